@@ -1,0 +1,163 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Built-in transport names, as registered by their packages.
+const (
+	Intraprocess = "intraprocess" // goroutines in one process
+	UDP          = "udp"          // UDPv4 datagrams
+	TCP          = "tcp"          // TCP with Nagle's algorithm off
+	DTLS         = "dtls"         // DTLS 1.2 over UDP
+	TLS          = "tls"          // TLS 1.3 over TCP
+)
+
+// ErrTimeout is wrapped by the error a Receiver returns when its deadline
+// passed before a message arrived. Test with errors.Is.
+var ErrTimeout = errors.New("timed out waiting for a message")
+
+// ErrClosed is wrapped by the error an operation returns on a closed end.
+var ErrClosed = errors.New("connection closed")
+
+// Sender is the sending half of a link.
+type Sender interface {
+	// Send sends msg as one message. msg is exactly the payload: the
+	// transport adds no bytes the receiver would see, and it may reuse msg
+	// as soon as Send returns.
+	Send(msg []byte) error
+	// Close releases the link. It unblocks a concurrent Receive.
+	Close() error
+}
+
+// Receiver is the receiving half of a link.
+type Receiver interface {
+	// Receive copies the next message into buf and returns its length. It
+	// returns an error wrapping ErrTimeout when nothing arrived before
+	// deadline. A message longer than buf is an error.
+	Receive(buf []byte, deadline time.Time) (int, error)
+	// Close releases the link.
+	Close() error
+}
+
+// Pinger is the measuring end of a round-trip sub-experiment: it sends a
+// message and receives the echo. A Pinger is used by one goroutine.
+type Pinger interface {
+	Sender
+	Receiver
+}
+
+// Echoer is the far end of a round-trip sub-experiment: it sends back every
+// message it receives, unchanged, until its context is done or it is closed.
+type Echoer interface {
+	// Addr is the address a Pinger dials to reach this echoer, with the
+	// port resolved when Listen was given port 0.
+	Addr() string
+	// Serve echoes until ctx is done (then it returns nil) or the link
+	// fails. It is called once.
+	Serve(ctx context.Context) error
+	// Close stops Serve and releases the link.
+	Close() error
+}
+
+// Transport opens both ends of one kind of link.
+type Transport interface {
+	// Name is the registry name, e.g. "udp".
+	Name() string
+	// Listen starts an echoer at addr (for sockets "host:port", port 0
+	// picks a free one). The echoer is ready for Dial when Listen returns;
+	// it echoes once Serve runs.
+	Listen(ctx context.Context, addr string, opts Options) (Echoer, error)
+	// Dial connects a pinger to the echoer at addr. ctx bounds the
+	// connection set-up (handshakes), not the pinger's life.
+	Dial(ctx context.Context, addr string, opts Options) (Pinger, error)
+}
+
+// StreamTransport is implemented by transports that also support one-way
+// throughput modes: a Sender paced by the engine and a Receiver that counts
+// and timestamps arrivals.
+type StreamTransport interface {
+	Transport
+	OpenReceiver(ctx context.Context, addr string, opts Options) (Receiver, error)
+	OpenSender(ctx context.Context, addr string, opts Options) (Sender, error)
+}
+
+// Options configure one end of a link. The zero value is a best-effort,
+// plaintext link with transport defaults.
+type Options struct {
+	// Reliable asks for delivery guarantees: retransmission on datagram
+	// links, blocking instead of dropping on in-process queues, the
+	// broker's acknowledged mode on brokers.
+	Reliable bool
+	// Security, when non-nil, asks for an authenticated encrypted link
+	// (TLS, DTLS, the broker's TLS port). Peers are verified against
+	// Security.CAFile; certificate verification is never skipped.
+	Security *Security
+	// RetransmitTimeout is how long a reliable datagram pinger waits for an
+	// echo before resending. Zero means the transport's default.
+	RetransmitTimeout time.Duration
+	// MaxRetries bounds the resends of one message. Zero means the
+	// transport's default; after the last one Receive times out normally.
+	MaxRetries int
+	// MaxMessageSize is the largest message the run will send, so that
+	// transports can size buffers once. Zero means 64 KiB.
+	MaxMessageSize int
+	// QueueDepth is the receive queue of an in-process or best-effort end,
+	// in messages. Zero means the transport's default.
+	QueueDepth int
+	// Params carries driver-specific settings (a broker's topic, QoS,
+	// exchange, an external program's command line).
+	Params map[string]string
+}
+
+// Security names the PEM files of a secure link. The same CA signs both
+// ends' certificates; each end verifies the other against it.
+type Security struct {
+	CAFile   string // CA certificate the peer is verified against
+	CertFile string // this end's certificate
+	KeyFile  string // this end's private key
+	// ServerName is the name the pinger expects in the echoer's
+	// certificate. Empty means the host part of the address.
+	ServerName string
+}
+
+// MaxMessageSizeOrDefault returns o.MaxMessageSize, or 64 KiB when unset.
+func (o Options) MaxMessageSizeOrDefault() int {
+	if o.MaxMessageSize > 0 {
+		return o.MaxMessageSize
+	}
+	return 64 << 10
+}
+
+// Counters are what a link counted on its own: the engine reads them before
+// and after each payload and records the differences in meta.json.
+type Counters struct {
+	Retransmitted uint64 // messages resent by a reliable datagram pinger
+	Dropped       uint64 // messages the transport discarded (a full best-effort queue)
+	Errors        uint64 // transient errors the transport recovered from
+}
+
+// CounterReader is implemented by pingers and echoers that count.
+type CounterReader interface {
+	Counters() Counters
+}
+
+// Sub returns c − old, field by field.
+func (c Counters) Sub(old Counters) Counters {
+	return Counters{
+		Retransmitted: c.Retransmitted - old.Retransmitted,
+		Dropped:       c.Dropped - old.Dropped,
+		Errors:        c.Errors - old.Errors,
+	}
+}
+
+// Add returns c + d, field by field.
+func (c Counters) Add(d Counters) Counters {
+	return Counters{
+		Retransmitted: c.Retransmitted + d.Retransmitted,
+		Dropped:       c.Dropped + d.Dropped,
+		Errors:        c.Errors + d.Errors,
+	}
+}

@@ -1,0 +1,77 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+type fakeTransport struct{ name string }
+
+func (f fakeTransport) Name() string { return f.name }
+func (f fakeTransport) Listen(context.Context, string, Options) (Echoer, error) {
+	return nil, errors.New("unused")
+}
+func (f fakeTransport) Dial(context.Context, string, Options) (Pinger, error) {
+	return nil, errors.New("unused")
+}
+
+func TestRegistry(t *testing.T) {
+	Register(fakeTransport{"test-a"})
+	got, err := Lookup("test-a")
+	if err != nil || got.Name() != "test-a" {
+		t.Fatalf("Lookup(test-a) = %v, %v", got, err)
+	}
+	_, err = Lookup("test-missing")
+	if err == nil || !strings.Contains(err.Error(), "test-a") {
+		t.Fatalf("Lookup(test-missing) error %v should list the available transports", err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("registering a name twice did not panic")
+			}
+		}()
+		Register(fakeTransport{"test-a"})
+	}()
+}
+
+func TestRoutes(t *testing.T) {
+	routes := BuiltinRoutes()
+	if len(routes) != 10 {
+		t.Fatalf("%d routes, want 10", len(routes))
+	}
+	for _, r := range routes {
+		tcp := strings.Contains(r.Type, "_tcp")
+		sec := strings.HasSuffix(r.Type, "_security")
+		want := map[[2]bool]string{{false, false}: UDP, {false, true}: DTLS, {true, false}: TCP, {true, true}: TLS}[[2]bool{tcp, sec}]
+		if !r.Interprocess {
+			want = Intraprocess
+		}
+		if r.Transport != want {
+			t.Errorf("%s: transport %s, want %s", r.Type, r.Transport, want)
+		}
+		if r.Reliable != strings.Contains(r.Type, "_reliable") {
+			t.Errorf("%s: reliable = %v", r.Type, r.Reliable)
+		}
+		if got, ok := RouteOf(r.Type); !ok || got != r {
+			t.Errorf("RouteOf(%s) = %v, %v", r.Type, got, ok)
+		}
+	}
+	if _, ok := RouteOf("mqtt_best_effort"); ok {
+		t.Error("RouteOf accepted a non-built-in name")
+	}
+}
+
+func TestCounters(t *testing.T) {
+	a := Counters{Retransmitted: 5, Dropped: 2, Errors: 1}
+	b := Counters{Retransmitted: 2, Dropped: 1}
+	if got := a.Sub(b).Add(b); got != a {
+		t.Errorf("Sub then Add = %v, want %v", got, a)
+	}
+	if got := fmt.Sprint(a.Sub(b)); got != "{3 1 1}" {
+		t.Errorf("a-b = %s", got)
+	}
+}

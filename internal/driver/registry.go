@@ -1,0 +1,55 @@
+package driver
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Transport{}
+)
+
+// Register makes t available under t.Name(). It is meant to be called from
+// an init function and panics when the name is empty or taken.
+func Register(t Transport) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	name := t.Name()
+	if name == "" {
+		panic("driver: Register with an empty transport name")
+	}
+	if _, dup := registry[name]; dup {
+		panic("driver: transport " + name + " registered twice")
+	}
+	registry[name] = t
+}
+
+// Lookup returns the transport registered under name.
+func Lookup(name string) (Transport, error) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	if t, ok := registry[name]; ok {
+		return t, nil
+	}
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("transport %q is not available (available: %s)", name, strings.Join(names, ", "))
+}
+
+// Names returns the registered transport names, sorted.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
