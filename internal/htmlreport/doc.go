@@ -1,0 +1,20 @@
+// Package htmlreport renders one self-contained HTML page from a page model:
+// a verdict banner, summary tables and inline SVG plots, grouped in sections
+// (sub-experiments) and nested sections (payloads).
+//
+// The page needs nothing but itself: CSS is inline, plots are inline SVG, and
+// the few lines of JavaScript only add conveniences (expand/collapse all,
+// opening the section a link points to); the page reads the same without them.
+// It is responsive: tables scroll sideways on narrow screens and plots scale
+// to the width of the screen.
+//
+// Tools build a Page (accumulate, then render) and call Render or WriteFile.
+// Every string of the model is escaped by html/template; section IDs are
+// sanitised into anchors that are unique within the page, nested sections
+// being prefixed by their parent's anchor. Plot SVG, as written by gonum's
+// vgsvg (plots.SVG), is inlined after its XML prolog is stripped and its root
+// element checked.
+//
+// Nested sections are collapsed <details> elements, so that a page holding
+// hundreds of plots lays out and paints only what the reader opens.
+package htmlreport

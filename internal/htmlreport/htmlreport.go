@@ -1,0 +1,145 @@
+package htmlreport
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Statuses of a Verdict, a Section or a Cell. The empty status is neutral.
+const (
+	StatusPassed       = "passed"
+	StatusFailed       = "failed"
+	StatusInconclusive = "inconclusive"
+)
+
+// Page is the model of one report page.
+type Page struct {
+	Title    string
+	Subtitle string
+	// Meta is shown under the title as key/value pairs: experiment, host,
+	// commit, generation time, ...
+	Meta []KV
+	// Verdict, when not nil, is shown first, above everything else.
+	Verdict *Verdict
+	// Notes are paragraphs shown under the verdict (warnings, caveats).
+	Notes    []string
+	Sections []Section
+}
+
+// KV is one key/value pair of page metadata.
+type KV struct{ Key, Value string }
+
+// Verdict is the outcome of a gate.
+type Verdict struct {
+	// Status is StatusPassed, StatusFailed or StatusInconclusive.
+	Status string
+	// Summary is one sentence, e.g. "3 of 330 checks failed".
+	Summary string
+	// Failures lists what failed; an empty table is not shown.
+	Failures Table
+}
+
+// Section is a part of the page with its own anchor: a sub-experiment, or,
+// nested, a payload. Top-level sections are shown expanded, nested sections
+// collapsed unless Open is set.
+type Section struct {
+	// ID is the anchor of the section; it is sanitised and made unique, and
+	// a nested section's anchor is prefixed by its parent's. When empty, the
+	// title is used.
+	ID    string
+	Title string
+	// Status, when set, is shown as a badge beside the title and in the
+	// table of contents.
+	Status   string
+	Open     bool
+	Notes    []string
+	Tables   []Table
+	Plots    []Plot
+	Sections []Section
+}
+
+// Table is a table with a header row.
+type Table struct {
+	Caption string
+	Header  []string
+	Rows    [][]Cell
+}
+
+// Cell is one table cell.
+type Cell struct {
+	Text string
+	// Status colours the cell: "" (plain), StatusPassed, StatusFailed or
+	// StatusInconclusive.
+	Status string
+	// Numeric cells are right-aligned in tabular figures.
+	Numeric bool
+}
+
+// Plot is one figure.
+type Plot struct {
+	Title string
+	// SVG is a complete SVG document, e.g. from plots.SVG or gonum's vgsvg
+	// canvas; an XML prolog, comments and a DOCTYPE before the root <svg>
+	// element are dropped.
+	SVG []byte
+}
+
+// Text returns a plain cell.
+func Text(s string) Cell { return Cell{Text: s} }
+
+// Num returns a right-aligned numeric cell.
+func Num(s string) Cell { return Cell{Text: s, Numeric: true} }
+
+// StatusCell returns a cell that shows a status and is coloured by it.
+func StatusCell(status string) Cell { return Cell{Text: status, Status: status} }
+
+// Render writes p as one self-contained HTML page to w. It fails on a plot
+// that is not SVG and on an unknown status, naming the section.
+func Render(w io.Writer, p Page) error {
+	v, err := buildView(p)
+	if err != nil {
+		return err
+	}
+	return pageTemplate.Execute(w, v)
+}
+
+// WriteFile renders p into the file at path atomically: the page is written
+// to a temporary file in the same directory, which is renamed into place only
+// when complete. Parent directories are created.
+func WriteFile(path string, p Page) error {
+	var buf bytes.Buffer
+	if err := Render(&buf, p); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,34 @@
+package htmlreport
+
+import (
+	_ "embed"
+	"html/template"
+	"strings"
+)
+
+var (
+	//go:embed page.tmpl
+	pageTmpl string
+	//go:embed style.css
+	styleCSS string
+	//go:embed script.js
+	scriptJS string
+)
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"css":    func() template.CSS { return template.CSS(styleCSS) },
+	"js":     func() template.JS { return template.JS(scriptJS) },
+	"upper":  strings.ToUpper,
+	"inc":    func(i int) int { return i + 1 },
+	"hlevel": func(depth int) int { return min(depth+2, 6) },
+	"cellClass": func(c Cell) string {
+		var cls []string
+		if c.Numeric {
+			cls = append(cls, "num")
+		}
+		if c.Status != "" {
+			cls = append(cls, "st-"+c.Status)
+		}
+		return strings.Join(cls, " ")
+	},
+}).Parse(pageTmpl))

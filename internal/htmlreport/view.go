@@ -1,0 +1,162 @@
+package htmlreport
+
+import (
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+)
+
+// The view is the page model after validation: anchors assigned, plots
+// turned into inline SVG, statuses into CSS classes.
+type pageView struct {
+	Page
+	Verdict  *Verdict
+	Sections []sectionView
+	// Stats for the footer.
+	NumPlots, NumTables int
+}
+
+type sectionView struct {
+	Section
+	Anchor   string
+	Depth    int
+	Plots    []plotView
+	Sections []sectionView
+}
+
+type plotView struct {
+	Title string
+	SVG   template.HTML
+}
+
+// reservedIDs are the anchors of the page's own parts.
+var reservedIDs = []string{"top", "verdict", "contents", "notes"}
+
+type ids map[string]bool
+
+func newIDs() ids {
+	s := ids{}
+	for _, id := range reservedIDs {
+		s[id] = true
+	}
+	return s
+}
+
+// unique returns id, or id with the smallest suffix "-N" that makes it
+// unused, and marks it used.
+func (s ids) unique(id string) string {
+	u := id
+	for n := 2; s[u]; n++ {
+		u = id + "-" + strconv.Itoa(n)
+	}
+	s[u] = true
+	return u
+}
+
+// slug turns s into an anchor: lower-case letters, digits, '_', '-' and '.'
+// are kept, runs of anything else become one '-'.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '.':
+			b.WriteRune(r)
+			dash = false
+		default:
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = true
+		}
+	}
+	return strings.Trim(b.String(), "-.")
+}
+
+func validStatus(s string) bool {
+	switch s {
+	case "", StatusPassed, StatusFailed, StatusInconclusive:
+		return true
+	}
+	return false
+}
+
+func buildView(p Page) (*pageView, error) {
+	v := &pageView{Page: p}
+	if p.Verdict != nil {
+		switch p.Verdict.Status {
+		case StatusPassed, StatusFailed, StatusInconclusive:
+		default:
+			return nil, fmt.Errorf("verdict: status %q: expected %q, %q or %q",
+				p.Verdict.Status, StatusPassed, StatusFailed, StatusInconclusive)
+		}
+		if err := checkTable(p.Verdict.Failures); err != nil {
+			return nil, fmt.Errorf("verdict: %w", err)
+		}
+		vd := *p.Verdict
+		v.Verdict = &vd
+	}
+	used := newIDs()
+	var err error
+	v.Sections, err = buildSections(v, p.Sections, "", 0, used)
+	return v, err
+}
+
+func buildSections(v *pageView, secs []Section, parent string, depth int, used ids) ([]sectionView, error) {
+	out := make([]sectionView, 0, len(secs))
+	for i, s := range secs {
+		id := slug(s.ID)
+		if id == "" {
+			id = slug(s.Title)
+		}
+		if id == "" {
+			id = "section-" + strconv.Itoa(i+1)
+		}
+		if parent != "" {
+			id = parent + "-" + id
+		}
+		sv := sectionView{Section: s, Anchor: used.unique(id), Depth: depth}
+		where := fmt.Sprintf("section %q", s.Title)
+		if !validStatus(s.Status) {
+			return nil, fmt.Errorf("%s: status %q: expected %q, %q, %q or none", where, s.Status, StatusPassed, StatusFailed, StatusInconclusive)
+		}
+		for _, t := range s.Tables {
+			if err := checkTable(t); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+		}
+		v.NumTables += len(s.Tables)
+		for j, pl := range s.Plots {
+			label := pl.Title
+			if label == "" {
+				label = s.Title + " plot " + strconv.Itoa(j+1)
+			}
+			svg, err := inlineSVG(pl.SVG, label)
+			if err != nil {
+				return nil, fmt.Errorf("%s: plot %q: %w", where, label, err)
+			}
+			sv.Plots = append(sv.Plots, plotView{Title: pl.Title, SVG: svg})
+		}
+		v.NumPlots += len(s.Plots)
+		var err error
+		sv.Sections, err = buildSections(v, s.Sections, sv.Anchor, depth+1, used)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sv)
+	}
+	return out, nil
+}
+
+func checkTable(t Table) error {
+	for i, row := range t.Rows {
+		for j, c := range row {
+			if !validStatus(c.Status) {
+				return fmt.Errorf("table %q: row %d, cell %d: status %q: expected %q, %q, %q or none",
+					t.Caption, i+1, j+1, c.Status, StatusPassed, StatusFailed, StatusInconclusive)
+			}
+		}
+	}
+	return nil
+}
