@@ -1,0 +1,131 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+)
+
+// Status is the outcome of one check or of a whole gate.
+type Status string
+
+// Statuses. The strings are those of the check report CSV (SPEC §4).
+const (
+	Passed Status = "passed"
+	Failed Status = "failed"
+	// Missing: the check could not be made because the reference
+	// (requirement) or the measured value is absent.
+	Missing Status = "missing"
+	// Inconclusive: a statistical gate could not decide; more runs are needed.
+	Inconclusive Status = "inconclusive"
+)
+
+// Check is the result of judging one metric of one payload of one
+// sub-experiment.
+//
+// Values that do not exist are NaN: Value and Reference of a Missing check,
+// Percent when Reference is 0.
+type Check struct {
+	SubExperiment string `json:"sub_experiment"`
+	Payload       int    `json:"payload"`
+	Metric        Metric `json:"metric"`
+	// Reference is the requirement (check) or the reference experiment's
+	// value (compare).
+	Reference float64 `json:"reference"`
+	// Threshold is the relative tolerance allowed beyond Reference (0 for a
+	// requirement).
+	Threshold float64 `json:"threshold"`
+	// Limit is the worst passing value: Metric.Limit(Reference, Threshold).
+	Limit float64 `json:"limit"`
+	// Value is the measured value.
+	Value float64 `json:"value"`
+	// Difference is |Reference − Value| (SPEC §4).
+	Difference float64 `json:"difference"`
+	// Percent is (Value − Reference)·100/Reference, signed (SPEC §4
+	// "Percentage over requirement").
+	Percent float64 `json:"percent"`
+	// Margin is Metric.Worse(Value, Limit): how far beyond the limit Value
+	// lies (positive when failed) or, negative, the headroom left.
+	Margin float64 `json:"margin"`
+	Status Status  `json:"status"`
+	// Message says in one sentence what was found, e.g. "99% 120.000 us
+	// exceeds requirement 100.000 us by 20.000 us (+20.000%)".
+	Message string `json:"message"`
+}
+
+// Evaluate judges value against reference for metric m, allowing the
+// relative threshold in m's bad direction. referenceName names the reference
+// in the message ("requirement", "reference").
+func Evaluate(sub string, payload int, m Metric, referenceName string, reference, threshold, value float64) Check {
+	c := Check{
+		SubExperiment: sub,
+		Payload:       payload,
+		Metric:        m,
+		Reference:     reference,
+		Threshold:     threshold,
+		Value:         value,
+	}
+	if math.IsNaN(reference) || math.IsNaN(value) {
+		what := "value"
+		if math.IsNaN(reference) {
+			what = referenceName
+		}
+		return MissingCheck(sub, payload, m, reference, value, fmt.Sprintf("%s %s: no %s", sub, m.Name, what))
+	}
+	c.Limit = m.Limit(reference, threshold)
+	c.Difference = math.Abs(reference - value)
+	c.Percent = percent(value, reference)
+	c.Margin = m.Worse(value, c.Limit)
+	limitName := referenceName
+	if threshold != 0 {
+		limitName = fmt.Sprintf("%s %.3f %s %+g%% =", referenceName, reference, m.Unit, signedThreshold(m, threshold)*100)
+	}
+	if m.Violates(value, c.Limit) {
+		c.Status = Failed
+		verb := "exceeds"
+		if m.Better == HigherIsBetter {
+			verb = "falls below"
+		}
+		c.Message = fmt.Sprintf("%d B %s %.3f %s %s %s %.3f %s by %.3f %s (%+.3f%% vs %s)",
+			payload, m.Name, value, m.Unit, verb, limitName, c.Limit, m.Unit, c.Margin, m.Unit, c.Percent, referenceName)
+	} else {
+		c.Status = Passed
+		c.Message = fmt.Sprintf("%d B %s %.3f %s within %s %.3f %s (%.3f %s to spare, %+.3f%% vs %s)",
+			payload, m.Name, value, m.Unit, limitName, c.Limit, m.Unit, -c.Margin, m.Unit, c.Percent, referenceName)
+	}
+	return c
+}
+
+// MissingCheck returns a Missing check carrying msg; reference or value may
+// be NaN.
+func MissingCheck(sub string, payload int, m Metric, reference, value float64, msg string) Check {
+	nan := math.NaN()
+	return Check{
+		SubExperiment: sub,
+		Payload:       payload,
+		Metric:        m,
+		Reference:     reference,
+		Limit:         nan,
+		Value:         value,
+		Difference:    nan,
+		Percent:       nan,
+		Margin:        nan,
+		Status:        Missing,
+		Message:       msg,
+	}
+}
+
+// percent is (value − reference)·100/reference, NaN for a zero reference
+// (the change relative to nothing is undefined).
+func percent(value, reference float64) float64 {
+	if reference == 0 {
+		return math.NaN()
+	}
+	return (value - reference) * 100 / reference
+}
+
+func signedThreshold(m Metric, t float64) float64 {
+	if m.Better == HigherIsBetter {
+		return -t
+	}
+	return t
+}

@@ -1,0 +1,128 @@
+package gate
+
+import "fmt"
+
+// Direction says which way a metric gets better.
+type Direction int
+
+// Directions.
+const (
+	// LowerIsBetter: latencies, jitters, spreads.
+	LowerIsBetter Direction = iota
+	// HigherIsBetter: throughputs.
+	HigherIsBetter
+)
+
+// String returns "lower is better" or "higher is better".
+func (d Direction) String() string {
+	if d == HigherIsBetter {
+		return "higher is better"
+	}
+	return "lower is better"
+}
+
+// MarshalText encodes d as "lower" or "higher".
+func (d Direction) MarshalText() ([]byte, error) {
+	if d == HigherIsBetter {
+		return []byte("higher"), nil
+	}
+	return []byte("lower"), nil
+}
+
+// UnmarshalText decodes "lower" or "higher".
+func (d *Direction) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "lower":
+		*d = LowerIsBetter
+	case "higher":
+		*d = HigherIsBetter
+	default:
+		return fmt.Errorf("unknown direction %q: expected \"lower\" or \"higher\"", b)
+	}
+	return nil
+}
+
+// Units.
+const (
+	UnitMicroseconds = "us"    // latency (SPEC §7)
+	UnitMessagesPerS = "msg/s" // throughput in messages
+	UnitMegabitsPerS = "Mb/s"  // throughput in 10^6 bits per second
+)
+
+// Metric is a quantity a gate can judge. Name is the summary CSV column it is
+// read from (SPEC §3), e.g. "Median" or "99%".
+type Metric struct {
+	Name   string    `json:"name"`
+	Unit   string    `json:"unit"`
+	Better Direction `json:"better"`
+}
+
+// The metrics, by summary column name.
+var (
+	Min        = Metric{"Min", UnitMicroseconds, LowerIsBetter}
+	Median     = Metric{"Median", UnitMicroseconds, LowerIsBetter}
+	Mean       = Metric{"Mean", UnitMicroseconds, LowerIsBetter}
+	Max        = Metric{"Max", UnitMicroseconds, LowerIsBetter}
+	P90        = Metric{"90%", UnitMicroseconds, LowerIsBetter}
+	P99        = Metric{"99%", UnitMicroseconds, LowerIsBetter}
+	P9999      = Metric{"99.99%", UnitMicroseconds, LowerIsBetter}
+	Stdev      = Metric{"Stdev", UnitMicroseconds, LowerIsBetter}
+	MeanJitter = Metric{"Mean jitter", UnitMicroseconds, LowerIsBetter}
+	MaxJitter  = Metric{"Max jitter", UnitMicroseconds, LowerIsBetter}
+
+	// Throughput metrics: more is better.
+	MessageRate = Metric{"Messages/s", UnitMessagesPerS, HigherIsBetter}
+	Bandwidth   = Metric{"Mb/s", UnitMegabitsPerS, HigherIsBetter}
+)
+
+// Metrics lists every known metric: the latency summary columns in the
+// order of the summary CSV, then the throughput metrics.
+var Metrics = []Metric{Max, Min, Mean, Median, Stdev, MeanJitter, MaxJitter, P90, P99, P9999, MessageRate, Bandwidth}
+
+// RequirementMetrics are the metrics a requirements file holds and check
+// judges, in the order of its columns and of the check report rows (SPEC §4).
+var RequirementMetrics = []Metric{Median, P99, Max}
+
+// CompareMetrics are the metrics compare may judge, in the order the
+// Fast-RTPS comparison plots show them.
+var CompareMetrics = []Metric{Min, Median, Mean, P90, P99, P9999, Max}
+
+// DefaultCompareMetrics are the metrics compare judges unless told otherwise.
+var DefaultCompareMetrics = []Metric{Min, Median, P99, Max}
+
+// Lookup returns the metric whose Name is name.
+func Lookup(name string) (Metric, bool) {
+	for _, m := range Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Limit returns the worst value that still passes against reference when a
+// relative threshold (0.1 = 10 %) is allowed in m's bad direction.
+func (m Metric) Limit(reference, threshold float64) float64 {
+	if m.Better == HigherIsBetter {
+		return reference * (1 - threshold)
+	}
+	return reference * (1 + threshold)
+}
+
+// Violates reports whether value is strictly worse than limit. NaN never
+// violates: a missing value is not a measured failure (see Missing).
+func (m Metric) Violates(value, limit float64) bool {
+	if m.Better == HigherIsBetter {
+		return value < limit
+	}
+	return value > limit
+}
+
+// Worse returns how far value lies beyond limit in m's bad direction:
+// positive when value violates limit, negative (the headroom) when it passes.
+func (m Metric) Worse(value, limit float64) float64 {
+	if m.Better == HigherIsBetter {
+		return limit - value
+	}
+	return value - limit
+}

@@ -1,0 +1,124 @@
+package gate
+
+// Exit codes of a gate (SPEC §5). They equal package cliapp's constants;
+// gate keeps its own copy so that it stays free of the CLI.
+const (
+	ExitPassed       = 0
+	ExitFailed       = 1
+	ExitInconclusive = 3
+)
+
+// Verdict is the result of one gate run: every check made, the counts by
+// status and the overall status. Build it with Add and Warn, then call
+// Finish; renderers only read it.
+type Verdict struct {
+	// Tool is the gate that produced the verdict: "check" or "compare".
+	Tool string `json:"tool"`
+	// Subject is what was judged (an experiment directory).
+	Subject string `json:"subject,omitempty"`
+	// Baseline is what it was judged against (a requirements file, a
+	// reference experiment).
+	Baseline string `json:"baseline,omitempty"`
+	// AllowMissing makes Missing checks count as neither passed nor failed.
+	AllowMissing bool    `json:"allow_missing"`
+	Checks       []Check `json:"checks"`
+
+	Passed       int    `json:"passed"`
+	Failed       int    `json:"failed"`
+	Missing      int    `json:"missing"`
+	Inconclusive int    `json:"inconclusive"`
+	Status       Status `json:"status"`
+	// Warnings are things the user should know that do not change the
+	// status, e.g. "experiments ran on different hosts".
+	Warnings []string `json:"warnings"`
+}
+
+// Add appends checks to v.
+func (v *Verdict) Add(c ...Check) { v.Checks = append(v.Checks, c...) }
+
+// Warn appends a warning to v.
+func (v *Verdict) Warn(msg string) { v.Warnings = append(v.Warnings, msg) }
+
+// Finish counts the checks by status and sets v.Status:
+//   - Failed when a check failed, or when one is Missing and !AllowMissing;
+//   - else Inconclusive when a check is inconclusive;
+//   - else Passed (also when there are no checks at all; tools that must
+//     refuse an empty gate say so as an input error before this point).
+func (v *Verdict) Finish() {
+	v.Passed, v.Failed, v.Missing, v.Inconclusive = 0, 0, 0, 0
+	for _, c := range v.Checks {
+		switch c.Status {
+		case Passed:
+			v.Passed++
+		case Failed:
+			v.Failed++
+		case Missing:
+			v.Missing++
+		case Inconclusive:
+			v.Inconclusive++
+		}
+	}
+	switch {
+	case v.Failed > 0 || (v.Missing > 0 && !v.AllowMissing):
+		v.Status = Failed
+	case v.Inconclusive > 0:
+		v.Status = Inconclusive
+	default:
+		v.Status = Passed
+	}
+	if v.Warnings == nil {
+		v.Warnings = []string{}
+	}
+	if v.Checks == nil {
+		v.Checks = []Check{}
+	}
+}
+
+// Counts reports whether c makes the gate fail: a failed check, or a missing
+// one when missing checks are not allowed.
+func (v *Verdict) Counts(c Check) bool {
+	return c.Status == Failed || (c.Status == Missing && !v.AllowMissing)
+}
+
+// ExitCode maps v.Status to the exit-code contract (SPEC §5).
+func (v *Verdict) ExitCode() int {
+	switch v.Status {
+	case Passed:
+		return ExitPassed
+	case Inconclusive:
+		return ExitInconclusive
+	}
+	return ExitFailed
+}
+
+// SubExperiments returns the sub-experiments of v's checks in order of first
+// appearance.
+func (v *Verdict) SubExperiments() []string {
+	var subs []string
+	seen := map[string]bool{}
+	for _, c := range v.Checks {
+		if !seen[c.SubExperiment] {
+			seen[c.SubExperiment] = true
+			subs = append(subs, c.SubExperiment)
+		}
+	}
+	return subs
+}
+
+// SubStatus returns the status of one sub-experiment's checks, by the rules
+// of Finish.
+func (v *Verdict) SubStatus(sub string) Status {
+	s := Passed
+	for _, c := range v.Checks {
+		if c.SubExperiment != sub {
+			continue
+		}
+		if v.Counts(c) {
+			return Failed
+		}
+		if c.Status == Inconclusive {
+			s = Inconclusive
+		}
+	}
+	return s
+}
