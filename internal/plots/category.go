@@ -1,0 +1,271 @@
+package plots
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Line is one series of a CategoryLines plot: one value per category.
+type Line struct {
+	// Name is the legend text; a Line without a name has no legend entry.
+	Name string
+	// Y holds one value per category; NaN marks a missing value, which
+	// breaks the line.
+	Y []float64
+	// Dashed draws the line dashed, e.g. for a reference or a requirement.
+	Dashed bool
+	// Marked, when Marked[i] is set, highlights point i with a red cross,
+	// e.g. a value over its requirement. It may be shorter than Y.
+	Marked []bool
+}
+
+// Limits of the categorical x axis.
+const (
+	// maxTickLabels is the most category labels drawn; with more categories
+	// every k-th is labelled.
+	maxTickLabels = 20
+	// maxMarkedCategories is the most categories for which every point gets
+	// a marker; above it only lines are drawn.
+	maxMarkedCategories = 60
+)
+
+// CategoryLines plots one line per series over evenly spaced categories
+// (payloads, experiments, ...), in order. Up to twenty category labels are
+// shown (every k-th beyond that), rotated when they would overlap. The
+// legend stands to the right of the data area, never over it. Series take
+// distinct colours and marker shapes; past twelve series the colours repeat
+// with dash patterns.
+func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Line) *plot.Plot {
+	p := newPlot(title, xLabel, yLabel)
+	addGrid(p, false)
+	k := len(categories)
+	for _, l := range lines {
+		k = max(k, len(l.Y))
+	}
+	withGlyphs := k <= maxMarkedCategories
+
+	cls := make([]*catLine, 0, len(lines))
+	for i, l := range lines {
+		col, dash := seriesStyle(i)
+		if l.Dashed {
+			dash = dashedPattern
+		}
+		cl := &catLine{
+			Line: l,
+			line: draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: dash},
+			glyph: draw.GlyphStyle{
+				Color:  col,
+				Radius: vg.Points(2.5),
+				Shape:  glyphShapes[i%len(glyphShapes)],
+			},
+			allGlyphs: withGlyphs,
+		}
+		cls = append(cls, cl)
+		p.Add(cl)
+		if l.Name != "" {
+			p.Legend.Add(l.Name, cl)
+		}
+	}
+	// Highlighted points go on top of every line.
+	p.Add(&catMarks{lines: cls})
+	p.Add(legendSpace{})
+
+	p.X.Min, p.X.Max = -0.5, float64(k)-0.5
+	if k == 0 {
+		p.X.Max = 0.5
+	}
+	p.X.Tick.Marker = categoryTicks(categories)
+	p.X.Tick.Label = categoryTickStyle(p.X.Tick.Label, categories)
+	if math.IsInf(p.Y.Min, 0) || math.IsInf(p.Y.Max, 0) {
+		p.Y.Min, p.Y.Max = 0, 1
+	}
+	return p
+}
+
+// categoryTicks returns a ticker with a minor tick at every category (when
+// they are few enough to tell apart) and a labelled tick at every step-th.
+func categoryTicks(categories []string) plot.ConstantTicks {
+	k := len(categories)
+	step := (k + maxTickLabels - 1) / maxTickLabels
+	step = max(step, 1)
+	var ticks plot.ConstantTicks
+	for i, c := range categories {
+		if i%step == 0 {
+			if c == "" {
+				c = " " // an empty label would make a minor tick
+			}
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: c})
+		} else if k <= 5*maxTickLabels {
+			ticks = append(ticks, plot.Tick{Value: float64(i)})
+		}
+	}
+	return ticks
+}
+
+// categoryTickStyle rotates the tick labels by 45° when, laid side by side,
+// they would not fit the width the data area usually gets.
+func categoryTickStyle(sty text.Style, categories []string) text.Style {
+	k := len(categories)
+	step := max((k+maxTickLabels-1)/maxTickLabels, 1)
+	shown := (k + step - 1) / step
+	var widest vg.Length
+	for i := 0; i < k; i += step {
+		widest = max(widest, sty.Width(categories[i]))
+	}
+	// Typical data width: the figure minus axis and a legend column.
+	avail := DefaultWidth - 3*vg.Inch
+	if vg.Length(shown)*(widest+vg.Points(6)) <= avail {
+		return sty
+	}
+	sty.Rotation = math.Pi / 4
+	sty.XAlign = draw.XRight
+	sty.YAlign = draw.YCenter
+	return sty
+}
+
+// catLine draws one Line at x = 0, 1, ...
+type catLine struct {
+	Line
+	line      draw.LineStyle
+	glyph     draw.GlyphStyle
+	allGlyphs bool // draw a marker at every point, not only isolated ones
+}
+
+// DataRange implements plot.DataRanger.
+func (l *catLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+	first := true
+	for i, y := range l.Y {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			continue
+		}
+		if first {
+			xmin, xmax, ymin, ymax = float64(i), float64(i), y, y
+			first = false
+		}
+		xmax = float64(i)
+		ymin, ymax = min(ymin, y), max(ymax, y)
+	}
+	if first {
+		// No data: leave the plot's range untouched.
+		return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	}
+	return xmin, xmax, ymin, ymax
+}
+
+// GlyphBoxes implements plot.GlyphBoxer so that markers at the edges of the
+// data are not clipped. Only the extreme points matter for padding.
+func (l *catLine) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	xmin, xmax, ymin, ymax := l.DataRange()
+	if xmin > xmax {
+		return nil
+	}
+	r := l.glyph.Rectangle()
+	if l.hasMarks() {
+		r = markGlyph.Rectangle()
+	}
+	var boxes []plot.GlyphBox
+	for _, x := range []float64{xmin, xmax} {
+		boxes = append(boxes, plot.GlyphBox{X: p.X.Norm(x), Y: 0.5, Rectangle: vg.Rectangle{Min: vg.Point{X: r.Min.X}, Max: vg.Point{X: r.Max.X}}})
+	}
+	for _, y := range []float64{ymin, ymax} {
+		boxes = append(boxes, plot.GlyphBox{X: 0.5, Y: p.Y.Norm(y), Rectangle: vg.Rectangle{Min: vg.Point{Y: r.Min.Y}, Max: vg.Point{Y: r.Max.Y}}})
+	}
+	return boxes
+}
+
+func (l *catLine) hasMarks() bool {
+	for _, m := range l.Marked {
+		if m {
+			return true
+		}
+	}
+	return false
+}
+
+// valid reports whether point i exists.
+func (l *catLine) valid(i int) bool {
+	return i >= 0 && i < len(l.Y) && !math.IsNaN(l.Y[i]) && !math.IsInf(l.Y[i], 0)
+}
+
+// Plot implements plot.Plotter.
+func (l *catLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pts := make([]vg.Point, 0, len(l.Y))
+	var lines [][]vg.Point
+	for i, y := range l.Y {
+		if !l.valid(i) {
+			if len(pts) > 0 {
+				lines = append(lines, pts)
+				pts = pts[len(pts):]
+			}
+			continue
+		}
+		pts = append(pts, vg.Point{X: trX(float64(i)), Y: trY(y)})
+	}
+	if len(pts) > 0 {
+		lines = append(lines, pts)
+	}
+	c.StrokeLines(l.line, c.ClipLinesXY(lines...)...)
+	for _, seg := range lines {
+		if !l.allGlyphs && len(seg) > 1 {
+			continue // an isolated point needs its marker to be seen
+		}
+		for _, pt := range seg {
+			c.DrawGlyph(l.glyph, pt)
+		}
+	}
+}
+
+// Thumbnail implements plot.Thumbnailer: a short line with the marker.
+func (l *catLine) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.line, c.Min.X, y, c.Max.X, y)
+	c.DrawGlyph(l.glyph, c.Center())
+}
+
+// markGlyph highlights a marked point.
+var markGlyph = draw.GlyphStyle{Color: markColor, Radius: vg.Points(5), Shape: thickCross{}}
+
+// thickCross is a red ×, drawn thicker than gonum's CrossGlyph so that it
+// stands out from the lines.
+type thickCross struct{}
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (thickCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	ls := draw.LineStyle{Color: sty.Color, Width: vg.Points(2)}
+	r := sty.Radius * vg.Length(math.Cos(math.Pi/4))
+	c.StrokeLine2(ls, pt.X-r, pt.Y-r, pt.X+r, pt.Y+r)
+	c.StrokeLine2(ls, pt.X-r, pt.Y+r, pt.X+r, pt.Y-r)
+}
+
+// catMarks draws the marked points of all lines, above every line.
+type catMarks struct {
+	lines []*catLine
+}
+
+// Plot implements plot.Plotter.
+func (m *catMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, l := range m.lines {
+		for i, marked := range l.Marked {
+			if marked && l.valid(i) {
+				c.DrawGlyph(markGlyph, vg.Point{X: trX(float64(i)), Y: trY(l.Y[i])})
+			}
+		}
+	}
+}
+
+// MarkThumbnail is the legend thumbnail of marked points, for callers that
+// explain them in the legend:
+//
+//	p.Legend.Add("over requirement", plots.MarkThumbnail{})
+type MarkThumbnail struct{}
+
+// Thumbnail implements plot.Thumbnailer.
+func (MarkThumbnail) Thumbnail(c *draw.Canvas) {
+	c.DrawGlyph(markGlyph, c.Center())
+}

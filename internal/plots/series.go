@@ -1,0 +1,85 @@
+package plots
+
+import (
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Series returns a latency time series: sample number (1..n) on x, latency
+// [us] on y. Above maxPoints samples the series is downsampled with LTTB,
+// which keeps its peaks; maxPoints ≤ 0 draws every sample.
+func Series(samples []float64, maxPoints int, title string) *plot.Plot {
+	p := newPlot(title, "Sample number", "Latency [us]")
+	addGrid(p, true)
+	x := make([]float64, len(samples))
+	for i := range x {
+		x[i] = float64(i + 1)
+	}
+	xs, ys := LTTB(x, samples, maxPoints)
+	p.Add(&polyline{x: xs, y: ys, style: draw.LineStyle{Color: palette[0], Width: vg.Points(0.6)}})
+	if len(samples) == 0 {
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 2, 0, 1
+	}
+	return p
+}
+
+// polyline draws y over x as one line, broken at NaN values of y.
+type polyline struct {
+	x, y  []float64
+	style draw.LineStyle
+}
+
+// DataRange implements plot.DataRanger.
+func (l *polyline) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return rangeOf(l.x, l.y)
+}
+
+// Plot implements plot.Plotter.
+func (l *polyline) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pts := make([]vg.Point, 0, len(l.y))
+	var lines [][]vg.Point
+	for i, y := range l.y {
+		if y != y { // NaN: end the current segment
+			if len(pts) > 0 {
+				lines = append(lines, pts)
+				pts = pts[len(pts):]
+			}
+			continue
+		}
+		pts = append(pts, vg.Point{X: trX(l.x[i]), Y: trY(y)})
+	}
+	if len(pts) > 0 {
+		lines = append(lines, pts)
+	}
+	c.StrokeLines(l.style, c.ClipLinesXY(lines...)...)
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (l *polyline) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+// rangeOf returns the range of x and of the non-NaN y; with no such point, a
+// unit range.
+func rangeOf(x, y []float64) (xmin, xmax, ymin, ymax float64) {
+	first := true
+	for i, v := range y {
+		if v != v {
+			continue
+		}
+		if first {
+			xmin, xmax, ymin, ymax = x[i], x[i], v, v
+			first = false
+			continue
+		}
+		xmin, xmax = min(xmin, x[i]), max(xmax, x[i])
+		ymin, ymax = min(ymin, v), max(ymax, v)
+	}
+	if first {
+		return 0, 1, 0, 1
+	}
+	return xmin, xmax, ymin, ymax
+}
