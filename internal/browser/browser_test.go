@@ -1,0 +1,153 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestFindEnv(t *testing.T) {
+	t.Setenv(EnvPath, filepath.Join(t.TempDir(), "no-such-browser"))
+	if _, err := Find(); err == nil || !strings.Contains(err.Error(), EnvPath) {
+		t.Fatalf("Find with %s naming a missing file: err = %v, want an error naming %s", EnvPath, err, EnvPath)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvPath, exe)
+	got, err := Find()
+	if err != nil || got != exe {
+		t.Fatalf("Find with %s=%s = %q, %v; want that path", EnvPath, exe, got, err)
+	}
+}
+
+func TestFindNone(t *testing.T) {
+	t.Setenv(EnvPath, "")
+	t.Setenv("PATH", t.TempDir())
+	if _, err := Find(); err != ErrNotFound {
+		t.Fatalf("Find with an empty PATH: err = %v, want ErrNotFound", err)
+	}
+}
+
+// fakeTB records what Require does to a test.
+type fakeTB struct {
+	testing.TB
+	skipped, failed string
+}
+
+func (f *fakeTB) Helper() {}
+func (f *fakeTB) Skipf(format string, args ...any) {
+	f.skipped = fmt.Sprintf(format, args...)
+	runtime.Goexit() // as testing.T.Skipf does
+}
+func (f *fakeTB) Fatalf(format string, args ...any) {
+	f.failed = fmt.Sprintf(format, args...)
+	runtime.Goexit() // as testing.T.Fatalf does
+}
+
+func TestRequireMissing(t *testing.T) {
+	t.Setenv(EnvPath, "")
+	t.Setenv("PATH", t.TempDir())
+	for _, tc := range []struct {
+		ci       string
+		wantFail bool
+	}{{"", false}, {"false", false}, {"true", true}} {
+		t.Run("CI="+tc.ci, func(t *testing.T) {
+			t.Setenv("CI", tc.ci)
+			var f fakeTB
+			var wg sync.WaitGroup
+			wg.Go(func() { Require(&f) })
+			wg.Wait()
+			if tc.wantFail && (f.failed == "" || f.skipped != "") {
+				t.Errorf("Require: failed %q, skipped %q; want a failure", f.failed, f.skipped)
+			}
+			if !tc.wantFail && (f.skipped == "" || f.failed != "") {
+				t.Errorf("Require: failed %q, skipped %q; want a skip", f.failed, f.skipped)
+			}
+			if msg := f.failed + f.skipped; !strings.Contains(msg, "chromium") {
+				t.Errorf("Require: reason %q does not say how to install chromium", msg)
+			}
+		})
+	}
+}
+
+const testPage = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head>
+<body style="margin:0;background:#ff0000"><table id="t"><tr><td>cell</td></tr></table>
+<svg viewBox="0 0 10 10" width="100"><rect width="10" height="10"/></svg>
+<p id="js">no script</p><script>document.getElementById("js").textContent = "script ran";</script>
+</body></html>`
+
+func writePage(t *testing.T) string {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), "page with space.html")
+	if err := os.WriteFile(page, []byte(testPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+func TestDumpDOM(t *testing.T) {
+	Require(t)
+	dom, err := DumpDOM(context.Background(), writePage(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<table id="t">`, "<td>cell</td>", "<svg", "script ran"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("DOM lacks %q:\n%s", want, dom)
+		}
+	}
+}
+
+func TestScreenshot(t *testing.T) {
+	Require(t)
+	page := writePage(t)
+	for _, size := range [][2]int{{1280, 900}, {390, 844}} {
+		shot := filepath.Join(t.TempDir(), "shot.png")
+		if err := Screenshot(context.Background(), page, shot, size[0], size[1]); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dx() != size[0] || b.Dy() != size[1] {
+			t.Errorf("screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), size[0], size[1])
+		}
+		// The page background is red: the shot shows the page, not a blank window.
+		r, g, b, _ := img.At(size[0]-1, size[1]-1).RGBA()
+		if r>>8 < 200 || g>>8 > 60 || b>>8 > 60 {
+			t.Errorf("bottom-right pixel is (%d,%d,%d), want the page's red", r>>8, g>>8, b>>8)
+		}
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	Require(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := DumpDOM(ctx, writePage(t)); err == nil {
+		t.Fatal("DumpDOM with a cancelled context succeeded")
+	}
+}
+
+func TestMissingPage(t *testing.T) {
+	if _, err := DumpDOM(context.Background(), filepath.Join(t.TempDir(), "missing.html")); err == nil {
+		t.Fatal("DumpDOM of a missing file succeeded")
+	}
+	if err := Screenshot(context.Background(), "x.html", "x.png", 0, 10); err == nil {
+		t.Fatal("Screenshot with width 0 succeeded")
+	}
+}
