@@ -1,0 +1,77 @@
+package meta
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+)
+
+// Host is the fingerprint of the machine a run measured on.
+type Host struct {
+	Hostname     string `json:"hostname"`
+	OS           string `json:"os"`
+	Arch         string `json:"arch"`
+	Kernel       string `json:"kernel"`
+	CPUModel     string `json:"cpu_model"`
+	LogicalCores int    `json:"logical_cores"`
+	GOMAXPROCS   int    `json:"gomaxprocs"`
+	GoVersion    string `json:"go_version"`
+}
+
+// Fingerprint is the string two hosts must share for their latencies to be
+// comparable. The hostname is left out: identical CI runners differ in name.
+func (h Host) Fingerprint() string {
+	return fmt.Sprintf("%s/%s kernel %s, %s, %d logical cores, GOMAXPROCS %d, %s",
+		h.OS, h.Arch, h.Kernel, h.CPUModel, h.LogicalCores, h.GOMAXPROCS, h.GoVersion)
+}
+
+// HostFingerprint describes the machine this process runs on.
+func HostFingerprint() Host {
+	h := Host{
+		OS:           runtime.GOOS,
+		Arch:         runtime.GOARCH,
+		LogicalCores: runtime.NumCPU(),
+		GOMAXPROCS:   runtime.GOMAXPROCS(0),
+		GoVersion:    runtime.Version(),
+	}
+	h.Hostname, _ = os.Hostname()
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	} else {
+		h.Kernel = unameRelease()
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		h.CPUModel = cpuModel(b)
+	}
+	if h.CPUModel == "" {
+		h.CPUModel = "unknown " + runtime.GOARCH
+	}
+	return h
+}
+
+// cpuModel extracts the CPU model from /proc/cpuinfo content (x86 "model
+// name", arm64 "CPU part"/"Hardware"/"Model").
+func cpuModel(cpuinfo []byte) string {
+	keys := []string{"model name", "Hardware", "Model", "cpu model", "CPU part"}
+	found := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(cpuinfo))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if _, seen := found[k]; !seen && v != "" {
+			found[k] = v
+		}
+	}
+	for _, k := range keys {
+		if v := found[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,258 @@
+package meta
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/fileerr"
+)
+
+// FileName is the name of the file in an experiment directory.
+const FileName = "meta.json"
+
+// SchemaVersion is incremented when a field changes meaning.
+const SchemaVersion = 1
+
+// Latency definitions: what the "Latency [us]" column of the raw files holds.
+const (
+	LatencyHalfRTT = "half-rtt" // half the round trip (Fast-RTPS, sockperf)
+	LatencyRTT     = "rtt"      // the full round trip
+	LatencyOneWay  = "one-way"  // receive time − send time, clocks synchronised
+)
+
+// Meta is the content of meta.json.
+type Meta struct {
+	Schema     int    `json:"schema"`
+	Tool       Tool   `json:"tool"`
+	Experiment string `json:"experiment"`
+	// Start and End are UTC and printed as RFC 3339 with nanoseconds.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Completed is true when every selected sub-experiment measured every
+	// payload. Interrupted is true when SIGINT/SIGTERM stopped the run;
+	// Error says what stopped it otherwise.
+	Completed   bool   `json:"completed"`
+	Interrupted bool   `json:"interrupted"`
+	Error       string `json:"error,omitempty"`
+
+	System System `json:"system"`
+	Host   Host   `json:"host"`
+	Config Config `json:"config"`
+
+	// Latency is the definition of the raw files' latency column, one of
+	// LatencyHalfRTT, LatencyRTT, LatencyOneWay.
+	Latency string `json:"latency"`
+	// Mode says how messages are paced: "round-trip closed-loop" (one
+	// message in flight, the next sent when the echo arrived).
+	Mode string `json:"mode"`
+	// Clock names the clock the latencies were measured with.
+	Clock string `json:"clock"`
+
+	SubExperiments []SubExperiment `json:"subexperiments"`
+}
+
+// Tool identifies the program that wrote the file.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// System is the system under test.
+type System struct {
+	// Name is what was measured, e.g. "mqgate-builtin", "rabbitmq".
+	Name string `json:"name"`
+	// Scopes are the sub-experiment scopes of the run (SPEC §1), e.g.
+	// "intraprocess", "interprocess", "amqp".
+	Scopes  []string `json:"scopes"`
+	Version string   `json:"version,omitempty"`
+	Commit  string   `json:"commit,omitempty"`
+}
+
+// Config is the fully resolved configuration of a run: every default
+// filled in, so that the run can be repeated from this record alone.
+type Config struct {
+	Args           []string `json:"args"`
+	SubExperiments []string `json:"subexperiments"`
+	Payloads       []int    `json:"payloads"`
+	Samples        int      `json:"samples"`
+	Warmup         int      `json:"warmup"`
+	Timeout        Duration `json:"timeout"`
+	// MaxLostInRow stops a sub-experiment after that many consecutive
+	// losses (the echoer is taken for dead).
+	MaxLostInRow      int      `json:"max_lost_in_row"`
+	Fill              string   `json:"fill"`
+	Seed              int64    `json:"seed"`
+	RetransmitTimeout Duration `json:"retransmit_timeout"`
+	MaxRetries        int      `json:"max_retries"`
+	QueueDepth        int      `json:"queue_depth,omitempty"`
+	// Target is the address of a remote `run echo`; empty when the echoer
+	// ran on this host.
+	Target string `json:"target,omitempty"`
+	// Echo says where interprocess echoers ran: "subprocess" or "remote".
+	Echo string `json:"echo"`
+	CPUs *CPUs  `json:"cpus,omitempty"`
+	TLS  *TLS   `json:"tls,omitempty"`
+	Out  string `json:"out"`
+}
+
+// CPUs is the CPU placement of the two ends (-1: not pinned).
+type CPUs struct {
+	Pinger int `json:"pinger"`
+	Ponger int `json:"ponger"`
+}
+
+// TLS records the certificates of the secure sub-experiments.
+type TLS struct {
+	// Generated is true when a CA and certificates were made for this run.
+	Generated bool   `json:"generated"`
+	CAFile    string `json:"ca_file,omitempty"`
+	CertFile  string `json:"cert_file,omitempty"`
+	KeyFile   string `json:"key_file,omitempty"`
+}
+
+// SubExperiment is the record of one sub-experiment.
+type SubExperiment struct {
+	Type      string `json:"type"`
+	Transport string `json:"transport"`
+	Reliable  bool   `json:"reliable"`
+	// Echo is where the echoer ran: "in-process", "subprocess", "remote".
+	Echo      string    `json:"echo"`
+	Completed bool      `json:"completed"`
+	Error     string    `json:"error,omitempty"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	Payloads  []Payload `json:"payloads"`
+}
+
+// Payload holds the counts of one payload size of one sub-experiment.
+type Payload struct {
+	Bytes int `json:"bytes"`
+	// Samples is the number of rows written to the raw file.
+	Samples int `json:"samples"`
+	// Warmup is the number of round trips measured then discarded.
+	Warmup int `json:"warmup"`
+	// Lost is the number of messages not echoed within the timeout.
+	Lost          uint64 `json:"lost"`
+	Retransmitted uint64 `json:"retransmitted"`
+	Duplicates    uint64 `json:"duplicates"`
+	OutOfOrder    uint64 `json:"out_of_order"`
+	Dropped       uint64 `json:"dropped"`
+	Errors        uint64 `json:"errors"`
+	Completed     bool   `json:"completed"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("1.5s").
+type Duration time.Duration
+
+// MarshalJSON writes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads a duration string or a number of nanoseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var n int64
+		if err2 := json.Unmarshal(b, &n); err2 != nil {
+			return fmt.Errorf("duration must be a string such as \"1.5s\": %s", b)
+		}
+		*d = Duration(n)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Encode writes m as indented JSON with times in UTC.
+func Encode(w io.Writer, m *Meta) error {
+	c := *m
+	c.Start = c.Start.UTC()
+	c.End = c.End.UTC()
+	c.SubExperiments = append([]SubExperiment(nil), m.SubExperiments...)
+	for i := range c.SubExperiments {
+		c.SubExperiments[i].Start = c.SubExperiments[i].Start.UTC()
+		c.SubExperiments[i].End = c.SubExperiments[i].End.UTC()
+	}
+	if c.Schema == 0 {
+		c.Schema = SchemaVersion
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(&c)
+}
+
+// Write writes m to path atomically.
+func Write(path string, m *Meta) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return Encode(w, m) })
+}
+
+// Decode reads meta.json from r; file names the source in errors.
+func Decode(r io.Reader, file string) (*Meta, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var m Meta
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&m); err != nil {
+		return nil, jsonError(file, data, err)
+	}
+	if dec.More() {
+		return nil, fileerr.New(file, lineOf(data, dec.InputOffset()), "", "unexpected data after the JSON object")
+	}
+	if m.Schema > SchemaVersion {
+		return nil, fileerr.New(file, 0, "", "schema %d is newer than this tool understands (%d); upgrade mqgate", m.Schema, SchemaVersion)
+	}
+	if m.Start.IsZero() {
+		return nil, fileerr.New(file, 0, "", `field "start" is missing; expected an RFC 3339 time written by run`)
+	}
+	return &m, nil
+}
+
+// ReadFile reads the meta.json at path.
+func ReadFile(path string) (*Meta, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Decode(f, path)
+}
+
+// jsonError turns a decoding error into a file:line error.
+func jsonError(file string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fileerr.New(file, lineOf(data, syn.Offset), "", "invalid JSON: %v", syn)
+	case errors.As(err, &typ):
+		return fileerr.New(file, lineOf(data, typ.Offset), "", "field %q: expected %s, found JSON %s", typ.Field, typ.Type, typ.Value)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fileerr.New(file, lineOf(data, int64(len(data))), "", "truncated JSON; expected a complete object written by run")
+	default:
+		return fileerr.New(file, 0, "", "%v", err)
+	}
+}
+
+// lineOf returns the 1-based line of byte offset off in data.
+func lineOf(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package meta
+
+func unameRelease() string { return "unknown" }
