@@ -69,7 +69,7 @@ func Evaluate(sub string, payload int, m Metric, referenceName string, reference
 		if math.IsNaN(reference) {
 			what = referenceName
 		}
-		return MissingCheck(sub, payload, m, reference, value, fmt.Sprintf("%s %s: no %s", sub, m.Name, what))
+		return MissingCheck(sub, payload, m, reference, value, fmt.Sprintf("%d B %s: no %s", payload, m.Name, what))
 	}
 	c.Limit = m.Limit(reference, threshold)
 	c.Difference = math.Abs(reference - value)
@@ -90,7 +90,7 @@ func Evaluate(sub string, payload int, m Metric, referenceName string, reference
 	} else {
 		c.Status = Passed
 		c.Message = fmt.Sprintf("%d B %s %.3f %s within %s %.3f %s (%.3f %s to spare, %+.3f%% vs %s)",
-			payload, m.Name, value, m.Unit, limitName, c.Limit, m.Unit, -c.Margin, m.Unit, c.Percent, referenceName)
+			payload, m.Name, value, m.Unit, limitName, c.Limit, m.Unit, math.Abs(c.Margin), m.Unit, c.Percent, referenceName)
 	}
 	return c
 }

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// The JUnit XML schema as read by Jenkins (junit plugin), GitLab and the
+// GitHub test-reporter actions: testsuites > testsuite > testcase, a test case
+// failing with <failure> and skipped with <skipped>.
+type (
+	junitSuites struct {
+		XMLName  xml.Name     `xml:"testsuites"`
+		Name     string       `xml:"name,attr"`
+		Tests    int          `xml:"tests,attr"`
+		Failures int          `xml:"failures,attr"`
+		Errors   int          `xml:"errors,attr"`
+		Skipped  int          `xml:"skipped,attr"`
+		Suites   []junitSuite `xml:"testsuite"`
+	}
+	junitSuite struct {
+		Name       string          `xml:"name,attr"`
+		Tests      int             `xml:"tests,attr"`
+		Failures   int             `xml:"failures,attr"`
+		Errors     int             `xml:"errors,attr"`
+		Skipped    int             `xml:"skipped,attr"`
+		Time       string          `xml:"time,attr"`
+		Properties *junitProperties `xml:"properties,omitempty"`
+		Cases      []junitCase     `xml:"testcase"`
+	}
+	junitProperties struct {
+		Property []junitProperty `xml:"property"`
+	}
+	junitProperty struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	}
+	junitCase struct {
+		Name      string        `xml:"name,attr"`
+		ClassName string        `xml:"classname,attr"`
+		Time      string        `xml:"time,attr"`
+		Failure   *junitFailure `xml:"failure,omitempty"`
+		Skipped   *junitSkipped `xml:"skipped,omitempty"`
+		SystemOut string        `xml:"system-out,omitempty"`
+	}
+	junitFailure struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",cdata"`
+	}
+	junitSkipped struct {
+		Message string `xml:"message,attr"`
+	}
+)
+
+// JUnit writes v as JUnit XML: one test suite per sub-experiment, one test
+// case per check named "<payload> B <metric>". A failed check, and a missing
+// one unless missing checks are allowed, is a <failure> whose message gives
+// the value, the limit and the margin; an inconclusive or allowed-missing
+// check is <skipped>. Warnings become "warning" properties of every suite.
+func JUnit(w io.Writer, v *gate.Verdict) error {
+	doc := junitSuites{Name: "mqgate " + v.Tool}
+	var props *junitProperties
+	add := func(name, value string) {
+		if props == nil {
+			props = &junitProperties{}
+		}
+		props.Property = append(props.Property, junitProperty{name, value})
+	}
+	if v.Subject != "" {
+		add("subject", v.Subject)
+	}
+	if v.Baseline != "" {
+		add("baseline", v.Baseline)
+	}
+	for _, msg := range v.Warnings {
+		add("warning", msg)
+	}
+	for _, sub := range v.SubExperiments() {
+		s := junitSuite{Name: v.Tool + "." + sub, Time: "0", Properties: props}
+		for _, c := range v.Checks {
+			if c.SubExperiment != sub {
+				continue
+			}
+			tc := junitCase{
+				Name:      fmt.Sprintf("%d B %s", c.Payload, c.Metric.Name),
+				ClassName: v.Tool + "." + sub,
+				Time:      "0",
+			}
+			switch {
+			case v.Counts(c):
+				tc.Failure = &junitFailure{Message: c.Message, Type: string(c.Status), Text: details(c)}
+				s.Failures++
+			case c.Status == gate.Passed:
+				tc.SystemOut = c.Message
+			default:
+				tc.Skipped = &junitSkipped{Message: checkStatus(v, c) + ": " + c.Message}
+				s.Skipped++
+			}
+			s.Cases = append(s.Cases, tc)
+			s.Tests++
+		}
+		doc.Suites = append(doc.Suites, s)
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Skipped += s.Skipped
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// details lists a check's numbers, one per line, for the failure body.
+func details(c gate.Check) string {
+	u := c.Metric.Unit
+	return fmt.Sprintf("sub-experiment: %s\npayload: %d B\nmetric: %s (%s)\nvalue: %s\nreference: %s\nthreshold: %s\nlimit: %s\nover limit: %s\nover reference: %s\n",
+		c.SubExperiment, c.Payload, c.Metric.Name, c.Metric.Better,
+		withUnit(f3(c.Value), u), withUnit(f3(c.Reference), u), f3(c.Threshold), withUnit(f3(c.Limit), u),
+		withUnit(signed3(c.Margin), u), withUnit(signed3(c.Percent), "%"))
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// Markdown writes v as GitHub-flavoured Markdown for a pull-request comment
+// or a CI job summary: a one-line verdict heading, the counts, warnings, a
+// table of the checks that did not pass, and the passed checks folded away
+// in a <details> block.
+func Markdown(w io.Writer, v *gate.Verdict) error {
+	bw := bufio.NewWriter(w)
+	icon := map[gate.Status]string{gate.Passed: "✅", gate.Failed: "❌", gate.Inconclusive: "❔"}[v.Status]
+	fmt.Fprintf(bw, "### %s %s %s: %d of %d checks passed\n\n", icon, v.Tool, statusWord(v.Status), v.Passed, len(v.Checks))
+	if v.Subject != "" || v.Baseline != "" {
+		fmt.Fprintf(bw, "`%s` against `%s`", mdEscape(v.Subject), mdEscape(v.Baseline))
+		fmt.Fprintf(bw, " — %d failed, %d missing, %d inconclusive\n\n", v.Failed, v.Missing, v.Inconclusive)
+	} else {
+		fmt.Fprintf(bw, "%d failed, %d missing, %d inconclusive\n\n", v.Failed, v.Missing, v.Inconclusive)
+	}
+	for _, msg := range v.Warnings {
+		fmt.Fprintf(bw, "> ⚠️ %s\n", mdEscape(msg))
+	}
+	if len(v.Warnings) > 0 {
+		fmt.Fprintln(bw)
+	}
+	cs := ordered(v)
+	n := 0
+	for n < len(cs) && cs[n].Status != gate.Passed {
+		n++
+	}
+	if n > 0 {
+		table(bw, v, cs[:n])
+		fmt.Fprintln(bw)
+	}
+	if n < len(cs) {
+		fmt.Fprintf(bw, "<details><summary>%d passed checks</summary>\n\n", len(cs)-n)
+		table(bw, v, cs[n:])
+		fmt.Fprintf(bw, "\n</details>\n")
+	}
+	return bw.Flush()
+}
+
+func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
+	fmt.Fprintln(w, "| Status | Sub-experiment | Bytes | Metric | Value | Limit | Over limit | vs reference |")
+	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|")
+	for _, c := range cs {
+		pct := signed3(c.Percent)
+		if pct != "n/a" {
+			pct += "%"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |\n",
+			mdStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(c.Metric.Name),
+			withUnit(f3(c.Value), c.Metric.Unit), withUnit(f3(c.Limit), c.Metric.Unit),
+			signed3(c.Margin), pct)
+	}
+}
+
+func mdStatus(v *gate.Verdict, c gate.Check) string {
+	switch {
+	case v.Counts(c):
+		return "❌ " + checkStatus(v, c)
+	case c.Status == gate.Passed:
+		return "✅ passed"
+	}
+	return "❔ " + checkStatus(v, c)
+}
+
+func withUnit(s, unit string) string {
+	if s == "n/a" {
+		return s
+	}
+	return s + " " + unit
+}
+
+// mdEscape keeps user text from breaking a table row.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}

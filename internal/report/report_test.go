@@ -1,0 +1,217 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/<test name>.<ext>, rewriting it under
+// -update.
+func golden(t *testing.T, ext string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", strings.ReplaceAll(t.Name(), "/", "_")+"."+ext)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// verdicts are the cases every renderer is tested on.
+func verdicts() map[string]*gate.Verdict {
+	mixed := &gate.Verdict{Tool: "check", Subject: "results/2024-01-01_00-00-00", Baseline: "latency_requirements.csv"}
+	mixed.Add(
+		gate.Evaluate("interprocess_reliable", 16, gate.Median, "requirement", 100, 0, 90),
+		gate.Evaluate("interprocess_reliable", 16, gate.P99, "requirement", 100, 0, 120.5),
+		gate.Evaluate("interprocess_reliable", 16, gate.Max, "requirement", 100, 0, 100),
+		gate.MissingCheck("interprocess_reliable", 1024, gate.Median, math.NaN(), 42, "1024 B Median: no requirement for this payload"),
+		gate.Evaluate("intraprocess_best_effort", 16, gate.Median, "requirement", 10, 0, 9.5),
+	)
+	mixed.Warn(`requirements file has "a|b" in it`)
+	mixed.Finish()
+
+	allowed := &gate.Verdict{Tool: "check", AllowMissing: true}
+	allowed.Add(
+		gate.Evaluate("interprocess_reliable", 16, gate.Median, "requirement", 100, 0, 90),
+		gate.MissingCheck("interprocess_reliable", 64, gate.Max, 7, math.NaN(), "64 B Max: no data for this payload"),
+	)
+	allowed.Finish()
+
+	compare := &gate.Verdict{Tool: "compare", Subject: "b", Baseline: "a"}
+	compare.Add(
+		gate.Evaluate("mqtt_best_effort", 64, gate.P99, "reference", 100, 0.1, 109),
+		gate.Evaluate("mqtt_best_effort", 64, gate.MessageRate, "reference", 1000, 0.1, 850),
+		gate.Check{SubExperiment: "mqtt_best_effort", Payload: 64, Metric: gate.Median, Reference: 10, Threshold: 0.1,
+			Limit: 11, Value: 10.5, Difference: 0.5, Percent: 5, Margin: -0.5, Status: gate.Inconclusive,
+			Message: "64 B Median: the difference is within noise; more runs are needed"},
+	)
+	compare.Finish()
+
+	empty := &gate.Verdict{Tool: "check"}
+	empty.Finish()
+	return map[string]*gate.Verdict{"mixed": mixed, "allowed": allowed, "compare": compare, "empty": empty}
+}
+
+var renderers = map[string]struct {
+	ext    string
+	render func(io.Writer, *gate.Verdict) error
+}{
+	"Text":     {"txt", Text},
+	"JUnit":    {"xml", JUnit},
+	"Markdown": {"md", Markdown},
+	"JSON":     {"json", JSON},
+}
+
+func TestGolden(t *testing.T) {
+	for rname, r := range renderers {
+		for vname, v := range verdicts() {
+			t.Run(rname+"/"+vname, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := r.render(&b, v); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, r.ext, b.Bytes())
+			})
+		}
+	}
+}
+
+func TestJUnitParsesWithCounts(t *testing.T) {
+	for name, v := range verdicts() {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := JUnit(&b, v); err != nil {
+				t.Fatal(err)
+			}
+			var doc junitSuites
+			if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatalf("JUnit output does not parse: %v\n%s", err, b.Bytes())
+			}
+			var failures, skipped, tests int
+			for _, c := range v.Checks {
+				tests++
+				switch {
+				case v.Counts(c):
+					failures++
+				case c.Status != gate.Passed:
+					skipped++
+				}
+			}
+			if doc.Tests != tests || doc.Failures != failures || doc.Skipped != skipped {
+				t.Errorf("testsuites counts tests=%d failures=%d skipped=%d, want %d %d %d",
+					doc.Tests, doc.Failures, doc.Skipped, tests, failures, skipped)
+			}
+			var sumTests, sumFailures, sumSkipped int
+			for _, s := range doc.Suites {
+				if s.Tests != len(s.Cases) {
+					t.Errorf("suite %s: tests=%d but %d test cases", s.Name, s.Tests, len(s.Cases))
+				}
+				var f, sk int
+				for _, c := range s.Cases {
+					if c.Failure != nil {
+						f++
+						if c.Failure.Message == "" {
+							t.Errorf("%s %s: failure without message", s.Name, c.Name)
+						}
+					}
+					if c.Skipped != nil {
+						sk++
+					}
+				}
+				if s.Failures != f || s.Skipped != sk {
+					t.Errorf("suite %s: failures=%d skipped=%d, counted %d %d", s.Name, s.Failures, s.Skipped, f, sk)
+				}
+				sumTests += s.Tests
+				sumFailures += s.Failures
+				sumSkipped += s.Skipped
+			}
+			if sumTests != doc.Tests || sumFailures != doc.Failures || sumSkipped != doc.Skipped {
+				t.Errorf("suite sums %d %d %d differ from testsuites %d %d %d",
+					sumTests, sumFailures, sumSkipped, doc.Tests, doc.Failures, doc.Skipped)
+			}
+		})
+	}
+}
+
+func TestJUnitFailureGivesValuesAndMargin(t *testing.T) {
+	v := verdicts()["mixed"]
+	var b bytes.Buffer
+	if err := JUnit(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, c := range doc.Suites[0].Cases {
+		if c.Name == "16 B 99%" && c.Failure != nil {
+			msg = c.Failure.Message
+		}
+	}
+	for _, want := range []string{"120.500", "100.000", "20.500", "+20.500%"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("failure message %q lacks %q", msg, want)
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	v := verdicts()["mixed"]
+	var b bytes.Buffer
+	if err := JSON(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		FormatVersion int `json:"format_version"`
+		gate.Verdict
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.FormatVersion != FormatVersion {
+		t.Errorf("format_version = %d, want %d", got.FormatVersion, FormatVersion)
+	}
+	if got.Status != v.Status || got.Failed != v.Failed || got.Missing != v.Missing || len(got.Checks) != len(v.Checks) {
+		t.Errorf("decoded verdict %+v differs from %+v", got.Verdict, *v)
+	}
+	miss := got.Checks[3]
+	if miss.Status != gate.Missing || !math.IsNaN(miss.Reference) || miss.Value != 42 {
+		t.Errorf("missing check decoded as %+v, want NaN reference and value 42", miss)
+	}
+}
+
+func TestMarkdownFailuresFirst(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, verdicts()["mixed"]); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	failed, passed := strings.Index(s, "❌ failed"), strings.Index(s, "✅ passed")
+	if failed < 0 || passed < 0 || failed > passed {
+		t.Errorf("failures are not listed before passes:\n%s", s)
+	}
+	if !strings.HasPrefix(s, "### ❌ check FAILED") {
+		t.Errorf("heading is not the verdict:\n%s", s)
+	}
+}
