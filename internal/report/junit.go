@@ -22,14 +22,14 @@ type (
 		Suites   []junitSuite `xml:"testsuite"`
 	}
 	junitSuite struct {
-		Name       string          `xml:"name,attr"`
-		Tests      int             `xml:"tests,attr"`
-		Failures   int             `xml:"failures,attr"`
-		Errors     int             `xml:"errors,attr"`
-		Skipped    int             `xml:"skipped,attr"`
-		Time       string          `xml:"time,attr"`
+		Name       string           `xml:"name,attr"`
+		Tests      int              `xml:"tests,attr"`
+		Failures   int              `xml:"failures,attr"`
+		Errors     int              `xml:"errors,attr"`
+		Skipped    int              `xml:"skipped,attr"`
+		Time       string           `xml:"time,attr"`
 		Properties *junitProperties `xml:"properties,omitempty"`
-		Cases      []junitCase     `xml:"testcase"`
+		Cases      []junitCase      `xml:"testcase"`
 	}
 	junitProperties struct {
 		Property []junitProperty `xml:"property"`
