@@ -1,0 +1,122 @@
+// Package experiment owns the results layout of SPEC §1: which files an
+// experiment directory holds, how they are named, and how a sub-experiment
+// type is recovered from a file name (as the Fast-RTPS scripts do).
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
+)
+
+// DirTimeLayout is the default experiment directory name: the UTC start time.
+const DirTimeLayout = "2006-01-02_15-04-05"
+
+const (
+	rawPrefix     = "measurements_"
+	summarySuffix = "_summary.csv"
+	csvSuffix     = ".csv"
+)
+
+// Builtin lists the ten sub-experiments of the Fast-RTPS latency
+// specification, in its order.
+var Builtin = []string{
+	"intraprocess_best_effort",
+	"intraprocess_reliable",
+	"interprocess_best_effort",
+	"interprocess_best_effort_security",
+	"interprocess_best_effort_tcp",
+	"interprocess_best_effort_tcp_security",
+	"interprocess_reliable",
+	"interprocess_reliable_security",
+	"interprocess_reliable_tcp",
+	"interprocess_reliable_tcp_security",
+}
+
+// RawFileName is the raw measurements file name of sub-experiment typ.
+func RawFileName(typ string) string { return rawPrefix + typ + csvSuffix }
+
+// SummaryFileName is the summary file name of sub-experiment typ.
+func SummaryFileName(typ string) string { return rawPrefix + typ + summarySuffix }
+
+// TypeOfRaw returns the sub-experiment type of a raw measurements file name
+// (measurements_<type>.csv), or false if name is not one. Summary files are
+// not raw files.
+func TypeOfRaw(name string) (string, bool) {
+	name = filepath.Base(name)
+	if !strings.HasPrefix(name, rawPrefix) || !strings.HasSuffix(name, csvSuffix) ||
+		strings.HasSuffix(name, summarySuffix) {
+		return "", false
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(name, rawPrefix), csvSuffix)
+	return t, t != ""
+}
+
+// TypeOfSummary returns the sub-experiment type of a summary file name
+// (measurements_<type>_summary.csv), or false if name is not one.
+func TypeOfSummary(name string) (string, bool) {
+	name = filepath.Base(name)
+	if !strings.HasPrefix(name, rawPrefix) || !strings.HasSuffix(name, summarySuffix) {
+		return "", false
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(name, rawPrefix), summarySuffix)
+	return t, t != ""
+}
+
+// ValidateType checks that t is a sub-experiment name: lower-case letters,
+// digits and '_', not starting or ending with '_'.
+func ValidateType(t string) error {
+	if t == "" {
+		return fmt.Errorf("empty sub-experiment name")
+	}
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return fmt.Errorf("sub-experiment name %q: only lower-case letters, digits and '_' are allowed", t)
+		}
+	}
+	if t[0] == '_' || t[len(t)-1] == '_' {
+		return fmt.Errorf("sub-experiment name %q must not start or end with '_'", t)
+	}
+	return nil
+}
+
+// File is one sub-experiment's file in an experiment directory.
+type File struct {
+	Type string
+	Path string
+}
+
+// PlotsDir is where process and check put an experiment's plots.
+func PlotsDir(expDir string) string { return filepath.Join(expDir, "plots") }
+
+// RawFiles lists the raw measurements files in dir, sorted by type. It is an
+// error if dir cannot be read; an empty list is not (the caller decides).
+func RawFiles(dir string) ([]File, error) { return list(dir, TypeOfRaw) }
+
+// SummaryFiles lists the summary files in dir, sorted by type.
+func SummaryFiles(dir string) ([]File, error) { return list(dir, TypeOfSummary) }
+
+func list(dir string, typeOf func(string) (string, bool)) ([]File, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fileerr.New(dir, 0, "", "no such directory (expected an experiment directory)")
+		}
+		return nil, fileerr.New(dir, 0, "", "cannot read directory: %v", err)
+	}
+	var files []File
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		if t, ok := typeOf(e.Name()); ok {
+			files = append(files, File{Type: t, Path: filepath.Join(dir, e.Name())})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Type < files[j].Type })
+	return files, nil
+}

@@ -1,0 +1,255 @@
+package measurements
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unsafe"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
+)
+
+// Header is the exact first line of a raw measurements file.
+const Header = "Sample,Payload [Bytes],Latency [us]"
+
+// Column names, in file order.
+const (
+	ColSample  = "Sample"
+	ColPayload = "Payload [Bytes]"
+	ColLatency = "Latency [us]"
+)
+
+// maxLine bounds a row's length; a longer one is not a raw measurements row.
+const maxLine = 64 << 10
+
+// Sample is one row of a raw measurements file.
+type Sample struct {
+	Sample  int     // sample number, from 1 within each payload
+	Payload int     // payload size in bytes
+	Latency float64 // latency in microseconds
+}
+
+// Reader reads samples from a raw measurements file one at a time.
+//
+//	r := measurements.NewReader(f, path)
+//	for r.Next() {
+//		s := r.Sample()
+//	}
+//	if err := r.Err(); err != nil { ... }
+type Reader struct {
+	br     *bufio.Reader
+	file   string
+	line   int
+	cur    Sample
+	err    error
+	header bool
+	rows   int
+}
+
+// NewReader returns a Reader of r; file names the input in error messages.
+func NewReader(r io.Reader, file string) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 256<<10), file: file}
+}
+
+// Line returns the line number of the sample last returned by Next.
+func (r *Reader) Line() int { return r.line }
+
+// Sample returns the sample read by the last successful Next.
+func (r *Reader) Sample() Sample { return r.cur }
+
+// Err returns the first error met, or nil at a clean end of file. An error
+// is a *fileerr.Error naming the file, line and column.
+func (r *Reader) Err() error { return r.err }
+
+func (r *Reader) fail(line int, column, format string, args ...any) bool {
+	r.err = fileerr.New(r.file, line, column, format, args...)
+	return false
+}
+
+// readLine returns the next line without its terminator; complete is false
+// when the file ended without a newline.
+func (r *Reader) readLine() (line []byte, complete bool, err error) {
+	b, err := r.br.ReadSlice('\n')
+	switch {
+	case err == nil:
+		b = b[:len(b)-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+		return b, true, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		return nil, false, fmt.Errorf("line longer than %d bytes: not a raw measurements row", maxLine)
+	case errors.Is(err, io.EOF):
+		return b, false, io.EOF
+	default:
+		return nil, false, err
+	}
+}
+
+// Next reads the next sample. It returns false at the end of the file or on
+// an error; Err tells which.
+func (r *Reader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	for {
+		b, complete, err := r.readLine()
+		r.line++
+		if err != nil && !errors.Is(err, io.EOF) {
+			return r.fail(r.line, "", "%v", err)
+		}
+		if !r.header {
+			if len(b) == 0 && !complete {
+				return r.fail(0, "", "empty file: expected the header %q", Header)
+			}
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+			if string(b) != Header {
+				return r.fail(1, "", "header is %q, expected exactly %q", b, Header)
+			}
+			r.header = true
+			if !complete {
+				return r.fail(1, "", "no samples after the header")
+			}
+			continue
+		}
+		if !complete {
+			if len(b) == 0 {
+				if r.rows == 0 {
+					return r.fail(r.line-1, "", "no samples after the header")
+				}
+				return false // clean end of file
+			}
+			return r.fail(r.line, "", "the last row %q is not terminated by a newline: the file looks cut off "+
+				"(re-run the measurement, or drop the incomplete row)", b)
+		}
+		if len(b) == 0 {
+			return r.fail(r.line, "", "empty line: expected a row Sample,Payload,Latency")
+		}
+		if !r.parseRow(b) {
+			return false
+		}
+		r.rows++
+		return true
+	}
+}
+
+func (r *Reader) parseRow(b []byte) bool {
+	c1 := bytes.IndexByte(b, ',')
+	if c1 < 0 {
+		return r.fail(r.line, "", "row %q has 1 field, expected 3 (Sample,Payload,Latency)", b)
+	}
+	rest := b[c1+1:]
+	c2 := bytes.IndexByte(rest, ',')
+	if c2 < 0 {
+		return r.fail(r.line, "", "row %q has 2 fields, expected 3 (Sample,Payload,Latency)", b)
+	}
+	lat := rest[c2+1:]
+	if bytes.IndexByte(lat, ',') >= 0 {
+		return r.fail(r.line, "", "row %q has more than 3 fields, expected 3 (Sample,Payload,Latency)", b)
+	}
+	sample, ok := parsePositive(b[:c1])
+	if !ok {
+		return r.fail(r.line, ColSample, "%q is not a positive integer", b[:c1])
+	}
+	payload, ok := parsePositive(rest[:c2])
+	if !ok {
+		return r.fail(r.line, ColPayload, "%q is not a positive integer", rest[:c2])
+	}
+	// ParseFloat does not keep its argument except inside an error, which
+	// is discarded here, so the zero-copy string is safe.
+	v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(lat), len(lat)), 64)
+	switch {
+	case err != nil || len(lat) == 0:
+		return r.fail(r.line, ColLatency, "%q is not a number", lat)
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return r.fail(r.line, ColLatency, "%q is not a finite latency", lat)
+	case v < 0:
+		return r.fail(r.line, ColLatency, "%q is negative; a latency is at least 0", lat)
+	}
+	r.cur = Sample{Sample: sample, Payload: payload, Latency: v}
+	return true
+}
+
+// parsePositive parses a decimal integer in 1..2^53 with no sign or spaces.
+func parsePositive(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n > 0
+}
+
+// AppendLatency appends us in its shortest exact decimal form with at least
+// three decimals (nanosecond resolution), e.g. 14.27 → "14.270".
+func AppendLatency(dst []byte, us float64) []byte {
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, us, 'f', -1, 64)
+	dot := bytes.IndexByte(dst[start:], '.')
+	if dot < 0 {
+		return append(dst, ".000"...)
+	}
+	for decimals := len(dst) - start - dot - 1; decimals < 3; decimals++ {
+		dst = append(dst, '0')
+	}
+	return dst
+}
+
+// Writer writes a raw measurements file. The header is written before the
+// first row, or by Flush if there is none.
+type Writer struct {
+	w      *bufio.Writer
+	buf    []byte
+	header bool
+}
+
+// NewWriter returns a Writer to w.
+func NewWriter(w io.Writer) *Writer {
+	return &Writer{w: bufio.NewWriterSize(w, 64<<10), buf: make([]byte, 0, 64)}
+}
+
+func (w *Writer) writeHeader() error {
+	if w.header {
+		return nil
+	}
+	w.header = true
+	_, err := w.w.WriteString(Header + "\n")
+	return err
+}
+
+// Write writes one sample.
+func (w *Writer) Write(s Sample) error {
+	if err := w.writeHeader(); err != nil {
+		return err
+	}
+	if math.IsNaN(s.Latency) || math.IsInf(s.Latency, 0) || s.Latency < 0 {
+		return fmt.Errorf("sample %d of payload %d: latency %v is not a finite non-negative number", s.Sample, s.Payload, s.Latency)
+	}
+	b := w.buf[:0]
+	b = strconv.AppendInt(b, int64(s.Sample), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(s.Payload), 10)
+	b = append(b, ',')
+	b = AppendLatency(b, s.Latency)
+	b = append(b, '\n')
+	w.buf = b
+	_, err := w.w.Write(b)
+	return err
+}
+
+// Flush writes the header if no row was written, then any buffered data.
+func (w *Writer) Flush() error {
+	if err := w.writeHeader(); err != nil {
+		return err
+	}
+	return w.w.Flush()
+}
