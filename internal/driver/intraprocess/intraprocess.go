@@ -1,0 +1,165 @@
+package intraprocess
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+// DefaultQueueDepth is the ring size in messages when Options.QueueDepth is 0.
+const DefaultQueueDepth = 16
+
+func init() { driver.Register(Transport{}) }
+
+// Transport is the in-process transport, registered as driver.Intraprocess.
+type Transport struct{}
+
+var (
+	_ driver.Transport     = Transport{}
+	_ driver.Pinger        = (*pinger)(nil)
+	_ driver.Echoer        = (*echoer)(nil)
+	_ driver.CounterReader = (*pinger)(nil)
+	_ driver.CounterReader = (*echoer)(nil)
+)
+
+var (
+	tableMu sync.Mutex
+	table   = map[string]*link{}
+	nextID  atomic.Uint64
+)
+
+// link is one echoer with the rings to and from it.
+type link struct {
+	name     string
+	reliable bool
+	ping     *ring // pinger → echoer
+	pong     *ring // echoer → pinger
+	dialed   atomic.Bool
+}
+
+func (l *link) counters() driver.Counters {
+	return driver.Counters{Dropped: l.ping.dropped.Load() + l.pong.dropped.Load()}
+}
+
+func (l *link) close() {
+	l.ping.close()
+	l.pong.close()
+	tableMu.Lock()
+	if table[l.name] == l {
+		delete(table, l.name)
+	}
+	tableMu.Unlock()
+}
+
+// Name returns driver.Intraprocess.
+func (Transport) Name() string { return driver.Intraprocess }
+
+// Listen creates an echoer named addr.
+func (Transport) Listen(_ context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
+	depth := opts.QueueDepth
+	if depth <= 0 {
+		depth = DefaultQueueDepth
+	}
+	max := opts.MaxMessageSizeOrDefault()
+	if addr == "" || strings.HasSuffix(addr, ":0") {
+		addr = fmt.Sprintf("%sintraprocess-%d", strings.TrimSuffix(addr, ":0"), nextID.Add(1))
+	}
+	l := &link{name: addr, reliable: opts.Reliable, ping: newRing(depth, max), pong: newRing(depth, max)}
+	tableMu.Lock()
+	defer tableMu.Unlock()
+	if _, taken := table[addr]; taken {
+		return nil, fmt.Errorf("intraprocess: address %q is in use", addr)
+	}
+	table[addr] = l
+	return &echoer{link: l, timer: stoppedTimer()}, nil
+}
+
+// Dial connects a pinger to the echoer named addr. Each echoer takes one
+// pinger.
+func (Transport) Dial(_ context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
+	tableMu.Lock()
+	l := table[addr]
+	tableMu.Unlock()
+	if l == nil {
+		return nil, fmt.Errorf("intraprocess: no echoer at %q", addr)
+	}
+	if !l.dialed.CompareAndSwap(false, true) {
+		return nil, fmt.Errorf("intraprocess: echoer %q already has a pinger", addr)
+	}
+	return &pinger{link: l, timer: stoppedTimer()}, nil
+}
+
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}
+
+type pinger struct {
+	*link
+	timer *time.Timer
+}
+
+func (p *pinger) Send(msg []byte) error {
+	return p.ping.push(msg, p.reliable)
+}
+
+func (p *pinger) Receive(buf []byte, deadline time.Time) (int, error) {
+	msg, err := p.pong.peek(deadline, p.timer)
+	if err != nil {
+		return 0, err
+	}
+	defer p.pong.release()
+	if len(msg) > len(buf) {
+		return 0, fmt.Errorf("intraprocess: message of %d bytes does not fit a %d-byte buffer", len(msg), len(buf))
+	}
+	return copy(buf, msg), nil
+}
+
+func (p *pinger) Close() error {
+	p.link.close()
+	return nil
+}
+
+func (p *pinger) Counters() driver.Counters { return p.counters() }
+
+type echoer struct {
+	*link
+	timer *time.Timer
+}
+
+func (e *echoer) Addr() string { return e.name }
+
+func (e *echoer) Serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, e.link.close)
+	defer stop()
+	for {
+		msg, err := e.ping.peek(time.Time{}, e.timer)
+		if err != nil {
+			if ctx.Err() != nil || e.ping.closed.Load() {
+				return nil
+			}
+			return err
+		}
+		err = e.pong.push(msg, e.reliable)
+		e.ping.release()
+		if err != nil {
+			if ctx.Err() != nil || e.pong.closed.Load() {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+func (e *echoer) Close() error {
+	e.link.close()
+	return nil
+}
+
+func (e *echoer) Counters() driver.Counters { return e.counters() }
