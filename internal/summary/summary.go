@@ -1,0 +1,194 @@
+package summary
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/stats"
+)
+
+// Columns are the header names of a summary file, in order.
+var Columns = []string{"Bytes", "Samples", "Max", "Min", "Mean", "Median", "Stdev",
+	"Mean jitter", "Max jitter", "90%", "99%", "99.99%"}
+
+// Row is the summary of one payload's latencies, in microseconds.
+type Row struct {
+	Bytes      int
+	Samples    int
+	Max        float64
+	Min        float64
+	Mean       float64
+	Median     float64
+	Stdev      float64
+	MeanJitter float64
+	MaxJitter  float64
+	P90        float64
+	P99        float64
+	P9999      float64
+}
+
+// FromStats builds the row of payload from its statistics.
+func FromStats(payload int, s stats.Summary) Row {
+	return Row{Bytes: payload, Samples: s.N, Max: s.Max, Min: s.Min, Mean: s.Mean,
+		Median: s.Median, Stdev: s.Stdev, MeanJitter: s.MeanJitter, MaxJitter: s.MaxJitter,
+		P90: s.P90, P99: s.P99, P9999: s.P9999}
+}
+
+// floats returns pointers to the float columns, in Columns order from Max.
+func (r *Row) floats() []*float64 {
+	return []*float64{&r.Max, &r.Min, &r.Mean, &r.Median, &r.Stdev, &r.MeanJitter,
+		&r.MaxJitter, &r.P90, &r.P99, &r.P9999}
+}
+
+// Get returns the value of the float column named as in the header
+// ("Median", "99%", "Max", ...), or false for an unknown or integer column.
+func (r Row) Get(column string) (float64, bool) {
+	for i, name := range Columns[2:] {
+		if name == column {
+			return *r.floats()[i], true
+		}
+	}
+	return 0, false
+}
+
+// Format3 formats x with exactly three decimals, as %.3f does.
+func Format3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+
+// Write writes the header and rows.
+func Write(w io.Writer, rows []Row) error {
+	var b []byte
+	b = append(b, strings.Join(Columns, ",")...)
+	b = append(b, '\n')
+	for i := range rows {
+		r := &rows[i]
+		b = strconv.AppendInt(b, int64(r.Bytes), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r.Samples), 10)
+		for _, f := range r.floats() {
+			b = append(b, ',')
+			b = strconv.AppendFloat(b, *f, 'f', 3, 64)
+		}
+		b = append(b, '\n')
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// WriteFile writes rows to path atomically.
+func WriteFile(path string, rows []Row) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, rows) })
+}
+
+// ReadFile reads the summary file at path.
+func ReadFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Read reads a summary file; file names it in errors. The header must be
+// exactly Columns; every row must have a positive Bytes and Samples and
+// finite, non-negative floats; a payload may appear only once. NaN is
+// accepted only in the jitter columns of a one-sample payload, where numpy
+// writes it.
+func Read(r io.Reader, file string) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(Columns, ","))
+	}
+	if err != nil {
+		return nil, csvError(file, err)
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	if strings.Join(header, ",") != strings.Join(Columns, ",") {
+		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q",
+			strings.Join(header, ","), strings.Join(Columns, ","))
+	}
+	var rows []Row
+	seen := map[int]int{}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(Columns) {
+			return nil, fileerr.New(file, line, "", "row has %d fields, expected %d (%s)",
+				len(rec), len(Columns), strings.Join(Columns, ","))
+		}
+		var row Row
+		if row.Bytes, err = positive(rec[0]); err != nil {
+			return nil, fileerr.New(file, line, Columns[0], "%q is not a positive integer", rec[0])
+		}
+		if row.Samples, err = positive(rec[1]); err != nil {
+			return nil, fileerr.New(file, line, Columns[1], "%q is not a positive integer", rec[1])
+		}
+		for i, dst := range row.floats() {
+			col := Columns[2+i]
+			v, err := strconv.ParseFloat(rec[2+i], 64)
+			switch {
+			case err != nil:
+				return nil, fileerr.New(file, line, col, "%q is not a number", rec[2+i])
+			case math.IsNaN(v) && row.Samples == 1 && (col == "Mean jitter" || col == "Max jitter"):
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return nil, fileerr.New(file, line, col, "%q is not a finite latency", rec[2+i])
+			case v < 0:
+				return nil, fileerr.New(file, line, col, "%q is negative; a latency is at least 0", rec[2+i])
+			}
+			*dst = v
+		}
+		if prev, dup := seen[row.Bytes]; dup {
+			return nil, fileerr.New(file, line, Columns[0], "payload %d appears again (first on line %d); "+
+				"expected one row per payload", row.Bytes, prev)
+		}
+		seen[row.Bytes] = line
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, fileerr.New(file, 1, "", "no rows after the header: expected one row per payload")
+	}
+	return rows, nil
+}
+
+func positive(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || strings.HasPrefix(s, "+") {
+		return 0, fmt.Errorf("not positive")
+	}
+	return n, nil
+}
+
+func csvError(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fileerr.New(file, pe.Line, "", "malformed CSV: %v", pe.Err)
+	}
+	return fileerr.New(file, 0, "", "cannot read: %v", err)
+}
