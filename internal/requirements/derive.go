@@ -1,0 +1,234 @@
+package requirements
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/stats"
+)
+
+// DefaultPercentile is the percentile over experiments that a requirement is
+// set at, as in the Fast-RTPS scripts.
+const DefaultPercentile = 99
+
+// ChecksPerRequirement is the number of checks one requirement row makes
+// (Median, 99%, Max).
+const ChecksPerRequirement = 3
+
+// Observation is what one experiment measured for one payload of one
+// sub-experiment: the Median, 99% and Max columns of its summary row.
+type Observation struct {
+	Experiment string
+	Type       string
+	Bytes      int
+	Median     float64
+	P99        float64
+	Max        float64
+}
+
+// Requirement is a derived requirement row and the evidence behind it.
+type Requirement struct {
+	Row
+	// N is the number of experiments that back the requirement.
+	N int
+	// Rank is the 1-based, possibly fractional, order statistic the
+	// requirement sits at: 1 + (N−1)·p/100. With numpy's linear method the
+	// requirement is x(⌊Rank⌋) + (Rank−⌊Rank⌋)·(x(⌊Rank⌋+1) − x(⌊Rank⌋)).
+	Rank float64
+	// FailChance is the chance that a new run of the unchanged system
+	// exceeds the requirement in one of its checks (see Derivation).
+	FailChance float64
+	// FailChanceMin and FailChanceMax bound FailChance for any continuous
+	// distribution: the chances of exceeding x(⌈Rank⌉) and x(⌊Rank⌋).
+	FailChanceMin, FailChanceMax float64
+}
+
+// Derivation is the result of Derive.
+//
+// # The chance that an unchanged system fails
+//
+// If the N experiments and the next run are independent draws from one
+// continuous distribution, the next run is equally likely to fall in any of
+// the N+1 gaps around the N sorted values, so it exceeds the k-th smallest
+// value x(k) with probability (N−k+1)/(N+1), whatever the distribution.
+//
+// The p-th percentile with numpy's linear method sits at the fractional rank
+// r = 1 + (N−1)·p/100, interpolated between x(⌊r⌋) and x(⌈r⌉). When r is
+// whole the chance is exactly (N−r+1)/(N+1). Otherwise it lies between the
+// chances for the two neighbours, FailChanceMin = (N−⌈r⌉+1)/(N+1) and
+// FailChanceMax = (N−⌊r⌋+1)/(N+1); FailChance reports the interpolated
+// (N−r+1)/(N+1), which is exact for a uniform distribution (the expected
+// chance given the sorted values at their expected quantiles) and an estimate
+// otherwise. For example, the 99th percentile of 5 runs has r = 4.96:
+// FailChance = 1.04/6 ≈ 0.173, about one run in six, between 1/6 and 2/6.
+//
+// CheckFailChance is the chance that a whole check of a run (every
+// requirement, ChecksPerRequirement checks each) fails somewhere:
+// 1 − Π(1 − FailChance)^3, assuming every check fails independently. Checks
+// of one run are in practice positively correlated (a slow run is slow in
+// every column), which makes the true chance lower than this estimate.
+type Derivation struct {
+	Percentile      float64
+	Requirements    []Requirement
+	Experiments     int // distinct experiments that contributed
+	CheckFailChance float64
+	// Warnings say when the data cannot support the percentile asked for.
+	Warnings []string
+}
+
+// Rows returns the requirement rows of d.
+func (d *Derivation) Rows() []Row {
+	rows := make([]Row, len(d.Requirements))
+	for i, r := range d.Requirements {
+		rows[i] = r.Row
+	}
+	return rows
+}
+
+// Derive sets, per sub-experiment and payload, each requirement column to the
+// percentile-th percentile (numpy's linear method) of that column over the
+// experiments that measured it. Rows are ordered by sub-experiment, then
+// payload ascending. percentile must be in (0, 100].
+func Derive(obs []Observation, percentile float64) (*Derivation, error) {
+	if !(percentile > 0 && percentile <= 100) {
+		return nil, fmt.Errorf("percentile %v is outside (0, 100]", percentile)
+	}
+	if len(obs) == 0 {
+		return nil, fmt.Errorf("no experiment results to derive requirements from")
+	}
+	type key struct {
+		typ   string
+		bytes int
+	}
+	groups := map[key][]Observation{}
+	experiments := map[string]bool{}
+	for _, o := range obs {
+		k := key{o.Type, o.Bytes}
+		for _, prev := range groups[k] {
+			if prev.Experiment == o.Experiment {
+				return nil, fmt.Errorf("experiment %s has two rows for %s, %d bytes", o.Experiment, o.Type, o.Bytes)
+			}
+		}
+		groups[k] = append(groups[k], o)
+		experiments[o.Experiment] = true
+	}
+	keys := make([]key, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].typ != keys[j].typ {
+			return keys[i].typ < keys[j].typ
+		}
+		return keys[i].bytes < keys[j].bytes
+	})
+
+	d := &Derivation{Percentile: percentile, Experiments: len(experiments)}
+	pass := 1.0
+	col := make([]float64, 0, len(experiments))
+	pct := func(g []Observation, get func(Observation) float64) float64 {
+		col = col[:0]
+		for _, o := range g {
+			col = append(col, get(o))
+		}
+		sort.Float64s(col)
+		return stats.Percentile(col, percentile)
+	}
+	for _, k := range keys {
+		g := groups[k]
+		n := len(g)
+		r := Requirement{
+			Row: Row{
+				Type:   k.typ,
+				Bytes:  k.bytes,
+				Median: pct(g, func(o Observation) float64 { return o.Median }),
+				P99:    pct(g, func(o Observation) float64 { return o.P99 }),
+				Max:    pct(g, func(o Observation) float64 { return o.Max }),
+			},
+			N: n,
+		}
+		r.Rank, r.FailChance, r.FailChanceMin, r.FailChanceMax = FailChance(n, percentile)
+		pass *= math.Pow(1-r.FailChance, ChecksPerRequirement)
+		d.Requirements = append(d.Requirements, r)
+	}
+	d.CheckFailChance = 1 - pass
+	d.Warnings = warnings(d)
+	return d, nil
+}
+
+// FailChance returns, for a requirement at the percentile-th percentile of n
+// experiments, its fractional rank among them and the chance that the next
+// run of an unchanged system exceeds it, with the bounds described at
+// Derivation.
+func FailChance(n int, percentile float64) (rank, chance, lo, hi float64) {
+	rank = 1 + float64(n-1)*percentile/100
+	chance = (float64(n) - rank + 1) / float64(n+1)
+	lo = (float64(n) - math.Ceil(rank) + 1) / float64(n+1)
+	hi = (float64(n) - math.Floor(rank) + 1) / float64(n+1)
+	return rank, chance, lo, hi
+}
+
+// MinExperiments is the number of experiments from which on the
+// percentile-th percentile has, in expectation, at least one experiment above
+// it: ⌈100/(100−p)⌉. Fewer, and the requirement is interpolated between the
+// largest values, so it says more about those few runs than about the
+// percentile. It is 1 for p = 100 (the maximum, asked for as such).
+func MinExperiments(percentile float64) int {
+	if percentile >= 100 {
+		return 1
+	}
+	return int(math.Ceil(100/(100-percentile) - 1e-9))
+}
+
+// warnings explains, grouped by the number of backing experiments, when
+// there are too few of them for the percentile.
+func warnings(d *Derivation) []string {
+	need := MinExperiments(d.Percentile)
+	byN := map[int][]string{}
+	var ns []int
+	for _, r := range d.Requirements {
+		if r.N >= need {
+			continue
+		}
+		if _, ok := byN[r.N]; !ok {
+			ns = append(ns, r.N)
+		}
+		byN[r.N] = append(byN[r.N], fmt.Sprintf("%s %d B", r.Type, r.Bytes))
+	}
+	sort.Ints(ns)
+	var ws []string
+	for _, n := range ns {
+		_, chance, _, _ := FailChance(n, d.Percentile)
+		what := byN[n]
+		list := strings.Join(what, ", ")
+		if len(what) > 4 {
+			list = strings.Join(what[:3], ", ") + fmt.Sprintf(" and %d more", len(what)-3)
+		}
+		ws = append(ws, fmt.Sprintf(
+			"%d requirement(s) rest on %d experiment(s) (%s): too few for the %s percentile, which needs at least %d; "+
+				"each of their checks fails an unchanged system with chance %.1f%% (1 run in %.1f), not %.2g%%",
+			len(what), n, list, ordinal(d.Percentile), need, chance*100, 1/chance, 100-d.Percentile))
+	}
+	return ws
+}
+
+// ordinal writes 99 as "99th", 1 as "1st", 99.9 as "99.9th".
+func ordinal(p float64) string {
+	s := fmt.Sprintf("%g", p)
+	if p != math.Trunc(p) {
+		return s + "th"
+	}
+	switch n := int(p); {
+	case n%100 >= 11 && n%100 <= 13:
+		return s + "th"
+	case n%10 == 1:
+		return s + "st"
+	case n%10 == 2:
+		return s + "nd"
+	case n%10 == 3:
+		return s + "rd"
+	}
+	return s + "th"
+}
