@@ -69,7 +69,15 @@ var baseFlags = []string{
 }
 
 // FileURL returns the file:// URL of the local file page, which must exist.
+// A "#fragment" after the file name is kept in the URL, so that a test can
+// open a page at an anchor.
 func FileURL(page string) (string, error) {
+	frag := ""
+	if _, err := os.Stat(page); err != nil {
+		if i := strings.LastIndexByte(page, '#'); i >= 0 {
+			page, frag = page[:i], page[i+1:]
+		}
+	}
 	abs, err := filepath.Abs(page)
 	if err != nil {
 		return "", err
@@ -77,10 +85,10 @@ func FileURL(page string) (string, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return "", err
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), Fragment: frag}).String(), nil
 }
 
-// DumpDOM loads the local HTML file page and returns its serialised DOM.
+// DumpDOM loads the local HTML file page (see FileURL) and returns its serialised DOM.
 func DumpDOM(ctx context.Context, page string) (string, error) {
 	u, err := FileURL(page)
 	if err != nil {
@@ -96,7 +104,7 @@ func DumpDOM(ctx context.Context, page string) (string, error) {
 	return string(out), nil
 }
 
-// Screenshot loads the local HTML file page in a window of w×h CSS pixels
+// Screenshot loads the local HTML file page (see FileURL) in a window of w×h CSS pixels
 // and saves what the window shows as a PNG file at png.
 func Screenshot(ctx context.Context, page, png string, w, h int) error {
 	if w <= 0 || h <= 0 {

@@ -151,3 +151,23 @@ func TestMissingPage(t *testing.T) {
 		t.Fatal("Screenshot with width 0 succeeded")
 	}
 }
+
+func TestFileURL(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "a b#c.html")
+	if err := os.WriteFile(page, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{page, "file://" + filepath.ToSlash(dir) + "/a%20b%23c.html"},
+		{page + "#sec-1", "file://" + filepath.ToSlash(dir) + "/a%20b%23c.html#sec-1"},
+	} {
+		got, err := FileURL(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("FileURL(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := FileURL(filepath.Join(dir, "missing.html#x")); err == nil {
+		t.Error("FileURL of a missing file succeeded")
+	}
+}

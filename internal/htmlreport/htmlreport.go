@@ -1,11 +1,10 @@
 package htmlreport
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
 )
 
 // Statuses of a Verdict, a Section or a Cell. The empty status is neutral.
@@ -106,40 +105,13 @@ func Render(w io.Writer, p Page) error {
 	return pageTemplate.Execute(w, v)
 }
 
-// WriteFile renders p into the file at path atomically: the page is written
-// to a temporary file in the same directory, which is renamed into place only
-// when complete. Parent directories are created.
+// WriteFile renders p into the file at path atomically (a temporary file
+// renamed into place when complete), creating parent directories. When p is
+// invalid, nothing is written.
 func WriteFile(path string, p Page) error {
-	var buf bytes.Buffer
-	if err := Render(&buf, p); err != nil {
+	v, err := buildView(p)
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error { return pageTemplate.Execute(w, v) })
 }

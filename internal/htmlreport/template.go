@@ -3,6 +3,7 @@ package htmlreport
 import (
 	_ "embed"
 	"html/template"
+	"strconv"
 	"strings"
 )
 
@@ -16,10 +17,15 @@ var (
 )
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"css":    func() template.CSS { return template.CSS(styleCSS) },
-	"js":     func() template.JS { return template.JS(scriptJS) },
-	"upper":  strings.ToUpper,
-	"inc":    func(i int) int { return i + 1 },
+	"css":   func() template.CSS { return template.CSS(styleCSS) },
+	"js":    func() template.JS { return template.JS(scriptJS) },
+	"upper": strings.ToUpper,
+	"count": func(n int, noun string) string {
+		if n == 1 {
+			return "1 " + noun
+		}
+		return strconv.Itoa(n) + " " + noun + "s"
+	},
 	"hlevel": func(depth int) int { return min(depth+2, 6) },
 	"cellClass": func(c Cell) string {
 		var cls []string
