@@ -1,0 +1,21 @@
+// Package drivertest is a conformance suite for driver.Transport
+// implementations, run by each transport's tests over real sockets:
+//
+//	func TestConformance(t *testing.T) {
+//		drivertest.Run(t, drivertest.Config{Transport: udp.Transport{}})
+//	}
+//
+// It checks that messages of 16 B to 16 KB (and odd sizes) come back
+// byte-exact, that Receive times out with driver.ErrTimeout, that Close
+// unblocks a Receive, that a dead echoer makes Receive return instead of
+// hanging, that one echoer serves several pingers, that Serve returns when
+// its context ends, and optionally that a round trip allocates nothing.
+//
+// It also holds what transport tests and benchmarks share: a UDP relay that
+// drops every n-th datagram (LossyRelay), an echoer in a child process
+// (StartEchoProcess, with ServeEchoProcess called from TestMain), and the
+// round-trip benchmark body (BenchmarkRoundTrip).
+//
+// Tests here never assert on elapsed time; a watchdog only turns a hang into
+// a failure with a message.
+package drivertest

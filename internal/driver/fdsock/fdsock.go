@@ -1,0 +1,347 @@
+package fdsock
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+// filer is what *net.TCPConn, *net.UDPConn and *net.TCPListener share.
+type filer interface {
+	File() (*os.File, error)
+	Close() error
+}
+
+// Conn is a socket in blocking mode. Reads are used by one goroutine at a
+// time, writes by one goroutine at a time; Close may be called from any
+// goroutine and unblocks both.
+type Conn struct {
+	f      *os.File
+	rc     syscall.RawConn
+	closed atomic.Bool
+
+	// Read-side state, reused by every call so that the callbacks handed
+	// to RawConn are bound once and nothing escapes per call.
+	rbuf    []byte
+	rflags  int
+	rn      int
+	rerr    syscall.Errno
+	rfrom   bool
+	rsa     syscall.RawSockaddrAny
+	rsalen  uint32
+	armed   time.Duration // SO_RCVTIMEO in force, 0 = none
+	tv      syscall.Timeval
+	recvFn  func(uintptr) bool
+	armFn   func(uintptr)
+	armErr  syscall.Errno
+	armWant time.Duration
+
+	// Write-side state.
+	wiov   [2]syscall.Iovec
+	wniov  int
+	wbuf   []byte
+	wflags int
+	wto    bool
+	wn     int
+	werr   syscall.Errno
+	sendFn func(uintptr) bool
+	vecFn  func(uintptr) bool
+
+	shutFn func(uintptr)
+}
+
+// New takes over c: it duplicates c's descriptor, closes c, and puts the
+// duplicate in blocking mode. c must not be used afterwards.
+func New(c filer) (*Conn, error) {
+	f, err := c.File()
+	cerr := c.Close()
+	if err != nil {
+		return nil, fmt.Errorf("duplicating the socket: %w", err)
+	}
+	if cerr != nil {
+		f.Close()
+		return nil, cerr
+	}
+	// Fd puts the descriptor (shared with the closed original) in blocking
+	// mode and tells the os package not to use the poller for it.
+	_ = f.Fd()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s := &Conn{f: f, rc: rc}
+	s.recvFn = s.recv
+	s.armFn = s.arm
+	s.sendFn = s.send
+	s.vecFn = s.writev
+	s.shutFn = shutdown
+	return s, nil
+}
+
+// File returns the underlying file, for socket options.
+func (s *Conn) File() *os.File { return s.f }
+
+// Recv reads one datagram or the next bytes of a stream into buf. flags
+// are recv(2) flags; with syscall.MSG_TRUNC a datagram's full length is
+// returned even when it did not fit. It returns an error wrapping
+// driver.ErrTimeout when deadline passes first (a zero deadline waits for
+// ever), and io.EOF-like (0, nil) for an orderly shutdown of a stream.
+func (s *Conn) Recv(buf []byte, flags int, deadline time.Time) (int, error) {
+	return s.recvAny(buf, flags, deadline, false)
+}
+
+// RecvFrom is Recv that also records the sender's address, for ReplyTo.
+func (s *Conn) RecvFrom(buf []byte, deadline time.Time) (int, error) {
+	return s.recvAny(buf, syscall.MSG_TRUNC, deadline, true)
+}
+
+func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (int, error) {
+	for {
+		if s.closed.Load() {
+			return 0, fmt.Errorf("recv: %w", driver.ErrClosed)
+		}
+		if err := s.armDeadline(deadline); err != nil {
+			return 0, err
+		}
+		s.rbuf, s.rflags, s.rfrom = buf, flags, from
+		if err := s.rc.Read(s.recvFn); err != nil {
+			return 0, s.opErr("recv", err)
+		}
+		s.rbuf = nil
+		switch s.rerr {
+		case 0:
+			if s.rn == 0 && s.closed.Load() {
+				// Shutdown woke the read.
+				return 0, fmt.Errorf("recv: %w", driver.ErrClosed)
+			}
+			return s.rn, nil
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			// SO_RCVTIMEO expired; it may be armed a little short of the
+			// deadline, so check the clock before giving up.
+			if !deadline.IsZero() && !time.Now().Before(deadline) {
+				return 0, Timeout
+			}
+			continue
+		default:
+			if s.closed.Load() {
+				return 0, fmt.Errorf("recv: %w", driver.ErrClosed)
+			}
+			return 0, os.NewSyscallError("recv", s.rerr)
+		}
+	}
+}
+
+func (s *Conn) recv(fd uintptr) bool {
+	var p unsafe.Pointer
+	if len(s.rbuf) > 0 {
+		p = unsafe.Pointer(&s.rbuf[0])
+	}
+	var sa, salen uintptr
+	if s.rfrom {
+		s.rsalen = uint32(unsafe.Sizeof(s.rsa))
+		sa, salen = uintptr(unsafe.Pointer(&s.rsa)), uintptr(unsafe.Pointer(&s.rsalen))
+	}
+	n, _, e := syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(p), uintptr(len(s.rbuf)), uintptr(s.rflags), sa, salen)
+	s.rn, s.rerr = int(n), e
+	return true
+}
+
+// armDeadline sets SO_RCVTIMEO to the time left before deadline unless the
+// armed value is already within 1/32 of it.
+func (s *Conn) armDeadline(deadline time.Time) error {
+	var want time.Duration
+	if !deadline.IsZero() {
+		want = time.Until(deadline)
+		if want <= 0 {
+			return Timeout
+		}
+		if want < time.Microsecond {
+			want = time.Microsecond // 0 would mean "no timeout"
+		}
+	}
+	d := want - s.armed
+	if d < 0 {
+		d = -d
+	}
+	if (want == 0) == (s.armed == 0) && d <= s.armed>>5 {
+		return nil
+	}
+	s.armWant = want
+	if err := s.rc.Control(s.armFn); err != nil {
+		return s.opErr("setsockopt", err)
+	}
+	if s.armErr != 0 {
+		return os.NewSyscallError("setsockopt SO_RCVTIMEO", s.armErr)
+	}
+	s.armed = want
+	return nil
+}
+
+func (s *Conn) arm(fd uintptr) {
+	s.tv = syscall.NsecToTimeval(int64(s.armWant))
+	if s.armWant > 0 && s.tv.Sec == 0 && s.tv.Usec == 0 {
+		s.tv.Usec = 1
+	}
+	_, _, e := syscall.Syscall6(syscall.SYS_SETSOCKOPT, fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO,
+		uintptr(unsafe.Pointer(&s.tv)), unsafe.Sizeof(s.tv), 0)
+	s.armErr = e
+}
+
+// Send writes b with one send(2) call and returns how much was written.
+// flags are send(2) flags (syscall.MSG_DONTWAIT makes it non-blocking).
+func (s *Conn) Send(b []byte, flags int) (int, error) {
+	s.wbuf, s.wflags = b, flags
+	return s.doWrite(s.sendFn, "send")
+}
+
+// ReplyTo sends b to the address of the last RecvFrom.
+func (s *Conn) ReplyTo(b []byte) (int, error) {
+	s.wbuf, s.wflags, s.wto = b, 0, true
+	n, err := s.doWrite(s.sendFn, "sendto")
+	s.wto = false
+	return n, err
+}
+
+// Writev writes a then b with one writev(2) call and returns how much was
+// written, which may be less than both on a stream.
+func (s *Conn) Writev(a, b []byte) (int, error) {
+	s.wniov = 0
+	for _, p := range [2][]byte{a, b} {
+		if len(p) > 0 {
+			s.wiov[s.wniov].Base = &p[0]
+			s.wiov[s.wniov].SetLen(len(p))
+			s.wniov++
+		}
+	}
+	n, err := s.doWrite(s.vecFn, "writev")
+	s.wiov = [2]syscall.Iovec{}
+	return n, err
+}
+
+func (s *Conn) doWrite(fn func(uintptr) bool, op string) (int, error) {
+	for {
+		if s.closed.Load() {
+			return 0, fmt.Errorf("%s: %w", op, driver.ErrClosed)
+		}
+		if err := s.rc.Write(fn); err != nil {
+			s.wbuf = nil
+			return 0, s.opErr(op, err)
+		}
+		switch s.werr {
+		case 0:
+			s.wbuf = nil
+			return s.wn, nil
+		case syscall.EINTR:
+			continue
+		default:
+			s.wbuf = nil
+			if s.closed.Load() {
+				return 0, fmt.Errorf("%s: %w", op, driver.ErrClosed)
+			}
+			return 0, os.NewSyscallError(op, s.werr)
+		}
+	}
+}
+
+func (s *Conn) send(fd uintptr) bool {
+	var p unsafe.Pointer
+	if len(s.wbuf) > 0 {
+		p = unsafe.Pointer(&s.wbuf[0])
+	}
+	var sa, salen uintptr
+	if s.wto {
+		sa, salen = uintptr(unsafe.Pointer(&s.rsa)), uintptr(s.rsalen)
+	}
+	n, _, e := syscall.Syscall6(syscall.SYS_SENDTO, fd, uintptr(p), uintptr(len(s.wbuf)),
+		uintptr(s.wflags|syscall.MSG_NOSIGNAL), sa, salen)
+	s.wn, s.werr = int(n), e
+	return true
+}
+
+func (s *Conn) writev(fd uintptr) bool {
+	n, _, e := syscall.Syscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&s.wiov[0])), uintptr(s.wniov))
+	s.wn, s.werr = int(n), e
+	return true
+}
+
+// Shutdown shuts both directions down, waking any blocked recv, without
+// releasing the descriptor.
+func (s *Conn) Shutdown() {
+	s.closed.Store(true)
+	_ = s.rc.Control(s.shutFn)
+}
+
+func shutdown(fd uintptr) {
+	_ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR)
+}
+
+// Close shuts the socket down and releases it. The descriptor is closed
+// once a concurrent system call on it has returned.
+func (s *Conn) Close() error {
+	s.Shutdown()
+	err := s.f.Close()
+	if errors.Is(err, os.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// opErr maps errors of the os package's descriptor bookkeeping.
+func (s *Conn) opErr(op string, err error) error {
+	if errors.Is(err, os.ErrClosed) || s.closed.Load() {
+		return fmt.Errorf("%s: %w", op, driver.ErrClosed)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// SetSockoptInt sets an integer socket option.
+func (s *Conn) SetSockoptInt(level, opt, value int) error {
+	var serr error
+	err := s.rc.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), level, opt, value)
+	})
+	if err != nil {
+		return err
+	}
+	return serr
+}
+
+// SetSendTimeout bounds how long a blocking send waits for buffer space
+// (SO_SNDTIMEO); 0 means for ever.
+func (s *Conn) SetSendTimeout(d time.Duration) error {
+	tv := syscall.NsecToTimeval(int64(d))
+	var serr error
+	err := s.rc.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptTimeval(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+	})
+	if err != nil {
+		return err
+	}
+	return serr
+}
+
+// Timeout is the error of a Recv whose deadline passed. It wraps
+// driver.ErrTimeout and os.ErrDeadlineExceeded and is a temporary
+// net.Error, so crypto/tls keeps the connection usable after it.
+var Timeout error = timeoutError{}
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "recv: " + driver.ErrTimeout.Error() }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+func (timeoutError) Is(target error) bool {
+	return target == driver.ErrTimeout || target == os.ErrDeadlineExceeded
+}
+
+var _ net.Error = timeoutError{}

@@ -1,0 +1,270 @@
+package udp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/fdsock"
+)
+
+// MaxDatagram is the largest UDPv4 payload: 65535 − 8 (UDP) − 20 (IPv4).
+const MaxDatagram = 65507
+
+// Defaults of a reliable pinger when Options leave them zero.
+const (
+	DefaultRetransmitTimeout = 10 * time.Millisecond
+	DefaultMaxRetries        = 10
+)
+
+func init() { driver.Register(Transport{}) }
+
+// Transport is the "udp" transport.
+type Transport struct{}
+
+var _ driver.Transport = Transport{}
+
+// Name returns driver.UDP.
+func (Transport) Name() string { return driver.UDP }
+
+// Listen binds a UDP socket at addr and returns its echoer.
+func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
+	if opts.Security != nil {
+		return nil, errors.New("udp: a secure link is the dtls transport")
+	}
+	return Listen(addr)
+}
+
+// Dial connects a pinger to the echoer at addr.
+func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
+	if opts.Security != nil {
+		return nil, errors.New("udp: a secure link is the dtls transport")
+	}
+	return Dial(ctx, addr, opts)
+}
+
+// Echoer sends every datagram it receives back to its sender.
+type Echoer struct {
+	sock     *fdsock.Conn
+	addr     string
+	buf      []byte
+	once     sync.Once
+	done     chan struct{}
+	serving  atomic.Bool
+	echoed   atomic.Uint64
+	errCount atomic.Uint64
+}
+
+var (
+	_ driver.Echoer        = (*Echoer)(nil)
+	_ driver.CounterReader = (*Echoer)(nil)
+)
+
+// Listen binds a UDP socket at addr ("host:port", port 0 picks one).
+func Listen(addr string) (*Echoer, error) {
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("udp: %w", err)
+	}
+	c, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return nil, fmt.Errorf("udp: %w", err)
+	}
+	local := c.LocalAddr().String()
+	s, err := fdsock.New(c)
+	if err != nil {
+		return nil, fmt.Errorf("udp: %w", err)
+	}
+	return &Echoer{sock: s, addr: local, buf: make([]byte, MaxDatagram+1), done: make(chan struct{})}, nil
+}
+
+// Addr returns the bound address.
+func (e *Echoer) Addr() string { return e.addr }
+
+// Serve echoes datagrams until ctx is done or Close is called.
+func (e *Echoer) Serve(ctx context.Context) error {
+	if !e.serving.CompareAndSwap(false, true) {
+		return errors.New("udp: Serve called twice")
+	}
+	stop := context.AfterFunc(ctx, e.sock.Shutdown)
+	defer stop()
+	defer close(e.done)
+	for {
+		n, err := e.sock.RecvFrom(e.buf, time.Time{})
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, driver.ErrClosed) {
+				return nil
+			}
+			// A pinger that went away leaves an ICMP error on the socket;
+			// it concerns that pinger only.
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				e.errCount.Add(1)
+				continue
+			}
+			return fmt.Errorf("udp echo: %w", err)
+		}
+		if n > len(e.buf) {
+			e.errCount.Add(1) // cannot happen below MaxDatagram
+			continue
+		}
+		if _, err := e.sock.ReplyTo(e.buf[:n]); err != nil {
+			if ctx.Err() != nil || errors.Is(err, driver.ErrClosed) {
+				return nil
+			}
+			e.errCount.Add(1)
+			continue
+		}
+		e.echoed.Add(1)
+	}
+}
+
+// Close stops Serve and releases the socket.
+func (e *Echoer) Close() error {
+	var err error
+	e.once.Do(func() {
+		e.sock.Shutdown()
+		if e.serving.Load() {
+			<-e.done
+		}
+		err = e.sock.Close()
+	})
+	return err
+}
+
+// Counters reports transient errors (sends that failed, ICMP errors).
+func (e *Echoer) Counters() driver.Counters {
+	return driver.Counters{Errors: e.errCount.Load()}
+}
+
+// Echoed is the number of datagrams echoed so far.
+func (e *Echoer) Echoed() uint64 { return e.echoed.Load() }
+
+// Pinger sends messages to an echoer and receives their echoes.
+type Pinger struct {
+	sock     *fdsock.Conn
+	addr     string
+	reliable bool
+	rto      time.Duration
+	retries  int
+
+	last      []byte    // copy of the last message, for resending
+	lastN     int       // its length; -1 when nothing is to be resent
+	lastTx    time.Time // when it was last (re)sent
+	resends   int       // resends of the last message so far
+	counters  driver.Counters
+	countLock sync.Mutex
+}
+
+var (
+	_ driver.Pinger        = (*Pinger)(nil)
+	_ driver.CounterReader = (*Pinger)(nil)
+)
+
+// Dial connects a pinger to the echoer at addr.
+func Dial(ctx context.Context, addr string, opts driver.Options) (*Pinger, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("udp: %w", err)
+	}
+	s, err := fdsock.New(c.(*net.UDPConn))
+	if err != nil {
+		return nil, fmt.Errorf("udp: %w", err)
+	}
+	p := &Pinger{sock: s, addr: addr, reliable: opts.Reliable, lastN: -1}
+	if p.reliable {
+		p.rto = opts.RetransmitTimeout
+		if p.rto <= 0 {
+			p.rto = DefaultRetransmitTimeout
+		}
+		p.retries = opts.MaxRetries
+		if p.retries <= 0 {
+			p.retries = DefaultMaxRetries
+		}
+		p.last = make([]byte, min(opts.MaxMessageSizeOrDefault(), MaxDatagram))
+	}
+	return p, nil
+}
+
+// Send sends msg as one datagram. A reliable pinger keeps a copy to resend.
+func (p *Pinger) Send(msg []byte) error {
+	if len(msg) > MaxDatagram {
+		return fmt.Errorf("udp: a %d-byte message does not fit in one datagram (max %d)", len(msg), MaxDatagram)
+	}
+	if p.reliable {
+		if len(msg) > len(p.last) {
+			p.last = make([]byte, len(msg))
+		}
+		p.lastN = copy(p.last, msg)
+		p.resends = 0
+		p.lastTx = time.Now()
+	}
+	return p.send(msg)
+}
+
+func (p *Pinger) send(msg []byte) error {
+	if _, err := p.sock.Send(msg, 0); err != nil {
+		return p.linkErr(err)
+	}
+	return nil
+}
+
+// Receive waits for the next datagram until deadline, resending the last
+// message on a reliable link as described in the package documentation.
+func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, error) {
+	for {
+		wait := deadline
+		resend := p.reliable && p.lastN >= 0 && p.resends < p.retries
+		if resend {
+			if rt := p.lastTx.Add(p.rto); deadline.IsZero() || rt.Before(deadline) {
+				wait = rt
+			} else {
+				resend = false
+			}
+		}
+		n, err := p.sock.Recv(buf, syscall.MSG_TRUNC, wait)
+		if err == nil {
+			if n > len(buf) {
+				return 0, fmt.Errorf("udp: a %d-byte datagram does not fit in a %d-byte buffer", n, len(buf))
+			}
+			return n, nil
+		}
+		if !errors.Is(err, driver.ErrTimeout) {
+			return 0, p.linkErr(err)
+		}
+		if !resend {
+			return 0, fmt.Errorf("udp: no echo from %s: %w", p.addr, err)
+		}
+		p.resends++
+		p.lastTx = time.Now()
+		p.countLock.Lock()
+		p.counters.Retransmitted++
+		p.countLock.Unlock()
+		if err := p.send(p.last[:p.lastN]); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (p *Pinger) linkErr(err error) error {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("udp: nothing listens at %s any more (connection refused): %w", p.addr, err)
+	}
+	return fmt.Errorf("udp: %w", err)
+}
+
+// Counters reports the resends of a reliable pinger.
+func (p *Pinger) Counters() driver.Counters {
+	p.countLock.Lock()
+	defer p.countLock.Unlock()
+	return p.counters
+}
+
+// Close releases the socket and unblocks a concurrent Receive.
+func (p *Pinger) Close() error { return p.sock.Close() }
