@@ -1,0 +1,209 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/report"
+)
+
+// App returns the compare command. Flags are kebab-case, with the Fast-RTPS
+// script's names (and its one-letter flags) as aliases.
+func App() *cli.App {
+	return &cli.App{
+		Name:      "compare",
+		Usage:     "gate an experiment against a reference experiment",
+		UsageText: "compare --reference DIR --results DIR --plots-directory DIR [--fail-threshold 0.1] [options]",
+		Description: `Compares every sub-experiment (measurements_<type>_summary.csv) of the results
+directory with the same sub-experiment of the reference directory. For each it
+writes <type>_comparison.csv and the comparison plots <type>_min_median and
+<type>_max_99% into the plots directory, and prints PASSED or FAILED with what
+regressed and by how much.
+
+A latency value regresses when it exceeds reference × (1 + threshold). A
+value exactly at that limit passes.
+
+Exit status: 0 no regression, 1 a regression was found or a reference
+sub-experiment is missing from the results, 2 usage or input error (a result
+sub-experiment without a reference, different payloads on the two sides,
+unreadable summaries, a bad flag).`,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`", Required: true},
+			&cli.StringFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate", Required: true},
+			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
+			&cli.Float64Flag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: DefaultThreshold, Usage: "relative margin allowed over the reference (0.1 = 10 %)"},
+			&cli.StringFlag{Name: "columns", Value: metricNames(gate.DefaultCompareMetrics), Usage: "comma-separated `COLUMNS` to gate, among " + metricNames(gate.CompareMetrics)},
+			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 (repeatable)"},
+			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "pass when a reference sub-experiment is missing from the results"},
+			&cli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE`"},
+			&cli.StringFlag{Name: "markdown", Usage: "write a Markdown report to `FILE`"},
+			&cli.StringFlag{Name: "json", Usage: "write the verdict as JSON to `FILE`"},
+			&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report to `FILE`"},
+			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot `FORMAT`: png or svg"},
+			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print each comparison CSV"},
+		},
+		Action: run,
+	}
+}
+
+func run(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return cliapp.Usagef("unexpected argument %q (see 'compare --help')", c.Args().First())
+	}
+	for _, name := range []string{"reference", "results", "plots-directory"} {
+		if c.String(name) == "" {
+			return cliapp.Usagef("--%s is empty: expected a directory", name)
+		}
+	}
+	cfg, format, err := config(c)
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	ref, err := Load(c.String("reference"))
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("reference: %w", err))
+	}
+	target, err := Load(c.String("results"))
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("results: %w", err))
+	}
+	res, err := Compare(ref, target, cfg)
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+
+	dir := c.String("plots-directory")
+	for i := range res.Subs {
+		if cliapp.Interrupted(c.Context) {
+			return cliapp.Exit(cliapp.ExitInterrupted, errors.New("interrupted"))
+		}
+		s := &res.Subs[i]
+		if _, err := res.WriteCSVFile(dir, s); err != nil {
+			return cliapp.Exit(cliapp.ExitUsage, err)
+		}
+		if c.Bool("print-summaries") {
+			fmt.Fprintf(c.App.Writer, "%s:\n", CSVFileName(s.Type))
+			if err := res.WriteCSV(c.App.Writer, s); err != nil {
+				return err
+			}
+		}
+		for _, f := range res.Figures(s) {
+			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
+				return cliapp.Exit(cliapp.ExitUsage, err)
+			}
+		}
+	}
+
+	v := res.Verdict()
+	if err := writeReports(c, res, v); err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	fmt.Fprintf(c.App.Writer, "Comparing %s against the reference %s (allowed over reference: %s)\n",
+		res.Target.Dir, res.Reference.Dir, res.thresholdText())
+	if err := report.Text(c.App.Writer, v); err != nil {
+		return err
+	}
+	if code := v.ExitCode(); code != gate.ExitPassed {
+		return cliapp.Exit(code, fmt.Errorf("%s", failureSummary(res, v)))
+	}
+	return nil
+}
+
+// config reads the gating flags.
+func config(c *cli.Context) (Config, plots.Format, error) {
+	cfg := Config{Threshold: c.Float64("fail-threshold"), AllowMissing: c.Bool("allow-missing")}
+	ms, err := ParseColumns(c.String("columns"))
+	if err != nil {
+		return cfg, "", fmt.Errorf("--columns: %w", err)
+	}
+	cfg.Metrics = ms
+	for _, s := range c.StringSlice("threshold") {
+		col, t, err := ParseThreshold(s)
+		if err != nil {
+			return cfg, "", fmt.Errorf("--threshold: %w", err)
+		}
+		if cfg.Thresholds == nil {
+			cfg.Thresholds = map[string]float64{}
+		}
+		if _, dup := cfg.Thresholds[col]; dup {
+			return cfg, "", fmt.Errorf("--threshold: column %q given twice", col)
+		}
+		cfg.Thresholds[col] = t
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, "", err
+	}
+	format, err := plots.ParseFormat(c.String("format"))
+	if err != nil {
+		return cfg, "", fmt.Errorf("--format: %w", err)
+	}
+	return cfg, format, nil
+}
+
+// writeReports writes the report files asked for.
+func writeReports(c *cli.Context, res *Result, v *gate.Verdict) error {
+	renderers := []struct {
+		flag   string
+		render func(io.Writer, *gate.Verdict) error
+	}{
+		{"junit", report.JUnit},
+		{"markdown", report.Markdown},
+		{"json", report.JSON},
+	}
+	for _, r := range renderers {
+		path := c.String(r.flag)
+		if path == "" {
+			continue
+		}
+		if err := atomicfile.Write(path, func(w io.Writer) error { return r.render(w, v) }); err != nil {
+			return fmt.Errorf("--%s: %w", r.flag, err)
+		}
+	}
+	if path := c.String("html"); path != "" {
+		page, err := res.Page(v)
+		if err != nil {
+			return fmt.Errorf("--html: %w", err)
+		}
+		if err := htmlreport.WriteFile(path, page); err != nil {
+			return fmt.Errorf("--html: %w", err)
+		}
+	}
+	return nil
+}
+
+// failureSummary says why the gate failed, for the error line.
+func failureSummary(res *Result, v *gate.Verdict) string {
+	var regressed, missing int
+	for i := range res.Subs {
+		s := &res.Subs[i]
+		switch {
+		case s.Missing() && !res.Config.AllowMissing:
+			missing++
+		case !s.Missing() && len(s.Failed()) > 0:
+			regressed++
+		}
+	}
+	msg := fmt.Sprintf("%d of %d sub-experiments regressed (%s over threshold)", regressed, len(res.Subs), plural(v.Failed, "check"))
+	if missing > 0 {
+		msg += fmt.Sprintf("; %d missing from the results (use --allow-missing to pass without them)", missing)
+	}
+	return msg
+}
+
+// plural returns "1 check", "2 checks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,302 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// experiments is where the test experiments live: v192 is the reference
+// (the Fast-RTPS v1.9.2 interprocess reliable summary plus a small
+// intraprocess one); the others are targets.
+const experiments = "testdata/experiments"
+
+func expDir(name string) string { return filepath.Join(experiments, name) }
+
+// runCompare runs the compare App in-process with args (without the program
+// name), and returns the exit code and outputs with dir replaced by $OUT.
+func runCompare(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cliapp.Run(context.Background(), App(), append([]string{"compare"}, args...), &out, &errb)
+	clean := func(s string) string { return strings.ReplaceAll(s, dir, "$OUT") }
+	return code, clean(out.String()), clean(errb.String())
+}
+
+// golden compares got with the golden file testdata/golden/<test name>/<name>,
+// or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", filepath.FromSlash(t.Name()), name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n%s", path, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff lists the lines that differ, want first.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl + "\n")
+		}
+	}
+	return b.String()
+}
+
+
+// transcript is the golden form of a run: exit code, stdout and stderr.
+func transcript(code int, stdout, stderr string) []byte {
+	return []byte("exit " + strconv.Itoa(code) + "\n-- stdout --\n" + stdout + "-- stderr --\n" + stderr)
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"identical", []string{"--results", expDir("v192-rerun")}, cliapp.ExitOK},
+		{"regressed", []string{"--results", expDir("v193-regressed")}, cliapp.ExitGateFailed},
+		{"regressed_threshold_0.2", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "0.2", "--threshold", "Max=0.1"}, cliapp.ExitGateFailed},
+		{"regressed_loose", []string{"--results", expDir("v193-regressed"), "--fail_threshold", "0.25"}, cliapp.ExitOK},
+		{"regressed_per_column", []string{"--results", expDir("v193-regressed"), "--threshold", "median=0.25", "--threshold", "Max=0.2"}, cliapp.ExitOK},
+		{"regressed_mean_gated", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "0.3", "--columns", "Mean,Median"}, cliapp.ExitOK},
+		{"regressed_mean_gated_tight", []string{"--results", expDir("v193-regressed"), "--columns", "Mean"}, cliapp.ExitGateFailed},
+		{"missing_from_results", []string{"--results", expDir("v193-missing")}, cliapp.ExitGateFailed},
+		{"missing_allowed", []string{"--results", expDir("v193-missing"), "--allow-missing"}, cliapp.ExitOK},
+		{"no_reference", []string{"--results", expDir("v193-extra")}, cliapp.ExitUsage},
+		{"payloads_differ", []string{"--results", expDir("v193-payloads")}, cliapp.ExitUsage},
+		{"negative_threshold", []string{"--results", expDir("v192-rerun"), "--fail-threshold", "-0.1"}, cliapp.ExitUsage},
+		{"negative_column_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "99%=-0.2"}, cliapp.ExitUsage},
+		{"malformed_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "99%:0.2"}, cliapp.ExitUsage},
+		{"unknown_column", []string{"--results", expDir("v192-rerun"), "--columns", "Min,p99"}, cliapp.ExitUsage},
+		{"ungated_column_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "Mean=0.2"}, cliapp.ExitUsage},
+		{"missing_results_dir", []string{"--results", expDir("no-such-experiment")}, cliapp.ExitUsage},
+		{"empty_results_dir", []string{"--results", "$EMPTY"}, cliapp.ExitUsage},
+		{"bad_format", []string{"--results", expDir("v192-rerun"), "--format", "gif"}, cliapp.ExitUsage},
+		{"stray_argument", []string{"--results", expDir("v192-rerun"), "extra"}, cliapp.ExitUsage},
+		{"missing_flag", []string{"--results", expDir("v192-rerun"), "--reference", ""}, cliapp.ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"--reference", expDir("v192"), "--plots-directory", dir}, tt.args...)
+			for i, a := range args {
+				if a == "$EMPTY" {
+					args[i] = filepath.Join(dir, "empty")
+					if err := os.Mkdir(args[i], 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			code, stdout, stderr := runCompare(t, dir, args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			if code == cliapp.ExitUsage && stderr == "" {
+				t.Error("exit 2 without a message on stderr")
+			}
+			golden(t, "transcript.txt", transcript(code, stdout, stderr))
+		})
+	}
+}
+
+func TestFastRTPSFlagNames(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v193-regressed"),
+		"--plots_directory", dir, "--fail_threshold", "0.1")
+	if code != cliapp.ExitGateFailed {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = runCompare(t, dir, "-R", expDir("v192"), "-r", expDir("v192-rerun"), "-p", dir, "-t", "0.1")
+	if code != cliapp.ExitOK {
+		t.Fatalf("one-letter flags: exit %d, want 0\n%s", code, stderr)
+	}
+}
+
+// TestOutputs checks every file a failing comparison writes.
+func TestOutputs(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCompare(t, dir,
+		"--reference", expDir("v192"), "--results", expDir("v193-regressed"), "--plots-directory", dir,
+		"--junit", filepath.Join(dir, "reports", "compare.xml"),
+		"--markdown", filepath.Join(dir, "reports", "compare.md"),
+		"--json", filepath.Join(dir, "reports", "compare.json"),
+		"--html", filepath.Join(dir, "reports", "compare.html"),
+		"--format", "svg")
+	if code != cliapp.ExitGateFailed {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	for _, name := range []string{
+		"interprocess_reliable_comparison.csv",
+		"intraprocess_best_effort_comparison.csv",
+		"reports/compare.xml",
+		"reports/compare.md",
+		"reports/compare.json",
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, filepath.Base(name), bytes.ReplaceAll(b, []byte(dir), []byte("$OUT")))
+	}
+	for _, typ := range []string{"interprocess_reliable", "intraprocess_best_effort"} {
+		for _, fig := range []string{"_min_median.svg", "_max_99%.svg"} {
+			b, err := os.ReadFile(filepath.Join(dir, typ+fig))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("Reference")) {
+				t.Errorf("%s%s is not a comparison plot", typ, fig)
+			}
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "reports", "compare.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"interprocess_reliable", "intraprocess_best_effort", "<svg", "163.889", "8.983"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	// The JSON verdict says the same as the exit code.
+	var v struct {
+		FormatVersion int         `json:"format_version"`
+		Status        gate.Status `json:"status"`
+		Failed        int         `json:"failed"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "reports", "compare.json"))
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Status != gate.Failed || v.Failed != 2 || v.FormatVersion == 0 {
+		t.Errorf("JSON verdict %+v, want failed with 2 failed checks", v)
+	}
+	// No temporary file is left behind.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("leftover temporary file %s", e.Name())
+		}
+	}
+}
+
+// TestPNGPlots checks the default plot format and the Fast-RTPS file names.
+func TestPNGPlots(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
+		"--plots-directory", dir, "--columns", "Min,Median,99%,Max,Mean,90%,99.99%")
+	if code != cliapp.ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{
+		"interprocess_reliable_min_median.png",
+		"interprocess_reliable_max_99%.png",
+		"interprocess_reliable_mean_90%.png",
+		"interprocess_reliable_99.99%.png",
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("%s is not a PNG", name)
+		}
+	}
+}
+
+func TestHostWarning(t *testing.T) {
+	root := t.TempDir()
+	host := meta.Host{OS: "linux", Arch: "amd64", Kernel: "6.1", CPUModel: "CPU A", LogicalCores: 8, GOMAXPROCS: 8, GoVersion: "go1.26"}
+	setup := func(name string, h meta.Host) string {
+		d := filepath.Join(root, name)
+		copyDir(t, expDir("v192"), d)
+		m := &meta.Meta{Schema: meta.SchemaVersion, Experiment: name, Host: h}
+		m.Start = m.Start.AddDate(2026, 0, 0)
+		m.End = m.Start
+		if err := meta.Write(filepath.Join(d, MetaFileName), m); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	ref := setup("ref", host)
+	same := host
+	same.Hostname = "another-runner" // hostnames do not matter
+	sameDir := setup("same", same)
+	other := host
+	other.CPUModel = "CPU B"
+	otherDir := setup("other", other)
+
+	for _, tt := range []struct {
+		dir  string
+		warn bool
+	}{{sameDir, false}, {otherDir, true}, {expDir("v192-rerun"), false}} {
+		plots := t.TempDir()
+		code, stdout, stderr := runCompare(t, plots, "--reference", ref, "--results", tt.dir, "--plots-directory", plots)
+		if code != cliapp.ExitOK {
+			t.Fatalf("%s: exit %d\n%s", tt.dir, code, stderr)
+		}
+		got := strings.Contains(stdout, "different hosts")
+		if got != tt.warn {
+			t.Errorf("%s: host warning %v, want %v:\n%s", tt.dir, got, tt.warn, stdout)
+		}
+		if tt.warn && (!strings.Contains(stdout, "CPU A") || !strings.Contains(stdout, "CPU B")) {
+			t.Errorf("warning does not show both fingerprints:\n%s", stdout)
+		}
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

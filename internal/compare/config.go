@@ -1,0 +1,148 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// DefaultThreshold is the relative margin allowed over the reference when no
+// other is given: 0.1 = 10 %, as in the Fast-RTPS script.
+const DefaultThreshold = 0.1
+
+// Config says what Compare gates and how strictly.
+type Config struct {
+	// Metrics are the summary columns gated, among gate.CompareMetrics.
+	// Empty means gate.DefaultCompareMetrics.
+	Metrics []gate.Metric
+	// Threshold is the relative margin allowed in each metric's bad
+	// direction (0.1 = 10 %), unless Thresholds names the metric.
+	Threshold float64
+	// Thresholds overrides Threshold per metric name ("99%": 0.2).
+	Thresholds map[string]float64
+	// AllowMissing turns a reference sub-experiment absent from the results
+	// from a failure into a note.
+	AllowMissing bool
+}
+
+// DefaultConfig returns the configuration of the compare tool with no flags.
+func DefaultConfig() Config {
+	return Config{Metrics: gate.DefaultCompareMetrics, Threshold: DefaultThreshold}
+}
+
+// metrics returns the gated metrics, defaulted.
+func (c Config) metrics() []gate.Metric {
+	if len(c.Metrics) == 0 {
+		return gate.DefaultCompareMetrics
+	}
+	return c.Metrics
+}
+
+// ThresholdOf returns the threshold applied to metric m.
+func (c Config) ThresholdOf(m gate.Metric) float64 {
+	if t, ok := c.Thresholds[m.Name]; ok {
+		return t
+	}
+	return c.Threshold
+}
+
+// Validate reports a configuration that cannot gate: a threshold below 0 or
+// not a number, a metric compare cannot gate, a metric listed twice, or a
+// per-metric threshold for a metric that is not gated.
+func (c Config) Validate() error {
+	if err := checkThreshold(c.Threshold); err != nil {
+		return fmt.Errorf("fail threshold: %w", err)
+	}
+	gated := map[string]bool{}
+	for _, m := range c.metrics() {
+		if _, ok := compareMetric(m.Name); !ok {
+			return fmt.Errorf("column %q cannot be compared: expected one of %s", m.Name, metricNames(gate.CompareMetrics))
+		}
+		if gated[m.Name] {
+			return fmt.Errorf("column %q is listed twice", m.Name)
+		}
+		gated[m.Name] = true
+	}
+	for name, t := range c.Thresholds {
+		if !gated[name] {
+			return fmt.Errorf("threshold for column %q, which is not gated: add it to --columns (gated: %s)", name, metricNames(c.metrics()))
+		}
+		if err := checkThreshold(t); err != nil {
+			return fmt.Errorf("threshold for column %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func checkThreshold(t float64) error {
+	if math.IsNaN(t) || math.IsInf(t, 0) {
+		return fmt.Errorf("%v is not a finite number", t)
+	}
+	if t < 0 {
+		return fmt.Errorf("%v is below 0: a threshold is the relative margin allowed over the reference, e.g. 0.1 for 10 %%", t)
+	}
+	return nil
+}
+
+// compareMetric returns the metric of gate.CompareMetrics named name,
+// ignoring case ("median", "MAX", "99%").
+func compareMetric(name string) (gate.Metric, bool) {
+	for _, m := range gate.CompareMetrics {
+		if strings.EqualFold(m.Name, strings.TrimSpace(name)) {
+			return m, true
+		}
+	}
+	return gate.Metric{}, false
+}
+
+func metricNames(ms []gate.Metric) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseColumns parses a comma-separated list of column names (any case), as
+// given to --columns, into metrics in the order given.
+func ParseColumns(s string) ([]gate.Metric, error) {
+	var ms []gate.Metric
+	for _, name := range strings.Split(s, ",") {
+		if strings.TrimSpace(name) == "" {
+			continue
+		}
+		m, ok := compareMetric(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of %s", strings.TrimSpace(name), metricNames(gate.CompareMetrics))
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of %s", s, metricNames(gate.CompareMetrics))
+	}
+	return ms, nil
+}
+
+// ParseThreshold parses a per-column threshold "COLUMN=VALUE", as given to
+// --threshold, e.g. "99%=0.2". It returns the column's canonical name.
+func ParseThreshold(s string) (column string, threshold float64, err error) {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok {
+		return "", 0, fmt.Errorf("threshold %q: expected COLUMN=VALUE, e.g. 99%%=0.2", s)
+	}
+	m, ok := compareMetric(name)
+	if !ok {
+		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), metricNames(gate.CompareMetrics))
+	}
+	t, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+	if err != nil {
+		return "", 0, fmt.Errorf("threshold %q: %q is not a number: expected COLUMN=VALUE, e.g. 99%%=0.2", s, strings.TrimSpace(value))
+	}
+	if err := checkThreshold(t); err != nil {
+		return "", 0, fmt.Errorf("threshold %q: %w", s, err)
+	}
+	return m.Name, t, nil
+}

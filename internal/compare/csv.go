@@ -1,0 +1,79 @@
+package compare
+
+import (
+	"encoding/csv"
+	"io"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// LabelColumn is the extra last column of the comparison CSV.
+const LabelColumn = "Label"
+
+// CSVFileName is the name of a sub-experiment's comparison CSV in the plots
+// directory, as the Fast-RTPS script names it.
+func CSVFileName(typ string) string { return typ + "_comparison.csv" }
+
+// ReferenceLabel and TargetLabel label the rows of the comparison CSV and the
+// series of the plots.
+func ReferenceLabel(e *Experiment) string { return "Reference: " + e.Name }
+
+// TargetLabel labels the target's rows and series.
+func TargetLabel(e *Experiment) string { return "Result: " + e.Name }
+
+// WriteCSV writes the comparison CSV of s (SPEC §4): the summary header plus
+// Label, the reference rows then the target rows, floats with 3 decimals as
+// in a summary file. A sub-experiment missing from the results has only its
+// reference rows.
+func (r *Result) WriteCSV(w io.Writer, s *SubResult) error {
+	cw := csv.NewWriter(w)
+	header := append(append([]string(nil), summary.Columns...), LabelColumn)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	write := func(rows []summary.Row, label string) error {
+		for _, row := range rows {
+			if err := cw.Write(append(rowFields(row), label)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := write(s.Reference.Rows, ReferenceLabel(r.Reference)); err != nil {
+		return err
+	}
+	if s.Target != nil {
+		if err := write(s.Target.Rows, TargetLabel(r.Target)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// rowFields formats row in the order of summary.Columns.
+func rowFields(row summary.Row) []string {
+	fields := make([]string, len(summary.Columns))
+	for i, col := range summary.Columns {
+		switch col {
+		case "Bytes":
+			fields[i] = strconv.Itoa(row.Bytes)
+		case "Samples":
+			fields[i] = strconv.Itoa(row.Samples)
+		default:
+			v, _ := row.Get(col)
+			fields[i] = summary.Format3(v)
+		}
+	}
+	return fields
+}
+
+// WriteCSVFile writes the comparison CSV of s atomically into dir and returns
+// its path.
+func (r *Result) WriteCSVFile(dir string, s *SubResult) (string, error) {
+	path := filepath.Join(dir, CSVFileName(s.Type))
+	return path, atomicfile.Write(path, func(w io.Writer) error { return r.WriteCSV(w, s) })
+}

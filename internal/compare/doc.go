@@ -1,0 +1,29 @@
+// Package compare is the regression gate between two experiments: a target
+// (the results under test) and a reference (a known-good run). It is the
+// engine of the compare tool, which replaces the Fast-RTPS script
+// latency_compare_experiments.py and keeps its flags, file names and CSV
+// layout (SPEC §4).
+//
+// The flow is accumulate, then render. Load reads the summary files of an
+// experiment directory; Compare pairs the sub-experiments of the two sides,
+// checks that they cover the same payloads, and gates every selected column
+// of every payload:
+//
+//	lower-is-better metric:  fails when target > reference × (1 + threshold)
+//	higher-is-better metric: fails when target < reference × (1 − threshold)
+//
+// A value exactly at the limit passes. The direction of each metric comes
+// from package gate, shared with check. The Fast-RTPS script applies its
+// threshold outside the comparison (a misplaced parenthesis), so that every
+// increase fails whatever the threshold; this package does not.
+//
+// The Result is then rendered: the comparison CSV of each sub-experiment
+// (WriteCSV), its comparison plots (Plots), the PASSED/FAILED text (WriteText),
+// a gate.Verdict for the JUnit, Markdown and JSON reports (Verdict), and an
+// HTML page (Page). App wires all of this into the compare command.
+//
+// A result sub-experiment without a reference, payload sets that differ
+// between the two sides, or unreadable summaries are input errors (exit 2):
+// there is nothing to gate on. A reference sub-experiment absent from the
+// results fails the gate unless AllowMissing is set.
+package compare

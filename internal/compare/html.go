@@ -1,0 +1,158 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/plots"
+)
+
+// Page returns the HTML report of r: the verdict with its failures, then one
+// section per sub-experiment with its checks and its comparison plots
+// (inline SVG).
+func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
+	p := htmlreport.Page{
+		Title:    "Comparison " + r.Target.Name + " against " + r.Reference.Name,
+		Subtitle: "mqgate compare",
+		Meta: []htmlreport.KV{
+			{Key: "Reference", Value: r.Reference.Dir},
+			{Key: "Results", Value: r.Target.Dir},
+			{Key: "Gated columns", Value: r.thresholdText()},
+		},
+		Notes: v.Warnings,
+	}
+	if h := r.Reference.Host; h != nil {
+		p.Meta = append(p.Meta, htmlreport.KV{Key: "Reference host", Value: h.Fingerprint()})
+	}
+	if h := r.Target.Host; h != nil {
+		p.Meta = append(p.Meta, htmlreport.KV{Key: "Results host", Value: h.Fingerprint()})
+	}
+
+	failures := checkTable("", v, nil)
+	for _, c := range v.Checks {
+		if v.Counts(c) {
+			failures.Rows = append(failures.Rows, checkRow(v, c, true))
+		}
+	}
+	failures.Header = append([]string{"Sub-experiment"}, failures.Header...)
+	p.Verdict = &htmlreport.Verdict{
+		Status:   htmlStatus(v.Status),
+		Summary:  verdictSummary(v),
+		Failures: failures,
+	}
+
+	for i := range r.Subs {
+		s := &r.Subs[i]
+		sec := htmlreport.Section{ID: s.Type, Title: s.Type, Status: htmlStatus(v.SubStatus(s.Type))}
+		if s.Missing() {
+			sec.Notes = append(sec.Notes, "Missing from the results: only the reference is shown.")
+		}
+		sec.Tables = append(sec.Tables, checkTable("Checks", v, s.Checks))
+		for _, f := range r.Figures(s) {
+			svg, err := plots.SVG(f.Plot)
+			if err != nil {
+				return htmlreport.Page{}, fmt.Errorf("plot %s: %w", f.Name, err)
+			}
+			sec.Plots = append(sec.Plots, htmlreport.Plot{Title: f.Name, SVG: svg})
+		}
+		p.Sections = append(p.Sections, sec)
+	}
+	return p, nil
+}
+
+// thresholdText lists the gated columns with their thresholds, e.g.
+// "Min +10%, Median +10%, 99% +20%, Max +10%".
+func (r *Result) thresholdText() string {
+	var parts []string
+	for _, m := range r.Config.metrics() {
+		t := r.Config.ThresholdOf(m)
+		if m.Better == gate.HigherIsBetter {
+			t = -t
+		}
+		parts = append(parts, fmt.Sprintf("%s %+g%%", m.Name, t*100))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkTable returns a table of checks; when rows is nil only the header is
+// filled in.
+func checkTable(caption string, v *gate.Verdict, cs []gate.Check) htmlreport.Table {
+	t := htmlreport.Table{
+		Caption: caption,
+		Header:  []string{"Bytes", "Column", "Reference", "Result", "Limit", "Change", "Status"},
+	}
+	for _, c := range cs {
+		t.Rows = append(t.Rows, checkRow(v, c, false))
+	}
+	return t
+}
+
+func checkRow(v *gate.Verdict, c gate.Check, withSub bool) []htmlreport.Cell {
+	status := string(c.Status)
+	if c.Status == gate.Missing && v.AllowMissing {
+		status = "missing (allowed)"
+	}
+	cell := htmlreport.Cell{Text: status, Status: htmlStatus(c.Status)}
+	if c.Status == gate.Missing && !v.AllowMissing {
+		cell.Status = htmlreport.StatusFailed
+	}
+	row := []htmlreport.Cell{
+		htmlreport.Num(strconv.Itoa(c.Payload)),
+		htmlreport.Text(c.Metric.Name),
+		htmlreport.Num(num3(c.Reference)),
+		htmlreport.Num(num3(c.Value)),
+		htmlreport.Num(num3(c.Limit)),
+		htmlreport.Num(percentText(c.Percent)),
+		cell,
+	}
+	if withSub {
+		row = append([]htmlreport.Cell{htmlreport.Text(c.SubExperiment)}, row...)
+	}
+	return row
+}
+
+// htmlStatus maps a gate status to the page's; missing is neutral here and
+// made failed by the caller when it counts.
+func htmlStatus(s gate.Status) string {
+	switch s {
+	case gate.Passed:
+		return htmlreport.StatusPassed
+	case gate.Failed:
+		return htmlreport.StatusFailed
+	case gate.Inconclusive:
+		return htmlreport.StatusInconclusive
+	}
+	return ""
+}
+
+func verdictSummary(v *gate.Verdict) string {
+	s := fmt.Sprintf("%d of %d checks passed", v.Passed, len(v.Checks))
+	if v.Failed > 0 {
+		s += fmt.Sprintf(", %d regressed", v.Failed)
+	}
+	if v.Missing > 0 {
+		s += fmt.Sprintf(", %d missing from the results", v.Missing)
+		if v.AllowMissing {
+			s += " (allowed)"
+		}
+	}
+	return s
+}
+
+func num3(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+func percentText(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f%%", x)
+}
