@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// Defaults of a run (issue 5).
+const (
+	DefaultSamples      = 10000
+	DefaultWarmup       = 1000
+	DefaultTimeout      = time.Second
+	DefaultMaxLostInRow = 10
+	HeaderSize          = 16 // sequence u64 + send time u64
+)
+
+// Fill values: what follows the 16-byte header of a message.
+const (
+	FillZero   = "zero"
+	FillRandom = "random"
+)
+
+// DefaultPayloads returns 16, 32, …, 16384 bytes.
+func DefaultPayloads() []int {
+	var p []int
+	for n := 16; n <= 16384; n *= 2 {
+		p = append(p, n)
+	}
+	return p
+}
+
+// Config says what to measure for every sub-experiment.
+type Config struct {
+	Payloads []int
+	Samples  int // kept per payload (minus the lost)
+	Warmup   int // discarded per payload
+	// Timeout is how long the pinger waits for an echo before counting
+	// the message lost.
+	Timeout time.Duration
+	// MaxLostInRow consecutive losses stop the sub-experiment: the far end
+	// is taken for dead. Zero means DefaultMaxLostInRow.
+	MaxLostInRow int
+	Fill         string // FillZero or FillRandom
+	Seed         uint64 // seeds FillRandom
+	Latency      string // meta.LatencyHalfRTT or meta.LatencyRTT
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if c.Payloads == nil {
+		c.Payloads = DefaultPayloads()
+	}
+	if c.Samples == 0 {
+		c.Samples = DefaultSamples
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxLostInRow == 0 {
+		c.MaxLostInRow = DefaultMaxLostInRow
+	}
+	if c.Fill == "" {
+		c.Fill = FillZero
+	}
+	if c.Latency == "" {
+		c.Latency = meta.LatencyHalfRTT
+	}
+	return c
+}
+
+// Validate reports the first setting that cannot be measured.
+func (c Config) Validate() error {
+	if len(c.Payloads) == 0 {
+		return fmt.Errorf("no payload sizes")
+	}
+	for _, p := range c.Payloads {
+		if p < HeaderSize {
+			return fmt.Errorf("payload %d B is smaller than the %d-byte message header", p, HeaderSize)
+		}
+	}
+	switch {
+	case c.Samples < 1:
+		return fmt.Errorf("samples %d: expected at least 1", c.Samples)
+	case c.Warmup < 0:
+		return fmt.Errorf("warm-up %d: expected 0 or more", c.Warmup)
+	case c.Timeout <= 0:
+		return fmt.Errorf("timeout %v: expected a positive duration", c.Timeout)
+	case c.MaxLostInRow < 1:
+		return fmt.Errorf("max lost in a row %d: expected at least 1", c.MaxLostInRow)
+	case c.Fill != FillZero && c.Fill != FillRandom:
+		return fmt.Errorf("fill %q: expected %q or %q", c.Fill, FillZero, FillRandom)
+	case c.Latency != meta.LatencyHalfRTT && c.Latency != meta.LatencyRTT:
+		return fmt.Errorf("latency %q: expected %q or %q (one-way needs a throughput mode)", c.Latency, meta.LatencyHalfRTT, meta.LatencyRTT)
+	}
+	return nil
+}
+
+// MaxPayload is the largest payload of c.
+func (c Config) MaxPayload() int {
+	m := 0
+	for _, p := range c.Payloads {
+		m = max(m, p)
+	}
+	return m
+}
+
+// ParsePayloads parses a comma-separated list of byte counts such as
+// "16,64,1024", also accepting ranges "16..16384" (powers of two).
+func ParsePayloads(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if lo, hi, ok := strings.Cut(f, ".."); ok {
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if err1 != nil || err2 != nil || a < 1 || b < a {
+				return nil, fmt.Errorf("payload range %q: expected LOW..HIGH byte counts, e.g. 16..16384", f)
+			}
+			for n := a; n <= b; n *= 2 {
+				out = append(out, n)
+			}
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("payload %q: expected a positive byte count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// ErrInterrupted is wrapped by the error of a run whose context was
+// cancelled (SIGINT/SIGTERM). What was measured has been written.
+var ErrInterrupted = errors.New("interrupted")
+
+// Where an echoer runs, as recorded in meta.json.
+const (
+	EchoInProcess  = "in-process"
+	EchoSubprocess = "subprocess"
+	EchoRemote     = "remote"
+)
+
+// Link is an open pinger and what goes with it.
+type Link struct {
+	Pinger driver.Pinger
+	// Failed, when non-nil, delivers an error if the far end dies (an echo
+	// process exits); the engine then stops the sub-experiment at once
+	// instead of waiting for timeouts.
+	Failed <-chan error
+	// Close, when non-nil, releases what Open started (an echoer, an echo
+	// process). It is called after Pinger.Close.
+	Close func() error
+}
+
+// Sub is one sub-experiment to measure.
+type Sub struct {
+	Type      string // SPEC §1 name, e.g. "interprocess_reliable_tcp"
+	Transport string // driver registry name, for meta.json
+	Reliable  bool
+	Echo      string // EchoInProcess, EchoSubprocess or EchoRemote
+	// Open starts the echoer if needed and connects a pinger. ctx is
+	// cancelled when the run is interrupted.
+	Open func(ctx context.Context) (*Link, error)
+}
+
+// StopError says why and where a sub-experiment stopped early.
+type StopError struct {
+	Type    string
+	Payload int
+	// Attempt is the 1-based round trip of the payload during which the
+	// run stopped; Total is Warmup + Samples.
+	Attempt, Total int
+	Err            error
+}
+
+func (e *StopError) Error() string {
+	if e.Payload == 0 {
+		return fmt.Sprintf("%s: %v", e.Type, e.Err)
+	}
+	return fmt.Sprintf("%s: payload %d B, round trip %d of %d: %v", e.Type, e.Payload, e.Attempt, e.Total, e.Err)
+}
+
+func (e *StopError) Unwrap() error { return e.Err }
+
+// Runner measures sub-experiments and writes their results.
+type Runner struct {
+	Config Config
+	// Dir is the experiment directory the files are written to.
+	Dir string
+	// Meta is the record to complete; the caller fills Tool, Experiment,
+	// System, Host and Config.
+	Meta *meta.Meta
+	// Progress receives progress reports; nil means quiet. Terminal makes
+	// them a live status line instead of one line per sub-experiment.
+	Progress io.Writer
+	Terminal bool
+}
+
+// Run measures subs in order. It returns nil when every payload of every
+// sub-experiment was measured, an error wrapping ErrInterrupted when ctx was
+// cancelled, a *StopError when a link failed, or an output error. In every
+// case the raw files of the sub-experiments measured so far and meta.json
+// are written.
+func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
+	cfg := r.Config.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	m := r.Meta
+	if m.Start.IsZero() {
+		m.Start = time.Now().UTC()
+	}
+	m.Latency = cfg.Latency
+	m.Mode = "round-trip closed-loop"
+	m.Clock = "monotonic (Go runtime, ns)"
+	m.Completed, m.Interrupted, m.Error = false, false, ""
+	m.SubExperiments = m.SubExperiments[:0]
+	metaPath := filepath.Join(r.Dir, meta.FileName)
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return err
+	}
+	// meta.json exists, marked incomplete, from the first round trip on.
+	m.End = m.Start
+	if err := meta.Write(metaPath, m); err != nil {
+		return err
+	}
+	defer func() {
+		m.End = time.Now().UTC()
+		m.Completed = err == nil
+		m.Interrupted = errors.Is(err, ErrInterrupted)
+		if err != nil {
+			m.Error = err.Error()
+		}
+		if werr := meta.Write(metaPath, m); werr != nil && err == nil {
+			err = werr
+		}
+	}()
+	for _, s := range subs {
+		res, runErr := r.runSub(ctx, cfg, s)
+		rec := res.meta
+		if runErr != nil {
+			rec.Error = runErr.Error()
+		}
+		m.SubExperiments = append(m.SubExperiments, rec)
+		if len(res.payloads) > 0 {
+			if err := writeRaw(filepath.Join(r.Dir, experiment.RawFileName(s.Type)), cfg.Latency, res.payloads); err != nil {
+				return err
+			}
+		}
+		r.report(cfg, s, res, runErr)
+		if runErr != nil {
+			return runErr
+		}
+		if err := meta.Write(metaPath, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type subResult struct {
+	meta     meta.SubExperiment
+	payloads []PayloadResult
+	elapsed  time.Duration
+}
+
+// runSub measures one sub-experiment.
+func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, err error) {
+	res.meta = meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: s.Echo,
+		Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+	defer func() {
+		res.meta.End = time.Now().UTC()
+		res.elapsed = res.meta.End.Sub(res.meta.Start)
+		for _, p := range res.payloads {
+			res.meta.Payloads = append(res.meta.Payloads, p.Counts)
+		}
+		res.meta.Completed = err == nil
+	}()
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("%s: %w before it started", s.Type, ErrInterrupted)
+	}
+	link, err := s.Open(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, fmt.Errorf("%s: %w while connecting", s.Type, ErrInterrupted)
+		}
+		return res, &StopError{Type: s.Type, Err: fmt.Errorf("cannot connect: %w", err)}
+	}
+	var closeOnce sync.Once
+	closeLink := func() {
+		closeOnce.Do(func() {
+			link.Pinger.Close()
+			if link.Close != nil {
+				link.Close()
+			}
+		})
+	}
+	defer closeLink()
+
+	// Every sample slot is allocated before the first message.
+	res.payloads = make([]PayloadResult, 0, len(cfg.Payloads))
+	slots := make([][]int64, len(cfg.Payloads))
+	for i := range slots {
+		slots[i] = make([]int64, 0, cfg.Samples)
+	}
+
+	// A watcher turns cancellation and echoer death into a stop flag and
+	// closes the pinger, which unblocks a Receive in progress.
+	var stop atomic.Bool
+	var why atomic.Pointer[error]
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		var cause error
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			cause = ErrInterrupted
+		case e := <-link.Failed:
+			cause = fmt.Errorf("the echoer died: %w", e)
+		}
+		why.Store(&cause)
+		stop.Store(true)
+		closeLink()
+	}()
+
+	loop := newPingLoop(cfg, link.Pinger, &stop)
+	if r.Progress != nil && r.Terminal {
+		loop.tick = func(payload, done, total int, rtt []int64) { r.tick(s.Type, payload, done, total, rtt, cfg) }
+	}
+	for i, payload := range cfg.Payloads {
+		res.payloads = append(res.payloads, PayloadResult{RTT: slots[i]})
+		pr := &res.payloads[len(res.payloads)-1]
+		if loop.tick != nil {
+			loop.tick(payload, 0, cfg.Warmup+cfg.Samples, nil)
+		}
+		attempt, err := loop.measure(payload, pr)
+		if err == nil {
+			continue
+		}
+		// Let the watcher explain a broken link: an echo process that died
+		// usually shows first as a reset connection or a refused datagram.
+		if !stop.Load() && link.Failed != nil {
+			select {
+			case e := <-link.Failed:
+				err = fmt.Errorf("%w (the echoer died: %v)", err, e)
+			case <-time.After(min(cfg.Timeout, 500*time.Millisecond)):
+			}
+		}
+		if p := why.Load(); p != nil && stop.Load() {
+			err = *p
+		}
+		if errors.Is(err, ErrInterrupted) {
+			return res, fmt.Errorf("%s: %w at payload %d B, round trip %d of %d", s.Type, ErrInterrupted, payload, attempt+1, cfg.Warmup+cfg.Samples)
+		}
+		return res, &StopError{Type: s.Type, Payload: payload, Attempt: attempt + 1, Total: cfg.Warmup + cfg.Samples, Err: err}
+	}
+	return res, nil
+}
+
+// writeRaw writes the kept samples of one sub-experiment (SPEC §2).
+func writeRaw(path, latency string, payloads []PayloadResult) error {
+	div := 2000.0 // ns round trip → µs half round trip
+	if latency == meta.LatencyRTT {
+		div = 1000
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		mw := measurements.NewWriter(w)
+		for _, p := range payloads {
+			for i, ns := range p.RTT {
+				if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: p.Counts.Bytes, Latency: float64(ns) / div}); err != nil {
+					return err
+				}
+			}
+		}
+		return mw.Flush()
+	})
+}
