@@ -1,0 +1,64 @@
+package check
+
+import (
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/gocarina/gocsv"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// ReportColumns is the header of a check report (SPEC §4).
+var ReportColumns = []string{"Check", "Bytes", "Requirement", "Experiment", "Difference", "Percentage over requirement", "Status"}
+
+// ReportFileName is the check report of sub-experiment typ.
+func ReportFileName(typ string) string { return "checks_" + typ + ".csv" }
+
+// f3 prints 3 decimals, as the Fast-RTPS script does, and nothing for a
+// value that does not exist (a missing requirement or measurement).
+type f3 float64
+
+func (f f3) MarshalCSV() (string, error) {
+	x := float64(f)
+	if math.IsNaN(x) {
+		return "", nil
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64), nil
+}
+
+type reportRow struct {
+	Check       string `csv:"Check"`
+	Bytes       int    `csv:"Bytes"`
+	Requirement f3     `csv:"Requirement"`
+	Experiment  f3     `csv:"Experiment"`
+	Difference  f3     `csv:"Difference"`
+	Percentage  f3     `csv:"Percentage over requirement"`
+	Status      string `csv:"Status"`
+}
+
+// WriteReport writes checks, in order, as a check report. A missing check's
+// absent values are empty and its Status is "missing"; the other rows are as
+// the Fast-RTPS script writes them, Status "passed" or "failed".
+func WriteReport(w io.Writer, checks []gate.Check) error {
+	rows := make([]reportRow, len(checks))
+	for i, c := range checks {
+		rows[i] = reportRow{c.Metric.Name, c.Payload, f3(c.Reference), f3(c.Value), f3(c.Difference), f3(c.Percent), string(c.Status)}
+	}
+	cw := gocsv.DefaultCSVWriter(w)
+	if len(rows) == 0 {
+		if err := cw.Write(ReportColumns); err != nil {
+			return err
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	return gocsv.MarshalCSV(rows, cw)
+}
+
+// WriteReportFile writes a check report to path atomically.
+func WriteReportFile(path string, checks []gate.Check) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteReport(w, checks) })
+}

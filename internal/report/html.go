@@ -1,0 +1,77 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/htmlreport"
+)
+
+// HTMLVerdict returns the verdict banner of an HTML report: the status, one
+// sentence of counts, and the checks that fail the gate.
+func HTMLVerdict(v *gate.Verdict) *htmlreport.Verdict {
+	var failures []gate.Check
+	for _, c := range ordered(v) {
+		if rank(v, c) < 3 {
+			failures = append(failures, c)
+		}
+	}
+	return &htmlreport.Verdict{
+		Status: HTMLStatus(v.Status),
+		Summary: fmt.Sprintf("%s %s: %d of %d checks passed, %d failed, %d missing, %d inconclusive",
+			v.Tool, statusWord(v.Status), v.Passed, len(v.Checks), v.Failed, v.Missing, v.Inconclusive),
+		Failures: HTMLTable(v, failures, true),
+	}
+}
+
+// HTMLTable returns checks as a table, one row per check; withSub adds a
+// sub-experiment column.
+func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Table {
+	t := htmlreport.Table{Header: []string{"Status", "Bytes", "Metric", "Value", "Reference", "Limit", "Over limit", "vs reference", "Message"}}
+	if withSub {
+		t.Header = append([]string{"Sub-experiment"}, t.Header...)
+	}
+	for _, c := range checks {
+		var row []htmlreport.Cell
+		if withSub {
+			row = append(row, htmlreport.Text(c.SubExperiment))
+		}
+		status := htmlreport.Cell{Text: checkStatus(v, c)}
+		switch {
+		case v.Counts(c):
+			status.Status = htmlreport.StatusFailed
+		case c.Status == gate.Passed:
+			status.Status = htmlreport.StatusPassed
+		default:
+			status.Status = htmlreport.StatusInconclusive
+		}
+		pct := signed3(c.Percent)
+		if pct != "n/a" {
+			pct += "%"
+		}
+		u := c.Metric.Unit
+		row = append(row, status,
+			htmlreport.Num(fmt.Sprint(c.Payload)),
+			htmlreport.Text(c.Metric.Name),
+			htmlreport.Num(withUnit(f3(c.Value), u)),
+			htmlreport.Num(withUnit(f3(c.Reference), u)),
+			htmlreport.Num(withUnit(f3(c.Limit), u)),
+			htmlreport.Num(withUnit(signed3(c.Margin), u)),
+			htmlreport.Num(pct),
+			htmlreport.Text(c.Message),
+		)
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// HTMLStatus maps a gate status to an htmlreport status.
+func HTMLStatus(s gate.Status) string {
+	switch s {
+	case gate.Passed:
+		return htmlreport.StatusPassed
+	case gate.Inconclusive:
+		return htmlreport.StatusInconclusive
+	}
+	return htmlreport.StatusFailed
+}
