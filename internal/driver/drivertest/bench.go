@@ -41,5 +41,6 @@ func BenchmarkRoundTrip(b *testing.B, c Config, size int) {
 	if n := len(rtts); n > 0 {
 		b.ReportMetric(float64(rtts[n/2]), "p50-ns")
 		b.ReportMetric(float64(rtts[(n*99)/100]), "p99-ns")
+		b.ReportMetric(float64(rtts[n-1]), "max-ns")
 	}
 }

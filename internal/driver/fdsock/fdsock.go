@@ -45,6 +45,7 @@ type Conn struct {
 
 	// Write-side state.
 	wiov   [2]syscall.Iovec
+	wmsg   syscall.Msghdr
 	wniov  int
 	wbuf   []byte
 	wflags int
@@ -212,10 +213,12 @@ func (s *Conn) ReplyTo(b []byte) (int, error) {
 	return n, err
 }
 
-// Writev writes a then b with one writev(2) call and returns how much was
-// written, which may be less than both on a stream.
-func (s *Conn) Writev(a, b []byte) (int, error) {
+// Writev writes a then b with one sendmsg(2) call and returns how much was
+// written, which may be less than both on a stream. flags are send(2)
+// flags.
+func (s *Conn) Writev(a, b []byte, flags int) (int, error) {
 	s.wniov = 0
+	s.wflags = flags
 	for _, p := range [2][]byte{a, b} {
 		if len(p) > 0 {
 			s.wiov[s.wniov].Base = &p[0]
@@ -243,6 +246,10 @@ func (s *Conn) doWrite(fn func(uintptr) bool, op string) (int, error) {
 			return s.wn, nil
 		case syscall.EINTR:
 			continue
+		case syscall.EAGAIN:
+			// MSG_DONTWAIT found no room, or SO_SNDTIMEO expired.
+			s.wbuf = nil
+			return 0, ErrWouldBlock
 		default:
 			s.wbuf = nil
 			if s.closed.Load() {
@@ -269,7 +276,9 @@ func (s *Conn) send(fd uintptr) bool {
 }
 
 func (s *Conn) writev(fd uintptr) bool {
-	n, _, e := syscall.Syscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&s.wiov[0])), uintptr(s.wniov))
+	s.wmsg = syscall.Msghdr{Iov: &s.wiov[0]}
+	s.wmsg.Iovlen = uint64(s.wniov)
+	n, _, e := syscall.Syscall(syscall.SYS_SENDMSG, fd, uintptr(unsafe.Pointer(&s.wmsg)), uintptr(s.wflags|syscall.MSG_NOSIGNAL))
 	s.wn, s.werr = int(n), e
 	return true
 }
@@ -329,6 +338,11 @@ func (s *Conn) SetSendTimeout(d time.Duration) error {
 	}
 	return serr
 }
+
+// ErrWouldBlock is returned by a send that found no room in the socket's
+// send buffer: at once with syscall.MSG_DONTWAIT, else after the send
+// timeout.
+var ErrWouldBlock = errors.New("send buffer full")
 
 // Timeout is the error of a Recv whose deadline passed. It wraps
 // driver.ErrTimeout and os.ErrDeadlineExceeded and is a temporary

@@ -1,0 +1,254 @@
+package tcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/fdsock"
+)
+
+// SendTimeout bounds how long a blocking Send waits for room in the send
+// buffer, so that a stalled echoer cannot hang a run.
+const SendTimeout = 10 * time.Second
+
+// EchoBuffer is the read (and write) size of an echoer.
+const EchoBuffer = 64 << 10
+
+func init() { driver.Register(Transport{}) }
+
+// Transport is the "tcp" transport.
+type Transport struct{}
+
+var _ driver.Transport = Transport{}
+
+// Name returns driver.TCP.
+func (Transport) Name() string { return driver.TCP }
+
+// Listen starts an echoer at addr.
+func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
+	if opts.Security != nil {
+		return nil, errors.New("tcp: a secure link is the tls transport")
+	}
+	return Listen(ctx, addr, func(c net.Conn) (Stream, error) { return NewStream(c) })
+}
+
+// Dial connects a pinger to the echoer at addr.
+func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
+	if opts.Security != nil {
+		return nil, errors.New("tcp: a secure link is the tls transport")
+	}
+	c, err := DialConn(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewStream(c)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: %w", err)
+	}
+	return NewPinger(s, "tcp", addr, !opts.Reliable), nil
+}
+
+// DialConn dials addr with TCP_NODELAY set.
+func DialConn(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: %w", err)
+	}
+	if err := c.(*net.TCPConn).SetNoDelay(true); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("tcp: %w", err)
+	}
+	return c, nil
+}
+
+// SockStream is a TCP connection driven by blocking system calls.
+type SockStream struct {
+	*fdsock.NetConn
+}
+
+var (
+	_ Stream    = (*SockStream)(nil)
+	_ TrySender = (*SockStream)(nil)
+)
+
+// NewStream takes over the TCP connection c (see fdsock.New) and sets the
+// send timeout.
+func NewStream(c net.Conn) (*SockStream, error) {
+	nc, err := fdsock.NewNetConn(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := nc.SetSendTimeout(SendTimeout); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return &SockStream{nc}, nil
+}
+
+// Recv implements Stream.
+func (s *SockStream) Recv(p []byte, deadline time.Time) (int, error) {
+	n, err := s.Conn.Recv(p, 0, deadline)
+	if err == nil && n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+// SendAll implements Stream.
+func (s *SockStream) SendAll(a, b []byte) error {
+	_, err := s.sendFrom(a, b, 0, 0)
+	return err
+}
+
+// TrySendAll implements TrySender.
+func (s *SockStream) TrySendAll(a, b []byte) (bool, error) {
+	n, err := s.sendFrom(a, b, 0, syscall.MSG_DONTWAIT)
+	if errors.Is(err, fdsock.ErrWouldBlock) && n == 0 {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// sendFrom writes a then b from offset done; the first call uses flags,
+// the rest block, so a message is never left half-written.
+func (s *SockStream) sendFrom(a, b []byte, done, flags int) (int, error) {
+	for total := len(a) + len(b); done < total; flags = 0 {
+		var n int
+		var err error
+		if done < len(a) {
+			n, err = s.Writev(a[done:], b, flags)
+		} else {
+			n, err = s.Writev(b[done-len(a):], nil, flags)
+		}
+		done += n
+		if err != nil {
+			if errors.Is(err, fdsock.ErrWouldBlock) && flags == 0 {
+				return done, fmt.Errorf("send blocked for %v: %w", SendTimeout, err)
+			}
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// Echoer accepts connections and echoes each one's bytes back.
+type Echoer struct {
+	l    net.Listener
+	wrap func(net.Conn) (Stream, error)
+
+	mu      sync.Mutex
+	streams map[Stream]struct{}
+	closed  bool
+	wg      sync.WaitGroup
+	once    sync.Once
+	errs    driver.Counters
+}
+
+var (
+	_ driver.Echoer        = (*Echoer)(nil)
+	_ driver.CounterReader = (*Echoer)(nil)
+)
+
+// Listen listens on addr; each accepted connection (TCP_NODELAY set) is
+// turned into a Stream by wrap (the TLS transport handshakes there) and
+// echoed by Serve.
+func Listen(ctx context.Context, addr string, wrap func(net.Conn) (Stream, error)) (*Echoer, error) {
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: %w", err)
+	}
+	return &Echoer{l: l, wrap: wrap, streams: map[Stream]struct{}{}}, nil
+}
+
+// Addr returns the listening address.
+func (e *Echoer) Addr() string { return e.l.Addr().String() }
+
+// Serve accepts and echoes connections until ctx is done or Close is
+// called. A failing connection ends only itself and is counted in
+// Counters().Errors.
+func (e *Echoer) Serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { e.Close() })
+	defer stop()
+	for {
+		c, err := e.l.Accept()
+		if err != nil {
+			e.mu.Lock()
+			closed := e.closed
+			e.mu.Unlock()
+			if closed || ctx.Err() != nil {
+				e.wg.Wait()
+				return nil
+			}
+			return fmt.Errorf("tcp echo: %w", err)
+		}
+		e.wg.Add(1)
+		go e.serveConn(ctx, c)
+	}
+}
+
+func (e *Echoer) serveConn(ctx context.Context, c net.Conn) {
+	defer e.wg.Done()
+	if err := c.(*net.TCPConn).SetNoDelay(true); err != nil {
+		c.Close()
+		e.countErr()
+		return
+	}
+	s, err := e.wrap(c)
+	if err != nil {
+		c.Close()
+		e.countErr()
+		return
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		s.Close()
+		return
+	}
+	e.streams[s] = struct{}{}
+	e.mu.Unlock()
+	if err := Echo(ctx, s, make([]byte, EchoBuffer)); err != nil {
+		e.countErr()
+	}
+	e.mu.Lock()
+	delete(e.streams, s)
+	e.mu.Unlock()
+	s.Close()
+}
+
+func (e *Echoer) countErr() {
+	e.mu.Lock()
+	e.errs.Errors++
+	e.mu.Unlock()
+}
+
+// Counters reports connections that failed.
+func (e *Echoer) Counters() driver.Counters {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.errs
+}
+
+// Close stops accepting and closes every connection.
+func (e *Echoer) Close() error {
+	var err error
+	e.once.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		for s := range e.streams {
+			s.Close()
+		}
+		e.mu.Unlock()
+		err = e.l.Close()
+	})
+	return err
+}
