@@ -190,8 +190,8 @@ func TestSlug(t *testing.T) {
 }
 
 func TestInlineSVG(t *testing.T) {
-	const body = `<svg width="10pt" height="5pt" viewBox="0 0 10 5" xmlns="http://www.w3.org/2000/svg"><rect width="1" height="2"/></svg>`
-	const want = `<svg viewBox="0 0 10 5" xmlns="http://www.w3.org/2000/svg" class="plot" role="img" aria-label="L&lt;1&gt;"><rect width="1" height="2"/></svg>`
+	const body = `<svg width="10pt" height="5pt" viewBox="0 0 10 5" xmlns="http://www.w3.org/2000/svg"><rect width="1" height="2"/><use href="#a"/><text>on=x a &lt; b</text></svg>`
+	const want = `<svg viewBox="0 0 10 5" xmlns="http://www.w3.org/2000/svg" class="plot" role="img" aria-label="L&lt;1&gt;"><rect width="1" height="2"/><use href="#a"/><text>on=x a &lt; b</text></svg>`
 	for _, tc := range []struct {
 		name, in, err string
 	}{
@@ -208,6 +208,11 @@ func TestInlineSVG(t *testing.T) {
 		{"handler", `<svg viewBox="0 0 1 1" onload="alert(1)"></svg>`, "not allowed"},
 		{"foreignObject", `<svg viewBox="0 0 1 1"><foreignObject></foreignObject></svg>`, "not allowed"},
 		{"external image", `<svg viewBox="0 0 1 1"><image href="https://example.com/x.png"/></svg>`, "not allowed"},
+		{"external xlink", `<svg viewBox="0 0 1 1"><use xlink:href='/x.svg#a'/></svg>`, "not allowed"},
+		{"javascript link", `<svg viewBox="0 0 1 1"><a href=javascript:alert(1)>x</a></svg>`, "not allowed"},
+		{"upper-case script", `<svg viewBox="0 0 1 1"><SCRIPT>alert(1)</SCRIPT></svg>`, "not allowed"},
+		{"handler after newline", "<svg viewBox=\"0 0 1 1\">\n<rect\nonclick='x'/></svg>", "not allowed"},
+		{"unterminated value", `<svg viewBox="0 0 1 1"><rect fill="red></rect></svg>`, "unterminated"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := inlineSVG([]byte(tc.in), "L<1>")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"regexp"
+	"strings"
 )
 
 var (
@@ -14,8 +15,6 @@ var (
 	// sizeAttrRE matches the width and height attributes of the root
 	// element, which would fix the plot's size in the page.
 	sizeAttrRE = regexp.MustCompile(`\s(width|height)="[^"]*"`)
-	// unsafeSVGRE matches SVG content that could run code or load something.
-	unsafeSVGRE = regexp.MustCompile(`(?i)<script|<foreignObject|\son[a-z]+\s*=|javascript:|<iframe|(?:xlink:)?href\s*=\s*"(?:https?:|//)`)
 )
 
 // inlineSVG returns the SVG document doc as an element to inline in HTML:
@@ -37,8 +36,8 @@ func inlineSVG(doc []byte, label string) (template.HTML, error) {
 	if end < 0 {
 		return "", errors.New("plot SVG: the <svg> start tag is not closed")
 	}
-	if loc := unsafeSVGRE.FindIndex(b); loc != nil {
-		return "", fmt.Errorf("plot SVG: unexpected %q (scripts and external references are not allowed)", b[loc[0]:loc[1]])
+	if err := checkSafe(b); err != nil {
+		return "", fmt.Errorf("plot SVG: %w (scripts and external references are not allowed)", err)
 	}
 	start := b[:end]
 	if !bytes.Contains(start, []byte("viewBox=")) {
@@ -57,4 +56,83 @@ func inlineSVG(doc []byte, label string) (template.HTML, error) {
 
 func isSpaceOrEnd(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '>' || c == '/'
+}
+
+// unsafeElements could run code or embed another document.
+var unsafeElements = map[string]bool{"script": true, "foreignobject": true, "iframe": true, "object": true, "embed": true}
+
+// checkSafe scans the tags of an SVG document for what could run code or
+// load something from outside the page: script-like elements, event handler
+// attributes, javascript: values and links that are not local or data URLs.
+// It is a scan of tags, not a full XML parse: plots come from our own
+// renderer, and this keeps a mistake in them from breaking the page.
+func checkSafe(doc []byte) error {
+	for i := 0; i < len(doc); {
+		j := bytes.IndexByte(doc[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		k := bytes.IndexByte(doc[i:], '>')
+		if k < 0 {
+			return errors.New("unclosed tag")
+		}
+		tag := bytes.ToLower(doc[i : i+k])
+		i += k + 1
+		if err := checkTag(tag); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkTag(tag []byte) error {
+	tag = bytes.TrimPrefix(tag, []byte("/"))
+	n := bytes.IndexAny(tag, " \t\r\n/")
+	if n < 0 {
+		n = len(tag)
+	}
+	if name := string(tag[:n]); unsafeElements[name] {
+		return fmt.Errorf("element <%s>", name)
+	}
+	rest := tag[n:]
+	for len(rest) > 0 {
+		rest = bytes.TrimLeft(rest, " \t\r\n/")
+		e := bytes.IndexAny(rest, "= \t\r\n")
+		if e < 0 {
+			e = len(rest)
+		}
+		attr := string(rest[:e])
+		rest = bytes.TrimLeft(rest[e:], " \t\r\n")
+		var val []byte
+		if len(rest) > 0 && rest[0] == '=' {
+			rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+			if len(rest) > 0 && (rest[0] == '"' || rest[0] == '\'') {
+				q := rest[0]
+				end := bytes.IndexByte(rest[1:], q)
+				if end < 0 {
+					return fmt.Errorf("attribute %s: unterminated value", attr)
+				}
+				val, rest = rest[1:1+end], rest[2+end:]
+			} else {
+				end := bytes.IndexAny(rest, " \t\r\n")
+				if end < 0 {
+					end = len(rest)
+				}
+				val, rest = rest[:end], rest[end:]
+			}
+		}
+		switch {
+		case strings.HasPrefix(attr, "on"):
+			return fmt.Errorf("event handler attribute %s", attr)
+		case bytes.Contains(val, []byte("javascript:")):
+			return fmt.Errorf("attribute %s: javascript: URL", attr)
+		case attr == "href" || strings.HasSuffix(attr, ":href") || attr == "src":
+			v := bytes.TrimSpace(val)
+			if !bytes.HasPrefix(v, []byte("#")) && !bytes.HasPrefix(v, []byte("data:image/")) {
+				return fmt.Errorf("attribute %s: link %q outside the page", attr, v)
+			}
+		}
+	}
+	return nil
 }
