@@ -159,19 +159,25 @@ func (r *Reader) parseRow(b []byte) bool {
 	if !ok {
 		return r.fail(r.line, ColPayload, "%q is not a positive integer", rest[:c2])
 	}
-	// ParseFloat does not keep its argument except inside an error, which
-	// is discarded here, so the zero-copy string is safe.
-	v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(lat), len(lat)), 64)
+	v, ok := ParseLatency(lat)
 	switch {
-	case err != nil || len(lat) == 0:
-		return r.fail(r.line, ColLatency, "%q is not a number", lat)
-	case math.IsNaN(v) || math.IsInf(v, 0):
+	case !ok && isNonFinite(lat):
 		return r.fail(r.line, ColLatency, "%q is not a finite latency", lat)
-	case v < 0:
+	case !ok:
+		return r.fail(r.line, ColLatency, "%q is not a number", lat)
+	case v < 0 || (v == 0 && len(lat) > 0 && lat[0] == '-'):
 		return r.fail(r.line, ColLatency, "%q is negative; a latency is at least 0", lat)
 	}
 	r.cur = Sample{Sample: sample, Payload: payload, Latency: v}
 	return true
+}
+
+// isNonFinite reports whether b spells NaN or infinity, for a clearer error.
+func isNonFinite(b []byte) bool {
+	// ParseFloat does not keep its argument except inside an error, which
+	// is discarded here, so the zero-copy string is safe.
+	v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 64)
+	return err == nil && (math.IsNaN(v) || math.IsInf(v, 0))
 }
 
 // parsePositive parses a decimal integer in 1..2^53 with no sign or spaces.
@@ -189,11 +195,36 @@ func parsePositive(b []byte) (int, bool) {
 	return n, n > 0
 }
 
-// AppendLatency appends us in its shortest exact decimal form with at least
-// three decimals (nanosecond resolution), e.g. 14.27 → "14.270".
+// AppendLatency appends us as the decimal with the fewest decimals, at
+// least three (nanosecond resolution), that ParseLatency reads back to
+// exactly us: 58.625 → "58.625", 14.27 → "14.270" (or "14.27" where the
+// Fast-RTPS parser reads those differently), and 12.345, which that parser
+// reads one unit in the last place off, → "12.3450". Every whole or half
+// nanosecond reads back bit for bit, so a file written by mqgate re-reads
+// to the same values and writing it again gives identical bytes.
 func AppendLatency(dst []byte, us float64) []byte {
 	start := len(dst)
-	dst = strconv.AppendFloat(dst, us, 'f', -1, 64)
+	for prec := 3; prec <= 17; prec++ {
+		dst = strconv.AppendFloat(dst[:start], us, 'f', prec, 64)
+		if v, ok := ParseLatency(dst[start:]); ok && v == us {
+			return dst
+		}
+		if prec == 3 {
+			// A value read from a file that printed fewer decimals.
+			dst = strconv.AppendFloat(dst[:start], us, 'f', -1, 64)
+			if v, ok := ParseLatency(dst[start:]); ok && v == us {
+				return dst
+			}
+		}
+	}
+	// No decimal reads back exactly under the Fast-RTPS parser (a float
+	// with more digits than a measurement has): keep the shortest exact
+	// form, which any correctly rounding reader reads back.
+	return padDecimals(strconv.AppendFloat(dst[:start], us, 'f', -1, 64), start)
+}
+
+// padDecimals pads the number starting at dst[start] to three decimals.
+func padDecimals(dst []byte, start int) []byte {
 	dot := bytes.IndexByte(dst[start:], '.')
 	if dot < 0 {
 		return append(dst, ".000"...)

