@@ -1,0 +1,97 @@
+package requirements
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+)
+
+// App returns the requirements command.
+func App() *cli.App {
+	return &cli.App{
+		Name:      "requirements",
+		Usage:     "derive latency requirements from many experiments",
+		UsageText: "requirements --experiments-results DIR [--output-file FILE] [--percentile 99]",
+		Description: `Reads every experiment folder in DIR (each holding measurements_<type>_summary.csv files) and
+writes the requirements CSV (Experiment type,Bytes,Median,99%,Max): per sub-experiment and payload,
+the p-th percentile (numpy's linear method) over the experiments of their Median, 99% and Max.
+
+It prints, per requirement, how many experiments back it and the chance that an unchanged
+system fails that check on its next run: a new run exceeds the k-th smallest of n runs with
+chance (n-k+1)/(n+1), so the 99th percentile of 5 runs (between the 4th and 5th, at rank 4.96)
+fails about 1 run in 6. It warns when too few experiments back the percentile asked for, and
+prints the chance that a whole check fails on an unchanged system.
+
+Exit status: 0 done, 2 usage or input error.`,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true, TakesFile: true,
+				Usage: "directory holding one folder per experiment"},
+			&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: DefaultFileName, TakesFile: true,
+				Usage: "requirements CSV to write"},
+			&cli.Float64Flag{Name: "percentile", Value: DefaultPercentile,
+				Usage: "percentile over the experiments, in (0, 100]; 100 is their maximum"},
+		},
+		Action: action,
+	}
+}
+
+func action(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return cliapp.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+	}
+	p := c.Float64("percentile")
+	if !(p > 0 && p <= 100) {
+		return cliapp.Usagef("--percentile %v: expected a number in (0, 100], e.g. 99", p)
+	}
+	dir, out := c.String("experiments-results"), c.String("output-file")
+	obs, exps, warnings, err := Load(c.Context, dir)
+	if err != nil {
+		if cliapp.Interrupted(c.Context) {
+			return cliapp.Exit(cliapp.ExitInterrupted, err)
+		}
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	d, err := Derive(obs, p)
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	if err := WriteFile(out, d.Rows()); err != nil {
+		return err
+	}
+	for _, w := range append(warnings, d.Warnings...) {
+		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s\n", c.App.Name, w)
+	}
+	if err := PrintTable(c.App.Writer, d); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "%d requirement(s) from %d experiment(s) written to %s\n", len(d.Requirements), len(exps), out)
+	return nil
+}
+
+// PrintTable writes d for people: the requirements with their backing and
+// failure chances, then the chance that a whole check fails.
+func PrintTable(w io.Writer, d *Derivation) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%-40s %8s %10s %10s %10s %5s %6s  %s\n",
+		"Experiment type", "Bytes", "Median", "99%", "Max", "Runs", "Rank", "Chance an unchanged system fails each check")
+	for _, r := range d.Requirements {
+		chance := fmt.Sprintf("%5.1f%% (1 run in %.1f)", r.FailChance*100, 1/r.FailChance)
+		if r.FailChanceMin != r.FailChanceMax {
+			chance += fmt.Sprintf(", between %.1f%% and %.1f%%", r.FailChanceMin*100, r.FailChanceMax*100)
+		}
+		fmt.Fprintf(bw, "%-40s %8d %10.3f %10.3f %10.3f %5d %6.2f  %s\n",
+			r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, r.Rank, chance)
+	}
+	n := len(d.Requirements) * ChecksPerRequirement
+	fmt.Fprintf(bw, "Chance that a check of an unchanged system fails at least one of its %d checks: %.1f%%", n, d.CheckFailChance*100)
+	if d.CheckFailChance > 0 && d.CheckFailChance < 1 {
+		fmt.Fprintf(bw, " (1 run in %.1f)", 1/d.CheckFailChance)
+	}
+	fmt.Fprintln(bw, "\n(assuming checks fail independently; checks of one run are usually positively correlated, which makes the true chance lower)")
+	return bw.Flush()
+}
