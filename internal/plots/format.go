@@ -3,12 +3,13 @@ package plots
 import (
 	"bytes"
 	"fmt"
+	"image"
+	"image/color"
 	"image/png"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -40,7 +41,7 @@ func ParseFormat(s string) (Format, error) {
 	case FormatPNG, FormatSVG:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown plot format %q: expected %q or %q", s, FormatPNG, FormatSVG)
+	return "", errFormat(s)
 }
 
 // Ext returns the file name extension of f, with the leading dot.
@@ -51,18 +52,36 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 	switch f {
 	case FormatPNG:
 		c := vgimg.NewWith(vgimg.UseWH(DefaultWidth, DefaultHeight), vgimg.UseDPI(DefaultDPI))
-		p.Draw(draw.New(c))
-		// BestSpeed: plots are flat colours, so the size cost is small and
-		// encoding is several times faster than the default level.
+		p.Draw(framed(c))
+		if m, ok := c.Image().(*image.RGBA); ok {
+			return encodePNG(w, m)
+		}
 		enc := png.Encoder{CompressionLevel: png.BestSpeed}
 		return enc.Encode(w, c.Image())
 	case FormatSVG:
 		c := vgsvg.New(DefaultWidth, DefaultHeight)
-		p.Draw(draw.New(c))
+		p.Draw(framed(c))
 		_, err := c.WriteTo(w)
 		return err
 	}
-	return fmt.Errorf("unknown plot format %q: expected %q or %q", string(f), FormatPNG, FormatSVG)
+	return errFormat(string(f))
+}
+
+func errFormat(s string) error {
+	return fmt.Errorf("unknown plot format %q: expected %q or %q", s, FormatPNG, FormatSVG)
+}
+
+// margin keeps the labels off the image border.
+const margin = 8
+
+// framed returns the drawing area of c inside the margin, on a white
+// background that covers the margin too.
+func framed(c vg.CanvasSizer) draw.Canvas {
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	m := vg.Points(margin)
+	return draw.Crop(dc, m, -m, m, -m)
 }
 
 // SVG renders p as an SVG document at the default size, e.g. to inline it in
@@ -75,42 +94,18 @@ func SVG(p *plot.Plot) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Save renders p in format f and writes it atomically to path: the image is
-// written to a temporary file in the same directory, which is renamed over
-// path only once complete. Parent directories are created as needed.
+// Save renders p in format f and writes it atomically to path (a temporary
+// file beside path, renamed once complete), creating parent directories as
+// needed. It is safe to call from several goroutines at once, for different
+// plots.
 func Save(p *plot.Plot, path string, f Format) error {
-	var b bytes.Buffer
-	if err := Encode(&b, p, f); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if f != FormatPNG && f != FormatSVG {
+		return fmt.Errorf("%s: %w", path, errFormat(string(f)))
 	}
-	return writeFileAtomic(path, b.Bytes())
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it
-// to path, so that readers never see a partial image.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if err := Encode(w, p, f); err != nil {
+			return fmt.Errorf("cannot render %s: %w", path, err)
 		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+		return nil
+	})
 }

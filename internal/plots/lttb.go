@@ -9,6 +9,11 @@ import "math"
 // from the previous bucket and the average of the next bucket. Peaks survive,
 // which is what a latency series must show.
 //
+// Unlike plain LTTB, the bucket that holds the global maximum of y keeps it,
+// and so does the bucket holding the global minimum (unless it is the same
+// bucket), so that a plot of the result spans exactly the range of the data:
+// its highest point is the summary's Max.
+//
 // x must be increasing and as long as y. When threshold ≤ 0 or threshold ≥
 // len(y), x and y are returned unchanged. A threshold of 1 or 2 keeps the
 // first (and last) point. The result is freshly allocated otherwise.
@@ -34,8 +39,28 @@ func LTTB(x, y []float64, threshold int) (xs, ys []float64) {
 	// Buckets cover the points 1..n-2; bucket i is [lo(i), lo(i+1)).
 	// Integer arithmetic gives the exact floor(i·(n−2)/(threshold−2)).
 	lo := func(i int) int { return i*(n-2)/(threshold-2) + 1 }
+	iMax, iMin := 0, 0 // indices of the global max and min
+	for i, v := range y {
+		if v > y[iMax] {
+			iMax = i
+		}
+		if v < y[iMin] {
+			iMin = i
+		}
+	}
 	a := 0
 	for i := 0; i < threshold-2; i++ {
+		from, to := lo(i), lo(i+1)
+		switch {
+		case from <= iMax && iMax < to:
+			xs, ys = append(xs, x[iMax]), append(ys, y[iMax])
+			a = iMax
+			continue
+		case from <= iMin && iMin < to:
+			xs, ys = append(xs, x[iMin]), append(ys, y[iMin])
+			a = iMin
+			continue
+		}
 		// Average of the next bucket; for the last bucket, the last point.
 		nextLo, nextHi := lo(i+1), lo(i+2)
 		if i == threshold-3 {
@@ -51,8 +76,8 @@ func LTTB(x, y []float64, threshold int) (xs, ys []float64) {
 		avgY /= m
 
 		ax, ay := x[a], y[a]
-		best, bestArea := lo(i), -1.0
-		for j, hi := lo(i), lo(i+1); j < hi; j++ {
+		best, bestArea := from, -1.0
+		for j := from; j < to; j++ {
 			// Twice the triangle's area; the factor does not change the argmax.
 			area := math.Abs((ax-avgX)*(y[j]-ay) - (ax-x[j])*(avgY-ay))
 			if area > bestArea {

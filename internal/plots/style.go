@@ -89,6 +89,7 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 		a.Label.TextStyle.Font = font.From(textFont, labelSize)
 		a.Tick.Label.Font = font.From(textFont, tickSize)
 		a.Label.Padding = vg.Points(4)
+		a.Tick.Marker = niceTicks{}
 	}
 	p.Legend.TextStyle.Font = font.From(textFont, legendSize)
 	p.Legend.Top = true

@@ -1,0 +1,74 @@
+package plots
+
+import (
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/plot"
+)
+
+// latencies returns n latency-like samples (µs): a tight bulk near 8 with a
+// long tail and a few large spikes, from a fixed seed.
+func latencies(n int, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 7 + r.ExpFloat64()
+		if r.IntN(100) == 0 {
+			x[i] += 20 + 100*r.Float64()
+		}
+	}
+	return x
+}
+
+func benchmarkEncode(b *testing.B, build func() *plot.Plot) {
+	b.Helper()
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		if err := Encode(io.Discard, build(), FormatPNG); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpu := cpuTime() - start; cpu > 0 {
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+func BenchmarkHistogramPNG(b *testing.B) {
+	x := latencies(10000, 1)
+	benchmarkEncode(b, func() *plot.Plot { return Histogram(x, 100, "Latency histogram - 1024 Bytes") })
+}
+
+func BenchmarkSeriesPNG(b *testing.B) {
+	x := latencies(10000, 2)
+	benchmarkEncode(b, func() *plot.Plot { return Series(x, SeriesPoints, "Latency time series - 1024 Bytes") })
+}
+
+func BenchmarkCategoryLinesPNG(b *testing.B) {
+	var cats []string
+	for p := 16; p <= 16384; p *= 2 {
+		cats = append(cats, strconv.Itoa(p))
+	}
+	var lines []Line
+	for i := range 10 {
+		lines = append(lines, Line{Name: "sub_experiment_" + strconv.Itoa(i), Y: latencies(len(cats), uint64(i))})
+	}
+	benchmarkEncode(b, func() *plot.Plot {
+		return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", cats, lines)
+	})
+}
+
+func BenchmarkLTTB(b *testing.B) {
+	y := latencies(10000, 3)
+	x := make([]float64, len(y))
+	for i := range x {
+		x[i] = float64(i + 1)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		LTTB(x, y, SeriesPoints)
+	}
+}

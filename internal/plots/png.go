@@ -1,0 +1,114 @@
+package plots
+
+import (
+	"bufio"
+	"compress/zlib"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"io"
+)
+
+// encodePNG writes m, which must be opaque (plots are drawn on a white
+// background), as an 8-bit RGB PNG. It is image/png cut down to what plots
+// need: every row uses the Up filter, which turns the many rows that repeat
+// the one above (background, bars, vertical lines) into zeros, instead of
+// trying all five filters per row; and deflate runs at BestSpeed. That
+// encodes a plot several times faster than png.Encode at a similar size.
+func encodePNG(w io.Writer, m *image.RGBA) error {
+	b := m.Bounds()
+	width, height := b.Dx(), b.Dy()
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("\x89PNG\r\n\x1a\n")
+
+	var ihdr [13]byte
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(width))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(height))
+	ihdr[8] = 8  // bit depth
+	ihdr[9] = 2  // colour type: truecolour (RGB)
+	ihdr[10] = 0 // deflate
+	ihdr[11] = 0 // adaptive filtering (per-row filter byte)
+	ihdr[12] = 0 // no interlace
+	writeChunk(bw, "IHDR", ihdr[:])
+
+	idat := &chunkWriter{w: bw, typ: "IDAT"}
+	zw, err := zlib.NewWriterLevel(idat, zlib.BestSpeed)
+	if err != nil {
+		return err
+	}
+	prev := make([]byte, 3*width)
+	cur := make([]byte, 3*width)
+	row := make([]byte, 1+3*width)
+	row[0] = 2 // filter type Up
+	for y := 0; y < height; y++ {
+		pix := m.Pix[(y+b.Min.Y-m.Rect.Min.Y)*m.Stride+(b.Min.X-m.Rect.Min.X)*4:]
+		for x, j := 0, 0; x < width; x, j = x+1, j+3 {
+			cur[j], cur[j+1], cur[j+2] = pix[4*x], pix[4*x+1], pix[4*x+2]
+		}
+		for i, c := range cur {
+			row[1+i] = c - prev[i]
+		}
+		if _, err := zw.Write(row); err != nil {
+			return err
+		}
+		prev, cur = cur, prev
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := idat.flush(); err != nil {
+		return err
+	}
+	writeChunk(bw, "IEND", nil)
+	return bw.Flush()
+}
+
+// writeChunk writes one PNG chunk: length, type, data, CRC of type and data.
+// Errors are sticky in the bufio.Writer and reported by its Flush.
+func writeChunk(w *bufio.Writer, typ string, data []byte) {
+	var hdr [8]byte
+	binary.BigEndian.PutUint32(hdr[:4], uint32(len(data)))
+	copy(hdr[4:], typ)
+	crc := crc32.NewIEEE()
+	crc.Write(hdr[4:])
+	crc.Write(data)
+	w.Write(hdr[:])
+	w.Write(data)
+	var sum [4]byte
+	binary.BigEndian.PutUint32(sum[:], crc.Sum32())
+	w.Write(sum[:])
+}
+
+// chunkWriter buffers compressed data and emits it as chunks of typ.
+type chunkWriter struct {
+	w   *bufio.Writer
+	typ string
+	buf []byte
+}
+
+// maxChunk is the size of the IDAT chunks written.
+const maxChunk = 64 << 10
+
+func (c *chunkWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		k := min(len(p), maxChunk-len(c.buf))
+		c.buf = append(c.buf, p[:k]...)
+		p = p[k:]
+		if len(c.buf) == maxChunk {
+			if err := c.flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return n, nil
+}
+
+func (c *chunkWriter) flush() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	writeChunk(c.w, c.typ, c.buf)
+	c.buf = c.buf[:0]
+	return nil
+}
