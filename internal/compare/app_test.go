@@ -77,7 +77,6 @@ func lineDiff(want, got string) string {
 	return b.String()
 }
 
-
 // transcript is the golden form of a run: exit code, stdout and stderr.
 func transcript(code int, stdout, stderr string) []byte {
 	return []byte("exit " + strconv.Itoa(code) + "\n-- stdout --\n" + stdout + "-- stderr --\n" + stderr)

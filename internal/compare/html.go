@@ -32,13 +32,14 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		p.Meta = append(p.Meta, htmlreport.KV{Key: "Results host", Value: h.Fingerprint()})
 	}
 
-	failures := checkTable("", v, nil)
+	failures := htmlreport.Table{
+		Header: []string{"Sub-experiment", "Bytes", "Column", "Reference", "Result", "Limit", "Change", "Status"},
+	}
 	for _, c := range v.Checks {
 		if v.Counts(c) {
-			failures.Rows = append(failures.Rows, checkRow(v, c, true))
+			failures.Rows = append(failures.Rows, failureRow(v, c))
 		}
 	}
-	failures.Header = append([]string{"Sub-experiment"}, failures.Header...)
 	p.Verdict = &htmlreport.Verdict{
 		Status:   htmlStatus(v.Status),
 		Summary:  verdictSummary(v),
@@ -51,7 +52,7 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		if s.Missing() {
 			sec.Notes = append(sec.Notes, "Missing from the results: only the reference is shown.")
 		}
-		sec.Tables = append(sec.Tables, checkTable("Checks", v, s.Checks))
+		sec.Tables = append(sec.Tables, r.subTable(v, s))
 		for _, f := range r.Figures(s) {
 			svg, err := plots.SVG(f.Plot)
 			if err != nil {
@@ -69,50 +70,69 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 func (r *Result) thresholdText() string {
 	var parts []string
 	for _, m := range r.Config.metrics() {
-		t := r.Config.ThresholdOf(m)
-		if m.Better == gate.HigherIsBetter {
-			t = -t
-		}
-		parts = append(parts, fmt.Sprintf("%s %+g%%", m.Name, t*100))
+		parts = append(parts, m.Name+" "+signedPercent(m, r.Config.ThresholdOf(m)))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// checkTable returns a table of checks; when rows is nil only the header is
-// filled in.
-func checkTable(caption string, v *gate.Verdict, cs []gate.Check) htmlreport.Table {
+// subTable shows a sub-experiment's checks one payload a row: per gated
+// column the reference, the result and the change, coloured by the check.
+func (r *Result) subTable(v *gate.Verdict, s *SubResult) htmlreport.Table {
+	ms := r.Config.metrics()
 	t := htmlreport.Table{
-		Caption: caption,
-		Header:  []string{"Bytes", "Column", "Reference", "Result", "Limit", "Change", "Status"},
+		Caption: "Latency [us] by payload; change relative to the reference (allowed: " + r.thresholdText() + ")",
+		Header:  []string{"Bytes"},
 	}
-	for _, c := range cs {
-		t.Rows = append(t.Rows, checkRow(v, c, false))
+	for _, m := range ms {
+		t.Header = append(t.Header,
+			m.Name+" reference", m.Name+" result", m.Name+" change")
+	}
+	for _, row := range s.Reference.Rows {
+		cells := []htmlreport.Cell{htmlreport.Num(strconv.Itoa(row.Bytes))}
+		for _, m := range ms {
+			for _, c := range s.Checks {
+				if c.Payload != row.Bytes || c.Metric.Name != m.Name {
+					continue
+				}
+				change := htmlreport.Num(percentText(c.Percent))
+				switch {
+				case v.Counts(c):
+					change.Status = htmlreport.StatusFailed
+				case c.Status == gate.Passed:
+					change.Status = htmlreport.StatusPassed
+				}
+				if c.Status == gate.Missing {
+					change.Text = "missing"
+				}
+				cells = append(cells, htmlreport.Num(num3(c.Reference)), htmlreport.Num(num3(c.Value)), change)
+			}
+		}
+		t.Rows = append(t.Rows, cells)
 	}
 	return t
 }
 
-func checkRow(v *gate.Verdict, c gate.Check, withSub bool) []htmlreport.Cell {
-	status := string(c.Status)
-	if c.Status == gate.Missing && v.AllowMissing {
-		status = "missing (allowed)"
+// signedPercent is a threshold as a signed percentage in m's bad direction.
+func signedPercent(m gate.Metric, t float64) string {
+	if m.Better == gate.HigherIsBetter {
+		t = -t
 	}
-	cell := htmlreport.Cell{Text: status, Status: htmlStatus(c.Status)}
-	if c.Status == gate.Missing && !v.AllowMissing {
-		cell.Status = htmlreport.StatusFailed
-	}
-	row := []htmlreport.Cell{
+	return fmt.Sprintf("%+g%%", t*100)
+}
+
+// failureRow is one row of the verdict's table of failures.
+func failureRow(v *gate.Verdict, c gate.Check) []htmlreport.Cell {
+	status := htmlreport.Cell{Text: string(c.Status), Status: htmlreport.StatusFailed}
+	return []htmlreport.Cell{
+		htmlreport.Text(c.SubExperiment),
 		htmlreport.Num(strconv.Itoa(c.Payload)),
 		htmlreport.Text(c.Metric.Name),
 		htmlreport.Num(num3(c.Reference)),
 		htmlreport.Num(num3(c.Value)),
 		htmlreport.Num(num3(c.Limit)),
 		htmlreport.Num(percentText(c.Percent)),
-		cell,
+		status,
 	}
-	if withSub {
-		row = append([]htmlreport.Cell{htmlreport.Text(c.SubExperiment)}, row...)
-	}
-	return row
 }
 
 // htmlStatus maps a gate status to the page's; missing is neutral here and
@@ -154,5 +174,5 @@ func percentText(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "n/a"
 	}
-	return fmt.Sprintf("%+.1f%%", x)
+	return fmt.Sprintf("%+.3f%%", x)
 }

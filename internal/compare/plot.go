@@ -45,55 +45,71 @@ func plotPairs(gated []gate.Metric) [][]gate.Metric {
 // checks marked. A sub-experiment missing from the results shows the
 // reference alone.
 func (r *Result) Figures(s *SubResult) []Figure {
+	var figs []Figure
+	for _, spec := range r.figureSpecs(s) {
+		p := plots.CategoryLines(spec.title, "Payload [Bytes]", "Latency [us]", spec.categories, spec.lines)
+		if spec.marked {
+			p.Legend.Add("regression", plots.MarkThumbnail{})
+		}
+		figs = append(figs, Figure{Name: spec.name, Plot: p})
+	}
+	return figs
+}
+
+// figureSpec is what a comparison plot shows, before it is drawn.
+type figureSpec struct {
+	name, title string
+	categories  []string
+	lines       []plots.Line
+	// marked is set when a point is marked as a regression.
+	marked bool
+}
+
+func (r *Result) figureSpecs(s *SubResult) []figureSpec {
 	categories := make([]string, len(s.Reference.Rows))
 	for i, row := range s.Reference.Rows {
 		categories[i] = strconv.Itoa(row.Bytes)
 	}
-	var figs []Figure
+	var specs []figureSpec
 	for _, pair := range plotPairs(r.Config.metrics()) {
+		spec := figureSpec{categories: categories}
 		names := make([]string, len(pair))
-		var lines []plots.Line
-		anyMarked := false
 		for i, m := range pair {
 			names[i] = strings.ToLower(m.Name)
 			ref := plots.Line{Name: "Reference " + m.Name, Y: make([]float64, len(categories)), Dashed: true}
 			for j, row := range s.Reference.Rows {
 				ref.Y[j] = value(row, m)
 			}
-			lines = append(lines, ref)
+			spec.lines = append(spec.lines, ref)
 			if s.Target == nil {
 				continue
 			}
+			// Target values in reference payload order.
 			tgt := plots.Line{Name: "Result " + m.Name, Y: make([]float64, len(categories)), Marked: make([]bool, len(categories))}
 			for j, row := range s.Reference.Rows {
 				tgt.Y[j] = math.NaN()
-				for _, tr := range s.Target.Rows {
-					if tr.Bytes == row.Bytes {
-						tgt.Y[j] = value(tr, m)
-					}
+				if k := indexOf(s.Target.Rows, row.Bytes); k >= 0 {
+					tgt.Y[j] = value(s.Target.Rows[k], m)
 				}
 			}
 			for _, c := range s.Checks {
 				if c.Metric.Name == m.Name && c.Status == gate.Failed {
-					j := indexOf(s.Reference.Rows, c.Payload)
-					tgt.Marked[j] = true
-					anyMarked = true
+					if j := indexOf(s.Reference.Rows, c.Payload); j >= 0 {
+						tgt.Marked[j] = true
+						spec.marked = true
+					}
 				}
 			}
-			lines = append(lines, tgt)
+			spec.lines = append(spec.lines, tgt)
 		}
-		name := s.Type + "_" + strings.Join(names, "_")
-		title := fmt.Sprintf("Comparison %s: %s", s.Type, metricNames(pair))
+		spec.name = s.Type + "_" + strings.Join(names, "_")
+		spec.title = fmt.Sprintf("Comparison %s: %s", s.Type, metricNames(pair))
 		if s.Target == nil {
-			title += " (missing from the results)"
+			spec.title += " (missing from the results)"
 		}
-		p := plots.CategoryLines(title, "Payload [Bytes]", "Latency [us]", categories, lines)
-		if anyMarked {
-			p.Legend.Add("regression", plots.MarkThumbnail{})
-		}
-		figs = append(figs, Figure{Name: name, Plot: p})
+		specs = append(specs, spec)
 	}
-	return figs
+	return specs
 }
 
 func indexOf(rows []summary.Row, payload int) int {
