@@ -1,0 +1,10 @@
+// Command run measures round-trip latency and writes raw results; see
+// 'run --help'.
+package main
+
+import (
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/engine/runapp"
+)
+
+func main() { cliapp.Main(runapp.App()) }

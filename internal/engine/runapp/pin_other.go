@@ -1,0 +1,12 @@
+//go:build !linux
+
+package runapp
+
+import "fmt"
+
+func pinThread(cpu int) error {
+	if cpu < 0 {
+		return nil
+	}
+	return fmt.Errorf("--cpus is only supported on Linux")
+}
