@@ -59,8 +59,16 @@ func (r Row) Get(column string) (float64, bool) {
 	return 0, false
 }
 
-// Format3 formats x with exactly three decimals, as %.3f does.
-func Format3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+// Format3 formats x with exactly three decimals, as Python's %.3f does:
+// NaN (the jitter of a single sample) is "nan".
+func Format3(x float64) string { return string(appendFloat3(nil, x)) }
+
+func appendFloat3(b []byte, x float64) []byte {
+	if math.IsNaN(x) {
+		return append(b, "nan"...)
+	}
+	return strconv.AppendFloat(b, x, 'f', 3, 64)
+}
 
 // Write writes the header and rows.
 func Write(w io.Writer, rows []Row) error {
@@ -74,7 +82,7 @@ func Write(w io.Writer, rows []Row) error {
 		b = strconv.AppendInt(b, int64(r.Samples), 10)
 		for _, f := range r.floats() {
 			b = append(b, ',')
-			b = strconv.AppendFloat(b, *f, 'f', 3, 64)
+			b = appendFloat3(b, *f)
 		}
 		b = append(b, '\n')
 	}

@@ -1,0 +1,150 @@
+package process
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/plots"
+)
+
+// App returns the process command.
+func App() *cli.App {
+	return &cli.App{
+		Name:      "process",
+		Usage:     "summarise raw latency measurements and plot them",
+		UsageText: "process [options] EXPERIMENT_DIR\n   process --raw_csv FILE --output_csv FILE --plots_directory DIR",
+		Description: `process reads every measurements_<type>.csv in EXPERIMENT_DIR and writes beside it
+measurements_<type>_summary.csv (one row per payload: Max, Min, Mean, Median, Stdev,
+jitter, 90%, 99%, 99.99%, numpy-exact), and under EXPERIMENT_DIR/plots a latency
+histogram and a time series per payload and four comparison plots across
+sub-experiments (min, median, max and 99th percentile vs payload).
+
+With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
+script does.
+
+Examples:
+   process results/2026-11-21_09-00-00
+   process --no-plots results/2026-11-21_09-00-00
+   process --format svg --plots-directory /tmp/plots results/2026-11-21_09-00-00
+   process --raw_csv measurements_interprocess_reliable.csv \
+           --output_csv measurements_interprocess_reliable_summary.csv \
+           --plots_directory plots/measurements_interprocess_reliable
+
+Exit status: 0 done, 2 bad usage or input (nothing written), 130 interrupted.`,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "raw-csv", Aliases: []string{"raw_csv", "c"}, Usage: "process this one raw `FILE` instead of a directory"},
+			&cli.StringFlag{Name: "output-csv", Aliases: []string{"output_csv", "o"}, Usage: "summary `FILE` for --raw-csv (default: <raw>_summary.csv beside it)"},
+			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the plots (default: EXPERIMENT_DIR/plots, or plots/<raw name> beside --raw-csv)"},
+			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
+			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once (default: number of CPUs)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
+		},
+		Action: action,
+	}
+}
+
+func action(c *cli.Context) error {
+	format, err := plots.ParseFormat(c.String("format"))
+	if err != nil {
+		return cliapp.Usagef("--format: %v", err)
+	}
+	if c.Int("jobs") < 0 {
+		return cliapp.Usagef("--jobs must be at least 1, not %d", c.Int("jobs"))
+	}
+	opt := Options{Plots: !c.Bool("no-plots"), Format: format, Workers: c.Int("jobs")}
+
+	var inputs []Input
+	dirMode := false
+	switch raw := c.String("raw-csv"); {
+	case raw != "" && c.NArg() > 0:
+		return cliapp.Usagef("give either EXPERIMENT_DIR or --raw-csv, not both")
+	case raw == "" && c.NArg() == 0:
+		return cliapp.Usagef("missing EXPERIMENT_DIR (or --raw-csv FILE); see 'process --help'")
+	case c.NArg() > 1:
+		return cliapp.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
+	case raw != "":
+		if c.IsSet("output-csv") && c.String("output-csv") == "" {
+			return cliapp.Usagef("--output-csv is empty")
+		}
+		inputs = []Input{rawInput(raw, c.String("output-csv"), c.String("plots-directory"))}
+	default:
+		dirMode = true
+		inputs, err = ExperimentInputs(c.Args().First(), c.String("plots-directory"))
+		if err != nil {
+			return err
+		}
+	}
+	if !opt.Plots {
+		for i := range inputs {
+			inputs[i].PlotsDir = ""
+		}
+	}
+
+	start := time.Now()
+	results, err := Run(c.Context, inputs, opt)
+	if err != nil {
+		if c.Context.Err() != nil {
+			return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted; no summary written"))
+		}
+		return err
+	}
+	out := c.App.Writer
+	quiet := c.Bool("quiet")
+	for _, r := range results {
+		if !quiet {
+			fmt.Fprintf(out, "%s: %d payloads, %d samples -> %s\n", r.Raw, len(r.Rows), r.Samples, r.Summary)
+		}
+	}
+	if dirMode && opt.Plots {
+		dir := c.String("plots-directory")
+		if dir == "" {
+			dir = experiment.PlotsDir(c.Args().First())
+		}
+		if _, err := ComparisonPlots(dir, results, format); err != nil {
+			return err
+		}
+	}
+	if !quiet {
+		if opt.Plots {
+			n := 0
+			for _, r := range results {
+				n += 2 * len(r.Rows)
+			}
+			if dirMode {
+				n += len(Comparisons)
+			}
+			dir := inputs[0].PlotsDir
+			if dirMode {
+				dir = filepath.Dir(dir)
+			}
+			fmt.Fprintf(out, "%d plots in %s\n", n, dir)
+		}
+		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results), time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// rawInput is the Fast-RTPS single-file mode: defaults follow that script's
+// job layout (summary beside the raw file, plots in plots/<raw name>).
+func rawInput(raw, output, plotsDir string) Input {
+	stem := strings.TrimSuffix(filepath.Base(raw), filepath.Ext(raw))
+	if output == "" {
+		output = filepath.Join(filepath.Dir(raw), stem+"_summary.csv")
+	}
+	if plotsDir == "" {
+		plotsDir = filepath.Join(filepath.Dir(raw), "plots", stem)
+	}
+	typ, ok := experiment.TypeOfRaw(raw)
+	if !ok {
+		typ = stem
+	}
+	return Input{Type: typ, Raw: raw, Summary: output, PlotsDir: plotsDir}
+}

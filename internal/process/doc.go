@@ -1,0 +1,17 @@
+// Package process turns raw measurements files into summaries and plots: the
+// job of the process tool.
+//
+// For an experiment directory it reads every measurements_<type>.csv and
+// writes beside it measurements_<type>_summary.csv (SPEC §3) and, under the
+// plots directory, the Fast-RTPS job's plots:
+//
+//	plots/measurements_<type>/histogram_<payload>.png   latency histogram, 100 bins
+//	plots/measurements_<type>/series_<payload>.png      latency per sample number
+//	plots/comparison_{min,median,max,99}.png            every sub-experiment vs payload
+//
+// Work is spread over a pool of workers, one payload at a time: reader
+// goroutines stream each file and hand over a payload's samples as soon as
+// its last row is read, so memory holds one payload per worker plus what is
+// being read. Summaries are written only once every file has been read
+// without error, so a bad input leaves no summary behind.
+package process

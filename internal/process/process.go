@@ -1,0 +1,368 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// HistogramBins is the number of bins of each latency histogram.
+const HistogramBins = 100
+
+// Options controls what Run produces.
+type Options struct {
+	// Plots enables the histogram, series and comparison plots.
+	Plots bool
+	// Format is the plot image format (PNG by default).
+	Format plots.Format
+	// Workers is the number of payloads processed at once (GOMAXPROCS if 0).
+	Workers int
+}
+
+// Input is one raw file to process and where its results go.
+type Input struct {
+	Type     string // sub-experiment type, for labels
+	Raw      string // measurements_<type>.csv
+	Summary  string // where the summary is written
+	PlotsDir string // where its histograms and series go ("" for none)
+}
+
+// Result is what was processed for one input.
+type Result struct {
+	Input
+	Rows    []summary.Row // one per payload, in order of first appearance
+	Samples int
+}
+
+// ExperimentInputs lists the inputs of experiment directory dir with plots
+// under plotsDir (experiment.PlotsDir(dir) when empty). It is an error for
+// dir to hold no measurements files.
+func ExperimentInputs(dir, plotsDir string) ([]Input, error) {
+	files, err := experiment.RawFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fileerr.New(dir, 0, "", "no measurements_<type>.csv files: expected raw files as written by run "+
+			"or Fast-RTPS LatencyTest --export_raw_data")
+	}
+	if plotsDir == "" {
+		plotsDir = experiment.PlotsDir(dir)
+	}
+	in := make([]Input, len(files))
+	for i, f := range files {
+		in[i] = Input{
+			Type:     f.Type,
+			Raw:      f.Path,
+			Summary:  filepath.Join(dir, experiment.SummaryFileName(f.Type)),
+			PlotsDir: filepath.Join(plotsDir, "measurements_"+f.Type),
+		}
+	}
+	return in, nil
+}
+
+// job is one payload's samples on their way to a worker.
+type job struct {
+	file    int
+	index   int // the payload's position in its file
+	payload int
+	samples []float64
+	recycle chan []float64
+}
+
+// fileState collects one file's rows as workers finish them.
+type fileState struct {
+	mu      sync.Mutex
+	rows    []summary.Row
+	samples int
+}
+
+// Run processes inputs and writes their summaries (and plots when asked).
+// It returns the results in input order. On the first error it stops, writes
+// no summary, and returns the error.
+func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
+	if opt.Format == "" {
+		opt.Format = plots.FormatPNG
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	states := make([]fileState, len(inputs))
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			scratch := make([]float64, 0)
+			for j := range jobs {
+				if cap(scratch) < 2*len(j.samples) {
+					scratch = make([]float64, 2*len(j.samples))
+				}
+				s := stats.SummarizeScratch(j.samples, scratch)
+				st := &states[j.file]
+				st.mu.Lock()
+				st.rows[j.index] = summary.FromStats(j.payload, s)
+				st.mu.Unlock()
+				if opt.Plots && inputs[j.file].PlotsDir != "" && ctx.Err() == nil {
+					if err := payloadPlots(inputs[j.file].PlotsDir, j.payload, j.samples, opt.Format); err != nil {
+						cancel(err)
+					}
+				}
+				j.recycle <- j.samples[:0]
+			}
+		}()
+	}
+
+	// Readers: one file at a time each, as many as workers but no more
+	// than files.
+	files := make(chan int, len(inputs))
+	for i := range inputs {
+		files <- i
+	}
+	close(files)
+	readers := min(workers, len(inputs))
+	var rwg sync.WaitGroup
+	for r := 0; r < readers; r++ {
+		rwg.Add(1)
+		go func() {
+			defer rwg.Done()
+			// Two buffers per reader: one being filled, one at a worker.
+			recycle := make(chan []float64, 2)
+			recycle <- nil
+			recycle <- nil
+			for i := range files {
+				if ctx.Err() != nil {
+					return
+				}
+				if err := readFile(ctx, i, inputs[i].Raw, &states[i], jobs, recycle); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		}()
+	}
+	rwg.Wait()
+	close(jobs)
+	wg.Wait()
+
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	results := make([]Result, len(inputs))
+	for i, in := range inputs {
+		results[i] = Result{Input: in, Rows: states[i].rows, Samples: states[i].samples}
+	}
+	for _, r := range results {
+		if err := summary.WriteFile(r.Summary, r.Rows); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+// errNotContiguous reports a payload that reappears after another one.
+var errNotContiguous = errors.New("payload rows are not contiguous")
+
+// readFile streams file i, sending each payload's samples to the workers.
+// Payloads are normally contiguous (LatencyTest writes them so); when one
+// reappears later, the file is read again once per payload, which keeps
+// memory at one payload while giving the same result as grouping it all.
+func readFile(ctx context.Context, i int, path string, st *fileState, jobs chan<- job, recycle chan []float64) error {
+	payloads, err := streamGroups(ctx, i, path, st, jobs, recycle, 0)
+	if !errors.Is(err, errNotContiguous) {
+		return err
+	}
+	// Take both buffers back, so that no worker still writes a row of the
+	// discarded first pass, then start over.
+	a, b := <-recycle, <-recycle
+	st.mu.Lock()
+	st.rows, st.samples = nil, 0
+	st.mu.Unlock()
+	recycle <- a
+	recycle <- b
+	for _, p := range payloads {
+		if _, err := streamGroups(ctx, i, path, st, jobs, recycle, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// streamGroups reads path. With only == 0 it sends every contiguous payload
+// group and returns errNotContiguous (with every payload, in order) if a
+// payload reappears; with only > 0 it collects and sends just that payload.
+func streamGroups(ctx context.Context, i int, path string, st *fileState, jobs chan<- job,
+	recycle chan []float64, only int) ([]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
+	}
+	defer f.Close()
+	r := measurements.NewReader(f, path)
+
+	seen := map[int]bool{}
+	var order []int
+	cur := 0
+	buf := (<-recycle)[:0]
+	split := false
+	send := func() error {
+		st.mu.Lock()
+		idx := len(st.rows)
+		st.rows = append(st.rows, summary.Row{})
+		st.samples += len(buf)
+		st.mu.Unlock()
+		select {
+		case jobs <- job{file: i, index: idx, payload: cur, samples: buf, recycle: recycle}:
+		case <-ctx.Done():
+			recycle <- buf
+			return context.Cause(ctx)
+		}
+		buf = (<-recycle)[:0]
+		return nil
+	}
+	for r.Next() {
+		s := r.Sample()
+		if only > 0 {
+			if s.Payload == only {
+				buf = append(buf, s.Latency)
+			}
+			continue
+		}
+		if s.Payload != cur {
+			if seen[s.Payload] {
+				split = true
+			}
+			if !split && cur != 0 {
+				if err := send(); err != nil {
+					return nil, err
+				}
+				buf = buf[:0]
+			}
+			cur = s.Payload
+			if !seen[cur] {
+				seen[cur] = true
+				order = append(order, cur)
+			}
+		}
+		if !split {
+			buf = append(buf, s.Latency)
+		}
+		if r.Line()&0xffff == 0 && ctx.Err() != nil {
+			recycle <- buf
+			return nil, context.Cause(ctx)
+		}
+	}
+	if err := r.Err(); err != nil {
+		recycle <- buf
+		return nil, err
+	}
+	if split {
+		recycle <- buf
+		return order, errNotContiguous
+	}
+	if only > 0 {
+		cur = only
+	}
+	if len(buf) == 0 {
+		recycle <- buf
+		return order, nil
+	}
+	if err := send(); err != nil {
+		return nil, err
+	}
+	recycle <- buf
+	return order, nil
+}
+
+func payloadPlots(dir string, payload int, samples []float64, f plots.Format) error {
+	p := strconv.Itoa(payload)
+	h := plots.Histogram(samples, HistogramBins, "Latency histogram - "+p+" Bytes")
+	if err := plots.Save(h, filepath.Join(dir, "histogram_"+p+f.Ext()), f); err != nil {
+		return err
+	}
+	s := plots.Series(samples, plots.SeriesPoints, "Latency series - "+p+" Bytes")
+	return plots.Save(s, filepath.Join(dir, "series_"+p+f.Ext()), f)
+}
+
+// Comparison is one of the sub-experiment comparison plots.
+type Comparison struct {
+	Column string // summary column: Min, Median, Max, 99%
+	Name   string // file name stem: comparison_min, ...
+	Title  string
+}
+
+// Comparisons are the four comparison plots, as the Fast-RTPS job draws them.
+var Comparisons = []Comparison{
+	{"Min", "comparison_min", "Minimum latency by payload"},
+	{"Median", "comparison_median", "Median latency by payload"},
+	{"Max", "comparison_max", "Maximum latency by payload"},
+	{"99%", "comparison_99", "99th percentile latency by payload"},
+}
+
+// ComparisonLines returns the payload categories (ascending) and one line
+// per result for column: NaN where a sub-experiment lacks a payload.
+func ComparisonLines(results []Result, column string) ([]string, []plots.Line) {
+	var payloads []int
+	seen := map[int]bool{}
+	for _, r := range results {
+		for _, row := range r.Rows {
+			if !seen[row.Bytes] {
+				seen[row.Bytes] = true
+				payloads = append(payloads, row.Bytes)
+			}
+		}
+	}
+	slices.Sort(payloads)
+	pos := map[int]int{}
+	cats := make([]string, len(payloads))
+	for i, p := range payloads {
+		pos[p] = i
+		cats[i] = strconv.Itoa(p)
+	}
+	lines := make([]plots.Line, len(results))
+	for i, r := range results {
+		y := make([]float64, len(payloads))
+		for k := range y {
+			y[k] = math.NaN()
+		}
+		for _, row := range r.Rows {
+			y[pos[row.Bytes]], _ = row.Get(column)
+		}
+		lines[i] = plots.Line{Name: r.Type, Y: y}
+	}
+	return cats, lines
+}
+
+// ComparisonPlots writes the four comparison plots of results into dir.
+func ComparisonPlots(dir string, results []Result, f plots.Format) ([]string, error) {
+	var written []string
+	for _, c := range Comparisons {
+		cats, lines := ComparisonLines(results, c.Column)
+		p := plots.CategoryLines(c.Title, "Payload [Bytes]", "Latency [us]", cats, lines)
+		path := filepath.Join(dir, c.Name+f.Ext())
+		if err := plots.Save(p, path, f); err != nil {
+			return written, fmt.Errorf("comparison plot: %w", err)
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}

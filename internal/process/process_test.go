@@ -1,0 +1,232 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/measurements"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const fixtureDir = "../../testdata/fastrtps-v192"
+
+func runProcess(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cliapp.Run(context.Background(), App(), append([]string{"process"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFastRTPSFixture reproduces the summary the Fast-RTPS scripts published
+// for a real Fast-RTPS v1.9.2 run, byte for byte.
+func TestFastRTPSFixture(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, filepath.Join(fixtureDir, "measurements_interprocess_reliable.csv"),
+		filepath.Join(dir, "measurements_interprocess_reliable.csv"))
+	code, _, stderr := runProcess(t, "--no-plots", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "measurements_interprocess_reliable_summary.csv"))
+	want, _ := os.ReadFile(filepath.Join(fixtureDir, "measurements_interprocess_reliable_summary.csv"))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("summary differs from the published one:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestGolden checks process against summaries computed by numpy and pandas
+// (testdata/golden.py) for edge cases: one and two samples, even and odd
+// counts, ties, long decimals, one and eleven payloads, interleaved payloads.
+func TestGolden(t *testing.T) {
+	cases, err := os.ReadDir("testdata/golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.Name(), func(t *testing.T) {
+			src := filepath.Join("testdata/golden", c.Name())
+			dir := t.TempDir()
+			name := "measurements_" + c.Name() + ".csv"
+			copyFile(t, filepath.Join(src, name), filepath.Join(dir, name))
+			if code, _, stderr := runProcess(t, "--no-plots", dir); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			got, _ := os.ReadFile(filepath.Join(dir, "measurements_"+c.Name()+"_summary.csv"))
+			wantPath := filepath.Join(src, "want_summary.csv")
+			if *update {
+				os.WriteFile(wantPath, got, 0o644)
+			}
+			want, _ := os.ReadFile(wantPath)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("summary:\n%s\nwant (numpy):\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestPlotsAndComparisons runs a two-file experiment with plots and checks
+// that every plot of the Fast-RTPS job layout is there.
+func TestPlotsAndComparisons(t *testing.T) {
+	for _, format := range []string{"png", "svg"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_a_reliable.csv"))
+			copyFile(t, "testdata/golden/eleven_payloads/measurements_eleven_payloads.csv",
+				filepath.Join(dir, "measurements_b_best_effort.csv"))
+			code, stdout, stderr := runProcess(t, "--format", format, dir)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, "28 plots in "+filepath.Join(dir, "plots")) {
+				t.Errorf("stdout %q does not say where the 28 plots are", stdout)
+			}
+			want := []string{"plots/measurements_a_reliable/histogram_16", "plots/measurements_a_reliable/series_16"}
+			for i := 0; i < 11; i++ {
+				p := itoa(16 << i)
+				want = append(want, "plots/measurements_b_best_effort/histogram_"+p, "plots/measurements_b_best_effort/series_"+p)
+			}
+			for _, c := range Comparisons {
+				want = append(want, "plots/"+c.Name)
+			}
+			for _, w := range want {
+				fi, err := os.Stat(filepath.Join(dir, w+"."+format))
+				if err != nil || fi.Size() < 1000 {
+					t.Errorf("plot %s.%s missing or tiny: %v", w, format, err)
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	var b []byte
+	return string(appendInt(b, n))
+}
+
+func appendInt(b []byte, n int) []byte {
+	if n >= 10 {
+		b = appendInt(b, n/10)
+	}
+	return append(b, byte('0'+n%10))
+}
+
+// TestRawCSVMode runs the Fast-RTPS single-file invocation with its flag names.
+func TestRawCSVMode(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "in.csv")
+	copyFile(t, "testdata/golden/odd/measurements_odd.csv", raw)
+	out := filepath.Join(dir, "out", "summary.csv")
+	plotsDir := filepath.Join(dir, "p")
+	code, _, stderr := runProcess(t, "--raw_csv", raw, "--output_csv", out, "--plots_directory", plotsDir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, _ := os.ReadFile(out)
+	want, _ := os.ReadFile("testdata/golden/odd/want_summary.csv")
+	if !bytes.Equal(got, want) {
+		t.Fatalf("summary %s", got)
+	}
+	for _, f := range []string{"histogram_64.png", "series_64.png"} {
+		if _, err := os.Stat(filepath.Join(plotsDir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestBadInput: every bad input exits 2 with a message naming the file and
+// line, and leaves no summary behind — not even for a good file beside it.
+func TestBadInput(t *testing.T) {
+	h := measurements.Header + "\n"
+	cases := []struct {
+		name, content, want string
+	}{
+		{"wrong header", "Sample,Payload,Latency\n1,16,2\n", `measurements_bad.csv:1: header is "Sample,Payload,Latency", expected exactly`},
+		{"missing header", "1,16,2.5\n", `measurements_bad.csv:1: header is "1,16,2.5"`},
+		{"not a number", h + "1,16,2.5\n2,16,12.5x\n", `measurements_bad.csv:3: column "Latency [us]": "12.5x" is not a number`},
+		{"nan", h + "1,16,nan\n", `measurements_bad.csv:2: column "Latency [us]": "nan" is not a finite latency`},
+		{"negative", h + "1,16,-3\n", `measurements_bad.csv:2: column "Latency [us]": "-3" is negative`},
+		{"payload", h + "1,16.5,3\n", `measurements_bad.csv:2: column "Payload [Bytes]": "16.5" is not a positive integer`},
+		{"empty file", "", "measurements_bad.csv: empty file"},
+		{"cut off", h + "1,16,2.5\n2,16,2.", `measurements_bad.csv:3: the last row "2,16,2." is not terminated by a newline`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_good.csv"))
+			os.WriteFile(filepath.Join(dir, "measurements_bad.csv"), []byte(c.content), 0o644)
+			code, _, stderr := runProcess(t, dir)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, c.want)
+			}
+			for _, n := range []string{"measurements_good_summary.csv", "measurements_bad_summary.csv"} {
+				if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+					t.Errorf("%s left behind", n)
+				}
+			}
+		})
+	}
+}
+
+func TestUsageAndDirectoryErrors(t *testing.T) {
+	empty := t.TempDir()
+	notDir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notDir, []byte("x"), 0o644)
+	good := t.TempDir()
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(good, "measurements_n2.csv"))
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "missing EXPERIMENT_DIR"},
+		{[]string{empty}, "no measurements_<type>.csv files"},
+		{[]string{filepath.Join(empty, "nope")}, "no such directory"},
+		{[]string{"--format", "gif", good}, `unknown plot format "gif"`},
+		{[]string{"--raw_csv", "x.csv", good}, "not both"},
+		{[]string{"--bogus", good}, "flag provided but not defined: -bogus"},
+		{[]string{"--raw_csv", filepath.Join(empty, "nope.csv")}, "nope.csv: cannot read raw measurements"},
+		{[]string{"--plots-directory", filepath.Join(notDir, "plots"), good}, "cannot create directory"},
+		{[]string{"--raw_csv", filepath.Join(good, "measurements_n2.csv"), "--output_csv", filepath.Join(notDir, "s.csv"), "--no-plots"}, "cannot create directory for " + filepath.Join(notDir, "s.csv")},
+	}
+	for _, c := range cases {
+		code, _, stderr := runProcess(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("process %v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_n2.csv"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := cliapp.Run(ctx, App(), []string{"process", dir}, &out, &errb)
+	if code != 130 {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "measurements_n2_summary.csv")); err == nil {
+		t.Fatal("summary written after interruption")
+	}
+}
