@@ -1,0 +1,198 @@
+package check
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/golden/<name>, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func row(b int, median, p99, max float64) summary.Row {
+	return summary.Row{Bytes: b, Samples: 100, Median: median, P99: p99, Max: max, Min: 1, Mean: median}
+}
+
+func TestEvaluate(t *testing.T) {
+	reqs := []requirements.Row{
+		{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30},
+		{Type: "a", Bytes: 64, Median: 11, P99: 21, Max: 31},
+		{Type: "b", Bytes: 16, Median: 10, P99: 20, Max: 30},
+	}
+	tests := []struct {
+		name         string
+		sums         []Summary
+		allowMissing bool
+		status       gate.Status
+		passed       int
+		failed       int
+		missing      int
+		messages     []string // substrings of the messages of checks that did not pass
+	}{
+		{
+			name:   "all within",
+			sums:   []Summary{{"a", []summary.Row{row(16, 10, 20, 30), row(64, 5, 5, 5)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			status: gate.Passed, passed: 9,
+		},
+		{
+			name:   "one over",
+			sums:   []Summary{{"a", []summary.Row{row(16, 10, 20.001, 30), row(64, 5, 5, 5)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			status: gate.Failed, passed: 8, failed: 1,
+			messages: []string{"16 B 99% 20.001 us exceeds requirement 20.000 us by 0.001 us"},
+		},
+		{
+			name:   "payload without requirement",
+			sums:   []Summary{{"a", []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			status: gate.Failed, passed: 9, missing: 3,
+			messages: []string{"256 B Median: the requirements have no row for a, 256 bytes"},
+		},
+		{
+			name:         "payload without requirement allowed",
+			sums:         []Summary{{"a", []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			allowMissing: true,
+			status:       gate.Passed, passed: 9, missing: 3,
+		},
+		{
+			name:   "sub-experiment without requirements",
+			sums:   []Summary{{"a", []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}, {"c", []summary.Row{row(16, 1, 1, 1)}}},
+			status: gate.Failed, passed: 9, missing: 3,
+			messages: []string{"16 B Max: the requirements have no sub-experiment c"},
+		},
+		{
+			name:   "requirement without data",
+			sums:   []Summary{{"a", []summary.Row{row(16, 1, 1, 1)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			status: gate.Failed, passed: 6, missing: 3,
+			messages: []string{"64 B Median: required, but the summary of a has no 64-byte row"},
+		},
+		{
+			name:   "required sub-experiment without summary",
+			sums:   []Summary{{"a", []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1)}}},
+			status: gate.Failed, passed: 6, missing: 3,
+			messages: []string{"16 B Median: required, but the experiment has no summary for b"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Evaluate(reqs, tt.sums)
+			v.AllowMissing = tt.allowMissing
+			v.Finish()
+			if v.Status != tt.status || v.Passed != tt.passed || v.Failed != tt.failed || v.Missing != tt.missing {
+				t.Errorf("status %s passed %d failed %d missing %d; want %s %d %d %d",
+					v.Status, v.Passed, v.Failed, v.Missing, tt.status, tt.passed, tt.failed, tt.missing)
+			}
+			var msgs []string
+			for _, c := range v.Checks {
+				if c.Status != gate.Passed {
+					msgs = append(msgs, c.Message)
+				}
+			}
+			all := strings.Join(msgs, "\n")
+			for _, want := range tt.messages {
+				if !strings.Contains(all, want) {
+					t.Errorf("messages\n%s\nlack %q", all, want)
+				}
+			}
+		})
+	}
+}
+
+func TestEvaluateOrder(t *testing.T) {
+	reqs := []requirements.Row{{Type: "a", Bytes: 64, Median: 1, P99: 1, Max: 1}, {Type: "a", Bytes: 16, Median: 1, P99: 1, Max: 1}, {Type: "z", Bytes: 16, Median: 1, P99: 1, Max: 1}}
+	v := Evaluate(reqs, []Summary{{"a", []summary.Row{row(1024, 1, 1, 1), row(16, 1, 1, 1), row(64, 1, 1, 1)}}})
+	var got []string
+	for _, c := range v.Checks {
+		got = append(got, c.SubExperiment+" "+c.Metric.Name+" "+strings.TrimSpace(strings.Split(c.Message, "B")[0]))
+	}
+	want := "a Median 16,a Median 64,a Median 1024,a 99% 16,a 99% 64,a 99% 1024,a Max 16,a Max 64,a Max 1024,z Median 16,z 99% 16,z Max 16"
+	if strings.Join(got, ",") != want {
+		t.Errorf("order\n%s\nwant\n%s", strings.Join(got, ","), want)
+	}
+}
+
+// TestReportFastRTPS checks the Fast-RTPS fixture against a requirements
+// file and compares the check report with its golden file.
+func TestReportFastRTPS(t *testing.T) {
+	reqs, err := requirements.ReadFile("testdata/requirements.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := summary.ReadFile("testdata/fastrtps/measurements_interprocess_reliable_summary.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Evaluate(reqs, []Summary{{"interprocess_reliable", rows}})
+	var b bytes.Buffer
+	if err := WriteReport(&b, v.Checks); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "checks_interprocess_reliable.csv", b.Bytes())
+	if !strings.HasPrefix(b.String(), strings.Join(ReportColumns, ",")+"\n") {
+		t.Errorf("header is not %q", strings.Join(ReportColumns, ","))
+	}
+}
+
+func TestReportMissingRows(t *testing.T) {
+	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}}, []Summary{{"a", []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	var b bytes.Buffer
+	if err := WriteReport(&b, v.Checks); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "checks_missing.csv", b.Bytes())
+}
+
+func TestFigures(t *testing.T) {
+	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}, {Type: "a", Bytes: 64, Median: 10, P99: 20, Max: 30}}, []Summary{{"a", []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	figs := Figures("a", v.Checks)
+	var names []string
+	for _, f := range figs {
+		names = append(names, PlotFileName(f.Metric, plots.FormatPNG)+" "+f.Plot.Title.Text)
+		if _, err := plots.SVG(f.Plot); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "comparison_median.png Check a: median,comparison_99.png Check a: 99%,comparison_max.png Check a: max"
+	if strings.Join(names, ",") != want {
+		t.Errorf("figures %q, want %q", strings.Join(names, ","), want)
+	}
+}
+
+func TestMissingValueIsEmptyInReport(t *testing.T) {
+	c := gate.MissingCheck("a", 16, gate.Max, 5, math.NaN(), "x")
+	var b bytes.Buffer
+	if err := WriteReport(&b, []gate.Check{c}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(b.String(), "\n")[1]; got != "Max,16,5.000,,,,missing" {
+		t.Errorf("row %q", got)
+	}
+}
