@@ -83,6 +83,9 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 	if math.IsInf(p.Y.Min, 0) || math.IsInf(p.Y.Max, 0) {
 		p.Y.Min, p.Y.Max = 0, 1
 	}
+	if len(categories) > 0 && p.X.Tick.Label.Rotation != 0 {
+		p.Y.Label.Padding += leftOverhang(p, categories[0])
+	}
 	return p
 }
 
@@ -116,8 +119,8 @@ func categoryTickStyle(sty text.Style, categories []string) text.Style {
 	for i := 0; i < k; i += step {
 		widest = max(widest, sty.Width(categories[i]))
 	}
-	// Typical data width: the figure minus axis and a legend column.
-	avail := DefaultWidth - 3*vg.Inch
+	// Typical data width: the figure minus the y axis.
+	avail := DefaultWidth - vg.Inch
 	if vg.Length(shown)*(widest+vg.Points(6)) <= avail {
 		return sty
 	}
@@ -125,6 +128,22 @@ func categoryTickStyle(sty text.Style, categories []string) text.Style {
 	sty.XAlign = draw.XRight
 	sty.YAlign = draw.YCenter
 	return sty
+}
+
+// leftOverhang returns how far the rotated label of the first category
+// reaches left of the y axis's area. gonum pads the data area for the glyphs
+// of plotters, not for tick labels, and the y axis is not moved by that
+// padding anyway; widening the gap between the y label and its tick labels
+// moves the axis, the data and the first label right together.
+func leftOverhang(p *plot.Plot, first string) vg.Length {
+	hang := -p.X.Tick.Label.Rectangle(first).Min.X
+	// The y axis area: label, padding, widest tick label, tick, padding.
+	yw := p.Y.Label.TextStyle.Height(p.Y.Label.Text) + p.Y.Label.Padding + p.Y.Tick.Length + p.Y.Padding
+	var widest vg.Length
+	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		widest = max(widest, p.Y.Tick.Label.Width(t.Label))
+	}
+	return max(0, hang-yw-widest)
 }
 
 // catLine draws one Line at x = 0, 1, ...

@@ -26,8 +26,9 @@ const (
 	FormatSVG Format = "svg"
 )
 
-// Default figure size and raster resolution. 8×5 in at 100 dpi is 800×500
-// pixels: readable on a screen and in an HTML report, cheap to rasterise.
+// Default figure size (before the legend, see Size) and raster resolution.
+// 8×5 in at 100 dpi is 800×500 pixels: readable on a screen and in an HTML
+// report, cheap to rasterise.
 const (
 	DefaultWidth  = 8 * vg.Inch
 	DefaultHeight = 5 * vg.Inch
@@ -47,11 +48,24 @@ func ParseFormat(s string) (Format, error) {
 // Ext returns the file name extension of f, with the leading dot.
 func (f Format) Ext() string { return "." + string(f) }
 
-// Encode draws p at the default size and writes it to w in format f.
+// Size returns the size p is drawn at: DefaultWidth × DefaultHeight, widened
+// by the legend, if any, so that the data area keeps its size however long
+// the series names are (CategoryLines puts the legend beside the data).
+func Size(p *plot.Plot) (w, h vg.Length) {
+	w, h = DefaultWidth, DefaultHeight
+	r := p.Legend.Rectangle(draw.Canvas{})
+	if lw := r.Max.X - r.Min.X; lw > 0 {
+		w += lw + vg.Points(legendGap)
+	}
+	return w, h
+}
+
+// Encode draws p at its Size and writes it to w in format f.
 func Encode(w io.Writer, p *plot.Plot, f Format) error {
+	width, height := Size(p)
 	switch f {
 	case FormatPNG:
-		c := vgimg.NewWith(vgimg.UseWH(DefaultWidth, DefaultHeight), vgimg.UseDPI(DefaultDPI))
+		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(DefaultDPI))
 		p.Draw(framed(c))
 		if m, ok := c.Image().(*image.RGBA); ok {
 			return encodePNG(w, m)
@@ -59,7 +73,7 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 		enc := png.Encoder{CompressionLevel: png.BestSpeed}
 		return enc.Encode(w, c.Image())
 	case FormatSVG:
-		c := vgsvg.New(DefaultWidth, DefaultHeight)
+		c := vgsvg.New(width, height)
 		p.Draw(framed(c))
 		_, err := c.WriteTo(w)
 		return err
@@ -84,7 +98,7 @@ func framed(c vg.CanvasSizer) draw.Canvas {
 	return draw.Crop(dc, m, -m, m, -m)
 }
 
-// SVG renders p as an SVG document at the default size, e.g. to inline it in
+// SVG renders p as an SVG document at its Size, e.g. to inline it in
 // an HTML page.
 func SVG(p *plot.Plot) ([]byte, error) {
 	var b bytes.Buffer

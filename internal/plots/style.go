@@ -19,7 +19,7 @@ const (
 	titleSize  = 13
 	labelSize  = 11
 	tickSize   = 9
-	legendSize = 9
+	legendSize = 10
 )
 
 // palette holds twelve colours that stay distinct from each other and from
@@ -94,6 +94,7 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p.Legend.TextStyle.Font = font.From(textFont, legendSize)
 	p.Legend.Top = true
 	p.Legend.ThumbnailWidth = vg.Points(24)
+	p.Legend.Padding = vg.Points(3)
 	return p
 }
 

@@ -1,0 +1,162 @@
+package plots
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// checkGolden compares got with testdata/<test name>.svg, or rewrites that
+// file under -update.
+func checkGolden(t *testing.T, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".svg")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output (run go test -update to accept):\n%s", path, firstDiff(want, got))
+	}
+}
+
+// firstDiff shows the first differing line of two texts.
+func firstDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\n  want %.200q\n  got  %.200q", i+1, wl, gl)
+		}
+	}
+	return "(no line differs)"
+}
+
+// payloadNames are the payloads of the Fast-RTPS latency tests.
+func payloadNames() []string {
+	var c []string
+	for p := 16; p <= 16384; p *= 2 {
+		c = append(c, strconv.Itoa(p))
+	}
+	return c
+}
+
+// experimentNames returns n experiment directory names, one a day.
+func experimentNames(n int) []string {
+	t0 := time.Date(2024, 1, 1, 3, 4, 5, 0, time.UTC)
+	c := make([]string, n)
+	for i := range c {
+		c[i] = t0.AddDate(0, 0, i).Format("2006-01-02_15-04-05")
+	}
+	return c
+}
+
+func TestGoldenSVG(t *testing.T) {
+	nan := math.NaN()
+	subs := []string{
+		"intraprocess_best_effort", "intraprocess_reliable", "interprocess_best_effort",
+		"interprocess_best_effort_security", "interprocess_best_effort_tcp",
+		"interprocess_best_effort_tcp_security", "interprocess_reliable",
+		"interprocess_reliable_security", "interprocess_reliable_tcp", "interprocess_reliable_tcp_security",
+	}
+	for _, tc := range []struct {
+		name string
+		plot func() *plot.Plot
+	}{
+		{"histogram", func() *plot.Plot {
+			return Histogram(latencies(2000, 10), 100, "Latency histogram - 1024 Bytes")
+		}},
+		{"histogram_one_sample", func() *plot.Plot {
+			return Histogram([]float64{12.5}, 100, "Latency histogram - 16 Bytes")
+		}},
+		{"histogram_empty", func() *plot.Plot { return Histogram(nil, 100, "Latency histogram - 16 Bytes") }},
+		{"series", func() *plot.Plot {
+			return Series(latencies(3000, 11), 300, "Latency time series - 1024 Bytes")
+		}},
+		{"series_empty", func() *plot.Plot { return Series(nil, 300, "Latency time series - 16 Bytes") }},
+		{"comparison", func() *plot.Plot {
+			var lines []Line
+			for i, s := range subs {
+				y := latencies(11, uint64(20+i))
+				for j := range y {
+					y[j] += float64(i) + float64(j)/2
+				}
+				lines = append(lines, Line{Name: s, Y: y})
+			}
+			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+		}},
+		{"requirement", func() *plot.Plot {
+			y := []float64{10, 11, 10.5, nan, 12, 13, 20, 14, nan, 16, 18}
+			req := []float64{12, 12, 12, 12, 13, 13, 15, 15, 16, 17, 17}
+			marked := make([]bool, len(y))
+			for i := range y {
+				marked[i] = y[i] > req[i]
+			}
+			p := CategoryLines("interprocess_reliable: Median", "Payload [Bytes]", "Latency [us]", payloadNames(),
+				[]Line{{Name: "Median", Y: y, Marked: marked}, {Name: "Median requirement", Y: req, Dashed: true}})
+			p.Legend.Add("over requirement", MarkThumbnail{})
+			return p
+		}},
+		{"history", func() *plot.Plot {
+			cats := experimentNames(300)
+			var lines []Line
+			for i, name := range []string{"16 B", "1024 B", "16384 B"} {
+				y := latencies(len(cats), uint64(30+i))
+				for j := range y {
+					y[j] += 5 * float64(i)
+				}
+				lines = append(lines, Line{Name: name, Y: y})
+			}
+			return CategoryLines("interprocess_reliable: Median latency history", "Experiment", "Latency [us]", cats, lines)
+		}},
+		{"no_lines", func() *plot.Plot {
+			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", payloadNames(), nil)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SVG(tc.plot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := SVG(tc.plot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, again) {
+				t.Fatal("two renderings of the same plot differ")
+			}
+			checkGolden(t, got)
+			if *renderDir != "" {
+				if err := Save(tc.plot(), filepath.Join(*renderDir, tc.name+".png"), FormatPNG); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
