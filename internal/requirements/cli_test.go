@@ -1,0 +1,144 @@
+package requirements
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+func runRequirements(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := cliapp.Run(context.Background(), App(), append([]string{"requirements"}, args...), &stdout, &stderr)
+	return code, strings.ReplaceAll(stdout.String(), dir, "$DIR"), strings.ReplaceAll(stderr.String(), dir, "$DIR")
+}
+
+// writeExperiments writes testdata/observations.csv as experiment folders
+// with one summary per sub-experiment, under a temporary root.
+func writeExperiments(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string][]summary.Row{}
+	var order []string
+	for _, o := range observations(t) {
+		path := filepath.Join(root, o.Experiment, experiment.SummaryFileName(o.Type))
+		if _, ok := files[path]; !ok {
+			order = append(order, path)
+		}
+		files[path] = append(files[path], summary.Row{Bytes: o.Bytes, Samples: 1000, Median: o.Median, P99: o.P99, Max: o.Max,
+			Min: o.Median / 2, Mean: o.Median, P90: o.P99 * 0.9, P9999: o.Max})
+	}
+	for _, path := range order {
+		if err := summary.WriteFile(path, files[path]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestCommand(t *testing.T) {
+	root := writeExperiments(t)
+	// A folder without summaries (e.g. shared plots) is skipped with a warning.
+	if err := os.Mkdir(filepath.Join(root, "plots"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "req", "out.csv")
+	code, stdout, stderr := runRequirements(t, root, "--experiments_results", root, "--output_file", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/numpy_p99.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("requirements file differs from numpy's:\n%s\nwant\n%s", got, want)
+	}
+	stdout = strings.ReplaceAll(stdout, filepath.Dir(filepath.Dir(out)), "$OUT")
+	golden(t, "command.stdout", []byte(stdout))
+	golden(t, "command.stderr", []byte(stderr))
+}
+
+func TestCommandPercentile(t *testing.T) {
+	root := writeExperiments(t)
+	out := filepath.Join(t.TempDir(), "out.csv")
+	code, _, stderr := runRequirements(t, root, "-e", root, "-o", out, "--percentile", "50")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	got, _ := os.ReadFile(out)
+	want, _ := os.ReadFile("testdata/numpy_p50.csv")
+	if !bytes.Equal(got, want) {
+		t.Errorf("p50 requirements differ from numpy's:\n%s\nwant\n%s", got, want)
+	}
+	if stderr != "" {
+		t.Errorf("7 experiments back the median: no warning expected, got %q", stderr)
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	root := t.TempDir()
+	mk := func(parts ...string) string {
+		p := filepath.Join(append([]string{root}, parts...)...)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := mk("empty")
+	noExp := mk("noexp")
+	mk("noexp", "plots")
+	flat := mk("flat")
+	if err := os.WriteFile(filepath.Join(flat, experiment.SummaryFileName("interprocess_reliable")), []byte(strings.Join(summary.Columns, ",")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := mk("bad", "2024-01-01_00-00-00")
+	if err := os.WriteFile(filepath.Join(bad, experiment.SummaryFileName("interprocess_reliable")),
+		[]byte(strings.Join(summary.Columns, ",")+"\n16,10,1.000,1.000,1.000,1.000,1.000,1.000,1.000,1.000,oops,1.000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := writeExperiments(t)
+	out := filepath.Join(t.TempDir(), "out.csv")
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"missing directory", []string{"-e", filepath.Join(root, "nope")}, "requirements: experiments directory $DIR/nope does not exist\n"},
+		{"empty directory", []string{"-e", empty}, "requirements: $DIR/empty is empty: expected one folder per experiment, each holding measurements_<type>_summary.csv files\n"},
+		{"no experiments", []string{"-e", noExp}, "no experiment under $DIR/noexp holds a summary (measurements_<type>_summary.csv): run process on them first\n"},
+		{"an experiment, not a root", []string{"-e", flat}, "requirements: $DIR/flat holds no experiment folder, but summaries itself: pass the directory that holds the experiment folders\n"},
+		{"malformed summary", []string{"-e", filepath.Join(root, "bad")}, `$DIR/bad/2024-01-01_00-00-00/measurements_interprocess_reliable_summary.csv:2: column "99%"`},
+		{"percentile 0", []string{"-e", good, "-o", out, "--percentile", "0"}, "requirements: --percentile 0: expected a number in (0, 100], e.g. 99"},
+		{"percentile over 100", []string{"-e", good, "-o", out, "--percentile", "101"}, "--percentile 101: expected a number in (0, 100]"},
+		{"negative percentile", []string{"-e", good, "-o", out, "--percentile", "-5"}, "--percentile -5: expected a number in (0, 100]"},
+		{"percentile not a number", []string{"-e", good, "-o", out, "--percentile", "high"}, `invalid value "high" for flag -percentile`},
+		{"no directory flag", []string{"-o", out}, `Required flag "experiments-results" not set`},
+		{"stray argument", []string{"-e", good, "-o", out, "x"}, `requirements: unexpected argument "x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runRequirements(t, root, tt.args...)
+			if code != cliapp.ExitUsage {
+				t.Errorf("exit %d, want 2\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("stderr\n%s\nlacks\n%s", stderr, tt.stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written despite the error", out)
+			}
+		})
+	}
+}
