@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -94,4 +95,40 @@ func TestInBrowser(t *testing.T) {
 	if len(open) != 1 || open[0][1] != "interprocess_reliable-8192" {
 		t.Errorf("after following a link to interprocess_reliable-8192, open payload sections are %q; want only that one", open)
 	}
+}
+
+// largePage is a process-sized page: 10 sub-experiments of 11 payloads, two
+// histograms per payload.
+func largePage(tb testing.TB) Page {
+	hist := histPlot(tb, "histogram", 1, 10000)
+	var secs []Section
+	for i := range 10 {
+		s := Section{Title: fmt.Sprintf("sub-experiment %d", i), Plots: []Plot{{Title: "line", SVG: hist}}}
+		for j := range 11 {
+			s.Sections = append(s.Sections, Section{Title: fmt.Sprintf("payload %d", 16<<j),
+				Plots: []Plot{{Title: "histogram", SVG: hist}, {Title: "series", SVG: hist}}})
+		}
+		secs = append(secs, s)
+	}
+	return Page{Title: "large", Sections: secs}
+}
+
+// BenchmarkBrowserLoad measures how long Chromium takes to load and
+// serialise a page with 230 plots, most of them in collapsed sections.
+func BenchmarkBrowserLoad(b *testing.B) {
+	browser.Require(b)
+	page := filepath.Join(b.TempDir(), "large.html")
+	if err := WriteFile(page, largePage(b)); err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := browser.DumpDOM(context.Background(), page); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(fi.Size())/1e6, "MB/page")
 }

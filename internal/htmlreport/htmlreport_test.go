@@ -335,20 +335,9 @@ func FuzzInlineSVG(f *testing.F) {
 }
 
 // BenchmarkRender renders a process-sized page: 10 sub-experiments of 11
-// payloads, a line plot per sub-experiment and a histogram per payload.
+// payloads, a plot per sub-experiment and two per payload.
 func BenchmarkRender(b *testing.B) {
-	hist := histPlot(b, "histogram", 1, 10000)
-	line := tinySVG(b, "line")
-	var secs []Section
-	for i := range 10 {
-		s := Section{Title: "sub-experiment " + string(rune('a'+i)), Plots: []Plot{{Title: "line", SVG: line}},
-			Tables: []Table{{Header: []string{"Bytes", "Median"}, Rows: [][]Cell{{Num("16"), Num("7.486")}}}}}
-		for j := range 11 {
-			s.Sections = append(s.Sections, Section{Title: "payload " + string(rune('a'+j)), Plots: []Plot{{Title: "h", SVG: hist}, {Title: "h2", SVG: hist}}})
-		}
-		secs = append(secs, s)
-	}
-	p := Page{Title: "bench", Sections: secs}
+	p := largePage(b)
 	var buf bytes.Buffer
 	if err := Render(&buf, p); err != nil {
 		b.Fatal(err)

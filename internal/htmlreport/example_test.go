@@ -1,0 +1,43 @@
+package htmlreport_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/htmlreport"
+)
+
+func ExampleRender() {
+	page := htmlreport.Page{
+		Title: "Check report",
+		Verdict: &htmlreport.Verdict{
+			Status:  htmlreport.StatusFailed,
+			Summary: "1 of 33 checks failed",
+		},
+		Sections: []htmlreport.Section{{
+			ID: "interprocess_reliable", Title: "interprocess_reliable", Status: htmlreport.StatusFailed,
+			Tables: []htmlreport.Table{{
+				Header: []string{"Check", "Bytes", "Status"},
+				Rows: [][]htmlreport.Cell{
+					{htmlreport.Text("99%"), htmlreport.Num("16384"), htmlreport.StatusCell(htmlreport.StatusFailed)},
+				},
+			}},
+			Sections: []htmlreport.Section{{ID: "16384", Title: "16384 bytes"}},
+		}},
+	}
+	var b strings.Builder
+	if err := htmlreport.Render(&b, page); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The verdict comes first; every section has an anchor.
+	fmt.Println(regexp.MustCompile(`<p class="verdict-line">.*</p>`).FindString(b.String()))
+	for _, m := range regexp.MustCompile(`<details id="([^"]+)"`).FindAllStringSubmatch(b.String(), -1) {
+		fmt.Println("#" + m[1])
+	}
+	// Output:
+	// <p class="verdict-line"><span class="verdict-status">FAILED</span> <span class="verdict-summary">1 of 33 checks failed</span></p>
+	// #interprocess_reliable
+	// #interprocess_reliable-16384
+}
