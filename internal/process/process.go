@@ -112,12 +112,9 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			scratch := make([]float64, 0)
+			var scratch stats.Scratch
 			for j := range jobs {
-				if cap(scratch) < 2*len(j.samples) {
-					scratch = make([]float64, 2*len(j.samples))
-				}
-				s := stats.SummarizeScratch(j.samples, scratch)
+				s := stats.SummarizeScratch(j.samples, &scratch)
 				st := &states[j.file]
 				st.mu.Lock()
 				st.rows[j.index] = summary.FromStats(j.payload, s)

@@ -167,10 +167,16 @@ func Summarize(x []float64) Summary {
 	return SummarizeScratch(x, nil)
 }
 
-// SummarizeScratch is Summarize reusing scratch (grown if shorter than
-// 2·len(x)) so that processing many payloads allocates once. It returns the
-// summary; scratch's contents are overwritten.
-func SummarizeScratch(x []float64, scratch []float64) Summary {
+// Scratch is reusable working memory for SummarizeScratch, so that
+// processing many payloads allocates once per worker.
+type Scratch struct {
+	floats []float64
+	keys   []uint64
+}
+
+// SummarizeScratch is Summarize using (and growing) scratch, which may be
+// nil.
+func SummarizeScratch(x []float64, sc *Scratch) Summary {
 	n := len(x)
 	s := Summary{N: n}
 	nan := math.NaN()
@@ -178,11 +184,15 @@ func SummarizeScratch(x []float64, scratch []float64) Summary {
 		return Summary{Max: nan, Min: nan, Mean: nan, Median: nan, Stdev: nan,
 			MeanJitter: nan, MaxJitter: nan, P90: nan, P99: nan, P9999: nan}
 	}
-	if cap(scratch) < 2*n {
-		scratch = make([]float64, 2*n)
+	if sc == nil {
+		sc = &Scratch{}
 	}
-	work := scratch[:n]
-	sorted := scratch[n : 2*n]
+	if cap(sc.floats) < 2*n {
+		sc.floats = make([]float64, 2*n)
+		sc.keys = make([]uint64, 2*n)
+	}
+	work := sc.floats[:n]
+	sorted := sc.floats[n : 2*n]
 
 	s.Mean = Mean(x)
 	s.Stdev = stdScratch(x, work)
@@ -203,7 +213,7 @@ func SummarizeScratch(x []float64, scratch []float64) Summary {
 	}
 
 	copy(sorted, x)
-	slices.Sort(sorted)
+	sortFloats(sorted, sc.keys)
 	s.Min = sorted[0]
 	s.Max = sorted[n-1]
 	s.Median = medianSorted(sorted)

@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"math"
+	"math/rand"
 	"os"
 	"slices"
 	"strconv"
@@ -127,10 +128,35 @@ func BenchmarkSummarize10k(b *testing.B) {
 	for i := range x {
 		x[i] = 10 + float64((i*7919)%1000)/37
 	}
-	scratch := make([]float64, 2*len(x))
+	var scratch Scratch
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		SummarizeScratch(x, scratch)
+		SummarizeScratch(x, &scratch)
+	}
+}
+
+func TestSortFloats(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, n := range []int{0, 1, 5, 255, 256, 1000, 10001} {
+		x := make([]float64, n)
+		for i := range x {
+			switch i % 4 {
+			case 0:
+				x[i] = rng.NormFloat64() * 1e3
+			case 1:
+				x[i] = float64(rng.Intn(5)) // ties
+			case 2:
+				x[i] = rng.ExpFloat64() * 1e-300
+			default:
+				x[i] = -rng.ExpFloat64() * 1e300
+			}
+		}
+		want := slices.Clone(x)
+		slices.Sort(want)
+		sortFloats(x, make([]uint64, 2*n))
+		if !slices.Equal(x, want) {
+			t.Fatalf("n=%d: radix sort differs from slices.Sort", n)
+		}
 	}
 }
