@@ -111,8 +111,8 @@ func TestBestEffortReportsLossAsTimeout(t *testing.T) {
 			t.Fatalf("message %d: %v, want success or a timeout", seq, err)
 		}
 	}
-	if lost != messages/every {
-		t.Fatalf("%d messages timed out, want %d (every %dth dropped)", lost, messages/every, every)
+	if lost != messages/every || uint64(lost) != relay.Dropped() {
+		t.Fatalf("%d messages timed out, want %d (every %dth dropped), relay dropped %d", lost, messages/every, every, relay.Dropped())
 	}
 	if c := p.(driver.CounterReader).Counters(); c.Retransmitted != 0 {
 		t.Fatalf("best-effort pinger retransmitted %d times", c.Retransmitted)

@@ -1,0 +1,410 @@
+package secure
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/pion/dtls/v3"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/udp"
+)
+
+// DTLS framing: see the package documentation.
+const (
+	// MaxRecordPlaintext is the largest record plaintext pion receives
+	// with AES-GCM: its 8192-byte datagram buffer less 37 bytes of record
+	// header, explicit nonce and tag, rounded down.
+	MaxRecordPlaintext = 8128
+	// FragmentHeaderSize is the fragment header: message number (4 bytes),
+	// fragment index (2), fragment count (2).
+	FragmentHeaderSize = 8
+	// FragmentPayload is the most message bytes one record carries.
+	FragmentPayload = MaxRecordPlaintext - FragmentHeaderSize
+	// MaxFragments bounds the fragments of one message.
+	MaxFragments = 64
+	// MaxDTLSMessage is the largest message the dtls transport carries.
+	MaxDTLSMessage = MaxFragments * FragmentPayload
+)
+
+// DTLS is the "dtls" transport: DTLS 1.2 over UDP.
+type DTLS struct{}
+
+var _ driver.Transport = DTLS{}
+
+// Name returns driver.DTLS.
+func (DTLS) Name() string { return driver.DTLS }
+
+func dtlsMaterial(sec *driver.Security, needCert bool) (*material, error) {
+	m, err := load(sec)
+	if err != nil {
+		return nil, fmt.Errorf("dtls: %w", err)
+	}
+	if needCert && m.cert == nil {
+		return nil, errors.New("dtls: the echoer needs a certificate and a key")
+	}
+	return m, nil
+}
+
+// Listen starts a DTLS echoer at addr.
+func (DTLS) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
+	m, err := dtlsMaterial(opts.Security, true)
+	if err != nil {
+		return nil, err
+	}
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dtls: %w", err)
+	}
+	l, err := dtls.ListenWithOptions("udp", ua,
+		dtls.WithCertificates(*m.cert),
+		dtls.WithClientCAs(m.roots),
+		dtls.WithClientAuth(dtls.RequireAndVerifyClientCert),
+		dtls.WithExtendedMasterSecret(dtls.RequireExtendedMasterSecret),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("dtls: %w", err)
+	}
+	return &DTLSEchoer{l: l, conns: map[net.Conn]struct{}{}}, nil
+}
+
+// DTLSEchoer accepts DTLS associations and echoes every record back.
+type DTLSEchoer struct {
+	l      net.Listener
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+	once   sync.Once
+	errs   atomic.Uint64
+}
+
+var (
+	_ driver.Echoer        = (*DTLSEchoer)(nil)
+	_ driver.CounterReader = (*DTLSEchoer)(nil)
+)
+
+// Addr returns the listening address.
+func (e *DTLSEchoer) Addr() string { return e.l.Addr().String() }
+
+// Serve accepts and echoes associations until ctx is done or Close is
+// called. A failed handshake or association is counted in
+// Counters().Errors and ends only itself.
+func (e *DTLSEchoer) Serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { e.Close() })
+	defer stop()
+	for {
+		c, err := e.l.Accept()
+		if err != nil {
+			e.mu.Lock()
+			closed := e.closed
+			e.mu.Unlock()
+			if closed || ctx.Err() != nil {
+				e.wg.Wait()
+				return nil
+			}
+			return fmt.Errorf("dtls echo: %w", err)
+		}
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			c.Close()
+			continue
+		}
+		e.conns[c] = struct{}{}
+		e.wg.Add(1)
+		e.mu.Unlock()
+		go e.serveConn(ctx, c)
+	}
+}
+
+func (e *DTLSEchoer) serveConn(ctx context.Context, c net.Conn) {
+	defer e.wg.Done()
+	defer func() {
+		e.mu.Lock()
+		delete(e.conns, c)
+		e.mu.Unlock()
+		c.Close()
+	}()
+	hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
+	err := c.(*dtls.Conn).HandshakeContext(hctx)
+	cancel()
+	if err != nil {
+		e.errs.Add(1)
+		return
+	}
+	buf := make([]byte, MaxRecordPlaintext+512)
+	for {
+		n, err := c.Read(buf)
+		if err != nil {
+			if isClosed(err) || ctx.Err() != nil {
+				return
+			}
+			var te *dtls.TemporaryError
+			if errors.As(err, &te) {
+				e.errs.Add(1)
+				continue
+			}
+			e.errs.Add(1)
+			return
+		}
+		if _, err := c.Write(buf[:n]); err != nil {
+			if isClosed(err) || ctx.Err() != nil {
+				return
+			}
+			e.errs.Add(1)
+		}
+	}
+}
+
+func isClosed(err error) bool {
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, dtls.ErrConnClosed) || errors.Is(err, io.EOF)
+}
+
+// Counters reports failed handshakes and records that could not be echoed.
+func (e *DTLSEchoer) Counters() driver.Counters {
+	return driver.Counters{Errors: e.errs.Load()}
+}
+
+// Close stops accepting and closes every association.
+func (e *DTLSEchoer) Close() error {
+	var err error
+	e.once.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		for c := range e.conns {
+			c.Close()
+		}
+		e.mu.Unlock()
+		err = e.l.Close()
+	})
+	return err
+}
+
+// connectedPacketConn lets pion use a connected UDP socket, so that an
+// ICMP "port unreachable" (the echoer is gone) reaches the pinger as
+// ECONNREFUSED instead of a silent timeout.
+type connectedPacketConn struct{ *net.UDPConn }
+
+func (c connectedPacketConn) WriteTo(p []byte, _ net.Addr) (int, error) { return c.Write(p) }
+func (c connectedPacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
+	n, err := c.Read(p)
+	return n, c.RemoteAddr(), err
+}
+
+// Dial connects a DTLS pinger to the echoer at addr and completes the
+// handshake within ctx.
+func (DTLS) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
+	m, err := dtlsMaterial(opts.Security, false)
+	if err != nil {
+		return nil, err
+	}
+	copts := []dtls.ClientOption{
+		dtls.WithRootCAs(m.roots),
+		dtls.WithServerName(serverName(opts.Security, addr)),
+		dtls.WithExtendedMasterSecret(dtls.RequireExtendedMasterSecret),
+	}
+	if m.cert != nil {
+		copts = append(copts, dtls.WithCertificates(*m.cert))
+	}
+	var d net.Dialer
+	uc, err := d.DialContext(ctx, "udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dtls: %w", err)
+	}
+	c, err := dtls.ClientWithOptions(connectedPacketConn{uc.(*net.UDPConn)}, uc.RemoteAddr(), copts...)
+	if err != nil {
+		uc.Close()
+		return nil, fmt.Errorf("dtls: %w", err)
+	}
+	hctx := ctx
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithTimeout(ctx, HandshakeTimeout)
+		defer cancel()
+	}
+	if err := c.HandshakeContext(hctx); err != nil {
+		c.Close()
+		return nil, handshakeErr("dtls", addr, opts.Security, err)
+	}
+	p := &DTLSPinger{c: c, addr: addr, reliable: opts.Reliable,
+		wbuf: make([]byte, MaxRecordPlaintext), rbuf: make([]byte, MaxRecordPlaintext+512), lastN: -1}
+	if p.reliable {
+		p.rto = opts.RetransmitTimeout
+		if p.rto <= 0 {
+			p.rto = udp.DefaultRetransmitTimeout
+		}
+		p.retries = opts.MaxRetries
+		if p.retries <= 0 {
+			p.retries = udp.DefaultMaxRetries
+		}
+		p.last = make([]byte, min(opts.MaxMessageSizeOrDefault(), MaxDTLSMessage))
+	}
+	return p, nil
+}
+
+// DTLSPinger fragments messages into DTLS records and reassembles echoes.
+type DTLSPinger struct {
+	c        *dtls.Conn
+	addr     string
+	reliable bool
+	rto      time.Duration
+	retries  int
+
+	msgID uint32 // number of the last message sent
+	wbuf  []byte // one record: fragment header and payload
+	rbuf  []byte // one received record
+
+	// Reassembly of the message being received.
+	curID   uint32
+	have    uint64 // bitmap of fragments received
+	count   int    // fragments in the message, 0 when idle
+	length  int    // message length, known once the last fragment is in
+	asmBuf  []byte // the caller's buffer the fragments go to
+	last    []byte // copy of the last message, for resending
+	lastN   int
+	lastTx  time.Time
+	resends int
+
+	retransmitted atomic.Uint64
+}
+
+var (
+	_ driver.Pinger        = (*DTLSPinger)(nil)
+	_ driver.CounterReader = (*DTLSPinger)(nil)
+)
+
+// Send sends msg as one record per FragmentPayload bytes.
+func (p *DTLSPinger) Send(msg []byte) error {
+	if len(msg) > MaxDTLSMessage {
+		return fmt.Errorf("dtls: a %d-byte message exceeds the %d-byte maximum", len(msg), MaxDTLSMessage)
+	}
+	p.msgID++
+	if p.reliable {
+		if len(msg) > len(p.last) {
+			p.last = make([]byte, len(msg))
+		}
+		p.lastN = copy(p.last, msg)
+		p.resends = 0
+		p.lastTx = time.Now()
+	}
+	return p.send(msg)
+}
+
+func (p *DTLSPinger) send(msg []byte) error {
+	count := max(1, (len(msg)+FragmentPayload-1)/FragmentPayload)
+	for i := range count {
+		chunk := msg[i*FragmentPayload : min(len(msg), (i+1)*FragmentPayload)]
+		binary.BigEndian.PutUint32(p.wbuf[0:], p.msgID)
+		binary.BigEndian.PutUint16(p.wbuf[4:], uint16(i))
+		binary.BigEndian.PutUint16(p.wbuf[6:], uint16(count))
+		n := copy(p.wbuf[FragmentHeaderSize:], chunk)
+		if _, err := p.c.Write(p.wbuf[:FragmentHeaderSize+n]); err != nil {
+			return p.linkErr(err)
+		}
+	}
+	return nil
+}
+
+// Receive reassembles the next complete message into buf, resending the
+// last message on a reliable link when its echo is late (as the udp
+// transport does).
+func (p *DTLSPinger) Receive(buf []byte, deadline time.Time) (int, error) {
+	if p.count > 0 && unsafe.SliceData(buf) != unsafe.SliceData(p.asmBuf) {
+		p.count = 0 // a message half received into another buffer is abandoned
+	}
+	for {
+		wait := deadline
+		resend := p.reliable && p.lastN >= 0 && p.resends < p.retries
+		if resend {
+			if rt := p.lastTx.Add(p.rto); deadline.IsZero() || rt.Before(deadline) {
+				wait = rt
+			} else {
+				resend = false
+			}
+		}
+		if err := p.c.SetReadDeadline(wait); err != nil {
+			return 0, p.linkErr(err)
+		}
+		n, err := p.c.Read(p.rbuf)
+		if err != nil {
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() {
+				return 0, p.linkErr(err)
+			}
+			if !resend {
+				return 0, fmt.Errorf("dtls: no echo from %s: %w", p.addr, driver.ErrTimeout)
+			}
+			p.resends++
+			p.lastTx = time.Now()
+			p.retransmitted.Add(1)
+			if err := p.send(p.last[:p.lastN]); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if done, n, err := p.place(p.rbuf[:n], buf); err != nil || done {
+			return n, err
+		}
+	}
+}
+
+// place puts one echoed record into buf and reports whether the message is
+// complete.
+func (p *DTLSPinger) place(rec, buf []byte) (bool, int, error) {
+	if len(rec) < FragmentHeaderSize {
+		return false, 0, fmt.Errorf("dtls: a %d-byte record from %s has no fragment header", len(rec), p.addr)
+	}
+	id := binary.BigEndian.Uint32(rec[0:])
+	idx := int(binary.BigEndian.Uint16(rec[4:]))
+	count := int(binary.BigEndian.Uint16(rec[6:]))
+	payload := rec[FragmentHeaderSize:]
+	if count < 1 || count > MaxFragments || idx >= count || (idx < count-1 && len(payload) != FragmentPayload) {
+		return false, 0, fmt.Errorf("dtls: malformed fragment header from %s (fragment %d of %d, %d bytes)", p.addr, idx, count, len(payload))
+	}
+	if p.count == 0 || id != p.curID {
+		p.curID, p.count, p.have, p.length, p.asmBuf = id, count, 0, -1, buf
+	}
+	off := idx * FragmentPayload
+	if off+len(payload) > len(buf) {
+		p.count = 0
+		return false, 0, fmt.Errorf("dtls: a message of more than %d bytes does not fit in a %d-byte buffer", off+len(payload)-1, len(buf))
+	}
+	copy(buf[off:], payload)
+	p.have |= 1 << idx
+	if idx == count-1 {
+		p.length = off + len(payload)
+	}
+	if p.have != (uint64(1)<<count)-1 {
+		return false, 0, nil
+	}
+	p.count = 0
+	return true, p.length, nil
+}
+
+func (p *DTLSPinger) linkErr(err error) error {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("dtls: nothing listens at %s any more (connection refused): %w", p.addr, err)
+	}
+	if isClosed(err) {
+		return fmt.Errorf("dtls: link to %s: %w: %v", p.addr, driver.ErrClosed, err)
+	}
+	return fmt.Errorf("dtls: link to %s: %w", p.addr, err)
+}
+
+// Counters reports the resends of a reliable pinger.
+func (p *DTLSPinger) Counters() driver.Counters {
+	return driver.Counters{Retransmitted: p.retransmitted.Load()}
+}
+
+// Close closes the association, unblocking a concurrent Receive.
+func (p *DTLSPinger) Close() error { return p.c.Close() }
