@@ -1,0 +1,213 @@
+package plots
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/plot/vg/draw"
+)
+
+func TestParseFormat(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Format
+		ok   bool
+	}{
+		{"png", FormatPNG, true},
+		{"svg", FormatSVG, true},
+		{"PNG", FormatPNG, true},
+		{".svg", FormatSVG, true},
+		{"", "", false},
+		{"pdf", "", false},
+		{"png ", "", false},
+	} {
+		got, err := ParseFormat(tc.in)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), `"png"`) {
+			t.Errorf("ParseFormat(%q): error %q does not say what is expected", tc.in, err)
+		}
+	}
+}
+
+func FuzzParseFormat(f *testing.F) {
+	for _, s := range []string{"png", "SVG", ".png", "", "jpeg"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseFormat(s)
+		if err != nil {
+			return
+		}
+		if got != FormatPNG && got != FormatSVG {
+			t.Fatalf("ParseFormat(%q) = %q", s, got)
+		}
+		if again, err := ParseFormat(string(got)); err != nil || again != got {
+			t.Fatalf("ParseFormat(%q) = %q, %v: not a fixed point", got, again, err)
+		}
+	})
+}
+
+// TestEncodePNG checks the PNG encoder against image/png's decoder on an
+// opaque image with random content and odd bounds.
+func TestEncodePNG(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, rect := range []image.Rectangle{
+		image.Rect(0, 0, 1, 1),
+		image.Rect(0, 0, 37, 11),
+		image.Rect(3, 4, 300, 700), // 200 kB of raw rows: several IDAT chunks
+	} {
+		m := image.NewRGBA(rect)
+		for i := range m.Pix {
+			m.Pix[i] = byte(r.IntN(256))
+			if i%4 == 3 {
+				m.Pix[i] = 0xff
+			}
+		}
+		var b bytes.Buffer
+		if err := encodePNG(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		got, err := png.Decode(&b)
+		if err != nil {
+			t.Fatalf("%v: decode: %v", rect, err)
+		}
+		if got.Bounds().Size() != rect.Size() {
+			t.Fatalf("%v: decoded size %v", rect, got.Bounds().Size())
+		}
+		for y := 0; y < rect.Dy(); y++ {
+			for x := 0; x < rect.Dx(); x++ {
+				r1, g1, b1, a1 := m.At(rect.Min.X+x, rect.Min.Y+y).RGBA()
+				r2, g2, b2, a2 := got.At(x, y).RGBA()
+				if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+					t.Fatalf("%v: pixel (%d, %d) differs", rect, x, y)
+				}
+			}
+		}
+	}
+}
+
+func TestSave(t *testing.T) {
+	dir := t.TempDir()
+	p := Histogram(latencies(1000, 1), 100, "Latency histogram - 16 Bytes")
+	for _, f := range []Format{FormatPNG, FormatSVG} {
+		path := filepath.Join(dir, "plots", "sub", "histogram"+f.Ext())
+		if err := Save(p, path, f); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch f {
+		case FormatPNG:
+			cfg, err := png.DecodeConfig(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Width != 800 || cfg.Height != 500 {
+				t.Errorf("PNG is %d×%d, want 800×500", cfg.Width, cfg.Height)
+			}
+		case FormatSVG:
+			if !bytes.HasPrefix(data, []byte("<?xml")) || !bytes.Contains(data, []byte("Latency histogram - 16 Bytes")) {
+				t.Errorf("SVG does not look like the plot: %.100q", data)
+			}
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "plots", "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Errorf("directory holds %d files, want 2 (no temporary file left)", len(entries))
+	}
+}
+
+func TestSaveErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := Series(latencies(100, 1), 0, "t")
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(p, filepath.Join(blocker, "x.png"), FormatPNG); err == nil {
+		t.Error("Save under a regular file succeeded")
+	}
+	bad := filepath.Join(dir, "x.pdf")
+	if err := Save(p, bad, Format("pdf")); err == nil || !strings.Contains(err.Error(), "x.pdf") {
+		t.Errorf("Save in an unknown format: err = %v, want one naming the file", err)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("Save in an unknown format left %s", bad)
+	}
+}
+
+// TestSaveConcurrent saves plots from several goroutines at once; run with
+// -race.
+func TestSaveConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Go(func() {
+			x := latencies(2000, uint64(i))
+			var p = Histogram(x, 100, fmt.Sprintf("Latency histogram - %d Bytes", i))
+			if i%2 == 1 {
+				p = Series(x, 500, fmt.Sprintf("Latency time series - %d Bytes", i))
+			}
+			f := []Format{FormatPNG, FormatSVG}[i%4/2]
+			errs <- Save(p, filepath.Join(dir, fmt.Sprintf("plot_%d%s", i, f.Ext())), f)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 16 {
+		t.Errorf("%d files written, want 16", len(entries))
+	}
+}
+
+// TestLegendBesideData checks that the legend never overlaps the data area,
+// for few and many series, short and long names.
+func TestLegendBesideData(t *testing.T) {
+	for _, tc := range []struct {
+		series int
+		name   string
+	}{
+		{1, "Median"},
+		{3, "16384 B"},
+		{10, "interprocess_reliable_tcp_security"},
+		{14, "s"},
+	} {
+		var lines []Line
+		for i := range tc.series {
+			lines = append(lines, Line{Name: fmt.Sprintf("%s %d", tc.name, i), Y: latencies(11, uint64(i))})
+		}
+		p := CategoryLines("t", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+		w, h := Size(p)
+		c := draw.NewCanvas(nil, w, h)
+		data := p.DataCanvas(c)
+		legend := p.Legend.Rectangle(c)
+		legendLeft := c.Max.X - (legend.Max.X - legend.Min.X)
+		if data.Max.X > legendLeft {
+			t.Errorf("%d series %q: data area ends at %v, legend starts at %v", tc.series, tc.name, data.Max.X, legendLeft)
+		}
+		if got := data.Max.X - data.Min.X; got < DefaultWidth/2 {
+			t.Errorf("%d series %q: data area only %v wide", tc.series, tc.name, got)
+		}
+	}
+}
