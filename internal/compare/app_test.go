@@ -134,6 +134,42 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+func TestRequiredFlags(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192-rerun"))
+	if code != cliapp.ExitUsage || !strings.Contains(stderr, "plots-directory") {
+		t.Errorf("without --plots-directory: exit %d, stderr %q; want 2 naming the flag", code, stderr)
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := cliapp.Run(ctx, App(), []string{"compare", "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
+		"--plots-directory", dir}, &out, &errb)
+	if code != cliapp.ExitInterrupted {
+		t.Errorf("exit %d, want %d; stderr %q", code, cliapp.ExitInterrupted, errb.String())
+	}
+}
+
+func TestPrintSummaries(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
+		"--plots-directory", dir, "--print_summaries")
+	if code != cliapp.ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, CSVFileName("interprocess_reliable")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "interprocess_reliable_comparison.csv:\n"+string(b)) {
+		t.Errorf("stdout does not show the comparison CSV:\n%s", stdout)
+	}
+}
+
 func TestFastRTPSFlagNames(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v193-regressed"),

@@ -18,9 +18,16 @@
 // increase fails whatever the threshold; this package does not.
 //
 // The Result is then rendered: the comparison CSV of each sub-experiment
-// (WriteCSV), its comparison plots (Plots), the PASSED/FAILED text (WriteText),
-// a gate.Verdict for the JUnit, Markdown and JSON reports (Verdict), and an
-// HTML page (Page). App wires all of this into the compare command.
+// (WriteCSV), its comparison plots (Figures: <type>_min_median and
+// <type>_max_99%, plus the other gated columns two by two; the reference
+// dashed, the results solid, regressions marked), a gate.Verdict for the
+// console text and the JUnit, Markdown and JSON reports of package report
+// (Verdict), and an HTML page (Page). App wires all of this into the compare
+// command.
+//
+// When both experiments carry a meta.json and their host fingerprints
+// differ, the result carries a warning (SPEC §6): the latencies of two
+// machines are not comparable.
 //
 // A result sub-experiment without a reference, payload sets that differ
 // between the two sides, or unreadable summaries are input errors (exit 2):
