@@ -13,9 +13,10 @@ import (
 // App returns the requirements command.
 func App() *cli.App {
 	return &cli.App{
-		Name:      "requirements",
-		Usage:     "derive latency requirements from many experiments",
-		UsageText: "requirements --experiments-results DIR [--output-file FILE] [--percentile 99]",
+		Name:  "requirements",
+		Usage: "derive latency requirements from many experiments",
+		UsageText: "requirements --experiments-results DIR [--output-file FILE] [--percentile 99]\n" +
+			"requirements --runs N --out DIR [--output-file FILE] [--percentile 99] -- [run arguments]",
 		Description: `Reads every experiment folder in DIR (each holding measurements_<type>_summary.csv files) and
 writes the requirements CSV (Experiment type,Bytes,Median,99%,Max): per sub-experiment and payload,
 the p-th percentile (numpy's linear method) over the experiments of their Median, 99% and Max.
@@ -26,11 +27,19 @@ chance (n-k+1)/(n+1), so the 99th percentile of 5 runs (between the 4th and 5th,
 fails about 1 run in 6. It warns when too few experiments back the percentile asked for, and
 prints the chance that a whole check fails on an unchanged system.
 
-Exit status: 0 done, 2 usage or input error.`,
+With --runs N --out DIR it first runs 'run --out DIR --name <UTC start> [run arguments]' N
+times, and 'process' on each new experiment (the tools are looked up beside this program,
+then on PATH), then derives the requirements from every experiment in DIR, as the Fast-RTPS
+latency_extrapolate_requirements.bash script does:
+  requirements --runs 5 --out runs_for_requirements -- --subexperiments interprocess_reliable
+
+Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrupted.`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true, TakesFile: true,
+			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, TakesFile: true,
 				Usage: "directory holding one folder per experiment"},
+			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Usage: "first run and process `N` experiments into --out"},
+			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "results root for --runs; the requirements are derived from every experiment in it"},
 			&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: DefaultFileName, TakesFile: true,
 				Usage: "requirements CSV to write"},
 			&cli.Float64Flag{Name: "percentile", Value: DefaultPercentile,
@@ -41,14 +50,29 @@ Exit status: 0 done, 2 usage or input error.`,
 }
 
 func action(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return cliapp.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
-	}
 	p := c.Float64("percentile")
 	if !(p > 0 && p <= 100) {
 		return cliapp.Usagef("--percentile %v: expected a number in (0, 100], e.g. 99", p)
 	}
 	dir, out := c.String("experiments-results"), c.String("output-file")
+	switch {
+	case c.IsSet("runs") || c.IsSet("out"):
+		if dir != "" {
+			return cliapp.Usagef("--experiments-results and --runs/--out exclude each other: --runs derives from --out")
+		}
+		if c.Int("runs") < 1 || c.String("out") == "" {
+			return cliapp.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see '%s --help')", c.App.Name)
+		}
+		r := Runs{N: c.Int("runs"), Out: c.String("out"), RunArgs: c.Args().Slice(), Stdout: c.App.Writer, Stderr: c.App.ErrWriter}
+		if _, err := r.Execute(c.Context); err != nil {
+			return err
+		}
+		dir = r.Out
+	case dir == "":
+		return cliapp.Usagef("--experiments-results DIR (or --runs N --out DIR) is required (see '%s --help')", c.App.Name)
+	case c.NArg() > 0:
+		return cliapp.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+	}
 	obs, exps, warnings, err := Load(c.Context, dir)
 	if err != nil {
 		if cliapp.Interrupted(c.Context) {

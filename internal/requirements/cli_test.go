@@ -124,7 +124,11 @@ func TestCommandErrors(t *testing.T) {
 		{"percentile over 100", []string{"-e", good, "-o", out, "--percentile", "101"}, "--percentile 101: expected a number in (0, 100]"},
 		{"negative percentile", []string{"-e", good, "-o", out, "--percentile", "-5"}, "--percentile -5: expected a number in (0, 100]"},
 		{"percentile not a number", []string{"-e", good, "-o", out, "--percentile", "high"}, `invalid value "high" for flag -percentile`},
-		{"no directory flag", []string{"-o", out}, `Required flag "experiments-results" not set`},
+		{"no directory flag", []string{"-o", out}, `--experiments-results DIR (or --runs N --out DIR) is required`},
+		{"runs without out", []string{"--runs", "3", "-o", out}, `--runs needs a number of runs ≥ 1 and --out DIR`},
+		{"zero runs", []string{"--runs", "0", "--out", root, "-o", out}, `--runs needs a number of runs ≥ 1 and --out DIR`},
+		{"runs and a results directory", []string{"--runs", "2", "--out", root, "-e", good, "-o", out}, `exclude each other`},
+		{"runs setting the name", []string{"--runs", "2", "--out", filepath.Join(root, "runs"), "-o", out, "--", "--name", "x"}, `run argument --name: requirements --runs sets the output itself`},
 		{"stray argument", []string{"-e", good, "-o", out, "x"}, `requirements: unexpected argument "x"`},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,135 @@
+package requirements
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/experiment"
+)
+
+// Runs is the "extrapolate" step of the Fast-RTPS scripts: run the
+// experiment N times, process each run, then derive requirements from every
+// experiment in the output directory.
+type Runs struct {
+	// N is the number of runs.
+	N int
+	// Out is the results root the runs are written to.
+	Out string
+	// RunArgs are passed to run after the output flags.
+	RunArgs []string
+	// Run and Process are the run and process executables; Tool finds them
+	// when empty.
+	Run, Process string
+	// Stdout receives progress lines; Stderr the tools' own output.
+	Stdout, Stderr io.Writer
+	// Now is the clock used to name experiments; time.Now when nil.
+	Now func() time.Time
+}
+
+// reservedRunFlags are set by Runs itself.
+var reservedRunFlags = []string{"--out", "-o", "--name"}
+
+// Execute performs the N runs and processes each. Every experiment is named
+// by its UTC start time, as run and the Fast-RTPS scripts name them; a run
+// starting within the same second as the previous one waits for the next
+// second rather than overwrite it.
+func (r *Runs) Execute(ctx context.Context) (names []string, err error) {
+	for _, a := range r.RunArgs {
+		for _, f := range reservedRunFlags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return nil, cliapp.Usagef("run argument %s: requirements --runs sets the output itself (use --out)", a)
+			}
+		}
+	}
+	if r.Run == "" {
+		if r.Run, err = Tool("run"); err != nil {
+			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+		}
+	}
+	if r.Process == "" {
+		if r.Process, err = Tool("process"); err != nil {
+			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+		}
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	for i := 1; i <= r.N; i++ {
+		name := now().UTC().Format(experiment.DirTimeLayout)
+		for exists(filepath.Join(r.Out, name)) {
+			select {
+			case <-ctx.Done():
+				return names, cliapp.Exit(cliapp.ExitInterrupted, ctx.Err())
+			case <-time.After(100 * time.Millisecond):
+			}
+			name = now().UTC().Format(experiment.DirTimeLayout)
+		}
+		fmt.Fprintf(r.Stdout, "run %d/%d: %s\n", i, r.N, filepath.Join(r.Out, name))
+		args := append([]string{"--out", r.Out, "--name", name}, r.RunArgs...)
+		if err := r.exec(ctx, r.Run, args); err != nil {
+			return names, err
+		}
+		names = append(names, name)
+		if err := r.exec(ctx, r.Process, []string{filepath.Join(r.Out, name)}); err != nil {
+			return names, err
+		}
+	}
+	return names, nil
+}
+
+// exec runs one tool; on cancellation the tool gets SIGINT, so that it
+// flushes what it measured, and 10 s to exit.
+func (r *Runs) exec(ctx context.Context, bin string, args []string) error {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = r.Stderr, r.Stderr
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	line := filepath.Base(bin) + " " + strings.Join(args, " ")
+	if ctx.Err() != nil {
+		return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted during %s", line))
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code := ee.ExitCode()
+		if code != cliapp.ExitInterrupted {
+			code = cliapp.ExitUsage
+		}
+		return cliapp.Exit(code, fmt.Errorf("%s: exited %d", line, ee.ExitCode()))
+	}
+	return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("%s: %w", line, err))
+}
+
+// Tool finds the mqgate executable name: beside the running executable
+// first, so that a set of tools installed together stays together, then on
+// PATH.
+func Tool(name string) (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("cannot find the %s tool beside this program or on PATH: install it with 'go install ./cmd/%s'", name, name)
+	}
+	return p, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

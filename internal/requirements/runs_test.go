@@ -1,0 +1,81 @@
+package requirements
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+)
+
+// buildTools builds the run and process commands into a temporary directory
+// and puts it first on PATH, where Tool finds them.
+func buildTools(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds run and process")
+	}
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	bin := t.TempDir()
+	cmd := exec.Command(goTool, "build", "-o", bin+string(filepath.Separator), "../../cmd/run", "../../cmd/process")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+func TestRunsMode(t *testing.T) {
+	buildTools(t)
+	out := filepath.Join(t.TempDir(), "runs")
+	reqFile := filepath.Join(t.TempDir(), DefaultFileName)
+	code, stdout, stderr := runRequirements(t, out, "--runs", "2", "--out", out, "--output-file", reqFile, "--percentile", "100",
+		"--", "--subexperiments", "intraprocess_reliable", "--payloads", "16,64", "--samples", "50", "--warmup", "5", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%d experiments in %s, want 2", len(entries), out)
+	}
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(out, e.Name(), "measurements_intraprocess_reliable_summary.csv")); err != nil {
+			t.Errorf("experiment %s was not processed: %v", e.Name(), err)
+		}
+	}
+	rows, err := ReadFile(reqFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Bytes != 16 || rows[1].Bytes != 64 {
+		t.Errorf("requirements %+v, want intraprocess_reliable 16 and 64 B", rows)
+	}
+	if !strings.Contains(stdout, "run 1/2: $DIR/") || !strings.Contains(stdout, "2 requirement(s) from 2 experiment(s)") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+func TestRunsModeRunFails(t *testing.T) {
+	buildTools(t)
+	out := filepath.Join(t.TempDir(), "runs")
+	reqFile := filepath.Join(t.TempDir(), DefaultFileName)
+	code, _, stderr := runRequirements(t, out, "--runs", "2", "--out", out, "--output-file", reqFile,
+		"--", "--subexperiments", "no_such_thing")
+	if code != cliapp.ExitUsage {
+		t.Errorf("exit %d, want 2\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "requirements: run --out $DIR --name ") || !strings.Contains(stderr, "exited 2") {
+		t.Errorf("stderr does not say which run failed:\n%s", stderr)
+	}
+	if _, err := os.Stat(reqFile); err == nil {
+		t.Error("requirements written after a failed run")
+	}
+}
