@@ -1,0 +1,33 @@
+# mqgate — see README.md.
+GO      ?= go
+BIN     := bin
+TOOLS   := $(notdir $(wildcard cmd/*))
+
+.PHONY: all build test bench lint demo clean
+
+all: build
+
+## build: every tool into bin/
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+## test: the whole test suite with the race detector
+test:
+	$(GO) test -race ./...
+
+## bench: speed figures against their targets (see scripts/bench.sh)
+bench:
+	bash scripts/bench.sh
+
+## lint: formatting and vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## demo: the whole chain on this machine, no broker needed
+demo: build
+	bash scripts/demo.sh
+
+clean:
+	rm -rf $(BIN) demo-results
