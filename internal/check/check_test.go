@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -194,5 +195,24 @@ func TestMissingValueIsEmptyInReport(t *testing.T) {
 	}
 	if got := strings.Split(b.String(), "\n")[1]; got != "Max,16,5.000,,,,missing" {
 		t.Errorf("row %q", got)
+	}
+}
+
+func BenchmarkEvaluate(b *testing.B) {
+	// Ten sub-experiments of eleven payloads, as a full Fast-RTPS run.
+	var reqs []requirements.Row
+	var sums []Summary
+	for s := 0; s < 10; s++ {
+		typ := fmt.Sprintf("sub%d", s)
+		var rows []summary.Row
+		for p := 16; p <= 16384; p *= 2 {
+			reqs = append(reqs, requirements.Row{Type: typ, Bytes: p, Median: 10, P99: 20, Max: 30})
+			rows = append(rows, row(p, 9, 21, 29))
+		}
+		sums = append(sums, Summary{Type: typ, Rows: rows})
+	}
+	for b.Loop() {
+		v := Evaluate(reqs, sums)
+		v.Finish()
 	}
 }

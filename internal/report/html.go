@@ -25,9 +25,17 @@ func HTMLVerdict(v *gate.Verdict) *htmlreport.Verdict {
 }
 
 // HTMLTable returns checks as a table, one row per check; withSub adds a
-// sub-experiment column.
+// sub-experiment column. Messages are shown for the checks that did not pass
+// (a passed check's message only repeats its numbers).
 func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Table {
-	t := htmlreport.Table{Header: []string{"Status", "Bytes", "Metric", "Value", "Reference", "Limit", "Over limit", "vs reference", "Message"}}
+	t := htmlreport.Table{Header: []string{"Status", "Bytes", "Metric", "Value", "Reference", "Limit", "Over limit", "vs reference"}}
+	withMsg := false
+	for _, c := range checks {
+		withMsg = withMsg || c.Status != gate.Passed
+	}
+	if withMsg {
+		t.Header = append(t.Header, "Message")
+	}
 	if withSub {
 		t.Header = append([]string{"Sub-experiment"}, t.Header...)
 	}
@@ -58,8 +66,14 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 			htmlreport.Num(withUnit(f3(c.Limit), u)),
 			htmlreport.Num(withUnit(signed3(c.Margin), u)),
 			htmlreport.Num(pct),
-			htmlreport.Text(c.Message),
 		)
+		if withMsg {
+			msg := c.Message
+			if c.Status == gate.Passed {
+				msg = ""
+			}
+			row = append(row, htmlreport.Text(msg))
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t

@@ -215,3 +215,27 @@ func TestMarkdownFailuresFirst(t *testing.T) {
 		t.Errorf("heading is not the verdict:\n%s", s)
 	}
 }
+
+func TestHTMLTable(t *testing.T) {
+	v := verdicts()["mixed"]
+	tab := HTMLTable(v, v.Checks, true)
+	if len(tab.Rows) != len(v.Checks) || tab.Header[0] != "Sub-experiment" || tab.Header[len(tab.Header)-1] != "Message" {
+		t.Fatalf("header %v, %d rows", tab.Header, len(tab.Rows))
+	}
+	for i, r := range tab.Rows {
+		if len(r) != len(tab.Header) {
+			t.Errorf("row %d has %d cells for %d columns", i, len(r), len(tab.Header))
+		}
+	}
+	if got := tab.Rows[1][1]; got.Text != "failed" || got.Status != "failed" {
+		t.Errorf("status cell %+v", got)
+	}
+	hv := HTMLVerdict(v)
+	if hv.Status != "failed" || len(hv.Failures.Rows) != 2 {
+		t.Errorf("verdict %+v", hv)
+	}
+	passedOnly := HTMLTable(v, v.Checks[:1], false)
+	if passedOnly.Header[len(passedOnly.Header)-1] == "Message" {
+		t.Errorf("a table of passed checks has a Message column")
+	}
+}
