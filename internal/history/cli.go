@@ -1,0 +1,145 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/requirements"
+)
+
+// Config is what the history command does.
+type Config struct {
+	// Experiments is the results root, one folder per experiment.
+	Experiments string
+	// Requirements is the requirements CSV (SPEC §4).
+	Requirements string
+	// PlotsDir receives the plots and history.csv.
+	PlotsDir string
+	Format   plots.Format
+	// HTML, when set, is the path of the HTML report.
+	HTML string
+	// Workers draw plots in parallel; GOMAXPROCS when ≤ 0.
+	Workers int
+}
+
+// Result says what Run did.
+type Result struct {
+	History *History
+	// Plots is the number of plots drawn.
+	Plots int
+	// CSV is the path of history.csv.
+	CSV string
+}
+
+// Run reads the requirements and experiments of cfg and writes the history
+// plots, history.csv and, when asked, the HTML report. Input errors are
+// exit-code-2 errors that name the file and line.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	reqs, err := requirements.ReadFile(cfg.Requirements)
+	if err != nil {
+		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	h, err := Load(ctx, cfg.Experiments, reqs)
+	if err != nil {
+		return nil, interruptedOr(ctx, err)
+	}
+	jobs := h.Jobs()
+	opt := RenderOptions{Dir: cfg.PlotsDir, Format: cfg.Format, Workers: cfg.Workers}
+	if cfg.HTML != "" {
+		opt.SVG = make([][]byte, len(jobs))
+	}
+	csvPath := filepath.Join(cfg.PlotsDir, CSVFileName)
+	if err := h.WriteCSVFile(csvPath); err != nil {
+		return nil, err
+	}
+	if err := RenderPlots(ctx, jobs, opt); err != nil {
+		return nil, interruptedOr(ctx, err)
+	}
+	if cfg.HTML != "" {
+		page := h.Page(jobs, opt.SVG, []htmlreport.KV{
+			{Key: "Experiments", Value: cfg.Experiments},
+			{Key: "Requirements", Value: cfg.Requirements},
+			{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)},
+		})
+		if err := htmlreport.WriteFile(cfg.HTML, page); err != nil {
+			return nil, err
+		}
+	}
+	return &Result{History: h, Plots: len(jobs), CSV: csvPath}, nil
+}
+
+// interruptedOr maps a cancelled context to the interrupted exit code and
+// anything else to an input error.
+func interruptedOr(ctx context.Context, err error) error {
+	if cliapp.Interrupted(ctx) {
+		return cliapp.Exit(cliapp.ExitInterrupted, err)
+	}
+	return cliapp.Exit(cliapp.ExitUsage, err)
+}
+
+// App returns the history command.
+func App() *cli.App {
+	return &cli.App{
+		Name:      "history",
+		Usage:     "plot latency across experiments (commits, builds) against the requirements",
+		UsageText: "history --experiments-results DIR --requirements FILE --plots-directory DIR [--format png|svg] [--html FILE]",
+		Description: `Orders the experiments under DIR chronologically (meta.json start time, else the folder name
+YYYY-MM-DD_HH-MM-SS) and draws, for each sub-experiment:
+  <plots>/<type>/history_<Min|Median|Max|99>.<ext>    experiments along x, one series per payload
+  <plots>/<type>/<bytes>_bytes_<Median|99|Max>.<ext>  one payload against its requirement,
+                                                      points over the requirement marked
+and writes every plotted value to <plots>/history.csv. Missing sub-experiments or payloads are
+gaps in the lines and are reported as warnings.`,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
+				Usage: "directory holding one folder per experiment", TakesFile: true},
+			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"}, Required: true,
+				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max)", TakesFile: true},
+			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Required: true,
+				Usage: "directory for the plots and history.csv", TakesFile: true},
+			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},
+			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report to `FILE`", TakesFile: true},
+		},
+		Action: action,
+	}
+}
+
+func action(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return cliapp.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+	}
+	f, err := plots.ParseFormat(c.String("format"))
+	if err != nil {
+		return cliapp.Usagef("--format: %v", err)
+	}
+	cfg := Config{
+		Experiments:  c.String("experiments-results"),
+		Requirements: c.String("requirements"),
+		PlotsDir:     c.String("plots-directory"),
+		Format:       f,
+		HTML:         c.String("html"),
+	}
+	start := time.Now()
+	res, err := Run(c.Context, cfg)
+	if err != nil {
+		return err
+	}
+	h := res.History
+	for _, w := range h.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s\n", c.App.Name, w)
+	}
+	fmt.Fprintf(c.App.Writer, "%d experiment(s), %d sub-experiment(s): %d plots in %s, values in %s (%.2f s)\n",
+		len(h.Experiments), len(h.SubExperiments), res.Plots, cfg.PlotsDir, res.CSV, time.Since(start).Seconds())
+	if cfg.HTML != "" {
+		fmt.Fprintf(c.App.Writer, "HTML report: %s\n", cfg.HTML)
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+// Package history follows a messaging system's latency across many
+// experiments (typically one per commit or nightly build) and renders it as
+// plots, a CSV table and an HTML page. It is the library behind the history
+// command, which replaces the Fast-RTPS latency_plot_history.py script and
+// writes its plots under the same file names.
+//
+// The work goes in three steps, accumulate then render:
+//
+//   - Discover lists the experiments under a results root and orders them
+//     chronologically: by the start time in meta.json when present, else by
+//     the folder name parsed as YYYY-MM-DD_HH-MM-SS, ties broken by name.
+//     Folders with neither sort after the dated ones, by name.
+//   - Load reads every experiment's summaries in parallel and builds a
+//     History: for each sub-experiment, payload and magnitude (Min, Median,
+//     Max, 99%) one value per experiment, NaN where an experiment lacks the
+//     sub-experiment or payload. Gaps and missing requirements are warnings
+//     carried in History.Warnings, not errors.
+//   - Renderers only read the History: Records / WriteCSV (history.csv),
+//     Jobs / RenderPlots (magnitude and payload history plots, in parallel on
+//     a pool of GOMAXPROCS workers) and Page (the self-contained HTML report).
+//
+// Plot files, relative to the plots directory, keep the Fast-RTPS names:
+//
+//	<type>/history_<Min|Median|Max|99>.<ext>      one series per payload
+//	<type>/<bytes>_bytes_<Median|99|Max>.<ext>    one payload, with its requirement
+//
+// so a run draws 4·T + 3·Σ payloads(T) plots for T sub-experiments.
+//
+// GenerateExperiments writes deterministic, seeded experiment folders for
+// tests and benchmarks.
+package history

@@ -1,0 +1,262 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// Magnitudes are the summary columns drawn in the magnitude history plots,
+// in plot order, by their summary header names.
+var Magnitudes = []string{"Min", "Median", "Max", "99%"}
+
+// Checks are the summary columns that have a requirement (SPEC §4), drawn in
+// the payload history plots.
+var Checks = []string{"Median", "99%", "Max"}
+
+// History is every experiment's summaries, arranged for plotting.
+type History struct {
+	// Experiments in chronological order; every series has one value per
+	// experiment, in this order.
+	Experiments []Experiment
+	// SubExperiments sorted by type.
+	SubExperiments []*SubExperiment
+	// Warnings are about gaps and missing requirements: worth reading, not
+	// worth failing for.
+	Warnings []string
+}
+
+// SubExperiment is the history of one sub-experiment type.
+type SubExperiment struct {
+	Type string
+	// Payloads in bytes, ascending: every payload any experiment measured.
+	Payloads []int
+	// Values[m][p][e] is magnitude Magnitudes[m] of payload Payloads[p] in
+	// experiment e; NaN when the experiment lacks it.
+	Values [][][]float64
+	// Requirements[c][p] is the requirement of check Checks[c] for payload
+	// Payloads[p]; NaN when there is none.
+	Requirements [][]float64
+}
+
+// Series returns the values of magnitude (a Magnitudes entry) for payload
+// index p, one per experiment, or nil for an unknown magnitude.
+func (s *SubExperiment) Series(magnitude string, p int) []float64 {
+	m := indexOf(Magnitudes, magnitude)
+	if m < 0 {
+		return nil
+	}
+	return s.Values[m][p]
+}
+
+// Requirement returns the requirement of check (a Checks entry) for payload
+// index p, NaN when there is none.
+func (s *SubExperiment) Requirement(check string, p int) float64 {
+	c := indexOf(Checks, check)
+	if c < 0 {
+		return math.NaN()
+	}
+	return s.Requirements[c][p]
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// Load discovers the experiments under root (see Discover), reads their
+// summaries in parallel and builds their History against reqs. It fails on a
+// missing or empty root and on an unreadable or malformed summary, naming
+// the file.
+func Load(ctx context.Context, root string, reqs []requirements.Row) (*History, error) {
+	exps, warnings, err := Discover(root)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := readSummaries(ctx, exps)
+	if err != nil {
+		return nil, err
+	}
+	h := Build(exps, sums, reqs)
+	h.Warnings = append(warnings, h.Warnings...)
+	return h, nil
+}
+
+// readSummaries reads every summary of every experiment on GOMAXPROCS
+// goroutines. sums[e][type] holds experiment e's rows.
+func readSummaries(ctx context.Context, exps []Experiment) ([]map[string][]summary.Row, error) {
+	sums := make([]map[string][]summary.Row, len(exps))
+	errs := make([]error, len(exps))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(exps)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range next {
+				m := make(map[string][]summary.Row, len(exps[e].Summaries))
+				for _, f := range exps[e].Summaries {
+					rows, err := summary.ReadFile(f.Path)
+					if err != nil {
+						errs[e] = err
+						break
+					}
+					m[f.Type] = rows
+				}
+				sums[e] = m
+			}
+		}()
+	}
+feed:
+	for e := range exps {
+		select {
+		case next <- e:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Report the first bad file in chronological order, whatever the
+	// goroutines' timing.
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return sums, nil
+}
+
+// Build arranges the summaries sums (sums[e][type], one map per experiment of
+// exps) into a History, with reqs as requirements. Gaps (an experiment
+// without a sub-experiment or payload the others have) and missing
+// requirements become warnings.
+func Build(exps []Experiment, sums []map[string][]summary.Row, reqs []requirements.Row) *History {
+	h := &History{Experiments: exps}
+	n := len(exps)
+
+	// Payloads of each type, over all experiments.
+	payloads := map[string]map[int]bool{}
+	for _, m := range sums {
+		for typ, rows := range m {
+			if payloads[typ] == nil {
+				payloads[typ] = map[int]bool{}
+			}
+			for _, r := range rows {
+				payloads[typ][r.Bytes] = true
+			}
+		}
+	}
+	types := make([]string, 0, len(payloads))
+	for typ := range payloads {
+		types = append(types, typ)
+	}
+	sort.Strings(types)
+
+	reqOf := map[string]map[int]requirements.Row{}
+	for _, r := range reqs {
+		if reqOf[r.Type] == nil {
+			reqOf[r.Type] = map[int]requirements.Row{}
+		}
+		reqOf[r.Type][r.Bytes] = r
+	}
+
+	for _, typ := range types {
+		s := &SubExperiment{Type: typ}
+		for b := range payloads[typ] {
+			s.Payloads = append(s.Payloads, b)
+		}
+		sort.Ints(s.Payloads)
+		pIndex := make(map[int]int, len(s.Payloads))
+		for i, b := range s.Payloads {
+			pIndex[b] = i
+		}
+		s.Values = make([][][]float64, len(Magnitudes))
+		for m := range s.Values {
+			s.Values[m] = make([][]float64, len(s.Payloads))
+			for p := range s.Values[m] {
+				s.Values[m][p] = nanSlice(n)
+			}
+		}
+
+		var missingType []string
+		missingPayload := map[int][]string{}
+		for e, m := range sums {
+			rows, ok := m[typ]
+			if !ok {
+				missingType = append(missingType, exps[e].Name)
+				continue
+			}
+			seen := make([]bool, len(s.Payloads))
+			for _, r := range rows {
+				p := pIndex[r.Bytes]
+				seen[p] = true
+				for mi, col := range Magnitudes {
+					if v, ok := r.Get(col); ok {
+						s.Values[mi][p][e] = v
+					}
+				}
+			}
+			for p, ok := range seen {
+				if !ok {
+					missingPayload[s.Payloads[p]] = append(missingPayload[s.Payloads[p]], exps[e].Name)
+				}
+			}
+		}
+		if len(missingType) > 0 {
+			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: missing in %d of %d experiment(s), drawn as gaps: %s",
+				typ, len(missingType), n, list(missingType, 5)))
+		}
+		for _, b := range s.Payloads {
+			if names := missingPayload[b]; len(names) > 0 {
+				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: payload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
+					typ, b, len(names), n, list(names, 5)))
+			}
+		}
+
+		s.Requirements = make([][]float64, len(Checks))
+		for c := range s.Requirements {
+			s.Requirements[c] = nanSlice(len(s.Payloads))
+		}
+		var noReq []string
+		for p, b := range s.Payloads {
+			r, ok := reqOf[typ][b]
+			if !ok {
+				noReq = append(noReq, strconv.Itoa(b))
+				continue
+			}
+			s.Requirements[0][p], s.Requirements[1][p], s.Requirements[2][p] = r.Median, r.P99, r.Max
+		}
+		switch {
+		case len(noReq) == len(s.Payloads):
+			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements: payload plots drawn without a requirement line", typ))
+		case len(noReq) > 0:
+			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements for payload(s) %s bytes: drawn without a requirement line",
+				typ, list(noReq, 10)))
+		}
+		h.SubExperiments = append(h.SubExperiments, s)
+	}
+	return h
+}
+
+func nanSlice(n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = math.NaN()
+	}
+	return s
+}

@@ -1,0 +1,155 @@
+package history
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// TableRows is the most experiments listed in a payload's table of the HTML
+// page, newest last; history.csv holds them all.
+const TableRows = 50
+
+// Page returns the HTML report of h: one section per sub-experiment with the
+// newest experiment against the requirements and the magnitude history plots,
+// and one nested section per payload with its recent values and payload
+// history plots. jobs and svgs are the plots, as from Jobs and RenderPlots
+// (svgs[i] is jobs[i] as SVG); a plot whose SVG is nil is left out.
+func (h *History) Page(jobs []Job, svgs [][]byte, meta []htmlreport.KV) htmlreport.Page {
+	n := len(h.Experiments)
+	page := htmlreport.Page{
+		Title: "Latency history",
+		Meta:  meta,
+		Notes: h.Warnings,
+	}
+	if n > 0 {
+		page.Subtitle = fmt.Sprintf("%d experiment(s), %s to %s", n, h.Experiments[0].Label(), h.Experiments[n-1].Label())
+	}
+
+	// Plots by sub-experiment and, for payload plots, payload.
+	type key struct {
+		typ     string
+		payload int
+	}
+	plotsOf := map[key][]htmlreport.Plot{}
+	for i, j := range jobs {
+		if i >= len(svgs) || svgs[i] == nil {
+			continue
+		}
+		k := key{j.Type, j.Payload}
+		title := j.Magnitude + " history"
+		if j.Kind == KindPayload {
+			title = fmt.Sprintf("%s, %d bytes", j.Magnitude, j.Payload)
+			if j.Over > 0 {
+				title += fmt.Sprintf(": %d experiment(s) over requirement", j.Over)
+			}
+		}
+		plotsOf[k] = append(plotsOf[k], htmlreport.Plot{Title: title, SVG: svgs[i]})
+	}
+
+	for _, s := range h.SubExperiments {
+		sec := htmlreport.Section{ID: s.Type, Title: s.Type, Plots: plotsOf[key{s.Type, 0}]}
+		if n > 0 {
+			t, status := latestTable(h, s)
+			sec.Tables = append(sec.Tables, t)
+			sec.Status = status
+		}
+		for p, b := range s.Payloads {
+			sub := htmlreport.Section{
+				ID:     strconv.Itoa(b),
+				Title:  fmt.Sprintf("%s, %d bytes", s.Type, b),
+				Tables: []htmlreport.Table{payloadTable(h, s, p)},
+				Plots:  plotsOf[key{s.Type, b}],
+			}
+			sec.Sections = append(sec.Sections, sub)
+		}
+		page.Sections = append(page.Sections, sec)
+	}
+	return page
+}
+
+// latestTable compares the newest experiment with the requirements. Its
+// status is failed when a value exceeds its requirement, passed when every
+// value with a requirement is within it, and neutral otherwise.
+func latestTable(h *History, s *SubExperiment) (htmlreport.Table, string) {
+	e := len(h.Experiments) - 1
+	t := htmlreport.Table{
+		Caption: "Newest experiment, " + h.Experiments[e].Label() + ", against the requirements",
+		Header:  []string{"Bytes"},
+	}
+	for _, c := range Checks {
+		t.Header = append(t.Header, c, c+" requirement")
+	}
+	status := ""
+	for p, b := range s.Payloads {
+		row := []htmlreport.Cell{htmlreport.Num(strconv.Itoa(b))}
+		for _, c := range Checks {
+			v, r := s.Series(c, p)[e], s.Requirement(c, p)
+			cell := valueCell(v, r)
+			switch cell.Status {
+			case htmlreport.StatusFailed:
+				status = htmlreport.StatusFailed
+			case htmlreport.StatusPassed:
+				if status == "" {
+					status = htmlreport.StatusPassed
+				}
+			}
+			row = append(row, cell, htmlreport.Num(format(r)))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, status
+}
+
+// payloadTable lists a payload's values over the last TableRows experiments.
+func payloadTable(h *History, s *SubExperiment, p int) htmlreport.Table {
+	n := len(h.Experiments)
+	first := max(0, n-TableRows)
+	t := htmlreport.Table{
+		Caption: fmt.Sprintf("%d bytes, all %d experiments (oldest first)", s.Payloads[p], n),
+		Header:  []string{"Experiment"},
+	}
+	if first > 0 {
+		t.Caption = fmt.Sprintf("%d bytes, newest %d of %d experiments (oldest first; all in %s)", s.Payloads[p], n-first, n, CSVFileName)
+	}
+	for _, c := range Checks {
+		r := s.Requirement(c, p)
+		if math.IsNaN(r) {
+			t.Header = append(t.Header, c)
+		} else {
+			t.Header = append(t.Header, fmt.Sprintf("%s (≤ %s)", c, summary.Format3(r)))
+		}
+	}
+	for e := first; e < n; e++ {
+		row := []htmlreport.Cell{htmlreport.Text(h.Experiments[e].Label())}
+		for _, c := range Checks {
+			row = append(row, valueCell(s.Series(c, p)[e], s.Requirement(c, p)))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// valueCell shows v, failed when over the requirement r, passed when within.
+func valueCell(v, r float64) htmlreport.Cell {
+	c := htmlreport.Num(format(v))
+	switch {
+	case math.IsNaN(v) || math.IsNaN(r):
+	case v > r:
+		c.Status = htmlreport.StatusFailed
+	default:
+		c.Status = htmlreport.StatusPassed
+	}
+	return c
+}
+
+// format prints v with 3 decimals, or "–" for a gap.
+func format(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return summary.Format3(v)
+}

@@ -1,0 +1,212 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/plot"
+
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// Axis labels of every history plot.
+const (
+	xLabel = "Experiment (oldest to newest)"
+	yLabel = "Latency [us]"
+)
+
+// Kinds of plot.
+const (
+	KindMagnitude = "magnitude" // one magnitude, one series per payload
+	KindPayload   = "payload"   // one payload and check, with its requirement
+)
+
+// Job is one plot to draw.
+type Job struct {
+	Kind string
+	// Type is the sub-experiment; Magnitude a Magnitudes entry (a Checks
+	// entry for payload plots); Payload is set for payload plots only.
+	Type      string
+	Magnitude string
+	Payload   int
+	// Name is the file name without extension, relative to the plots
+	// directory: <type>/history_<magnitude> or <type>/<bytes>_bytes_<check>
+	// with "%" dropped, as the Fast-RTPS script names them.
+	Name string
+	// Over counts the experiments over the requirement (payload plots).
+	Over int
+	// Build draws the plot.
+	Build func() *plot.Plot
+}
+
+// fileMagnitude is a column name as used in file names ("99%" → "99").
+func fileMagnitude(m string) string { return strings.ReplaceAll(m, "%", "") }
+
+// Labels returns the x-axis category labels of h's experiments.
+func (h *History) Labels() []string {
+	labels := make([]string, len(h.Experiments))
+	for i, e := range h.Experiments {
+		labels[i] = e.Label()
+	}
+	return labels
+}
+
+// Jobs returns every plot of h: for each sub-experiment, the magnitude
+// history plots (Magnitudes order) then the payload history plots (payloads
+// ascending, Checks order).
+func (h *History) Jobs() []Job {
+	labels := h.Labels()
+	var jobs []Job
+	for _, s := range h.SubExperiments {
+		for m, mag := range Magnitudes {
+			jobs = append(jobs, Job{
+				Kind: KindMagnitude, Type: s.Type, Magnitude: mag,
+				Name:  filepath.Join(s.Type, "history_"+fileMagnitude(mag)),
+				Build: magnitudePlot(s, m, labels),
+			})
+		}
+		for p, b := range s.Payloads {
+			for _, chk := range Checks {
+				y := s.Series(chk, p)
+				req := s.Requirement(chk, p)
+				marked, over := overRequirement(y, req)
+				jobs = append(jobs, Job{
+					Kind: KindPayload, Type: s.Type, Magnitude: chk, Payload: b,
+					Name:  filepath.Join(s.Type, fmt.Sprintf("%d_bytes_%s", b, fileMagnitude(chk))),
+					Over:  over,
+					Build: payloadPlot(s.Type, b, chk, y, req, marked, over, labels),
+				})
+			}
+		}
+	}
+	return jobs
+}
+
+// overRequirement marks the values of y above req.
+func overRequirement(y []float64, req float64) (marked []bool, over int) {
+	if math.IsNaN(req) {
+		return nil, 0
+	}
+	marked = make([]bool, len(y))
+	for i, v := range y {
+		if v > req { // false for NaN
+			marked[i] = true
+			over++
+		}
+	}
+	return marked, over
+}
+
+func magnitudePlot(s *SubExperiment, m int, labels []string) func() *plot.Plot {
+	return func() *plot.Plot {
+		lines := make([]plots.Line, len(s.Payloads))
+		for p, b := range s.Payloads {
+			lines[p] = plots.Line{Name: payloadName(b), Y: s.Values[m][p]}
+		}
+		title := fmt.Sprintf("%s: %s latency history", s.Type, Magnitudes[m])
+		p := plots.CategoryLines(title, xLabel, yLabel, labels, lines)
+		experimentAxis(p, labels)
+		return p
+	}
+}
+
+func payloadPlot(typ string, b int, chk string, y []float64, req float64, marked []bool, over int, labels []string) func() *plot.Plot {
+	return func() *plot.Plot {
+		lines := []plots.Line{{Name: chk, Y: y, Marked: marked}}
+		title := fmt.Sprintf("%s, %d bytes: %s latency history", typ, b, chk)
+		p := plots.CategoryLines(title, xLabel, yLabel, labels, lines)
+		experimentAxis(p, labels)
+		if !math.IsNaN(req) {
+			l := newRequirementLine(req)
+			p.Add(l)
+			p.Legend.Add(fmt.Sprintf("requirement (%s)", summary.Format3(req)), l)
+		}
+		if over > 0 {
+			p.Legend.Add(fmt.Sprintf("over requirement (%d)", over), plots.MarkThumbnail{})
+		}
+		return p
+	}
+}
+
+// RenderOptions say where and how RenderPlots draws.
+type RenderOptions struct {
+	// Dir is the plots directory.
+	Dir string
+	// Format of the image files.
+	Format plots.Format
+	// SVG, when set, also receives every plot as SVG, by job index, e.g. for
+	// an HTML report; its length must be that of the jobs.
+	SVG [][]byte
+	// Workers is the number of plots drawn at once; GOMAXPROCS when ≤ 0.
+	Workers int
+}
+
+// RenderPlots draws jobs into files under opt.Dir, on a pool of workers. It
+// stops at the first error or when ctx is cancelled.
+func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				p := j.Build()
+				if opt.Dir != "" {
+					path := filepath.Join(opt.Dir, j.Name+opt.Format.Ext())
+					if err := plots.Save(p, path, opt.Format); err != nil {
+						fail(err)
+						continue
+					}
+				}
+				if opt.SVG != nil {
+					svg, err := plots.SVG(p)
+					if err != nil {
+						fail(fmt.Errorf("%s: %w", j.Name, err))
+						continue
+					}
+					opt.SVG[i] = svg
+				}
+			}
+		}()
+	}
+feed:
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
