@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
@@ -32,6 +33,7 @@ Examples:
    process results/2026-11-21_09-00-00
    process --no-plots results/2026-11-21_09-00-00
    process --format svg --plots-directory /tmp/plots results/2026-11-21_09-00-00
+   process --html report.html results/2026-11-21_09-00-00
    process --raw_csv measurements_interprocess_reliable.csv \
            --output_csv measurements_interprocess_reliable_summary.csv \
            --plots_directory plots/measurements_interprocess_reliable
@@ -45,6 +47,7 @@ Exit status: 0 done, 2 bad usage or input (nothing written), 130 interrupted.`,
 			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
 			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once (default: number of CPUs)"},
+			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report `FILE` (tables and every plot, inline)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
 		},
 		Action: action,
@@ -59,7 +62,8 @@ func action(c *cli.Context) error {
 	if c.Int("jobs") < 0 {
 		return cliapp.Usagef("--jobs must be at least 1, not %d", c.Int("jobs"))
 	}
-	opt := Options{Plots: !c.Bool("no-plots"), Format: format, Workers: c.Int("jobs")}
+	htmlPath := c.String("html")
+	opt := Options{Plots: !c.Bool("no-plots"), Format: format, Workers: c.Int("jobs"), Figures: htmlPath != ""}
 
 	var inputs []Input
 	dirMode := false
@@ -110,6 +114,22 @@ func action(c *cli.Context) error {
 		}
 		if _, err := ComparisonPlots(dir, results, format); err != nil {
 			return err
+		}
+	}
+	if htmlPath != "" {
+		expDir := ""
+		if dirMode {
+			expDir = c.Args().First()
+		}
+		page, err := Page(expDir, results)
+		if err != nil {
+			return err
+		}
+		if err := htmlreport.WriteFile(htmlPath, page); err != nil {
+			return err
+		}
+		if !quiet {
+			fmt.Fprintf(out, "HTML report: %s\n", htmlPath)
 		}
 	}
 	if !quiet {

@@ -31,6 +31,15 @@ type Options struct {
 	Format plots.Format
 	// Workers is the number of payloads processed at once (GOMAXPROCS if 0).
 	Workers int
+	// Figures keeps every payload's histogram and series as SVG in the
+	// results, for the HTML report.
+	Figures bool
+}
+
+// Figures are one payload's plots as SVG documents.
+type Figures struct {
+	Histogram []byte
+	Series    []byte
 }
 
 // Input is one raw file to process and where its results go.
@@ -46,6 +55,7 @@ type Result struct {
 	Input
 	Rows    []summary.Row // one per payload, in order of first appearance
 	Samples int
+	Figures []Figures // with Options.Figures: one per row
 }
 
 // ExperimentInputs lists the inputs of experiment directory dir with plots
@@ -88,6 +98,7 @@ type job struct {
 type fileState struct {
 	mu      sync.Mutex
 	rows    []summary.Row
+	figures []Figures
 	samples int
 }
 
@@ -119,9 +130,22 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 				st.mu.Lock()
 				st.rows[j.index] = summary.FromStats(j.payload, s)
 				st.mu.Unlock()
-				if opt.Plots && inputs[j.file].PlotsDir != "" && ctx.Err() == nil {
-					if err := payloadPlots(inputs[j.file].PlotsDir, j.payload, j.samples, opt.Format); err != nil {
+				if (opt.Plots || opt.Figures) && ctx.Err() == nil {
+					dir := inputs[j.file].PlotsDir
+					if !opt.Plots {
+						dir = ""
+					}
+					fig, err := payloadPlots(dir, j.payload, j.samples, opt.Format, opt.Figures)
+					if err != nil {
 						cancel(err)
+					}
+					if opt.Figures {
+						st.mu.Lock()
+						if len(st.figures) < len(st.rows) {
+							st.figures = append(st.figures, make([]Figures, len(st.rows)-len(st.figures))...)
+						}
+						st.figures[j.index] = fig
+						st.mu.Unlock()
 					}
 				}
 				j.recycle <- j.samples[:0]
@@ -167,6 +191,9 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	results := make([]Result, len(inputs))
 	for i, in := range inputs {
 		results[i] = Result{Input: in, Rows: states[i].rows, Samples: states[i].samples}
+		if opt.Figures {
+			results[i].Figures = append(states[i].figures, make([]Figures, len(states[i].rows)-len(states[i].figures))...)
+		}
 	}
 	for _, r := range results {
 		if err := summary.WriteFile(r.Summary, r.Rows); err != nil {
@@ -192,7 +219,7 @@ func readFile(ctx context.Context, i int, path string, st *fileState, jobs chan<
 	// discarded first pass, then start over.
 	a, b := <-recycle, <-recycle
 	st.mu.Lock()
-	st.rows, st.samples = nil, 0
+	st.rows, st.figures, st.samples = nil, nil, 0
 	st.mu.Unlock()
 	recycle <- a
 	recycle <- b
@@ -290,14 +317,31 @@ func streamGroups(ctx context.Context, i int, path string, st *fileState, jobs c
 	return order, nil
 }
 
-func payloadPlots(dir string, payload int, samples []float64, f plots.Format) error {
+// payloadPlots draws one payload's histogram and series, saves them in dir
+// (unless dir is ""), and returns them as SVG when svg is set.
+func payloadPlots(dir string, payload int, samples []float64, f plots.Format, svg bool) (Figures, error) {
+	var fig Figures
 	p := strconv.Itoa(payload)
 	h := plots.Histogram(samples, HistogramBins, "Latency histogram - "+p+" Bytes")
-	if err := plots.Save(h, filepath.Join(dir, "histogram_"+p+f.Ext()), f); err != nil {
-		return err
-	}
 	s := plots.Series(samples, plots.SeriesPoints, "Latency series - "+p+" Bytes")
-	return plots.Save(s, filepath.Join(dir, "series_"+p+f.Ext()), f)
+	if dir != "" {
+		if err := plots.Save(h, filepath.Join(dir, "histogram_"+p+f.Ext()), f); err != nil {
+			return fig, err
+		}
+		if err := plots.Save(s, filepath.Join(dir, "series_"+p+f.Ext()), f); err != nil {
+			return fig, err
+		}
+	}
+	if svg {
+		var err error
+		if fig.Histogram, err = plots.SVG(h); err != nil {
+			return fig, err
+		}
+		if fig.Series, err = plots.SVG(s); err != nil {
+			return fig, err
+		}
+	}
+	return fig, nil
 }
 
 // Comparison is one of the sub-experiment comparison plots.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/browser"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/measurements"
 )
@@ -228,5 +229,59 @@ func TestInterrupted(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "measurements_n2_summary.csv")); err == nil {
 		t.Fatal("summary written after interruption")
+	}
+}
+
+// TestHTMLReport writes the HTML report of a two-file experiment, checks its
+// content and, when Chromium is there (always under CI=true), that it
+// renders with its tables and plots.
+func TestHTMLReport(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, "testdata/golden/ties/measurements_ties.csv", filepath.Join(dir, "measurements_a_reliable.csv"))
+	copyFile(t, "testdata/golden/eleven_payloads/measurements_eleven_payloads.csv", filepath.Join(dir, "measurements_b_best_effort.csv"))
+	page := filepath.Join(t.TempDir(), "report.html")
+	code, stdout, stderr := runProcess(t, "--no-plots", "--html", page, dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "HTML report: "+page) {
+		t.Errorf("stdout %q does not name the report", stdout)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(data)
+	// 4 comparison plots + 2 per payload (1 + 11 payloads).
+	if n := strings.Count(html, "<svg"); n != 4+2*12 {
+		t.Errorf("%d inline SVG plots, want 28", n)
+	}
+	for _, want := range []string{"a_reliable", "b_best_effort", "16384 Bytes", "Mean jitter", "99.99%"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// Self-contained: no address but the SVG namespace names.
+	local := strings.NewReplacer("http://www.w3.org/2000/svg", "", "http://www.w3.org/1999/xlink", "").Replace(html)
+	if strings.Contains(local, "http://") || strings.Contains(local, "https://") {
+		t.Error("report refers to the network")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plots")); err == nil {
+		t.Error("--no-plots wrote plot files")
+	}
+	browser.Require(t)
+	dom, err := browser.DumpDOM(context.Background(), page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(dom, "<table") < 2 || strings.Count(dom, "<svg") != 28 {
+		t.Fatalf("rendered page has %d tables and %d plots", strings.Count(dom, "<table"), strings.Count(dom, "<svg"))
+	}
+	shot := filepath.Join(t.TempDir(), "process.png")
+	if d := os.Getenv("MQGATE_SCREENSHOTS"); d != "" {
+		shot = filepath.Join(d, "process.png")
+	}
+	if err := browser.Screenshot(context.Background(), page, shot, 1280, 2000); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,108 @@
+package process
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// Page builds the HTML report of processed results: the comparison plots
+// first, then per sub-experiment its summary table and, per payload, its
+// histogram and series. expDir is "" in single-file mode. Results must have
+// been produced with Options.Figures.
+func Page(expDir string, results []Result) (htmlreport.Page, error) {
+	page := htmlreport.Page{Title: "Latency summary", Subtitle: "mqgate process"}
+	if expDir != "" {
+		page.Title = "Latency summary: " + filepath.Base(filepath.Clean(expDir))
+		page.Meta = append(page.Meta, htmlreport.KV{Key: "Experiment", Value: expDir})
+		m, err := meta.ReadFile(filepath.Join(expDir, "meta.json"))
+		switch {
+		case err == nil:
+			page.Meta = append(page.Meta, metaKVs(m)...)
+		case !errors.Is(err, os.ErrNotExist):
+			page.Notes = append(page.Notes, "meta.json could not be read: "+err.Error())
+		}
+	}
+	var samples int
+	for _, r := range results {
+		samples += r.Samples
+	}
+	page.Meta = append(page.Meta,
+		htmlreport.KV{Key: "Sub-experiments", Value: strconv.Itoa(len(results))},
+		htmlreport.KV{Key: "Samples", Value: strconv.Itoa(samples)},
+		htmlreport.KV{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)})
+
+	if len(results) > 1 {
+		sec := htmlreport.Section{ID: "comparison", Title: "Sub-experiment comparison"}
+		for _, c := range Comparisons {
+			cats, lines := ComparisonLines(results, c.Column)
+			svg, err := plots.SVG(plots.CategoryLines(c.Title, "Payload [Bytes]", "Latency [us]", cats, lines))
+			if err != nil {
+				return page, err
+			}
+			sec.Plots = append(sec.Plots, htmlreport.Plot{Title: c.Title, SVG: svg})
+		}
+		page.Sections = append(page.Sections, sec)
+	}
+	for _, r := range results {
+		sec := htmlreport.Section{ID: r.Type, Title: r.Type, Tables: []htmlreport.Table{SummaryTable(r)}}
+		for i, row := range r.Rows {
+			p := strconv.Itoa(row.Bytes)
+			sub := htmlreport.Section{ID: p, Title: p + " Bytes"}
+			if i < len(r.Figures) && r.Figures[i].Histogram != nil {
+				sub.Plots = []htmlreport.Plot{
+					{Title: "Latency histogram - " + p + " Bytes", SVG: r.Figures[i].Histogram},
+					{Title: "Latency series - " + p + " Bytes", SVG: r.Figures[i].Series},
+				}
+			}
+			sec.Sections = append(sec.Sections, sub)
+		}
+		page.Sections = append(page.Sections, sec)
+	}
+	return page, nil
+}
+
+// SummaryTable is a result's summary as an HTML table, values as in the file.
+func SummaryTable(r Result) htmlreport.Table {
+	t := htmlreport.Table{Caption: filepath.Base(r.Summary) + " (latency in µs)", Header: summary.Columns}
+	for _, row := range r.Rows {
+		cells := []htmlreport.Cell{htmlreport.Num(strconv.Itoa(row.Bytes)), htmlreport.Num(strconv.Itoa(row.Samples))}
+		for _, col := range summary.Columns[2:] {
+			v, _ := row.Get(col)
+			cells = append(cells, htmlreport.Num(summary.Format3(v)))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+func metaKVs(m *meta.Meta) []htmlreport.KV {
+	kvs := []htmlreport.KV{{Key: "Start", Value: m.Start.UTC().Format(time.RFC3339)}}
+	if sut := m.System.Name; sut != "" {
+		if m.System.Version != "" {
+			sut += " " + m.System.Version
+		}
+		if m.System.Commit != "" {
+			sut += " (" + m.System.Commit + ")"
+		}
+		kvs = append(kvs, htmlreport.KV{Key: "System", Value: sut})
+	}
+	if m.Latency != "" {
+		kvs = append(kvs, htmlreport.KV{Key: "Latency", Value: m.Latency})
+	}
+	if h := m.Host.Hostname; h != "" {
+		kvs = append(kvs, htmlreport.KV{Key: "Host", Value: fmt.Sprintf("%s, %s", h, m.Host.CPUModel)})
+	}
+	if !m.Completed {
+		kvs = append(kvs, htmlreport.KV{Key: "Run", Value: "incomplete"})
+	}
+	return kvs
+}
