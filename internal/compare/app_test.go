@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,10 +28,16 @@ func expDir(name string) string { return filepath.Join(experiments, name) }
 
 // runCompare runs the compare App in-process with args (without the program
 // name), and returns the exit code and outputs with dir replaced by $OUT.
+// Plots are SVG unless args say otherwise: PNG rasterisation is slow under
+// the race detector, and TestPNGPlots covers it.
 func runCompare(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = cliapp.Run(context.Background(), App(), append([]string{"compare"}, args...), &out, &errb)
+	full := append([]string{"compare"}, args...)
+	if !slices.Contains(args, "--format") {
+		full = append([]string{"compare", "--format", "svg"}, args...)
+	}
+	code = cliapp.Run(context.Background(), App(), full, &out, &errb)
 	clean := func(s string) string { return strings.ReplaceAll(s, dir, "$OUT") }
 	return code, clean(out.String()), clean(errb.String())
 }
@@ -255,7 +262,7 @@ func TestOutputs(t *testing.T) {
 func TestPNGPlots(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
-		"--plots-directory", dir, "--columns", "Min,Median,99%,Max,Mean,90%,99.99%")
+		"--plots-directory", dir, "--columns", "Min,Median,99%,Max,Mean,90%,99.99%", "--format", "png")
 	if code != cliapp.ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
