@@ -261,10 +261,12 @@ func TestOutputs(t *testing.T) {
 // TestPNGPlots checks the default plot format and the Fast-RTPS file names.
 func TestPNGPlots(t *testing.T) {
 	dir := t.TempDir()
-	code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
-		"--plots-directory", dir, "--columns", "Min,Median,99%,Max,Mean,90%,99.99%", "--format", "png")
+	// No --format: PNG is the default.
+	var out, errb bytes.Buffer
+	code := cliapp.Run(context.Background(), App(), []string{"compare", "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
+		"--plots-directory", dir, "--columns", "Min,Median,99%,Max,Mean,90%,99.99%"}, &out, &errb)
 	if code != cliapp.ExitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
+		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
 	for _, name := range []string{
 		"interprocess_reliable_min_median.png",
