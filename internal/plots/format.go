@@ -66,7 +66,8 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 	switch f {
 	case FormatPNG:
 		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(DefaultDPI))
-		p.Draw(framed(c))
+		// The image starts white (vgimg's background): no fill needed.
+		p.Draw(inMargin(draw.New(c)))
 		if m, ok := c.Image().(*image.RGBA); ok {
 			return encodePNG(w, m)
 		}
@@ -74,7 +75,10 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 		return enc.Encode(w, c.Image())
 	case FormatSVG:
 		c := vgsvg.New(width, height)
-		p.Draw(framed(c))
+		dc := draw.New(c)
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+		p.Draw(inMargin(dc))
 		_, err := c.WriteTo(w)
 		return err
 	}
@@ -88,14 +92,10 @@ func errFormat(s string) error {
 // margin keeps the labels off the image border.
 const margin = 8
 
-// framed returns the drawing area of c inside the margin, on a white
-// background that covers the margin too.
-func framed(c vg.CanvasSizer) draw.Canvas {
-	dc := draw.New(c)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
+// inMargin returns the drawing area of c inside the margin.
+func inMargin(c draw.Canvas) draw.Canvas {
 	m := vg.Points(margin)
-	return draw.Crop(dc, m, -m, m, -m)
+	return draw.Crop(c, m, -m, m, -m)
 }
 
 // SVG renders p as an SVG document at its Size, e.g. to inline it in

@@ -70,6 +70,7 @@ func Histogram(samples []float64, bins int, title string) *plot.Plot {
 	addGrid(p, false)
 	h := &histBars{Bins: Bin(samples, bins)}
 	p.Add(h)
+	p.Y.Tick.Marker = niceTicks{Integer: true}
 	// Headroom above the tallest bar.
 	p.Y.Min, p.Y.Max = 0, p.Y.Max*1.05
 	return p

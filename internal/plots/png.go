@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
@@ -39,14 +40,24 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	prev := make([]byte, 3*width)
 	cur := make([]byte, 3*width)
 	row := make([]byte, 1+3*width)
-	row[0] = 2 // filter type Up
+	same := make([]byte, 1+3*width) // filter Up, all zero: a repeated row
+	row[0], same[0] = 2, 2          // filter type Up
+	var prevPix []byte
 	for y := 0; y < height; y++ {
-		pix := m.Pix[(y+b.Min.Y-m.Rect.Min.Y)*m.Stride+(b.Min.X-m.Rect.Min.X)*4:]
-		for x, j := 0, 0; x < width; x, j = x+1, j+3 {
-			cur[j], cur[j+1], cur[j+2] = pix[4*x], pix[4*x+1], pix[4*x+2]
+		start := (y+b.Min.Y-m.Rect.Min.Y)*m.Stride + (b.Min.X-m.Rect.Min.X)*4
+		pix := m.Pix[start : start+4*width]
+		if y > 0 && bytes.Equal(pix, prevPix) {
+			if _, err := zw.Write(same); err != nil {
+				return err
+			}
+			continue
 		}
-		for i, c := range cur {
-			row[1+i] = c - prev[i]
+		prevPix = pix
+		out := row[1:]
+		for x, j := 0, 0; j+2 < len(cur) && 4*x+2 < len(pix); x, j = x+1, j+3 {
+			r, g, bl := pix[4*x], pix[4*x+1], pix[4*x+2]
+			out[j], out[j+1], out[j+2] = r-prev[j], g-prev[j+1], bl-prev[j+2]
+			cur[j], cur[j+1], cur[j+2] = r, g, bl
 		}
 		if _, err := zw.Write(row); err != nil {
 			return err

@@ -7,9 +7,9 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"slices"
 	"testing"
 
 	"gonum.org/v1/plot"

@@ -16,6 +16,7 @@ const SeriesPoints = 2000
 func Series(samples []float64, maxPoints int, title string) *plot.Plot {
 	p := newPlot(title, "Sample number", "Latency [us]")
 	addGrid(p, true)
+	p.X.Tick.Marker = niceTicks{Integer: true}
 	x := make([]float64, len(samples))
 	for i := range x {
 		x[i] = float64(i + 1)

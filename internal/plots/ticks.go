@@ -11,17 +11,32 @@ import (
 // 2.5 or 5 times a power of ten) with minor ticks between them, and labels
 // them with as few decimals as the step needs. gonum's default ticker labels
 // only three or four values and prints needless decimals.
-type niceTicks struct{}
+type niceTicks struct {
+	// Integer restricts ticks to integers, for counts and sample numbers.
+	Integer bool
+}
 
 // targetTicks is the preferred number of labelled ticks on an axis.
 const targetTicks = 6
 
 // Ticks implements plot.Ticker.
-func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+func (nt niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return []plot.Tick{{Value: lo, Label: formatTick(lo, 0)}}
 	}
 	step, minors, decimals := niceStep((hi - lo) / targetTicks)
+	if nt.Integer && step < 10 {
+		// Small steps: integer labels, minor ticks at integers only.
+		switch {
+		case step <= 1:
+			step, minors = 1, 1
+		case step < 5: // 2 and 2.5
+			step, minors = 2, 2
+		default:
+			step, minors = 5, 5
+		}
+		decimals = 0
+	}
 	minor := step / float64(minors)
 	first := math.Ceil(lo/minor - 1e-9)
 	var ticks []plot.Tick
