@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/history"
+)
+
+// fixture writes 5 generated experiments and the real Fast-RTPS v1.9.2
+// summary (as experiment 2019-11-05_10-00-00, older than the generated ones)
+// under dir/exps, and their requirements as dir/reqs.csv.
+func fixture(t *testing.T) (exps, reqs string) {
+	t.Helper()
+	dir := t.TempDir()
+	exps, reqs = filepath.Join(dir, "exps"), filepath.Join(dir, "reqs.csv")
+	opt := history.GenerateOptions{Seed: 1, Meta: true}
+	if _, err := history.Generate(exps, 5, opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := history.GenerateRequirements(reqs, opt); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/fastrtps-v192/measurements_interprocess_reliable_summary.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(exps, "2019-11-05_10-00-00", "measurements_interprocess_reliable_summary.csv"), string(b))
+	return exps, reqs
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cliapp.Run(context.Background(), history.App(), append([]string{"history"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHistory(t *testing.T) {
+	exps, reqs := fixture(t)
+	plotsDir := filepath.Join(t.TempDir(), "plots")
+	html := filepath.Join(t.TempDir(), "history.html")
+	// The Fast-RTPS flag names.
+	code, out, errOut := run(t, "--experiments_results", exps, "--requirements", reqs, "--plots_directory", plotsDir,
+		"--format", "svg", "--html", html)
+	if code != cliapp.ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	// 10 sub-experiments × (4 magnitude plots + 11 payloads × 3 checks).
+	if want := "6 experiment(s), 10 sub-experiment(s): 370 plots"; !strings.Contains(out, want) {
+		t.Errorf("stdout %q lacks %q", out, want)
+	}
+	// The Fast-RTPS experiment has one sub-experiment of ten.
+	if want := "intraprocess_reliable: missing in 1 of 6 experiment(s), drawn as gaps: 2019-11-05_10-00-00"; !strings.Contains(errOut, want) {
+		t.Errorf("stderr lacks warning %q:\n%s", want, errOut)
+	}
+	n := 0
+	filepath.WalkDir(plotsDir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".svg") {
+			n++
+		}
+		return err
+	})
+	if n != 370 {
+		t.Errorf("%d SVG files, want 370", n)
+	}
+	for _, f := range []string{"interprocess_reliable/history_99.svg", "interprocess_reliable/16384_bytes_Median.svg", "history.csv"} {
+		if _, err := os.Stat(filepath.Join(plotsDir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(plotsDir, "history.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(string(csv), "\n"); first != "experiment,sub-experiment,payload,magnitude,value,requirement" {
+		t.Errorf("history.csv header %q", first)
+	}
+	// Generated rows and the Fast-RTPS values are both there.
+	if !strings.Contains(string(csv), "\n2024-01-05_00-00-00,interprocess_best_effort,16,Min,") ||
+		!strings.Contains(string(csv), "\n2019-11-05_10-00-00,interprocess_reliable,16,Median,7.486,") {
+		t.Errorf("history.csv lacks expected rows")
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "interprocess_reliable", "16384 bytes", "2019-11-05_10-00-00"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+}
+
+func TestHistoryPNG(t *testing.T) {
+	exps, reqs := fixture(t)
+	plotsDir := t.TempDir()
+	code, _, errOut := run(t, "--experiments-results", exps, "--requirements", reqs, "--plots-directory", plotsDir)
+	if code != cliapp.ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(plotsDir, "interprocess_reliable", "16_bytes_99.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Error("16_bytes_99.png is not a PNG")
+	}
+}
+
+func TestHistoryErrors(t *testing.T) {
+	exps, reqs := fixture(t)
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	badSummary := filepath.Join(dir, "badsummary")
+	write(t, filepath.Join(badSummary, "e1", "measurements_intraprocess_reliable_summary.csv"),
+		"Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n16,10,1.000,1.000,1.000,1.0x0,0.000,0.000,0.000,1.000,1.000,1.000\n")
+	badReqs := filepath.Join(dir, "bad_requirements.csv")
+	write(t, badReqs, "Experiment type,Bytes,Median,99%,Max\nintraprocess_reliable,16,1.000,2.000,3.000\nintraprocess_reliable,32,1.000,abc,3.000\n")
+	plotsDir := filepath.Join(dir, "plots")
+
+	tests := []struct {
+		name string
+		args []string
+		want []string // in stderr
+	}{
+		{"missing results", []string{"-e", filepath.Join(dir, "nope"), "-r", reqs, "-p", plotsDir}, []string{"nope", "does not exist"}},
+		{"empty results", []string{"-e", empty, "-r", reqs, "-p", plotsDir}, []string{empty, "no experiments"}},
+		{"bad summary", []string{"-e", badSummary, "-r", reqs, "-p", plotsDir}, []string{"measurements_intraprocess_reliable_summary.csv:2", `"Median"`, `"1.0x0"`}},
+		{"bad requirements", []string{"-e", exps, "-r", badReqs, "-p", plotsDir}, []string{"bad_requirements.csv:3", `"99%"`}},
+		{"missing requirements", []string{"-e", exps, "-r", filepath.Join(dir, "none.csv"), "-p", plotsDir}, []string{"none.csv"}},
+		{"bad format", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--format", "gif"}, []string{"--format", "gif"}},
+		{"missing flag", []string{"-e", exps, "-r", reqs}, []string{"plots-directory"}},
+		{"extra argument", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "extra"}, []string{"extra"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := run(t, tt.args...)
+			if code != cliapp.ExitUsage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, cliapp.ExitUsage, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(plotsDir); err == nil {
+		t.Error("a failed run created the plots directory")
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := run(t, "--help")
+	if code != cliapp.ExitOK {
+		t.Fatalf("--help exit %d", code)
+	}
+	for _, want := range []string{"--experiments-results", "experiments_results", "--plots-directory", "plots_directory", "--requirements", "--html", "--format"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}
