@@ -61,7 +61,9 @@ func checkAxis(t *testing.T, name string, p *plot.Plot, labels []string) {
 
 	c := draw.New(vgimg.NewWith(vgimg.UseWH(plots.DefaultWidth, plots.DefaultHeight), vgimg.UseDPI(plots.DefaultDPI)))
 	da := p.DataCanvas(c)
-	x := func(v float64) vg.Length { return da.Min.X + vg.Length((v-p.X.Min)/(p.X.Max-p.X.Min))*(da.Max.X-da.Min.X) }
+	x := func(v float64) vg.Length {
+		return da.Min.X + vg.Length((v-p.X.Min)/(p.X.Max-p.X.Min))*(da.Max.X-da.Min.X)
+	}
 	sty := p.X.Tick.Label
 	sin, cos := vg.Length(math.Sin(sty.Rotation)), vg.Length(math.Cos(sty.Rotation))
 	lineH := sty.Height("Xg")
