@@ -131,7 +131,7 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 			rec.Error = runErr.Error()
 		}
 		m.SubExperiments = append(m.SubExperiments, rec)
-		if len(res.payloads) > 0 {
+		if kept(res.payloads) > 0 {
 			if err := writeRaw(filepath.Join(r.Dir, experiment.RawFileName(s.Type)), cfg.Latency, res.payloads); err != nil {
 				return err
 			}
@@ -246,6 +246,15 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 		return res, &StopError{Type: s.Type, Payload: payload, Attempt: attempt + 1, Total: cfg.Warmup + cfg.Samples, Err: err}
 	}
 	return res, nil
+}
+
+// kept counts the samples of payloads.
+func kept(payloads []PayloadResult) int {
+	n := 0
+	for _, p := range payloads {
+		n += len(p.RTT)
+	}
+	return n
 }
 
 // writeRaw writes the kept samples of one sub-experiment (SPEC §2).

@@ -128,6 +128,9 @@ type settings struct {
 
 func resolve(c *cli.Context, start time.Time) (*settings, error) {
 	s := &settings{cleanup: func() {}}
+	if n := countSet(c.String("ca"), c.String("cert"), c.String("key")); n != 0 && n != 3 {
+		return nil, cliapp.Usagef("--ca, --cert and --key go together (or give none to generate certificates for this run)")
+	}
 	payloads, err := engine.ParsePayloads(c.String("payloads"))
 	if err != nil {
 		return nil, cliapp.Usagef("--payloads: %v", err)
@@ -189,6 +192,15 @@ func resolve(c *cli.Context, start time.Time) (*settings, error) {
 		RetransmitTimeout: c.Duration("retransmit-timeout"), MaxRetries: c.Int("max-retries"),
 		QueueDepth: c.Int("queue-depth"), MaxMessageSize: s.cfg.MaxPayload(),
 	}
+	if s.opts.RetransmitTimeout == 0 {
+		s.opts.RetransmitTimeout = defaultRetransmitTimeout
+	}
+	if s.opts.MaxRetries == 0 {
+		s.opts.MaxRetries = defaultMaxRetries
+	}
+	if s.opts.RetransmitTimeout < 0 || s.opts.MaxRetries < 0 || s.opts.QueueDepth < 0 {
+		return nil, cliapp.Usagef("--retransmit-timeout, --max-retries and --queue-depth must not be negative")
+	}
 	if slices.ContainsFunc(s.subs, func(r driver.Route) bool { return strings.HasSuffix(r.Type, "_security") }) {
 		if err := s.resolveSecurity(c); err != nil {
 			return nil, err
@@ -220,9 +232,6 @@ func (s *settings) resolveSecurity(c *cli.Context) error {
 		s.security = &cs
 		s.tls = &meta.TLS{Generated: true}
 	} else {
-		if ca == "" || cert == "" || key == "" {
-			return cliapp.Usagef("--ca, --cert and --key go together (or give none to generate certificates for this run)")
-		}
 		for _, f := range []string{ca, cert, key, c.String("echo-cert"), c.String("echo-key")} {
 			if f == "" {
 				continue
@@ -257,7 +266,8 @@ func runAction(c *cli.Context) error {
 	}
 	defer s.cleanup()
 
-	stderr := c.App.ErrWriter
+	// Progress and the echo processes' diagnostics share standard error.
+	stderr := &syncWriter{w: c.App.ErrWriter}
 	m := &meta.Meta{
 		Tool:       meta.Tool{Name: "mqgate run", Version: c.App.Version},
 		Experiment: s.name,
@@ -275,7 +285,7 @@ func runAction(c *cli.Context) error {
 	runner := &engine.Runner{Config: s.cfg, Dir: s.dir, Meta: m}
 	if !c.Bool("quiet") {
 		runner.Progress = stderr
-		runner.Terminal = isTerminal(stderr)
+		runner.Terminal = isTerminal(c.App.ErrWriter)
 	}
 	subs := make([]engine.Sub, len(s.subs))
 	for i, r := range s.subs {
@@ -330,10 +340,8 @@ func (s *settings) metaConfig(c *cli.Context) meta.Config {
 		TLS:               s.tls,
 		Out:               c.String("out"),
 	}
-	if c.App.Metadata != nil {
-		if args, ok := c.App.Metadata["args"].([]string); ok {
-			mc.Args = args
-		}
+	if !slices.ContainsFunc(s.subs, func(r driver.Route) bool { return r.Interprocess }) {
+		mc.Echo = engine.EchoInProcess
 	}
 	for _, r := range s.subs {
 		mc.SubExperiments = append(mc.SubExperiments, r.Type)
@@ -481,6 +489,28 @@ func self() ([]string, error) {
 		return nil, fmt.Errorf("cannot find this program to start the echo process: %w", err)
 	}
 	return []string{exe}, nil
+}
+
+func countSet(values ...string) int {
+	n := 0
+	for _, v := range values {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// syncWriter serialises writes from several goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // isTerminal reports whether w is a terminal.

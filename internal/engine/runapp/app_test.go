@@ -1,0 +1,427 @@
+package runapp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// mainEnv makes the test binary behave as the run command, so that it can
+// start itself in the echo role.
+const mainEnv = "MQGATE_RUNAPP_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		cliapp.Main(App())
+	}
+	os.Setenv(mainEnv, "1")
+	os.Setenv(SelfEnv, os.Args[0])
+	os.Exit(m.Run())
+}
+
+// run runs the command in-process.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cliapp.Run(context.Background(), App(), append([]string{"run"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// available returns the built-in sub-experiments whose transport is
+// registered in this binary.
+func available() []string {
+	var names []string
+	for _, r := range driver.BuiltinRoutes() {
+		if _, err := driver.Lookup(r.Transport); err == nil {
+			names = append(names, r.Type)
+		}
+	}
+	return names
+}
+
+// summarise reads a raw file with the measurements reader and summarises
+// it as process does, through a summary CSV round trip.
+func summarise(t *testing.T, path string) []summary.Row {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := measurements.NewReader(f, path)
+	by := map[int][]float64{}
+	var order []int
+	for r.Next() {
+		s := r.Sample()
+		if by[s.Payload] == nil {
+			order = append(order, s.Payload)
+		}
+		by[s.Payload] = append(by[s.Payload], s.Latency)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var rows []summary.Row
+	for _, p := range order {
+		rows = append(rows, summary.FromStats(p, stats.Summarize(by[p])))
+	}
+	out := filepath.Join(t.TempDir(), "summary.csv")
+	if err := summary.WriteFile(out, rows); err != nil {
+		t.Fatal(err)
+	}
+	back, err := summary.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+func TestAllSubExperiments(t *testing.T) {
+	out := t.TempDir()
+	subs := available()
+	code, _, stderr := run(t, "--subexperiments", strings.Join(subs, ","), "--payloads", "16,1000,16384",
+		"--samples", "200", "--warmup", "20", "--timeout", "2s", "--out", out, "--name", "e",
+		"--sut-version", "1.2.3", "--sut-commit", "abcdef", "--fill", "random")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	dir := filepath.Join(out, "e")
+	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Completed || m.System.Version != "1.2.3" || m.System.Commit != "abcdef" || m.Host.CPUModel == "" ||
+		m.Config.Samples != 200 || m.Config.Fill != "random" || len(m.SubExperiments) != len(subs) {
+		t.Errorf("meta.json: %+v", m)
+	}
+	for i, s := range m.SubExperiments {
+		if s.Type != subs[i] || !s.Completed {
+			t.Errorf("sub-experiment %d: %+v", i, s)
+		}
+		rows := summarise(t, filepath.Join(dir, experiment.RawFileName(s.Type)))
+		if len(rows) != 3 {
+			t.Fatalf("%s: %d summary rows", s.Type, len(rows))
+		}
+		for j, row := range rows {
+			p := s.Payloads[j]
+			if row.Bytes != p.Bytes || row.Samples != p.Samples || uint64(p.Samples)+p.Lost != 200 {
+				t.Errorf("%s: summary row %+v, meta %+v", s.Type, row, p)
+			}
+		}
+	}
+	if !strings.Contains(stderr, "results in "+dir) {
+		t.Errorf("stderr does not say where the results are:\n%s", stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	out := t.TempDir()
+	if code, _, stderr := run(t, "-s", "intraprocess_reliable", "--samples", "5", "--warmup", "0", "--out", out, "--name", "x", "-q"); code != 0 {
+		t.Fatalf("setup run: exit %d: %s", code, stderr)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-s", "intraprocess_fast"}, "unknown sub-experiment"},
+		{[]string{"-s", "intraprocess_reliable,intraprocess_reliable"}, "twice"},
+		{[]string{"--payloads", "8"}, "smaller than the 16-byte"},
+		{[]string{"--payloads", "a,b"}, "--payloads"},
+		{[]string{"--cpus", "0"}, "--cpus"},
+		{[]string{"--cpus", "0,99"}, "--cpus"},
+		{[]string{"--fill", "ones"}, "fill"},
+		{[]string{"--latency", "one-way"}, "latency"},
+		{[]string{"--target", "nohost"}, "--target"},
+		{[]string{"--name", "../up"}, "--name"},
+		{[]string{"--name", "x"}, "exists already"},
+		{[]string{"--ca", "ca.pem"}, "go together"},
+		{[]string{"stray"}, "unexpected argument"},
+		{[]string{"--no-such-flag"}, "no-such-flag"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"--out", out, "-s", "intraprocess_reliable"}, tt.args...)
+		code, _, stderr := run(t, args...)
+		if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("run %v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+	code, _, stderr := run(t, "echo", "--transport", "carrier-pigeon")
+	if code != cliapp.ExitUsage || !strings.Contains(stderr, "carrier-pigeon") {
+		t.Errorf("echo with an unknown transport: exit %d, %q", code, stderr)
+	}
+}
+
+func TestPinnedRecorded(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, "-s", "intraprocess_best_effort", "--cpus", "0,0", "--samples", "50", "--payloads", "16", "--out", out, "--name", "p")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := meta.ReadFile(filepath.Join(out, "p", meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.CPUs == nil || *m.Config.CPUs != (meta.CPUs{Pinger: 0, Ponger: 0}) || m.Config.Echo != "in-process" {
+		t.Errorf("config %+v", m.Config)
+	}
+}
+
+func registered(transport string) bool {
+	_, err := driver.Lookup(transport)
+	return err == nil
+}
+
+// startRun starts the test binary as the run command.
+func startRun(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, &stderr
+}
+
+// waitFor polls until cond holds or the test's patience ends.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("gave up waiting for %s", what)
+}
+
+// children returns the pids of processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		rest := string(b[bytes.LastIndexByte(b, ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// waitEchoing waits until the only child of pid, the echo process, has
+// blocked a thousand times (summed over its threads): the run is measuring.
+func waitEchoing(t *testing.T, pid int) []int {
+	t.Helper()
+	var echo []int
+	waitFor(t, "the echo process to echo", func() bool {
+		echo = children(pid)
+		if len(echo) != 1 {
+			return false
+		}
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", echo[0]))
+		total := 0
+		for _, task := range tasks {
+			b, _ := os.ReadFile(task)
+			for _, l := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(l, "voluntary_ctxt_switches:"); ok {
+					n, _ := strconv.Atoi(strings.TrimSpace(v))
+					total += n
+				}
+			}
+		}
+		return total >= 1000
+	})
+	return echo
+}
+
+// TestEchoProcessKilled kills the echo process in the middle of a run: run
+// stops with exit code 2 well before its (long) timeout, says which
+// sub-experiment, payload and round trip, and writes what it measured.
+func TestEchoProcessKilled(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to find the echo process")
+	}
+	out := t.TempDir()
+	const timeout = 60 * time.Second
+	for _, sub := range []string{"interprocess_best_effort", "interprocess_reliable_tcp"} {
+		if r, _ := driver.RouteOf(sub); !registered(r.Transport) {
+			continue
+		}
+		t.Run(sub, func(t *testing.T) {
+			cmd, stderr := startRun(t, "-s", sub, "--payloads", "16", "--samples", "100000000", "--warmup", "0",
+				"--timeout", timeout.String(), "--max-lost-in-row", "1000", "--out", out, "--name", sub)
+			echo := waitEchoing(t, cmd.Process.Pid)
+			killed := time.Now()
+			syscall.Kill(echo[0], syscall.SIGKILL)
+			err := cmd.Wait()
+			if since := time.Since(killed); since >= timeout {
+				t.Fatalf("run took %v after the echoer died", since)
+			}
+			code := cmd.ProcessState.ExitCode()
+			if code != cliapp.ExitUsage {
+				t.Fatalf("exit %d (%v), want 2; stderr:\n%s", code, err, stderr)
+			}
+			msg := stderr.String()
+			for _, want := range []string{sub + ": payload 16 B, round trip", "echo process", "signal: killed", "incomplete"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, msg)
+				}
+			}
+			m, err := meta.ReadFile(filepath.Join(out, sub, meta.FileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Completed || m.Interrupted || !strings.Contains(m.Error, "killed") || m.SubExperiments[0].Payloads[0].Samples == 0 {
+				t.Errorf("meta: completed %v interrupted %v error %q payloads %+v", m.Completed, m.Interrupted, m.Error, m.SubExperiments[0].Payloads)
+			}
+			summarise(t, filepath.Join(out, sub, experiment.RawFileName(sub)))
+		})
+	}
+}
+
+// TestInterrupt sends SIGINT to a run in progress: it exits 130 and leaves
+// the samples and a meta.json marked interrupted.
+func TestInterrupt(t *testing.T) {
+	out := t.TempDir()
+	for _, sub := range []string{"intraprocess_reliable", "interprocess_best_effort"} {
+		t.Run(sub, func(t *testing.T) {
+			cmd, stderr := startRun(t, "-s", sub+",intraprocess_best_effort", "--payloads", "16,32", "--samples", "100000000", "--warmup", "0",
+				"--out", out, "--name", sub)
+			metaPath := filepath.Join(out, sub, meta.FileName)
+			waitFor(t, "meta.json", func() bool { _, err := os.Stat(metaPath); return err == nil })
+			if strings.HasPrefix(sub, "interprocess") {
+				waitEchoing(t, cmd.Process.Pid)
+			} else {
+				time.Sleep(300 * time.Millisecond)
+			}
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != cliapp.ExitInterrupted {
+				t.Fatalf("exit %d, want 130; stderr:\n%s", code, stderr)
+			}
+			m, err := meta.ReadFile(metaPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Completed || !m.Interrupted || len(m.SubExperiments) != 1 || m.SubExperiments[0].Completed {
+				t.Fatalf("meta: completed %v interrupted %v subs %+v", m.Completed, m.Interrupted, m.SubExperiments)
+			}
+			p := m.SubExperiments[0].Payloads[0]
+			rows := summarise(t, filepath.Join(out, sub, experiment.RawFileName(sub)))
+			if p.Samples == 0 || p.Completed || len(rows) != 1 || rows[0].Samples != p.Samples {
+				t.Errorf("payload %+v, summary %+v", p, rows)
+			}
+			if children(cmd.Process.Pid) != nil {
+				t.Errorf("echo process left behind")
+			}
+		})
+	}
+}
+
+// TestEchoRole runs `run echo` as a separate process, reads its address
+// from the first line of its output and measures against it with --target.
+func TestEchoRole(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "echo", "--transport", driver.UDP, "--listen", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no address: %v; stderr %s", err, stderr.String())
+	}
+	addr = strings.TrimSpace(addr)
+	out := t.TempDir()
+	code, _, errs := run(t, "-s", "interprocess_best_effort,interprocess_reliable", "--target", addr, "--payloads", "16,2048",
+		"--samples", "100", "--warmup", "10", "--out", out, "--name", "remote")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m, err := meta.ReadFile(filepath.Join(out, "remote", meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.Echo != "remote" || m.Config.Target != addr || m.SubExperiments[0].Echo != "remote" {
+		t.Errorf("meta config %+v", m.Config)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("echo after SIGTERM: %v; stderr %s", err, stderr.String())
+	}
+}
+
+func TestGenerateCerts(t *testing.T) {
+	cs, err := generateCerts(t.TempDir(), "example.test", "10.1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caPEM, err := os.ReadFile(cs.echo.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		t.Fatal("CA file holds no certificate")
+	}
+	for _, tt := range []struct {
+		sec   driver.Security
+		usage x509.ExtKeyUsage
+		host  string
+		ok    bool
+	}{
+		{cs.echo, x509.ExtKeyUsageServerAuth, "127.0.0.1", true},
+		{cs.echo, x509.ExtKeyUsageServerAuth, "example.test", true},
+		{cs.echo, x509.ExtKeyUsageServerAuth, "10.1.2.3", true},
+		{cs.echo, x509.ExtKeyUsageServerAuth, "other.test", false},
+		{cs.pinger, x509.ExtKeyUsageClientAuth, "", true},
+	} {
+		if _, err := tls.LoadX509KeyPair(tt.sec.CertFile, tt.sec.KeyFile); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(tt.sec.CertFile)
+		blk, _ := pem.Decode(b)
+		cert, err := x509.ParseCertificate(blk.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: tt.host, KeyUsages: []x509.ExtKeyUsage{tt.usage}})
+		if (err == nil) != tt.ok {
+			t.Errorf("%s for %q: verify error %v, want ok=%v", tt.sec.CertFile, tt.host, err, tt.ok)
+		}
+	}
+}
