@@ -32,6 +32,11 @@ regressed and by how much.
 A latency value regresses when it exceeds reference × (1 + threshold). A
 value exactly at that limit passes.
 
+Examples:
+   compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison
+   compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots_directory comparison --fail_threshold 0.2
+   compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --columns Median,99%,99.99% --threshold 99.99%=0.5 --junit compare.xml --markdown compare.md --json compare.json --html compare.html
+
 Exit status: 0 no regression, 1 a regression was found or a reference
 sub-experiment is missing from the results, 2 usage or input error (a result
 sub-experiment without a reference, different payloads on the two sides,

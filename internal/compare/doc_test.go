@@ -1,0 +1,59 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+)
+
+// TestHelpExamples runs the examples of 'compare --help' on a copy of the
+// test experiments, so that the documented commands keep working.
+func TestHelpExamples(t *testing.T) {
+	var help, errb bytes.Buffer
+	if code := cliapp.Run(context.Background(), App(), []string{"compare", "--help"}, &help, &errb); code != cliapp.ExitOK {
+		t.Fatalf("--help: exit %d: %s", code, errb.String())
+	}
+	// The examples are the "compare" lines of the block after "Examples:".
+	var examples [][]string
+	in := false
+	for _, line := range strings.Split(help.String(), "\n") {
+		switch f := strings.Fields(line); {
+		case len(f) == 1 && f[0] == "Examples:":
+			in = true
+		case len(f) == 0:
+			in = false
+		case in && f[0] == "compare":
+			examples = append(examples, f)
+		}
+	}
+	if len(examples) == 0 {
+		t.Fatal("--help shows no example")
+	}
+	root := t.TempDir()
+	copyDir(t, expDir("v192"), filepath.Join(root, "results", "2026-11-20_09-00-00"))
+	copyDir(t, expDir("v193-regressed"), filepath.Join(root, "results", "2026-11-21_09-00-00"))
+	t.Chdir(root)
+	for _, args := range examples {
+		var out, errb bytes.Buffer
+		code := cliapp.Run(context.Background(), App(), args, &out, &errb)
+		// The examples compare a regressed experiment: 0 or 1, never an error.
+		if code != cliapp.ExitOK && code != cliapp.ExitGateFailed {
+			t.Errorf("%s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+		}
+		for i, a := range args {
+			if i > 0 && (args[i-1] == "--junit" || args[i-1] == "--markdown" || args[i-1] == "--json" || args[i-1] == "--html") {
+				if _, err := os.Stat(a); err != nil {
+					t.Errorf("%s: %v", strings.Join(args, " "), err)
+				}
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join("comparison", CSVFileName("interprocess_reliable"))); err != nil {
+		t.Error(err)
+	}
+}
