@@ -111,6 +111,7 @@ func TestExitCodes(t *testing.T) {
 		{"malformed_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "99%:0.2"}, cliapp.ExitUsage},
 		{"unknown_column", []string{"--results", expDir("v192-rerun"), "--columns", "Min,p99"}, cliapp.ExitUsage},
 		{"ungated_column_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "Mean=0.2"}, cliapp.ExitUsage},
+		{"malformed_summary", []string{"--results", expDir("bad-summary")}, cliapp.ExitUsage},
 		{"missing_results_dir", []string{"--results", expDir("no-such-experiment")}, cliapp.ExitUsage},
 		{"empty_results_dir", []string{"--results", "$EMPTY"}, cliapp.ExitUsage},
 		{"bad_format", []string{"--results", expDir("v192-rerun"), "--format", "gif"}, cliapp.ExitUsage},
@@ -306,10 +307,16 @@ func TestHostWarning(t *testing.T) {
 	other.CPUModel = "CPU B"
 	otherDir := setup("other", other)
 
+	badDir := filepath.Join(root, "bad")
+	copyDir(t, expDir("v192"), badDir)
+	if err := os.WriteFile(filepath.Join(badDir, MetaFileName), []byte("{\"schema\": 1,"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	for _, tt := range []struct {
 		dir  string
 		warn bool
-	}{{sameDir, false}, {otherDir, true}, {expDir("v192-rerun"), false}} {
+	}{{sameDir, false}, {otherDir, true}, {expDir("v192-rerun"), false}, {badDir, false}} {
 		plots := t.TempDir()
 		code, stdout, stderr := runCompare(t, plots, "--reference", ref, "--results", tt.dir, "--plots-directory", plots)
 		if code != cliapp.ExitOK {
@@ -321,6 +328,10 @@ func TestHostWarning(t *testing.T) {
 		}
 		if tt.warn && (!strings.Contains(stdout, "CPU A") || !strings.Contains(stdout, "CPU B")) {
 			t.Errorf("warning does not show both fingerprints:\n%s", stdout)
+		}
+		// An unreadable meta.json is a warning naming the file, not an error.
+		if bad := strings.Contains(stdout, "cannot read the host fingerprint: "+filepath.Join(badDir, MetaFileName)); bad != (tt.dir == badDir) {
+			t.Errorf("%s: meta.json warning %v:\n%s", tt.dir, bad, stdout)
 		}
 	}
 }
