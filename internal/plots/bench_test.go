@@ -3,7 +3,9 @@ package plots
 import (
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -70,5 +72,58 @@ func BenchmarkLTTB(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		LTTB(x, y, SeriesPoints)
+	}
+}
+
+// BenchmarkExperimentPlots renders what process draws for one experiment of
+// 10 sub-experiments × 11 payloads × 10,000 samples: 110 histograms, 110
+// time series and 4 comparison plots, on GOMAXPROCS goroutines. One op is
+// the whole experiment.
+func BenchmarkExperimentPlots(b *testing.B) {
+	const subs, payloads = 10, 11
+	data := make([][]float64, subs*payloads)
+	for i := range data {
+		data[i] = latencies(10000, uint64(i))
+	}
+	var lines []Line
+	for s := range subs {
+		lines = append(lines, Line{Name: "sub_experiment_" + strconv.Itoa(s), Y: latencies(payloads, uint64(s))})
+	}
+	cats := payloadNames()
+	jobs := make([]func() *plot.Plot, 0, 2*len(data)+4)
+	for i, x := range data {
+		title := strconv.Itoa(i)
+		jobs = append(jobs,
+			func() *plot.Plot { return Histogram(x, 100, "Latency histogram - "+title) },
+			func() *plot.Plot { return Series(x, SeriesPoints, "Latency time series - "+title) })
+	}
+	for range 4 {
+		jobs = append(jobs, func() *plot.Plot {
+			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", cats, lines)
+		})
+	}
+	workers := runtime.GOMAXPROCS(0)
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		next := make(chan func() *plot.Plot)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for job := range next {
+					if err := Encode(io.Discard, job(), FormatPNG); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		for _, job := range jobs {
+			next <- job
+		}
+		close(next)
+		wg.Wait()
+	}
+	if cpu := cpuTime() - start; cpu > 0 {
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -243,7 +243,9 @@ func (l *catLine) Plot(c draw.Canvas, p *plot.Plot) {
 func (l *catLine) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(l.line, c.Min.X, y, c.Max.X, y)
-	c.DrawGlyph(l.glyph, c.Center())
+	if l.allGlyphs {
+		c.DrawGlyph(l.glyph, c.Center())
+	}
 }
 
 // markGlyph highlights a marked point.

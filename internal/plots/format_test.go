@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -209,5 +210,25 @@ func TestLegendBesideData(t *testing.T) {
 		if got := data.Max.X - data.Min.X; got < DefaultWidth/2 {
 			t.Errorf("%d series %q: data area only %v wide", tc.series, tc.name, got)
 		}
+	}
+}
+
+// TestEncodeRepeatable: recycled images and compressors leave no trace, so
+// a plot encodes to the same bytes before and after others.
+func TestEncodeRepeatable(t *testing.T) {
+	a := Series(latencies(5000, 1), SeriesPoints, "a")
+	b := CategoryLines("b", "x", "y", experimentNames(40), []Line{{Name: "long series name", Y: latencies(40, 2)}})
+	encode := func(p *plot.Plot) []byte {
+		var buf bytes.Buffer
+		if err := Encode(&buf, p, FormatPNG); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	first := encode(a)
+	encode(b)
+	encode(Histogram(latencies(5000, 3), 100, "c"))
+	if !bytes.Equal(first, encode(a)) {
+		t.Error("a plot encodes differently after other plots")
 	}
 }

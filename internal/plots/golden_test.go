@@ -135,6 +135,32 @@ func TestGoldenSVG(t *testing.T) {
 			}
 			return CategoryLines("interprocess_reliable: Median latency history", "Experiment", "Latency [us]", cats, lines)
 		}},
+		{"many_series", func() *plot.Plot {
+			var lines []Line
+			for i := range 14 {
+				y := make([]float64, 11)
+				for j := range y {
+					y[j] = float64(10+2*i) + float64(j)*0.5
+				}
+				lines = append(lines, Line{Name: fmt.Sprintf("series %d", i+1), Y: y})
+			}
+			return CategoryLines("Fourteen series", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+		}},
+		{"history_marked", func() *plot.Plot {
+			cats := experimentNames(1000)
+			y := latencies(len(cats), 40)
+			req := make([]float64, len(y))
+			marked := make([]bool, len(y))
+			for i := range y {
+				req[i] = 14
+				marked[i] = y[i] > req[i]
+				if i%97 == 5 {
+					y[i] = nan
+				}
+			}
+			return CategoryLines("interprocess_reliable, 16 Bytes: Median history", "Experiment", "Latency [us]", cats,
+				[]Line{{Name: "Median", Y: y, Marked: marked}, {Name: "Median requirement", Y: req, Dashed: true}})
+		}},
 		{"no_lines", func() *plot.Plot {
 			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", payloadNames(), nil)
 		}},

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"image"
 	"io"
+	"sync"
 )
 
 // encodePNG writes m, which must be opaque (plots are drawn on a white
@@ -33,10 +34,16 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	writeChunk(bw, "IHDR", ihdr[:])
 
 	idat := &chunkWriter{w: bw, typ: "IDAT"}
-	zw, err := zlib.NewWriterLevel(idat, zlib.BestSpeed)
-	if err != nil {
-		return err
+	zw, ok := zlibPool.Get().(*zlib.Writer)
+	if ok {
+		zw.Reset(idat)
+	} else {
+		var err error
+		if zw, err = zlib.NewWriterLevel(idat, zlib.BestSpeed); err != nil {
+			return err
+		}
 	}
+	defer zlibPool.Put(zw)
 	prev := make([]byte, 3*width)
 	cur := make([]byte, 3*width)
 	row := make([]byte, 1+3*width)
@@ -73,6 +80,9 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	writeChunk(bw, "IEND", nil)
 	return bw.Flush()
 }
+
+// zlibPool recycles compressors, which allocate about 1 MB each.
+var zlibPool sync.Pool
 
 // writeChunk writes one PNG chunk: length, type, data, CRC of type and data.
 // Errors are sticky in the bufio.Writer and reported by its Flush.
