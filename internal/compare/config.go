@@ -54,7 +54,7 @@ func (c Config) ThresholdOf(m gate.Metric) float64 {
 // per-metric threshold for a metric that is not gated.
 func (c Config) Validate() error {
 	if err := checkThreshold(c.Threshold); err != nil {
-		return fmt.Errorf("fail threshold: %w", err)
+		return fmt.Errorf("fail threshold (--fail-threshold): %w", err)
 	}
 	gated := map[string]bool{}
 	for _, m := range c.metrics() {
