@@ -8,7 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"git.sr.ht/~sbinet/gg"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // latencies returns n latency-like samples (µs): a tight bulk near 8 with a
@@ -34,9 +37,7 @@ func benchmarkEncode(b *testing.B, build func() *plot.Plot) {
 			b.Fatal(err)
 		}
 	}
-	if cpu := cpuTime() - start; cpu > 0 {
-		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
-	}
+	reportCPU(b, start)
 }
 
 func BenchmarkHistogramPNG(b *testing.B) {
@@ -123,7 +124,28 @@ func BenchmarkExperimentPlots(b *testing.B) {
 		close(next)
 		wg.Wait()
 	}
-	if cpu := cpuTime() - start; cpu > 0 {
+	reportCPU(b, start)
+}
+
+func BenchmarkEncodePNG(b *testing.B) {
+	img := getImage(DefaultWidth, DefaultHeight)
+	ctx := gg.NewContextForRGBA(img)
+	ctx.InvertY()
+	c := vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(DefaultDPI))
+	Series(latencies(10000, 5), SeriesPoints, "t").Draw(draw.New(c))
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		if err := encodePNG(io.Discard, img); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start)
+}
+
+// reportCPU reports the CPU time per op since start (see cpuTime).
+func reportCPU(b *testing.B, start int64) {
+	if cpu := cpuTime() - start; cpu > 0 && start > 0 {
 		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 	}
 }

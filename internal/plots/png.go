@@ -44,32 +44,24 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 		}
 	}
 	defer zlibPool.Put(zw)
-	prev := make([]byte, 3*width)
-	cur := make([]byte, 3*width)
 	row := make([]byte, 1+3*width)
-	same := make([]byte, 1+3*width) // filter Up, all zero: a repeated row
-	row[0], same[0] = 2, 2          // filter type Up
-	var prevPix []byte
+	same := make([]byte, 1+3*width)  // filter Up, all zero: a repeated row
+	row[0], same[0] = 2, 2           // filter type Up
+	prevPix := make([]byte, 4*width) // the row above the first is zero
 	for y := 0; y < height; y++ {
 		start := (y+b.Min.Y-m.Rect.Min.Y)*m.Stride + (b.Min.X-m.Rect.Min.X)*4
 		pix := m.Pix[start : start+4*width]
-		if y > 0 && bytes.Equal(pix, prevPix) {
+		if bytes.Equal(pix, prevPix) {
 			if _, err := zw.Write(same); err != nil {
 				return err
 			}
 			continue
 		}
-		prevPix = pix
-		out := row[1:]
-		for x, j := 0, 0; j+2 < len(cur) && 4*x+2 < len(pix); x, j = x+1, j+3 {
-			r, g, bl := pix[4*x], pix[4*x+1], pix[4*x+2]
-			out[j], out[j+1], out[j+2] = r-prev[j], g-prev[j+1], bl-prev[j+2]
-			cur[j], cur[j+1], cur[j+2] = r, g, bl
-		}
+		upRGB(row[1:], pix, prevPix)
 		if _, err := zw.Write(row); err != nil {
 			return err
 		}
-		prev, cur = cur, prev
+		prevPix = pix
 	}
 	if err := zw.Close(); err != nil {
 		return err
@@ -79,6 +71,17 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	}
 	writeChunk(bw, "IEND", nil)
 	return bw.Flush()
+}
+
+// upRGB writes to dst the RGB bytes of the RGBA row cur minus those of the
+// row above, prev: PNG's Up filter, dropping alpha.
+func upRGB(dst, cur, prev []byte) {
+	n := len(dst) / 3
+	cur, prev = cur[:4*n], prev[:4*n]
+	for x := range n {
+		d, c, p := dst[3*x:3*x+3:3*x+3], cur[4*x:4*x+3:4*x+3], prev[4*x:4*x+3:4*x+3]
+		d[0], d[1], d[2] = c[0]-p[0], c[1]-p[1], c[2]-p[2]
+	}
 }
 
 // zlibPool recycles compressors, which allocate about 1 MB each.
