@@ -249,8 +249,54 @@ func (DTLS) Dial(ctx context.Context, addr string, opts driver.Options) (driver.
 		}
 		p.last = make([]byte, min(opts.MaxMessageSizeOrDefault(), MaxDTLSMessage))
 	}
+	deadline, ok := hctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(HandshakeTimeout)
+	}
+	if err := p.settle(deadline); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return p, nil
 }
+
+// settle exchanges probe records with the echoer until one comes back.
+// pion's server can lose records that arrive in the instant after it sent
+// its last handshake flight; a message of several records sent at once
+// then came back incomplete. After one echoed probe the association is up
+// at both ends. Probes are message number 0, which Receive ignores.
+func (p *DTLSPinger) settle(deadline time.Time) error {
+	probe := p.wbuf[:FragmentHeaderSize]
+	binary.BigEndian.PutUint32(probe[0:], 0)
+	binary.BigEndian.PutUint16(probe[4:], 0)
+	binary.BigEndian.PutUint16(probe[6:], 1)
+	for {
+		if _, err := p.c.Write(probe); err != nil {
+			return p.linkErr(err)
+		}
+		wait := time.Now().Add(settleInterval)
+		if wait.After(deadline) {
+			wait = deadline
+		}
+		if err := p.c.SetReadDeadline(wait); err != nil {
+			return p.linkErr(err)
+		}
+		n, err := p.c.Read(p.rbuf)
+		if err == nil && n >= FragmentHeaderSize && binary.BigEndian.Uint32(p.rbuf) == 0 {
+			return nil
+		}
+		var ne net.Error
+		if err != nil && (!errors.As(err, &ne) || !ne.Timeout()) {
+			return p.linkErr(err)
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("dtls: the echoer at %s completed the handshake but echoes nothing: %w", p.addr, driver.ErrTimeout)
+		}
+	}
+}
+
+// settleInterval is how often settle resends its probe.
+const settleInterval = 20 * time.Millisecond
 
 // DTLSPinger fragments messages into DTLS records and reassembles echoes.
 type DTLSPinger struct {
@@ -289,6 +335,9 @@ func (p *DTLSPinger) Send(msg []byte) error {
 		return fmt.Errorf("dtls: a %d-byte message exceeds the %d-byte maximum", len(msg), MaxDTLSMessage)
 	}
 	p.msgID++
+	if p.msgID == 0 {
+		p.msgID = 1 // 0 is the probe's
+	}
 	if p.reliable {
 		if len(msg) > len(p.last) {
 			p.last = make([]byte, len(msg))
@@ -368,6 +417,9 @@ func (p *DTLSPinger) place(rec, buf []byte) (bool, int, error) {
 	idx := int(binary.BigEndian.Uint16(rec[4:]))
 	count := int(binary.BigEndian.Uint16(rec[6:]))
 	payload := rec[FragmentHeaderSize:]
+	if id == 0 {
+		return false, 0, nil // a late echo of a settle probe
+	}
 	if count < 1 || count > MaxFragments || idx >= count || (idx < count-1 && len(payload) != FragmentPayload) {
 		return false, 0, fmt.Errorf("dtls: malformed fragment header from %s (fragment %d of %d, %d bytes)", p.addr, idx, count, len(payload))
 	}

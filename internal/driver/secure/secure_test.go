@@ -315,3 +315,24 @@ func BenchmarkRoundTripDTLS(b *testing.B) {
 		})
 	}
 }
+
+// TestDTLSMultiRecordRightAfterDial sends a three-record message as the
+// first thing after each of many handshakes, best effort: no record may be
+// lost in the instant the association comes up.
+func TestDTLSMultiRecordRightAfterDial(t *testing.T) {
+	c := config(t, DTLS{}, false)
+	ep := drivertest.StartEchoProcess(t, c)
+	msg := seqMsg(7, 16384)
+	buf := make([]byte, 16384)
+	for i := range 20 {
+		p := drivertest.Dial(t, c, ep.Addr)
+		n, err := drivertest.RoundTrip(p, msg, buf)
+		if err != nil {
+			t.Fatalf("dial %d: first message: %v", i, err)
+		}
+		if !bytes.Equal(buf[:n], msg) {
+			t.Fatalf("dial %d: echo differs", i)
+		}
+		p.Close()
+	}
+}
