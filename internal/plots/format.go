@@ -82,7 +82,11 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
 		p.Draw(inMargin(dc))
-		_, err := c.WriteTo(w)
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return err
+		}
+		_, err := w.Write(bytes.ReplaceAll(b.Bytes(), svgFont, svgFontFallback))
 		return err
 	}
 	return errFormat(string(f))
@@ -91,6 +95,14 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 func errFormat(s string) error {
 	return fmt.Errorf("unknown plot format %q: expected %q or %q", s, FormatPNG, FormatSVG)
 }
+
+// svgFont and svgFontFallback: SVG text names the font the layout was
+// measured with; browsers without Liberation Sans fall back to Arial, which
+// has the same metrics, so that labels keep their size and place.
+var (
+	svgFont         = []byte("font-family:Liberation Sans;")
+	svgFontFallback = []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
+)
 
 // margin keeps the labels off the image border.
 const margin = 8

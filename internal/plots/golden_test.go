@@ -2,6 +2,8 @@ package plots
 
 import (
 	"bytes"
+	"encoding/xml"
+	"io"
 	"flag"
 	"fmt"
 	"math"
@@ -37,6 +39,21 @@ func checkGolden(t *testing.T, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the output (run go test -update to accept):\n%s", path, firstDiff(want, got))
+	}
+}
+
+// checkXML fails unless doc is well-formed XML.
+func checkXML(t *testing.T, doc []byte) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
 	}
 }
 
@@ -177,6 +194,7 @@ func TestGoldenSVG(t *testing.T) {
 			if !bytes.Equal(got, again) {
 				t.Fatal("two renderings of the same plot differ")
 			}
+			checkXML(t, got)
 			checkGolden(t, got)
 			if *renderDir != "" {
 				if err := Save(tc.plot(), filepath.Join(*renderDir, tc.name+".png"), FormatPNG); err != nil {
