@@ -3,9 +3,9 @@ package plots
 import (
 	"bytes"
 	"encoding/xml"
-	"io"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
