@@ -278,7 +278,7 @@ func TestEchoProcessKilled(t *testing.T) {
 			continue
 		}
 		t.Run(sub, func(t *testing.T) {
-			cmd, stderr := startRun(t, "-s", sub, "--payloads", "16", "--samples", "100000000", "--warmup", "0",
+			cmd, stderr := startRun(t, "-s", sub, "--payloads", "16", "--samples", "5000000", "--warmup", "0",
 				"--timeout", timeout.String(), "--max-lost-in-row", "1000", "--out", out, "--name", sub)
 			echo := waitEchoing(t, cmd.Process.Pid)
 			killed := time.Now()
@@ -315,7 +315,7 @@ func TestInterrupt(t *testing.T) {
 	out := t.TempDir()
 	for _, sub := range []string{"intraprocess_reliable", "interprocess_best_effort"} {
 		t.Run(sub, func(t *testing.T) {
-			cmd, stderr := startRun(t, "-s", sub+",intraprocess_best_effort", "--payloads", "16,32", "--samples", "100000000", "--warmup", "0",
+			cmd, stderr := startRun(t, "-s", sub+",intraprocess_best_effort", "--payloads", "16,32", "--samples", "5000000", "--warmup", "0",
 				"--out", out, "--name", sub)
 			metaPath := filepath.Join(out, sub, meta.FileName)
 			waitFor(t, "meta.json", func() bool { _, err := os.Stat(metaPath); return err == nil })
