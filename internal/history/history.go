@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -175,6 +176,12 @@ func Build(exps []Experiment, sums []map[string][]summary.Row, reqs []requiremen
 		reqOf[r.Type][r.Bytes] = r
 	}
 
+	// Sub-experiments missing in the same experiments share one warning: an
+	// old experiment that ran one sub-experiment of ten is one line, not nine.
+	missingTypes := map[string][]string{}
+	var missingOrder []string
+	var typeWarnings []string
+
 	for _, typ := range types {
 		s := &SubExperiment{Type: typ}
 		for b := range payloads[typ] {
@@ -218,12 +225,15 @@ func Build(exps []Experiment, sums []map[string][]summary.Row, reqs []requiremen
 			}
 		}
 		if len(missingType) > 0 {
-			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: missing in %d of %d experiment(s), drawn as gaps: %s",
-				typ, len(missingType), n, list(missingType, 5)))
+			k := strings.Join(missingType, "\x00")
+			if _, ok := missingTypes[k]; !ok {
+				missingOrder = append(missingOrder, k)
+			}
+			missingTypes[k] = append(missingTypes[k], typ)
 		}
 		for _, b := range s.Payloads {
 			if names := missingPayload[b]; len(names) > 0 {
-				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: payload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
+				typeWarnings = append(typeWarnings, fmt.Sprintf("%s: payload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
 					typ, b, len(names), n, list(names, 5)))
 			}
 		}
@@ -243,13 +253,19 @@ func Build(exps []Experiment, sums []map[string][]summary.Row, reqs []requiremen
 		}
 		switch {
 		case len(noReq) == len(s.Payloads):
-			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements: payload plots drawn without a requirement line", typ))
+			typeWarnings = append(typeWarnings, fmt.Sprintf("%s: no requirements: payload plots drawn without a requirement line", typ))
 		case len(noReq) > 0:
-			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements for payload(s) %s bytes: drawn without a requirement line",
+			typeWarnings = append(typeWarnings, fmt.Sprintf("%s: no requirements for payload(s) %s bytes: drawn without a requirement line",
 				typ, list(noReq, 10)))
 		}
 		h.SubExperiments = append(h.SubExperiments, s)
 	}
+	for _, k := range missingOrder {
+		exps, types := strings.Split(k, "\x00"), missingTypes[k]
+		h.Warnings = append(h.Warnings, fmt.Sprintf("%s: missing in %d of %d experiment(s), drawn as gaps: %s",
+			list(types, 10), len(exps), n, list(exps, 5)))
+	}
+	h.Warnings = append(h.Warnings, typeWarnings...)
 	return h
 }
 

@@ -23,7 +23,10 @@ func (h *History) Page(jobs []Job, svgs [][]byte, meta []htmlreport.KV) htmlrepo
 	page := htmlreport.Page{
 		Title: "Latency history",
 		Meta:  meta,
-		Notes: h.Warnings,
+		Notes: append([]string{
+			"Badges and coloured cells compare the newest experiment with the requirements; " +
+				"plots mark with a red cross every experiment over its requirement.",
+		}, h.Warnings...),
 	}
 	if n > 0 {
 		page.Subtitle = fmt.Sprintf("%d experiment(s), %s to %s", n, h.Experiments[0].Label(), h.Experiments[n-1].Label())
@@ -58,10 +61,12 @@ func (h *History) Page(jobs []Job, svgs [][]byte, meta []htmlreport.KV) htmlrepo
 			sec.Status = status
 		}
 		for p, b := range s.Payloads {
+			t, status := payloadTable(h, s, p)
 			sub := htmlreport.Section{
 				ID:     strconv.Itoa(b),
-				Title:  fmt.Sprintf("%s, %d bytes", s.Type, b),
-				Tables: []htmlreport.Table{payloadTable(h, s, p)},
+				Title:  fmt.Sprintf("%d bytes", b),
+				Status: status,
+				Tables: []htmlreport.Table{t},
 				Plots:  plotsOf[key{s.Type, b}],
 			}
 			sec.Sections = append(sec.Sections, sub)
@@ -89,14 +94,7 @@ func latestTable(h *History, s *SubExperiment) (htmlreport.Table, string) {
 		for _, c := range Checks {
 			v, r := s.Series(c, p)[e], s.Requirement(c, p)
 			cell := valueCell(v, r)
-			switch cell.Status {
-			case htmlreport.StatusFailed:
-				status = htmlreport.StatusFailed
-			case htmlreport.StatusPassed:
-				if status == "" {
-					status = htmlreport.StatusPassed
-				}
-			}
+			status = worse(status, cell.Status)
 			row = append(row, cell, htmlreport.Num(format(r)))
 		}
 		t.Rows = append(t.Rows, row)
@@ -105,7 +103,8 @@ func latestTable(h *History, s *SubExperiment) (htmlreport.Table, string) {
 }
 
 // payloadTable lists a payload's values over the last TableRows experiments.
-func payloadTable(h *History, s *SubExperiment, p int) htmlreport.Table {
+// Its status is that of the newest experiment against the requirements.
+func payloadTable(h *History, s *SubExperiment, p int) (htmlreport.Table, string) {
 	n := len(h.Experiments)
 	first := max(0, n-TableRows)
 	t := htmlreport.Table{
@@ -130,7 +129,24 @@ func payloadTable(h *History, s *SubExperiment, p int) htmlreport.Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	return t
+	status := ""
+	if n > 0 {
+		for _, c := range t.Rows[len(t.Rows)-1][1:] {
+			status = worse(status, c.Status)
+		}
+	}
+	return t, status
+}
+
+// worse returns the worse of two statuses: failed, then passed, then none.
+func worse(a, b string) string {
+	if a == htmlreport.StatusFailed || b == htmlreport.StatusFailed {
+		return htmlreport.StatusFailed
+	}
+	if a == htmlreport.StatusPassed || b == htmlreport.StatusPassed {
+		return htmlreport.StatusPassed
+	}
+	return ""
 }
 
 // valueCell shows v, failed when over the requirement r, passed when within.
