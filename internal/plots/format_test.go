@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -230,5 +232,38 @@ func TestEncodeRepeatable(t *testing.T) {
 	encode(Histogram(latencies(5000, 3), 100, "c"))
 	if !bytes.Equal(first, encode(a)) {
 		t.Error("a plot encodes differently after other plots")
+	}
+}
+
+// TestOddInputs renders degenerate inputs: each must give an image, not a
+// panic or an error.
+func TestOddInputs(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for name, p := range map[string]func() *plot.Plot{
+		"histogram huge range": func() *plot.Plot { return Histogram([]float64{-1e308, 0, 1e308}, 100, "t") },
+		"histogram tiny range": func() *plot.Plot { return Histogram([]float64{0, 5e-324}, 100, "t") },
+		"histogram non-finite": func() *plot.Plot { return Histogram([]float64{nan, inf, -inf}, 100, "t") },
+		"histogram zero bins":  func() *plot.Plot { return Histogram([]float64{1, 2}, 0, "") },
+		"series one sample":    func() *plot.Plot { return Series([]float64{3}, SeriesPoints, "t") },
+		"series constant":      func() *plot.Plot { return Series([]float64{3, 3, 3}, 2, "t") },
+		"series with NaN":      func() *plot.Plot { return Series([]float64{1, nan, 3, 4}, 0, "t") },
+		"lines all NaN": func() *plot.Plot {
+			return CategoryLines("t", "x", "y", []string{"a", "b"}, []Line{{Name: "n", Y: []float64{nan, nan}, Marked: []bool{true, true}}})
+		},
+		"lines ragged": func() *plot.Plot {
+			return CategoryLines("t", "x", "y", []string{"", "b"}, []Line{
+				{Y: []float64{1, 2, 3, inf}, Marked: []bool{false, true, true, true, true, true}},
+				{Name: "short", Y: []float64{2}},
+			})
+		},
+		"lines no categories": func() *plot.Plot { return CategoryLines("", "", "", nil, nil) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, f := range []Format{FormatPNG, FormatSVG} {
+				if err := Encode(io.Discard, p(), f); err != nil {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+		})
 	}
 }

@@ -28,16 +28,27 @@ func Bin(samples []float64, bins int) Bins {
 	}
 	lo, hi := finiteRange(samples)
 	b := Bins{Min: lo, Width: (hi - lo) / float64(bins), Counts: make([]int, bins)}
-	scale := float64(bins) / (hi - lo)
+	// Halving keeps the span finite when it exceeds the largest float64.
+	half := math.IsInf(hi-lo, 0)
+	span := hi - lo
+	if half {
+		span = hi/2 - lo/2
+	}
 	for _, v := range samples {
 		if !(v >= lo && v <= hi) { // also false for NaN
 			continue
 		}
-		i := int((v - lo) * scale)
-		if i >= bins {
-			i = bins - 1
+		var t float64 // position in [0, 1]
+		if half {
+			t = (v/2 - lo/2) / span
+		} else {
+			t = (v - lo) / span
 		}
-		b.Counts[i]++
+		i := int(t * float64(bins))
+		if i >= bins {
+			i = bins - 1 // the right edge belongs to the last bin
+		}
+		b.Counts[max(i, 0)]++
 	}
 	return b
 }

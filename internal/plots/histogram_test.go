@@ -76,3 +76,33 @@ func BenchmarkBin(b *testing.B) {
 		Bin(x, 100)
 	}
 }
+
+func FuzzBin(f *testing.F) {
+	f.Add(1.0, 2.0, 3.0, 1e300, 7)
+	f.Add(0.0, 0.0, 0.0, 0.0, 1)
+	f.Add(-1.5, math.Inf(1), math.NaN(), 5e-324, 100)
+	f.Fuzz(func(t *testing.T, a, b, c, d float64, bins int) {
+		bins = 1 + abs(bins)%200
+		x := []float64{a, b, c, d}
+		finite := 0
+		for _, v := range x {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				finite++
+			}
+		}
+		h := Bin(x, bins)
+		if got := sum(h.Counts); got != finite {
+			t.Fatalf("Bin(%v, %d): counts %v sum to %d, want %d", x, bins, h.Counts, got, finite)
+		}
+		if len(h.Counts) != bins {
+			t.Fatalf("Bin(%v, %d): %d bins", x, bins, len(h.Counts))
+		}
+	})
+}
+
+func abs(i int) int {
+	if i < 0 {
+		return -i
+	}
+	return i
+}
