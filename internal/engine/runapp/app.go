@@ -20,6 +20,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -110,6 +111,11 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "server-name", Usage: "name expected in the echoer's certificate (default: the target host)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error"},
 	}
+}
+
+// certSet is the security material of both ends of the secure links.
+type certSet struct {
+	pinger, echo driver.Security
 }
 
 // settings is the resolved command line.
@@ -223,7 +229,8 @@ func (s *settings) resolveSecurity(c *cli.Context) error {
 			h, _, _ := net.SplitHostPort(addr)
 			hosts = append(hosts, h)
 		}
-		cs, err := generateCerts(dir, hosts...)
+		echo, pinger, err := secure.GenerateFiles(dir, hosts...)
+		cs := certSet{pinger: pinger, echo: echo}
 		if err != nil {
 			os.RemoveAll(dir)
 			return fmt.Errorf("cannot generate certificates: %w", err)

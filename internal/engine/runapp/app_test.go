@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -385,43 +383,29 @@ func TestEchoRole(t *testing.T) {
 	}
 }
 
-func TestGenerateCerts(t *testing.T) {
-	cs, err := generateCerts(t.TempDir(), "example.test", "10.1.2.3")
+// TestWrongCA gives both ends certificates from one CA and tells them to
+// trust another: the secure sub-experiments fail to connect, exit 2.
+func TestWrongCA(t *testing.T) {
+	good, bad := t.TempDir(), t.TempDir()
+	echo, pinger, err := secure.GenerateFiles(good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	caPEM, err := os.ReadFile(cs.echo.CAFile)
+	other, _, err := secure.GenerateFiles(bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(caPEM) {
-		t.Fatal("CA file holds no certificate")
-	}
-	for _, tt := range []struct {
-		sec   driver.Security
-		usage x509.ExtKeyUsage
-		host  string
-		ok    bool
-	}{
-		{cs.echo, x509.ExtKeyUsageServerAuth, "127.0.0.1", true},
-		{cs.echo, x509.ExtKeyUsageServerAuth, "example.test", true},
-		{cs.echo, x509.ExtKeyUsageServerAuth, "10.1.2.3", true},
-		{cs.echo, x509.ExtKeyUsageServerAuth, "other.test", false},
-		{cs.pinger, x509.ExtKeyUsageClientAuth, "", true},
-	} {
-		if _, err := tls.LoadX509KeyPair(tt.sec.CertFile, tt.sec.KeyFile); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := os.ReadFile(tt.sec.CertFile)
-		blk, _ := pem.Decode(b)
-		cert, err := x509.ParseCertificate(blk.Bytes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: tt.host, KeyUsages: []x509.ExtKeyUsage{tt.usage}})
-		if (err == nil) != tt.ok {
-			t.Errorf("%s for %q: verify error %v, want ok=%v", tt.sec.CertFile, tt.host, err, tt.ok)
-		}
+	for _, sub := range []string{"interprocess_reliable_tcp_security", "interprocess_best_effort_security"} {
+		t.Run(sub, func(t *testing.T) {
+			args := []string{"-s", sub, "--samples", "10", "--payloads", "16", "--out", t.TempDir(), "--timeout", "2s",
+				"--cert", pinger.CertFile, "--key", pinger.KeyFile, "--echo-cert", echo.CertFile, "--echo-key", echo.KeyFile}
+			if code, _, stderr := run(t, append(args, "--ca", echo.CAFile)...); code != 0 {
+				t.Fatalf("with the right CA: exit %d: %s", code, stderr)
+			}
+			code, _, stderr := run(t, append(args, "--ca", other.CAFile, "--name", "wrong")...)
+			if code != cliapp.ExitUsage || !strings.Contains(stderr, sub+": cannot connect") {
+				t.Errorf("with a wrong CA: exit %d, stderr %q; want 2 and a connection error", code, stderr)
+			}
+		})
 	}
 }
