@@ -83,21 +83,27 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 	if math.IsInf(p.Y.Min, 0) || math.IsInf(p.Y.Max, 0) {
 		p.Y.Min, p.Y.Max = 0, 1
 	}
-	if len(categories) > 0 && p.X.Tick.Label.Rotation != 0 {
-		p.Y.Label.Padding += leftOverhang(p, categories[0])
+	if k := len(categories); k > 0 && p.X.Tick.Label.Rotation != 0 {
+		step := max((k+maxTickLabels-1)/maxTickLabels, 1)
+		first := (k - 1) % step // the first labelled category
+		// The label's tick stands right of the data area's left edge; the
+		// data area is at least about 6 in wide (Size widens for the legend).
+		offset := vg.Length((float64(first)+0.5)/float64(k)) * 6 * vg.Inch
+		p.Y.Label.Padding += max(0, leftOverhang(p, categories[first])-offset)
 	}
 	return p
 }
 
-// categoryTicks returns a ticker with a minor tick at every category (when
-// they are few enough to tell apart) and a labelled tick at every step-th.
+// categoryTicks returns a ticker with a labelled tick at every step-th
+// category, counted back from the last so that the newest experiment of a
+// history is always named, and a minor tick at every other category while
+// they are few enough to tell apart.
 func categoryTicks(categories []string) plot.ConstantTicks {
 	k := len(categories)
-	step := (k + maxTickLabels - 1) / maxTickLabels
-	step = max(step, 1)
+	step := max((k+maxTickLabels-1)/maxTickLabels, 1)
 	var ticks plot.ConstantTicks
 	for i, c := range categories {
-		if i%step == 0 {
+		if (k-1-i)%step == 0 {
 			if c == "" {
 				c = " " // an empty label would make a minor tick
 			}
@@ -116,7 +122,7 @@ func categoryTickStyle(sty text.Style, categories []string) text.Style {
 	step := max((k+maxTickLabels-1)/maxTickLabels, 1)
 	shown := (k + step - 1) / step
 	var widest vg.Length
-	for i := 0; i < k; i += step {
+	for i := (k - 1) % step; i < k; i += step {
 		widest = max(widest, sty.Width(categories[i]))
 	}
 	// Typical data width: the figure minus the y axis.

@@ -59,6 +59,9 @@ func TestCategoryTicks(t *testing.T) {
 				}
 			}
 		}
+		if n > 0 && ticks[len(ticks)-1].Label != cats[n-1] {
+			t.Errorf("n=%d: last category not labelled", n)
+		}
 		if labels > maxTickLabels || (n > 0 && labels < min(n, maxTickLabels/2)) {
 			t.Errorf("n=%d: %d labels, want between %d and %d", n, labels, min(n, maxTickLabels/2), maxTickLabels)
 		}
