@@ -30,6 +30,9 @@ type Conn struct {
 	// Read-side state, reused by every call so that the callbacks handed
 	// to RawConn are bound once and nothing escapes per call.
 	rbuf    []byte
+	rbuf2   []byte // second buffer of a vectored read, or nil
+	riov    [2]syscall.Iovec
+	rmsg    syscall.Msghdr
 	rflags  int
 	rn      int
 	rerr    syscall.Errno
@@ -104,6 +107,16 @@ func (s *Conn) RecvFrom(buf []byte, deadline time.Time) (int, error) {
 	return s.recvAny(buf, syscall.MSG_TRUNC, deadline, true)
 }
 
+// RecvVec reads from a stream into a, then b, with one recvmsg(2) call:
+// a frame header and the message after it, when both have arrived. a must
+// not be empty.
+func (s *Conn) RecvVec(a, b []byte, deadline time.Time) (int, error) {
+	s.rbuf2 = b
+	n, err := s.recvAny(a, 0, deadline, false)
+	s.rbuf2 = nil
+	return n, err
+}
+
 func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (int, error) {
 	for {
 		if s.closed.Load() {
@@ -143,6 +156,16 @@ func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (in
 }
 
 func (s *Conn) recv(fd uintptr) bool {
+	if len(s.rbuf2) > 0 && len(s.rbuf) > 0 {
+		s.riov[0].Base, s.riov[1].Base = &s.rbuf[0], &s.rbuf2[0]
+		s.riov[0].SetLen(len(s.rbuf))
+		s.riov[1].SetLen(len(s.rbuf2))
+		s.rmsg = syscall.Msghdr{Iov: &s.riov[0], Iovlen: 2}
+		n, _, e := syscall.Syscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.rmsg)), uintptr(s.rflags))
+		s.rn, s.rerr = int(n), e
+		s.riov = [2]syscall.Iovec{}
+		return true
+	}
 	var p unsafe.Pointer
 	if len(s.rbuf) > 0 {
 		p = unsafe.Pointer(&s.rbuf[0])

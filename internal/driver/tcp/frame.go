@@ -30,6 +30,12 @@ type Stream interface {
 	Close() error
 }
 
+// VecReceiver is implemented by streams that read into two buffers with
+// one system call, so that a frame's header and message arrive together.
+type VecReceiver interface {
+	RecvVec(a, b []byte, deadline time.Time) (int, error)
+}
+
 // TrySender is implemented by streams that can refuse a message instead of
 // blocking: TrySendAll writes nothing and returns false when the send
 // buffer has no room, else writes a then b entirely.
@@ -41,7 +47,13 @@ type TrySender interface {
 type Pinger struct {
 	s          Stream
 	name, addr string
-	bestEffort TrySender // nil for reliable
+	bestEffort TrySender   // nil for reliable
+	vec        VecReceiver // nil when the stream has none
+
+	// carry holds bytes a vectored read took beyond the frame it was
+	// reading: the start of later frames, queued when an echo came late.
+	carry    []byte
+	carryOff int
 
 	hdr  [HeaderSize]byte
 	rhdr [HeaderSize]byte
@@ -68,6 +80,7 @@ func NewPinger(s Stream, name, addr string, bestEffort bool) *Pinger {
 	if ts, ok := s.(TrySender); ok && bestEffort {
 		p.bestEffort = ts
 	}
+	p.vec, _ = s.(VecReceiver)
 	return p
 }
 
@@ -96,25 +109,51 @@ func (p *Pinger) Send(msg []byte) error {
 }
 
 // Receive reads the next frame's message into buf.
+//
+// With a VecReceiver the header and the message come with one system
+// call, the message straight into buf. Such a read can take more than
+// the frame when later frames are already queued (an echo that came after
+// its timeout, then the next one); the excess is kept and consumed by the
+// next Receive.
 func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, error) {
+	if p.hgot == HeaderSize && p.pgot > 0 && unsafe.SliceData(buf) != unsafe.SliceData(p.pbuf) {
+		copy(buf, p.pbuf[:min(p.pgot, len(buf))]) // resumed into another buffer
+	}
+	p.pbuf = buf
 	for p.hgot < HeaderSize {
-		n, err := p.s.Recv(p.rhdr[p.hgot:], deadline)
+		var n int
+		var err error
+		switch {
+		case p.carryOff < len(p.carry):
+			n = copy(p.rhdr[p.hgot:], p.carry[p.carryOff:])
+			p.carryOff += n
+		case p.vec != nil && len(buf) > 0:
+			n, err = p.vec.RecvVec(p.rhdr[p.hgot:], buf, deadline)
+		default:
+			n, err = p.s.Recv(p.rhdr[p.hgot:], deadline)
+		}
 		if err != nil {
 			return 0, p.recvErr(err)
 		}
-		p.hgot += n
+		extra := max(0, n-(HeaderSize-p.hgot)) // message bytes already in buf
+		p.hgot += n - extra
 		if p.hgot == HeaderSize {
 			p.flen = int(binary.BigEndian.Uint32(p.rhdr[:]))
-			p.pgot = 0
+			p.pgot = extra
+			if extra > p.flen {
+				p.keep(buf[p.flen:extra])
+				p.pgot = p.flen
+			}
 		}
 	}
 	if p.flen > len(buf) {
 		return 0, fmt.Errorf("%s: a %d-byte message does not fit in a %d-byte buffer", p.name, p.flen, len(buf))
 	}
-	if p.pgot > 0 && unsafe.SliceData(buf) != unsafe.SliceData(p.pbuf) {
-		copy(buf, p.pbuf[:p.pgot]) // resumed into another buffer
+	if p.carryOff < len(p.carry) && p.pgot < p.flen {
+		n := copy(buf[p.pgot:p.flen], p.carry[p.carryOff:])
+		p.carryOff += n
+		p.pgot += n
 	}
-	p.pbuf = buf
 	for p.pgot < p.flen {
 		n, err := p.s.Recv(buf[p.pgot:p.flen], deadline)
 		if err != nil {
@@ -122,7 +161,7 @@ func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, error) {
 		}
 		p.pgot += n
 	}
-	p.hgot, p.pbuf = 0, nil
+	p.hgot, p.pgot, p.pbuf = 0, 0, nil
 	return p.flen, nil
 }
 
@@ -138,6 +177,15 @@ func (p *Pinger) linkErr(err error) error {
 		return fmt.Errorf("%s: the echoer at %s closed the connection", p.name, p.addr)
 	}
 	return fmt.Errorf("%s: connection to %s: %w", p.name, p.addr, err)
+}
+
+// keep stores bytes read beyond the current frame in front of any
+// remaining carry.
+func (p *Pinger) keep(b []byte) {
+	rest := p.carry[p.carryOff:]
+	c := make([]byte, 0, len(b)+len(rest))
+	p.carry = append(append(c, b...), rest...)
+	p.carryOff = 0
 }
 
 // Counters reports messages dropped by a best-effort Send.

@@ -75,8 +75,9 @@ type SockStream struct {
 }
 
 var (
-	_ Stream    = (*SockStream)(nil)
-	_ TrySender = (*SockStream)(nil)
+	_ Stream      = (*SockStream)(nil)
+	_ TrySender   = (*SockStream)(nil)
+	_ VecReceiver = (*SockStream)(nil)
 )
 
 // NewStream takes over the TCP connection c (see fdsock.New) and sets the
@@ -97,6 +98,15 @@ func NewStream(c net.Conn) (*SockStream, error) {
 func (s *SockStream) Recv(p []byte, deadline time.Time) (int, error) {
 	n, err := s.Conn.Recv(p, 0, deadline)
 	if err == nil && n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+// RecvVec implements VecReceiver.
+func (s *SockStream) RecvVec(a, b []byte, deadline time.Time) (int, error) {
+	n, err := s.Conn.RecvVec(a, b, deadline)
+	if err == nil && n == 0 {
 		return 0, io.EOF
 	}
 	return n, err
