@@ -184,3 +184,14 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestInterrupted(t *testing.T) {
+	exps, reqs := fixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := cliapp.Run(ctx, history.App(), []string{"history", "-e", exps, "-r", reqs, "-p", t.TempDir()}, &out, &errb)
+	if code != cliapp.ExitInterrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, cliapp.ExitInterrupted, errb.String())
+	}
+}

@@ -55,11 +55,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.HTML != "" {
 		opt.SVG = make([][]byte, len(jobs))
 	}
+	// history.csv is written while the plots are drawn: with 1,000
+	// experiments it is half a million rows.
 	csvPath := filepath.Join(cfg.PlotsDir, CSVFileName)
-	if err := h.WriteCSVFile(csvPath); err != nil {
-		return nil, err
+	csvErr := make(chan error, 1)
+	go func() { csvErr <- h.WriteCSVFile(csvPath) }()
+	err = RenderPlots(ctx, jobs, opt)
+	if cerr := <-csvErr; cerr != nil {
+		return nil, cerr
 	}
-	if err := RenderPlots(ctx, jobs, opt); err != nil {
+	if err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
 	if cfg.HTML != "" {

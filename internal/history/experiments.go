@@ -42,15 +42,15 @@ func (e Experiment) Label() string {
 }
 
 // System returns the version of the system under test, else its commit
-// abbreviated to 10 characters, else "".
+// abbreviated to 8 characters, else "".
 func (e Experiment) System() string {
 	switch {
 	case e.Version != "":
 		return e.Version
 	case e.Commit != "":
 		c := e.Commit
-		if len(c) > 10 {
-			c = c[:10]
+		if len(c) > 8 {
+			c = c[:8]
 		}
 		return c
 	}

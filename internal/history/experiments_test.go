@@ -29,7 +29,7 @@ func TestDiscoverOrder(t *testing.T) {
 	if want := []string{"meta.json", "meta.json", "name"}; !slices.Equal(from, want) {
 		t.Errorf("start from = %q, want %q", from, want)
 	}
-	wantLabels := []string{"build-a v1.9.1", "2019-11-06_10-00-00 0123456789", "2019-11-05_10-00-00"}
+	wantLabels := []string{"build-a v1.9.1", "2019-11-06_10-00-00 01234567", "2019-11-05_10-00-00"}
 	if !slices.Equal(labels, wantLabels) {
 		t.Errorf("labels = %q, want %q", labels, wantLabels)
 	}

@@ -195,8 +195,18 @@ func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
 			}
 		}()
 	}
+	// Magnitude plots, with a line per payload, take longest: start them
+	// first so that the pool does not end waiting on one of them.
+	order := make([]int, 0, len(jobs))
+	for _, kind := range []string{KindMagnitude, KindPayload} {
+		for i, j := range jobs {
+			if j.Kind == kind {
+				order = append(order, i)
+			}
+		}
+	}
 feed:
-	for i := range jobs {
+	for _, i := range order {
 		select {
 		case next <- i:
 		case <-ctx.Done():
