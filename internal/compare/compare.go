@@ -268,7 +268,7 @@ func checks(ref, target *Sub, cfg Config) []gate.Check {
 	for _, m := range cfg.metrics() {
 		t := cfg.ThresholdOf(m)
 		for _, r := range ref.Rows {
-			cs = append(cs, evaluate(ref.Type, r.Bytes, m, value(r, m), t, value(rowOf(target, r.Bytes), m)))
+			cs = append(cs, gate.Evaluate(ref.Type, r.Bytes, m, referenceName, value(r, m), t, value(rowOf(target, r.Bytes), m)))
 		}
 	}
 	return cs
@@ -285,27 +285,4 @@ func missingChecks(ref *Sub, cfg Config) []gate.Check {
 		}
 	}
 	return cs
-}
-
-// limitTolerance is the relative distance to the limit within which a value
-// counts as at the limit. Summaries carry 3 decimals and 1 + threshold is
-// inexact in binary, so reference × (1 + threshold) may come out a few ulps
-// below the decimal product: 0.565 × 1.1 gives 0.62149999…, which would fail
-// a target of exactly 0.6215. 1e-9 is far below the 0.001 resolution of a
-// summary, so no real regression passes because of it.
-const limitTolerance = 1e-9
-
-// evaluate is gate.Evaluate, except that a value at the limit up to
-// limitTolerance passes.
-func evaluate(sub string, payload int, m gate.Metric, reference, threshold, v float64) gate.Check {
-	c := gate.Evaluate(sub, payload, m, referenceName, reference, threshold, v)
-	if c.Status != gate.Failed || math.Abs(v-c.Limit) > limitTolerance*math.Max(math.Abs(c.Limit), math.Abs(v)) {
-		return c
-	}
-	// Judge the limit itself to get the passed wording, then restore the
-	// measured value and what derives from it.
-	p := gate.Evaluate(sub, payload, m, referenceName, reference, threshold, c.Limit)
-	p.Value, p.Difference, p.Percent = c.Value, c.Difference, c.Percent
-	p.Margin = 0
-	return p
 }

@@ -151,7 +151,7 @@ func TestHigherIsBetter(t *testing.T) {
 		got  float64
 		want gate.Status
 	}{{100, gate.Passed}, {90, gate.Passed}, {89.999, gate.Failed}, {200, gate.Passed}} {
-		if c := evaluate("amqp_reliable", 16, m, 100, 0.1, tt.got); c.Status != tt.want {
+		if c := gate.Evaluate("amqp_reliable", 16, m, referenceName, 100, 0.1, tt.got); c.Status != tt.want {
 			t.Errorf("rate %v against 100 with 10%%: %s, want %s", tt.got, c.Status, tt.want)
 		}
 	}

@@ -144,3 +144,18 @@ func TestCheckJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestViolatesToleratesInexactLimit(t *testing.T) {
+	// 0.565 × 1.1 is 0.62149999… in binary; a value of exactly 0.6215 is at
+	// the limit and passes, a value 0.001 above it fails.
+	limit := Median.Limit(0.565, 0.1)
+	if Median.Violates(0.6215, limit) {
+		t.Error("value at the decimal limit violates")
+	}
+	if !Median.Violates(0.6225, limit) {
+		t.Error("value 0.001 over the limit passes")
+	}
+	if MessageRate.Violates(MessageRate.Limit(0.565, 0.1), 0.5085) {
+		t.Error("higher-is-better value at the limit violates")
+	}
+}

@@ -1,5 +1,7 @@
 package gate
 
+import "math"
+
 import "fmt"
 
 // Direction says which way a metric gets better.
@@ -109,9 +111,21 @@ func (m Metric) Limit(reference, threshold float64) float64 {
 	return reference * (1 + threshold)
 }
 
-// Violates reports whether value is strictly worse than limit. NaN never
-// violates: a missing value is not a measured failure (see Missing).
+// limitTolerance is the relative distance to a limit within which a value
+// counts as at the limit, and so passes. Summaries carry 3 decimals and
+// 1 + threshold is inexact in binary, so reference × (1 + threshold) can
+// come out a few ulps below the decimal product: 0.565 × 1.1 gives
+// 0.62149999…, which would fail a value of exactly 0.6215. 1e-9 is far below
+// the 0.001 resolution of a summary, so no real violation passes by it.
+const limitTolerance = 1e-9
+
+// Violates reports whether value is worse than limit by more than
+// limitTolerance (relative). NaN never violates: a missing value is not a
+// measured failure (see Missing).
 func (m Metric) Violates(value, limit float64) bool {
+	if math.Abs(value-limit) <= limitTolerance*math.Max(math.Abs(limit), math.Abs(value)) {
+		return false
+	}
 	if m.Better == HigherIsBetter {
 		return value < limit
 	}
