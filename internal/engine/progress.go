@@ -12,8 +12,15 @@ import (
 // window is how many recent round trips the live p99 is computed over.
 const window = 2048
 
-// tick rewrites the live status line.
+// tick rewrites the live status line; done 0 starts a payload.
 func (r *Runner) tick(typ string, payload, done, total int, rtt []int64, cfg Config) {
+	if done == 0 {
+		r.tickStart = time.Now()
+	}
+	rate := 0.0
+	if el := time.Since(r.tickStart).Seconds(); el > 0 {
+		rate = float64(done) / el
+	}
 	p99 := "-"
 	if len(rtt) > 0 {
 		w := make([]float64, 0, window)
@@ -23,7 +30,7 @@ func (r *Runner) tick(typ string, payload, done, total int, rtt []int64, cfg Con
 		slices.Sort(w)
 		p99 = fmt.Sprintf("%.1f µs", stats.Percentile(w, 99))
 	}
-	fmt.Fprintf(r.Progress, "\r\x1b[K%s  %d B  %d/%d  p99 %s", typ, payload, done, total, p99)
+	fmt.Fprintf(r.Progress, "\r\x1b[K%s  %d B  %d/%d  %.0f/s  p99 %s", typ, payload, done, total, rate, p99)
 }
 
 func (r *Runner) latency(ns int64, cfg Config) float64 {

@@ -83,6 +83,8 @@ type Runner struct {
 	// them a live status line instead of one line per sub-experiment.
 	Progress io.Writer
 	Terminal bool
+
+	tickStart time.Time // start of the payload on the status line
 }
 
 // Run measures subs in order. It returns nil when every payload of every

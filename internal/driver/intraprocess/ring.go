@@ -14,8 +14,8 @@ import (
 // closed-loop echo, short enough not to burn a core when the peer is idle.
 const spinLimit = 20000
 
-// yieldEvery makes a spinning goroutine yield its P now and then so that the
-// peer runs even when both share one P.
+// yieldEvery makes a spinning goroutine yield its P and its CPU now and
+// then so that the peer runs even when both share one P or one CPU.
 const yieldEvery = 64
 
 // cacheLine separates fields written by different goroutines.
@@ -115,6 +115,7 @@ func (r *ring) waitWritable(t uint64) error {
 		if spin < spinLimit {
 			if spin%yieldEvery == 0 {
 				runtime.Gosched()
+				osYield()
 			}
 			continue
 		}
@@ -141,6 +142,7 @@ func (r *ring) peek(deadline time.Time, timer *time.Timer) ([]byte, error) {
 		if spin < spinLimit {
 			if spin%yieldEvery == 0 {
 				runtime.Gosched()
+				osYield()
 			}
 			continue
 		}
