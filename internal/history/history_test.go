@@ -278,3 +278,36 @@ func TestGeneratedHistory(t *testing.T) {
 		t.Error("no gap warnings despite Gaps")
 	}
 }
+
+func TestPage(t *testing.T) {
+	h := loadTestdata(t)
+	jobs := h.Jobs()
+	svgs := make([][]byte, len(jobs))
+	for i := range svgs {
+		svgs[i] = []byte("<svg></svg>")
+	}
+	p := h.Page(jobs, svgs, nil)
+	if len(p.Sections) != 2 {
+		t.Fatalf("%d sections, want one per sub-experiment", len(p.Sections))
+	}
+	inter := p.Sections[0]
+	if inter.Title != "interprocess_reliable" || len(inter.Plots) != 4 || len(inter.Sections) != 11 {
+		t.Fatalf("section %q: %d plots, %d payload sections; want 4 and 11", inter.Title, len(inter.Plots), len(inter.Sections))
+	}
+	// Newest (2019-11-05_10-00-00, the Fast-RTPS run): 16 B median 7.486 is
+	// over 7.450, 99% 14.735 over 14.600.
+	p16 := inter.Sections[0]
+	if p16.Title != "16 bytes" || p16.Status != "failed" || len(p16.Plots) != 3 {
+		t.Errorf("16 B section: title %q, status %q, %d plots", p16.Title, p16.Status, len(p16.Plots))
+	}
+	if rows := p16.Tables[0].Rows; len(rows) != 3 || rows[2][1].Status != "failed" || rows[0][1].Status != "passed" {
+		t.Errorf("16 B table rows %+v", rows)
+	}
+	// 256 B has no requirement: no status.
+	if s := inter.Sections[4]; s.Title != "256 bytes" || s.Status != "" {
+		t.Errorf("256 B section: title %q, status %q", s.Title, s.Status)
+	}
+	if inter.Status != "failed" {
+		t.Errorf("interprocess_reliable status %q, want failed", inter.Status)
+	}
+}
