@@ -24,7 +24,14 @@
 //	<type>/history_<Min|Median|Max|99>.<ext>      one series per payload
 //	<type>/<bytes>_bytes_<Median|99|Max>.<ext>    one payload, with its requirement
 //
-// so a run draws 4·T + 3·Σ payloads(T) plots for T sub-experiments.
+// so a run draws 4·T + 3·Σ payloads(T) plots for T sub-experiments: 370 for
+// the ten built-in sub-experiments with eleven payloads each.
+//
+// The x axis names experiments by folder name plus the system-under-test
+// version, else commit, from meta.json. With many experiments at most
+// MaxLabels of them are labelled (every k-th, counted back from the newest,
+// which is always labelled), at 45°, with room kept at the left so the first
+// label is not clipped.
 //
 // GenerateExperiments writes deterministic, seeded experiment folders for
 // tests and benchmarks.
