@@ -9,7 +9,8 @@
 # It also prints the in-process p50 half round trip (target < 1 us).
 #
 # Environment: CPUS="PINGER,ECHOER" placements to measure, space-separated
-# (default "0,0 0,1": shared core, then across cores); SAMPLES (20000);
+# (default "0,0 0,1": shared core, then across cores); INTRA_CPUS, the
+# placement of the in-process measurement (default 0,1); SAMPLES (20000);
 # ROUNDS (3); RUN (a prebuilt run binary; default: go build ./cmd/run).
 set -eu
 
@@ -74,7 +75,7 @@ for placement in $CPUS; do
 	printf '           rounds: run %s | C %s\n' "$(tr '\n' ' ' <"$TMP/go")" "$(tr '\n' ' ' <"$TMP/c")"
 done
 
-first=${CPUS%% *}
+first=${INTRA_CPUS:-0,1}
 "$RUN" -q -s intraprocess_reliable --payloads 16 --samples "$SAMPLES" --warmup "$WARMUP" \
 	--cpus "$first" --out "$TMP/results" --name intra
 intra=$(p50ns "$TMP/results/intra/measurements_intraprocess_reliable.csv")

@@ -14,9 +14,14 @@ import (
 // closed-loop echo, short enough not to burn a core when the peer is idle.
 const spinLimit = 20000
 
-// yieldEvery makes a spinning goroutine yield its P and its CPU now and
-// then so that the peer runs even when both share one P or one CPU.
+// yieldEvery makes a spinning goroutine yield now and then so that the peer
+// runs even when both share one CPU or one P.
 const yieldEvery = 64
+
+// osYieldAfter is how many polls go by before the spinner also yields the
+// CPU: a peer on another CPU answers well within it, so only ends that
+// share a CPU pay for the system call.
+const osYieldAfter = 512
 
 // cacheLine separates fields written by different goroutines.
 type cacheLine [64]byte
@@ -40,6 +45,24 @@ type ring struct {
 
 	closed  atomic.Bool
 	dropped atomic.Uint64
+
+	// shareP is set when GOMAXPROCS is 1: the peer goroutine can only run
+	// when the spinner yields its P.
+	shareP bool
+}
+
+// yield lets the peer run when it waits for this CPU or this P. It yields
+// the CPU to other threads (sched_yield), and the P only when there is a
+// single one: runtime.Gosched from a goroutine locked to its thread (a
+// pinned end) hands the thread over with two futex wake-ups, tens of
+// microseconds.
+func (r *ring) yield(spin int) {
+	if r.shareP {
+		runtime.Gosched()
+	}
+	if spin >= osYieldAfter {
+		osYield()
+	}
 }
 
 func newRing(depth, maxMsg int) *ring {
@@ -53,6 +76,7 @@ func newRing(depth, maxMsg int) *ring {
 		mask:     uint64(n - 1),
 		readable: make(chan struct{}, 1),
 		writable: make(chan struct{}, 1),
+		shareP:   runtime.GOMAXPROCS(0) < 2,
 	}
 	for i := range r.slots {
 		r.slots[i] = make([]byte, maxMsg)
@@ -114,8 +138,7 @@ func (r *ring) waitWritable(t uint64) error {
 		}
 		if spin < spinLimit {
 			if spin%yieldEvery == 0 {
-				runtime.Gosched()
-				osYield()
+				r.yield(spin)
 			}
 			continue
 		}
@@ -141,8 +164,7 @@ func (r *ring) peek(deadline time.Time, timer *time.Timer) ([]byte, error) {
 		}
 		if spin < spinLimit {
 			if spin%yieldEvery == 0 {
-				runtime.Gosched()
-				osYield()
+				r.yield(spin)
 			}
 			continue
 		}

@@ -130,6 +130,8 @@ type settings struct {
 	security *certSet
 	tls      *meta.TLS
 	cleanup  func()
+	// rawStderr is the command's own standard error.
+	rawStderr io.Writer
 }
 
 func resolve(c *cli.Context, start time.Time) (*settings, error) {
@@ -275,6 +277,7 @@ func runAction(c *cli.Context) error {
 
 	// Progress and the echo processes' diagnostics share standard error.
 	stderr := &syncWriter{w: c.App.ErrWriter}
+	s.rawStderr = c.App.ErrWriter
 	m := &meta.Meta{
 		Tool:       meta.Tool{Name: "mqgate run", Version: c.App.Version},
 		Experiment: s.name,
@@ -410,7 +413,7 @@ func (s *settings) sub(r driver.Route, stderr io.Writer) engine.Sub {
 	default:
 		sub.Echo = engine.EchoSubprocess
 		sub.Open = func(ctx context.Context) (*engine.Link, error) {
-			return openSubprocess(ctx, tr, r, opts, echoOpts, pongerCPU, stderr)
+			return openSubprocess(ctx, tr, r, opts, echoOpts, pongerCPU, stderr, s.rawStderr)
 		}
 	}
 	return sub
@@ -455,7 +458,12 @@ func openInProcess(ctx context.Context, tr driver.Transport, opts, echoOpts driv
 	}}, nil
 }
 
-func openSubprocess(ctx context.Context, tr driver.Transport, r driver.Route, opts, echoOpts driver.Options, cpu int, stderr io.Writer) (*engine.Link, error) {
+func openSubprocess(ctx context.Context, tr driver.Transport, r driver.Route, opts, echoOpts driver.Options, cpu int, stderr, rawStderr io.Writer) (*engine.Link, error) {
+	// Give the child this process's standard error itself when it is a
+	// file, so that no goroutine copies it during the measurement.
+	if f, ok := rawStderr.(*os.File); ok {
+		stderr = f
+	}
 	argv, err := self()
 	if err != nil {
 		return nil, err

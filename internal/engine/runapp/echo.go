@@ -20,7 +20,7 @@ func echoFlags() []cli.Flag {
 		&cli.StringFlag{Name: "ca", Usage: "secure transports: CA certificate the pinger is verified against (PEM)"},
 		&cli.StringFlag{Name: "cert", Usage: "secure transports: this echoer's certificate (PEM)"},
 		&cli.StringFlag{Name: "key", Usage: "secure transports: this echoer's private key (PEM)"},
-		&cli.IntFlag{Name: "cpu", Value: -1, Usage: "pin the echoing thread to this CPU"},
+		&cli.IntFlag{Name: "cpu", Value: -1, Usage: "pin the echo process to this CPU"},
 		&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes"},
 		&cli.IntFlag{Name: "queue-depth", Usage: "queue depth in messages (default: the transport's)"},
 		&cli.BoolFlag{Name: "stdin-lifeline", Usage: "exit when standard input closes (set by a parent run)"},
@@ -39,6 +39,10 @@ func echoAction(c *cli.Context) error {
 		}
 		opts.Security = &driver.Security{CAFile: ca, CertFile: cert, KeyFile: key}
 	}
+	// The whole echo process runs on its CPU, as under taskset.
+	if err := pinProcess(c.Int("cpu")); err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	e, err := tr.Listen(ctx, c.String("listen"), opts)
@@ -56,20 +60,7 @@ func echoAction(c *cli.Context) error {
 			cancel()
 		}()
 	}
-	errc := make(chan error, 1)
-	go func() {
-		// Serve on a goroutine of its own: pinning must not leak.
-		if err := pinThread(c.Int("cpu")); err != nil {
-			errc <- cliapp.Exit(cliapp.ExitUsage, err)
-			return
-		}
-		errc <- e.Serve(ctx)
-	}()
-	if err := <-errc; err != nil {
-		return err
-	}
-	if c.Context.Err() != nil {
-		return nil // stopped by SIGINT/SIGTERM: the normal way to end an echoer
-	}
-	return nil
+	// Stopped by SIGINT/SIGTERM or the lifeline, Serve returns nil: the
+	// normal way to end an echoer.
+	return e.Serve(ctx)
 }

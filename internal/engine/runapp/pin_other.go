@@ -10,3 +10,5 @@ func pinThread(cpu int) error {
 	}
 	return fmt.Errorf("--cpus is only supported on Linux")
 }
+
+func pinProcess(cpu int) error { return pinThread(cpu) }
