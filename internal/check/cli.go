@@ -27,6 +27,13 @@ and prints what failed and by how much.
 A payload or sub-experiment without requirement, or a requirement without data, fails the
 check unless --allow-missing is given.
 
+Examples:
+  check --requirements latency_requirements.csv --experiment-directory results/2026-11-21_09-00-00
+  check --requirements latency_requirements.csv --experiment_directory results/2026-11-21_09-00-00 \
+        --plots_directory results/2026-11-21_09-00-00/plots --print_summaries
+  check -r latency_requirements.csv -e results/2026-11-21_09-00-00 \
+        --junit check.xml --markdown check.md --json check.json --html check.html
+
 Exit status: 0 every check passed, 1 a check failed, 2 usage or input error.`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{

@@ -101,7 +101,14 @@ YYYY-MM-DD_HH-MM-SS) and draws, for each sub-experiment:
   <plots>/<type>/<bytes>_bytes_<Median|99|Max>.<ext>  one payload against its requirement,
                                                       points over the requirement marked
 and writes every plotted value to <plots>/history.csv. Missing sub-experiments or payloads are
-gaps in the lines and are reported as warnings.`,
+gaps in the lines and are reported as warnings.
+
+Examples:
+  history --experiments-results results --requirements latency_requirements.csv --plots-directory history
+  history --experiments_results results --requirements latency_requirements.csv --plots_directory history \
+          --format svg --html history.html
+
+Exit status: 0 done, 2 usage or input error, 130 interrupted.`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
