@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
@@ -346,10 +347,12 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
-// TestEchoRole runs `run echo` as a separate process, reads its address
-// from the first line of its output and measures against it with --target.
-func TestEchoRole(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "echo", "--transport", driver.UDP, "--listen", "127.0.0.1:0")
+// startEcho starts `run echo` as a separate process and returns the address
+// it printed on the first line of its output; it is stopped with SIGTERM at
+// the end of the test, which must end it cleanly.
+func startEcho(t *testing.T, transport string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "echo", "--transport", transport, "--listen", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -359,11 +362,22 @@ func TestEchoRole(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("echo after SIGTERM: %v; stderr %s", err, stderr.String())
+		}
+	})
 	addr, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		t.Fatalf("no address: %v; stderr %s", err, stderr.String())
 	}
-	addr = strings.TrimSpace(addr)
+	return strings.TrimSpace(addr)
+}
+
+// TestEchoRole measures against a `run echo` reached with --target.
+func TestEchoRole(t *testing.T) {
+	addr := startEcho(t, driver.UDP)
 	out := t.TempDir()
 	code, _, errs := run(t, "-s", "interprocess_best_effort,interprocess_reliable", "--target", addr, "--payloads", "16,2048",
 		"--samples", "100", "--warmup", "10", "--out", out, "--name", "remote")
@@ -377,9 +391,38 @@ func TestEchoRole(t *testing.T) {
 	if m.Config.Echo != "remote" || m.Config.Target != addr || m.SubExperiments[0].Echo != "remote" {
 		t.Errorf("meta config %+v", m.Config)
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("echo after SIGTERM: %v; stderr %s", err, stderr.String())
+}
+
+// TestLossyLink puts a relay that drops every 10th datagram between the
+// pinger and a `run echo`: best effort loses exactly a tenth of the
+// samples, reliable loses none and retransmits what the relay dropped.
+func TestLossyLink(t *testing.T) {
+	echo := startEcho(t, driver.UDP)
+	out := t.TempDir()
+	for _, sub := range []string{"interprocess_best_effort", "interprocess_reliable"} {
+		t.Run(sub, func(t *testing.T) {
+			relay := drivertest.NewLossyRelay(t, echo, 10, 0)
+			code, _, errs := run(t, "-s", sub, "--target", relay.Addr(), "--payloads", "16,64", "--samples", "100", "--warmup", "0",
+				"--timeout", "100ms", "--retransmit-timeout", "20ms", "--out", out, "--name", sub, "-q")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			m, err := meta.ReadFile(filepath.Join(out, sub, meta.FileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lost, resent uint64
+			for _, p := range m.SubExperiments[0].Payloads {
+				lost += p.Lost
+				resent += p.Retransmitted
+				if sub == "interprocess_best_effort" && (p.Lost != 10 || p.Samples != 90) {
+					t.Errorf("payload %d: lost %d, samples %d; want 10 and 90", p.Bytes, p.Lost, p.Samples)
+				}
+			}
+			if sub == "interprocess_reliable" && (lost != 0 || resent != relay.Dropped() || resent == 0) {
+				t.Errorf("lost %d, retransmitted %d, relay dropped %d; want 0 lost and every drop retransmitted", lost, resent, relay.Dropped())
+			}
+		})
 	}
 }
 
