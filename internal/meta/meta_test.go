@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,39 +89,36 @@ func TestSpecFields(t *testing.T) {
 	if err := Encode(&buf, sample()); err != nil {
 		t.Fatal(err)
 	}
+	missing, err := MissingFields(buf.Bytes())
+	if err != nil || len(missing) != 0 {
+		t.Errorf("missing %v (%v)", missing, err)
+	}
 	var doc map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{
-		"tool.version", "experiment", "start", "end",
-		"system.scopes", "system.version", "system.commit",
-		"host.hostname", "host.os", "host.kernel", "host.cpu_model", "host.logical_cores", "host.gomaxprocs", "host.go_version",
-		"config.payloads", "config.samples", "config.warmup", "config.timeout",
-		"latency", "completed", "interrupted",
-		"subexperiments.0.type",
-		"subexperiments.0.payloads.0.samples", "subexperiments.0.payloads.0.warmup",
-		"subexperiments.0.payloads.0.lost", "subexperiments.0.payloads.0.retransmitted",
-		"subexperiments.0.payloads.0.errors", "subexperiments.0.payloads.0.duplicates",
-		"subexperiments.0.payloads.0.out_of_order",
-	} {
-		var v any = doc
-		for _, k := range strings.Split(path, ".") {
-			switch x := v.(type) {
-			case map[string]any:
-				v = x[k]
-			case []any:
-				v = x[0]
-			default:
-				v = nil
-			}
-		}
-		if v == nil {
-			t.Errorf("meta.json lacks %s", path)
-		}
-	}
 	if s, _ := doc["start"].(string); s != "2025-03-04T05:06:07.00000089Z" {
 		t.Errorf("start = %q, want RFC 3339 UTC", s)
+	}
+}
+
+func TestMissingFields(t *testing.T) {
+	tests := []struct {
+		doc, want string
+	}{
+		{`{"subexperiments": []}`, "subexperiments.*.type"},
+		{`{"subexperiments": [{"type": "a", "payloads": [{"bytes": 16}]}]}`, "subexperiments.*.payloads.*.lost"},
+		{`{"host": {"os": "linux"}}`, "host.kernel"},
+		{`{"tool": {}}`, "tool.version"},
+	}
+	for _, tt := range tests {
+		missing, err := MissingFields([]byte(tt.doc))
+		if err != nil || !slices.Contains(missing, tt.want) {
+			t.Errorf("MissingFields(%s) = %v, %v; want it to include %s", tt.doc, missing, err, tt.want)
+		}
+	}
+	if _, err := MissingFields([]byte("{")); err == nil {
+		t.Error("MissingFields accepted broken JSON")
 	}
 }
 

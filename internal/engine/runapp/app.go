@@ -49,7 +49,13 @@ sub-experiments start this program in the echo role on this host, or use
 Exit codes: 0 done; 2 usage or environment error, including a link that broke
 during the run (echoer died, connection reset, --max-lost-in-row consecutive
 losses); 130 interrupted. Measured samples and meta.json are written in every
-case; meta.json says whether the run completed.`,
+case; meta.json says whether the run completed.
+
+Examples:
+   run --samples 500 --warmup 50 --payloads 16,1024
+   run -s intraprocess_reliable,interprocess_reliable_tcp --payloads 16..256 --samples 1000 --cpus 0,1
+   run echo --listen 0.0.0.0:7400 --transport tcp
+   run -s interprocess_reliable_tcp --target otherhost:7400`,
 		Version: version(),
 		Flags:   runFlags(),
 		Action:  runAction,

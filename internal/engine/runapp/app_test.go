@@ -109,6 +109,10 @@ func TestAllSubExperiments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	doc, _ := os.ReadFile(filepath.Join(dir, meta.FileName))
+	if missing, err := meta.MissingFields(doc); err != nil || len(missing) > 0 {
+		t.Errorf("meta.json lacks SPEC §6 fields %v (%v)", missing, err)
+	}
 	if !m.Completed || m.System.Version != "1.2.3" || m.System.Commit != "abcdef" || m.Host.CPUModel == "" ||
 		m.Config.Samples != 200 || m.Config.Fill != "random" || len(m.SubExperiments) != len(subs) {
 		t.Errorf("meta.json: %+v", m)
@@ -450,5 +454,27 @@ func TestWrongCA(t *testing.T) {
 				t.Errorf("with a wrong CA: exit %d, stderr %q; want 2 and a connection error", code, stderr)
 			}
 		})
+	}
+}
+
+// TestHelpExamples runs the examples of 'run --help', so that they cannot
+// drift from what run accepts.
+func TestHelpExamples(t *testing.T) {
+	var examples [][]string
+	_, ex, _ := strings.Cut(App().Description, "Examples:")
+	for _, line := range strings.Split(ex, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "run ") && !strings.Contains(line, "--target") && !strings.HasPrefix(line, "run echo") {
+			examples = append(examples, strings.Fields(line)[1:])
+		}
+	}
+	if len(examples) < 2 {
+		t.Fatalf("found %d examples in the help", len(examples))
+	}
+	for i, args := range examples {
+		out := t.TempDir()
+		if code, _, stderr := run(t, append(args, "--out", out, "-q")...); code != 0 {
+			t.Errorf("example %d (run %s): exit %d: %s", i+1, strings.Join(args, " "), code, stderr)
+		}
 	}
 }
