@@ -228,6 +228,11 @@ func resolve(c *cli.Context, start time.Time) (*settings, error) {
 func (s *settings) resolveSecurity(c *cli.Context) error {
 	ca, cert, key := c.String("ca"), c.String("cert"), c.String("key")
 	if ca == "" && cert == "" && key == "" {
+		for _, r := range s.subs {
+			if _, remote := s.target(r.Transport); remote && strings.HasSuffix(r.Type, "_security") {
+				return cliapp.Usagef("%s with --target needs --ca, --cert and --key from the CA the remote 'run echo' uses (certificates generated for this run stay on this host)", r.Type)
+			}
+		}
 		dir, err := os.MkdirTemp("", "mqgate-run-certs-")
 		if err != nil {
 			return err

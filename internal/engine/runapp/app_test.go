@@ -158,6 +158,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--name", "../up"}, "--name"},
 		{[]string{"--name", "x"}, "exists already"},
 		{[]string{"--ca", "ca.pem"}, "go together"},
+		{[]string{"-s", "interprocess_reliable_tcp_security", "--target", "h:1"}, "needs --ca"},
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 	}
