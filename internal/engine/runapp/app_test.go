@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -190,6 +191,13 @@ func TestPinnedRecorded(t *testing.T) {
 	}
 }
 
+// needProc skips tests that watch the echo process through Linux's /proc.
+func needProc(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux's /proc to watch the echo process")
+	}
+}
+
 func registered(transport string) bool {
 	_, err := driver.Lookup(transport)
 	return err == nil
@@ -272,9 +280,7 @@ func waitEchoing(t *testing.T, pid int) []int {
 // stops with exit code 2 well before its (long) timeout, says which
 // sub-experiment, payload and round trip, and writes what it measured.
 func TestEchoProcessKilled(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("needs /proc to find the echo process")
-	}
+	needProc(t)
 	out := t.TempDir()
 	const timeout = 60 * time.Second
 	for _, sub := range []string{"interprocess_best_effort", "interprocess_reliable_tcp"} {
@@ -316,6 +322,7 @@ func TestEchoProcessKilled(t *testing.T) {
 // TestInterrupt sends SIGINT to a run in progress: it exits 130 and leaves
 // the samples and a meta.json marked interrupted.
 func TestInterrupt(t *testing.T) {
+	needProc(t)
 	out := t.TempDir()
 	for _, sub := range []string{"intraprocess_reliable", "interprocess_best_effort"} {
 		t.Run(sub, func(t *testing.T) {
