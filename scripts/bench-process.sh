@@ -23,3 +23,4 @@ full=$(best bin/process "$work/exp")
 plots=$(find "$work/exp/plots" -name '*.png' | wc -l)
 printf 'process --no-plots  1.1 M samples:           %6.3f s  (target < 0.2 s, ratio %.2f)\n' "$summ" "$(awk -v a="$summ" 'BEGIN{print a/0.2}')"
 printf 'process (all %d plots) 1.1 M samples:       %6.3f s  (target < 3 s, ratio %.2f)\n' "$plots" "$full" "$(awk -v a="$full" 'BEGIN{print a/3}')"
+awk -v s="$summ" -v f="$full" 'BEGIN{exit !(s < 0.2 && f < 3)}' || { echo "process: target missed"; exit 1; }

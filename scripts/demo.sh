@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# The demo: processes the bundled real Fast-RTPS v1.9.2 experiment into
-# demo-results/ and prints where the summaries and plots are.
+# The demo: measures the ten built-in sub-experiments on this machine (no
+# broker needed), then summarises and plots them, and prints where the
+# results are. About half a minute with the default 5,000 samples per payload.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=demo-results/fastrtps-v192
-rm -rf demo-results
-mkdir -p "$out"
-cp testdata/fastrtps-v192/measurements_interprocess_reliable.csv "$out/"
-bin/process "$out"
+samples=${SAMPLES:-5000}
+name=$(date -u +%Y-%m-%d_%H-%M-%S)
+root=demo-results
+exp="$root/$name"
+echo "== run: 10 sub-experiments x 11 payloads x $samples samples"
+bin/run --samples "$samples" --warmup $((samples / 10)) --out "$root" --name "$name"
 echo
-echo "Summary:  $out/measurements_interprocess_reliable_summary.csv"
-echo "Plots:    $out/plots/"
+echo "== process"
+bin/process --html "$exp/report.html" "$exp"
+echo
+echo "Results:  $exp/"
+echo "  raw samples   $exp/measurements_<type>.csv, $exp/meta.json"
+echo "  summaries     $exp/measurements_<type>_summary.csv"
+echo "  plots         $exp/plots/"
+echo "  report        $exp/report.html (one self-contained page)"
