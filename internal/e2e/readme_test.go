@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// readmeBlocks returns the README's ```sh blocks, in order.
+func readmeBlocks(t *testing.T) []string {
+	t.Helper()
+	f, err := os.Open("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var blocks []string
+	var cur *strings.Builder
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case cur == nil && line == "```sh":
+			cur = &strings.Builder{}
+		case cur != nil && line == "```":
+			blocks = append(blocks, cur.String())
+			cur = nil
+		case cur != nil:
+			cur.WriteString(line + "\n")
+		}
+	}
+	return blocks
+}
+
+// gateTrap lets a gate's exit 1 (a verdict) pass and stops the script at
+// any other failure: exit 2 is an error in the documented command itself.
+const gateTrap = `trap 'rc=$?; if [ $rc -ne 1 ]; then echo "README command failed with exit $rc: $BASH_COMMAND" >&2; exit $rc; fi' ERR` + "\n"
+
+// TestREADMECommands runs every ```sh block of the README, in order, in one
+// fresh directory with the tools in bin/, so that the documented commands
+// cannot drift from the tools (executable documentation).
+func TestREADMECommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the README's walkthrough; skipped with -short")
+	}
+	blocks := readmeBlocks(t)
+	if len(blocks) < 3 {
+		t.Fatalf("found %d sh blocks in README.md, expected the walkthrough", len(blocks))
+	}
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	if out, err := exec.Command(goTool, "build", "-o", bin+string(filepath.Separator), "github.com/mqgate/mqgate/cmd/...").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for i, b := range blocks {
+		cmd := exec.Command("bash", "-c", gateTrap+b)
+		cmd.Dir = work
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("README sh block %d failed: %v\n--- block\n%s--- output\n%s", i+1, err, b, out)
+		}
+	}
+	for _, f := range []string{"latency_requirements.csv", "check.xml", "check.md", "check.json", "check.html",
+		"compare.xml", "compare.md", "compare.html", "history.html", "history/history.csv",
+		"candidate/new/report.html", "candidate/new/checks_interprocess_reliable_tcp.csv",
+		"comparison/interprocess_reliable_tcp_comparison.csv", "baseline/run5/meta.json"} {
+		if _, err := os.Stat(filepath.Join(work, f)); err != nil {
+			t.Errorf("the README's commands did not write %s", f)
+		}
+	}
+}
