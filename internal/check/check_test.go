@@ -2,13 +2,13 @@ package check
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mqgate/mqgate/internal/goldenfile"
 
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -16,28 +16,10 @@ import (
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
 // golden compares got with testdata/golden/<name>, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func row(b int, median, p99, max float64) summary.Row {

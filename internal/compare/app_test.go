@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/goldenfile"
+
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // experiments is where the test experiments live: v192 is the reference
 // (the Fast-RTPS v1.9.2 interprocess reliable summary plus a small
@@ -46,42 +45,7 @@ func runCompare(t *testing.T, dir string, args ...string) (code int, stdout, std
 // or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", filepath.FromSlash(t.Name()), name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff lists the lines that differ, want first.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl + "\n")
-		}
-	}
-	return b.String()
+	goldenfile.Check(t, filepath.Join("testdata", "golden", filepath.FromSlash(t.Name()), name), got)
 }
 
 // transcript is the golden form of a run: exit code, stdout and stderr.

@@ -3,7 +3,6 @@ package history
 import (
 	"bytes"
 	"context"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,41 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/goldenfile"
+
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
 // golden compares got with testdata/<name>, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test -update if the change is intended)", path, i+1, g, w)
-			}
-		}
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 func loadTestdata(t *testing.T) *History {

@@ -2,12 +2,13 @@ package htmlreport
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mqgate/mqgate/internal/goldenfile"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -15,8 +16,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // tinySVG is a small gonum SVG: a square plot with one line.
 func tinySVG(tb testing.TB, title string) []byte {
@@ -67,7 +66,7 @@ func TestRenderGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", t.Name()+".html")
-	if *update {
+	if goldenfile.Update() {
 		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package meta
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/goldenfile"
+
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func sample() *Meta {
 	start := time.Date(2025, 3, 4, 5, 6, 7, 890, time.UTC)
@@ -53,7 +52,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "meta.json")
-	if *update {
+	if goldenfile.Update() {
 		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -3,18 +3,17 @@ package process
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/goldenfile"
+
 	"github.com/mqgate/mqgate/internal/browser"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/measurements"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const fixtureDir = "../../testdata/fastrtps-v192"
 
@@ -75,7 +74,7 @@ func TestGolden(t *testing.T) {
 			}
 			got, _ := os.ReadFile(filepath.Join(dir, "measurements_"+c.Name()+"_summary.csv"))
 			wantPath := filepath.Join(src, "want_summary.csv")
-			if *update {
+			if goldenfile.Update() {
 				os.WriteFile(wantPath, got, 0o644)
 			}
 			want, _ := os.ReadFile(wantPath)

@@ -4,37 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/goldenfile"
+
 	"github.com/mqgate/mqgate/internal/gate"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // golden compares got with testdata/<test name>.<ext>, rewriting it under
 // -update.
 func golden(t *testing.T, ext string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", strings.ReplaceAll(t.Name(), "/", "_")+"."+ext)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", strings.ReplaceAll(t.Name(), "/", "_")+"."+ext), got)
 }
 
 // verdicts are the cases every renderer is tested on.

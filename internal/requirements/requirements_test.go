@@ -3,7 +3,6 @@ package requirements
 import (
 	"bytes"
 	"encoding/csv"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,27 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/goldenfile"
+
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // observations reads testdata/observations.csv, a deterministic set of 7
