@@ -2,8 +2,6 @@ package requirements
 
 import (
 	"bytes"
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mqgate/mqgate/internal/csvfile"
 
 	"github.com/gocarina/gocsv"
 
@@ -65,21 +65,9 @@ func ReadFile(path string) ([]Row, error) {
 // once, and the file must hold at least one row. Errors name file, line and
 // column. Rows are returned in file order.
 func Read(r io.Reader, file string) ([]Row, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1 // checked below, with a better message
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fileerr.New(file, 1, "", "empty file: expected the header %q", strings.Join(Columns, ","))
-	}
-	if err != nil {
-		return nil, csvError(file, err)
-	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	}
-	if strings.Join(header, ",") != strings.Join(Columns, ",") {
-		return nil, fileerr.New(file, 1, "", "header is %q: expected %q", strings.Join(header, ","), strings.Join(Columns, ","))
+	cr := csvfile.NewReader(r)
+	if err := csvfile.ReadHeader(cr, file, Columns); err != nil {
+		return nil, err
 	}
 	type key struct {
 		typ   string
@@ -93,7 +81,7 @@ func Read(r io.Reader, file string) ([]Row, error) {
 			break
 		}
 		if err != nil {
-			return nil, csvError(file, err)
+			return nil, csvfile.Error(file, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(Columns) {
@@ -123,14 +111,6 @@ func Read(r io.Reader, file string) ([]Row, error) {
 		return nil, fileerr.New(file, 0, "", "no requirements: the file holds only a header")
 	}
 	return rows, nil
-}
-
-func csvError(file string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fileerr.New(file, pe.Line, "", "malformed CSV: %v", pe.Err)
-	}
-	return fmt.Errorf("%s: %w", file, err)
 }
 
 func parseBytes(s string) (int, error) {

@@ -1,7 +1,6 @@
 package summary
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mqgate/mqgate/internal/csvfile"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/fileerr"
@@ -119,22 +120,9 @@ func unwrapPath(err error) error {
 // accepted only in the jitter columns of a one-sample payload, where numpy
 // writes it.
 func Read(r io.Reader, file string) ([]Row, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(Columns, ","))
-	}
-	if err != nil {
-		return nil, csvError(file, err)
-	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	}
-	if strings.Join(header, ",") != strings.Join(Columns, ",") {
-		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q",
-			strings.Join(header, ","), strings.Join(Columns, ","))
+	cr := csvfile.NewReader(r)
+	if err := csvfile.ReadHeader(cr, file, Columns); err != nil {
+		return nil, err
 	}
 	var rows []Row
 	seen := map[int]int{}
@@ -144,7 +132,7 @@ func Read(r io.Reader, file string) ([]Row, error) {
 			break
 		}
 		if err != nil {
-			return nil, csvError(file, err)
+			return nil, csvfile.Error(file, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(Columns) {
@@ -191,12 +179,4 @@ func positive(s string) (int, error) {
 		return 0, fmt.Errorf("not positive")
 	}
 	return n, nil
-}
-
-func csvError(file string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fileerr.New(file, pe.Line, "", "malformed CSV: %v", pe.Err)
-	}
-	return fileerr.New(file, 0, "", "cannot read: %v", err)
 }

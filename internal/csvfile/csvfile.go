@@ -1,0 +1,50 @@
+package csvfile
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
+)
+
+// NewReader returns a csv.Reader of r that reuses records and leaves field
+// counts to the caller, which reports them with a better message.
+func NewReader(r io.Reader) *csv.Reader {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	return cr
+}
+
+// ReadHeader reads the first record of cr and checks that it is exactly
+// columns (a UTF-8 byte-order mark is ignored). The errors name file and
+// line 1.
+func ReadHeader(cr *csv.Reader, file string, columns []string) error {
+	want := strings.Join(columns, ",")
+	header, err := cr.Read()
+	if err == io.EOF {
+		return fileerr.New(file, 0, "", "empty file: expected the header %q", want)
+	}
+	if err != nil {
+		return Error(file, err)
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	if got := strings.Join(header, ","); got != want {
+		return fileerr.New(file, 1, "", "header is %q, expected exactly %q", got, want)
+	}
+	return nil
+}
+
+// Error turns an error of encoding/csv into a *fileerr.Error naming file
+// and, for a syntax error, the line.
+func Error(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fileerr.New(file, pe.Line, "", "malformed CSV: %v", pe.Err)
+	}
+	return fileerr.New(file, 0, "", "cannot read: %v", err)
+}
