@@ -31,13 +31,24 @@ func latencies(n int, seed uint64) []float64 {
 func benchmarkEncode(b *testing.B, build func() *plot.Plot) {
 	b.Helper()
 	b.ReportAllocs()
+	var w countingWriter
 	start := cpuTime()
 	for b.Loop() {
-		if err := Encode(io.Discard, build(), FormatPNG); err != nil {
+		w = 0
+		if err := Encode(&w, build(), FormatPNG); err != nil {
 			b.Fatal(err)
 		}
 	}
 	reportCPU(b, start)
+	b.ReportMetric(float64(w), "png-bytes")
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter int
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	*w += countingWriter(len(p))
+	return len(p), nil
 }
 
 func BenchmarkHistogramPNG(b *testing.B) {
@@ -61,6 +72,19 @@ func BenchmarkCategoryLinesPNG(b *testing.B) {
 	}
 	benchmarkEncode(b, func() *plot.Plot {
 		return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", cats, lines)
+	})
+}
+
+// BenchmarkHistoryPNG draws a magnitude history of 1,000 experiments: eleven
+// lines of a thousand points, every 50th experiment named.
+func BenchmarkHistoryPNG(b *testing.B) {
+	cats := experimentNames(1000)
+	var lines []Line
+	for i, p := range payloadNames() {
+		lines = append(lines, Line{Name: p + " bytes", Y: latencies(len(cats), uint64(i))})
+	}
+	benchmarkEncode(b, func() *plot.Plot {
+		return CategoryLines("Median latency history", "Experiment", "Latency [us]", cats, lines)
 	})
 }
 
@@ -134,13 +158,16 @@ func BenchmarkEncodePNG(b *testing.B) {
 	c := vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(DefaultDPI))
 	Series(latencies(10000, 5), SeriesPoints, "t").Draw(draw.New(c))
 	b.ReportAllocs()
+	var w countingWriter
 	start := cpuTime()
 	for b.Loop() {
-		if err := encodePNG(io.Discard, img); err != nil {
+		w = 0
+		if err := encodePNG(&w, img); err != nil {
 			b.Fatal(err)
 		}
 	}
 	reportCPU(b, start)
+	b.ReportMetric(float64(w), "png-bytes")
 }
 
 // reportCPU reports the CPU time per op since start (see cpuTime).

@@ -152,6 +152,12 @@ func leftOverhang(p *plot.Plot, first string) vg.Length {
 	return max(0, hang-yw-widest)
 }
 
+// catChunkPoints is the most points of a CategoryLines line stroked as one
+// path (see strokeChunked). Lines of up to a hundred categories, wide
+// apart, stay whole, so that every bend gets its line join; beyond, the
+// points are a few pixels apart or less and a chunk boundary does not show.
+const catChunkPoints = 100
+
 // catLine draws one Line at x = 0, 1, ...
 type catLine struct {
 	Line
@@ -234,7 +240,14 @@ func (l *catLine) Plot(c draw.Canvas, p *plot.Plot) {
 	if len(pts) > 0 {
 		lines = append(lines, pts)
 	}
-	c.StrokeLines(l.line, c.ClipLinesXY(lines...)...)
+	if isRaster(c.Canvas) && len(l.line.Dashes) == 0 {
+		// Long histories (a thousand experiments) rasterise far faster in
+		// chunks. Vector output keeps one path; chunks would restart a
+		// dash pattern, so dashed lines, short in practice, stay whole.
+		strokeChunked(c, l.line, c.ClipLinesXY(lines...), catChunkPoints)
+	} else {
+		c.StrokeLines(l.line, c.ClipLinesXY(lines...)...)
+	}
 	for _, seg := range lines {
 		if !l.allGlyphs && len(seg) > 1 {
 			continue // an isolated point needs its marker to be seen

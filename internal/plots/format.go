@@ -9,12 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"git.sr.ht/~sbinet/gg"
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -68,13 +66,8 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 	case FormatPNG:
 		img := getImage(width, height)
 		defer imagePool.Put(img)
-		ctx := gg.NewContextForRGBA(img)
-		// What vgimg does to a context it makes itself.
-		ctx.SetLineCapButt()
-		ctx.InvertY()
 		// vgimg paints the image white: no background fill needed after.
-		c := vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(DefaultDPI))
-		p.Draw(inMargin(draw.New(c)))
+		p.Draw(inMargin(draw.New(newRasterCanvas(img))))
 		return encodePNG(w, img)
 	case FormatSVG:
 		c := vgsvg.New(width, height)

@@ -60,6 +60,53 @@ func FuzzParseFormat(f *testing.F) {
 	})
 }
 
+// TestSubBytes checks the eight-bytes-at-a-time Up filter against the
+// definition, on every length up to a few words.
+func TestSubBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for n := range 40 {
+		cur, prev, got := make([]byte, n), make([]byte, n), make([]byte, n)
+		for i := range n {
+			cur[i], prev[i] = byte(r.IntN(256)), byte(r.IntN(256))
+		}
+		if n > 2 {
+			cur[0], prev[0], cur[1], prev[1] = 0, 0xff, 0xff, 0 // borrows
+		}
+		subBytes(got, cur, prev)
+		for i := range n {
+			if want := cur[i] - prev[i]; got[i] != want {
+				t.Fatalf("n=%d: byte %d = %#x, want %#x", n, i, got[i], want)
+			}
+		}
+	}
+}
+
+// TestPreferUp checks the filter choice on rows where one filter is plainly
+// better.
+func TestPreferUp(t *testing.T) {
+	const w = 400
+	white := bytes.Repeat([]byte{0xff}, 4*w)
+	stripes := make([]byte, 4*w)
+	for x := range w {
+		copy(stripes[4*x:], []byte{byte(x * 37), byte(x * 11), byte(x), 0xff})
+	}
+	shifted := append(append([]byte{}, stripes[4:]...), 1, 2, 3, 0xff)
+	for _, c := range []struct {
+		name      string
+		cur, prev []byte
+		want      bool
+	}{
+		{"background", white, white, false},
+		{"repeated row of stripes", stripes, stripes, true},
+		{"stripes under background", stripes, white, false},
+		{"shifted stripes", shifted, stripes, false},
+	} {
+		if got := preferUp(c.cur, c.prev); got != c.want {
+			t.Errorf("%s: preferUp = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // TestEncodePNG checks the PNG encoder against image/png's decoder on an
 // opaque image with random content and odd bounds.
 func TestEncodePNG(t *testing.T) {
@@ -68,12 +115,27 @@ func TestEncodePNG(t *testing.T) {
 		image.Rect(0, 0, 1, 1),
 		image.Rect(0, 0, 37, 11),
 		image.Rect(3, 4, 300, 700), // 200 kB of raw rows: several IDAT chunks
+		image.Rect(0, 0, 203, 90),  // columns: rows that take the Up filter
 	} {
 		m := image.NewRGBA(rect)
 		for i := range m.Pix {
 			m.Pix[i] = byte(r.IntN(256))
 			if i%4 == 3 {
 				m.Pix[i] = 0xff
+			}
+		}
+		if rect.Dx() == 203 {
+			// Vertical stripes, one pixel in ten changed: most rows are
+			// closer to the one above than to themselves shifted.
+			for y := rect.Min.Y + 1; y < rect.Max.Y; y++ {
+				for x := rect.Min.X; x < rect.Max.X; x++ {
+					if r.IntN(10) != 0 {
+						copy(m.Pix[m.PixOffset(x, y):][:4], m.Pix[m.PixOffset(x, y-1):][:4])
+					}
+				}
+			}
+			if !preferUp(m.Pix[m.PixOffset(0, 5):][:4*203], m.Pix[m.PixOffset(0, 4):][:4*203]) {
+				t.Fatal("stripes: preferUp chose None")
 			}
 		}
 		var b bytes.Buffer

@@ -2,7 +2,6 @@ package plots
 
 import (
 	"bufio"
-	"bytes"
 	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
@@ -12,11 +11,13 @@ import (
 )
 
 // encodePNG writes m, which must be opaque (plots are drawn on a white
-// background), as an 8-bit RGB PNG. It is image/png cut down to what plots
-// need: every row uses the Up filter, which turns the many rows that repeat
-// the one above (background, bars, vertical lines) into zeros, instead of
-// trying all five filters per row; and deflate runs at BestSpeed. That
-// encodes a plot several times faster than png.Encode at a similar size.
+// background), as an 8-bit RGBA PNG. It is image/png cut down to what plots
+// need: each row is filtered with None or Up, whichever a cheap count
+// favours (see preferUp), instead of trying all five filters; and deflate
+// runs at BestSpeed. Keeping alpha makes pixels four bytes, which the fast
+// matcher (it hashes four bytes) finds repeated at once: measured on plots,
+// RGBA encodes faster and smaller than RGB. Together that encodes a plot
+// several times faster than png.Encode, and smaller.
 func encodePNG(w io.Writer, m *image.RGBA) error {
 	b := m.Bounds()
 	width, height := b.Dx(), b.Dy()
@@ -27,7 +28,7 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	binary.BigEndian.PutUint32(ihdr[0:], uint32(width))
 	binary.BigEndian.PutUint32(ihdr[4:], uint32(height))
 	ihdr[8] = 8  // bit depth
-	ihdr[9] = 2  // colour type: truecolour (RGB)
+	ihdr[9] = 6  // colour type: truecolour with alpha (RGBA)
 	ihdr[10] = 0 // deflate
 	ihdr[11] = 0 // adaptive filtering (per-row filter byte)
 	ihdr[12] = 0 // no interlace
@@ -44,24 +45,22 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 		}
 	}
 	defer zlibPool.Put(zw)
-	row := make([]byte, 1+3*width)
-	same := make([]byte, 1+3*width)  // filter Up, all zero: a repeated row
-	row[0], same[0] = 2, 2           // filter type Up
-	prevPix := make([]byte, 4*width) // the row above the first is zero
-	for y := 0; y < height; y++ {
-		start := (y+b.Min.Y-m.Rect.Min.Y)*m.Stride + (b.Min.X-m.Rect.Min.X)*4
+	row := make([]byte, 1+4*width)
+	prev := make([]byte, 4*width) // the row above the first is zero
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		start := m.PixOffset(b.Min.X, y)
 		pix := m.Pix[start : start+4*width]
-		if bytes.Equal(pix, prevPix) {
-			if _, err := zw.Write(same); err != nil {
-				return err
-			}
-			continue
+		if preferUp(pix, prev) {
+			row[0] = 2 // filter type Up
+			subBytes(row[1:], pix, prev)
+		} else {
+			row[0] = 0 // filter type None
+			copy(row[1:], pix)
 		}
-		upRGB(row[1:], pix, prevPix)
 		if _, err := zw.Write(row); err != nil {
 			return err
 		}
-		prevPix = pix
+		prev = pix
 	}
 	if err := zw.Close(); err != nil {
 		return err
@@ -73,14 +72,41 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	return bw.Flush()
 }
 
-// upRGB writes to dst the RGB bytes of the RGBA row cur minus those of the
-// row above, prev: PNG's Up filter, dropping alpha.
-func upRGB(dst, cur, prev []byte) {
-	n := len(dst) / 3
-	cur, prev = cur[:4*n], prev[:4*n]
-	for x := range n {
-		d, c, p := dst[3*x:3*x+3:3*x+3], cur[4*x:4*x+3:4*x+3], prev[4*x:4*x+3:4*x+3]
-		d[0], d[1], d[2] = c[0]-p[0], c[1]-p[1], c[2]-p[2]
+// preferUp reports whether the Up filter should encode the row cur, below
+// prev, rather than None. Deflate encodes runs cheaply: with None, the runs
+// of equal pixels along the row (background, bars, horizontal lines); with
+// Up, the pixels equal to the ones above (vertical lines, the dense band of
+// a time series). preferUp counts, on a sample of pixel pairs, the breaks of
+// each kind of run and picks Up when it has clearly fewer. On a history
+// plot (text, slanted lines) that chooses None almost everywhere; on a time
+// series, Up in the band, a third smaller than None there.
+func preferUp(cur, prev []byte) bool {
+	var up, none int
+	for x := 8; x+8 <= len(cur); x += 32 { // every fourth pair of pixels
+		c := binary.LittleEndian.Uint64(cur[x:])
+		if c != binary.LittleEndian.Uint64(prev[x:]) {
+			up++
+		}
+		if c != binary.LittleEndian.Uint64(cur[x-4:]) {
+			none++
+		}
+	}
+	return 2*up < none
+}
+
+// subBytes sets dst[i] = cur[i] - prev[i] (mod 256): PNG's Up filter.
+// It subtracts eight bytes at a time, keeping borrows within each byte.
+func subBytes(dst, cur, prev []byte) {
+	const hi = 0x8080808080808080
+	n := len(dst) &^ 7
+	cur, prev = cur[:len(dst)], prev[:len(dst)]
+	for x := 0; x < n; x += 8 {
+		a := binary.LittleEndian.Uint64(cur[x:])
+		b := binary.LittleEndian.Uint64(prev[x:])
+		binary.LittleEndian.PutUint64(dst[x:], ((a|hi)-(b&^hi))^((a^^b)&hi))
+	}
+	for x := n; x < len(dst); x++ {
+		dst[x] = cur[x] - prev[x]
 	}
 }
 

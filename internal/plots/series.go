@@ -58,7 +58,7 @@ func (l *polyline) Plot(c draw.Canvas, p *plot.Plot) {
 	if len(pts) > 0 {
 		lines = append(lines, pts)
 	}
-	strokeChunked(c, l.style, c.ClipLinesXY(lines...))
+	strokeChunked(c, l.style, c.ClipLinesXY(lines...), chunkPoints)
 }
 
 // chunkPoints is the most points stroked as one path. The raster backend
@@ -67,14 +67,14 @@ func (l *polyline) Plot(c draw.Canvas, p *plot.Plot) {
 // draw several times faster.
 const chunkPoints = 32
 
-// strokeChunked strokes lines in chunks of at most chunkPoints points, each
-// chunk starting at the previous one's last point.
-func strokeChunked(c draw.Canvas, sty draw.LineStyle, lines [][]vg.Point) {
+// strokeChunked strokes lines in chunks of at most n points, each chunk
+// starting at the previous one's last point.
+func strokeChunked(c draw.Canvas, sty draw.LineStyle, lines [][]vg.Point, n int) {
 	var chunks [][]vg.Point
 	for _, l := range lines {
-		for len(l) > chunkPoints {
-			chunks = append(chunks, l[:chunkPoints])
-			l = l[chunkPoints-1:]
+		for len(l) > n {
+			chunks = append(chunks, l[:n])
+			l = l[n-1:]
 		}
 		chunks = append(chunks, l)
 	}
