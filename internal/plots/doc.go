@@ -20,9 +20,11 @@
 // the data area keeps its size.
 //
 // Rendering is the hot path of process (hundreds of figures per experiment).
-// The builders bin and downsample the data themselves; Encode recycles
-// raster images and compressors and writes PNG with a reduced encoder (Up
-// filter, fastest deflate) several times faster than image/png. Save writes
+// The builders bin and downsample the data themselves. Encode recycles
+// raster images and compressors, draws text with the same pixels as vgimg
+// but without its per-pixel interface calls (and with a glyph cache), and
+// writes PNG with a reduced encoder (None or Up filter per row, a deflate
+// made for plot rows) several times faster than image/png. Save writes
 // atomically and may be called from several goroutines at once, each with
 // its own plot.
 package plots
