@@ -3,43 +3,24 @@ package plots
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/goldenfile"
+
 	"gonum.org/v1/plot"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // checkGolden compares got with testdata/<test name>.svg, or rewrites that
 // file under -update.
 func checkGolden(t *testing.T, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".svg")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run go test -update to accept):\n%s", path, firstDiff(want, got))
-	}
+	goldenfile.Check(t, filepath.Join("testdata", filepath.FromSlash(t.Name())+".svg"), got)
 }
 
 // checkXML fails unless doc is well-formed XML.
@@ -55,24 +36,6 @@ func checkXML(t *testing.T, doc []byte) {
 			t.Fatalf("SVG is not well-formed XML: %v", err)
 		}
 	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n  want %.200q\n  got  %.200q", i+1, wl, gl)
-		}
-	}
-	return "(no line differs)"
 }
 
 // payloadNames are the payloads of the Fast-RTPS latency tests.
