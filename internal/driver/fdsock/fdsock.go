@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -12,6 +13,35 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 )
+
+// RawWait bounds how long a read waits in the kernel while its goroutine
+// keeps its P (the Go scheduler's processor). Reads that may, and all
+// writes, are raw system calls, which the scheduler does not see: a
+// ping-pong then pays neither for its bookkeeping nor for the hand-offs of
+// the P between threads that it makes when a system call blocks (on a
+// shared CPU those cost a tenth of a 16-byte TCP round trip). A read that
+// found nothing within RawWait (rounded up to a kernel tick by
+// SO_RCVTIMEO) waits on through the scheduler, like any blocking call.
+//
+// Keeping the P is safe only when no goroutine of this process is needed
+// for the data to come: reads wait raw only while the process has a
+// single open Conn (a pinger whose echoer is elsewhere, an echo process)
+// and, unless it is an echo loop, more than one P.
+const RawWait = time.Millisecond
+
+// open counts the Conns of this process that are not closed.
+var open atomic.Int32
+
+// rawAllowed is the rule of RawWait.
+func rawAllowed(conns, procs int, echo bool) bool {
+	return conns == 1 && (echo || procs > 1)
+}
+
+// rawOK applies rawAllowed to this process now.
+func rawOK(echo bool) bool {
+	n := open.Load()
+	return n == 1 && rawAllowed(int(n), runtime.GOMAXPROCS(0), echo)
+}
 
 // filer is what *net.TCPConn, *net.UDPConn and *net.TCPListener share.
 type filer interface {
@@ -26,6 +56,7 @@ type Conn struct {
 	f      *os.File
 	rc     syscall.RawConn
 	closed atomic.Bool
+	freed  atomic.Bool // counted out of open
 
 	// Read-side state, reused by every call so that the callbacks handed
 	// to RawConn are bound once and nothing escapes per call.
@@ -37,6 +68,7 @@ type Conn struct {
 	rn      int
 	rerr    syscall.Errno
 	rfrom   bool
+	rraw    bool // wait in a raw system call
 	rsa     syscall.RawSockaddrAny
 	rsalen  uint32
 	armed   time.Duration // SO_RCVTIMEO in force, 0 = none
@@ -45,6 +77,19 @@ type Conn struct {
 	armFn   func(uintptr)
 	armErr  syscall.Errno
 	armWant time.Duration
+
+	// poll(2) state: waiting through the scheduler once a read found
+	// nothing within RawWait.
+	pfd    pollFd
+	pts    syscall.Timespec
+	ptsPtr *syscall.Timespec // nil: no timeout
+	perr   syscall.Errno
+	pollFn func(uintptr) bool
+
+	// echo loop state
+	ebuf   []byte
+	eerr   syscall.Errno
+	echoFn func(uintptr) bool
 
 	// Write-side state.
 	wiov   [2]syscall.Iovec
@@ -82,8 +127,11 @@ func New(c filer) (*Conn, error) {
 		return nil, err
 	}
 	s := &Conn{f: f, rc: rc}
+	open.Add(1)
 	s.recvFn = s.recv
 	s.armFn = s.arm
+	s.pollFn = s.poll
+	s.echoFn = s.echo
 	s.sendFn = s.send
 	s.vecFn = s.writev
 	s.shutFn = shutdown
@@ -125,7 +173,7 @@ func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (in
 		if err := s.armDeadline(deadline); err != nil {
 			return 0, err
 		}
-		s.rbuf, s.rflags, s.rfrom = buf, flags, from
+		s.rbuf, s.rflags, s.rfrom, s.rraw = buf, flags, from, rawOK(false)
 		if err := s.rc.Read(s.recvFn); err != nil {
 			return 0, s.opErr("recv", err)
 		}
@@ -140,12 +188,11 @@ func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (in
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			// SO_RCVTIMEO expired; it may be armed a little short of the
-			// deadline, so check the clock before giving up.
-			if !deadline.IsZero() && !time.Now().Before(deadline) {
-				return 0, Timeout
+			// SO_RCVTIMEO expired: the deadline (it may be armed a
+			// little short of it, so check the clock), or RawWait.
+			if err := s.waitReadable(deadline); err != nil {
+				return 0, err
 			}
-			continue
 		default:
 			if s.closed.Load() {
 				return 0, fmt.Errorf("recv: %w", driver.ErrClosed)
@@ -155,13 +202,58 @@ func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (in
 	}
 }
 
+// waitReadable waits until the socket is readable or deadline passes
+// (Timeout), through the scheduler: the goroutine's P is handed to other
+// goroutines while it waits.
+func (s *Conn) waitReadable(deadline time.Time) error {
+	s.ptsPtr = nil
+	if !deadline.IsZero() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return Timeout
+		}
+		s.pts = syscall.NsecToTimespec(int64(left))
+		s.ptsPtr = &s.pts
+	}
+	if err := s.rc.Read(s.pollFn); err != nil {
+		return s.opErr("poll", err)
+	}
+	if s.perr != 0 && s.perr != syscall.EINTR {
+		return os.NewSyscallError("poll", s.perr)
+	}
+	return nil // readable, timed out or interrupted: the caller reads again
+}
+
+// pollFd is struct pollfd.
+type pollFd struct {
+	fd      int32
+	events  int16
+	revents int16
+}
+
+const pollIn = 0x1 // POLLIN
+
+func (s *Conn) poll(fd uintptr) bool {
+	s.pfd = pollFd{fd: int32(fd), events: pollIn}
+	_, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&s.pfd)), 1,
+		uintptr(unsafe.Pointer(s.ptsPtr)), 0, 0, 0)
+	s.perr = e
+	return true
+}
+
 func (s *Conn) recv(fd uintptr) bool {
 	if len(s.rbuf2) > 0 && len(s.rbuf) > 0 {
 		s.riov[0].Base, s.riov[1].Base = &s.rbuf[0], &s.rbuf2[0]
 		s.riov[0].SetLen(len(s.rbuf))
 		s.riov[1].SetLen(len(s.rbuf2))
 		s.rmsg = syscall.Msghdr{Iov: &s.riov[0], Iovlen: 2}
-		n, _, e := syscall.Syscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.rmsg)), uintptr(s.rflags))
+		var n uintptr
+		var e syscall.Errno
+		if s.rraw {
+			n, _, e = syscall.RawSyscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.rmsg)), uintptr(s.rflags))
+		} else {
+			n, _, e = syscall.Syscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.rmsg)), uintptr(s.rflags))
+		}
 		s.rn, s.rerr = int(n), e
 		s.riov = [2]syscall.Iovec{}
 		return true
@@ -175,29 +267,33 @@ func (s *Conn) recv(fd uintptr) bool {
 		s.rsalen = uint32(unsafe.Sizeof(s.rsa))
 		sa, salen = uintptr(unsafe.Pointer(&s.rsa)), uintptr(unsafe.Pointer(&s.rsalen))
 	}
-	n, _, e := syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(p), uintptr(len(s.rbuf)), uintptr(s.rflags), sa, salen)
+	var n uintptr
+	var e syscall.Errno
+	if s.rraw {
+		n, _, e = syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(p), uintptr(len(s.rbuf)), uintptr(s.rflags), sa, salen)
+	} else {
+		n, _, e = syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(p), uintptr(len(s.rbuf)), uintptr(s.rflags), sa, salen)
+	}
 	s.rn, s.rerr = int(n), e
 	return true
 }
 
-// armDeadline sets SO_RCVTIMEO to the time left before deadline unless the
-// armed value is already within 1/32 of it.
+// armDeadline sets SO_RCVTIMEO to the time left before deadline, at most
+// RawWait, unless the armed value is already within 1/32 of it.
 func (s *Conn) armDeadline(deadline time.Time) error {
-	var want time.Duration
+	want := RawWait
 	if !deadline.IsZero() {
-		want = time.Until(deadline)
-		if want <= 0 {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return Timeout
 		}
-		if want < time.Microsecond {
-			want = time.Microsecond // 0 would mean "no timeout"
-		}
+		want = min(want, max(left, time.Microsecond)) // 0 would mean "no timeout"
 	}
 	d := want - s.armed
 	if d < 0 {
 		d = -d
 	}
-	if (want == 0) == (s.armed == 0) && d <= s.armed>>5 {
+	if d <= s.armed>>5 {
 		return nil
 	}
 	s.armWant = want
@@ -292,8 +388,12 @@ func (s *Conn) send(fd uintptr) bool {
 	if s.wto {
 		sa, salen = uintptr(unsafe.Pointer(&s.rsa)), uintptr(s.rsalen)
 	}
-	n, _, e := syscall.Syscall6(syscall.SYS_SENDTO, fd, uintptr(p), uintptr(len(s.wbuf)),
-		uintptr(s.wflags|syscall.MSG_NOSIGNAL), sa, salen)
+	flags := uintptr(s.wflags | syscall.MSG_NOSIGNAL)
+	n, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(p), uintptr(len(s.wbuf)), flags|syscall.MSG_DONTWAIT, sa, salen)
+	if e == syscall.EAGAIN && s.wflags&syscall.MSG_DONTWAIT == 0 {
+		// No room: wait for it through the scheduler.
+		n, _, e = syscall.Syscall6(syscall.SYS_SENDTO, fd, uintptr(p), uintptr(len(s.wbuf)), flags, sa, salen)
+	}
 	s.wn, s.werr = int(n), e
 	return true
 }
@@ -301,7 +401,11 @@ func (s *Conn) send(fd uintptr) bool {
 func (s *Conn) writev(fd uintptr) bool {
 	s.wmsg = syscall.Msghdr{Iov: &s.wiov[0]}
 	s.wmsg.Iovlen = uint64(s.wniov)
-	n, _, e := syscall.Syscall(syscall.SYS_SENDMSG, fd, uintptr(unsafe.Pointer(&s.wmsg)), uintptr(s.wflags|syscall.MSG_NOSIGNAL))
+	flags := uintptr(s.wflags | syscall.MSG_NOSIGNAL)
+	n, _, e := syscall.RawSyscall(syscall.SYS_SENDMSG, fd, uintptr(unsafe.Pointer(&s.wmsg)), flags|syscall.MSG_DONTWAIT)
+	if e == syscall.EAGAIN && s.wflags&syscall.MSG_DONTWAIT == 0 {
+		n, _, e = syscall.Syscall(syscall.SYS_SENDMSG, fd, uintptr(unsafe.Pointer(&s.wmsg)), flags)
+	}
 	s.wn, s.werr = int(n), e
 	return true
 }
@@ -321,6 +425,9 @@ func shutdown(fd uintptr) {
 // once a concurrent system call on it has returned.
 func (s *Conn) Close() error {
 	s.Shutdown()
+	if s.freed.CompareAndSwap(false, true) {
+		open.Add(-1)
+	}
 	err := s.f.Close()
 	if errors.Is(err, os.ErrClosed) {
 		return nil

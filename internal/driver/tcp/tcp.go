@@ -69,9 +69,19 @@ func DialConn(ctx context.Context, addr string) (net.Conn, error) {
 	return c, nil
 }
 
+// SmallFrame is the largest frame a SockStream copies to send it with one
+// send(2) call, and the most a vectored read takes through a copy buffer
+// with one recv(2): those calls cost less than sendmsg/recvmsg with two
+// iovecs, which take larger frames without a copy.
+const SmallFrame = 2048
+
 // SockStream is a TCP connection driven by blocking system calls.
 type SockStream struct {
 	*fdsock.NetConn
+	wbuf, rbuf [SmallFrame]byte
+	// big is set when the last vectored read filled rbuf: frames are
+	// large, read them straight into the caller's buffers.
+	big bool
 }
 
 var (
@@ -91,7 +101,7 @@ func NewStream(c net.Conn) (*SockStream, error) {
 		nc.Close()
 		return nil, err
 	}
-	return &SockStream{nc}, nil
+	return &SockStream{NetConn: nc}, nil
 }
 
 // Recv implements Stream.
@@ -105,7 +115,16 @@ func (s *SockStream) Recv(p []byte, deadline time.Time) (int, error) {
 
 // RecvVec implements VecReceiver.
 func (s *SockStream) RecvVec(a, b []byte, deadline time.Time) (int, error) {
-	n, err := s.Conn.RecvVec(a, b, deadline)
+	var n int
+	var err error
+	if s.big {
+		n, err = s.Conn.RecvVec(a, b, deadline)
+		s.big = n > len(s.rbuf)
+	} else {
+		n, err = s.Conn.Recv(s.rbuf[:min(len(a)+len(b), len(s.rbuf))], 0, deadline)
+		copy(b, s.rbuf[copy(a, s.rbuf[:n]):n])
+		s.big = n == len(s.rbuf)
+	}
 	if err == nil && n == 0 {
 		return 0, io.EOF
 	}
@@ -130,13 +149,20 @@ func (s *SockStream) TrySendAll(a, b []byte) (bool, error) {
 // sendFrom writes a then b from offset done; the first call uses flags,
 // the rest block, so a message is never left half-written.
 func (s *SockStream) sendFrom(a, b []byte, done, flags int) (int, error) {
+	if total := len(a) + len(b); done == 0 && total <= len(s.wbuf) {
+		copy(s.wbuf[copy(s.wbuf[:], a):], b)
+		a, b = s.wbuf[:total], nil
+	}
 	for total := len(a) + len(b); done < total; flags = 0 {
 		var n int
 		var err error
-		if done < len(a) {
+		switch {
+		case len(b) == 0:
+			n, err = s.Send(a[done:], flags)
+		case done < len(a):
 			n, err = s.Writev(a[done:], b, flags)
-		} else {
-			n, err = s.Writev(b[done-len(a):], nil, flags)
+		default:
+			n, err = s.Send(b[done-len(a):], flags)
 		}
 		done += n
 		if err != nil {
@@ -226,13 +252,27 @@ func (e *Echoer) serveConn(ctx context.Context, c net.Conn) {
 	}
 	e.streams[s] = struct{}{}
 	e.mu.Unlock()
-	if err := Echo(ctx, s, make([]byte, EchoBuffer)); err != nil {
+	if err := e.echo(ctx, s); err != nil {
 		e.countErr()
 	}
 	e.mu.Lock()
 	delete(e.streams, s)
 	e.mu.Unlock()
 	s.Close()
+}
+
+// echo echoes s until ctx is done or the stream ends. A plain TCP stream
+// echoes in one loop of system calls (fdsock.Conn.Echo); others, such as
+// TLS, through Echo.
+func (e *Echoer) echo(ctx context.Context, s Stream) error {
+	buf := make([]byte, EchoBuffer)
+	ss, ok := s.(*SockStream)
+	if !ok {
+		return Echo(ctx, s, buf)
+	}
+	stop := context.AfterFunc(ctx, func() { s.Close() })
+	defer stop()
+	return ss.Conn.Echo(buf)
 }
 
 func (e *Echoer) countErr() {
