@@ -24,14 +24,16 @@ func (s *Conn) Echo(buf []byte) error {
 	if err := s.armDeadline(time.Time{}); err != nil {
 		return err
 	}
+	if !s.acquire() {
+		return nil
+	}
 	s.ebuf, s.eerr = buf, 0
-	err := s.rc.Read(s.echoFn)
+	s.echo(s.fd)
 	s.ebuf = nil
+	s.release()
 	switch {
 	case s.closed.Load():
 		return nil
-	case err != nil:
-		return s.opErr("echo", err)
 	case s.eerr == syscall.EAGAIN:
 		return fmt.Errorf("echo: send blocked: %w", ErrWouldBlock)
 	case s.eerr != 0:
@@ -40,7 +42,7 @@ func (s *Conn) Echo(buf []byte) error {
 	return nil
 }
 
-func (s *Conn) echo(fd uintptr) bool {
+func (s *Conn) echo(fd uintptr) {
 	p, size := uintptr(unsafe.Pointer(&s.ebuf[0])), uintptr(len(s.ebuf))
 	for {
 		var n uintptr
@@ -59,15 +61,15 @@ func (s *Conn) echo(fd uintptr) bool {
 			s.ptsPtr = nil
 			if s.poll(fd); s.perr != 0 && s.perr != syscall.EINTR {
 				s.eerr = s.perr
-				return true
+				return
 			}
 			continue
 		default:
 			s.eerr = e
-			return true
+			return
 		}
 		if n == 0 {
-			return true // end of stream, or shut down
+			return // end of stream, or shut down
 		}
 		for off := uintptr(0); off < n; {
 			w, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, p+off, n-off,
@@ -82,7 +84,7 @@ func (s *Conn) echo(fd uintptr) bool {
 			case syscall.EINTR:
 			default:
 				s.eerr = e
-				return true
+				return
 			}
 		}
 	}

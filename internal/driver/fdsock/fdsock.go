@@ -57,6 +57,12 @@ type Conn struct {
 	rc     syscall.RawConn
 	closed atomic.Bool
 	freed  atomic.Bool // counted out of open
+	// fd is f's descriptor, used directly by reads and writes: refs
+	// counts those in progress, plus one held until Close, and f is
+	// closed when it drops to zero, so that the number is never reused
+	// under a system call. (RawConn does the same at a higher price.)
+	fd   uintptr
+	refs atomic.Int32
 
 	// Read-side state, reused by every call so that the callbacks handed
 	// to RawConn are bound once and nothing escapes per call.
@@ -73,7 +79,6 @@ type Conn struct {
 	rsalen  uint32
 	armed   time.Duration // SO_RCVTIMEO in force, 0 = none
 	tv      syscall.Timeval
-	recvFn  func(uintptr) bool
 	armFn   func(uintptr)
 	armErr  syscall.Errno
 	armWant time.Duration
@@ -84,12 +89,10 @@ type Conn struct {
 	pts    syscall.Timespec
 	ptsPtr *syscall.Timespec // nil: no timeout
 	perr   syscall.Errno
-	pollFn func(uintptr) bool
 
 	// echo loop state
-	ebuf   []byte
-	eerr   syscall.Errno
-	echoFn func(uintptr) bool
+	ebuf []byte
+	eerr syscall.Errno
 
 	// Write-side state.
 	wiov   [2]syscall.Iovec
@@ -100,8 +103,8 @@ type Conn struct {
 	wto    bool
 	wn     int
 	werr   syscall.Errno
-	sendFn func(uintptr) bool
-	vecFn  func(uintptr) bool
+	sendFn func(uintptr)
+	vecFn  func(uintptr)
 
 	shutFn func(uintptr)
 }
@@ -120,18 +123,16 @@ func New(c filer) (*Conn, error) {
 	}
 	// Fd puts the descriptor (shared with the closed original) in blocking
 	// mode and tells the os package not to use the poller for it.
-	_ = f.Fd()
+	fd := f.Fd()
 	rc, err := f.SyscallConn()
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	s := &Conn{f: f, rc: rc}
+	s := &Conn{f: f, rc: rc, fd: fd}
+	s.refs.Store(1)
 	open.Add(1)
-	s.recvFn = s.recv
 	s.armFn = s.arm
-	s.pollFn = s.poll
-	s.echoFn = s.echo
 	s.sendFn = s.send
 	s.vecFn = s.writev
 	s.shutFn = shutdown
@@ -174,9 +175,11 @@ func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (in
 			return 0, err
 		}
 		s.rbuf, s.rflags, s.rfrom, s.rraw = buf, flags, from, rawOK(false)
-		if err := s.rc.Read(s.recvFn); err != nil {
-			return 0, s.opErr("recv", err)
+		if !s.acquire() {
+			return 0, fmt.Errorf("recv: %w", driver.ErrClosed)
 		}
+		s.recv(s.fd)
+		s.release()
 		s.rbuf = nil
 		switch s.rerr {
 		case 0:
@@ -215,9 +218,11 @@ func (s *Conn) waitReadable(deadline time.Time) error {
 		s.pts = syscall.NsecToTimespec(int64(left))
 		s.ptsPtr = &s.pts
 	}
-	if err := s.rc.Read(s.pollFn); err != nil {
-		return s.opErr("poll", err)
+	if !s.acquire() {
+		return fmt.Errorf("poll: %w", driver.ErrClosed)
 	}
+	s.poll(s.fd)
+	s.release()
 	if s.perr != 0 && s.perr != syscall.EINTR {
 		return os.NewSyscallError("poll", s.perr)
 	}
@@ -233,15 +238,14 @@ type pollFd struct {
 
 const pollIn = 0x1 // POLLIN
 
-func (s *Conn) poll(fd uintptr) bool {
+func (s *Conn) poll(fd uintptr) {
 	s.pfd = pollFd{fd: int32(fd), events: pollIn}
 	_, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&s.pfd)), 1,
 		uintptr(unsafe.Pointer(s.ptsPtr)), 0, 0, 0)
 	s.perr = e
-	return true
 }
 
-func (s *Conn) recv(fd uintptr) bool {
+func (s *Conn) recv(fd uintptr) {
 	if len(s.rbuf2) > 0 && len(s.rbuf) > 0 {
 		s.riov[0].Base, s.riov[1].Base = &s.rbuf[0], &s.rbuf2[0]
 		s.riov[0].SetLen(len(s.rbuf))
@@ -256,7 +260,7 @@ func (s *Conn) recv(fd uintptr) bool {
 		}
 		s.rn, s.rerr = int(n), e
 		s.riov = [2]syscall.Iovec{}
-		return true
+		return
 	}
 	var p unsafe.Pointer
 	if len(s.rbuf) > 0 {
@@ -275,7 +279,6 @@ func (s *Conn) recv(fd uintptr) bool {
 		n, _, e = syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(p), uintptr(len(s.rbuf)), uintptr(s.rflags), sa, salen)
 	}
 	s.rn, s.rerr = int(n), e
-	return true
 }
 
 // armDeadline sets SO_RCVTIMEO to the time left before deadline, at most
@@ -350,15 +353,17 @@ func (s *Conn) Writev(a, b []byte, flags int) (int, error) {
 	return n, err
 }
 
-func (s *Conn) doWrite(fn func(uintptr) bool, op string) (int, error) {
+func (s *Conn) doWrite(fn func(uintptr), op string) (int, error) {
 	for {
 		if s.closed.Load() {
 			return 0, fmt.Errorf("%s: %w", op, driver.ErrClosed)
 		}
-		if err := s.rc.Write(fn); err != nil {
+		if !s.acquire() {
 			s.wbuf = nil
-			return 0, s.opErr(op, err)
+			return 0, fmt.Errorf("%s: %w", op, driver.ErrClosed)
 		}
+		fn(s.fd)
+		s.release()
 		switch s.werr {
 		case 0:
 			s.wbuf = nil
@@ -379,7 +384,7 @@ func (s *Conn) doWrite(fn func(uintptr) bool, op string) (int, error) {
 	}
 }
 
-func (s *Conn) send(fd uintptr) bool {
+func (s *Conn) send(fd uintptr) {
 	var p unsafe.Pointer
 	if len(s.wbuf) > 0 {
 		p = unsafe.Pointer(&s.wbuf[0])
@@ -395,10 +400,9 @@ func (s *Conn) send(fd uintptr) bool {
 		n, _, e = syscall.Syscall6(syscall.SYS_SENDTO, fd, uintptr(p), uintptr(len(s.wbuf)), flags, sa, salen)
 	}
 	s.wn, s.werr = int(n), e
-	return true
 }
 
-func (s *Conn) writev(fd uintptr) bool {
+func (s *Conn) writev(fd uintptr) {
 	s.wmsg = syscall.Msghdr{Iov: &s.wiov[0]}
 	s.wmsg.Iovlen = uint64(s.wniov)
 	flags := uintptr(s.wflags | syscall.MSG_NOSIGNAL)
@@ -407,7 +411,24 @@ func (s *Conn) writev(fd uintptr) bool {
 		n, _, e = syscall.Syscall(syscall.SYS_SENDMSG, fd, uintptr(unsafe.Pointer(&s.wmsg)), flags)
 	}
 	s.wn, s.werr = int(n), e
+}
+
+// acquire takes a reference on fd for a system call; false when the
+// socket is closed.
+func (s *Conn) acquire() bool {
+	s.refs.Add(1)
+	if s.closed.Load() {
+		s.release()
+		return false
+	}
 	return true
+}
+
+// release drops a reference on fd, closing it after the last one.
+func (s *Conn) release() {
+	if s.refs.Add(-1) == 0 {
+		_ = s.f.Close()
+	}
 }
 
 // Shutdown shuts both directions down, waking any blocked recv, without
@@ -427,12 +448,9 @@ func (s *Conn) Close() error {
 	s.Shutdown()
 	if s.freed.CompareAndSwap(false, true) {
 		open.Add(-1)
+		s.release()
 	}
-	err := s.f.Close()
-	if errors.Is(err, os.ErrClosed) {
-		return nil
-	}
-	return err
+	return nil
 }
 
 // opErr maps errors of the os package's descriptor bookkeeping.

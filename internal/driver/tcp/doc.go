@@ -8,9 +8,14 @@
 // big-endian length header followed by the message. The echoer does not
 // parse frames: it writes back every byte it reads, as it reads it, so the
 // header comes back unchanged and the pinger reads exactly one message per
-// Receive. The header is sent with the message in one sendmsg call
-// (no copy); the pinger reads the header, then exactly the announced
-// length into the caller's buffer.
+// Receive. A frame of up to SmallFrame bytes is copied and sent with one
+// send call and read back with one recv through a copy buffer (cheaper
+// than sendmsg/recvmsg with two iovecs); a larger one is sent with
+// sendmsg, header and message without a copy, and, once frames are that
+// large, read with recvmsg, the message straight into the caller's
+// buffer. The echoer of a plain
+// TCP connection is a loop of read and write system calls
+// (fdsock.Conn.Echo).
 //
 // # Best effort and reliable over TCP
 //
