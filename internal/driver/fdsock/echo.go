@@ -21,7 +21,8 @@ func (s *Conn) Echo(buf []byte) error {
 	if len(buf) == 0 {
 		return errors.New("echo: empty buffer")
 	}
-	if err := s.armDeadline(time.Time{}); err != nil {
+	// Armed once: a raw read needs the timeout (see RawWait).
+	if err := s.armDeadline(time.Time{}, true); err != nil {
 		return err
 	}
 	if !s.acquire() {
@@ -47,7 +48,7 @@ func (s *Conn) echo(fd uintptr) {
 	for {
 		var n uintptr
 		var e syscall.Errno
-		if rawOK(true) {
+		if s.armed != 0 && rawOK(true) {
 			n, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, p, size)
 		} else {
 			n, _, e = syscall.Syscall(syscall.SYS_READ, fd, p, size)

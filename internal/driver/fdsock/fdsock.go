@@ -171,10 +171,11 @@ func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (in
 		if s.closed.Load() {
 			return 0, fmt.Errorf("recv: %w", driver.ErrClosed)
 		}
-		if err := s.armDeadline(deadline); err != nil {
+		raw := rawOK(false)
+		if err := s.armDeadline(deadline, raw); err != nil {
 			return 0, err
 		}
-		s.rbuf, s.rflags, s.rfrom, s.rraw = buf, flags, from, rawOK(false)
+		s.rbuf, s.rflags, s.rfrom, s.rraw = buf, flags, from, raw
 		if !s.acquire() {
 			return 0, fmt.Errorf("recv: %w", driver.ErrClosed)
 		}
@@ -281,22 +282,29 @@ func (s *Conn) recv(fd uintptr) {
 	s.rn, s.rerr = int(n), e
 }
 
-// armDeadline sets SO_RCVTIMEO to the time left before deadline, at most
-// RawWait, unless the armed value is already within 1/32 of it.
-func (s *Conn) armDeadline(deadline time.Time) error {
-	want := RawWait
+// armDeadline sets SO_RCVTIMEO to the time left before deadline (none
+// for a zero deadline), at most RawWait for a raw read, unless the armed
+// value is already within 1/32 of it.
+func (s *Conn) armDeadline(deadline time.Time, raw bool) error {
+	var want time.Duration
+	if raw {
+		want = RawWait
+	}
 	if !deadline.IsZero() {
 		left := time.Until(deadline)
 		if left <= 0 {
 			return Timeout
 		}
-		want = min(want, max(left, time.Microsecond)) // 0 would mean "no timeout"
+		left = max(left, time.Microsecond) // 0 would mean "no timeout"
+		if want == 0 || left < want {
+			want = left
+		}
 	}
 	d := want - s.armed
 	if d < 0 {
 		d = -d
 	}
-	if d <= s.armed>>5 {
+	if (want == 0) == (s.armed == 0) && d <= s.armed>>5 {
 		return nil
 	}
 	s.armWant = want
