@@ -35,6 +35,9 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if err = bw.Flush(); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
 	if err = f.Chmod(0o644); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}

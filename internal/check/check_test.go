@@ -2,8 +2,10 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,7 +137,7 @@ func TestReportFastRTPS(t *testing.T) {
 	}
 	v := Evaluate(reqs, []Summary{{"interprocess_reliable", rows}})
 	var b bytes.Buffer
-	if err := WriteReport(&b, v.Checks); err != nil {
+	if err := WriteReport(&b, v.Checks, false); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "checks_interprocess_reliable.csv", b.Bytes())
@@ -147,7 +149,7 @@ func TestReportFastRTPS(t *testing.T) {
 func TestReportMissingRows(t *testing.T) {
 	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}}, []Summary{{"a", []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
 	var b bytes.Buffer
-	if err := WriteReport(&b, v.Checks); err != nil {
+	if err := WriteReport(&b, v.Checks, false); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "checks_missing.csv", b.Bytes())
@@ -172,11 +174,18 @@ func TestFigures(t *testing.T) {
 func TestMissingValueIsEmptyInReport(t *testing.T) {
 	c := gate.MissingCheck("a", 16, gate.Max, 5, math.NaN(), "x")
 	var b bytes.Buffer
-	if err := WriteReport(&b, []gate.Check{c}); err != nil {
+	if err := WriteReport(&b, []gate.Check{c}, false); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Split(b.String(), "\n")[1]; got != "Max,16,5.000,,,,missing" {
+	if got := strings.Split(b.String(), "\n")[1]; got != "Max,16,5.000,,,,failed" {
 		t.Errorf("row %q", got)
+	}
+	b.Reset()
+	if err := WriteReport(&b, []gate.Check{c}, true); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != strings.Join(ReportColumns, ",")+"\n" {
+		t.Errorf("allowed missing check written: %q", b.String())
 	}
 }
 
@@ -196,5 +205,22 @@ func BenchmarkEvaluate(b *testing.B) {
 	for b.Loop() {
 		v := Evaluate(reqs, sums)
 		v.Finish()
+	}
+}
+
+// TestStaleReportRemoved: a check that fails on bad input leaves no report
+// of an earlier run behind.
+func TestStaleReportRemoved(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, ReportFileName("interprocess_reliable"))
+	os.WriteFile(stale, []byte("Check,Bytes\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "measurements_interprocess_reliable_summary.csv"), []byte("garbage\n"), 0o644)
+	req := filepath.Join(t.TempDir(), "req.csv")
+	os.WriteFile(req, []byte("Experiment type,Bytes,Median,99%,Max\ninterprocess_reliable,16,1,2,3\n"), 0o644)
+	if _, err := Run(context.Background(), Config{Requirements: req, ExperimentDir: dir}); err == nil {
+		t.Fatal("a malformed summary was accepted")
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Fatal("the earlier check report is still there")
 	}
 }

@@ -39,13 +39,22 @@ type reportRow struct {
 	Status      string `csv:"Status"`
 }
 
-// WriteReport writes checks, in order, as a check report. A missing check's
-// absent values are empty and its Status is "missing"; the other rows are as
-// the Fast-RTPS script writes them, Status "passed" or "failed".
-func WriteReport(w io.Writer, checks []gate.Check) error {
-	rows := make([]reportRow, len(checks))
-	for i, c := range checks {
-		rows[i] = reportRow{c.Metric.Name, c.Payload, f3(c.Reference), f3(c.Value), f3(c.Difference), f3(c.Percent), string(c.Status)}
+// WriteReport writes checks, in order, as a check report, rows as the
+// Fast-RTPS script writes them with Status "passed" or "failed" (SPEC §4).
+// A missing check (no requirement, or no value) has its absent values empty
+// and Status "failed"; with allowMissing it is left out, since it neither
+// passed nor failed. The other reports say why a check is missing.
+func WriteReport(w io.Writer, checks []gate.Check, allowMissing bool) error {
+	rows := make([]reportRow, 0, len(checks))
+	for _, c := range checks {
+		status := string(c.Status)
+		if c.Status == gate.Missing {
+			if allowMissing {
+				continue
+			}
+			status = string(gate.Failed)
+		}
+		rows = append(rows, reportRow{c.Metric.Name, c.Payload, f3(c.Reference), f3(c.Value), f3(c.Difference), f3(c.Percent), status})
 	}
 	cw := gocsv.DefaultCSVWriter(w)
 	if len(rows) == 0 {
@@ -59,6 +68,6 @@ func WriteReport(w io.Writer, checks []gate.Check) error {
 }
 
 // WriteReportFile writes a check report to path atomically.
-func WriteReportFile(path string, checks []gate.Check) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return WriteReport(w, checks) })
+func WriteReportFile(path string, checks []gate.Check, allowMissing bool) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteReport(w, checks, allowMissing) })
 }

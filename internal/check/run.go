@@ -57,6 +57,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Format == "" {
 		cfg.Format = plots.FormatPNG
 	}
+	// Reports of an earlier check go first, so that a check that fails on
+	// bad input leaves no report a later step could take for its own.
+	if err := removeReports(cfg.ExperimentDir); err != nil {
+		return nil, err
+	}
 	reqs, err := requirements.ReadFile(cfg.Requirements)
 	if err != nil {
 		return nil, cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("requirements: %w", err))
@@ -80,7 +85,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return res, cliapp.Exit(cliapp.ExitInterrupted, ctx.Err())
 		}
 		path := filepath.Join(cfg.ExperimentDir, ReportFileName(s.Type))
-		if err := WriteReportFile(path, byType[s.Type]); err != nil {
+		if err := WriteReportFile(path, byType[s.Type], cfg.AllowMissing); err != nil {
 			return res, err
 		}
 		res.Files = append(res.Files, path)
@@ -148,4 +153,18 @@ func readSummaries(dir string) ([]Summary, error) {
 		sums = append(sums, Summary{Type: f.Type, Rows: rows})
 	}
 	return sums, nil
+}
+
+// removeReports removes the check reports (checks_<type>.csv) in dir.
+func removeReports(dir string) error {
+	old, err := filepath.Glob(filepath.Join(dir, ReportFileName("*")))
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("cannot remove the earlier check report %s: %w", f, err))
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -72,6 +73,11 @@ func run(c *cli.Context) error {
 	}
 	cfg, format, err := config(c)
 	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	// Comparisons of an earlier run go first, so that a comparison that
+	// fails on bad input leaves none a later step could take for its own.
+	if err := removeComparisons(c.String("plots-directory")); err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
 	ref, err := Load(c.String("reference"))
@@ -211,4 +217,19 @@ func plural(n int, noun string) string {
 		return fmt.Sprintf("%d %s", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// removeComparisons removes the comparison CSVs (<type>_comparison.csv) in
+// dir.
+func removeComparisons(dir string) error {
+	old, err := filepath.Glob(filepath.Join(dir, CSVFileName("*")))
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("cannot remove the earlier comparison %s: %w", f, err)
+		}
+	}
+	return nil
 }

@@ -319,3 +319,19 @@ func copyDir(t *testing.T, from, to string) {
 		}
 	}
 }
+
+// TestStaleComparisonRemoved: a comparison that fails on bad input leaves no
+// comparison CSV of an earlier run behind.
+func TestStaleComparisonRemoved(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, CSVFileName("interprocess_reliable"))
+	os.WriteFile(stale, []byte("old"), 0o644)
+	code, _, _ := runCompare(t, dir, "--reference", expDir("v192"), "--results", filepath.Join(dir, "missing"),
+		"--plots-directory", dir)
+	if code != cliapp.ExitUsage {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Fatal("the earlier comparison CSV is still there")
+	}
+}

@@ -159,3 +159,22 @@ func TestViolatesToleratesInexactLimit(t *testing.T) {
 		t.Error("higher-is-better value at the limit violates")
 	}
 }
+
+func TestViolatesLargeValues(t *testing.T) {
+	// 0.004 µs over a 5 s requirement is over it: no relative slack.
+	if !Max.Violates(5000000.004, 5000000) {
+		t.Error("5000000.004 does not violate 5000000")
+	}
+	if MessageRate.Violates(1e7, 1e7) || !MessageRate.Violates(1e7-0.001, 1e7) {
+		t.Error("higher-is-better comparison at 1e7 is off")
+	}
+}
+
+func TestAllMissingAllowedFails(t *testing.T) {
+	v := &Verdict{AllowMissing: true}
+	v.Add(MissingCheck("x", 16, Median, 1, math.NaN(), "no value"))
+	v.Finish()
+	if v.Status != Failed || len(v.Warnings) == 0 {
+		t.Fatalf("status %s, warnings %v: a gate with nothing evaluated passed", v.Status, v.Warnings)
+	}
+}

@@ -111,19 +111,20 @@ func (m Metric) Limit(reference, threshold float64) float64 {
 	return reference * (1 + threshold)
 }
 
-// limitTolerance is the relative distance to a limit within which a value
-// counts as at the limit, and so passes. Summaries carry 3 decimals and
-// 1 + threshold is inexact in binary, so reference × (1 + threshold) can
-// come out a few ulps below the decimal product: 0.565 × 1.1 gives
-// 0.62149999…, which would fail a value of exactly 0.6215. 1e-9 is far below
-// the 0.001 resolution of a summary, so no real violation passes by it.
-const limitTolerance = 1e-9
+// limitULPs is how many units in the last place a value may lie beyond a
+// limit and still count as at the limit. 1 + threshold is inexact in
+// binary, so reference × (1 + threshold) can come out an ulp or two below
+// the decimal product: 0.565 × 1.1 gives 0.62149999…, which would fail a
+// value of exactly 0.6215. A few ulps are far below the 0.001 resolution of
+// a summary at any magnitude, so no real violation passes by them (a
+// relative tolerance would: 1e-9 of 5,000,000 µs is 0.005 µs).
+const limitULPs = 4
 
 // Violates reports whether value is worse than limit by more than
-// limitTolerance (relative). NaN never violates: a missing value is not a
-// measured failure (see Missing).
+// limitULPs units in the last place. NaN never violates: a missing value is
+// not a measured failure (see Missing).
 func (m Metric) Violates(value, limit float64) bool {
-	if math.Abs(value-limit) <= limitTolerance*math.Max(math.Abs(limit), math.Abs(value)) {
+	if math.Abs(value-limit) <= limitULPs*ulp(limit) {
 		return false
 	}
 	if m.Better == HigherIsBetter {
@@ -139,4 +140,10 @@ func (m Metric) Worse(value, limit float64) float64 {
 		return limit - value
 	}
 	return value - limit
+}
+
+// ulp is the distance from x to the next float64 away from zero.
+func ulp(x float64) float64 {
+	x = math.Abs(x)
+	return math.Nextafter(x, math.Inf(1)) - x
 }

@@ -40,7 +40,9 @@ func (v *Verdict) Add(c ...Check) { v.Checks = append(v.Checks, c...) }
 func (v *Verdict) Warn(msg string) { v.Warnings = append(v.Warnings, msg) }
 
 // Finish counts the checks by status and sets v.Status:
-//   - Failed when a check failed, or when one is Missing and !AllowMissing;
+//   - Failed when a check failed, or when one is Missing and !AllowMissing,
+//     or when checks were asked for but none could be evaluated (all
+//     missing, allowed or not): a gate never passes on no data;
 //   - else Inconclusive when a check is inconclusive;
 //   - else Passed (also when there are no checks at all; tools that must
 //     refuse an empty gate say so as an input error before this point).
@@ -61,6 +63,9 @@ func (v *Verdict) Finish() {
 	switch {
 	case v.Failed > 0 || (v.Missing > 0 && !v.AllowMissing):
 		v.Status = Failed
+	case v.Missing > 0 && v.Passed+v.Inconclusive == 0:
+		v.Status = Failed
+		v.Warn("no check could be evaluated: every requirement or value is missing, so --allow-missing cannot pass the gate")
 	case v.Inconclusive > 0:
 		v.Status = Inconclusive
 	default:

@@ -23,8 +23,9 @@ const (
 	ColLatency = "Latency [us]"
 )
 
-// maxLine bounds a row's length; a longer one is not a raw measurements row.
-const maxLine = 64 << 10
+// maxLine bounds a row's length (the reader's buffer); a longer one is not
+// a raw measurements row.
+const maxLine = 256 << 10
 
 // Sample is one row of a raw measurements file.
 type Sample struct {
@@ -52,7 +53,7 @@ type Reader struct {
 
 // NewReader returns a Reader of r; file names the input in error messages.
 func NewReader(r io.Reader, file string) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 256<<10), file: file}
+	return &Reader{br: bufio.NewReaderSize(r, maxLine), file: file}
 }
 
 // Line returns the line number of the sample last returned by Next.

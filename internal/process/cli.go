@@ -2,6 +2,7 @@ package process
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,7 +39,8 @@ Examples:
            --output_csv measurements_interprocess_reliable_summary.csv \
            --plots_directory plots/measurements_interprocess_reliable
 
-Exit status: 0 done, 2 bad usage or input (nothing written), 130 interrupted.`,
+Exit status: 0 done, 2 bad usage or input (no summary is left for a raw file that
+could not be read), 130 interrupted.`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "raw-csv", Aliases: []string{"raw_csv", "c"}, Usage: "process this one raw `FILE` instead of a directory"},
@@ -78,7 +80,11 @@ func action(c *cli.Context) error {
 		if c.IsSet("output-csv") && c.String("output-csv") == "" {
 			return cliapp.Usagef("--output-csv is empty")
 		}
-		inputs = []Input{rawInput(raw, c.String("output-csv"), c.String("plots-directory"))}
+		in := rawInput(raw, c.String("output-csv"), c.String("plots-directory"))
+		if sameFile(in.Raw, in.Summary) {
+			return cliapp.Usagef("--output-csv %s is the raw file itself: give another summary file", in.Summary)
+		}
+		inputs = []Input{in}
 	default:
 		dirMode = true
 		inputs, err = ExperimentInputs(c.Args().First(), c.String("plots-directory"))
@@ -167,4 +173,15 @@ func rawInput(raw, output, plotsDir string) Input {
 		typ = stem
 	}
 	return Input{Type: typ, Raw: raw, Summary: output, PlotsDir: plotsDir}
+}
+
+// sameFile reports whether a and b name the same file, as paths or, when
+// both exist, as files.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

@@ -103,8 +103,9 @@ type fileState struct {
 }
 
 // Run processes inputs and writes their summaries (and plots when asked).
-// It returns the results in input order. On the first error it stops, writes
-// no summary, and returns the error.
+// It returns the results in input order. It first removes the inputs'
+// earlier summaries; on the first error it stops, writes no summary, and
+// returns the error.
 func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	if opt.Format == "" {
 		opt.Format = plots.FormatPNG
@@ -112,6 +113,17 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	// Summaries of an earlier run go first: if this one fails, no summary is
+	// left that a later step could take for a summary of the files as they
+	// are now.
+	for _, in := range inputs {
+		if _, err := os.Lstat(in.Summary); err != nil {
+			continue // nothing there (or no directory there): nothing to remove
+		}
+		if err := os.Remove(in.Summary); err != nil {
+			return nil, fileerr.New(in.Summary, 0, "", "cannot remove the earlier summary: %v", err)
+		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -284,3 +284,34 @@ func TestHTMLReport(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStaleSummaryRemoved: when a raw file has become unreadable, its
+// summary from an earlier run does not survive a failed process.
+func TestStaleSummaryRemoved(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "measurements_x.csv")
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", raw)
+	if code, _, stderr := runProcess(t, "--no-plots", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	os.WriteFile(raw, []byte(measurements.Header+"\n1,16,x\n"), 0o644)
+	if code, _, _ := runProcess(t, "--no-plots", dir); code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "measurements_x_summary.csv")); err == nil {
+		t.Fatal("the earlier summary survived")
+	}
+}
+
+func TestOutputIsNotTheRawFile(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "measurements_x.csv")
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", raw)
+	code, _, stderr := runProcess(t, "--no-plots", "--raw_csv", raw, "--output_csv", filepath.Join(dir, ".", "measurements_x.csv"))
+	if code != 2 || !strings.Contains(stderr, "is the raw file itself") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if data, _ := os.ReadFile(raw); !strings.HasPrefix(string(data), measurements.Header) {
+		t.Fatal("the raw file was overwritten")
+	}
+}
