@@ -1,6 +1,8 @@
 # mqgate — see README.md.
 GO      ?= go
 BIN     := bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X github.com/mqgate/mqgate/internal/cliapp.Version=$(VERSION)
 TOOLS   := $(notdir $(wildcard cmd/*))
 
 .PHONY: all build test bench lint demo clean
@@ -10,7 +12,7 @@ all: build
 ## build: every tool into bin/
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## test: the whole test suite with the race detector
 test:

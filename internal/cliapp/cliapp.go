@@ -21,6 +21,12 @@ const (
 	ExitInterrupted  = 130 // interrupted after flushing what was measured
 )
 
+// Version is the version of the tools, stamped at build time by the
+// Makefile (-ldflags "-X github.com/mqgate/mqgate/internal/cliapp.Version=...",
+// from git describe); empty in a plain go build, where the Go build
+// information is used instead.
+var Version string
+
 // ExitError carries the exit code an error maps to.
 type ExitError struct {
 	Code int

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -18,14 +20,19 @@ func (f fakeTransport) Dial(context.Context, string, Options) (Pinger, error) {
 	return nil, errors.New("unused")
 }
 
+// registrations makes each TestRegistry run register new names, since the
+// registry lives as long as the test binary (go test -count=N).
+var registrations atomic.Int64
+
 func TestRegistry(t *testing.T) {
-	Register(fakeTransport{"test-a"})
-	got, err := Lookup("test-a")
-	if err != nil || got.Name() != "test-a" {
-		t.Fatalf("Lookup(test-a) = %v, %v", got, err)
+	name := "test-" + strconv.FormatInt(registrations.Add(1), 10)
+	Register(fakeTransport{name})
+	got, err := Lookup(name)
+	if err != nil || got.Name() != name {
+		t.Fatalf("Lookup(%s) = %v, %v", name, got, err)
 	}
 	_, err = Lookup("test-missing")
-	if err == nil || !strings.Contains(err.Error(), "test-a") {
+	if err == nil || !strings.Contains(err.Error(), name) {
 		t.Fatalf("Lookup(test-missing) error %v should list the available transports", err)
 	}
 	func() {
@@ -34,7 +41,7 @@ func TestRegistry(t *testing.T) {
 				t.Error("registering a name twice did not panic")
 			}
 		}()
-		Register(fakeTransport{"test-a"})
+		Register(fakeTransport{name})
 	}()
 }
 

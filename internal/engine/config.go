@@ -131,5 +131,14 @@ func ParsePayloads(s string) ([]int, error) {
 		}
 		out = append(out, n)
 	}
+	// A payload measured twice would restart its sample numbers within one
+	// file (SPEC §2 numbers samples from 1 per payload).
+	seen := map[int]bool{}
+	for _, n := range out {
+		if seen[n] {
+			return nil, fmt.Errorf("payload %d is listed twice", n)
+		}
+		seen[n] = true
+	}
 	return out, nil
 }

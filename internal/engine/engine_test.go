@@ -211,7 +211,10 @@ func scriptedSub(p driver.Pinger) Sub {
 }
 
 func TestDuplicatesAndOutOfOrder(t *testing.T) {
-	// Messages 1-5 are warm-up, 6-25 measured (payload 16), 26-45 (payload 32).
+	// Messages 1-5 are warm-up, 6-25 measured (payload 16), 26-30 warm-up
+	// and 31-50 measured (payload 32). Counts cover measured round trips
+	// only: the duplicate of 3 and the late echo of 25, which arrives while
+	// 26 (warm-up) is awaited, are not counted.
 	s := &scripted{
 		dupAt:  map[int]bool{3: true, 8: true, 9: true, 30: true},
 		lateAt: map[int]bool{12: true, 25: true}, // 25's echo arrives during payload 32
@@ -223,8 +226,8 @@ func TestDuplicatesAndOutOfOrder(t *testing.T) {
 	}
 	got := r.Meta.SubExperiments[0].Payloads
 	want := []meta.Payload{
-		{Bytes: 16, Samples: 18, Warmup: 5, Lost: 2, Duplicates: 3, OutOfOrder: 1, Completed: true},
-		{Bytes: 32, Samples: 20, Warmup: 5, Duplicates: 1, OutOfOrder: 1, Errors: 1, Completed: true},
+		{Bytes: 16, Samples: 18, Warmup: 5, Lost: 2, Duplicates: 2, OutOfOrder: 1, Completed: true},
+		{Bytes: 32, Samples: 20, Warmup: 5, Duplicates: 1, OutOfOrder: 0, Errors: 1, Completed: true},
 	}
 	for i := range want {
 		if got[i] != want[i] {
@@ -418,6 +421,8 @@ func TestParsePayloads(t *testing.T) {
 		{"0", "error"},
 		{"64..16", "error"},
 		{"", "error"},
+		{"16,16", "error"},
+		{"16..64,32", "error"},
 	}
 	for _, tt := range tests {
 		p, err := ParsePayloads(tt.in)

@@ -79,13 +79,13 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 	}
 	c := &res.Counts
 	*c = meta.Payload{Bytes: payload}
+	// The transport's counters are read when the warm-up ends, so that,
+	// like every other count, they cover the measured round trips only.
 	var before driver.Counters
+	snapped := false
 	cr, counting := l.p.(driver.CounterReader)
-	if counting {
-		before = cr.Counters()
-	}
 	defer func() {
-		if counting {
+		if counting && snapped {
 			d := cr.Counters().Sub(before)
 			c.Retransmitted, c.Dropped, c.Errors = d.Retransmitted, d.Dropped, c.Errors+d.Errors
 		}
@@ -106,6 +106,10 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 			res.RTT = rtt
 			return i, errStopped
 		}
+		measured := i >= cfg.Warmup
+		if counting && i == cfg.Warmup {
+			before, snapped = cr.Counters(), true
+		}
 		l.seq++
 		seq := l.seq
 		t0 := l.now()
@@ -124,7 +128,7 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 					res.RTT = rtt
 					return i, fmt.Errorf("receive: %w", err)
 				}
-				if i >= cfg.Warmup {
+				if measured {
 					c.Lost++
 				}
 				if lostInRow++; lostInRow >= cfg.MaxLostInRow {
@@ -134,18 +138,22 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 				break
 			}
 			if n < HeaderSize {
-				c.Errors++ // not one of ours
+				if measured {
+					c.Errors++ // not one of ours
+				}
 				continue
 			}
 			got := binary.LittleEndian.Uint64(l.buf[0:8])
 			if got == seq {
 				if n != payload || binary.LittleEndian.Uint64(l.buf[8:16]) != uint64(t0) {
-					c.Errors++ // corrupted echo: neither a sample nor a loss
+					if measured {
+						c.Errors++ // corrupted echo: neither a sample nor a loss
+					}
 					continue
 				}
 				echoed[i] = true
 				lostInRow = 0
-				if i >= cfg.Warmup {
+				if measured {
 					rtt = append(rtt, t1-t0)
 				}
 				if l.tick != nil && i&255 == 255 && t1-lastTick > int64(200*time.Millisecond) {
@@ -156,17 +164,25 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 			}
 			switch {
 			case got >= first && got < seq:
-				if echoed[got-first] {
+				dup := echoed[got-first]
+				echoed[got-first] = true
+				switch {
+				case !measured:
+				case dup:
 					c.Duplicates++
-				} else {
-					echoed[got-first] = true
+				default:
 					c.OutOfOrder++
 				}
 			case got < first:
-				// A late or repeated echo from an earlier payload.
-				c.OutOfOrder++
+				// A late or repeated echo from an earlier payload: which of
+				// the two is unknown here, so it counts as late.
+				if measured {
+					c.OutOfOrder++
+				}
 			default:
-				c.Errors++ // a sequence number never sent
+				if measured {
+					c.Errors++ // a sequence number never sent
+				}
 			}
 		}
 	}

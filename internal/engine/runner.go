@@ -105,7 +105,7 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 	m.Mode = "round-trip closed-loop"
 	m.Clock = "monotonic (Go runtime, ns)"
 	m.Completed, m.Interrupted, m.Error = false, false, ""
-	m.SubExperiments = m.SubExperiments[:0]
+	m.SubExperiments = []meta.SubExperiment{} // [] not null in the first meta.json
 	metaPath := filepath.Join(r.Dir, meta.FileName)
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return err

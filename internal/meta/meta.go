@@ -137,14 +137,28 @@ type Payload struct {
 	Samples int `json:"samples"`
 	// Warmup is the number of round trips measured then discarded.
 	Warmup int `json:"warmup"`
-	// Lost is the number of messages not echoed within the timeout.
-	Lost          uint64 `json:"lost"`
+
+	// The counters below cover the measured round trips only, not the
+	// warm-up, like Samples.
+
+	// Lost is the number of messages not echoed within the timeout. An echo
+	// that arrives later is also counted in OutOfOrder.
+	Lost uint64 `json:"lost"`
+	// Retransmitted counts resends by a reliable transport (UDP, DTLS).
 	Retransmitted uint64 `json:"retransmitted"`
-	Duplicates    uint64 `json:"duplicates"`
-	OutOfOrder    uint64 `json:"out_of_order"`
-	Dropped       uint64 `json:"dropped"`
-	Errors        uint64 `json:"errors"`
-	Completed     bool   `json:"completed"`
+	// Duplicates counts second echoes of a message already echoed.
+	Duplicates uint64 `json:"duplicates"`
+	// OutOfOrder counts first echoes of an earlier message that arrive
+	// while a later one is awaited: late echoes of lost messages, including
+	// those of the previous payload.
+	OutOfOrder uint64 `json:"out_of_order"`
+	// Dropped counts messages a best-effort transport discarded on sending
+	// (a full queue or send buffer).
+	Dropped uint64 `json:"dropped"`
+	// Errors counts echoes that were neither samples nor the above:
+	// corrupted, truncated, or of a sequence number never sent.
+	Errors    uint64 `json:"errors"`
+	Completed bool   `json:"completed"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("1.5s").

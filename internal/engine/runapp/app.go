@@ -73,6 +73,9 @@ echoes until SIGINT/SIGTERM (or until standard input closes, with
 }
 
 func version() string {
+	if cliapp.Version != "" {
+		return cliapp.Version
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v := bi.Main.Version
 		for _, s := range bi.Settings {
@@ -189,6 +192,21 @@ func resolve(c *cli.Context, start time.Time) (*settings, error) {
 		}
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			return nil, cliapp.Usagef("--target %q: expected HOST:PORT or TRANSPORT=HOST:PORT", t)
+		}
+		// A target no selected sub-experiment would use is a mistake (a
+		// misspelt transport would silently measure a local echo instead).
+		var used []string
+		for _, r := range s.subs {
+			if r.Interprocess && !slices.Contains(used, r.Transport) {
+				used = append(used, r.Transport)
+			}
+		}
+		switch {
+		case len(used) == 0:
+			return nil, cliapp.Usagef("--target %q: no selected sub-experiment is interprocess", t)
+		case tr != "" && !slices.Contains(used, tr):
+			return nil, cliapp.Usagef("--target %q: no selected sub-experiment uses transport %q; expected one of %s",
+				t, tr, strings.Join(used, ", "))
 		}
 		s.targets[tr] = addr
 	}
