@@ -47,5 +47,5 @@
 // echo arrived within Options.RetransmitTimeout it resends the last message,
 // at most Options.MaxRetries times, and counts the resends in Counters. The
 // engine recognises the duplicate echoes this may produce by their sequence
-// number.
+// number. Resender holds this logic for the udp and dtls transports.
 package driver

@@ -35,5 +35,8 @@
 // big-endian) that the echoer returns unchanged with the record; the pinger
 // reassembles them and returns exactly the message. A 16 KB message takes
 // three records. A lost fragment loses the message (best effort) or makes
-// the reliable pinger resend the whole message.
+// the reliable pinger resend the whole message. A record of an earlier
+// message (the late echo of a resend) is ignored while a later one is being
+// reassembled; message numbers compare in serial-number order, so they may
+// wrap, skipping 0, which is the settle probe's.
 package secure

@@ -236,18 +236,10 @@ func (DTLS) Dial(ctx context.Context, addr string, opts driver.Options) (driver.
 		c.Close()
 		return nil, handshakeErr("dtls", addr, opts.Security, err)
 	}
-	p := &DTLSPinger{c: c, addr: addr, reliable: opts.Reliable,
-		wbuf: make([]byte, MaxRecordPlaintext), rbuf: make([]byte, MaxRecordPlaintext+512), lastN: -1}
-	if p.reliable {
-		p.rto = opts.RetransmitTimeout
-		if p.rto <= 0 {
-			p.rto = udp.DefaultRetransmitTimeout
-		}
-		p.retries = opts.MaxRetries
-		if p.retries <= 0 {
-			p.retries = udp.DefaultMaxRetries
-		}
-		p.last = make([]byte, min(opts.MaxMessageSizeOrDefault(), MaxDTLSMessage))
+	p := &DTLSPinger{c: c, addr: addr,
+		wbuf: make([]byte, MaxRecordPlaintext), rbuf: make([]byte, MaxRecordPlaintext+512)}
+	if opts.Reliable {
+		p.resend.Init(opts, udp.DefaultRetransmitTimeout, udp.DefaultMaxRetries, min(opts.MaxMessageSizeOrDefault(), MaxDTLSMessage))
 	}
 	deadline, ok := hctx.Deadline()
 	if !ok {
@@ -300,28 +292,20 @@ const settleInterval = 20 * time.Millisecond
 
 // DTLSPinger fragments messages into DTLS records and reassembles echoes.
 type DTLSPinger struct {
-	c        *dtls.Conn
-	addr     string
-	reliable bool
-	rto      time.Duration
-	retries  int
+	c      *dtls.Conn
+	addr   string
+	resend driver.Resender // enabled on a reliable link
 
 	msgID uint32 // number of the last message sent
 	wbuf  []byte // one record: fragment header and payload
 	rbuf  []byte // one received record
 
 	// Reassembly of the message being received.
-	curID   uint32
-	have    uint64 // bitmap of fragments received
-	count   int    // fragments in the message, 0 when idle
-	length  int    // message length, known once the last fragment is in
-	asmBuf  []byte // the caller's buffer the fragments go to
-	last    []byte // copy of the last message, for resending
-	lastN   int
-	lastTx  time.Time
-	resends int
-
-	retransmitted atomic.Uint64
+	curID  uint32
+	have   uint64 // bitmap of fragments received
+	count  int    // fragments in the message, 0 when idle
+	length int    // message length, known once the last fragment is in
+	asmBuf []byte // the caller's buffer the fragments go to
 }
 
 var (
@@ -338,14 +322,7 @@ func (p *DTLSPinger) Send(msg []byte) error {
 	if p.msgID == 0 {
 		p.msgID = 1 // 0 is the probe's
 	}
-	if p.reliable {
-		if len(msg) > len(p.last) {
-			p.last = make([]byte, len(msg))
-		}
-		p.lastN = copy(p.last, msg)
-		p.resends = 0
-		p.lastTx = time.Now()
-	}
+	p.resend.Sent(msg)
 	return p.send(msg)
 }
 
@@ -372,37 +349,25 @@ func (p *DTLSPinger) Receive(buf []byte, deadline time.Time) (int, error) {
 		p.count = 0 // a message half received into another buffer is abandoned
 	}
 	for {
-		wait := deadline
-		resend := p.reliable && p.lastN >= 0 && p.resends < p.retries
-		if resend {
-			if rt := p.lastTx.Add(p.rto); deadline.IsZero() || rt.Before(deadline) {
-				wait = rt
-			} else {
-				resend = false
-			}
-		}
-		if err := p.c.SetReadDeadline(wait); err != nil {
+		if err := p.c.SetReadDeadline(p.resend.Wait(deadline)); err != nil {
 			return 0, p.linkErr(err)
 		}
 		n, err := p.c.Read(p.rbuf)
-		if err != nil {
-			var ne net.Error
-			if !errors.As(err, &ne) || !ne.Timeout() {
-				return 0, p.linkErr(err)
-			}
-			if !resend {
-				return 0, fmt.Errorf("dtls: no echo from %s: %w", p.addr, driver.ErrTimeout)
-			}
-			p.resends++
-			p.lastTx = time.Now()
-			p.retransmitted.Add(1)
-			if err := p.send(p.last[:p.lastN]); err != nil {
-				return 0, err
+		if err == nil {
+			if done, n, err := p.place(p.rbuf[:n], buf); err != nil || done {
+				return n, err
 			}
 			continue
 		}
-		if done, n, err := p.place(p.rbuf[:n], buf); err != nil || done {
-			return n, err
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			return 0, p.linkErr(err)
+		}
+		if !p.resend.Due() {
+			return 0, fmt.Errorf("dtls: no echo from %s: %w", p.addr, driver.ErrTimeout)
+		}
+		if err := p.send(p.resend.Resend()); err != nil {
+			return 0, err
 		}
 	}
 }
@@ -423,7 +388,16 @@ func (p *DTLSPinger) place(rec, buf []byte) (bool, int, error) {
 	if count < 1 || count > MaxFragments || idx >= count || (idx < count-1 && len(payload) != FragmentPayload) {
 		return false, 0, fmt.Errorf("dtls: malformed fragment header from %s (fragment %d of %d, %d bytes)", p.addr, idx, count, len(payload))
 	}
-	if p.count == 0 || id != p.curID {
+	if p.count > 0 && id != p.curID {
+		if int32(id-p.curID) < 0 {
+			// A late echo of an earlier message (a resend's duplicate)
+			// must not cost the one being assembled. Serial-number order
+			// holds across the wrap of message numbers.
+			return false, 0, nil
+		}
+		p.count = 0 // the rest of the current message is lost
+	}
+	if p.count == 0 {
 		p.curID, p.count, p.have, p.length, p.asmBuf = id, count, 0, -1, buf
 	}
 	off := idx * FragmentPayload
@@ -455,7 +429,7 @@ func (p *DTLSPinger) linkErr(err error) error {
 
 // Counters reports the resends of a reliable pinger.
 func (p *DTLSPinger) Counters() driver.Counters {
-	return driver.Counters{Retransmitted: p.retransmitted.Load()}
+	return driver.Counters{Retransmitted: p.resend.Count()}
 }
 
 // Close closes the association, unblocking a concurrent Receive.

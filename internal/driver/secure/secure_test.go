@@ -336,3 +336,89 @@ func TestDTLSMultiRecordRightAfterDial(t *testing.T) {
 		p.Close()
 	}
 }
+
+// records splits msg into the records a DTLS pinger sends as message id.
+func records(id uint32, msg []byte) [][]byte {
+	count := max(1, (len(msg)+FragmentPayload-1)/FragmentPayload)
+	recs := make([][]byte, count)
+	for i := range recs {
+		chunk := msg[i*FragmentPayload : min(len(msg), (i+1)*FragmentPayload)]
+		rec := make([]byte, FragmentHeaderSize, FragmentHeaderSize+len(chunk))
+		binary.BigEndian.PutUint32(rec[0:], id)
+		binary.BigEndian.PutUint16(rec[4:], uint16(i))
+		binary.BigEndian.PutUint16(rec[6:], uint16(count))
+		recs[i] = append(rec, chunk...)
+	}
+	return recs
+}
+
+// TestDTLSReassemblyIgnoresStaleFragments feeds a 16 KB message's three
+// records with another record between the first and the second: a late
+// echo of an earlier message (also across the wrap of message numbers) or
+// a probe is ignored, a later message replaces the one being assembled.
+func TestDTLSReassemblyIgnoresStaleFragments(t *testing.T) {
+	msg := seqMsg(9, 16384)
+	tests := []struct {
+		name   string
+		id     uint32
+		extra  []byte // the record fed after the message's first
+		want   []byte // the message reassembled
+		wantAt int    // records fed when it completes, counting extra
+	}{
+		{name: "stale single record", id: 5, extra: records(4, seqMsg(8, 16))[0], want: msg, wantAt: 4},
+		{name: "stale fragment", id: 5, extra: records(4, seqMsg(8, 16384))[1], want: msg, wantAt: 4},
+		{name: "stale last fragment", id: 5, extra: records(1, seqMsg(8, 16384))[2], want: msg, wantAt: 4},
+		{name: "stale across wrap", id: 1, extra: records(0xFFFFFFFF, seqMsg(8, 16))[0], want: msg, wantAt: 4},
+		{name: "stale long ago", id: 1 << 31, extra: records(1, seqMsg(8, 16))[0], want: msg, wantAt: 4},
+		{name: "probe", id: 5, extra: records(0, nil)[0], want: msg, wantAt: 4},
+		{name: "duplicate fragment", id: 5, extra: records(5, msg)[0], want: msg, wantAt: 4},
+		{name: "newer single record", id: 5, extra: records(6, seqMsg(10, 16))[0], want: seqMsg(10, 16), wantAt: 2},
+		{name: "newer across wrap", id: 0xFFFFFFFF, extra: records(1, seqMsg(10, 16))[0], want: seqMsg(10, 16), wantAt: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs := records(tt.id, msg)
+			feed := append([][]byte{recs[0], tt.extra}, recs[1:]...)
+			p := &DTLSPinger{addr: "echoer"}
+			buf := make([]byte, len(msg))
+			for i, rec := range feed {
+				done, n, err := p.place(rec, buf)
+				if err != nil {
+					t.Fatalf("record %d: %v", i+1, err)
+				}
+				if done != (i+1 == tt.wantAt) {
+					t.Fatalf("record %d: complete %v, want completion at record %d", i+1, done, tt.wantAt)
+				}
+				if done {
+					if !bytes.Equal(buf[:n], tt.want) {
+						t.Fatalf("reassembled %d bytes (sequence %d), want %d bytes (sequence %d)",
+							n, binary.LittleEndian.Uint64(buf), len(tt.want), binary.LittleEndian.Uint64(tt.want))
+					}
+					return
+				}
+			}
+			t.Fatal("no message completed")
+		})
+	}
+}
+
+// FuzzDTLSReassembly feeds arbitrary records to the reassembly: it may
+// reject them, never panics, and returns only messages that fit the buffer.
+func FuzzDTLSReassembly(f *testing.F) {
+	for _, rec := range records(5, seqMsg(9, 16384)) {
+		f.Add(rec, uint16(20000))
+	}
+	f.Add(records(0, nil)[0], uint16(16))
+	f.Fuzz(func(t *testing.T, data []byte, size uint16) {
+		p := &DTLSPinger{addr: "echoer"}
+		buf := make([]byte, size)
+		// Records are split at each 0xFF 0xFE pair, so that one input can
+		// hold several.
+		for rec := range bytes.SplitSeq(data, []byte{0xFF, 0xFE}) {
+			done, n, err := p.place(rec, buf)
+			if err == nil && done && (n < 0 || n > len(buf)) {
+				t.Fatalf("complete message of %d bytes in a %d-byte buffer", n, len(buf))
+			}
+		}
+	})
+}

@@ -147,18 +147,9 @@ func (e *Echoer) Echoed() uint64 { return e.echoed.Load() }
 
 // Pinger sends messages to an echoer and receives their echoes.
 type Pinger struct {
-	sock     *fdsock.Conn
-	addr     string
-	reliable bool
-	rto      time.Duration
-	retries  int
-
-	last      []byte    // copy of the last message, for resending
-	lastN     int       // its length; -1 when nothing is to be resent
-	lastTx    time.Time // when it was last (re)sent
-	resends   int       // resends of the last message so far
-	counters  driver.Counters
-	countLock sync.Mutex
+	sock   *fdsock.Conn
+	addr   string
+	resend driver.Resender // enabled on a reliable link
 }
 
 var (
@@ -177,17 +168,9 @@ func Dial(ctx context.Context, addr string, opts driver.Options) (*Pinger, error
 	if err != nil {
 		return nil, fmt.Errorf("udp: %w", err)
 	}
-	p := &Pinger{sock: s, addr: addr, reliable: opts.Reliable, lastN: -1}
-	if p.reliable {
-		p.rto = opts.RetransmitTimeout
-		if p.rto <= 0 {
-			p.rto = DefaultRetransmitTimeout
-		}
-		p.retries = opts.MaxRetries
-		if p.retries <= 0 {
-			p.retries = DefaultMaxRetries
-		}
-		p.last = make([]byte, min(opts.MaxMessageSizeOrDefault(), MaxDatagram))
+	p := &Pinger{sock: s, addr: addr}
+	if opts.Reliable {
+		p.resend.Init(opts, DefaultRetransmitTimeout, DefaultMaxRetries, min(opts.MaxMessageSizeOrDefault(), MaxDatagram))
 	}
 	return p, nil
 }
@@ -197,14 +180,7 @@ func (p *Pinger) Send(msg []byte) error {
 	if len(msg) > MaxDatagram {
 		return fmt.Errorf("udp: a %d-byte message does not fit in one datagram (max %d)", len(msg), MaxDatagram)
 	}
-	if p.reliable {
-		if len(msg) > len(p.last) {
-			p.last = make([]byte, len(msg))
-		}
-		p.lastN = copy(p.last, msg)
-		p.resends = 0
-		p.lastTx = time.Now()
-	}
+	p.resend.Sent(msg)
 	return p.send(msg)
 }
 
@@ -219,16 +195,7 @@ func (p *Pinger) send(msg []byte) error {
 // message on a reliable link as described in the package documentation.
 func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, error) {
 	for {
-		wait := deadline
-		resend := p.reliable && p.lastN >= 0 && p.resends < p.retries
-		if resend {
-			if rt := p.lastTx.Add(p.rto); deadline.IsZero() || rt.Before(deadline) {
-				wait = rt
-			} else {
-				resend = false
-			}
-		}
-		n, err := p.sock.Recv(buf, syscall.MSG_TRUNC, wait)
+		n, err := p.sock.Recv(buf, syscall.MSG_TRUNC, p.resend.Wait(deadline))
 		if err == nil {
 			if n > len(buf) {
 				return 0, fmt.Errorf("udp: a %d-byte datagram does not fit in a %d-byte buffer", n, len(buf))
@@ -238,15 +205,10 @@ func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, error) {
 		if !errors.Is(err, driver.ErrTimeout) {
 			return 0, p.linkErr(err)
 		}
-		if !resend {
+		if !p.resend.Due() {
 			return 0, fmt.Errorf("udp: no echo from %s: %w", p.addr, err)
 		}
-		p.resends++
-		p.lastTx = time.Now()
-		p.countLock.Lock()
-		p.counters.Retransmitted++
-		p.countLock.Unlock()
-		if err := p.send(p.last[:p.lastN]); err != nil {
+		if err := p.send(p.resend.Resend()); err != nil {
 			return 0, err
 		}
 	}
@@ -261,9 +223,7 @@ func (p *Pinger) linkErr(err error) error {
 
 // Counters reports the resends of a reliable pinger.
 func (p *Pinger) Counters() driver.Counters {
-	p.countLock.Lock()
-	defer p.countLock.Unlock()
-	return p.counters
+	return driver.Counters{Retransmitted: p.resend.Count()}
 }
 
 // Close releases the socket and unblocks a concurrent Receive.
