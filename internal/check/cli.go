@@ -56,8 +56,8 @@ Exit status: 0 every check passed, 1 a check failed, 2 usage or input error.`,
 }
 
 func action(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return cliapp.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+	if err := cliapp.NoArgs(c); err != nil {
+		return err
 	}
 	f, err := plots.ParseFormat(c.String("format"))
 	if err != nil {

@@ -120,3 +120,12 @@ func usageError(c *cli.Context, err error, _ bool) error {
 // Interrupted reports whether ctx was cancelled, in which case a command
 // should flush what it has and return Exit(ExitInterrupted, ...).
 func Interrupted(ctx context.Context) bool { return ctx.Err() != nil }
+
+// NoArgs returns a usage error when c has positional arguments, for tools
+// that take flags only.
+func NoArgs(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+	}
+	return nil
+}

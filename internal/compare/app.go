@@ -63,8 +63,8 @@ unreadable summaries, a bad flag).`,
 }
 
 func run(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return cliapp.Usagef("unexpected argument %q (see 'compare --help')", c.Args().First())
+	if err := cliapp.NoArgs(c); err != nil {
+		return err
 	}
 	for _, name := range []string{"reference", "results", "plots-directory"} {
 		if c.String(name) == "" {

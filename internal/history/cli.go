@@ -125,8 +125,8 @@ Exit status: 0 done, 2 usage or input error, 130 interrupted.`,
 }
 
 func action(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return cliapp.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+	if err := cliapp.NoArgs(c); err != nil {
+		return err
 	}
 	f, err := plots.ParseFormat(c.String("format"))
 	if err != nil {

@@ -210,39 +210,8 @@ func drawGlyph(dst *image.RGBA, s2d *f64.Aff3, mask *image.Alpha, col [4]uint32)
 				continue
 			}
 
-			sx += float64(bias.X)
-			sx -= 0.5
-			ix := max(int(math.Floor(sx-1)), sr.Min.X)
-			jx := min(int(math.Ceil(sx+1)), sr.Max.X)
-			totalXWeight := 0.0
-			for kx := ix; kx < jx; kx++ {
-				w := 0.0
-				if t := math.Abs(sx - float64(kx)); t < 1 {
-					w = 1 - t
-				}
-				xWeights[kx-ix] = w
-				totalXWeight += w
-			}
-			for i := range xWeights[:jx-ix] {
-				xWeights[i] /= totalXWeight
-			}
-
-			sy += float64(bias.Y)
-			sy -= 0.5
-			iy := max(int(math.Floor(sy-1)), sr.Min.Y)
-			jy := min(int(math.Ceil(sy+1)), sr.Max.Y)
-			totalYWeight := 0.0
-			for ky := iy; ky < jy; ky++ {
-				w := 0.0
-				if t := math.Abs(sy - float64(ky)); t < 1 {
-					w = 1 - t
-				}
-				yWeights[ky-iy] = w
-				totalYWeight += w
-			}
-			for i := range yWeights[:jy-iy] {
-				yWeights[i] /= totalYWeight
-			}
+			ix, jx := tentWeights(xWeights[:], sx+float64(bias.X)-0.5, sr.Min.X, sr.Max.X)
+			iy, jy := tentWeights(yWeights[:], sy+float64(bias.Y)-0.5, sr.Min.Y, sr.Max.Y)
 
 			var pr, pg, pb, pa float64
 			for ky := iy; ky < jy; ky++ {
@@ -436,4 +405,25 @@ func (gf glyphFont) face(face *glyphFace, fnt font.Face, dpi float64) glyphFace 
 		*face = fnt.FontFace(dpi)
 	}
 	return *face
+}
+
+// tentWeights fills w with the normalised bilinear (tent) weights of the
+// source samples around s, clipped to [lo, hi), and returns the first and
+// one-past-last sample index: x/image/draw's BiLinear kernel along one axis.
+func tentWeights(w []float64, s float64, lo, hi int) (i, j int) {
+	i = max(int(math.Floor(s-1)), lo)
+	j = min(int(math.Ceil(s+1)), hi)
+	total := 0.0
+	for k := i; k < j; k++ {
+		v := 0.0
+		if t := math.Abs(s - float64(k)); t < 1 {
+			v = 1 - t
+		}
+		w[k-i] = v
+		total += v
+	}
+	for k := range w[:j-i] {
+		w[k] /= total
+	}
+	return i, j
 }

@@ -70,8 +70,11 @@ func action(c *cli.Context) error {
 		dir = r.Out
 	case dir == "":
 		return cliapp.Usagef("--experiments-results DIR (or --runs N --out DIR) is required (see '%s --help')", c.App.Name)
-	case c.NArg() > 0:
-		return cliapp.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+	default:
+		// Arguments are run's, and only with --runs.
+		if err := cliapp.NoArgs(c); err != nil {
+			return err
+		}
 	}
 	obs, exps, warnings, err := Load(c.Context, dir)
 	if err != nil {
