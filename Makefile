@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 LDFLAGS := -X github.com/mqgate/mqgate/internal/cliapp.Version=$(VERSION)
 TOOLS   := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test bench lint demo clean
+.PHONY: all build test bench lint demo clean zenoh zenoh-test
 
 all: build
 
@@ -30,6 +30,15 @@ lint:
 ## demo: the whole chain on this machine, no broker needed
 demo: build
 	bash scripts/demo.sh
+
+## zenoh: the Zenoh measurement helper (tools/mqgate-zenoh; needs cargo, reuses its build)
+zenoh:
+	bash scripts/build-zenoh.sh
+
+## zenoh-test: the helper's Rust unit tests, then the Go tests that run it
+zenoh-test:
+	bash scripts/build-zenoh.sh test
+	$(GO) test -race ./internal/zenohhelper/
 
 clean:
 	rm -rf $(BIN) demo-results

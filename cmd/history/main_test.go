@@ -146,8 +146,8 @@ func TestHistoryErrors(t *testing.T) {
 		args []string
 		want []string // in stderr
 	}{
-		{"missing results", []string{"-e", filepath.Join(dir, "nope"), "-r", reqs, "-p", plotsDir}, []string{"nope", "does not exist"}},
-		{"empty results", []string{"-e", empty, "-r", reqs, "-p", plotsDir}, []string{empty, "no experiments"}},
+		{"missing results", []string{"-e", filepath.Join(dir, "nope"), "-r", reqs, "-p", plotsDir}, []string{"nope", "no such directory"}},
+		{"empty results", []string{"-e", empty, "-r", reqs, "-p", plotsDir}, []string{empty, "holds nothing"}},
 		{"bad summary", []string{"-e", badSummary, "-r", reqs, "-p", plotsDir}, []string{"measurements_intraprocess_reliable_summary.csv:2", `"Median"`, `"1.0x0"`}},
 		{"bad requirements", []string{"-e", exps, "-r", badReqs, "-p", plotsDir}, []string{"bad_requirements.csv:3", `"99%"`}},
 		{"missing requirements", []string{"-e", exps, "-r", filepath.Join(dir, "none.csv"), "-p", plotsDir}, []string{"none.csv"}},

@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/engine/runapp"
+	"github.com/mqgate/mqgate/internal/runapp"
 )
 
 func main() { cliapp.Main(runapp.App()) }

@@ -1,5 +1,5 @@
 // Package atomicfile writes output files so that a crash never leaves a
-// half-written file that a later step could take as complete (SPEC §1): the
+// half-written file that a later step could take as complete (formats §1): the
 // content goes to a temporary file in the same directory, which is synced to
 // disk and only then renamed over the destination. After a process crash or
 // a power loss the destination holds either the old file or the complete new

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"os"
@@ -81,6 +82,7 @@ func TestRequireMissing(t *testing.T) {
 const testPage = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head>
 <body style="margin:0;background:#ff0000"><table id="t"><tr><td>cell</td></tr></table>
 <svg viewBox="0 0 10 10" width="100"><rect width="10" height="10"/></svg>
+<div id="corner" style="position:fixed;right:0;top:0;width:10px;height:10px;background:#0000ff"></div>
 <p id="js">no script</p><script>document.getElementById("js").textContent = "script ran";</script>
 </body></html>`
 
@@ -130,6 +132,62 @@ func TestScreenshot(t *testing.T) {
 		r, g, b, _ := img.At(size[0]-1, size[1]-1).RGBA()
 		if r>>8 < 200 || g>>8 > 60 || b>>8 > 60 {
 			t.Errorf("bottom-right pixel is (%d,%d,%d), want the page's red", r>>8, g>>8, b>>8)
+		}
+		// The blue square at the viewport's top right corner is in the
+		// shot: the page was laid out as wide as the shot (a headless
+		// window is at least 500 pixels wide).
+		r, g, b, _ = img.At(size[0]-5, 5).RGBA()
+		if r>>8 > 60 || g>>8 > 60 || b>>8 < 200 {
+			t.Errorf("%dx%d: pixel (%d, 5) is (%d,%d,%d), want the blue of the top right corner", size[0], size[1], size[0]-5, r>>8, g>>8, b>>8)
+		}
+	}
+}
+
+func TestEval(t *testing.T) {
+	Require(t)
+	page := writePage(t)
+	for _, size := range [][2]int{{1280, 900}, {400, 844}, {320, 568}} {
+		out, err := Eval(context.Background(), page, size[0], size[1],
+			`var r = document.getElementById("corner").getBoundingClientRect();
+			return {w: innerWidth, h: innerHeight, right: r.right, js: document.getElementById("js").textContent};`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			W, H, Right float64
+			JS          string
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		if got.W != float64(size[0]) || got.H != float64(size[1]) || got.Right != float64(size[0]) {
+			t.Errorf("%dx%d: viewport %gx%g, corner's right edge at %g; want the viewport asked for", size[0], size[1], got.W, got.H, got.Right)
+		}
+		if got.JS != "script ran" {
+			t.Errorf("fn ran before the page's own script: %q", got.JS)
+		}
+	}
+	// A fragment: the page opens at it.
+	out, err := Eval(context.Background(), page+"#js", 400, 300, `return location.hash;`)
+	if err != nil || out != `"#js"` {
+		t.Errorf("Eval at #js: %s, %v; want \"#js\"", out, err)
+	}
+	if _, err := Eval(context.Background(), page, 400, 300, `throw new Error("no such thing");`); err == nil || !strings.Contains(err.Error(), "no such thing") {
+		t.Errorf("Eval of a throwing function: err = %v, want the exception", err)
+	}
+	if _, err := Eval(context.Background(), page, 0, 300, `return 1;`); err == nil {
+		t.Error("Eval with width 0 succeeded")
+	}
+}
+
+func TestInjectScript(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"<html><body><p>x</p></body></html>", "<html><body><p>x</p><s></body></html>"},
+		{"<HTML><BODY>x</BODY></HTML>", "<HTML><BODY>x<s></BODY></HTML>"},
+		{"<p>no body", "<p>no body<s>"},
+	} {
+		if got := string(injectScript([]byte(tc.in), "<s>")); got != tc.want {
+			t.Errorf("injectScript(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

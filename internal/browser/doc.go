@@ -1,8 +1,12 @@
 // Package browser finds a headless Chromium and drives it from tests through
 // its command line only (no DevTools protocol, no dependency beyond the
 // standard library): DumpDOM returns the DOM of a page after it has loaded
-// and run its scripts, and Screenshot saves a PNG of the page at a given
-// window size.
+// and run its scripts, Screenshot saves a PNG of the page at a given
+// viewport size, and Eval runs a JavaScript function in the page at a given
+// viewport size and returns its result as JSON: measures of the layout,
+// such as the rendered size of text, for tests to assert. Screenshot and
+// Eval show the page in a frame of exactly the size asked for, since a
+// headless window is never narrower than 500 pixels.
 //
 // Every run uses a fresh, temporary profile and flags that keep Chromium
 // from reaching the network on its own (no updates, sync or background

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/summary"
@@ -13,19 +14,16 @@ import (
 // Tool is the name check verdicts carry.
 const Tool = "check"
 
-// Summary is one sub-experiment's summary rows.
-type Summary struct {
-	Type string
-	Rows []summary.Row
-}
+// referenceName is what a check's reference is, in messages and reports.
+const referenceName = "requirement"
 
 // Evaluate checks every summary against reqs and returns the unfinished
 // verdict (call Finish after adding any warnings). Checks come grouped by
 // sub-experiment: first those with a summary, in the order given, then the
 // required sub-experiments without one, sorted. Within a sub-experiment they
 // come check by check (every payload's Median, then 99%, then Max) with
-// payloads ascending, as in the check report (SPEC §4).
-func Evaluate(reqs []requirements.Row, sums []Summary) *gate.Verdict {
+// payloads ascending, as in the check report (formats §4).
+func Evaluate(reqs []requirements.Row, sums []experiment.Summary) *gate.Verdict {
 	byType := map[string]map[int]requirements.Row{}
 	for _, r := range reqs {
 		if byType[r.Type] == nil {
@@ -33,7 +31,7 @@ func Evaluate(reqs []requirements.Row, sums []Summary) *gate.Verdict {
 		}
 		byType[r.Type][r.Bytes] = r
 	}
-	v := &gate.Verdict{Tool: Tool}
+	v := &gate.Verdict{Tool: Tool, ReferenceName: referenceName}
 	seen := map[string]bool{}
 	for _, s := range sums {
 		seen[s.Type] = true
@@ -76,7 +74,7 @@ func evaluateSub(typ string, reqs map[int]requirements.Row, rows []summary.Row, 
 			case hasReq && hasRow:
 				want, _ := req.Get(m.Name)
 				value, _ := row.Get(m.Name)
-				checks = append(checks, gate.Evaluate(typ, b, m, "requirement", want, 0, value))
+				checks = append(checks, gate.Evaluate(typ, b, m, referenceName, want, 0, value))
 			case hasRow && reqs == nil:
 				value, _ := row.Get(m.Name)
 				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), value,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/goldenfile"
 
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -36,7 +37,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	tests := []struct {
 		name         string
-		sums         []Summary
+		sums         []experiment.Summary
 		allowMissing bool
 		status       gate.Status
 		passed       int
@@ -46,42 +47,42 @@ func TestEvaluate(t *testing.T) {
 	}{
 		{
 			name:   "all within",
-			sums:   []Summary{{"a", []summary.Row{row(16, 10, 20, 30), row(64, 5, 5, 5)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 10, 20, 30), row(64, 5, 5, 5)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
 			status: gate.Passed, passed: 9,
 		},
 		{
 			name:   "one over",
-			sums:   []Summary{{"a", []summary.Row{row(16, 10, 20.001, 30), row(64, 5, 5, 5)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 10, 20.001, 30), row(64, 5, 5, 5)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
 			status: gate.Failed, passed: 8, failed: 1,
 			messages: []string{"16 B 99% 20.001 us exceeds requirement 20.000 us by 0.001 us"},
 		},
 		{
 			name:   "payload without requirement",
-			sums:   []Summary{{"a", []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
 			status: gate.Failed, passed: 9, missing: 3,
 			messages: []string{"256 B Median: the requirements have no row for a, 256 bytes"},
 		},
 		{
 			name:         "payload without requirement allowed",
-			sums:         []Summary{{"a", []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			sums:         []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
 			allowMissing: true,
 			status:       gate.Passed, passed: 9, missing: 3,
 		},
 		{
 			name:   "sub-experiment without requirements",
-			sums:   []Summary{{"a", []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}, {"c", []summary.Row{row(16, 1, 1, 1)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}, {Type: "c", Rows: []summary.Row{row(16, 1, 1, 1)}}},
 			status: gate.Failed, passed: 9, missing: 3,
 			messages: []string{"16 B Max: the requirements have no sub-experiment c"},
 		},
 		{
 			name:   "requirement without data",
-			sums:   []Summary{{"a", []summary.Row{row(16, 1, 1, 1)}}, {"b", []summary.Row{row(16, 1, 2, 3)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
 			status: gate.Failed, passed: 6, missing: 3,
 			messages: []string{"64 B Median: required, but the summary of a has no 64-byte row"},
 		},
 		{
 			name:   "required sub-experiment without summary",
-			sums:   []Summary{{"a", []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1)}}},
 			status: gate.Failed, passed: 6, missing: 3,
 			messages: []string{"16 B Median: required, but the experiment has no summary for b"},
 		},
@@ -113,7 +114,7 @@ func TestEvaluate(t *testing.T) {
 
 func TestEvaluateOrder(t *testing.T) {
 	reqs := []requirements.Row{{Type: "a", Bytes: 64, Median: 1, P99: 1, Max: 1}, {Type: "a", Bytes: 16, Median: 1, P99: 1, Max: 1}, {Type: "z", Bytes: 16, Median: 1, P99: 1, Max: 1}}
-	v := Evaluate(reqs, []Summary{{"a", []summary.Row{row(1024, 1, 1, 1), row(16, 1, 1, 1), row(64, 1, 1, 1)}}})
+	v := Evaluate(reqs, []experiment.Summary{{Type: "a", Rows: []summary.Row{row(1024, 1, 1, 1), row(16, 1, 1, 1), row(64, 1, 1, 1)}}})
 	var got []string
 	for _, c := range v.Checks {
 		got = append(got, c.SubExperiment+" "+c.Metric.Name+" "+strings.TrimSpace(strings.Split(c.Message, "B")[0]))
@@ -135,7 +136,7 @@ func TestReportFastRTPS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Evaluate(reqs, []Summary{{"interprocess_reliable", rows}})
+	v := Evaluate(reqs, []experiment.Summary{{Type: "interprocess_reliable", Rows: rows}})
 	var b bytes.Buffer
 	if err := WriteReport(&b, v.Checks, false); err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestReportFastRTPS(t *testing.T) {
 }
 
 func TestReportMissingRows(t *testing.T) {
-	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}}, []Summary{{"a", []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}}, []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
 	var b bytes.Buffer
 	if err := WriteReport(&b, v.Checks, false); err != nil {
 		t.Fatal(err)
@@ -156,7 +157,7 @@ func TestReportMissingRows(t *testing.T) {
 }
 
 func TestFigures(t *testing.T) {
-	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}, {Type: "a", Bytes: 64, Median: 10, P99: 20, Max: 30}}, []Summary{{"a", []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}, {Type: "a", Bytes: 64, Median: 10, P99: 20, Max: 30}}, []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
 	figs := Figures("a", v.Checks)
 	var names []string
 	for _, f := range figs {
@@ -189,10 +190,29 @@ func TestMissingValueIsEmptyInReport(t *testing.T) {
 	}
 }
 
+// TestZeroRequirementInReport: against a requirement of 0 the report holds
+// what the Fast-RTPS script writes (numpy division, pandas to_csv with
+// "%.3f"): "inf" for a value over it, nothing for 0 over 0; pandas reads
+// both back as numbers (formats §4).
+func TestZeroRequirementInReport(t *testing.T) {
+	checks := []gate.Check{
+		gate.Evaluate("a", 16, gate.Max, referenceName, 0, 0, 1.5),
+		gate.Evaluate("a", 32, gate.Max, referenceName, 0, 0, 0),
+	}
+	var b bytes.Buffer
+	if err := WriteReport(&b, checks, false); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(ReportColumns, ",") + "\nMax,16,0.000,1.500,1.500,inf,failed\nMax,32,0.000,0.000,0.000,,passed\n"
+	if b.String() != want {
+		t.Errorf("report\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
 func BenchmarkEvaluate(b *testing.B) {
 	// Ten sub-experiments of eleven payloads, as a full Fast-RTPS run.
 	var reqs []requirements.Row
-	var sums []Summary
+	var sums []experiment.Summary
 	for s := 0; s < 10; s++ {
 		typ := fmt.Sprintf("sub%d", s)
 		var rows []summary.Row
@@ -200,7 +220,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			reqs = append(reqs, requirements.Row{Type: typ, Bytes: p, Median: 10, P99: 20, Max: 30})
 			rows = append(rows, row(p, 9, 21, 29))
 		}
-		sums = append(sums, Summary{Type: typ, Rows: rows})
+		sums = append(sums, experiment.Summary{Type: typ, Rows: rows})
 	}
 	for b.Loop() {
 		v := Evaluate(reqs, sums)

@@ -16,7 +16,7 @@ func App() *cli.App {
 	return &cli.App{
 		Name:      "check",
 		Usage:     "check an experiment against latency requirements; exit 1 when one is violated",
-		UsageText: "check --requirements FILE --experiment-directory DIR [--plots-directory DIR] [--allow-missing] [--junit FILE] [--markdown FILE] [--json FILE] [--html FILE] [--format png|svg]",
+		UsageText: "check --requirements FILE --experiment-directory DIR [--plots-directory DIR] [--allow-missing] [--allow-incomplete] [--junit FILE] [--markdown FILE] [--json FILE] [--html FILE] [--format png|svg]",
 		Description: `Checks every summary measurements_<type>_summary.csv in DIR against the requirements
 (Experiment type,Bytes,Median,99%,Max): per payload the Median, 99% and Max latencies must not
 exceed their requirement. Writes
@@ -25,7 +25,10 @@ exceed their requirement. Writes
 and prints what failed and by how much.
 
 A payload or sub-experiment without requirement, or a requirement without data, fails the
-check unless --allow-missing is given.
+check unless --allow-missing is given. An incomplete run (meta.json "completed": false) is an
+error unless --allow-incomplete is given; so are a summary older than its raw file (run
+process again), requirements of another latency definition than the experiment's, and a
+report path that is one of the inputs, a file of the experiment, or given twice.
 
 Examples:
   check --requirements latency_requirements.csv --experiment-directory results/2026-11-21_09-00-00
@@ -44,6 +47,7 @@ Exit status: 0 every check passed, 1 a check failed, 2 usage or input error.`,
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, TakesFile: true,
 				Usage: "directory for the check plots (default: DIR/plots)"},
 			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "let checks without requirement or data neither pass nor fail"},
+			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "check an experiment whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
 			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print every check, not only those that failed"},
 			&cli.StringFlag{Name: "junit", TakesFile: true, Usage: "write a JUnit XML report to `FILE`"},
 			&cli.StringFlag{Name: "markdown", TakesFile: true, Usage: "write a Markdown summary to `FILE`"},
@@ -64,15 +68,16 @@ func action(c *cli.Context) error {
 		return cliapp.Usagef("--format: %v", err)
 	}
 	cfg := Config{
-		Requirements:  c.String("requirements"),
-		ExperimentDir: c.String("experiment-directory"),
-		PlotsDir:      c.String("plots-directory"),
-		Format:        f,
-		AllowMissing:  c.Bool("allow-missing"),
-		JUnit:         c.String("junit"),
-		Markdown:      c.String("markdown"),
-		JSON:          c.String("json"),
-		HTML:          c.String("html"),
+		Requirements:    c.String("requirements"),
+		ExperimentDir:   c.String("experiment-directory"),
+		PlotsDir:        c.String("plots-directory"),
+		Format:          f,
+		AllowMissing:    c.Bool("allow-missing"),
+		AllowIncomplete: c.Bool("allow-incomplete"),
+		JUnit:           c.String("junit"),
+		Markdown:        c.String("markdown"),
+		JSON:            c.String("json"),
+		HTML:            c.String("html"),
 	}
 	res, err := Run(c.Context, cfg)
 	if err != nil {

@@ -8,23 +8,32 @@ import (
 	"github.com/gocarina/gocsv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 )
 
-// ReportColumns is the header of a check report (SPEC §4).
+// ReportColumns is the header of a check report (formats §4).
 var ReportColumns = []string{"Check", "Bytes", "Requirement", "Experiment", "Difference", "Percentage over requirement", "Status"}
 
 // ReportFileName is the check report of sub-experiment typ.
-func ReportFileName(typ string) string { return "checks_" + typ + ".csv" }
+func ReportFileName(typ string) string { return experiment.CheckReportFileName(typ) }
 
-// f3 prints 3 decimals, as the Fast-RTPS script does, and nothing for a
-// value that does not exist (a missing requirement or measurement).
+// f3 prints 3 decimals, as the Fast-RTPS script does (pandas to_csv with
+// float_format "%.3f"), and as it prints what numpy computes when the
+// requirement is 0: "inf" for a percentage over a requirement of 0, and
+// nothing for NaN (0 over 0, or a value that does not exist: a missing
+// requirement or measurement). pandas reads both back as numbers (formats §4).
 type f3 float64
 
 func (f f3) MarshalCSV() (string, error) {
 	x := float64(f)
-	if math.IsNaN(x) {
+	switch {
+	case math.IsNaN(x):
 		return "", nil
+	case math.IsInf(x, 1):
+		return "inf", nil
+	case math.IsInf(x, -1):
+		return "-inf", nil
 	}
 	return strconv.FormatFloat(x, 'f', 3, 64), nil
 }
@@ -40,7 +49,7 @@ type reportRow struct {
 }
 
 // WriteReport writes checks, in order, as a check report, rows as the
-// Fast-RTPS script writes them with Status "passed" or "failed" (SPEC §4).
+// Fast-RTPS script writes them with Status "passed" or "failed" (formats §4).
 // A missing check (no requirement, or no value) has its absent values empty
 // and Status "failed"; with allowMissing it is left out, since it neither
 // passed nor failed. The other reports say why a check is missing.

@@ -1,4 +1,4 @@
-// Package check judges one experiment against a requirements file (SPEC §4),
+// Package check judges one experiment against a requirements file (formats §4),
 // replacing the Fast-RTPS latency_check_experiment.py script.
 //
 // For every summary measurements_<type>_summary.csv in the experiment

@@ -2,27 +2,26 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/summary"
 )
 
 // Config is what one check does.
 type Config struct {
-	// Requirements is the requirements CSV (SPEC §4).
+	// Requirements is the requirements CSV (formats §4).
 	Requirements string
 	// ExperimentDir holds the summaries; the check reports are written there.
 	ExperimentDir string
@@ -34,6 +33,9 @@ type Config struct {
 	// AllowMissing makes checks without requirement or data neither pass nor
 	// fail.
 	AllowMissing bool
+	// AllowIncomplete admits an experiment whose run did not complete; every
+	// report then says so.
+	AllowIncomplete bool
 	// JUnit, Markdown, JSON and HTML, when set, are report files to write.
 	JUnit, Markdown, JSON, HTML string
 }
@@ -45,17 +47,46 @@ type Result struct {
 	Files []string
 }
 
+// Guard declares what a check with cfg reads and writes (see package
+// clobber), by the flags that name them.
+func Guard(cfg Config) *clobber.Guard {
+	g := &clobber.Guard{}
+	g.File("--requirements", cfg.Requirements)
+	g.Experiment("--experiment-directory", cfg.ExperimentDir)
+	g.Output("--junit", cfg.JUnit)
+	g.Output("--markdown", cfg.Markdown)
+	g.Output("--json", cfg.JSON)
+	g.Output("--html", cfg.HTML)
+	g.OutputDir("--experiment-directory", cfg.ExperimentDir, "its check reports "+ReportFileName("<type>"), func(rel string) bool {
+		_, ok := experiment.TypeOfCheckReport(rel)
+		return ok && !strings.Contains(rel, "/")
+	})
+	plotsDir := cfg.PlotsDir
+	if plotsDir == "" {
+		plotsDir = experiment.PlotsDir(cfg.ExperimentDir)
+	}
+	g.OutputDir("--plots-directory", plotsDir, "its check plots measurements_<type>/comparison_<median|99|max>", func(rel string) bool {
+		dir, name, ok := strings.Cut(rel, "/")
+		return ok && strings.HasPrefix(dir, "measurements_") && !strings.Contains(name, "/") && strings.HasPrefix(name, "comparison_")
+	})
+	return g
+}
+
 // Run checks the summaries of cfg.ExperimentDir against cfg.Requirements,
 // writes the check reports, the plots and the requested reports, and returns
 // the verdict. Errors are input errors (exit code 2) naming the file, or
 // interruptions (130); a failed gate is not an error here but
-// Verdict.ExitCode() != 0.
+// Verdict.ExitCode() != 0. Nothing is read, removed or written when an
+// output would overwrite an input or another output.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.PlotsDir == "" {
 		cfg.PlotsDir = experiment.PlotsDir(cfg.ExperimentDir)
 	}
 	if cfg.Format == "" {
 		cfg.Format = plots.FormatPNG
+	}
+	if err := Guard(cfg).Check(); err != nil {
+		return nil, err
 	}
 	// Reports of an earlier check go first, so that a check that fails on
 	// bad input leaves no report a later step could take for its own.
@@ -66,12 +97,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("requirements: %w", err))
 	}
-	sums, err := readSummaries(cfg.ExperimentDir)
+	exp, err := experiment.Load(cfg.ExperimentDir)
 	if err != nil {
 		return nil, cliapp.Exit(cliapp.ExitUsage, err)
 	}
+	latency, warnings, err := experiment.Admit([]*experiment.Experiment{exp}, cfg.AllowIncomplete)
+	if err != nil {
+		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), latency); err != nil {
+		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	sums := exp.Summaries
 	v := Evaluate(reqs, sums)
 	v.Subject, v.Baseline, v.AllowMissing = cfg.ExperimentDir, cfg.Requirements, cfg.AllowMissing
+	for _, w := range append(exp.Warnings, warnings...) {
+		v.Warn(w)
+	}
 	v.Finish()
 
 	res := &Result{Verdict: v}
@@ -123,36 +165,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Files = append(res.Files, cfg.HTML)
 	}
 	return res, nil
-}
-
-// readSummaries reads every summary in dir; a directory that is missing, or
-// holds no summary, is an input error.
-func readSummaries(dir string) ([]Summary, error) {
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("experiment directory %s does not exist", dir)
-	case err != nil:
-		return nil, err
-	case !st.IsDir():
-		return nil, fmt.Errorf("experiment directory %s is not a directory", dir)
-	}
-	files, err := experiment.SummaryFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s holds no summary (%s): run process on the experiment first", dir, experiment.SummaryFileName("<type>"))
-	}
-	sums := make([]Summary, 0, len(files))
-	for _, f := range files {
-		rows, err := summary.ReadFile(f.Path)
-		if err != nil {
-			return nil, err
-		}
-		sums = append(sums, Summary{Type: f.Type, Rows: rows})
-	}
-	return sums, nil
 }
 
 // removeReports removes the check reports (checks_<type>.csv) in dir.

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes of every mqgate tool (SPEC §5).
+// Exit codes of every mqgate tool (formats §5).
 const (
 	ExitOK           = 0   // done; for a gate, every check passed
 	ExitGateFailed   = 1   // a requirement was violated or a regression found

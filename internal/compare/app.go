@@ -6,11 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -31,26 +35,35 @@ writes <type>_comparison.csv and the comparison plots <type>_min_median and
 regressed and by how much.
 
 A latency value regresses when it exceeds reference × (1 + threshold). A
-value exactly at that limit passes.
+value exactly at that limit passes. A threshold is a fraction (0.1) or a
+percentage with its sign (10%); a bare 10 means 1000 %.
+
+An incomplete run (meta.json "completed": false) on either side is an error
+unless --allow-incomplete is given, and so are experiments that measure
+latency differently (meta.json "latency"; without meta.json: half-rtt).
 
 Examples:
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots_directory comparison --fail_threshold 0.2
+   compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --fail-threshold 20%
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --columns Median,99%,99.99% --threshold 99.99%=0.5 --junit compare.xml --markdown compare.md --json compare.json --html compare.html
 
 Exit status: 0 no regression, 1 a regression was found or a reference
 sub-experiment is missing from the results, 2 usage or input error (a result
 sub-experiment without a reference, different payloads on the two sides,
-unreadable summaries, a bad flag).`,
+unreadable or stale summaries, an incomplete run, different latency
+definitions, an output that would overwrite an input, a bad flag).`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`", Required: true},
 			&cli.StringFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate", Required: true},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
-			&cli.Float64Flag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: DefaultThreshold, Usage: "relative margin allowed over the reference (0.1 = 10 %)"},
+			&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(DefaultThreshold, 'g', -1, 64),
+				Usage: "relative margin allowed over the reference: a fraction (0.1) or a percentage (10%)"},
 			&cli.StringFlag{Name: "columns", Value: metricNames(gate.DefaultCompareMetrics), Usage: "comma-separated `COLUMNS` to gate, among " + metricNames(gate.CompareMetrics)},
-			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 (repeatable)"},
+			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable)"},
 			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "pass when a reference sub-experiment is missing from the results"},
+			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "gate experiments whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
 			&cli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE`"},
 			&cli.StringFlag{Name: "markdown", Usage: "write a Markdown report to `FILE`"},
 			&cli.StringFlag{Name: "json", Usage: "write the verdict as JSON to `FILE`"},
@@ -75,16 +88,19 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
+	if err := guard(c).Check(); err != nil {
+		return err
+	}
 	// Comparisons of an earlier run go first, so that a comparison that
 	// fails on bad input leaves none a later step could take for its own.
 	if err := removeComparisons(c.String("plots-directory")); err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	ref, err := Load(c.String("reference"))
+	ref, err := experiment.Load(c.String("reference"))
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("reference: %w", err))
 	}
-	target, err := Load(c.String("results"))
+	target, err := experiment.Load(c.String("results"))
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("results: %w", err))
 	}
@@ -130,9 +146,31 @@ func run(c *cli.Context) error {
 	return nil
 }
 
+// guard declares what compare reads and writes (see package clobber).
+func guard(c *cli.Context) *clobber.Guard {
+	g := &clobber.Guard{}
+	g.Experiment("--reference", c.String("reference"))
+	g.Experiment("--results", c.String("results"))
+	for _, f := range []string{"junit", "markdown", "json", "html"} {
+		g.Output("--"+f, c.String(f))
+	}
+	g.OutputDir("--plots-directory", c.String("plots-directory"), "its comparison CSVs and plots", func(rel string) bool {
+		if strings.Contains(rel, "/") {
+			return false
+		}
+		return strings.HasSuffix(rel, "_comparison.csv") || strings.HasSuffix(rel, plots.FormatPNG.Ext()) || strings.HasSuffix(rel, plots.FormatSVG.Ext())
+	})
+	return g
+}
+
 // config reads the gating flags.
 func config(c *cli.Context) (Config, plots.Format, error) {
-	cfg := Config{Threshold: c.Float64("fail-threshold"), AllowMissing: c.Bool("allow-missing")}
+	cfg := Config{AllowMissing: c.Bool("allow-missing"), AllowIncomplete: c.Bool("allow-incomplete")}
+	t, err := ParseFraction(c.String("fail-threshold"))
+	if err != nil {
+		return cfg, "", fmt.Errorf("--fail-threshold: %w", err)
+	}
+	cfg.Threshold = t
 	ms, err := ParseColumns(c.String("columns"))
 	if err != nil {
 		return cfg, "", fmt.Errorf("--columns: %w", err)

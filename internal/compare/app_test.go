@@ -63,6 +63,9 @@ func TestExitCodes(t *testing.T) {
 		{"regressed", []string{"--results", expDir("v193-regressed")}, cliapp.ExitGateFailed},
 		{"regressed_threshold_0.2", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "0.2", "--threshold", "Max=0.1"}, cliapp.ExitGateFailed},
 		{"regressed_loose", []string{"--results", expDir("v193-regressed"), "--fail_threshold", "0.25"}, cliapp.ExitOK},
+		{"regressed_loose_percent", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "25%"}, cliapp.ExitOK},
+		{"regressed_threshold_percent", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "20%", "--threshold", "Max=10%"}, cliapp.ExitGateFailed},
+		{"threshold_not_a_number", []string{"--results", expDir("v192-rerun"), "--fail-threshold", "fifty"}, cliapp.ExitUsage},
 		{"regressed_per_column", []string{"--results", expDir("v193-regressed"), "--threshold", "median=0.25", "--threshold", "Max=0.2"}, cliapp.ExitOK},
 		{"regressed_mean_gated", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "0.3", "--columns", "Mean,Median"}, cliapp.ExitOK},
 		{"regressed_mean_gated_tight", []string{"--results", expDir("v193-regressed"), "--columns", "Mean"}, cliapp.ExitGateFailed},
@@ -255,10 +258,10 @@ func TestHostWarning(t *testing.T) {
 	setup := func(name string, h meta.Host) string {
 		d := filepath.Join(root, name)
 		copyDir(t, expDir("v192"), d)
-		m := &meta.Meta{Schema: meta.SchemaVersion, Experiment: name, Host: h}
+		m := &meta.Meta{Schema: meta.SchemaVersion, Experiment: name, Host: h, Completed: true}
 		m.Start = m.Start.AddDate(2026, 0, 0)
 		m.End = m.Start
-		if err := meta.Write(filepath.Join(d, MetaFileName), m); err != nil {
+		if err := meta.Write(filepath.Join(d, meta.FileName), m); err != nil {
 			t.Fatal(err)
 		}
 		return d
@@ -273,14 +276,14 @@ func TestHostWarning(t *testing.T) {
 
 	badDir := filepath.Join(root, "bad")
 	copyDir(t, expDir("v192"), badDir)
-	if err := os.WriteFile(filepath.Join(badDir, MetaFileName), []byte("{\"schema\": 1,"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(badDir, meta.FileName), []byte("{\"schema\": 1,"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
 	for _, tt := range []struct {
 		dir  string
 		warn bool
-	}{{sameDir, false}, {otherDir, true}, {expDir("v192-rerun"), false}, {badDir, false}} {
+	}{{sameDir, false}, {otherDir, true}, {expDir("v192-rerun"), false}} {
 		plots := t.TempDir()
 		code, stdout, stderr := runCompare(t, plots, "--reference", ref, "--results", tt.dir, "--plots-directory", plots)
 		if code != cliapp.ExitOK {
@@ -293,10 +296,12 @@ func TestHostWarning(t *testing.T) {
 		if tt.warn && (!strings.Contains(stdout, "CPU A") || !strings.Contains(stdout, "CPU B")) {
 			t.Errorf("warning does not show both fingerprints:\n%s", stdout)
 		}
-		// An unreadable meta.json is a warning naming the file, not an error.
-		if bad := strings.Contains(stdout, "cannot read the host fingerprint: "+filepath.Join(badDir, MetaFileName)); bad != (tt.dir == badDir) {
-			t.Errorf("%s: meta.json warning %v:\n%s", tt.dir, bad, stdout)
-		}
+	}
+	// A malformed meta.json is an input error naming the file and line: it
+	// says whether the run completed and how latency was measured.
+	code, _, stderr := runCompare(t, root, "--reference", ref, "--results", badDir, "--plots-directory", t.TempDir())
+	if code != cliapp.ExitUsage || !strings.Contains(stderr, "$OUT/bad/meta.json:1: truncated JSON") {
+		t.Errorf("malformed meta.json: exit %d\n%s", code, stderr)
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -15,14 +17,16 @@ func row(payload int, v float64) summary.Row {
 		MeanJitter: v, MaxJitter: v, P90: v, P99: v, P9999: v}
 }
 
-func exp(name string, subs ...Sub) *Experiment {
+func exp(name string, subs ...experiment.Summary) *experiment.Experiment {
 	for i := range subs {
-		subs[i].File = name + "/measurements_" + subs[i].Type + "_summary.csv"
+		subs[i].Path = name + "/measurements_" + subs[i].Type + "_summary.csv"
 	}
-	return &Experiment{Name: name, Dir: name, Subs: subs}
+	return &experiment.Experiment{Name: name, Dir: name, Latency: meta.LatencyHalfRTT, Summaries: subs}
 }
 
-func sub(typ string, rows ...summary.Row) Sub { return Sub{Type: typ, Rows: rows} }
+func sub(typ string, rows ...summary.Row) experiment.Summary {
+	return experiment.Summary{Type: typ, Rows: rows}
+}
 
 // statuses returns the status of each check of the only sub-experiment.
 func statuses(t *testing.T, r *Result) []gate.Status {
@@ -188,10 +192,10 @@ func TestMissingFromResults(t *testing.T) {
 }
 
 func TestInputErrors(t *testing.T) {
-	ir := func(rows ...summary.Row) Sub { return sub("interprocess_reliable", rows...) }
+	ir := func(rows ...summary.Row) experiment.Summary { return sub("interprocess_reliable", rows...) }
 	tests := []struct {
 		name     string
-		ref, got *Experiment
+		ref, got *experiment.Experiment
 		cfg      Config
 		want     []string
 	}{

@@ -26,6 +26,9 @@ type Config struct {
 	// AllowMissing turns a reference sub-experiment absent from the results
 	// from a failure into a note.
 	AllowMissing bool
+	// AllowIncomplete admits experiments whose run did not complete, with a
+	// warning in every report.
+	AllowIncomplete bool
 }
 
 // DefaultConfig returns the configuration of the compare tool with no flags.
@@ -137,12 +140,31 @@ func ParseThreshold(s string) (column string, threshold float64, err error) {
 	if !ok {
 		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), metricNames(gate.CompareMetrics))
 	}
-	t, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+	t, err := ParseFraction(value)
 	if err != nil {
-		return "", 0, fmt.Errorf("threshold %q: %q is not a number: expected COLUMN=VALUE, e.g. 99%%=0.2", s, strings.TrimSpace(value))
+		return "", 0, fmt.Errorf("threshold %q: %w: expected COLUMN=VALUE, e.g. 99%%=0.2 or 99%%=20%%", s, err)
 	}
 	if err := checkThreshold(t); err != nil {
 		return "", 0, fmt.Errorf("threshold %q: %w", s, err)
 	}
 	return m.Name, t, nil
+}
+
+// ParseFraction parses a relative threshold written as a fraction ("0.5")
+// or, with a percent sign, as a percentage ("50%" = 0.5). A bare number is
+// always a fraction: "50" is 5000 %.
+func ParseFraction(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || strings.TrimSpace(p) == "" {
+			return 0, fmt.Errorf("%q is not a number: expected a fraction such as 0.1 or a percentage such as 10%%", s)
+		}
+		return x / 100, nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number: expected a fraction such as 0.1 or a percentage such as 10%%", s)
+	}
+	return x, nil
 }

@@ -17,6 +17,9 @@ func TestParseThreshold(t *testing.T) {
 		{in: "median=0", column: "Median", value: 0},
 		{in: " Max = 1.5 ", column: "Max", value: 1.5},
 		{in: "99.99%=0.3", column: "99.99%", value: 0.3},
+		{in: "99%=20%", column: "99%", value: 0.2},
+		{in: "99%=20 %", column: "99%", value: 0.2},
+		{in: "99%=%", wantErr: `"%" is not a number: expected a fraction such as 0.1 or a percentage such as 10%`},
 		{in: "99%", wantErr: "expected COLUMN=VALUE"},
 		{in: "99%=", wantErr: "is not a number"},
 		{in: "99%=abc", wantErr: `"abc" is not a number`},
@@ -36,6 +39,32 @@ func TestParseThreshold(t *testing.T) {
 		}
 		if err != nil || col != tt.column || v != tt.value {
 			t.Errorf("ParseThreshold(%q) = %q, %v, %v; want %q, %v", tt.in, col, v, err, tt.column, tt.value)
+		}
+	}
+}
+
+func TestParseFraction(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want float64
+		err  bool
+	}{
+		{"0.5", 0.5, false},
+		{"50%", 0.5, false},
+		{" 12.5% ", 0.125, false},
+		{"0", 0, false},
+		{"50", 50, false}, // a bare number is a fraction: 5000 %
+		{"fifty", 0, true},
+		{"50%%", 0, true},
+		{"%", 0, true},
+		{"", 0, true},
+	} {
+		got, err := ParseFraction(tt.in)
+		if (err != nil) != tt.err || (!tt.err && math.Abs(got-tt.want) > 1e-15) {
+			t.Errorf("ParseFraction(%q) = %v, %v", tt.in, got, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "expected a fraction such as 0.1 or a percentage such as 10%") {
+			t.Errorf("ParseFraction(%q) error %q does not say the form expected", tt.in, err)
 		}
 	}
 }

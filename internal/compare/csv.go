@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -18,13 +19,21 @@ const LabelColumn = "Label"
 func CSVFileName(typ string) string { return typ + "_comparison.csv" }
 
 // ReferenceLabel and TargetLabel label the rows of the comparison CSV and the
-// series of the plots.
-func ReferenceLabel(e *Experiment) string { return "Reference: " + e.Name }
+// series of the plots: the experiment's name, marked "(incomplete)" when
+// its run did not complete.
+func ReferenceLabel(e *experiment.Experiment) string { return "Reference: " + label(e) }
 
 // TargetLabel labels the target's rows and series.
-func TargetLabel(e *Experiment) string { return "Result: " + e.Name }
+func TargetLabel(e *experiment.Experiment) string { return "Result: " + label(e) }
 
-// WriteCSV writes the comparison CSV of s (SPEC §4): the summary header plus
+func label(e *experiment.Experiment) string {
+	if !e.Completed() {
+		return e.Name + " (incomplete)"
+	}
+	return e.Name
+}
+
+// WriteCSV writes the comparison CSV of s (formats §4): the summary header plus
 // Label, the reference rows then the target rows, floats with 3 decimals as
 // in a summary file. A sub-experiment missing from the results has only its
 // reference rows.

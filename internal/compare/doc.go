@@ -2,10 +2,12 @@
 // (the results under test) and a reference (a known-good run). It is the
 // engine of the compare tool, which replaces the Fast-RTPS script
 // latency_compare_experiments.py and keeps its flags, file names and CSV
-// layout (SPEC §4).
+// layout (formats §4).
 //
-// The flow is accumulate, then render. Load reads the summary files of an
-// experiment directory; Compare pairs the sub-experiments of the two sides,
+// The flow is accumulate, then render. experiment.Load reads each side's
+// experiment directory (summaries, meta.json); Compare admits the two
+// together (experiment.Admit: an incomplete run only with AllowIncomplete,
+// one latency definition), pairs the sub-experiments of the two sides,
 // checks that they cover the same payloads, and gates every selected column
 // of every payload:
 //
@@ -26,7 +28,7 @@
 // command.
 //
 // When both experiments carry a meta.json and their host fingerprints
-// differ, the result carries a warning (SPEC §6): the latencies of two
+// differ, the result carries a warning (formats §6): the latencies of two
 // machines are not comparable.
 //
 // A result sub-experiment without a reference, payload sets that differ

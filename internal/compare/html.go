@@ -25,10 +25,10 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		},
 		Notes: v.Warnings,
 	}
-	if h := r.Reference.Host; h != nil {
+	if h := r.Reference.Host(); h != nil {
 		p.Meta = append(p.Meta, htmlreport.KV{Key: "Reference host", Value: h.Fingerprint()})
 	}
-	if h := r.Target.Host; h != nil {
+	if h := r.Target.Host(); h != nil {
 		p.Meta = append(p.Meta, htmlreport.KV{Key: "Results host", Value: h.Fingerprint()})
 	}
 
@@ -94,7 +94,7 @@ func (r *Result) subTable(v *gate.Verdict, s *SubResult) htmlreport.Table {
 				if c.Payload != row.Bytes || c.Metric.Name != m.Name {
 					continue
 				}
-				change := htmlreport.Num(percentText(c.Percent))
+				change := htmlreport.Num(c.PercentText(referenceName))
 				switch {
 				case v.Counts(c):
 					change.Status = htmlreport.StatusFailed
@@ -130,7 +130,7 @@ func failureRow(v *gate.Verdict, c gate.Check) []htmlreport.Cell {
 		htmlreport.Num(num3(c.Reference)),
 		htmlreport.Num(num3(c.Value)),
 		htmlreport.Num(num3(c.Limit)),
-		htmlreport.Num(percentText(c.Percent)),
+		htmlreport.Num(c.PercentText(referenceName)),
 		status,
 	}
 }
@@ -168,11 +168,4 @@ func num3(x float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(x, 'f', 3, 64)
-}
-
-func percentText(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%+.3f%%", x)
 }

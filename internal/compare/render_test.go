@@ -6,17 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 )
 
-func loadPair(t testing.TB, ref, target string) (*Experiment, *Experiment) {
+func loadPair(t testing.TB, ref, target string) (*experiment.Experiment, *experiment.Experiment) {
 	t.Helper()
-	r, err := Load(expDir(ref))
+	r, err := experiment.Load(expDir(ref))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Load(expDir(target))
+	g, err := experiment.Load(expDir(target))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,11 @@ const Tool = "compare"
 // every check of every sub-experiment, and r's warnings.
 func (r *Result) Verdict() *gate.Verdict {
 	v := &gate.Verdict{
-		Tool:         Tool,
-		Subject:      r.Target.Dir,
-		Baseline:     r.Reference.Dir,
-		AllowMissing: r.Config.AllowMissing,
+		Tool:          Tool,
+		Subject:       r.Target.Dir,
+		Baseline:      r.Reference.Dir,
+		ReferenceName: referenceName,
+		AllowMissing:  r.Config.AllowMissing,
 	}
 	for _, s := range r.Subs {
 		v.Add(s.Checks...)

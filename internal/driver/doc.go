@@ -24,16 +24,66 @@
 //   - distributed roles: `run echo` calls Listen on one host, `run --target`
 //     calls Dial on another.
 //
-// Throughput modes use the one-way halves, Sender and Receiver, through the
-// optional StreamTransport interface.
+// # Roles
+//
+// Every end plays one of four roles. A Pinger is the requester of a round
+// trip and an Echoer its replier; one-way modes use a Publisher and a
+// Subscriber, opened through the optional StreamTransport interface. A
+// socket link is point to point, so its pinger and echoer are adapters over
+// one connection; a broker link is two clients of the broker, each
+// publishing to one topic and subscribing to another.
+//
+// Receivers return when each message arrived (the earliest moment this end
+// saw it), so that latency excludes time a message spent queued inside a
+// client library. Senders whose system acknowledges messages (publisher
+// confirms, PUBACK/PUBCOMP, JetStream acks) also implement AckSender.
+//
+// # Registries
 //
 // Transports register themselves by name from an init function:
 //
 //	func init() { driver.Register(Transport{}) }
 //
 // and the run command blank-imports their packages. The built-in names are
-// Intraprocess, UDP, TCP, DTLS and TLS; sub-experiment names map onto them
-// (see the constants below).
+// Intraprocess, UDP, TCP, DTLS and TLS. Sub-experiments are Scenarios,
+// registered by name (formats §1) with the transport that carries them and
+// the settings they fix; the ten built-in ones are registered here, and
+// `run --list` prints them all.
+//
+// # Optional interfaces
+//
+// A transport says more about itself by implementing small interfaces,
+// each checked by the run command before anything is created:
+//
+//   - SizeLimiter: the largest message it carries; a larger payload is
+//     refused up front, naming the limit.
+//   - ProcessBound: its ends share a process (intraprocess), so it cannot
+//     serve `run echo`.
+//   - Broker: it reaches a broker by URL, with these schemes (nats, tls;
+//     mqtt, mqtts; amqp, amqps). A --target URL selects the transport by
+//     its scheme.
+//   - FlagOwner: its own settings as plain Flags; run adds each to `run`
+//     and `run echo` with an environment variable (Flag.EnvVar, else
+//     EnvName) and passes the values in Options.Params. A broker declares
+//     its URL flag, URLFlag(name) with URLEnv(name). Secret values are
+//     never written to meta.json.
+//   - ScenarioDefiner: its sub-experiments are named by the user, by its
+//     flags (an external program, a relay adapter), rather than
+//     registered.
+//   - Embedder: it starts its broker inside this process
+//     (--broker embedded), on a free loopback port, serving TLS with the
+//     run's certificates when Options.Security is set.
+//
+// and its ends by these:
+//
+//   - InfoReporter (pingers, publishers, subscribers): the product,
+//     version and URL (without credentials) it reached, for meta.json.
+//   - AckSender (senders of acknowledged links only): the engine waits
+//     for the acknowledgements of each payload and counts them.
+//   - CounterReader: resends, drops and transient errors it counted.
+//
+// internal/session explains, with an example, how a broker driver plugs
+// in and how its tests run its scenarios end to end.
 //
 // # Contract
 //
@@ -42,6 +92,10 @@
 // 16 bytes) and the Echoer returns them unchanged. Receive returns an error
 // wrapping ErrTimeout when nothing arrived before the deadline; any other
 // error means the link is broken and the engine stops the sub-experiment.
+// A broker driver whose connection is lost must say so that way (and its
+// Echoer's Serve must return an error) rather than reconnect silently, so
+// that a run stops at once with what it measured. Errors never contain a
+// password: RedactURL removes it from URLs.
 //
 // A reliable datagram transport retransmits inside Pinger.Receive: when no
 // echo arrived within Options.RetransmitTimeout it resends the last message,

@@ -34,10 +34,14 @@ type Sender interface {
 
 // Receiver is the receiving half of a link.
 type Receiver interface {
-	// Receive copies the next message into buf and returns its length. It
-	// returns an error wrapping ErrTimeout when nothing arrived before
-	// deadline. A message longer than buf is an error.
-	Receive(buf []byte, deadline time.Time) (int, error)
+	// Receive copies the next message into buf and returns its length and
+	// when it arrived: the earliest moment this end saw it (a socket read's
+	// return, a client library's delivery callback), with Go's monotonic
+	// reading, so that a message queued inside a client library is timed
+	// from its delivery rather than from when Receive was called. It returns
+	// an error wrapping ErrTimeout when nothing arrived before deadline. A
+	// message longer than buf is an error.
+	Receive(buf []byte, deadline time.Time) (n int, at time.Time, err error)
 	// Close releases the link.
 	Close() error
 }
@@ -75,13 +79,50 @@ type Transport interface {
 	Dial(ctx context.Context, addr string, opts Options) (Pinger, error)
 }
 
-// StreamTransport is implemented by transports that also support one-way
-// throughput modes: a Sender paced by the engine and a Receiver that counts
-// and timestamps arrivals.
+// StreamTransport is implemented by transports that also carry one-way
+// traffic (throughput and one-way latency modes): publishers paced by the
+// engine and subscribers that timestamp arrivals.
 type StreamTransport interface {
 	Transport
-	OpenReceiver(ctx context.Context, addr string, opts Options) (Receiver, error)
-	OpenSender(ctx context.Context, addr string, opts Options) (Sender, error)
+	// Subscribe opens a receiving end. Sockets listen at addr (port 0 picks
+	// a free one) and report it by Subscriber.Addr; brokers connect to the
+	// broker at addr and subscribe to opts.Topic. The subscriber receives
+	// once Subscribe returns.
+	Subscribe(ctx context.Context, addr string, opts Options) (Subscriber, error)
+	// Publish opens a sending end towards addr: a Subscriber's Addr for
+	// sockets, the broker URL for brokers (publishing to opts.Topic).
+	Publish(ctx context.Context, addr string, opts Options) (Publisher, error)
+}
+
+// Publisher is the sending role of a one-way link. It may also implement
+// AckSender when the system acknowledges what it accepted.
+type Publisher interface {
+	Sender
+}
+
+// Subscriber is the receiving role of a one-way link.
+type Subscriber interface {
+	Receiver
+	// Addr is what a Publisher is given to reach this subscriber.
+	Addr() string
+}
+
+// AckSender is implemented by senders of systems that acknowledge each
+// message they accepted: AMQP publisher confirms, MQTT PUBACK (QoS 1) and
+// PUBCOMP (QoS 2), JetStream publish acks. Send still returns as soon as
+// the message is handed to the system; acknowledgements arrive later. A
+// sender whose link acknowledges nothing (a best-effort mode) does not
+// implement it: meta.json records whether a link acknowledged by whether
+// its pinger is an AckSender.
+type AckSender interface {
+	Sender
+	// OnAck registers f, called once per message sent, from any goroutine,
+	// when the system acknowledged it (err nil) or refused it (err non-nil).
+	// It must be called before the first Send.
+	OnAck(f func(err error))
+	// WaitAcks blocks until every message sent so far was acknowledged or
+	// refused, or deadline passes (an error wrapping ErrTimeout).
+	WaitAcks(deadline time.Time) error
 }
 
 // Options configure one end of a link. The zero value is a best-effort,
@@ -107,8 +148,14 @@ type Options struct {
 	// QueueDepth is the receive queue of an in-process or best-effort end,
 	// in messages. Zero means the transport's default.
 	QueueDepth int
-	// Params carries driver-specific settings (a broker's topic, QoS,
-	// exchange, an external program's command line).
+	// Topic names what a broker link publishes to and subscribes from (a
+	// NATS subject, an MQTT topic, an AMQP routing key, a Zenoh key
+	// expression); a round trip derives its request and reply topics from
+	// it with the system's separator. Sockets ignore it.
+	Topic string
+	// Params carries driver-specific settings, keyed by the name of the
+	// Flag the driver declared (FlagOwner): a broker's QoS, prefetch,
+	// credentials file, an external program's command line.
 	Params map[string]string
 }
 

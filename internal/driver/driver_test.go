@@ -45,10 +45,10 @@ func TestRegistry(t *testing.T) {
 	}()
 }
 
-func TestRoutes(t *testing.T) {
-	routes := BuiltinRoutes()
+func TestBuiltinScenarios(t *testing.T) {
+	routes := BuiltinScenarios()
 	if len(routes) != 10 {
-		t.Fatalf("%d routes, want 10", len(routes))
+		t.Fatalf("%d built-in scenarios, want 10", len(routes))
 	}
 	for _, r := range routes {
 		tcp := strings.Contains(r.Type, "_tcp")
@@ -60,15 +60,33 @@ func TestRoutes(t *testing.T) {
 		if r.Transport != want {
 			t.Errorf("%s: transport %s, want %s", r.Type, r.Transport, want)
 		}
-		if r.Reliable != strings.Contains(r.Type, "_reliable") {
-			t.Errorf("%s: reliable = %v", r.Type, r.Reliable)
+		if r.Reliable != strings.Contains(r.Type, "_reliable") || r.Security != sec {
+			t.Errorf("%s: reliable = %v, security = %v", r.Type, r.Reliable, r.Security)
 		}
-		if got, ok := RouteOf(r.Type); !ok || got != r {
-			t.Errorf("RouteOf(%s) = %v, %v", r.Type, got, ok)
+		if got, ok := ScenarioOf(r.Type); !ok || got.Transport != r.Transport || got.Type != r.Type {
+			t.Errorf("ScenarioOf(%s) = %v, %v", r.Type, got, ok)
 		}
 	}
-	if _, ok := RouteOf("mqtt_best_effort"); ok {
-		t.Error("RouteOf accepted a non-built-in name")
+	if _, ok := ScenarioOf("nosuch_best_effort"); ok {
+		t.Error("ScenarioOf accepted an unregistered name")
+	}
+}
+
+func TestRegisterScenarioChecksNames(t *testing.T) {
+	for _, bad := range []Scenario{
+		{Type: "Bad Name", Transport: TCP},
+		{Type: "mqtt_sometimes", Transport: TCP},
+		{Type: "x_reliable_security", Transport: TLS},                            // Security not set
+		{Type: "intraprocess_reliable", Transport: Intraprocess, Reliable: true}, // taken
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RegisterScenario(%q) did not panic", bad.Type)
+				}
+			}()
+			RegisterScenario(bad)
+		}()
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 )
 
 // tools are the commands the chain runs.
-var tools = []string{"process", "requirements", "check", "compare", "history"}
+var tools = []string{"run", "process", "requirements", "check", "compare", "history"}
 
 const (
 	fixture = "testdata/fastrtps-v192/measurements_interprocess_reliable.csv"

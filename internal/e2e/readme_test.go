@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,8 +42,10 @@ func readmeBlocks(t *testing.T) []string {
 const gateTrap = `trap 'rc=$?; if [ $rc -ne 1 ]; then echo "README command failed with exit $rc: $BASH_COMMAND" >&2; exit $rc; fi' ERR` + "\n"
 
 // TestREADMECommands runs every ```sh block of the README, in order, in one
-// fresh directory with the tools in bin/, so that the documented commands
-// cannot drift from the tools (executable documentation).
+// shell session in a fresh directory with the tools in bin/, as a reader
+// would in one terminal, so that the documented commands cannot drift from
+// the tools (executable documentation). The walkthrough must keep what it
+// writes in its work folder: the repository root gets nothing but it.
 func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the README's walkthrough; skipped with -short")
@@ -60,20 +63,32 @@ func TestREADMECommands(t *testing.T) {
 	if out, err := exec.Command(goTool, "build", "-o", bin+string(filepath.Separator), "github.com/mqgate/mqgate/cmd/...").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	script := gateTrap
 	for i, b := range blocks {
-		cmd := exec.Command("bash", "-c", gateTrap+b)
-		cmd.Dir = work
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("README sh block %d failed: %v\n--- block\n%s--- output\n%s", i+1, err, b, out)
-		}
+		script += fmt.Sprintf("echo '--- README sh block %d'\n%s", i+1, b)
 	}
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = work
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("README sh blocks failed: %v\n--- output\n%s", err, out)
+	}
+	ci := filepath.Join(work, "ci")
 	for _, f := range []string{"latency_requirements.csv", "check.xml", "check.md", "check.json", "check.html",
 		"compare.xml", "compare.md", "compare.html", "history.html", "history/history.csv",
 		"candidate/new/report.html", "candidate/new/checks_interprocess_reliable_tcp.csv",
 		"comparison/interprocess_reliable_tcp_comparison.csv", "baseline/run5/meta.json"} {
-		if _, err := os.Stat(filepath.Join(work, f)); err != nil {
-			t.Errorf("the README's commands did not write %s", f)
+		if _, err := os.Stat(filepath.Join(ci, f)); err != nil {
+			t.Errorf("the README's commands did not write ci/%s", f)
+		}
+	}
+	entries, err := os.ReadDir(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "bin" && e.Name() != "ci" {
+			t.Errorf("the README's commands wrote %s into the repository root, outside their work folder ci/", e.Name())
 		}
 	}
 }

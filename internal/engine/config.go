@@ -47,6 +47,10 @@ type Config struct {
 	Fill         string // FillZero or FillRandom
 	Seed         uint64 // seeds FillRandom
 	Latency      string // meta.LatencyHalfRTT or meta.LatencyRTT
+	// Workload is what each sub-experiment does; nil means RoundTrip.
+	Workload Workload
+	// Pacer paces the messages of a payload; nil means ClosedLoop.
+	Pacer Pacer
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -68,6 +72,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Latency == "" {
 		c.Latency = meta.LatencyHalfRTT
+	}
+	if c.Workload == nil {
+		c.Workload = RoundTrip{}
+	}
+	if c.Pacer == nil {
+		c.Pacer = ClosedLoop{}
 	}
 	return c
 }
@@ -93,10 +103,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("max lost in a row %d: expected at least 1", c.MaxLostInRow)
 	case c.Fill != FillZero && c.Fill != FillRandom:
 		return fmt.Errorf("fill %q: expected %q or %q", c.Fill, FillZero, FillRandom)
-	case c.Latency != meta.LatencyHalfRTT && c.Latency != meta.LatencyRTT:
-		return fmt.Errorf("latency %q: expected %q or %q (one-way needs a throughput mode)", c.Latency, meta.LatencyHalfRTT, meta.LatencyRTT)
+	case c.Workload == nil || c.Pacer == nil:
+		return fmt.Errorf("no workload or pacer: call WithDefaults first")
 	}
-	return nil
+	return c.Workload.Check(c)
 }
 
 // MaxPayload is the largest payload of c.
@@ -132,7 +142,7 @@ func ParsePayloads(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	// A payload measured twice would restart its sample numbers within one
-	// file (SPEC §2 numbers samples from 1 per payload).
+	// file (formats §2 numbers samples from 1 per payload).
 	seen := map[int]bool{}
 	for _, n := range out {
 		if seen[n] {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,11 +138,17 @@ func (d *dropEvery) Send(msg []byte) error {
 	return d.Pinger.Send(msg)
 }
 
-func (d *dropEvery) Receive(buf []byte, deadline time.Time) (int, error) {
+func (d *dropEvery) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := d.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (d *dropEvery) receive(buf []byte, deadline time.Time) (int, error) {
 	if d.dropped {
 		return 0, fmt.Errorf("dropEvery: %w", driver.ErrTimeout)
 	}
-	return d.Pinger.Receive(buf, deadline)
+	n, _, err := d.Pinger.Receive(buf, deadline)
+	return n, err
 }
 
 func TestLossCounted(t *testing.T) {
@@ -191,7 +198,12 @@ func (s *scripted) Send(msg []byte) error {
 	return nil
 }
 
-func (s *scripted) Receive(buf []byte, _ time.Time) (int, error) {
+func (s *scripted) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := s.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (s *scripted) receive(buf []byte, _ time.Time) (int, error) {
 	if s.closed {
 		return 0, driver.ErrClosed
 	}
@@ -253,7 +265,12 @@ func TestLostInRowStops(t *testing.T) {
 type silent struct{ closed bool }
 
 func (s *silent) Send([]byte) error { return nil }
-func (s *silent) Receive([]byte, time.Time) (int, error) {
+func (s *silent) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := s.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (s *silent) receive([]byte, time.Time) (int, error) {
 	if s.closed {
 		return 0, driver.ErrClosed
 	}
@@ -280,7 +297,12 @@ func (b *blocking) Send(msg []byte) error {
 	return nil
 }
 
-func (b *blocking) Receive(buf []byte, _ time.Time) (int, error) {
+func (b *blocking) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := b.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (b *blocking) receive(buf []byte, _ time.Time) (int, error) {
 	if b.sent <= b.count {
 		return copy(buf, b.last), nil
 	}
@@ -369,7 +391,12 @@ type sleeper struct {
 }
 
 func (s *sleeper) Send(msg []byte) error { s.last = append(s.last[:0], msg...); return nil }
-func (s *sleeper) Receive(buf []byte, _ time.Time) (int, error) {
+func (s *sleeper) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := s.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (s *sleeper) receive(buf []byte, _ time.Time) (int, error) {
 	time.Sleep(s.d)
 	return copy(buf, s.last), nil
 }
@@ -471,9 +498,29 @@ func BenchmarkPingLoop(b *testing.B) {
 	go e.Serve(sctx)
 	var stop atomic.Bool
 	l := newPingLoop(Config{Payloads: []int{16}, Samples: b.N, Timeout: time.Second, MaxLostInRow: 1, Fill: FillZero}, p, &stop)
-	res := PayloadResult{RTT: make([]int64, 0, b.N)}
+	res := PayloadResult{Nanos: make([]int64, 0, b.N)}
 	b.ResetTimer()
-	if _, err := l.measure(16, &res); err != nil {
+	if _, err := l.Measure(16, &res); err != nil {
 		b.Fatal(err)
+	}
+}
+
+func TestMemoryNeeded(t *testing.T) {
+	c := Config{Payloads: []int{16, 32}, Samples: 1000, Warmup: 100}
+	if got, want := c.MemoryNeeded(), uint64(1000*2*8+1100+2*32); got != want {
+		t.Errorf("MemoryNeeded = %d, want %d", got, want)
+	}
+	huge := Config{Payloads: DefaultPayloads(), Samples: 1 << 62}
+	if got := huge.MemoryNeeded(); got != math.MaxUint64 {
+		t.Errorf("MemoryNeeded does not saturate: %d", got)
+	}
+	if err := CheckMemory(huge); err == nil || !strings.Contains(err.Error(), "more than 16 EiB") {
+		t.Errorf("CheckMemory(huge) = %v", err)
+	}
+	if err := CheckMemory(c); err != nil {
+		t.Errorf("CheckMemory(small) = %v", err)
+	}
+	if avail, src := AvailableMemory(); avail == 0 || src == "" {
+		t.Errorf("AvailableMemory = %d, %q", avail, src)
 	}
 }

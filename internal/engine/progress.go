@@ -49,12 +49,12 @@ func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 	var lost, dup, ooo uint64
 	var all []float64
 	for _, p := range res.payloads {
-		kept += len(p.RTT)
+		kept += len(p.Nanos)
 		lost += p.Counts.Lost
 		dup += p.Counts.Duplicates
 		ooo += p.Counts.OutOfOrder
 		if p.Counts.Bytes == cfg.Payloads[0] {
-			for _, ns := range p.RTT {
+			for _, ns := range p.Nanos {
 				all = append(all, r.latency(ns, cfg))
 			}
 		}

@@ -14,8 +14,15 @@ import (
 
 // PayloadResult is what one payload size of one sub-experiment measured.
 type PayloadResult struct {
-	// RTT holds the kept round trips in nanoseconds, in the order measured.
-	RTT    []int64
+	// Nanos holds the kept samples in nanoseconds, in the order measured:
+	// round trips in the round-trip workload.
+	Nanos []int64
+	// Micros, when not nil, holds the same samples as the Latency column
+	// (µs, in the run's latency definition), which the raw file then
+	// holds exactly: a workload that reads samples a program wrote keeps
+	// their precision, finer than Nanos' nanosecond. Nanos holds them
+	// rounded, for progress and counts.
+	Micros []float64
 	Counts meta.Payload
 }
 
@@ -31,12 +38,16 @@ type pingLoop struct {
 	stop *atomic.Bool // set from another goroutine to end the loop
 	// tick, when non-nil, is called now and then between round trips with
 	// the round trips kept so far.
-	tick func(payload, done, total int, rtt []int64)
+	tick TickFunc
+	// ack is the pinger as an AckSender, nil when its system does not
+	// acknowledge; acked and refused count its acknowledgements.
+	ack            driver.AckSender
+	acked, refused atomic.Uint64
 }
 
 func newPingLoop(cfg Config, p driver.Pinger, stop *atomic.Bool) *pingLoop {
 	maxp := cfg.MaxPayload()
-	return &pingLoop{
+	l := &pingLoop{
 		cfg:  cfg,
 		p:    p,
 		base: time.Now(),
@@ -46,6 +57,26 @@ func newPingLoop(cfg Config, p driver.Pinger, stop *atomic.Bool) *pingLoop {
 		buf:  make([]byte, maxp+1),
 		stop: stop,
 	}
+	if as, ok := p.(driver.AckSender); ok {
+		l.ack = as
+		as.OnAck(func(err error) {
+			if err == nil {
+				l.acked.Add(1)
+			} else {
+				l.refused.Add(1)
+			}
+		})
+	}
+	return l
+}
+
+// waitAcks waits until every message sent so far was acknowledged or
+// refused, for at most the timeout.
+func (l *pingLoop) waitAcks() error {
+	if err := l.ack.WaitAcks(time.Now().Add(l.cfg.Timeout)); err != nil {
+		return fmt.Errorf("messages not acknowledged within %v: %w", l.cfg.Timeout, err)
+	}
+	return nil
 }
 
 // now returns nanoseconds on the monotonic clock since l.base.
@@ -64,10 +95,10 @@ func (e *lostInRowError) Error() string {
 	return fmt.Sprintf("no echo for %d consecutive messages (timeout %v each): the echoer is not answering", e.n, e.timeout)
 }
 
-// measure runs Warmup + Samples round trips of one payload size into
-// res.RTT, which must have capacity Samples. On error, res holds what was
+// Measure runs Warmup + Samples round trips of one payload size into
+// res.Nanos, which must have capacity Samples. On error, res holds what was
 // measured before it and the error says at which round trip it happened.
-func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err error) {
+func (l *pingLoop) Measure(payload int, res *PayloadResult) (attempt int, err error) {
 	cfg := &l.cfg
 	msg := l.msg[:payload]
 	clear(msg)
@@ -81,15 +112,29 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 	*c = meta.Payload{Bytes: payload}
 	// The transport's counters are read when the warm-up ends, so that,
 	// like every other count, they cover the measured round trips only.
+	// Acknowledgements are counted the same way: the acknowledgements of
+	// the warm-up are awaited before the first measured message, and those
+	// of the measured messages at the end, so that nothing is left
+	// unconfirmed and the counts are exact.
 	var before driver.Counters
+	var ackedBefore, refusedBefore uint64
 	snapped := false
 	cr, counting := l.p.(driver.CounterReader)
 	defer func() {
-		if counting && snapped {
+		if snapped && counting {
 			d := cr.Counters().Sub(before)
 			c.Retransmitted, c.Dropped, c.Errors = d.Retransmitted, d.Dropped, c.Errors+d.Errors
 		}
-		c.Samples = len(res.RTT)
+		if snapped && l.ack != nil {
+			if err == nil {
+				if err = l.waitAcks(); err != nil {
+					c.Completed = false
+				}
+			}
+			c.MessagesAcked = l.acked.Load() - ackedBefore
+			c.MessagesRefused = l.refused.Load() - refusedBefore
+		}
+		c.Samples = len(res.Nanos)
 		c.Warmup = min(attempt, cfg.Warmup)
 	}()
 
@@ -98,17 +143,27 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 	// echoed[i] is set when the echo of sequence first+i arrived (on time or
 	// late), so that a second echo is recognised as a duplicate.
 	echoed := make([]bool, total)
-	rtt := res.RTT[:0]
+	rtt := res.Nanos[:0]
 	lostInRow := 0
 	var lastTick int64
 	for i := 0; i < total; i++ {
 		if l.stop.Load() {
-			res.RTT = rtt
+			res.Nanos = rtt
 			return i, errStopped
 		}
 		measured := i >= cfg.Warmup
-		if counting && i == cfg.Warmup {
-			before, snapped = cr.Counters(), true
+		if i == cfg.Warmup {
+			if l.ack != nil {
+				if err := l.waitAcks(); err != nil {
+					res.Nanos = rtt
+					return i, err
+				}
+				ackedBefore, refusedBefore = l.acked.Load(), l.refused.Load()
+			}
+			if counting {
+				before = cr.Counters()
+			}
+			snapped = true
 		}
 		l.seq++
 		seq := l.seq
@@ -116,23 +171,22 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 		binary.LittleEndian.PutUint64(msg[0:8], seq)
 		binary.LittleEndian.PutUint64(msg[8:16], uint64(t0))
 		if err := l.p.Send(msg); err != nil {
-			res.RTT = rtt
+			res.Nanos = rtt
 			return i, fmt.Errorf("send: %w", err)
 		}
 		deadline := l.base.Add(time.Duration(t0) + cfg.Timeout)
 		for {
-			n, err := l.p.Receive(l.buf, deadline)
-			t1 := l.now()
+			n, at, err := l.p.Receive(l.buf, deadline)
 			if err != nil {
 				if !errors.Is(err, driver.ErrTimeout) {
-					res.RTT = rtt
+					res.Nanos = rtt
 					return i, fmt.Errorf("receive: %w", err)
 				}
 				if measured {
 					c.Lost++
 				}
 				if lostInRow++; lostInRow >= cfg.MaxLostInRow {
-					res.RTT = rtt
+					res.Nanos = rtt
 					return i, &lostInRowError{lostInRow, cfg.Timeout}
 				}
 				break
@@ -145,6 +199,7 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 			}
 			got := binary.LittleEndian.Uint64(l.buf[0:8])
 			if got == seq {
+				t1 := int64(at.Sub(l.base)) // arrival, on the monotonic clock
 				if n != payload || binary.LittleEndian.Uint64(l.buf[8:16]) != uint64(t0) {
 					if measured {
 						c.Errors++ // corrupted echo: neither a sample nor a loss
@@ -186,7 +241,7 @@ func (l *pingLoop) measure(payload int, res *PayloadResult) (attempt int, err er
 			}
 		}
 	}
-	res.RTT = rtt
+	res.Nanos = rtt
 	c.Completed = true
 	return total, nil
 }

@@ -11,10 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
@@ -39,14 +37,21 @@ type Link struct {
 	// Close, when non-nil, releases what Open started (an echoer, an echo
 	// process). It is called after Pinger.Close.
 	Close func() error
+	// System, when non-nil, describes what the pinger connected to, for
+	// meta.json.
+	System *meta.SystemInfo
 }
 
 // Sub is one sub-experiment to measure.
 type Sub struct {
-	Type      string // SPEC §1 name, e.g. "interprocess_reliable_tcp"
+	Type      string // formats §1 name, e.g. "interprocess_reliable_tcp"
 	Transport string // driver registry name, for meta.json
 	Reliable  bool
 	Echo      string // EchoInProcess, EchoSubprocess or EchoRemote
+	// Topic and Params are recorded in meta.json: the broker topic and the
+	// driver settings (without secrets).
+	Topic  string
+	Params map[string]string
 	// Open starts the echoer if needed and connects a pinger. ctx is
 	// cancelled when the run is interrupted.
 	Open func(ctx context.Context) (*Link, error)
@@ -83,6 +88,8 @@ type Runner struct {
 	// them a live status line instead of one line per sub-experiment.
 	Progress io.Writer
 	Terminal bool
+	// Sink writes each sub-experiment's samples; nil means RawCSV.
+	Sink Sink
 
 	tickStart time.Time // start of the payload on the status line
 }
@@ -101,8 +108,8 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 	if m.Start.IsZero() {
 		m.Start = time.Now().UTC()
 	}
-	m.Latency = cfg.Latency
-	m.Mode = "round-trip closed-loop"
+	m.Latency = cfg.Workload.Latency(cfg)
+	m.Mode = cfg.Workload.Mode(cfg.Pacer)
 	m.Clock = "monotonic (Go runtime, ns)"
 	m.Completed, m.Interrupted, m.Error = false, false, ""
 	m.SubExperiments = []meta.SubExperiment{} // [] not null in the first meta.json
@@ -134,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 		}
 		m.SubExperiments = append(m.SubExperiments, rec)
 		if kept(res.payloads) > 0 {
-			if err := writeRaw(filepath.Join(r.Dir, experiment.RawFileName(s.Type)), cfg.Latency, res.payloads); err != nil {
+			if err := r.sink().Write(r.Dir, s, m.Latency, res.payloads); err != nil {
 				return err
 			}
 		}
@@ -158,7 +165,7 @@ type subResult struct {
 // runSub measures one sub-experiment.
 func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, err error) {
 	res.meta = meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: s.Echo,
-		Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+		Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
 	defer func() {
 		res.meta.End = time.Now().UTC()
 		res.elapsed = res.meta.End.Sub(res.meta.Start)
@@ -177,6 +184,8 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 		}
 		return res, &StopError{Type: s.Type, Err: fmt.Errorf("cannot connect: %w", err)}
 	}
+	res.meta.System = link.System
+	_, res.meta.Acknowledged = link.Pinger.(driver.AckSender)
 	var closeOnce sync.Once
 	closeLink := func() {
 		closeOnce.Do(func() {
@@ -216,17 +225,31 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 		closeLink()
 	}()
 
-	loop := newPingLoop(cfg, link.Pinger, &stop)
+	var tick TickFunc
 	if r.Progress != nil && r.Terminal {
-		loop.tick = func(payload, done, total int, rtt []int64) { r.tick(s.Type, payload, done, total, rtt, cfg) }
+		tick = func(payload, done, total int, kept []int64) { r.tick(s.Type, payload, done, total, kept, cfg) }
 	}
-	for i, payload := range cfg.Payloads {
-		res.payloads = append(res.payloads, PayloadResult{RTT: slots[i]})
-		pr := &res.payloads[len(res.payloads)-1]
-		if loop.tick != nil {
-			loop.tick(payload, 0, cfg.Warmup+cfg.Samples, nil)
+	w := cfg.Workload
+	if sm, ok := link.Pinger.(SelfMeasuring); ok {
+		// The far end times its own messages (an external program): its
+		// workload measures this sub-experiment, into the run's latency
+		// definition.
+		w = sm.Workload(r.Dir)
+		if err := w.Check(cfg); err != nil {
+			return res, &StopError{Type: s.Type, Err: err}
 		}
-		attempt, err := loop.measure(payload, pr)
+		if l := w.Latency(cfg); l != r.Meta.Latency {
+			return res, &StopError{Type: s.Type, Err: fmt.Errorf("its latencies are %s and the run's %s", l, r.Meta.Latency)}
+		}
+	}
+	m := w.Start(link, cfg, &stop, tick)
+	for i, payload := range cfg.Payloads {
+		res.payloads = append(res.payloads, PayloadResult{Nanos: slots[i]})
+		pr := &res.payloads[len(res.payloads)-1]
+		if tick != nil {
+			tick(payload, 0, cfg.Warmup+cfg.Samples, nil)
+		}
+		attempt, err := m.Measure(payload, pr)
 		if err == nil {
 			continue
 		}
@@ -254,26 +277,17 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 func kept(payloads []PayloadResult) int {
 	n := 0
 	for _, p := range payloads {
-		n += len(p.RTT)
+		n += len(p.Nanos)
 	}
 	return n
 }
 
-// writeRaw writes the kept samples of one sub-experiment (SPEC §2).
-func writeRaw(path, latency string, payloads []PayloadResult) error {
-	div := 2000.0 // ns round trip → µs half round trip
-	if latency == meta.LatencyRTT {
-		div = 1000
+// rawPath is the raw file of sub-experiment typ in dir.
+func rawPath(dir, typ string) string { return filepath.Join(dir, experiment.RawFileName(typ)) }
+
+func (r *Runner) sink() Sink {
+	if r.Sink != nil {
+		return r.Sink
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		mw := measurements.NewWriter(w)
-		for _, p := range payloads {
-			for i, ns := range p.RTT {
-				if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: p.Counts.Bytes, Latency: float64(ns) / div}); err != nil {
-					return err
-				}
-			}
-		}
-		return mw.Flush()
-	})
+	return RawCSV{}
 }

@@ -1,4 +1,20 @@
-// Package experiment owns the results layout of SPEC §1: which files an
-// experiment directory holds, how they are named, and how a sub-experiment
-// type is recovered from a file name (as the Fast-RTPS scripts do).
+// Package experiment owns the results layout of formats §1: which files an
+// experiment directory holds, how they are named, which of them the
+// pipeline owns (Owned), and how a sub-experiment type is recovered from a
+// file name (as the Fast-RTPS scripts do).
+//
+// It is also the one loader every tool reads experiments with. Load reads an
+// experiment directory into an Experiment: its name and directory, its
+// meta.json when it has one (a malformed one is an error), start time
+// (meta.json, else the folder name), the system's version and commit, the
+// latency definition (half-rtt without meta.json, as Fast-RTPS), whether the
+// run completed, and its summaries, refusing a summary older than its raw
+// file (stale). LoadRoot reads every experiment folder of a results root by
+// one rule, following symbolic links to directories and warning about every
+// entry it skips; LoadDirs reads a list of experiment directories, e.g. the
+// runs of one side of a comparison. Both read in parallel.
+//
+// Admit applies the rules every tool shares to the experiments it uses
+// together: an incomplete run is an error unless allowed, and experiments
+// with different latency definitions are an error.
 package experiment

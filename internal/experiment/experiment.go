@@ -17,6 +17,9 @@ const (
 	rawPrefix     = "measurements_"
 	summarySuffix = "_summary.csv"
 	csvSuffix     = ".csv"
+	checksPrefix  = "checks_"
+	plotsDirName  = "plots"
+	metaFileName  = "meta.json" // meta.FileName, formats §6
 )
 
 // Builtin lists the ten sub-experiments of the Fast-RTPS latency
@@ -39,6 +42,52 @@ func RawFileName(typ string) string { return rawPrefix + typ + csvSuffix }
 
 // SummaryFileName is the summary file name of sub-experiment typ.
 func SummaryFileName(typ string) string { return rawPrefix + typ + summarySuffix }
+
+// CheckReportFileName is the check report file name of sub-experiment typ
+// (formats §4), written by check into the experiment directory.
+func CheckReportFileName(typ string) string { return checksPrefix + typ + csvSuffix }
+
+// TypeOfCheckReport returns the sub-experiment type of a check report file
+// name (checks_<type>.csv), or false if name is not one.
+func TypeOfCheckReport(name string) (string, bool) {
+	name = filepath.Base(name)
+	if !strings.HasPrefix(name, checksPrefix) || !strings.HasSuffix(name, csvSuffix) {
+		return "", false
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(name, checksPrefix), csvSuffix)
+	return t, t != ""
+}
+
+// Owned reports whether rel, a slash- or separator-separated path relative
+// to an experiment directory, names a file the pipeline owns there (formats
+// §1): meta.json (run), a raw measurements file (run), a summary (process), a
+// check report (check), or anything under plots/ (process and check). It
+// returns what the file is, for messages. No tool may write anything else
+// over such a file.
+func Owned(rel string) (what string, ok bool) {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	if first, _, nested := strings.Cut(rel, "/"); nested {
+		if first == plotsDirName {
+			return "a plot (" + plotsDirName + "/ belongs to process and check)", true
+		}
+		return "", false
+	}
+	switch {
+	case rel == metaFileName:
+		return "the run's " + metaFileName, true
+	case isSummary(rel):
+		return "a summary", true
+	case isRaw(rel):
+		return "a raw measurements file", true
+	case isCheckReport(rel):
+		return "a check report", true
+	}
+	return "", false
+}
+
+func isRaw(name string) bool         { _, ok := TypeOfRaw(name); return ok }
+func isSummary(name string) bool     { _, ok := TypeOfSummary(name); return ok }
+func isCheckReport(name string) bool { _, ok := TypeOfCheckReport(name); return ok }
 
 // TypeOfRaw returns the sub-experiment type of a raw measurements file name
 // (measurements_<type>.csv), or false if name is not one. Summary files are
@@ -88,7 +137,7 @@ type File struct {
 }
 
 // PlotsDir is where process and check put an experiment's plots.
-func PlotsDir(expDir string) string { return filepath.Join(expDir, "plots") }
+func PlotsDir(expDir string) string { return filepath.Join(expDir, plotsDirName) }
 
 // RawFiles lists the raw measurements files in dir, sorted by type. It is an
 // error if dir cannot be read; an empty list is not (the caller decides).

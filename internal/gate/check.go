@@ -8,7 +8,7 @@ import (
 // Status is the outcome of one check or of a whole gate.
 type Status string
 
-// Statuses. The strings are those of the check report CSV (SPEC §4).
+// Statuses. The strings are those of the check report CSV (formats §4).
 const (
 	Passed Status = "passed"
 	Failed Status = "failed"
@@ -22,8 +22,9 @@ const (
 // Check is the result of judging one metric of one payload of one
 // sub-experiment.
 //
-// Values that do not exist are NaN: Value and Reference of a Missing check,
-// Percent when Reference is 0.
+// Values that do not exist are NaN: Value and Reference of a Missing check.
+// Percent against a Reference of 0 is what IEEE division gives, +Inf (or
+// −Inf) when Value is not 0 and NaN when it is; PercentText says it in words.
 type Check struct {
 	SubExperiment string `json:"sub_experiment"`
 	Payload       int    `json:"payload"`
@@ -38,10 +39,10 @@ type Check struct {
 	Limit float64 `json:"limit"`
 	// Value is the measured value.
 	Value float64 `json:"value"`
-	// Difference is |Reference − Value| (SPEC §4).
+	// Difference is |Reference − Value| (formats §4).
 	Difference float64 `json:"difference"`
-	// Percent is (Value − Reference)·100/Reference, signed (SPEC §4
-	// "Percentage over requirement").
+	// Percent is (Value − Reference)·100/Reference, signed (formats §4
+	// "Percentage over requirement"); see PercentText.
 	Percent float64 `json:"percent"`
 	// Margin is Metric.Worse(Value, Limit): how far beyond the limit Value
 	// lies (positive when failed) or, negative, the headroom left.
@@ -85,14 +86,36 @@ func Evaluate(sub string, payload int, m Metric, referenceName string, reference
 		if m.Better == HigherIsBetter {
 			verb = "falls below"
 		}
-		c.Message = fmt.Sprintf("%d B %s %.3f %s %s %s %.3f %s by %.3f %s (%+.3f%% vs %s)",
-			payload, m.Name, value, m.Unit, verb, limitName, c.Limit, m.Unit, c.Margin, m.Unit, c.Percent, referenceName)
+		c.Message = fmt.Sprintf("%d B %s %.3f %s %s %s %.3f %s by %.3f %s (%s)",
+			payload, m.Name, value, m.Unit, verb, limitName, c.Limit, m.Unit, c.Margin, m.Unit, percentPhrase(c, referenceName))
 	} else {
 		c.Status = Passed
-		c.Message = fmt.Sprintf("%d B %s %.3f %s within %s %.3f %s (%.3f %s to spare, %+.3f%% vs %s)",
-			payload, m.Name, value, m.Unit, limitName, c.Limit, m.Unit, math.Abs(c.Margin), m.Unit, c.Percent, referenceName)
+		c.Message = fmt.Sprintf("%d B %s %.3f %s within %s %.3f %s (%.3f %s to spare, %s)",
+			payload, m.Name, value, m.Unit, limitName, c.Limit, m.Unit, math.Abs(c.Margin), m.Unit, percentPhrase(c, referenceName))
 	}
 	return c
+}
+
+// percentPhrase is the percentage part of a message: "+20.000% vs
+// requirement", or "no percentage: requirement is 0".
+func percentPhrase(c Check, referenceName string) string {
+	if c.Reference == 0 {
+		return "no percentage: " + referenceName + " is 0"
+	}
+	return c.PercentText(referenceName) + " vs " + referenceName
+}
+
+// PercentText is c.Percent for people: "+20.000%", "n/a" when the value or
+// the reference is missing, and "n/a (<referenceName> is 0)" when the
+// reference is 0, where a percentage of it means nothing.
+func (c Check) PercentText(referenceName string) string {
+	switch {
+	case math.IsNaN(c.Reference) || math.IsNaN(c.Value):
+		return "n/a"
+	case c.Reference == 0:
+		return "n/a (" + referenceName + " is 0)"
+	}
+	return fmt.Sprintf("%+.3f%%", c.Percent)
 }
 
 // MissingCheck returns a Missing check carrying msg; reference or value may
@@ -114,12 +137,10 @@ func MissingCheck(sub string, payload int, m Metric, reference, value float64, m
 	}
 }
 
-// percent is (value − reference)·100/reference, NaN for a zero reference
-// (the change relative to nothing is undefined).
+// percent is (value − reference)·100/reference, with IEEE semantics for a
+// zero reference: ±Inf, or NaN when value is 0 too (what numpy gives the
+// Fast-RTPS script, formats §4).
 func percent(value, reference float64) float64 {
-	if reference == 0 {
-		return math.NaN()
-	}
 	return (value - reference) * 100 / reference
 }
 

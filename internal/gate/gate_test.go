@@ -51,10 +51,26 @@ func TestEvaluateMissing(t *testing.T) {
 	}
 }
 
-func TestZeroReferencePercentIsNaN(t *testing.T) {
+// TestZeroReference: against a reference of 0 the percentage is what IEEE
+// division gives (as numpy gives the Fast-RTPS script), and the message says
+// n/a instead of printing it.
+func TestZeroReference(t *testing.T) {
 	c := Evaluate("s", 1, Max, "requirement", 0, 0, 1)
-	if !math.IsNaN(c.Percent) || c.Status != Failed {
+	if !math.IsInf(c.Percent, 1) || c.Status != Failed {
 		t.Errorf("got percent %v status %s", c.Percent, c.Status)
+	}
+	if want := "1 B Max 1.000 us exceeds requirement 0.000 us by 1.000 us (no percentage: requirement is 0)"; c.Message != want {
+		t.Errorf("message %q, want %q", c.Message, want)
+	}
+	c = Evaluate("s", 1, Max, "reference", 0, 0.1, 0)
+	if !math.IsNaN(c.Percent) || c.Status != Passed || strings.Contains(c.Message, "NaN") || c.PercentText("reference") != "n/a (reference is 0)" {
+		t.Errorf("got percent %v status %s message %q", c.Percent, c.Status, c.Message)
+	}
+	if got := Evaluate("s", 1, Max, "requirement", 10, 0, 12).PercentText("requirement"); got != "+20.000%" {
+		t.Errorf("PercentText = %q", got)
+	}
+	if got := MissingCheck("s", 1, Max, math.NaN(), 3, "x").PercentText("requirement"); got != "n/a" {
+		t.Errorf("PercentText of a missing check = %q", got)
 	}
 }
 

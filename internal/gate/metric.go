@@ -46,13 +46,13 @@ func (d *Direction) UnmarshalText(b []byte) error {
 
 // Units.
 const (
-	UnitMicroseconds = "us"    // latency (SPEC §7)
+	UnitMicroseconds = "us"    // latency (formats §7)
 	UnitMessagesPerS = "msg/s" // throughput in messages
 	UnitMegabitsPerS = "Mb/s"  // throughput in 10^6 bits per second
 )
 
 // Metric is a quantity a gate can judge. Name is the summary CSV column it is
-// read from (SPEC §3), e.g. "Median" or "99%".
+// read from (formats §3), e.g. "Median" or "99%".
 type Metric struct {
 	Name   string    `json:"name"`
 	Unit   string    `json:"unit"`
@@ -82,7 +82,7 @@ var (
 var Metrics = []Metric{Max, Min, Mean, Median, Stdev, MeanJitter, MaxJitter, P90, P99, P9999, MessageRate, Bandwidth}
 
 // RequirementMetrics are the metrics a requirements file holds and check
-// judges, in the order of its columns and of the check report rows (SPEC §4).
+// judges, in the order of its columns and of the check report rows (formats §4).
 var RequirementMetrics = []Metric{Median, P99, Max}
 
 // CompareMetrics are the metrics compare may judge, in the order the

@@ -1,6 +1,8 @@
 package gate
 
-// Exit codes of a gate (SPEC §5). They equal package cliapp's constants;
+import "math"
+
+// Exit codes of a gate (formats §5). They equal package cliapp's constants;
 // gate keeps its own copy so that it stays free of the CLI.
 const (
 	ExitPassed       = 0
@@ -19,6 +21,9 @@ type Verdict struct {
 	// Baseline is what it was judged against (a requirements file, a
 	// reference experiment).
 	Baseline string `json:"baseline,omitempty"`
+	// ReferenceName says what a check's Reference is, for reports:
+	// "requirement" (check) or "reference" (compare, and when empty).
+	ReferenceName string `json:"reference_name,omitempty"`
 	// AllowMissing makes Missing checks count as neither passed nor failed.
 	AllowMissing bool    `json:"allow_missing"`
 	Checks       []Check `json:"checks"`
@@ -31,6 +36,26 @@ type Verdict struct {
 	// Warnings are things the user should know that do not change the
 	// status, e.g. "experiments ran on different hosts".
 	Warnings []string `json:"warnings"`
+}
+
+// RefName returns v.ReferenceName, "reference" when it is empty.
+func (v *Verdict) RefName() string {
+	if v.ReferenceName == "" {
+		return "reference"
+	}
+	return v.ReferenceName
+}
+
+// Thresholded reports whether any check allows a threshold beyond its
+// reference; when none does, every Limit equals its Reference and reports
+// need not show both.
+func (v *Verdict) Thresholded() bool {
+	for _, c := range v.Checks {
+		if c.Threshold != 0 && !math.IsNaN(c.Threshold) {
+			return true
+		}
+	}
+	return false
 }
 
 // Add appends checks to v.
@@ -85,7 +110,7 @@ func (v *Verdict) Counts(c Check) bool {
 	return c.Status == Failed || (c.Status == Missing && !v.AllowMissing)
 }
 
-// ExitCode maps v.Status to the exit-code contract (SPEC §5).
+// ExitCode maps v.Status to the exit-code contract (formats §5).
 func (v *Verdict) ExitCode() int {
 	switch v.Status {
 	case Passed:

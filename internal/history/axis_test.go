@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
@@ -26,7 +27,7 @@ func TestExperimentAxisThinning(t *testing.T) {
 			if _, err := Generate(dir, n, opt); err != nil {
 				t.Fatal(err)
 			}
-			h, err := Load(context.Background(), dir, nil)
+			h, err := Load(context.Background(), dir, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +99,7 @@ func checkAxis(t *testing.T, name string, p *plot.Plot, labels []string) {
 // requirement even when every value is far below it, and that the legend
 // names it.
 func TestRequirementLine(t *testing.T) {
-	h := &History{Experiments: []Experiment{{Name: "a"}, {Name: "b"}}}
+	h := &History{Experiments: []*experiment.Experiment{{Name: "a"}, {Name: "b"}}}
 	s := &SubExperiment{
 		Type: "intraprocess_reliable", Payloads: []int{16},
 		Values:       [][][]float64{{{1, 2}}, {{1, 2}}, {{1, 2}}, {{1, 2}}},

@@ -52,7 +52,7 @@ func BenchmarkRun(b *testing.B) {
 // to PNG, without writing files.
 func BenchmarkPlot(b *testing.B) {
 	dir := benchDir(b, 40)
-	h, err := Load(context.Background(), filepath.Join(dir, "exps"), nil)
+	h, err := Load(context.Background(), filepath.Join(dir, "exps"), nil, false)
 	if err != nil {
 		b.Fatal(err)
 	}

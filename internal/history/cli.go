@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -18,7 +21,7 @@ import (
 type Config struct {
 	// Experiments is the results root, one folder per experiment.
 	Experiments string
-	// Requirements is the requirements CSV (SPEC §4).
+	// Requirements is the requirements CSV (formats §4).
 	Requirements string
 	// PlotsDir receives the plots and history.csv.
 	PlotsDir string
@@ -27,6 +30,9 @@ type Config struct {
 	HTML string
 	// Workers draw plots in parallel; GOMAXPROCS when ≤ 0.
 	Workers int
+	// AllowIncomplete admits experiments whose run did not complete; their
+	// labels and the warnings say so.
+	AllowIncomplete bool
 }
 
 // Result says what Run did.
@@ -42,13 +48,19 @@ type Result struct {
 // plots, history.csv and, when asked, the HTML report. Input errors are
 // exit-code-2 errors that name the file and line.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if err := Guard(cfg).Check(); err != nil {
+		return nil, err
+	}
 	reqs, err := requirements.ReadFile(cfg.Requirements)
 	if err != nil {
 		return nil, cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	h, err := Load(ctx, cfg.Experiments, reqs)
+	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete)
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
+	}
+	if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
+		return nil, cliapp.Exit(cliapp.ExitUsage, err)
 	}
 	jobs := h.Jobs()
 	opt := RenderOptions{Dir: cfg.PlotsDir, Format: cfg.Format, Workers: cfg.Workers}
@@ -80,6 +92,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return &Result{History: h, Plots: len(jobs), CSV: csvPath}, nil
 }
 
+// Guard declares what a history with cfg reads and writes (see package
+// clobber), by the flags that name them.
+func Guard(cfg Config) *clobber.Guard {
+	g := &clobber.Guard{}
+	g.Experiments("--experiments-results", cfg.Experiments)
+	g.File("--requirements", cfg.Requirements)
+	g.Output("--html", cfg.HTML)
+	g.OutputDir("--plots-directory", cfg.PlotsDir, CSVFileName+" and its plots <type>/history_*, <type>/<bytes>_bytes_*", func(rel string) bool {
+		if rel == CSVFileName {
+			return true
+		}
+		dir, name, ok := strings.Cut(rel, "/")
+		return ok && dir != "" && !strings.Contains(name, "/") && (strings.HasPrefix(name, "history_") || strings.Contains(name, "_bytes_"))
+	})
+	return g
+}
+
 // interruptedOr maps a cancelled context to the interrupted exit code and
 // anything else to an input error.
 func interruptedOr(ctx context.Context, err error) error {
@@ -101,7 +130,10 @@ YYYY-MM-DD_HH-MM-SS) and draws, for each sub-experiment:
   <plots>/<type>/<bytes>_bytes_<Median|99|Max>.<ext>  one payload against its requirement,
                                                       points over the requirement marked
 and writes every plotted value to <plots>/history.csv. Missing sub-experiments or payloads are
-gaps in the lines and are reported as warnings.
+gaps in the lines and are reported as warnings. An experiment folder is a directory (or a
+symbolic link to one) holding summaries; every other entry is skipped with a warning. An
+incomplete run (meta.json "completed": false) is an error unless --allow-incomplete, and so
+are experiments, or requirements, that measure latency differently.
 
 Examples:
   history --experiments-results results --requirements latency_requirements.csv --plots-directory history
@@ -119,6 +151,8 @@ Exit status: 0 done, 2 usage or input error, 130 interrupted.`,
 				Usage: "directory for the plots and history.csv", TakesFile: true},
 			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report to `FILE`", TakesFile: true},
+			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
+				Usage: "include experiments whose run did not complete (meta.json \"completed\": false), labelled so"},
 		},
 		Action: action,
 	}
@@ -133,11 +167,12 @@ func action(c *cli.Context) error {
 		return cliapp.Usagef("--format: %v", err)
 	}
 	cfg := Config{
-		Experiments:  c.String("experiments-results"),
-		Requirements: c.String("requirements"),
-		PlotsDir:     c.String("plots-directory"),
-		Format:       f,
-		HTML:         c.String("html"),
+		Experiments:     c.String("experiments-results"),
+		Requirements:    c.String("requirements"),
+		PlotsDir:        c.String("plots-directory"),
+		Format:          f,
+		HTML:            c.String("html"),
+		AllowIncomplete: c.Bool("allow-incomplete"),
 	}
 	start := time.Now()
 	res, err := Run(c.Context, cfg)

@@ -6,14 +6,18 @@
 //
 // The work goes in three steps, accumulate then render:
 //
-//   - Discover lists the experiments under a results root and orders them
-//     chronologically: by the start time in meta.json when present, else by
-//     the folder name parsed as YYYY-MM-DD_HH-MM-SS, ties broken by name.
-//     Folders with neither sort after the dated ones, by name.
-//   - Load reads every experiment's summaries in parallel and builds a
-//     History: for each sub-experiment, payload and magnitude (Min, Median,
-//     Max, 99%) one value per experiment, NaN where an experiment lacks the
-//     sub-experiment or payload. Gaps and missing requirements are warnings
+//   - Load reads the experiments under a results root with
+//     experiment.LoadRoot (the rule every tool shares: which entries are
+//     experiments, which are skipped with a warning), admits them together
+//     (experiment.Admit: incomplete runs only when allowed, one latency
+//     definition) and orders them chronologically: by the start time in
+//     meta.json when present, else by the folder name parsed as
+//     YYYY-MM-DD_HH-MM-SS, ties broken by name. Folders with neither sort
+//     after the dated ones, by name.
+//   - Build arranges their summaries into a History: for each
+//     sub-experiment, payload and magnitude (Min, Median, Max, 99%) one value
+//     per experiment, NaN where an experiment lacks the sub-experiment or
+//     payload. Gaps and missing requirements are warnings
 //     carried in History.Warnings, not errors.
 //   - Renderers only read the History: Records / WriteCSV (history.csv),
 //     Jobs / RenderPlots (magnitude and payload history plots, in parallel on

@@ -175,7 +175,7 @@ func commitOf(seed uint64, i int) string {
 	return hex.EncodeToString(h[:])
 }
 
-// GenerateRequirements writes a requirements CSV (SPEC §4) at path for the
+// GenerateRequirements writes a requirements CSV (formats §4) at path for the
 // types and payloads of opt, set so that typical experiments pass and the
 // regressions Generate injects fail.
 func GenerateRequirements(path string, opt GenerateOptions) error {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/summary"
 )
@@ -18,7 +18,7 @@ import (
 // in plot order, by their summary header names.
 var Magnitudes = []string{"Min", "Median", "Max", "99%"}
 
-// Checks are the summary columns that have a requirement (SPEC §4), drawn in
+// Checks are the summary columns that have a requirement (formats §4), drawn in
 // the payload history plots.
 var Checks = []string{"Median", "99%", "Max"}
 
@@ -26,7 +26,9 @@ var Checks = []string{"Median", "99%", "Max"}
 type History struct {
 	// Experiments in chronological order; every series has one value per
 	// experiment, in this order.
-	Experiments []Experiment
+	Experiments []*experiment.Experiment
+	// Latency is the latency definition the experiments share (formats §2).
+	Latency string
 	// SubExperiments sorted by type.
 	SubExperiments []*SubExperiment
 	// Warnings are about gaps and missing requirements: worth reading, not
@@ -76,79 +78,55 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-// Load discovers the experiments under root (see Discover), reads their
-// summaries in parallel and builds their History against reqs. It fails on a
-// missing or empty root and on an unreadable or malformed summary, naming
-// the file.
-func Load(ctx context.Context, root string, reqs []requirements.Row) (*History, error) {
-	exps, warnings, err := Discover(root)
+// Load reads the experiments under root (experiment.LoadRoot), admits them
+// together (experiment.Admit: an incomplete run is an error unless
+// allowIncomplete, and so are experiments with different latency
+// definitions), orders them chronologically (experiment.SortChronological)
+// and builds their History against reqs. It fails on a missing or empty
+// root and on an unreadable, malformed or stale summary, naming the file.
+func Load(ctx context.Context, root string, reqs []requirements.Row, allowIncomplete bool) (*History, error) {
+	exps, warnings, err := experiment.LoadRoot(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	sums, err := readSummaries(ctx, exps)
+	for _, e := range exps {
+		warnings = append(warnings, e.Warnings...)
+	}
+	latency, admitted, err := experiment.Admit(exps, allowIncomplete)
 	if err != nil {
 		return nil, err
 	}
-	h := Build(exps, sums, reqs)
+	warnings = append(warnings, admitted...)
+	experiment.SortChronological(exps)
+	var undated []string
+	for _, e := range exps {
+		if e.Start.IsZero() {
+			undated = append(undated, e.Name)
+		}
+	}
+	if len(undated) > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d experiment(s) have no start time (no %s, folder name not %s): ordered by name after the dated ones: %s",
+			len(undated), meta.FileName, "YYYY-MM-DD_HH-MM-SS", list(undated, 5)))
+	}
+	h := Build(exps, reqs)
+	h.Latency = latency
 	h.Warnings = append(warnings, h.Warnings...)
 	return h, nil
 }
 
-// readSummaries reads every summary of every experiment on GOMAXPROCS
-// goroutines. sums[e][type] holds experiment e's rows.
-func readSummaries(ctx context.Context, exps []Experiment) ([]map[string][]summary.Row, error) {
-	sums := make([]map[string][]summary.Row, len(exps))
-	errs := make([]error, len(exps))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(exps)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for e := range next {
-				m := make(map[string][]summary.Row, len(exps[e].Summaries))
-				for _, f := range exps[e].Summaries {
-					rows, err := summary.ReadFile(f.Path)
-					if err != nil {
-						errs[e] = err
-						break
-					}
-					m[f.Type] = rows
-				}
-				sums[e] = m
-			}
-		}()
-	}
-feed:
-	for e := range exps {
-		select {
-		case next <- e:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	// Report the first bad file in chronological order, whatever the
-	// goroutines' timing.
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return sums, nil
-}
-
-// Build arranges the summaries sums (sums[e][type], one map per experiment of
-// exps) into a History, with reqs as requirements. Gaps (an experiment
-// without a sub-experiment or payload the others have) and missing
-// requirements become warnings.
-func Build(exps []Experiment, sums []map[string][]summary.Row, reqs []requirements.Row) *History {
-	h := &History{Experiments: exps}
+// Build arranges the summaries of exps, in their order, into a History,
+// with reqs as requirements. Gaps (an experiment without a sub-experiment or
+// payload the others have) and missing requirements become warnings.
+func Build(exps []*experiment.Experiment, reqs []requirements.Row) *History {
+	h := &History{Experiments: exps, Latency: meta.LatencyHalfRTT}
 	n := len(exps)
+	sums := make([]map[string][]summary.Row, n)
+	for e, x := range exps {
+		sums[e] = make(map[string][]summary.Row, len(x.Summaries))
+		for _, s := range x.Summaries {
+			sums[e][s.Type] = s.Rows
+		}
+	}
 
 	// Payloads of each type, over all experiments.
 	payloads := map[string]map[int]bool{}
@@ -267,6 +245,14 @@ func Build(exps []Experiment, sums []map[string][]summary.Row, reqs []requiremen
 	}
 	h.Warnings = append(h.Warnings, typeWarnings...)
 	return h
+}
+
+// list joins at most max names, saying how many more there are.
+func list(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 func nanSlice(n int) []float64 {

@@ -28,7 +28,7 @@ func loadTestdata(t *testing.T) *History {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := Load(context.Background(), "testdata/experiments", reqs)
+	h, err := Load(context.Background(), "testdata/experiments", reqs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestGeneratedHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := Load(context.Background(), filepath.Join(dir, "e"), reqs)
+	h, err := Load(context.Background(), filepath.Join(dir, "e"), reqs, false)
 	if err != nil {
 		t.Fatal(err)
 	}

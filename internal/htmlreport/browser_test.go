@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,4 +132,109 @@ func BenchmarkBrowserLoad(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(fi.Size())/1e6, "MB/page")
+}
+
+// measureJS measures a report page as a reader sees it: what the first
+// screen shows, then, with every section open, the rendered size of the
+// text of the plots: the font size times the scale of the SVG on screen,
+// and, for text that is not turned, the height of its box.
+const measureJS = `
+var verdict = document.getElementById("verdict");
+var toc = document.getElementById("contents");
+var out = {
+	vw: innerWidth, vh: innerHeight,
+	verdictTop: verdict ? verdict.getBoundingClientRect().top : -1,
+	sectionTop: document.querySelector("details.section.depth-0").getBoundingClientRect().top,
+	tocOpen: toc.open,
+	minPx: 1e9, maxPx: 0, minBox: 1e9, texts: 0, minText: ""
+};
+document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+document.querySelectorAll("svg.plot text").forEach(function (t) {
+	if (!t.textContent.trim()) return;
+	var r = t.getBoundingClientRect();
+	if (r.width === 0 && r.height === 0) return;
+	var m = t.getScreenCTM();
+	var px = parseFloat(getComputedStyle(t).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+	out.texts++;
+	if (px < out.minPx) { out.minPx = px; out.minText = t.textContent; }
+	out.maxPx = Math.max(out.maxPx, px);
+	if (Math.abs(m.b) < 1e-9 && Math.abs(m.c) < 1e-9) out.minBox = Math.min(out.minBox, r.height);
+});
+return out;`
+
+// pageMeasures are what measureJS returns.
+type pageMeasures struct {
+	VW, VH                 float64
+	VerdictTop, SectionTop float64
+	TOCOpen                bool
+	MinPx, MaxPx, MinBox   float64
+	Texts                  int
+	MinText                string
+}
+
+// minTextPx is the smallest text size, in CSS pixels, that a plot may show.
+const minTextPx = 11
+
+// TestReadable loads a realistic check report, with the plots as the tools
+// draw them, at a phone's and a laptop's width, and measures it: the text of
+// every plot is at least minTextPx (11) CSS pixels, and not oversized on
+// the laptop; on the phone the contents are collapsed and the verdict and
+// the first section are on the first screen; on the laptop the contents are
+// open. It saves screenshots (see saveShot).
+func TestReadable(t *testing.T) {
+	browser.Require(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "readable.html")
+	if err := WriteFile(page, realisticPage(t, 2000)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, s := range []struct {
+		name   string
+		w, h   int
+		phone  bool
+		maxPx  float64
+		shotsH int
+	}{
+		{"phone", 400, 844, true, 20, 844},
+		{"laptop", 1280, 900, false, 20, 2000},
+	} {
+		out, err := browser.Eval(ctx, page, s.w, s.h, measureJS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m pageMeasures
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		t.Logf("%s %dx%d: %d plot texts from %.1f to %.1f px (boxes ≥ %.1f px; smallest %q); verdict at %.0f, first section at %.0f; contents open %v",
+			s.name, s.w, s.h, m.Texts, m.MinPx, m.MaxPx, m.MinBox, m.MinText, m.VerdictTop, m.SectionTop, m.TOCOpen)
+		if m.VW != float64(s.w) {
+			t.Fatalf("%s: measured at %g pixels wide, want %d", s.name, m.VW, s.w)
+		}
+		if m.Texts < 100 {
+			t.Errorf("%s: %d plot texts measured, want every plot's", s.name, m.Texts)
+		}
+		if m.MinPx < minTextPx || m.MinBox < minTextPx {
+			t.Errorf("%s: plot text %q is %.1f px (box %.1f px), want at least %d", s.name, m.MinText, m.MinPx, m.MinBox, minTextPx)
+		}
+		if m.MaxPx > s.maxPx {
+			t.Errorf("%s: plot text up to %.1f px, want at most %g", s.name, m.MaxPx, s.maxPx)
+		}
+		if s.phone {
+			if m.TOCOpen {
+				t.Errorf("phone: the contents are open")
+			}
+			if m.VerdictTop < 0 || m.VerdictTop >= m.VH || m.SectionTop >= m.VH {
+				t.Errorf("phone: verdict at %.0f, first section at %.0f: want both on the first screen (%.0f px)", m.VerdictTop, m.SectionTop, m.VH)
+			}
+		} else if !m.TOCOpen {
+			t.Errorf("laptop: the contents are collapsed")
+		}
+		png := filepath.Join(dir, "readable-"+s.name+".png")
+		if err := browser.Screenshot(ctx, page, png, s.w, s.shotsH); err != nil {
+			t.Fatal(err)
+		}
+		saveShot(t, png)
+	}
 }

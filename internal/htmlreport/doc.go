@@ -4,9 +4,14 @@
 //
 // The page needs nothing but itself: CSS is inline, plots are inline SVG, and
 // the few lines of JavaScript only add conveniences (expand/collapse all,
-// opening the section a link points to); the page reads the same without them.
-// It is responsive: tables scroll sideways on narrow screens and plots scale
-// to the width of the screen.
+// opening the section a link points to, showing the contents on wide
+// screens); the page reads the same without them. It is responsive: tables
+// scroll sideways on narrow screens, plots stand one a row on a phone and
+// three abreast on a laptop (340 to 450 pixels wide, where the 4-inch
+// figures of plots.SVG have text of 12 pixels or more), and the contents
+// are a <details> element, collapsed until the script opens it on a screen
+// at least 700 pixels wide, so that on a phone the verdict and the first
+// section are on the first screen.
 //
 // Tools build a Page (accumulate, then render) and call Render or WriteFile.
 // Every string of the model is escaped by html/template; section IDs are

@@ -33,7 +33,7 @@ func ExampleRender() {
 	}
 	// The verdict comes first; every section has an anchor.
 	fmt.Println(regexp.MustCompile(`<p class="verdict-line">.*</p>`).FindString(b.String()))
-	for _, m := range regexp.MustCompile(`<details id="([^"]+)"`).FindAllStringSubmatch(b.String(), -1) {
+	for _, m := range regexp.MustCompile(`<details id="([^"]+)" class="section`).FindAllStringSubmatch(b.String(), -1) {
 		fmt.Println("#" + m[1])
 	}
 	// Output:

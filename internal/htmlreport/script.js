@@ -10,6 +10,11 @@
   }
   window.addEventListener("hashchange", reveal);
   reveal();
+  // The contents start collapsed, so that on a phone the verdict and the
+  // first section are on the first screen; wider screens have room to
+  // show them.
+  var toc = document.getElementById("contents");
+  if (toc && window.matchMedia && window.matchMedia("(min-width: 700px)").matches) toc.open = true;
   var tools = document.querySelector(".toc-tools");
   if (!tools) return;
   tools.hidden = false;

@@ -1,7 +1,6 @@
 package htmlreport
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,75 +9,77 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/plots"
+
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// svgOf draws p as an SVG document the way the plots package does.
-func svgOf(tb testing.TB, p *plot.Plot) []byte {
+// pageSVG renders p for a page, as the tools do.
+func pageSVG(tb testing.TB, p *plot.Plot) []byte {
 	tb.Helper()
-	c := vgsvg.New(8*vg.Inch, 5*vg.Inch)
-	p.Draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
+	b, err := plots.SVG(p)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return b.Bytes()
+	return b
 }
 
-// linePlot is a line chart with one line per series over xs.
+// linePlot is a line chart with one line per series over the payloads xs.
 func linePlot(tb testing.TB, title, xLabel, yLabel string, xs []float64, series map[string][]float64) []byte {
 	tb.Helper()
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
-	p.Add(plotter.NewGrid())
 	names := make([]string, 0, len(series))
 	for name := range series {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for i, name := range names {
-		pts := make(plotter.XYs, len(xs))
-		for j, x := range xs {
-			pts[j] = plotter.XY{X: x, Y: series[name][j]}
-		}
-		l, s, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		l.Color = plotutil.Color(i)
-		s.Color = plotutil.Color(i)
-		p.Add(l, s)
-		p.Legend.Add(name, l, s)
+	cats := make([]string, len(xs))
+	for i, x := range xs {
+		cats[i] = fmt.Sprint(x)
 	}
-	p.Legend.Top = true
-	return svgOf(tb, p)
+	var lines []plots.Line
+	for _, name := range names {
+		lines = append(lines, plots.Line{Name: name, Y: series[name]})
+	}
+	return pageSVG(tb, plots.CategoryLines(title, xLabel, yLabel, cats, lines))
 }
 
-// histPlot is a latency histogram of n samples of a seeded distribution.
+// histPlot is a latency histogram of n samples of a seeded distribution
+// with one far outlier.
 func histPlot(tb testing.TB, title string, seed uint64, n int) []byte {
 	tb.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
-	vs := make(plotter.Values, n)
+	vs := make([]float64, n)
 	for i := range vs {
 		vs[i] = 7 + r.ExpFloat64()*2 + math.Abs(r.NormFloat64())
 	}
-	h, err := plotter.NewHist(vs, 40)
-	if err != nil {
-		tb.Fatal(err)
+	vs[n/2] = 1640
+	return pageSVG(tb, plots.Histogram(vs, 100, title))
+}
+
+// comparisonPlot compares ten sub-experiments from 1 µs to 22 ms, as
+// process draws them: a log axis, ten series.
+func comparisonPlot(tb testing.TB) []byte {
+	tb.Helper()
+	subs := []string{
+		"intraprocess_best_effort", "intraprocess_reliable", "interprocess_best_effort",
+		"interprocess_best_effort_security", "interprocess_best_effort_tcp",
+		"interprocess_best_effort_tcp_security", "interprocess_reliable",
+		"interprocess_reliable_security", "interprocess_reliable_tcp", "interprocess_reliable_tcp_security",
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "Latency [us]"
-	p.Y.Label.Text = "Samples"
-	p.Add(h)
-	return svgOf(tb, p)
+	var cats []string
+	for p := 16; p <= 16384; p *= 2 {
+		cats = append(cats, fmt.Sprint(p))
+	}
+	var lines []plots.Line
+	for i, s := range subs {
+		y := make([]float64, len(cats))
+		for j := range y {
+			y[j] = math.Pow(1.9, float64(i)) + float64(j)
+		}
+		lines = append(lines, plots.Line{Name: s, Y: y})
+	}
+	lines[9].Y[8] = 22031
+	return pageSVG(tb, plots.CategoryLines("Maximum latency by payload", "Payload [Bytes]", "Latency [us]", cats, lines))
 }
 
 // fixtureSummary reads the Fast-RTPS summary in testdata: header and rows.
@@ -184,6 +185,8 @@ func realisticPage(tb testing.TB, histSamples int) Page {
 		Verdict: &Verdict{Status: StatusFailed, Summary: fmt.Sprintf("%d of %d checks failed", nFailed, nChecks), Failures: failures},
 		Notes:   []string{"Host fingerprint differs from the requirements' source experiments."},
 		Sections: []Section{
+			{ID: "comparison", Title: "Sub-experiment comparison",
+				Plots: []Plot{{Title: "Maximum latency by payload", SVG: comparisonPlot(tb)}}},
 			{ID: "interprocess_reliable", Title: "interprocess_reliable", Status: StatusFailed,
 				Tables: []Table{summary, checks},
 				Plots: []Plot{

@@ -1,4 +1,4 @@
-// Package measurements reads and writes raw latency files (SPEC §2):
+// Package measurements reads and writes raw latency files (formats §2):
 //
 //	Sample,Payload [Bytes],Latency [us]
 //	1,16,58.625

@@ -37,7 +37,7 @@ func writeAll(t testing.TB, samples []Sample) []byte {
 // TestRoundTripFixture reads the real Fast-RTPS file, writes it, and reads it
 // back: every value survives bit for bit, and a file written by mqgate
 // round-trips to identical bytes. (The Fast-RTPS file itself prints "14.27"
-// where mqgate prints "14.270", SPEC §2's three decimals.)
+// where mqgate prints "14.270", formats §2's three decimals.)
 func TestRoundTripFixture(t *testing.T) {
 	data, err := os.ReadFile(fixture)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package meta reads and writes meta.json, the record `run` leaves in every
-// experiment directory (SPEC §6): what ran, on which host, with which
+// experiment directory (formats §6): what ran, on which host, with which
 // configuration, what the latency column means, and per sub-experiment and
 // payload how many samples were kept, discarded as warm-up, lost,
 // retransmitted, duplicated, reordered or failed, and whether the run

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// RequiredFields are the JSON paths SPEC §6 asks every meta.json to carry,
+// RequiredFields are the JSON paths formats §6 asks every meta.json to carry,
 // "a.b" for nested objects and "a.*.b" for every element of an array.
 var RequiredFields = []string{
 	"tool.version", "experiment", "start", "end",
@@ -17,7 +17,7 @@ var RequiredFields = []string{
 	"subexperiments.*.payloads.*.bytes", "subexperiments.*.payloads.*.samples", "subexperiments.*.payloads.*.warmup",
 	"subexperiments.*.payloads.*.lost", "subexperiments.*.payloads.*.retransmitted",
 	"subexperiments.*.payloads.*.duplicates", "subexperiments.*.payloads.*.out_of_order",
-	"subexperiments.*.payloads.*.errors",
+	"subexperiments.*.payloads.*.errors", "subexperiments.*.payloads.*.messages_acked",
 }
 
 // MissingFields returns the RequiredFields absent from a meta.json

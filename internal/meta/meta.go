@@ -67,7 +67,7 @@ type Tool struct {
 type System struct {
 	// Name is what was measured, e.g. "mqgate-builtin", "rabbitmq".
 	Name string `json:"name"`
-	// Scopes are the sub-experiment scopes of the run (SPEC §1), e.g.
+	// Scopes are the sub-experiment scopes of the run (formats §1), e.g.
 	// "intraprocess", "interprocess", "amqp".
 	Scopes  []string `json:"scopes"`
 	Version string   `json:"version,omitempty"`
@@ -99,6 +99,18 @@ type Config struct {
 	CPUs *CPUs  `json:"cpus,omitempty"`
 	TLS  *TLS   `json:"tls,omitempty"`
 	Out  string `json:"out"`
+	// ConnectTimeout bounds connecting and handshaking with a far end or a
+	// broker.
+	ConnectTimeout Duration `json:"connect_timeout,omitempty"`
+	// Broker is "external" (the brokers at the URLs given) or "embedded"
+	// (started inside run); empty when no sub-experiment uses a broker.
+	Broker string `json:"broker,omitempty"`
+	// Topic is the base topic given by --topic; empty when each
+	// sub-experiment got a topic of its own (SubExperiment.Topic).
+	Topic string `json:"topic,omitempty"`
+	// Params are the values of the drivers' own flags (driver.Flag), secret
+	// ones left out and URLs without passwords.
+	Params map[string]string `json:"params,omitempty"`
 }
 
 // CPUs is the CPU placement of the two ends (-1: not pinned).
@@ -122,12 +134,25 @@ type SubExperiment struct {
 	Transport string `json:"transport"`
 	Reliable  bool   `json:"reliable"`
 	// Echo is where the echoer ran: "in-process", "subprocess", "remote".
-	Echo      string    `json:"echo"`
-	Completed bool      `json:"completed"`
-	Error     string    `json:"error,omitempty"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end"`
-	Payloads  []Payload `json:"payloads"`
+	Echo string `json:"echo"`
+	// Topic is what a broker sub-experiment published to and subscribed
+	// from (request and reply topics derive from it); empty for sockets.
+	Topic string `json:"topic,omitempty"`
+	// Params are the driver settings of this sub-experiment: its
+	// transport's flags merged with the scenario's fixed settings, secret
+	// ones left out.
+	Params map[string]string `json:"params,omitempty"`
+	// System is what the pinger connected to (a broker's product, version
+	// and URL without credentials), when the transport reports it.
+	System *SystemInfo `json:"system,omitempty"`
+	// Acknowledged is true when the system acknowledged each message
+	// (publisher confirms, PUBACK): Payload.MessagesAcked counts them.
+	Acknowledged bool      `json:"acknowledged"`
+	Completed    bool      `json:"completed"`
+	Error        string    `json:"error,omitempty"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
+	Payloads     []Payload `json:"payloads"`
 }
 
 // Payload holds the counts of one payload size of one sub-experiment.
@@ -157,8 +182,24 @@ type Payload struct {
 	Dropped uint64 `json:"dropped"`
 	// Errors counts echoes that were neither samples nor the above:
 	// corrupted, truncated, or of a sequence number never sent.
-	Errors    uint64 `json:"errors"`
-	Completed bool   `json:"completed"`
+	Errors uint64 `json:"errors"`
+	// MessagesAcked and MessagesRefused count the measured messages the
+	// system acknowledged or refused (SubExperiment.Acknowledged); both
+	// are 0 on links without acknowledgements.
+	MessagesAcked   uint64 `json:"messages_acked"`
+	MessagesRefused uint64 `json:"messages_refused"`
+	Completed       bool   `json:"completed"`
+}
+
+// SystemInfo describes the system a sub-experiment's link reached.
+type SystemInfo struct {
+	Product string `json:"product,omitempty"`
+	Version string `json:"version,omitempty"`
+	// URL is the address connected to, without credentials.
+	URL string `json:"url,omitempty"`
+	// Embedded is true when the broker ran inside run (--broker embedded).
+	Embedded bool              `json:"embedded"`
+	Extra    map[string]string `json:"extra,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("1.5s").

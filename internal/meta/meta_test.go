@@ -25,13 +25,14 @@ func sample() *Meta {
 		End:         start.Add(90 * time.Second),
 		Completed:   false,
 		Interrupted: true,
-		System:      System{Name: "mqgate-builtin", Scopes: []string{"intraprocess"}, Version: "1.2.3", Commit: "abc123"},
+		System:      System{Name: "mqgate-builtin", Scopes: []string{"intraprocess", "nats"}, Version: "1.2.3", Commit: "abc123"},
 		Host: Host{Hostname: "ci-1", OS: "linux", Arch: "amd64", Kernel: "6.1.0", CPUModel: "Test CPU",
 			LogicalCores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
 		Config: Config{Args: []string{"run", "--samples", "10"}, SubExperiments: []string{"intraprocess_reliable"},
 			Payloads: []int{16, 32}, Samples: 10, Warmup: 1, Timeout: Duration(time.Second), MaxLostInRow: 10,
 			Fill: "zero", RetransmitTimeout: Duration(10 * time.Millisecond), MaxRetries: 5, Echo: "subprocess",
-			CPUs: &CPUs{Pinger: 0, Ponger: 1}, Out: "results"},
+			CPUs: &CPUs{Pinger: 0, Ponger: 1}, Out: "results", ConnectTimeout: Duration(5 * time.Second),
+			Broker: "embedded", Params: map[string]string{"nats-url": "nats://user:xxxxx@127.0.0.1:4222"}},
 		Latency: LatencyHalfRTT,
 		Mode:    "round-trip closed-loop",
 		Clock:   "monotonic",
@@ -42,6 +43,12 @@ func sample() *Meta {
 				{Bytes: 16, Samples: 10, Warmup: 1, Completed: true},
 				{Bytes: 32, Samples: 4, Warmup: 1, Lost: 1, Retransmitted: 2, Duplicates: 3, OutOfOrder: 4, Dropped: 5, Errors: 6},
 			},
+		}, {
+			Type: "nats_reliable", Transport: "nats", Reliable: true, Echo: "subprocess", Topic: "mqgate-0123abcd-nats_reliable",
+			Params:       map[string]string{"nats-url": "nats://user:xxxxx@127.0.0.1:4222"},
+			System:       &SystemInfo{Product: "nats-server", Version: "2.11.0", URL: "nats://user:xxxxx@127.0.0.1:4222", Embedded: true},
+			Acknowledged: true, Start: start, End: start.Add(time.Second),
+			Payloads: []Payload{{Bytes: 16, Samples: 10, Warmup: 1, MessagesAcked: 10, Completed: true}},
 		}},
 	}
 }
@@ -82,7 +89,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestSpecFields checks that meta.json carries every field SPEC §6 asks for.
+// TestSpecFields checks that meta.json carries every field formats §6 asks for.
 func TestSpecFields(t *testing.T) {
 	var buf bytes.Buffer
 	if err := Encode(&buf, sample()); err != nil {

@@ -176,3 +176,19 @@ func reportCPU(b *testing.B, start int64) {
 		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// BenchmarkPageSVG lays out and renders a comparison plot of ten
+// sub-experiments for an HTML page.
+func BenchmarkPageSVG(b *testing.B) {
+	var lines []Line
+	for i := range 10 {
+		lines = append(lines, Line{Name: "sub_experiment_" + strconv.Itoa(i), Y: latencies(11, uint64(i))})
+	}
+	p := CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := SVG(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -37,8 +37,10 @@ const (
 // (payloads, experiments, ...), in order. Up to twenty category labels are
 // shown (every k-th beyond that), rotated when they would overlap. The
 // legend stands to the right of the data area, never over it. Series take
-// distinct colours and marker shapes; past twelve series the colours repeat
-// with dash patterns.
+// distinct colours and marker shapes, filled and hollow in turn; past twelve
+// series they repeat with dash patterns. When the values span more than
+// LogRatio (the largest over the smallest), the y axis is logarithmic, with
+// the powers of ten labelled, and its label says so.
 func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Line) *plot.Plot {
 	p := newPlot(title, xLabel, yLabel)
 	addGrid(p, false)
@@ -50,7 +52,7 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 
 	cls := make([]*catLine, 0, len(lines))
 	for i, l := range lines {
-		col, dash := seriesStyle(i)
+		col, shape, dash := seriesStyle(i)
 		if l.Dashed {
 			dash = dashedPattern
 		}
@@ -60,7 +62,7 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 			glyph: draw.GlyphStyle{
 				Color:  col,
 				Radius: vg.Points(2.5),
-				Shape:  glyphShapes[i%len(glyphShapes)],
+				Shape:  shape,
 			},
 			allGlyphs: withGlyphs,
 		}
@@ -83,6 +85,11 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 	if math.IsInf(p.Y.Min, 0) || math.IsInf(p.Y.Max, 0) {
 		p.Y.Min, p.Y.Max = 0, 1
 	}
+	if lo, hi := valueRange(lines); UseLogScale(lo, hi) {
+		p.Y.Scale = logScale{}
+		p.Y.Tick.Marker = logTicks{}
+		p.Y.Label.Text += ", log scale"
+	}
 	if k := len(categories); k > 0 && p.X.Tick.Label.Rotation != 0 {
 		step := max((k+maxTickLabels-1)/maxTickLabels, 1)
 		first := (k - 1) % step // the first labelled category
@@ -92,6 +99,20 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 		p.Y.Label.Padding += max(0, leftOverhang(p, categories[first])-offset)
 	}
 	return p
+}
+
+// valueRange returns the smallest and largest finite value of the lines;
+// +Inf and -Inf when there is none.
+func valueRange(lines []Line) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		for _, y := range l.Y {
+			if !math.IsNaN(y) && !math.IsInf(y, 0) {
+				lo, hi = min(lo, y), max(hi, y)
+			}
+		}
+	}
+	return lo, hi
 }
 
 // categoryTicks returns a ticker with a labelled tick at every step-th

@@ -4,20 +4,30 @@
 // Builders return an ordinary *plot.Plot that callers may adjust (add a
 // legend entry, a plotter) before handing it to Save, Encode or SVG:
 //
-//   - Histogram: a latency histogram, every non-empty bin visible, so that a
-//     single outlier far to the right of the bulk shows.
+//   - Histogram: a latency histogram of the body of the distribution
+//     (BodyBins): samples far beyond the 99.9th percentile go to one
+//     labelled overflow bar past an axis break, a tight bulk with a long
+//     tail gets logarithmic bins, and the title says which was done. Every
+//     non-empty bin is visible, so that a single outlier shows.
 //   - Series: latency against sample number, downsampled with LTTB (which
 //     keeps the peaks, and here the global extremes too) above a point budget.
 //   - CategoryLines: one line per series over evenly spaced categories
 //     (payloads, experiments), for comparisons and histories: missing values
 //     break the lines, marked points get a red cross, category labels are
 //     thinned and rotated so that they never overlap, and the legend stands
-//     beside the data area, never over it.
+//     beside the data area, never over it. Values spanning more than
+//     LogRatio get a log y axis with the powers of ten labelled.
 //
 // All figures share one look: sans-serif labels, round tick values, a light
-// grid, and a palette of twelve distinct colours (dash patterns beyond).
+// grid, and twelve series styles, each a distinct colour (colour-blind
+// friendly first) and a distinct marker shape, filled and hollow in turn, so
+// that ten series stay apart in greyscale too (dash patterns beyond twelve).
 // A figure is 8×5 in (800×500 pixels in PNG), widened by its legend so that
-// the data area keeps its size.
+// the data area keeps its size. SVG lays the same plot out for an HTML page
+// instead: PageWidth (4 in) wide, so that a phone shows it at about its
+// size and a laptop three abreast, with larger fonts, the title wrapped,
+// category labels turned and thinned as the width needs, and the legend in
+// columns below the data; text stays 12 CSS pixels or more on both.
 //
 // Rendering is the hot path of process (hundreds of figures per experiment).
 // The builders bin and downsample the data themselves. Encode recycles

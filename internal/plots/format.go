@@ -67,14 +67,14 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 		img := getImage(width, height)
 		defer imagePool.Put(img)
 		// vgimg paints the image white: no background fill needed after.
-		p.Draw(inMargin(draw.New(newRasterCanvas(img))))
+		drawPlot(p, inMargin(draw.New(newRasterCanvas(img))))
 		return encodePNG(w, img)
 	case FormatSVG:
 		c := vgsvg.New(width, height)
 		dc := draw.New(c)
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
-		p.Draw(inMargin(dc))
+		drawPlot(p, inMargin(dc))
 		var b bytes.Buffer
 		if _, err := c.WriteTo(&b); err != nil {
 			return err
@@ -119,16 +119,6 @@ func getImage(w, h vg.Length) *image.RGBA {
 func inMargin(c draw.Canvas) draw.Canvas {
 	m := vg.Points(margin)
 	return draw.Crop(c, m, -m, m, -m)
-}
-
-// SVG renders p as an SVG document at its Size, e.g. to inline it in
-// an HTML page.
-func SVG(p *plot.Plot) ([]byte, error) {
-	var b bytes.Buffer
-	if err := Encode(&b, p, FormatSVG); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 // Save renders p in format f and writes it atomically to path (a temporary

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -72,6 +73,18 @@ func TestGoldenSVG(t *testing.T) {
 		{"histogram", func() *plot.Plot {
 			return Histogram(latencies(2000, 10), 100, "Latency histogram - 1024 Bytes")
 		}},
+		{"histogram_outlier", func() *plot.Plot {
+			x := latencies(2000, 12)
+			x[700] = 1640
+			return Histogram(x, 100, "Latency histogram - 16 Bytes")
+		}},
+		{"histogram_log", func() *plot.Plot {
+			x := latencies(2000, 13)
+			for i := range x {
+				x[i] = x[i]/20 + 0.25
+			}
+			return Histogram(x, 100, "Latency histogram - 64 Bytes")
+		}},
 		{"histogram_one_sample", func() *plot.Plot {
 			return Histogram([]float64{12.5}, 100, "Latency histogram - 16 Bytes")
 		}},
@@ -90,6 +103,21 @@ func TestGoldenSVG(t *testing.T) {
 				lines = append(lines, Line{Name: s, Y: y})
 			}
 			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+		}},
+		{"comparison_log", func() *plot.Plot {
+			// Maxima: intraprocess below 10 µs, security over TCP in the
+			// hundreds, one 22 ms spike.
+			var lines []Line
+			for i, s := range subs {
+				y := latencies(11, uint64(40+i))
+				for j := range y {
+					y[j] *= math.Pow(1.9, float64(i)) / 8
+					y[j] += float64(j)
+				}
+				lines = append(lines, Line{Name: s, Y: y})
+			}
+			lines[9].Y[8] = 22031
+			return CategoryLines("Maximum latency by payload", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
 		}},
 		{"requirement", func() *plot.Plot {
 			y := []float64{10, 11, 10.5, nan, 12, 13, 20, 14, nan, 16, 18}
@@ -146,21 +174,40 @@ func TestGoldenSVG(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := SVG(tc.plot())
+			// The file (Save, Encode) and the page (SVG) layouts; the
+			// page's drawing must leave the plot as it was for the file.
+			p := tc.plot()
+			page, err := SVG(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := SVG(tc.plot())
+			var file bytes.Buffer
+			if err := Encode(&file, p, FormatSVG); err != nil {
+				t.Fatal(err)
+			}
+			var again bytes.Buffer
+			if err := Encode(&again, tc.plot(), FormatSVG); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(file.Bytes(), again.Bytes()) {
+				t.Fatal("a plot drawn for a page first draws differently in a file")
+			}
+			pageAgain, err := SVG(tc.plot())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(got, again) {
-				t.Fatal("two renderings of the same plot differ")
+			if !bytes.Equal(page, pageAgain) {
+				t.Fatal("two page renderings of the same plot differ")
 			}
-			checkXML(t, got)
-			checkGolden(t, got)
+			checkXML(t, file.Bytes())
+			checkXML(t, page)
+			checkGolden(t, file.Bytes())
+			goldenfile.Check(t, filepath.Join("testdata", filepath.FromSlash(t.Name())+".page.svg"), page)
 			if *renderDir != "" {
 				if err := Save(tc.plot(), filepath.Join(*renderDir, tc.name+".png"), FormatPNG); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(*renderDir, tc.name+".page.svg"), page, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

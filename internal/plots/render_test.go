@@ -23,7 +23,7 @@ type payloadSamples struct {
 	Latencies []float64
 }
 
-// readRaw reads a raw measurements file (SPEC §2), payloads in file order.
+// readRaw reads a raw measurements file (formats §2), payloads in file order.
 // It is a minimal test helper, not a validating parser.
 func readRaw(t testing.TB, path string) []payloadSamples {
 	t.Helper()
@@ -96,8 +96,8 @@ func TestRenderRealData(t *testing.T) {
 		}
 
 		h := Histogram(ps.Latencies, 100, fmt.Sprintf("Latency histogram - %d Bytes", ps.Payload))
-		if b := Bin(ps.Latencies, 100); sum(b.Counts) != n || b.Min != sorted[0] {
-			t.Errorf("%d B: histogram holds %d samples from %g, want %d from %g", ps.Payload, sum(b.Counts), b.Min, n, sorted[0])
+		if b := BodyBins(ps.Latencies, 100); sum(b.Counts)+b.Over != n || b.Min != sorted[0] {
+			t.Errorf("%d B: histogram holds %d samples from %g, want %d from %g", ps.Payload, sum(b.Counts)+b.Over, b.Min, n, sorted[0])
 		}
 		save(h, fmt.Sprintf("histogram_%d.png", ps.Payload))
 

@@ -23,20 +23,25 @@ const (
 )
 
 // palette holds twelve colours that stay distinct from each other and from
-// markColor. Series beyond the twelfth reuse them with a dash pattern.
+// markColor: the Okabe–Ito colours that read for the common forms of colour
+// blindness (without yellow, too pale for lines, and vermilion, too near the
+// red of marked points), then darker ones from Paul Tol's schemes. Colour
+// alone cannot keep ten series apart for every reader, nor in greyscale: each
+// series also has its own marker shape, filled or hollow (see markers).
+// Series beyond the twelfth reuse both with a dash pattern.
 var palette = []color.RGBA{
-	{0x1f, 0x77, 0xb4, 0xff}, // blue
-	{0xff, 0x7f, 0x0e, 0xff}, // orange
-	{0x2c, 0xa0, 0x2c, 0xff}, // green
-	{0x94, 0x67, 0xbd, 0xff}, // purple
-	{0x8c, 0x56, 0x4b, 0xff}, // brown
-	{0xe3, 0x77, 0xc2, 0xff}, // pink
-	{0x17, 0xbe, 0xcf, 0xff}, // cyan
-	{0x7f, 0x7f, 0x7f, 0xff}, // grey
-	{0xbc, 0xbd, 0x22, 0xff}, // olive
+	{0x00, 0x72, 0xb2, 0xff}, // blue
+	{0xe6, 0x9f, 0x00, 0xff}, // orange
+	{0x00, 0x9e, 0x73, 0xff}, // bluish green
+	{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
+	{0x56, 0xb4, 0xe9, 0xff}, // sky blue
 	{0x00, 0x00, 0x00, 0xff}, // black
-	{0x39, 0x3b, 0x79, 0xff}, // navy
-	{0x7b, 0x41, 0x73, 0xff}, // plum
+	{0x88, 0x22, 0x55, 0xff}, // wine
+	{0x99, 0x99, 0x33, 0xff}, // olive
+	{0x33, 0x22, 0x88, 0xff}, // indigo
+	{0x77, 0x77, 0x77, 0xff}, // grey
+	{0x44, 0xaa, 0x99, 0xff}, // teal
+	{0x8c, 0x56, 0x4b, 0xff}, // brown
 }
 
 // dashes are the dash patterns used for the first, second, ... round through
@@ -61,20 +66,11 @@ var barColor = color.RGBA{0x1f, 0x77, 0xb4, 0xff}
 // gridColor draws the light grid behind the data.
 var gridColor = color.Gray{0xdd}
 
-// seriesStyle returns the colour and dash pattern of the i-th series.
-func seriesStyle(i int) (color.RGBA, []vg.Length) {
-	return palette[i%len(palette)], dashes[(i/len(palette))%len(dashes)]
-}
-
-// glyphShapes vary the marker shape from series to series so that lines stay
-// distinguishable in greyscale too.
-var glyphShapes = []draw.GlyphDrawer{
-	draw.CircleGlyph{},
-	draw.SquareGlyph{},
-	draw.TriangleGlyph{},
-	draw.PyramidGlyph{},
-	draw.RingGlyph{},
-	draw.BoxGlyph{},
+// seriesStyle returns the colour, marker and dash pattern of the i-th
+// series: twelve distinct colour and marker pairs, then the same with a dash
+// pattern, and so on.
+func seriesStyle(i int) (color.RGBA, marker, []vg.Length) {
+	return palette[i%len(palette)], markers[i%len(markers)], dashes[(i/len(palette))%len(dashes)]
 }
 
 // newPlot returns a plot with the house style: fonts, title, axis labels.

@@ -75,3 +75,38 @@ func TestCategoryTicks(t *testing.T) {
 		t.Error("30 experiment names not rotated")
 	}
 }
+
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) string {
+		var l []string
+		for _, tk := range (logTicks{}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				l = append(l, tk.Label)
+			}
+		}
+		return strings.Join(l, " ")
+	}
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0.6, 22031, "1 10 100 1000 10000"},
+		{6, 3000, "10 100 1000"},
+		{7, 124, "10 20 50 100"},
+		{0.6, 6.5, "0.6 0.7 0.8 0.9 1 2 3 4 5 6"},
+		{0.02, 0.9, "0.02 0.05 0.1 0.2 0.5"},
+		{0.35, 4, "0.4 0.5 0.6 0.7 0.8 0.9 1 2 3 4"},
+		{150, 170, "150 155 160 165 170"}, // no two ticks of its own: linear
+	} {
+		if got := labels(tc.lo, tc.hi); got != tc.want {
+			t.Errorf("log ticks of [%g, %g]: labels %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+	// Minor ticks at every multiple of the powers of ten.
+	if n := len((logTicks{}).Ticks(1, 100)); n != 19 {
+		t.Errorf("[1, 100]: %d ticks, want 19 (1–9, 10–90, 100)", n)
+	}
+	if ticks := (logTicks{}).Ticks(0, 0); ticks != nil {
+		t.Errorf("empty range: ticks %v, want none", ticks)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -91,6 +92,17 @@ func action(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	var guard clobber.Guard
+	if dirMode {
+		guard.Experiment("EXPERIMENT_DIR", c.Args().First())
+	} else {
+		guard.File("--raw-csv", inputs[0].Raw)
+		guard.Output("--output-csv", inputs[0].Summary)
+	}
+	guard.Output("--html", htmlPath)
+	if err := guard.Check(); err != nil {
+		return err
 	}
 	if !opt.Plots {
 		for i := range inputs {

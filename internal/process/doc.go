@@ -2,7 +2,7 @@
 // job of the process tool.
 //
 // For an experiment directory it reads every measurements_<type>.csv and
-// writes beside it measurements_<type>_summary.csv (SPEC §3) and, under the
+// writes beside it measurements_<type>_summary.csv (formats §3) and, under the
 // plots directory, the Fast-RTPS job's plots:
 //
 //	plots/measurements_<type>/histogram_<payload>.png   latency histogram, 100 bins

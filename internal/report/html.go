@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
@@ -26,9 +27,17 @@ func HTMLVerdict(v *gate.Verdict) *htmlreport.Verdict {
 
 // HTMLTable returns checks as a table, one row per check; withSub adds a
 // sub-experiment column. Messages are shown for the checks that did not pass
-// (a passed check's message only repeats its numbers).
+// (a passed check's message only repeats its numbers). The reference is
+// named as the verdict names it ("Requirement"), and shown once when no
+// threshold makes the limit differ from it.
 func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Table {
-	t := htmlreport.Table{Header: []string{"Status", "Bytes", "Metric", "Value", "Reference", "Limit", "Over limit", "vs reference"}}
+	name := v.RefName()
+	limit, over := limitNames(v)
+	t := htmlreport.Table{Header: []string{"Status", "Bytes", "Metric", "Value", strings.ToUpper(name[:1]) + name[1:]}}
+	if v.Thresholded() {
+		t.Header = append(t.Header, limit)
+	}
+	t.Header = append(t.Header, over, "vs "+name)
 	withMsg := false
 	for _, c := range checks {
 		withMsg = withMsg || c.Status != gate.Passed
@@ -53,19 +62,19 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 		default:
 			status.Status = htmlreport.StatusInconclusive
 		}
-		pct := signed3(c.Percent)
-		if pct != "n/a" {
-			pct += "%"
-		}
 		u := c.Metric.Unit
 		row = append(row, status,
 			htmlreport.Num(fmt.Sprint(c.Payload)),
 			htmlreport.Text(c.Metric.Name),
 			htmlreport.Num(withUnit(f3(c.Value), u)),
 			htmlreport.Num(withUnit(f3(c.Reference), u)),
-			htmlreport.Num(withUnit(f3(c.Limit), u)),
+		)
+		if v.Thresholded() {
+			row = append(row, htmlreport.Num(withUnit(f3(c.Limit), u)))
+		}
+		row = append(row,
 			htmlreport.Num(withUnit(signed3(c.Margin), u)),
-			htmlreport.Num(pct),
+			htmlreport.Num(c.PercentText(name)),
 		)
 		if withMsg {
 			msg := c.Message

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
 )
@@ -92,7 +93,7 @@ func JUnit(w io.Writer, v *gate.Verdict) error {
 			}
 			switch {
 			case v.Counts(c):
-				tc.Failure = &junitFailure{Message: c.Message, Type: string(c.Status), Text: details(c)}
+				tc.Failure = &junitFailure{Message: c.Message, Type: string(c.Status), Text: details(v, c)}
 				s.Failures++
 			case c.Status == gate.Passed:
 				tc.SystemOut = c.Message
@@ -120,11 +121,18 @@ func JUnit(w io.Writer, v *gate.Verdict) error {
 	return err
 }
 
-// details lists a check's numbers, one per line, for the failure body.
-func details(c gate.Check) string {
-	u := c.Metric.Unit
-	return fmt.Sprintf("sub-experiment: %s\npayload: %d B\nmetric: %s (%s)\nvalue: %s\nreference: %s\nthreshold: %s\nlimit: %s\nover limit: %s\nover reference: %s\n",
-		c.SubExperiment, c.Payload, c.Metric.Name, c.Metric.Better,
-		withUnit(f3(c.Value), u), withUnit(f3(c.Reference), u), f3(c.Threshold), withUnit(f3(c.Limit), u),
-		withUnit(signed3(c.Margin), u), withUnit(signed3(c.Percent), "%"))
+// details lists a check's numbers, one per line, for the failure body. The
+// threshold and limit lines are left out when the limit is the reference
+// itself (a requirement).
+func details(v *gate.Verdict, c gate.Check) string {
+	u, name := c.Metric.Unit, v.RefName()
+	var b strings.Builder
+	fmt.Fprintf(&b, "sub-experiment: %s\npayload: %d B\nmetric: %s (%s)\nvalue: %s\n%s: %s\n",
+		c.SubExperiment, c.Payload, c.Metric.Name, c.Metric.Better, withUnit(f3(c.Value), u), name, withUnit(f3(c.Reference), u))
+	_, over := limitNames(v)
+	if v.Thresholded() {
+		fmt.Fprintf(&b, "threshold: %s\nlimit: %s\n", f3(c.Threshold), withUnit(f3(c.Limit), u))
+	}
+	fmt.Fprintf(&b, "%s: %s\npercentage over %s: %s\n", strings.ToLower(over), withUnit(signed3(c.Margin), u), name, c.PercentText(name))
+	return b.String()
 }

@@ -46,18 +46,18 @@ func Markdown(w io.Writer, v *gate.Verdict) error {
 	return bw.Flush()
 }
 
+// table lists checks, one a row. A limit that is the reference itself (no
+// threshold, as for requirements) is named after it: "Requirement", "Over
+// requirement".
 func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
-	fmt.Fprintln(w, "| Status | Sub-experiment | Bytes | Metric | Value | Limit | Over limit | vs reference |")
+	limit, over := limitNames(v)
+	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s | vs %s |\n", limit, over, v.RefName())
 	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|")
 	for _, c := range cs {
-		pct := signed3(c.Percent)
-		if pct != "n/a" {
-			pct += "%"
-		}
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |\n",
 			mdStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(c.Metric.Name),
 			withUnit(f3(c.Value), c.Metric.Unit), withUnit(f3(c.Limit), c.Metric.Unit),
-			signed3(c.Margin), pct)
+			signed3(c.Margin), mdEscape(c.PercentText(v.RefName())))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
 )
@@ -47,6 +48,17 @@ func signed3(x float64) string {
 		s = "+" + s
 	}
 	return s
+}
+
+// limitNames names the limit column and the margin column: "Limit" and
+// "Over limit" when a threshold lies between reference and limit, else the
+// reference's own name ("Requirement", "Over requirement").
+func limitNames(v *gate.Verdict) (limit, over string) {
+	if v.Thresholded() {
+		return "Limit", "Over limit"
+	}
+	name := v.RefName()
+	return strings.ToUpper(name[:1]) + name[1:], "Over " + name
 }
 
 // statusWord is the upper-case status used in headings and console lines.

@@ -24,7 +24,7 @@ func golden(t *testing.T, ext string, got []byte) {
 
 // verdicts are the cases every renderer is tested on.
 func verdicts() map[string]*gate.Verdict {
-	mixed := &gate.Verdict{Tool: "check", Subject: "results/2024-01-01_00-00-00", Baseline: "latency_requirements.csv"}
+	mixed := &gate.Verdict{Tool: "check", Subject: "results/2024-01-01_00-00-00", Baseline: "latency_requirements.csv", ReferenceName: "requirement"}
 	mixed.Add(
 		gate.Evaluate("interprocess_reliable", 16, gate.Median, "requirement", 100, 0, 90),
 		gate.Evaluate("interprocess_reliable", 16, gate.P99, "requirement", 100, 0, 120.5),
@@ -35,14 +35,14 @@ func verdicts() map[string]*gate.Verdict {
 	mixed.Warn(`requirements file has "a|b" in it`)
 	mixed.Finish()
 
-	allowed := &gate.Verdict{Tool: "check", AllowMissing: true}
+	allowed := &gate.Verdict{Tool: "check", AllowMissing: true, ReferenceName: "requirement"}
 	allowed.Add(
 		gate.Evaluate("interprocess_reliable", 16, gate.Median, "requirement", 100, 0, 90),
 		gate.MissingCheck("interprocess_reliable", 64, gate.Max, 7, math.NaN(), "64 B Max: no data for this payload"),
 	)
 	allowed.Finish()
 
-	compare := &gate.Verdict{Tool: "compare", Subject: "b", Baseline: "a"}
+	compare := &gate.Verdict{Tool: "compare", Subject: "b", Baseline: "a", ReferenceName: "reference"}
 	compare.Add(
 		gate.Evaluate("mqtt_best_effort", 64, gate.P99, "reference", 100, 0.1, 109),
 		gate.Evaluate("mqtt_best_effort", 64, gate.MessageRate, "reference", 1000, 0.1, 850),
@@ -65,6 +65,71 @@ var renderers = map[string]struct {
 	"JUnit":    {"xml", JUnit},
 	"Markdown": {"md", Markdown},
 	"JSON":     {"json", JSON},
+}
+
+// TestZeroReference: a requirement (or reference) of 0 has no percentage;
+// every renderer says so instead of printing NaN or Inf.
+func TestZeroReference(t *testing.T) {
+	for _, name := range []string{"requirement", "reference"} {
+		v := &gate.Verdict{Tool: "check", ReferenceName: name}
+		v.Add(gate.Evaluate("a", 16, gate.Max, name, 0, 0, 1.5), gate.Evaluate("a", 32, gate.Max, name, 0, 0, 0))
+		v.Finish()
+		outputs := map[string]string{}
+		for rname, r := range renderers {
+			var b bytes.Buffer
+			if err := r.render(&b, v); err != nil {
+				t.Fatal(err)
+			}
+			outputs[rname] = b.String()
+		}
+		var html strings.Builder
+		for _, row := range HTMLTable(v, v.Checks, true).Rows {
+			for _, c := range row {
+				html.WriteString(c.Text + "|")
+			}
+		}
+		outputs["HTML"] = html.String()
+		for rname, out := range outputs {
+			if strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+				t.Errorf("%s, %s of 0: NaN or Inf in\n%s", rname, name, out)
+			}
+			want := "n/a (" + name + " is 0)"
+			if rname == "Text" || rname == "JSON" { // messages only
+				want = "no percentage: " + name + " is 0"
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s, %s of 0: no %q in\n%s", rname, name, want, out)
+			}
+		}
+	}
+}
+
+// TestCheckWording: a check's reports speak of the requirement, show it once
+// (its limit is the requirement), and never say "reference" (but for the JSON
+// field names, which are the schema's, with "reference_name" saying what
+// "reference" holds).
+func TestCheckWording(t *testing.T) {
+	v := verdicts()["mixed"]
+	for rname, r := range renderers {
+		if rname == "JSON" {
+			continue
+		}
+		var b bytes.Buffer
+		if err := r.render(&b, v); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "reference") || strings.Contains(b.String(), "Reference") {
+			t.Errorf("%s report of a check says reference:\n%s", rname, b.String())
+		}
+	}
+	tab := HTMLTable(v, v.Checks, false)
+	if got := strings.Join(tab.Header, ","); got != "Status,Bytes,Metric,Value,Requirement,Over requirement,vs requirement,Message" {
+		t.Errorf("HTML header %s", got)
+	}
+	cv := verdicts()["compare"]
+	if got := strings.Join(HTMLTable(cv, cv.Checks, false).Header, ","); got != "Status,Bytes,Metric,Value,Reference,Limit,Over limit,vs reference,Message" {
+		t.Errorf("HTML header of a comparison %s", got)
+	}
 }
 
 func TestGolden(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/clobber"
 )
 
 // App returns the requirements command.
@@ -27,6 +28,12 @@ chance (n-k+1)/(n+1), so the 99th percentile of 5 runs (between the 4th and 5th,
 fails about 1 run in 6. It warns when too few experiments back the percentile asked for, and
 prints the chance that a whole check fails on an unchanged system.
 
+An experiment folder is a directory, or a symbolic link to one, holding summaries; every other
+entry is skipped with a warning. A run that did not complete (meta.json "completed": false) is an
+error unless --allow-incomplete, and so are experiments that measure latency differently and a
+--output-file inside one of the experiments. Requirements derived from rtt or one-way runs carry
+a last Latency column saying so.
+
 With --runs N --out DIR it first runs 'run --out DIR --name <UTC start> [run arguments]' N
 times, and 'process' on each new experiment (the tools are looked up beside this program,
 then on PATH), then derives the requirements from every experiment in DIR, as the Fast-RTPS
@@ -44,6 +51,8 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 				Usage: "requirements CSV to write"},
 			&cli.Float64Flag{Name: "percentile", Value: DefaultPercentile,
 				Usage: "percentile over the experiments, in (0, 100]; 100 is their maximum"},
+			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
+				Usage: "derive from experiments whose run did not complete (meta.json \"completed\": false) too, with a warning"},
 		},
 		Action: action,
 	}
@@ -55,6 +64,9 @@ func action(c *cli.Context) error {
 		return cliapp.Usagef("--percentile %v: expected a number in (0, 100], e.g. 99", p)
 	}
 	dir, out := c.String("experiments-results"), c.String("output-file")
+	if out == "" {
+		return cliapp.Usagef("--output-file is empty: expected the requirements CSV to write")
+	}
 	switch {
 	case c.IsSet("runs") || c.IsSet("out"):
 		if dir != "" {
@@ -62,6 +74,9 @@ func action(c *cli.Context) error {
 		}
 		if c.Int("runs") < 1 || c.String("out") == "" {
 			return cliapp.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see '%s --help')", c.App.Name)
+		}
+		if err := guard("--out", c.String("out"), out).Check(); err != nil {
+			return err
 		}
 		r := Runs{N: c.Int("runs"), Out: c.String("out"), RunArgs: c.Args().Slice(), Stdout: c.App.Writer, Stderr: c.App.ErrWriter}
 		if _, err := r.Execute(c.Context); err != nil {
@@ -76,28 +91,48 @@ func action(c *cli.Context) error {
 			return err
 		}
 	}
-	obs, exps, warnings, err := Load(c.Context, dir)
+	rootFlag := "--experiments-results"
+	if c.IsSet("out") {
+		rootFlag = "--out"
+	}
+	if err := guard(rootFlag, dir, out).Check(); err != nil {
+		return err
+	}
+	in, err := Load(c.Context, dir, c.Bool("allow-incomplete"))
 	if err != nil {
 		if cliapp.Interrupted(c.Context) {
 			return cliapp.Exit(cliapp.ExitInterrupted, err)
 		}
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	d, err := Derive(obs, p)
+	d, err := Derive(in.Observations(), p)
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	if err := WriteFile(out, d.Rows()); err != nil {
+	rows := d.Rows()
+	for i := range rows {
+		rows[i].Latency = in.Latency
+	}
+	if err := WriteFile(out, rows); err != nil {
 		return err
 	}
-	for _, w := range append(warnings, d.Warnings...) {
+	for _, w := range append(in.Warnings, d.Warnings...) {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s\n", c.App.Name, w)
 	}
 	if err := PrintTable(c.App.Writer, d); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "%d requirement(s) from %d experiment(s) written to %s\n", len(d.Requirements), len(exps), out)
+	fmt.Fprintf(c.App.Writer, "%d requirement(s) from %d experiment(s) written to %s\n", len(d.Requirements), len(in.Experiments), out)
 	return nil
+}
+
+// guard declares what requirements reads (the experiments under root, named
+// by rootFlag) and writes (out), see package clobber.
+func guard(rootFlag, root, out string) *clobber.Guard {
+	g := &clobber.Guard{}
+	g.Experiments(rootFlag, root)
+	g.Output("--output-file", out)
+	return g
 }
 
 // PrintTable writes d for people: the requirements with their backing and

@@ -115,10 +115,10 @@ func TestCommandErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"missing directory", []string{"-e", filepath.Join(root, "nope")}, "requirements: experiments directory $DIR/nope does not exist\n"},
-		{"empty directory", []string{"-e", empty}, "requirements: $DIR/empty is empty: expected one folder per experiment, each holding measurements_<type>_summary.csv files\n"},
-		{"no experiments", []string{"-e", noExp}, "no experiment under $DIR/noexp holds a summary (measurements_<type>_summary.csv): run process on them first\n"},
-		{"an experiment, not a root", []string{"-e", flat}, "requirements: $DIR/flat holds no experiment folder, but summaries itself: pass the directory that holds the experiment folders\n"},
+		{"missing directory", []string{"-e", filepath.Join(root, "nope")}, "requirements: $DIR/nope: no such directory (expected a directory holding one folder per experiment)\n"},
+		{"empty directory", []string{"-e", empty}, "requirements: $DIR/empty: holds nothing: expected one folder per experiment, each holding measurements_<type>_summary.csv files\n"},
+		{"no experiments", []string{"-e", noExp}, "requirements: $DIR/noexp: no experiment: no folder in it holds a summary (measurements_<type>_summary.csv); run process on the experiments first\n"},
+		{"an experiment, not a root", []string{"-e", flat}, "requirements: $DIR/flat: holds summaries itself but no experiment folder: pass the directory that holds the experiment folders\n"},
 		{"malformed summary", []string{"-e", filepath.Join(root, "bad")}, `$DIR/bad/2024-01-01_00-00-00/measurements_interprocess_reliable_summary.csv:2: column "99%"`},
 		{"percentile 0", []string{"-e", good, "-o", out, "--percentile", "0"}, "requirements: --percentile 0: expected a number in (0, 100], e.g. 99"},
 		{"percentile over 100", []string{"-e", good, "-o", out, "--percentile", "101"}, "--percentile 101: expected a number in (0, 100]"},

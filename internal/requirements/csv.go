@@ -2,6 +2,7 @@ package requirements
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -10,20 +11,23 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/csvfile"
-
-	"github.com/gocarina/gocsv"
-
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/csvfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // DefaultFileName is the requirements file name the Fast-RTPS scripts use.
 const DefaultFileName = "latency_requirements.csv"
 
-// Columns are the header of a requirements CSV, in order (SPEC §4).
+// Columns are the header of a requirements CSV, in order (formats §4).
 var Columns = []string{"Experiment type", "Bytes", "Median", "99%", "Max"}
+
+// LatencyColumn is the optional last column of a requirements CSV: the
+// latency definition the requirements were derived from (formats §2, §4).
+// Without it the requirements are half-rtt, as Fast-RTPS requirements are.
+const LatencyColumn = "Latency"
 
 // Row is one requirement: the worst acceptable Median, 99th percentile and
 // maximum latency, in microseconds, of one payload of one sub-experiment.
@@ -33,6 +37,18 @@ type Row struct {
 	Median float64
 	P99    float64
 	Max    float64
+	// Latency is the latency definition (meta.LatencyHalfRTT, ...) the
+	// values measure; "" means half-rtt.
+	Latency string
+}
+
+// LatencyOf returns the latency definition of rows: that of the first
+// (Read makes them agree), half-rtt when it is not stated.
+func LatencyOf(rows []Row) string {
+	if len(rows) == 0 || rows[0].Latency == "" {
+		return meta.LatencyHalfRTT
+	}
+	return rows[0].Latency
 }
 
 // Get returns the requirement for a summary column name ("Median", "99%",
@@ -59,14 +75,16 @@ func ReadFile(path string) ([]Row, error) {
 }
 
 // Read reads a requirements CSV from r; file names it in errors. The header
-// must be exactly Columns. Every row needs a valid sub-experiment name, a
+// must be exactly Columns, optionally followed by LatencyColumn, whose value
+// must then be the same known latency definition on every row. Every row needs a valid sub-experiment name, a
 // non-negative integer payload (Fast-RTPS files may write it as "16.0") and
 // finite, non-negative latencies; a (type, payload) pair may appear only
 // once, and the file must hold at least one row. Errors name file, line and
 // column. Rows are returned in file order.
 func Read(r io.Reader, file string) ([]Row, error) {
 	cr := csvfile.NewReader(r)
-	if err := csvfile.ReadHeader(cr, file, Columns); err != nil {
+	columns, err := readHeader(cr, file)
+	if err != nil {
 		return nil, err
 	}
 	type key struct {
@@ -84,8 +102,8 @@ func Read(r io.Reader, file string) ([]Row, error) {
 			return nil, csvfile.Error(file, err)
 		}
 		line, _ := cr.FieldPos(0)
-		if len(rec) != len(Columns) {
-			return nil, fileerr.New(file, line, "", "%d fields: expected %d (%s)", len(rec), len(Columns), strings.Join(Columns, ","))
+		if len(rec) != len(columns) {
+			return nil, fileerr.New(file, line, "", "%d fields: expected %d (%s)", len(rec), len(columns), strings.Join(columns, ","))
 		}
 		var row Row
 		row.Type = rec[0]
@@ -100,6 +118,16 @@ func Read(r io.Reader, file string) ([]Row, error) {
 				return nil, fileerr.New(file, line, Columns[2+i], "%v", err)
 			}
 		}
+		if len(columns) > len(Columns) {
+			switch row.Latency = rec[len(Columns)]; {
+			case row.Latency != meta.LatencyHalfRTT && row.Latency != meta.LatencyRTT && row.Latency != meta.LatencyOneWay:
+				return nil, fileerr.New(file, line, LatencyColumn, "%q: expected %s, %s or %s (formats §2)",
+					row.Latency, meta.LatencyHalfRTT, meta.LatencyRTT, meta.LatencyOneWay)
+			case len(rows) > 0 && row.Latency != rows[0].Latency:
+				return nil, fileerr.New(file, line, LatencyColumn, "%q differs from %q above: the requirements of one file measure latency one way",
+					row.Latency, rows[0].Latency)
+			}
+		}
 		k := key{row.Type, row.Bytes}
 		if l, dup := first[k]; dup {
 			return nil, fileerr.New(file, line, "", "duplicate requirement for %s, %d bytes (first on line %d): keep one row per sub-experiment and payload", row.Type, row.Bytes, l)
@@ -111,6 +139,30 @@ func Read(r io.Reader, file string) ([]Row, error) {
 		return nil, fileerr.New(file, 0, "", "no requirements: the file holds only a header")
 	}
 	return rows, nil
+}
+
+// readHeader reads the header and returns the columns it has: Columns, or
+// Columns and LatencyColumn.
+func readHeader(cr *csv.Reader, file string) ([]string, error) {
+	want := strings.Join(Columns, ",")
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", want)
+	}
+	if err != nil {
+		return nil, csvfile.Error(file, err)
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	switch got := strings.Join(header, ","); got {
+	case want:
+		return Columns, nil
+	case want + "," + LatencyColumn:
+		return append(append([]string(nil), Columns...), LatencyColumn), nil
+	default:
+		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q (optionally followed by %q)", got, want, ","+LatencyColumn)
+	}
 }
 
 func parseBytes(s string) (int, error) {
@@ -145,35 +197,33 @@ func parseLatency(s string) (float64, error) {
 }
 
 // f3 formats a float with exactly 3 decimals, as the Fast-RTPS scripts do.
-type f3 float64
-
-func (f f3) MarshalCSV() (string, error) { return strconv.FormatFloat(float64(f), 'f', 3, 64), nil }
-
-type csvRow struct {
-	Type   string `csv:"Experiment type"`
-	Bytes  int    `csv:"Bytes"`
-	Median f3     `csv:"Median"`
-	P99    f3     `csv:"99%"`
-	Max    f3     `csv:"Max"`
-}
+func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 
 // Write writes rows as a requirements CSV, in the given order, floats with 3
-// decimals.
+// decimals. The Latency column is written only when the rows state a
+// definition other than half-rtt, so that half-rtt requirements stay in the
+// Fast-RTPS format byte for byte.
 func Write(w io.Writer, rows []Row) error {
-	out := make([]csvRow, len(rows))
-	for i, r := range rows {
-		out[i] = csvRow{r.Type, r.Bytes, f3(r.Median), f3(r.P99), f3(r.Max)}
+	withLatency := LatencyOf(rows) != meta.LatencyHalfRTT
+	cw := csv.NewWriter(w)
+	header := Columns
+	if withLatency {
+		header = append(append([]string(nil), Columns...), LatencyColumn)
 	}
-	cw := gocsv.DefaultCSVWriter(w)
-	if len(out) == 0 {
-		// gocsv writes nothing at all for an empty slice; keep the header.
-		if err := cw.Write(Columns); err != nil {
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := []string{r.Type, strconv.Itoa(r.Bytes), f3(r.Median), f3(r.P99), f3(r.Max)}
+		if withLatency {
+			rec = append(rec, LatencyOf(rows))
+		}
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
-		cw.Flush()
-		return cw.Error()
 	}
-	return gocsv.MarshalCSV(out, cw)
+	cw.Flush()
+	return cw.Error()
 }
 
 // WriteFile writes rows to path atomically.

@@ -1,4 +1,4 @@
-// Package requirements owns the latency requirements of SPEC §4: the
+// Package requirements owns the latency requirements of formats §4: the
 // requirements CSV (header "Experiment type,Bytes,Median,99%,Max", one row
 // per sub-experiment and payload, 3 decimals), read with errors that name
 // file, line and column, and written atomically; and Derive, which sets each

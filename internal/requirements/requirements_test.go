@@ -13,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/goldenfile"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 func golden(t *testing.T, name string, got []byte) {
@@ -184,7 +185,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 
 func TestWriteFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", DefaultFileName)
-	rows := []Row{{"interprocess_reliable", 16, 1, 2.0005, 3}}
+	rows := []Row{{Type: "interprocess_reliable", Bytes: 16, Median: 1, P99: 2.0005, Max: 3}}
 	if err := WriteFile(path, rows); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestReadFastRTPSFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows[0] != (Row{"interprocess_reliable", 16, 29.706, 85.156, 504.453}) {
+	if rows[0] != (Row{Type: "interprocess_reliable", Bytes: 16, Median: 29.706, P99: 85.156, Max: 504.453}) {
 		t.Errorf("got %+v", rows[0])
 	}
 	if v, ok := rows[0].Get("99%"); !ok || v != 85.156 {
@@ -212,16 +213,48 @@ func TestReadFastRTPSFile(t *testing.T) {
 	}
 }
 
+// TestLatencyColumn: requirements derived from rtt (or one-way) experiments
+// say so in a last Latency column; half-rtt ones are written without it, in
+// the Fast-RTPS format, and read as half-rtt.
+func TestLatencyColumn(t *testing.T) {
+	rtt := []Row{{Type: "a", Bytes: 16, Median: 1, P99: 2, Max: 3, Latency: meta.LatencyRTT}, {Type: "a", Bytes: 32, Median: 1, P99: 2, Max: 3, Latency: meta.LatencyRTT}}
+	var b bytes.Buffer
+	if err := Write(&b, rtt); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Experiment type,Bytes,Median,99%,Max,Latency\na,16,1.000,2.000,3.000,rtt\na,32,1.000,2.000,3.000,rtt\n"
+	if b.String() != want {
+		t.Errorf("written\n%s\nwant\n%s", b.String(), want)
+	}
+	rows, err := Read(&b, "r.csv")
+	if err != nil || LatencyOf(rows) != meta.LatencyRTT || rows[1].Latency != meta.LatencyRTT {
+		t.Fatalf("read back %+v, %v", rows, err)
+	}
+	b.Reset()
+	half := []Row{{Type: "a", Bytes: 16, Median: 1, P99: 2, Max: 3, Latency: meta.LatencyHalfRTT}}
+	if err := Write(&b, half); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "Experiment type,Bytes,Median,99%,Max\na,16,1.000,2.000,3.000\n" {
+		t.Errorf("half-rtt written as\n%s", got)
+	}
+	rows, err = Read(&b, "r.csv")
+	if err != nil || LatencyOf(rows) != meta.LatencyHalfRTT {
+		t.Fatalf("read back %+v, %v", rows, err)
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	const h = "Experiment type,Bytes,Median,99%,Max\n"
+	const hl = "Experiment type,Bytes,Median,99%,Max,Latency\n"
 	tests := []struct {
 		name, in string
 		want     string // the whole error message
 	}{
 		{"empty", "", `r.csv: empty file: expected the header "Experiment type,Bytes,Median,99%,Max"`},
 		{"header only", h, `r.csv: no requirements: the file holds only a header`},
-		{"wrong header", "Experiment,Bytes,Median,99%,Max\n", `r.csv:1: header is "Experiment,Bytes,Median,99%,Max", expected exactly "Experiment type,Bytes,Median,99%,Max"`},
-		{"summary file", "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n", `r.csv:1: header is "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%", expected exactly "Experiment type,Bytes,Median,99%,Max"`},
+		{"wrong header", "Experiment,Bytes,Median,99%,Max\n", `r.csv:1: header is "Experiment,Bytes,Median,99%,Max", expected exactly "Experiment type,Bytes,Median,99%,Max" (optionally followed by ",Latency")`},
+		{"summary file", "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n", `r.csv:1: header is "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%", expected exactly "Experiment type,Bytes,Median,99%,Max" (optionally followed by ",Latency")`},
 		{"short row", h + "a,16,1,2,3\na,32,1,2\n", `r.csv:3: 4 fields: expected 5 (Experiment type,Bytes,Median,99%,Max)`},
 		{"not a number", h + "a,16,1,2x,3\n", `r.csv:2: column "99%": "2x" is not a number`},
 		{"empty value", h + "a,16,,2,3\n", `r.csv:2: column "Median": empty: expected a latency in microseconds`},
@@ -233,6 +266,9 @@ func TestReadErrors(t *testing.T) {
 		{"bad type", h + "Inter Process,16,1,2,3\n", `r.csv:2: column "Experiment type": sub-experiment name "Inter Process": only lower-case letters, digits and '_' are allowed`},
 		{"duplicate", h + "a,16,1,2,3\nb,16,1,2,3\na,16,4,5,6\n", `r.csv:4: duplicate requirement for a, 16 bytes (first on line 2): keep one row per sub-experiment and payload`},
 		{"bad quoting", h + "a,16,1,\"2,3\n", `r.csv:2: malformed CSV: extraneous or missing " in quoted-field`},
+		{"unknown latency", hl + "a,16,1,2,3,rtt\nb,16,1,2,3,RTT\n", `r.csv:3: column "Latency": "RTT": expected half-rtt, rtt or one-way (formats §2)`},
+		{"mixed latency", hl + "a,16,1,2,3,rtt\nb,16,1,2,3,half-rtt\n", `r.csv:3: column "Latency": "half-rtt" differs from "rtt" above: the requirements of one file measure latency one way`},
+		{"latency missing on a row", hl + "a,16,1,2,3\n", `r.csv:2: 5 fields: expected 6 (Experiment type,Bytes,Median,99%,Max,Latency)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

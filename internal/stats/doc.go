@@ -1,4 +1,4 @@
-// Package stats computes the summary statistics of SPEC §3 exactly as numpy
+// Package stats computes the summary statistics of formats §3 exactly as numpy
 // does, so that mqgate's summaries equal the Fast-RTPS scripts' to the last
 // printed digit. It is pure: plain slices in, plain values out, no I/O.
 //

@@ -146,7 +146,7 @@ func PercentileOf(x []float64, p float64) float64 {
 	return Percentile(s, p)
 }
 
-// Summary holds the statistics of one payload's latencies (SPEC §3).
+// Summary holds the statistics of one payload's latencies (formats §3).
 type Summary struct {
 	N          int
 	Max        float64

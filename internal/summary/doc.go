@@ -1,4 +1,4 @@
-// Package summary reads and writes summary files (SPEC §3), one row per
+// Package summary reads and writes summary files (formats §3), one row per
 // payload:
 //
 //	Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%

@@ -29,7 +29,7 @@ func BenchmarkRoundTrip(b *testing.B, c Config, size int) {
 		if err := p.Send(msg); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := p.Receive(buf, t0.Add(ReceiveDeadline)); err != nil {
+		if _, _, err := p.Receive(buf, t0.Add(ReceiveDeadline)); err != nil {
 			b.Fatal(err)
 		}
 		if len(rtts) < cap(rtts) {

@@ -11,6 +11,11 @@
 // hanging, that one echoer serves several pingers, that Serve returns when
 // its context ends, and optionally that a round trip allocates nothing.
 //
+// The same suite runs against a broker: Config.Addr is the broker URL, the
+// pinger dials the echoer's Addr, and both ends share a topic. RunStream is
+// the one-way counterpart for StreamTransport implementations (subscriber
+// and publisher), sockets and brokers alike.
+//
 // It also holds what transport tests and benchmarks share: a UDP relay that
 // drops every n-th datagram (LossyRelay), an echoer in a child process
 // (StartEchoProcess, with ServeEchoProcess called from TestMain), and the

@@ -57,18 +57,30 @@ func (c Config) sizes() []int {
 	return DefaultSizes
 }
 
-// Run runs the conformance suite as subtests of t.
+// Run runs the conformance suite as subtests of t. Addr may be a broker
+// URL: the echoer is opened there with the Listen options and the pinger
+// dials the echoer's Addr, so both must carry the same Topic (when both are
+// empty, each test gets a topic of its own).
 func Run(t *testing.T, c Config) {
-	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, c) })
-	t.Run("Timeout", func(t *testing.T) { testTimeout(t, c) })
-	t.Run("CloseUnblocksReceive", func(t *testing.T) { testCloseUnblocks(t, c) })
-	t.Run("DeadEcho", func(t *testing.T) { testDeadEcho(t, c) })
-	t.Run("TwoPingers", func(t *testing.T) { testTwoPingers(t, c) })
-	t.Run("ServeStopsWithContext", func(t *testing.T) { testServeStops(t, c) })
-	t.Run("ShortBuffer", func(t *testing.T) { testShortBuffer(t, c) })
+	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, c.forTest(t)) })
+	t.Run("Timeout", func(t *testing.T) { testTimeout(t, c.forTest(t)) })
+	t.Run("CloseUnblocksReceive", func(t *testing.T) { testCloseUnblocks(t, c.forTest(t)) })
+	t.Run("DeadEcho", func(t *testing.T) { testDeadEcho(t, c.forTest(t)) })
+	t.Run("TwoPingers", func(t *testing.T) { testTwoPingers(t, c.forTest(t)) })
+	t.Run("ServeStopsWithContext", func(t *testing.T) { testServeStops(t, c.forTest(t)) })
+	t.Run("ShortBuffer", func(t *testing.T) { testShortBuffer(t, c.forTest(t)) })
 	if c.MaxAllocs >= 0 {
-		t.Run("Allocs", func(t *testing.T) { testAllocs(t, c) })
+		t.Run("Allocs", func(t *testing.T) { testAllocs(t, c.forTest(t)) })
 	}
+}
+
+// forTest gives a broker's ends a topic of their own for this test.
+func (c Config) forTest(t testing.TB) Config {
+	if driver.IsBroker(c.Transport) && c.Listen.Topic == "" && c.Dial.Topic == "" {
+		c.Listen.Topic = TestTopic(t)
+		c.Dial.Topic = c.Listen.Topic
+	}
+	return c
 }
 
 // Echo is a running echoer.
@@ -141,7 +153,7 @@ func RoundTrip(p driver.Pinger, msg, buf []byte) (int, error) {
 	deadline := time.Now().Add(ReceiveDeadline)
 	k := min(8, len(msg))
 	for {
-		n, err := p.Receive(buf, deadline)
+		n, _, err := p.Receive(buf, deadline)
 		if err != nil {
 			return 0, fmt.Errorf("Receive: %w", err)
 		}
@@ -215,13 +227,13 @@ func testTimeout(t *testing.T, c Config) {
 	// Nothing was sent: nothing can arrive.
 	var err error
 	withWatchdog(t, "Receive with a deadline", func() {
-		_, err = p.Receive(buf, time.Now().Add(50*time.Millisecond))
+		_, _, err = p.Receive(buf, time.Now().Add(50*time.Millisecond))
 	})
 	if !errors.Is(err, driver.ErrTimeout) {
 		t.Fatalf("Receive with nothing sent = %v, want an error wrapping driver.ErrTimeout", err)
 	}
 	// A deadline already past times out too.
-	_, err = p.Receive(buf, time.Now().Add(-time.Second))
+	_, _, err = p.Receive(buf, time.Now().Add(-time.Second))
 	if !errors.Is(err, driver.ErrTimeout) {
 		t.Fatalf("Receive with a past deadline = %v, want driver.ErrTimeout", err)
 	}
@@ -239,7 +251,7 @@ func testCloseUnblocks(t *testing.T, c Config) {
 	buf := make([]byte, 64)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := p.Receive(buf, time.Time{}) // no deadline
+		_, _, err := p.Receive(buf, time.Time{}) // no deadline
 		errc <- err
 	}()
 	time.Sleep(20 * time.Millisecond) // let Receive block
@@ -276,7 +288,7 @@ func testDeadEcho(t *testing.T, c Config) {
 			if err = p.Send(msg); err != nil {
 				return
 			}
-			if _, err = p.Receive(buf, time.Now().Add(300*time.Millisecond)); err != nil {
+			if _, _, err = p.Receive(buf, time.Now().Add(300*time.Millisecond)); err != nil {
 				return
 			}
 		}
@@ -355,7 +367,7 @@ func testShortBuffer(t *testing.T, c Config) {
 	}
 	var err error
 	withWatchdog(t, "Receive into a short buffer", func() {
-		_, err = p.Receive(make([]byte, 50), time.Now().Add(ReceiveDeadline))
+		_, _, err = p.Receive(make([]byte, 50), time.Now().Add(ReceiveDeadline))
 	})
 	if err == nil || errors.Is(err, driver.ErrTimeout) {
 		t.Fatalf("Receive of a 100-byte echo into 50 bytes = %v, want an error", err)

@@ -1,6 +1,7 @@
 package drivertest
 
 import (
+	"encoding/binary"
 	"errors"
 	"net"
 	"sync"
@@ -10,7 +11,9 @@ import (
 
 // LossyRelay forwards UDP datagrams between one pinger and an echoer and
 // drops every n-th datagram going to the echoer, after the first skip ones
-// (to let a handshake through).
+// (to let a handshake through). Datagrams whose first 8 bytes are zero, the
+// sequence number of the probe run sends before it measures, pass without
+// being counted, so that the counts concern measured messages only.
 type LossyRelay struct {
 	front, back *net.UDPConn
 	every, skip uint64
@@ -47,6 +50,10 @@ func NewLossyRelay(t testing.TB, target string, every, skip int) *LossyRelay {
 // Addr is the address pingers dial.
 func (r *LossyRelay) Addr() string { return r.front.LocalAddr().String() }
 
+// Seen is the number of datagrams received from the pinger so far,
+// dropped or not.
+func (r *LossyRelay) Seen() uint64 { return r.seen.Load() }
+
 // Dropped is the number of datagrams dropped so far.
 func (r *LossyRelay) Dropped() uint64 { return r.dropped.Load() }
 
@@ -69,6 +76,10 @@ func (r *LossyRelay) forward() {
 			continue
 		}
 		r.client.Store(from)
+		if n >= 8 && binary.LittleEndian.Uint64(buf) == 0 {
+			r.back.Write(buf[:n])
+			continue
+		}
 		k := r.seen.Add(1)
 		if k > r.skip && (k-r.skip)%r.every == 0 {
 			r.dropped.Add(1)

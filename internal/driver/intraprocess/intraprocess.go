@@ -19,8 +19,14 @@ func init() { driver.Register(Transport{}) }
 // Transport is the in-process transport, registered as driver.Intraprocess.
 type Transport struct{}
 
+// MaxMessage is the largest message: each of a link's two rings holds
+// QueueDepth slots of Options.MaxMessageSize bytes, allocated up front.
+const MaxMessage = 16 << 20
+
 var (
 	_ driver.Transport     = Transport{}
+	_ driver.SizeLimiter   = Transport{}
+	_ driver.ProcessBound  = Transport{}
 	_ driver.Pinger        = (*pinger)(nil)
 	_ driver.Echoer        = (*echoer)(nil)
 	_ driver.CounterReader = (*pinger)(nil)
@@ -58,6 +64,12 @@ func (l *link) close() {
 
 // Name returns driver.Intraprocess.
 func (Transport) Name() string { return driver.Intraprocess }
+
+// MaxMessageSize returns MaxMessage.
+func (Transport) MaxMessageSize(driver.Options) int { return MaxMessage }
+
+// ProcessBound returns true: both ends live in one process.
+func (Transport) ProcessBound() bool { return true }
 
 // Listen creates an echoer named addr.
 func (Transport) Listen(_ context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
@@ -109,7 +121,12 @@ func (p *pinger) Send(msg []byte) error {
 	return p.ping.push(msg, p.reliable)
 }
 
-func (p *pinger) Receive(buf []byte, deadline time.Time) (int, error) {
+func (p *pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := p.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (p *pinger) receive(buf []byte, deadline time.Time) (int, error) {
 	msg, err := p.pong.peek(deadline, p.timer)
 	if err != nil {
 		return 0, err

@@ -53,7 +53,7 @@ func TestEcho(t *testing.T) {
 				if err := p.Send(msg); err != nil {
 					t.Fatal(err)
 				}
-				n, err := p.Receive(buf, time.Now().Add(5*time.Second))
+				n, _, err := p.Receive(buf, time.Now().Add(5*time.Second))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -70,7 +70,7 @@ func TestEcho(t *testing.T) {
 
 func TestTimeout(t *testing.T) {
 	p, _ := pair(t, driver.Options{}, false)
-	_, err := p.Receive(make([]byte, 64), time.Now().Add(time.Millisecond))
+	_, _, err := p.Receive(make([]byte, 64), time.Now().Add(time.Millisecond))
 	if !errors.Is(err, driver.ErrTimeout) {
 		t.Fatalf("Receive without echo: %v, want ErrTimeout", err)
 	}
@@ -112,7 +112,7 @@ func TestReliableNeverDrops(t *testing.T) {
 	}()
 	buf := make([]byte, 16)
 	for i := 0; i < n; i++ {
-		if _, err := p.Receive(buf, time.Now().Add(10*time.Second)); err != nil {
+		if _, _, err := p.Receive(buf, time.Now().Add(10*time.Second)); err != nil {
 			t.Fatalf("echo %d: %v", i, err)
 		}
 		if buf[0] != byte(i) {
@@ -131,7 +131,7 @@ func TestCloseUnblocksReceive(t *testing.T) {
 	p, _ := pair(t, driver.Options{}, false)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := p.Receive(make([]byte, 16), time.Time{})
+		_, _, err := p.Receive(make([]byte, 16), time.Time{})
 		errc <- err
 	}()
 	time.Sleep(time.Millisecond)
@@ -180,7 +180,7 @@ func TestOneP(t *testing.T) {
 		if err := p.Send(buf); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Receive(buf, time.Now().Add(10*time.Second)); err != nil {
+		if _, _, err := p.Receive(buf, time.Now().Add(10*time.Second)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -199,7 +199,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 				if err := p.Send(msg); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := p.Receive(buf, time.Now().Add(10*time.Second)); err != nil {
+				if _, _, err := p.Receive(buf, time.Now().Add(10*time.Second)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -39,7 +39,13 @@ const (
 // DTLS is the "dtls" transport: DTLS 1.2 over UDP.
 type DTLS struct{}
 
-var _ driver.Transport = DTLS{}
+var (
+	_ driver.Transport   = DTLS{}
+	_ driver.SizeLimiter = DTLS{}
+)
+
+// MaxMessageSize returns MaxDTLSMessage.
+func (DTLS) MaxMessageSize(driver.Options) int { return MaxDTLSMessage }
 
 // Name returns driver.DTLS.
 func (DTLS) Name() string { return driver.DTLS }
@@ -295,6 +301,8 @@ type DTLSPinger struct {
 	c      *dtls.Conn
 	addr   string
 	resend driver.Resender // enabled on a reliable link
+	// echoProbes makes a subscriber's reader return settle probes.
+	echoProbes bool
 
 	msgID uint32 // number of the last message sent
 	wbuf  []byte // one record: fragment header and payload
@@ -344,7 +352,12 @@ func (p *DTLSPinger) send(msg []byte) error {
 // Receive reassembles the next complete message into buf, resending the
 // last message on a reliable link when its echo is late (as the udp
 // transport does).
-func (p *DTLSPinger) Receive(buf []byte, deadline time.Time) (int, error) {
+func (p *DTLSPinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := p.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (p *DTLSPinger) receive(buf []byte, deadline time.Time) (int, error) {
 	if p.count > 0 && unsafe.SliceData(buf) != unsafe.SliceData(p.asmBuf) {
 		p.count = 0 // a message half received into another buffer is abandoned
 	}
@@ -354,6 +367,13 @@ func (p *DTLSPinger) Receive(buf []byte, deadline time.Time) (int, error) {
 		}
 		n, err := p.c.Read(p.rbuf)
 		if err == nil {
+			if p.echoProbes && n >= FragmentHeaderSize && binary.BigEndian.Uint32(p.rbuf) == 0 {
+				// A publisher settling its association (see settle).
+				if _, err := p.c.Write(p.rbuf[:n]); err != nil {
+					return 0, p.linkErr(err)
+				}
+				continue
+			}
 			if done, n, err := p.place(p.rbuf[:n], buf); err != nil || done {
 				return n, err
 			}

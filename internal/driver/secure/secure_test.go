@@ -205,7 +205,7 @@ func seqMsg(seq uint64, size int) []byte {
 
 func receiveSeq(p driver.Pinger, seq uint64, buf []byte, deadline time.Time) (int, error) {
 	for {
-		n, err := p.Receive(buf, deadline)
+		n, _, err := p.Receive(buf, deadline)
 		if err != nil {
 			return 0, err
 		}
@@ -286,7 +286,7 @@ func TestEchoProcessKilled(t *testing.T) {
 			var err error
 			for seq := uint64(2); seq < 5 && err == nil; seq++ {
 				if err = p.Send(seqMsg(seq, 16)); err == nil {
-					_, err = p.Receive(buf, time.Now().Add(500*time.Millisecond))
+					_, _, err = p.Receive(buf, time.Now().Add(500*time.Millisecond))
 				}
 			}
 			if err == nil {

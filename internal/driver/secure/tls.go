@@ -25,7 +25,14 @@ func init() {
 // TLS is the "tls" transport: TLS 1.3 over TCP.
 type TLS struct{}
 
-var _ driver.Transport = TLS{}
+var (
+	_ driver.StreamTransport = TLS{}
+	_ driver.Transport       = TLS{}
+	_ driver.SizeLimiter     = TLS{}
+)
+
+// MaxMessageSize returns tcp.MaxMessage: TLS frames messages as TCP does.
+func (TLS) MaxMessageSize(driver.Options) int { return tcp.MaxMessage }
 
 // Name returns driver.TLS.
 func (TLS) Name() string { return driver.TLS }
@@ -36,7 +43,13 @@ func (TLS) Listen(ctx context.Context, addr string, opts driver.Options) (driver
 	if err != nil {
 		return nil, fmt.Errorf("tls: %w", err)
 	}
-	return tcp.Listen(ctx, addr, func(c net.Conn) (tcp.Stream, error) {
+	return tcp.Listen(ctx, addr, serverStream(cfg))
+}
+
+// serverStream returns the wrap of an accepted connection: the server's
+// handshake, bounded by HandshakeTimeout.
+func serverStream(cfg *tls.Config) func(net.Conn) (tcp.Stream, error) {
+	return func(c net.Conn) (tcp.Stream, error) {
 		s, err := tcp.NewStream(c)
 		if err != nil {
 			return nil, err
@@ -49,7 +62,23 @@ func (TLS) Listen(ctx context.Context, addr string, opts driver.Options) (driver
 		}
 		s.SetReadDeadline(time.Time{})
 		return &tlsStream{c: tc, nc: s.NetConn}, nil
-	})
+	}
+}
+
+// Subscribe starts a TLS subscriber at addr: every publisher is verified
+// against the CA, as a pinger is by an echoer.
+func (TLS) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
+	cfg, err := ServerTLSConfig(opts.Security)
+	if err != nil {
+		return nil, fmt.Errorf("tls: %w", err)
+	}
+	return tcp.Subscribe(ctx, addr, "tls", opts, serverStream(cfg))
+}
+
+// Publish connects a TLS publisher to the subscriber at addr, completing
+// the handshake within ctx.
+func (t TLS) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
+	return t.Dial(ctx, addr, opts)
 }
 
 // Dial connects a TLS pinger to the echoer at addr and completes the

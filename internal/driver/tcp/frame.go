@@ -115,7 +115,12 @@ func (p *Pinger) Send(msg []byte) error {
 // the frame when later frames are already queued (an echo that came after
 // its timeout, then the next one); the excess is kept and consumed by the
 // next Receive.
-func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, error) {
+func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := p.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (p *Pinger) receive(buf []byte, deadline time.Time) (int, error) {
 	if p.hgot == HeaderSize && p.pgot > 0 && unsafe.SliceData(buf) != unsafe.SliceData(p.pbuf) {
 		copy(buf, p.pbuf[:min(p.pgot, len(buf))]) // resumed into another buffer
 	}

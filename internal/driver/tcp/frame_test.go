@@ -85,7 +85,7 @@ func readAll(t *testing.T, p *Pinger, want [][]byte) {
 	k := 0
 	for i, m := range want {
 		for {
-			n, err := p.Receive(bufs[k%2], time.Time{})
+			n, _, err := p.Receive(bufs[k%2], time.Time{})
 			k++
 			if errors.Is(err, driver.ErrTimeout) {
 				continue
@@ -100,7 +100,7 @@ func readAll(t *testing.T, p *Pinger, want [][]byte) {
 		}
 	}
 	for {
-		_, err := p.Receive(bufs[0], time.Time{})
+		_, _, err := p.Receive(bufs[0], time.Time{})
 		if errors.Is(err, driver.ErrTimeout) {
 			continue
 		}
@@ -148,7 +148,7 @@ func TestPingerSendFrames(t *testing.T) {
 func TestPingerShortBuffer(t *testing.T) {
 	wire, _ := frames([]int{100})
 	p := NewPinger(&vecStream{byteStream{data: wire, chunk: 1 << 20}}, "test", "peer", false)
-	if _, err := p.Receive(make([]byte, 50), time.Time{}); err == nil {
+	if _, _, err := p.Receive(make([]byte, 50), time.Time{}); err == nil {
 		t.Fatal("a 100-byte frame fit in 50 bytes")
 	}
 }
@@ -165,7 +165,7 @@ func FuzzPingerFraming(f *testing.F) {
 			p := NewPinger(s, "fuzz", "peer", false)
 			buf := make([]byte, 1024)
 			for {
-				n, err := p.Receive(buf, time.Time{})
+				n, _, err := p.Receive(buf, time.Time{})
 				if err != nil {
 					return out, err
 				}

@@ -29,7 +29,12 @@ func (p *netpollPinger) Send(msg []byte) error {
 	return err
 }
 
-func (p *netpollPinger) Receive(buf []byte, deadline time.Time) (int, error) {
+func (p *netpollPinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := p.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (p *netpollPinger) receive(buf []byte, deadline time.Time) (int, error) {
 	p.c.SetReadDeadline(deadline)
 	if _, err := io.ReadFull(p.c, p.hdr[:]); err != nil {
 		return 0, err

@@ -26,7 +26,21 @@ func init() { driver.Register(Transport{}) }
 // Transport is the "tcp" transport.
 type Transport struct{}
 
-var _ driver.Transport = Transport{}
+var (
+	_ driver.Transport   = Transport{}
+	_ driver.SizeLimiter = Transport{}
+)
+
+// MaxMessage is the largest message of the tcp and tls transports. The
+// pinger writes a whole message before it reads the echo, which the echoer
+// starts returning at once, so a message must fit in the socket buffers of
+// the two ends: with Linux's default limits (tcp_wmem 4 MiB) about 8 MiB
+// do; a larger one stalls until SendTimeout and the echoer resets the
+// connection.
+const MaxMessage = 4 << 20
+
+// MaxMessageSize returns MaxMessage.
+func (Transport) MaxMessageSize(driver.Options) int { return MaxMessage }
 
 // Name returns driver.TCP.
 func (Transport) Name() string { return driver.TCP }

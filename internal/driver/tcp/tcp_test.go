@@ -50,7 +50,7 @@ func TestEchoProcessKilled(t *testing.T) {
 	var err error
 	for range 3 {
 		if err = p.Send(msg); err == nil {
-			_, err = p.Receive(buf, time.Now().Add(time.Second))
+			_, _, err = p.Receive(buf, time.Now().Add(time.Second))
 		}
 		if err != nil {
 			break

@@ -28,7 +28,13 @@ func init() { driver.Register(Transport{}) }
 // Transport is the "udp" transport.
 type Transport struct{}
 
-var _ driver.Transport = Transport{}
+var (
+	_ driver.Transport   = Transport{}
+	_ driver.SizeLimiter = Transport{}
+)
+
+// MaxMessageSize returns MaxDatagram: a message is one datagram.
+func (Transport) MaxMessageSize(driver.Options) int { return MaxDatagram }
 
 // Name returns driver.UDP.
 func (Transport) Name() string { return driver.UDP }
@@ -193,7 +199,12 @@ func (p *Pinger) send(msg []byte) error {
 
 // Receive waits for the next datagram until deadline, resending the last
 // message on a reliable link as described in the package documentation.
-func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, error) {
+func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	n, err := p.receive(buf, deadline)
+	return n, time.Now(), err
+}
+
+func (p *Pinger) receive(buf []byte, deadline time.Time) (int, error) {
 	for {
 		n, err := p.sock.Recv(buf, syscall.MSG_TRUNC, p.resend.Wait(deadline))
 		if err == nil {

@@ -52,7 +52,7 @@ func seqMsg(seq uint64, size int) []byte {
 // skipped.
 func receiveSeq(p driver.Pinger, seq uint64, buf []byte, deadline time.Time) (skipped int, n int, err error) {
 	for {
-		n, err = p.Receive(buf, deadline)
+		n, _, err = p.Receive(buf, deadline)
 		if err != nil {
 			return skipped, 0, err
 		}
@@ -128,7 +128,7 @@ func TestReliableGivesUpAfterMaxRetries(t *testing.T) {
 	if err := p.Send(seqMsg(1, 16)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.Receive(make([]byte, 64), time.Now().Add(2*time.Second))
+	_, _, err := p.Receive(make([]byte, 64), time.Now().Add(2*time.Second))
 	if !errors.Is(err, driver.ErrTimeout) {
 		t.Fatalf("Receive = %v, want a timeout", err)
 	}
@@ -151,7 +151,7 @@ func TestEchoProcessKilled(t *testing.T) {
 	var err error
 	for seq := uint64(2); seq < 5 && err == nil; seq++ {
 		if err = p.Send(seqMsg(seq, 16)); err == nil {
-			_, err = p.Receive(buf, time.Now().Add(500*time.Millisecond))
+			_, _, err = p.Receive(buf, time.Now().Add(500*time.Millisecond))
 		}
 	}
 	if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, driver.ErrTimeout) {

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+import "errors"
+
+func pinThread(int) error { return errors.New("pinning a thread needs Linux") }

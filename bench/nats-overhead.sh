@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# nats-overhead.sh: how much does mqgate add to a NATS round trip?
+#
+# On one nats-server, with the same CPU placement for both, it measures the
+# median (p50) 16-byte round trip of `run -s nats_best_effort` (pinger and
+# echo process pinned with --cpus) and of the minimal nats.go ping-pong in
+# bench/natspingpong (same subjects, one connection per end, placed alike:
+# the echo process with taskset, the measuring thread of the pinger by its
+# CPU argument), alternating ROUNDS times, and prints mqgate's p50 / minimal p50
+# (target <= 1.10).
+#
+# Environment: NATS_URL, a server to use (default: the installed
+# nats-server, started on a free loopback port for the script and stopped
+# after); CPUS="PINGER,ECHOER" placements, space-separated (default "0,1");
+# SERVER_CPUS, taskset list for a server the script starts (default: any);
+# SAMPLES (20000); ROUNDS (3); SIZE (16); RUN (a prebuilt run binary;
+# default: go build ./cmd/run).
+set -eu
+
+cd "$(dirname "$0")/.."
+CPUS=${CPUS:-"0,1"}
+SAMPLES=${SAMPLES:-20000}
+ROUNDS=${ROUNDS:-3}
+SIZE=${SIZE:-16}
+WARMUP=$((SAMPLES / 10))
+TMP=$(mktemp -d)
+server=
+cleanup() {
+	[ -z "$server" ] || kill "$server" 2>/dev/null || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+go build -o "$TMP/natspingpong" ./bench/natspingpong
+if [ -z "${RUN:-}" ]; then
+	go build -o "$TMP/run" ./cmd/run
+	RUN=$TMP/run
+fi
+
+if [ -z "${NATS_URL:-}" ]; then
+	command -v nats-server >/dev/null || { echo "nats-server is not installed; set NATS_URL" >&2; exit 2; }
+	answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+	port=$((20000 + $$ % 30000))
+	while answers "$port"; do port=$((port + 1)); done
+	if [ -n "${SERVER_CPUS:-}" ]; then
+		taskset -c "$SERVER_CPUS" nats-server -a 127.0.0.1 -p "$port" >"$TMP/server.log" 2>&1 &
+	else
+		nats-server -a 127.0.0.1 -p "$port" >"$TMP/server.log" 2>&1 &
+	fi
+	server=$!
+	i=0
+	until answers "$port"; do
+		i=$((i + 1))
+		[ "$i" -lt 200 ] || { echo "nats-server did not start:" >&2; cat "$TMP/server.log" >&2; exit 2; }
+		sleep 0.05
+	done
+	NATS_URL=nats://127.0.0.1:$port
+fi
+
+# p50 of the Latency column of a raw file, in ns, numpy's median.
+p50ns() {
+	tail -n +2 "$1" | cut -d, -f3 | sort -g | awk '{ x[NR] = $1 } END {
+		m = (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2
+		printf "%.0f\n", m * 1000 }'
+}
+
+# median of the numbers on standard input
+median() {
+	sort -g | awk '{ x[NR] = $1 } END { printf "%.0f\n", (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2 }'
+}
+
+run_mqgate() { # CPUS NAME
+	"$RUN" -q -s nats_best_effort --nats-url "$NATS_URL" --payloads "$SIZE" --samples "$SAMPLES" \
+		--warmup "$WARMUP" --latency rtt --cpus "$1" --out "$TMP/results" --name "$2"
+	p50ns "$TMP/results/$2/measurements_nats_best_effort.csv"
+}
+
+run_minimal() { # PINGER_CPU ECHOER_CPU TOPIC
+	rm -f "$TMP/ready"
+	taskset -c "$2" "$TMP/natspingpong" echo "$NATS_URL" "$3" >"$TMP/ready" &
+	echoer=$!
+	i=0
+	while [ ! -s "$TMP/ready" ]; do
+		i=$((i + 1))
+		[ "$i" -lt 400 ] || { echo "natspingpong echo did not start" >&2; exit 2; }
+		sleep 0.01
+	done
+	"$TMP/natspingpong" ping "$NATS_URL" "$3" "$SAMPLES" "$SIZE" "$WARMUP" "$1"
+	kill "$echoer"
+	wait "$echoer" || true
+}
+
+echo "$SIZE-byte NATS round trip (core NATS) on $NATS_URL, p50 over $SAMPLES samples, median of $ROUNDS alternating rounds"
+printf '%-10s %14s %14s %8s\n' "cpus" "mqgate [ns]" "minimal [ns]" "ratio"
+status=0
+for placement in $CPUS; do
+	pinger=${placement%,*}
+	echoer=${placement#*,}
+	: >"$TMP/mqgate" && : >"$TMP/minimal"
+	for i in $(seq "$ROUNDS"); do
+		run_mqgate "$placement" "nats-$pinger-$echoer-$i" >>"$TMP/mqgate"
+		run_minimal "$pinger" "$echoer" "natspingpong.$$.$pinger.$echoer.$i" >>"$TMP/minimal"
+	done
+	m=$(median <"$TMP/mqgate")
+	f=$(median <"$TMP/minimal")
+	ratio=$(awk -v a="$m" -v b="$f" 'BEGIN { printf "%.3f", a / b }')
+	verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.10) ? "ok" : "ABOVE TARGET" }')
+	[ "$verdict" = ok ] || status=1
+	printf '%-10s %14s %14s %8s  %s (target <= 1.10)\n' "$placement" "$m" "$f" "$ratio" "$verdict"
+	printf '           rounds: mqgate %s| minimal %s\n' "$(tr '\n' ' ' <"$TMP/mqgate")" "$(tr '\n' ' ' <"$TMP/minimal")"
+done
+exit $status

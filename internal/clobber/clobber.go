@@ -1,0 +1,241 @@
+package clobber
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/experiment"
+)
+
+// Guard collects a tool's inputs and outputs, by the flag that names them,
+// and Check refuses outputs that would overwrite an input or each other.
+// Empty paths (flags not given) are ignored. The zero Guard is ready to use.
+type Guard struct {
+	inputs  []input
+	outputs []output
+	dirs    []outputDir
+}
+
+type inputKind int
+
+const (
+	inputFile inputKind = iota
+	inputExperiment
+	inputRoot
+)
+
+type input struct {
+	flag, path string
+	kind       inputKind
+}
+
+type output struct{ flag, path string }
+
+type outputDir struct {
+	flag, dir string
+	owns      func(rel string) bool
+	what      string
+}
+
+// File declares an input file read by the tool.
+func (g *Guard) File(flag, path string) {
+	if path != "" {
+		g.inputs = append(g.inputs, input{flag, path, inputFile})
+	}
+}
+
+// Experiment declares an input experiment directory: the directory and
+// every file the pipeline owns in it (experiment.Owned) are protected.
+func (g *Guard) Experiment(flag, dir string) {
+	if dir != "" {
+		g.inputs = append(g.inputs, input{flag, dir, inputExperiment})
+	}
+}
+
+// Experiments declares a results root: the root and every experiment folder
+// in it (followed through symbolic links) are protected as by Experiment.
+func (g *Guard) Experiments(flag, root string) {
+	if root != "" {
+		g.inputs = append(g.inputs, input{flag, root, inputRoot})
+	}
+}
+
+// Output declares a file the tool writes.
+func (g *Guard) Output(flag, path string) {
+	if path != "" {
+		g.outputs = append(g.outputs, output{flag, path})
+	}
+}
+
+// OutputDir declares a directory the tool writes files into by itself: the
+// files whose path relative to dir satisfies owns, described by what (e.g.
+// "its comparison CSVs and plots"). An input or another output there is
+// refused.
+func (g *Guard) OutputDir(flag, dir, what string, owns func(rel string) bool) {
+	if dir != "" {
+		g.dirs = append(g.dirs, outputDir{flag, dir, owns, what})
+	}
+}
+
+// Check returns a usage error (exit code 2) naming both flags of the first
+// conflict found: an output that is an input, lies in an input experiment
+// as a file the pipeline owns, is one of the files an output directory
+// gets, or is given twice; or an input file that an output directory would
+// overwrite. Paths are compared made absolute and clean, with symbolic
+// links resolved, and as files (os.SameFile) when both exist.
+func (g *Guard) Check() error {
+	for i, o := range g.outputs {
+		for _, p := range g.outputs[:i] {
+			if same(o.path, p.path) {
+				return cliapp.Usagef("%s %s and %s %s are the same file: one output would replace the other; give each its own path",
+					p.flag, p.path, o.flag, o.path)
+			}
+		}
+		for _, in := range g.inputs {
+			if err := clobbers(o, in); err != nil {
+				return err
+			}
+		}
+		for _, d := range g.dirs {
+			if d.has(o.path) {
+				return cliapp.Usagef("%s %s is one of the files written into %s %s (%s): one output would replace the other; choose another path",
+					o.flag, o.path, d.flag, d.dir, d.what)
+			}
+		}
+	}
+	for _, d := range g.dirs {
+		for _, in := range g.inputs {
+			if in.kind == inputFile && d.has(in.path) {
+				return cliapp.Usagef("%s %s is one of the files written into %s %s (%s): writing them would replace the input; move it or choose another directory",
+					in.flag, in.path, d.flag, d.dir, d.what)
+			}
+		}
+	}
+	return nil
+}
+
+// clobbers returns an error when writing o would overwrite input in.
+func clobbers(o output, in input) error {
+	refuse := func(format string, args ...any) error {
+		return cliapp.Usagef("%s %s %s: an output must not replace the tool's input; choose another path",
+			o.flag, o.path, fmt.Sprintf(format, args...))
+	}
+	if same(o.path, in.path) {
+		what := "file"
+		if in.kind != inputFile {
+			what = "directory"
+		}
+		return refuse("is the %s %s %s", in.flag, what, in.path)
+	}
+	switch in.kind {
+	case inputExperiment:
+		if what, ok := ownedIn(in.path, o.path); ok {
+			return refuse("lies in the %s %s, where it is %s (a file the pipeline owns)", in.flag, in.path, what)
+		}
+	case inputRoot:
+		for _, dir := range experimentDirs(in.path) {
+			if what, ok := ownedIn(dir, o.path); ok {
+				return refuse("lies in the experiment %s of %s %s, where it is %s (a file the pipeline owns)", dir, in.flag, in.path, what)
+			}
+		}
+	}
+	return nil
+}
+
+// has reports whether d writes path.
+func (d outputDir) has(path string) bool {
+	rel, ok := within(d.dir, path)
+	return ok && d.owns(filepath.ToSlash(rel))
+}
+
+// ownedIn reports whether path is, inside the experiment directory dir, a
+// file the pipeline owns, and what it is.
+func ownedIn(dir, path string) (string, bool) {
+	if rel, ok := within(dir, path); ok {
+		if what, ok := experiment.Owned(rel); ok {
+			return what, true
+		}
+	}
+	// A hard link, or a path that resolves differently, to one of the
+	// experiment's own files.
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		what, ok := experiment.Owned(e.Name())
+		if !ok {
+			continue
+		}
+		if fst, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && os.SameFile(st, fst) {
+			return what + " (" + e.Name() + ")", true
+		}
+	}
+	return "", false
+}
+
+// experimentDirs lists the directories in root, following symbolic links,
+// as the experiment loader does; unreadable entries are left out (the loader
+// reports them).
+func experimentDirs(root string) []string {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, e := range entries {
+		p := filepath.Join(root, e.Name())
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			dirs = append(dirs, p)
+		}
+	}
+	return dirs
+}
+
+// within returns path relative to dir when path lies inside dir.
+func within(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(Canonical(dir), Canonical(path))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+// same reports whether a and b name the same file: equal canonical paths,
+// or, when both exist, the same file.
+func same(a, b string) bool {
+	if Canonical(a) == Canonical(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// Canonical returns path absolute and clean, with symbolic links resolved
+// in its longest existing prefix (the rest may not exist yet).
+func Canonical(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var rest []string
+	for p := abs; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
+}

@@ -1,0 +1,430 @@
+package amqp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+// Name is the registry name of the transport.
+const Name = "amqp"
+
+func init() {
+	driver.Register(Transport{})
+	for _, s := range []driver.Scenario{
+		{Type: "amqp_best_effort", Transport: Name, Interprocess: true},
+		{Type: "amqp_reliable", Transport: Name, Reliable: true, Interprocess: true},
+		{Type: "amqp_best_effort_security", Transport: Name, Security: true, Interprocess: true},
+		{Type: "amqp_reliable_security", Transport: Name, Reliable: true, Security: true, Interprocess: true},
+	} {
+		driver.RegisterScenario(s)
+	}
+}
+
+// Transport is the "amqp" transport: RabbitMQ, or any AMQP 0-9-1 broker.
+type Transport struct{}
+
+var (
+	_ driver.Transport       = Transport{}
+	_ driver.StreamTransport = Transport{}
+	_ driver.FlagOwner       = Transport{}
+	_ driver.Broker          = Transport{}
+	_ driver.SizeLimiter     = Transport{}
+)
+
+// Name returns "amqp".
+func (Transport) Name() string { return Name }
+
+// MaxMessageSize is the largest message the transport carries (see the
+// package constant).
+func (Transport) MaxMessageSize(driver.Options) int { return MaxMessageSize }
+
+// Schemes are the URL schemes of the transport's brokers.
+func (Transport) Schemes() []string { return []string{"amqp", "amqps"} }
+
+// errTxRoundTrip refuses transactions of several messages in a round trip,
+// where one message is in flight: the message would stay uncommitted, so
+// unrouted, until the next ones were published.
+var errTxRoundTrip = fmt.Errorf("amqp: a round trip has one message in flight, so --%s must be 0 or 1 (a transaction of more messages is not routed until it is full); use larger transactions for one-way publishing", FlagTxSize)
+
+// PingSuffix names a round trip's request queue after its topic: the
+// echoer of topic T consumes from the queue "T.ping".
+const PingSuffix = ".ping"
+
+// echoQueue is the queue a round trip's requests go to: the one the
+// address names (URL#QUEUE, an echoer's Addr), else the topic's, else none
+// (the echoer's is then named by the broker).
+func echoQueue(a address, topic string) string {
+	switch {
+	case a.queue != "":
+		return a.queue
+	case topic != "":
+		return topic + PingSuffix
+	}
+	return ""
+}
+
+// Listen starts an echoer on the broker at addr (a URL): it consumes from
+// the queue opts.Topic+".ping" (or the queue the URL's fragment names, or
+// one the broker names when there is no topic) and republishes every
+// message unchanged to the queue its reply_to property names. Its Addr is
+// addr with its queue as the fragment. A second echoer of the same topic
+// is refused (the queue is exclusive).
+func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
+	s, a, err := resolve(addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.txSize > 1 {
+		return nil, errTxRoundTrip
+	}
+	e := &echoer{s: s, done: make(chan struct{})}
+	if e.con, err = openConsumer(ctx, a, s, "echo", echoQueue(a, opts.Topic), "", e.done); err != nil {
+		return nil, err
+	}
+	if e.pub, err = openPublisher(ctx, a, s, "echo"); err != nil {
+		e.con.close()
+		return nil, err
+	}
+	e.addr = withQueue(a.broker, e.con.queue)
+	return e, nil
+}
+
+// Dial connects a pinger to the broker at addr: it publishes to the queue
+// of opts.Topic's echoer (or to the queue the URL's fragment names, as an
+// echoer's Addr does) with its own queue, named by the broker, as
+// reply_to, and consumes the echoes from it. It needs no echoer to be
+// there yet.
+func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
+	s, a, err := resolve(addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	q := echoQueue(a, opts.Topic)
+	if q == "" {
+		return nil, fmt.Errorf("amqp: %s: no echo to reach: expected a topic or an echo's address, URL#QUEUE", driver.RedactURL(addr))
+	}
+	if s.txSize > 1 {
+		return nil, errTxRoundTrip
+	}
+	p := &pinger{s: s, echoQueue: q, done: make(chan struct{})}
+	if p.con, err = openConsumer(ctx, a, s, "pinger", "", "", p.done); err != nil {
+		return nil, err
+	}
+	if p.pub, err = openPublisher(ctx, a, s, "pinger"); err != nil {
+		p.con.close()
+		return nil, err
+	}
+	if s.txSize > 0 || s.confirms() {
+		return &ackPinger{p}, nil
+	}
+	return p, nil
+}
+
+// Subscribe consumes one-way messages at addr: from the queue the URL's
+// fragment names, else (on the default exchange) the queue named
+// opts.Topic, else a queue the broker names; Addr tells publishers its
+// name. With --amqp-exchange the queue is bound to the exchange under
+// opts.Topic (or its own name), so that every subscriber of a topic gets
+// every message.
+func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
+	s, a, err := resolve(addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	name := a.queue
+	if name == "" && s.exchange == "" {
+		name = opts.Topic
+	}
+	sub := &subscriber{s: s, done: make(chan struct{})}
+	if sub.con, err = openConsumer(ctx, a, s, "subscriber", name, opts.Topic, sub.done); err != nil {
+		return nil, err
+	}
+	sub.addr = withQueue(a.broker, sub.con.queue)
+	return sub, nil
+}
+
+// Publish opens a one-way publisher to addr: a Subscriber's Addr
+// (URL#QUEUE), or the broker URL with opts.Topic as the routing key. It
+// implements driver.AckSender when the broker acknowledges what it takes:
+// publisher confirms (reliable) or transactions (--amqp-tx-size).
+func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
+	s, a, err := resolve(addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	key := a.queue
+	if key == "" || (s.exchange != "" && opts.Topic != "") {
+		key = opts.Topic
+	}
+	if key == "" {
+		return nil, fmt.Errorf("amqp: %s: nothing to publish to: expected URL#QUEUE (a subscriber's address) or a topic", driver.RedactURL(addr))
+	}
+	pub, err := openPublisher(ctx, a, s, "publisher")
+	if err != nil {
+		return nil, err
+	}
+	p := &oneWayPublisher{pub: pub, key: key}
+	if s.txSize > 0 || s.confirms() {
+		return &ackPublisher{p}, nil
+	}
+	return p, nil
+}
+
+// resolve parses the options and the address of one end.
+func resolve(addr string, opts driver.Options) (*settings, address, error) {
+	s, err := parseSettings(opts)
+	if err != nil {
+		return nil, address{}, err
+	}
+	if addr == "" {
+		addr = opts.Params[FlagURL]
+	}
+	a, err := parseAddress(addr, s)
+	return s, a, err
+}
+
+// pinger is the measuring end of a round trip.
+type pinger struct {
+	s         *settings
+	pub       *publisher
+	con       *consumer
+	echoQueue string
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ driver.Pinger        = (*pinger)(nil)
+	_ driver.CounterReader = (*pinger)(nil)
+	_ driver.InfoReporter  = (*pinger)(nil)
+)
+
+// Send publishes msg to the echoer's queue, with the pinger's queue as
+// reply_to.
+func (p *pinger) Send(msg []byte) error {
+	select {
+	case <-p.done:
+		return fmt.Errorf("amqp: the pinger is closed: %w", driver.ErrClosed)
+	default:
+	}
+	return p.pub.publish(p.echoQueue, p.con.queue, msg)
+}
+
+// Receive returns the next echo. It fails at once, without waiting for
+// the deadline, when either connection breaks or, with --amqp-mandatory,
+// when the broker returns a ping because the echoer's queue is gone.
+func (p *pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	return p.con.receive(buf, deadline, p.pub)
+}
+
+// Close closes both connections; the pinger's queue goes with them.
+func (p *pinger) Close() error {
+	p.closeOnce.Do(func() {
+		close(p.done)
+		p.closeErr = errors.Join(p.pub.close(), p.con.close())
+	})
+	return p.closeErr
+}
+
+// Counters implements driver.CounterReader: returned pings as dropped,
+// refused (nacked) ones as errors.
+func (p *pinger) Counters() driver.Counters { return p.pub.counters() }
+
+// SystemInfo implements driver.InfoReporter.
+func (p *pinger) SystemInfo() driver.SystemInfo { return p.pub.info(p.s) }
+
+// ackPinger is a pinger whose pings the broker acknowledges: publisher
+// confirms (reliable) or a commit per message (--amqp-tx-size 1).
+type ackPinger struct{ *pinger }
+
+var _ driver.AckSender = (*ackPinger)(nil)
+
+// OnAck implements driver.AckSender.
+func (p *ackPinger) OnAck(f func(error)) { p.pub.OnAck(f) }
+
+// WaitAcks implements driver.AckSender.
+func (p *ackPinger) WaitAcks(deadline time.Time) error { return p.pub.WaitAcks(deadline) }
+
+// echoer is the far end of a round trip.
+type echoer struct {
+	s         *settings
+	pub       *publisher
+	con       *consumer
+	addr      string
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	noReplyTo atomic.Uint64
+}
+
+var (
+	_ driver.Echoer        = (*echoer)(nil)
+	_ driver.CounterReader = (*echoer)(nil)
+	_ driver.InfoReporter  = (*echoer)(nil)
+)
+
+// Addr is the broker URL with the echoer's queue as its fragment. It
+// carries the URL's credentials: redact it (driver.RedactURL) before
+// showing or recording it.
+func (e *echoer) Addr() string { return e.addr }
+
+// Serve republishes every message to its reply_to queue, then (reliable)
+// acknowledges it, until ctx is done or the echoer is closed (nil), or a
+// connection breaks (an error naming the reason).
+func (e *echoer) Serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { e.Close() })
+	defer stop()
+	c, p := e.con, e.pub
+	manual := !e.s.autoAck()
+	for {
+		select {
+		case d, ok := <-c.deliveries:
+			if !ok {
+				return e.stopped(c.stopped())
+			}
+			if d.ReplyTo == "" {
+				e.noReplyTo.Add(1) // not a ping: nowhere to echo it
+			} else if err := p.publish(d.ReplyTo, "", d.Body); err != nil {
+				return e.stopped(err)
+			}
+			if manual {
+				if err := c.ch.Ack(d.DeliveryTag, false); err != nil {
+					return e.stopped(fmt.Errorf("amqp: acknowledging a delivery on %s: %w", c.url, err))
+				}
+			}
+		case <-e.done:
+			return nil
+		case err, ok := <-c.connClosed:
+			return e.stopped(c.broke("connection", err, ok))
+		case err, ok := <-c.chClosed:
+			return e.stopped(c.broke("channel", err, ok))
+		case tag, ok := <-c.cancelled:
+			return e.stopped(c.cancelErr(tag, ok))
+		case err, ok := <-p.connClosed:
+			return e.stopped(p.broke("connection", err, ok))
+		case err, ok := <-p.chClosed:
+			return e.stopped(p.broke("channel", err, ok))
+		}
+	}
+}
+
+// stopped is nil when the echoer was closed (its links closing is then
+// expected), else err.
+func (e *echoer) stopped(err error) error {
+	select {
+	case <-e.done:
+		return nil
+	default:
+		return err
+	}
+}
+
+// Close stops Serve and closes both connections; the echoer's queue goes
+// with them.
+func (e *echoer) Close() error {
+	e.closeOnce.Do(func() {
+		close(e.done)
+		e.closeErr = errors.Join(e.pub.close(), e.con.close())
+	})
+	return e.closeErr
+}
+
+// Counters implements driver.CounterReader: echoes returned as unroutable
+// (their pinger's queue is gone) as dropped; refused echoes and messages
+// without reply_to as errors.
+func (e *echoer) Counters() driver.Counters {
+	c := e.pub.counters()
+	c.Errors += e.noReplyTo.Load()
+	return c
+}
+
+// SystemInfo implements driver.InfoReporter.
+func (e *echoer) SystemInfo() driver.SystemInfo { return e.con.info(e.s) }
+
+// subscriber is the receiving end of one-way traffic.
+type subscriber struct {
+	s         *settings
+	con       *consumer
+	addr      string
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ driver.Subscriber   = (*subscriber)(nil)
+	_ driver.InfoReporter = (*subscriber)(nil)
+)
+
+// Receive returns the next message and when it came off amqp091's
+// delivery channel.
+func (s *subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	return s.con.receive(buf, deadline, nil)
+}
+
+// Addr is the broker URL with the subscriber's queue as its fragment (with
+// the URL's credentials; see echoer.Addr).
+func (s *subscriber) Addr() string { return s.addr }
+
+// Close closes the connection; the queue goes with it.
+func (s *subscriber) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.closeErr = s.con.close()
+	})
+	return s.closeErr
+}
+
+// SystemInfo implements driver.InfoReporter.
+func (s *subscriber) SystemInfo() driver.SystemInfo { return s.con.info(s.s) }
+
+// oneWayPublisher is the sending end of one-way traffic.
+type oneWayPublisher struct {
+	pub       *publisher
+	key       string
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ driver.Publisher     = (*oneWayPublisher)(nil)
+	_ driver.CounterReader = (*oneWayPublisher)(nil)
+	_ driver.InfoReporter  = (*oneWayPublisher)(nil)
+)
+
+// Send publishes msg.
+func (p *oneWayPublisher) Send(msg []byte) error { return p.pub.publish(p.key, "", msg) }
+
+// Close closes the connection. Unconfirmed messages are not waited for
+// (WaitAcks does that); an open transaction is rolled back by the broker.
+func (p *oneWayPublisher) Close() error {
+	p.closeOnce.Do(func() { p.closeErr = p.pub.close() })
+	return p.closeErr
+}
+
+// Counters implements driver.CounterReader.
+func (p *oneWayPublisher) Counters() driver.Counters { return p.pub.counters() }
+
+// SystemInfo implements driver.InfoReporter.
+func (p *oneWayPublisher) SystemInfo() driver.SystemInfo { return p.pub.info(p.pub.s) }
+
+// ackPublisher is a oneWayPublisher whose messages the broker
+// acknowledges.
+type ackPublisher struct{ *oneWayPublisher }
+
+var _ driver.AckSender = (*ackPublisher)(nil)
+
+// OnAck implements driver.AckSender: f is called once per message from
+// the publisher's confirmation goroutine (confirms) or from Send and
+// WaitAcks when a transaction commits.
+func (p *ackPublisher) OnAck(f func(error)) { p.pub.OnAck(f) }
+
+// WaitAcks implements driver.AckSender.
+func (p *ackPublisher) WaitAcks(deadline time.Time) error { return p.pub.WaitAcks(deadline) }

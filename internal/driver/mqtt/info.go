@@ -1,0 +1,153 @@
+package mqtt
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	mochi "github.com/mochi-mqtt/server/v2"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+// Bounds of the broker version question: subscribing, then waiting for the
+// retained message.
+const (
+	versionSubscribeTimeout = 5 * time.Second
+	versionWait             = time.Second
+)
+
+// infoOnce computes an end's SystemInfo once.
+type infoOnce struct {
+	s    *settings
+	once sync.Once
+	info driver.SystemInfo
+}
+
+func (o *infoOnce) get(c client) driver.SystemInfo {
+	o.once.Do(func() { o.info = systemInfo(o.s, c) })
+	return o.info
+}
+
+// systemInfo describes the broker and the connection. MQTT has no version
+// field: an embedded broker is mochi-mqtt at the version this program was
+// built with; otherwise the retained message of s.versionTopic ($SYS/
+// broker/version: Mosquitto answers "mosquitto version 2.0.11", mochi-mqtt
+// its version alone) is read once, when the broker publishes it.
+func systemInfo(s *settings, c client) driver.SystemInfo {
+	si := driver.SystemInfo{URL: s.url.String(), Extra: c.facts()}
+	if isEmbedded(s.url.Host) {
+		si.Product, si.Version, si.Embedded = "mochi-mqtt", mochi.Version, true
+		return si
+	}
+	if s.versionTopic == "" {
+		si.Extra["broker_version"] = "not asked (empty --" + ParamVersionTopic + ")"
+		return si
+	}
+	raw := askVersion(c, s.versionTopic)
+	if raw == "" {
+		si.Extra["broker_version"] = "unknown: nothing retained on " + s.versionTopic
+		return si
+	}
+	si.Product, si.Version = parseBrokerVersion(raw)
+	si.Extra["broker_version_topic"] = s.versionTopic
+	return si
+}
+
+// askVersion subscribes to topic, takes the first message within
+// versionWait and unsubscribes; "" when none came or the broker refused.
+func askVersion(c client, topic string) string {
+	if c.err() != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), versionSubscribeTimeout)
+	defer cancel()
+	got := make(chan string, 1)
+	err := c.subscribe(ctx, topic, 0, func(p []byte) {
+		select {
+		case got <- string(p):
+		default:
+		}
+	})
+	if err != nil {
+		return ""
+	}
+	defer c.unsubscribe(ctx, topic)
+	select {
+	case v := <-got:
+		return v
+	case <-time.After(versionWait):
+		return ""
+	case <-c.done():
+		return ""
+	}
+}
+
+var versionPattern = regexp.MustCompile(`(?i)^\s*(\S.*?)\s+version\s+(\S+)\s*$`)
+
+// parseBrokerVersion splits "<product> version <version>"; anything else
+// is taken as the version alone.
+func parseBrokerVersion(raw string) (product, version string) {
+	if m := versionPattern.FindStringSubmatch(raw); m != nil {
+		return m[1], m[2]
+	}
+	return "", strings.TrimSpace(raw)
+}
+
+// tlsFacts names the TLS version and cipher suite of conn, "" for plain
+// TCP.
+func tlsFacts(conn net.Conn) string {
+	var inner net.Conn
+	switch c := conn.(type) {
+	case *readConn:
+		inner = c.Conn
+	case *batchConn:
+		inner = c.Conn
+	}
+	tc, ok := inner.(*tls.Conn)
+	if !ok {
+		return ""
+	}
+	st := tc.ConnectionState()
+	return tls.VersionName(st.Version) + " " + tls.CipherSuiteName(st.CipherSuite)
+}
+
+var buildDeps = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			v := d.Version
+			if d.Replace != nil {
+				v = d.Replace.Version
+			}
+			m[d.Path] = v
+		}
+	}
+	return m
+})
+
+// moduleVersion is the version of the module at path this program was
+// built with.
+func moduleVersion(path string) string {
+	if v := buildDeps()[path]; v != "" {
+		return v
+	}
+	return "(unknown version)"
+}
+
+// Brokers started by StartEmbedded in this process, by host:port.
+var (
+	embeddedMu    sync.Mutex
+	embeddedHosts = map[string]bool{}
+)
+
+func isEmbedded(hostport string) bool {
+	embeddedMu.Lock()
+	defer embeddedMu.Unlock()
+	return embeddedHosts[hostport]
+}

@@ -1,0 +1,245 @@
+package mqtt
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/secure"
+)
+
+// Protocol versions, as MQTT numbers them in CONNECT.
+const (
+	v311 = 4
+	v5   = 5
+)
+
+// settings is one end's configuration, checked.
+type settings struct {
+	raw      string   // the broker URL as given: what Addr returns
+	url      *url.URL // broker, scheme mqtt or mqtts, credentials removed
+	redacted string   // the URL as given, password replaced (driver.RedactURL)
+	tls      *tls.Config
+	security *driver.Security
+
+	version      int // v311 or v5
+	qos          byte
+	username     string
+	password     string
+	hasUser      bool
+	hasPassword  bool
+	clientPrefix string
+	keepAlive    uint16 // seconds
+	maxInflight  int
+	versionTopic string
+
+	topic      string
+	queueDepth int
+}
+
+// Role names in client identifiers.
+const (
+	rolePinger     = "ping"
+	roleEcho       = "echo"
+	rolePublisher  = "pub"
+	roleSubscriber = "sub"
+)
+
+// DefaultQueueDepth is how many received messages an end holds for
+// Receive when Options.QueueDepth is zero.
+const DefaultQueueDepth = 1024
+
+// newSettings checks addr and opts: every error names the setting.
+func newSettings(addr string, opts driver.Options) (*settings, error) {
+	p := func(k, def string) string {
+		if v, ok := opts.Params[k]; ok && v != "" {
+			return v
+		}
+		return def
+	}
+	s := &settings{
+		topic:        topicOf(opts),
+		queueDepth:   opts.QueueDepth,
+		security:     opts.Security,
+		clientPrefix: p(ParamClientID, DefaultClientID),
+		versionTopic: DefaultVersionTopic,
+	}
+	if v, ok := opts.Params[ParamVersionTopic]; ok {
+		s.versionTopic = v // empty turns the question off
+	}
+	if s.queueDepth <= 0 {
+		s.queueDepth = DefaultQueueDepth
+	}
+	if err := checkTopic(s.topic); err != nil {
+		return nil, fmt.Errorf("mqtt: %w", err)
+	}
+
+	switch v := p(ParamVersion, DefaultVersion); v {
+	case "3.1.1":
+		s.version = v311
+	case "5":
+		s.version = v5
+	default:
+		return nil, fmt.Errorf("mqtt: %s %q: want 3.1.1 or 5", ParamVersion, v)
+	}
+
+	switch q := p(ParamQoS, ""); q {
+	case "":
+		if opts.Reliable {
+			s.qos = 1
+		}
+	case "0", "1", "2":
+		s.qos = q[0] - '0'
+	default:
+		return nil, fmt.Errorf("mqtt: %s %q: want 0, 1 or 2", ParamQoS, q)
+	}
+
+	ka, err := time.ParseDuration(p(ParamKeepAlive, DefaultKeepAlive))
+	if err != nil {
+		return nil, fmt.Errorf("mqtt: %s: %w", ParamKeepAlive, err)
+	}
+	secs := (ka + time.Second - 1) / time.Second
+	if secs < 1 || secs > 65535 {
+		return nil, fmt.Errorf("mqtt: %s %v: want 1s to 18h12m15s (MQTT counts it in seconds, 1 to 65535)", ParamKeepAlive, ka)
+	}
+	s.keepAlive = uint16(secs)
+
+	mi, err := strconv.Atoi(p(ParamMaxInflight, DefaultMaxInflight))
+	if err != nil || mi < 1 || mi > 65535 {
+		return nil, fmt.Errorf("mqtt: %s %q: want a number of messages from 1 to 65535", ParamMaxInflight, p(ParamMaxInflight, DefaultMaxInflight))
+	}
+	s.maxInflight = mi
+
+	if addr == "" {
+		addr = p(ParamURL, DefaultURL)
+	}
+	s.raw = addr
+	if err := s.parseURL(addr); err != nil {
+		return nil, err
+	}
+	if opts.Security != nil && s.url.Scheme == "mqtt" {
+		// A secure link goes to the broker's TLS listener.
+		port, err := strconv.Atoi(p(ParamTLSPort, DefaultTLSPort))
+		if err != nil || port < 1 || port > 65535 {
+			return nil, fmt.Errorf("mqtt: %s %q: want a port number", ParamTLSPort, p(ParamTLSPort, DefaultTLSPort))
+		}
+		s.url.Scheme = "mqtts"
+		s.url.Host = net.JoinHostPort(s.url.Hostname(), strconv.Itoa(port))
+		s.raw = withSchemeHost(s.raw, "mqtts", s.url.Host)
+		s.redacted = driver.RedactURL(s.raw)
+	}
+	if u := p(ParamUsername, ""); u != "" && !s.hasUser {
+		s.username, s.hasUser = u, true
+	}
+	if pw := p(ParamPassword, ""); pw != "" && !s.hasPassword {
+		s.password, s.hasPassword = pw, true
+	}
+	if s.hasPassword && !s.hasUser && s.version == v311 {
+		return nil, fmt.Errorf("mqtt: MQTT 3.1.1 sends a password only with a user name (--%s)", ParamUsername)
+	}
+	if s.url.Scheme == "mqtts" {
+		if s.tls, err = clientTLS(opts.Security, s.url.Host); err != nil {
+			return nil, fmt.Errorf("mqtt: %s: %w", s.redacted, err)
+		}
+	}
+	return s, nil
+}
+
+// parseURL takes mqtt:// (TCP) and mqtts:// (TLS) URLs, or host:port, and
+// moves the credentials out of the URL.
+func (s *settings) parseURL(raw string) error {
+	s.redacted = driver.RedactURL(raw)
+	if !strings.Contains(raw, "://") {
+		scheme := "mqtt"
+		if s.security != nil {
+			scheme = "mqtts"
+		}
+		raw = scheme + "://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("mqtt: broker URL %s: %w", driver.RedactURL(raw), err)
+	}
+	switch u.Scheme = strings.ToLower(u.Scheme); u.Scheme {
+	case "mqtt", "mqtts":
+	default:
+		return fmt.Errorf("mqtt: broker URL %s: scheme %q: want mqtt:// or mqtts://", s.redacted, u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return fmt.Errorf("mqtt: broker URL %s has no host", s.redacted)
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return fmt.Errorf("mqtt: broker URL %s: want scheme://host:port, without a path or query", s.redacted)
+	}
+	if u.Port() == "" {
+		port := "1883"
+		if u.Scheme == "mqtts" {
+			port = "8883"
+		}
+		u.Host = net.JoinHostPort(u.Hostname(), port)
+	} else if n, err := strconv.Atoi(u.Port()); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("mqtt: broker URL %s: bad port %q", s.redacted, u.Port())
+	}
+	if u.User != nil {
+		s.username, s.hasUser = u.User.Username(), true
+		s.password, s.hasPassword = u.User.Password()
+		u.User = nil
+	}
+	u.Path = ""
+	s.url = u
+	return nil
+}
+
+// withSchemeHost returns the URL raw with its scheme and host:port
+// replaced, its credentials kept.
+func withSchemeHost(raw, scheme, hostport string) string {
+	if !strings.Contains(raw, "://") {
+		return scheme + "://" + hostport
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return scheme + "://" + hostport
+	}
+	u.Scheme, u.Host = scheme, hostport
+	return u.String()
+}
+
+// clientTLS verifies the broker against sec's CA and presents sec's
+// certificate when it has one; without sec, against the system's roots.
+// TLS 1.2 is the minimum, as brokers commonly offer it.
+func clientTLS(sec *driver.Security, hostport string) (*tls.Config, error) {
+	if sec == nil {
+		host, _, _ := net.SplitHostPort(hostport)
+		return &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host}, nil
+	}
+	cfg, err := secure.ClientTLSConfig(sec, hostport)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MinVersion = tls.VersionTLS12
+	return cfg, nil
+}
+
+// clientID is <prefix>-<role>-<8 hex digits>: unique per connection, and
+// 23 characters or fewer with the default prefix, the length every MQTT
+// 3.1.1 broker must accept.
+func (s *settings) clientID(role string) string {
+	var b [4]byte
+	rand.Read(b[:])
+	return s.clientPrefix + "-" + role + "-" + hex.EncodeToString(b[:])
+}
+
+// protocol names the version for messages and meta.json.
+func (s *settings) protocol() string {
+	if s.version == v5 {
+		return "MQTT 5"
+	}
+	return "MQTT 3.1.1"
+}

@@ -1,0 +1,237 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+// coreRecv receives a core NATS subscription. It waits on the
+// subscription's own channel (a synchronous subscription), so the message
+// is handed over by nats.go's reader straight to the goroutine that called
+// Receive, and the arrival time is read the moment it is.
+type coreRecv struct {
+	c   *conn
+	sub *natsgo.Subscription
+}
+
+// subscribeSync subscribes to subject and waits until the server has the
+// subscription, so that nothing published after it returns is missed.
+func subscribeSync(c *conn, subject string) (*natsgo.Subscription, error) {
+	sub, err := c.nc.SubscribeSync(subject)
+	if err == nil && c.depth > 0 {
+		err = sub.SetPendingLimits(c.depth, -1)
+	}
+	if err == nil {
+		err = c.nc.Flush()
+	}
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("nats: %s subscribing to %s on %s: %w", c.role, subject, c.redacted, err)
+	}
+	return sub, nil
+}
+
+func (r *coreRecv) receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	for {
+		m, err := r.sub.NextMsg(waitFor(deadline))
+		at := time.Now()
+		switch {
+		case err == nil:
+			if len(m.Data) > len(buf) {
+				return 0, at, fmt.Errorf("nats: a %d-byte message on %s does not fit the %d-byte buffer", len(m.Data), r.sub.Subject, len(buf))
+			}
+			return copy(buf, m.Data), at, nil
+		case errors.Is(err, natsgo.ErrTimeout):
+			if !deadline.IsZero() && !at.Before(deadline) {
+				return 0, time.Time{}, timeoutErr(r.sub.Subject)
+			}
+		case errors.Is(err, natsgo.ErrSlowConsumer):
+			// Messages were dropped (counted by the subscription); the
+			// next one is still to come.
+		default:
+			return 0, time.Time{}, r.c.linkErr("receiving on "+r.sub.Subject, err)
+		}
+	}
+}
+
+func (r *coreRecv) counters() driver.Counters {
+	d, _ := r.sub.Dropped()
+	return driver.Counters{Dropped: uint64(max(d, 0)), Errors: r.c.errs.Load()}
+}
+
+// corePinger publishes on <topic>.ping and receives <topic>.pong.
+type corePinger struct {
+	coreRecv
+	ping string
+}
+
+var (
+	_ driver.Pinger        = (*corePinger)(nil)
+	_ driver.CounterReader = (*corePinger)(nil)
+	_ driver.InfoReporter  = (*corePinger)(nil)
+)
+
+func dialCore(c *conn, topic string) (*corePinger, error) {
+	sub, err := subscribeSync(c, topic+PongSuffix)
+	if err != nil {
+		return nil, err
+	}
+	return &corePinger{coreRecv: coreRecv{c: c, sub: sub}, ping: topic + PingSuffix}, nil
+}
+
+// Send publishes msg on <topic>.ping.
+func (p *corePinger) Send(msg []byte) error {
+	if err := p.c.nc.Publish(p.ping, msg); err != nil {
+		return p.c.sendErr(p.ping, len(msg), err)
+	}
+	return nil
+}
+
+// Receive returns the next message on <topic>.pong and when nats.go
+// handed it over.
+func (p *corePinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	return p.receive(buf, deadline)
+}
+
+// Counters reports messages nats.go dropped because they arrived faster
+// than they were received, and asynchronous errors.
+func (p *corePinger) Counters() driver.Counters { return p.counters() }
+
+// SystemInfo describes the server.
+func (p *corePinger) SystemInfo() driver.SystemInfo { return p.c.info() }
+
+// MaxMessageSize is the server's max_payload.
+func (p *corePinger) MaxMessageSize() int { return p.c.maxPayload() }
+
+// Close closes the connection; a blocked Receive returns driver.ErrClosed.
+func (p *corePinger) Close() error { return p.c.close() }
+
+// coreEcho republishes <topic>.ping on <topic>.pong.
+type coreEcho struct {
+	coreRecv
+	pong string
+}
+
+var (
+	_ driver.Echoer        = (*coreEcho)(nil)
+	_ driver.CounterReader = (*coreEcho)(nil)
+)
+
+func listenCore(c *conn, topic string) (*coreEcho, error) {
+	sub, err := subscribeSync(c, topic+PingSuffix)
+	if err != nil {
+		return nil, err
+	}
+	return &coreEcho{coreRecv: coreRecv{c: c, sub: sub}, pong: topic + PongSuffix}, nil
+}
+
+// Addr is the server URL the echo is connected to.
+func (e *coreEcho) Addr() string { return e.c.url }
+
+// Serve echoes until ctx is done (nil), Close is called (nil) or the
+// connection is lost (an error).
+func (e *coreEcho) Serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { e.sub.Unsubscribe() })
+	defer stop()
+	for {
+		m, err := e.sub.NextMsg(24 * time.Hour)
+		switch {
+		case err == nil:
+			if err := e.c.nc.Publish(e.pong, m.Data); err != nil {
+				if ctx.Err() != nil || e.c.closing.Load() {
+					return nil
+				}
+				return e.c.sendErr(e.pong, len(m.Data), err)
+			}
+		case errors.Is(err, natsgo.ErrTimeout), errors.Is(err, natsgo.ErrSlowConsumer):
+		case ctx.Err() != nil || e.c.closing.Load():
+			return nil
+		default:
+			return e.c.linkErr("receiving on "+e.sub.Subject, err)
+		}
+	}
+}
+
+// Counters reports pings nats.go dropped and asynchronous errors.
+func (e *coreEcho) Counters() driver.Counters { return e.counters() }
+
+// MaxMessageSize is the server's max_payload.
+func (e *coreEcho) MaxMessageSize() int { return e.c.maxPayload() }
+
+// Close closes the connection and stops Serve.
+func (e *coreEcho) Close() error { return e.c.close() }
+
+// corePublisher publishes on <topic>.
+type corePublisher struct {
+	c       *conn
+	subject string
+}
+
+var (
+	_ driver.Publisher    = (*corePublisher)(nil)
+	_ driver.InfoReporter = (*corePublisher)(nil)
+)
+
+// Send publishes msg on <topic>.
+func (p *corePublisher) Send(msg []byte) error {
+	if err := p.c.nc.Publish(p.subject, msg); err != nil {
+		return p.c.sendErr(p.subject, len(msg), err)
+	}
+	return nil
+}
+
+// SystemInfo describes the server.
+func (p *corePublisher) SystemInfo() driver.SystemInfo { return p.c.info() }
+
+// MaxMessageSize is the server's max_payload.
+func (p *corePublisher) MaxMessageSize() int { return p.c.maxPayload() }
+
+// Close flushes what was published and closes the connection.
+func (p *corePublisher) Close() error {
+	if !p.c.closing.Load() && !p.c.nc.IsClosed() {
+		p.c.nc.FlushTimeout(5 * time.Second)
+	}
+	return p.c.close()
+}
+
+// coreSubscriber receives <topic>.
+type coreSubscriber struct {
+	coreRecv
+}
+
+var (
+	_ driver.Subscriber    = (*coreSubscriber)(nil)
+	_ driver.CounterReader = (*coreSubscriber)(nil)
+	_ driver.InfoReporter  = (*coreSubscriber)(nil)
+)
+
+func subscribeCore(c *conn, topic string) (*coreSubscriber, error) {
+	sub, err := subscribeSync(c, topic)
+	if err != nil {
+		return nil, err
+	}
+	return &coreSubscriber{coreRecv{c: c, sub: sub}}, nil
+}
+
+// Addr is the server URL.
+func (s *coreSubscriber) Addr() string { return s.c.url }
+
+// Receive returns the next message and when nats.go handed it over.
+func (s *coreSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	return s.receive(buf, deadline)
+}
+
+// Counters reports messages dropped by nats.go (slow consumer).
+func (s *coreSubscriber) Counters() driver.Counters { return s.counters() }
+
+// SystemInfo describes the server.
+func (s *coreSubscriber) SystemInfo() driver.SystemInfo { return s.c.info() }
+
+// Close closes the connection.
+func (s *coreSubscriber) Close() error { return s.c.close() }

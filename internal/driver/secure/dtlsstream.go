@@ -1,0 +1,152 @@
+package secure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/pion/dtls/v3"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+var (
+	_ driver.StreamTransport = DTLS{}
+	_ driver.Subscriber      = (*DTLSSubscriber)(nil)
+)
+
+// errDTLSOneWayReliable refuses a reliable one-way link, as over UDP.
+var errDTLSOneWayReliable = errors.New("dtls: a one-way link is best effort (a reliable one needs acknowledgements, which DTLS does not carry)")
+
+// Subscribe starts a DTLS subscriber at addr: every publisher is verified
+// against the CA, and its messages are reassembled from their records.
+func (DTLS) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
+	if opts.Reliable {
+		return nil, errDTLSOneWayReliable
+	}
+	e, err := DTLS{}.Listen(ctx, addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	l := e.(*DTLSEchoer).l
+	depth := opts.QueueDepth
+	if depth <= 0 {
+		depth = 64
+	}
+	s := &DTLSSubscriber{l: l, conns: map[net.Conn]struct{}{}, size: opts.MaxMessageSizeOrDefault(),
+		inbox: driver.NewInbox("dtls subscriber at "+l.Addr().String(), depth, opts.MaxMessageSizeOrDefault())}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Publish connects a DTLS publisher to the subscriber at addr, completing
+// the handshake within ctx.
+func (DTLS) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
+	if opts.Reliable {
+		return nil, errDTLSOneWayReliable
+	}
+	return DTLS{}.Dial(ctx, addr, opts)
+}
+
+// DTLSSubscriber receives the messages of any number of DTLS publishers.
+type DTLSSubscriber struct {
+	l     net.Listener
+	inbox *driver.Inbox
+	size  int
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
+	once  sync.Once
+}
+
+// Addr returns the listening address.
+func (s *DTLSSubscriber) Addr() string { return s.l.Addr().String() }
+
+func (s *DTLSSubscriber) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.l.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		select {
+		case <-s.inbox.Done():
+			s.mu.Unlock()
+			c.Close()
+			return
+		default:
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serve(c)
+	}
+}
+
+func (s *DTLSSubscriber) serve(c net.Conn) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		c.Close()
+	}()
+	hctx, cancel := context.WithTimeout(context.Background(), HandshakeTimeout)
+	err := c.(*dtls.Conn).HandshakeContext(hctx)
+	cancel()
+	if err != nil {
+		return
+	}
+	// The reassembly of a pinger, returning the publisher's settle probes.
+	r := &DTLSPinger{c: c.(*dtls.Conn), addr: c.RemoteAddr().String(), echoProbes: true,
+		wbuf: make([]byte, MaxRecordPlaintext), rbuf: make([]byte, MaxRecordPlaintext+512)}
+	for {
+		buf, ok := s.inbox.Buffer()
+		if !ok {
+			return
+		}
+		n, err := r.receive(buf, time.Time{})
+		at := time.Now()
+		if err != nil {
+			s.inbox.Release(buf)
+			if errors.Is(err, driver.ErrTimeout) {
+				continue
+			}
+			return
+		}
+		if !s.inbox.Put(buf, n, at) {
+			return
+		}
+	}
+}
+
+// Receive copies the next message into buf; it arrived when its last
+// record was read.
+func (s *DTLSSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	return s.inbox.Receive(buf, deadline)
+}
+
+// Close stops accepting, closes every association and unblocks Receive.
+func (s *DTLSSubscriber) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.inbox.Close()
+		for c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		err = s.l.Close()
+		s.wg.Wait()
+	})
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("dtls: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package driver
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Broker is implemented by transports that reach a message broker by URL
+// instead of listening at a socket address. The run command then resolves
+// a sub-experiment's address from --target (a URL with one of Schemes, or
+// TRANSPORT=URL), else from the transport's URL flag (URLFlag), else from
+// the embedded broker (--broker embedded, Embedder).
+type Broker interface {
+	// Schemes are the URL schemes the transport accepts, e.g. "nats" and
+	// "tls", or "mqtt" and "mqtts". No two registered transports may share
+	// one.
+	Schemes() []string
+}
+
+// SizeLimiter is implemented by transports that carry messages up to a
+// size: the run command refuses a larger payload before it creates
+// anything, naming the limit.
+type SizeLimiter interface {
+	// MaxMessageSize is the largest message, in bytes, a link opened with
+	// opts carries (for a broker, its default limit: NATS max_payload,
+	// RabbitMQ max_message_size).
+	MaxMessageSize(opts Options) int
+}
+
+// ProcessBound is implemented by transports whose two ends must live in
+// one process (intraprocess): they cannot serve `run echo`, and their
+// echoer always runs in the measuring process.
+type ProcessBound interface {
+	ProcessBound() bool
+}
+
+// URLFlag is the name of the flag a broker transport declares (FlagOwner)
+// for its broker URL: "<transport>-url", e.g. "nats-url".
+func URLFlag(transport string) string { return transport + "-url" }
+
+// URLEnv is the environment variable of the URL flag: MQGATE_<TRANSPORT>_URL.
+func URLEnv(transport string) string { return EnvName(transport + "-url") }
+
+// EnvName is the environment variable a flag without one of its own is
+// read from: MQGATE_ followed by the flag name in upper case with "-" as
+// "_" (e.g. "nats-qos" → MQGATE_NATS_QOS).
+func EnvName(flag string) string {
+	return "MQGATE_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// FlagsOf returns the flags t declares, or nil.
+func FlagsOf(t Transport) []Flag {
+	if fo, ok := t.(FlagOwner); ok {
+		return fo.Flags()
+	}
+	return nil
+}
+
+// IsBroker reports whether t reaches a broker by URL: it implements Broker
+// or declares a URL flag.
+func IsBroker(t Transport) bool {
+	if _, ok := t.(Broker); ok {
+		return true
+	}
+	return slices.ContainsFunc(FlagsOf(t), func(f Flag) bool { return f.Name == URLFlag(t.Name()) })
+}
+
+// SchemesOf returns the URL schemes of a broker transport: its Schemes, or
+// its name when it declares none.
+func SchemesOf(t Transport) []string {
+	if b, ok := t.(Broker); ok {
+		return b.Schemes()
+	}
+	if IsBroker(t) {
+		return []string{t.Name()}
+	}
+	return nil
+}
+
+// ForScheme returns the registered broker transport that accepts URLs with
+// scheme, or an error listing the schemes available.
+func ForScheme(scheme string) (Transport, error) {
+	var all []string
+	for _, n := range Names() {
+		t, _ := Lookup(n)
+		for _, s := range SchemesOf(t) {
+			if s == scheme {
+				return t, nil
+			}
+			all = append(all, s+"://")
+		}
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no broker transport is registered for %s:// URLs", scheme)
+	}
+	return nil, fmt.Errorf("no registered transport takes %s:// URLs (available: %s)", scheme, strings.Join(all, ", "))
+}
+
+// MaxMessageSize returns the largest message t carries with opts, or 0
+// when t declares no limit.
+func MaxMessageSize(t Transport, opts Options) int {
+	if l, ok := t.(SizeLimiter); ok {
+		return l.MaxMessageSize(opts)
+	}
+	return 0
+}
+
+// IsProcessBound reports whether t's ends must share a process.
+func IsProcessBound(t Transport) bool {
+	pb, ok := t.(ProcessBound)
+	return ok && pb.ProcessBound()
+}
+
+// URLScheme returns the scheme of addr when it is a URL ("scheme://…"),
+// else "".
+func URLScheme(addr string) string {
+	scheme, rest, ok := strings.Cut(addr, "://")
+	if !ok || scheme == "" || rest == "" {
+		return ""
+	}
+	u, err := url.Parse(addr)
+	if err != nil || u.Scheme == "" {
+		return ""
+	}
+	return strings.ToLower(u.Scheme)
+}

@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// Workload is what a sub-experiment does over its link and what it
+// measures. RoundTrip (one message in flight, the echo timed on return) is
+// the one there is; one-way latency under load and throughput modes are
+// workloads too, each with its own Measurer.
+type Workload interface {
+	// Mode is meta.json's "mode": how messages flow and are paced.
+	Mode(p Pacer) string
+	// Latency is meta.json's "latency": what a sample is (formats §2).
+	Latency(c Config) string
+	// Check refuses a configuration the workload cannot measure with.
+	Check(c Config) error
+	// Start prepares the measurement of one sub-experiment over link:
+	// everything its payloads need is allocated here, before the first
+	// message. stop is set from another goroutine to end a Measure in
+	// progress; tick, when non-nil, reports progress now and then.
+	Start(link *Link, c Config, stop *atomic.Bool, tick TickFunc) Measurer
+}
+
+// Measurer measures the payload sizes of one sub-experiment, one after the
+// other.
+type Measurer interface {
+	// Measure measures one payload size into res, whose Nanos has
+	// capacity Samples, and fills res.Counts. It returns how many
+	// messages (warm-up included) it completed, and on error why it
+	// stopped; res then holds what was measured before.
+	Measure(payload int, res *PayloadResult) (attempt int, err error)
+}
+
+// TickFunc reports progress within a payload: done of total messages,
+// with the samples kept so far (nanoseconds).
+type TickFunc func(payload, done, total int, kept []int64)
+
+// Pacer decides when each message of a payload is sent, like vegeta's
+// pacer: ClosedLoop (the next message when the previous one is answered)
+// is the one there is; an open-loop pacer (a constant rate per publisher)
+// makes a workload measure from each message's intended send time, so that
+// a stall delays the measured messages instead of hiding them.
+type Pacer interface {
+	// Pace returns how long to wait before sending message n (from 0,
+	// within a payload) when elapsed has passed since the payload's first
+	// message was due; 0 sends at once.
+	Pace(elapsed time.Duration, n uint64) time.Duration
+	// Name describes the pacing in meta.json's mode, e.g. "closed-loop".
+	Name() string
+}
+
+// ClosedLoop sends each message as soon as the previous one is done.
+type ClosedLoop struct{}
+
+// Pace returns 0: never wait.
+func (ClosedLoop) Pace(time.Duration, uint64) time.Duration { return 0 }
+
+// Name returns "closed-loop".
+func (ClosedLoop) Name() string { return "closed-loop" }
+
+// RoundTrip is the round-trip workload: the pinger sends a message, waits
+// for its echo and records the round trip, one message in flight (see the
+// package documentation).
+type RoundTrip struct{}
+
+// Mode returns "round-trip " followed by the pacer's name.
+func (RoundTrip) Mode(p Pacer) string { return "round-trip " + p.Name() }
+
+// Latency returns c.Latency: half the round trip or the whole.
+func (RoundTrip) Latency(c Config) string { return c.Latency }
+
+// Check accepts half-rtt and rtt latencies and closed-loop pacing only.
+func (RoundTrip) Check(c Config) error {
+	if c.Latency != meta.LatencyHalfRTT && c.Latency != meta.LatencyRTT {
+		return fmt.Errorf("latency %q: expected %q or %q (one-way needs a throughput mode)", c.Latency, meta.LatencyHalfRTT, meta.LatencyRTT)
+	}
+	if _, ok := c.Pacer.(ClosedLoop); !ok {
+		return fmt.Errorf("pacing %q: a round trip keeps one message in flight, so it is closed-loop", c.Pacer.Name())
+	}
+	return nil
+}
+
+// Start returns the ping loop over link's pinger.
+func (RoundTrip) Start(link *Link, c Config, stop *atomic.Bool, tick TickFunc) Measurer {
+	l := newPingLoop(c, link.Pinger, stop)
+	l.tick = tick
+	return l
+}
+
+// SelfMeasuring is implemented by pingers of links that time their own
+// messages, such as an external program whose samples are read from what
+// it wrote: the engine measures such a sub-experiment with the Workload
+// the pinger returns instead of the run's. That workload's Latency must
+// be the run's; its Measurer may fill PayloadResult.Micros and may
+// complete Link.System with what it learnt (an exit status).
+type SelfMeasuring interface {
+	driver.Pinger
+	// Workload returns the workload of this sub-experiment; dir is the
+	// experiment directory, where it may keep files of its own.
+	Workload(dir string) Workload
+}
+
+// Sink writes what a sub-experiment measured, once it is measured
+// (accumulate, then render): RawCSV now; a throughput mode's histograms
+// are another sink.
+type Sink interface {
+	// Write records sub's payloads in the experiment directory dir;
+	// latency is the workload's definition of a sample.
+	Write(dir string, sub Sub, latency string, payloads []PayloadResult) error
+}
+
+// RawCSV writes measurements_<type>.csv (formats §2), atomically.
+type RawCSV struct{}
+
+// Write writes the kept samples in microseconds: half the round trip for
+// meta.LatencyHalfRTT, the nanoseconds as they are otherwise, or Micros
+// as they are when a payload has them.
+func (RawCSV) Write(dir string, sub Sub, latency string, payloads []PayloadResult) error {
+	div := 1000.0
+	if latency == meta.LatencyHalfRTT {
+		div = 2000 // ns round trip → µs half round trip
+	}
+	return atomicfile.Write(rawPath(dir, sub.Type), func(w io.Writer) error {
+		mw := measurements.NewWriter(w)
+		for _, p := range payloads {
+			if p.Micros != nil {
+				for i, us := range p.Micros {
+					if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: p.Counts.Bytes, Latency: us}); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			for i, ns := range p.Nanos {
+				if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: p.Counts.Bytes, Latency: float64(ns) / div}); err != nil {
+					return err
+				}
+			}
+		}
+		return mw.Flush()
+	})
+}
+
+// Compile-time checks of the implementations.
+var (
+	_ Workload = RoundTrip{}
+	_ Measurer = (*pingLoop)(nil)
+	_ Pacer    = ClosedLoop{}
+	_ Sink     = RawCSV{}
+)

@@ -1,0 +1,462 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// StaleTolerance is how much later than its summary a raw file may have
+// been modified before the summary counts as stale. Copies that do not keep
+// modification times (cp -r, some CI artifact stores) write the two files
+// milliseconds apart in either order; a raw file rewritten after process
+// ran is typically seconds or more later.
+const StaleTolerance = time.Second
+
+// Experiment is one experiment directory (formats §1) as every tool reads
+// it: where it is, what its meta.json says (when it has one) and its
+// summaries.
+type Experiment struct {
+	// Name is the directory's base name (of its absolute path, so that "."
+	// has a name too).
+	Name string
+	// Dir is the directory's path as given (joined to the root for
+	// LoadRoot).
+	Dir string
+	// Meta is the experiment's meta.json; nil when it has none, as
+	// experiments measured by the Fast-RTPS scripts.
+	Meta *meta.Meta
+	// Start is when the experiment started: meta.json's start, else the
+	// directory name parsed as DirTimeLayout, else zero.
+	Start time.Time
+	// StartFrom says where Start comes from: "meta.json", "name" or "".
+	StartFrom string
+	// Version and Commit of the system under test, from meta.json.
+	Version, Commit string
+	// Latency is the latency definition of the experiment's files
+	// (meta.LatencyHalfRTT, LatencyRTT or LatencyOneWay). Without meta.json,
+	// or when meta.json does not say, it is half-rtt, the Fast-RTPS
+	// LatencyTest definition, and LatencyStated is false.
+	Latency       string
+	LatencyStated bool
+	// Summaries are the experiment's summaries, sorted by type.
+	Summaries []Summary
+	// Warnings are worth reading but do not stop a tool: a raw file with
+	// no summary.
+	Warnings []string
+}
+
+// Summary is one sub-experiment's summary file and rows.
+type Summary struct {
+	Type string
+	Path string
+	// Rows are in file order, one per payload.
+	Rows []summary.Row
+}
+
+// Summary returns the summary of sub-experiment typ, or nil.
+func (e *Experiment) Summary(typ string) *Summary {
+	for i := range e.Summaries {
+		if e.Summaries[i].Type == typ {
+			return &e.Summaries[i]
+		}
+	}
+	return nil
+}
+
+// Completed reports whether the run finished: meta.json says completed, or
+// there is no meta.json (a Fast-RTPS experiment, complete by assumption).
+func (e *Experiment) Completed() bool { return e.Meta == nil || e.Meta.Completed }
+
+// Incompleteness says why the experiment is incomplete, "" when it is not.
+func (e *Experiment) Incompleteness() string {
+	if e.Completed() {
+		return ""
+	}
+	why := "meta.json says the run did not complete"
+	switch {
+	case e.Meta.Interrupted:
+		why = "meta.json says the run was interrupted"
+	case e.Meta.Error != "":
+		why = "meta.json says the run stopped on an error: " + e.Meta.Error
+	}
+	return why
+}
+
+// Host is the fingerprint of the machine the experiment ran on; nil without
+// meta.json.
+func (e *Experiment) Host() *meta.Host {
+	if e.Meta == nil {
+		return nil
+	}
+	return &e.Meta.Host
+}
+
+// System returns the version of the system under test, else its commit
+// abbreviated to 8 characters, else "".
+func (e *Experiment) System() string {
+	switch {
+	case e.Version != "":
+		return e.Version
+	case e.Commit != "":
+		c := e.Commit
+		if len(c) > 8 {
+			c = c[:8]
+		}
+		return c
+	}
+	return ""
+}
+
+// Label names the experiment for people: its name, followed by the version
+// of the system under test, else its commit, when known, and marked when
+// the run is incomplete.
+func (e *Experiment) Label() string {
+	l := e.Name
+	if s := e.System(); s != "" {
+		l += " " + s
+	}
+	if !e.Completed() {
+		l += " (incomplete)"
+	}
+	return l
+}
+
+// Load reads the experiment directory dir: its meta.json, if any, and every
+// summary. It is an error when dir does not exist or is not a directory,
+// when meta.json is malformed or names an unknown latency definition, when
+// dir holds no summary, when a summary is malformed, and when a summary is
+// older than its raw file (stale: the raw file changed after process ran).
+func Load(dir string) (*Experiment, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fileerr.New(dir, 0, "", "no such directory (expected an experiment directory)")
+	case err != nil:
+		return nil, fileerr.New(dir, 0, "", "cannot read the experiment directory: %v", unwrapPath(err))
+	case !st.IsDir():
+		return nil, fileerr.New(dir, 0, "", "not a directory (expected an experiment directory)")
+	}
+	files, err := SummaryFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fileerr.New(dir, 0, "", "no summary (%s): run process on the experiment first", SummaryFileName("<type>"))
+	}
+	return load(dir, files)
+}
+
+// load reads the experiment dir whose summary files are files.
+func load(dir string, files []File) (*Experiment, error) {
+	e := &Experiment{Name: baseName(dir), Dir: dir, Latency: meta.LatencyHalfRTT}
+	if err := e.readMeta(); err != nil {
+		return nil, err
+	}
+	if e.Start.IsZero() {
+		if t, err := time.Parse(DirTimeLayout, e.Name); err == nil {
+			e.Start, e.StartFrom = t, "name"
+		}
+	}
+	for _, f := range files {
+		if err := checkFresh(dir, f); err != nil {
+			return nil, err
+		}
+		rows, err := summary.ReadFile(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		e.Summaries = append(e.Summaries, Summary{Type: f.Type, Path: f.Path, Rows: rows})
+	}
+	raws, err := RawFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range raws {
+		if e.Summary(r.Type) == nil {
+			e.Warnings = append(e.Warnings, fmt.Sprintf("%s has no summary %s, so sub-experiment %s is left out: run process on %s",
+				r.Path, SummaryFileName(r.Type), r.Type, dir))
+		}
+	}
+	return e, nil
+}
+
+// readMeta fills e from its meta.json, if any.
+func (e *Experiment) readMeta() error {
+	path := filepath.Join(e.Dir, meta.FileName)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	m, err := meta.ReadFile(path)
+	if err != nil {
+		if _, ok := fileerr.As(err); ok {
+			return err
+		}
+		return fileerr.New(path, 0, "", "cannot read meta.json: %v", unwrapPath(err))
+	}
+	switch m.Latency {
+	case "":
+	case meta.LatencyHalfRTT, meta.LatencyRTT, meta.LatencyOneWay:
+		e.Latency, e.LatencyStated = m.Latency, true
+	default:
+		return fileerr.New(path, 0, "latency", "unknown latency definition %q: expected %s, %s or %s (formats §2)",
+			m.Latency, meta.LatencyHalfRTT, meta.LatencyRTT, meta.LatencyOneWay)
+	}
+	e.Meta = m
+	e.Start, e.StartFrom = m.Start, meta.FileName
+	e.Version, e.Commit = m.System.Version, m.System.Commit
+	return nil
+}
+
+// checkFresh returns an error when the summary f is stale: its raw file was
+// modified more than StaleTolerance after it. Without a raw file (published
+// Fast-RTPS summaries come alone) there is nothing to compare with.
+func checkFresh(dir string, f File) error {
+	raw, err := os.Stat(filepath.Join(dir, RawFileName(f.Type)))
+	if err != nil {
+		return nil
+	}
+	sum, err := os.Stat(f.Path)
+	if err != nil {
+		return fileerr.New(f.Path, 0, "", "cannot read summary file: %v", unwrapPath(err))
+	}
+	if d := raw.ModTime().Sub(sum.ModTime()); d > StaleTolerance {
+		return fileerr.New(f.Path, 0, "", "stale: %s was modified %s after this summary was written, so the summary may not describe it; run process on %s again",
+			RawFileName(f.Type), d.Round(time.Second), dir)
+	}
+	return nil
+}
+
+// LoadRoot reads every experiment folder directly under root, on GOMAXPROCS
+// goroutines, and returns them in name order with warnings about the entries
+// it skipped. An entry is an experiment when it is a directory, or a
+// symbolic link to one, holding at least one summary. Every other entry is
+// skipped with a warning that names it and says why: a hidden entry, a
+// file, a dangling or looping symbolic link, a folder without summaries, a
+// second link to an experiment already read. It is an error when root is
+// missing or not a directory, when it holds summaries itself (an experiment
+// was given instead of a root), when it holds no experiment, and when
+// Load fails on an experiment.
+func LoadRoot(ctx context.Context, root string) ([]*Experiment, []string, error) {
+	dirs, files, warnings, err := discover(root)
+	if err != nil {
+		return nil, warnings, err
+	}
+	exps, err := loadAll(ctx, dirs, files)
+	return exps, warnings, err
+}
+
+// LoadDirs reads the experiment directories dirs (see Load) on GOMAXPROCS
+// goroutines and returns them in the order given. When several fail, the
+// error is that of the first in order.
+func LoadDirs(ctx context.Context, dirs []string) ([]*Experiment, error) {
+	return loadAll(ctx, dirs, nil)
+}
+
+// loadAll loads dirs in parallel; files[i], when given, are dirs[i]'s
+// summary files, already listed.
+func loadAll(ctx context.Context, dirs []string, files [][]File) ([]*Experiment, error) {
+	exps := make([]*Experiment, len(dirs))
+	errs := make([]error, len(dirs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(dirs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if files != nil {
+					exps[i], errs[i] = load(dirs[i], files[i])
+				} else {
+					exps[i], errs[i] = Load(dirs[i])
+				}
+			}
+		}()
+	}
+feed:
+	for i := range dirs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The first bad experiment in order, whatever the goroutines' timing.
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return exps, nil
+}
+
+// discover lists the experiment folders under root in name order, with
+// their summary files, and a warning for every entry skipped.
+func discover(root string) (dirs []string, files [][]File, warnings []string, err error) {
+	st, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil, fileerr.New(root, 0, "", "no such directory (expected a directory holding one folder per experiment)")
+	case err != nil:
+		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
+	case !st.IsDir():
+		return nil, nil, nil, fileerr.New(root, 0, "", "not a directory (expected a directory holding one folder per experiment)")
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
+	}
+	skip := func(path, why string) { warnings = append(warnings, fmt.Sprintf("skipped %s: %s", path, why)) }
+	var seen []seenDir
+	for _, ent := range entries { // os.ReadDir sorts by name
+		name := ent.Name()
+		path := filepath.Join(root, name)
+		if strings.HasPrefix(name, ".") {
+			skip(path, "hidden")
+			continue
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			if ent.Type()&fs.ModeSymlink == 0 {
+				return nil, nil, warnings, fileerr.New(path, 0, "", "cannot read: %v", unwrapPath(err))
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				skip(path, "a symbolic link to nothing (dangling)")
+			} else {
+				skip(path, fmt.Sprintf("a symbolic link that cannot be followed (%v)", unwrapPath(err)))
+			}
+			continue
+		}
+		if !st.IsDir() {
+			skip(path, "not a directory")
+			continue
+		}
+		if i := slicesIndex(seen, st); i >= 0 {
+			skip(path, fmt.Sprintf("the same directory as %s, read once", seen[i].path))
+			continue
+		}
+		sums, err := SummaryFiles(path)
+		if err != nil {
+			return nil, nil, warnings, err
+		}
+		if len(sums) == 0 {
+			skip(path, fmt.Sprintf("no %s in it (run process on it first?)", SummaryFileName("<type>")))
+			continue
+		}
+		seen = append(seen, seenDir{path, st})
+		dirs = append(dirs, path)
+		files = append(files, sums)
+	}
+	if len(dirs) == 0 {
+		if sums, _ := SummaryFiles(root); len(sums) > 0 {
+			return nil, nil, warnings, fileerr.New(root, 0, "", "holds summaries itself but no experiment folder: pass the directory that holds the experiment folders")
+		}
+		if len(entries) == 0 {
+			return nil, nil, warnings, fileerr.New(root, 0, "", "holds nothing: expected one folder per experiment, each holding %s files", SummaryFileName("<type>"))
+		}
+		return nil, nil, warnings, fileerr.New(root, 0, "", "no experiment: no folder in it holds a summary (%s); run process on the experiments first", SummaryFileName("<type>"))
+	}
+	return dirs, files, warnings, nil
+}
+
+type seenDir struct {
+	path string
+	info fs.FileInfo
+}
+
+func slicesIndex(seen []seenDir, st fs.FileInfo) int {
+	for i, s := range seen {
+		if os.SameFile(s.info, st) {
+			return i
+		}
+	}
+	return -1
+}
+
+// SortChronological orders exps by start time, ties broken by name, then
+// the undated ones by name. Names compare in natural order, so that
+// "build-9" comes before "build-10".
+func SortChronological(exps []*Experiment) {
+	sort.SliceStable(exps, func(i, j int) bool {
+		a, b := exps[i], exps[j]
+		if az, bz := a.Start.IsZero(), b.Start.IsZero(); az != bz {
+			return bz
+		}
+		if !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		return NaturalLess(a.Name, b.Name)
+	})
+}
+
+// NaturalLess compares a and b with runs of digits compared as numbers.
+func NaturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		ra, rb := a[0], b[0]
+		if isDigit(ra) && isDigit(rb) {
+			na, nb := digitRun(a), digitRun(b)
+			// Compare numerically: ignore leading zeros, longer is larger.
+			ta, tb := strings.TrimLeft(a[:na], "0"), strings.TrimLeft(b[:nb], "0")
+			if len(ta) != len(tb) {
+				return len(ta) < len(tb)
+			}
+			if ta != tb {
+				return ta < tb
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[na:], b[nb:]
+			continue
+		}
+		if ra != rb {
+			return ra < rb
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	return n
+}
+
+// baseName is the base name of dir, made absolute first so that "." and
+// "results/" name the experiment too.
+func baseName(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return filepath.Base(dir)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,19 @@
+// Package runapp is the `run` command: it turns flags (and the drivers'
+// own flags, driver.FlagOwner, with their environment variables) into a
+// session.Config, lets session prepare and measure, and maps the outcome to
+// the exit codes of formats §5. `run --list` prints the registered
+// sub-experiments.
+//
+// `run echo` is the far end on its own (session.ServeEcho): it listens with
+// one transport, or connects to a broker and serves a topic, prints the
+// address as the first line of its standard output (so a parent process
+// can read it), and echoes until SIGINT/SIGTERM, or until its standard
+// input closes when started with --stdin-lifeline.
+//
+// Exit codes (formats §5): 0 when every payload of every sub-experiment was
+// measured; 2 for a usage or environment error, including a link that
+// broke during the run (an echoer or broker that died, a connection reset,
+// too many consecutive losses); 130 when interrupted. Whatever the code,
+// the samples measured so far and meta.json are written, and meta.json says
+// whether the run completed.
+package runapp

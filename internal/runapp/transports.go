@@ -1,0 +1,13 @@
+package runapp
+
+// The transports register themselves and their sub-experiments by name
+// from init.
+import (
+	_ "github.com/mqgate/mqgate/internal/driver/amqp"
+	_ "github.com/mqgate/mqgate/internal/driver/intraprocess"
+	_ "github.com/mqgate/mqgate/internal/driver/mqtt"
+	_ "github.com/mqgate/mqgate/internal/driver/nats"
+	_ "github.com/mqgate/mqgate/internal/driver/secure"
+	_ "github.com/mqgate/mqgate/internal/driver/tcp"
+	_ "github.com/mqgate/mqgate/internal/driver/udp"
+)

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package session
+
+import "os/exec"
+
+func setProcAttr(cmd *exec.Cmd) {}

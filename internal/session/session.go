@@ -1,0 +1,910 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/udp"
+	"github.com/mqgate/mqgate/internal/engine"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// echoStartTimeout bounds how long a local echo process may take to start
+// and listen (a broker echo connects and subscribes in that time too).
+const echoStartTimeout = 15 * time.Second
+
+// Reliable datagram defaults, written into meta.json when the
+// configuration leaves them unset, so that the record holds the values
+// used.
+var (
+	defaultRetransmitTimeout = udp.DefaultRetransmitTimeout
+	defaultMaxRetries        = udp.DefaultMaxRetries
+)
+
+// Session is a prepared run: every sub-experiment resolved and checked,
+// certificates ready, embedded brokers started, external ends reached.
+// Nothing has been written to the results directory yet.
+type Session struct {
+	cfg   Config
+	plans []*plan
+	tls   *meta.TLS
+	// echoSec and pingerSec are the secure ends' material.
+	echoSec, pingerSec *driver.Security
+	brokers            map[brokerKey]*embedded
+	cleanup            []func() error
+	runID              string
+}
+
+// plan is one sub-experiment, resolved.
+type plan struct {
+	sc     driver.Scenario
+	tr     driver.Transport
+	broker bool
+	// echo is the placement: EchoInProcess, EchoSubprocess or EchoRemote.
+	echo string
+	// addr is the broker URL, or the remote echo's address; empty for a
+	// socket echoer this run starts.
+	addr     string
+	embedded bool
+	opts     driver.Options // the pinger's
+	echoOpts driver.Options // the echoer's
+	// params are the transport's settings (Options.Params); recorded are
+	// those that may go to meta.json.
+	params, recorded map[string]string
+}
+
+type brokerKey struct {
+	transport string
+	secure    bool
+}
+
+type embedded struct {
+	url  string
+	stop func() error
+}
+
+// Prepare resolves and checks cfg, and makes ready what the run needs
+// before anything is measured: the certificates of the secure scenarios,
+// the embedded brokers, and a connection to every external far end and
+// broker (a round trip with a remote echo), so that a mistake or an
+// unreachable end is reported before the experiment directory exists. The
+// caller closes the session.
+func Prepare(ctx context.Context, cfg Config) (_ *Session, err error) {
+	s := &Session{cfg: cfg, brokers: map[brokerKey]*embedded{}}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if err := s.resolve(); err != nil {
+		return nil, err
+	}
+	if err := s.prepareSecurity(); err != nil {
+		return nil, err
+	}
+	for _, p := range s.plans {
+		s.setOptions(p)
+		if err := checkSize(p, s.cfg.Engine.MaxPayload()); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.startBrokers(ctx); err != nil {
+		return nil, err
+	}
+	for _, p := range s.plans {
+		p.useAddr()
+		if err := s.probe(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// useAddr makes a broker's URL flag say the URL p uses, which may come from
+// --target or an embedded broker, so that the driver and meta.json see the
+// same address.
+func (p *plan) useAddr() {
+	if !p.broker {
+		return
+	}
+	name := driver.URLFlag(p.tr.Name())
+	if _, declared := p.params[name]; !declared {
+		return
+	}
+	p.params[name] = p.addr
+	if _, recorded := p.recorded[name]; recorded {
+		p.recorded[name] = driver.RedactURL(p.addr)
+	}
+}
+
+// resolve checks the configuration and places every sub-experiment.
+func (s *Session) resolve() error {
+	c := &s.cfg
+	c.Engine = c.Engine.WithDefaults()
+	if err := c.Engine.Validate(); err != nil {
+		return err
+	}
+	if err := engine.CheckMemory(c.Engine); err != nil {
+		return err
+	}
+	var err error
+	if c.Echo, err = normalizeEcho(c.Echo); err != nil {
+		return err
+	}
+	switch c.Broker {
+	case "":
+		c.Broker = BrokerExternal
+	case BrokerExternal, BrokerEmbedded:
+	default:
+		return fmt.Errorf("--broker %q: expected %s or %s", c.Broker, BrokerExternal, BrokerEmbedded)
+	}
+	if c.RetransmitTimeout < 0 || c.MaxRetries < 0 || c.QueueDepth < 0 || c.ConnectTimeout < 0 {
+		return errors.New("--retransmit-timeout, --max-retries, --queue-depth and --connect-timeout must not be negative")
+	}
+	if c.RetransmitTimeout == 0 {
+		c.RetransmitTimeout = defaultRetransmitTimeout
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = defaultMaxRetries
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = DefaultConnectTimeout
+	}
+	if len(c.Scenarios) == 0 {
+		return errors.New("no sub-experiment selected")
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	s.runID = hex.EncodeToString(b[:])
+
+	defined, err := s.defineScenarios()
+	if err != nil {
+		return err
+	}
+	for _, name := range c.Scenarios {
+		sc, ok := driver.ScenarioOf(name)
+		if !ok {
+			sc, ok = defined[name]
+		}
+		if !ok {
+			return fmt.Errorf("--subexperiments: unknown sub-experiment %q; expected some of %s (see 'run --list')%s", name, strings.Join(scenarioNames(), ", "), definerHint())
+		}
+		if slices.ContainsFunc(s.plans, func(p *plan) bool { return p.sc.Type == name }) {
+			return fmt.Errorf("--subexperiments: %s is listed twice", name)
+		}
+		tr, err := driver.Lookup(sc.Transport)
+		if err != nil {
+			return fmt.Errorf("--subexperiments: %s: %v", name, err)
+		}
+		s.plans = append(s.plans, &plan{sc: sc, tr: tr, broker: driver.IsBroker(tr)})
+	}
+
+	// A sub-experiment defined by flags but not selected is a mistake, as
+	// an unused target is: the user meant to measure it.
+	for name, sc := range defined {
+		if !slices.Contains(c.Scenarios, name) {
+			return fmt.Errorf("sub-experiment %s is defined by the flags of transport %s but not selected: add it to --subexperiments", name, sc.Transport)
+		}
+	}
+
+	targets := map[string]target{}
+	for _, raw := range c.Targets {
+		t, err := parseTarget(raw)
+		if err != nil {
+			return err
+		}
+		if o, dup := targets[t.transport]; dup {
+			return fmt.Errorf("--target %q and %q: one target per transport", driver.RedactURL(o.raw), driver.RedactURL(raw))
+		}
+		targets[t.transport] = t
+	}
+	used := map[string]bool{}
+	for _, p := range s.plans {
+		if err := s.place(p, targets, used); err != nil {
+			return err
+		}
+	}
+	// A target no sub-experiment uses is a mistake: a misspelt transport
+	// would silently measure a local echo instead.
+	for key, t := range targets {
+		if used[key] {
+			continue
+		}
+		var transports []string
+		for _, p := range s.plans {
+			if p.sc.Interprocess && !slices.Contains(transports, p.tr.Name()) {
+				transports = append(transports, p.tr.Name())
+			}
+		}
+		switch {
+		case len(transports) == 0:
+			return fmt.Errorf("--target %q: no selected sub-experiment is interprocess", driver.RedactURL(t.raw))
+		case key != "" && !slices.Contains(transports, key):
+			return fmt.Errorf("--target %q: no selected sub-experiment uses transport %q; expected one of %s",
+				driver.RedactURL(t.raw), key, strings.Join(transports, ", "))
+		default:
+			return fmt.Errorf("--target %q: no selected sub-experiment reaches it (the echo placement is not remote)", driver.RedactURL(t.raw))
+		}
+	}
+	return nil
+}
+
+// place decides where p's echoer runs and which address it uses.
+func (s *Session) place(p *plan, targets map[string]target, used map[string]bool) error {
+	c := &s.cfg
+	name, typ := p.tr.Name(), p.sc.Type
+	if !p.sc.Interprocess || driver.IsProcessBound(p.tr) {
+		p.echo = EchoInProcess
+		if p.broker {
+			return s.placeBroker(p, targets, used)
+		}
+		return nil
+	}
+	if p.broker {
+		p.echo = c.Echo
+		if p.echo == EchoAuto {
+			p.echo = EchoSubprocess
+		}
+		return s.placeBroker(p, targets, used)
+	}
+	t, ok := targets[name]
+	key := name
+	if !ok {
+		t, ok = targets[""]
+		key = ""
+	}
+	switch c.Echo {
+	case EchoAuto:
+		p.echo = EchoSubprocess
+		if ok {
+			p.echo = EchoRemote
+		}
+	case EchoRemote:
+		if !ok {
+			return fmt.Errorf("%s: --echo remote needs --target HOST:PORT (or %s=HOST:PORT), where 'run echo --transport %s' listens", typ, name, name)
+		}
+		p.echo = EchoRemote
+	default:
+		p.echo = c.Echo
+		return nil // an unused target is reported by resolve
+	}
+	if p.echo == EchoRemote {
+		p.addr = t.addr
+		used[key] = true
+	}
+	return nil
+}
+
+// placeBroker resolves the broker URL of p: from --target, the driver's
+// URL flag, or an embedded broker.
+func (s *Session) placeBroker(p *plan, targets map[string]target, used map[string]bool) error {
+	c := &s.cfg
+	name, typ := p.tr.Name(), p.sc.Type
+	t, given := targets[name]
+	if given {
+		used[name] = true
+	}
+	switch {
+	case c.Broker == BrokerEmbedded:
+		if given {
+			return fmt.Errorf("%s: --broker embedded and --target %q: choose one", typ, driver.RedactURL(t.raw))
+		}
+		if _, ok := p.tr.(driver.Embedder); !ok {
+			return fmt.Errorf("%s: transport %s cannot run its broker embedded; give its URL with --target or --%s", typ, name, driver.URLFlag(name))
+		}
+		if p.echo == EchoRemote {
+			return fmt.Errorf("%s: an embedded broker listens on this host's loopback only: a remote echo cannot reach it", typ)
+		}
+		p.embedded = true
+	case given:
+		p.addr = t.addr
+	default:
+		p.addr = s.param(p.tr, driver.URLFlag(name))
+		if p.addr == "" {
+			return fmt.Errorf("%s: no broker URL: give --target %s://HOST:PORT, --%s (or %s), or --broker embedded",
+				typ, driver.SchemesOf(p.tr)[0], driver.URLFlag(name), driver.URLEnv(name))
+		}
+		if driver.URLScheme(p.addr) == "" {
+			return fmt.Errorf("%s: --%s %q: expected a URL such as %s://HOST:PORT", typ, driver.URLFlag(name), driver.RedactURL(p.addr), driver.SchemesOf(p.tr)[0])
+		}
+	}
+	if p.echo == EchoRemote && c.Topic == "" {
+		return fmt.Errorf("%s: a remote echo over a broker needs --topic, the topic given to its 'run echo'", typ)
+	}
+	return nil
+}
+
+// param returns the value of t's flag name: as configured, or its default.
+func (s *Session) param(t driver.Transport, name string) string {
+	if v, ok := s.cfg.Params[name]; ok {
+		return v
+	}
+	for _, f := range driver.FlagsOf(t) {
+		if f.Name == name {
+			return f.Default
+		}
+	}
+	return ""
+}
+
+// setOptions fills p's driver options.
+func (s *Session) setOptions(p *plan) {
+	c := &s.cfg
+	p.params, p.recorded = map[string]string{}, map[string]string{}
+	secret := map[string]bool{}
+	for _, f := range driver.FlagsOf(p.tr) {
+		p.params[f.Name] = s.param(p.tr, f.Name)
+		secret[f.Name] = f.Secret
+	}
+	maps.Copy(p.params, p.sc.Params)
+	for k, v := range p.params {
+		if !secret[k] {
+			p.recorded[k] = driver.RedactURL(v)
+		}
+	}
+	if len(p.recorded) == 0 {
+		p.recorded = nil
+	}
+	o := driver.Options{
+		Reliable:          p.sc.Reliable,
+		RetransmitTimeout: c.RetransmitTimeout,
+		MaxRetries:        c.MaxRetries,
+		MaxMessageSize:    c.Engine.MaxPayload(),
+		QueueDepth:        c.QueueDepth,
+		Params:            p.params,
+	}
+	if p.broker {
+		o.Topic = c.Topic
+		if o.Topic == "" {
+			o.Topic = "mqgate-" + s.runID + "-" + p.sc.Type
+		}
+	}
+	p.opts, p.echoOpts = o, o
+	if p.sc.Security {
+		pinger, echo := *s.pingerSec, *s.echoSec
+		p.opts.Security, p.echoOpts.Security = &pinger, &echo
+		if p.broker {
+			// The broker end is a client too: it presents the client
+			// certificate, and the broker the server one.
+			p.echoOpts.Security = &pinger
+		}
+	}
+}
+
+// checkSize refuses a payload larger than the transport carries.
+func checkSize(p *plan, maxPayload int) error {
+	limit := driver.MaxMessageSize(p.tr, p.opts)
+	if limit > 0 && maxPayload > limit {
+		return fmt.Errorf("payload %d B is larger than the %d-byte maximum message of transport %s (sub-experiment %s); choose smaller --payloads",
+			maxPayload, limit, p.tr.Name(), p.sc.Type)
+	}
+	return nil
+}
+
+// startBrokers starts one embedded broker per transport and security.
+func (s *Session) startBrokers(ctx context.Context) error {
+	for _, p := range s.plans {
+		if !p.embedded {
+			continue
+		}
+		key := brokerKey{p.tr.Name(), p.sc.Security}
+		b := s.brokers[key]
+		if b == nil {
+			opts := p.opts
+			opts.Security = nil
+			if p.sc.Security {
+				echo := *s.echoSec
+				opts.Security = &echo
+			}
+			sctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout+echoStartTimeout)
+			u, stop, err := p.tr.(driver.Embedder).StartEmbedded(sctx, opts)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("%s: cannot start the embedded %s broker: %w", p.sc.Type, p.tr.Name(), err)
+			}
+			b = &embedded{url: u, stop: stop}
+			s.brokers[key] = b
+			s.cleanup = append(s.cleanup, stop)
+		}
+		p.addr = b.url
+	}
+	return nil
+}
+
+// probe connects to p's external far end or broker once: a broker must
+// accept the connection (and its credentials), a remote echo must echo a
+// message. Ends the run starts itself are not probed: their failure shows
+// when the sub-experiment opens its link.
+func (s *Session) probe(ctx context.Context, p *plan) error {
+	if p.echo != EchoRemote && (!p.broker || p.embedded) {
+		return nil
+	}
+	what := "the broker"
+	if p.echo == EchoRemote {
+		what = "the remote echo"
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+	defer cancel()
+	pinger, err := p.tr.Dial(cctx, p.addr, p.opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w while connecting", p.sc.Type, engine.ErrInterrupted)
+		}
+		if expired(cctx) {
+			err = fmt.Errorf("%w (nothing within --connect-timeout %v)", err, s.cfg.ConnectTimeout)
+		}
+		return fmt.Errorf("%s: cannot reach %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)
+	}
+	defer pinger.Close()
+	if p.echo != EchoRemote {
+		return nil
+	}
+	if as, ok := pinger.(driver.AckSender); ok {
+		as.OnAck(func(error) {})
+	}
+	// Sequence number 0 is never one of the engine's.
+	msg := make([]byte, engine.HeaderSize)
+	binary.LittleEndian.PutUint64(msg[8:], uint64(time.Now().UnixNano()))
+	buf := make([]byte, p.opts.MaxMessageSizeOrDefault()+1)
+	deadline, _ := cctx.Deadline()
+	if err := pinger.Send(msg); err != nil {
+		return fmt.Errorf("%s: %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)
+	}
+	for {
+		n, _, err := pinger.Receive(buf, deadline)
+		if err != nil {
+			if errors.Is(err, driver.ErrTimeout) {
+				return fmt.Errorf("%s: %s at %s did not echo within --connect-timeout %v", p.sc.Type, what, driver.RedactURL(p.addr), s.cfg.ConnectTimeout)
+			}
+			return fmt.Errorf("%s: %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)
+		}
+		if n == len(msg) && string(buf[:n]) == string(msg) {
+			return nil
+		}
+	}
+}
+
+// Close stops the embedded brokers and removes generated certificates.
+func (s *Session) Close() error {
+	var errs []error
+	for i := len(s.cleanup) - 1; i >= 0; i-- {
+		errs = append(errs, s.cleanup[i]())
+	}
+	s.cleanup = nil
+	return errors.Join(errs...)
+}
+
+// Subs returns the engine's view of the sub-experiments, in order.
+func (s *Session) Subs() []engine.Sub {
+	subs := make([]engine.Sub, len(s.plans))
+	for i, p := range s.plans {
+		p := p
+		subs[i] = engine.Sub{
+			Type: p.sc.Type, Transport: p.tr.Name(), Reliable: p.sc.Reliable, Echo: recordedEcho(p.echo),
+			Topic: p.opts.Topic, Params: p.recorded,
+			Open: func(ctx context.Context) (*engine.Link, error) { return s.open(ctx, p) },
+		}
+	}
+	return subs
+}
+
+// open starts p's echoer where it is placed and connects a pinger.
+func (s *Session) open(ctx context.Context, p *plan) (link *engine.Link, err error) {
+	switch p.echo {
+	case EchoInProcess:
+		link, err = s.openInProcess(ctx, p)
+	case EchoSubprocess:
+		link, err = s.openSubprocess(ctx, p)
+	default:
+		var pinger driver.Pinger
+		pinger, err = s.dial(ctx, p, p.addr)
+		if err == nil {
+			link = &engine.Link{Pinger: pinger}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	link.System = s.systemInfo(p, link.Pinger)
+	return link, nil
+}
+
+// systemInfo describes what p's pinger reached, for meta.json.
+func (s *Session) systemInfo(p *plan, pinger driver.Pinger) *meta.SystemInfo {
+	var info driver.SystemInfo
+	ir, ok := pinger.(driver.InfoReporter)
+	if ok {
+		info = ir.SystemInfo()
+	}
+	if !ok && !p.broker {
+		return nil
+	}
+	if info.URL == "" && p.broker {
+		info.URL = p.addr
+	}
+	return &meta.SystemInfo{Product: info.Product, Version: info.Version, URL: driver.RedactURL(info.URL),
+		Embedded: p.embedded || info.Embedded, Extra: info.Extra}
+}
+
+// dial connects a pinger within the connect timeout.
+func (s *Session) dial(ctx context.Context, p *plan, addr string) (driver.Pinger, error) {
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+	defer cancel()
+	pinger, err := p.tr.Dial(cctx, addr, p.opts)
+	if err != nil && expired(cctx) && ctx.Err() == nil {
+		return nil, fmt.Errorf("%w (--connect-timeout %v)", err, s.cfg.ConnectTimeout)
+	}
+	return pinger, err
+}
+
+// expired reports whether ctx's deadline has passed. A transport may give
+// up on its own socket deadline, taken from ctx, an instant before ctx
+// itself is done.
+func expired(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(d)
+}
+
+// listenAddr is where a local echoer of p listens.
+func (p *plan) listenAddr() string {
+	switch {
+	case p.broker:
+		return p.addr
+	case driver.IsProcessBound(p.tr):
+		return ""
+	}
+	return "127.0.0.1:0"
+}
+
+func (s *Session) pongerCPU() int {
+	if s.cfg.CPUs == nil {
+		return -1
+	}
+	return s.cfg.CPUs.Ponger
+}
+
+func (s *Session) openInProcess(ctx context.Context, p *plan) (*engine.Link, error) {
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+	e, err := p.tr.Listen(lctx, p.listenAddr(), p.echoOpts)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	addr := e.Addr()
+	if p.broker {
+		addr = p.addr
+	}
+	pinger, err := s.dial(ctx, p, addr)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	sctx, stop := context.WithCancel(context.Background())
+	failed := make(chan error, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := pinThread(s.pongerCPU()); err != nil {
+			failed <- err
+			return
+		}
+		if err := e.Serve(sctx); err != nil && sctx.Err() == nil {
+			failed <- err
+		}
+	}()
+	return &engine.Link{Pinger: pinger, Failed: failed, Close: func() error {
+		stop()
+		e.Close()
+		wg.Wait()
+		return nil
+	}}, nil
+}
+
+// ListenEnv passes a broker URL to an echo process (run echo's --listen),
+// so that credentials do not appear on its command line.
+const ListenEnv = "MQGATE_ECHO_LISTEN"
+
+func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, error) {
+	stderr := s.cfg.EchoStderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	argv := s.cfg.Self
+	if len(argv) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("cannot find this program to start the echo process: %w", err)
+		}
+		argv = []string{exe}
+	}
+	o := p.echoOpts
+	argv = append(slices.Clone(argv), "echo", "--transport", p.tr.Name(), "--stdin-lifeline",
+		"--max-message-size", strconv.Itoa(o.MaxMessageSize))
+	env := os.Environ()
+	if p.broker {
+		env = append(env, ListenEnv+"="+p.addr)
+		argv = append(argv, "--topic", o.Topic)
+	} else {
+		argv = append(argv, "--listen", p.listenAddr())
+	}
+	if o.Reliable {
+		argv = append(argv, "--reliable")
+	}
+	if cpu := s.pongerCPU(); cpu >= 0 {
+		argv = append(argv, "--cpu", strconv.Itoa(cpu))
+	}
+	if o.QueueDepth > 0 {
+		argv = append(argv, "--queue-depth", strconv.Itoa(o.QueueDepth))
+	}
+	if sec := o.Security; sec != nil {
+		argv = append(argv, "--ca", sec.CAFile, "--cert", sec.CertFile, "--key", sec.KeyFile)
+	}
+	// The transport's settings travel in the environment variables of its
+	// flags, so that secrets stay off the command line.
+	for _, f := range driver.FlagsOf(p.tr) {
+		env = append(env, FlagEnv(f)+"="+p.params[f.Name])
+	}
+	ep, err := startEchoProcess(ctx, argv, env, stderr, echoStartTimeout+s.cfg.ConnectTimeout)
+	if err != nil {
+		return nil, err
+	}
+	addr := ep.addr
+	if p.broker {
+		addr = p.addr // the echo printed the URL without its password
+	}
+	pinger, err := s.dial(ctx, p, addr)
+	if err != nil {
+		ep.stop()
+		return nil, err
+	}
+	return &engine.Link{Pinger: pinger, Failed: ep.failed, Close: ep.stop}, nil
+}
+
+// FlagEnv is the environment variable of a driver flag: its own, or
+// driver.EnvName of its name.
+func FlagEnv(f driver.Flag) string {
+	if f.EnvVar != "" {
+		return f.EnvVar
+	}
+	return driver.EnvName(f.Name)
+}
+
+// Output says where a session's results go.
+type Output struct {
+	// Dir is the experiment directory.
+	Dir string
+	// Meta is the record to complete: the caller fills Tool, Experiment,
+	// Start, System (name, version, commit) and Host; the session adds
+	// the configuration and the scopes. Config.Out is the caller's.
+	Meta *meta.Meta
+	// Progress receives progress reports (nil: quiet); Terminal makes them
+	// a status line.
+	Progress io.Writer
+	Terminal bool
+}
+
+// Run measures every sub-experiment and writes the experiment directory
+// (engine.Runner.Run says what it returns). The pinger runs on a
+// goroutine of its own, pinned when asked, so that pinning never leaks a
+// pinned thread to the rest of the program.
+func (s *Session) Run(ctx context.Context, out Output) error {
+	m := out.Meta
+	dir := m.Config.Out
+	m.Config = s.MetaConfig()
+	m.Config.Out = dir
+	for _, p := range s.plans {
+		scope, _, _ := strings.Cut(p.sc.Type, "_")
+		if !slices.Contains(m.System.Scopes, scope) {
+			m.System.Scopes = append(m.System.Scopes, scope)
+		}
+	}
+	runner := &engine.Runner{Config: s.cfg.Engine, Dir: out.Dir, Meta: m, Progress: out.Progress, Terminal: out.Terminal}
+	subs := s.Subs()
+	errc := make(chan error, 1)
+	go func() {
+		if s.cfg.CPUs != nil {
+			if err := pinThread(s.cfg.CPUs.Pinger); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- runner.Run(ctx, subs)
+	}()
+	return <-errc
+}
+
+// MetaConfig is the resolved configuration for meta.json: every default
+// filled in, secrets left out.
+func (s *Session) MetaConfig() meta.Config {
+	c := &s.cfg
+	mc := meta.Config{
+		Args:              RedactArgs(c.Args, secretFlags()),
+		Payloads:          c.Engine.Payloads,
+		Samples:           c.Engine.Samples,
+		Warmup:            c.Engine.Warmup,
+		Timeout:           meta.Duration(c.Engine.Timeout),
+		MaxLostInRow:      c.Engine.MaxLostInRow,
+		Fill:              c.Engine.Fill,
+		Seed:              int64(c.Engine.Seed),
+		RetransmitTimeout: meta.Duration(c.RetransmitTimeout),
+		MaxRetries:        c.MaxRetries,
+		QueueDepth:        c.QueueDepth,
+		CPUs:              c.CPUs,
+		TLS:               s.tls,
+		ConnectTimeout:    meta.Duration(c.ConnectTimeout),
+		Topic:             c.Topic,
+	}
+	var placements, targets []string
+	for _, p := range s.plans {
+		mc.SubExperiments = append(mc.SubExperiments, p.sc.Type)
+		if p.sc.Interprocess && !slices.Contains(placements, recordedEcho(p.echo)) {
+			placements = append(placements, recordedEcho(p.echo))
+		}
+		if p.broker {
+			mc.Broker = c.Broker
+		}
+		for k, v := range p.recorded {
+			if mc.Params == nil {
+				mc.Params = map[string]string{}
+			}
+			if _, fixed := p.sc.Params[k]; !fixed {
+				mc.Params[k] = v
+			}
+		}
+	}
+	for _, raw := range c.Targets {
+		targets = append(targets, RedactArgs([]string{raw}, nil)[0])
+	}
+	slices.Sort(targets)
+	mc.Target = strings.Join(targets, ",")
+	switch len(placements) {
+	case 0:
+		mc.Echo = engine.EchoInProcess
+	default:
+		mc.Echo = strings.Join(placements, ",")
+	}
+	return mc
+}
+
+// secretFlags names every registered transport's secret flags.
+func secretFlags() map[string]bool {
+	out := map[string]bool{}
+	for _, n := range driver.Names() {
+		t, _ := driver.Lookup(n)
+		for _, f := range driver.FlagsOf(t) {
+			if f.Secret {
+				out[f.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// RedactArgs returns args with the values of secret flags replaced and
+// passwords removed from URLs (also in NAME=URL arguments).
+func RedactArgs(args []string, secret map[string]bool) []string {
+	out := make([]string, len(args))
+	hide := false
+	for i, a := range args {
+		if hide {
+			out[i], hide = "xxxxx", false
+			continue
+		}
+		if name, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), ""); ok && strings.HasPrefix(a, "-") {
+			flag, _, hasValue := strings.Cut(name, "=")
+			if secret[flag] {
+				if hasValue {
+					out[i] = a[:strings.Index(a, "=")+1] + "xxxxx"
+				} else {
+					out[i], hide = a, true
+				}
+				continue
+			}
+		}
+		out[i] = redactValue(a)
+	}
+	return out
+}
+
+// redactValue removes the password of a URL in a, which may be NAME=URL.
+func redactValue(a string) string {
+	i := strings.Index(a, "://")
+	if i < 0 {
+		return a
+	}
+	if j := strings.Index(a, "="); j >= 0 && j < i {
+		return a[:j+1] + redactValue(a[j+1:])
+	}
+	return driver.RedactURL(a)
+}
+
+// defineScenarios collects the scenarios that the flags of user-named
+// transports (driver.ScenarioDefiner) define for this run.
+func (s *Session) defineScenarios() (map[string]driver.Scenario, error) {
+	defined := map[string]driver.Scenario{}
+	for _, n := range driver.Names() {
+		t, _ := driver.Lookup(n)
+		d, ok := t.(driver.ScenarioDefiner)
+		if !ok {
+			continue
+		}
+		scs, err := d.DefineScenarios(func(flag string) string { return s.param(t, flag) })
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range scs {
+			if sc.Transport == "" {
+				sc.Transport = n
+			}
+			if err := driver.CheckScenario(sc); err != nil {
+				return nil, fmt.Errorf("transport %s: %v", n, err)
+			}
+			if _, taken := driver.ScenarioOf(sc.Type); taken {
+				return nil, fmt.Errorf("transport %s: sub-experiment %s is registered already; choose another name", n, sc.Type)
+			}
+			if o, dup := defined[sc.Type]; dup {
+				return nil, fmt.Errorf("sub-experiment %s is defined by the flags of transports %s and %s; choose one", sc.Type, o.Transport, n)
+			}
+			defined[sc.Type] = sc
+		}
+	}
+	return defined, nil
+}
+
+// definerHint says which transports name their sub-experiments by flags.
+func definerHint() string {
+	var names []string
+	for _, n := range driver.Names() {
+		if t, _ := driver.Lookup(n); t != nil {
+			if _, ok := t.(driver.ScenarioDefiner); ok {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "; the flags of transport " + strings.Join(names, ", ") + " define sub-experiments of other names (see 'run --help')"
+}
+
+// scenarioNames lists the registered scenarios whose transport is
+// available.
+func scenarioNames() []string {
+	var out []string
+	for _, sc := range driver.Scenarios() {
+		if _, err := driver.Lookup(sc.Transport); err == nil {
+			out = append(out, sc.Type)
+		}
+	}
+	return out
+}
+
+// hostOf returns the host of a HOST:PORT address or URL.
+func hostOf(addr string) string {
+	if driver.URLScheme(addr) != "" {
+		if u, err := url.Parse(addr); err == nil {
+			return u.Hostname()
+		}
+	}
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	return h
+}

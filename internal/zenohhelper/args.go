@@ -1,0 +1,236 @@
+package zenohhelper
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Session modes.
+const (
+	ModePeer   = "peer"
+	ModeClient = "client"
+	ModeRouter = "router"
+)
+
+// Common are the settings every role takes (the helper's README lists them).
+// The zero value is a best-effort peer with the helper's defaults.
+type Common struct {
+	Mode       string   // ModePeer (default), ModeClient or ModeRouter
+	Connect    []string // endpoints to connect to, e.g. tcp/127.0.0.1:7447
+	Listen     []string // endpoints to listen on, e.g. tcp/127.0.0.1:0
+	ConfigFile string   // a Zenoh JSON5 configuration applied first
+	// MaxLinks is transport/unicast/max_links: 2 lets reliable messages
+	// take a TCP link and best-effort ones a UDP link between two nodes.
+	MaxLinks int
+	Key      string // key expression prefix; default mqgate/bench
+	// Reliable selects Reliability::Reliable with CongestionControl::Block,
+	// otherwise Reliability::BestEffort with CongestionControl::Drop.
+	Reliable bool
+	// CongestionControl overrides the congestion control: "drop" or "block".
+	CongestionControl string
+	NoExpress         bool   // let Zenoh batch (express off)
+	Out               string // output directory
+}
+
+func (c Common) args() []string {
+	var a []string
+	if c.Mode != "" {
+		a = append(a, "--mode", c.Mode)
+	}
+	for _, e := range c.Connect {
+		a = append(a, "--connect", e)
+	}
+	for _, e := range c.Listen {
+		a = append(a, "--listen", e)
+	}
+	if c.ConfigFile != "" {
+		a = append(a, "--config", c.ConfigFile)
+	}
+	if c.MaxLinks > 0 {
+		a = append(a, "--max-links", strconv.Itoa(c.MaxLinks))
+	}
+	if c.Key != "" {
+		a = append(a, "--key", c.Key)
+	}
+	if c.Reliable {
+		a = append(a, "--reliability", "reliable")
+	} else {
+		a = append(a, "--reliability", "best-effort")
+	}
+	if c.CongestionControl != "" {
+		a = append(a, "--congestion-control", c.CongestionControl)
+	}
+	if c.NoExpress {
+		a = append(a, "--no-express")
+	}
+	if c.Out != "" {
+		a = append(a, "--out", c.Out)
+	}
+	return a
+}
+
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+
+func ints(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// opt appends flag and value when the value is set (non-zero).
+func opt(a []string, flag string, set bool, value string) []string {
+	if set {
+		return append(a, flag, value)
+	}
+	return a
+}
+
+// Ping is the measuring end of closed-loop round trips.
+type Ping struct {
+	Common
+	Payloads    []int         // sizes in bytes, ≥ 16
+	Samples     int           // measured round trips per payload
+	Warmup      int           // discarded round trips per payload
+	Timeout     time.Duration // per round trip; a later echo is lost
+	WaitPeer    time.Duration // for the pong's first answer
+	MaxTimeouts int           // consecutive timeouts that end the run
+	RTT         bool          // write whole round trips instead of halves
+}
+
+// Args returns the helper's command line for p.
+func (p Ping) Args() []string {
+	a := append([]string{"ping"}, p.Common.args()...)
+	a = opt(a, "--payloads", len(p.Payloads) > 0, ints(p.Payloads))
+	a = opt(a, "--samples", p.Samples > 0, strconv.Itoa(p.Samples))
+	a = append(a, "--warmup", strconv.Itoa(p.Warmup))
+	a = opt(a, "--timeout", p.Timeout > 0, secs(p.Timeout))
+	a = opt(a, "--wait-peer", p.WaitPeer > 0, secs(p.WaitPeer))
+	a = opt(a, "--max-timeouts", p.MaxTimeouts > 0, strconv.Itoa(p.MaxTimeouts))
+	if p.RTT {
+		a = append(a, "--latency", "rtt")
+	}
+	return a
+}
+
+// Serve are the settings of the serving roles pong and router.
+type Serve struct {
+	Common
+	Duration time.Duration // zero: until stopped
+}
+
+// PongArgs returns the command line of a pong.
+func PongArgs(s Serve) []string { return s.args("pong") }
+
+// RouterArgs returns the command line of a router (the mode is forced to
+// router).
+func RouterArgs(s Serve) []string { return s.args("router") }
+
+func (s Serve) args(role string) []string {
+	a := append([]string{role}, s.Common.args()...)
+	return opt(a, "--duration", s.Duration > 0, secs(s.Duration))
+}
+
+// Pub is a set of open-loop publishers.
+type Pub struct {
+	Common
+	Payloads   []int
+	Rate       float64       // messages per second per publisher
+	Publishers int           // each with its own schedule
+	Topics     int           // publisher i publishes on <key>/data/<i mod topics>
+	Duration   time.Duration // measured, per payload
+	Warmup     time.Duration // per payload
+	RunID      *uint32
+	WaitPeer   time.Duration // for a subscriber to match
+	SpinUs     *int          // microseconds spun before each slot
+}
+
+// Args returns the helper's command line for p.
+func (p Pub) Args() []string {
+	a := append([]string{"pub"}, p.Common.args()...)
+	a = opt(a, "--payloads", len(p.Payloads) > 0, ints(p.Payloads))
+	a = opt(a, "--rate", p.Rate > 0, strconv.FormatFloat(p.Rate, 'f', -1, 64))
+	a = opt(a, "--publishers", p.Publishers > 0, strconv.Itoa(p.Publishers))
+	a = opt(a, "--topics", p.Topics > 0, strconv.Itoa(p.Topics))
+	a = opt(a, "--duration", p.Duration > 0, secs(p.Duration))
+	a = append(a, "--warmup", secs(p.Warmup))
+	if p.RunID != nil {
+		a = append(a, "--run-id", strconv.FormatUint(uint64(*p.RunID), 10))
+	}
+	a = opt(a, "--wait-peer", p.WaitPeer > 0, secs(p.WaitPeer))
+	if p.SpinUs != nil {
+		a = append(a, "--spin-us", strconv.Itoa(*p.SpinUs))
+	}
+	return a
+}
+
+// Sub is a subscriber that times publications one way.
+type Sub struct {
+	Common
+	Publishers int           // expected; the run completes when each ended
+	Timeout    time.Duration // silence, after the first message, that ends the run
+	WaitPeer   time.Duration // for the first message
+	RunID      *uint32       // ignore messages of other runs
+}
+
+// Args returns the helper's command line for s.
+func (s Sub) Args() []string {
+	a := append([]string{"sub"}, s.Common.args()...)
+	a = opt(a, "--publishers", s.Publishers > 0, strconv.Itoa(s.Publishers))
+	a = opt(a, "--timeout", s.Timeout > 0, secs(s.Timeout))
+	a = opt(a, "--wait-peer", s.WaitPeer > 0, secs(s.WaitPeer))
+	if s.RunID != nil {
+		a = append(a, "--run-id", strconv.FormatUint(uint64(*s.RunID), 10))
+	}
+	return a
+}
+
+// Query targets.
+const (
+	TargetBestMatching = "best-matching"
+	TargetAll          = "all"
+	TargetAllComplete  = "all-complete"
+)
+
+// Query is the measuring end of get/queryable round trips.
+type Query struct {
+	Common
+	Payloads    []int
+	Samples     int
+	Warmup      int
+	Replies     int           // expected per query; fewer count as a timeout
+	Timeout     time.Duration // Zenoh's query timeout
+	Target      string        // TargetBestMatching (default), TargetAll, TargetAllComplete
+	WaitPeer    time.Duration
+	MaxTimeouts int
+}
+
+// Args returns the helper's command line for q.
+func (q Query) Args() []string {
+	a := append([]string{"query"}, q.Common.args()...)
+	a = opt(a, "--payloads", len(q.Payloads) > 0, ints(q.Payloads))
+	a = opt(a, "--samples", q.Samples > 0, strconv.Itoa(q.Samples))
+	a = append(a, "--warmup", strconv.Itoa(q.Warmup))
+	a = opt(a, "--replies", q.Replies > 0, strconv.Itoa(q.Replies))
+	a = opt(a, "--timeout", q.Timeout > 0, secs(q.Timeout))
+	a = opt(a, "--target", q.Target != "", q.Target)
+	a = opt(a, "--wait-peer", q.WaitPeer > 0, secs(q.WaitPeer))
+	a = opt(a, "--max-timeouts", q.MaxTimeouts > 0, strconv.Itoa(q.MaxTimeouts))
+	return a
+}
+
+// Queryable replies to queries.
+type Queryable struct {
+	Common
+	Replies  int // per query, each echoing the query's payload
+	Duration time.Duration
+}
+
+// Args returns the helper's command line for q.
+func (q Queryable) Args() []string {
+	a := append([]string{"queryable"}, q.Common.args()...)
+	a = opt(a, "--replies", q.Replies > 0, strconv.Itoa(q.Replies))
+	return opt(a, "--duration", q.Duration > 0, secs(q.Duration))
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds mqgate-zenoh, the Zenoh measurement helper (tools/mqgate-zenoh), in
+# release mode. Cargo keeps what it built: the first build compiles Zenoh
+# (many minutes on two cores), later ones return in seconds. Set
+# CARGO_TARGET_DIR to keep the build outside the work tree (internal/zenohhelper
+# finds the binary there too).
+#
+#   scripts/build-zenoh.sh          build (or reuse) the helper
+#   scripts/build-zenoh.sh test     also run its Rust unit tests
+set -euo pipefail
+cd "$(dirname "$0")/../tools/mqgate-zenoh"
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "build-zenoh: cargo is not installed; install Rust (rustup or the distribution's cargo) to build mqgate-zenoh" >&2
+  exit 2
+fi
+
+nice -n "${NICE:-19}" cargo build --release --locked
+if [ "${1:-}" = test ]; then
+  nice -n "${NICE:-19}" cargo test --release --locked
+fi
+echo "mqgate-zenoh: ${CARGO_TARGET_DIR:-$PWD/target}/release/mqgate-zenoh"

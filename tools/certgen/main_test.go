@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/driver/secure"
+)
+
+func TestCertgen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tls")
+	var out bytes.Buffer
+	if err := run([]string{"-out", dir, "-host", "broker.example,10.1.2.3", "-host", "other.example"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(out.String())
+	want := []string{secure.CAFileName, secure.EchoCertName, secure.EchoKeyName, secure.PingerCertName, secure.PingerKeyName}
+	if len(lines) != len(want) {
+		t.Fatalf("printed %q", lines)
+	}
+	for i, name := range want {
+		if lines[i] != filepath.Join(dir, name) {
+			t.Errorf("line %d = %s, want %s", i, lines[i], filepath.Join(dir, name))
+		}
+	}
+	roots := x509.NewCertPool()
+	ca, err := os.ReadFile(filepath.Join(dir, secure.CAFileName))
+	if err != nil || !roots.AppendCertsFromPEM(ca) {
+		t.Fatalf("CA: %v", err)
+	}
+	for _, name := range []string{secure.EchoCertName, secure.PingerCertName} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := pem.Decode(data)
+		cert, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, host := range []string{"127.0.0.1", "localhost", "broker.example", "10.1.2.3", "other.example"} {
+			if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: host, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+				t.Errorf("%s for %s: %v", name, host, err)
+			}
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, secure.EchoKeyName)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("key file: %v, %v", fi.Mode(), err)
+	}
+}
+
+func TestCertgenUsage(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(nil, &out, &out); err == nil || !strings.Contains(err.Error(), "-out DIR") {
+		t.Errorf("no -out: %v", err)
+	}
+	if err := run([]string{"-out", t.TempDir(), "extra"}, &out, &out); err == nil {
+		t.Error("a stray argument was accepted")
+	}
+}

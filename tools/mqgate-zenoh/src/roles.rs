@@ -1,0 +1,1103 @@
+//! The roles: each opens a session, declares what it needs, prints its ready
+//! line, runs, and writes its outputs (docs/formats.md §9).
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use zenoh::bytes::ZBytes;
+use zenoh::query::{ConsolidationMode, QueryTarget};
+use zenoh::sample::Sample;
+use zenoh::{Session, Wait};
+
+use crate::header::{self, Header};
+use crate::output::{self, Latency, PayloadCounts, PublisherCounts, Summary};
+use crate::rate::Schedule;
+use crate::stats::{LatencyHistogram, Seen, StreamTracker};
+use crate::{epoch_ns, links, parse_payloads, parse_secs, ready, stopped, Common, End, Failure, Mode};
+
+/// How often waiting loops look at the stop flag and the far end.
+const POLL: Duration = Duration::from_millis(10);
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatencyDef {
+    HalfRtt,
+    Rtt,
+}
+
+#[derive(Args, Debug)]
+pub struct PingArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Payload sizes in bytes, comma-separated, measured in this order.
+    #[arg(long, value_parser = parse_payloads, default_value = "16")]
+    pub payloads: std::vec::Vec<usize>,
+    /// Measured round trips per payload.
+    #[arg(long, default_value_t = 10_000)]
+    pub samples: usize,
+    /// Round trips per payload discarded before measuring.
+    #[arg(long, default_value_t = 100)]
+    pub warmup: usize,
+    /// Seconds to wait for an echo before counting the message lost.
+    #[arg(long, value_parser = parse_secs, default_value = "1")]
+    pub timeout: Duration,
+    /// Seconds to wait for the pong to answer a first probe.
+    #[arg(long, value_parser = parse_secs, default_value = "10")]
+    pub wait_peer: Duration,
+    /// End the run (incomplete) after this many consecutive timeouts.
+    #[arg(long, default_value_t = 5)]
+    pub max_timeouts: u64,
+    /// Latency written to the raw file: half the round trip or all of it.
+    #[arg(long, value_enum, default_value_t = LatencyDef::HalfRtt)]
+    pub latency: LatencyDef,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Stop after this many seconds (0: run until SIGINT/SIGTERM).
+    #[arg(long, value_parser = parse_secs, default_value = "0")]
+    pub duration: Duration,
+}
+
+#[derive(Args, Debug)]
+pub struct PubArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Payload sizes in bytes, comma-separated, each published in turn.
+    #[arg(long, value_parser = parse_payloads, default_value = "16")]
+    pub payloads: std::vec::Vec<usize>,
+    /// Messages per second of each publisher (open loop).
+    #[arg(long, default_value_t = 1000.0)]
+    pub rate: f64,
+    /// Publishers, each with its own schedule, phase-shifted by period/N.
+    #[arg(long, default_value_t = 1)]
+    pub publishers: u16,
+    /// Topics: publisher i publishes on <key>/data/<i mod topics>.
+    #[arg(long, default_value_t = 1)]
+    pub topics: u16,
+    /// Measured seconds per payload.
+    #[arg(long, value_parser = parse_secs, default_value = "10")]
+    pub duration: Duration,
+    /// Warm-up seconds per payload (messages flagged, not measured).
+    #[arg(long, value_parser = parse_secs, default_value = "1")]
+    pub warmup: Duration,
+    /// Run id carried in messages of 24 bytes or more (default: from the clock).
+    #[arg(long)]
+    pub run_id: Option<u32>,
+    /// Seconds to wait for a subscriber to match.
+    #[arg(long, value_parser = parse_secs, default_value = "10")]
+    pub wait_peer: Duration,
+    /// Microseconds before a slot that the sender stops sleeping and spins.
+    #[arg(long, default_value_t = 50)]
+    pub spin_us: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct SubArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Publishers expected: the run is complete when each sent its last end marker.
+    #[arg(long, default_value_t = 1)]
+    pub publishers: u16,
+    /// Seconds without a message, after the first, that end the run (incomplete).
+    #[arg(long, value_parser = parse_secs, default_value = "5")]
+    pub timeout: Duration,
+    /// Seconds to wait for the first message.
+    #[arg(long, value_parser = parse_secs, default_value = "30")]
+    pub wait_peer: Duration,
+    /// Count messages of another run id (24-byte headers) as foreign and ignore them.
+    #[arg(long)]
+    pub run_id: Option<u32>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    BestMatching,
+    All,
+    AllComplete,
+}
+
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Query payload sizes in bytes, comma-separated (replies echo them).
+    #[arg(long, value_parser = parse_payloads, default_value = "16")]
+    pub payloads: std::vec::Vec<usize>,
+    /// Measured queries per payload.
+    #[arg(long, default_value_t = 1000)]
+    pub samples: usize,
+    /// Queries per payload discarded before measuring.
+    #[arg(long, default_value_t = 100)]
+    pub warmup: usize,
+    /// Replies each query should get; fewer count as a timeout.
+    #[arg(long, default_value_t = 1)]
+    pub replies: u64,
+    /// Query timeout in seconds (Zenoh ends the query then).
+    #[arg(long, value_parser = parse_secs, default_value = "1")]
+    pub timeout: Duration,
+    /// Which queryables a query reaches.
+    #[arg(long, value_enum, default_value_t = Target::BestMatching)]
+    pub target: Target,
+    /// Seconds to wait for a queryable to match.
+    #[arg(long, value_parser = parse_secs, default_value = "10")]
+    pub wait_peer: Duration,
+    /// End the run (incomplete) after this many consecutive queries without reply.
+    #[arg(long, default_value_t = 5)]
+    pub max_timeouts: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct QueryableArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Replies sent to each query, each echoing the query's payload.
+    #[arg(long, default_value_t = 1)]
+    pub replies: u64,
+    /// Stop after this many seconds (0: run until SIGINT/SIGTERM).
+    #[arg(long, value_parser = parse_secs, default_value = "0")]
+    pub duration: Duration,
+}
+
+fn zerr(what: &str) -> impl Fn(zenoh::Error) -> Failure + '_ {
+    move |e| Failure::runtime(format!("{what}: {e}"))
+}
+
+/// Reads the first bytes of a sample's payload (up to buf's size) without
+/// copying the rest.
+fn head(payload: &ZBytes, buf: &mut [u8]) -> usize {
+    let mut r = payload.reader();
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    n
+}
+
+/// Sleeps until t, sleeping to within spin of it and spinning the rest, or
+/// until the stop flag is set (then it returns false).
+fn sleep_until(t: Instant, spin: Duration) -> bool {
+    loop {
+        if stopped() {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= t {
+            return true;
+        }
+        let left = t - now;
+        if left > spin {
+            thread::sleep((left - spin).min(Duration::from_millis(100)));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Waits until pause elapsed (zero: forever) or the stop flag is set; true
+/// when stopped by the flag.
+fn serve_until(pause: Duration) -> bool {
+    let start = Instant::now();
+    loop {
+        if stopped() {
+            return true;
+        }
+        if !pause.is_zero() && start.elapsed() >= pause {
+            return false;
+        }
+        thread::sleep(POLL);
+    }
+}
+
+fn write(
+    common: &Common,
+    raw: Option<(Latency, &[(usize, Vec<u64>)], &str)>,
+    summary: &Summary,
+) -> Result<(), Failure> {
+    if let Some(dir) = &common.out {
+        output::write_outputs(dir, raw, summary)?;
+    }
+    Ok(())
+}
+
+/// Prints a progress line (formats §9) when a payload's measured part starts.
+fn progress(role: &str, size: usize) {
+    use std::io::Write as _;
+    println!("measuring role={role} payload={size}");
+    let _ = std::io::stdout().flush();
+}
+
+fn end_of(summary: &Summary, interrupted: bool) -> End {
+    if interrupted {
+        End::Interrupted
+    } else if summary.completed {
+        End::Complete
+    } else {
+        End::Incomplete(summary.reason.clone())
+    }
+}
+
+// ---- ping / pong --------------------------------------------------------------
+
+pub fn ping(a: &PingArgs) -> Result<End, Failure> {
+    let c = &a.common;
+    if a.samples == 0 {
+        return Err(Failure::usage("--samples must be at least 1"));
+    }
+    let session = c.open(c.mode)?;
+    let (tx, rx) = mpsc::channel::<(u64, Instant)>();
+    // Timestamp in the callback: the earliest moment this process saw the
+    // echo, before any hand-over to the measuring thread.
+    let _sub = session
+        .declare_subscriber(format!("{}/pong", c.key))
+        .callback(move |s: Sample| {
+            let at = Instant::now();
+            let mut b = [0u8; header::MIN_SIZE];
+            if head(s.payload(), &mut b) == b.len() {
+                let _ = tx.send((header::seq_word(&b).unwrap(), at));
+            }
+        })
+        .wait()
+        .map_err(zerr("declaring the pong subscriber"))?;
+    let publisher = session
+        .declare_publisher(format!("{}/ping", c.key))
+        .congestion_control(c.congestion_control())
+        .reliability(c.reliability())
+        .express(c.express())
+        .wait()
+        .map_err(zerr("declaring the ping publisher"))?;
+    ready("ping", &session);
+
+    let latency = match a.latency {
+        LatencyDef::HalfRtt => Latency::HalfRtt,
+        LatencyDef::Rtt => Latency::Rtt,
+    };
+    let mut summary = c.summary("ping", c.mode, &session);
+    summary.latency = latency.name().into();
+    let run_id = (epoch_ns() & 0xffff_ffff) as u32;
+    let mut results: Vec<(usize, Vec<u64>)> = Vec::new();
+    let mut seq: u64 = 0;
+    let mut interrupted = false;
+
+    // A probe echoed back shows both directions are routed.
+    let deadline = Instant::now() + a.wait_peer;
+    let mut probe = header::new_message(header::MIN_SIZE);
+    let mut answered = false;
+    'probe: while Instant::now() < deadline {
+        if stopped() {
+            interrupted = true;
+            break;
+        }
+        let h = Header { send_ns: epoch_ns(), seq, flags: header::FLAG_PROBE, ..Default::default() };
+        seq += 1;
+        h.encode(&mut probe);
+        publisher.put(probe.clone()).wait().map_err(zerr("sending a probe"))?;
+        let until = (Instant::now() + Duration::from_millis(100)).min(deadline);
+        while let Ok((w, _)) = rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            if w == h.seq_word() {
+                answered = true;
+                break 'probe;
+            }
+        }
+    }
+    if answered {
+        summary.links = links(&session);
+    } else if !interrupted {
+        summary.completed = false;
+        summary.reason = format!("no pong answered on {}/ping within {:?}", c.key, a.wait_peer);
+    }
+
+    let mut consecutive = 0u64;
+    'payloads: for &size in &a.payloads {
+        if !summary.completed || interrupted {
+            break;
+        }
+        let mut counts = PayloadCounts { payload: size as u64, ..Default::default() };
+        let mut rtts = Vec::with_capacity(a.samples);
+        let mut hist = LatencyHistogram::default();
+        let template = header::new_message(size);
+        for i in 0..(a.warmup + a.samples) {
+            if stopped() {
+                interrupted = true;
+            }
+            if interrupted || !summary.completed {
+                break;
+            }
+            let warm = i < a.warmup;
+            if i == a.warmup {
+                progress("ping", size);
+            }
+            let h = Header {
+                send_ns: epoch_ns(),
+                seq,
+                flags: if warm { header::FLAG_WARMUP } else { 0 },
+                topic: Some(0),
+                run_id: Some(run_id),
+                ..Default::default()
+            };
+            seq += 1;
+            let mut msg = template.clone();
+            h.encode(&mut msg);
+            let msg = ZBytes::from(msg);
+            let want = h.seq_word();
+            let t0 = Instant::now();
+            if let Err(e) = publisher.put(msg).wait() {
+                counts.errors += 1;
+                eprintln!("mqgate-zenoh ping: put: {e}");
+            }
+            if warm {
+                counts.warmup += 1;
+            } else {
+                counts.sent += 1;
+            }
+            let deadline = t0 + a.timeout;
+            loop {
+                match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                    Ok((w, at)) if w == want => {
+                        if !warm {
+                            let rtt = at.duration_since(t0).as_nanos() as u64;
+                            rtts.push(rtt);
+                            hist.record(latency.value_ns(rtt));
+                            counts.received += 1;
+                        }
+                        consecutive = 0;
+                        break;
+                    }
+                    Ok(_) => counts.late += 1, // an echo of an earlier, timed-out message
+                    Err(RecvTimeoutError::Timeout) => {
+                        if !warm {
+                            counts.timeouts += 1;
+                            counts.lost += 1;
+                        }
+                        consecutive += 1;
+                        let matching = publisher.matching_status().wait().map(|m| m.matching()).unwrap_or(false);
+                        if !matching {
+                            summary.completed = false;
+                            summary.reason = format!("the pong went away: no subscriber matches {}/ping", c.key);
+                        } else if consecutive >= a.max_timeouts {
+                            summary.completed = false;
+                            summary.reason =
+                                format!("{consecutive} consecutive round trips timed out after {:?}", a.timeout);
+                        }
+                        break;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => {
+                        summary.completed = false;
+                        summary.reason = "the session closed".into();
+                        counts.latency = hist.stats();
+                        summary.payloads.push(counts);
+                        results.push((size, rtts));
+                        break 'payloads;
+                    }
+                }
+            }
+        }
+        counts.latency = hist.stats();
+        summary.payloads.push(counts);
+        results.push((size, rtts));
+    }
+    write(c, Some((latency, &results, "measurements.csv")), &summary)?;
+    Ok(end_of(&summary, interrupted))
+}
+
+/// Per-payload counts of a serving role, updated from Zenoh's callbacks.
+#[derive(Default)]
+struct ServeCounts {
+    by_size: Mutex<BTreeMap<usize, PayloadCounts>>,
+}
+
+impl ServeCounts {
+    fn add(&self, size: usize, f: impl FnOnce(&mut PayloadCounts)) {
+        let mut m = self.by_size.lock().unwrap();
+        let e = m.entry(size).or_insert_with(|| PayloadCounts { payload: size as u64, ..Default::default() });
+        f(e);
+    }
+    fn take(&self) -> Vec<PayloadCounts> {
+        self.by_size.lock().unwrap().values().cloned().collect()
+    }
+}
+
+pub fn pong(a: &ServeArgs) -> Result<End, Failure> {
+    let c = &a.common;
+    let session = c.open(c.mode)?;
+    let publisher = session
+        .declare_publisher(format!("{}/pong", c.key))
+        .congestion_control(c.congestion_control())
+        .reliability(c.reliability())
+        .express(c.express())
+        .wait()
+        .map_err(zerr("declaring the pong publisher"))?;
+    let counts = Arc::new(ServeCounts::default());
+    let cb = counts.clone();
+    let _sub = session
+        .declare_subscriber(format!("{}/ping", c.key))
+        .callback(move |s: Sample| {
+            let size = s.payload().len();
+            let ok = publisher.put(s.payload().clone()).wait().is_ok();
+            cb.add(size, |p| {
+                if ok {
+                    p.received += 1;
+                    p.sent += 1
+                } else {
+                    p.received += 1;
+                    p.errors += 1
+                }
+            });
+        })
+        .wait()
+        .map_err(zerr("declaring the ping subscriber"))?;
+    ready("pong", &session);
+    let interrupted = serve_until(a.duration);
+    let mut summary = c.summary("pong", c.mode, &session);
+    summary.payloads = counts.take();
+    write(c, None, &summary)?;
+    // Being stopped is how a serving role is meant to end.
+    let _ = interrupted;
+    Ok(End::Complete)
+}
+
+pub fn router(a: &ServeArgs) -> Result<End, Failure> {
+    let c = &a.common;
+    if !c.connect.is_empty() && c.listen.is_empty() {
+        return Err(Failure::usage("a router needs --listen endpoints for the clients"));
+    }
+    let session = c.open(Mode::Router)?;
+    ready("router", &session);
+    serve_until(a.duration);
+    let summary = c.summary("router", Mode::Router, &session);
+    write(c, None, &summary)?;
+    Ok(End::Complete)
+}
+
+// ---- pub / sub ------------------------------------------------------------------
+
+struct PubResult {
+    counts: Vec<PayloadCounts>,
+    matched_at_end: bool,
+    error: Option<String>,
+}
+
+fn publish_one(session: &Session, a: &PubArgs, id: u16, run_id: u32, start: Instant) -> PubResult {
+    let c = &a.common;
+    let topic = id % a.topics;
+    let mut res = PubResult { counts: Vec::new(), matched_at_end: true, error: None };
+    let publisher = match session
+        .declare_publisher(format!("{}/data/{topic}", c.key))
+        .congestion_control(c.congestion_control())
+        .reliability(c.reliability())
+        .express(c.express())
+        .wait()
+    {
+        Ok(p) => p,
+        Err(e) => {
+            res.error = Some(format!("declaring publisher {id}: {e}"));
+            return res;
+        }
+    };
+    let spin = Duration::from_micros(a.spin_us);
+    let warm_ns = a.warmup.as_nanos() as u64;
+    let end_ns = warm_ns + a.duration.as_nanos() as u64;
+    let mut phase_start = start;
+    for (k, &size) in a.payloads.iter().enumerate() {
+        let last = k + 1 == a.payloads.len();
+        let mut counts = PayloadCounts { payload: size as u64, ..Default::default() };
+        let period = 1e9 / a.rate;
+        let phase = (period * f64::from(id) / f64::from(a.publishers)) as u64;
+        let mut sched = Schedule::new(a.rate, phase);
+        // The epoch time of phase_start: intended send times are computed on
+        // the monotonic clock from here.
+        let base_epoch = epoch_ns() + phase_start.saturating_duration_since(Instant::now()).as_nanos() as u64;
+        let template = header::new_message(size);
+        let (mut seq, mut warm_seq) = (0u64, 0u64);
+        let mut stopped_early = false;
+        loop {
+            let due = sched.next_due();
+            if due >= end_ns {
+                break;
+            }
+            let mut msg = template.clone();
+            if !sleep_until(phase_start + Duration::from_nanos(due), spin) {
+                stopped_early = true;
+                break;
+            }
+            let now = phase_start.elapsed().as_nanos() as u64;
+            let (slot, skipped) = sched.take_counting(now, warm_ns, end_ns);
+            counts.skipped += skipped;
+            if slot >= end_ns {
+                break;
+            }
+            let warm = slot < warm_ns;
+            let h = Header {
+                send_ns: base_epoch + slot,
+                seq: if warm { warm_seq } else { seq },
+                publisher: id,
+                flags: if warm { header::FLAG_WARMUP } else { 0 },
+                topic: Some(topic),
+                run_id: Some(run_id),
+            };
+            h.encode(&mut msg);
+            match publisher.put(msg).wait() {
+                Ok(()) if warm => {
+                    warm_seq += 1;
+                    counts.warmup += 1;
+                }
+                Ok(()) => {
+                    seq += 1;
+                    counts.sent += 1;
+                }
+                Err(_) => counts.errors += 1,
+            }
+        }
+        // Checked before the end marker: once the subscriber has every last
+        // marker it may leave.
+        res.matched_at_end &= publisher.matching_status().wait().map(|m| m.matching()).unwrap_or(false);
+        // End marker: how many measured messages this payload had. Sent
+        // three times so that one loss on a best-effort link does not hide it.
+        let flags = header::FLAG_END_PAYLOAD | if last || stopped_early { header::FLAG_END_RUN } else { 0 };
+        for _ in 0..3 {
+            let mut msg = header::new_message(size);
+            Header { send_ns: epoch_ns(), seq, publisher: id, flags, topic: Some(topic), run_id: Some(run_id) }
+                .encode(&mut msg);
+            if publisher.put(msg).wait().is_err() {
+                counts.errors += 1;
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        res.counts.push(counts);
+        if stopped_early {
+            break;
+        }
+        phase_start = Instant::now() + Duration::from_millis(50);
+    }
+    res
+}
+
+pub fn publish(a: &PubArgs) -> Result<End, Failure> {
+    let c = &a.common;
+    if !(a.rate > 0.0 && a.rate <= 1e9) {
+        return Err(Failure::usage(format!("--rate {} must be in (0, 1e9] messages per second", a.rate)));
+    }
+    if a.publishers == 0 || a.topics == 0 {
+        return Err(Failure::usage("--publishers and --topics must be at least 1"));
+    }
+    if a.duration.is_zero() {
+        return Err(Failure::usage("--duration must be positive"));
+    }
+    let session = c.open(c.mode)?;
+    let mut summary = c.summary("pub", c.mode, &session);
+    let run_id = a.run_id.unwrap_or((epoch_ns() & 0xffff_ffff) as u32);
+
+    // Wait for every topic's subscriber before the clock starts.
+    let probes: Vec<_> = (0..a.topics.min(a.publishers))
+        .map(|t| session.declare_publisher(format!("{}/data/{t}", c.key)).wait())
+        .collect::<Result<_, _>>()
+        .map_err(zerr("declaring publishers"))?;
+    ready("pub", &session);
+    let deadline = Instant::now() + a.wait_peer;
+    let matched = loop {
+        if stopped() {
+            return Ok(End::Interrupted);
+        }
+        if probes.iter().all(|p| p.matching_status().wait().map(|m| m.matching()).unwrap_or(false)) {
+            break true;
+        }
+        if Instant::now() >= deadline {
+            break false;
+        }
+        thread::sleep(POLL);
+    };
+    drop(probes);
+    summary.links = links(&session);
+    if !matched {
+        summary.completed = false;
+        summary.reason = format!("no subscriber matched {}/data/* within {:?}", c.key, a.wait_peer);
+        write(c, None, &summary)?;
+        return Ok(End::Incomplete(summary.reason));
+    }
+
+    let start = Instant::now() + Duration::from_millis(50);
+    let results: Vec<PubResult> = thread::scope(|s| {
+        let handles: Vec<_> = (0..a.publishers)
+            .map(|id| {
+                let session = &session;
+                s.spawn(move || publish_one(session, a, id, run_id, start))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("publisher thread")).collect()
+    });
+    for (i, &size) in a.payloads.iter().enumerate() {
+        let mut total = PayloadCounts { payload: size as u64, ..Default::default() };
+        let mut any = false;
+        for (id, r) in results.iter().enumerate() {
+            if let Some(p) = r.counts.get(i) {
+                any = true;
+                total.warmup += p.warmup;
+                total.sent += p.sent;
+                total.skipped += p.skipped;
+                total.errors += p.errors;
+                total.publishers.push(PublisherCounts {
+                    publisher: id as u16,
+                    run_id: Some(run_id),
+                    sent: Some(p.sent),
+                    ..Default::default()
+                });
+            }
+        }
+        if any {
+            summary.payloads.push(total);
+        }
+    }
+    if let Some(e) = results.iter().find_map(|r| r.error.clone()) {
+        return Err(Failure::runtime(e));
+    }
+    if !results.iter().all(|r| r.matched_at_end) {
+        summary.completed = false;
+        summary.reason = "a subscriber went away during the run".into();
+    }
+    write(c, None, &summary)?;
+    Ok(end_of(&summary, stopped()))
+}
+
+#[derive(Default)]
+struct SubPayload {
+    size: usize,
+    latencies: Vec<u64>,
+    hist: LatencyHistogram,
+    counts: PayloadCounts,
+    streams: BTreeMap<u16, (StreamTracker, Option<u32>)>,
+}
+
+#[derive(Default)]
+struct SubState {
+    payloads: Vec<SubPayload>,
+    ended: std::collections::BTreeSet<u16>,
+    last: Option<Instant>,
+    foreign: u64,
+    malformed: u64,
+}
+
+impl SubState {
+    fn payload(&mut self, size: usize) -> &mut SubPayload {
+        let i = match self.payloads.iter().position(|p| p.size == size) {
+            Some(i) => i,
+            None => {
+                self.payloads.push(SubPayload {
+                    size,
+                    counts: PayloadCounts { payload: size as u64, ..Default::default() },
+                    ..Default::default()
+                });
+                self.payloads.len() - 1
+            }
+        };
+        &mut self.payloads[i]
+    }
+
+    fn on_message(&mut self, size: usize, head: &[u8], recv_ns: u64, at: Instant, run_filter: Option<u32>) {
+        self.last = Some(at);
+        let h = match Header::decode(head) {
+            Ok(h) => h,
+            Err(_) => {
+                self.malformed += 1;
+                return;
+            }
+        };
+        if let (Some(want), Some(got)) = (run_filter, h.run_id) {
+            if want != got {
+                self.foreign += 1;
+                return;
+            }
+        }
+        if h.is(header::FLAG_END_PAYLOAD) {
+            let p = self.payload(size);
+            let s = p.streams.entry(h.publisher).or_default();
+            s.0.sent = Some(h.seq);
+            s.1 = h.run_id;
+            if h.is(header::FLAG_END_RUN) {
+                self.ended.insert(h.publisher);
+            }
+            return;
+        }
+        let p = self.payload(size);
+        if h.is(header::FLAG_WARMUP) || h.is(header::FLAG_PROBE) {
+            p.counts.warmup += 1;
+            return;
+        }
+        let s = p.streams.entry(h.publisher).or_default();
+        s.1 = h.run_id;
+        match s.0.observe(h.seq) {
+            Seen::Duplicate => return,
+            Seen::OutOfRange => {
+                p.counts.errors += 1;
+                return;
+            }
+            Seen::First => {}
+        }
+        let lat = if recv_ns < h.send_ns {
+            p.counts.clamped += 1;
+            0
+        } else {
+            recv_ns - h.send_ns
+        };
+        p.latencies.push(lat);
+        p.hist.record(lat);
+    }
+}
+
+pub fn subscribe(a: &SubArgs) -> Result<End, Failure> {
+    let c = &a.common;
+    let session = c.open(c.mode)?;
+    let state = Arc::new(Mutex::new(SubState::default()));
+    let st = state.clone();
+    let run_filter = a.run_id;
+    let _sub = session
+        .declare_subscriber(format!("{}/data/**", c.key))
+        .callback(move |s: Sample| {
+            let recv_ns = epoch_ns();
+            let at = Instant::now();
+            let mut b = [0u8; header::FULL_SIZE];
+            let n = head(s.payload(), &mut b);
+            st.lock().unwrap().on_message(s.payload().len(), &b[..n], recv_ns, at, run_filter);
+        })
+        .wait()
+        .map_err(zerr("declaring the subscriber"))?;
+    ready("sub", &session);
+    let mut summary = c.summary("sub", c.mode, &session);
+    summary.latency = Latency::OneWay.name().into();
+    let started = Instant::now();
+    let mut interrupted = false;
+    loop {
+        thread::sleep(POLL);
+        if stopped() {
+            interrupted = true;
+            break;
+        }
+        let st = state.lock().unwrap();
+        if st.last.is_some() && summary.links.is_empty() {
+            summary.links = links(&session);
+        }
+        if st.ended.len() >= usize::from(a.publishers) {
+            break;
+        }
+        match st.last {
+            None if started.elapsed() >= a.wait_peer => {
+                summary.completed = false;
+                summary.reason = format!("no message arrived on {}/data/** within {:?}", c.key, a.wait_peer);
+                break;
+            }
+            Some(t) if t.elapsed() >= a.timeout => {
+                summary.completed = false;
+                summary.reason = format!(
+                    "no message for {:?}; {} of {} publishers sent their last end marker",
+                    a.timeout,
+                    st.ended.len(),
+                    a.publishers
+                );
+                break;
+            }
+            _ => {}
+        }
+    }
+    drop(_sub);
+    let mut st = state.lock().unwrap();
+    let (foreign, malformed) = (st.foreign, st.malformed);
+    let mut raw = Vec::new();
+    for p in st.payloads.iter_mut() {
+        let mut counts = std::mem::take(&mut p.counts);
+        for (&id, (t, run_id)) in &p.streams {
+            counts.received += t.unique;
+            counts.duplicates += t.duplicates;
+            counts.out_of_order += t.out_of_order;
+            counts.lost += t.lost();
+            counts.sent += t.sent.unwrap_or(0);
+            counts.publishers.push(PublisherCounts {
+                publisher: id,
+                run_id: *run_id,
+                sent: t.sent,
+                received: t.unique,
+                lost: t.lost(),
+                duplicates: t.duplicates,
+                out_of_order: t.out_of_order,
+            });
+            if t.sent.is_none() && summary.completed {
+                summary.completed = false;
+                summary.reason = format!("publisher {id} sent no end marker for payload {}", p.size);
+            }
+        }
+        counts.latency = p.hist.stats();
+        summary.payloads.push(counts);
+        raw.push((p.size, std::mem::take(&mut p.latencies)));
+    }
+    if foreign + malformed > 0 {
+        eprintln!("mqgate-zenoh sub: ignored {foreign} messages of another run and {malformed} malformed messages");
+        if let Some(p) = summary.payloads.first_mut() {
+            p.errors += malformed;
+        }
+    }
+    write(c, Some((Latency::OneWay, &raw, "measurements.csv")), &summary)?;
+    Ok(end_of(&summary, interrupted))
+}
+
+// ---- query / queryable ------------------------------------------------------------
+
+pub fn query(a: &QueryArgs) -> Result<End, Failure> {
+    let c = &a.common;
+    if a.samples == 0 || a.replies == 0 {
+        return Err(Failure::usage("--samples and --replies must be at least 1"));
+    }
+    let session = c.open(c.mode)?;
+    let querier = session
+        .declare_querier(format!("{}/query", c.key))
+        .target(match a.target {
+            Target::BestMatching => QueryTarget::BestMatching,
+            Target::All => QueryTarget::All,
+            Target::AllComplete => QueryTarget::AllComplete,
+        })
+        .consolidation(ConsolidationMode::None)
+        .timeout(a.timeout)
+        .congestion_control(c.congestion_control())
+        .express(c.express())
+        .wait()
+        .map_err(zerr("declaring the querier"))?;
+    ready("query", &session);
+    let mut summary = c.summary("query", c.mode, &session);
+    summary.latency = Latency::Rtt.name().into();
+    let deadline = Instant::now() + a.wait_peer;
+    let mut interrupted = false;
+    loop {
+        if stopped() {
+            interrupted = true;
+            break;
+        }
+        if querier.matching_status().wait().map(|m| m.matching()).unwrap_or(false) {
+            summary.links = links(&session);
+            break;
+        }
+        if Instant::now() >= deadline {
+            summary.completed = false;
+            summary.reason = format!("no queryable matched {}/query within {:?}", c.key, a.wait_peer);
+            break;
+        }
+        thread::sleep(POLL);
+    }
+    let run_id = (epoch_ns() & 0xffff_ffff) as u32;
+    let (mut first_all, mut last_all) = (Vec::new(), Vec::new());
+    let mut seq = 0u64;
+    let mut consecutive = 0u64;
+    for &size in &a.payloads {
+        if interrupted || !summary.completed {
+            break;
+        }
+        let mut counts = PayloadCounts { payload: size as u64, replies_min: u64::MAX, ..Default::default() };
+        let (mut first, mut last) = (Vec::with_capacity(a.samples), Vec::with_capacity(a.samples));
+        let (mut hf, mut hl) = (LatencyHistogram::default(), LatencyHistogram::default());
+        let template = header::new_message(size);
+        for i in 0..(a.warmup + a.samples) {
+            if stopped() {
+                interrupted = true;
+                break;
+            }
+            let warm = i < a.warmup;
+            if i == a.warmup {
+                progress("query", size);
+            }
+            let mut msg = template.clone();
+            Header {
+                send_ns: epoch_ns(),
+                seq,
+                flags: if warm { header::FLAG_WARMUP } else { 0 },
+                topic: Some(0),
+                run_id: Some(run_id),
+                ..Default::default()
+            }
+            .encode(&mut msg);
+            seq += 1;
+            let msg = ZBytes::from(msg);
+            let (tx, rx) = mpsc::channel::<(Instant, bool)>();
+            let t0 = Instant::now();
+            // The callback is dropped when Zenoh ends the query (all replies
+            // in, or the timeout), which closes the channel.
+            let sent = querier
+                .get()
+                .payload(msg)
+                .callback(move |r| {
+                    let at = Instant::now();
+                    let _ = tx.send((at, r.result().is_ok()));
+                })
+                .wait();
+            if let Err(e) = sent {
+                counts.errors += 1;
+                eprintln!("mqgate-zenoh query: get: {e}");
+                continue;
+            }
+            let (mut n, mut errs, mut t_first, mut t_last) = (0u64, 0u64, None, None);
+            let guard = t0 + a.timeout + Duration::from_secs(5);
+            loop {
+                match rx.recv_timeout(guard.saturating_duration_since(Instant::now())) {
+                    Ok((at, ok)) => {
+                        if ok {
+                            n += 1;
+                            t_first.get_or_insert(at);
+                            t_last = Some(at);
+                        } else {
+                            errs += 1;
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                    Err(RecvTimeoutError::Timeout) => {
+                        // Zenoh did not end the query 5 s past its timeout.
+                        errs += 1;
+                        break;
+                    }
+                }
+            }
+            if warm {
+                counts.warmup += 1;
+                continue;
+            }
+            counts.sent += 1;
+            counts.errors += errs;
+            counts.replies += n;
+            counts.replies_min = counts.replies_min.min(n);
+            counts.replies_max = counts.replies_max.max(n);
+            if n < a.replies {
+                counts.timeouts += 1;
+            }
+            match (t_first, t_last) {
+                (Some(f), Some(l)) => {
+                    counts.received += 1;
+                    let (f, l) = (f.duration_since(t0).as_nanos() as u64, l.duration_since(t0).as_nanos() as u64);
+                    first.push(f);
+                    last.push(l);
+                    hf.record(f);
+                    hl.record(l);
+                    consecutive = 0;
+                }
+                _ => {
+                    counts.lost += 1;
+                    consecutive += 1;
+                    let matching = querier.matching_status().wait().map(|m| m.matching()).unwrap_or(false);
+                    if !matching {
+                        summary.completed = false;
+                        summary.reason = format!("the queryable went away: none matches {}/query", c.key);
+                        break;
+                    }
+                    if consecutive >= a.max_timeouts {
+                        summary.completed = false;
+                        summary.reason =
+                            format!("{consecutive} consecutive queries got no reply within {:?}", a.timeout);
+                        break;
+                    }
+                }
+            }
+        }
+        if counts.replies_min == u64::MAX {
+            counts.replies_min = 0;
+        }
+        counts.latency = hf.stats();
+        counts.latency_last = hl.stats();
+        summary.payloads.push(counts);
+        first_all.push((size, first));
+        last_all.push((size, last));
+    }
+    write(c, Some((Latency::Rtt, &first_all, "measurements.csv")), &summary)?;
+    if let Some(dir) = &c.out {
+        output::write_raw_file(&dir.join("measurements_last.csv"), Latency::Rtt, &last_all)?;
+    }
+    Ok(end_of(&summary, interrupted))
+}
+
+pub fn queryable(a: &QueryableArgs) -> Result<End, Failure> {
+    let c = &a.common;
+    if a.replies == 0 {
+        return Err(Failure::usage("--replies must be at least 1"));
+    }
+    let session = c.open(c.mode)?;
+    let counts = Arc::new(ServeCounts::default());
+    let cb = counts.clone();
+    let replies = a.replies;
+    // Replies take the query's congestion control; express is theirs.
+    let express = c.express();
+    let served = Arc::new(AtomicU64::new(0));
+    let served_cb = served.clone();
+    let _q = session
+        .declare_queryable(format!("{}/query", c.key))
+        .callback(move |q| {
+            let payload = q.payload().cloned().unwrap_or_default();
+            let size = payload.len();
+            let mut errors = 0;
+            for _ in 0..replies {
+                if q.reply(q.key_expr().clone(), payload.clone()).express(express).wait().is_err() {
+                    errors += 1;
+                }
+            }
+            served_cb.fetch_add(1, Ordering::Relaxed);
+            cb.add(size, |p| {
+                p.received += 1;
+                p.replies += replies - errors;
+                p.errors += errors;
+            });
+        })
+        .wait()
+        .map_err(zerr("declaring the queryable"))?;
+    ready("queryable", &session);
+    serve_until(a.duration);
+    drop(_q);
+    let mut summary = c.summary("queryable", c.mode, &session);
+    summary.payloads = counts.take();
+    write(c, None, &summary)?;
+    Ok(End::Complete)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(h: Header, size: usize) -> Vec<u8> {
+        let mut m = header::new_message(size);
+        h.encode(&mut m);
+        m
+    }
+
+    #[test]
+    fn subscriber_state_counts_per_publisher() {
+        let mut st = SubState::default();
+        let t = Instant::now();
+        let base = Header { send_ns: 1_000, topic: Some(0), run_id: Some(7), ..Default::default() };
+        // Publisher 0: warm-up, then 0 1 1 3 2 and an end marker of 5.
+        st.on_message(32, &msg(Header { flags: header::FLAG_WARMUP, ..base }, 32)[..24], 2_000, t, Some(7));
+        for s in [0, 1, 1, 3, 2] {
+            st.on_message(32, &msg(Header { seq: s, ..base }, 32)[..24], 1_500 + s, t, Some(7));
+        }
+        st.on_message(
+            32,
+            &msg(Header { seq: 5, flags: header::FLAG_END_PAYLOAD | header::FLAG_END_RUN, ..base }, 32)[..24],
+            0,
+            t,
+            Some(7),
+        );
+        // Publisher 1, whose clock is ahead: clamped to 0.
+        st.on_message(32, &msg(Header { publisher: 1, send_ns: 9_000, ..base }, 32)[..24], 2_000, t, Some(7));
+        // Another run: ignored.
+        st.on_message(32, &msg(Header { run_id: Some(8), ..base }, 32)[..24], 2_000, t, Some(7));
+        // Too short to hold a header.
+        st.on_message(8, &[0u8; 8], 2_000, t, Some(7));
+        assert_eq!((st.foreign, st.malformed), (1, 1));
+        assert_eq!(st.ended.len(), 1);
+        let p = &st.payloads[0];
+        assert_eq!(p.latencies, vec![500, 501, 503, 502, 0]);
+        assert_eq!((p.counts.warmup, p.counts.clamped), (1, 1));
+        let (t0, run) = &p.streams[&0];
+        assert_eq!((t0.unique, t0.duplicates, t0.out_of_order, t0.lost(), *run), (4, 1, 1, 1, Some(7)));
+        assert_eq!(p.streams[&1].0.sent, None);
+    }
+}
