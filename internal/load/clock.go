@@ -1,0 +1,30 @@
+package load
+
+import "time"
+
+// Clock turns monotonic readings into ns since the Unix epoch: the wall
+// clock is read once, at NewClock, and every later reading adds Go's
+// monotonic time since then, so that a step of the wall clock (NTP) during
+// a run cannot produce a jump in the latencies. Publishers and subscribers
+// of one process share one Clock, so their one-way latencies are exact;
+// ends in different processes (`run pub`/`run sub`) compare two clocks,
+// and their latencies include the clocks' offset.
+type Clock struct {
+	base   time.Time // with a monotonic reading
+	baseNs int64
+}
+
+// NewClock reads the wall clock.
+func NewClock() *Clock {
+	now := time.Now()
+	return &Clock{base: now, baseNs: now.UnixNano()}
+}
+
+// Ns returns t (with a monotonic reading) in ns since the Unix epoch.
+func (c *Clock) Ns(t time.Time) int64 { return c.baseNs + int64(t.Sub(c.base)) }
+
+// Now returns the current time in ns since the Unix epoch.
+func (c *Clock) Now() int64 { return c.Ns(time.Now()) }
+
+// ClockName is meta.json's "clock" for one-way latencies.
+const ClockName = "wall clock read once per process plus Go's monotonic time (ns since the Unix epoch); one-way latency = receive − intended send"

@@ -1,0 +1,195 @@
+package load
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestHeaderRoundTrip(t *testing.T) {
+	h := Header{SendNs: 1_700_000_000_123_456_789, Seq: MaxSeq - 3, Publisher: 513, Flags: FlagWarmup | FlagProbe, Topic: 7, RunID: 0xdeadbeef}
+	for _, n := range []int{16, 23, 24, 100} {
+		msg := make([]byte, n)
+		h.Put(msg)
+		Fill(msg)
+		got, full, err := Parse(msg)
+		if err != nil {
+			t.Fatalf("%d B: %v", n, err)
+		}
+		want := h
+		if n < HeaderSize {
+			want.Topic, want.RunID = 0, 0
+		}
+		if got != want || full != (n >= HeaderSize) {
+			t.Fatalf("%d B: got %+v full %v, want %+v", n, got, full, want)
+		}
+	}
+	// The layout is formats §9's: bytes 0–7 the time, 8–15 the sequence word.
+	msg := make([]byte, 24)
+	Header{SendNs: 1, Seq: 2, Publisher: 3, Flags: 4, Topic: 5, RunID: 6}.Put(msg)
+	want := []byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 4, Version, 0, 5, 0, 6, 0, 0, 0}
+	if string(msg) != string(want) {
+		t.Fatalf("bytes % x, want % x", msg, want)
+	}
+	if _, _, err := Parse(msg[:15]); err == nil {
+		t.Error("a 15-byte message parsed")
+	}
+	msg[16] = 9
+	if _, _, err := Parse(msg); err == nil {
+		t.Error("version 9 parsed")
+	}
+}
+
+func TestTracker(t *testing.T) {
+	var tr Tracker
+	for _, s := range []uint64{0, 1, 2, 5, 3, 3, 7, 6, 0} {
+		tr.Observe(s)
+	}
+	// 0 1 2 5 (gap 3,4) 3 (ooo) 3 (dup) 7 (gap 6) 6 (ooo) 0 (dup)
+	if tr.Unique != 7 || tr.Duplicates != 2 || tr.OutOfOrder != 2 || tr.Gaps != 1 {
+		t.Fatalf("%+v", tr)
+	}
+	if l := tr.Lost(8); l != 1 {
+		t.Fatalf("lost of 8 = %d, want 1 (4 never arrived)", l)
+	}
+	if l := tr.Lost(10); l != 3 {
+		t.Fatalf("lost of 10 = %d, want 3", l)
+	}
+	// A jump beyond the window clears it: nothing older is a duplicate.
+	var big Tracker
+	big.Observe(0)
+	big.Observe(SeqWindow * 3)
+	if !big.Observe(1) || big.Duplicates != 0 || big.OutOfOrder != 1 {
+		t.Fatalf("%+v", big)
+	}
+	// Random permutation with duplicates: counts match a map.
+	rng := rand.New(rand.NewPCG(1, 2))
+	var tr2 Tracker
+	seen := map[uint64]bool{}
+	dups := 0
+	for range 20000 {
+		s := uint64(rng.IntN(5000))
+		if seen[s] {
+			dups++
+		}
+		seen[s] = true
+		tr2.Observe(s)
+	}
+	if tr2.Unique != uint64(len(seen)) || tr2.Duplicates != uint64(dups) {
+		t.Fatalf("unique %d dups %d, want %d %d", tr2.Unique, tr2.Duplicates, len(seen), dups)
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	start := time.Unix(1000, 0)
+	s := NewSchedule(1000, start) // 1 ms period
+	due, sk := s.Next(start)
+	if !due.Equal(start) || sk != 0 {
+		t.Fatalf("first slot %v skipped %d", due, sk)
+	}
+	due, sk = s.Next(start.Add(500 * time.Microsecond))
+	if !due.Equal(start.Add(time.Millisecond)) || sk != 0 {
+		t.Fatalf("second slot %v skipped %d", due, sk)
+	}
+	// Less than one period behind: no skip, the late slot keeps its time.
+	due, sk = s.Next(start.Add(2900 * time.Microsecond))
+	if !due.Equal(start.Add(2*time.Millisecond)) || sk != 0 {
+		t.Fatalf("third slot %v skipped %d", due, sk)
+	}
+	// A stall to 10.5 ms: slots 3..9 skipped, slot 10 due at 10 ms.
+	due, sk = s.Next(start.Add(10500 * time.Microsecond))
+	if !due.Equal(start.Add(10*time.Millisecond)) || sk != 7 {
+		t.Fatalf("after a stall: slot %v skipped %d, want 10ms and 7", due.Sub(start), sk)
+	}
+	u := NewSchedule(0, start)
+	now := start.Add(time.Hour)
+	if due, sk := u.Next(now); !due.Equal(now) || sk != 0 {
+		t.Fatalf("unpaced: %v %d", due, sk)
+	}
+	if (Pacer{Rate: 100}).Pace(0, 3) != 30*time.Millisecond || (Pacer{}).Pace(0, 5) != 0 {
+		t.Fatal("Pacer.Pace")
+	}
+}
+
+func TestRecorderConcurrent(t *testing.T) {
+	r := NewRecorder()
+	var wg sync.WaitGroup
+	const per = 20000
+	for g := range 4 {
+		sh := r.Shard()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range per {
+				sh.Record(int64(1000 * (1 + (i+g*per)%1000))) // 1..1000 µs, uniform
+			}
+		}()
+	}
+	// Snapshots while recording are safe (run with -race).
+	for range 10 {
+		r.Snapshot()
+		r.Interval()
+	}
+	wg.Wait()
+	h, above := r.Snapshot()
+	st := StatsOf(h, above)
+	if st.Count != 4*per || st.MinNs != 1000 || st.AboveRange != 0 {
+		t.Fatalf("%+v", st)
+	}
+	// Uniform 1..1000 µs: p50 ≈ 500 µs, p99 ≈ 990 µs within 3 significant digits.
+	if st.P50Ns < 499_000 || st.P50Ns > 501_500 || st.P99Ns < 989_000 || st.P99Ns > 991_500 {
+		t.Fatalf("percentiles %+v", st)
+	}
+	if st.MaxNs < 999_000 || st.MaxNs > 1_001_000 || st.MeanNs < 499_000 || st.MeanNs > 502_000 {
+		t.Fatalf("max/mean %+v", st)
+	}
+	sh := r.Shard()
+	sh.Record(20 * HighestNs)
+	if _, above := r.Snapshot(); above != 1 {
+		t.Fatalf("above range %d", above)
+	}
+	if v, c := Clamp(-5); v != 0 || !c {
+		t.Fatal("Clamp(-5)")
+	}
+	r.Reset()
+	if h, _ := r.Snapshot(); h.TotalCount() != 0 {
+		t.Fatal("Reset left values")
+	}
+}
+
+func TestTopology(t *testing.T) {
+	for _, c := range []struct {
+		scenario           string
+		pubs, subs, topics int
+		want               string
+		expected           uint64 // of 10 messages per publisher
+	}{
+		{FanIn, 4, 0, 0, "fan-in 4×1 on 1 topic", 40},
+		{FanOut, 0, 3, 0, "fan-out 1×3 on 1 topic", 30},
+		{StraightRun, 3, 0, 0, "straight-run 3×3 on 3 topics", 30},
+		{RoundRobin, 4, 2, 0, "round-robin 4×2 on 2 topics", 40},
+		{RoundRobin, 2, 4, 2, "round-robin 2×4 on 2 topics", 40},
+		{RoundRobin, 3, 3, 1, "round-robin 3×3 on 1 topic", 90},
+	} {
+		tp, err := NewTopology(c.scenario, c.pubs, c.subs, c.topics)
+		if err != nil {
+			t.Fatalf("%s: %v", c.want, err)
+		}
+		sent := make([]uint64, tp.Publishers)
+		for i := range sent {
+			sent[i] = 10
+		}
+		if tp.String() != c.want || tp.Expected(sent) != c.expected {
+			t.Errorf("got %s expecting %d, want %s expecting %d", tp, tp.Expected(sent), c.want, c.expected)
+		}
+	}
+	for _, bad := range []struct {
+		scenario           string
+		pubs, subs, topics int
+	}{{FanIn, 2, 2, 0}, {FanOut, 2, 1, 0}, {StraightRun, 2, 3, 0}, {RoundRobin, 2, 2, 3}, {"mesh", 1, 1, 1}, {FanIn, -1, 0, 0}} {
+		if _, err := NewTopology(bad.scenario, bad.pubs, bad.subs, bad.topics); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package load
+
+import "sync/atomic"
+
+// Counters are the run's message counts, updated atomically by publishers,
+// subscribers and acknowledgement callbacks. Only messages of the measured
+// period are counted (warm-up messages are not; Warmup counts those
+// received).
+type Counters struct {
+	MessagesSent     atomic.Uint64 // measured messages handed to the system
+	MessagesReceived atomic.Uint64 // measured messages delivered, duplicates included
+	MessagesAcked    atomic.Uint64 // acknowledged by the system (AckSender)
+	MessagesRefused  atomic.Uint64 // refused by the system (negative acknowledgements)
+	BytesSent        atomic.Uint64
+	BytesReceived    atomic.Uint64
+	Errors           atomic.Uint64 // failed sends, malformed or foreign messages
+	Skipped          atomic.Uint64 // schedule slots skipped (more than one period behind)
+	Clamped          atomic.Uint64 // negative one-way latencies recorded as 0
+	Warmup           atomic.Uint64 // warm-up messages received (discarded)
+}
+
+// CounterValues is a plain copy of Counters.
+type CounterValues struct {
+	MessagesSent     uint64 `json:"messages_sent"`
+	MessagesReceived uint64 `json:"messages_received"`
+	MessagesAcked    uint64 `json:"messages_acked"`
+	MessagesRefused  uint64 `json:"messages_refused"`
+	BytesSent        uint64 `json:"bytes_sent"`
+	BytesReceived    uint64 `json:"bytes_received"`
+	Errors           uint64 `json:"errors"`
+	Skipped          uint64 `json:"skipped"`
+	Clamped          uint64 `json:"clamped"`
+	Warmup           uint64 `json:"warmup_received"`
+}
+
+// Load reads every counter (each atomically; together they are a
+// consistent view only once the traffic has stopped).
+func (c *Counters) Load() CounterValues {
+	return CounterValues{
+		MessagesSent:     c.MessagesSent.Load(),
+		MessagesReceived: c.MessagesReceived.Load(),
+		MessagesAcked:    c.MessagesAcked.Load(),
+		MessagesRefused:  c.MessagesRefused.Load(),
+		BytesSent:        c.BytesSent.Load(),
+		BytesReceived:    c.BytesReceived.Load(),
+		Errors:           c.Errors.Load(),
+		Skipped:          c.Skipped.Load(),
+		Clamped:          c.Clamped.Load(),
+		Warmup:           c.Warmup.Load(),
+	}
+}
+
+// Sub returns v − o field by field: the counts of an interval.
+func (v CounterValues) Sub(o CounterValues) CounterValues {
+	return CounterValues{
+		MessagesSent:     v.MessagesSent - o.MessagesSent,
+		MessagesReceived: v.MessagesReceived - o.MessagesReceived,
+		MessagesAcked:    v.MessagesAcked - o.MessagesAcked,
+		MessagesRefused:  v.MessagesRefused - o.MessagesRefused,
+		BytesSent:        v.BytesSent - o.BytesSent,
+		BytesReceived:    v.BytesReceived - o.BytesReceived,
+		Errors:           v.Errors - o.Errors,
+		Skipped:          v.Skipped - o.Skipped,
+		Clamped:          v.Clamped - o.Clamped,
+		Warmup:           v.Warmup - o.Warmup,
+	}
+}

@@ -1,0 +1,52 @@
+// Package load measures one-way latency under load: publishers send
+// messages at an open-loop rate (or as fast as they can) over any
+// driver.StreamTransport, subscribers timestamp them on delivery, and the
+// latency of each message is its receive time minus the send time its
+// header carries.
+//
+// # Pieces
+//
+// The pieces are usable on their own (the distributed `run pub`/`run sub`
+// roles use them across processes):
+//
+//   - Header (header.go): the message header of formats §9, shared with
+//     mqgate-zenoh: bytes 0–7 the send time (u64 ns since the Unix epoch),
+//     8–15 the sequence word (40-bit sequence number, 16-bit publisher id,
+//     8 flag bits: warm-up, end of payload, end of run, probe), then
+//     version, topic id and run id when the message has 24 bytes. The
+//     smallest message is 16 bytes.
+//   - Clock: ns since the epoch from one wall-clock reading plus the
+//     monotonic clock.
+//   - Schedule and Wait (pacer.go): one publisher's open-loop scheduler,
+//     period 1e9/rate ns; a publisher more than one period behind skips
+//     forward to the latest slot due and counts the slots skipped. Pacer is
+//     the same rate as an engine.Pacer (meta.json's mode).
+//   - Recorder and Shard: an HDR histogram (hdrhistogram-go, up to 10 s, 3
+//     significant digits) that any number of subscriber goroutines record
+//     into, each through its own Shard; Snapshot merges the whole period,
+//     Interval the values since the previous call (the per-second
+//     snapshots and the histogram log). StatsOf gives min, max, mean,
+//     p50, p95, p99 and p99.9.
+//   - Counters: atomic counts of messages and bytes sent, received,
+//     acknowledged and refused, errors, skipped slots, clamped latencies.
+//   - Tracker: one publisher's sequence numbers as one subscriber sees
+//     them: duplicates, out of order, gaps, and lost against the count the
+//     publisher sent.
+//   - Topology: the scenarios fan-in, fan-out, straight-run and
+//     round-robin, which place N publishers and M subscribers on T topics
+//     and give the expected number of deliveries.
+//
+// # Coordinated omission
+//
+// Under an open-loop rate each message's latency is measured from its
+// intended send time (its slot), not from when Send was called: a
+// publisher held up by a slow system sends late, and that wait is part of
+// the latency of the messages it delays, as Gil Tene's "coordinated
+// omission" argument requires. The send delay itself (actual − intended) is
+// recorded in a histogram of its own. Slots skipped because the publisher
+// fell more than one period behind are counted, never sent in a burst.
+// Unpaced publishers measure from the moment Send is called.
+//
+// A negative one-way latency (clocks of two hosts that disagree) is
+// recorded as 0 and counted (Counters.Clamped).
+package load
