@@ -1,0 +1,293 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/knadh/koanf/parsers/toml/v2"
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/providers/file"
+	"github.com/knadh/koanf/v2"
+)
+
+// EnvPrefix starts every environment variable the package reads.
+const EnvPrefix = "MQ_"
+
+// Sources are what Load merges.
+type Sources struct {
+	// File is the configuration file ("" for none): YAML (.yaml, .yml) or
+	// TOML (.toml).
+	File string
+	// Section is the role whose section of the file applies ("pub").
+	Section string
+	// Environ is the environment ("KEY=value" strings); nil reads none.
+	Environ []string
+	// Flags are the flags given on the command line, by name, with their
+	// values as given (a repeated flag as []string).
+	Flags map[string]any
+	// Known are the keys the command takes; any other key is an error.
+	Known []string
+}
+
+// Config is the merged settings.
+type Config struct {
+	k      *koanf.Koanf
+	source map[string]string // key → where its value came from
+}
+
+// Load merges src (see the package documentation).
+func Load(src Sources) (*Config, error) {
+	c := &Config{k: koanf.New("."), source: map[string]string{}}
+	known := map[string]bool{}
+	for _, k := range src.Known {
+		known[k] = true
+	}
+	if src.File != "" {
+		if err := c.loadFile(src, known); err != nil {
+			return nil, err
+		}
+	}
+	envMap := map[string]any{}
+	for _, kv := range src.Environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, EnvPrefix) {
+			continue
+		}
+		key := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "_", "-"))
+		if !known[key] {
+			return nil, fmt.Errorf("environment variable %s: unknown setting %q; expected one of %s", name, key, keyList(src.Known, EnvPrefix))
+		}
+		envMap[key] = value
+		c.source[key] = "environment variable " + name
+	}
+	// Environment values are taken from Sources.Environ (not the process
+	// environment directly), so that tests and callers control them.
+	if err := c.k.Load(confmap.Provider(envMap, ""), nil); err != nil {
+		return nil, err
+	}
+	for key := range src.Flags {
+		if !known[key] {
+			return nil, fmt.Errorf("--%s: not a setting of this command", key)
+		}
+		c.source[key] = "--" + key
+	}
+	if err := c.k.Load(confmap.Provider(src.Flags, ""), nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Environ returns the process environment, for Sources.Environ.
+func Environ() []string { return os.Environ() }
+
+func (c *Config) loadFile(src Sources, known map[string]bool) error {
+	var parser koanf.Parser
+	switch strings.ToLower(filepath.Ext(src.File)) {
+	case ".yaml", ".yml":
+		parser = yaml.Parser()
+	case ".toml":
+		parser = toml.Parser()
+	default:
+		return fmt.Errorf("--config %s: expected a .yaml, .yml or .toml file", src.File)
+	}
+	fk := koanf.New(".")
+	if err := fk.Load(file.Provider(src.File), parser); err != nil {
+		return fmt.Errorf("--config %s: %w", src.File, err)
+	}
+	top, section := map[string]any{}, map[string]any{}
+	roles := []string{"pub", "sub", "req", "qry"}
+	for key, v := range fk.Raw() {
+		norm := strings.ReplaceAll(key, "_", "-")
+		if m, ok := v.(map[string]any); ok && slices.Contains(roles, norm) {
+			for sk, sv := range m {
+				sn := strings.ReplaceAll(sk, "_", "-")
+				if !known[sn] && norm == src.Section {
+					return fmt.Errorf("--config %s: %s.%s: unknown setting; expected one of %s", src.File, key, sk, keyList(src.Known, ""))
+				}
+				if norm == src.Section {
+					section[sn] = sv
+				}
+			}
+			continue
+		}
+		if !known[norm] {
+			return fmt.Errorf("--config %s: %s: unknown setting; expected one of %s (or a section pub, sub, req, qry)", src.File, key, keyList(src.Known, ""))
+		}
+		top[norm] = v
+	}
+	for k := range top {
+		c.source[k] = "--config " + src.File
+	}
+	for k := range section {
+		c.source[k] = "--config " + src.File + " (" + src.Section + ")"
+	}
+	if err := c.k.Load(confmap.Provider(top, ""), nil); err != nil {
+		return err
+	}
+	return c.k.Load(confmap.Provider(section, ""), nil)
+}
+
+func keyList(keys []string, envPrefix string) string {
+	out := slices.Clone(keys)
+	sort.Strings(out)
+	if envPrefix != "" {
+		for i, k := range out {
+			out[i] = envPrefix + strings.ToUpper(strings.ReplaceAll(k, "-", "_"))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// IsSet reports whether any source set key.
+func (c *Config) IsSet(key string) bool { return c.k.Exists(key) }
+
+// Source says where key's value came from ("--rate", "environment variable
+// MQ_RATE", "--config run.yaml"), or "default".
+func (c *Config) Source(key string) string {
+	if s, ok := c.source[key]; ok {
+		return s
+	}
+	return "default"
+}
+
+func (c *Config) valueErr(key string, v any, want string) error {
+	return fmt.Errorf("%s (from %s): %v is not %s", key, c.Source(key), v, want)
+}
+
+// String returns key's value, or def.
+func (c *Config) String(key, def string) string {
+	if !c.k.Exists(key) {
+		return def
+	}
+	switch v := c.k.Get(key).(type) {
+	case []any, []string:
+		s := c.k.Strings(key)
+		return s[len(s)-1]
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// Strings returns key's values: a list in a file, a repeated flag, or a
+// comma-separated string; def when unset.
+func (c *Config) Strings(key string, def []string) []string {
+	if !c.k.Exists(key) {
+		return def
+	}
+	var out []string
+	switch v := c.k.Get(key).(type) {
+	case []any, []string:
+		for _, s := range c.k.Strings(key) {
+			out = append(out, splitComma(s)...)
+		}
+	default:
+		out = splitComma(fmt.Sprint(v))
+	}
+	return out
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Int returns key's value as an integer, or def.
+func (c *Config) Int(key string, def int) (int, error) {
+	if !c.k.Exists(key) {
+		return def, nil
+	}
+	v := c.k.Get(key)
+	switch n := v.(type) {
+	case int:
+		return n, nil
+	case int64:
+		return int(n), nil
+	case float64:
+		if n == float64(int(n)) {
+			return int(n), nil
+		}
+	case string:
+		if i, err := strconv.Atoi(strings.TrimSpace(n)); err == nil {
+			return i, nil
+		}
+	}
+	return 0, c.valueErr(key, v, "an integer")
+}
+
+// Float returns key's value as a number, or def.
+func (c *Config) Float(key string, def float64) (float64, error) {
+	if !c.k.Exists(key) {
+		return def, nil
+	}
+	v := c.k.Get(key)
+	switch n := v.(type) {
+	case int:
+		return float64(n), nil
+	case int64:
+		return float64(n), nil
+	case float64:
+		return n, nil
+	case string:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil {
+			return f, nil
+		}
+	}
+	return 0, c.valueErr(key, v, "a number")
+}
+
+// Bool returns key's value as a boolean, or def.
+func (c *Config) Bool(key string, def bool) (bool, error) {
+	if !c.k.Exists(key) {
+		return def, nil
+	}
+	v := c.k.Get(key)
+	switch b := v.(type) {
+	case bool:
+		return b, nil
+	case string:
+		if p, err := strconv.ParseBool(strings.TrimSpace(b)); err == nil {
+			return p, nil
+		}
+	}
+	return false, c.valueErr(key, v, "true or false")
+}
+
+// Duration returns key's value as a duration ("1.5s", "200ms"; a bare
+// number is seconds), or def.
+func (c *Config) Duration(key string, def time.Duration) (time.Duration, error) {
+	if !c.k.Exists(key) {
+		return def, nil
+	}
+	v := c.k.Get(key)
+	switch d := v.(type) {
+	case time.Duration:
+		return d, nil
+	case int:
+		return time.Duration(d) * time.Second, nil
+	case int64:
+		return time.Duration(d) * time.Second, nil
+	case float64:
+		return time.Duration(d * float64(time.Second)), nil
+	case string:
+		s := strings.TrimSpace(d)
+		if td, err := time.ParseDuration(s); err == nil {
+			return td, nil
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return time.Duration(f * float64(time.Second)), nil
+		}
+	}
+	return 0, c.valueErr(key, v, `a duration such as "10s" or "250ms"`)
+}
