@@ -1,0 +1,350 @@
+package changepoint
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+)
+
+// Defaults of Options.
+const (
+	DefaultAlpha        = 0.01
+	DefaultPermutations = 199
+	// MinSegmentFloor is the least and default MinSegment.
+	MinSegmentFloor = 5
+)
+
+// Options tune Detect. The zero value means the defaults.
+type Options struct {
+	// Alpha is the significance level of each split, in (0, 1).
+	Alpha float64
+	// Permutations drawn per test. Alpha·(Permutations+1) must be at least
+	// 1, else no split could ever be significant.
+	Permutations int
+	// MinSegment is the fewest values of a segment, at least 5.
+	MinSegment int
+	// Seed of the permutations.
+	Seed uint64
+}
+
+// WithDefaults returns o with zero fields set to the defaults.
+func (o Options) WithDefaults() Options {
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Permutations == 0 {
+		o.Permutations = DefaultPermutations
+	}
+	if o.MinSegment == 0 {
+		o.MinSegment = MinSegmentFloor
+	}
+	return o
+}
+
+// Validate reports options that cannot work, saying what is expected.
+func (o Options) Validate() error {
+	switch {
+	case !(o.Alpha > 0 && o.Alpha < 1):
+		return fmt.Errorf("significance level %v: expected a number between 0 and 1, e.g. 0.01", o.Alpha)
+	case o.Permutations < 1:
+		return fmt.Errorf("%d permutations: expected at least 1", o.Permutations)
+	case o.Alpha*float64(o.Permutations+1) < 1:
+		return fmt.Errorf("%d permutations cannot show significance at %v: the smallest p-value is 1/(permutations+1); take at least %d",
+			o.Permutations, o.Alpha, int(math.Ceil(1/o.Alpha))-1)
+	case o.MinSegment < MinSegmentFloor:
+		return fmt.Errorf("minimum segment length %d: expected at least %d", o.MinSegment, MinSegmentFloor)
+	}
+	return nil
+}
+
+// ChangePoint is where a series shifts.
+type ChangePoint struct {
+	// Index of the first value of the new segment, in the series given to
+	// Detect (gaps counted).
+	Index int
+	// Order is 1 for the first change point the procedure accepted, 2 for
+	// the second, …: the strongest shifts come first.
+	Order int
+	// Q is the energy statistic of the split when it was accepted.
+	Q float64
+	// P is its permutation p-value.
+	P float64
+	// Before and After are the medians of the segments that end and start
+	// here, in the final segmentation; Ratio is After/Before (+Inf when
+	// Before is 0 and After is not, 1 when both are 0).
+	Before, After, Ratio float64
+}
+
+// Result is what Detect found.
+type Result struct {
+	// Values is the number of values tested (NaN gaps left out).
+	Values int
+	// ChangePoints in ascending Index order.
+	ChangePoints []ChangePoint
+	// Reason is set when the series was not tested: too short to hold two
+	// segments.
+	Reason string
+	// Tests is the number of permutation tests run; the last one, unless
+	// every interval became too short to split, found no significant split.
+	Tests int
+}
+
+// Detect finds the change points of x by E-divisive means (see the package
+// documentation). NaN values are gaps: they are left out of the analysis, and
+// indices refer to x. Infinite values are an error.
+func Detect(x []float64, opt Options) (Result, error) {
+	opt = opt.WithDefaults()
+	if err := opt.Validate(); err != nil {
+		return Result{}, err
+	}
+	vals := make([]float64, 0, len(x))
+	pos := make([]int, 0, len(x))
+	for i, v := range x {
+		if math.IsInf(v, 0) {
+			return Result{}, fmt.Errorf("value %d is %v: expected a finite number", i, v)
+		}
+		if !math.IsNaN(v) {
+			vals = append(vals, v)
+			pos = append(pos, i)
+		}
+	}
+	res := Result{Values: len(vals)}
+	m := opt.MinSegment
+	if len(vals) < 2*m {
+		res.Reason = fmt.Sprintf("%d value(s), fewer than 2 × the minimum segment length (%d): not tested for change points", len(vals), m)
+		return res, nil
+	}
+	d := newDetector(vals, opt)
+	cps := d.run()
+	res.Tests = d.tests
+	res.ChangePoints = describe(vals, cps)
+	for i := range res.ChangePoints {
+		res.ChangePoints[i].Index = pos[res.ChangePoints[i].Index]
+	}
+	return res, nil
+}
+
+// describe sorts cps by index and fills in the medians of their segments.
+func describe(vals []float64, cps []ChangePoint) []ChangePoint {
+	sort.Slice(cps, func(i, j int) bool { return cps[i].Index < cps[j].Index })
+	bounds := make([]int, 0, len(cps)+2)
+	bounds = append(bounds, 0)
+	for _, c := range cps {
+		bounds = append(bounds, c.Index)
+	}
+	bounds = append(bounds, len(vals))
+	meds := make([]float64, len(bounds)-1)
+	for i := range meds {
+		meds[i] = Median(vals[bounds[i]:bounds[i+1]])
+	}
+	for i := range cps {
+		cps[i].Before, cps[i].After = meds[i], meds[i+1]
+		cps[i].Ratio = Ratio(meds[i+1], meds[i])
+	}
+	return cps
+}
+
+// Ratio returns after/before: +Inf when before is 0 and after is not, 1 when
+// both are 0.
+func Ratio(after, before float64) float64 {
+	if before == 0 {
+		if after == 0 {
+			return 1
+		}
+		return math.Inf(1)
+	}
+	return after / before
+}
+
+// Median returns the middle value of v, or the mean of the two middle values
+// when len(v) is even (numpy's median); NaN for no values.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// interval is a segment [lo, hi) of the current segmentation with its best
+// split, cached: an interval's proposal does not change until it is split.
+type interval struct {
+	lo, hi int
+	tau    int // best split (absolute index); -1 when too short
+	q      float64
+}
+
+type detector struct {
+	vals  []float64 // centred values
+	opt   Options
+	rng   *rand.Rand
+	sc    *scanner
+	tests int
+	pv    []float64 // scratch for permutations
+}
+
+func newDetector(vals []float64, opt Options) *detector {
+	// Centring keeps the Fenwick sums small next to the differences they
+	// yield.
+	c := Median(vals)
+	cv := make([]float64, len(vals))
+	for i, v := range vals {
+		cv[i] = v - c
+	}
+	return &detector{
+		vals:  cv,
+		opt:   opt,
+		rng:   rand.New(rand.NewPCG(opt.Seed, 0x65646976)),
+		sc:    newScanner(len(vals)),
+		pv:    make([]float64, len(vals)),
+	}
+}
+
+// newInterval finds the best split of [lo, hi).
+func (d *detector) newInterval(lo, hi int) interval {
+	iv := interval{lo: lo, hi: hi, tau: -1}
+	if hi-lo < 2*d.opt.MinSegment {
+		return iv
+	}
+	t, _, q := d.sc.best(d.vals[lo:hi], d.opt.MinSegment)
+	iv.tau, iv.q = lo+t, q
+	return iv
+}
+
+func (d *detector) run() []ChangePoint {
+	ivs := []interval{d.newInterval(0, len(d.vals))}
+	var cps []ChangePoint
+	for {
+		best := -1
+		for i, iv := range ivs {
+			if iv.tau >= 0 && (best < 0 || iv.q > ivs[best].q) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return cps // nothing left long enough to split
+		}
+		cand := ivs[best]
+		p, ok := d.test(ivs, cand.q)
+		if !ok {
+			return cps
+		}
+		cps = append(cps, ChangePoint{Index: cand.tau, Order: len(cps) + 1, Q: cand.q, P: p})
+		left, right := d.newInterval(cand.lo, cand.tau), d.newInterval(cand.tau, cand.hi)
+		ivs = slices.Replace(ivs, best, best+1, left, right)
+	}
+}
+
+// maxExceed is the most permuted statistics at or above the observed one
+// that still leave p = (1+k)/(R+1) ≤ alpha.
+func maxExceed(alpha float64, r int) int {
+	k := int(math.Floor(alpha*float64(r+1)+1e-9)) - 1
+	return k
+}
+
+// test runs the permutation test of a candidate with statistic q against
+// the intervals ivs. It returns the p-value and whether it is ≤ Alpha; when
+// not, the p-value is only known to exceed Alpha and is returned as NaN.
+func (d *detector) test(ivs []interval, q float64) (float64, bool) {
+	d.tests++
+	if !(q > 0) {
+		return math.NaN(), false // no separation at all (e.g. constant values)
+	}
+	r := d.opt.Permutations
+	limit := maxExceed(d.opt.Alpha, r)
+	exceed := 0
+	for k := 0; k < r; k++ {
+		qmax := math.Inf(-1)
+		for _, iv := range ivs {
+			if iv.tau < 0 {
+				continue
+			}
+			pq := d.permuted(iv.lo, iv.hi)
+			qmax = max(qmax, pq)
+		}
+		if atLeast(qmax, q) {
+			exceed++
+			if exceed > limit {
+				return math.NaN(), false
+			}
+		}
+	}
+	return float64(1+exceed) / float64(r+1), true
+}
+
+// atLeast reports whether a permuted statistic reaches the observed q,
+// allowing for rounding: a permutation that reproduces the observed split
+// must count.
+func atLeast(perm, q float64) bool {
+	return perm >= q-1e-9*math.Abs(q)
+}
+
+// permuted shuffles the values of [lo, hi) in scratch space and returns the
+// best split statistic of the shuffled interval.
+func (d *detector) permuted(lo, hi int) float64 {
+	pv := d.pv[lo:hi]
+	copy(pv, d.vals[lo:hi])
+	d.rng.Shuffle(len(pv), func(i, j int) { pv[i], pv[j] = pv[j], pv[i] })
+	_, _, q := d.sc.best(pv, d.opt.MinSegment)
+	return q
+}
+
+// LocalTest tests whether the values of x[lo:hi] (NaN gaps left out) are one
+// distribution rather than two separated somewhere: the statistic is the
+// best split's Q (both sides at least minSegment values), and the p-value
+// is (1+#{Q of a shuffle ≥ Q})/(permutations+1). It is the test of one
+// E-divisive step, confined to two adjacent segments, with as many
+// permutations as asked. The test stops once the p-value is sure to exceed
+// stopAbove, and then returns a lower bound of it that exceeds stopAbove;
+// stopAbove ≥ 1 never stops early.
+func LocalTest(x []float64, lo, hi, minSegment, permutations int, seed uint64, stopAbove float64) (float64, error) {
+	if lo < 0 || hi > len(x) || lo >= hi {
+		return math.NaN(), fmt.Errorf("range [%d, %d) outside the series of %d values", lo, hi, len(x))
+	}
+	if minSegment < MinSegmentFloor {
+		return math.NaN(), fmt.Errorf("minimum segment length %d: expected at least %d", minSegment, MinSegmentFloor)
+	}
+	if permutations < 1 {
+		return math.NaN(), errors.New("expected at least 1 permutation")
+	}
+	var vals []float64
+	for _, v := range x[lo:hi] {
+		if math.IsInf(v, 0) {
+			return math.NaN(), fmt.Errorf("value %v: expected a finite number", v)
+		}
+		if !math.IsNaN(v) {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) < 2*minSegment {
+		return math.NaN(), fmt.Errorf("%d value(s): a split needs at least %d", len(vals), 2*minSegment)
+	}
+	opt := Options{Alpha: 0.5, Permutations: permutations, MinSegment: minSegment, Seed: seed}
+	d := newDetector(vals, opt)
+	iv := d.newInterval(0, len(vals))
+	if !(iv.q > 0) {
+		return 1, nil
+	}
+	limit := permutations + 1 // never stops
+	if stopAbove < 1 {
+		limit = int(math.Floor(stopAbove*float64(permutations+1)+1e-9)) - 1
+	}
+	exceed := 0
+	for k := 0; k < permutations; k++ {
+		if atLeast(d.permuted(0, len(vals)), iv.q) {
+			exceed++
+			if exceed > limit {
+				return float64(1+exceed) / float64(permutations+1), nil
+			}
+		}
+	}
+	return float64(1+exceed) / float64(permutations+1), nil
+}

@@ -1,0 +1,73 @@
+// Package changepoint finds the points where a series of measurements (one
+// value per experiment, oldest first) shifts to a different distribution:
+// E-divisive means (Matteson & James, "A Nonparametric Approach for Multiple
+// Change Point Analysis of Multivariate Data", JASA 2014), with a permutation
+// test deciding each split, as Apache Otava (formerly Hunter) and MongoDB's
+// signal-processing-algorithms do. It is pure: no I/O, and every random draw
+// comes from a seeded generator, so equal inputs give equal change points.
+//
+// # Statistic
+//
+// For a split of values Z = z_a … z_{b-1} into X = z_a … z_{τ-1} (n values)
+// and Y = z_τ … z_{b-1} (m values) the energy statistic, with exponent 1, is
+//
+//	Q(X, Y) = n·m/(n+m) · ( 2/(n·m)·Σ|x_i − y_j| − Σ_{i<k}|x_i − x_k|/C(n,2) − Σ_{j<k}|y_j − y_k|/C(m,2) )
+//
+// the scaled sample energy distance between the two sides (the same Q as
+// Otava's PairDistanceCalculator and MongoDB's calculators). It is large when
+// the sides differ in location (or spread) and near zero when they are draws
+// of one distribution. As in the paper and in Otava, the right side need not
+// reach the interval's end: an interval z_a … z_{b-1} proposes the τ of the
+// largest Q(z_a … z_{τ-1}, z_τ … z_{κ-1}) over every τ < κ ≤ b, so that a
+// shift that is undone later (a regression, then its fix) stands out as
+// clearly as a lasting one. Every within-sum comes from running sums, O(L²)
+// for all (τ, κ) of an interval of L values together.
+//
+// # Procedure
+//
+// Divisive, as in the paper: the series starts as one interval; in each
+// round every interval of at least 2·MinSegment values proposes its best
+// split (largest Q with both parts at least MinSegment long), the best
+// proposal over all intervals is the candidate, and it is accepted when
+// significant. The permutation test is the paper's: each of Permutations
+// rounds shuffles the values within every current interval independently
+// and records the largest Q any interval then proposes; the p-value is
+// (1 + #{permuted Q ≥ observed Q}) / (Permutations + 1), which is never 0
+// and keeps the test's level. The candidate is a change point when p ≤
+// Alpha; the first candidate that is not stops the procedure. A test stops
+// drawing permutations as soon as enough permuted Q exceed the observed one
+// to make p > Alpha (Besag & Clifford), which changes no decision.
+//
+// Differences from the tools it follows, and why:
+//
+//   - MongoDB's implementation fixes κ at the interval's end, which is
+//     cheaper (O(L) splits) but weak for a shift that is undone within the
+//     interval; mqgate maximises over κ like the paper and Otava. The cost,
+//     O(L²) per interval and permutation, is why a caller with very long
+//     series (a thousand experiments) should analyse the newest part.
+//   - Segments have at least MinSegment values (default and least 5).
+//     Otava's divisive detector has no minimum (a side of one value is
+//     allowed; its calculator gives single values zero weight), and its
+//     default analysis runs it in windows of 50 with a Student's t-test;
+//     MongoDB's has no minimum either. A minimum keeps one outlier
+//     experiment from becoming a segment and gives each segment's median
+//     meaning. A series shorter than 2·MinSegment is not tested at all
+//     (Result.Reason says so).
+//   - The p-value counts the observed split (1 + …); Otava and MongoDB
+//     divide the count of exceedances alone by Permutations + 1, which can
+//     give p = 0 and a level slightly above the one asked.
+//
+// Defaults: Alpha 0.01, 199 permutations (so the smallest p-value is 0.005),
+// MinSegment 5. MongoDB's defaults are 0.05 and 100 permutations; Otava's
+// permutation variant uses 100 permutations and its t-test default is 0.001.
+//
+// # Size of a shift
+//
+// Each change point reports the medians of the segment before it and of the
+// segment after it in the final segmentation, and their ratio after/before:
+// above 1 the values rose (for latencies: slower).
+//
+// LocalTest re-tests one change point against the two segments around it with
+// as many permutations as asked, for gates that need p-values finer than
+// 1/(Permutations+1), e.g. to correct for many series at once.
+package changepoint
