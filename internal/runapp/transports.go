@@ -10,4 +10,5 @@ import (
 	_ "github.com/mqgate/mqgate/internal/driver/secure"
 	_ "github.com/mqgate/mqgate/internal/driver/tcp"
 	_ "github.com/mqgate/mqgate/internal/driver/udp"
+	_ "github.com/mqgate/mqgate/internal/driver/zenoh"
 )

@@ -102,6 +102,11 @@ func Prepare(ctx context.Context, cfg Config) (_ *Session, err error) {
 		if err := checkSize(p, s.cfg.Engine.MaxPayload()); err != nil {
 			return nil, err
 		}
+		if pc, ok := p.tr.(driver.ParamChecker); ok {
+			if err := pc.CheckParams(p.opts); err != nil {
+				return nil, fmt.Errorf("%s: %w", p.sc.Type, err)
+			}
+		}
 	}
 	if err := s.startBrokers(ctx); err != nil {
 		return nil, err
@@ -452,6 +457,12 @@ func (s *Session) probe(ctx context.Context, p *plan) error {
 	}
 	defer pinger.Close()
 	if p.echo != EchoRemote {
+		return nil
+	}
+	if _, ok := pinger.(engine.SelfMeasuring); ok {
+		// A self-measuring link (a helper program exchanges the messages)
+		// checked the far end in Dial: it sends nothing through this
+		// process.
 		return nil
 	}
 	if as, ok := pinger.(driver.AckSender); ok {

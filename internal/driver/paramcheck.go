@@ -1,0 +1,9 @@
+package driver
+
+// ParamChecker is implemented by transports that can check their settings
+// (Options.Params, Topic) without connecting: the run command calls it for
+// each selected sub-experiment before the experiment directory exists, so
+// that a bad flag value costs nothing. The error names the flag.
+type ParamChecker interface {
+	CheckParams(opts Options) error
+}

@@ -1,0 +1,221 @@
+package zenoh_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/check"
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/compare"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/zenoh"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/runapp"
+	"github.com/mqgate/mqgate/internal/zenohhelper"
+	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
+)
+
+// mainEnv makes the test binary behave as the run command, so that run
+// can start it in the echo role (runapp.SelfEnv).
+const mainEnv = "MQGATE_ZENOH_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		cliapp.Main(runapp.App())
+	}
+	os.Setenv(mainEnv, "1")
+	os.Setenv(runapp.SelfEnv, os.Args[0])
+	os.Exit(m.Run())
+}
+
+// tool runs one of mqgate's tools in-process and checks its exit code.
+func tool(t *testing.T, app *cli.App, want int, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cliapp.Run(context.Background(), app, append([]string{app.Name}, args...), &out, &errb)
+	if code != want {
+		t.Fatalf("%s %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", app.Name, strings.Join(args, " "), code, want, out.String(), errb.String())
+	}
+	return out.String() + errb.String()
+}
+
+// rawCounts reads a raw file: rows per payload.
+func rawCounts(t *testing.T, dir, typ string) map[int]int {
+	t.Helper()
+	path := filepath.Join(dir, experiment.RawFileName(typ))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[int]int{}
+	r := measurements.NewReader(f, path)
+	for r.Next() {
+		got[r.Sample().Payload]++
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+var types = []string{"zenoh_best_effort", "zenoh_reliable"}
+
+// TestRunPeerAndClient measures both Zenoh sub-experiments with run, in
+// peer mode with the pong started by run and in client mode through a
+// router the echo process starts, then takes the two experiments through
+// process, check and compare: the files are the pipeline's.
+func TestRunPeerAndClient(t *testing.T) {
+	bin := zenohtest.Helper(t)
+	t.Setenv(zenohhelper.EnvHelper, bin)
+	results := filepath.Join(t.TempDir(), "results")
+	for _, tc := range []struct{ name, mode, echo string }{
+		{"peer", "peer", "inprocess"},
+		{"client", "client", "subprocess"},
+	} {
+		tool(t, runapp.App(), 0, "-s", strings.Join(types, ","), "--zenoh-mode", tc.mode, "--echo", tc.echo,
+			"--payloads", "16,1024", "--samples", "200", "--warmup", "20", "--timeout", "5s",
+			"--out", results, "--name", tc.name, "-q")
+		dir := filepath.Join(results, tc.name)
+		m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.Completed || len(m.SubExperiments) != 2 || m.Latency != meta.LatencyHalfRTT {
+			t.Fatalf("%s: meta.json completed %v, %d sub-experiments, latency %s", tc.name, m.Completed, len(m.SubExperiments), m.Latency)
+		}
+		for i, sub := range m.SubExperiments {
+			sys := sub.System
+			if sys == nil || sys.Product != "zenoh" || sys.Version == "" || sys.Extra["mode"] != tc.mode || !strings.Contains(sys.Extra["helper"], "zenoh "+sys.Version) {
+				t.Errorf("%s %s: system %+v", tc.name, sub.Type, sys)
+			}
+			if sys != nil && sys.Extra["links"] == "" {
+				t.Errorf("%s %s: no Zenoh link recorded: %+v", tc.name, sub.Type, sys.Extra)
+			}
+			for _, p := range sub.Payloads {
+				if p.Samples != 200 || p.Warmup != 20 || !p.Completed {
+					t.Errorf("%s %s: payload %+v", tc.name, sub.Type, p)
+				}
+			}
+			got := rawCounts(t, dir, types[i])
+			if got[16] != 200 || got[1024] != 200 || len(got) != 2 {
+				t.Errorf("%s %s: raw rows per payload %v", tc.name, types[i], got)
+			}
+			// The helper's own files stay beside the experiment's.
+			if _, err := os.Stat(filepath.Join(dir, "helper", types[i], zenohhelper.SummaryFile)); err != nil {
+				t.Error(err)
+			}
+		}
+		doc, _ := os.ReadFile(filepath.Join(dir, meta.FileName))
+		if wantCC := `"congestion_control": "block"`; !bytes.Contains(doc, []byte(wantCC)) {
+			t.Errorf("%s: meta.json lacks %s", tc.name, wantCC)
+		}
+		tool(t, process.App(), 0, "--no-plots", dir)
+	}
+	root := filepath.Dir(results)
+	loose, tight := filepath.Join(root, "loose.csv"), filepath.Join(root, "tight.csv")
+	var l, s strings.Builder
+	l.WriteString("Experiment type,Bytes,Median,99%,Max\n")
+	s.WriteString("Experiment type,Bytes,Median,99%,Max\n")
+	for _, typ := range types {
+		for _, b := range []string{"16", "1024"} {
+			l.WriteString(typ + "," + b + ",1000000000.000,1000000000.000,1000000000.000\n")
+			s.WriteString(typ + "," + b + ",0.001,0.001,0.001\n")
+		}
+	}
+	os.WriteFile(loose, []byte(l.String()), 0o644)
+	os.WriteFile(tight, []byte(s.String()), 0o644)
+	client := filepath.Join(results, "client")
+	tool(t, check.App(), 0, "--requirements", loose, "--experiment-directory", client, "--plots-directory", filepath.Join(root, "cp"))
+	tool(t, check.App(), 1, "--requirements", tight, "--experiment-directory", client, "--plots-directory", filepath.Join(root, "cp"))
+	tool(t, compare.App(), 0, "--reference", filepath.Join(results, "peer"), "--results", client,
+		"--plots-directory", filepath.Join(root, "comparison"), "--fail-threshold", "1000")
+}
+
+// TestRunRTT checks that --latency rtt reaches the helper: the raw file
+// then holds whole round trips, and meta.json says so.
+func TestRunRTT(t *testing.T) {
+	t.Setenv(zenohhelper.EnvHelper, zenohtest.Helper(t))
+	out := t.TempDir()
+	tool(t, runapp.App(), 0, "-s", "zenoh_reliable", "--echo", "inprocess", "--latency", "rtt",
+		"--payloads", "64", "--samples", "50", "--warmup", "5", "--out", out, "--name", "e", "-q")
+	m, err := meta.ReadFile(filepath.Join(out, "e", meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := zenohhelper.ReadResults(filepath.Join(out, "e", "helper", "zenoh_reliable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Latency != meta.LatencyRTT || s.Summary.Latency != zenohhelper.LatencyRTT || len(s.Samples) != 50 {
+		t.Errorf("meta latency %s, helper latency %s, %d samples", m.Latency, s.Summary.Latency, len(s.Samples))
+	}
+}
+
+// TestRemotePongStops runs against a pong started apart (run echo's
+// shape, --target zenoh=HOST:PORT) and stops that pong mid-run: run exits
+// 2 within its timeouts, keeps the samples measured so far and marks
+// meta.json incomplete.
+func TestRemotePongStops(t *testing.T) {
+	bin := zenohtest.Helper(t)
+	opts := driver.Options{Reliable: true, Params: map[string]string{zenoh.FlagHelper: bin}}
+	e, err := zenoh.Transport{}.Listen(context.Background(), "127.0.0.1:0", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	go func() {
+		time.Sleep(2 * time.Second)
+		e.Close()
+	}()
+	out := t.TempDir()
+	start := time.Now()
+	msg := tool(t, runapp.App(), 2, "-s", "zenoh_reliable", "--target", "zenoh="+e.Addr(), "--zenoh-helper", bin,
+		"--zenoh-key", "mqgate/bench", "--payloads", "16", "--samples", "2000000", "--warmup", "10",
+		"--timeout", "300ms", "--max-lost-in-row", "5", "--out", out, "--name", "e", "-q")
+	if !strings.Contains(msg, "incomplete") {
+		t.Errorf("message: %s", msg)
+	}
+	if d := time.Since(start); d > 2*time.Minute {
+		t.Errorf("run took %v after its far end stopped", d)
+	}
+	m, err := meta.ReadFile(filepath.Join(out, "e", meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Completed || m.SubExperiments[0].Echo != "remote" {
+		t.Errorf("meta: completed %v, echo %s", m.Completed, m.SubExperiments[0].Echo)
+	}
+	if got := rawCounts(t, filepath.Join(out, "e"), "zenoh_reliable"); got[16] == 0 {
+		t.Errorf("no samples kept: %v", got)
+	}
+}
+
+// TestRunBadFlags checks that a wrong Zenoh setting is refused before the
+// experiment directory exists, with exit code 2 naming the flag.
+func TestRunBadFlags(t *testing.T) {
+	out := t.TempDir()
+	for flag, want := range map[string]string{
+		"--zenoh-mode=router":      `--zenoh-mode "router": expected peer or client`,
+		"--zenoh-endpoint=tcp/x:1": "a router endpoint needs --zenoh-mode client",
+		"--zenoh-key=mqgate/**":    "--zenoh-key",
+	} {
+		msg := tool(t, runapp.App(), 2, "-s", "zenoh_reliable", flag, "--out", out, "--name", "e", "-q")
+		if !strings.Contains(msg, want) {
+			t.Errorf("%s: %s", flag, msg)
+		}
+		if _, err := os.Stat(filepath.Join(out, "e")); !os.IsNotExist(err) {
+			t.Fatalf("%s: the experiment directory was created", flag)
+		}
+	}
+}

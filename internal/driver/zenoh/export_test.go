@@ -1,0 +1,5 @@
+package zenoh
+
+import "time"
+
+func timeNow() time.Time { return time.Now() }
