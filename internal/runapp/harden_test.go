@@ -52,7 +52,7 @@ func TestEchoRefuses(t *testing.T) {
 	code, _, stderr := run(t, "echo", "--transport", "intraprocess")
 	_, valid, _ := strings.Cut(stderr, "expected one of ")
 	if code != cliapp.ExitUsage || !strings.Contains(stderr, "--transport intraprocess: its two ends share one process, so it cannot be a separate echo") ||
-		!strings.Contains(valid, "dtls, hub, ") || !strings.HasSuffix(strings.TrimSpace(valid), "tcp, tls, udp") || strings.Contains(valid, "intraprocess") {
+		!strings.Contains(valid, "dtls, hub, ") || !strings.HasSuffix(strings.TrimSpace(valid), "tcp, tls, udp, zenoh") || strings.Contains(valid, "intraprocess") {
 		t.Errorf("echo --transport intraprocess: exit %d, %q", code, stderr)
 	}
 	code, _, stderr = run(t, "echo", "--transport", "udp", "--max-message-size", "70000")
