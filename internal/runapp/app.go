@@ -29,8 +29,9 @@ import (
 // the echo role (a space-separated command line). Tests use it.
 const SelfEnv = "MQGATE_RUN_SELF"
 
-// App returns the run command.
-func App() *cli.App {
+// baseApp returns the run command without the subcommands defined in files
+// of their own (App adds them).
+func baseApp() *cli.App {
 	return &cli.App{
 		Name:      "run",
 		Usage:     "measure round-trip latency of sub-experiments (built-in links and brokers) and write raw results",

@@ -1,0 +1,185 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+// Links says how to open the ends of one sub-experiment.
+type Links struct {
+	Transport driver.StreamTransport
+	// URL is the broker's, for broker transports (driver.IsBroker); empty
+	// for sockets and in-process links.
+	URL string
+	// Listen is where socket subscribers listen (default "127.0.0.1:0").
+	Listen string
+	// Publish and Subscribe are the ends' options; their Topic is the
+	// sub-experiment's base topic (each topic of a topology and payload
+	// gets a name of its own derived from it).
+	Publish, Subscribe driver.Options
+	// ConnectTimeout bounds opening each end (default 5 s).
+	ConnectTimeout time.Duration
+}
+
+// broker reports whether the ends meet at a broker.
+func (l Links) broker() bool { return driver.IsBroker(l.Transport) }
+
+// perPair reports whether every publisher needs a subscriber link of its
+// own: in-process queues have one producer each.
+func (l Links) perPair() bool { return driver.IsProcessBound(l.Transport) }
+
+// TopicName is the name of topic i of a payload: the base topic, the
+// payload size and the topic index, so that a late message of one payload
+// never reaches the subscribers of the next.
+func TopicName(base string, payload, i int) string {
+	if base == "" {
+		base = "mqgate-load"
+	}
+	return fmt.Sprintf("%s-%d-%d", base, payload, i)
+}
+
+// subLink is one receiving link of subscriber sub.
+type subLink struct {
+	sub int
+	r   driver.Subscriber
+}
+
+// pubEnd is publisher pub's links: one to the broker, or one per
+// subscriber of its topic on a point-to-point link (each message is sent on
+// each).
+type pubEnd struct {
+	pub     int
+	senders []driver.Publisher
+}
+
+// ends are the open links of one payload.
+type ends struct {
+	subs []subLink
+	pubs []pubEnd
+}
+
+func (e *ends) close() {
+	for _, p := range e.pubs {
+		for _, s := range p.senders {
+			s.Close()
+		}
+	}
+	for _, s := range e.subs {
+		s.r.Close()
+	}
+}
+
+// open opens every subscriber, then every publisher, of tp for payload.
+func (l Links) open(ctx context.Context, tp Topology, payload int) (_ *ends, err error) {
+	e := &ends{}
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	timeout := l.ConnectTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	listen := l.Listen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	if l.perPair() {
+		listen = ""
+	}
+	step := func(what string, f func(context.Context) error) error {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := f(cctx); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	subOpts := func(topic int) driver.Options {
+		o := l.Subscribe
+		o.Topic = TopicName(l.Subscribe.Topic, payload, topic)
+		return o
+	}
+	pubOpts := func(topic int) driver.Options {
+		o := l.Publish
+		o.Topic = TopicName(l.Publish.Topic, payload, topic)
+		return o
+	}
+	// addrs[j][i]: where publisher i reaches subscriber j (per pair), or
+	// addrs[j][0] for every publisher.
+	addrs := make([]map[int]string, tp.Subscribers)
+	for j := range tp.Subscribers {
+		addrs[j] = map[int]string{}
+		topic := tp.SubTopic[j]
+		if l.broker() {
+			if err := step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
+				s, err := l.Transport.Subscribe(c, l.URL, subOpts(topic))
+				if err == nil {
+					e.subs = append(e.subs, subLink{sub: j, r: s})
+				}
+				return err
+			}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		pairs := []int{-1}
+		if l.perPair() {
+			pairs = tp.PublishersOf(topic)
+		}
+		for _, i := range pairs {
+			if err := step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
+				s, err := l.Transport.Subscribe(c, listen, subOpts(topic))
+				if err == nil {
+					e.subs = append(e.subs, subLink{sub: j, r: s})
+					addrs[j][i] = s.Addr()
+				}
+				return err
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i := range tp.Publishers {
+		topic := tp.PubTopic[i]
+		pe := pubEnd{pub: i}
+		var targets []string
+		switch {
+		case l.broker():
+			targets = []string{l.URL}
+		case l.perPair():
+			for _, j := range tp.SubscribersOf(topic) {
+				targets = append(targets, addrs[j][i])
+			}
+		default:
+			for _, j := range tp.SubscribersOf(topic) {
+				targets = append(targets, addrs[j][-1])
+			}
+		}
+		for _, addr := range targets {
+			if err := step(fmt.Sprintf("publisher %d", i), func(c context.Context) error {
+				p, err := l.Transport.Publish(c, addr, pubOpts(topic))
+				if err == nil {
+					pe.senders = append(pe.senders, p)
+				}
+				return err
+			}); err != nil {
+				e.pubs = append(e.pubs, pe)
+				return nil, err
+			}
+		}
+		e.pubs = append(e.pubs, pe)
+	}
+	return e, nil
+}
+
+// errBroken wraps the error of a link that failed during a measurement.
+var errBroken = errors.New("link failed")

@@ -1,0 +1,356 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/measurements"
+)
+
+// File names of a sub-experiment's one-way results (formats §9).
+func SnapshotsFileName(typ string) string { return "load_" + typ + "_snapshots.csv" }
+
+// SummaryFileName is the summary JSON of sub-experiment typ.
+func SummaryFileName(typ string) string { return "load_" + typ + "_summary.json" }
+
+// HistogramLogFileName is the HdrHistogram interval log of typ.
+func HistogramLogFileName(typ string) string { return "load_" + typ + ".hlog" }
+
+// SnapshotsHeader is the snapshot CSV's header.
+const SnapshotsHeader = "t,metric,value,tags"
+
+// Snapshot is one row of the snapshot CSV: at T seconds after the measured
+// period of a payload began, Metric had Value; Tags are "key=value" pairs
+// joined by ";" (sub, payload, phase).
+type Snapshot struct {
+	T      float64
+	Metric string
+	Value  float64
+	Tags   string
+}
+
+// SnapshotMetrics are the metrics of every interval, in file order, with
+// their units and directions (formats §7).
+var SnapshotMetrics = []string{
+	"messages_sent", "messages_received", "messages_acked", "bytes_sent", "bytes_received", "errors", "skipped", "clamped",
+	"send_rate", "receive_rate", "receive_mbps",
+	"latency_count", "latency_min_us", "latency_p50_us", "latency_p95_us", "latency_p99_us", "latency_p999_us", "latency_max_us",
+}
+
+// Snapshots turns a payload's ticks into rows.
+func Snapshots(typ string, r *PayloadResult) []Snapshot {
+	var out []Snapshot
+	for _, t := range r.Ticks {
+		phase := "measure"
+		if t.Drain {
+			phase = "drain"
+		}
+		tags := fmt.Sprintf("sub=%s;payload=%d;phase=%s", typ, t.Payload, phase)
+		st := StatsOf(t.Latency, 0)
+		sec := t.Period.Seconds()
+		per := func(n uint64) float64 {
+			if sec <= 0 {
+				return 0
+			}
+			return float64(n) / sec
+		}
+		us := func(ns int64) float64 { return float64(ns) / 1000 }
+		v := t.Values
+		for i, val := range []float64{
+			float64(v.MessagesSent), float64(v.MessagesReceived), float64(v.MessagesAcked), float64(v.BytesSent), float64(v.BytesReceived),
+			float64(v.Errors), float64(v.Skipped), float64(v.Clamped),
+			per(t.Delta.MessagesSent), per(t.Delta.MessagesReceived), per(t.Delta.BytesReceived) * 8 / 1e6,
+			float64(st.Count), us(st.MinNs), us(st.P50Ns), us(st.P95Ns), us(st.P99Ns), us(st.P999Ns), us(st.MaxNs),
+		} {
+			out = append(out, Snapshot{T: t.Elapsed.Seconds(), Metric: SnapshotMetrics[i], Value: val, Tags: tags})
+		}
+	}
+	return out
+}
+
+// WriteSnapshots writes rows as the snapshot CSV: t in seconds with 3
+// decimals, values with up to 3 decimals.
+func WriteSnapshots(w io.Writer, rows []Snapshot) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(SnapshotsHeader + "\n")
+	cw := csv.NewWriter(bw)
+	for _, r := range rows {
+		if err := cw.Write([]string{strconv.FormatFloat(r.T, 'f', 3, 64), r.Metric, strconv.FormatFloat(r.Value, 'f', -1, 64), r.Tags}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// ReadSnapshots reads a snapshot CSV; errors name file, line and column.
+func ReadSnapshots(r io.Reader, file string) ([]Snapshot, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 4
+	var out []Snapshot
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			if line == 1 {
+				return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", SnapshotsHeader)
+			}
+			return out, nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, fileerr.New(file, pe.Line, "", "%v (expected 4 columns: %s)", pe.Err, SnapshotsHeader)
+			}
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if line == 1 {
+			if strings.Join(rec, ",") != SnapshotsHeader {
+				return nil, fileerr.New(file, 1, "", "header %q, expected %q", strings.Join(rec, ","), SnapshotsHeader)
+			}
+			continue
+		}
+		t, err := strconv.ParseFloat(rec[0], 64)
+		if err != nil || math.IsNaN(t) || math.IsInf(t, 0) {
+			return nil, fileerr.New(file, line, "t", "%q is not a number of seconds", rec[0])
+		}
+		v, err := strconv.ParseFloat(rec[2], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fileerr.New(file, line, "value", "%q is not a finite number", rec[2])
+		}
+		if rec[1] == "" {
+			return nil, fileerr.New(file, line, "metric", "empty: expected a metric name such as latency_p99_us")
+		}
+		out = append(out, Snapshot{T: t, Metric: rec[1], Value: v, Tags: rec[3]})
+	}
+}
+
+// SummaryFormat identifies the summary JSON.
+const SummaryFormat = "mqgate-load-summary/1"
+
+// Summary is the summary JSON of one sub-experiment.
+type Summary struct {
+	Format        string           `json:"format"`
+	SubExperiment string           `json:"subexperiment"`
+	Transport     string           `json:"transport"`
+	Parameters    Parameters       `json:"parameters"`
+	Payloads      []PayloadSummary `json:"payloads"`
+	Completed     bool             `json:"completed"`
+	Error         string           `json:"error,omitempty"`
+}
+
+// Parameters are the settings of a load run.
+type Parameters struct {
+	Scenario    string  `json:"scenario"`
+	Publishers  int     `json:"publishers"`
+	Subscribers int     `json:"subscribers"`
+	Topics      int     `json:"topics"`
+	Rate        float64 `json:"rate_per_publisher"` // msg/s; 0 unpaced
+	Pacing      string  `json:"pacing"`
+	DurationS   float64 `json:"duration_s"`
+	WarmupS     float64 `json:"warmup_s"`
+	DrainS      float64 `json:"drain_s"`
+	IntervalS   float64 `json:"interval_s"`
+	RunID       uint32  `json:"run_id"`
+	Latency     string  `json:"latency"`
+	Clock       string  `json:"clock"`
+	Payloads    []int   `json:"payloads"`
+}
+
+// PayloadSummary is one payload's aggregates.
+type PayloadSummary struct {
+	Payload        int               `json:"payload"`
+	MeasuredS      float64           `json:"measured_s"`
+	ReceivePeriodS float64           `json:"receive_period_s"`
+	Counters       CounterValues     `json:"counters"`
+	Expected       uint64            `json:"expected"`
+	Received       uint64            `json:"received_unique"`
+	Lost           uint64            `json:"lost"`
+	Duplicates     uint64            `json:"duplicates"`
+	OutOfOrder     uint64            `json:"out_of_order"`
+	DeliveryRatio  float64           `json:"delivery_ratio"`
+	SendRate       float64           `json:"send_rate"`    // msg/s
+	ReceiveRate    float64           `json:"receive_rate"` // msg/s
+	ReceiveMbps    float64           `json:"receive_mbps"` // 10^6 bit/s
+	Latency        Stats             `json:"latency"`
+	SendDelay      Stats             `json:"send_delay"`
+	RawKept        int               `json:"raw_kept"`
+	RawDropped     uint64            `json:"raw_dropped"`
+	Drained        bool              `json:"drained"`
+	Publishers     []PublisherResult `json:"publishers"`
+	Notes          []string          `json:"notes"`
+}
+
+// SummaryOf summarises a payload result.
+func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
+	s := PayloadSummary{
+		Payload: r.Payload, MeasuredS: r.Measured().Seconds(), ReceivePeriodS: r.ReceivePeriod().Seconds(),
+		Counters: r.Counters, Expected: r.Expected, Received: r.Unique, Lost: r.Lost, Duplicates: r.Duplicates, OutOfOrder: r.OutOfOrder,
+		DeliveryRatio: r.DeliveryRatio(), SendRate: r.SendRate(), ReceiveRate: r.ReceiveRate(),
+		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6,
+		Latency:     r.Latency, SendDelay: r.SendDelay, RawKept: len(r.Raw), RawDropped: r.RawDropped, Drained: r.Drained,
+		Publishers: r.Publishers, Notes: KneeNotes(r, cfg),
+	}
+	if s.Publishers == nil {
+		s.Publishers = []PublisherResult{}
+	}
+	return s
+}
+
+// KneeNotes says, in words, where a payload shows that the system or the
+// publishers could not keep up (the knee of the latency–load curve).
+func KneeNotes(r *PayloadResult, cfg Config) []string {
+	notes := []string{}
+	if r.Expected > 0 && r.DeliveryRatio() < 0.99 {
+		notes = append(notes, fmt.Sprintf("delivered %.1f%% of the expected messages: past the knee (or lossy)", 100*r.DeliveryRatio()))
+	}
+	if sk := r.Counters.Skipped; sk > 0 {
+		notes = append(notes, fmt.Sprintf("publishers skipped %d slots (more than one period behind): the offered rate %g/s per publisher was not reached", sk, cfg.Rate))
+	}
+	if cfg.Rate > 0 {
+		period := 1e9 / cfg.Rate
+		if float64(r.SendDelay.P99Ns) > period {
+			notes = append(notes, fmt.Sprintf("send delay p99 %.1f µs exceeds the period %.1f µs: publishers were held back by the system", float64(r.SendDelay.P99Ns)/1000, period/1000))
+		}
+	}
+	if r.ReceivePeriod() > r.Measured()+r.Measured()/10 {
+		notes = append(notes, fmt.Sprintf("deliveries took %.2f s for %.2f s of sending: the system queued messages", r.ReceivePeriod().Seconds(), r.Measured().Seconds()))
+	}
+	if r.Latency.P50Ns > 0 && r.Latency.P99Ns > 10*r.Latency.P50Ns {
+		notes = append(notes, fmt.Sprintf("p99 is %.0f× p50: a heavy tail", float64(r.Latency.P99Ns)/float64(r.Latency.P50Ns)))
+	}
+	if r.Counters.Clamped > 0 {
+		notes = append(notes, fmt.Sprintf("%d negative latencies recorded as 0: the clocks disagree", r.Counters.Clamped))
+	}
+	if r.RawDropped > 0 {
+		notes = append(notes, fmt.Sprintf("%d latencies beyond the raw file's limit are in the histogram only", r.RawDropped))
+	}
+	return notes
+}
+
+// WriteSummary writes s as indented JSON.
+func WriteSummary(w io.Writer, s Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// ReadSummary reads a summary JSON, refusing unknown fields and formats.
+func ReadSummary(r io.Reader, file string) (Summary, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Summary{}, fmt.Errorf("%s: %w", file, err)
+	}
+	var s Summary
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		line := 0
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		case errors.As(err, &te):
+			line = 1 + bytes.Count(data[:min(int(te.Offset), len(data))], []byte("\n"))
+		}
+		return s, fileerr.New(file, line, "", "%v (expected the %s summary JSON)", err, SummaryFormat)
+	}
+	if s.Format != SummaryFormat {
+		return s, fileerr.New(file, 0, "", "format %q, expected %q", s.Format, SummaryFormat)
+	}
+	return s, nil
+}
+
+// WriteHistogramLog writes the interval histograms of every payload as an
+// HdrHistogram log (V2 compressed, the format HdrHistogram's
+// HistogramLogProcessor reads), each tagged "<type>/<payload>" with its
+// start and end in ms since the epoch: adding the intervals of one tag
+// gives that payload's histogram, so logs of several runs merge.
+func WriteHistogramLog(w io.Writer, typ string, payloads []PayloadResult, clock *Clock) error {
+	lw := hdrhistogram.NewHistogramLogWriter(w)
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return err
+	}
+	if len(payloads) > 0 {
+		start := clock.Ns(payloads[0].Start) / 1e6
+		if err := lw.OutputStartTime(start); err != nil {
+			return err
+		}
+		lw.SetBaseTime(start)
+	}
+	if err := lw.OutputComment("latencies in ns (one-way), tag = <sub-experiment>/<payload bytes>"); err != nil {
+		return err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return err
+	}
+	for _, p := range payloads {
+		begin := p.Start
+		for _, t := range p.Ticks {
+			end := p.Start.Add(t.Elapsed)
+			h := t.Latency
+			h.SetTag(fmt.Sprintf("%s/%d", typ, p.Payload))
+			h.SetStartTimeMs(clock.Ns(begin) / 1e6)
+			h.SetEndTimeMs(clock.Ns(end) / 1e6)
+			if err := lw.OutputIntervalHistogram(h); err != nil {
+				return err
+			}
+			begin = end
+		}
+	}
+	return nil
+}
+
+// ReadHistogramLog reads a histogram log and merges its intervals by tag.
+func ReadHistogramLog(r io.Reader, file string) (map[string]*hdrhistogram.Histogram, error) {
+	lr := hdrhistogram.NewHistogramLogReader(r)
+	out := map[string]*hdrhistogram.Histogram{}
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if err != nil {
+			return nil, fileerr.New(file, 0, "", "%v (expected an HdrHistogram log)", err)
+		}
+		if h == nil {
+			return out, nil
+		}
+		m := out[h.Tag()]
+		if m == nil {
+			m = NewHistogram()
+			out[h.Tag()] = m
+		}
+		m.Merge(h)
+	}
+}
+
+// WriteRaw writes the raw file of typ (formats §2, one-way latencies in
+// µs, samples by arrival) atomically into dir.
+func WriteRaw(dir, typ string, payloads []PayloadResult) error {
+	return atomicfile.Write(filepath.Join(dir, experiment.RawFileName(typ)), func(w io.Writer) error {
+		mw := measurements.NewWriter(w)
+		for _, p := range payloads {
+			for i, s := range p.Raw {
+				if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: p.Payload, Latency: float64(s.Latency) / 1000}); err != nil {
+					return err
+				}
+			}
+		}
+		return mw.Flush()
+	})
+}

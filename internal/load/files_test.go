@@ -1,0 +1,170 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+)
+
+// measured runs a short in-process measurement for the file tests.
+func measured(t *testing.T) ([]PayloadResult, Config) {
+	t.Helper()
+	cfg := quick(t, FanIn, 2, 0, 0)
+	cfg = cfg.WithDefaults()
+	res, err := Measure(context.Background(), "intraprocess_reliable", Links{Transport: intraprocess.Transport{},
+		Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 1024}}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, cfg
+}
+
+func TestFilesRoundTrip(t *testing.T) {
+	res, cfg := measured(t)
+	var rows []Snapshot
+	for i := range res {
+		rows = append(rows, Snapshots("intraprocess_reliable", &res[i])...)
+	}
+	if len(rows) != len(SnapshotMetrics)*(len(res[0].Ticks)+len(res[1].Ticks)) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	var b bytes.Buffer
+	if err := WriteSnapshots(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSnapshots(bytes.NewReader(b.Bytes()), "s.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		rows[i].T = float64(int64(rows[i].T*1000+0.5)) / 1000 // written with 3 decimals
+	}
+	if !reflect.DeepEqual(back, rows) {
+		t.Fatalf("snapshots differ after a round trip: %v vs %v", back[:3], rows[:3])
+	}
+
+	sum := Summary{Format: SummaryFormat, SubExperiment: "intraprocess_reliable", Transport: "intraprocess", Completed: true,
+		Parameters: Parameters{Scenario: FanIn, Publishers: 2, Subscribers: 1, Topics: 1, Payloads: cfg.Payloads}}
+	for i := range res {
+		sum.Payloads = append(sum.Payloads, SummaryOf(&res[i], cfg))
+	}
+	b.Reset()
+	if err := WriteSummary(&b, sum); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSummary(bytes.NewReader(b.Bytes()), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, sum) {
+		t.Fatalf("summary differs after a round trip")
+	}
+
+	b.Reset()
+	if err := WriteHistogramLog(&b, "intraprocess_reliable", res, cfg.Clock); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := ReadHistogramLog(bytes.NewReader(b.Bytes()), "h.hlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res {
+		h := hs["intraprocess_reliable/"+itoa(p.Payload)]
+		if h == nil || !h.Equals(p.Histogram) {
+			t.Fatalf("%d B: the log's intervals do not add up to the payload's histogram", p.Payload)
+		}
+	}
+}
+
+func itoa(n int) string { return fmtInt(n) }
+
+func fmtInt(n int) string {
+	var b []byte
+	if n == 0 {
+		return "0"
+	}
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "s.csv: empty file"},
+		{"t,metric,value\n", "s.csv:1:"},
+		{"t,metric,value,tags\n1.0,x,abc,\n", `s.csv:2: column "value": "abc" is not a finite number`},
+		{"t,metric,value,tags\nz,x,1,\n", `s.csv:2: column "t"`},
+		{"t,metric,value,tags\n1,,1,\n", `s.csv:2: column "metric"`},
+	} {
+		_, err := ReadSnapshots(strings.NewReader(c.in), "s.csv")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"format": "other/1"}`, `format "other/1"`},
+		{"{\n\"format\": \"mqgate-load-summary/1\",\n\"bogus\": 1}", "unknown field"},
+		{"{\n\"format\": \n}", "j.json:3:"},
+	} {
+		_, err := ReadSummary(strings.NewReader(c.in), "j.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestPrometheus(t *testing.T) {
+	e, err := ServePrometheus("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	get := func(path string) string {
+		c := http.Client{Timeout: 10 * time.Second}
+		resp, err := c.Get("http://" + e.Addr() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %s", path, resp.Status)
+		}
+		return string(b)
+	}
+	if h := get("/health"); h != "ok\n" {
+		t.Fatalf("/health = %q", h)
+	}
+	var c Counters
+	r := NewRecorder()
+	tp, _ := NewTopology(FanOut, 0, 3, 0)
+	e.Begin("nats_best_effort", 16, &c, r, Config{Topology: tp})
+	c.MessagesSent.Add(10)
+	c.MessagesReceived.Add(25)
+	sh := r.Shard()
+	for _, ns := range []int64{1500, 3000, 40_000, 2_000_000} {
+		sh.Record(ns)
+	}
+	m := get("/metrics")
+	for _, want := range []string{
+		`mqgate_load_messages_sent_total{payload="16",subexperiment="nats_best_effort"} 10`,
+		`mqgate_load_in_flight{payload="16",subexperiment="nats_best_effort"} 5`,
+		`mqgate_load_latency_seconds_bucket{payload="16",subexperiment="nats_best_effort",le="2e-06"} 1`,
+		`mqgate_load_latency_seconds_bucket{payload="16",subexperiment="nats_best_effort",le="5e-06"} 2`,
+		`mqgate_load_latency_seconds_bucket{payload="16",subexperiment="nats_best_effort",le="5e-05"} 3`,
+		`mqgate_load_latency_seconds_count{payload="16",subexperiment="nats_best_effort"} 4`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, m)
+		}
+	}
+}

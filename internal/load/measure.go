@@ -1,0 +1,706 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+// Defaults of a load run (issue 12).
+const (
+	DefaultWarmup   = 5 * time.Second
+	DefaultDrain    = 5 * time.Second
+	DefaultDuration = 10 * time.Second
+	DefaultInterval = time.Second
+	// DefaultMaxRaw bounds the per-message latencies kept for the raw
+	// file per payload (16 bytes each); the histogram holds every one.
+	DefaultMaxRaw = 2_000_000
+)
+
+// ErrInterrupted is wrapped by the error of a measurement whose context
+// was cancelled; what was measured is returned with it.
+var ErrInterrupted = errors.New("interrupted")
+
+// Config says what to measure for each payload of a sub-experiment.
+type Config struct {
+	Topology Topology
+	Payloads []int
+	// Rate is messages per second per publisher; 0 sends as fast as each
+	// publisher can (unpaced).
+	Rate float64
+	// Duration is the measured period of each payload; Warmup precedes it
+	// (its messages are flagged and discarded); Drain bounds the wait for
+	// the last messages after it.
+	Duration, Warmup, Drain time.Duration
+	// Interval is the period of the snapshots (default 1 s).
+	Interval time.Duration
+	// RunID is written into every message of 24 bytes or more; messages
+	// of another run are counted as errors and ignored.
+	RunID uint32
+	// MaxRaw bounds the latencies kept for the raw file per payload
+	// (default DefaultMaxRaw; negative keeps none).
+	MaxRaw int
+	// Clock converts times to ns since the epoch (default: a new one).
+	Clock *Clock
+	// Observers see each payload begin, every interval, and its end.
+	Observers []Observer
+}
+
+// WithDefaults fills the zero durations.
+func (c Config) WithDefaults() Config {
+	if c.Duration == 0 {
+		c.Duration = DefaultDuration
+	}
+	if c.Interval == 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.MaxRaw == 0 {
+		c.MaxRaw = DefaultMaxRaw
+	}
+	if c.Clock == nil {
+		c.Clock = NewClock()
+	}
+	if c.RunID == 0 {
+		c.RunID = rand.Uint32() | 1
+	}
+	return c
+}
+
+// Validate reports the first setting that cannot be measured.
+func (c Config) Validate() error {
+	switch {
+	case len(c.Payloads) == 0:
+		return errors.New("no payload sizes")
+	case c.Rate < 0:
+		return fmt.Errorf("rate %g: expected messages per second ≥ 0 (0: as fast as possible)", c.Rate)
+	case c.Duration <= 0:
+		return fmt.Errorf("duration %v: expected a positive duration", c.Duration)
+	case c.Warmup < 0 || c.Drain < 0:
+		return fmt.Errorf("warm-up %v, drain %v: expected durations ≥ 0", c.Warmup, c.Drain)
+	case c.Interval <= 0:
+		return fmt.Errorf("interval %v: expected a positive duration", c.Interval)
+	case c.Topology.Publishers == 0:
+		return errors.New("no topology: call NewTopology")
+	}
+	for _, p := range c.Payloads {
+		if p < MinMessage {
+			return fmt.Errorf("payload %d B is smaller than the %d-byte message header", p, MinMessage)
+		}
+	}
+	return nil
+}
+
+// Observer follows a measurement as it runs (progress line, Prometheus).
+// Its methods are called from one goroutine.
+type Observer interface {
+	Begin(sub string, payload int, c *Counters, r *Recorder, cfg Config)
+	Tick(t Tick)
+	End(res *PayloadResult)
+}
+
+// Tick is one interval of a payload.
+type Tick struct {
+	Sub     string
+	Payload int
+	// Elapsed is the end of the interval since the measured period began;
+	// Drain is true for intervals after it ended.
+	Elapsed time.Duration
+	Drain   bool
+	Period  time.Duration // length of this interval
+	Values  CounterValues // since the measured period began
+	Delta   CounterValues // during this interval
+	// Latency holds the latencies recorded during this interval.
+	Latency *hdrhistogram.Histogram
+}
+
+// PublisherResult is what one publisher sent and its subscribers got.
+type PublisherResult struct {
+	Publisher  int    `json:"publisher"`
+	Topic      int    `json:"topic"`
+	Sent       uint64 `json:"sent"`
+	Expected   uint64 `json:"expected"` // Sent × the subscribers of its topic
+	Received   uint64 `json:"received"` // unique deliveries
+	Lost       uint64 `json:"lost"`
+	Duplicates uint64 `json:"duplicates"`
+	OutOfOrder uint64 `json:"out_of_order"`
+	Skipped    uint64 `json:"skipped"`
+}
+
+// RawSample is one message's arrival (ns since the epoch) and latency (ns).
+type RawSample struct{ At, Latency int64 }
+
+// PayloadResult is the measurement of one payload.
+type PayloadResult struct {
+	Payload int
+	// Start and End bound the measured period; LastArrival is the last
+	// measured message's arrival (possibly during the drain).
+	Start, End, LastArrival time.Time
+	Counters                CounterValues
+	Expected, Unique        uint64
+	Lost                    uint64
+	Duplicates, OutOfOrder  uint64
+	Latency, SendDelay      Stats
+	// Histogram holds every measured latency (ns).
+	Histogram  *hdrhistogram.Histogram
+	Ticks      []Tick
+	Raw        []RawSample // by arrival
+	RawDropped uint64      // latencies beyond MaxRaw, in the histogram only
+	Publishers []PublisherResult
+	// Drained is false when the drain timed out with messages missing.
+	Drained bool
+	// Acknowledged is true when the publishers' links acknowledge each
+	// message (driver.AckSender); System is what they reached, when the
+	// transport says (driver.InfoReporter).
+	Acknowledged bool
+	System       *driver.SystemInfo
+}
+
+// Measured is the length of the measured period.
+func (r *PayloadResult) Measured() time.Duration { return r.End.Sub(r.Start) }
+
+// ReceivePeriod is from the start of the measured period to the later of
+// its end and the last measured arrival: the receive rate of a system that
+// fell behind is spread over the time it took to deliver.
+func (r *PayloadResult) ReceivePeriod() time.Duration {
+	end := r.End
+	if r.LastArrival.After(end) {
+		end = r.LastArrival
+	}
+	return end.Sub(r.Start)
+}
+
+// SendRate and ReceiveRate are messages per second over the measured
+// period (ReceivePeriod for deliveries, unique ones only).
+func (r *PayloadResult) SendRate() float64 {
+	return rate(r.Counters.MessagesSent, r.Measured())
+}
+
+// ReceiveRate is unique deliveries per second over ReceivePeriod.
+func (r *PayloadResult) ReceiveRate() float64 { return rate(r.Unique, r.ReceivePeriod()) }
+
+// DeliveryRatio is unique deliveries over the expected ones (1 when none
+// were expected).
+func (r *PayloadResult) DeliveryRatio() float64 {
+	if r.Expected == 0 {
+		return 1
+	}
+	return float64(r.Unique) / float64(r.Expected)
+}
+
+func rate(n uint64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// Measure runs every payload of cfg over links for sub-experiment sub and
+// returns their results, in order. On error (a link that broke, ctx
+// cancelled: ErrInterrupted) the results hold what was measured, the
+// payload in progress included.
+func Measure(ctx context.Context, sub string, links Links, cfg Config) ([]PayloadResult, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var out []PayloadResult
+	for _, p := range cfg.Payloads {
+		res, err := measurePayload(ctx, sub, links, cfg, p)
+		if res != nil {
+			out = append(out, *res)
+		}
+		if err != nil {
+			return out, fmt.Errorf("payload %d B: %w", p, err)
+		}
+	}
+	return out, nil
+}
+
+// receiver is one subscriber link's goroutine state.
+type receiver struct {
+	link     subLink
+	shard    *Shard
+	trackers map[uint16]*Tracker
+	raw      []RawSample
+	last     int64 // latest arrival, ns since the epoch
+}
+
+// sender is one publisher's goroutine state.
+type sender struct {
+	end        pubEnd
+	sent       uint64 // measured
+	warm       uint64 // warm-up messages sent (per sender link)
+	skipped    uint64
+	acked      []atomic.Uint64 // per sender link: every acknowledgement
+	refused    []atomic.Uint64
+	delayShard *Shard
+}
+
+type run struct {
+	sub     string
+	cfg     Config
+	payload int
+	tp      Topology
+	clock   *Clock
+	c       Counters
+	rec     *Recorder
+	delays  *Recorder
+	t0, t1  time.Time
+	stop    atomic.Bool // receivers end
+	halt    atomic.Bool // publishers end early
+	unique  atomic.Uint64
+	rawLeft atomic.Int64
+	rawDrop atomic.Uint64
+
+	errOnce sync.Once
+	err     error
+}
+
+func (r *run) fail(err error) {
+	r.errOnce.Do(func() { r.err = err })
+	r.halt.Store(true)
+}
+
+func measurePayload(ctx context.Context, sub string, links Links, cfg Config, payload int) (*PayloadResult, error) {
+	e, err := links.open(ctx, cfg.Topology, payload)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w while connecting", ErrInterrupted)
+		}
+		return nil, fmt.Errorf("cannot connect: %w", err)
+	}
+	r := &run{sub: sub, cfg: cfg, payload: payload, tp: cfg.Topology, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder()}
+	r.rawLeft.Store(int64(max(cfg.MaxRaw, 0)))
+	var acknowledged bool
+	var system *driver.SystemInfo
+	for _, pe := range e.pubs {
+		for _, p := range pe.senders {
+			_, acknowledged = p.(driver.AckSender)
+			if ir, ok := p.(driver.InfoReporter); ok && system == nil {
+				info := ir.SystemInfo()
+				system = &info
+			}
+		}
+	}
+	closed := false
+	closeEnds := func() {
+		if !closed {
+			closed = true
+			e.close()
+		}
+	}
+	defer closeEnds()
+
+	// A short lead lets every goroutine start before the first slot.
+	start := time.Now().Add(20 * time.Millisecond)
+	r.t0 = start.Add(cfg.Warmup)
+	r.t1 = r.t0.Add(cfg.Duration)
+
+	recvs := make([]*receiver, len(e.subs))
+	var rwg sync.WaitGroup
+	for k, l := range e.subs {
+		rv := &receiver{link: l, shard: r.rec.Shard(), trackers: map[uint16]*Tracker{}}
+		if cfg.MaxRaw > 0 {
+			rv.raw = make([]RawSample, 0, r.rawCapacity(len(e.subs)))
+		}
+		recvs[k] = rv
+		rwg.Add(1)
+		go func() { defer rwg.Done(); r.receive(rv, payload) }()
+	}
+	sends := make([]*sender, len(e.pubs))
+	var swg sync.WaitGroup
+	for k, pe := range e.pubs {
+		s := &sender{end: pe, acked: make([]atomic.Uint64, len(pe.senders)), refused: make([]atomic.Uint64, len(pe.senders)), delayShard: r.delays.Shard()}
+		for x, p := range pe.senders {
+			if as, ok := p.(driver.AckSender); ok {
+				as.OnAck(func(err error) {
+					if err != nil {
+						s.refused[x].Add(1)
+					} else {
+						s.acked[x].Add(1)
+					}
+				})
+			}
+		}
+		sends[k] = s
+		// Publishers are staggered over one period so that their slots
+		// do not coincide.
+		offset := time.Duration(0)
+		if cfg.Rate > 0 {
+			offset = time.Duration(float64(k) / float64(len(e.pubs)) * 1e9 / cfg.Rate)
+		}
+		swg.Add(1)
+		go func() { defer swg.Done(); r.publish(s, payload, start.Add(offset)) }()
+	}
+	for _, o := range cfg.Observers {
+		o.Begin(sub, payload, &r.c, r.rec, cfg)
+	}
+
+	// Ticks from t0: the measured period, then the drain.
+	var ticks []Tick
+	var prev CounterValues
+	prevAt := r.t0
+	tick := func(now time.Time, drain bool) {
+		v := r.c.Load()
+		t := Tick{Sub: sub, Payload: payload, Elapsed: now.Sub(r.t0), Drain: drain, Period: now.Sub(prevAt),
+			Values: v, Delta: v.Sub(prev), Latency: r.rec.Interval()}
+		prev, prevAt = v, now
+		ticks = append(ticks, t)
+		for _, o := range cfg.Observers {
+			o.Tick(t)
+		}
+	}
+	interrupted := false
+	wait := func(until time.Time) bool { // false when interrupted or failed
+		d := time.Until(until)
+		if d <= 0 {
+			return !r.halt.Load()
+		}
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		poll := time.NewTicker(10 * time.Millisecond)
+		defer poll.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				interrupted = true
+				r.halt.Store(true)
+				return false
+			case <-tm.C:
+				return !r.halt.Load()
+			case <-poll.C:
+				if r.halt.Load() {
+					return false
+				}
+			}
+		}
+	}
+	ok := wait(r.t0)
+	if ok {
+		for next := r.t0.Add(cfg.Interval); ok; next = next.Add(cfg.Interval) {
+			if next.After(r.t1) {
+				next = r.t1
+			}
+			if ok = wait(next); !ok {
+				break
+			}
+			tick(time.Now(), false)
+			if !next.Before(r.t1) {
+				break
+			}
+		}
+	}
+	end := time.Now()
+	if end.After(r.t1) {
+		end = r.t1
+	}
+	swg.Wait() // publishers stop at t1, or on halt
+	sent := make([]uint64, cfg.Topology.Publishers)
+	for _, s := range sends {
+		sent[s.end.pub] = s.sent
+	}
+	expected := cfg.Topology.Expected(sent)
+
+	// Drain: until every expected delivery arrived and every
+	// acknowledgement came, or the drain timeout.
+	drained := true
+	if ok {
+		deadline := r.t1.Add(cfg.Drain)
+		if d := time.Now(); d.After(r.t1) {
+			deadline = d.Add(cfg.Drain)
+		}
+		for _, s := range sends {
+			for _, p := range s.end.senders {
+				if as, isAck := p.(driver.AckSender); isAck {
+					if err := as.WaitAcks(deadline); err != nil {
+						drained = false
+					}
+				}
+			}
+		}
+		nextTick := time.Now().Add(cfg.Interval)
+		for r.unique.Load() < expected && !r.halt.Load() {
+			now := time.Now()
+			if !now.Before(deadline) {
+				drained = false
+				break
+			}
+			if !now.Before(nextTick) {
+				tick(now, true)
+				nextTick = nextTick.Add(cfg.Interval)
+			}
+			step := now.Add(5 * time.Millisecond)
+			if step.After(deadline) {
+				step = deadline
+			}
+			if !wait(step) && (interrupted || r.err != nil) {
+				break
+			}
+		}
+	}
+	r.stop.Store(true)
+	closeEnds() // unblocks receivers
+	rwg.Wait()
+	if iv := r.rec.Interval(); iv.TotalCount() > 0 && ok {
+		// What arrived after the last tick.
+		v := r.c.Load()
+		t := Tick{Sub: sub, Payload: payload, Elapsed: time.Since(r.t0), Drain: true, Period: time.Since(prevAt), Values: v, Delta: v.Sub(prev), Latency: iv}
+		ticks = append(ticks, t)
+		for _, o := range cfg.Observers {
+			o.Tick(t)
+		}
+	}
+
+	res := r.result(recvs, sends, sent, expected, end, ticks)
+	res.Acknowledged, res.System = acknowledged, system
+	res.Drained = drained && res.Unique >= expected
+	for _, o := range cfg.Observers {
+		o.End(res)
+	}
+	switch {
+	case interrupted:
+		return res, fmt.Errorf("%w after %v of the measured period", ErrInterrupted, max(0, end.Sub(r.t0)).Round(time.Millisecond))
+	case r.err != nil:
+		return res, fmt.Errorf("%w: %w", errBroken, r.err)
+	}
+	return res, nil
+}
+
+// rawCapacity is what each receiver preallocates for raw samples: its
+// share of the expected deliveries of the measured period when paced, else
+// a modest start that grows (up to MaxRaw in all).
+func (r *run) rawCapacity(links int) int {
+	if r.cfg.Rate <= 0 {
+		return min(r.cfg.MaxRaw, 1<<16)
+	}
+	n := r.cfg.Rate * r.cfg.Duration.Seconds() * float64(r.tp.Publishers*r.tp.Subscribers) / float64(r.tp.Topics) / float64(links)
+	return min(r.cfg.MaxRaw, int(n*1.1)+64)
+}
+
+// receive is a subscriber link's loop.
+func (r *run) receive(rv *receiver, payload int) {
+	buf := make([]byte, max(payload, 64)+64)
+	for !r.stop.Load() {
+		n, at, err := rv.link.r.Receive(buf, time.Now().Add(50*time.Millisecond))
+		if err != nil {
+			if errors.Is(err, driver.ErrTimeout) {
+				continue
+			}
+			if r.stop.Load() {
+				return
+			}
+			r.c.Errors.Add(1)
+			r.fail(fmt.Errorf("subscriber %d: %w", rv.link.sub, err))
+			return
+		}
+		r.deliver(rv, buf[:n], at)
+	}
+}
+
+// deliver accounts for one message.
+func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
+	h, full, err := Parse(msg)
+	if err != nil || (full && h.RunID != r.cfg.RunID) || len(msg) != r.payload {
+		r.c.Errors.Add(1) // malformed, of another run, or of another payload
+		return
+	}
+	switch {
+	case h.Flags&(FlagProbe|FlagEndPayload) != 0:
+		return
+	case h.Flags&FlagWarmup != 0:
+		r.c.Warmup.Add(1)
+		return
+	}
+	r.c.MessagesReceived.Add(1)
+	r.c.BytesReceived.Add(uint64(len(msg)))
+	tr := rv.trackers[h.Publisher]
+	if tr == nil {
+		tr = &Tracker{}
+		rv.trackers[h.Publisher] = tr
+	}
+	if !tr.Observe(h.Seq) {
+		return // a duplicate: no second sample
+	}
+	r.unique.Add(1)
+	atNs := r.clock.Ns(at)
+	lat, clamped := Clamp(atNs - int64(h.SendNs))
+	if clamped {
+		r.c.Clamped.Add(1)
+	}
+	rv.shard.Record(lat)
+	rv.last = max(rv.last, atNs)
+	if rv.raw != nil {
+		if r.rawLeft.Add(-1) >= 0 {
+			rv.raw = append(rv.raw, RawSample{At: atNs, Latency: lat})
+		} else {
+			r.rawDrop.Add(1)
+		}
+	}
+}
+
+// publish is a publisher's loop: warm-up from start, measured from t0 to
+// t1, then an end-of-payload marker.
+func (r *run) publish(s *sender, payload int, start time.Time) {
+	msg := make([]byte, payload)
+	h := Header{Publisher: uint16(s.end.pub), Topic: uint16(r.tp.PubTopic[s.end.pub]), RunID: r.cfg.RunID}
+	h.Put(msg)
+	Fill(msg)
+	sched := NewSchedule(r.cfg.Rate, start)
+	Wait(start, r.halt.Load)
+	var warmSeq, seq uint64
+	measuring := false
+	for !r.halt.Load() {
+		due, skipped := sched.Next(time.Now())
+		if !due.Before(r.t1) {
+			break
+		}
+		Wait(due, r.halt.Load)
+		if r.halt.Load() {
+			break
+		}
+		if !measuring && !due.Before(r.t0) {
+			measuring = true
+			// Every acknowledgement counted from here on is of a
+			// measured message once the warm-up's are subtracted.
+			s.warm = warmSeq
+		}
+		h.SendNs = uint64(r.clock.Ns(due))
+		if measuring {
+			h.Seq, h.Flags = seq, 0
+			s.skipped += skipped
+			r.c.Skipped.Add(skipped)
+		} else {
+			h.Seq, h.Flags = warmSeq, FlagWarmup
+		}
+		PutTime(msg, h.SendNs)
+		h.PutSeq(msg)
+		sentAt := time.Now()
+		for _, p := range s.end.senders {
+			if err := p.Send(msg); err != nil {
+				r.c.Errors.Add(1)
+				r.fail(fmt.Errorf("publisher %d: %w", s.end.pub, err))
+				return
+			}
+		}
+		if measuring {
+			seq++
+			s.sent = seq
+			r.c.MessagesSent.Add(1)
+			r.c.BytesSent.Add(uint64(len(msg) * len(s.end.senders)))
+			d, _ := Clamp(int64(sentAt.Sub(due)))
+			s.delayShard.Record(d)
+		} else {
+			warmSeq++
+		}
+	}
+	if !measuring {
+		s.warm = warmSeq
+	}
+	// The end marker tells a subscriber elsewhere how many were sent.
+	h.Seq, h.Flags = seq, FlagEndPayload
+	h.SendNs = uint64(r.clock.Now())
+	PutTime(msg, h.SendNs)
+	h.PutSeq(msg)
+	for _, p := range s.end.senders {
+		p.Send(msg) // best effort: the counts here come from the publisher itself
+	}
+}
+
+// result gathers the counts of a payload.
+func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected uint64, end time.Time, ticks []Tick) *PayloadResult {
+	hist, above := r.rec.Snapshot()
+	dh, dabove := r.delays.Snapshot()
+	res := &PayloadResult{Payload: r.payload, Start: r.t0, End: end, Expected: expected, Histogram: hist,
+		Latency: StatsOf(hist, above), SendDelay: StatsOf(dh, dabove), Ticks: ticks, RawDropped: r.rawDrop.Load()}
+	// Acknowledgements of measured messages: every one counted minus
+	// those of the warm-up (they arrive in order), the end marker aside.
+	for _, s := range sends {
+		for x := range s.end.senders {
+			a := s.acked[x].Load()
+			a -= min(a, s.warm)
+			res.Counters.MessagesAcked += min(a, s.sent)
+			f := s.refused[x].Load()
+			res.Counters.MessagesRefused += min(f, s.sent)
+		}
+	}
+	r.c.MessagesAcked.Store(res.Counters.MessagesAcked)
+	r.c.MessagesRefused.Store(res.Counters.MessagesRefused)
+	res.Counters = r.c.Load()
+
+	pubs := make([]PublisherResult, r.tp.Publishers)
+	for i := range pubs {
+		pubs[i] = PublisherResult{Publisher: i, Topic: r.tp.PubTopic[i], Sent: sent[i], Expected: sent[i] * uint64(len(r.tp.SubscribersOf(r.tp.PubTopic[i])))}
+	}
+	for _, s := range sends {
+		pubs[s.end.pub].Skipped = s.skipped
+	}
+	// Each subscriber of a publisher's topic should have every message;
+	// one that got none has no tracker and lost them all.
+	got := map[[2]int]*Tracker{}
+	var last int64
+	for _, rv := range recvs {
+		last = max(last, rv.last)
+		for p, tr := range rv.trackers {
+			k := [2]int{rv.link.sub, int(p)}
+			if o := got[k]; o != nil {
+				// Per-pair links of one subscriber: sum.
+				o.Unique += tr.Unique
+				o.Duplicates += tr.Duplicates
+				o.OutOfOrder += tr.OutOfOrder
+				continue
+			}
+			c := *tr
+			got[k] = &c
+		}
+	}
+	for i := range pubs {
+		for _, j := range r.tp.SubscribersOf(pubs[i].Topic) {
+			tr := got[[2]int{j, i}]
+			if tr == nil {
+				tr = &Tracker{}
+			}
+			pubs[i].Received += tr.Unique
+			pubs[i].Lost += tr.Lost(sent[i])
+			pubs[i].Duplicates += tr.Duplicates
+			pubs[i].OutOfOrder += tr.OutOfOrder
+		}
+		res.Unique += pubs[i].Received
+		res.Lost += pubs[i].Lost
+		res.Duplicates += pubs[i].Duplicates
+		res.OutOfOrder += pubs[i].OutOfOrder
+	}
+	res.Publishers = pubs
+	if last > 0 {
+		res.LastArrival = r.t0.Add(time.Duration(last - r.clock.Ns(r.t0)))
+	}
+	// Raw samples by arrival.
+	n := 0
+	for _, rv := range recvs {
+		n += len(rv.raw)
+	}
+	if n > 0 {
+		res.Raw = make([]RawSample, 0, n)
+		for _, rv := range recvs {
+			res.Raw = append(res.Raw, rv.raw...)
+		}
+		slices.SortStableFunc(res.Raw, func(a, b RawSample) int {
+			switch {
+			case a.At < b.At:
+				return -1
+			case a.At > b.At:
+				return 1
+			}
+			return 0
+		})
+	}
+	return res
+}

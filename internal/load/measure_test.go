@@ -1,0 +1,195 @@
+package load
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+	"github.com/mqgate/mqgate/internal/driver/mqtt"
+	"github.com/mqgate/mqgate/internal/driver/nats"
+	"github.com/mqgate/mqgate/internal/driver/tcp"
+	"github.com/mqgate/mqgate/internal/driver/udp"
+)
+
+// quick is a short, paced configuration: deterministic counts on a loaded
+// machine because every check is of counts, never of speed.
+func quick(t *testing.T, scenario string, pubs, subs, topics int) Config {
+	t.Helper()
+	tp, err := NewTopology(scenario, pubs, subs, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{Topology: tp, Payloads: []int{16, 100}, Rate: 500, Duration: 400 * time.Millisecond,
+		Warmup: 100 * time.Millisecond, Drain: 10 * time.Second, Interval: 100 * time.Millisecond}
+}
+
+// checkComplete checks that every expected message arrived once, with a
+// latency, and that the counters agree with each other.
+func checkComplete(t *testing.T, res []PayloadResult, cfg Config) {
+	t.Helper()
+	if len(res) != len(cfg.Payloads) {
+		t.Fatalf("%d payload results, want %d", len(res), len(cfg.Payloads))
+	}
+	for _, r := range res {
+		c := r.Counters
+		if c.MessagesSent == 0 || r.Expected == 0 {
+			t.Fatalf("%d B: nothing sent: %+v", r.Payload, c)
+		}
+		var sent uint64
+		for _, p := range r.Publishers {
+			sent += p.Sent
+		}
+		if sent != c.MessagesSent {
+			t.Errorf("%d B: publishers sent %d, counter %d", r.Payload, sent, c.MessagesSent)
+		}
+		if r.Unique != r.Expected || r.Lost != 0 || r.Duplicates != 0 || !r.Drained {
+			t.Errorf("%d B: %d of %d expected deliveries, %d lost, %d duplicates, drained %v", r.Payload, r.Unique, r.Expected, r.Lost, r.Duplicates, r.Drained)
+		}
+		if c.MessagesReceived != r.Unique+r.Duplicates || c.BytesReceived != c.MessagesReceived*uint64(r.Payload) {
+			t.Errorf("%d B: received %d (%d B), unique %d, duplicates %d", r.Payload, c.MessagesReceived, c.BytesReceived, r.Unique, r.Duplicates)
+		}
+		if r.Latency.Count != int64(r.Unique) || len(r.Raw) != int(r.Unique) {
+			t.Errorf("%d B: %d latencies in the histogram, %d raw, want %d", r.Payload, r.Latency.Count, len(r.Raw), r.Unique)
+		}
+		if c.Errors != 0 {
+			t.Errorf("%d B: %d errors", r.Payload, c.Errors)
+		}
+		if r.Latency.MinNs > r.Latency.P50Ns || r.Latency.P50Ns > r.Latency.P99Ns || r.Latency.P99Ns > r.Latency.MaxNs {
+			t.Errorf("%d B: percentiles out of order: %+v", r.Payload, r.Latency)
+		}
+		for k := 1; k < len(r.Raw); k++ {
+			if r.Raw[k].At < r.Raw[k-1].At {
+				t.Fatalf("%d B: raw samples not in arrival order at %d", r.Payload, k)
+			}
+		}
+		var ticked uint64
+		for _, tk := range r.Ticks {
+			ticked += uint64(tk.Latency.TotalCount())
+		}
+		if ticked != r.Unique {
+			t.Errorf("%d B: the intervals hold %d latencies, want %d", r.Payload, ticked, r.Unique)
+		}
+		// Paced at 500/s per publisher for 400 ms: about 200 each; the
+		// bound is loose because a loaded machine skips slots.
+		if per := float64(sent) / float64(len(r.Publishers)); per > 201 {
+			t.Errorf("%d B: %.0f messages per publisher, more than the schedule's 200", r.Payload, per)
+		}
+		if sent+c.Skipped < uint64(len(r.Publishers))*150 {
+			t.Errorf("%d B: %d sent and %d skipped: the schedule lost slots", r.Payload, sent, c.Skipped)
+		}
+	}
+}
+
+func TestMeasureIntraprocessScenarios(t *testing.T) {
+	for _, c := range []struct {
+		scenario           string
+		pubs, subs, topics int
+	}{{FanIn, 3, 0, 0}, {FanOut, 0, 3, 0}, {StraightRun, 2, 0, 0}, {RoundRobin, 4, 2, 0}} {
+		t.Run(c.scenario, func(t *testing.T) {
+			cfg := quick(t, c.scenario, c.pubs, c.subs, c.topics)
+			links := Links{Transport: intraprocess.Transport{}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 1024}}
+			res, err := Measure(context.Background(), "intraprocess_reliable", links, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkComplete(t, res, cfg)
+		})
+	}
+}
+
+func TestMeasureSockets(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tr   driver.StreamTransport
+	}{{"tcp", tcp.Transport{}}, {"udp", udp.Transport{}}} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := quick(t, FanIn, 2, 0, 0)
+			cfg.Payloads = []int{16, 1000}
+			links := Links{Transport: c.tr, Subscribe: driver.Options{QueueDepth: 4096}}
+			res, err := Measure(context.Background(), "interprocess_best_effort", links, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.name == "udp" {
+				// Loopback UDP at 1000 msg/s does not drop, but a loaded
+				// machine may: check the counts agree rather than all arrived.
+				for _, r := range res {
+					if r.Unique+r.Lost != r.Expected {
+						t.Errorf("%d B: %d unique + %d lost != %d expected", r.Payload, r.Unique, r.Lost, r.Expected)
+					}
+				}
+				return
+			}
+			checkComplete(t, res, cfg)
+		})
+	}
+}
+
+func TestMeasureEmbeddedNATS(t *testing.T) {
+	url, stop, err := nats.Transport{}.StartEmbedded(context.Background(), driver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	cfg := quick(t, FanOut, 0, 2, 0)
+	links := Links{Transport: nats.Transport{}, URL: url, Publish: driver.Options{Topic: "load-test"}, Subscribe: driver.Options{Topic: "load-test"}}
+	res, err := Measure(context.Background(), "nats_best_effort", links, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, res, cfg)
+}
+
+func TestMeasureEmbeddedMQTTAcknowledged(t *testing.T) {
+	url, stop, err := mqtt.Transport{}.StartEmbedded(context.Background(), driver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	cfg := quick(t, FanIn, 2, 0, 0)
+	params := map[string]string{"mqtt-qos": "1"}
+	links := Links{Transport: mqtt.Transport{}, URL: url,
+		Publish: driver.Options{Reliable: true, Topic: "load-test", Params: params}, Subscribe: driver.Options{Reliable: true, Topic: "load-test", Params: params}}
+	res, err := Measure(context.Background(), "mqtt_reliable", links, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, res, cfg)
+	for _, r := range res {
+		if r.Counters.MessagesAcked != r.Counters.MessagesSent {
+			t.Errorf("%d B: %d acknowledged of %d sent at QoS 1", r.Payload, r.Counters.MessagesAcked, r.Counters.MessagesSent)
+		}
+	}
+}
+
+func TestMeasureInterrupted(t *testing.T) {
+	cfg := quick(t, FanIn, 1, 0, 0)
+	cfg.Duration = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	links := Links{Transport: intraprocess.Transport{}, Subscribe: driver.Options{QueueDepth: 1024}}
+	res, err := Measure(ctx, "intraprocess_best_effort", links, cfg)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want interrupted", err)
+	}
+	if len(res) != 1 {
+		t.Fatalf("%d results, want the payload in progress", len(res))
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tp, _ := NewTopology(FanIn, 1, 0, 0)
+	for _, c := range []Config{
+		{Topology: tp, Payloads: []int{8}},
+		{Topology: tp, Payloads: []int{16}, Rate: -1},
+		{Topology: tp, Payloads: nil},
+		{Payloads: []int{16}},
+	} {
+		if err := c.WithDefaults().Validate(); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package runapp
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/load"
+)
+
+func init() { addSubcommand(loadCommand) }
+
+// loadCommand is `run load`: one-way latency under load (internal/load).
+func loadCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "load",
+		Usage:     "measure one-way latency under load: N publishers, M subscribers, an open-loop rate",
+		UsageText: "run load [-s SUB-EXPERIMENTS] [--scenario fan-in|fan-out|straight-run|round-robin] [--publishers N] [--subscribers M] [--rate MSG/S] [--duration D] [flags]",
+		Description: `run load starts, for every selected sub-experiment and payload, subscribers
+and publishers placed by --scenario on topics, sends --warmup (discarded) then
+--duration of messages from every publisher, waits up to --drain for the last
+ones, and writes into results/<experiment>/:
+
+  measurements_<type>.csv        one-way latency of every message (formats §2),
+                                 so that process, check, compare and history work
+                                 unchanged; meta.json says "latency": "one-way"
+  load_<type>_summary.json       parameters, counts, rates, HDR percentiles, notes
+  load_<type>_snapshots.csv      every --interval: t,metric,value,tags
+  load_<type>.hlog               the interval histograms, HdrHistogram log format
+
+Each message carries its send time (ns since the Unix epoch) in bytes 0-7 and
+a sequence word (sequence number, publisher id, flags) in bytes 8-15, then
+version, topic id and run id from 24 bytes (formats §9). With --rate each
+publisher follows its own schedule (period 1e9/rate ns); latency is measured
+from each slot's intended send time, so that a stalled publisher or system
+cannot hide its stall (coordinated omission); a publisher more than one period
+behind skips to the latest slot and counts the slots skipped. Without --rate
+publishers send as fast as they can and latency is from the call to Send.
+
+Loss, duplicates and reordering come from the sequence numbers of each
+publisher as each subscriber sees them; the expected deliveries are every
+message of a publisher times the subscribers of its topic. Socket and
+in-process links are point to point: a publisher sends each message to every
+subscriber of its topic on a link of its own. Over AMQP, several subscribers
+of one topic need --amqp-exchange (amq.direct): the default exchange gives a
+message to one queue.
+
+Scenarios: fan-in (N publishers, 1 subscriber), fan-out (1 publisher, M
+subscribers), straight-run (N pairs, a topic each), round-robin (N publishers,
+M subscribers, T topics: publisher i on topic i mod T, subscriber j on j mod T).
+
+Exit codes: 0 done; 2 usage or environment error, or a link that broke; 130
+interrupted. What was measured is written in every case.
+
+Examples:
+   run load -s nats_best_effort --broker embedded --scenario fan-in --publishers 4 --rate 1000 --duration 30s
+   run load -s mqtt_reliable --target mqtt://127.0.0.1:1883 --scenario fan-out --subscribers 8 --rate 200
+   run load -s interprocess_best_effort_tcp --payloads 16,1024 --rate 10000 --prom-port 9102`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "scenario", Value: load.FanIn, Usage: "fan-in, fan-out, straight-run or round-robin"},
+			&cli.IntFlag{Name: "publishers", Usage: "publishers (default: the scenario's, 1)"},
+			&cli.IntFlag{Name: "subscribers", Usage: "subscribers (default: the scenario's)"},
+			&cli.IntFlag{Name: "topics", Usage: "topics of round-robin (default: min(publishers, subscribers))"},
+			&cli.Float64Flag{Name: "rate", Usage: "messages per second per publisher, open loop (0: as fast as possible)"},
+			&cli.DurationFlag{Name: "duration", Value: load.DefaultDuration, Usage: "measured period per payload"},
+			&cli.DurationFlag{Name: "warmup", Value: load.DefaultWarmup, Usage: "warm-up per payload, discarded"},
+			&cli.DurationFlag{Name: "drain", Value: load.DefaultDrain, Usage: "bound on waiting for the last messages after the measured period"},
+			&cli.DurationFlag{Name: "interval", Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)"},
+			&cli.IntFlag{Name: "max-raw", Value: load.DefaultMaxRaw, Usage: "latencies kept for the raw file per payload (the histogram keeps every one)"},
+			&cli.IntFlag{Name: "prom-port", Usage: "serve Prometheus metrics and /health on this port while running (0: off)"},
+		}, streamFlags("16")...),
+		Action: loadAction,
+	}
+}
+
+func loadAction(c *cli.Context) error {
+	tp, err := load.NewTopology(c.String("scenario"), c.Int("publishers"), c.Int("subscribers"), c.Int("topics"))
+	if err != nil {
+		return cliapp.Usagef("%v", err)
+	}
+	cfg := load.Config{Topology: tp, Rate: c.Float64("rate"), Duration: c.Duration("duration"), Warmup: c.Duration("warmup"),
+		Drain: c.Duration("drain"), Interval: c.Duration("interval"), MaxRaw: c.Int("max-raw")}
+	if cfg.MaxRaw == 0 {
+		cfg.MaxRaw = -1 // --max-raw 0 keeps none
+	}
+	// The payloads are checked here too, so that a usage error comes
+	// before any broker is reached.
+	probe := cfg
+	probe.Payloads = []int{load.MinMessage}
+	if err := probe.WithDefaults().Validate(); err != nil {
+		return cliapp.Usagef("%v", err)
+	}
+	if p := c.Int("prom-port"); p < 0 || p > 65535 {
+		return cliapp.Usagef("--prom-port %d: expected a TCP port (0: off)", p)
+	}
+	r, err := prepareStream(c, "run load")
+	if err != nil {
+		return err
+	}
+	defer r.session.Close()
+	cfg.Payloads = r.payloads
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		return cliapp.Usagef("--payloads: %v", err)
+	}
+	var subs []load.Sub
+	for _, st := range r.streams {
+		if st.Transport.Name() == "amqp" && tp.Subscribers > tp.Topics && st.Params["amqp-exchange"] == "" {
+			return cliapp.Usagef("%s: %d subscribers on %d topics: AMQP's default exchange gives each message to one queue; add --amqp-exchange amq.direct", st.Scenario.Type, tp.Subscribers, tp.Topics)
+		}
+		subs = append(subs, load.Sub{Type: st.Scenario.Type, Transport: st.Transport.Name(), Reliable: st.Scenario.Reliable,
+			Topic: st.Publish.Topic, Params: st.Params, Embedded: st.Embedded,
+			Links: load.Links{Transport: st.Transport.(driver.StreamTransport), URL: st.URL, Publish: st.Publish,
+				Subscribe: st.Subscribe, ConnectTimeout: c.Duration("connect-timeout")}})
+	}
+	if p := c.Int("prom-port"); p > 0 {
+		exp, err := load.ServePrometheus(fmt.Sprintf(":%d", p))
+		if err != nil {
+			return cliapp.Usagef("--prom-port %d: %v", p, err)
+		}
+		defer exp.Close()
+		cfg.Observers = append(cfg.Observers, exp)
+		if r.progress {
+			fmt.Fprintf(r.stderr, "Prometheus metrics at http://%s/metrics\n", exp.Addr())
+		}
+	}
+	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal}
+	if r.progress {
+		runner.Progress = r.stderr
+	}
+	err = runner.Run(c.Context, subs)
+	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+}

@@ -1,0 +1,101 @@
+package runapp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/process"
+)
+
+// TestRunLoad runs `run load` over an in-process and a TCP link and an
+// embedded NATS broker, then `process` over the experiment: one-way raw
+// files are ordinary formats §2 files.
+func TestRunLoad(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, "load", "-s", "intraprocess_reliable,interprocess_best_effort_tcp,nats_best_effort", "--broker", "embedded",
+		"--scenario", "fan-in", "--publishers", "2", "--rate", "300", "--duration", "500ms", "--warmup", "200ms",
+		"--interval", "100ms", "--payloads", "16,64", "-o", out, "--name", "x")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dir := filepath.Join(out, "x")
+	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Latency != meta.LatencyOneWay || !m.Completed || len(m.SubExperiments) != 3 || !strings.Contains(m.Mode, "fan-in 2×1") {
+		t.Fatalf("meta: latency %q completed %v subs %d mode %q", m.Latency, m.Completed, len(m.SubExperiments), m.Mode)
+	}
+	for _, s := range m.SubExperiments {
+		f, err := os.Open(filepath.Join(dir, load.SummaryFileName(s.Type)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := load.ReadSummary(f, f.Name())
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Payloads) != 2 || len(s.Payloads) != 2 {
+			t.Fatalf("%s: %d payloads in the summary, %d in meta.json", s.Type, len(sum.Payloads), len(s.Payloads))
+		}
+		for i, p := range sum.Payloads {
+			if p.Received != p.Expected || p.Expected == 0 || p.Lost != 0 {
+				t.Errorf("%s %d B: received %d of %d, lost %d", s.Type, p.Payload, p.Received, p.Expected, p.Lost)
+			}
+			if s.Payloads[i].Samples != p.RawKept || uint64(p.RawKept) != p.Received {
+				t.Errorf("%s %d B: meta.json samples %d, raw kept %d, received %d", s.Type, p.Payload, s.Payloads[i].Samples, p.RawKept, p.Received)
+			}
+		}
+		for _, f := range []string{load.SnapshotsFileName(s.Type), load.HistogramLogFileName(s.Type)} {
+			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+	}
+	var pout, perr strings.Builder
+	if code := cliapp.Run(context.Background(), process.App(), []string{"process", dir}, &pout, &perr); code != 0 {
+		t.Fatalf("process exit %d: %s", code, perr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "measurements_nats_best_effort_summary.csv")); err != nil {
+		t.Fatal(err)
+	}
+	// meta.json's JSON carries the one-way definition for the gates.
+	raw, _ := os.ReadFile(filepath.Join(dir, meta.FileName))
+	var generic map[string]any
+	if err := json.Unmarshal(raw, &generic); err != nil || generic["latency"] != "one-way" {
+		t.Fatalf("latency field: %v %v", generic["latency"], err)
+	}
+}
+
+func TestRunLoadUsageErrors(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scenario", "mesh"}, "expected one of fan-in"},
+		{[]string{"--scenario", "fan-out", "--publishers", "2"}, "2 publishers, expected 1"},
+		{[]string{"--rate", "-5"}, "rate -5"},
+		{[]string{"--payloads", "8"}, "smaller than the 16-byte"},
+		{[]string{"--prom-port", "70000"}, "--prom-port 70000"},
+		{[]string{"-s", "nosuch_best_effort"}, "unknown sub-experiment"},
+		{[]string{"-s", "amqp_best_effort", "--scenario", "fan-out", "--subscribers", "2", "--broker", "embedded"}, "cannot run its broker embedded"},
+		{[]string{"extra"}, "unexpected argument"},
+	} {
+		code, _, stderr := run(t, append([]string{"load", "-o", out, "--duration", "100ms"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("a usage error left %d entries in --out", len(entries))
+	}
+}

@@ -1,0 +1,172 @@
+package runapp
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/engine"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/session"
+)
+
+// streamFlags are the flags shared by the one-way subcommands (run load,
+// run throughput): what to measure over, where results go, brokers and
+// certificates, and every driver's own flags.
+func streamFlags(defaultPayloads string) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Value: "intraprocess_best_effort",
+			Usage: "comma-separated sub-experiments to run, in order (see 'run --list'; every transport with one-way links)"},
+		&cli.StringFlag{Name: "payloads", Value: defaultPayloads, Usage: "payload sizes in bytes (at least 16): a list (16,1024) or a range of powers of two (16..16384)"},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results", Usage: "results root directory"},
+		&cli.StringFlag{Name: "name", Usage: "experiment name (default: UTC start time, " + experiment.DirTimeLayout + ")"},
+		&cli.StringFlag{Name: "sut-name", Value: "mqgate-builtin", Usage: "name of the system under test, for meta.json"},
+		&cli.StringFlag{Name: "sut-version", Usage: "version of the system under test, for meta.json"},
+		&cli.StringFlag{Name: "sut-commit", Usage: "commit of the system under test, for meta.json"},
+		&cli.StringSliceFlag{Name: "target", Usage: "a broker URL (nats://, amqp://, mqtt://, …) or TRANSPORT=URL (repeatable)"},
+		&cli.StringFlag{Name: "broker", Value: session.BrokerExternal, Usage: "broker sub-experiments: external (the URL given) or embedded (started inside run)"},
+		&cli.StringFlag{Name: "topic", Usage: "broker sub-experiments: the base topic (default: one per sub-experiment, unique to the run)"},
+		&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting each end, TLS/DTLS handshakes included"},
+		&cli.IntFlag{Name: "queue-depth", Usage: "receive queue of in-process and socket subscribers, in messages (default: the transport's)"},
+		&cli.StringFlag{Name: "ca", Usage: "secure sub-experiments: CA certificate (PEM); default: a CA generated for this run"},
+		&cli.StringFlag{Name: "cert", Usage: "secure sub-experiments: the publishers' certificate (PEM)"},
+		&cli.StringFlag{Name: "key", Usage: "secure sub-experiments: the publishers' private key (PEM)"},
+		&cli.StringFlag{Name: "echo-cert", Usage: "the subscribers' (or embedded broker's) certificate (default: --cert)"},
+		&cli.StringFlag{Name: "echo-key", Usage: "the subscribers' (or embedded broker's) private key (default: --key)"},
+		&cli.StringFlag{Name: "server-name", Usage: "name expected in the subscriber's or broker's certificate (default: the host dialled)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error"},
+	}, driverFlags()...)
+}
+
+// streamRun is a prepared one-way run: the session, where results go and
+// the meta.json to complete.
+type streamRun struct {
+	session  *session.Session
+	streams  []session.Stream
+	payloads []int
+	dir      string
+	meta     *meta.Meta
+	stderr   *syncWriter
+	progress bool // print progress
+	terminal bool // a live status line
+}
+
+// prepareStream checks the shared flags and prepares the session: every
+// sub-experiment's transport must carry one-way traffic.
+func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
+	if c.Args().Present() {
+		return nil, cliapp.Usagef("unexpected argument %q (see 'run %s --help')", c.Args().First(), c.Command.Name)
+	}
+	start := time.Now().UTC()
+	payloads, err := engine.ParsePayloads(c.String("payloads"))
+	if err != nil {
+		return nil, cliapp.Usagef("--payloads: %v", err)
+	}
+	if c.Duration("connect-timeout") <= 0 {
+		return nil, cliapp.Usagef("--connect-timeout %v: expected a positive duration", c.Duration("connect-timeout"))
+	}
+	cfg := session.Config{
+		Echo: session.EchoInProcess, Targets: c.StringSlice("target"), Broker: c.String("broker"), Topic: c.String("topic"),
+		Params: driverParams(c), QueueDepth: c.Int("queue-depth"), ConnectTimeout: c.Duration("connect-timeout"),
+		Security: session.Security{CAFile: c.String("ca"), CertFile: c.String("cert"), KeyFile: c.String("key"),
+			EchoCertFile: c.String("echo-cert"), EchoKeyFile: c.String("echo-key"), ServerName: c.String("server-name")},
+		// The engine's settings only size the links: one sample, no warm-up.
+		Engine: engine.Config{Payloads: payloads, Samples: 1},
+		Args:   os.Args,
+	}
+	for _, name := range strings.Split(c.String("subexperiments"), ",") {
+		cfg.Scenarios = append(cfg.Scenarios, strings.TrimSpace(name))
+	}
+	name := c.String("name")
+	if name == "" {
+		name = start.Format(experiment.DirTimeLayout)
+	}
+	if name != filepath.Base(name) || name == "." || name == ".." {
+		return nil, cliapp.Usagef("--name %q: expected a plain directory name", name)
+	}
+	dir := filepath.Join(c.String("out"), name)
+	if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
+		return nil, cliapp.Usagef("experiment %s exists already; choose another --name or remove it", dir)
+	}
+	var guard clobber.Guard
+	for _, f := range []string{"ca", "cert", "key", "echo-cert", "echo-key"} {
+		guard.File("--"+f, c.String(f))
+	}
+	guard.OutputDir("--out/--name", dir, "its raw measurements and meta.json", func(rel string) bool {
+		_, ok := experiment.Owned(rel)
+		return ok
+	})
+	if err := guard.Check(); err != nil {
+		return nil, err
+	}
+	s, err := session.Prepare(c.Context, cfg)
+	if err != nil {
+		if errors.Is(err, engine.ErrInterrupted) {
+			return nil, cliapp.Exit(cliapp.ExitInterrupted, err)
+		}
+		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	streams := s.Streams()
+	for _, st := range streams {
+		if _, ok := st.Transport.(driver.StreamTransport); !ok {
+			s.Close()
+			return nil, cliapp.Usagef("%s: transport %s carries round trips only, not one-way traffic", st.Scenario.Type, st.Transport.Name())
+		}
+	}
+	m := &meta.Meta{
+		Tool:       meta.Tool{Name: "mqgate " + tool, Version: c.App.Version},
+		Experiment: name,
+		Start:      start,
+		System:     meta.System{Name: c.String("sut-name"), Version: c.String("sut-version"), Commit: c.String("sut-commit")},
+		Host:       meta.HostFingerprint(),
+	}
+	m.Config = s.MetaConfig()
+	m.Config.Out = c.String("out")
+	m.Config.Samples, m.Config.Warmup, m.Config.Echo = 0, 0, "none (one-way)"
+	for _, st := range streams {
+		scope, _, _ := strings.Cut(st.Scenario.Type, "_")
+		if !contains(m.System.Scopes, scope) {
+			m.System.Scopes = append(m.System.Scopes, scope)
+		}
+	}
+	r := &streamRun{session: s, streams: streams, payloads: payloads, dir: dir, meta: m,
+		stderr: &syncWriter{w: c.App.ErrWriter}, progress: !c.Bool("quiet")}
+	// A live status line on a terminal; quiet in CI, where logs are files.
+	r.terminal = r.progress && isTerminal(c.App.ErrWriter) && os.Getenv("CI") == ""
+	return r, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// finish maps the outcome of a one-way run to the exit codes of formats §5.
+func (r *streamRun) finish(err error, interrupted func(error) bool) error {
+	switch {
+	case err == nil:
+		if r.progress {
+			fmt.Fprintf(r.stderr, "results in %s\n", r.dir)
+		}
+		return nil
+	case interrupted(err):
+		return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
+	}
+	if _, statErr := os.Stat(filepath.Join(r.dir, meta.FileName)); statErr == nil {
+		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
+	}
+	return cliapp.Exit(cliapp.ExitUsage, err)
+}
