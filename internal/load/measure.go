@@ -605,6 +605,15 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 	if !measuring {
 		s.warm = warmSeq
 	}
+	if p := sched.Period(); p > 0 && !r.halt.Load() {
+		// Every slot due in the measured period was sent or skipped: this
+		// also counts slots skipped across its start and its end.
+		slots := uint64(slotsBefore(r.t1, start, p) - slotsBefore(r.t0, start, p))
+		if want := slots - min(slots, seq); want != s.skipped {
+			r.c.Skipped.Add(want - s.skipped) // wraps to a subtraction when fewer
+			s.skipped = want
+		}
+	}
 	// The end marker tells a subscriber elsewhere how many were sent.
 	h.Seq, h.Flags = seq, FlagEndPayload
 	h.SendNs = uint64(r.clock.Now())
@@ -703,4 +712,13 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 		})
 	}
 	return res
+}
+
+// slotsBefore counts the slots start + k·period (k ≥ 0) before t.
+func slotsBefore(t, start time.Time, period time.Duration) int64 {
+	d := t.Sub(start)
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + period - 1) / period)
 }
