@@ -35,7 +35,7 @@ func baseApp() *cli.App {
 	return &cli.App{
 		Name:      "run",
 		Usage:     "measure round-trip latency of sub-experiments (built-in links and brokers) and write raw results",
-		UsageText: "run [flags]\nrun --list\nrun echo --transport NAME [--listen ADDR] [flags]",
+		UsageText: "run [flags]\nrun --list\nrun echo --transport NAME [--listen ADDR] [flags]\nrun pub|sub|req|qry [--config FILE] [flags]",
 		Description: `run measures, for every selected sub-experiment and payload size, --warmup
 round trips (discarded) then --samples round trips, one message in flight at a
 time, and writes results/<experiment>/measurements_<type>.csv and meta.json.

@@ -1,0 +1,182 @@
+package roles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/config"
+)
+
+// usage of every setting, by key; defaults are Resolve's.
+var usage = map[string]string{
+	"driver":       "messaging system: nats (core NATS publish/subscribe and request/reply) or zenoh (through mqgate-zenoh) (default nats)",
+	"endpoint":     "where the system is, repeatable: nats://host:4222; for zenoh tcp/host:7447 (connect)",
+	"topic-prefix": "topics start with this (default mqgate.bench; zenoh: mqgate/bench); data go below <prefix>.data, clock probes to <prefix>.clock",
+	"topics":       "pub: publisher i publishes on <prefix>.data.<i mod topics> (default 1)",
+	"publishers":   "pub: publishers in this process, each at --rate; sub: publishers expected in all, each ends with an end marker (default 1)",
+	"payload":      "pub, req: message size in bytes, at least 24 (default 64)",
+	"rate":         "pub: messages per second per publisher, open loop (default 1000)",
+	"duration":     "pub, req: how long to send; qry: how long to serve; sub: how long to wait for a first message, with --timeout (default 10s)",
+	"reliability":  "best_effort or reliable (default best_effort): recorded, and zenoh's publisher reliability",
+	"expr":         "sub: what to subscribe to (default <prefix>.data and below); req: the query key (default --serve-prefix)",
+	"subscribers":  "sub: subscriptions in this process, each counting every message (default 1)",
+	"qps":          "req: queries per second, open loop (default 100)",
+	"concurrency":  "req: queries in flight at most; a slot that finds them all busy is skipped and counted (default 8)",
+	"timeout":      "req: wait for replies; sub: silence that ends the run; pub: flush; every role: a lost peer (default 5s)",
+	"agg-window":   "width of the --csv snapshot windows (default 1s)",
+	"serve-prefix": "qry: answer queries on this key and below (default <prefix>.query)",
+	"reply-size":   "qry: bytes per reply (default 64)",
+	"proc-delay":   "qry: processing delay per reply, DELAY or DELAY±JITTER (uniform), e.g. 2ms±500us (default 0)",
+	"replies":      "qry: replies per query; req: replies expected per query, fewer within --timeout is a timeout (default 1)",
+	"csv":          "write a snapshot per --agg-window to this CSV file",
+	"run-id":       "the run every role of one measurement shares: results go to --out-dir/<run-id> (default: UTC start time)",
+	"out-dir":      "results root (default results)",
+	"prom-port":    "serve Prometheus metrics on this port at /metrics (default: none)",
+	"log-level":    "debug, info, warn or error (default info)",
+	"label":        "sub, req: the sub-experiment is <driver>_<reliability>_<label> (default pubsub, query)",
+	"instance":     "pub: this process's publisher ids are instance·256 + i, 0..255 (default: random)",
+	"clock-offset": "sub: estimate each publisher host's clock offset and correct one-way latencies (default true)",
+	"clock-probes": "sub: clock probes per publisher host (default 32)",
+	"seed":         "qry: seed of the processing-delay jitter (default 1)",
+}
+
+var roleUsage = map[string][2]string{
+	RolePub: {"publish open-loop streams (the sending role of one-way latency)", "pub"},
+	RoleSub: {"subscribe and measure one-way latency, corrected by each publisher host's clock offset", "sub"},
+	RoleReq: {"send queries open-loop and measure time to first and last reply", "req"},
+	RoleQry: {"answer queries (the queryable role)", "qry"},
+}
+
+// Commands are `run pub`, `run sub`, `run req` and `run qry`.
+func Commands() []*cli.Command {
+	var out []*cli.Command
+	for _, role := range []string{RolePub, RoleSub, RoleReq, RoleQry} {
+		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: "settings file, YAML or TOML (keys are the flag names; a section per role); flags win over MQ_* environment variables, which win over the file"}}
+		for _, k := range Keys {
+			if k == "endpoint" {
+				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: usage[k]})
+				continue
+			}
+			flags = append(flags, &cli.StringFlag{Name: k, Usage: usage[k]})
+		}
+		out = append(out, &cli.Command{
+			Name:  role,
+			Usage: roleUsage[role][0],
+			Description: `Roles run as separate processes, on any hosts, and write into one experiment
+directory, --out-dir/<run-id>: sub and req add their raw files (formats §2) and
+sub-experiments to its meta.json, every role leaves roles/<role>-<label>-<instance>.json
+(formats §9, "Role reports"). Start sub and qry before pub and req.
+Every setting may come from --config FILE or an MQ_<SETTING> environment variable
+(MQ_TOPIC_PREFIX=…); a flag wins over the environment, which wins over the file.
+
+Exit codes: 0 done; 2 usage error, or a peer or the system lost (results are
+written, meta.json marks them incomplete); 130 interrupted (results written).
+The last line of standard error names the results.
+
+Example (three hosts, a NATS server on 10.0.0.1):
+   hostB$ run sub --endpoint nats://10.0.0.1:4222 --run-id r1 --publishers 2
+   hostA$ run pub --endpoint nats://10.0.0.1:4222 --run-id r1 --publishers 2 --rate 500 --duration 30s`,
+			Flags:  flags,
+			Action: func(c *cli.Context) error { return action(c, role) },
+		})
+	}
+	return out
+}
+
+func action(c *cli.Context, role string) error {
+	if err := cliapp.NoArgs(c); err != nil {
+		return err
+	}
+	set := map[string]any{}
+	for _, k := range Keys {
+		if !c.IsSet(k) {
+			continue
+		}
+		if k == "endpoint" {
+			set[k] = c.StringSlice(k)
+		} else {
+			set[k] = c.String(k)
+		}
+	}
+	cfg, err := config.Load(config.Sources{File: c.String("config"), Section: role, Environ: config.Environ(), Flags: set, Known: Keys})
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	s, err := Resolve(role, cfg, time.Now())
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	s.Args = os.Args
+	s.Log = NewLogger(c.App.ErrWriter, s.LogLevel)
+	if c.App.Version != "" {
+		Version = c.App.Version
+	}
+	out := Run(c.Context, s)
+	fmt.Fprintln(c.App.ErrWriter, out.Summary)
+	switch {
+	case out.Err != nil:
+		return cliapp.Exit(cliapp.ExitUsage, out.Err)
+	case out.Interrupted:
+		return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted; what was measured is in %s", strings.Join(out.Paths, ", ")))
+	case out.Incomplete:
+		return cliapp.Exit(cliapp.ExitUsage, errors.New("incomplete run; what was measured is written (meta.json and the role report say why)"))
+	}
+	return nil
+}
+
+// NewLogger returns the diagnostics logger of a role: text lines on w at
+// level (debug, info, warn, error).
+func NewLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// Run runs the role s.Role with its settings.
+func Run(ctx context.Context, s Settings) Outcome {
+	if s.Driver == "zenoh" {
+		return RunZenoh(ctx, s)
+	}
+	octx, cancel := context.WithTimeout(ctx, s.Timeout)
+	b, err := Open(octx, s.Driver, s.Endpoints, s.Reliable, s.Timeout)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while connecting; nothing written"}
+		}
+		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
+	}
+	defer b.Close()
+	if s.Log != nil {
+		product, version, url := b.Info()
+		s.Log.Info("connected", "role", s.Role, "run_id", s.RunID, "system", product, "version", version, "url", url, "instance", s.Instance)
+	}
+	var out Outcome
+	switch s.Role {
+	case RolePub:
+		out = RunPub(ctx, s, b)
+	case RoleSub:
+		out = RunSub(ctx, s, b)
+	case RoleReq:
+		out = RunReq(ctx, s, b)
+	case RoleQry:
+		out = RunQry(ctx, s, b)
+	default:
+		out = Outcome{Err: fmt.Errorf("unknown role %q", s.Role)}
+	}
+	if out.Summary == "" && out.Err != nil {
+		out.Summary = s.Role + " " + s.RunID + ": " + out.Err.Error()
+	}
+	return out
+}

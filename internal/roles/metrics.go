@@ -1,0 +1,212 @@
+package roles
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics counts what a role did, per --agg-window into the --csv
+// snapshot file and live for Prometheus (--prom-port).
+type Metrics struct {
+	role  string
+	log   *slog.Logger
+	mu    sync.Mutex
+	win   *hdrhistogram.Histogram
+	cur   Snapshot
+	total Snapshot
+	start time.Time
+
+	csv                          *bufio.Writer
+	csvf                         *os.File
+	srv                          *http.Server
+	reg                          *prometheus.Registry
+	pSent, pRecv, pErr, pTimeout prometheus.Counter
+	pLat                         prometheus.Histogram
+	stop                         chan struct{}
+	done                         chan struct{}
+}
+
+// Snapshot are the counts of one window (or of the whole run).
+type Snapshot struct {
+	Sent     uint64
+	Received uint64
+	Errors   uint64
+	Timeouts uint64
+	Bytes    uint64
+}
+
+// SnapshotHeader is the --csv file's header (formats §9, "Role reports").
+const SnapshotHeader = "Time [s],Role,Sent,Received,Errors,Timeouts,Bytes,p50 [us],p99 [us],Max [us]"
+
+// NewMetrics starts the window ticker, the --csv file and the Prometheus
+// endpoint of a role.
+func NewMetrics(s Settings) (*Metrics, error) {
+	m := &Metrics{role: s.Role, log: s.Log, win: hdrhistogram.New(1, 10_000_000_000, 3), start: time.Now(),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	if s.CSV != "" {
+		f, err := os.Create(s.CSV)
+		if err != nil {
+			return nil, fmt.Errorf("--csv: %w", err)
+		}
+		m.csvf, m.csv = f, bufio.NewWriter(f)
+		fmt.Fprintln(m.csv, SnapshotHeader)
+	}
+	if s.PromPort > 0 {
+		m.reg = prometheus.NewRegistry()
+		labels := prometheus.Labels{"role": s.Role, "run_id": s.RunID}
+		mk := func(name, help string) prometheus.Counter {
+			c := prometheus.NewCounter(prometheus.CounterOpts{Name: "mqgate_role_" + name, Help: help, ConstLabels: labels})
+			m.reg.MustRegister(c)
+			return c
+		}
+		m.pSent = mk("sent_total", "messages or queries sent")
+		m.pRecv = mk("received_total", "messages or replies received")
+		m.pErr = mk("errors_total", "errors")
+		m.pTimeout = mk("timeouts_total", "queries without their replies within --timeout")
+		m.pLat = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mqgate_role_latency_seconds", Help: "one-way latency or time to first reply",
+			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(10e-6, 2, 20)})
+		m.reg.MustRegister(m.pLat)
+		ln, err := net.Listen("tcp", fmt.Sprintf(":%d", s.PromPort))
+		if err != nil {
+			m.closeCSV()
+			return nil, fmt.Errorf("--prom-port: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+		m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go m.srv.Serve(ln)
+	}
+	go m.tick(s.AggWindow)
+	return m, nil
+}
+
+func (m *Metrics) tick(every time.Duration) {
+	defer close(m.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			m.flushWindow()
+			return
+		case <-t.C:
+			m.flushWindow()
+		}
+	}
+}
+
+func (m *Metrics) flushWindow() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p50, p99, mx := 0.0, 0.0, 0.0
+	if m.win.TotalCount() > 0 {
+		p50 = float64(m.win.ValueAtQuantile(50)) / 1000
+		p99 = float64(m.win.ValueAtQuantile(99)) / 1000
+		mx = float64(m.win.Max()) / 1000
+	}
+	c := m.cur
+	if m.log != nil {
+		m.log.Debug("window", "role", m.role, "sent", c.Sent, "received", c.Received, "errors", c.Errors, "timeouts", c.Timeouts, "p50_us", p50, "p99_us", p99)
+	}
+	if m.csv != nil {
+		fmt.Fprintf(m.csv, "%.3f,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f\n", time.Since(m.start).Seconds(), m.role,
+			c.Sent, c.Received, c.Errors, c.Timeouts, c.Bytes, p50, p99, mx)
+		m.csv.Flush()
+	}
+	m.win.Reset()
+	m.cur = Snapshot{}
+}
+
+// Sent counts n messages or queries sent.
+func (m *Metrics) Sent(n uint64) {
+	m.mu.Lock()
+	m.cur.Sent += n
+	m.total.Sent += n
+	m.mu.Unlock()
+	if m.pSent != nil {
+		m.pSent.Add(float64(n))
+	}
+}
+
+// Received counts a message or reply of size bytes, with its latency
+// (ns; negative: none).
+func (m *Metrics) Received(bytes int, latencyNs int64) {
+	m.mu.Lock()
+	m.cur.Received++
+	m.total.Received++
+	m.cur.Bytes += uint64(bytes)
+	m.total.Bytes += uint64(bytes)
+	if latencyNs >= 0 {
+		m.win.RecordValue(max(latencyNs, 1))
+	}
+	m.mu.Unlock()
+	if m.pRecv != nil {
+		m.pRecv.Inc()
+		if latencyNs >= 0 {
+			m.pLat.Observe(float64(latencyNs) / 1e9)
+		}
+	}
+}
+
+// Error counts an error.
+func (m *Metrics) Error() {
+	m.mu.Lock()
+	m.cur.Errors++
+	m.total.Errors++
+	m.mu.Unlock()
+	if m.pErr != nil {
+		m.pErr.Inc()
+	}
+}
+
+// Timeout counts a query without its replies.
+func (m *Metrics) Timeout() {
+	m.mu.Lock()
+	m.cur.Timeouts++
+	m.total.Timeouts++
+	m.mu.Unlock()
+	if m.pTimeout != nil {
+		m.pTimeout.Inc()
+	}
+}
+
+// Total returns the counts of the whole run.
+func (m *Metrics) Total() Snapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.total
+}
+
+// Close writes the last window and stops the endpoint.
+func (m *Metrics) Close() error {
+	close(m.stop)
+	<-m.done
+	var errs []error
+	if m.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		errs = append(errs, m.srv.Shutdown(ctx))
+		cancel()
+	}
+	errs = append(errs, m.closeCSV())
+	return errors.Join(errs...)
+}
+
+func (m *Metrics) closeCSV() error {
+	if m.csvf == nil {
+		return nil
+	}
+	err := m.csv.Flush()
+	return errors.Join(err, m.csvf.Close())
+}

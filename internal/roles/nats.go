@@ -1,0 +1,158 @@
+package roles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+func init() { RegisterBackend("nats", dialNATS) }
+
+// natsBackend runs the roles over core NATS: publish/subscribe, and
+// request/reply with an inbox per query, so that every responder's reply
+// is seen (time to first and to last reply). Core NATS has one delivery
+// guarantee (at most once); "reliable" is recorded but changes nothing on
+// the wire, as in the nats_reliable round trips (which use JetStream).
+type natsBackend struct {
+	nc   *natsgo.Conn
+	lost chan error
+	once sync.Once
+	url  string
+}
+
+func dialNATS(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
+	if len(endpoints) == 0 {
+		endpoints = []string{natsgo.DefaultURL}
+	}
+	b := &natsBackend{lost: make(chan error, 1), url: driver.RedactURL(strings.Join(endpoints, ","))}
+	opts := []natsgo.Option{
+		natsgo.Name("mqgate role"),
+		natsgo.Timeout(timeout),
+		// A role that lost its server for longer than its --timeout has
+		// lost it: it reports instead of waiting for a reconnection.
+		natsgo.ReconnectWait(timeout / 4),
+		natsgo.MaxReconnects(4),
+		natsgo.ClosedHandler(func(c *natsgo.Conn) {
+			b.once.Do(func() { b.lost <- fmt.Errorf("connection to %s closed: %v", b.url, c.LastError()) })
+		}),
+		natsgo.DisconnectErrHandler(func(*natsgo.Conn, error) {}),
+		natsgo.PingInterval(max(timeout/2, time.Second)),
+		natsgo.MaxPingsOutstanding(2),
+	}
+	type res struct {
+		nc  *natsgo.Conn
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		nc, err := natsgo.Connect(strings.Join(endpoints, ","), opts...)
+		ch <- res{nc, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("cannot connect to NATS at %s: %w", b.url, r.err)
+		}
+		b.nc = r.nc
+		return b, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.nc != nil {
+				r.nc.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+func (b *natsBackend) Name() string                           { return "nats" }
+func (b *natsBackend) Publish(topic string, msg []byte) error { return b.nc.Publish(topic, msg) }
+func (b *natsBackend) Flush(timeout time.Duration) error      { return b.nc.FlushTimeout(timeout) }
+func (b *natsBackend) Join(parts ...string) string            { return strings.Join(parts, ".") }
+func (b *natsBackend) Wildcard(prefix string) string          { return prefix + ".>" }
+func (b *natsBackend) Lost() <-chan error                     { return b.lost }
+
+func (b *natsBackend) Info() (string, string, string) {
+	return "nats-server", b.nc.ConnectedServerVersion(), b.url
+}
+
+func (b *natsBackend) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
+	sub, err := b.nc.Subscribe(expr, func(m *natsgo.Msg) { f(m.Subject, m.Data, time.Now()) })
+	if err != nil {
+		return nil, err
+	}
+	sub.SetPendingLimits(-1, -1)
+	if err := b.nc.Flush(); err != nil {
+		return nil, err
+	}
+	return sub.Unsubscribe, nil
+}
+
+func (b *natsBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
+	sub, err := b.nc.Subscribe(expr, func(m *natsgo.Msg) {
+		at := time.Now()
+		if m.Reply == "" {
+			return
+		}
+		// Each query gets its own goroutine, so that a processing delay
+		// does not hold the next query back.
+		go func() {
+			for _, r := range reply(m.Data, at) {
+				if err := b.nc.Publish(m.Reply, r); err != nil {
+					return
+				}
+			}
+		}()
+	})
+	if err != nil {
+		return nil, err
+	}
+	sub.SetPendingLimits(-1, -1)
+	if err := b.nc.Flush(); err != nil {
+		return nil, err
+	}
+	return sub.Unsubscribe, nil
+}
+
+func (b *natsBackend) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
+	inbox := b.nc.NewRespInbox()
+	done := make(chan struct{})
+	var once sync.Once
+	sub, err := b.nc.Subscribe(inbox, func(m *natsgo.Msg) {
+		at := time.Now()
+		if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
+			return // no responders: the query times out
+		}
+		if !f(m.Data, at) {
+			once.Do(func() { close(done) })
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe()
+	if err := b.nc.PublishRequest(key, inbox, req); err != nil {
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil
+		}
+		return ctx.Err()
+	}
+}
+
+func (b *natsBackend) Close() error {
+	b.nc.Close()
+	return nil
+}

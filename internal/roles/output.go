@@ -1,0 +1,170 @@
+package roles
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// ReportsDir is the directory of the experiment where every role leaves
+// its report (formats §9, "Role reports").
+const ReportsDir = "roles"
+
+// lockDir holds an exclusive lock on dir's .roles.lock while f runs, so
+// that roles finishing together on one file system merge meta.json one
+// after the other.
+func lockDir(dir string, f func() error) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(filepath.Join(dir, ".roles.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	return f()
+}
+
+// Preflight checks, before anything is measured, that the role can write
+// its results into the experiment directory: no raw file of the same
+// sub-experiment, and a meta.json (if any) of the same latency definition.
+func Preflight(s Settings, latency string, types []string) error {
+	dir := s.Dir()
+	for _, typ := range types {
+		if _, err := os.Stat(filepath.Join(dir, experiment.RawFileName(typ))); err == nil {
+			return fmt.Errorf("%s already holds sub-experiment %s: give this role another --label or another --run-id", dir, typ)
+		}
+	}
+	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if latency != "" && m.Latency != latency {
+		return fmt.Errorf("%s holds %s latencies and this role measures %s (formats §2: one definition per experiment); use another --run-id", dir, m.Latency, latency)
+	}
+	return nil
+}
+
+// Measured is one sub-experiment a role measured.
+type Measured struct {
+	Type    string
+	Payload int
+	// Micros are the samples as the raw file holds them.
+	Micros []float64
+	Counts meta.Payload
+	Sub    meta.SubExperiment // without Payloads; filled in by Merge
+}
+
+// Merge writes the raw files of ms and merges their sub-experiments into
+// the experiment's meta.json (created by the first role to finish), under
+// the directory lock.
+func Merge(s Settings, latency, mode, clock string, start, end time.Time, interrupted bool, errMsg string, ms []Measured) error {
+	dir := s.Dir()
+	return lockDir(dir, func() error {
+		for _, m := range ms {
+			if len(m.Micros) == 0 {
+				continue // formats §2: a raw file has samples; meta.json says 0
+			}
+			path := filepath.Join(dir, experiment.RawFileName(m.Type))
+			if _, err := os.Stat(path); err == nil {
+				return fmt.Errorf("%s appeared while this role measured: another role wrote sub-experiment %s; give each its own --label", path, m.Type)
+			}
+			if err := atomicfile.Write(path, func(w io.Writer) error {
+				mw := measurements.NewWriter(w)
+				for i, us := range m.Micros {
+					if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: m.Payload, Latency: us}); err != nil {
+						return err
+					}
+				}
+				return mw.Flush()
+			}); err != nil {
+				return err
+			}
+		}
+		mp := filepath.Join(dir, meta.FileName)
+		doc, err := meta.ReadFile(mp)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			doc = &meta.Meta{
+				Tool:       meta.Tool{Name: "mqgate run " + s.Role, Version: Version},
+				Experiment: s.RunID, Start: start, End: end, Completed: true,
+				System: meta.System{Name: s.Driver},
+				Host:   meta.HostFingerprint(),
+				Config: meta.Config{Args: s.Args, Payloads: []int{}, SubExperiments: []string{}, Timeout: meta.Duration(s.Timeout),
+					Echo: "remote", Out: s.OutDir, Params: map[string]string{}},
+				Latency: latency, Mode: mode, Clock: clock,
+			}
+		case err != nil:
+			return err
+		case doc.Latency != latency:
+			return fmt.Errorf("%s: latency %s, this role's %s", mp, doc.Latency, latency)
+		}
+		if start.Before(doc.Start) {
+			doc.Start = start
+		}
+		if end.After(doc.End) {
+			doc.End = end
+		}
+		if !slices.Contains(doc.System.Scopes, s.Driver) {
+			doc.System.Scopes = append(doc.System.Scopes, s.Driver)
+		}
+		doc.Interrupted = doc.Interrupted || interrupted
+		if errMsg != "" && doc.Error == "" {
+			doc.Error = errMsg
+		}
+		for _, m := range ms {
+			sub := m.Sub
+			sub.Type = m.Type
+			sub.Payloads = []meta.Payload{m.Counts}
+			doc.Completed = doc.Completed && sub.Completed
+			doc.SubExperiments = append(doc.SubExperiments, sub)
+			doc.Config.SubExperiments = append(doc.Config.SubExperiments, m.Type)
+			if !slices.Contains(doc.Config.Payloads, m.Payload) {
+				doc.Config.Payloads = append(doc.Config.Payloads, m.Payload)
+			}
+			doc.Config.Samples = max(doc.Config.Samples, m.Counts.Samples)
+		}
+		if doc.Config.Params == nil {
+			doc.Config.Params = map[string]string{}
+		}
+		doc.Config.Params[s.Role+"."+s.Label+".args"] = fmt.Sprint(s.Args)
+		return meta.Write(mp, doc)
+	})
+}
+
+// WriteReport writes the role's report, roles/<role>-<label>-<instance>.json,
+// and returns its path.
+func WriteReport(s Settings, report any) (string, error) {
+	dir := filepath.Join(s.Dir(), ReportsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.json", s.Role, s.Label, s.Instance))
+	return path, atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	})
+}
+
+// Version is the tool version written to meta.json; run sets it.
+var Version = "(devel)"

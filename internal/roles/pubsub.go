@@ -1,0 +1,608 @@
+package roles
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/clockoffset"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// clockKey is where publishers answer clock probes: <topic-prefix>.clock
+// (the data travel below <topic-prefix>.data).
+func clockKey(b Backend, s Settings) string { return b.Join(s.TopicPrefix, "clock") }
+
+// clockReplyExtra follows the clockoffset reply: the instance (u8) whose
+// publishers the replying process runs.
+const clockReplyExtra = 1
+
+// Outcome is what a role ended with.
+type Outcome struct {
+	Summary     string // one line
+	Paths       []string
+	Interrupted bool
+	Incomplete  bool
+	Err         error
+}
+
+// PubReport is a pub role's report (roles/pub-<label>-<instance>.json).
+type PubReport struct {
+	Role        string            `json:"role"`
+	RunID       string            `json:"run_id"`
+	Host        string            `json:"host"`
+	Instance    int               `json:"instance"`
+	Driver      string            `json:"driver"`
+	Reliability string            `json:"reliability"`
+	Payload     int               `json:"payload"`
+	Rate        float64           `json:"rate"`
+	Publishers  []PublisherReport `json:"publishers"`
+	Start       time.Time         `json:"start"`
+	End         time.Time         `json:"end"`
+	Completed   bool              `json:"completed"`
+	Error       string            `json:"error,omitempty"`
+	ClockProbes uint64            `json:"clock_probes_answered"`
+}
+
+// PublisherReport are one publisher's counts.
+type PublisherReport struct {
+	ID      uint16 `json:"id"`
+	Topic   string `json:"topic"`
+	Sent    uint64 `json:"sent"`
+	Skipped uint64 `json:"skipped"`
+	Errors  uint64 `json:"errors"`
+}
+
+// RunPub publishes --publishers open-loop streams at --rate each for
+// --duration, then end markers, and answers clock probes meanwhile (and
+// for --timeout after, so that late subscribers can estimate).
+func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
+	met, err := NewMetrics(s)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	rep := PubReport{Role: RolePub, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver,
+		Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, Start: time.Now().UTC()}
+	var probes sync.Mutex
+	var answered uint64
+	stopClock, err := b.Serve(clockKey(b, s), func(req []byte, at time.Time) [][]byte {
+		r, err := clockoffset.Reply(req, at.UnixNano(), func() int64 { return time.Now().UnixNano() })
+		if err != nil {
+			return nil
+		}
+		probes.Lock()
+		answered++
+		probes.Unlock()
+		return [][]byte{append(r, byte(s.Instance))}
+	})
+	if err != nil {
+		met.Close()
+		return Outcome{Err: fmt.Errorf("serving clock probes: %w", err)}
+	}
+	period := time.Duration(float64(time.Second) / s.Rate)
+	start := time.Now().Add(50 * time.Millisecond)
+	end := start.Add(s.Duration)
+	reps := make([]PublisherReport, s.Publishers)
+	var wg sync.WaitGroup
+	var lost errBox
+	runCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case e := <-b.Lost():
+			lost.set(e)
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
+	for i := range s.Publishers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := uint16(s.Instance)<<8 | uint16(i)
+			topicIdx := i % s.Topics
+			topic := b.Join(s.TopicPrefix, "data", strconv.Itoa(topicIdx))
+			r := &reps[i]
+			r.ID, r.Topic = id, topic
+			msg := make([]byte, s.Payload)
+			Fill(msg)
+			// Phases are spread over one period, so that publishers do not
+			// send in bursts.
+			phase := period * time.Duration(i) / time.Duration(s.Publishers)
+			var seq uint64
+			for k := int64(0); ; k++ {
+				due := start.Add(phase + time.Duration(k)*period)
+				if !due.Before(end) || runCtx.Err() != nil {
+					break
+				}
+				if d := time.Until(due); d > 0 {
+					select {
+					case <-runCtx.Done():
+						continue
+					case <-time.After(d):
+					}
+				} else if -d > period {
+					// More than a period behind: skip the missed slots
+					// rather than send a burst.
+					r.Skipped++
+					continue
+				}
+				// The intended time goes in the header: a stalled sender
+				// shows as latency (no coordinated omission).
+				Header{SendNs: due.UnixNano(), Seq: seq, Publisher: id, Topic: uint16(topicIdx), RunID: s.RunHash()}.Put(msg)
+				if err := b.Publish(topic, msg); err != nil {
+					r.Errors++
+					met.Error()
+					continue
+				}
+				seq++
+				r.Sent++
+				met.Sent(1)
+			}
+			// The end marker says how many were sent; best-effort links may
+			// lose one, so it goes three times.
+			endMsg := make([]byte, HeaderSize)
+			for range 3 {
+				Header{SendNs: time.Now().UnixNano(), Seq: r.Sent, Publisher: id, Flags: FlagEnd | FlagEndRun, Topic: uint16(topicIdx), RunID: s.RunHash()}.Put(endMsg)
+				b.Publish(topic, endMsg)
+			}
+		}()
+	}
+	wg.Wait()
+	flushErr := b.Flush(s.Timeout)
+	interrupted := ctx.Err() != nil
+	// Late clock probes are answered for a while after the last message.
+	if !interrupted && lost.get() == nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(min(s.Timeout, 2*time.Second)):
+		}
+	}
+	stopClock()
+	met.Close()
+	cancel()
+	rep.End = time.Now().UTC()
+	rep.Publishers = reps
+	probes.Lock()
+	rep.ClockProbes = answered
+	probes.Unlock()
+	var total, skipped, errs uint64
+	for _, r := range reps {
+		total += r.Sent
+		skipped += r.Skipped
+		errs += r.Errors
+	}
+	switch {
+	case lost.get() != nil:
+		rep.Error = lost.get().Error()
+	case flushErr != nil:
+		rep.Error = "flush: " + flushErr.Error()
+	}
+	rep.Completed = rep.Error == "" && !interrupted
+	path, err := WriteReport(s, rep)
+	out := Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: err}
+	out.Summary = fmt.Sprintf("pub %s: %d messages of %d B from %d publishers (%d skipped, %d errors)%s; report %s",
+		s.RunID, total, s.Payload, s.Publishers, skipped, errs, statusWord(rep.Completed, interrupted, rep.Error), path)
+	return out
+}
+
+func statusWord(completed, interrupted bool, errMsg string) string {
+	switch {
+	case interrupted:
+		return ", interrupted"
+	case !completed && errMsg != "":
+		return ", incomplete: " + errMsg
+	case !completed:
+		return ", incomplete"
+	}
+	return ""
+}
+
+// pubState is what a subscriber knows of one publisher.
+type pubState struct {
+	received, dups, outOfOrder uint64
+	maxSeq                     uint64
+	seen                       []uint64 // bitset of sequence numbers
+	ended                      bool
+	sent                       uint64
+	any                        bool
+}
+
+func (p *pubState) mark(seq uint64) (dup bool) {
+	w := seq / 64
+	for uint64(len(p.seen)) <= w {
+		p.seen = append(p.seen, 0)
+	}
+	bit := uint64(1) << (seq % 64)
+	if p.seen[w]&bit != 0 {
+		return true
+	}
+	p.seen[w] |= bit
+	return false
+}
+
+type pubKey struct {
+	sub int
+	pub uint16
+}
+
+type arrival struct {
+	rawNs    int64 // receive (this host) − send (publisher's host)
+	instance uint8
+}
+
+// SubReport is a sub role's report.
+type SubReport struct {
+	Role        string                          `json:"role"`
+	RunID       string                          `json:"run_id"`
+	Host        string                          `json:"host"`
+	Instance    int                             `json:"instance"`
+	Driver      string                          `json:"driver"`
+	Expr        string                          `json:"expr"`
+	Subscribers int                             `json:"subscribers"`
+	Publishers  []SubPublisherReport            `json:"publishers"`
+	ClockOffset map[string]clockoffset.Estimate `json:"clock_offset"`
+	Clamped     uint64                          `json:"clamped"`
+	Malformed   uint64                          `json:"malformed"`
+	OtherRuns   uint64                          `json:"other_runs"`
+	Samples     int                             `json:"samples"`
+	Start       time.Time                       `json:"start"`
+	End         time.Time                       `json:"end"`
+	Completed   bool                            `json:"completed"`
+	Reason      string                          `json:"reason,omitempty"`
+}
+
+// SubPublisherReport is what one subscription counted of one publisher.
+type SubPublisherReport struct {
+	Subscriber int     `json:"subscriber"`
+	ID         uint16  `json:"id"`
+	Sent       *uint64 `json:"sent"`
+	Received   uint64  `json:"received"`
+	Lost       uint64  `json:"lost"`
+	Duplicates uint64  `json:"duplicates"`
+	OutOfOrder uint64  `json:"out_of_order"`
+}
+
+// RunSub subscribes --subscribers times to --expr and times every
+// message one way, until every expected publisher (--publishers, in all)
+// sent its end marker, or nothing arrived for --timeout after the first
+// message (a publisher gone), or --duration plus --timeout passed without
+// any. Latencies are corrected by each publisher host's clock offset.
+func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
+	if err := Preflight(s, meta.LatencyOneWay, []string{s.Type()}); err != nil {
+		return Outcome{Err: err}
+	}
+	met, err := NewMetrics(s)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	start := time.Now()
+	rep := SubReport{Role: RoleSub, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}}
+	var mu sync.Mutex
+	// Each subscription counts every publisher on its own.
+	pubs := map[pubKey]*pubState{}
+	var arrivals []arrival
+	last := time.Now()
+	first := false
+	progress := make(chan struct{}, 1)
+	newInstance := make(chan uint8, 256) // one per instance: never blocks
+	seenInst := map[uint8]bool{}
+	runHash := s.RunHash()
+	handle := func(subIdx int, msg []byte, at time.Time) {
+		recv := at.UnixNano()
+		h, err := ParseHeader(msg)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			rep.Malformed++
+			met.Error()
+			return
+		}
+		if h.RunID != runHash {
+			rep.OtherRuns++
+			return
+		}
+		last, first = time.Now(), true
+		k := pubKey{subIdx, h.Publisher}
+		p := pubs[k]
+		if p == nil {
+			p = &pubState{}
+			pubs[k] = p
+		}
+		inst := uint8(h.Publisher >> 8)
+		if !seenInst[inst] {
+			seenInst[inst] = true
+			newInstance <- inst
+		}
+		if h.Flags&FlagEnd != 0 {
+			if !p.ended {
+				p.ended, p.sent = true, h.Seq
+			}
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
+			return
+		}
+		if h.Flags&(FlagWarmup|FlagProbe) != 0 {
+			return
+		}
+		if p.mark(h.Seq) {
+			p.dups++
+			return
+		}
+		if p.any && h.Seq < p.maxSeq {
+			p.outOfOrder++
+		}
+		p.any = true
+		p.maxSeq = max(p.maxSeq, h.Seq)
+		p.received++
+		arrivals = append(arrivals, arrival{rawNs: recv - h.SendNs, instance: inst})
+		met.Received(len(msg), recv-h.SendNs+offsetOf(&rep, inst))
+	}
+	var unsubs []func() error
+	for i := range s.Subscribers {
+		un, err := b.Subscribe(subExpr(b, s.Expr), func(_ string, msg []byte, at time.Time) { handle(i, msg, at) })
+		if err != nil {
+			for _, u := range unsubs {
+				u()
+			}
+			met.Close()
+			return Outcome{Err: fmt.Errorf("subscribing to %s: %w", s.Expr, err)}
+		}
+		unsubs = append(unsubs, un)
+	}
+	// One clock estimate per publisher host, made when its first message
+	// arrives.
+	var clockWG sync.WaitGroup
+	clockCtx, clockCancel := context.WithCancel(ctx)
+	go func() {
+		for {
+			select {
+			case <-clockCtx.Done():
+				return
+			case inst := <-newInstance:
+				if s.Log != nil {
+					s.Log.Debug("new publisher host", "instance", inst)
+				}
+				if !s.ClockOffset {
+					mu.Lock()
+					rep.ClockOffset[strconv.Itoa(int(inst))] = clockoffset.Estimate{Disabled: true, Peer: "instance " + strconv.Itoa(int(inst))}
+					mu.Unlock()
+					continue
+				}
+				clockWG.Add(1)
+				go func() {
+					defer clockWG.Done()
+					est, err := clockoffset.Measure(clockCtx, &clockExchanger{b: b, key: clockKey(b, s), instance: inst, timeout: s.Timeout}, s.ClockProbes, 5*time.Millisecond)
+					est.Peer = "instance " + strconv.Itoa(int(inst))
+					if err != nil {
+						// No estimate: the latencies of this publisher stay
+						// as measured, which the report says.
+						est.Disabled = true
+						est.Method = "failed: " + err.Error()
+					}
+					mu.Lock()
+					rep.ClockOffset[strconv.Itoa(int(inst))] = est
+					mu.Unlock()
+					if s.Log != nil {
+						s.Log.Info("clock offset", "peer", est.Peer, "offset_ns", est.OffsetNs, "error_bound_ns", est.ErrorBoundNs,
+							"method", est.Method, "kept", est.Kept, "exchanges", est.Exchanges)
+					}
+				}()
+			}
+		}
+	}()
+
+	// Wait for the end.
+	reason := ""
+	lostCh := b.Lost()
+	tick := time.NewTicker(50 * time.Millisecond)
+	deadline := start.Add(s.Duration + s.Timeout)
+	interrupted := false
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			interrupted = true
+			break loop
+		case e := <-lostCh:
+			reason = e.Error()
+			break loop
+		case <-progress:
+		case <-tick.C:
+		}
+		mu.Lock()
+		// Publishers that ended, as the subscription that saw fewest counts.
+		endedBy := make([]int, s.Subscribers)
+		for k, p := range pubs {
+			if p.ended {
+				endedBy[k.sub]++
+			}
+		}
+		ended := slices.Min(endedBy)
+		silent := time.Since(last)
+		got := first
+		mu.Unlock()
+		switch {
+		case ended >= s.Publishers:
+			break loop
+		case got && silent > s.Timeout:
+			reason = fmt.Sprintf("nothing arrived for --timeout %v; %d of %d publishers ended", s.Timeout, ended, s.Publishers)
+			break loop
+		case !got && time.Now().After(deadline):
+			reason = fmt.Sprintf("no message within --duration + --timeout (%v)", s.Duration+s.Timeout)
+			break loop
+		}
+	}
+	tick.Stop()
+	for _, u := range unsubs {
+		u()
+	}
+	// Clock estimates in progress finish (they are bounded by their
+	// probes' timeouts), unless the run was interrupted.
+	if interrupted {
+		clockCancel()
+	}
+	waitTimeout(&clockWG, time.Duration(s.ClockProbes)*(s.Timeout+5*time.Millisecond))
+	clockCancel()
+	met.Close()
+	end := time.Now()
+
+	mu.Lock()
+	defer mu.Unlock()
+	// Samples in arrival order, corrected by their publisher's offset.
+	micros := make([]float64, len(arrivals))
+	for i, a := range arrivals {
+		ns := a.rawNs + offsetOf(&rep, a.instance)
+		if ns < 0 {
+			ns = 0
+			rep.Clamped++
+		}
+		micros[i] = float64(ns) / 1000
+	}
+	counts := meta.Payload{Bytes: s.Payload, Samples: len(micros)}
+	keys := make([]pubKey, 0, len(pubs))
+	ids := map[uint16]bool{}
+	for k := range pubs {
+		keys = append(keys, k)
+		ids[k.pub] = true
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].sub != keys[j].sub {
+			return keys[i].sub < keys[j].sub
+		}
+		return keys[i].pub < keys[j].pub
+	})
+	allEnded := len(ids) >= s.Publishers && len(keys) == len(ids)*s.Subscribers
+	for _, k := range keys {
+		p := pubs[k]
+		pr := SubPublisherReport{Subscriber: k.sub, ID: k.pub, Received: p.received, Duplicates: p.dups, OutOfOrder: p.outOfOrder}
+		if p.ended {
+			sent := p.sent
+			pr.Sent = &sent
+			if sent > p.received {
+				pr.Lost = sent - p.received
+			}
+		} else {
+			allEnded = false
+			if p.any && p.maxSeq+1 > p.received {
+				pr.Lost = p.maxSeq + 1 - p.received
+			}
+		}
+		counts.Lost += pr.Lost
+		counts.Duplicates += pr.Duplicates
+		counts.OutOfOrder += pr.OutOfOrder
+		rep.Publishers = append(rep.Publishers, pr)
+	}
+	counts.Errors = rep.Malformed
+	rep.Completed = reason == "" && !interrupted && allEnded
+	if !rep.Completed && reason == "" && !interrupted {
+		reason = "not every publisher sent its end marker"
+	}
+	rep.Reason = reason
+	rep.Samples = len(micros)
+	rep.End = end.UTC()
+	counts.Completed = rep.Completed
+	product, version, url := b.Info()
+	extra := map[string]string{"role": "sub", "host": rep.Host, "subscribers": strconv.Itoa(s.Subscribers), "expr": s.Expr,
+		"clamped": strconv.FormatUint(rep.Clamped, 10)}
+	for inst, est := range rep.ClockOffset {
+		extra["clock_offset_ns."+inst] = strconv.FormatInt(est.OffsetNs, 10)
+		extra["clock_offset_error_bound_ns."+inst] = strconv.FormatInt(est.ErrorBoundNs, 10)
+		extra["clock_offset_method."+inst] = est.Method
+		if est.Disabled {
+			extra["clock_offset_method."+inst] = "disabled"
+			if est.Method != "" {
+				extra["clock_offset_method."+inst] = est.Method
+			}
+		}
+	}
+	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts, Sub: meta.SubExperiment{
+		Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr, Completed: rep.Completed, Error: reason,
+		Start: start.UTC(), End: end.UTC(), System: &meta.SystemInfo{Product: product, Version: version, URL: url, Extra: extra},
+		Params: map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)},
+	}}
+	errMsg := ""
+	if !rep.Completed && reason != "" {
+		errMsg = s.Type() + ": " + reason
+	}
+	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
+		start.UTC(), end.UTC(), interrupted, errMsg, []Measured{m})
+	path, repErr := WriteReport(s, rep)
+	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted}
+	if mergeErr != nil {
+		out.Err = mergeErr
+	} else if repErr != nil {
+		out.Err = repErr
+	}
+	out.Summary = fmt.Sprintf("sub %s: %d samples from %d publishers, %d lost%s; results in %s",
+		s.RunID, len(micros), len(ids), counts.Lost, statusWord(rep.Completed, interrupted, reason), s.Dir())
+	return out
+}
+
+// subExpr is expr, or everything below it when it has no wildcard.
+func subExpr(b Backend, expr string) string {
+	if strings.ContainsAny(expr, "*>") {
+		return expr
+	}
+	return b.Wildcard(expr)
+}
+
+// offsetOf is the clock offset of instance's host known so far (0 when
+// none: no correction).
+func offsetOf(rep *SubReport, inst uint8) int64 {
+	est, ok := rep.ClockOffset[strconv.Itoa(int(inst))]
+	if !ok || est.Disabled {
+		return 0
+	}
+	return est.OffsetNs
+}
+
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// clockExchanger probes the publishers' clock service and keeps the reply
+// of one instance.
+type clockExchanger struct {
+	b        Backend
+	key      string
+	instance uint8
+	timeout  time.Duration
+}
+
+func (c *clockExchanger) Exchange(ctx context.Context) (clockoffset.Exchange, error) {
+	qctx, cancel := context.WithTimeout(ctx, min(c.timeout, time.Second))
+	defer cancel()
+	var ex clockoffset.Exchange
+	var got error = fmt.Errorf("no clock reply from instance %d", c.instance)
+	t1 := time.Now().UnixNano()
+	req := clockoffset.EncodeRequest(t1)
+	err := c.b.Query(qctx, c.key, req, func(rep []byte, at time.Time) bool {
+		if len(rep) != clockoffset.ReplySize+clockReplyExtra || rep[clockoffset.ReplySize] != c.instance ||
+			int64(binary.LittleEndian.Uint64(rep)) != t1 {
+			return true // another publisher host's reply: keep waiting
+		}
+		ex, got = clockoffset.DecodeReply(rep[:clockoffset.ReplySize], at.UnixNano())
+		return false
+	})
+	if err != nil {
+		return ex, err
+	}
+	return ex, got
+}

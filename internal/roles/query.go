@@ -1,0 +1,336 @@
+package roles
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// QryReport is a qry (queryable) role's report.
+type QryReport struct {
+	Role        string    `json:"role"`
+	RunID       string    `json:"run_id"`
+	Host        string    `json:"host"`
+	Instance    int       `json:"instance"`
+	Driver      string    `json:"driver"`
+	ServePrefix string    `json:"serve_prefix"`
+	ReplySize   int       `json:"reply_size"`
+	ProcDelayNs int64     `json:"proc_delay_ns"`
+	ProcJitter  int64     `json:"proc_jitter_ns"`
+	Queries     uint64    `json:"queries"`
+	Replies     uint64    `json:"replies"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Completed   bool      `json:"completed"`
+	Error       string    `json:"error,omitempty"`
+}
+
+// RunQry answers every query on --serve-prefix (and below it) with
+// --replies replies of --reply-size bytes, each after --proc-delay (±
+// its jitter, uniform, seeded by --seed), until --duration passed or it is
+// stopped.
+func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
+	met, err := NewMetrics(s)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	rep := QryReport{Role: RoleQry, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver,
+		ServePrefix: s.ServePrefix, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Start: time.Now().UTC()}
+	var rngMu sync.Mutex
+	rng := rand.New(rand.NewPCG(s.Seed, uint64(s.Instance)))
+	var queries, replies atomic.Uint64
+	serve := func(req []byte, at time.Time) [][]byte {
+		queries.Add(1)
+		met.Received(len(req), -1)
+		out := make([][]byte, 0, s.Replies)
+		for range s.Replies {
+			d := s.ProcDelay
+			if s.ProcJitter > 0 {
+				rngMu.Lock()
+				d += time.Duration(rng.Int64N(2*int64(s.ProcJitter)+1)) - s.ProcJitter
+				rngMu.Unlock()
+			}
+			if d > 0 {
+				time.Sleep(time.Until(at.Add(d)))
+			}
+			r := make([]byte, s.ReplySize)
+			// The reply starts with the query's header, so that the
+			// requester can match it.
+			copy(r, req[:min(len(req), HeaderSize, len(r))])
+			for i := HeaderSize; i < len(r); i++ {
+				r[i] = byte(i % 251)
+			}
+			out = append(out, r)
+		}
+		replies.Add(uint64(len(out)))
+		met.Sent(uint64(len(out)))
+		return out
+	}
+	var stops []func() error
+	for _, expr := range []string{s.ServePrefix, b.Wildcard(s.ServePrefix)} {
+		stop, err := b.Serve(expr, serve)
+		if err != nil {
+			met.Close()
+			return Outcome{Err: fmt.Errorf("serving %s: %w", expr, err)}
+		}
+		stops = append(stops, stop)
+	}
+	interrupted := false
+	select {
+	case <-ctx.Done():
+		interrupted = true
+	case e := <-b.Lost():
+		rep.Error = e.Error()
+	case <-time.After(s.Duration):
+	}
+	for _, stop := range stops {
+		stop()
+	}
+	met.Close()
+	rep.End = time.Now().UTC()
+	rep.Queries, rep.Replies = queries.Load(), replies.Load()
+	rep.Completed = rep.Error == "" && !interrupted
+	path, err := WriteReport(s, rep)
+	return Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: err,
+		Summary: fmt.Sprintf("qry %s: answered %d queries with %d replies%s; report %s", s.RunID, rep.Queries, rep.Replies,
+			statusWord(rep.Completed, interrupted, rep.Error), path)}
+}
+
+// ReqReport is a req role's report: the query metrics.
+type ReqReport struct {
+	Role        string    `json:"role"`
+	RunID       string    `json:"run_id"`
+	Host        string    `json:"host"`
+	Instance    int       `json:"instance"`
+	Driver      string    `json:"driver"`
+	Expr        string    `json:"expr"`
+	QPSTarget   float64   `json:"qps_target"`
+	QPS         float64   `json:"qps"` // queries sent per second of --duration
+	Concurrency int       `json:"concurrency"`
+	Queries     uint64    `json:"queries"`
+	Answered    uint64    `json:"answered"` // with at least one reply
+	Complete    uint64    `json:"complete"` // with --replies replies
+	Timeouts    uint64    `json:"timeouts"` // fewer than --replies within --timeout
+	Errors      uint64    `json:"errors"`
+	Skipped     uint64    `json:"skipped"` // slots missed: --concurrency queries in flight
+	Replies     uint64    `json:"replies"`
+	RepliesMin  uint64    `json:"replies_min"`
+	RepliesMax  uint64    `json:"replies_max"`
+	RepliesMean float64   `json:"replies_mean"`
+	ResultBytes uint64    `json:"result_bytes"`
+	FirstP50Us  float64   `json:"time_to_first_p50_us"`
+	FirstP99Us  float64   `json:"time_to_first_p99_us"`
+	LastP50Us   float64   `json:"time_to_last_p50_us"`
+	LastP99Us   float64   `json:"time_to_last_p99_us"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Completed   bool      `json:"completed"`
+	Error       string    `json:"error,omitempty"`
+}
+
+type queryResult struct {
+	firstNs, lastNs int64
+	replies, bytes  uint64
+	err             bool
+}
+
+// RunReq sends queries to --expr open-loop at --qps for --duration, at
+// most --concurrency in flight (a slot that finds them all busy is
+// skipped and counted), each waiting up to --timeout for --replies
+// replies. The time to the first and to the last reply of each answered
+// query are the two raw files (whole round trips, "rtt").
+func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
+	if err := Preflight(s, meta.LatencyRTT, []string{s.Type(), s.LastType()}); err != nil {
+		return Outcome{Err: err}
+	}
+	met, err := NewMetrics(s)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	start := time.Now()
+	rep := ReqReport{Role: RoleReq, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+		QPSTarget: s.QPS, Concurrency: s.Concurrency, Start: start.UTC()}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var lost errBox
+	go func() {
+		select {
+		case e := <-b.Lost():
+			lost.set(e)
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
+	sem := make(chan struct{}, s.Concurrency)
+	var mu sync.Mutex
+	var results []queryResult
+	var wg sync.WaitGroup
+	period := time.Duration(float64(time.Second) / s.QPS)
+	t0 := time.Now().Add(20 * time.Millisecond)
+	end := t0.Add(s.Duration)
+	var seq uint64
+	for k := int64(0); runCtx.Err() == nil; k++ {
+		due := t0.Add(time.Duration(k) * period)
+		if !due.Before(end) {
+			break
+		}
+		if d := time.Until(due); d > 0 {
+			select {
+			case <-runCtx.Done():
+				continue
+			case <-time.After(d):
+			}
+		}
+		select {
+		case sem <- struct{}{}:
+		default:
+			rep.Skipped++
+			continue
+		}
+		msg := make([]byte, s.Payload)
+		Fill(msg)
+		Header{SendNs: time.Now().UnixNano(), Seq: seq, Publisher: uint16(s.Instance) << 8, Flags: FlagProbe, RunID: s.RunHash()}.Put(msg)
+		seq++
+		wg.Add(1)
+		met.Sent(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			qctx, qcancel := context.WithTimeout(runCtx, s.Timeout)
+			defer qcancel()
+			var r queryResult
+			sent := time.Now()
+			err := b.Query(qctx, s.Expr, msg, func(reply []byte, at time.Time) bool {
+				ns := at.Sub(sent).Nanoseconds()
+				if r.replies == 0 {
+					r.firstNs = ns
+					met.Received(len(reply), ns)
+				} else {
+					met.Received(len(reply), -1)
+				}
+				r.lastNs = ns
+				r.replies++
+				r.bytes += uint64(len(reply))
+				return r.replies < uint64(s.Replies)
+			})
+			if err != nil && runCtx.Err() == nil {
+				r.err = true
+				met.Error()
+			} else if r.replies < uint64(s.Replies) && runCtx.Err() == nil {
+				met.Timeout()
+			}
+			mu.Lock()
+			results = append(results, r)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	interrupted := ctx.Err() != nil
+	met.Close()
+	endT := time.Now()
+	rep.End = endT.UTC()
+
+	var first, lastMicros []float64
+	var firstNs, lastNs []int64
+	rep.RepliesMin = ^uint64(0)
+	for _, r := range results {
+		rep.Queries++
+		rep.Replies += r.replies
+		rep.ResultBytes += r.bytes
+		rep.RepliesMin = min(rep.RepliesMin, r.replies)
+		rep.RepliesMax = max(rep.RepliesMax, r.replies)
+		switch {
+		case r.err:
+			rep.Errors++
+		case r.replies < uint64(s.Replies):
+			rep.Timeouts++
+		default:
+			rep.Complete++
+		}
+		if r.replies > 0 {
+			rep.Answered++
+			first = append(first, float64(r.firstNs)/1000)
+			lastMicros = append(lastMicros, float64(r.lastNs)/1000)
+			firstNs = append(firstNs, r.firstNs)
+			lastNs = append(lastNs, r.lastNs)
+		}
+	}
+	if rep.Queries == 0 {
+		rep.RepliesMin = 0
+	} else {
+		rep.RepliesMean = float64(rep.Replies) / float64(rep.Queries)
+	}
+	rep.QPS = float64(rep.Queries) / s.Duration.Seconds()
+	rep.FirstP50Us, rep.FirstP99Us = pct(firstNs, 50), pct(firstNs, 99)
+	rep.LastP50Us, rep.LastP99Us = pct(lastNs, 50), pct(lastNs, 99)
+	if e := lost.get(); e != nil {
+		rep.Error = e.Error()
+	}
+	rep.Completed = rep.Error == "" && !interrupted
+	product, version, url := b.Info()
+	extra := map[string]string{"role": "req", "host": rep.Host,
+		"qps": strconv.FormatFloat(rep.QPS, 'f', 3, 64), "queries": strconv.FormatUint(rep.Queries, 10),
+		"timeouts": strconv.FormatUint(rep.Timeouts, 10), "errors": strconv.FormatUint(rep.Errors, 10),
+		"replies_per_query_mean": strconv.FormatFloat(rep.RepliesMean, 'f', 3, 64),
+		"replies_per_query_min":  strconv.FormatUint(rep.RepliesMin, 10), "replies_per_query_max": strconv.FormatUint(rep.RepliesMax, 10),
+		"result_bytes": strconv.FormatUint(rep.ResultBytes, 10), "skipped": strconv.FormatUint(rep.Skipped, 10)}
+	sub := func(what string) meta.SubExperiment {
+		e := map[string]string{"measures": what}
+		for k, v := range extra {
+			e[k] = v
+		}
+		return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr,
+			Completed: rep.Completed, Error: rep.Error, Start: start.UTC(), End: endT.UTC(),
+			System: &meta.SystemInfo{Product: product, Version: version, URL: url, Extra: e},
+			Params: map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
+				"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}}
+	}
+	counts := func(n int) meta.Payload {
+		return meta.Payload{Bytes: s.Payload, Samples: n, Lost: rep.Timeouts, Errors: rep.Errors, Completed: rep.Completed}
+	}
+	errMsg := ""
+	if rep.Error != "" {
+		errMsg = s.Type() + ": " + rep.Error
+	}
+	mergeErr := Merge(s, meta.LatencyRTT, "query open-loop (roles)", "monotonic (Go runtime, ns)", start.UTC(), endT.UTC(), interrupted, errMsg,
+		[]Measured{
+			{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: counts(len(first)), Sub: sub("time to first reply")},
+			{Type: s.LastType(), Payload: s.Payload, Micros: lastMicros, Counts: counts(len(lastMicros)), Sub: sub("time to last reply")},
+		})
+	path, repErr := WriteReport(s, rep)
+	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted}
+	if mergeErr != nil {
+		out.Err = mergeErr
+	} else if repErr != nil {
+		out.Err = repErr
+	}
+	out.Summary = fmt.Sprintf("req %s: %d queries (%.1f/s), %d timeouts, %d errors, first reply p50 %.1f us, last p50 %.1f us%s; results in %s",
+		s.RunID, rep.Queries, rep.QPS, rep.Timeouts, rep.Errors, rep.FirstP50Us, rep.LastP50Us,
+		statusWord(rep.Completed, interrupted, rep.Error), s.Dir())
+	return out
+}
+
+// pct is the p-th percentile (numpy's linear method) of ns, in µs.
+func pct(ns []int64, p float64) float64 {
+	if len(ns) == 0 {
+		return 0
+	}
+	v := make([]float64, len(ns))
+	for i, x := range ns {
+		v[i] = float64(x) / 1000
+	}
+	slices.Sort(v)
+	h := float64(len(v)-1) * p / 100
+	lo := int(h)
+	if lo+1 >= len(v) {
+		return v[len(v)-1]
+	}
+	return v[lo] + (h-float64(lo))*(v[lo+1]-v[lo])
+}

@@ -1,0 +1,198 @@
+package roles
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// TestReqQry runs two queryables (one reply after 2 ms ± 1 ms, two
+// replies of 200 bytes at once) and a requester expecting three replies
+// per query: every query is answered completely, the first reply comes no
+// sooner than the slow queryable's... no: the fast one answers first, the
+// last reply no sooner than 1 ms (the delay minus its jitter), and the
+// counts add up.
+func TestReqQry(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	base := map[string]any{"endpoint": []string{url}, "run-id": "q", "out-dir": out, "timeout": "2s"}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	qry := []Settings{
+		settings(t, RoleQry, with(map[string]any{"proc-delay": "2ms±1ms", "duration": "1m", "reply-size": "32"})),
+		settings(t, RoleQry, with(map[string]any{"replies": "2", "reply-size": "200", "duration": "1m"})),
+	}
+	qryOut := make([]Outcome, 2)
+	for i := range qry {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			qryOut[i] = Run(ctx, qry[i])
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	req := settings(t, RoleReq, with(map[string]any{"qps": "100", "duration": "1s", "replies": "3", "concurrency": "16", "payload": "48"}))
+	ro := Run(context.Background(), req)
+	cancel()
+	wg.Wait()
+	if ro.Err != nil || ro.Incomplete || ro.Interrupted {
+		t.Fatalf("req: %+v", ro)
+	}
+	for _, o := range qryOut {
+		// Stopped by their context: interrupted, reported.
+		if o.Err != nil || !o.Interrupted {
+			t.Errorf("qry: %+v", o)
+		}
+	}
+	dir := filepath.Join(out, "q")
+	var rr ReqReport
+	readJSON(t, filepath.Join(dir, ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
+	if rr.Queries == 0 || rr.Complete != rr.Queries || rr.Timeouts != 0 || rr.Errors != 0 ||
+		rr.RepliesMin != 3 || rr.RepliesMax != 3 || rr.RepliesMean != 3 || rr.ResultBytes != rr.Queries*(32+2*200) {
+		t.Fatalf("report %+v", rr)
+	}
+	if rr.Queries+rr.Skipped < 90 || rr.QPS <= 0 {
+		t.Errorf("%d queries and %d skipped slots in 1 s at 100/s", rr.Queries, rr.Skipped)
+	}
+	first, last := rawRows(t, dir, "nats_best_effort_query"), rawRows(t, dir, "nats_best_effort_querylast")
+	if uint64(len(first)) != rr.Queries || len(last) != len(first) {
+		t.Fatalf("%d first, %d last rows for %d queries", len(first), len(last), rr.Queries)
+	}
+	for i := range first {
+		if last[i].Latency < first[i].Latency || last[i].Latency < 1000 {
+			t.Fatalf("query %d: first %.3f us, last %.3f us (the delayed reply takes ≥ 1 ms)", i+1, first[i].Latency, last[i].Latency)
+		}
+	}
+	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Latency != meta.LatencyRTT || len(m.SubExperiments) != 2 || m.SubExperiments[0].System.Extra["replies_per_query_mean"] != "3.000" {
+		t.Errorf("meta %+v", m)
+	}
+	var qr QryReport
+	readJSON(t, filepath.Join(dir, ReportsDir, "qry-query-"+strconv.Itoa(qry[1].Instance)+".json"), &qr)
+	if qr.Queries != rr.Queries || qr.Replies != 2*rr.Queries {
+		t.Errorf("qry report %+v for %d queries", qr, rr.Queries)
+	}
+}
+
+// TestReqTimeouts: without a queryable every query times out; the role
+// completes and counts them.
+func TestReqTimeouts(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	s := settings(t, RoleReq, map[string]any{"endpoint": []string{url}, "run-id": "t", "out-dir": out, "timeout": "200ms", "qps": "20", "duration": "500ms"})
+	o := Run(context.Background(), s)
+	if o.Err != nil || o.Incomplete {
+		t.Fatalf("%+v", o)
+	}
+	var rr ReqReport
+	readJSON(t, filepath.Join(out, "t", ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json"), &rr)
+	if rr.Queries == 0 || rr.Timeouts != rr.Queries || rr.Answered != 0 || rr.RepliesMax != 0 {
+		t.Errorf("%+v", rr)
+	}
+	// No sample, no raw file (formats §2); meta.json counts 0.
+	if _, err := os.Stat(filepath.Join(out, "t", "measurements_nats_best_effort_query.csv")); !os.IsNotExist(err) {
+		t.Errorf("a raw file without samples: %v", err)
+	}
+	m, err := meta.ReadFile(filepath.Join(out, "t", meta.FileName))
+	if err != nil || m.SubExperiments[0].Payloads[0].Samples != 0 || m.SubExperiments[0].Payloads[0].Lost != rr.Queries {
+		t.Errorf("meta %+v %v", m, err)
+	}
+}
+
+// runApp runs the roles as commands of a small app, as `run` does.
+func runApp(ctx context.Context, t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	app := &cli.App{Name: "run", Commands: Commands()}
+	var stdout, stderr bytes.Buffer
+	code := cliapp.Run(ctx, app, append([]string{"run"}, args...), &stdout, &stderr)
+	return code, stderr.String()
+}
+
+// TestCommandPrecedence runs `run pub` with the rate in a TOML file, in
+// MQ_RATE and on the command line: the flag wins, then the environment;
+// the report shows the rate used.
+func TestCommandPrecedence(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	cfg := filepath.Join(out, "roles.toml")
+	os.WriteFile(cfg, []byte("rate = 50\nduration = \"300ms\"\ninstance = 9\n[pub]\npublishers = 2\n"), 0o644)
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, nil, `"rate": 50`},
+		{[]string{"MQ_RATE=70"}, nil, `"rate": 70`},
+		{[]string{"MQ_RATE=70"}, []string{"--rate", "90"}, `"rate": 90`},
+	} {
+		id := "p" + strings.TrimPrefix(tc.want, `"rate": `)
+		args := append([]string{"pub", "--config", cfg, "--endpoint", url, "--run-id", id, "--out-dir", out}, tc.args...)
+		code, stderr := runApp(context.Background(), t, tc.env, args...)
+		os.Unsetenv("MQ_RATE")
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		rep, err := os.ReadFile(filepath.Join(out, id, ReportsDir, "pub-pubsub-9.json"))
+		if err != nil || !bytes.Contains(rep, []byte(tc.want)) || !bytes.Contains(rep, []byte(`"id": 2305`)) {
+			t.Errorf("%v %v: report %s, %v", tc.env, tc.args, rep, err)
+		}
+		if !strings.Contains(stderr, "pub "+id+": ") {
+			t.Errorf("no summary line: %s", stderr)
+		}
+	}
+	code, stderr := runApp(context.Background(), t, []string{"MQ_RAET=1"}, "pub", "--endpoint", url)
+	if code != 2 || !strings.Contains(stderr, "MQ_RAET") {
+		t.Errorf("unknown variable: exit %d, %s", code, stderr)
+	}
+	os.Unsetenv("MQ_RAET")
+	code, stderr = runApp(context.Background(), t, nil, "sub", "--payload", "1")
+	if code != 2 || !strings.Contains(stderr, "--payload 1") {
+		t.Errorf("bad payload: exit %d, %s", code, stderr)
+	}
+}
+
+// TestInterrupt stops a sub waiting for publishers: exit 130, a one-line
+// summary naming the results, which are written and marked interrupted.
+func TestInterrupt(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	code, stderr := runApp(ctx, t, nil, "sub", "--endpoint", url, "--run-id", "i", "--out-dir", out, "--duration", "1m", "--log-level", "error")
+	dir := filepath.Join(out, "i")
+	if code != cliapp.ExitInterrupted || !strings.Contains(stderr, "interrupted; results in "+dir) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+	if err != nil || !m.Interrupted || m.Completed {
+		t.Fatalf("meta %+v, %v", m, err)
+	}
+}

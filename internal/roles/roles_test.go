@@ -1,0 +1,240 @@
+package roles
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/config"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/nats"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// embeddedNATS starts a NATS server inside the test process.
+func embeddedNATS(t *testing.T) string {
+	t.Helper()
+	url, stop, err := nats.Transport{}.StartEmbedded(context.Background(), driver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop() })
+	return url
+}
+
+// settings resolves a role's settings from flags, as the command does.
+func settings(t *testing.T, role string, flags map[string]any) Settings {
+	t.Helper()
+	c, err := config.Load(config.Sources{Flags: flags, Known: Keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Resolve(role, c, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func rawRows(t *testing.T, dir, typ string) []measurements.Sample {
+	t.Helper()
+	path := filepath.Join(dir, experiment.RawFileName(typ))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []measurements.Sample
+	r := measurements.NewReader(f, path)
+	for r.Next() {
+		out = append(out, r.Sample())
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestHeader checks the header against the helper's layout (formats §9)
+// byte for byte.
+func TestHeader(t *testing.T) {
+	h := Header{SendNs: 0x0102030405060708, Seq: 5, Publisher: 0x0301, Flags: FlagEnd | FlagEndRun, Topic: 7, RunID: 0xA0B0C0D0}
+	b := make([]byte, 30)
+	h.Put(b)
+	Fill(b)
+	want := []byte{8, 7, 6, 5, 4, 3, 2, 1, 5, 0, 0, 0, 0, 1, 3, 6, 1, 0, 7, 0, 0xD0, 0xC0, 0xB0, 0xA0, 24, 25, 26, 27, 28, 29}
+	if !bytes.Equal(b, want) {
+		t.Fatalf("header bytes\n%v\nwant\n%v", b, want)
+	}
+	got, err := ParseHeader(b)
+	if err != nil || got != h {
+		t.Fatalf("parsed %+v, %v", got, err)
+	}
+	if _, err := ParseHeader(b[:20]); err != ErrShort {
+		t.Errorf("short message: %v", err)
+	}
+}
+
+// TestResolve checks defaults, derived keys and the errors of bad values.
+func TestResolve(t *testing.T) {
+	s := settings(t, RoleSub, map[string]any{})
+	if s.Driver != "nats" || s.Expr != "mqgate.bench.data" || s.Type() != "nats_best_effort_pubsub" || s.RunID != "2026-01-02_03-04-05" || s.Dir() != filepath.Join("results", "2026-01-02_03-04-05") {
+		t.Errorf("defaults: %+v", s)
+	}
+	q := settings(t, RoleReq, map[string]any{"reliability": "reliable", "serve-prefix": "svc.a"})
+	if q.Expr != "svc.a" || q.Type() != "nats_reliable_query" || q.LastType() != "nats_reliable_querylast" {
+		t.Errorf("req: %+v", q)
+	}
+	for flags, want := range map[string]string{
+		"rate=0":             "--rate 0: expected a positive value",
+		"payload=8":          "--payload 8: expected 24",
+		"reliability=maybe":  `reliability (from --reliability): "maybe", expected best_effort or reliable`,
+		"proc-delay=2ms±x":   "proc-delay (from --proc-delay)",
+		"label=Bad":          "--label",
+		"run-id=../x":        "--run-id",
+		"log-level=loud":     "--log-level",
+		"timeout=soon":       "timeout (from --timeout): soon is not a duration",
+		"publishers=300":     "at most 256",
+		"clock-offset=maybe": "clock-offset (from --clock-offset)",
+	} {
+		k, v, _ := strings.Cut(flags, "=")
+		c, err := config.Load(config.Sources{Flags: map[string]any{k: v}, Known: Keys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Resolve(RolePub, c, time.Now()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", flags, err, want)
+		}
+	}
+	d, j, err := ParseProcDelay("2ms±500us")
+	if err != nil || d != 2*time.Millisecond || j != 500*time.Microsecond {
+		t.Errorf("ParseProcDelay: %v %v %v", d, j, err)
+	}
+	if d, j, err = ParseProcDelay("0.001,0.0002"); err != nil || d != time.Millisecond || j != 200*time.Microsecond {
+		t.Errorf("ParseProcDelay seconds: %v %v %v", d, j, err)
+	}
+}
+
+// TestPubSub runs a sub and two pub processes' worth of roles over an
+// embedded NATS server: every message is a sample, nothing is lost, the
+// clock offset (one host: near 0) is recorded, and the experiment is the
+// pipeline's (meta.json required fields, a raw file process can read).
+func TestPubSub(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	common := map[string]any{"endpoint": []string{url}, "run-id": "ps", "out-dir": out, "timeout": "3s", "payload": "100"}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range common {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	sub := settings(t, RoleSub, with(map[string]any{"publishers": "3", "subscribers": "2", "csv": filepath.Join(out, "sub.csv"), "agg-window": "200ms"}))
+	var subOut Outcome
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		subOut = Run(context.Background(), sub)
+	}()
+	time.Sleep(300 * time.Millisecond) // the subscription is in place
+	var pubs [2]Outcome
+	for i, n := range []string{"2", "1"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pubs[i] = Run(context.Background(), settings(t, RolePub, with(map[string]any{"publishers": n, "rate": "200", "duration": "1s", "instance": []string{"1", "2"}[i], "topics": "2"})))
+		}()
+	}
+	wg.Wait()
+	for _, o := range append(pubs[:], subOut) {
+		if o.Err != nil || o.Incomplete || o.Interrupted {
+			t.Fatalf("%+v", o)
+		}
+	}
+	dir := filepath.Join(out, "ps")
+	var sr SubReport
+	readJSON(t, filepath.Join(dir, ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
+	var sent uint64
+	for _, p := range sr.Publishers {
+		if p.Sent == nil || p.Lost != 0 || p.Duplicates != 0 {
+			t.Errorf("publisher %+v", p)
+		}
+		if p.Sent != nil {
+			sent += *p.Sent
+		}
+	}
+	// Two subscriptions each count every message.
+	rows := rawRows(t, dir, "nats_best_effort_pubsub")
+	if len(sr.Publishers) != 6 || sent == 0 || uint64(len(rows)) != sent || sr.Samples != len(rows) {
+		t.Fatalf("%d publishers, %d sent, %d rows, report %d samples", len(sr.Publishers), sent, len(rows), sr.Samples)
+	}
+	for _, r := range rows {
+		if r.Payload != 100 {
+			t.Fatalf("row %+v", r)
+		}
+	}
+	if len(sr.ClockOffset) != 2 {
+		t.Errorf("clock offsets %+v", sr.ClockOffset)
+	}
+	for inst, est := range sr.ClockOffset {
+		// One host, one clock: the estimate is 0 within its bound.
+		if est.Disabled || est.Method != "ntp-min-delay" || abs(est.OffsetNs) > est.ErrorBoundNs+1000 {
+			t.Errorf("instance %s: %+v", inst, est)
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join(dir, meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing, _ := meta.MissingFields(doc); len(missing) > 0 {
+		t.Errorf("meta.json lacks %v", missing)
+	}
+	m, _ := meta.ReadFile(filepath.Join(dir, meta.FileName))
+	if m.Latency != meta.LatencyOneWay || !m.Completed || len(m.SubExperiments) != 1 || m.SubExperiments[0].System.Extra["clock_offset_method.1"] != "ntp-min-delay" {
+		t.Errorf("meta: %s", doc)
+	}
+	snap, _ := os.ReadFile(filepath.Join(out, "sub.csv"))
+	if !strings.HasPrefix(string(snap), SnapshotHeader+"\n") || strings.Count(string(snap), "\n") < 3 {
+		t.Errorf("snapshot CSV:\n%s", snap)
+	}
+	// A second sub of the same label is refused before it measures.
+	if o := Run(context.Background(), sub); o.Err == nil || !strings.Contains(o.Err.Error(), "already holds sub-experiment nats_best_effort_pubsub") {
+		t.Errorf("second sub: %+v", o)
+	}
+	// A req into this one-way experiment would mix definitions.
+	if o := Run(context.Background(), settings(t, RoleReq, with(nil))); o.Err == nil || !strings.Contains(o.Err.Error(), "holds one-way latencies and this role measures rtt") {
+		t.Errorf("req into a one-way experiment: %+v", o)
+	}
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

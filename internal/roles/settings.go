@@ -1,0 +1,279 @@
+package roles
+
+import (
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/config"
+	"github.com/mqgate/mqgate/internal/experiment"
+)
+
+// Role names.
+const (
+	RolePub = "pub"
+	RoleSub = "sub"
+	RoleReq = "req"
+	RoleQry = "qry"
+)
+
+// Settings are one role's resolved settings (flags, MQ_* environment,
+// --config file; internal/config).
+type Settings struct {
+	Role        string
+	Driver      string
+	Endpoints   []string
+	TopicPrefix string
+	Topics      int
+	Publishers  int
+	Payload     int
+	Rate        float64
+	Duration    time.Duration
+	Reliable    bool
+	Expr        string
+	Subscribers int
+	QPS         float64
+	Concurrency int
+	Timeout     time.Duration
+	AggWindow   time.Duration
+	ServePrefix string
+	ReplySize   int
+	ProcDelay   time.Duration
+	ProcJitter  time.Duration
+	Replies     int
+	CSV         string
+	RunID       string
+	OutDir      string
+	PromPort    int
+	LogLevel    string
+	Label       string
+	Instance    int
+	ClockOffset bool
+	ClockProbes int
+	Seed        uint64
+	Args        []string
+	// Log receives diagnostics at --log-level (nil: none).
+	Log *slog.Logger
+}
+
+// Keys are the settings every role takes, by flag name.
+var Keys = []string{
+	"driver", "endpoint", "topic-prefix", "topics", "publishers", "payload", "rate", "duration", "reliability",
+	"expr", "subscribers", "qps", "concurrency", "timeout", "agg-window", "serve-prefix", "reply-size",
+	"proc-delay", "replies", "csv", "run-id", "out-dir", "prom-port", "log-level", "label", "instance",
+	"clock-offset", "clock-probes", "seed",
+}
+
+var (
+	labelRE = regexp.MustCompile(`^[a-z0-9]+$`)
+	runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+// Resolve reads the settings of role from c, with the defaults of the
+// design, and checks them. now names the run when --run-id is not given.
+func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
+	s := Settings{Role: role}
+	var errs []error
+	num := func(key string, def int) int {
+		v, err := c.Int(key, def)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return v
+	}
+	flt := func(key string, def float64) float64 {
+		v, err := c.Float(key, def)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return v
+	}
+	dur := func(key string, def time.Duration) time.Duration {
+		v, err := c.Duration(key, def)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return v
+	}
+	s.Driver = c.String("driver", "nats")
+	s.Endpoints = c.Strings("endpoint", nil)
+	s.TopicPrefix = c.String("topic-prefix", "mqgate.bench")
+	s.Topics = num("topics", 1)
+	s.Publishers = num("publishers", 1)
+	s.Payload = num("payload", 64)
+	s.Rate = flt("rate", 1000)
+	s.Duration = dur("duration", 10*time.Second)
+	rel := c.String("reliability", "best_effort")
+	switch strings.ReplaceAll(rel, "-", "_") {
+	case "best_effort":
+	case "reliable":
+		s.Reliable = true
+	default:
+		errs = append(errs, fmt.Errorf("reliability (from %s): %q, expected best_effort or reliable", c.Source("reliability"), rel))
+	}
+	s.Expr = c.String("expr", "")
+	s.Subscribers = num("subscribers", 1)
+	s.QPS = flt("qps", 100)
+	s.Concurrency = num("concurrency", 8)
+	s.Timeout = dur("timeout", 5*time.Second)
+	s.AggWindow = dur("agg-window", time.Second)
+	s.ServePrefix = c.String("serve-prefix", "")
+	s.ReplySize = num("reply-size", 64)
+	if pd := c.String("proc-delay", "0"); pd != "" {
+		var err error
+		if s.ProcDelay, s.ProcJitter, err = ParseProcDelay(pd); err != nil {
+			errs = append(errs, fmt.Errorf("proc-delay (from %s): %v", c.Source("proc-delay"), err))
+		}
+	}
+	s.Replies = num("replies", 1)
+	s.CSV = c.String("csv", "")
+	s.RunID = c.String("run-id", now.UTC().Format(experiment.DirTimeLayout))
+	s.OutDir = c.String("out-dir", "results")
+	s.PromPort = num("prom-port", 0)
+	s.LogLevel = c.String("log-level", "info")
+	s.Label = c.String("label", "")
+	s.Instance = num("instance", -1)
+	s.ClockProbes = num("clock-probes", 32)
+	co, err := c.Bool("clock-offset", true)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	s.ClockOffset = co
+	s.Seed = uint64(num("seed", 1))
+	if len(errs) > 0 {
+		return s, errs[0]
+	}
+	return s, s.check()
+}
+
+// ParseProcDelay reads "DELAY" or "DELAY±JITTER" (also "DELAY,JITTER"):
+// each reply waits DELAY plus a uniform draw in [−JITTER, +JITTER], at
+// least 0.
+func ParseProcDelay(v string) (delay, jitter time.Duration, err error) {
+	d, j, has := strings.Cut(strings.ReplaceAll(v, "±", ","), ",")
+	if delay, err = parseDur(d); err != nil {
+		return 0, 0, fmt.Errorf("%q: expected DELAY or DELAY±JITTER, e.g. 2ms±500us", v)
+	}
+	if has {
+		if jitter, err = parseDur(j); err != nil {
+			return 0, 0, fmt.Errorf("%q: expected DELAY or DELAY±JITTER, e.g. 2ms±500us", v)
+		}
+	}
+	if delay < 0 || jitter < 0 {
+		return 0, 0, fmt.Errorf("%q: delays are not negative", v)
+	}
+	return delay, jitter, nil
+}
+
+func parseDur(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return time.Duration(f * float64(time.Second)), err
+}
+
+func (s *Settings) check() error {
+	pos := func(name string, v float64) error {
+		if v <= 0 {
+			return fmt.Errorf("--%s %v: expected a positive value", name, v)
+		}
+		return nil
+	}
+	checks := []error{
+		pos("topics", float64(s.Topics)), pos("publishers", float64(s.Publishers)), pos("rate", s.Rate),
+		pos("duration", float64(s.Duration)), pos("subscribers", float64(s.Subscribers)), pos("qps", s.QPS),
+		pos("concurrency", float64(s.Concurrency)), pos("timeout", float64(s.Timeout)), pos("agg-window", float64(s.AggWindow)),
+		pos("replies", float64(s.Replies)), pos("clock-probes", float64(s.ClockProbes)),
+	}
+	for _, e := range checks {
+		if e != nil {
+			return e
+		}
+	}
+	if s.Payload < HeaderSize || s.Payload > 16<<20 {
+		return fmt.Errorf("--payload %d: expected %d to 16777216 bytes (messages carry a %d-byte header)", s.Payload, HeaderSize, HeaderSize)
+	}
+	if s.ReplySize < 0 || s.ReplySize > 16<<20 {
+		return fmt.Errorf("--reply-size %d: expected 0 to 16777216 bytes", s.ReplySize)
+	}
+	if s.Publishers > 256 {
+		return fmt.Errorf("--publishers %d: at most 256 per process", s.Publishers)
+	}
+	if s.Instance < -1 || s.Instance > 255 {
+		return fmt.Errorf("--instance %d: expected 0 to 255", s.Instance)
+	}
+	if s.Label != "" && !labelRE.MatchString(s.Label) {
+		return fmt.Errorf("--label %q: expected lower-case letters and digits", s.Label)
+	}
+	if !runIDRE.MatchString(s.RunID) {
+		return fmt.Errorf("--run-id %q: expected letters, digits, '.', '_' or '-' (a directory name)", s.RunID)
+	}
+	if s.PromPort < 0 || s.PromPort > 65535 {
+		return fmt.Errorf("--prom-port %d: expected 1 to 65535 (0: none)", s.PromPort)
+	}
+	switch s.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--log-level %q: expected debug, info, warn or error", s.LogLevel)
+	}
+	if s.ServePrefix == "" {
+		s.ServePrefix = s.TopicPrefix + sep(s.Driver) + "query"
+	}
+	if s.Expr == "" {
+		switch s.Role {
+		case RoleSub:
+			s.Expr = s.TopicPrefix + sep(s.Driver) + "data"
+		case RoleReq:
+			s.Expr = s.ServePrefix
+		}
+	}
+	if s.Label == "" {
+		s.Label = map[string]string{RoleSub: "pubsub", RoleReq: "query", RolePub: "pubsub", RoleQry: "query"}[s.Role]
+	}
+	if s.Instance < 0 {
+		h := fnv.New32a()
+		fmt.Fprintf(h, "%s/%d/%d", hostname(), pid(), time.Now().UnixNano())
+		s.Instance = int(h.Sum32() % 256)
+	}
+	return nil
+}
+
+func sep(driver string) string {
+	if driver == "zenoh" {
+		return "/"
+	}
+	return "."
+}
+
+// Reliability is the formats §1 reliability word.
+func (s Settings) Reliability() string {
+	if s.Reliable {
+		return "reliable"
+	}
+	return "best_effort"
+}
+
+// Type is the sub-experiment a measuring role writes: <driver>_<reliability>_<label>.
+func (s Settings) Type() string { return s.Driver + "_" + s.Reliability() + "_" + s.Label }
+
+// LastType is the query role's second sub-experiment: time to the last reply.
+func (s Settings) LastType() string { return s.Type() + "last" }
+
+// RunHash is the run id carried in message headers.
+func (s Settings) RunHash() uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s.RunID))
+	return h.Sum32()
+}
+
+// Dir is the experiment directory every role of the run writes into.
+func (s Settings) Dir() string { return joinPath(s.OutDir, s.RunID) }
