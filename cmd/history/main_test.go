@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,7 +93,7 @@ func TestHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first, _, _ := strings.Cut(string(csv), "\n"); first != "experiment,sub-experiment,payload,magnitude,value,requirement" {
+	if first, _, _ := strings.Cut(string(csv), "\n"); first != "experiment,sub-experiment,payload,magnitude,value,requirement,change,change-ratio,change-p" {
 		t.Errorf("history.csv header %q", first)
 	}
 	// Generated rows and the Fast-RTPS values are both there.
@@ -154,6 +155,14 @@ func TestHistoryErrors(t *testing.T) {
 		{"bad format", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--format", "gif"}, []string{"--format", "gif"}},
 		{"missing flag", []string{"-e", exps, "-r", reqs}, []string{"plots-directory"}},
 		{"extra argument", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "extra"}, []string{"extra"}},
+		{"bad significance", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--significance", "2"}, []string{"--significance", "between 0 and 1"}},
+		{"too few permutations", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--significance", "0.001"}, []string{"199 permutations", "at least 999"}},
+		{"short min segment", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--min-segment", "3"}, []string{"minimum segment length 3", "at least 5"}},
+		{"negative window", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--change-window", "-1"}, []string{"--change-window -1"}},
+		{"bad gate metric", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--gate-metrics", "Median,p50"}, []string{"--gate-metrics", `"p50"`, "Min, Median, Max, 99%"}},
+		{"bad gate threshold", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--gate-threshold", "5x"}, []string{"--gate-threshold", `"5x"`}},
+		{"gate flag without gate", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate-threshold", "5%"}, []string{"need --gate"}},
+		{"json over the csv", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--json", filepath.Join(plotsDir, "history.csv")}, []string{"--json", "--plots-directory"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,5 +202,96 @@ func TestInterrupted(t *testing.T) {
 	code := cliapp.Run(ctx, history.App(), []string{"history", "-e", exps, "-r", reqs, "-p", t.TempDir()}, &out, &errb)
 	if code != cliapp.ExitInterrupted {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, cliapp.ExitInterrupted, errb.String())
+	}
+}
+
+// gateFixture writes 30 generated experiments of two sub-experiments whose
+// latencies differ by noise only, times slowdown from experiment 22 on when
+// slowdown > 0, and their requirements.
+func gateFixture(t *testing.T, slowdown float64) (exps, reqs string) {
+	t.Helper()
+	dir := t.TempDir()
+	exps, reqs = filepath.Join(dir, "exps"), filepath.Join(dir, "reqs.csv")
+	opt := history.GenerateOptions{Seed: 3, Meta: true, Steady: true, Types: []string{"interprocess_best_effort", "interprocess_reliable"},
+		Slowdown: slowdown, SlowFrom: 22}
+	if _, err := history.Generate(exps, 30, opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := history.GenerateRequirements(reqs, opt); err != nil {
+		t.Fatal(err)
+	}
+	return exps, reqs
+}
+
+// TestGate: --gate exits 1 when the newest 8 of 30 experiments are 15 %
+// slower, naming the series and the experiment where the slowdown begins,
+// and 0 on the same experiments unchanged; the JSON report carries the
+// verdict and the change points.
+func TestGate(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		slowdown float64
+		code     int
+		want     []string
+	}{
+		{"slower", 1.15, cliapp.ExitGateFailed, []string{"FAILED interprocess_reliable, 16 bytes, Median: +1", "since 2024-01-23_00-00-00", "gate failed: "}},
+		{"unchanged", 0, cliapp.ExitOK, []string{"gate passed: no newest segment of 44 series (Median, 99%) is a significant slowdown"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			exps, reqs := gateFixture(t, c.slowdown)
+			dir := t.TempDir()
+			js := filepath.Join(dir, "history.json")
+			code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", filepath.Join(dir, "plots"), "--gate", "--gate-threshold", "5%", "--json", js)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, c.code, out, errOut)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			b, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc history.JSON
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			want := map[bool]string{true: "failed", false: "passed"}[c.code == cliapp.ExitGateFailed]
+			if doc.Gate == nil || doc.Gate.Verdict != want || doc.Gate.SeriesJudged != 44 || len(doc.Experiments) != 30 {
+				t.Errorf("JSON gate %+v, %d experiments", doc.Gate, len(doc.Experiments))
+			}
+			if c.slowdown > 0 {
+				n := 0
+				for _, cp := range doc.ChangePoints {
+					if cp.Metric == "Median" && cp.Experiment == "2024-01-23_00-00-00" && cp.Commit != "" && cp.Direction == "slower" {
+						n++
+					}
+				}
+				if n < 20 {
+					t.Errorf("%d Median change points at experiment 22 with a commit, want at least 20 of 22", n)
+				}
+			}
+		})
+	}
+}
+
+// TestShortHistory: with fewer than 10 experiments no series is tested,
+// stdout says so, and --gate does not pass on nothing: it is inconclusive
+// (exit 3) and says how many experiments it needs.
+func TestShortHistory(t *testing.T) {
+	exps, reqs := fixture(t) // 6 experiments
+	code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", t.TempDir(), "--gate")
+	if code != cliapp.ExitInconclusive {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, cliapp.ExitInconclusive, errOut)
+	}
+	if w := "no series has the 10 values a test needs: take at least 10 experiments"; !strings.Contains(errOut, w) {
+		t.Errorf("stderr lacks %q:\n%s", w, errOut)
+	}
+	for _, w := range []string{"change points: 0 in 440 series (440 series too short to test: fewer than 10 values)", "220 series too short to test"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
 	}
 }

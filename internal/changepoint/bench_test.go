@@ -33,4 +33,6 @@ func benchDetect(b *testing.B, x []float64) {
 func BenchmarkDetectWalk40(b *testing.B)   { benchDetect(b, randomWalk(40, 1)) }
 func BenchmarkDetectWalk100(b *testing.B)  { benchDetect(b, randomWalk(100, 1)) }
 func BenchmarkDetectWalk1000(b *testing.B) { benchDetect(b, randomWalk(1000, 1)) }
-func BenchmarkDetectFlat1000(b *testing.B) { benchDetect(b, series(rand.New(rand.NewPCG(1, 1)), 1000, []int{0}, []float64{100})) }
+func BenchmarkDetectFlat1000(b *testing.B) {
+	benchDetect(b, series(rand.New(rand.NewPCG(1, 1)), 1000, []int{0}, []float64{100}))
+}

@@ -200,11 +200,11 @@ func newDetector(vals []float64, opt Options) *detector {
 		cv[i] = v - c
 	}
 	return &detector{
-		vals:  cv,
-		opt:   opt,
-		rng:   rand.New(rand.NewPCG(opt.Seed, 0x65646976)),
-		sc:    newScanner(len(vals)),
-		pv:    make([]float64, len(vals)),
+		vals: cv,
+		opt:  opt,
+		rng:  rand.New(rand.NewPCG(opt.Seed, 0x65646976)),
+		sc:   newScanner(len(vals)),
+		pv:   make([]float64, len(vals)),
 	}
 }
 

@@ -57,10 +57,16 @@ type scanner struct {
 	// current κ; prefix[k] that of v[0:k].
 	within []float64
 	prefix []float64
+	// inv[k] is 2/(k−1), the weight of a side of k values.
+	inv []float64
 }
 
 func newScanner(n int) *scanner {
-	return &scanner{within: make([]float64, n+1), prefix: make([]float64, n+1)}
+	s := &scanner{within: make([]float64, n+1), prefix: make([]float64, n+1), inv: make([]float64, n+1)}
+	for k := 2; k <= n; k++ {
+		s.inv[k] = 2 / float64(k-1)
+	}
+	return s
 }
 
 // scan calls f(tau, kappa, Q(v[:tau], v[tau:kappa])) for every admissible
@@ -120,10 +126,10 @@ func (s *scanner) best(v []float64, m int) (tau, kappa int, q float64) {
 		}
 		total := pre[kp]
 		inv := 1 / float64(kp)
+		iw := s.inv
 		for t := m; t <= kp-m; t++ {
 			wx, wy := pre[t], w[t]
-			n, mm := float64(t), float64(kp-t)
-			c := (2*(total-wx-wy) - 2*mm*wx/(n-1) - 2*n*wy/(mm-1)) * inv
+			c := (2*(total-wx-wy) - float64(kp-t)*wx*iw[t] - float64(t)*wy*iw[kp-t]) * inv
 			if c > q {
 				tau, kappa, q = t, kp, c
 			}

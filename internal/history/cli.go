@@ -3,18 +3,23 @@ package history
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/summary"
 )
 
 // Config is what the history command does.
@@ -33,6 +38,13 @@ type Config struct {
 	// AllowIncomplete admits experiments whose run did not complete; their
 	// labels and the warnings say so.
 	AllowIncomplete bool
+	// Change says how change points are looked for.
+	Change ChangeOptions
+	// Gate, when set, judges the newest segments (exit code 1 on a
+	// significant slowdown).
+	Gate *GateOptions
+	// JSON, when set, is the path of the JSON report.
+	JSON string
 }
 
 // Result says what Run did.
@@ -42,6 +54,8 @@ type Result struct {
 	Plots int
 	// CSV is the path of history.csv.
 	CSV string
+	// Gate is the verdict when Config.Gate was set.
+	Gate *GateResult
 }
 
 // Run reads the requirements and experiments of cfg and writes the history
@@ -62,6 +76,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
 		return nil, cliapp.Exit(cliapp.ExitUsage, err)
 	}
+	if cfg.Change.Workers == 0 {
+		cfg.Change.Workers = cfg.Workers
+	}
+	if err := h.DetectChanges(ctx, cfg.Change); err != nil {
+		return nil, interruptedOr(ctx, err)
+	}
+	var verdict *GateResult
+	if cfg.Gate != nil {
+		if verdict, err = h.Gate(ctx, *cfg.Gate); err != nil {
+			return nil, interruptedOr(ctx, err)
+		}
+	}
 	jobs := h.Jobs()
 	opt := RenderOptions{Dir: cfg.PlotsDir, Format: cfg.Format, Workers: cfg.Workers}
 	if cfg.HTML != "" {
@@ -80,16 +106,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, interruptedOr(ctx, err)
 	}
 	if cfg.HTML != "" {
-		page := h.Page(jobs, opt.SVG, []htmlreport.KV{
+		page := h.PageWithGate(jobs, opt.SVG, []htmlreport.KV{
 			{Key: "Experiments", Value: cfg.Experiments},
 			{Key: "Requirements", Value: cfg.Requirements},
 			{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)},
-		})
+		}, verdict)
 		if err := htmlreport.WriteFile(cfg.HTML, page); err != nil {
 			return nil, err
 		}
 	}
-	return &Result{History: h, Plots: len(jobs), CSV: csvPath}, nil
+	if cfg.JSON != "" {
+		if err := WriteJSONFile(cfg.JSON, h.JSONDoc(verdict)); err != nil {
+			return nil, err
+		}
+	}
+	return &Result{History: h, Plots: len(jobs), CSV: csvPath, Gate: verdict}, nil
 }
 
 // Guard declares what a history with cfg reads and writes (see package
@@ -99,6 +130,7 @@ func Guard(cfg Config) *clobber.Guard {
 	g.Experiments("--experiments-results", cfg.Experiments)
 	g.File("--requirements", cfg.Requirements)
 	g.Output("--html", cfg.HTML)
+	g.Output("--json", cfg.JSON)
 	g.OutputDir("--plots-directory", cfg.PlotsDir, CSVFileName+" and its plots <type>/history_*, <type>/<bytes>_bytes_*", func(rel string) bool {
 		if rel == CSVFileName {
 			return true
@@ -122,8 +154,8 @@ func interruptedOr(ctx context.Context, err error) error {
 func App() *cli.App {
 	return &cli.App{
 		Name:      "history",
-		Usage:     "plot latency across experiments (commits, builds) against the requirements",
-		UsageText: "history --experiments-results DIR --requirements FILE --plots-directory DIR [--format png|svg] [--html FILE]",
+		Usage:     "plot latency across experiments (commits, builds), find where it shifted, and gate on the newest shift",
+		UsageText: "history --experiments-results DIR --requirements FILE --plots-directory DIR [--format png|svg] [--html FILE] [--json FILE] [--gate]",
 		Description: `Orders the experiments under DIR chronologically (meta.json start time, else the folder name
 YYYY-MM-DD_HH-MM-SS) and draws, for each sub-experiment:
   <plots>/<type>/history_<Min|Median|Max|99>.<ext>    experiments along x, one series per payload
@@ -135,12 +167,32 @@ symbolic link to one) holding summaries; every other entry is skipped with a war
 incomplete run (meta.json "completed": false) is an error unless --allow-incomplete, and so
 are experiments, or requirements, that measure latency differently.
 
+Change points: every series (sub-experiment, payload, magnitude) of the newest --change-window
+experiments is split where its distribution shifts, by E-divisive means (the energy statistic;
+each split kept only when a permutation test with --permutations seeded shuffles finds it
+significant at --significance; segments of at least --min-segment experiments). A series with
+fewer than 2 × --min-segment values is not tested. Change points are marked on the plots
+(dashed line and segment medians on payload plots, triangles on magnitude plots) and listed in
+history.csv (columns change, change-ratio, change-p on the experiment where the new segment
+begins), in --json and in --html, with the experiment, its commit and the shift (new segment's
+median over the previous one's).
+
+--gate judges the newest segment of each --gate-metrics series: the gate fails (exit 1) when a
+newest segment is slower than the one before by more than --gate-threshold and a permutation
+test of those two segments finds it significant after Holm's correction over all judged
+series, so that an unchanged system fails with probability at most --significance. A slowdown
+is seen once --min-segment experiments have it.
+
 Examples:
   history --experiments-results results --requirements latency_requirements.csv --plots-directory history
   history --experiments_results results --requirements latency_requirements.csv --plots_directory history \
           --format svg --html history.html
+  history --experiments-results results --requirements latency_requirements.csv --plots-directory history \
+          --gate --gate-threshold 5% --json history.json
 
-Exit status: 0 done, 2 usage or input error, 130 interrupted.`,
+Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) the newest segment of a
+series is a significant slowdown, 2 usage or input error, 3 (--gate) inconclusive: no series
+has 2 × --min-segment experiments to test, 130 interrupted.`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
@@ -151,8 +203,23 @@ Exit status: 0 done, 2 usage or input error, 130 interrupted.`,
 				Usage: "directory for the plots and history.csv", TakesFile: true},
 			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report to `FILE`", TakesFile: true},
+			&cli.StringFlag{Name: "json", Usage: "also write the change points (and the gate's verdict) as JSON to `FILE`", TakesFile: true},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
 				Usage: "include experiments whose run did not complete (meta.json \"completed\": false), labelled so"},
+			&cli.Float64Flag{Name: "significance", Value: changepoint.DefaultAlpha,
+				Usage: "significance level of each change point, and family-wise level of --gate"},
+			&cli.IntFlag{Name: "permutations", Value: changepoint.DefaultPermutations,
+				Usage: "shuffles per permutation test (the smallest p-value is 1/(permutations+1))"},
+			&cli.IntFlag{Name: "min-segment", Value: changepoint.MinSegmentFloor,
+				Usage: fmt.Sprintf("fewest experiments in a segment (at least %d)", changepoint.MinSegmentFloor)},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the permutations: equal inputs and seed, equal change points"},
+			&cli.IntFlag{Name: "change-window", Value: DefaultChangeWindow,
+				Usage: "look for change points among the newest `N` experiments; 0 for all (the cost grows with N²)"},
+			&cli.BoolFlag{Name: "gate", Usage: "exit 1 when the newest segment of a judged series is a significant slowdown"},
+			&cli.StringFlag{Name: "gate-metrics", Value: strings.Join(DefaultGateMetrics, ","),
+				Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(Magnitudes, ", ")},
+			&cli.StringFlag{Name: "gate-threshold", Value: "0",
+				Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%)"},
 		},
 		Action: action,
 	}
@@ -166,13 +233,35 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Usagef("--format: %v", err)
 	}
+	co := ChangeOptions{
+		Options: changepoint.Options{Alpha: c.Float64("significance"), Permutations: c.Int("permutations"),
+			MinSegment: c.Int("min-segment"), Seed: c.Uint64("seed")},
+		Window: c.Int("change-window"),
+	}
+	if err := co.Options.Validate(); err != nil {
+		return cliapp.Usagef("--significance, --permutations, --min-segment: %v", err)
+	}
+	if co.Window < 0 {
+		return cliapp.Usagef("--change-window %d: expected 0 (every experiment) or a positive number", co.Window)
+	}
 	cfg := Config{
 		Experiments:     c.String("experiments-results"),
 		Requirements:    c.String("requirements"),
 		PlotsDir:        c.String("plots-directory"),
 		Format:          f,
 		HTML:            c.String("html"),
+		JSON:            c.String("json"),
 		AllowIncomplete: c.Bool("allow-incomplete"),
+		Change:          co,
+	}
+	if c.Bool("gate") {
+		g, err := parseGate(c.String("gate-metrics"), c.String("gate-threshold"))
+		if err != nil {
+			return err
+		}
+		cfg.Gate = g
+	} else if c.IsSet("gate-metrics") || c.IsSet("gate-threshold") {
+		return cliapp.Usagef("--gate-metrics and --gate-threshold need --gate")
 	}
 	start := time.Now()
 	res, err := Run(c.Context, cfg)
@@ -185,8 +274,72 @@ func action(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "%d experiment(s), %d sub-experiment(s): %d plots in %s, values in %s (%.2f s)\n",
 		len(h.Experiments), len(h.SubExperiments), res.Plots, cfg.PlotsDir, res.CSV, time.Since(start).Seconds())
+	series, short := h.ChangeSummary()
+	cs := h.Changes()
+	line := fmt.Sprintf("change points: %d in %d series", len(cs), series)
+	if h.ChangeFrom > 0 {
+		line += fmt.Sprintf(" over the newest %d experiments", len(h.Experiments)-h.ChangeFrom)
+	}
+	if short > 0 {
+		line += fmt.Sprintf(" (%d series too short to test: fewer than %d values)", short, 2*h.ChangeOptions.MinSegment)
+	}
+	fmt.Fprintln(c.App.Writer, line)
 	if cfg.HTML != "" {
 		fmt.Fprintf(c.App.Writer, "HTML report: %s\n", cfg.HTML)
 	}
+	if cfg.JSON != "" {
+		fmt.Fprintf(c.App.Writer, "JSON report: %s\n", cfg.JSON)
+	}
+	if g := res.Gate; g != nil {
+		for _, s := range g.Failures() {
+			e := h.Experiments[s.Change.Index]
+			fmt.Fprintf(c.App.Writer, "FAILED %s, %d bytes, %s: %s since %s (median %s -> %s us, p = %s <= %s)\n",
+				s.Type, s.Payload, s.Magnitude, shiftText(s.Change.Ratio), e.Label(),
+				summary.Format3(s.Change.Before), summary.Format3(s.Change.After), formatP(s.P), formatP(s.Level))
+		}
+		fmt.Fprintf(c.App.Writer, "gate %s\n", g.Summary())
+		if len(g.Series) == 0 {
+			need := 2 * h.ChangeOptions.MinSegment
+			return cliapp.Exit(cliapp.ExitInconclusive, fmt.Errorf("inconclusive: no series has the %d values a test needs: take at least %d experiments", need, need))
+		}
+		if g.Failed {
+			return cliapp.Exit(cliapp.ExitGateFailed, fmt.Errorf("%d series end in a significant slowdown", len(g.Failures())))
+		}
+	}
 	return nil
+}
+
+// parseGate reads --gate-metrics and --gate-threshold.
+func parseGate(metrics, threshold string) (*GateOptions, error) {
+	g := &GateOptions{}
+	for _, m := range strings.Split(metrics, ",") {
+		m = strings.TrimSpace(m)
+		if m == "" {
+			continue
+		}
+		k := -1
+		for i, name := range Magnitudes {
+			if strings.EqualFold(name, m) || strings.EqualFold(fileMagnitude(name), m) {
+				k = i
+			}
+		}
+		if k < 0 {
+			return nil, cliapp.Usagef("--gate-metrics: unknown magnitude %q: expected a comma-separated list of %s", m, strings.Join(Magnitudes, ", "))
+		}
+		if !slices.Contains(g.Metrics, Magnitudes[k]) {
+			g.Metrics = append(g.Metrics, Magnitudes[k])
+		}
+	}
+	if len(g.Metrics) == 0 {
+		return nil, cliapp.Usagef("--gate-metrics %q: expected a comma-separated list of %s", metrics, strings.Join(Magnitudes, ", "))
+	}
+	t, err := compare.ParseFraction(threshold)
+	if err != nil {
+		return nil, cliapp.Usagef("--gate-threshold: %v", err)
+	}
+	if !(t >= 0) || math.IsInf(t, 0) {
+		return nil, cliapp.Usagef("--gate-threshold %q: expected a fraction ≥ 0, e.g. 0.05 or 5%%", threshold)
+	}
+	g.Threshold = t
+	return g, nil
 }

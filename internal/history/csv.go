@@ -8,6 +8,7 @@ import (
 	"github.com/gocarina/gocsv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -25,6 +26,13 @@ type Record struct {
 	Value string `csv:"value"`
 	// Requirement in microseconds, empty when the magnitude has none.
 	Requirement string `csv:"requirement"`
+	// Change is "slower" or "faster" on the experiment where a change point
+	// of the series begins a new segment, empty elsewhere. ChangeRatio is
+	// the median of that segment over the median of the one before (3
+	// decimals), ChangeP the permutation p-value of the split.
+	Change      string `csv:"change"`
+	ChangeRatio string `csv:"change-ratio"`
+	ChangeP     string `csv:"change-p"`
 }
 
 // Records returns every plotted value: for each sub-experiment, payload and
@@ -39,18 +47,30 @@ func (h *History) Records() []Record {
 				if r := s.Requirement(mag, p); !math.IsNaN(r) {
 					req = summary.Format3(r)
 				}
+				var cps []changepoint.ChangePoint
+				if s.Changes != nil {
+					cps = s.Changes[m][p].ChangePoints
+				}
 				for e, v := range s.Values[m][p] {
 					if math.IsNaN(v) {
 						continue
 					}
-					recs = append(recs, Record{
+					rec := Record{
 						Experiment:    h.Experiments[e].Name,
 						SubExperiment: s.Type,
 						Payload:       b,
 						Magnitude:     mag,
 						Value:         summary.Format3(v),
 						Requirement:   req,
-					})
+					}
+					for len(cps) > 0 && cps[0].Index < e {
+						cps = cps[1:]
+					}
+					if len(cps) > 0 && cps[0].Index == e {
+						c := Change{Magnitude: mag, ChangePoint: cps[0]}
+						rec.Change, rec.ChangeRatio, rec.ChangeP = c.Direction(), formatRatio(c.Ratio), formatP(c.P)
+					}
+					recs = append(recs, rec)
 				}
 			}
 		}
@@ -67,6 +87,18 @@ func (h *History) WriteCSV(w io.Writer) error {
 func (h *History) WriteCSVFile(path string) error {
 	return atomicfile.Write(path, h.WriteCSV)
 }
+
+// formatRatio prints a ratio with 3 decimals ("inf" when the segment
+// before has a median of 0).
+func formatRatio(r float64) string {
+	if math.IsInf(r, 1) {
+		return "inf"
+	}
+	return summary.Format3(r)
+}
+
+// formatP prints a p-value with 4 significant digits.
+func formatP(p float64) string { return strconv.FormatFloat(p, 'g', 4, 64) }
 
 // payloadName is a payload as shown in legends and titles.
 func payloadName(b int) string { return strconv.Itoa(b) + " B" }

@@ -39,6 +39,14 @@ type GenerateOptions struct {
 	// Gaps is the probability that an experiment lacks a sub-experiment, and
 	// that a present sub-experiment lacks a payload.
 	Gaps float64
+	// Steady leaves out the drift and the temporary step regressions: the
+	// experiments differ by noise alone (4 % on medians), as repeated runs
+	// of an unchanged system.
+	Steady bool
+	// Slowdown, when above 0, multiplies every latency of the experiments
+	// from SlowFrom (0-based) on: a known, lasting regression.
+	Slowdown float64
+	SlowFrom int
 }
 
 // GenerateExperiments writes n experiments with the default options and
@@ -76,6 +84,12 @@ func Generate(dir string, n int, opt GenerateOptions) ([]string, error) {
 			stepLeft--
 		} else {
 			step = 1
+		}
+		if opt.Steady {
+			drift, step = 1, 1
+		}
+		if opt.Slowdown > 0 && i >= opt.SlowFrom {
+			step *= opt.Slowdown
 		}
 		for _, typ := range opt.Types {
 			if rng.Float64() < opt.Gaps {

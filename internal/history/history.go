@@ -34,6 +34,11 @@ type History struct {
 	// Warnings are about gaps and missing requirements: worth reading, not
 	// worth failing for.
 	Warnings []string
+	// ChangeOptions and ChangeFrom (the first experiment analysed) are
+	// those of DetectChanges.
+	ChangeOptions   ChangeOptions
+	ChangeFrom      int
+	changesDetected bool
 }
 
 // SubExperiment is the history of one sub-experiment type.
@@ -47,6 +52,9 @@ type SubExperiment struct {
 	// Requirements[c][p] is the requirement of check Checks[c] for payload
 	// Payloads[p]; NaN when there is none.
 	Requirements [][]float64
+	// Changes[m][p] are the change points of Values[m][p], once
+	// History.DetectChanges ran; nil before.
+	Changes [][]SeriesChanges
 }
 
 // Series returns the values of magnitude (a Magnitudes entry) for payload

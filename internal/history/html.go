@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/mqgate/mqgate/internal/htmlreport"
@@ -19,6 +20,12 @@ const TableRows = 50
 // history plots. jobs and svgs are the plots, as from Jobs and RenderPlots
 // (svgs[i] is jobs[i] as SVG); a plot whose SVG is nil is left out.
 func (h *History) Page(jobs []Job, svgs [][]byte, meta []htmlreport.KV) htmlreport.Page {
+	return h.PageWithGate(jobs, svgs, meta, nil)
+}
+
+// PageWithGate is Page with the change points listed in their own section
+// (when DetectChanges ran) and, when g is not nil, the gate's verdict.
+func (h *History) PageWithGate(jobs []Job, svgs [][]byte, meta []htmlreport.KV, g *GateResult) htmlreport.Page {
 	n := len(h.Experiments)
 	page := htmlreport.Page{
 		Title: "Latency history",
@@ -53,6 +60,12 @@ func (h *History) Page(jobs []Job, svgs [][]byte, meta []htmlreport.KV) htmlrepo
 		plotsOf[k] = append(plotsOf[k], htmlreport.Plot{Title: title, SVG: svgs[i]})
 	}
 
+	if h.changesDetected {
+		page.Sections = append(page.Sections, h.changeSection(g))
+	}
+	if g != nil {
+		page.Verdict = gateVerdict(h, g)
+	}
 	for _, s := range h.SubExperiments {
 		sec := htmlreport.Section{ID: s.Type, Title: s.Type, Plots: plotsOf[key{s.Type, 0}]}
 		if n > 0 {
@@ -168,4 +181,73 @@ func format(v float64) string {
 		return "–"
 	}
 	return summary.Format3(v)
+}
+
+// ChangeRows is the most change points listed in the HTML page, newest
+// first; history.csv and the JSON report hold them all.
+const ChangeRows = 200
+
+// changeSection lists the change points, newest first.
+func (h *History) changeSection(g *GateResult) htmlreport.Section {
+	o := h.ChangeOptions
+	series, short := h.ChangeSummary()
+	sec := htmlreport.Section{ID: "change-points", Title: "Change points", Open: true}
+	sec.Notes = append(sec.Notes, fmt.Sprintf("E-divisive means over every series (sub-experiment, payload, magnitude), "+
+		"permutation test at significance %g with %d permutations (seed %d), segments of at least %d experiments. "+
+		"A change point is the first experiment of a new segment; the shift is the new segment's median over the previous one's.",
+		o.Alpha, o.Permutations, o.Seed, o.MinSegment))
+	if h.ChangeFrom > 0 {
+		sec.Notes = append(sec.Notes, fmt.Sprintf("Only the newest %d experiments were analysed (from %s); change the window with --change-window.",
+			len(h.Experiments)-h.ChangeFrom, h.Experiments[h.ChangeFrom].Label()))
+	}
+	if short > 0 {
+		sec.Notes = append(sec.Notes, fmt.Sprintf("%d of %d series have fewer than %d values and were not tested.", short, series, 2*o.MinSegment))
+	}
+	cs := h.Changes()
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index > cs[j].Index })
+	t := htmlreport.Table{
+		Caption: fmt.Sprintf("%d change point(s) in %d series, newest first", len(cs), series),
+		Header:  []string{"Experiment", "Commit", "Sub-experiment", "Bytes", "Metric", "Shift", "Median before", "Median after", "p"},
+	}
+	if len(cs) > ChangeRows {
+		t.Caption = fmt.Sprintf("newest %d of %d change point(s) in %d series (all in %s)", ChangeRows, len(cs), series, CSVFileName)
+		cs = cs[:ChangeRows]
+	}
+	for _, c := range cs {
+		e := h.Experiments[c.Index]
+		shift := htmlreport.Num(shiftText(c.Ratio) + " " + c.Direction())
+		if c.Slower() {
+			shift.Status = htmlreport.StatusFailed
+		} else {
+			shift.Status = htmlreport.StatusPassed
+		}
+		t.Rows = append(t.Rows, []htmlreport.Cell{
+			htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Text(c.Type),
+			htmlreport.Num(strconv.Itoa(c.Payload)), htmlreport.Text(c.Magnitude), shift,
+			htmlreport.Num(summary.Format3(c.Before)), htmlreport.Num(summary.Format3(c.After)), htmlreport.Num(formatP(c.P)),
+		})
+	}
+	sec.Tables = append(sec.Tables, t)
+	if g != nil {
+		sec.Status = g.Verdict()
+	}
+	return sec
+}
+
+// gateVerdict is the page's verdict of history --gate.
+func gateVerdict(h *History, g *GateResult) *htmlreport.Verdict {
+	v := &htmlreport.Verdict{Status: g.Verdict(), Summary: g.Summary()}
+	v.Failures = htmlreport.Table{
+		Caption: "Series whose newest segment is a significant slowdown",
+		Header:  []string{"Sub-experiment", "Bytes", "Metric", "Segment starts at", "Commit", "Shift", "p", "Holm level"},
+	}
+	for _, s := range g.Failures() {
+		e := h.Experiments[s.Change.Index]
+		v.Failures.Rows = append(v.Failures.Rows, []htmlreport.Cell{
+			htmlreport.Text(s.Type), htmlreport.Num(strconv.Itoa(s.Payload)), htmlreport.Text(s.Magnitude),
+			htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Num(shiftText(s.Change.Ratio)),
+			htmlreport.Num(formatP(s.P)), htmlreport.Num(formatP(s.Level)),
+		})
+	}
+	return v
 }

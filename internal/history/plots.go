@@ -68,7 +68,7 @@ func (h *History) Jobs() []Job {
 			jobs = append(jobs, Job{
 				Kind: KindMagnitude, Type: s.Type, Magnitude: mag,
 				Name:  filepath.Join(s.Type, "history_"+fileMagnitude(mag)),
-				Build: magnitudePlot(s, m, labels),
+				Build: magnitudePlot(s, m, labels, h.ChangeFrom),
 			})
 		}
 		for p, b := range s.Payloads {
@@ -76,11 +76,15 @@ func (h *History) Jobs() []Job {
 				y := s.Series(chk, p)
 				req := s.Requirement(chk, p)
 				marked, over := overRequirement(y, req)
+				var sc *SeriesChanges
+				if s.Changes != nil {
+					sc = &s.Changes[indexOf(Magnitudes, chk)][p]
+				}
 				jobs = append(jobs, Job{
 					Kind: KindPayload, Type: s.Type, Magnitude: chk, Payload: b,
 					Name:  filepath.Join(s.Type, fmt.Sprintf("%d_bytes_%s", b, fileMagnitude(chk))),
 					Over:  over,
-					Build: payloadPlot(s.Type, b, chk, y, req, marked, over, labels),
+					Build: payloadPlot(s.Type, b, chk, y, req, marked, over, labels, sc),
 				})
 			}
 		}
@@ -103,7 +107,7 @@ func overRequirement(y []float64, req float64) (marked []bool, over int) {
 	return marked, over
 }
 
-func magnitudePlot(s *SubExperiment, m int, labels []string) func() *plot.Plot {
+func magnitudePlot(s *SubExperiment, m int, labels []string, from int) func() *plot.Plot {
 	return func() *plot.Plot {
 		lines := make([]plots.Line, len(s.Payloads))
 		for p, b := range s.Payloads {
@@ -112,11 +116,14 @@ func magnitudePlot(s *SubExperiment, m int, labels []string) func() *plot.Plot {
 		title := fmt.Sprintf("%s: %s latency history", s.Type, Magnitudes[m])
 		p := plots.CategoryLines(title, xLabel, yLabel, labels, lines)
 		experimentAxis(p, labels)
+		if s.Changes != nil {
+			addChangeMarks(p, Magnitudes[m], s.Values[m], s.Changes[m], from)
+		}
 		return p
 	}
 }
 
-func payloadPlot(typ string, b int, chk string, y []float64, req float64, marked []bool, over int, labels []string) func() *plot.Plot {
+func payloadPlot(typ string, b int, chk string, y []float64, req float64, marked []bool, over int, labels []string, sc *SeriesChanges) func() *plot.Plot {
 	return func() *plot.Plot {
 		lines := []plots.Line{{Name: chk, Y: y, Marked: marked}}
 		title := fmt.Sprintf("%s, %d bytes: %s latency history", typ, b, chk)
@@ -130,6 +137,7 @@ func payloadPlot(typ string, b int, chk string, y []float64, req float64, marked
 		if over > 0 {
 			p.Legend.Add(fmt.Sprintf("over requirement (%d)", over), plots.MarkThumbnail{})
 		}
+		addChanges(p, chk, y, sc)
 		return p
 	}
 }

@@ -1,0 +1,284 @@
+package history
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/mqgate/mqgate/internal/changepoint"
+)
+
+// Colours of change points: red for a slowdown (like the requirement line
+// and the marks over it), green for a speed-up; segment medians in grey.
+var (
+	slowerColor  = color.RGBA{0xd6, 0x27, 0x28, 0xff}
+	fasterColor  = color.RGBA{0x1a, 0x98, 0x50, 0xff}
+	segmentColor = color.RGBA{0x55, 0x55, 0x55, 0xff}
+	windowColor  = color.RGBA{0x99, 0x99, 0x99, 0xff}
+)
+
+func changeColor(slower bool) color.RGBA {
+	if slower {
+		return slowerColor
+	}
+	return fasterColor
+}
+
+// changeLines draws a dashed vertical line between the last experiment of
+// the old segment and the first of the new one at each change point, with
+// the shift ("+23.1 %") at its top.
+type changeLines struct {
+	magnitude string
+	cps       []changepoint.ChangePoint
+}
+
+// Plot implements plot.Plotter.
+func (l changeLines) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	sty := p.Legend.TextStyle
+	sty.Font.Size = vg.Points(8)
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YTop
+	for _, cp := range l.cps {
+		slower := regressed(l.magnitude, cp.Ratio)
+		ls := draw.LineStyle{Color: changeColor(slower), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}
+		x := trX(float64(cp.Index) - 0.5)
+		if x < c.Min.X || x > c.Max.X {
+			continue
+		}
+		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
+		sty.Color = ls.Color
+		c.FillText(sty, vg.Point{X: x + vg.Points(2), Y: c.Max.Y - vg.Points(2)}, shiftText(cp.Ratio))
+	}
+}
+
+// DataRange implements plot.DataRanger: the lines span the axes as they
+// are.
+func (changeLines) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+}
+
+// shiftText is a ratio as a signed percentage: 1.231 → "+23.1 %".
+func shiftText(r float64) string {
+	if math.IsInf(r, 1) {
+		return "from 0"
+	}
+	return fmt.Sprintf("%+.1f %%", (r-1)*100)
+}
+
+// legendLine is a legend thumbnail of a line style.
+type legendLine draw.LineStyle
+
+// Thumbnail implements plot.Thumbnailer.
+func (l legendLine) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(draw.LineStyle(l), c.Min.X, y, c.Max.X, y)
+}
+
+// segmentMedians draws each segment's median as a horizontal line over the
+// segment's experiments.
+type segmentMedians struct {
+	segs  [][3]float64 // from, to (experiment indices, inclusive), median
+	style draw.LineStyle
+}
+
+func newSegmentMedians(y []float64, from int, cps []changepoint.ChangePoint) *segmentMedians {
+	bounds := []int{from}
+	for _, c := range cps {
+		bounds = append(bounds, c.Index)
+	}
+	bounds = append(bounds, len(y))
+	s := &segmentMedians{style: draw.LineStyle{Color: segmentColor, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1.5)}}}
+	for i := 0; i+1 < len(bounds); i++ {
+		var v []float64
+		for _, x := range y[bounds[i]:bounds[i+1]] {
+			if !math.IsNaN(x) {
+				v = append(v, x)
+			}
+		}
+		if len(v) == 0 {
+			continue
+		}
+		s.segs = append(s.segs, [3]float64{float64(bounds[i]), float64(bounds[i+1] - 1), changepoint.Median(v)})
+	}
+	return s
+}
+
+// Plot implements plot.Plotter.
+func (s *segmentMedians) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, g := range s.segs {
+		y := trY(g[2])
+		c.StrokeLines(s.style, c.ClipLinesXY([]vg.Point{{X: trX(g[0] - 0.4), Y: y}, {X: trX(g[1] + 0.4), Y: y}})...)
+	}
+}
+
+// DataRange implements plot.DataRanger: medians lie within the data.
+func (s *segmentMedians) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+}
+
+// windowLine marks where change-point detection starts when it does not
+// look at every experiment.
+type windowLine struct{ from int }
+
+var windowStyle = draw.LineStyle{Color: windowColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}}
+
+// Plot implements plot.Plotter.
+func (w windowLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(float64(w.from) - 0.5)
+	c.StrokeLine2(windowStyle, x, c.Min.Y, x, c.Max.Y)
+}
+
+// DataRange implements plot.DataRanger.
+func (windowLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+}
+
+// changeMarks draws a triangle at each change point of several series (a
+// magnitude plot's payloads): pointing up, red, for a slowdown; down, green,
+// for a speed-up.
+type changeMarks struct {
+	magnitude string
+	points    []markPoint
+}
+
+type markPoint struct {
+	x, y   float64
+	slower bool
+}
+
+func newChangeMarks(magnitude string, values [][]float64, changes []SeriesChanges) *changeMarks {
+	m := &changeMarks{magnitude: magnitude}
+	for p, sc := range changes {
+		for _, c := range sc.ChangePoints {
+			y := values[p][c.Index]
+			if math.IsNaN(y) {
+				continue
+			}
+			m.points = append(m.points, markPoint{x: float64(c.Index), y: y, slower: regressed(magnitude, c.Ratio)})
+		}
+	}
+	return m
+}
+
+// counts returns the number of slowdowns and speed-ups marked.
+func (m *changeMarks) counts() (slower, faster int) {
+	for _, p := range m.points {
+		if p.slower {
+			slower++
+		} else {
+			faster++
+		}
+	}
+	return
+}
+
+// Plot implements plot.Plotter.
+func (m *changeMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, pt := range m.points {
+		c.DrawGlyph(changeGlyph(pt.slower), vg.Point{X: trX(pt.x), Y: trY(pt.y)})
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (m *changeMarks) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+}
+
+func changeGlyph(slower bool) draw.GlyphStyle {
+	return draw.GlyphStyle{Color: changeColor(slower), Radius: vg.Points(5), Shape: triangle{up: slower}}
+}
+
+// triangle is an outlined triangle, pointing up or down, around the point:
+// outlined so that the series' own marker stays visible inside.
+type triangle struct{ up bool }
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (t triangle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * 1.4
+	d := vg.Length(1)
+	if !t.up {
+		d = -1
+	}
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y + d*r})
+	p.Line(vg.Point{X: pt.X - r*0.866, Y: pt.Y - d*r*0.5})
+	p.Line(vg.Point{X: pt.X + r*0.866, Y: pt.Y - d*r*0.5})
+	p.Close()
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.6)})
+	c.Stroke(p)
+}
+
+// glyphThumb is a legend thumbnail of a glyph.
+type glyphThumb draw.GlyphStyle
+
+// Thumbnail implements plot.Thumbnailer.
+func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(draw.GlyphStyle(g), c.Center()) }
+
+// addChanges marks the change points of one series on a payload plot: the
+// segment medians, a line at each change point and, when detection did not
+// look at every experiment, where it started.
+func addChanges(p *plot.Plot, magnitude string, y []float64, sc *SeriesChanges) {
+	if sc == nil {
+		return
+	}
+	if sc.From > 0 {
+		p.Add(windowLine{from: sc.From})
+		p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", len(y)-sc.From), legendLine(windowStyle))
+	}
+	if sc.Reason != "" {
+		return
+	}
+	med := newSegmentMedians(y, sc.From, sc.ChangePoints)
+	p.Add(med)
+	p.Legend.Add("segment median", legendLine(med.style))
+	if len(sc.ChangePoints) == 0 {
+		return
+	}
+	p.Add(changeLines{magnitude: magnitude, cps: sc.ChangePoints})
+	slower, faster := 0, 0
+	for _, c := range sc.ChangePoints {
+		if regressed(magnitude, c.Ratio) {
+			slower++
+		} else {
+			faster++
+		}
+	}
+	dash := []vg.Length{vg.Points(4), vg.Points(2)}
+	if slower > 0 {
+		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), legendLine{Color: slowerColor, Width: vg.Points(1.2), Dashes: dash})
+	}
+	if faster > 0 {
+		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), legendLine{Color: fasterColor, Width: vg.Points(1.2), Dashes: dash})
+	}
+}
+
+// addChangeMarks marks the change points of every payload on a magnitude
+// plot.
+func addChangeMarks(p *plot.Plot, magnitude string, values [][]float64, changes []SeriesChanges, from int) {
+	if changes == nil {
+		return
+	}
+	if from > 0 && len(values) > 0 {
+		p.Add(windowLine{from: from})
+		p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", len(values[0])-from), legendLine(windowStyle))
+	}
+	m := newChangeMarks(magnitude, values, changes)
+	if len(m.points) == 0 {
+		return
+	}
+	p.Add(m)
+	slower, faster := m.counts()
+	if slower > 0 {
+		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), glyphThumb(changeGlyph(true)))
+	}
+	if faster > 0 {
+		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), glyphThumb(changeGlyph(false)))
+	}
+}

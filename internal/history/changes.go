@@ -1,0 +1,433 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mqgate/mqgate/internal/changepoint"
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// DefaultChangeWindow is how many of the newest experiments change-point
+// detection looks at by default. E-divisive costs O(n²) per permutation: a
+// hundred experiments take milliseconds per series, a thousand seconds.
+const DefaultChangeWindow = 100
+
+// DefaultGateMetrics are the magnitudes history --gate judges by default:
+// the Median and the 99th percentile. Min rarely regresses alone, and Max is
+// one sample of a run, too noisy to gate on.
+var DefaultGateMetrics = []string{"Median", "99%"}
+
+// ChangeOptions say how change points are looked for.
+type ChangeOptions struct {
+	changepoint.Options
+	// Window is the number of newest experiments analysed; 0 means all.
+	Window int
+	// Workers analyse series in parallel; GOMAXPROCS when ≤ 0.
+	Workers int
+}
+
+// SeriesChanges is the change-point analysis of one series: a
+// sub-experiment's payload and magnitude across the experiments.
+type SeriesChanges struct {
+	// From is the first experiment analysed (the window's start).
+	From int
+	// Result of changepoint.Detect; its indices are experiment indices.
+	changepoint.Result
+}
+
+// Change is one change point of one series, for listings.
+type Change struct {
+	Type      string
+	Payload   int
+	Magnitude string
+	changepoint.ChangePoint
+}
+
+// Slower reports whether the values rose at the change: the metric got
+// worse (latency: lower is better, formats §7).
+func (c Change) Slower() bool { return regressed(c.Magnitude, c.Ratio) }
+
+// regressed reports whether a ratio after/before of magnitude is a regression,
+// by the metric's direction (internal/gate).
+func regressed(magnitude string, ratio float64) bool {
+	m, ok := gate.Lookup(magnitude)
+	if ok && m.Better == gate.HigherIsBetter {
+		return ratio < 1
+	}
+	return ratio > 1
+}
+
+// Direction is "slower" or "faster".
+func (c Change) Direction() string {
+	if c.Slower() {
+		return "slower"
+	}
+	return "faster"
+}
+
+// DetectChanges looks for change points in every series of h (every
+// sub-experiment, payload and magnitude over the newest opt.Window
+// experiments) and stores them in the sub-experiments' Changes. Each series
+// gets its own seed, derived from opt.Seed and its position, so that results
+// do not depend on the order series are analysed in.
+func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
+	opt.Options = opt.Options.WithDefaults()
+	if err := opt.Options.Validate(); err != nil {
+		return err
+	}
+	if opt.Window < 0 {
+		return fmt.Errorf("change window %d: expected 0 (all experiments) or more", opt.Window)
+	}
+	n := len(h.Experiments)
+	from := 0
+	if opt.Window > 0 && n > opt.Window {
+		from = n - opt.Window
+	}
+	h.ChangeOptions = opt
+	h.ChangeFrom = from
+	type job struct{ s, m, p int }
+	var jobs []job
+	for si, s := range h.SubExperiments {
+		s.Changes = make([][]SeriesChanges, len(Magnitudes))
+		for m := range Magnitudes {
+			s.Changes[m] = make([]SeriesChanges, len(s.Payloads))
+			for p := range s.Payloads {
+				jobs = append(jobs, job{si, m, p})
+			}
+		}
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	next := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for w := 0; w < min(workers, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				s := h.SubExperiments[j.s]
+				o := opt.Options
+				o.Seed = seriesSeed(opt.Seed, i)
+				res, err := changepoint.Detect(s.Values[j.m][j.p][from:], o)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], Magnitudes[j.m], err)
+					}
+					mu.Unlock()
+					continue
+				}
+				for k := range res.ChangePoints {
+					res.ChangePoints[k].Index += from
+				}
+				s.Changes[j.m][j.p] = SeriesChanges{From: from, Result: res}
+			}
+		}()
+	}
+feed:
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	h.changesDetected = true
+	return nil
+}
+
+// seriesSeed mixes the user's seed with a series' position (SplitMix64).
+func seriesSeed(seed uint64, i int) uint64 {
+	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// ChangesDetected reports whether DetectChanges ran.
+func (h *History) ChangesDetected() bool { return h.changesDetected }
+
+// Changes returns every change point of h, by sub-experiment, payload,
+// magnitude (Magnitudes order) and experiment.
+func (h *History) Changes() []Change {
+	var out []Change
+	for _, s := range h.SubExperiments {
+		for m, mag := range Magnitudes {
+			if s.Changes == nil {
+				continue
+			}
+			for p, b := range s.Payloads {
+				for _, c := range s.Changes[m][p].ChangePoints {
+					out = append(out, Change{Type: s.Type, Payload: b, Magnitude: mag, ChangePoint: c})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ChangeSummary counts the series analysed and those too short to test.
+func (h *History) ChangeSummary() (series, short int) {
+	for _, s := range h.SubExperiments {
+		for m := range s.Changes {
+			for _, c := range s.Changes[m] {
+				series++
+				if c.Reason != "" {
+					short++
+				}
+			}
+		}
+	}
+	return series, short
+}
+
+// GateOptions say what history --gate judges.
+type GateOptions struct {
+	// Metrics are the magnitudes judged (Magnitudes entries).
+	Metrics []string
+	// Threshold is the least relative slowdown that fails, e.g. 0.05: a
+	// newest segment 3 % slower than the one before passes at 0.05.
+	Threshold float64
+}
+
+// GateSeries is the gate's view of one judged series.
+type GateSeries struct {
+	Type      string
+	Payload   int
+	Magnitude string
+	// Change is the newest change point; nil when the series has none (or
+	// was too short to test).
+	Change *changepoint.ChangePoint
+	// SegmentFrom is the first experiment of the segment before Change.
+	SegmentFrom int
+	// Candidate: the newest segment is slower than the one before by more
+	// than the threshold, so it was tested.
+	Candidate bool
+	// P is the p-value of the local permutation test of the newest segment
+	// against the one before (NaN when not a candidate).
+	P float64
+	// Level is the Holm level P was held to; Failed when P ≤ Level.
+	Level  float64
+	Failed bool
+}
+
+// GateResult is the verdict of history --gate.
+type GateResult struct {
+	Options GateOptions
+	// Alpha is the family-wise level over all judged series (Holm).
+	Alpha float64
+	// Permutations of each candidate's local test.
+	Permutations int
+	// Series judged (tested for change points); Short were too short.
+	Series []GateSeries
+	Short  int
+	Failed bool
+}
+
+// Verdict is "failed", "passed", or "inconclusive" when no series was long
+// enough to judge.
+func (g *GateResult) Verdict() string {
+	switch {
+	case g.Failed:
+		return "failed"
+	case len(g.Series) == 0:
+		return "inconclusive"
+	}
+	return "passed"
+}
+
+// Failures returns the series that failed.
+func (g *GateResult) Failures() []GateSeries {
+	var out []GateSeries
+	for _, s := range g.Series {
+		if s.Failed {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Gate decides whether the newest segment of any judged series is a
+// significant regression. A series is a candidate when its newest change
+// point starts a segment whose median is worse than the previous segment's
+// by more than opt.Threshold. Each candidate is re-tested on its last two
+// segments alone (changepoint.LocalTest) with enough permutations to resolve
+// p-values below Alpha/S, and Holm's procedure over the S judged series
+// keeps the probability that an unchanged system fails at most Alpha
+// (the --significance level) for the whole gate. DetectChanges must have
+// run.
+func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error) {
+	if !h.changesDetected {
+		return nil, fmt.Errorf("gate: change points were not detected")
+	}
+	for _, m := range opt.Metrics {
+		if indexOf(Magnitudes, m) < 0 {
+			return nil, fmt.Errorf("gate metric %q: expected one of %s", m, strings.Join(Magnitudes, ", "))
+		}
+	}
+	co := h.ChangeOptions
+	g := &GateResult{Options: opt, Alpha: co.Alpha}
+	n := len(h.Experiments)
+	for _, s := range h.SubExperiments {
+		for _, mag := range opt.Metrics {
+			m := indexOf(Magnitudes, mag)
+			for p, b := range s.Payloads {
+				sc := s.Changes[m][p]
+				if sc.Reason != "" {
+					g.Short++
+					continue
+				}
+				gs := GateSeries{Type: s.Type, Payload: b, Magnitude: mag, P: math.NaN()}
+				if k := len(sc.ChangePoints); k > 0 {
+					c := sc.ChangePoints[k-1]
+					gs.Change = &c
+					gs.SegmentFrom = sc.From
+					if k > 1 {
+						gs.SegmentFrom = sc.ChangePoints[k-2].Index
+					}
+					gs.Candidate = regressed(mag, c.Ratio) && math.Abs(c.Ratio-1) > opt.Threshold
+				}
+				g.Series = append(g.Series, gs)
+			}
+		}
+	}
+	S := len(g.Series)
+	// The smallest Holm level is Alpha/S; p-values resolve to
+	// 1/(permutations+1), half of it.
+	g.Permutations = max(co.Permutations, int(math.Ceil(2*float64(S)/co.Alpha))-1)
+	var cands []int
+	for i, gs := range g.Series {
+		if gs.Candidate {
+			cands = append(cands, i)
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, max(1, co.Workers, runtime.GOMAXPROCS(0)))
+	for k, i := range cands {
+		gs := &g.Series[i]
+		s := h.sub(gs.Type)
+		x := s.Values[indexOf(Magnitudes, gs.Magnitude)][indexOfInt(s.Payloads, gs.Payload)]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			// Any p-value above Alpha is never rejected by Holm: stop there.
+			p, err := changepoint.LocalTest(x, gs.SegmentFrom, n, co.MinSegment, g.Permutations, seriesSeed(co.Seed^0x6761746500000000, k), co.Alpha)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("gate: %s, %d bytes, %s: %w", gs.Type, gs.Payload, gs.Magnitude, err)
+			}
+			gs.P = p
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	holm(g.Series, co.Alpha)
+	for _, gs := range g.Series {
+		g.Failed = g.Failed || gs.Failed
+	}
+	return g, nil
+}
+
+// holm applies Holm's step-down procedure at family-wise level alpha to the
+// candidates' p-values; series that are not candidates count as p = 1.
+func holm(series []GateSeries, alpha float64) {
+	S := len(series)
+	order := make([]int, 0, S)
+	for i := range series {
+		order = append(order, i)
+	}
+	pv := func(i int) float64 {
+		if !series[i].Candidate || math.IsNaN(series[i].P) {
+			return 1
+		}
+		return series[i].P
+	}
+	sort.SliceStable(order, func(a, b int) bool { return pv(order[a]) < pv(order[b]) })
+	rejecting := true
+	for rank, i := range order {
+		level := alpha / float64(S-rank)
+		series[i].Level = level
+		if rejecting && series[i].Candidate && pv(i) <= level {
+			series[i].Failed = true
+			continue
+		}
+		rejecting = false
+	}
+}
+
+func (h *History) sub(typ string) *SubExperiment {
+	for _, s := range h.SubExperiments {
+		if s.Type == typ {
+			return s
+		}
+	}
+	return nil
+}
+
+func indexOfInt(list []int, v int) int {
+	for i, x := range list {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// Summary is one sentence on the verdict, e.g. "failed: 3 of 44 series
+// (Median, 99%) end in a significant slowdown".
+func (g *GateResult) Summary() string {
+	metrics := strings.Join(g.Options.Metrics, ", ")
+	cands := 0
+	for _, s := range g.Series {
+		if s.Candidate {
+			cands++
+		}
+	}
+	short := ""
+	if g.Short > 0 {
+		short = fmt.Sprintf("; %d series too short to test", g.Short)
+	}
+	if len(g.Series) == 0 {
+		return fmt.Sprintf("inconclusive: no series (%s) long enough to test%s", metrics, short)
+	}
+	if g.Failed {
+		return fmt.Sprintf("failed: %d of %d series (%s) end in a significant slowdown (Holm, family-wise level %g%s)",
+			len(g.Failures()), len(g.Series), metrics, g.Alpha, short)
+	}
+	return fmt.Sprintf("passed: no newest segment of %d series (%s) is a significant slowdown (%d candidate(s) tested; Holm, family-wise level %g%s)",
+		len(g.Series), metrics, cands, g.Alpha, short)
+}

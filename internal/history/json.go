@@ -1,0 +1,157 @@
+package history
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+)
+
+// JSON is the document history --json writes: the experiments in history
+// order, how change points were looked for, every change point, and the
+// gate's verdict when --gate was given.
+type JSON struct {
+	Experiments  []JSONExperiment  `json:"experiments"`
+	Method       JSONMethod        `json:"change_point_method"`
+	Series       int               `json:"series"`
+	ShortSeries  int               `json:"series_too_short"`
+	ChangePoints []JSONChangePoint `json:"change_points"`
+	Gate         *JSONGate         `json:"gate,omitempty"`
+	Warnings     []string          `json:"warnings"`
+}
+
+// JSONExperiment is one experiment, in history order.
+type JSONExperiment struct {
+	Name    string `json:"name"`
+	Start   string `json:"start,omitempty"`
+	Version string `json:"version,omitempty"`
+	Commit  string `json:"commit,omitempty"`
+}
+
+// JSONMethod says how change points were looked for.
+type JSONMethod struct {
+	Name         string  `json:"name"`
+	Significance float64 `json:"significance"`
+	Permutations int     `json:"permutations"`
+	MinSegment   int     `json:"min_segment"`
+	Seed         uint64  `json:"seed"`
+	// Window is the number of newest experiments analysed (0: all);
+	// FirstExperiment the first one analysed.
+	Window          int    `json:"window"`
+	FirstExperiment string `json:"first_experiment"`
+}
+
+// JSONChangePoint is one change point: where a series' new segment
+// begins, and how far it moved.
+type JSONChangePoint struct {
+	SubExperiment string `json:"sub_experiment"`
+	Payload       int    `json:"payload"`
+	Metric        string `json:"metric"`
+	// Experiment is the first experiment of the new segment, with the
+	// system's version and commit from its meta.json.
+	Experiment string `json:"experiment"`
+	Version    string `json:"version,omitempty"`
+	Commit     string `json:"commit,omitempty"`
+	// Index of Experiment in Experiments.
+	Index int `json:"index"`
+	// Before and After are the segment medians, Ratio After/Before
+	// (null when Before is 0).
+	Before    float64  `json:"median_before"`
+	After     float64  `json:"median_after"`
+	Ratio     *float64 `json:"ratio"`
+	Direction string   `json:"direction"`
+	P         float64  `json:"p_value"`
+	// Order in which the divisive procedure accepted it (1 first).
+	Order int `json:"order"`
+}
+
+// JSONGate is the verdict of history --gate.
+type JSONGate struct {
+	// Verdict is passed, failed or inconclusive (no series long enough).
+	Verdict      string   `json:"verdict"`
+	Metrics      []string `json:"metrics"`
+	Threshold    float64  `json:"threshold"`
+	FamilyLevel  float64  `json:"family_wise_level"`
+	Correction   string   `json:"correction"`
+	Permutations int      `json:"permutations"`
+	SeriesJudged int      `json:"series_judged"`
+	SeriesShort  int      `json:"series_too_short"`
+	// Candidates are the judged series whose newest segment is slower than
+	// the one before by more than the threshold.
+	Candidates []JSONGateSeries `json:"candidates"`
+}
+
+// JSONGateSeries is one candidate of the gate.
+type JSONGateSeries struct {
+	SubExperiment string   `json:"sub_experiment"`
+	Payload       int      `json:"payload"`
+	Metric        string   `json:"metric"`
+	Experiment    string   `json:"experiment"`
+	Commit        string   `json:"commit,omitempty"`
+	Ratio         *float64 `json:"ratio"`
+	P             float64  `json:"p_value"`
+	Level         float64  `json:"holm_level"`
+	Failed        bool     `json:"failed"`
+}
+
+// JSONDoc returns h's JSON document; g is nil without --gate.
+func (h *History) JSONDoc(g *GateResult) JSON {
+	doc := JSON{Warnings: append([]string{}, h.Warnings...), ChangePoints: []JSONChangePoint{}}
+	for _, e := range h.Experiments {
+		je := JSONExperiment{Name: e.Name, Version: e.Version, Commit: e.Commit}
+		if !e.Start.IsZero() {
+			je.Start = e.Start.UTC().Format("2006-01-02T15:04:05Z07:00")
+		}
+		doc.Experiments = append(doc.Experiments, je)
+	}
+	o := h.ChangeOptions
+	doc.Method = JSONMethod{Name: "e-divisive means, permutation test", Significance: o.Alpha, Permutations: o.Permutations,
+		MinSegment: o.MinSegment, Seed: o.Seed, Window: o.Window}
+	if h.ChangeFrom < len(h.Experiments) {
+		doc.Method.FirstExperiment = h.Experiments[h.ChangeFrom].Name
+	}
+	doc.Series, doc.ShortSeries = h.ChangeSummary()
+	for _, c := range h.Changes() {
+		e := h.Experiments[c.Index]
+		jc := JSONChangePoint{SubExperiment: c.Type, Payload: c.Payload, Metric: c.Magnitude, Experiment: e.Name,
+			Version: e.Version, Commit: e.Commit, Index: c.Index, Before: c.Before, After: c.After,
+			Direction: c.Direction(), P: c.P, Order: c.Order}
+		if !math.IsInf(c.Ratio, 0) {
+			r := c.Ratio
+			jc.Ratio = &r
+		}
+		doc.ChangePoints = append(doc.ChangePoints, jc)
+	}
+	if g != nil {
+		jg := &JSONGate{Verdict: g.Verdict(), Metrics: g.Options.Metrics, Threshold: g.Options.Threshold, FamilyLevel: g.Alpha,
+			Correction: "holm", Permutations: g.Permutations, SeriesJudged: len(g.Series), SeriesShort: g.Short,
+			Candidates: []JSONGateSeries{}}
+		for _, s := range g.Series {
+			if !s.Candidate {
+				continue
+			}
+			e := h.Experiments[s.Change.Index]
+			jc := JSONGateSeries{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude,
+				Experiment: e.Name, Commit: e.Commit, P: s.P, Level: s.Level, Failed: s.Failed}
+			if r := s.Change.Ratio; !math.IsInf(r, 0) {
+				jc.Ratio = &r
+			}
+			jg.Candidates = append(jg.Candidates, jc)
+		}
+		doc.Gate = jg
+	}
+	return doc
+}
+
+// WriteJSON writes doc, indented, to w.
+func WriteJSON(w io.Writer, doc JSON) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// WriteJSONFile writes doc atomically to path.
+func WriteJSONFile(path string, doc JSON) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteJSON(w, doc) })
+}
