@@ -12,10 +12,11 @@ import (
 	"github.com/mqgate/mqgate/internal/changepoint"
 )
 
-// Colours of change points: red for a slowdown (like the requirement line
-// and the marks over it), green for a speed-up; segment medians in grey.
+// Colours of change points: magenta for a slowdown (apart from the red of
+// requirements and of the marks over them), green for a speed-up; segment
+// medians in grey.
 var (
-	slowerColor  = color.RGBA{0xd6, 0x27, 0x28, 0xff}
+	slowerColor  = color.RGBA{0xc0, 0x00, 0xa0, 0xff}
 	fasterColor  = color.RGBA{0x1a, 0x98, 0x50, 0xff}
 	segmentColor = color.RGBA{0x55, 0x55, 0x55, 0xff}
 	windowColor  = color.RGBA{0x99, 0x99, 0x99, 0xff}
@@ -29,29 +30,27 @@ func changeColor(slower bool) color.RGBA {
 }
 
 // changeLines draws a dashed vertical line between the last experiment of
-// the old segment and the first of the new one at each change point, with
-// the shift ("+23.1 %") at its top.
+// the old segment and the first of the new one at each change point.
 type changeLines struct {
 	magnitude string
 	cps       []changepoint.ChangePoint
 }
 
+var changeDashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}
+
+func changeStyle(slower bool) draw.LineStyle {
+	return draw.LineStyle{Color: changeColor(slower), Width: vg.Points(1.5), Dashes: changeDashes}
+}
+
 // Plot implements plot.Plotter.
 func (l changeLines) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	sty := p.Legend.TextStyle
-	sty.Font.Size = vg.Points(8)
-	sty.XAlign, sty.YAlign = draw.XLeft, draw.YTop
 	for _, cp := range l.cps {
-		slower := regressed(l.magnitude, cp.Ratio)
-		ls := draw.LineStyle{Color: changeColor(slower), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}
 		x := trX(float64(cp.Index) - 0.5)
 		if x < c.Min.X || x > c.Max.X {
 			continue
 		}
-		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
-		sty.Color = ls.Color
-		c.FillText(sty, vg.Point{X: x + vg.Points(2), Y: c.Max.Y - vg.Points(2)}, shiftText(cp.Ratio))
+		c.StrokeLine2(changeStyle(regressed(l.magnitude, cp.Ratio)), x, c.Min.Y, x, c.Max.Y)
 	}
 }
 
@@ -221,10 +220,15 @@ type glyphThumb draw.GlyphStyle
 // Thumbnail implements plot.Thumbnailer.
 func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(draw.GlyphStyle(g), c.Center()) }
 
+// maxChangeEntries is the most change points a payload plot's legend
+// names one by one; beyond, it counts them.
+const maxChangeEntries = 4
+
 // addChanges marks the change points of one series on a payload plot: the
-// segment medians, a line at each change point and, when detection did not
-// look at every experiment, where it started.
-func addChanges(p *plot.Plot, magnitude string, y []float64, sc *SeriesChanges) {
+// segment medians, a line at each change point, named in the legend with
+// its shift and first experiment, and, when detection did not look at every
+// experiment, where it started.
+func addChanges(p *plot.Plot, magnitude string, y []float64, labels []string, sc *SeriesChanges) {
 	if sc == nil {
 		return
 	}
@@ -242,6 +246,17 @@ func addChanges(p *plot.Plot, magnitude string, y []float64, sc *SeriesChanges) 
 		return
 	}
 	p.Add(changeLines{magnitude: magnitude, cps: sc.ChangePoints})
+	if len(sc.ChangePoints) <= maxChangeEntries {
+		for _, c := range sc.ChangePoints {
+			slower := regressed(magnitude, c.Ratio)
+			dir := "faster"
+			if slower {
+				dir = "slower"
+			}
+			p.Legend.Add(fmt.Sprintf("%s %s from %s", dir, shiftText(c.Ratio), labels[c.Index]), legendLine(changeStyle(slower)))
+		}
+		return
+	}
 	slower, faster := 0, 0
 	for _, c := range sc.ChangePoints {
 		if regressed(magnitude, c.Ratio) {
@@ -250,12 +265,11 @@ func addChanges(p *plot.Plot, magnitude string, y []float64, sc *SeriesChanges) 
 			faster++
 		}
 	}
-	dash := []vg.Length{vg.Points(4), vg.Points(2)}
 	if slower > 0 {
-		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), legendLine{Color: slowerColor, Width: vg.Points(1.2), Dashes: dash})
+		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), legendLine(changeStyle(true)))
 	}
 	if faster > 0 {
-		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), legendLine{Color: fasterColor, Width: vg.Points(1.2), Dashes: dash})
+		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), legendLine(changeStyle(false)))
 	}
 }
 

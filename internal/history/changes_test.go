@@ -269,7 +269,7 @@ func TestChangesOnPlots(t *testing.T) {
 			pay = j
 		}
 	}
-	if p := pay.Build(); !legendHas(p, "change point: slower (1)") || !legendHas(p, "segment median") {
+	if p := pay.Build(); !legendHas(p, "slower +") || !legendHas(p, " from "+h.Experiments[15].Label()) || !legendHas(p, "segment median") {
 		t.Errorf("payload plot legend lacks the change point or segment medians")
 	}
 	if p := mag.Build(); !legendHas(p, "change point: slower (11)") {

@@ -137,7 +137,7 @@ func payloadPlot(typ string, b int, chk string, y []float64, req float64, marked
 		if over > 0 {
 			p.Legend.Add(fmt.Sprintf("over requirement (%d)", over), plots.MarkThumbnail{})
 		}
-		addChanges(p, chk, y, sc)
+		addChanges(p, chk, y, labels, sc)
 		return p
 	}
 }
