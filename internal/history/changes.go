@@ -23,10 +23,15 @@ const DefaultChangeWindow = 100
 // one sample of a run, too noisy to gate on.
 var DefaultGateMetrics = []string{"Median", "99%"}
 
-// ChangeOptions say how change points are looked for.
+// AllExperiments as ChangeOptions.Window analyses every experiment.
+const AllExperiments = -1
+
+// ChangeOptions say how change points are looked for. The zero value
+// means the defaults.
 type ChangeOptions struct {
 	changepoint.Options
-	// Window is the number of newest experiments analysed; 0 means all.
+	// Window is the number of newest experiments analysed:
+	// DefaultChangeWindow when 0, every one when AllExperiments.
 	Window int
 	// Workers analyse series in parallel; GOMAXPROCS when ≤ 0.
 	Workers int
@@ -81,8 +86,11 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 	if err := opt.Options.Validate(); err != nil {
 		return err
 	}
-	if opt.Window < 0 {
-		return fmt.Errorf("change window %d: expected 0 (all experiments) or more", opt.Window)
+	switch {
+	case opt.Window == 0:
+		opt.Window = DefaultChangeWindow
+	case opt.Window < AllExperiments:
+		return fmt.Errorf("change window %d: expected a number of experiments, or AllExperiments", opt.Window)
 	}
 	n := len(h.Experiments)
 	from := 0

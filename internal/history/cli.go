@@ -56,6 +56,8 @@ type Result struct {
 	CSV string
 	// Gate is the verdict when Config.Gate was set.
 	Gate *GateResult
+	// ChangeTime is the time change-point detection and the gate took.
+	ChangeTime time.Duration
 }
 
 // Run reads the requirements and experiments of cfg and writes the history
@@ -79,6 +81,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Change.Workers == 0 {
 		cfg.Change.Workers = cfg.Workers
 	}
+	t0 := time.Now()
 	if err := h.DetectChanges(ctx, cfg.Change); err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
@@ -88,6 +91,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, interruptedOr(ctx, err)
 		}
 	}
+	changeTime := time.Since(t0)
 	jobs := h.Jobs()
 	opt := RenderOptions{Dir: cfg.PlotsDir, Format: cfg.Format, Workers: cfg.Workers}
 	if cfg.HTML != "" {
@@ -120,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{History: h, Plots: len(jobs), CSV: csvPath, Gate: verdict}, nil
+	return &Result{History: h, Plots: len(jobs), CSV: csvPath, Gate: verdict, ChangeTime: changeTime}, nil
 }
 
 // Guard declares what a history with cfg reads and writes (see package
@@ -241,8 +245,11 @@ func action(c *cli.Context) error {
 	if err := co.Options.Validate(); err != nil {
 		return cliapp.Usagef("--significance, --permutations, --min-segment: %v", err)
 	}
-	if co.Window < 0 {
+	switch {
+	case co.Window < 0:
 		return cliapp.Usagef("--change-window %d: expected 0 (every experiment) or a positive number", co.Window)
+	case co.Window == 0:
+		co.Window = AllExperiments
 	}
 	cfg := Config{
 		Experiments:     c.String("experiments-results"),

@@ -36,7 +36,7 @@ type JSONMethod struct {
 	Permutations int     `json:"permutations"`
 	MinSegment   int     `json:"min_segment"`
 	Seed         uint64  `json:"seed"`
-	// Window is the number of newest experiments analysed (0: all);
+	// Window is the number of newest experiments analysed (-1: all);
 	// FirstExperiment the first one analysed.
 	Window          int    `json:"window"`
 	FirstExperiment string `json:"first_experiment"`

@@ -1,5 +1,6 @@
 // Command bench times the history command end to end (read the summaries,
-// draw every plot, write history.csv) over generated experiments: by default
+// look for change points in the newest 100 experiments of every series, draw
+// every plot, write history.csv) over generated experiments: by default
 // 40 and 1,000 experiments of the ten built-in sub-experiments and eleven
 // payloads. It prints one line per size with the wall time, and exits 1
 // when a size misses its target (2 s for 40 experiments, 10 s for 1,000)
@@ -90,8 +91,10 @@ func run(sizes, format string, html bool, keep string, strict bool, seed uint64)
 				missed = true
 			}
 		}
-		fmt.Printf("%5d experiments × %d sub-experiments: %d plots, %d values: wall %.3f s, CPU %.3f s (generate %.3f s)%s\n",
-			n, len(res.History.SubExperiments), res.Plots, len(res.History.Records()), wall.Seconds(), cpu.Seconds(), gen.Seconds(), verdict)
+		series, _ := res.History.ChangeSummary()
+		fmt.Printf("%5d experiments × %d sub-experiments: %d plots, %d values, %d change points in %d series: wall %.3f s (change points %.3f s), CPU %.3f s (generate %.3f s)%s\n",
+			n, len(res.History.SubExperiments), res.Plots, len(res.History.Records()), len(res.History.Changes()), series,
+			wall.Seconds(), res.ChangeTime.Seconds(), cpu.Seconds(), gen.Seconds(), verdict)
 	}
 	if missed && strict {
 		return fmt.Errorf("a target was missed")
