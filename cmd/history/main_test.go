@@ -205,16 +205,16 @@ func TestInterrupted(t *testing.T) {
 	}
 }
 
-// gateFixture writes 30 generated experiments of two sub-experiments whose
-// latencies differ by noise only, times slowdown from experiment 22 on when
-// slowdown > 0, and their requirements.
-func gateFixture(t *testing.T, slowdown float64) (exps, reqs string) {
+// gateFixture writes n generated experiments of two sub-experiments and
+// three payloads whose latencies differ by noise only, times slowdown from
+// experiment 22 on when slowdown > 0, and their requirements.
+func gateFixture(t *testing.T, n int, slowdown float64) (exps, reqs string) {
 	t.Helper()
 	dir := t.TempDir()
 	exps, reqs = filepath.Join(dir, "exps"), filepath.Join(dir, "reqs.csv")
 	opt := history.GenerateOptions{Seed: 3, Meta: true, Steady: true, Types: []string{"interprocess_best_effort", "interprocess_reliable"},
-		Slowdown: slowdown, SlowFrom: 22}
-	if _, err := history.Generate(exps, 30, opt); err != nil {
+		Payloads: []int{16, 1024, 16384}, Slowdown: slowdown, SlowFrom: 22}
+	if _, err := history.Generate(exps, n, opt); err != nil {
 		t.Fatal(err)
 	}
 	if err := history.GenerateRequirements(reqs, opt); err != nil {
@@ -235,10 +235,10 @@ func TestGate(t *testing.T) {
 		want     []string
 	}{
 		{"slower", 1.15, cliapp.ExitGateFailed, []string{"FAILED interprocess_reliable, 16 bytes, Median: +1", "since 2024-01-23_00-00-00", "gate failed: "}},
-		{"unchanged", 0, cliapp.ExitOK, []string{"gate passed: no newest segment of 44 series (Median, 99%) is a significant slowdown"}},
+		{"unchanged", 0, cliapp.ExitOK, []string{"gate passed: no newest segment of 12 series (Median, 99%) is a significant slowdown"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			exps, reqs := gateFixture(t, c.slowdown)
+			exps, reqs := gateFixture(t, 30, c.slowdown)
 			dir := t.TempDir()
 			js := filepath.Join(dir, "history.json")
 			code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", filepath.Join(dir, "plots"), "--gate", "--gate-threshold", "5%", "--json", js)
@@ -259,7 +259,7 @@ func TestGate(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := map[bool]string{true: "failed", false: "passed"}[c.code == cliapp.ExitGateFailed]
-			if doc.Gate == nil || doc.Gate.Verdict != want || doc.Gate.SeriesJudged != 44 || len(doc.Experiments) != 30 {
+			if doc.Gate == nil || doc.Gate.Verdict != want || doc.Gate.SeriesJudged != 12 || len(doc.Experiments) != 30 {
 				t.Errorf("JSON gate %+v, %d experiments", doc.Gate, len(doc.Experiments))
 			}
 			if c.slowdown > 0 {
@@ -269,8 +269,8 @@ func TestGate(t *testing.T) {
 						n++
 					}
 				}
-				if n < 20 {
-					t.Errorf("%d Median change points at experiment 22 with a commit, want at least 20 of 22", n)
+				if n != 6 {
+					t.Errorf("%d Median change points at experiment 22 with a commit, want 6", n)
 				}
 			}
 		})
@@ -281,7 +281,7 @@ func TestGate(t *testing.T) {
 // stdout says so, and --gate does not pass on nothing: it is inconclusive
 // (exit 3) and says how many experiments it needs.
 func TestShortHistory(t *testing.T) {
-	exps, reqs := fixture(t) // 6 experiments
+	exps, reqs := gateFixture(t, 9, 0)
 	code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", t.TempDir(), "--gate")
 	if code != cliapp.ExitInconclusive {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, cliapp.ExitInconclusive, errOut)
@@ -289,7 +289,7 @@ func TestShortHistory(t *testing.T) {
 	if w := "no series has the 10 values a test needs: take at least 10 experiments"; !strings.Contains(errOut, w) {
 		t.Errorf("stderr lacks %q:\n%s", w, errOut)
 	}
-	for _, w := range []string{"change points: 0 in 440 series (440 series too short to test: fewer than 10 values)", "220 series too short to test"} {
+	for _, w := range []string{"change points: 0 in 24 series (24 series too short to test: fewer than 10 values)", "12 series too short to test"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("stdout lacks %q:\n%s", w, out)
 		}

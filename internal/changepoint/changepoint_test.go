@@ -232,7 +232,7 @@ func TestKnownShifts(t *testing.T) {
 // Alpha of them, give or take three standard errors of the estimate. The
 // rates measured are logged (go test -v).
 func TestFalseDetectionRate(t *testing.T) {
-	const runs = 2000
+	const runs = 1000
 	for _, alpha := range []float64{0.01, 0.05} {
 		for _, dist := range []string{"normal", "log-normal"} {
 			false_ := 0
