@@ -42,43 +42,45 @@ func TopicName(base string, payload, i int) string {
 	return fmt.Sprintf("%s-%d-%d", base, payload, i)
 }
 
-// subLink is one receiving link of subscriber sub.
-type subLink struct {
-	sub int
-	r   driver.Subscriber
+// SubLink is one receiving link of subscriber Sub.
+type SubLink struct {
+	Sub int
+	R   driver.Subscriber
 }
 
-// pubEnd is publisher pub's links: one to the broker, or one per
+// PubEnd is publisher Pub's links: one to the broker, or one per
 // subscriber of its topic on a point-to-point link (each message is sent on
 // each).
-type pubEnd struct {
-	pub     int
-	senders []driver.Publisher
+type PubEnd struct {
+	Pub     int
+	Senders []driver.Publisher
 }
 
-// ends are the open links of one payload.
-type ends struct {
-	subs []subLink
-	pubs []pubEnd
+// Ends are the open links of one payload.
+type Ends struct {
+	Subs []SubLink
+	Pubs []PubEnd
 }
 
-func (e *ends) close() {
-	for _, p := range e.pubs {
-		for _, s := range p.senders {
+// Close closes every link.
+func (e *Ends) Close() {
+	for _, p := range e.Pubs {
+		for _, s := range p.Senders {
 			s.Close()
 		}
 	}
-	for _, s := range e.subs {
-		s.r.Close()
+	for _, s := range e.Subs {
+		s.R.Close()
 	}
 }
 
-// open opens every subscriber, then every publisher, of tp for payload.
-func (l Links) open(ctx context.Context, tp Topology, payload int) (_ *ends, err error) {
-	e := &ends{}
+// Open opens every subscriber, then every publisher, of tp for payload,
+// each within ConnectTimeout. On error nothing is left open.
+func (l Links) Open(ctx context.Context, tp Topology, payload int) (_ *Ends, err error) {
+	e := &Ends{}
 	defer func() {
 		if err != nil {
-			e.close()
+			e.Close()
 		}
 	}()
 	timeout := l.ConnectTimeout
@@ -123,7 +125,7 @@ func (l Links) open(ctx context.Context, tp Topology, payload int) (_ *ends, err
 			if err := step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
 				s, err := l.Transport.Subscribe(c, l.URL, subOpts(topic))
 				if err == nil {
-					e.subs = append(e.subs, subLink{sub: j, r: s})
+					e.Subs = append(e.Subs, SubLink{Sub: j, R: s})
 				}
 				return err
 			}); err != nil {
@@ -139,7 +141,7 @@ func (l Links) open(ctx context.Context, tp Topology, payload int) (_ *ends, err
 			if err := step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
 				s, err := l.Transport.Subscribe(c, listen, subOpts(topic))
 				if err == nil {
-					e.subs = append(e.subs, subLink{sub: j, r: s})
+					e.Subs = append(e.Subs, SubLink{Sub: j, R: s})
 					addrs[j][i] = s.Addr()
 				}
 				return err
@@ -150,7 +152,7 @@ func (l Links) open(ctx context.Context, tp Topology, payload int) (_ *ends, err
 	}
 	for i := range tp.Publishers {
 		topic := tp.PubTopic[i]
-		pe := pubEnd{pub: i}
+		pe := PubEnd{Pub: i}
 		var targets []string
 		switch {
 		case l.broker():
@@ -168,15 +170,15 @@ func (l Links) open(ctx context.Context, tp Topology, payload int) (_ *ends, err
 			if err := step(fmt.Sprintf("publisher %d", i), func(c context.Context) error {
 				p, err := l.Transport.Publish(c, addr, pubOpts(topic))
 				if err == nil {
-					pe.senders = append(pe.senders, p)
+					pe.Senders = append(pe.Senders, p)
 				}
 				return err
 			}); err != nil {
-				e.pubs = append(e.pubs, pe)
+				e.Pubs = append(e.Pubs, pe)
 				return nil, err
 			}
 		}
-		e.pubs = append(e.pubs, pe)
+		e.Pubs = append(e.Pubs, pe)
 	}
 	return e, nil
 }

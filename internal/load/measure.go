@@ -227,7 +227,7 @@ func Measure(ctx context.Context, sub string, links Links, cfg Config) ([]Payloa
 
 // receiver is one subscriber link's goroutine state.
 type receiver struct {
-	link     subLink
+	link     SubLink
 	shard    *Shard
 	trackers map[uint16]*Tracker
 	raw      []RawSample
@@ -236,7 +236,7 @@ type receiver struct {
 
 // sender is one publisher's goroutine state.
 type sender struct {
-	end        pubEnd
+	end        PubEnd
 	sent       uint64 // measured
 	warm       uint64 // warm-up messages sent (per sender link)
 	skipped    uint64
@@ -271,7 +271,7 @@ func (r *run) fail(err error) {
 }
 
 func measurePayload(ctx context.Context, sub string, links Links, cfg Config, payload int) (*PayloadResult, error) {
-	e, err := links.open(ctx, cfg.Topology, payload)
+	e, err := links.Open(ctx, cfg.Topology, payload)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w while connecting", ErrInterrupted)
@@ -282,8 +282,8 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	r.rawLeft.Store(int64(max(cfg.MaxRaw, 0)))
 	var acknowledged bool
 	var system *driver.SystemInfo
-	for _, pe := range e.pubs {
-		for _, p := range pe.senders {
+	for _, pe := range e.Pubs {
+		for _, p := range pe.Senders {
 			_, acknowledged = p.(driver.AckSender)
 			if ir, ok := p.(driver.InfoReporter); ok && system == nil {
 				info := ir.SystemInfo()
@@ -295,7 +295,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	closeEnds := func() {
 		if !closed {
 			closed = true
-			e.close()
+			e.Close()
 		}
 	}
 	defer closeEnds()
@@ -305,22 +305,22 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	r.t0 = start.Add(cfg.Warmup)
 	r.t1 = r.t0.Add(cfg.Duration)
 
-	recvs := make([]*receiver, len(e.subs))
+	recvs := make([]*receiver, len(e.Subs))
 	var rwg sync.WaitGroup
-	for k, l := range e.subs {
+	for k, l := range e.Subs {
 		rv := &receiver{link: l, shard: r.rec.Shard(), trackers: map[uint16]*Tracker{}}
 		if cfg.MaxRaw > 0 {
-			rv.raw = make([]RawSample, 0, r.rawCapacity(len(e.subs)))
+			rv.raw = make([]RawSample, 0, r.rawCapacity(len(e.Subs)))
 		}
 		recvs[k] = rv
 		rwg.Add(1)
 		go func() { defer rwg.Done(); r.receive(rv, payload) }()
 	}
-	sends := make([]*sender, len(e.pubs))
+	sends := make([]*sender, len(e.Pubs))
 	var swg sync.WaitGroup
-	for k, pe := range e.pubs {
-		s := &sender{end: pe, acked: make([]atomic.Uint64, len(pe.senders)), refused: make([]atomic.Uint64, len(pe.senders)), delayShard: r.delays.Shard()}
-		for x, p := range pe.senders {
+	for k, pe := range e.Pubs {
+		s := &sender{end: pe, acked: make([]atomic.Uint64, len(pe.Senders)), refused: make([]atomic.Uint64, len(pe.Senders)), delayShard: r.delays.Shard()}
+		for x, p := range pe.Senders {
 			if as, ok := p.(driver.AckSender); ok {
 				as.OnAck(func(err error) {
 					if err != nil {
@@ -336,7 +336,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 		// do not coincide.
 		offset := time.Duration(0)
 		if cfg.Rate > 0 {
-			offset = time.Duration(float64(k) / float64(len(e.pubs)) * 1e9 / cfg.Rate)
+			offset = time.Duration(float64(k) / float64(len(e.Pubs)) * 1e9 / cfg.Rate)
 		}
 		swg.Add(1)
 		go func() { defer swg.Done(); r.publish(s, payload, start.Add(offset)) }()
@@ -406,7 +406,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	swg.Wait() // publishers stop at t1, or on halt
 	sent := make([]uint64, cfg.Topology.Publishers)
 	for _, s := range sends {
-		sent[s.end.pub] = s.sent
+		sent[s.end.Pub] = s.sent
 	}
 	expected := cfg.Topology.Expected(sent)
 
@@ -419,7 +419,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 			deadline = d.Add(cfg.Drain)
 		}
 		for _, s := range sends {
-			for _, p := range s.end.senders {
+			for _, p := range s.end.Senders {
 				if as, isAck := p.(driver.AckSender); isAck {
 					if err := as.WaitAcks(deadline); err != nil {
 						drained = false
@@ -490,7 +490,7 @@ func (r *run) rawCapacity(links int) int {
 func (r *run) receive(rv *receiver, payload int) {
 	buf := make([]byte, max(payload, 64)+64)
 	for !r.stop.Load() {
-		n, at, err := rv.link.r.Receive(buf, time.Now().Add(50*time.Millisecond))
+		n, at, err := rv.link.R.Receive(buf, time.Now().Add(50*time.Millisecond))
 		if err != nil {
 			if errors.Is(err, driver.ErrTimeout) {
 				continue
@@ -499,7 +499,7 @@ func (r *run) receive(rv *receiver, payload int) {
 				return
 			}
 			r.c.Errors.Add(1)
-			r.fail(fmt.Errorf("subscriber %d: %w", rv.link.sub, err))
+			r.fail(fmt.Errorf("subscriber %d: %w", rv.link.Sub, err))
 			return
 		}
 		r.deliver(rv, buf[:n], at)
@@ -551,7 +551,7 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 // t1, then an end-of-payload marker.
 func (r *run) publish(s *sender, payload int, start time.Time) {
 	msg := make([]byte, payload)
-	h := Header{Publisher: uint16(s.end.pub), Topic: uint16(r.tp.PubTopic[s.end.pub]), RunID: r.cfg.RunID}
+	h := Header{Publisher: uint16(s.end.Pub), Topic: uint16(r.tp.PubTopic[s.end.Pub]), RunID: r.cfg.RunID}
 	h.Put(msg)
 	Fill(msg)
 	sched := NewSchedule(r.cfg.Rate, start)
@@ -584,10 +584,10 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 		PutTime(msg, h.SendNs)
 		h.PutSeq(msg)
 		sentAt := time.Now()
-		for _, p := range s.end.senders {
+		for _, p := range s.end.Senders {
 			if err := p.Send(msg); err != nil {
 				r.c.Errors.Add(1)
-				r.fail(fmt.Errorf("publisher %d: %w", s.end.pub, err))
+				r.fail(fmt.Errorf("publisher %d: %w", s.end.Pub, err))
 				return
 			}
 		}
@@ -595,7 +595,7 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 			seq++
 			s.sent = seq
 			r.c.MessagesSent.Add(1)
-			r.c.BytesSent.Add(uint64(len(msg) * len(s.end.senders)))
+			r.c.BytesSent.Add(uint64(len(msg) * len(s.end.Senders)))
 			d, _ := Clamp(int64(sentAt.Sub(due)))
 			s.delayShard.Record(d)
 		} else {
@@ -619,7 +619,7 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 	h.SendNs = uint64(r.clock.Now())
 	PutTime(msg, h.SendNs)
 	h.PutSeq(msg)
-	for _, p := range s.end.senders {
+	for _, p := range s.end.Senders {
 		p.Send(msg) // best effort: the counts here come from the publisher itself
 	}
 }
@@ -633,7 +633,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	// Acknowledgements of measured messages: every one counted minus
 	// those of the warm-up (they arrive in order), the end marker aside.
 	for _, s := range sends {
-		for x := range s.end.senders {
+		for x := range s.end.Senders {
 			a := s.acked[x].Load()
 			a -= min(a, s.warm)
 			res.Counters.MessagesAcked += min(a, s.sent)
@@ -650,7 +650,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 		pubs[i] = PublisherResult{Publisher: i, Topic: r.tp.PubTopic[i], Sent: sent[i], Expected: sent[i] * uint64(len(r.tp.SubscribersOf(r.tp.PubTopic[i])))}
 	}
 	for _, s := range sends {
-		pubs[s.end.pub].Skipped = s.skipped
+		pubs[s.end.Pub].Skipped = s.skipped
 	}
 	// Each subscriber of a publisher's topic should have every message;
 	// one that got none has no tracker and lost them all.
@@ -659,7 +659,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	for _, rv := range recvs {
 		last = max(last, rv.last)
 		for p, tr := range rv.trackers {
-			k := [2]int{rv.link.sub, int(p)}
+			k := [2]int{rv.link.Sub, int(p)}
 			if o := got[k]; o != nil {
 				// Per-pair links of one subscriber: sum.
 				o.Unique += tr.Unique

@@ -7,11 +7,14 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/amqp"
+	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/driver/tcp"
 	"github.com/mqgate/mqgate/internal/driver/udp"
+	"github.com/mqgate/mqgate/internal/testenv"
 )
 
 // quick is a short, paced configuration: deterministic counts on a loaded
@@ -193,5 +196,40 @@ func TestValidate(t *testing.T) {
 		if err := c.WithDefaults().Validate(); err == nil {
 			t.Errorf("%+v accepted", c)
 		}
+	}
+}
+
+// TestMeasureRealBrokers measures the brokers running on this host (CI
+// installs them): NATS core, Mosquitto at QoS 1 and RabbitMQ with
+// publisher confirms, fan-out through an exchange.
+func TestMeasureRealBrokers(t *testing.T) {
+	for _, c := range []struct {
+		name, sub string
+		tr        driver.StreamTransport
+		url, hint string
+		reliable  bool
+		params    map[string]string
+	}{
+		{"nats", "nats_best_effort", nats.Transport{}, testenv.Getenv("MQGATE_NATS_URL", "nats://127.0.0.1:4222"), "start it with: nats-server -js", false, nil},
+		{"mosquitto", "mqtt_reliable", mqtt.Transport{}, testenv.Getenv("MQGATE_MQTT_URL", "mqtt://127.0.0.1:1883"), "start it with: mosquitto -d", true, map[string]string{"mqtt-qos": "1"}},
+		{"rabbitmq", "amqp_reliable", amqp.Transport{}, testenv.Getenv(amqp.EnvURL, amqp.DefaultURL), "start it with: rabbitmq-server -detached", true, map[string]string{"amqp-exchange": "amq.direct"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url := testenv.Service(t, c.name, c.url, c.hint)
+			cfg := quick(t, FanOut, 0, 2, 0)
+			cfg.Payloads = []int{16}
+			topic := drivertest.TestTopic(t)
+			links := Links{Transport: c.tr, URL: url,
+				Publish:   driver.Options{Reliable: c.reliable, Topic: topic, Params: c.params},
+				Subscribe: driver.Options{Reliable: c.reliable, Topic: topic, Params: c.params}}
+			res, err := Measure(context.Background(), c.sub, links, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkComplete(t, res, cfg)
+			if c.reliable && res[0].Counters.MessagesAcked != res[0].Counters.MessagesSent {
+				t.Errorf("%d acknowledged of %d sent", res[0].Counters.MessagesAcked, res[0].Counters.MessagesSent)
+			}
+		})
 	}
 }

@@ -1,0 +1,136 @@
+package throughput
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
+)
+
+// File names (formats §9).
+func SummaryFileName(typ string) string { return "throughput_" + typ + ".csv" }
+
+// SearchFileName is the file of every step of the window search.
+func SearchFileName(typ string) string { return "throughput_" + typ + "_search.csv" }
+
+// Header is the throughput summary CSV's header.
+const Header = "Payload [Bytes],Mode,Offered,Samples,Median [msg/s],Mean [msg/s],Stdev [msg/s],Median [Mb/s],Mean [Mb/s],Stdev [Mb/s]"
+
+// Modes of a row: how the load was offered.
+const (
+	ModeWindow = "window" // Offered is F, the messages kept in flight
+	ModeRate   = "rate"   // Offered is the open-loop rate per publisher, msg/s (0: unpaced)
+)
+
+// Row is one line of a throughput summary CSV. Higher is better for every
+// throughput column (formats §7).
+type Row struct {
+	Payload int
+	Mode    string
+	Offered float64
+	Samples int
+	Median  float64 // msg/s
+	Mean    float64
+	Stdev   float64
+	// The Mb/s columns are derived: msg/s × payload × 8 / 10^6.
+}
+
+// RowOf turns a point into a row.
+func RowOf(p Point) Row {
+	r := Row{Payload: p.Payload, Mode: ModeWindow, Offered: float64(p.F), Samples: len(p.Samples), Median: p.Median, Mean: p.Mean, Stdev: p.Stdev}
+	if p.F == 0 {
+		r.Mode, r.Offered = ModeRate, p.Rate
+	}
+	return r
+}
+
+// WriteCSV writes rows with 3 decimals (formats §3's convention).
+func WriteCSV(w io.Writer, rows []Row) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(Header + "\n")
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	for _, r := range rows {
+		fmt.Fprintf(bw, "%d,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", r.Payload, r.Mode, strconv.FormatFloat(r.Offered, 'f', -1, 64), r.Samples,
+			f(r.Median), f(r.Mean), f(r.Stdev), f(Mbps(r.Median, r.Payload)), f(Mbps(r.Mean, r.Payload)), f(Mbps(r.Stdev, r.Payload)))
+	}
+	return bw.Flush()
+}
+
+// ReadCSV reads a throughput summary CSV; errors name file, line and
+// column. The Mb/s columns must agree with the msg/s ones.
+func ReadCSV(r io.Reader, file string) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cols := strings.Split(Header, ",")
+	var out []Row
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			if line == 1 {
+				return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", Header)
+			}
+			return out, nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, fileerr.New(file, pe.Line, "", "%v", pe.Err)
+			}
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if line == 1 {
+			if strings.Join(rec, ",") != Header {
+				return nil, fileerr.New(file, 1, "", "header %q, expected %q", strings.Join(rec, ","), Header)
+			}
+			continue
+		}
+		if len(rec) != len(cols) {
+			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), Header)
+		}
+		var row Row
+		n, err := strconv.Atoi(rec[0])
+		if err != nil || n < 1 {
+			return nil, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
+		}
+		row.Payload = n
+		if rec[1] != ModeWindow && rec[1] != ModeRate {
+			return nil, fileerr.New(file, line, cols[1], "%q: expected %s or %s", rec[1], ModeWindow, ModeRate)
+		}
+		row.Mode = rec[1]
+		num := func(i int) (float64, error) {
+			v, err := strconv.ParseFloat(rec[i], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return 0, fileerr.New(file, line, cols[i], "%q is not a finite number ≥ 0", rec[i])
+			}
+			return v, nil
+		}
+		if row.Offered, err = num(2); err != nil {
+			return nil, err
+		}
+		if s, err := strconv.Atoi(rec[3]); err != nil || s < 0 {
+			return nil, fileerr.New(file, line, cols[3], "%q is not a count", rec[3])
+		} else {
+			row.Samples = s
+		}
+		var v [6]float64
+		for i := range v {
+			if v[i], err = num(4 + i); err != nil {
+				return nil, err
+			}
+		}
+		row.Median, row.Mean, row.Stdev = v[0], v[1], v[2]
+		for i := range 3 {
+			want := Mbps(v[i], row.Payload)
+			if math.Abs(v[3+i]-want) > 0.0005+Mbps(0.0005, row.Payload)+1e-9*want {
+				return nil, fileerr.New(file, line, cols[7+i], "%s disagrees with %s × %d B × 8 / 10^6 = %.3f", rec[7+i], cols[4+i], row.Payload, want)
+			}
+		}
+		out = append(out, row)
+	}
+}

@@ -1,0 +1,23 @@
+// Package throughput measures the maximum throughput of a link with a
+// bounded number of messages in flight (the RabbitMQ throughput method),
+// and writes the throughput summary CSV of formats §9.
+//
+// One publisher keeps F messages in flight towards one subscriber: it
+// sends while fewer than F measured messages are unreceived and waits for a
+// delivery otherwise (a message not delivered within Timeout is taken for
+// lost and frees its place). Throughput at F is measured once 2F messages
+// were received: the subscriber cuts its deliveries into windows of at
+// least MinWindow (10 ms), closing a window at the first delivery that
+// ends it, until Windows (100) windows are complete; each window gives one
+// sample, messages / window length. The samples' median (with mean and
+// population standard deviation) is the throughput at F, in msg/s and Mb/s
+// (10^6 bit/s of payload).
+//
+// The best F is searched: F = 1, 10, 100, … (an exponential scale, base
+// 10) until the median falls; then the bracket around the best F is
+// bisected — its larger side is halved and the midpoint measured, which
+// either becomes the best or narrows the bracket — until the bracket is
+// narrower than 1% of its mean. Every step is reported as it is measured.
+// Each step opens links of its own on a topic of its own, so that messages
+// of one step never reach the next.
+package throughput

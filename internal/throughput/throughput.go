@@ -1,0 +1,325 @@
+package throughput
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/stats"
+)
+
+// Defaults of the method.
+const (
+	DefaultMinWindow = 10 * time.Millisecond
+	DefaultWindows   = 100
+	DefaultMaxF      = 100_000
+	DefaultTimeout   = time.Second
+	DefaultPrecision = 0.01 // the bracket's width relative to its mean
+)
+
+// Config says how to measure each window size.
+type Config struct {
+	MinWindow time.Duration // shortest window (default 10 ms)
+	Windows   int           // windows per measurement (default 100)
+	// MaxF bounds the exponential scale (default 100000).
+	MaxF int
+	// Timeout frees the place of a message not delivered within it
+	// (counted lost), and bounds the wait for the first delivery.
+	Timeout time.Duration
+	// Precision ends the bisection when the bracket is narrower than this
+	// fraction of its mean (default 0.01).
+	Precision float64
+	// RunID is written into every message of 24 bytes or more.
+	RunID uint32
+}
+
+// WithDefaults fills the zero fields.
+func (c Config) WithDefaults() Config {
+	if c.MinWindow == 0 {
+		c.MinWindow = DefaultMinWindow
+	}
+	if c.Windows == 0 {
+		c.Windows = DefaultWindows
+	}
+	if c.MaxF == 0 {
+		c.MaxF = DefaultMaxF
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Precision == 0 {
+		c.Precision = DefaultPrecision
+	}
+	if c.RunID == 0 {
+		c.RunID = 0x7470 // "tp"
+	}
+	return c
+}
+
+// Validate reports the first setting that cannot be measured.
+func (c Config) Validate() error {
+	switch {
+	case c.MinWindow <= 0:
+		return fmt.Errorf("window %v: expected a positive duration", c.MinWindow)
+	case c.Windows < 2:
+		return fmt.Errorf("windows %d: expected at least 2", c.Windows)
+	case c.MaxF < 1:
+		return fmt.Errorf("max in flight %d: expected at least 1", c.MaxF)
+	case c.Timeout <= 0:
+		return fmt.Errorf("timeout %v: expected a positive duration", c.Timeout)
+	case c.Precision <= 0 || c.Precision >= 1:
+		return fmt.Errorf("precision %g: expected a fraction between 0 and 1", c.Precision)
+	}
+	return nil
+}
+
+// Point is the throughput measured at one setting.
+type Point struct {
+	Payload int
+	// F is the number of messages in flight (0 for an open-loop rate).
+	F int
+	// Rate is the offered rate per publisher for an open-loop measurement
+	// (0 for a window).
+	Rate float64
+	// Samples are the windows' throughputs, msg/s.
+	Samples []float64
+	Median  float64 // msg/s
+	Mean    float64
+	Stdev   float64
+	Lost    uint64 // places freed by Timeout
+}
+
+// Mbps converts msg/s of payload-byte messages into 10^6 bit/s.
+func Mbps(msgs float64, payload int) float64 { return msgs * float64(payload) * 8 / 1e6 }
+
+// Summarise fills Median, Mean and Stdev (numpy's: population standard
+// deviation) from Samples.
+func (p *Point) Summarise() {
+	if len(p.Samples) == 0 {
+		p.Median, p.Mean, p.Stdev = 0, 0, 0
+		return
+	}
+	p.Median, p.Mean, p.Stdev = stats.Median(p.Samples), stats.Mean(p.Samples), stats.Std(p.Samples)
+}
+
+// Measure measures the throughput of one window size f over ends opened by
+// open (one publisher, one subscriber).
+func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (Point, error) {
+	pt := Point{Payload: payload, F: f}
+	if len(ends.Pubs) != 1 || len(ends.Pubs[0].Senders) != 1 || len(ends.Subs) != 1 {
+		return pt, errors.New("throughput: expected one publisher and one subscriber")
+	}
+	pub, sub := ends.Pubs[0].Senders[0], ends.Subs[0].R
+	if as, ok := pub.(driver.AckSender); ok {
+		as.OnAck(func(error) {})
+	}
+	var stop atomic.Bool
+	tokens := make(chan struct{}, f)
+	for range f {
+		tokens <- struct{}{}
+	}
+	samples := make([]float64, 0, cfg.Windows)
+	var lost atomic.Uint64
+	var pubErr, subErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { // publisher
+		defer wg.Done()
+		msg := make([]byte, payload)
+		h := load.Header{RunID: cfg.RunID}
+		h.Put(msg)
+		load.Fill(msg)
+		clock := load.NewClock()
+		timer := time.NewTimer(cfg.Timeout)
+		defer timer.Stop()
+		for seq := uint64(0); !stop.Load(); seq++ {
+			select {
+			case <-tokens:
+			default:
+				timer.Reset(cfg.Timeout)
+				select {
+				case <-tokens:
+				case <-timer.C:
+					lost.Add(1) // the oldest message in flight is taken for lost
+				case <-ctx.Done():
+					return
+				}
+			}
+			if stop.Load() {
+				return
+			}
+			h.Seq, h.SendNs = seq, uint64(clock.Now())
+			load.PutTime(msg, h.SendNs)
+			h.PutSeq(msg)
+			if err := pub.Send(msg); err != nil {
+				pubErr = err
+				stop.Store(true)
+				return
+			}
+		}
+	}()
+	go func() { // subscriber
+		defer wg.Done()
+		defer stop.Store(true)
+		buf := make([]byte, payload+64)
+		var tr load.Tracker
+		received, count := 0, 0
+		var windowStart time.Time
+		for !stop.Load() {
+			n, at, err := sub.Receive(buf, time.Now().Add(cfg.Timeout))
+			if err != nil {
+				if errors.Is(err, driver.ErrTimeout) {
+					if ctx.Err() != nil {
+						return
+					}
+					if received == 0 {
+						subErr = fmt.Errorf("nothing received within %v: %w", cfg.Timeout, err)
+						return
+					}
+					continue
+				}
+				subErr = err
+				return
+			}
+			h, full, err := load.Parse(buf[:n])
+			if err != nil || n != payload || (full && h.RunID != cfg.RunID) || !tr.Observe(h.Seq) {
+				continue
+			}
+			select {
+			case tokens <- struct{}{}:
+			default:
+			}
+			received++
+			switch {
+			case received < 2*f:
+				continue
+			case received == 2*f:
+				windowStart = at
+				continue
+			}
+			count++
+			if d := at.Sub(windowStart); d >= cfg.MinWindow {
+				samples = append(samples, float64(count)/d.Seconds())
+				windowStart, count = at, 0
+				if len(samples) == cfg.Windows {
+					return
+				}
+			}
+		}
+	}()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		stop.Store(true)
+		ends.Close() // unblocks a Send or Receive in progress
+		<-done
+	}
+	pt.Samples, pt.Lost = samples, lost.Load()
+	pt.Summarise()
+	switch {
+	case ctx.Err() != nil:
+		return pt, fmt.Errorf("%w", load.ErrInterrupted)
+	case pubErr != nil:
+		return pt, fmt.Errorf("publisher: %w", pubErr)
+	case subErr != nil:
+		return pt, fmt.Errorf("subscriber: %w", subErr)
+	}
+	return pt, nil
+}
+
+// Step is one measurement of a search.
+type Step struct {
+	Phase string // "exponential" or "bisection"
+	Point
+}
+
+// MeasureFunc measures one window size.
+type MeasureFunc func(f int) (Point, error)
+
+// Search finds the window size of greatest median throughput (see the
+// package documentation). report, when non-nil, is called after each step.
+func Search(measure MeasureFunc, cfg Config, report func(Step)) (best Point, steps []Step, err error) {
+	cfg = cfg.WithDefaults()
+	at := map[int]Point{}
+	run := func(phase string, f int) (Point, error) {
+		if p, ok := at[f]; ok {
+			return p, nil
+		}
+		p, err := measure(f)
+		if err != nil {
+			return p, fmt.Errorf("F = %d: %w", f, err)
+		}
+		at[f] = p
+		s := Step{Phase: phase, Point: p}
+		steps = append(steps, s)
+		if report != nil {
+			report(s)
+		}
+		return p, nil
+	}
+	// Exponential scale: 1, 10, 100, … until the median falls.
+	var scale []int
+	for f := 1; f <= cfg.MaxF; f *= 10 {
+		p, err := run("exponential", f)
+		if err != nil {
+			return best, steps, err
+		}
+		scale = append(scale, f)
+		if len(scale) > 1 && p.Median < at[scale[len(scale)-2]].Median {
+			break
+		}
+		if f > cfg.MaxF/10 {
+			break
+		}
+	}
+	// The bracket (lo, b, hi) around the best of the scale.
+	bi := 0
+	for i, f := range scale {
+		if at[f].Median > at[scale[bi]].Median {
+			bi = i
+		}
+	}
+	b := scale[bi]
+	lo, hi := b, b
+	if bi > 0 {
+		lo = scale[bi-1]
+	}
+	if bi < len(scale)-1 {
+		hi = scale[bi+1]
+	}
+	for float64(hi-lo) >= cfg.Precision*float64(hi+lo)/2 && hi-lo > 2 {
+		// Halve the larger side.
+		var m int
+		if b-lo >= hi-b {
+			m = lo + (b-lo)/2
+		} else {
+			m = b + (hi-b)/2
+		}
+		if m == lo || m == b || m == hi {
+			break
+		}
+		p, err := run("bisection", m)
+		if err != nil {
+			return best, steps, err
+		}
+		switch {
+		case p.Median > at[b].Median && m < b:
+			hi, b = b, m
+		case p.Median > at[b].Median:
+			lo, b = b, m
+		case m < b:
+			lo = m
+		default:
+			hi = m
+		}
+	}
+	return at[b], steps, nil
+}
+

@@ -1,0 +1,155 @@
+package throughput
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+	"github.com/mqgate/mqgate/internal/driver/nats"
+	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// curve is a unimodal throughput curve peaking at peak: the search must
+// land within its precision of the peak, with steps as the method says.
+func curve(peak float64) MeasureFunc {
+	return func(f int) (Point, error) {
+		x := math.Log(float64(f) / peak)
+		v := 1e5 * math.Exp(-x*x)
+		p := Point{Payload: 100, F: f, Samples: []float64{v, v, v}}
+		p.Summarise()
+		return p, nil
+	}
+}
+
+func TestSearchFindsThePeak(t *testing.T) {
+	for _, peak := range []float64{1, 7, 42, 350, 2500} {
+		var phases []string
+		best, steps, err := Search(curve(peak), Config{}, func(s Step) { phases = append(phases, s.Phase) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel := math.Abs(float64(best.F)-peak) / peak; rel > 0.02 && math.Abs(float64(best.F)-peak) > 1 {
+			t.Errorf("peak %g: best F %d", peak, best.F)
+		}
+		// The exponential phase comes first, 1, 10, 100, … and stops at
+		// the first fall.
+		var scale []int
+		for _, s := range steps {
+			if s.Phase == "exponential" {
+				scale = append(scale, s.F)
+			}
+		}
+		for i, f := range scale {
+			if f != int(math.Pow10(i)) {
+				t.Fatalf("peak %g: exponential steps %v", peak, scale)
+			}
+		}
+		if len(phases) != len(steps) {
+			t.Fatalf("reported %d steps of %d", len(phases), len(steps))
+		}
+		// No F is measured twice.
+		seen := map[int]bool{}
+		for _, s := range steps {
+			if seen[s.F] {
+				t.Fatalf("peak %g: F %d measured twice", peak, s.F)
+			}
+			seen[s.F] = true
+		}
+	}
+}
+
+func TestMeasureIntraprocess(t *testing.T) {
+	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
+	links := load.Links{Transport: intraprocess.Transport{}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 256}}
+	cfg := Config{MinWindow: time.Millisecond, Windows: 20}.WithDefaults()
+	for _, f := range []int{1, 16} {
+		ends, err := links.Open(context.Background(), tp, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Measure(context.Background(), ends, 64, f, cfg)
+		ends.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Samples) != 20 || p.Median <= 0 || p.Lost != 0 || p.Mean <= 0 {
+			t.Fatalf("F %d: %+v", f, p)
+		}
+	}
+}
+
+func TestRunnerEmbeddedNATS(t *testing.T) {
+	url, stop, err := nats.Transport{}.StartEmbedded(context.Background(), driver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	dir := t.TempDir()
+	var progress bytes.Buffer
+	m := &meta.Meta{Experiment: "x"}
+	r := &Runner{Config: Config{MinWindow: time.Millisecond, Windows: 10, MaxF: 100, Precision: 0.2}, Payloads: []int{16, 256}, Dir: dir,
+		Meta: m, Progress: &progress}
+	sub := load.Sub{Type: "nats_best_effort", Transport: "nats", Links: load.Links{Transport: nats.Transport{}, URL: url,
+		Publish: driver.Options{Topic: "tp"}, Subscribe: driver.Options{Topic: "tp"}}}
+	if err := r.Run(context.Background(), []load.Sub{sub}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, SummaryFileName("nats_best_effort")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := ReadCSV(f, f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Payload != 16 || rows[1].Payload != 256 || rows[0].Samples != 10 || rows[0].Median <= 0 || rows[0].Mode != ModeWindow {
+		t.Fatalf("%+v", rows)
+	}
+	if !m.Completed || len(m.SubExperiments) != 1 || len(m.SubExperiments[0].Payloads) != 2 {
+		t.Fatalf("meta %+v", m)
+	}
+	if !strings.Contains(progress.String(), "exponential F = 1 ") || !strings.Contains(progress.String(), "best F =") {
+		t.Fatalf("the search was not printed:\n%s", progress.String())
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	rows := []Row{
+		{Payload: 16, Mode: ModeWindow, Offered: 100, Samples: 100, Median: 123456.789, Mean: 120000.5, Stdev: 321.25},
+		{Payload: 1 << 20, Mode: ModeRate, Offered: 2.5, Samples: 3, Median: 2.5, Mean: 2.4, Stdev: 0.1},
+	}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCSV(bytes.NewReader(b.Bytes()), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, rows) {
+		t.Fatalf("%+v\n%+v", got, rows)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", "t.csv: empty file"},
+		{"x\n", "t.csv:1: header"},
+		{Header + "\n16,window,1,3,1.000,1.000,0.000,0.000,0.000\n", "t.csv:2: 9 columns"},
+		{Header + "\n0,window,1,3,1.000,1.000,0.000,0.000,0.000,0.000\n", `column "Payload [Bytes]"`},
+		{Header + "\n16,burst,1,3,1.000,1.000,0.000,0.000,0.000,0.000\n", `column "Mode"`},
+		{Header + "\n16,window,1,3,1000000.000,1.000,0.000,0.000,0.000,0.000\n", `column "Median [Mb/s]": 0.000 disagrees`},
+		{Header + "\n16,window,1,3,-1,1.000,0.000,0.000,0.000,0.000\n", `column "Median [msg/s]"`},
+	} {
+		if _, err := ReadCSV(strings.NewReader(c.in), "t.csv"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+}
