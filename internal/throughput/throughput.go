@@ -322,4 +322,3 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (best Point, ste
 	}
 	return at[b], steps, nil
 }
-
