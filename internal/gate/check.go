@@ -51,6 +51,9 @@ type Check struct {
 	// Message says in one sentence what was found, e.g. "99% 120.000 us
 	// exceeds requirement 100.000 us by 20.000 us (+20.000%)".
 	Message string `json:"message"`
+	// Stats is the statistical evidence of a check judged on several runs
+	// per side (Judge); nil for a single-run check (Evaluate).
+	Stats *Stats `json:"stats,omitempty"`
 }
 
 // Evaluate judges value against reference for metric m, allowing the

@@ -28,18 +28,60 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 }
 
 type checkJSON struct {
-	SubExperiment string    `json:"sub_experiment"`
-	Payload       int       `json:"payload"`
-	Metric        Metric    `json:"metric"`
-	Reference     jsonFloat `json:"reference"`
-	Threshold     jsonFloat `json:"threshold"`
-	Limit         jsonFloat `json:"limit"`
-	Value         jsonFloat `json:"value"`
-	Difference    jsonFloat `json:"difference"`
-	Percent       jsonFloat `json:"percent"`
-	Margin        jsonFloat `json:"margin"`
-	Status        Status    `json:"status"`
-	Message       string    `json:"message"`
+	SubExperiment string     `json:"sub_experiment"`
+	Payload       int        `json:"payload"`
+	Metric        Metric     `json:"metric"`
+	Reference     jsonFloat  `json:"reference"`
+	Threshold     jsonFloat  `json:"threshold"`
+	Limit         jsonFloat  `json:"limit"`
+	Value         jsonFloat  `json:"value"`
+	Difference    jsonFloat  `json:"difference"`
+	Percent       jsonFloat  `json:"percent"`
+	Margin        jsonFloat  `json:"margin"`
+	Status        Status     `json:"status"`
+	Message       string     `json:"message"`
+	Stats         *statsJSON `json:"stats,omitempty"`
+}
+
+type statsJSON struct {
+	NReference int       `json:"n_reference"`
+	NCandidate int       `json:"n_candidate"`
+	Estimate   jsonFloat `json:"estimate"`
+	Low        jsonFloat `json:"low"`
+	High       jsonFloat `json:"high"`
+	Tail       jsonFloat `json:"tail"`
+	Confidence jsonFloat `json:"confidence"`
+	P          jsonFloat `json:"p"`
+	PAdjusted  jsonFloat `json:"p_adjusted"`
+	Exact      bool      `json:"exact"`
+	Dispersion jsonFloat `json:"dispersion"`
+	NeedRuns   int       `json:"need_runs"`
+	Gateable   bool      `json:"gateable"`
+	MoreRuns   int       `json:"more_runs"`
+}
+
+// An interval end that does not exist (too few runs) is null in JSON:
+// 0 for a low end, +Inf for a high end, when decoded.
+func toStatsJSON(s *Stats) *statsJSON {
+	if s == nil {
+		return nil
+	}
+	return &statsJSON{s.NReference, s.NCandidate, jsonFloat(s.Estimate), jsonFloat(s.Low), jsonFloat(s.High),
+		jsonFloat(s.Tail), jsonFloat(s.Confidence), jsonFloat(s.P), jsonFloat(s.PAdjusted), s.Exact,
+		jsonFloat(s.Dispersion), s.NeedRuns, s.Gateable, s.MoreRuns}
+}
+
+func fromStatsJSON(j *statsJSON) *Stats {
+	if j == nil {
+		return nil
+	}
+	s := &Stats{j.NReference, j.NCandidate, float64(j.Estimate), float64(j.Low), float64(j.High),
+		float64(j.Tail), float64(j.Confidence), float64(j.P), float64(j.PAdjusted), j.Exact,
+		float64(j.Dispersion), j.NeedRuns, j.Gateable, j.MoreRuns}
+	if math.IsNaN(s.High) {
+		s.High = math.Inf(1)
+	}
+	return s
 }
 
 // MarshalJSON encodes c with values that do not exist (NaN) as null.
@@ -48,7 +90,7 @@ func (c Check) MarshalJSON() ([]byte, error) {
 		c.SubExperiment, c.Payload, c.Metric,
 		jsonFloat(c.Reference), jsonFloat(c.Threshold), jsonFloat(c.Limit), jsonFloat(c.Value),
 		jsonFloat(c.Difference), jsonFloat(c.Percent), jsonFloat(c.Margin),
-		c.Status, c.Message,
+		c.Status, c.Message, toStatsJSON(c.Stats),
 	})
 }
 
@@ -62,7 +104,7 @@ func (c *Check) UnmarshalJSON(b []byte) error {
 		j.SubExperiment, j.Payload, j.Metric,
 		float64(j.Reference), float64(j.Threshold), float64(j.Limit), float64(j.Value),
 		float64(j.Difference), float64(j.Percent), float64(j.Margin),
-		j.Status, j.Message,
+		j.Status, j.Message, fromStatsJSON(j.Stats),
 	}
 	return nil
 }

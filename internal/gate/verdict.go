@@ -24,6 +24,14 @@ type Verdict struct {
 	// ReferenceName says what a check's Reference is, for reports:
 	// "requirement" (check) or "reference" (compare, and when empty).
 	ReferenceName string `json:"reference_name,omitempty"`
+	// Mode says how the checks were judged: ModeStatistical or
+	// ModeSingleRun; empty for a gate with only one way (check against
+	// requirements).
+	Mode string `json:"mode,omitempty"`
+	// FalseFail is the family-wise false-fail level of a statistical gate
+	// run (formats §8): the probability, at most, that an unchanged system
+	// fails it.
+	FalseFail float64 `json:"false_fail,omitempty"`
 	// AllowMissing makes Missing checks count as neither passed nor failed.
 	AllowMissing bool    `json:"allow_missing"`
 	Checks       []Check `json:"checks"`

@@ -1,0 +1,293 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// DefaultFalseFail is the default family-wise false-fail level of a
+// statistical gate run: the probability that an unchanged system fails it.
+const DefaultFalseFail = 0.01
+
+// Modes say how a gate judged its checks; every report states it.
+const (
+	// ModeStatistical: several runs per side, judged by the model of
+	// formats §8 (Judge).
+	ModeStatistical = "statistical"
+	// ModeSingleRun: one run per side, judged by the threshold rule of
+	// formats §4 (Evaluate), with no statement about noise.
+	ModeSingleRun = "single-run threshold"
+)
+
+// Series is the data of one statistical check: one value of one metric per
+// run on each side.
+type Series struct {
+	SubExperiment string
+	Payload       int
+	Metric        Metric
+	// Threshold is the relative change tolerated in the metric's bad
+	// direction (0.1 = 10 %).
+	Threshold            float64
+	Reference, Candidate []float64
+}
+
+// Stats is the statistical evidence behind one check judged on several runs
+// per side (formats §8). Ratios are candidate/reference.
+type Stats struct {
+	NReference int `json:"n_reference"`
+	NCandidate int `json:"n_candidate"`
+	// Estimate is the Hodges–Lehmann ratio; Low and High its interval, each
+	// end in error with probability at most Tail (Holm's per-check level),
+	// so the interval's confidence is at least Confidence = 1 − 2·Tail.
+	Estimate   float64 `json:"estimate"`
+	Low        float64 `json:"low"`
+	High       float64 `json:"high"`
+	Tail       float64 `json:"tail"`
+	Confidence float64 `json:"confidence"`
+	// P is the one-sided Mann–Whitney p-value for "the candidate is
+	// worse"; PAdjusted is it after Holm's correction over the gate run.
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	Exact     bool    `json:"exact"`
+	// Dispersion is the pooled robust run-to-run standard deviation of the
+	// log values (see Effect).
+	Dispersion float64 `json:"dispersion"`
+	// NeedRuns is roughly how many runs per side it takes for an unchanged
+	// system to pass this check, given Dispersion and Tail; −1 when no
+	// number does (a threshold of 0). Gateable says NeedRuns ≤ the runs
+	// given.
+	NeedRuns int  `json:"need_runs"`
+	Gateable bool `json:"gateable"`
+	// MoreRuns is, for an inconclusive gateable check, roughly how many more
+	// runs per side would decide it (−1: too many to say); 0 otherwise.
+	MoreRuns int `json:"more_runs"`
+}
+
+// Judge judges every series with the statistical model (formats §8) at
+// family-wise false-fail level falseFail over all of them:
+//
+//   - effect: Compare, the Hodges–Lehmann ratio with a Mann–Whitney
+//     interval and one-sided p-value;
+//   - Holm's correction across the series gives each its tail level;
+//   - Failed when Holm rejects "no regression", the interval lies beyond 1
+//     in the bad direction and the estimate beyond 1 ± Threshold; Passed
+//     when the whole interval lies within 1 ± Threshold; else Inconclusive,
+//     saying roughly how many more runs would decide, or that the metric is
+//     not gateable with this many runs when its run-to-run dispersion keeps
+//     even an unchanged system from passing.
+//
+// A series with no runs on a side, or with a value ≤ 0, gives a Missing
+// check and takes no part in the correction. referenceName names the
+// reference in messages.
+func Judge(series []Series, falseFail float64, referenceName string) []Check {
+	type prepared struct {
+		eff Effect
+		err error
+	}
+	prep := make([]prepared, len(series))
+	ps := make([]float64, len(series))
+	for i, s := range series {
+		// The p-value does not depend on the tail; the interval is
+		// recomputed at the Holm level below.
+		prep[i].eff, prep[i].err = Compare(s.Reference, s.Candidate, s.Metric.Better, 0.25)
+		ps[i] = math.NaN()
+		if prep[i].err == nil {
+			ps[i] = prep[i].eff.P
+		}
+	}
+	adjusted, rejected, tails := Holm(ps, falseFail)
+	checks := make([]Check, len(series))
+	for i, s := range series {
+		if prep[i].err != nil {
+			checks[i] = MissingCheck(s.SubExperiment, s.Payload, s.Metric, medianOf(s.Reference), medianOf(s.Candidate),
+				fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, referenceName, prep[i].err)))
+			continue
+		}
+		eff, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, tails[i])
+		checks[i] = decide(s, eff, adjusted[i], rejected[i], referenceName)
+	}
+	return checks
+}
+
+func missingReason(s Series, referenceName string, err error) string {
+	switch {
+	case len(s.Reference) == 0:
+		return "no " + referenceName + " runs"
+	case len(s.Candidate) == 0:
+		return "no runs"
+	}
+	return err.Error()
+}
+
+// decide turns one effect into a check.
+func decide(s Series, eff Effect, pAdj float64, rejected bool, referenceName string) Check {
+	m := s.Metric
+	ref, val := medianOf(s.Reference), medianOf(s.Candidate)
+	c := Check{
+		SubExperiment: s.SubExperiment,
+		Payload:       s.Payload,
+		Metric:        m,
+		Reference:     ref,
+		Threshold:     s.Threshold,
+		Value:         val,
+		Limit:         m.Limit(ref, s.Threshold),
+		Difference:    math.Abs(ref - val),
+		Percent:       percent(val, ref),
+	}
+	c.Margin = m.Worse(val, c.Limit)
+	st := &Stats{
+		NReference: eff.NReference, NCandidate: eff.NCandidate,
+		Estimate: eff.Estimate, Low: eff.Low, High: eff.High,
+		Tail: eff.Tail, Confidence: 1 - 2*eff.Tail,
+		P: eff.P, PAdjusted: pAdj, Exact: eff.Exact,
+		Dispersion: eff.Dispersion,
+	}
+	c.Stats = st
+
+	// In badness space (log ratio, positive = worse) with tolerance tau.
+	bad := func(ratio float64) float64 {
+		if m.Better == HigherIsBetter {
+			return -math.Log(ratio)
+		}
+		return math.Log(ratio)
+	}
+	tau := toleranceLog(m, s.Threshold)
+	shift := bad(eff.Estimate)
+	loBad, hiBad := bad(eff.Low), bad(eff.High)
+	if m.Better == HigherIsBetter {
+		loBad, hiBad = hiBad, loBad
+	}
+	n := min(eff.NReference, eff.NCandidate)
+	st.NeedRuns = runsNeeded(eff.Dispersion, tau, eff.Tail)
+	st.Gateable = st.NeedRuns >= 0 && st.NeedRuns <= n
+
+	limit := 1 + s.Threshold
+	if m.Better == HigherIsBetter {
+		limit = 1 - s.Threshold
+	}
+	evidence := fmt.Sprintf("%s/%s ×%.3f, %s interval %s, p %s (Holm %s), runs %d/%d",
+		"candidate", referenceName, eff.Estimate, ConfidenceText(st.Confidence), intervalText(eff.Low, eff.High),
+		pText(eff.P), pText(pAdj), eff.NCandidate, eff.NReference)
+	head := fmt.Sprintf("%d B %s: %s", s.Payload, m.Name, evidence)
+	switch {
+	case rejected && loBad > 0 && shift > tau:
+		c.Status = Failed
+		c.Message = fmt.Sprintf("%s: regression beyond ×%.3f", head, limit)
+	case hiBad < tau:
+		c.Status = Passed
+		c.Message = fmt.Sprintf("%s: within ×%.3f", head, limit)
+	case !st.Gateable:
+		c.Status = Inconclusive
+		c.Message = fmt.Sprintf("%s: %s", head, notGateable(st, n, eff.Dispersion))
+	default:
+		c.Status = Inconclusive
+		target := tau - shift // to pass: the upper end below tau
+		if shift > tau {
+			target = shift // to fail: the lower end above 0
+		}
+		need := runsNeeded(eff.Dispersion, target, eff.Tail)
+		switch {
+		case need < 0:
+			st.MoreRuns = -1
+		default:
+			st.MoreRuns = max(need-n, 1)
+		}
+		c.Message = fmt.Sprintf("%s: inconclusive, %s", head, moreRunsText(st.MoreRuns))
+	}
+	return c
+}
+
+// toleranceLog is the threshold as a log ratio in the bad direction.
+func toleranceLog(m Metric, threshold float64) float64 {
+	if m.Better == HigherIsBetter {
+		if threshold >= 1 {
+			return math.Inf(1)
+		}
+		return -math.Log(1 - threshold)
+	}
+	return math.Log1p(threshold)
+}
+
+// runsNeeded is roughly how many runs per side make the interval's end
+// (each at error tail) fall within distance of the estimate when the log
+// values' run-to-run standard deviation is sd: n with
+// z·sd·√(π/3)·√(2/n) ≤ distance, where √(π/3) is the Hodges–Lehmann
+// estimator's efficiency loss against the mean for normal data; never fewer
+// than MinRuns(tail). −1 when distance ≤ 0 or too many to say (>10000).
+func runsNeeded(sd, distance, tail float64) int {
+	if !(distance > 0) {
+		return -1
+	}
+	minRuns := MinRuns(tail)
+	if sd == 0 || math.IsNaN(sd) {
+		return minRuns
+	}
+	z := distuv.UnitNormal.Quantile(1 - tail)
+	n := 2 * math.Pi / 3 * math.Pow(z*sd/distance, 2)
+	if n > 10000 {
+		return -1
+	}
+	return max(int(math.Ceil(n)), minRuns)
+}
+
+func notGateable(st *Stats, n int, sd float64) string {
+	if st.NeedRuns < 0 {
+		return fmt.Sprintf("not gateable with %d runs: run-to-run dispersion %.1f%% needs more than 10000 runs per side at this threshold", n, 100*sd)
+	}
+	return fmt.Sprintf("not gateable with %d runs: needs ≈ %d per side (run-to-run dispersion %.1f%%)", n, st.NeedRuns, 100*sd)
+}
+
+func moreRunsText(k int) string {
+	if k < 0 {
+		return "too close to the threshold for a practical number of runs to decide"
+	}
+	if k == 1 {
+		return "≈ 1 more run per side would decide"
+	}
+	return fmt.Sprintf("≈ %d more runs per side would decide", k)
+}
+
+// ConfidenceText writes a confidence level as a percentage with as many
+// decimals as it takes not to round it to 100 %: "98%", "99.98%".
+func ConfidenceText(c float64) string {
+	for d := 0; d < 8; d++ {
+		t := fmt.Sprintf("%.*f", d, 100*c)
+		if t != fmt.Sprintf("%.*f", d, 100.0) || c >= 1 {
+			return t + "%"
+		}
+	}
+	return fmt.Sprintf("%g%%", 100*c)
+}
+
+func intervalText(lo, hi float64) string {
+	f := func(x float64) string {
+		if math.IsInf(x, 0) {
+			if x > 0 {
+				return "∞"
+			}
+			return "-∞"
+		}
+		return fmt.Sprintf("%.3f", x)
+	}
+	return "[" + f(lo) + ", " + f(hi) + "]"
+}
+
+func pText(p float64) string {
+	if p < 0.0001 {
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// medianOf returns the median of x (NaN when empty).
+func medianOf(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	return median(s)
+}

@@ -1,0 +1,334 @@
+package gate
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+)
+
+// referenceCase is one case of testdata/mannwhitney_reference.json, computed
+// by testdata/mannwhitney_reference.py with scipy 1.10 (exact and asymptotic
+// Mann–Whitney p-values), a brute-force permutation p-value for samples with
+// ties, and interval ranks from the Gaussian-binomial null distribution of U.
+type referenceCase struct {
+	Name      string    `json:"name"`
+	Reference []float64 `json:"reference"`
+	Candidate []float64 `json:"candidate"`
+	Method    string    `json:"method"`
+	P         float64   `json:"p"`
+	U         float64   `json:"u"`
+	Estimate  float64   `json:"estimate"`
+	Intervals []struct {
+		Tail float64  `json:"tail"`
+		K    int      `json:"k"`
+		Low  float64  `json:"low"`
+		High *float64 `json:"high"`
+	} `json:"intervals"`
+}
+
+func loadReference(t *testing.T) []referenceCase {
+	t.Helper()
+	b, err := os.ReadFile("testdata/mannwhitney_reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []referenceCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("only %d reference cases", len(cases))
+	}
+	return cases
+}
+
+func relClose(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*math.Max(math.Abs(b), 1e-300)
+}
+
+// TestCompareMatchesScipy checks p-values, U, the Hodges–Lehmann estimate and
+// the interval ends against the independently computed reference values.
+func TestCompareMatchesScipy(t *testing.T) {
+	for _, rc := range loadReference(t) {
+		t.Run(rc.Name, func(t *testing.T) {
+			e, err := Compare(rc.Reference, rc.Candidate, LowerIsBetter, 0.025)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-12
+			if rc.Method == "asymptotic" {
+				tol = 1e-9
+			}
+			if !relClose(e.P, rc.P, tol) {
+				t.Errorf("p = %.17g, reference (%s) %.17g", e.P, rc.Method, rc.P)
+			}
+			if e.Exact != (rc.Method != "asymptotic") {
+				t.Errorf("Exact = %v for a %s case", e.Exact, rc.Method)
+			}
+			if e.U != rc.U {
+				t.Errorf("U = %v, reference %v", e.U, rc.U)
+			}
+			if !relClose(e.Estimate, rc.Estimate, 1e-12) {
+				t.Errorf("estimate = %.17g, reference %.17g", e.Estimate, rc.Estimate)
+			}
+			for _, iv := range rc.Intervals {
+				e, _ := Compare(rc.Reference, rc.Candidate, LowerIsBetter, iv.Tail)
+				if k, _ := intervalRank(len(rc.Reference), len(rc.Candidate), false, iv.Tail); k != iv.K {
+					t.Errorf("tail %g: rank %d, reference %d", iv.Tail, k, iv.K)
+				}
+				wantHigh := math.Inf(1)
+				if iv.High != nil {
+					wantHigh = *iv.High
+				}
+				if !(e.Low == iv.Low || relClose(e.Low, iv.Low, 1e-12)) || !(e.High == wantHigh || relClose(e.High, wantHigh, 1e-12)) {
+					t.Errorf("tail %g: interval [%v, %v], reference [%v, %v]", iv.Tail, e.Low, e.High, iv.Low, wantHigh)
+				}
+			}
+		})
+	}
+}
+
+// TestCompareHigherIsBetter: for throughput the effect is the same ratio,
+// but "worse" is lower, so p is the mirror test.
+func TestCompareHigherIsBetter(t *testing.T) {
+	ref := []float64{1000, 1010, 990, 1005, 995}
+	cand := []float64{800, 810, 790, 805, 795}
+	e, err := Compare(ref, cand, HigherIsBetter, 0.025)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !relClose(e.Estimate, 0.8, 0.01) || e.Low > e.Estimate || e.High < e.Estimate || e.High >= 1 {
+		t.Errorf("estimate %v interval [%v, %v]", e.Estimate, e.Low, e.High)
+	}
+	// All 25 pairs worse: the smallest possible p, 1/C(10,5).
+	if !relClose(e.P, 1.0/252, 1e-12) || e.U != 25 {
+		t.Errorf("p = %v U = %v, want 1/252 and 25", e.P, e.U)
+	}
+	lower, _ := Compare(ref, cand, LowerIsBetter, 0.025)
+	if lower.P != 1 || lower.Estimate != e.Estimate {
+		t.Errorf("lower-is-better p %v estimate %v", lower.P, lower.Estimate)
+	}
+}
+
+func TestCompareRejectsNonPositive(t *testing.T) {
+	for _, bad := range [][]float64{{1, 0}, {1, -2}, {math.NaN(), 1}, {math.Inf(1), 1}} {
+		if _, err := Compare([]float64{1, 2}, bad, LowerIsBetter, 0.025); err != ErrNotPositive {
+			t.Errorf("%v: err %v", bad, err)
+		}
+	}
+	if _, err := Compare(nil, []float64{1}, LowerIsBetter, 0.025); err == nil {
+		t.Error("no reference runs accepted")
+	}
+}
+
+// TestIntervalMatchesTest: without ties, the interval's lower end lies above
+// "no change" exactly when the exact one-sided p-value is ≤ the tail, so the
+// verdict's interval and its test never disagree.
+func TestIntervalMatchesTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		n1, n2 := 2+rng.IntN(12), 2+rng.IntN(12)
+		shift := rng.NormFloat64() * 0.2
+		ref, cand := make([]float64, n1), make([]float64, n2)
+		for j := range ref {
+			ref[j] = math.Exp(rng.NormFloat64() * 0.1)
+		}
+		for j := range cand {
+			cand[j] = math.Exp(shift + rng.NormFloat64()*0.1)
+		}
+		tail := []float64{0.05, 0.01, 0.001, 1e-4}[rng.IntN(4)]
+		e, err := Compare(ref, cand, LowerIsBetter, tail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (e.Low > 1) != (e.P <= tail) {
+			t.Fatalf("n %d/%d tail %g: low %v but p %v", n1, n2, tail, e.Low, e.P)
+		}
+	}
+}
+
+func TestHolm(t *testing.T) {
+	// Worked example: K = 4, α = 0.05. Sorted p 0.005 ≤ 0.0125 rejected,
+	// 0.011 ≤ 0.01667 rejected, 0.03 > 0.025 stops; 0.04 is not rejected
+	// although 0.04 ≤ 0.05.
+	p := []float64{0.04, 0.005, math.NaN(), 0.03, 0.011}
+	adj, rej, tail := Holm(p, 0.05)
+	wantAdj := []float64{0.06, 0.02, math.NaN(), 0.06, 0.033}
+	wantRej := []bool{false, true, false, false, true}
+	wantTail := []float64{0.025, 0.0125, math.NaN(), 0.025, 0.05 / 3}
+	for i := range p {
+		same := func(a, b float64) bool { return (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) < 1e-12 }
+		if !same(adj[i], wantAdj[i]) || rej[i] != wantRej[i] || !same(tail[i], wantTail[i]) {
+			t.Errorf("p %v: adjusted %v rejected %v tail %v; want %v %v %v", p[i], adj[i], rej[i], tail[i], wantAdj[i], wantRej[i], wantTail[i])
+		}
+		if !math.IsNaN(adj[i]) && (adj[i] <= 0.05) != rej[i] {
+			t.Errorf("adjusted %v disagrees with rejected %v", adj[i], rej[i])
+		}
+	}
+}
+
+func TestMinRuns(t *testing.T) {
+	// 1/C(2n, n): n=3 → 0.05, n=4 → 0.0143, n=5 → 0.00397, n=8 → 7.8e-5.
+	for _, tt := range []struct {
+		tail float64
+		n    int
+	}{{0.05, 3}, {0.01, 5}, {0.004, 5}, {0.001, 7}, {1e-4, 8}} {
+		if got := MinRuns(tt.tail); got != tt.n {
+			t.Errorf("MinRuns(%g) = %d, want %d", tt.tail, got, tt.n)
+		}
+	}
+}
+
+// series makes n runs per side of log-normal values with the given
+// candidate/reference ratio and run-to-run dispersion.
+func series(rng *rand.Rand, m Metric, n int, ratio, sd float64) Series {
+	s := Series{SubExperiment: "s", Payload: 16, Metric: m, Threshold: 0.1}
+	for i := 0; i < n; i++ {
+		s.Reference = append(s.Reference, 50*math.Exp(rng.NormFloat64()*sd))
+		s.Candidate = append(s.Candidate, 50*ratio*math.Exp(rng.NormFloat64()*sd))
+	}
+	return s
+}
+
+// spread is like series with evenly spread instead of random values: the
+// same log offsets on both sides, so the estimate is exactly ratio.
+func spread(m Metric, n int, ratio, sd float64) Series {
+	s := Series{SubExperiment: "s", Payload: 16, Metric: m, Threshold: 0.1}
+	for i := 0; i < n; i++ {
+		off := sd * 2 * (float64(i)/float64(n-1) - 0.5)
+		s.Reference = append(s.Reference, 50*math.Exp(off))
+		s.Candidate = append(s.Candidate, 50*ratio*math.Exp(off+sd/float64(4*n)))
+	}
+	return s
+}
+
+func TestJudgeVerdicts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	tests := []struct {
+		name   string
+		s      Series
+		status Status
+		text   string
+	}{
+		{"unchanged, quiet", series(rng, Median, 10, 1, 0.01), Passed, "within ×1.100"},
+		{"regressed 50%", series(rng, Median, 10, 1.5, 0.01), Failed, "regression beyond ×1.100"},
+		{"improved", series(rng, P99, 10, 0.7, 0.01), Passed, "within"},
+		{"regressed 5%, within threshold", series(rng, Median, 10, 1.05, 0.005), Passed, "within"},
+		{"noisy max", series(rng, Max, 10, 1, 1.0), Inconclusive, "not gateable with 10 runs: needs ≈"},
+		{"two runs", series(rng, Median, 2, 1, 0.01), Inconclusive, "not gateable with 2 runs"},
+		{"throughput dropped", series(rng, MessageRate, 10, 0.5, 0.01), Failed, "regression beyond ×0.900"},
+		{"throughput rose", series(rng, MessageRate, 10, 1.5, 0.01), Passed, "within ×0.900"},
+		{"near threshold", spread(Median, 10, 1.05, 0.08), Inconclusive, "more runs per side would decide"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Judge([]Series{tt.s}, 0.01, "reference")[0]
+			if c.Status != tt.status || !strings.Contains(c.Message, tt.text) {
+				t.Errorf("%s %q; want %s containing %q", c.Status, c.Message, tt.status, tt.text)
+			}
+			st := c.Stats
+			if st == nil || st.NReference != len(tt.s.Reference) || st.NCandidate != len(tt.s.Candidate) ||
+				!(st.Low <= st.Estimate && st.Estimate <= st.High) || st.Tail != 0.01 || math.IsNaN(st.P) {
+				t.Errorf("stats %+v", st)
+			}
+			if !strings.Contains(c.Message, "interval") || !strings.Contains(c.Message, "p ") || !strings.Contains(c.Message, "runs ") {
+				t.Errorf("message %q lacks estimate, interval, p or runs", c.Message)
+			}
+		})
+	}
+}
+
+func TestJudgeMissing(t *testing.T) {
+	cs := Judge([]Series{
+		{SubExperiment: "s", Payload: 16, Metric: Median, Threshold: 0.1, Reference: []float64{1, 2}},
+		{SubExperiment: "s", Payload: 32, Metric: Median, Threshold: 0.1, Reference: []float64{1, 2}, Candidate: []float64{0, 1}},
+	}, 0.01, "reference")
+	if cs[0].Status != Missing || cs[0].Message != "16 B Median: no runs" {
+		t.Errorf("%s %q", cs[0].Status, cs[0].Message)
+	}
+	if cs[1].Status != Missing || !strings.Contains(cs[1].Message, "positive") {
+		t.Errorf("%s %q", cs[1].Status, cs[1].Message)
+	}
+}
+
+// TestJudgeHolmLevels: with K checks and nothing failing, every interval is
+// at the Bonferroni tail α/K; a gross regression among them is still failed.
+func TestJudgeHolmLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var ss []Series
+	for i := 0; i < 20; i++ {
+		ss = append(ss, series(rng, Median, 10, 1, 0.02))
+	}
+	ss = append(ss, series(rng, Median, 10, 2, 0.02))
+	cs := Judge(ss, 0.01, "reference")
+	if cs[20].Status != Failed || math.Abs(cs[20].Stats.Tail-0.01/21) > 1e-15 {
+		t.Errorf("regression: %s tail %v", cs[20].Status, cs[20].Stats.Tail)
+	}
+	for _, c := range cs[:20] {
+		if c.Status == Failed || math.Abs(c.Stats.Tail-0.01/20) > 1e-15 {
+			t.Errorf("unchanged: %s tail %v (%s)", c.Status, c.Stats.Tail, c.Message)
+		}
+	}
+}
+
+// TestJudgeFalseFailRate: an unchanged system judged many times over 30
+// checks fails at most at the family-wise level asked (binomial slack).
+func TestJudgeFalseFailRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const trials, alpha = 400, 0.2
+	fails := 0
+	for i := 0; i < trials; i++ {
+		var ss []Series
+		for j := 0; j < 30; j++ {
+			s := series(rng, Median, 8, 1, 0.05)
+			s.Threshold = 0 // the test alone decides
+			ss = append(ss, s)
+		}
+		for _, c := range Judge(ss, alpha, "reference") {
+			if c.Status == Failed {
+				fails++
+				break
+			}
+		}
+	}
+	// Holm at 0.2 over independent checks: ≈ 0.18; 400 trials put
+	// the count within ≈ 72 ± 16.
+	if rate := float64(fails) / trials; rate > alpha+0.05 {
+		t.Errorf("false-fail rate %.3f > %.2f", rate, alpha)
+	}
+	if fails == 0 {
+		t.Error("no false fail at all at level 0.2: the test is not reaching its level")
+	}
+}
+
+func TestStatsJSONRoundTrip(t *testing.T) {
+	c := Judge([]Series{series(rand.New(rand.NewPCG(1, 1)), Median, 2, 1, 0.01)}, 0.01, "reference")[0]
+	if !math.IsInf(c.Stats.High, 1) {
+		t.Fatalf("two runs at tail 0.01 should give an unbounded interval, got %v", c.Stats.High)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"high":null`) {
+		t.Errorf("infinite high end not null: %s", b)
+	}
+	var got Check
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Stats == nil || *got.Stats != *c.Stats {
+		t.Errorf("round trip %+v, want %+v", got.Stats, c.Stats)
+	}
+}
+
+func TestConfidenceText(t *testing.T) {
+	for c, want := range map[float64]string{0.95: "95%", 0.98: "98%", 1 - 2*0.01/88: "99.98%", 0.99999: "99.999%", 1: "100%"} {
+		if got := ConfidenceText(c); got != want {
+			t.Errorf("ConfidenceText(%v) = %q, want %q", c, got, want)
+		}
+	}
+}
