@@ -14,7 +14,6 @@ import (
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
-	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -26,17 +25,36 @@ import (
 func App() *cli.App {
 	return &cli.App{
 		Name:      "compare",
-		Usage:     "gate an experiment against a reference experiment",
-		UsageText: "compare --reference DIR --results DIR --plots-directory DIR [--fail-threshold 0.1] [options]",
+		Usage:     "gate experiments against reference experiments",
+		UsageText: "compare --reference DIR... --results DIR... --plots-directory DIR [--fail-threshold 0.1] [options]",
 		Description: `Compares every sub-experiment (measurements_<type>_summary.csv) of the results
-directory with the same sub-experiment of the reference directory. For each it
-writes <type>_comparison.csv and the comparison plots <type>_min_median and
-<type>_max_99% into the plots directory, and prints PASSED or FAILED with what
-regressed and by how much.
+with the same sub-experiment of the reference. For each it writes
+<type>_comparison.csv and the comparison plots <type>_min_median and
+<type>_max_99% into the plots directory, and prints PASSED, FAILED or
+INCONCLUSIVE with what regressed and by how much.
 
-A latency value regresses when it exceeds reference × (1 + threshold). A
-value exactly at that limit passes. A threshold is a fraction (0.1) or a
-percentage with its sign (10%); a bare 10 means 1000 %.
+--reference and --results may each be given several times, and each DIR may be
+one experiment or a folder of experiments (every experiment folder in it).
+The mode depends on the runs per side, and every report states it:
+
+  one run per side (single-run threshold, as the Fast-RTPS script): a latency
+  value regresses when it exceeds reference × (1 + threshold); a value exactly
+  at that limit passes. Run-to-run noise is not allowed for: unchanged runs of
+  this machine differ by up to 20 % in the median and 50× in the maximum.
+
+  two or more runs per side (statistical): per sub-experiment, payload and
+  column, each run gives one value; the ratio results/reference is estimated
+  (Hodges–Lehmann on log values) with a Mann–Whitney confidence interval and
+  one-sided p-value, and Holm's correction over all checks keeps the chance
+  that an unchanged system fails the gate at most --false-fail. A check fails
+  when the interval lies above 1 and the ratio exceeds 1 + threshold, passes
+  when the interval lies below 1 + threshold, and is inconclusive otherwise,
+  saying how many more runs would decide (or that a column is not gateable
+  with these runs). Default columns: Min, Median, 99% (Max is too noisy).
+  Take 10 runs per side or more.
+
+A threshold is a fraction (0.1) or a percentage with its sign (10%); a bare 10
+means 1000 %.
 
 An incomplete run (meta.json "completed": false) on either side is an error
 unless --allow-incomplete is given, and so are experiments that measure
@@ -47,20 +65,28 @@ Examples:
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots_directory comparison --fail_threshold 0.2
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --fail-threshold 20%
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --columns Median,99%,99.99% --threshold 99.99%=0.5 --junit compare.xml --markdown compare.md --json compare.json --html compare.html
+   compare --reference baseline-runs --results candidate-runs --plots-directory comparison --false-fail 1%
 
 Exit status: 0 no regression, 1 a regression was found or a reference
 sub-experiment is missing from the results, 2 usage or input error (a result
 sub-experiment without a reference, different payloads on the two sides,
 unreadable or stale summaries, an incomplete run, different latency
-definitions, an output that would overwrite an input, a bad flag).`,
+definitions, one run on one side and several on the other, an output that
+would overwrite an input, a bad flag), 3 inconclusive: no check failed, but
+more runs are needed to decide some.`,
 		HideHelpCommand: true,
+		// Directories may hold commas; repeat a flag to give several.
+		DisableSliceFlagSeparator: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`", Required: true},
-			&cli.StringFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate", Required: true},
+			&cli.StringSliceFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`, or folder of experiments (repeatable)", Required: true},
+			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)", Required: true},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
 			&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(DefaultThreshold, 'g', -1, 64),
 				Usage: "relative margin allowed over the reference: a fraction (0.1) or a percentage (10%)"},
-			&cli.StringFlag{Name: "columns", Value: metricNames(gate.DefaultCompareMetrics), Usage: "comma-separated `COLUMNS` to gate, among " + metricNames(gate.CompareMetrics)},
+			&cli.StringFlag{Name: "columns", Usage: "comma-separated `COLUMNS` to gate, among " + metricNames(gate.CompareMetrics) +
+				" (default: " + metricNames(gate.DefaultCompareMetrics) + " with one run per side, " + metricNames(gate.DefaultStatisticalMetrics) + " with several)"},
+			&cli.StringFlag{Name: "false-fail", Aliases: []string{"false_fail"}, Value: strconv.FormatFloat(gate.DefaultFalseFail, 'g', -1, 64),
+				Usage: "with several runs per side: the largest chance that an unchanged system fails the gate, a fraction (0.01) or a percentage (1%)"},
 			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable)"},
 			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "pass when a reference sub-experiment is missing from the results"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "gate experiments whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
@@ -79,10 +105,15 @@ func run(c *cli.Context) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
 	}
-	for _, name := range []string{"reference", "results", "plots-directory"} {
-		if c.String(name) == "" {
-			return cliapp.Usagef("--%s is empty: expected a directory", name)
+	for _, name := range []string{"reference", "results"} {
+		for _, d := range c.StringSlice(name) {
+			if d == "" {
+				return cliapp.Usagef("--%s is empty: expected a directory", name)
+			}
 		}
+	}
+	if c.String("plots-directory") == "" {
+		return cliapp.Usagef("--plots-directory is empty: expected a directory")
 	}
 	cfg, format, err := config(c)
 	if err != nil {
@@ -96,18 +127,19 @@ func run(c *cli.Context) error {
 	if err := removeComparisons(c.String("plots-directory")); err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	ref, err := experiment.Load(c.String("reference"))
+	refs, refWarnings, err := LoadSide(c.Context, c.StringSlice("reference"))
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("reference: %w", err))
 	}
-	target, err := experiment.Load(c.String("results"))
+	targets, targetWarnings, err := LoadSide(c.Context, c.StringSlice("results"))
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("results: %w", err))
 	}
-	res, err := Compare(ref, target, cfg)
+	res, err := CompareRuns(refs, targets, cfg)
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
+	res.Warnings = append(append(refWarnings, targetWarnings...), res.Warnings...)
 
 	dir := c.String("plots-directory")
 	for i := range res.Subs {
@@ -136,7 +168,7 @@ func run(c *cli.Context) error {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
 	fmt.Fprintf(c.App.Writer, "Comparing %s against the reference %s (allowed over reference: %s)\n",
-		res.Target.Dir, res.Reference.Dir, res.thresholdText())
+		res.sideText(res.Targets), res.sideText(res.References), res.thresholdText())
 	if err := report.Text(c.App.Writer, v); err != nil {
 		return err
 	}
@@ -149,8 +181,15 @@ func run(c *cli.Context) error {
 // guard declares what compare reads and writes (see package clobber).
 func guard(c *cli.Context) *clobber.Guard {
 	g := &clobber.Guard{}
-	g.Experiment("--reference", c.String("reference"))
-	g.Experiment("--results", c.String("results"))
+	for _, flag := range []string{"reference", "results"} {
+		for _, d := range c.StringSlice(flag) {
+			if isExperiment(d) {
+				g.Experiment("--"+flag, d)
+			} else {
+				g.Experiments("--"+flag, d)
+			}
+		}
+	}
 	for _, f := range []string{"junit", "markdown", "json", "html"} {
 		g.Output("--"+f, c.String(f))
 	}
@@ -171,11 +210,21 @@ func config(c *cli.Context) (Config, plots.Format, error) {
 		return cfg, "", fmt.Errorf("--fail-threshold: %w", err)
 	}
 	cfg.Threshold = t
-	ms, err := ParseColumns(c.String("columns"))
-	if err != nil {
-		return cfg, "", fmt.Errorf("--columns: %w", err)
+	if c.IsSet("columns") {
+		ms, err := ParseColumns(c.String("columns"))
+		if err != nil {
+			return cfg, "", fmt.Errorf("--columns: %w", err)
+		}
+		cfg.Metrics = ms
 	}
-	cfg.Metrics = ms
+	ff, err := ParseFraction(c.String("false-fail"))
+	if err != nil {
+		return cfg, "", fmt.Errorf("--false-fail: %w", err)
+	}
+	if !(ff > 0 && ff < 0.5) {
+		return cfg, "", fmt.Errorf("--false-fail: %v: expected a probability above 0 and below 0.5, e.g. 0.01 or 1%%", c.String("false-fail"))
+	}
+	cfg.FalseFail = ff
 	for _, s := range c.StringSlice("threshold") {
 		col, t, err := ParseThreshold(s)
 		if err != nil {
@@ -230,8 +279,12 @@ func writeReports(c *cli.Context, res *Result, v *gate.Verdict) error {
 	return nil
 }
 
-// failureSummary says why the gate failed, for the error line.
+// failureSummary says why the gate failed or could not decide, for the
+// error line.
 func failureSummary(res *Result, v *gate.Verdict) string {
+	if v.Status == gate.Inconclusive {
+		return inconclusiveSummary(v)
+	}
 	var regressed, missing int
 	for i := range res.Subs {
 		s := &res.Subs[i]

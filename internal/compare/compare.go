@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -14,10 +15,17 @@ import (
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
-// Result is the outcome of comparing a target experiment with a reference.
+// Result is the outcome of comparing a target experiment with a reference,
+// or several runs of the target with several runs of the reference.
 type Result struct {
-	Reference, Target *experiment.Experiment
-	Config            Config
+	// Reference and Target are the first run of each side (the only one in
+	// single-run mode); References and Targets are every run.
+	Reference, Target   *experiment.Experiment
+	References, Targets []*experiment.Experiment
+	Config              Config
+	// Mode is gate.ModeSingleRun (one run per side) or
+	// gate.ModeStatistical (two or more on each side).
+	Mode string
 	// Latency is the latency definition both sides share (formats §2).
 	Latency string
 	// Subs are the compared sub-experiments, sorted by type: every
@@ -29,27 +37,41 @@ type Result struct {
 	Warnings []string
 }
 
-// hostWarning returns a warning when both experiments record their host and
+// hostWarning returns a warning when the experiments record their host and
 // the fingerprints differ: latencies measured on different machines are not
 // comparable, so a regression (or its absence) may be the machine's doing.
-func hostWarning(reference, target *experiment.Experiment) (string, bool) {
-	if reference.Host() == nil || target.Host() == nil {
-		return "", false
+// It names the first reference run and the first run on another host.
+func hostWarning(references, targets []*experiment.Experiment) (string, bool) {
+	var first *experiment.Experiment
+	for _, e := range append(append([]*experiment.Experiment(nil), references...), targets...) {
+		if e.Host() == nil {
+			continue
+		}
+		if first == nil {
+			first = e
+			continue
+		}
+		if rf, tf := first.Host().Fingerprint(), e.Host().Fingerprint(); rf != tf {
+			side := "results"
+			if slices.Contains(references, e) {
+				side = "reference"
+			}
+			return fmt.Sprintf("the experiments ran on different hosts, so their latencies may not be comparable: reference %q on %s; %s %q on %s",
+				first.Name, rf, side, e.Name, tf), true
+		}
 	}
-	rf, tf := reference.Host().Fingerprint(), target.Host().Fingerprint()
-	if rf == tf {
-		return "", false
-	}
-	return fmt.Sprintf("the experiments ran on different hosts, so their latencies may not be comparable: reference %q on %s; results %q on %s",
-		reference.Name, rf, target.Name, tf), true
+	return "", false
 }
 
 // SubResult is the comparison of one sub-experiment.
 type SubResult struct {
 	Type string
 	// Reference and Target are the two summaries; Target is nil when the
-	// sub-experiment is missing from the results.
-	Reference, Target *experiment.Summary
+	// sub-experiment is missing from the results. With several runs per side
+	// they hold, per payload, the median of each column over the runs, and
+	// ReferenceRuns and TargetRuns every run's summary.
+	Reference, Target         *experiment.Summary
+	ReferenceRuns, TargetRuns []*experiment.Summary
 	// Checks are ordered metric by metric (in Config order), each over the
 	// payloads in reference order. A missing sub-experiment has one Missing
 	// check per metric and payload.
@@ -82,51 +104,205 @@ func (s *SubResult) Passed(allowMissing bool) bool {
 // referenceName names the reference in check messages.
 const referenceName = "reference"
 
-// Compare gates target against reference with cfg. It returns an input error
-// (no gate can be made) when cfg is invalid, when either side is an
-// incomplete run and cfg does not allow it, when the two sides measure
-// latency differently, when a sub-experiment of the target has no
-// reference, or when a sub-experiment's payloads differ between the two
-// sides; the error names every such sub-experiment and payload.
+// Compare gates target against reference with cfg in single-run mode; see
+// CompareRuns.
 func Compare(reference, target *experiment.Experiment, cfg Config) (*Result, error) {
+	return CompareRuns([]*experiment.Experiment{reference}, []*experiment.Experiment{target}, cfg)
+}
+
+// CompareRuns gates the target runs against the reference runs with cfg.
+// With one run per side it applies the threshold rule of formats §4
+// (gate.Evaluate, mode gate.ModeSingleRun); with two or more on each side
+// the statistical model of formats §8 over every check of every
+// sub-experiment at once (gate.Judge, mode gate.ModeStatistical). It
+// returns an input error (no gate can be made) when cfg is invalid, when one
+// side has one run and the other several, when a run is incomplete and cfg
+// does not allow it, when the runs measure latency differently, when a
+// sub-experiment of the target has no reference, when a sub-experiment is in
+// some runs of a side but not all, or when payloads differ between runs;
+// the error names every such sub-experiment and payload.
+func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	latency, admitted, err := experiment.Admit([]*experiment.Experiment{reference, target}, cfg.AllowIncomplete)
+	if len(references) == 0 || len(targets) == 0 {
+		return nil, errors.New("compare needs at least one reference run and one run to gate")
+	}
+	mode := gate.ModeSingleRun
+	switch {
+	case len(references) >= 2 && len(targets) >= 2:
+		mode = gate.ModeStatistical
+	case len(references) != len(targets):
+		return nil, fmt.Errorf("%d reference runs and %d runs to gate: give one run per side (the single-run threshold rule) or at least 2 per side (the statistical gate)",
+			len(references), len(targets))
+	}
+	if mode == gate.ModeStatistical && len(cfg.Metrics) == 0 {
+		cfg.Metrics = gate.DefaultStatisticalMetrics
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, metricNames(cfg.Metrics))
+		}
+	}
+	if cfg.FalseFail == 0 {
+		cfg.FalseFail = gate.DefaultFalseFail
+	}
+	all := append(append([]*experiment.Experiment(nil), references...), targets...)
+	latency, admitted, err := experiment.Admit(all, cfg.AllowIncomplete)
 	if err != nil {
 		return nil, err
 	}
 	var errs []error
-	for _, t := range target.Summaries {
-		if reference.Summary(t.Type) == nil {
-			errs = append(errs, fileerr.New(t.Path, 0, "", "sub-experiment %q has no reference: expected %s in %s",
-				t.Type, experiment.SummaryFileName(t.Type), reference.Dir))
+	for _, target := range targets {
+		for _, t := range target.Summaries {
+			if references[0].Summary(t.Type) == nil {
+				errs = append(errs, fileerr.New(t.Path, 0, "", "sub-experiment %q has no reference: expected %s in %s",
+					t.Type, experiment.SummaryFileName(t.Type), references[0].Dir))
+			}
 		}
 	}
-	res := &Result{Reference: reference, Target: target, Config: cfg, Latency: latency}
-	res.Warnings = append(append(res.Warnings, reference.Warnings...), target.Warnings...)
+	res := &Result{Reference: references[0], Target: targets[0], References: references, Targets: targets,
+		Config: cfg, Mode: mode, Latency: latency}
+	for _, e := range all {
+		res.Warnings = append(res.Warnings, e.Warnings...)
+	}
 	res.Warnings = append(res.Warnings, admitted...)
-	if w, ok := hostWarning(reference, target); ok {
+	if w, ok := hostWarning(references, targets); ok {
 		res.Warnings = append(res.Warnings, w)
 	}
-	for i := range reference.Summaries {
-		ref := &reference.Summaries[i]
-		sr := SubResult{Type: ref.Type, Reference: ref, Target: target.Summary(ref.Type)}
-		if sr.Target == nil {
-			sr.Checks = missingChecks(ref, cfg)
-		} else {
-			if err := samePayloads(ref, sr.Target); err != nil {
-				errs = append(errs, err)
-				continue
+	types := map[string]bool{}
+	for _, e := range all {
+		for _, s := range e.Summaries {
+			types[s.Type] = true
+		}
+	}
+	for _, typ := range slices.Sorted(maps.Keys(types)) {
+		refRuns, err := runsOf(references, typ, "reference")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		tgtRuns, err := runsOf(targets, typ, "results")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if refRuns == nil {
+			continue // reported above: no reference
+		}
+		sr := SubResult{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns}
+		perr := samePayloadsAll(refRuns, tgtRuns)
+		if perr != nil {
+			errs = append(errs, perr)
+			continue
+		}
+		if mode == gate.ModeSingleRun {
+			sr.Reference = refRuns[0]
+			if tgtRuns != nil {
+				sr.Target = tgtRuns[0]
 			}
-			sr.Checks = checks(ref, sr.Target, cfg)
+		} else {
+			sr.Reference = medianSummary(refRuns)
+			if tgtRuns != nil {
+				sr.Target = medianSummary(tgtRuns)
+			}
+		}
+		switch {
+		case sr.Target == nil:
+			sr.Checks = missingChecks(sr.Reference, cfg)
+		case mode == gate.ModeSingleRun:
+			sr.Checks = checks(sr.Reference, sr.Target, cfg)
 		}
 		res.Subs = append(res.Subs, sr)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	if mode == gate.ModeStatistical {
+		res.judge()
+	}
 	return res, nil
+}
+
+// runsOf returns sub-experiment typ of every run of one side, nil when no
+// run has it, and an error when some have it and others do not.
+func runsOf(exps []*experiment.Experiment, typ, side string) ([]*experiment.Summary, error) {
+	var have []*experiment.Summary
+	var lacking []string
+	for _, e := range exps {
+		if s := e.Summary(typ); s != nil {
+			have = append(have, s)
+		} else {
+			lacking = append(lacking, e.Dir)
+		}
+	}
+	if len(have) > 0 && len(lacking) > 0 {
+		return nil, fileerr.New(lacking[0], 0, "", "sub-experiment %q is in %d %s runs but missing from %d (%s): every run of a side must measure the same sub-experiments",
+			typ, len(have), side, len(lacking), strings.Join(lacking, ", "))
+	}
+	return have, nil
+}
+
+// samePayloadsAll checks that every run of both sides measured the payloads
+// of the first reference run.
+func samePayloadsAll(refRuns, tgtRuns []*experiment.Summary) error {
+	var errs []error
+	for _, s := range append(append([]*experiment.Summary(nil), refRuns[1:]...), tgtRuns...) {
+		if err := samePayloads(refRuns[0], s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// medianSummary is, per payload of the first run, the median of each column
+// over the runs: what the plots and tables of a statistical comparison show.
+func medianSummary(runs []*experiment.Summary) *experiment.Summary {
+	out := &experiment.Summary{Type: runs[0].Type, Path: runs[0].Path}
+	for _, r := range runs[0].Rows {
+		m := summary.Row{Bytes: r.Bytes, Samples: r.Samples}
+		for _, col := range summary.Columns {
+			if _, ok := r.Get(col); !ok {
+				continue
+			}
+			vals := make([]float64, len(runs))
+			for i, run := range runs {
+				vals[i], _ = rowOf(run, r.Bytes).Get(col)
+			}
+			setColumn(&m, col, gate.MedianOf(vals))
+		}
+		out.Rows = append(out.Rows, m)
+	}
+	return out
+}
+
+// judge makes the statistical checks of every sub-experiment present on
+// both sides at once, so that Holm's correction covers the whole gate run.
+func (r *Result) judge() {
+	type slot struct{ sub, check int }
+	var series []gate.Series
+	var slots []slot
+	for i := range r.Subs {
+		s := &r.Subs[i]
+		if s.Target == nil {
+			continue
+		}
+		for _, m := range r.Config.metrics() {
+			for _, row := range s.Reference.Rows {
+				se := gate.Series{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: r.Config.ThresholdOf(m)}
+				for _, run := range s.ReferenceRuns {
+					se.Reference = append(se.Reference, value(rowOf(run, row.Bytes), m))
+				}
+				for _, run := range s.TargetRuns {
+					se.Candidate = append(se.Candidate, value(rowOf(run, row.Bytes), m))
+				}
+				slots = append(slots, slot{i, len(s.Checks)})
+				s.Checks = append(s.Checks, gate.Check{})
+				series = append(series, se)
+			}
+		}
+	}
+	for k, c := range gate.Judge(series, r.Config.FalseFail, referenceName) {
+		r.Subs[slots[k].sub].Checks[slots[k].check] = c
+	}
 }
 
 // samePayloads reports an error naming the payloads that only one side of a
@@ -206,4 +382,32 @@ func missingChecks(ref *experiment.Summary, cfg Config) []gate.Check {
 		}
 	}
 	return cs
+}
+
+// setColumn sets the float column col (named as in the summary header) of r.
+func setColumn(r *summary.Row, col string, v float64) {
+	switch col {
+	case "Max":
+		r.Max = v
+	case "Min":
+		r.Min = v
+	case "Mean":
+		r.Mean = v
+	case "Median":
+		r.Median = v
+	case "Stdev":
+		r.Stdev = v
+	case "Mean jitter":
+		r.MeanJitter = v
+	case "Max jitter":
+		r.MaxJitter = v
+	case "90%":
+		r.P90 = v
+	case "99%":
+		r.P99 = v
+	case "99.99%":
+		r.P9999 = v
+	default:
+		panic("compare: no float column " + col)
+	}
 }

@@ -26,6 +26,9 @@ type Config struct {
 	// AllowMissing turns a reference sub-experiment absent from the results
 	// from a failure into a note.
 	AllowMissing bool
+	// FalseFail is the family-wise false-fail level of a statistical
+	// comparison (formats §8); 0 means gate.DefaultFalseFail.
+	FalseFail float64
 	// AllowIncomplete admits experiments whose run did not complete, with a
 	// warning in every report.
 	AllowIncomplete bool
@@ -58,6 +61,9 @@ func (c Config) ThresholdOf(m gate.Metric) float64 {
 func (c Config) Validate() error {
 	if err := checkThreshold(c.Threshold); err != nil {
 		return fmt.Errorf("fail threshold (--fail-threshold): %w", err)
+	}
+	if c.FalseFail != 0 && !(c.FalseFail > 0 && c.FalseFail < 0.5) {
+		return fmt.Errorf("false-fail level (--false-fail) %v: expected a probability above 0 and below 0.5, e.g. 0.01 or 1%%", c.FalseFail)
 	}
 	gated := map[string]bool{}
 	for _, m := range c.metrics() {

@@ -35,8 +35,9 @@ func label(e *experiment.Experiment) string {
 
 // WriteCSV writes the comparison CSV of s (formats §4): the summary header plus
 // Label, the reference rows then the target rows, floats with 3 decimals as
-// in a summary file. A sub-experiment missing from the results has only its
-// reference rows.
+// in a summary file; with several runs per side, every reference run's rows
+// then every target run's, each labelled with its experiment. A
+// sub-experiment missing from the results has only its reference rows.
 func (r *Result) WriteCSV(w io.Writer, s *SubResult) error {
 	cw := csv.NewWriter(w)
 	header := append(append([]string(nil), summary.Columns...), LabelColumn)
@@ -51,11 +52,15 @@ func (r *Result) WriteCSV(w io.Writer, s *SubResult) error {
 		}
 		return nil
 	}
-	if err := write(s.Reference.Rows, ReferenceLabel(r.Reference)); err != nil {
-		return err
+	// Every run of each side, in the order given (ReferenceRuns[i] is
+	// References[i]'s, as every run of a side has the sub-experiment).
+	for i, run := range s.ReferenceRuns {
+		if err := write(run.Rows, ReferenceLabel(r.References[i])); err != nil {
+			return err
+		}
 	}
-	if s.Target != nil {
-		if err := write(s.Target.Rows, TargetLabel(r.Target)); err != nil {
+	for i, run := range s.TargetRuns {
+		if err := write(run.Rows, TargetLabel(r.Targets[i])); err != nil {
 			return err
 		}
 	}

@@ -37,6 +37,8 @@ func TestHelpExamples(t *testing.T) {
 	root := t.TempDir()
 	copyDir(t, expDir("v192"), filepath.Join(root, "results", "2026-11-20_09-00-00"))
 	copyDir(t, expDir("v193-regressed"), filepath.Join(root, "results", "2026-11-21_09-00-00"))
+	writeRuns(t, filepath.Join(root, "baseline-runs"), "v192", 10, 1, 0.02, 1)
+	writeRuns(t, filepath.Join(root, "candidate-runs"), "v192", 10, 1.3, 0.02, 2)
 	t.Chdir(root)
 	for _, args := range examples {
 		var out, errb bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/report"
 )
 
 // Page returns the HTML report of r: the verdict with its failures, then one
@@ -19,11 +20,17 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		Title:    "Comparison " + r.Target.Name + " against " + r.Reference.Name,
 		Subtitle: "mqgate compare",
 		Meta: []htmlreport.KV{
-			{Key: "Reference", Value: r.Reference.Dir},
-			{Key: "Results", Value: r.Target.Dir},
+			{Key: "Reference", Value: dirs(r.References)},
+			{Key: "Results", Value: dirs(r.Targets)},
+			{Key: "Mode", Value: r.Mode},
 			{Key: "Gated columns", Value: r.thresholdText()},
 		},
 		Notes: v.Warnings,
+	}
+	if r.Mode == gate.ModeStatistical {
+		p.Title = fmt.Sprintf("Comparison of %d runs against %d reference runs", len(r.Targets), len(r.References))
+		p.Meta = append(p.Meta, htmlreport.KV{Key: "False-fail level", Value: fmt.Sprintf("%g%% family-wise (Holm)", 100*r.Config.FalseFail)},
+			htmlreport.KV{Key: "Shown", Value: "per payload the median over the runs of each side"})
 	}
 	if h := r.Reference.Host(); h != nil {
 		p.Meta = append(p.Meta, htmlreport.KV{Key: "Reference host", Value: h.Fingerprint()})
@@ -34,6 +41,9 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 
 	failures := htmlreport.Table{
 		Header: []string{"Sub-experiment", "Bytes", "Column", "Reference", "Result", "Limit", "Change", "Status"},
+	}
+	if r.Mode == gate.ModeStatistical {
+		failures.Header = append(failures.Header, "Ratio", "Interval", "p", "Runs")
 	}
 	for _, c := range v.Checks {
 		if v.Counts(c) {
@@ -95,11 +105,19 @@ func (r *Result) subTable(v *gate.Verdict, s *SubResult) htmlreport.Table {
 					continue
 				}
 				change := htmlreport.Num(c.PercentText(referenceName))
+				if c.Stats != nil {
+					// The ratio and its interval say more than the
+					// change of the medians.
+					ratio, interval, _, _ := report.Evidence(c)
+					change.Text = ratio + " " + interval
+				}
 				switch {
 				case v.Counts(c):
 					change.Status = htmlreport.StatusFailed
 				case c.Status == gate.Passed:
 					change.Status = htmlreport.StatusPassed
+				case c.Status == gate.Inconclusive:
+					change.Status = htmlreport.StatusInconclusive
 				}
 				if c.Status == gate.Missing {
 					change.Text = "missing"
@@ -123,7 +141,7 @@ func signedPercent(m gate.Metric, t float64) string {
 // failureRow is one row of the verdict's table of failures.
 func failureRow(v *gate.Verdict, c gate.Check) []htmlreport.Cell {
 	status := htmlreport.Cell{Text: string(c.Status), Status: htmlreport.StatusFailed}
-	return []htmlreport.Cell{
+	row := []htmlreport.Cell{
 		htmlreport.Text(c.SubExperiment),
 		htmlreport.Num(strconv.Itoa(c.Payload)),
 		htmlreport.Text(c.Metric.Name),
@@ -133,6 +151,11 @@ func failureRow(v *gate.Verdict, c gate.Check) []htmlreport.Cell {
 		htmlreport.Num(c.PercentText(referenceName)),
 		status,
 	}
+	if c.Stats != nil {
+		ratio, interval, p, runs := report.Evidence(c)
+		row = append(row, htmlreport.Num(ratio), htmlreport.Num(interval), htmlreport.Num(p), htmlreport.Num(runs))
+	}
+	return row
 }
 
 // htmlStatus maps a gate status to the page's; missing is neutral here and

@@ -1,6 +1,11 @@
 package compare
 
-import "github.com/mqgate/mqgate/internal/gate"
+import (
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+)
 
 // Tool is the name of the gate in verdicts and reports.
 const Tool = "compare"
@@ -10,10 +15,14 @@ const Tool = "compare"
 func (r *Result) Verdict() *gate.Verdict {
 	v := &gate.Verdict{
 		Tool:          Tool,
-		Subject:       r.Target.Dir,
-		Baseline:      r.Reference.Dir,
+		Subject:       dirs(r.Targets),
+		Baseline:      dirs(r.References),
 		ReferenceName: referenceName,
 		AllowMissing:  r.Config.AllowMissing,
+		Mode:          r.Mode,
+	}
+	if r.Mode == gate.ModeStatistical {
+		v.FalseFail = r.Config.FalseFail
 	}
 	for _, s := range r.Subs {
 		v.Add(s.Checks...)
@@ -23,4 +32,13 @@ func (r *Result) Verdict() *gate.Verdict {
 	}
 	v.Finish()
 	return v
+}
+
+// dirs lists the experiments' directories, comma-separated.
+func dirs(exps []*experiment.Experiment) string {
+	d := make([]string, len(exps))
+	for i, e := range exps {
+		d[i] = e.Dir
+	}
+	return strings.Join(d, ", ")
 }

@@ -92,6 +92,12 @@ var CompareMetrics = []Metric{Min, Median, Mean, P90, P99, P9999, Max}
 // DefaultCompareMetrics are the metrics compare judges unless told otherwise.
 var DefaultCompareMetrics = []Metric{Min, Median, P99, Max}
 
+// DefaultStatisticalMetrics are the metrics compare judges with several runs
+// per side unless told otherwise: Max is left out because its run-to-run
+// dispersion (often 50× between unchanged runs) makes it not gateable at any
+// practical number of runs.
+var DefaultStatisticalMetrics = []Metric{Min, Median, P99}
+
 // Lookup returns the metric whose Name is name.
 func Lookup(name string) (Metric, bool) {
 	for _, m := range Metrics {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -102,7 +103,7 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 	checks := make([]Check, len(series))
 	for i, s := range series {
 		if prep[i].err != nil {
-			checks[i] = MissingCheck(s.SubExperiment, s.Payload, s.Metric, medianOf(s.Reference), medianOf(s.Candidate),
+			checks[i] = MissingCheck(s.SubExperiment, s.Payload, s.Metric, MedianOf(s.Reference), MedianOf(s.Candidate),
 				fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, referenceName, prep[i].err)))
 			continue
 		}
@@ -125,7 +126,7 @@ func missingReason(s Series, referenceName string, err error) string {
 // decide turns one effect into a check.
 func decide(s Series, eff Effect, pAdj float64, rejected bool, referenceName string) Check {
 	m := s.Metric
-	ref, val := medianOf(s.Reference), medianOf(s.Candidate)
+	ref, val := MedianOf(s.Reference), MedianOf(s.Candidate)
 	c := Check{
 		SubExperiment: s.SubExperiment,
 		Payload:       s.Payload,
@@ -195,7 +196,7 @@ func decide(s Series, eff Effect, pAdj float64, rejected bool, referenceName str
 		default:
 			st.MoreRuns = max(need-n, 1)
 		}
-		c.Message = fmt.Sprintf("%s: inconclusive, %s", head, moreRunsText(st.MoreRuns))
+		c.Message = fmt.Sprintf("%s: %s", head, moreRunsText(st.MoreRuns))
 	}
 	return c
 }
@@ -250,16 +251,18 @@ func moreRunsText(k int) string {
 	return fmt.Sprintf("≈ %d more runs per side would decide", k)
 }
 
-// ConfidenceText writes a confidence level as a percentage with as many
-// decimals as it takes not to round it to 100 %: "98%", "99.98%".
+// ConfidenceText writes a confidence level as a percentage with one decimal,
+// or as many more as it takes not to round it up to 100 %, trailing zeros
+// dropped: "98%", "99.3%", "99.98%".
 func ConfidenceText(c float64) string {
-	for d := 0; d < 8; d++ {
-		t := fmt.Sprintf("%.*f", d, 100*c)
-		if t != fmt.Sprintf("%.*f", d, 100.0) || c >= 1 {
-			return t + "%"
+	t := ""
+	for d := 1; d < 8; d++ {
+		t = fmt.Sprintf("%.*f", d, 100*c)
+		if c >= 1 || t != fmt.Sprintf("%.*f", d, 100.0) {
+			break
 		}
 	}
-	return fmt.Sprintf("%g%%", 100*c)
+	return strings.TrimSuffix(strings.TrimRight(t, "0"), ".") + "%"
 }
 
 func intervalText(lo, hi float64) string {
@@ -283,7 +286,7 @@ func pText(p float64) string {
 }
 
 // medianOf returns the median of x (NaN when empty).
-func medianOf(x []float64) float64 {
+func MedianOf(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}

@@ -326,7 +326,7 @@ func TestStatsJSONRoundTrip(t *testing.T) {
 }
 
 func TestConfidenceText(t *testing.T) {
-	for c, want := range map[float64]string{0.95: "95%", 0.98: "98%", 1 - 2*0.01/88: "99.98%", 0.99999: "99.999%", 1: "100%"} {
+	for c, want := range map[float64]string{0.95: "95%", 0.98: "98%", 1 - 2*0.01/88: "99.98%", 0.99999: "99.999%", 1: "100%", 1 - 2*0.01/3: "99.3%"} {
 		if got := ConfidenceText(c); got != want {
 			t.Errorf("ConfidenceText(%v) = %q, want %q", c, got, want)
 		}

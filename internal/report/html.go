@@ -17,10 +17,14 @@ func HTMLVerdict(v *gate.Verdict) *htmlreport.Verdict {
 			failures = append(failures, c)
 		}
 	}
+	summary := fmt.Sprintf("%s %s: %d of %d checks passed, %d failed, %d missing, %d inconclusive",
+		v.Tool, statusWord(v.Status), v.Passed, len(v.Checks), v.Failed, v.Missing, v.Inconclusive)
+	if m := modeLine(v); m != "" {
+		summary += "; " + m
+	}
 	return &htmlreport.Verdict{
-		Status: HTMLStatus(v.Status),
-		Summary: fmt.Sprintf("%s %s: %d of %d checks passed, %d failed, %d missing, %d inconclusive",
-			v.Tool, statusWord(v.Status), v.Passed, len(v.Checks), v.Failed, v.Missing, v.Inconclusive),
+		Status:   HTMLStatus(v.Status),
+		Summary:  summary,
 		Failures: HTMLTable(v, failures, true),
 	}
 }
@@ -38,6 +42,10 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 		t.Header = append(t.Header, limit)
 	}
 	t.Header = append(t.Header, over, "vs "+name)
+	stat := statistical(v)
+	if stat {
+		t.Header = append(t.Header, "Ratio", "Interval", "p", "Runs")
+	}
 	withMsg := false
 	for _, c := range checks {
 		withMsg = withMsg || c.Status != gate.Passed
@@ -76,6 +84,9 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 			htmlreport.Num(withUnit(signed3(c.Margin), u)),
 			htmlreport.Num(c.PercentText(name)),
 		)
+		if stat {
+			row = append(row, htmlreport.Num(estimateText(c)), htmlreport.Num(intervalText(c)), htmlreport.Num(pText(c)), htmlreport.Num(runsText(c)))
+		}
 		if withMsg {
 			msg := c.Message
 			if c.Status == gate.Passed {

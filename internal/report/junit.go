@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
@@ -77,6 +78,12 @@ func JUnit(w io.Writer, v *gate.Verdict) error {
 	if v.Baseline != "" {
 		add("baseline", v.Baseline)
 	}
+	if v.Mode != "" {
+		add("mode", v.Mode)
+	}
+	if v.Mode == gate.ModeStatistical {
+		add("false_fail", strconv.FormatFloat(v.FalseFail, 'g', -1, 64))
+	}
 	for _, msg := range v.Warnings {
 		add("warning", msg)
 	}
@@ -134,5 +141,9 @@ func details(v *gate.Verdict, c gate.Check) string {
 		fmt.Fprintf(&b, "threshold: %s\nlimit: %s\n", f3(c.Threshold), withUnit(f3(c.Limit), u))
 	}
 	fmt.Fprintf(&b, "%s: %s\npercentage over %s: %s\n", strings.ToLower(over), withUnit(signed3(c.Margin), u), name, c.PercentText(name))
+	if c.Stats != nil {
+		fmt.Fprintf(&b, "ratio (Hodges–Lehmann): %s\ninterval: %s\np (one-sided Mann–Whitney): %s\nruns: %s\n",
+			estimateText(c), intervalText(c), pText(c), runsText(c))
+	}
 	return b.String()
 }

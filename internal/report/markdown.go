@@ -23,6 +23,9 @@ func Markdown(w io.Writer, v *gate.Verdict) error {
 	} else {
 		fmt.Fprintf(bw, "%d failed, %d missing, %d inconclusive\n\n", v.Failed, v.Missing, v.Inconclusive)
 	}
+	if m := modeLine(v); m != "" {
+		fmt.Fprintf(bw, "_%s_\n\n", mdEscape(m))
+	}
 	for _, msg := range v.Warnings {
 		fmt.Fprintf(bw, "> ⚠️ %s\n", mdEscape(msg))
 	}
@@ -51,13 +54,25 @@ func Markdown(w io.Writer, v *gate.Verdict) error {
 // requirement".
 func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
 	limit, over := limitNames(v)
-	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s | vs %s |\n", limit, over, v.RefName())
-	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|")
+	stat := statistical(v)
+	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s | vs %s |", limit, over, v.RefName())
+	if stat {
+		fmt.Fprint(w, " Ratio | Interval | p | Runs | Note |")
+	}
+	fmt.Fprint(w, "\n|---|---|---:|---|---:|---:|---:|---:|")
+	if stat {
+		fmt.Fprint(w, "---:|---|---|---:|---|")
+	}
+	fmt.Fprintln(w)
 	for _, c := range cs {
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |",
 			mdStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(c.Metric.Name),
 			withUnit(f3(c.Value), c.Metric.Unit), withUnit(f3(c.Limit), c.Metric.Unit),
 			signed3(c.Margin), mdEscape(c.PercentText(v.RefName())))
+		if stat {
+			fmt.Fprintf(w, " %s | %s | %s | %s | %s |", estimateText(c), intervalText(c), pText(c), runsText(c), mdEscape(note(c)))
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -91,4 +92,98 @@ func percentPassed(v *gate.Verdict) float64 {
 		return 100
 	}
 	return float64(v.Passed) * 100 / float64(len(v.Checks))
+}
+
+// statistical reports whether any check of v was judged on several runs per
+// side and so carries an estimate, interval, p-value and runs (formats §8).
+func statistical(v *gate.Verdict) bool {
+	for _, c := range v.Checks {
+		if c.Stats != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// modeLine says how v judged its checks, for every report: the mode and,
+// for a statistical gate, its family-wise false-fail level and method.
+// Empty when v does not say (a requirements check).
+func modeLine(v *gate.Verdict) string {
+	switch v.Mode {
+	case "":
+		return ""
+	case gate.ModeStatistical:
+		return fmt.Sprintf("mode: %s (Hodges–Lehmann ratio, Mann–Whitney interval and one-sided p, Holm correction; family-wise false-fail level %s)",
+			v.Mode, percentText(v.FalseFail))
+	case gate.ModeSingleRun:
+		return "mode: " + v.Mode + " (one run per side: no allowance for run-to-run noise; give ≥ 2 runs per side for the statistical gate)"
+	}
+	return "mode: " + v.Mode
+}
+
+// The statistical columns of a check; "" for a single-run check.
+func estimateText(c gate.Check) string {
+	if c.Stats == nil {
+		return ""
+	}
+	return "×" + f3(c.Stats.Estimate)
+}
+
+func intervalText(c gate.Check) string {
+	if c.Stats == nil {
+		return ""
+	}
+	hi := f3(c.Stats.High)
+	if math.IsInf(c.Stats.High, 1) {
+		hi = "∞"
+	}
+	return fmt.Sprintf("[%s, %s] (%s)", f3(c.Stats.Low), hi, gate.ConfidenceText(c.Stats.Confidence))
+}
+
+func pText(c gate.Check) string {
+	if c.Stats == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s (Holm %s)", pValue(c.Stats.P), pValue(c.Stats.PAdjusted))
+}
+
+func pValue(p float64) string {
+	if p < 0.0001 {
+		return strconv.FormatFloat(p, 'e', 1, 64)
+	}
+	return strconv.FormatFloat(p, 'f', 4, 64)
+}
+
+func runsText(c gate.Check) string {
+	if c.Stats == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", c.Stats.NCandidate, c.Stats.NReference)
+}
+
+// percentText writes a fraction as a percentage with up to 6 significant
+// digits: 0.01 → "1%", 0.001 → "0.1%".
+func percentText(x float64) string {
+	return strconv.FormatFloat(100*x, 'g', 6, 64) + "%"
+}
+
+// note is what a statistical check's message adds to its numbers: the
+// reason it is inconclusive, or "" when it passed or failed.
+func note(c gate.Check) string {
+	if c.Stats == nil || c.Status != gate.Inconclusive {
+		return ""
+	}
+	if _, after, ok := strings.Cut(c.Message, "runs "+runsText(c)+": "); ok {
+		return after
+	}
+	return c.Message
+}
+
+// Evidence returns the statistical columns of a check judged on several
+// runs per side, as every report writes them: the ratio ("×1.052"), its
+// interval with confidence ("[0.980, 1.130] (99.9%)"), the p-value with its
+// Holm-adjusted value, and the runs per side ("10/10", results/reference).
+// All are "" for a single-run check.
+func Evidence(c gate.Check) (ratio, interval, p, runs string) {
+	return estimateText(c), intervalText(c), pText(c), runsText(c)
 }

@@ -54,7 +54,25 @@ func verdicts() map[string]*gate.Verdict {
 
 	empty := &gate.Verdict{Tool: "check"}
 	empty.Finish()
-	return map[string]*gate.Verdict{"mixed": mixed, "allowed": allowed, "compare": compare, "empty": empty}
+
+	statistical := &gate.Verdict{Tool: "compare", Subject: "b1, b2, b3, b4, b5, b6", Baseline: "a1, a2, a3, a4, a5, a6",
+		ReferenceName: "reference", Mode: gate.ModeStatistical, FalseFail: 0.01}
+	ref := []float64{100.1, 99.5, 101.2, 100.7, 98.9, 100.3}
+	scaled := func(f float64, x []float64) []float64 {
+		out := make([]float64, len(x))
+		for i, v := range x {
+			out[i] = v * f
+		}
+		return out
+	}
+	statistical.Add(gate.Judge([]gate.Series{
+		{SubExperiment: "tcp", Payload: 16, Metric: gate.Median, Threshold: 0.1, Reference: ref, Candidate: scaled(1.01, ref[1:])},
+		{SubExperiment: "tcp", Payload: 16, Metric: gate.P99, Threshold: 0.1, Reference: ref, Candidate: scaled(1.5, ref)},
+		{SubExperiment: "tcp", Payload: 16, Metric: gate.Max, Threshold: 0.1, Reference: ref, Candidate: []float64{80, 400, 90, 1200, 95, 300}},
+		{SubExperiment: "tcp", Payload: 16, Metric: gate.Min, Threshold: 0.1, Reference: ref[:2], Candidate: ref[2:4]},
+	}, 0.01, "reference")...)
+	statistical.Finish()
+	return map[string]*gate.Verdict{"mixed": mixed, "allowed": allowed, "compare": compare, "empty": empty, "statistical": statistical}
 }
 
 var renderers = map[string]struct {

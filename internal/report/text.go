@@ -12,6 +12,9 @@ import (
 // indented line per check that did not pass, then the totals and warnings.
 func Text(w io.Writer, v *gate.Verdict) error {
 	bw := bufio.NewWriter(w)
+	if m := modeLine(v); m != "" {
+		fmt.Fprintln(bw, m)
+	}
 	failedSubs := 0
 	subs := v.SubExperiments()
 	for _, sub := range subs {

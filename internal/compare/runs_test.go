@@ -1,0 +1,190 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// writeRuns writes n experiment folders run-01 … run-n under root, each a
+// copy of the test experiment base with every latency column multiplied by
+// factor and by log-normal run-to-run noise of standard deviation sd
+// (seeded), and returns root.
+func writeRuns(t *testing.T, root, base string, n int, factor, sd float64, seed uint64) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 99))
+	src, err := experiment.Load(expDir(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("run-%02d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range src.Summaries {
+			rows := make([]summary.Row, len(s.Rows))
+			for j, r := range s.Rows {
+				rows[j] = r
+				for _, col := range summary.Columns {
+					if v, ok := r.Get(col); ok {
+						setColumn(&rows[j], col, math.Round(v*factor*math.Exp(sd*rng.NormFloat64())*1000)/1000)
+					}
+				}
+			}
+			if err := summary.WriteFile(filepath.Join(dir, experiment.SummaryFileName(s.Type)), rows); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return root
+}
+
+func TestSetColumnCoversEveryFloatColumn(t *testing.T) {
+	for i, col := range summary.Columns {
+		var r summary.Row
+		if _, ok := r.Get(col); !ok {
+			continue
+		}
+		setColumn(&r, col, float64(i)+0.5)
+		if v, _ := r.Get(col); v != float64(i)+0.5 {
+			t.Errorf("column %s: set %v, got %v", col, float64(i)+0.5, v)
+		}
+	}
+}
+
+// TestStatisticalExitCodes runs compare on several runs per side: unchanged
+// runs pass (0), a 50 % regression fails (1), too few runs are inconclusive
+// (3) and one run against several is a usage error (2). Every run names
+// its mode.
+func TestStatisticalExitCodes(t *testing.T) {
+	root := t.TempDir()
+	ref := writeRuns(t, filepath.Join(root, "ref"), "v192", 10, 1, 0.02, 1)
+	same := writeRuns(t, filepath.Join(root, "same"), "v192", 10, 1, 0.02, 2)
+	slow := writeRuns(t, filepath.Join(root, "slow"), "v192", 10, 1.5, 0.02, 3)
+	few := writeRuns(t, filepath.Join(root, "few"), "v192", 4, 1, 0.02, 4)
+	fewRef := writeRuns(t, filepath.Join(root, "fewref"), "v192", 4, 1, 0.02, 5)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  []string
+	}{
+		{"unchanged", []string{"--reference", ref, "--results", same}, cliapp.ExitOK,
+			[]string{"mode: statistical", "family-wise false-fail level 1%", "compare PASSED", "10 runs"}},
+		{"regressed", []string{"--reference", ref, "--results", slow}, cliapp.ExitGateFailed,
+			[]string{"failed: 16 B Median: candidate/reference ×1.5", "regression beyond ×1.100", "runs 10/10"}},
+		{"too few runs", []string{"--reference", fewRef, "--results", few}, cliapp.ExitInconclusive,
+			[]string{"not gateable with 4 runs: needs ≈ 8 per side", "compare INCONCLUSIVE"}},
+		{"runs given one by one", []string{"--reference", filepath.Join(fewRef, "run-01"), "--reference", filepath.Join(fewRef, "run-02"),
+			"--results", filepath.Join(few, "run-01"), "--results", filepath.Join(few, "run-02")}, cliapp.ExitInconclusive,
+			[]string{"runs 2/2", "not gateable with 2 runs"}},
+		{"one against several", []string{"--reference", filepath.Join(ref, "run-01"), "--results", same}, cliapp.ExitUsage,
+			[]string{"1 reference runs and 10 runs to gate"}},
+		{"bad false-fail", []string{"--reference", ref, "--results", same, "--false-fail", "0.7"}, cliapp.ExitUsage,
+			[]string{"--false-fail"}},
+		{"max asked for", []string{"--reference", ref, "--results", same, "--columns", "Median,Max", "--false-fail", "5%"}, cliapp.ExitOK,
+			[]string{"family-wise false-fail level 5%"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "plots")
+			code, stdout, stderr := runCompare(t, root, append(tt.args, "--plots-directory", out)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
+			}
+			for _, want := range tt.out {
+				if !strings.Contains(stdout+stderr, want) {
+					t.Errorf("output lacks %q:\n%s%s", want, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestStatisticalChecks: with several runs per side every check carries the
+// evidence, and Holm's correction spans all sub-experiments.
+func TestStatisticalChecks(t *testing.T) {
+	root := t.TempDir()
+	refs, _, err := LoadSide(t.Context(), []string{writeRuns(t, filepath.Join(root, "ref"), "v192", 8, 1, 0.02, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgts, _, err := LoadSide(t.Context(), []string{writeRuns(t, filepath.Join(root, "tgt"), "v192", 9, 1.3, 0.02, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := CompareRuns(refs, tgts, Config{Threshold: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mode != gate.ModeStatistical || len(res.Subs) != 2 {
+		t.Fatalf("mode %q, %d subs", res.Mode, len(res.Subs))
+	}
+	k := 0
+	for _, s := range res.Subs {
+		k += len(s.Checks)
+	}
+	if k != 3*(len(res.Subs[0].Reference.Rows)+len(res.Subs[1].Reference.Rows)) {
+		t.Errorf("%d checks: the default columns are Min, Median, 99%%", k)
+	}
+	for _, s := range res.Subs {
+		for _, c := range s.Checks {
+			st := c.Stats
+			if st == nil || st.NReference != 8 || st.NCandidate != 9 {
+				t.Fatalf("%s: stats %+v", c.Message, st)
+			}
+			if c.Status != gate.Failed {
+				t.Errorf("a 30%% regression was not failed: %s", c.Message)
+			}
+			if st.PAdjusted < st.P || st.PAdjusted > float64(k)*st.P+1e-12 {
+				t.Errorf("Holm-adjusted p %v outside [p, K·p] for p %v, K %d", st.PAdjusted, st.P, k)
+			}
+		}
+	}
+	v := res.Verdict()
+	if v.Mode != gate.ModeStatistical || v.FalseFail != 0.01 || v.ExitCode() != gate.ExitFailed {
+		t.Errorf("verdict mode %q false-fail %v exit %d", v.Mode, v.FalseFail, v.ExitCode())
+	}
+	// Plots and tables show the median of the runs.
+	if got, want := res.Subs[0].Target.Rows[0].Median, gate.MedianOf(medians(res.Subs[0].TargetRuns)); got != want {
+		t.Errorf("median row %v, want %v", got, want)
+	}
+}
+
+func medians(runs []*experiment.Summary) []float64 {
+	var x []float64
+	for _, r := range runs {
+		x = append(x, r.Rows[0].Median)
+	}
+	return x
+}
+
+// TestStatisticalInputErrors: a sub-experiment in some runs of a side only,
+// and payloads that differ between runs, are input errors naming the runs.
+func TestStatisticalInputErrors(t *testing.T) {
+	root := t.TempDir()
+	ref := writeRuns(t, filepath.Join(root, "ref"), "v192", 3, 1, 0.02, 1)
+	tgt := writeRuns(t, filepath.Join(root, "tgt"), "v192", 3, 1, 0.02, 2)
+	if err := os.Remove(filepath.Join(tgt, "run-02", experiment.SummaryFileName("intraprocess_best_effort"))); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCompare(t, root, "--reference", ref, "--results", tgt, "--plots-directory", filepath.Join(root, "p"))
+	if code != cliapp.ExitUsage || !strings.Contains(stderr, `sub-experiment "intraprocess_best_effort" is in 2 results runs but missing from 1`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	tgt2 := writeRuns(t, filepath.Join(root, "tgt2"), "v193-payloads", 1, 1, 0.02, 2)
+	code, _, stderr = runCompare(t, root, "--reference", ref, "--results", filepath.Join(tgt, "run-01"), "--results", tgt2, "--plots-directory", filepath.Join(root, "p"))
+	if code != cliapp.ExitUsage || !strings.Contains(stderr, "different payloads") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

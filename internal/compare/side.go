@@ -1,0 +1,111 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// isExperiment reports whether dir is one experiment (it holds summaries or
+// raw measurements) rather than a folder of experiments.
+func isExperiment(dir string) bool {
+	if fs, err := experiment.SummaryFiles(dir); err != nil || len(fs) > 0 {
+		return true // Load says what is wrong with it
+	}
+	fs, err := experiment.RawFiles(dir)
+	return err != nil || len(fs) > 0
+}
+
+// LoadSide reads the runs of one side of a comparison: each of dirs is one
+// experiment (experiment.Load) or a folder of experiments
+// (experiment.LoadRoot, in name order), in the order given. It returns the
+// warnings about entries skipped in folders.
+func LoadSide(ctx context.Context, dirs []string) ([]*experiment.Experiment, []string, error) {
+	var exps []*experiment.Experiment
+	var warnings []string
+	for _, d := range dirs {
+		if isExperiment(d) {
+			e, err := experiment.Load(d)
+			if err != nil {
+				return nil, warnings, err
+			}
+			exps = append(exps, e)
+			continue
+		}
+		es, ws, err := experiment.LoadRoot(ctx, d)
+		warnings = append(warnings, ws...)
+		if err != nil {
+			return nil, warnings, err
+		}
+		exps = append(exps, es...)
+	}
+	return exps, warnings, nil
+}
+
+// sideText names the runs of one side for people: the directory of a single
+// run, else "N runs (first … last)".
+func (r *Result) sideText(exps []*experiment.Experiment) string {
+	if len(exps) == 1 {
+		return exps[0].Dir
+	}
+	return fmt.Sprintf("%d runs (%s … %s)", len(exps), exps[0].Dir, exps[len(exps)-1].Dir)
+}
+
+// inconclusiveSummary says how many checks could not be decided and how
+// many more runs would decide them, for the error line.
+func inconclusiveSummary(v *gate.Verdict) string {
+	var more []int
+	ungateable, undecidable := 0, 0
+	var cols []string
+	for _, c := range v.Checks {
+		if c.Status != gate.Inconclusive || c.Stats == nil {
+			continue
+		}
+		switch {
+		case !c.Stats.Gateable:
+			ungateable++
+			if !containsString(cols, c.Metric.Name) {
+				cols = append(cols, c.Metric.Name)
+			}
+		case c.Stats.MoreRuns < 0:
+			undecidable++
+		default:
+			more = append(more, c.Stats.MoreRuns)
+		}
+	}
+	msg := fmt.Sprintf("inconclusive: %s could not be decided", plural(v.Inconclusive, "check"))
+	var parts []string
+	if len(more) > 0 {
+		slices.Sort(more)
+		half := more[(len(more)-1)/2]
+		if half == more[len(more)-1] {
+			parts = append(parts, fmt.Sprintf("≈ %d more runs per side would decide %s", half, plural(len(more), "check")))
+		} else {
+			parts = append(parts, fmt.Sprintf("≈ %d more runs per side would decide half of %s, ≈ %d all", half, plural(len(more), "check"), more[len(more)-1]))
+		}
+	}
+	if undecidable > 0 {
+		parts = append(parts, fmt.Sprintf("%s too close to the threshold to decide", plural(undecidable, "check")))
+	}
+	if ungateable > 0 {
+		parts = append(parts, fmt.Sprintf("%s not gateable with these runs (%s: see each check, or leave the column out with --columns)",
+			plural(ungateable, "check"), strings.Join(cols, ", ")))
+	}
+	if len(parts) > 0 {
+		msg += "; " + strings.Join(parts, "; ")
+	}
+	return msg
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
