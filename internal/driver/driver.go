@@ -157,6 +157,9 @@ type Options struct {
 	// Flag the driver declared (FlagOwner): a broker's QoS, prefetch,
 	// credentials file, an external program's command line.
 	Params map[string]string
+	// EchoDelay is spent by an echo end on each message before it replies
+	// (transports that implement EchoDelayer); pingers ignore it.
+	EchoDelay Delay
 }
 
 // Security names the PEM files of a secure link. The same CA signs both

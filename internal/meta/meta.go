@@ -111,6 +111,16 @@ type Config struct {
 	// Params are the values of the drivers' own flags (driver.Flag), secret
 	// ones left out and URLs without passwords.
 	Params map[string]string `json:"params,omitempty"`
+	// EchoDelay is the processing delay the echo ends spent on each message
+	// before replying (run --echo-delay); absent when none.
+	EchoDelay *EchoDelay `json:"echo_delay,omitempty"`
+}
+
+// EchoDelay is a processing delay: Mean plus a uniform jitter in
+// [-Jitter, +Jitter], drawn from config.seed.
+type EchoDelay struct {
+	Mean   Duration `json:"mean"`
+	Jitter Duration `json:"jitter"`
 }
 
 // CPUs is the CPU placement of the two ends (-1: not pinned).

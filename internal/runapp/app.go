@@ -45,6 +45,11 @@ subprocess, the default), run the echo on a goroutine with its own connection
 (--echo inprocess), or use a 'run echo' started elsewhere (--echo remote, implied
 by --target HOST:PORT for the built-in links).
 
+--echo-delay DURATION[±JITTER] makes every echo end this run starts wait that
+long on each message before replying (uniform jitter drawn from --seed), as a
+stand-in for processing; meta.json records it. A remote 'run echo' takes its
+own --echo-delay.
+
 Broker sub-experiments (see 'run --list') reach the broker at the URL given by
 --target (nats://host:4222, amqp://user:pass@host:5672/vhost, mqtts://…) or by
 the driver's --<transport>-url flag, or start it inside run with --broker
@@ -65,6 +70,7 @@ Examples:
    run --samples 500 --warmup 50 --payloads 16,1024
    run -s intraprocess_reliable,interprocess_reliable_tcp --payloads 16..256 --samples 1000 --cpus 0,1
    run --list
+   run -s interprocess_reliable_tcp --echo-delay 50us±10us --payloads 64
    run echo --listen 0.0.0.0:7400 --transport tcp
    run -s interprocess_reliable_tcp --target otherhost:7400`,
 		Version: version(),
@@ -114,7 +120,7 @@ func runFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting to an echo or a broker, TLS/DTLS handshakes included"},
 		&cli.IntFlag{Name: "max-lost-in-row", Value: engine.DefaultMaxLostInRow, Usage: "stop when this many consecutive messages are lost (the echoer is taken for dead)"},
 		&cli.StringFlag{Name: "fill", Value: engine.FillZero, Usage: "message bytes after the 16-byte header: zero or random"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of --fill random"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of --fill random and of the --echo-delay jitter"},
 		&cli.StringFlag{Name: "latency", Value: meta.LatencyHalfRTT, Usage: "what the Latency column holds: half-rtt or rtt"},
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results", Usage: "results root directory"},
 		&cli.StringFlag{Name: "name", Usage: "experiment name (default: UTC start time, " + experiment.DirTimeLayout + ")"},
@@ -126,6 +132,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "broker", Value: session.BrokerExternal, Usage: "broker sub-experiments: external (the URL given) or embedded (started inside run)"},
 		&cli.StringFlag{Name: "topic", Usage: "broker sub-experiments: the topic (default: one per sub-experiment, unique to the run); a remote echo's --topic"},
 		&cli.StringFlag{Name: "cpus", Usage: "pin the pinger and the echoer: PINGER_CPU,ECHOER_CPU"},
+		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay the echo ends this run starts spend on each message before replying: DURATION or DURATION±JITTER (also +-), e.g. 50us or 50us±10us; the jitter is uniform, drawn from --seed"},
 		&cli.DurationFlag{Name: "retransmit-timeout", Usage: "reliable UDP/DTLS: resend after this long without an echo (default: the transport's)"},
 		&cli.IntFlag{Name: "max-retries", Usage: "reliable UDP/DTLS: resends per message (default: the transport's)"},
 		&cli.IntFlag{Name: "queue-depth", Usage: "in-process queue depth in messages (default: the transport's)"},
@@ -151,6 +158,8 @@ func echoFlags() []cli.Flag {
 		&cli.IntFlag{Name: "cpu", Value: -1, Usage: "pin the echo process to this CPU"},
 		&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes"},
 		&cli.IntFlag{Name: "queue-depth", Usage: "queue depth in messages (default: the transport's)"},
+		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay before each echo: DURATION or DURATION±JITTER (also +-), e.g. 50us±10us"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the --echo-delay jitter"},
 		&cli.BoolFlag{Name: "stdin-lifeline", Usage: "exit when standard input closes (set by a parent run)"},
 	}
 }
@@ -247,6 +256,13 @@ func config(c *cli.Context) (session.Config, error) {
 	}
 	if c.Duration("connect-timeout") <= 0 {
 		return cfg, fmt.Errorf("--connect-timeout %v: expected a positive duration", c.Duration("connect-timeout"))
+	}
+	if s := c.String("echo-delay"); s != "" {
+		d, err := driver.ParseDelay(s)
+		if err != nil {
+			return cfg, fmt.Errorf("--echo-delay %v", err)
+		}
+		cfg.EchoDelay = d
 	}
 	payloads, err := engine.ParsePayloads(c.String("payloads"))
 	if err != nil {
@@ -364,6 +380,14 @@ func echoAction(c *cli.Context) error {
 		Transport: c.String("transport"), Listen: c.String("listen"), Reliable: c.Bool("reliable"),
 		CPU: c.Int("cpu"), MaxMessageSize: c.Int("max-message-size"), QueueDepth: c.Int("queue-depth"),
 		Topic: c.String("topic"), Params: driverParams(c), Ready: c.App.Writer,
+	}
+	if s := c.String("echo-delay"); s != "" {
+		d, err := driver.ParseDelay(s)
+		if err != nil {
+			return cliapp.Usagef("--echo-delay %v", err)
+		}
+		ec.Delay = d
+		ec.Delay.Seed = c.Uint64("seed")
 	}
 	if ca, cert, key := c.String("ca"), c.String("cert"), c.String("key"); ca != "" || cert != "" || key != "" {
 		if ca == "" || cert == "" || key == "" {

@@ -79,6 +79,11 @@ type Config struct {
 	// DTLS handshakes included; zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
 
+	// EchoDelay is spent by every echo end this run starts on each message
+	// before it replies (--echo-delay), a stand-in for processing; its
+	// jitter is drawn from Engine.Seed. A remote echo has its own.
+	EchoDelay driver.Delay
+
 	// Security is the certificate material of the secure scenarios; empty
 	// generates a CA and certificates for this run.
 	Security Security

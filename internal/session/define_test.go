@@ -18,8 +18,10 @@ import (
 // flag "named-type" (driver.ScenarioDefiner), as an external program's are.
 type named struct{ intraprocess.Transport }
 
-func (named) Name() string         { return "named" }
-func (named) Flags() []driver.Flag { return []driver.Flag{{Name: "named-type", Usage: "sub-experiment names"}} }
+func (named) Name() string { return "named" }
+func (named) Flags() []driver.Flag {
+	return []driver.Flag{{Name: "named-type", Usage: "sub-experiment names"}}
+}
 func (named) DefineScenarios(value func(string) string) ([]driver.Scenario, error) {
 	var out []driver.Scenario
 	for _, n := range strings.Split(value("named-type"), ",") {

@@ -50,6 +50,12 @@
 // and the driver's settings through environment variables, so that no
 // password shows on a command line.
 //
+// Config.EchoDelay stands in for processing: every echo end the run starts
+// (in-process, echo process, broker client) spends it on each message
+// before replying (driver.Options.EchoDelay; a transport declares that it
+// applies it with driver.EchoDelayer, and the others are refused, as is a
+// remote echo, which has its own `run echo --echo-delay`).
+//
 // Each broker sub-experiment publishes to a topic of its own,
 // "mqgate-<run id>-<type>" (driver.Options.Topic), so that concurrent runs
 // on one broker never cross; Config.Topic overrides it (a remote echo

@@ -24,6 +24,9 @@ type EchoConfig struct {
 	CPU            int // pin the whole process; -1: not pinned
 	MaxMessageSize int
 	QueueDepth     int
+	// Delay is spent on each message before its echo (its Seed draws the
+	// jitter).
+	Delay driver.Delay
 	// Topic is the base topic a broker echoer serves.
 	Topic string
 	// Params are the values of the transport's flags.
@@ -80,8 +83,11 @@ func ServeEcho(ctx context.Context, c EchoConfig) error {
 	if broker && c.Topic == "" {
 		return &UsageError{errors.New("--topic: a broker echo needs the topic to serve (the same as run's --topic)")}
 	}
+	if !c.Delay.IsZero() && !driver.HonoursEchoDelay(tr) {
+		return &UsageError{fmt.Errorf("--echo-delay: transport %s does not apply it", tr.Name())}
+	}
 	opts := driver.Options{Reliable: c.Reliable, Security: c.Security, MaxMessageSize: c.MaxMessageSize,
-		QueueDepth: c.QueueDepth, Topic: c.Topic, Params: c.Params}
+		QueueDepth: c.QueueDepth, Topic: c.Topic, Params: c.Params, EchoDelay: c.Delay}
 	if err := checkSize(&plan{tr: tr, sc: driver.Scenario{Type: "run echo"}, opts: opts}, c.MaxMessageSize); err != nil {
 		return &UsageError{err}
 	}

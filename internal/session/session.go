@@ -223,6 +223,9 @@ func (s *Session) resolve() error {
 		if err := s.place(p, targets, used); err != nil {
 			return err
 		}
+		if err := s.checkEchoDelay(p); err != nil {
+			return err
+		}
 	}
 	// A target no sub-experiment uses is a mistake: a misspelt transport
 	// would silently measure a local echo instead.
@@ -334,6 +337,21 @@ func (s *Session) placeBroker(p *plan, targets map[string]target, used map[strin
 	return nil
 }
 
+// checkEchoDelay refuses an echo delay p cannot apply: its echo end is not
+// this run's, or its transport ignores the delay.
+func (s *Session) checkEchoDelay(p *plan) error {
+	if s.cfg.EchoDelay.IsZero() {
+		return nil
+	}
+	if p.echo == EchoRemote {
+		return fmt.Errorf("%s: --echo-delay applies to the echoes this run starts; give it to the remote 'run echo' instead", p.sc.Type)
+	}
+	if !driver.HonoursEchoDelay(p.tr) {
+		return fmt.Errorf("%s: transport %s does not apply --echo-delay", p.sc.Type, p.tr.Name())
+	}
+	return nil
+}
+
 // param returns the value of t's flag name: as configured, or its default.
 func (s *Session) param(t driver.Transport, name string) string {
 	if v, ok := s.cfg.Params[name]; ok {
@@ -380,6 +398,8 @@ func (s *Session) setOptions(p *plan) {
 		}
 	}
 	p.opts, p.echoOpts = o, o
+	p.echoOpts.EchoDelay = c.EchoDelay
+	p.echoOpts.EchoDelay.Seed = c.Engine.Seed
 	if p.sc.Security {
 		pinger, echo := *s.pingerSec, *s.echoSec
 		p.opts.Security, p.echoOpts.Security = &pinger, &echo
@@ -600,11 +620,8 @@ func (s *Session) openInProcess(ctx context.Context, p *plan) (*engine.Link, err
 	if p.broker {
 		addr = p.addr
 	}
-	pinger, err := s.dial(ctx, p, addr)
-	if err != nil {
-		e.Close()
-		return nil, err
-	}
+	// The echoer serves before the pinger dials: a TLS or DTLS handshake
+	// needs it accepting.
 	sctx, stop := context.WithCancel(context.Background())
 	failed := make(chan error, 1)
 	var wg sync.WaitGroup
@@ -619,12 +636,18 @@ func (s *Session) openInProcess(ctx context.Context, p *plan) (*engine.Link, err
 			failed <- err
 		}
 	}()
-	return &engine.Link{Pinger: pinger, Failed: failed, Close: func() error {
+	closeEcho := func() error {
 		stop()
 		e.Close()
 		wg.Wait()
 		return nil
-	}}, nil
+	}
+	pinger, err := s.dial(ctx, p, addr)
+	if err != nil {
+		closeEcho()
+		return nil, err
+	}
+	return &engine.Link{Pinger: pinger, Failed: failed, Close: closeEcho}, nil
 }
 
 // ListenEnv passes a broker URL to an echo process (run echo's --listen),
@@ -662,6 +685,9 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 	}
 	if o.QueueDepth > 0 {
 		argv = append(argv, "--queue-depth", strconv.Itoa(o.QueueDepth))
+	}
+	if !o.EchoDelay.IsZero() {
+		argv = append(argv, "--echo-delay", o.EchoDelay.String(), "--seed", strconv.FormatUint(o.EchoDelay.Seed, 10))
 	}
 	if sec := o.Security; sec != nil {
 		argv = append(argv, "--ca", sec.CAFile, "--cert", sec.CertFile, "--key", sec.KeyFile)
@@ -760,6 +786,9 @@ func (s *Session) MetaConfig() meta.Config {
 		TLS:               s.tls,
 		ConnectTimeout:    meta.Duration(c.ConnectTimeout),
 		Topic:             c.Topic,
+	}
+	if !c.EchoDelay.IsZero() {
+		mc.EchoDelay = &meta.EchoDelay{Mean: meta.Duration(c.EchoDelay.Mean), Jitter: meta.Duration(c.EchoDelay.Jitter)}
 	}
 	var placements, targets []string
 	for _, p := range s.plans {

@@ -40,6 +40,9 @@ var (
 // Name returns "amqp".
 func (Transport) Name() string { return Name }
 
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (Transport) HonoursEchoDelay() {}
+
 // MaxMessageSize is the largest message the transport carries (see the
 // package constant).
 func (Transport) MaxMessageSize(driver.Options) int { return MaxMessageSize }
@@ -83,7 +86,7 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	if s.txSize > 1 {
 		return nil, errTxRoundTrip
 	}
-	e := &echoer{s: s, done: make(chan struct{})}
+	e := &echoer{s: s, done: make(chan struct{}), delay: opts.EchoDelay.NewDelayer()}
 	if e.con, err = openConsumer(ctx, a, s, "echo", echoQueue(a, opts.Topic), "", e.done); err != nil {
 		return nil, err
 	}
@@ -255,6 +258,7 @@ func (p *ackPinger) WaitAcks(deadline time.Time) error { return p.pub.WaitAcks(d
 // echoer is the far end of a round trip.
 type echoer struct {
 	s         *settings
+	delay     *driver.Delayer // nil: reply at once
 	pub       *publisher
 	con       *consumer
 	addr      string
@@ -291,8 +295,11 @@ func (e *echoer) Serve(ctx context.Context) error {
 			}
 			if d.ReplyTo == "" {
 				e.noReplyTo.Add(1) // not a ping: nowhere to echo it
-			} else if err := p.publish(d.ReplyTo, "", d.Body); err != nil {
-				return e.stopped(err)
+			} else {
+				e.delay.Wait()
+				if err := p.publish(d.ReplyTo, "", d.Body); err != nil {
+					return e.stopped(err)
+				}
 			}
 			if manual {
 				if err := c.ch.Ack(d.DeliveryTag, false); err != nil {

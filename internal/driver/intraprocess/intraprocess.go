@@ -65,6 +65,9 @@ func (l *link) close() {
 // Name returns driver.Intraprocess.
 func (Transport) Name() string { return driver.Intraprocess }
 
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (Transport) HonoursEchoDelay() {}
+
 // MaxMessageSize returns MaxMessage.
 func (Transport) MaxMessageSize(driver.Options) int { return MaxMessage }
 
@@ -88,7 +91,7 @@ func (Transport) Listen(_ context.Context, addr string, opts driver.Options) (dr
 		return nil, fmt.Errorf("intraprocess: address %q is in use", addr)
 	}
 	table[addr] = l
-	return &echoer{link: l, timer: stoppedTimer()}, nil
+	return &echoer{link: l, timer: stoppedTimer(), delay: opts.EchoDelay.NewDelayer()}, nil
 }
 
 // Dial connects a pinger to the echoer named addr. Each echoer takes one
@@ -148,6 +151,7 @@ func (p *pinger) Counters() driver.Counters { return p.counters() }
 type echoer struct {
 	*link
 	timer *time.Timer
+	delay *driver.Delayer // nil: reply at once
 }
 
 func (e *echoer) Addr() string { return e.name }
@@ -163,6 +167,7 @@ func (e *echoer) Serve(ctx context.Context) error {
 			}
 			return err
 		}
+		e.delay.Wait()
 		err = e.pong.push(msg, e.reliable)
 		e.ping.release()
 		if err != nil {

@@ -90,6 +90,7 @@ func (p *Pinger) Close() error {
 // <topic>/pong at the link's QoS, from the library's message handler.
 type Echoer struct {
 	c      client
+	delay  *driver.Delayer // nil: reply at once
 	addr   string
 	pong   string
 	errs   atomic.Uint64
@@ -102,12 +103,12 @@ var (
 	_ driver.CounterReader = (*Echoer)(nil)
 )
 
-func listen(ctx context.Context, s *settings) (*Echoer, error) {
+func listen(ctx context.Context, s *settings, delay driver.Delay) (*Echoer, error) {
 	c, err := connect(ctx, s, roleEcho, nil)
 	if err != nil {
 		return nil, err
 	}
-	e := &Echoer{c: c, addr: s.raw, pong: s.topic + PongSuffix, closed: make(chan struct{})}
+	e := &Echoer{c: c, addr: s.raw, pong: s.topic + PongSuffix, closed: make(chan struct{}), delay: delay.NewDelayer()}
 	if err := c.subscribe(ctx, s.topic+PingSuffix, s.qos, e.echo); err != nil {
 		c.close()
 		return nil, err
@@ -117,6 +118,7 @@ func listen(ctx context.Context, s *settings) (*Echoer, error) {
 
 // echo runs on the library's goroutine for each message.
 func (e *Echoer) echo(payload []byte) {
+	e.delay.Wait()
 	if err := e.c.publish(e.pong, payload, true); err != nil {
 		e.errs.Add(1)
 	}

@@ -149,8 +149,11 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	if err != nil {
 		return nil, err
 	}
-	return listen(ctx, s)
+	return listen(ctx, s, opts.EchoDelay)
 }
+
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (Transport) HonoursEchoDelay() {}
 
 // Dial connects a pinger to the broker at addr: it publishes to
 // <topic>/ping and receives from <topic>/pong.

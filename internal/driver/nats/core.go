@@ -115,7 +115,8 @@ func (p *corePinger) Close() error { return p.c.close() }
 // coreEcho republishes <topic>.ping on <topic>.pong.
 type coreEcho struct {
 	coreRecv
-	pong string
+	pong  string
+	delay *driver.Delayer // nil: reply at once
 }
 
 var (
@@ -143,6 +144,7 @@ func (e *coreEcho) Serve(ctx context.Context) error {
 		m, err := e.sub.NextMsg(24 * time.Hour)
 		switch {
 		case err == nil:
+			e.delay.Wait()
 			if err := e.c.nc.Publish(e.pong, m.Data); err != nil {
 				if ctx.Err() != nil || e.c.closing.Load() {
 					return nil

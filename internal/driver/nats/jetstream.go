@@ -384,7 +384,8 @@ func (p *jsPinger) Close() error { return p.close() }
 // losing it.
 type jsEcho struct {
 	*jsEnd
-	pong string
+	pong  string
+	delay *driver.Delayer // nil: reply at once
 }
 
 var (
@@ -419,6 +420,7 @@ func (e *jsEcho) Serve(ctx context.Context) error {
 			}
 			return err
 		}
+		e.delay.Wait()
 		if _, err := e.js.Publish(ctx, e.pong, m.Data()); err != nil {
 			if ctx.Err() != nil || e.c.closing.Load() {
 				return nil

@@ -75,10 +75,23 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 		return nil, err
 	}
 	if opts.Reliable {
-		return listenJS(ctx, c, topic)
+		e, err := listenJS(ctx, c, topic)
+		if err != nil {
+			return nil, err
+		}
+		e.delay = opts.EchoDelay.NewDelayer()
+		return e, nil
 	}
-	return listenCore(c, topic)
+	e, err := listenCore(c, topic)
+	if err != nil {
+		return nil, err
+	}
+	e.delay = opts.EchoDelay.NewDelayer()
+	return e, nil
 }
+
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (Transport) HonoursEchoDelay() {}
 
 // Dial connects the pinger to the server at addr: it publishes on
 // <topic>.ping and receives from <topic>.pong.

@@ -80,12 +80,16 @@ func (DTLS) Listen(ctx context.Context, addr string, opts driver.Options) (drive
 	if err != nil {
 		return nil, fmt.Errorf("dtls: %w", err)
 	}
-	return &DTLSEchoer{l: l, conns: map[net.Conn]struct{}{}}, nil
+	return &DTLSEchoer{l: l, conns: map[net.Conn]struct{}{}, delay: opts.EchoDelay}, nil
 }
+
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (DTLS) HonoursEchoDelay() {}
 
 // DTLSEchoer accepts DTLS associations and echoes every record back.
 type DTLSEchoer struct {
 	l      net.Listener
+	delay  driver.Delay
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
@@ -149,6 +153,7 @@ func (e *DTLSEchoer) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	buf := make([]byte, MaxRecordPlaintext+512)
+	delay := e.delay.NewDelayer()
 	for {
 		n, err := c.Read(buf)
 		if err != nil {
@@ -162,6 +167,11 @@ func (e *DTLSEchoer) serveConn(ctx context.Context, c net.Conn) {
 			}
 			e.errs.Add(1)
 			return
+		}
+		// A message's delay is spent on its first fragment: the others
+		// are echoed after it, in order. Message 0 is a connection probe.
+		if n >= FragmentHeaderSize && binary.BigEndian.Uint32(buf) != 0 && binary.BigEndian.Uint16(buf[4:]) == 0 {
+			delay.Wait()
 		}
 		if _, err := c.Write(buf[:n]); err != nil {
 			if isClosed(err) || ctx.Err() != nil {

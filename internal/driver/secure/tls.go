@@ -43,8 +43,16 @@ func (TLS) Listen(ctx context.Context, addr string, opts driver.Options) (driver
 	if err != nil {
 		return nil, fmt.Errorf("tls: %w", err)
 	}
-	return tcp.Listen(ctx, addr, serverStream(cfg))
+	e, err := tcp.Listen(ctx, addr, serverStream(cfg))
+	if err != nil {
+		return nil, err
+	}
+	e.Delay, e.MaxMessage = opts.EchoDelay, opts.MaxMessageSizeOrDefault()
+	return e, nil
 }
+
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (TLS) HonoursEchoDelay() {}
 
 // serverStream returns the wrap of an accepted connection: the server's
 // handshake, bounded by HandshakeTimeout.

@@ -50,8 +50,16 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	if opts.Security != nil {
 		return nil, errors.New("tcp: a secure link is the tls transport")
 	}
-	return Listen(ctx, addr, func(c net.Conn) (Stream, error) { return NewStream(c) })
+	e, err := Listen(ctx, addr, func(c net.Conn) (Stream, error) { return NewStream(c) })
+	if err != nil {
+		return nil, err
+	}
+	e.Delay, e.MaxMessage = opts.EchoDelay, opts.MaxMessageSizeOrDefault()
+	return e, nil
 }
+
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (Transport) HonoursEchoDelay() {}
 
 // Dial connects a pinger to the echoer at addr.
 func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
@@ -193,6 +201,11 @@ func (s *SockStream) sendFrom(a, b []byte, done, flags int) (int, error) {
 type Echoer struct {
 	l    net.Listener
 	wrap func(net.Conn) (Stream, error)
+	// Delay, when set before Serve, is spent on each message before its
+	// echo (each connection draws its own sequence); the echo then reads
+	// whole frames of up to MaxMessage bytes.
+	Delay      driver.Delay
+	MaxMessage int
 
 	mu      sync.Mutex
 	streams map[Stream]struct{}
@@ -279,6 +292,9 @@ func (e *Echoer) serveConn(ctx context.Context, c net.Conn) {
 // echoes in one loop of system calls (fdsock.Conn.Echo); others, such as
 // TLS, through Echo.
 func (e *Echoer) echo(ctx context.Context, s Stream) error {
+	if !e.Delay.IsZero() {
+		return EchoFrames(ctx, s, make([]byte, max(e.MaxMessage, 1)), e.Delay.NewDelayer())
+	}
 	buf := make([]byte, EchoBuffer)
 	ss, ok := s.(*SockStream)
 	if !ok {

@@ -44,8 +44,16 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	if opts.Security != nil {
 		return nil, errors.New("udp: a secure link is the dtls transport")
 	}
-	return Listen(addr)
+	e, err := Listen(addr)
+	if err != nil {
+		return nil, err
+	}
+	e.Delay = opts.EchoDelay
+	return e, nil
 }
+
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (Transport) HonoursEchoDelay() {}
 
 // Dial connects a pinger to the echoer at addr.
 func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
@@ -57,6 +65,9 @@ func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (dr
 
 // Echoer sends every datagram it receives back to its sender.
 type Echoer struct {
+	// Delay, when set before Serve, is spent on each datagram before its
+	// echo.
+	Delay    driver.Delay
 	sock     *fdsock.Conn
 	addr     string
 	buf      []byte
@@ -101,6 +112,7 @@ func (e *Echoer) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, e.sock.Shutdown)
 	defer stop()
 	defer close(e.done)
+	delay := e.Delay.NewDelayer()
 	for {
 		n, err := e.sock.RecvFrom(e.buf, time.Time{})
 		if err != nil {
@@ -119,6 +131,7 @@ func (e *Echoer) Serve(ctx context.Context) error {
 			e.errCount.Add(1) // cannot happen below MaxDatagram
 			continue
 		}
+		delay.Wait()
 		if _, err := e.sock.ReplyTo(e.buf[:n]); err != nil {
 			if ctx.Err() != nil || errors.Is(err, driver.ErrClosed) {
 				return nil

@@ -303,6 +303,9 @@ func (Transport) StartEmbedded(_ context.Context, opts driver.Options) (string, 
 	return h.URL(), h.Close, nil
 }
 
+// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
+func (Transport) HonoursEchoDelay() {}
+
 // Listen connects an echoer to the hub at addr.
 func (t Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
 	c, err := dialHub(ctx, addr, opts)
@@ -313,7 +316,7 @@ func (t Transport) Listen(ctx context.Context, addr string, opts driver.Options)
 		c.Close()
 		return nil, err
 	}
-	return &hubEchoer{c: c, topic: opts.Topic + ".pong"}, nil
+	return &hubEchoer{c: c, topic: opts.Topic + ".pong", delay: opts.EchoDelay.NewDelayer()}, nil
 }
 
 // Dial connects a pinger to the hub at addr.
@@ -596,6 +599,7 @@ func (h *hubClient) Close() error {
 // hubEchoer republishes every ping to the pong topic.
 type hubEchoer struct {
 	c      *hubClient
+	delay  *driver.Delayer // nil: reply at once
 	topic  string
 	closed atomic.Bool
 }
@@ -608,6 +612,7 @@ func (e *hubEchoer) Serve(ctx context.Context) error {
 	for {
 		select {
 		case m := <-e.c.msgs:
+			e.delay.Wait()
 			if err := e.c.hc.write(hubPub, e.topic, m.body); err != nil {
 				if ctx.Err() != nil || e.closed.Load() {
 					return nil
