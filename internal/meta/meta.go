@@ -114,6 +114,9 @@ type Config struct {
 	// EchoDelay is the processing delay the echo ends spent on each message
 	// before replying (run --echo-delay); absent when none.
 	EchoDelay *EchoDelay `json:"echo_delay,omitempty"`
+	// EchoCommand is the program started in the echo role when it was not
+	// run itself (run --echo-command): another build, a wrapper.
+	EchoCommand []string `json:"echo_command,omitempty"`
 }
 
 // EchoDelay is a processing delay: Mean plus a uniform jitter in

@@ -35,7 +35,7 @@ func baseApp() *cli.App {
 	return &cli.App{
 		Name:      "run",
 		Usage:     "measure round-trip latency of sub-experiments (built-in links and brokers) and write raw results",
-		UsageText: "run [flags]\nrun --list\nrun echo --transport NAME [--listen ADDR] [flags]\nrun pub|sub|req|qry [--config FILE] [flags]",
+		UsageText: "run [flags]\nrun --list\nrun echo --transport NAME [--listen ADDR] [flags]\nrun pub|sub|req|qry [--config FILE] [flags]\nrun ab --runs N --reference 'FLAGS' --candidate 'FLAGS' -- [flags]",
 		Description: `run measures, for every selected sub-experiment and payload size, --warmup
 round trips (discarded) then --samples round trips, one message in flight at a
 time, and writes results/<experiment>/measurements_<type>.csv and meta.json.
@@ -71,6 +71,7 @@ Examples:
    run -s intraprocess_reliable,interprocess_reliable_tcp --payloads 16..256 --samples 1000 --cpus 0,1
    run --list
    run -s interprocess_reliable_tcp --echo-delay 50us±10us --payloads 64
+   run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
    run echo --listen 0.0.0.0:7400 --transport tcp
    run -s interprocess_reliable_tcp --target otherhost:7400`,
 		Version: version(),
@@ -132,6 +133,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "broker", Value: session.BrokerExternal, Usage: "broker sub-experiments: external (the URL given) or embedded (started inside run)"},
 		&cli.StringFlag{Name: "topic", Usage: "broker sub-experiments: the topic (default: one per sub-experiment, unique to the run); a remote echo's --topic"},
 		&cli.StringFlag{Name: "cpus", Usage: "pin the pinger and the echoer: PINGER_CPU,ECHOER_CPU"},
+		&cli.StringFlag{Name: "echo-command", Usage: "command line started in the echo role instead of this program (another build of run, a wrapper), quoted as in a shell; 'echo' and its flags are appended"},
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay the echo ends this run starts spend on each message before replying: DURATION or DURATION±JITTER (also +-), e.g. 50us or 50us±10us; the jitter is uniform, drawn from --seed"},
 		&cli.DurationFlag{Name: "retransmit-timeout", Usage: "reliable UDP/DTLS: resend after this long without an echo (default: the transport's)"},
 		&cli.IntFlag{Name: "max-retries", Usage: "reliable UDP/DTLS: resends per message (default: the transport's)"},
@@ -287,6 +289,13 @@ func config(c *cli.Context) (session.Config, error) {
 	}
 	if s := os.Getenv(SelfEnv); s != "" {
 		cfg.Self = strings.Fields(s)
+	}
+	if s := c.String("echo-command"); s != "" {
+		words, err := splitCommand(s)
+		if err != nil || len(words) == 0 {
+			return cfg, fmt.Errorf("--echo-command %q: expected a command line (%v)", s, err)
+		}
+		cfg.EchoCommand = words
 	}
 	return cfg, nil
 }

@@ -562,7 +562,11 @@ func TestHelpExamples(t *testing.T) {
 	for _, line := range strings.Split(ex, "\n") {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "run ") && !strings.Contains(line, "--target") && !strings.HasPrefix(line, "run echo") {
-			examples = append(examples, strings.Fields(line)[1:])
+			words, err := splitCommand(line)
+			if err != nil {
+				t.Fatalf("example %q: %v", line, err)
+			}
+			examples = append(examples, words[1:])
 		}
 	}
 	if len(examples) < 2 {
@@ -570,7 +574,11 @@ func TestHelpExamples(t *testing.T) {
 	}
 	for i, args := range examples {
 		out := t.TempDir()
-		if code, _, stderr := run(t, append(args, "--out", out, "-q")...); code != 0 {
+		args := append(args, "--out", out, "-q")
+		if args[0] == "ab" { // ab takes --out itself; its run flags follow --
+			args = append([]string{"ab", "--out", out}, append(args[1:len(args)-3], "-q")...)
+		}
+		if code, _, stderr := run(t, args...); code != 0 {
 			t.Errorf("example %d (run %s): exit %d: %s", i+1, strings.Join(args, " "), code, stderr)
 		}
 	}

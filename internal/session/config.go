@@ -92,6 +92,10 @@ type Config struct {
 	// flags are appended to start an echo process); empty means
 	// os.Executable().
 	Self []string
+	// EchoCommand, when set, is started in the echo role instead of Self
+	// (`echo` and its flags are appended): another build of this program,
+	// or a wrapper around one. meta.json records it.
+	EchoCommand []string
 	// EchoStderr receives the echo processes' standard error; nil
 	// discards it. An *os.File is handed to them as it is.
 	EchoStderr io.Writer

@@ -227,6 +227,9 @@ func (s *Session) resolve() error {
 			return err
 		}
 	}
+	if len(c.EchoCommand) > 0 && !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.echo == EchoSubprocess }) {
+		return errors.New("--echo-command: no selected sub-experiment starts an echo process (it applies to --echo subprocess)")
+	}
 	// A target no sub-experiment uses is a mistake: a misspelt transport
 	// would silently measure a local echo instead.
 	for key, t := range targets {
@@ -660,6 +663,9 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 		stderr = io.Discard
 	}
 	argv := s.cfg.Self
+	if len(s.cfg.EchoCommand) > 0 {
+		argv = s.cfg.EchoCommand
+	}
 	if len(argv) == 0 {
 		exe, err := os.Executable()
 		if err != nil {
@@ -786,6 +792,9 @@ func (s *Session) MetaConfig() meta.Config {
 		TLS:               s.tls,
 		ConnectTimeout:    meta.Duration(c.ConnectTimeout),
 		Topic:             c.Topic,
+	}
+	if len(c.EchoCommand) > 0 {
+		mc.EchoCommand = RedactArgs(c.EchoCommand, secretFlags())
 	}
 	if !c.EchoDelay.IsZero() {
 		mc.EchoDelay = &meta.EchoDelay{Mean: meta.Duration(c.EchoDelay.Mean), Jitter: meta.Duration(c.EchoDelay.Jitter)}
