@@ -16,7 +16,7 @@ build:
 
 ## test: the whole test suite with the race detector
 test:
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 30m ./...
 
 ## bench: speed figures against their targets (see scripts/bench.sh)
 bench:
@@ -38,7 +38,7 @@ zenoh:
 ## zenoh-test: the helper's Rust unit tests, then the Go tests that run it
 zenoh-test:
 	bash scripts/build-zenoh.sh test
-	$(GO) test -race ./internal/zenohhelper/
+	$(GO) test -race -timeout 30m ./...ernal/zenohhelper/
 
 clean:
 	rm -rf $(BIN) demo-results
