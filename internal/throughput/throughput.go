@@ -119,6 +119,9 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 		as.OnAck(func(error) {})
 	}
 	var stop atomic.Bool
+	stopped := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { stop.Store(true); close(stopped) }) }
 	tokens := make(chan struct{}, f)
 	for range f {
 		tokens <- struct{}{}
@@ -128,8 +131,10 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 	var pubErr, subErr error
 	var wg sync.WaitGroup
 	wg.Add(2)
+	pubDone := make(chan struct{})
 	go func() { // publisher
 		defer wg.Done()
+		defer close(pubDone)
 		msg := make([]byte, payload)
 		h := load.Header{RunID: cfg.RunID}
 		h.Put(msg)
@@ -145,7 +150,12 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 				select {
 				case <-tokens:
 				case <-timer.C:
+					if stop.Load() {
+						return
+					}
 					lost.Add(1) // the oldest message in flight is taken for lost
+				case <-stopped:
+					return
 				case <-ctx.Done():
 					return
 				}
@@ -158,15 +168,30 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 			h.PutSeq(msg)
 			if err := pub.Send(msg); err != nil {
 				pubErr = err
-				stop.Store(true)
+				halt()
 				return
 			}
 		}
 	}()
 	go func() { // subscriber
 		defer wg.Done()
-		defer stop.Store(true)
+		// Once measured, keep receiving (and discarding) until the
+		// publisher stopped: a publisher blocked on a full reliable link
+		// is released that way.
 		buf := make([]byte, payload+64)
+		defer func() {
+			halt()
+			for {
+				select {
+				case <-pubDone:
+					return
+				default:
+				}
+				if _, _, err := sub.Receive(buf, time.Now().Add(10*time.Millisecond)); err != nil && !errors.Is(err, driver.ErrTimeout) {
+					return
+				}
+			}
+		}()
 		var tr load.Tracker
 		received, count := 0, 0
 		var windowStart time.Time
@@ -217,7 +242,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 	select {
 	case <-done:
 	case <-ctx.Done():
-		stop.Store(true)
+		halt()
 		ends.Close() // unblocks a Send or Receive in progress
 		<-done
 	}

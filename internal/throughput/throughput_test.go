@@ -153,3 +153,20 @@ func TestCSVRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureWindowLargerThanQueue keeps more messages in flight than a
+// reliable in-process queue holds: the publisher blocks in Send, and the
+// measurement still ends.
+func TestMeasureWindowLargerThanQueue(t *testing.T) {
+	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
+	links := load.Links{Transport: intraprocess.Transport{}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 8}}
+	ends, err := links.Open(context.Background(), tp, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ends.Close()
+	p, err := Measure(context.Background(), ends, 16, 1000, Config{MinWindow: time.Millisecond, Windows: 5}.WithDefaults())
+	if err != nil || len(p.Samples) != 5 {
+		t.Fatalf("%v, %d samples", err, len(p.Samples))
+	}
+}

@@ -1,0 +1,82 @@
+package runapp
+
+import (
+	"errors"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/throughput"
+)
+
+func init() { addSubcommand(perMessageCommand) }
+
+// perMessageCommand is `run permessage`: per-message throughput (the
+// ZeroMQ method, internal/throughput).
+func perMessageCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "permessage",
+		Usage:     "per-message throughput and latency (ZeroMQ method): O_n, I_n, L_n, ST_n, RT_n, CPU per message",
+		UsageText: "run permessage [-s SUB-EXPERIMENTS] [--payloads 16..1024] [--count 10000] [--window 100] [--cpu-every 1000] [flags]",
+		Description: `run permessage sends --count messages back to back from one publisher to one
+subscriber for every payload and records, in memory allocated before the first
+message, when each was sent (O_n, just before Send) and delivered (I_n). From
+them: latency L_n = I_n − O_n, sender throughput ST_n = M / (O_n − O_{n−M}) and
+receiver throughput RT_n = M / (I_n − I_{n−M}) over a window of M = --window
+messages, and the CPU time per message of the sender and receiver threads and
+of the broker's process (a local broker; this process for an embedded one),
+sampled every --cpu-every messages.
+
+It writes into results/<experiment>/ (formats §9): permessage_<type>.csv (one
+row per message), permessage_<type>_cpu.csv, permessage_<type>_summary.csv
+(count, mean, median, lower median, robust deviation = mean |x − median|, min,
+max, and Sarle's bimodality coefficient with its verdict: > 5/9 suggests
+several modes), throughput_<type>.csv (the RT_n samples), and the figures in
+permessage/: latency and ST/RT against message number, histograms, and the
+median throughput against the payload size.
+
+Examples:
+   run permessage -s nats_best_effort --broker embedded --payloads 16..4096
+   run permessage -s interprocess_best_effort_tcp --count 100000 --window 1000`,
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload"},
+			&cli.IntFlag{Name: "window", Value: 100, Usage: "M, the window of ST_n and RT_n, in messages"},
+			&cli.IntFlag{Name: "cpu-every", Value: 1000, Usage: "sample CPU time every k-th message"},
+			&cli.DurationFlag{Name: "timeout", Value: throughput.DefaultTimeout, Usage: "stop waiting for deliveries after this long without one (the rest are lost)"},
+			&cli.BoolFlag{Name: "no-plots", Usage: "do not draw the figures"},
+		}, streamFlags("16..1024")...),
+		Action: perMessageAction,
+	}
+}
+
+func perMessageAction(c *cli.Context) error {
+	cfg := throughput.PerMessageConfig{Count: c.Int("count"), Window: c.Int("window"), CPUEvery: c.Int("cpu-every"), Timeout: c.Duration("timeout")}
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		return cliapp.Usagef("%v", err)
+	}
+	r, err := prepareStream(c, "run permessage")
+	if err != nil {
+		return err
+	}
+	defer r.session.Close()
+	for _, p := range r.payloads {
+		if p < load.MinMessage {
+			return cliapp.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
+		}
+	}
+	var subs []load.Sub
+	for _, st := range r.streams {
+		subs = append(subs, load.Sub{Type: st.Scenario.Type, Transport: st.Transport.Name(), Reliable: st.Scenario.Reliable,
+			Topic: st.Publish.Topic, Params: st.Params, Embedded: st.Embedded,
+			Links: load.Links{Transport: st.Transport.(driver.StreamTransport), URL: st.URL, Publish: st.Publish,
+				Subscribe: st.Subscribe, ConnectTimeout: c.Duration("connect-timeout")}})
+	}
+	runner := &throughput.PerMessageRunner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: c.Bool("no-plots")}
+	if r.progress {
+		runner.Progress = r.stderr
+	}
+	err = runner.Run(c.Context, subs)
+	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+}

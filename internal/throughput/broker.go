@@ -1,0 +1,56 @@
+package throughput
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+
+	psnet "github.com/shirou/gopsutil/v4/net"
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// CPUSource reads the CPU time (ns) of the process that serves a broker.
+type CPUSource struct {
+	// What says whose CPU it is: "broker process <pid>" or "this process".
+	What string
+	Read func() int64
+}
+
+// BrokerCPU returns the CPU time source of the broker at brokerURL when
+// a process of this host listens at its port, else of this process (an
+// embedded broker runs here; a remote one cannot be read).
+func BrokerCPU(brokerURL string) CPUSource {
+	self := CPUSource{What: "this process", Read: processCPU}
+	u, err := url.Parse(brokerURL)
+	if err != nil || u.Port() == "" {
+		return self
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return self
+	}
+	port, _ := strconv.Atoi(u.Port())
+	conns, err := psnet.Connections("tcp")
+	if err != nil {
+		return self
+	}
+	for _, c := range conns {
+		if c.Status == "LISTEN" && int(c.Laddr.Port) == port && c.Pid > 0 {
+			p, err := process.NewProcess(c.Pid)
+			if err != nil {
+				return self
+			}
+			if c.Pid == int32(selfPid()) {
+				return self
+			}
+			return CPUSource{What: "broker process " + strconv.Itoa(int(c.Pid)), Read: func() int64 {
+				t, err := p.Times()
+				if err != nil {
+					return -1
+				}
+				return int64((t.User + t.System) * 1e9)
+			}}
+		}
+	}
+	return self
+}

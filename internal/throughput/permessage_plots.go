@@ -1,0 +1,130 @@
+package throughput
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/mqgate/mqgate/internal/plots"
+)
+
+// PlotsDir is the folder of the per-message plots in an experiment.
+const PlotsDir = "permessage"
+
+// finite returns the points (n+1, y[n]) whose y is finite.
+func finite(y []float64) (xs, ys []float64) {
+	for n, v := range y {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			xs, ys = append(xs, float64(n+1)), append(ys, v)
+		}
+	}
+	return xs, ys
+}
+
+// PlotPerMessage writes the figures of one payload into dir and returns
+// their paths: latency vs message number, ST and RT vs message number (one
+// graph), and the histograms of latency and of RT.
+func PlotPerMessage(dir, typ string, pm *PerMessage) ([]string, error) {
+	base := filepath.Join(dir, fmt.Sprintf("%s_%d", typ, pm.Payload))
+	var out []string
+	save := func(p *plot.Plot, suffix string) error {
+		path := base + suffix
+		out = append(out, path)
+		return plots.Save(p, path, plots.FormatPNG)
+	}
+	l := pm.L()
+	lus := make([]float64, 0, len(l))
+	for _, v := range l {
+		if !math.IsNaN(v) {
+			lus = append(lus, v/1000)
+		}
+	}
+	p := plots.Series(lus, plots.SeriesPoints, fmt.Sprintf("%s %d B: latency L_n = I_n − O_n", typ, pm.Payload))
+	p.X.Label.Text = "Message number n (delivered)"
+	p.Y.Label.Text = "Latency [µs]"
+	if err := save(p, "_latency.png"); err != nil {
+		return out, err
+	}
+
+	rp := plot.New()
+	rp.Title.Text = fmt.Sprintf("%s %d B: throughput over M = %d messages", typ, pm.Payload, pm.M)
+	rp.X.Label.Text = "Message number n"
+	rp.Y.Label.Text = "Throughput [msg/s]"
+	rp.Add(plotter.NewGrid())
+	top := 0.0
+	for _, s := range []struct {
+		name string
+		y    []float64
+		c    color.RGBA
+	}{{"ST_n (sender)", pm.ST(), color.RGBA{0, 114, 178, 255}}, {"RT_n (receiver)", pm.RT(), color.RGBA{213, 94, 0, 255}}} {
+		xs, ys := finite(s.y)
+		xs, ys = plots.LTTB(xs, ys, plots.SeriesPoints)
+		pts := make(plotter.XYs, len(xs))
+		for i := range xs {
+			pts[i].X, pts[i].Y = xs[i], ys[i]
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return out, err
+		}
+		for _, y := range ys {
+			top = max(top, y)
+		}
+		line.Color, line.Width = s.c, vg.Points(0.7)
+		rp.Add(line)
+		rp.Legend.Add(s.name, line)
+	}
+	// Room above the data for the legend.
+	rp.Legend.Top = true
+	rp.Y.Min, rp.Y.Max = 0, 1.25*top
+	if top == 0 {
+		rp.Y.Max = 1
+	}
+	if err := save(rp, "_rates.png"); err != nil {
+		return out, err
+	}
+
+	if err := save(plots.Histogram(lus, 60, fmt.Sprintf("%s %d B: latency", typ, pm.Payload)), "_latency_hist.png"); err != nil {
+		return out, err
+	}
+	_, rt := finite(pm.RT())
+	hp := plots.Histogram(rt, 60, fmt.Sprintf("%s %d B: receiver throughput RT_n", typ, pm.Payload))
+	hp.X.Label.Text = "RT_n [msg/s]"
+	if err := save(hp, "_rt_hist.png"); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// PlotVsSize writes the medians of RT against the message size, in msg/s
+// and in Mb/s, and returns the paths.
+func PlotVsSize(dir, typ string, pms []*PerMessage) ([]string, error) {
+	var cats []string
+	var msgs, mbps []float64
+	for _, pm := range pms {
+		a := Aggregated(pm.RT())
+		cats = append(cats, strconv.Itoa(pm.Payload))
+		msgs = append(msgs, a.Median)
+		mbps = append(mbps, Mbps(a.Median, pm.Payload))
+	}
+	var out []string
+	for _, f := range []struct {
+		suffix, unit string
+		y            []float64
+	}{{"_msgs_vs_size.png", "msg/s", msgs}, {"_mbps_vs_size.png", "Mb/s", mbps}} {
+		p := plots.CategoryLines(fmt.Sprintf("%s: median receiver throughput", typ), "Payload [Bytes]", "Throughput ["+f.unit+"]", cats,
+			[]plots.Line{{Name: "median RT_n", Y: f.y}})
+		path := filepath.Join(dir, typ+f.suffix)
+		out = append(out, path)
+		if err := plots.Save(p, path, plots.FormatPNG); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,165 @@
+package throughput
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// PerMessageRunner runs the per-message method over every payload of
+// every sub-experiment and writes permessage_<type>.csv (O_n, I_n, L_n,
+// ST_n, RT_n), permessage_<type>_cpu.csv, permessage_<type>_summary.csv,
+// throughput_<type>.csv (the RT_n samples, mode rate, unpaced) and, unless
+// NoPlots, the figures under permessage/.
+type PerMessageRunner struct {
+	Config   PerMessageConfig
+	Payloads []int
+	Dir      string
+	Meta     *meta.Meta
+	NoPlots  bool
+	Progress io.Writer
+}
+
+// Run measures subs (one publisher, one subscriber each).
+func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) (err error) {
+	cfg := r.Config.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	m := r.Meta
+	if m.Start.IsZero() {
+		m.Start = time.Now().UTC()
+	}
+	m.Latency = meta.LatencyOneWay
+	m.Mode = fmt.Sprintf("per-message throughput (ZeroMQ method): %d messages back to back per payload, M = %d, CPU every %d", cfg.Count, cfg.Window, cfg.CPUEvery)
+	m.Clock = "Go monotonic clock: O_n before Send, I_n at delivery"
+	m.Completed, m.Interrupted, m.Error = false, false, ""
+	m.SubExperiments = []meta.SubExperiment{}
+	metaPath := filepath.Join(r.Dir, meta.FileName)
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return err
+	}
+	m.End = m.Start
+	if err := meta.Write(metaPath, m); err != nil {
+		return err
+	}
+	defer func() {
+		m.End = time.Now().UTC()
+		m.Completed = err == nil
+		m.Interrupted = errors.Is(err, load.ErrInterrupted)
+		if err != nil {
+			m.Error = err.Error()
+		}
+		if werr := meta.Write(metaPath, m); werr != nil && err == nil {
+			err = werr
+		}
+	}()
+	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
+	for _, s := range subs {
+		rec := meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
+			Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+		c := cfg
+		if s.Links.URL != "" {
+			src := BrokerCPU(s.Links.URL)
+			c.Broker = &src
+		} else {
+			src := CPUSource{What: "this process", Read: processCPU}
+			c.Broker = &src
+		}
+		var pms []*PerMessage
+		var runErr error
+		for i, payload := range r.Payloads {
+			links := s.Links
+			links.Publish.Topic = fmt.Sprintf("%s-pm%d", links.Publish.Topic, i)
+			links.Subscribe.Topic = links.Publish.Topic
+			ends, err := links.Open(ctx, tp, payload)
+			if err != nil {
+				runErr = fmt.Errorf("%s: payload %d B: cannot connect: %w", s.Type, payload, err)
+				break
+			}
+			if ir, ok := ends.Pubs[0].Senders[0].(driver.InfoReporter); ok && rec.System == nil {
+				info := ir.SystemInfo()
+				rec.System = &meta.SystemInfo{Product: info.Product, Version: info.Version, URL: driver.RedactURL(info.URL), Embedded: s.Embedded || info.Embedded, Extra: info.Extra}
+			}
+			_, rec.Acknowledged = ends.Pubs[0].Senders[0].(driver.AckSender)
+			pm, err := MeasurePerMessage(ctx, ends, payload, c)
+			ends.Close()
+			if pm != nil && err == nil {
+				pms = append(pms, pm)
+				rec.Payloads = append(rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost, Lost: uint64(pm.Lost), Completed: true})
+				if r.Progress != nil {
+					a := Aggregates(pm)
+					fmt.Fprintf(r.Progress, "%-32s %6d B  %d messages, %d lost  L median %.1f µs  ST median %.0f msg/s  RT median %.0f msg/s (%.3f Mb/s)  RT bimodality %.2f\n",
+						s.Type, payload, cfg.Count, pm.Lost, a[0].Median, a[1].Median, a[2].Median, a[3].Median, a[2].Bimodality)
+				}
+			}
+			if err != nil {
+				runErr = fmt.Errorf("%s: payload %d B: %w", s.Type, payload, err)
+				break
+			}
+		}
+		rec.End = time.Now().UTC()
+		rec.Completed = runErr == nil
+		if runErr != nil {
+			rec.Error = runErr.Error()
+		}
+		m.SubExperiments = append(m.SubExperiments, rec)
+		if len(pms) > 0 {
+			if err := r.write(s.Type, pms); err != nil {
+				return err
+			}
+		}
+		if runErr != nil {
+			return runErr
+		}
+		if err := meta.Write(metaPath, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
+	for name, t := range map[string]Table{
+		PerMessageFileName(typ):        PerMessageTable(pms),
+		PerMessageCPUFileName(typ):     CPUTable(pms),
+		PerMessageSummaryFileName(typ): AggregateTable(pms),
+	} {
+		if err := atomicfile.Write(filepath.Join(r.Dir, name), func(w io.Writer) error { return WriteTable(w, t) }); err != nil {
+			return err
+		}
+	}
+	var rows []Row
+	for _, pm := range pms {
+		_, rt := finite(pm.RT())
+		p := Point{Payload: pm.Payload, Samples: rt}
+		p.Summarise()
+		rows = append(rows, RowOf(p))
+	}
+	if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(typ)), func(w io.Writer) error { return WriteCSV(w, rows) }); err != nil {
+		return err
+	}
+	if r.NoPlots {
+		return nil
+	}
+	dir := filepath.Join(r.Dir, PlotsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, pm := range pms {
+		if _, err := PlotPerMessage(dir, typ, pm); err != nil {
+			return err
+		}
+	}
+	_, err := PlotVsSize(dir, typ, pms)
+	return err
+}
