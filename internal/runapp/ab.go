@@ -45,6 +45,11 @@ and DIR/candidate are the two results roots the gates compare, run by run.
 ab chooses --out and --name of each run: neither may be given among the run
 flags.
 
+To gate the candidate against the reference, summarise every run and
+compare the two roots (two or more runs per side give the statistical gate):
+   for d in ab/*/NAME-*; do process --no-plots "$d"; done
+   compare --reference ab/reference --results ab/candidate --plots-directory ab/comparison
+
 Both sides' flags are checked before the first run. A run that fails stops
 the series with its exit code; the runs already made stay.
 
@@ -53,7 +58,7 @@ Examples:
    run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
    run ab --runs 4 --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "runs", Value: 3, Usage: "runs per side"},
+			&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side (the statistical gate wants about 6 or more)"},
 			&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\""},
 			&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\""},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "ab", Usage: "directory of the reference/ and candidate/ results roots"},

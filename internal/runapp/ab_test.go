@@ -1,6 +1,7 @@
 package runapp
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/process"
 )
 
 // TestAB interleaves a reference echo (this program) with a candidate echo
@@ -150,5 +154,33 @@ func TestEchoCommandNeedsProcess(t *testing.T) {
 	code, _, stderr := run(t, "-s", "intraprocess_reliable", "--echo-command", "/bin/true", "--out", t.TempDir())
 	if code != 2 || !strings.Contains(stderr, "--echo-command") {
 		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
+
+// TestABGated takes a series through process and compare, as the help
+// says: a candidate whose echo spends 2 ms more per message fails the
+// statistical gate against the reference.
+func TestABGated(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, "ab", "--runs", "6", "--out", out, "--name", "g", "--candidate", "--echo-delay 2ms",
+		"--", "-s", "intraprocess_reliable", "--payloads", "64", "--samples", "100", "--warmup", "10", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "g-*"))
+	if len(dirs) != 12 {
+		t.Fatalf("experiments %v; want 6 per side", dirs)
+	}
+	for _, d := range dirs {
+		var o, e strings.Builder
+		if code := cliapp.Run(context.Background(), process.App(), []string{"process", "--no-plots", d}, &o, &e); code != 0 {
+			t.Fatalf("process %s: exit %d: %s", d, code, e.String())
+		}
+	}
+	var o, e strings.Builder
+	code = cliapp.Run(context.Background(), compare.App(), []string{"compare", "--reference", filepath.Join(out, SideReference),
+		"--results", filepath.Join(out, SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
+	if code != cliapp.ExitGateFailed || !strings.Contains(o.String()+e.String(), "6 runs") {
+		t.Errorf("compare: exit %d; want 1 (the candidate is slower)\n%s%s", code, o.String(), e.String())
 	}
 }
