@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# The demo: measures the ten built-in sub-experiments on this machine (no
-# broker needed), then summarises and plots them, and prints where the
-# results are. About half a minute with the default 5,000 samples per payload.
+# The demo: measures the ten built-in sub-experiments on this machine, then
+# NATS and MQTT on brokers started inside run (embedded nats-server and
+# mochi-mqtt: nothing to install), summarises and plots both experiments,
+# and prints where the results are. About two minutes with the default
+# 5,000 samples per payload.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 samples=${SAMPLES:-5000}
 name=$(date -u +%Y-%m-%d_%H-%M-%S)
 root=demo-results
 exp="$root/$name"
-echo "== run: 10 sub-experiments x 11 payloads x $samples samples"
+brokers="$root/${name}_brokers"
+echo "== run: 10 built-in sub-experiments x 11 payloads x $samples samples"
 bin/run --samples "$samples" --warmup $((samples / 10)) --out "$root" --name "$name"
+echo
+echo "== run: NATS and MQTT on embedded brokers x 11 payloads x $samples samples"
+bin/run -s nats_best_effort,nats_reliable,mqtt_best_effort,mqtt_reliable --broker embedded \
+	--samples "$samples" --warmup $((samples / 10)) --out "$root" --name "${name}_brokers"
 echo
 echo "== process"
 bin/process --html "$exp/report.html" "$exp"
+bin/process --html "$brokers/report.html" "$brokers"
 echo
-echo "Results:  $exp/"
-echo "  raw samples   $exp/measurements_<type>.csv, $exp/meta.json"
-echo "  summaries     $exp/measurements_<type>_summary.csv"
-echo "  plots         $exp/plots/"
-echo "  report        $exp/report.html (one self-contained page)"
+for e in "$exp" "$brokers"; do
+	echo "Results:  $e/"
+	echo "  raw samples   $e/measurements_<type>.csv, $e/meta.json"
+	echo "  summaries     $e/measurements_<type>_summary.csv"
+	echo "  plots         $e/plots/"
+	echo "  report        $e/report.html (one self-contained page)"
+done
