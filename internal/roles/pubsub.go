@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/mqgate/mqgate/internal/load"
 	"slices"
 	"sort"
 	"strconv"
@@ -110,31 +111,26 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 			r := &reps[i]
 			r.ID, r.Topic = id, topic
 			msg := make([]byte, s.Payload)
-			Fill(msg)
+			load.Fill(msg)
 			// Phases are spread over one period, so that publishers do not
 			// send in bursts.
 			phase := period * time.Duration(i) / time.Duration(s.Publishers)
+			sched := load.NewSchedule(s.Rate, start.Add(phase))
+			stopped := func() bool { return runCtx.Err() != nil }
 			var seq uint64
-			for k := int64(0); ; k++ {
-				due := start.Add(phase + time.Duration(k)*period)
-				if !due.Before(end) || runCtx.Err() != nil {
+			for {
+				due, skipped := sched.Next(time.Now())
+				r.Skipped += skipped
+				if !due.Before(end) || stopped() {
 					break
 				}
-				if d := time.Until(due); d > 0 {
-					select {
-					case <-runCtx.Done():
-						continue
-					case <-time.After(d):
-					}
-				} else if -d > period {
-					// More than a period behind: skip the missed slots
-					// rather than send a burst.
-					r.Skipped++
-					continue
+				load.Wait(due, stopped)
+				if stopped() {
+					break
 				}
 				// The intended time goes in the header: a stalled sender
 				// shows as latency (no coordinated omission).
-				Header{SendNs: due.UnixNano(), Seq: seq, Publisher: id, Topic: uint16(topicIdx), RunID: s.RunHash()}.Put(msg)
+				roleHeader(due.UnixNano(), seq, id, 0, uint16(topicIdx), s.RunHash()).Put(msg)
 				if err := b.Publish(topic, msg); err != nil {
 					r.Errors++
 					met.Error()
@@ -148,7 +144,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 			// lose one, so it goes three times.
 			endMsg := make([]byte, HeaderSize)
 			for range 3 {
-				Header{SendNs: time.Now().UnixNano(), Seq: r.Sent, Publisher: id, Flags: FlagEnd | FlagEndRun, Topic: uint16(topicIdx), RunID: s.RunHash()}.Put(endMsg)
+				roleHeader(time.Now().UnixNano(), r.Sent, id, load.FlagEndPayload|load.FlagEndRun, uint16(topicIdx), s.RunHash()).Put(endMsg)
 				b.Publish(topic, endMsg)
 			}
 		}()
@@ -203,27 +199,11 @@ func statusWord(completed, interrupted bool, errMsg string) string {
 	return ""
 }
 
-// pubState is what a subscriber knows of one publisher.
+// pubState is what a subscription knows of one publisher.
 type pubState struct {
-	received, dups, outOfOrder uint64
-	maxSeq                     uint64
-	seen                       []uint64 // bitset of sequence numbers
-	ended                      bool
-	sent                       uint64
-	any                        bool
-}
-
-func (p *pubState) mark(seq uint64) (dup bool) {
-	w := seq / 64
-	for uint64(len(p.seen)) <= w {
-		p.seen = append(p.seen, 0)
-	}
-	bit := uint64(1) << (seq % 64)
-	if p.seen[w]&bit != 0 {
-		return true
-	}
-	p.seen[w] |= bit
-	return false
+	seq   load.Tracker
+	ended bool
+	sent  uint64
 }
 
 type pubKey struct {
@@ -296,10 +276,10 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 	runHash := s.RunHash()
 	handle := func(subIdx int, msg []byte, at time.Time) {
 		recv := at.UnixNano()
-		h, err := ParseHeader(msg)
+		h, full, err := load.Parse(msg)
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
+		if err != nil || !full {
 			rep.Malformed++
 			met.Error()
 			return
@@ -320,7 +300,7 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 			seenInst[inst] = true
 			newInstance <- inst
 		}
-		if h.Flags&FlagEnd != 0 {
+		if h.Flags&load.FlagEndPayload != 0 {
 			if !p.ended {
 				p.ended, p.sent = true, h.Seq
 			}
@@ -330,21 +310,15 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 			}
 			return
 		}
-		if h.Flags&(FlagWarmup|FlagProbe) != 0 {
+		if h.Flags&(load.FlagWarmup|load.FlagProbe) != 0 {
 			return
 		}
-		if p.mark(h.Seq) {
-			p.dups++
-			return
+		if !p.seq.Observe(h.Seq) {
+			return // a duplicate
 		}
-		if p.any && h.Seq < p.maxSeq {
-			p.outOfOrder++
-		}
-		p.any = true
-		p.maxSeq = max(p.maxSeq, h.Seq)
-		p.received++
-		arrivals = append(arrivals, arrival{rawNs: recv - h.SendNs, instance: inst})
-		met.Received(len(msg), recv-h.SendNs+offsetOf(&rep, inst))
+		rawNs := recv - int64(h.SendNs)
+		arrivals = append(arrivals, arrival{rawNs: rawNs, instance: inst})
+		met.Received(len(msg), rawNs+offsetOf(&rep, inst))
 	}
 	var unsubs []func() error
 	for i := range s.Subscribers {
@@ -483,18 +457,14 @@ loop:
 	allEnded := len(ids) >= s.Publishers && len(keys) == len(ids)*s.Subscribers
 	for _, k := range keys {
 		p := pubs[k]
-		pr := SubPublisherReport{Subscriber: k.sub, ID: k.pub, Received: p.received, Duplicates: p.dups, OutOfOrder: p.outOfOrder}
+		pr := SubPublisherReport{Subscriber: k.sub, ID: k.pub, Received: p.seq.Unique, Duplicates: p.seq.Duplicates, OutOfOrder: p.seq.OutOfOrder}
 		if p.ended {
 			sent := p.sent
 			pr.Sent = &sent
-			if sent > p.received {
-				pr.Lost = sent - p.received
-			}
+			pr.Lost = p.seq.Lost(sent)
 		} else {
 			allEnded = false
-			if p.any && p.maxSeq+1 > p.received {
-				pr.Lost = p.maxSeq + 1 - p.received
-			}
+			pr.Lost = p.seq.Gaps
 		}
 		counts.Lost += pr.Lost
 		counts.Duplicates += pr.Duplicates

@@ -3,6 +3,7 @@ package roles
 import (
 	"context"
 	"fmt"
+	"github.com/mqgate/mqgate/internal/load"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -195,8 +196,8 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 			continue
 		}
 		msg := make([]byte, s.Payload)
-		Fill(msg)
-		Header{SendNs: time.Now().UnixNano(), Seq: seq, Publisher: uint16(s.Instance) << 8, Flags: FlagProbe, RunID: s.RunHash()}.Put(msg)
+		load.Fill(msg)
+		roleHeader(time.Now().UnixNano(), seq, uint16(s.Instance)<<8, load.FlagProbe, 0, s.RunHash()).Put(msg)
 		seq++
 		wg.Add(1)
 		met.Sent(1)
