@@ -2,7 +2,6 @@ package roles
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -128,7 +127,7 @@ func action(c *cli.Context, role string) error {
 	case out.Interrupted:
 		return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted; what was measured is in %s", strings.Join(out.Paths, ", ")))
 	case out.Incomplete:
-		return cliapp.Exit(cliapp.ExitUsage, errors.New("incomplete run; what was measured is written (meta.json and the role report say why)"))
+		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("incomplete run (a peer or the system was lost); what was measured is in %s, whose meta.json and role report say why", strings.Join(out.Paths, ", ")))
 	}
 	return nil
 }

@@ -43,6 +43,9 @@ func dialNATS(ctx context.Context, endpoints []string, reliable bool, timeout ti
 			b.once.Do(func() { b.lost <- fmt.Errorf("connection to %s closed: %v", b.url, c.LastError()) })
 		}),
 		natsgo.DisconnectErrHandler(func(*natsgo.Conn, error) {}),
+		// A write to a host that went away would otherwise block until TCP
+		// gives up (minutes).
+		natsgo.FlusherTimeout(timeout),
 		natsgo.PingInterval(max(timeout/2, time.Second)),
 		natsgo.MaxPingsOutstanding(2),
 	}
@@ -74,10 +77,12 @@ func dialNATS(ctx context.Context, endpoints []string, reliable bool, timeout ti
 
 func (b *natsBackend) Name() string                           { return "nats" }
 func (b *natsBackend) Publish(topic string, msg []byte) error { return b.nc.Publish(topic, msg) }
-func (b *natsBackend) Flush(timeout time.Duration) error      { return b.nc.FlushTimeout(timeout) }
-func (b *natsBackend) Join(parts ...string) string            { return strings.Join(parts, ".") }
-func (b *natsBackend) Wildcard(prefix string) string          { return prefix + ".>" }
-func (b *natsBackend) Lost() <-chan error                     { return b.lost }
+func (b *natsBackend) Flush(timeout time.Duration) error {
+	return bounded(timeout, func() error { return b.nc.FlushTimeout(timeout) })
+}
+func (b *natsBackend) Join(parts ...string) string   { return strings.Join(parts, ".") }
+func (b *natsBackend) Wildcard(prefix string) string { return prefix + ".>" }
+func (b *natsBackend) Lost() <-chan error            { return b.lost }
 
 func (b *natsBackend) Info() (string, string, string) {
 	return "nats-server", b.nc.ConnectedServerVersion(), b.url
@@ -152,7 +157,24 @@ func (b *natsBackend) Query(ctx context.Context, key string, req []byte, f func(
 	}
 }
 
+// Close closes the connection, waiting at most a few seconds for a
+// connection whose far end went away.
 func (b *natsBackend) Close() error {
-	b.nc.Close()
-	return nil
+	return bounded(5*time.Second, func() error {
+		b.nc.Close()
+		return nil
+	})
+}
+
+// bounded runs f and waits for it at most d (and a second): a client call
+// stuck on a dead link must not hold a role past its timeouts.
+func bounded(d time.Duration, f func() error) error {
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(d + time.Second):
+		return fmt.Errorf("no answer within %v: the link is down", d)
+	}
 }

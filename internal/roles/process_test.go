@@ -1,0 +1,108 @@
+package roles
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// roleProcess starts the test binary as `run ROLE args…`, prefixed by
+// prefix (e.g. ip netns exec NS).
+func roleProcess(t *testing.T, prefix []string, args ...string) (*exec.Cmd, *bytesBuffer) {
+	t.Helper()
+	argv := append(append([]string{}, prefix...), os.Args[0])
+	argv = append(argv, args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var stderr bytesBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, &stderr
+}
+
+// waitExit waits for cmd within limit (a watchdog, not a timing claim)
+// and returns its exit code.
+func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration, what string, stderr *bytesBuffer) int {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		// A goroutine dump says where it hangs.
+		cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		t.Fatalf("%s did not end within %v; stderr:\n%s", what, limit, stderr)
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestSIGTERM stops a sub process waiting for its publishers with
+// SIGTERM: it flushes, exits 130 and prints one line naming the results.
+func TestSIGTERM(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	cmd, stderr := roleProcess(t, nil, "sub", "--endpoint", url, "--run-id", "term", "--out-dir", out, "--duration", "5m", "--log-level", "error")
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGTERM)
+	code := waitExit(t, cmd, time.Minute, "sub", stderr)
+	dir := filepath.Join(out, "term")
+	if code != 130 || !strings.Contains(lastLine(stderr.String()), "interrupted; what was measured is in "+dir) {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "sub term: 0 samples from 0 publishers, 0 lost, interrupted; results in "+dir) {
+		t.Errorf("no summary line:\n%s", stderr)
+	}
+	if m, err := meta.ReadFile(filepath.Join(dir, meta.FileName)); err != nil || !m.Interrupted {
+		t.Errorf("meta %+v %v", m, err)
+	}
+}
+
+// bytesBuffer is a bytes.Buffer safe for a writing process and a reading
+// test.
+type bytesBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *bytesBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *bytesBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
