@@ -192,7 +192,10 @@ Examples:
   history --experiments_results results --requirements latency_requirements.csv --plots_directory history \
           --format svg --html history.html
   history --experiments-results results --requirements latency_requirements.csv --plots-directory history \
-          --gate --gate-threshold 5% --json history.json
+          --significance 0.05 --json history.json
+
+As a CI gate (exit 1 on a significant slowdown of more than 5 %; 3 while no series has 10 experiments):
+  history -e results -r latency_requirements.csv -p history --gate --gate-threshold 5%
 
 Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) the newest segment of a
 series is a significant slowdown, 2 usage or input error, 3 (--gate) inconclusive: no series
