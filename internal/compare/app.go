@@ -56,6 +56,16 @@ The mode depends on the runs per side, and every report states it:
 A threshold is a fraction (0.1) or a percentage with its sign (10%); a bare 10
 means 1000 %.
 
+--calibrate measures the statistical gate on this machine instead of gating:
+given at least 2N unchanged runs (every run of --reference and --results,
+pooled), it splits them many times into N reference and N candidate runs,
+judges each split as above, and prints the measured false-fail rate of the
+whole gate with its 95 % Clopper–Pearson interval; then, making every
+candidate value worse by known factors, the power curve and the smallest
+regression detected with 95 % power at N runs per side. It writes the power
+curve as calibration_power.png (or .svg) into the plots directory and, with
+--json, the figures as JSON.
+
 An incomplete run (meta.json "completed": false) on either side is an error
 unless --allow-incomplete is given, and so are experiments that measure
 latency differently (meta.json "latency"; without meta.json: half-rtt).
@@ -66,6 +76,7 @@ Examples:
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --fail-threshold 20%
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --columns Median,99%,99.99% --threshold 99.99%=0.5 --junit compare.xml --markdown compare.md --json compare.json --html compare.html
    compare --reference baseline-runs --results candidate-runs --plots-directory comparison --false-fail 1%
+   compare --calibrate --results baseline-runs --results candidate-runs --plots-directory calibration --runs-per-side 10 --json calibration.json
 
 Exit status: 0 no regression, 1 a regression was found or a reference
 sub-experiment is missing from the results, 2 usage or input error (a result
@@ -77,9 +88,9 @@ more runs are needed to decide some.`,
 		HideHelpCommand: true,
 		// Directories may hold commas; repeat a flag to give several.
 		DisableSliceFlagSeparator: true,
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`, or folder of experiments (repeatable)", Required: true},
-			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)", Required: true},
+		Flags: append([]cli.Flag{
+			&cli.StringSliceFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`, or folder of experiments (repeatable)"},
+			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
 			&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(DefaultThreshold, 'g', -1, 64),
 				Usage: "relative margin allowed over the reference: a fraction (0.1) or a percentage (10%)"},
@@ -96,7 +107,7 @@ more runs are needed to decide some.`,
 			&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report to `FILE`"},
 			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot `FORMAT`: png or svg"},
 			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print each comparison CSV"},
-		},
+		}, calibrateFlags()...),
 		Action: run,
 	}
 }
@@ -106,6 +117,9 @@ func run(c *cli.Context) error {
 		return err
 	}
 	for _, name := range []string{"reference", "results"} {
+		if len(c.StringSlice(name)) == 0 && !c.Bool("calibrate") {
+			return cliapp.Usagef("Required flag \"%s\" not set: expected an experiment directory or a folder of experiments", name)
+		}
 		for _, d := range c.StringSlice(name) {
 			if d == "" {
 				return cliapp.Usagef("--%s is empty: expected a directory", name)
@@ -121,6 +135,12 @@ func run(c *cli.Context) error {
 	}
 	if err := guard(c).Check(); err != nil {
 		return err
+	}
+	if c.Bool("calibrate") {
+		if len(c.StringSlice("reference"))+len(c.StringSlice("results")) == 0 {
+			return cliapp.Usagef("--calibrate needs unchanged runs: give them with --results (and --reference; both are pooled)")
+		}
+		return runCalibrate(c, cfg, format)
 	}
 	// Comparisons of an earlier run go first, so that a comparison that
 	// fails on bad input leaves none a later step could take for its own.

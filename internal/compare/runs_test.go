@@ -188,3 +188,44 @@ func TestStatisticalInputErrors(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestCalibrateCommand: compare --calibrate pools the runs of both flags,
+// prints the false-fail rate and power, and writes JSON and the power plot.
+func TestCalibrateCommand(t *testing.T) {
+	root := t.TempDir()
+	a := writeRuns(t, filepath.Join(root, "a"), "v192", 6, 1, 0.02, 1)
+	b := writeRuns(t, filepath.Join(root, "b"), "v192", 6, 1, 0.02, 2)
+	out := filepath.Join(root, "plots")
+	js := filepath.Join(root, "cal.json")
+	code, stdout, stderr := runCompare(t, root, "--calibrate", "--reference", a, "--results", b, "--plots-directory", out,
+		"--runs-per-side", "6", "--splits", "20", "--factors", "1.2,2", "--json", js)
+	if code != cliapp.ExitOK {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"calibration: 12 unchanged runs, 6 per side, 20 random splits (seed 1), 42 checks",
+		"false fails:  0 of 20", "×2 ", "power curve: $OUT/plots/calibration_power.svg"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{js, filepath.Join(out, "calibration_power.svg")} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--calibrate", "--results", a, "--runs-per-side", "4"}, "at least 8 unchanged runs"},
+		{[]string{"--calibrate", "--results", a, "--junit", filepath.Join(root, "x.xml")}, "--junit does not go with --calibrate"},
+		{[]string{"--calibrate", "--results", a, "--factors", "1.1,x"}, `"x" is not a number`},
+		{[]string{"--calibrate", "--results", a, "--split", "sideways"}, "unknown split"},
+		{[]string{"--calibrate"}, "--calibrate needs unchanged runs"},
+	} {
+		code, stdout, stderr := runCompare(t, root, append(tt.args, "--plots-directory", out)...)
+		if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, want 2 and %q: %s%s", tt.args, code, tt.want, stdout, stderr)
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package calibrate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/aclements/go-moremath/stats"
+
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// TestClopperPearson compares with scipy 1.10 (beta.ppf at 0.025/0.975).
+func TestClopperPearson(t *testing.T) {
+	for _, tt := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{2, 200, 0.001213349013736031, 0.035654668397239776},
+		{0, 50, 0.0, 0.07112173646419764},
+		{50, 50, 0.9288782635358024, 1.0},
+		{7, 20, 0.15390920478454118, 0.5921885345328282},
+		{1, 1000, 2.5317487491294045e-05, 0.005558924279826672},
+	} {
+		lo, hi := ClopperPearson(tt.k, tt.n, 0.05)
+		if math.Abs(lo-tt.lo) > 1e-9*math.Max(tt.lo, 1e-6) || math.Abs(hi-tt.hi) > 1e-9 {
+			t.Errorf("%d/%d: [%v, %v], scipy [%v, %v]", tt.k, tt.n, lo, hi, tt.lo, tt.hi)
+		}
+	}
+}
+
+// synthPool makes runs of k independent checks, log-normal with run-to-run
+// dispersion sd; drift makes run r's values worse by factor (1+drift)^r.
+func synthPool(seed uint64, runs, k int, sd, threshold, drift float64) Pool {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	p := Pool{}
+	for i := 0; i < k; i++ {
+		p.Keys = append(p.Keys, Key{SubExperiment: "s", Payload: 16 << i, Metric: gate.Median, Threshold: threshold})
+		v := make([]float64, runs)
+		for r := range v {
+			v[r] = 50 * math.Exp(sd*rng.NormFloat64()) * math.Pow(1+drift, float64(r))
+		}
+		p.Values = append(p.Values, v)
+	}
+	return p
+}
+
+// exactFalseFail is the true false-fail rate of a gate of k independent
+// checks at threshold 0 with n runs per side when runs are exchangeable:
+// Holm fails the gate when the smallest of k independent exact p-values is
+// ≤ α/k, and a one-sided exact p-value is ≤ a with probability
+// P(U ≤ u*) for the largest u* with P(U ≤ u*) ≤ a.
+func exactFalseFail(n, k int, alpha float64) float64 {
+	d := stats.UDist{N1: n, N2: n}
+	q := 0.0
+	for u := 0; u <= n*n; u++ {
+		c := d.CDF(float64(u))
+		if c > alpha/float64(k)*(1+1e-9) {
+			break
+		}
+		q = c
+	}
+	return 1 - math.Pow(1-q, float64(k))
+}
+
+// TestFalseFailRateKnown: on synthetic unchanged runs whose true false-fail
+// rate is known in closed form, the measured rate's interval covers it.
+func TestFalseFailRateKnown(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		runs, n, k  int
+		alpha       float64
+		splits      int
+		wantAtLeast float64 // sanity: the case is not trivially 0
+		wantAtMost  float64
+	}{
+		{"one check 5 per side", 10, 5, 1, 0.05, 2000, 0.04, 0.05},
+		{"ten checks 6 per side, larger pool", 30, 6, 10, 0.2, 1000, 0.1, 0.2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pool := synthPool(7, tt.runs, tt.k, 0.05, 0, 0)
+			r, err := Run(context.Background(), pool, Options{PerSide: tt.n, Splits: tt.splits, Seed: 3, FalseFail: tt.alpha, Factors: []float64{1.5}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := exactFalseFail(tt.n, tt.k, tt.alpha)
+			if want < tt.wantAtLeast || want > tt.wantAtMost {
+				t.Fatalf("true rate %v outside [%v, %v]: the case does not test what it says", want, tt.wantAtLeast, tt.wantAtMost)
+			}
+			// A 99.9 % binomial band around the true rate: the test fails
+			// by chance once in a thousand seeds, never for this one.
+			se := math.Sqrt(want * (1 - want) / float64(tt.splits))
+			if math.Abs(r.FalseFails.Rate-want) > 3.3*se {
+				t.Errorf("measured %v (%d/%d), true %v", r.FalseFails.Rate, r.FalseFails.Count, r.FalseFails.Trials, want)
+			}
+			if !(r.FalseFails.Low <= r.FalseFails.Rate && r.FalseFails.Rate <= r.FalseFails.High) {
+				t.Errorf("interval %+v", r.FalseFails)
+			}
+			if r.FalseFails.Count+r.Inconclusive.Count+r.Passed.Count != tt.splits {
+				t.Errorf("outcomes do not add up: %+v", r)
+			}
+		})
+	}
+}
+
+// TestDriftShowsInOrderedSplits: runs that get 1 % slower each are
+// exchangeable for random splits (nominal false fails) but not in run
+// order, where the candidate is always later: ordered splits fail.
+func TestDriftShowsInOrderedSplits(t *testing.T) {
+	pool := synthPool(9, 24, 5, 0.01, 0.02, 0.01)
+	ordered, err := Run(context.Background(), pool, Options{PerSide: 8, Split: SplitOrdered, FalseFail: 0.01, Factors: []float64{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	random, err := Run(context.Background(), pool, Options{PerSide: 8, Splits: 300, Seed: 1, FalseFail: 0.01, Factors: []float64{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ordered.FalseFails.Trials != 24-16+1 || ordered.FalseFails.Rate < 0.99 {
+		t.Errorf("ordered: %+v; 8 %% drift between blocks should fail every split", ordered.FalseFails)
+	}
+	if random.FalseFails.Rate > 0.05 {
+		t.Errorf("random: %+v", random.FalseFails)
+	}
+}
+
+// TestPowerCurve: with 2 % noise and a 10 % threshold, +2 % is never a
+// failure (it is within the threshold), +50 % always is, and the curve
+// does not fall as the regression grows.
+func TestPowerCurve(t *testing.T) {
+	pool := synthPool(11, 20, 12, 0.02, 0.1, 0)
+	r, err := Run(context.Background(), pool, Options{Splits: 100, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.PerSide != 10 || len(r.Curve) != len(DefaultFactors) {
+		t.Fatalf("per side %d, curve %d points", r.PerSide, len(r.Curve))
+	}
+	if r.Curve[0].Gate.Rate != 0 || r.Curve[len(r.Curve)-1].Gate.Rate != 1 {
+		t.Errorf("curve from %v to %v", r.Curve[0].Gate.Rate, r.Curve[len(r.Curve)-1].Gate.Rate)
+	}
+	for i := 1; i < len(r.Curve); i++ {
+		if r.Curve[i].Gate.Rate < r.Curve[i-1].Gate.Rate || r.Curve[i].Check.Rate < r.Curve[i-1].Check.Rate {
+			t.Errorf("power falls from ×%v to ×%v", r.Curve[i-1].Factor, r.Curve[i].Factor)
+		}
+	}
+	if !(r.Detect >= 1.1 && r.Detect <= 1.3) || r.DetectCheck < r.Detect {
+		t.Errorf("detect %v, single check %v", r.Detect, r.DetectCheck)
+	}
+	if r.FalseFails.Count != 0 {
+		t.Errorf("%d false fails with a 10 %% threshold and 2 %% noise", r.FalseFails.Count)
+	}
+}
+
+func TestRunDeterministic(t *testing.T) {
+	pool := synthPool(2, 12, 4, 0.05, 0, 0)
+	opt := Options{PerSide: 4, Splits: 50, Seed: 8, FalseFail: 0.2, Factors: []float64{1.2}}
+	a, err := Run(context.Background(), pool, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Run(context.Background(), pool, opt)
+	var ja, jb bytes.Buffer
+	WriteJSON(&ja, a)
+	WriteJSON(&jb, b)
+	if ja.String() != jb.String() {
+		t.Error("same seed, different results")
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	pool := synthPool(1, 7, 2, 0.05, 0, 0)
+	for _, tt := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{PerSide: 4}, "at least 8 unchanged runs"},
+		{Options{Split: "sideways"}, "unknown split"},
+		{Options{Factors: []float64{0.9}}, "above 1"},
+	} {
+		if _, err := Run(context.Background(), pool, tt.opt); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v", tt.opt, err)
+		}
+	}
+	if _, err := Run(context.Background(), synthPool(1, 3, 1, 0.05, 0, 0), Options{}); err == nil || !strings.Contains(err.Error(), "at least 4") {
+		t.Errorf("3 runs: %v", err)
+	}
+}
+
+func TestRenderings(t *testing.T) {
+	pool := synthPool(4, 16, 6, 0.03, 0.1, 0)
+	r, err := Run(context.Background(), pool, Options{Splits: 40, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"16 unchanged runs, 8 per side, 40 random splits (seed 2), 6 checks", "false fails:  0 of 40 = 0.0% (95% CI 0.0%–8.8%): within",
+		"×1.5 ", "smallest regression detected with ≥ 95.0% power at 8 runs per side"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["per_side"] != 8.0 || doc["format_version"] != 1.0 {
+		t.Errorf("JSON %s", js.String())
+	}
+	none := *r
+	none.Detect = math.NaN()
+	js.Reset()
+	if err := WriteJSON(&js, &none); err != nil || !strings.Contains(js.String(), `"detect": null`) {
+		t.Errorf("NaN detect: %v %s", err, js.String())
+	}
+	if p := PowerPlot(r); p.Y.Min != 0 || p.Y.Max != 1 {
+		t.Errorf("y axis %v–%v", p.Y.Min, p.Y.Max)
+	}
+}

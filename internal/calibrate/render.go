@@ -1,0 +1,131 @@
+package calibrate
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+
+	"github.com/mqgate/mqgate/internal/plots"
+)
+
+// pct formats a rate as a percentage with one decimal, or two significant
+// digits below 0.05 %.
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	if y := 100 * x; y > 0 && y < 0.05 {
+		// A small bound rounded to 0.0% would read as none.
+		return strconv.FormatFloat(y, 'g', 2, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+}
+
+func rateText(r Rate) string {
+	return fmt.Sprintf("%d of %d = %s (95%% CI %s–%s)", r.Count, r.Trials, pct(r.Rate), pct(r.Low), pct(r.High))
+}
+
+func factorText(f float64) string {
+	if math.IsNaN(f) {
+		return "none of the factors tried"
+	}
+	return fmt.Sprintf("×%g (+%g%%)", f, math.Round((f-1)*1000)/10)
+}
+
+// WriteText writes r for people.
+func WriteText(w io.Writer, r *Result) error {
+	bw := bufio.NewWriter(w)
+	how := fmt.Sprintf("%d random splits (seed %d)", r.FalseFails.Trials, r.Seed)
+	if r.Split == SplitOrdered {
+		how = fmt.Sprintf("%d ordered splits (consecutive blocks, reference first)", r.FalseFails.Trials)
+	}
+	fmt.Fprintf(bw, "calibration: %d unchanged runs, %d per side, %s, %d checks, gate at family-wise false-fail level %s (Holm)\n",
+		r.Runs, r.PerSide, how, r.Checks, pct(r.FalseFail))
+	verdict := "within"
+	if r.FalseFails.Low > r.FalseFail {
+		verdict = "ABOVE"
+	}
+	fmt.Fprintf(bw, "false fails:  %s: %s the level asked\n", rateText(r.FalseFails), verdict)
+	fmt.Fprintf(bw, "inconclusive: %s\n", rateText(r.Inconclusive))
+	fmt.Fprintf(bw, "passed:       %s\n", rateText(r.Passed))
+	fmt.Fprintln(bw, "power: every candidate value made worse by the factor (latency ×f, throughput ÷f)")
+	fmt.Fprintf(bw, "  %-8s %-28s %s\n", "factor", "gate fails", "a single check fails")
+	for _, p := range r.Curve {
+		fmt.Fprintf(bw, "  ×%-7g %-28s %s\n", p.Factor,
+			fmt.Sprintf("%s [%s–%s]", pct(p.Gate.Rate), pct(p.Gate.Low), pct(p.Gate.High)),
+			fmt.Sprintf("%s [%s–%s]", pct(p.Check.Rate), pct(p.Check.Low), pct(p.Check.High)))
+	}
+	fmt.Fprintf(bw, "smallest regression detected with ≥ %s power at %d runs per side: gate %s; a single check %s\n",
+		pct(r.Power), r.PerSide, factorText(r.Detect), factorText(r.DetectCheck))
+	if r.Split == SplitRandom {
+		fmt.Fprintln(bw, "note: the splits reuse the same runs, so they are not independent and the intervals are narrower than the truth;"+
+			" random splits also hide slow drift of the machine, which --split ordered exposes")
+	}
+	return bw.Flush()
+}
+
+// jsonFactor is a factor that may be NaN (none found), null in JSON.
+type jsonFactor float64
+
+func (f jsonFactor) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+// WriteJSON writes r as an indented JSON document; a detection factor that
+// was not reached is null.
+func WriteJSON(w io.Writer, r *Result) error {
+	type alias Result
+	doc := struct {
+		FormatVersion int `json:"format_version"`
+		*alias
+		Detect      jsonFactor `json:"detect"`
+		DetectCheck jsonFactor `json:"detect_check"`
+	}{1, (*alias)(r), jsonFactor(r.Detect), jsonFactor(r.DetectCheck)}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// PowerPlot draws the power curve: the rate at which the gate, and a
+// single check, fail against the regression factor, from ×1 (no regression:
+// the false-fail rate) up; the power sought and the false-fail level are
+// dashed.
+func PowerPlot(r *Result) *plot.Plot {
+	cats := []string{"×1"}
+	gateY := []float64{r.FalseFails.Rate}
+	checkY := []float64{math.NaN()}
+	for _, p := range r.Curve {
+		cats = append(cats, "×"+strconv.FormatFloat(p.Factor, 'g', -1, 64))
+		gateY = append(gateY, p.Gate.Rate)
+		checkY = append(checkY, p.Check.Rate)
+	}
+	flat := func(v float64) []float64 {
+		y := make([]float64, len(cats))
+		for i := range y {
+			y[i] = v
+		}
+		return y
+	}
+	title := fmt.Sprintf("Gate power at %d runs per side (%d checks, false-fail level %s)", r.PerSide, r.Checks, pct(r.FalseFail))
+	p := plots.CategoryLines(title, "Regression injected (candidate / reference)", "Detection rate", cats, []plots.Line{
+		{Name: "gate fails", Y: gateY},
+		{Name: "a single check fails", Y: checkY},
+		{Name: pct(r.Power) + " power", Y: flat(r.Power), Dashed: true},
+		{Name: "false-fail level", Y: flat(r.FalseFail), Dashed: true},
+	})
+	// Rates belong on a linear axis from 0 to 1 (CategoryLines goes
+	// logarithmic for values spanning decades).
+	p.Y.Scale = plot.LinearScale{}
+	p.Y.Tick.Marker = plot.DefaultTicks{}
+	p.Y.Label.Text = "Detection rate"
+	p.Y.Min, p.Y.Max = 0, 1
+	return p
+}

@@ -1,0 +1,141 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/calibrate"
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/plots"
+)
+
+// PowerPlotName is the file name (without extension) of the calibration's
+// power curve in the plots directory.
+const PowerPlotName = "calibration_power"
+
+// Pool gathers unchanged runs into a calibration pool: one check per
+// sub-experiment, payload and gated column (cfg's, defaulted as in
+// statistical mode), one value per run, runs in the order given. Every run
+// must have the same sub-experiments and payloads.
+func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
+	if len(cfg.Metrics) == 0 {
+		cfg.Metrics = gate.DefaultStatisticalMetrics
+	}
+	if err := cfg.Validate(); err != nil {
+		return calibrate.Pool{}, err
+	}
+	if _, _, err := experiment.Admit(exps, cfg.AllowIncomplete); err != nil {
+		return calibrate.Pool{}, err
+	}
+	var pool calibrate.Pool
+	for _, e := range exps {
+		pool.RunNames = append(pool.RunNames, e.Name)
+	}
+	var errs []error
+	for _, s := range exps[0].Summaries {
+		runs, err := runsOf(exps, s.Type, "unchanged")
+		if err == nil {
+			err = samePayloadsAll(runs, nil)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, m := range cfg.metrics() {
+			for _, row := range s.Rows {
+				pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: cfg.ThresholdOf(m)})
+				v := make([]float64, len(runs))
+				for i, run := range runs {
+					v[i] = value(rowOf(run, row.Bytes), m)
+				}
+				pool.Values = append(pool.Values, v)
+			}
+		}
+	}
+	for _, e := range exps[1:] {
+		for _, s := range e.Summaries {
+			if exps[0].Summary(s.Type) == nil {
+				errs = append(errs, fmt.Errorf("%s: sub-experiment %q is not in %s: every unchanged run must measure the same sub-experiments", e.Dir, s.Type, exps[0].Dir))
+			}
+		}
+	}
+	return pool, errors.Join(errs...)
+}
+
+// calibrateFlags are compare's flags for --calibrate.
+func calibrateFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "calibrate", Usage: "instead of gating, calibrate the statistical gate on the unchanged runs given by --reference and --results (pooled): measured false-fail rate and power curve"},
+		&cli.IntFlag{Name: "runs-per-side", Usage: "with --calibrate: runs per side `N` (default: half the pool)"},
+		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged"},
+		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded halves) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits"},
+		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve (default 1.02,1.05,1.1,1.15,1.2,1.3,1.5,1.75,2)"},
+	}
+}
+
+// runCalibrate is compare --calibrate.
+func runCalibrate(c *cli.Context, cfg Config, format plots.Format) error {
+	for _, f := range []string{"junit", "markdown", "html", "print-summaries", "allow-missing"} {
+		if c.IsSet(f) {
+			return cliapp.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f)
+		}
+	}
+	var dirs []string
+	dirs = append(append(dirs, c.StringSlice("reference")...), c.StringSlice("results")...)
+	exps, warnings, err := LoadSide(c.Context, dirs)
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	pool, err := Pool(exps, cfg)
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	opt := calibrate.Options{PerSide: c.Int("runs-per-side"), Splits: c.Int("splits"), Split: c.String("split"),
+		Seed: c.Uint64("seed"), FalseFail: cfg.FalseFail}
+	if c.Int("splits") < 1 {
+		return cliapp.Usagef("--splits %d: expected at least 1", c.Int("splits"))
+	}
+	if s := c.String("factors"); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return cliapp.Usagef("--factors: %q is not a number: expected factors above 1 such as 1.1,1.2,1.5", strings.TrimSpace(f))
+			}
+			opt.Factors = append(opt.Factors, x)
+		}
+	}
+	res, err := calibrate.Run(c.Context, pool, opt)
+	if err != nil {
+		if cliapp.Interrupted(c.Context) {
+			return cliapp.Exit(cliapp.ExitInterrupted, errors.New("interrupted"))
+		}
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
+	}
+	if err := calibrate.WriteText(c.App.Writer, res); err != nil {
+		return err
+	}
+	if path := c.String("json"); path != "" {
+		if err := atomicfile.Write(path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) }); err != nil {
+			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--json: %w", err))
+		}
+	}
+	plot := filepath.Join(c.String("plots-directory"), PowerPlotName+format.Ext())
+	if err := plots.Save(calibrate.PowerPlot(res), plot, format); err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	fmt.Fprintf(c.App.Writer, "power curve: %s\n", plot)
+	return nil
+}
