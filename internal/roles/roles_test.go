@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/check"
+	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/config"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/nats"
@@ -19,6 +21,7 @@ import (
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/process"
 )
 
 // embeddedNATS starts a NATS server inside the test process.
@@ -210,6 +213,20 @@ func TestPubSub(t *testing.T) {
 	m, _ := meta.ReadFile(filepath.Join(dir, meta.FileName))
 	if m.Latency != meta.LatencyOneWay || !m.Completed || len(m.SubExperiments) != 1 || m.SubExperiments[0].System.Extra["clock_offset_method.1"] != "ntp-min-delay" {
 		t.Errorf("meta: %s", doc)
+	}
+	// The gates read the merged experiment: process summarises it, check
+	// passes generous requirements and fails impossible ones.
+	var o, e bytes.Buffer
+	if code := cliapp.Run(context.Background(), process.App(), []string{"process", "--no-plots", dir}, &o, &e); code != 0 {
+		t.Fatalf("process: exit %d: %s", code, e.String())
+	}
+	for req, want := range map[string]int{"1000000000.000": 0, "0.001": 1} {
+		rf := filepath.Join(out, "req"+strconv.Itoa(want)+".csv")
+		os.WriteFile(rf, []byte("Experiment type,Bytes,Median,99%,Max,Latency\nnats_best_effort_pubsub,100,"+req+","+req+","+req+",one-way\n"), 0o644)
+		if code := cliapp.Run(context.Background(), check.App(), []string{"check", "--requirements", rf, "--experiment-directory", dir,
+			"--plots-directory", filepath.Join(out, "checkplots")}, &o, &e); code != want {
+			t.Errorf("check against %s: exit %d, want %d: %s", req, code, want, e.String())
+		}
 	}
 	snap, _ := os.ReadFile(filepath.Join(out, "sub.csv"))
 	if !strings.HasPrefix(string(snap), SnapshotHeader+"\n") || strings.Count(string(snap), "\n") < 3 {

@@ -58,7 +58,6 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		n := max(1, int(s.QPS*s.Duration.Seconds()))
 		args = zenohhelper.Query{Common: c, Payloads: []int{s.Payload}, Samples: n, Replies: s.Replies, Timeout: s.Timeout,
 			Target: zenohhelper.TargetAll, WaitPeer: s.Timeout, MaxTimeouts: 1 << 30}.Args()
-		args = append(args, "--latency", "rtt")
 	case RoleQry:
 		args = zenohhelper.Queryable{Common: c, Replies: s.Replies, Duration: s.Duration}.Args()
 	}
