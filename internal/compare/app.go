@@ -75,6 +75,9 @@ Examples:
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots_directory comparison --fail_threshold 0.2
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --fail-threshold 20%
    compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --columns Median,99%,99.99% --threshold 99.99%=0.5 --junit compare.xml --markdown compare.md --json compare.json --html compare.html
+
+With several runs per side (baseline-runs and candidate-runs each a folder of
+experiment folders, 10 or more each), and calibration on 20 unchanged runs:
    compare --reference baseline-runs --results candidate-runs --plots-directory comparison --false-fail 1%
    compare --calibrate --results baseline-runs --results candidate-runs --plots-directory calibration --runs-per-side 10 --json calibration.json
 

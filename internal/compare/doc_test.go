@@ -18,18 +18,20 @@ func TestHelpExamples(t *testing.T) {
 	if code := cliapp.Run(context.Background(), App(), []string{"compare", "--help"}, &help, &errb); code != cliapp.ExitOK {
 		t.Fatalf("--help: exit %d: %s", code, errb.String())
 	}
-	// The examples are the "compare" lines of the block after "Examples:".
+	// The examples are the "compare" lines from "Examples:" on: the block
+	// there and the statistical ones after it.
 	var examples [][]string
 	in := false
 	for _, line := range strings.Split(help.String(), "\n") {
 		switch f := strings.Fields(line); {
 		case len(f) == 1 && f[0] == "Examples:":
 			in = true
-		case len(f) == 0:
-			in = false
-		case in && f[0] == "compare":
+		case in && len(f) > 1 && f[0] == "compare" && strings.HasPrefix(f[1], "--"):
 			examples = append(examples, f)
 		}
+	}
+	if len(examples) < 6 {
+		t.Fatalf("only %d examples found", len(examples))
 	}
 	if len(examples) == 0 {
 		t.Fatal("--help shows no example")
