@@ -219,3 +219,26 @@ func TestRunBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRunInterrupted interrupts a long Zenoh run: the helper's ping writes
+// what it measured, run keeps those samples, marks meta.json interrupted
+// and exits 130.
+func TestRunInterrupted(t *testing.T) {
+	t.Setenv(zenohhelper.EnvHelper, zenohtest.Helper(t))
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3*time.Second, cancel)
+	var o, e bytes.Buffer
+	code := cliapp.Run(ctx, runapp.App(), []string{"run", "-s", "zenoh_reliable", "--echo", "inprocess", "--payloads", "16",
+		"--samples", "2000000", "--warmup", "10", "--out", out, "--name", "e", "-q"}, &o, &e)
+	if code != cliapp.ExitInterrupted {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	m, err := meta.ReadFile(filepath.Join(out, "e", meta.FileName))
+	if err != nil || !m.Interrupted || m.Completed {
+		t.Fatalf("meta %+v %v", m, err)
+	}
+	if got := rawCounts(t, filepath.Join(out, "e"), "zenoh_reliable"); got[16] == 0 || got[16] != m.SubExperiments[0].Payloads[0].Samples {
+		t.Errorf("raw rows %v, meta %+v", got, m.SubExperiments[0].Payloads)
+	}
+}

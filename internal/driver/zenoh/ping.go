@@ -236,11 +236,17 @@ func (m *measurer) Measure(payload int, res *engine.PayloadResult) (int, error) 
 		Bytes: payload, Samples: len(res.Micros), Warmup: int(pc.Warmup),
 		Lost: pc.Lost, OutOfOrder: pc.Late, Errors: pc.Errors,
 	}
-	finished := sum.Completed || idx < len(sum.Payloads)-1
+	// The helper's last payload is whole when it ran to its end (exit 0:
+	// an interrupted helper exits 130 and writes what it measured).
+	finished := idx < len(sum.Payloads)-1 || sum.Completed && m.exit.Code == zenohhelper.ExitComplete
 	res.Counts.Completed = finished
 	attempt := int(pc.Warmup) + int(pc.Sent)
 	if !finished {
-		return attempt, m.helperErr("stopped in payload %d B: %s", payload, sum.Reason)
+		why := sum.Reason
+		if why == "" {
+			why = fmt.Sprintf("exit code %d", m.exit.Code)
+		}
+		return attempt, m.helperErr("stopped in payload %d B: %s", payload, why)
 	}
 	return attempt, nil
 }

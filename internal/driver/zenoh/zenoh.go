@@ -61,10 +61,10 @@ type settings struct {
 	key      string
 }
 
-// CheckParams checks the flag values before a run creates anything
-// (driver.ParamChecker); the helper itself is looked for when an end opens.
+// CheckParams checks the flag values, and that the helper is there,
+// before a run creates anything (driver.ParamChecker).
 func (Transport) CheckParams(o driver.Options) error {
-	_, err := check(o)
+	_, err := parse(o)
 	return err
 }
 
