@@ -44,6 +44,9 @@ type Runner struct {
 	// live status line.
 	Progress io.Writer
 	Terminal bool
+	// Also, when non-nil, writes more files of a sub-experiment from its
+	// results (run load adds the throughput summary CSV this way).
+	Also func(dir string, s Sub, cfg Config, res []PayloadResult) error
 }
 
 // Run measures subs. It returns nil when every payload of every
@@ -157,9 +160,15 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 	if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(s.Type)), func(w io.Writer) error { return WriteSummary(w, sum) }); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(r.Dir, HistogramLogFileName(s.Type)), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(r.Dir, HistogramLogFileName(s.Type)), func(w io.Writer) error {
 		return WriteHistogramLog(w, s.Type, res, cfg.Clock)
-	})
+	}); err != nil {
+		return err
+	}
+	if r.Also != nil {
+		return r.Also(r.Dir, s, cfg, res)
+	}
+	return nil
 }
 
 // Progress is the Observer that prints progress: on a terminal a live

@@ -9,6 +9,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 func init() { addSubcommand(loadCommand) }
@@ -30,6 +31,8 @@ ones, and writes into results/<experiment>/:
   load_<type>_summary.json       parameters, counts, rates, HDR percentiles, notes
   load_<type>_snapshots.csv      every --interval: t,metric,value,tags
   load_<type>.hlog               the interval histograms, HdrHistogram log format
+  throughput_<type>.csv          receive rate per interval: median, mean, stdev
+                                 in msg/s and Mb/s (mode rate)
 
 Each message carries its send time (ns since the Unix epoch) in bytes 0-7 and
 a sequence word (sequence number, publisher id, flags) in bytes 8-15, then
@@ -126,7 +129,7 @@ func loadAction(c *cli.Context) error {
 			fmt.Fprintf(r.stderr, "Prometheus metrics at http://%s/metrics\n", exp.Addr())
 		}
 	}
-	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal}
+	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal, Also: throughput.WriteLoadSummary}
 	if r.progress {
 		runner.Progress = r.stderr
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // TestRunLoad runs `run load` over an in-process and a TCP link and an
@@ -53,6 +54,15 @@ func TestRunLoad(t *testing.T) {
 			if s.Payloads[i].Samples != p.RawKept || uint64(p.RawKept) != p.Received {
 				t.Errorf("%s %d B: meta.json samples %d, raw kept %d, received %d", s.Type, p.Payload, s.Payloads[i].Samples, p.RawKept, p.Received)
 			}
+		}
+		tf, err := os.Open(filepath.Join(dir, throughput.SummaryFileName(s.Type)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := throughput.ReadCSV(tf, tf.Name())
+		tf.Close()
+		if err != nil || len(rows) != 2 || rows[0].Mode != throughput.ModeRate || rows[0].Offered != 300 || rows[0].Samples < 3 || rows[0].Median <= 0 {
+			t.Errorf("%s: throughput rows %+v, %v", s.Type, rows, err)
 		}
 		for _, f := range []string{load.SnapshotsFileName(s.Type), load.HistogramLogFileName(s.Type)} {
 			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
@@ -97,5 +107,55 @@ func TestRunLoadUsageErrors(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("a usage error left %d entries in --out", len(entries))
+	}
+}
+
+// TestRunThroughputAndPerMessage runs the two throughput subcommands over
+// an in-process link and reads what they wrote.
+func TestRunThroughputAndPerMessage(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, "throughput", "-s", "intraprocess_reliable", "--payloads", "16", "--windows", "5", "--window", "1ms",
+		"--max-in-flight", "100", "--precision", "0.5", "-o", out, "--name", "t")
+	if code != 0 || !strings.Contains(stderr, "exponential F = 1 ") || !strings.Contains(stderr, "best F =") {
+		t.Fatalf("throughput: exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(filepath.Join(out, "t", throughput.SummaryFileName("intraprocess_reliable")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := throughput.ReadCSV(f, f.Name())
+	f.Close()
+	if err != nil || len(rows) != 1 || rows[0].Mode != throughput.ModeWindow || rows[0].Samples != 5 {
+		t.Fatalf("%+v %v", rows, err)
+	}
+
+	code, _, stderr = run(t, "permessage", "-s", "intraprocess_reliable", "--payloads", "16,64", "--count", "2000", "--window", "20",
+		"--cpu-every", "200", "-o", out, "--name", "p")
+	if code != 0 {
+		t.Fatalf("permessage: exit %d: %s", code, stderr)
+	}
+	dir := filepath.Join(out, "p")
+	pf, err := os.Open(filepath.Join(dir, throughput.PerMessageSummaryFileName("intraprocess_reliable")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := throughput.ReadTable(pf, pf.Name(), throughput.AggregateHeader, "Quantity", "Multimodal")
+	pf.Close()
+	if err != nil || len(tab.Rows) != 2*len(throughput.Quantities) {
+		t.Fatalf("%d rows, %v", len(tab.Rows), err)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, throughput.PlotsDir, "*.png"))
+	if len(pngs) != 2*4+2 {
+		t.Fatalf("%d figures: %v", len(pngs), pngs)
+	}
+	for _, args := range [][]string{
+		{"throughput", "--windows", "1"},
+		{"throughput", "--precision", "2"},
+		{"permessage", "--count", "10", "--window", "10"},
+		{"permessage", "--cpu-every", "-1"},
+	} {
+		if code, _, stderr := run(t, append(args, "-o", out)...); code != 2 {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
 	}
 }
