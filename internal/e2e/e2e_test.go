@@ -79,7 +79,9 @@ func runTool(t *testing.T, wantCode int, bin string, args ...string) string {
 }
 
 // scaledRaw writes a copy of the fixture's raw file to path with every
-// latency of the payloads at or above minPayload multiplied by factor.
+// latency of the payloads at or above minPayload multiplied by factor, and
+// Sample counting from 1 within each payload as run writes it (formats §2;
+// Fast-RTPS LatencyTest counts across payloads).
 func scaledRaw(t *testing.T, path string, factor float64, minPayload int) {
 	t.Helper()
 	in, err := os.Open(fixture)
@@ -92,6 +94,7 @@ func scaledRaw(t *testing.T, path string, factor float64, minPayload int) {
 	}
 	var out bytes.Buffer
 	sc := bufio.NewScanner(in)
+	sample, prev := 0, ""
 	for line := 1; sc.Scan(); line++ {
 		f := strings.Split(sc.Text(), ",")
 		if line == 1 || len(f) != 3 {
@@ -106,7 +109,11 @@ func scaledRaw(t *testing.T, path string, factor float64, minPayload int) {
 		if payload >= minPayload {
 			lat *= factor
 		}
-		fmt.Fprintf(&out, "%s,%s,%s\n", f[0], f[1], strconv.FormatFloat(lat, 'f', 4, 64))
+		if f[1] != prev {
+			sample, prev = 0, f[1]
+		}
+		sample++
+		fmt.Fprintf(&out, "%d,%s,%s\n", sample, f[1], strconv.FormatFloat(lat, 'f', 4, 64))
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)

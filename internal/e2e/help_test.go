@@ -59,17 +59,17 @@ func TestHelpExamples(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
+	// The experiments as run writes them (Sample from 1 in each payload);
+	// the Fast-RTPS file as it is for the --raw_csv example.
+	for _, d := range []string{"results/2026-11-20_09-00-00", "results/2026-11-21_09-00-00"} {
+		scaledRaw(t, filepath.Join(work, d, rawName), 1, 0)
+	}
 	raw, err := os.ReadFile(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"results/2026-11-20_09-00-00", "results/2026-11-21_09-00-00", "."} {
-		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(work, d, rawName), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(filepath.Join(work, rawName), raw, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if out, err := sh(`process --no-plots results/2026-11-20_09-00-00 && process --no-plots results/2026-11-21_09-00-00 &&
 		requirements --experiments-results results --output-file latency_requirements.csv`); err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"unsafe"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
@@ -49,12 +48,31 @@ type Reader struct {
 	err    error
 	header bool
 	rows   int
+
+	// The Sample column's check (formats §2).
+	lenient bool
+	hint    string
+	start   int         // line of the current payload's first row
+	ended   map[int]int // payloads already left: first line of their rows
 }
 
 // NewReader returns a Reader of r; file names the input in error messages.
 func NewReader(r io.Reader, file string) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, maxLine), file: file}
 }
+
+// SetLenientSamples turns off the check of the Sample column. By default
+// Next requires what formats §2 says: Sample counts 1, 2, 3, … within each
+// payload, and a payload's rows are together, so that a file cut, spliced
+// or concatenated is not summarised as if it were one measurement. Fast-RTPS
+// LatencyTest numbers its samples across payloads instead (the second
+// payload starts at 10001), and a lenient Reader accepts that, any other
+// numbering, and a payload that reappears later.
+func (r *Reader) SetLenientSamples(lenient bool) { r.lenient = lenient }
+
+// SetSampleHint sets what an error about the Sample column or a reappearing
+// payload ends with: how to read such a file anyway.
+func (r *Reader) SetSampleHint(hint string) { r.hint = hint }
 
 // Line returns the line number of the sample last returned by Next.
 func (r *Reader) Line() int { return r.line }
@@ -161,24 +179,146 @@ func (r *Reader) parseRow(b []byte) bool {
 		return r.fail(r.line, ColPayload, "%q is not a positive integer", rest[:c2])
 	}
 	v, ok := ParseLatency(lat)
-	switch {
-	case !ok && isNonFinite(lat):
-		return r.fail(r.line, ColLatency, "%q is not a finite latency", lat)
-	case !ok:
-		return r.fail(r.line, ColLatency, "%q is not a number", lat)
-	case v < 0 || (v == 0 && len(lat) > 0 && lat[0] == '-'):
-		return r.fail(r.line, ColLatency, "%q is negative; a latency is at least 0", lat)
+	if !ok {
+		return r.fail(r.line, ColLatency, "%s", latencyProblem(lat))
+	}
+	if v < 0 || (v == 0 && len(lat) > 0 && lat[0] == '-') {
+		return r.fail(r.line, ColLatency, "%s is negative; a latency is at least 0", quoteField(lat))
+	}
+	if !r.lenient && !r.checkSample(sample, payload) {
+		return false
 	}
 	r.cur = Sample{Sample: sample, Payload: payload, Latency: v}
 	return true
 }
 
-// isNonFinite reports whether b spells NaN or infinity, for a clearer error.
-func isNonFinite(b []byte) bool {
-	// ParseFloat does not keep its argument except inside an error, which
-	// is discarded here, so the zero-copy string is safe.
-	v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 64)
-	return err == nil && (math.IsNaN(v) || math.IsInf(v, 0))
+// checkSample checks the row's Sample against the row before (formats §2:
+// Sample counts from 1 within each payload, a payload's rows together).
+func (r *Reader) checkSample(sample, payload int) bool {
+	const rule = "Sample counts 1, 2, 3, … within each payload, each payload's rows together (formats §2)"
+	hint := ""
+	if r.hint != "" {
+		hint = "; " + r.hint
+	}
+	if r.rows == 0 || payload != r.cur.Payload {
+		if r.rows > 0 {
+			if r.ended == nil {
+				r.ended = map[int]int{}
+			}
+			r.ended[r.cur.Payload] = r.start
+		}
+		if first, ok := r.ended[payload]; ok {
+			return r.fail(r.line, ColPayload, "payload %d appears again: its rows began on line %d and other "+
+				"payloads followed; expected %s%s", payload, first, rule, hint)
+		}
+		r.start = r.line
+		if sample != 1 {
+			return r.fail(r.line, ColSample, "%d is the first sample of payload %d, expected 1: %s%s",
+				sample, payload, rule, hint)
+		}
+		return true
+	}
+	prev := r.cur.Sample
+	if sample == prev+1 {
+		return true
+	}
+	var what string
+	switch {
+	case sample == prev:
+		what = fmt.Sprintf("%d repeats the sample before", sample)
+	case sample < prev:
+		what = fmt.Sprintf("%d goes back from %d", sample, prev)
+	case sample == prev+2:
+		what = fmt.Sprintf("%d follows %d: sample %d is missing", sample, prev, prev+1)
+	default:
+		what = fmt.Sprintf("%d follows %d: samples %d to %d are missing", sample, prev, prev+1, sample-1)
+	}
+	return r.fail(r.line, ColSample, "%s in payload %d, expected %d: %s%s", what, payload, prev+1, rule, hint)
+}
+
+// maxDigits is the most significant digits ParseLatency takes: it gathers
+// them in a float64, as pandas' legacy parser does, which overflows at 309.
+const maxDigits = 308
+
+// latencyProblem says why ParseLatency refused b, for the error message. It
+// runs only on a bad row, so it may be slow.
+func latencyProblem(b []byte) string {
+	q := quoteField(b)
+	v, err := strconv.ParseFloat(string(b), 64)
+	switch {
+	case err == nil && (math.IsNaN(v) || math.IsInf(v, 0)):
+		return q + " is not a finite latency"
+	case !isDecimal(b):
+		return q + " is not a number"
+	case significantDigits(b) > maxDigits:
+		return fmt.Sprintf("%s has %d significant digits, more than the %d a latency can have before "+
+			"reading it overflows (as it does for the Fast-RTPS scripts): expected a finite latency "+
+			"in microseconds such as 58.625", q, significantDigits(b), maxDigits)
+	default:
+		return fmt.Sprintf("%s is out of range: expected a finite latency in microseconds "+
+			"(at most %.1e, exponent from -1021 to 1024)", q, math.MaxFloat64)
+	}
+}
+
+// isDecimal reports whether b is a plain decimal as ParseLatency reads them:
+// optional sign, digits with an optional fraction, optional exponent.
+func isDecimal(b []byte) bool {
+	p, n := 0, len(b)
+	if p < n && (b[p] == '+' || b[p] == '-') {
+		p++
+	}
+	digits, point := 0, false
+	for ; p < n; p++ {
+		if isDigit(b[p]) {
+			digits++
+		} else if b[p] == '.' && !point {
+			point = true
+		} else {
+			break
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if p < n && (b[p] == 'e' || b[p] == 'E') {
+		p++
+		if p < n && (b[p] == '+' || b[p] == '-') {
+			p++
+		}
+		start := p
+		for p < n && isDigit(b[p]) {
+			p++
+		}
+		if p == start {
+			return false
+		}
+	}
+	return p == n
+}
+
+// significantDigits counts the digits of b's mantissa from the first
+// non-zero one.
+func significantDigits(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == 'e' || c == 'E' {
+			break
+		}
+		if isDigit(c) && (n > 0 || c != '0') {
+			n++
+		}
+	}
+	return n
+}
+
+// quoteField quotes a field for an error message, eliding the middle of a
+// long one so that the message stays readable.
+func quoteField(b []byte) string {
+	const head, tail = 24, 8
+	if len(b) <= head+tail+8 {
+		return strconv.Quote(string(b))
+	}
+	return fmt.Sprintf("%s (%d characters)", strconv.Quote(string(b[:head])+"…"+string(b[len(b)-tail:])), len(b))
 }
 
 // parsePositive parses a decimal integer in 1..2^53 with no sign or spaces.

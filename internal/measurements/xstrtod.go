@@ -19,7 +19,8 @@ const maxIntDigits = 9
 //
 // The field must be a plain decimal: optional sign, digits, optional
 // fraction, optional exponent. ok is false for anything else (including
-// NaN and Inf spellings, empty fields and trailing garbage).
+// NaN and Inf spellings, empty fields and trailing garbage), and for a
+// value that does not read as a finite float64.
 func ParseLatency(b []byte) (v float64, ok bool) {
 	p := 0
 	n := len(b)
@@ -109,7 +110,10 @@ func ParseLatency(b []byte) (v float64, ok bool) {
 		e >>= 1
 		p10 *= p10
 	}
-	if math.IsInf(number, 0) {
+	// Too many digits overflow the accumulated number (pandas then reads
+	// inf, or NaN once scaled down by an overflowed power of ten): neither is
+	// a latency.
+	if math.IsInf(number, 0) || math.IsNaN(number) {
 		return 0, false
 	}
 	return number, true

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -43,7 +44,8 @@ func TestParseLatencyMatchesPandasLegacy(t *testing.T) {
 }
 
 func TestParseLatencyRejects(t *testing.T) {
-	for _, s := range []string{"", "-", "+", ".", "1e", "1e+", "abc", "1.2.3", "12.5x", "NaN", "inf", "1 ", " 1", "1e5000", "0x10"} {
+	for _, s := range []string{"", "-", "+", ".", "1e", "1e+", "abc", "1.2.3", "12.5x", "NaN", "inf", "1 ", " 1", "1e5000", "0x10",
+		"0." + strings.Repeat("9", 600), "1" + strings.Repeat("0", 400) + "e-600", strings.Repeat("1", 1000), "1e309"} {
 		if v, ok := ParseLatency([]byte(s)); ok {
 			t.Errorf("ParseLatency(%q) = %v, accepted", s, v)
 		}

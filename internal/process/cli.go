@@ -29,14 +29,20 @@ histogram and a time series per payload and four comparison plots across
 sub-experiments (min, median, max and 99th percentile vs payload).
 
 With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
-script does.
+script does; --output-csv applies to that mode only.
+
+Sample must count 1, 2, 3, ... within each payload, each payload's rows together
+(formats §2); otherwise the file is refused, naming the line. Fast-RTPS
+LatencyTest numbers samples across payloads (16 B 1-10000, 32 B 10001-20000, ...):
+--lenient-samples accepts its files, any other numbering, and a payload whose rows
+reappear later (summarised together with its earlier rows).
 
 Examples:
    process results/2026-11-21_09-00-00
    process --no-plots results/2026-11-21_09-00-00
    process --format svg --plots-directory /tmp/plots results/2026-11-21_09-00-00
    process --html report.html results/2026-11-21_09-00-00
-   process --raw_csv measurements_interprocess_reliable.csv \
+   process --lenient-samples --raw_csv measurements_interprocess_reliable.csv \
            --output_csv measurements_interprocess_reliable_summary.csv \
            --plots_directory plots/measurements_interprocess_reliable
 
@@ -45,11 +51,12 @@ could not be read), 130 interrupted.`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "raw-csv", Aliases: []string{"raw_csv", "c"}, Usage: "process this one raw `FILE` instead of a directory"},
-			&cli.StringFlag{Name: "output-csv", Aliases: []string{"output_csv", "o"}, Usage: "summary `FILE` for --raw-csv (default: <raw>_summary.csv beside it)"},
+			&cli.StringFlag{Name: "output-csv", Aliases: []string{"output_csv", "o"}, Usage: "summary `FILE` for --raw-csv (default: <raw>_summary.csv beside it); not with EXPERIMENT_DIR"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the plots (default: EXPERIMENT_DIR/plots, or plots/<raw name> beside --raw-csv)"},
 			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
 			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once (default: number of CPUs)"},
+			&cli.BoolFlag{Name: "lenient-samples", Usage: "accept a Sample column that does not count 1, 2, 3, ... within each payload, and payloads that reappear (Fast-RTPS LatencyTest files)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once", DefaultText: "number of CPUs"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report `FILE` (tables and every plot, inline)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
 		},
@@ -66,7 +73,8 @@ func action(c *cli.Context) error {
 		return cliapp.Usagef("--jobs must be at least 1, not %d", c.Int("jobs"))
 	}
 	htmlPath := c.String("html")
-	opt := Options{Plots: !c.Bool("no-plots"), Format: format, Workers: c.Int("jobs"), Figures: htmlPath != ""}
+	opt := Options{Plots: !c.Bool("no-plots"), Format: format, Workers: c.Int("jobs"), Figures: htmlPath != "",
+		LenientSamples: c.Bool("lenient-samples")}
 
 	var inputs []Input
 	dirMode := false
@@ -86,6 +94,9 @@ func action(c *cli.Context) error {
 			return cliapp.Usagef("--output-csv %s is the raw file itself: give another summary file", in.Summary)
 		}
 		inputs = []Input{in}
+	case c.IsSet("output-csv"):
+		return cliapp.Usagef("--output-csv %s is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written "+
+			"beside its raw file as measurements_<type>_summary.csv (drop --output-csv, or give --raw-csv)", c.String("output-csv"))
 	default:
 		dirMode = true
 		inputs, err = ExperimentInputs(c.Args().First(), c.String("plots-directory"))

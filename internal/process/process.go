@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -34,7 +35,16 @@ type Options struct {
 	// Figures keeps every payload's histogram and series as SVG in the
 	// results, for the HTML report.
 	Figures bool
+	// LenientSamples accepts raw files whose Sample column breaks formats
+	// §2 (Fast-RTPS LatencyTest numbers samples across payloads) and
+	// payloads whose rows reappear later, which are then summarised
+	// together. By default either is an input error.
+	LenientSamples bool
 }
+
+// LenientHint ends an error about the Sample column: how to process a
+// Fast-RTPS file anyway.
+const LenientHint = "Fast-RTPS LatencyTest numbers samples across payloads: process its files with --lenient-samples"
 
 // Figures are one payload's plots as SVG documents.
 type Figures struct {
@@ -70,6 +80,11 @@ func ExperimentInputs(dir, plotsDir string) ([]Input, error) {
 		return nil, fileerr.New(dir, 0, "", "no measurements_<type>.csv files: expected raw files as written by run "+
 			"or Fast-RTPS LatencyTest --export_raw_data")
 	}
+	for _, f := range files {
+		if err := checkType(f.Type); err != nil {
+			return nil, fileerr.New(f.Path, 0, "", "%v", err)
+		}
+	}
 	if plotsDir == "" {
 		plotsDir = experiment.PlotsDir(dir)
 	}
@@ -85,13 +100,38 @@ func ExperimentInputs(dir, plotsDir string) ([]Input, error) {
 	return in, nil
 }
 
+// typePattern is the formats §1 grammar of sub-experiment names, as run
+// names them.
+var typePattern = regexp.MustCompile(`^[a-z][a-z0-9]*_(best_effort|reliable|exactly_once)(_[a-z0-9]+)?(_security)?$`)
+
+// checkType checks that a raw file's type is a formats §1 sub-experiment
+// name: its summary's name, and every tool after process, depend on it.
+func checkType(t string) error {
+	if typePattern.MatchString(t) {
+		return nil
+	}
+	return fmt.Errorf("%q is not a sub-experiment name: expected measurements_<type>.csv with <type> "+
+		"<scope>_<reliability>[_<transport>][_security], lower case, reliability best_effort, reliable or "+
+		"exactly_once (formats §1), e.g. measurements_interprocess_reliable.csv; rename the file", t)
+}
+
 // job is one payload's samples on their way to a worker.
 type job struct {
-	file    int
-	index   int // the payload's position in its file
-	payload int
-	samples []float64
-	recycle chan []float64
+	file      int
+	index     int // the payload's position in its file
+	payload   int
+	samples   []float64
+	firstLine int   // the line of samples[0]; the others follow it
+	lines     []int // the line of each sample, when they do not follow each other
+	recycle   chan []float64
+}
+
+// line returns the line of sample i.
+func (j *job) line(i int) int {
+	if j.lines != nil {
+		return j.lines[i]
+	}
+	return j.firstLine + i
 }
 
 // fileState collects one file's rows as workers finish them.
@@ -138,6 +178,9 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 			var scratch stats.Scratch
 			for j := range jobs {
 				s := stats.SummarizeScratch(j.samples, &scratch)
+				if err := s.Check(j.samples); err != nil {
+					cancel(rangeError(inputs[j.file].Raw, &j, err))
+				}
 				st := &states[j.file]
 				st.mu.Lock()
 				st.rows[j.index] = summary.FromStats(j.payload, s)
@@ -186,7 +229,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 				if ctx.Err() != nil {
 					return
 				}
-				if err := readFile(ctx, i, inputs[i].Raw, &states[i], jobs, recycle); err != nil {
+				if err := readFile(ctx, i, inputs[i].Raw, opt.LenientSamples, &states[i], jobs, recycle); err != nil {
 					cancel(err)
 					return
 				}
@@ -215,15 +258,24 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	return results, nil
 }
 
+// rangeError locates a *stats.RangeError of job j in file.
+func rangeError(file string, j *job, err error) error {
+	var re *stats.RangeError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return fileerr.New(file, j.line(re.Index), measurements.ColLatency, "payload %d: %v", j.payload, re)
+}
+
 // errNotContiguous reports a payload that reappears after another one.
 var errNotContiguous = errors.New("payload rows are not contiguous")
 
 // readFile streams file i, sending each payload's samples to the workers.
-// Payloads are normally contiguous (LatencyTest writes them so); when one
-// reappears later, the file is read again once per payload, which keeps
-// memory at one payload while giving the same result as grouping it all.
-func readFile(ctx context.Context, i int, path string, st *fileState, jobs chan<- job, recycle chan []float64) error {
-	payloads, err := streamGroups(ctx, i, path, st, jobs, recycle, 0)
+// Payloads are contiguous (formats §2); when lenient allows one to reappear
+// later, the file is read again once per payload, which keeps memory at one
+// payload while giving the same result as grouping it all.
+func readFile(ctx context.Context, i int, path string, lenient bool, st *fileState, jobs chan<- job, recycle chan []float64) error {
+	payloads, err := streamGroups(ctx, i, path, lenient, st, jobs, recycle, 0)
 	if !errors.Is(err, errNotContiguous) {
 		return err
 	}
@@ -236,7 +288,7 @@ func readFile(ctx context.Context, i int, path string, st *fileState, jobs chan<
 	recycle <- a
 	recycle <- b
 	for _, p := range payloads {
-		if _, err := streamGroups(ctx, i, path, st, jobs, recycle, p); err != nil {
+		if _, err := streamGroups(ctx, i, path, lenient, st, jobs, recycle, p); err != nil {
 			return err
 		}
 	}
@@ -246,7 +298,7 @@ func readFile(ctx context.Context, i int, path string, st *fileState, jobs chan<
 // streamGroups reads path. With only == 0 it sends every contiguous payload
 // group and returns errNotContiguous (with every payload, in order) if a
 // payload reappears; with only > 0 it collects and sends just that payload.
-func streamGroups(ctx context.Context, i int, path string, st *fileState, jobs chan<- job,
+func streamGroups(ctx context.Context, i int, path string, lenient bool, st *fileState, jobs chan<- job,
 	recycle chan []float64, only int) ([]int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -254,12 +306,16 @@ func streamGroups(ctx context.Context, i int, path string, st *fileState, jobs c
 	}
 	defer f.Close()
 	r := measurements.NewReader(f, path)
+	r.SetLenientSamples(lenient)
+	r.SetSampleHint(LenientHint)
 
 	seen := map[int]bool{}
 	var order []int
 	cur := 0
 	buf := (<-recycle)[:0]
 	split := false
+	first := 0      // the line of buf[0]
+	var lines []int // with only > 0, the line of each sample
 	send := func() error {
 		st.mu.Lock()
 		idx := len(st.rows)
@@ -267,7 +323,7 @@ func streamGroups(ctx context.Context, i int, path string, st *fileState, jobs c
 		st.samples += len(buf)
 		st.mu.Unlock()
 		select {
-		case jobs <- job{file: i, index: idx, payload: cur, samples: buf, recycle: recycle}:
+		case jobs <- job{file: i, index: idx, payload: cur, samples: buf, firstLine: first, lines: lines, recycle: recycle}:
 		case <-ctx.Done():
 			recycle <- buf
 			return context.Cause(ctx)
@@ -280,6 +336,7 @@ func streamGroups(ctx context.Context, i int, path string, st *fileState, jobs c
 		if only > 0 {
 			if s.Payload == only {
 				buf = append(buf, s.Latency)
+				lines = append(lines, r.Line())
 			}
 			continue
 		}
@@ -294,6 +351,7 @@ func streamGroups(ctx context.Context, i int, path string, st *fileState, jobs c
 				buf = buf[:0]
 			}
 			cur = s.Payload
+			first = r.Line()
 			if !seen[cur] {
 				seen[cur] = true
 				order = append(order, cur)

@@ -39,12 +39,21 @@ func copyFile(t *testing.T, src, dst string) {
 }
 
 // TestFastRTPSFixture reproduces the summary the Fast-RTPS scripts published
-// for a real Fast-RTPS v1.9.2 run, byte for byte.
+// for a real Fast-RTPS v1.9.2 run, byte for byte. LatencyTest numbers its
+// samples across payloads (formats §2 wants them from 1 in each), so the
+// file is refused by default, naming the line, and read with
+// --lenient-samples.
 func TestFastRTPSFixture(t *testing.T) {
 	dir := t.TempDir()
-	copyFile(t, filepath.Join(fixtureDir, "measurements_interprocess_reliable.csv"),
-		filepath.Join(dir, "measurements_interprocess_reliable.csv"))
+	raw := filepath.Join(dir, "measurements_interprocess_reliable.csv")
+	copyFile(t, filepath.Join(fixtureDir, "measurements_interprocess_reliable.csv"), raw)
 	code, _, stderr := runProcess(t, "--no-plots", dir)
+	wantErr := raw + `:10002: column "Sample": 10001 is the first sample of payload 32, expected 1: ` +
+		"Sample counts 1, 2, 3, … within each payload, each payload's rows together (formats §2); " + LenientHint
+	if code != 2 || !strings.Contains(stderr, wantErr) {
+		t.Fatalf("without --lenient-samples: exit %d, stderr %q; want 2 and %q", code, stderr, wantErr)
+	}
+	code, _, stderr = runProcess(t, "--no-plots", "--lenient-samples", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -67,12 +76,22 @@ func TestGolden(t *testing.T) {
 		t.Run(c.Name(), func(t *testing.T) {
 			src := filepath.Join("testdata/golden", c.Name())
 			dir := t.TempDir()
-			name := "measurements_" + c.Name() + ".csv"
-			copyFile(t, filepath.Join(src, name), filepath.Join(dir, name))
-			if code, _, stderr := runProcess(t, "--no-plots", dir); code != 0 {
+			typ := strings.ReplaceAll(c.Name(), "_", "") + "_reliable"
+			copyFile(t, filepath.Join(src, "measurements_"+c.Name()+".csv"), filepath.Join(dir, "measurements_"+typ+".csv"))
+			args := []string{"--no-plots"}
+			if c.Name() == "interleaved" {
+				// Payloads whose rows reappear are refused unless
+				// --lenient-samples, which summarises each payload's rows
+				// together, as pandas' groupby does.
+				if code, _, stderr := runProcess(t, append(args, dir)...); code != 2 || !strings.Contains(stderr, "payload 16 appears again") {
+					t.Fatalf("without --lenient-samples: exit %d: %s", code, stderr)
+				}
+				args = append(args, "--lenient-samples")
+			}
+			if code, _, stderr := runProcess(t, append(args, dir)...); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			got, _ := os.ReadFile(filepath.Join(dir, "measurements_"+c.Name()+"_summary.csv"))
+			got, _ := os.ReadFile(filepath.Join(dir, "measurements_"+typ+"_summary.csv"))
 			wantPath := filepath.Join(src, "want_summary.csv")
 			if goldenfile.Update() {
 				os.WriteFile(wantPath, got, 0o644)
@@ -161,25 +180,45 @@ func TestBadInput(t *testing.T) {
 	cases := []struct {
 		name, content, want string
 	}{
-		{"wrong header", "Sample,Payload,Latency\n1,16,2\n", `measurements_bad.csv:1: header is "Sample,Payload,Latency", expected exactly`},
-		{"missing header", "1,16,2.5\n", `measurements_bad.csv:1: header is "1,16,2.5"`},
-		{"not a number", h + "1,16,2.5\n2,16,12.5x\n", `measurements_bad.csv:3: column "Latency [us]": "12.5x" is not a number`},
-		{"nan", h + "1,16,nan\n", `measurements_bad.csv:2: column "Latency [us]": "nan" is not a finite latency`},
-		{"negative", h + "1,16,-3\n", `measurements_bad.csv:2: column "Latency [us]": "-3" is negative`},
-		{"payload", h + "1,16.5,3\n", `measurements_bad.csv:2: column "Payload [Bytes]": "16.5" is not a positive integer`},
-		{"empty file", "", "measurements_bad.csv: empty file"},
-		{"cut off", h + "1,16,2.5\n2,16,2.", `measurements_bad.csv:3: the last row "2,16,2." is not terminated by a newline`},
+		{"wrong header", "Sample,Payload,Latency\n1,16,2\n", `measurements_bad_reliable.csv:1: header is "Sample,Payload,Latency", expected exactly`},
+		{"missing header", "1,16,2.5\n", `measurements_bad_reliable.csv:1: header is "1,16,2.5"`},
+		{"not a number", h + "1,16,2.5\n2,16,12.5x\n", `measurements_bad_reliable.csv:3: column "Latency [us]": "12.5x" is not a number`},
+		{"nan", h + "1,16,nan\n", `measurements_bad_reliable.csv:2: column "Latency [us]": "nan" is not a finite latency`},
+		{"negative", h + "1,16,-3\n", `measurements_bad_reliable.csv:2: column "Latency [us]": "-3" is negative`},
+		{"payload", h + "1,16.5,3\n", `measurements_bad_reliable.csv:2: column "Payload [Bytes]": "16.5" is not a positive integer`},
+		{"empty file", "", "measurements_bad_reliable.csv: empty file"},
+		{"cut off", h + "1,16,2.5\n2,16,2.", `measurements_bad_reliable.csv:3: the last row "2,16,2." is not terminated by a newline`},
+		{"600 nines", h + "1,16,2.5\n2,16,0." + strings.Repeat("9", 600) + "\n",
+			`measurements_bad_reliable.csv:3: column "Latency [us]": "0.9999999999999999999999…99999999" (602 characters) has 600 significant digits`},
+		{"400 zeros e-600", h + "1,16,1" + strings.Repeat("0", 400) + "e-600\n",
+			`measurements_bad_reliable.csv:2: column "Latency [us]": "100000000000000000000000…000e-600" (406 characters) has 401 significant digits`},
+		{"1000 digits", h + "1,16," + strings.Repeat("1", 1000) + "\n",
+			`measurements_bad_reliable.csv:2: column "Latency [us]": "111111111111111111111111…11111111" (1000 characters) has 1000 significant digits`},
+		// Finite latencies whose Mean or Stdev overflows: the row where the
+		// sum first overflows.
+		{"mean overflows", h + "1,16,1\n2,16,1e308\n3,16,1e308\n4,16,5\n",
+			`measurements_bad_reliable.csv:4: column "Latency [us]": payload 16: the Mean is not a finite number: latencies this large (1e+308 µs here) overflow a float64 in their sum`},
+		{"stdev overflows", h + "1,16,1\n2,16,1e200\n",
+			`measurements_bad_reliable.csv:3: column "Latency [us]": payload 16: the Stdev is not a finite number: latencies this large (1e+200 µs here) overflow a float64 in the squared distances from the mean`},
+		{"second payload overflows", h + "1,16,1\n2,16,2\n1,32,1\n2,32,1e300\n",
+			`measurements_bad_reliable.csv:5: column "Latency [us]": payload 32: the Stdev is not a finite number`},
+		{"starts at 0", h + "0,16,1\n", `measurements_bad_reliable.csv:2: column "Sample": "0" is not a positive integer`},
+		{"starts at 2", h + "2,16,1\n", `measurements_bad_reliable.csv:2: column "Sample": 2 is the first sample of payload 16, expected 1`},
+		{"decreasing", h + "1,16,1\n2,16,1\n1,16,1\n", `measurements_bad_reliable.csv:4: column "Sample": 1 goes back from 2 in payload 16, expected 3`},
+		{"duplicated", h + "1,16,1\n1,16,1\n", `measurements_bad_reliable.csv:3: column "Sample": 1 repeats the sample before in payload 16, expected 2`},
+		{"gap", h + "1,16,1\n2,16,1\n5,16,1\n", `measurements_bad_reliable.csv:4: column "Sample": 5 follows 2: samples 3 to 4 are missing in payload 16, expected 3`},
+		{"payload reappears", h + "1,16,1\n1,32,1\n2,16,1\n", `measurements_bad_reliable.csv:4: column "Payload [Bytes]": payload 16 appears again: its rows began on line 2`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_good.csv"))
-			os.WriteFile(filepath.Join(dir, "measurements_bad.csv"), []byte(c.content), 0o644)
+			copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_good_reliable.csv"))
+			os.WriteFile(filepath.Join(dir, "measurements_bad_reliable.csv"), []byte(c.content), 0o644)
 			code, _, stderr := runProcess(t, dir)
 			if code != 2 || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, c.want)
 			}
-			for _, n := range []string{"measurements_good_summary.csv", "measurements_bad_summary.csv"} {
+			for _, n := range []string{"measurements_good_reliable_summary.csv", "measurements_bad_reliable_summary.csv"} {
 				if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
 					t.Errorf("%s left behind", n)
 				}
@@ -193,7 +232,7 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 	notDir := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(notDir, []byte("x"), 0o644)
 	good := t.TempDir()
-	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(good, "measurements_n2.csv"))
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(good, "measurements_n_reliable.csv"))
 	cases := []struct {
 		args []string
 		want string
@@ -203,10 +242,12 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 		{[]string{filepath.Join(empty, "nope")}, "no such directory"},
 		{[]string{"--format", "gif", good}, `unknown plot format "gif"`},
 		{[]string{"--raw_csv", "x.csv", good}, "not both"},
+		{[]string{"--output-csv", "x.csv", good}, "--output-csv x.csv is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written beside its raw file"},
+		{[]string{"-o", "x.csv", good}, "--output-csv x.csv is for --raw-csv FILE"},
 		{[]string{"--bogus", good}, "flag provided but not defined: -bogus"},
 		{[]string{"--raw_csv", filepath.Join(empty, "nope.csv")}, "nope.csv: cannot read raw measurements"},
 		{[]string{"--plots-directory", filepath.Join(notDir, "plots"), good}, "cannot create directory"},
-		{[]string{"--raw_csv", filepath.Join(good, "measurements_n2.csv"), "--output_csv", filepath.Join(notDir, "s.csv"), "--no-plots"}, "cannot create directory for " + filepath.Join(notDir, "s.csv")},
+		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", filepath.Join(notDir, "s.csv"), "--no-plots"}, "cannot create directory for " + filepath.Join(notDir, "s.csv")},
 	}
 	for _, c := range cases {
 		code, _, stderr := runProcess(t, c.args...)
@@ -218,7 +259,7 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 
 func TestInterrupted(t *testing.T) {
 	dir := t.TempDir()
-	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_n2.csv"))
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_n_reliable.csv"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
@@ -226,7 +267,7 @@ func TestInterrupted(t *testing.T) {
 	if code != 130 {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
-	if _, err := os.Stat(filepath.Join(dir, "measurements_n2_summary.csv")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "measurements_n_reliable_summary.csv")); err == nil {
 		t.Fatal("summary written after interruption")
 	}
 }
@@ -289,7 +330,7 @@ func TestHTMLReport(t *testing.T) {
 // summary from an earlier run does not survive a failed process.
 func TestStaleSummaryRemoved(t *testing.T) {
 	dir := t.TempDir()
-	raw := filepath.Join(dir, "measurements_x.csv")
+	raw := filepath.Join(dir, "measurements_x_reliable.csv")
 	copyFile(t, "testdata/golden/n2/measurements_n2.csv", raw)
 	if code, _, stderr := runProcess(t, "--no-plots", dir); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -298,16 +339,16 @@ func TestStaleSummaryRemoved(t *testing.T) {
 	if code, _, _ := runProcess(t, "--no-plots", dir); code != 2 {
 		t.Fatalf("exit %d, want 2", code)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "measurements_x_summary.csv")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "measurements_x_reliable_summary.csv")); err == nil {
 		t.Fatal("the earlier summary survived")
 	}
 }
 
 func TestOutputIsNotTheRawFile(t *testing.T) {
 	dir := t.TempDir()
-	raw := filepath.Join(dir, "measurements_x.csv")
+	raw := filepath.Join(dir, "measurements_x_reliable.csv")
 	copyFile(t, "testdata/golden/n2/measurements_n2.csv", raw)
-	code, _, stderr := runProcess(t, "--no-plots", "--raw_csv", raw, "--output_csv", filepath.Join(dir, ".", "measurements_x.csv"))
+	code, _, stderr := runProcess(t, "--no-plots", "--raw_csv", raw, "--output_csv", filepath.Join(dir, ".", "measurements_x_reliable.csv"))
 	if code != 2 || !strings.Contains(stderr, "is the raw file itself") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -158,5 +159,57 @@ func TestSortFloats(t *testing.T) {
 		if !slices.Equal(x, want) {
 			t.Fatalf("n=%d: radix sort differs from slices.Sort", n)
 		}
+	}
+}
+
+// TestCheckRange: a summary of finite latencies whose statistic overflows
+// float64 (numpy gives inf for the same inputs) is a *RangeError naming the
+// statistic and the sample to blame.
+func TestCheckRange(t *testing.T) {
+	cases := []struct {
+		name  string
+		x     []float64
+		stat  string // "" with index -1: no error
+		index int
+	}{
+		{"finite", []float64{1, 2, 3}, "", -1},
+		{"one sample, NaN jitters", []float64{7}, "", -1},
+		{"empty", nil, "", -1},
+		{"largest finite", []float64{math.MaxFloat64}, "", -1},
+		// numpy: mean inf, median inf, std inf
+		{"mean", []float64{1e308, 1e308}, "Mean", 1},
+		// numpy: mean inf, median 5e307, std inf
+		{"mean, where the sum overflows", []float64{1, 1e308, 1e308, 5}, "Mean", 2},
+		// numpy: mean 5e199, median 5e199, std inf
+		{"stdev", []float64{0, 1e200}, "Stdev", 1},
+		// numpy: mean 3.67e306, median inf, std inf
+		{"median", []float64{0.95e308, -1.79e308, 0.95e308, -1.79e308, 0.95e308, 0.95e308}, "Median", 0},
+		{"not finite", []float64{1, math.NaN()}, "latency", 1},
+		{"infinite", []float64{math.Inf(1), 1}, "latency", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Summarize(c.x).Check(c.x)
+			if c.index < 0 {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+				return
+			}
+			re, ok := err.(*RangeError)
+			if !ok {
+				t.Fatalf("error %v, want a *RangeError", err)
+			}
+			stat := re.Stat
+			if stat == "" {
+				stat = "latency"
+			}
+			if stat != c.stat || re.Index != c.index || re.Value != c.x[c.index] && !math.IsNaN(re.Value) {
+				t.Fatalf("%+v, want %s at %d", re, c.stat, c.index)
+			}
+			if !strings.Contains(err.Error(), "not a finite number") {
+				t.Fatalf("message %q", err)
+			}
+		})
 	}
 }

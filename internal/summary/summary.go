@@ -71,8 +71,15 @@ func appendFloat3(b []byte, x float64) []byte {
 	return strconv.AppendFloat(b, x, 'f', 3, 64)
 }
 
-// Write writes the header and rows.
+// Write writes the header and rows. A value that Read would refuse (not
+// finite, negative) is an error, so that no summary is written that a later
+// step cannot read; NaN jitters of a one-sample payload are written "nan".
 func Write(w io.Writer, rows []Row) error {
+	for i := range rows {
+		if err := rows[i].check(); err != nil {
+			return fmt.Errorf("summary row of payload %d: %w", rows[i].Bytes, err)
+		}
+	}
 	var b []byte
 	b = append(b, strings.Join(Columns, ",")...)
 	b = append(b, '\n')
@@ -89,6 +96,49 @@ func Write(w io.Writer, rows []Row) error {
 	}
 	_, err := w.Write(b)
 	return err
+}
+
+// check reports the first value of r that Read refuses.
+func (r *Row) check() error {
+	for i, v := range r.floats() {
+		col := Columns[2+i]
+		switch {
+		case math.IsNaN(*v) && r.Samples == 1 && (col == "Mean jitter" || col == "Max jitter"):
+		case math.IsNaN(*v) || math.IsInf(*v, 0):
+			return fmt.Errorf("%s is %v: a summary holds finite numbers", col, *v)
+		case *v < 0:
+			return fmt.Errorf("%s is %v: a latency is at least 0", col, *v)
+		}
+	}
+	return nil
+}
+
+// contradiction returns the first column of r whose value no set of
+// latencies can have given the others, and why; "" when r is consistent:
+// Min ≤ Median ≤ 90% ≤ 99% ≤ 99.99% ≤ Max. Order statistics are ordered
+// exactly, and rounding to 3 decimals keeps their order.
+func (r *Row) contradiction() (column, msg string) {
+	f := Format3
+	if r.Max < r.Min {
+		return "Max", fmt.Sprintf("Max %s is less than Min %s", f(r.Max), f(r.Min))
+	}
+	order := []struct {
+		name string
+		v    float64
+	}{{"Min", r.Min}, {"Median", r.Median}, {"90%", r.P90}, {"99%", r.P99}, {"99.99%", r.P9999}, {"Max", r.Max}}
+	for i := 1; i < len(order); i++ {
+		a, b := order[i-1], order[i]
+		if b.v >= a.v {
+			continue
+		}
+		if b.name == "Max" {
+			return a.name, fmt.Sprintf("%s %s is more than Max %s: expected Min ≤ Median ≤ 90%% ≤ 99%% ≤ "+
+				"99.99%% ≤ Max", a.name, f(a.v), f(b.v))
+		}
+		return b.name, fmt.Sprintf("%s %s is less than %s %s: expected Min ≤ Median ≤ 90%% ≤ 99%% ≤ "+
+			"99.99%% ≤ Max", b.name, f(b.v), a.name, f(a.v))
+	}
+	return "", ""
 }
 
 // WriteFile writes rows to path atomically.
@@ -159,6 +209,10 @@ func Read(r io.Reader, file string) ([]Row, error) {
 				return nil, fileerr.New(file, line, col, "%q is negative; a latency is at least 0", rec[2+i])
 			}
 			*dst = v
+		}
+		if col, msg := row.contradiction(); msg != "" {
+			return nil, fileerr.New(file, line, col, "%s: the row contradicts itself, so it is not a summary "+
+				"of latencies (run process again on its raw file)", msg)
 		}
 		if prev, dup := seen[row.Bytes]; dup {
 			return nil, fileerr.New(file, line, Columns[0], "payload %d appears again (first on line %d); "+

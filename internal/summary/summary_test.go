@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -114,4 +115,58 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("written summary does not read back: %v", err)
 		}
 	})
+}
+
+// TestContradictions: a row no latencies can have (Max < Min, Median
+// outside [Min, Max], percentiles out of order) is an error naming the line,
+// the column and the rule.
+func TestContradictions(t *testing.T) {
+	h := strings.Join(Columns, ",") + "\n"
+	good := "16,10,9.000,1.000,4.000,4.000,2.000,1.000,3.000,7.000,8.000,8.900\n"
+	const rule = "expected Min ≤ Median ≤ 90% ≤ 99% ≤ 99.99% ≤ Max"
+	cases := []struct{ name, row, want string }{
+		//        Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%
+		{"max below min", "32,10,1.000,9.000,4.000,4.000,2.000,1.000,3.000,7.000,8.000,8.900\n",
+			`s.csv:3: column "Max": Max 1.000 is less than Min 9.000: the row contradicts itself`},
+		{"median below min", "32,10,9.000,1.000,4.000,0.500,2.000,1.000,3.000,7.000,8.000,8.900\n",
+			`s.csv:3: column "Median": Median 0.500 is less than Min 1.000: ` + rule},
+		{"median above max", "32,10,9.000,1.000,4.000,9.500,2.000,1.000,3.000,9.600,9.700,9.800\n",
+			`s.csv:3: column "99.99%": 99.99% 9.800 is more than Max 9.000: ` + rule},
+		{"median above 90%", "32,10,9.000,1.000,4.000,7.500,2.000,1.000,3.000,7.000,8.000,8.900\n",
+			`s.csv:3: column "90%": 90% 7.000 is less than Median 7.500: ` + rule},
+		{"99% above 99.99%", "32,10,9.000,1.000,4.000,4.000,2.000,1.000,3.000,7.000,8.950,8.900\n",
+			`s.csv:3: column "99.99%": 99.99% 8.900 is less than 99% 8.950`},
+		{"99.99% above max", "32,10,9.000,1.000,4.000,4.000,2.000,1.000,3.000,7.000,8.000,9.001\n",
+			`s.csv:3: column "99.99%": 99.99% 9.001 is more than Max 9.000`},
+	}
+	if _, err := Read(strings.NewReader(h+good), "s.csv"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(h+good+c.row), "s.csv")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestWriteRefusesWhatReadRefuses: a summary that its readers would refuse
+// is not written.
+func TestWriteRefusesWhatReadRefuses(t *testing.T) {
+	inf := math.Inf(1)
+	for _, r := range []Row{
+		{Bytes: 16, Samples: 2, Max: inf, Min: 1, Mean: inf, Median: inf, Stdev: inf, P90: inf, P99: inf, P9999: inf},
+		{Bytes: 16, Samples: 2, Max: 1, Min: 1, Mean: math.NaN(), Median: 1, P90: 1, P99: 1, P9999: 1},
+		{Bytes: 16, Samples: 2, Max: 1, Min: -1, Mean: 0, Median: 0, P90: 1, P99: 1, P9999: 1},
+	} {
+		if err := Write(&bytes.Buffer{}, []Row{r}); err == nil {
+			t.Errorf("%+v written", r)
+		}
+	}
+	one := Row{Bytes: 16, Samples: 1, Max: 5, Min: 5, Mean: 5, Median: 5, MeanJitter: math.NaN(), MaxJitter: math.NaN(), P90: 5, P99: 5, P9999: 5}
+	if err := Write(&bytes.Buffer{}, []Row{one}); err != nil {
+		t.Error(err)
+	}
 }
