@@ -2,24 +2,36 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 )
 
 // Write creates path's parent directories, calls write with a buffered writer
 // on a temporary file beside path and, if write and the flush succeed,
 // renames the temporary file to path. On any error the temporary file is
 // removed and path is left as it was.
+//
+// The file gets the mode a new file gets from the umask (0666 less the
+// umask, as with a shell redirection), or, when path already is a file, that
+// file's permissions.
 func Write(path string, write func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create directory for %s: %w", path, err)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("cannot create the directory for %s: %s", path, whyNoDir(dir, err))
+	}
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
 	}
 	tmp := f.Name()
 	defer func() {
@@ -33,21 +45,91 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 		return err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
 	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+	if fi, statErr := os.Stat(path); statErr == nil && fi.Mode().IsRegular() {
+		// Replacing a file keeps its permissions.
+		if err = f.Chmod(fi.Mode().Perm()); err != nil {
+			return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+		}
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
 	}
 	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
+			return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
+		}
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
 	}
 	return nil
+}
+
+// createTemp creates a new file in dir named prefix and a random number.
+// Unlike os.CreateTemp, whose files are 0600, it asks for 0666 and lets the
+// umask take away what the user does not want others to have.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && try < 1000 {
+			continue
+		}
+		return f, err
+	}
+}
+
+// whyNoDir says in words why dir could not be created: which of its
+// ancestors is in the way, and what it is.
+func whyNoDir(dir string, err error) string {
+	var chain []string
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		chain = append(chain, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		p := chain[i]
+		li, lerr := os.Lstat(p)
+		if lerr != nil {
+			break // missing: MkdirAll would have made it
+		}
+		if li.Mode()&fs.ModeSymlink != 0 {
+			fi, serr := os.Stat(p)
+			switch {
+			case errors.Is(serr, syscall.ELOOP):
+				return fmt.Sprintf("%s is a symbolic link that loops (it leads back to itself); expected a directory", p)
+			case errors.Is(serr, fs.ErrNotExist):
+				target, _ := os.Readlink(p)
+				return fmt.Sprintf("%s is a symbolic link to %s, which does not exist; expected a directory", p, target)
+			case serr == nil && !fi.IsDir():
+				return fmt.Sprintf("%s is a symbolic link to a file, not a directory", p)
+			}
+			continue
+		}
+		if !li.IsDir() {
+			return fmt.Sprintf("%s is a file, not a directory", p)
+		}
+	}
+	return unwrapPath(err).Error()
+}
+
+// unwrapPath drops the operation and path of an *fs.PathError or
+// *os.LinkError, which the messages say in their own words.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // WriteBytes writes data to path atomically.

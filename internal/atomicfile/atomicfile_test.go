@@ -2,9 +2,12 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -51,5 +54,81 @@ func TestWriteUnwritableDirectory(t *testing.T) {
 	}
 	if err := WriteBytes(filepath.Join(blocker, "out.csv"), []byte("x")); err == nil {
 		t.Fatal("writing below a regular file succeeded")
+	}
+}
+
+// TestModeFollowsUmask: a new file gets 0666 less the umask, as a shell
+// redirection gives it, and a file replaced keeps its permissions.
+func TestModeFollowsUmask(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	for _, c := range []struct {
+		umask int
+		want  os.FileMode
+	}{{0o027, 0o640}, {0o002, 0o664}, {0o077, 0o600}, {0o022, 0o644}} {
+		syscall.Umask(c.umask)
+		path := filepath.Join(dir, fmt.Sprintf("new-%03o", c.umask), "out.csv")
+		if err := WriteBytes(path, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != c.want {
+			t.Errorf("umask %03o: mode %v, %v; want %v", c.umask, fi.Mode().Perm(), err, c.want)
+		}
+		// Directories made on the way follow it too.
+		if fi, err := os.Stat(filepath.Dir(path)); err != nil || fi.Mode().Perm() != c.want|0o111&^os.FileMode(c.umask) {
+			t.Errorf("umask %03o: directory mode %v, %v", c.umask, fi.Mode().Perm(), err)
+		}
+	}
+	syscall.Umask(0o022)
+	path := filepath.Join(dir, "kept.csv")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(path, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("replaced file's mode %v, %v; want it kept at 0600", fi.Mode().Perm(), err)
+	}
+}
+
+// TestWhatIsInTheWay: when the file or its directory cannot be made, the
+// error says what is in the way, in words, not "mkdir: file exists".
+func TestWhatIsInTheWay(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))
+	must(os.Mkdir(filepath.Join(dir, "adir"), 0o755))
+	must(os.Symlink("loop2", filepath.Join(dir, "loop")))
+	must(os.Symlink("loop", filepath.Join(dir, "loop2")))
+	must(os.Symlink("nowhere", filepath.Join(dir, "dangling")))
+	must(os.Symlink("file", filepath.Join(dir, "tofile")))
+	j := func(p ...string) string { return filepath.Join(append([]string{dir}, p...)...) }
+	cases := []struct{ path, want string }{
+		{j("adir"), "cannot write " + j("adir") + ": it is a directory; expected a file name"},
+		{j("loop", "out.csv"), "cannot create the directory for " + j("loop", "out.csv") + ": " + j("loop") + " is a symbolic link that loops (it leads back to itself); expected a directory"},
+		{j("loop", "a", "b", "out.csv"), ": " + j("loop") + " is a symbolic link that loops"},
+		{j("dangling", "out.csv"), ": " + j("dangling") + " is a symbolic link to nowhere, which does not exist; expected a directory"},
+		{j("file", "out.csv"), "cannot create the directory for " + j("file", "out.csv") + ": " + j("file") + " is a file, not a directory"},
+		{j("file", "x", "out.csv"), ": " + j("file") + " is a file, not a directory"},
+		{j("tofile", "out.csv"), ": " + j("tofile") + " is a symbolic link to a file, not a directory"},
+	}
+	for _, c := range cases {
+		err := WriteBytes(c.path, []byte("x"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("WriteBytes(%s): %v; want %q", c.path, err, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(j("adir")); len(entries) != 0 {
+		t.Errorf("adir holds %v", entries)
 	}
 }

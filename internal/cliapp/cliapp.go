@@ -7,6 +7,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -96,25 +100,214 @@ func Main(app *cli.App) {
 	os.Exit(code)
 }
 
-// prepare makes app report instead of exiting, and turns flag errors into
-// usage errors that are printed on stderr rather than mixed into stdout.
+// prepare makes app report instead of exiting, turns flag errors into
+// usage errors printed on stderr rather than mixed into stdout, and gives
+// every tool one behaviour for missing required flags: the one line that
+// matters, not the help.
 func prepare(app *cli.App, stdout, stderr io.Writer) {
 	app.Writer = stdout
 	app.ErrWriter = stderr
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = usageError
-	var walk func([]*cli.Command)
-	walk = func(cmds []*cli.Command) {
+	app.Before = requireFlags(app.Name, app.Flags, app.Before)
+	var walk func(string, []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
 		for _, c := range cmds {
 			c.OnUsageError = usageError
-			walk(c.Subcommands)
+			c.Before = requireFlags(path+" "+c.Name, c.Flags, c.Before)
+			walk(path+" "+c.Name, c.Subcommands)
 		}
 	}
-	walk(app.Commands)
+	walk(app.Name, app.Commands)
+	flagStringerOnce.Do(func() { cli.FlagStringer = oneDefault(cli.FlagStringer) })
 }
 
+// requireFlags takes the checking of flags marked Required from urfave/cli,
+// which prints the whole help before its error, and returns a Before that
+// checks them first, then calls before.
+func requireFlags(cmd string, flags []cli.Flag, before cli.BeforeFunc) cli.BeforeFunc {
+	var required []cli.Flag
+	for _, f := range flags {
+		if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() {
+			// Every flag type of urfave/cli v2 has the field.
+			v := reflect.ValueOf(f)
+			if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+				continue
+			}
+			if field := v.Elem().FieldByName("Required"); field.CanSet() && field.Kind() == reflect.Bool {
+				field.SetBool(false)
+				required = append(required, f)
+			}
+		}
+	}
+	if len(required) == 0 {
+		return before
+	}
+	return func(c *cli.Context) error {
+		var missing []string
+		for _, f := range required {
+			set := false
+			for _, name := range f.Names() {
+				set = set || c.IsSet(name)
+			}
+			if !set {
+				missing = append(missing, dashed(f.Names()[0]))
+			}
+		}
+		switch len(missing) {
+		case 0:
+		case 1:
+			return Usagef("%s is required (see '%s --help')", missing[0], cmd)
+		default:
+			return Usagef("%s and %s are required (see '%s --help')",
+				strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1], cmd)
+		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
+}
+
+var flagStringerOnce sync.Once
+
+// oneDefault wraps urfave/cli's flag help line so that a flag whose usage
+// speaks of its default in words ("(default: number of CPUs)", "20 by
+// default") does not get a second, literal one ("(default: 0)").
+func oneDefault(stringer cli.FlagStringFunc) cli.FlagStringFunc {
+	return func(f cli.Flag) string {
+		s := stringer(f)
+		df, ok := f.(cli.DocGenerationFlag)
+		if !ok || !strings.Contains(strings.ToLower(df.GetUsage()), "default") {
+			return s
+		}
+		if dt := df.GetDefaultText(); dt != "" {
+			if i := strings.LastIndex(s, " (default: "+dt+")"); i >= 0 {
+				s = s[:i] + s[i+len(" (default: "+dt+")"):]
+			}
+		}
+		return s
+	}
+}
+
+// dashed writes a flag name as typed: --name, or -n for one letter.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// usageError rewrites the flag package's errors in the tools' terms: an
+// unknown flag with the nearest known one, a bad value with the form
+// expected.
 func usageError(c *cli.Context, err error, _ bool) error {
-	return Usagef("%v (see '%s --help')", err, c.App.Name)
+	cmd := c.App.Name
+	flags := c.App.Flags
+	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
+		cmd += " " + c.Command.Name
+		flags = c.Command.Flags
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		if near := nearestFlag(flags, name); near != "" {
+			return Usagef("unknown flag %s: did you mean %s? (see '%s --help')", dashed(name), dashed(near), cmd)
+		}
+		return Usagef("unknown flag %s (see '%s --help')", dashed(name), cmd)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return Usagef("%s needs a value (see '%s --help')", dashed(name), cmd)
+	}
+	var value, name string
+	if n, _ := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); n == 2 {
+		name = strings.TrimSuffix(name, ":")
+		if want := expectedForm(flags, name); want != "" {
+			return Usagef("%s %q: expected %s (see '%s --help')", dashed(name), value, want, cmd)
+		}
+	}
+	return Usagef("%v (see '%s --help')", err, cmd)
+}
+
+// expectedForm says what a value of the flag called name looks like, or "".
+func expectedForm(flags []cli.Flag, name string) string {
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.IntFlag, *cli.Int64Flag, *cli.IntSliceFlag, *cli.Int64SliceFlag:
+			return "a whole number"
+		case *cli.UintFlag, *cli.Uint64Flag, *cli.UintSliceFlag, *cli.Uint64SliceFlag:
+			return "a whole number, 0 or more"
+		case *cli.Float64Flag, *cli.Float64SliceFlag:
+			return "a number"
+		case *cli.DurationFlag:
+			return "a duration such as 500ms, 10s or 1m30s"
+		case *cli.BoolFlag:
+			return "true or false, or the flag alone"
+		}
+	}
+	return ""
+}
+
+// nearestFlag returns the name of the flag in flags closest to name (by
+// edit distance, a transposition counting one, or as the only flag name it
+// begins), or "" when none is close enough to be what was meant.
+func nearestFlag(flags []cli.Flag, name string) string {
+	if len(name) < 2 {
+		return "" // one letter: too little to guess from
+	}
+	best, bestD := "", 0
+	var prefixed []string
+	for _, f := range flags {
+		names := f.Names()
+		for _, n := range names {
+			if len(n) < 2 {
+				continue
+			}
+			if len(name) >= 3 && strings.HasPrefix(n, name) && !slices.Contains(prefixed, names[0]) {
+				prefixed = append(prefixed, names[0])
+			}
+			d := editDistance(strings.ToLower(name), strings.ToLower(n))
+			if best == "" || d < bestD {
+				best, bestD = n, d
+			}
+		}
+	}
+	switch {
+	case best != "" && bestD <= max(1, min(len(name), len(best))/3):
+		return best
+	case len(prefixed) == 1:
+		return prefixed[0]
+	}
+	return ""
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and transpositions of neighbours.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }
 
 // Interrupted reports whether ctx was cancelled, in which case a command

@@ -69,3 +69,42 @@ func TestRunAliasFlag(t *testing.T) {
 		t.Fatalf("code %d got %q stderr %q", code, got, errb.String())
 	}
 }
+
+func TestNearestFlag(t *testing.T) {
+	flags := []cli.Flag{
+		&cli.IntFlag{Name: "samples", Aliases: []string{"s"}},
+		&cli.StringFlag{Name: "raw-csv", Aliases: []string{"raw_csv", "c"}},
+		&cli.BoolFlag{Name: "no-plots"},
+		&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory"}},
+	}
+	cases := map[string]string{
+		"sample": "samples", "smaples": "samples", "raw-cvs": "raw-csv", "raw_cvs": "raw_csv",
+		"no-plot": "no-plots", "plots": "plots-directory", "plots-dir": "plots-directory",
+		"bogus": "", "x": "", "q": "", "Samples": "samples",
+	}
+	for typed, want := range cases {
+		if got := nearestFlag(flags, typed); got != want {
+			t.Errorf("nearestFlag(%q) = %q, want %q", typed, got, want)
+		}
+	}
+}
+
+func TestRequiredFlagsOneLine(t *testing.T) {
+	app := &cli.App{
+		Name:   "tool",
+		Flags:  []cli.Flag{&cli.StringFlag{Name: "in", Required: true}, &cli.StringFlag{Name: "out", Required: true}},
+		Before: func(*cli.Context) error { return Usagef("before ran") },
+		Action: func(*cli.Context) error { return nil },
+	}
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), app, []string{"tool", "--out", "x"}, &out, &errb)
+	if code != 2 || out.String() != "" || errb.String() != "tool: --in is required (see 'tool --help')\n" {
+		t.Fatalf("code %d stdout %q stderr %q", code, out.String(), errb.String())
+	}
+	// The tool's own Before still runs once the flags are there.
+	errb.Reset()
+	code = Run(context.Background(), app, []string{"tool", "--out", "x", "--in", "y"}, &out, &errb)
+	if code != 2 || errb.String() != "tool: before ran\n" {
+		t.Fatalf("code %d stderr %q", code, errb.String())
+	}
+}

@@ -82,7 +82,7 @@ func action(c *cli.Context) error {
 	case raw != "" && c.NArg() > 0:
 		return cliapp.Usagef("give either EXPERIMENT_DIR or --raw-csv, not both")
 	case raw == "" && c.NArg() == 0:
-		return cliapp.Usagef("missing EXPERIMENT_DIR (or --raw-csv FILE); see 'process --help'")
+		return cliapp.Usagef("EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')")
 	case c.NArg() > 1:
 		return cliapp.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
 	case raw != "":

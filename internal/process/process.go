@@ -158,8 +158,12 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	// left that a later step could take for a summary of the files as they
 	// are now.
 	for _, in := range inputs {
-		if _, err := os.Lstat(in.Summary); err != nil {
+		fi, err := os.Lstat(in.Summary)
+		if err != nil {
 			continue // nothing there (or no directory there): nothing to remove
+		}
+		if fi.IsDir() {
+			return nil, fileerr.New(in.Summary, 0, "", "is a directory; expected the summary file's name")
 		}
 		if err := os.Remove(in.Summary); err != nil {
 			return nil, fileerr.New(in.Summary, 0, "", "cannot remove the earlier summary: %v", err)

@@ -233,27 +233,40 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 	os.WriteFile(notDir, []byte("x"), 0o644)
 	good := t.TempDir()
 	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(good, "measurements_n_reliable.csv"))
+	loop := filepath.Join(t.TempDir(), "loop")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
+	badName := t.TempDir()
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(badName, "measurements_Bad Name.csv"))
 	cases := []struct {
 		args []string
 		want string
 	}{
-		{nil, "missing EXPERIMENT_DIR"},
+		{nil, "process: EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')"},
 		{[]string{empty}, "no measurements_<type>.csv files"},
 		{[]string{filepath.Join(empty, "nope")}, "no such directory"},
 		{[]string{"--format", "gif", good}, `unknown plot format "gif"`},
 		{[]string{"--raw_csv", "x.csv", good}, "not both"},
 		{[]string{"--output-csv", "x.csv", good}, "--output-csv x.csv is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written beside its raw file"},
 		{[]string{"-o", "x.csv", good}, "--output-csv x.csv is for --raw-csv FILE"},
-		{[]string{"--bogus", good}, "flag provided but not defined: -bogus"},
+		{[]string{"--bogus", good}, "unknown flag --bogus (see 'process --help')"},
 		{[]string{"--raw_csv", filepath.Join(empty, "nope.csv")}, "nope.csv: cannot read raw measurements"},
-		{[]string{"--plots-directory", filepath.Join(notDir, "plots"), good}, "cannot create directory"},
-		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", filepath.Join(notDir, "s.csv"), "--no-plots"}, "cannot create directory for " + filepath.Join(notDir, "s.csv")},
+		{[]string{"--plots-directory", filepath.Join(notDir, "plots"), good}, "cannot create the directory for " + filepath.Join(notDir, "plots") + "/measurements_n_reliable/histogram_16.png: " + notDir + " is a file, not a directory"},
+		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", filepath.Join(notDir, "s.csv"), "--no-plots"}, "cannot create the directory for " + filepath.Join(notDir, "s.csv") + ": " + notDir + " is a file, not a directory"},
+		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", empty, "--no-plots"}, "process: " + empty + ": is a directory; expected the summary file's name"},
+		{[]string{"--no-plots", "--html", empty, good}, "process: cannot write " + empty + ": it is a directory; expected a file name"},
+		{[]string{"--plots-directory", loop, good}, "cannot create the directory for " + loop + "/measurements_n_reliable/histogram_16.png: " + loop + " is a symbolic link that loops (it leads back to itself); expected a directory"},
+		{[]string{badName}, badName + `/measurements_Bad Name.csv: "Bad Name" is not a sub-experiment name: expected measurements_<type>.csv with <type> <scope>_<reliability>[_<transport>][_security], lower case, reliability best_effort, reliable or exactly_once (formats §1), e.g. measurements_interprocess_reliable.csv; rename the file`},
 	}
 	for _, c := range cases {
 		code, _, stderr := runProcess(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("process %v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+	if fi, err := os.Stat(empty); err != nil || !fi.IsDir() {
+		t.Errorf("the directory given as --output-csv became %v, %v", fi, err)
 	}
 }
 
