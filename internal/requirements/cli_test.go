@@ -123,7 +123,7 @@ func TestCommandErrors(t *testing.T) {
 		{"percentile 0", []string{"-e", good, "-o", out, "--percentile", "0"}, "requirements: --percentile 0: expected a number in (0, 100], e.g. 99"},
 		{"percentile over 100", []string{"-e", good, "-o", out, "--percentile", "101"}, "--percentile 101: expected a number in (0, 100]"},
 		{"negative percentile", []string{"-e", good, "-o", out, "--percentile", "-5"}, "--percentile -5: expected a number in (0, 100]"},
-		{"percentile not a number", []string{"-e", good, "-o", out, "--percentile", "high"}, `invalid value "high" for flag -percentile`},
+		{"percentile not a number", []string{"-e", good, "-o", out, "--percentile", "high"}, `--percentile "high": expected a number`},
 		{"no directory flag", []string{"-o", out}, `--experiments-results DIR (or --runs N --out DIR) is required`},
 		{"runs without out", []string{"--runs", "3", "-o", out}, `--runs needs a number of runs ≥ 1 and --out DIR`},
 		{"zero runs", []string{"--runs", "0", "--out", root, "-o", out}, `--runs needs a number of runs ≥ 1 and --out DIR`},
