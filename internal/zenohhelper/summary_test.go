@@ -158,7 +158,7 @@ func TestReadResultsDisagreement(t *testing.T) {
 			lines := strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
 			return strings.Join(lines[:len(lines)-1], "")
 		}), "the summary says"},
-		{"row missing inside", edit(t, "ping", RawFile, dropLine(5)), ":6: sample 6, expected 5"},
+		{"row missing inside", edit(t, "ping", RawFile, dropLine(5)), `:6: column "Sample": 6 follows 4: sample 5 is missing in payload 16, expected 5`},
 		{"unknown payload", edit(t, "ping", RawFile, func(s string) string { return s + "1,99,1.000\n" }), "payload 99 is not in the summary"},
 		{"bad latency", edit(t, "sub", RawFile, func(s string) string { return strings.Replace(s, "\n1,16,", "\n1,16,x", 1) }), `measurements.csv:2`},
 		{"raw file missing", func() string {
