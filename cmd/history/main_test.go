@@ -8,9 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/history"
+	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 // fixture writes 5 generated experiments and the real Fast-RTPS v1.9.2
@@ -293,5 +296,51 @@ func TestShortHistory(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("stdout lacks %q:\n%s", w, out)
 		}
+	}
+}
+
+// rawRuns writes n experiments of raw measurements (internal/synth: one
+// sub-experiment, three payloads, 1,000 samples each, seeds 1..n), every
+// latency times slowdown from experiment slowFrom on, and summarises each
+// with process, as runs would be.
+func rawRuns(t *testing.T, n, slowFrom int, slowdown float64) (exps, reqs string) {
+	t.Helper()
+	dir := t.TempDir()
+	exps, reqs = filepath.Join(dir, "results"), filepath.Join(dir, "reqs.csv")
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		d := filepath.Join(exps, start.AddDate(0, 0, i).Format("2006-01-02_15-04-05"))
+		s := synth.Spec{Types: []string{"intraprocess_reliable"}, Payloads: []int{16, 1024, 16384}, Samples: 1000, Seed: int64(i + 1), Slowdown: 1}
+		if i >= slowFrom {
+			s.Slowdown = slowdown
+		}
+		if err := synth.WriteExperiment(d, s); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := cliapp.Run(context.Background(), process.App(), []string{"process", "--no-plots", d}, &out, &errb); code != 0 {
+			t.Fatalf("process %s: exit %d: %s", d, code, errb.String())
+		}
+	}
+	write(t, reqs, "Experiment type,Bytes,Median,99%,Max\nintraprocess_reliable,16,100.000,200.000,900.000\n"+
+		"intraprocess_reliable,1024,100.000,200.000,900.000\nintraprocess_reliable,16384,100.000,200.000,900.000\n")
+	return exps, reqs
+}
+
+// TestGateFromRawRuns: raw measurements through process, then history:
+// twenty runs whose last six are 20 % slower fail the gate at the first slow
+// run; the same twenty runs unchanged pass.
+func TestGateFromRawRuns(t *testing.T) {
+	exps, reqs := rawRuns(t, 20, 14, 1.2)
+	code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", t.TempDir(), "--gate")
+	if code != cliapp.ExitGateFailed {
+		t.Fatalf("slower: exit %d, want 1; stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if w := "FAILED intraprocess_reliable, 16 bytes, Median: +"; !strings.Contains(out, w) || !strings.Contains(out, "since 2026-01-15_00-00-00") {
+		t.Errorf("stdout lacks %q since 2026-01-15_00-00-00:\n%s", w, out)
+	}
+	exps, reqs = rawRuns(t, 20, 20, 1)
+	if code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", t.TempDir(), "--gate"); code != cliapp.ExitOK {
+		t.Errorf("unchanged: exit %d, want 0; stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }

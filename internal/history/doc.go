@@ -19,9 +19,18 @@
 //     per experiment, NaN where an experiment lacks the sub-experiment or
 //     payload. Gaps and missing requirements are warnings
 //     carried in History.Warnings, not errors.
+//   - DetectChanges looks for change points in every series (a
+//     sub-experiment's payload and magnitude) over the newest
+//     ChangeOptions.Window experiments with internal/changepoint (E-divisive
+//     means, seeded permutation test, segments of at least 5 experiments),
+//     in parallel, each series with its own seed derived from the user's;
+//     Gate then judges the newest segment of the gated series (a local
+//     permutation test per candidate, Holm over the series; formats §10).
 //   - Renderers only read the History: Records / WriteCSV (history.csv),
 //     Jobs / RenderPlots (magnitude and payload history plots, in parallel on
-//     a pool of GOMAXPROCS workers) and Page (the self-contained HTML report).
+//     a pool of GOMAXPROCS workers, change points marked), Page (the
+//     self-contained HTML report) and JSONDoc (change points and the gate's
+//     verdict).
 //
 // Plot files, relative to the plots directory, keep the Fast-RTPS names:
 //
