@@ -5,10 +5,10 @@ import (
 	"syscall"
 )
 
-// setProcAttr puts the program in a process group of its own, so that it
+// SetProcAttr puts the program in a process group of its own, so that it
 // and its children can be stopped together and a Ctrl-C at the terminal
 // reaches run only (which then stops the program), and kills it if run
 // dies without doing so.
-func setProcAttr(cmd *exec.Cmd) {
+func SetProcAttr(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

@@ -7,10 +7,11 @@ import (
 	"syscall"
 )
 
-func setProcAttr(*exec.Cmd) {}
+// SetProcAttr does nothing: there are no process groups.
+func SetProcAttr(*exec.Cmd) {}
 
-// signalGroup kills the program: there are no process groups to signal.
-func signalGroup(cmd *exec.Cmd, _ syscall.Signal) {
+// SignalGroup kills the program: there are no process groups to signal.
+func SignalGroup(cmd *exec.Cmd, _ syscall.Signal) {
 	if cmd.Process != nil {
 		cmd.Process.Kill()
 	}

@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// setProcAttr puts the program in a process group of its own.
-func setProcAttr(cmd *exec.Cmd) {
+// SetProcAttr puts the program in a process group of its own.
+func SetProcAttr(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }

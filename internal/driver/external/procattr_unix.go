@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// signalGroup sends sig to the program's process group: the program and
+// SignalGroup sends sig to the program's process group: the program and
 // every child it started.
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
+func SignalGroup(cmd *exec.Cmd, sig syscall.Signal) {
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, sig)
 	}

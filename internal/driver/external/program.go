@@ -293,9 +293,9 @@ func (m *measurer) run(payload int) (runResult, error) {
 	argv := expand(c.argv, payload, m.cfg.Samples, m.cfg.Warmup, out)
 	m.extra["folder"] = filepath.Base(folder)
 	if payload > 0 {
-		m.extra["command_"+strconv.Itoa(payload)] = quoteArgv(argv)
+		m.extra["command_"+strconv.Itoa(payload)] = QuoteArgv(argv)
 	} else {
-		m.extra["command_run"] = quoteArgv(argv)
+		m.extra["command_run"] = QuoteArgv(argv)
 	}
 
 	if m.stop.Load() {
@@ -362,14 +362,14 @@ type process struct {
 // (SIGKILL) after KillGrace.
 func (r *process) stop() {
 	r.stopOnce.Do(func() {
-		signalGroup(r.cmd, syscall.SIGTERM)
+		SignalGroup(r.cmd, syscall.SIGTERM)
 		go func() {
 			select {
 			case <-r.exited:
 			case <-time.After(KillGrace):
 			}
 			// Children the program left behind go too.
-			signalGroup(r.cmd, syscall.SIGKILL)
+			SignalGroup(r.cmd, syscall.SIGKILL)
 		}()
 	})
 }
@@ -391,7 +391,7 @@ func (p *program) start(argv []string, stdoutPath, stderrPath string, timeout ti
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcAttr(cmd)
+	SetProcAttr(cmd)
 	r := &process{cmd: cmd, exited: make(chan struct{})}
 
 	// The program is started and waited for on a goroutine locked to its
@@ -440,7 +440,7 @@ func (p *program) start(argv []string, stdoutPath, stderrPath string, timeout ti
 	p.running = nil
 	p.mu.Unlock()
 	// Whatever the program left running in its process group goes with it.
-	signalGroup(cmd, syscall.SIGKILL)
+	SignalGroup(cmd, syscall.SIGKILL)
 
 	status := exitStatus(waitErr)
 	switch {
@@ -496,8 +496,8 @@ func version(ctx context.Context, argv []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	setProcAttr(cmd)
-	cmd.Cancel = func() error { signalGroup(cmd, syscall.SIGKILL); return nil }
+	SetProcAttr(cmd)
+	cmd.Cancel = func() error { SignalGroup(cmd, syscall.SIGKILL); return nil }
 	cmd.WaitDelay = time.Second
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -506,16 +506,16 @@ func version(ctx context.Context, argv []string) (string, error) {
 		for _, l := range strings.Split(s, "\n") {
 			if l = strings.TrimSpace(stripANSI(l)); l != "" {
 				if err != nil {
-					return "", fmt.Errorf("%s: %s (it printed %q)", quoteArgv(argv), exitStatus(err), l)
+					return "", fmt.Errorf("%s: %s (it printed %q)", QuoteArgv(argv), exitStatus(err), l)
 				}
 				return l, nil
 			}
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("%s: %s", quoteArgv(argv), exitStatus(err))
+		return "", fmt.Errorf("%s: %s", QuoteArgv(argv), exitStatus(err))
 	}
-	return "", fmt.Errorf("%s printed nothing", quoteArgv(argv))
+	return "", fmt.Errorf("%s printed nothing", QuoteArgv(argv))
 }
 
 // stripANSI removes terminal colour sequences (sockperf prints some).
@@ -533,8 +533,8 @@ func stripANSI(s string) string {
 	}
 }
 
-// quoteArgv records a command line as a JSON array.
-func quoteArgv(argv []string) string {
+// QuoteArgv records a command line as a JSON array.
+func QuoteArgv(argv []string) string {
 	b, _ := json.Marshal(argv)
 	return string(b)
 }
