@@ -147,7 +147,7 @@ func TestFormats(t *testing.T) {
 		{name: "fastrtps_reliable", format: "fastrtps", latency: meta.LatencyRTT,
 			command: []string{"-format", "fastrtps", "-payloads", "{payload}", "-n", "{samples}", "-out", "{out}"},
 			want:    func(p int) []float64 { return want(p, 7, 2, false) }, status: "16:0 64:0"},
-		{name: "zenoh_best_effort", format: "zping", latency: meta.LatencyHalfRTT,
+		{name: "zping_best_effort", format: "zping", latency: meta.LatencyHalfRTT,
 			command: []string{"-format", "zping", "-payloads", "16,64", "-n", "9"},
 			want:    func(p int) []float64 { return want(p, 9, 0.5, true) }, status: "0",
 			kept: []string{"stdout.log", "stderr.log"}},
@@ -286,22 +286,23 @@ func TestProgramFails(t *testing.T) {
 }
 
 // TestSingleRunFails checks that a program measuring every payload in one
-// run, which fails, keeps what it wrote of each payload.
+// run, which fails, keeps what it wrote of each payload, across a payload
+// it did not reach.
 func TestSingleRunFails(t *testing.T) {
 	root := t.TempDir()
-	code, stderr := run(t, root, "-s", "zenoh_best_effort", "--external-name", "zenoh_best_effort", "--external-format", "zping",
+	code, stderr := run(t, root, "-s", "zping_best_effort", "--external-name", "zping_best_effort", "--external-format", "zping",
 		"--external-command", fakeCommand(t, "-format", "zping", "-payloads", "16,64", "-n", "4", "-exit", "1"),
-		"--payloads", "16,64,256", "--samples", "4")
+		"--payloads", "16,32,64,256", "--samples", "4")
 	if code != 2 || !strings.Contains(stderr, "exited with status 1; its standard error is empty") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	dir := filepath.Join(root, "exp")
-	raw := readRaw(t, dir, "zenoh_best_effort")
-	if len(raw[16]) != 4 || len(raw[64]) != 4 {
+	raw := readRaw(t, dir, "zping_best_effort")
+	if len(raw[16]) != 4 || len(raw[32]) != 0 || len(raw[64]) != 4 {
 		t.Errorf("raw %v", raw)
 	}
 	sub := readMeta(t, dir).SubExperiments[0]
-	if sub.Completed || len(sub.Payloads) != 2 || sub.Payloads[0].Completed || sub.Payloads[1].Completed {
+	if sub.Completed || len(sub.Payloads) != 3 || sub.Payloads[0].Completed || sub.Payloads[1].Samples != 0 || sub.Payloads[2].Completed {
 		t.Errorf("sub %+v", sub)
 	}
 }
@@ -317,24 +318,24 @@ func TestBadOutput(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	root = t.TempDir()
-	code, stderr = run(t, root, "-s", "zenoh_best_effort", "--external-name", "zenoh_best_effort", "--external-format", "zping",
+	code, stderr = run(t, root, "-s", "zping_best_effort", "--external-name", "zping_best_effort", "--external-format", "zping",
 		"--external-command", fakeCommand(t, "-format", "zping", "-payloads", "16,32", "-n", "2"),
 		"--payloads", "16", "--samples", "2")
-	if code != 2 || !strings.Contains(stderr, "zenoh_best_effort.external/stdout.log:5: a latency of payload 32 B, which is not in --payloads") {
+	if code != 2 || !strings.Contains(stderr, "zping_best_effort.external/stdout.log:5: a latency of payload 32 B, which is not in --payloads") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	root = t.TempDir()
-	code, stderr = run(t, root, "-s", "zenoh_best_effort", "--external-name", "zenoh_best_effort", "--external-format", "zping",
+	code, stderr = run(t, root, "-s", "zping_best_effort", "--external-name", "zping_best_effort", "--external-format", "zping",
 		"--external-command", fakeCommand(t, "-format", "zping", "-payloads", "32", "-n", "2", "-x", "{payload}"),
 		"--payloads", "16", "--samples", "2")
 	if code != 2 || !strings.Contains(stderr, "status 2") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	root = t.TempDir()
-	code, stderr = run(t, root, "-s", "zenoh_best_effort", "--external-name", "zenoh_best_effort", "--external-format", "zping",
+	code, stderr = run(t, root, "-s", "zping_best_effort", "--external-name", "zping_best_effort", "--external-format", "zping",
 		"--external-command", fakeCommand(t, "-format", "zping", "-payloads", "32", "-n", "2", "-stderr", "{payload}"),
 		"--payloads", "16", "--samples", "2")
-	if code != 2 || !strings.Contains(stderr, "zenoh_best_effort.external/stdout-16.log:2: a latency of payload 32 B, but the program was started for 16 B") {
+	if code != 2 || !strings.Contains(stderr, "zping_best_effort.external/stdout-16.log:2: a latency of payload 32 B, but the program was started for 16 B") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }

@@ -173,12 +173,16 @@ func (m *measurer) Measure(payload int, res *engine.PayloadResult) (int, error) 
 		samples = m.once[payload]
 		latency = m.extra["program_latency"]
 		err = m.onceErr
-		// A failed single run keeps what it measured of every payload:
-		// the error is reported with the last payload that has samples.
-		if err != nil && slices.ContainsFunc(m.later(payload), func(p int) bool { return len(m.once[p]) > 0 }) {
-			err, complete = nil, false
-		}
-		if err == nil && len(samples) == 0 {
+		switch {
+		case err != nil:
+			// A failed single run keeps what it measured of every
+			// payload: the error is reported with the last payload that
+			// has samples.
+			complete = false
+			if slices.ContainsFunc(m.later(payload), func(p int) bool { return len(m.once[p]) > 0 }) {
+				err = nil
+			}
+		case len(samples) == 0:
 			err = fmt.Errorf("%s holds no latency of payload %d B (it has %s)", m.onceFile, payload, payloadList(m.once))
 		}
 	}
