@@ -17,9 +17,11 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/zenoh"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/mqgate/mqgate/internal/zenohhelper"
 	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
@@ -140,6 +142,14 @@ func TestRunPeerAndClient(t *testing.T) {
 	tool(t, check.App(), 1, "--requirements", tight, "--experiment-directory", client, "--plots-directory", filepath.Join(root, "cp"))
 	tool(t, compare.App(), 0, "--reference", filepath.Join(results, "peer"), "--results", client,
 		"--plots-directory", filepath.Join(root, "comparison"), "--fail-threshold", "1000")
+	reqs := filepath.Join(root, "latency_requirements.csv")
+	tool(t, requirements.App(), 0, "--experiments-results", results, "--output-file", reqs)
+	hist := filepath.Join(root, "history")
+	tool(t, history.App(), 0, "--experiments-results", results, "--requirements", reqs, "--plots-directory", hist)
+	h, err := os.ReadFile(filepath.Join(hist, "history.csv"))
+	if err != nil || !bytes.Contains(h, []byte("zenoh_reliable")) || !bytes.Contains(h, []byte("zenoh_best_effort")) {
+		t.Errorf("history.csv: %v\n%s", err, h)
+	}
 }
 
 // TestRunRTT checks that --latency rtt reaches the helper: the raw file
