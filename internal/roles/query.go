@@ -75,7 +75,11 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 		return out
 	}
 	var stops []func() error
-	for _, expr := range []string{s.ServePrefix, b.Wildcard(s.ServePrefix)} {
+	exprs := []string{s.ServePrefix, b.Wildcard(s.ServePrefix)}
+	if w, ok := b.(interface{ WildcardIncludesPrefix() bool }); ok && w.WildcardIncludesPrefix() {
+		exprs = exprs[1:] // MQTT's prefix/# matches prefix itself
+	}
+	for _, expr := range exprs {
 		stop, err := b.Serve(expr, serve)
 		if err != nil {
 			met.Close()
@@ -207,8 +211,11 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 			qctx, qcancel := context.WithTimeout(runCtx, s.Timeout)
 			defer qcancel()
 			var r queryResult
+			var rmu sync.Mutex // replies may still arrive as Query returns
 			sent := time.Now()
 			err := b.Query(qctx, s.Expr, msg, func(reply []byte, at time.Time) bool {
+				rmu.Lock()
+				defer rmu.Unlock()
 				ns := at.Sub(sent).Nanoseconds()
 				if r.replies == 0 {
 					r.firstNs = ns
@@ -221,6 +228,8 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 				r.bytes += uint64(len(reply))
 				return r.replies < uint64(s.Replies)
 			})
+			rmu.Lock()
+			defer rmu.Unlock()
 			if err != nil && runCtx.Err() == nil {
 				r.err = true
 				met.Error()

@@ -247,8 +247,9 @@ func (s *Settings) check() error {
 	return nil
 }
 
+// sep is the topic separator of driver.
 func sep(driver string) string {
-	if driver == "zenoh" {
+	if driver == "zenoh" || driver == "mqtt" {
 		return "/"
 	}
 	return "."

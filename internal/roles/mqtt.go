@@ -1,0 +1,249 @@
+package roles
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/eclipse/paho.golang/paho"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+func init() { RegisterBackend("mqtt", dialMQTT) }
+
+// mqttBackend runs the roles over MQTT 5 (paho.golang, no reconnection):
+// publish/subscribe at QoS 0 (best_effort) or 1 (reliable), and
+// request/response with the Response Topic and Correlation Data
+// properties: each requester subscribes once to a response topic of its
+// own and routes the replies by correlation data. Subscriptions with
+// wildcards get every message below a prefix.
+type mqttBackend struct {
+	cli   *paho.Client
+	conn  net.Conn
+	qos   byte
+	url   string
+	id    string
+	lost  chan error
+	once  sync.Once
+	mu    sync.RWMutex
+	subs  []mqttSub
+	reply string
+	wait  map[string]func([]byte, time.Time) // by correlation data
+	pubMu sync.Mutex
+}
+
+type mqttSub struct {
+	filter string
+	f      func(topic string, msg []byte, props *paho.PublishProperties, at time.Time)
+}
+
+func dialMQTT(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
+	raw := "mqtt://127.0.0.1:1883"
+	if len(endpoints) > 0 {
+		raw = endpoints[0]
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "mqtt" || u.Host == "" {
+		return nil, fmt.Errorf("--endpoint %q: expected mqtt://HOST:PORT", driver.RedactURL(raw))
+	}
+	var tok [6]byte
+	rand.Read(tok[:])
+	b := &mqttBackend{url: driver.RedactURL(raw), id: "mqgate-role-" + hex.EncodeToString(tok[:]), lost: make(chan error, 1),
+		wait: map[string]func([]byte, time.Time){}}
+	if reliable {
+		b.qos = 1
+	}
+	var d net.Dialer
+	if b.conn, err = d.DialContext(ctx, "tcp", u.Host); err != nil {
+		return nil, fmt.Errorf("cannot reach the MQTT broker at %s: %w", b.url, err)
+	}
+	lostf := func(err error) { b.once.Do(func() { b.lost <- fmt.Errorf("connection to %s lost: %v", b.url, err) }) }
+	b.cli = paho.NewClient(paho.ClientConfig{
+		ClientID:           b.id,
+		Conn:               b.conn,
+		OnPublishReceived:  []func(paho.PublishReceived) (bool, error){b.route},
+		OnClientError:      lostf,
+		OnServerDisconnect: func(d *paho.Disconnect) { lostf(fmt.Errorf("DISCONNECT reason 0x%02X", d.ReasonCode)) },
+		PacketTimeout:      timeout,
+	})
+	cp := &paho.Connect{ClientID: b.id, KeepAlive: uint16(max(1, timeout/time.Second)), CleanStart: true}
+	if u.User != nil {
+		cp.Username, cp.UsernameFlag = u.User.Username(), true
+		if p, ok := u.User.Password(); ok {
+			cp.Password, cp.PasswordFlag = []byte(p), true
+		}
+	}
+	if ca, err := b.cli.Connect(ctx, cp); err != nil {
+		b.conn.Close()
+		if ca != nil {
+			return nil, fmt.Errorf("the MQTT broker at %s refused the connection: reason 0x%02X", b.url, ca.ReasonCode)
+		}
+		return nil, fmt.Errorf("connecting to the MQTT broker at %s: %w", b.url, err)
+	}
+	return b, nil
+}
+
+func (b *mqttBackend) route(pr paho.PublishReceived) (bool, error) {
+	at := time.Now()
+	p := pr.Packet
+	b.mu.RLock()
+	subs := b.subs
+	var waiter func([]byte, time.Time)
+	if p.Topic == b.reply && p.Properties != nil {
+		waiter = b.wait[string(p.Properties.CorrelationData)]
+	}
+	b.mu.RUnlock()
+	if waiter != nil {
+		waiter(p.Payload, at)
+		return true, nil
+	}
+	for _, s := range subs {
+		if topicMatch(s.filter, p.Topic) {
+			s.f(p.Topic, p.Payload, p.Properties, at)
+		}
+	}
+	return true, nil
+}
+
+// topicMatch reports whether topic matches the MQTT filter (+ and #).
+func topicMatch(filter, topic string) bool {
+	f, t := strings.Split(filter, "/"), strings.Split(topic, "/")
+	for i, part := range f {
+		if part == "#" {
+			return true
+		}
+		if i >= len(t) || part != "+" && part != t[i] {
+			return false
+		}
+	}
+	return len(f) == len(t)
+}
+
+func (b *mqttBackend) Name() string                  { return "mqtt" }
+func (b *mqttBackend) Join(parts ...string) string   { return strings.Join(parts, "/") }
+func (b *mqttBackend) Wildcard(prefix string) string { return prefix + "/#" }
+func (b *mqttBackend) Lost() <-chan error            { return b.lost }
+
+// WildcardIncludesPrefix: prefix/# matches prefix itself.
+func (b *mqttBackend) WildcardIncludesPrefix() bool { return true }
+func (b *mqttBackend) Info() (string, string, string) {
+	return "mqtt", "5", b.url
+}
+
+func (b *mqttBackend) publish(p *paho.Publish) error {
+	if p.QoS == 0 {
+		// QoS 0 is written by the calling goroutine: one at a time.
+		b.pubMu.Lock()
+		defer b.pubMu.Unlock()
+	}
+	// QoS 1 waits for the PUBACK within the packet timeout.
+	_, err := b.cli.Publish(context.Background(), p)
+	return err
+}
+
+func (b *mqttBackend) Publish(topic string, msg []byte) error {
+	return b.publish(&paho.Publish{Topic: topic, QoS: b.qos, Payload: msg})
+}
+
+// Flush: QoS 0 messages are written when Publish returns, QoS 1 ones
+// acknowledged.
+func (b *mqttBackend) Flush(time.Duration) error { return nil }
+
+func (b *mqttBackend) subscribe(filter string, f func(string, []byte, *paho.PublishProperties, time.Time)) (func() error, error) {
+	b.mu.Lock()
+	b.subs = append(b.subs, mqttSub{filter, f})
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sa, err := b.cli.Subscribe(ctx, &paho.Subscribe{Subscriptions: []paho.SubscribeOptions{{Topic: filter, QoS: b.qos}}})
+	if err == nil && sa != nil && len(sa.Reasons) == 1 && sa.Reasons[0] >= 0x80 {
+		err = fmt.Errorf("the broker refused the subscription to %s: reason 0x%02X", filter, sa.Reasons[0])
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := b.cli.Unsubscribe(ctx, &paho.Unsubscribe{Topics: []string{filter}})
+		return err
+	}, nil
+}
+
+func (b *mqttBackend) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
+	return b.subscribe(expr, func(topic string, msg []byte, _ *paho.PublishProperties, at time.Time) { f(topic, msg, at) })
+}
+
+func (b *mqttBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
+	return b.subscribe(expr, func(_ string, msg []byte, props *paho.PublishProperties, at time.Time) {
+		if props == nil || props.ResponseTopic == "" {
+			return
+		}
+		resp, corr := props.ResponseTopic, props.CorrelationData
+		go func() {
+			for _, r := range reply(msg, at) {
+				if b.publish(&paho.Publish{Topic: resp, QoS: b.qos, Payload: r, Properties: &paho.PublishProperties{CorrelationData: corr}}) != nil {
+					return
+				}
+			}
+		}()
+	})
+}
+
+func (b *mqttBackend) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
+	b.mu.Lock()
+	if b.reply == "" {
+		b.reply = "mqgate/reply/" + b.id
+		b.mu.Unlock()
+		ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := b.cli.Subscribe(ctx2, &paho.Subscribe{Subscriptions: []paho.SubscribeOptions{{Topic: b.reply, QoS: b.qos}}})
+		cancel()
+		if err != nil {
+			return err
+		}
+		b.mu.Lock()
+	}
+	var tok [8]byte
+	rand.Read(tok[:])
+	corr := string(tok[:])
+	done := make(chan struct{})
+	var once sync.Once
+	b.wait[corr] = func(msg []byte, at time.Time) {
+		if !f(msg, at) {
+			once.Do(func() { close(done) })
+		}
+	}
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.wait, corr)
+		b.mu.Unlock()
+	}()
+	if err := b.publish(&paho.Publish{Topic: key, QoS: b.qos, Payload: req,
+		Properties: &paho.PublishProperties{ResponseTopic: b.reply, CorrelationData: []byte(corr)}}); err != nil {
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil
+		}
+		return ctx.Err()
+	}
+}
+
+func (b *mqttBackend) Close() error {
+	return bounded(5*time.Second, func() error {
+		b.cli.Disconnect(&paho.Disconnect{ReasonCode: 0})
+		return b.conn.Close()
+	})
+}
