@@ -1,11 +1,13 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
@@ -14,15 +16,29 @@ import (
 // App returns the check command.
 func App() *cli.App {
 	return &cli.App{
-		Name:      "check",
-		Usage:     "check an experiment against latency requirements; exit 1 when one is violated",
-		UsageText: "check --requirements FILE --experiment-directory DIR [--plots-directory DIR] [--allow-missing] [--allow-incomplete] [--junit FILE] [--markdown FILE] [--json FILE] [--html FILE] [--format png|svg]",
-		Description: `Checks every summary measurements_<type>_summary.csv in DIR against the requirements
-(Experiment type,Bytes,Median,99%,Max): per payload the Median, 99% and Max latencies must not
-exceed their requirement. Writes
+		Name:  "check",
+		Usage: "check experiments against latency requirements; exit 1 when one is violated, 3 when undecided",
+		UsageText: "check --requirements FILE --experiment-directory DIR [--experiment-directory DIR …] [--experiments-results ROOT]\n" +
+			"      [--margin 0.1] [--output-directory DIR] [--plots-directory DIR] [--allow-missing] [--allow-incomplete]\n" +
+			"      [--junit FILE] [--markdown FILE] [--json FILE] [--html FILE] [--format png|svg]",
+		Description: `Checks the summaries measurements_<type>_summary.csv of one or more runs of the system
+against the requirements (Experiment type,Bytes,Median,99%,Max): per payload, the Median, 99%
+and Max latencies against their requirement, raised by --margin (0.1 or 10%: 10 % higher).
+
+One run against percentile (Fast-RTPS) requirements: a value passes when it does not exceed its
+requirement, as the Fast-RTPS script checks (formats §4). Writes
   DIR/checks_<type>.csv                                     the check report
   <plots>/measurements_<type>/comparison_<median|99|max>.<ext>  experiment and requirement by payload
-and prints what failed and by how much.
+
+Several runs (--experiment-directory repeated, or every experiment in --experiments-results),
+or statistical requirements (requirements --false-fail, the default): every check is passed,
+failed or inconclusive (formats §10). Against statistical requirements an unchanged system fails
+the whole check with at most the chance the requirements file states; the verdicts say, per
+check, the runs' statistic, the limit for that many runs, the chance p that an unchanged system
+does as badly, and, when undecided, about how many more runs would decide. Distribution-free
+limits fail only when enough candidate runs all exceed them (requirements says how many); with
+fewer, a run above them is inconclusive, not a failure. The check reports and plots of several
+runs go to --output-directory (none without it).
 
 A payload or sub-experiment without requirement, or a requirement without data, fails the
 check unless --allow-missing is given. An incomplete run (meta.json "completed": false) is an
@@ -34,16 +50,24 @@ Examples:
   check --requirements latency_requirements.csv --experiment-directory results/2026-11-21_09-00-00
   check --requirements latency_requirements.csv --experiment_directory results/2026-11-21_09-00-00 \
         --plots_directory results/2026-11-21_09-00-00/plots --print_summaries
-  check -r latency_requirements.csv -e results/2026-11-21_09-00-00 \
+  check -r latency_requirements.csv --experiments-results candidate --margin 10% \
         --junit check.xml --markdown check.md --json check.json --html check.html
 
-Exit status: 0 every check passed, 1 a check failed, 2 usage or input error.`,
-		HideHelpCommand: true,
+Exit status: 0 every check passed, 1 a check failed, 2 usage or input error, 3 no check failed
+but one is inconclusive (take more runs), 130 interrupted.`,
+		HideHelpCommand:           true,
+		DisableSliceFlagSeparator: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"}, Required: true, TakesFile: true,
-				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max)"},
-			&cli.StringFlag{Name: "experiment-directory", Aliases: []string{"experiment_directory", "e"}, Required: true, TakesFile: true,
-				Usage: "experiment directory holding measurements_<type>_summary.csv files"},
+				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max,…)"},
+			&cli.StringSliceFlag{Name: "experiment-directory", Aliases: []string{"experiment_directory", "e"}, TakesFile: true,
+				Usage: "experiment directory holding measurements_<type>_summary.csv files; repeat it for several runs"},
+			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results"}, TakesFile: true,
+				Usage: "folder holding one experiment folder per candidate run (instead of, or with, --experiment-directory)"},
+			&cli.StringFlag{Name: "margin", Value: "0",
+				Usage: "raise every requirement by this fraction (0.1) or percentage (10%), against a machine busier than the reference's"},
+			&cli.StringFlag{Name: "output-directory", TakesFile: true,
+				Usage: "several runs: directory for the check reports checks_<type>.csv (and the plots, in DIR/plots)"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, TakesFile: true,
 				Usage: "directory for the check plots (default: DIR/plots)"},
 			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "let checks without requirement or data neither pass nor fail"},
@@ -67,9 +91,19 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Usagef("--format: %v", err)
 	}
+	margin, err := compare.ParseFraction(c.String("margin"))
+	if err != nil || margin < 0 {
+		if err == nil {
+			err = fmt.Errorf("%v is negative", c.String("margin"))
+		}
+		return cliapp.Usagef("--margin: %v: expected a fraction ≥ 0 such as 0.1, or a percentage such as 10%%", err)
+	}
+	dirs := c.StringSlice("experiment-directory")
 	cfg := Config{
 		Requirements:    c.String("requirements"),
-		ExperimentDir:   c.String("experiment-directory"),
+		ExperimentsRoot: c.String("experiments-results"),
+		OutputDir:       c.String("output-directory"),
+		Margin:          margin,
 		PlotsDir:        c.String("plots-directory"),
 		Format:          f,
 		AllowMissing:    c.Bool("allow-missing"),
@@ -78,6 +112,17 @@ func action(c *cli.Context) error {
 		Markdown:        c.String("markdown"),
 		JSON:            c.String("json"),
 		HTML:            c.String("html"),
+	}
+	switch {
+	case len(dirs) == 0 && cfg.ExperimentsRoot == "":
+		return cliapp.Usagef("--experiment-directory DIR (repeatable) or --experiments-results ROOT is required (see '%s --help')", c.App.Name)
+	case len(dirs) == 1 && cfg.ExperimentsRoot == "":
+		cfg.ExperimentDir = dirs[0]
+		if cfg.OutputDir != "" {
+			return cliapp.Usagef("--output-directory is for several runs; one run's check reports go into its directory")
+		}
+	default:
+		cfg.ExperimentDirs = dirs
 	}
 	res, err := Run(c.Context, cfg)
 	if err != nil {
@@ -97,7 +142,11 @@ func action(c *cli.Context) error {
 	case gate.Passed:
 		return nil
 	case gate.Inconclusive:
-		return cliapp.Exit(cliapp.ExitInconclusive, fmt.Errorf("inconclusive"))
+		return cliapp.Exit(cliapp.ExitInconclusive, fmt.Errorf("inconclusive: %d of %d checks undecided, none failed; more runs would decide", v.Inconclusive, len(v.Checks)))
 	}
-	return cliapp.Exit(cliapp.ExitGateFailed, fmt.Errorf("%d of %d checks failed, %d missing", v.Failed, len(v.Checks), v.Missing))
+	msg := fmt.Sprintf("%d of %d checks failed, %d missing", v.Failed, len(v.Checks), v.Missing)
+	if v.Inconclusive > 0 {
+		msg += fmt.Sprintf(", %d inconclusive", v.Inconclusive)
+	}
+	return cliapp.Exit(cliapp.ExitGateFailed, errors.New(msg))
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
@@ -23,10 +25,20 @@ import (
 type Config struct {
 	// Requirements is the requirements CSV (formats §4).
 	Requirements string
-	// ExperimentDir holds the summaries; the check reports are written there.
+	// ExperimentDir holds the summaries of a single run; the check reports
+	// are written there.
 	ExperimentDir string
+	// ExperimentDirs and ExperimentsRoot (a folder of experiments) give
+	// several candidate runs instead, judged together (EvaluateRuns); the
+	// check reports then go to OutputDir, and are not written without it.
+	ExperimentDirs  []string
+	ExperimentsRoot string
+	// OutputDir receives the check reports of several runs.
+	OutputDir string
+	// Margin raises every requirement by this fraction (0.1 = 10 %).
+	Margin float64
 	// PlotsDir receives the check plots; experiment.PlotsDir(ExperimentDir)
-	// when empty.
+	// for a single run, OutputDir/plots for several, when empty.
 	PlotsDir string
 	// Format of the plots; PNG when empty.
 	Format plots.Format
@@ -53,17 +65,25 @@ func Guard(cfg Config) *clobber.Guard {
 	g := &clobber.Guard{}
 	g.File("--requirements", cfg.Requirements)
 	g.Experiment("--experiment-directory", cfg.ExperimentDir)
+	for _, d := range cfg.ExperimentDirs {
+		g.Experiment("--experiment-directory", d)
+	}
+	g.Experiments("--experiments-results", cfg.ExperimentsRoot)
 	g.Output("--junit", cfg.JUnit)
 	g.Output("--markdown", cfg.Markdown)
 	g.Output("--json", cfg.JSON)
 	g.Output("--html", cfg.HTML)
-	g.OutputDir("--experiment-directory", cfg.ExperimentDir, "its check reports "+ReportFileName("<type>"), func(rel string) bool {
+	reportFlag, reportDir := "--experiment-directory", cfg.ExperimentDir
+	if cfg.ExperimentDir == "" {
+		reportFlag, reportDir = "--output-directory", cfg.OutputDir
+	}
+	g.OutputDir(reportFlag, reportDir, "its check reports "+ReportFileName("<type>"), func(rel string) bool {
 		_, ok := experiment.TypeOfCheckReport(rel)
 		return ok && !strings.Contains(rel, "/")
 	})
 	plotsDir := cfg.PlotsDir
 	if plotsDir == "" {
-		plotsDir = experiment.PlotsDir(cfg.ExperimentDir)
+		plotsDir = defaultPlotsDir(cfg)
 	}
 	g.OutputDir("--plots-directory", plotsDir, "its check plots measurements_<type>/comparison_<median|99|max>", func(rel string) bool {
 		dir, name, ok := strings.Cut(rel, "/")
@@ -79,42 +99,66 @@ func Guard(cfg Config) *clobber.Guard {
 // Verdict.ExitCode() != 0. Nothing is read, removed or written when an
 // output would overwrite an input or another output.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	single := cfg.ExperimentDir != ""
+	if n := len(cfg.ExperimentDirs); (single && (n > 0 || cfg.ExperimentsRoot != "")) || (!single && n == 0 && cfg.ExperimentsRoot == "") {
+		return nil, cliapp.Usagef("give the candidate runs as one experiment directory, as several, or as a folder of experiments")
+	}
 	if cfg.PlotsDir == "" {
-		cfg.PlotsDir = experiment.PlotsDir(cfg.ExperimentDir)
+		cfg.PlotsDir = defaultPlotsDir(cfg)
 	}
 	if cfg.Format == "" {
 		cfg.Format = plots.FormatPNG
+	}
+	if !(cfg.Margin >= 0) || math.IsInf(cfg.Margin, 0) {
+		return nil, cliapp.Usagef("--margin %v: expected a fraction ≥ 0 (0.1 or 10%% raises every requirement by 10%%)", cfg.Margin)
 	}
 	if err := Guard(cfg).Check(); err != nil {
 		return nil, err
 	}
 	// Reports of an earlier check go first, so that a check that fails on
 	// bad input leaves no report a later step could take for its own.
-	if err := removeReports(cfg.ExperimentDir); err != nil {
-		return nil, err
+	reportDir := cfg.ExperimentDir
+	if !single {
+		reportDir = cfg.OutputDir
+	}
+	if reportDir != "" {
+		if err := removeReports(reportDir); err != nil {
+			return nil, err
+		}
 	}
 	reqs, err := requirements.ReadFile(cfg.Requirements)
 	if err != nil {
 		return nil, cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("requirements: %w", err))
 	}
-	exp, err := experiment.Load(cfg.ExperimentDir)
+	exps, subject, warnings, err := loadRuns(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, cliapp.Exit(cliapp.ExitInterrupted, err)
+		}
+		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	latency, more, err := experiment.Admit(exps, cfg.AllowIncomplete)
 	if err != nil {
 		return nil, cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	latency, warnings, err := experiment.Admit([]*experiment.Experiment{exp}, cfg.AllowIncomplete)
-	if err != nil {
-		return nil, cliapp.Exit(cliapp.ExitUsage, err)
-	}
+	warnings = append(warnings, more...)
 	if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), latency); err != nil {
 		return nil, cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	sums := exp.Summaries
-	v := Evaluate(reqs, sums)
-	v.Subject, v.Baseline, v.AllowMissing = cfg.ExperimentDir, cfg.Requirements, cfg.AllowMissing
-	for _, w := range append(exp.Warnings, warnings...) {
+	var v *gate.Verdict
+	if len(exps) == 1 && !requirements.Statistical(reqs) && cfg.Margin == 0 {
+		// One run against percentile requirements: formats §4 as is.
+		v = Evaluate(reqs, exps[0].Summaries)
+	} else {
+		v = EvaluateRuns(reqs, exps, cfg.Margin)
+		v.Warn(ModeText(reqs, len(exps), cfg.Margin))
+	}
+	v.Subject, v.Baseline, v.AllowMissing = subject, cfg.Requirements, cfg.AllowMissing
+	for _, w := range warnings {
 		v.Warn(w)
 	}
 	v.Finish()
+	sums := summariesOf(exps)
 
 	res := &Result{Verdict: v}
 	byType := map[string][]gate.Check{}
@@ -126,7 +170,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if ctx.Err() != nil {
 			return res, cliapp.Exit(cliapp.ExitInterrupted, ctx.Err())
 		}
-		path := filepath.Join(cfg.ExperimentDir, ReportFileName(s.Type))
+		if reportDir == "" {
+			break
+		}
+		path := filepath.Join(reportDir, ReportFileName(s.Type))
 		if err := WriteReportFile(path, byType[s.Type], cfg.AllowMissing); err != nil {
 			return res, err
 		}
@@ -165,6 +212,74 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Files = append(res.Files, cfg.HTML)
 	}
 	return res, nil
+}
+
+// defaultPlotsDir is where the plots go without --plots-directory: the
+// experiment's plots folder for a single run, OUTPUT/plots for several ("",
+// none, without --output-directory).
+func defaultPlotsDir(cfg Config) string {
+	switch {
+	case cfg.ExperimentDir != "":
+		return experiment.PlotsDir(cfg.ExperimentDir)
+	case cfg.OutputDir != "":
+		return filepath.Join(cfg.OutputDir, "plots")
+	}
+	return ""
+}
+
+// loadRuns loads the candidate runs of cfg and names them for reports.
+func loadRuns(ctx context.Context, cfg Config) (exps []*experiment.Experiment, subject string, warnings []string, err error) {
+	if cfg.ExperimentDir != "" {
+		e, err := experiment.Load(cfg.ExperimentDir)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return []*experiment.Experiment{e}, cfg.ExperimentDir, e.Warnings, nil
+	}
+	var names []string
+	if len(cfg.ExperimentDirs) > 0 {
+		got, err := experiment.LoadDirs(ctx, cfg.ExperimentDirs)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		exps = append(exps, got...)
+		names = append(names, cfg.ExperimentDirs...)
+	}
+	if cfg.ExperimentsRoot != "" {
+		got, ws, err := experiment.LoadRoot(ctx, cfg.ExperimentsRoot)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		exps = append(exps, got...)
+		warnings = append(warnings, ws...)
+		names = append(names, cfg.ExperimentsRoot+" ("+strconv.Itoa(len(got))+" experiments)")
+	}
+	seen := map[string]string{}
+	for _, e := range exps {
+		key := clobber.Canonical(e.Dir)
+		if prev, dup := seen[key]; dup {
+			return nil, "", nil, fmt.Errorf("experiment %s is given twice (also as %s): every candidate run counts once", e.Dir, prev)
+		}
+		seen[key] = e.Dir
+		warnings = append(warnings, e.Warnings...)
+	}
+	return exps, strings.Join(names, ", "), warnings, nil
+}
+
+// summariesOf returns one summary per sub-experiment, the first run's that
+// has it, for the check reports' per-sub-experiment files.
+func summariesOf(exps []*experiment.Experiment) []experiment.Summary {
+	var sums []experiment.Summary
+	seen := map[string]bool{}
+	for _, e := range exps {
+		for _, s := range e.Summaries {
+			if !seen[s.Type] {
+				seen[s.Type] = true
+				sums = append(sums, s)
+			}
+		}
+	}
+	return sums
 }
 
 // removeReports removes the check reports (checks_<type>.csv) in dir.

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,29 +18,44 @@ func App() *cli.App {
 	return &cli.App{
 		Name:  "requirements",
 		Usage: "derive latency requirements from many experiments",
-		UsageText: "requirements --experiments-results DIR [--output-file FILE] [--percentile 99]\n" +
-			"requirements --runs N --out DIR [--output-file FILE] [--percentile 99] -- [run arguments]",
+		UsageText: "requirements --experiments-results DIR [--output-file FILE] [--false-fail 0.01] [--method order|lognormal]\n" +
+			"requirements --experiments-results DIR [--output-file FILE] --percentile 99\n" +
+			"requirements --runs N --out DIR [--output-file FILE] [--false-fail 0.01 | --percentile 99] -- [run arguments]",
 		Description: `Reads every experiment folder in DIR (each holding measurements_<type>_summary.csv files) and
-writes the requirements CSV (Experiment type,Bytes,Median,99%,Max): per sub-experiment and payload,
-the p-th percentile (numpy's linear method) over the experiments of their Median, 99% and Max.
+writes the requirements CSV (Experiment type,Bytes,Median,99%,Max,…): a limit per sub-experiment,
+payload and column (a "check"), set from the runs' values of that column.
 
-It prints, per requirement, how many experiments back it and the chance that an unchanged
-system fails that check on its next run: a new run exceeds the k-th smallest of n runs with
-chance (n-k+1)/(n+1), so the 99th percentile of 5 runs (between the 4th and 5th, at rank 4.96)
-fails about 1 run in 6. It warns when too few experiments back the percentile asked for, and
-prints the chance that a whole check fails on an unchanged system.
+Statistical mode (the default; formats §10): the limits are set so that an unchanged system fails
+a whole 'check' (any one of its checks) with chance at most --false-fail (default 0.01). The
+level is split evenly over the m checks of the file (Bonferroni: each gets false-fail/m, whatever
+the dependence between checks). Per check, --method says how:
+  order      distribution-free (the default): the limit is the largest of the n runs. It assumes
+             only that runs of an unchanged system are exchangeable. One new run exceeds it with
+             chance 1/(n+1), and k new runs all exceed it with chance 1/C(n+k, k), so 'check' fails
+             it only when enough candidate runs exceed it; the table says how many runs that takes.
+  lognormal  a one-sided log-normal prediction bound, exp(mean + t·sd·√(1+1/n)) of the log values
+             with t at 1 − false-fail/m: one new run exceeds it with chance false-fail/m if the log
+             values are normal. Shapiro–Wilk tests that on every check; where it is rejected at
+             --normality-level the check falls back to the distribution-free bound, with a warning.
+The file says which mode and method wrote it (the Mode and "<column> method" columns).
+
+Percentile mode (--percentile P, the Fast-RTPS compatibility mode): each limit is the P-th
+percentile (numpy's linear method) over the experiments; the file is in the Fast-RTPS format.
+It prints, per requirement, the chance that an unchanged system fails that check on its next
+run: a new run exceeds the k-th smallest of n runs with chance (n-k+1)/(n+1), so the 99th
+percentile of 5 runs (rank 4.96) fails about 1 run in 6.
 
 An experiment folder is a directory, or a symbolic link to one, holding summaries; every other
 entry is skipped with a warning. A run that did not complete (meta.json "completed": false) is an
 error unless --allow-incomplete, and so are experiments that measure latency differently and a
---output-file inside one of the experiments. Requirements derived from rtt or one-way runs carry
-a last Latency column saying so.
+--output-file inside one of the experiments. Requirements derived from rtt or one-way runs, and
+statistical ones, carry a Latency column saying what they measure.
 
 With --runs N --out DIR it first runs 'run --out DIR --name <UTC start> [run arguments]' N
 times, and 'process' on each new experiment (the tools are looked up beside this program,
 then on PATH), then derives the requirements from every experiment in DIR, as the Fast-RTPS
 latency_extrapolate_requirements.bash script does:
-  requirements --runs 5 --out runs_for_requirements -- --subexperiments interprocess_reliable
+  requirements --runs 10 --out runs_for_requirements -- --subexperiments interprocess_reliable
 
 Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrupted.`,
 		HideHelpCommand: true,
@@ -49,8 +66,14 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "results root for --runs; the requirements are derived from every experiment in it"},
 			&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: DefaultFileName, TakesFile: true,
 				Usage: "requirements CSV to write"},
-			&cli.Float64Flag{Name: "percentile", Value: DefaultPercentile,
-				Usage: "percentile over the experiments, in (0, 100]; 100 is their maximum"},
+			&cli.Float64Flag{Name: "false-fail", Value: DefaultFalseFail,
+				Usage: "statistical mode: chance, in (0, 1), that an unchanged system fails a whole check"},
+			&cli.StringFlag{Name: "method", Value: DefaultMethod,
+				Usage: "statistical mode: order (distribution-free) or lognormal (tested per check by Shapiro–Wilk)"},
+			&cli.Float64Flag{Name: "normality-level", Value: DefaultNormalityLevel,
+				Usage: "statistical mode, lognormal: Shapiro–Wilk p-value below which a check falls back to the distribution-free bound"},
+			&cli.Float64Flag{Name: "percentile",
+				Usage: "percentile mode (Fast-RTPS): percentile over the experiments, in (0, 100]; 100 is their maximum"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
 				Usage: "derive from experiments whose run did not complete (meta.json \"completed\": false) too, with a warning"},
 		},
@@ -59,9 +82,20 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 }
 
 func action(c *cli.Context) error {
+	percentile := c.IsSet("percentile")
 	p := c.Float64("percentile")
-	if !(p > 0 && p <= 100) {
+	cfg := StatConfig{FalseFail: c.Float64("false-fail"), Method: c.String("method"), NormalityLevel: c.Float64("normality-level")}
+	switch {
+	case percentile && (c.IsSet("false-fail") || c.IsSet("method") || c.IsSet("normality-level")):
+		return cliapp.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
+	case percentile && !(p > 0 && p <= 100):
 		return cliapp.Usagef("--percentile %v: expected a number in (0, 100], e.g. 99", p)
+	case !percentile && !(cfg.FalseFail > 0 && cfg.FalseFail < 1):
+		return cliapp.Usagef("--false-fail %v: expected a probability in (0, 1), e.g. 0.01", cfg.FalseFail)
+	case !percentile && cfg.Method != MethodOrder && cfg.Method != MethodLogNormal:
+		return cliapp.Usagef("--method %q: expected %s or %s", cfg.Method, MethodOrder, MethodLogNormal)
+	case !percentile && !(cfg.NormalityLevel > 0 && cfg.NormalityLevel < 1):
+		return cliapp.Usagef("--normality-level %v: expected a probability in (0, 1), e.g. 0.05", cfg.NormalityLevel)
 	}
 	dir, out := c.String("experiments-results"), c.String("output-file")
 	if out == "" {
@@ -105,7 +139,12 @@ func action(c *cli.Context) error {
 		}
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	d, err := Derive(in.Observations(), p)
+	var d *Derivation
+	if percentile {
+		d, err = Derive(in.Observations(), p)
+	} else {
+		d, err = DeriveStatistical(in.Observations(), cfg)
+	}
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
@@ -119,7 +158,11 @@ func action(c *cli.Context) error {
 	for _, w := range append(in.Warnings, d.Warnings...) {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s\n", c.App.Name, w)
 	}
-	if err := PrintTable(c.App.Writer, d); err != nil {
+	print := PrintTable
+	if !percentile {
+		print = PrintStatTable
+	}
+	if err := print(c.App.Writer, d); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "%d requirement(s) from %d experiment(s) written to %s\n", len(d.Requirements), len(in.Experiments), out)
@@ -155,5 +198,44 @@ func PrintTable(w io.Writer, d *Derivation) error {
 		fmt.Fprintf(bw, " (1 run in %.1f)", 1/d.CheckFailChance)
 	}
 	fmt.Fprintln(bw, "\n(assuming checks fail independently; checks of one run are usually positively correlated, which makes the true chance lower)")
+	return bw.Flush()
+}
+
+// PrintStatTable writes a statistical derivation for people: per
+// requirement its limits, runs and, per column, the method used (L
+// log-normal, O distribution-free) and the candidate runs a check needs
+// before it can fail; then the family-wise statement.
+func PrintStatTable(w io.Writer, d *Derivation) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%-40s %8s %10s %10s %10s %5s  %s\n",
+		"Experiment type", "Bytes", "Median", "99%", "Max", "Runs", "Method, candidate runs needed to fail (Median; 99%; Max)")
+	gateable := 0
+	for _, r := range d.Requirements {
+		var cols []string
+		for i, f := range r.Stat.Fits {
+			tag := "O"
+			if f.Method == MethodLogNormal {
+				tag = "L"
+			}
+			if r.NeedRuns[i] == 1 {
+				gateable++
+			}
+			need := strconv.Itoa(r.NeedRuns[i])
+			if r.NeedRuns[i] < 0 {
+				need = ">100000"
+			}
+			cols = append(cols, tag+" "+need)
+		}
+		fmt.Fprintf(bw, "%-40s %8d %10.3f %10.3f %10.3f %5d  %s\n", r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, strings.Join(cols, "; "))
+	}
+	m := len(d.Requirements) * ChecksPerRequirement
+	method := "distribution-free (order statistics; runs assumed exchangeable)"
+	if d.Mode == MethodLogNormal {
+		method = "log-normal prediction bounds (log values assumed normal, tested by Shapiro–Wilk), distribution-free where rejected"
+	}
+	fmt.Fprintf(bw, "Mode: statistical, %s.\n", method)
+	fmt.Fprintf(bw, "An unchanged system fails a whole check with chance ≤ %s: Bonferroni over the %d checks, %s each.\n",
+		pct(d.FalseFail), m, pct(d.CheckLevel))
+	fmt.Fprintf(bw, "%d of %d checks can fail on a single candidate run; the others need the candidate runs listed, all above the limit (L: log-normal, O: distribution-free).\n", gateable, m)
 	return bw.Flush()
 }

@@ -50,7 +50,7 @@ func TestCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "req", "out.csv")
-	code, stdout, stderr := runRequirements(t, root, "--experiments_results", root, "--output_file", out)
+	code, stdout, stderr := runRequirements(t, root, "--experiments_results", root, "--output_file", out, "--percentile", "99")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

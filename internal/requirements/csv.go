@@ -29,6 +29,20 @@ var Columns = []string{"Experiment type", "Bytes", "Median", "99%", "Max"}
 // Without it the requirements are half-rtt, as Fast-RTPS requirements are.
 const LatencyColumn = "Latency"
 
+// StatColumns are the columns a statistical requirements file (formats §10)
+// has after Columns and LatencyColumn: the method asked (Mode), the runs
+// behind the row, the family-wise false-fail level and each check's share
+// of it, then per checked column the method used, the standard deviation
+// of the log run values and their Shapiro–Wilk p-value.
+var StatColumns = []string{"Mode", "Runs", "False fail", "Check level",
+	"Median method", "Median log sd", "Median normality p",
+	"99% method", "99% log sd", "99% normality p",
+	"Max method", "Max log sd", "Max normality p"}
+
+// Statistical reports whether rows are statistical requirements (formats
+// §10) rather than percentile ones.
+func Statistical(rows []Row) bool { return len(rows) > 0 && rows[0].Stat != nil }
+
 // Row is one requirement: the worst acceptable Median, 99th percentile and
 // maximum latency, in microseconds, of one payload of one sub-experiment.
 type Row struct {
@@ -40,6 +54,10 @@ type Row struct {
 	// Latency is the latency definition (meta.LatencyHalfRTT, ...) the
 	// values measure; "" means half-rtt.
 	Latency string
+	// Stat is the statistical model behind the limits of a row written by
+	// requirements --false-fail (formats §10); nil for a percentile
+	// (Fast-RTPS) row.
+	Stat *Model
 }
 
 // LatencyOf returns the latency definition of rows: that of the first
@@ -118,6 +136,14 @@ func Read(r io.Reader, file string) ([]Row, error) {
 				return nil, fileerr.New(file, line, Columns[2+i], "%v", err)
 			}
 		}
+		if len(columns) > len(Columns)+1 {
+			if row.Stat, err = parseModel(rec[len(Columns)+1:], file, line); err != nil {
+				return nil, err
+			}
+			if len(rows) > 0 && (row.Stat.Method != rows[0].Stat.Method || row.Stat.FalseFail != rows[0].Stat.FalseFail || row.Stat.CheckLevel != rows[0].Stat.CheckLevel) {
+				return nil, fileerr.New(file, line, "Mode", "mode, false fail or check level differ from the first row's: one file holds one derivation")
+			}
+		}
 		if len(columns) > len(Columns) {
 			switch row.Latency = rec[len(Columns)]; {
 			case row.Latency != meta.LatencyHalfRTT && row.Latency != meta.LatencyRTT && row.Latency != meta.LatencyOneWay:
@@ -160,8 +186,11 @@ func readHeader(cr *csv.Reader, file string) ([]string, error) {
 		return Columns, nil
 	case want + "," + LatencyColumn:
 		return append(append([]string(nil), Columns...), LatencyColumn), nil
+	case strings.Join(statHeader(), ","):
+		return statHeader(), nil
 	default:
-		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q (optionally followed by %q)", got, want, ","+LatencyColumn)
+		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q (optionally followed by %q, or by the statistical columns of formats §10)",
+			got, want, ","+LatencyColumn)
 	}
 }
 
@@ -201,13 +230,18 @@ func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 
 // Write writes rows as a requirements CSV, in the given order, floats with 3
 // decimals. The Latency column is written only when the rows state a
-// definition other than half-rtt, so that half-rtt requirements stay in the
-// Fast-RTPS format byte for byte.
+// definition other than half-rtt, or are statistical, so that half-rtt
+// percentile requirements stay in the Fast-RTPS format byte for byte.
+// Statistical rows (Stat set, all or none) add StatColumns.
 func Write(w io.Writer, rows []Row) error {
-	withLatency := LatencyOf(rows) != meta.LatencyHalfRTT
+	stat := Statistical(rows)
+	withLatency := LatencyOf(rows) != meta.LatencyHalfRTT || stat
 	cw := csv.NewWriter(w)
 	header := Columns
-	if withLatency {
+	switch {
+	case stat:
+		header = statHeader()
+	case withLatency:
 		header = append(append([]string(nil), Columns...), LatencyColumn)
 	}
 	if err := cw.Write(header); err != nil {
@@ -217,6 +251,12 @@ func Write(w io.Writer, rows []Row) error {
 		rec := []string{r.Type, strconv.Itoa(r.Bytes), f3(r.Median), f3(r.P99), f3(r.Max)}
 		if withLatency {
 			rec = append(rec, LatencyOf(rows))
+		}
+		if stat {
+			if r.Stat == nil {
+				return fmt.Errorf("requirements for %s, %d bytes have no statistical model while the others have one", r.Type, r.Bytes)
+			}
+			rec = append(rec, formatModel(r.Stat)...)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -239,4 +279,80 @@ func Sort(rows []Row) {
 		}
 		return rows[i].Bytes < rows[j].Bytes
 	})
+}
+
+// statHeader is the header of a statistical requirements file.
+func statHeader() []string {
+	return append(append(append([]string(nil), Columns...), LatencyColumn), StatColumns...)
+}
+
+// gfmt writes a model number with 6 significant digits; NaN as nothing.
+func gfmt(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}
+
+// formatModel writes m as the StatColumns fields.
+func formatModel(m *Model) []string {
+	rec := []string{m.Method, strconv.Itoa(m.Runs), strconv.FormatFloat(m.FalseFail, 'g', -1, 64), gfmt(m.CheckLevel)}
+	for _, f := range m.Fits {
+		rec = append(rec, f.Method, gfmt(f.LogSD), gfmt(f.NormalityP))
+	}
+	return rec
+}
+
+// parseModel reads the StatColumns fields of one row.
+func parseModel(rec []string, file string, line int) (*Model, error) {
+	m := &Model{Method: rec[0]}
+	if m.Method != MethodOrder && m.Method != MethodLogNormal {
+		return nil, fileerr.New(file, line, "Mode", "%q: expected %s or %s", rec[0], MethodOrder, MethodLogNormal)
+	}
+	var err error
+	if m.Runs, err = strconv.Atoi(rec[1]); err != nil || m.Runs < 2 {
+		return nil, fileerr.New(file, line, "Runs", "%q: expected a whole number of runs ≥ 2", rec[1])
+	}
+	prob := func(col, s string) (float64, error) {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(x > 0 && x < 1) {
+			return 0, fileerr.New(file, line, col, "%q: expected a probability in (0, 1)", s)
+		}
+		return x, nil
+	}
+	if m.FalseFail, err = prob("False fail", rec[2]); err != nil {
+		return nil, err
+	}
+	if m.CheckLevel, err = prob("Check level", rec[3]); err != nil {
+		return nil, err
+	}
+	for i := range m.Fits {
+		f := &m.Fits[i]
+		base := 4 + 3*i
+		name := metricNames[i]
+		f.Method = rec[base]
+		if f.Method != MethodOrder && f.Method != MethodLogNormal {
+			return nil, fileerr.New(file, line, name+" method", "%q: expected %s or %s", rec[base], MethodOrder, MethodLogNormal)
+		}
+		optional := func(col, s string, check func(float64) bool) (float64, error) {
+			if s == "" {
+				return math.NaN(), nil
+			}
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil || !check(x) {
+				return 0, fileerr.New(file, line, col, "%q is not a valid value", s)
+			}
+			return x, nil
+		}
+		if f.LogSD, err = optional(name+" log sd", rec[base+1], func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }); err != nil {
+			return nil, err
+		}
+		if f.NormalityP, err = optional(name+" normality p", rec[base+2], func(x float64) bool { return x >= 0 && x <= 1 }); err != nil {
+			return nil, err
+		}
+		if f.Method == MethodLogNormal && math.IsNaN(f.LogSD) {
+			return nil, fileerr.New(file, line, name+" log sd", "empty: a log-normal limit needs the log standard deviation")
+		}
+	}
+	return m, nil
 }

@@ -43,6 +43,13 @@ type Requirement struct {
 	// FailChanceMin and FailChanceMax bound FailChance for any continuous
 	// distribution: the chances of exceeding x(⌈Rank⌉) and x(⌊Rank⌋).
 	FailChanceMin, FailChanceMax float64
+
+	// Statistical mode only, per checked column (Median, 99%, Max):
+	// Chances are the chances that one run of an unchanged system fails
+	// the check (Fit.Chance with k = 1) and NeedRuns the candidate runs
+	// needed before the check can fail at all (Fit.RunsNeeded).
+	Chances  [ChecksPerRequirement]float64
+	NeedRuns [ChecksPerRequirement]int
 }
 
 // Derivation is the result of Derive.
@@ -70,6 +77,12 @@ type Requirement struct {
 // of one run are in practice positively correlated (a slow run is slow in
 // every column), which makes the true chance lower than this estimate.
 type Derivation struct {
+	// Mode is ModePercentile (Derive) or the method of DeriveStatistical.
+	Mode string
+	// FalseFail and CheckLevel are those of a statistical derivation: the
+	// family-wise level asked and each check's share of it.
+	FalseFail, CheckLevel float64
+
 	Percentile      float64
 	Requirements    []Requirement
 	Experiments     int // distinct experiments that contributed
@@ -98,36 +111,13 @@ func Derive(obs []Observation, percentile float64) (*Derivation, error) {
 	if len(obs) == 0 {
 		return nil, fmt.Errorf("no experiment results to derive requirements from")
 	}
-	type key struct {
-		typ   string
-		bytes int
+	groups, keys, experiments, err := group(obs)
+	if err != nil {
+		return nil, err
 	}
-	groups := map[key][]Observation{}
-	experiments := map[string]bool{}
-	for _, o := range obs {
-		k := key{o.Type, o.Bytes}
-		for _, prev := range groups[k] {
-			if prev.Experiment == o.Experiment {
-				return nil, fmt.Errorf("experiment %s has two rows for %s, %d bytes", o.Experiment, o.Type, o.Bytes)
-			}
-		}
-		groups[k] = append(groups[k], o)
-		experiments[o.Experiment] = true
-	}
-	keys := make([]key, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].typ != keys[j].typ {
-			return keys[i].typ < keys[j].typ
-		}
-		return keys[i].bytes < keys[j].bytes
-	})
-
-	d := &Derivation{Percentile: percentile, Experiments: len(experiments)}
+	d := &Derivation{Mode: ModePercentile, Percentile: percentile, Experiments: experiments}
 	pass := 1.0
-	col := make([]float64, 0, len(experiments))
+	col := make([]float64, 0, experiments)
 	pct := func(g []Observation, get func(Observation) float64) float64 {
 		col = col[:0]
 		for _, o := range g {
@@ -156,6 +146,43 @@ func Derive(obs []Observation, percentile float64) (*Derivation, error) {
 	d.CheckFailChance = 1 - pass
 	d.Warnings = warnings(d)
 	return d, nil
+}
+
+// groupKey is a requirement row's identity.
+type groupKey struct {
+	typ   string
+	bytes int
+}
+
+// group groups observations by sub-experiment and payload, sorted by
+// sub-experiment then payload, and counts the distinct experiments.
+func group(obs []Observation) (map[groupKey][]Observation, []groupKey, int, error) {
+	if len(obs) == 0 {
+		return nil, nil, 0, fmt.Errorf("no experiment results to derive requirements from")
+	}
+	groups := map[groupKey][]Observation{}
+	experiments := map[string]bool{}
+	for _, o := range obs {
+		k := groupKey{o.Type, o.Bytes}
+		for _, prev := range groups[k] {
+			if prev.Experiment == o.Experiment {
+				return nil, nil, 0, fmt.Errorf("experiment %s has two rows for %s, %d bytes", o.Experiment, o.Type, o.Bytes)
+			}
+		}
+		groups[k] = append(groups[k], o)
+		experiments[o.Experiment] = true
+	}
+	keys := make([]groupKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].typ != keys[j].typ {
+			return keys[i].typ < keys[j].typ
+		}
+		return keys[i].bytes < keys[j].bytes
+	})
+	return groups, keys, len(experiments), nil
 }
 
 // FailChance returns, for a requirement at the percentile-th percentile of n

@@ -1,0 +1,190 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// EvaluateRuns checks several candidate runs of one system (or one run
+// against statistical requirements) with requirements.Judge: per
+// sub-experiment, payload and column, the runs' values are judged together
+// against the requirement raised by margin, giving passed, failed or
+// inconclusive (formats §10). Checks come in the order of Evaluate. A check
+// whose requirement is absent, or that one of the runs did not measure, is
+// Missing.
+func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin float64) *gate.Verdict {
+	byType := map[string]map[int]requirements.Row{}
+	for _, r := range reqs {
+		if byType[r.Type] == nil {
+			byType[r.Type] = map[int]requirements.Row{}
+		}
+		byType[r.Type][r.Bytes] = r
+	}
+	v := &gate.Verdict{Tool: Tool, ReferenceName: referenceName}
+	// Sub-experiments in the order the first run holds them, then those
+	// only later runs hold, then the required ones no run holds, sorted.
+	var types []string
+	seen := map[string]bool{}
+	for _, e := range runs {
+		for _, s := range e.Summaries {
+			if !seen[s.Type] {
+				seen[s.Type] = true
+				types = append(types, s.Type)
+			}
+		}
+	}
+	var absent []string
+	for typ := range byType {
+		if !seen[typ] {
+			absent = append(absent, typ)
+		}
+	}
+	sort.Strings(absent)
+	for _, typ := range append(types, absent...) {
+		v.Add(evaluateRunsSub(typ, byType[typ], runs, margin)...)
+	}
+	return v
+}
+
+func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, margin float64) []gate.Check {
+	// rows[i] are run i's summary rows of typ by payload; nil when the run
+	// has no summary of typ.
+	rows := make([]map[int]summary.Row, len(runs))
+	payloadSet := map[int]bool{}
+	for i, e := range runs {
+		s := e.Summary(typ)
+		if s == nil {
+			continue
+		}
+		rows[i] = map[int]summary.Row{}
+		for _, r := range s.Rows {
+			rows[i][r.Bytes] = r
+			payloadSet[r.Bytes] = true
+		}
+	}
+	for b := range reqs {
+		payloadSet[b] = true
+	}
+	payloads := make([]int, 0, len(payloadSet))
+	for b := range payloadSet {
+		payloads = append(payloads, b)
+	}
+	sort.Ints(payloads)
+	var checks []gate.Check
+	for mi, m := range gate.RequirementMetrics {
+		for _, b := range payloads {
+			req, hasReq := reqs[b]
+			var values []float64
+			var lacking []string
+			for i, e := range runs {
+				r, ok := rows[i][b]
+				if !ok {
+					lacking = append(lacking, e.Name)
+					continue
+				}
+				x, _ := r.Get(m.Name)
+				values = append(values, x)
+			}
+			switch {
+			case !hasReq && reqs == nil:
+				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), medianOf(values),
+					fmt.Sprintf("%d B %s: the requirements have no sub-experiment %s", b, m.Name, typ)))
+			case !hasReq:
+				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), medianOf(values),
+					fmt.Sprintf("%d B %s: the requirements have no row for %s, %d bytes", b, m.Name, typ, b)))
+			case len(lacking) > 0:
+				want, _ := req.Get(m.Name)
+				checks = append(checks, gate.MissingCheck(typ, b, m, want, medianOf(values),
+					fmt.Sprintf("%d B %s: required, but %s %s no %d-byte row of %s", b, m.Name, names(lacking), hasHave(len(lacking)), b, typ)))
+			default:
+				checks = append(checks, judged(typ, b, m, mi, req, values, margin))
+			}
+		}
+	}
+	return checks
+}
+
+// judged turns requirements.Judge's verdict into a check.
+func judged(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64, margin float64) gate.Check {
+	j := requirements.Judge(req, mi, values, margin)
+	c := gate.Evaluate(typ, b, m, referenceName, j.Requirement, margin, j.Value)
+	c.Status = gate.Status(j.Status)
+	limit := fmt.Sprintf("requirement %.3f %s", j.Requirement, m.Unit)
+	if margin != 0 {
+		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, margin*100, j.Limit, m.Unit)
+	}
+	evidence := j.Why
+	if !math.IsNaN(j.P) {
+		evidence += fmt.Sprintf("; p %.3g", j.P)
+	}
+	if !math.IsNaN(j.Low) {
+		evidence += fmt.Sprintf("; interval %.3f to %.3f %s", j.Low, j.High, m.Unit)
+	}
+	if j.Status == string(gate.Inconclusive) {
+		switch {
+		case j.MoreRuns > 0:
+			evidence += fmt.Sprintf("; about %d more run(s) would decide", j.MoreRuns)
+		case j.MoreRuns < 0:
+			evidence += "; more runs are unlikely to decide"
+		}
+	}
+	c.Message = fmt.Sprintf("%d B %s: %s %.3f %s vs %s (%s): %s",
+		b, m.Name, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence)
+	return c
+}
+
+// ModeText states how a check judged, for every report: the requirements'
+// mode, the runs and the margin.
+func ModeText(reqs []requirements.Row, runs int, margin float64) string {
+	var b strings.Builder
+	if requirements.Statistical(reqs) {
+		st := reqs[0].Stat
+		method := "distribution-free limits"
+		if st.Method == requirements.MethodLogNormal {
+			method = "log-normal limits (distribution-free where the assumption was rejected)"
+		}
+		fmt.Fprintf(&b, "statistical requirements (%s from %d reference runs): an unchanged system fails this check with chance ≤ %.3g%% (Bonferroni, %.3g%% per check)",
+			method, st.Runs, 100*st.FalseFail, 100*st.CheckLevel)
+	} else {
+		b.WriteString("percentile requirements (Fast-RTPS mode): no statement on the chance that an unchanged system fails")
+	}
+	fmt.Fprintf(&b, "; %d candidate run(s)", runs)
+	if margin != 0 {
+		fmt.Fprintf(&b, "; margin %+g%% on every requirement", margin*100)
+	}
+	return b.String()
+}
+
+func medianOf(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	h := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[h]
+	}
+	return (s[h-1] + s[h]) / 2
+}
+
+func names(xs []string) string {
+	if len(xs) <= 3 {
+		return "run " + strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("runs %s and %d more", strings.Join(xs[:2], ", "), len(xs)-2)
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}

@@ -1,0 +1,142 @@
+package requirements
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func logNormalRow(limit1, sd float64, n int, level float64) Row {
+	f := Fit{Method: MethodLogNormal, LogSD: sd, NormalityP: 0.5}
+	return Row{Type: "a_b", Bytes: 16, Median: limit1, P99: limit1, Max: limit1,
+		Stat: &Model{Method: MethodLogNormal, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}}
+}
+
+func orderRow(limit float64, n int, level float64) Row {
+	f := Fit{Method: MethodOrder, LogSD: 0.2, NormalityP: math.NaN()}
+	return Row{Type: "a_b", Bytes: 16, Median: limit, P99: limit, Max: limit,
+		Stat: &Model{Method: MethodOrder, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}}
+}
+
+// TestJudgeLogNormalMatchesScipy: the k-run requirement, the candidate's
+// geometric mean, p and interval, and the three verdicts.
+func TestJudgeLogNormalMatchesScipy(t *testing.T) {
+	v := loadScipy(t)
+	wantStatus := []string{"passed", "failed", "inconclusive", "passed"}
+	for i, c := range v.JudgeLogNormal.Cases {
+		j := Judge(logNormalRow(c.Limit1, c.SD, c.N, v.JudgeLogNormal.Level), 1, c.Values, c.Margin)
+		if !near(j.Requirement, c.Requirement, 1e-8) || !near(j.Value, c.GMean, 1e-12) || !near(j.P, c.P, 1e-6) ||
+			!near(j.Low, c.Low, 1e-8) || !near(j.High, c.High, 1e-8) || !near(j.Limit, c.Requirement*(1+c.Margin), 1e-8) {
+			t.Errorf("case %d: requirement %v value %v p %v interval %v–%v; scipy %v %v %v %v–%v",
+				i, j.Requirement, j.Value, j.P, j.Low, j.High, c.Requirement, c.GMean, c.P, c.Low, c.High)
+		}
+		if j.Status != wantStatus[i] {
+			t.Errorf("case %d: %s (%s), want %s", i, j.Status, j.Why, wantStatus[i])
+		}
+	}
+	inc := Judge(logNormalRow(v.JudgeLogNormal.Cases[2].Limit1, 0.1, 10, v.JudgeLogNormal.Level), 0, v.JudgeLogNormal.Cases[2].Values, 0.05)
+	if inc.MoreRuns < 1 || !strings.Contains(inc.Why, "upper end") {
+		t.Errorf("inconclusive: more runs %d, why %q", inc.MoreRuns, inc.Why)
+	}
+}
+
+// TestJudgeCalibration simulates unchanged systems (seeded): requirements
+// derived from n runs, then k candidate runs of the same system. The
+// log-normal check fails with chance level (exactly, by construction), the
+// distribution-free one with at most OrderChance(n, k, k); 3000 trials
+// keep the binomial noise inside the tolerances (5 standard deviations).
+func TestJudgeCalibration(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 20))
+	const trials = 3000
+	const level = 0.05
+	for _, tc := range []struct {
+		method string
+		n, k   int
+		heavy  bool // runs from a heavy-tailed, not log-normal, distribution
+	}{{MethodLogNormal, 8, 1, false}, {MethodLogNormal, 8, 4, false}, {MethodOrder, 6, 3, true}, {MethodOrder, 10, 2, true}} {
+		draw := func() float64 {
+			if tc.heavy {
+				return 10 + math.Abs(r.NormFloat64())/math.Max(r.Float64(), 1e-9) // ratio: heavy tail
+			}
+			return math.Exp(2 + 0.3*r.NormFloat64())
+		}
+		fails := 0
+		for i := 0; i < trials; i++ {
+			obs := make([]Observation, tc.n)
+			for j := range obs {
+				x := draw()
+				obs[j] = Observation{Experiment: string(rune('a' + j)), Type: "a_b", Bytes: 16, Median: x, P99: x, Max: x}
+			}
+			d, err := DeriveStatistical(obs, StatConfig{FalseFail: 3 * level, Method: tc.method, NormalityLevel: 1e-9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cand := make([]float64, tc.k)
+			for j := range cand {
+				cand[j] = draw()
+			}
+			if Judge(d.Requirements[0].Row, 0, cand, 0).Status == "failed" {
+				fails++
+			}
+		}
+		rate := float64(fails) / trials
+		want := level
+		if tc.method == MethodOrder {
+			want = OrderChance(tc.n, tc.k, tc.k)
+		}
+		// ±5 binomial standard deviations.
+		sd := math.Sqrt(want * (1 - want) / trials)
+		if math.Abs(rate-want) > 5*sd {
+			t.Errorf("%s n=%d k=%d: unchanged systems fail %.4f of the time, want %.4f", tc.method, tc.n, tc.k, rate, want)
+		}
+	}
+}
+
+func TestJudgeOrder(t *testing.T) {
+	level := 0.01 / 66
+	for _, tc := range []struct {
+		name   string
+		values []float64
+		margin float64
+		status string
+		why    string
+	}{
+		{"one run within", []float64{9}, 0, "passed", "the run is within the limit"},
+		{"one run above: not gateable", []float64{11}, 0, "inconclusive", "not gateable with 1 run(s), the distribution-free limit of 12 reference runs needs ≥ 6 candidate runs"},
+		{"all six above", []float64{11, 12, 13, 11, 14, 12}, 0, "failed", "6 of 6 runs exceed the limit: an unchanged system does that with chance 0.00539% ≤ the check level 0.0152%"},
+		{"all six above, within the margin", []float64{11, 12, 13, 11, 14, 12}, 0.5, "passed", "0 of 6 runs exceed the limit"},
+		{"half above", []float64{11, 12, 13, 9, 8, 9}, 0, "passed", "3 of 6 runs exceed the limit"},
+		{"five of six above", []float64{11, 12, 13, 11, 14, 9}, 0, "inconclusive", "5 of 6 runs exceed the limit: more than half, but an unchanged system does that with chance 0.07% > the check level"},
+	} {
+		j := Judge(orderRow(10, 12, level), 2, tc.values, tc.margin)
+		if j.Status != tc.status || !strings.Contains(j.Why, tc.why) {
+			t.Errorf("%s: %s %q, want %s %q", tc.name, j.Status, j.Why, tc.status, tc.why)
+		}
+		if j.Requirement != 10 || j.Limit != 10*(1+tc.margin) {
+			t.Errorf("%s: requirement %v limit %v", tc.name, j.Requirement, j.Limit)
+		}
+	}
+	if j := Judge(orderRow(10, 12, level), 0, []float64{11, 12, 13, 11, 14, 9}, 0); j.MoreRuns < 1 {
+		t.Errorf("five of six above: more runs %d", j.MoreRuns)
+	}
+}
+
+// TestJudgePercentile: a percentile (Fast-RTPS) requirement has no model:
+// one run passes or fails on its value, several by agreement.
+func TestJudgePercentile(t *testing.T) {
+	row := Row{Type: "a_b", Bytes: 16, Median: 10, P99: 20, Max: 30}
+	for _, tc := range []struct {
+		values []float64
+		margin float64
+		status string
+	}{
+		{[]float64{10}, 0, "passed"}, {[]float64{10.001}, 0, "failed"}, {[]float64{10.5}, 0.1, "passed"},
+		{[]float64{11, 12, 13}, 0, "failed"}, {[]float64{11, 12, 9}, 0, "inconclusive"}, {[]float64{11, 9, 9}, 0, "passed"},
+	} {
+		j := Judge(row, 0, tc.values, tc.margin)
+		if j.Status != tc.status || !math.IsNaN(j.P) {
+			t.Errorf("%v margin %v: %s p %v (%s), want %s", tc.values, tc.margin, j.Status, j.P, j.Why, tc.status)
+		}
+	}
+}

@@ -1,0 +1,370 @@
+package requirements
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Methods of statistical requirements (formats §10). A statistical file
+// names the method asked in its Mode column and the method each check used
+// in its "<metric> method" columns; a file without a Mode column was written
+// in the Fast-RTPS percentile mode.
+const (
+	// MethodOrder is the distribution-free bound: the largest of the n
+	// reference runs. It assumes only that runs of an unchanged system are
+	// exchangeable (independent draws from one continuous distribution).
+	MethodOrder = "order"
+	// MethodLogNormal is the one-sided prediction bound of a log-normal
+	// distribution, for the geometric mean of the candidate runs. It
+	// assumes the log run values are normal; Shapiro–Wilk tests that on
+	// every check and the check falls back to MethodOrder when it is
+	// rejected.
+	MethodLogNormal = "lognormal"
+	// ModePercentile names the Fast-RTPS mode (--percentile) in messages;
+	// it is never written to a file.
+	ModePercentile = "percentile"
+)
+
+// Defaults of the statistical mode.
+const (
+	DefaultFalseFail      = 0.01
+	DefaultNormalityLevel = 0.05
+	DefaultMethod         = MethodOrder
+)
+
+// Model is the statistical model of one requirement row: what a
+// statistical check needs beyond the limits themselves. A row of a
+// percentile (Fast-RTPS) file has none.
+type Model struct {
+	// Method is the method asked (the file's Mode column).
+	Method string
+	// Runs is n, the number of reference runs behind the row.
+	Runs int
+	// FalseFail is the family-wise false-fail level asked: the chance that
+	// an unchanged system fails a whole check.
+	FalseFail float64
+	// CheckLevel is the share of it each check gets, FalseFail/m for the m
+	// checks of the file (Bonferroni).
+	CheckLevel float64
+	// Fits are the Median, 99% and Max fits, in RequirementMetrics order.
+	Fits [ChecksPerRequirement]Fit
+}
+
+// Fit is how one check's limit was set.
+type Fit struct {
+	// Method is the method used: MethodLogNormal, or MethodOrder when asked
+	// or when the log-normal assumption failed.
+	Method string
+	// LogSD is the standard deviation (n−1) of the log run values; NaN when
+	// it does not exist (fewer than 2 runs, a value ≤ 0).
+	LogSD float64
+	// NormalityP is the Shapiro–Wilk p-value of the log run values; NaN when
+	// they could not be tested (fewer than 3, all equal, a value ≤ 0).
+	NormalityP float64
+}
+
+// OrderChance is the chance that at least r of k new runs exceed the largest
+// of n runs when all n+k are exchangeable and continuous: the r largest of
+// the n+k values are then equally likely to be any r of them, so the chance
+// that they all are new runs is C(k, r)/C(n+k, r). It is 1 for r = 0.
+func OrderChance(n, k, r int) float64 {
+	if r <= 0 {
+		return 1
+	}
+	if r > k {
+		return 0
+	}
+	// Π_{i<r} (k−i)/(n+k−i), in floating point to stay finite.
+	p := 1.0
+	for i := 0; i < r; i++ {
+		p *= float64(k-i) / float64(n+k-i)
+	}
+	return p
+}
+
+// OrderRunsNeeded is the smallest number k of candidate runs for which k
+// runs all exceeding the largest of n reference runs has chance ≤ level, so
+// that a distribution-free check can fail at that level; −1 beyond 100000.
+func OrderRunsNeeded(n int, level float64) int {
+	// 1/C(n+k, k) falls as k grows.
+	if OrderChance(n, 1, 1) <= level {
+		return 1
+	}
+	if k := searchRuns(1, func(k int) bool { return OrderChance(n, k, k) <= level }); k > 0 {
+		return 1 + k
+	}
+	return -1
+}
+
+// tQuantile is the p-quantile of Student's t with df degrees of freedom.
+func tQuantile(df int, p float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(p)
+}
+
+// tSurvival is P(T > x) for Student's t with df degrees of freedom.
+func tSurvival(df int, x float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Survival(x)
+}
+
+// LogNormalLimit is the one-sided prediction bound, at chance level of
+// being exceeded, for the geometric mean of k new runs given n runs whose
+// log values have mean logMean and standard deviation logSD:
+//
+//	exp(logMean + t(n−1, 1−level) · logSD · √(1/n + 1/k))
+//
+// If the log values are normal, the geometric mean of k new runs of the
+// same system exceeds it with chance exactly level (over both the n runs and
+// the new ones). k = 1 bounds a single run.
+func LogNormalLimit(logMean, logSD float64, n, k int, level float64) float64 {
+	return math.Exp(logMean + tQuantile(n-1, 1-level)*logSD*math.Sqrt(1/float64(n)+1/float64(k)))
+}
+
+// StatConfig is what a statistical derivation asks for.
+type StatConfig struct {
+	// FalseFail is the family-wise false-fail level, in (0, 1).
+	FalseFail float64
+	// Method is MethodOrder or MethodLogNormal.
+	Method string
+	// NormalityLevel is the Shapiro–Wilk level below which the log-normal
+	// assumption is rejected for a check, in (0, 1).
+	NormalityLevel float64
+}
+
+// Validate checks the configuration's ranges.
+func (c StatConfig) Validate() error {
+	switch {
+	case !(c.FalseFail > 0 && c.FalseFail < 1):
+		return fmt.Errorf("false-fail level %v is outside (0, 1)", c.FalseFail)
+	case c.Method != MethodOrder && c.Method != MethodLogNormal:
+		return fmt.Errorf("method %q: expected %s or %s", c.Method, MethodOrder, MethodLogNormal)
+	case !(c.NormalityLevel > 0 && c.NormalityLevel < 1):
+		return fmt.Errorf("normality level %v is outside (0, 1)", c.NormalityLevel)
+	}
+	return nil
+}
+
+// DeriveStatistical sets, per sub-experiment, payload and metric, a limit
+// that an unchanged system exceeds with a controlled chance, so that a whole
+// check fails it with chance at most cfg.FalseFail (see Derivation and
+// formats §10):
+//
+//   - the level is split evenly over the m = 3·rows checks (Bonferroni):
+//     each gets CheckLevel = FalseFail/m, whatever the dependence between
+//     checks;
+//   - MethodLogNormal: the limit is LogNormalLimit(…, k = 1, CheckLevel),
+//     when Shapiro–Wilk does not reject normality of the log values at
+//     NormalityLevel; otherwise, or with MethodOrder, the limit is the
+//     largest run value, which one new run exceeds with chance 1/(n+1) and
+//     k new runs all exceed with chance 1/C(n+k, k) (OrderChance).
+//
+// Every group needs at least 2 runs.
+func DeriveStatistical(obs []Observation, cfg StatConfig) (*Derivation, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	groups, keys, experiments, err := group(obs)
+	if err != nil {
+		return nil, err
+	}
+	m := len(keys) * ChecksPerRequirement
+	level := cfg.FalseFail / float64(m)
+	d := &Derivation{Mode: cfg.Method, FalseFail: cfg.FalseFail, CheckLevel: level, Experiments: experiments}
+	var few []string
+	rejected := map[string][]string{}
+	var rejectedOrder []string
+	for _, k := range keys {
+		g := groups[k]
+		n := len(g)
+		if n < 2 {
+			few = append(few, fmt.Sprintf("%s %d B", k.typ, k.bytes))
+			continue
+		}
+		model := &Model{Method: cfg.Method, Runs: n, FalseFail: cfg.FalseFail, CheckLevel: level}
+		r := Requirement{Row: Row{Type: k.typ, Bytes: k.bytes, Stat: model}, N: n}
+		for i, get := range observationColumns {
+			vals := make([]float64, n)
+			for j, o := range g {
+				vals[j] = get(o)
+			}
+			limit, f, why := fitLimit(vals, cfg, level)
+			model.Fits[i] = f
+			r.Row.set(i, limit)
+			r.Chances[i], r.NeedRuns[i] = f.Chance(n, 1, level), f.RunsNeeded(n, level)
+			if why != "" {
+				what := fmt.Sprintf("%s %d B %s", k.typ, k.bytes, metricNames[i])
+				if _, ok := rejected[why]; !ok {
+					rejectedOrder = append(rejectedOrder, why)
+				}
+				rejected[why] = append(rejected[why], what)
+			}
+		}
+		d.Requirements = append(d.Requirements, r)
+	}
+	if len(few) > 0 {
+		return nil, fmt.Errorf("statistical requirements need at least 2 runs per sub-experiment and payload; %s %s only one (take more runs, or use --percentile)",
+			listSome(few), map[bool]string{true: "has", false: "have"}[len(few) == 1])
+	}
+	for _, why := range rejectedOrder {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d check(s) fall back to the distribution-free bound (%s): %s", len(rejected[why]), why, listSome(rejected[why])))
+	}
+	d.Warnings = append(d.Warnings, statWarnings(d)...)
+	return d, nil
+}
+
+// observationColumns read the checked columns of an observation, in
+// RequirementMetrics order.
+var observationColumns = [ChecksPerRequirement]func(Observation) float64{
+	func(o Observation) float64 { return o.Median },
+	func(o Observation) float64 { return o.P99 },
+	func(o Observation) float64 { return o.Max },
+}
+
+// metricNames are the checked summary columns, in order.
+var metricNames = [ChecksPerRequirement]string{"Median", "99%", "Max"}
+
+// set sets the limit of the i-th checked column.
+func (r *Row) set(i int, v float64) {
+	switch i {
+	case 0:
+		r.Median = v
+	case 1:
+		r.P99 = v
+	default:
+		r.Max = v
+	}
+}
+
+// Limit returns the limit of the i-th checked column (Median, 99%, Max).
+func (r Row) Limit(i int) float64 {
+	return [ChecksPerRequirement]float64{r.Median, r.P99, r.Max}[i]
+}
+
+// fitLimit fits one check's run values; why says why a log-normal fit asked
+// for was not used ("" when it was, or was not asked).
+func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f Fit, why string) {
+	n := len(vals)
+	f = Fit{Method: MethodOrder, LogSD: math.NaN(), NormalityP: math.NaN()}
+	logs := make([]float64, n)
+	positive := true
+	for i, v := range vals {
+		if !(v > 0) {
+			positive = false
+			break
+		}
+		logs[i] = math.Log(v)
+	}
+	var mean float64
+	if positive {
+		mean, f.LogSD = meanSD(logs)
+		if n >= 3 {
+			if _, p, err := ShapiroWilk(logs); err == nil {
+				f.NormalityP = p
+			}
+		}
+	}
+	max := vals[0]
+	for _, v := range vals {
+		max = math.Max(max, v)
+	}
+	if cfg.Method != MethodLogNormal {
+		return max, f, ""
+	}
+	switch {
+	case !positive:
+		return max, f, "a value ≤ 0 has no logarithm"
+	case n < 3:
+		return max, f, "fewer than 3 runs cannot test log-normality"
+	case math.IsNaN(f.NormalityP):
+		return max, f, "all runs equal: nothing to fit"
+	case f.NormalityP < cfg.NormalityLevel:
+		return max, f, fmt.Sprintf("Shapiro–Wilk rejects log-normality at %g", cfg.NormalityLevel)
+	}
+	f.Method = MethodLogNormal
+	return LogNormalLimit(mean, f.LogSD, n, 1, level), f, ""
+}
+
+// meanSD returns the mean and the standard deviation (n−1) of x.
+func meanSD(x []float64) (mean, sd float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, math.NaN()
+	}
+	var ss float64
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(x)-1))
+}
+
+// Chance is the chance that k candidate runs of an unchanged system fail the
+// check fitted from n runs: level for a log-normal fit; for a
+// distribution-free one the chance that all k exceed the largest run,
+// OrderChance(n, k, k), when that is at most level, else 0, since such a
+// check does not fail (see Judge).
+func (f Fit) Chance(n, k int, level float64) float64 {
+	if f.Method == MethodLogNormal {
+		return level
+	}
+	if p := OrderChance(n, k, k); p <= level {
+		return p
+	}
+	return 0
+}
+
+// RunsNeeded is the number of candidate runs from which on the check can
+// fail at level: 1 for a log-normal fit, OrderRunsNeeded for an order one.
+func (f Fit) RunsNeeded(n int, level float64) int {
+	if f.Method == MethodLogNormal {
+		return 1
+	}
+	return OrderRunsNeeded(n, level)
+}
+
+// statWarnings says which checks cannot fail with a single candidate run.
+func statWarnings(d *Derivation) []string {
+	byNeed := map[int]int{}
+	var needs []int
+	for _, r := range d.Requirements {
+		for i := range r.NeedRuns {
+			if k := r.NeedRuns[i]; k > 1 {
+				if byNeed[k] == 0 {
+					needs = append(needs, k)
+				}
+				byNeed[k]++
+			}
+		}
+	}
+	sort.Ints(needs)
+	var ws []string
+	for _, k := range needs {
+		ws = append(ws, fmt.Sprintf("%d distribution-free check(s) can fail only when all of at least %d candidate runs exceed them "+
+			"(check --experiment-directory … repeated %d times); with fewer runs, exceeding them is inconclusive, not a failure",
+			byNeed[k], k, k))
+	}
+	return ws
+}
+
+// listSome lists up to 4 items, then "and N more".
+func listSome(items []string) string {
+	if len(items) <= 4 {
+		return joinComma(items)
+	}
+	return joinComma(items[:3]) + fmt.Sprintf(" and %d more", len(items)-3)
+}
+
+func joinComma(items []string) string {
+	s := ""
+	for i, it := range items {
+		if i > 0 {
+			s += ", "
+		}
+		s += it
+	}
+	return s
+}
