@@ -23,7 +23,9 @@ const referenceName = "requirement"
 // required sub-experiments without one, sorted. Within a sub-experiment they
 // come check by check (every payload's Median, then 99%, then Max) with
 // payloads ascending, as in the check report (formats §4).
-func Evaluate(reqs []requirements.Row, sums []experiment.Summary) *gate.Verdict {
+//
+// columns are the checked columns (nil: all), as in EvaluateRuns.
+func Evaluate(reqs []requirements.Row, sums []experiment.Summary, columns ...gate.Metric) *gate.Verdict {
 	byType := map[string]map[int]requirements.Row{}
 	for _, r := range reqs {
 		if byType[r.Type] == nil {
@@ -35,7 +37,7 @@ func Evaluate(reqs []requirements.Row, sums []experiment.Summary) *gate.Verdict 
 	seen := map[string]bool{}
 	for _, s := range sums {
 		seen[s.Type] = true
-		v.Add(evaluateSub(s.Type, byType[s.Type], s.Rows, true)...)
+		v.Add(evaluateSub(s.Type, byType[s.Type], s.Rows, true, columns)...)
 	}
 	var absent []string
 	for typ := range byType {
@@ -45,12 +47,12 @@ func Evaluate(reqs []requirements.Row, sums []experiment.Summary) *gate.Verdict 
 	}
 	sort.Strings(absent)
 	for _, typ := range absent {
-		v.Add(evaluateSub(typ, byType[typ], nil, false)...)
+		v.Add(evaluateSub(typ, byType[typ], nil, false, columns)...)
 	}
 	return v
 }
 
-func evaluateSub(typ string, reqs map[int]requirements.Row, rows []summary.Row, hasSummary bool) []gate.Check {
+func evaluateSub(typ string, reqs map[int]requirements.Row, rows []summary.Row, hasSummary bool, columns []gate.Metric) []gate.Check {
 	got := map[int]summary.Row{}
 	var payloads []int
 	for _, r := range rows {
@@ -67,6 +69,9 @@ func evaluateSub(typ string, reqs map[int]requirements.Row, rows []summary.Row, 
 	sort.Ints(payloads)
 	var checks []gate.Check
 	for _, m := range gate.RequirementMetrics {
+		if !Checked(columns, m) {
+			continue
+		}
 		for _, b := range payloads {
 			req, hasReq := reqs[b]
 			row, hasRow := got[b]

@@ -19,7 +19,7 @@ func App() *cli.App {
 		Name:  "check",
 		Usage: "check experiments against latency requirements; exit 1 when one is violated, 3 when undecided",
 		UsageText: "check --requirements FILE --experiment-directory DIR [--experiment-directory DIR …] [--experiments-results ROOT]\n" +
-			"      [--margin 0.1] [--output-directory DIR] [--plots-directory DIR] [--allow-missing] [--allow-incomplete]\n" +
+			"      [--margin 0.1] [--columns Median,99%,Max] [--output-directory DIR] [--plots-directory DIR] [--allow-missing] [--allow-incomplete]\n" +
 			"      [--junit FILE] [--markdown FILE] [--json FILE] [--html FILE] [--format png|svg]",
 		Description: `Checks the summaries measurements_<type>_summary.csv of one or more runs of the system
 against the requirements (Experiment type,Bytes,Median,99%,Max): per payload, the Median, 99%
@@ -50,7 +50,7 @@ Examples:
   check --requirements latency_requirements.csv --experiment-directory results/2026-11-21_09-00-00
   check --requirements latency_requirements.csv --experiment_directory results/2026-11-21_09-00-00 \
         --plots_directory results/2026-11-21_09-00-00/plots --print_summaries
-  check -r latency_requirements.csv --experiments-results candidate --margin 10% \
+  check -r latency_requirements.csv --experiments-results results --margin 10% \
         --junit check.xml --markdown check.md --json check.json --html check.html
 
 Exit status: 0 every check passed, 1 a check failed, 2 usage or input error, 3 no check failed
@@ -66,6 +66,8 @@ but one is inconclusive (take more runs), 130 interrupted.`,
 				Usage: "folder holding one experiment folder per candidate run (instead of, or with, --experiment-directory)"},
 			&cli.StringFlag{Name: "margin", Value: "0",
 				Usage: "raise every requirement by this fraction (0.1) or percentage (10%), against a machine busier than the reference's"},
+			&cli.StringFlag{Name: "columns", Value: "Median,99%,Max",
+				Usage: "the columns to check: leave out those whose run-to-run spread on this machine is too large to gate (often Max)"},
 			&cli.StringFlag{Name: "output-directory", TakesFile: true,
 				Usage: "several runs: directory for the check reports checks_<type>.csv (and the plots, in DIR/plots)"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, TakesFile: true,
@@ -98,12 +100,17 @@ func action(c *cli.Context) error {
 		}
 		return cliapp.Usagef("--margin: %v: expected a fraction ≥ 0 such as 0.1, or a percentage such as 10%%", err)
 	}
+	columns, err := ParseColumns(c.String("columns"))
+	if err != nil {
+		return cliapp.Usagef("--columns: %v", err)
+	}
 	dirs := c.StringSlice("experiment-directory")
 	cfg := Config{
 		Requirements:    c.String("requirements"),
 		ExperimentsRoot: c.String("experiments-results"),
 		OutputDir:       c.String("output-directory"),
 		Margin:          margin,
+		Columns:         columns,
 		PlotsDir:        c.String("plots-directory"),
 		Format:          f,
 		AllowMissing:    c.Bool("allow-missing"),

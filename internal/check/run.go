@@ -37,6 +37,8 @@ type Config struct {
 	OutputDir string
 	// Margin raises every requirement by this fraction (0.1 = 10 %).
 	Margin float64
+	// Columns are the checked columns (gate.RequirementMetrics when nil).
+	Columns []gate.Metric
 	// PlotsDir receives the check plots; experiment.PlotsDir(ExperimentDir)
 	// for a single run, OutputDir/plots for several, when empty.
 	PlotsDir string
@@ -115,6 +117,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := Guard(cfg).Check(); err != nil {
 		return nil, err
 	}
+	if err := outputNotARun(cfg); err != nil {
+		return nil, err
+	}
 	// Reports of an earlier check go first, so that a check that fails on
 	// bad input leaves no report a later step could take for its own.
 	reportDir := cfg.ExperimentDir
@@ -148,9 +153,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var v *gate.Verdict
 	if len(exps) == 1 && !requirements.Statistical(reqs) && cfg.Margin == 0 {
 		// One run against percentile requirements: formats §4 as is.
-		v = Evaluate(reqs, exps[0].Summaries)
+		v = Evaluate(reqs, exps[0].Summaries, cfg.Columns...)
 	} else {
-		v = EvaluateRuns(reqs, exps, cfg.Margin)
+		v = EvaluateRuns(reqs, exps, cfg.Margin, cfg.Columns)
 		v.Warn(ModeText(reqs, len(exps), cfg.Margin))
 	}
 	v.Subject, v.Baseline, v.AllowMissing = subject, cfg.Requirements, cfg.AllowMissing
@@ -179,6 +184,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		res.Files = append(res.Files, path)
 		for _, fig := range Figures(s.Type, byType[s.Type]) {
+			if !Checked(cfg.Columns, fig.Metric) {
+				continue
+			}
 			path := filepath.Join(PlotDir(cfg.PlotsDir, s.Type), PlotFileName(fig.Metric, cfg.Format))
 			if err := plots.Save(fig.Plot, path, cfg.Format); err != nil {
 				return res, err
@@ -225,6 +233,28 @@ func defaultPlotsDir(cfg Config) string {
 		return filepath.Join(cfg.OutputDir, "plots")
 	}
 	return ""
+}
+
+// outputNotARun refuses an --output-directory that is one of the candidate
+// runs, or the folder of runs or one in it: the joint reports would pass
+// for one run's own, or for an experiment.
+func outputNotARun(cfg Config) error {
+	if cfg.OutputDir == "" {
+		return nil
+	}
+	out := clobber.Canonical(cfg.OutputDir)
+	for _, d := range cfg.ExperimentDirs {
+		if out == clobber.Canonical(d) {
+			return cliapp.Usagef("--output-directory %s is one of the candidate runs (--experiment-directory): give a directory of its own", cfg.OutputDir)
+		}
+	}
+	if cfg.ExperimentsRoot != "" {
+		root := clobber.Canonical(cfg.ExperimentsRoot)
+		if out == root || filepath.Dir(out) == root {
+			return cliapp.Usagef("--output-directory %s is, or is in, the folder of runs --experiments-results %s: give a directory outside it", cfg.OutputDir, cfg.ExperimentsRoot)
+		}
+	}
+	return nil
 }
 
 // loadRuns loads the candidate runs of cfg and names them for reports.

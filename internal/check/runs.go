@@ -19,7 +19,10 @@ import (
 // inconclusive (formats §10). Checks come in the order of Evaluate. A check
 // whose requirement is absent, or that one of the runs did not measure, is
 // Missing.
-func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin float64) *gate.Verdict {
+//
+// columns are the checked columns, a subset of gate.RequirementMetrics;
+// all of them when nil.
+func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin float64, columns []gate.Metric) *gate.Verdict {
 	byType := map[string]map[int]requirements.Row{}
 	for _, r := range reqs {
 		if byType[r.Type] == nil {
@@ -48,12 +51,12 @@ func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin
 	}
 	sort.Strings(absent)
 	for _, typ := range append(types, absent...) {
-		v.Add(evaluateRunsSub(typ, byType[typ], runs, margin)...)
+		v.Add(evaluateRunsSub(typ, byType[typ], runs, margin, columns)...)
 	}
 	return v
 }
 
-func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, margin float64) []gate.Check {
+func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, margin float64, columns []gate.Metric) []gate.Check {
 	// rows[i] are run i's summary rows of typ by payload; nil when the run
 	// has no summary of typ.
 	rows := make([]map[int]summary.Row, len(runs))
@@ -79,6 +82,9 @@ func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experime
 	sort.Ints(payloads)
 	var checks []gate.Check
 	for mi, m := range gate.RequirementMetrics {
+		if !Checked(columns, m) {
+			continue
+		}
 		for _, b := range payloads {
 			req, hasReq := reqs[b]
 			var values []float64
@@ -187,4 +193,49 @@ func hasHave(n int) string {
 		return "has"
 	}
 	return "have"
+}
+
+// Checked reports whether m is among columns (nil: every column).
+func Checked(columns []gate.Metric, m gate.Metric) bool {
+	if columns == nil {
+		return true
+	}
+	for _, c := range columns {
+		if c == m {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseColumns parses a comma-separated list of checked columns (Median,
+// 99%, Max; any case), in the requirements' order.
+func ParseColumns(s string) ([]gate.Metric, error) {
+	var ms []gate.Metric
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		found := false
+		for _, m := range gate.RequirementMetrics {
+			if strings.EqualFold(m.Name, name) {
+				found = true
+				ms = append(ms, m)
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of Median, 99%%, Max", name)
+		}
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of Median, 99%%, Max", s)
+	}
+	var ordered []gate.Metric
+	for _, m := range gate.RequirementMetrics {
+		if Checked(ms, m) {
+			ordered = append(ordered, m)
+		}
+	}
+	return ordered, nil
 }

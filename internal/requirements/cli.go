@@ -18,15 +18,15 @@ func App() *cli.App {
 	return &cli.App{
 		Name:  "requirements",
 		Usage: "derive latency requirements from many experiments",
-		UsageText: "requirements --experiments-results DIR [--output-file FILE] [--false-fail 0.01] [--method order|lognormal]\n" +
-			"requirements --experiments-results DIR [--output-file FILE] --percentile 99\n" +
+		UsageText: "requirements --experiments-results DIR [--output-file FILE] --false-fail 0.01 [--method order|lognormal]\n" +
+			"requirements --experiments-results DIR [--output-file FILE] [--percentile 99]\n" +
 			"requirements --runs N --out DIR [--output-file FILE] [--false-fail 0.01 | --percentile 99] -- [run arguments]",
 		Description: `Reads every experiment folder in DIR (each holding measurements_<type>_summary.csv files) and
 writes the requirements CSV (Experiment type,Bytes,Median,99%,Max,…): a limit per sub-experiment,
 payload and column (a "check"), set from the runs' values of that column.
 
-Statistical mode (the default; formats §10): the limits are set so that an unchanged system fails
-a whole 'check' (any one of its checks) with chance at most --false-fail (default 0.01). The
+Statistical mode (--false-fail P, or --method; formats §10): the limits are set so that an
+unchanged system fails a whole 'check' (any one of its checks) with chance at most P. The
 level is split evenly over the m checks of the file (Bonferroni: each gets false-fail/m, whatever
 the dependence between checks). Per check, --method says how:
   order      distribution-free (the default): the limit is the largest of the n runs. It assumes
@@ -39,8 +39,10 @@ the dependence between checks). Per check, --method says how:
              --normality-level the check falls back to the distribution-free bound, with a warning.
 The file says which mode and method wrote it (the Mode and "<column> method" columns).
 
-Percentile mode (--percentile P, the Fast-RTPS compatibility mode): each limit is the P-th
-percentile (numpy's linear method) over the experiments; the file is in the Fast-RTPS format.
+Percentile mode (the default, the Fast-RTPS compatibility mode; --percentile P, default 99):
+each limit is the P-th percentile (numpy's linear method) over the experiments; the file is in the
+Fast-RTPS format. It says nothing reliable about false failures: the 99th percentile of a few
+runs fails an unchanged system often (see below); prefer the statistical mode for a CI gate.
 It prints, per requirement, the chance that an unchanged system fails that check on its next
 run: a new run exceeds the k-th smallest of n runs with chance (n-k+1)/(n+1), so the 99th
 percentile of 5 runs (rank 4.96) fails about 1 run in 6.
@@ -55,7 +57,7 @@ With --runs N --out DIR it first runs 'run --out DIR --name <UTC start> [run arg
 times, and 'process' on each new experiment (the tools are looked up beside this program,
 then on PATH), then derives the requirements from every experiment in DIR, as the Fast-RTPS
 latency_extrapolate_requirements.bash script does:
-  requirements --runs 10 --out runs_for_requirements -- --subexperiments interprocess_reliable
+  requirements --runs 12 --out runs_for_requirements --false-fail 0.01 -- --subexperiments interprocess_reliable
 
 Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrupted.`,
 		HideHelpCommand: true,
@@ -67,12 +69,12 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 			&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: DefaultFileName, TakesFile: true,
 				Usage: "requirements CSV to write"},
 			&cli.Float64Flag{Name: "false-fail", Value: DefaultFalseFail,
-				Usage: "statistical mode: chance, in (0, 1), that an unchanged system fails a whole check"},
+				Usage: "statistical mode: chance, in (0, 1), that an unchanged system fails a whole check (e.g. 0.01)"},
 			&cli.StringFlag{Name: "method", Value: DefaultMethod,
 				Usage: "statistical mode: order (distribution-free) or lognormal (tested per check by Shapiro–Wilk)"},
 			&cli.Float64Flag{Name: "normality-level", Value: DefaultNormalityLevel,
 				Usage: "statistical mode, lognormal: Shapiro–Wilk p-value below which a check falls back to the distribution-free bound"},
-			&cli.Float64Flag{Name: "percentile",
+			&cli.Float64Flag{Name: "percentile", Value: DefaultPercentile,
 				Usage: "percentile mode (Fast-RTPS): percentile over the experiments, in (0, 100]; 100 is their maximum"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
 				Usage: "derive from experiments whose run did not complete (meta.json \"completed\": false) too, with a warning"},
@@ -82,11 +84,13 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 }
 
 func action(c *cli.Context) error {
-	percentile := c.IsSet("percentile")
+	// Statistical when any of its flags is given; otherwise the Fast-RTPS
+	// percentile mode, which stays the default for compatibility.
+	percentile := !(c.IsSet("false-fail") || c.IsSet("method") || c.IsSet("normality-level"))
 	p := c.Float64("percentile")
 	cfg := StatConfig{FalseFail: c.Float64("false-fail"), Method: c.String("method"), NormalityLevel: c.Float64("normality-level")}
 	switch {
-	case percentile && (c.IsSet("false-fail") || c.IsSet("method") || c.IsSet("normality-level")):
+	case !percentile && c.IsSet("percentile"):
 		return cliapp.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
 	case percentile && !(p > 0 && p <= 100):
 		return cliapp.Usagef("--percentile %v: expected a number in (0, 100], e.g. 99", p)

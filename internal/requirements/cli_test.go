@@ -50,7 +50,7 @@ func TestCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "req", "out.csv")
-	code, stdout, stderr := runRequirements(t, root, "--experiments_results", root, "--output_file", out, "--percentile", "99")
+	code, stdout, stderr := runRequirements(t, root, "--experiments_results", root, "--output_file", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -144,5 +144,61 @@ func TestCommandErrors(t *testing.T) {
 				t.Errorf("%s was written despite the error", out)
 			}
 		})
+	}
+}
+
+// TestCommandStatistical: --method or --false-fail write statistical
+// requirements that say their mode, and print how they were set.
+func TestCommandStatistical(t *testing.T) {
+	root := writeExperiments(t)
+	out := filepath.Join(t.TempDir(), "stat.csv")
+	code, stdout, stderr := runRequirements(t, root, "-e", root, "-o", out, "--method", "lognormal")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same as TestStatisticalFileRoundTrip's scipy-checked derivation.
+	want, err := os.ReadFile("testdata/statistical_lognormal.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("file:\n%s\nwant\n%s", got, want)
+	}
+	stdout = strings.ReplaceAll(stdout, filepath.Dir(out), "$OUT")
+	golden(t, "statistical.stdout", []byte(stdout))
+	golden(t, "statistical.stderr", []byte(stderr))
+
+	code, stdout, _ = runRequirements(t, root, "-e", root, "-o", out, "--false-fail", "0.01")
+	if code != 0 || !strings.Contains(stdout, "Mode: statistical, distribution-free (order statistics; runs assumed exchangeable).") ||
+		!strings.Contains(stdout, "An unchanged system fails a whole check with chance ≤ 1%: Bonferroni over the 15 checks, 0.0667% each.") {
+		t.Errorf("default mode: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestCommandModeErrors(t *testing.T) {
+	root := writeExperiments(t)
+	out := filepath.Join(t.TempDir(), "out.csv")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--percentile", "99", "--false-fail", "0.01"}, "--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level"},
+		{[]string{"--method", "order", "--percentile", "90"}, "--percentile (the Fast-RTPS mode) excludes"},
+		{[]string{"--false-fail", "0"}, "--false-fail 0: expected a probability in (0, 1), e.g. 0.01"},
+		{[]string{"--false-fail", "1.5"}, "--false-fail 1.5: expected a probability in (0, 1)"},
+		{[]string{"--method", "normal"}, `--method "normal": expected order or lognormal`},
+		{[]string{"--normality-level", "1"}, "--normality-level 1: expected a probability in (0, 1)"},
+	} {
+		code, _, stderr := runRequirements(t, root, append([]string{"-e", root, "-o", out}, tt.args...)...)
+		if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s written despite the error", tt.args, out)
+		}
 	}
 }
