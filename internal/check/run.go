@@ -156,7 +156,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		v = Evaluate(reqs, exps[0].Summaries, cfg.Columns...)
 	} else {
 		v = EvaluateRuns(reqs, exps, cfg.Margin, cfg.Columns)
-		v.Warn(ModeText(reqs, len(exps), cfg.Margin))
 	}
 	v.Subject, v.Baseline, v.AllowMissing = subject, cfg.Requirements, cfg.AllowMissing
 	for _, w := range warnings {

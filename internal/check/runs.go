@@ -53,7 +53,30 @@ func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin
 	for _, typ := range append(types, absent...) {
 		v.Add(evaluateRunsSub(typ, byType[typ], runs, margin, columns)...)
 	}
+	v.Mode = ModeText(reqs, len(runs), margin)
+	if requirements.Statistical(reqs) {
+		v.FalseFail = reqs[0].Stat.FalseFail
+		holmAdjust(v.Checks, v.FalseFail)
+	}
 	return v
+}
+
+// holmAdjust sets the adjusted p-values of the statistical checks: Holm's
+// over the gate run. A check fails on its limit, that is at the Bonferroni
+// level; Holm's adjusted p-value, never larger, is what reports show.
+func holmAdjust(checks []gate.Check, falseFail float64) {
+	var idx []int
+	var ps []float64
+	for i, c := range checks {
+		if c.Stats != nil {
+			idx = append(idx, i)
+			ps = append(ps, c.Stats.P)
+		}
+	}
+	adjusted, _, _ := gate.Holm(ps, falseFail)
+	for k, i := range idx {
+		checks[i].Stats.PAdjusted = adjusted[k]
+	}
 }
 
 func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, margin float64, columns []gate.Metric) []gate.Check {
@@ -143,11 +166,23 @@ func judged(typ string, b int, m gate.Metric, mi int, req requirements.Row, valu
 	}
 	c.Message = fmt.Sprintf("%d B %s: %s %.3f %s vs %s (%s): %s",
 		b, m.Name, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence)
+	if st := req.Stat; st != nil {
+		// Ratios are to the requirement for these runs, as every report
+		// shows a statistical check's estimate and interval.
+		c.Stats = &gate.Stats{
+			NReference: st.Runs, NCandidate: len(values),
+			Estimate: j.Value / j.Requirement, Low: j.Low / j.Requirement, High: j.High / j.Requirement,
+			Tail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
+			P: j.P, PAdjusted: j.P, Exact: st.Fits[mi].Method == requirements.MethodOrder,
+			Dispersion: st.Fits[mi].LogSD,
+			NeedRuns:   j.NeedRuns, Gateable: len(values) >= j.NeedRuns, MoreRuns: j.MoreRuns,
+		}
+	}
 	return c
 }
 
-// ModeText states how a check judged, for every report: the requirements'
-// mode, the runs and the margin.
+// ModeText states how a check judged, for every report (the verdict's
+// Mode): the requirements' mode, the runs and the margin.
 func ModeText(reqs []requirements.Row, runs int, margin float64) string {
 	var b strings.Builder
 	if requirements.Statistical(reqs) {
@@ -156,8 +191,8 @@ func ModeText(reqs []requirements.Row, runs int, margin float64) string {
 		if st.Method == requirements.MethodLogNormal {
 			method = "log-normal limits (distribution-free where the assumption was rejected)"
 		}
-		fmt.Fprintf(&b, "statistical requirements (%s from %d reference runs): an unchanged system fails this check with chance ≤ %.3g%% (Bonferroni, %.3g%% per check)",
-			method, st.Runs, 100*st.FalseFail, 100*st.CheckLevel)
+		fmt.Fprintf(&b, "statistical requirements (%s from %d reference runs; Bonferroni, %.3g%% per check): an unchanged system fails this check with chance ≤ %.3g%%",
+			method, st.Runs, 100*st.CheckLevel, 100*st.FalseFail)
 	} else {
 		b.WriteString("percentile requirements (Fast-RTPS mode): no statement on the chance that an unchanged system fails")
 	}

@@ -119,8 +119,13 @@ func TestSeveralRunsThreeVerdicts(t *testing.T) {
 			if got := [3]int{v.Passed, v.Failed, v.Inconclusive}; got != tt.counts {
 				t.Errorf("passed/failed/inconclusive %v, want %v\n%s", got, tt.counts, stdout)
 			}
-			if !strings.Contains(strings.Join(v.Warnings, "\n"), "statistical requirements (distribution-free limits from 12 reference runs): an unchanged system fails this check with chance ≤ 1%") {
-				t.Errorf("the verdict does not state the mode: %q", v.Warnings)
+			if !strings.HasPrefix(v.Mode, "statistical requirements (distribution-free limits from 12 reference runs; Bonferroni, 0.167% per check): an unchanged system fails this check with chance ≤ 1%") || v.FalseFail != 0.01 {
+				t.Errorf("the verdict does not state the mode: %q %v", v.Mode, v.FalseFail)
+			}
+			for _, c := range v.Checks {
+				if c.Stats == nil || c.Stats.NReference != 12 || c.Stats.NCandidate < 1 || c.Stats.PAdjusted < c.Stats.P {
+					t.Errorf("%d B %s: stats %+v", c.Payload, c.Metric.Name, c.Stats)
+				}
 			}
 		})
 	}
