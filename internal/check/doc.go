@@ -13,6 +13,12 @@
 // A payload or sub-experiment that has data but no requirement, or a
 // requirement without data (including a required sub-experiment with no
 // summary at all), is a Missing check, which fails the gate unless missing
-// checks are allowed. Evaluate is pure; Run does the file work; App is the
+// checks are allowed.
+//
+// Several candidate runs (or statistical requirements, formats §11) are
+// judged together by EvaluateRuns with requirements.Judge: per check passed,
+// failed or inconclusive, against the requirement raised by a margin.
+//
+// Evaluate and EvaluateRuns are pure; Run does the file work; App is the
 // command line.
 package check

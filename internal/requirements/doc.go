@@ -1,15 +1,26 @@
-// Package requirements owns the latency requirements of formats §4: the
-// requirements CSV (header "Experiment type,Bytes,Median,99%,Max", one row
-// per sub-experiment and payload, 3 decimals), read with errors that name
-// file, line and column, and written atomically; and Derive, which sets each
-// requirement to a percentile, over many experiments, of their summaries'
-// Median, 99% and Max.
+// Package requirements owns the latency requirements of formats §4 and §11:
+// the requirements CSV (header "Experiment type,Bytes,Median,99%,Max", one
+// row per sub-experiment and payload, 3 decimals, optionally a Latency
+// column and, for statistical requirements, the model columns of §11), read
+// with errors that name file, line and column, and written atomically.
 //
-// Derive also says how much a requirement can be trusted: how many
-// experiments back it, and the chance that an unchanged system fails its
-// check on the next run (see Derivation). A requirement at the 99th
-// percentile of 5 runs is, in effect, their maximum, and fails about one run
-// in six; Derive warns about it.
+// Two ways to set the limits from many experiments (runs):
 //
-// Derive is pure: plain values in, plain values out, no I/O.
+//   - Derive, the Fast-RTPS percentile mode: each limit is a percentile over
+//     the runs. It says how much a requirement can be trusted (the chance
+//     that an unchanged system fails its check on the next run, see
+//     Derivation); a requirement at the 99th percentile of 5 runs is in
+//     effect their maximum and fails about one run in six.
+//   - DeriveStatistical: limits that an unchanged system fails with a
+//     stated probability for a whole check, split over the checks by
+//     Bonferroni; distribution-free (the largest run, failed only when
+//     enough candidate runs all exceed it, OrderChance) or log-normal
+//     prediction bounds, tested per check by ShapiroWilk with a fallback.
+//
+// Judge is the other half of the statistical model: it judges the values of
+// one or more candidate runs against one requirement, passed, failed or
+// inconclusive.
+//
+// Derive, DeriveStatistical and Judge are pure: plain values in, plain
+// values out, no I/O.
 package requirements
