@@ -44,6 +44,8 @@ type Runner struct {
 	// live status line.
 	Progress io.Writer
 	Terminal bool
+	// NoPlots leaves out the figures (Plot).
+	NoPlots bool
 	// Also, when non-nil, writes more files of a sub-experiment from its
 	// results (run load adds the throughput summary CSV this way).
 	Also func(dir string, s Sub, cfg Config, res []PayloadResult) error
@@ -164,6 +166,11 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 		return WriteHistogramLog(w, s.Type, res, cfg.Clock)
 	}); err != nil {
 		return err
+	}
+	if !r.NoPlots {
+		if _, err := Plot(r.Dir, s.Type, res); err != nil {
+			return err
+		}
 	}
 	if r.Also != nil {
 		return r.Also(r.Dir, s, cfg, res)

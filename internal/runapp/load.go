@@ -33,6 +33,7 @@ ones, and writes into results/<experiment>/:
   load_<type>.hlog               the interval histograms, HdrHistogram log format
   throughput_<type>.csv          receive rate per interval: median, mean, stdev
                                  in msg/s and Mb/s (mode rate)
+  load/<type>_<payload>_*.png    latency percentiles and rates per interval
 
 Each message carries its send time (ns since the Unix epoch) in bytes 0-7 and
 a sequence word (sequence number, publisher id, flags) in bytes 8-15, then
@@ -73,6 +74,7 @@ Examples:
 			&cli.DurationFlag{Name: "drain", Value: load.DefaultDrain, Usage: "bound on waiting for the last messages after the measured period"},
 			&cli.DurationFlag{Name: "interval", Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)"},
 			&cli.IntFlag{Name: "max-raw", Value: load.DefaultMaxRaw, Usage: "latencies kept for the raw file per payload (the histogram keeps every one)"},
+			&cli.BoolFlag{Name: "no-plots", Usage: "do not draw the figures in load/"},
 			&cli.IntFlag{Name: "prom-port", Usage: "serve Prometheus metrics and /health on this port while running (0: off)"},
 		}, streamFlags("16")...),
 		Action: loadAction,
@@ -129,7 +131,8 @@ func loadAction(c *cli.Context) error {
 			fmt.Fprintf(r.stderr, "Prometheus metrics at http://%s/metrics\n", exp.Addr())
 		}
 	}
-	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal, Also: throughput.WriteLoadSummary}
+	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal, Also: throughput.WriteLoadSummary,
+		NoPlots: c.Bool("no-plots")}
 	if r.progress {
 		runner.Progress = r.stderr
 	}

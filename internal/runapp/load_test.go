@@ -70,6 +70,9 @@ func TestRunLoad(t *testing.T) {
 			}
 		}
 	}
+	if pngs, _ := filepath.Glob(filepath.Join(dir, load.PlotsDir, "*.png")); len(pngs) != 3*2*2 {
+		t.Errorf("%d figures in load/: %v", len(pngs), pngs)
+	}
 	var pout, perr strings.Builder
 	if code := cliapp.Run(context.Background(), process.App(), []string{"process", dir}, &pout, &perr); code != 0 {
 		t.Fatalf("process exit %d: %s", code, perr.String())
