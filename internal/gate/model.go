@@ -162,7 +162,23 @@ func decide(s Series, eff Effect, pAdj float64, rejected bool, referenceName str
 		loBad, hiBad = hiBad, loBad
 	}
 	n := min(eff.NReference, eff.NCandidate)
-	st.NeedRuns = runsNeeded(eff.Dispersion, tau, eff.Tail)
+	// Runs needed for an interval end to lie within distance of the
+	// estimate: from the dispersion (runsNeeded), and from the interval
+	// actually found, whose half-width shrinks as 1/√n; the larger, as
+	// heavy tails widen the interval beyond what the dispersion says.
+	half := (hiBad - loBad) / 2
+	need := func(distance float64) int {
+		k := runsNeeded(eff.Dispersion, distance, eff.Tail)
+		if k < 0 || math.IsInf(half, 0) || math.IsNaN(half) {
+			return k
+		}
+		m := float64(n) * math.Pow(half/distance, 2)
+		if m > 10000 {
+			return -1
+		}
+		return max(k, int(math.Ceil(m)))
+	}
+	st.NeedRuns = need(tau)
 	st.Gateable = st.NeedRuns >= 0 && st.NeedRuns <= n
 
 	limit := 1 + s.Threshold
@@ -189,12 +205,11 @@ func decide(s Series, eff Effect, pAdj float64, rejected bool, referenceName str
 		if shift > tau {
 			target = shift // to fail: the lower end above 0
 		}
-		need := runsNeeded(eff.Dispersion, target, eff.Tail)
-		switch {
-		case need < 0:
+		switch k := need(target); {
+		case k < 0:
 			st.MoreRuns = -1
 		default:
-			st.MoreRuns = max(need-n, 1)
+			st.MoreRuns = max(k-n, 1)
 		}
 		c.Message = fmt.Sprintf("%s: %s", head, moreRunsText(st.MoreRuns))
 	}

@@ -332,3 +332,26 @@ func TestConfidenceText(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsNeededFollowsTheInterval: runs whose bulk agrees within 1 % but
+// with outliers have a small robust dispersion and a wide interval; the
+// runs needed follow the interval, so an inconclusive check never claims
+// that the runs it has almost suffice.
+func TestRunsNeededFollowsTheInterval(t *testing.T) {
+	ref := []float64{50, 50.2, 49.9, 50.1, 49.8, 50.3, 80, 30, 95, 20}
+	cand := []float64{52, 52.2, 51.9, 52.1, 51.8, 52.3, 25, 90, 33, 70}
+	c := Judge([]Series{{SubExperiment: "s", Payload: 16, Metric: Median, Threshold: 0.1, Reference: ref, Candidate: cand}}, 0.01, "reference")[0]
+	if c.Status != Inconclusive {
+		t.Fatalf("%s: %s", c.Status, c.Message)
+	}
+	w := math.Log(c.Stats.High) - math.Log(c.Stats.Low)
+	if c.Stats.Dispersion > 0.02 || w < 0.1 {
+		t.Fatalf("case does not test what it says: dispersion %v, interval width %v", c.Stats.Dispersion, w)
+	}
+	if c.Stats.Gateable && c.Stats.MoreRuns < 5 {
+		t.Errorf("≈ %d more runs claimed for an interval [%v, %v]: %s", c.Stats.MoreRuns, c.Stats.Low, c.Stats.High, c.Message)
+	}
+	if !c.Stats.Gateable && c.Stats.NeedRuns <= 10 {
+		t.Errorf("not gateable but needs %d", c.Stats.NeedRuns)
+	}
+}
