@@ -16,9 +16,9 @@ import (
 )
 
 // writeRuns writes n experiment folders run-01 … run-n under root, each a
-// copy of the test experiment base with every latency column multiplied by
-// factor and by log-normal run-to-run noise of standard deviation sd
-// (seeded), and returns root.
+// copy of the test experiment base with every latency multiplied by factor
+// and by log-normal run-to-run noise of standard deviation sd (seeded, one
+// draw per payload row), and returns root.
 func writeRuns(t *testing.T, root, base string, n int, factor, sd float64, seed uint64) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 99))
@@ -35,9 +35,12 @@ func writeRuns(t *testing.T, root, base string, n int, factor, sd float64, seed 
 			rows := make([]summary.Row, len(s.Rows))
 			for j, r := range s.Rows {
 				rows[j] = r
+				// One factor per row keeps the row a consistent summary
+				// (Min ≤ Median ≤ … ≤ Max).
+				f := factor * math.Exp(sd*rng.NormFloat64())
 				for _, col := range summary.Columns {
 					if v, ok := r.Get(col); ok {
-						setColumn(&rows[j], col, math.Round(v*factor*math.Exp(sd*rng.NormFloat64())*1000)/1000)
+						setColumn(&rows[j], col, math.Round(v*f*1000)/1000)
 					}
 				}
 			}
