@@ -222,7 +222,7 @@ func (p *Progress) End(r *PayloadResult) {
 	if p.Terminal {
 		fmt.Fprint(p.W, "\r\x1b[K")
 	}
-	fmt.Fprintf(p.W, "%-32s %6d B  sent %d (%s msg/s)  received %d of %d (%.2f%%)  lost %d  dup %d  ooo %d  p50 %v  p99 %v  max %v\n",
+	fmt.Fprintf(p.W, "%-38s %6d B  sent %d (%s msg/s)  received %d of %d (%.2f%%)  lost %d  dup %d  ooo %d  p50 %v  p99 %v  max %v\n",
 		p.sub, r.Payload, r.Counters.MessagesSent, thousands(r.SendRate()), r.Unique, r.Expected, 100*r.DeliveryRatio(),
 		r.Lost, r.Duplicates, r.OutOfOrder, roundLatency(time.Duration(r.Latency.P50Ns)), roundLatency(time.Duration(r.Latency.P99Ns)),
 		roundLatency(time.Duration(r.Latency.MaxNs)))

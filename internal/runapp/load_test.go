@@ -102,6 +102,7 @@ func TestRunLoadUsageErrors(t *testing.T) {
 		{[]string{"-s", "nosuch_best_effort"}, "unknown sub-experiment"},
 		{[]string{"-s", "amqp_best_effort", "--scenario", "fan-out", "--subscribers", "2", "--broker", "embedded"}, "cannot run its broker embedded"},
 		{[]string{"extra"}, "unexpected argument"},
+		{[]string{"-s", "interprocess_reliable"}, "a one-way link is best effort"},
 	} {
 		code, _, stderr := run(t, append([]string{"load", "-o", out, "--duration", "100ms"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -1,6 +1,7 @@
 package runapp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -121,6 +122,10 @@ func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
 			s.Close()
 			return nil, cliapp.Usagef("%s: transport %s carries round trips only, not one-way traffic", st.Scenario.Type, st.Transport.Name())
 		}
+		if err := probeStream(c.Context, st, cfg.ConnectTimeout); err != nil {
+			s.Close()
+			return nil, cliapp.Usagef("%s: %v", st.Scenario.Type, err)
+		}
 	}
 	m := &meta.Meta{
 		Tool:       meta.Tool{Name: "mqgate " + tool, Version: c.App.Version},
@@ -169,4 +174,32 @@ func (r *streamRun) finish(err error, interrupted func(error) bool) error {
 		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
 	}
 	return cliapp.Exit(cliapp.ExitUsage, err)
+}
+
+// probeStream opens one subscriber and one publisher of a socket or
+// in-process link and closes them, so that a link the transport cannot
+// carry one way (reliable UDP, which has no acknowledgements) is refused
+// before the experiment directory exists. Brokers were probed by the
+// session.
+func probeStream(ctx context.Context, st session.Stream, timeout time.Duration) error {
+	if st.URL != "" {
+		return nil
+	}
+	tr := st.Transport.(driver.StreamTransport)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	listen := "127.0.0.1:0"
+	if driver.IsProcessBound(tr) {
+		listen = ""
+	}
+	sub, err := tr.Subscribe(cctx, listen, st.Subscribe)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	pub, err := tr.Publish(cctx, sub.Addr(), st.Publish)
+	if err != nil {
+		return err
+	}
+	return pub.Close()
 }
