@@ -3,13 +3,14 @@
 // writes each one back on standard output, either directly or after a trip
 // through a TCP connection on the loopback interface.
 //
-//	relay-echo [-via direct|tcp] [-fail-after N]
+//	relay-echo [-via direct|tcp] [-fail-after N] [-stall]
 //
 // With -via direct it measures the protocol's own cost (two pipe
 // crossings); with -via tcp each message goes to a TCP echo server this
 // adapter starts on 127.0.0.1 and back, as an adapter for a real system
 // sends it through that system's client. -fail-after N exits with status 3
-// after N messages, to exercise mqgate's fault handling.
+// after N messages and -stall stops reading after the hello, to exercise
+// mqgate's fault handling.
 //
 // The protocol, in short: every frame is a u32 little-endian length and
 // that many bytes. The adapter first writes a hello frame (text describing
@@ -34,12 +35,17 @@ import (
 func main() {
 	via := flag.String("via", "direct", "direct (echo on the spot) or tcp (through a TCP echo server on 127.0.0.1)")
 	failAfter := flag.Int("fail-after", 0, "exit with status 3 after this many messages (0: never)")
+	stall := flag.Bool("stall", false, "after the hello, read nothing and write nothing until killed (a hung system)")
 	flag.Parse()
 	max := 16 << 20
 	if s := os.Getenv("MQGATE_RELAY_MAX_MESSAGE"); s != "" {
 		if n, err := strconv.Atoi(s); err == nil && n > 0 {
 			max = n
 		}
+	}
+	if *stall {
+		writeFrame(os.Stdout, []byte("relay-echo stalled"))
+		select {}
 	}
 	if err := run(*via, *failAfter, max); err != nil {
 		fmt.Fprintln(os.Stderr, "relay-echo:", err)

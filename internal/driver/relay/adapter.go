@@ -21,6 +21,10 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/external"
 )
 
+// SendTimeout bounds writing one message to the adapter: a pipe that stays
+// full that long means the adapter no longer reads.
+const SendTimeout = 5 * time.Second
+
 // killGrace is how long an adapter asked to stop by SIGTERM has before
 // SIGKILL.
 const killGrace = 2 * time.Second
@@ -136,7 +140,15 @@ func (a *adapter) Send(msg []byte) error {
 	}
 	a.frame = binary.LittleEndian.AppendUint32(a.frame[:0], uint32(len(msg)))
 	a.frame = append(a.frame, msg...)
+	// A write blocks only when the pipe is full: the adapter stopped
+	// reading, which would otherwise hold the run for ever.
+	if err := a.in.SetWriteDeadline(time.Now().Add(SendTimeout)); err != nil {
+		return a.broken("writing to its standard input", err)
+	}
 	if _, err := a.in.Write(a.frame); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return a.broken("", fmt.Errorf("it has not read its standard input for %v", SendTimeout))
+		}
 		return a.broken("writing to its standard input", err)
 	}
 	return nil

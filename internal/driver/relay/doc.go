@@ -17,8 +17,9 @@
 // relay-echo benchmark measures it (docs/relay.md states the figure).
 //
 // Faults: an adapter that is not found exits 2 before anything is created;
-// one that writes no hello in time, exits, or writes a frame larger than
-// the largest message stops the sub-experiment with how it exited and the
+// one that writes no hello in time, exits, writes a frame larger than the
+// largest message, or stops reading its standard input (SendTimeout) stops
+// the sub-experiment with how it exited and the
 // end of its standard error (which is also passed on to run's, prefixed by
 // its name), keeping the samples measured so far in an experiment marked
 // incomplete. A message the system loses is a loss after --timeout, as on

@@ -130,7 +130,8 @@ func TestRun(t *testing.T) {
 }
 
 // TestFaults checks the adapter's failures: not found, no hello, a frame
-// that is not one, an exit mid-run; and SIGINT (a cancelled context).
+// that is not one, an exit mid-run, an adapter that stops reading; and
+// SIGINT (a cancelled context).
 func TestFaults(t *testing.T) {
 	base := []string{"-s", "relay_best_effort", "--relay-name", "relay_best_effort", "--payloads", "16,64", "--samples", "200", "--connect-timeout", "1s"}
 	t.Run("not found", func(t *testing.T) {
@@ -175,6 +176,19 @@ func TestFaults(t *testing.T) {
 		m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
 		if err != nil || m.Completed || m.SubExperiments[0].Completed {
 			t.Errorf("meta %+v %v", m, err)
+		}
+	})
+	t.Run("stops reading", func(t *testing.T) {
+		root := t.TempDir()
+		start := time.Now()
+		code, stderr := run(t, context.Background(), root, "-s", "relay_best_effort", "--relay-name", "relay_best_effort",
+			"--payloads", "16384", "--samples", "100", "--warmup", "0", "--timeout", "50ms", "--max-lost-in-row", "1000",
+			"--relay-command", command("-stall"))
+		if code != 2 || !strings.Contains(stderr, "it has not read its standard input for "+relay.SendTimeout.String()) {
+			t.Errorf("exit %d: %s", code, stderr)
+		}
+		if d := time.Since(start); d > relay.SendTimeout+30*time.Second {
+			t.Errorf("took %v", d)
 		}
 	})
 	t.Run("interrupted", func(t *testing.T) {
