@@ -35,8 +35,10 @@
 //   - Multiple comparisons: Holm's step-down correction over every check of
 //     one gate run keeps the probability that an unchanged system fails any
 //     of them at most the false-fail level asked (DefaultFalseFail, 1 %),
-//     whatever their dependence. Each check's interval is computed at its
-//     Holm level, so "interval above 1" and "Holm rejects" agree.
+//     whatever their dependence. The interval's "no regression" end is
+//     computed at the check's Holm level, so "interval above 1" and "Holm
+//     rejects" agree; its threshold end at the false-fail level itself (a
+//     false pass is a per-check error, not the family-wise one).
 //   - Verdict: Failed when Holm rejects, the interval lies beyond 1 in the
 //     bad direction and the estimate beyond 1 ± Threshold; Passed when the
 //     whole interval lies within 1 ± Threshold; Inconclusive otherwise, with

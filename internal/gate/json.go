@@ -50,6 +50,7 @@ type statsJSON struct {
 	Low        jsonFloat `json:"low"`
 	High       jsonFloat `json:"high"`
 	Tail       jsonFloat `json:"tail"`
+	PassTail   jsonFloat `json:"pass_tail"`
 	Confidence jsonFloat `json:"confidence"`
 	P          jsonFloat `json:"p"`
 	PAdjusted  jsonFloat `json:"p_adjusted"`
@@ -67,7 +68,7 @@ func toStatsJSON(s *Stats) *statsJSON {
 		return nil
 	}
 	return &statsJSON{s.NReference, s.NCandidate, jsonFloat(s.Estimate), jsonFloat(s.Low), jsonFloat(s.High),
-		jsonFloat(s.Tail), jsonFloat(s.Confidence), jsonFloat(s.P), jsonFloat(s.PAdjusted), s.Exact,
+		jsonFloat(s.Tail), jsonFloat(s.PassTail), jsonFloat(s.Confidence), jsonFloat(s.P), jsonFloat(s.PAdjusted), s.Exact,
 		jsonFloat(s.Dispersion), s.NeedRuns, s.Gateable, s.MoreRuns}
 }
 
@@ -76,7 +77,7 @@ func fromStatsJSON(j *statsJSON) *Stats {
 		return nil
 	}
 	s := &Stats{j.NReference, j.NCandidate, float64(j.Estimate), float64(j.Low), float64(j.High),
-		float64(j.Tail), float64(j.Confidence), float64(j.P), float64(j.PAdjusted), j.Exact,
+		float64(j.Tail), float64(j.PassTail), float64(j.Confidence), float64(j.P), float64(j.PAdjusted), j.Exact,
 		float64(j.Dispersion), j.NeedRuns, j.Gateable, j.MoreRuns}
 	if math.IsNaN(s.High) {
 		s.High = math.Inf(1)

@@ -40,13 +40,18 @@ type Series struct {
 type Stats struct {
 	NReference int `json:"n_reference"`
 	NCandidate int `json:"n_candidate"`
-	// Estimate is the Hodges–Lehmann ratio; Low and High its interval, each
-	// end in error with probability at most Tail (Holm's per-check level),
-	// so the interval's confidence is at least Confidence = 1 − 2·Tail.
+	// Estimate is the Hodges–Lehmann ratio; Low and High its interval. The
+	// end on the side of "no regression" (Low for latency, High for
+	// throughput) is in error with probability at most Tail, Holm's
+	// per-check level, which keeps the whole gate's false-fail rate at its
+	// level; the end on the side of the threshold with probability at most
+	// PassTail, the false-fail level itself, unadjusted, as a false pass is
+	// a per-check error. Confidence = 1 − Tail − PassTail.
 	Estimate   float64 `json:"estimate"`
 	Low        float64 `json:"low"`
 	High       float64 `json:"high"`
 	Tail       float64 `json:"tail"`
+	PassTail   float64 `json:"pass_tail"`
 	Confidence float64 `json:"confidence"`
 	// P is the one-sided Mann–Whitney p-value for "the candidate is
 	// worse"; PAdjusted is it after Holm's correction over the gate run.
@@ -108,7 +113,8 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 			continue
 		}
 		eff, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, tails[i])
-		checks[i] = decide(s, eff, adjusted[i], rejected[i], referenceName)
+		pass, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, math.Max(falseFail, tails[i]))
+		checks[i] = decide(s, eff, pass, adjusted[i], rejected[i], referenceName)
 	}
 	return checks
 }
@@ -123,8 +129,10 @@ func missingReason(s Series, referenceName string, err error) string {
 	return err.Error()
 }
 
-// decide turns one effect into a check.
-func decide(s Series, eff Effect, pAdj float64, rejected bool, referenceName string) Check {
+// decide turns one effect into a check: eff has its interval at the Holm
+// tail, pass at the pass tail; the interval reported takes its "no
+// regression" end from eff and its threshold end from pass.
+func decide(s Series, eff, pass Effect, pAdj float64, rejected bool, referenceName string) Check {
 	m := s.Metric
 	ref, val := MedianOf(s.Reference), MedianOf(s.Candidate)
 	c := Check{
@@ -139,10 +147,17 @@ func decide(s Series, eff Effect, pAdj float64, rejected bool, referenceName str
 		Percent:       percent(val, ref),
 	}
 	c.Margin = m.Worse(val, c.Limit)
+	// Latency: Low is the "no regression" end, High the threshold end;
+	// throughput (worse is lower) the other way round.
+	if m.Better == HigherIsBetter {
+		eff.Low = pass.Low
+	} else {
+		eff.High = pass.High
+	}
 	st := &Stats{
 		NReference: eff.NReference, NCandidate: eff.NCandidate,
 		Estimate: eff.Estimate, Low: eff.Low, High: eff.High,
-		Tail: eff.Tail, Confidence: 1 - 2*eff.Tail,
+		Tail: eff.Tail, PassTail: pass.Tail, Confidence: 1 - eff.Tail - pass.Tail,
 		P: eff.P, PAdjusted: pAdj, Exact: eff.Exact,
 		Dispersion: eff.Dispersion,
 	}

@@ -355,3 +355,27 @@ func TestRunsNeededFollowsTheInterval(t *testing.T) {
 		t.Errorf("not gateable but needs %d", c.Stats.NeedRuns)
 	}
 }
+
+// TestIntervalEnds: the "no regression" end of the interval is at the Holm
+// tail (false fails, family-wise), the threshold end at the false-fail
+// level itself (false passes, per check), for either direction.
+func TestIntervalEnds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	var ss []Series
+	for i := 0; i < 10; i++ {
+		ss = append(ss, series(rng, Median, 10, 1, 0.05), series(rng, MessageRate, 10, 1, 0.05))
+	}
+	const alpha = 0.01
+	for i, c := range Judge(ss, alpha, "reference") {
+		holm, _ := Compare(ss[i].Reference, ss[i].Candidate, ss[i].Metric.Better, c.Stats.Tail)
+		pass, _ := Compare(ss[i].Reference, ss[i].Candidate, ss[i].Metric.Better, alpha)
+		wantLow, wantHigh := holm.Low, pass.High
+		if ss[i].Metric.Better == HigherIsBetter {
+			wantLow, wantHigh = pass.Low, holm.High
+		}
+		if c.Stats.Low != wantLow || c.Stats.High != wantHigh || c.Stats.PassTail != alpha ||
+			math.Abs(c.Stats.Confidence-(1-alpha-c.Stats.Tail)) > 1e-15 || c.Stats.Tail >= alpha {
+			t.Errorf("%s: stats %+v, want low %v high %v", ss[i].Metric.Name, c.Stats, wantLow, wantHigh)
+		}
+	}
+}
