@@ -147,7 +147,9 @@ func Run(ctx context.Context, s Settings) Outcome {
 	if s.Driver == "zenoh" {
 		return RunZenoh(ctx, s)
 	}
-	octx, cancel := context.WithTimeout(ctx, s.Timeout)
+	// Connecting gets at least 10 s, however short the --timeout of the
+	// measurement: a loaded host or broker is slow to accept.
+	octx, cancel := context.WithTimeout(ctx, max(s.Timeout, 10*time.Second))
 	b, err := Open(octx, s.Driver, s.Endpoints, s.Reliable, s.Timeout)
 	cancel()
 	if err != nil {

@@ -34,7 +34,7 @@ func dialNATS(ctx context.Context, endpoints []string, reliable bool, timeout ti
 	b := &natsBackend{lost: make(chan error, 1), url: driver.RedactURL(strings.Join(endpoints, ","))}
 	opts := []natsgo.Option{
 		natsgo.Name("mqgate role"),
-		natsgo.Timeout(timeout),
+		natsgo.Timeout(max(timeout, 10*time.Second)),
 		// A role that lost its server for longer than its --timeout has
 		// lost it: it reports instead of waiting for a reconnection.
 		natsgo.ReconnectWait(timeout / 4),

@@ -72,8 +72,15 @@ func lastLine(s string) string {
 func TestSIGTERM(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
-	cmd, stderr := roleProcess(t, nil, "sub", "--endpoint", url, "--run-id", "term", "--out-dir", out, "--duration", "5m", "--log-level", "error")
-	time.Sleep(time.Second)
+	csv := filepath.Join(out, "snap.csv")
+	cmd, stderr := roleProcess(t, nil, "sub", "--endpoint", url, "--run-id", "term", "--out-dir", out, "--duration", "5m", "--log-level", "error", "--csv", csv)
+	// Stopped once it measures: its snapshot file exists.
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(csv); err == nil {
+			break
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGTERM)
 	code := waitExit(t, cmd, time.Minute, "sub", stderr)
 	dir := filepath.Join(out, "term")

@@ -26,7 +26,7 @@ import (
 func TestReqQry(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
-	base := map[string]any{"endpoint": []string{url}, "run-id": "q", "out-dir": out, "timeout": "2s"}
+	base := map[string]any{"endpoint": []string{url}, "run-id": "q", "out-dir": out, "timeout": "10s"}
 	with := func(extra map[string]any) map[string]any {
 		m := map[string]any{}
 		for k, v := range base {
@@ -185,8 +185,19 @@ func TestInterrupt(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(500*time.Millisecond, cancel)
-	code, stderr := runApp(ctx, t, nil, "sub", "--endpoint", url, "--run-id", "i", "--out-dir", out, "--duration", "1m", "--log-level", "error")
+	// Interrupted once it measures: its snapshot file exists.
+	csv := filepath.Join(out, "snap.csv")
+	go func() {
+		for {
+			if _, err := os.Stat(csv); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+	}()
+	code, stderr := runApp(ctx, t, nil, "sub", "--endpoint", url, "--run-id", "i", "--out-dir", out, "--duration", "1m", "--log-level", "error", "--csv", csv)
 	dir := filepath.Join(out, "i")
 	if code != cliapp.ExitInterrupted || !strings.Contains(stderr, "interrupted; results in "+dir) {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -138,7 +138,7 @@ func TestResolve(t *testing.T) {
 func TestPubSub(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
-	common := map[string]any{"endpoint": []string{url}, "run-id": "ps", "out-dir": out, "timeout": "3s", "payload": "100"}
+	common := map[string]any{"endpoint": []string{url}, "run-id": "ps", "out-dir": out, "timeout": "10s", "payload": "100"}
 	with := func(extra map[string]any) map[string]any {
 		m := map[string]any{}
 		for k, v := range common {

@@ -184,11 +184,19 @@ func TestRemotePongStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
+	out := t.TempDir()
+	// The pong stops once the ping runs (its output directory exists) and
+	// has had time to measure: the run must then end on its own.
 	go func() {
+		for {
+			if _, err := os.Stat(filepath.Join(out, "e", "helper", "zenoh_reliable")); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		time.Sleep(2 * time.Second)
 		e.Close()
 	}()
-	out := t.TempDir()
 	start := time.Now()
 	msg := tool(t, runapp.App(), 2, "-s", "zenoh_reliable", "--target", "zenoh="+e.Addr(), "--zenoh-helper", bin,
 		"--zenoh-key", "mqgate/bench", "--payloads", "16", "--samples", "2000000", "--warmup", "10",
@@ -203,11 +211,15 @@ func TestRemotePongStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Completed || m.SubExperiments[0].Echo != "remote" {
-		t.Errorf("meta: completed %v, echo %s", m.Completed, m.SubExperiments[0].Echo)
+	if m.Completed || m.SubExperiments[0].Echo != "remote" || m.SubExperiments[0].Error == "" {
+		t.Errorf("meta: completed %v, echo %s, error %q", m.Completed, m.SubExperiments[0].Echo, m.SubExperiments[0].Error)
 	}
-	if got := rawCounts(t, filepath.Join(out, "e"), "zenoh_reliable"); got[16] == 0 {
-		t.Errorf("no samples kept: %v", got)
+	// What was measured before the pong stopped is kept (on a loaded
+	// machine that may be nothing, and then there is no raw file).
+	if n := m.SubExperiments[0].Payloads; len(n) == 1 && n[0].Samples > 0 {
+		if got := rawCounts(t, filepath.Join(out, "e"), "zenoh_reliable"); got[16] != n[0].Samples {
+			t.Errorf("raw rows %v, meta %+v", got, n)
+		}
 	}
 }
 
