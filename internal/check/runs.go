@@ -172,7 +172,7 @@ func judged(typ string, b int, m gate.Metric, mi int, req requirements.Row, valu
 		c.Stats = &gate.Stats{
 			NReference: st.Runs, NCandidate: len(values),
 			Estimate: j.Value / j.Requirement, Low: j.Low / j.Requirement, High: j.High / j.Requirement,
-			Tail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
+			Tail: st.CheckLevel, PassTail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
 			P: j.P, PAdjusted: j.P, Exact: st.Fits[mi].Method == requirements.MethodOrder,
 			Dispersion: st.Fits[mi].LogSD,
 			NeedRuns:   j.NeedRuns, Gateable: len(values) >= j.NeedRuns, MoreRuns: j.MoreRuns,
