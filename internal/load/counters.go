@@ -7,16 +7,23 @@ import "sync/atomic"
 // period are counted (warm-up messages are not; Warmup counts those
 // received).
 type Counters struct {
-	MessagesSent     atomic.Uint64 // measured messages handed to the system
+	// The publishers' counters and the subscribers' sit on cache lines of
+	// their own: a publisher and a subscriber on two cores would otherwise
+	// take the line from each other at every message.
+	MessagesSent atomic.Uint64 // measured messages handed to the system
+	BytesSent    atomic.Uint64
+	Skipped      atomic.Uint64 // schedule slots skipped (more than one period behind)
+	_            [64]byte
+
 	MessagesReceived atomic.Uint64 // measured messages delivered, duplicates included
-	MessagesAcked    atomic.Uint64 // acknowledged by the system (AckSender)
-	MessagesRefused  atomic.Uint64 // refused by the system (negative acknowledgements)
-	BytesSent        atomic.Uint64
 	BytesReceived    atomic.Uint64
-	Errors           atomic.Uint64 // failed sends, malformed or foreign messages
-	Skipped          atomic.Uint64 // schedule slots skipped (more than one period behind)
 	Clamped          atomic.Uint64 // negative one-way latencies recorded as 0
 	Warmup           atomic.Uint64 // warm-up messages received (discarded)
+	_                [64]byte
+
+	MessagesAcked   atomic.Uint64 // acknowledged by the system (AckSender)
+	MessagesRefused atomic.Uint64 // refused by the system (negative acknowledgements)
+	Errors          atomic.Uint64 // failed sends, malformed or foreign messages
 }
 
 // CounterValues is a plain copy of Counters.

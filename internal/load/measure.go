@@ -257,6 +257,7 @@ type run struct {
 	t0, t1  time.Time
 	stop    atomic.Bool // receivers end
 	halt    atomic.Bool // publishers end early
+	_       [64]byte    // the flags, read at every message, apart from the counts
 	unique  atomic.Uint64
 	rawLeft atomic.Int64
 	rawDrop atomic.Uint64
