@@ -22,8 +22,14 @@ import (
 // umask, as with a shell redirection), or, when path already is a file, that
 // file's permissions.
 func Write(path string, write func(w io.Writer) error) (err error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
+	return WriteMode(path, 0, write)
+}
+
+// WriteMode is Write giving the file the permissions perm instead, unless
+// perm is 0.
+func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) (err error) {
+	if err := CheckFile(path); err != nil {
+		return err
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -50,9 +56,11 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
 	}
-	if fi, statErr := os.Stat(path); statErr == nil && fi.Mode().IsRegular() {
-		// Replacing a file keeps its permissions.
-		if err = f.Chmod(fi.Mode().Perm()); err != nil {
+	if fi, statErr := os.Stat(path); perm == 0 && statErr == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm() // replacing a file keeps its permissions
+	}
+	if perm != 0 {
+		if err = f.Chmod(perm.Perm()); err != nil {
 			return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
 		}
 	}
@@ -64,6 +72,29 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 			return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
 		}
 		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// CheckFile reports, before anything is written, why path cannot become a
+// file: it is a directory, or one of its would-be parent directories is in
+// the way (a file, a looping or dangling symbolic link). nil does not
+// promise that writing will succeed (permissions, space).
+func CheckFile(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
+	}
+	if why := inTheWay(filepath.Dir(path)); why != "" {
+		return fmt.Errorf("cannot create the directory for %s: %s", path, why)
+	}
+	return nil
+}
+
+// CheckDir reports, before anything is written, why dir cannot be (or be
+// made) a directory, as CheckFile does for a file.
+func CheckDir(dir string) error {
+	if why := inTheWay(dir); why != "" {
+		return fmt.Errorf("cannot create the directory %s: %s", dir, why)
 	}
 	return nil
 }
@@ -85,6 +116,15 @@ func createTemp(dir, prefix string) (*os.File, error) {
 // whyNoDir says in words why dir could not be created: which of its
 // ancestors is in the way, and what it is.
 func whyNoDir(dir string, err error) string {
+	if why := inTheWay(dir); why != "" {
+		return why
+	}
+	return unwrapPath(err).Error()
+}
+
+// inTheWay returns which of dir and its ancestors exists but is not a
+// directory, and what it is, or "".
+func inTheWay(dir string) string {
 	var chain []string
 	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		chain = append(chain, p)
@@ -115,7 +155,7 @@ func whyNoDir(dir string, err error) string {
 			return fmt.Sprintf("%s is a file, not a directory", p)
 		}
 	}
-	return unwrapPath(err).Error()
+	return ""
 }
 
 // unwrapPath drops the operation and path of an *fs.PathError or

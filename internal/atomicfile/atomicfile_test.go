@@ -94,6 +94,13 @@ func TestModeFollowsUmask(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("replaced file's mode %v, %v; want it kept at 0600", fi.Mode().Perm(), err)
 	}
+	// A mode asked for wins.
+	if err := WriteMode(path, 0o640, func(w io.Writer) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("WriteMode 0640: mode %v, %v", fi.Mode().Perm(), err)
+	}
 }
 
 // TestWhatIsInTheWay: when the file or its directory cannot be made, the
@@ -127,6 +134,24 @@ func TestWhatIsInTheWay(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("WriteBytes(%s): %v; want %q", c.path, err, c.want)
 		}
+		// CheckFile says the same before anything is written.
+		if err := CheckFile(c.path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckFile(%s): %v; want %q", c.path, err, c.want)
+		}
+	}
+	for _, ok := range []string{j("adir", "out.csv"), j("new", "dirs", "out.csv")} {
+		if err := CheckFile(ok); err != nil {
+			t.Errorf("CheckFile(%s): %v", ok, err)
+		}
+	}
+	if err := CheckDir(j("adir", "new")); err != nil {
+		t.Error(err)
+	}
+	if err := CheckDir(j("loop")); err == nil || !strings.Contains(err.Error(), "cannot create the directory "+j("loop")+": "+j("loop")+" is a symbolic link that loops") {
+		t.Errorf("CheckDir(loop): %v", err)
+	}
+	if err := CheckDir(j("file")); err == nil || !strings.Contains(err.Error(), j("file")+" is a file, not a directory") {
+		t.Errorf("CheckDir(file): %v", err)
 	}
 	if entries, _ := os.ReadDir(j("adir")); len(entries) != 0 {
 		t.Errorf("adir holds %v", entries)

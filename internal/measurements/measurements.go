@@ -230,6 +230,8 @@ func (r *Reader) checkSample(sample, payload int) bool {
 		what = fmt.Sprintf("%d goes back from %d", sample, prev)
 	case sample == prev+2:
 		what = fmt.Sprintf("%d follows %d: sample %d is missing", sample, prev, prev+1)
+	case sample == prev+3:
+		what = fmt.Sprintf("%d follows %d: samples %d and %d are missing", sample, prev, prev+1, prev+2)
 	default:
 		what = fmt.Sprintf("%d follows %d: samples %d to %d are missing", sample, prev, prev+1, sample-1)
 	}

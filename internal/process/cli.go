@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -115,6 +116,17 @@ func action(c *cli.Context) error {
 	if err := guard.Check(); err != nil {
 		return err
 	}
+	// Outputs that cannot be written are found before anything is.
+	summaryFlag, plotsFlag := "", ""
+	if !dirMode {
+		summaryFlag = "--output-csv"
+	}
+	if c.IsSet("plots-directory") {
+		plotsFlag = "--plots-directory"
+	}
+	if err := checkOutputs(inputs, htmlPath, opt.Plots, summaryFlag, plotsFlag); err != nil {
+		return err
+	}
 	if !opt.Plots {
 		for i := range inputs {
 			inputs[i].PlotsDir = ""
@@ -177,6 +189,35 @@ func action(c *cli.Context) error {
 			fmt.Fprintf(out, "%d plots in %s\n", n, dir)
 		}
 		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results), time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// checkOutputs reports an output path that cannot be written (a directory
+// where a file goes, a file or looping link where a directory goes), so
+// that process fails before it removes or writes anything.
+// The errors name the flag that gave the path, if one did.
+func checkOutputs(inputs []Input, htmlPath string, plots bool, summaryFlag, plotsFlag string) error {
+	named := func(flag string, err error) error {
+		if flag != "" {
+			return cliapp.Usagef("%s: %v", flag, err)
+		}
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	if htmlPath != "" {
+		if err := atomicfile.CheckFile(htmlPath); err != nil {
+			return named("--html", err)
+		}
+	}
+	for _, in := range inputs {
+		if err := atomicfile.CheckFile(in.Summary); err != nil {
+			return named(summaryFlag, err)
+		}
+		if plots && in.PlotsDir != "" {
+			if err := atomicfile.CheckDir(in.PlotsDir); err != nil {
+				return named(plotsFlag, err)
+			}
+		}
 	}
 	return nil
 }

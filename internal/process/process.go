@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -157,13 +158,18 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	// Summaries of an earlier run go first: if this one fails, no summary is
 	// left that a later step could take for a summary of the files as they
 	// are now.
-	for _, in := range inputs {
+	// A summary written again keeps the permissions of the one it replaces.
+	modes := make([]fs.FileMode, len(inputs))
+	for i, in := range inputs {
 		fi, err := os.Lstat(in.Summary)
 		if err != nil {
 			continue // nothing there (or no directory there): nothing to remove
 		}
 		if fi.IsDir() {
 			return nil, fileerr.New(in.Summary, 0, "", "is a directory; expected the summary file's name")
+		}
+		if fi.Mode().IsRegular() {
+			modes[i] = fi.Mode().Perm()
 		}
 		if err := os.Remove(in.Summary); err != nil {
 			return nil, fileerr.New(in.Summary, 0, "", "cannot remove the earlier summary: %v", err)
@@ -254,8 +260,8 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 			results[i].Figures = append(states[i].figures, make([]Figures, len(states[i].rows)-len(states[i].figures))...)
 		}
 	}
-	for _, r := range results {
-		if err := summary.WriteFile(r.Summary, r.Rows); err != nil {
+	for i, r := range results {
+		if err := summary.WriteFileMode(r.Summary, modes[i], r.Rows); err != nil {
 			return nil, err
 		}
 	}

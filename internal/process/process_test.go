@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/goldenfile"
@@ -206,7 +207,8 @@ func TestBadInput(t *testing.T) {
 		{"starts at 2", h + "2,16,1\n", `measurements_bad_reliable.csv:2: column "Sample": 2 is the first sample of payload 16, expected 1`},
 		{"decreasing", h + "1,16,1\n2,16,1\n1,16,1\n", `measurements_bad_reliable.csv:4: column "Sample": 1 goes back from 2 in payload 16, expected 3`},
 		{"duplicated", h + "1,16,1\n1,16,1\n", `measurements_bad_reliable.csv:3: column "Sample": 1 repeats the sample before in payload 16, expected 2`},
-		{"gap", h + "1,16,1\n2,16,1\n5,16,1\n", `measurements_bad_reliable.csv:4: column "Sample": 5 follows 2: samples 3 to 4 are missing in payload 16, expected 3`},
+		{"gap", h + "1,16,1\n2,16,1\n5,16,1\n", `measurements_bad_reliable.csv:4: column "Sample": 5 follows 2: samples 3 and 4 are missing in payload 16, expected 3`},
+		{"long gap", h + "1,16,1\n2,16,1\n9,16,1\n", `measurements_bad_reliable.csv:4: column "Sample": 9 follows 2: samples 3 to 8 are missing in payload 16, expected 3`},
 		{"payload reappears", h + "1,16,1\n1,32,1\n2,16,1\n", `measurements_bad_reliable.csv:4: column "Payload [Bytes]": payload 16 appears again: its rows began on line 2`},
 	}
 	for _, c := range cases {
@@ -252,11 +254,12 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 		{[]string{"-o", "x.csv", good}, "--output-csv x.csv is for --raw-csv FILE"},
 		{[]string{"--bogus", good}, "unknown flag --bogus (see 'process --help')"},
 		{[]string{"--raw_csv", filepath.Join(empty, "nope.csv")}, "nope.csv: cannot read raw measurements"},
-		{[]string{"--plots-directory", filepath.Join(notDir, "plots"), good}, "cannot create the directory for " + filepath.Join(notDir, "plots") + "/measurements_n_reliable/histogram_16.png: " + notDir + " is a file, not a directory"},
-		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", filepath.Join(notDir, "s.csv"), "--no-plots"}, "cannot create the directory for " + filepath.Join(notDir, "s.csv") + ": " + notDir + " is a file, not a directory"},
-		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", empty, "--no-plots"}, "process: " + empty + ": is a directory; expected the summary file's name"},
-		{[]string{"--no-plots", "--html", empty, good}, "process: cannot write " + empty + ": it is a directory; expected a file name"},
-		{[]string{"--plots-directory", loop, good}, "cannot create the directory for " + loop + "/measurements_n_reliable/histogram_16.png: " + loop + " is a symbolic link that loops (it leads back to itself); expected a directory"},
+		{[]string{"--plots-directory", filepath.Join(notDir, "plots"), good}, "process: --plots-directory: cannot create the directory " + filepath.Join(notDir, "plots") + "/measurements_n_reliable: " + notDir + " is a file, not a directory"},
+		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", filepath.Join(notDir, "s.csv"), "--no-plots"}, "process: --output-csv: cannot create the directory for " + filepath.Join(notDir, "s.csv") + ": " + notDir + " is a file, not a directory"},
+		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", empty, "--no-plots"}, "process: --output-csv: cannot write " + empty + ": it is a directory; expected a file name"},
+		{[]string{"--no-plots", "--html", empty, good}, "process: --html: cannot write " + empty + ": it is a directory; expected a file name"},
+		{[]string{"--no-plots", "--html", filepath.Join(loop, "r.html"), good}, "process: --html: cannot create the directory for " + filepath.Join(loop, "r.html") + ": " + loop + " is a symbolic link that loops"},
+		{[]string{"--plots-directory", loop, good}, "process: --plots-directory: cannot create the directory " + loop + "/measurements_n_reliable: " + loop + " is a symbolic link that loops (it leads back to itself); expected a directory"},
 		{[]string{badName}, badName + `/measurements_Bad Name.csv: "Bad Name" is not a sub-experiment name: expected measurements_<type>.csv with <type> <scope>_<reliability>[_<transport>][_security], lower case, reliability best_effort, reliable or exactly_once (formats §1), e.g. measurements_interprocess_reliable.csv; rename the file`},
 	}
 	for _, c := range cases {
@@ -267,6 +270,43 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 	}
 	if fi, err := os.Stat(empty); err != nil || !fi.IsDir() {
 		t.Errorf("the directory given as --output-csv became %v, %v", fi, err)
+	}
+	// An output that cannot be written is found before anything is: no
+	// summary was written for good by any of the failures above.
+	if _, err := os.Stat(filepath.Join(good, "measurements_n_reliable_summary.csv")); err == nil {
+		t.Error("a failed process left a summary")
+	}
+}
+
+// TestSummaryMode: summaries get their mode from the umask, and one
+// written again keeps the mode of the one it replaces.
+func TestSummaryMode(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_n_reliable.csv"))
+	sum := filepath.Join(dir, "measurements_n_reliable_summary.csv")
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	if code, _, stderr := runProcess(t, dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for path, want := range map[string]os.FileMode{
+		sum: 0o640, filepath.Join(dir, "plots"): 0o750,
+		filepath.Join(dir, "plots", "comparison_min.png"):                      0o640,
+		filepath.Join(dir, "plots", "measurements_n_reliable", "series_16.png"): 0o640,
+	} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, %v; want %v", path, fi.Mode().Perm(), err, want)
+		}
+	}
+	if err := os.Chmod(sum, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Umask(0o022)
+	if code, _, stderr := runProcess(t, "--no-plots", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Stat(sum); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("summary written again: mode %v, %v; want 0600 kept", fi.Mode().Perm(), err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -143,7 +144,13 @@ func (r *Row) contradiction() (column, msg string) {
 
 // WriteFile writes rows to path atomically.
 func WriteFile(path string, rows []Row) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, rows) })
+	return WriteFileMode(path, 0, rows)
+}
+
+// WriteFileMode writes rows to path atomically with the permissions perm, or
+// as atomicfile.Write does when perm is 0.
+func WriteFileMode(path string, perm fs.FileMode, rows []Row) error {
+	return atomicfile.WriteMode(path, perm, func(w io.Writer) error { return Write(w, rows) })
 }
 
 // ReadFile reads the summary file at path.
