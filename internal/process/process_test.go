@@ -291,7 +291,7 @@ func TestSummaryMode(t *testing.T) {
 	}
 	for path, want := range map[string]os.FileMode{
 		sum: 0o640, filepath.Join(dir, "plots"): 0o750,
-		filepath.Join(dir, "plots", "comparison_min.png"):                      0o640,
+		filepath.Join(dir, "plots", "comparison_min.png"):                       0o640,
 		filepath.Join(dir, "plots", "measurements_n_reliable", "series_16.png"): 0o640,
 	} {
 		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
