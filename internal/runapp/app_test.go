@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +35,14 @@ const mainEnv = "MQGATE_RUNAPP_TEST_MAIN"
 
 func init() { hub.Register() }
 
+// diesAfterEnv makes the test binary, started as an echo, a plain echo
+// that kills itself (SIGKILL) on receiving that many messages.
+const diesAfterEnv = "MQGATE_RUNAPP_TEST_ECHO_DIES_AFTER"
+
 func TestMain(m *testing.M) {
+	if n, err := strconv.Atoi(os.Getenv(diesAfterEnv)); err == nil && len(os.Args) > 1 && os.Args[1] == "echo" {
+		dyingEcho(n)
+	}
 	if os.Getenv(mainEnv) == "1" {
 		cliapp.Main(App())
 	}
@@ -299,11 +308,12 @@ func waitEchoing(t *testing.T, pid int) []int {
 	return echo
 }
 
-// TestEchoProcessKilled kills the echo process in the middle of a run: run
-// stops with exit code 2 well before its (long) timeout, says which
-// sub-experiment, payload and round trip, and writes what it measured.
+// TestEchoProcessKilled has the echo process die in the middle of a run
+// (it kills itself on its 500th message, so that the moment does not
+// depend on the machine's load): run stops with exit code 2 well before
+// its (long) timeout, says which sub-experiment, payload and round trip,
+// and writes what it measured.
 func TestEchoProcessKilled(t *testing.T) {
-	needProc(t)
 	out := t.TempDir()
 	const timeout = 60 * time.Second
 	for _, sub := range []string{"interprocess_best_effort", "interprocess_reliable_tcp"} {
@@ -311,13 +321,12 @@ func TestEchoProcessKilled(t *testing.T) {
 			continue
 		}
 		t.Run(sub, func(t *testing.T) {
+			t.Setenv(diesAfterEnv, "500")
 			cmd, stderr := startRun(t, "-s", sub, "--payloads", "16", "--samples", "5000000", "--warmup", "0",
 				"--timeout", timeout.String(), "--max-lost-in-row", "1000", "--out", out, "--name", sub)
-			echo := waitEchoing(t, cmd.Process.Pid)
-			killed := time.Now()
-			syscall.Kill(echo[0], syscall.SIGKILL)
+			start := time.Now()
 			err := cmd.Wait()
-			if since := time.Since(killed); since >= timeout {
+			if since := time.Since(start); since >= timeout {
 				t.Fatalf("run took %v after the echoer died", since)
 			}
 			code := cmd.ProcessState.ExitCode()
@@ -325,7 +334,7 @@ func TestEchoProcessKilled(t *testing.T) {
 				t.Fatalf("exit %d (%v), want 2; stderr:\n%s", code, err, stderr)
 			}
 			msg := stderr.String()
-			for _, want := range []string{sub + ": payload 16 B, round trip", "echo process", "signal: killed", "incomplete"} {
+			for _, want := range []string{sub + ": payload 16 B, round trip 500", "echo process", "signal: killed", "incomplete"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, msg)
 				}
@@ -334,12 +343,72 @@ func TestEchoProcessKilled(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.Completed || m.Interrupted || !strings.Contains(m.Error, "killed") || m.SubExperiments[0].Payloads[0].Samples == 0 {
-				t.Errorf("meta: completed %v interrupted %v error %q payloads %+v", m.Completed, m.Interrupted, m.Error, m.SubExperiments[0].Payloads)
+			if m.Completed || m.Interrupted || !strings.Contains(m.Error, "killed") || m.SubExperiments[0].Payloads[0].Samples != 499 {
+				t.Errorf("meta: completed %v interrupted %v error %q payloads %+v; want 499 samples", m.Completed, m.Interrupted, m.Error, m.SubExperiments[0].Payloads)
 			}
 			summarise(t, filepath.Join(out, sub, experiment.RawFileName(sub)))
 		})
 	}
+}
+
+// dyingEcho is the echo role of TestEchoProcessKilled: a plain UDP or TCP
+// echo at --listen that prints its address, as `run echo` does, and kills
+// itself on receiving message number after (a TCP message is one read:
+// one message is in flight at a time).
+func dyingEcho(after int) {
+	var transport, listen string
+	for i, a := range os.Args[:len(os.Args)-1] {
+		switch a {
+		case "--transport":
+			transport = os.Args[i+1]
+		case "--listen":
+			listen = os.Args[i+1]
+		}
+	}
+	go func() { io.Copy(io.Discard, os.Stdin); os.Exit(0) }() // the lifeline
+	die := func(n int) {
+		if n == after {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+	}
+	buf := make([]byte, 1<<16)
+	switch transport {
+	case driver.UDP:
+		pc, err := net.ListenPacket("udp", listen)
+		if err != nil {
+			os.Exit(2)
+		}
+		fmt.Println(pc.LocalAddr())
+		for n := 1; ; n++ {
+			k, a, err := pc.ReadFrom(buf)
+			if err != nil {
+				os.Exit(2)
+			}
+			die(n)
+			pc.WriteTo(buf[:k], a)
+		}
+	case driver.TCP:
+		l, err := net.Listen("tcp", listen)
+		if err != nil {
+			os.Exit(2)
+		}
+		fmt.Println(l.Addr())
+		c, err := l.Accept()
+		if err != nil {
+			os.Exit(2)
+		}
+		c.(*net.TCPConn).SetNoDelay(true)
+		for n := 1; ; n++ {
+			k, err := c.Read(buf)
+			if err != nil {
+				os.Exit(2)
+			}
+			die(n)
+			c.Write(buf[:k])
+		}
+	}
+	os.Exit(2)
 }
 
 // TestInterrupt sends SIGINT to a run in progress: it exits 130 and leaves

@@ -1,6 +1,8 @@
 package runapp
 
 import (
+	"bytes"
+	"context"
 	"net"
 	"path/filepath"
 	"strings"
@@ -65,43 +67,70 @@ func TestEchoRefuses(t *testing.T) {
 	}
 }
 
-// TestSilentPeer: a peer that accepts connections but never answers a
-// TLS or DTLS handshake holds run no longer than --connect-timeout; before
-// that bound a handshake could wait 15 s. The watchdog (10 s, fifty times
-// the bound asked) only turns a hang into a failure.
-func TestSilentPeer(t *testing.T) {
-	certs := t.TempDir()
-	_, pinger, err := secure.GenerateFiles(certs)
-	if err != nil {
-		t.Fatal(err)
-	}
+// silentPeers listens at a TCP and a UDP address that take a TLS or DTLS
+// handshake's first message and never answer; each first message read is
+// reported on heard.
+func silentPeers(t *testing.T) (tcpAddr, udpAddr string, heard <-chan string) {
+	h := make(chan string, 64)
 	tl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tl.Close()
+	t.Cleanup(func() { tl.Close() })
 	go func() {
 		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
 		for {
 			c, err := tl.Accept()
 			if err != nil {
-				for _, c := range held {
-					c.Close()
-				}
 				return
 			}
 			held = append(held, c) // accepted, never answered
+			go func() {
+				if n, _ := c.Read(make([]byte, 1)); n > 0 {
+					h <- "tcp"
+				}
+			}()
 		}
 	}()
 	ul, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ul.Close()
+	t.Cleanup(func() { ul.Close() })
+	go func() {
+		buf := make([]byte, 1<<16)
+		for {
+			if _, _, err := ul.ReadFrom(buf); err != nil {
+				return
+			}
+			h <- "udp"
+		}
+	}()
+	return tl.Addr().String(), ul.LocalAddr().String(), h
+}
+
+// TestSilentPeer: a peer that accepts connections but never answers a
+// TLS or DTLS handshake holds run no longer than --connect-timeout, and
+// the error says that bound ended it. Nothing here depends on how fast the
+// machine is: the bound is a timer that cannot fire early (the run takes
+// at least 300 ms), and the watchdog (a minute) only turns a hang into a
+// failure.
+func TestSilentPeer(t *testing.T) {
+	certs := t.TempDir()
+	_, pinger, err := secure.GenerateFiles(certs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tcpAddr, udpAddr, _ := silentPeers(t)
 	out := t.TempDir()
 	for _, tt := range []struct{ sub, addr string }{
-		{"interprocess_reliable_tcp_security", tl.Addr().String()},
-		{"interprocess_reliable_security", ul.LocalAddr().String()},
+		{"interprocess_reliable_tcp_security", tcpAddr},
+		{"interprocess_reliable_security", udpAddr},
 	} {
 		t.Run(tt.sub, func(t *testing.T) {
 			type result struct {
@@ -109,21 +138,81 @@ func TestSilentPeer(t *testing.T) {
 				stderr string
 			}
 			done := make(chan result, 1)
+			start := time.Now()
 			go func() {
-				code, _, stderr := run(t, "-s", tt.sub, "--target", tt.addr, "--connect-timeout", "200ms",
+				code, _, stderr := run(t, "-s", tt.sub, "--target", tt.addr, "--connect-timeout", "300ms",
 					"--ca", pinger.CAFile, "--cert", pinger.CertFile, "--key", pinger.KeyFile, "--out", out, "--name", tt.sub)
 				done <- result{code, stderr}
 			}()
 			select {
 			case r := <-done:
 				if r.code != cliapp.ExitUsage || !strings.Contains(r.stderr, "cannot reach the remote echo at "+tt.addr) ||
-					!strings.Contains(r.stderr, "--connect-timeout 200ms") {
+					!strings.Contains(r.stderr, "nothing within --connect-timeout 300ms") {
 					t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("run still waits for the handshake after 10 s with --connect-timeout 200ms")
+				if el := time.Since(start); el < 300*time.Millisecond {
+					t.Errorf("run gave up after %v, before --connect-timeout 300ms", el)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("run still waits for the handshake after a minute with --connect-timeout 300ms")
 			}
 			noDir(t, filepath.Join(out, tt.sub))
+		})
+	}
+}
+
+// TestSilentPeerInterrupted: the handshake with a silent peer follows the
+// run's context, not only its deadline. With an hour's --connect-timeout,
+// the run is cancelled once the peer has the handshake's first message: it
+// must end at once, exit 130, where a handshake deaf to the context would
+// hold it for the hour (the minute's watchdog is far from both).
+func TestSilentPeerInterrupted(t *testing.T) {
+	certs := t.TempDir()
+	_, pinger, err := secure.GenerateFiles(certs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tcpAddr, udpAddr, heard := silentPeers(t)
+	for _, tt := range []struct{ sub, addr, proto string }{
+		{"interprocess_reliable_tcp_security", tcpAddr, "tcp"},
+		{"interprocess_reliable_security", udpAddr, "udp"},
+	} {
+		t.Run(tt.sub, func(t *testing.T) {
+			out := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			type result struct {
+				code   int
+				stderr string
+			}
+			done := make(chan result, 1)
+			go func() {
+				var o, e bytes.Buffer
+				code := cliapp.Run(ctx, App(), []string{"run", "-s", tt.sub, "--target", tt.addr, "--connect-timeout", "1h",
+					"--ca", pinger.CAFile, "--cert", pinger.CertFile, "--key", pinger.KeyFile, "--out", out, "--name", "e"}, &o, &e)
+				done <- result{code, e.String()}
+			}()
+			watchdog := time.After(time.Minute)
+			for waiting := true; waiting; {
+				select {
+				case p := <-heard:
+					waiting = p != tt.proto
+				case r := <-done:
+					t.Fatalf("run ended before the handshake reached the peer: exit %d, %s", r.code, r.stderr)
+				case <-watchdog:
+					t.Fatal("the handshake did not reach the peer within a minute")
+				}
+			}
+			cancel()
+			select {
+			case r := <-done:
+				if r.code != cliapp.ExitInterrupted || !strings.Contains(r.stderr, "interrupted") {
+					t.Errorf("exit %d, stderr %q; want 130", r.code, r.stderr)
+				}
+			case <-watchdog:
+				t.Fatal("run still waits for the handshake a minute after it was cancelled")
+			}
+			noDir(t, filepath.Join(out, "e"))
 		})
 	}
 }
