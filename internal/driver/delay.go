@@ -106,8 +106,11 @@ func (p *Delayer) Wait() {
 	}
 }
 
-// Next draws the next delay.
+// Next draws the next delay (0 from a nil Delayer).
 func (p *Delayer) Next() time.Duration {
+	if p == nil {
+		return 0
+	}
 	if p.d.Jitter == 0 {
 		return p.d.Mean
 	}

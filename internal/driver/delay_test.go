@@ -95,3 +95,27 @@ func TestDelayerWait(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseDelay: whatever the input, ParseDelay either refuses it or
+// returns a delay that is never negative, whose jitter does not exceed it,
+// and whose String reads back to the same delay.
+func FuzzParseDelay(f *testing.F) {
+	for _, s := range []string{"50us", "50us±10us", "50us+-10us", "1ms±2ms", "-1s", "±", "+-", "1h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDelay(s)
+		if err != nil {
+			return
+		}
+		if d.Mean < 0 || d.Jitter < 0 || d.Jitter > d.Mean || d.Mean > time.Minute {
+			t.Fatalf("ParseDelay(%q) = %+v", s, d)
+		}
+		if back, err := ParseDelay(d.String()); err != nil || back != d {
+			t.Fatalf("ParseDelay(%q) = %+v; its String %q reads back as %+v, %v", s, d, d.String(), back, err)
+		}
+		if x := (Delay{Mean: d.Mean, Jitter: d.Jitter, Seed: 9}).NewDelayer().Next(); !d.IsZero() && (x < d.Mean-d.Jitter || x > d.Mean+d.Jitter) {
+			t.Fatalf("%+v drew %v", d, x)
+		}
+	})
+}

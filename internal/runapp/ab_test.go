@@ -184,3 +184,25 @@ func TestABGated(t *testing.T) {
 		t.Errorf("compare: exit %d; want 1 (the candidate is slower)\n%s%s", code, o.String(), e.String())
 	}
 }
+
+// FuzzSplitCommand: a line that splits, joined back with every word
+// single-quoted, splits into the same words.
+func FuzzSplitCommand(f *testing.F) {
+	for _, s := range []string{`a 'b c' "d\"e" f\ g`, `''`, `"\\"`, `x'y'"z"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		words, err := splitCommand(s)
+		if err != nil {
+			return
+		}
+		var quoted []string
+		for _, w := range words {
+			quoted = append(quoted, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
+		}
+		back, err := splitCommand(strings.Join(quoted, " "))
+		if err != nil || !slices.Equal(back, words) {
+			t.Fatalf("splitCommand(%q) = %q; quoted back %q, %v", s, words, back, err)
+		}
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -43,7 +44,8 @@ func TestMain(m *testing.M) {
 	if n, err := strconv.Atoi(os.Getenv(diesAfterEnv)); err == nil && len(os.Args) > 1 && os.Args[1] == "echo" {
 		dyingEcho(n)
 	}
-	if os.Getenv(mainEnv) == "1" {
+	// A fuzz worker is this binary started with -test. flags: a test run.
+	if os.Getenv(mainEnv) == "1" && !slices.ContainsFunc(os.Args[1:], func(a string) bool { return strings.HasPrefix(a, "-test.") }) {
 		cliapp.Main(App())
 	}
 	os.Setenv(mainEnv, "1")
