@@ -31,8 +31,8 @@ requirement, as the Fast-RTPS script checks (formats §4). Writes
   <plots>/measurements_<type>/comparison_<median|99|max>.<ext>  experiment and requirement by payload
 
 Several runs (--experiment-directory repeated, or every experiment in --experiments-results),
-or statistical requirements (requirements --false-fail, the default): every check is passed,
-failed or inconclusive (formats §10). Against statistical requirements an unchanged system fails
+or statistical requirements (requirements --false-fail): every check is passed,
+failed or inconclusive (formats §11). Against statistical requirements an unchanged system fails
 the whole check with at most the chance the requirements file states; the verdicts say, per
 check, the runs' statistic, the limit for that many runs, the chance p that an unchanged system
 does as badly, and, when undecided, about how many more runs would decide. Distribution-free

@@ -16,7 +16,7 @@ import (
 // against statistical requirements) with requirements.Judge: per
 // sub-experiment, payload and column, the runs' values are judged together
 // against the requirement raised by margin, giving passed, failed or
-// inconclusive (formats §10). Checks come in the order of Evaluate. A check
+// inconclusive (formats §11). Checks come in the order of Evaluate. A check
 // whose requirement is absent, or that one of the runs did not measure, is
 // Missing.
 //

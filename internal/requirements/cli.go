@@ -25,7 +25,7 @@ func App() *cli.App {
 writes the requirements CSV (Experiment type,Bytes,Median,99%,Max,…): a limit per sub-experiment,
 payload and column (a "check"), set from the runs' values of that column.
 
-Statistical mode (--false-fail P, or --method; formats §10): the limits are set so that an
+Statistical mode (--false-fail P, or --method; formats §11): the limits are set so that an
 unchanged system fails a whole 'check' (any one of its checks) with chance at most P. The
 level is split evenly over the m checks of the file (Bonferroni: each gets false-fail/m, whatever
 the dependence between checks). Per check, --method says how:

@@ -29,7 +29,7 @@ var Columns = []string{"Experiment type", "Bytes", "Median", "99%", "Max"}
 // Without it the requirements are half-rtt, as Fast-RTPS requirements are.
 const LatencyColumn = "Latency"
 
-// StatColumns are the columns a statistical requirements file (formats §10)
+// StatColumns are the columns a statistical requirements file (formats §11)
 // has after Columns and LatencyColumn: the method asked (Mode), the runs
 // behind the row, the family-wise false-fail level and each check's share
 // of it, then per checked column the method used, the standard deviation
@@ -40,7 +40,7 @@ var StatColumns = []string{"Mode", "Runs", "False fail", "Check level",
 	"Max method", "Max log sd", "Max normality p"}
 
 // Statistical reports whether rows are statistical requirements (formats
-// §10) rather than percentile ones.
+// §11) rather than percentile ones.
 func Statistical(rows []Row) bool { return len(rows) > 0 && rows[0].Stat != nil }
 
 // Row is one requirement: the worst acceptable Median, 99th percentile and
@@ -55,7 +55,7 @@ type Row struct {
 	// values measure; "" means half-rtt.
 	Latency string
 	// Stat is the statistical model behind the limits of a row written by
-	// requirements --false-fail (formats §10); nil for a percentile
+	// requirements --false-fail (formats §11); nil for a percentile
 	// (Fast-RTPS) row.
 	Stat *Model
 }
@@ -189,7 +189,7 @@ func readHeader(cr *csv.Reader, file string) ([]string, error) {
 	case strings.Join(statHeader(), ","):
 		return statHeader(), nil
 	default:
-		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q (optionally followed by %q, or by the statistical columns of formats §10)",
+		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q (optionally followed by %q, or by the statistical columns of formats §11)",
 			got, want, ","+LatencyColumn)
 	}
 }

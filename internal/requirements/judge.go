@@ -43,7 +43,7 @@ type Judgement struct {
 // Judge judges the i-th checked column (0 Median, 1 99%, 2 Max) of the
 // candidate runs' values against requirement row r, with limits raised by
 // margin (0.1 = 10 %; 0 keeps the guarantee exact, more makes it
-// conservative). The rules (formats §10):
+// conservative). The rules (formats §11):
 //
 // Log-normal fit (t = Student's t quantile at 1 − level, n reference runs,
 // s their log standard deviation, G the geometric mean of the k candidate

@@ -253,8 +253,8 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"empty", "", `r.csv: empty file: expected the header "Experiment type,Bytes,Median,99%,Max"`},
 		{"header only", h, `r.csv: no requirements: the file holds only a header`},
-		{"wrong header", "Experiment,Bytes,Median,99%,Max\n", `r.csv:1: header is "Experiment,Bytes,Median,99%,Max", expected exactly "Experiment type,Bytes,Median,99%,Max" (optionally followed by ",Latency", or by the statistical columns of formats §10)`},
-		{"summary file", "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n", `r.csv:1: header is "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%", expected exactly "Experiment type,Bytes,Median,99%,Max" (optionally followed by ",Latency", or by the statistical columns of formats §10)`},
+		{"wrong header", "Experiment,Bytes,Median,99%,Max\n", `r.csv:1: header is "Experiment,Bytes,Median,99%,Max", expected exactly "Experiment type,Bytes,Median,99%,Max" (optionally followed by ",Latency", or by the statistical columns of formats §11)`},
+		{"summary file", "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n", `r.csv:1: header is "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%", expected exactly "Experiment type,Bytes,Median,99%,Max" (optionally followed by ",Latency", or by the statistical columns of formats §11)`},
 		{"short row", h + "a,16,1,2,3\na,32,1,2\n", `r.csv:3: 4 fields: expected 5 (Experiment type,Bytes,Median,99%,Max)`},
 		{"not a number", h + "a,16,1,2x,3\n", `r.csv:2: column "99%": "2x" is not a number`},
 		{"empty value", h + "a,16,,2,3\n", `r.csv:2: column "Median": empty: expected a latency in microseconds`},

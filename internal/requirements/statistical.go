@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Methods of statistical requirements (formats §10). A statistical file
+// Methods of statistical requirements (formats §11). A statistical file
 // names the method asked in its Mode column and the method each check used
 // in its "<metric> method" columns; a file without a Mode column was written
 // in the Fast-RTPS percentile mode.
@@ -149,7 +149,7 @@ func (c StatConfig) Validate() error {
 // DeriveStatistical sets, per sub-experiment, payload and metric, a limit
 // that an unchanged system exceeds with a controlled chance, so that a whole
 // check fails it with chance at most cfg.FalseFail (see Derivation and
-// formats §10):
+// formats §11):
 //
 //   - the level is split evenly over the m = 3·rows checks (Bonferroni):
 //     each gets CheckLevel = FalseFail/m, whatever the dependence between
