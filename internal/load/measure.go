@@ -232,6 +232,9 @@ type receiver struct {
 	trackers map[uint16]*Tracker
 	raw      []RawSample
 	last     int64 // latest arrival, ns since the epoch
+	// The tracker of the last message's publisher, most often the next's.
+	lastPub uint16
+	lastTr  *Tracker
 }
 
 // sender is one publisher's goroutine state.
@@ -527,10 +530,13 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 	}
 	r.c.MessagesReceived.Add(1)
 	r.c.BytesReceived.Add(uint64(len(msg)))
-	tr := rv.trackers[h.Publisher]
-	if tr == nil {
-		tr = &Tracker{}
-		rv.trackers[h.Publisher] = tr
+	tr := rv.lastTr
+	if tr == nil || h.Publisher != rv.lastPub {
+		if tr = rv.trackers[h.Publisher]; tr == nil {
+			tr = &Tracker{}
+			rv.trackers[h.Publisher] = tr
+		}
+		rv.lastPub, rv.lastTr = h.Publisher, tr
 	}
 	if !tr.Observe(h.Seq) {
 		return // a duplicate: no second sample
@@ -606,8 +612,10 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 			s.sent = seq
 			r.c.MessagesSent.Add(1)
 			r.c.BytesSent.Add(uint64(len(msg) * len(s.end.Senders)))
-			d, _ := Clamp(int64(sentAt.Sub(due)))
-			s.delayShard.Record(d)
+			if paced { // unpaced, the send time is the intended one
+				d, _ := Clamp(int64(sentAt.Sub(due)))
+				s.delayShard.Record(d)
+			}
 		} else {
 			warmSeq++
 		}

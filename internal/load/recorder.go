@@ -60,8 +60,9 @@ func (s *Shard) Record(ns int64) {
 		ns = HighestNs
 		s.above++
 	}
-	// RecordValue fails only out of range, which was just excluded.
-	_ = s.total.RecordValue(ns)
+	// RecordValue fails only out of range, which was just excluded. The
+	// interval histogram is added to the total when it is taken
+	// (Interval), so that a value is recorded once.
 	_ = s.interval.RecordValue(ns)
 	s.mu.Unlock()
 }
@@ -82,6 +83,7 @@ func (r *Recorder) Snapshot() (*hdrhistogram.Histogram, uint64) {
 	var above uint64
 	r.each(func(s *Shard) {
 		h.Merge(s.total)
+		h.Merge(s.interval)
 		above += s.above
 	})
 	return h, above
@@ -94,6 +96,7 @@ func (r *Recorder) Interval() *hdrhistogram.Histogram {
 	h := NewHistogram()
 	r.each(func(s *Shard) {
 		h.Merge(s.interval)
+		s.total.Merge(s.interval)
 		s.interval.Reset()
 	})
 	return h
