@@ -19,6 +19,22 @@ echo "== run: overhead against a minimal C ping-pong (needs gcc and taskset)"
 bash bench/overhead.sh || missed=1
 
 echo
+echo "== run over brokers: round-trip p50 against minimal client-library ping-pongs, same placement (target <= 1.10x)"
+# Each script uses the broker at its URL variable (NATS_URL, AMQP_URL,
+# MQTT_URL), else starts the installed server on a free port (NATS,
+# Mosquitto) or uses RabbitMQ on 127.0.0.1:5672. A broker that is neither
+# given nor installed is reported and skipped; that is not a missed target.
+for b in nats amqp mqtt; do
+	echo "-- $b"
+	bash "bench/$b-overhead.sh"
+	case $? in
+	0) ;;
+	1) missed=1 ;;
+	*) echo "   $b skipped: no broker (see bench/$b-overhead.sh)" ;;
+	esac
+done
+
+echo
 echo "== Go benchmarks of the hot paths"
 go test -run '^$' -bench . -benchtime 20x ./internal/stats ./internal/measurements ./internal/process | grep -E '^Benchmark'
 go test -run '^$' -bench 'PNG|ExperimentPlots' -benchtime 5x ./internal/plots | grep -E '^Benchmark'
