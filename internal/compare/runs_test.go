@@ -87,7 +87,7 @@ func TestStatisticalExitCodes(t *testing.T) {
 		{"regressed", []string{"--reference", ref, "--results", slow}, cliapp.ExitGateFailed,
 			[]string{"failed: 16 B Median: candidate/reference ×1.5", "regression beyond ×1.100", "runs 10/10"}},
 		{"too few runs", []string{"--reference", fewRef, "--results", few}, cliapp.ExitInconclusive,
-			[]string{"not gateable with 4 runs: needs ≈ 8 per side", "compare INCONCLUSIVE"}},
+			[]string{"not gateable with 4 runs: needs ≈ 5 per side", "compare INCONCLUSIVE"}},
 		{"runs given one by one", []string{"--reference", filepath.Join(fewRef, "run-01"), "--reference", filepath.Join(fewRef, "run-02"),
 			"--results", filepath.Join(few, "run-01"), "--results", filepath.Join(few, "run-02")}, cliapp.ExitInconclusive,
 			[]string{"runs 2/2", "not gateable with 2 runs"}},

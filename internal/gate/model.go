@@ -181,9 +181,11 @@ func decide(s Series, eff, pass Effect, pAdj float64, rejected bool, referenceNa
 	// estimate: from the dispersion (runsNeeded), and from the interval
 	// actually found, whose half-width shrinks as 1/√n; the larger, as
 	// heavy tails widen the interval beyond what the dispersion says.
-	half := (hiBad - loBad) / 2
+	// The half-width on the side that must move: above the estimate to
+	// pass, below it to fail.
+	half, tail := hiBad-shift, pass.Tail
 	need := func(distance float64) int {
-		k := runsNeeded(eff.Dispersion, distance, eff.Tail)
+		k := runsNeeded(eff.Dispersion, distance, tail)
 		if k < 0 || math.IsInf(half, 0) || math.IsNaN(half) {
 			return k
 		}
@@ -219,6 +221,9 @@ func decide(s Series, eff, pass Effect, pAdj float64, rejected bool, referenceNa
 		target := tau - shift // to pass: the upper end below tau
 		if shift > tau {
 			target = shift // to fail: the lower end above 0
+		}
+		if shift > tau {
+			half, tail = shift-loBad, eff.Tail
 		}
 		switch k := need(target); {
 		case k < 0:
