@@ -85,14 +85,24 @@ run_mqgate() { # CPUS NAME
 }
 
 run_minimal() { # PINGER_CPU ECHOER_CPU TOPIC
-	rm -f "$TMP/ready"
-	taskset -c "$2" "$TMP/mqttpingpong" echo "$VERSION" "$MQTT_URL" "$3" 0 >"$TMP/ready" &
-	echoer=$!
-	i=0
-	while [ ! -s "$TMP/ready" ]; do
-		i=$((i + 1))
-		[ "$i" -lt 400 ] || { echo "mqttpingpong echo did not start" >&2; exit 2; }
-		sleep 0.01
+	# On a loaded machine the echo may take seconds to start, and taskset
+	# has been seen to fail now and then (EINVAL): up to 5 attempts, 30 s each.
+	attempt=0
+	while :; do
+		rm -f "$TMP/ready"
+		taskset -c "$2" "$TMP/mqttpingpong" echo "$VERSION" "$MQTT_URL" "$3" 0 >"$TMP/ready" &
+		echoer=$!
+		i=0
+		while [ ! -s "$TMP/ready" ] && kill -0 "$echoer" 2>/dev/null && [ "$i" -lt 3000 ]; do
+			i=$((i + 1))
+			sleep 0.01
+		done
+		[ -s "$TMP/ready" ] && break
+		kill "$echoer" 2>/dev/null || true
+		wait "$echoer" 2>/dev/null || true
+		attempt=$((attempt + 1))
+		[ "$attempt" -lt 5 ] || { echo "mqttpingpong echo did not start" >&2; exit 2; }
+		sleep 0.2
 	done
 	"$TMP/mqttpingpong" ping "$VERSION" "$MQTT_URL" "$3" 0 "$SAMPLES" "$SIZE" "$WARMUP" "$1"
 	kill "$echoer"
