@@ -120,7 +120,10 @@ func action(c *cli.Context, role string) error {
 		Version = c.App.Version
 	}
 	out := Run(c.Context, s)
-	fmt.Fprintln(c.App.ErrWriter, out.Summary)
+	if out.Err == nil || len(out.Paths) > 0 {
+		// A role that wrote nothing has only its error to say.
+		fmt.Fprintln(c.App.ErrWriter, out.Summary)
+	}
 	switch {
 	case out.Err != nil:
 		return cliapp.Exit(cliapp.ExitUsage, out.Err)
