@@ -85,28 +85,28 @@ run_mqgate() { # CPUS NAME
 }
 
 run_minimal() { # PINGER_CPU ECHOER_CPU TOPIC
-	# On a loaded machine the echo may take seconds to start, and taskset
-	# has been seen to fail now and then (EINVAL): up to 5 attempts, 30 s each.
+	# On a loaded machine the echo may take seconds to start: up to 5
+	# attempts, 30 s each. (echo_pid, not echoer: that is the loop's CPU.)
 	attempt=0
 	while :; do
 		rm -f "$TMP/ready"
 		taskset -c "$2" "$TMP/mqttpingpong" echo "$VERSION" "$MQTT_URL" "$3" 0 >"$TMP/ready" &
-		echoer=$!
+		echo_pid=$!
 		i=0
-		while [ ! -s "$TMP/ready" ] && kill -0 "$echoer" 2>/dev/null && [ "$i" -lt 3000 ]; do
+		while [ ! -s "$TMP/ready" ] && kill -0 "$echo_pid" 2>/dev/null && [ "$i" -lt 3000 ]; do
 			i=$((i + 1))
 			sleep 0.01
 		done
 		[ -s "$TMP/ready" ] && break
-		kill "$echoer" 2>/dev/null || true
-		wait "$echoer" 2>/dev/null || true
+		kill "$echo_pid" 2>/dev/null || true
+		wait "$echo_pid" 2>/dev/null || true
 		attempt=$((attempt + 1))
 		[ "$attempt" -lt 5 ] || { echo "mqttpingpong echo did not start" >&2; exit 2; }
 		sleep 0.2
 	done
 	"$TMP/mqttpingpong" ping "$VERSION" "$MQTT_URL" "$3" 0 "$SAMPLES" "$SIZE" "$WARMUP" "$1"
-	kill "$echoer"
-	wait "$echoer" || true
+	kill "$echo_pid"
+	wait "$echo_pid" || true
 }
 
 echo "$SIZE-byte MQTT $VERSION round trip (QoS 0) on $MQTT_URL, p50 over $SAMPLES samples, median of $ROUNDS alternating rounds"
