@@ -23,9 +23,13 @@ import (
 // is plain even on a loaded machine.
 const echoDelay = 2000.0 // µs
 
-// medians runs the sub-experiments with args and returns the median round
-// trip of each, in microseconds, and the meta.json written.
-func medians(t *testing.T, subs []string, args ...string) (map[string]float64, *meta.Meta) {
+// roundTrips is the fastest and the median round trip of one
+// sub-experiment's run, in microseconds.
+type roundTrips struct{ Min, Median float64 }
+
+// medians runs the sub-experiments with args and returns the fastest and
+// median round trip of each, in microseconds, and the meta.json written.
+func medians(t *testing.T, subs []string, args ...string) (map[string]roundTrips, *meta.Meta) {
 	t.Helper()
 	out := t.TempDir()
 	code, _, stderr := run(t, append([]string{"-s", strings.Join(subs, ","), "--payloads", "64", "--samples", "100",
@@ -34,23 +38,31 @@ func medians(t *testing.T, subs []string, args ...string) (map[string]float64, *
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	m, _ := readMeta(t, filepath.Join(out, "e"))
-	got := map[string]float64{}
+	got := map[string]roundTrips{}
 	for _, s := range subs {
 		rows := summarise(t, filepath.Join(out, "e", experiment.RawFileName(s)))
-		got[s] = rows[0].Median
+		got[s] = roundTrips{Min: rows[0].Min, Median: rows[0].Median}
 	}
 	return got, m
 }
 
-// checkShift asserts that every sub-experiment's median round trip grew by
-// at least 80% of the delay (a loaded machine only adds to it).
-func checkShift(t *testing.T, base, delayed map[string]float64) {
+// checkShift asserts that the echo delay sits inside every round trip of
+// the delayed runs and in none of the plain ones' fastest: each delayed
+// round trip waits at least floor µs (the delay less its jitter), while the
+// fastest plain round trip on loopback is far below it. A loaded machine
+// only lengthens round trips, so neither side depends on how busy it is,
+// as a comparison of two runs' medians would.
+func checkShift(t *testing.T, base, delayed map[string]roundTrips, floor float64) {
 	t.Helper()
 	for s, d := range delayed {
-		if shift := d - base[s]; shift < 0.8*echoDelay {
-			t.Errorf("%s: median round trip %.1f µs with a %.0f µs echo delay, %.1f µs without: shift %.1f µs, want ≥ %.0f",
-				s, d, echoDelay, base[s], shift, 0.8*echoDelay)
+		b := base[s]
+		if d.Min < floor {
+			t.Errorf("%s: fastest round trip %.1f µs with the echo delay; every round trip must wait ≥ %.0f µs", s, d.Min, floor)
 		}
+		if b.Min >= floor {
+			t.Errorf("%s: fastest round trip %.1f µs without an echo delay, want < %.0f µs", s, b.Min, floor)
+		}
+		t.Logf("%s: median %.1f → %.1f µs, fastest %.1f → %.1f µs", s, b.Median, d.Median, b.Min, d.Min)
 	}
 }
 
@@ -68,7 +80,7 @@ func TestEchoDelay(t *testing.T) {
 				t.Errorf("meta.json records an echo delay that was not asked for: %+v", m.Config.EchoDelay)
 			}
 			delayed, m := medians(t, subs, "--echo", echo, "--broker", "embedded", "--echo-delay", "2ms+-200us", "--seed", "7")
-			checkShift(t, base, delayed)
+			checkShift(t, base, delayed, echoDelay-200)
 			if d := m.Config.EchoDelay; d == nil || time.Duration(d.Mean) != 2*time.Millisecond || time.Duration(d.Jitter) != 200*time.Microsecond || m.Config.Seed != 7 {
 				t.Errorf("meta.json echo_delay %+v seed %d; want 2ms ± 200µs, seed 7", d, m.Config.Seed)
 			}
@@ -85,7 +97,7 @@ func TestEchoDelayRemote(t *testing.T) {
 	slow := startEchoArgs(t, "--transport", driver.TCP, "--echo-delay", "2ms")
 	base, _ := medians(t, subs, "--target", plain)
 	delayed, _ := medians(t, subs, "--target", slow)
-	checkShift(t, base, delayed)
+	checkShift(t, base, delayed, echoDelay)
 
 	out := t.TempDir()
 	code, _, stderr := run(t, "-s", "interprocess_reliable_tcp", "--target", slow, "--echo-delay", "2ms", "--out", out)
@@ -148,7 +160,7 @@ func TestEchoDelayBrokers(t *testing.T) {
 		t.Run(echo, func(t *testing.T) {
 			base, _ := medians(t, embedded, "--echo", echo, "--broker", "embedded")
 			delayed, _ := medians(t, embedded, "--echo", echo, "--broker", "embedded", "--echo-delay", "2ms")
-			checkShift(t, base, delayed)
+			checkShift(t, base, delayed, echoDelay)
 		})
 	}
 	t.Run("amqp", func(t *testing.T) {
@@ -156,6 +168,6 @@ func TestEchoDelayBrokers(t *testing.T) {
 		subs := []string{"amqp_best_effort", "amqp_reliable"}
 		base, _ := medians(t, subs, "--target", url)
 		delayed, _ := medians(t, subs, "--target", url, "--echo-delay", "2ms±1ms")
-		checkShift(t, base, delayed)
+		checkShift(t, base, delayed, echoDelay-1000)
 	})
 }
