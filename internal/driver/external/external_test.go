@@ -389,38 +389,61 @@ func readPids(t *testing.T, path string) []int {
 func TestTimeout(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
 		t.Run("ignore-term="+strconv.FormatBool(ignore), func(t *testing.T) {
-			root := t.TempDir()
-			ready := filepath.Join(t.TempDir(), "ready")
-			args := []string{"-payloads", "{payload}", "-n", "6", "-out", "{out}", "-sleep", "1h", "-child", "-ready", ready}
-			if ignore {
-				args = append(args, "-ignore-term")
-			}
-			start := time.Now()
-			code, stderr := run(t, root, "-s", "fast_reliable", "--external-name", "fast_reliable", "--external-format", "fastrtps",
-				"--external-command", fakeCommand(t, args...), "--external-timeout", "1s", "--payloads", "16,64", "--samples", "6")
-			elapsed := time.Since(start)
-			if code != 2 || !strings.Contains(stderr, "ran longer than --external-timeout 1s and was stopped") {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			if limit := time.Second + external.KillGrace + 20*time.Second; elapsed > limit {
-				t.Errorf("run took %v, more than %v", elapsed, limit)
-			}
-			waitGone(t, readPids(t, ready))
-			dir := filepath.Join(root, "exp")
-			if raw := readRaw(t, dir, "fast_reliable"); !sameFloats(raw[16], want(16, 6, 1, false)) {
-				t.Errorf("raw %v", raw)
-			}
-			m := readMeta(t, dir)
-			st := m.SubExperiments[0].System.Extra["exit_status"]
-			wantSig := "signal terminated"
-			if ignore {
-				wantSig = "signal killed"
-			}
-			if m.Completed || !strings.Contains(st, wantSig) || !strings.Contains(st, "stopped after --external-timeout 1s") {
-				t.Errorf("meta: completed %v exit_status %q", m.Completed, st)
+			// The timeout counts from the program's start, and on a loaded
+			// machine starting it (a race-enabled binary) can take longer
+			// than a short one: a program stopped before it got ready shows
+			// nothing, so the timeout grows until it gets ready in time.
+			for timeout := time.Second; !timeoutRun(t, ignore, timeout); timeout *= 4 {
+				if timeout >= time.Minute {
+					t.Fatalf("the program never got ready within --external-timeout %v", timeout)
+				}
+				t.Logf("the program was stopped before it got ready within --external-timeout %v; again with a longer one", timeout)
 			}
 		})
 	}
+}
+
+// timeoutRun is one run of TestTimeout with --external-timeout timeout. It
+// reports false, having checked only that the run was stopped in time, when
+// the program had not yet written its latencies, started its child and
+// ignored SIGTERM (the ready file) when it was stopped.
+func timeoutRun(t *testing.T, ignore bool, timeout time.Duration) bool {
+	t.Helper()
+	root := t.TempDir()
+	ready := filepath.Join(t.TempDir(), "ready")
+	args := []string{"-payloads", "{payload}", "-n", "6", "-out", "{out}", "-sleep", "1h", "-child", "-ready", ready}
+	if ignore {
+		args = append(args, "-ignore-term")
+	}
+	start := time.Now()
+	code, stderr := run(t, root, "-s", "fast_reliable", "--external-name", "fast_reliable", "--external-format", "fastrtps",
+		"--external-command", fakeCommand(t, args...), "--external-timeout", timeout.String(), "--payloads", "16,64", "--samples", "6")
+	elapsed := time.Since(start)
+	stopped := "stopped after --external-timeout " + timeout.String()
+	if code != 2 || !strings.Contains(stderr, "ran longer than --external-timeout "+timeout.String()+" and was stopped") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if limit := timeout + external.KillGrace + 20*time.Second; elapsed > limit {
+		t.Errorf("run took %v, more than %v", elapsed, limit)
+	}
+	if _, err := os.Stat(ready); errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	waitGone(t, readPids(t, ready))
+	dir := filepath.Join(root, "exp")
+	if raw := readRaw(t, dir, "fast_reliable"); !sameFloats(raw[16], want(16, 6, 1, false)) {
+		t.Errorf("raw %v", raw)
+	}
+	m := readMeta(t, dir)
+	st := m.SubExperiments[0].System.Extra["exit_status"]
+	wantSig := "signal terminated"
+	if ignore {
+		wantSig = "signal killed"
+	}
+	if m.Completed || !strings.Contains(st, wantSig) || !strings.Contains(st, stopped) {
+		t.Errorf("meta: completed %v exit_status %q", m.Completed, st)
+	}
+	return true
 }
 
 // TestInterrupt sends SIGINT to a run whose program is measuring: run
