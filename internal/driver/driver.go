@@ -121,7 +121,8 @@ type AckSender interface {
 	// It must be called before the first Send.
 	OnAck(f func(err error))
 	// WaitAcks blocks until every message sent so far was acknowledged or
-	// refused, or deadline passes (an error wrapping ErrTimeout).
+	// refused and its OnAck callback returned, or deadline passes (an
+	// error wrapping ErrTimeout).
 	WaitAcks(deadline time.Time) error
 }
 

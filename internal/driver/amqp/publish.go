@@ -146,10 +146,7 @@ func (p *publisher) countReturn(r amqp091.Return) {
 
 func (p *publisher) confirmed(ack bool) {
 	var err error
-	if ack {
-		p.acked.Add(1)
-	} else {
-		p.nacked.Add(1)
+	if !ack {
 		err = fmt.Errorf("amqp: %s: %w", p.url, ErrNacked)
 	}
 	p.onAckMu.Lock()
@@ -157,6 +154,13 @@ func (p *publisher) confirmed(ack bool) {
 	p.onAckMu.Unlock()
 	if f != nil {
 		f(err)
+	}
+	// Counted after the callback returned: WaitAcks returns on these
+	// counts, and its caller reads what the callback counted.
+	if ack {
+		p.acked.Add(1)
+	} else {
+		p.nacked.Add(1)
 	}
 	select {
 	case p.progress <- struct{}{}:

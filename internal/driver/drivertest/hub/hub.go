@@ -493,13 +493,17 @@ func (h *hubClient) read() {
 			}
 		case hubAck:
 			h.ackMu.Lock()
-			h.acked++
 			f := h.onAck
-			h.ackCond.Broadcast()
 			h.ackMu.Unlock()
 			if f != nil {
 				f(nil)
 			}
+			// Counted after the callback returned, so that WaitAcks
+			// returns after it did and its caller's count is complete.
+			h.ackMu.Lock()
+			h.acked++
+			h.ackCond.Broadcast()
+			h.ackMu.Unlock()
 		}
 	}
 }
