@@ -2,10 +2,8 @@ package load
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -70,27 +68,11 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 	m.Latency = meta.LatencyOneWay
 	m.Mode = fmt.Sprintf("one-way %s, %s", Pacer{Rate: cfg.Rate}.Name(), cfg.Topology)
 	m.Clock = ClockName
-	m.Completed, m.Interrupted, m.Error = false, false, ""
-	m.SubExperiments = []meta.SubExperiment{}
-	metaPath := filepath.Join(r.Dir, meta.FileName)
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+	metaPath, finish, err := StartMeta(r.Dir, m)
+	if err != nil {
 		return err
 	}
-	m.End = m.Start
-	if err := meta.Write(metaPath, m); err != nil {
-		return err
-	}
-	defer func() {
-		m.End = time.Now().UTC()
-		m.Completed = err == nil
-		m.Interrupted = errors.Is(err, ErrInterrupted)
-		if err != nil {
-			m.Error = err.Error()
-		}
-		if werr := meta.Write(metaPath, m); werr != nil && err == nil {
-			err = werr
-		}
-	}()
+	defer finish(&err)
 	for _, s := range subs {
 		rec := meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
 			Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}

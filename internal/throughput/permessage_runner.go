@@ -2,7 +2,6 @@ package throughput
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,27 +41,11 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) (err error)
 	m.Latency = meta.LatencyOneWay
 	m.Mode = fmt.Sprintf("per-message throughput (ZeroMQ method): %d messages back to back per payload, M = %d, CPU every %d", cfg.Count, cfg.Window, cfg.CPUEvery)
 	m.Clock = "Go monotonic clock: O_n before Send, I_n at delivery"
-	m.Completed, m.Interrupted, m.Error = false, false, ""
-	m.SubExperiments = []meta.SubExperiment{}
-	metaPath := filepath.Join(r.Dir, meta.FileName)
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+	metaPath, finish, err := load.StartMeta(r.Dir, m)
+	if err != nil {
 		return err
 	}
-	m.End = m.Start
-	if err := meta.Write(metaPath, m); err != nil {
-		return err
-	}
-	defer func() {
-		m.End = time.Now().UTC()
-		m.Completed = err == nil
-		m.Interrupted = errors.Is(err, load.ErrInterrupted)
-		if err != nil {
-			m.Error = err.Error()
-		}
-		if werr := meta.Write(metaPath, m); werr != nil && err == nil {
-			err = werr
-		}
-	}()
+	defer finish(&err)
 	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
 	for _, s := range subs {
 		rec := meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -50,27 +49,11 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 	m.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d then bisected to %g%%; windows ≥ %v, %d per measurement",
 		cfg.MaxF, 100*cfg.Precision, cfg.MinWindow, cfg.Windows)
 	m.Clock = "Go monotonic clock at delivery"
-	m.Completed, m.Interrupted, m.Error = false, false, ""
-	m.SubExperiments = []meta.SubExperiment{}
-	metaPath := filepath.Join(r.Dir, meta.FileName)
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+	metaPath, finish, err := load.StartMeta(r.Dir, m)
+	if err != nil {
 		return err
 	}
-	m.End = m.Start
-	if err := meta.Write(metaPath, m); err != nil {
-		return err
-	}
-	defer func() {
-		m.End = time.Now().UTC()
-		m.Completed = err == nil
-		m.Interrupted = errors.Is(err, load.ErrInterrupted)
-		if err != nil {
-			m.Error = err.Error()
-		}
-		if werr := meta.Write(metaPath, m); werr != nil && err == nil {
-			err = werr
-		}
-	}()
+	defer finish(&err)
 	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
 	for _, s := range subs {
 		rec := meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
