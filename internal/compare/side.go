@@ -13,7 +13,7 @@ import (
 // isExperiment reports whether dir is one experiment (it holds summaries or
 // raw measurements) rather than a folder of experiments.
 func isExperiment(dir string) bool {
-	if fs, err := experiment.SummaryFiles(dir); err != nil || len(fs) > 0 {
+	if fs, tps, err := experiment.ResultFiles(dir); err != nil || len(fs) > 0 || len(tps) > 0 {
 		return true // Load says what is wrong with it
 	}
 	fs, err := experiment.RawFiles(dir)

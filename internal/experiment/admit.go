@@ -55,11 +55,23 @@ func Incomplete(exps []*Experiment, allow bool) (warnings []string, err error) {
 }
 
 // SameLatency returns the latency definition all of exps share, or an error
-// listing which experiments use which.
+// listing which experiments use which. Experiments without latency
+// summaries (throughput only) have no latencies to mix and are left out;
+// when no experiment has any, it is the first one's definition.
 func SameLatency(exps []*Experiment) (string, error) {
 	if len(exps) == 0 {
 		return meta.LatencyHalfRTT, nil
 	}
+	var withLatency []*Experiment
+	for _, e := range exps {
+		if len(e.Summaries) > 0 {
+			withLatency = append(withLatency, e)
+		}
+	}
+	if len(withLatency) == 0 {
+		return exps[0].Latency, nil
+	}
+	exps = withLatency
 	var defs []string
 	by := map[string][]string{}
 	for _, e := range exps {

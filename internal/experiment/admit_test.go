@@ -40,7 +40,7 @@ func TestAdmitIncomplete(t *testing.T) {
 
 func TestAdmitLatency(t *testing.T) {
 	exp := func(dir, latency string, stated bool, m *meta.Meta) *Experiment {
-		return &Experiment{Dir: dir, Latency: latency, LatencyStated: stated, Meta: m}
+		return &Experiment{Dir: dir, Latency: latency, LatencyStated: stated, Meta: m, Summaries: []Summary{{Type: "a"}}}
 	}
 	complete := &meta.Meta{Completed: true}
 	half := exp("r/half", meta.LatencyHalfRTT, true, complete)
@@ -74,6 +74,14 @@ func TestAdmitLatency(t *testing.T) {
 	}
 	if err := MatchLatency("x", meta.LatencyRTT, meta.LatencyRTT); err != nil {
 		t.Errorf("MatchLatency of equal definitions: %v", err)
+	}
+	// Throughput-only experiments have no latencies to mix.
+	tput := &Experiment{Dir: "r/tput", Latency: meta.LatencyOneWay, LatencyStated: true, Meta: complete, Throughputs: []Throughput{{Type: "a"}}}
+	if l, _, err := Admit([]*Experiment{half, tput}, false); err != nil || l != meta.LatencyHalfRTT {
+		t.Errorf("half-rtt and throughput only: %q, %v", l, err)
+	}
+	if l, _, err := Admit([]*Experiment{tput}, false); err != nil || l != meta.LatencyOneWay {
+		t.Errorf("throughput only: %q, %v", l, err)
 	}
 }
 

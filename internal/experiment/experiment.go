@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/measurements"
 )
 
 // DirTimeLayout is the default experiment directory name: the UTC start time.
@@ -18,6 +19,8 @@ const (
 	summarySuffix = "_summary.csv"
 	csvSuffix     = ".csv"
 	checksPrefix  = "checks_"
+	tputPrefix    = "throughput_"
+	searchSuffix  = "_search.csv"
 	plotsDirName  = "plots"
 	metaFileName  = "meta.json" // meta.FileName, formats §6
 )
@@ -38,7 +41,7 @@ var Builtin = []string{
 }
 
 // RawFileName is the raw measurements file name of sub-experiment typ.
-func RawFileName(typ string) string { return rawPrefix + typ + csvSuffix }
+func RawFileName(typ string) string { return measurements.FileName(typ) }
 
 // SummaryFileName is the summary file name of sub-experiment typ.
 func SummaryFileName(typ string) string { return rawPrefix + typ + summarySuffix }
@@ -63,7 +66,8 @@ func TypeOfCheckReport(name string) (string, bool) {
 // §1): meta.json (run), a raw measurements file (run), a summary (process), a
 // check report (check), or anything under plots/ (process and check). It
 // returns what the file is, for messages. No tool may write anything else
-// over such a file.
+// over such a file. Throughput summaries and searches (throughput_*.csv,
+// written by run throughput and run load) are the pipeline's too.
 func Owned(rel string) (what string, ok bool) {
 	rel = filepath.ToSlash(filepath.Clean(rel))
 	if first, _, nested := strings.Cut(rel, "/"); nested {
@@ -81,6 +85,8 @@ func Owned(rel string) (what string, ok bool) {
 		return "a raw measurements file", true
 	case isCheckReport(rel):
 		return "a check report", true
+	case strings.HasPrefix(rel, tputPrefix) && strings.HasSuffix(rel, csvSuffix) && len(rel) > len(tputPrefix+csvSuffix):
+		return "a throughput file (run throughput and run load write it)", true
 	}
 	return "", false
 }
@@ -110,6 +116,23 @@ func TypeOfSummary(name string) (string, bool) {
 		return "", false
 	}
 	t := strings.TrimSuffix(strings.TrimPrefix(name, rawPrefix), summarySuffix)
+	return t, t != ""
+}
+
+// ThroughputFileName is the throughput summary file name of sub-experiment
+// typ (formats §9), written by run throughput and run load.
+func ThroughputFileName(typ string) string { return tputPrefix + typ + csvSuffix }
+
+// TypeOfThroughput returns the sub-experiment type of a throughput summary
+// file name (throughput_<type>.csv), or false if name is not one. The
+// search file of run throughput (throughput_<type>_search.csv) is not a
+// summary: it holds every step of the search, not the result.
+func TypeOfThroughput(name string) (string, bool) {
+	name = filepath.Base(name)
+	if !strings.HasPrefix(name, tputPrefix) || !strings.HasSuffix(name, csvSuffix) || strings.HasSuffix(name, searchSuffix) {
+		return "", false
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(name, tputPrefix), csvSuffix)
 	return t, t != ""
 }
 
@@ -145,6 +168,21 @@ func RawFiles(dir string) ([]File, error) { return list(dir, TypeOfRaw) }
 
 // SummaryFiles lists the summary files in dir, sorted by type.
 func SummaryFiles(dir string) ([]File, error) { return list(dir, TypeOfSummary) }
+
+// ThroughputFiles lists the throughput summary files in dir, sorted by type.
+func ThroughputFiles(dir string) ([]File, error) { return list(dir, TypeOfThroughput) }
+
+// ResultFiles lists what makes dir an experiment: its latency summaries and
+// its throughput summaries.
+func ResultFiles(dir string) (summaries, throughputs []File, err error) {
+	if summaries, err = SummaryFiles(dir); err != nil {
+		return nil, nil, err
+	}
+	if throughputs, err = ThroughputFiles(dir); err != nil {
+		return nil, nil, err
+	}
+	return summaries, throughputs, nil
+}
 
 func list(dir string, typeOf func(string) (string, bool)) ([]File, error) {
 	entries, err := os.ReadDir(dir)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // StaleTolerance is how much later than its summary a raw file may have
@@ -51,8 +53,11 @@ type Experiment struct {
 	// LatencyTest definition, and LatencyStated is false.
 	Latency       string
 	LatencyStated bool
-	// Summaries are the experiment's summaries, sorted by type.
+	// Summaries are the experiment's latency summaries, sorted by type.
 	Summaries []Summary
+	// Throughputs are the experiment's throughput summaries (formats §9),
+	// sorted by type.
+	Throughputs []Throughput
 	// Warnings are worth reading but do not stop a tool: a raw file with
 	// no summary.
 	Warnings []string
@@ -64,6 +69,35 @@ type Summary struct {
 	Path string
 	// Rows are in file order, one per payload.
 	Rows []summary.Row
+}
+
+// Throughput is one sub-experiment's throughput summary file and rows.
+type Throughput struct {
+	Type string
+	Path string
+	// Rows are in file order; no two have the same payload, mode and
+	// offered load.
+	Rows []throughput.Row
+}
+
+// Row returns the row of t measured at payload, mode and offered, or nil.
+func (t *Throughput) Row(payload int, mode string, offered float64) *throughput.Row {
+	for i := range t.Rows {
+		if r := &t.Rows[i]; r.Payload == payload && r.Mode == mode && r.Offered == offered {
+			return r
+		}
+	}
+	return nil
+}
+
+// Throughput returns the throughput summary of sub-experiment typ, or nil.
+func (e *Experiment) Throughput(typ string) *Throughput {
+	for i := range e.Throughputs {
+		if e.Throughputs[i].Type == typ {
+			return &e.Throughputs[i]
+		}
+	}
+	return nil
 }
 
 // Summary returns the summary of sub-experiment typ, or nil.
@@ -134,11 +168,14 @@ func (e *Experiment) Label() string {
 	return l
 }
 
-// Load reads the experiment directory dir: its meta.json, if any, and every
-// summary. It is an error when dir does not exist or is not a directory,
-// when meta.json is malformed or names an unknown latency definition, when
-// dir holds no summary, when a summary is malformed, and when a summary is
-// older than its raw file (stale: the raw file changed after process ran).
+// Load reads the experiment directory dir: its meta.json, if any, every
+// summary and every throughput summary. It is an error when dir does not
+// exist or is not a directory, when meta.json is malformed or names an
+// unknown latency definition, when dir holds neither a summary nor a
+// throughput summary, when one of them is malformed (a throughput file
+// with two rows of the same payload, mode and offered load is), and when a
+// summary is older than its raw file (stale: the raw file changed after
+// process ran).
 func Load(dir string) (*Experiment, error) {
 	st, err := os.Stat(dir)
 	switch {
@@ -149,18 +186,20 @@ func Load(dir string) (*Experiment, error) {
 	case !st.IsDir():
 		return nil, fileerr.New(dir, 0, "", "not a directory (expected an experiment directory)")
 	}
-	files, err := SummaryFiles(dir)
+	files, tputs, err := ResultFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
-		return nil, fileerr.New(dir, 0, "", "no summary (%s): run process on the experiment first", SummaryFileName("<type>"))
+	if len(files) == 0 && len(tputs) == 0 {
+		return nil, fileerr.New(dir, 0, "", "no summary (%s): run process on the experiment first (it holds no throughput summary %s either)",
+			SummaryFileName("<type>"), ThroughputFileName("<type>"))
 	}
-	return load(dir, files)
+	return load(dir, files, tputs)
 }
 
-// load reads the experiment dir whose summary files are files.
-func load(dir string, files []File) (*Experiment, error) {
+// load reads the experiment dir whose summary files are files and whose
+// throughput summaries are tputs.
+func load(dir string, files, tputs []File) (*Experiment, error) {
 	e := &Experiment{Name: baseName(dir), Dir: dir, Latency: meta.LatencyHalfRTT}
 	if err := e.readMeta(); err != nil {
 		return nil, err
@@ -180,6 +219,13 @@ func load(dir string, files []File) (*Experiment, error) {
 		}
 		e.Summaries = append(e.Summaries, Summary{Type: f.Type, Path: f.Path, Rows: rows})
 	}
+	for _, f := range tputs {
+		rows, err := readThroughput(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		e.Throughputs = append(e.Throughputs, Throughput{Type: f.Type, Path: f.Path, Rows: rows})
+	}
 	raws, err := RawFiles(dir)
 	if err != nil {
 		return nil, err
@@ -192,6 +238,37 @@ func load(dir string, files []File) (*Experiment, error) {
 	}
 	return e, nil
 }
+
+// readThroughput reads a throughput summary (formats §9), refusing a file
+// without rows and a row that repeats an earlier one's payload, mode and
+// offered load: a gate matches rows on those, so a repeat is ambiguous.
+func readThroughput(path string) ([]throughput.Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileerr.New(path, 0, "", "cannot read throughput summary: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	rows, err := throughput.ReadCSV(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fileerr.New(path, 2, "", "no rows: expected one row per payload and offered load after the header (formats §9)")
+	}
+	for i, r := range rows {
+		for j := range i {
+			if o := rows[j]; o.Payload == r.Payload && o.Mode == r.Mode && o.Offered == r.Offered {
+				return nil, fileerr.New(path, i+2, "", "payload %d B, mode %s, offered %s repeats line %d: expected one row per payload, mode and offered load",
+					r.Payload, r.Mode, FormatOffered(r.Offered), j+2)
+			}
+		}
+	}
+	return rows, nil
+}
+
+// FormatOffered writes an offered load as the throughput CSV does: the
+// shortest decimal that reads back to it.
+func FormatOffered(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // readMeta fills e from its meta.json, if any.
 func (e *Experiment) readMeta() error {
@@ -250,11 +327,11 @@ func checkFresh(dir string, f File) error {
 // was given instead of a root), when it holds no experiment, and when
 // Load fails on an experiment.
 func LoadRoot(ctx context.Context, root string) ([]*Experiment, []string, error) {
-	dirs, files, warnings, err := discover(root)
+	dirs, files, tputs, warnings, err := discover(root)
 	if err != nil {
 		return nil, warnings, err
 	}
-	exps, err := loadAll(ctx, dirs, files)
+	exps, err := loadAll(ctx, dirs, files, tputs)
 	return exps, warnings, err
 }
 
@@ -262,12 +339,12 @@ func LoadRoot(ctx context.Context, root string) ([]*Experiment, []string, error)
 // goroutines and returns them in the order given. When several fail, the
 // error is that of the first in order.
 func LoadDirs(ctx context.Context, dirs []string) ([]*Experiment, error) {
-	return loadAll(ctx, dirs, nil)
+	return loadAll(ctx, dirs, nil, nil)
 }
 
-// loadAll loads dirs in parallel; files[i], when given, are dirs[i]'s
-// summary files, already listed.
-func loadAll(ctx context.Context, dirs []string, files [][]File) ([]*Experiment, error) {
+// loadAll loads dirs in parallel; files[i] and tputs[i], when given, are
+// dirs[i]'s summary and throughput files, already listed.
+func loadAll(ctx context.Context, dirs []string, files, tputs [][]File) ([]*Experiment, error) {
 	exps := make([]*Experiment, len(dirs))
 	errs := make([]error, len(dirs))
 	next := make(chan int)
@@ -278,7 +355,7 @@ func loadAll(ctx context.Context, dirs []string, files [][]File) ([]*Experiment,
 			defer wg.Done()
 			for i := range next {
 				if files != nil {
-					exps[i], errs[i] = load(dirs[i], files[i])
+					exps[i], errs[i] = load(dirs[i], files[i], tputs[i])
 				} else {
 					exps[i], errs[i] = Load(dirs[i])
 				}
@@ -308,20 +385,21 @@ feed:
 }
 
 // discover lists the experiment folders under root in name order, with
-// their summary files, and a warning for every entry skipped.
-func discover(root string) (dirs []string, files [][]File, warnings []string, err error) {
+// their summary and throughput files, and a warning for every entry
+// skipped.
+func discover(root string) (dirs []string, files, tputs [][]File, warnings []string, err error) {
 	st, err := os.Stat(root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, nil, fileerr.New(root, 0, "", "no such directory (expected a directory holding one folder per experiment)")
+		return nil, nil, nil, nil, fileerr.New(root, 0, "", "no such directory (expected a directory holding one folder per experiment)")
 	case err != nil:
-		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
+		return nil, nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
 	case !st.IsDir():
-		return nil, nil, nil, fileerr.New(root, 0, "", "not a directory (expected a directory holding one folder per experiment)")
+		return nil, nil, nil, nil, fileerr.New(root, 0, "", "not a directory (expected a directory holding one folder per experiment)")
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
+		return nil, nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
 	}
 	skip := func(path, why string) { warnings = append(warnings, fmt.Sprintf("skipped %s: %s", path, why)) }
 	var seen []seenDir
@@ -335,7 +413,7 @@ func discover(root string) (dirs []string, files [][]File, warnings []string, er
 		st, err := os.Stat(path)
 		if err != nil {
 			if ent.Type()&fs.ModeSymlink == 0 {
-				return nil, nil, warnings, fileerr.New(path, 0, "", "cannot read: %v", unwrapPath(err))
+				return nil, nil, nil, warnings, fileerr.New(path, 0, "", "cannot read: %v", unwrapPath(err))
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				skip(path, "a symbolic link to nothing (dangling)")
@@ -352,28 +430,29 @@ func discover(root string) (dirs []string, files [][]File, warnings []string, er
 			skip(path, fmt.Sprintf("the same directory as %s, read once", seen[i].path))
 			continue
 		}
-		sums, err := SummaryFiles(path)
+		sums, tps, err := ResultFiles(path)
 		if err != nil {
-			return nil, nil, warnings, err
+			return nil, nil, nil, warnings, err
 		}
-		if len(sums) == 0 {
-			skip(path, fmt.Sprintf("no %s in it (run process on it first?)", SummaryFileName("<type>")))
+		if len(sums) == 0 && len(tps) == 0 {
+			skip(path, fmt.Sprintf("no %s in it (run process on it first?), nor %s", SummaryFileName("<type>"), ThroughputFileName("<type>")))
 			continue
 		}
 		seen = append(seen, seenDir{path, st})
 		dirs = append(dirs, path)
 		files = append(files, sums)
+		tputs = append(tputs, tps)
 	}
 	if len(dirs) == 0 {
-		if sums, _ := SummaryFiles(root); len(sums) > 0 {
-			return nil, nil, warnings, fileerr.New(root, 0, "", "holds summaries itself but no experiment folder: pass the directory that holds the experiment folders")
+		if sums, tps, _ := ResultFiles(root); len(sums) > 0 || len(tps) > 0 {
+			return nil, nil, nil, warnings, fileerr.New(root, 0, "", "holds summaries itself but no experiment folder: pass the directory that holds the experiment folders")
 		}
 		if len(entries) == 0 {
-			return nil, nil, warnings, fileerr.New(root, 0, "", "holds nothing: expected one folder per experiment, each holding %s files", SummaryFileName("<type>"))
+			return nil, nil, nil, warnings, fileerr.New(root, 0, "", "holds nothing: expected one folder per experiment, each holding %s files", SummaryFileName("<type>"))
 		}
-		return nil, nil, warnings, fileerr.New(root, 0, "", "no experiment: no folder in it holds a summary (%s); run process on the experiments first", SummaryFileName("<type>"))
+		return nil, nil, nil, warnings, fileerr.New(root, 0, "", "no experiment: no folder in it holds a summary (%s); run process on the experiments first (no folder holds a throughput summary %s either)", SummaryFileName("<type>"), ThroughputFileName("<type>"))
 	}
-	return dirs, files, warnings, nil
+	return dirs, files, tputs, warnings, nil
 }
 
 type seenDir struct {

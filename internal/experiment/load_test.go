@@ -99,7 +99,7 @@ func TestLoadErrors(t *testing.T) {
 	for _, tt := range []struct{ name, dir, want string }{
 		{"missing", filepath.Join(root, "nope"), "nope: no such directory (expected an experiment directory)"},
 		{"a file", file, "file: not a directory"},
-		{"no summary", empty, "empty: no summary (measurements_<type>_summary.csv): run process on the experiment first"},
+		{"no summary", empty, "empty: no summary (measurements_<type>_summary.csv): run process on the experiment first (it holds no throughput summary throughput_<type>.csv either)"},
 		{"malformed meta.json", badMeta, "badmeta/meta.json:3: invalid JSON"},
 		{"unknown latency", badLatency, `badlatency/meta.json: column "latency": unknown latency definition "round-trip"`},
 		{"malformed summary", badSummary, "badsummary/measurements_a_summary.csv:1: header is"},
@@ -193,7 +193,7 @@ func TestLoadRoot(t *testing.T) {
 		"skipped " + filepath.Join(root, "d-dangling") + ": a symbolic link to nothing (dangling)",
 		"skipped " + filepath.Join(root, "e-loop") + ": a symbolic link that cannot be followed (too many levels of symbolic links)",
 		"skipped " + filepath.Join(root, "f-file.csv") + ": not a directory",
-		"skipped " + filepath.Join(root, "g-plots") + ": no measurements_<type>_summary.csv in it (run process on it first?)",
+		"skipped " + filepath.Join(root, "g-plots") + ": no measurements_<type>_summary.csv in it (run process on it first?), nor throughput_<type>.csv",
 	}
 	if !slices.Equal(warnings, want) {
 		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
@@ -325,5 +325,52 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+const throughputText = "Payload [Bytes],Mode,Offered,Samples,Median [msg/s],Mean [msg/s],Stdev [msg/s],Median [Mb/s],Mean [Mb/s],Stdev [Mb/s]\n" +
+	"16,window,100,100,250000.000,249000.000,1000.000,32.000,31.872,0.128\n" +
+	"16,rate,5000,10,4990.000,4995.000,10.000,0.639,0.639,0.001\n"
+
+// TestLoadThroughput: a folder holding throughput summaries only is an
+// experiment (for Load and LoadRoot); the search file is not a summary; a
+// malformed or ambiguous throughput file is an error naming file and line.
+func TestLoadThroughput(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "tput")
+	write(t, filepath.Join(dir, ThroughputFileName("intraprocess_best_effort")), throughputText)
+	write(t, filepath.Join(dir, "throughput_intraprocess_best_effort_search.csv"), throughputText+"garbage\n")
+	writeMeta(t, dir, func(m *meta.Meta) { m.Latency = meta.LatencyOneWay })
+	e, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Summaries) != 0 || len(e.Throughputs) != 1 {
+		t.Fatalf("summaries %d, throughputs %+v", len(e.Summaries), e.Throughputs)
+	}
+	tp := e.Throughput("intraprocess_best_effort")
+	if tp == nil || len(tp.Rows) != 2 || tp.Row(16, "window", 100).Median != 250000 || tp.Row(16, "rate", 5000).Median != 4990 || tp.Row(16, "rate", 100) != nil {
+		t.Errorf("throughput %+v", tp)
+	}
+	experimentDir(t, filepath.Join(root, "latency"), "a")
+	exps, warnings, err := LoadRoot(context.Background(), root)
+	if err != nil || len(exps) != 2 || len(warnings) != 0 {
+		t.Errorf("LoadRoot: %d experiments, warnings %q, %v", len(exps), warnings, err)
+	}
+
+	for _, tt := range []struct{ name, text, want string }{
+		{"header", "Payload,Mode\n", ":1: header"},
+		{"no rows", strings.SplitAfter(throughputText, "\n")[0], ":2: no rows"},
+		{"repeat", throughputText + "16,window,100,100,250000.000,249000.000,1000.000,32.000,31.872,0.128\n", ":4: payload 16 B, mode window, offered 100 repeats line 2"},
+		{"not a number", strings.Replace(throughputText, "250000.000", "fast", 1), `:2: column "Median [msg/s]": "fast" is not a finite number`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "bad")
+			path := write(t, filepath.Join(bad, ThroughputFileName("x")), tt.text)
+			_, err := Load(bad)
+			if err == nil || !strings.Contains(err.Error(), path+tt.want) {
+				t.Errorf("Load = %v, want an error containing %q", err, path+tt.want)
+			}
+		})
 	}
 }

@@ -16,7 +16,6 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
-	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/measurements"
 )
@@ -342,7 +341,7 @@ func ReadHistogramLog(r io.Reader, file string) (map[string]*hdrhistogram.Histog
 // WriteRaw writes the raw file of typ (formats §2, one-way latencies in
 // µs, samples by arrival) atomically into dir.
 func WriteRaw(dir, typ string, payloads []PayloadResult) error {
-	return atomicfile.Write(filepath.Join(dir, experiment.RawFileName(typ)), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, measurements.FileName(typ)), func(w io.Writer) error {
 		mw := measurements.NewWriter(w)
 		for _, p := range payloads {
 			for i, s := range p.Raw {

@@ -117,7 +117,7 @@ func TestCommandErrors(t *testing.T) {
 	}{
 		{"missing directory", []string{"-e", filepath.Join(root, "nope")}, "requirements: $DIR/nope: no such directory (expected a directory holding one folder per experiment)\n"},
 		{"empty directory", []string{"-e", empty}, "requirements: $DIR/empty: holds nothing: expected one folder per experiment, each holding measurements_<type>_summary.csv files\n"},
-		{"no experiments", []string{"-e", noExp}, "requirements: $DIR/noexp: no experiment: no folder in it holds a summary (measurements_<type>_summary.csv); run process on the experiments first\n"},
+		{"no experiments", []string{"-e", noExp}, "requirements: $DIR/noexp: no experiment: no folder in it holds a summary (measurements_<type>_summary.csv); run process on the experiments first (no folder holds a throughput summary throughput_<type>.csv either)\n"},
 		{"an experiment, not a root", []string{"-e", flat}, "requirements: $DIR/flat: holds summaries itself but no experiment folder: pass the directory that holds the experiment folders\n"},
 		{"malformed summary", []string{"-e", filepath.Join(root, "bad")}, `$DIR/bad/2024-01-01_00-00-00/measurements_interprocess_reliable_summary.csv:2: column "99%"`},
 		{"percentile 0", []string{"-e", good, "-o", out, "--percentile", "0"}, "requirements: --percentile 0: expected a number in (0, 100], e.g. 99"},
