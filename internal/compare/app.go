@@ -186,6 +186,24 @@ func run(c *cli.Context) error {
 		}
 	}
 
+	for i := range res.Throughputs {
+		t := &res.Throughputs[i]
+		if _, err := res.WriteThroughputCSVFile(dir, t); err != nil {
+			return cliapp.Exit(cliapp.ExitUsage, err)
+		}
+		if c.Bool("print-summaries") {
+			fmt.Fprintf(c.App.Writer, "%s:\n", ThroughputCSVFileName(t.Type))
+			if err := res.WriteThroughputCSV(c.App.Writer, t); err != nil {
+				return err
+			}
+		}
+		for _, f := range res.ThroughputFigures(t) {
+			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
+				return cliapp.Exit(cliapp.ExitUsage, err)
+			}
+		}
+	}
+
 	v := res.Verdict()
 	if err := writeReports(c, res, v); err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
@@ -318,7 +336,16 @@ func failureSummary(res *Result, v *gate.Verdict) string {
 			regressed++
 		}
 	}
-	msg := fmt.Sprintf("%d of %d sub-experiments regressed (%s over threshold)", regressed, len(res.Subs), plural(v.Failed, "check"))
+	for i := range res.Throughputs {
+		t := &res.Throughputs[i]
+		switch {
+		case t.Missing() && !res.Config.AllowMissing:
+			missing++
+		case !t.Missing() && len(t.Failed()) > 0:
+			regressed++
+		}
+	}
+	msg := fmt.Sprintf("%d of %d sub-experiments regressed (%s over threshold)", regressed, len(res.Subs)+len(res.Throughputs), plural(v.Failed, "check"))
 	if missing > 0 {
 		msg += fmt.Sprintf("; %d missing from the results (use --allow-missing to pass without them)", missing)
 	}

@@ -24,8 +24,10 @@ const PowerPlotName = "calibration_power"
 
 // Pool gathers unchanged runs into a calibration pool: one check per
 // sub-experiment, payload and gated column (cfg's, defaulted as in
-// statistical mode), one value per run, runs in the order given. Every run
-// must have the same sub-experiments and payloads.
+// statistical mode), and one per throughput row (its Median [msg/s],
+// higher is better: calibrate.Run divides it by each factor), one value per
+// run, runs in the order given. Every run must have the same
+// sub-experiments, payloads and throughput rows.
 func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 	if len(cfg.Metrics) == 0 {
 		cfg.Metrics = gate.DefaultStatisticalMetrics
@@ -61,7 +63,27 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 			}
 		}
 	}
+	for _, t := range exps[0].Throughputs {
+		runs, err := throughputRunsOf(exps, t.Type, "unchanged")
+		if err == nil {
+			err = sameThroughputRows(runs, nil)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, k := range t.Keys() {
+			pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: experiment.ThroughputLabel(t.Type, k), Payload: k.Payload,
+				Metric: ThroughputMetric, Threshold: cfg.ThresholdOf(ThroughputMetric)})
+			pool.Values = append(pool.Values, throughputValues(runs, k))
+		}
+	}
 	for _, e := range exps[1:] {
+		for _, t := range e.Throughputs {
+			if exps[0].Throughput(t.Type) == nil {
+				errs = append(errs, fmt.Errorf("%s: throughput of sub-experiment %q is not in %s: every unchanged run must measure the same sub-experiments", e.Dir, t.Type, exps[0].Dir))
+			}
+		}
 		for _, s := range e.Summaries {
 			if exps[0].Summary(s.Type) == nil {
 				errs = append(errs, fmt.Errorf("%s: sub-experiment %q is not in %s: every unchanged run must measure the same sub-experiments", e.Dir, s.Type, exps[0].Dir))

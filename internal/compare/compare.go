@@ -31,6 +31,9 @@ type Result struct {
 	// Subs are the compared sub-experiments, sorted by type: every
 	// sub-experiment of the reference.
 	Subs []SubResult
+	// Throughputs are the compared throughput summaries, sorted by type:
+	// every one of the reference.
+	Throughputs []ThroughputResult
 	// Warnings do not change the verdict: experiments measured on
 	// different hosts (formats §6), an incomplete run admitted, a raw file
 	// without summary.
@@ -213,6 +216,9 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 		}
 		res.Subs = append(res.Subs, sr)
 	}
+	if err := res.compareThroughputs(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -275,7 +281,8 @@ func medianSummary(runs []*experiment.Summary) *experiment.Summary {
 }
 
 // judge makes the statistical checks of every sub-experiment present on
-// both sides at once, so that Holm's correction covers the whole gate run.
+// both sides at once, latency and throughput, so that Holm's correction
+// covers the whole gate run.
 func (r *Result) judge() {
 	type slot struct{ sub, check int }
 	var series []gate.Series
@@ -300,8 +307,16 @@ func (r *Result) judge() {
 			}
 		}
 	}
+	var sets []func(gate.Check)
+	for _, sl := range slots {
+		sets = append(sets, func(c gate.Check) { r.Subs[sl.sub].Checks[sl.check] = c })
+	}
+	r.throughputSeries(func(se gate.Series, set func(gate.Check)) {
+		series = append(series, se)
+		sets = append(sets, set)
+	})
 	for k, c := range gate.Judge(series, r.Config.FalseFail, referenceName) {
-		r.Subs[slots[k].sub].Checks[slots[k].check] = c
+		sets[k](c)
 	}
 }
 

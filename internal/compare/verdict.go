@@ -27,6 +27,9 @@ func (r *Result) Verdict() *gate.Verdict {
 	for _, s := range r.Subs {
 		v.Add(s.Checks...)
 	}
+	for _, t := range r.Throughputs {
+		v.Add(t.Checks...)
+	}
 	for _, w := range r.Warnings {
 		v.Warn(w)
 	}

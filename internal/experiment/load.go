@@ -75,19 +75,8 @@ type Summary struct {
 type Throughput struct {
 	Type string
 	Path string
-	// Rows are in file order; no two have the same payload, mode and
-	// offered load.
+	// Rows are in file order; no two have the same key (ThroughputKey).
 	Rows []throughput.Row
-}
-
-// Row returns the row of t measured at payload, mode and offered, or nil.
-func (t *Throughput) Row(payload int, mode string, offered float64) *throughput.Row {
-	for i := range t.Rows {
-		if r := &t.Rows[i]; r.Payload == payload && r.Mode == mode && r.Offered == offered {
-			return r
-		}
-	}
-	return nil
 }
 
 // Throughput returns the throughput summary of sub-experiment typ, or nil.
@@ -240,8 +229,8 @@ func load(dir string, files, tputs []File) (*Experiment, error) {
 }
 
 // readThroughput reads a throughput summary (formats §9), refusing a file
-// without rows and a row that repeats an earlier one's payload, mode and
-// offered load: a gate matches rows on those, so a repeat is ambiguous.
+// without rows and a row whose key (ThroughputKey) repeats an earlier one's:
+// a gate matches rows on it, so a repeat is ambiguous.
 func readThroughput(path string) ([]throughput.Row, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -257,10 +246,15 @@ func readThroughput(path string) ([]throughput.Row, error) {
 	}
 	for i, r := range rows {
 		for j := range i {
-			if o := rows[j]; o.Payload == r.Payload && o.Mode == r.Mode && o.Offered == r.Offered {
-				return nil, fileerr.New(path, i+2, "", "payload %d B, mode %s, offered %s repeats line %d: expected one row per payload, mode and offered load",
-					r.Payload, r.Mode, FormatOffered(r.Offered), j+2)
+			if KeyOf(rows[j]) != KeyOf(r) {
+				continue
 			}
+			if r.Mode == throughput.ModeWindow {
+				return nil, fileerr.New(path, i+2, "", "a second window row for payload %d B (line %d): expected one per payload, the best F of the search (formats §9)",
+					r.Payload, j+2)
+			}
+			return nil, fileerr.New(path, i+2, "", "payload %d B, mode %s, offered %s repeats line %d: expected one row per payload, mode and offered rate",
+				r.Payload, r.Mode, FormatOffered(r.Offered), j+2)
 		}
 	}
 	return rows, nil

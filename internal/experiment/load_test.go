@@ -349,7 +349,7 @@ func TestLoadThroughput(t *testing.T) {
 		t.Fatalf("summaries %d, throughputs %+v", len(e.Summaries), e.Throughputs)
 	}
 	tp := e.Throughput("intraprocess_best_effort")
-	if tp == nil || len(tp.Rows) != 2 || tp.Row(16, "window", 100).Median != 250000 || tp.Row(16, "rate", 5000).Median != 4990 || tp.Row(16, "rate", 100) != nil {
+	if tp == nil || len(tp.Rows) != 2 || tp.At(ThroughputKey{16, "window", 0}).Median != 250000 || tp.At(ThroughputKey{16, "rate", 5000}).Median != 4990 || tp.At(ThroughputKey{16, "rate", 100}) != nil {
 		t.Errorf("throughput %+v", tp)
 	}
 	experimentDir(t, filepath.Join(root, "latency"), "a")
@@ -361,7 +361,8 @@ func TestLoadThroughput(t *testing.T) {
 	for _, tt := range []struct{ name, text, want string }{
 		{"header", "Payload,Mode\n", ":1: header"},
 		{"no rows", strings.SplitAfter(throughputText, "\n")[0], ":2: no rows"},
-		{"repeat", throughputText + "16,window,100,100,250000.000,249000.000,1000.000,32.000,31.872,0.128\n", ":4: payload 16 B, mode window, offered 100 repeats line 2"},
+		{"second window row", throughputText + "16,window,10,100,250000.000,249000.000,1000.000,32.000,31.872,0.128\n", ":4: a second window row for payload 16 B (line 2)"},
+		{"repeated rate", throughputText + "16,rate,5000,10,4990.000,4995.000,10.000,0.639,0.639,0.001\n", ":4: payload 16 B, mode rate, offered 5000 repeats line 3"},
 		{"not a number", strings.Replace(throughputText, "250000.000", "fast", 1), `:2: column "Median [msg/s]": "fast" is not a finite number`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

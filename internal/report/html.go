@@ -73,12 +73,12 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 		u := c.Metric.Unit
 		row = append(row, status,
 			htmlreport.Num(fmt.Sprint(c.Payload)),
-			htmlreport.Text(c.Metric.Name),
-			htmlreport.Num(withUnit(f3(c.Value), u)),
-			htmlreport.Num(withUnit(f3(c.Reference), u)),
+			htmlreport.Text(metricText(c.Metric)),
+			htmlreport.Num(valueText(c, c.Value)),
+			htmlreport.Num(valueText(c, c.Reference)),
 		)
 		if v.Thresholded() {
-			row = append(row, htmlreport.Num(withUnit(f3(c.Limit), u)))
+			row = append(row, htmlreport.Num(valueText(c, c.Limit)))
 		}
 		row = append(row,
 			htmlreport.Num(withUnit(signed3(c.Margin), u)),

@@ -135,10 +135,10 @@ func details(v *gate.Verdict, c gate.Check) string {
 	u, name := c.Metric.Unit, v.RefName()
 	var b strings.Builder
 	fmt.Fprintf(&b, "sub-experiment: %s\npayload: %d B\nmetric: %s (%s)\nvalue: %s\n%s: %s\n",
-		c.SubExperiment, c.Payload, c.Metric.Name, c.Metric.Better, withUnit(f3(c.Value), u), name, withUnit(f3(c.Reference), u))
+		c.SubExperiment, c.Payload, c.Metric.Name, c.Metric.Better, valueText(c, c.Value), name, valueText(c, c.Reference))
 	_, over := limitNames(v)
 	if v.Thresholded() {
-		fmt.Fprintf(&b, "threshold: %s\nlimit: %s\n", f3(c.Threshold), withUnit(f3(c.Limit), u))
+		fmt.Fprintf(&b, "threshold: %s\nlimit: %s\n", f3(c.Threshold), valueText(c, c.Limit))
 	}
 	fmt.Fprintf(&b, "%s: %s\npercentage over %s: %s\n", strings.ToLower(over), withUnit(signed3(c.Margin), u), name, c.PercentText(name))
 	if c.Stats != nil {

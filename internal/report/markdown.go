@@ -66,8 +66,8 @@ func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
 	fmt.Fprintln(w)
 	for _, c := range cs {
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |",
-			mdStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(c.Metric.Name),
-			withUnit(f3(c.Value), c.Metric.Unit), withUnit(f3(c.Limit), c.Metric.Unit),
+			mdStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(metricText(c.Metric)),
+			valueText(c, c.Value), valueText(c, c.Limit),
 			signed3(c.Margin), mdEscape(c.PercentText(v.RefName())))
 		if stat {
 			fmt.Fprintf(w, " %s | %s | %s | %s | %s |", estimateText(c), intervalText(c), pText(c), runsText(c), mdEscape(note(c)))

@@ -1,0 +1,313 @@
+package compare
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/throughput"
+)
+
+// ThroughputMetric is what compare judges of a throughput row: its Median
+// [msg/s], higher is better (formats §7). The Mb/s columns are the same
+// numbers times payload × 8 / 10⁶, so they are reported, not judged again.
+var ThroughputMetric = gate.MessageRate
+
+// ThroughputResult is the comparison of one sub-experiment's throughput
+// summaries (throughput_<type>.csv, formats §9).
+type ThroughputResult struct {
+	Type string
+	// ReferenceRuns and TargetRuns are every run's throughput summary;
+	// TargetRuns is nil when the results lack the sub-experiment.
+	ReferenceRuns, TargetRuns []*experiment.Throughput
+	// Keys are the rows compared, in the first reference run's order.
+	Keys []experiment.ThroughputKey
+	// Checks holds one check per key, in Keys order.
+	Checks []gate.Check
+}
+
+// Missing reports whether the results lack the sub-experiment's throughput.
+func (t *ThroughputResult) Missing() bool { return t.TargetRuns == nil }
+
+// Failed returns the checks that failed.
+func (t *ThroughputResult) Failed() []gate.Check {
+	var f []gate.Check
+	for _, c := range t.Checks {
+		if c.Status == gate.Failed {
+			f = append(f, c)
+		}
+	}
+	return f
+}
+
+// throughputValues returns the Median [msg/s] of key k in every run.
+func throughputValues(runs []*experiment.Throughput, k experiment.ThroughputKey) []float64 {
+	v := make([]float64, len(runs))
+	for i, r := range runs {
+		v[i] = r.At(k).Median
+	}
+	return v
+}
+
+// compareThroughputs builds r.Throughputs: every throughput sub-experiment
+// of the runs, matched row by row on (payload, mode, offered rate). It
+// returns input errors for a sub-experiment only the results have, one in
+// some runs of a side but not all, and rows that one run has and another
+// lacks (a different payload, mode or offered rate), naming them.
+func (r *Result) compareThroughputs() error {
+	all := append(append([]*experiment.Experiment(nil), r.References...), r.Targets...)
+	types := map[string]bool{}
+	for _, e := range all {
+		for _, t := range e.Throughputs {
+			types[t.Type] = true
+		}
+	}
+	var errs []error
+	for _, typ := range slices.Sorted(maps.Keys(types)) {
+		refRuns, err := throughputRunsOf(r.References, typ, "reference")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		tgtRuns, err := throughputRunsOf(r.Targets, typ, "results")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if refRuns == nil {
+			errs = append(errs, fileerr.New(tgtRuns[0].Path, 0, "", "throughput of sub-experiment %q has no reference: expected %s in %s",
+				typ, experiment.ThroughputFileName(typ), r.References[0].Dir))
+			continue
+		}
+		if err := sameThroughputRows(refRuns, tgtRuns); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		t := ThroughputResult{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns, Keys: refRuns[0].Keys()}
+		for _, k := range t.Keys {
+			label := experiment.ThroughputLabel(typ, k)
+			ref := throughputValues(refRuns, k)
+			th := r.Config.ThresholdOf(ThroughputMetric)
+			switch {
+			case tgtRuns == nil:
+				c := gate.MissingCheck(label, k.Payload, ThroughputMetric, gate.MedianOf(ref), math.NaN(),
+					fmt.Sprintf("%s: throughput missing from the results (%s)", k, experiment.ThroughputFileName(typ)))
+				c.Threshold = th
+				t.Checks = append(t.Checks, c)
+			case r.Mode == gate.ModeSingleRun:
+				c := gate.Evaluate(label, k.Payload, ThroughputMetric, referenceName, ref[0], th, tgtRuns[0].At(k).Median)
+				t.Checks = append(t.Checks, describeThroughput(c, k, refRuns, tgtRuns))
+			default:
+				t.Checks = append(t.Checks, gate.Check{}) // judged with every other check (judge)
+			}
+		}
+		r.Throughputs = append(r.Throughputs, t)
+	}
+	return errors.Join(errs...)
+}
+
+// describeThroughput adds to c's message what a throughput check needs to
+// be read: the direction, the values in Mb/s and, in window mode, the F of
+// each side.
+func describeThroughput(c gate.Check, k experiment.ThroughputKey, refRuns, tgtRuns []*experiment.Throughput) gate.Check {
+	mbps := func(v float64) string { return strconv.FormatFloat(throughput.Mbps(v, k.Payload), 'f', 3, 64) }
+	extra := fmt.Sprintf("higher is better; %s Mb/s vs %s Mb/s", mbps(c.Value), mbps(c.Reference))
+	if k.Mode == throughput.ModeWindow {
+		extra += fmt.Sprintf("; best F %s vs %s", offeredRange(tgtRuns, k), offeredRange(refRuns, k))
+	}
+	c.Message = fmt.Sprintf("%s [%s: %s]", c.Message, k.Load(), extra)
+	return c
+}
+
+// offeredRange is the F of key k over runs: "100", or "80–120".
+func offeredRange(runs []*experiment.Throughput, k experiment.ThroughputKey) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range runs {
+		f := r.At(k).Offered
+		lo, hi = math.Min(lo, f), math.Max(hi, f)
+	}
+	if lo == hi {
+		return experiment.FormatOffered(lo)
+	}
+	return experiment.FormatOffered(lo) + "–" + experiment.FormatOffered(hi)
+}
+
+// throughputRunsOf returns the throughput of sub-experiment typ in every
+// run of one side, nil when no run has it, and an error when some have it
+// and others do not.
+func throughputRunsOf(exps []*experiment.Experiment, typ, side string) ([]*experiment.Throughput, error) {
+	var have []*experiment.Throughput
+	var lacking []string
+	for _, e := range exps {
+		if t := e.Throughput(typ); t != nil {
+			have = append(have, t)
+		} else {
+			lacking = append(lacking, e.Dir)
+		}
+	}
+	if len(have) > 0 && len(lacking) > 0 {
+		return nil, fileerr.New(lacking[0], 0, "", "throughput of sub-experiment %q (%s) is in %d %s runs but missing from %d (%s): every run of a side must measure the same sub-experiments",
+			typ, experiment.ThroughputFileName(typ), len(have), side, len(lacking), strings.Join(lacking, ", "))
+	}
+	return have, nil
+}
+
+// sameThroughputRows checks that every run of both sides holds the rows of
+// the first reference run, no more and no fewer, and names the rows only
+// one side has: a different offered rate is a different measurement, never
+// compared with another.
+func sameThroughputRows(refRuns, tgtRuns []*experiment.Throughput) error {
+	first := refRuns[0]
+	var errs []error
+	for _, run := range append(append([]*experiment.Throughput(nil), refRuns[1:]...), tgtRuns...) {
+		onlyRef := keysNotIn(first, run)
+		onlyRun := keysNotIn(run, first)
+		if len(onlyRef) == 0 && len(onlyRun) == 0 {
+			continue
+		}
+		var parts []string
+		if len(onlyRef) > 0 {
+			parts = append(parts, fmt.Sprintf("%s only in the reference %s", strings.Join(onlyRef, ", "), first.Path))
+		}
+		if len(onlyRun) > 0 {
+			parts = append(parts, fmt.Sprintf("%s only in %s", strings.Join(onlyRun, ", "), run.Path))
+		}
+		errs = append(errs, fileerr.New(run.Path, 0, "", "throughput of sub-experiment %q: the runs measured different payloads, modes or offered rates: %s; compare runs made with the same --payloads and --rate",
+			first.Type, strings.Join(parts, "; ")))
+	}
+	return errors.Join(errs...)
+}
+
+func keysNotIn(t, other *experiment.Throughput) []string {
+	var out []string
+	for _, k := range t.Keys() {
+		if other.At(k) == nil {
+			out = append(out, k.String())
+		}
+	}
+	return out
+}
+
+// throughputSeries are the statistical checks of every throughput row
+// present on both sides, for judge.
+func (r *Result) throughputSeries(add func(se gate.Series, set func(gate.Check))) {
+	for i := range r.Throughputs {
+		t := &r.Throughputs[i]
+		if t.Missing() {
+			continue
+		}
+		for j, k := range t.Keys {
+			se := gate.Series{SubExperiment: experiment.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: ThroughputMetric,
+				Threshold: r.Config.ThresholdOf(ThroughputMetric),
+				Reference: throughputValues(t.ReferenceRuns, k), Candidate: throughputValues(t.TargetRuns, k)}
+			add(se, func(c gate.Check) { t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns) })
+		}
+	}
+}
+
+// ThroughputCSVFileName is the name of a sub-experiment's throughput
+// comparison CSV in the plots directory.
+func ThroughputCSVFileName(typ string) string { return CSVFileName("throughput_" + typ) }
+
+// WriteThroughputCSV writes the throughput comparison CSV of t (formats
+// §4): the throughput header (formats §9) plus Label, every reference run's
+// rows then every target run's, each labelled with its experiment.
+func (r *Result) WriteThroughputCSV(w io.Writer, t *ThroughputResult) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append(strings.Split(throughput.Header, ","), LabelColumn)); err != nil {
+		return err
+	}
+	f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	write := func(run *experiment.Throughput, label string) error {
+		for _, row := range run.Rows {
+			rec := []string{strconv.Itoa(row.Payload), row.Mode, experiment.FormatOffered(row.Offered), strconv.Itoa(row.Samples),
+				f3(row.Median), f3(row.Mean), f3(row.Stdev),
+				f3(throughput.Mbps(row.Median, row.Payload)), f3(throughput.Mbps(row.Mean, row.Payload)), f3(throughput.Mbps(row.Stdev, row.Payload)), label}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, run := range t.ReferenceRuns {
+		if err := write(run, ReferenceLabel(r.References[i])); err != nil {
+			return err
+		}
+	}
+	for i, run := range t.TargetRuns {
+		if err := write(run, TargetLabel(r.Targets[i])); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteThroughputCSVFile writes the throughput comparison CSV of t
+// atomically into dir and returns its path.
+func (r *Result) WriteThroughputCSVFile(dir string, t *ThroughputResult) (string, error) {
+	path := filepath.Join(dir, ThroughputCSVFileName(t.Type))
+	return path, atomicfile.Write(path, func(w io.Writer) error { return r.WriteThroughputCSV(w, t) })
+}
+
+// ThroughputFigures returns the throughput comparison plots of t, one per
+// offered load: the median msg/s over the payloads (with several runs per
+// side, the median over each side's runs), reference dashed, results solid,
+// regressions marked; higher is better.
+func (r *Result) ThroughputFigures(t *ThroughputResult) []Figure {
+	var loads []experiment.ThroughputKey // payload 0: one figure per load
+	for _, k := range t.Keys {
+		l := experiment.ThroughputKey{Mode: k.Mode, Offered: k.Offered}
+		if !slices.Contains(loads, l) {
+			loads = append(loads, l)
+		}
+	}
+	var figs []Figure
+	for _, l := range loads {
+		var categories []string
+		ref := plots.Line{Name: "Reference median", Dashed: true}
+		tgt := plots.Line{Name: "Result median"}
+		marked := false
+		for j, k := range t.Keys {
+			if k.Mode != l.Mode || k.Offered != l.Offered {
+				continue
+			}
+			categories = append(categories, strconv.Itoa(k.Payload))
+			ref.Y = append(ref.Y, gate.MedianOf(throughputValues(t.ReferenceRuns, k)))
+			if t.Missing() {
+				continue
+			}
+			tgt.Y = append(tgt.Y, gate.MedianOf(throughputValues(t.TargetRuns, k)))
+			failed := t.Checks[j].Status == gate.Failed
+			tgt.Marked = append(tgt.Marked, failed)
+			marked = marked || failed
+		}
+		lines := []plots.Line{ref}
+		if !t.Missing() {
+			lines = append(lines, tgt)
+		}
+		name := strings.NewReplacer(" ", "_", "/", "").Replace(l.Load())
+		title := fmt.Sprintf("Throughput %s, %s (higher is better)", t.Type, l.Load())
+		if t.Missing() {
+			title += " (missing from the results)"
+		}
+		p := plots.CategoryLines(title, "Payload [Bytes]", "Throughput [msg/s]", categories, lines)
+		if marked {
+			p.Legend.Add("regression", plots.MarkThumbnail{})
+		}
+		figs = append(figs, Figure{Name: "throughput_" + t.Type + "_" + name, Plot: p})
+	}
+	return figs
+}
