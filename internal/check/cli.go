@@ -58,8 +58,10 @@ but one is inconclusive (take more runs), 130 interrupted.`,
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"}, Required: true, TakesFile: true,
-				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max,…)"},
+			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"}, TakesFile: true,
+				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max,…); required unless --throughput-requirements is given"},
+			&cli.StringFlag{Name: "throughput-requirements", TakesFile: true,
+				Usage: "throughput requirements CSV (Experiment type,Bytes,Load,Offered,Median [msg/s],…; lower limits, higher is better)"},
 			&cli.StringSliceFlag{Name: "experiment-directory", Aliases: []string{"experiment_directory", "e"}, TakesFile: true,
 				Usage: "experiment directory holding measurements_<type>_summary.csv files; repeat it for several runs"},
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results"}, TakesFile: true,
@@ -106,21 +108,24 @@ func action(c *cli.Context) error {
 	}
 	dirs := c.StringSlice("experiment-directory")
 	cfg := Config{
-		Requirements:    c.String("requirements"),
-		ExperimentsRoot: c.String("experiments-results"),
-		OutputDir:       c.String("output-directory"),
-		Margin:          margin,
-		Columns:         columns,
-		PlotsDir:        c.String("plots-directory"),
-		Format:          f,
-		AllowMissing:    c.Bool("allow-missing"),
-		AllowIncomplete: c.Bool("allow-incomplete"),
-		JUnit:           c.String("junit"),
-		Markdown:        c.String("markdown"),
-		JSON:            c.String("json"),
-		HTML:            c.String("html"),
+		Requirements:           c.String("requirements"),
+		ThroughputRequirements: c.String("throughput-requirements"),
+		ExperimentsRoot:        c.String("experiments-results"),
+		OutputDir:              c.String("output-directory"),
+		Margin:                 margin,
+		Columns:                columns,
+		PlotsDir:               c.String("plots-directory"),
+		Format:                 f,
+		AllowMissing:           c.Bool("allow-missing"),
+		AllowIncomplete:        c.Bool("allow-incomplete"),
+		JUnit:                  c.String("junit"),
+		Markdown:               c.String("markdown"),
+		JSON:                   c.String("json"),
+		HTML:                   c.String("html"),
 	}
 	switch {
+	case cfg.Requirements == "" && cfg.ThroughputRequirements == "":
+		return cliapp.Usagef("--requirements is required (see '%s --help'), or --throughput-requirements, or both", c.App.Name)
 	case len(dirs) == 0 && cfg.ExperimentsRoot == "":
 		return cliapp.Usagef("--experiment-directory DIR (repeatable) or --experiments-results ROOT is required (see '%s --help')", c.App.Name)
 	case len(dirs) == 1 && cfg.ExperimentsRoot == "":

@@ -23,8 +23,12 @@ import (
 
 // Config is what one check does.
 type Config struct {
-	// Requirements is the requirements CSV (formats §4).
+	// Requirements is the requirements CSV (formats §4); empty to check
+	// throughput only.
 	Requirements string
+	// ThroughputRequirements is the throughput requirements CSV (formats
+	// §4, §11); empty to check latency only.
+	ThroughputRequirements string
 	// ExperimentDir holds the summaries of a single run; the check reports
 	// are written there.
 	ExperimentDir string
@@ -66,6 +70,7 @@ type Result struct {
 func Guard(cfg Config) *clobber.Guard {
 	g := &clobber.Guard{}
 	g.File("--requirements", cfg.Requirements)
+	g.File("--throughput-requirements", cfg.ThroughputRequirements)
 	g.Experiment("--experiment-directory", cfg.ExperimentDir)
 	for _, d := range cfg.ExperimentDirs {
 		g.Experiment("--experiment-directory", d)
@@ -131,9 +136,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	reqs, err := requirements.ReadFile(cfg.Requirements)
-	if err != nil {
-		return nil, cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("requirements: %w", err))
+	if cfg.Requirements == "" && cfg.ThroughputRequirements == "" {
+		return nil, cliapp.Usagef("--requirements FILE or --throughput-requirements FILE (or both) is required")
+	}
+	var reqs []requirements.Row
+	var err error
+	if cfg.Requirements != "" {
+		reqs, err = requirements.ReadFile(cfg.Requirements)
+		if err != nil {
+			return nil, cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("requirements: %w", err))
+		}
+	}
+	var treqs []requirements.ThroughputRow
+	if cfg.ThroughputRequirements != "" {
+		treqs, err = requirements.ReadThroughputFile(cfg.ThroughputRequirements)
+		if err != nil {
+			return nil, cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("throughput requirements: %w", err))
+		}
 	}
 	exps, subject, warnings, err := loadRuns(ctx, cfg)
 	if err != nil {
@@ -147,17 +166,46 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, cliapp.Exit(cliapp.ExitUsage, err)
 	}
 	warnings = append(warnings, more...)
-	if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), latency); err != nil {
-		return nil, cliapp.Exit(cliapp.ExitUsage, err)
-	}
 	var v *gate.Verdict
-	if len(exps) == 1 && !requirements.Statistical(reqs) && cfg.Margin == 0 {
+	switch {
+	case reqs == nil:
+		v = &gate.Verdict{Tool: Tool, ReferenceName: referenceName}
+	case len(exps) == 1 && !requirements.Statistical(reqs) && cfg.Margin == 0:
 		// One run against percentile requirements: formats §4 as is.
 		v = Evaluate(reqs, exps[0].Summaries, cfg.Columns...)
-	} else {
+	default:
 		v = EvaluateRuns(reqs, exps, cfg.Margin, cfg.Columns)
 	}
-	v.Subject, v.Baseline, v.AllowMissing = subject, cfg.Requirements, cfg.AllowMissing
+	if reqs != nil && hasSummaries(exps) {
+		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), latency); err != nil {
+			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+		}
+	}
+	baseline := cfg.Requirements
+	switch {
+	case treqs != nil:
+		v.Add(EvaluateThroughput(treqs, exps, cfg.Margin)...)
+		mode := "throughput " + ModeText(nil, len(exps), cfg.Margin)
+		if requirements.ThroughputStatistical(treqs) {
+			st := treqs[0].Stat
+			mode = fmt.Sprintf("throughput: statistical requirements (%s, %.3g%% per check, family-wise %.3g%% with the latency requirements derived with them)",
+				st.Method, 100*st.CheckLevel, 100*st.FalseFail)
+			if v.FalseFail == 0 {
+				v.FalseFail = st.FalseFail
+			}
+			holmAdjust(v.Checks, v.FalseFail)
+		}
+		if v.Mode != "" {
+			v.Mode += "; " + mode
+			baseline += ", " + cfg.ThroughputRequirements
+		} else {
+			v.Mode = mode
+			baseline = cfg.ThroughputRequirements
+		}
+	case hasThroughputs(exps):
+		warnings = append(warnings, "the experiments hold throughput summaries (throughput_<type>.csv) that were not checked: give --throughput-requirements")
+	}
+	v.Subject, v.Baseline, v.AllowMissing = subject, baseline, cfg.AllowMissing
 	for _, w := range warnings {
 		v.Warn(w)
 	}
@@ -293,6 +341,24 @@ func loadRuns(ctx context.Context, cfg Config) (exps []*experiment.Experiment, s
 		warnings = append(warnings, e.Warnings...)
 	}
 	return exps, strings.Join(names, ", "), warnings, nil
+}
+
+func hasSummaries(exps []*experiment.Experiment) bool {
+	for _, e := range exps {
+		if len(e.Summaries) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasThroughputs(exps []*experiment.Experiment) bool {
+	for _, e := range exps {
+		if len(e.Throughputs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // summariesOf returns one summary per sub-experiment, the first run's that

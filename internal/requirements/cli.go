@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,13 @@ then on PATH), then derives the requirements from every experiment in DIR, as th
 latency_extrapolate_requirements.bash script does:
   requirements --runs 12 --out runs_for_requirements --false-fail 0.01 -- --subexperiments interprocess_reliable
 
+Throughput (formats §4, §11): experiments holding throughput summaries (throughput_<type>.csv,
+written by run throughput and run load) also get throughput requirements, written to
+--throughput-output-file: a lower limit on the Median [msg/s] of every sub-experiment, payload and
+offered load (higher is better). Percentile mode takes the (100 − P)th percentile of the runs;
+statistical mode the smallest run (order) or the lower log-normal prediction bound (lognormal),
+with the false-fail level split over the latency and throughput checks together.
+
 Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrupted.`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
@@ -68,6 +76,8 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "results root for --runs; the requirements are derived from every experiment in it"},
 			&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: DefaultFileName, TakesFile: true,
 				Usage: "requirements CSV to write"},
+			&cli.StringFlag{Name: "throughput-output-file", TakesFile: true,
+				Usage: "throughput requirements CSV to write when the experiments hold throughput summaries (default: " + DefaultThroughputFileName + " beside --output-file)"},
 			&cli.Float64Flag{Name: "false-fail", Value: DefaultFalseFail,
 				Usage: "statistical mode: chance, in (0, 1), that an unchanged system fails a whole check (e.g. 0.01)"},
 			&cli.StringFlag{Name: "method", Value: DefaultMethod,
@@ -105,6 +115,13 @@ func action(c *cli.Context) error {
 	if out == "" {
 		return cliapp.Usagef("--output-file is empty: expected the requirements CSV to write")
 	}
+	tout := c.String("throughput-output-file")
+	if !c.IsSet("throughput-output-file") {
+		tout = filepath.Join(filepath.Dir(out), DefaultThroughputFileName)
+	}
+	if tout == "" {
+		return cliapp.Usagef("--throughput-output-file is empty: expected the throughput requirements CSV to write")
+	}
 	switch {
 	case c.IsSet("runs") || c.IsSet("out"):
 		if dir != "" {
@@ -113,7 +130,7 @@ func action(c *cli.Context) error {
 		if c.Int("runs") < 1 || c.String("out") == "" {
 			return cliapp.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see '%s --help')", c.App.Name)
 		}
-		if err := guard("--out", c.String("out"), out).Check(); err != nil {
+		if err := guard("--out", c.String("out"), out, tout).Check(); err != nil {
 			return err
 		}
 		r := Runs{N: c.Int("runs"), Out: c.String("out"), RunArgs: c.Args().Slice(), Stdout: c.App.Writer, Stderr: c.App.ErrWriter}
@@ -133,7 +150,7 @@ func action(c *cli.Context) error {
 	if c.IsSet("out") {
 		rootFlag = "--out"
 	}
-	if err := guard(rootFlag, dir, out).Check(); err != nil {
+	if err := guard(rootFlag, dir, out, tout).Check(); err != nil {
 		return err
 	}
 	in, err := Load(c.Context, dir, c.Bool("allow-incomplete"))
@@ -143,42 +160,112 @@ func action(c *cli.Context) error {
 		}
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
+	latObs, tputObs := in.Observations(), in.ThroughputObservations()
+	_, tputKeys := groupThroughput(tputObs)
 	var d *Derivation
-	if percentile {
-		d, err = Derive(in.Observations(), p)
-	} else {
-		d, err = DeriveStatistical(in.Observations(), cfg)
+	var treqs []ThroughputRequirement
+	var twarnings []string
+	if len(latObs) > 0 {
+		if percentile {
+			d, err = Derive(latObs, p)
+		} else {
+			d, err = DeriveStatisticalWith(latObs, cfg, len(tputKeys))
+		}
+		if err != nil {
+			return cliapp.Exit(cliapp.ExitUsage, err)
+		}
 	}
-	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+	if len(tputObs) > 0 {
+		if percentile {
+			treqs, err = DeriveThroughput(tputObs, p)
+		} else {
+			latRows := 0
+			if d != nil {
+				latRows = len(d.Requirements)
+			}
+			treqs, twarnings, err = DeriveThroughputStatistical(tputObs, cfg, CheckLevelFor(cfg.FalseFail, latRows, len(tputKeys)))
+		}
+		if err != nil {
+			return cliapp.Exit(cliapp.ExitUsage, err)
+		}
 	}
-	rows := d.Rows()
-	for i := range rows {
-		rows[i].Latency = in.Latency
+	if d != nil {
+		rows := d.Rows()
+		for i := range rows {
+			rows[i].Latency = in.Latency
+		}
+		if err := WriteFile(out, rows); err != nil {
+			return err
+		}
 	}
-	if err := WriteFile(out, rows); err != nil {
-		return err
+	if treqs != nil {
+		rows := make([]ThroughputRow, len(treqs))
+		for i, r := range treqs {
+			rows[i] = r.ThroughputRow
+		}
+		if err := WriteThroughputFile(tout, rows); err != nil {
+			return err
+		}
 	}
-	for _, w := range append(in.Warnings, d.Warnings...) {
+	warnings := in.Warnings
+	if d != nil {
+		warnings = append(warnings, d.Warnings...)
+	}
+	for _, w := range append(warnings, twarnings...) {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s\n", c.App.Name, w)
 	}
-	print := PrintTable
-	if !percentile {
-		print = PrintStatTable
+	if d != nil {
+		print := PrintTable
+		if !percentile {
+			print = PrintStatTable
+		}
+		if err := print(c.App.Writer, d); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.Writer, "%d requirement(s) from %d experiment(s) written to %s\n", len(d.Requirements), len(in.Experiments), out)
 	}
-	if err := print(c.App.Writer, d); err != nil {
-		return err
+	if treqs != nil {
+		if err := PrintThroughputTable(c.App.Writer, treqs, percentile, p); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.Writer, "%d throughput requirement(s) (lower limits, higher is better) from %d experiment(s) written to %s\n", len(treqs), len(in.Experiments), tout)
 	}
-	fmt.Fprintf(c.App.Writer, "%d requirement(s) from %d experiment(s) written to %s\n", len(d.Requirements), len(in.Experiments), out)
 	return nil
 }
 
+// PrintThroughputTable writes throughput requirements for people: the
+// lower limits, the runs behind them and the chance that an unchanged
+// system falls below each on its next run.
+func PrintThroughputTable(w io.Writer, reqs []ThroughputRequirement, percentile bool, p float64) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%-58s %8s %16s %5s  %s\n", "Throughput (higher is better)", "Bytes", "Min [msg/s]", "Runs", "Chance an unchanged run fails the check; candidate runs needed to fail")
+	for _, r := range reqs {
+		need := strconv.Itoa(r.NeedRuns)
+		if r.NeedRuns < 0 {
+			need = ">100000"
+		}
+		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", ThroughputLabelOf(r.ThroughputRow), r.Key.Payload, r.Min, r.N, 100*r.FailChance, need)
+	}
+	if percentile {
+		fmt.Fprintf(bw, "Mode: percentile: each limit is the %gth percentile of the runs' Median [msg/s] (the low end, as latency takes the %gth).\n", 100-p, p)
+	} else if len(reqs) > 0 {
+		st := reqs[0].Stat
+		fmt.Fprintf(bw, "Mode: statistical (%s), %s per check; with the latency requirements derived with them, an unchanged system fails a whole check with chance ≤ %s.\n",
+			st.Method, pct(st.CheckLevel), pct(st.FalseFail))
+	}
+	return bw.Flush()
+}
+
+// ThroughputLabelOf names a throughput requirement's row for people.
+func ThroughputLabelOf(r ThroughputRow) string { return experimentThroughputLabel(r.Type, r.Key) }
+
 // guard declares what requirements reads (the experiments under root, named
 // by rootFlag) and writes (out), see package clobber.
-func guard(rootFlag, root, out string) *clobber.Guard {
+func guard(rootFlag, root, out, tout string) *clobber.Guard {
 	g := &clobber.Guard{}
 	g.Experiments(rootFlag, root)
 	g.Output("--output-file", out)
+	g.Output("--throughput-output-file", tout)
 	return g
 }
 

@@ -162,6 +162,17 @@ func (c StatConfig) Validate() error {
 //
 // Every group needs at least 2 runs.
 func DeriveStatistical(obs []Observation, cfg StatConfig) (*Derivation, error) {
+	return deriveStatistical(obs, cfg, 0)
+}
+
+// DeriveStatisticalWith is DeriveStatistical for a derivation that also
+// sets extraChecks other checks (throughput requirements, one check each)
+// from the same runs: the level is split over all of them.
+func DeriveStatisticalWith(obs []Observation, cfg StatConfig, extraChecks int) (*Derivation, error) {
+	return deriveStatistical(obs, cfg, extraChecks)
+}
+
+func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Derivation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -169,7 +180,7 @@ func DeriveStatistical(obs []Observation, cfg StatConfig) (*Derivation, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := len(keys) * ChecksPerRequirement
+	m := len(keys)*ChecksPerRequirement + extraChecks
 	level := cfg.FalseFail / float64(m)
 	d := &Derivation{Mode: cfg.Method, FalseFail: cfg.FalseFail, CheckLevel: level, Experiments: experiments}
 	var few []string

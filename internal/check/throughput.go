@@ -1,0 +1,134 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/throughput"
+)
+
+// ThroughputMetric is what a throughput requirement limits: the Median
+// [msg/s] of a throughput row, higher is better (formats §7).
+var ThroughputMetric = gate.MessageRate
+
+// EvaluateThroughput judges the throughput rows of runs against the
+// throughput requirements reqs (formats §4, §11), lowered by margin: a
+// value below its requirement fails. One run against percentile
+// requirements with no margin is the plain rule (gate.Evaluate); otherwise
+// requirements.JudgeThroughput, three-valued. A requirement whose row the
+// runs lack (another payload or offered rate) is a missing check naming
+// what was measured instead, and so is a measured row without requirement.
+func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Experiment, margin float64) []gate.Check {
+	var checks []gate.Check
+	plain := len(runs) == 1 && !requirements.ThroughputStatistical(reqs) && margin == 0
+	required := map[string]bool{}
+	for _, r := range reqs {
+		label := experiment.ThroughputLabel(r.Type, r.Key)
+		required[label+fmt.Sprint(r.Key.Payload)] = true
+		var values []float64
+		var lacking []string
+		for _, e := range runs {
+			var row *throughput.Row
+			if t := e.Throughput(r.Type); t != nil {
+				row = t.At(r.Key)
+			}
+			if row == nil {
+				lacking = append(lacking, e.Dir)
+				continue
+			}
+			values = append(values, row.Median)
+		}
+		if len(lacking) > 0 {
+			checks = append(checks, gate.MissingCheck(label, r.Key.Payload, ThroughputMetric, r.Min, math.NaN(),
+				fmt.Sprintf("%s: no measurement in %s (%s)%s", r.Key, strings.Join(lacking, ", "), experiment.ThroughputFileName(r.Type), measuredInstead(runs, r))))
+			continue
+		}
+		if plain {
+			c := gate.Evaluate(label, r.Key.Payload, ThroughputMetric, referenceName, r.Min, 0, values[0])
+			c.Message += " [higher is better]"
+			checks = append(checks, c)
+			continue
+		}
+		checks = append(checks, judgedThroughput(label, r, values, margin))
+	}
+	for _, e := range runs {
+		for _, t := range e.Throughputs {
+			for _, row := range t.Rows {
+				k := experiment.KeyOf(row)
+				label := experiment.ThroughputLabel(t.Type, k)
+				if required[label+fmt.Sprint(k.Payload)] {
+					continue
+				}
+				required[label+fmt.Sprint(k.Payload)] = true
+				checks = append(checks, gate.MissingCheck(label, k.Payload, ThroughputMetric, math.NaN(), row.Median,
+					fmt.Sprintf("%s: no throughput requirement for it", k)))
+			}
+		}
+	}
+	return checks
+}
+
+// measuredInstead says which rows of the same payload and mode the runs
+// hold, when a requirement's offered rate is not among them.
+func measuredInstead(runs []*experiment.Experiment, r requirements.ThroughputRow) string {
+	var other []string
+	for _, e := range runs {
+		t := e.Throughput(r.Type)
+		if t == nil {
+			continue
+		}
+		for _, k := range t.Keys() {
+			if k.Payload == r.Key.Payload && k.Mode == r.Key.Mode && k != r.Key && !strings.Contains(strings.Join(other, ","), k.String()) {
+				other = append(other, k.String())
+			}
+		}
+	}
+	if len(other) == 0 {
+		return ""
+	}
+	return "; measured instead: " + strings.Join(other, ", ") + " (a different offered load is not compared)"
+}
+
+// judgedThroughput turns requirements.JudgeThroughput into a check.
+func judgedThroughput(label string, r requirements.ThroughputRow, values []float64, margin float64) gate.Check {
+	m := ThroughputMetric
+	j := requirements.JudgeThroughput(r, values, margin)
+	c := gate.Evaluate(label, r.Key.Payload, m, referenceName, j.Requirement, margin, j.Value)
+	c.Status = gate.Status(j.Status)
+	limit := fmt.Sprintf("requirement ≥ %.3f %s", j.Requirement, m.Unit)
+	if margin != 0 {
+		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, -margin*100, j.Limit, m.Unit)
+	}
+	evidence := j.Why
+	if !math.IsNaN(j.P) {
+		evidence += fmt.Sprintf("; p %.3g", j.P)
+	}
+	if !math.IsNaN(j.Low) {
+		evidence += fmt.Sprintf("; interval %.3f to %.3f %s", j.Low, j.High, m.Unit)
+	}
+	if j.Status == string(gate.Inconclusive) {
+		switch {
+		case j.MoreRuns > 0:
+			evidence += fmt.Sprintf("; about %d more run(s) would decide", j.MoreRuns)
+		case j.MoreRuns < 0:
+			evidence += "; more runs are unlikely to decide"
+		}
+	}
+	c.Message = fmt.Sprintf("%s: %s %.3f %s vs %s (%s, higher is better): %s",
+		r.Key, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence)
+	if st := r.Stat; st != nil {
+		c.Stats = &gate.Stats{
+			NReference: st.Runs, NCandidate: len(values),
+			Estimate: j.Value / j.Requirement, Low: j.Low / j.Requirement, High: j.High / j.Requirement,
+			Tail: st.CheckLevel, PassTail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
+			P: j.P, PAdjusted: j.P, Exact: st.Fits[0].Method == requirements.MethodOrder,
+			Dispersion: st.Fits[0].LogSD,
+			NeedRuns:   j.NeedRuns, Gateable: len(values) >= j.NeedRuns, MoreRuns: j.MoreRuns,
+		}
+	}
+	return c
+}

@@ -1,0 +1,366 @@
+package requirements
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/throughput"
+)
+
+// DefaultThroughputFileName is the throughput requirements CSV requirements
+// writes beside the latency one (formats §4). Its name does not start with
+// "throughput_", which names the throughput summaries of an experiment.
+const DefaultThroughputFileName = "min_throughput_requirements.csv"
+
+// ThroughputColumns are the columns of a throughput requirements CSV in
+// percentile mode; a statistical file adds ThroughputStatColumns.
+var ThroughputColumns = []string{"Experiment type", "Bytes", "Load", "Offered", "Median [msg/s]"}
+
+// ThroughputStatColumns follow ThroughputColumns in a statistical file.
+var ThroughputStatColumns = []string{"Mode", "Runs", "False fail", "Check level",
+	"Median [msg/s] method", "Median [msg/s] log sd", "Median [msg/s] normality p"}
+
+// ThroughputRow is one throughput requirement: the lowest Median [msg/s]
+// a sub-experiment may reach at one payload and offered load (higher is
+// better, formats §7).
+type ThroughputRow struct {
+	Type string
+	Key  experiment.ThroughputKey
+	// Min is the limit in msg/s: a value below it violates the requirement.
+	Min float64
+	// Stat is the model of a statistical requirement; nil in percentile
+	// mode. Its Fits[0] is the fit of the run values' reciprocals (s/msg),
+	// a lower-is-better quantity, so that every rule of formats §11 applies
+	// as it does to latency; LogSD and the Shapiro–Wilk p-value are those of
+	// the log run values themselves (a sign does not change them).
+	Stat *Model
+}
+
+// ThroughputObservation is one run's Median [msg/s] at one row.
+type ThroughputObservation struct {
+	Experiment string
+	Type       string
+	Key        experiment.ThroughputKey
+	Median     float64
+}
+
+// ThroughputObservations returns the Median [msg/s] of every throughput row
+// of every experiment.
+func (in *Input) ThroughputObservations() []ThroughputObservation {
+	var obs []ThroughputObservation
+	for _, e := range in.Experiments {
+		for _, t := range e.Throughputs {
+			for _, r := range t.Rows {
+				obs = append(obs, ThroughputObservation{Experiment: e.Name, Type: t.Type, Key: experiment.KeyOf(r), Median: r.Median})
+			}
+		}
+	}
+	return obs
+}
+
+// ThroughputRequirement is a derived throughput row and the evidence
+// behind it.
+type ThroughputRequirement struct {
+	ThroughputRow
+	N int
+	// FailChance is, in percentile mode, the chance that a new run of an
+	// unchanged system falls below the limit (see Derivation, mirrored):
+	// the low percentile q = 100 − P sits at rank r = 1 + (N−1)·q/100, and a
+	// new run falls below the r-th smallest with chance r/(N+1). In
+	// statistical mode, the chance that one run fails the check.
+	FailChance float64
+	// NeedRuns is the candidate runs a statistical check needs before it
+	// can fail at all (1 in percentile mode).
+	NeedRuns int
+}
+
+type tputKey struct {
+	typ string
+	key experiment.ThroughputKey
+}
+
+// groupThroughput groups observations by row, sorted by sub-experiment,
+// payload, mode and offered rate.
+func groupThroughput(obs []ThroughputObservation) (map[tputKey][]float64, []tputKey) {
+	groups := map[tputKey][]float64{}
+	var keys []tputKey
+	for _, o := range obs {
+		k := tputKey{o.Type, o.Key}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], o.Median)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		switch {
+		case a.typ != b.typ:
+			return a.typ < b.typ
+		case a.key.Payload != b.key.Payload:
+			return a.key.Payload < b.key.Payload
+		case a.key.Mode != b.key.Mode:
+			return a.key.Mode > b.key.Mode // window first
+		}
+		return a.key.Offered < b.key.Offered
+	})
+	return groups, keys
+}
+
+// DeriveThroughput sets each throughput requirement to the (100 −
+// percentile)-th percentile (numpy's linear method) of the runs' Median
+// [msg/s]: the low end, mirroring the latency requirements' high one.
+func DeriveThroughput(obs []ThroughputObservation, percentile float64) ([]ThroughputRequirement, error) {
+	if !(percentile > 0 && percentile <= 100) {
+		return nil, fmt.Errorf("percentile %v is outside (0, 100]", percentile)
+	}
+	groups, keys := groupThroughput(obs)
+	var reqs []ThroughputRequirement
+	for _, k := range keys {
+		v := slices.Clone(groups[k])
+		sort.Float64s(v)
+		n := len(v)
+		rank := 1 + float64(n-1)*(100-percentile)/100
+		reqs = append(reqs, ThroughputRequirement{ThroughputRow: ThroughputRow{Type: k.typ, Key: k.key, Min: stats.Percentile(v, 100-percentile)},
+			N: n, FailChance: rank / float64(n+1), NeedRuns: 1})
+	}
+	return reqs, nil
+}
+
+// DeriveThroughputStatistical sets each throughput requirement so that an
+// unchanged system fails the check with chance level (formats §11,
+// mirrored for a lower limit): order, the smallest run value; lognormal,
+// the one-sided lower prediction bound exp(ȳ − t·s·√(1 + 1/n)). Both are
+// computed as the latency limits of the reciprocals. level is the check's
+// share of cfg.FalseFail (see CheckLevelFor). Every row needs 2 runs.
+func DeriveThroughputStatistical(obs []ThroughputObservation, cfg StatConfig, level float64) ([]ThroughputRequirement, []string, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	groups, keys := groupThroughput(obs)
+	var reqs []ThroughputRequirement
+	var few, warnings []string
+	for _, k := range keys {
+		v := groups[k]
+		n := len(v)
+		if n < 2 {
+			few = append(few, experiment.ThroughputLabel(k.typ, k.key)+" "+strconv.Itoa(k.key.Payload)+" B")
+			continue
+		}
+		inv := make([]float64, n)
+		for i, x := range v {
+			inv[i] = 1 / x
+		}
+		limit, fit, why := fitLimit(inv, cfg, level)
+		if why != "" {
+			warnings = append(warnings, fmt.Sprintf("%s %d B Median [msg/s] falls back to the distribution-free bound (%s)", experiment.ThroughputLabel(k.typ, k.key), k.key.Payload, why))
+		}
+		model := &Model{Method: cfg.Method, Runs: n, FalseFail: cfg.FalseFail, CheckLevel: level}
+		model.Fits[0] = fit
+		reqs = append(reqs, ThroughputRequirement{ThroughputRow: ThroughputRow{Type: k.typ, Key: k.key, Min: 1 / limit, Stat: model},
+			N: n, FailChance: fit.Chance(n, 1, level), NeedRuns: fit.RunsNeeded(n, level)})
+	}
+	if len(few) > 0 {
+		return nil, nil, fmt.Errorf("statistical requirements need at least 2 runs per throughput row; %s %s only one (take more runs, or use --percentile)",
+			listSome(few), map[bool]string{true: "has", false: "have"}[len(few) == 1])
+	}
+	return reqs, warnings, nil
+}
+
+// CheckLevelFor is each check's share of falseFail when a derivation makes
+// latencyRows latency requirements (3 checks each) and throughputRows
+// throughput ones (1 check each): Bonferroni over all of them, so that a
+// check against both files fails an unchanged system with chance at most
+// falseFail.
+func CheckLevelFor(falseFail float64, latencyRows, throughputRows int) float64 {
+	return falseFail / float64(ChecksPerRequirement*latencyRows+throughputRows)
+}
+
+// JudgeThroughput judges the candidate runs' Median [msg/s] values against
+// throughput requirement r, with the limit lowered by margin (0.1 = 10 %).
+// The rules are those of Judge (formats §11) applied to the reciprocals,
+// whose limit is 1/r.Min raised by margin/(1 − margin); the Judgement's
+// numbers are turned back to msg/s: Value is the median (percentile, order)
+// or geometric mean (lognormal) of the runs, Requirement and Limit the
+// lower limits, Low and High the interval, Over the runs below the limit.
+func JudgeThroughput(r ThroughputRow, values []float64, margin float64) Judgement {
+	inv := make([]float64, len(values))
+	for i, v := range values {
+		inv[i] = 1 / v
+	}
+	row := Row{Type: r.Type, Bytes: r.Key.Payload, Median: 1 / r.Min, Stat: r.Stat}
+	m := 0.0
+	if margin > 0 {
+		m = 1/(1-margin) - 1
+		if margin >= 1 {
+			m = math.Inf(1)
+		}
+	}
+	j := Judge(row, 0, inv, m)
+	j.Value, j.Requirement, j.Limit = 1/j.Value, 1/j.Requirement, 1/j.Limit
+	j.Low, j.High = 1/j.High, 1/j.Low
+	j.Why = strings.NewReplacer("exceed the limit", "fall below the limit", "exceeds the limit", "falls below the limit",
+		"above the log-normal bound", "below the log-normal bound", "upper end", "lower end").Replace(j.Why)
+	return j
+}
+
+// ThroughputStatistical reports whether rows were derived in statistical
+// mode.
+func ThroughputStatistical(rows []ThroughputRow) bool { return len(rows) > 0 && rows[0].Stat != nil }
+
+// WriteThroughput writes rows as a throughput requirements CSV (formats
+// §4, §11): limits with 3 decimals, the Offered column as the throughput
+// CSV writes it (0 for window rows, whose F is not matched).
+func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
+	bw := bufio.NewWriter(w)
+	cw := csv.NewWriter(bw)
+	header := slices.Clone(ThroughputColumns)
+	stat := ThroughputStatistical(rows)
+	if stat {
+		header = append(header, ThroughputStatColumns...)
+	}
+	cw.Write(header)
+	for _, r := range rows {
+		rec := []string{r.Type, strconv.Itoa(r.Key.Payload), r.Key.Mode, experiment.FormatOffered(r.Key.Offered), f3(r.Min)}
+		if stat {
+			f := r.Stat.Fits[0]
+			rec = append(rec, r.Stat.Method, strconv.Itoa(r.Stat.Runs), strconv.FormatFloat(r.Stat.FalseFail, 'g', -1, 64), gfmt(r.Stat.CheckLevel),
+				f.Method, gfmt(f.LogSD), gfmt(f.NormalityP))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteThroughputFile writes rows to path atomically.
+func WriteThroughputFile(path string, rows []ThroughputRow) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteThroughput(w, rows) })
+}
+
+// ReadThroughputFile reads a throughput requirements CSV.
+func ReadThroughputFile(path string) ([]ThroughputRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileerr.New(path, 0, "", "cannot read the throughput requirements: %v", errors.Unwrap(err))
+	}
+	defer f.Close()
+	return ReadThroughput(f, path)
+}
+
+// ReadThroughput reads a throughput requirements CSV; errors name file,
+// line and column and say what was expected.
+func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(ThroughputColumns, ","))
+	}
+	if err != nil {
+		return nil, fileerr.New(file, 1, "", "%v", err)
+	}
+	statHeader := append(slices.Clone(ThroughputColumns), ThroughputStatColumns...)
+	stat := false
+	switch strings.Join(header, ",") {
+	case strings.Join(ThroughputColumns, ","):
+	case strings.Join(statHeader, ","):
+		stat = true
+	default:
+		return nil, fileerr.New(file, 1, "", "header %q, expected %q or, statistical, %q", strings.Join(header, ","),
+			strings.Join(ThroughputColumns, ","), strings.Join(statHeader, ","))
+	}
+	var rows []ThroughputRow
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, fileerr.New(file, pe.Line, "", "%v", pe.Err)
+			}
+			return nil, fileerr.New(file, line, "", "%v", err)
+		}
+		if len(rec) != len(header) {
+			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(header), strings.Join(header, ","))
+		}
+		var row ThroughputRow
+		if err := experiment.ValidateType(rec[0]); err != nil {
+			return nil, fileerr.New(file, line, header[0], "%v", err)
+		}
+		row.Type = rec[0]
+		if row.Key.Payload, err = strconv.Atoi(rec[1]); err != nil || row.Key.Payload < 1 {
+			return nil, fileerr.New(file, line, header[1], "%q is not a positive byte count", rec[1])
+		}
+		if rec[2] != throughput.ModeWindow && rec[2] != throughput.ModeRate {
+			return nil, fileerr.New(file, line, header[2], "%q: expected %s or %s", rec[2], throughput.ModeWindow, throughput.ModeRate)
+		}
+		row.Key.Mode = rec[2]
+		if row.Key.Offered, err = strconv.ParseFloat(rec[3], 64); err != nil || !(row.Key.Offered >= 0) || math.IsInf(row.Key.Offered, 0) {
+			return nil, fileerr.New(file, line, header[3], "%q is not an offered rate ≥ 0 in msg/s", rec[3])
+		}
+		if row.Key.Mode == throughput.ModeWindow {
+			row.Key.Offered = 0
+		}
+		if row.Min, err = strconv.ParseFloat(rec[4], 64); err != nil || !(row.Min > 0) || math.IsInf(row.Min, 0) {
+			return nil, fileerr.New(file, line, header[4], "%q is not a throughput > 0 in msg/s", rec[4])
+		}
+		if stat {
+			// The model columns are laid out as a latency file's with one
+			// checked column: reuse its parser on a padded record.
+			m, err := parseThroughputModel(rec[5:], file, line)
+			if err != nil {
+				return nil, err
+			}
+			if len(rows) > 0 && (m.Method != rows[0].Stat.Method || m.FalseFail != rows[0].Stat.FalseFail || m.CheckLevel != rows[0].Stat.CheckLevel) {
+				return nil, fileerr.New(file, line, "Mode", "the mode and levels differ from line 2: one file holds one derivation")
+			}
+			row.Stat = m
+		}
+		for _, o := range rows {
+			if o.Type == row.Type && o.Key == row.Key {
+				return nil, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
+			}
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, fileerr.New(file, 2, "", "no requirements: expected one row per sub-experiment, payload and offered load")
+	}
+	return rows, nil
+}
+
+// parseThroughputModel reads Mode, Runs, False fail, Check level and the
+// one fit of a statistical throughput row.
+func parseThroughputModel(rec []string, file string, line int) (*Model, error) {
+	// parseModel reads a latency row's model: the four levels then three
+	// fits; the throughput row has one fit, so the other two repeat it.
+	padded := append(slices.Clone(rec), rec[4:7]...)
+	padded = append(padded, rec[4:7]...)
+	m, err := parseModel(padded, file, line)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func experimentThroughputLabel(typ string, k experiment.ThroughputKey) string {
+	return experiment.ThroughputLabel(typ, k)
+}

@@ -1,0 +1,229 @@
+package requirements
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/synth"
+	"github.com/mqgate/mqgate/internal/throughput"
+)
+
+var tputValues = []float64{100, 90, 110, 95, 105, 98, 102, 97}
+
+func tputObs(vals []float64) []ThroughputObservation {
+	var obs []ThroughputObservation
+	for i, v := range vals {
+		obs = append(obs, ThroughputObservation{Experiment: string(rune('a' + i)), Type: "t", Key: experiment.ThroughputKey{Payload: 16, Mode: throughput.ModeWindow}, Median: v})
+	}
+	return obs
+}
+
+// TestDeriveThroughput: lower limits, numbers checked against numpy and
+// scipy: the 1st percentile for --percentile 99; the smallest run (order);
+// the lower log-normal prediction bound exp(ȳ − t·s·√(1+1/n)).
+func TestDeriveThroughput(t *testing.T) {
+	reqs, err := DeriveThroughput(tputObs(tputValues), 99)
+	if err != nil || len(reqs) != 1 || math.Abs(reqs[0].Min-90.35) > 1e-9 {
+		t.Fatalf("percentile: %+v, %v (numpy: 90.35)", reqs, err)
+	}
+	order, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}, 0.01/4)
+	if err != nil || order[0].Min != 90 || order[0].Stat.Fits[0].Method != MethodOrder {
+		t.Fatalf("order: %+v, %v", order, err)
+	}
+	ln, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05}, 0.01/4)
+	if err != nil || math.Abs(ln[0].Min-76.39001455837693) > 1e-6 || ln[0].Stat.Fits[0].Method != MethodLogNormal ||
+		math.Abs(ln[0].Stat.Fits[0].NormalityP-0.9997076988220215) > 1e-4 {
+		t.Fatalf("lognormal: %+v %+v, %v (scipy: 76.39001455837693, p 0.99971)", ln[0], ln[0].Stat.Fits[0], err)
+	}
+	if _, _, err := DeriveThroughputStatistical(tputObs(tputValues[:1]), StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}, 0.01); err == nil {
+		t.Error("one run derived a statistical requirement")
+	}
+	if got := CheckLevelFor(0.01, 2, 4); got != 0.01/10 {
+		t.Errorf("CheckLevelFor = %g", got)
+	}
+}
+
+// TestJudgeThroughput: below the limit fails, above passes, in every mode;
+// the numbers come back in msg/s.
+func TestJudgeThroughput(t *testing.T) {
+	cfgL := StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05}
+	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), cfgL, 0.01)
+	order, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}, 0.01)
+	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
+	for _, tt := range []struct {
+		name   string
+		row    ThroughputRow
+		values []float64
+		margin float64
+		want   string
+	}{
+		{"lognormal one run above", ln[0].ThroughputRow, []float64{99}, 0, "passed"},
+		{"lognormal one run far below", ln[0].ThroughputRow, []float64{50}, 0, "failed"},
+		{"lognormal one run below, within margin", ln[0].ThroughputRow, []float64{ln[0].Min * 0.95}, 0.1, "passed"},
+		{"lognormal 5 runs unchanged", ln[0].ThroughputRow, []float64{99, 101, 97, 103, 100}, 0, "passed"},
+		{"lognormal 5 runs 15% lower", ln[0].ThroughputRow, []float64{85, 86, 84, 87, 85}, 0, "failed"},
+		{"order one run below: cannot fail", order[0].ThroughputRow, []float64{80}, 0, "inconclusive"},
+		{"order 5 runs all below", order[0].ThroughputRow, []float64{80, 81, 79, 82, 80}, 0, "failed"},
+		{"order 5 runs, 1 below", order[0].ThroughputRow, []float64{80, 100, 101, 99, 100}, 0, "passed"},
+		{"percentile one run below", pct[0].ThroughputRow, []float64{90}, 0, "failed"},
+		{"percentile one run above", pct[0].ThroughputRow, []float64{91}, 0, "passed"},
+	} {
+		j := JudgeThroughput(tt.row, tt.values, tt.margin)
+		if j.Status != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.name, j.Status, j.Why, tt.want)
+		}
+		if j.Requirement != tt.row.Min && tt.row.Stat == nil {
+			t.Errorf("%s: requirement %g, want %g", tt.name, j.Requirement, tt.row.Min)
+		}
+		if strings.Contains(j.Why, "exceed") {
+			t.Errorf("%s: %q speaks of exceeding a lower limit", tt.name, j.Why)
+		}
+	}
+}
+
+// TestThroughputFalseFail: statistical lower limits from 20 unchanged runs
+// (seeded log-normal noise) fail new unchanged runs at about the check
+// level, and a 20 % drop almost always.
+func TestThroughputFalseFail(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	draw := func(f float64) float64 { return 1000 * f * math.Exp(0.05*rng.NormFloat64()) }
+	level := 0.05
+	trials, fails, drops := 2000, 0, 0
+	cfg := StatConfig{FalseFail: level, Method: MethodLogNormal, NormalityLevel: 1e-9}
+	for range trials {
+		var ref []float64
+		for range 20 {
+			ref = append(ref, draw(1))
+		}
+		reqs, _, err := DeriveThroughputStatistical(tputObs(ref), cfg, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if JudgeThroughput(reqs[0].ThroughputRow, []float64{draw(1)}, 0).Status == "failed" {
+			fails++
+		}
+		if JudgeThroughput(reqs[0].ThroughputRow, []float64{draw(0.8), draw(0.8), draw(0.8)}, 0).Status == "failed" {
+			drops++
+		}
+	}
+	// Exactly level in expectation; 2000 trials give ±1 percentage point.
+	if rate := float64(fails) / float64(trials); rate < 0.03 || rate > 0.07 {
+		t.Errorf("false-fail rate %.3f, want ≈ %.2f", rate, level)
+	}
+	if rate := float64(drops) / float64(trials); rate < 0.95 {
+		t.Errorf("a 20%% drop failed only %.3f of the time", rate)
+	}
+}
+
+func TestThroughputCSV(t *testing.T) {
+	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05}, 0.0025)
+	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
+	rate := ThroughputRow{Type: "t", Key: experiment.ThroughputKey{Payload: 1024, Mode: throughput.ModeRate, Offered: 5000}, Min: 4900.5}
+	for _, rows := range [][]ThroughputRow{{pct[0].ThroughputRow, rate}, {ln[0].ThroughputRow}} {
+		var b bytes.Buffer
+		if err := WriteThroughput(&b, rows); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadThroughput(bytes.NewReader(b.Bytes()), "x.csv")
+		if err != nil || len(back) != len(rows) {
+			t.Fatalf("%s: %v", b.String(), err)
+		}
+		for i := range rows {
+			if back[i].Key != rows[i].Key || math.Abs(back[i].Min-rows[i].Min) > 0.0005 || (back[i].Stat == nil) != (rows[i].Stat == nil) {
+				t.Errorf("row %d: %+v, want %+v", i, back[i], rows[i])
+			}
+		}
+		t.Log(b.String())
+	}
+	header := strings.Join(ThroughputColumns, ",") + "\n"
+	for _, tt := range []struct{ text, want string }{
+		{"", "x.csv: empty file"},
+		{"Experiment type,Bytes,Median\n", "x.csv:1: header"},
+		{header, "x.csv:2: no requirements"},
+		{header + "t,16,window,0\n", "x.csv:2: 4 columns, expected 5"},
+		{header + "t,16,burst,0,100.000\n", `x.csv:2: column "Load": "burst": expected window or rate`},
+		{header + "t,16,rate,-1,100.000\n", `x.csv:2: column "Offered": "-1" is not an offered rate`},
+		{header + "t,16,rate,10,fast\n", `x.csv:2: column "Median [msg/s]": "fast" is not a throughput > 0`},
+		{header + "t,16,rate,10,0\n", `x.csv:2: column "Median [msg/s]": "0" is not a throughput > 0`},
+		{header + "t,16,rate,10,1\nt,16,rate,10,2\n", "x.csv:3: t 16 B rate 10 msg/s repeats an earlier row"},
+		{header + "T,16,rate,10,1\n", `x.csv:2: column "Experiment type"`},
+	} {
+		_, err := ReadThroughput(strings.NewReader(tt.text), "x.csv")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.text, err, tt.want)
+		}
+	}
+}
+
+// TestThroughputCommand: requirements on experiments holding latency and
+// throughput summaries writes both files; the latency file is byte for byte
+// the one written without throughput in percentile mode; the statistical
+// level is split over both files' checks.
+func TestThroughputCommand(t *testing.T) {
+	root := writeExperiments(t)
+	outDir := t.TempDir()
+	latOnly := filepath.Join(outDir, "lat-only.csv")
+	if code, _, stderr := runRequirements(t, root, "-e", root, "-o", latOnly); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, err := os.Stat(filepath.Join(outDir, DefaultThroughputFileName)); err == nil {
+		t.Error("throughput requirements written without throughput summaries")
+	}
+	// Add throughput summaries to every experiment.
+	entries, _ := os.ReadDir(root)
+	for i, e := range entries {
+		dirs, err := synth.WriteThroughputRuns(t.TempDir(), synth.ThroughputSpec{SD: 0.03, Seed: uint64(i)}, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(filepath.Join(dirs[0], experiment.ThroughputFileName("intraprocess_best_effort")))
+		os.WriteFile(filepath.Join(root, e.Name(), experiment.ThroughputFileName("intraprocess_best_effort")), data, 0o644)
+	}
+	both := filepath.Join(outDir, "both.csv")
+	code, stdout, stderr := runRequirements(t, root, "-e", root, "-o", both)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	a, _ := os.ReadFile(latOnly)
+	b, _ := os.ReadFile(both)
+	if !bytes.Equal(a, b) {
+		t.Errorf("latency requirements changed by throughput summaries:\n%s\n%s", a, b)
+	}
+	tp, err := ReadThroughputFile(filepath.Join(outDir, DefaultThroughputFileName))
+	if err != nil || len(tp) != 2 || ThroughputStatistical(tp) {
+		t.Fatalf("throughput requirements %+v, %v", tp, err)
+	}
+	if !strings.Contains(stdout, "2 throughput requirement(s) (lower limits, higher is better)") || !strings.Contains(stdout, "1th percentile") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	tout := filepath.Join(outDir, "tp-stat.csv")
+	code, stdout, stderr = runRequirements(t, root, "-e", root, "-o", filepath.Join(outDir, "stat.csv"), "--throughput-output-file", tout, "--false-fail", "0.01")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lat, err := ReadFile(filepath.Join(outDir, "stat.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err = ReadThroughputFile(tout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := CheckLevelFor(0.01, len(lat), len(tp))
+	if math.Abs(lat[0].Stat.CheckLevel-want) > want*1e-5 || math.Abs(tp[0].Stat.CheckLevel-want) > want*1e-5 {
+		t.Errorf("check levels %g and %g, want %g (Bonferroni over %d latency rows ×3 and %d throughput rows)", lat[0].Stat.CheckLevel, tp[0].Stat.CheckLevel, want, len(lat), len(tp))
+	}
+	// An output over a throughput summary is refused before anything is written.
+	victim := filepath.Join(root, entries[0].Name(), experiment.ThroughputFileName("intraprocess_best_effort"))
+	code, _, stderr = runRequirements(t, root, "-e", root, "-o", filepath.Join(outDir, "x.csv"), "--throughput-output-file", victim)
+	if code != cliapp.ExitUsage || !strings.Contains(stderr, "--throughput-output-file") {
+		t.Errorf("output over a throughput summary: exit %d %s", code, stderr)
+	}
+}
