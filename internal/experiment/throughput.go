@@ -71,3 +71,17 @@ func (t *Throughput) At(k ThroughputKey) *throughput.Row {
 	}
 	return nil
 }
+
+// ThroughputSeriesName names the throughput of sub-experiment typ at the
+// offered load of k as a file-name-safe series, as history plots and lists
+// it: "throughput_<type>_window", "throughput_<type>_rate_5000",
+// "throughput_<type>_rate_unpaced".
+func ThroughputSeriesName(typ string, k ThroughputKey) string {
+	switch {
+	case k.Mode == throughput.ModeWindow:
+		return tputPrefix + typ + "_window"
+	case k.Offered == 0:
+		return tputPrefix + typ + "_rate_unpaced"
+	}
+	return tputPrefix + typ + "_rate_" + FormatOffered(k.Offered)
+}

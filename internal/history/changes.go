@@ -102,8 +102,8 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 	type job struct{ s, m, p int }
 	var jobs []job
 	for si, s := range h.SubExperiments {
-		s.Changes = make([][]SeriesChanges, len(Magnitudes))
-		for m := range Magnitudes {
+		s.Changes = make([][]SeriesChanges, len(s.Mags()))
+		for m := range s.Mags() {
 			s.Changes[m] = make([]SeriesChanges, len(s.Payloads))
 			for p := range s.Payloads {
 				jobs = append(jobs, job{si, m, p})
@@ -133,7 +133,7 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
-						firstErr = fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], Magnitudes[j.m], err)
+						firstErr = fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], s.Mags()[j.m], err)
 					}
 					mu.Unlock()
 					continue
@@ -181,7 +181,7 @@ func (h *History) ChangesDetected() bool { return h.changesDetected }
 func (h *History) Changes() []Change {
 	var out []Change
 	for _, s := range h.SubExperiments {
-		for m, mag := range Magnitudes {
+		for m, mag := range s.Mags() {
 			if s.Changes == nil {
 				continue
 			}
@@ -298,8 +298,13 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	g := &GateResult{Options: opt, Alpha: co.Alpha}
 	n := len(h.Experiments)
 	for _, s := range h.SubExperiments {
-		for _, mag := range opt.Metrics {
-			m := indexOf(Magnitudes, mag)
+		metrics := opt.Metrics
+		if s.Throughput {
+			// A throughput series has one magnitude, always judged.
+			metrics = ThroughputMagnitudes
+		}
+		for _, mag := range metrics {
+			m := indexOf(s.Mags(), mag)
 			for p, b := range s.Payloads {
 				sc := s.Changes[m][p]
 				if sc.Reason != "" {
@@ -337,7 +342,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	for k, i := range cands {
 		gs := &g.Series[i]
 		s := h.sub(gs.Type)
-		x := s.Values[indexOf(Magnitudes, gs.Magnitude)][indexOfInt(s.Payloads, gs.Payload)]
+		x := s.Values[indexOf(s.Mags(), gs.Magnitude)][indexOfInt(s.Payloads, gs.Payload)]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {

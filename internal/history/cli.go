@@ -67,16 +67,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := Guard(cfg).Check(); err != nil {
 		return nil, err
 	}
-	reqs, err := requirements.ReadFile(cfg.Requirements)
-	if err != nil {
-		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+	var reqs []requirements.Row
+	var err error
+	if cfg.Requirements != "" {
+		reqs, err = requirements.ReadFile(cfg.Requirements)
+		if err != nil {
+			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+		}
 	}
 	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete)
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
-	if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
-		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+	if reqs != nil && h.hasLatency() {
+		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
+			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+		}
 	}
 	if cfg.Change.Workers == 0 {
 		cfg.Change.Workers = cfg.Workers
@@ -171,6 +177,11 @@ symbolic link to one) holding summaries; every other entry is skipped with a war
 incomplete run (meta.json "completed": false) is an error unless --allow-incomplete, and so
 are experiments, or requirements, that measure latency differently.
 
+Throughput summaries (throughput_<type>.csv, formats §9) are followed too: one series per
+sub-experiment, offered load and payload, named throughput_<type>_window, _rate_<N> or
+_rate_unpaced, of the Median [msg/s] (higher is better). Their change points are "slower" when
+the throughput fell; --gate always judges them, and fails on a significant drop, never a rise.
+
 Change points: every series (sub-experiment, payload, magnitude) of the newest --change-window
 experiments is split where its distribution shifts, by E-divisive means (the energy statistic;
 each split kept only when a permutation test with --permutations seeded shuffles finds it
@@ -204,8 +215,8 @@ has 2 × --min-segment experiments to test, 130 interrupted.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
 				Usage: "directory holding one folder per experiment", TakesFile: true},
-			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"}, Required: true,
-				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max)", TakesFile: true},
+			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"},
+				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max); without it the plots have no requirement line", TakesFile: true},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Required: true,
 				Usage: "directory for the plots and history.csv", TakesFile: true},
 			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},

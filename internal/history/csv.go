@@ -42,7 +42,7 @@ func (h *History) Records() []Record {
 	var recs []Record
 	for _, s := range h.SubExperiments {
 		for p, b := range s.Payloads {
-			for m, mag := range Magnitudes {
+			for m, mag := range s.Mags() {
 				req := ""
 				if r := s.Requirement(mag, p); !math.IsNaN(r) {
 					req = summary.Format3(r)

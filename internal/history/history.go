@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/summary"
@@ -21,6 +22,11 @@ var Magnitudes = []string{"Min", "Median", "Max", "99%"}
 // Checks are the summary columns that have a requirement (formats §4), drawn in
 // the payload history plots.
 var Checks = []string{"Median", "99%", "Max"}
+
+// ThroughputMagnitudes are what a throughput series holds: the Median
+// [msg/s] of each experiment's throughput row, named as the gate metric
+// (gate.MessageRate), higher is better (formats §7).
+var ThroughputMagnitudes = []string{gate.MessageRate.Name}
 
 // History is every experiment's summaries, arranged for plotting.
 type History struct {
@@ -43,13 +49,19 @@ type History struct {
 
 // SubExperiment is the history of one sub-experiment type.
 type SubExperiment struct {
+	// Type is the sub-experiment; for a throughput series
+	// "throughput_<type>_<load>" (experiment.ThroughputSeriesName), one per
+	// offered load.
 	Type string
+	// Throughput marks a throughput series: its magnitudes are
+	// ThroughputMagnitudes, in msg/s, higher is better.
+	Throughput bool
 	// Payloads in bytes, ascending: every payload any experiment measured.
 	Payloads []int
-	// Values[m][p][e] is magnitude Magnitudes[m] of payload Payloads[p] in
+	// Values[m][p][e] is magnitude Mags()[m] of payload Payloads[p] in
 	// experiment e; NaN when the experiment lacks it.
 	Values [][][]float64
-	// Requirements[c][p] is the requirement of check Checks[c] for payload
+	// Requirements[c][p] is the requirement of check ChecksOf()[c] for payload
 	// Payloads[p]; NaN when there is none.
 	Requirements [][]float64
 	// Changes[m][p] are the change points of Values[m][p], once
@@ -60,7 +72,7 @@ type SubExperiment struct {
 // Series returns the values of magnitude (a Magnitudes entry) for payload
 // index p, one per experiment, or nil for an unknown magnitude.
 func (s *SubExperiment) Series(magnitude string, p int) []float64 {
-	m := indexOf(Magnitudes, magnitude)
+	m := indexOf(s.Mags(), magnitude)
 	if m < 0 {
 		return nil
 	}
@@ -70,11 +82,36 @@ func (s *SubExperiment) Series(magnitude string, p int) []float64 {
 // Requirement returns the requirement of check (a Checks entry) for payload
 // index p, NaN when there is none.
 func (s *SubExperiment) Requirement(check string, p int) float64 {
-	c := indexOf(Checks, check)
+	c := indexOf(s.ChecksOf(), check)
 	if c < 0 {
 		return math.NaN()
 	}
 	return s.Requirements[c][p]
+}
+
+// Mags are the magnitudes of s: Magnitudes, or ThroughputMagnitudes.
+func (s *SubExperiment) Mags() []string {
+	if s.Throughput {
+		return ThroughputMagnitudes
+	}
+	return Magnitudes
+}
+
+// ChecksOf are the magnitudes of s drawn in its payload history plots:
+// Checks, or ThroughputMagnitudes.
+func (s *SubExperiment) ChecksOf() []string {
+	if s.Throughput {
+		return ThroughputMagnitudes
+	}
+	return Checks
+}
+
+// Unit is the unit of s's values.
+func (s *SubExperiment) Unit() string {
+	if s.Throughput {
+		return "msg/s"
+	}
+	return "us"
 }
 
 func indexOf(list []string, s string) int {
@@ -252,7 +289,66 @@ func Build(exps []*experiment.Experiment, reqs []requirements.Row) *History {
 			list(types, 10), len(exps), n, list(exps, 5)))
 	}
 	h.Warnings = append(h.Warnings, typeWarnings...)
+	h.addThroughput()
 	return h
+}
+
+// addThroughput adds a throughput series per sub-experiment and offered
+// load of the experiments' throughput summaries (formats §9), the Median
+// [msg/s] of each payload; rows match on (type, payload, mode, offered
+// rate), a window row on (type, payload, mode), as in every gate.
+func (h *History) addThroughput() {
+	n := len(h.Experiments)
+	byName := map[string]*SubExperiment{}
+	var names []string
+	type cell struct {
+		name    string
+		payload int
+	}
+	values := map[cell][]float64{}
+	for e, x := range h.Experiments {
+		for _, t := range x.Throughputs {
+			for _, r := range t.Rows {
+				name := experiment.ThroughputSeriesName(t.Type, experiment.KeyOf(r))
+				s := byName[name]
+				if s == nil {
+					s = &SubExperiment{Type: name, Throughput: true}
+					byName[name] = s
+					names = append(names, name)
+				}
+				c := cell{name, r.Payload}
+				if values[c] == nil {
+					values[c] = nanSlice(n)
+					s.Payloads = append(s.Payloads, r.Payload)
+				}
+				values[c][e] = r.Median
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	for _, name := range names {
+		s := byName[name]
+		sort.Ints(s.Payloads)
+		s.Values = [][][]float64{make([][]float64, len(s.Payloads))}
+		s.Requirements = [][]float64{nanSlice(len(s.Payloads))}
+		for p, b := range s.Payloads {
+			s.Values[0][p] = values[cell{name, b}]
+			var missing []string
+			for e, v := range s.Values[0][p] {
+				if math.IsNaN(v) {
+					missing = append(missing, h.Experiments[e].Name)
+				}
+			}
+			if len(missing) > 0 {
+				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: payload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
+					name, b, len(missing), n, list(missing, 5)))
+			}
+		}
+		h.SubExperiments = append(h.SubExperiments, s)
+	}
+	sort.SliceStable(h.SubExperiments, func(i, j int) bool { return h.SubExperiments[i].Type < h.SubExperiments[j].Type })
 }
 
 // list joins at most max names, saying how many more there are.
@@ -269,4 +365,14 @@ func nanSlice(n int) []float64 {
 		s[i] = math.NaN()
 	}
 	return s
+}
+
+// hasLatency reports whether h holds a latency sub-experiment.
+func (h *History) hasLatency() bool {
+	for _, s := range h.SubExperiments {
+		if !s.Throughput {
+			return true
+		}
+	}
+	return false
 }

@@ -98,13 +98,13 @@ func latestTable(h *History, s *SubExperiment) (htmlreport.Table, string) {
 		Caption: "Newest experiment, " + h.Experiments[e].Label() + ", against the requirements",
 		Header:  []string{"Bytes"},
 	}
-	for _, c := range Checks {
+	for _, c := range s.ChecksOf() {
 		t.Header = append(t.Header, c, c+" requirement")
 	}
 	status := ""
 	for p, b := range s.Payloads {
 		row := []htmlreport.Cell{htmlreport.Num(strconv.Itoa(b))}
-		for _, c := range Checks {
+		for _, c := range s.ChecksOf() {
 			v, r := s.Series(c, p)[e], s.Requirement(c, p)
 			cell := valueCell(v, r)
 			status = worse(status, cell.Status)
@@ -127,7 +127,7 @@ func payloadTable(h *History, s *SubExperiment, p int) (htmlreport.Table, string
 	if first > 0 {
 		t.Caption = fmt.Sprintf("%d bytes, newest %d of %d experiments (oldest first; all in %s)", s.Payloads[p], n-first, n, CSVFileName)
 	}
-	for _, c := range Checks {
+	for _, c := range s.ChecksOf() {
 		r := s.Requirement(c, p)
 		if math.IsNaN(r) {
 			t.Header = append(t.Header, c)
@@ -137,7 +137,7 @@ func payloadTable(h *History, s *SubExperiment, p int) (htmlreport.Table, string
 	}
 	for e := first; e < n; e++ {
 		row := []htmlreport.Cell{htmlreport.Text(h.Experiments[e].Label())}
-		for _, c := range Checks {
+		for _, c := range s.ChecksOf() {
 			row = append(row, valueCell(s.Series(c, p)[e], s.Requirement(c, p)))
 		}
 		t.Rows = append(t.Rows, row)

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/summary"
 )
@@ -46,7 +47,12 @@ type Job struct {
 }
 
 // fileMagnitude is a column name as used in file names ("99%" → "99").
-func fileMagnitude(m string) string { return strings.ReplaceAll(m, "%", "") }
+func fileMagnitude(m string) string {
+	if m == gate.MessageRate.Name {
+		return "msgs" // Messages/s: a slash would make a folder
+	}
+	return strings.ReplaceAll(m, "%", "")
+}
 
 // Labels returns the x-axis category labels of h's experiments.
 func (h *History) Labels() []string {
@@ -64,7 +70,7 @@ func (h *History) Jobs() []Job {
 	labels := h.Labels()
 	var jobs []Job
 	for _, s := range h.SubExperiments {
-		for m, mag := range Magnitudes {
+		for m, mag := range s.Mags() {
 			jobs = append(jobs, Job{
 				Kind: KindMagnitude, Type: s.Type, Magnitude: mag,
 				Name:  filepath.Join(s.Type, "history_"+fileMagnitude(mag)),
@@ -72,19 +78,19 @@ func (h *History) Jobs() []Job {
 			})
 		}
 		for p, b := range s.Payloads {
-			for _, chk := range Checks {
+			for _, chk := range s.ChecksOf() {
 				y := s.Series(chk, p)
 				req := s.Requirement(chk, p)
 				marked, over := overRequirement(y, req)
 				var sc *SeriesChanges
 				if s.Changes != nil {
-					sc = &s.Changes[indexOf(Magnitudes, chk)][p]
+					sc = &s.Changes[indexOf(s.Mags(), chk)][p]
 				}
 				jobs = append(jobs, Job{
 					Kind: KindPayload, Type: s.Type, Magnitude: chk, Payload: b,
 					Name:  filepath.Join(s.Type, fmt.Sprintf("%d_bytes_%s", b, fileMagnitude(chk))),
 					Over:  over,
-					Build: payloadPlot(s.Type, b, chk, y, req, marked, over, labels, sc),
+					Build: payloadPlot(s, b, chk, y, req, marked, over, labels, sc),
 				})
 			}
 		}
@@ -113,21 +119,37 @@ func magnitudePlot(s *SubExperiment, m int, labels []string, from int) func() *p
 		for p, b := range s.Payloads {
 			lines[p] = plots.Line{Name: payloadName(b), Y: s.Values[m][p]}
 		}
-		title := fmt.Sprintf("%s: %s latency history", s.Type, Magnitudes[m])
-		p := plots.CategoryLines(title, xLabel, yLabel, labels, lines)
+		title := fmt.Sprintf("%s: %s %s", s.Type, s.Mags()[m], historyWord(s))
+		p := plots.CategoryLines(title, xLabel, yLabelOf(s), labels, lines)
 		experimentAxis(p, labels)
 		if s.Changes != nil {
-			addChangeMarks(p, Magnitudes[m], s.Values[m], s.Changes[m], from)
+			addChangeMarks(p, s.Mags()[m], s.Values[m], s.Changes[m], from)
 		}
 		return p
 	}
 }
 
-func payloadPlot(typ string, b int, chk string, y []float64, req float64, marked []bool, over int, labels []string, sc *SeriesChanges) func() *plot.Plot {
+// historyWord names what a plot of s follows.
+func historyWord(s *SubExperiment) string {
+	if s.Throughput {
+		return "throughput history (higher is better)"
+	}
+	return "latency history"
+}
+
+// yLabelOf is the value axis label of s's plots.
+func yLabelOf(s *SubExperiment) string {
+	if s.Throughput {
+		return "Throughput [msg/s]"
+	}
+	return yLabel
+}
+
+func payloadPlot(s *SubExperiment, b int, chk string, y []float64, req float64, marked []bool, over int, labels []string, sc *SeriesChanges) func() *plot.Plot {
 	return func() *plot.Plot {
 		lines := []plots.Line{{Name: chk, Y: y, Marked: marked}}
-		title := fmt.Sprintf("%s, %d bytes: %s latency history", typ, b, chk)
-		p := plots.CategoryLines(title, xLabel, yLabel, labels, lines)
+		title := fmt.Sprintf("%s, %d bytes: %s %s", s.Type, b, chk, historyWord(s))
+		p := plots.CategoryLines(title, xLabel, yLabelOf(s), labels, lines)
 		experimentAxis(p, labels)
 		if !math.IsNaN(req) {
 			l := newRequirementLine(req)

@@ -1,0 +1,123 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/synth"
+	"github.com/mqgate/mqgate/internal/throughput"
+)
+
+// tputHistory writes 30 synthetic throughput experiments (3 % noise,
+// seeded), the last 10 scaled by last, under a new root.
+func tputHistory(t *testing.T, last float64, seed uint64) string {
+	t.Helper()
+	root := t.TempDir()
+	loads := []throughput.Row{{Mode: throughput.ModeWindow, Offered: 100}, {Mode: throughput.ModeRate, Offered: 5000}}
+	if _, err := synth.WriteThroughputRuns(root, synth.ThroughputSpec{Loads: loads, SD: 0.03, Seed: seed, Commit: "c"}, 1, 20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.WriteThroughputRuns(root, synth.ThroughputSpec{Loads: loads, SD: 0.03, Seed: seed, Factor: last, Commit: "c"}, 21, 10); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func runHistoryApp(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cliapp.Run(context.Background(), App(), append([]string{"history"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestThroughputHistory: throughput series are plotted in msg/s; a drop in
+// the newest experiments is a "slower" change point and fails --gate; a rise
+// is "faster" and passes; unchanged experiments pass.
+func TestThroughputHistory(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		last      float64
+		code      int
+		direction string
+	}{
+		{"drop", 0.8, cliapp.ExitGateFailed, "slower"},
+		{"rise", 1.25, cliapp.ExitOK, "faster"},
+		{"unchanged", 1, cliapp.ExitOK, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := tputHistory(t, tt.last, 4)
+			plots := filepath.Join(t.TempDir(), "plots")
+			js := filepath.Join(t.TempDir(), "h.json")
+			code, stdout, stderr := runHistoryApp(t, "-e", root, "-p", plots, "--format", "svg", "--gate", "--json", js)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
+			}
+			csv, err := os.ReadFile(filepath.Join(plots, CSVFileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(csv), "run-001,throughput_intraprocess_best_effort_window,16,Messages/s,") ||
+				!strings.Contains(string(csv), "throughput_intraprocess_best_effort_rate_5000,1024,Messages/s,") {
+				t.Errorf("history.csv lacks the throughput series:\n%.600s", csv)
+			}
+			svg, err := os.ReadFile(filepath.Join(plots, "throughput_intraprocess_best_effort_window", "history_msgs.svg"))
+			if err != nil {
+				entries, _ := os.ReadDir(filepath.Join(plots, "throughput_intraprocess_best_effort_window"))
+				t.Fatalf("%v; the folder holds %v", err, entries)
+			}
+			if !strings.Contains(string(svg), "Throughput [msg/s]") {
+				t.Error("the throughput plot's axis is not in msg/s")
+			}
+			var doc struct {
+				ChangePoints []struct {
+					SubExperiment string `json:"sub_experiment"`
+					Direction     string `json:"direction"`
+					Experiment    string `json:"experiment"`
+				} `json:"change_points"`
+				Gate struct {
+					Verdict    string `json:"verdict"`
+					Candidates []struct {
+						SubExperiment string `json:"sub_experiment"`
+						Failed        bool   `json:"failed"`
+					} `json:"candidates"`
+				} `json:"gate"`
+			}
+			data, _ := os.ReadFile(js)
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if tt.direction == "" {
+				// Each series may show a change point with chance
+				// --significance; the gate, Holm over the series, fails an
+				// unchanged system with chance at most that.
+				if doc.Gate.Verdict != "passed" {
+					t.Errorf("unchanged: %+v", doc)
+				}
+				return
+			}
+			if len(doc.ChangePoints) != 4 {
+				t.Errorf("%d change points, want one per throughput series (4): %+v", len(doc.ChangePoints), doc.ChangePoints)
+			}
+			for _, c := range doc.ChangePoints {
+				if c.Direction != tt.direction || c.Experiment != "run-021" {
+					t.Errorf("change %+v, want %s at run-021", c, tt.direction)
+				}
+			}
+			failed := 0
+			for _, c := range doc.Gate.Candidates {
+				if c.Failed {
+					failed++
+				}
+			}
+			if (tt.code == cliapp.ExitGateFailed) != (failed > 0) {
+				t.Errorf("gate %s, %d failed candidates", doc.Gate.Verdict, failed)
+			}
+		})
+	}
+}
