@@ -424,6 +424,12 @@ func indexOfInt(list []int, v int) int {
 // (Median, 99%) end in a significant slowdown".
 func (g *GateResult) Summary() string {
 	metrics := strings.Join(g.Options.Metrics, ", ")
+	for _, s := range g.Series {
+		if s.Magnitude == gate.MessageRate.Name {
+			metrics += "; throughput " + s.Magnitude
+			break
+		}
+	}
 	cands := 0
 	for _, s := range g.Series {
 		if s.Candidate {

@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -314,9 +315,13 @@ func action(c *cli.Context) error {
 	if g := res.Gate; g != nil {
 		for _, s := range g.Failures() {
 			e := h.Experiments[s.Change.Index]
-			fmt.Fprintf(c.App.Writer, "FAILED %s, %d bytes, %s: %s since %s (median %s -> %s us, p = %s <= %s)\n",
+			unit, what := "us", ""
+			if s.Magnitude == gate.MessageRate.Name {
+				unit, what = "msg/s", ", a throughput drop (higher is better)"
+			}
+			fmt.Fprintf(c.App.Writer, "FAILED %s, %d bytes, %s: %s since %s (median %s -> %s %s, p = %s <= %s%s)\n",
 				s.Type, s.Payload, s.Magnitude, shiftText(s.Change.Ratio), e.Label(),
-				summary.Format3(s.Change.Before), summary.Format3(s.Change.After), formatP(s.P), formatP(s.Level))
+				summary.Format3(s.Change.Before), summary.Format3(s.Change.After), unit, formatP(s.P), formatP(s.Level), what)
 		}
 		fmt.Fprintf(c.App.Writer, "gate %s\n", g.Summary())
 		if len(g.Series) == 0 {
