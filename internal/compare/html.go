@@ -72,15 +72,66 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		}
 		p.Sections = append(p.Sections, sec)
 	}
+	for i := range r.Throughputs {
+		t := &r.Throughputs[i]
+		status := gate.Passed
+		for _, c := range t.Checks {
+			if v.Counts(c) {
+				status = gate.Failed
+			} else if c.Status == gate.Inconclusive && status == gate.Passed {
+				status = gate.Inconclusive
+			}
+		}
+		name := "throughput_" + t.Type
+		sec := htmlreport.Section{ID: name, Title: name + " (higher is better)", Status: htmlStatus(status)}
+		if t.Missing() {
+			sec.Notes = append(sec.Notes, "Missing from the results: only the reference is shown.")
+		}
+		sec.Tables = append(sec.Tables, r.throughputTable(t))
+		for _, f := range r.ThroughputFigures(t) {
+			svg, err := plots.SVG(f.Plot)
+			if err != nil {
+				return htmlreport.Page{}, fmt.Errorf("plot %s: %w", f.Name, err)
+			}
+			sec.Plots = append(sec.Plots, htmlreport.Plot{Title: f.Name, SVG: svg})
+		}
+		p.Sections = append(p.Sections, sec)
+	}
 	return p, nil
+}
+
+// throughputTable shows a throughput summary's checks one row a payload
+// and load: reference and result Median [msg/s] (with Mb/s), the change and
+// the check's status and message.
+func (r *Result) throughputTable(t *ThroughputResult) htmlreport.Table {
+	tb := htmlreport.Table{
+		Caption: "Median throughput [msg/s] by payload and offered load, higher is better (allowed below the reference: " +
+			signedPercent(ThroughputMetric, r.Config.ThresholdOf(ThroughputMetric)) + ")",
+		Header: []string{"Bytes", "Load", "Reference", "Result", "Change", "Status", "Message"},
+	}
+	for j, k := range t.Keys {
+		c := t.Checks[j]
+		cell := htmlreport.Cell{Text: string(c.Status), Status: htmlStatus(c.Status)}
+		tb.Rows = append(tb.Rows, []htmlreport.Cell{
+			htmlreport.Num(strconv.Itoa(k.Payload)), htmlreport.Text(k.Load()),
+			htmlreport.Num(num3(c.Reference)), htmlreport.Num(num3(c.Value)), htmlreport.Num(c.PercentText(referenceName)),
+			cell, htmlreport.Text(c.Message),
+		})
+	}
+	return tb
 }
 
 // thresholdText lists the gated columns with their thresholds, e.g.
 // "Min +10%, Median +10%, 99% +20%, Max +10%".
 func (r *Result) thresholdText() string {
 	var parts []string
-	for _, m := range r.Config.metrics() {
-		parts = append(parts, m.Name+" "+signedPercent(m, r.Config.ThresholdOf(m)))
+	if len(r.Subs) > 0 || len(r.Throughputs) == 0 {
+		for _, m := range r.Config.metrics() {
+			parts = append(parts, m.Name+" "+signedPercent(m, r.Config.ThresholdOf(m)))
+		}
+	}
+	if len(r.Throughputs) > 0 {
+		parts = append(parts, "throughput Median [msg/s] "+signedPercent(ThroughputMetric, r.Config.ThresholdOf(ThroughputMetric)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -172,7 +172,8 @@ func TestThroughputCommand(t *testing.T) {
 	out := filepath.Join(root, "plots")
 	md := filepath.Join(root, "report.md")
 	js := filepath.Join(root, "report.json")
-	code, stdout, stderr := runCompare(t, root, "--reference", refDirs[0], "--results", dropDirs[0], "-p", out, "--markdown", md, "--json", js)
+	page := filepath.Join(root, "report.html")
+	code, stdout, stderr := runCompare(t, root, "--reference", refDirs[0], "--results", dropDirs[0], "-p", out, "--markdown", md, "--json", js, "--html", page)
 	if code != cliapp.ExitGateFailed {
 		t.Fatalf("drop: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -194,6 +195,15 @@ func TestThroughputCommand(t *testing.T) {
 		if !strings.Contains(string(mdText), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, mdText)
 		}
+	}
+	html, _ := os.ReadFile(page)
+	for _, want := range []string{"throughput_intraprocess_best_effort (higher is better)", "allowed below the reference: -10%", "rate 5000 msg/s", "<svg"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	if !strings.Contains(stdout, "throughput Median [msg/s] -10%") {
+		t.Errorf("console does not state the throughput threshold:\n%s", stdout)
 	}
 	if !strings.Contains(string(jsText), `"better": "higher"`) {
 		t.Errorf("json lacks the direction:\n%s", jsText)

@@ -149,6 +149,9 @@ type changeMarks struct {
 type markPoint struct {
 	x, y   float64
 	slower bool
+	// up: the values rose at the change (a slower latency, a faster
+	// throughput); the triangle points the way they went.
+	up bool
 }
 
 func newChangeMarks(magnitude string, values [][]float64, changes []SeriesChanges) *changeMarks {
@@ -159,7 +162,7 @@ func newChangeMarks(magnitude string, values [][]float64, changes []SeriesChange
 			if math.IsNaN(y) {
 				continue
 			}
-			m.points = append(m.points, markPoint{x: float64(c.Index), y: y, slower: regressed(magnitude, c.Ratio)})
+			m.points = append(m.points, markPoint{x: float64(c.Index), y: y, slower: regressed(magnitude, c.Ratio), up: c.Ratio > 1})
 		}
 	}
 	return m
@@ -181,7 +184,7 @@ func (m *changeMarks) counts() (slower, faster int) {
 func (m *changeMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	for _, pt := range m.points {
-		c.DrawGlyph(changeGlyph(pt.slower), vg.Point{X: trX(pt.x), Y: trY(pt.y)})
+		c.DrawGlyph(changeGlyph(pt.slower, pt.up), vg.Point{X: trX(pt.x), Y: trY(pt.y)})
 	}
 }
 
@@ -190,8 +193,8 @@ func (m *changeMarks) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 }
 
-func changeGlyph(slower bool) draw.GlyphStyle {
-	return draw.GlyphStyle{Color: changeColor(slower), Radius: vg.Points(5), Shape: triangle{up: slower}}
+func changeGlyph(slower, up bool) draw.GlyphStyle {
+	return draw.GlyphStyle{Color: changeColor(slower), Radius: vg.Points(5), Shape: triangle{up: up}}
 }
 
 // triangle is an outlined triangle, pointing up or down, around the point:
@@ -290,9 +293,9 @@ func addChangeMarks(p *plot.Plot, magnitude string, values [][]float64, changes 
 	p.Add(m)
 	slower, faster := m.counts()
 	if slower > 0 {
-		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), glyphThumb(changeGlyph(true)))
+		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), glyphThumb(changeGlyph(true, regressed(magnitude, 2))))
 	}
 	if faster > 0 {
-		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), glyphThumb(changeGlyph(false)))
+		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), glyphThumb(changeGlyph(false, !regressed(magnitude, 2))))
 	}
 }
