@@ -40,6 +40,12 @@ limits fail only when enough candidate runs all exceed them (requirements says h
 fewer, a run above them is inconclusive, not a failure. The check reports and plots of several
 runs go to --output-directory (none without it).
 
+Throughput: --throughput-requirements FILE (written by requirements beside the latency
+requirements, min_throughput_requirements.csv) checks the throughput summaries
+throughput_<type>.csv too, or alone: per payload and offered load the Median [msg/s] against a
+lower limit (higher is better), lowered by --margin; the same rules, mirrored (formats §4, §11).
+A requirement at an offered rate the runs did not measure is missing, naming what was measured.
+
 A payload or sub-experiment without requirement, or a requirement without data, fails the
 check unless --allow-missing is given. An incomplete run (meta.json "completed": false) is an
 error unless --allow-incomplete is given; so are a summary older than its raw file (run

@@ -1,5 +1,7 @@
 // Package check judges one experiment against a requirements file (formats §4),
-// replacing the Fast-RTPS latency_check_experiment.py script.
+// replacing the Fast-RTPS latency_check_experiment.py script, and its
+// throughput summaries against throughput requirements (EvaluateThroughput:
+// lower limits on the Median [msg/s], higher is better).
 //
 // For every summary measurements_<type>_summary.csv in the experiment
 // directory it checks, per payload, the Median, 99% and Max latencies against

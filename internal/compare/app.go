@@ -53,6 +53,14 @@ The mode depends on the runs per side, and every report states it:
   with these runs). Default columns: Min, Median, 99% (Max is too noisy).
   Take 10 runs per side or more.
 
+Throughput summaries (throughput_<type>.csv, from run throughput or run load)
+are compared too, higher is better: the Median [msg/s] of each payload and
+offered load regresses when it falls below reference × (1 − threshold); rows
+match on payload, mode and offered rate (a window row on payload: its F is the
+search's result, each side's is reported), and a row only one side has is an
+input error. They get throughput_<type>_comparison.csv and the plot
+throughput_<type>_<load>; reports give msg/s with Mb/s (formats §4).
+
 A threshold is a fraction (0.1) or a percentage with its sign (10%); a bare 10
 means 1000 %.
 

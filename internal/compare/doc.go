@@ -9,7 +9,8 @@
 // together (experiment.Admit: an incomplete run only with AllowIncomplete,
 // one latency definition), pairs the sub-experiments of the two sides,
 // checks that they cover the same payloads, and gates every selected column
-// of every payload:
+// of every payload (and, for throughput summaries, the Median [msg/s] of
+// every payload and offered load, higher is better: ThroughputResult):
 //
 //	lower-is-better metric:  fails when target > reference × (1 + threshold)
 //	higher-is-better metric: fails when target < reference × (1 − threshold)

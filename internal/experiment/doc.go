@@ -8,7 +8,10 @@
 // meta.json when it has one (a malformed one is an error), start time
 // (meta.json, else the folder name), the system's version and commit, the
 // latency definition (half-rtt without meta.json, as Fast-RTPS), whether the
-// run completed, and its summaries, refusing a summary older than its raw
+// run completed, its throughput summaries (throughput_<type>.csv, formats
+// §9; ThroughputKey says which rows of two runs a gate compares, and a
+// folder holding only those is an experiment too), and its summaries,
+// refusing a summary older than its raw
 // file (stale). LoadRoot reads every experiment folder of a results root by
 // one rule, following symbolic links to directories and warning about every
 // entry it skips; LoadDirs reads a list of experiment directories, e.g. the

@@ -14,7 +14,8 @@
 //     meta.json when present, else by the folder name parsed as
 //     YYYY-MM-DD_HH-MM-SS, ties broken by name. Folders with neither sort
 //     after the dated ones, by name.
-//   - Build arranges their summaries into a History: for each
+//   - Build arranges their summaries, and their throughput summaries as
+//     series of their own (Messages/s, higher is better), into a History: for each
 //     sub-experiment, payload and magnitude (Min, Median, Max, 99%) one value
 //     per experiment, NaN where an experiment lacks the sub-experiment or
 //     payload. Gaps and missing requirements are warnings

@@ -17,6 +17,12 @@
 //     enough candidate runs all exceed it, OrderChance) or log-normal
 //     prediction bounds, tested per check by ShapiroWilk with a fallback.
 //
+// Throughput requirements (ThroughputRow, min_throughput_requirements.csv)
+// are lower limits on the Median [msg/s] of each sub-experiment, payload and
+// offered load: DeriveThroughput takes the low percentile of the runs,
+// DeriveThroughputStatistical and JudgeThroughput apply the latency rules to
+// the reciprocals (seconds per message), so every guarantee carries over.
+//
 // Judge is the other half of the statistical model: it judges the values of
 // one or more candidate runs against one requirement, passed, failed or
 // inconclusive.
