@@ -17,8 +17,8 @@ import (
 
 // usage of every setting, by key; defaults are Resolve's.
 var usage = map[string]string{
-	"driver":       "messaging system: nats (core NATS publish/subscribe, request/reply), mqtt (MQTT 5, QoS 0 or 1 by --reliability, request/response) or zenoh (through mqgate-zenoh) (default nats)",
-	"endpoint":     "where the system is, repeatable: nats://host:4222, mqtt://host:1883, for zenoh a router tcp/host:7447",
+	"driver":       "messaging system: nats (core NATS publish/subscribe, request/reply), mqtt (MQTT 5, QoS 0 or 1 by --reliability, request/response), amqp (AMQP 0-9-1 through amq.topic, queries by RabbitMQ's direct reply-to) or zenoh (through mqgate-zenoh) (default nats)",
+	"endpoint":     "where the system is, repeatable: nats://host:4222, mqtt://host:1883, amqp://user:pass@host:5672/vhost, for zenoh a router tcp/host:7447",
 	"topic-prefix": "topics start with this (default mqgate.bench; zenoh: mqgate/bench); data go below <prefix>.data, clock probes to <prefix>.clock",
 	"topics":       "pub: publisher i publishes on <prefix>.data.<i mod topics> (default 1)",
 	"publishers":   "pub: publishers in this process, each at --rate; sub: publishers expected in all, each ends with an end marker (default 1)",

@@ -517,9 +517,10 @@ loop:
 	return out
 }
 
-// subExpr is expr, or everything below it when it has no wildcard.
+// subExpr is expr, or everything below it when it has no wildcard (NATS
+// * and >, MQTT + and #, AMQP * and #).
 func subExpr(b Backend, expr string) string {
-	if strings.ContainsAny(expr, "*>") {
+	if strings.ContainsAny(expr, "*>#+") {
 		return expr
 	}
 	return b.Wildcard(expr)

@@ -1,0 +1,423 @@
+package roles
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	amqp091 "github.com/rabbitmq/amqp091-go"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
+
+func init() { RegisterBackend("amqp", dialAMQP) }
+
+// amqpExchange routes every role message: RabbitMQ's predeclared topic
+// exchange, so that topics and wildcards (* one word, # any words) mean
+// what they mean in NATS, and every subscriber of a topic gets every
+// message.
+const amqpExchange = "amq.topic"
+
+// amqpDirectReplyTo is RabbitMQ's direct reply-to pseudo-queue.
+const amqpDirectReplyTo = "amq.rabbitmq.reply-to"
+
+// amqpBackend runs the roles over AMQP 0-9-1 (RabbitMQ, amqp091-go), one
+// connection per role, a channel per use:
+//
+//   - publish/subscribe through the amq.topic exchange: each subscription
+//     (and each served key) declares an exclusive, auto-delete queue named
+//     by the broker and binds it under the role's expression;
+//   - best_effort: transient messages, consumers in auto-ack mode;
+//     reliable: persistent messages with publisher confirms (Flush waits
+//     for them; a nack is an error), manual acknowledgements;
+//   - queries with RabbitMQ's direct reply-to: the requester consumes
+//     amq.rabbitmq.reply-to (no-ack) on the channel it publishes its
+//     queries on, and routes the replies by correlation id; a server
+//     publishes each reply to the default exchange under the query's
+//     reply_to. Direct reply-to is RabbitMQ's own request/reply mechanism:
+//     no reply queue is declared, bound or deleted, replies skip a queue
+//     (lower and steadier time to reply, nothing left behind by a
+//     requester that went away), and one consumer takes any number of
+//     replies to any number of queries in flight, which the correlation id
+//     tells apart. Its replies are not acknowledged (RabbitMQ requires
+//     no-ack there), so "reliable" covers the queries (persistent) and the
+//     one-way messages, not the replies; an unanswered query is a timeout
+//     either way.
+type amqpBackend struct {
+	conn     *amqp091.Connection
+	url      string
+	reliable bool
+	lost     chan error
+	lostOnce sync.Once
+
+	pubMu  sync.Mutex
+	pubCh  *amqp091.Channel
+	sent   uint64 // confirmed publishes sent (reliable)
+	confMu sync.Mutex
+	conf   *sync.Cond
+	acked  uint64
+	nacked uint64
+
+	qMu   sync.Mutex
+	qCh   *amqp091.Channel // direct reply-to consumer and query publisher
+	wait  map[string]func([]byte, time.Time)
+	token string
+	seq   uint64
+}
+
+func dialAMQP(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
+	raw := "amqp://guest:guest@127.0.0.1:5672/"
+	if len(endpoints) > 0 {
+		raw = endpoints[0]
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "" {
+		return nil, fmt.Errorf("--endpoint %q: expected amqp://USER:PASSWORD@HOST:PORT/VHOST (or amqps://)", driver.RedactURL(raw))
+	}
+	var tok [6]byte
+	rand.Read(tok[:])
+	b := &amqpBackend{url: driver.RedactURL(raw), reliable: reliable, lost: make(chan error, 1),
+		wait: map[string]func([]byte, time.Time){}, token: hex.EncodeToString(tok[:])}
+	b.conf = sync.NewCond(&b.confMu)
+	// A heartbeat of half the --timeout: a broker (or host) that went away
+	// is noticed within about a --timeout, as with the other systems.
+	hb := max(timeout/2, time.Second)
+	cfg := amqp091.Config{
+		Heartbeat:  hb,
+		Locale:     "en_US",
+		Properties: amqp091.Table{"connection_name": "mqgate role " + b.token},
+		Dial:       amqp091.DefaultDial(max(timeout, 10*time.Second)),
+	}
+	type res struct {
+		c   *amqp091.Connection
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		c, err := amqp091.DialConfig(raw, cfg)
+		ch <- res{c, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("cannot connect to the AMQP broker at %s: %w", b.url, r.err)
+		}
+		b.conn = r.c
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				r.c.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+	closed := b.conn.NotifyClose(make(chan *amqp091.Error, 1))
+	go func() {
+		if e, ok := <-closed; ok && e != nil {
+			b.setLost(fmt.Errorf("connection to %s lost: %v", b.url, e))
+		}
+	}()
+	if b.pubCh, err = b.channel("publishing"); err != nil {
+		b.conn.Close()
+		return nil, err
+	}
+	if reliable {
+		if err := b.pubCh.Confirm(false); err != nil {
+			b.conn.Close()
+			return nil, fmt.Errorf("confirm.select on %s: %w", b.url, err)
+		}
+		// The confirmations are drained as they come: amqp091 gives up on
+		// a notification nobody takes.
+		confirms := b.pubCh.NotifyPublish(make(chan amqp091.Confirmation, 1024))
+		go func() {
+			for c := range confirms {
+				b.confMu.Lock()
+				if c.Ack {
+					b.acked++
+				} else {
+					b.nacked++
+				}
+				b.conf.Broadcast()
+				b.confMu.Unlock()
+			}
+			b.confMu.Lock()
+			b.conf.Broadcast()
+			b.confMu.Unlock()
+		}()
+	}
+	return b, nil
+}
+
+func (b *amqpBackend) setLost(err error) {
+	b.lostOnce.Do(func() { b.lost <- err })
+}
+
+// channel opens a channel whose unexpected closing is a lost link.
+func (b *amqpBackend) channel(what string) (*amqp091.Channel, error) {
+	ch, err := b.conn.Channel()
+	if err != nil {
+		return nil, fmt.Errorf("opening a %s channel on %s: %w", what, b.url, err)
+	}
+	closed := ch.NotifyClose(make(chan *amqp091.Error, 1))
+	go func() {
+		if e, ok := <-closed; ok && e != nil {
+			b.setLost(fmt.Errorf("the broker at %s closed the %s channel: %v", b.url, what, e))
+		}
+	}()
+	return ch, nil
+}
+
+func (b *amqpBackend) Name() string                  { return "amqp" }
+func (b *amqpBackend) Join(parts ...string) string   { return strings.Join(parts, ".") }
+func (b *amqpBackend) Wildcard(prefix string) string { return prefix + ".#" }
+func (b *amqpBackend) Lost() <-chan error            { return b.lost }
+
+// WildcardIncludesPrefix: prefix.# matches prefix itself (# is zero or
+// more words).
+func (b *amqpBackend) WildcardIncludesPrefix() bool { return true }
+
+func (b *amqpBackend) Info() (string, string, string) {
+	product, version := "rabbitmq", ""
+	if p, ok := b.conn.Properties["product"].(string); ok && p != "" {
+		product = p
+	}
+	if v, ok := b.conn.Properties["version"].(string); ok {
+		version = v
+	}
+	return product, version, b.url
+}
+
+func (b *amqpBackend) deliveryMode() uint8 {
+	if b.reliable {
+		return amqp091.Persistent
+	}
+	return amqp091.Transient
+}
+
+func (b *amqpBackend) Publish(topic string, msg []byte) error {
+	b.pubMu.Lock()
+	defer b.pubMu.Unlock()
+	err := b.pubCh.PublishWithContext(context.Background(), amqpExchange, topic, false, false,
+		amqp091.Publishing{DeliveryMode: b.deliveryMode(), Body: msg})
+	if err == nil && b.reliable {
+		b.confMu.Lock()
+		b.sent++
+		b.confMu.Unlock()
+	}
+	return err
+}
+
+// Flush waits, when reliable, until the broker confirmed every message
+// published (an error if it refused any); best-effort messages are written
+// when Publish returns.
+func (b *amqpBackend) Flush(timeout time.Duration) error {
+	if !b.reliable {
+		return nil
+	}
+	return bounded(timeout, func() error {
+		deadline := time.Now().Add(timeout)
+		// The condition is woken at the deadline too.
+		t := time.AfterFunc(timeout, func() {
+			b.confMu.Lock()
+			b.conf.Broadcast()
+			b.confMu.Unlock()
+		})
+		defer t.Stop()
+		b.confMu.Lock()
+		defer b.confMu.Unlock()
+		for b.acked+b.nacked < b.sent && time.Now().Before(deadline) && !b.pubCh.IsClosed() {
+			b.conf.Wait()
+		}
+		switch {
+		case b.nacked > 0:
+			return fmt.Errorf("the broker refused %d of %d messages (basic.nack)", b.nacked, b.sent)
+		case b.acked < b.sent:
+			return fmt.Errorf("%d of %d messages not confirmed within %v", b.sent-b.acked, b.sent, timeout)
+		}
+		return nil
+	})
+}
+
+// consume declares an exclusive, auto-delete queue bound to amq.topic
+// under expr and calls f for each delivery with the time it was taken from
+// the client (read first).
+func (b *amqpBackend) consume(what, expr string, f func(d *amqp091.Delivery, at time.Time)) (func() error, error) {
+	ch, err := b.channel(what)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (func() error, error) {
+		ch.Close()
+		return nil, fmt.Errorf("%s %s on %s: %w", what, expr, b.url, err)
+	}
+	if b.reliable {
+		// Deliveries in flight are bounded, as acknowledgements come back.
+		if err := ch.Qos(1000, 0, false); err != nil {
+			return fail(err)
+		}
+	}
+	q, err := ch.QueueDeclare("", false, true, true, false, nil)
+	if err != nil {
+		return fail(err)
+	}
+	if err := ch.QueueBind(q.Name, expr, amqpExchange, false, nil); err != nil {
+		return fail(err)
+	}
+	tag := "mqgate-" + b.token + "-" + q.Name
+	deliveries, err := ch.Consume(q.Name, tag, !b.reliable, true, false, false, nil)
+	if err != nil {
+		return fail(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for d := range deliveries {
+			at := time.Now()
+			f(&d, at)
+			if b.reliable {
+				d.Ack(false)
+			}
+		}
+	}()
+	var once sync.Once
+	return func() error {
+		var err error
+		once.Do(func() {
+			err = bounded(5*time.Second, func() error {
+				ch.Cancel(tag, false)
+				return ch.Close()
+			})
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+			}
+		})
+		return err
+	}, nil
+}
+
+func (b *amqpBackend) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
+	return b.consume("subscription to", expr, func(d *amqp091.Delivery, at time.Time) { f(d.RoutingKey, d.Body, at) })
+}
+
+func (b *amqpBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
+	return b.consume("serving", expr, func(d *amqp091.Delivery, at time.Time) {
+		if d.ReplyTo == "" {
+			return
+		}
+		to, corr, body := d.ReplyTo, d.CorrelationId, d.Body
+		// Each query gets its own goroutine, so that a processing delay
+		// does not hold the next query back.
+		go func() {
+			for _, r := range reply(body, at) {
+				b.pubMu.Lock()
+				err := b.pubCh.PublishWithContext(context.Background(), "", to, false, false,
+					amqp091.Publishing{DeliveryMode: amqp091.Transient, CorrelationId: corr, Body: r})
+				if err == nil && b.reliable {
+					b.confMu.Lock()
+					b.sent++
+					b.confMu.Unlock()
+				}
+				b.pubMu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	})
+}
+
+// queryChannel opens, once, the channel that consumes direct reply-to and
+// publishes the queries (RabbitMQ requires both on one channel).
+func (b *amqpBackend) queryChannel() (*amqp091.Channel, error) {
+	if b.qCh != nil {
+		return b.qCh, nil
+	}
+	ch, err := b.channel("query")
+	if err != nil {
+		return nil, err
+	}
+	replies, err := ch.Consume(amqpDirectReplyTo, "mqgate-"+b.token+"-replies", true, false, false, false, nil)
+	if err != nil {
+		ch.Close()
+		return nil, fmt.Errorf("consuming %s on %s: %w", amqpDirectReplyTo, b.url, err)
+	}
+	go func() {
+		for d := range replies {
+			at := time.Now()
+			b.qMu.Lock()
+			w := b.wait[d.CorrelationId]
+			b.qMu.Unlock()
+			if w != nil {
+				w(d.Body, at)
+			}
+		}
+	}()
+	b.qCh = ch
+	return ch, nil
+}
+
+func (b *amqpBackend) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
+	done := make(chan struct{})
+	var once sync.Once
+	var fMu sync.Mutex
+	b.qMu.Lock()
+	ch, err := b.queryChannel()
+	if err != nil {
+		b.qMu.Unlock()
+		return err
+	}
+	b.seq++
+	corr := b.token + "-" + fmt.Sprint(b.seq)
+	b.wait[corr] = func(msg []byte, at time.Time) {
+		fMu.Lock()
+		defer fMu.Unlock()
+		select {
+		case <-done:
+			return // f said it had enough
+		default:
+		}
+		if !f(msg, at) {
+			once.Do(func() { close(done) })
+		}
+	}
+	b.qMu.Unlock()
+	defer func() {
+		b.qMu.Lock()
+		delete(b.wait, corr)
+		b.qMu.Unlock()
+	}()
+	// The query is published on the reply consumer's channel, one at a
+	// time (a channel's frames must not interleave).
+	b.qMu.Lock()
+	err = ch.PublishWithContext(ctx, amqpExchange, key, false, false,
+		amqp091.Publishing{DeliveryMode: b.deliveryMode(), ReplyTo: amqpDirectReplyTo, CorrelationId: corr, Body: req})
+	b.qMu.Unlock()
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil
+		}
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil
+		}
+		return ctx.Err()
+	}
+}
+
+// Close closes the connection, waiting at most a few seconds for a broker
+// that went away.
+func (b *amqpBackend) Close() error {
+	return bounded(5*time.Second, func() error { return b.conn.Close() })
+}
