@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ var roleUsage = map[string][2]string{
 func Commands() []*cli.Command {
 	var out []*cli.Command
 	for _, role := range []string{RolePub, RoleSub, RoleReq, RoleQry} {
-		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: "settings file, YAML or TOML (keys are the flag names; a section per role); flags win over MQ_* environment variables, which win over the file"}}
+		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: configUsage}}
 		for _, k := range Keys {
 			if k == "endpoint" {
 				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: usage[k]})
@@ -76,6 +77,9 @@ sub-experiments to its meta.json, every role leaves roles/<role>-<label>-<instan
 (formats §9, "Role reports"). Start sub and qry before pub and req.
 Every setting may come from --config FILE or an MQ_<SETTING> environment variable
 (MQ_TOPIC_PREFIX=…); a flag wins over the environment, which wins over the file.
+--run-id, --out-dir, --prom-port, --log-level and --config may also be given to
+run itself, before the role's name (run --run-id r1 --out-dir /data sub …);
+after the name they win over the same flag before it.
 
 Exit codes: 0 done; 2 usage error, or a peer or the system lost (results are
 written, meta.json marks them incomplete); 130 interrupted (results written).
@@ -91,6 +95,62 @@ Example (three hosts, a NATS server on 10.0.0.1):
 	return out
 }
 
+// TopKeys are the settings `run` itself takes before a role's name (run
+// --run-id X --out-dir D pub …), besides --config.
+var TopKeys = []string{"run-id", "out-dir", "prom-port", "log-level"}
+
+// TopFlags are the flags of `run` itself that the roles read: --run-id,
+// --out-dir, --prom-port, --log-level and --config, given before the
+// role's name. They are command-line flags as those after it: they win
+// over MQ_* variables and the file; a flag after the role's name wins over
+// the same flag before it.
+func TopFlags() []cli.Flag {
+	cat := "roles (run pub|sub|req|qry)"
+	flags := []cli.Flag{&cli.StringFlag{Name: "config", Category: cat, Usage: "roles: " + configUsage}}
+	for _, k := range TopKeys {
+		flags = append(flags, &cli.StringFlag{Name: k, Category: cat, Usage: "roles: " + usage[k]})
+	}
+	return flags
+}
+
+const configUsage = "settings file, YAML or TOML (keys are the flag names; a section per role); flags win over MQ_* environment variables, which win over the file"
+
+// CheckTopFlags refuses the roles' flags of `run` itself (TopFlags) before
+// anything but a role: the round-trip run and the other subcommands have
+// flags of their own (--out, --name), and would ignore them. It is the
+// Before of `run`.
+func CheckTopFlags(c *cli.Context) error {
+	next := c.Args().First()
+	if slices.Contains([]string{RolePub, RoleSub, RoleReq, RoleQry}, next) {
+		return nil
+	}
+	for _, k := range append([]string{"config"}, TopKeys...) {
+		if !c.IsSet(k) {
+			continue
+		}
+		where := "without a subcommand (the round-trip run takes --out and --name)"
+		if next != "" && !strings.HasPrefix(next, "-") {
+			where = "before " + next
+		}
+		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--%s is a setting of the roles (run --%s … pub|sub|req|qry …), not of run %s", k, k, where))
+	}
+	return nil
+}
+
+// topValue is key's value given before the role's name, if it was.
+func topValue(c *cli.Context, key string) (string, bool) {
+	for _, p := range c.Lineage()[1:] {
+		if p.IsSet(key) {
+			return p.String(key), true
+		}
+	}
+	return "", false
+}
+
+// runRole runs a role once its settings are resolved (tests look at the
+// settings instead).
+var runRole = Run
+
 func action(c *cli.Context, role string) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
@@ -98,6 +158,11 @@ func action(c *cli.Context, role string) error {
 	set := map[string]any{}
 	for _, k := range Keys {
 		if !c.IsSet(k) {
+			if slices.Contains(TopKeys, k) {
+				if v, ok := topValue(c, k); ok {
+					set[k] = v
+				}
+			}
 			continue
 		}
 		if k == "endpoint" {
@@ -106,7 +171,11 @@ func action(c *cli.Context, role string) error {
 			set[k] = c.String(k)
 		}
 	}
-	cfg, err := config.Load(config.Sources{File: c.String("config"), Section: role, Environ: config.Environ(), Flags: set, Known: Keys})
+	file := c.String("config")
+	if !c.IsSet("config") {
+		file, _ = topValue(c, "config")
+	}
+	cfg, err := config.Load(config.Sources{File: file, Section: role, Environ: config.Environ(), Flags: set, Known: Keys})
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
@@ -119,7 +188,7 @@ func action(c *cli.Context, role string) error {
 	if c.App.Version != "" {
 		Version = c.App.Version
 	}
-	out := Run(c.Context, s)
+	out := runRole(c.Context, s)
 	if out.Err == nil || len(out.Paths) > 0 {
 		// A role that wrote nothing has only its error to say.
 		fmt.Fprintln(c.App.ErrWriter, out.Summary)

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		serveNATS(addr)
 	}
 	if os.Getenv(mainEnv) == "1" {
-		cliapp.Main(&cli.App{Name: "run", Commands: Commands()})
+		cliapp.Main(testApp())
 	}
 	os.Exit(m.Run())
 }
@@ -63,4 +63,10 @@ func cutLast(s, sep string) (string, string, bool) {
 		}
 	}
 	return s, "", false
+}
+
+// testApp is the run command as far as the roles go: run's own role flags
+// (TopFlags) and the four roles.
+func testApp() *cli.App {
+	return &cli.App{Name: "run", Flags: TopFlags(), Before: CheckTopFlags, Commands: Commands()}
 }

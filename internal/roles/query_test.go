@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/meta"
 )
@@ -130,7 +128,7 @@ func runApp(ctx context.Context, t *testing.T, env []string, args ...string) (in
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	app := &cli.App{Name: "run", Commands: Commands()}
+	app := testApp()
 	var stdout, stderr bytes.Buffer
 	code := cliapp.Run(ctx, app, append([]string{"run"}, args...), &stdout, &stderr)
 	return code, stderr.String()

@@ -16,5 +16,6 @@ func App() *cli.App {
 	for _, f := range subcommands {
 		a.Commands = append(a.Commands, f())
 	}
+	withRoleFlags(a)
 	return a
 }

@@ -12,3 +12,20 @@ func init() {
 		addSubcommand(func() *cli.Command { return roles.Commands()[i] })
 	}
 }
+
+// withRoleFlags gives run itself the roles' --run-id, --out-dir,
+// --prom-port, --log-level and --config (run --run-id X pub …), refused
+// before anything but a role.
+func withRoleFlags(a *cli.App) {
+	a.Flags = append(a.Flags, roles.TopFlags()...)
+	before := a.Before
+	a.Before = func(c *cli.Context) error {
+		if err := roles.CheckTopFlags(c); err != nil {
+			return err
+		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
+}

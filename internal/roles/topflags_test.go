@@ -1,0 +1,86 @@
+package roles
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTopFlags gives --run-id, --out-dir, --prom-port, --log-level and
+// --config to run itself, before the role's name, against the same
+// settings in MQ_* variables and in a YAML or TOML file: the command line
+// wins over the environment, which wins over the file; after the role's
+// name a flag wins over the same flag before it, and --config after the
+// name replaces the one before it.
+func TestTopFlags(t *testing.T) {
+	dir := t.TempDir()
+	yml := filepath.Join(dir, "roles.yaml")
+	os.WriteFile(yml, []byte("run-id: fromfile\nout-dir: filedir\nprom-port: 9101\nlog-level: warn\nrate: 10\nsub:\n  publishers: 3\n"), 0o644)
+	tml := filepath.Join(dir, "roles.toml")
+	os.WriteFile(tml, []byte("run_id = \"fromtoml\"\nprom_port = 9202\n[pub]\nrate = 20\n"), 0o644)
+	var got []Settings
+	runRole = func(_ context.Context, s Settings) Outcome {
+		got = append(got, s)
+		return Outcome{Summary: s.Role + " " + s.RunID + ": captured"}
+	}
+	t.Cleanup(func() { runRole = Run })
+	type want struct {
+		runID, outDir, logLevel string
+		promPort, publishers    int
+		rate                    float64
+	}
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want want
+	}{
+		{"file only, before the role", nil, []string{"--config", yml, "sub"},
+			want{"fromfile", "filedir", "warn", 9101, 3, 10}},
+		{"environment over file", []string{"MQ_RUN_ID=fromenv", "MQ_PROM_PORT=9303"}, []string{"--config", yml, "sub"},
+			want{"fromenv", "filedir", "warn", 9303, 3, 10}},
+		{"flags before the role over environment and file", []string{"MQ_RUN_ID=fromenv", "MQ_LOG_LEVEL=error", "MQ_OUT_DIR=envdir"},
+			[]string{"--config", yml, "--run-id", "fromcli", "--out-dir", "clidir", "--prom-port", "9404", "--log-level", "debug", "sub"},
+			want{"fromcli", "clidir", "debug", 9404, 3, 10}},
+		{"environment where no flag is given", []string{"MQ_LOG_LEVEL=error"}, []string{"--config", yml, "--run-id", "fromcli", "pub"},
+			want{"fromcli", "filedir", "error", 9101, 1, 10}},
+		{"after the role over before it", nil, []string{"--run-id", "before", "--out-dir", "b", "pub", "--run-id", "after"},
+			want{"after", "b", "info", 0, 1, 1000}},
+		{"config after the role replaces the one before", nil, []string{"--config", yml, "pub", "--config", tml},
+			want{"fromtoml", "results", "info", 9202, 1, 20}},
+		{"TOML before the role, its section", []string{"MQ_RATE=30"}, []string{"--config", tml, "--log-level", "warn", "pub"},
+			want{"fromtoml", "results", "warn", 9202, 1, 30}},
+	} {
+		got = nil
+		code, stderr := runApp(context.Background(), t, tc.env, tc.args...)
+		for _, kv := range tc.env {
+			os.Unsetenv(strings.SplitN(kv, "=", 2)[0])
+		}
+		if code != 0 || len(got) != 1 {
+			t.Fatalf("%s: exit %d, %d runs: %s", tc.name, code, len(got), stderr)
+		}
+		s := got[0]
+		g := want{s.RunID, s.OutDir, s.LogLevel, s.PromPort, s.Publishers, s.Rate}
+		if g != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, g, tc.want)
+		}
+		if !strings.Contains(stderr, s.RunID+": captured") {
+			t.Errorf("%s: no summary line: %s", tc.name, stderr)
+		}
+	}
+	// Before anything but a role they are refused, naming the flag.
+	for _, args := range [][]string{{"--run-id", "x"}, {"--prom-port", "9100", "other"}, {"--config", yml}} {
+		got = nil
+		code, stderr := runApp(context.Background(), t, nil, args...)
+		if code != 2 || len(got) != 0 || !strings.Contains(stderr, args[0]+" is a setting of the roles") {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	// A bad value before the role is a usage error naming the flag.
+	code, stderr := runApp(context.Background(), t, nil, "--log-level", "loud", "sub")
+	if code != 2 || !strings.Contains(stderr, "--log-level") {
+		t.Errorf("bad --log-level: exit %d: %s", code, stderr)
+	}
+}
