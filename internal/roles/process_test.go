@@ -18,10 +18,16 @@ import (
 // prefix (e.g. ip netns exec NS).
 func roleProcess(t *testing.T, prefix []string, args ...string) (*exec.Cmd, *bytesBuffer) {
 	t.Helper()
+	return roleProcessEnv(t, prefix, nil, args...)
+}
+
+// roleProcessEnv is roleProcess with more environment variables.
+func roleProcessEnv(t *testing.T, prefix, env []string, args ...string) (*exec.Cmd, *bytesBuffer) {
+	t.Helper()
 	argv := append(append([]string{}, prefix...), os.Args[0])
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	cmd.Env = append(append(os.Environ(), mainEnv+"=1"), env...)
 	var stderr bytesBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

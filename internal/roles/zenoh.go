@@ -2,11 +2,14 @@ package roles
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/clockoffset"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/zenohhelper"
 )
@@ -17,8 +20,14 @@ import (
 // given by --endpoint (a zenohd or `mqgate-zenoh router`). The helper's
 // query is closed-loop: req sends --qps × --duration queries one after the
 // other, and reports the rate it reached. The helper's queryable echoes the
-// query (no --reply-size, --proc-delay), and its publishers serve no clock
-// probes: one-way latencies are as measured (meta.json says so).
+// query (no --reply-size, --proc-delay).
+//
+// Clock offsets: the helper's publishers (ids instance·256 + i) answer
+// clock probes at <key>/clock; a sub runs the helper's clock role beside
+// its subscriber, which probes every publisher host, and corrects each
+// one-way latency (the subscriber's arrivals.csv, signed) by the offset
+// internal/clockoffset estimates from those exchanges, as the other
+// drivers' subs do (--clock-offset false: as measured).
 func RunZenoh(ctx context.Context, s Settings) Outcome {
 	fail := func(err error) Outcome {
 		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
@@ -42,17 +51,21 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		key = "mqgate/bench"
 	}
 	out := filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("helper-%s-%s-%d", s.Role, s.Label, s.Instance))
+	clockKey := key + "/clock"
 	c := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: s.Endpoints, Key: key, Reliable: s.Reliable, Out: out}
 	run := s.RunHash()
 	var args []string
 	latency := ""
 	switch s.Role {
 	case RolePub:
+		// Late clock probes are answered for a while after the last
+		// message, as the other drivers' pubs do.
+		linger := min(s.Timeout, 2*time.Second)
 		args = zenohhelper.Pub{Common: c, Payloads: []int{s.Payload}, Rate: s.Rate, Publishers: s.Publishers, Topics: s.Topics,
-			Duration: s.Duration, RunID: &run, WaitPeer: s.Timeout}.Args()
+			Duration: s.Duration, RunID: &run, WaitPeer: s.Timeout, IDBase: s.Instance * 256, ClockKey: clockKey, ClockLinger: &linger}.Args()
 	case RoleSub:
 		latency = meta.LatencyOneWay
-		args = zenohhelper.Sub{Common: c, Publishers: s.Publishers, Timeout: s.Timeout, WaitPeer: s.Duration + s.Timeout, RunID: &run}.Args()
+		args = zenohhelper.Sub{Common: c, Publishers: s.Publishers, Timeout: s.Timeout, WaitPeer: s.Duration + s.Timeout, RunID: &run, Arrivals: true}.Args()
 	case RoleReq:
 		latency = meta.LatencyRTT
 		n := max(1, int(s.QPS*s.Duration.Seconds()))
@@ -73,8 +86,23 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		}
 	}
 	start := time.Now()
+	// The clock prober starts first: it probes each publisher host as soon
+	// as it answers, until the subscriber is done.
+	var prober *zenohhelper.Process
+	clockOut := out + "-clock"
+	if s.Role == RoleSub && s.ClockOffset {
+		cc := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: s.Endpoints, Key: clockKey, Out: clockOut}
+		prober, err = zenohhelper.Start(context.Background(), bin, zenohhelper.Clock{Common: cc, Probes: s.ClockProbes,
+			Interval: 5 * time.Millisecond, Timeout: min(s.Timeout, time.Second)}.Args())
+		if err != nil {
+			return fail(fmt.Errorf("starting the clock prober: %w", err))
+		}
+	}
 	p, err := zenohhelper.Start(context.Background(), bin, args)
 	if err != nil {
+		if prober != nil {
+			prober.Stop(30 * time.Second)
+		}
 		return fail(err)
 	}
 	interrupted := false
@@ -85,6 +113,12 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		exit = p.Stop(30 * time.Second)
 	case <-p.Done():
 		exit = p.Wait()
+	}
+	var clockErr error
+	if prober != nil {
+		if ce := prober.Stop(30 * time.Second); ce.Code != zenohhelper.ExitInterrupted && ce.Code != zenohhelper.ExitComplete {
+			clockErr = ce.Err()
+		}
 	}
 	end := time.Now()
 	res, rerr := zenohhelper.ReadResults(out)
@@ -108,7 +142,6 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 	}
 	sys := &meta.SystemInfo{Product: "zenoh", Version: sum.ZenohVersion, URL: s.Endpoints[0], Extra: map[string]string{
 		"helper": version, "role": s.Role, "host": hostname(), "links": fmt.Sprint(sum.Links),
-		"clock_offset": "not estimated: the Zenoh helper's publishers serve no clock probes",
 	}}
 	base := meta.SubExperiment{Transport: "zenoh", Reliable: s.Reliable, Echo: "remote", Topic: key, Completed: completed, Error: reason,
 		Start: start.UTC(), End: end.UTC(), System: sys}
@@ -125,14 +158,23 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 	}
 	counts := meta.Payload{Bytes: s.Payload, Lost: pc.Lost, Duplicates: pc.Duplicates, OutOfOrder: pc.OutOfOrder, Errors: pc.Errors, Completed: completed}
 	var ms []Measured
+	var zsub *zenohSub
 	if s.Role == RoleSub {
-		v := micros(toMeasured(res))
+		zs, err := correctZenohSub(s, res, out, clockOut, clockErr)
+		if err != nil {
+			return fail(err)
+		}
+		zsub = &zs
+		v := zs.micros
 		c := counts
 		c.Samples = len(v)
 		if len(v) > 0 {
 			c.Bytes = res.Samples[0].Payload
 		}
-		sys.Extra["clamped"] = strconv.FormatUint(pc.Clamped, 10)
+		for k, v := range zs.extra {
+			sys.Extra[k] = v
+		}
+		base.Params = map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
 		ms = []Measured{{Type: s.Type(), Payload: c.Bytes, Micros: v, Counts: c, Sub: base}}
 	} else {
 		first, last := micros(toMeasured(res)), micros(toMeasuredLast(res))
@@ -159,7 +201,10 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		errMsg = s.Type() + ": " + reason
 	}
 	mode := "one-way open-loop (mqgate-zenoh)"
-	clock := "CLOCK_REALTIME across hosts (mqgate-zenoh), not corrected"
+	clock := "CLOCK_REALTIME across hosts (mqgate-zenoh), corrected by the estimated clock offset"
+	if !s.ClockOffset {
+		clock = "CLOCK_REALTIME across hosts (mqgate-zenoh), not corrected (--clock-offset false)"
+	}
 	if s.Role == RoleReq {
 		mode, clock = "query closed-loop (mqgate-zenoh)", "CLOCK_MONOTONIC (mqgate-zenoh)"
 	}
@@ -167,6 +212,14 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		o.Err = err
 	}
 	o.Paths = append([]string{s.Dir()}, o.Paths...)
+	if zsub != nil {
+		rep := zsub.report(s, sum, start, end, completed, reason)
+		path, err := WriteReport(s, rep)
+		if err != nil && o.Err == nil {
+			o.Err = err
+		}
+		o.Paths = append(o.Paths, path)
+	}
 	o.Summary = fmt.Sprintf("%s %s (zenoh): %d samples%s; results in %s", s.Role, s.RunID, ms[0].Counts.Samples, statusWord(completed, interrupted, reason), s.Dir())
 	return o
 }
@@ -187,4 +240,108 @@ func toMeasuredLast(r zenohhelper.Results) []measuredSample {
 		out[i] = measuredSample{s.Latency}
 	}
 	return out
+}
+
+// zenohSub is a Zenoh sub's samples corrected by each publisher host's
+// clock offset, and what meta.json and the report record of it.
+type zenohSub struct {
+	micros  []float64
+	clamped uint64
+	offsets map[string]clockoffset.Estimate
+	extra   map[string]string
+}
+
+// correctZenohSub reads the subscriber's signed one-way latencies
+// (arrivals.csv, row for row with its measurements.csv) and the clock
+// prober's exchanges (clock.csv), estimates the offset of each publisher
+// host (instance = publisher id / 256) and corrects every latency by its
+// host's offset: latency = receive − send + offset, below 0 written as 0
+// and counted.
+func correctZenohSub(s Settings, res zenohhelper.Results, out, clockOut string, clockErr error) (zenohSub, error) {
+	zs := zenohSub{offsets: map[string]clockoffset.Estimate{}, extra: map[string]string{}}
+	arr, err := zenohhelper.ReadArrivals(filepath.Join(out, zenohhelper.ArrivalsFile))
+	if errors.Is(err, fs.ErrNotExist) && len(res.Samples) == 0 {
+		err = nil // nothing measured, nothing written
+	}
+	if err != nil {
+		return zs, fmt.Errorf("reading what mqgate-zenoh wrote: %w", err)
+	}
+	if len(arr) != len(res.Samples) {
+		return zs, fmt.Errorf("%s has %d rows, %s %d: they go row for row", filepath.Join(out, zenohhelper.ArrivalsFile),
+			len(arr), filepath.Join(out, zenohhelper.RawFile), len(res.Samples))
+	}
+	var exchanges map[uint8][]clockoffset.Exchange
+	var probeErr error
+	if s.ClockOffset {
+		exchanges, probeErr = zenohhelper.ReadClock(filepath.Join(clockOut, zenohhelper.ClockFile))
+		if probeErr != nil && clockErr != nil {
+			probeErr = fmt.Errorf("%v (%v)", probeErr, clockErr)
+		}
+	}
+	offset := map[uint8]int64{}
+	for _, a := range arr {
+		inst := uint8(a.Publisher >> 8)
+		key := strconv.Itoa(int(inst))
+		if _, done := zs.offsets[key]; done {
+			continue
+		}
+		peer := "instance " + key
+		var est clockoffset.Estimate
+		switch {
+		case !s.ClockOffset:
+			est = clockoffset.Estimate{Disabled: true, Peer: peer, Method: "disabled"}
+		case probeErr != nil:
+			est = clockoffset.Estimate{Disabled: true, Peer: peer, Method: "failed: " + probeErr.Error()}
+		default:
+			e, err := clockoffset.FromExchanges(exchanges[inst])
+			e.Peer = peer
+			if err != nil {
+				// No estimate: this host's latencies stay as measured,
+				// which the report says.
+				e.Disabled, e.Method = true, "failed: no clock reply from "+peer
+			}
+			est = e
+		}
+		zs.offsets[key] = est
+		if !est.Disabled {
+			offset[inst] = est.OffsetNs
+		}
+		zs.extra["clock_offset_ns."+key] = strconv.FormatInt(est.OffsetNs, 10)
+		zs.extra["clock_offset_error_bound_ns."+key] = strconv.FormatInt(est.ErrorBoundNs, 10)
+		zs.extra["clock_offset_method."+key] = est.Method
+		if s.Log != nil {
+			s.Log.Info("clock offset", "peer", est.Peer, "offset_ns", est.OffsetNs, "error_bound_ns", est.ErrorBoundNs,
+				"method", est.Method, "kept", est.Kept, "exchanges", est.Exchanges)
+		}
+	}
+	zs.micros = make([]float64, len(arr))
+	for i, a := range arr {
+		ns := a.Ns + offset[uint8(a.Publisher>>8)]
+		if ns < 0 {
+			ns = 0
+			zs.clamped++
+		}
+		zs.micros[i] = float64(ns) / 1000
+	}
+	zs.extra["clamped"] = strconv.FormatUint(zs.clamped, 10)
+	return zs, nil
+}
+
+// report is the Zenoh sub's role report (formats §9, as the other
+// drivers' subs write it).
+func (zs zenohSub) report(s Settings, sum zenohhelper.Summary, start, end time.Time, completed bool, reason string) SubReport {
+	rep := SubReport{Role: RoleSub, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+		Subscribers: 1, ClockOffset: zs.offsets, Clamped: zs.clamped, Samples: len(zs.micros),
+		Start: start.UTC(), End: end.UTC(), Completed: completed}
+	if !completed {
+		rep.Reason = reason
+	}
+	for _, pc := range sum.Payloads {
+		rep.Malformed += pc.Errors
+		for _, p := range pc.Publishers {
+			rep.Publishers = append(rep.Publishers, SubPublisherReport{ID: p.Publisher, Sent: p.Sent, Received: p.Received,
+				Lost: p.Lost, Duplicates: p.Duplicates, OutOfOrder: p.OutOfOrder})
+		}
+	}
+	return rep
 }

@@ -145,6 +145,12 @@ type Pub struct {
 	RunID      *uint32
 	WaitPeer   time.Duration // for a subscriber to match
 	SpinUs     *int          // microseconds spun before each slot
+	IDBase     int           // publisher ids are IDBase + i
+	// ClockKey, when set, makes the publishers' process answer clock
+	// probes (Clock) there, until ClockLinger (nil: the helper's 2 s) after
+	// the last message.
+	ClockKey    string
+	ClockLinger *time.Duration
 }
 
 // Args returns the helper's command line for p.
@@ -163,6 +169,11 @@ func (p Pub) Args() []string {
 	if p.SpinUs != nil {
 		a = append(a, "--spin-us", strconv.Itoa(*p.SpinUs))
 	}
+	a = opt(a, "--id-base", p.IDBase > 0, strconv.Itoa(p.IDBase))
+	a = opt(a, "--clock-key", p.ClockKey != "", p.ClockKey)
+	if p.ClockLinger != nil {
+		a = append(a, "--clock-linger", secs(*p.ClockLinger))
+	}
 	return a
 }
 
@@ -173,6 +184,9 @@ type Sub struct {
 	Timeout    time.Duration // silence, after the first message, that ends the run
 	WaitPeer   time.Duration // for the first message
 	RunID      *uint32       // ignore messages of other runs
+	// Arrivals also writes ArrivalsFile: each sample's publisher and signed
+	// one-way latency.
+	Arrivals bool
 }
 
 // Args returns the helper's command line for s.
@@ -184,7 +198,29 @@ func (s Sub) Args() []string {
 	if s.RunID != nil {
 		a = append(a, "--run-id", strconv.FormatUint(uint64(*s.RunID), 10))
 	}
+	if s.Arrivals {
+		a = append(a, "--arrivals")
+	}
 	return a
+}
+
+// Clock probes the clocks of the publishers answering at Common.Key (their
+// Pub.ClockKey) and writes ClockFile.
+type Clock struct {
+	Common
+	Probes   int           // exchanges wanted per publisher host (helper default 32)
+	Interval time.Duration // between probes (default 5 ms)
+	Timeout  time.Duration // a probe's wait for replies (default 1 s)
+	Duration time.Duration // zero: until stopped
+}
+
+// Args returns the helper's command line for c.
+func (c Clock) Args() []string {
+	a := append([]string{"clock"}, c.Common.args()...)
+	a = opt(a, "--probes", c.Probes > 0, strconv.Itoa(c.Probes))
+	a = opt(a, "--interval", c.Interval > 0, secs(c.Interval))
+	a = opt(a, "--timeout", c.Timeout > 0, secs(c.Timeout))
+	return opt(a, "--duration", c.Duration > 0, secs(c.Duration))
 }
 
 // Query targets.

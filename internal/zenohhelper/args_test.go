@@ -10,6 +10,7 @@ import (
 func TestArgs(t *testing.T) {
 	id := uint32(5)
 	spin := 0
+	linger := 1500 * time.Millisecond
 	for _, tc := range []struct {
 		got  []string
 		want string
@@ -31,6 +32,11 @@ func TestArgs(t *testing.T) {
 		{Query{Payloads: []int{64}, Samples: 5, Warmup: 1, Replies: 2, Timeout: time.Second, Target: TargetAll, WaitPeer: time.Second, MaxTimeouts: 2}.Args(),
 			"query --reliability best-effort --payloads 64 --samples 5 --warmup 1 --replies 2 --timeout 1 --target all --wait-peer 1 --max-timeouts 2"},
 		{Queryable{Replies: 3, Duration: time.Minute}.Args(), "queryable --reliability best-effort --replies 3 --duration 60"},
+		{Pub{Payloads: []int{64}, IDBase: 1024, ClockKey: "k/clock", ClockLinger: &linger}.Args(),
+			"pub --reliability best-effort --payloads 64 --warmup 0 --id-base 1024 --clock-key k/clock --clock-linger 1.5"},
+		{Sub{Arrivals: true}.Args(), "sub --reliability best-effort --arrivals"},
+		{Clock{Common: Common{Key: "k/clock"}, Probes: 16, Interval: 5 * time.Millisecond, Timeout: time.Second, Duration: 3 * time.Second}.Args(),
+			"clock --key k/clock --reliability best-effort --probes 16 --interval 0.005 --timeout 1 --duration 3"},
 	} {
 		if got := strings.Join(tc.got, " "); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)

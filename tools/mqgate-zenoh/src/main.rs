@@ -21,7 +21,7 @@ mod stats;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -39,9 +39,20 @@ pub fn stopped() -> bool {
     STOP.load(Ordering::Relaxed)
 }
 
-/// Nanoseconds since the Unix epoch (CLOCK_REALTIME).
+/// CLOCK_SHIFT_ENV, when set to a number of nanoseconds (signed), shifts
+/// every wall-clock reading of this process by it: a host whose clock is
+/// that far ahead (behind, negative), so that the clock-offset correction
+/// can be tested on one machine.
+pub const CLOCK_SHIFT_ENV: &str = "MQGATE_ZENOH_CLOCK_SHIFT_NS";
+
+/// The shift of CLOCK_SHIFT_ENV, read once at start.
+static CLOCK_SHIFT: AtomicI64 = AtomicI64::new(0);
+
+/// Nanoseconds since the Unix epoch (CLOCK_REALTIME, shifted by
+/// CLOCK_SHIFT_ENV when set).
 pub fn epoch_ns() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    now.saturating_add_signed(CLOCK_SHIFT.load(Ordering::Relaxed))
 }
 
 #[derive(Parser, Debug)]
@@ -68,6 +79,8 @@ enum Role {
     Queryable(roles::QueryableArgs),
     /// A Zenoh router for client-mode runs, until stopped.
     Router(roles::ServeArgs),
+    /// Probe the publishers' clocks (pub --clock-key) and write clock.csv.
+    Clock(roles::ClockArgs),
 }
 
 /// Settings every role shares: how to reach the others and with which QoS.
@@ -311,6 +324,15 @@ pub fn parse_payloads(s: &str) -> Result<Vec<usize>, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Ok(v) = std::env::var(CLOCK_SHIFT_ENV) {
+        match v.trim().parse::<i64>() {
+            Ok(n) => CLOCK_SHIFT.store(n, Ordering::Relaxed),
+            Err(_) => {
+                eprintln!("mqgate-zenoh: {CLOCK_SHIFT_ENV}={v:?}: expected a number of nanoseconds");
+                return ExitCode::from(2);
+            }
+        }
+    }
     zenoh::init_log_from_env_or("error");
     if let Err(e) = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed)) {
         eprintln!("mqgate-zenoh: cannot handle signals: {e}");
@@ -324,6 +346,7 @@ fn main() -> ExitCode {
         Role::Query(a) => ("query", roles::query(a)),
         Role::Queryable(a) => ("queryable", roles::queryable(a)),
         Role::Router(a) => ("router", roles::router(a)),
+        Role::Clock(a) => ("clock", roles::clock(a)),
     };
     let code = match result {
         Ok(End::Complete) => {

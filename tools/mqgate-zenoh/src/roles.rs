@@ -24,6 +24,15 @@ use crate::{epoch_ns, links, parse_payloads, parse_secs, ready, stopped, Common,
 /// How often waiting loops look at the stop flag and the far end.
 const POLL: Duration = Duration::from_millis(10);
 
+/// Header of arrivals.csv (sub --arrivals).
+pub const ARRIVALS_HEADER: &str = "Publisher,Payload [Bytes],One-way [ns]";
+
+/// Header of clock.csv (the clock role): one row per exchange.
+pub const CLOCK_HEADER: &str = "Instance,T1 [ns],T2 [ns],T3 [ns],T4 [ns]";
+
+/// A clock reply: t1, t2, t3 (u64 little-endian) and the instance (u8).
+const CLOCK_REPLY_SIZE: usize = 25;
+
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LatencyDef {
     HalfRtt,
@@ -97,6 +106,17 @@ pub struct PubArgs {
     /// Microseconds before a slot that the sender stops sleeping and spins.
     #[arg(long, default_value_t = 50)]
     pub spin_us: u64,
+    /// Publisher ids are id-base + i (mqgate passes instance·256, so that the
+    /// publishers of several hosts differ).
+    #[arg(long, default_value_t = 0)]
+    pub id_base: u16,
+    /// Answer clock probes (`clock` role) at this key while publishing:
+    /// reply t1, t2, t3 (u64 ns, little-endian) and the instance id-base/256.
+    #[arg(long)]
+    pub clock_key: Option<String>,
+    /// Seconds the clock probes are still answered after the last message.
+    #[arg(long, value_parser = parse_secs, default_value = "2")]
+    pub clock_linger: Duration,
 }
 
 #[derive(Args, Debug)]
@@ -115,6 +135,30 @@ pub struct SubArgs {
     /// Count messages of another run id (24-byte headers) as foreign and ignore them.
     #[arg(long)]
     pub run_id: Option<u32>,
+    /// Also write arrivals.csv: each measured message's publisher and its
+    /// one-way latency in ns, signed (not clamped), row for row with
+    /// measurements.csv, for a correction by the publisher host's clock offset.
+    #[arg(long)]
+    pub arrivals: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ClockArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Exchanges wanted per publisher host; once every host answered this
+    /// many, one probe a second looks for new hosts.
+    #[arg(long, default_value_t = 32)]
+    pub probes: usize,
+    /// Seconds between probes.
+    #[arg(long, value_parser = parse_secs, default_value = "0.005")]
+    pub interval: Duration,
+    /// Seconds a probe waits for its replies.
+    #[arg(long, value_parser = parse_secs, default_value = "1")]
+    pub timeout: Duration,
+    /// Stop after this many seconds (0: run until SIGINT/SIGTERM).
+    #[arg(long, value_parser = parse_secs, default_value = "0")]
+    pub duration: Duration,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -487,9 +531,10 @@ struct PubResult {
     error: Option<String>,
 }
 
-fn publish_one(session: &Session, a: &PubArgs, id: u16, run_id: u32, start: Instant) -> PubResult {
+fn publish_one(session: &Session, a: &PubArgs, i: u16, run_id: u32, start: Instant) -> PubResult {
     let c = &a.common;
-    let topic = id % a.topics;
+    let id = a.id_base + i;
+    let topic = i % a.topics;
     let mut res = PubResult { counts: Vec::new(), matched_at_end: true, error: None };
     let publisher = match session
         .declare_publisher(format!("{}/data/{topic}", c.key))
@@ -512,7 +557,7 @@ fn publish_one(session: &Session, a: &PubArgs, id: u16, run_id: u32, start: Inst
         let last = k + 1 == a.payloads.len();
         let mut counts = PayloadCounts { payload: size as u64, ..Default::default() };
         let period = 1e9 / a.rate;
-        let phase = (period * f64::from(id) / f64::from(a.publishers)) as u64;
+        let phase = (period * f64::from(i) / f64::from(a.publishers)) as u64;
         let mut sched = Schedule::new(a.rate, phase);
         // The epoch time of phase_start: intended send times are computed on
         // the monotonic clock from here.
@@ -593,8 +638,39 @@ pub fn publish(a: &PubArgs) -> Result<End, Failure> {
     if a.duration.is_zero() {
         return Err(Failure::usage("--duration must be positive"));
     }
+    if u32::from(a.id_base) + u32::from(a.publishers) > 65536 {
+        return Err(Failure::usage("--id-base + --publishers must be at most 65536"));
+    }
     let session = c.open(c.mode)?;
     let mut summary = c.summary("pub", c.mode, &session);
+    // The clock service runs from before the first message until
+    // --clock-linger after the last, so that subscribers probe at any time.
+    let clock_q = match &a.clock_key {
+        Some(key) => {
+            let instance = (a.id_base >> 8) as u8;
+            Some(
+                session
+                    .declare_queryable(key.as_str())
+                    .callback(move |q| {
+                        let t2 = epoch_ns();
+                        let mut t1 = [0u8; 8];
+                        match q.payload() {
+                            Some(p) if head(p, &mut t1) == 8 => {}
+                            _ => return,
+                        }
+                        let mut r = Vec::with_capacity(CLOCK_REPLY_SIZE);
+                        r.extend_from_slice(&t1);
+                        r.extend_from_slice(&t2.to_le_bytes());
+                        r.extend_from_slice(&epoch_ns().to_le_bytes());
+                        r.push(instance);
+                        let _ = q.reply(q.key_expr().clone(), r).wait();
+                    })
+                    .wait()
+                    .map_err(zerr("declaring the clock service"))?,
+            )
+        }
+        None => None,
+    };
     let run_id = a.run_id.unwrap_or((epoch_ns() & 0xffff_ffff) as u32);
 
     // Wait for every topic's subscriber before the clock starts.
@@ -628,9 +704,9 @@ pub fn publish(a: &PubArgs) -> Result<End, Failure> {
     let start = Instant::now() + Duration::from_millis(50);
     let results: Vec<PubResult> = thread::scope(|s| {
         let handles: Vec<_> = (0..a.publishers)
-            .map(|id| {
+            .map(|i| {
                 let session = &session;
-                s.spawn(move || publish_one(session, a, id, run_id, start))
+                s.spawn(move || publish_one(session, a, i, run_id, start))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("publisher thread")).collect()
@@ -646,7 +722,7 @@ pub fn publish(a: &PubArgs) -> Result<End, Failure> {
                 total.skipped += p.skipped;
                 total.errors += p.errors;
                 total.publishers.push(PublisherCounts {
-                    publisher: id as u16,
+                    publisher: a.id_base + id as u16,
                     run_id: Some(run_id),
                     sent: Some(p.sent),
                     ..Default::default()
@@ -664,6 +740,10 @@ pub fn publish(a: &PubArgs) -> Result<End, Failure> {
         summary.completed = false;
         summary.reason = "a subscriber went away during the run".into();
     }
+    if clock_q.is_some() && !stopped() && !a.clock_linger.is_zero() {
+        serve_until(a.clock_linger);
+    }
+    drop(clock_q);
     write(c, None, &summary)?;
     Ok(end_of(&summary, stopped()))
 }
@@ -672,6 +752,8 @@ pub fn publish(a: &PubArgs) -> Result<End, Failure> {
 struct SubPayload {
     size: usize,
     latencies: Vec<u64>,
+    /// Publisher and signed one-way latency of each entry of latencies.
+    arrivals: Vec<(u16, i64)>,
     hist: LatencyHistogram,
     counts: PayloadCounts,
     streams: BTreeMap<u16, (StreamTracker, Option<u32>)>,
@@ -749,6 +831,7 @@ impl SubState {
             recv_ns - h.send_ns
         };
         p.latencies.push(lat);
+        p.arrivals.push((h.publisher, recv_ns as i64 - h.send_ns as i64));
         p.hist.record(lat);
     }
 }
@@ -811,7 +894,9 @@ pub fn subscribe(a: &SubArgs) -> Result<End, Failure> {
     let mut st = state.lock().unwrap();
     let (foreign, malformed) = (st.foreign, st.malformed);
     let mut raw = Vec::new();
+    let mut arrivals = Vec::new();
     for p in st.payloads.iter_mut() {
+        arrivals.push((p.size, std::mem::take(&mut p.arrivals)));
         let mut counts = std::mem::take(&mut p.counts);
         for (&id, (t, run_id)) in &p.streams {
             counts.received += t.unique;
@@ -844,6 +929,17 @@ pub fn subscribe(a: &SubArgs) -> Result<End, Failure> {
         }
     }
     write(c, Some((Latency::OneWay, &raw, "measurements.csv")), &summary)?;
+    if let (true, Some(dir)) = (a.arrivals, &c.out) {
+        output::write_atomic(&dir.join("arrivals.csv"), |w| {
+            writeln!(w, "{ARRIVALS_HEADER}")?;
+            for (size, rows) in &arrivals {
+                for (publisher, ns) in rows {
+                    writeln!(w, "{publisher},{size},{ns}")?;
+                }
+            }
+            Ok(())
+        })?;
+    }
     Ok(end_of(&summary, interrupted))
 }
 
@@ -1058,6 +1154,104 @@ pub fn queryable(a: &QueryableArgs) -> Result<End, Failure> {
     Ok(End::Complete)
 }
 
+// ---- clock ----------------------------------------------------------------------
+
+/// One clock exchange: the publisher host's instance and the four times
+/// (t1, t4 on this host's clock, t2, t3 on the publisher host's).
+type ClockRow = (u8, u64, u64, u64, u64);
+
+/// Parses a clock reply to the probe sent at t1, read at t4.
+fn clock_row(reply: &[u8], t1: u64, t4: u64) -> Option<ClockRow> {
+    if reply.len() != CLOCK_REPLY_SIZE {
+        return None;
+    }
+    let word = |i: usize| u64::from_le_bytes(reply[i * 8..i * 8 + 8].try_into().unwrap());
+    if word(0) != t1 {
+        return None;
+    }
+    Some((reply[24], t1, word(1), word(2), t4))
+}
+
+/// Probes the clocks of the publishers that serve `--key` (pub
+/// --clock-key): every --interval a query to all of them carrying t1, each
+/// reply giving t2, t3 and its instance, t4 read in the reply callback; once
+/// every instance answered --probes times, one probe a second. Writes
+/// clock.csv; mqgate estimates the offsets (internal/clockoffset).
+pub fn clock(a: &ClockArgs) -> Result<End, Failure> {
+    let c = &a.common;
+    if a.probes == 0 || a.timeout.is_zero() {
+        return Err(Failure::usage("--probes and --timeout must be positive"));
+    }
+    let session = c.open(c.mode)?;
+    ready("clock", &session);
+    let start = Instant::now();
+    let mut rows: Vec<ClockRow> = Vec::new();
+    let mut per: BTreeMap<u8, usize> = BTreeMap::new();
+    let mut interrupted = false;
+    loop {
+        if stopped() {
+            interrupted = true;
+            break;
+        }
+        if !a.duration.is_zero() && start.elapsed() >= a.duration {
+            break;
+        }
+        let (tx, rx) = mpsc::channel::<(u64, Vec<u8>)>();
+        let t1 = epoch_ns();
+        // The callback is dropped when Zenoh ends the query: rx then
+        // reports the end.
+        let sent = session
+            .get(c.key.as_str())
+            .payload(t1.to_le_bytes().to_vec())
+            .target(QueryTarget::All)
+            .consolidation(ConsolidationMode::None)
+            .timeout(a.timeout)
+            .callback(move |r| {
+                let t4 = epoch_ns();
+                if let Ok(s) = r.result() {
+                    let mut b = [0u8; CLOCK_REPLY_SIZE + 1];
+                    let n = head(s.payload(), &mut b);
+                    let _ = tx.send((t4, b[..n].to_vec()));
+                }
+            })
+            .wait();
+        if let Err(e) = sent {
+            eprintln!("mqgate-zenoh clock: get: {e}");
+        }
+        let guard = Instant::now() + a.timeout + Duration::from_secs(1);
+        while let Ok((t4, b)) = rx.recv_timeout(guard.saturating_duration_since(Instant::now())) {
+            if let Some(row) = clock_row(&b, t1, t4) {
+                *per.entry(row.0).or_default() += 1;
+                rows.push(row);
+            }
+        }
+        let wanting = per.is_empty() || per.values().any(|&n| n < a.probes);
+        let pause = if wanting { a.interval } else { a.interval.max(Duration::from_secs(1)) };
+        if serve_until(pause.max(Duration::from_millis(1))) {
+            interrupted = true;
+            break;
+        }
+    }
+    if let Some(dir) = &c.out {
+        fs_create(dir)?;
+        output::write_atomic(&dir.join("clock.csv"), |w| {
+            writeln!(w, "{CLOCK_HEADER}")?;
+            for (inst, t1, t2, t3, t4) in &rows {
+                writeln!(w, "{inst},{t1},{t2},{t3},{t4}")?;
+            }
+            Ok(())
+        })?;
+    }
+    if interrupted {
+        return Ok(End::Interrupted);
+    }
+    Ok(End::Complete)
+}
+
+fn fs_create(dir: &std::path::Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| Failure::runtime(format!("creating {}: {e}", dir.display())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1066,6 +1260,18 @@ mod tests {
         let mut m = header::new_message(size);
         h.encode(&mut m);
         m
+    }
+
+    #[test]
+    fn clock_replies() {
+        let mut r = Vec::new();
+        for w in [7u64, 100, 150] {
+            r.extend_from_slice(&w.to_le_bytes());
+        }
+        r.push(3);
+        assert_eq!(clock_row(&r, 7, 60), Some((3, 7, 100, 150, 60)));
+        assert_eq!(clock_row(&r, 8, 60), None, "the reply to another probe");
+        assert_eq!(clock_row(&r[..24], 7, 60), None, "no instance");
     }
 
     #[test]
@@ -1095,6 +1301,8 @@ mod tests {
         assert_eq!(st.ended.len(), 1);
         let p = &st.payloads[0];
         assert_eq!(p.latencies, vec![500, 501, 503, 502, 0]);
+        // arrivals.csv keeps the sign and the publisher of each.
+        assert_eq!(p.arrivals, vec![(0, 500), (0, 501), (0, 503), (0, 502), (1, -7_000)]);
         assert_eq!((p.counts.warmup, p.counts.clamped), (1, 1));
         let (t0, run) = &p.streams[&0];
         assert_eq!((t0.unique, t0.duplicates, t0.out_of_order, t0.lost(), *run), (4, 1, 1, 1, Some(7)));

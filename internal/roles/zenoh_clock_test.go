@@ -1,0 +1,100 @@
+package roles
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/zenohhelper"
+	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
+)
+
+// TestZenohClockOffset runs a Zenoh pub in a process whose helper's wall
+// clock is one second ahead (a host with an offset clock, simulated by
+// the helper's clock shift) and a Zenoh sub on this clock. With the clock
+// offset estimated, the sub finds an offset of about +1 s, corrects every
+// one-way latency by it (few or none below 0) and records it in meta.json
+// and its report; with --clock-offset false the latencies stay as
+// measured: every one is below 0, written as 0 and counted.
+func TestZenohClockOffset(t *testing.T) {
+	bin := zenohtest.Helper(t)
+	t.Setenv(zenohhelper.EnvHelper, bin)
+	router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer router.Stop(10 * time.Second)
+	ep := router.Ready.Locator("tcp")
+	out := t.TempDir()
+	const shift = int64(time.Second)
+	for _, correct := range []bool{true, false} {
+		id := "zc" + strconv.FormatBool(correct)
+		sub := settings(t, RoleSub, map[string]any{"driver": "zenoh", "endpoint": []string{ep}, "out-dir": out, "run-id": id,
+			"timeout": "5s", "duration": "60s", "clock-probes": "16", "clock-offset": strconv.FormatBool(correct),
+			"topic-prefix": "mqgate/clock/" + id, "reliability": "reliable"})
+		done := make(chan Outcome, 1)
+		go func() { done <- Run(context.Background(), sub) }()
+		// The pub waits up to its --timeout for the subscriber to match.
+		time.Sleep(time.Second)
+		cmd, stderr := roleProcessEnv(t, nil, []string{zenohhelper.ClockEnvShift + "=" + strconv.FormatInt(shift, 10)},
+			"pub", "--driver", "zenoh", "--endpoint", ep, "--out-dir", out, "--run-id", id, "--instance", "3", "--rate", "200",
+			"--duration", "2s", "--timeout", "20s", "--reliability", "reliable", "--topic-prefix", "mqgate/clock/"+id, "--log-level", "warn")
+		if code := waitExit(t, cmd, 2*time.Minute, "pub", stderr); code != 0 {
+			t.Fatalf("pub exit %d: %s", code, stderr)
+		}
+		var o Outcome
+		select {
+		case o = <-done:
+		case <-time.After(2 * time.Minute):
+			t.Fatal("sub did not end (watchdog)")
+		}
+		if o.Err != nil || o.Incomplete || o.Interrupted {
+			t.Fatalf("sub: %+v", o)
+		}
+		dir := filepath.Join(out, id)
+		m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra := m.SubExperiments[0].System.Extra
+		rows := rawRows(t, dir, "zenoh_reliable_pubsub")
+		lat := make([]float64, len(rows))
+		for i, r := range rows {
+			lat[i] = r.Latency
+		}
+		slices.Sort(lat)
+		var rep SubReport
+		readJSON(t, filepath.Join(dir, ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &rep)
+		est := rep.ClockOffset["3"]
+		clamped, _ := strconv.Atoi(extra["clamped"])
+		if len(rows) < 100 || rep.Samples != len(rows) || uint64(clamped) != rep.Clamped {
+			t.Fatalf("correct=%v: %d rows, report %+v, extra %v", correct, len(rows), rep, extra)
+		}
+		t.Logf("clock-offset %v: offset %s ns (bound %s, %s), %d rows, median %.1f us, %d clamped", correct, extra["clock_offset_ns.3"],
+			extra["clock_offset_error_bound_ns.3"], extra["clock_offset_method.3"], len(rows), lat[len(lat)/2], clamped)
+		if correct {
+			off, _ := strconv.ParseInt(extra["clock_offset_ns.3"], 10, 64)
+			// The estimate is off by at most the probes' delays, which a
+			// loaded machine makes milliseconds, never a quarter second.
+			if extra["clock_offset_method.3"] != "ntp-min-delay" || off < shift-250e6 || off > shift+250e6 || est.OffsetNs != off || est.Disabled {
+				t.Errorf("offset: extra %v, report %+v", extra, est)
+			}
+			// Corrected: a one-way latency of a loopback, well under the
+			// shift, and not all clamped.
+			if med := lat[len(lat)/2]; med <= 0 || med > float64(shift/2)/1000 || clamped > len(rows)/2 {
+				t.Errorf("corrected latencies: median %v us, %d of %d clamped", med, clamped, len(rows))
+			}
+		} else {
+			if extra["clock_offset_method.3"] != "disabled" || !est.Disabled {
+				t.Errorf("disabled: extra %v, report %+v", extra, est)
+			}
+			if clamped != len(rows) || lat[len(lat)-1] != 0 {
+				t.Errorf("uncorrected latencies: %d of %d clamped, max %v us", clamped, len(rows), lat[len(lat)-1])
+			}
+		}
+	}
+}
