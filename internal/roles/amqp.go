@@ -71,11 +71,24 @@ type amqpBackend struct {
 	seq   uint64
 }
 
+// dialAMQP connects to the first of endpoints that accepts, in order (a
+// broker and its standbys).
 func dialAMQP(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
-	raw := "amqp://guest:guest@127.0.0.1:5672/"
-	if len(endpoints) > 0 {
-		raw = endpoints[0]
+	if len(endpoints) == 0 {
+		endpoints = []string{"amqp://guest:guest@127.0.0.1:5672/"}
 	}
+	var errs []error
+	for _, raw := range endpoints {
+		b, err := dialAMQPAt(ctx, raw, reliable, timeout)
+		if err == nil || ctx.Err() != nil {
+			return b, err
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+func dialAMQPAt(ctx context.Context, raw string, reliable bool, timeout time.Duration) (Backend, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "" {
 		return nil, fmt.Errorf("--endpoint %q: expected amqp://USER:PASSWORD@HOST:PORT/VHOST (or amqps://)", driver.RedactURL(raw))

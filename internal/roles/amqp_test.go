@@ -39,7 +39,10 @@ func TestAMQPRoles(t *testing.T) {
 				}
 				return m
 			}
-			sub := settings(t, RoleSub, with(map[string]any{"run-id": "aps", "publishers": "2"}))
+			// --endpoint is repeatable: the sub's first broker refuses, the
+			// second takes it.
+			sub := settings(t, RoleSub, with(map[string]any{"run-id": "aps", "publishers": "2",
+				"endpoint": []string{"amqp://guest:guest@127.0.0.1:1/", url}}))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var wg sync.WaitGroup

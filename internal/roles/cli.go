@@ -2,6 +2,7 @@ package roles
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,7 +20,7 @@ import (
 // usage of every setting, by key; defaults are Resolve's.
 var usage = map[string]string{
 	"driver":       "messaging system: nats (core NATS publish/subscribe, request/reply), mqtt (MQTT 5, QoS 0 or 1 by --reliability, request/response), amqp (AMQP 0-9-1 through amq.topic, queries by RabbitMQ's direct reply-to) or zenoh (through mqgate-zenoh) (default nats)",
-	"endpoint":     "where the system is, repeatable: nats://host:4222, mqtt://host:1883, amqp://user:pass@host:5672/vhost, for zenoh a router tcp/host:7447",
+	"endpoint":     "where the system is, repeatable (nats: a server pool; mqtt, amqp: tried in order until one accepts; zenoh: every router): nats://host:4222, mqtt://host:1883, amqp://user:pass@host:5672/vhost, tcp/host:7447 for zenoh",
 	"topic-prefix": "topics start with this (default mqgate.bench; zenoh: mqgate/bench); data go below <prefix>.data, clock probes to <prefix>.clock",
 	"topics":       "pub: publisher i publishes on <prefix>.data.<i mod topics> (default 1)",
 	"publishers":   "pub: publishers in this process, each at --rate; sub: publishers expected in all, each ends with an end marker (default 1)",
@@ -27,7 +28,7 @@ var usage = map[string]string{
 	"rate":         "pub: messages per second per publisher, open loop (default 1000)",
 	"duration":     "pub, req: how long to send; qry: how long to serve; sub: how long to wait for a first message, with --timeout (default 10s)",
 	"reliability":  "best_effort or reliable (default best_effort): recorded, and zenoh's publisher reliability",
-	"expr":         "sub: what to subscribe to (default <prefix>.data and below); req: the query key (default --serve-prefix)",
+	"expr":         "sub: what to subscribe to, it and below it unless it has a wildcard (default <prefix>.data); req: the query key (default --serve-prefix)",
 	"subscribers":  "sub: subscriptions in this process, each counting every message (default 1)",
 	"qps":          "req: queries per second, open loop (default 100)",
 	"concurrency":  "req: queries in flight at most; a slot that finds them all busy is skipped and counted (default 8)",
@@ -82,7 +83,8 @@ run itself, before the role's name (run --run-id r1 --out-dir /data sub …);
 after the name they win over the same flag before it.
 
 Exit codes: 0 done; 2 usage error, or a peer or the system lost (results are
-written, meta.json marks them incomplete); 130 interrupted (results written).
+written, meta.json marks them incomplete); 130 interrupted (SIGINT, SIGTERM:
+what was measured is written, and one line on standard error names it).
 The last line of standard error names the results.
 
 Example (three hosts, a NATS server on 10.0.0.1):
@@ -189,6 +191,10 @@ func action(c *cli.Context, role string) error {
 		Version = c.App.Version
 	}
 	out := runRole(c.Context, s)
+	if out.Interrupted && out.Err == nil {
+		// Interrupted: one line, the summary, which names the results.
+		return cliapp.Exit(cliapp.ExitInterrupted, errors.New(out.Summary))
+	}
 	if out.Err == nil || len(out.Paths) > 0 {
 		// A role that wrote nothing has only its error to say.
 		fmt.Fprintln(c.App.ErrWriter, out.Summary)
@@ -196,8 +202,6 @@ func action(c *cli.Context, role string) error {
 	switch {
 	case out.Err != nil:
 		return cliapp.Exit(cliapp.ExitUsage, out.Err)
-	case out.Interrupted:
-		return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted; what was measured is in %s", strings.Join(out.Paths, ", ")))
 	case out.Incomplete:
 		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("incomplete run (a peer or the system was lost); what was measured is in %s, whose meta.json and role report say why", strings.Join(out.Paths, ", ")))
 	}

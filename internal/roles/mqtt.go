@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -44,11 +45,24 @@ type mqttSub struct {
 	f      func(topic string, msg []byte, props *paho.PublishProperties, at time.Time)
 }
 
+// dialMQTT connects to the first of endpoints that accepts, in order (a
+// broker and its standbys).
 func dialMQTT(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
-	raw := "mqtt://127.0.0.1:1883"
-	if len(endpoints) > 0 {
-		raw = endpoints[0]
+	if len(endpoints) == 0 {
+		endpoints = []string{"mqtt://127.0.0.1:1883"}
 	}
+	var errs []error
+	for _, raw := range endpoints {
+		b, err := dialMQTTAt(ctx, raw, reliable, timeout)
+		if err == nil || ctx.Err() != nil {
+			return b, err
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+func dialMQTTAt(ctx context.Context, raw string, reliable bool, timeout time.Duration) (Backend, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "mqtt" || u.Host == "" {
 		return nil, fmt.Errorf("--endpoint %q: expected mqtt://HOST:PORT", driver.RedactURL(raw))

@@ -48,7 +48,10 @@ func TestMQTTRoles(t *testing.T) {
 		qryOut = Run(ctx, settings(t, RoleQry, with(map[string]any{"run-id": "mq", "duration": "1m", "replies": "2", "reply-size": "100"})))
 	}()
 	time.Sleep(500 * time.Millisecond)
-	pubOut := Run(context.Background(), settings(t, RolePub, with(map[string]any{"run-id": "mps", "publishers": "2", "rate": "100", "duration": "1s", "instance": "4"})))
+	// --endpoint is repeatable: the pub's first broker refuses, the second
+	// takes it.
+	pubOut := Run(context.Background(), settings(t, RolePub, with(map[string]any{"run-id": "mps", "publishers": "2", "rate": "100", "duration": "1s", "instance": "4",
+		"endpoint": []string{"mqtt://127.0.0.1:1", url}})))
 	req := settings(t, RoleReq, with(map[string]any{"run-id": "mq", "qps": "50", "duration": "1s", "replies": "2"}))
 	reqOut := Run(context.Background(), req)
 	cancel()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -74,30 +75,36 @@ func lastLine(s string) string {
 }
 
 // TestSIGTERM stops a sub process waiting for its publishers with
-// SIGTERM: it flushes, exits 130 and prints one line naming the results.
+// SIGTERM, and one with SIGINT (its flags given to run before the role's
+// name): each flushes, exits 130 and prints one line naming the results.
 func TestSIGTERM(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
-	csv := filepath.Join(out, "snap.csv")
-	cmd, stderr := roleProcess(t, nil, "sub", "--endpoint", url, "--run-id", "term", "--out-dir", out, "--duration", "5m", "--log-level", "error", "--csv", csv)
-	// Stopped once it measures: its snapshot file exists.
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(csv); err == nil {
-			break
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		id := strings.ToLower(sig.String()[:4]) + strconv.Itoa(int(sig))
+		csv := filepath.Join(out, id+".csv")
+		args := []string{"sub", "--endpoint", url, "--run-id", id, "--out-dir", out, "--duration", "5m", "--log-level", "error", "--csv", csv}
+		if sig == syscall.SIGINT {
+			args = []string{"--run-id", id, "--out-dir", out, "--log-level", "error", "sub", "--endpoint", url, "--duration", "5m", "--csv", csv}
 		}
-	}
-	time.Sleep(200 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGTERM)
-	code := waitExit(t, cmd, time.Minute, "sub", stderr)
-	dir := filepath.Join(out, "term")
-	if code != 130 || !strings.Contains(lastLine(stderr.String()), "interrupted; what was measured is in "+dir) {
-		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
-	}
-	if !strings.Contains(stderr.String(), "sub term: 0 samples from 0 publishers, 0 lost, interrupted; results in "+dir) {
-		t.Errorf("no summary line:\n%s", stderr)
-	}
-	if m, err := meta.ReadFile(filepath.Join(dir, meta.FileName)); err != nil || !m.Interrupted {
-		t.Errorf("meta %+v %v", m, err)
+		cmd, stderr := roleProcess(t, nil, args...)
+		// Stopped once it measures: its snapshot file exists.
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(csv); err == nil {
+				break
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+		cmd.Process.Signal(sig)
+		code := waitExit(t, cmd, time.Minute, "sub", stderr)
+		dir := filepath.Join(out, id)
+		// One line: the summary, naming the results.
+		if want := "run: sub " + id + ": 0 samples from 0 publishers, 0 lost, interrupted; results in " + dir + "\n"; code != 130 || stderr.String() != want {
+			t.Fatalf("%v: exit %d, stderr:\n%s\nwant\n%s", sig, code, stderr, want)
+		}
+		if m, err := meta.ReadFile(filepath.Join(dir, meta.FileName)); err != nil || !m.Interrupted {
+			t.Errorf("%v: meta %+v %v", sig, m, err)
+		}
 	}
 }
 

@@ -322,15 +322,18 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 	}
 	var unsubs []func() error
 	for i := range s.Subscribers {
-		un, err := b.Subscribe(subExpr(b, s.Expr), func(_ string, msg []byte, at time.Time) { handle(i, msg, at) })
-		if err != nil {
-			for _, u := range unsubs {
-				u()
+		// A topic matches one of the expressions at most: no duplicates.
+		for _, expr := range subExprs(b, s.Expr) {
+			un, err := b.Subscribe(expr, func(_ string, msg []byte, at time.Time) { handle(i, msg, at) })
+			if err != nil {
+				for _, u := range unsubs {
+					u()
+				}
+				met.Close()
+				return Outcome{Err: fmt.Errorf("subscribing to %s: %w", expr, err)}
 			}
-			met.Close()
-			return Outcome{Err: fmt.Errorf("subscribing to %s: %w", s.Expr, err)}
+			unsubs = append(unsubs, un)
 		}
-		unsubs = append(unsubs, un)
 	}
 	// One clock estimate per publisher host, made when its first message
 	// arrives.
@@ -517,13 +520,17 @@ loop:
 	return out
 }
 
-// subExpr is expr, or everything below it when it has no wildcard (NATS
-// * and >, MQTT + and #, AMQP * and #).
-func subExpr(b Backend, expr string) string {
+// subExprs are expr when it has a wildcard (NATS * and >, MQTT + and #,
+// AMQP * and #), else expr and everything below it: one expression where
+// the system's wildcard matches its prefix too (MQTT, AMQP), two in NATS.
+func subExprs(b Backend, expr string) []string {
 	if strings.ContainsAny(expr, "*>#+") {
-		return expr
+		return []string{expr}
 	}
-	return b.Wildcard(expr)
+	if w, ok := b.(interface{ WildcardIncludesPrefix() bool }); ok && w.WildcardIncludesPrefix() {
+		return []string{b.Wildcard(expr)}
+	}
+	return []string{expr, b.Wildcard(expr)}
 }
 
 // offsetOf is the clock offset of instance's host known so far (0 when

@@ -1,0 +1,93 @@
+package roles
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// freePort is a TCP port nobody listened on a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestRoleFlags runs the role flags the other tests leave at their
+// defaults, over an embedded NATS server:
+//   - --serve-prefix and --expr: a queryable serving svc.x answers a
+//     requester asking svc.x.deep (below the prefix);
+//   - --concurrency 1 with a --proc-delay longer than the --qps period:
+//     the slots that find the query in flight are skipped and counted, the
+//     others answered;
+//   - --prom-port: the queryable's /metrics counts the queries it took;
+//   - --expr on a sub: only the topic chosen (of --topics 2) is taken;
+//   - --endpoint repeated: a dead server first, the live one next.
+func TestRoleFlags(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	qs := settings(t, RoleQry, map[string]any{"endpoint": []string{url}, "run-id": "f", "out-dir": out, "serve-prefix": "svc.x",
+		"proc-delay": "30ms", "duration": "2m", "prom-port": strconv.Itoa(port)})
+	qdone := make(chan Outcome, 1)
+	go func() { qdone <- Run(ctx, qs) }()
+	time.Sleep(300 * time.Millisecond)
+	req := settings(t, RoleReq, map[string]any{"endpoint": []string{"nats://127.0.0.1:1", url}, "run-id": "f", "out-dir": out,
+		"expr": "svc.x.deep", "qps": "100", "duration": "1s", "concurrency": "1", "timeout": "10s"})
+	if o := Run(context.Background(), req); o.Err != nil || o.Incomplete {
+		t.Fatalf("req: %+v", o)
+	}
+	var rr ReqReport
+	readJSON(t, filepath.Join(out, "f", ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
+	// At most one query in flight, each ≥ 30 ms: at most ~34 sent of the
+	// 100 slots of 1 s, the rest skipped.
+	if rr.Queries == 0 || rr.Complete != rr.Queries || rr.Skipped == 0 || rr.Queries+rr.Skipped < 90 || rr.Queries > 40 || rr.Expr != "svc.x.deep" {
+		t.Errorf("req report %+v", rr)
+	}
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`mqgate_role_received_total\{role="qry",run_id="f"\} (\d+)`).FindSubmatch(body)
+	if m == nil || string(m[1]) != strconv.FormatUint(rr.Queries, 10) {
+		t.Errorf("/metrics: want %d queries received:\n%s", rr.Queries, body)
+	}
+	cancel()
+	if o := <-qdone; o.Err != nil || !o.Interrupted {
+		t.Errorf("qry: %+v", o)
+	}
+
+	// A sub of topic 1 only: publisher 1 of the two publishes there.
+	sub := settings(t, RoleSub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out, "expr": "mqgate.bench.data.1",
+		"publishers": "1", "timeout": "10s"})
+	sdone := make(chan Outcome, 1)
+	go func() { sdone <- Run(context.Background(), sub) }()
+	time.Sleep(300 * time.Millisecond)
+	if o := Run(context.Background(), settings(t, RolePub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out,
+		"publishers": "2", "topics": "2", "rate": "100", "duration": "500ms", "instance": "5"})); o.Err != nil || o.Incomplete {
+		t.Fatalf("pub: %+v", o)
+	}
+	if o := <-sdone; o.Err != nil || o.Incomplete {
+		t.Fatalf("sub: %+v", o)
+	}
+	var sr SubReport
+	readJSON(t, filepath.Join(out, "fe", ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
+	if len(sr.Publishers) != 1 || sr.Publishers[0].ID != 5<<8|1 || sr.Publishers[0].Lost != 0 || sr.Samples == 0 {
+		t.Errorf("sub report %+v", sr)
+	}
+}
