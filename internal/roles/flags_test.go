@@ -1,6 +1,7 @@
 package roles
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,9 +9,14 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/process"
 )
 
 // freePort is a TCP port nobody listened on a moment ago.
@@ -72,22 +78,42 @@ func TestRoleFlags(t *testing.T) {
 		t.Errorf("qry: %+v", o)
 	}
 
-	// A sub of topic 1 only: publisher 1 of the two publishes there.
+	// A sub of topic 1 only: publisher 1 of the two publishes there; a
+	// second sub (--label zero) takes topic 0 into the same experiment.
 	sub := settings(t, RoleSub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out, "expr": "mqgate.bench.data.1",
 		"publishers": "1", "timeout": "10s"})
-	sdone := make(chan Outcome, 1)
+	sub0 := settings(t, RoleSub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out, "expr": "mqgate.bench.data.0",
+		"publishers": "1", "timeout": "10s", "label": "zero"})
+	sdone := make(chan Outcome, 2)
 	go func() { sdone <- Run(context.Background(), sub) }()
+	go func() { sdone <- Run(context.Background(), sub0) }()
 	time.Sleep(300 * time.Millisecond)
 	if o := Run(context.Background(), settings(t, RolePub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out,
 		"publishers": "2", "topics": "2", "rate": "100", "duration": "500ms", "instance": "5"})); o.Err != nil || o.Incomplete {
 		t.Fatalf("pub: %+v", o)
 	}
-	if o := <-sdone; o.Err != nil || o.Incomplete {
-		t.Fatalf("sub: %+v", o)
+	for range 2 {
+		if o := <-sdone; o.Err != nil || o.Incomplete {
+			t.Fatalf("sub: %+v", o)
+		}
 	}
 	var sr SubReport
 	readJSON(t, filepath.Join(out, "fe", ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
 	if len(sr.Publishers) != 1 || sr.Publishers[0].ID != 5<<8|1 || sr.Publishers[0].Lost != 0 || sr.Samples == 0 {
 		t.Errorf("sub report %+v", sr)
+	}
+	// Both subs merged into one experiment, which the pipeline reads.
+	mt, err := meta.ReadFile(filepath.Join(out, "fe", meta.FileName))
+	if err != nil || len(mt.SubExperiments) != 2 || !mt.Completed {
+		t.Fatalf("meta %+v %v", mt, err)
+	}
+	types := []string{mt.SubExperiments[0].Type, mt.SubExperiments[1].Type}
+	slices.Sort(types)
+	if !slices.Equal(types, []string{"nats_best_effort_pubsub", "nats_best_effort_zero"}) {
+		t.Errorf("sub-experiments %v", types)
+	}
+	var o, e bytes.Buffer
+	if code := cliapp.Run(context.Background(), process.App(), []string{"process", "--no-plots", filepath.Join(out, "fe")}, &o, &e); code != 0 {
+		t.Errorf("process: exit %d: %s", code, e.String())
 	}
 }
