@@ -167,6 +167,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	warnings = append(warnings, more...)
 	var v *gate.Verdict
+	var tchecks []ThroughputCheck
 	switch {
 	case reqs == nil:
 		v = &gate.Verdict{Tool: Tool, ReferenceName: referenceName}
@@ -184,7 +185,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	baseline := cfg.Requirements
 	switch {
 	case treqs != nil:
-		v.Add(EvaluateThroughput(treqs, exps, cfg.Margin)...)
+		tchecks = EvaluateThroughput(treqs, exps, cfg.Margin)
+		for _, tc := range tchecks {
+			v.Add(tc.Check)
+		}
 		mode := "throughput " + ModeText(nil, len(exps), cfg.Margin)
 		if requirements.ThroughputStatistical(treqs) {
 			st := treqs[0].Stat
@@ -216,6 +220,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	byType := map[string][]gate.Check{}
 	for _, c := range v.Checks {
 		byType[c.SubExperiment] = append(byType[c.SubExperiment], c)
+	}
+	if reportDir != "" {
+		byTput := map[string][]ThroughputCheck{}
+		var ttypes []string
+		for _, tc := range tchecks {
+			if byTput[tc.Type] == nil {
+				ttypes = append(ttypes, tc.Type)
+			}
+			byTput[tc.Type] = append(byTput[tc.Type], tc)
+		}
+		for _, typ := range ttypes {
+			path := filepath.Join(reportDir, ThroughputReportFileName(typ))
+			if err := atomicfile.Write(path, func(w io.Writer) error { return WriteThroughputReport(w, byTput[typ], cfg.AllowMissing) }); err != nil {
+				return res, err
+			}
+			res.Files = append(res.Files, path)
+		}
 	}
 	var svgs = map[string][]htmlreport.Plot{}
 	for _, s := range sums {

@@ -1,7 +1,10 @@
 package check
 
 import (
+	"encoding/csv"
 	"fmt"
+	"io"
+	"strconv"
 	"math"
 	"strings"
 
@@ -22,8 +25,11 @@ var ThroughputMetric = gate.MessageRate
 // requirements.JudgeThroughput, three-valued. A requirement whose row the
 // runs lack (another payload or offered rate) is a missing check naming
 // what was measured instead, and so is a measured row without requirement.
-func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Experiment, margin float64) []gate.Check {
-	var checks []gate.Check
+func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Experiment, margin float64) []ThroughputCheck {
+	var checks []ThroughputCheck
+	add := func(typ string, k experiment.ThroughputKey, c gate.Check) {
+		checks = append(checks, ThroughputCheck{Type: typ, Key: k, Check: c})
+	}
 	plain := len(runs) == 1 && !requirements.ThroughputStatistical(reqs) && margin == 0
 	required := map[string]bool{}
 	for _, r := range reqs {
@@ -43,17 +49,17 @@ func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Ex
 			values = append(values, row.Median)
 		}
 		if len(lacking) > 0 {
-			checks = append(checks, gate.MissingCheck(label, r.Key.Payload, ThroughputMetric, r.Min, math.NaN(),
+			add(r.Type, r.Key, gate.MissingCheck(label, r.Key.Payload, ThroughputMetric, r.Min, math.NaN(),
 				fmt.Sprintf("%s: no measurement in %s (%s)%s", r.Key, strings.Join(lacking, ", "), experiment.ThroughputFileName(r.Type), measuredInstead(runs, r))))
 			continue
 		}
 		if plain {
 			c := gate.Evaluate(label, r.Key.Payload, ThroughputMetric, referenceName, r.Min, 0, values[0])
 			c.Message += " [higher is better]"
-			checks = append(checks, c)
+			add(r.Type, r.Key, c)
 			continue
 		}
-		checks = append(checks, judgedThroughput(label, r, values, margin))
+		add(r.Type, r.Key, judgedThroughput(label, r, values, margin))
 	}
 	for _, e := range runs {
 		for _, t := range e.Throughputs {
@@ -64,12 +70,56 @@ func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Ex
 					continue
 				}
 				required[label+fmt.Sprint(k.Payload)] = true
-				checks = append(checks, gate.MissingCheck(label, k.Payload, ThroughputMetric, math.NaN(), row.Median,
+				add(t.Type, k, gate.MissingCheck(label, k.Payload, ThroughputMetric, math.NaN(), row.Median,
 					fmt.Sprintf("%s: no throughput requirement for it", k)))
 			}
 		}
 	}
 	return checks
+}
+
+// ThroughputCheck is one throughput check with the row it judged.
+type ThroughputCheck struct {
+	Type  string
+	Key   experiment.ThroughputKey
+	Check gate.Check
+}
+
+// ThroughputReportColumns is the header of a throughput check report
+// (formats §4): the check report's, with the load after Bytes.
+var ThroughputReportColumns = []string{"Check", "Bytes", "Load", "Offered", "Requirement", "Experiment", "Difference",
+	"Percentage over requirement", "Status"}
+
+// ThroughputReportFileName is the throughput check report of
+// sub-experiment typ: checks_throughput_<type>.csv.
+func ThroughputReportFileName(typ string) string { return ReportFileName("throughput_" + typ) }
+
+// WriteThroughputReport writes the checks of one sub-experiment's
+// throughput as a check report: Check "Median [msg/s]", the Requirement a
+// lower limit, Status passed, failed or inconclusive; a missing check as in
+// WriteReport.
+func WriteThroughputReport(w io.Writer, checks []ThroughputCheck, allowMissing bool) error {
+	cw := csv.NewWriter(w)
+	cw.Write(ThroughputReportColumns)
+	for _, tc := range checks {
+		c := tc.Check
+		status := string(c.Status)
+		if c.Status == gate.Missing {
+			if allowMissing {
+				continue
+			}
+			status = string(gate.Failed)
+		}
+		var rec []string
+		for _, v := range []float64{c.Reference, c.Value, c.Difference, c.Percent} {
+			s, _ := f3(v).MarshalCSV()
+			rec = append(rec, s)
+		}
+		cw.Write(append([]string{"Median [msg/s]", strconv.Itoa(tc.Key.Payload), tc.Key.Mode, experiment.FormatOffered(tc.Key.Offered)},
+			append(rec, status)...))
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // measuredInstead says which rows of the same payload and mode the runs

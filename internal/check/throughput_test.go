@@ -106,6 +106,15 @@ func TestThroughputCheckMismatch(t *testing.T) {
 		!strings.Contains(stdout, "16 B rate 6000 msg/s: no throughput requirement for it") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
+	report, err := os.ReadFile(filepath.Join(dirs[0], ThroughputReportFileName("intraprocess_best_effort")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(report), "\n")
+	if lines[0] != strings.Join(ThroughputReportColumns, ",") || !strings.HasPrefix(lines[1], "Median [msg/s],16,window,0,") || !strings.HasSuffix(lines[1], ",passed") ||
+		!strings.HasPrefix(lines[2], "Median [msg/s],16,rate,5000,") || !strings.HasSuffix(lines[2], ",,,,failed") {
+		t.Errorf("throughput check report:\n%s", report)
+	}
 	if code, stdout, stderr := runCheck(t, root, "--throughput-requirements", req, "-e", dirs[0], "--format", "svg", "--allow-missing"); code != cliapp.ExitOK {
 		t.Errorf("--allow-missing: exit %d\n%s%s", code, stdout, stderr)
 	}
