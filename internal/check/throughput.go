@@ -4,8 +4,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"strconv"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
