@@ -53,8 +53,18 @@ const (
 
 // Options say how to calibrate.
 type Options struct {
-	// PerSide is the runs per side N; 0 means half the pool.
+	// Gate is the gate calibrated; nil means the compare gate,
+	// CompareGate{FalseFail}.
+	Gate Gate
+	// PerSide is the runs per side N of a symmetric split; 0 means half the
+	// pool. Reference and Candidate, when set, size the sides apart (a
+	// check's baseline and candidate runs).
 	PerSide int
+	// Reference is the runs of the reference side (the baseline a
+	// requirements file is derived from); 0 means PerSide.
+	Reference int
+	// Candidate is the runs of the candidate side; 0 means PerSide.
+	Candidate int
 	// Splits is how many random splits to judge (SplitRandom); default 200.
 	Splits int
 	// Split is SplitRandom (default) or SplitOrdered.
@@ -91,12 +101,25 @@ type Point struct {
 	// regression); Check the rate at which a single check fails.
 	Gate  Rate `json:"gate"`
 	Check Rate `json:"check"`
+	// Passed and Inconclusive are the rates of the gate's other two
+	// verdicts: with Gate they add up to every split.
+	Passed       Rate `json:"passed"`
+	Inconclusive Rate `json:"inconclusive"`
 }
 
 // Result is a calibration.
 type Result struct {
-	Runs      int     `json:"runs"`
-	PerSide   int     `json:"per_side"`
+	// Gate names the gate calibrated: "compare" or "check".
+	Gate string `json:"gate"`
+	// Description says how the gate judged, for reports (may be empty).
+	Description string `json:"description,omitempty"`
+	Runs        int    `json:"runs"`
+	// PerSide is the runs per side of a symmetric split, 0 otherwise;
+	// Reference and Candidate are the runs of each side.
+	PerSide   int `json:"per_side"`
+	Reference int `json:"reference_runs"`
+	Candidate int `json:"candidate_runs"`
+	// Checks is the number of checks a split judges.
 	Checks    int     `json:"checks"`
 	Split     string  `json:"split"`
 	Seed      uint64  `json:"seed"`
@@ -113,6 +136,9 @@ type Result struct {
 	Curve       []Point `json:"curve"`
 	Detect      float64 `json:"detect"`
 	DetectCheck float64 `json:"detect_check"`
+	// Notes are what the gate says about itself at these runs (e.g. the
+	// candidate runs a distribution-free check needs before it can fail).
+	Notes []string `json:"notes"`
 }
 
 // ClopperPearson returns the exact (Clopper–Pearson) two-sided interval at
@@ -145,14 +171,38 @@ func rate(k, n int) Rate {
 type split struct{ ref, cand []int }
 
 func (o *Options) defaults(runs int) error {
-	if o.PerSide == 0 {
+	if o.PerSide == 0 && o.Reference == 0 && o.Candidate == 0 {
 		o.PerSide = runs / 2
 	}
-	if o.PerSide < 2 {
-		return fmt.Errorf("calibration needs at least 2 runs per side, so at least 4 unchanged runs; got %d", runs)
+	if o.Reference == 0 {
+		o.Reference = o.PerSide
 	}
-	if 2*o.PerSide > runs {
+	if o.Candidate == 0 {
+		o.Candidate = o.PerSide
+	}
+	if o.Reference == 0 && o.Candidate > 0 {
+		o.Reference = runs - o.Candidate
+	}
+	if o.Candidate == 0 && o.Reference > 0 {
+		o.Candidate = runs - o.Reference
+	}
+	if o.Reference == o.Candidate {
+		o.PerSide = o.Reference
+	} else {
+		o.PerSide = 0
+	}
+	switch {
+	case o.PerSide != 0 && o.PerSide < 2:
+		return fmt.Errorf("calibration needs at least 2 runs per side, so at least 4 unchanged runs; got %d", runs)
+	case o.PerSide != 0 && 2*o.PerSide > runs:
 		return fmt.Errorf("%d runs per side need at least %d unchanged runs; the pool has %d", o.PerSide, 2*o.PerSide, runs)
+	case o.Reference < 2:
+		return fmt.Errorf("calibration needs at least 2 reference runs; got %d (the pool has %d runs)", o.Reference, runs)
+	case o.Candidate < 1:
+		return fmt.Errorf("calibration needs at least 1 candidate run; got %d (the pool has %d runs)", o.Candidate, runs)
+	case o.Reference+o.Candidate > runs:
+		return fmt.Errorf("%d reference and %d candidate runs need at least %d unchanged runs; the pool has %d",
+			o.Reference, o.Candidate, o.Reference+o.Candidate, runs)
 	}
 	if o.Splits == 0 {
 		o.Splits = 200
@@ -177,21 +227,25 @@ func (o *Options) defaults(runs int) error {
 	if o.Power == 0 {
 		o.Power = 0.95
 	}
+	if o.Gate == nil {
+		o.Gate = CompareGate{FalseFail: o.FalseFail}
+	}
 	return nil
 }
 
 func (o Options) splits(runs int) []split {
 	var out []split
+	n, k := o.Reference, o.Candidate
 	if o.Split == SplitOrdered {
-		for i := 0; i+2*o.PerSide <= runs; i++ {
-			out = append(out, split{seq(i, o.PerSide), seq(i+o.PerSide, o.PerSide)})
+		for i := 0; i+n+k <= runs; i++ {
+			out = append(out, split{seq(i, n), seq(i+n, k)})
 		}
 		return out
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6d71676174650a))
 	for i := 0; i < o.Splits; i++ {
 		perm := rng.Perm(runs)
-		out = append(out, split{perm[:o.PerSide], perm[o.PerSide : 2*o.PerSide]})
+		out = append(out, split{perm[:n], perm[n : n+k]})
 	}
 	return out
 }
@@ -204,10 +258,74 @@ func seq(from, n int) []int {
 	return s
 }
 
-// Run calibrates the gate on pool: it judges every split of the unchanged
-// runs as gate.Judge would a real comparison, counting how often the whole
-// gate fails (the false-fail rate), and again with every candidate value
-// made worse by each factor (the power curve).
+// Outcome is a gate's verdict on one split: its status, and how many of
+// its checks failed out of how many it judged.
+type Outcome struct {
+	Status         gate.Status
+	Failed, Checks int
+}
+
+// Gate is a gate to calibrate: it judges one split of a pool as a user's
+// gate run would judge real runs.
+type Gate interface {
+	// Name names the gate in reports ("compare", "check").
+	Name() string
+	// Describe says how the gate judges, in one line for reports.
+	Describe() string
+	// Judge judges the split whose reference (baseline) runs are ref and
+	// candidate runs cand, once per factor: with every candidate value made
+	// worse by it (latency × f, throughput ÷ f, see Worse). factors[0] is
+	// 1, the unchanged system.
+	Judge(pool Pool, ref, cand []int, factors []float64) ([]Outcome, error)
+	// Notes says what a user should know about the gate at r's runs, e.g.
+	// checks that cannot fail with so few candidate runs.
+	Notes(pool Pool, r *Result) []string
+}
+
+// Worse returns value v of metric m made worse by factor f: v·f when lower
+// is better, v/f when higher is.
+func Worse(m gate.Metric, v, f float64) float64 {
+	if m.Better == gate.HigherIsBetter {
+		return v / f
+	}
+	return v * f
+}
+
+// CompareGate is the statistical gate of compare (formats §8): gate.Judge
+// over every check of the pool at once, Holm's correction at FalseFail.
+type CompareGate struct {
+	FalseFail float64
+}
+
+// Name implements Gate.
+func (CompareGate) Name() string { return "compare" }
+
+// Describe implements Gate.
+func (g CompareGate) Describe() string {
+	return fmt.Sprintf("compare: Hodges–Lehmann ratio, Mann–Whitney interval and p, Holm at family-wise false-fail level %s", pct(g.FalseFail))
+}
+
+// Judge implements Gate.
+func (g CompareGate) Judge(pool Pool, ref, cand []int, factors []float64) ([]Outcome, error) {
+	out := make([]Outcome, len(factors))
+	for f, factor := range factors {
+		checks := gate.Judge(pool.series(split{ref, cand}, factor), g.FalseFail, "reference")
+		v := gate.Verdict{}
+		v.Add(checks...)
+		v.Finish()
+		out[f] = Outcome{Status: v.Status, Failed: v.Failed, Checks: len(checks)}
+	}
+	return out, nil
+}
+
+// Notes implements Gate.
+func (CompareGate) Notes(Pool, *Result) []string { return nil }
+
+// Run calibrates a gate (opt.Gate, by default compare's) on pool: it judges
+// every split of the unchanged runs into reference and candidate runs as
+// the gate would judge a real comparison, counting how often the whole gate
+// fails (the false-fail rate), passes or is inconclusive, and again with
+// every candidate value made worse by each factor (the power curve).
 func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 	runs := pool.Runs()
 	if len(pool.Keys) == 0 {
@@ -223,35 +341,24 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 	}
 	splits := opt.splits(runs)
 	factors := append([]float64{1}, opt.Factors...)
-	// outcome[f][s]: gate status and number of failed checks.
-	type outcome struct {
-		status gate.Status
-		failed int
-	}
-	out := make([][]outcome, len(factors))
-	for f := range out {
-		out[f] = make([]outcome, len(splits))
-	}
+	// out[s][f]: the outcome of split s at factor f.
+	out := make([][]Outcome, len(splits))
+	errs := make([]error, len(splits))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				f, s := j/len(splits), j%len(splits)
-				checks := gate.Judge(pool.series(splits[s], factors[f]), opt.FalseFail, "reference")
-				v := gate.Verdict{}
-				v.Add(checks...)
-				v.Finish()
-				out[f][s] = outcome{v.Status, v.Failed}
+			for s := range jobs {
+				out[s], errs[s] = opt.Gate.Judge(pool, splits[s].ref, splits[s].cand, factors)
 			}
 		}()
 	}
 feed:
-	for j := 0; j < len(factors)*len(splits); j++ {
+	for s := range splits {
 		select {
-		case jobs <- j:
+		case jobs <- s:
 		case <-ctx.Done():
 			break feed
 		}
@@ -261,15 +368,25 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 
-	res := &Result{Runs: runs, PerSide: opt.PerSide, Checks: len(pool.Keys), Split: opt.Split, Seed: opt.Seed,
+	res := &Result{Gate: opt.Gate.Name(), Description: opt.Gate.Describe(), Runs: runs, PerSide: opt.PerSide,
+		Reference: opt.Reference, Candidate: opt.Candidate, Checks: len(pool.Keys), Split: opt.Split, Seed: opt.Seed,
 		FalseFail: opt.FalseFail, Power: opt.Power, Detect: math.NaN(), DetectCheck: math.NaN()}
+	if len(out) > 0 && len(out[0]) > 0 {
+		res.Checks = out[0][0].Checks
+	}
 	if opt.Split == SplitOrdered {
 		res.Seed = 0
 	}
-	count := func(f int) (failed, inconclusive, passed, checksFailed int) {
-		for _, o := range out[f] {
-			switch o.status {
+	n := len(splits)
+	count := func(f int) Point {
+		var failed, inconclusive, passed, checksFailed, checks int
+		for s := range out {
+			o := out[s][f]
+			switch o.Status {
 			case gate.Failed:
 				failed++
 			case gate.Inconclusive:
@@ -277,16 +394,16 @@ feed:
 			case gate.Passed:
 				passed++
 			}
-			checksFailed += o.failed
+			checksFailed += o.Failed
+			checks += o.Checks
 		}
-		return
+		return Point{Factor: factors[f], Gate: rate(failed, n), Check: rate(checksFailed, checks),
+			Passed: rate(passed, n), Inconclusive: rate(inconclusive, n)}
 	}
-	n := len(splits)
-	failed, inconclusive, passed, _ := count(0)
-	res.FalseFails, res.Inconclusive, res.Passed = rate(failed, n), rate(inconclusive, n), rate(passed, n)
+	unchanged := count(0)
+	res.FalseFails, res.Inconclusive, res.Passed = unchanged.Gate, unchanged.Inconclusive, unchanged.Passed
 	for f := 1; f < len(factors); f++ {
-		failed, _, _, checksFailed := count(f)
-		p := Point{Factor: factors[f], Gate: rate(failed, n), Check: rate(checksFailed, n*len(pool.Keys))}
+		p := count(f)
 		res.Curve = append(res.Curve, p)
 		if math.IsNaN(res.Detect) && p.Gate.Rate >= opt.Power {
 			res.Detect = p.Factor
@@ -295,25 +412,22 @@ feed:
 			res.DetectCheck = p.Factor
 		}
 	}
+	res.Notes = opt.Gate.Notes(pool, res)
 	return res, nil
 }
 
-// series is the gate's input for one split, the candidate made worse by
-// factor.
+// series is the compare gate's input for one split, the candidate made
+// worse by factor.
 func (p Pool) series(s split, factor float64) []gate.Series {
 	ss := make([]gate.Series, len(p.Keys))
 	for k, key := range p.Keys {
-		worse := factor
-		if key.Metric.Better == gate.HigherIsBetter {
-			worse = 1 / factor
-		}
 		se := gate.Series{SubExperiment: key.SubExperiment, Payload: key.Payload, Metric: key.Metric, Threshold: key.Threshold,
 			Reference: make([]float64, len(s.ref)), Candidate: make([]float64, len(s.cand))}
 		for i, r := range s.ref {
 			se.Reference[i] = p.Values[k][r]
 		}
 		for i, r := range s.cand {
-			se.Candidate[i] = p.Values[k][r] * worse
+			se.Candidate[i] = Worse(key.Metric, p.Values[k][r], factor)
 		}
 		ss[k] = se
 	}

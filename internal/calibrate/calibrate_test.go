@@ -228,3 +228,76 @@ func TestRenderings(t *testing.T) {
 		t.Errorf("y axis %v–%v", p.Y.Min, p.Y.Max)
 	}
 }
+
+// TestAsymmetricSplit: reference and candidate sides of different sizes
+// draw disjoint runs, ordered splits slide over the pool, and the verdict
+// rates of every factor add up to the splits.
+func TestAsymmetricSplit(t *testing.T) {
+	pool := synthPool(6, 15, 3, 0.05, 0.1, 0)
+	r, err := Run(context.Background(), pool, Options{Reference: 8, Candidate: 4, Splits: 60, Seed: 1, Factors: []float64{1.5, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.PerSide != 0 || r.Reference != 8 || r.Candidate != 4 || r.Gate != "compare" {
+		t.Fatalf("%+v", r)
+	}
+	for _, p := range append([]Point{{Gate: r.FalseFails, Passed: r.Passed, Inconclusive: r.Inconclusive}}, r.Curve...) {
+		if p.Gate.Count+p.Passed.Count+p.Inconclusive.Count != 60 {
+			t.Errorf("×%v: %d + %d + %d", p.Factor, p.Gate.Count, p.Passed.Count, p.Inconclusive.Count)
+		}
+	}
+	if r.Curve[1].Gate.Rate != 1 {
+		t.Errorf("×3 at 5 %% noise: %+v", r.Curve[1].Gate)
+	}
+	var text bytes.Buffer
+	WriteText(&text, r)
+	if !strings.Contains(text.String(), "8 reference and 4 candidate runs") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	ordered, err := Run(context.Background(), pool, Options{Reference: 8, Candidate: 4, Split: SplitOrdered, Factors: []float64{2}})
+	if err != nil || ordered.FalseFails.Trials != 15-12+1 {
+		t.Errorf("ordered: %v %+v", err, ordered)
+	}
+	cand, err := Run(context.Background(), pool, Options{Candidate: 5, Splits: 5})
+	if err != nil || cand.Reference != 10 {
+		t.Errorf("candidate only: %v %+v", err, cand)
+	}
+	if _, err := Run(context.Background(), pool, Options{Reference: 1, Candidate: 4}); err == nil || !strings.Contains(err.Error(), "at least 2 reference runs") {
+		t.Errorf("1 reference run: %v", err)
+	}
+	if _, err := Run(context.Background(), pool, Options{Reference: 12, Candidate: 4}); err == nil || !strings.Contains(err.Error(), "need at least 16 unchanged runs") {
+		t.Errorf("16 of 15: %v", err)
+	}
+}
+
+func TestWorse(t *testing.T) {
+	if Worse(gate.Median, 10, 1.5) != 15 || Worse(gate.Metric{Name: "Throughput", Better: gate.HigherIsBetter}, 30, 1.5) != 20 {
+		t.Error("worse")
+	}
+}
+
+// TestOutcomePlot: one stacked bar per factor, ×1 first, on a 0–1 axis.
+func TestOutcomePlot(t *testing.T) {
+	r, err := Run(context.Background(), synthPool(4, 16, 6, 0.03, 0.1, 0), Options{Splits: 20, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := OutcomePlot(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Min != 0 || p.Y.Max != 1 || p.X.Max != float64(len(r.Curve))+0.5 {
+		t.Errorf("axes y %v–%v, x to %v", p.Y.Min, p.Y.Max, p.X.Max)
+	}
+	dir := t.TempDir()
+	paths, err := SavePlots(r, dir, "cal", "svg")
+	if err != nil || len(paths) != 2 || !strings.HasSuffix(paths[1], "cal_outcomes.svg") {
+		t.Errorf("%v %v", paths, err)
+	}
+	if _, err := ParseFactors("1.1, 2"); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseFactors("1.1,"); err == nil {
+		t.Error("empty factor accepted")
+	}
+}

@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/mqgate/mqgate/internal/plots"
 )
@@ -37,6 +41,22 @@ func factorText(f float64) string {
 	return fmt.Sprintf("×%g (+%g%%)", f, math.Round((f-1)*1000)/10)
 }
 
+// sidesText says how many runs each side of a split has.
+func sidesText(r *Result) string {
+	if r.PerSide != 0 {
+		return fmt.Sprintf("%d per side", r.PerSide)
+	}
+	return fmt.Sprintf("%d reference and %d candidate runs", r.Reference, r.Candidate)
+}
+
+// atRuns says at how many runs the power was measured.
+func atRuns(r *Result) string {
+	if r.PerSide != 0 {
+		return fmt.Sprintf("%d runs per side", r.PerSide)
+	}
+	return fmt.Sprintf("%d reference and %d candidate runs", r.Reference, r.Candidate)
+}
+
 // WriteText writes r for people.
 func WriteText(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
@@ -44,8 +64,16 @@ func WriteText(w io.Writer, r *Result) error {
 	if r.Split == SplitOrdered {
 		how = fmt.Sprintf("%d ordered splits (consecutive blocks, reference first)", r.FalseFails.Trials)
 	}
-	fmt.Fprintf(bw, "calibration: %d unchanged runs, %d per side, %s, %d checks, gate at family-wise false-fail level %s (Holm)\n",
-		r.Runs, r.PerSide, how, r.Checks, pct(r.FalseFail))
+	if r.Gate == "" || r.Gate == "compare" {
+		fmt.Fprintf(bw, "calibration: %d unchanged runs, %s, %s, %d checks, gate at family-wise false-fail level %s (Holm)\n",
+			r.Runs, sidesText(r), how, r.Checks, pct(r.FalseFail))
+	} else {
+		fmt.Fprintf(bw, "calibration of %s: %d unchanged runs, %s, %s, %d checks, family-wise false-fail level %s\n",
+			r.Gate, r.Runs, sidesText(r), how, r.Checks, pct(r.FalseFail))
+		if r.Description != "" {
+			fmt.Fprintf(bw, "gate: %s\n", r.Description)
+		}
+	}
 	verdict := "within"
 	if r.FalseFails.Low > r.FalseFail {
 		verdict = "ABOVE"
@@ -54,14 +82,18 @@ func WriteText(w io.Writer, r *Result) error {
 	fmt.Fprintf(bw, "inconclusive: %s\n", rateText(r.Inconclusive))
 	fmt.Fprintf(bw, "passed:       %s\n", rateText(r.Passed))
 	fmt.Fprintln(bw, "power: every candidate value made worse by the factor (latency ×f, throughput ÷f)")
-	fmt.Fprintf(bw, "  %-8s %-28s %s\n", "factor", "gate fails", "a single check fails")
+	fmt.Fprintf(bw, "  %-8s %-28s %-28s %-9s %s\n", "factor", "gate fails", "a single check fails", "passed", "inconclusive")
 	for _, p := range r.Curve {
-		fmt.Fprintf(bw, "  ×%-7g %-28s %s\n", p.Factor,
+		fmt.Fprintf(bw, "  ×%-7g %-28s %-28s %-9s %s\n", p.Factor,
 			fmt.Sprintf("%s [%s–%s]", pct(p.Gate.Rate), pct(p.Gate.Low), pct(p.Gate.High)),
-			fmt.Sprintf("%s [%s–%s]", pct(p.Check.Rate), pct(p.Check.Low), pct(p.Check.High)))
+			fmt.Sprintf("%s [%s–%s]", pct(p.Check.Rate), pct(p.Check.Low), pct(p.Check.High)),
+			pct(p.Passed.Rate), pct(p.Inconclusive.Rate))
 	}
-	fmt.Fprintf(bw, "smallest regression detected with ≥ %s power at %d runs per side: gate %s; a single check %s\n",
-		pct(r.Power), r.PerSide, factorText(r.Detect), factorText(r.DetectCheck))
+	fmt.Fprintf(bw, "smallest regression detected with ≥ %s power at %s: gate %s; a single check %s\n",
+		pct(r.Power), atRuns(r), factorText(r.Detect), factorText(r.DetectCheck))
+	for _, n := range r.Notes {
+		fmt.Fprintf(bw, "note: %s\n", n)
+	}
 	if r.Split == SplitRandom {
 		fmt.Fprintln(bw, "note: the splits reuse the same runs, so they are not independent and the intervals are narrower than the truth;"+
 			" random splits also hide slow drift of the machine, which --split ordered exposes")
@@ -114,7 +146,7 @@ func PowerPlot(r *Result) *plot.Plot {
 		}
 		return y
 	}
-	title := fmt.Sprintf("Gate power at %d runs per side (%d checks, false-fail level %s)", r.PerSide, r.Checks, pct(r.FalseFail))
+	title := fmt.Sprintf("%s power at %s (%d checks, false-fail level %s)", gateTitle(r), atRuns(r), r.Checks, pct(r.FalseFail))
 	p := plots.CategoryLines(title, "Regression injected (candidate / reference)", "Detection rate", cats, []plots.Line{
 		{Name: "gate fails", Y: gateY},
 		{Name: "a single check fails", Y: checkY},
@@ -128,4 +160,64 @@ func PowerPlot(r *Result) *plot.Plot {
 	p.Y.Label.Text = "Detection rate"
 	p.Y.Min, p.Y.Max = 0, 1
 	return p
+}
+
+// gateTitle names r's gate at the start of a plot title.
+func gateTitle(r *Result) string {
+	if r.Gate == "" {
+		return "Gate"
+	}
+	return strings.ToUpper(r.Gate[:1]) + r.Gate[1:] + " gate"
+}
+
+// Colours of the outcome plot: the verdicts as reports colour them.
+var (
+	passedColor       = color.RGBA{0x2c, 0xa0, 0x2c, 0xff}
+	inconclusiveColor = color.RGBA{0xff, 0xbf, 0x3f, 0xff}
+	failedColor       = color.RGBA{0xd6, 0x27, 0x28, 0xff}
+)
+
+// OutcomePlot draws, per regression factor from ×1 (the unchanged system)
+// up, how often the whole gate passed, was inconclusive and failed, as
+// stacked bars that fill the splits: what an unchanged system meets (×1)
+// and how the verdicts move as the regression grows.
+func OutcomePlot(r *Result) (*plot.Plot, error) {
+	cats := []string{"×1"}
+	passed := plotter.Values{r.Passed.Rate}
+	inconclusive := plotter.Values{r.Inconclusive.Rate}
+	failed := plotter.Values{r.FalseFails.Rate}
+	for _, p := range r.Curve {
+		cats = append(cats, "×"+strconv.FormatFloat(p.Factor, 'g', -1, 64))
+		passed = append(passed, p.Passed.Rate)
+		inconclusive = append(inconclusive, p.Inconclusive.Rate)
+		failed = append(failed, p.Gate.Rate)
+	}
+	title := fmt.Sprintf("%s verdicts at %s (%d splits, false-fail level %s)", gateTitle(r), atRuns(r), r.FalseFails.Trials, pct(r.FalseFail))
+	p := plots.CategoryLines(title, "Regression injected (candidate / reference)", "Share of splits", cats, nil)
+	width := vg.Points(36)
+	var prev *plotter.BarChart
+	for _, b := range []struct {
+		name string
+		v    plotter.Values
+		col  color.Color
+	}{{"passed", passed, passedColor}, {"inconclusive", inconclusive, inconclusiveColor}, {"failed", failed, failedColor}} {
+		bars, err := plotter.NewBarChart(b.v, width)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = b.col
+		bars.LineStyle.Width = 0
+		if prev != nil {
+			bars.StackOn(prev)
+		}
+		p.Add(bars)
+		p.Legend.Add(b.name, bars)
+		prev = bars
+	}
+	p.Y.Scale = plot.LinearScale{}
+	p.Y.Tick.Marker = plot.DefaultTicks{}
+	p.Y.Label.Text = "Share of splits"
+	p.Y.Min, p.Y.Max = 0, 1
+	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
+	return p, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -154,10 +153,11 @@ func runCalibrate(c *cli.Context, cfg Config, format plots.Format) error {
 			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--json: %w", err))
 		}
 	}
-	plot := filepath.Join(c.String("plots-directory"), PowerPlotName+format.Ext())
-	if err := plots.Save(calibrate.PowerPlot(res), plot, format); err != nil {
+	// calibration_power and calibration_outcomes.
+	paths, err := calibrate.SavePlots(res, c.String("plots-directory"), strings.TrimSuffix(PowerPlotName, "_power"), format)
+	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	fmt.Fprintf(c.App.Writer, "power curve: %s\n", plot)
+	fmt.Fprintf(c.App.Writer, "power curve: %s\nverdicts: %s\n", paths[0], paths[1])
 	return nil
 }

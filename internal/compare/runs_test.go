@@ -206,12 +206,12 @@ func TestCalibrateCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"calibration: 12 unchanged runs, 6 per side, 20 random splits (seed 1), 42 checks",
-		"false fails:  0 of 20", "×2 ", "power curve: $OUT/plots/calibration_power.svg"} {
+		"false fails:  0 of 20", "×2 ", "power curve: $OUT/plots/calibration_power.svg", "verdicts: $OUT/plots/calibration_outcomes.svg"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
-	for _, f := range []string{js, filepath.Join(out, "calibration_power.svg")} {
+	for _, f := range []string{js, filepath.Join(out, "calibration_power.svg"), filepath.Join(out, "calibration_outcomes.svg")} {
 		if _, err := os.Stat(f); err != nil {
 			t.Error(err)
 		}

@@ -69,7 +69,7 @@ with the false-fail level split over the latency and throughput checks together.
 
 Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrupted.`,
 		HideHelpCommand: true,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, TakesFile: true,
 				Usage: "directory holding one folder per experiment"},
 			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Usage: "first run and process `N` experiments into --out"},
@@ -88,7 +88,7 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 				Usage: "percentile mode (Fast-RTPS): percentile over the experiments, in (0, 100]; 100 is their maximum"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
 				Usage: "derive from experiments whose run did not complete (meta.json \"completed\": false) too, with a warning"},
-		},
+		}, calibrateFlags()...),
 		Action: action,
 	}
 }
@@ -96,9 +96,14 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 func action(c *cli.Context) error {
 	// Statistical when any of its flags is given; otherwise the Fast-RTPS
 	// percentile mode, which stays the default for compatibility.
-	percentile := !(c.IsSet("false-fail") || c.IsSet("method") || c.IsSet("normality-level"))
+	percentile := !(c.IsSet("false-fail") || c.IsSet("method") || c.IsSet("normality-level") || c.Bool("calibrate"))
 	p := c.Float64("percentile")
 	cfg := StatConfig{FalseFail: c.Float64("false-fail"), Method: c.String("method"), NormalityLevel: c.Float64("normality-level")}
+	if !c.Bool("calibrate") {
+		if err := calibrateMisused(c); err != nil {
+			return err
+		}
+	}
 	switch {
 	case !percentile && c.IsSet("percentile"):
 		return cliapp.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
@@ -110,6 +115,9 @@ func action(c *cli.Context) error {
 		return cliapp.Usagef("--method %q: expected %s or %s", cfg.Method, MethodOrder, MethodLogNormal)
 	case !percentile && !(cfg.NormalityLevel > 0 && cfg.NormalityLevel < 1):
 		return cliapp.Usagef("--normality-level %v: expected a probability in (0, 1), e.g. 0.05", cfg.NormalityLevel)
+	}
+	if c.Bool("calibrate") {
+		return runCalibrate(c, cfg)
 	}
 	dir, out := c.String("experiments-results"), c.String("output-file")
 	if out == "" {

@@ -1,0 +1,316 @@
+package requirements
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mqgate/mqgate/internal/calibrate"
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// CheckPool gathers unchanged runs into a calibration pool for CheckGate:
+// one check per sub-experiment, payload and requirement column (Median,
+// 99%, Max: a statistical requirements file always holds the three, and
+// its Bonferroni level counts them all), one value per run, runs in the
+// order their observations first appear. Every run must measure the same
+// sub-experiments and payloads.
+func CheckPool(obs []Observation) (calibrate.Pool, error) {
+	groups, keys, _, err := group(obs)
+	if err != nil {
+		return calibrate.Pool{}, err
+	}
+	var pool calibrate.Pool
+	index := map[string]int{}
+	for _, o := range obs {
+		if _, ok := index[o.Experiment]; !ok {
+			index[o.Experiment] = len(pool.RunNames)
+			pool.RunNames = append(pool.RunNames, o.Experiment)
+		}
+	}
+	runs := len(pool.RunNames)
+	var lacking []string
+	for _, k := range keys {
+		g := groups[k]
+		if len(g) != runs {
+			have := map[string]bool{}
+			for _, o := range g {
+				have[o.Experiment] = true
+			}
+			for _, name := range pool.RunNames {
+				if !have[name] {
+					lacking = append(lacking, fmt.Sprintf("%s has no %d-byte row of %s", name, k.bytes, k.typ))
+				}
+			}
+			continue
+		}
+		for i, m := range gate.RequirementMetrics {
+			v := make([]float64, runs)
+			for _, o := range g {
+				v[index[o.Experiment]] = observationColumns[i](o)
+			}
+			pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: k.typ, Payload: k.bytes, Metric: m})
+			pool.Values = append(pool.Values, v)
+		}
+	}
+	if len(lacking) > 0 {
+		return calibrate.Pool{}, fmt.Errorf("every unchanged run must measure the same sub-experiments and payloads: %s", listSome(lacking))
+	}
+	return pool, nil
+}
+
+// CheckGate is the gate that statistical requirements and a multi-run
+// check make together (formats §11), as calibrate sees it: from a split's
+// reference runs it derives requirements as 'requirements --false-fail'
+// does (DeriveStatistical with Config), then judges the candidate runs
+// against them as 'check' does with several runs (Judge per row and
+// column, with Margin, over Columns). The whole check fails when one of
+// its checks fails, is inconclusive when none fails and one is
+// inconclusive, and passes otherwise.
+type CheckGate struct {
+	Config StatConfig
+	// Margin raises every limit, as check --margin.
+	Margin float64
+	// Columns are the columns checked, a subset of gate.RequirementMetrics
+	// (check --columns); nil means all three.
+	Columns []gate.Metric
+}
+
+// Name implements calibrate.Gate.
+func (CheckGate) Name() string { return "check" }
+
+// Describe implements calibrate.Gate.
+func (g CheckGate) Describe() string {
+	var cols []string
+	for i, m := range gate.RequirementMetrics {
+		if g.checked(i) {
+			cols = append(cols, m.Name)
+		}
+	}
+	margin := ""
+	if g.Margin != 0 {
+		margin = fmt.Sprintf(", --margin %g%%", 100*g.Margin)
+	}
+	return fmt.Sprintf("requirements --false-fail %g --method %s (normality level %g) from the reference runs, then check of the candidate runs (--columns %s%s)",
+		g.Config.FalseFail, g.Config.Method, g.Config.NormalityLevel, strings.Join(cols, ","), margin)
+}
+
+func (g CheckGate) checked(i int) bool {
+	if g.Columns == nil {
+		return true
+	}
+	for _, c := range g.Columns {
+		if c == gate.RequirementMetrics[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// checkIndex maps a pool's checks to requirement rows: for every (type,
+// payload) the pool index of its Median, 99% and Max (−1 when absent).
+type checkIndex struct {
+	keys []groupKey
+	at   map[groupKey]*[ChecksPerRequirement]int
+}
+
+func indexPool(pool calibrate.Pool) (checkIndex, error) {
+	ix := checkIndex{at: map[groupKey]*[ChecksPerRequirement]int{}}
+	for k, key := range pool.Keys {
+		gk := groupKey{key.SubExperiment, key.Payload}
+		cols := ix.at[gk]
+		if cols == nil {
+			cols = &[ChecksPerRequirement]int{-1, -1, -1}
+			ix.at[gk] = cols
+			ix.keys = append(ix.keys, gk)
+		}
+		found := false
+		for i, m := range gate.RequirementMetrics {
+			if m == key.Metric {
+				cols[i], found = k, true
+			}
+		}
+		if !found {
+			return ix, fmt.Errorf("check %s %d B %s: requirements hold only Median, 99%% and Max", key.SubExperiment, key.Payload, key.Metric.Name)
+		}
+	}
+	for _, gk := range ix.keys {
+		for i, at := range ix.at[gk] {
+			if at < 0 {
+				return ix, fmt.Errorf("%s %d B: no %s in the pool (requirements need Median, 99%% and Max)", gk.typ, gk.bytes, gate.RequirementMetrics[i].Name)
+			}
+		}
+	}
+	return ix, nil
+}
+
+// derive derives the requirements of the reference runs ref.
+func (g CheckGate) derive(pool calibrate.Pool, ix checkIndex, ref []int) (*Derivation, error) {
+	obs := make([]Observation, 0, len(ix.keys)*len(ref))
+	for _, gk := range ix.keys {
+		cols := ix.at[gk]
+		for _, r := range ref {
+			obs = append(obs, Observation{Experiment: fmt.Sprint(r), Type: gk.typ, Bytes: gk.bytes,
+				Median: pool.Values[cols[0]][r], P99: pool.Values[cols[1]][r], Max: pool.Values[cols[2]][r]})
+		}
+	}
+	return DeriveStatistical(obs, g.Config)
+}
+
+// Judge implements calibrate.Gate.
+func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64) ([]calibrate.Outcome, error) {
+	ix, err := indexPool(pool)
+	if err != nil {
+		return nil, err
+	}
+	d, err := g.derive(pool, ix, ref)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]calibrate.Outcome, len(factors))
+	values := make([]float64, len(cand))
+	for f, factor := range factors {
+		var o calibrate.Outcome
+		inconclusive := 0
+		for _, req := range d.Requirements {
+			cols := ix.at[groupKey{req.Type, req.Bytes}]
+			for i, m := range gate.RequirementMetrics {
+				if !g.checked(i) {
+					continue
+				}
+				for c, r := range cand {
+					values[c] = calibrate.Worse(m, pool.Values[cols[i]][r], factor)
+				}
+				o.Checks++
+				switch Judge(req.Row, i, values, g.Margin).Status {
+				case string(gate.Failed):
+					o.Failed++
+				case string(gate.Inconclusive):
+					inconclusive++
+				}
+			}
+		}
+		switch {
+		case o.Failed > 0:
+			o.Status = gate.Failed
+		case inconclusive > 0:
+			o.Status = gate.Inconclusive
+		default:
+			o.Status = gate.Passed
+		}
+		out[f] = o
+	}
+	return out, nil
+}
+
+// Notes implements calibrate.Gate: which method the checks get from the
+// first reference runs of the pool, and what the distribution-free checks
+// need before they can fail.
+func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
+	ix, err := indexPool(pool)
+	if err != nil {
+		return nil
+	}
+	ref := make([]int, r.Reference)
+	for i := range ref {
+		ref[i] = i
+	}
+	d, err := g.derive(pool, ix, ref)
+	if err != nil {
+		return nil
+	}
+	var notes []string
+	byMethod := map[string]int{}
+	var sds []float64
+	for _, req := range d.Requirements {
+		for i, f := range req.Stat.Fits {
+			if g.checked(i) {
+				byMethod[f.Method]++
+				if f.Method == MethodLogNormal {
+					sds = append(sds, f.LogSD)
+				}
+			}
+		}
+	}
+	notes = append(notes, fmt.Sprintf("on the first %d runs of the pool, %d checked limit(s) are log-normal and %d distribution-free (Bonferroni over all %d limits of the file, %s each)",
+		r.Reference, byMethod[MethodLogNormal], byMethod[MethodOrder], len(d.Requirements)*ChecksPerRequirement, pct(d.CheckLevel)))
+	if byMethod[MethodOrder] > 0 {
+		need := OrderRunsNeeded(r.Reference, d.CheckLevel)
+		switch {
+		case need < 0:
+			notes = append(notes, fmt.Sprintf("a distribution-free limit of %d reference runs cannot fail at %s with any number of candidate runs", r.Reference, pct(d.CheckLevel)))
+		case r.Candidate < need:
+			notes = append(notes, fmt.Sprintf("a distribution-free limit of %d reference runs fails only when ≥ %d candidate runs all exceed it: with %d candidate runs those checks cannot fail (they are inconclusive at most)",
+				r.Reference, need, r.Candidate))
+		default:
+			fails := orderFailCount(r.Reference, r.Candidate, d.CheckLevel)
+			notes = append(notes, fmt.Sprintf("a distribution-free limit of %d reference runs fails when ≥ %d of the %d candidate runs exceed it (fewest runs that can: %d)",
+				r.Reference, fails, r.Candidate, need))
+		}
+	}
+	if len(sds) > 0 {
+		sort.Float64s(sds)
+		s := sds[len(sds)/2]
+		notes = append(notes, fmt.Sprintf("log-normal limits: median run-to-run log sd %.3g; at that spread a check detects ×%.3g with %s power at these runs, and ×%.3g needs about %s candidate runs",
+			s, LogNormalDetectable(s, r.Reference, r.Candidate, d.CheckLevel, r.Power, g.Margin), pctShort(r.Power),
+			targetFactor, runsText(LogNormalRunsFor(s, r.Reference, d.CheckLevel, r.Power, g.Margin, targetFactor))))
+	}
+	return notes
+}
+
+// targetFactor is the regression the notes size the candidate runs for.
+const targetFactor = 1.1
+
+func pctShort(p float64) string { return fmt.Sprintf("%g%%", 100*p) }
+
+// orderFailCount is the fewest of k candidate runs above a
+// distribution-free limit of n runs that fail a check at level; k+1 when
+// none does.
+func orderFailCount(n, k int, level float64) int {
+	for r := 1; r <= k; r++ {
+		if OrderChance(n, k, r) <= level {
+			return r
+		}
+	}
+	return k + 1
+}
+
+// runsText writes a number of runs, −1 as "no number of".
+func runsText(k int) string {
+	if k < 0 {
+		return "no number of"
+	}
+	return fmt.Sprint(k)
+}
+
+// LogNormalDetectable is the regression factor that a log-normal check of
+// n reference runs with log standard deviation s detects with probability
+// power from k candidate runs at level, limits raised by margin. It uses
+// the known-variance approximation: shifted by log f, the k-run log mean
+// minus the reference mean, normal with sd s·√(1/n+1/k), must exceed
+// t·s·√(1/n+1/k) + log(1+margin), so log f = (t + z_power)·s·√(1/n+1/k) +
+// log(1+margin).
+func LogNormalDetectable(s float64, n, k int, level, power, margin float64) float64 {
+	t := tQuantile(n-1, 1-level)
+	z := distuv.UnitNormal.Quantile(power)
+	return (1 + margin) * math.Exp((t+z)*s*math.Sqrt(1/float64(n)+1/float64(k)))
+}
+
+// LogNormalRunsFor is about how many candidate runs a log-normal check
+// (LogNormalDetectable's terms) needs to detect factor with probability
+// power; −1 when no number of runs does (the n reference runs alone leave
+// too much doubt).
+func LogNormalRunsFor(s float64, n int, level, power, margin, factor float64) int {
+	detects := func(k int) bool { return LogNormalDetectable(s, n, k, level, power, margin) <= factor }
+	if detects(1) {
+		return 1
+	}
+	more := searchRuns(1, detects)
+	if more < 0 {
+		return -1
+	}
+	return 1 + more
+}
