@@ -176,6 +176,7 @@ func judged(typ string, b int, m gate.Metric, mi int, req requirements.Row, valu
 			P: j.P, PAdjusted: j.P, Exact: st.Fits[mi].Method == requirements.MethodOrder,
 			Dispersion: st.Fits[mi].LogSD,
 			NeedRuns:   j.NeedRuns, Gateable: len(values) >= j.NeedRuns, MoreRuns: j.MoreRuns,
+			Method: st.Fits[mi].Method, Over: j.Over,
 		}
 	}
 	return c

@@ -194,3 +194,21 @@ func TestAllMissingAllowedFails(t *testing.T) {
 		t.Fatalf("status %s, warnings %v: a gate with nothing evaluated passed", v.Status, v.Warnings)
 	}
 }
+
+func TestNoInterval(t *testing.T) {
+	nan := math.NaN()
+	for _, tt := range []struct {
+		s    Stats
+		want string
+	}{
+		{Stats{Method: MethodOrder, Over: 2, NCandidate: 5, Low: nan, High: nan}, "none (order method): 2 of 5 run(s) above the limit"},
+		{Stats{Method: MethodLogNormal, NCandidate: 1, Low: nan, High: nan}, "none (one run)"},
+		{Stats{Method: MethodLogNormal, NCandidate: 4, Low: 0.9, High: 1.1}, ""},
+		{Stats{Low: nan, High: math.Inf(1)}, "none"},
+		{Stats{Low: 0.95, High: math.Inf(1)}, ""},
+	} {
+		if got := tt.s.NoInterval(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}

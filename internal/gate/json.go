@@ -59,6 +59,8 @@ type statsJSON struct {
 	NeedRuns   int       `json:"need_runs"`
 	Gateable   bool      `json:"gateable"`
 	MoreRuns   int       `json:"more_runs"`
+	Method     string    `json:"method,omitempty"`
+	Over       int       `json:"over,omitempty"`
 }
 
 // An interval end that does not exist (too few runs) is null in JSON:
@@ -69,7 +71,7 @@ func toStatsJSON(s *Stats) *statsJSON {
 	}
 	return &statsJSON{s.NReference, s.NCandidate, jsonFloat(s.Estimate), jsonFloat(s.Low), jsonFloat(s.High),
 		jsonFloat(s.Tail), jsonFloat(s.PassTail), jsonFloat(s.Confidence), jsonFloat(s.P), jsonFloat(s.PAdjusted), s.Exact,
-		jsonFloat(s.Dispersion), s.NeedRuns, s.Gateable, s.MoreRuns}
+		jsonFloat(s.Dispersion), s.NeedRuns, s.Gateable, s.MoreRuns, s.Method, s.Over}
 }
 
 func fromStatsJSON(j *statsJSON) *Stats {
@@ -78,7 +80,7 @@ func fromStatsJSON(j *statsJSON) *Stats {
 	}
 	s := &Stats{j.NReference, j.NCandidate, float64(j.Estimate), float64(j.Low), float64(j.High),
 		float64(j.Tail), float64(j.PassTail), float64(j.Confidence), float64(j.P), float64(j.PAdjusted), j.Exact,
-		float64(j.Dispersion), j.NeedRuns, j.Gateable, j.MoreRuns}
+		float64(j.Dispersion), j.NeedRuns, j.Gateable, j.MoreRuns, j.Method, j.Over}
 	if math.IsNaN(s.High) {
 		s.High = math.Inf(1)
 	}

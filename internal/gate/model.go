@@ -70,6 +70,37 @@ type Stats struct {
 	// MoreRuns is, for an inconclusive gateable check, roughly how many more
 	// runs per side would decide it (−1: too many to say); 0 otherwise.
 	MoreRuns int `json:"more_runs"`
+	// Method is, for a check against statistical requirements (formats
+	// §11), the limit's method: MethodOrder, whose verdict rests on Over,
+	// the candidate runs above the limit, and has no interval; or
+	// MethodLogNormal. Empty for compare.
+	Method string `json:"method,omitempty"`
+	Over   int    `json:"over,omitempty"`
+}
+
+// Methods of a statistical requirement's limit (Stats.Method).
+const (
+	MethodOrder     = "order"
+	MethodLogNormal = "lognormal"
+)
+
+// NoInterval says why s has no interval, for the interval column of
+// reports: an order-method check counts runs above its limit instead
+// ("none (order method): 3 of 10 runs above the limit"), a log-normal
+// check of one run has no spread to bound. It is "" when s has an
+// interval.
+func (s *Stats) NoInterval() string {
+	switch {
+	case s.Method == MethodOrder:
+		return fmt.Sprintf("none (order method): %d of %d run(s) above the limit", s.Over, s.NCandidate)
+	case !math.IsNaN(s.Low) && !math.IsNaN(s.High):
+		return ""
+	case s.Method == MethodLogNormal && s.NCandidate == 1:
+		return "none (one run)"
+	case math.IsNaN(s.Low) && (math.IsNaN(s.High) || math.IsInf(s.High, 1)):
+		return "none"
+	}
+	return ""
 }
 
 // Judge judges every series with the statistical model (formats §8) at

@@ -133,6 +133,9 @@ func intervalText(c gate.Check) string {
 	if c.Stats == nil {
 		return ""
 	}
+	if none := c.Stats.NoInterval(); none != "" {
+		return none
+	}
 	hi := f3(c.Stats.High)
 	if math.IsInf(c.Stats.High, 1) {
 		hi = "∞"
