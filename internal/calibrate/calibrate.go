@@ -79,6 +79,12 @@ type Options struct {
 	Factors []float64
 	// Power is the detection rate sought (default 0.95).
 	Power float64
+	// Regressed is how many runs at the end of the pool are runs of a
+	// known, real regression (e.g. run --echo-delay) rather than unchanged
+	// runs: the false-fail rate and power curve use the others only, and
+	// the detection rate of the real regression judges unchanged reference
+	// runs against regressed candidate runs (Result.Regression).
+	Regressed int
 }
 
 // DefaultFactors are the regressions of the power curve: +2 % to +100 %.
@@ -139,6 +145,11 @@ type Result struct {
 	// Notes are what the gate says about itself at these runs (e.g. the
 	// candidate runs a distribution-free check needs before it can fail).
 	Notes []string `json:"notes"`
+	// Regressed is the number of runs of a real regression in the pool and
+	// Regression the gate's verdicts with their candidate runs drawn from
+	// them (Gate: detected); nil without such runs.
+	Regressed  int    `json:"regressed_runs"`
+	Regression *Point `json:"regression"`
 }
 
 // ClopperPearson returns the exact (Clopper–Pearson) two-sided interval at
@@ -250,6 +261,33 @@ func (o Options) splits(runs int) []split {
 	return out
 }
 
+// regressionSplits draw the reference from the first unchanged runs of the
+// pool and the candidate from the regressed runs after them: at random
+// (seeded apart from splits), or, ordered, consecutive blocks with the
+// candidate block starting where the reference block ends, as runs
+// interleaved in time (run ab) would give in CI.
+func (o Options) regressionSplits(unchanged int) []split {
+	var out []split
+	n, k := o.Reference, min(o.Candidate, o.Regressed)
+	if o.Split == SplitOrdered {
+		for i := 0; i+n <= unchanged; i++ {
+			from := min(i+n, o.Regressed-k)
+			out = append(out, split{seq(i, n), seq(unchanged+from, k)})
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x6d71676174650b))
+	for i := 0; i < o.Splits; i++ {
+		ref := rng.Perm(unchanged)[:n]
+		cand := rng.Perm(o.Regressed)[:k]
+		for j := range cand {
+			cand[j] += unchanged
+		}
+		out = append(out, split{ref, cand})
+	}
+	return out
+}
+
 func seq(from, n int) []int {
 	s := make([]int, n)
 	for i := range s {
@@ -336,40 +374,25 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("check %d has %d values for %d runs", k, len(v), runs)
 		}
 	}
+	if opt.Regressed < 0 || opt.Regressed >= runs {
+		return nil, fmt.Errorf("%d regressed runs in a pool of %d: expected unchanged runs besides them", opt.Regressed, runs)
+	}
+	runs -= opt.Regressed
 	if err := opt.defaults(runs); err != nil {
 		return nil, err
 	}
 	splits := opt.splits(runs)
 	factors := append([]float64{1}, opt.Factors...)
 	// out[s][f]: the outcome of split s at factor f.
-	out := make([][]Outcome, len(splits))
-	errs := make([]error, len(splits))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range jobs {
-				out[s], errs[s] = opt.Gate.Judge(pool, splits[s].ref, splits[s].cand, factors)
-			}
-		}()
+	out, err := judgeAll(ctx, opt.Gate, pool, splits, factors)
+	if err != nil {
+		return nil, err
 	}
-feed:
-	for s := range splits {
-		select {
-		case jobs <- s:
-		case <-ctx.Done():
-			break feed
+	var regression [][]Outcome
+	if opt.Regressed > 0 {
+		if regression, err = judgeAll(ctx, opt.Gate, pool, opt.regressionSplits(runs), []float64{1}); err != nil {
+			return nil, err
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
 	}
 
 	res := &Result{Gate: opt.Gate.Name(), Description: opt.Gate.Describe(), Runs: runs, PerSide: opt.PerSide,
@@ -381,8 +404,8 @@ feed:
 	if opt.Split == SplitOrdered {
 		res.Seed = 0
 	}
-	n := len(splits)
-	count := func(f int) Point {
+	count := func(out [][]Outcome, f int) Point {
+		n := len(out)
 		var failed, inconclusive, passed, checksFailed, checks int
 		for s := range out {
 			o := out[s][f]
@@ -400,10 +423,10 @@ feed:
 		return Point{Factor: factors[f], Gate: rate(failed, n), Check: rate(checksFailed, checks),
 			Passed: rate(passed, n), Inconclusive: rate(inconclusive, n)}
 	}
-	unchanged := count(0)
+	unchanged := count(out, 0)
 	res.FalseFails, res.Inconclusive, res.Passed = unchanged.Gate, unchanged.Inconclusive, unchanged.Passed
 	for f := 1; f < len(factors); f++ {
-		p := count(f)
+		p := count(out, f)
 		res.Curve = append(res.Curve, p)
 		if math.IsNaN(res.Detect) && p.Gate.Rate >= opt.Power {
 			res.Detect = p.Factor
@@ -412,8 +435,45 @@ feed:
 			res.DetectCheck = p.Factor
 		}
 	}
+	if opt.Regressed > 0 {
+		p := count(regression, 0)
+		res.Regressed, res.Regression = opt.Regressed, &p
+	}
+	res.Runs = runs
 	res.Notes = opt.Gate.Notes(pool, res)
 	return res, nil
+}
+
+// judgeAll judges every split at every factor, on every processor;
+// out[s][f] is split s's outcome at factors[f].
+func judgeAll(ctx context.Context, g Gate, pool Pool, splits []split, factors []float64) ([][]Outcome, error) {
+	out := make([][]Outcome, len(splits))
+	errs := make([]error, len(splits))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range jobs {
+				out[s], errs[s] = g.Judge(pool, splits[s].ref, splits[s].cand, factors)
+			}
+		}()
+	}
+feed:
+	for s := range splits {
+		select {
+		case jobs <- s:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, errors.Join(errs...)
 }
 
 // series is the compare gate's input for one split, the candidate made

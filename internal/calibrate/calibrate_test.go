@@ -301,3 +301,55 @@ func TestOutcomePlot(t *testing.T) {
 		t.Error("empty factor accepted")
 	}
 }
+
+// TestRegressedRuns: runs of a real regression at the end of the pool take
+// no part in the false-fail rate; as candidates against the unchanged runs
+// a ×2 regression is always detected, and "regressed" runs that are in fact
+// unchanged fail no more often than the unchanged splits do.
+func TestRegressedRuns(t *testing.T) {
+	unchanged := synthPool(12, 20, 4, 0.03, 0.05, 0)
+	slow := synthPool(13, 10, 4, 0.03, 0.05, 0)
+	same := synthPool(14, 10, 4, 0.03, 0.05, 0)
+	join := func(a, b Pool) Pool {
+		p := Pool{Keys: a.Keys}
+		for k := range a.Values {
+			p.Values = append(p.Values, append(append([]float64(nil), a.Values[k]...), b.Values[k]...))
+		}
+		return p
+	}
+	for k := range slow.Values {
+		for r := range slow.Values[k] {
+			slow.Values[k][r] *= 2
+		}
+	}
+	for _, split := range []string{SplitRandom, SplitOrdered} {
+		r, err := Run(context.Background(), join(unchanged, slow), Options{Reference: 8, Candidate: 5, Splits: 50, Split: split, Regressed: 10, Factors: []float64{1.5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Runs != 20 || r.Regressed != 10 || r.Regression == nil || r.Regression.Gate.Rate != 1 {
+			t.Errorf("%s: runs %d, regressed %d, regression %+v", split, r.Runs, r.Regressed, r.Regression)
+		}
+		if split == SplitOrdered && (r.FalseFails.Trials != 20-13+1 || r.Regression.Gate.Trials != 20-8+1) {
+			t.Errorf("ordered: %d splits, %d regression splits", r.FalseFails.Trials, r.Regression.Gate.Trials)
+		}
+		var text bytes.Buffer
+		WriteText(&text, r)
+		if !strings.Contains(text.String(), "real regression: 10 regressed runs as candidates against unchanged reference runs") {
+			t.Errorf("text:\n%s", text.String())
+		}
+		if p, err := OutcomePlot(r); err != nil || p.X.Max != float64(len(r.Curve))+1.5 {
+			t.Errorf("outcome plot: %v", err)
+		}
+	}
+	r, err := Run(context.Background(), join(unchanged, same), Options{Reference: 8, Candidate: 5, Splits: 200, Seed: 3, Regressed: 10, FalseFail: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Regression.Gate.Rate > 0.1 {
+		t.Errorf("unchanged runs as the regression: detected %+v", r.Regression.Gate)
+	}
+	if _, err := Run(context.Background(), unchanged, Options{Regressed: 20}); err == nil {
+		t.Error("a pool of regressed runs only was accepted")
+	}
+}

@@ -91,6 +91,10 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintf(bw, "smallest regression detected with ≥ %s power at %s: gate %s; a single check %s\n",
 		pct(r.Power), atRuns(r), factorText(r.Detect), factorText(r.DetectCheck))
+	if g := r.Regression; g != nil {
+		fmt.Fprintf(bw, "real regression: %d regressed runs as candidates against unchanged reference runs, %d splits: detected (gate fails) %s; passed %s; inconclusive %s; a single check fails %s\n",
+			r.Regressed, g.Gate.Trials, rateText(g.Gate), pct(g.Passed.Rate), pct(g.Inconclusive.Rate), pct(g.Check.Rate))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
 	}
@@ -178,9 +182,10 @@ var (
 )
 
 // OutcomePlot draws, per regression factor from ×1 (the unchanged system)
-// up, how often the whole gate passed, was inconclusive and failed, as
-// stacked bars that fill the splits: what an unchanged system meets (×1)
-// and how the verdicts move as the regression grows.
+// up, and for the real regression when the pool has one, how often the
+// whole gate passed, was inconclusive and failed, as stacked bars that fill
+// the splits: what an unchanged system meets (×1) and how the verdicts
+// move as the regression grows.
 func OutcomePlot(r *Result) (*plot.Plot, error) {
 	cats := []string{"×1"}
 	passed := plotter.Values{r.Passed.Rate}
@@ -191,6 +196,12 @@ func OutcomePlot(r *Result) (*plot.Plot, error) {
 		passed = append(passed, p.Passed.Rate)
 		inconclusive = append(inconclusive, p.Inconclusive.Rate)
 		failed = append(failed, p.Gate.Rate)
+	}
+	if g := r.Regression; g != nil {
+		cats = append(cats, "real regression")
+		passed = append(passed, g.Passed.Rate)
+		inconclusive = append(inconclusive, g.Inconclusive.Rate)
+		failed = append(failed, g.Gate.Rate)
 	}
 	title := fmt.Sprintf("%s verdicts at %s (%d splits, false-fail level %s)", gateTitle(r), atRuns(r), r.FalseFails.Trials, pct(r.FalseFail))
 	p := plots.CategoryLines(title, "Regression injected (candidate / reference)", "Share of splits", cats, nil)

@@ -172,9 +172,11 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 	}
 	out := make([]calibrate.Outcome, len(factors))
 	values := make([]float64, len(cand))
+	var statuses []string
 	for f, factor := range factors {
 		var o calibrate.Outcome
 		inconclusive := 0
+		statuses = statuses[:0]
 		for _, req := range d.Requirements {
 			cols := ix.at[groupKey{req.Type, req.Bytes}]
 			for i, m := range gate.RequirementMetrics {
@@ -184,13 +186,16 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 				for c, r := range cand {
 					values[c] = calibrate.Worse(m, pool.Values[cols[i]][r], factor)
 				}
-				o.Checks++
-				switch Judge(req.Row, i, values, g.Margin).Status {
-				case string(gate.Failed):
-					o.Failed++
-				case string(gate.Inconclusive):
-					inconclusive++
-				}
+				statuses = append(statuses, Judge(req.Row, i, values, g.Margin).Status)
+			}
+		}
+		for _, st := range statuses {
+			o.Checks++
+			switch st {
+			case string(gate.Failed):
+				o.Failed++
+			case string(gate.Inconclusive):
+				inconclusive++
 			}
 		}
 		switch {

@@ -252,3 +252,28 @@ func TestCalibrateCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateCommandRegressed: --regressed runs (here 3 times slower,
+// named as the unchanged runs are, as run ab names them) are detected.
+func TestCalibrateCommandRegressed(t *testing.T) {
+	root := writePool(t, lognormalObservations(2, 16, 2, 0.05))
+	slow := lognormalObservations(9, 8, 2, 0.05)
+	for i := range slow {
+		slow[i].Median, slow[i].P99, slow[i].Max = 3*slow[i].Median, 3*slow[i].P99, 3*slow[i].Max
+	}
+	regressed := writePool(t, slow)
+	out := t.TempDir()
+	code, stdout, stderr := runRequirements(t, out, "--calibrate", "-e", root, "--regressed", regressed, "--reference-runs", "10", "--candidate-runs", "6",
+		"--splits", "30", "--plots-directory", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "calibration of check: 16 unchanged runs") ||
+		!strings.Contains(stdout, "real regression: 8 regressed runs as candidates against unchanged reference runs, 30 splits: detected (gate fails) 30 of 30") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	code, _, stderr = runRequirements(t, out, "--calibrate", "-e", root, "--regressed", filepath.Join(out, "none"), "--plots-directory", out)
+	if code != 2 || !strings.Contains(stderr, "none") {
+		t.Errorf("missing --regressed folder: exit %d, %s", code, stderr)
+	}
+}

@@ -36,6 +36,7 @@ func calibrateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits"},
 		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve (default 1.05,1.1,1.25,1.5,2)"},
+		&cli.StringFlag{Name: "regressed", TakesFile: true, Usage: "with --calibrate: folder of runs of the same system with a known, real regression (run --echo-delay, run ab's candidate side): the detection rate with them as candidate runs"},
 		&cli.StringFlag{Name: "json", TakesFile: true, Usage: "with --calibrate: write the calibration as JSON to `FILE`"},
 		&cli.StringFlag{Name: "plots-directory", TakesFile: true, Usage: "with --calibrate: `DIR` for the plots calibration_check_power and calibration_check_outcomes (created)"},
 		&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "with --calibrate: plot image format, png or svg"},
@@ -43,7 +44,7 @@ func calibrateFlags() []cli.Flag {
 }
 
 // calibrateOnly are the flags that mean nothing without --calibrate.
-var calibrateOnly = []string{"reference-runs", "candidate-runs", "margin", "columns", "splits", "split", "seed", "factors", "json", "plots-directory", "format"}
+var calibrateOnly = []string{"reference-runs", "candidate-runs", "margin", "columns", "splits", "split", "seed", "factors", "regressed", "json", "plots-directory", "format"}
 
 // parseRequirementColumns parses check's --columns: a comma-separated list
 // of Median, 99%, Max (any case), returned in the requirements' order.
@@ -80,7 +81,7 @@ func parseRequirementColumns(s string) ([]gate.Metric, error) {
 // requirements and a multi-run check make together, calibrated on a pool
 // of unchanged runs (CheckGate, package calibrate).
 func runCalibrate(c *cli.Context, cfg StatConfig) error {
-	for _, f := range []string{"percentile", "runs", "out", "output-file"} {
+	for _, f := range []string{"percentile", "runs", "out", "output-file", "throughput-output-file"} {
 		if c.IsSet(f) {
 			return cliapp.Usagef("--%s does not go with --calibrate: a calibration derives requirements from each split of --experiments-results and writes text, --json and plots", f)
 		}
@@ -130,7 +131,29 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 		}
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	pool, err := CheckPool(in.Observations())
+	obs := in.Observations()
+	regressed := 0
+	if rdir := c.String("regressed"); rdir != "" {
+		reg, err := Load(c.Context, rdir, c.Bool("allow-incomplete"))
+		if err != nil {
+			if cliapp.Interrupted(c.Context) {
+				return cliapp.Exit(cliapp.ExitInterrupted, err)
+			}
+			return cliapp.Exit(cliapp.ExitUsage, err)
+		}
+		if reg.Latency != in.Latency {
+			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--regressed %s measures %s latency, --experiments-results %s %s", rdir, reg.Latency, dir, in.Latency))
+		}
+		regressed = len(reg.Experiments)
+		in.Warnings = append(in.Warnings, reg.Warnings...)
+		for _, o := range reg.Observations() {
+			// Names apart from the unchanged runs' (run ab names both
+			// sides alike).
+			o.Experiment = "regressed/" + o.Experiment
+			obs = append(obs, o)
+		}
+	}
+	pool, err := CheckPool(obs)
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("%s: %w", dir, err))
 	}
@@ -138,10 +161,10 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 		Gate:      CheckGate{Config: cfg, Margin: margin, Columns: columns},
 		Reference: c.Int("reference-runs"), Candidate: c.Int("candidate-runs"),
 		Splits: c.Int("splits"), Split: c.String("split"), Seed: c.Uint64("seed"),
-		FalseFail: cfg.FalseFail, Factors: factors,
+		FalseFail: cfg.FalseFail, Factors: factors, Regressed: regressed,
 	}
 	if opt.Reference == 0 && opt.Candidate == 0 {
-		opt.Candidate = pool.Runs() / 2
+		opt.Candidate = (pool.Runs() - regressed) / 2
 	}
 	res, err := calibrate.Run(c.Context, pool, opt)
 	if err != nil {

@@ -21,7 +21,9 @@ func App() *cli.App {
 		Usage: "derive latency requirements from many experiments",
 		UsageText: "requirements --experiments-results DIR [--output-file FILE] --false-fail 0.01 [--method order|lognormal]\n" +
 			"requirements --experiments-results DIR [--output-file FILE] [--percentile 99]\n" +
-			"requirements --runs N --out DIR [--output-file FILE] [--false-fail 0.01 | --percentile 99] -- [run arguments]",
+			"requirements --runs N --out DIR [--output-file FILE] [--false-fail 0.01 | --percentile 99] -- [run arguments]\n" +
+			"requirements --calibrate --experiments-results POOL --plots-directory DIR [--false-fail 0.01] [--method order|lognormal]\n" +
+			"      [--reference-runs N] [--candidate-runs K] [--margin 0] [--columns Median,99%,Max] [--regressed DIR] [--json FILE]",
 		Description: `Reads every experiment folder in DIR (each holding measurements_<type>_summary.csv files) and
 writes the requirements CSV (Experiment type,Bytes,Median,99%,Max,…): a limit per sub-experiment,
 payload and column (a "check"), set from the runs' values of that column.
@@ -66,6 +68,19 @@ written by run throughput and run load) also get throughput requirements, writte
 offered load (higher is better). Percentile mode takes the (100 − P)th percentile of the runs;
 statistical mode the smallest run (order) or the lower log-normal prediction bound (lognormal),
 with the false-fail level split over the latency and throughput checks together.
+
+--calibrate measures, instead of writing requirements, what statistical requirements and a
+multi-run 'check' do together on this machine (formats §11): POOL holds unchanged runs; each of
+--splits seeded splits derives requirements from N of them (--reference-runs) with these
+--false-fail, --method and --normality-level, and checks K others (--candidate-runs) with
+--margin and --columns, as 'check' would. It prints the measured false-fail rate of the whole
+check (95% Clopper–Pearson interval), how often it passed or was inconclusive, and the power
+curve with every candidate value made worse by each of --factors, with the smallest regression
+detected with 95% power and notes on what these runs allow. --regressed DIR adds runs of a known
+regression (run --echo-delay, run ab's candidate side): its detection rate. Plots:
+DIR/calibration_check_power and DIR/calibration_check_outcomes (verdict shares per factor).
+  requirements --calibrate -e unchanged --method order --reference-runs 10 --candidate-runs 10 \
+               --regressed delayed --plots-directory calibration --json calibration.json
 
 Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrupted.`,
 		HideHelpCommand: true,
