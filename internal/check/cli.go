@@ -131,7 +131,7 @@ func action(c *cli.Context) error {
 	}
 	switch {
 	case cfg.Requirements == "" && cfg.ThroughputRequirements == "":
-		return cliapp.Usagef("--requirements is required (see '%s --help'), or --throughput-requirements, or both", c.App.Name)
+		return cliapp.Usagef("--requirements or --throughput-requirements is required (see '%s --help')", c.App.Name)
 	case len(dirs) == 0 && cfg.ExperimentsRoot == "":
 		return cliapp.Usagef("--experiment-directory DIR (repeatable) or --experiments-results ROOT is required (see '%s --help')", c.App.Name)
 	case len(dirs) == 1 && cfg.ExperimentsRoot == "":

@@ -193,7 +193,7 @@ func TestExitUsage(t *testing.T) {
 			`$DIR/bad/measurements_interprocess_reliable_summary.csv:1`},
 		{"bad format", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "--format", "gif"},
 			`check: --format: unknown plot format "gif"`},
-		{"no requirements flag", []string{"--experiment-directory", exp}, `check: --requirements is required (see 'check --help')`},
+		{"no requirements flag", []string{"--experiment-directory", exp}, `check: --requirements or --throughput-requirements is required (see 'check --help')`},
 		{"stray argument", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "extra"},
 			`check: unexpected argument "extra"`},
 		{"unknown flag", []string{"--fail_threshold", "0.1"}, `check: unknown flag --fail_threshold (see 'check --help')`},

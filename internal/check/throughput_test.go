@@ -125,7 +125,7 @@ func TestThroughputCheckMismatch(t *testing.T) {
 		t.Errorf("bad requirements: exit %d %s", code, stderr)
 	}
 	code, _, stderr = runCheck(t, root, "-e", dirs[0])
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "--requirements is required") {
+	if code != cliapp.ExitUsage || !strings.Contains(stderr, "--requirements or --throughput-requirements is required") {
 		t.Errorf("no requirements: exit %d %s", code, stderr)
 	}
 	_ = experiment.ThroughputFileName
