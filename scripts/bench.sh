@@ -35,6 +35,18 @@ for b in nats amqp mqtt; do
 done
 
 echo
+echo "== run load: one-way rates against reference clients, alternating in one run (NATS >= 0.9x, MQTT QoS 0 >= 1.0x, TCP >= 0.5x)"
+# A reference program that is not installed (nats-server, mosquitto,
+# mosquitto_pub/sub, iperf3) is reported as skipped; that is not a missed
+# target. The recording cost per message follows.
+bash bench/load-vs-reference.sh
+case $? in
+0) ;;
+1) missed=1 ;;
+*) echo "   run load comparison failed to build or start (see above)"; missed=1 ;;
+esac
+
+echo
 echo "== Go benchmarks of the hot paths"
 go test -run '^$' -bench . -benchtime 20x ./internal/stats ./internal/measurements ./internal/process | grep -E '^Benchmark'
 go test -run '^$' -bench 'PNG|ExperimentPlots' -benchtime 5x ./internal/plots | grep -E '^Benchmark'

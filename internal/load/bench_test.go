@@ -9,6 +9,7 @@ import (
 // parse, sequence tracking, counters, HDR histogram, raw sample (formats
 // §9); the figure scripts/bench.sh reports as the overhead per message.
 func BenchmarkRecord(b *testing.B) {
+	b.ReportAllocs()
 	tp, _ := NewTopology(FanIn, 1, 0, 0)
 	cfg := Config{Topology: tp, Payloads: []int{16}, MaxRaw: b.N + 1, RunID: 7}.WithDefaults()
 	r := &run{cfg: cfg, payload: 16, tp: tp, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder()}
@@ -27,6 +28,7 @@ func BenchmarkRecord(b *testing.B) {
 
 // BenchmarkShardRecord is the HDR recording alone.
 func BenchmarkShardRecord(b *testing.B) {
+	b.ReportAllocs()
 	s := NewRecorder().Shard()
 	for i := range b.N {
 		s.Record(int64(1000 + i%1_000_000))

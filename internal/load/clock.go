@@ -23,8 +23,10 @@ func NewClock() *Clock {
 // Ns returns t (with a monotonic reading) in ns since the Unix epoch.
 func (c *Clock) Ns(t time.Time) int64 { return c.baseNs + int64(t.Sub(c.base)) }
 
-// Now returns the current time in ns since the Unix epoch.
-func (c *Clock) Now() int64 { return c.Ns(time.Now()) }
+// Now returns the current time in ns since the Unix epoch. It reads only
+// the monotonic clock, which costs half of time.Now (the wall clock and the
+// monotonic clock) on the publishers' hot path.
+func (c *Clock) Now() int64 { return c.baseNs + int64(time.Since(c.base)) }
 
 // ClockName is meta.json's "clock" for one-way latencies.
 const ClockName = "wall clock read once per process plus Go's monotonic time (ns since the Unix epoch); one-way latency = receive − intended send"

@@ -36,6 +36,15 @@
 //     round-robin, which place N publishers and M subscribers on T topics
 //     and give the expected number of deliveries.
 //
+// # Receiving
+//
+// Each subscriber link has a goroutine that calls Receive, unless the
+// link is a driver.Consumer (the NATS core and MQTT subscribers): then the
+// accounting (header, sequence, counters, histogram) runs in the client
+// library's delivery callback, as the libraries' own benchmarks consume
+// (`nats bench`), saving one goroutine hand-over per message. Unpaced
+// publishers read only the monotonic clock (Clock.Now) per message.
+//
 // # Coordinated omission
 //
 // Under an open-loop rate each message's latency is measured from its

@@ -49,7 +49,10 @@
 // Receive without copying it. At QoS 0 a Receive that falls behind
 // Options.QueueDepth messages makes the handler drop (counted in
 // Counters().Dropped); at QoS 1 and 2 the handler waits, holding back the
-// library and through it the broker. Both libraries read a packet's header
+// library and through it the broker. A one-way subscriber also hands its
+// messages to a consumer in the handler itself (Consume, driver.Consumer,
+// what run load uses), after those queued for Receive: no hop to another
+// goroutine, and a slow consumer holds back the library at every QoS. Both libraries read a packet's header
 // byte by byte, so their connection reads through a buffer; paho.golang
 // writes a packet as several buffers, which are gathered into one write.
 // paho.mqtt.golang writes later, on its own goroutine, so Send copies the

@@ -171,6 +171,7 @@ type Subscriber struct {
 
 var (
 	_ driver.Subscriber    = (*Subscriber)(nil)
+	_ driver.Consumer      = (*Subscriber)(nil)
 	_ driver.CounterReader = (*Subscriber)(nil)
 	_ driver.InfoReporter  = (*Subscriber)(nil)
 )
@@ -196,6 +197,12 @@ func (s *Subscriber) Addr() string { return s.addr }
 func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	return s.in.receive(buf, deadline)
 }
+
+// Consume calls f with each message on the library's handler goroutine,
+// from the first queued for Receive on (driver.Consumer); at every QoS a
+// slow f holds back the library (nothing is dropped in this end). It
+// returns nil once Close was called, or why the connection was lost.
+func (s *Subscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.consume(f) }
 
 // Counters reports messages dropped at QoS 0 because Receive fell behind.
 func (s *Subscriber) Counters() driver.Counters {

@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,8 @@ type delivery struct {
 // inbox carries messages from the client library's handler to Receive. At
 // QoS 0 a full inbox drops the message (counted); at QoS 1 and 2 the
 // handler waits, which holds back the library, the broker's flow control
-// and so the sender.
+// and so the sender. Once consume was called the handler calls the
+// consumer itself, after what was queued before.
 type inbox struct {
 	ch      chan delivery
 	block   bool
@@ -33,6 +35,12 @@ type inbox struct {
 	timer      *time.Timer // used by the one goroutine that receives
 	errTimeout error
 	errClosed  error
+
+	consuming chan struct{} // closed by consume
+	on        atomic.Bool   // fn is set: the handler calls it
+	mu        sync.Mutex    // held while fn runs, so that consume can end it
+	fn        func([]byte, time.Time)
+	used      bool // consume was called
 }
 
 func newInbox(depth int, block bool, c client, topic string) *inbox {
@@ -47,6 +55,7 @@ func newInbox(depth int, block bool, c client, topic string) *inbox {
 		timer:      t,
 		errTimeout: fmt.Errorf("mqtt: nothing arrived on %s before the deadline: %w", topic, driver.ErrTimeout),
 		errClosed:  fmt.Errorf("mqtt: receiving from %s: %w", topic, driver.ErrClosed),
+		consuming:  make(chan struct{}),
 	}
 }
 
@@ -54,18 +63,80 @@ func newInbox(depth int, block bool, c client, topic string) *inbox {
 // goroutine and takes the arrival time first.
 func (b *inbox) deliver(payload []byte) {
 	d := delivery{payload: payload, at: time.Now()}
+	if b.on.Load() {
+		b.pass(&d)
+		return
+	}
 	if !b.block {
 		select {
 		case b.ch <- d:
 		default:
 			b.dropped.Add(1)
 		}
-		return
+	} else {
+		select {
+		case b.ch <- d:
+		case <-b.closed:
+			return
+		case <-b.consuming:
+			b.pass(&d)
+			return
+		}
 	}
+	if b.on.Load() {
+		// consume began while d was queued: hand it over now rather
+		// than with the next message.
+		b.pass(nil)
+	}
+}
+
+// pass gives the consumer what is queued, then d (when not nil). The
+// handler is the only producer, so the queue holds older messages only.
+func (b *inbox) pass(d *delivery) {
+	b.mu.Lock()
+	if b.fn != nil {
+		for drained := false; !drained; {
+			select {
+			case q := <-b.ch:
+				b.fn(q.payload, q.at)
+			default:
+				drained = true
+			}
+		}
+		if d != nil {
+			b.fn(d.payload, d.at)
+		}
+	}
+	b.mu.Unlock()
+}
+
+// consume implements driver.Consumer.Consume.
+func (b *inbox) consume(f func([]byte, time.Time)) error {
+	b.mu.Lock()
+	if b.used {
+		b.mu.Unlock()
+		return errors.New("mqtt: Consume called twice")
+	}
+	b.used, b.fn = true, f
+	b.on.Store(true)
+	close(b.consuming)
+	b.mu.Unlock()
+	b.pass(nil)
+	var err error
 	select {
-	case b.ch <- d:
 	case <-b.closed:
+	case <-b.lost:
+		select {
+		case <-b.closed:
+		default:
+			err = b.lostErr()
+		}
 	}
+	b.mu.Lock()
+	b.fn = nil
+	b.on.Store(false)
+	b.mu.Unlock()
+	return err
 }
 
 // receive implements driver.Receiver.Receive. Messages that arrived before

@@ -202,23 +202,39 @@ func (p *corePublisher) Close() error {
 	return p.c.close()
 }
 
-// coreSubscriber receives <topic>.
+// coreSubscriber receives <topic> through an asynchronous subscription:
+// nats.go hands each message to a handler on the subscription's own
+// goroutine (as `nats bench` subscribes), which queues it for Receive or
+// passes it to the consumer (Consume) there and then.
 type coreSubscriber struct {
-	coreRecv
+	c   *conn
+	sub *natsgo.Subscription
+	in  *inbox
 }
 
 var (
 	_ driver.Subscriber    = (*coreSubscriber)(nil)
+	_ driver.Consumer      = (*coreSubscriber)(nil)
 	_ driver.CounterReader = (*coreSubscriber)(nil)
 	_ driver.InfoReporter  = (*coreSubscriber)(nil)
 )
 
+// subscribeCore subscribes to topic and waits until the server has the
+// subscription, so that nothing published after it returns is missed.
 func subscribeCore(c *conn, topic string) (*coreSubscriber, error) {
-	sub, err := subscribeSync(c, topic)
-	if err != nil {
-		return nil, err
+	in := newInbox(c, topic)
+	sub, err := c.nc.Subscribe(topic, in.handle)
+	if err == nil && c.depth > 0 {
+		err = sub.SetPendingLimits(c.depth, -1)
 	}
-	return &coreSubscriber{coreRecv{c: c, sub: sub}}, nil
+	if err == nil {
+		err = c.nc.Flush()
+	}
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("nats: %s subscribing to %s on %s: %w", c.role, topic, c.redacted, err)
+	}
+	return &coreSubscriber{c: c, sub: sub, in: in}, nil
 }
 
 // Addr is the server URL.
@@ -226,14 +242,26 @@ func (s *coreSubscriber) Addr() string { return s.c.url }
 
 // Receive returns the next message and when nats.go handed it over.
 func (s *coreSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return s.receive(buf, deadline)
+	return s.in.receive(buf, deadline)
 }
 
+// Consume calls f with each message on nats.go's delivery goroutine for
+// the subscription (driver.Consumer). A slow f holds back that goroutine;
+// nats.go queues behind it up to the subscription's pending limits, then
+// drops (counted in Counters().Dropped).
+func (s *coreSubscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.consume(f) }
+
 // Counters reports messages dropped by nats.go (slow consumer).
-func (s *coreSubscriber) Counters() driver.Counters { return s.counters() }
+func (s *coreSubscriber) Counters() driver.Counters {
+	d, _ := s.sub.Dropped()
+	return driver.Counters{Dropped: uint64(max(d, 0)), Errors: s.c.errs.Load()}
+}
 
 // SystemInfo describes the server.
 func (s *coreSubscriber) SystemInfo() driver.SystemInfo { return s.c.info() }
 
 // Close closes the connection.
-func (s *coreSubscriber) Close() error { return s.c.close() }
+func (s *coreSubscriber) Close() error {
+	s.in.close()
+	return s.c.close()
+}

@@ -10,7 +10,8 @@
 //     moment and keeps nothing; a message nobody is subscribed to, or one a
 //     slow subscriber cannot take, is gone (nats.go's drops are counted as
 //     Dropped; Options.QueueDepth sets how many messages a subscription
-//     queues first, else nats.go's 65536).
+//     queues first, else nats.go's 65536 for a pinger or echo and its
+//     pending limit of 500,000 messages for a one-way subscriber).
 //   - nats_reliable: JetStream, at least once (see below).
 //   - nats_best_effort_security, nats_reliable_security: the same over TLS.
 //
@@ -62,10 +63,16 @@
 //
 // # Timing and allocations
 //
-// Receive waits on the channel nats.go's reader goroutine hands messages
-// to (a synchronous subscription, or the JetStream consumer's message
-// iterator), so the arrival time is read the moment the library delivers a
-// message to the receiving goroutine, with no hop of mqgate's own. nats.go
+// A pinger's and an echo's Receive wait on the channel nats.go's reader
+// goroutine hands messages to (a synchronous subscription, or the JetStream
+// consumer's message iterator), so the arrival time is read the moment the
+// library delivers a message to the receiving goroutine, with no hop of
+// mqgate's own. A core one-way subscriber subscribes with a handler, as
+// `nats bench` does: nats.go calls it on the subscription's own goroutine,
+// which reads the arrival time and either queues the message for Receive
+// (Options.QueueDepth, default 1024, then nats.go's pending list behind it)
+// or, after Consume (driver.Consumer, what run load uses), passes it to the
+// consumer there and then, with no further hop. nats.go
 // allocates a Msg, its subject and a copy of the payload for every message
 // it delivers, which no option avoids: a core round trip allocates 6
 // objects across pinger and echo, a JetStream one about 58.
