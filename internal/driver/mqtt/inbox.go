@@ -62,7 +62,7 @@ func newInbox(depth int, block bool, c client, topic string) *inbox {
 // deliver is the message handler's part: it runs on the library's
 // goroutine and takes the arrival time first.
 func (b *inbox) deliver(payload []byte) {
-	d := delivery{payload: payload, at: time.Now()}
+	d := delivery{payload: payload, at: monoNow()}
 	if b.on.Load() {
 		b.pass(&d)
 		return
@@ -193,3 +193,13 @@ func (b *inbox) place(d delivery, buf []byte) (int, time.Time, error) {
 func (b *inbox) close() {
 	b.once.Do(func() { close(b.closed) })
 }
+
+// monoBase anchors monoNow.
+var monoBase = time.Now()
+
+// monoNow is time.Now read from the monotonic clock alone (its wall part
+// follows the monotonic clock from monoBase): half the cost of time.Now,
+// which also reads the wall clock, for a stamp taken per message at
+// hundreds of thousands of messages per second. Latencies are differences
+// of monotonic readings either way.
+func monoNow() time.Time { return monoBase.Add(time.Since(monoBase)) }

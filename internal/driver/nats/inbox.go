@@ -54,7 +54,7 @@ func newInbox(c *conn, subject string) *inbox {
 
 // handle is nats.go's message handler: it takes the arrival time first.
 func (b *inbox) handle(m *natsgo.Msg) {
-	d := delivery{payload: m.Data, at: time.Now()}
+	d := delivery{payload: m.Data, at: monoNow()}
 	if b.on.Load() {
 		b.pass(&d)
 		return
@@ -174,3 +174,13 @@ func (b *inbox) place(d delivery, buf []byte) (int, time.Time, error) {
 func (b *inbox) close() {
 	b.once.Do(func() { close(b.closed) })
 }
+
+// monoBase anchors monoNow.
+var monoBase = time.Now()
+
+// monoNow is time.Now read from the monotonic clock alone (its wall part
+// follows the monotonic clock from monoBase): half the cost of time.Now,
+// which also reads the wall clock, for a stamp taken per message at
+// hundreds of thousands of messages per second. Latencies are differences
+// of monotonic readings either way.
+func monoNow() time.Time { return monoBase.Add(time.Since(monoBase)) }
