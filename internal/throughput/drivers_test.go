@@ -50,7 +50,9 @@ func TestEveryDriver(t *testing.T) {
 		}
 	}
 	sockets := func(tr driver.StreamTransport) func(t *testing.T) load.Links {
-		return func(*testing.T) load.Links { return load.Links{Transport: tr, Subscribe: driver.Options{QueueDepth: 4096}} }
+		return func(*testing.T) load.Links {
+			return load.Links{Transport: tr, Subscribe: driver.Options{QueueDepth: 4096}}
+		}
 	}
 	natsURL := func(t *testing.T) string { return embedded(t, nats.Transport{}) }
 	mqttURL := func(t *testing.T) string { return embedded(t, mqtt.Transport{}) }
