@@ -229,13 +229,13 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 	}
 	var notes []string
 	byMethod := map[string]int{}
-	var sds []float64
+	var sds [ChecksPerRequirement][]float64
 	for _, req := range d.Requirements {
 		for i, f := range req.Stat.Fits {
 			if g.checked(i) {
 				byMethod[f.Method]++
 				if f.Method == MethodLogNormal {
-					sds = append(sds, f.LogSD)
+					sds[i] = append(sds[i], f.LogSD)
 				}
 			}
 		}
@@ -256,12 +256,24 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 				r.Reference, fails, r.Candidate, need))
 		}
 	}
-	if len(sds) > 0 {
-		sort.Float64s(sds)
-		s := sds[len(sds)/2]
-		notes = append(notes, fmt.Sprintf("log-normal limits: median run-to-run log sd %.3g; at that spread a check detects ×%.3g with %s power at these runs, and ×%.3g needs about %s candidate runs",
-			s, LogNormalDetectable(s, r.Reference, r.Candidate, d.CheckLevel, r.Power, g.Margin), pctShort(r.Power),
-			targetFactor, runsText(LogNormalRunsFor(s, r.Reference, d.CheckLevel, r.Power, g.Margin, targetFactor))))
+	if r.FalseFails.Trials > 0 && r.FalseFails.Low > r.FalseFail && byMethod[MethodLogNormal] > 0 {
+		notes = append(notes, fmt.Sprintf("the measured false-fail rate is above the level asked: the log-normal assumption does not hold on these runs "+
+			"(Shapiro–Wilk on %d runs does not see a rare slow or fast mode, and one such candidate run moves a geometric mean past a tight limit); use --method order",
+			r.Reference))
+	}
+	var cols []string
+	for i, col := range sds {
+		if len(col) == 0 {
+			continue
+		}
+		sort.Float64s(col)
+		sd := col[len(col)/2]
+		cols = append(cols, fmt.Sprintf("%s (%d limits): log sd %.3g, detects ×%.3g, ×%g needs %s candidate runs", gate.RequirementMetrics[i].Name, len(col), sd,
+			LogNormalDetectable(sd, r.Reference, r.Candidate, d.CheckLevel, r.Power, g.Margin), targetFactor,
+			runsText(LogNormalRunsFor(sd, r.Reference, d.CheckLevel, r.Power, g.Margin, targetFactor))))
+	}
+	if len(cols) > 0 {
+		notes = append(notes, fmt.Sprintf("log-normal limits at their median run-to-run log sd, with %s power at these runs: %s", pctShort(r.Power), strings.Join(cols, "; ")))
 	}
 	return notes
 }
