@@ -205,3 +205,26 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("meta %+v, %v", m, err)
 	}
 }
+
+// TestReqErrors: queries the system refuses (larger than the NATS
+// server's max_payload, 1 MiB) are errors, not timeouts: counted in the
+// report and meta.json, no sample.
+func TestReqErrors(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	s := settings(t, RoleReq, map[string]any{"endpoint": []string{url}, "run-id": "e", "out-dir": out, "timeout": "2s",
+		"qps": "20", "duration": "500ms", "payload": strconv.Itoa(2 << 20)})
+	o := Run(context.Background(), s)
+	if o.Err != nil || o.Incomplete {
+		t.Fatalf("%+v", o)
+	}
+	var rr ReqReport
+	readJSON(t, filepath.Join(out, "e", ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json"), &rr)
+	if rr.Queries == 0 || rr.Errors != rr.Queries || rr.Timeouts != 0 || rr.Answered != 0 {
+		t.Errorf("%+v", rr)
+	}
+	m, err := meta.ReadFile(filepath.Join(out, "e", meta.FileName))
+	if err != nil || m.SubExperiments[0].System.Extra["errors"] != strconv.FormatUint(rr.Queries, 10) || m.SubExperiments[0].Payloads[0].Errors != rr.Queries {
+		t.Errorf("meta %+v %v", m, err)
+	}
+}

@@ -18,9 +18,10 @@ import (
 // (pub, sub, query, queryable), which times the messages itself; this
 // process imports what it wrote. Every role is a client of the routers
 // given by --endpoint (a zenohd or `mqgate-zenoh router`). The helper's
-// query is closed-loop: req sends --qps × --duration queries one after the
-// other, and reports the rate it reached. The helper's queryable echoes the
-// query (no --reply-size, --proc-delay).
+// query sends --qps × --duration queries open loop at --qps, at most
+// --concurrency in flight (a slot that finds them all in flight is skipped
+// and counted), and its queryable answers with --reply-size bytes after
+// --proc-delay, as the other drivers' req and qry.
 //
 // Clock offsets: the helper's publishers (ids instance·256 + i) answer
 // clock probes at <key>/clock; a sub runs the helper's clock role beside
@@ -34,9 +35,6 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 	}
 	if len(s.Endpoints) == 0 {
 		return fail(fmt.Errorf("--driver zenoh needs --endpoint tcp/ROUTER:PORT (a zenohd or `mqgate-zenoh router`)"))
-	}
-	if s.Role == RoleQry && (s.ReplySize != 64 || s.ProcDelay != 0) {
-		return fail(fmt.Errorf("--reply-size and --proc-delay: the Zenoh helper's queryable echoes each query at once"))
 	}
 	bin, err := zenohhelper.Find()
 	if err != nil {
@@ -70,9 +68,11 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		latency = meta.LatencyRTT
 		n := max(1, int(s.QPS*s.Duration.Seconds()))
 		args = zenohhelper.Query{Common: c, Payloads: []int{s.Payload}, Samples: n, Replies: s.Replies, Timeout: s.Timeout,
-			Target: zenohhelper.TargetAll, WaitPeer: s.Timeout, MaxTimeouts: 1 << 30}.Args()
+			Target: zenohhelper.TargetAll, WaitPeer: s.Timeout, MaxTimeouts: 1 << 30, Rate: s.QPS, Concurrency: s.Concurrency}.Args()
 	case RoleQry:
-		args = zenohhelper.Queryable{Common: c, Replies: s.Replies, Duration: s.Duration}.Args()
+		size := s.ReplySize
+		args = zenohhelper.Queryable{Common: c, Replies: s.Replies, Duration: s.Duration, ReplySize: &size,
+			ProcDelay: s.ProcDelay, ProcJitter: s.ProcJitter, Seed: s.Seed<<8 | uint64(s.Instance)}.Args()
 	}
 	var types []string
 	if s.Role == RoleSub {
@@ -183,7 +183,23 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		sys.Extra["replies"] = strconv.FormatUint(pc.Replies, 10)
 		sys.Extra["replies_per_query_min"] = strconv.FormatUint(pc.RepliesMin, 10)
 		sys.Extra["replies_per_query_max"] = strconv.FormatUint(pc.RepliesMax, 10)
-		sys.Extra["qps"] = strconv.FormatFloat(float64(pc.Sent)/end.Sub(start).Seconds(), 'f', 3, 64)
+		sys.Extra["errors"] = strconv.FormatUint(pc.Errors, 10)
+		sys.Extra["skipped"] = strconv.FormatUint(pc.Skipped, 10)
+		mean := 0.0
+		if pc.Sent > 0 {
+			mean = float64(pc.Replies) / float64(pc.Sent)
+		}
+		sys.Extra["replies_per_query_mean"] = strconv.FormatFloat(mean, 'f', 3, 64)
+		// Queries sent per second of --duration, as the other drivers' req.
+		sys.Extra["qps"] = strconv.FormatFloat(float64(pc.Sent)/s.Duration.Seconds(), 'f', 3, 64)
+		firstSys := *sys
+		firstSys.Extra = map[string]string{"measures": "time to first reply"}
+		for k, v := range sys.Extra {
+			firstSys.Extra[k] = v
+		}
+		base.System = &firstSys
+		base.Params = map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
+			"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
 		c1, c2 := counts, counts
 		c1.Samples, c2.Samples = len(first), len(last)
 		lastSys := *sys
@@ -206,7 +222,7 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		clock = "CLOCK_REALTIME across hosts (mqgate-zenoh), not corrected (--clock-offset false)"
 	}
 	if s.Role == RoleReq {
-		mode, clock = "query closed-loop (mqgate-zenoh)", "CLOCK_MONOTONIC (mqgate-zenoh)"
+		mode, clock = "query open-loop (mqgate-zenoh)", "CLOCK_MONOTONIC (mqgate-zenoh)"
 	}
 	if err := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, errMsg, ms); err != nil {
 		o.Err = err

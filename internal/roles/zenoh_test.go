@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -48,16 +49,20 @@ func TestZenohRoles(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer wg.Done()
-		qryOut = Run(ctx, settings(t, RoleQry, with(map[string]any{"run-id": "zq", "duration": "1m", "replies": "2"})))
+		qryOut = Run(ctx, settings(t, RoleQry, with(map[string]any{"run-id": "zq", "duration": "1m", "replies": "2",
+			"reply-size": "100", "proc-delay": "15ms±5ms", "reliability": "reliable"})))
 	}()
 	time.Sleep(time.Second)
 	// Reliable (CongestionControl::Block): nothing is dropped, however
 	// loaded the machine; slots a late publisher skipped are not sent.
 	pubOut := Run(context.Background(), settings(t, RolePub, with(map[string]any{"run-id": "zps", "publishers": "2", "rate": "200", "duration": "1s", "reliability": "reliable"})))
-	reqOut := Run(context.Background(), settings(t, RoleReq, with(map[string]any{"run-id": "zq", "qps": "100", "duration": "1s", "replies": "2"})))
+	reqOut := Run(context.Background(), settings(t, RoleReq, with(map[string]any{"run-id": "zq", "qps": "100", "duration": "1s", "replies": "2", "concurrency": "16", "reliability": "reliable"})))
+	// One query in flight at most, each ≥ 10 ms, at 200 slots a second:
+	// most slots are skipped and counted.
+	req1Out := Run(context.Background(), settings(t, RoleReq, with(map[string]any{"run-id": "zq1", "qps": "200", "duration": "1s", "replies": "2", "concurrency": "1", "reliability": "reliable"})))
 	cancel()
 	wg.Wait()
-	for name, o := range map[string]Outcome{"pub": pubOut, "sub": subOut, "req": reqOut} {
+	for name, o := range map[string]Outcome{"pub": pubOut, "sub": subOut, "req": reqOut, "req1": req1Out} {
 		if o.Err != nil || o.Incomplete || o.Interrupted {
 			t.Errorf("%s: %+v", name, o)
 		}
@@ -73,14 +78,35 @@ func TestZenohRoles(t *testing.T) {
 	if len(rows) == 0 || m.SubExperiments[0].Payloads[0].Lost != 0 || m.SubExperiments[0].Payloads[0].Samples != len(rows) {
 		t.Errorf("%d rows, counts %+v", len(rows), m.SubExperiments[0].Payloads[0])
 	}
-	first, last := rawRows(t, filepath.Join(out, "zq"), "zenoh_best_effort_query"), rawRows(t, filepath.Join(out, "zq"), "zenoh_best_effort_querylast")
-	if len(first) != 100 || len(last) != 100 {
-		t.Fatalf("%d first, %d last replies", len(first), len(last))
+	// Reliable (CongestionControl::Block): no reply is dropped on a loaded
+	// machine, as best-effort replies may be.
+	first, last := rawRows(t, filepath.Join(out, "zq"), "zenoh_reliable_query"), rawRows(t, filepath.Join(out, "zq"), "zenoh_reliable_querylast")
+	qm, err := meta.ReadFile(filepath.Join(out, "zq", meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := qm.SubExperiments[0].System.Extra
+	queries, _ := strconv.Atoi(extra["queries"])
+	skipped, _ := strconv.Atoi(extra["skipped"])
+	if len(first) != queries || len(last) != queries || queries+skipped != 100 || skipped > 10 ||
+		extra["replies_per_query_min"] != "2" || extra["measures"] != "time to first reply" {
+		t.Fatalf("%d first, %d last replies; extra %v", len(first), len(last), extra)
 	}
 	for i := range first {
-		if last[i].Latency < first[i].Latency {
-			t.Fatalf("query %d: last reply before the first", i+1)
+		// The queryable waits 15 ms ± 5 ms from each query's arrival.
+		if last[i].Latency < first[i].Latency || first[i].Latency < 10_000 {
+			t.Fatalf("query %d: first reply %.1f us, last %.1f us", i+1, first[i].Latency, last[i].Latency)
 		}
+	}
+	m1, err := meta.ReadFile(filepath.Join(out, "zq1", meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1 := m1.SubExperiments[0].System.Extra
+	q1, _ := strconv.Atoi(e1["queries"])
+	s1, _ := strconv.Atoi(e1["skipped"])
+	if q1 == 0 || q1+s1 != 200 || q1 > 110 {
+		t.Errorf("concurrency 1: %d queries, %d skipped of 200 slots; extra %v", q1, s1, e1)
 	}
 	if _, err := os.Stat(filepath.Join(out, "zq", ReportsDir)); err != nil {
 		t.Error(err)

@@ -241,6 +241,11 @@ type Query struct {
 	Target      string        // TargetBestMatching (default), TargetAll, TargetAllComplete
 	WaitPeer    time.Duration
 	MaxTimeouts int
+	// Rate, when positive, sends the queries open loop at this many per
+	// second, at most Concurrency (helper default 8) in flight; a slot that
+	// finds them all in flight is skipped and counted. Zero: closed loop.
+	Rate        float64
+	Concurrency int
 }
 
 // Args returns the helper's command line for q.
@@ -254,7 +259,8 @@ func (q Query) Args() []string {
 	a = opt(a, "--target", q.Target != "", q.Target)
 	a = opt(a, "--wait-peer", q.WaitPeer > 0, secs(q.WaitPeer))
 	a = opt(a, "--max-timeouts", q.MaxTimeouts > 0, strconv.Itoa(q.MaxTimeouts))
-	return a
+	a = opt(a, "--rate", q.Rate > 0, strconv.FormatFloat(q.Rate, 'f', -1, 64))
+	return opt(a, "--concurrency", q.Concurrency > 0, strconv.Itoa(q.Concurrency))
 }
 
 // Queryable replies to queries.
@@ -262,11 +268,24 @@ type Queryable struct {
 	Common
 	Replies  int // per query, each echoing the query's payload
 	Duration time.Duration
+	// ReplySize, when set, makes each reply that many bytes: the query's
+	// header, then the filler.
+	ReplySize *int
+	// ProcDelay ± ProcJitter (uniform, seeded by Seed) is waited from a
+	// query's arrival before each reply.
+	ProcDelay, ProcJitter time.Duration
+	Seed                  uint64
 }
 
 // Args returns the helper's command line for q.
 func (q Queryable) Args() []string {
 	a := append([]string{"queryable"}, q.Common.args()...)
 	a = opt(a, "--replies", q.Replies > 0, strconv.Itoa(q.Replies))
-	return opt(a, "--duration", q.Duration > 0, secs(q.Duration))
+	a = opt(a, "--duration", q.Duration > 0, secs(q.Duration))
+	if q.ReplySize != nil {
+		a = append(a, "--reply-size", strconv.Itoa(*q.ReplySize))
+	}
+	a = opt(a, "--proc-delay", q.ProcDelay > 0, secs(q.ProcDelay))
+	a = opt(a, "--proc-jitter", q.ProcJitter > 0, secs(q.ProcJitter))
+	return opt(a, "--seed", q.Seed > 0, strconv.FormatUint(q.Seed, 10))
 }

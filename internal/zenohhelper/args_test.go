@@ -35,6 +35,9 @@ func TestArgs(t *testing.T) {
 		{Pub{Payloads: []int{64}, IDBase: 1024, ClockKey: "k/clock", ClockLinger: &linger}.Args(),
 			"pub --reliability best-effort --payloads 64 --warmup 0 --id-base 1024 --clock-key k/clock --clock-linger 1.5"},
 		{Sub{Arrivals: true}.Args(), "sub --reliability best-effort --arrivals"},
+		{Query{Samples: 100, Rate: 50, Concurrency: 4}.Args(), "query --reliability best-effort --samples 100 --warmup 0 --rate 50 --concurrency 4"},
+		{Queryable{ReplySize: &spin, ProcDelay: 2 * time.Millisecond, ProcJitter: 500 * time.Microsecond, Seed: 7}.Args(),
+			"queryable --reliability best-effort --reply-size 0 --proc-delay 0.002 --proc-jitter 0.0005 --seed 7"},
 		{Clock{Common: Common{Key: "k/clock"}, Probes: 16, Interval: 5 * time.Millisecond, Timeout: time.Second, Duration: 3 * time.Second}.Args(),
 			"clock --key k/clock --reliability best-effort --probes 16 --interval 0.005 --timeout 1 --duration 3"},
 	} {

@@ -196,18 +196,73 @@ pub struct QueryArgs {
     /// End the run (incomplete) after this many consecutive queries without reply.
     #[arg(long, default_value_t = 5)]
     pub max_timeouts: u64,
+    /// Queries per second, open loop (0: closed loop, one query after the
+    /// other): slot k is due at start + k/rate, whatever the replies do.
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
+    /// Open loop: queries in flight at most; a slot that finds them all in
+    /// flight is skipped and counted (`skipped`).
+    #[arg(long, default_value_t = 8)]
+    pub concurrency: usize,
 }
 
 #[derive(Args, Debug)]
 pub struct QueryableArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Replies sent to each query, each echoing the query's payload.
+    /// Replies sent to each query, each echoing the query's payload (or of
+    /// --reply-size bytes).
     #[arg(long, default_value_t = 1)]
     pub replies: u64,
     /// Stop after this many seconds (0: run until SIGINT/SIGTERM).
     #[arg(long, value_parser = parse_secs, default_value = "0")]
     pub duration: Duration,
+    /// Bytes of each reply: the query's first 24 bytes (its header), then the
+    /// filler (default: the query's payload, echoed).
+    #[arg(long)]
+    pub reply_size: Option<usize>,
+    /// Processing delay before each reply, in seconds, from the query's arrival.
+    #[arg(long, value_parser = parse_secs, default_value = "0")]
+    pub proc_delay: Duration,
+    /// Jitter of the processing delay in seconds: each reply waits the delay
+    /// plus a uniform draw in [-jitter, +jitter], at least 0.
+    #[arg(long, value_parser = parse_secs, default_value = "0")]
+    pub proc_jitter: Duration,
+    /// Seed of the jitter's draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// SplitMix64: the jitter's seeded draws (no dependency for one generator).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A delay of base ± jitter (uniform), at least 0.
+    fn delay(&mut self, base: Duration, jitter: Duration) -> Duration {
+        let j = jitter.as_nanos() as u64;
+        if j == 0 {
+            return base;
+        }
+        let draw = (self.next() % (2 * j + 1)) as i128 - j as i128;
+        Duration::from_nanos((base.as_nanos() as i128 + draw).max(0) as u64)
+    }
+}
+
+/// A reply of size bytes to a query whose payload starts with head: head's
+/// bytes (up to the 24-byte header), then the filler.
+fn reply_body(head: &[u8], size: usize) -> Vec<u8> {
+    let mut r = header::new_message(size);
+    let n = head.len().min(header::FULL_SIZE).min(size);
+    r[..n].copy_from_slice(&head[..n]);
+    r
 }
 
 fn zerr(what: &str) -> impl Fn(zenoh::Error) -> Failure + '_ {
@@ -950,6 +1005,9 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
     if a.samples == 0 || a.replies == 0 {
         return Err(Failure::usage("--samples and --replies must be at least 1"));
     }
+    if !(a.rate >= 0.0 && a.rate <= 1e6) || a.concurrency == 0 {
+        return Err(Failure::usage("--rate must be in [0, 1e6] queries per second and --concurrency at least 1"));
+    }
     let session = c.open(c.mode)?;
     let querier = session
         .declare_querier(format!("{}/query", c.key))
@@ -992,6 +1050,18 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
     for &size in &a.payloads {
         if interrupted || !summary.completed {
             break;
+        }
+        if a.rate > 0.0 {
+            let r = open_loop_payload(a, &querier, size, run_id, &mut seq);
+            interrupted |= r.interrupted;
+            if let Some(reason) = r.reason {
+                summary.completed = false;
+                summary.reason = reason;
+            }
+            summary.payloads.push(r.counts);
+            first_all.push((size, r.first));
+            last_all.push((size, r.last));
+            continue;
         }
         let mut counts = PayloadCounts { payload: size as u64, replies_min: u64::MAX, ..Default::default() };
         let (mut first, mut last) = (Vec::with_capacity(a.samples), Vec::with_capacity(a.samples));
@@ -1125,23 +1195,46 @@ pub fn queryable(a: &QueryableArgs) -> Result<End, Failure> {
     let express = c.express();
     let served = Arc::new(AtomicU64::new(0));
     let served_cb = served.clone();
+    let (reply_size, delay, jitter) = (a.reply_size, a.proc_delay, a.proc_jitter);
+    let rng = Arc::new(Mutex::new(SplitMix(a.seed)));
     let _q = session
         .declare_queryable(format!("{}/query", c.key))
         .callback(move |q| {
+            let at = Instant::now();
             let payload = q.payload().cloned().unwrap_or_default();
             let size = payload.len();
-            let mut errors = 0;
-            for _ in 0..replies {
-                if q.reply(q.key_expr().clone(), payload.clone()).express(express).wait().is_err() {
-                    errors += 1;
-                }
-            }
-            served_cb.fetch_add(1, Ordering::Relaxed);
-            cb.add(size, |p| {
-                p.received += 1;
-                p.replies += replies - errors;
-                p.errors += errors;
+            let body = reply_size.map(|n| {
+                let mut h = [0u8; header::FULL_SIZE];
+                let k = head(&payload, &mut h);
+                ZBytes::from(reply_body(&h[..k], n))
             });
+            let (cb, served_cb, rng) = (cb.clone(), served_cb.clone(), rng.clone());
+            let answer = move || {
+                let mut errors = 0;
+                for _ in 0..replies {
+                    let d = rng.lock().unwrap().delay(delay, jitter);
+                    if !d.is_zero() {
+                        thread::sleep((at + d).saturating_duration_since(Instant::now()));
+                    }
+                    let b = body.clone().unwrap_or_else(|| payload.clone());
+                    if q.reply(q.key_expr().clone(), b).express(express).wait().is_err() {
+                        errors += 1;
+                    }
+                }
+                served_cb.fetch_add(1, Ordering::Relaxed);
+                cb.add(size, |p| {
+                    p.received += 1;
+                    p.replies += replies - errors;
+                    p.errors += errors;
+                });
+            };
+            // A delayed query gets a thread of its own, so that it does not
+            // hold the next one back.
+            if delay.is_zero() && jitter.is_zero() {
+                answer();
+            } else {
+                thread::spawn(answer);
+            }
         })
         .wait()
         .map_err(zerr("declaring the queryable"))?;
@@ -1152,6 +1245,201 @@ pub fn queryable(a: &QueryableArgs) -> Result<End, Failure> {
     summary.payloads = counts.take();
     write(c, None, &summary)?;
     Ok(End::Complete)
+}
+
+/// What one open-loop query saw.
+#[derive(Default, Clone)]
+struct OpenQuery {
+    started: Option<Instant>,
+    warm: bool,
+    replies: u64,
+    errors: u64,
+    first: Option<Instant>,
+    last: Option<Instant>,
+    done: bool,
+}
+
+/// Events of open-loop queries, by slot: a reply (time, ok) or the end of
+/// the query (Zenoh dropped its callback).
+enum QueryEvent {
+    Reply(usize, Instant, bool),
+    Done(usize),
+}
+
+/// Sends QueryEvent::Done when the query's callback is dropped.
+struct QueryDone {
+    slot: usize,
+    tx: mpsc::Sender<QueryEvent>,
+}
+
+impl Drop for QueryDone {
+    fn drop(&mut self) {
+        let _ = self.tx.send(QueryEvent::Done(self.slot));
+    }
+}
+
+struct OpenLoop {
+    counts: PayloadCounts,
+    first: Vec<u64>,
+    last: Vec<u64>,
+    reason: Option<String>,
+    interrupted: bool,
+}
+
+fn on_query_event(ev: QueryEvent, qs: &mut [OpenQuery], in_flight: &mut usize) {
+    match ev {
+        QueryEvent::Reply(i, at, ok) => {
+            let q = &mut qs[i];
+            if ok {
+                q.replies += 1;
+                q.first.get_or_insert(at);
+                q.last = Some(at);
+            } else {
+                q.errors += 1;
+            }
+        }
+        QueryEvent::Done(i) => {
+            if !qs[i].done {
+                qs[i].done = true;
+                *in_flight -= 1;
+            }
+        }
+    }
+}
+
+/// Open-loop queries of one payload: --warmup then --samples slots at
+/// --rate, each sending a query unless --concurrency are in flight (then
+/// the slot is skipped and counted). Times to the first and last reply are
+/// from the query's send, rows in slot order.
+fn open_loop_payload(
+    a: &QueryArgs,
+    querier: &zenoh::query::Querier<'_>,
+    size: usize,
+    run_id: u32,
+    seq: &mut u64,
+) -> OpenLoop {
+    let total = a.warmup + a.samples;
+    let period_ns = (1e9 / a.rate).round() as u64;
+    let (tx, rx) = mpsc::channel::<QueryEvent>();
+    let mut qs = vec![OpenQuery::default(); total];
+    let mut in_flight = 0usize;
+    let mut out = OpenLoop {
+        counts: PayloadCounts { payload: size as u64, replies_min: u64::MAX, ..Default::default() },
+        first: Vec::with_capacity(a.samples),
+        last: Vec::with_capacity(a.samples),
+        reason: None,
+        interrupted: false,
+    };
+    let template = header::new_message(size);
+    let start = Instant::now() + Duration::from_millis(20);
+    for i in 0..total {
+        if i == a.warmup {
+            progress("query", size);
+        }
+        let due = start + Duration::from_nanos(period_ns.saturating_mul(i as u64));
+        // Replies and ends arrive while the slot is awaited.
+        loop {
+            let now = Instant::now();
+            if now >= due || stopped() {
+                break;
+            }
+            if let Ok(ev) = rx.recv_timeout((due - now).min(POLL)) {
+                on_query_event(ev, &mut qs, &mut in_flight);
+            }
+        }
+        while let Ok(ev) = rx.try_recv() {
+            on_query_event(ev, &mut qs, &mut in_flight);
+        }
+        if stopped() {
+            out.interrupted = true;
+            break;
+        }
+        let warm = i < a.warmup;
+        if in_flight >= a.concurrency {
+            if !warm {
+                out.counts.skipped += 1;
+            }
+            continue;
+        }
+        let mut msg = template.clone();
+        Header {
+            send_ns: epoch_ns(),
+            seq: *seq,
+            flags: if warm { header::FLAG_WARMUP } else { 0 },
+            topic: Some(0),
+            run_id: Some(run_id),
+            ..Default::default()
+        }
+        .encode(&mut msg);
+        *seq += 1;
+        let (reply_tx, done) = (tx.clone(), QueryDone { slot: i, tx: tx.clone() });
+        in_flight += 1;
+        qs[i].warm = warm;
+        qs[i].started = Some(Instant::now());
+        // The callback owns `done`: when Zenoh ends the query (all replies
+        // in, or its timeout) and drops the callback, the end is reported.
+        let sent = querier
+            .get()
+            .payload(ZBytes::from(msg))
+            .callback(move |r| {
+                let at = Instant::now();
+                let _owned = &done;
+                let _ = reply_tx.send(QueryEvent::Reply(i, at, r.result().is_ok()));
+            })
+            .wait();
+        if let Err(e) = sent {
+            qs[i].errors += 1;
+            eprintln!("mqgate-zenoh query: get: {e}");
+        }
+    }
+    // The queries in flight end by their timeout; Zenoh is given 5 s more.
+    let guard = Instant::now() + a.timeout + Duration::from_secs(5);
+    while in_flight > 0 {
+        match rx.recv_timeout(guard.saturating_duration_since(Instant::now())) {
+            Ok(ev) => on_query_event(ev, &mut qs, &mut in_flight),
+            Err(_) => break,
+        }
+    }
+    let (mut hf, mut hl) = (LatencyHistogram::default(), LatencyHistogram::default());
+    for q in &qs {
+        let Some(t0) = q.started else { continue };
+        if q.warm {
+            out.counts.warmup += 1;
+            continue;
+        }
+        let c = &mut out.counts;
+        c.sent += 1;
+        c.errors += q.errors + u64::from(!q.done);
+        c.replies += q.replies;
+        c.replies_min = c.replies_min.min(q.replies);
+        c.replies_max = c.replies_max.max(q.replies);
+        if q.replies < a.replies {
+            c.timeouts += 1;
+        }
+        match (q.first, q.last) {
+            (Some(f), Some(l)) => {
+                c.received += 1;
+                let (f, l) = (f.duration_since(t0).as_nanos() as u64, l.duration_since(t0).as_nanos() as u64);
+                out.first.push(f);
+                out.last.push(l);
+                hf.record(f);
+                hl.record(l);
+            }
+            _ => c.lost += 1,
+        }
+    }
+    if out.counts.replies_min == u64::MAX {
+        out.counts.replies_min = 0;
+    }
+    out.counts.latency = hf.stats();
+    out.counts.latency_last = hl.stats();
+    if out.counts.lost > 0 && !querier.matching_status().wait().map(|m| m.matching()).unwrap_or(false) {
+        out.reason = Some(format!(
+            "the queryable went away: none matches the query key ({} queries unanswered)",
+            out.counts.lost
+        ));
+    }
+    out
 }
 
 // ---- clock ----------------------------------------------------------------------
@@ -1260,6 +1548,27 @@ mod tests {
         let mut m = header::new_message(size);
         h.encode(&mut m);
         m
+    }
+
+    #[test]
+    fn processing_delays_and_replies() {
+        let mut r = SplitMix(1);
+        let base = Duration::from_millis(2);
+        let jitter = Duration::from_millis(1);
+        let draws: Vec<Duration> = (0..1000).map(|_| r.delay(base, jitter)).collect();
+        assert!(draws.iter().all(|d| *d >= Duration::from_millis(1) && *d <= Duration::from_millis(3)));
+        assert!(
+            draws.iter().any(|d| *d < Duration::from_micros(1100))
+                && draws.iter().any(|d| *d > Duration::from_micros(2900))
+        );
+        assert_eq!(SplitMix(1).delay(base, jitter), draws[0], "seeded");
+        assert_eq!(SplitMix(1).delay(Duration::ZERO, jitter * 10).min(Duration::ZERO), Duration::ZERO);
+        let q: Vec<u8> = (0..30u8).collect();
+        let b = reply_body(&q[..24], 40);
+        assert_eq!(&b[..24], &q[..24]);
+        assert_eq!(b.len(), 40);
+        assert_eq!(b[30], (30 % 251) as u8, "filler");
+        assert_eq!(reply_body(&q[..24], 8), q[..8].to_vec());
     }
 
     #[test]
