@@ -79,6 +79,11 @@ type Options struct {
 	Factors []float64
 	// Power is the detection rate sought (default 0.95).
 	Power float64
+	// Thresholds, when set, are thresholds (compare --fail-threshold,
+	// check --margin) at which the unchanged splits are judged again, for
+	// the verdict shares per threshold (Result.Thresholds); the gate must
+	// be a Thresholder.
+	Thresholds []float64
 	// Regressed is how many runs at the end of the pool are runs of a
 	// known, real regression (e.g. run --echo-delay) rather than unchanged
 	// runs: the false-fail rate and power curve use the others only, and
@@ -150,6 +155,29 @@ type Result struct {
 	// them (Gate: detected); nil without such runs.
 	Regressed  int    `json:"regressed_runs"`
 	Regression *Point `json:"regression"`
+	// ThresholdName names the gate's threshold ("--fail-threshold",
+	// "--margin") and Thresholds are the unchanged splits' verdicts at each
+	// of Options.Thresholds (Point.Factor is 1, Point.Gate the false fails).
+	ThresholdName string           `json:"threshold_name,omitempty"`
+	Thresholds    []ThresholdPoint `json:"thresholds,omitempty"`
+}
+
+// ThresholdPoint is the verdicts of the unchanged splits at one threshold.
+type ThresholdPoint struct {
+	Threshold    float64 `json:"threshold"`
+	Failed       Rate    `json:"failed"`
+	Inconclusive Rate    `json:"inconclusive"`
+	Passed       Rate    `json:"passed"`
+}
+
+// Thresholder is a Gate whose threshold can be changed: compare's
+// --fail-threshold, check's --margin.
+type Thresholder interface {
+	Gate
+	// ThresholdName names the threshold as the user sets it.
+	ThresholdName() string
+	// WithThreshold returns the gate judging at threshold t.
+	WithThreshold(t float64) Gate
 }
 
 // ClopperPearson returns the exact (Clopper–Pearson) two-sided interval at
@@ -333,6 +361,18 @@ func Worse(m gate.Metric, v, f float64) float64 {
 // over every check of the pool at once, Holm's correction at FalseFail.
 type CompareGate struct {
 	FalseFail float64
+	// Threshold, when set, replaces every check's own threshold (the
+	// pool's Key.Threshold); nil keeps them.
+	Threshold *float64
+}
+
+// ThresholdName implements Thresholder.
+func (CompareGate) ThresholdName() string { return "--fail-threshold" }
+
+// WithThreshold implements Thresholder: every check at threshold t.
+func (g CompareGate) WithThreshold(t float64) Gate {
+	g.Threshold = &t
+	return g
 }
 
 // Name implements Gate.
@@ -347,7 +387,13 @@ func (g CompareGate) Describe() string {
 func (g CompareGate) Judge(pool Pool, ref, cand []int, factors []float64) ([]Outcome, error) {
 	out := make([]Outcome, len(factors))
 	for f, factor := range factors {
-		checks := gate.Judge(pool.series(split{ref, cand}, factor), g.FalseFail, "reference")
+		series := pool.series(split{ref, cand}, factor)
+		if g.Threshold != nil {
+			for i := range series {
+				series[i].Threshold = *g.Threshold
+			}
+		}
+		checks := gate.Judge(series, g.FalseFail, "reference")
 		v := gate.Verdict{}
 		v.Add(checks...)
 		v.Finish()
@@ -387,6 +433,22 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 	out, err := judgeAll(ctx, opt.Gate, pool, splits, factors)
 	if err != nil {
 		return nil, err
+	}
+	var tg Thresholder
+	if len(opt.Thresholds) > 0 {
+		var ok bool
+		if tg, ok = opt.Gate.(Thresholder); !ok {
+			return nil, fmt.Errorf("the %s gate has no threshold to vary", opt.Gate.Name())
+		}
+	}
+	byThreshold := make([][][]Outcome, len(opt.Thresholds))
+	for i, t := range opt.Thresholds {
+		if !(t >= 0) || math.IsInf(t, 0) {
+			return nil, fmt.Errorf("threshold %v: expected a number ≥ 0 (0.1 = 10 %%)", t)
+		}
+		if byThreshold[i], err = judgeAll(ctx, tg.WithThreshold(t), pool, splits, []float64{1}); err != nil {
+			return nil, err
+		}
 	}
 	var regression [][]Outcome
 	if opt.Regressed > 0 {
@@ -438,6 +500,13 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 	if opt.Regressed > 0 {
 		p := count(regression, 0)
 		res.Regressed, res.Regression = opt.Regressed, &p
+	}
+	if tg != nil {
+		res.ThresholdName = tg.ThresholdName()
+		for i, t := range opt.Thresholds {
+			p := count(byThreshold[i], 0)
+			res.Thresholds = append(res.Thresholds, ThresholdPoint{Threshold: t, Failed: p.Gate, Inconclusive: p.Inconclusive, Passed: p.Passed})
+		}
 	}
 	res.Runs = runs
 	res.Notes = opt.Gate.Notes(pool, res)

@@ -353,3 +353,54 @@ func TestRegressedRuns(t *testing.T) {
 		t.Error("a pool of regressed runs only was accepted")
 	}
 }
+
+// noThreshold is a gate without a threshold to vary.
+type noThreshold struct{ g CompareGate }
+
+func (noThreshold) Name() string       { return "fixed" }
+func (n noThreshold) Describe() string { return n.g.Describe() }
+func (n noThreshold) Judge(p Pool, ref, cand []int, f []float64) ([]Outcome, error) {
+	return n.g.Judge(p, ref, cand, f)
+}
+func (noThreshold) Notes(Pool, *Result) []string { return nil }
+
+// TestThresholds: the unchanged splits judged again at each threshold pass
+// more often as it grows (3 % noise: never at 0, always at 50 %), the
+// checks' own thresholds are replaced, and a gate without threshold, or a
+// negative one, is refused.
+func TestThresholds(t *testing.T) {
+	pool := synthPool(15, 16, 5, 0.03, 0.02, 0)
+	r, err := Run(context.Background(), pool, Options{Splits: 80, Seed: 4, Factors: []float64{2}, Thresholds: []float64{0, 0.05, 0.2, 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ThresholdName != "--fail-threshold" || len(r.Thresholds) != 4 {
+		t.Fatalf("%q %+v", r.ThresholdName, r.Thresholds)
+	}
+	for i, p := range r.Thresholds {
+		if p.Passed.Count+p.Inconclusive.Count+p.Failed.Count != 80 {
+			t.Errorf("threshold %v: verdicts do not add up", p.Threshold)
+		}
+		if i > 0 && p.Passed.Rate < r.Thresholds[i-1].Passed.Rate {
+			t.Errorf("passed falls from %v to %v", r.Thresholds[i-1].Threshold, p.Threshold)
+		}
+	}
+	if r.Thresholds[0].Passed.Rate != 0 || r.Thresholds[3].Passed.Rate != 1 {
+		t.Errorf("passed at 0: %v, at 50 %%: %v", r.Thresholds[0].Passed.Rate, r.Thresholds[3].Passed.Rate)
+	}
+	var text bytes.Buffer
+	WriteText(&text, r)
+	if !strings.Contains(text.String(), "unchanged system by --fail-threshold:") || !strings.Contains(text.String(), "50.0%      100.0%") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	paths, err := SavePlots(r, t.TempDir(), "cal", "svg")
+	if err != nil || len(paths) != 3 || !strings.HasSuffix(paths[2], "cal_thresholds.svg") {
+		t.Errorf("%v %v", paths, err)
+	}
+	if _, err := Run(context.Background(), pool, Options{Gate: noThreshold{}, Thresholds: []float64{0.1}}); err == nil || !strings.Contains(err.Error(), "no threshold") {
+		t.Errorf("gate without threshold: %v", err)
+	}
+	if _, err := Run(context.Background(), pool, Options{Thresholds: []float64{-0.1}}); err == nil || !strings.Contains(err.Error(), "≥ 0") {
+		t.Errorf("negative threshold: %v", err)
+	}
+}

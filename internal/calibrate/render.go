@@ -91,6 +91,12 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintf(bw, "smallest regression detected with ≥ %s power at %s: gate %s; a single check %s\n",
 		pct(r.Power), atRuns(r), factorText(r.Detect), factorText(r.DetectCheck))
+	if len(r.Thresholds) > 0 {
+		fmt.Fprintf(bw, "unchanged system by %s:\n  %-10s %-9s %-13s %s\n", r.ThresholdName, "threshold", "passed", "inconclusive", "failed")
+		for _, t := range r.Thresholds {
+			fmt.Fprintf(bw, "  %-10s %-9s %-13s %s\n", pct(t.Threshold), pct(t.Passed.Rate), pct(t.Inconclusive.Rate), pct(t.Failed.Rate))
+		}
+	}
 	if g := r.Regression; g != nil {
 		fmt.Fprintf(bw, "real regression: %d regressed runs as candidates against unchanged reference runs, %d splits: detected (gate fails) %s; passed %s; inconclusive %s; a single check fails %s\n",
 			r.Regressed, g.Gate.Trials, rateText(g.Gate), pct(g.Passed.Rate), pct(g.Inconclusive.Rate), pct(g.Check.Rate))
@@ -204,7 +210,29 @@ func OutcomePlot(r *Result) (*plot.Plot, error) {
 		failed = append(failed, g.Gate.Rate)
 	}
 	title := fmt.Sprintf("%s verdicts at %s (%d splits, false-fail level %s)", gateTitle(r), atRuns(r), r.FalseFails.Trials, pct(r.FalseFail))
-	p := plots.CategoryLines(title, "Regression injected (candidate / reference)", "Share of splits", cats, nil)
+	return verdictBars(title, "Regression injected (candidate / reference)", cats, passed, inconclusive, failed)
+}
+
+// ThresholdPlot draws, per threshold of Result.Thresholds, how often the
+// gate passed, was inconclusive and failed on the unchanged splits, as
+// stacked bars: the threshold at which an unchanged system passes.
+func ThresholdPlot(r *Result) (*plot.Plot, error) {
+	var cats []string
+	var passed, inconclusive, failed plotter.Values
+	for _, t := range r.Thresholds {
+		cats = append(cats, pct(t.Threshold))
+		passed = append(passed, t.Passed.Rate)
+		inconclusive = append(inconclusive, t.Inconclusive.Rate)
+		failed = append(failed, t.Failed.Rate)
+	}
+	title := fmt.Sprintf("%s verdicts on an unchanged system at %s (%d splits)", gateTitle(r), atRuns(r), r.FalseFails.Trials)
+	return verdictBars(title, r.ThresholdName, cats, passed, inconclusive, failed)
+}
+
+// verdictBars draws the shares of passed, inconclusive and failed splits
+// per category as stacked bars on a 0–1 axis.
+func verdictBars(title, xLabel string, cats []string, passed, inconclusive, failed plotter.Values) (*plot.Plot, error) {
+	p := plots.CategoryLines(title, xLabel, "Share of splits", cats, nil)
 	width := vg.Points(36)
 	var prev *plotter.BarChart
 	for _, b := range []struct {

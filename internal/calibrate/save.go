@@ -9,9 +9,11 @@ import (
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
-// SavePlots writes r's two plots into dir: the power curve as
-// <stem>_power.<ext> (PowerPlot) and the verdicts per factor as
-// <stem>_outcomes.<ext> (OutcomePlot). It returns the paths written.
+// SavePlots writes r's plots into dir: the power curve as
+// <stem>_power.<ext> (PowerPlot), the verdicts per factor as
+// <stem>_outcomes.<ext> (OutcomePlot) and, when r has them, the verdicts
+// per threshold as <stem>_thresholds.<ext> (ThresholdPlot). It returns the
+// paths written.
 func SavePlots(r *Result, dir, stem string, f plots.Format) ([]string, error) {
 	power := filepath.Join(dir, stem+"_power"+f.Ext())
 	if err := plots.Save(PowerPlot(r), power, f); err != nil {
@@ -25,7 +27,19 @@ func SavePlots(r *Result, dir, stem string, f plots.Format) ([]string, error) {
 	if err := plots.Save(op, outcomes, f); err != nil {
 		return nil, err
 	}
-	return []string{power, outcomes}, nil
+	paths := []string{power, outcomes}
+	if len(r.Thresholds) > 0 {
+		tp, err := ThresholdPlot(r)
+		if err != nil {
+			return nil, err
+		}
+		thresholds := filepath.Join(dir, stem+"_thresholds"+f.Ext())
+		if err := plots.Save(tp, thresholds, f); err != nil {
+			return nil, err
+		}
+		paths = append(paths, thresholds)
+	}
+	return paths, nil
 }
 
 // ParseFactors parses a comma-separated list of regression factors

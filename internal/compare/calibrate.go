@@ -101,6 +101,7 @@ func calibrateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded halves) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits"},
 		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve (default 1.02,1.05,1.1,1.15,1.2,1.3,1.5,1.75,2)"},
+		&cli.StringFlag{Name: "thresholds", Usage: "with --calibrate: comma-separated thresholds `T1,T2,…` (fractions or percentages) at which the unchanged splits are judged again: the verdict shares per threshold (plot calibration_thresholds)"},
 	}
 }
 
@@ -135,6 +136,15 @@ func runCalibrate(c *cli.Context, cfg Config, format plots.Format) error {
 			opt.Factors = append(opt.Factors, x)
 		}
 	}
+	if s := c.String("thresholds"); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			t, err := ParseFraction(f)
+			if err != nil || t < 0 {
+				return cliapp.Usagef("--thresholds: %q: expected thresholds ≥ 0 such as 0.05,0.1 or 5%%,10%%", strings.TrimSpace(f))
+			}
+			opt.Thresholds = append(opt.Thresholds, t)
+		}
+	}
 	res, err := calibrate.Run(c.Context, pool, opt)
 	if err != nil {
 		if cliapp.Interrupted(c.Context) {
@@ -159,5 +169,8 @@ func runCalibrate(c *cli.Context, cfg Config, format plots.Format) error {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
 	fmt.Fprintf(c.App.Writer, "power curve: %s\nverdicts: %s\n", paths[0], paths[1])
+	if len(paths) > 2 {
+		fmt.Fprintf(c.App.Writer, "verdicts by threshold: %s\n", paths[2])
+	}
 	return nil
 }

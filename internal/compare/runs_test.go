@@ -201,12 +201,13 @@ func TestCalibrateCommand(t *testing.T) {
 	out := filepath.Join(root, "plots")
 	js := filepath.Join(root, "cal.json")
 	code, stdout, stderr := runCompare(t, root, "--calibrate", "--reference", a, "--results", b, "--plots-directory", out,
-		"--runs-per-side", "6", "--splits", "20", "--factors", "1.2,2", "--json", js)
+		"--runs-per-side", "6", "--splits", "20", "--factors", "1.2,2", "--json", js, "--thresholds", "0.1,50%")
 	if code != cliapp.ExitOK {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"calibration: 12 unchanged runs, 6 per side, 20 random splits (seed 1), 42 checks",
-		"false fails:  0 of 20", "×2 ", "power curve: $OUT/plots/calibration_power.svg", "verdicts: $OUT/plots/calibration_outcomes.svg"} {
+		"false fails:  0 of 20", "×2 ", "power curve: $OUT/plots/calibration_power.svg", "verdicts: $OUT/plots/calibration_outcomes.svg",
+		"unchanged system by --fail-threshold:", "verdicts by threshold: $OUT/plots/calibration_thresholds.svg"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
@@ -223,6 +224,7 @@ func TestCalibrateCommand(t *testing.T) {
 		{[]string{"--calibrate", "--results", a, "--runs-per-side", "4"}, "at least 8 unchanged runs"},
 		{[]string{"--calibrate", "--results", a, "--junit", filepath.Join(root, "x.xml")}, "--junit does not go with --calibrate"},
 		{[]string{"--calibrate", "--results", a, "--factors", "1.1,x"}, `"x" is not a number`},
+		{[]string{"--calibrate", "--results", a, "--thresholds", "0.1,-1"}, `--thresholds: "-1"`},
 		{[]string{"--calibrate", "--results", a, "--split", "sideways"}, "unknown split"},
 		{[]string{"--calibrate"}, "--calibrate needs unchanged runs"},
 	} {

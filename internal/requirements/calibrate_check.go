@@ -82,6 +82,15 @@ type CheckGate struct {
 // Name implements calibrate.Gate.
 func (CheckGate) Name() string { return "check" }
 
+// ThresholdName implements calibrate.Thresholder.
+func (CheckGate) ThresholdName() string { return "--margin" }
+
+// WithThreshold implements calibrate.Thresholder: the check with margin t.
+func (g CheckGate) WithThreshold(t float64) calibrate.Gate {
+	g.Margin = t
+	return g
+}
+
 // Describe implements calibrate.Gate.
 func (g CheckGate) Describe() string {
 	var cols []string

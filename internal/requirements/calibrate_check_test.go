@@ -208,13 +208,14 @@ func TestCalibrateCommand(t *testing.T) {
 	out := t.TempDir()
 	js := filepath.Join(out, "cal.json")
 	code, stdout, stderr := runRequirements(t, out, "--calibrate", "-e", root, "--method", "lognormal", "--candidate-runs", "6", "--splits", "30",
-		"--columns", "median,99%", "--plots-directory", filepath.Join(out, "plots"), "--json", js, "--format", "svg")
+		"--columns", "median,99%", "--plots-directory", filepath.Join(out, "plots"), "--json", js, "--format", "svg", "--margins", "0,10%,0.5")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for _, want := range []string{"calibration of check: 16 unchanged runs, 10 reference and 6 candidate runs, 30 random splits (seed 1), 6 checks, family-wise false-fail level 1.0%",
 		"--method lognormal", "--columns Median,99%", "×1.25 ", "passed", "inconclusive",
-		"plots: $DIR/plots/calibration_check_power.svg, $DIR/plots/calibration_check_outcomes.svg"} {
+		"plots: $DIR/plots/calibration_check_power.svg, $DIR/plots/calibration_check_outcomes.svg, $DIR/plots/calibration_check_thresholds.svg",
+		"unchanged system by --margin:", "  10.0%  "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -227,7 +228,7 @@ func TestCalibrateCommand(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil || doc["gate"] != "check" || doc["reference_runs"] != 10.0 || doc["candidate_runs"] != 6.0 {
 		t.Errorf("JSON %v: %s", err, b)
 	}
-	for _, f := range []string{"calibration_check_power.svg", "calibration_check_outcomes.svg"} {
+	for _, f := range []string{"calibration_check_power.svg", "calibration_check_outcomes.svg", "calibration_check_thresholds.svg"} {
 		if st, err := os.Stat(filepath.Join(out, "plots", f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -244,6 +245,8 @@ func TestCalibrateCommand(t *testing.T) {
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--factors", "1.1,x"}, `"x" is not a number`},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--factors", "0.9"}, "above 1"},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margin", "-1"}, "--margin"},
+		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margins", "0.1,-5%"}, "--margins: -5% is negative"},
+		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margins", "0.1,x"}, `--margins: "x" is not a number`},
 		{[]string{"-e", root, "--false-fail", "0.01", "--candidate-runs", "3"}, "--candidate-runs is a --calibrate flag"},
 	} {
 		code, _, stderr := runRequirements(t, out, tt.args...)

@@ -36,6 +36,7 @@ func calibrateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits"},
 		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve (default 1.05,1.1,1.25,1.5,2)"},
+		&cli.StringFlag{Name: "margins", Usage: "with --calibrate: comma-separated margins `M1,M2,…` (fractions or percentages) at which the unchanged splits are judged again: the verdict shares per margin (plot calibration_check_thresholds)"},
 		&cli.StringFlag{Name: "regressed", TakesFile: true, Usage: "with --calibrate: folder of runs of the same system with a known, real regression (run --echo-delay, run ab's candidate side): the detection rate with them as candidate runs"},
 		&cli.StringFlag{Name: "json", TakesFile: true, Usage: "with --calibrate: write the calibration as JSON to `FILE`"},
 		&cli.StringFlag{Name: "plots-directory", TakesFile: true, Usage: "with --calibrate: `DIR` for the plots calibration_check_power and calibration_check_outcomes (created)"},
@@ -44,7 +45,7 @@ func calibrateFlags() []cli.Flag {
 }
 
 // calibrateOnly are the flags that mean nothing without --calibrate.
-var calibrateOnly = []string{"reference-runs", "candidate-runs", "margin", "columns", "splits", "split", "seed", "factors", "regressed", "json", "plots-directory", "format"}
+var calibrateOnly = []string{"reference-runs", "candidate-runs", "margin", "columns", "splits", "split", "seed", "factors", "margins", "regressed", "json", "plots-directory", "format"}
 
 // parseRequirementColumns parses check's --columns: a comma-separated list
 // of Median, 99%, Max (any case), returned in the requirements' order.
@@ -124,6 +125,10 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 			return cliapp.Usagef("--factors: %v", err)
 		}
 	}
+	margins, err := parseFractions(c.String("margins"))
+	if err != nil {
+		return cliapp.Usagef("--margins: %v", err)
+	}
 	in, err := Load(c.Context, dir, c.Bool("allow-incomplete"))
 	if err != nil {
 		if cliapp.Interrupted(c.Context) {
@@ -161,7 +166,7 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 		Gate:      CheckGate{Config: cfg, Margin: margin, Columns: columns},
 		Reference: c.Int("reference-runs"), Candidate: c.Int("candidate-runs"),
 		Splits: c.Int("splits"), Split: c.String("split"), Seed: c.Uint64("seed"),
-		FalseFail: cfg.FalseFail, Factors: factors, Regressed: regressed,
+		FalseFail: cfg.FalseFail, Factors: factors, Regressed: regressed, Thresholds: margins,
 	}
 	if opt.Reference == 0 && opt.Candidate == 0 {
 		opt.Candidate = (pool.Runs() - regressed) / 2
@@ -200,4 +205,24 @@ func calibrateMisused(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// parseFractions parses a comma-separated list of fractions (0.1) or
+// percentages (10%), each ≥ 0; nil for "".
+func parseFractions(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var fs []float64
+	for _, f := range strings.Split(s, ",") {
+		x, err := compare.ParseFraction(f)
+		if err != nil {
+			return nil, err
+		}
+		if x < 0 {
+			return nil, fmt.Errorf("%s is negative: expected fractions ≥ 0 such as 0.05,0.1 or percentages such as 5%%,10%%", strings.TrimSpace(f))
+		}
+		fs = append(fs, x)
+	}
+	return fs, nil
 }

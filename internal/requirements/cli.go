@@ -23,7 +23,7 @@ func App() *cli.App {
 			"requirements --experiments-results DIR [--output-file FILE] [--percentile 99]\n" +
 			"requirements --runs N --out DIR [--output-file FILE] [--false-fail 0.01 | --percentile 99] -- [run arguments]\n" +
 			"requirements --calibrate --experiments-results POOL --plots-directory DIR [--false-fail 0.01] [--method order|lognormal]\n" +
-			"      [--reference-runs N] [--candidate-runs K] [--margin 0] [--columns Median,99%,Max] [--regressed DIR] [--json FILE]",
+			"      [--reference-runs N] [--candidate-runs K] [--margin 0] [--columns Median,99%,Max] [--margins 0,0.1] [--regressed DIR] [--json FILE]",
 		Description: `Reads every experiment folder in DIR (each holding measurements_<type>_summary.csv files) and
 writes the requirements CSV (Experiment type,Bytes,Median,99%,Max,…): a limit per sub-experiment,
 payload and column (a "check"), set from the runs' values of that column.
