@@ -2,10 +2,11 @@ package driver
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/mqgate/mqgate/internal/subexp"
 )
 
 // Scenario is a named sub-experiment (formats §1): which transport carries it
@@ -33,9 +34,6 @@ type Scenario struct {
 	// Builtin marks the ten Fast-RTPS sub-experiments, listed first.
 	Builtin bool
 }
-
-// typePattern is the formats §1 grammar of sub-experiment names.
-var typePattern = regexp.MustCompile(`^[a-z][a-z0-9]*_(best_effort|reliable|exactly_once)(_[a-z0-9]+)?(_security)?$`)
 
 var (
 	scenarioMu sync.RWMutex
@@ -72,9 +70,8 @@ func RegisterScenario(s Scenario) {
 // CheckScenario reports whether s's name follows formats §1 and its
 // Security field agrees with the name's _security suffix.
 func CheckScenario(s Scenario) error {
-	if !typePattern.MatchString(s.Type) {
-		return fmt.Errorf("sub-experiment name %q does not follow <scope>_<reliability>[_<transport>][_security] "+
-			"(lower case; reliability best_effort, reliable or exactly_once), e.g. fastdds_reliable", s.Type)
+	if !subexp.Valid(s.Type) {
+		return fmt.Errorf("sub-experiment name %q does not follow %s (formats §1), e.g. fastdds_reliable", s.Type, subexp.Grammar)
 	}
 	if s.Security != strings.HasSuffix(s.Type, "_security") {
 		return fmt.Errorf("sub-experiment %q: Security must match the _security suffix", s.Type)

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/subexp"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -101,19 +101,14 @@ func ExperimentInputs(dir, plotsDir string) ([]Input, error) {
 	return in, nil
 }
 
-// typePattern is the formats §1 grammar of sub-experiment names, as run
-// names them.
-var typePattern = regexp.MustCompile(`^[a-z][a-z0-9]*_(best_effort|reliable|exactly_once)(_[a-z0-9]+)?(_security)?$`)
-
 // checkType checks that a raw file's type is a formats §1 sub-experiment
 // name: its summary's name, and every tool after process, depend on it.
 func checkType(t string) error {
-	if typePattern.MatchString(t) {
+	if subexp.Valid(t) {
 		return nil
 	}
 	return fmt.Errorf("%q is not a sub-experiment name: expected measurements_<type>.csv with <type> "+
-		"<scope>_<reliability>[_<transport>][_security], lower case, reliability best_effort, reliable or "+
-		"exactly_once (formats §1), e.g. measurements_interprocess_reliable.csv; rename the file", t)
+		subexp.Grammar+" (formats §1), e.g. measurements_interprocess_reliable.csv; rename the file", t)
 }
 
 // job is one payload's samples on their way to a worker.

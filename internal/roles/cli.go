@@ -28,7 +28,7 @@ var usage = map[string]string{
 	"rate":         "pub: messages per second per publisher, open loop (default 1000)",
 	"duration":     "pub, req: how long to send; qry: how long to serve; sub: how long to wait for a first message, with --timeout (default 10s)",
 	"reliability":  "best_effort or reliable (default best_effort): mqtt QoS 0 or 1; amqp transient, or persistent with confirms and acknowledgements; zenoh best effort with congestion control drop, or reliable with block; nats: recorded only (core NATS has one guarantee)",
-	"expr":         "sub: what to subscribe to, it and below it unless it has a wildcard (default <prefix>.data); req: the query key (default --serve-prefix)",
+	"expr":         "sub: what to subscribe to, it and below it unless it has a wildcard (when not given: <prefix>.data); req: the query key (when not given: --serve-prefix)",
 	"subscribers":  "sub: subscriptions in this process, each counting every message (default 1)",
 	"qps":          "req: queries per second, open loop (default 100)",
 	"concurrency":  "req: queries in flight at most; a slot that finds them all busy is skipped and counted (default 8)",

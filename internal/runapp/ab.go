@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -102,6 +103,11 @@ func abAction(c *cli.Context) error {
 		return cliapp.Usagef("--name %q: expected a plain directory name", name)
 	}
 	out := c.String("out")
+	for _, side := range []string{SideReference, SideCandidate} {
+		if err := atomicfile.CheckDir(filepath.Join(out, side)); err != nil {
+			return cliapp.Usagef("--out: %v", err)
+		}
+	}
 	var plan []abRun
 	for i := 1; i <= runs; i++ {
 		for _, side := range []string{SideReference, SideCandidate} {

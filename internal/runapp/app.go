@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/driver"
@@ -150,7 +151,7 @@ func runFlags() []cli.Flag {
 
 func echoFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "listen", EnvVars: []string{session.ListenEnv}, Usage: "address to listen at (default 127.0.0.1:0, port 0: any free port), or the broker URL (default: the transport's URL flag)"},
+		&cli.StringFlag{Name: "listen", EnvVars: []string{session.ListenEnv}, Usage: "address to listen at, or for a broker transport the broker URL; when not given: 127.0.0.1:0 (port 0: any free port), or the transport's URL flag"},
 		&cli.StringFlag{Name: "transport", Required: true, Usage: "transport name"},
 		&cli.BoolFlag{Name: "reliable", Usage: "reliable mode of the transport"},
 		&cli.StringFlag{Name: "topic", Usage: "broker transports: the topic to serve (run's --topic)"},
@@ -320,6 +321,11 @@ func runAction(c *cli.Context) error {
 		return cliapp.Usagef("--name %q: expected a plain directory name", name)
 	}
 	dir := filepath.Join(c.String("out"), name)
+	// A file or a looping/dangling link in the way is said as such, before
+	// anything is created (MkdirAll would only say "file exists").
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return cliapp.Usagef("--out/--name: %v", err)
+	}
 	if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
 		return cliapp.Usagef("experiment %s exists already; choose another --name or remove it", dir)
 	}

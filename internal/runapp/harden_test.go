@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,6 +45,48 @@ func TestRefusedBeforeCreating(t *testing.T) {
 			}
 			noDir(t, filepath.Join(out, tt.name))
 		})
+	}
+}
+
+// TestOutInTheWay: a results root that cannot be a directory (a file, a
+// looping or dangling symbolic link) is named as such before anything is
+// created, for run and for run ab, instead of MkdirAll's "file exists".
+func TestOutInTheWay(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loop := filepath.Join(dir, "loop")
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("nowhere", dangling); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"file", []string{"--out", file, "-s", "intraprocess_reliable"}, file + " is a file, not a directory"},
+		{"loop", []string{"--out", loop, "-s", "intraprocess_reliable"}, loop + " is a symbolic link that loops"},
+		{"below-loop", []string{"--out", filepath.Join(loop, "x"), "-s", "intraprocess_reliable"}, loop + " is a symbolic link that loops"},
+		{"dangling", []string{"--out", dangling, "-s", "intraprocess_reliable"}, dangling + " is a symbolic link to nowhere, which does not exist"},
+		{"ab-file", []string{"ab", "--out", file, "--runs", "1", "--reference", "--echo-delay 0s", "--candidate", "--echo-delay 50us", "--", "-s", "intraprocess_reliable"},
+			file + " is a file, not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := run(t, tt.args...)
+			if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "file exists") {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nowhere")); !os.IsNotExist(err) {
+		t.Errorf("the dangling link's target was created: %v", err)
 	}
 }
 

@@ -61,8 +61,17 @@ func TestRunLoad(t *testing.T) {
 		}
 		rows, err := throughput.ReadCSV(tf, tf.Name())
 		tf.Close()
-		if err != nil || len(rows) != 2 || rows[0].Mode != throughput.ModeRate || rows[0].Offered != 300 || rows[0].Samples < 3 || rows[0].Median <= 0 {
-			t.Errorf("%s: throughput rows %+v, %v", s.Type, rows, err)
+		if err != nil || len(rows) != 2 || rows[0].Mode != throughput.ModeRate || rows[0].Offered != 300 || rows[0].Samples < 3 {
+			t.Fatalf("%s: throughput rows %+v, %v", s.Type, rows, err)
+		}
+		// The rates count only what arrived within the measured intervals
+		// (100 ms each): never more than was received. A starved receiver
+		// on a loaded machine may see intervals with nothing, so no lower
+		// bound is asserted.
+		for i, r := range rows {
+			if r.Median < 0 || r.Mean < 0 || r.Mean*0.1*float64(r.Samples) > float64(sum.Payloads[i].Received)+0.5 {
+				t.Errorf("%s %d B: throughput row %+v, received %d", s.Type, r.Payload, r, sum.Payloads[i].Received)
+			}
 		}
 		for _, f := range []string{load.SnapshotsFileName(s.Type), load.HistogramLogFileName(s.Type)} {
 			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
