@@ -65,11 +65,11 @@ func TestRunLoad(t *testing.T) {
 			t.Fatalf("%s: throughput rows %+v, %v", s.Type, rows, err)
 		}
 		// The rates count only what arrived within the measured intervals
-		// (100 ms each): never more than was received. A starved receiver
-		// on a loaded machine may see intervals with nothing, so no lower
-		// bound is asserted.
+		// (about 100 ms each; their lengths vary under load): not much more
+		// than was received. A starved receiver on a loaded machine may see
+		// intervals with nothing, so no lower bound is asserted.
 		for i, r := range rows {
-			if r.Median < 0 || r.Mean < 0 || r.Mean*0.1*float64(r.Samples) > float64(sum.Payloads[i].Received)+0.5 {
+			if r.Median < 0 || r.Mean < 0 || r.Mean*0.1*float64(r.Samples) > 1.25*float64(sum.Payloads[i].Received)+10 {
 				t.Errorf("%s %d B: throughput row %+v, received %d", s.Type, r.Payload, r, sum.Payloads[i].Received)
 			}
 		}
