@@ -1,0 +1,92 @@
+package roles
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/zenohhelper"
+	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
+)
+
+// TestZenohHostCutOff runs the Zenoh roles on three network-namespace
+// hosts (router and a publisher on host 1, a publisher on host 2, the
+// subscriber on host 3) and cuts host 2 off mid-run. Every role ends
+// within its --duration and a few --timeouts: host 1's pub complete, the
+// sub with the samples of both hosts, host 2's publishers without end
+// markers and the experiment marked incomplete (exit 2), host 2's pub
+// incomplete too once its session's lease ran out.
+func TestZenohHostCutOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes in network namespaces; skipped with -short")
+	}
+	bin := zenohtest.Helper(t)
+	t.Setenv(zenohhelper.EnvHelper, bin)
+	nw := newNetns(t, 3)
+	ep := "tcp/" + nw.addr(1) + ":7447"
+	router := exec.Command("ip", append(nw.exec(1)[1:], bin, "router", "--listen", ep)...)
+	stdout, _ := router.StdoutPipe()
+	router.Stderr = os.Stderr
+	if err := router.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		router.Process.Signal(os.Interrupt)
+		router.Wait()
+	})
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.HasPrefix(line, "ready role=router") {
+		t.Fatalf("router on host 1: %q %v", line, err)
+	}
+	out := t.TempDir()
+	common := []string{"--driver", "zenoh", "--endpoint", ep, "--out-dir", out, "--run-id", "zcut", "--timeout", "3s", "--log-level", "warn"}
+	limit := 3 * time.Minute // watchdog only
+	sub, subErr := roleProcess(t, nw.exec(3), append([]string{"sub", "--publishers", "2", "--duration", "60s"}, common...)...)
+	time.Sleep(2 * time.Second)
+	// Host 1's pub is reliable (congestion control block): nothing of it
+	// is dropped on a loaded machine; host 2's is best effort, so that a
+	// put into the cut link never blocks.
+	pub1, pub1Err := roleProcess(t, nw.exec(1), append([]string{"pub", "--rate", "100", "--duration", "6s", "--instance", "1", "--reliability", "reliable"}, common...)...)
+	// Host 2's pub publishes past Zenoh's lease (10 s) after the cut: by
+	// then its session has lost the router, and it can tell.
+	pub2, pub2Err := roleProcess(t, nw.exec(2), append([]string{"pub", "--rate", "100", "--duration", "16s", "--instance", "2"}, common...)...)
+	time.Sleep(3 * time.Second)
+	if err := nw.cut(2); err != nil {
+		t.Fatal(err)
+	}
+	codes := map[string]int{}
+	for name, p := range map[string]struct {
+		cmd    *exec.Cmd
+		stderr *bytesBuffer
+	}{"pub1": {pub1, pub1Err}, "pub2": {pub2, pub2Err}, "sub": {sub, subErr}} {
+		codes[name] = waitExit(t, p.cmd, limit, name, p.stderr)
+		t.Logf("%s: exit %d: %s", name, codes[name], lastLine(p.stderr.String()))
+	}
+	if codes["pub1"] != 0 || codes["sub"] != 2 || codes["pub2"] != 2 {
+		t.Errorf("exit codes %v", codes)
+	}
+	dir := filepath.Join(out, "zcut")
+	var sr SubReport
+	readJSON(t, globReports(t, dir, "sub-")[0], &sr)
+	fromHost := map[int]uint64{}
+	for _, p := range sr.Publishers {
+		fromHost[int(p.ID>>8)] += p.Received
+		if p.ID>>8 == 1 && (p.Sent == nil || p.Lost != 0) {
+			t.Errorf("host 1 publisher %+v", p)
+		}
+		if p.ID>>8 == 2 && p.Sent != nil {
+			t.Errorf("host 2 publisher %d sent an end marker after its host was cut off", p.ID)
+		}
+	}
+	if sr.Completed || fromHost[1] == 0 || fromHost[2] == 0 {
+		t.Errorf("sub report: completed %v, samples per host %v, reason %q", sr.Completed, fromHost, sr.Reason)
+	}
+	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+	if err != nil || m.Completed || m.SubExperiments[0].Payloads[0].Samples != sr.Samples {
+		t.Errorf("meta %+v %v", m, err)
+	}
+}
