@@ -27,8 +27,8 @@ type matrixDriver struct {
 
 // matrixDrivers are the one-way transports of issue 12 but the in-process
 // one (TestMeasureIntraprocessScenarios): sockets with and without
-// security, and each broker with an acknowledged and an unacknowledged
-// mode.
+// security, each broker with an acknowledged and an unacknowledged mode,
+// and the embedded brokers over TLS.
 func matrixDrivers() []matrixDriver {
 	broker := func(tr driver.StreamTransport, start func(t *testing.T) string, reliable bool, params map[string]string) func(t *testing.T) Links {
 		return func(t *testing.T) Links {
@@ -47,6 +47,28 @@ func matrixDrivers() []matrixDriver {
 			}
 			t.Cleanup(func() { stop() })
 			return url
+		}
+	}
+	// brokerTLS starts an embedded broker serving TLS only with a
+	// certificate of the run's CA; the clients verify it.
+	brokerTLS := func(tr interface {
+		driver.StreamTransport
+		driver.Embedder
+	}, reliable bool, params map[string]string) func(t *testing.T) Links {
+		return func(t *testing.T) Links {
+			server, client, err := secure.GenerateFiles(t.TempDir(), "127.0.0.1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			url, stop, err := tr.StartEmbedded(context.Background(), driver.Options{Security: &server})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { stop() })
+			topic := drivertest.TestTopic(t)
+			return Links{Transport: tr, URL: url,
+				Publish:   driver.Options{Reliable: reliable, Topic: topic, Params: params, Security: &client},
+				Subscribe: driver.Options{Reliable: reliable, Topic: topic, Params: params, Security: &client}}
 		}
 	}
 	rabbit := func(t *testing.T) string {
@@ -73,6 +95,8 @@ func matrixDrivers() []matrixDriver {
 		{name: "nats-jetstream", links: broker(nats.Transport{}, embedded(nats.Transport{}), true, nil)},
 		{name: "mqtt-qos0", links: broker(mqtt.Transport{}, embedded(mqtt.Transport{}), false, map[string]string{"mqtt-qos": "0"})},
 		{name: "mqtt-qos2", links: broker(mqtt.Transport{}, embedded(mqtt.Transport{}), true, map[string]string{"mqtt-qos": "2"})},
+		{name: "nats-core-tls", links: brokerTLS(nats.Transport{}, false, nil)},
+		{name: "mqtt-qos1-tls", links: brokerTLS(mqtt.Transport{}, true, map[string]string{"mqtt-qos": "1"})},
 		{name: "rabbitmq-confirms", links: broker(amqp.Transport{}, rabbit, true, map[string]string{"amqp-exchange": "amq.direct"})},
 	}
 }

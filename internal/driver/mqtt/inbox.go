@@ -95,13 +95,11 @@ func (b *inbox) deliver(payload []byte) {
 func (b *inbox) pass(d *delivery) {
 	b.mu.Lock()
 	if b.fn != nil {
-		for drained := false; !drained; {
-			select {
-			case q := <-b.ch:
-				b.fn(q.payload, q.at)
-			default:
-				drained = true
-			}
+		// Once Consume was called only pass, under b.mu, takes from
+		// the queue: what len counts is there to take.
+		for len(b.ch) > 0 {
+			q := <-b.ch
+			b.fn(q.payload, q.at)
 		}
 		if d != nil {
 			b.fn(d.payload, d.at)
