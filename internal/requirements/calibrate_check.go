@@ -103,8 +103,12 @@ func (g CheckGate) Describe() string {
 	if g.Margin != 0 {
 		margin = fmt.Sprintf(", --margin %g%%", 100*g.Margin)
 	}
-	return fmt.Sprintf("requirements --false-fail %g --method %s (normality level %g) from the reference runs, then check of the candidate runs (--columns %s%s)",
-		g.Config.FalseFail, g.Config.Method, g.Config.NormalityLevel, strings.Join(cols, ","), margin)
+	rank := ""
+	if g.Config.OrderRank > 1 {
+		rank = fmt.Sprintf(" --order-rank %d", g.Config.OrderRank)
+	}
+	return fmt.Sprintf("requirements --false-fail %g --method %s%s (normality level %g) from the reference runs, then check of the candidate runs (--columns %s%s)",
+		g.Config.FalseFail, g.Config.Method, rank, g.Config.NormalityLevel, strings.Join(cols, ","), margin)
 }
 
 func (g CheckGate) checked(i int) bool {
@@ -252,17 +256,19 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 	notes = append(notes, fmt.Sprintf("on the first %d runs of the pool, %d checked limit(s) are log-normal and %d distribution-free (Bonferroni over all %d limits of the file, %s each)",
 		r.Reference, byMethod[MethodLogNormal], byMethod[MethodOrder], len(d.Requirements)*ChecksPerRequirement, pct(d.CheckLevel)))
 	if byMethod[MethodOrder] > 0 {
-		need := OrderRunsNeeded(r.Reference, d.CheckLevel)
+		j := max(g.Config.OrderRank, 1)
+		need := OrderRunsNeededRank(r.Reference, j, d.CheckLevel)
+		limit := fmt.Sprintf("a distribution-free limit (the %s of %d reference runs)", largest(j), r.Reference)
 		switch {
 		case need < 0:
-			notes = append(notes, fmt.Sprintf("a distribution-free limit of %d reference runs cannot fail at %s with any number of candidate runs", r.Reference, pct(d.CheckLevel)))
+			notes = append(notes, fmt.Sprintf("%s cannot fail at %s with any number of candidate runs", limit, pct(d.CheckLevel)))
 		case r.Candidate < need:
-			notes = append(notes, fmt.Sprintf("a distribution-free limit of %d reference runs fails only when ≥ %d candidate runs all exceed it: with %d candidate runs those checks cannot fail (they are inconclusive at most)",
-				r.Reference, need, r.Candidate))
+			notes = append(notes, fmt.Sprintf("%s fails only when ≥ %d candidate runs all exceed it: with %d candidate runs those checks cannot fail (they are inconclusive at most)",
+				limit, need, r.Candidate))
 		default:
-			fails := orderFailCount(r.Reference, r.Candidate, d.CheckLevel)
-			notes = append(notes, fmt.Sprintf("a distribution-free limit of %d reference runs fails when ≥ %d of the %d candidate runs exceed it (fewest runs that can: %d)",
-				r.Reference, fails, r.Candidate, need))
+			fails := orderFailCount(r.Reference, r.Candidate, j, d.CheckLevel)
+			notes = append(notes, fmt.Sprintf("%s fails when ≥ %d of the %d candidate runs exceed it (fewest runs that can: %d)",
+				limit, fails, r.Candidate, need))
 		}
 	}
 	if r.FalseFails.Trials > 0 && r.FalseFails.Low > r.FalseFail && byMethod[MethodLogNormal] > 0 {
@@ -287,17 +293,32 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 	return notes
 }
 
+// largest names the j-th largest run: "largest", "2nd largest", …
+func largest(j int) string {
+	switch {
+	case j <= 1:
+		return "largest"
+	case j%10 == 2 && j%100 != 12:
+		return fmt.Sprintf("%dnd largest", j)
+	case j%10 == 3 && j%100 != 13:
+		return fmt.Sprintf("%drd largest", j)
+	case j%10 == 1 && j%100 != 11:
+		return fmt.Sprintf("%dst largest", j)
+	}
+	return fmt.Sprintf("%dth largest", j)
+}
+
 // targetFactor is the regression the notes size the candidate runs for.
 const targetFactor = 1.1
 
 func pctShort(p float64) string { return fmt.Sprintf("%g%%", 100*p) }
 
 // orderFailCount is the fewest of k candidate runs above a
-// distribution-free limit of n runs that fail a check at level; k+1 when
-// none does.
-func orderFailCount(n, k int, level float64) int {
+// distribution-free limit (the j-th largest of n runs) that fail a check at
+// level; k+1 when none does.
+func orderFailCount(n, k, j int, level float64) int {
 	for r := 1; r <= k; r++ {
-		if OrderChance(n, k, r) <= level {
+		if OrderTail(n, k, j, r) <= level {
 			return r
 		}
 	}

@@ -138,7 +138,7 @@ func TestCheckGateNotes(t *testing.T) {
 	// 0.01/6 per check: 1/C(14, 4) = 0.001 ≤ 0.00167, so 4 runs can fail;
 	// 3 cannot (1/C(13, 3) = 0.0035).
 	text := strings.Join(r.Notes, "\n")
-	for _, want := range []string{"0 checked limit(s) are log-normal and 6 distribution-free", "fails when ≥ 4 of the 4 candidate runs exceed it (fewest runs that can: 4)"} {
+	for _, want := range []string{"0 checked limit(s) are log-normal and 6 distribution-free", "a distribution-free limit (the largest of 10 reference runs) fails when ≥ 4 of the 4 candidate runs exceed it (fewest runs that can: 4)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("notes lack %q:\n%s", want, text)
 		}

@@ -97,6 +97,8 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 				Usage: "statistical mode: chance, in (0, 1), that an unchanged system fails a whole check (e.g. 0.01)"},
 			&cli.StringFlag{Name: "method", Value: DefaultMethod,
 				Usage: "statistical mode: order (distribution-free) or lognormal (tested per check by Shapiro–Wilk)"},
+			&cli.IntFlag{Name: "order-rank", Value: 1,
+				Usage: "statistical mode: a distribution-free limit is the `J`-th largest run (1: the largest); 2 or 3 keeps one slow reference run from raising it, so that fewer candidate runs fail it (formats §11)"},
 			&cli.Float64Flag{Name: "normality-level", Value: DefaultNormalityLevel,
 				Usage: "statistical mode, lognormal: Shapiro–Wilk p-value below which a check falls back to the distribution-free bound"},
 			&cli.Float64Flag{Name: "percentile", Value: DefaultPercentile,
@@ -111,9 +113,9 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 func action(c *cli.Context) error {
 	// Statistical when any of its flags is given; otherwise the Fast-RTPS
 	// percentile mode, which stays the default for compatibility.
-	percentile := !(c.IsSet("false-fail") || c.IsSet("method") || c.IsSet("normality-level") || c.Bool("calibrate"))
+	percentile := !(c.IsSet("false-fail") || c.IsSet("method") || c.IsSet("normality-level") || c.IsSet("order-rank") || c.Bool("calibrate"))
 	p := c.Float64("percentile")
-	cfg := StatConfig{FalseFail: c.Float64("false-fail"), Method: c.String("method"), NormalityLevel: c.Float64("normality-level")}
+	cfg := StatConfig{FalseFail: c.Float64("false-fail"), Method: c.String("method"), NormalityLevel: c.Float64("normality-level"), OrderRank: c.Int("order-rank")}
 	if !c.Bool("calibrate") {
 		if err := calibrateMisused(c); err != nil {
 			return err
@@ -128,6 +130,8 @@ func action(c *cli.Context) error {
 		return cliapp.Usagef("--false-fail %v: expected a probability in (0, 1), e.g. 0.01", cfg.FalseFail)
 	case !percentile && cfg.Method != MethodOrder && cfg.Method != MethodLogNormal:
 		return cliapp.Usagef("--method %q: expected %s or %s", cfg.Method, MethodOrder, MethodLogNormal)
+	case !percentile && cfg.OrderRank < 1:
+		return cliapp.Usagef("--order-rank %d: expected 1 (the largest run) or more, e.g. 2", cfg.OrderRank)
 	case !percentile && !(cfg.NormalityLevel > 0 && cfg.NormalityLevel < 1):
 		return cliapp.Usagef("--normality-level %v: expected a probability in (0, 1), e.g. 0.05", cfg.NormalityLevel)
 	}

@@ -298,7 +298,7 @@ func gfmt(x float64) string {
 func formatModel(m *Model) []string {
 	rec := []string{m.Method, strconv.Itoa(m.Runs), strconv.FormatFloat(m.FalseFail, 'g', -1, 64), gfmt(m.CheckLevel)}
 	for _, f := range m.Fits {
-		rec = append(rec, f.Method, gfmt(f.LogSD), gfmt(f.NormalityP))
+		rec = append(rec, f.MethodText(), gfmt(f.LogSD), gfmt(f.NormalityP))
 	}
 	return rec
 }
@@ -330,9 +330,11 @@ func parseModel(rec []string, file string, line int) (*Model, error) {
 		f := &m.Fits[i]
 		base := 4 + 3*i
 		name := metricNames[i]
-		f.Method = rec[base]
-		if f.Method != MethodOrder && f.Method != MethodLogNormal {
-			return nil, fileerr.New(file, line, name+" method", "%q: expected %s or %s", rec[base], MethodOrder, MethodLogNormal)
+		if !parseFitMethod(rec[base], f) {
+			return nil, fileerr.New(file, line, name+" method", "%q: expected %s, %s or %s:J (the J-th largest run, J ≥ 2)", rec[base], MethodOrder, MethodLogNormal, MethodOrder)
+		}
+		if f.rank() > m.Runs {
+			return nil, fileerr.New(file, line, name+" method", "%q: the %d-th largest of %d runs does not exist", rec[base], f.rank(), m.Runs)
 		}
 		optional := func(col, s string, check func(float64) bool) (float64, error) {
 			if s == "" {

@@ -94,8 +94,9 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 		return j
 	}
 	m := r.Stat
-	j.P = OrderChance(m.Runs, k, j.Over)
-	j.NeedRuns = OrderRunsNeeded(m.Runs, m.CheckLevel)
+	rank := r.Stat.Fits[i].rank()
+	j.P = OrderTail(m.Runs, k, rank, j.Over)
+	j.NeedRuns = OrderRunsNeededRank(m.Runs, rank, m.CheckLevel)
 	chance := fmt.Sprintf("an unchanged system does that with chance %s", pct(j.P))
 	switch {
 	case j.P <= m.CheckLevel:
@@ -109,7 +110,7 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 			overText(j, k), chance, k, m.Runs, j.NeedRuns, pct(m.CheckLevel))
 	default:
 		j.Status = "inconclusive"
-		j.MoreRuns = moreOrderRuns(m.Runs, k, j.Over, m.CheckLevel)
+		j.MoreRuns = moreOrderRuns(m.Runs, k, rank, j.Over, m.CheckLevel)
 		j.Why = fmt.Sprintf("%s: more than half, but %s > the check level %s", overText(j, k), chance, pct(m.CheckLevel))
 	}
 	return j
@@ -237,9 +238,9 @@ func searchRuns(k int, decides func(int) bool) int {
 // moreOrderRuns is roughly how many more candidate runs, exceeding the limit
 // in the same proportion, would make a distribution-free check fail; −1 when
 // none up to 100000 would.
-func moreOrderRuns(n, k, over int, level float64) int {
+func moreOrderRuns(n, k, rank, over int, level float64) int {
 	frac := float64(over) / float64(k)
-	return searchRuns(k, func(kk int) bool { return OrderChance(n, kk, int(math.Round(frac*float64(kk)))) <= level })
+	return searchRuns(k, func(kk int) bool { return OrderTail(n, kk, rank, int(math.Round(frac*float64(kk)))) <= level })
 }
 
 func overText(j Judgement, k int) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -64,6 +66,92 @@ type Fit struct {
 	// NormalityP is the Shapiro–Wilk p-value of the log run values; NaN when
 	// they could not be tested (fewer than 3, all equal, a value ≤ 0).
 	NormalityP float64
+	// Rank is, for a distribution-free fit, which largest run is the limit:
+	// 1 (or 0) the largest, j the j-th largest (StatConfig.OrderRank).
+	Rank int
+}
+
+// rank is f's order-statistic rank, 1 for the largest run.
+func (f Fit) rank() int { return max(f.Rank, 1) }
+
+// MethodText is f's method as a requirements file writes it: "lognormal",
+// "order" for the largest run, "order:J" for the J-th largest.
+func (f Fit) MethodText() string {
+	if f.Method == MethodOrder && f.rank() > 1 {
+		return fmt.Sprintf("%s:%d", MethodOrder, f.rank())
+	}
+	return f.Method
+}
+
+// parseFitMethod reads MethodText's output into f's Method and Rank; false
+// when s is none of its forms.
+func parseFitMethod(s string, f *Fit) bool {
+	if s == MethodOrder || s == MethodLogNormal {
+		f.Method, f.Rank = s, 0
+		return true
+	}
+	rest, ok := strings.CutPrefix(s, MethodOrder+":")
+	if !ok {
+		return false
+	}
+	j, err := strconv.Atoi(rest)
+	if err != nil || j < 2 || rest != strconv.Itoa(j) {
+		return false
+	}
+	f.Method, f.Rank = MethodOrder, j
+	return true
+}
+
+// OrderTail is the chance that at least r of k new runs exceed the j-th
+// largest of n runs when all n+k are exchangeable and continuous: the r-th
+// largest new run then comes before the j-th largest old one in the joint
+// order, with i < j old runs above it, so the chance is
+//
+//	Σ_{i<j} C(r−1+i, i) · C(n+k−r−i, n−i) / C(n+k, n).
+//
+// j = 1 is OrderChance. It is 1 for r ≤ 0 and 0 for r > k.
+func OrderTail(n, k, j, r int) float64 {
+	if j <= 1 {
+		return OrderChance(n, k, r)
+	}
+	if r <= 0 {
+		return 1
+	}
+	if r > k {
+		return 0
+	}
+	total := 0.0
+	for i := 0; i < j && i <= n; i++ {
+		total += math.Exp(lchoose(r-1+i, i) + lchoose(n+k-r-i, n-i) - lchoose(n+k, n))
+	}
+	return math.Min(total, 1)
+}
+
+// lchoose is log C(a, b).
+func lchoose(a, b int) float64 {
+	x, _ := math.Lgamma(float64(a + 1))
+	y, _ := math.Lgamma(float64(b + 1))
+	z, _ := math.Lgamma(float64(a - b + 1))
+	return x - y - z
+}
+
+// OrderRunsNeededRank is the smallest number k of candidate runs for which
+// k runs all exceeding the j-th largest of n reference runs has chance ≤
+// level (OrderTail), so that such a check can fail at that level; −1 when
+// no k up to 10000 does. j = 1 is OrderRunsNeeded.
+func OrderRunsNeededRank(n, j int, level float64) int {
+	if j <= 1 {
+		return OrderRunsNeeded(n, level)
+	}
+	if j > n {
+		return -1
+	}
+	for k := 1; k <= 10000; k++ {
+		if OrderTail(n, k, j, k) <= level {
+			return k
+		}
+	}
+	return -1
 }
 
 // OrderChance is the chance that at least r of k new runs exceed the largest
@@ -131,6 +219,10 @@ type StatConfig struct {
 	// NormalityLevel is the Shapiro–Wilk level below which the log-normal
 	// assumption is rejected for a check, in (0, 1).
 	NormalityLevel float64
+	// OrderRank is which largest run a distribution-free limit is: 0 or 1
+	// the largest, j the j-th largest, which one slow reference run cannot
+	// raise (formats §11).
+	OrderRank int
 }
 
 // Validate checks the configuration's ranges.
@@ -142,6 +234,8 @@ func (c StatConfig) Validate() error {
 		return fmt.Errorf("method %q: expected %s or %s", c.Method, MethodOrder, MethodLogNormal)
 	case !(c.NormalityLevel > 0 && c.NormalityLevel < 1):
 		return fmt.Errorf("normality level %v is outside (0, 1)", c.NormalityLevel)
+	case c.OrderRank < 0:
+		return fmt.Errorf("order rank %d: expected 1 (the largest run) or more", c.OrderRank)
 	}
 	return nil
 }
@@ -189,7 +283,7 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 	for _, k := range keys {
 		g := groups[k]
 		n := len(g)
-		if n < 2 {
+		if n < max(2, cfg.OrderRank) {
 			few = append(few, fmt.Sprintf("%s %d B", k.typ, k.bytes))
 			continue
 		}
@@ -215,6 +309,10 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 		d.Requirements = append(d.Requirements, r)
 	}
 	if len(few) > 0 {
+		if cfg.OrderRank > 2 {
+			return nil, fmt.Errorf("distribution-free limits at the %d-th largest run need at least %d runs per sub-experiment and payload; %s %s fewer",
+				cfg.OrderRank, cfg.OrderRank, listSome(few), map[bool]string{true: "has", false: "have"}[len(few) == 1])
+		}
 		return nil, fmt.Errorf("statistical requirements need at least 2 runs per sub-experiment and payload; %s %s only one (take more runs, or use --percentile)",
 			listSome(few), map[bool]string{true: "has", false: "have"}[len(few) == 1])
 	}
@@ -276,9 +374,14 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 			}
 		}
 	}
-	max := vals[0]
-	for _, v := range vals {
-		max = math.Max(max, v)
+	// The distribution-free limit: the j-th largest run (the largest when
+	// j = 1; DeriveStatistical checks j ≤ n).
+	sorted := append([]float64(nil), vals...)
+	sort.Float64s(sorted)
+	f.Rank = max(cfg.OrderRank, 1)
+	max := sorted[n-min(f.Rank, n)]
+	if f.Rank == 1 {
+		f.Rank = 0
 	}
 	if cfg.Method != MethodLogNormal {
 		return max, f, ""
@@ -293,7 +396,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 	case f.NormalityP < cfg.NormalityLevel:
 		return max, f, fmt.Sprintf("Shapiro–Wilk rejects log-normality at %g", cfg.NormalityLevel)
 	}
-	f.Method = MethodLogNormal
+	f.Method, f.Rank = MethodLogNormal, 0
 	return LogNormalLimit(mean, f.LogSD, n, 1, level), f, ""
 }
 
@@ -322,7 +425,7 @@ func (f Fit) Chance(n, k int, level float64) float64 {
 	if f.Method == MethodLogNormal {
 		return level
 	}
-	if p := OrderChance(n, k, k); p <= level {
+	if p := OrderTail(n, k, f.rank(), k); p <= level {
 		return p
 	}
 	return 0
@@ -334,7 +437,7 @@ func (f Fit) RunsNeeded(n int, level float64) int {
 	if f.Method == MethodLogNormal {
 		return 1
 	}
-	return OrderRunsNeeded(n, level)
+	return OrderRunsNeededRank(n, f.rank(), level)
 }
 
 // statWarnings says which checks cannot fail with a single candidate run.

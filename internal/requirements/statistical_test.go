@@ -335,7 +335,7 @@ func TestStatisticalReadErrors(t *testing.T) {
 		{"mode", strings.Replace(good, ",order,6,", ",normal,6,", 1), `s.csv:2: column "Mode": "normal": expected order or lognormal`},
 		{"runs", strings.Replace(good, ",order,6,", ",order,1,", 1), `s.csv:2: column "Runs": "1": expected a whole number of runs ≥ 2`},
 		{"false fail", strings.Replace(good, ",0.01,", ",2,", 1), `s.csv:2: column "False fail": "2": expected a probability in (0, 1)`},
-		{"method", strings.Replace(good, ",0.001,order,", ",0.001,tukey,", 1), `s.csv:2: column "Median method": "tukey": expected order or lognormal`},
+		{"method", strings.Replace(good, ",0.001,order,", ",0.001,tukey,", 1), `s.csv:2: column "Median method": "tukey": expected order, lognormal or order:J (the J-th largest run, J ≥ 2)`},
 		{"log sd", strings.Replace(good, ",lognormal,0.3,", ",lognormal,,", 1), `s.csv:2: column "Max log sd": empty: a log-normal limit needs the log standard deviation`},
 		{"p", strings.Replace(good, ",0.2,0.5,", ",0.2,1.5,", 1), `s.csv:2: column "99% normality p": "1.5" is not a valid value`},
 	} {

@@ -237,7 +237,7 @@ func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
 		if stat {
 			f := r.Stat.Fits[0]
 			rec = append(rec, r.Stat.Method, strconv.Itoa(r.Stat.Runs), strconv.FormatFloat(r.Stat.FalseFail, 'g', -1, 64), gfmt(r.Stat.CheckLevel),
-				f.Method, gfmt(f.LogSD), gfmt(f.NormalityP))
+				f.MethodText(), gfmt(f.LogSD), gfmt(f.NormalityP))
 		}
 		cw.Write(rec)
 	}
