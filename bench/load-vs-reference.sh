@@ -25,6 +25,15 @@
 # measure. Rounds alternate the two, so that the load of a busy machine
 # hits both; the ratio is of the medians over ROUNDS rounds.
 #
+# What mqgate does per message that the references do not: it reads the
+# clock at the send and at the arrival and records the message (header,
+# sequence tracking, counters, HDR histogram, raw sample: BenchmarkRecord).
+# At NATS rates (hundreds of thousands of messages per second on a few
+# cores) that work is a large share of a message's cost, and a publisher
+# that spends longer per message hands nats-server smaller writes, which it
+# handles at a higher CPU cost per message; profile with
+# `go test -run '^$' -bench LoadBroker -cpuprofile cpu.out ./internal/load`.
+#
 # Then the recording cost per delivered message (go test -bench, internal/load).
 #
 # Environment: NATS_URL and MQTT_URL, brokers to use (default: the
