@@ -89,6 +89,32 @@ func TestThroughputCheck(t *testing.T) {
 	}
 }
 
+// TestThroughputReports: in the Markdown and HTML reports a throughput
+// below its requirement (the failure: higher is better) is "Below
+// requirement" by a positive amount, never "Over requirement".
+func TestThroughputReports(t *testing.T) {
+	root := t.TempDir()
+	req := tputRequirements(t, root, "")
+	dirs, err := synth.WriteThroughputRuns(filepath.Join(root, "drop"), synth.ThroughputSpec{Loads: tputLoads, SD: 0.03, Seed: 60, Factor: 0.7}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, page := filepath.Join(root, "r", "summary.md"), filepath.Join(root, "r", "report.html")
+	code, stdout, stderr := runCheck(t, root, "--throughput-requirements", req, "-e", dirs[0], "--format", "svg", "--markdown", md, "--html", page)
+	if code != cliapp.ExitGateFailed {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	mdText := readFile(t, md, root)
+	golden(t, "throughput.md", mdText)
+	if !strings.Contains(string(mdText), "| Requirement | Below requirement | vs requirement |") || strings.Contains(string(mdText), "Over requirement") {
+		t.Errorf("Markdown margin column does not read as below the requirement:\n%s", mdText)
+	}
+	html := string(readFile(t, page, root))
+	if !strings.Contains(html, "Below requirement") || strings.Contains(html, "Over requirement") {
+		t.Errorf("HTML report does not say below the requirement:\n%s", html)
+	}
+}
+
 // TestThroughputCheckMismatch: a requirement at an offered rate the runs
 // did not measure is missing (exit 1, naming what was measured), and
 // --allow-missing lets it pass; latency requirements alone on throughput

@@ -195,7 +195,7 @@ func failureRow(v *gate.Verdict, c gate.Check) []htmlreport.Cell {
 	row := []htmlreport.Cell{
 		htmlreport.Text(c.SubExperiment),
 		htmlreport.Num(strconv.Itoa(c.Payload)),
-		htmlreport.Text(c.Metric.Name),
+		htmlreport.Text(columnText(c.Metric)),
 		htmlreport.Num(num3(c.Reference)),
 		htmlreport.Num(num3(c.Value)),
 		htmlreport.Num(num3(c.Limit)),
@@ -207,6 +207,15 @@ func failureRow(v *gate.Verdict, c gate.Check) []htmlreport.Cell {
 		row = append(row, htmlreport.Num(ratio), htmlreport.Num(interval), htmlreport.Num(p), htmlreport.Num(runs))
 	}
 	return row
+}
+
+// columnText names a failure's column with its direction when higher is
+// better (throughput), so that a negative change reads as the drop it is.
+func columnText(m gate.Metric) string {
+	if m.Better == gate.HigherIsBetter {
+		return m.Name + " (" + m.Better.String() + ")"
+	}
+	return m.Name
 }
 
 // htmlStatus maps a gate status to the page's; missing is neutral here and

@@ -196,8 +196,14 @@ func TestThroughputCommand(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, mdText)
 		}
 	}
+	// Below the limit is the failure: the margin column says so, positive.
+	golden(t, "report.md", []byte(strings.ReplaceAll(string(mdText), root, "$DIR")))
+	if !strings.Contains(string(mdText), "| Limit | Below limit | vs reference |") || strings.Contains(string(mdText), "Over limit") {
+		t.Errorf("markdown margin column does not read as below the limit:\n%s", mdText)
+	}
 	html, _ := os.ReadFile(page)
-	for _, want := range []string{"throughput_intraprocess_best_effort (higher is better)", "allowed below the reference: -10%", "rate 5000 msg/s", "<svg"} {
+	for _, want := range []string{"throughput_intraprocess_best_effort (higher is better)", "allowed below the reference: -10%", "rate 5000 msg/s", "<svg",
+		"Messages/s (higher is better)"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("HTML report lacks %q", want)
 		}

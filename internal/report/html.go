@@ -36,7 +36,7 @@ func HTMLVerdict(v *gate.Verdict) *htmlreport.Verdict {
 // threshold makes the limit differ from it.
 func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Table {
 	name := v.RefName()
-	limit, over := limitNames(v)
+	limit, over := limitNames(v, checks)
 	t := htmlreport.Table{Header: []string{"Status", "Bytes", "Metric", "Value", strings.ToUpper(name[:1]) + name[1:]}}
 	if v.Thresholded() {
 		t.Header = append(t.Header, limit)

@@ -136,7 +136,7 @@ func details(v *gate.Verdict, c gate.Check) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sub-experiment: %s\npayload: %d B\nmetric: %s (%s)\nvalue: %s\n%s: %s\n",
 		c.SubExperiment, c.Payload, c.Metric.Name, c.Metric.Better, valueText(c, c.Value), name, valueText(c, c.Reference))
-	_, over := limitNames(v)
+	_, over := limitNames(v, []gate.Check{c})
 	if v.Thresholded() {
 		fmt.Fprintf(&b, "threshold: %s\nlimit: %s\n", f3(c.Threshold), valueText(c, c.Limit))
 	}

@@ -51,9 +51,9 @@ func Markdown(w io.Writer, v *gate.Verdict) error {
 
 // table lists checks, one a row. A limit that is the reference itself (no
 // threshold, as for requirements) is named after it: "Requirement", "Over
-// requirement".
+// requirement" ("Below requirement" for throughput, limitNames).
 func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
-	limit, over := limitNames(v)
+	limit, over := limitNames(v, cs)
 	stat := statistical(v)
 	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s | vs %s |", limit, over, v.RefName())
 	if stat {

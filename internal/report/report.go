@@ -53,13 +53,38 @@ func signed3(x float64) string {
 
 // limitNames names the limit column and the margin column: "Limit" and
 // "Over limit" when a threshold lies between reference and limit, else the
-// reference's own name ("Requirement", "Over requirement").
-func limitNames(v *gate.Verdict) (limit, over string) {
-	if v.Thresholded() {
-		return "Limit", "Over limit"
+// reference's own name ("Requirement", "Over requirement"). The margin
+// column is named for the direction of the checks cs (marginName).
+func limitNames(v *gate.Verdict, cs []gate.Check) (limit, over string) {
+	limit = "limit"
+	if !v.Thresholded() {
+		limit = v.RefName()
 	}
-	name := v.RefName()
-	return strings.ToUpper(name[:1]) + name[1:], "Over " + name
+	return strings.ToUpper(limit[:1]) + limit[1:], marginName(limit, cs)
+}
+
+// marginName names the column of the checks' margins (gate.Check.Margin,
+// positive when a check fails) after the limit so that its numbers read
+// right: "Over limit" when lower is better for every check (latency),
+// "Below limit" when higher is better for every check (throughput, where a
+// value under the limit fails), and "Worse than limit" for a mix, positive
+// meaning worse in each check's own direction, as its metric column says.
+func marginName(limit string, cs []gate.Check) string {
+	var lower, higher bool
+	for _, c := range cs {
+		if c.Metric.Better == gate.HigherIsBetter {
+			higher = true
+		} else {
+			lower = true
+		}
+	}
+	switch {
+	case higher && lower:
+		return "Worse than " + limit
+	case higher:
+		return "Below " + limit
+	}
+	return "Over " + limit
 }
 
 // statusWord is the upper-case status used in headings and console lines.

@@ -145,8 +145,67 @@ func TestCheckWording(t *testing.T) {
 		t.Errorf("HTML header %s", got)
 	}
 	cv := verdicts()["compare"]
-	if got := strings.Join(HTMLTable(cv, cv.Checks, false).Header, ","); got != "Status,Bytes,Metric,Value,Reference,Limit,Over limit,vs reference,Message" {
+	if got := strings.Join(HTMLTable(cv, cv.Checks, false).Header, ","); got != "Status,Bytes,Metric,Value,Reference,Limit,Worse than limit,vs reference,Message" {
 		t.Errorf("HTML header of a comparison %s", got)
+	}
+}
+
+// TestMarginColumnByDirection: the column of how far a value lies beyond its
+// limit is named for the checks' direction, so that a throughput below its
+// limit (the failure, higher is better) reads as below it by a positive
+// amount, not as over it: "Below requirement" for throughput alone, "Over
+// requirement" for latency alone, "Worse than requirement" for both.
+func TestMarginColumnByDirection(t *testing.T) {
+	tput := gate.Evaluate("throughput_mqtt_best_effort (window)", 64, gate.MessageRate, "requirement", 1000, 0, 850)
+	lat := gate.Evaluate("mqtt_best_effort", 64, gate.P99, "requirement", 100, 0, 120)
+	for _, tc := range []struct {
+		name   string
+		checks []gate.Check
+		header string
+		cells  []string
+	}{
+		{"throughput", []gate.Check{tput}, "Below requirement", []string{"+150.000"}},
+		{"latency", []gate.Check{lat}, "Over requirement", []string{"+20.000"}},
+		{"both", []gate.Check{lat, tput}, "Worse than requirement", []string{"+20.000", "+150.000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &gate.Verdict{Tool: "check", ReferenceName: "requirement"}
+			v.Add(tc.checks...)
+			v.Finish()
+			var b bytes.Buffer
+			if err := Markdown(&b, v); err != nil {
+				t.Fatal(err)
+			}
+			md := b.String()
+			if !strings.Contains(md, "| Requirement | "+tc.header+" | vs requirement |") {
+				t.Errorf("Markdown header lacks %q:\n%s", tc.header, md)
+			}
+			tab := HTMLTable(v, v.Checks, false)
+			col := -1
+			for i, h := range tab.Header {
+				if h == tc.header {
+					col = i
+				}
+			}
+			if col < 0 {
+				t.Fatalf("HTML header %v lacks %q", tab.Header, tc.header)
+			}
+			for i, want := range tc.cells {
+				if !strings.Contains(md, " | "+want+" | ") {
+					t.Errorf("Markdown lacks margin %s:\n%s", want, md)
+				}
+				if got := tab.Rows[i][col].Text; !strings.HasPrefix(got, want+" ") {
+					t.Errorf("HTML row %d %s = %q, want %s with its unit", i, tc.header, got, want)
+				}
+			}
+			b.Reset()
+			if err := JUnit(&b, v); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), strings.ToLower(tc.header)+": ") && tc.name != "both" {
+				t.Errorf("JUnit failure lacks %q:\n%s", strings.ToLower(tc.header), b.String())
+			}
+		})
 	}
 }
 
