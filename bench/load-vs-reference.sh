@@ -68,8 +68,9 @@ freeport() {
 	while answers 127.0.0.1 "$port"; do port=$((port + 1)); done
 	echo "$port"
 }
-# start NAME PORT COMMAND...: starts a server for the script and waits
-# until it answers on PORT.
+# start NAME PORT COMMAND...: starts a server for the script (stopped at
+# exit) and waits until it answers on PORT; else sets why. Not to be called
+# in a subshell, which would lose the server's process id.
 start() {
 	local name=$1 port=$2 i=0
 	shift 2
@@ -78,20 +79,20 @@ start() {
 	until answers 127.0.0.1 "$port"; do
 		i=$((i + 1))
 		if [ "$i" -ge 200 ]; then
-			echo "$name did not start: $(head -c 300 "$TMP/$name.log")"
+			why="$name did not start: $(head -c 300 "$TMP/$name.log")"
 			return 1
 		fi
 		sleep 0.05
 	done
 }
 
-nats_skip= mqtt_skip= tcp_skip=
+nats_skip= mqtt_skip= tcp_skip= why=
 if [ -n "${NATS_URL:-}" ]; then
 	hp=${NATS_URL#*://}
 	answers "${hp%:*}" "${hp##*:}" || nats_skip="no NATS server at NATS_URL=$NATS_URL"
 elif command -v nats-server >/dev/null; then
 	port=$(freeport 0)
-	if why=$(start nats-server "$port" nats-server -a 127.0.0.1 -p "$port"); then
+	if start nats-server "$port" nats-server -a 127.0.0.1 -p "$port"; then
 		NATS_URL=nats://127.0.0.1:$port
 	else
 		nats_skip=$why
@@ -108,7 +109,7 @@ if [ -z "$mqtt_skip" ]; then
 		answers "${hp%:*}" "${hp##*:}" || mqtt_skip="no MQTT broker at MQTT_URL=$MQTT_URL"
 	elif command -v mosquitto >/dev/null; then
 		port=$(freeport 7)
-		if why=$(start mosquitto "$port" mosquitto -p "$port"); then
+		if start mosquitto "$port" mosquitto -p "$port"; then
 			MQTT_URL=mqtt://127.0.0.1:$port
 		else
 			mqtt_skip=$why
