@@ -20,7 +20,9 @@ import (
 // within its --duration and a few --timeouts: host 1's pub complete, the
 // sub with the samples of both hosts, host 2's publishers without end
 // markers and the experiment marked incomplete (exit 2), host 2's pub
-// incomplete too once its session's lease ran out.
+// incomplete too once the router's lease ran out: the router announces a
+// lease of the roles' --timeout, so host 2 notices the cut within it
+// rather than after Zenoh's default 10 s.
 func TestZenohHostCutOff(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes in network namespaces; skipped with -short")
@@ -29,7 +31,7 @@ func TestZenohHostCutOff(t *testing.T) {
 	t.Setenv(zenohhelper.EnvHelper, bin)
 	nw := newNetns(t, 3)
 	ep := "tcp/" + nw.addr(1) + ":7447"
-	router := exec.Command("ip", append(nw.exec(1)[1:], bin, "router", "--listen", ep)...)
+	router := exec.Command("ip", append(nw.exec(1)[1:], bin, "router", "--listen", ep, "--lease", "3")...)
 	stdout, _ := router.StdoutPipe()
 	router.Stderr = os.Stderr
 	if err := router.Start(); err != nil {
@@ -51,9 +53,10 @@ func TestZenohHostCutOff(t *testing.T) {
 	// is dropped on a loaded machine; host 2's is best effort, so that a
 	// put into the cut link never blocks.
 	pub1, pub1Err := roleProcess(t, nw.exec(1), append([]string{"pub", "--rate", "100", "--duration", "6s", "--instance", "1", "--reliability", "reliable"}, common...)...)
-	// Host 2's pub publishes past Zenoh's lease (10 s) after the cut: by
-	// then its session has lost the router, and it can tell.
-	pub2, pub2Err := roleProcess(t, nw.exec(2), append([]string{"pub", "--rate", "100", "--duration", "16s", "--instance", "2"}, common...)...)
+	// Host 2's pub publishes past the router's lease (3 s) after the cut,
+	// shorter than Zenoh's default lease of 10 s: by then its session has
+	// lost the router, and it can tell.
+	pub2, pub2Err := roleProcess(t, nw.exec(2), append([]string{"pub", "--rate", "100", "--duration", "10s", "--instance", "2"}, common...)...)
 	time.Sleep(3 * time.Second)
 	if err := nw.cut(2); err != nil {
 		t.Fatal(err)

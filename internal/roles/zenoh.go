@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -13,6 +14,18 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/zenohhelper"
 )
+
+// MinZenohLease is the shortest lease a Zenoh role announces: keep-alives
+// go out four times per lease, and a shorter one could expire on a loaded
+// host that merely stalled.
+const MinZenohLease = 2 * time.Second
+
+// ZenohLease is the lease a Zenoh role announces for --timeout: the
+// timeout, at least MinZenohLease. The router closes the link of a role
+// it heard nothing from within the lease, so a host cut off is noticed,
+// and its declarations dropped, within about --timeout, as the other
+// drivers notice a lost peer.
+func ZenohLease(timeout time.Duration) time.Duration { return max(timeout, MinZenohLease) }
 
 // RunZenoh runs a role over Zenoh through mqgate-zenoh's matching role
 // (pub, sub, query, queryable), which times the messages itself; this
@@ -50,7 +63,8 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 	}
 	out := filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("helper-%s-%s-%d", s.Role, s.Label, s.Instance))
 	clockKey := key + "/clock"
-	c := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: s.Endpoints, Key: key, Reliable: s.Reliable, Out: out}
+	lease := ZenohLease(s.Timeout)
+	c := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: s.Endpoints, Key: key, Reliable: s.Reliable, Out: out, Lease: lease}
 	run := s.RunHash()
 	var args []string
 	latency := ""
@@ -68,7 +82,8 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		latency = meta.LatencyRTT
 		n := max(1, int(s.QPS*s.Duration.Seconds()))
 		args = zenohhelper.Query{Common: c, Payloads: []int{s.Payload}, Samples: n, Replies: s.Replies, Timeout: s.Timeout,
-			Target: zenohhelper.TargetAll, WaitPeer: s.Timeout, MaxTimeouts: 1 << 30, Rate: s.QPS, Concurrency: s.Concurrency}.Args()
+			Target: zenohhelper.TargetAll, WaitPeer: s.Timeout, MaxTimeouts: 1 << 30, Rate: s.QPS, Concurrency: s.Concurrency,
+			ResultBytes: true}.Args()
 	case RoleQry:
 		size := s.ReplySize
 		args = zenohhelper.Queryable{Common: c, Replies: s.Replies, Duration: s.Duration, ReplySize: &size,
@@ -91,7 +106,7 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 	var prober *zenohhelper.Process
 	clockOut := out + "-clock"
 	if s.Role == RoleSub && s.ClockOffset {
-		cc := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: s.Endpoints, Key: clockKey, Out: clockOut}
+		cc := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: s.Endpoints, Key: clockKey, Out: clockOut, Lease: lease}
 		prober, err = zenohhelper.Start(context.Background(), bin, zenohhelper.Clock{Common: cc, Probes: s.ClockProbes,
 			Interval: 5 * time.Millisecond, Timeout: min(s.Timeout, time.Second)}.Args())
 		if err != nil {
@@ -159,6 +174,7 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 	counts := meta.Payload{Bytes: s.Payload, Lost: pc.Lost, Duplicates: pc.Duplicates, OutOfOrder: pc.OutOfOrder, Errors: pc.Errors, Completed: completed}
 	var ms []Measured
 	var zsub *zenohSub
+	var zreq *ReqReport
 	if s.Role == RoleSub {
 		zs, err := correctZenohSub(s, res, out, clockOut, clockErr)
 		if err != nil {
@@ -185,6 +201,9 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		sys.Extra["replies_per_query_max"] = strconv.FormatUint(pc.RepliesMax, 10)
 		sys.Extra["errors"] = strconv.FormatUint(pc.Errors, 10)
 		sys.Extra["skipped"] = strconv.FormatUint(pc.Skipped, 10)
+		if pc.ResultBytes != nil {
+			sys.Extra["result_bytes"] = strconv.FormatUint(*pc.ResultBytes, 10)
+		}
 		mean := 0.0
 		if pc.Sent > 0 {
 			mean = float64(pc.Replies) / float64(pc.Sent)
@@ -211,6 +230,8 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		lastSub.System = &lastSys
 		ms = []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: base},
 			{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: lastSub}}
+		rep := zenohReqReport(s, pc, first, last, start, end, completed, reason)
+		zreq = &rep
 	}
 	errMsg := ""
 	if !completed && reason != "" {
@@ -236,8 +257,49 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		}
 		o.Paths = append(o.Paths, path)
 	}
+	if zreq != nil {
+		path, err := WriteReport(s, *zreq)
+		if err != nil && o.Err == nil {
+			o.Err = err
+		}
+		o.Paths = append(o.Paths, path)
+	}
 	o.Summary = fmt.Sprintf("%s %s (zenoh): %d samples%s; results in %s", s.Role, s.RunID, ms[0].Counts.Samples, statusWord(completed, interrupted, reason), s.Dir())
 	return o
+}
+
+// zenohReqReport is a Zenoh req's role report (formats §9), the query
+// metrics the other drivers' req write, from the helper's counts of the
+// payload and the times to the first and last reply (µs, as in its raw
+// files). A query is complete with --replies replies; the helper counts
+// the others as timeouts.
+func zenohReqReport(s Settings, pc zenohhelper.PayloadCounts, first, last []float64, start, end time.Time, completed bool, reason string) ReqReport {
+	ns := func(us []float64) []int64 {
+		v := make([]int64, len(us))
+		for i, x := range us {
+			v[i] = int64(math.Round(x * 1000))
+		}
+		return v
+	}
+	rep := ReqReport{Role: RoleReq, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+		QPSTarget: s.QPS, QPS: float64(pc.Sent) / s.Duration.Seconds(), Concurrency: s.Concurrency,
+		Queries: pc.Sent, Answered: pc.Received, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped,
+		Replies: pc.Replies, RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax,
+		FirstP50Us: pct(ns(first), 50), FirstP99Us: pct(ns(first), 99), LastP50Us: pct(ns(last), 50), LastP99Us: pct(ns(last), 99),
+		Start: start.UTC(), End: end.UTC(), Completed: completed}
+	if pc.Sent >= pc.Timeouts {
+		rep.Complete = pc.Sent - pc.Timeouts
+	}
+	if pc.Sent > 0 {
+		rep.RepliesMean = float64(pc.Replies) / float64(pc.Sent)
+	}
+	if pc.ResultBytes != nil {
+		rep.ResultBytes = *pc.ResultBytes
+	}
+	if !completed {
+		rep.Error = reason
+	}
+	return rep
 }
 
 type measuredSample struct{ Latency float64 }

@@ -2,7 +2,6 @@ package roles
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -108,7 +107,20 @@ func TestZenohRoles(t *testing.T) {
 	if q1 == 0 || q1+s1 != 200 || q1 > 110 {
 		t.Errorf("concurrency 1: %d queries, %d skipped of 200 slots; extra %v", q1, s1, e1)
 	}
-	if _, err := os.Stat(filepath.Join(out, "zq", ReportsDir)); err != nil {
-		t.Error(err)
+	// The req's report carries the query metrics the other drivers' req
+	// write: every reply is the queryable's 100 bytes.
+	reps, _ := filepath.Glob(filepath.Join(out, "zq", ReportsDir, "req-*.json"))
+	if len(reps) != 1 {
+		t.Fatalf("req reports %v", reps)
+	}
+	var rr ReqReport
+	readJSON(t, reps[0], &rr)
+	if rr.Driver != "zenoh" || !rr.Completed || rr.Queries != uint64(queries) || rr.Answered != rr.Queries || rr.Complete != rr.Queries ||
+		rr.Replies != 2*rr.Queries || rr.ResultBytes != 100*rr.Replies || rr.Skipped != uint64(skipped) || rr.RepliesMin != 2 ||
+		rr.RepliesMean != 2 || rr.FirstP50Us < 10_000 || rr.LastP50Us < rr.FirstP50Us || rr.FirstP99Us < rr.FirstP50Us {
+		t.Errorf("req report %+v", rr)
+	}
+	if extra["result_bytes"] != strconv.FormatUint(rr.ResultBytes, 10) {
+		t.Errorf("meta result_bytes %q, report %d", extra["result_bytes"], rr.ResultBytes)
 	}
 }

@@ -31,6 +31,10 @@ type Common struct {
 	CongestionControl string
 	NoExpress         bool   // let Zenoh batch (express off)
 	Out               string // output directory
+	// Lease is the lease the node announces to the far end of each link
+	// (transport/link/tx/lease; zero: Zenoh's 10 s): the far end closes the
+	// link when nothing arrived from it within the lease.
+	Lease time.Duration
 }
 
 func (c Common) args() []string {
@@ -67,7 +71,7 @@ func (c Common) args() []string {
 	if c.Out != "" {
 		a = append(a, "--out", c.Out)
 	}
-	return a
+	return opt(a, "--lease", c.Lease > 0, secs(c.Lease))
 }
 
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
@@ -246,6 +250,9 @@ type Query struct {
 	// finds them all in flight is skipped and counted. Zero: closed loop.
 	Rate        float64
 	Concurrency int
+	// ResultBytes counts the payload bytes of the replies (result_bytes in
+	// summary.json).
+	ResultBytes bool
 }
 
 // Args returns the helper's command line for q.
@@ -260,7 +267,11 @@ func (q Query) Args() []string {
 	a = opt(a, "--wait-peer", q.WaitPeer > 0, secs(q.WaitPeer))
 	a = opt(a, "--max-timeouts", q.MaxTimeouts > 0, strconv.Itoa(q.MaxTimeouts))
 	a = opt(a, "--rate", q.Rate > 0, strconv.FormatFloat(q.Rate, 'f', -1, 64))
-	return opt(a, "--concurrency", q.Concurrency > 0, strconv.Itoa(q.Concurrency))
+	a = opt(a, "--concurrency", q.Concurrency > 0, strconv.Itoa(q.Concurrency))
+	if q.ResultBytes {
+		a = append(a, "--result-bytes")
+	}
+	return a
 }
 
 // Queryable replies to queries.

@@ -45,7 +45,8 @@ func TestWriteFixtures(t *testing.T) {
 	}
 
 	qa := start(t, ctx, bin, Queryable{Common: Common{Listen: listen, Reliable: true, Out: out("queryable")}, Replies: 2}.Args())
-	q := Query{Common: Common{Connect: []string{tcpOf(t, qa)}, Reliable: true, Out: out("query")}, Payloads: []int{16, 1024}, Samples: 10, Warmup: 2, Replies: 2}
+	q := Query{Common: Common{Connect: []string{tcpOf(t, qa)}, Reliable: true, Out: out("query")}, Payloads: []int{16, 1024}, Samples: 10, Warmup: 2, Replies: 2,
+		ResultBytes: true}
 	if e := run(t, ctx, bin, q.Args()); e.Err() != nil {
 		t.Fatal(e.Err())
 	}

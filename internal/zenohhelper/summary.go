@@ -48,21 +48,24 @@ type Summary struct {
 // PayloadCounts are one payload's counts; formats §9 says which role counts
 // what, the other fields are zero.
 type PayloadCounts struct {
-	Payload     uint64            `json:"payload"`
-	Warmup      uint64            `json:"warmup"`
-	Sent        uint64            `json:"sent"`
-	Received    uint64            `json:"received"`
-	Lost        uint64            `json:"lost"`
-	Timeouts    uint64            `json:"timeouts"`
-	Duplicates  uint64            `json:"duplicates"`
-	OutOfOrder  uint64            `json:"out_of_order"`
-	Late        uint64            `json:"late"`
-	Skipped     uint64            `json:"skipped"`
-	Clamped     uint64            `json:"clamped"`
-	Errors      uint64            `json:"errors"`
-	Replies     uint64            `json:"replies"`
-	RepliesMin  uint64            `json:"replies_min"`
-	RepliesMax  uint64            `json:"replies_max"`
+	Payload    uint64 `json:"payload"`
+	Warmup     uint64 `json:"warmup"`
+	Sent       uint64 `json:"sent"`
+	Received   uint64 `json:"received"`
+	Lost       uint64 `json:"lost"`
+	Timeouts   uint64 `json:"timeouts"`
+	Duplicates uint64 `json:"duplicates"`
+	OutOfOrder uint64 `json:"out_of_order"`
+	Late       uint64 `json:"late"`
+	Skipped    uint64 `json:"skipped"`
+	Clamped    uint64 `json:"clamped"`
+	Errors     uint64 `json:"errors"`
+	Replies    uint64 `json:"replies"`
+	RepliesMin uint64 `json:"replies_min"`
+	RepliesMax uint64 `json:"replies_max"`
+	// ResultBytes are the payload bytes of the replies to the measured
+	// queries; nil unless the query role was asked to count them.
+	ResultBytes *uint64           `json:"result_bytes,omitempty"`
 	Latency     *LatencyStats     `json:"latency"`
 	LatencyLast *LatencyStats     `json:"latency_last"`
 	Publishers  []PublisherCounts `json:"publishers"`

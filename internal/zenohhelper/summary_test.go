@@ -58,6 +58,16 @@ func TestReadResultsFixtures(t *testing.T) {
 		if name == "query" && len(r.Last) != len(r.Samples) {
 			t.Errorf("query: %d last, %d first", len(r.Last), len(r.Samples))
 		}
+		for _, p := range r.Summary.Payloads {
+			// The queryable echoes each query's payload: every reply
+			// carries the payload's size.
+			if name == "query" && (p.ResultBytes == nil || *p.ResultBytes != p.Replies*p.Payload || p.Replies == 0) {
+				t.Errorf("query payload %d: result_bytes %v, %d replies", p.Payload, p.ResultBytes, p.Replies)
+			}
+			if name != "query" && p.ResultBytes != nil {
+				t.Errorf("%s payload %d: result_bytes %d", name, p.Payload, *p.ResultBytes)
+			}
+		}
 	}
 }
 

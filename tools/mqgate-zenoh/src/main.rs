@@ -103,6 +103,12 @@ pub struct Common {
     /// between the same two nodes.
     #[arg(long, value_name = "N")]
     pub max_links: Option<u32>,
+    /// Lease of this node's sessions in seconds (transport/link/tx/lease;
+    /// Zenoh's default 10): the far end of a link closes it when nothing,
+    /// not even one of the keep-alives sent four times per lease, arrived
+    /// within the lease this node announced.
+    #[arg(long, value_parser = parse_secs, value_name = "SECONDS")]
+    pub lease: Option<Duration>,
     /// Keep multicast scouting on (off by default: endpoints are explicit).
     #[arg(long)]
     pub scouting: bool,
@@ -193,6 +199,9 @@ impl Common {
         }
         if let Some(n) = self.max_links {
             set(&mut c, "transport/unicast/max_links", n.to_string())?;
+        }
+        if let Some(l) = self.lease {
+            set(&mut c, "transport/link/tx/lease", l.as_millis().max(1).to_string())?;
         }
         if !self.scouting {
             set(&mut c, "scouting/multicast/enabled", "false".into())?;
@@ -419,5 +428,16 @@ mod tests {
         assert!(json.contains("tcp/127.0.0.1:7447"), "{json}");
         let bad = Common { connect: vec!["nonsense".into()], ..a.common.clone() };
         assert!(bad.zenoh_config(Mode::Client).is_err());
+    }
+
+    #[test]
+    fn lease_from_flag() {
+        let lease = |args: &[&str]| {
+            let c = Cli::parse_from([&["mqgate-zenoh", "router"], args].concat());
+            let Role::Router(a) = c.role else { panic!() };
+            a.common.zenoh_config(Mode::Router).unwrap().get_json("transport/link/tx/lease").unwrap()
+        };
+        assert_eq!(lease(&[]), "10000");
+        assert_eq!(lease(&["--lease", "2.5"]), "2500");
     }
 }

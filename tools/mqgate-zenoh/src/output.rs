@@ -142,6 +142,11 @@ pub struct PayloadCounts {
     pub replies: u64,
     pub replies_min: u64,
     pub replies_max: u64,
+    /// Payload bytes of the replies to the measured queries (query role,
+    /// written only with --result-bytes: readers of summaries without it
+    /// reject fields they do not know).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_bytes: Option<u64>,
     pub latency: Option<LatencyStats>,
     pub latency_last: Option<LatencyStats>,
     pub publishers: Vec<PublisherCounts>,
@@ -284,6 +289,20 @@ mod tests {
         assert!(text.ends_with("}\n"));
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["payloads"][0]["publishers"][0]["received"], 3);
+    }
+
+    #[test]
+    fn result_bytes_only_when_counted() {
+        let text = |c: PayloadCounts| {
+            let s = Summary { format: SUMMARY_FORMAT.into(), completed: true, payloads: vec![c], ..Default::default() };
+            let mut out = Vec::new();
+            write_summary(&mut out, &s).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let without = text(PayloadCounts { payload: 16, replies_max: 2, ..Default::default() });
+        assert!(!without.contains("result_bytes"), "{without}");
+        let with = text(PayloadCounts { payload: 16, replies_max: 2, result_bytes: Some(4096), ..Default::default() });
+        assert!(with.contains("\"replies_max\": 2,\n      \"result_bytes\": 4096,\n      \"latency\": null,"), "{with}");
     }
 
     #[test]

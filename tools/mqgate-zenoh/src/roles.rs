@@ -204,6 +204,10 @@ pub struct QueryArgs {
     /// flight is skipped and counted (`skipped`).
     #[arg(long, default_value_t = 8)]
     pub concurrency: usize,
+    /// Count the payload bytes of the replies to the measured queries
+    /// (`result_bytes` in summary.json).
+    #[arg(long)]
+    pub result_bytes: bool,
 }
 
 #[derive(Args, Debug)]
@@ -1063,7 +1067,12 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
             last_all.push((size, r.last));
             continue;
         }
-        let mut counts = PayloadCounts { payload: size as u64, replies_min: u64::MAX, ..Default::default() };
+        let mut counts = PayloadCounts {
+            payload: size as u64,
+            replies_min: u64::MAX,
+            result_bytes: a.result_bytes.then_some(0),
+            ..Default::default()
+        };
         let (mut first, mut last) = (Vec::with_capacity(a.samples), Vec::with_capacity(a.samples));
         let (mut hf, mut hl) = (LatencyHistogram::default(), LatencyHistogram::default());
         let template = header::new_message(size);
@@ -1088,7 +1097,7 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
             .encode(&mut msg);
             seq += 1;
             let msg = ZBytes::from(msg);
-            let (tx, rx) = mpsc::channel::<(Instant, bool)>();
+            let (tx, rx) = mpsc::channel::<(Instant, Option<u64>)>();
             let t0 = Instant::now();
             // The callback is dropped when Zenoh ends the query (all replies
             // in, or the timeout), which closes the channel.
@@ -1097,7 +1106,7 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
                 .payload(msg)
                 .callback(move |r| {
                     let at = Instant::now();
-                    let _ = tx.send((at, r.result().is_ok()));
+                    let _ = tx.send((at, reply_bytes(&r)));
                 })
                 .wait();
             if let Err(e) = sent {
@@ -1105,13 +1114,14 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
                 eprintln!("mqgate-zenoh query: get: {e}");
                 continue;
             }
-            let (mut n, mut errs, mut t_first, mut t_last) = (0u64, 0u64, None, None);
+            let (mut n, mut errs, mut bytes, mut t_first, mut t_last) = (0u64, 0u64, 0u64, None, None);
             let guard = t0 + a.timeout + Duration::from_secs(5);
             loop {
                 match rx.recv_timeout(guard.saturating_duration_since(Instant::now())) {
                     Ok((at, ok)) => {
-                        if ok {
+                        if let Some(b) = ok {
                             n += 1;
+                            bytes += b;
                             t_first.get_or_insert(at);
                             t_last = Some(at);
                         } else {
@@ -1133,6 +1143,9 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
             counts.sent += 1;
             counts.errors += errs;
             counts.replies += n;
+            if let Some(total) = counts.result_bytes.as_mut() {
+                *total += bytes;
+            }
             counts.replies_min = counts.replies_min.min(n);
             counts.replies_max = counts.replies_max.max(n);
             if n < a.replies {
@@ -1254,16 +1267,24 @@ struct OpenQuery {
     warm: bool,
     replies: u64,
     errors: u64,
+    /// Payload bytes of the replies.
+    bytes: u64,
     first: Option<Instant>,
     last: Option<Instant>,
     done: bool,
 }
 
-/// Events of open-loop queries, by slot: a reply (time, ok) or the end of
-/// the query (Zenoh dropped its callback).
+/// Events of open-loop queries, by slot: a reply (time, its payload bytes
+/// or None for an error reply) or the end of the query (Zenoh dropped its
+/// callback).
 enum QueryEvent {
-    Reply(usize, Instant, bool),
+    Reply(usize, Instant, Option<u64>),
     Done(usize),
+}
+
+/// reply_bytes is the payload size of an ok reply, None for an error reply.
+fn reply_bytes(r: &zenoh::query::Reply) -> Option<u64> {
+    r.result().ok().map(|s| s.payload().len() as u64)
 }
 
 /// Sends QueryEvent::Done when the query's callback is dropped.
@@ -1290,8 +1311,9 @@ fn on_query_event(ev: QueryEvent, qs: &mut [OpenQuery], in_flight: &mut usize) {
     match ev {
         QueryEvent::Reply(i, at, ok) => {
             let q = &mut qs[i];
-            if ok {
+            if let Some(bytes) = ok {
                 q.replies += 1;
+                q.bytes += bytes;
                 q.first.get_or_insert(at);
                 q.last = Some(at);
             } else {
@@ -1324,7 +1346,12 @@ fn open_loop_payload(
     let mut qs = vec![OpenQuery::default(); total];
     let mut in_flight = 0usize;
     let mut out = OpenLoop {
-        counts: PayloadCounts { payload: size as u64, replies_min: u64::MAX, ..Default::default() },
+        counts: PayloadCounts {
+            payload: size as u64,
+            replies_min: u64::MAX,
+            result_bytes: a.result_bytes.then_some(0),
+            ..Default::default()
+        },
         first: Vec::with_capacity(a.samples),
         last: Vec::with_capacity(a.samples),
         reason: None,
@@ -1384,7 +1411,7 @@ fn open_loop_payload(
             .callback(move |r| {
                 let at = Instant::now();
                 let _owned = &done;
-                let _ = reply_tx.send(QueryEvent::Reply(i, at, r.result().is_ok()));
+                let _ = reply_tx.send(QueryEvent::Reply(i, at, reply_bytes(&r)));
             })
             .wait();
         if let Err(e) = sent {
@@ -1411,6 +1438,9 @@ fn open_loop_payload(
         c.sent += 1;
         c.errors += q.errors + u64::from(!q.done);
         c.replies += q.replies;
+        if let Some(total) = c.result_bytes.as_mut() {
+            *total += q.bytes;
+        }
         c.replies_min = c.replies_min.min(q.replies);
         c.replies_max = c.replies_max.max(q.replies);
         if q.replies < a.replies {
@@ -1569,6 +1599,20 @@ mod tests {
         assert_eq!(b.len(), 40);
         assert_eq!(b[30], (30 % 251) as u8, "filler");
         assert_eq!(reply_body(&q[..24], 8), q[..8].to_vec());
+    }
+
+    #[test]
+    fn open_loop_events_count_replies_and_bytes() {
+        let mut qs = vec![OpenQuery::default(); 2];
+        let mut in_flight = 2;
+        let at = Instant::now();
+        on_query_event(QueryEvent::Reply(0, at, Some(100)), &mut qs, &mut in_flight);
+        on_query_event(QueryEvent::Reply(0, at, Some(28)), &mut qs, &mut in_flight);
+        on_query_event(QueryEvent::Reply(0, at, None), &mut qs, &mut in_flight);
+        on_query_event(QueryEvent::Done(0), &mut qs, &mut in_flight);
+        on_query_event(QueryEvent::Done(0), &mut qs, &mut in_flight);
+        assert_eq!((qs[0].replies, qs[0].bytes, qs[0].errors, qs[0].done), (2, 128, 1, true));
+        assert_eq!((qs[1].replies, qs[1].bytes, in_flight), (0, 0, 1));
     }
 
     #[test]
