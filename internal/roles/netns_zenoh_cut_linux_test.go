@@ -93,3 +93,61 @@ func TestZenohHostCutOff(t *testing.T) {
 		t.Errorf("meta %+v %v", m, err)
 	}
 }
+
+// TestZenohQueryableHostCutOff runs a Zenoh qry on host 2 and a req on
+// host 3, both clients of host 1's router, and cuts host 2 off while the
+// req runs. The qry announces a lease of the roles' --timeout (3 s), so
+// the router drops its queryable within it, long before Zenoh's default
+// lease of 10 s: the req, whose last queries end about 8 s after the cut,
+// finds the queryable gone and ends incomplete (exit 2) with the reason in
+// its role report and meta.json.
+func TestZenohQueryableHostCutOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes in network namespaces; skipped with -short")
+	}
+	bin := zenohtest.Helper(t)
+	t.Setenv(zenohhelper.EnvHelper, bin)
+	nw := newNetns(t, 3)
+	ep := "tcp/" + nw.addr(1) + ":7447"
+	router := exec.Command("ip", append(nw.exec(1)[1:], bin, "router", "--listen", ep, "--lease", "3")...)
+	stdout, _ := router.StdoutPipe()
+	router.Stderr = os.Stderr
+	if err := router.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		router.Process.Signal(os.Interrupt)
+		router.Wait()
+	})
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.HasPrefix(line, "ready role=router") {
+		t.Fatalf("router on host 1: %q %v", line, err)
+	}
+	out := t.TempDir()
+	common := []string{"--driver", "zenoh", "--endpoint", ep, "--out-dir", out, "--run-id", "zqcut", "--timeout", "3s",
+		"--reliability", "reliable", "--log-level", "warn"}
+	limit := 3 * time.Minute // watchdog only
+	qry, qryErr := roleProcess(t, nw.exec(2), append([]string{"qry", "--duration", "60s"}, common...)...)
+	time.Sleep(2 * time.Second)
+	req, reqErr := roleProcess(t, nw.exec(3), append([]string{"req", "--qps", "50", "--duration", "8s"}, common...)...)
+	time.Sleep(3 * time.Second)
+	if err := nw.cut(2); err != nil {
+		t.Fatal(err)
+	}
+	code := waitExit(t, req, limit, "req", reqErr)
+	t.Logf("req: exit %d: %s", code, lastLine(reqErr.String()))
+	qry.Process.Signal(os.Interrupt)
+	t.Logf("qry: exit %d", waitExit(t, qry, limit, "qry", qryErr))
+	if code != 2 {
+		t.Errorf("req exit %d, want 2 (incomplete: the queryable went away)", code)
+	}
+	dir := filepath.Join(out, "zqcut")
+	var rr ReqReport
+	readJSON(t, globReports(t, dir, "req-")[0], &rr)
+	if rr.Completed || !strings.Contains(rr.Error, "queryable went away") || rr.Queries == 0 || rr.Timeouts == 0 {
+		t.Errorf("req report %+v", rr)
+	}
+	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
+	if err != nil || m.Completed {
+		t.Errorf("meta %+v %v", m, err)
+	}
+}
