@@ -128,12 +128,23 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 	if err := os.WriteFile(checksInput, []byte("Experiment type,Bytes,Median,99%,Max\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// run load's and run permessage's files are the pipeline's (formats §1).
+	loadSum := filepath.Join(w.cand, "load_intraprocess_reliable_summary.json")
+	perMsg := filepath.Join(w.cand, "permessage_intraprocess_reliable.csv")
+	for _, f := range []string{loadSum, perMsg} {
+		if err := os.WriteFile(f, []byte("kept\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name  string
 		tool  string
 		args  []string
 		flags []string // named in the message
 	}{
+		{"check --markdown a load summary", "check", []string{"-r", w.reqs, "-e", w.cand, "--markdown", loadSum}, []string{"--markdown " + loadSum, "--experiment-directory " + w.cand, "a load file"}},
+		{"compare --json a per-message file", "compare", []string{"--reference", filepath.Join(w.base, "run1"), "--results", w.cand, "-p", cmp, "--json", perMsg},
+			[]string{"--json " + perMsg, "--results " + w.cand, "a per-message file"}},
 		{"process --html the raw file", "process", []string{"--html", raw, w.cand}, []string{"--html " + raw, "EXPERIMENT_DIR " + w.cand}},
 		{"process --html the raw file given", "process", []string{"--raw-csv", raw, "--html", raw}, []string{"--html " + raw, "--raw-csv file"}},
 		{"process --output-csv the raw file", "process", []string{"--raw-csv", raw, "--output-csv", raw}, []string{"--output-csv " + raw}},

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	loadfiles "github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 func TestAdmitIncomplete(t *testing.T) {
@@ -102,6 +104,18 @@ func TestOwned(t *testing.T) {
 		{"notes/meta.json", false},
 		{"latency_requirements.csv", false},
 		{"measurements_.csv", false},
+		{"throughput_interprocess_reliable.csv", true},
+		{loadfiles.SnapshotsFileName("nats_reliable"), true},
+		{loadfiles.SummaryFileName("nats_reliable"), true},
+		{loadfiles.HistogramLogFileName("nats_reliable"), true},
+		{throughput.PerMessageFileName("interprocess_best_effort_tcp"), true},
+		{throughput.PerMessageCPUFileName("interprocess_best_effort_tcp"), true},
+		{throughput.PerMessageSummaryFileName("interprocess_best_effort_tcp"), true},
+		{"load_notes.md", false},
+		{"load_.hlog", false},
+		{"load_summary.csv", false},
+		{"permessage_.csv", false},
+		{"permessage_notes.md", false},
 	} {
 		if _, got := Owned(tt.rel); got != tt.want {
 			t.Errorf("Owned(%q) = %v, want %v", tt.rel, got, tt.want)

@@ -21,8 +21,14 @@ const (
 	checksPrefix  = "checks_"
 	tputPrefix    = "throughput_"
 	searchSuffix  = "_search.csv"
-	plotsDirName  = "plots"
-	metaFileName  = "meta.json" // meta.FileName, formats §6
+	// Files of run load (load.SnapshotsFileName, load.SummaryFileName,
+	// load.HistogramLogFileName) and run permessage
+	// (throughput.PerMessageFileName and its _cpu and _summary files),
+	// formats §9.
+	loadPrefix       = "load_"
+	permessagePrefix = "permessage_"
+	plotsDirName     = "plots"
+	metaFileName     = "meta.json" // meta.FileName, formats §6
 )
 
 // Builtin lists the ten sub-experiments of the Fast-RTPS latency
@@ -67,7 +73,10 @@ func TypeOfCheckReport(name string) (string, bool) {
 // check report (check), or anything under plots/ (process and check). It
 // returns what the file is, for messages. No tool may write anything else
 // over such a file. Throughput summaries and searches (throughput_*.csv,
-// written by run throughput and run load) are the pipeline's too.
+// written by run throughput and run load), run load's snapshots, summary and
+// histogram log (load_<type>_snapshots.csv, load_<type>_summary.json,
+// load_<type>.hlog) and run permessage's files (permessage_*.csv) are the
+// pipeline's too.
 func Owned(rel string) (what string, ok bool) {
 	rel = filepath.ToSlash(filepath.Clean(rel))
 	if first, _, nested := strings.Cut(rel, "/"); nested {
@@ -87,8 +96,28 @@ func Owned(rel string) (what string, ok bool) {
 		return "a check report", true
 	case strings.HasPrefix(rel, tputPrefix) && strings.HasSuffix(rel, csvSuffix) && len(rel) > len(tputPrefix+csvSuffix):
 		return "a throughput file (run throughput and run load write it)", true
+	case isLoadFile(rel):
+		return "a load file (run load writes it)", true
+	case strings.HasPrefix(rel, permessagePrefix) && strings.HasSuffix(rel, csvSuffix) && len(rel) > len(permessagePrefix+csvSuffix):
+		return "a per-message file (run permessage writes it)", true
 	}
 	return "", false
+}
+
+// isLoadFile reports whether name is one of run load's files of some
+// sub-experiment: load_<type>_snapshots.csv, load_<type>_summary.json or
+// load_<type>.hlog.
+func isLoadFile(name string) bool {
+	rest, ok := strings.CutPrefix(name, loadPrefix)
+	if !ok {
+		return false
+	}
+	for _, suffix := range []string{"_snapshots.csv", "_summary.json", ".hlog"} {
+		if t, ok := strings.CutSuffix(rest, suffix); ok && t != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func isRaw(name string) bool         { _, ok := TypeOfRaw(name); return ok }
