@@ -92,9 +92,13 @@ func Guard(cfg Config) *clobber.Guard {
 	if plotsDir == "" {
 		plotsDir = defaultPlotsDir(cfg)
 	}
-	g.OutputDir("--plots-directory", plotsDir, "its check plots measurements_<type>/comparison_<median|99|max>", func(rel string) bool {
+	g.OutputDir("--plots-directory", plotsDir, "its check plots measurements_<type>/comparison_<median|99|max> and throughput_<type>/check_<load>", func(rel string) bool {
 		dir, name, ok := strings.Cut(rel, "/")
-		return ok && strings.HasPrefix(dir, "measurements_") && !strings.Contains(name, "/") && strings.HasPrefix(name, "comparison_")
+		if !ok || strings.Contains(name, "/") {
+			return false
+		}
+		return strings.HasPrefix(dir, "measurements_") && strings.HasPrefix(name, "comparison_") ||
+			strings.HasPrefix(dir, "throughput_") && strings.HasPrefix(name, "check_")
 	})
 	return g
 }
@@ -267,6 +271,27 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				}
 				svgs[s.Type] = append(svgs[s.Type], htmlreport.Plot{Title: fig.Plot.Title.Text, SVG: svg})
 			}
+		}
+	}
+	for _, fig := range ThroughputFigures(tchecks) {
+		if ctx.Err() != nil {
+			return res, cliapp.Exit(cliapp.ExitInterrupted, ctx.Err())
+		}
+		if reportDir == "" {
+			break
+		}
+		path := filepath.Join(ThroughputPlotDir(cfg.PlotsDir, fig.Type), ThroughputPlotFileName(fig.Load, cfg.Format))
+		if err := plots.Save(fig.Plot, path, cfg.Format); err != nil {
+			return res, err
+		}
+		res.Files = append(res.Files, path)
+		if cfg.HTML != "" {
+			svg, err := plots.SVG(fig.Plot)
+			if err != nil {
+				return res, err
+			}
+			label := experiment.ThroughputLabel(fig.Type, fig.Load)
+			svgs[label] = append(svgs[label], htmlreport.Plot{Title: fig.Plot.Title.Text, SVG: svg})
 		}
 	}
 	for _, r := range []struct {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/synth"
 	"github.com/mqgate/mqgate/internal/throughput"
@@ -113,6 +115,65 @@ func TestThroughputReports(t *testing.T) {
 	if !strings.Contains(html, "Below requirement") || strings.Contains(html, "Over requirement") {
 		t.Errorf("HTML report does not say below the requirement:\n%s", html)
 	}
+	// The throughput check plots: one per offered load, in the HTML too.
+	for _, name := range []string{"check_window.svg", "check_rate_5000_msgs.svg"} {
+		path := filepath.Join(ThroughputPlotDir(experiment.PlotsDir(dirs[0]), "intraprocess_best_effort"), name)
+		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+			t.Errorf("throughput check plot %s: %v", name, err)
+		}
+	}
+	for _, want := range []string{"Check throughput_intraprocess_best_effort, window: median msg/s (higher is better)",
+		"Check throughput_intraprocess_best_effort, rate 5000 msg/s: median msg/s (higher is better)"} {
+		if strings.Count(html, want) < 2 { // the plot's title and its caption
+			t.Errorf("HTML report lacks the plot %q", want)
+		}
+	}
+}
+
+// TestThroughputFigures: one plot per sub-experiment and offered load,
+// payloads in order, the measured and required values as they were judged,
+// the points below their requirement marked and the direction in the title
+// and axis.
+func TestThroughputFigures(t *testing.T) {
+	win := experiment.ThroughputKey{Mode: throughput.ModeWindow}
+	rate := experiment.ThroughputKey{Mode: throughput.ModeRate, Offered: 5000}
+	at := func(k experiment.ThroughputKey, payload int) experiment.ThroughputKey { k.Payload = payload; return k }
+	tc := func(typ string, k experiment.ThroughputKey, req, value float64) ThroughputCheck {
+		c := gate.Evaluate(experiment.ThroughputLabel(typ, k), k.Payload, ThroughputMetric, referenceName, req, 0, value)
+		return ThroughputCheck{Type: typ, Key: k, Check: c}
+	}
+	figs := ThroughputFigures([]ThroughputCheck{
+		tc("nats_reliable", at(win, 1024), 500, 400),
+		tc("nats_reliable", at(rate, 16), 900, 950),
+		tc("nats_reliable", at(win, 16), 1000, 1100),
+		tc("mqtt_best_effort", at(win, 16), 10, 9),
+	})
+	if len(figs) != 3 || figs[0].Type != "nats_reliable" || figs[0].Load != win || figs[1].Load != rate || figs[2].Type != "mqtt_best_effort" {
+		t.Fatalf("figures %+v", figs)
+	}
+	p := figs[0].Plot
+	if !strings.Contains(p.Title.Text, "higher is better") || !strings.Contains(p.Y.Label.Text, "msg/s") || !strings.Contains(p.Y.Label.Text, "higher is better") {
+		t.Errorf("title %q, y axis %q", p.Title.Text, p.Y.Label.Text)
+	}
+	if got := ThroughputPlotFileName(rate, plots.FormatPNG); got != "check_rate_5000_msgs.png" {
+		t.Errorf("file name %s", got)
+	}
+	b, err := plots.SVG(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(b)
+	for _, want := range []string{"experiment median", "requirement (lower limit)", "below requirement", ">16<", ">1024<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("plot lacks %q", want)
+		}
+	}
+	if strings.Index(svg, ">16<") > strings.Index(svg, ">1024<") {
+		t.Errorf("payloads out of order")
+	}
+	if strings.Contains(string(must(plots.SVG(figs[1].Plot))), "below requirement") {
+		t.Errorf("a plot with every point above its requirement marks some below")
+	}
 }
 
 // TestThroughputCheckMismatch: a requirement at an offered rate the runs
@@ -155,4 +216,11 @@ func TestThroughputCheckMismatch(t *testing.T) {
 		t.Errorf("no requirements: exit %d %s", code, stderr)
 	}
 	_ = experiment.ThroughputFileName
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
