@@ -44,6 +44,9 @@ Throughput: --throughput-requirements FILE (written by requirements beside the l
 requirements, min_throughput_requirements.csv) checks the throughput summaries
 throughput_<type>.csv too, or alone: per payload and offered load the Median [msg/s] against a
 lower limit (higher is better), lowered by --margin; the same rules, mirrored (formats §4, §11).
+Writes
+  DIR/checks_throughput_<type>.csv                          the throughput check report
+  <plots>/throughput_<type>/check_<load>.<ext>              measured and required msg/s by payload
 A requirement at an offered rate the runs did not measure is missing, naming what was measured.
 
 A payload or sub-experiment without requirement, or a requirement without data, fails the

@@ -205,9 +205,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		if v.Mode != "" {
 			v.Mode += "; " + mode
-			baseline += ", " + cfg.ThroughputRequirements
 		} else {
 			v.Mode = mode
+		}
+		if baseline != "" {
+			baseline += ", " + cfg.ThroughputRequirements
+		} else {
 			baseline = cfg.ThroughputRequirements
 		}
 	case hasThroughputs(exps):

@@ -130,6 +130,31 @@ func TestThroughputReports(t *testing.T) {
 	}
 }
 
+// TestBothRequirementsNamed: a check against latency and throughput
+// requirements names both files in its reports, whatever its mode.
+func TestBothRequirementsNamed(t *testing.T) {
+	root := fixture(t)
+	exp := filepath.Join(root, "exp")
+	req := tputRequirements(t, root, "")
+	dirs, err := synth.WriteThroughputRuns(filepath.Join(root, "tput"), synth.ThroughputSpec{Loads: tputLoads, SD: 0.03, Seed: 61}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dirs[0], experiment.ThroughputFileName("intraprocess_best_effort")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(exp, experiment.ThroughputFileName("intraprocess_best_effort")), string(b))
+	md := filepath.Join(root, "summary.md")
+	code, stdout, stderr := runCheck(t, root, "-r", "testdata/requirements.csv", "--throughput-requirements", req, "-e", exp, "--markdown", md, "--allow-missing")
+	if code == cliapp.ExitUsage {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got := string(readFile(t, md, root)); !strings.Contains(got, "against `testdata/requirements.csv, $DIR/req-.csv`") {
+		t.Errorf("Markdown does not name both requirements files:\n%s", got)
+	}
+}
+
 // TestThroughputFigures: one plot per sub-experiment and offered load,
 // payloads in order, the measured and required values as they were judged,
 // the points below their requirement marked and the direction in the title
