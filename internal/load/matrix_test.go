@@ -126,7 +126,7 @@ func TestScenariosPerDriver(t *testing.T) {
 					checkExpected(t, res[0], cfg.Topology)
 					if d.lossy {
 						r := res[0]
-						if r.Unique+r.Lost != r.Expected || r.Unique == 0 {
+						if r.Unique+r.Lost != r.Expected || (r.Unique == 0 && r.Expected > 0) {
 							t.Errorf("%d unique + %d lost != %d expected", r.Unique, r.Lost, r.Expected)
 						}
 						return
@@ -163,7 +163,9 @@ func checkExpected(t *testing.T, r PayloadResult, tp Topology) {
 		}
 		want += p.Sent * uint64(subs)
 	}
-	if r.Expected != want || want == 0 {
+	// want is 0 when a starved machine skipped every slot (checkComplete
+	// checks they were all counted).
+	if r.Expected != want {
 		t.Errorf("expected deliveries %d, want %d", r.Expected, want)
 	}
 	if len(r.Publishers) != tp.Publishers {
