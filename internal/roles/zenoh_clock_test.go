@@ -71,8 +71,18 @@ func TestZenohClockOffset(t *testing.T) {
 		readJSON(t, filepath.Join(dir, ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &rep)
 		est := rep.ClockOffset["3"]
 		clamped, _ := strconv.Atoi(extra["clamped"])
-		if len(rows) < 100 || rep.Samples != len(rows) || uint64(clamped) != rep.Clamped {
-			t.Fatalf("correct=%v: %d rows, report %+v, extra %v", correct, len(rows), rep, extra)
+		// Reliable: every message the pub sent arrives. How many it sent
+		// depends on how much of its schedule a loaded machine let it keep
+		// (late slots are skipped), so the count is the pub's own.
+		sent, skipped := zenohPubSent(t, filepath.Join(dir, ReportsDir, "helper-pub-pubsub-3"))
+		if uint64(len(rows)) != sent || rep.Samples != len(rows) || uint64(clamped) != rep.Clamped {
+			t.Fatalf("correct=%v: %d rows of %d sent, report %+v, extra %v", correct, len(rows), sent, rep, extra)
+		}
+		if len(rows) == 0 {
+			// A pub starved past its whole --duration skipped every slot;
+			// the offset is checked all the same, the latencies cannot be.
+			t.Logf("correct=%v: the pub skipped every slot (%d)", correct, skipped)
+			lat = []float64{0}
 		}
 		t.Logf("clock-offset %v: offset %s ns (bound %s, %s), %d rows, median %.1f us, %d clamped", correct, extra["clock_offset_ns.3"],
 			extra["clock_offset_error_bound_ns.3"], extra["clock_offset_method.3"], len(rows), lat[len(lat)/2], clamped)
@@ -85,7 +95,7 @@ func TestZenohClockOffset(t *testing.T) {
 			}
 			// Corrected: a one-way latency of a loopback, well under the
 			// shift, and not all clamped.
-			if med := lat[len(lat)/2]; med <= 0 || med > float64(shift/2)/1000 || clamped > len(rows)/2 {
+			if med := lat[len(lat)/2]; len(rows) > 0 && (med <= 0 || med > float64(shift/2)/1000 || clamped > len(rows)/2) {
 				t.Errorf("corrected latencies: median %v us, %d of %d clamped", med, clamped, len(rows))
 			}
 		} else {

@@ -74,8 +74,14 @@ func TestZenohRoles(t *testing.T) {
 	if err != nil || m.Latency != meta.LatencyOneWay || !m.Completed || m.SubExperiments[0].System.Product != "zenoh" || m.SubExperiments[0].System.Version == "" {
 		t.Fatalf("zps meta %+v %v", m, err)
 	}
-	if len(rows) == 0 || m.SubExperiments[0].Payloads[0].Lost != 0 || m.SubExperiments[0].Payloads[0].Samples != len(rows) {
-		t.Errorf("%d rows, counts %+v", len(rows), m.SubExperiments[0].Payloads[0])
+	// Every message the pub sent arrives; how many it sent depends on how
+	// much of its schedule a loaded machine let it keep.
+	if len(pubOut.Paths) != 1 {
+		t.Fatalf("pub: %+v", pubOut)
+	}
+	sent, pubSkipped := zenohPubSent(t, pubOut.Paths[0]) // the helper's output
+	if uint64(len(rows)) != sent || m.SubExperiments[0].Payloads[0].Lost != 0 || m.SubExperiments[0].Payloads[0].Samples != len(rows) {
+		t.Errorf("%d rows of %d sent (%d skipped), counts %+v", len(rows), sent, pubSkipped, m.SubExperiments[0].Payloads[0])
 	}
 	// Reliable (CongestionControl::Block): no reply is dropped on a loaded
 	// machine, as best-effort replies may be.
@@ -87,7 +93,10 @@ func TestZenohRoles(t *testing.T) {
 	extra := qm.SubExperiments[0].System.Extra
 	queries, _ := strconv.Atoi(extra["queries"])
 	skipped, _ := strconv.Atoi(extra["skipped"])
-	if len(first) != queries || len(last) != queries || queries+skipped != 100 || skipped > 10 ||
+	// A slot is skipped only when --concurrency 16 queries are in flight,
+	// which a loaded machine's slow round trips cause; the first 16 slots
+	// always find room.
+	if len(first) != queries || len(last) != queries || queries+skipped != 100 || queries < 16 ||
 		extra["replies_per_query_min"] != "2" || extra["measures"] != "time to first reply" {
 		t.Fatalf("%d first, %d last replies; extra %v", len(first), len(last), extra)
 	}
@@ -123,4 +132,19 @@ func TestZenohRoles(t *testing.T) {
 	if extra["result_bytes"] != strconv.FormatUint(rr.ResultBytes, 10) {
 		t.Errorf("meta result_bytes %q, report %d", extra["result_bytes"], rr.ResultBytes)
 	}
+}
+
+// zenohPubSent returns how many messages a Zenoh pub's helper, whose
+// output is in dir, sent and how many slots it skipped.
+func zenohPubSent(t *testing.T, dir string) (sent, skipped uint64) {
+	t.Helper()
+	res, err := zenohhelper.ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range res.Summary.Payloads {
+		sent += pc.Sent
+		skipped += pc.Skipped
+	}
+	return sent, skipped
 }
