@@ -22,7 +22,7 @@ mod stats;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use zenoh::qos::{CongestionControl, Reliability};
@@ -53,6 +53,31 @@ static CLOCK_SHIFT: AtomicI64 = AtomicI64::new(0);
 pub fn epoch_ns() -> u64 {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     now.saturating_add_signed(CLOCK_SHIFT.load(Ordering::Relaxed))
+}
+
+/// The epoch_ns time of the monotonic instant t, past or future. Both clocks
+/// are read together (the pair with the shortest monotonic span of a few
+/// tries), so that a thread preempted between the readings, or reaching t
+/// late, does not shift every time computed from it.
+pub fn epoch_at(t: Instant) -> u64 {
+    let mut best: Option<(u64, Instant, Duration)> = None;
+    for _ in 0..5 {
+        let a = Instant::now();
+        let e = epoch_ns();
+        let span = a.elapsed();
+        if best.map_or(true, |(_, _, s)| span < s) {
+            best = Some((e, a + span / 2, span));
+        }
+        if span < Duration::from_micros(20) {
+            break;
+        }
+    }
+    let (e, at, _) = best.expect("at least one reading");
+    if t >= at {
+        e + (t - at).as_nanos() as u64
+    } else {
+        e.saturating_sub((at - t).as_nanos() as u64)
+    }
 }
 
 #[derive(Parser, Debug)]
@@ -384,6 +409,19 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epoch_at_a_past_instant_is_in_the_past() {
+        // A past instant is not "now" (a late thread's mistake): a second
+        // ago is a second before now, within a generous margin for a
+        // loaded machine.
+        let t = Instant::now() - Duration::from_secs(1);
+        let (at, now) = (epoch_at(t) as i64, epoch_ns() as i64);
+        assert!((now - at - 1_000_000_000).abs() < 300_000_000, "epoch_at(1 s ago) = now - {} ns", now - at);
+        let f = Instant::now() + Duration::from_secs(1);
+        let (at, now) = (epoch_at(f) as i64, epoch_ns() as i64);
+        assert!((at - now - 1_000_000_000).abs() < 300_000_000, "epoch_at(in 1 s) = now + {} ns", at - now);
+    }
 
     #[test]
     fn cargo_lock_pins_the_zenoh_version_reported() {

@@ -19,7 +19,7 @@ use crate::header::{self, Header};
 use crate::output::{self, Latency, PayloadCounts, PublisherCounts, Summary};
 use crate::rate::Schedule;
 use crate::stats::{LatencyHistogram, Seen, StreamTracker};
-use crate::{epoch_ns, links, parse_payloads, parse_secs, ready, stopped, Common, End, Failure, Mode};
+use crate::{epoch_at, epoch_ns, links, parse_payloads, parse_secs, ready, stopped, Common, End, Failure, Mode};
 
 /// How often waiting loops look at the stop flag and the far end.
 const POLL: Duration = Duration::from_millis(10);
@@ -619,8 +619,10 @@ fn publish_one(session: &Session, a: &PubArgs, i: u16, run_id: u32, start: Insta
         let phase = (period * f64::from(i) / f64::from(a.publishers)) as u64;
         let mut sched = Schedule::new(a.rate, phase);
         // The epoch time of phase_start: intended send times are computed on
-        // the monotonic clock from here.
-        let base_epoch = epoch_ns() + phase_start.saturating_duration_since(Instant::now()).as_nanos() as u64;
+        // the monotonic clock from here. A thread that starts past
+        // phase_start (a loaded machine) must not take its "now" for it:
+        // every stamp would be that much in the future.
+        let base_epoch = epoch_at(phase_start);
         let template = header::new_message(size);
         let (mut seq, mut warm_seq) = (0u64, 0u64);
         let mut stopped_early = false;
