@@ -100,7 +100,10 @@ func TestAMQPRoles(t *testing.T) {
 			}
 			var rr ReqReport
 			readJSON(t, filepath.Join(out, "aq", ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
-			if rr.Queries < 50 || rr.Complete != rr.Queries || rr.RepliesMin != 2 || rr.RepliesMax != 2 ||
+			// 50 queries/s for 2 s: 100 slots, each a query or, when all
+			// --concurrency queries are still out (a starved broker), a
+			// counted skip.
+			if rr.Queries == 0 || rr.Queries+rr.Skipped < 95 || rr.Complete != rr.Queries || rr.RepliesMin != 2 || rr.RepliesMax != 2 ||
 				rr.ResultBytes != 200*rr.Queries || rr.Timeouts != 0 || rr.Errors != 0 || rr.LastP50Us < rr.FirstP50Us {
 				t.Errorf("req %+v", rr)
 			}

@@ -167,7 +167,9 @@ func TestEchoDelayBrokers(t *testing.T) {
 		url := testenv.Service(t, "RabbitMQ", testenv.Getenv(amqp.EnvURL, amqp.DefaultURL), "start it with: rabbitmq-server -detached")
 		subs := []string{"amqp_best_effort", "amqp_reliable"}
 		base, _ := medians(t, subs, "--target", url)
-		delayed, _ := medians(t, subs, "--target", url, "--echo-delay", "2ms±1ms")
-		checkShift(t, base, delayed, echoDelay-1000)
+		// RabbitMQ's own round trip reaches milliseconds on a loaded
+		// machine (7 ms at the fastest was seen): a delay well above it.
+		delayed, _ := medians(t, subs, "--target", url, "--echo-delay", "50ms±10ms")
+		checkShift(t, base, delayed, 40000)
 	})
 }
