@@ -126,21 +126,27 @@ field() { awk -F': ' -v k="\"$2\"" '$1 ~ k { gsub(/[ ,]/, "", $2); print $2; exi
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # mqgate SUB TARGET PAYLOAD: runs run load and leaves its summary in
-# $TMP/summary.json.
+# $TMP/summary.json and the topic its messages went to in $topic (the base
+# topic, the payload and the topic index: TopicName), for the reference to
+# publish on: a subject's length is part of every message's cost, in the
+# client's and the server's parsers alike.
 mqgate() {
 	local k=$RANDOM$RANDOM target=()
-	[ -z "$2" ] || target=(--target "$2")
+	[ -z "$2" ] || target=(--target "$2" --topic "mqgate-bench-$k")
+	topic=mqgate-bench-$k-$3-0
 	"$RUN" load -q --no-plots -s "$1" "${target[@]}" --payloads "$3" --duration "$DURATION" --warmup 0s \
 		-o "$TMP/res" --name "r$k" >"$TMP/run.log" 2>&1 || { cat "$TMP/run.log" >&2; return 1; }
 	cp "$TMP/res/r$k/load_$1_summary.json" "$TMP/summary.json"
 	rm -rf "$TMP/res/r$k"
 }
-natsref() { # N
-	"$TMP/natsbench" -url "$NATS_URL" -n "$1" -size 16 -subject "mqgate-bench-$RANDOM$RANDOM" | awk '{ print $2 }'
+natsref() { # N TOPIC
+	"$TMP/natsbench" -url "$NATS_URL" -n "$1" -size 16 -subject "$2" | awk '{ print $2 }'
 }
-mqttref() { # N
-	local hp=${MQTT_URL#*://} topic="mqgate-bench-$RANDOM$RANDOM" got start last
-	mosquitto_sub -h "${hp%:*}" -p "${hp##*:}" -t "$topic" -q 0 -C "$1" -W 120 -F %U >"$TMP/sub.out" &
+# mqttref N TOPIC: mosquitto_sub gives up 30 s after it started (QoS 0
+# messages the broker dropped never come); the rate counts what came.
+mqttref() { # N TOPIC
+	local hp=${MQTT_URL#*://} topic=$2 got start last
+	mosquitto_sub -h "${hp%:*}" -p "${hp##*:}" -t "$topic" -q 0 -C "$1" -W 30 -F %U >"$TMP/sub.out" 2>/dev/null &
 	local sub=$!
 	sleep 0.5 # subscribed
 	start=$(date +%s.%N)
@@ -176,11 +182,11 @@ for round in $(seq "$ROUNDS"); do
 	echo "round $round of $ROUNDS" >&2
 	if [ -z "$nats_skip" ] && mqgate nats_best_effort "$NATS_URL" 16; then
 		nats_m+="$(field "$TMP/summary.json" receive_rate) "
-		nats_r+="$(natsref "$(field "$TMP/summary.json" messages_sent)") "
+		nats_r+="$(natsref "$(field "$TMP/summary.json" messages_sent)" "$topic") "
 	fi
 	if [ -z "$mqtt_skip" ] && mqgate mqtt_best_effort "$MQTT_URL" 16; then
 		mqtt_m+="$(field "$TMP/summary.json" receive_rate) "
-		mqtt_r+="$(mqttref "$(field "$TMP/summary.json" messages_sent)") "
+		mqtt_r+="$(mqttref "$(field "$TMP/summary.json" messages_sent)" "$topic") "
 	fi
 	if [ -z "$tcp_skip" ] && mqgate interprocess_reliable_tcp "" 16384; then
 		tcp_m+="$(field "$TMP/summary.json" receive_mbps) "
