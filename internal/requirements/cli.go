@@ -274,7 +274,7 @@ func PrintThroughputTable(w io.Writer, reqs []ThroughputRequirement, percentile 
 		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", ThroughputLabelOf(r.ThroughputRow), r.Key.Payload, r.Min, r.N, 100*r.FailChance, need)
 	}
 	if percentile {
-		fmt.Fprintf(bw, "Mode: percentile: each limit is the %gth percentile of the runs' Median [msg/s] (the low end, as latency takes the %gth).\n", 100-p, p)
+		fmt.Fprintf(bw, "Mode: percentile: each limit is the %s percentile of the runs' Median [msg/s] (the low end, as latency takes the %s).\n", ordinal(100-p), ordinal(p))
 	} else if len(reqs) > 0 {
 		st := reqs[0].Stat
 		fmt.Fprintf(bw, "Mode: statistical (%s), %s per check; with the latency requirements derived with them, an unchanged system fails a whole check with chance ≤ %s.\n",

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,16 +75,34 @@ func (r *Runs) Execute(ctx context.Context) (names []string, err error) {
 			name = now().UTC().Format(experiment.DirTimeLayout)
 		}
 		fmt.Fprintf(r.Stdout, "run %d/%d: %s\n", i, r.N, filepath.Join(r.Out, name))
-		args := append([]string{"--out", r.Out, "--name", name}, r.RunArgs...)
+		args := r.runArgs(name)
 		if err := r.exec(ctx, r.Run, args); err != nil {
 			return names, err
 		}
 		names = append(names, name)
-		if err := r.exec(ctx, r.Process, []string{filepath.Join(r.Out, name)}); err != nil {
+		dir := filepath.Join(r.Out, name)
+		// run throughput writes its summaries itself and no raw latency
+		// files, which are all process reads.
+		if raw, err := experiment.RawFiles(dir); err == nil && len(raw) == 0 {
+			fmt.Fprintf(r.Stdout, "run %d/%d: no raw latency files to process (throughput summaries only)\n", i, r.N)
+			continue
+		}
+		if err := r.exec(ctx, r.Process, []string{dir}); err != nil {
 			return names, err
 		}
 	}
 	return names, nil
+}
+
+// runArgs is run's command line for experiment name: the output flags
+// first, or right after a subcommand's name (throughput, load, …), whose
+// flags they are.
+func (r *Runs) runArgs(name string) []string {
+	out := []string{"--out", r.Out, "--name", name}
+	if len(r.RunArgs) > 0 && !strings.HasPrefix(r.RunArgs[0], "-") {
+		return slices.Concat(r.RunArgs[:1], out, r.RunArgs[1:])
+	}
+	return append(out, r.RunArgs...)
 }
 
 // exec runs one tool; on cancellation the tool gets SIGINT, so that it

@@ -79,3 +79,51 @@ func TestRunsModeRunFails(t *testing.T) {
 		t.Error("requirements written after a failed run")
 	}
 }
+
+// TestRunsModeThroughput drives run throughput: the output flags go after
+// the subcommand's name (before it, run refuses them), and the experiments,
+// with throughput summaries and no raw latency files, are not processed.
+func TestRunsModeThroughput(t *testing.T) {
+	buildTools(t)
+	out := filepath.Join(t.TempDir(), "runs")
+	reqDir := t.TempDir()
+	reqFile := filepath.Join(reqDir, DefaultFileName)
+	code, stdout, stderr := runRequirements(t, out, "--runs", "2", "--out", out, "--output-file", reqFile, "--percentile", "100",
+		"--", "throughput", "-s", "intraprocess_best_effort", "--payloads", "16", "--windows", "5", "--max-in-flight", "10", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%d experiments in %s, want 2 (run wrote elsewhere?)", len(entries), out)
+	}
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(out, e.Name(), "throughput_intraprocess_best_effort.csv")); err != nil {
+			t.Errorf("experiment %s: %v", e.Name(), err)
+		}
+	}
+	if !strings.Contains(stdout, "no raw latency files to process") || !strings.Contains(stdout, "each limit is the 0th percentile") {
+		t.Errorf("stdout does not say why process was skipped:\n%s", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(reqDir, "min_throughput_requirements.csv"))
+	if err != nil {
+		t.Fatalf("no throughput requirements: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if !strings.Contains(string(b), "intraprocess_best_effort,16,") {
+		t.Errorf("throughput requirements:\n%s", b)
+	}
+}
+
+func TestRunsArgs(t *testing.T) {
+	r := Runs{Out: "o", RunArgs: []string{"throughput", "-s", "x"}}
+	if got := strings.Join(r.runArgs("n"), " "); got != "throughput --out o --name n -s x" {
+		t.Errorf("subcommand: %q", got)
+	}
+	r.RunArgs = []string{"-s", "x"}
+	if got := strings.Join(r.runArgs("n"), " "); got != "--out o --name n -s x" {
+		t.Errorf("round trips: %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package runapp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -45,6 +46,41 @@ func TestRefusedBeforeCreating(t *testing.T) {
 			}
 			noDir(t, filepath.Join(out, tt.name))
 		})
+	}
+}
+
+// TestFlagsBeforeSubcommand: a round-trip flag before a subcommand's name
+// (run --out D throughput) is refused, not silently ignored while the
+// subcommand measures into its own default; after the name it is taken,
+// and a flag set by its environment variable is left to the subcommand.
+func TestFlagsBeforeSubcommand(t *testing.T) {
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"--out", out, "throughput", "-s", "intraprocess_best_effort"},
+		{"--payloads", "16", "load", "--duration", "1s"},
+		{"-o", out, "echo", "--transport", "tcp"},
+	} {
+		code, _, stderr := run(t, args...)
+		flag := strings.TrimLeft(args[0], "-")
+		if flag == "o" {
+			flag = "out"
+		}
+		want := fmt.Sprintf("--%s was given before %s: it is a flag of the round-trip run, which run %s ignores; give it after the subcommand's name (run %s --%s …)", flag, args[2], args[2], args[2], flag)
+		if code != cliapp.ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("run %s: exit %d, stderr %q; want 2 and %q", strings.Join(args, " "), code, stderr, want)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("run %s created %v", strings.Join(args, " "), entries)
+		}
+	}
+	t.Setenv("MQGATE_ZENOH_KEY", "mqgate/flags-test")
+	code, stdout, stderr := run(t, "throughput", "--out", out, "--name", "after", "-s", "intraprocess_best_effort", "--payloads", "16",
+		"--windows", "3", "--max-in-flight", "10", "--quiet")
+	if code != 0 {
+		t.Fatalf("run throughput --out …: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "after", "throughput_intraprocess_best_effort.csv")); err != nil {
+		t.Error(err)
 	}
 }
 
