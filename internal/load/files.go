@@ -204,12 +204,21 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 		DeliveryRatio: r.DeliveryRatio(), SendRate: r.SendRate(), ReceiveRate: r.ReceiveRate(),
 		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6,
 		Latency:     r.Latency, SendDelay: r.SendDelay, RawKept: len(r.Raw), RawDropped: r.RawDropped, Drained: r.Drained,
-		Publishers: r.Publishers, Notes: KneeNotes(r, cfg),
+		Publishers: r.Publishers, Notes: notesOf(r, cfg),
 	}
 	if s.Publishers == nil {
 		s.Publishers = []PublisherResult{}
 	}
 	return s
+}
+
+// notesOf is a summary's notes: the knee, and too few rate samples.
+func notesOf(r *PayloadResult, cfg Config) []string {
+	notes := KneeNotes(r, cfg)
+	if w := cfg.RateWarning(); w != "" {
+		notes = append(notes, w)
+	}
+	return notes
 }
 
 // KneeNotes says, in words, where a payload shows that the system or the

@@ -75,6 +75,28 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// MinRateWindows is the number of snapshot intervals per payload below
+// which the rate statistics (the median, mean and stdev of the per-interval
+// receive rates in throughput_<type>.csv) rest on too few windows to say
+// much; RateWarning names it.
+const MinRateWindows = 10
+
+// RateWindows is the number of whole snapshot intervals in the measured
+// period: the rate samples a payload gives.
+func (c Config) RateWindows() int { return int(c.Duration / c.Interval) }
+
+// RateWarning is a sentence saying that the measured period holds fewer
+// than MinRateWindows intervals, or "" when it holds enough (c with its
+// defaults).
+func (c Config) RateWarning() string {
+	n := c.RateWindows()
+	if n >= MinRateWindows {
+		return ""
+	}
+	return fmt.Sprintf("a measured period of %v in intervals of %v gives %d rate sample(s) per payload: the median, mean and stdev of the receive rate rest on too few windows (give at least %d × the interval)",
+		c.Duration, c.Interval, n, MinRateWindows)
+}
+
 // Validate reports the first setting that cannot be measured.
 func (c Config) Validate() error {
 	switch {

@@ -240,3 +240,20 @@ func TestMeasureRealBrokers(t *testing.T) {
 		})
 	}
 }
+
+func TestRateWarning(t *testing.T) {
+	for _, c := range []struct {
+		d, i time.Duration
+		want string
+	}{
+		{10 * time.Second, time.Second, ""},
+		{2 * time.Second, time.Second, "a measured period of 2s in intervals of 1s gives 2 rate sample(s) per payload"},
+		{2500 * time.Millisecond, 250 * time.Millisecond, ""},
+		{999 * time.Millisecond, 100 * time.Millisecond, "gives 9 rate sample(s)"},
+	} {
+		got := Config{Duration: c.d, Interval: c.i}.RateWarning()
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%v / %v: %q, want %q", c.d, c.i, got, c.want)
+		}
+	}
+}

@@ -110,6 +110,9 @@ func loadAction(c *cli.Context) error {
 	if err := cfg.WithDefaults().Validate(); err != nil {
 		return cliapp.Usagef("--payloads: %v", err)
 	}
+	if w := cfg.WithDefaults().RateWarning(); w != "" {
+		fmt.Fprintf(r.stderr, "run load: warning: %s\n", w)
+	}
 	var subs []load.Sub
 	for _, st := range r.streams {
 		if st.Transport.Name() == "amqp" && tp.Subscribers > tp.Topics && st.Params["amqp-exchange"] == "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,6 +26,12 @@ func TestRunLoad(t *testing.T) {
 		"--interval", "100ms", "--payloads", "16,64", "-o", out, "--name", "x")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 500 ms in intervals of 100 ms: 5 rate samples, said on stderr and
+	// in every summary's notes.
+	const few = "gives 5 rate sample(s) per payload"
+	if !strings.Contains(stderr, "run load: warning: a measured period of 500ms in intervals of 100ms "+few) {
+		t.Errorf("no warning of few rate samples:\n%s", stderr)
 	}
 	dir := filepath.Join(out, "x")
 	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
@@ -48,6 +55,9 @@ func TestRunLoad(t *testing.T) {
 			t.Fatalf("%s: %d payloads in the summary, %d in meta.json", s.Type, len(sum.Payloads), len(s.Payloads))
 		}
 		for i, p := range sum.Payloads {
+			if !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, few) }) {
+				t.Errorf("%s %d B: notes %q do not say the rate samples are few", s.Type, p.Payload, p.Notes)
+			}
 			if p.Received != p.Expected || p.Expected == 0 || p.Lost != 0 {
 				t.Errorf("%s %d B: received %d of %d, lost %d", s.Type, p.Payload, p.Received, p.Expected, p.Lost)
 			}
