@@ -39,18 +39,7 @@ func TestRunsMode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 2 {
-		t.Fatalf("%d experiments in %s, want 2", len(entries), out)
-	}
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(out, e.Name(), "measurements_intraprocess_reliable_summary.csv")); err != nil {
-			t.Errorf("experiment %s was not processed: %v", e.Name(), err)
-		}
-	}
+	wantInEvery(t, out, 2, "measurements_intraprocess_reliable_summary.csv")
 	rows, err := ReadFile(reqFile)
 	if err != nil {
 		t.Fatal(err)
@@ -93,18 +82,7 @@ func TestRunsModeThroughput(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 2 {
-		t.Fatalf("%d experiments in %s, want 2 (run wrote elsewhere?)", len(entries), out)
-	}
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(out, e.Name(), "throughput_intraprocess_best_effort.csv")); err != nil {
-			t.Errorf("experiment %s: %v", e.Name(), err)
-		}
-	}
+	wantInEvery(t, out, 2, "throughput_intraprocess_best_effort.csv")
 	if !strings.Contains(stdout, "no raw latency files to process") || !strings.Contains(stdout, "each limit is the 0th percentile") {
 		t.Errorf("stdout does not say why process was skipped:\n%s", stdout)
 	}
@@ -125,5 +103,22 @@ func TestRunsArgs(t *testing.T) {
 	r.RunArgs = []string{"-s", "x"}
 	if got := strings.Join(r.runArgs("n"), " "); got != "--out o --name n -s x" {
 		t.Errorf("round trips: %q", got)
+	}
+}
+
+// wantInEvery checks that out holds n experiments, each with file.
+func wantInEvery(t *testing.T, out string, n int, file string) {
+	t.Helper()
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != n {
+		t.Fatalf("%d experiments in %s, want %d", len(entries), out, n)
+	}
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(out, e.Name(), file)); err != nil {
+			t.Errorf("experiment %s: %v", e.Name(), err)
+		}
 	}
 }
