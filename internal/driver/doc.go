@@ -35,7 +35,11 @@
 //
 // Receivers return when each message arrived (the earliest moment this end
 // saw it), so that latency excludes time a message spent queued inside a
-// client library. Senders whose system acknowledges messages (publisher
+// client library. Two queues serve the drivers for that: Inbox, fixed
+// buffers filled by a subscriber's own readers (TCP, DTLS), and Handoff,
+// what a client library hands to its message handler (NATS, MQTT), which
+// also passes each message straight to a Consumer on the library's
+// goroutine. Senders whose system acknowledges messages (publisher
 // confirms, PUBACK/PUBCOMP, JetStream acks) also implement AckSender.
 //
 // # Registries

@@ -13,7 +13,7 @@ import (
 // <topic>/pong. At QoS 1 and 2 it is an AckPinger.
 type Pinger struct {
 	c    client
-	in   *inbox
+	in   *driver.Handoff
 	ping string
 	info infoOnce
 }
@@ -51,9 +51,9 @@ func dial(ctx context.Context, s *settings) (driver.Pinger, error) {
 		return nil, err
 	}
 	pong := s.topic + PongSuffix
-	p := &Pinger{c: c, in: newInbox(s.queueDepth, s.qos > 0, c, pong), ping: s.topic + PingSuffix}
+	p := &Pinger{c: c, in: newInbox(s, c, pong), ping: s.topic + PingSuffix}
 	p.info.s = s
-	if err := c.subscribe(ctx, pong, s.qos, p.in.deliver); err != nil {
+	if err := c.subscribe(ctx, pong, s.qos, p.in.Deliver); err != nil {
 		c.close()
 		return nil, err
 	}
@@ -68,12 +68,12 @@ func (p *Pinger) Send(msg []byte) error { return p.c.publish(p.ping, msg, false)
 
 // Receive returns the next echo and when the library handed it over.
 func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return p.in.receive(buf, deadline)
+	return p.in.Receive(buf, deadline)
 }
 
 // Counters reports echoes dropped at QoS 0 because Receive fell behind.
 func (p *Pinger) Counters() driver.Counters {
-	return driver.Counters{Dropped: p.in.dropped.Load()}
+	return driver.Counters{Dropped: p.in.Dropped()}
 }
 
 // SystemInfo describes the broker and the connection.
@@ -82,7 +82,7 @@ func (p *Pinger) SystemInfo() driver.SystemInfo { return p.info.get(p.c) }
 // Close disconnects; a blocked Receive returns an error wrapping
 // driver.ErrClosed.
 func (p *Pinger) Close() error {
-	p.in.close()
+	p.in.Close()
 	return p.c.close()
 }
 
@@ -164,7 +164,7 @@ func (e *Echoer) Close() error {
 // Subscriber receives the messages of the link's topic.
 type Subscriber struct {
 	c    client
-	in   *inbox
+	in   *driver.Handoff
 	addr string
 	info infoOnce
 }
@@ -181,9 +181,9 @@ func subscribe(ctx context.Context, s *settings) (*Subscriber, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := &Subscriber{c: c, in: newInbox(s.queueDepth, s.qos > 0, c, s.topic), addr: s.raw}
+	sub := &Subscriber{c: c, in: newInbox(s, c, s.topic), addr: s.raw}
 	sub.info.s = s
-	if err := c.subscribe(ctx, s.topic, s.qos, sub.in.deliver); err != nil {
+	if err := c.subscribe(ctx, s.topic, s.qos, sub.in.Deliver); err != nil {
 		c.close()
 		return nil, err
 	}
@@ -195,18 +195,18 @@ func (s *Subscriber) Addr() string { return s.addr }
 
 // Receive returns the next message and when the library handed it over.
 func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return s.in.receive(buf, deadline)
+	return s.in.Receive(buf, deadline)
 }
 
 // Consume calls f with each message on the library's handler goroutine,
 // from the first queued for Receive on (driver.Consumer); at every QoS a
 // slow f holds back the library (nothing is dropped in this end). It
 // returns nil once Close was called, or why the connection was lost.
-func (s *Subscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.consume(f) }
+func (s *Subscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.Consume(f) }
 
 // Counters reports messages dropped at QoS 0 because Receive fell behind.
 func (s *Subscriber) Counters() driver.Counters {
-	return driver.Counters{Dropped: s.in.dropped.Load()}
+	return driver.Counters{Dropped: s.in.Dropped()}
 }
 
 // SystemInfo describes the broker and the connection.
@@ -214,7 +214,7 @@ func (s *Subscriber) SystemInfo() driver.SystemInfo { return s.info.get(s.c) }
 
 // Close disconnects.
 func (s *Subscriber) Close() error {
-	s.in.close()
+	s.in.Close()
 	return s.c.close()
 }
 

@@ -162,7 +162,7 @@ func TestArrivalTimeFromHandler(t *testing.T) {
 			}
 			in := sub.(*Subscriber).in
 			deadline := time.Now().Add(drivertest.Watchdog)
-			for len(in.ch) == 0 {
+			for in.Queued() == 0 {
 				if time.Now().After(deadline) {
 					t.Fatal("the message never arrived")
 				}

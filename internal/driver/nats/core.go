@@ -202,6 +202,13 @@ func (p *corePublisher) Close() error {
 	return p.c.close()
 }
 
+// defaultInbox is the queue of a core subscriber for Receive when
+// Options.QueueDepth is zero (a driver.Handoff). The handler waits when it
+// is full; behind it nats.go's own pending list holds up to its pending
+// limits (500,000 messages by default) before it drops, counted as a slow
+// consumer.
+const defaultInbox = 1024
+
 // coreSubscriber receives <topic> through an asynchronous subscription:
 // nats.go hands each message to a handler on the subscription's own
 // goroutine (as `nats bench` subscribes), which queues it for Receive or
@@ -209,7 +216,7 @@ func (p *corePublisher) Close() error {
 type coreSubscriber struct {
 	c   *conn
 	sub *natsgo.Subscription
-	in  *inbox
+	in  *driver.Handoff
 }
 
 var (
@@ -222,8 +229,16 @@ var (
 // subscribeCore subscribes to topic and waits until the server has the
 // subscription, so that nothing published after it returns is missed.
 func subscribeCore(c *conn, topic string) (*coreSubscriber, error) {
-	in := newInbox(c, topic)
-	sub, err := c.nc.Subscribe(topic, in.handle)
+	depth := c.depth
+	if depth <= 0 {
+		depth = defaultInbox
+	}
+	in := driver.NewHandoff(driver.HandoffConfig{Name: "nats", Depth: depth, Lost: c.closedCh, LostErr: c.lost,
+		Closed:  fmt.Errorf("nats: %s receiving from %s: %w", c.role, topic, driver.ErrClosed),
+		Timeout: timeoutErr(topic)})
+	// nats.go calls the handler for each message on the subscription's
+	// own goroutine, in order, and allocates each payload.
+	sub, err := c.nc.Subscribe(topic, func(m *natsgo.Msg) { in.Deliver(m.Data) })
 	if err == nil && c.depth > 0 {
 		err = sub.SetPendingLimits(c.depth, -1)
 	}
@@ -242,14 +257,14 @@ func (s *coreSubscriber) Addr() string { return s.c.url }
 
 // Receive returns the next message and when nats.go handed it over.
 func (s *coreSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return s.in.receive(buf, deadline)
+	return s.in.Receive(buf, deadline)
 }
 
 // Consume calls f with each message on nats.go's delivery goroutine for
 // the subscription (driver.Consumer). A slow f holds back that goroutine;
 // nats.go queues behind it up to the subscription's pending limits, then
 // drops (counted in Counters().Dropped).
-func (s *coreSubscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.consume(f) }
+func (s *coreSubscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.Consume(f) }
 
 // Counters reports messages dropped by nats.go (slow consumer).
 func (s *coreSubscriber) Counters() driver.Counters {
@@ -262,6 +277,6 @@ func (s *coreSubscriber) SystemInfo() driver.SystemInfo { return s.c.info() }
 
 // Close closes the connection.
 func (s *coreSubscriber) Close() error {
-	s.in.close()
+	s.in.Close()
 	return s.c.close()
 }
