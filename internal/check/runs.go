@@ -149,37 +149,52 @@ func judged(typ string, b int, m gate.Metric, mi int, req requirements.Row, valu
 	if margin != 0 {
 		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, margin*100, j.Limit, m.Unit)
 	}
-	evidence := j.Why
+	c.Message = fmt.Sprintf("%d B %s: %s %.3f %s vs %s (%s): %s",
+		b, m.Name, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence(j, m.Unit))
+	c.Stats = statsOf(j, req.Stat, mi, len(values), m)
+	return c
+}
+
+// evidence is what a judgement rests on, in words: why, the p-value and
+// interval when there are, and what more runs would do when inconclusive.
+func evidence(j requirements.Judgement, unit string) string {
+	e := j.Why
 	if !math.IsNaN(j.P) {
-		evidence += fmt.Sprintf("; p %.3g", j.P)
+		e += fmt.Sprintf("; p %.3g", j.P)
 	}
 	if !math.IsNaN(j.Low) {
-		evidence += fmt.Sprintf("; interval %.3f to %.3f %s", j.Low, j.High, m.Unit)
+		e += fmt.Sprintf("; interval %.3f to %.3f %s", j.Low, j.High, unit)
 	}
 	if j.Status == string(gate.Inconclusive) {
 		switch {
 		case j.MoreRuns > 0:
-			evidence += fmt.Sprintf("; about %d more run(s) would decide", j.MoreRuns)
+			e += fmt.Sprintf("; about %d more run(s) would decide", j.MoreRuns)
 		case j.MoreRuns < 0:
-			evidence += "; more runs are unlikely to decide"
+			e += "; more runs are unlikely to decide"
 		}
 	}
-	c.Message = fmt.Sprintf("%d B %s: %s %.3f %s vs %s (%s): %s",
-		b, m.Name, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence)
-	if st := req.Stat; st != nil {
-		// Ratios are to the requirement for these runs, as every report
-		// shows a statistical check's estimate and interval.
-		c.Stats = &gate.Stats{
-			NReference: st.Runs, NCandidate: len(values),
-			Estimate: j.Value / j.Requirement, Low: j.Low / j.Requirement, High: j.High / j.Requirement,
-			Tail: st.CheckLevel, PassTail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
-			P: j.P, PAdjusted: j.P, Exact: st.Fits[mi].Method == requirements.MethodOrder,
-			Dispersion: st.Fits[mi].LogSD,
-			NeedRuns:   j.NeedRuns, Gateable: len(values) >= j.NeedRuns, MoreRuns: j.MoreRuns,
-			Method: st.Fits[mi].Method, Over: j.Over,
-		}
+	return e
+}
+
+// statsOf is a statistical check's figures for every report, or nil for a
+// requirement of percentile mode (st nil); fit is the index of the
+// check's column in st.Fits, n the number of runs judged, m the metric
+// (a higher-is-better one has a lower limit). Ratios are to
+// the requirement for these runs, as every report shows a statistical
+// check's estimate and interval.
+func statsOf(j requirements.Judgement, st *requirements.Model, fit, n int, m gate.Metric) *gate.Stats {
+	if st == nil {
+		return nil
 	}
-	return c
+	return &gate.Stats{
+		NReference: st.Runs, NCandidate: n,
+		Estimate: j.Value / j.Requirement, Low: j.Low / j.Requirement, High: j.High / j.Requirement,
+		Tail: st.CheckLevel, PassTail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
+		P: j.P, PAdjusted: j.P, Exact: st.Fits[fit].Method == requirements.MethodOrder,
+		Dispersion: st.Fits[fit].LogSD,
+		NeedRuns:   j.NeedRuns, Gateable: n >= j.NeedRuns, MoreRuns: j.MoreRuns,
+		Method: st.Fits[fit].Method, Over: j.Over, Floor: m.Better == gate.HigherIsBetter,
+	}
 }
 
 // ModeText states how a check judged, for every report (the verdict's

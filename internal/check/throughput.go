@@ -153,32 +153,8 @@ func judgedThroughput(label string, r requirements.ThroughputRow, values []float
 	if margin != 0 {
 		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, -margin*100, j.Limit, m.Unit)
 	}
-	evidence := j.Why
-	if !math.IsNaN(j.P) {
-		evidence += fmt.Sprintf("; p %.3g", j.P)
-	}
-	if !math.IsNaN(j.Low) {
-		evidence += fmt.Sprintf("; interval %.3f to %.3f %s", j.Low, j.High, m.Unit)
-	}
-	if j.Status == string(gate.Inconclusive) {
-		switch {
-		case j.MoreRuns > 0:
-			evidence += fmt.Sprintf("; about %d more run(s) would decide", j.MoreRuns)
-		case j.MoreRuns < 0:
-			evidence += "; more runs are unlikely to decide"
-		}
-	}
 	c.Message = fmt.Sprintf("%s: %s %.3f %s vs %s (%s, higher is better): %s",
-		r.Key, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence)
-	if st := r.Stat; st != nil {
-		c.Stats = &gate.Stats{
-			NReference: st.Runs, NCandidate: len(values),
-			Estimate: j.Value / j.Requirement, Low: j.Low / j.Requirement, High: j.High / j.Requirement,
-			Tail: st.CheckLevel, PassTail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
-			P: j.P, PAdjusted: j.P, Exact: st.Fits[0].Method == requirements.MethodOrder,
-			Dispersion: st.Fits[0].LogSD,
-			NeedRuns:   j.NeedRuns, Gateable: len(values) >= j.NeedRuns, MoreRuns: j.MoreRuns,
-		}
-	}
+		r.Key, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence(j, m.Unit))
+	c.Stats = statsOf(j, r.Stat, 0, len(values), m)
 	return c
 }

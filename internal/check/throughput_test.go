@@ -1,6 +1,8 @@
 package check
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,4 +250,35 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestThroughputOrderEvidence: a throughput check against a distribution-
+// free (order) requirement counts the runs below its floor, says so in the
+// interval column, and keeps the floor through JSON.
+func TestThroughputOrderEvidence(t *testing.T) {
+	k := experiment.ThroughputKey{Mode: throughput.ModeWindow, Payload: 16}
+	var obs []requirements.ThroughputObservation
+	for i, v := range []float64{1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003} {
+		obs = append(obs, requirements.ThroughputObservation{Experiment: fmt.Sprint(i), Type: "nats_reliable", Key: k, Median: v})
+	}
+	reqs, _, err := requirements.DeriveThroughputStatistical(obs,
+		requirements.StatConfig{FalseFail: 0.01, Method: requirements.MethodOrder, NormalityLevel: 0.05}, 0.01)
+	if err != nil || len(reqs) != 1 {
+		t.Fatalf("derive: %v, %d requirements", err, len(reqs))
+	}
+	c := judgedThroughput("nats_reliable (window)", reqs[0].ThroughputRow, []float64{980, 1004, 985}, 0)
+	if c.Stats == nil || c.Stats.Method != requirements.MethodOrder || !c.Stats.Floor || c.Stats.Over != 2 {
+		t.Fatalf("stats %+v: want the order method, a floor, 2 runs below 990", c.Stats)
+	}
+	if got := c.Stats.NoInterval(); got != "none (order method): 2 of 3 run(s) below the limit" {
+		t.Errorf("interval column %q", got)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back gate.Check
+	if err := json.Unmarshal(b, &back); err != nil || back.Stats == nil || !back.Stats.Floor {
+		t.Errorf("floor lost in JSON (%v): %s", err, b)
+	}
 }

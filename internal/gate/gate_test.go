@@ -202,6 +202,7 @@ func TestNoInterval(t *testing.T) {
 		want string
 	}{
 		{Stats{Method: MethodOrder, Over: 2, NCandidate: 5, Low: nan, High: nan}, "none (order method): 2 of 5 run(s) above the limit"},
+		{Stats{Method: MethodOrder, Over: 1, NCandidate: 3, Low: nan, High: nan, Floor: true}, "none (order method): 1 of 3 run(s) below the limit"},
 		{Stats{Method: MethodLogNormal, NCandidate: 1, Low: nan, High: nan}, "none (one run)"},
 		{Stats{Method: MethodLogNormal, NCandidate: 4, Low: 0.9, High: 1.1}, ""},
 		{Stats{Low: nan, High: math.Inf(1)}, "none"},

@@ -61,6 +61,7 @@ type statsJSON struct {
 	MoreRuns   int       `json:"more_runs"`
 	Method     string    `json:"method,omitempty"`
 	Over       int       `json:"over,omitempty"`
+	Floor      bool      `json:"floor,omitempty"`
 }
 
 // An interval end that does not exist (too few runs) is null in JSON:
@@ -71,7 +72,7 @@ func toStatsJSON(s *Stats) *statsJSON {
 	}
 	return &statsJSON{s.NReference, s.NCandidate, jsonFloat(s.Estimate), jsonFloat(s.Low), jsonFloat(s.High),
 		jsonFloat(s.Tail), jsonFloat(s.PassTail), jsonFloat(s.Confidence), jsonFloat(s.P), jsonFloat(s.PAdjusted), s.Exact,
-		jsonFloat(s.Dispersion), s.NeedRuns, s.Gateable, s.MoreRuns, s.Method, s.Over}
+		jsonFloat(s.Dispersion), s.NeedRuns, s.Gateable, s.MoreRuns, s.Method, s.Over, s.Floor}
 }
 
 func fromStatsJSON(j *statsJSON) *Stats {
@@ -80,7 +81,7 @@ func fromStatsJSON(j *statsJSON) *Stats {
 	}
 	s := &Stats{j.NReference, j.NCandidate, float64(j.Estimate), float64(j.Low), float64(j.High),
 		float64(j.Tail), float64(j.PassTail), float64(j.Confidence), float64(j.P), float64(j.PAdjusted), j.Exact,
-		float64(j.Dispersion), j.NeedRuns, j.Gateable, j.MoreRuns, j.Method, j.Over}
+		float64(j.Dispersion), j.NeedRuns, j.Gateable, j.MoreRuns, j.Method, j.Over, j.Floor}
 	if math.IsNaN(s.High) {
 		s.High = math.Inf(1)
 	}

@@ -72,10 +72,14 @@ type Stats struct {
 	MoreRuns int `json:"more_runs"`
 	// Method is, for a check against statistical requirements (formats
 	// §11), the limit's method: MethodOrder, whose verdict rests on Over,
-	// the candidate runs above the limit, and has no interval; or
+	// the candidate runs beyond the limit (above it; below a Floor), and
+	// has no interval; or
 	// MethodLogNormal. Empty for compare.
 	Method string `json:"method,omitempty"`
 	Over   int    `json:"over,omitempty"`
+	// Floor says that the limit is a lower one (higher is better, a
+	// throughput requirement): Over then counts the runs below it.
+	Floor bool `json:"floor,omitempty"`
 }
 
 // Methods of a statistical requirement's limit (Stats.Method).
@@ -85,14 +89,18 @@ const (
 )
 
 // NoInterval says why s has no interval, for the interval column of
-// reports: an order-method check counts runs above its limit instead
+// reports: an order-method check counts runs beyond its limit instead
 // ("none (order method): 3 of 10 runs above the limit"), a log-normal
 // check of one run has no spread to bound. It is "" when s has an
 // interval.
 func (s *Stats) NoInterval() string {
 	switch {
 	case s.Method == MethodOrder:
-		return fmt.Sprintf("none (order method): %d of %d run(s) above the limit", s.Over, s.NCandidate)
+		side := "above"
+		if s.Floor {
+			side = "below"
+		}
+		return fmt.Sprintf("none (order method): %d of %d run(s) %s the limit", s.Over, s.NCandidate, side)
 	case !math.IsNaN(s.Low) && !math.IsNaN(s.High):
 		return ""
 	case s.Method == MethodLogNormal && s.NCandidate == 1:
