@@ -156,6 +156,16 @@ func ParseThreshold(s string) (column string, threshold float64, err error) {
 	return m.Name, t, nil
 }
 
+// ParseMargin parses a --margin: a fraction ≥ 0 or a percentage
+// (ParseFraction), the slack a check adds to its limits.
+func ParseMargin(s string) (float64, error) {
+	m, err := ParseFraction(s)
+	if err == nil && m < 0 {
+		err = fmt.Errorf("%v is negative: expected a fraction ≥ 0 such as 0.1, or a percentage such as 10%%", s)
+	}
+	return m, err
+}
+
 // ParseFraction parses a relative threshold written as a fraction ("0.5")
 // or, with a percent sign, as a percentage ("50%" = 0.5). A bare number is
 // always a fraction: "50" is 5000 %.

@@ -69,6 +69,18 @@ func TestParseFraction(t *testing.T) {
 	}
 }
 
+func TestParseMargin(t *testing.T) {
+	if m, err := ParseMargin("10%"); err != nil || math.Abs(m-0.1) > 1e-15 {
+		t.Errorf("10%%: %v, %v", m, err)
+	}
+	if _, err := ParseMargin("-5%"); err == nil || err.Error() != "-5% is negative: expected a fraction ≥ 0 such as 0.1, or a percentage such as 10%" {
+		t.Errorf("-5%%: %v", err)
+	}
+	if _, err := ParseMargin("abc"); err == nil || strings.Count(err.Error(), "expected") != 1 {
+		t.Errorf("abc: %v (the form expected, said once)", err)
+	}
+}
+
 func TestParseColumns(t *testing.T) {
 	ms, err := ParseColumns("min, MEDIAN,99.99%,90%")
 	if err != nil {

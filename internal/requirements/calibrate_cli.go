@@ -102,12 +102,9 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	if err != nil {
 		return cliapp.Usagef("--format: %v", err)
 	}
-	margin, err := compare.ParseFraction(c.String("margin"))
-	if err != nil || margin < 0 {
-		if err == nil {
-			err = fmt.Errorf("%v is negative", c.String("margin"))
-		}
-		return cliapp.Usagef("--margin: %v: expected a fraction ≥ 0 such as 0.1, or a percentage such as 10%%", err)
+	margin, err := compare.ParseMargin(c.String("margin"))
+	if err != nil {
+		return cliapp.Usagef("--margin: %v", err)
 	}
 	columns, err := parseRequirementColumns(c.String("columns"))
 	if err != nil {
