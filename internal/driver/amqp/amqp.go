@@ -303,7 +303,7 @@ func (e *echoer) Serve(ctx context.Context) error {
 			}
 			if manual {
 				if err := c.ch.Ack(d.DeliveryTag, false); err != nil {
-					return e.stopped(fmt.Errorf("amqp: acknowledging a delivery on %s: %w", c.url, err))
+					return e.stopped(c.opErr("acknowledging a delivery", err))
 				}
 			}
 		case <-e.done:

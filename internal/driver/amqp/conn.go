@@ -293,6 +293,35 @@ func (l *link) failed() error {
 	return l.err
 }
 
+// reasonWait bounds how long opErr waits for the reason a link broke.
+const reasonWait = time.Second
+
+// opErr explains a failed operation on the link (an acknowledgement, a
+// publish), preferring the reason the link broke. A broker that closes a
+// connection (CONNECTION_FORCED, an administrator's close_connection) sends
+// its reason just before closing the socket, and a write can fail on that
+// socket ("connection reset by peer") before the library has read the
+// reason and sent it to the close notifications: opErr waits up to
+// reasonWait for one, the operation having failed for good anyway.
+func (l *link) opErr(what string, err error) error {
+	if ferr := l.failed(); ferr != nil {
+		return ferr
+	}
+	t := time.NewTimer(reasonWait)
+	defer t.Stop()
+	select {
+	case e, ok := <-l.connClosed:
+		return l.broke("connection", e, ok)
+	case e, ok := <-l.chClosed:
+		return l.broke("channel", e, ok)
+	case <-t.C:
+	}
+	if ferr := l.failed(); ferr != nil {
+		return ferr
+	}
+	return fmt.Errorf("amqp: %s on %s: %w", what, l.url, err)
+}
+
 // broke records and returns the error of a close notification received
 // by a select elsewhere.
 func (l *link) broke(what string, e *amqp091.Error, ok bool) error {

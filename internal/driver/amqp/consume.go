@@ -137,7 +137,7 @@ func (c *consumer) receive(buf []byte, deadline time.Time, pub *publisher) (int,
 	}
 	if !c.s.autoAck() {
 		if err := c.ch.Ack(d.DeliveryTag, false); err != nil {
-			return 0, time.Time{}, fmt.Errorf("amqp: acknowledging a delivery on %s: %w", c.url, err)
+			return 0, time.Time{}, c.opErr("acknowledging a delivery", err)
 		}
 	}
 	if len(d.Body) > len(buf) {

@@ -227,12 +227,7 @@ func (p *publisher) commitLocked() error {
 
 // sendErr explains a failed publish or commit, preferring the reason the
 // link broke.
-func (p *publisher) sendErr(what string, err error) error {
-	if ferr := p.failed(); ferr != nil {
-		return ferr
-	}
-	return fmt.Errorf("amqp: %s on %s: %w", what, p.url, err)
-}
+func (p *publisher) sendErr(what string, err error) error { return p.opErr(what, err) }
 
 func (p *publisher) returnErr(r amqp091.Return) error {
 	return fmt.Errorf("amqp: the broker returned a message published to %q as unroutable (%d %s): the queue it was sent to no longer exists", r.RoutingKey, r.ReplyCode, r.ReplyText)
