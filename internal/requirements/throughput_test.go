@@ -200,7 +200,7 @@ func TestThroughputCommand(t *testing.T) {
 	if err != nil || len(tp) != 2 || ThroughputStatistical(tp) {
 		t.Fatalf("throughput requirements %+v, %v", tp, err)
 	}
-	if !strings.Contains(stdout, "2 throughput requirement(s) (lower limits, higher is better)") || !strings.Contains(stdout, "1th percentile") {
+	if !strings.Contains(stdout, "2 throughput requirement(s) (lower limits, higher is better)") || !strings.Contains(stdout, "1st percentile") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	tout := filepath.Join(outDir, "tp-stat.csv")
