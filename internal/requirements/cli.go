@@ -61,6 +61,9 @@ times, and 'process' on each new experiment (the tools are looked up beside this
 then on PATH), then derives the requirements from every experiment in DIR, as the Fast-RTPS
 latency_extrapolate_requirements.bash script does:
   requirements --runs 12 --out runs_for_requirements --false-fail 0.01 -- --subexperiments interprocess_reliable
+Run arguments that start with a subcommand (throughput, load) get --out and --name after its
+name; experiments without raw latency files (run throughput's) are not processed:
+  requirements --runs 12 --out runs_for_requirements --false-fail 0.01 -- throughput -s nats_best_effort
 
 Throughput (formats §4, §11): experiments holding throughput summaries (throughput_<type>.csv,
 written by run throughput and run load) also get throughput requirements, written to
