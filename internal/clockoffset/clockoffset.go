@@ -76,15 +76,27 @@ func FromExchanges(exs []Exchange) (Estimate, error) {
 	}
 	slices.SortStableFunc(ok, func(a, b Exchange) int { return cmp64(a.Delay(), b.Delay()) })
 	keep := max(1, int(math.Ceil(float64(len(ok))*KeepFraction)))
-	offs := make([]int64, keep)
-	for i := range keep {
-		offs[i] = ok[i].Offset()
+	// Each kept exchange puts the true offset within delay/2 of its own
+	// offset; all of them together, within the intersection of those
+	// intervals. Its middle is the estimate and half its width the bound,
+	// which is then a bound indeed (a median of the offsets can be off by
+	// more than half the smallest delay: by up to half the largest kept).
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	for _, e := range ok[:keep] {
+		o, h := e.Offset(), e.Delay()/2
+		lo, hi = max(lo, o-h), min(hi, o+h)
+	}
+	offset, bound := lo+(hi-lo)/2, (hi-lo)/2
+	if lo > hi {
+		// Exchanges that contradict each other (a clock stepped between
+		// them): NTP's choice, the exchange of the smallest delay.
+		offset, bound = ok[0].Offset(), ok[0].Delay()/2
 	}
 	est := Estimate{
-		OffsetNs:      median(offs),
+		OffsetNs:      offset,
 		MinDelayNs:    ok[0].Delay(),
 		MedianDelayNs: ok[len(ok)/2].Delay(),
-		ErrorBoundNs:  ok[0].Delay() / 2,
+		ErrorBoundNs:  bound,
 		Exchanges:     len(exs),
 		Kept:          keep,
 		Method:        MethodNTP,
@@ -103,17 +115,6 @@ func cmp64(a, b int64) int {
 		return 1
 	}
 	return 0
-}
-
-// median of v (sorted in place): the middle value, or the mean of the two
-// middle ones.
-func median(v []int64) int64 {
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return v[n/2-1] + (v[n/2]-v[n/2-1])/2
 }
 
 // Correct returns a one-way latency measured as (receive on this host) −

@@ -16,7 +16,10 @@
 // Queuing inflates some exchanges' delays, and an inflated exchange is as
 // asymmetric as its queuing. The filter therefore keeps the exchanges with
 // the smallest delays (NTP's minimum filter: the lowest quarter, at least
-// one) and takes the median of their offsets; the bound of the error is half
-// the smallest delay. The estimate can be disabled (Disabled): then nothing
+// one). Each puts the true offset within delay/2 of its own offset; the
+// estimate is the middle of the intersection of those intervals and the
+// bound of its error half the intersection's width, at most half the
+// smallest delay. Kept exchanges that contradict each other (an empty
+// intersection: a clock stepped) give way to the one of the smallest delay. The estimate can be disabled (Disabled): then nothing
 // is exchanged and latencies are left as measured.
 package clockoffset
