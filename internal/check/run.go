@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot"
+
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
@@ -246,6 +248,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	var svgs = map[string][]htmlreport.Plot{}
+	// savePlot writes p to path and, for the HTML report, keeps its SVG
+	// under the section key.
+	savePlot := func(p *plot.Plot, path, key string) error {
+		if err := plots.Save(p, path, cfg.Format); err != nil {
+			return err
+		}
+		res.Files = append(res.Files, path)
+		if cfg.HTML == "" {
+			return nil
+		}
+		svg, err := plots.SVG(p)
+		if err != nil {
+			return err
+		}
+		svgs[key] = append(svgs[key], htmlreport.Plot{Title: p.Title.Text, SVG: svg})
+		return nil
+	}
 	for _, s := range sums {
 		if ctx.Err() != nil {
 			return res, cliapp.Exit(cliapp.ExitInterrupted, ctx.Err())
@@ -262,17 +281,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if !Checked(cfg.Columns, fig.Metric) {
 				continue
 			}
-			path := filepath.Join(PlotDir(cfg.PlotsDir, s.Type), PlotFileName(fig.Metric, cfg.Format))
-			if err := plots.Save(fig.Plot, path, cfg.Format); err != nil {
+			if err := savePlot(fig.Plot, filepath.Join(PlotDir(cfg.PlotsDir, s.Type), PlotFileName(fig.Metric, cfg.Format)), s.Type); err != nil {
 				return res, err
-			}
-			res.Files = append(res.Files, path)
-			if cfg.HTML != "" {
-				svg, err := plots.SVG(fig.Plot)
-				if err != nil {
-					return res, err
-				}
-				svgs[s.Type] = append(svgs[s.Type], htmlreport.Plot{Title: fig.Plot.Title.Text, SVG: svg})
 			}
 		}
 	}
@@ -284,17 +294,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			break
 		}
 		path := filepath.Join(ThroughputPlotDir(cfg.PlotsDir, fig.Type), ThroughputPlotFileName(fig.Load, cfg.Format))
-		if err := plots.Save(fig.Plot, path, cfg.Format); err != nil {
+		if err := savePlot(fig.Plot, path, experiment.ThroughputLabel(fig.Type, fig.Load)); err != nil {
 			return res, err
-		}
-		res.Files = append(res.Files, path)
-		if cfg.HTML != "" {
-			svg, err := plots.SVG(fig.Plot)
-			if err != nil {
-				return res, err
-			}
-			label := experiment.ThroughputLabel(fig.Type, fig.Load)
-			svgs[label] = append(svgs[label], htmlreport.Plot{Title: fig.Plot.Title.Text, SVG: svg})
 		}
 	}
 	for _, r := range []struct {
