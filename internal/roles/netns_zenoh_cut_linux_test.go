@@ -1,7 +1,6 @@
 package roles
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,20 +29,7 @@ func TestZenohHostCutOff(t *testing.T) {
 	bin := zenohtest.Helper(t)
 	t.Setenv(zenohhelper.EnvHelper, bin)
 	nw := newNetns(t, 3)
-	ep := "tcp/" + nw.addr(1) + ":7447"
-	router := exec.Command("ip", append(nw.exec(1)[1:], bin, "router", "--listen", ep, "--lease", "3")...)
-	stdout, _ := router.StdoutPipe()
-	router.Stderr = os.Stderr
-	if err := router.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		router.Process.Signal(os.Interrupt)
-		router.Wait()
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.HasPrefix(line, "ready role=router") {
-		t.Fatalf("router on host 1: %q %v", line, err)
-	}
+	ep := startRouter(t, nw, bin, "--lease", "3")
 	out := t.TempDir()
 	common := []string{"--driver", "zenoh", "--endpoint", ep, "--out-dir", out, "--run-id", "zcut", "--timeout", "3s", "--log-level", "warn"}
 	limit := 3 * time.Minute // watchdog only
@@ -108,20 +94,7 @@ func TestZenohQueryableHostCutOff(t *testing.T) {
 	bin := zenohtest.Helper(t)
 	t.Setenv(zenohhelper.EnvHelper, bin)
 	nw := newNetns(t, 3)
-	ep := "tcp/" + nw.addr(1) + ":7447"
-	router := exec.Command("ip", append(nw.exec(1)[1:], bin, "router", "--listen", ep, "--lease", "3")...)
-	stdout, _ := router.StdoutPipe()
-	router.Stderr = os.Stderr
-	if err := router.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		router.Process.Signal(os.Interrupt)
-		router.Wait()
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.HasPrefix(line, "ready role=router") {
-		t.Fatalf("router on host 1: %q %v", line, err)
-	}
+	ep := startRouter(t, nw, bin, "--lease", "3")
 	out := t.TempDir()
 	common := []string{"--driver", "zenoh", "--endpoint", ep, "--out-dir", out, "--run-id", "zqcut", "--timeout", "3s",
 		"--reliability", "reliable", "--log-level", "warn"}

@@ -31,20 +31,7 @@ func TestThreeHostsZenoh(t *testing.T) {
 	bin := zenohtest.Helper(t)
 	t.Setenv(zenohhelper.EnvHelper, bin)
 	nw := newNetns(t, 3)
-	ep := "tcp/" + nw.addr(1) + ":7447"
-	router := exec.Command("ip", append(nw.exec(1)[1:], bin, "router", "--listen", ep)...)
-	stdout, _ := router.StdoutPipe()
-	router.Stderr = os.Stderr
-	if err := router.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		router.Process.Signal(os.Interrupt)
-		router.Wait()
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.HasPrefix(line, "ready role=router") {
-		t.Fatalf("router on host 1: %q %v", line, err)
-	}
+	ep := startRouter(t, nw, bin)
 	out := t.TempDir()
 	const shift = 2 * int64(time.Second)
 	common := []string{"--driver", "zenoh", "--endpoint", ep, "--out-dir", out, "--run-id", "zh", "--timeout", "5s",
@@ -101,4 +88,26 @@ func TestThreeHostsZenoh(t *testing.T) {
 	if len(rows) != sr.Samples || sr.Clamped > uint64(len(rows)/2) || lat[len(lat)/2] > float64(shift/4)/1000 {
 		t.Errorf("%d rows, %d clamped, median %.1f us", len(rows), sr.Clamped, lat[len(lat)/2])
 	}
+}
+
+// startRouter starts the Zenoh helper's router on host 1 of nw with args
+// added, stopped at the end of the test, and returns its endpoint once it
+// is ready.
+func startRouter(t *testing.T, nw *netns, bin string, args ...string) string {
+	t.Helper()
+	ep := "tcp/" + nw.addr(1) + ":7447"
+	router := exec.Command("ip", append(append(nw.exec(1)[1:], bin, "router", "--listen", ep), args...)...)
+	stdout, _ := router.StdoutPipe()
+	router.Stderr = os.Stderr
+	if err := router.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		router.Process.Signal(os.Interrupt)
+		router.Wait()
+	})
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.HasPrefix(line, "ready role=router") {
+		t.Fatalf("router on host 1: %q %v", line, err)
+	}
+	return ep
 }
