@@ -1,0 +1,287 @@
+// Package flagrange states and checks the valid range of numeric
+// command-line flags (urfave/cli IntFlag, Int64Flag, UintFlag, Uint64Flag,
+// Float64Flag, DurationFlag).
+//
+// Of appends a flag's range to its usage text, so that --help states it,
+// and records it; Check, called before a command does anything, refuses a
+// value given outside it (on the command line or in the flag's environment
+// variable) with a usage error (exit code 2) naming the flag and the range.
+// A flag not given keeps its default, which may lie outside the range when
+// the usage says what it means (--cpu -1: not pinned).
+package flagrange
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+)
+
+type kind int
+
+const (
+	kindInt kind = iota
+	kindFloat
+	kindDuration
+)
+
+// Range is the set of values a numeric flag accepts: an interval, and
+// optionally 0 with a meaning of its own.
+type Range struct {
+	kind           kind
+	lo, hi         float64 // bounds; ns for durations
+	loOpen, hiOpen bool
+	zero           string // what 0 means, when 0 is accepted outside [lo, hi]
+	anyUint64      bool   // every uint64: the parser refuses the rest
+}
+
+// Int accepts the whole numbers lo to hi.
+func Int(lo, hi int64) Range { return Range{kind: kindInt, lo: float64(lo), hi: float64(hi)} }
+
+// Uint64 accepts every value of a Uint64Flag, 0 to 18446744073709551615;
+// the flag's parser refuses the rest.
+func Uint64() Range { return Range{kind: kindInt, hi: math.MaxUint64, anyUint64: true} }
+
+// Float accepts the numbers lo to hi (never NaN or an infinity).
+func Float(lo, hi float64) Range { return Range{kind: kindFloat, lo: lo, hi: hi} }
+
+// Duration accepts the durations lo to hi.
+func Duration(lo, hi time.Duration) Range {
+	return Range{kind: kindDuration, lo: float64(lo), hi: float64(hi)}
+}
+
+// Above excludes the lower bound (Float(0, 1).Above(): more than 0).
+func (r Range) Above() Range { r.loOpen = true; return r }
+
+// Below excludes the upper bound.
+func (r Range) Below() Range { r.hiOpen = true; return r }
+
+// OrZero also accepts 0, which means what (e.g. "off").
+func (r Range) OrZero(what string) Range { r.zero = what; return r }
+
+// Contains reports whether v (ns for a duration) is in r.
+func (r Range) Contains(v float64) bool {
+	if r.anyUint64 {
+		return v >= 0 && v == math.Trunc(v) && !math.IsInf(v, 0)
+	}
+	if v == 0 && r.zero != "" {
+		return true
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return false
+	}
+	if r.kind != kindFloat && v != math.Trunc(v) {
+		return false
+	}
+	okLo := v > r.lo || (!r.loOpen && v == r.lo)
+	okHi := v < r.hi || (!r.hiOpen && v == r.hi)
+	return okLo && okHi
+}
+
+// String says the range in words: "1 to 65535", "0 (off) or 1 to 65535",
+// "1ms to 1h", "more than 0 and less than 1".
+func (r Range) String() string {
+	if r.anyUint64 {
+		return "0 to " + strconv.FormatUint(math.MaxUint64, 10)
+	}
+	var s string
+	lo, hi := r.format(r.lo), r.format(r.hi)
+	switch {
+	case r.loOpen && r.hiOpen:
+		s = "more than " + lo + " and less than " + hi
+	case r.loOpen:
+		s = "more than " + lo + ", up to " + hi
+	case r.hiOpen:
+		s = lo + " or more, less than " + hi
+	default:
+		s = lo + " to " + hi
+	}
+	if r.zero != "" {
+		s = "0 (" + r.zero + ") or " + s
+	}
+	return s
+}
+
+func (r Range) format(v float64) string {
+	switch r.kind {
+	case kindDuration:
+		return FormatDuration(time.Duration(v))
+	case kindInt:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// FormatDuration writes d without zero units: 1h, 1m30s, 500ms.
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// Outside returns values of the flag's kind, as typed on a command line,
+// that r refuses: 0, -1, just past each bound, a huge number, and for a
+// float NaN and the infinities. Tests feed them to every ranged flag.
+func (r Range) Outside() []string {
+	if r.anyUint64 {
+		return []string{"-1", "18446744073709551616", "1e30", "NaN"}
+	}
+	var cands []float64
+	step := 1.0
+	if r.kind == kindDuration {
+		step = float64(time.Nanosecond)
+	}
+	if r.kind == kindFloat {
+		step = math.Max(math.Abs(r.lo), math.Abs(r.hi)) * 1e-6
+	}
+	cands = append(cands, 0, -1, r.lo-step, r.hi+step, r.hi*2+1e6)
+	if r.loOpen {
+		cands = append(cands, r.lo)
+	}
+	if r.hiOpen {
+		cands = append(cands, r.hi)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range cands {
+		if r.Contains(v) {
+			continue
+		}
+		var s string
+		switch r.kind {
+		case kindDuration:
+			if v > math.MaxInt64 || v < math.MinInt64 {
+				continue
+			}
+			s = time.Duration(v).String()
+		case kindInt:
+			s = strconv.FormatFloat(v, 'f', -1, 64)
+		default:
+			s = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if r.kind == kindFloat {
+		out = append(out, "NaN", "Inf", "-Inf", "1e308")
+	}
+	return out
+}
+
+// Check refuses v for the flag called name (without dashes) when r does
+// not contain it: "--name V: expected RANGE".
+func (r Range) Check(name string, v float64) error {
+	if r.Contains(v) {
+		return nil
+	}
+	return cliapp.Usagef("--%s %s: expected %s", name, r.formatValue(v), r)
+}
+
+func (r Range) formatValue(v float64) string {
+	if r.kind == kindDuration && !math.IsNaN(v) {
+		return FormatDuration(time.Duration(v))
+	}
+	return r.format(v)
+}
+
+var (
+	mu     sync.Mutex
+	ranges = map[cli.Flag]Range{}
+)
+
+// Of states r at the end of f's usage text and records it for Check; it
+// returns f. f is one of urfave/cli's numeric flag pointers.
+func Of[F cli.Flag](f F, r Range) F {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("flagrange.Of: %T is not a flag pointer", f))
+	}
+	if u := v.Elem().FieldByName("Usage"); u.CanSet() && u.Kind() == reflect.String {
+		u.SetString(strings.TrimSpace(u.String() + " (valid: " + r.String() + ")"))
+	}
+	mu.Lock()
+	ranges[f] = r
+	mu.Unlock()
+	return f
+}
+
+// Lookup returns the range recorded for f by Of.
+func Lookup(f cli.Flag) (Range, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	r, ok := ranges[f]
+	return r, ok
+}
+
+// IsNumeric reports whether f is one of urfave/cli's numeric flags.
+func IsNumeric(f cli.Flag) bool {
+	switch f.(type) {
+	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag, *cli.Float64Flag, *cli.DurationFlag:
+		return true
+	}
+	return false
+}
+
+// Check refuses the first flag of flags given with a value outside its
+// range. Flags without a recorded range are not checked.
+func Check(c *cli.Context, flags []cli.Flag) error {
+	for _, f := range flags {
+		r, ok := Lookup(f)
+		if !ok {
+			continue
+		}
+		name := f.Names()[0]
+		if !c.IsSet(name) {
+			continue
+		}
+		var v float64
+		switch f.(type) {
+		case *cli.IntFlag:
+			v = float64(c.Int(name))
+		case *cli.Int64Flag:
+			v = float64(c.Int64(name))
+		case *cli.UintFlag:
+			v = float64(c.Uint(name))
+		case *cli.Uint64Flag:
+			v = float64(c.Uint64(name))
+		case *cli.Float64Flag:
+			v = c.Float64(name)
+		case *cli.DurationFlag:
+			v = float64(c.Duration(name))
+		default:
+			continue
+		}
+		if err := r.Check(name, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Checked returns an action that checks the ranges of flags, then calls
+// action.
+func Checked(flags []cli.Flag, action cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if err := Check(c, flags); err != nil {
+			return err
+		}
+		if action == nil {
+			return nil
+		}
+		return action(c)
+	}
+}
