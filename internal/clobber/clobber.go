@@ -32,12 +32,30 @@ type input struct {
 	kind       inputKind
 }
 
-type output struct{ flag, path string }
+type outputKind int
+
+const (
+	// outputReport is a file the user asked for (a report): it must not be
+	// a file the pipeline owns in any experiment folder.
+	outputReport outputKind = iota
+	// outputOwned is the pipeline's own file that the tool writes by its
+	// role (process's summary beside the raw file it reads).
+	outputOwned
+	// outputOutside is a report that must not lie in an input experiment
+	// at all (requirements' CSVs).
+	outputOutside
+)
+
+type output struct {
+	flag, path string
+	kind       outputKind
+}
 
 type outputDir struct {
 	flag, dir string
 	owns      func(rel string) bool
 	what      string
+	report    bool // a directory of reports: not an experiment, nor a root being read
 }
 
 // File declares an input file read by the tool.
@@ -63,10 +81,35 @@ func (g *Guard) Experiments(flag, root string) {
 	}
 }
 
-// Output declares a file the tool writes.
+// Output declares a file the tool writes at the user's request (a report,
+// a requirements CSV). Besides clashing with an input or another output, it
+// is refused when it would be a file the pipeline owns (experiment.Owned)
+// in any experiment folder it would land in, whether or not the tool reads
+// that experiment: a folder holding meta.json or a raw, summary,
+// throughput, load or per-message file.
 func (g *Guard) Output(flag, path string) {
 	if path != "" {
-		g.outputs = append(g.outputs, output{flag, path})
+		g.outputs = append(g.outputs, output{flag, path, outputReport})
+	}
+}
+
+// OwnedOutput declares a file the pipeline owns that the tool writes by its
+// role, such as process's measurements_<type>_summary.csv beside the raw
+// file it reads. It is refused only when it is an input or another output.
+func (g *Guard) OwnedOutput(flag, path string) {
+	if path != "" {
+		g.outputs = append(g.outputs, output{flag, path, outputOwned})
+	}
+}
+
+// OutputOutside declares a file the tool writes that must lie outside
+// every input experiment (an experiment directory, or an experiment folder
+// of a results root), whatever its name, as well as pass the checks of
+// Output: requirements' CSVs, which would otherwise pass for a file of
+// that experiment.
+func (g *Guard) OutputOutside(flag, path string) {
+	if path != "" {
+		g.outputs = append(g.outputs, output{flag, path, outputOutside})
 	}
 }
 
@@ -76,7 +119,18 @@ func (g *Guard) Output(flag, path string) {
 // refused.
 func (g *Guard) OutputDir(flag, dir, what string, owns func(rel string) bool) {
 	if dir != "" {
-		g.dirs = append(g.dirs, outputDir{flag, dir, owns, what})
+		g.dirs = append(g.dirs, outputDir{flag, dir, owns, what, false})
+	}
+}
+
+// ReportDir declares a directory of reports (compare's and history's
+// --plots-directory) as OutputDir does, and further refuses it when it is
+// an experiment folder (any, read or not), lies under an experiment's
+// plots/, or is a results root the tool reads or a folder directly in one
+// (where the next reader would take it for an experiment).
+func (g *Guard) ReportDir(flag, dir, what string, owns func(rel string) bool) {
+	if dir != "" {
+		g.dirs = append(g.dirs, outputDir{flag, dir, owns, what, true})
 	}
 }
 
@@ -84,8 +138,11 @@ func (g *Guard) OutputDir(flag, dir, what string, owns func(rel string) bool) {
 // conflict found: an output that is an input, lies in an input experiment
 // as a file the pipeline owns, is one of the files an output directory
 // gets, or is given twice; or an input file that an output directory would
-// overwrite. Paths are compared made absolute and clean, with symbolic
-// links resolved, and as files (os.SameFile) when both exist.
+// overwrite. It also refuses a report (Output) that would be a file the
+// pipeline owns in any experiment folder, an OutputOutside file in an
+// input experiment, and a ReportDir that is an experiment or a results
+// root being read. Paths are compared made absolute and clean, with
+// symbolic links resolved, and as files (os.SameFile) when both exist.
 func (g *Guard) Check() error {
 	for i, o := range g.outputs {
 		for _, p := range g.outputs[:i] {
@@ -105,8 +162,20 @@ func (g *Guard) Check() error {
 					o.flag, o.path, d.flag, d.dir, d.what)
 			}
 		}
+		if o.kind != outputOwned {
+			if exp, what, ok := landsOwned(o.path); ok {
+				return cliapp.Usagef("%s %s lies in the experiment %s, where it is %s (a file the pipeline owns): "+
+					"a report must not replace a file of an experiment; choose another path",
+					o.flag, o.path, exp, what)
+			}
+		}
 	}
 	for _, d := range g.dirs {
+		if d.report {
+			if err := g.checkReportDir(d); err != nil {
+				return err
+			}
+		}
 		for _, in := range g.inputs {
 			if in.kind == inputFile && d.has(in.path) {
 				return cliapp.Usagef("%s %s is one of the files written into %s %s (%s): writing them would replace the input; move it or choose another directory",
@@ -135,14 +204,99 @@ func clobbers(o output, in input) error {
 		if what, ok := ownedIn(in.path, o.path); ok {
 			return refuse("lies in the %s %s, where it is %s (a file the pipeline owns)", in.flag, in.path, what)
 		}
+		if _, inside := within(in.path, o.path); inside && o.kind == outputOutside {
+			return refuse("lies in the %s experiment %s", in.flag, in.path)
+		}
 	case inputRoot:
 		for _, dir := range experimentDirs(in.path) {
 			if what, ok := ownedIn(dir, o.path); ok {
 				return refuse("lies in the experiment %s of %s %s, where it is %s (a file the pipeline owns)", dir, in.flag, in.path, what)
 			}
+			if _, inside := within(dir, o.path); inside && o.kind == outputOutside && isExperimentDir(dir) {
+				return refuse("lies in the experiment %s of %s %s", dir, in.flag, in.path)
+			}
 		}
 	}
 	return nil
+}
+
+// checkReportDir refuses a directory of reports that is an experiment, lies
+// under an experiment's plots/, or is, or is directly in, a results root or
+// an experiment the tool reads.
+func (g *Guard) checkReportDir(d outputDir) error {
+	refuse := func(format string, args ...any) error {
+		return cliapp.Usagef("%s %s %s: reports go in a directory of their own; choose another directory",
+			d.flag, d.dir, fmt.Sprintf(format, args...))
+	}
+	dir := Canonical(d.dir)
+	for _, in := range g.inputs {
+		if in.kind == inputFile {
+			continue
+		}
+		what := "the experiment"
+		if in.kind == inputRoot {
+			what = "the results root"
+		}
+		p := Canonical(in.path)
+		switch {
+		case dir == p:
+			return refuse("is %s %s %s that the tool reads", what, in.flag, in.path)
+		case in.kind == inputRoot && filepath.Dir(dir) == p:
+			return refuse("is a folder in the results root %s %s, where the next reader would take it for an experiment", in.flag, in.path)
+		}
+	}
+	if isExperimentDir(dir) {
+		return refuse("is an experiment folder (it holds %s)", experimentEvidence(dir))
+	}
+	if exp, what, ok := landsOwned(filepath.Join(dir, "report")); ok {
+		return refuse("lies in the experiment %s, where its files would be %s (files the pipeline owns)", exp, what)
+	}
+	return nil
+}
+
+// landsOwned reports whether path, once written, would be a file the
+// pipeline owns (experiment.Owned) in an experiment folder: the folder, and
+// what the file would be there. Only the folders where path's name relative
+// to them is an owned one are looked at (its parent, and the parent of a
+// plots/ on its way).
+func landsOwned(path string) (exp, what string, ok bool) {
+	p := Canonical(path)
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		if rel, err := filepath.Rel(d, p); err == nil {
+			if w, owned := experiment.Owned(rel); owned && isExperimentDir(d) {
+				return d, w, true
+			}
+		}
+		if filepath.Dir(d) == d {
+			return "", "", false
+		}
+	}
+}
+
+// isExperimentDir reports whether dir is an experiment folder: a directory
+// holding meta.json or a file run or process writes (raw measurements, a
+// summary, a throughput, load or per-message file). Check reports alone do
+// not make one: check --output-directory holds them.
+func isExperimentDir(dir string) bool { return experimentEvidence(dir) != "" }
+
+// experimentEvidence returns the name of a file that makes dir an
+// experiment folder, or "".
+func experimentEvidence(dir string) string {
+	if _, err := os.Lstat(filepath.Join(dir, "meta.json")); err == nil {
+		return "meta.json"
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if _, ok := experiment.Owned(e.Name()); ok && !strings.HasPrefix(e.Name(), ".") {
+			if _, report := experiment.TypeOfCheckReport(e.Name()); !report {
+				return e.Name()
+			}
+		}
+	}
+	return ""
 }
 
 // has reports whether d writes path.

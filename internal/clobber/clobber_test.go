@@ -116,6 +116,70 @@ func TestCheck(t *testing.T) {
 			g.OutputDir("--plots-directory", plots, "its comparison CSVs", comparisons)
 			g.Output("--json", filepath.Join(plots, "compare.json"))
 		}, ""},
+		{"a report over the meta.json of an experiment not read", func(g *Guard) {
+			g.Experiment("EXPERIMENT_DIR", exp)
+			g.Output("--html", filepath.Join(elsewhere, "meta.json"))
+		}, "--html " + filepath.Join(elsewhere, "meta.json") + " lies in the experiment " + Canonical(elsewhere) + ", where it is the run's meta.json (a file the pipeline owns)"},
+		{"a report over the meta.json beside the raw file read", func(g *Guard) {
+			g.File("--raw-csv", filepath.Join(exp, "measurements_a.csv"))
+			g.Output("--output-csv", filepath.Join(exp, "meta.json"))
+		}, "--output-csv " + filepath.Join(exp, "meta.json") + " lies in the experiment " + Canonical(exp) + ", where it is the run's meta.json"},
+		{"a report named as a summary in an experiment not read", func(g *Guard) {
+			g.Output("--json", filepath.Join(elsewhere, "measurements_b_summary.csv"))
+		}, "where it is a summary"},
+		{"a report under the plots of an experiment not read", func(g *Guard) {
+			g.Output("--html", filepath.Join(elsewhere, "plots", "report.html"))
+		}, "lies in the experiment " + Canonical(elsewhere) + ", where it is a plot"},
+		{"a report named as a summary outside any experiment", func(g *Guard) {
+			g.Output("--json", filepath.Join(dir, "out", "measurements_b_summary.csv"))
+		}, ""},
+		{"the summary a tool writes by its role", func(g *Guard) {
+			g.File("--raw-csv", filepath.Join(exp, "measurements_a.csv"))
+			g.OwnedOutput("--output-csv", summary)
+		}, ""},
+		{"an owned output that is the input", func(g *Guard) {
+			g.File("--raw-csv", filepath.Join(exp, "measurements_a.csv"))
+			g.OwnedOutput("--output-csv", filepath.Join(exp, "measurements_a.csv"))
+		}, "is the --raw-csv file"},
+		{"an output outside the experiments, inside one", func(g *Guard) {
+			g.Experiments("-e", root)
+			g.OutputOutside("-o", filepath.Join(root, "run1", "latency_requirements.csv"))
+		}, "-o " + filepath.Join(root, "run1", "latency_requirements.csv") + " lies in the experiment " + filepath.Join(root, "run1") + " of -e " + root + ": an output must not replace the tool's input"},
+		{"an output outside the experiments, inside a linked one", func(g *Guard) {
+			g.Experiments("-e", root)
+			g.OutputOutside("-o", filepath.Join(elsewhere, "reqs.csv"))
+		}, "lies in the experiment " + filepath.Join(root, "run2")},
+		{"an output outside the experiments, beside them", func(g *Guard) {
+			g.Experiments("-e", root)
+			g.OutputOutside("-o", filepath.Join(root, "latency_requirements.csv"))
+		}, ""},
+		{"an output outside the input experiment, inside it", func(g *Guard) {
+			g.Experiment("--reference", exp)
+			g.OutputOutside("-o", filepath.Join(exp, "sub", "x.csv"))
+		}, "lies in the --reference experiment " + exp},
+		{"a report directory that is the input experiment", func(g *Guard) {
+			g.Experiment("--results", exp)
+			g.ReportDir("-p", exp, "its comparison CSVs", comparisons)
+		}, "-p " + exp + " is the experiment --results " + exp + " that the tool reads: reports go in a directory of their own"},
+		{"a report directory that is an experiment not read", func(g *Guard) {
+			g.ReportDir("-p", elsewhere, "its comparison CSVs", comparisons)
+		}, "-p " + elsewhere + " is an experiment folder (it holds meta.json)"},
+		{"a report directory that is the root read", func(g *Guard) {
+			g.Experiments("--experiments-results", root)
+			g.ReportDir("-p", root+"/.", "its plots", comparisons)
+		}, "is the results root --experiments-results " + root},
+		{"a report directory in the root read", func(g *Guard) {
+			g.Experiments("--experiments-results", root)
+			g.ReportDir("-p", filepath.Join(root, "history"), "its plots", comparisons)
+		}, "is a folder in the results root --experiments-results " + root + ", where the next reader would take it for an experiment"},
+		{"a report directory under an experiment's plots", func(g *Guard) {
+			g.ReportDir("-p", filepath.Join(exp, "plots", "cmp"), "its plots", comparisons)
+		}, "lies in the experiment " + Canonical(exp) + ", where its files would be a plot"},
+		{"a report directory of its own", func(g *Guard) {
+			g.Experiments("--experiments-results", root)
+			g.Experiment("--results", exp)
+			g.ReportDir("-p", plots, "its comparison CSVs", comparisons)
+		}, ""},
 		{"an input a directory gets", func(g *Guard) {
 			g.File("--requirements", reqs)
 			g.OutputDir("--plots-directory", dir, "its CSV", func(rel string) bool { return rel == "latency_requirements.csv" })

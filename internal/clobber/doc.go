@@ -15,4 +15,15 @@
 // files an output directory gets, or when another output names the same
 // file. Paths are compared absolute and clean with symbolic links resolved,
 // and as files (os.SameFile, which also catches hard links) when both exist.
+//
+// Every experiment folder a report would land in is protected too, read by
+// the tool or not: a report (Output) is refused when it would be a file the
+// pipeline owns in a folder holding meta.json or a raw, summary,
+// throughput, load or per-message file. A tool writing such a file by its
+// role declares it with OwnedOutput (process's summary beside its raw
+// file). OutputOutside keeps a file out of the input experiments whatever
+// its name (requirements' CSVs), and ReportDir keeps a directory of reports
+// (compare's and history's --plots-directory) from being an experiment
+// folder, lying under one's plots/, or being a results root being read or
+// a folder directly in one.
 package clobber
