@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
 )
@@ -23,7 +23,8 @@ func App() *cli.App {
 			"      [--junit FILE] [--markdown FILE] [--json FILE] [--html FILE] [--format png|svg]",
 		Description: `Checks the summaries measurements_<type>_summary.csv of one or more runs of the system
 against the requirements (Experiment type,Bytes,Median,99%,Max): per payload, the Median, 99%
-and Max latencies against their requirement, raised by --margin (0.1 or 10%: 10 % higher).
+and Max latencies against their requirement, raised by --margin (0.1 or 10%: 10 % higher;
+a bare number above 1 is refused: --margin 25 asks whether 25% was meant).
 
 One run against percentile (Fast-RTPS) requirements: a value passes when it does not exceed its
 requirement, as the Fast-RTPS script checks (formats §4). Writes
@@ -76,7 +77,7 @@ but one is inconclusive (take more runs), 130 interrupted.`,
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results"}, TakesFile: true,
 				Usage: "folder holding one experiment folder per candidate run (instead of, or with, --experiment-directory)"},
 			&cli.StringFlag{Name: "margin", Value: "0",
-				Usage: "raise every requirement by this fraction (0.1) or percentage (10%), against a machine busier than the reference's"},
+				Usage: "raise every requirement by this fraction (0.1) or percentage (10%), against a machine busier than the reference's; " + numflag.Tolerance.Text()},
 			&cli.StringFlag{Name: "columns", Value: "Median,99%,Max",
 				Usage: "the columns to check: leave out those whose run-to-run spread on this machine is too large to gate (often Max)"},
 			&cli.StringFlag{Name: "output-directory", TakesFile: true,
@@ -104,7 +105,7 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Usagef("--format: %v", err)
 	}
-	margin, err := compare.ParseMargin(c.String("margin"))
+	margin, err := numflag.Tolerance.Parse(c.String("margin"))
 	if err != nil {
 		return cliapp.Usagef("--margin: %v", err)
 	}
