@@ -300,7 +300,7 @@ func TestHostWarning(t *testing.T) {
 	// A malformed meta.json is an input error naming the file and line: it
 	// says whether the run completed and how latency was measured.
 	code, _, stderr := runCompare(t, root, "--reference", ref, "--results", badDir, "--plots-directory", t.TempDir())
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "$OUT/bad/meta.json:1: truncated JSON") {
+	if code != cliapp.ExitUsage || !strings.Contains(stderr, "$OUT/bad/meta.json:1:14: truncated JSON") {
 		t.Errorf("malformed meta.json: exit %d\n%s", code, stderr)
 	}
 }

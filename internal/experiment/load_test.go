@@ -100,7 +100,7 @@ func TestLoadErrors(t *testing.T) {
 		{"missing", filepath.Join(root, "nope"), "nope: no such directory (expected an experiment directory)"},
 		{"a file", file, "file: not a directory"},
 		{"no summary", empty, "empty: no summary (measurements_<type>_summary.csv): run process on the experiment first (it holds no throughput summary throughput_<type>.csv either)"},
-		{"malformed meta.json", badMeta, "badmeta/meta.json:3: invalid JSON"},
+		{"malformed meta.json", badMeta, "badmeta/meta.json:3:3: invalid JSON"},
 		{"unknown latency", badLatency, `badlatency/meta.json: column "latency": unknown latency definition "round-trip"`},
 		{"malformed summary", badSummary, "badsummary/measurements_a_summary.csv:1: header is"},
 	} {

@@ -13,6 +13,7 @@ func TestError(t *testing.T) {
 		{New("a.csv", 1043, "Latency [us]", "%q is not a number", "12.5x"), `a.csv:1043: column "Latency [us]": "12.5x" is not a number`},
 		{New("a.csv", 3, "", "row has 2 fields, expected 3"), "a.csv:3: row has 2 fields, expected 3"},
 		{New("dir", 0, "", "no such directory"), "dir: no such directory"},
+		{At("meta.json", 3, 14, "invalid JSON"), "meta.json:3:14: invalid JSON"},
 	}
 	for _, c := range cases {
 		if got := c.err.Error(); got != c.want {

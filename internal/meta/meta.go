@@ -265,25 +265,35 @@ func Write(path string, m *Meta) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return Encode(w, m) })
 }
 
-// Decode reads meta.json from r; file names the source in errors.
+// Decode reads meta.json from r; file names the source in errors, which
+// give the line and character (strict.go says what is refused).
 func Decode(r io.Reader, file string) (*Meta, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	data = bytes.TrimPrefix(data, bom)
+	top, open, err := strict(file, data)
+	if err != nil {
+		return nil, err
+	}
 	var m Meta
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&m); err != nil {
+	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, jsonError(file, data, err)
 	}
-	if dec.More() {
-		return nil, fileerr.New(file, lineOf(data, dec.InputOffset()), "", "unexpected data after the JSON object")
+	off, ok := top["schema"]
+	switch {
+	case !ok:
+		return nil, at(file, data, open, `field "schema" is missing; expected %d in a meta.json written by run`, SchemaVersion)
+	case m.Schema > SchemaVersion:
+		return nil, at(file, data, off, "schema %d is newer than this tool understands (%d); upgrade mqgate", m.Schema, SchemaVersion)
+	case m.Schema < 1:
+		return nil, at(file, data, off, "schema %d is not a meta.json schema; expected %d as run writes it", m.Schema, SchemaVersion)
 	}
-	if m.Schema > SchemaVersion {
-		return nil, fileerr.New(file, 0, "", "schema %d is newer than this tool understands (%d); upgrade mqgate", m.Schema, SchemaVersion)
-	}
-	if m.Start.IsZero() {
-		return nil, fileerr.New(file, 0, "", `field "start" is missing; expected an RFC 3339 time written by run`)
+	if off, ok := top["start"]; !ok {
+		return nil, at(file, data, open, `field "start" is missing; expected an RFC 3339 time written by run`)
+	} else if m.Start.IsZero() {
+		return nil, at(file, data, off, `field "start" is the zero time; expected the run's start, an RFC 3339 time written by run`)
 	}
 	return &m, nil
 }
@@ -298,29 +308,16 @@ func ReadFile(path string) (*Meta, error) {
 	return Decode(f, path)
 }
 
-// jsonError turns a decoding error into a file:line error.
+// jsonError turns a decoding error that strict did not foresee into a
+// file:line:col error.
 func jsonError(file string, data []byte, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fileerr.New(file, lineOf(data, syn.Offset), "", "invalid JSON: %v", syn)
+		return at(file, data, int(syn.Offset)-1, "invalid JSON: %v", syn)
 	case errors.As(err, &typ):
-		return fileerr.New(file, lineOf(data, typ.Offset), "", "field %q: expected %s, found JSON %s", typ.Field, typ.Type, typ.Value)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fileerr.New(file, lineOf(data, int64(len(data))), "", "truncated JSON; expected a complete object written by run")
-	default:
-		return fileerr.New(file, 0, "", "%v", err)
+		return at(file, data, int(typ.Offset), "field %q: expected %s, found JSON %s", typ.Field, typ.Type, typ.Value)
 	}
-}
-
-// lineOf returns the 1-based line of byte offset off in data.
-func lineOf(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off < 0 {
-		off = 0
-	}
-	return bytes.Count(data[:off], []byte("\n")) + 1
+	return fileerr.New(file, 0, "", "%v", err)
 }

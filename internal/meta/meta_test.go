@@ -3,6 +3,7 @@ package meta
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -128,19 +129,55 @@ func TestMissingFields(t *testing.T) {
 	}
 }
 
+// TestDecodeErrors: meta.json is decoded strictly, and every refusal names
+// the file, line and character (formats §5, §6). Before, trailing braces,
+// non-UTF-8 bytes in strings, null fields, schemas 0 and below and missing
+// schemas were accepted, and type, schema and missing-field errors named no
+// line or character.
 func TestDecodeErrors(t *testing.T) {
+	const ok = "{\n  \"schema\": 1,\n  \"start\": \"2025-01-01T00:00:00Z\"\n}\n"
 	tests := []struct {
 		name, in string
 		line     int
+		col      int
 		msg      string
 	}{
-		{"syntax", "{\n  \"schema\": 1,\n  \"start\": ,\n}", 3, "invalid JSON"},
-		{"type", "{\n  \"schema\": 1,\n  \"experiment\": 5\n}", 3, `field "experiment"`},
-		{"truncated", "{\n  \"schema\": 1,", 2, "truncated"},
-		{"no start", `{"schema": 1}`, 0, `"start" is missing`},
-		{"future schema", `{"schema": 99, "start": "2025-01-01T00:00:00Z"}`, 0, "newer"},
-		{"trailing", "{\"start\": \"2025-01-01T00:00:00Z\"}\n{}", 2, "after the JSON"},
-		{"bad duration", `{"start": "2025-01-01T00:00:00Z", "config": {"timeout": "soon"}}`, 0, "soon"},
+		{"trailing garbage", ok + "garbage", 5, 1, "unexpected data after the JSON object"},
+		{"trailing garbage on the line", strings.TrimSuffix(ok, "\n") + " x\n", 4, 3, "unexpected data after the JSON object"},
+		{"trailing brace", ok + "}", 5, 1, "unexpected data after the JSON object"},
+		{"trailing bracket", ok + "  ]", 5, 3, "unexpected data after the JSON object"},
+		{"second object", ok + "{\"schema\": 1}\n", 5, 1, "unexpected data after the JSON object"},
+		{"non-UTF-8 in a string", "{\n  \"schema\": 1,\n  \"experiment\": \"caf\xe9\",\n  \"start\": \"2025-01-01T00:00:00Z\"\n}", 3, 21, "byte 0xE9 is not UTF-8"},
+		{"non-UTF-8 after a multi-byte character", "{\"experiment\": \"é\xff\"}", 1, 18, "byte 0xFF is not UTF-8"},
+		{"non-UTF-8 outside strings", "{\n  \"schema\": 1,\xff\n}", 2, 15, "byte 0xFF is not UTF-8"},
+		{"wrong type", "{\n  \"schema\": 1,\n  \"experiment\": 5\n}", 3, 17, `field "experiment": expected a string, found the number 5`},
+		{"wrong type nested", "{\"schema\": 1, \"config\": {\"samples\": \"10\"}}", 1, 37, `field "config.samples": expected an integer, found the string "10"`},
+		{"wrong type in an array", "{\"schema\": 1, \"config\": {\"payloads\": [16, \"32\"]}}", 1, 43, `field "config.payloads[1]": expected an integer`},
+		{"negative count", "{\"schema\": 1, \"subexperiments\": [{\"payloads\": [{\"lost\": -1}]}]}", 1, 57, `field "subexperiments[0].payloads[0].lost": expected a whole number ≥ 0, found the number -1`},
+		{"fraction for an integer", "{\"schema\": 1.5}", 1, 12, `field "schema": expected an integer, found the number 1.5`},
+		{"null document", "null", 1, 1, "expected the JSON object run writes, found null"},
+		{"array document", "\n [1]", 2, 2, "expected the JSON object run writes, found an array"},
+		{"null field", "{\n  \"schema\": 1,\n  \"completed\": null\n}", 3, 16, `field "completed": expected true or false, found null`},
+		{"null time", "{\"schema\": 1, \"start\": null}", 1, 24, `field "start": expected an RFC 3339 time`},
+		{"null object", "{\"schema\": 1, \"host\": null}", 1, 23, `field "host": expected an object, found null`},
+		{"bad time", "{\"schema\": 1, \"start\": \"yesterday\"}", 1, 24, `field "start": expected an RFC 3339 time such as "2026-01-02T03:04:05Z", found the string "yesterday"`},
+		{"bad duration", "{\"schema\": 1,\n \"config\": {\"timeout\": \"soon\"}}", 2, 24, `field "config.timeout": expected a duration such as "1.5s", found the string "soon"`},
+		{"future schema", "{\"schema\": 7, \"start\": \"2025-01-01T00:00:00Z\"}", 1, 12, "schema 7 is newer than this tool understands (1); upgrade mqgate"},
+		{"schema 0", "{\n  \"schema\": 0,\n  \"start\": \"2025-01-01T00:00:00Z\"}", 2, 13, "schema 0 is not a meta.json schema; expected 1"},
+		{"negative schema", "{\"schema\": -3, \"start\": \"2025-01-01T00:00:00Z\"}", 1, 12, "schema -3 is not a meta.json schema"},
+		{"no schema", "\n{\"start\": \"2025-01-01T00:00:00Z\"}", 2, 1, `field "schema" is missing; expected 1`},
+		{"no start", `{"schema": 1}`, 1, 1, `field "start" is missing`},
+		{"zero start", `{"schema": 1, "start": "0001-01-01T00:00:00Z"}`, 1, 24, `field "start" is the zero time`},
+		{"duplicate field", "{\"schema\": 1,\n \"completed\": true,\n \"completed\": false}", 3, 2, `field "completed" is given twice (first at line 2, character 2)`},
+		{"field in another case", "{\"schema\": 1, \"Completed\": true}", 1, 15, `field "Completed": names are case-sensitive; expected "completed"`},
+		{"syntax", "{\n  \"schema\": 1,\n  \"start\": ,\n}", 3, 12, "invalid JSON"},
+		{"truncated", "{\n  \"schema\": 1,", 2, 15, "truncated"},
+		{"missing comma", "{\"schema\": 1 \"start\": 2}", 1, 14, "invalid JSON: invalid character"},
+		{"trailing comma", "{\"schema\": 1,\n \"config\": {\"payloads\": [1,]}}", 2, 28, "invalid JSON"},
+		{"empty file", "", 1, 1, "empty file; expected the JSON object run writes"},
+		{"blank file", "\n\n", 3, 1, "empty file"},
+		{"byte order mark only", "\uFEFF", 1, 1, "empty file"},
+		{"byte order mark, error on line 1", "\uFEFF{\"schema\": \"1\"}", 1, 12, `field "schema": expected an integer`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,15 +186,40 @@ func TestDecodeErrors(t *testing.T) {
 			if !ok {
 				t.Fatalf("error %v is not a file error", err)
 			}
-			if fe.File != "x/meta.json" || fe.Line != tt.line || !strings.Contains(fe.Msg, tt.msg) {
-				t.Errorf("error = %v (line %d), want line %d containing %q", err, fe.Line, tt.line, tt.msg)
+			if fe.File != "x/meta.json" || fe.Line != tt.line || fe.Col != tt.col || !strings.Contains(fe.Msg, tt.msg) {
+				t.Errorf("error = %v (line %d, character %d), want line %d, character %d, containing %q", err, fe.Line, fe.Col, tt.line, tt.col, tt.msg)
+			}
+			if want := fmt.Sprintf("x/meta.json:%d:%d: ", tt.line, tt.col); !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error %q does not start with %q", err, want)
 			}
 		})
 	}
 }
 
+// TestDecodeAccepts: a byte order mark (as editors on Windows write), keys
+// this version does not know (a newer run's), and null for an absent list,
+// map or pointer (as Encode writes a nil list) are accepted.
+func TestDecodeAccepts(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Encode(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{
+		"byte order mark": "\uFEFF" + buf.String(),
+		"unknown keys":    strings.Replace(buf.String(), `"schema": 1,`, `"schema": 1, "future": {"a": [1, null, {"b": "c"}]}, "later": null,`, 1),
+		"null lists":      `{"schema": 1, "start": "2025-01-01T00:00:00Z", "subexperiments": null, "config": {"args": null, "cpus": null, "params": null}}`,
+	} {
+		m, err := Decode(strings.NewReader(doc), "m")
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if name != "null lists" && !reflect.DeepEqual(m.SubExperiments, sample().SubExperiments) {
+			t.Errorf("%s: decoded differently", name)
+		}
+	}
+}
+
 func TestDurationNumber(t *testing.T) {
-	m, err := Decode(strings.NewReader(`{"start": "2025-01-01T00:00:00Z", "config": {"timeout": 1500000000}}`), "m")
+	m, err := Decode(strings.NewReader(`{"schema": 1, "start": "2025-01-01T00:00:00Z", "config": {"timeout": 1500000000}}`), "m")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +268,7 @@ func FuzzDecode(f *testing.F) {
 	var buf bytes.Buffer
 	Encode(&buf, sample())
 	f.Add(buf.Bytes())
-	f.Add([]byte(`{"start": "2025-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"schema": 1, "start": "2025-01-01T00:00:00Z"}`))
 	f.Add([]byte(`{`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Decode(bytes.NewReader(data), "f.json")
