@@ -28,7 +28,7 @@ const maxLine = 256 << 10
 
 // Sample is one row of a raw measurements file.
 type Sample struct {
-	Sample  int     // sample number, from 1 within each payload
+	Sample  int     // sample number (formats §2: from 1 in each payload, or across payloads)
 	Payload int     // payload size in bytes
 	Latency float64 // latency in microseconds
 }
@@ -50,10 +50,12 @@ type Reader struct {
 	rows   int
 
 	// The Sample column's check (formats §2).
-	lenient bool
-	hint    string
-	start   int         // line of the current payload's first row
-	ended   map[int]int // payloads already left: first line of their rows
+	lenient   bool
+	hint      string
+	numbering numbering   // how this file counts, once its second payload began
+	decided   int         // the line of that second payload's first row
+	start     int         // line of the current payload's first row
+	ended     map[int]int // payloads already left: first line of their rows
 }
 
 // NewReader returns a Reader of r; file names the input in error messages.
@@ -61,13 +63,36 @@ func NewReader(r io.Reader, file string) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, maxLine), file: file}
 }
 
+// numbering is how a file counts its samples (formats §2).
+type numbering uint8
+
+const (
+	// numberingUnknown: the file has not left its first payload yet, where
+	// both conventions count 1, 2, 3, …
+	numberingUnknown numbering = iota
+	// numberingPerPayload: Sample counts from 1 within each payload, as run
+	// writes it.
+	numberingPerPayload
+	// numberingContinuous: one count across payloads in file order, as
+	// Fast-RTPS LatencyTest writes it (payload 32 starts at 10001).
+	numberingContinuous
+)
+
+// SampleRule is formats §2's rule for the Sample column, which errors about
+// the column end with.
+const SampleRule = "Sample counts 1, 2, 3, … either from 1 within each payload or on across payloads in file order, " +
+	"each payload's rows together (formats §2)"
+
 // SetLenientSamples turns off the check of the Sample column. By default
-// Next requires what formats §2 says: Sample counts 1, 2, 3, … within each
-// payload, and a payload's rows are together, so that a file cut, spliced
-// or concatenated is not summarised as if it were one measurement. Fast-RTPS
-// LatencyTest numbers its samples across payloads instead (the second
-// payload starts at 10001), and a lenient Reader accepts that, any other
-// numbering, and a payload that reappears later.
+// Next requires what formats §2 says: Sample counts 1, 2, 3, … from the
+// first row, and at each new payload either starts again at 1 (as run
+// writes files) or carries on from the row before (as Fast-RTPS
+// LatencyTest does: its second payload starts at 10001); the file's first
+// payload change sets which, and every later one must do the same. A
+// payload's rows must be together. So a file cut, spliced, concatenated or
+// with lost rows renumbered is not summarised as if it were one
+// measurement. A lenient Reader accepts any numbering (gaps, repeats,
+// going back, starting elsewhere) and a payload that reappears later.
 func (r *Reader) SetLenientSamples(lenient bool) { r.lenient = lenient }
 
 // SetSampleHint sets what an error about the Sample column or a reappearing
@@ -185,41 +210,65 @@ func (r *Reader) parseRow(b []byte) bool {
 	if v < 0 || (v == 0 && len(lat) > 0 && lat[0] == '-') {
 		return r.fail(r.line, ColLatency, "%s is negative; a latency is at least 0", quoteField(lat))
 	}
-	if !r.lenient && !r.checkSample(sample, payload) {
+	// The common row carries on its payload's count; anything else (the
+	// first row, a new payload, a break) is checked out of line.
+	if !r.lenient && (r.rows == 0 || payload != r.cur.Payload || sample != r.cur.Sample+1) &&
+		!r.checkSample(sample, payload) {
 		return false
 	}
 	r.cur = Sample{Sample: sample, Payload: payload, Latency: v}
 	return true
 }
 
-// checkSample checks the row's Sample against the row before (formats §2:
-// Sample counts from 1 within each payload, a payload's rows together).
+// checkSample checks a row's Sample that does not simply carry on its
+// payload's count: the first row, the first row of a payload, or a break
+// (formats §2, SampleRule). Its messages are built only here, on a row that
+// needs them.
 func (r *Reader) checkSample(sample, payload int) bool {
-	const rule = "Sample counts 1, 2, 3, … within each payload, each payload's rows together (formats §2)"
-	hint := ""
-	if r.hint != "" {
-		hint = "; " + r.hint
-	}
-	if r.rows == 0 || payload != r.cur.Payload {
-		if r.rows > 0 {
-			if r.ended == nil {
-				r.ended = map[int]int{}
-			}
-			r.ended[r.cur.Payload] = r.start
-		}
-		if first, ok := r.ended[payload]; ok {
-			return r.fail(r.line, ColPayload, "payload %d appears again: its rows began on line %d and other "+
-				"payloads followed; expected %s%s", payload, first, rule, hint)
-		}
+	if r.rows == 0 {
 		r.start = r.line
 		if sample != 1 {
-			return r.fail(r.line, ColSample, "%d is the first sample of payload %d, expected 1: %s%s",
-				sample, payload, rule, hint)
+			return r.failSample(ColSample, "%d is the first sample of payload %d, expected 1 (the first row of a file)", sample, payload)
 		}
 		return true
 	}
-	prev := r.cur.Sample
-	if sample == prev+1 {
+	prev, prevPayload := r.cur.Sample, r.cur.Payload
+	if payload != prevPayload {
+		if r.ended == nil {
+			r.ended = map[int]int{}
+		}
+		r.ended[prevPayload] = r.start
+		if first, ok := r.ended[payload]; ok {
+			return r.failSample(ColPayload, "payload %d appears again: its rows began on line %d and other "+
+				"payloads followed", payload, first)
+		}
+		switch r.numbering {
+		case numberingUnknown:
+			switch sample {
+			case 1:
+				r.numbering = numberingPerPayload
+			case prev + 1:
+				r.numbering = numberingContinuous
+			default:
+				return r.failSample(ColSample, "%d is the first sample of payload %d, expected 1 (counting "+
+					"within each payload) or %d (counting on from payload %d's last sample, %d)",
+					sample, payload, prev+1, prevPayload, prev)
+			}
+			r.decided = r.line
+		case numberingPerPayload:
+			if sample != 1 {
+				return r.failSample(ColSample, "%d is the first sample of payload %d, expected 1: this file "+
+					"counts within each payload (the second payload started again at 1 on line %d)",
+					sample, payload, r.decided)
+			}
+		case numberingContinuous:
+			if sample != prev+1 {
+				return r.failSample(ColSample, "%d is the first sample of payload %d, expected %d (counting on "+
+					"from payload %d's last sample, %d): this file counts across payloads (the second "+
+					"payload carried on the count on line %d)", sample, payload, prev+1, prevPayload, prev, r.decided)
+			}
+		}
+		r.start = r.line
 		return true
 	}
 	var what string
@@ -235,7 +284,17 @@ func (r *Reader) checkSample(sample, payload int) bool {
 	default:
 		what = fmt.Sprintf("%d follows %d: samples %d to %d are missing", sample, prev, prev+1, sample-1)
 	}
-	return r.fail(r.line, ColSample, "%s in payload %d, expected %d: %s%s", what, payload, prev+1, rule, hint)
+	return r.failSample(ColSample, "%s in payload %d, expected %d", what, payload, prev+1)
+}
+
+// failSample fails with a message about the Sample column or a payload's
+// rows, ending with SampleRule and the hint.
+func (r *Reader) failSample(column, format string, args ...any) bool {
+	msg := fmt.Sprintf(format, args...) + ": " + SampleRule
+	if r.hint != "" {
+		msg += "; " + r.hint
+	}
+	return r.fail(r.line, column, "%s", msg)
 }
 
 // maxDigits is the most significant digits ParseLatency takes: it gathers

@@ -2,9 +2,11 @@ package measurements
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -158,21 +160,57 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestSampleNumbering checks formats §2's Sample column: counting from 1
-// within each payload, each payload's rows together. Every break is an error
-// naming the line and what was expected; a lenient Reader reads them all.
+// TestSampleNumbering checks formats §2's Sample column: counting from 1,
+// and at each new payload either from 1 again or on from the row before,
+// the same way throughout the file, each payload's rows together. Every
+// break is an error naming the line, the column and what was expected; a
+// lenient Reader reads them all.
 func TestSampleNumbering(t *testing.T) {
-	const rule = "Sample counts 1, 2, 3, … within each payload, each payload's rows together (formats §2)"
+	const rule = ": " + SampleRule
 	cases := []struct{ name, rows, want string }{
-		{"good", "1,16,1\n2,16,1\n3,16,1\n1,32,1\n2,32,1\n", ""},
-		{"starts at 2", "2,16,1\n3,16,1\n", `f.csv:2: column "Sample": 2 is the first sample of payload 16, expected 1: ` + rule},
-		{"next payload continues", "1,16,1\n2,16,1\n3,32,1\n", `f.csv:4: column "Sample": 3 is the first sample of payload 32, expected 1`},
-		{"decreasing", "1,16,1\n2,16,1\n3,16,1\n2,16,1\n", `f.csv:5: column "Sample": 2 goes back from 3 in payload 16, expected 4: ` + rule},
-		{"duplicated", "1,16,1\n2,16,1\n2,16,1\n", `f.csv:4: column "Sample": 2 repeats the sample before in payload 16, expected 3`},
-		{"one missing", "1,16,1\n3,16,1\n", `f.csv:3: column "Sample": 3 follows 1: sample 2 is missing in payload 16, expected 2`},
-		{"gap", "1,16,1\n2,16,1\n9,16,1\n", `f.csv:4: column "Sample": 9 follows 2: samples 3 to 8 are missing in payload 16, expected 3`},
-		{"payload reappears", "1,16,1\n2,16,1\n1,32,1\n1,16,1\n", `f.csv:5: column "Payload [Bytes]": payload 16 appears again: its rows began on line 2 and other payloads followed; expected ` + rule},
-		{"payload reappears continuing", "1,16,1\n1,32,1\n2,16,1\n", `f.csv:4: column "Payload [Bytes]": payload 16 appears again`},
+		{"per payload", "1,16,1\n2,16,1\n3,16,1\n1,32,1\n2,32,1\n1,64,1\n", ""},
+		// Fast-RTPS LatencyTest: one count across payloads.
+		{"continuous", "1,16,1\n2,16,1\n3,16,1\n4,32,1\n5,32,1\n6,64,1\n", ""},
+		{"one payload", "1,16,1\n2,16,1\n", ""},
+		{"one row per payload", "1,16,1\n1,32,1\n1,64,1\n", ""},
+		{"one row per payload continuous", "1,16,1\n2,32,1\n3,64,1\n", ""},
+		{"starts at 2", "2,16,1\n3,16,1\n",
+			`f.csv:2: column "Sample": 2 is the first sample of payload 16, expected 1 (the first row of a file)` + rule},
+		{"continuous starting late", "10001,32,1\n10002,32,1\n",
+			`f.csv:2: column "Sample": 10001 is the first sample of payload 32, expected 1 (the first row of a file)`},
+		{"new payload neither", "1,16,1\n2,16,1\n5,32,1\n",
+			`f.csv:4: column "Sample": 5 is the first sample of payload 32, expected 1 (counting within each payload) ` +
+				`or 3 (counting on from payload 16's last sample, 2)` + rule},
+		{"new payload repeats", "1,16,1\n2,16,1\n2,32,1\n",
+			`f.csv:4: column "Sample": 2 is the first sample of payload 32, expected 1 (counting within each payload) or 3`},
+		{"per payload then continuous", "1,16,1\n2,16,1\n1,32,1\n2,32,1\n3,64,1\n",
+			`f.csv:6: column "Sample": 3 is the first sample of payload 64, expected 1: this file counts within each ` +
+				`payload (the second payload started again at 1 on line 4)` + rule},
+		{"continuous then per payload", "1,16,1\n2,16,1\n3,32,1\n4,32,1\n1,64,1\n",
+			`f.csv:6: column "Sample": 1 is the first sample of payload 64, expected 5 (counting on from payload 32's ` +
+				`last sample, 4): this file counts across payloads (the second payload carried on the count on line 4)` + rule},
+		{"continuous gap at payload", "1,16,1\n2,16,1\n3,32,1\n4,32,1\n9,64,1\n",
+			`f.csv:6: column "Sample": 9 is the first sample of payload 64, expected 5`},
+		{"decreasing", "1,16,1\n2,16,1\n3,16,1\n2,16,1\n",
+			`f.csv:5: column "Sample": 2 goes back from 3 in payload 16, expected 4` + rule},
+		{"continuous decreasing", "1,16,1\n2,16,1\n3,32,1\n4,32,1\n2,32,1\n",
+			`f.csv:6: column "Sample": 2 goes back from 4 in payload 32, expected 5` + rule},
+		{"duplicated", "1,16,1\n2,16,1\n2,16,1\n",
+			`f.csv:4: column "Sample": 2 repeats the sample before in payload 16, expected 3` + rule},
+		{"continuous duplicated", "1,16,1\n2,16,1\n3,32,1\n3,32,1\n",
+			`f.csv:5: column "Sample": 3 repeats the sample before in payload 32, expected 4`},
+		{"one missing", "1,16,1\n3,16,1\n",
+			`f.csv:3: column "Sample": 3 follows 1: sample 2 is missing in payload 16, expected 2` + rule},
+		{"two missing", "1,16,1\n4,16,1\n",
+			`f.csv:3: column "Sample": 4 follows 1: samples 2 and 3 are missing in payload 16, expected 2`},
+		{"gap", "1,16,1\n2,16,1\n9,16,1\n",
+			`f.csv:4: column "Sample": 9 follows 2: samples 3 to 8 are missing in payload 16, expected 3` + rule},
+		{"continuous gap", "1,16,1\n2,16,1\n3,32,1\n7,32,1\n",
+			`f.csv:5: column "Sample": 7 follows 3: samples 4 to 6 are missing in payload 32, expected 4`},
+		{"payload reappears", "1,16,1\n2,16,1\n1,32,1\n1,16,1\n",
+			`f.csv:5: column "Payload [Bytes]": payload 16 appears again: its rows began on line 2 and other payloads followed` + rule},
+		{"payload reappears continuing", "1,16,1\n2,32,1\n3,16,1\n",
+			`f.csv:4: column "Payload [Bytes]": payload 16 appears again`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -204,25 +242,80 @@ func TestSampleNumbering(t *testing.T) {
 }
 
 // TestFixtureSampleNumbering: Fast-RTPS LatencyTest numbers samples across
-// payloads, so its file breaks formats §2 where the second payload starts,
-// and is read whole by a lenient Reader.
+// payloads (16 B 1-10000, 32 B 10001-20000, …), one of formats §2's two
+// conventions, so its file is read whole by default; the same file with a
+// row dropped, or numbered from 1 in each payload from the third payload
+// on, is refused at that row.
 func TestFixtureSampleNumbering(t *testing.T) {
-	f, err := os.Open(fixture)
+	data, err := os.ReadFile(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	_, err = read(f, fixture, false)
-	want := fixture + `:10002: column "Sample": 10001 is the first sample of payload 32, expected 1`
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want it to contain %q", err, want)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	samples, err := read(f, fixture, true)
+	samples, err := readAll(t, data, fixture)
 	if err != nil || len(samples) != 110000 {
-		t.Fatalf("lenient: %d samples, %v", len(samples), err)
+		t.Fatalf("%d samples, %v", len(samples), err)
+	}
+	if s := samples[10000]; s != (Sample{10001, 32, 130.846}) {
+		t.Fatalf("first sample of payload 32: %+v", s)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	// Line 5002 holds sample 5001 of payload 16.
+	dropped := strings.Join(lines[:5001], "") + strings.Join(lines[5002:], "")
+	_, err = readAll(t, []byte(dropped), fixture)
+	want := fixture + `:5002: column "Sample": 5002 follows 5000: sample 5001 is missing in payload 16, expected 5001`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("row dropped: error %v, want it to contain %q", err, want)
+	}
+	// From line 20002 (payload 64) on, count from 1 within each payload.
+	var mixed bytes.Buffer
+	for i, l := range lines {
+		if i >= 20001 && l != "" {
+			f := strings.SplitN(l, ",", 2)
+			n, _ := strconv.Atoi(f[0])
+			l = strconv.Itoa((n-1)%10000+1) + "," + f[1]
+		}
+		mixed.WriteString(l)
+	}
+	_, err = readAll(t, mixed.Bytes(), fixture)
+	want = fixture + `:20002: column "Sample": 1 is the first sample of payload 64, expected 20001`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("mixed numbering: error %v, want it to contain %q", err, want)
+	}
+}
+
+// TestNoAllocationPerRow: reading allocates per file, not per row, even
+// with a hint set (building the error text per row cost process 3×).
+func TestNoAllocationPerRow(t *testing.T) {
+	file := func(rows int, continuous bool) []byte {
+		var b bytes.Buffer
+		b.WriteString(Header + "\n")
+		for i := 0; i < rows; i++ {
+			s := i%(rows/2) + 1
+			if continuous {
+				s = i + 1
+			}
+			fmt.Fprintf(&b, "%d,%d,%d.%03d\n", s, 16<<(2*i/rows), 10+i%7, i%1000)
+		}
+		return b.Bytes()
+	}
+	for _, continuous := range []bool{false, true} {
+		allocs := func(data []byte) float64 {
+			return testing.AllocsPerRun(5, func() {
+				r := NewReader(bytes.NewReader(data), "f.csv")
+				r.SetSampleHint("process --lenient-samples reads it anyway")
+				n := 0
+				for r.Next() {
+					n++
+				}
+				if r.Err() != nil || n == 0 {
+					t.Fatal(n, r.Err())
+				}
+			})
+		}
+		small, large := allocs(file(10, continuous)), allocs(file(20000, continuous))
+		if large != small {
+			t.Errorf("continuous %v: %v allocations reading 10 rows, %v reading 20,000", continuous, small, large)
+		}
 	}
 }
 

@@ -32,18 +32,21 @@ sub-experiments (min, median, max and 99th percentile vs payload).
 With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
 script does; --output-csv applies to that mode only.
 
-Sample must count 1, 2, 3, ... within each payload, each payload's rows together
-(formats §2); otherwise the file is refused, naming the line. Fast-RTPS
-LatencyTest numbers samples across payloads (16 B 1-10000, 32 B 10001-20000, ...):
---lenient-samples accepts its files, any other numbering, and a payload whose rows
-reappear later (summarised together with its earlier rows).
+Sample counts 1, 2, 3, ... from the first row and, at each new payload, either
+starts again at 1 (as run writes it) or carries on (as Fast-RTPS LatencyTest
+does: 16 B 1-10000, 32 B 10001-20000, ...), the same way throughout the file,
+each payload's rows together (formats §2). A file that fits neither (a gap, a
+repeat, a count going back, a payload reappearing) is refused, naming the line
+and the sample expected. --lenient-samples summarises such a file anyway: every
+row counts whatever its Sample, and a payload whose rows reappear is summarised
+with its earlier rows.
 
 Examples:
    process results/2026-11-21_09-00-00
    process --no-plots results/2026-11-21_09-00-00
    process --format svg --plots-directory /tmp/plots results/2026-11-21_09-00-00
    process --html report.html results/2026-11-21_09-00-00
-   process --lenient-samples --raw_csv measurements_interprocess_reliable.csv \
+   process --raw_csv measurements_interprocess_reliable.csv \
            --output_csv measurements_interprocess_reliable_summary.csv \
            --plots_directory plots/measurements_interprocess_reliable
 
@@ -56,7 +59,7 @@ could not be read), 130 interrupted.`,
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the plots (default: EXPERIMENT_DIR/plots, or plots/<raw name> beside --raw-csv)"},
 			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
 			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
-			&cli.BoolFlag{Name: "lenient-samples", Usage: "accept a Sample column that does not count 1, 2, 3, ... within each payload, and payloads that reappear (Fast-RTPS LatencyTest files)"},
+			&cli.BoolFlag{Name: "lenient-samples", Usage: "accept any Sample numbering (gaps, repeats, going back) and payloads that reappear; without it, formats §2's two numberings"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once", DefaultText: "number of CPUs"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report `FILE` (tables and every plot, inline)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},

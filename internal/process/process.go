@@ -36,16 +36,16 @@ type Options struct {
 	// Figures keeps every payload's histogram and series as SVG in the
 	// results, for the HTML report.
 	Figures bool
-	// LenientSamples accepts raw files whose Sample column breaks formats
-	// §2 (Fast-RTPS LatencyTest numbers samples across payloads) and
-	// payloads whose rows reappear later, which are then summarised
-	// together. By default either is an input error.
+	// LenientSamples accepts raw files whose Sample column fits neither of
+	// formats §2's numberings (gaps, repeats, going back) and payloads
+	// whose rows reappear later, which are then summarised together. By
+	// default either is an input error.
 	LenientSamples bool
 }
 
-// LenientHint ends an error about the Sample column: how to process a
-// Fast-RTPS file anyway.
-const LenientHint = "Fast-RTPS LatencyTest numbers samples across payloads: process its files with --lenient-samples"
+// LenientHint ends an error about the Sample column: how to process the
+// file anyway.
+const LenientHint = "to summarise its rows anyway, whatever their numbering, process it with --lenient-samples"
 
 // Figures are one payload's plots as SVG documents.
 type Figures struct {

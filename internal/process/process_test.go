@@ -40,28 +40,52 @@ func copyFile(t *testing.T, src, dst string) {
 }
 
 // TestFastRTPSFixture reproduces the summary the Fast-RTPS scripts published
-// for a real Fast-RTPS v1.9.2 run, byte for byte. LatencyTest numbers its
-// samples across payloads (formats §2 wants them from 1 in each), so the
-// file is refused by default, naming the line, and read with
-// --lenient-samples.
+// for a real Fast-RTPS v1.9.2 run, byte for byte, with default options:
+// LatencyTest numbers its samples across payloads (10001 is the first
+// sample of payload 32), one of formats §2's two numberings. The file is
+// processed the same in a directory, with the Fast-RTPS script's flag names
+// and with --lenient-samples.
 func TestFastRTPSFixture(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join(fixtureDir, "measurements_interprocess_reliable_summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{}, {"--raw_csv"}, {"--lenient-samples"}} {
+		t.Run(strings.Join(append([]string{"default"}, args...), " "), func(t *testing.T) {
+			dir := t.TempDir()
+			raw := filepath.Join(dir, "measurements_interprocess_reliable.csv")
+			out := filepath.Join(dir, "measurements_interprocess_reliable_summary.csv")
+			copyFile(t, filepath.Join(fixtureDir, "measurements_interprocess_reliable.csv"), raw)
+			argv := []string{"--no-plots", dir}
+			if len(args) > 0 && args[0] == "--raw_csv" {
+				out = filepath.Join(dir, "summary.csv")
+				argv = []string{"--no-plots", "--raw_csv", raw, "--output_csv", out}
+			} else {
+				argv = append(args, argv...)
+			}
+			if code, _, stderr := runProcess(t, argv...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			got, _ := os.ReadFile(out)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("summary differs from the published one:\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+	// A row lost from it is refused, naming the row and what was expected.
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "measurements_interprocess_reliable.csv")
 	copyFile(t, filepath.Join(fixtureDir, "measurements_interprocess_reliable.csv"), raw)
+	data, _ := os.ReadFile(raw)
+	i := bytes.Index(data, []byte("\n15000,32,")) + 1
+	data = append(data[:i], data[i+bytes.IndexByte(data[i:], '\n')+1:]...)
+	if err := os.WriteFile(raw, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, _, stderr := runProcess(t, "--no-plots", dir)
-	wantErr := raw + `:10002: column "Sample": 10001 is the first sample of payload 32, expected 1: ` +
-		"Sample counts 1, 2, 3, … within each payload, each payload's rows together (formats §2); " + LenientHint
-	if code != 2 || !strings.Contains(stderr, wantErr) {
-		t.Fatalf("without --lenient-samples: exit %d, stderr %q; want 2 and %q", code, stderr, wantErr)
-	}
-	code, _, stderr = runProcess(t, "--no-plots", "--lenient-samples", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	got, _ := os.ReadFile(filepath.Join(dir, "measurements_interprocess_reliable_summary.csv"))
-	want, _ := os.ReadFile(filepath.Join(fixtureDir, "measurements_interprocess_reliable_summary.csv"))
-	if !bytes.Equal(got, want) {
-		t.Fatalf("summary differs from the published one:\n%s\nwant\n%s", got, want)
+	wantErr := raw + `:15001: column "Sample": 15001 follows 14999: sample 15000 is missing in payload 32, expected 15000: `
+	if code != 2 || !strings.Contains(stderr, wantErr) || !strings.Contains(stderr, LenientHint) {
+		t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, wantErr)
 	}
 }
 
