@@ -13,7 +13,6 @@ import (
 	"github.com/knadh/koanf/parsers/toml/v2"
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/confmap"
-	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 )
 
@@ -97,8 +96,20 @@ func (c *Config) loadFile(src Sources, known map[string]bool) error {
 	default:
 		return fmt.Errorf("--config %s: expected a .yaml, .yml or .toml file", src.File)
 	}
+	data, err := os.ReadFile(src.File)
+	if err != nil {
+		return fmt.Errorf("--config %s: %w", src.File, err)
+	}
+	if off := invalidUTF8(data); off >= 0 {
+		line, col := position(data, off)
+		return fmt.Errorf("--config %s:%d:%d: byte 0x%02X is not UTF-8; expected a UTF-8 text file", src.File, line, col, data[off])
+	}
+	raw, err := parser.Unmarshal(data)
+	if err != nil {
+		return parseError(src.File, data, err)
+	}
 	fk := koanf.New(".")
-	if err := fk.Load(file.Provider(src.File), parser); err != nil {
+	if err := fk.Load(confmap.Provider(raw, ""), nil); err != nil {
 		return fmt.Errorf("--config %s: %w", src.File, err)
 	}
 	top, section := map[string]any{}, map[string]any{}
@@ -109,7 +120,7 @@ func (c *Config) loadFile(src Sources, known map[string]bool) error {
 			for sk, sv := range m {
 				sn := strings.ReplaceAll(sk, "_", "-")
 				if !known[sn] && norm == src.Section {
-					return fmt.Errorf("--config %s: %s.%s: unknown setting; expected one of %s", src.File, key, sk, keyList(src.Known, ""))
+					return fmt.Errorf("--config %s%s: %s.%s: unknown setting; expected one of %s", src.File, lineOfKey(data, sk, key), key, sk, keyList(src.Known, ""))
 				}
 				if norm == src.Section {
 					section[sn] = sv
@@ -118,7 +129,7 @@ func (c *Config) loadFile(src Sources, known map[string]bool) error {
 			continue
 		}
 		if !known[norm] {
-			return fmt.Errorf("--config %s: %s: unknown setting; expected one of %s (or a section pub, sub, req, qry)", src.File, key, keyList(src.Known, ""))
+			return fmt.Errorf("--config %s%s: %s: unknown setting; expected one of %s (or a section pub, sub, req, qry)", src.File, lineOfKey(data, key, ""), key, keyList(src.Known, ""))
 		}
 		top[norm] = v
 	}

@@ -64,8 +64,8 @@ func TestErrors(t *testing.T) {
 		src  Sources
 		want string
 	}{
-		{Sources{File: write(t, "a.yaml", "rat: 5\n")}, "a.yaml: rat: unknown setting; expected one of csv, duration, endpoint"},
-		{Sources{File: write(t, "b.yaml", "pub:\n  rat: 5\n"), Section: "pub"}, "b.yaml: pub.rat: unknown setting"},
+		{Sources{File: write(t, "a.yaml", "rat: 5\n")}, "a.yaml:1: rat: unknown setting; expected one of csv, duration, endpoint"},
+		{Sources{File: write(t, "b.yaml", "pub:\n  rat: 5\n"), Section: "pub"}, "b.yaml:2: pub.rat: unknown setting"},
 		{Sources{File: write(t, "c.json", "{}")}, "expected a .yaml, .yml or .toml file"},
 		{Sources{File: write(t, "d.yaml", "rate: [1\n")}, "d.yaml"},
 		{Sources{File: filepath.Join(t.TempDir(), "none.yaml")}, "none.yaml"},
