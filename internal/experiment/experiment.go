@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -213,6 +214,9 @@ func ResultFiles(dir string) (summaries, throughputs []File, err error) {
 	return summaries, throughputs, nil
 }
 
+// list lists the files in dir whose name typeOf takes, sorted by type. An
+// entry so named that is not a regular file (a directory, a named pipe, …)
+// is an error naming it: it would be skipped silently, or block its reader.
 func list(dir string, typeOf func(string) (string, bool)) ([]File, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -223,13 +227,36 @@ func list(dir string, typeOf func(string) (string, bool)) ([]File, error) {
 	}
 	var files []File
 	for _, e := range entries {
-		if e.IsDir() {
+		t, ok := typeOf(e.Name())
+		if !ok {
 			continue
 		}
-		if t, ok := typeOf(e.Name()); ok {
-			files = append(files, File{Type: t, Path: filepath.Join(dir, e.Name())})
+		path := filepath.Join(dir, e.Name())
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
+			st, err := os.Stat(path)
+			if err != nil {
+				// Dangling or looping: the reader says why it cannot read it.
+				files = append(files, File{Type: t, Path: path})
+				continue
+			}
+			mode = st.Mode()
 		}
+		if !mode.IsRegular() {
+			return nil, NotRegular(path, mode, describe(e.Name()))
+		}
+		files = append(files, File{Type: t, Path: path})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Type < files[j].Type })
 	return files, nil
+}
+
+// describe says what a file the pipeline owns named name is, for messages:
+// "a summary (measurements_<type>_summary.csv)".
+func describe(name string) string {
+	what, ok := Owned(name)
+	if !ok {
+		return name
+	}
+	return what + " (" + name + ")"
 }

@@ -56,7 +56,6 @@ func TestList(t *testing.T) {
 	for _, n := range []string{"measurements_b.csv", "measurements_a.csv", "measurements_a_summary.csv", "meta.json"} {
 		os.WriteFile(filepath.Join(dir, n), nil, 0o644)
 	}
-	os.Mkdir(filepath.Join(dir, "measurements_dir.csv"), 0o755)
 	raw, err := RawFiles(dir)
 	if err != nil || len(raw) != 2 || raw[0].Type != "a" || raw[1].Type != "b" {
 		t.Fatalf("RawFiles = %v, %v", raw, err)
@@ -67,5 +66,13 @@ func TestList(t *testing.T) {
 	}
 	if _, err := RawFiles(filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "no such directory") {
 		t.Fatalf("missing dir: %v", err)
+	}
+	// A directory named as a raw file is not skipped silently.
+	os.Mkdir(filepath.Join(dir, "measurements_dir.csv"), 0o755)
+	if _, err := RawFiles(dir); err == nil || !strings.Contains(err.Error(), "measurements_dir.csv: is a directory, not a regular file") {
+		t.Fatalf("RawFiles with a directory named measurements_dir.csv: %v", err)
+	}
+	if sum, err := SummaryFiles(dir); err != nil || len(sum) != 1 {
+		t.Fatalf("SummaryFiles = %v, %v", sum, err)
 	}
 }

@@ -202,7 +202,7 @@ func load(dir string, files, tputs []File) (*Experiment, error) {
 		if err := checkFresh(dir, f); err != nil {
 			return nil, err
 		}
-		rows, err := summary.ReadFile(f.Path)
+		rows, err := readSummary(f.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +232,10 @@ func load(dir string, files, tputs []File) (*Experiment, error) {
 // without rows and a row whose key (ThroughputKey) repeats an earlier one's:
 // a gate matches rows on it, so a repeat is ambiguous.
 func readThroughput(path string) ([]throughput.Row, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path, "a throughput summary")
+	if _, ok := fileerr.As(err); ok {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fileerr.New(path, 0, "", "cannot read throughput summary: %v", unwrapPath(err))
 	}
@@ -270,7 +273,7 @@ func (e *Experiment) readMeta() error {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	m, err := meta.ReadFile(path)
+	m, err := readMetaFile(path)
 	if err != nil {
 		if _, ok := fileerr.As(err); ok {
 			return err
@@ -289,6 +292,29 @@ func (e *Experiment) readMeta() error {
 	e.Start, e.StartFrom = m.Start, meta.FileName
 	e.Version, e.Commit = m.System.Version, m.System.Commit
 	return nil
+}
+
+// readSummary reads the summary file at path, a regular file.
+func readSummary(path string) ([]summary.Row, error) {
+	f, err := OpenRegular(path, "a summary")
+	if _, ok := fileerr.As(err); ok {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	return summary.Read(f, path)
+}
+
+// readMetaFile reads the meta.json at path, a regular file.
+func readMetaFile(path string) (*meta.Meta, error) {
+	f, err := OpenRegular(path, "the run's "+meta.FileName)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return meta.Decode(f, path)
 }
 
 // checkFresh returns an error when the summary f is stale: its raw file was

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package experiment
+
+import "os"
+
+// openFlags open a file for reading (systems without named pipes that
+// block an open).
+const openFlags = os.O_RDONLY
