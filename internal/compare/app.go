@@ -242,7 +242,7 @@ func guard(c *cli.Context) *clobber.Guard {
 	for _, f := range []string{"junit", "markdown", "json", "html"} {
 		g.Output("--"+f, c.String(f))
 	}
-	g.OutputDir("--plots-directory", c.String("plots-directory"), "its comparison CSVs and plots", func(rel string) bool {
+	g.ReportDir("--plots-directory", c.String("plots-directory"), "its comparison CSVs and plots", func(rel string) bool {
 		if strings.Contains(rel, "/") {
 			return false
 		}

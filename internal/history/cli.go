@@ -142,7 +142,7 @@ func Guard(cfg Config) *clobber.Guard {
 	g.File("--requirements", cfg.Requirements)
 	g.Output("--html", cfg.HTML)
 	g.Output("--json", cfg.JSON)
-	g.OutputDir("--plots-directory", cfg.PlotsDir, CSVFileName+" and its plots <type>/history_*, <type>/<bytes>_bytes_*", func(rel string) bool {
+	g.ReportDir("--plots-directory", cfg.PlotsDir, CSVFileName+" and its plots <type>/history_*, <type>/<bytes>_bytes_*", func(rel string) bool {
 		if rel == CSVFileName {
 			return true
 		}

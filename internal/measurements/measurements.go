@@ -41,7 +41,11 @@ type Sample struct {
 //	}
 //	if err := r.Err(); err != nil { ... }
 type Reader struct {
-	br     *bufio.Reader
+	rd       io.Reader
+	buf      []byte // rows buf[pos:end] not yet read, maxLine long
+	pos, end int
+	rerr     error // the error that ended reading rd (io.EOF at its end)
+
 	file   string
 	line   int
 	cur    Sample
@@ -60,7 +64,7 @@ type Reader struct {
 
 // NewReader returns a Reader of r; file names the input in error messages.
 func NewReader(r io.Reader, file string) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, maxLine), file: file}
+	return &Reader{rd: r, buf: make([]byte, maxLine), file: file}
 }
 
 // numbering is how a file counts its samples (formats §2).
@@ -114,23 +118,54 @@ func (r *Reader) fail(line int, column, format string, args ...any) bool {
 	return false
 }
 
+// fill moves the unread bytes to the front of the buffer and reads more
+// after them, setting rerr when rd has no more.
+func (r *Reader) fill() {
+	if r.pos > 0 {
+		r.end = copy(r.buf, r.buf[r.pos:r.end])
+		r.pos = 0
+	}
+	for range 100 {
+		n, err := r.rd.Read(r.buf[r.end:])
+		if n < 0 || n > len(r.buf)-r.end {
+			r.rerr = errors.New("invalid count from Read")
+			return
+		}
+		r.end += n
+		if err != nil {
+			r.rerr = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.rerr = io.ErrNoProgress
+}
+
 // readLine returns the next line without its terminator; complete is false
 // when the file ended without a newline.
 func (r *Reader) readLine() (line []byte, complete bool, err error) {
-	b, err := r.br.ReadSlice('\n')
-	switch {
-	case err == nil:
-		b = b[:len(b)-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
+	for {
+		if i := bytes.IndexByte(r.buf[r.pos:r.end], '\n'); i >= 0 {
+			b := r.buf[r.pos : r.pos+i]
+			r.pos += i + 1
+			if n := len(b); n > 0 && b[n-1] == '\r' {
+				b = b[:n-1]
+			}
+			return b, true, nil
 		}
-		return b, true, nil
-	case errors.Is(err, bufio.ErrBufferFull):
-		return nil, false, fmt.Errorf("line longer than %d bytes: not a raw measurements row", maxLine)
-	case errors.Is(err, io.EOF):
-		return b, false, io.EOF
-	default:
-		return nil, false, err
+		switch {
+		case errors.Is(r.rerr, io.EOF):
+			b := r.buf[r.pos:r.end]
+			r.pos = r.end
+			return b, false, io.EOF
+		case r.rerr != nil:
+			return nil, false, r.rerr
+		case r.pos == 0 && r.end == len(r.buf):
+			return nil, false, fmt.Errorf("line longer than %d bytes: not a raw measurements row", maxLine)
+		}
+		r.fill()
 	}
 }
 
@@ -140,6 +175,27 @@ func (r *Reader) Next() bool {
 	if r.err != nil {
 		return false
 	}
+	// The common row, read in one pass from the buffer; the header, the
+	// last row of the buffer and every other row are read by nextLine.
+	if r.header {
+		if sample, payload, v, n, ok := parseCommon(r.buf[r.pos:r.end]); ok {
+			if n < r.end-r.pos && r.buf[r.pos+n] == '\n' {
+				r.pos += n + 1
+				r.line++
+				return r.accept(sample, payload, v)
+			}
+			if n+1 < r.end-r.pos && r.buf[r.pos+n] == '\r' && r.buf[r.pos+n+1] == '\n' {
+				r.pos += n + 2
+				r.line++
+				return r.accept(sample, payload, v)
+			}
+		}
+	}
+	return r.nextLine()
+}
+
+// nextLine reads the next line as Next does, with no shortcut.
+func (r *Reader) nextLine() bool {
 	for {
 		b, complete, err := r.readLine()
 		r.line++
@@ -173,43 +229,18 @@ func (r *Reader) Next() bool {
 		if len(b) == 0 {
 			return r.fail(r.line, "", "empty line: expected a row Sample,Payload,Latency")
 		}
-		if !r.parseRow(b) {
-			return false
+		sample, payload, v, ok := parseCommonRow(b)
+		if !ok {
+			if sample, payload, v, ok = r.parseOtherRow(b); !ok {
+				return false
+			}
 		}
-		r.rows++
-		return true
+		return r.accept(sample, payload, v)
 	}
 }
 
-func (r *Reader) parseRow(b []byte) bool {
-	c1 := bytes.IndexByte(b, ',')
-	if c1 < 0 {
-		return r.fail(r.line, "", "row %q has 1 field, expected 3 (Sample,Payload,Latency)", b)
-	}
-	rest := b[c1+1:]
-	c2 := bytes.IndexByte(rest, ',')
-	if c2 < 0 {
-		return r.fail(r.line, "", "row %q has 2 fields, expected 3 (Sample,Payload,Latency)", b)
-	}
-	lat := rest[c2+1:]
-	if bytes.IndexByte(lat, ',') >= 0 {
-		return r.fail(r.line, "", "row %q has more than 3 fields, expected 3 (Sample,Payload,Latency)", b)
-	}
-	sample, ok := parsePositive(b[:c1])
-	if !ok {
-		return r.fail(r.line, ColSample, "%q is not a positive integer", b[:c1])
-	}
-	payload, ok := parsePositive(rest[:c2])
-	if !ok {
-		return r.fail(r.line, ColPayload, "%q is not a positive integer", rest[:c2])
-	}
-	v, ok := ParseLatency(lat)
-	if !ok {
-		return r.fail(r.line, ColLatency, "%s", latencyProblem(lat))
-	}
-	if v < 0 || (v == 0 && len(lat) > 0 && lat[0] == '-') {
-		return r.fail(r.line, ColLatency, "%s is negative; a latency is at least 0", quoteField(lat))
-	}
+// accept makes a parsed row the current sample, once its Sample is checked.
+func (r *Reader) accept(sample, payload int, v float64) bool {
 	// The common row carries on its payload's count; anything else (the
 	// first row, a new payload, a break) is checked out of line.
 	if !r.lenient && (r.rows == 0 || payload != r.cur.Payload || sample != r.cur.Sample+1) &&
@@ -217,7 +248,116 @@ func (r *Reader) parseRow(b []byte) bool {
 		return false
 	}
 	r.cur = Sample{Sample: sample, Payload: payload, Latency: v}
+	r.rows++
 	return true
+}
+
+// parseCommonRow parses a row (without its line end) as mqgate and Fast-RTPS
+// write them, in one pass: two positive integers of at most 16 digits and a
+// latency of digits with an optional fraction, 15 digits at most. It
+// returns ok false for any other row, valid or not, which parseOtherRow
+// then reads (a sign, an exponent, more digits) or explains. Where ok is
+// true the values are those parseOtherRow gives: up to 15 digits, gathering
+// them in an integer is exact, as pandas' legacy float gathering is, and
+// the scaling is the same.
+func parseCommonRow(b []byte) (sample, payload int, v float64, ok bool) {
+	sample, payload, v, n, ok := parseCommon(b)
+	if !ok || n != len(b) {
+		return 0, 0, 0, false
+	}
+	return sample, payload, v, true
+}
+
+// parseCommon parses a common row (see parseCommonRow) at the start of b,
+// up to the first byte that is not part of its latency, b[n] (n = len(b) if
+// b ends there).
+func parseCommon(b []byte) (sample, payload int, v float64, n int, ok bool) {
+	i, end := 0, len(b)
+	for ; i < end && b[i] != ','; i++ {
+		d := b[i] - '0'
+		if d > 9 {
+			return 0, 0, 0, 0, false
+		}
+		sample = sample*10 + int(d)
+	}
+	if i == 0 || i > 16 || i == end || sample == 0 {
+		return 0, 0, 0, 0, false
+	}
+	i++
+	start := i
+	for ; i < end && b[i] != ','; i++ {
+		d := b[i] - '0'
+		if d > 9 {
+			return 0, 0, 0, 0, false
+		}
+		payload = payload*10 + int(d)
+	}
+	if i == start || i-start > 16 || i == end || payload == 0 {
+		return 0, 0, 0, 0, false
+	}
+	i++
+	start = i
+	var m uint64
+	for ; i < end; i++ {
+		d := b[i] - '0'
+		if d > 9 {
+			break
+		}
+		m = m*10 + uint64(d)
+	}
+	digits, decimals := i-start, 0
+	if i < end && b[i] == '.' {
+		i++
+		start = i
+		for ; i < end; i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			m = m*10 + uint64(d)
+		}
+		decimals = i - start
+		digits += decimals
+	}
+	if digits == 0 || digits > maxExactDigits {
+		return 0, 0, 0, 0, false
+	}
+	return sample, payload, scaleXstrtod(float64(m), -decimals), i, true
+}
+
+// parseOtherRow parses a row parseCommonRow did not take: it reads what
+// formats §2 allows (a sign, an exponent, long digit strings) and otherwise
+// fails (ok false, Err set) naming the row and column.
+func (r *Reader) parseOtherRow(b []byte) (sample, payload int, v float64, ok bool) {
+	c1 := bytes.IndexByte(b, ',')
+	if c1 < 0 {
+		return 0, 0, 0, r.fail(r.line, "", "row %q has 1 field, expected 3 (Sample,Payload,Latency)", b)
+	}
+	rest := b[c1+1:]
+	c2 := bytes.IndexByte(rest, ',')
+	if c2 < 0 {
+		return 0, 0, 0, r.fail(r.line, "", "row %q has 2 fields, expected 3 (Sample,Payload,Latency)", b)
+	}
+	lat := rest[c2+1:]
+	if bytes.IndexByte(lat, ',') >= 0 {
+		return 0, 0, 0, r.fail(r.line, "", "row %q has more than 3 fields, expected 3 (Sample,Payload,Latency)", b)
+	}
+	sample, ok = parsePositive(b[:c1])
+	if !ok {
+		return 0, 0, 0, r.fail(r.line, ColSample, "%q is not a positive integer", b[:c1])
+	}
+	payload, ok = parsePositive(rest[:c2])
+	if !ok {
+		return 0, 0, 0, r.fail(r.line, ColPayload, "%q is not a positive integer", rest[:c2])
+	}
+	v, ok = ParseLatency(lat)
+	if !ok {
+		return 0, 0, 0, r.fail(r.line, ColLatency, "%s", latencyProblem(lat))
+	}
+	if v < 0 || (v == 0 && len(lat) > 0 && lat[0] == '-') {
+		return 0, 0, 0, r.fail(r.line, ColLatency, "%s is negative; a latency is at least 0", quoteField(lat))
+	}
+	return sample, payload, v, true
 }
 
 // checkSample checks a row's Sample that does not simply carry on its

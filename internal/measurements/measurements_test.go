@@ -2,6 +2,7 @@ package measurements
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 const fixture = "../../testdata/fastrtps-v192/measurements_interprocess_reliable.csv"
@@ -319,6 +321,56 @@ func TestNoAllocationPerRow(t *testing.T) {
 	}
 }
 
+// TestReaderChunks: however the input arrives (a byte at a time, with the
+// end of file on the last data, in halves), rows split across reads and
+// CRLF rows are read alike, and a read error or an overlong line is an
+// error naming the line.
+func TestReaderChunks(t *testing.T) {
+	data, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readAll(t, data, fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+	for name, in := range map[string]io.Reader{
+		"one byte":  iotest.OneByteReader(bytes.NewReader(data)),
+		"data EOF":  iotest.DataErrReader(bytes.NewReader(data)),
+		"half":      iotest.HalfReader(bytes.NewReader(data)),
+		"CRLF":      bytes.NewReader(crlf),
+		"CRLF half": iotest.HalfReader(bytes.NewReader(crlf)),
+	} {
+		got, err := read(in, fixture, false)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%s: %d samples, %v", name, len(got), err)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: row %d: %+v, want %+v", name, i+2, got[i], want[i])
+			}
+		}
+	}
+	// A read error after 3 rows.
+	head := []byte(Header + "\n1,16,1.5\n2,16,2.5\n3,16,3.5\n")
+	_, err = read(io.MultiReader(bytes.NewReader(head), iotest.ErrReader(errors.New("disk on fire"))), "f.csv", false)
+	if err == nil || err.Error() != "f.csv:5: disk on fire" {
+		t.Fatalf("read error: %v", err)
+	}
+	long := append(append([]byte{}, head...), bytes.Repeat([]byte("7"), maxLine+1)...)
+	_, err = read(bytes.NewReader(long), "f.csv", false)
+	if err == nil || !strings.Contains(err.Error(), "f.csv:5: line longer than 262144 bytes") {
+		t.Fatalf("long line: %v", err)
+	}
+	// The longest line that fits is read (and refused as a row).
+	fits := append(append([]byte{}, head...), bytes.Repeat([]byte("7"), maxLine-1)...)
+	_, err = read(bytes.NewReader(append(fits, '\n')), "f.csv", false)
+	if err == nil || !strings.Contains(err.Error(), "f.csv:5: row \"7777") {
+		t.Fatalf("longest line: %v", err)
+	}
+}
+
 func TestCRLFAndBOM(t *testing.T) {
 	got, err := readAll(t, []byte("\xef\xbb\xbf"+Header+"\r\n1,16,2.5\r\n"), "f.csv")
 	if err != nil || len(got) != 1 || got[0] != (Sample{1, 16, 2.5}) {
@@ -337,8 +389,21 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(Header + "\n1,16,58.625\n2,16,39.4555\n"))
 	f.Add([]byte(Header + "\n1,16,1e3\n"))
 	f.Add([]byte("garbage"))
+	f.Add([]byte(Header + "\n1,16,1\n2,16,1\n3,32,1\n4,32,+1\n5,32,1e1\n"))
+	f.Add([]byte(Header + "\r\n1,16,1.5\r\n1,32,2\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		samples, err := readAll(t, data, "fuzz.csv")
+		// A byte at a time, every row goes the general way: the one-pass
+		// reading of common rows changes nothing, errors included.
+		slow, slowErr := read(iotest.OneByteReader(bytes.NewReader(data)), "fuzz.csv", false)
+		if fmt.Sprint(err) != fmt.Sprint(slowErr) || len(slow) != len(samples) {
+			t.Fatalf("read whole: %d samples, %v; a byte at a time: %d samples, %v", len(samples), err, len(slow), slowErr)
+		}
+		for i := range samples {
+			if math.Float64bits(samples[i].Latency) != math.Float64bits(slow[i].Latency) || samples[i] != slow[i] {
+				t.Fatalf("row %d: %+v whole, %+v a byte at a time", i+2, samples[i], slow[i])
+			}
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.csv") {
 				t.Fatalf("error does not name the file: %v", err)

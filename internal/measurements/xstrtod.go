@@ -94,6 +94,26 @@ func ParseLatency(b []byte) (v float64, ok bool) {
 	if exponent < -1021 || exponent > 1024 {
 		return 0, false
 	}
+	number = scaleXstrtod(number, exponent)
+	// Too many digits overflow the accumulated number (pandas then reads
+	// inf, or NaN once scaled down by an overflowed power of ten): neither is
+	// a latency.
+	if math.IsInf(number, 0) || math.IsNaN(number) {
+		return 0, false
+	}
+	return number, true
+}
+
+// maxExactDigits is the most digits whose value, gathered one digit at a
+// time as xstrtod does (in a uint32, then number*10 + digit in a float64),
+// is exactly the integer they spell: 10^15 < 2^53, so every step is exact.
+// parseCommonRow gathers that many in an integer and gets the same float.
+const maxExactDigits = 15
+
+// scaleXstrtod multiplies number by 10^exponent as xstrtod does, by powers
+// of ten built by repeated squaring, each applied in turn (not rounded
+// once, so not always the correctly rounded value).
+func scaleXstrtod(number float64, exponent int) float64 {
 	p10 := 10.0
 	e := exponent
 	if e < 0 {
@@ -110,13 +130,7 @@ func ParseLatency(b []byte) (v float64, ok bool) {
 		e >>= 1
 		p10 *= p10
 	}
-	// Too many digits overflow the accumulated number (pandas then reads
-	// inf, or NaN once scaled down by an overflowed power of ten): neither is
-	// a latency.
-	if math.IsInf(number, 0) || math.IsNaN(number) {
-		return 0, false
-	}
-	return number, true
+	return number
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -294,8 +294,8 @@ func ThroughputLabelOf(r ThroughputRow) string { return experimentThroughputLabe
 func guard(rootFlag, root, out, tout string) *clobber.Guard {
 	g := &clobber.Guard{}
 	g.Experiments(rootFlag, root)
-	g.Output("--output-file", out)
-	g.Output("--throughput-output-file", tout)
+	g.OutputOutside("--output-file", out)
+	g.OutputOutside("--throughput-output-file", tout)
 	return g
 }
 

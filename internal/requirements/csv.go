@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,7 +84,12 @@ func (r Row) Get(column string) (float64, bool) {
 
 // ReadFile reads a requirements CSV. See Read.
 func ReadFile(path string) ([]Row, error) {
-	b, err := os.ReadFile(path)
+	f, err := experiment.OpenRegular(path, "a requirements CSV")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -255,7 +254,10 @@ func WriteThroughputFile(path string, rows []ThroughputRow) error {
 
 // ReadThroughputFile reads a throughput requirements CSV.
 func ReadThroughputFile(path string) ([]ThroughputRow, error) {
-	f, err := os.Open(path)
+	f, err := experiment.OpenRegular(path, "a throughput requirements CSV")
+	if _, ok := fileerr.As(err); ok {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fileerr.New(path, 0, "", "cannot read the throughput requirements: %v", errors.Unwrap(err))
 	}
