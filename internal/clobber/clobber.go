@@ -276,7 +276,8 @@ func landsOwned(path string) (exp, what string, ok bool) {
 // isExperimentDir reports whether dir is an experiment folder: a directory
 // holding meta.json or a file run or process writes (raw measurements, a
 // summary, a throughput, load or per-message file). Check reports alone do
-// not make one: check --output-directory holds them.
+// not make one (check --output-directory holds them), nor compare's
+// throughput_<type>_comparison.csv (its --plots-directory holds them).
 func isExperimentDir(dir string) bool { return experimentEvidence(dir) != "" }
 
 // experimentEvidence returns the name of a file that makes dir an
@@ -290,7 +291,7 @@ func experimentEvidence(dir string) string {
 		return ""
 	}
 	for _, e := range entries {
-		if _, ok := experiment.Owned(e.Name()); ok && !strings.HasPrefix(e.Name(), ".") {
+		if _, ok := experiment.Owned(e.Name()); ok && !strings.HasSuffix(e.Name(), "_comparison.csv") {
 			if _, report := experiment.TypeOfCheckReport(e.Name()); !report {
 				return e.Name()
 			}

@@ -175,6 +175,11 @@ func TestCheck(t *testing.T) {
 		{"a report directory under an experiment's plots", func(g *Guard) {
 			g.ReportDir("-p", filepath.Join(exp, "plots", "cmp"), "its plots", comparisons)
 		}, "lies in the experiment " + Canonical(exp) + ", where its files would be a plot"},
+		{"a report directory that holds an earlier comparison", func(g *Guard) {
+			write(t, filepath.Join(dir, "cmp2", "throughput_a_comparison.csv"))
+			write(t, filepath.Join(dir, "cmp2", "checks_a.csv"))
+			g.ReportDir("-p", filepath.Join(dir, "cmp2"), "its comparison CSVs", comparisons)
+		}, ""},
 		{"a report directory of its own", func(g *Guard) {
 			g.Experiments("--experiments-results", root)
 			g.Experiment("--results", exp)
