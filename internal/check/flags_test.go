@@ -23,7 +23,7 @@ func TestMarginFlag(t *testing.T) {
 		{"25", cliapp.ExitUsage, "--margin: 25 read as a fraction is 2500%: did you mean 25%?"},
 		{"50", cliapp.ExitUsage, "did you mean 50%?"},
 		{"1", cliapp.ExitUsage, "did you mean 1%?"},
-		{"150%", cliapp.ExitUsage, "--margin: 150% (150%) is out of range: expected a value at least 0% and below 100%"},
+		{"150%", cliapp.ExitUsage, "--margin: 150% is out of range: expected a value at least 0% and below 100%"},
 		{"100%", cliapp.ExitUsage, "at least 0% and below 100%"},
 		{"-0.1", cliapp.ExitUsage, "--margin: -0.1 (-10%) is out of range"},
 		{"-5%", cliapp.ExitUsage, "at least 0% and below 100%"},

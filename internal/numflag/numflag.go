@@ -104,7 +104,10 @@ func (r Fraction) Parse(s string) (float64, error) {
 		return 0, fmt.Errorf("%s read as a fraction is %s: did you mean %s%%? Expected a value %s, %s", s, Percent(x), num, r.Text(), form)
 	}
 	if !r.Contains(x) {
-		return 0, fmt.Errorf("%s (%s) is out of range: expected a value %s, %s", s, Percent(x), r.Text(), form)
+		if !pct {
+			s += " (" + Percent(x) + ")"
+		}
+		return 0, fmt.Errorf("%s is out of range: expected a value %s, %s", s, r.Text(), form)
 	}
 	return x, nil
 }

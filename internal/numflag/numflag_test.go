@@ -27,7 +27,7 @@ func TestParse(t *testing.T) {
 		{Tolerance, "50", 0, "did you mean 50%?"},
 		{Tolerance, "1", 0, "1 read as a fraction is 100%: did you mean 1%?"},
 		{Tolerance, "1.5", 0, "did you mean 1.5%?"},
-		{Tolerance, "100%", 0, "100% (100%) is out of range: expected a value at least 0% and below 100%"},
+		{Tolerance, "100%", 0, "100% is out of range: expected a value at least 0% and below 100%"},
 		{Tolerance, "150%", 0, "out of range"},
 		{Tolerance, "-0.1", 0, "-0.1 (-10%) is out of range"},
 		{Tolerance, "-5%", 0, "out of range"},
