@@ -302,6 +302,28 @@ func TestOutcomePlot(t *testing.T) {
 	}
 }
 
+// TestParseFactorsRange: a factor is above 1 and at most MaxFactor; NaN and
+// infinities were refused only once the whole pool had been loaded.
+func TestParseFactorsRange(t *testing.T) {
+	for in, want := range map[string]string{
+		"1":     "1 is out of range: expected factors above 1 and at most 1000",
+		"0.5":   "0.5 is out of range",
+		"-2":    "-2 is out of range",
+		"1001":  "1001 is out of range",
+		"1e999": `"1e999" is not a finite number`,
+		"NaN":   `"NaN" is not a finite number`,
+		"Inf":   `"Inf" is not a finite number`,
+		"2,x":   `"x" is not a number`,
+	} {
+		if _, err := ParseFactors(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseFactors(%q) = %v, want %q", in, err, want)
+		}
+	}
+	if fs, err := ParseFactors("1.01, 1000"); err != nil || len(fs) != 2 {
+		t.Errorf("ParseFactors(1.01, 1000) = %v, %v", fs, err)
+	}
+}
+
 // TestRegressedRuns: runs of a real regression at the end of the pool take
 // no part in the false-fail rate; as candidates against the unchanged runs
 // a ×2 regression is always detected, and "regressed" runs that are in fact
