@@ -245,7 +245,7 @@ func TestCalibrateCommand(t *testing.T) {
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--factors", "1.1,x"}, `"x" is not a number`},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--factors", "0.9"}, "above 1"},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margin", "-1"}, "--margin"},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margins", "0.1,-5%"}, "--margins: -5% is negative"},
+		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margins", "0.1,-5%"}, "--margins: -5% is out of range"},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margins", "0.1,x"}, `--margins: "x" is not a number`},
 		{[]string{"-e", root, "--false-fail", "0.01", "--candidate-runs", "3"}, "--candidate-runs is a --calibrate flag"},
 	} {

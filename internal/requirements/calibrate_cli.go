@@ -11,8 +11,8 @@ import (
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
@@ -28,15 +28,15 @@ var DefaultCheckFactors = []float64{1.05, 1.1, 1.25, 1.5, 2}
 func calibrateFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "calibrate", Usage: "instead of writing requirements, calibrate the statistical requirements and multi-run check on the unchanged runs in --experiments-results: measured false-fail rate, verdict rates and power curve"},
-		&cli.IntFlag{Name: "reference-runs", Usage: "with --calibrate: runs `N` the requirements are derived from in each split (default: the pool less the candidate runs)"},
-		&cli.IntFlag{Name: "candidate-runs", Usage: "with --calibrate: candidate runs `K` each split checks (default: half the pool)"},
-		&cli.StringFlag{Name: "margin", Value: "0", Usage: "with --calibrate: check --margin, a fraction (0.1) or percentage (10%)"},
+		&cli.IntFlag{Name: "reference-runs", Usage: "with --calibrate: runs `N` the requirements are derived from in each split, " + calibrate.ReferenceRange.Text()},
+		&cli.IntFlag{Name: "candidate-runs", Usage: "with --calibrate: candidate runs `K` each split checks, " + calibrate.CandidateRange.Text()},
+		&cli.StringFlag{Name: "margin", Value: "0", Usage: "with --calibrate: check --margin, a fraction (0.1) or percentage (10%), " + numflag.Tolerance.Text()},
 		&cli.StringFlag{Name: "columns", Value: "Median,99%,Max", Usage: "with --calibrate: check --columns, the columns checked"},
-		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged"},
+		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged, " + calibrate.SplitsRange.Text()},
 		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits"},
-		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve (default 1.05,1.1,1.25,1.5,2)"},
-		&cli.StringFlag{Name: "margins", Usage: "with --calibrate: comma-separated margins `M1,M2,…` (fractions or percentages) at which the unchanged splits are judged again: the verdict shares per margin (plot calibration_check_thresholds)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits, any whole number from 0 to 2^64-1"},
+		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve, each above 1 and at most 1000 (default 1.05,1.1,1.25,1.5,2)"},
+		&cli.StringFlag{Name: "margins", Usage: "with --calibrate: comma-separated margins `M1,M2,…` (fractions or percentages, " + numflag.Tolerance.Text() + ") at which the unchanged splits are judged again: the verdict shares per margin (plot calibration_check_thresholds)"},
 		&cli.StringFlag{Name: "regressed", TakesFile: true, Usage: "with --calibrate: folder of runs of the same system with a known, real regression (run --echo-delay, run ab's candidate side): the detection rate with them as candidate runs"},
 		&cli.StringFlag{Name: "json", TakesFile: true, Usage: "with --calibrate: write the calibration as JSON to `FILE`"},
 		&cli.StringFlag{Name: "plots-directory", TakesFile: true, Usage: "with --calibrate: `DIR` for the plots calibration_check_power and calibration_check_outcomes (created)"},
@@ -102,7 +102,7 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	if err != nil {
 		return cliapp.Usagef("--format: %v", err)
 	}
-	margin, err := compare.ParseMargin(c.String("margin"))
+	margin, err := numflag.Tolerance.Parse(c.String("margin"))
 	if err != nil {
 		return cliapp.Usagef("--margin: %v", err)
 	}
@@ -110,11 +110,13 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	if err != nil {
 		return cliapp.Usagef("--columns: %v", err)
 	}
-	if c.Int("splits") < 1 {
-		return cliapp.Usagef("--splits %d: expected at least 1", c.Int("splits"))
-	}
-	if c.Int("reference-runs") < 0 || c.Int("candidate-runs") < 0 {
-		return cliapp.Usagef("--reference-runs and --candidate-runs: expected numbers of runs ≥ 1")
+	for _, r := range []struct {
+		flag string
+		r    numflag.Int
+	}{{"splits", calibrate.SplitsRange}, {"reference-runs", calibrate.ReferenceRange}, {"candidate-runs", calibrate.CandidateRange}} {
+		if err := r.r.Check("--"+r.flag, c.Int(r.flag)); err != nil {
+			return cliapp.Exit(cliapp.ExitUsage, err)
+		}
 	}
 	factors := DefaultCheckFactors
 	if s := c.String("factors"); s != "" {
@@ -122,7 +124,7 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 			return cliapp.Usagef("--factors: %v", err)
 		}
 	}
-	margins, err := parseFractions(c.String("margins"))
+	margins, err := numflag.Tolerance.ParseList(c.String("margins"))
 	if err != nil {
 		return cliapp.Usagef("--margins: %v", err)
 	}
@@ -202,24 +204,4 @@ func calibrateMisused(c *cli.Context) error {
 		}
 	}
 	return nil
-}
-
-// parseFractions parses a comma-separated list of fractions (0.1) or
-// percentages (10%), each ≥ 0; nil for "".
-func parseFractions(s string) ([]float64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var fs []float64
-	for _, f := range strings.Split(s, ",") {
-		x, err := compare.ParseFraction(f)
-		if err != nil {
-			return nil, err
-		}
-		if x < 0 {
-			return nil, fmt.Errorf("%s is negative: expected fractions ≥ 0 such as 0.05,0.1 or percentages such as 5%%,10%%", strings.TrimSpace(f))
-		}
-		fs = append(fs, x)
-	}
-	return fs, nil
 }

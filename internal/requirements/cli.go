@@ -12,6 +12,13 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/numflag"
+)
+
+// The ranges of requirements' whole-number flags (formats §4, §11).
+var (
+	runsRange      = numflag.Int{Min: 1, Max: 10000}
+	orderRankRange = numflag.Int{Min: 1, Max: 10000}
 )
 
 // App returns the requirements command.
@@ -90,22 +97,22 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, TakesFile: true,
 				Usage: "directory holding one folder per experiment"},
-			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Usage: "first run and process `N` experiments into --out"},
+			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Usage: "first run and process `N` experiments into --out, " + runsRange.Text()},
 			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "results root for --runs; the requirements are derived from every experiment in it"},
 			&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: DefaultFileName, TakesFile: true,
 				Usage: "requirements CSV to write"},
 			&cli.StringFlag{Name: "throughput-output-file", TakesFile: true,
 				Usage: "throughput requirements CSV to write when the experiments hold throughput summaries (default: " + DefaultThroughputFileName + " beside --output-file)"},
-			&cli.Float64Flag{Name: "false-fail", Value: DefaultFalseFail,
-				Usage: "statistical mode: chance, in (0, 1), that an unchanged system fails a whole check (e.g. 0.01)"},
+			&cli.StringFlag{Name: "false-fail", Value: strconv.FormatFloat(DefaultFalseFail, 'g', -1, 64),
+				Usage: "statistical mode: chance that an unchanged system fails a whole check, a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
 			&cli.StringFlag{Name: "method", Value: DefaultMethod,
 				Usage: "statistical mode: order (distribution-free) or lognormal (tested per check by Shapiro–Wilk)"},
 			&cli.IntFlag{Name: "order-rank", Value: 1,
-				Usage: "statistical mode: a distribution-free limit is the `J`-th largest run (1: the largest); 2 or 3 keeps one slow reference run from raising it, so that fewer candidate runs fail it (formats §11)"},
-			&cli.Float64Flag{Name: "normality-level", Value: DefaultNormalityLevel,
-				Usage: "statistical mode, lognormal: Shapiro–Wilk p-value below which a check falls back to the distribution-free bound"},
+				Usage: "statistical mode: a distribution-free limit is the `J`-th largest run (1: the largest); 2 or 3 keeps one slow reference run from raising it, so that fewer candidate runs fail it (formats §11); " + orderRankRange.Text() + ", fewer than the runs"},
+			&cli.StringFlag{Name: "normality-level", Value: strconv.FormatFloat(DefaultNormalityLevel, 'g', -1, 64),
+				Usage: "statistical mode, lognormal: Shapiro–Wilk p-value below which a check falls back to the distribution-free bound, a fraction (0.05) or a percentage (5%), " + numflag.Level.Text()},
 			&cli.Float64Flag{Name: "percentile", Value: DefaultPercentile,
-				Usage: "percentile mode (Fast-RTPS): percentile over the experiments, in (0, 100]; 100 is their maximum"},
+				Usage: "percentile mode (Fast-RTPS): percentile over the experiments, above 0 and at most 100; 100 is their maximum"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
 				Usage: "derive from experiments whose run did not complete (meta.json \"completed\": false) too, with a warning"},
 		}, calibrateFlags()...),
@@ -118,7 +125,25 @@ func action(c *cli.Context) error {
 	// percentile mode, which stays the default for compatibility.
 	percentile := !(c.IsSet("false-fail") || c.IsSet("method") || c.IsSet("normality-level") || c.IsSet("order-rank") || c.Bool("calibrate"))
 	p := c.Float64("percentile")
-	cfg := StatConfig{FalseFail: c.Float64("false-fail"), Method: c.String("method"), NormalityLevel: c.Float64("normality-level"), OrderRank: c.Int("order-rank")}
+	cfg := StatConfig{Method: c.String("method"), OrderRank: c.Int("order-rank")}
+	var err error
+	if cfg.FalseFail, err = numflag.Level.Parse(c.String("false-fail")); err != nil {
+		return cliapp.Usagef("--false-fail: %v", err)
+	}
+	if cfg.NormalityLevel, err = numflag.Level.Parse(c.String("normality-level")); err != nil {
+		return cliapp.Usagef("--normality-level: %v", err)
+	}
+	if err := orderRankRange.Check("--order-rank", cfg.OrderRank); err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
+	if c.IsSet("runs") {
+		if err := runsRange.Check("--runs", c.Int("runs")); err != nil {
+			return cliapp.Exit(cliapp.ExitUsage, err)
+		}
+		if c.IsSet("order-rank") && cfg.OrderRank >= c.Int("runs") {
+			return cliapp.Usagef("--order-rank %d with --runs %d: expected fewer than the runs (1 is the largest run)", cfg.OrderRank, c.Int("runs"))
+		}
+	}
 	if !c.Bool("calibrate") {
 		if err := calibrateMisused(c); err != nil {
 			return err
@@ -128,15 +153,9 @@ func action(c *cli.Context) error {
 	case !percentile && c.IsSet("percentile"):
 		return cliapp.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
 	case percentile && !(p > 0 && p <= 100):
-		return cliapp.Usagef("--percentile %v: expected a number in (0, 100], e.g. 99", p)
-	case !percentile && !(cfg.FalseFail > 0 && cfg.FalseFail < 1):
-		return cliapp.Usagef("--false-fail %v: expected a probability in (0, 1), e.g. 0.01", cfg.FalseFail)
+		return cliapp.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", p)
 	case !percentile && cfg.Method != MethodOrder && cfg.Method != MethodLogNormal:
 		return cliapp.Usagef("--method %q: expected %s or %s", cfg.Method, MethodOrder, MethodLogNormal)
-	case !percentile && cfg.OrderRank < 1:
-		return cliapp.Usagef("--order-rank %d: expected 1 (the largest run) or more, e.g. 2", cfg.OrderRank)
-	case !percentile && !(cfg.NormalityLevel > 0 && cfg.NormalityLevel < 1):
-		return cliapp.Usagef("--normality-level %v: expected a probability in (0, 1), e.g. 0.05", cfg.NormalityLevel)
 	}
 	if c.Bool("calibrate") {
 		return runCalibrate(c, cfg)
@@ -157,7 +176,7 @@ func action(c *cli.Context) error {
 		if dir != "" {
 			return cliapp.Usagef("--experiments-results and --runs/--out exclude each other: --runs derives from --out")
 		}
-		if c.Int("runs") < 1 || c.String("out") == "" {
+		if !c.IsSet("runs") || c.String("out") == "" {
 			return cliapp.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see '%s --help')", c.App.Name)
 		}
 		if err := guard("--out", c.String("out"), out, tout).Check(); err != nil {

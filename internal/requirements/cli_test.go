@@ -120,13 +120,13 @@ func TestCommandErrors(t *testing.T) {
 		{"no experiments", []string{"-e", noExp}, "requirements: $DIR/noexp: no experiment: no folder in it holds a summary (measurements_<type>_summary.csv); run process on the experiments first (no folder holds a throughput summary throughput_<type>.csv either)\n"},
 		{"an experiment, not a root", []string{"-e", flat}, "requirements: $DIR/flat: holds summaries itself but no experiment folder: pass the directory that holds the experiment folders\n"},
 		{"malformed summary", []string{"-e", filepath.Join(root, "bad")}, `$DIR/bad/2024-01-01_00-00-00/measurements_interprocess_reliable_summary.csv:2: column "99%"`},
-		{"percentile 0", []string{"-e", good, "-o", out, "--percentile", "0"}, "requirements: --percentile 0: expected a number in (0, 100], e.g. 99"},
-		{"percentile over 100", []string{"-e", good, "-o", out, "--percentile", "101"}, "--percentile 101: expected a number in (0, 100]"},
-		{"negative percentile", []string{"-e", good, "-o", out, "--percentile", "-5"}, "--percentile -5: expected a number in (0, 100]"},
+		{"percentile 0", []string{"-e", good, "-o", out, "--percentile", "0"}, "requirements: --percentile 0: expected a number above 0 and at most 100, e.g. 99"},
+		{"percentile over 100", []string{"-e", good, "-o", out, "--percentile", "101"}, "--percentile 101: expected a number above 0 and at most 100"},
+		{"negative percentile", []string{"-e", good, "-o", out, "--percentile", "-5"}, "--percentile -5: expected a number above 0 and at most 100"},
 		{"percentile not a number", []string{"-e", good, "-o", out, "--percentile", "high"}, `--percentile "high": expected a number`},
 		{"no directory flag", []string{"-o", out}, `--experiments-results DIR (or --runs N --out DIR) is required`},
 		{"runs without out", []string{"--runs", "3", "-o", out}, `--runs needs a number of runs ≥ 1 and --out DIR`},
-		{"zero runs", []string{"--runs", "0", "--out", root, "-o", out}, `--runs needs a number of runs ≥ 1 and --out DIR`},
+		{"zero runs", []string{"--runs", "0", "--out", root, "-o", out}, `--runs 0 is out of range: expected 1 to 10000`},
 		{"runs and a results directory", []string{"--runs", "2", "--out", root, "-e", good, "-o", out}, `exclude each other`},
 		{"runs setting the name", []string{"--runs", "2", "--out", filepath.Join(root, "runs"), "-o", out, "--", "--name", "x"}, `run argument --name: requirements --runs sets the output itself`},
 		{"stray argument", []string{"-e", good, "-o", out, "x"}, `requirements: unexpected argument "x"`},
@@ -188,10 +188,10 @@ func TestCommandModeErrors(t *testing.T) {
 	}{
 		{[]string{"--percentile", "99", "--false-fail", "0.01"}, "--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level"},
 		{[]string{"--method", "order", "--percentile", "90"}, "--percentile (the Fast-RTPS mode) excludes"},
-		{[]string{"--false-fail", "0"}, "--false-fail 0: expected a probability in (0, 1), e.g. 0.01"},
-		{[]string{"--false-fail", "1.5"}, "--false-fail 1.5: expected a probability in (0, 1)"},
+		{[]string{"--false-fail", "0"}, "--false-fail: 0 (0%) is out of range: expected a value above 0% and below 100%"},
+		{[]string{"--false-fail", "1.5"}, "--false-fail: 1.5 read as a fraction is 150%: did you mean 1.5%?"},
 		{[]string{"--method", "normal"}, `--method "normal": expected order or lognormal`},
-		{[]string{"--normality-level", "1"}, "--normality-level 1: expected a probability in (0, 1)"},
+		{[]string{"--normality-level", "1"}, "--normality-level: 1 read as a fraction is 100%: did you mean 1%?"},
 	} {
 		code, _, stderr := runRequirements(t, root, append([]string{"-e", root, "-o", out}, tt.args...)...)
 		if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
