@@ -3,9 +3,9 @@ package history
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,13 +14,20 @@ import (
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/summary"
+)
+
+// The ranges of history's whole-number flags.
+var (
+	permutationsRange = numflag.Int{Min: 1, Max: 1000000}
+	minSegmentRange   = numflag.Int{Min: changepoint.MinSegmentFloor, Max: 10000}
+	changeWindowRange = numflag.Int{Min: 1, Max: 1000000, Zero: "every experiment"}
 )
 
 // Config is what the history command does.
@@ -225,20 +232,20 @@ has 2 × --min-segment experiments to test, 130 interrupted.`,
 			&cli.StringFlag{Name: "json", Usage: "also write the change points (and the gate's verdict) as JSON to `FILE`", TakesFile: true},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
 				Usage: "include experiments whose run did not complete (meta.json \"completed\": false), labelled so"},
-			&cli.Float64Flag{Name: "significance", Value: changepoint.DefaultAlpha,
-				Usage: "significance level of each change point, and family-wise level of --gate"},
+			&cli.StringFlag{Name: "significance", Value: strconv.FormatFloat(changepoint.DefaultAlpha, 'g', -1, 64),
+				Usage: "significance level of each change point, and family-wise level of --gate: a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
 			&cli.IntFlag{Name: "permutations", Value: changepoint.DefaultPermutations,
-				Usage: "shuffles per permutation test (the smallest p-value is 1/(permutations+1))"},
+				Usage: "shuffles per permutation test (the smallest p-value is 1/(permutations+1)), " + permutationsRange.Text() + ", at least 1/significance − 1"},
 			&cli.IntFlag{Name: "min-segment", Value: changepoint.MinSegmentFloor,
-				Usage: fmt.Sprintf("fewest experiments in a segment (at least %d)", changepoint.MinSegmentFloor)},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the permutations: equal inputs and seed, equal change points"},
+				Usage: "fewest experiments in a segment, " + minSegmentRange.Text()},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the permutations: equal inputs and seed, equal change points; any whole number from 0 to 2^64-1"},
 			&cli.IntFlag{Name: "change-window", Value: DefaultChangeWindow,
-				Usage: "look for change points among the newest `N` experiments; 0 for all (the cost grows with N²)"},
+				Usage: "look for change points among the newest `N` experiments (the cost grows with N²), " + changeWindowRange.Text()},
 			&cli.BoolFlag{Name: "gate", Usage: "exit 1 when the newest segment of a judged series is a significant slowdown"},
 			&cli.StringFlag{Name: "gate-metrics", Value: strings.Join(DefaultGateMetrics, ","),
 				Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(Magnitudes, ", ")},
 			&cli.StringFlag{Name: "gate-threshold", Value: "0",
-				Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%)"},
+				Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%), " + numflag.Tolerance.Text()},
 		},
 		Action: action,
 	}
@@ -252,18 +259,28 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Usagef("--format: %v", err)
 	}
+	alpha, err := numflag.Level.Parse(c.String("significance"))
+	if err != nil {
+		return cliapp.Usagef("--significance: %v", err)
+	}
 	co := ChangeOptions{
-		Options: changepoint.Options{Alpha: c.Float64("significance"), Permutations: c.Int("permutations"),
+		Options: changepoint.Options{Alpha: alpha, Permutations: c.Int("permutations"),
 			MinSegment: c.Int("min-segment"), Seed: c.Uint64("seed")},
 		Window: c.Int("change-window"),
 	}
-	if err := co.Options.Validate(); err != nil {
-		return cliapp.Usagef("--significance, --permutations, --min-segment: %v", err)
+	for _, r := range []struct {
+		flag string
+		r    numflag.Int
+		n    int
+	}{{"--permutations", permutationsRange, co.Permutations}, {"--min-segment", minSegmentRange, co.MinSegment}, {"--change-window", changeWindowRange, co.Window}} {
+		if err := r.r.Check(r.flag, r.n); err != nil {
+			return cliapp.Exit(cliapp.ExitUsage, err)
+		}
 	}
-	switch {
-	case co.Window < 0:
-		return cliapp.Usagef("--change-window %d: expected 0 (every experiment) or a positive number", co.Window)
-	case co.Window == 0:
+	if err := co.Options.Validate(); err != nil {
+		return cliapp.Usagef("--permutations: %v (--significance %v)", err, alpha)
+	}
+	if co.Window == 0 {
 		co.Window = AllExperiments
 	}
 	cfg := Config{
@@ -359,12 +376,9 @@ func parseGate(metrics, threshold string) (*GateOptions, error) {
 	if len(g.Metrics) == 0 {
 		return nil, cliapp.Usagef("--gate-metrics %q: expected a comma-separated list of %s", metrics, strings.Join(Magnitudes, ", "))
 	}
-	t, err := compare.ParseFraction(threshold)
+	t, err := numflag.Tolerance.Parse(threshold)
 	if err != nil {
 		return nil, cliapp.Usagef("--gate-threshold: %v", err)
-	}
-	if !(t >= 0) || math.IsInf(t, 0) {
-		return nil, cliapp.Usagef("--gate-threshold %q: expected a fraction ≥ 0, e.g. 0.05 or 5%%", threshold)
 	}
 	g.Threshold = t
 	return g, nil

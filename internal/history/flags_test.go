@@ -1,0 +1,72 @@
+package history
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+)
+
+// TestNumericFlags: every numeric flag of history has a stated range,
+// checked before anything is read or written: 0, negative, huge, NaN and
+// infinite values outside it exit 2 naming the flag and the range.
+// --gate-threshold is a fraction or a percentage, and a bare number above 1
+// is refused asking whether the percentage was meant (--gate-threshold 5
+// was a 500 % slowdown, a gate that never fails); --permutations 2000000000
+// was accepted and ran for hours.
+func TestNumericFlags(t *testing.T) {
+	type c struct{ flag, value, stderr string }
+	cases := []c{
+		{"--significance", "0", "--significance: 0 (0%) is out of range: expected a value above 0% and below 100%"},
+		{"--significance", "-0.01", "--significance: -0.01 (-1%) is out of range"},
+		{"--significance", "1", "--significance: 1 read as a fraction is 100%: did you mean 1%?"},
+		{"--significance", "1e300", "--significance: 1e300 read as a fraction"},
+		{"--significance", "NaN", `--significance: "NaN" is not a finite number`},
+		{"--significance", "Inf", `--significance: "Inf" is not a finite number`},
+		{"--permutations", "0", "--permutations 0 is out of range: expected 1 to 1000000"},
+		{"--permutations", "-1", "--permutations -1 is out of range"},
+		{"--permutations", "2000000000", "--permutations 2000000000 is out of range"},
+		{"--permutations", "NaN", `--permutations "NaN": expected a whole number`},
+		{"--permutations", "Inf", `--permutations "Inf": expected a whole number`},
+		{"--permutations", "50", "--permutations: 50 permutations cannot show significance at 0.01"},
+		{"--min-segment", "0", "--min-segment 0 is out of range: expected 5 to 10000"},
+		{"--min-segment", "4", "--min-segment 4 is out of range"},
+		{"--min-segment", "-5", "--min-segment -5 is out of range"},
+		{"--min-segment", "1000000", "--min-segment 1000000 is out of range"},
+		{"--min-segment", "NaN", `--min-segment "NaN": expected a whole number`},
+		{"--change-window", "-1", "--change-window -1 is out of range: expected 0 (every experiment) or 1 to 1000000"},
+		{"--change-window", "2000000000", "--change-window 2000000000 is out of range"},
+		{"--change-window", "NaN", `--change-window "NaN": expected a whole number`},
+		{"--seed", "-1", `--seed "-1": expected a whole number`},
+		{"--seed", "1e30", `--seed "1e30": expected a whole number`},
+		{"--seed", "NaN", `--seed "NaN": expected a whole number`},
+		{"--gate-threshold", "5", "--gate-threshold: 5 read as a fraction is 500%: did you mean 5%?"},
+		{"--gate-threshold", "1", "--gate-threshold: 1 read as a fraction is 100%: did you mean 1%?"},
+		{"--gate-threshold", "150%", "--gate-threshold: 150% is out of range: expected a value at least 0% and below 100%"},
+		{"--gate-threshold", "-0.05", "--gate-threshold: -0.05 (-5%) is out of range"},
+		{"--gate-threshold", "1e300", "--gate-threshold: 1e300 read as a fraction"},
+		{"--gate-threshold", "NaN", `--gate-threshold: "NaN" is not a finite number`},
+		{"--gate-threshold", "Inf", `--gate-threshold: "Inf" is not a finite number`},
+	}
+	for _, tt := range cases {
+		t.Run(tt.flag+"="+tt.value, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"-e", "testdata/experiments", "-p", filepath.Join(dir, "plots"), "--json", filepath.Join(dir, "h.json"), tt.flag, tt.value}
+			if tt.flag == "--gate-threshold" {
+				args = append(args, "--gate")
+			}
+			code, stdout, stderr := runHistoryApp(t, args...)
+			if code != cliapp.ExitUsage || !strings.HasPrefix(stderr, "history: "+tt.flag) || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit %d, want 2; stderr %q lacks %q", code, stderr, tt.stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("%d file(s) written in %s", len(entries), dir)
+			}
+		})
+	}
+}
