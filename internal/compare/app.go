@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
 )
@@ -61,8 +62,9 @@ search's result, each side's is reported), and a row only one side has is an
 input error. They get throughput_<type>_comparison.csv and the plot
 throughput_<type>_<load>; reports give msg/s with Mb/s (formats §4).
 
-A threshold is a fraction (0.1) or a percentage with its sign (10%); a bare 10
-means 1000 %.
+A threshold is a fraction (0.1) or a percentage with its sign (10%), at least
+0 % and below 100 %; a bare number above 1 is refused (--fail-threshold 10 asks
+whether 10% was meant: read as a fraction it would allow 1000 %).
 
 --calibrate measures the statistical gate on this machine instead of gating:
 given at least 2N unchanged runs (every run of --reference and --results,
@@ -104,12 +106,12 @@ more runs are needed to decide some.`,
 			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
 			&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(DefaultThreshold, 'g', -1, 64),
-				Usage: "relative margin allowed over the reference: a fraction (0.1) or a percentage (10%)"},
+				Usage: "relative margin allowed over the reference: a fraction (0.1) or a percentage (10%), " + numflag.Tolerance.Text()},
 			&cli.StringFlag{Name: "columns", Usage: "comma-separated `COLUMNS` to gate, among " + metricNames(gate.CompareMetrics) +
 				" (default: " + metricNames(gate.DefaultCompareMetrics) + " with one run per side, " + metricNames(gate.DefaultStatisticalMetrics) + " with several)"},
 			&cli.StringFlag{Name: "false-fail", Aliases: []string{"false_fail"}, Value: strconv.FormatFloat(gate.DefaultFalseFail, 'g', -1, 64),
-				Usage: "with several runs per side: the largest chance that an unchanged system fails the gate, a fraction (0.01) or a percentage (1%)"},
-			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable)"},
+				Usage: "with several runs per side: the largest chance that an unchanged system fails the gate, a fraction (0.01) or a percentage (1%), " + numflag.CompareLevel.Text()},
+			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable), " + numflag.Tolerance.Text()},
 			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "pass when a reference sub-experiment is missing from the results"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "gate experiments whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
 			&cli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE`"},
@@ -144,6 +146,10 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
+	opt, err := calibrateOptions(c, cfg)
+	if err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
 	if err := guard(c).Check(); err != nil {
 		return err
 	}
@@ -151,7 +157,7 @@ func run(c *cli.Context) error {
 		if len(c.StringSlice("reference"))+len(c.StringSlice("results")) == 0 {
 			return cliapp.Usagef("--calibrate needs unchanged runs: give them with --results (and --reference; both are pooled)")
 		}
-		return runCalibrate(c, cfg, format)
+		return runCalibrate(c, cfg, opt, format)
 	}
 	// Comparisons of an earlier run go first, so that a comparison that
 	// fails on bad input leaves none a later step could take for its own.
@@ -254,7 +260,7 @@ func guard(c *cli.Context) *clobber.Guard {
 // config reads the gating flags.
 func config(c *cli.Context) (Config, plots.Format, error) {
 	cfg := Config{AllowMissing: c.Bool("allow-missing"), AllowIncomplete: c.Bool("allow-incomplete")}
-	t, err := ParseFraction(c.String("fail-threshold"))
+	t, err := numflag.Tolerance.Parse(c.String("fail-threshold"))
 	if err != nil {
 		return cfg, "", fmt.Errorf("--fail-threshold: %w", err)
 	}
@@ -266,12 +272,9 @@ func config(c *cli.Context) (Config, plots.Format, error) {
 		}
 		cfg.Metrics = ms
 	}
-	ff, err := ParseFraction(c.String("false-fail"))
+	ff, err := numflag.CompareLevel.Parse(c.String("false-fail"))
 	if err != nil {
 		return cfg, "", fmt.Errorf("--false-fail: %w", err)
-	}
-	if !(ff > 0 && ff < 0.5) {
-		return cfg, "", fmt.Errorf("--false-fail: %v: expected a probability above 0 and below 0.5, e.g. 0.01 or 1%%", c.String("false-fail"))
 	}
 	cfg.FalseFail = ff
 	for _, s := range c.StringSlice("threshold") {

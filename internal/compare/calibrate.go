@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -14,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
@@ -96,17 +96,40 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 func calibrateFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "calibrate", Usage: "instead of gating, calibrate the statistical gate on the unchanged runs given by --reference and --results (pooled): measured false-fail rate and power curve"},
-		&cli.IntFlag{Name: "runs-per-side", Usage: "with --calibrate: runs per side `N` (default: half the pool)"},
-		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged"},
+		&cli.IntFlag{Name: "runs-per-side", Usage: "with --calibrate: runs per side `N`, " + calibrate.PerSideRange.Text()},
+		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged, " + calibrate.SplitsRange.Text()},
 		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded halves) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits"},
-		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve (default 1.02,1.05,1.1,1.15,1.2,1.3,1.5,1.75,2)"},
-		&cli.StringFlag{Name: "thresholds", Usage: "with --calibrate: comma-separated thresholds `T1,T2,…` (fractions or percentages) at which the unchanged splits are judged again: the verdict shares per threshold (plot calibration_thresholds)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits, any whole number from 0 to 2^64-1"},
+		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve, each above 1 and at most 1000 (default 1.02,1.05,1.1,1.15,1.2,1.3,1.5,1.75,2)"},
+		&cli.StringFlag{Name: "thresholds", Usage: "with --calibrate: comma-separated thresholds `T1,T2,…` (fractions or percentages, " + numflag.Tolerance.Text() + ") at which the unchanged splits are judged again: the verdict shares per threshold (plot calibration_thresholds)"},
 	}
 }
 
+// calibrateOptions reads the --calibrate flags, checked against their
+// ranges before anything is read.
+func calibrateOptions(c *cli.Context, cfg Config) (calibrate.Options, error) {
+	opt := calibrate.Options{PerSide: c.Int("runs-per-side"), Splits: c.Int("splits"), Split: c.String("split"),
+		Seed: c.Uint64("seed"), FalseFail: cfg.FalseFail}
+	if err := calibrate.PerSideRange.Check("--runs-per-side", opt.PerSide); err != nil {
+		return opt, err
+	}
+	if err := calibrate.SplitsRange.Check("--splits", opt.Splits); err != nil {
+		return opt, err
+	}
+	var err error
+	if s := c.String("factors"); s != "" {
+		if opt.Factors, err = calibrate.ParseFactors(s); err != nil {
+			return opt, fmt.Errorf("--factors: %w", err)
+		}
+	}
+	if opt.Thresholds, err = numflag.Tolerance.ParseList(c.String("thresholds")); err != nil {
+		return opt, fmt.Errorf("--thresholds: %w", err)
+	}
+	return opt, nil
+}
+
 // runCalibrate is compare --calibrate.
-func runCalibrate(c *cli.Context, cfg Config, format plots.Format) error {
+func runCalibrate(c *cli.Context, cfg Config, opt calibrate.Options, format plots.Format) error {
 	for _, f := range []string{"junit", "markdown", "html", "print-summaries", "allow-missing"} {
 		if c.IsSet(f) {
 			return cliapp.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f)
@@ -122,28 +145,8 @@ func runCalibrate(c *cli.Context, cfg Config, format plots.Format) error {
 	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
-	opt := calibrate.Options{PerSide: c.Int("runs-per-side"), Splits: c.Int("splits"), Split: c.String("split"),
-		Seed: c.Uint64("seed"), FalseFail: cfg.FalseFail}
-	if c.Int("splits") < 1 {
-		return cliapp.Usagef("--splits %d: expected at least 1", c.Int("splits"))
-	}
-	if s := c.String("factors"); s != "" {
-		for _, f := range strings.Split(s, ",") {
-			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil {
-				return cliapp.Usagef("--factors: %q is not a number: expected factors above 1 such as 1.1,1.2,1.5", strings.TrimSpace(f))
-			}
-			opt.Factors = append(opt.Factors, x)
-		}
-	}
-	if s := c.String("thresholds"); s != "" {
-		for _, f := range strings.Split(s, ",") {
-			t, err := ParseFraction(f)
-			if err != nil || t < 0 {
-				return cliapp.Usagef("--thresholds: %q: expected thresholds ≥ 0 such as 0.05,0.1 or 5%%,10%%", strings.TrimSpace(f))
-			}
-			opt.Thresholds = append(opt.Thresholds, t)
-		}
+	if n := opt.PerSide; n > 0 && 2*n > pool.Runs() {
+		return cliapp.Usagef("--runs-per-side %d: the pool has %d runs; expected at most %d (half the pool)", n, pool.Runs(), pool.Runs()/2)
 	}
 	res, err := calibrate.Run(c.Context, pool, opt)
 	if err != nil {

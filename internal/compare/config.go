@@ -3,10 +3,10 @@ package compare
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
 )
 
 // DefaultThreshold is the relative margin allowed over the reference when no
@@ -62,8 +62,8 @@ func (c Config) Validate() error {
 	if err := checkThreshold(c.Threshold); err != nil {
 		return fmt.Errorf("fail threshold (--fail-threshold): %w", err)
 	}
-	if c.FalseFail != 0 && !(c.FalseFail > 0 && c.FalseFail < 0.5) {
-		return fmt.Errorf("false-fail level (--false-fail) %v: expected a probability above 0 and below 0.5, e.g. 0.01 or 1%%", c.FalseFail)
+	if c.FalseFail != 0 && !numflag.CompareLevel.Contains(c.FalseFail) {
+		return fmt.Errorf("false-fail level (--false-fail) %v: expected a probability %s, e.g. 0.01 or 1%%", c.FalseFail, numflag.CompareLevel.Text())
 	}
 	gated := map[string]bool{}
 	for _, m := range c.metrics() {
@@ -86,6 +86,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// checkThreshold checks a threshold of a Config built by a program: any
+// finite number ≥ 0. The flags are held to numflag.Tolerance.
 func checkThreshold(t float64) error {
 	if math.IsNaN(t) || math.IsInf(t, 0) {
 		return fmt.Errorf("%v is not a finite number", t)
@@ -146,41 +148,9 @@ func ParseThreshold(s string) (column string, threshold float64, err error) {
 	if !ok {
 		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), metricNames(gate.CompareMetrics))
 	}
-	t, err := ParseFraction(value)
+	t, err := numflag.Tolerance.Parse(value)
 	if err != nil {
-		return "", 0, fmt.Errorf("threshold %q: %w: expected COLUMN=VALUE, e.g. 99%%=0.2 or 99%%=20%%", s, err)
-	}
-	if err := checkThreshold(t); err != nil {
-		return "", 0, fmt.Errorf("threshold %q: %w", s, err)
+		return "", 0, fmt.Errorf("threshold %q: %w (COLUMN=VALUE, e.g. 99%%=0.2 or 99%%=20%%)", s, err)
 	}
 	return m.Name, t, nil
-}
-
-// ParseMargin parses a --margin: a fraction ≥ 0 or a percentage
-// (ParseFraction), the slack a check adds to its limits.
-func ParseMargin(s string) (float64, error) {
-	m, err := ParseFraction(s)
-	if err == nil && m < 0 {
-		err = fmt.Errorf("%v is negative: expected a fraction ≥ 0 such as 0.1, or a percentage such as 10%%", s)
-	}
-	return m, err
-}
-
-// ParseFraction parses a relative threshold written as a fraction ("0.5")
-// or, with a percent sign, as a percentage ("50%" = 0.5). A bare number is
-// always a fraction: "50" is 5000 %.
-func ParseFraction(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	if p, ok := strings.CutSuffix(s, "%"); ok {
-		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || strings.TrimSpace(p) == "" {
-			return 0, fmt.Errorf("%q is not a number: expected a fraction such as 0.1 or a percentage such as 10%%", s)
-		}
-		return x / 100, nil
-	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number: expected a fraction such as 0.1 or a percentage such as 10%%", s)
-	}
-	return x, nil
 }

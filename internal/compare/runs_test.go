@@ -221,10 +221,10 @@ func TestCalibrateCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--calibrate", "--results", a, "--runs-per-side", "4"}, "at least 8 unchanged runs"},
+		{[]string{"--calibrate", "--results", a, "--runs-per-side", "4"}, "--runs-per-side 4: the pool has 6 runs; expected at most 3 (half the pool)"},
 		{[]string{"--calibrate", "--results", a, "--junit", filepath.Join(root, "x.xml")}, "--junit does not go with --calibrate"},
 		{[]string{"--calibrate", "--results", a, "--factors", "1.1,x"}, `"x" is not a number`},
-		{[]string{"--calibrate", "--results", a, "--thresholds", "0.1,-1"}, `--thresholds: "-1"`},
+		{[]string{"--calibrate", "--results", a, "--thresholds", "0.1,-1"}, `--thresholds: -1 (-100%) is out of range`},
 		{[]string{"--calibrate", "--results", a, "--split", "sideways"}, "unknown split"},
 		{[]string{"--calibrate"}, "--calibrate needs unchanged runs"},
 	} {
