@@ -76,7 +76,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--bogus"}, "run: unknown flag --bogus (see 'run --help')"},
 		// Bad values: the form expected.
 		{[]string{"compare", "--reference", "a", "--results", "b", "-p", "c", "--fail-threshold", "50%%x"},
-			`compare: --fail-threshold: "50%%x" is not a number: expected a fraction such as 0.1 or a percentage such as 10%`},
+			`compare: --fail-threshold: "50%%x" is not a number: expected a value at least 0% and below 100%, written as a fraction (0.1) or a percentage (10%)`},
 		{[]string{"run", "--samples", "abc"}, `run: --samples "abc": expected a whole number (see 'run --help')`},
 		{[]string{"run", "--timeout", "5x"}, `run: --timeout "5x": expected a duration such as 500ms, 10s or 1m30s (see 'run --help')`},
 		{[]string{"requirements", "--percentile", "high", "-e", "x"}, `requirements: --percentile "high": expected a number (see 'requirements --help')`},
