@@ -60,7 +60,7 @@ could not be read), 130 interrupted.`,
 			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
 			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
 			&cli.BoolFlag{Name: "lenient-samples", Usage: "accept any Sample numbering (gaps, repeats, going back) and payloads that reappear; without it, formats §2's two numberings"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once", DefaultText: "number of CPUs"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once, 1 to 256", DefaultText: "number of CPUs, at most 256"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report `FILE` (tables and every plot, inline)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
 		},
@@ -73,8 +73,9 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Usagef("--format: %v", err)
 	}
-	if c.Int("jobs") < 0 {
-		return cliapp.Usagef("--jobs must be at least 1, not %d", c.Int("jobs"))
+	if jobs := c.Int("jobs"); c.IsSet("jobs") && (jobs < 1 || jobs > MaxJobs) {
+		return cliapp.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
+			jobs, MaxJobs, MaxJobs)
 	}
 	htmlPath := c.String("html")
 	opt := Options{Plots: !c.Bool("no-plots"), Format: format, Workers: c.Int("jobs"), Figures: htmlPath != "",
@@ -113,7 +114,11 @@ func action(c *cli.Context) error {
 		guard.Experiment("EXPERIMENT_DIR", c.Args().First())
 	} else {
 		guard.File("--raw-csv", inputs[0].Raw)
-		guard.Output("--output-csv", inputs[0].Summary)
+		if ownSummary(inputs[0]) {
+			guard.OwnedOutput("--output-csv", inputs[0].Summary)
+		} else {
+			guard.Output("--output-csv", inputs[0].Summary)
+		}
 	}
 	guard.Output("--html", htmlPath)
 	if err := guard.Check(); err != nil {
@@ -140,7 +145,7 @@ func action(c *cli.Context) error {
 	results, err := Run(c.Context, inputs, opt)
 	if err != nil {
 		if c.Context.Err() != nil {
-			return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted; no summary written"))
+			return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted; no summary written, the earlier ones are as they were"))
 		}
 		return err
 	}
@@ -240,6 +245,16 @@ func rawInput(raw, output, plotsDir string) Input {
 		typ = stem
 	}
 	return Input{Type: typ, Raw: raw, Summary: output, PlotsDir: plotsDir}
+}
+
+// ownSummary reports whether in's summary is the one process writes beside
+// its raw file measurements_<type>.csv, measurements_<type>_summary.csv: a
+// file the pipeline owns that process writes by its role. Any other
+// --output-csv is a report, refused over a file the pipeline owns in an
+// experiment folder (formats §1).
+func ownSummary(in Input) bool {
+	typ, ok := experiment.TypeOfRaw(in.Raw)
+	return ok && clobber.Canonical(in.Summary) == clobber.Canonical(filepath.Join(filepath.Dir(in.Raw), experiment.SummaryFileName(typ)))
 }
 
 // sameFile reports whether a and b name the same file, as paths or, when

@@ -13,5 +13,11 @@
 // goroutines stream each file and hand over a payload's samples as soon as
 // its last row is read, so memory holds one payload per worker plus what is
 // being read. Summaries are written only once every file has been read
-// without error, so a bad input leaves no summary behind.
+// without error, so a bad input leaves no summary behind. Every file is
+// replaced by the rename of a complete temporary file, and no earlier
+// summary is removed before that: a process killed at any point leaves
+// each summary and plot as it was or completely new; the summary of a raw
+// file that could not be read is removed once that is known. A raw file
+// that is not a regular file (a directory, a named pipe) is an input
+// error, and --jobs is 1 to MaxJobs.
 package process

@@ -25,13 +25,19 @@ import (
 // HistogramBins is the number of bins of each latency histogram.
 const HistogramBins = 100
 
+// MaxJobs is the most payloads processed at once (process --jobs 1 to
+// MaxJobs): more workers than cores gain nothing, and a number far beyond
+// them (--jobs 1000000000) only spends memory and time starting goroutines.
+const MaxJobs = 256
+
 // Options controls what Run produces.
 type Options struct {
 	// Plots enables the histogram, series and comparison plots.
 	Plots bool
 	// Format is the plot image format (PNG by default).
 	Format plots.Format
-	// Workers is the number of payloads processed at once (GOMAXPROCS if 0).
+	// Workers is the number of payloads processed at once (GOMAXPROCS if
+	// 0), at most MaxJobs.
 	Workers int
 	// Figures keeps every payload's histogram and series as SVG in the
 	// results, for the HTML report.
@@ -139,9 +145,14 @@ type fileState struct {
 }
 
 // Run processes inputs and writes their summaries (and plots when asked).
-// It returns the results in input order. It first removes the inputs'
-// earlier summaries; on the first error it stops, writes no summary, and
-// returns the error.
+// It returns the results in input order. Every file is replaced only by
+// the rename of a complete temporary file (atomicfile), so that an earlier
+// summary stays as it was until its replacement is ready: a process killed
+// at any point leaves each summary and plot either as it was or completely
+// new. On the first error Run stops and writes no summary; when a raw file
+// could not be read or summarised, its earlier summary, which no longer
+// describes it, is then removed. An interruption (ctx cancelled) leaves
+// every earlier summary as it was.
 func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	if opt.Format == "" {
 		opt.Format = plots.FormatPNG
@@ -150,26 +161,13 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Summaries of an earlier run go first: if this one fails, no summary is
-	// left that a later step could take for a summary of the files as they
-	// are now.
-	// A summary written again keeps the permissions of the one it replaces.
-	modes := make([]fs.FileMode, len(inputs))
-	for i, in := range inputs {
-		fi, err := os.Lstat(in.Summary)
-		if err != nil {
-			continue // nothing there (or no directory there): nothing to remove
-		}
-		if fi.IsDir() {
+	workers = min(workers, MaxJobs)
+	for _, in := range inputs {
+		if fi, err := os.Stat(in.Summary); err == nil && fi.IsDir() {
 			return nil, fileerr.New(in.Summary, 0, "", "is a directory; expected the summary file's name")
 		}
-		if fi.Mode().IsRegular() {
-			modes[i] = fi.Mode().Perm()
-		}
-		if err := os.Remove(in.Summary); err != nil {
-			return nil, fileerr.New(in.Summary, 0, "", "cannot remove the earlier summary: %v", err)
-		}
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -184,7 +182,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 			for j := range jobs {
 				s := stats.SummarizeScratch(j.samples, &scratch)
 				if err := s.Check(j.samples); err != nil {
-					cancel(rangeError(inputs[j.file].Raw, &j, err))
+					cancel(&inputError{j.file, rangeError(inputs[j.file].Raw, &j, err)})
 				}
 				st := &states[j.file]
 				st.mu.Lock()
@@ -235,7 +233,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 					return
 				}
 				if err := readFile(ctx, i, inputs[i].Raw, opt.LenientSamples, &states[i], jobs, recycle); err != nil {
-					cancel(err)
+					cancel(&inputError{i, err})
 					return
 				}
 			}
@@ -246,6 +244,18 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	wg.Wait()
 
 	if err := context.Cause(ctx); err != nil {
+		var ie *inputError
+		if parent.Err() == nil && errors.As(err, &ie) {
+			// Only now, with no replacement to come: the summary of a raw
+			// file that could not be read does not describe it.
+			if fi, statErr := os.Lstat(inputs[ie.file].Summary); statErr == nil && !fi.IsDir() {
+				if rmErr := os.Remove(inputs[ie.file].Summary); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+					return nil, fmt.Errorf("%w (and the earlier summary %s, which no longer describes it, could not be removed: %v)",
+						ie.err, inputs[ie.file].Summary, rmErr)
+				}
+			}
+			return nil, ie.err
+		}
 		return nil, err
 	}
 	results := make([]Result, len(inputs))
@@ -255,13 +265,24 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 			results[i].Figures = append(states[i].figures, make([]Figures, len(states[i].rows)-len(states[i].figures))...)
 		}
 	}
-	for i, r := range results {
-		if err := summary.WriteFileMode(r.Summary, modes[i], r.Rows); err != nil {
+	for _, r := range results {
+		// Replacing a summary keeps its permissions (atomicfile).
+		if err := summary.WriteFile(r.Summary, r.Rows); err != nil {
 			return nil, err
 		}
 	}
 	return results, nil
 }
+
+// inputError is an error in reading or summarising the raw file
+// inputs[file].
+type inputError struct {
+	file int
+	err  error
+}
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
 
 // rangeError locates a *stats.RangeError of job j in file.
 func rangeError(file string, j *job, err error) error {
@@ -305,7 +326,10 @@ func readFile(ctx context.Context, i int, path string, lenient bool, st *fileSta
 // payload reappears; with only > 0 it collects and sends just that payload.
 func streamGroups(ctx context.Context, i int, path string, lenient bool, st *fileState, jobs chan<- job,
 	recycle chan []float64, only int) ([]int, error) {
-	f, err := os.Open(path)
+	f, err := experiment.OpenRegular(path, "a raw measurements file")
+	if _, ok := fileerr.As(err); ok {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
 	}
