@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,8 +111,28 @@ func Guard(cfg Config) *clobber.Guard {
 // the verdict. Errors are input errors (exit code 2) naming the file, or
 // interruptions (130); a failed gate is not an error here but
 // Verdict.ExitCode() != 0. Nothing is read, removed or written when an
-// output would overwrite an input or another output.
+// output would overwrite an input or another output. Every file is
+// replaced by the rename of a complete temporary file, and the check
+// reports of an earlier check stay until this check's are written: then,
+// or when this check fails, those it did not write again are removed, so
+// that none is left that a later step could take for this check's, while a
+// check killed at any point leaves each report as it was or completely new.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	var earlier []string
+	res, err := run(ctx, cfg, &earlier)
+	var written []string
+	if res != nil {
+		written = res.Files
+	}
+	if rmErr := removeReports(earlier, written); rmErr != nil && err == nil {
+		return res, rmErr
+	}
+	return res, err
+}
+
+// run is Run; it lists in *earlier the check reports found in the report
+// directory once the outputs are known not to clash with the inputs.
+func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	single := cfg.ExperimentDir != ""
 	if n := len(cfg.ExperimentDirs); (single && (n > 0 || cfg.ExperimentsRoot != "")) || (!single && n == 0 && cfg.ExperimentsRoot == "") {
 		return nil, cliapp.Usagef("give the candidate runs as one experiment directory, as several, or as a folder of experiments")
@@ -131,16 +152,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := outputNotARun(cfg); err != nil {
 		return nil, err
 	}
-	// Reports of an earlier check go first, so that a check that fails on
-	// bad input leaves no report a later step could take for its own.
+	// Reports of an earlier check stay until this one's are written (Run).
 	reportDir := cfg.ExperimentDir
 	if !single {
 		reportDir = cfg.OutputDir
 	}
 	if reportDir != "" {
-		if err := removeReports(reportDir); err != nil {
+		old, err := filepath.Glob(filepath.Join(reportDir, ReportFileName("*")))
+		if err != nil {
 			return nil, err
 		}
+		*earlier = old
 	}
 	if cfg.Requirements == "" && cfg.ThroughputRequirements == "" {
 		return nil, cliapp.Usagef("--requirements FILE or --throughput-requirements FILE (or both) is required")
@@ -427,13 +449,13 @@ func summariesOf(exps []*experiment.Experiment) []experiment.Summary {
 	return sums
 }
 
-// removeReports removes the check reports (checks_<type>.csv) in dir.
-func removeReports(dir string) error {
-	old, err := filepath.Glob(filepath.Join(dir, ReportFileName("*")))
-	if err != nil {
-		return err
-	}
-	for _, f := range old {
+// removeReports removes the earlier check reports (checks_<type>.csv) that
+// are not among the files written.
+func removeReports(earlier, written []string) error {
+	for _, f := range earlier {
+		if slices.Contains(written, f) {
+			continue
+		}
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("cannot remove the earlier check report %s: %w", f, err))
 		}
