@@ -103,7 +103,10 @@ func (r Range) String() string {
 	default:
 		s = lo + " to " + hi
 	}
-	if r.zero != "" {
+	switch {
+	case r.zero != "" && r.lo == 0 && r.loOpen && !r.hiOpen:
+		s = "0 (" + r.zero + ") to " + hi
+	case r.zero != "":
 		s = "0 (" + r.zero + ") or " + s
 	}
 	return s
@@ -114,6 +117,9 @@ func (r Range) format(v float64) string {
 	case kindDuration:
 		return FormatDuration(time.Duration(v))
 	case kindInt:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)

@@ -24,6 +24,12 @@ const (
 	// DefaultMaxRaw bounds the per-message latencies kept for the raw
 	// file per payload (16 bytes each); the histogram holds every one.
 	DefaultMaxRaw = 2_000_000
+	// MaxEnds bounds the publishers, subscribers and topics of a run: each
+	// is a link of its own (publisher ids are 16 bits in the header).
+	MaxEnds = 4096
+	// MaxRate bounds Rate, messages per second per publisher: a period of
+	// 1 ns.
+	MaxRate = 1e9
 )
 
 // ErrInterrupted is wrapped by the error of a measurement whose context
@@ -102,8 +108,8 @@ func (c Config) Validate() error {
 	switch {
 	case len(c.Payloads) == 0:
 		return errors.New("no payload sizes")
-	case c.Rate < 0:
-		return fmt.Errorf("rate %g: expected messages per second ≥ 0 (0: as fast as possible)", c.Rate)
+	case !(c.Rate >= 0 && c.Rate <= MaxRate):
+		return fmt.Errorf("rate %g: expected messages per second from 0 (as fast as possible) to %g", c.Rate, float64(MaxRate))
 	case c.Duration <= 0:
 		return fmt.Errorf("duration %v: expected a positive duration", c.Duration)
 	case c.Warmup < 0 || c.Drain < 0:
@@ -508,8 +514,12 @@ func (r *run) rawCapacity(links int) int {
 	if r.cfg.Rate <= 0 {
 		return min(r.cfg.MaxRaw, 1<<16)
 	}
-	n := r.cfg.Rate * r.cfg.Duration.Seconds() * float64(r.tp.Publishers*r.tp.Subscribers) / float64(r.tp.Topics) / float64(links)
-	return min(r.cfg.MaxRaw, int(n*1.1)+64)
+	n := r.cfg.Rate*r.cfg.Duration.Seconds()*float64(r.tp.Publishers*r.tp.Subscribers)/float64(r.tp.Topics)/float64(links)*1.1 + 64
+	// Compared as a float: a huge rate would overflow the conversion.
+	if !(n < float64(r.cfg.MaxRaw)) {
+		return r.cfg.MaxRaw
+	}
+	return int(n)
 }
 
 // receive is a subscriber link's loop. A subscriber whose library delivers

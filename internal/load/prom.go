@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -36,8 +37,32 @@ type Exporter struct {
 	last     Tick
 }
 
-// ServePrometheus listens at addr (":9102"; port 0 picks one) and serves
-// until Close.
+// PromAddr is the address a Prometheus endpoint listens at, from
+// --prom-port and --prom-addr: port (1 to 65535) on the loopback interface
+// 127.0.0.1, or addr (HOST:PORT, given to expose the metrics deliberately,
+// e.g. 0.0.0.0:9102); "" when neither is given (port 0: off). portFlag and
+// addrFlag name the flags in errors.
+func PromAddr(port int, addr, portFlag, addrFlag string) (string, error) {
+	switch {
+	case addr != "" && port != 0:
+		return "", fmt.Errorf("%s %d and %s %q: give one (%s listens on 127.0.0.1 only, %s where it says)", portFlag, port, addrFlag, addr, portFlag, addrFlag)
+	case addr != "":
+		_, p, err := net.SplitHostPort(addr)
+		n, perr := strconv.Atoi(p)
+		if err != nil || perr != nil || n < 0 || n > 65535 {
+			return "", fmt.Errorf("%s %q: expected HOST:PORT with a port 0 to 65535 (0: any free port), e.g. 0.0.0.0:9102", addrFlag, addr)
+		}
+		return addr, nil
+	case port < 0 || port > 65535:
+		return "", fmt.Errorf("%s %d: expected 0 (off) or 1 to 65535", portFlag, port)
+	case port > 0:
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), nil
+	}
+	return "", nil
+}
+
+// ServePrometheus listens at addr ("127.0.0.1:9102"; port 0 picks one; see
+// PromAddr) and serves until Close.
 func ServePrometheus(addr string) (*Exporter, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

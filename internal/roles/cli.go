@@ -41,7 +41,8 @@ var usage = map[string]string{
 	"csv":          "write a snapshot per --agg-window to this CSV file",
 	"run-id":       "the run every role of one measurement shares: results go to --out-dir/<run-id> (default: UTC start time)",
 	"out-dir":      "results root (default results)",
-	"prom-port":    "serve Prometheus metrics on this port at /metrics (default: none)",
+	"prom-port":    "serve Prometheus metrics at /metrics on this port of 127.0.0.1, loopback only (default: none); --prom-addr exposes them elsewhere",
+	"prom-addr":    "serve Prometheus metrics at /metrics at HOST:PORT instead of --prom-port, e.g. 0.0.0.0:9102 to expose them on every interface (default: none)",
 	"log-level":    "debug, info, warn or error (default info)",
 	"label":        "sub, req: the sub-experiment is <driver>_<reliability>_<label> (default pubsub, query)",
 	"instance":     "pub: this process's publisher ids are instance·256 + i, 0..255 (default: random)",
@@ -67,7 +68,7 @@ func Commands() []*cli.Command {
 				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: usage[k]})
 				continue
 			}
-			flags = append(flags, &cli.StringFlag{Name: k, Usage: usage[k]})
+			flags = append(flags, &cli.StringFlag{Name: k, Usage: settingUsage(k)})
 		}
 		out = append(out, &cli.Command{
 			Name:  role,
@@ -78,7 +79,7 @@ sub-experiments to its meta.json, every role leaves roles/<role>-<label>-<instan
 (formats §9, "Role reports"). Start sub and qry before pub and req.
 Every setting may come from --config FILE or an MQ_<SETTING> environment variable
 (MQ_TOPIC_PREFIX=…); a flag wins over the environment, which wins over the file.
---run-id, --out-dir, --prom-port, --log-level and --config may also be given to
+--run-id, --out-dir, --prom-port, --prom-addr, --log-level and --config may also be given to
 run itself, before the role's name (run --run-id r1 --out-dir /data sub …);
 after the name they win over the same flag before it.
 
@@ -99,7 +100,7 @@ Example (three hosts, a NATS server on 10.0.0.1):
 
 // TopKeys are the settings `run` itself takes before a role's name (run
 // --run-id X --out-dir D pub …), besides --config.
-var TopKeys = []string{"run-id", "out-dir", "prom-port", "log-level"}
+var TopKeys = []string{"run-id", "out-dir", "prom-port", "prom-addr", "log-level"}
 
 // TopFlags are the flags of `run` itself that the roles read: --run-id,
 // --out-dir, --prom-port, --log-level and --config, given before the
@@ -110,9 +111,17 @@ func TopFlags() []cli.Flag {
 	cat := "roles (run pub|sub|req|qry)"
 	flags := []cli.Flag{&cli.StringFlag{Name: "config", Category: cat, Usage: "roles: " + configUsage}}
 	for _, k := range TopKeys {
-		flags = append(flags, &cli.StringFlag{Name: k, Category: cat, Usage: "roles: " + usage[k]})
+		flags = append(flags, &cli.StringFlag{Name: k, Category: cat, Usage: "roles: " + settingUsage(k)})
 	}
 	return flags
+}
+
+// settingUsage is the usage of setting k, with its valid range.
+func settingUsage(k string) string {
+	if r, ok := Ranges[k]; ok {
+		return usage[k] + " (valid: " + r.String() + ")"
+	}
+	return usage[k]
 }
 
 const configUsage = "settings file, YAML or TOML (keys are the flag names; a section per role); flags win over MQ_* environment variables, which win over the file"

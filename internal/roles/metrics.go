@@ -15,6 +15,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mqgate/mqgate/internal/load"
 )
 
 // Metrics counts what a role did, per --agg-window into the --csv
@@ -31,6 +33,7 @@ type Metrics struct {
 	csv                          *bufio.Writer
 	csvf                         *os.File
 	srv                          *http.Server
+	promAddr                     string // where srv listens
 	reg                          *prometheus.Registry
 	pSent, pRecv, pErr, pTimeout prometheus.Counter
 	pLat                         prometheus.Histogram
@@ -63,7 +66,12 @@ func NewMetrics(s Settings) (*Metrics, error) {
 		m.csvf, m.csv = f, bufio.NewWriter(f)
 		fmt.Fprintln(m.csv, SnapshotHeader)
 	}
-	if s.PromPort > 0 {
+	promAddr, err := load.PromAddr(s.PromPort, s.PromAddr, "--prom-port", "--prom-addr")
+	if err != nil {
+		m.closeCSV()
+		return nil, err
+	}
+	if promAddr != "" {
 		m.reg = prometheus.NewRegistry()
 		labels := prometheus.Labels{"role": s.Role, "run_id": s.RunID}
 		mk := func(name, help string) prometheus.Counter {
@@ -78,10 +86,14 @@ func NewMetrics(s Settings) (*Metrics, error) {
 		m.pLat = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mqgate_role_latency_seconds", Help: "one-way latency or time to first reply",
 			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(10e-6, 2, 20)})
 		m.reg.MustRegister(m.pLat)
-		ln, err := net.Listen("tcp", fmt.Sprintf(":%d", s.PromPort))
+		ln, err := net.Listen("tcp", promAddr)
 		if err != nil {
 			m.closeCSV()
-			return nil, fmt.Errorf("--prom-port: %w", err)
+			return nil, fmt.Errorf("--prom-port/--prom-addr %s: %w", promAddr, err)
+		}
+		m.promAddr = ln.Addr().String()
+		if m.log != nil {
+			m.log.Info("Prometheus metrics", "url", "http://"+m.promAddr+"/metrics")
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
@@ -91,6 +103,10 @@ func NewMetrics(s Settings) (*Metrics, error) {
 	go m.tick(s.AggWindow)
 	return m, nil
 }
+
+// PromAddr is the address the Prometheus endpoint listens at, "" without
+// one.
+func (m *Metrics) PromAddr() string { return m.promAddr }
 
 func (m *Metrics) tick(every time.Duration) {
 	defer close(m.done)

@@ -102,7 +102,15 @@ func TestResolve(t *testing.T) {
 		t.Errorf("req: %+v", q)
 	}
 	for flags, want := range map[string]string{
-		"rate=0":             "--rate 0: expected a positive value",
+		"rate=0":             "--rate 0: expected more than 0, up to 1000000000",
+		"rate=NaN":           "--rate NaN: expected more than 0, up to 1000000000",
+		"rate=1e308":         "--rate 1e+308: expected",
+		"qps=Inf":            "--qps +Inf: expected",
+		"duration=1000000h":  "--duration 1000000h: expected 1ms to 24h",
+		"seed=-1":            "--seed -1: expected 0 to",
+		"prom-port=70000":    "--prom-port 70000: expected 0 (none) or 1 to 65535",
+		"prom-addr=x":        `--prom-addr "x": expected HOST:PORT`,
+		"proc-delay=2h":      "--proc-delay 2h0m0s±0s: expected delays of 0 to 1h",
 		"payload=8":          "--payload 8: expected 24",
 		"reliability=maybe":  `reliability (from --reliability): "maybe", expected best_effort or reliable`,
 		"proc-delay=2ms±x":   "proc-delay (from --proc-delay)",
@@ -110,7 +118,7 @@ func TestResolve(t *testing.T) {
 		"run-id=../x":        "--run-id",
 		"log-level=loud":     "--log-level",
 		"timeout=soon":       "timeout (from --timeout): soon is not a duration",
-		"publishers=300":     "at most 256",
+		"publishers=300":     "--publishers 300: expected 1 to 256",
 		"clock-offset=maybe": "clock-offset (from --clock-offset)",
 	} {
 		k, v, _ := strings.Cut(flags, "=")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mqgate/mqgate/internal/config"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/flagrange"
+	"github.com/mqgate/mqgate/internal/load"
 )
 
 // Role names.
@@ -49,6 +51,9 @@ type Settings struct {
 	RunID       string
 	OutDir      string
 	PromPort    int
+	// PromAddr is where the metrics are served when given (--prom-addr);
+	// --prom-port serves them on 127.0.0.1.
+	PromAddr    string
 	LogLevel    string
 	Label       string
 	Instance    int
@@ -64,7 +69,7 @@ type Settings struct {
 var Keys = []string{
 	"driver", "endpoint", "topic-prefix", "topics", "publishers", "payload", "rate", "duration", "reliability",
 	"expr", "subscribers", "qps", "concurrency", "timeout", "agg-window", "serve-prefix", "reply-size",
-	"proc-delay", "replies", "csv", "run-id", "out-dir", "prom-port", "log-level", "label", "instance",
+	"proc-delay", "replies", "csv", "run-id", "out-dir", "prom-port", "prom-addr", "log-level", "label", "instance",
 	"clock-offset", "clock-probes", "seed",
 }
 
@@ -134,6 +139,7 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	s.RunID = c.String("run-id", now.UTC().Format(experiment.DirTimeLayout))
 	s.OutDir = c.String("out-dir", "results")
 	s.PromPort = num("prom-port", 0)
+	s.PromAddr = c.String("prom-addr", "")
 	s.LogLevel = c.String("log-level", "info")
 	s.Label = c.String("label", "")
 	s.Instance = num("instance", -1)
@@ -181,44 +187,58 @@ func parseDur(s string) (time.Duration, error) {
 	return time.Duration(f * float64(time.Second)), err
 }
 
+// Ranges are the valid ranges of the numeric settings, by key (stated in
+// --help, checked by Resolve whatever the setting's source).
+var Ranges = map[string]flagrange.Range{
+	"topics":       flagrange.Int(1, load.MaxEnds),
+	"publishers":   flagrange.Int(1, 256),
+	"payload":      flagrange.Int(HeaderSize, 16<<20),
+	"rate":         flagrange.Float(0, load.MaxRate).Above(),
+	"duration":     flagrange.Duration(time.Millisecond, 24*time.Hour),
+	"subscribers":  flagrange.Int(1, load.MaxEnds),
+	"qps":          flagrange.Float(0, load.MaxRate).Above(),
+	"concurrency":  flagrange.Int(1, 1_000_000),
+	"timeout":      flagrange.Duration(time.Millisecond, time.Hour),
+	"agg-window":   flagrange.Duration(time.Millisecond, time.Hour),
+	"reply-size":   flagrange.Int(0, 16<<20),
+	"replies":      flagrange.Int(1, 10_000),
+	"prom-port":    flagrange.Int(1, 65535).OrZero("none"),
+	"instance":     flagrange.Int(0, 255),
+	"clock-probes": flagrange.Int(1, 10_000),
+	"seed":         flagrange.Int(0, 1<<53),
+}
+
+// maxProcDelay bounds --proc-delay's delay and jitter.
+const maxProcDelay = time.Hour
+
 func (s *Settings) check() error {
-	pos := func(name string, v float64) error {
-		if v <= 0 {
-			return fmt.Errorf("--%s %v: expected a positive value", name, v)
+	values := map[string]float64{
+		"topics": float64(s.Topics), "publishers": float64(s.Publishers), "payload": float64(s.Payload), "rate": s.Rate,
+		"duration": float64(s.Duration), "subscribers": float64(s.Subscribers), "qps": s.QPS,
+		"concurrency": float64(s.Concurrency), "timeout": float64(s.Timeout), "agg-window": float64(s.AggWindow),
+		"reply-size": float64(s.ReplySize), "replies": float64(s.Replies), "prom-port": float64(s.PromPort),
+		"instance": float64(s.Instance), "clock-probes": float64(s.ClockProbes), "seed": float64(int64(s.Seed)),
+	}
+	for _, k := range Keys {
+		r, ok := Ranges[k]
+		if !ok || (k == "instance" && s.Instance == -1) { // -1: not given, random
+			continue
 		}
-		return nil
-	}
-	checks := []error{
-		pos("topics", float64(s.Topics)), pos("publishers", float64(s.Publishers)), pos("rate", s.Rate),
-		pos("duration", float64(s.Duration)), pos("subscribers", float64(s.Subscribers)), pos("qps", s.QPS),
-		pos("concurrency", float64(s.Concurrency)), pos("timeout", float64(s.Timeout)), pos("agg-window", float64(s.AggWindow)),
-		pos("replies", float64(s.Replies)), pos("clock-probes", float64(s.ClockProbes)),
-	}
-	for _, e := range checks {
-		if e != nil {
-			return e
+		if err := r.Check(k, values[k]); err != nil {
+			return err
 		}
 	}
-	if s.Payload < HeaderSize || s.Payload > 16<<20 {
-		return fmt.Errorf("--payload %d: expected %d to 16777216 bytes (messages carry a %d-byte header)", s.Payload, HeaderSize, HeaderSize)
+	if s.ProcDelay > maxProcDelay || s.ProcJitter > maxProcDelay {
+		return fmt.Errorf("--proc-delay %v±%v: expected delays of 0 to %v", s.ProcDelay, s.ProcJitter, flagrange.FormatDuration(maxProcDelay))
 	}
-	if s.ReplySize < 0 || s.ReplySize > 16<<20 {
-		return fmt.Errorf("--reply-size %d: expected 0 to 16777216 bytes", s.ReplySize)
-	}
-	if s.Publishers > 256 {
-		return fmt.Errorf("--publishers %d: at most 256 per process", s.Publishers)
-	}
-	if s.Instance < -1 || s.Instance > 255 {
-		return fmt.Errorf("--instance %d: expected 0 to 255", s.Instance)
+	if _, err := load.PromAddr(s.PromPort, s.PromAddr, "--prom-port", "--prom-addr"); err != nil {
+		return err
 	}
 	if s.Label != "" && !labelRE.MatchString(s.Label) {
 		return fmt.Errorf("--label %q: expected lower-case letters and digits", s.Label)
 	}
 	if !runIDRE.MatchString(s.RunID) {
 		return fmt.Errorf("--run-id %q: expected letters, digits, '.', '_' or '-' (a directory name)", s.RunID)
-	}
-	if s.PromPort < 0 || s.PromPort > 65535 {
-		return fmt.Errorf("--prom-port %d: expected 1 to 65535 (0: none)", s.PromPort)
 	}
 	switch s.LogLevel {
 	case "debug", "info", "warn", "error":

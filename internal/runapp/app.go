@@ -22,6 +22,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/session"
 )
@@ -110,19 +111,34 @@ func version() string {
 	return "(devel)"
 }
 
+// The valid ranges of the numeric flags of the round-trip run, its echo
+// role and the one-way subcommands (stated in --help, checked before
+// anything starts).
+var (
+	samplesRange        = flagrange.Int(1, 1_000_000_000)
+	warmupRange         = flagrange.Int(0, 1_000_000_000)
+	timeoutRange        = flagrange.Duration(time.Microsecond, time.Hour)
+	connectTimeoutRange = flagrange.Duration(time.Millisecond, time.Hour)
+	maxLostRange        = flagrange.Int(1, 1_000_000_000)
+	retransmitRange     = flagrange.Duration(time.Microsecond, time.Minute)
+	maxRetriesRange     = flagrange.Int(1, 1000)
+	queueDepthRange     = flagrange.Int(1, 65536)
+	maxMessageRange     = flagrange.Int(engine.HeaderSize, 1<<30)
+)
+
 func runFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Value: strings.Join(experiment.Builtin, ","),
 			Usage: "comma-separated sub-experiments to run, in order (see --list)"},
 		&cli.BoolFlag{Name: "list", Usage: "list the sub-experiments available and exit"},
 		&cli.StringFlag{Name: "payloads", Value: "16..16384", Usage: "payload sizes in bytes: a list (16,64) or a range of powers of two (16..16384)"},
-		&cli.IntFlag{Name: "samples", Value: engine.DefaultSamples, Usage: "round trips kept per payload"},
-		&cli.IntFlag{Name: "warmup", Value: engine.DefaultWarmup, Usage: "round trips discarded per payload before the samples"},
-		&cli.DurationFlag{Name: "timeout", Value: engine.DefaultTimeout, Usage: "a message not echoed within this is lost"},
-		&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting to an echo or a broker, TLS/DTLS handshakes included"},
-		&cli.IntFlag{Name: "max-lost-in-row", Value: engine.DefaultMaxLostInRow, Usage: "stop when this many consecutive messages are lost (the echoer is taken for dead)"},
+		flagrange.Of(&cli.IntFlag{Name: "samples", Value: engine.DefaultSamples, Usage: "round trips kept per payload"}, samplesRange),
+		flagrange.Of(&cli.IntFlag{Name: "warmup", Value: engine.DefaultWarmup, Usage: "round trips discarded per payload before the samples (0: none)"}, warmupRange),
+		flagrange.Of(&cli.DurationFlag{Name: "timeout", Value: engine.DefaultTimeout, Usage: "a message not echoed within this is lost"}, timeoutRange),
+		flagrange.Of(&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting to an echo or a broker, TLS/DTLS handshakes included"}, connectTimeoutRange),
+		flagrange.Of(&cli.IntFlag{Name: "max-lost-in-row", Value: engine.DefaultMaxLostInRow, Usage: "stop when this many consecutive messages are lost (the echoer is taken for dead)"}, maxLostRange),
 		&cli.StringFlag{Name: "fill", Value: engine.FillZero, Usage: "message bytes after the 16-byte header: zero or random"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of --fill random and of the --echo-delay jitter"},
+		flagrange.Of(&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of --fill random and of the --echo-delay jitter"}, flagrange.Uint64()),
 		&cli.StringFlag{Name: "latency", Value: meta.LatencyHalfRTT, Usage: "what the Latency column holds: half-rtt or rtt"},
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results", Usage: "results root directory"},
 		&cli.StringFlag{Name: "name", Usage: "experiment name (default: UTC start time, " + experiment.DirTimeLayout + ")"},
@@ -136,9 +152,9 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cpus", Usage: "pin the pinger and the echoer: PINGER_CPU,ECHOER_CPU"},
 		&cli.StringFlag{Name: "echo-command", Usage: "command line started in the echo role instead of this program (another build of run, a wrapper), quoted as in a shell; 'echo' and its flags are appended"},
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay the echo ends this run starts spend on each message before replying: DURATION or DURATION±JITTER (also +-), e.g. 50us or 50us±10us; the jitter is uniform, drawn from --seed"},
-		&cli.DurationFlag{Name: "retransmit-timeout", Usage: "reliable UDP/DTLS: resend after this long without an echo (default: the transport's)"},
-		&cli.IntFlag{Name: "max-retries", Usage: "reliable UDP/DTLS: resends per message (default: the transport's)"},
-		&cli.IntFlag{Name: "queue-depth", Usage: "in-process queue depth in messages (default: the transport's)"},
+		flagrange.Of(&cli.DurationFlag{Name: "retransmit-timeout", Usage: "reliable UDP/DTLS: resend after this long without an echo (default: the transport's, 10ms)"}, retransmitRange),
+		flagrange.Of(&cli.IntFlag{Name: "max-retries", Usage: "reliable UDP/DTLS: resends per message (default: the transport's, 10)"}, maxRetriesRange),
+		flagrange.Of(&cli.IntFlag{Name: "queue-depth", Usage: "in-process queue depth in messages (default: the transport's)"}, queueDepthRange),
 		&cli.StringFlag{Name: "ca", Usage: "secure sub-experiments: CA certificate (PEM); default: a CA generated for this run"},
 		&cli.StringFlag{Name: "cert", Usage: "secure sub-experiments: this end's certificate (PEM)"},
 		&cli.StringFlag{Name: "key", Usage: "secure sub-experiments: this end's private key (PEM)"},
@@ -156,13 +172,13 @@ func echoFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "reliable", Usage: "reliable mode of the transport"},
 		&cli.StringFlag{Name: "topic", Usage: "broker transports: the topic to serve (run's --topic)"},
 		&cli.StringFlag{Name: "ca", Usage: "secure transports: CA certificate the peer is verified against (PEM)"},
-		&cli.StringFlag{Name: "cert", Usage: "secure transports: this echoer's certificate (PEM)"},
-		&cli.StringFlag{Name: "key", Usage: "secure transports: this echoer's private key (PEM)"},
-		&cli.IntFlag{Name: "cpu", Value: -1, Usage: "pin the echo process to this CPU"},
-		&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes"},
-		&cli.IntFlag{Name: "queue-depth", Usage: "queue depth in messages (default: the transport's)"},
+		&cli.StringFlag{Name: "cert", Usage: "secure transports: this echoer's certificate (PEM); a broker transport's echo, a client, may do without (--ca alone verifies the broker)"},
+		&cli.StringFlag{Name: "key", Usage: "secure transports: this echoer's private key (PEM), with --cert"},
+		flagrange.Of(&cli.IntFlag{Name: "cpu", Value: -1, Usage: "pin the echo process to this CPU (default: not pinned)"}, flagrange.Int(0, int64(runtime.NumCPU()-1))),
+		flagrange.Of(&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes"}, maxMessageRange),
+		flagrange.Of(&cli.IntFlag{Name: "queue-depth", Usage: "queue depth in messages (default: the transport's)"}, queueDepthRange),
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay before each echo: DURATION or DURATION±JITTER (also +-), e.g. 50us±10us"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the --echo-delay jitter"},
+		flagrange.Of(&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the --echo-delay jitter"}, flagrange.Uint64()),
 		&cli.BoolFlag{Name: "stdin-lifeline", Usage: "exit when standard input closes (set by a parent run)"},
 	}
 }
@@ -405,8 +421,17 @@ func echoAction(c *cli.Context) error {
 		ec.Delay.Seed = c.Uint64("seed")
 	}
 	if ca, cert, key := c.String("ca"), c.String("cert"), c.String("key"); ca != "" || cert != "" || key != "" {
-		if ca == "" || cert == "" || key == "" {
-			return cliapp.Usagef("--ca, --cert and --key go together")
+		switch {
+		case ca == "":
+			return cliapp.Usagef("--cert and --key need --ca, the CA the peer's certificate is verified against")
+		case (cert == "") != (key == ""):
+			return cliapp.Usagef("--cert and --key go together")
+		case cert == "":
+			// A broker's echo is a client: --ca alone verifies the broker
+			// (server verification only). A socket echo serves TLS/DTLS.
+			if tr, err := driver.Lookup(ec.Transport); err == nil && !driver.IsBroker(tr) {
+				return cliapp.Usagef("--transport %s: the echo serves TLS/DTLS and needs its certificate: give --cert and --key with --ca", ec.Transport)
+			}
 		}
 		ec.Security = &driver.Security{CAFile: ca, CertFile: cert, KeyFile: key}
 	}

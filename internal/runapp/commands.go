@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/flagrange"
 )
 
 // subcommands are the subcommands of run that live in files of their own
@@ -36,6 +37,11 @@ func App() *cli.App {
 		return nil
 	}
 	withRoleFlags(a)
+	// Every numeric flag's range is checked before anything starts.
+	a.Action = flagrange.Checked(a.Flags, a.Action)
+	for _, cmd := range a.Commands {
+		cmd.Action = flagrange.Checked(cmd.Flags, cmd.Action)
+	}
 	return a
 }
 

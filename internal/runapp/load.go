@@ -3,11 +3,13 @@ package runapp
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/throughput"
 )
@@ -62,20 +64,26 @@ interrupted. What was measured is written in every case.
 Examples:
    run load -s nats_best_effort --broker embedded --scenario fan-in --publishers 4 --rate 1000 --duration 30s
    run load -s mqtt_reliable --target mqtt://127.0.0.1:1883 --scenario fan-out --subscribers 8 --rate 200
-   run load -s interprocess_best_effort_tcp --payloads 16,1024 --rate 10000 --prom-port 9102`,
+   run load -s interprocess_best_effort_tcp --payloads 16,1024 --rate 10000 --prom-port 9102
+
+--prom-port serves the metrics on 127.0.0.1 only; to let another host scrape
+them, say where with --prom-addr (--prom-addr 0.0.0.0:9102).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "scenario", Value: load.FanIn, Usage: "fan-in, fan-out, straight-run or round-robin"},
-			&cli.IntFlag{Name: "publishers", Usage: "publishers (default: the scenario's, 1)"},
-			&cli.IntFlag{Name: "subscribers", Usage: "subscribers (default: the scenario's)"},
-			&cli.IntFlag{Name: "topics", Usage: "topics of round-robin (default: min(publishers, subscribers))"},
-			&cli.Float64Flag{Name: "rate", Usage: "messages per second per publisher, open loop (0: as fast as possible)"},
-			&cli.DurationFlag{Name: "duration", Value: load.DefaultDuration, Usage: "measured period per payload"},
-			&cli.DurationFlag{Name: "warmup", Value: load.DefaultWarmup, Usage: "warm-up per payload, discarded"},
-			&cli.DurationFlag{Name: "drain", Value: load.DefaultDrain, Usage: "bound on waiting for the last messages after the measured period"},
-			&cli.DurationFlag{Name: "interval", Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)"},
-			&cli.IntFlag{Name: "max-raw", Value: load.DefaultMaxRaw, Usage: "latencies kept for the raw file per payload (the histogram keeps every one)"},
+			flagrange.Of(&cli.IntFlag{Name: "publishers", Usage: "publishers (default: the scenario's, 1)"}, flagrange.Int(1, load.MaxEnds)),
+			flagrange.Of(&cli.IntFlag{Name: "subscribers", Usage: "subscribers (default: the scenario's)"}, flagrange.Int(1, load.MaxEnds)),
+			flagrange.Of(&cli.IntFlag{Name: "topics", Usage: "topics of round-robin (default: min(publishers, subscribers))"}, flagrange.Int(1, load.MaxEnds)),
+			flagrange.Of(&cli.Float64Flag{Name: "rate", Usage: "messages per second per publisher, open loop (default 0: as fast as possible)"},
+				flagrange.Float(0, load.MaxRate).Above().OrZero("as fast as possible")),
+			flagrange.Of(&cli.DurationFlag{Name: "duration", Value: load.DefaultDuration, Usage: "measured period per payload"}, flagrange.Duration(time.Millisecond, 24*time.Hour)),
+			flagrange.Of(&cli.DurationFlag{Name: "warmup", Value: load.DefaultWarmup, Usage: "warm-up per payload, discarded (0: none)"}, flagrange.Duration(0, 24*time.Hour)),
+			flagrange.Of(&cli.DurationFlag{Name: "drain", Value: load.DefaultDrain, Usage: "bound on waiting for the last messages after the measured period (0: no wait)"}, flagrange.Duration(0, time.Hour)),
+			flagrange.Of(&cli.DurationFlag{Name: "interval", Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)"}, flagrange.Duration(time.Millisecond, time.Hour)),
+			flagrange.Of(&cli.IntFlag{Name: "max-raw", Value: load.DefaultMaxRaw, Usage: "latencies kept for the raw file per payload (the histogram keeps every one; 0: none)"}, flagrange.Int(0, 100_000_000)),
 			&cli.BoolFlag{Name: "no-plots", Usage: "do not draw the figures in load/"},
-			&cli.IntFlag{Name: "prom-port", Usage: "serve Prometheus metrics and /health on this port while running (0: off)"},
+			flagrange.Of(&cli.IntFlag{Name: "prom-port", Usage: "serve Prometheus metrics and /health on this port of 127.0.0.1 (loopback only) while running (default 0: off); --prom-addr exposes them elsewhere"},
+				flagrange.Int(1, 65535).OrZero("off")),
+			&cli.StringFlag{Name: "prom-addr", Usage: "serve Prometheus metrics and /health at HOST:PORT instead, e.g. 0.0.0.0:9102 to expose them on every interface (port 0: any free port)"},
 		}, streamFlags("16")...),
 		Action: loadAction,
 	}
@@ -98,8 +106,9 @@ func loadAction(c *cli.Context) error {
 	if err := probe.WithDefaults().Validate(); err != nil {
 		return cliapp.Usagef("%v", err)
 	}
-	if p := c.Int("prom-port"); p < 0 || p > 65535 {
-		return cliapp.Usagef("--prom-port %d: expected a TCP port (0: off)", p)
+	promAddr, err := load.PromAddr(c.Int("prom-port"), c.String("prom-addr"), "--prom-port", "--prom-addr")
+	if err != nil {
+		return cliapp.Usagef("%v", err)
 	}
 	r, err := prepareStream(c, "run load")
 	if err != nil {
@@ -123,10 +132,10 @@ func loadAction(c *cli.Context) error {
 			Links: load.Links{Transport: st.Transport.(driver.StreamTransport), URL: st.URL, Publish: st.Publish,
 				Subscribe: st.Subscribe, ConnectTimeout: c.Duration("connect-timeout")}})
 	}
-	if p := c.Int("prom-port"); p > 0 {
-		exp, err := load.ServePrometheus(fmt.Sprintf(":%d", p))
+	if promAddr != "" {
+		exp, err := load.ServePrometheus(promAddr)
 		if err != nil {
-			return cliapp.Usagef("--prom-port %d: %v", p, err)
+			return cliapp.Usagef("--prom-port/--prom-addr %s: %v", promAddr, err)
 		}
 		defer exp.Close()
 		cfg.Observers = append(cfg.Observers, exp)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/throughput"
 )
@@ -41,10 +42,10 @@ Examples:
    run permessage -s nats_best_effort --broker embedded --payloads 16..4096
    run permessage -s interprocess_best_effort_tcp --count 100000 --window 1000`,
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload"},
-			&cli.IntFlag{Name: "window", Value: 100, Usage: "M, the window of ST_n and RT_n, in messages"},
-			&cli.IntFlag{Name: "cpu-every", Value: 1000, Usage: "sample CPU time every k-th message"},
-			&cli.DurationFlag{Name: "timeout", Value: throughput.DefaultTimeout, Usage: "stop waiting for deliveries after this long without one (the rest are lost)"},
+			flagrange.Of(&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload"}, flagrange.Int(2, 100_000_000)),
+			flagrange.Of(&cli.IntFlag{Name: "window", Value: 100, Usage: "M, the window of ST_n and RT_n, in messages, less than --count"}, flagrange.Int(1, 100_000_000-1)),
+			flagrange.Of(&cli.IntFlag{Name: "cpu-every", Value: 1000, Usage: "sample CPU time every k-th message"}, flagrange.Int(1, 100_000_000)),
+			flagrange.Of(&cli.DurationFlag{Name: "timeout", Value: throughput.DefaultTimeout, Usage: "stop waiting for deliveries after this long without one (the rest are lost)"}, timeoutRange),
 			&cli.BoolFlag{Name: "no-plots", Usage: "do not draw the figures"},
 		}, streamFlags("16..1024")...),
 		Action: perMessageAction,
@@ -53,6 +54,9 @@ Examples:
 
 func perMessageAction(c *cli.Context) error {
 	cfg := throughput.PerMessageConfig{Count: c.Int("count"), Window: c.Int("window"), CPUEvery: c.Int("cpu-every"), Timeout: c.Duration("timeout")}
+	if cfg.Window >= cfg.Count {
+		return cliapp.Usagef("--window %d: expected 1 to --count − 1 (%d)", cfg.Window, cfg.Count-1)
+	}
 	if err := cfg.WithDefaults().Validate(); err != nil {
 		return cliapp.Usagef("%v", err)
 	}
