@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,6 +230,9 @@ func (s *Session) resolve() error {
 	}
 	if len(c.EchoCommand) > 0 && !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.echo == EchoSubprocess }) {
 		return errors.New("--echo-command: no selected sub-experiment starts an echo process (it applies to --echo subprocess)")
+	}
+	if err := s.checkEchoProgram(); err != nil {
+		return err
 	}
 	// A target no sub-experiment uses is a mistake: a misspelt transport
 	// would silently measure a local echo instead.
@@ -653,6 +657,30 @@ func (s *Session) openInProcess(ctx context.Context, p *plan) (*engine.Link, err
 	return &engine.Link{Pinger: pinger, Failed: failed, Close: closeEcho}, nil
 }
 
+// checkEchoProgram makes sure, before anything is created, that the
+// program started in the echo role (--echo-command, or this program) can
+// be executed when a sub-experiment starts echo processes.
+func (s *Session) checkEchoProgram() error {
+	if !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.echo == EchoSubprocess }) {
+		return nil
+	}
+	argv, what := s.cfg.Self, "the program started in the echo role"
+	if len(s.cfg.EchoCommand) > 0 {
+		argv, what = s.cfg.EchoCommand, "--echo-command"
+	}
+	if len(argv) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("cannot find this program to start the echo process: %w", err)
+		}
+		argv = []string{exe}
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return fmt.Errorf("%s %q cannot be executed: %v", what, argv[0], err)
+	}
+	return nil
+}
+
 // ListenEnv passes a broker URL to an echo process (run echo's --listen),
 // so that credentials do not appear on its command line.
 const ListenEnv = "MQGATE_ECHO_LISTEN"
@@ -696,7 +724,12 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 		argv = append(argv, "--echo-delay", o.EchoDelay.String(), "--seed", strconv.FormatUint(o.EchoDelay.Seed, 10))
 	}
 	if sec := o.Security; sec != nil {
-		argv = append(argv, "--ca", sec.CAFile, "--cert", sec.CertFile, "--key", sec.KeyFile)
+		// A broker's echo is a client: with --ca alone it verifies the
+		// broker and presents no certificate.
+		argv = append(argv, "--ca", sec.CAFile)
+		if sec.CertFile != "" {
+			argv = append(argv, "--cert", sec.CertFile, "--key", sec.KeyFile)
+		}
 	}
 	// The transport's settings travel in the environment variables of its
 	// flags, so that secrets stay off the command line.

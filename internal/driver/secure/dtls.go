@@ -67,7 +67,7 @@ func (DTLS) Listen(ctx context.Context, addr string, opts driver.Options) (drive
 	if err != nil {
 		return nil, err
 	}
-	ua, err := net.ResolveUDPAddr("udp", addr)
+	ua, err := net.ResolveUDPAddr("udp", driver.LoopbackIfEmpty(addr))
 	if err != nil {
 		return nil, fmt.Errorf("dtls: %w", err)
 	}

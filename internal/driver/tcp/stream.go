@@ -59,7 +59,7 @@ type Subscriber struct {
 // bytes are buffered.
 func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap func(net.Conn) (Stream, error)) (*Subscriber, error) {
 	var lc net.ListenConfig
-	l, err := lc.Listen(ctx, "tcp", addr)
+	l, err := lc.Listen(ctx, "tcp", driver.LoopbackIfEmpty(addr))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -225,7 +225,7 @@ var (
 // echoed by Serve.
 func Listen(ctx context.Context, addr string, wrap func(net.Conn) (Stream, error)) (*Echoer, error) {
 	var lc net.ListenConfig
-	l, err := lc.Listen(ctx, "tcp", addr)
+	l, err := lc.Listen(ctx, "tcp", driver.LoopbackIfEmpty(addr))
 	if err != nil {
 		return nil, fmt.Errorf("tcp: %w", err)
 	}

@@ -31,7 +31,7 @@ func (Transport) Subscribe(_ context.Context, addr string, opts driver.Options) 
 	if opts.Reliable {
 		return nil, errOneWayReliable
 	}
-	ua, err := net.ResolveUDPAddr("udp", addr)
+	ua, err := net.ResolveUDPAddr("udp", driver.LoopbackIfEmpty(addr))
 	if err != nil {
 		return nil, fmt.Errorf("udp: %w", err)
 	}

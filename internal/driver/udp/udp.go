@@ -85,7 +85,7 @@ var (
 
 // Listen binds a UDP socket at addr ("host:port", port 0 picks one).
 func Listen(addr string) (*Echoer, error) {
-	ua, err := net.ResolveUDPAddr("udp", addr)
+	ua, err := net.ResolveUDPAddr("udp", driver.LoopbackIfEmpty(addr))
 	if err != nil {
 		return nil, fmt.Errorf("udp: %w", err)
 	}
