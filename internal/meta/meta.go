@@ -290,6 +290,12 @@ func Decode(r io.Reader, file string) (*Meta, error) {
 	case m.Schema < 1:
 		return nil, at(file, data, off, "schema %d is not a meta.json schema; expected %d as run writes it", m.Schema, SchemaVersion)
 	}
+	switch m.Latency {
+	case "", LatencyHalfRTT, LatencyRTT, LatencyOneWay:
+	default:
+		return nil, at(file, data, top["latency"], `field "latency": unknown latency definition %q: expected %s, %s or %s (formats §2)`,
+			m.Latency, LatencyHalfRTT, LatencyRTT, LatencyOneWay)
+	}
 	if off, ok := top["start"]; !ok {
 		return nil, at(file, data, open, `field "start" is missing; expected an RFC 3339 time written by run`)
 	} else if m.Start.IsZero() {

@@ -165,6 +165,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"future schema", "{\"schema\": 7, \"start\": \"2025-01-01T00:00:00Z\"}", 1, 12, "schema 7 is newer than this tool understands (1); upgrade mqgate"},
 		{"schema 0", "{\n  \"schema\": 0,\n  \"start\": \"2025-01-01T00:00:00Z\"}", 2, 13, "schema 0 is not a meta.json schema; expected 1"},
 		{"negative schema", "{\"schema\": -3, \"start\": \"2025-01-01T00:00:00Z\"}", 1, 12, "schema -3 is not a meta.json schema"},
+		{"unknown latency", "{\"schema\": 1,\n \"latency\": \"two-way\",\n \"start\": \"2025-01-01T00:00:00Z\"}", 2, 13, `field "latency": unknown latency definition "two-way": expected half-rtt, rtt or one-way`},
 		{"no schema", "\n{\"start\": \"2025-01-01T00:00:00Z\"}", 2, 1, `field "schema" is missing; expected 1`},
 		{"no start", `{"schema": 1}`, 1, 1, `field "start" is missing`},
 		{"zero start", `{"schema": 1, "start": "0001-01-01T00:00:00Z"}`, 1, 24, `field "start" is the zero time`},
