@@ -237,16 +237,17 @@ func (g *Guard) checkReportDir(d outputDir) error {
 		if in.kind == inputRoot {
 			what = "the results root"
 		}
-		p := Canonical(in.path)
-		switch {
-		case dir == p:
+		if dir == Canonical(in.path) {
 			return refuse("is %s %s %s that the tool reads", what, in.flag, in.path)
-		case in.kind == inputRoot && filepath.Dir(dir) == p:
-			return refuse("is a folder in the results root %s %s, where the next reader would take it for an experiment", in.flag, in.path)
 		}
 	}
 	if isExperimentDir(dir) {
 		return refuse("is an experiment folder (it holds %s)", experimentEvidence(dir))
+	}
+	for _, in := range g.inputs {
+		if in.kind == inputRoot && filepath.Dir(dir) == Canonical(in.path) {
+			return refuse("is a folder in the results root %s %s, where the next reader would take it for an experiment", in.flag, in.path)
+		}
 	}
 	if exp, what, ok := landsOwned(filepath.Join(dir, "report")); ok {
 		return refuse("lies in the experiment %s, where its files would be %s (files the pipeline owns)", exp, what)
