@@ -205,7 +205,7 @@ func clobbers(o output, in input) error {
 			return refuse("lies in the %s %s, where it is %s (a file the pipeline owns)", in.flag, in.path, what)
 		}
 		if _, inside := within(in.path, o.path); inside && o.kind == outputOutside {
-			return refuse("lies in the %s experiment %s", in.flag, in.path)
+			return outside(o, fmt.Sprintf("the %s experiment %s", in.flag, in.path))
 		}
 	case inputRoot:
 		for _, dir := range experimentDirs(in.path) {
@@ -213,11 +213,18 @@ func clobbers(o output, in input) error {
 				return refuse("lies in the experiment %s of %s %s, where it is %s (a file the pipeline owns)", dir, in.flag, in.path, what)
 			}
 			if _, inside := within(dir, o.path); inside && o.kind == outputOutside && isExperimentDir(dir) {
-				return refuse("lies in the experiment %s of %s %s", dir, in.flag, in.path)
+				return outside(o, fmt.Sprintf("the experiment %s of %s %s", dir, in.flag, in.path))
 			}
 		}
 	}
 	return nil
+}
+
+// outside is the error for an OutputOutside file o inside the input
+// experiment exp.
+func outside(o output, exp string) error {
+	return cliapp.Usagef("%s %s lies in %s, where it would pass for a file of that experiment; write it outside the experiments read",
+		o.flag, o.path, exp)
 }
 
 // checkReportDir refuses a directory of reports that is an experiment, lies

@@ -144,7 +144,7 @@ func TestCheck(t *testing.T) {
 		{"an output outside the experiments, inside one", func(g *Guard) {
 			g.Experiments("-e", root)
 			g.OutputOutside("-o", filepath.Join(root, "run1", "latency_requirements.csv"))
-		}, "-o " + filepath.Join(root, "run1", "latency_requirements.csv") + " lies in the experiment " + filepath.Join(root, "run1") + " of -e " + root + ": an output must not replace the tool's input"},
+		}, "-o " + filepath.Join(root, "run1", "latency_requirements.csv") + " lies in the experiment " + filepath.Join(root, "run1") + " of -e " + root + ", where it would pass for a file of that experiment; write it outside the experiments read"},
 		{"an output outside the experiments, inside a linked one", func(g *Guard) {
 			g.Experiments("-e", root)
 			g.OutputOutside("-o", filepath.Join(elsewhere, "reqs.csv"))
