@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -159,9 +160,12 @@ func run(c *cli.Context) error {
 		}
 		return runCalibrate(c, cfg, opt, format)
 	}
-	// Comparisons of an earlier run go first, so that a comparison that
-	// fails on bad input leaves none a later step could take for its own.
-	if err := removeComparisons(c.String("plots-directory")); err != nil {
+	// Comparisons of an earlier run stay until this run's are written: a
+	// comparison refused for bad input changes nothing (formats §1), and one
+	// that completes removes the earlier ones it did not replace, so that no
+	// later step takes them for its own.
+	earlier, err := filepath.Glob(filepath.Join(c.String("plots-directory"), CSVFileName("*")))
+	if err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
 	}
 	refs, refWarnings, err := LoadSide(c.Context, c.StringSlice("reference"))
@@ -179,14 +183,17 @@ func run(c *cli.Context) error {
 	res.Warnings = append(append(refWarnings, targetWarnings...), res.Warnings...)
 
 	dir := c.String("plots-directory")
+	var written []string
 	for i := range res.Subs {
 		if cliapp.Interrupted(c.Context) {
 			return cliapp.Exit(cliapp.ExitInterrupted, errors.New("interrupted"))
 		}
 		s := &res.Subs[i]
-		if _, err := res.WriteCSVFile(dir, s); err != nil {
+		path, err := res.WriteCSVFile(dir, s)
+		if err != nil {
 			return cliapp.Exit(cliapp.ExitUsage, err)
 		}
+		written = append(written, path)
 		if c.Bool("print-summaries") {
 			fmt.Fprintf(c.App.Writer, "%s:\n", CSVFileName(s.Type))
 			if err := res.WriteCSV(c.App.Writer, s); err != nil {
@@ -202,9 +209,11 @@ func run(c *cli.Context) error {
 
 	for i := range res.Throughputs {
 		t := &res.Throughputs[i]
-		if _, err := res.WriteThroughputCSVFile(dir, t); err != nil {
+		path, err := res.WriteThroughputCSVFile(dir, t)
+		if err != nil {
 			return cliapp.Exit(cliapp.ExitUsage, err)
 		}
+		written = append(written, path)
 		if c.Bool("print-summaries") {
 			fmt.Fprintf(c.App.Writer, "%s:\n", ThroughputCSVFileName(t.Type))
 			if err := res.WriteThroughputCSV(c.App.Writer, t); err != nil {
@@ -218,6 +227,9 @@ func run(c *cli.Context) error {
 		}
 	}
 
+	if err := removeComparisons(earlier, written); err != nil {
+		return cliapp.Exit(cliapp.ExitUsage, err)
+	}
 	v := res.Verdict()
 	if err := writeReports(c, res, v); err != nil {
 		return cliapp.Exit(cliapp.ExitUsage, err)
@@ -371,14 +383,13 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// removeComparisons removes the comparison CSVs (<type>_comparison.csv) in
-// dir.
-func removeComparisons(dir string) error {
-	old, err := filepath.Glob(filepath.Join(dir, CSVFileName("*")))
-	if err != nil {
-		return err
-	}
-	for _, f := range old {
+// removeComparisons removes the earlier comparison CSVs
+// (<type>_comparison.csv) that are not among the files written.
+func removeComparisons(earlier, written []string) error {
+	for _, f := range earlier {
+		if slices.Contains(written, f) {
+			continue
+		}
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("cannot remove the earlier comparison %s: %w", f, err)
 		}

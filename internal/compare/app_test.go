@@ -325,18 +325,37 @@ func copyDir(t *testing.T, from, to string) {
 	}
 }
 
-// TestStaleComparisonRemoved: a comparison that fails on bad input leaves no
-// comparison CSV of an earlier run behind.
-func TestStaleComparisonRemoved(t *testing.T) {
+// TestEarlierComparisons: a comparison refused for bad input leaves the
+// comparison CSVs of an earlier run as they were (nothing is lost, formats
+// §1); one that completes replaces them and removes those it did not write
+// again, so that none is taken for its own.
+func TestEarlierComparisons(t *testing.T) {
 	dir := t.TempDir()
-	stale := filepath.Join(dir, CSVFileName("interprocess_reliable"))
-	os.WriteFile(stale, []byte("old"), 0o644)
+	kept := filepath.Join(dir, CSVFileName("interprocess_reliable"))
+	other := filepath.Join(dir, CSVFileName("intraprocess_reliable_tcp"))
+	for _, f := range []string{kept, other} {
+		if err := os.WriteFile(f, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	code, _, _ := runCompare(t, dir, "--reference", expDir("v192"), "--results", filepath.Join(dir, "missing"),
 		"--plots-directory", dir)
 	if code != cliapp.ExitUsage {
 		t.Fatalf("exit %d, want 2", code)
 	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Fatal("the earlier comparison CSV is still there")
+	for _, f := range []string{kept, other} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "old" {
+			t.Errorf("a refused comparison changed the earlier %s: %q, %v", filepath.Base(f), b, err)
+		}
+	}
+	code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192"), "--plots-directory", dir)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, stderr)
+	}
+	if b, err := os.ReadFile(kept); err != nil || string(b) == "old" {
+		t.Errorf("%s was not replaced: %q, %v", filepath.Base(kept), b, err)
+	}
+	if _, err := os.Stat(other); !os.IsNotExist(err) {
+		t.Errorf("the earlier %s, which this comparison did not write, is still there (%v)", filepath.Base(other), err)
 	}
 }

@@ -280,13 +280,9 @@ func (e *Experiment) readMeta() error {
 		}
 		return fileerr.New(path, 0, "", "cannot read meta.json: %v", unwrapPath(err))
 	}
-	switch m.Latency {
-	case "":
-	case meta.LatencyHalfRTT, meta.LatencyRTT, meta.LatencyOneWay:
+	// meta.Decode refused any other definition, at its line and column.
+	if m.Latency != "" {
 		e.Latency, e.LatencyStated = m.Latency, true
-	default:
-		return fileerr.New(path, 0, "latency", "unknown latency definition %q: expected %s, %s or %s (formats §2)",
-			m.Latency, meta.LatencyHalfRTT, meta.LatencyRTT, meta.LatencyOneWay)
 	}
 	e.Meta = m
 	e.Start, e.StartFrom = m.Start, meta.FileName

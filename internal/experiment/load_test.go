@@ -101,7 +101,7 @@ func TestLoadErrors(t *testing.T) {
 		{"a file", file, "file: not a directory"},
 		{"no summary", empty, "empty: no summary (measurements_<type>_summary.csv): run process on the experiment first (it holds no throughput summary throughput_<type>.csv either)"},
 		{"malformed meta.json", badMeta, "badmeta/meta.json:3:3: invalid JSON"},
-		{"unknown latency", badLatency, `badlatency/meta.json: column "latency": unknown latency definition "round-trip"`},
+		{"unknown latency", badLatency, `badlatency/meta.json:42:14: field "latency": unknown latency definition "round-trip": expected half-rtt, rtt or one-way`},
 		{"malformed summary", badSummary, "badsummary/measurements_a_summary.csv:1: header is"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
