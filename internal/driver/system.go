@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"net/url"
+	"time"
 )
 
 // Flag is a command-line setting a driver owns. The run command turns each
@@ -16,7 +17,42 @@ type Flag struct {
 	EnvVar  string // e.g. "MQGATE_AMQP_URL"; empty for none
 	// Secret values (passwords) are not recorded in meta.json.
 	Secret bool
+	// Range, for a flag holding a number or a duration, is its valid
+	// range: run states it in --help and refuses a value outside it, or
+	// one that does not parse, before anything starts. The driver parses
+	// the value with the same bounds (Range.Contains).
+	Range Range
 }
+
+// RangeKind is what a numeric Flag holds.
+type RangeKind int
+
+// The kinds of Range: a text flag has none.
+const (
+	NotNumeric RangeKind = iota
+	// WholeNumber values are decimal integers (strconv.Atoi).
+	WholeNumber
+	// DurationValue values are durations (time.ParseDuration); the bounds
+	// are in nanoseconds.
+	DurationValue
+)
+
+// Range is the valid range of a numeric Flag, Min to Max.
+type Range struct {
+	Kind     RangeKind
+	Min, Max int64
+}
+
+// IntRange accepts the whole numbers lo to hi.
+func IntRange(lo, hi int64) Range { return Range{Kind: WholeNumber, Min: lo, Max: hi} }
+
+// DurationRange accepts the durations lo to hi.
+func DurationRange(lo, hi time.Duration) Range {
+	return Range{Kind: DurationValue, Min: int64(lo), Max: int64(hi)}
+}
+
+// Contains reports whether n (ns for a duration) is in r.
+func (r Range) Contains(n int64) bool { return n >= r.Min && n <= r.Max }
 
 // FlagOwner is implemented by transports with settings of their own.
 type FlagOwner interface {

@@ -11,6 +11,7 @@
 package flagrange
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -197,6 +198,40 @@ func (r Range) Check(name string, v float64) error {
 	return cliapp.Usagef("--%s %s: expected %s", name, r.formatValue(v), r)
 }
 
+// Parse reads s for the flag called name: a whole number (strconv.Atoi
+// syntax) for an Int range, a number for a Float range, a duration
+// (time.ParseDuration) for a Duration range. It refuses what does not
+// parse, or lies outside r, naming the flag and the range (Check).
+func (r Range) Parse(name, s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	var v float64
+	var err error
+	want := "a number"
+	switch {
+	case r.kind == kindDuration:
+		var d time.Duration
+		d, err = time.ParseDuration(s)
+		v, want = float64(d), "a duration such as 10s"
+	case r.kind == kindInt && r.anyUint64:
+		var n uint64
+		n, err = strconv.ParseUint(s, 10, 64)
+		v, want = float64(n), "a whole number"
+	case r.kind == kindInt:
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 64)
+		v, want = float64(n), "a whole number"
+	default:
+		v, err = strconv.ParseFloat(s, 64)
+	}
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, cliapp.Usagef("--%s %s: expected %s", name, s, r)
+	}
+	if err != nil {
+		return 0, cliapp.Usagef("--%s %q: expected %s, %s", name, s, want, r)
+	}
+	return v, r.Check(name, v)
+}
+
 func (r Range) formatValue(v float64) string {
 	if r.kind == kindDuration && !math.IsNaN(v) {
 		return FormatDuration(time.Duration(v))
@@ -243,7 +278,9 @@ func IsNumeric(f cli.Flag) bool {
 }
 
 // Check refuses the first flag of flags given with a value outside its
-// range. Flags without a recorded range are not checked.
+// range. Flags without a recorded range are not checked. A StringFlag with
+// a range (a driver's setting) holds a number or a duration as text:
+// Parse reads it.
 func Check(c *cli.Context, flags []cli.Flag) error {
 	for _, f := range flags {
 		r, ok := Lookup(f)
@@ -268,6 +305,11 @@ func Check(c *cli.Context, flags []cli.Flag) error {
 			v = c.Float64(name)
 		case *cli.DurationFlag:
 			v = float64(c.Duration(name))
+		case *cli.StringFlag:
+			if _, err := r.Parse(name, c.String(name)); err != nil {
+				return err
+			}
+			continue
 		default:
 			continue
 		}

@@ -55,6 +55,10 @@ func TestCheck(t *testing.T) {
 			Of(&cli.IntFlag{Name: "cpu", Value: -1, Usage: "a CPU"}, Int(0, 7)),
 			Of(&cli.Float64Flag{Name: "rate", Value: 1, Usage: "a rate"}, Float(0, 1e9).Above()),
 			Of(&cli.DurationFlag{Name: "timeout", Value: time.Second, Usage: "a timeout"}, Duration(time.Millisecond, time.Hour)),
+			// A driver's settings are text flags holding a number.
+			Of(&cli.StringFlag{Name: "prefetch", Value: "0", Usage: "a count"}, Int(0, 65535)),
+			Of(&cli.StringFlag{Name: "keepalive", Value: "30s", Usage: "a period"}, Duration(time.Second, time.Hour)),
+			Of(&cli.StringFlag{Name: "ratio", Value: "0.5", Usage: "a ratio"}, Float(0, 1)),
 		}
 		return &cli.App{Name: "t", Flags: flags, Action: Checked(flags, func(*cli.Context) error { *ran = true; return nil })}
 	}
@@ -71,6 +75,15 @@ func TestCheck(t *testing.T) {
 		{[]string{"--rate", "0"}, "--rate 0: expected"},
 		{[]string{"--timeout", "0s"}, "--timeout 0s: expected 1ms to 1h"},
 		{[]string{"--timeout", "-5s"}, "--timeout -5s: expected 1ms to 1h"},
+		{[]string{"--prefetch", "65535", "--keepalive", " 1h ", "--ratio", "1"}, ""},
+		{[]string{"--prefetch", "-1"}, "--prefetch -1: expected 0 to 65535"},
+		{[]string{"--prefetch", "99999999999999999999"}, "--prefetch 99999999999999999999: expected 0 to 65535"},
+		{[]string{"--prefetch", "1e3"}, `--prefetch "1e3": expected a whole number, 0 to 65535`},
+		{[]string{"--prefetch", ""}, `--prefetch "": expected a whole number, 0 to 65535`},
+		{[]string{"--keepalive", "0s"}, "--keepalive 0s: expected 1s to 1h"},
+		{[]string{"--keepalive", "NaN"}, `--keepalive "NaN": expected a duration such as 10s, 1s to 1h`},
+		{[]string{"--ratio", "NaN"}, "--ratio NaN: expected 0 to 1"},
+		{[]string{"--ratio", "ten"}, `--ratio "ten": expected a number, 0 to 1`},
 	} {
 		ran := false
 		var stderr strings.Builder
@@ -88,7 +101,7 @@ func TestCheck(t *testing.T) {
 	var help strings.Builder
 	ran := false
 	cliapp.Run(context.Background(), newApp(&ran), []string{"t", "--help"}, &help, io.Discard)
-	for _, want := range []string{"a port (valid: 0 (off) or 1 to 65535)", "a timeout (valid: 1ms to 1h)"} {
+	for _, want := range []string{"a port (valid: 0 (off) or 1 to 65535)", "a timeout (valid: 1ms to 1h)", "a count (valid: 0 to 65535)"} {
 		if !strings.Contains(help.String(), want) {
 			t.Errorf("--help lacks %q:\n%s", want, help.String())
 		}

@@ -194,11 +194,27 @@ func driverFlags() []cli.Flag {
 			if f.Secret {
 				usage += "; secret: never written to meta.json"
 			}
-			out = append(out, &cli.StringFlag{Name: f.Name, Value: f.Default, Usage: usage,
-				EnvVars: []string{session.FlagEnv(f)}, Category: "transport " + n})
+			sf := &cli.StringFlag{Name: f.Name, Value: f.Default, Usage: usage,
+				EnvVars: []string{session.FlagEnv(f)}, Category: "transport " + n}
+			if r, ok := driverRange(f.Range); ok {
+				flagrange.Of(sf, r)
+			}
+			out = append(out, sf)
 		}
 	}
 	return out
+}
+
+// driverRange is the flagrange form of a driver flag's range; false for a
+// text flag.
+func driverRange(r driver.Range) (flagrange.Range, bool) {
+	switch r.Kind {
+	case driver.WholeNumber:
+		return flagrange.Int(r.Min, r.Max), true
+	case driver.DurationValue:
+		return flagrange.Duration(time.Duration(r.Min), time.Duration(r.Max)), true
+	}
+	return flagrange.Range{}, false
 }
 
 // driverParams collects the values of the drivers' flags.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/roles"
 )
@@ -44,18 +46,22 @@ func runBounded(t *testing.T, args ...string) (int, string) {
 // just past each bound, huge, NaN and infinities for numbers): each must
 // be a usage error (exit 2) naming the flag, found before any output
 // folder is created. A numeric flag without a stated range fails the test.
+// The drivers' numeric settings (--mqtt-keepalive, --amqp-prefetch, …)
+// are text flags with a range (driver.Flag.Range); they get non-numbers
+// too.
 func TestNumericFlagRanges(t *testing.T) {
 	app := App()
 	cmds := []*cli.Command{{Name: "", Flags: app.Flags}}
 	cmds = append(cmds, app.Commands...)
 	for _, cmd := range cmds {
 		for _, f := range cmd.Flags {
-			if !flagrange.IsNumeric(f) {
+			r, ok := flagrange.Lookup(f)
+			_, text := f.(*cli.StringFlag)
+			if !flagrange.IsNumeric(f) && !(text && ok) {
 				continue
 			}
 			name := f.Names()[0]
 			where := strings.TrimSpace("run " + cmd.Name)
-			r, ok := flagrange.Lookup(f)
 			if !ok {
 				t.Errorf("%s --%s: numeric flag without a stated range (flagrange.Of)", where, name)
 				continue
@@ -63,7 +69,16 @@ func TestNumericFlagRanges(t *testing.T) {
 			if u := f.(cli.DocGenerationFlag).GetUsage(); !strings.Contains(u, "(valid: "+r.String()+")") {
 				t.Errorf("%s --%s: usage %q does not state the range", where, name, u)
 			}
-			for _, v := range r.Outside() {
+			values := r.Outside()
+			switch {
+			case text && (cmd.Name == "" || cmd.Name == "echo"):
+				values = append(values, "99999999999999999999", "NaN", "x", "")
+			case text:
+				// The one-way subcommands check them the same way
+				// (flagrange.Checked): two values each keep the test short.
+				values = []string{values[0], "x"}
+			}
+			for _, v := range values {
 				out := t.TempDir()
 				var args []string
 				if cmd.Name != "" {
@@ -113,6 +128,46 @@ func TestNumericFlagRanges(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDriverFlagRanges: every driver flag whose default is a number or a
+// duration declares its range (driver.Flag.Range), and run states it in
+// --help (TestNumericFlagRanges then feeds it values outside).
+func TestDriverFlagRanges(t *testing.T) {
+	byName := map[string]cli.Flag{}
+	for _, f := range App().Flags {
+		byName[f.Names()[0]] = f
+	}
+	n := 0
+	for _, tn := range driver.Names() {
+		tr, _ := driver.Lookup(tn)
+		for _, f := range driver.FlagsOf(tr) {
+			_, errInt := strconv.Atoi(f.Default)
+			_, errDur := time.ParseDuration(f.Default)
+			numeric := f.Default != "" && (errInt == nil || errDur == nil)
+			if numeric && f.Range.Kind == driver.NotNumeric {
+				t.Errorf("--%s (default %q): numeric driver flag without a Range", f.Name, f.Default)
+			}
+			if f.Range.Kind == driver.NotNumeric {
+				continue
+			}
+			n++
+			r, ok := flagrange.Lookup(byName[f.Name])
+			if !ok {
+				t.Errorf("--%s: run's flag has no range", f.Name)
+				continue
+			}
+			if u := byName[f.Name].(cli.DocGenerationFlag).GetUsage(); !strings.Contains(u, "(valid: "+r.String()+")") {
+				t.Errorf("--%s: usage %q does not state the range", f.Name, u)
+			}
+			if def, err := r.Parse(f.Name, f.Default); err != nil {
+				t.Errorf("--%s: default %q outside its range: %v (%v)", f.Name, f.Default, err, def)
+			}
+		}
+	}
+	if n < 13 {
+		t.Errorf("%d driver flags with a range; want the 13 of mqtt, amqp, nats and external", n)
 	}
 }
 

@@ -34,6 +34,16 @@ const (
 	EnvURL = "MQGATE_AMQP_URL"
 )
 
+// Valid ranges of the numeric flags (driver.Flag.Range). AMQP counts the
+// heartbeat in whole seconds, a 16-bit field.
+var (
+	tlsPortRange   = driver.IntRange(1, 65535)
+	prefetchRange  = driver.IntRange(0, 65535)
+	txSizeRange    = driver.IntRange(0, 1<<30)
+	frameMaxRange  = driver.IntRange(4096, 1<<31-1)
+	heartbeatRange = driver.DurationRange(time.Second, 65535*time.Second)
+)
+
 // MaxMessageSize is the largest message RabbitMQ accepts by default
 // (max_message_size, 128 MiB since RabbitMQ 3.8); larger publishes close the
 // channel with PRECONDITION_FAILED. A message larger than a frame is sent
@@ -52,22 +62,22 @@ func (Transport) Flags() []driver.Flag {
 	return []driver.Flag{
 		{Name: FlagURL, Default: DefaultURL, EnvVar: EnvURL, Secret: true,
 			Usage: "RabbitMQ broker URL, amqp://USER:PASSWORD@HOST:PORT/VHOST (the _security sub-experiments use amqps:// on --amqp-tls-port)"},
-		{Name: FlagTLSPort, Default: strconv.Itoa(DefaultTLSPort),
+		{Name: FlagTLSPort, Default: strconv.Itoa(DefaultTLSPort), Range: tlsPortRange,
 			Usage: "port of the broker's TLS listener, used by the _security sub-experiments when the URL is amqp://"},
 		{Name: FlagMandatory, Default: "false",
 			Usage: "publish with the mandatory flag: unroutable messages come back (basic.return) and are counted as dropped; a returned ping stops a round trip at once"},
-		{Name: FlagPrefetch, Default: "0",
+		{Name: FlagPrefetch, Default: "0", Range: prefetchRange,
 			Usage: "consumer prefetch (basic.qos) of acknowledging consumers (reliable); 0 means no limit; auto-ack consumers (best effort) ignore it"},
-		{Name: FlagTxSize, Default: "0",
+		{Name: FlagTxSize, Default: "0", Range: txSizeRange,
 			Usage: "publish in AMQP transactions of this many messages (tx.select, tx.commit) instead of publisher confirms; 0 means no transactions; round trips need 1"},
 		{Name: FlagExchange, Default: "",
 			Usage: "publish to this existing exchange (e.g. amq.direct) instead of the default exchange; queues are bound to it"},
 		{Name: FlagDurable, Default: durableAuto,
 			Usage: "declare durable queues: auto (durable for reliable sub-experiments, so that persistent messages reach disk), true or false"},
-		{Name: FlagFrameMax, Default: strconv.Itoa(DefaultFrameMax),
+		{Name: FlagFrameMax, Default: strconv.Itoa(DefaultFrameMax), Range: frameMaxRange,
 			Usage: "largest AMQP frame the client proposes, in bytes (the broker may lower it); larger messages travel as several body frames"},
-		{Name: FlagHeartbeat, Default: DefaultHeartbeat.String(),
-			Usage: "AMQP heartbeat interval the client proposes (at least 1s; the broker may lower it; ?heartbeat=0 in the URL turns heartbeats off)"},
+		{Name: FlagHeartbeat, Default: DefaultHeartbeat.String(), Range: heartbeatRange,
+			Usage: "AMQP heartbeat interval the client proposes (whole seconds; the broker may lower it; ?heartbeat=0 in the URL turns heartbeats off)"},
 	}
 }
 
@@ -101,16 +111,16 @@ func parseSettings(opts driver.Options) (*settings, error) {
 	}
 	p := opts.Params
 	var err error
-	if s.tlsPort, err = intParam(p, FlagTLSPort, DefaultTLSPort, 1, 65535); err != nil {
+	if s.tlsPort, err = intParam(p, FlagTLSPort, DefaultTLSPort, tlsPortRange); err != nil {
 		return nil, err
 	}
 	if s.mandatory, err = boolParam(p, FlagMandatory); err != nil {
 		return nil, err
 	}
-	if s.prefetch, err = intParam(p, FlagPrefetch, 0, 0, 65535); err != nil {
+	if s.prefetch, err = intParam(p, FlagPrefetch, 0, prefetchRange); err != nil {
 		return nil, err
 	}
-	if s.txSize, err = intParam(p, FlagTxSize, 0, 0, 1<<30); err != nil {
+	if s.txSize, err = intParam(p, FlagTxSize, 0, txSizeRange); err != nil {
 		return nil, err
 	}
 	s.exchange = strings.TrimSpace(p[FlagExchange])
@@ -121,13 +131,14 @@ func parseSettings(opts driver.Options) (*settings, error) {
 	default:
 		return nil, fmt.Errorf("amqp: --%s %q: expected auto, true or false", FlagDurable, v)
 	}
-	if s.frameMax, err = intParam(p, FlagFrameMax, DefaultFrameMax, 4096, 1<<31-1); err != nil {
+	if s.frameMax, err = intParam(p, FlagFrameMax, DefaultFrameMax, frameMaxRange); err != nil {
 		return nil, err
 	}
 	if v := strings.TrimSpace(p[FlagHeartbeat]); v != "" {
 		d, err := time.ParseDuration(v)
-		if err != nil || d < time.Second {
-			return nil, fmt.Errorf("amqp: --%s %q: expected a duration of at least 1s, such as 10s", FlagHeartbeat, v)
+		if err != nil || !heartbeatRange.Contains(int64(d)) {
+			return nil, fmt.Errorf("amqp: --%s %q: expected a duration from %v to %v, such as 10s", FlagHeartbeat, v,
+				time.Duration(heartbeatRange.Min), time.Duration(heartbeatRange.Max))
 		}
 		s.heartbeat = d
 	}
@@ -137,14 +148,14 @@ func parseSettings(opts driver.Options) (*settings, error) {
 	return s, nil
 }
 
-func intParam(p map[string]string, name string, def, lo, hi int) (int, error) {
+func intParam(p map[string]string, name string, def int, r driver.Range) (int, error) {
 	v := strings.TrimSpace(p[name])
 	if v == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("amqp: --%s %q: expected a whole number from %d to %d", name, v, lo, hi)
+	if err != nil || !r.Contains(int64(n)) {
+		return 0, fmt.Errorf("amqp: --%s %q: expected a whole number from %d to %d", name, v, r.Min, r.Max)
 	}
 	return n, nil
 }

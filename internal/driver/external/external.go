@@ -37,6 +37,9 @@ const (
 	versionTimeout = 5 * time.Second
 )
 
+// timeoutRange is the valid range of --external-timeout.
+var timeoutRange = driver.DurationRange(time.Millisecond, 7*24*time.Hour)
+
 // NoVersion as --external-version-command skips the version query.
 const NoVersion = "none"
 
@@ -64,7 +67,7 @@ func (Transport) Flags() []driver.Flag {
 			" (Fast DDS LatencyTest raw CSV, sockperf --full-log, zenoh z_ping lines, one latency per line)"},
 		{Name: FlagUnit, Default: "us", Usage: "--external-format lines: the unit of the values, " + strings.Join(extformat.Units, ", ")},
 		{Name: FlagLatency, Default: meta.LatencyRTT, Usage: "--external-format lines: what the values are, rtt, half-rtt or one-way"},
-		{Name: FlagTimeout, Default: DefaultTimeout.String(), Usage: "stop the program (its whole process group) when one start of it runs longer; what it wrote is kept and the run is marked incomplete"},
+		{Name: FlagTimeout, Default: DefaultTimeout.String(), Range: timeoutRange, Usage: "stop the program (its whole process group) when one start of it runs longer; what it wrote is kept and the run is marked incomplete"},
 		{Name: FlagVersionCommand, Usage: "command printing the program's version for meta.json (default: the program with --version; its first line is kept); none skips it"},
 	}
 }
@@ -114,8 +117,9 @@ func parseConfig(value func(string) string) (c config, ok bool, err error) {
 		}
 		return c, false, fmt.Errorf("--%s: %v", flag, err)
 	}
-	if c.timeout, err = time.ParseDuration(value(FlagTimeout)); err != nil || c.timeout <= 0 {
-		return c, false, fmt.Errorf("--%s %q: expected a positive duration such as 90s or 10m", FlagTimeout, value(FlagTimeout))
+	if c.timeout, err = time.ParseDuration(value(FlagTimeout)); err != nil || !timeoutRange.Contains(int64(c.timeout)) {
+		return c, false, fmt.Errorf("--%s %q: expected a duration from %v to %v, such as 90s or 10m", FlagTimeout, value(FlagTimeout),
+			time.Duration(timeoutRange.Min), time.Duration(timeoutRange.Max))
 	}
 	switch v := strings.TrimSpace(value(FlagVersionCommand)); v {
 	case NoVersion:

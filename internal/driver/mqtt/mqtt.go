@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
 )
@@ -40,6 +41,15 @@ const (
 	DefaultMaxInflight  = "20"
 	// DefaultTopic is the topic of links whose Options.Topic is empty.
 	DefaultTopic = "mqgate"
+)
+
+// Valid ranges of the numeric settings (driver.Flag.Range): MQTT counts
+// the keep alive in whole seconds and the in-flight window in packet
+// identifiers, 16-bit fields.
+var (
+	tlsPortRange     = driver.IntRange(1, 65535)
+	keepAliveRange   = driver.DurationRange(time.Second, 65535*time.Second)
+	maxInflightRange = driver.IntRange(1, 65535)
 )
 
 // Topic suffixes of a round trip: the pinger publishes to <topic>/ping,
@@ -125,7 +135,7 @@ func (Transport) Flags() []driver.Flag {
 	return []driver.Flag{
 		{Name: ParamURL, Default: DefaultURL, EnvVar: driver.URLEnv(Name),
 			Usage: "MQTT broker URL, mqtt://[USER:PASSWORD@]HOST:PORT, or mqtts:// for TLS (the _security sub-experiments use mqtts:// on --" + ParamTLSPort + " when it is mqtt://)"},
-		{Name: ParamTLSPort, Default: DefaultTLSPort, EnvVar: driver.EnvName(ParamTLSPort),
+		{Name: ParamTLSPort, Default: DefaultTLSPort, EnvVar: driver.EnvName(ParamTLSPort), Range: tlsPortRange,
 			Usage: "port of the broker's TLS listener, used by the _security sub-experiments when the URL is mqtt://"},
 		{Name: ParamVersion, Default: DefaultVersion, EnvVar: driver.EnvName(ParamVersion),
 			Usage: "MQTT protocol version: 3.1.1 (client github.com/eclipse/paho.mqtt.golang) or 5 (github.com/eclipse/paho.golang)"},
@@ -133,9 +143,9 @@ func (Transport) Flags() []driver.Flag {
 		{Name: ParamPassword, EnvVar: driver.EnvName(ParamPassword), Usage: "MQTT password, when the URL has none", Secret: true},
 		{Name: ParamClientID, Default: DefaultClientID, EnvVar: driver.EnvName(ParamClientID),
 			Usage: "MQTT client identifiers are <prefix>-<role>-<random>"},
-		{Name: ParamKeepAlive, Default: DefaultKeepAlive, EnvVar: driver.EnvName(ParamKeepAlive),
-			Usage: "MQTT keep alive (whole seconds, 1s to 18h12m15s); a broker that stops answering is detected within about twice it"},
-		{Name: ParamMaxInflight, Default: DefaultMaxInflight, EnvVar: driver.EnvName(ParamMaxInflight),
+		{Name: ParamKeepAlive, Default: DefaultKeepAlive, EnvVar: driver.EnvName(ParamKeepAlive), Range: keepAliveRange,
+			Usage: "MQTT keep alive (whole seconds, rounded up); a broker that stops answering is detected within about twice it"},
+		{Name: ParamMaxInflight, Default: DefaultMaxInflight, EnvVar: driver.EnvName(ParamMaxInflight), Range: maxInflightRange,
 			Usage: "MQTT 3.1.1 publishers: most QoS 1 and 2 messages awaiting acknowledgement (MQTT 5 uses the broker's Receive Maximum); Mosquitto drops QoS 2 messages beyond its max_inflight_messages, 20 by default"},
 		{Name: ParamVersionTopic, Default: DefaultVersionTopic, EnvVar: driver.EnvName(ParamVersionTopic),
 			Usage: "retained topic holding the broker's version, read once for meta.json (empty: do not ask)"},

@@ -106,13 +106,13 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		return nil, fmt.Errorf("mqtt: %s: %w", ParamKeepAlive, err)
 	}
 	secs := (ka + time.Second - 1) / time.Second
-	if secs < 1 || secs > 65535 {
+	if !keepAliveRange.Contains(int64(secs * time.Second)) {
 		return nil, fmt.Errorf("mqtt: %s %v: want 1s to 18h12m15s (MQTT counts it in seconds, 1 to 65535)", ParamKeepAlive, ka)
 	}
 	s.keepAlive = uint16(secs)
 
 	mi, err := strconv.Atoi(p(ParamMaxInflight, DefaultMaxInflight))
-	if err != nil || mi < 1 || mi > 65535 {
+	if err != nil || !maxInflightRange.Contains(int64(mi)) {
 		return nil, fmt.Errorf("mqtt: %s %q: want a number of messages from 1 to 65535", ParamMaxInflight, p(ParamMaxInflight, DefaultMaxInflight))
 	}
 	s.maxInflight = mi
@@ -127,7 +127,7 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 	if opts.Security != nil && s.url.Scheme == "mqtt" {
 		// A secure link goes to the broker's TLS listener.
 		port, err := strconv.Atoi(p(ParamTLSPort, DefaultTLSPort))
-		if err != nil || port < 1 || port > 65535 {
+		if err != nil || !tlsPortRange.Contains(int64(port)) {
 			return nil, fmt.Errorf("mqtt: %s %q: want a port number", ParamTLSPort, p(ParamTLSPort, DefaultTLSPort))
 		}
 		s.url.Scheme = "mqtts"

@@ -32,6 +32,14 @@ const DefaultURL = "nats://127.0.0.1:4222"
 // ends report the server's own value (MaxMessageSize).
 const DefaultMaxPayload = 1 << 20
 
+// Valid ranges of the numeric flags (driver.Flag.Range).
+var (
+	replicasRange       = driver.IntRange(1, 5)
+	pullBatchRange      = driver.IntRange(1, 1_000_000)
+	writeBufferRange    = driver.IntRange(1, 1<<30)
+	connectTimeoutRange = driver.DurationRange(time.Millisecond, time.Hour)
+)
+
 var flags = []driver.Flag{
 	{Name: FlagURL, Default: DefaultURL, EnvVar: "MQGATE_NATS_URL",
 		Usage: "NATS server URL (nats:// or tls://; user:password@ or token@ in the URL are accepted)"},
@@ -42,14 +50,14 @@ var flags = []driver.Flag{
 	{Name: FlagNKey, EnvVar: "MQGATE_NATS_NKEY", Usage: "file holding an NKey seed to authenticate with"},
 	{Name: FlagStorage, Default: "file",
 		Usage: "JetStream storage of the nats_reliable streams: file (persisted) or memory"},
-	{Name: FlagReplicas, Default: "1", Usage: "JetStream stream replicas (a clustered server may take 3 or 5)"},
+	{Name: FlagReplicas, Default: "1", Range: replicasRange, Usage: "JetStream stream replicas (a clustered server may take 3 or 5)"},
 	{Name: FlagDoubleAck, Default: "false",
 		Usage: "JetStream consumers wait for the server to confirm each acknowledgement (double ack)"},
-	{Name: FlagPullBatch, Default: "500",
+	{Name: FlagPullBatch, Default: "500", Range: pullBatchRange,
 		Usage: "messages a JetStream consumer asks the server for ahead of time (pull batch)"},
-	{Name: FlagWriteBuffer, Default: "32768",
+	{Name: FlagWriteBuffer, Default: "32768", Range: writeBufferRange,
 		Usage: "bytes nats.go buffers before writing to the socket; 1 writes each message from the sending goroutine instead of the library's flusher goroutine"},
-	{Name: FlagConnectTimeout, Default: "5s", Usage: "how long to wait for the server when connecting"},
+	{Name: FlagConnectTimeout, Default: "5s", Range: connectTimeoutRange, Usage: "how long to wait for the server when connecting"},
 }
 
 // params are the parsed Options.Params, defaults filled in.
@@ -98,20 +106,20 @@ func parseParams(p map[string]string) (params, error) {
 		return r, bad(FlagStorage, "file or memory")
 	}
 	var err error
-	if r.replicas, err = strconv.Atoi(get(FlagReplicas)); err != nil || r.replicas < 1 || r.replicas > 5 {
+	if r.replicas, err = strconv.Atoi(get(FlagReplicas)); err != nil || !replicasRange.Contains(int64(r.replicas)) {
 		return r, bad(FlagReplicas, "a count from 1 to 5")
 	}
 	if r.doubleAck, err = strconv.ParseBool(get(FlagDoubleAck)); err != nil {
 		return r, bad(FlagDoubleAck, "true or false")
 	}
-	if r.pullBatch, err = strconv.Atoi(get(FlagPullBatch)); err != nil || r.pullBatch < 1 {
-		return r, bad(FlagPullBatch, "a positive number of messages")
+	if r.pullBatch, err = strconv.Atoi(get(FlagPullBatch)); err != nil || !pullBatchRange.Contains(int64(r.pullBatch)) {
+		return r, bad(FlagPullBatch, "a number of messages from 1 to 1000000")
 	}
-	if r.writeBuffer, err = strconv.Atoi(get(FlagWriteBuffer)); err != nil || r.writeBuffer < 1 {
-		return r, bad(FlagWriteBuffer, "a positive number of bytes")
+	if r.writeBuffer, err = strconv.Atoi(get(FlagWriteBuffer)); err != nil || !writeBufferRange.Contains(int64(r.writeBuffer)) {
+		return r, bad(FlagWriteBuffer, "a number of bytes from 1 to 1073741824")
 	}
-	if r.connectTimeout, err = time.ParseDuration(get(FlagConnectTimeout)); err != nil || r.connectTimeout <= 0 {
-		return r, bad(FlagConnectTimeout, "a positive duration such as 5s")
+	if r.connectTimeout, err = time.ParseDuration(get(FlagConnectTimeout)); err != nil || !connectTimeoutRange.Contains(int64(r.connectTimeout)) {
+		return r, bad(FlagConnectTimeout, "a duration from 1ms to 1h0m0s such as 5s")
 	}
 	if r.token != "" && (r.user != "" || r.creds != "" || r.nkey != "") {
 		return r, fmt.Errorf("nats: --%s cannot be combined with --%s, --%s or --%s", FlagToken, FlagUser, FlagCreds, FlagNKey)
