@@ -14,6 +14,8 @@ import (
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
 // EnvPrefix starts every environment variable the package reads.
@@ -100,8 +102,8 @@ func (c *Config) loadFile(src Sources, known map[string]bool) error {
 	if err != nil {
 		return fmt.Errorf("--config %s: %w", src.File, err)
 	}
-	if off := invalidUTF8(data); off >= 0 {
-		line, col := position(data, off)
+	if off := fileerr.InvalidUTF8(data); off >= 0 {
+		line, col := fileerr.Position(data, off)
 		return fmt.Errorf("--config %s:%d:%d: byte 0x%02X is not UTF-8; expected a UTF-8 text file", src.File, line, col, data[off])
 	}
 	raw, err := parser.Unmarshal(data)

@@ -1,33 +1,13 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	gotoml "github.com/pelletier/go-toml/v2"
 )
-
-// position returns the 1-based line and character of byte offset off.
-func position(data []byte, off int) (line, col int) {
-	start := bytes.LastIndexByte(data[:off], '\n') + 1
-	return bytes.Count(data[:start], []byte("\n")) + 1, utf8.RuneCount(data[start:off]) + 1
-}
-
-// invalidUTF8 returns the offset of the first byte that is not UTF-8, or -1.
-func invalidUTF8(data []byte) int {
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
-}
 
 // yamlLine finds the line in a YAML error ("yaml: line 3: …", or the first
 // "line 3: …" of "yaml: unmarshal errors:").

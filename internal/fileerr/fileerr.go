@@ -1,9 +1,11 @@
 package fileerr
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error is an input error located in a file. Line is 1-based; 0 means the
@@ -54,4 +56,29 @@ func As(err error) (*Error, bool) {
 	var fe *Error
 	ok := errors.As(err, &fe)
 	return fe, ok
+}
+
+// Position returns the 1-based line and character of byte offset off in
+// data (clamped to data), for At. A byte that is not UTF-8 counts as one
+// character.
+func Position(data []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(data))
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return bytes.Count(data[:start], []byte("\n")) + 1, utf8.RuneCount(data[start:off]) + 1
+}
+
+// InvalidUTF8 returns the offset of the first byte of data that is not
+// UTF-8, or -1 when data is UTF-8 text.
+func InvalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
@@ -32,31 +31,10 @@ var (
 	bom          = []byte("\uFEFF")
 )
 
-// position returns the 1-based line and character of byte offset off in
-// data (a byte that is not UTF-8 counts as one character).
-func position(data []byte, off int) (line, col int) {
-	off = min(max(off, 0), len(data))
-	start := bytes.LastIndexByte(data[:off], '\n') + 1
-	return bytes.Count(data[:start], []byte("\n")) + 1, utf8.RuneCount(data[start:off]) + 1
-}
-
 // at returns an input error at byte offset off of data.
 func at(file string, data []byte, off int, format string, args ...any) error {
-	line, col := position(data, off)
+	line, col := fileerr.Position(data, off)
 	return fileerr.At(file, line, col, format, args...)
-}
-
-// invalidUTF8 returns the offset of the first byte of data that is not
-// UTF-8, or -1.
-func invalidUTF8(data []byte) int {
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
 }
 
 // walker checks a JSON document against a Go type token by token, knowing
@@ -265,7 +243,7 @@ func (w *walker) object(t reflect.Type, path string, isMap bool) error {
 			name = path + "." + key
 		}
 		if first, dup := seen[key]; dup {
-			line, col := position(w.data, first)
+			line, col := fileerr.Position(w.data, first)
 			return at(w.file, w.data, off, "field %q is given twice (first at line %d, character %d); expected each field once", name, line, col)
 		}
 		seen[key] = off
@@ -321,7 +299,7 @@ func (w *walker) skip(tok json.Token) error {
 // and returns the offsets of its top-level values by key, and the offset
 // of the object.
 func strict(file string, data []byte) (top map[string]int, open int, err error) {
-	if off := invalidUTF8(data); off >= 0 {
+	if off := fileerr.InvalidUTF8(data); off >= 0 {
 		return nil, 0, at(file, data, off, "byte 0x%02X is not UTF-8; expected the UTF-8 JSON object run writes (was the file re-encoded?)", data[off])
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
