@@ -29,6 +29,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mqgate/mqgate/internal/flagrange"
 )
 
 // Fraction is the valid interval of a relative value, as fractions.
@@ -130,25 +132,30 @@ func (r Fraction) ParseList(s string) ([]float64, error) {
 }
 
 // Int is the valid range of a whole-number flag: Min ≤ n ≤ Max, or 0 when
-// Zero says what 0 means ("half the pool").
+// Zero says what 0 means ("half the pool"). It is a flagrange range
+// (Range), which states and checks it; Check words the error as the gates
+// do ("is out of range").
 type Int struct {
 	Min, Max int
 	// Zero, when set, admits 0 with this meaning, outside [Min, Max].
 	Zero string
 }
 
-// Text states r for help and errors: "2 to 10000 (0: half the pool)".
-func (r Int) Text() string {
-	t := fmt.Sprintf("%d to %d", r.Min, r.Max)
+// Range is r as a flagrange range.
+func (r Int) Range() flagrange.Range {
+	fr := flagrange.Int(int64(r.Min), int64(r.Max))
 	if r.Zero != "" {
-		t = fmt.Sprintf("0 (%s) or %s", r.Zero, t)
+		fr = fr.OrZero(r.Zero)
 	}
-	return t
+	return fr
 }
+
+// Text states r for help and errors: "0 (half the pool) or 2 to 10000".
+func (r Int) Text() string { return r.Range().String() }
 
 // Check returns an error naming flag (with its dashes) when n is outside r.
 func (r Int) Check(flag string, n int) error {
-	if (n == 0 && r.Zero != "") || (n >= r.Min && n <= r.Max) {
+	if r.Range().Contains(float64(n)) {
 		return nil
 	}
 	return fmt.Errorf("%s %d is out of range: expected %s", flag, n, r.Text())

@@ -86,3 +86,19 @@ func TestInt(t *testing.T) {
 		t.Errorf("Check(0) = %v", err)
 	}
 }
+
+// TestIntRange: Int is the flagrange range it states (one whole-number
+// check for run and the gates): the same text, the same values accepted.
+func TestIntRange(t *testing.T) {
+	for _, r := range []Int{{Min: 1, Max: 10}, {Min: 2, Max: 100, Zero: "half the pool"}, {Min: 5, Max: 10000}} {
+		fr := r.Range()
+		if r.Text() != fr.String() {
+			t.Errorf("%+v: Text %q, flagrange %q", r, r.Text(), fr.String())
+		}
+		for n := -2; n <= r.Max+2; n++ {
+			if ok := r.Check("--n", n) == nil; ok != fr.Contains(float64(n)) || ok != (fr.Check("n", float64(n)) == nil) {
+				t.Errorf("%+v: Check(%d) accepts %v, flagrange %v", r, n, ok, fr.Contains(float64(n)))
+			}
+		}
+	}
+}
