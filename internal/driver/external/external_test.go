@@ -241,7 +241,7 @@ func TestSettingsRefused(t *testing.T) {
 		{[]string{"-s", "x_reliable", "--external-name", "x_reliable", "--external-format", "lines", "--external-command", `prog 'unterminated`},
 			"unterminated ' quote"},
 		{[]string{"-s", "x_reliable", "--external-name", "x_reliable", "--external-format", "lines", "--external-timeout", "soon", "--external-command", cmd},
-			`--external-timeout "soon": expected a positive duration`},
+			`--external-timeout "soon": expected a duration such as 10s, 1ms to 168h`},
 		{[]string{"--external-name", "x_reliable", "--external-format", "lines", "--external-command", cmd},
 			"sub-experiment x_reliable is defined by the flags of transport external but not selected"},
 		{[]string{"-s", "x_reliable", "--external-name", "x_reliable"},
