@@ -47,6 +47,6 @@
 // which is always labelled), at 45°, with room kept at the left so the first
 // label is not clipped.
 //
-// GenerateExperiments writes deterministic, seeded experiment folders for
-// tests and benchmarks.
+// Generate writes deterministic, seeded experiment folders for tests and
+// benchmarks.
 package history

@@ -49,12 +49,6 @@ type GenerateOptions struct {
 	SlowFrom int
 }
 
-// GenerateExperiments writes n experiments with the default options and
-// meta.json files into dir (see Generate) and returns their folders.
-func GenerateExperiments(dir string, n int, seed uint64) ([]string, error) {
-	return Generate(dir, n, GenerateOptions{Seed: seed, Meta: true})
-}
-
 // Generate writes n experiment folders into dir, each holding one
 // measurements_<type>_summary.csv per sub-experiment (and meta.json when
 // opt.Meta is set), and returns the folders in chronological order.

@@ -46,10 +46,6 @@ type Header struct {
 	RunID uint32
 }
 
-// Full reports whether a message of n bytes carries the whole header
-// (version, topic id and run id).
-func Full(n int) bool { return n >= HeaderSize }
-
 // Put writes h into msg as far as it fits; msg must hold at least
 // MinMessage bytes.
 func (h Header) Put(msg []byte) {
