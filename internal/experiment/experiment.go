@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/measurements"
 )
@@ -33,18 +34,15 @@ const (
 )
 
 // Builtin lists the ten sub-experiments of the Fast-RTPS latency
-// specification, in its order.
-var Builtin = []string{
-	"intraprocess_best_effort",
-	"intraprocess_reliable",
-	"interprocess_best_effort",
-	"interprocess_best_effort_security",
-	"interprocess_best_effort_tcp",
-	"interprocess_best_effort_tcp_security",
-	"interprocess_reliable",
-	"interprocess_reliable_security",
-	"interprocess_reliable_tcp",
-	"interprocess_reliable_tcp_security",
+// specification, in its order: the names of driver.BuiltinScenarios.
+var Builtin = builtinNames()
+
+func builtinNames() []string {
+	var names []string
+	for _, s := range driver.BuiltinScenarios() {
+		names = append(names, s.Type)
+	}
+	return names
 }
 
 // RawFileName is the raw measurements file name of sub-experiment typ.
