@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mqgate/mqgate/internal/gate"
 )
 
 // Methods of statistical requirements (formats §11). A statistical file
@@ -18,13 +20,13 @@ const (
 	// MethodOrder is the distribution-free bound: the largest of the n
 	// reference runs. It assumes only that runs of an unchanged system are
 	// exchangeable (independent draws from one continuous distribution).
-	MethodOrder = "order"
+	MethodOrder = gate.MethodOrder
 	// MethodLogNormal is the one-sided prediction bound of a log-normal
 	// distribution, for the geometric mean of the candidate runs. It
 	// assumes the log run values are normal; Shapiro–Wilk tests that on
 	// every check and the check falls back to MethodOrder when it is
 	// rejected.
-	MethodLogNormal = "lognormal"
+	MethodLogNormal = gate.MethodLogNormal
 	// ModePercentile names the Fast-RTPS mode (--percentile) in messages;
 	// it is never written to a file.
 	ModePercentile = "percentile"
