@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // Defaults of Options.
@@ -138,7 +140,7 @@ func describe(vals []float64, cps []ChangePoint) []ChangePoint {
 	bounds = append(bounds, len(vals))
 	meds := make([]float64, len(bounds)-1)
 	for i := range meds {
-		meds[i] = Median(vals[bounds[i]:bounds[i+1]])
+		meds[i] = stats.Median(vals[bounds[i]:bounds[i+1]])
 	}
 	for i := range cps {
 		cps[i].Before, cps[i].After = meds[i], meds[i+1]
@@ -157,21 +159,6 @@ func Ratio(after, before float64) float64 {
 		return math.Inf(1)
 	}
 	return after / before
-}
-
-// Median returns the middle value of v, or the mean of the two middle values
-// when len(v) is even (numpy's median); NaN for no values.
-func Median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // interval is a segment [lo, hi) of the current segmentation with its best
@@ -194,7 +181,7 @@ type detector struct {
 func newDetector(vals []float64, opt Options) *detector {
 	// Centring keeps the Fenwick sums small next to the differences they
 	// yield.
-	c := Median(vals)
+	c := stats.Median(vals)
 	cv := make([]float64, len(vals))
 	for i, v := range vals {
 		cv[i] = v - c

@@ -9,6 +9,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -123,14 +124,14 @@ func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experime
 			}
 			switch {
 			case !hasReq && reqs == nil:
-				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), medianOf(values),
+				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), stats.Median(values),
 					fmt.Sprintf("%d B %s: the requirements have no sub-experiment %s", b, m.Name, typ)))
 			case !hasReq:
-				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), medianOf(values),
+				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), stats.Median(values),
 					fmt.Sprintf("%d B %s: the requirements have no row for %s, %d bytes", b, m.Name, typ, b)))
 			case len(lacking) > 0:
 				want, _ := req.Get(m.Name)
-				checks = append(checks, gate.MissingCheck(typ, b, m, want, medianOf(values),
+				checks = append(checks, gate.MissingCheck(typ, b, m, want, stats.Median(values),
 					fmt.Sprintf("%d B %s: required, but %s %s no %d-byte row of %s", b, m.Name, names(lacking), hasHave(len(lacking)), b, typ)))
 			default:
 				checks = append(checks, judged(typ, b, m, mi, req, values, margin))
@@ -217,19 +218,6 @@ func ModeText(reqs []requirements.Row, runs int, margin float64) string {
 		fmt.Fprintf(&b, "; margin %+g%% on every requirement", margin*100)
 	}
 	return b.String()
-}
-
-func medianOf(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	h := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[h]
-	}
-	return (s[h-1] + s[h]) / 2
 }
 
 func names(xs []string) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -273,7 +274,7 @@ func medianSummary(runs []*experiment.Summary) *experiment.Summary {
 			for i, run := range runs {
 				vals[i], _ = rowOf(run, r.Bytes).Get(col)
 			}
-			setColumn(&m, col, gate.MedianOf(vals))
+			setColumn(&m, col, stats.Median(vals))
 		}
 		out.Rows = append(out.Rows, m)
 	}

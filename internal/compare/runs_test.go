@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -159,7 +160,7 @@ func TestStatisticalChecks(t *testing.T) {
 		t.Errorf("verdict mode %q false-fail %v exit %d", v.Mode, v.FalseFail, v.ExitCode())
 	}
 	// Plots and tables show the median of the runs.
-	if got, want := res.Subs[0].Target.Rows[0].Median, gate.MedianOf(medians(res.Subs[0].TargetRuns)); got != want {
+	if got, want := res.Subs[0].Target.Rows[0].Median, stats.Median(medians(res.Subs[0].TargetRuns)); got != want {
 		t.Errorf("median row %v, want %v", got, want)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/throughput"
 )
 
@@ -102,7 +103,7 @@ func (r *Result) compareThroughputs() error {
 			th := r.Config.ThresholdOf(ThroughputMetric)
 			switch {
 			case tgtRuns == nil:
-				c := gate.MissingCheck(label, k.Payload, ThroughputMetric, gate.MedianOf(ref), math.NaN(),
+				c := gate.MissingCheck(label, k.Payload, ThroughputMetric, stats.Median(ref), math.NaN(),
 					fmt.Sprintf("%s: throughput missing from the results (%s)", k, experiment.ThroughputFileName(typ)))
 				c.Threshold = th
 				t.Checks = append(t.Checks, c)
@@ -285,11 +286,11 @@ func (r *Result) ThroughputFigures(t *ThroughputResult) []Figure {
 				continue
 			}
 			categories = append(categories, strconv.Itoa(k.Payload))
-			ref.Y = append(ref.Y, gate.MedianOf(throughputValues(t.ReferenceRuns, k)))
+			ref.Y = append(ref.Y, stats.Median(throughputValues(t.ReferenceRuns, k)))
 			if t.Missing() {
 				continue
 			}
-			tgt.Y = append(tgt.Y, gate.MedianOf(throughputValues(t.TargetRuns, k)))
+			tgt.Y = append(tgt.Y, stats.Median(throughputValues(t.TargetRuns, k)))
 			failed := t.Checks[j].Status == gate.Failed
 			tgt.Marked = append(tgt.Marked, failed)
 			marked = marked || failed

@@ -3,10 +3,11 @@ package gate
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // DefaultFalseFail is the default family-wise false-fail level of a
@@ -147,7 +148,7 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 	checks := make([]Check, len(series))
 	for i, s := range series {
 		if prep[i].err != nil {
-			checks[i] = MissingCheck(s.SubExperiment, s.Payload, s.Metric, MedianOf(s.Reference), MedianOf(s.Candidate),
+			checks[i] = MissingCheck(s.SubExperiment, s.Payload, s.Metric, stats.Median(s.Reference), stats.Median(s.Candidate),
 				fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, referenceName, prep[i].err)))
 			continue
 		}
@@ -173,7 +174,7 @@ func missingReason(s Series, referenceName string, err error) string {
 // regression" end from eff and its threshold end from pass.
 func decide(s Series, eff, pass Effect, pAdj float64, rejected bool, referenceName string) Check {
 	m := s.Metric
-	ref, val := MedianOf(s.Reference), MedianOf(s.Candidate)
+	ref, val := stats.Median(s.Reference), stats.Median(s.Candidate)
 	c := Check{
 		SubExperiment: s.SubExperiment,
 		Payload:       s.Payload,
@@ -357,14 +358,4 @@ func pText(p float64) string {
 		return fmt.Sprintf("%.1e", p)
 	}
 	return fmt.Sprintf("%.4f", p)
-}
-
-// medianOf returns the median of x (NaN when empty).
-func MedianOf(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	return median(s)
 }

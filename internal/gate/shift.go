@@ -6,9 +6,11 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/aclements/go-moremath/stats"
+	moremath "github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // ExactLimit is the largest number of runs per side for which p-values and
@@ -78,7 +80,7 @@ func Compare(reference, candidate []float64, better Direction, tail float64) (Ef
 		return e, err
 	}
 	d := pairwiseDifferences(r, c)
-	shift := median(d)
+	shift := stats.MedianSorted(d)
 	k, kExact := intervalRank(len(r), len(c), hasTies(r, c), tail)
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if k >= 1 {
@@ -119,15 +121,6 @@ func pairwiseDifferences(r, c []float64) []float64 {
 	return d
 }
 
-// median of sorted x.
-func median(x []float64) float64 {
-	n := len(x)
-	if n%2 == 1 {
-		return x[n/2]
-	}
-	return (x[n/2-1] + x[n/2]) / 2
-}
-
 func hasTies(r, c []float64) bool {
 	all := append(append([]float64(nil), r...), c...)
 	sort.Float64s(all)
@@ -150,7 +143,7 @@ func uTestWorse(r, c []float64) (p, u float64, exact bool) {
 	n1, n2 := len(r), len(c)
 	ties := hasTies(r, c)
 	exact = n1 <= ExactLimit && n2 <= ExactLimit && (!ties || n1 <= exactTiesLimit && n2 <= exactTiesLimit)
-	res, err := stats.MannWhitneyUTest(r, c, stats.LocationLess)
+	res, err := moremath.MannWhitneyUTest(r, c, moremath.LocationLess)
 	if err != nil {
 		// Every value is equal: no evidence either way.
 		return 1, float64(n1*n2) / 2, exact
@@ -180,13 +173,13 @@ func pooledDispersion(r, c []float64) float64 {
 func robustSD(x []float64) float64 {
 	s := append([]float64(nil), x...)
 	sort.Float64s(s)
-	m := median(s)
+	m := stats.MedianSorted(s)
 	dev := make([]float64, len(s))
 	for i, v := range s {
 		dev[i] = math.Abs(v - m)
 	}
 	sort.Float64s(dev)
-	if mad := median(dev); mad > 0 {
+	if mad := stats.MedianSorted(dev); mad > 0 {
 		return 1.4826 * mad
 	}
 	return stat.StdDev(x, nil)
@@ -222,7 +215,7 @@ func exactRank(n1, n2 int, tail float64) int {
 	if k, ok := rankCache.Load(key); ok {
 		return k.(int)
 	}
-	d := stats.UDist{N1: n1, N2: n2}
+	d := moremath.UDist{N1: n1, N2: n2}
 	// CDF is increasing in u; find the largest u = k−1 with CDF(u) ≤ tail.
 	lo, hi := -1, n1*n2/2 // CDF(-1) = 0 ≤ tail; CDF(n1n2/2) ≥ ½ > tail
 	for hi-lo > 1 {

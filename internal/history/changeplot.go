@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/mqgate/mqgate/internal/changepoint"
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // Colours of change points: magenta for a slowdown (apart from the red of
@@ -101,7 +102,7 @@ func newSegmentMedians(y []float64, from int, cps []changepoint.ChangePoint) *se
 		if len(v) == 0 {
 			continue
 		}
-		s.segs = append(s.segs, [3]float64{float64(bounds[i]), float64(bounds[i+1] - 1), changepoint.Median(v)})
+		s.segs = append(s.segs, [3]float64{float64(bounds[i]), float64(bounds[i+1] - 1), stats.Median(v)})
 	}
 	return s
 }

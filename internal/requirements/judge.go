@@ -3,7 +3,8 @@ package requirements
 import (
 	"fmt"
 	"math"
-	"sort"
+
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // Judgement is the verdict on one check of k candidate runs against one
@@ -67,7 +68,7 @@ type Judgement struct {
 func Judge(r Row, i int, values []float64, margin float64) Judgement {
 	k := len(values)
 	limit1 := r.Limit(i)
-	j := Judgement{Value: median(values), Statistic: fmt.Sprintf("median of %d runs", k), Requirement: limit1,
+	j := Judgement{Value: stats.Median(values), Statistic: fmt.Sprintf("median of %d runs", k), Requirement: limit1,
 		P: math.NaN(), Low: math.NaN(), High: math.NaN(), NeedRuns: 1}
 	if k == 1 {
 		j.Statistic = "value"
@@ -258,17 +259,3 @@ func pct(p float64) string { return fmt.Sprintf("%.3g%%", 100*p) }
 
 // confText names a two-sided interval whose ends each err with chance level.
 func confText(level float64) string { return fmt.Sprintf("%.4g%%", 100*(1-2*level)) }
-
-// median of x (x is not modified); NaN when empty.
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	h := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[h]
-	}
-	return (s[h-1] + s[h]) / 2
-}

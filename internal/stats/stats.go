@@ -93,10 +93,12 @@ func stdScratch(x, scratch []float64) float64 {
 func Median(x []float64) float64 {
 	s := slices.Clone(x)
 	slices.Sort(s)
-	return medianSorted(s)
+	return MedianSorted(s)
 }
 
-func medianSorted(s []float64) float64 {
+// MedianSorted is Median of s, which must be in ascending order (NaNs
+// first, as slices.Sort and sort.Float64s leave them).
+func MedianSorted(s []float64) float64 {
 	n := len(s)
 	if n == 0 {
 		return math.NaN()
@@ -216,7 +218,7 @@ func SummarizeScratch(x []float64, sc *Scratch) Summary {
 	sortFloats(sorted, sc.keys)
 	s.Min = sorted[0]
 	s.Max = sorted[n-1]
-	s.Median = medianSorted(sorted)
+	s.Median = MedianSorted(sorted)
 	s.P90 = Percentile(sorted, 90)
 	s.P99 = Percentile(sorted, 99)
 	s.P9999 = Percentile(sorted, 99.99)
