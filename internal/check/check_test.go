@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -26,7 +27,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func row(b int, median, p99, max float64) summary.Row {
-	return summary.Row{Bytes: b, Samples: 100, Median: median, P99: p99, Max: max, Min: 1, Mean: median}
+	return summary.Row{Bytes: b, Summary: stats.Summary{Samples: 100, Median: median, P99: p99, Max: max, Min: 1, Mean: median}}
 }
 
 func TestEvaluate(t *testing.T) {

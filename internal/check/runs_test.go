@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -34,8 +35,22 @@ func writeRuns(t *testing.T, root, prefix string, n int, seed uint64, scale floa
 		for _, b := range runsPayloads {
 			f := func(x float64) float64 { return x * (1 + 0.05*(2*r.Float64()-1)) * scale }
 			med, p99, max := f(10), f(20), f(50)
-			rows = append(rows, summary.Row{Bytes: b, Samples: 1000, Median: med, P99: p99, Max: max, Min: med / 2, Mean: med,
-				P90: p99 * 0.9, P9999: max, Stdev: 1, MeanJitter: 1, MaxJitter: 2})
+			rows = append(rows, summary.Row{
+				Bytes: b,
+				Summary: stats.Summary{
+					Samples:    1000,
+					Median:     med,
+					P99:        p99,
+					Max:        max,
+					Min:        med / 2,
+					Mean:       med,
+					P90:        p99 * 0.9,
+					P9999:      max,
+					Stdev:      1,
+					MeanJitter: 1,
+					MaxJitter:  2,
+				},
+			})
 		}
 		if err := summary.WriteFile(filepath.Join(dir, experiment.SummaryFileName(runsType)), rows); err != nil {
 			t.Fatal(err)

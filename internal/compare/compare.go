@@ -265,7 +265,7 @@ func samePayloadsAll(refRuns, tgtRuns []*experiment.Summary) error {
 func medianSummary(runs []*experiment.Summary) *experiment.Summary {
 	out := &experiment.Summary{Type: runs[0].Type, Path: runs[0].Path}
 	for _, r := range runs[0].Rows {
-		m := summary.Row{Bytes: r.Bytes, Samples: r.Samples}
+		m := summary.Row{Bytes: r.Bytes, Summary: stats.Summary{Samples: r.Samples}}
 		for _, col := range summary.Columns {
 			if _, ok := r.Get(col); !ok {
 				continue

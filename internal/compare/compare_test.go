@@ -8,13 +8,28 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
 // row returns a summary row whose every latency column is v.
 func row(payload int, v float64) summary.Row {
-	return summary.Row{Bytes: payload, Samples: 100, Max: v, Min: v, Mean: v, Median: v, Stdev: v,
-		MeanJitter: v, MaxJitter: v, P90: v, P99: v, P9999: v}
+	return summary.Row{
+		Bytes: payload,
+		Summary: stats.Summary{
+			Samples:    100,
+			Max:        v,
+			Min:        v,
+			Mean:       v,
+			Median:     v,
+			Stdev:      v,
+			MeanJitter: v,
+			MaxJitter:  v,
+			P90:        v,
+			P99:        v,
+			P9999:      v,
+		},
+	}
 }
 
 func exp(name string, subs ...experiment.Summary) *experiment.Experiment {

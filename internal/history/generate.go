@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -162,18 +163,20 @@ func baseLatency(typ string, bytes int) float64 {
 func syntheticRow(bytes int, med float64, rng *rand.Rand) summary.Row {
 	tail := 1 + 0.1*math.Abs(rng.NormFloat64())
 	return summary.Row{
-		Bytes:      bytes,
-		Samples:    10000,
-		Min:        med * (0.85 + 0.05*rng.Float64()),
-		Median:     med,
-		Mean:       med * 1.1,
-		Stdev:      med * 0.3,
-		MeanJitter: med * 0.05,
-		MaxJitter:  med * 5,
-		P90:        med * 1.4,
-		P99:        med * 2.5 * tail,
-		P9999:      med * 6 * tail,
-		Max:        med * (8 + 4*rng.Float64()) * tail,
+		Bytes: bytes,
+		Summary: stats.Summary{
+			Samples:    10000,
+			Min:        med * (0.85 + 0.05*rng.Float64()),
+			Median:     med,
+			Mean:       med * 1.1,
+			Stdev:      med * 0.3,
+			MeanJitter: med * 0.05,
+			MaxJitter:  med * 5,
+			P90:        med * 1.4,
+			P99:        med * 2.5 * tail,
+			P9999:      med * 6 * tail,
+			Max:        med * (8 + 4*rng.Float64()) * tail,
+		},
 	}
 }
 

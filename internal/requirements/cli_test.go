@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
 )
 
@@ -32,8 +33,19 @@ func writeExperiments(t *testing.T) string {
 		if _, ok := files[path]; !ok {
 			order = append(order, path)
 		}
-		files[path] = append(files[path], summary.Row{Bytes: o.Bytes, Samples: 1000, Median: o.Median, P99: o.P99, Max: o.Max,
-			Min: o.Median / 2, Mean: o.Median, P90: o.P99 * 0.9, P9999: o.Max})
+		files[path] = append(files[path], summary.Row{
+			Bytes: o.Bytes,
+			Summary: stats.Summary{
+				Samples: 1000,
+				Median:  o.Median,
+				P99:     o.P99,
+				Max:     o.Max,
+				Min:     o.Median / 2,
+				Mean:    o.Median,
+				P90:     o.P99 * 0.9,
+				P9999:   o.Max,
+			},
+		})
 	}
 	for _, path := range order {
 		if err := summary.WriteFile(path, files[path]); err != nil {

@@ -148,9 +148,10 @@ func PercentileOf(x []float64, p float64) float64 {
 	return Percentile(s, p)
 }
 
-// Summary holds the statistics of one payload's latencies (formats §3).
+// Summary holds the statistics of one payload's latencies (formats §3):
+// summary.Row without the payload size.
 type Summary struct {
-	N          int
+	Samples    int
 	Max        float64
 	Min        float64
 	Mean       float64
@@ -180,7 +181,7 @@ type Scratch struct {
 // nil.
 func SummarizeScratch(x []float64, sc *Scratch) Summary {
 	n := len(x)
-	s := Summary{N: n}
+	s := Summary{Samples: n}
 	nan := math.NaN()
 	if n == 0 {
 		return Summary{Max: nan, Min: nan, Mean: nan, Median: nan, Stdev: nan,

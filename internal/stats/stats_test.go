@@ -108,7 +108,7 @@ func TestSummarizeDoesNotModifyInput(t *testing.T) {
 
 func TestEmpty(t *testing.T) {
 	s := Summarize(nil)
-	if s.N != 0 || !math.IsNaN(s.Mean) || !math.IsNaN(s.P99) {
+	if s.Samples != 0 || !math.IsNaN(s.Mean) || !math.IsNaN(s.P99) {
 		t.Fatalf("empty summary %+v", s)
 	}
 	if !math.IsNaN(Percentile(nil, 50)) || !math.IsNaN(Mean(nil)) || !math.IsNaN(Std(nil)) {

@@ -21,28 +21,15 @@ import (
 var Columns = []string{"Bytes", "Samples", "Max", "Min", "Mean", "Median", "Stdev",
 	"Mean jitter", "Max jitter", "90%", "99%", "99.99%"}
 
-// Row is the summary of one payload's latencies, in microseconds.
+// Row is the summary of one payload's latencies, in microseconds: the
+// payload size and its statistics.
 type Row struct {
-	Bytes      int
-	Samples    int
-	Max        float64
-	Min        float64
-	Mean       float64
-	Median     float64
-	Stdev      float64
-	MeanJitter float64
-	MaxJitter  float64
-	P90        float64
-	P99        float64
-	P9999      float64
+	Bytes int
+	stats.Summary
 }
 
 // FromStats builds the row of payload from its statistics.
-func FromStats(payload int, s stats.Summary) Row {
-	return Row{Bytes: payload, Samples: s.N, Max: s.Max, Min: s.Min, Mean: s.Mean,
-		Median: s.Median, Stdev: s.Stdev, MeanJitter: s.MeanJitter, MaxJitter: s.MaxJitter,
-		P90: s.P90, P99: s.P99, P9999: s.P9999}
-}
+func FromStats(payload int, s stats.Summary) Row { return Row{Bytes: payload, Summary: s} }
 
 // floats returns pointers to the float columns, in Columns order from Max.
 func (r *Row) floats() []*float64 {

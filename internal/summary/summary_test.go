@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 const fixture = "../../testdata/fastrtps-v192/measurements_interprocess_reliable_summary.csv"
@@ -32,7 +34,7 @@ func TestRoundTripFixture(t *testing.T) {
 }
 
 func TestGet(t *testing.T) {
-	r := Row{Bytes: 16, Samples: 3, Max: 9, Min: 1, Median: 5, P99: 8.5, P9999: 8.9}
+	r := Row{Bytes: 16, Summary: stats.Summary{Samples: 3, Max: 9, Min: 1, Median: 5, P99: 8.5, P9999: 8.9}}
 	for col, want := range map[string]float64{"Max": 9, "Min": 1, "Median": 5, "99%": 8.5, "99.99%": 8.9} {
 		if got, ok := r.Get(col); !ok || got != want {
 			t.Errorf("Get(%q) = %v, %v", col, got, ok)
@@ -157,15 +159,15 @@ func TestContradictions(t *testing.T) {
 func TestWriteRefusesWhatReadRefuses(t *testing.T) {
 	inf := math.Inf(1)
 	for _, r := range []Row{
-		{Bytes: 16, Samples: 2, Max: inf, Min: 1, Mean: inf, Median: inf, Stdev: inf, P90: inf, P99: inf, P9999: inf},
-		{Bytes: 16, Samples: 2, Max: 1, Min: 1, Mean: math.NaN(), Median: 1, P90: 1, P99: 1, P9999: 1},
-		{Bytes: 16, Samples: 2, Max: 1, Min: -1, Mean: 0, Median: 0, P90: 1, P99: 1, P9999: 1},
+		{Bytes: 16, Summary: stats.Summary{Samples: 2, Max: inf, Min: 1, Mean: inf, Median: inf, Stdev: inf, P90: inf, P99: inf, P9999: inf}},
+		{Bytes: 16, Summary: stats.Summary{Samples: 2, Max: 1, Min: 1, Mean: math.NaN(), Median: 1, P90: 1, P99: 1, P9999: 1}},
+		{Bytes: 16, Summary: stats.Summary{Samples: 2, Max: 1, Min: -1, Mean: 0, Median: 0, P90: 1, P99: 1, P9999: 1}},
 	} {
 		if err := Write(&bytes.Buffer{}, []Row{r}); err == nil {
 			t.Errorf("%+v written", r)
 		}
 	}
-	one := Row{Bytes: 16, Samples: 1, Max: 5, Min: 5, Mean: 5, Median: 5, MeanJitter: math.NaN(), MaxJitter: math.NaN(), P90: 5, P99: 5, P9999: 5}
+	one := Row{Bytes: 16, Summary: stats.Summary{Samples: 1, Max: 5, Min: 5, Mean: 5, Median: 5, MeanJitter: math.NaN(), MaxJitter: math.NaN(), P90: 5, P99: 5, P9999: 5}}
 	if err := Write(&bytes.Buffer{}, []Row{one}); err != nil {
 		t.Error(err)
 	}
