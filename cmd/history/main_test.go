@@ -23,8 +23,8 @@ func fixture(t *testing.T) (exps, reqs string) {
 	t.Helper()
 	dir := t.TempDir()
 	exps, reqs = filepath.Join(dir, "exps"), filepath.Join(dir, "reqs.csv")
-	opt := history.GenerateOptions{Seed: 1, Meta: true}
-	if _, err := history.Generate(exps, 5, opt); err != nil {
+	opt := synth.GenerateOptions{Seed: 1, Meta: true}
+	if _, err := synth.Generate(exps, 5, opt); err != nil {
 		t.Fatal(err)
 	}
 	if err := history.GenerateRequirements(reqs, opt); err != nil {
@@ -215,9 +215,9 @@ func gateFixture(t *testing.T, n int, slowdown float64) (exps, reqs string) {
 	t.Helper()
 	dir := t.TempDir()
 	exps, reqs = filepath.Join(dir, "exps"), filepath.Join(dir, "reqs.csv")
-	opt := history.GenerateOptions{Seed: 3, Meta: true, Steady: true, Types: []string{"interprocess_best_effort", "interprocess_reliable"},
+	opt := synth.GenerateOptions{Seed: 3, Meta: true, Steady: true, Types: []string{"interprocess_best_effort", "interprocess_reliable"},
 		Payloads: []int{16, 1024, 16384}, Slowdown: slowdown, SlowFrom: 22}
-	if _, err := history.Generate(exps, n, opt); err != nil {
+	if _, err := synth.Generate(exps, n, opt); err != nil {
 		t.Fatal(err)
 	}
 	if err := history.GenerateRequirements(reqs, opt); err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// randomWalk is a drifting history like history.Generate's: a slow random
+// randomWalk is a drifting history like synth.Generate's: a slow random
 // walk times noise.
 func randomWalk(n int, seed uint64) []float64 {
 	rng := rand.New(rand.NewPCG(seed, 11))

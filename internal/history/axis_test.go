@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 // TestExperimentAxisThinning draws the history plots of 12, 40 and 200
@@ -23,8 +24,8 @@ func TestExperimentAxisThinning(t *testing.T) {
 	for _, n := range []int{12, 40, 200} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			dir := t.TempDir()
-			opt := GenerateOptions{Seed: 1, Meta: true, Types: []string{"interprocess_reliable"}, Payloads: []int{16, 1024}}
-			if _, err := Generate(dir, n, opt); err != nil {
+			opt := synth.GenerateOptions{Seed: 1, Meta: true, Types: []string{"interprocess_reliable"}, Payloads: []int{16, 1024}}
+			if _, err := synth.Generate(dir, n, opt); err != nil {
 				t.Fatal(err)
 			}
 			h, err := Load(context.Background(), dir, nil, false)

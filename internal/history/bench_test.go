@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 // benchDir generates n experiments and their requirements in a temporary
@@ -14,8 +15,8 @@ import (
 func benchDir(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
-	opt := GenerateOptions{Seed: 1, Meta: true}
-	if _, err := Generate(filepath.Join(dir, "exps"), n, opt); err != nil {
+	opt := synth.GenerateOptions{Seed: 1, Meta: true}
+	if _, err := synth.Generate(filepath.Join(dir, "exps"), n, opt); err != nil {
 		b.Fatal(err)
 	}
 	reqs := filepath.Join(dir, "reqs.csv")

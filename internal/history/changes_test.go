@@ -17,6 +17,7 @@ import (
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 var twoTypes = []string{"interprocess_best_effort", "interprocess_reliable"}
@@ -27,11 +28,11 @@ var fourPayloads = []int{16, 1024, 4096, 16384}
 
 // generated loads n generated experiments (two sub-experiments, four
 // payloads) with opt's seed, steadiness and slowdown.
-func generated(t *testing.T, n int, opt GenerateOptions) *History {
+func generated(t *testing.T, n int, opt synth.GenerateOptions) *History {
 	t.Helper()
 	dir := t.TempDir()
 	opt.Types, opt.Payloads, opt.Meta = twoTypes, fourPayloads, true
-	if _, err := Generate(dir, n, opt); err != nil {
+	if _, err := synth.Generate(dir, n, opt); err != nil {
 		t.Fatal(err)
 	}
 	h, err := Load(context.Background(), dir, nil, false)
@@ -47,7 +48,7 @@ func generated(t *testing.T, n int, opt GenerateOptions) *History {
 // experiment's commit in the JSON report and the change on its CSV row; the
 // gate fails on (nearly) every judged series.
 func TestChangesFindSlowdown(t *testing.T) {
-	h := generated(t, 30, GenerateOptions{Seed: 5, Steady: true, Slowdown: 1.2, SlowFrom: 20})
+	h := generated(t, 30, synth.GenerateOptions{Seed: 5, Steady: true, Slowdown: 1.2, SlowFrom: 20})
 	if err := h.DetectChanges(context.Background(), ChangeOptions{Options: changepoint.Options{Seed: 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -169,15 +170,15 @@ func syntheticHistory(seed uint64, n int, slowdown float64, slowFrom int) *Histo
 	h := &History{Experiments: exps}
 	rng := newRand(seed)
 	for _, typ := range twoTypes {
-		s := &SubExperiment{Type: typ, Payloads: DefaultPayloads}
+		s := &SubExperiment{Type: typ, Payloads: synth.DefaultPayloads}
 		s.Requirements = make([][]float64, len(Checks))
 		for c := range s.Requirements {
-			s.Requirements[c] = nanSlice(len(DefaultPayloads))
+			s.Requirements[c] = nanSlice(len(synth.DefaultPayloads))
 		}
 		s.Values = make([][][]float64, len(Magnitudes))
 		for m := range Magnitudes {
-			s.Values[m] = make([][]float64, len(DefaultPayloads))
-			for p, b := range DefaultPayloads {
+			s.Values[m] = make([][]float64, len(synth.DefaultPayloads))
+			for p, b := range synth.DefaultPayloads {
 				v := make([]float64, n)
 				for e := range v {
 					f := 1.0
@@ -188,7 +189,7 @@ func syntheticHistory(seed uint64, n int, slowdown float64, slowFrom int) *Histo
 					if Magnitudes[m] == "Max" || Magnitudes[m] == "99%" {
 						sd = 0.15
 					}
-					v[e] = baseLatency(typ, b) * f * math.Exp(sd*rng.NormFloat64())
+					v[e] = synth.BaseLatency(typ, b) * f * math.Exp(sd*rng.NormFloat64())
 				}
 				s.Values[m][p] = v
 			}

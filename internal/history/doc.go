@@ -47,6 +47,6 @@
 // which is always labelled), at 45°, with room kept at the left so the first
 // label is not clipped.
 //
-// Generate writes deterministic, seeded experiment folders for tests and
-// benchmarks.
+// synth.Generate writes deterministic, seeded experiment folders for tests
+// and benchmarks; GenerateRequirements their requirements.
 package history

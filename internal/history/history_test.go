@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 // golden compares got with testdata/<name>, or rewrites it with -update.
@@ -175,15 +176,15 @@ func TestGenerateDeterministic(t *testing.T) {
 		})
 		return files
 	}
-	opt := GenerateOptions{Seed: 7, Meta: true, Gaps: 0.1, Types: []string{"intraprocess_reliable", "interprocess_reliable_tcp"}}
+	opt := synth.GenerateOptions{Seed: 7, Meta: true, Gaps: 0.1, Types: []string{"intraprocess_reliable", "interprocess_reliable_tcp"}}
 	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b} {
-		if _, err := Generate(d, 5, opt); err != nil {
+		if _, err := synth.Generate(d, 5, opt); err != nil {
 			t.Fatal(err)
 		}
 	}
 	opt.Seed = 8
-	if _, err := Generate(c, 5, opt); err != nil {
+	if _, err := synth.Generate(c, 5, opt); err != nil {
 		t.Fatal(err)
 	}
 	fa, fb, fc := read(a), read(b), read(c)
@@ -223,8 +224,8 @@ func TestGenerateDeterministic(t *testing.T) {
 
 func TestGeneratedHistory(t *testing.T) {
 	dir := t.TempDir()
-	opt := GenerateOptions{Seed: 3, Meta: true, Gaps: 0.05}
-	if _, err := Generate(filepath.Join(dir, "e"), 30, opt); err != nil {
+	opt := synth.GenerateOptions{Seed: 3, Meta: true, Gaps: 0.05}
+	if _, err := synth.Generate(filepath.Join(dir, "e"), 30, opt); err != nil {
 		t.Fatal(err)
 	}
 	if err := GenerateRequirements(filepath.Join(dir, "r.csv"), opt); err != nil {

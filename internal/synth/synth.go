@@ -12,7 +12,8 @@ import (
 	"github.com/mqgate/mqgate/internal/measurements"
 )
 
-// DefaultPayloads are run's default payloads: 16 B to 16 KB in powers of two.
+// DefaultPayloads are run's default payloads, the eleven Fast-RTPS latency
+// payloads: 16 B to 16 KiB in powers of two.
 var DefaultPayloads = []int{16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}
 
 // Spec describes an experiment to generate.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 // targets are the wall-time budgets of the issue, by experiment count.
@@ -63,9 +64,9 @@ func run(sizes, format string, html bool, keep string, strict bool, seed uint64)
 		}
 		dir := filepath.Join(root, strconv.Itoa(n))
 		exps := filepath.Join(dir, "experiments")
-		opt := history.GenerateOptions{Seed: seed, Meta: true}
+		opt := synth.GenerateOptions{Seed: seed, Meta: true}
 		t0 := time.Now()
-		if _, err := history.Generate(exps, n, opt); err != nil {
+		if _, err := synth.Generate(exps, n, opt); err != nil {
 			return err
 		}
 		reqs := filepath.Join(dir, "latency_requirements.csv")
