@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,15 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver/secure"
 )
+
+// hundredPayloads is --payloads 16,17,…,115.
+var hundredPayloads = func() string {
+	p := make([]string, 100)
+	for i := range p {
+		p[i] = strconv.Itoa(16 + i)
+	}
+	return strings.Join(p, ",")
+}()
 
 // TestRefusedBeforeCreating: settings that cannot be measured are refused
 // with exit 2 before the experiment directory exists, each naming what is
@@ -25,9 +35,11 @@ func TestRefusedBeforeCreating(t *testing.T) {
 		args []string
 		want string
 	}{
-		// More samples than memory: 10^11 × 11 payloads × 8 B.
-		{"memory", []string{"--samples", "100000000000"}, "100000000000 samples × 11 payloads need 8.1 TiB of memory per sub-experiment (8 B per sample), more than 80% of the"},
-		{"memory-overflow", []string{"--samples", "9000000000000000000"}, "need more than 16 EiB"},
+		// More samples than memory: the most --samples allows (10^9) × 100
+		// payloads × 8 B. (The overflow past 16 EiB, which no flag values
+		// reach now, is engine.CheckMemory's test.)
+		{"memory", []string{"--samples", "1000000000", "--payloads", hundredPayloads}, "1000000000 samples × 100 payloads need 746.0 GiB of memory per sub-experiment (8 B per sample), more than 80% of the"},
+		{"samples-range", []string{"--samples", "9000000000000000000"}, "--samples 9000000000000000000: expected 1 to 1000000000"},
 		{"udp", []string{"-s", "interprocess_best_effort", "--payloads", "16,65508"}, "payload 65508 B is larger than the 65507-byte maximum message of transport udp (sub-experiment interprocess_best_effort)"},
 		{"tcp", []string{"-s", "interprocess_reliable_tcp", "--payloads", "16777216"}, "payload 16777216 B is larger than the 4194304-byte maximum message of transport tcp (sub-experiment interprocess_reliable_tcp)"},
 		{"tls", []string{"-s", "interprocess_reliable_tcp_security", "--payloads", "4194305"}, "maximum message of transport tls"},
@@ -36,7 +48,7 @@ func TestRefusedBeforeCreating(t *testing.T) {
 		{"ca-without-security", []string{"-s", "interprocess_reliable_tcp", "--ca", "ca.pem", "--cert", "c.pem", "--key", "k.pem"}, "--ca, --cert, --key given, but no selected sub-experiment is secure"},
 		{"echo-cert-alone", []string{"-s", "interprocess_reliable_tcp_security", "--ca", "ca.pem", "--echo-cert", "e.pem"}, "--echo-cert and --echo-key go together"},
 		{"missing-ca-file", []string{"-s", "interprocess_reliable_tcp_security", "--ca", "nosuch.pem", "--cert", "c.pem", "--key", "k.pem"}, "--ca: open nosuch.pem"},
-		{"connect-timeout", []string{"--connect-timeout", "0s"}, "--connect-timeout 0s: expected a positive duration"},
+		{"connect-timeout", []string{"--connect-timeout", "0s"}, "--connect-timeout 0s: expected 1ms to 1h"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
