@@ -549,6 +549,18 @@ func catalogue() []catalogueTrial {
 		replace(t, filepath.Join(d, "cfg.yaml"), "topics: 1\nrate:\n\t- 100\n")
 		return []string{"--config", filepath.Join(d, "cfg.yaml"), "sub", "--out-dir", filepath.Join(d, "runs")}
 	})
+	add("run", "not a regular file", "--config is a FIFO", `cfg\.toml: is a named pipe`, func(t *testing.T, d string) []string {
+		if err := syscall.Mkfifo(filepath.Join(d, "cfg.toml"), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		return []string{"--config", filepath.Join(d, "cfg.toml"), "pub", "--out-dir", filepath.Join(d, "runs")}
+	})
+	add("run", "not a regular file", "--ca is a FIFO", `ca\.pem: is a named pipe`, func(t *testing.T, d string) []string {
+		if err := syscall.Mkfifo(filepath.Join(d, "ca.pem"), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		return []string{"--out", filepath.Join(d, "runs"), "-s", "interprocess_reliable_tcp_security", "--ca", filepath.Join(d, "ca.pem")}
+	})
 	add("run", "malformed config", "--config unknown setting", `cfg\.toml:2\b`, func(t *testing.T, d string) []string {
 		replace(t, filepath.Join(d, "cfg.toml"), "topics = 1\nrat = 100\n")
 		return []string{"--config", filepath.Join(d, "cfg.toml"), "pub", "--out-dir", filepath.Join(d, "runs")}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/secure"
+	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
@@ -106,7 +107,7 @@ func (s *Session) generate() error {
 
 // loadCA reads the CA certificates of file.
 func loadCA(file string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(file)
+	pem, err := fileerr.ReadRegular(file)
 	if err != nil {
 		return nil, fmt.Errorf("--ca: %w", err)
 	}

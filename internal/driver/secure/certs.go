@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
 // Validity of generated certificates: they are made for one run.
@@ -201,7 +202,7 @@ func load(sec *driver.Security) (*material, error) {
 	if sec.CAFile == "" {
 		return nil, errors.New("no CA file to verify the peer against")
 	}
-	caPEM, err := os.ReadFile(sec.CAFile)
+	caPEM, err := fileerr.ReadRegular(sec.CAFile)
 	if err != nil {
 		return nil, fmt.Errorf("reading the CA file: %w", err)
 	}
