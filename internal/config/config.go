@@ -98,7 +98,7 @@ func (c *Config) loadFile(src Sources, known map[string]bool) error {
 	default:
 		return fmt.Errorf("--config %s: expected a .yaml, .yml or .toml file", src.File)
 	}
-	data, err := fileerr.ReadRegular(src.File)
+	data, err := fileerr.ReadRegular(src.File, "a YAML or TOML configuration file")
 	if err != nil {
 		return fmt.Errorf("--config %s: %w", src.File, err)
 	}

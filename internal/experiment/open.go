@@ -7,64 +7,14 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
-// OpenRegular opens path for reading when it is a regular file, or a
-// symbolic link to one. Anything else where a file is expected (a
-// directory, a named pipe, a device, a socket) is an input error from
-// NotRegular naming path and what was expected (what, e.g. "the raw
-// measurements file"). A named pipe without a writer does not block: the
-// file is opened without waiting (O_NONBLOCK) and its type checked before
-// anything is read. Errors of the open itself are returned as they are
-// (*fs.PathError), for the caller to word.
-func OpenRegular(path, what string) (*os.File, error) {
-	f, err := os.OpenFile(path, openFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, NotRegular(path, st.Mode(), what)
-	}
-	return f, nil
-}
+// OpenRegular is fileerr.OpenRegular: it opens path for reading when it is
+// a regular file and refuses anything else, naming what was expected.
+func OpenRegular(path, what string) (*os.File, error) { return fileerr.OpenRegular(path, what) }
 
-// CheckRegular returns NotRegular's error when path exists but is not a
-// regular file (following symbolic links), and nil otherwise: a missing or
-// unreadable path is left for the reader to report.
-func CheckRegular(path, what string) error {
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().IsRegular() {
-		return nil
-	}
-	return NotRegular(path, st.Mode(), what)
-}
+// CheckRegular is fileerr.CheckRegular.
+func CheckRegular(path, what string) error { return fileerr.CheckRegular(path, what) }
 
-// NotRegular is the input error for path, of the file type in mode, found
-// where a regular file was expected: it says what path is, what was
-// expected, and the fix.
+// NotRegular is fileerr.NotRegular.
 func NotRegular(path string, mode fs.FileMode, what string) error {
-	return fileerr.New(path, 0, "", "is %s, not a regular file: expected %s; remove or rename it", fileKind(mode), what)
-}
-
-// fileKind names the type of a file that is not regular.
-func fileKind(mode fs.FileMode) string {
-	switch {
-	case mode.IsDir():
-		return "a directory"
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeCharDevice != 0:
-		return "a character device"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	case mode&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "a special file"
+	return fileerr.NotRegular(path, mode, what)
 }

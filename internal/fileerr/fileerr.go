@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -85,30 +85,15 @@ func InvalidUTF8(data []byte) int {
 }
 
 // ReadRegular reads the whole file at path, refusing anything that is not a
-// regular file (a named pipe would block the reader forever, a directory
-// has no content to read).
-func ReadRegular(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+// regular file with NotRegular's error (what says what was expected): a
+// named pipe would block the reader forever, a directory has no content to
+// read. The file is opened without waiting, so a missing file is the
+// open's own error ("open path: no such file or directory").
+func ReadRegular(path, what string) ([]byte, error) {
+	f, err := OpenRegular(path, what)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: is a %s, not a regular file", path, kind(fi.Mode()))
-	}
-	return os.ReadFile(path)
-}
-
-// kind names a file mode that is not a regular file's.
-func kind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&os.ModeNamedPipe != 0:
-		return "named pipe (FIFO)"
-	case m&os.ModeDevice != 0:
-		return "device"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	}
-	return "special file"
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -19,11 +19,11 @@ func TestReadRegular(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	if b, err := ReadRegular(file); err != nil || string(b) != "x" {
+	if b, err := ReadRegular(file, "x"); err != nil || string(b) != "x" {
 		t.Errorf("ReadRegular(file) = %q, %v", b, err)
 	}
 	for path, want := range map[string]string{fifo: "is a named pipe (FIFO), not a regular file", dir: "is a directory, not a regular file"} {
-		if _, err := ReadRegular(path); err == nil || !strings.Contains(err.Error(), path+": "+want) {
+		if _, err := ReadRegular(path, "x"); err == nil || !strings.Contains(err.Error(), path+": "+want) {
 			t.Errorf("ReadRegular(%s) = %v, want %q", path, err, want)
 		}
 	}

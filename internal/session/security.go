@@ -107,7 +107,7 @@ func (s *Session) generate() error {
 
 // loadCA reads the CA certificates of file.
 func loadCA(file string) (*x509.CertPool, error) {
-	pem, err := fileerr.ReadRegular(file)
+	pem, err := fileerr.ReadRegular(file, "a PEM CA certificate")
 	if err != nil {
 		return nil, fmt.Errorf("--ca: %w", err)
 	}

@@ -202,7 +202,7 @@ func load(sec *driver.Security) (*material, error) {
 	if sec.CAFile == "" {
 		return nil, errors.New("no CA file to verify the peer against")
 	}
-	caPEM, err := fileerr.ReadRegular(sec.CAFile)
+	caPEM, err := fileerr.ReadRegular(sec.CAFile, "a PEM CA certificate")
 	if err != nil {
 		return nil, fmt.Errorf("reading the CA file: %w", err)
 	}
