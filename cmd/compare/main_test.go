@@ -8,6 +8,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/compare"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // TestHelp checks that --help succeeds and documents the Fast-RTPS flag
@@ -15,7 +16,7 @@ import (
 func TestHelp(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := cliapp.Run(context.Background(), compare.App(), []string{"compare", "--help"}, &out, &errb)
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, flag := range []string{"--reference", "--results", "--plots_directory", "--fail_threshold", "--columns", "--threshold", "--allow-missing", "--junit", "--markdown", "--json", "--html"} {
@@ -28,7 +29,7 @@ func TestHelp(t *testing.T) {
 func TestUnknownFlag(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := cliapp.Run(context.Background(), compare.App(), []string{"compare", "--no-such-flag"}, &out, &errb)
-	if code != cliapp.ExitUsage || !strings.Contains(errb.String(), "no-such-flag") {
+	if code != exit.Usage || !strings.Contains(errb.String(), "no-such-flag") {
 		t.Errorf("exit %d, stderr %q; want 2 naming the flag", code, errb.String())
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/browser"
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // TestHTMLInBrowser writes the history report of the Fast-RTPS experiment
@@ -22,7 +22,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "history.html")
 	code, _, errOut := run(t, "-e", exps, "-r", reqs, "-p", filepath.Join(dir, "plots"), "--format", "svg", "--html", page)
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/process"
 	"github.com/mqgate/mqgate/internal/synth"
@@ -62,7 +63,7 @@ func TestHistory(t *testing.T) {
 	// The Fast-RTPS flag names.
 	code, out, errOut := run(t, "--experiments_results", exps, "--requirements", reqs, "--plots_directory", plotsDir,
 		"--format", "svg", "--html", html)
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	// 10 sub-experiments × (4 magnitude plots + 11 payloads × 3 checks).
@@ -119,7 +120,7 @@ func TestHistoryPNG(t *testing.T) {
 	exps, reqs := fixture(t)
 	plotsDir := t.TempDir()
 	code, _, errOut := run(t, "--experiments-results", exps, "--requirements", reqs, "--plots-directory", plotsDir)
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	b, err := os.ReadFile(filepath.Join(plotsDir, "interprocess_reliable", "16_bytes_99.png"))
@@ -170,8 +171,8 @@ func TestHistoryErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errOut := run(t, tt.args...)
-			if code != cliapp.ExitUsage {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, cliapp.ExitUsage, errOut)
+			if code != exit.Usage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, exit.Usage, errOut)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(errOut, w) {
@@ -187,7 +188,7 @@ func TestHistoryErrors(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	code, out, _ := run(t, "--help")
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("--help exit %d", code)
 	}
 	for _, want := range []string{"--experiments-results", "experiments_results", "--plots-directory", "plots_directory", "--requirements", "--html", "--format"} {
@@ -203,8 +204,8 @@ func TestInterrupted(t *testing.T) {
 	cancel()
 	var out, errb bytes.Buffer
 	code := cliapp.Run(ctx, history.App(), []string{"history", "-e", exps, "-r", reqs, "-p", t.TempDir()}, &out, &errb)
-	if code != cliapp.ExitInterrupted {
-		t.Errorf("exit %d, want %d; stderr:\n%s", code, cliapp.ExitInterrupted, errb.String())
+	if code != exit.Interrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exit.Interrupted, errb.String())
 	}
 }
 
@@ -237,8 +238,8 @@ func TestGate(t *testing.T) {
 		code     int
 		want     []string
 	}{
-		{"slower", 1.15, cliapp.ExitGateFailed, []string{"FAILED interprocess_reliable, 16 bytes, Median: +1", "since 2024-01-23_00-00-00", "gate failed: "}},
-		{"unchanged", 0, cliapp.ExitOK, []string{"gate passed: no newest segment of 12 series (Median, 99%) is a significant slowdown"}},
+		{"slower", 1.15, exit.GateFailed, []string{"FAILED interprocess_reliable, 16 bytes, Median: +1", "since 2024-01-23_00-00-00", "gate failed: "}},
+		{"unchanged", 0, exit.OK, []string{"gate passed: no newest segment of 12 series (Median, 99%) is a significant slowdown"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			exps, reqs := gateFixture(t, 30, c.slowdown)
@@ -261,7 +262,7 @@ func TestGate(t *testing.T) {
 			if err := json.Unmarshal(b, &doc); err != nil {
 				t.Fatal(err)
 			}
-			want := map[bool]string{true: "failed", false: "passed"}[c.code == cliapp.ExitGateFailed]
+			want := map[bool]string{true: "failed", false: "passed"}[c.code == exit.GateFailed]
 			if doc.Gate == nil || doc.Gate.Verdict != want || doc.Gate.SeriesJudged != 12 || len(doc.Experiments) != 30 {
 				t.Errorf("JSON gate %+v, %d experiments", doc.Gate, len(doc.Experiments))
 			}
@@ -286,8 +287,8 @@ func TestGate(t *testing.T) {
 func TestShortHistory(t *testing.T) {
 	exps, reqs := gateFixture(t, 9, 0)
 	code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", t.TempDir(), "--gate")
-	if code != cliapp.ExitInconclusive {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", code, cliapp.ExitInconclusive, errOut)
+	if code != exit.Inconclusive {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exit.Inconclusive, errOut)
 	}
 	if w := "no series has the 10 values a test needs: take at least 10 experiments"; !strings.Contains(errOut, w) {
 		t.Errorf("stderr lacks %q:\n%s", w, errOut)
@@ -333,14 +334,14 @@ func rawRuns(t *testing.T, n, slowFrom int, slowdown float64) (exps, reqs string
 func TestGateFromRawRuns(t *testing.T) {
 	exps, reqs := rawRuns(t, 20, 14, 1.2)
 	code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", t.TempDir(), "--gate")
-	if code != cliapp.ExitGateFailed {
+	if code != exit.GateFailed {
 		t.Fatalf("slower: exit %d, want 1; stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if w := "FAILED intraprocess_reliable, 16 bytes, Median: +"; !strings.Contains(out, w) || !strings.Contains(out, "since 2026-01-15_00-00-00") {
 		t.Errorf("stdout lacks %q since 2026-01-15_00-00-00:\n%s", w, out)
 	}
 	exps, reqs = rawRuns(t, 20, 20, 1)
-	if code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", t.TempDir(), "--gate"); code != cliapp.ExitOK {
+	if code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", t.TempDir(), "--gate"); code != exit.OK {
 		t.Errorf("unchanged: exit %d, want 0; stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/gate"
 )
 
@@ -20,7 +20,7 @@ func TestOrderMethodInterval(t *testing.T) {
 	slower := writeRuns(t, filepath.Join(root, "slower"), "run", 3, 3, 1.5)
 	md, js := filepath.Join(root, "c.md"), filepath.Join(root, "c.json")
 	code, stdout, stderr := runCheck(t, root, append(dirArgs(slower), "--requirements", req, "--markdown", md, "--json", js)...)
-	if code != cliapp.ExitInconclusive {
+	if code != exit.Inconclusive {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	mdText, _ := os.ReadFile(md)

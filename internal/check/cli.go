@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -103,15 +104,15 @@ func action(c *cli.Context) error {
 	}
 	f, err := plots.ParseFormat(c.String("format"))
 	if err != nil {
-		return cliapp.Usagef("--format: %v", err)
+		return exit.Usagef("--format: %v", err)
 	}
 	margin, err := numflag.Tolerance.Parse(c.String("margin"))
 	if err != nil {
-		return cliapp.Usagef("--margin: %v", err)
+		return exit.Usagef("--margin: %v", err)
 	}
 	columns, err := ParseColumns(c.String("columns"))
 	if err != nil {
-		return cliapp.Usagef("--columns: %v", err)
+		return exit.Usagef("--columns: %v", err)
 	}
 	dirs := c.StringSlice("experiment-directory")
 	cfg := Config{
@@ -132,13 +133,13 @@ func action(c *cli.Context) error {
 	}
 	switch {
 	case cfg.Requirements == "" && cfg.ThroughputRequirements == "":
-		return cliapp.Usagef("--requirements or --throughput-requirements is required (see '%s --help')", c.App.Name)
+		return exit.Usagef("--requirements or --throughput-requirements is required (see '%s --help')", c.App.Name)
 	case len(dirs) == 0 && cfg.ExperimentsRoot == "":
-		return cliapp.Usagef("--experiment-directory DIR (repeatable) or --experiments-results ROOT is required (see '%s --help')", c.App.Name)
+		return exit.Usagef("--experiment-directory DIR (repeatable) or --experiments-results ROOT is required (see '%s --help')", c.App.Name)
 	case len(dirs) == 1 && cfg.ExperimentsRoot == "":
 		cfg.ExperimentDir = dirs[0]
 		if cfg.OutputDir != "" {
-			return cliapp.Usagef("--output-directory is for several runs; one run's check reports go into its directory")
+			return exit.Usagef("--output-directory is for several runs; one run's check reports go into its directory")
 		}
 	default:
 		cfg.ExperimentDirs = dirs
@@ -161,11 +162,11 @@ func action(c *cli.Context) error {
 	case gate.Passed:
 		return nil
 	case gate.Inconclusive:
-		return cliapp.Exit(cliapp.ExitInconclusive, fmt.Errorf("inconclusive: %d of %d checks undecided, none failed; more runs would decide", v.Inconclusive, len(v.Checks)))
+		return exit.With(exit.Inconclusive, fmt.Errorf("inconclusive: %d of %d checks undecided, none failed; more runs would decide", v.Inconclusive, len(v.Checks)))
 	}
 	msg := fmt.Sprintf("%d of %d checks failed, %d missing", v.Failed, len(v.Checks), v.Missing)
 	if v.Inconclusive > 0 {
 		msg += fmt.Sprintf(", %d inconclusive", v.Inconclusive)
 	}
-	return cliapp.Exit(cliapp.ExitGateFailed, errors.New(msg))
+	return exit.With(exit.GateFailed, errors.New(msg))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 )
 
@@ -71,7 +72,7 @@ func TestExitFailed(t *testing.T) {
 		"--requirements", "testdata/requirements.csv", "--experiment_directory", exp,
 		"--junit", filepath.Join(root, "r", "junit.xml"), "--markdown", filepath.Join(root, "r", "summary.md"),
 		"--json", filepath.Join(root, "r", "verdict.json"), "--html", filepath.Join(root, "r", "report.html"))
-	if code != cliapp.ExitGateFailed {
+	if code != exit.GateFailed {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
 	}
 	golden(t, "failed.stdout", []byte(stdout))
@@ -114,7 +115,7 @@ func TestExitPassed(t *testing.T) {
 	plotsDir := filepath.Join(root, "plots")
 	code, stdout, stderr := runCheck(t, root, "--requirements", req, "--experiment-directory", filepath.Join(root, "exp"),
 		"--plots-directory", plotsDir, "--format", "svg")
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d, want 0; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	golden(t, "passed.stdout", []byte(stdout))
@@ -146,14 +147,14 @@ func TestPayloadWithoutRequirement(t *testing.T) {
 	req := writeFile(t, filepath.Join(root, "req.csv"), reqs)
 	exp := filepath.Join(root, "exp")
 	code, stdout, stderr := runCheck(t, root, "--requirements", req, "--experiment-directory", exp)
-	if code != cliapp.ExitGateFailed {
+	if code != exit.GateFailed {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
 	}
 	if !strings.Contains(stdout, "missing: 16384 B Median: the requirements have no row for interprocess_reliable, 16384 bytes") {
 		t.Errorf("stdout does not say what is missing:\n%s", stdout)
 	}
 	code, stdout, _ = runCheck(t, root, "--requirements", req, "--experiment-directory", exp, "--allow-missing")
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("--allow-missing: exit %d, want 0\n%s", code, stdout)
 	}
 	golden(t, "allow-missing.stdout", []byte(stdout))
@@ -201,7 +202,7 @@ func TestExitUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runCheck(t, root, tt.args...)
-			if code != cliapp.ExitUsage {
+			if code != exit.Usage {
 				t.Errorf("exit %d, want 2; stderr:\n%s", code, stderr)
 			}
 			if !strings.Contains(stderr, tt.stderr) {

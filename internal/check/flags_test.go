@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // TestMarginFlag: --margin is a fraction (0.25) or a percentage (25%) in
@@ -20,23 +20,23 @@ func TestMarginFlag(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"25", cliapp.ExitUsage, "--margin: 25 read as a fraction is 2500%: did you mean 25%?"},
-		{"50", cliapp.ExitUsage, "did you mean 50%?"},
-		{"1", cliapp.ExitUsage, "did you mean 1%?"},
-		{"150%", cliapp.ExitUsage, "--margin: 150% is out of range: expected a value at least 0% and below 100%"},
-		{"100%", cliapp.ExitUsage, "at least 0% and below 100%"},
-		{"-0.1", cliapp.ExitUsage, "--margin: -0.1 (-10%) is out of range"},
-		{"-5%", cliapp.ExitUsage, "at least 0% and below 100%"},
-		{"1e300", cliapp.ExitUsage, "did you mean 1e300%?"},
-		{"NaN", cliapp.ExitUsage, `--margin: "NaN" is not a finite number`},
-		{"Inf", cliapp.ExitUsage, `--margin: "Inf" is not a finite number`},
-		{"-Inf", cliapp.ExitUsage, "not a finite number"},
-		{"ten", cliapp.ExitUsage, `--margin: "ten" is not a number`},
+		{"25", exit.Usage, "--margin: 25 read as a fraction is 2500%: did you mean 25%?"},
+		{"50", exit.Usage, "did you mean 50%?"},
+		{"1", exit.Usage, "did you mean 1%?"},
+		{"150%", exit.Usage, "--margin: 150% is out of range: expected a value at least 0% and below 100%"},
+		{"100%", exit.Usage, "at least 0% and below 100%"},
+		{"-0.1", exit.Usage, "--margin: -0.1 (-10%) is out of range"},
+		{"-5%", exit.Usage, "at least 0% and below 100%"},
+		{"1e300", exit.Usage, "did you mean 1e300%?"},
+		{"NaN", exit.Usage, `--margin: "NaN" is not a finite number`},
+		{"Inf", exit.Usage, `--margin: "Inf" is not a finite number`},
+		{"-Inf", exit.Usage, "not a finite number"},
+		{"ten", exit.Usage, `--margin: "ten" is not a number`},
 		// The fixture fails 4 of 33 checks without margin, and none with 25 %.
-		{"0", cliapp.ExitGateFailed, ""},
-		{"0%", cliapp.ExitGateFailed, ""},
-		{"0.25", cliapp.ExitOK, ""},
-		{"25%", cliapp.ExitOK, ""},
+		{"0", exit.GateFailed, ""},
+		{"0%", exit.GateFailed, ""},
+		{"0.25", exit.OK, ""},
+		{"25%", exit.OK, ""},
 	} {
 		t.Run(tt.margin, func(t *testing.T) {
 			root := fixture(t)
@@ -46,7 +46,7 @@ func TestMarginFlag(t *testing.T) {
 			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
 				t.Fatalf("exit %d, want %d; stderr %q lacks %q\nstdout:\n%s", code, tt.code, stderr, tt.stderr, stdout)
 			}
-			if code != cliapp.ExitUsage {
+			if code != exit.Usage {
 				return
 			}
 			if stdout != "" {

@@ -14,8 +14,8 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
-	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	single := cfg.ExperimentDir != ""
 	if n := len(cfg.ExperimentDirs); (single && (n > 0 || cfg.ExperimentsRoot != "")) || (!single && n == 0 && cfg.ExperimentsRoot == "") {
-		return nil, cliapp.Usagef("give the candidate runs as one experiment directory, as several, or as a folder of experiments")
+		return nil, exit.Usagef("give the candidate runs as one experiment directory, as several, or as a folder of experiments")
 	}
 	if cfg.PlotsDir == "" {
 		cfg.PlotsDir = defaultPlotsDir(cfg)
@@ -144,7 +144,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 		cfg.Format = plots.FormatPNG
 	}
 	if !(cfg.Margin >= 0) || math.IsInf(cfg.Margin, 0) {
-		return nil, cliapp.Usagef("--margin %v: expected a fraction ≥ 0 (0.1 or 10%% raises every requirement by 10%%)", cfg.Margin)
+		return nil, exit.Usagef("--margin %v: expected a fraction ≥ 0 (0.1 or 10%% raises every requirement by 10%%)", cfg.Margin)
 	}
 	if err := Guard(cfg).Check(); err != nil {
 		return nil, err
@@ -165,33 +165,33 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 		*earlier = old
 	}
 	if cfg.Requirements == "" && cfg.ThroughputRequirements == "" {
-		return nil, cliapp.Usagef("--requirements FILE or --throughput-requirements FILE (or both) is required")
+		return nil, exit.Usagef("--requirements FILE or --throughput-requirements FILE (or both) is required")
 	}
 	var reqs []requirements.Row
 	var err error
 	if cfg.Requirements != "" {
 		reqs, err = requirements.ReadFile(cfg.Requirements)
 		if err != nil {
-			return nil, cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("requirements: %w", err))
+			return nil, exit.With(exit.Usage, fmt.Errorf("requirements: %w", err))
 		}
 	}
 	var treqs []requirements.ThroughputRow
 	if cfg.ThroughputRequirements != "" {
 		treqs, err = requirements.ReadThroughputFile(cfg.ThroughputRequirements)
 		if err != nil {
-			return nil, cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("throughput requirements: %w", err))
+			return nil, exit.With(exit.Usage, fmt.Errorf("throughput requirements: %w", err))
 		}
 	}
 	exps, subject, warnings, err := loadRuns(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, cliapp.Exit(cliapp.ExitInterrupted, err)
+			return nil, exit.With(exit.Interrupted, err)
 		}
-		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+		return nil, exit.With(exit.Usage, err)
 	}
 	latency, more, err := experiment.Admit(exps, cfg.AllowIncomplete)
 	if err != nil {
-		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+		return nil, exit.With(exit.Usage, err)
 	}
 	warnings = append(warnings, more...)
 	var v *gate.Verdict
@@ -207,7 +207,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	}
 	if reqs != nil && hasSummaries(exps) {
 		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), latency); err != nil {
-			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+			return nil, exit.With(exit.Usage, err)
 		}
 	}
 	baseline := cfg.Requirements
@@ -289,7 +289,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	}
 	for _, s := range sums {
 		if ctx.Err() != nil {
-			return res, cliapp.Exit(cliapp.ExitInterrupted, ctx.Err())
+			return res, exit.With(exit.Interrupted, ctx.Err())
 		}
 		if reportDir == "" {
 			break
@@ -310,7 +310,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	}
 	for _, fig := range ThroughputFigures(tchecks) {
 		if ctx.Err() != nil {
-			return res, cliapp.Exit(cliapp.ExitInterrupted, ctx.Err())
+			return res, exit.With(exit.Interrupted, ctx.Err())
 		}
 		if reportDir == "" {
 			break
@@ -364,13 +364,13 @@ func outputNotARun(cfg Config) error {
 	out := clobber.Canonical(cfg.OutputDir)
 	for _, d := range cfg.ExperimentDirs {
 		if out == clobber.Canonical(d) {
-			return cliapp.Usagef("--output-directory %s is one of the candidate runs (--experiment-directory): give a directory of its own", cfg.OutputDir)
+			return exit.Usagef("--output-directory %s is one of the candidate runs (--experiment-directory): give a directory of its own", cfg.OutputDir)
 		}
 	}
 	if cfg.ExperimentsRoot != "" {
 		root := clobber.Canonical(cfg.ExperimentsRoot)
 		if out == root || filepath.Dir(out) == root {
-			return cliapp.Usagef("--output-directory %s is, or is in, the folder of runs --experiments-results %s: give a directory outside it", cfg.OutputDir, cfg.ExperimentsRoot)
+			return exit.Usagef("--output-directory %s is, or is in, the folder of runs --experiments-results %s: give a directory outside it", cfg.OutputDir, cfg.ExperimentsRoot)
 		}
 	}
 	return nil
@@ -457,7 +457,7 @@ func removeReports(earlier, written []string) error {
 			continue
 		}
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("cannot remove the earlier check report %s: %w", f, err))
+			return exit.With(exit.Usage, fmt.Errorf("cannot remove the earlier check report %s: %w", f, err))
 		}
 	}
 	return nil

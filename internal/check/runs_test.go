@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -108,16 +108,16 @@ func TestSeveralRunsThreeVerdicts(t *testing.T) {
 		code   int
 		counts [3]int // passed, failed, inconclusive
 	}{
-		{"unchanged system passes", dirArgs(same), cliapp.ExitOK, [3]int{6, 0, 0}},
-		{"50% slower fails every check", dirArgs(slower), cliapp.ExitGateFailed, [3]int{0, 6, 0}},
-		{"50% slower within a 60% margin", append(dirArgs(slower), "--margin", "60%"), cliapp.ExitOK, [3]int{6, 0, 0}},
-		{"one slower run is not enough to fail", dirArgs(slower[:1]), cliapp.ExitInconclusive, [3]int{0, 0, 6}},
-		{"three slower runs neither", dirArgs(slower[:3]), cliapp.ExitInconclusive, [3]int{0, 0, 6}},
-		{"four slower runs fail", dirArgs(slower[:4]), cliapp.ExitGateFailed, [3]int{0, 6, 0}},
-		{"a folder of runs", []string{"--experiments-results", filepath.Join(root, "slower")}, cliapp.ExitGateFailed, [3]int{0, 6, 0}},
-		{"50% slower, Median only", append(dirArgs(slower), "--columns", "median"), cliapp.ExitGateFailed, [3]int{0, 2, 0}},
-		{"unchanged, 99% and Max", append(dirArgs(same), "--columns", "Max, 99%"), cliapp.ExitOK, [3]int{4, 0, 0}},
-		{"a folder and a directory", append(dirArgs(same[:1]), "--experiments-results", filepath.Join(root, "slower")), cliapp.ExitGateFailed, [3]int{0, 6, 0}},
+		{"unchanged system passes", dirArgs(same), exit.OK, [3]int{6, 0, 0}},
+		{"50% slower fails every check", dirArgs(slower), exit.GateFailed, [3]int{0, 6, 0}},
+		{"50% slower within a 60% margin", append(dirArgs(slower), "--margin", "60%"), exit.OK, [3]int{6, 0, 0}},
+		{"one slower run is not enough to fail", dirArgs(slower[:1]), exit.Inconclusive, [3]int{0, 0, 6}},
+		{"three slower runs neither", dirArgs(slower[:3]), exit.Inconclusive, [3]int{0, 0, 6}},
+		{"four slower runs fail", dirArgs(slower[:4]), exit.GateFailed, [3]int{0, 6, 0}},
+		{"a folder of runs", []string{"--experiments-results", filepath.Join(root, "slower")}, exit.GateFailed, [3]int{0, 6, 0}},
+		{"50% slower, Median only", append(dirArgs(slower), "--columns", "median"), exit.GateFailed, [3]int{0, 2, 0}},
+		{"unchanged, 99% and Max", append(dirArgs(same), "--columns", "Max, 99%"), exit.OK, [3]int{4, 0, 0}},
+		{"a folder and a directory", append(dirArgs(same[:1]), "--experiments-results", filepath.Join(root, "slower")), exit.GateFailed, [3]int{0, 6, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,7 +157,7 @@ func TestSeveralRunsReports(t *testing.T) {
 	junit, md := filepath.Join(root, "c.xml"), filepath.Join(root, "c.md")
 	code, stdout, stderr := runCheck(t, root, append(dirArgs(slower), "--requirements", req, "--output-directory", out,
 		"--junit", junit, "--markdown", md, "--html", filepath.Join(root, "c.html"), "--format", "svg")...)
-	if code != cliapp.ExitInconclusive {
+	if code != exit.Inconclusive {
 		t.Fatalf("exit %d, want 3\n%s\n%s", code, stdout, stderr)
 	}
 	if stderr != "check: inconclusive: 6 of 6 checks undecided, none failed; more runs would decide\n" {
@@ -230,7 +230,7 @@ func TestSeveralRunsErrors(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runCheck(t, root, tt.args...)
-			if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+			if code != exit.Usage || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q, want 2 and %q", code, stderr, tt.want)
 			}
 		})
@@ -246,7 +246,7 @@ func TestOneRunMarginPercentile(t *testing.T) {
 	// The fixture fails 4 checks against testdata/requirements.csv; a
 	// margin of 50 % lets every one pass.
 	code, stdout, stderr := runCheck(t, root, "--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "--margin", "50%")
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "percentile requirements (Fast-RTPS mode): no statement on the chance that an unchanged system fails; 1 candidate run(s); margin +50% on every requirement") {

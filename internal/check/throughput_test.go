@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -54,11 +55,11 @@ func TestThroughputCheck(t *testing.T) {
 			seed   uint64
 			want   []int
 		}{
-			{"unchanged, one run", 1, 1, 50, []int{cliapp.ExitOK, cliapp.ExitInconclusive}},
-			{"unchanged, 5 runs", 1, 5, 51, []int{cliapp.ExitOK, cliapp.ExitInconclusive}},
-			{"unchanged, 5 other runs", 1, 5, 52, []int{cliapp.ExitOK, cliapp.ExitInconclusive}},
-			{"30% drop, 5 runs", 0.7, 5, 53, []int{cliapp.ExitGateFailed}},
-			{"30% rise, 5 runs", 1.3, 5, 54, []int{cliapp.ExitOK}},
+			{"unchanged, one run", 1, 1, 50, []int{exit.OK, exit.Inconclusive}},
+			{"unchanged, 5 runs", 1, 5, 51, []int{exit.OK, exit.Inconclusive}},
+			{"unchanged, 5 other runs", 1, 5, 52, []int{exit.OK, exit.Inconclusive}},
+			{"30% drop, 5 runs", 0.7, 5, 53, []int{exit.GateFailed}},
+			{"30% rise, 5 runs", 1.3, 5, 54, []int{exit.OK}},
 		} {
 			dir := filepath.Join(root, method, strings.ReplaceAll(tt.name, " ", "_"))
 			dirs, err := synth.WriteThroughputRuns(dir, synth.ThroughputSpec{Loads: tputLoads, SD: 0.03, Seed: tt.seed, Factor: tt.factor}, 100, tt.runs)
@@ -105,7 +106,7 @@ func TestThroughputReports(t *testing.T) {
 	}
 	md, page := filepath.Join(root, "r", "summary.md"), filepath.Join(root, "r", "report.html")
 	code, stdout, stderr := runCheck(t, root, "--throughput-requirements", req, "-e", dirs[0], "--format", "svg", "--markdown", md, "--html", page)
-	if code != cliapp.ExitGateFailed {
+	if code != exit.GateFailed {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
 	mdText := readFile(t, md, root)
@@ -149,7 +150,7 @@ func TestBothRequirementsNamed(t *testing.T) {
 	writeFile(t, filepath.Join(exp, experiment.ThroughputFileName("intraprocess_best_effort")), string(b))
 	md := filepath.Join(root, "summary.md")
 	code, stdout, stderr := runCheck(t, root, "-r", "testdata/requirements.csv", "--throughput-requirements", req, "-e", exp, "--markdown", md, "--allow-missing")
-	if code == cliapp.ExitUsage {
+	if code == exit.Usage {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	if got := string(readFile(t, md, root)); !strings.Contains(got, "against `testdata/requirements.csv, $DIR/req-.csv`") {
@@ -215,7 +216,7 @@ func TestThroughputCheckMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := runCheck(t, root, "--throughput-requirements", req, "-e", dirs[0], "--format", "svg", "--print-summaries")
-	if code != cliapp.ExitGateFailed || !strings.Contains(stdout, "16 B rate 5000 msg/s: no measurement in") ||
+	if code != exit.GateFailed || !strings.Contains(stdout, "16 B rate 5000 msg/s: no measurement in") ||
 		!strings.Contains(stdout, "measured instead: 16 B rate 6000 msg/s (a different offered load is not compared)") ||
 		!strings.Contains(stdout, "16 B rate 6000 msg/s: no throughput requirement for it") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
@@ -229,17 +230,17 @@ func TestThroughputCheckMismatch(t *testing.T) {
 		!strings.HasPrefix(lines[2], "Median [msg/s],16,rate,5000,") || !strings.HasSuffix(lines[2], ",,,,failed") {
 		t.Errorf("throughput check report:\n%s", report)
 	}
-	if code, stdout, stderr := runCheck(t, root, "--throughput-requirements", req, "-e", dirs[0], "--format", "svg", "--allow-missing"); code != cliapp.ExitOK {
+	if code, stdout, stderr := runCheck(t, root, "--throughput-requirements", req, "-e", dirs[0], "--format", "svg", "--allow-missing"); code != exit.OK {
 		t.Errorf("--allow-missing: exit %d\n%s%s", code, stdout, stderr)
 	}
 	bad := filepath.Join(root, "bad.csv")
 	os.WriteFile(bad, []byte(strings.Join(requirements.ThroughputColumns, ",")+"\nintraprocess_best_effort,16,window,0,-3\n"), 0o644)
 	code, _, stderr = runCheck(t, root, "--throughput-requirements", bad, "-e", dirs[0])
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, `bad.csv:2: column "Median [msg/s]": "-3" is not a throughput > 0`) {
+	if code != exit.Usage || !strings.Contains(stderr, `bad.csv:2: column "Median [msg/s]": "-3" is not a throughput > 0`) {
 		t.Errorf("bad requirements: exit %d %s", code, stderr)
 	}
 	code, _, stderr = runCheck(t, root, "-e", dirs[0])
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "--requirements or --throughput-requirements is required") {
+	if code != exit.Usage || !strings.Contains(stderr, "--requirements or --throughput-requirements is required") {
 		t.Errorf("no requirements: exit %d %s", code, stderr)
 	}
 	_ = experiment.ThroughputFileName

@@ -2,7 +2,6 @@ package cliapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,15 +13,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
-)
 
-// Exit codes of every mqgate tool (formats §5).
-const (
-	ExitOK           = 0   // done; for a gate, every check passed
-	ExitGateFailed   = 1   // a requirement was violated or a regression found
-	ExitUsage        = 2   // usage or input error
-	ExitInconclusive = 3   // a statistical gate needs more runs to decide
-	ExitInterrupted  = 130 // interrupted after flushing what was measured
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // Version is the version of the tools, stamped at build time by the
@@ -31,60 +23,13 @@ const (
 // information is used instead.
 var Version string
 
-// ExitError carries the exit code an error maps to.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Exit wraps err so that the command exits with code. A nil err yields nil.
-func Exit(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &ExitError{Code: code, Err: err}
-}
-
-// Usagef returns a usage error (exit code 2).
-func Usagef(format string, args ...any) error {
-	return Exit(ExitUsage, fmt.Errorf(format, args...))
-}
-
-// GateFailedf returns a gate failure (exit code 1).
-func GateFailedf(format string, args ...any) error {
-	return Exit(ExitGateFailed, fmt.Errorf(format, args...))
-}
-
-// CodeOf maps an error to its exit code: nil is 0, an *ExitError its code, a
-// cli.ExitCoder its code, and anything else 2, so that an error never exits 0.
-func CodeOf(err error) int {
-	if err == nil {
-		return ExitOK
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Code == ExitOK {
-			return ExitUsage
-		}
-		return ee.Code
-	}
-	var ec cli.ExitCoder
-	if errors.As(err, &ec) && ec.ExitCode() != 0 {
-		return ec.ExitCode()
-	}
-	return ExitUsage
-}
-
 // Run runs app with args (args[0] is the program name), writing to stdout and
 // stderr, and returns the exit code. An error is printed once to stderr as
 // "<name>: <error>". Run is what tests call; Main is what main calls.
 func Run(ctx context.Context, app *cli.App, args []string, stdout, stderr io.Writer) int {
 	prepare(app, stdout, stderr)
 	err := app.RunContext(ctx, args)
-	code := CodeOf(err)
+	code := exit.Code(err)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", app.Name, err)
 	}
@@ -157,9 +102,9 @@ func requireFlags(cmd string, flags []cli.Flag, before cli.BeforeFunc) cli.Befor
 		switch len(missing) {
 		case 0:
 		case 1:
-			return Usagef("%s is required (see '%s --help')", missing[0], cmd)
+			return exit.Usagef("%s is required (see '%s --help')", missing[0], cmd)
 		default:
-			return Usagef("%s and %s are required (see '%s --help')",
+			return exit.Usagef("%s and %s are required (see '%s --help')",
 				strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1], cmd)
 		}
 		if before != nil {
@@ -211,21 +156,21 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		if near := nearestFlag(flags, name); near != "" {
-			return Usagef("unknown flag %s: did you mean %s? (see '%s --help')", dashed(name), dashed(near), cmd)
+			return exit.Usagef("unknown flag %s: did you mean %s? (see '%s --help')", dashed(name), dashed(near), cmd)
 		}
-		return Usagef("unknown flag %s (see '%s --help')", dashed(name), cmd)
+		return exit.Usagef("unknown flag %s (see '%s --help')", dashed(name), cmd)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return Usagef("%s needs a value (see '%s --help')", dashed(name), cmd)
+		return exit.Usagef("%s needs a value (see '%s --help')", dashed(name), cmd)
 	}
 	var value, name string
 	if n, _ := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); n == 2 {
 		name = strings.TrimSuffix(name, ":")
 		if want := expectedForm(flags, name); want != "" {
-			return Usagef("%s %q: expected %s (see '%s --help')", dashed(name), value, want, cmd)
+			return exit.Usagef("%s %q: expected %s (see '%s --help')", dashed(name), value, want, cmd)
 		}
 	}
-	return Usagef("%v (see '%s --help')", err, cmd)
+	return exit.Usagef("%v (see '%s --help')", err, cmd)
 }
 
 // expectedForm says what a value of the flag called name looks like, or "".
@@ -310,15 +255,11 @@ func editDistance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
-// Interrupted reports whether ctx was cancelled, in which case a command
-// should flush what it has and return Exit(ExitInterrupted, ...).
-func Interrupted(ctx context.Context) bool { return ctx.Err() != nil }
-
 // NoArgs returns a usage error when c has positional arguments, for tools
 // that take flags only.
 func NoArgs(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+		return exit.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
 	}
 	return nil
 }

@@ -3,31 +3,20 @@ package cliapp
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
-func TestCodeOf(t *testing.T) {
-	cases := []struct {
-		err  error
-		want int
-	}{
-		{nil, 0},
-		{errors.New("plain"), 2},
-		{GateFailedf("x"), 1},
-		{Usagef("x"), 2},
-		{Exit(ExitInconclusive, errors.New("x")), 3},
-		{Exit(ExitInterrupted, errors.New("x")), 130},
-		{Exit(0, errors.New("x")), 2},
-		{cli.Exit("x", 7), 7},
-	}
-	for _, c := range cases {
-		if got := CodeOf(c.err); got != c.want {
-			t.Errorf("CodeOf(%v) = %d, want %d", c.err, got, c.want)
-		}
+// TestRunUrfaveExitCode: an exit error of urfave/cli keeps its code.
+func TestRunUrfaveExitCode(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Run(context.Background(), testApp(func(c *cli.Context) error { return cli.Exit("x", 7) }),
+		[]string{"tool"}, &out, &errb); code != 7 {
+		t.Fatalf("code %d, want 7", code)
 	}
 }
 
@@ -42,7 +31,7 @@ func testApp(action cli.ActionFunc) *cli.App {
 func TestRunMapsErrorsAndPrintsToStderr(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), testApp(func(c *cli.Context) error {
-		return GateFailedf("2 checks failed")
+		return exit.GateFailedf("2 checks failed")
 	}), []string{"tool"}, &out, &errb)
 	if code != 1 || errb.String() != "tool: 2 checks failed\n" {
 		t.Fatalf("code %d stderr %q", code, errb.String())
@@ -93,7 +82,7 @@ func TestRequiredFlagsOneLine(t *testing.T) {
 	app := &cli.App{
 		Name:   "tool",
 		Flags:  []cli.Flag{&cli.StringFlag{Name: "in", Required: true}, &cli.StringFlag{Name: "out", Required: true}},
-		Before: func(*cli.Context) error { return Usagef("before ran") },
+		Before: func(*cli.Context) error { return exit.Usagef("before ran") },
 		Action: func(*cli.Context) error { return nil },
 	}
 	var out, errb bytes.Buffer

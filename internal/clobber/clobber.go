@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 )
 
@@ -147,7 +147,7 @@ func (g *Guard) Check() error {
 	for i, o := range g.outputs {
 		for _, p := range g.outputs[:i] {
 			if same(o.path, p.path) {
-				return cliapp.Usagef("%s %s and %s %s are the same file: one output would replace the other; give each its own path",
+				return exit.Usagef("%s %s and %s %s are the same file: one output would replace the other; give each its own path",
 					p.flag, p.path, o.flag, o.path)
 			}
 		}
@@ -158,13 +158,13 @@ func (g *Guard) Check() error {
 		}
 		for _, d := range g.dirs {
 			if d.has(o.path) {
-				return cliapp.Usagef("%s %s is one of the files written into %s %s (%s): one output would replace the other; choose another path",
+				return exit.Usagef("%s %s is one of the files written into %s %s (%s): one output would replace the other; choose another path",
 					o.flag, o.path, d.flag, d.dir, d.what)
 			}
 		}
 		if o.kind != outputOwned {
 			if exp, what, ok := landsOwned(o.path); ok {
-				return cliapp.Usagef("%s %s lies in the experiment %s, where it is %s (a file the pipeline owns): "+
+				return exit.Usagef("%s %s lies in the experiment %s, where it is %s (a file the pipeline owns): "+
 					"a report must not replace a file of an experiment; choose another path",
 					o.flag, o.path, exp, what)
 			}
@@ -178,7 +178,7 @@ func (g *Guard) Check() error {
 		}
 		for _, in := range g.inputs {
 			if in.kind == inputFile && d.has(in.path) {
-				return cliapp.Usagef("%s %s is one of the files written into %s %s (%s): writing them would replace the input; move it or choose another directory",
+				return exit.Usagef("%s %s is one of the files written into %s %s (%s): writing them would replace the input; move it or choose another directory",
 					in.flag, in.path, d.flag, d.dir, d.what)
 			}
 		}
@@ -189,7 +189,7 @@ func (g *Guard) Check() error {
 // clobbers returns an error when writing o would overwrite input in.
 func clobbers(o output, in input) error {
 	refuse := func(format string, args ...any) error {
-		return cliapp.Usagef("%s %s %s: an output must not replace the tool's input; choose another path",
+		return exit.Usagef("%s %s %s: an output must not replace the tool's input; choose another path",
 			o.flag, o.path, fmt.Sprintf(format, args...))
 	}
 	if same(o.path, in.path) {
@@ -223,7 +223,7 @@ func clobbers(o output, in input) error {
 // outside is the error for an OutputOutside file o inside the input
 // experiment exp.
 func outside(o output, exp string) error {
-	return cliapp.Usagef("%s %s lies in %s, where it would pass for a file of that experiment; write it outside the experiments read",
+	return exit.Usagef("%s %s lies in %s, where it would pass for a file of that experiment; write it outside the experiments read",
 		o.flag, o.path, exp)
 }
 
@@ -232,7 +232,7 @@ func outside(o output, exp string) error {
 // an experiment the tool reads.
 func (g *Guard) checkReportDir(d outputDir) error {
 	refuse := func(format string, args ...any) error {
-		return cliapp.Usagef("%s %s %s: reports go in a directory of their own; choose another directory",
+		return exit.Usagef("%s %s %s: reports go in a directory of their own; choose another directory",
 			d.flag, d.dir, fmt.Sprintf(format, args...))
 	}
 	dir := Canonical(d.dir)

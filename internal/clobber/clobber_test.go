@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 func write(t *testing.T, path string) string {
@@ -207,9 +207,9 @@ func TestCheck(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error\n%v\nlacks\n%s", err, tt.want)
 			}
-			var ee *cliapp.ExitError
-			if !errors.As(err, &ee) || ee.Code != cliapp.ExitUsage {
-				t.Errorf("exit code %d, want %d", cliapp.CodeOf(err), cliapp.ExitUsage)
+			var ee *exit.Error
+			if !errors.As(err, &ee) || ee.Code != exit.Usage {
+				t.Errorf("exit code %d, want %d", exit.Code(err), exit.Usage)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/numflag"
@@ -132,31 +133,31 @@ func run(c *cli.Context) error {
 	}
 	for _, name := range []string{"reference", "results"} {
 		if len(c.StringSlice(name)) == 0 && !c.Bool("calibrate") {
-			return cliapp.Usagef("Required flag \"%s\" not set: expected an experiment directory or a folder of experiments", name)
+			return exit.Usagef("Required flag \"%s\" not set: expected an experiment directory or a folder of experiments", name)
 		}
 		for _, d := range c.StringSlice(name) {
 			if d == "" {
-				return cliapp.Usagef("--%s is empty: expected a directory", name)
+				return exit.Usagef("--%s is empty: expected a directory", name)
 			}
 		}
 	}
 	if c.String("plots-directory") == "" {
-		return cliapp.Usagef("--plots-directory is empty: expected a directory")
+		return exit.Usagef("--plots-directory is empty: expected a directory")
 	}
 	cfg, format, err := config(c)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	opt, err := calibrateOptions(c, cfg)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	if err := guard(c).Check(); err != nil {
 		return err
 	}
 	if c.Bool("calibrate") {
 		if len(c.StringSlice("reference"))+len(c.StringSlice("results")) == 0 {
-			return cliapp.Usagef("--calibrate needs unchanged runs: give them with --results (and --reference; both are pooled)")
+			return exit.Usagef("--calibrate needs unchanged runs: give them with --results (and --reference; both are pooled)")
 		}
 		return runCalibrate(c, cfg, opt, format)
 	}
@@ -166,32 +167,32 @@ func run(c *cli.Context) error {
 	// later step takes them for its own.
 	earlier, err := filepath.Glob(filepath.Join(c.String("plots-directory"), CSVFileName("*")))
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	refs, refWarnings, err := LoadSide(c.Context, c.StringSlice("reference"))
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("reference: %w", err))
+		return exit.With(exit.Usage, fmt.Errorf("reference: %w", err))
 	}
 	targets, targetWarnings, err := LoadSide(c.Context, c.StringSlice("results"))
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("results: %w", err))
+		return exit.With(exit.Usage, fmt.Errorf("results: %w", err))
 	}
 	res, err := CompareRuns(refs, targets, cfg)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	res.Warnings = append(append(refWarnings, targetWarnings...), res.Warnings...)
 
 	dir := c.String("plots-directory")
 	var written []string
 	for i := range res.Subs {
-		if cliapp.Interrupted(c.Context) {
-			return cliapp.Exit(cliapp.ExitInterrupted, errors.New("interrupted"))
+		if exit.Cancelled(c.Context) {
+			return exit.With(exit.Interrupted, errors.New("interrupted"))
 		}
 		s := &res.Subs[i]
 		path, err := res.WriteCSVFile(dir, s)
 		if err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 		written = append(written, path)
 		if c.Bool("print-summaries") {
@@ -202,7 +203,7 @@ func run(c *cli.Context) error {
 		}
 		for _, f := range res.Figures(s) {
 			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
-				return cliapp.Exit(cliapp.ExitUsage, err)
+				return exit.With(exit.Usage, err)
 			}
 		}
 	}
@@ -211,7 +212,7 @@ func run(c *cli.Context) error {
 		t := &res.Throughputs[i]
 		path, err := res.WriteThroughputCSVFile(dir, t)
 		if err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 		written = append(written, path)
 		if c.Bool("print-summaries") {
@@ -222,17 +223,17 @@ func run(c *cli.Context) error {
 		}
 		for _, f := range res.ThroughputFigures(t) {
 			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
-				return cliapp.Exit(cliapp.ExitUsage, err)
+				return exit.With(exit.Usage, err)
 			}
 		}
 	}
 
 	if err := removeComparisons(earlier, written); err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	v := res.Verdict()
 	if err := writeReports(c, res, v); err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	fmt.Fprintf(c.App.Writer, "Comparing %s against the reference %s (allowed over reference: %s)\n",
 		res.sideText(res.Targets), res.sideText(res.References), res.thresholdText())
@@ -240,7 +241,7 @@ func run(c *cli.Context) error {
 		return err
 	}
 	if code := v.ExitCode(); code != gate.ExitPassed {
-		return cliapp.Exit(code, fmt.Errorf("%s", failureSummary(res, v)))
+		return exit.With(code, fmt.Errorf("%s", failureSummary(res, v)))
 	}
 	return nil
 }

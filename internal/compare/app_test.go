@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/goldenfile"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
 )
@@ -59,31 +60,31 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"identical", []string{"--results", expDir("v192-rerun")}, cliapp.ExitOK},
-		{"regressed", []string{"--results", expDir("v193-regressed")}, cliapp.ExitGateFailed},
-		{"regressed_threshold_0.2", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "0.2", "--threshold", "Max=0.1"}, cliapp.ExitGateFailed},
-		{"regressed_loose", []string{"--results", expDir("v193-regressed"), "--fail_threshold", "0.25"}, cliapp.ExitOK},
-		{"regressed_loose_percent", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "25%"}, cliapp.ExitOK},
-		{"regressed_threshold_percent", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "20%", "--threshold", "Max=10%"}, cliapp.ExitGateFailed},
-		{"threshold_not_a_number", []string{"--results", expDir("v192-rerun"), "--fail-threshold", "fifty"}, cliapp.ExitUsage},
-		{"regressed_per_column", []string{"--results", expDir("v193-regressed"), "--threshold", "median=0.25", "--threshold", "Max=0.2"}, cliapp.ExitOK},
-		{"regressed_mean_gated", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "0.3", "--columns", "Mean,Median"}, cliapp.ExitOK},
-		{"regressed_mean_gated_tight", []string{"--results", expDir("v193-regressed"), "--columns", "Mean"}, cliapp.ExitGateFailed},
-		{"missing_from_results", []string{"--results", expDir("v193-missing")}, cliapp.ExitGateFailed},
-		{"missing_allowed", []string{"--results", expDir("v193-missing"), "--allow-missing"}, cliapp.ExitOK},
-		{"no_reference", []string{"--results", expDir("v193-extra")}, cliapp.ExitUsage},
-		{"payloads_differ", []string{"--results", expDir("v193-payloads")}, cliapp.ExitUsage},
-		{"negative_threshold", []string{"--results", expDir("v192-rerun"), "--fail-threshold", "-0.1"}, cliapp.ExitUsage},
-		{"negative_column_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "99%=-0.2"}, cliapp.ExitUsage},
-		{"malformed_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "99%:0.2"}, cliapp.ExitUsage},
-		{"unknown_column", []string{"--results", expDir("v192-rerun"), "--columns", "Min,p99"}, cliapp.ExitUsage},
-		{"ungated_column_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "Mean=0.2"}, cliapp.ExitUsage},
-		{"malformed_summary", []string{"--results", expDir("bad-summary")}, cliapp.ExitUsage},
-		{"missing_results_dir", []string{"--results", expDir("no-such-experiment")}, cliapp.ExitUsage},
-		{"empty_results_dir", []string{"--results", "$EMPTY"}, cliapp.ExitUsage},
-		{"bad_format", []string{"--results", expDir("v192-rerun"), "--format", "gif"}, cliapp.ExitUsage},
-		{"stray_argument", []string{"--results", expDir("v192-rerun"), "extra"}, cliapp.ExitUsage},
-		{"missing_flag", []string{"--results", expDir("v192-rerun"), "--reference", ""}, cliapp.ExitUsage},
+		{"identical", []string{"--results", expDir("v192-rerun")}, exit.OK},
+		{"regressed", []string{"--results", expDir("v193-regressed")}, exit.GateFailed},
+		{"regressed_threshold_0.2", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "0.2", "--threshold", "Max=0.1"}, exit.GateFailed},
+		{"regressed_loose", []string{"--results", expDir("v193-regressed"), "--fail_threshold", "0.25"}, exit.OK},
+		{"regressed_loose_percent", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "25%"}, exit.OK},
+		{"regressed_threshold_percent", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "20%", "--threshold", "Max=10%"}, exit.GateFailed},
+		{"threshold_not_a_number", []string{"--results", expDir("v192-rerun"), "--fail-threshold", "fifty"}, exit.Usage},
+		{"regressed_per_column", []string{"--results", expDir("v193-regressed"), "--threshold", "median=0.25", "--threshold", "Max=0.2"}, exit.OK},
+		{"regressed_mean_gated", []string{"--results", expDir("v193-regressed"), "--fail-threshold", "0.3", "--columns", "Mean,Median"}, exit.OK},
+		{"regressed_mean_gated_tight", []string{"--results", expDir("v193-regressed"), "--columns", "Mean"}, exit.GateFailed},
+		{"missing_from_results", []string{"--results", expDir("v193-missing")}, exit.GateFailed},
+		{"missing_allowed", []string{"--results", expDir("v193-missing"), "--allow-missing"}, exit.OK},
+		{"no_reference", []string{"--results", expDir("v193-extra")}, exit.Usage},
+		{"payloads_differ", []string{"--results", expDir("v193-payloads")}, exit.Usage},
+		{"negative_threshold", []string{"--results", expDir("v192-rerun"), "--fail-threshold", "-0.1"}, exit.Usage},
+		{"negative_column_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "99%=-0.2"}, exit.Usage},
+		{"malformed_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "99%:0.2"}, exit.Usage},
+		{"unknown_column", []string{"--results", expDir("v192-rerun"), "--columns", "Min,p99"}, exit.Usage},
+		{"ungated_column_threshold", []string{"--results", expDir("v192-rerun"), "--threshold", "Mean=0.2"}, exit.Usage},
+		{"malformed_summary", []string{"--results", expDir("bad-summary")}, exit.Usage},
+		{"missing_results_dir", []string{"--results", expDir("no-such-experiment")}, exit.Usage},
+		{"empty_results_dir", []string{"--results", "$EMPTY"}, exit.Usage},
+		{"bad_format", []string{"--results", expDir("v192-rerun"), "--format", "gif"}, exit.Usage},
+		{"stray_argument", []string{"--results", expDir("v192-rerun"), "extra"}, exit.Usage},
+		{"missing_flag", []string{"--results", expDir("v192-rerun"), "--reference", ""}, exit.Usage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestExitCodes(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
-			if code == cliapp.ExitUsage && stderr == "" {
+			if code == exit.Usage && stderr == "" {
 				t.Error("exit 2 without a message on stderr")
 			}
 			golden(t, "transcript.txt", transcript(code, stdout, stderr))
@@ -112,7 +113,7 @@ func TestExitCodes(t *testing.T) {
 func TestRequiredFlags(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192-rerun"))
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "plots-directory") {
+	if code != exit.Usage || !strings.Contains(stderr, "plots-directory") {
 		t.Errorf("without --plots-directory: exit %d, stderr %q; want 2 naming the flag", code, stderr)
 	}
 }
@@ -124,8 +125,8 @@ func TestInterrupted(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := cliapp.Run(ctx, App(), []string{"compare", "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
 		"--plots-directory", dir}, &out, &errb)
-	if code != cliapp.ExitInterrupted {
-		t.Errorf("exit %d, want %d; stderr %q", code, cliapp.ExitInterrupted, errb.String())
+	if code != exit.Interrupted {
+		t.Errorf("exit %d, want %d; stderr %q", code, exit.Interrupted, errb.String())
 	}
 }
 
@@ -133,7 +134,7 @@ func TestPrintSummaries(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
 		"--plots-directory", dir, "--print_summaries")
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, CSVFileName("interprocess_reliable")))
@@ -149,11 +150,11 @@ func TestFastRTPSFlagNames(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v193-regressed"),
 		"--plots_directory", dir, "--fail_threshold", "0.1")
-	if code != cliapp.ExitGateFailed {
+	if code != exit.GateFailed {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
 	code, _, stderr = runCompare(t, dir, "-R", expDir("v192"), "-r", expDir("v192-rerun"), "-p", dir, "-t", "0.1")
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("one-letter flags: exit %d, want 0\n%s", code, stderr)
 	}
 }
@@ -168,7 +169,7 @@ func TestOutputs(t *testing.T) {
 		"--json", filepath.Join(dir, "reports", "compare.json"),
 		"--html", filepath.Join(dir, "reports", "compare.html"),
 		"--format", "svg")
-	if code != cliapp.ExitGateFailed {
+	if code != exit.GateFailed {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
 	for _, name := range []string{
@@ -233,7 +234,7 @@ func TestPNGPlots(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := cliapp.Run(context.Background(), App(), []string{"compare", "--reference", expDir("v192"), "--results", expDir("v192-rerun"),
 		"--plots-directory", dir, "--columns", "Min,Median,99%,Max,Mean,90%,99.99%"}, &out, &errb)
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
 	for _, name := range []string{
@@ -286,7 +287,7 @@ func TestHostWarning(t *testing.T) {
 	}{{sameDir, false}, {otherDir, true}, {expDir("v192-rerun"), false}} {
 		plots := t.TempDir()
 		code, stdout, stderr := runCompare(t, plots, "--reference", ref, "--results", tt.dir, "--plots-directory", plots)
-		if code != cliapp.ExitOK {
+		if code != exit.OK {
 			t.Fatalf("%s: exit %d\n%s", tt.dir, code, stderr)
 		}
 		got := strings.Contains(stdout, "different hosts")
@@ -300,7 +301,7 @@ func TestHostWarning(t *testing.T) {
 	// A malformed meta.json is an input error naming the file and line: it
 	// says whether the run completed and how latency was measured.
 	code, _, stderr := runCompare(t, root, "--reference", ref, "--results", badDir, "--plots-directory", t.TempDir())
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "$OUT/bad/meta.json:1:14: truncated JSON") {
+	if code != exit.Usage || !strings.Contains(stderr, "$OUT/bad/meta.json:1:14: truncated JSON") {
 		t.Errorf("malformed meta.json: exit %d\n%s", code, stderr)
 	}
 }
@@ -340,7 +341,7 @@ func TestEarlierComparisons(t *testing.T) {
 	}
 	code, _, _ := runCompare(t, dir, "--reference", expDir("v192"), "--results", filepath.Join(dir, "missing"),
 		"--plots-directory", dir)
-	if code != cliapp.ExitUsage {
+	if code != exit.Usage {
 		t.Fatalf("exit %d, want 2", code)
 	}
 	for _, f := range []string{kept, other} {

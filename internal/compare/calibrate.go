@@ -10,7 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
@@ -132,28 +132,28 @@ func calibrateOptions(c *cli.Context, cfg Config) (calibrate.Options, error) {
 func runCalibrate(c *cli.Context, cfg Config, opt calibrate.Options, format plots.Format) error {
 	for _, f := range []string{"junit", "markdown", "html", "print-summaries", "allow-missing"} {
 		if c.IsSet(f) {
-			return cliapp.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f)
+			return exit.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f)
 		}
 	}
 	var dirs []string
 	dirs = append(append(dirs, c.StringSlice("reference")...), c.StringSlice("results")...)
 	exps, warnings, err := LoadSide(c.Context, dirs)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	pool, err := Pool(exps, cfg)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	if n := opt.PerSide; n > 0 && 2*n > pool.Runs() {
-		return cliapp.Usagef("--runs-per-side %d: the pool has %d runs; expected at most %d (half the pool)", n, pool.Runs(), pool.Runs()/2)
+		return exit.Usagef("--runs-per-side %d: the pool has %d runs; expected at most %d (half the pool)", n, pool.Runs(), pool.Runs()/2)
 	}
 	res, err := calibrate.Run(c.Context, pool, opt)
 	if err != nil {
-		if cliapp.Interrupted(c.Context) {
-			return cliapp.Exit(cliapp.ExitInterrupted, errors.New("interrupted"))
+		if exit.Cancelled(c.Context) {
+			return exit.With(exit.Interrupted, errors.New("interrupted"))
 		}
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
@@ -163,13 +163,13 @@ func runCalibrate(c *cli.Context, cfg Config, opt calibrate.Options, format plot
 	}
 	if path := c.String("json"); path != "" {
 		if err := atomicfile.Write(path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) }); err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--json: %w", err))
+			return exit.With(exit.Usage, fmt.Errorf("--json: %w", err))
 		}
 	}
 	// calibration_power and calibration_outcomes.
 	paths, err := calibrate.SavePlots(res, c.String("plots-directory"), strings.TrimSuffix(PowerPlotName, "_power"), format)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	fmt.Fprintf(c.App.Writer, "power curve: %s\nverdicts: %s\n", paths[0], paths[1])
 	if len(paths) > 2 {

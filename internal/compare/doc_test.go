@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // TestHelpExamples runs the examples of 'compare --help' on a copy of the
 // test experiments, so that the documented commands keep working.
 func TestHelpExamples(t *testing.T) {
 	var help, errb bytes.Buffer
-	if code := cliapp.Run(context.Background(), App(), []string{"compare", "--help"}, &help, &errb); code != cliapp.ExitOK {
+	if code := cliapp.Run(context.Background(), App(), []string{"compare", "--help"}, &help, &errb); code != exit.OK {
 		t.Fatalf("--help: exit %d: %s", code, errb.String())
 	}
 	// The examples are the "compare" lines from "Examples:" on: the block
@@ -46,7 +47,7 @@ func TestHelpExamples(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := cliapp.Run(context.Background(), App(), args, &out, &errb)
 		// The examples compare a regressed experiment: 0 or 1, never an error.
-		if code != cliapp.ExitOK && code != cliapp.ExitGateFailed {
+		if code != exit.OK && code != exit.GateFailed {
 			t.Errorf("%s: exit %d: %s", strings.Join(args, " "), code, errb.String())
 		}
 		for i, a := range args {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // TestNumericFlags: every numeric flag of compare has a stated range,
@@ -69,7 +69,7 @@ func TestNumericFlags(t *testing.T) {
 				args = append(args, "--calibrate")
 			}
 			code, stdout, stderr := runCompare(t, dir, args...)
-			if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.stderr) || !strings.HasPrefix(stderr, "compare: "+tt.flag) {
+			if code != exit.Usage || !strings.Contains(stderr, tt.stderr) || !strings.HasPrefix(stderr, "compare: "+tt.flag) {
 				t.Errorf("exit %d, want 2; stderr %q lacks %q", code, stderr, tt.stderr)
 			}
 			if stdout != "" {
@@ -91,8 +91,8 @@ func TestRelativeFlagForms(t *testing.T) {
 		value string
 		code  int
 	}{
-		{"0", cliapp.ExitGateFailed}, {"0%", cliapp.ExitGateFailed},
-		{"0.25", cliapp.ExitOK}, {"25%", cliapp.ExitOK}, {"99.9%", cliapp.ExitOK},
+		{"0", exit.GateFailed}, {"0%", exit.GateFailed},
+		{"0.25", exit.OK}, {"25%", exit.OK}, {"99.9%", exit.OK},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v193-regressed"),

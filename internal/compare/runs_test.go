@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/stats"
@@ -83,20 +83,20 @@ func TestStatisticalExitCodes(t *testing.T) {
 		code int
 		out  []string
 	}{
-		{"unchanged", []string{"--reference", ref, "--results", same}, cliapp.ExitOK,
+		{"unchanged", []string{"--reference", ref, "--results", same}, exit.OK,
 			[]string{"mode: statistical", "family-wise false-fail level 1%", "compare PASSED", "10 runs"}},
-		{"regressed", []string{"--reference", ref, "--results", slow}, cliapp.ExitGateFailed,
+		{"regressed", []string{"--reference", ref, "--results", slow}, exit.GateFailed,
 			[]string{"failed: 16 B Median: candidate/reference ×1.5", "regression beyond ×1.100", "runs 10/10"}},
-		{"too few runs", []string{"--reference", fewRef, "--results", few}, cliapp.ExitInconclusive,
+		{"too few runs", []string{"--reference", fewRef, "--results", few}, exit.Inconclusive,
 			[]string{"not gateable with 4 runs: needs ≈ 5 per side", "compare INCONCLUSIVE"}},
 		{"runs given one by one", []string{"--reference", filepath.Join(fewRef, "run-01"), "--reference", filepath.Join(fewRef, "run-02"),
-			"--results", filepath.Join(few, "run-01"), "--results", filepath.Join(few, "run-02")}, cliapp.ExitInconclusive,
+			"--results", filepath.Join(few, "run-01"), "--results", filepath.Join(few, "run-02")}, exit.Inconclusive,
 			[]string{"runs 2/2", "not gateable with 2 runs"}},
-		{"one against several", []string{"--reference", filepath.Join(ref, "run-01"), "--results", same}, cliapp.ExitUsage,
+		{"one against several", []string{"--reference", filepath.Join(ref, "run-01"), "--results", same}, exit.Usage,
 			[]string{"1 reference runs and 10 runs to gate"}},
-		{"bad false-fail", []string{"--reference", ref, "--results", same, "--false-fail", "0.7"}, cliapp.ExitUsage,
+		{"bad false-fail", []string{"--reference", ref, "--results", same, "--false-fail", "0.7"}, exit.Usage,
 			[]string{"--false-fail"}},
-		{"max asked for", []string{"--reference", ref, "--results", same, "--columns", "Median,Max", "--false-fail", "5%"}, cliapp.ExitOK,
+		{"max asked for", []string{"--reference", ref, "--results", same, "--columns", "Median,Max", "--false-fail", "5%"}, exit.OK,
 			[]string{"family-wise false-fail level 5%"}},
 	}
 	for _, tt := range tests {
@@ -183,12 +183,12 @@ func TestStatisticalInputErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCompare(t, root, "--reference", ref, "--results", tgt, "--plots-directory", filepath.Join(root, "p"))
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, `sub-experiment "intraprocess_best_effort" is in 2 results runs but missing from 1`) {
+	if code != exit.Usage || !strings.Contains(stderr, `sub-experiment "intraprocess_best_effort" is in 2 results runs but missing from 1`) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 	tgt2 := writeRuns(t, filepath.Join(root, "tgt2"), "v193-payloads", 1, 1, 0.02, 2)
 	code, _, stderr = runCompare(t, root, "--reference", ref, "--results", filepath.Join(tgt, "run-01"), "--results", tgt2, "--plots-directory", filepath.Join(root, "p"))
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "different payloads") {
+	if code != exit.Usage || !strings.Contains(stderr, "different payloads") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
@@ -203,7 +203,7 @@ func TestCalibrateCommand(t *testing.T) {
 	js := filepath.Join(root, "cal.json")
 	code, stdout, stderr := runCompare(t, root, "--calibrate", "--reference", a, "--results", b, "--plots-directory", out,
 		"--runs-per-side", "6", "--splits", "20", "--factors", "1.2,2", "--json", js, "--thresholds", "0.1,50%")
-	if code != cliapp.ExitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"calibration: 12 unchanged runs, 6 per side, 20 random splits (seed 1), 42 checks",
@@ -230,7 +230,7 @@ func TestCalibrateCommand(t *testing.T) {
 		{[]string{"--calibrate"}, "--calibrate needs unchanged runs"},
 	} {
 		code, stdout, stderr := runCompare(t, root, append(tt.args, "--plots-directory", out)...)
-		if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+		if code != exit.Usage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d, want 2 and %q: %s%s", tt.args, code, tt.want, stdout, stderr)
 		}
 	}

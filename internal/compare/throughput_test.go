@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/synth"
@@ -174,7 +174,7 @@ func TestThroughputCommand(t *testing.T) {
 	js := filepath.Join(root, "report.json")
 	page := filepath.Join(root, "report.html")
 	code, stdout, stderr := runCompare(t, root, "--reference", refDirs[0], "--results", dropDirs[0], "-p", out, "--markdown", md, "--json", js, "--html", page)
-	if code != cliapp.ExitGateFailed {
+	if code != exit.GateFailed {
 		t.Fatalf("drop: exit %d\n%s%s", code, stdout, stderr)
 	}
 	csv, err := os.ReadFile(filepath.Join(out, "throughput_intraprocess_best_effort_comparison.csv"))
@@ -218,7 +218,7 @@ func TestThroughputCommand(t *testing.T) {
 		t.Errorf("console does not say the throughput fell:\n%s%s", stdout, stderr)
 	}
 	riseDirs, _ := synth.WriteThroughputRuns(filepath.Join(root, "rise"), synth.ThroughputSpec{Loads: twoLoads, Factor: 1.5}, 1, 1)
-	if code, stdout, stderr := runCompare(t, root, "--reference", refDirs[0], "--results", riseDirs[0], "-p", out); code != cliapp.ExitOK {
+	if code, stdout, stderr := runCompare(t, root, "--reference", refDirs[0], "--results", riseDirs[0], "-p", out); code != exit.OK {
 		t.Errorf("rise: exit %d\n%s%s", code, stdout, stderr)
 	}
 
@@ -227,7 +227,7 @@ func TestThroughputCommand(t *testing.T) {
 	cal, _ := synth.WriteThroughputRuns(filepath.Join(root, "cal"), synth.ThroughputSpec{Loads: twoLoads, SD: 0.03, Seed: 3}, 1, 20)
 	_ = cal
 	code, stdout, stderr = runCompare(t, root, "--calibrate", "--results", filepath.Join(root, "cal"), "-p", out, "--splits", "40", "--factors", "1.5")
-	if code != cliapp.ExitOK || !strings.Contains(stdout, "20 unchanged runs, 10 per side") || !strings.Contains(stdout, "4 checks") {
+	if code != exit.OK || !strings.Contains(stdout, "20 unchanged runs, 10 per side") || !strings.Contains(stdout, "4 checks") {
 		t.Fatalf("calibrate: exit %d\n%s%s", code, stdout, stderr)
 	}
 	exps, _, _ := LoadSide(context.Background(), []string{filepath.Join(root, "cal")})

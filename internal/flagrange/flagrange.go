@@ -22,7 +22,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 type kind int
@@ -195,7 +195,7 @@ func (r Range) Check(name string, v float64) error {
 	if r.Contains(v) {
 		return nil
 	}
-	return cliapp.Usagef("--%s %s: expected %s", name, r.formatValue(v), r)
+	return exit.Usagef("--%s %s: expected %s", name, r.formatValue(v), r)
 }
 
 // Parse reads s for the flag called name: a whole number (strconv.Atoi
@@ -224,10 +224,10 @@ func (r Range) Parse(name, s string) (float64, error) {
 		v, err = strconv.ParseFloat(s, 64)
 	}
 	if errors.Is(err, strconv.ErrRange) {
-		return 0, cliapp.Usagef("--%s %s: expected %s", name, s, r)
+		return 0, exit.Usagef("--%s %s: expected %s", name, s, r)
 	}
 	if err != nil {
-		return 0, cliapp.Usagef("--%s %q: expected %s, %s", name, s, want, r)
+		return 0, exit.Usagef("--%s %q: expected %s, %s", name, s, want, r)
 	}
 	return v, r.Check(name, v)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 func TestRangeContainsAndString(t *testing.T) {
@@ -94,7 +95,7 @@ func TestCheck(t *testing.T) {
 			}
 			continue
 		}
-		if code != cliapp.ExitUsage || ran || !strings.Contains(stderr.String(), c.want) {
+		if code != exit.Usage || ran || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("%v: exit %d, ran %v, stderr %q; want exit 2 and %q", c.args, code, ran, stderr.String(), c.want)
 		}
 	}

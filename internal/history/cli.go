@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
@@ -80,7 +81,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Requirements != "" {
 		reqs, err = requirements.ReadFile(cfg.Requirements)
 		if err != nil {
-			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+			return nil, exit.With(exit.Usage, err)
 		}
 	}
 	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete)
@@ -89,7 +90,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if reqs != nil && h.hasLatency() {
 		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
-			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+			return nil, exit.With(exit.Usage, err)
 		}
 	}
 	if cfg.Change.Workers == 0 {
@@ -162,10 +163,10 @@ func Guard(cfg Config) *clobber.Guard {
 // interruptedOr maps a cancelled context to the interrupted exit code and
 // anything else to an input error.
 func interruptedOr(ctx context.Context, err error) error {
-	if cliapp.Interrupted(ctx) {
-		return cliapp.Exit(cliapp.ExitInterrupted, err)
+	if exit.Cancelled(ctx) {
+		return exit.With(exit.Interrupted, err)
 	}
-	return cliapp.Exit(cliapp.ExitUsage, err)
+	return exit.With(exit.Usage, err)
 }
 
 // App returns the history command.
@@ -257,11 +258,11 @@ func action(c *cli.Context) error {
 	}
 	f, err := plots.ParseFormat(c.String("format"))
 	if err != nil {
-		return cliapp.Usagef("--format: %v", err)
+		return exit.Usagef("--format: %v", err)
 	}
 	alpha, err := numflag.Level.Parse(c.String("significance"))
 	if err != nil {
-		return cliapp.Usagef("--significance: %v", err)
+		return exit.Usagef("--significance: %v", err)
 	}
 	co := ChangeOptions{
 		Options: changepoint.Options{Alpha: alpha, Permutations: c.Int("permutations"),
@@ -274,11 +275,11 @@ func action(c *cli.Context) error {
 		n    int
 	}{{"--permutations", permutationsRange, co.Permutations}, {"--min-segment", minSegmentRange, co.MinSegment}, {"--change-window", changeWindowRange, co.Window}} {
 		if err := r.r.Check(r.flag, r.n); err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 	}
 	if err := co.Options.Validate(); err != nil {
-		return cliapp.Usagef("--permutations: %v (--significance %v)", err, alpha)
+		return exit.Usagef("--permutations: %v (--significance %v)", err, alpha)
 	}
 	if co.Window == 0 {
 		co.Window = AllExperiments
@@ -300,7 +301,7 @@ func action(c *cli.Context) error {
 		}
 		cfg.Gate = g
 	} else if c.IsSet("gate-metrics") || c.IsSet("gate-threshold") {
-		return cliapp.Usagef("--gate-metrics and --gate-threshold need --gate")
+		return exit.Usagef("--gate-metrics and --gate-threshold need --gate")
 	}
 	start := time.Now()
 	res, err := Run(c.Context, cfg)
@@ -343,10 +344,10 @@ func action(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "gate %s\n", g.Summary())
 		if len(g.Series) == 0 {
 			need := 2 * h.ChangeOptions.MinSegment
-			return cliapp.Exit(cliapp.ExitInconclusive, fmt.Errorf("inconclusive: no series has the %d values a test needs: take at least %d experiments", need, need))
+			return exit.With(exit.Inconclusive, fmt.Errorf("inconclusive: no series has the %d values a test needs: take at least %d experiments", need, need))
 		}
 		if g.Failed {
-			return cliapp.Exit(cliapp.ExitGateFailed, fmt.Errorf("%d series end in a significant slowdown", len(g.Failures())))
+			return exit.With(exit.GateFailed, fmt.Errorf("%d series end in a significant slowdown", len(g.Failures())))
 		}
 	}
 	return nil
@@ -367,18 +368,18 @@ func parseGate(metrics, threshold string) (*GateOptions, error) {
 			}
 		}
 		if k < 0 {
-			return nil, cliapp.Usagef("--gate-metrics: unknown magnitude %q: expected a comma-separated list of %s", m, strings.Join(Magnitudes, ", "))
+			return nil, exit.Usagef("--gate-metrics: unknown magnitude %q: expected a comma-separated list of %s", m, strings.Join(Magnitudes, ", "))
 		}
 		if !slices.Contains(g.Metrics, Magnitudes[k]) {
 			g.Metrics = append(g.Metrics, Magnitudes[k])
 		}
 	}
 	if len(g.Metrics) == 0 {
-		return nil, cliapp.Usagef("--gate-metrics %q: expected a comma-separated list of %s", metrics, strings.Join(Magnitudes, ", "))
+		return nil, exit.Usagef("--gate-metrics %q: expected a comma-separated list of %s", metrics, strings.Join(Magnitudes, ", "))
 	}
 	t, err := numflag.Tolerance.Parse(threshold)
 	if err != nil {
-		return nil, cliapp.Usagef("--gate-threshold: %v", err)
+		return nil, exit.Usagef("--gate-threshold: %v", err)
 	}
 	g.Threshold = t
 	return g, nil

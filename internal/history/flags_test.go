@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // TestNumericFlags: every numeric flag of history has a stated range,
@@ -58,7 +58,7 @@ func TestNumericFlags(t *testing.T) {
 				args = append(args, "--gate")
 			}
 			code, stdout, stderr := runHistoryApp(t, args...)
-			if code != cliapp.ExitUsage || !strings.HasPrefix(stderr, "history: "+tt.flag) || !strings.Contains(stderr, tt.stderr) {
+			if code != exit.Usage || !strings.HasPrefix(stderr, "history: "+tt.flag) || !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("exit %d, want 2; stderr %q lacks %q", code, stderr, tt.stderr)
 			}
 			if stdout != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/synth"
 	"github.com/mqgate/mqgate/internal/throughput"
 )
@@ -46,9 +47,9 @@ func TestThroughputHistory(t *testing.T) {
 		code      int
 		direction string
 	}{
-		{"drop", 0.8, cliapp.ExitGateFailed, "slower"},
-		{"rise", 1.25, cliapp.ExitOK, "faster"},
-		{"unchanged", 1, cliapp.ExitOK, ""},
+		{"drop", 0.8, exit.GateFailed, "slower"},
+		{"rise", 1.25, exit.OK, "faster"},
+		{"unchanged", 1, exit.OK, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := tputHistory(t, tt.last, 4)
@@ -115,7 +116,7 @@ func TestThroughputHistory(t *testing.T) {
 					failed++
 				}
 			}
-			if (tt.code == cliapp.ExitGateFailed) != (failed > 0) {
+			if (tt.code == exit.GateFailed) != (failed > 0) {
 				t.Errorf("gate %s, %d failed candidates", doc.Gate.Verdict, failed)
 			}
 		})

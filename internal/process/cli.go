@@ -10,8 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
-	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -71,10 +71,10 @@ could not be read), 130 interrupted.`,
 func action(c *cli.Context) error {
 	format, err := plots.ParseFormat(c.String("format"))
 	if err != nil {
-		return cliapp.Usagef("--format: %v", err)
+		return exit.Usagef("--format: %v", err)
 	}
 	if jobs := c.Int("jobs"); c.IsSet("jobs") && (jobs < 1 || jobs > MaxJobs) {
-		return cliapp.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
+		return exit.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
 			jobs, MaxJobs, MaxJobs)
 	}
 	htmlPath := c.String("html")
@@ -85,22 +85,22 @@ func action(c *cli.Context) error {
 	dirMode := false
 	switch raw := c.String("raw-csv"); {
 	case raw != "" && c.NArg() > 0:
-		return cliapp.Usagef("give either EXPERIMENT_DIR or --raw-csv, not both")
+		return exit.Usagef("give either EXPERIMENT_DIR or --raw-csv, not both")
 	case raw == "" && c.NArg() == 0:
-		return cliapp.Usagef("EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')")
+		return exit.Usagef("EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')")
 	case c.NArg() > 1:
-		return cliapp.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
+		return exit.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
 	case raw != "":
 		if c.IsSet("output-csv") && c.String("output-csv") == "" {
-			return cliapp.Usagef("--output-csv is empty")
+			return exit.Usagef("--output-csv is empty")
 		}
 		in := rawInput(raw, c.String("output-csv"), c.String("plots-directory"))
 		if sameFile(in.Raw, in.Summary) {
-			return cliapp.Usagef("--output-csv %s is the raw file itself: give another summary file", in.Summary)
+			return exit.Usagef("--output-csv %s is the raw file itself: give another summary file", in.Summary)
 		}
 		inputs = []Input{in}
 	case c.IsSet("output-csv"):
-		return cliapp.Usagef("--output-csv %s is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written "+
+		return exit.Usagef("--output-csv %s is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written "+
 			"beside its raw file as measurements_<type>_summary.csv (drop --output-csv, or give --raw-csv)", c.String("output-csv"))
 	default:
 		dirMode = true
@@ -145,7 +145,7 @@ func action(c *cli.Context) error {
 	results, err := Run(c.Context, inputs, opt)
 	if err != nil {
 		if c.Context.Err() != nil {
-			return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted; no summary written, the earlier ones are as they were"))
+			return exit.With(exit.Interrupted, fmt.Errorf("interrupted; no summary written, the earlier ones are as they were"))
 		}
 		return err
 	}
@@ -208,9 +208,9 @@ func action(c *cli.Context) error {
 func checkOutputs(inputs []Input, htmlPath string, plots bool, summaryFlag, plotsFlag string) error {
 	named := func(flag string, err error) error {
 		if flag != "" {
-			return cliapp.Usagef("%s: %v", flag, err)
+			return exit.Usagef("%s: %v", flag, err)
 		}
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	if htmlPath != "" {
 		if err := atomicfile.CheckFile(htmlPath); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -84,7 +85,7 @@ func parseRequirementColumns(s string) ([]gate.Metric, error) {
 func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	for _, f := range []string{"percentile", "runs", "out", "output-file", "throughput-output-file"} {
 		if c.IsSet(f) {
-			return cliapp.Usagef("--%s does not go with --calibrate: a calibration derives requirements from each split of --experiments-results and writes text, --json and plots", f)
+			return exit.Usagef("--%s does not go with --calibrate: a calibration derives requirements from each split of --experiments-results and writes text, --json and plots", f)
 		}
 	}
 	if err := cliapp.NoArgs(c); err != nil {
@@ -92,61 +93,61 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	}
 	dir := c.String("experiments-results")
 	if dir == "" {
-		return cliapp.Usagef("--calibrate needs the unchanged runs: --experiments-results DIR")
+		return exit.Usagef("--calibrate needs the unchanged runs: --experiments-results DIR")
 	}
 	plotsDir := c.String("plots-directory")
 	if plotsDir == "" {
-		return cliapp.Usagef("--calibrate needs --plots-directory DIR for its plots")
+		return exit.Usagef("--calibrate needs --plots-directory DIR for its plots")
 	}
 	format, err := plots.ParseFormat(c.String("format"))
 	if err != nil {
-		return cliapp.Usagef("--format: %v", err)
+		return exit.Usagef("--format: %v", err)
 	}
 	margin, err := numflag.Tolerance.Parse(c.String("margin"))
 	if err != nil {
-		return cliapp.Usagef("--margin: %v", err)
+		return exit.Usagef("--margin: %v", err)
 	}
 	columns, err := parseRequirementColumns(c.String("columns"))
 	if err != nil {
-		return cliapp.Usagef("--columns: %v", err)
+		return exit.Usagef("--columns: %v", err)
 	}
 	for _, r := range []struct {
 		flag string
 		r    numflag.Int
 	}{{"splits", calibrate.SplitsRange}, {"reference-runs", calibrate.ReferenceRange}, {"candidate-runs", calibrate.CandidateRange}} {
 		if err := r.r.Check("--"+r.flag, c.Int(r.flag)); err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 	}
 	factors := DefaultCheckFactors
 	if s := c.String("factors"); s != "" {
 		if factors, err = calibrate.ParseFactors(s); err != nil {
-			return cliapp.Usagef("--factors: %v", err)
+			return exit.Usagef("--factors: %v", err)
 		}
 	}
 	margins, err := numflag.Tolerance.ParseList(c.String("margins"))
 	if err != nil {
-		return cliapp.Usagef("--margins: %v", err)
+		return exit.Usagef("--margins: %v", err)
 	}
 	in, err := Load(c.Context, dir, c.Bool("allow-incomplete"))
 	if err != nil {
-		if cliapp.Interrupted(c.Context) {
-			return cliapp.Exit(cliapp.ExitInterrupted, err)
+		if exit.Cancelled(c.Context) {
+			return exit.With(exit.Interrupted, err)
 		}
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	obs := in.Observations()
 	regressed := 0
 	if rdir := c.String("regressed"); rdir != "" {
 		reg, err := Load(c.Context, rdir, c.Bool("allow-incomplete"))
 		if err != nil {
-			if cliapp.Interrupted(c.Context) {
-				return cliapp.Exit(cliapp.ExitInterrupted, err)
+			if exit.Cancelled(c.Context) {
+				return exit.With(exit.Interrupted, err)
 			}
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 		if reg.Latency != in.Latency {
-			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--regressed %s measures %s latency, --experiments-results %s %s", rdir, reg.Latency, dir, in.Latency))
+			return exit.With(exit.Usage, fmt.Errorf("--regressed %s measures %s latency, --experiments-results %s %s", rdir, reg.Latency, dir, in.Latency))
 		}
 		regressed = len(reg.Experiments)
 		in.Warnings = append(in.Warnings, reg.Warnings...)
@@ -159,7 +160,7 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	}
 	pool, err := CheckPool(obs)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("%s: %w", dir, err))
+		return exit.With(exit.Usage, fmt.Errorf("%s: %w", dir, err))
 	}
 	opt := calibrate.Options{
 		Gate:      CheckGate{Config: cfg, Margin: margin, Columns: columns},
@@ -172,10 +173,10 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	}
 	res, err := calibrate.Run(c.Context, pool, opt)
 	if err != nil {
-		if cliapp.Interrupted(c.Context) {
-			return cliapp.Exit(cliapp.ExitInterrupted, errors.New("interrupted"))
+		if exit.Cancelled(c.Context) {
+			return exit.With(exit.Interrupted, errors.New("interrupted"))
 		}
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	for _, w := range in.Warnings {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s\n", c.App.Name, w)
@@ -185,12 +186,12 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	}
 	if path := c.String("json"); path != "" {
 		if err := atomicfile.Write(path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) }); err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--json: %w", err))
+			return exit.With(exit.Usage, fmt.Errorf("--json: %w", err))
 		}
 	}
 	paths, err := calibrate.SavePlots(res, plotsDir, CalibrationPlotStem, format)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	fmt.Fprintf(c.App.Writer, "plots: %s\n", strings.Join(paths, ", "))
 	return nil
@@ -200,7 +201,7 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 func calibrateMisused(c *cli.Context) error {
 	for _, f := range calibrateOnly {
 		if c.IsSet(f) {
-			return cliapp.Usagef("--%s is a --calibrate flag: add --calibrate, or leave it out", f)
+			return exit.Usagef("--%s is a --calibrate flag: add --calibrate, or leave it out", f)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/numflag"
 )
 
@@ -128,20 +129,20 @@ func action(c *cli.Context) error {
 	cfg := StatConfig{Method: c.String("method"), OrderRank: c.Int("order-rank")}
 	var err error
 	if cfg.FalseFail, err = numflag.Level.Parse(c.String("false-fail")); err != nil {
-		return cliapp.Usagef("--false-fail: %v", err)
+		return exit.Usagef("--false-fail: %v", err)
 	}
 	if cfg.NormalityLevel, err = numflag.Level.Parse(c.String("normality-level")); err != nil {
-		return cliapp.Usagef("--normality-level: %v", err)
+		return exit.Usagef("--normality-level: %v", err)
 	}
 	if err := orderRankRange.Check("--order-rank", cfg.OrderRank); err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	if c.IsSet("runs") {
 		if err := runsRange.Check("--runs", c.Int("runs")); err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 		if c.IsSet("order-rank") && cfg.OrderRank >= c.Int("runs") {
-			return cliapp.Usagef("--order-rank %d with --runs %d: expected fewer than the runs (1 is the largest run)", cfg.OrderRank, c.Int("runs"))
+			return exit.Usagef("--order-rank %d with --runs %d: expected fewer than the runs (1 is the largest run)", cfg.OrderRank, c.Int("runs"))
 		}
 	}
 	if !c.Bool("calibrate") {
@@ -151,33 +152,33 @@ func action(c *cli.Context) error {
 	}
 	switch {
 	case !percentile && c.IsSet("percentile"):
-		return cliapp.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
+		return exit.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
 	case percentile && !(p > 0 && p <= 100):
-		return cliapp.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", p)
+		return exit.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", p)
 	case !percentile && cfg.Method != MethodOrder && cfg.Method != MethodLogNormal:
-		return cliapp.Usagef("--method %q: expected %s or %s", cfg.Method, MethodOrder, MethodLogNormal)
+		return exit.Usagef("--method %q: expected %s or %s", cfg.Method, MethodOrder, MethodLogNormal)
 	}
 	if c.Bool("calibrate") {
 		return runCalibrate(c, cfg)
 	}
 	dir, out := c.String("experiments-results"), c.String("output-file")
 	if out == "" {
-		return cliapp.Usagef("--output-file is empty: expected the requirements CSV to write")
+		return exit.Usagef("--output-file is empty: expected the requirements CSV to write")
 	}
 	tout := c.String("throughput-output-file")
 	if !c.IsSet("throughput-output-file") {
 		tout = filepath.Join(filepath.Dir(out), DefaultThroughputFileName)
 	}
 	if tout == "" {
-		return cliapp.Usagef("--throughput-output-file is empty: expected the throughput requirements CSV to write")
+		return exit.Usagef("--throughput-output-file is empty: expected the throughput requirements CSV to write")
 	}
 	switch {
 	case c.IsSet("runs") || c.IsSet("out"):
 		if dir != "" {
-			return cliapp.Usagef("--experiments-results and --runs/--out exclude each other: --runs derives from --out")
+			return exit.Usagef("--experiments-results and --runs/--out exclude each other: --runs derives from --out")
 		}
 		if !c.IsSet("runs") || c.String("out") == "" {
-			return cliapp.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see '%s --help')", c.App.Name)
+			return exit.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see '%s --help')", c.App.Name)
 		}
 		if err := guard("--out", c.String("out"), out, tout).Check(); err != nil {
 			return err
@@ -188,7 +189,7 @@ func action(c *cli.Context) error {
 		}
 		dir = r.Out
 	case dir == "":
-		return cliapp.Usagef("--experiments-results DIR (or --runs N --out DIR) is required (see '%s --help')", c.App.Name)
+		return exit.Usagef("--experiments-results DIR (or --runs N --out DIR) is required (see '%s --help')", c.App.Name)
 	default:
 		// Arguments are run's, and only with --runs.
 		if err := cliapp.NoArgs(c); err != nil {
@@ -204,10 +205,10 @@ func action(c *cli.Context) error {
 	}
 	in, err := Load(c.Context, dir, c.Bool("allow-incomplete"))
 	if err != nil {
-		if cliapp.Interrupted(c.Context) {
-			return cliapp.Exit(cliapp.ExitInterrupted, err)
+		if exit.Cancelled(c.Context) {
+			return exit.With(exit.Interrupted, err)
 		}
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	latObs, tputObs := in.Observations(), in.ThroughputObservations()
 	_, tputKeys := groupThroughput(tputObs)
@@ -221,7 +222,7 @@ func action(c *cli.Context) error {
 			d, err = DeriveStatisticalWith(latObs, cfg, len(tputKeys))
 		}
 		if err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 	}
 	if len(tputObs) > 0 {
@@ -235,7 +236,7 @@ func action(c *cli.Context) error {
 			treqs, twarnings, err = DeriveThroughputStatistical(tputObs, cfg, CheckLevelFor(cfg.FalseFail, latRows, len(tputKeys)))
 		}
 		if err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 	}
 	if d != nil {

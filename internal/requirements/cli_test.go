@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/summary"
@@ -146,7 +147,7 @@ func TestCommandErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runRequirements(t, root, tt.args...)
-			if code != cliapp.ExitUsage {
+			if code != exit.Usage {
 				t.Errorf("exit %d, want 2\n%s", code, stderr)
 			}
 			if !strings.Contains(stderr, tt.stderr) {
@@ -206,7 +207,7 @@ func TestCommandModeErrors(t *testing.T) {
 		{[]string{"--normality-level", "1"}, "--normality-level: 1 read as a fraction is 100%: did you mean 1%?"},
 	} {
 		code, _, stderr := runRequirements(t, root, append([]string{"-e", root, "-o", out}, tt.args...)...)
-		if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+		if code != exit.Usage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d %q, want 2 and %q", tt.args, code, stderr, tt.want)
 		}
 		if _, err := os.Stat(out); err == nil {

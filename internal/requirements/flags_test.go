@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // TestNumericFlags: every numeric flag of requirements has a stated
@@ -82,7 +82,7 @@ func TestNumericFlags(t *testing.T) {
 				args = []string{"-e", root, "--calibrate", "--plots-directory", filepath.Join(dir, "plots"), "--json", filepath.Join(dir, "c.json"), tt.flag, tt.value}
 			}
 			code, stdout, stderr := runRequirements(t, dir, args...)
-			if code != cliapp.ExitUsage || !strings.HasPrefix(stderr, "requirements: "+tt.flag) || !strings.Contains(stderr, tt.stderr) {
+			if code != exit.Usage || !strings.HasPrefix(stderr, "requirements: "+tt.flag) || !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("exit %d, want 2; stderr %q lacks %q", code, stderr, tt.stderr)
 			}
 			if stdout != "" {
@@ -102,7 +102,7 @@ func TestRelativeFlagForms(t *testing.T) {
 	var files [2]string
 	for i, ff := range []string{"0.05", "5%"} {
 		out := filepath.Join(t.TempDir(), "req.csv")
-		if code, _, stderr := runRequirements(t, root, "-e", root, "-o", out, "--false-fail", ff, "--method", "lognormal", "--normality-level", ff); code != cliapp.ExitOK {
+		if code, _, stderr := runRequirements(t, root, "-e", root, "-o", out, "--false-fail", ff, "--method", "lognormal", "--normality-level", ff); code != exit.OK {
 			t.Fatalf("--false-fail %s: exit %d\n%s", ff, code, stderr)
 		}
 		b, err := os.ReadFile(out)

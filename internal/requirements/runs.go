@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 )
 
@@ -46,18 +46,18 @@ func (r *Runs) Execute(ctx context.Context) (names []string, err error) {
 	for _, a := range r.RunArgs {
 		for _, f := range reservedRunFlags {
 			if a == f || strings.HasPrefix(a, f+"=") {
-				return nil, cliapp.Usagef("run argument %s: requirements --runs sets the output itself (use --out)", a)
+				return nil, exit.Usagef("run argument %s: requirements --runs sets the output itself (use --out)", a)
 			}
 		}
 	}
 	if r.Run == "" {
 		if r.Run, err = Tool("run"); err != nil {
-			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+			return nil, exit.With(exit.Usage, err)
 		}
 	}
 	if r.Process == "" {
 		if r.Process, err = Tool("process"); err != nil {
-			return nil, cliapp.Exit(cliapp.ExitUsage, err)
+			return nil, exit.With(exit.Usage, err)
 		}
 	}
 	now := r.Now
@@ -69,7 +69,7 @@ func (r *Runs) Execute(ctx context.Context) (names []string, err error) {
 		for exists(filepath.Join(r.Out, name)) {
 			select {
 			case <-ctx.Done():
-				return names, cliapp.Exit(cliapp.ExitInterrupted, ctx.Err())
+				return names, exit.With(exit.Interrupted, ctx.Err())
 			case <-time.After(100 * time.Millisecond):
 			}
 			name = now().UTC().Format(experiment.DirTimeLayout)
@@ -118,17 +118,17 @@ func (r *Runs) exec(ctx context.Context, bin string, args []string) error {
 	}
 	line := filepath.Base(bin) + " " + strings.Join(args, " ")
 	if ctx.Err() != nil {
-		return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("interrupted during %s", line))
+		return exit.With(exit.Interrupted, fmt.Errorf("interrupted during %s", line))
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		code := ee.ExitCode()
-		if code != cliapp.ExitInterrupted {
-			code = cliapp.ExitUsage
+		if code != exit.Interrupted {
+			code = exit.Usage
 		}
-		return cliapp.Exit(code, fmt.Errorf("%s: exited %d", line, ee.ExitCode()))
+		return exit.With(code, fmt.Errorf("%s: exited %d", line, ee.ExitCode()))
 	}
-	return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("%s: %w", line, err))
+	return exit.With(exit.Usage, fmt.Errorf("%s: %w", line, err))
 }
 
 // Tool finds the mqgate executable name: beside the running executable

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // buildTools builds the run and process commands into a temporary directory
@@ -58,7 +58,7 @@ func TestRunsModeRunFails(t *testing.T) {
 	reqFile := filepath.Join(t.TempDir(), DefaultFileName)
 	code, _, stderr := runRequirements(t, out, "--runs", "2", "--out", out, "--output-file", reqFile,
 		"--", "--subexperiments", "no_such_thing")
-	if code != cliapp.ExitUsage {
+	if code != exit.Usage {
 		t.Errorf("exit %d, want 2\n%s", code, stderr)
 	}
 	if !strings.Contains(stderr, "requirements: run --out $DIR --name ") || !strings.Contains(stderr, "exited 2") {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/synth"
 	"github.com/mqgate/mqgate/internal/throughput"
@@ -223,7 +223,7 @@ func TestThroughputCommand(t *testing.T) {
 	// An output over a throughput summary is refused before anything is written.
 	victim := filepath.Join(root, entries[0].Name(), experiment.ThroughputFileName("intraprocess_best_effort"))
 	code, _, stderr = runRequirements(t, root, "-e", root, "-o", filepath.Join(outDir, "x.csv"), "--throughput-output-file", victim)
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "--throughput-output-file") {
+	if code != exit.Usage || !strings.Contains(stderr, "--throughput-output-file") {
 		t.Errorf("output over a throughput summary: exit %d %s", code, stderr)
 	}
 }

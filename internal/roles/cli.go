@@ -15,6 +15,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/config"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // usage of every setting, by key; defaults are Resolve's.
@@ -143,7 +144,7 @@ func CheckTopFlags(c *cli.Context) error {
 		if next != "" && !strings.HasPrefix(next, "-") {
 			where = "before " + next
 		}
-		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--%s is a setting of the roles (run --%s … pub|sub|req|qry …), not of run %s", k, k, where))
+		return exit.With(exit.Usage, fmt.Errorf("--%s is a setting of the roles (run --%s … pub|sub|req|qry …), not of run %s", k, k, where))
 	}
 	return nil
 }
@@ -188,11 +189,11 @@ func action(c *cli.Context, role string) error {
 	}
 	cfg, err := config.Load(config.Sources{File: file, Section: role, Environ: config.Environ(), Flags: set, Known: Keys})
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	s, err := Resolve(role, cfg, time.Now())
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	s.Args = os.Args
 	s.Log = NewLogger(c.App.ErrWriter, s.LogLevel)
@@ -202,7 +203,7 @@ func action(c *cli.Context, role string) error {
 	out := runRole(c.Context, s)
 	if out.Interrupted && out.Err == nil {
 		// Interrupted: one line, the summary, which names the results.
-		return cliapp.Exit(cliapp.ExitInterrupted, errors.New(out.Summary))
+		return exit.With(exit.Interrupted, errors.New(out.Summary))
 	}
 	if out.Err == nil || len(out.Paths) > 0 {
 		// A role that wrote nothing has only its error to say.
@@ -210,9 +211,9 @@ func action(c *cli.Context, role string) error {
 	}
 	switch {
 	case out.Err != nil:
-		return cliapp.Exit(cliapp.ExitUsage, out.Err)
+		return exit.With(exit.Usage, out.Err)
 	case out.Incomplete:
-		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("incomplete run (a peer or the system was lost); what was measured is in %s, whose meta.json and role report say why", strings.Join(out.Paths, ", ")))
+		return exit.With(exit.Usage, fmt.Errorf("incomplete run (a peer or the system was lost); what was measured is in %s, whose meta.json and role report say why", strings.Join(out.Paths, ", ")))
 	}
 	return nil
 }

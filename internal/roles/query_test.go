@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
@@ -197,7 +198,7 @@ func TestInterrupt(t *testing.T) {
 	}()
 	code, stderr := runApp(ctx, t, nil, "sub", "--endpoint", url, "--run-id", "i", "--out-dir", out, "--duration", "1m", "--log-level", "error", "--csv", csv)
 	dir := filepath.Join(out, "i")
-	if code != cliapp.ExitInterrupted || !strings.Contains(stderr, "interrupted; results in "+dir) {
+	if code != exit.Interrupted || !strings.Contains(stderr, "interrupted; results in "+dir) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))

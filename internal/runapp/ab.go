@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -81,19 +82,19 @@ type abRun struct {
 func abAction(c *cli.Context) error {
 	runs := c.Int("runs")
 	if runs < 1 {
-		return cliapp.Usagef("--runs %d: expected at least 1", runs)
+		return exit.Usagef("--runs %d: expected at least 1", runs)
 	}
 	common := c.Args().Slice()
 	sides := map[string][]string{}
 	for _, side := range []string{SideReference, SideCandidate} {
 		args, err := splitCommand(c.String(side))
 		if err != nil {
-			return cliapp.Usagef("--%s: %v", side, err)
+			return exit.Usagef("--%s: %v", side, err)
 		}
 		sides[side] = args
 	}
 	if slices.Equal(sides[SideReference], sides[SideCandidate]) {
-		return cliapp.Usagef("--reference %q and --candidate %q: the two sides are the same system; give each side's flags (e.g. --echo-command or --target)",
+		return exit.Usagef("--reference %q and --candidate %q: the two sides are the same system; give each side's flags (e.g. --echo-command or --target)",
 			c.String(SideReference), c.String(SideCandidate))
 	}
 	name := c.String("name")
@@ -101,12 +102,12 @@ func abAction(c *cli.Context) error {
 		name = time.Now().UTC().Format(experiment.DirTimeLayout)
 	}
 	if name != filepath.Base(name) || name == "." || name == ".." {
-		return cliapp.Usagef("--name %q: expected a plain directory name", name)
+		return exit.Usagef("--name %q: expected a plain directory name", name)
 	}
 	out := c.String("out")
 	for _, side := range []string{SideReference, SideCandidate} {
 		if err := atomicfile.CheckDir(filepath.Join(out, side)); err != nil {
-			return cliapp.Usagef("--out: %v", err)
+			return exit.Usagef("--out: %v", err)
 		}
 	}
 	var plan []abRun
@@ -122,12 +123,12 @@ func abAction(c *cli.Context) error {
 	// experiment, before the first run.
 	for _, side := range []string{SideReference, SideCandidate} {
 		if err := checkRunArgs(append(common, sides[side]...)); err != nil {
-			return cliapp.Exit(cliapp.CodeOf(err), fmt.Errorf("%s side: %w", side, err))
+			return exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
 		}
 	}
 	for _, r := range plan {
 		if _, err := os.Stat(filepath.Join(r.dir, meta.FileName)); err == nil {
-			return cliapp.Usagef("experiment %s exists already; choose another --name or --out", r.dir)
+			return exit.Usagef("experiment %s exists already; choose another --name or --out", r.dir)
 		}
 	}
 	quiet := slices.Contains(common, "-q") || slices.Contains(common, "--quiet")
@@ -135,8 +136,8 @@ func abAction(c *cli.Context) error {
 		if !quiet {
 			fmt.Fprintf(c.App.ErrWriter, "ab: run %d of %d: %s %d of %d\n", i+1, len(plan), r.side, r.n, runs)
 		}
-		if code := cliapp.Run(c.Context, App(), r.args, c.App.Writer, c.App.ErrWriter); code != cliapp.ExitOK {
-			return cliapp.Exit(code, fmt.Errorf("ab stopped at run %d of %d (%s %d, %s); the runs before it are complete",
+		if code := cliapp.Run(c.Context, App(), r.args, c.App.Writer, c.App.ErrWriter); code != exit.OK {
+			return exit.With(code, fmt.Errorf("ab stopped at run %d of %d (%s %d, %s); the runs before it are complete",
 				i+1, len(plan), r.side, r.n, r.dir))
 		}
 	}
@@ -152,28 +153,28 @@ func checkRunArgs(args []string) error {
 	for _, a := range args {
 		flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "-") && slices.Contains([]string{"out", "o", "name"}, flag) {
-			return cliapp.Usagef("%s: ab names each run's experiment itself (--out and --name of 'run ab')", a)
+			return exit.Usagef("%s: ab names each run's experiment itself (--out and --name of 'run ab')", a)
 		}
 	}
 	app := App()
 	app.Commands = nil
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Present() {
-			return cliapp.Usagef("unexpected argument %q", c.Args().First())
+			return exit.Usagef("unexpected argument %q", c.Args().First())
 		}
 		if c.Bool("list") {
-			return cliapp.Usagef("--list measures nothing")
+			return exit.Usagef("--list measures nothing")
 		}
 		_, err := config(c)
 		if err != nil {
-			return cliapp.Exit(cliapp.ExitUsage, err)
+			return exit.With(exit.Usage, err)
 		}
 		return nil
 	}
 	var discard strings.Builder
 	app.Writer, app.ErrWriter = &discard, &discard
 	app.ExitErrHandler = func(*cli.Context, error) {}
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return cliapp.Usagef("%v", err) }
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exit.Usagef("%v", err) }
 	return app.Run(append([]string{"run"}, args...))
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/compare"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/process"
 )
@@ -185,7 +186,7 @@ func TestABGated(t *testing.T) {
 	var o, e strings.Builder
 	code = cliapp.Run(context.Background(), compare.App(), []string{"compare", "--reference", filepath.Join(out, SideReference),
 		"--results", filepath.Join(out, SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
-	if code != cliapp.ExitGateFailed || !strings.Contains(o.String()+e.String(), "8 runs") {
+	if code != exit.GateFailed || !strings.Contains(o.String()+e.String(), "8 runs") {
 		t.Errorf("compare: exit %d; want 1 (the candidate is slower)\n%s%s", code, o.String(), e.String())
 	}
 }

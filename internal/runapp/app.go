@@ -21,6 +21,7 @@ import (
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/engine"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -335,7 +336,7 @@ func config(c *cli.Context) (session.Config, error) {
 
 func runAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return cliapp.Usagef("unexpected argument %q (run takes flags only; see 'run --help')", c.Args().First())
+		return exit.Usagef("unexpected argument %q (run takes flags only; see 'run --help')", c.Args().First())
 	}
 	if c.Bool("list") {
 		return list(c.App.Writer)
@@ -343,23 +344,23 @@ func runAction(c *cli.Context) error {
 	start := time.Now().UTC()
 	cfg, err := config(c)
 	if err != nil {
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	name := c.String("name")
 	if name == "" {
 		name = start.Format(experiment.DirTimeLayout)
 	}
 	if name != filepath.Base(name) || name == "." || name == ".." {
-		return cliapp.Usagef("--name %q: expected a plain directory name", name)
+		return exit.Usagef("--name %q: expected a plain directory name", name)
 	}
 	dir := filepath.Join(c.String("out"), name)
 	// A file or a looping/dangling link in the way is said as such, before
 	// anything is created (MkdirAll would only say "file exists").
 	if err := atomicfile.CheckDir(dir); err != nil {
-		return cliapp.Usagef("--out/--name: %v", err)
+		return exit.Usagef("--out/--name: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
-		return cliapp.Usagef("experiment %s exists already; choose another --name or remove it", dir)
+		return exit.Usagef("experiment %s exists already; choose another --name or remove it", dir)
 	}
 	var guard clobber.Guard
 	for _, f := range []string{"ca", "cert", "key", "echo-cert", "echo-key"} {
@@ -383,9 +384,9 @@ func runAction(c *cli.Context) error {
 	s, err := session.Prepare(c.Context, cfg)
 	if err != nil {
 		if errors.Is(err, engine.ErrInterrupted) {
-			return cliapp.Exit(cliapp.ExitInterrupted, err)
+			return exit.With(exit.Interrupted, err)
 		}
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 	defer s.Close()
 	m := &meta.Meta{
@@ -409,19 +410,19 @@ func runAction(c *cli.Context) error {
 		}
 		return nil
 	case errors.Is(err, engine.ErrInterrupted):
-		return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("%w; samples measured so far are in %s (meta.json marks the run incomplete)", err, dir))
+		return exit.With(exit.Interrupted, fmt.Errorf("%w; samples measured so far are in %s (meta.json marks the run incomplete)", err, dir))
 	default:
 		var se *engine.StopError
 		if errors.As(err, &se) {
-			return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("%w; samples measured so far are in %s (meta.json marks the run incomplete)", err, dir))
+			return exit.With(exit.Usage, fmt.Errorf("%w; samples measured so far are in %s (meta.json marks the run incomplete)", err, dir))
 		}
-		return cliapp.Exit(cliapp.ExitUsage, err)
+		return exit.With(exit.Usage, err)
 	}
 }
 
 func echoAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return cliapp.Usagef("unexpected argument %q (see 'run echo --help')", c.Args().First())
+		return exit.Usagef("unexpected argument %q (see 'run echo --help')", c.Args().First())
 	}
 	ec := session.EchoConfig{
 		Transport: c.String("transport"), Listen: c.String("listen"), Reliable: c.Bool("reliable"),
@@ -431,7 +432,7 @@ func echoAction(c *cli.Context) error {
 	if s := c.String("echo-delay"); s != "" {
 		d, err := driver.ParseDelay(s)
 		if err != nil {
-			return cliapp.Usagef("--echo-delay %v", err)
+			return exit.Usagef("--echo-delay %v", err)
 		}
 		ec.Delay = d
 		ec.Delay.Seed = c.Uint64("seed")
@@ -439,14 +440,14 @@ func echoAction(c *cli.Context) error {
 	if ca, cert, key := c.String("ca"), c.String("cert"), c.String("key"); ca != "" || cert != "" || key != "" {
 		switch {
 		case ca == "":
-			return cliapp.Usagef("--cert and --key need --ca, the CA the peer's certificate is verified against")
+			return exit.Usagef("--cert and --key need --ca, the CA the peer's certificate is verified against")
 		case (cert == "") != (key == ""):
-			return cliapp.Usagef("--cert and --key go together")
+			return exit.Usagef("--cert and --key go together")
 		case cert == "":
 			// A broker's echo is a client: --ca alone verifies the broker
 			// (server verification only). A socket echo serves TLS/DTLS.
 			if tr, err := driver.Lookup(ec.Transport); err == nil && !driver.IsBroker(tr) {
-				return cliapp.Usagef("--transport %s: the echo serves TLS/DTLS and needs its certificate: give --cert and --key with --ca", ec.Transport)
+				return exit.Usagef("--transport %s: the echo serves TLS/DTLS and needs its certificate: give --cert and --key with --ca", ec.Transport)
 			}
 		}
 		ec.Security = &driver.Security{CAFile: ca, CertFile: cert, KeyFile: key}
@@ -455,7 +456,7 @@ func echoAction(c *cli.Context) error {
 		ec.Lifeline = os.Stdin
 	}
 	// Every failure of the echo role, a usage error or a broken link, exits 2.
-	return cliapp.Exit(cliapp.ExitUsage, session.ServeEcho(c.Context, ec))
+	return exit.With(exit.Usage, session.ServeEcho(c.Context, ec))
 }
 
 // syncWriter serialises writes from several goroutines.

@@ -23,6 +23,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/drivertest/hub"
 	"github.com/mqgate/mqgate/internal/driver/secure"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -183,12 +184,12 @@ func TestUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		args := append([]string{"--out", out, "-s", "intraprocess_reliable"}, tt.args...)
 		code, _, stderr := run(t, args...)
-		if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+		if code != exit.Usage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("run %v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
 		}
 	}
 	code, _, stderr := run(t, "echo", "--transport", "carrier-pigeon")
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "carrier-pigeon") {
+	if code != exit.Usage || !strings.Contains(stderr, "carrier-pigeon") {
 		t.Errorf("echo with an unknown transport: exit %d, %q", code, stderr)
 	}
 }
@@ -332,7 +333,7 @@ func TestEchoProcessKilled(t *testing.T) {
 				t.Fatalf("run took %v after the echoer died", since)
 			}
 			code := cmd.ProcessState.ExitCode()
-			if code != cliapp.ExitUsage {
+			if code != exit.Usage {
 				t.Fatalf("exit %d (%v), want 2; stderr:\n%s", code, err, stderr)
 			}
 			msg := stderr.String()
@@ -437,7 +438,7 @@ func TestInterrupt(t *testing.T) {
 			}
 			cmd.Process.Signal(os.Interrupt)
 			cmd.Wait()
-			if code := cmd.ProcessState.ExitCode(); code != cliapp.ExitInterrupted {
+			if code := cmd.ProcessState.ExitCode(); code != exit.Interrupted {
 				t.Fatalf("exit %d, want 130; stderr:\n%s", code, stderr)
 			}
 			m, err := meta.ReadFile(metaPath)
@@ -625,7 +626,7 @@ func TestWrongCA(t *testing.T) {
 				{"foreign-cert", []string{"--ca", echo.CAFile, "--cert", other.CertFile, "--key", other.KeyFile}, "is not valid under the CA"},
 			} {
 				code, _, stderr := run(t, append(args, append(tt.args, "--name", tt.name)...)...)
-				if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+				if code != exit.Usage || !strings.Contains(stderr, tt.want) {
 					t.Errorf("%s: exit %d, stderr %q; want 2 and %q", tt.name, code, stderr, tt.want)
 				}
 				if _, err := os.Stat(filepath.Join(out, tt.name)); !os.IsNotExist(err) {

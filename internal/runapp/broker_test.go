@@ -15,6 +15,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver/drivertest/hub"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
 )
@@ -182,7 +183,7 @@ func TestBrokerUnreachable(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := run(t, "-s", "hub_reliable", "--target", tt.url, "--out", out, "--name", tt.name)
-			if code != cliapp.ExitUsage {
+			if code != exit.Usage {
 				t.Errorf("exit %d, want 2: %s", code, stderr)
 			}
 			for _, w := range tt.want {
@@ -229,7 +230,7 @@ func TestBrokerDies(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatal("run did not stop within 30 s of the broker's death (timeout 60 s)")
 			}
-			if r.code != cliapp.ExitUsage || !strings.Contains(r.stderr, "hub_reliable: payload 16 B, round trip") || !strings.Contains(r.stderr, "incomplete") {
+			if r.code != exit.Usage || !strings.Contains(r.stderr, "hub_reliable: payload 16 B, round trip") || !strings.Contains(r.stderr, "incomplete") {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
 			m, _ := readMeta(t, filepath.Join(out, "d"))
@@ -292,7 +293,7 @@ func TestBrokerRemoteEcho(t *testing.T) {
 	}
 	code, _, stderr = run(t, "-s", "hub_reliable", "--target", h.URL(), "--echo", "remote", "--topic", "nobody-echoes",
 		"--connect-timeout", "500ms", "--out", out, "--name", "n")
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "did not echo within --connect-timeout 500ms") {
+	if code != exit.Usage || !strings.Contains(stderr, "did not echo within --connect-timeout 500ms") {
 		t.Errorf("no echo on the topic: exit %d, %s", code, stderr)
 	}
 	noDir(t, filepath.Join(out, "n"))
@@ -325,7 +326,7 @@ func TestBrokerUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		args := append([]string{"--out", out, "--name", "u"}, tt.args...)
 		code, _, stderr := run(t, args...)
-		if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+		if code != exit.Usage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("run %v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
 		}
 	}
@@ -345,7 +346,7 @@ func TestList(t *testing.T) {
 		}
 	}
 	code, _, stderr = run(t, "-s", "nosuch_reliable")
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "hub_best_effort") || !strings.Contains(stderr, "run --list") {
+	if code != exit.Usage || !strings.Contains(stderr, "hub_best_effort") || !strings.Contains(stderr, "run --list") {
 		t.Errorf("unknown sub-experiment: exit %d, %s", code, stderr)
 	}
 	if !strings.Contains(App().Description, "hub_reliable") {

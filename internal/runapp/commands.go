@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
 )
 
@@ -60,7 +60,7 @@ func checkFlagsBeforeSubcommand(c *cli.Context, roundTrip []cli.Flag) error {
 		if !c.IsSet(name) || fromEnv(f) {
 			continue
 		}
-		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("--%s was given before %s: it is a flag of the round-trip run, which run %s ignores; give it after the subcommand's name (run %s --%s …)", name, next, next, next, name))
+		return exit.With(exit.Usage, fmt.Errorf("--%s was given before %s: it is a flag of the round-trip run, which run %s ignores; give it after the subcommand's name (run %s --%s …)", name, next, next, next, name))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver/secure"
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // hundredPayloads is --payloads 16,17,…,115.
@@ -53,7 +54,7 @@ func TestRefusedBeforeCreating(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := run(t, append([]string{"--out", out, "--name", tt.name}, tt.args...)...)
-			if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) {
+			if code != exit.Usage || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
 			}
 			noDir(t, filepath.Join(out, tt.name))
@@ -78,7 +79,7 @@ func TestFlagsBeforeSubcommand(t *testing.T) {
 			flag = "out"
 		}
 		want := fmt.Sprintf("--%s was given before %s: it is a flag of the round-trip run, which run %s ignores; give it after the subcommand's name (run %s --%s …)", flag, args[2], args[2], args[2], flag)
-		if code != cliapp.ExitUsage || !strings.Contains(stderr, want) {
+		if code != exit.Usage || !strings.Contains(stderr, want) {
 			t.Errorf("run %s: exit %d, stderr %q; want 2 and %q", strings.Join(args, " "), code, stderr, want)
 		}
 		if entries, _ := os.ReadDir(out); len(entries) != 0 {
@@ -128,7 +129,7 @@ func TestOutInTheWay(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := run(t, tt.args...)
-			if code != cliapp.ExitUsage || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "file exists") {
+			if code != exit.Usage || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "file exists") {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
 			}
 		})
@@ -144,16 +145,16 @@ func TestOutInTheWay(t *testing.T) {
 func TestEchoRefuses(t *testing.T) {
 	code, _, stderr := run(t, "echo", "--transport", "intraprocess")
 	_, valid, _ := strings.Cut(stderr, "expected one of ")
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "--transport intraprocess: its two ends share one process, so it cannot be a separate echo") ||
+	if code != exit.Usage || !strings.Contains(stderr, "--transport intraprocess: its two ends share one process, so it cannot be a separate echo") ||
 		!strings.Contains(valid, "dtls, hub, ") || !strings.HasSuffix(strings.TrimSpace(valid), "tcp, tls, udp, zenoh") || strings.Contains(valid, "intraprocess") {
 		t.Errorf("echo --transport intraprocess: exit %d, %q", code, stderr)
 	}
 	code, _, stderr = run(t, "echo", "--transport", "udp", "--max-message-size", "70000")
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "65507-byte maximum message of transport udp") {
+	if code != exit.Usage || !strings.Contains(stderr, "65507-byte maximum message of transport udp") {
 		t.Errorf("echo --max-message-size 70000: exit %d, %q", code, stderr)
 	}
 	code, _, stderr = run(t, "echo", "--transport", "hub", "--listen", "hub://127.0.0.1:1")
-	if code != cliapp.ExitUsage || !strings.Contains(stderr, "--topic") {
+	if code != exit.Usage || !strings.Contains(stderr, "--topic") {
 		t.Errorf("broker echo without a topic: exit %d, %q", code, stderr)
 	}
 }
@@ -237,7 +238,7 @@ func TestSilentPeer(t *testing.T) {
 			}()
 			select {
 			case r := <-done:
-				if r.code != cliapp.ExitUsage || !strings.Contains(r.stderr, "cannot reach the remote echo at "+tt.addr) ||
+				if r.code != exit.Usage || !strings.Contains(r.stderr, "cannot reach the remote echo at "+tt.addr) ||
 					!strings.Contains(r.stderr, "nothing within --connect-timeout 300ms") {
 					t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 				}
@@ -297,7 +298,7 @@ func TestSilentPeerInterrupted(t *testing.T) {
 			cancel()
 			select {
 			case r := <-done:
-				if r.code != cliapp.ExitInterrupted || !strings.Contains(r.stderr, "interrupted") {
+				if r.code != exit.Interrupted || !strings.Contains(r.stderr, "interrupted") {
 					t.Errorf("exit %d, stderr %q; want 130", r.code, r.stderr)
 				}
 			case <-watchdog:

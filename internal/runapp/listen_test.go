@@ -19,6 +19,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/driver/secure"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/roles"
 )
 
@@ -197,7 +198,7 @@ func TestEchoFailuresBeforeFolder(t *testing.T) {
 	} {
 		out := t.TempDir()
 		code, _, stderr := run(t, append(tc.args, "--payloads", "64", "--samples", "10", "--out", out, "--name", "x", "-q")...)
-		if code != cliapp.ExitUsage || !strings.Contains(stderr, tc.want) {
+		if code != exit.Usage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
 		noDir(t, filepath.Join(out, "x"))

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/throughput"
@@ -92,7 +92,7 @@ them, say where with --prom-addr (--prom-addr 0.0.0.0:9102).`,
 func loadAction(c *cli.Context) error {
 	tp, err := load.NewTopology(c.String("scenario"), c.Int("publishers"), c.Int("subscribers"), c.Int("topics"))
 	if err != nil {
-		return cliapp.Usagef("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	cfg := load.Config{Topology: tp, Rate: c.Float64("rate"), Duration: c.Duration("duration"), Warmup: c.Duration("warmup"),
 		Drain: c.Duration("drain"), Interval: c.Duration("interval"), MaxRaw: c.Int("max-raw")}
@@ -104,11 +104,11 @@ func loadAction(c *cli.Context) error {
 	probe := cfg
 	probe.Payloads = []int{load.MinMessage}
 	if err := probe.WithDefaults().Validate(); err != nil {
-		return cliapp.Usagef("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	promAddr, err := load.PromAddr(c.Int("prom-port"), c.String("prom-addr"), "--prom-port", "--prom-addr")
 	if err != nil {
-		return cliapp.Usagef("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	r, err := prepareStream(c, "run load")
 	if err != nil {
@@ -117,7 +117,7 @@ func loadAction(c *cli.Context) error {
 	defer r.session.Close()
 	cfg.Payloads = r.payloads
 	if err := cfg.WithDefaults().Validate(); err != nil {
-		return cliapp.Usagef("--payloads: %v", err)
+		return exit.Usagef("--payloads: %v", err)
 	}
 	if w := cfg.WithDefaults().RateWarning(); w != "" {
 		fmt.Fprintf(r.stderr, "run load: warning: %s\n", w)
@@ -125,7 +125,7 @@ func loadAction(c *cli.Context) error {
 	var subs []load.Sub
 	for _, st := range r.streams {
 		if st.Transport.Name() == "amqp" && tp.Subscribers > tp.Topics && st.Params["amqp-exchange"] == "" {
-			return cliapp.Usagef("%s: %d subscribers on %d topics: AMQP's default exchange gives each message to one queue; add --amqp-exchange amq.direct", st.Scenario.Type, tp.Subscribers, tp.Topics)
+			return exit.Usagef("%s: %d subscribers on %d topics: AMQP's default exchange gives each message to one queue; add --amqp-exchange amq.direct", st.Scenario.Type, tp.Subscribers, tp.Topics)
 		}
 		subs = append(subs, load.Sub{Type: st.Scenario.Type, Transport: st.Transport.Name(), Reliable: st.Scenario.Reliable,
 			Topic: st.Publish.Topic, Params: st.Params, Embedded: st.Embedded,
@@ -135,7 +135,7 @@ func loadAction(c *cli.Context) error {
 	if promAddr != "" {
 		exp, err := load.ServePrometheus(promAddr)
 		if err != nil {
-			return cliapp.Usagef("--prom-port/--prom-addr %s: %v", promAddr, err)
+			return exit.Usagef("--prom-port/--prom-addr %s: %v", promAddr, err)
 		}
 		defer exp.Close()
 		cfg.Observers = append(cfg.Observers, exp)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/throughput"
@@ -55,10 +55,10 @@ Examples:
 func perMessageAction(c *cli.Context) error {
 	cfg := throughput.PerMessageConfig{Count: c.Int("count"), Window: c.Int("window"), CPUEvery: c.Int("cpu-every"), Timeout: c.Duration("timeout")}
 	if cfg.Window >= cfg.Count {
-		return cliapp.Usagef("--window %d: expected 1 to --count − 1 (%d)", cfg.Window, cfg.Count-1)
+		return exit.Usagef("--window %d: expected 1 to --count − 1 (%d)", cfg.Window, cfg.Count-1)
 	}
 	if err := cfg.WithDefaults().Validate(); err != nil {
-		return cliapp.Usagef("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	r, err := prepareStream(c, "run permessage")
 	if err != nil {
@@ -67,7 +67,7 @@ func perMessageAction(c *cli.Context) error {
 	defer r.session.Close()
 	for _, p := range r.payloads {
 		if p < load.MinMessage {
-			return cliapp.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
+			return exit.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
 		}
 	}
 	var subs []load.Sub

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/roles"
 )
@@ -97,7 +98,7 @@ func TestNumericFlagRanges(t *testing.T) {
 					args = append(args, "--"+name, v)
 				}
 				code, stderr := runBounded(t, args...)
-				if code != cliapp.ExitUsage || !strings.Contains(stderr, "--"+name) {
+				if code != exit.Usage || !strings.Contains(stderr, "--"+name) {
 					t.Errorf("%s --%s %s: exit %d, stderr %q; want exit 2 naming --%s", where, name, v, code, stderr, name)
 				}
 				if entries, _ := os.ReadDir(out); len(entries) > 0 {
@@ -120,7 +121,7 @@ func TestNumericFlagRanges(t *testing.T) {
 				}
 				out := t.TempDir()
 				code, stderr := runBounded(t, role, "--endpoint", "nats://127.0.0.1:1", "--out-dir", out, "--run-id", "x", "--"+k, v)
-				if code != cliapp.ExitUsage || !strings.Contains(stderr, "--"+k) {
+				if code != exit.Usage || !strings.Contains(stderr, "--"+k) {
 					t.Errorf("run %s --%s %s: exit %d, stderr %q; want exit 2 naming --%s", role, k, v, code, stderr, k)
 				}
 				if entries, _ := os.ReadDir(out); len(entries) > 0 {
@@ -188,7 +189,7 @@ func TestZeroNotDefault(t *testing.T) {
 		}
 		code, stderr := runBounded(t, full...)
 		flag := args[len(args)-2]
-		if code != cliapp.ExitUsage || !strings.Contains(stderr, flag+" 0") {
+		if code != exit.Usage || !strings.Contains(stderr, flag+" 0") {
 			t.Errorf("run %v: exit %d, %q; want exit 2 naming %s 0", args, code, stderr, flag)
 		}
 		noDir(t, filepath.Join(out, "z"))

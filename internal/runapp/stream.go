@@ -11,10 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/engine"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -66,15 +66,15 @@ type streamRun struct {
 // sub-experiment's transport must carry one-way traffic.
 func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
 	if c.Args().Present() {
-		return nil, cliapp.Usagef("unexpected argument %q (see 'run %s --help')", c.Args().First(), c.Command.Name)
+		return nil, exit.Usagef("unexpected argument %q (see 'run %s --help')", c.Args().First(), c.Command.Name)
 	}
 	start := time.Now().UTC()
 	payloads, err := engine.ParsePayloads(c.String("payloads"))
 	if err != nil {
-		return nil, cliapp.Usagef("--payloads: %v", err)
+		return nil, exit.Usagef("--payloads: %v", err)
 	}
 	if c.Duration("connect-timeout") <= 0 {
-		return nil, cliapp.Usagef("--connect-timeout %v: expected a positive duration", c.Duration("connect-timeout"))
+		return nil, exit.Usagef("--connect-timeout %v: expected a positive duration", c.Duration("connect-timeout"))
 	}
 	cfg := session.Config{
 		Echo: session.EchoInProcess, Targets: c.StringSlice("target"), Broker: c.String("broker"), Topic: c.String("topic"),
@@ -93,11 +93,11 @@ func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
 		name = start.Format(experiment.DirTimeLayout)
 	}
 	if name != filepath.Base(name) || name == "." || name == ".." {
-		return nil, cliapp.Usagef("--name %q: expected a plain directory name", name)
+		return nil, exit.Usagef("--name %q: expected a plain directory name", name)
 	}
 	dir := filepath.Join(c.String("out"), name)
 	if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
-		return nil, cliapp.Usagef("experiment %s exists already; choose another --name or remove it", dir)
+		return nil, exit.Usagef("experiment %s exists already; choose another --name or remove it", dir)
 	}
 	var guard clobber.Guard
 	for _, f := range []string{"ca", "cert", "key", "echo-cert", "echo-key"} {
@@ -113,19 +113,19 @@ func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
 	s, err := session.Prepare(c.Context, cfg)
 	if err != nil {
 		if errors.Is(err, engine.ErrInterrupted) {
-			return nil, cliapp.Exit(cliapp.ExitInterrupted, err)
+			return nil, exit.With(exit.Interrupted, err)
 		}
-		return nil, cliapp.Exit(cliapp.ExitUsage, err)
+		return nil, exit.With(exit.Usage, err)
 	}
 	streams := s.Streams()
 	for _, st := range streams {
 		if _, ok := st.Transport.(driver.StreamTransport); !ok {
 			s.Close()
-			return nil, cliapp.Usagef("%s: transport %s carries round trips only, not one-way traffic", st.Scenario.Type, st.Transport.Name())
+			return nil, exit.Usagef("%s: transport %s carries round trips only, not one-way traffic", st.Scenario.Type, st.Transport.Name())
 		}
 		if err := probeStream(c.Context, st, cfg.ConnectTimeout); err != nil {
 			s.Close()
-			return nil, cliapp.Usagef("%s: %v", st.Scenario.Type, err)
+			return nil, exit.Usagef("%s: %v", st.Scenario.Type, err)
 		}
 	}
 	m := &meta.Meta{
@@ -169,12 +169,12 @@ func (r *streamRun) finish(err error, interrupted func(error) bool) error {
 		}
 		return nil
 	case interrupted(err):
-		return cliapp.Exit(cliapp.ExitInterrupted, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
+		return exit.With(exit.Interrupted, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
 	}
 	if _, statErr := os.Stat(filepath.Join(r.dir, meta.FileName)); statErr == nil {
-		return cliapp.Exit(cliapp.ExitUsage, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
+		return exit.With(exit.Usage, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
 	}
-	return cliapp.Exit(cliapp.ExitUsage, err)
+	return exit.With(exit.Usage, err)
 }
 
 // probeStream opens one subscriber and one publisher of a socket or

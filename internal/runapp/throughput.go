@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/throughput"
@@ -61,7 +61,7 @@ func throughputAction(c *cli.Context) error {
 	cfg := throughput.Config{MinWindow: c.Duration("window"), Windows: c.Int("windows"), MaxF: c.Int("max-in-flight"),
 		Precision: c.Float64("precision"), Timeout: c.Duration("timeout")}
 	if err := cfg.WithDefaults().Validate(); err != nil {
-		return cliapp.Usagef("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	r, err := prepareStream(c, "run throughput")
 	if err != nil {
@@ -70,7 +70,7 @@ func throughputAction(c *cli.Context) error {
 	defer r.session.Close()
 	for _, p := range r.payloads {
 		if p < load.MinMessage {
-			return cliapp.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
+			return exit.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
 		}
 	}
 	var subs []load.Sub

@@ -19,6 +19,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver/amqp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -228,7 +229,7 @@ func TestRunStopsWhenBrokerClosesConnection(t *testing.T) {
 	}
 	select {
 	case r := <-done:
-		if r.code != cliapp.ExitUsage || !strings.Contains(r.stderr, "CONNECTION_FORCED") ||
+		if r.code != exit.Usage || !strings.Contains(r.stderr, "CONNECTION_FORCED") ||
 			!strings.Contains(r.stderr, "amqp://guest:xxxxx@") || strings.Contains(r.stderr, ":guest@") {
 			t.Fatalf("exit %d, stderr %q; want 2 and the broker's reason, naming the URL without its password", r.code, r.stderr)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver/external"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -476,8 +477,8 @@ func TestInterrupt(t *testing.T) {
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != cliapp.ExitInterrupted {
-		t.Fatalf("exit %v, want %d: %s", err, cliapp.ExitInterrupted, stderr.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != exit.Interrupted {
+		t.Fatalf("exit %v, want %d: %s", err, exit.Interrupted, stderr.String())
 	}
 	waitGone(t, readPids(t, ready))
 	dir := filepath.Join(root, "exp")

@@ -19,6 +19,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
 	"github.com/mqgate/mqgate/internal/driver/relay"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -197,7 +198,7 @@ func TestFaults(t *testing.T) {
 		time.AfterFunc(2*time.Second, cancel)
 		code, stderr := run(t, ctx, root, "-s", "relay_best_effort", "--relay-name", "relay_best_effort", "--payloads", "16",
 			"--samples", "3000000", "--warmup", "0", "--relay-command", command())
-		if code != cliapp.ExitInterrupted {
+		if code != exit.Interrupted {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		dir := filepath.Join(root, "exp")

@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/zenoh"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/measurements"
@@ -259,7 +260,7 @@ func TestRunInterrupted(t *testing.T) {
 	var o, e bytes.Buffer
 	code := cliapp.Run(ctx, runapp.App(), []string{"run", "-s", "zenoh_reliable", "--echo", "inprocess", "--payloads", "16",
 		"--samples", "2000000", "--warmup", "10", "--out", out, "--name", "e", "-q"}, &o, &e)
-	if code != cliapp.ExitInterrupted {
+	if code != exit.Interrupted {
 		t.Fatalf("exit %d: %s", code, e.String())
 	}
 	m, err := meta.ReadFile(filepath.Join(out, "e", meta.FileName))
