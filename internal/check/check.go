@@ -8,7 +8,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Tool is the name check verdicts carry.
@@ -52,8 +52,8 @@ func Evaluate(reqs []requirements.Row, sums []experiment.Summary, columns ...gat
 	return v
 }
 
-func evaluateSub(typ string, reqs map[int]requirements.Row, rows []summary.Row, hasSummary bool, columns []gate.Metric) []gate.Check {
-	got := map[int]summary.Row{}
+func evaluateSub(typ string, reqs map[int]requirements.Row, rows []result.SummaryRow, hasSummary bool, columns []gate.Metric) []gate.Check {
+	got := map[int]result.SummaryRow{}
 	var payloads []int
 	for _, r := range rows {
 		if _, dup := got[r.Bytes]; !dup {

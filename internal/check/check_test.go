@@ -16,8 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // golden compares got with testdata/golden/<name>, rewriting it under -update.
@@ -26,8 +25,8 @@ func golden(t *testing.T, name string, got []byte) {
 	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
-func row(b int, median, p99, max float64) summary.Row {
-	return summary.Row{Bytes: b, Summary: stats.Summary{Samples: 100, Median: median, P99: p99, Max: max, Min: 1, Mean: median}}
+func row(b int, median, p99, max float64) result.SummaryRow {
+	return result.SummaryRow{Bytes: b, Summary: result.Summary{Samples: 100, Median: median, P99: p99, Max: max, Min: 1, Mean: median}}
 }
 
 func TestEvaluate(t *testing.T) {
@@ -48,42 +47,42 @@ func TestEvaluate(t *testing.T) {
 	}{
 		{
 			name:   "all within",
-			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 10, 20, 30), row(64, 5, 5, 5)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 10, 20, 30), row(64, 5, 5, 5)}}, {Type: "b", Rows: []result.SummaryRow{row(16, 1, 2, 3)}}},
 			status: gate.Passed, passed: 9,
 		},
 		{
 			name:   "one over",
-			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 10, 20.001, 30), row(64, 5, 5, 5)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 10, 20.001, 30), row(64, 5, 5, 5)}}, {Type: "b", Rows: []result.SummaryRow{row(16, 1, 2, 3)}}},
 			status: gate.Failed, passed: 8, failed: 1,
 			messages: []string{"16 B 99% 20.001 us exceeds requirement 20.000 us by 0.001 us"},
 		},
 		{
 			name:   "payload without requirement",
-			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {Type: "b", Rows: []result.SummaryRow{row(16, 1, 2, 3)}}},
 			status: gate.Failed, passed: 9, missing: 3,
 			messages: []string{"256 B Median: the requirements have no row for a, 256 bytes"},
 		},
 		{
 			name:         "payload without requirement allowed",
-			sums:         []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
+			sums:         []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 1, 1, 1), row(64, 1, 1, 1), row(256, 1, 1, 1)}}, {Type: "b", Rows: []result.SummaryRow{row(16, 1, 2, 3)}}},
 			allowMissing: true,
 			status:       gate.Passed, passed: 9, missing: 3,
 		},
 		{
 			name:   "sub-experiment without requirements",
-			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}, {Type: "c", Rows: []summary.Row{row(16, 1, 1, 1)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 1, 1, 1), row(64, 1, 1, 1)}}, {Type: "b", Rows: []result.SummaryRow{row(16, 1, 2, 3)}}, {Type: "c", Rows: []result.SummaryRow{row(16, 1, 1, 1)}}},
 			status: gate.Failed, passed: 9, missing: 3,
 			messages: []string{"16 B Max: the requirements have no sub-experiment c"},
 		},
 		{
 			name:   "requirement without data",
-			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1)}}, {Type: "b", Rows: []summary.Row{row(16, 1, 2, 3)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 1, 1, 1)}}, {Type: "b", Rows: []result.SummaryRow{row(16, 1, 2, 3)}}},
 			status: gate.Failed, passed: 6, missing: 3,
 			messages: []string{"64 B Median: required, but the summary of a has no 64-byte row"},
 		},
 		{
 			name:   "required sub-experiment without summary",
-			sums:   []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 1, 1, 1), row(64, 1, 1, 1)}}},
+			sums:   []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 1, 1, 1), row(64, 1, 1, 1)}}},
 			status: gate.Failed, passed: 6, missing: 3,
 			messages: []string{"16 B Median: required, but the experiment has no summary for b"},
 		},
@@ -115,7 +114,7 @@ func TestEvaluate(t *testing.T) {
 
 func TestEvaluateOrder(t *testing.T) {
 	reqs := []requirements.Row{{Type: "a", Bytes: 64, Median: 1, P99: 1, Max: 1}, {Type: "a", Bytes: 16, Median: 1, P99: 1, Max: 1}, {Type: "z", Bytes: 16, Median: 1, P99: 1, Max: 1}}
-	v := Evaluate(reqs, []experiment.Summary{{Type: "a", Rows: []summary.Row{row(1024, 1, 1, 1), row(16, 1, 1, 1), row(64, 1, 1, 1)}}})
+	v := Evaluate(reqs, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(1024, 1, 1, 1), row(16, 1, 1, 1), row(64, 1, 1, 1)}}})
 	var got []string
 	for _, c := range v.Checks {
 		got = append(got, c.SubExperiment+" "+c.Metric.Name+" "+strings.TrimSpace(strings.Split(c.Message, "B")[0]))
@@ -133,7 +132,7 @@ func TestReportFastRTPS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := summary.ReadFile("testdata/fastrtps/measurements_interprocess_reliable_summary.csv")
+	rows, err := result.ReadSummaryFile("testdata/fastrtps/measurements_interprocess_reliable_summary.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +148,7 @@ func TestReportFastRTPS(t *testing.T) {
 }
 
 func TestReportMissingRows(t *testing.T) {
-	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}}, []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
 	var b bytes.Buffer
 	if err := WriteReport(&b, v.Checks, false); err != nil {
 		t.Fatal(err)
@@ -158,7 +157,7 @@ func TestReportMissingRows(t *testing.T) {
 }
 
 func TestFigures(t *testing.T) {
-	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}, {Type: "a", Bytes: 64, Median: 10, P99: 20, Max: 30}}, []experiment.Summary{{Type: "a", Rows: []summary.Row{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}, {Type: "a", Bytes: 64, Median: 10, P99: 20, Max: 30}}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
 	figs := Figures("a", v.Checks)
 	var names []string
 	for _, f := range figs {
@@ -216,7 +215,7 @@ func BenchmarkEvaluate(b *testing.B) {
 	var sums []experiment.Summary
 	for s := 0; s < 10; s++ {
 		typ := fmt.Sprintf("sub%d", s)
-		var rows []summary.Row
+		var rows []result.SummaryRow
 		for p := 16; p <= 16384; p *= 2 {
 			reqs = append(reqs, requirements.Row{Type: typ, Bytes: p, Median: 10, P99: 20, Max: 30})
 			rows = append(rows, row(p, 9, 21, 29))

@@ -11,7 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // experiments writes n experiment folders under root whose summaries are
@@ -19,7 +19,7 @@ import (
 // between 0.91 and 1.09, and returns the folder names and factors.
 func experiments(t *testing.T, root string, n int) ([]string, []float64) {
 	t.Helper()
-	base, err := summary.ReadFile("testdata/fastrtps/measurements_interprocess_reliable_summary.csv")
+	base, err := result.ReadSummaryFile("testdata/fastrtps/measurements_interprocess_reliable_summary.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func experiments(t *testing.T, root string, n int) ([]string, []float64) {
 	for i := 0; i < n; i++ {
 		f := 1 + 0.03*float64((i*5)%7-3)
 		name := fmt.Sprintf("2024-01-%02d_00-00-00", i+1)
-		rows := make([]summary.Row, len(base))
+		rows := make([]result.SummaryRow, len(base))
 		for j, r := range base {
 			// Round as a summary file would, so that what is checked equals
 			// what was derived from.
@@ -37,7 +37,7 @@ func experiments(t *testing.T, root string, n int) ([]string, []float64) {
 			rows[j] = r
 		}
 		for _, typ := range []string{"interprocess_reliable", "intraprocess_best_effort"} {
-			if err := summary.WriteFile(filepath.Join(root, name, experiment.SummaryFileName(typ)), rows); err != nil {
+			if err := result.WriteSummaryFile(filepath.Join(root, name, experiment.SummaryFileName(typ)), rows); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,8 +9,8 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
 )
 
 // EvaluateRuns checks several candidate runs of one system (or one run
@@ -83,14 +83,14 @@ func holmAdjust(checks []gate.Check, falseFail float64) {
 func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, margin float64, columns []gate.Metric) []gate.Check {
 	// rows[i] are run i's summary rows of typ by payload; nil when the run
 	// has no summary of typ.
-	rows := make([]map[int]summary.Row, len(runs))
+	rows := make([]map[int]result.SummaryRow, len(runs))
 	payloadSet := map[int]bool{}
 	for i, e := range runs {
 		s := e.Summary(typ)
 		if s == nil {
 			continue
 		}
-		rows[i] = map[int]summary.Row{}
+		rows[i] = map[int]result.SummaryRow{}
 		for _, r := range s.Rows {
 			rows[i][r.Bytes] = r
 			payloadSet[r.Bytes] = true

@@ -14,8 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 const runsType = "intraprocess_reliable"
@@ -31,13 +30,13 @@ func writeRuns(t *testing.T, root, prefix string, n int, seed uint64, scale floa
 	var dirs []string
 	for i := 0; i < n; i++ {
 		dir := filepath.Join(root, fmt.Sprintf("%s%02d", prefix, i+1))
-		var rows []summary.Row
+		var rows []result.SummaryRow
 		for _, b := range runsPayloads {
 			f := func(x float64) float64 { return x * (1 + 0.05*(2*r.Float64()-1)) * scale }
 			med, p99, max := f(10), f(20), f(50)
-			rows = append(rows, summary.Row{
+			rows = append(rows, result.SummaryRow{
 				Bytes: b,
-				Summary: stats.Summary{
+				Summary: result.Summary{
 					Samples:    1000,
 					Median:     med,
 					P99:        p99,
@@ -52,7 +51,7 @@ func writeRuns(t *testing.T, root, prefix string, n int, seed uint64, scale floa
 				},
 			})
 		}
-		if err := summary.WriteFile(filepath.Join(dir, experiment.SummaryFileName(runsType)), rows); err != nil {
+		if err := result.WriteSummaryFile(filepath.Join(dir, experiment.SummaryFileName(runsType)), rows); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, dir)

@@ -11,7 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/throughput"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // ThroughputMetric is what a throughput requirement limits: the Median
@@ -38,7 +38,7 @@ func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Ex
 		var values []float64
 		var lacking []string
 		for _, e := range runs {
-			var row *throughput.Row
+			var row *result.ThroughputRow
 			if t := e.Throughput(r.Type); t != nil {
 				row = t.At(r.Key)
 			}

@@ -14,11 +14,11 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
-var tputLoads = []throughput.Row{{Mode: throughput.ModeWindow, Offered: 100}, {Mode: throughput.ModeRate, Offered: 5000}}
+var tputLoads = []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 100}, {Mode: result.ModeRate, Offered: 5000}}
 
 // tputRequirements derives throughput requirements from 20 seeded
 // unchanged runs (3 % noise) with the requirements tool, statistical when
@@ -163,8 +163,8 @@ func TestBothRequirementsNamed(t *testing.T) {
 // the points below their requirement marked and the direction in the title
 // and axis.
 func TestThroughputFigures(t *testing.T) {
-	win := experiment.ThroughputKey{Mode: throughput.ModeWindow}
-	rate := experiment.ThroughputKey{Mode: throughput.ModeRate, Offered: 5000}
+	win := experiment.ThroughputKey{Mode: result.ModeWindow}
+	rate := experiment.ThroughputKey{Mode: result.ModeRate, Offered: 5000}
 	at := func(k experiment.ThroughputKey, payload int) experiment.ThroughputKey { k.Payload = payload; return k }
 	tc := func(typ string, k experiment.ThroughputKey, req, value float64) ThroughputCheck {
 		c := gate.Evaluate(experiment.ThroughputLabel(typ, k), k.Payload, ThroughputMetric, referenceName, req, 0, value)
@@ -211,7 +211,7 @@ func TestThroughputFigures(t *testing.T) {
 func TestThroughputCheckMismatch(t *testing.T) {
 	root := t.TempDir()
 	req := tputRequirements(t, root, "")
-	dirs, err := synth.WriteThroughputRuns(filepath.Join(root, "other"), synth.ThroughputSpec{Loads: []throughput.Row{tputLoads[0], {Mode: throughput.ModeRate, Offered: 6000}}}, 1, 1)
+	dirs, err := synth.WriteThroughputRuns(filepath.Join(root, "other"), synth.ThroughputSpec{Loads: []result.ThroughputRow{tputLoads[0], {Mode: result.ModeRate, Offered: 6000}}}, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func must(b []byte, err error) []byte {
 // free (order) requirement counts the runs below its floor, says so in the
 // interval column, and keeps the floor through JSON.
 func TestThroughputOrderEvidence(t *testing.T) {
-	k := experiment.ThroughputKey{Mode: throughput.ModeWindow, Payload: 16}
+	k := experiment.ThroughputKey{Mode: result.ModeWindow, Payload: 16}
 	var obs []requirements.ThroughputObservation
 	for i, v := range []float64{1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003} {
 		obs = append(obs, requirements.ThroughputObservation{Experiment: fmt.Sprint(i), Type: "nats_reliable", Key: k, Median: v})

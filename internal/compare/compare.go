@@ -12,8 +12,8 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
 )
 
 // Result is the outcome of comparing a target experiment with a reference,
@@ -265,8 +265,8 @@ func samePayloadsAll(refRuns, tgtRuns []*experiment.Summary) error {
 func medianSummary(runs []*experiment.Summary) *experiment.Summary {
 	out := &experiment.Summary{Type: runs[0].Type, Path: runs[0].Path}
 	for _, r := range runs[0].Rows {
-		m := summary.Row{Bytes: r.Bytes, Summary: stats.Summary{Samples: r.Samples}}
-		for _, col := range summary.Columns {
+		m := result.SummaryRow{Bytes: r.Bytes, Summary: result.Summary{Samples: r.Samples}}
+		for _, col := range result.SummaryColumns {
 			if _, ok := r.Get(col); !ok {
 				continue
 			}
@@ -340,10 +340,10 @@ func samePayloads(ref, target *experiment.Summary) error {
 		ref.Type, strings.Join(parts, "; "))
 }
 
-func payloadsNotIn(rows, other []summary.Row) []int {
+func payloadsNotIn(rows, other []result.SummaryRow) []int {
 	var out []int
 	for _, r := range rows {
-		if !slices.ContainsFunc(other, func(o summary.Row) bool { return o.Bytes == r.Bytes }) {
+		if !slices.ContainsFunc(other, func(o result.SummaryRow) bool { return o.Bytes == r.Bytes }) {
 			out = append(out, r.Bytes)
 		}
 	}
@@ -359,7 +359,7 @@ func joinInts(xs []int) string {
 }
 
 // value returns metric m of row r; the gated metrics are all summary columns.
-func value(r summary.Row, m gate.Metric) float64 {
+func value(r result.SummaryRow, m gate.Metric) float64 {
 	v, ok := r.Get(m.Name)
 	if !ok {
 		panic("compare: summary has no column " + m.Name)
@@ -367,7 +367,7 @@ func value(r summary.Row, m gate.Metric) float64 {
 	return v
 }
 
-func rowOf(s *experiment.Summary, payload int) summary.Row {
+func rowOf(s *experiment.Summary, payload int) result.SummaryRow {
 	for _, r := range s.Rows {
 		if r.Bytes == payload {
 			return r
@@ -401,7 +401,7 @@ func missingChecks(ref *experiment.Summary, cfg Config) []gate.Check {
 }
 
 // setColumn sets the float column col (named as in the summary header) of r.
-func setColumn(r *summary.Row, col string, v float64) {
+func setColumn(r *result.SummaryRow, col string, v float64) {
 	switch col {
 	case "Max":
 		r.Max = v

@@ -8,15 +8,14 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // row returns a summary row whose every latency column is v.
-func row(payload int, v float64) summary.Row {
-	return summary.Row{
+func row(payload int, v float64) result.SummaryRow {
+	return result.SummaryRow{
 		Bytes: payload,
-		Summary: stats.Summary{
+		Summary: result.Summary{
 			Samples:    100,
 			Max:        v,
 			Min:        v,
@@ -39,7 +38,7 @@ func exp(name string, subs ...experiment.Summary) *experiment.Experiment {
 	return &experiment.Experiment{Name: name, Dir: name, Latency: meta.LatencyHalfRTT, Summaries: subs}
 }
 
-func sub(typ string, rows ...summary.Row) experiment.Summary {
+func sub(typ string, rows ...result.SummaryRow) experiment.Summary {
 	return experiment.Summary{Type: typ, Rows: rows}
 }
 
@@ -207,7 +206,7 @@ func TestMissingFromResults(t *testing.T) {
 }
 
 func TestInputErrors(t *testing.T) {
-	ir := func(rows ...summary.Row) experiment.Summary { return sub("interprocess_reliable", rows...) }
+	ir := func(rows ...result.SummaryRow) experiment.Summary { return sub("interprocess_reliable", rows...) }
 	tests := []struct {
 		name     string
 		ref, got *experiment.Experiment

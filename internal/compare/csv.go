@@ -8,7 +8,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // LabelColumn is the extra last column of the comparison CSV.
@@ -40,11 +40,11 @@ func label(e *experiment.Experiment) string {
 // sub-experiment missing from the results has only its reference rows.
 func (r *Result) WriteCSV(w io.Writer, s *SubResult) error {
 	cw := csv.NewWriter(w)
-	header := append(append([]string(nil), summary.Columns...), LabelColumn)
+	header := append(append([]string(nil), result.SummaryColumns...), LabelColumn)
 	if err := cw.Write(header); err != nil {
 		return err
 	}
-	write := func(rows []summary.Row, label string) error {
+	write := func(rows []result.SummaryRow, label string) error {
 		for _, row := range rows {
 			if err := cw.Write(append(rowFields(row), label)); err != nil {
 				return err
@@ -68,10 +68,10 @@ func (r *Result) WriteCSV(w io.Writer, s *SubResult) error {
 	return cw.Error()
 }
 
-// rowFields formats row in the order of summary.Columns.
-func rowFields(row summary.Row) []string {
-	fields := make([]string, len(summary.Columns))
-	for i, col := range summary.Columns {
+// rowFields formats row in the order of result.SummaryColumns.
+func rowFields(row result.SummaryRow) []string {
+	fields := make([]string, len(result.SummaryColumns))
+	for i, col := range result.SummaryColumns {
 		switch col {
 		case "Bytes":
 			fields[i] = strconv.Itoa(row.Bytes)
@@ -79,7 +79,7 @@ func rowFields(row summary.Row) []string {
 			fields[i] = strconv.Itoa(row.Samples)
 		default:
 			v, _ := row.Get(col)
-			fields[i] = summary.Format3(v)
+			fields[i] = result.Format3(v)
 		}
 	}
 	return fields

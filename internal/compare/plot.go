@@ -10,7 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Figure is one comparison plot of a sub-experiment.
@@ -112,7 +112,7 @@ func (r *Result) figureSpecs(s *SubResult) []figureSpec {
 	return specs
 }
 
-func indexOf(rows []summary.Row, payload int) int {
+func indexOf(rows []result.SummaryRow, payload int) int {
 	for i, r := range rows {
 		if r.Bytes == payload {
 			return i

@@ -12,8 +12,8 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
 )
 
 // writeRuns writes n experiment folders run-01 … run-n under root, each a
@@ -33,19 +33,19 @@ func writeRuns(t *testing.T, root, base string, n int, factor, sd float64, seed 
 			t.Fatal(err)
 		}
 		for _, s := range src.Summaries {
-			rows := make([]summary.Row, len(s.Rows))
+			rows := make([]result.SummaryRow, len(s.Rows))
 			for j, r := range s.Rows {
 				rows[j] = r
 				// One factor per row keeps the row a consistent summary
 				// (Min ≤ Median ≤ … ≤ Max).
 				f := factor * math.Exp(sd*rng.NormFloat64())
-				for _, col := range summary.Columns {
+				for _, col := range result.SummaryColumns {
 					if v, ok := r.Get(col); ok {
 						setColumn(&rows[j], col, math.Round(v*f*1000)/1000)
 					}
 				}
 			}
-			if err := summary.WriteFile(filepath.Join(dir, experiment.SummaryFileName(s.Type)), rows); err != nil {
+			if err := result.WriteSummaryFile(filepath.Join(dir, experiment.SummaryFileName(s.Type)), rows); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -54,8 +54,8 @@ func writeRuns(t *testing.T, root, base string, n int, factor, sd float64, seed 
 }
 
 func TestSetColumnCoversEveryFloatColumn(t *testing.T) {
-	for i, col := range summary.Columns {
-		var r summary.Row
+	for i, col := range result.SummaryColumns {
+		var r result.SummaryRow
 		if _, ok := r.Get(col); !ok {
 			continue
 		}

@@ -17,8 +17,8 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // ThroughputMetric is what compare judges of a throughput row: its Median
@@ -123,9 +123,9 @@ func (r *Result) compareThroughputs() error {
 // be read: the direction, the values in Mb/s and, in window mode, the F of
 // each side.
 func describeThroughput(c gate.Check, k experiment.ThroughputKey, refRuns, tgtRuns []*experiment.Throughput) gate.Check {
-	mbps := func(v float64) string { return strconv.FormatFloat(throughput.Mbps(v, k.Payload), 'f', 3, 64) }
+	mbps := func(v float64) string { return strconv.FormatFloat(result.Mbps(v, k.Payload), 'f', 3, 64) }
 	extra := fmt.Sprintf("higher is better; %s Mb/s vs %s Mb/s", mbps(c.Value), mbps(c.Reference))
-	if k.Mode == throughput.ModeWindow {
+	if k.Mode == result.ModeWindow {
 		extra += fmt.Sprintf("; best F %s vs %s", offeredRange(tgtRuns, k), offeredRange(refRuns, k))
 	}
 	c.Message = fmt.Sprintf("%s [%s: %s]", c.Message, k.Load(), extra)
@@ -227,7 +227,7 @@ func ThroughputCSVFileName(typ string) string { return CSVFileName("throughput_"
 // rows then every target run's, each labelled with its experiment.
 func (r *Result) WriteThroughputCSV(w io.Writer, t *ThroughputResult) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append(strings.Split(throughput.Header, ","), LabelColumn)); err != nil {
+	if err := cw.Write(append(strings.Split(result.ThroughputHeader, ","), LabelColumn)); err != nil {
 		return err
 	}
 	f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
@@ -235,7 +235,7 @@ func (r *Result) WriteThroughputCSV(w io.Writer, t *ThroughputResult) error {
 		for _, row := range run.Rows {
 			rec := []string{strconv.Itoa(row.Payload), row.Mode, experiment.FormatOffered(row.Offered), strconv.Itoa(row.Samples),
 				f3(row.Median), f3(row.Mean), f3(row.Stdev),
-				f3(throughput.Mbps(row.Median, row.Payload)), f3(throughput.Mbps(row.Mean, row.Payload)), f3(throughput.Mbps(row.Stdev, row.Payload)), label}
+				f3(result.Mbps(row.Median, row.Payload)), f3(result.Mbps(row.Mean, row.Payload)), f3(result.Mbps(row.Stdev, row.Payload)), label}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}

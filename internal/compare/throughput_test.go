@@ -10,8 +10,8 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // tputRuns writes n synthetic throughput runs under dir (see
@@ -29,7 +29,7 @@ func tputRuns(t *testing.T, dir string, s synth.ThroughputSpec, first, n int) []
 	return exps
 }
 
-var twoLoads = []throughput.Row{{Mode: throughput.ModeWindow, Offered: 100}, {Mode: throughput.ModeRate, Offered: 5000}}
+var twoLoads = []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 100}, {Mode: result.ModeRate, Offered: 5000}}
 
 // TestThroughputSingleRun: one run per side, threshold 10 %: a drop beyond
 // it fails, a rise of any size and a drop within it pass (higher is
@@ -127,7 +127,7 @@ func TestThroughputStatistical(t *testing.T) {
 func TestThroughputMismatch(t *testing.T) {
 	root := t.TempDir()
 	ref := tputRuns(t, filepath.Join(root, "ref"), synth.ThroughputSpec{Loads: twoLoads}, 1, 2)
-	other := tputRuns(t, filepath.Join(root, "other"), synth.ThroughputSpec{Loads: []throughput.Row{twoLoads[0], {Mode: throughput.ModeRate, Offered: 6000}}}, 1, 2)
+	other := tputRuns(t, filepath.Join(root, "other"), synth.ThroughputSpec{Loads: []result.ThroughputRow{twoLoads[0], {Mode: result.ModeRate, Offered: 6000}}}, 1, 2)
 	_, err := CompareRuns(ref, other, Config{Threshold: 0.1})
 	for _, want := range []string{"the runs measured different payloads, modes or offered rates",
 		"16 B rate 5000 msg/s, 1024 B rate 5000 msg/s only in the reference", "16 B rate 6000 msg/s, 1024 B rate 6000 msg/s only in"} {
@@ -137,7 +137,7 @@ func TestThroughputMismatch(t *testing.T) {
 	}
 	// A different F in window mode is the search's result: compared, and
 	// each side's F reported.
-	f := tputRuns(t, filepath.Join(root, "f"), synth.ThroughputSpec{Loads: []throughput.Row{{Mode: throughput.ModeWindow, Offered: 120}, twoLoads[1]}}, 1, 1)
+	f := tputRuns(t, filepath.Join(root, "f"), synth.ThroughputSpec{Loads: []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 120}, twoLoads[1]}}, 1, 1)
 	res, err := Compare(ref[0], f[0], Config{Threshold: 0.1})
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestThroughputCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(csv), throughput.Header+",Label\n16,window,100,100,100000.000,") || !strings.Contains(string(csv), ",Result: run-001\n") {
+	if !strings.HasPrefix(string(csv), result.ThroughputHeader+",Label\n16,window,100,100,100000.000,") || !strings.Contains(string(csv), ",Result: run-001\n") {
 		t.Errorf("comparison CSV:\n%s", csv)
 	}
 	for _, f := range []string{"throughput_intraprocess_best_effort_window.svg", "throughput_intraprocess_best_effort_rate_5000_msgs.svg"} {

@@ -124,6 +124,16 @@ func BuiltinScenarios() []Scenario {
 	return out
 }
 
+// BuiltinTypes returns the names of BuiltinScenarios, in order: the
+// default sub-experiments of run.
+func BuiltinTypes() []string {
+	var names []string
+	for _, s := range BuiltinScenarios() {
+		names = append(names, s.Type)
+	}
+	return names
+}
+
 // The ten Fast-RTPS sub-experiment names map onto the built-in transports:
 // interprocess without "_tcp" means UDPv4; "_security" adds DTLS or TLS.
 func init() {

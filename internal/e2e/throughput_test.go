@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // scaledThroughput copies the experiment src to dst with every throughput
@@ -33,7 +33,7 @@ func scaledThroughput(t *testing.T, src, dst string, factor float64) {
 			t.Fatal(err)
 		}
 		if _, ok := experiment.TypeOfThroughput(e.Name()); ok {
-			rows, err := throughput.ReadCSV(strings.NewReader(string(data)), e.Name())
+			rows, err := result.ReadThroughput(strings.NewReader(string(data)), e.Name())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func scaledThroughput(t *testing.T, src, dst string, factor float64) {
 				rows[i].Stdev *= factor
 			}
 			var b strings.Builder
-			if err := throughput.WriteCSV(&b, rows); err != nil {
+			if err := result.WriteThroughput(&b, rows); err != nil {
 				t.Fatal(err)
 			}
 			data = []byte(b.String())
@@ -142,7 +142,7 @@ func TestThroughputChain(t *testing.T) {
 func TestThroughputGatesVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	bins := buildTools(t, filepath.Join(dir, "bin"))
-	loads := []throughput.Row{{Mode: throughput.ModeWindow, Offered: 100}, {Mode: throughput.ModeRate, Offered: 5000}}
+	loads := []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 100}, {Mode: result.ModeRate, Offered: 5000}}
 	spec := func(seed uint64, factor float64) synth.ThroughputSpec {
 		return synth.ThroughputSpec{Types: []string{"intraprocess_best_effort", "interprocess_best_effort_tcp"}, Loads: loads, SD: 0.03, Seed: seed, Factor: factor}
 	}

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/measurements"
 )
@@ -32,18 +31,6 @@ const (
 	plotsDirName     = "plots"
 	metaFileName     = "meta.json" // meta.FileName, formats §6
 )
-
-// Builtin lists the ten sub-experiments of the Fast-RTPS latency
-// specification, in its order: the names of driver.BuiltinScenarios.
-var Builtin = builtinNames()
-
-func builtinNames() []string {
-	var names []string
-	for _, s := range driver.BuiltinScenarios() {
-		names = append(names, s.Type)
-	}
-	return names
-}
 
 // RawFileName is the raw measurements file name of sub-experiment typ.
 func RawFileName(typ string) string { return measurements.FileName(typ) }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mqgate/mqgate/internal/driver"
 )
 
 func TestTypeOf(t *testing.T) {
@@ -30,7 +32,7 @@ func TestTypeOf(t *testing.T) {
 			t.Errorf("TypeOfSummary(%q) = %q, %v", c.name, s, ok)
 		}
 	}
-	for _, b := range Builtin {
+	for _, b := range driver.BuiltinTypes() {
 		if got, _ := TypeOfRaw(RawFileName(b)); got != b {
 			t.Errorf("raw round trip of %s = %s", b, got)
 		}

@@ -16,8 +16,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/summary"
-	"github.com/mqgate/mqgate/internal/throughput"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // StaleTolerance is how much later than its summary a raw file may have
@@ -68,7 +67,7 @@ type Summary struct {
 	Type string
 	Path string
 	// Rows are in file order, one per payload.
-	Rows []summary.Row
+	Rows []result.SummaryRow
 }
 
 // Throughput is one sub-experiment's throughput summary file and rows.
@@ -76,7 +75,7 @@ type Throughput struct {
 	Type string
 	Path string
 	// Rows are in file order; no two have the same key (ThroughputKey).
-	Rows []throughput.Row
+	Rows []result.ThroughputRow
 }
 
 // Throughput returns the throughput summary of sub-experiment typ, or nil.
@@ -231,7 +230,7 @@ func load(dir string, files, tputs []File) (*Experiment, error) {
 // readThroughput reads a throughput summary (formats §9), refusing a file
 // without rows and a row whose key (ThroughputKey) repeats an earlier one's:
 // a gate matches rows on it, so a repeat is ambiguous.
-func readThroughput(path string) ([]throughput.Row, error) {
+func readThroughput(path string) ([]result.ThroughputRow, error) {
 	f, err := OpenRegular(path, "a throughput summary")
 	if _, ok := fileerr.As(err); ok {
 		return nil, err
@@ -240,7 +239,7 @@ func readThroughput(path string) ([]throughput.Row, error) {
 		return nil, fileerr.New(path, 0, "", "cannot read throughput summary: %v", unwrapPath(err))
 	}
 	defer f.Close()
-	rows, err := throughput.ReadCSV(f, path)
+	rows, err := result.ReadThroughput(f, path)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +251,7 @@ func readThroughput(path string) ([]throughput.Row, error) {
 			if KeyOf(rows[j]) != KeyOf(r) {
 				continue
 			}
-			if r.Mode == throughput.ModeWindow {
+			if r.Mode == result.ModeWindow {
 				return nil, fileerr.New(path, i+2, "", "a second window row for payload %d B (line %d): expected one per payload, the best F of the search (formats §9)",
 					r.Payload, j+2)
 			}
@@ -291,7 +290,7 @@ func (e *Experiment) readMeta() error {
 }
 
 // readSummary reads the summary file at path, a regular file.
-func readSummary(path string) ([]summary.Row, error) {
+func readSummary(path string) ([]result.SummaryRow, error) {
 	f, err := OpenRegular(path, "a summary")
 	if _, ok := fileerr.As(err); ok {
 		return nil, err
@@ -300,7 +299,7 @@ func readSummary(path string) ([]summary.Row, error) {
 		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", unwrapPath(err))
 	}
 	defer f.Close()
-	return summary.Read(f, path)
+	return result.ReadSummary(f, path)
 }
 
 // readMetaFile reads the meta.json at path, a regular file.

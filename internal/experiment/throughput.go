@@ -3,7 +3,7 @@ package experiment
 import (
 	"fmt"
 
-	"github.com/mqgate/mqgate/internal/throughput"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // ThroughputKey says which throughput row of a sub-experiment a gate
@@ -21,9 +21,9 @@ type ThroughputKey struct {
 }
 
 // KeyOf returns the key of row r.
-func KeyOf(r throughput.Row) ThroughputKey {
+func KeyOf(r result.ThroughputRow) ThroughputKey {
 	k := ThroughputKey{Payload: r.Payload, Mode: r.Mode, Offered: r.Offered}
-	if r.Mode == throughput.ModeWindow {
+	if r.Mode == result.ModeWindow {
 		k.Offered = 0
 	}
 	return k
@@ -33,7 +33,7 @@ func KeyOf(r throughput.Row) ThroughputKey {
 // msg/s" or "rate unpaced".
 func (k ThroughputKey) Load() string {
 	switch {
-	case k.Mode == throughput.ModeWindow:
+	case k.Mode == result.ModeWindow:
 		return "window"
 	case k.Offered == 0:
 		return "rate unpaced"
@@ -63,7 +63,7 @@ func (t *Throughput) Keys() []ThroughputKey {
 }
 
 // At returns the row of t with key k, or nil.
-func (t *Throughput) At(k ThroughputKey) *throughput.Row {
+func (t *Throughput) At(k ThroughputKey) *result.ThroughputRow {
 	for i := range t.Rows {
 		if KeyOf(t.Rows[i]) == k {
 			return &t.Rows[i]
@@ -78,7 +78,7 @@ func (t *Throughput) At(k ThroughputKey) *throughput.Row {
 // "throughput_<type>_rate_unpaced".
 func ThroughputSeriesName(typ string, k ThroughputKey) string {
 	switch {
-	case k.Mode == throughput.ModeWindow:
+	case k.Mode == result.ModeWindow:
 		return tputPrefix + typ + "_window"
 	case k.Offered == 0:
 		return tputPrefix + typ + "_rate_unpaced"

@@ -21,7 +21,7 @@ import (
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // The ranges of history's whole-number flags.
@@ -339,7 +339,7 @@ func action(c *cli.Context) error {
 			}
 			fmt.Fprintf(c.App.Writer, "FAILED %s, %d bytes, %s: %s since %s (median %s -> %s %s, p = %s <= %s%s)\n",
 				s.Type, s.Payload, s.Magnitude, shiftText(s.Change.Ratio), e.Label(),
-				summary.Format3(s.Change.Before), summary.Format3(s.Change.After), unit, formatP(s.P), formatP(s.Level), what)
+				result.Format3(s.Change.Before), result.Format3(s.Change.After), unit, formatP(s.P), formatP(s.Level), what)
 		}
 		fmt.Fprintf(c.App.Writer, "gate %s\n", g.Summary())
 		if len(g.Series) == 0 {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/changepoint"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // CSVFileName is the name of the history table in the plots directory.
@@ -45,7 +45,7 @@ func (h *History) Records() []Record {
 			for m, mag := range s.Mags() {
 				req := ""
 				if r := s.Requirement(mag, p); !math.IsNaN(r) {
-					req = summary.Format3(r)
+					req = result.Format3(r)
 				}
 				var cps []changepoint.ChangePoint
 				if s.Changes != nil {
@@ -60,7 +60,7 @@ func (h *History) Records() []Record {
 						SubExperiment: s.Type,
 						Payload:       b,
 						Magnitude:     mag,
-						Value:         summary.Format3(v),
+						Value:         result.Format3(v),
 						Requirement:   req,
 					}
 					for len(cps) > 0 && cps[0].Index < e {
@@ -94,7 +94,7 @@ func formatRatio(r float64) string {
 	if math.IsInf(r, 1) {
 		return "inf"
 	}
-	return summary.Format3(r)
+	return result.Format3(r)
 }
 
 // formatP prints a p-value with 4 significant digits.

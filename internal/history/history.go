@@ -12,7 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Magnitudes are the summary columns drawn in the magnitude history plots,
@@ -165,9 +165,9 @@ func Load(ctx context.Context, root string, reqs []requirements.Row, allowIncomp
 func Build(exps []*experiment.Experiment, reqs []requirements.Row) *History {
 	h := &History{Experiments: exps, Latency: meta.LatencyHalfRTT}
 	n := len(exps)
-	sums := make([]map[string][]summary.Row, n)
+	sums := make([]map[string][]result.SummaryRow, n)
 	for e, x := range exps {
-		sums[e] = make(map[string][]summary.Row, len(x.Summaries))
+		sums[e] = make(map[string][]result.SummaryRow, len(x.Summaries))
 		for _, s := range x.Summaries {
 			sums[e][s.Type] = s.Rows
 		}

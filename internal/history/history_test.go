@@ -13,7 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/goldenfile"
 
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
 )
 
@@ -210,7 +210,7 @@ func TestGenerateDeterministic(t *testing.T) {
 		if !strings.HasSuffix(k, "_summary.csv") {
 			continue
 		}
-		rows, err := summary.Read(strings.NewReader(v), k)
+		rows, err := result.ReadSummary(strings.NewReader(v), k)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mqgate/mqgate/internal/htmlreport"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // TableRows is the most experiments listed in a payload's table of the HTML
@@ -132,7 +132,7 @@ func payloadTable(h *History, s *SubExperiment, p int) (htmlreport.Table, string
 		if math.IsNaN(r) {
 			t.Header = append(t.Header, c)
 		} else {
-			t.Header = append(t.Header, fmt.Sprintf("%s (≤ %s)", c, summary.Format3(r)))
+			t.Header = append(t.Header, fmt.Sprintf("%s (≤ %s)", c, result.Format3(r)))
 		}
 	}
 	for e := first; e < n; e++ {
@@ -180,7 +180,7 @@ func format(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return summary.Format3(v)
+	return result.Format3(v)
 }
 
 // ChangeRows is the most change points listed in the HTML page, newest
@@ -224,7 +224,7 @@ func (h *History) changeSection(g *GateResult) htmlreport.Section {
 		t.Rows = append(t.Rows, []htmlreport.Cell{
 			htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Text(c.Type),
 			htmlreport.Num(strconv.Itoa(c.Payload)), htmlreport.Text(c.Magnitude), shift,
-			htmlreport.Num(summary.Format3(c.Before)), htmlreport.Num(summary.Format3(c.After)), htmlreport.Num(formatP(c.P)),
+			htmlreport.Num(result.Format3(c.Before)), htmlreport.Num(result.Format3(c.After)), htmlreport.Num(formatP(c.P)),
 		})
 	}
 	sec.Tables = append(sec.Tables, t)

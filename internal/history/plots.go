@@ -13,7 +13,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Axis labels of every history plot.
@@ -154,7 +154,7 @@ func payloadPlot(s *SubExperiment, b int, chk string, y []float64, req float64, 
 		if !math.IsNaN(req) {
 			l := newRequirementLine(req)
 			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("requirement (%s)", summary.Format3(req)), l)
+			p.Legend.Add(fmt.Sprintf("requirement (%s)", result.Format3(req)), l)
 		}
 		if over > 0 {
 			p.Legend.Add(fmt.Sprintf("over requirement (%d)", over), plots.MarkThumbnail{})

@@ -11,8 +11,8 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // tputHistory writes 30 synthetic throughput experiments (3 % noise,
@@ -20,7 +20,7 @@ import (
 func tputHistory(t *testing.T, last float64, seed uint64) string {
 	t.Helper()
 	root := t.TempDir()
-	loads := []throughput.Row{{Mode: throughput.ModeWindow, Offered: 100}, {Mode: throughput.ModeRate, Offered: 5000}}
+	loads := []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 100}, {Mode: result.ModeRate, Offered: 5000}}
 	if _, err := synth.WriteThroughputRuns(root, synth.ThroughputSpec{Loads: loads, SD: 0.03, Seed: seed, Commit: "c"}, 1, 20); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/plots"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Page builds the HTML report of processed results: the comparison plots
@@ -72,12 +72,12 @@ func Page(expDir string, results []Result) (htmlreport.Page, error) {
 
 // SummaryTable is a result's summary as an HTML table, values as in the file.
 func SummaryTable(r Result) htmlreport.Table {
-	t := htmlreport.Table{Caption: filepath.Base(r.Summary) + " (latency in µs)", Header: summary.Columns}
+	t := htmlreport.Table{Caption: filepath.Base(r.Summary) + " (latency in µs)", Header: result.SummaryColumns}
 	for _, row := range r.Rows {
 		cells := []htmlreport.Cell{htmlreport.Num(strconv.Itoa(row.Bytes)), htmlreport.Num(strconv.Itoa(row.Samples))}
-		for _, col := range summary.Columns[2:] {
+		for _, col := range result.SummaryColumns[2:] {
 			v, _ := row.Get(col)
-			cells = append(cells, htmlreport.Num(summary.Format3(v)))
+			cells = append(cells, htmlreport.Num(result.Format3(v)))
 		}
 		t.Rows = append(t.Rows, cells)
 	}

@@ -17,9 +17,9 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/subexp"
-	"github.com/mqgate/mqgate/internal/summary"
 )
 
 // HistogramBins is the number of bins of each latency histogram.
@@ -70,7 +70,7 @@ type Input struct {
 // Result is what was processed for one input.
 type Result struct {
 	Input
-	Rows    []summary.Row // one per payload, in order of first appearance
+	Rows    []result.SummaryRow // one per payload, in order of first appearance
 	Samples int
 	Figures []Figures // with Options.Figures: one per row
 }
@@ -139,7 +139,7 @@ func (j *job) line(i int) int {
 // fileState collects one file's rows as workers finish them.
 type fileState struct {
 	mu      sync.Mutex
-	rows    []summary.Row
+	rows    []result.SummaryRow
 	figures []Figures
 	samples int
 }
@@ -181,12 +181,12 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 			var scratch stats.Scratch
 			for j := range jobs {
 				s := stats.SummarizeScratch(j.samples, &scratch)
-				if err := s.Check(j.samples); err != nil {
+				if err := stats.CheckRange(s, j.samples); err != nil {
 					cancel(&inputError{j.file, rangeError(inputs[j.file].Raw, &j, err)})
 				}
 				st := &states[j.file]
 				st.mu.Lock()
-				st.rows[j.index] = summary.FromStats(j.payload, s)
+				st.rows[j.index] = result.SummaryRow{Bytes: j.payload, Summary: s}
 				st.mu.Unlock()
 				if (opt.Plots || opt.Figures) && ctx.Err() == nil {
 					dir := inputs[j.file].PlotsDir
@@ -267,7 +267,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	}
 	for _, r := range results {
 		// Replacing a summary keeps its permissions (atomicfile).
-		if err := summary.WriteFile(r.Summary, r.Rows); err != nil {
+		if err := result.WriteSummaryFile(r.Summary, r.Rows); err != nil {
 			return nil, err
 		}
 	}
@@ -348,7 +348,7 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, st *fil
 	send := func() error {
 		st.mu.Lock()
 		idx := len(st.rows)
-		st.rows = append(st.rows, summary.Row{})
+		st.rows = append(st.rows, result.SummaryRow{})
 		st.samples += len(buf)
 		st.mu.Unlock()
 		select {

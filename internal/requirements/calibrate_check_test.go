@@ -14,8 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
-	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // lognormalObservations are runs of rows independent (sub-experiment,
@@ -186,16 +185,16 @@ func TestCheckPoolErrors(t *testing.T) {
 func writePool(t *testing.T, obs []Observation) string {
 	t.Helper()
 	root := t.TempDir()
-	files := map[string][]summary.Row{}
+	files := map[string][]result.SummaryRow{}
 	var order []string
 	for _, o := range obs {
 		path := filepath.Join(root, o.Experiment, experiment.SummaryFileName(o.Type))
 		if _, ok := files[path]; !ok {
 			order = append(order, path)
 		}
-		files[path] = append(files[path], summary.Row{
+		files[path] = append(files[path], result.SummaryRow{
 			Bytes: o.Bytes,
-			Summary: stats.Summary{
+			Summary: result.Summary{
 				Samples: 1000,
 				Median:  o.Median,
 				P99:     o.P99,
@@ -208,7 +207,7 @@ func writePool(t *testing.T, obs []Observation) string {
 		})
 	}
 	for _, path := range order {
-		if err := summary.WriteFile(path, files[path]); err != nil {
+		if err := result.WriteSummaryFile(path, files[path]); err != nil {
 			t.Fatal(err)
 		}
 	}

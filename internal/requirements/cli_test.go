@@ -11,8 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 func runRequirements(t *testing.T, dir string, args ...string) (int, string, string) {
@@ -27,16 +26,16 @@ func runRequirements(t *testing.T, dir string, args ...string) (int, string, str
 func writeExperiments(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	files := map[string][]summary.Row{}
+	files := map[string][]result.SummaryRow{}
 	var order []string
 	for _, o := range observations(t) {
 		path := filepath.Join(root, o.Experiment, experiment.SummaryFileName(o.Type))
 		if _, ok := files[path]; !ok {
 			order = append(order, path)
 		}
-		files[path] = append(files[path], summary.Row{
+		files[path] = append(files[path], result.SummaryRow{
 			Bytes: o.Bytes,
-			Summary: stats.Summary{
+			Summary: result.Summary{
 				Samples: 1000,
 				Median:  o.Median,
 				P99:     o.P99,
@@ -49,7 +48,7 @@ func writeExperiments(t *testing.T) string {
 		})
 	}
 	for _, path := range order {
-		if err := summary.WriteFile(path, files[path]); err != nil {
+		if err := result.WriteSummaryFile(path, files[path]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -113,12 +112,12 @@ func TestCommandErrors(t *testing.T) {
 	noExp := mk("noexp")
 	mk("noexp", "plots")
 	flat := mk("flat")
-	if err := os.WriteFile(filepath.Join(flat, experiment.SummaryFileName("interprocess_reliable")), []byte(strings.Join(summary.Columns, ",")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(flat, experiment.SummaryFileName("interprocess_reliable")), []byte(strings.Join(result.SummaryColumns, ",")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bad := mk("bad", "2024-01-01_00-00-00")
 	if err := os.WriteFile(filepath.Join(bad, experiment.SummaryFileName("interprocess_reliable")),
-		[]byte(strings.Join(summary.Columns, ",")+"\n16,10,1.000,1.000,1.000,1.000,1.000,1.000,1.000,1.000,oops,1.000\n"), 0o644); err != nil {
+		[]byte(strings.Join(result.SummaryColumns, ",")+"\n16,10,1.000,1.000,1.000,1.000,1.000,1.000,1.000,1.000,oops,1.000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	good := writeExperiments(t)

@@ -15,8 +15,8 @@ import (
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // DefaultThroughputFileName is the throughput requirements CSV requirements
@@ -311,14 +311,14 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 		if row.Key.Payload, err = strconv.Atoi(rec[1]); err != nil || row.Key.Payload < 1 {
 			return nil, fileerr.New(file, line, header[1], "%q is not a positive byte count", rec[1])
 		}
-		if rec[2] != throughput.ModeWindow && rec[2] != throughput.ModeRate {
-			return nil, fileerr.New(file, line, header[2], "%q: expected %s or %s", rec[2], throughput.ModeWindow, throughput.ModeRate)
+		if rec[2] != result.ModeWindow && rec[2] != result.ModeRate {
+			return nil, fileerr.New(file, line, header[2], "%q: expected %s or %s", rec[2], result.ModeWindow, result.ModeRate)
 		}
 		row.Key.Mode = rec[2]
 		if row.Key.Offered, err = strconv.ParseFloat(rec[3], 64); err != nil || !(row.Key.Offered >= 0) || math.IsInf(row.Key.Offered, 0) {
 			return nil, fileerr.New(file, line, header[3], "%q is not an offered rate ≥ 0 in msg/s", rec[3])
 		}
-		if row.Key.Mode == throughput.ModeWindow {
+		if row.Key.Mode == result.ModeWindow {
 			row.Key.Offered = 0
 		}
 		if row.Min, err = strconv.ParseFloat(rec[4], 64); err != nil || !(row.Min > 0) || math.IsInf(row.Min, 0) {

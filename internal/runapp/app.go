@@ -129,7 +129,7 @@ var (
 
 func runFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Value: strings.Join(experiment.Builtin, ","),
+		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Value: strings.Join(driver.BuiltinTypes(), ","),
 			Usage: "comma-separated sub-experiments to run, in order (see --list)"},
 		&cli.BoolFlag{Name: "list", Usage: "list the sub-experiments available and exit"},
 		&cli.StringFlag{Name: "payloads", Value: "16..16384", Usage: "payload sizes in bytes: a list (16,64) or a range of powers of two (16..16384)"},

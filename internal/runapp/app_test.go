@@ -27,8 +27,8 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
 )
 
 // mainEnv makes the test binary behave as the run command, so that it can
@@ -76,7 +76,7 @@ func available() []string {
 
 // summarise reads a raw file with the measurements reader and summarises
 // it as process does, through a summary CSV round trip.
-func summarise(t *testing.T, path string) []summary.Row {
+func summarise(t *testing.T, path string) []result.SummaryRow {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -96,15 +96,15 @@ func summarise(t *testing.T, path string) []summary.Row {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	var rows []summary.Row
+	var rows []result.SummaryRow
 	for _, p := range order {
-		rows = append(rows, summary.FromStats(p, stats.Summarize(by[p])))
+		rows = append(rows, result.SummaryRow{Bytes: p, Summary: stats.Summarize(by[p])})
 	}
 	out := filepath.Join(t.TempDir(), "summary.csv")
-	if err := summary.WriteFile(out, rows); err != nil {
+	if err := result.WriteSummaryFile(out, rows); err != nil {
 		t.Fatal(err)
 	}
-	back, err := summary.ReadFile(out)
+	back, err := result.ReadSummaryFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

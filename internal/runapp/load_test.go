@@ -13,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/throughput"
 )
 
@@ -69,9 +70,9 @@ func TestRunLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := throughput.ReadCSV(tf, tf.Name())
+		rows, err := result.ReadThroughput(tf, tf.Name())
 		tf.Close()
-		if err != nil || len(rows) != 2 || rows[0].Mode != throughput.ModeRate || rows[0].Offered != 300 || rows[0].Samples < 3 {
+		if err != nil || len(rows) != 2 || rows[0].Mode != result.ModeRate || rows[0].Offered != 300 || rows[0].Samples < 3 {
 			t.Fatalf("%s: throughput rows %+v, %v", s.Type, rows, err)
 		}
 		// The rates count only what arrived within the measured intervals
@@ -146,9 +147,9 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := throughput.ReadCSV(f, f.Name())
+	rows, err := result.ReadThroughput(f, f.Name())
 	f.Close()
-	if err != nil || len(rows) != 1 || rows[0].Mode != throughput.ModeWindow || rows[0].Samples != 5 {
+	if err != nil || len(rows) != 1 || rows[0].Mode != result.ModeWindow || rows[0].Samples != 5 {
 		t.Fatalf("%+v %v", rows, err)
 	}
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // RangeError reports a summary that is not finite: a latency that is not,
@@ -32,10 +34,10 @@ func (e *RangeError) Error() string {
 		"%s; a summary needs every statistic finite (formats §3)", e.Stat, e.Value, e.Where)
 }
 
-// Check returns a *RangeError when s, the summary of x, has a statistic
+// CheckRange returns a *RangeError when s, the summary of x, has a statistic
 // that is not finite, NaN jitters of a single sample excepted (numpy writes
 // them so), and nil otherwise. It is cheap when s is finite.
-func (s Summary) Check(x []float64) error {
+func CheckRange(s result.Summary, x []float64) error {
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return &RangeError{Index: i, Value: v}
@@ -53,7 +55,7 @@ func (s Summary) Check(x []float64) error {
 		return at("Mean", "in their sum", firstInfiniteSum(len(x), func(i int) float64 { return x[i] }, argmaxAbs(x)))
 	case !finite(s.Median):
 		// The mean of the two middle values: blame the larger one.
-		return at("Median", "in the sum of the two middle values", firstEqual(x, s.upperMiddle(x)))
+		return at("Median", "in the sum of the two middle values", firstEqual(x, upperMiddle(x)))
 	case !finite(s.Stdev):
 		// Blame the largest latency: every distance from a mean it drags up
 		// is large, the small latencies' too.
@@ -73,7 +75,7 @@ func (s Summary) Check(x []float64) error {
 }
 
 // upperMiddle returns the upper of the middle values of x.
-func (s Summary) upperMiddle(x []float64) float64 {
+func upperMiddle(x []float64) float64 {
 	sorted := slices.Clone(x)
 	slices.Sort(sorted)
 	return sorted[len(sorted)/2]

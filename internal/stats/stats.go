@@ -3,6 +3,8 @@ package stats
 import (
 	"math"
 	"slices"
+
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // pairwiseBlock is numpy's PW_BLOCKSIZE: below it a block is summed with
@@ -148,25 +150,9 @@ func PercentileOf(x []float64, p float64) float64 {
 	return Percentile(s, p)
 }
 
-// Summary holds the statistics of one payload's latencies (formats §3):
-// summary.Row without the payload size.
-type Summary struct {
-	Samples    int
-	Max        float64
-	Min        float64
-	Mean       float64
-	Median     float64
-	Stdev      float64
-	MeanJitter float64 // mean of |x[i] − x[i−1]|; NaN when n < 2, as numpy's mean of nothing
-	MaxJitter  float64 // max of |x[i] − x[i−1]|; NaN when n < 2
-	P90        float64
-	P99        float64
-	P9999      float64
-}
-
 // Summarize computes every summary statistic of x, given in file order.
-// x is not modified. The summary of an empty slice has N = 0 and NaNs.
-func Summarize(x []float64) Summary {
+// x is not modified. The summary of an empty slice has Samples = 0 and NaNs.
+func Summarize(x []float64) result.Summary {
 	return SummarizeScratch(x, nil)
 }
 
@@ -179,12 +165,12 @@ type Scratch struct {
 
 // SummarizeScratch is Summarize using (and growing) scratch, which may be
 // nil.
-func SummarizeScratch(x []float64, sc *Scratch) Summary {
+func SummarizeScratch(x []float64, sc *Scratch) result.Summary {
 	n := len(x)
-	s := Summary{Samples: n}
+	s := result.Summary{Samples: n}
 	nan := math.NaN()
 	if n == 0 {
-		return Summary{Max: nan, Min: nan, Mean: nan, Median: nan, Stdev: nan,
+		return result.Summary{Max: nan, Min: nan, Mean: nan, Median: nan, Stdev: nan,
 			MeanJitter: nan, MaxJitter: nan, P90: nan, P99: nan, P9999: nan}
 	}
 	if sc == nil {

@@ -189,7 +189,7 @@ func TestCheckRange(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := Summarize(c.x).Check(c.x)
+			err := CheckRange(Summarize(c.x), c.x)
 			if c.index < 0 {
 				if err != nil {
 					t.Fatalf("error %v", err)

@@ -11,17 +11,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/stats"
-	"github.com/mqgate/mqgate/internal/summary"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // GenerateOptions shape the experiments that Generate writes.
 type GenerateOptions struct {
 	// Seed makes the output reproducible: equal options, equal files.
 	Seed uint64
-	// Types are the sub-experiments; experiment.Builtin when empty.
+	// Types are the sub-experiments; driver.BuiltinTypes() when empty.
 	Types []string
 	// Payloads in bytes; DefaultPayloads when empty.
 	Payloads []int
@@ -86,7 +86,7 @@ func Generate(dir string, n int, opt GenerateOptions) ([]string, error) {
 			if rng.Float64() < opt.Gaps {
 				continue
 			}
-			rows := make([]summary.Row, 0, len(opt.Payloads))
+			rows := make([]result.SummaryRow, 0, len(opt.Payloads))
 			for _, b := range opt.Payloads {
 				if rng.Float64() < opt.Gaps {
 					continue
@@ -94,7 +94,7 @@ func Generate(dir string, n int, opt GenerateOptions) ([]string, error) {
 				med := BaseLatency(typ, b) * drift * step * (1 + 0.04*rng.NormFloat64())
 				rows = append(rows, syntheticRow(b, med, rng))
 			}
-			if err := summary.WriteFile(filepath.Join(d, experiment.SummaryFileName(typ)), rows); err != nil {
+			if err := result.WriteSummaryFile(filepath.Join(d, experiment.SummaryFileName(typ)), rows); err != nil {
 				return nil, err
 			}
 		}
@@ -123,7 +123,7 @@ func Generate(dir string, n int, opt GenerateOptions) ([]string, error) {
 // WithDefaults fills in the defaults of the fields left zero.
 func (o GenerateOptions) WithDefaults() GenerateOptions {
 	if len(o.Types) == 0 {
-		o.Types = experiment.Builtin
+		o.Types = driver.BuiltinTypes()
 	}
 	if len(o.Payloads) == 0 {
 		o.Payloads = DefaultPayloads
@@ -157,11 +157,11 @@ func BaseLatency(typ string, bytes int) float64 {
 }
 
 // syntheticRow returns a consistent summary row around the median med.
-func syntheticRow(bytes int, med float64, rng *rand.Rand) summary.Row {
+func syntheticRow(bytes int, med float64, rng *rand.Rand) result.SummaryRow {
 	tail := 1 + 0.1*math.Abs(rng.NormFloat64())
-	return summary.Row{
+	return result.SummaryRow{
 		Bytes: bytes,
-		Summary: stats.Summary{
+		Summary: result.Summary{
 			Samples:    10000,
 			Min:        med * (0.85 + 0.05*rng.Float64()),
 			Median:     med,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 )
@@ -18,7 +19,7 @@ var DefaultPayloads = []int{16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 1
 
 // Spec describes an experiment to generate.
 type Spec struct {
-	Types    []string // sub-experiments (experiment.Builtin if empty)
+	Types    []string // sub-experiments (driver.BuiltinTypes() if empty)
 	Payloads []int    // DefaultPayloads if empty
 	Samples  int      // per payload
 	Seed     int64
@@ -30,7 +31,7 @@ type Spec struct {
 func WriteExperiment(dir string, s Spec) error {
 	types := s.Types
 	if len(types) == 0 {
-		types = experiment.Builtin
+		types = driver.BuiltinTypes()
 	}
 	payloads := s.Payloads
 	if len(payloads) == 0 {

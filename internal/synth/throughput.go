@@ -12,7 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/throughput"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // ThroughputSpec describes throughput runs to generate: one
@@ -23,7 +23,7 @@ type ThroughputSpec struct {
 	Payloads []int    // 16 and 1024 if empty
 	// Loads are the rows' mode and offered load (Payload and the rest
 	// ignored); one window row if empty.
-	Loads []throughput.Row
+	Loads []result.ThroughputRow
 	// Base is the median msg/s of the first payload (100000 if 0); larger
 	// payloads get less.
 	Base float64
@@ -56,7 +56,7 @@ func WriteThroughputRuns(root string, s ThroughputSpec, first, n int) ([]string,
 	}
 	loads := s.Loads
 	if len(loads) == 0 {
-		loads = []throughput.Row{{Mode: throughput.ModeWindow, Offered: 100}}
+		loads = []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 100}}
 	}
 	base, factor := s.Base, s.Factor
 	if base == 0 {
@@ -77,17 +77,17 @@ func WriteThroughputRuns(root string, s ThroughputSpec, first, n int) ([]string,
 		}
 		rng := rand.New(rand.NewPCG(s.Seed, uint64(i)))
 		for ti, typ := range types {
-			var rows []throughput.Row
+			var rows []result.ThroughputRow
 			for pi, p := range payloads {
 				for _, l := range loads {
 					m := base / (1 + float64(pi)) / (1 + float64(ti)) * factor * math.Exp(s.SD*rng.NormFloat64())
 					m = math.Round(m*1000) / 1000
-					rows = append(rows, throughput.Row{Payload: p, Mode: l.Mode, Offered: l.Offered, Samples: 100,
+					rows = append(rows, result.ThroughputRow{Payload: p, Mode: l.Mode, Offered: l.Offered, Samples: 100,
 						Median: m, Mean: m, Stdev: math.Round(m*50) / 1000})
 				}
 			}
 			path := filepath.Join(dir, experiment.ThroughputFileName(typ))
-			if err := atomicfile.Write(path, func(w io.Writer) error { return throughput.WriteCSV(w, rows) }); err != nil {
+			if err := atomicfile.Write(path, func(w io.Writer) error { return result.WriteThroughput(w, rows) }); err != nil {
 				return nil, err
 			}
 		}

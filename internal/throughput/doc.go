@@ -1,6 +1,6 @@
 // Package throughput measures the maximum throughput of a link with a
 // bounded number of messages in flight (the RabbitMQ throughput method),
-// and writes the throughput summary CSV of formats §9.
+// and writes the throughput summary CSV of formats §9 (result.WriteThroughput).
 //
 // One publisher keeps F messages in flight towards one subscriber: it
 // sends while fewer than F measured messages are unreceived and waits for a

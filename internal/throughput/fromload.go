@@ -6,14 +6,15 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // LoadRows turns the payloads of a load run into throughput rows (mode
 // rate, Offered the rate per publisher): the samples are the receive rates
 // of the intervals of the measured period (unique deliveries are not known
 // per interval, so received messages, duplicates included, count).
-func LoadRows(rate float64, res []load.PayloadResult) []Row {
-	var rows []Row
+func LoadRows(rate float64, res []load.PayloadResult) []result.ThroughputRow {
+	var rows []result.ThroughputRow
 	for _, p := range res {
 		pt := Point{Payload: p.Payload, Rate: rate}
 		for _, t := range p.Ticks {
@@ -32,5 +33,5 @@ func LoadRows(rate float64, res []load.PayloadResult) []Row {
 // load.Runner's Also hook.
 func WriteLoadSummary(dir string, s load.Sub, cfg load.Config, res []load.PayloadResult) error {
 	rows := LoadRows(cfg.Rate, res)
-	return atomicfile.Write(filepath.Join(dir, SummaryFileName(s.Type)), func(w io.Writer) error { return WriteCSV(w, rows) })
+	return atomicfile.Write(filepath.Join(dir, SummaryFileName(s.Type)), func(w io.Writer) error { return result.WriteThroughput(w, rows) })
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // File names of the per-message method (formats §9).
@@ -95,7 +96,7 @@ func Aggregates(pm *PerMessage) []Aggregate {
 	rt := pm.RT()
 	mb := make([]float64, len(rt))
 	for i, v := range rt {
-		mb[i] = Mbps(v, pm.Payload)
+		mb[i] = result.Mbps(v, pm.Payload)
 	}
 	var s, r, b []float64
 	for _, c := range pm.CPU {

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // PlotsDir is the folder of the per-message plots in an experiment.
@@ -111,7 +112,7 @@ func PlotVsSize(dir, typ string, pms []*PerMessage) ([]string, error) {
 		a := Aggregated(pm.RT())
 		cats = append(cats, strconv.Itoa(pm.Payload))
 		msgs = append(msgs, a.Median)
-		mbps = append(mbps, Mbps(a.Median, pm.Payload))
+		mbps = append(mbps, result.Mbps(a.Median, pm.Payload))
 	}
 	var out []string
 	for _, f := range []struct {

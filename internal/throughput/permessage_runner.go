@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // PerMessageRunner runs the per-message method over every payload of
@@ -121,14 +122,14 @@ func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
 			return err
 		}
 	}
-	var rows []Row
+	var rows []result.ThroughputRow
 	for _, pm := range pms {
 		_, rt := finite(pm.RT())
 		p := Point{Payload: pm.Payload, Samples: rt}
 		p.Summarise()
 		rows = append(rows, RowOf(p))
 	}
-	if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(typ)), func(w io.Writer) error { return WriteCSV(w, rows) }); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(typ)), func(w io.Writer) error { return result.WriteThroughput(w, rows) }); err != nil {
 		return err
 	}
 	if r.NoPlots {

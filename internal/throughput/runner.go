@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Runner searches the best window of every payload of every
@@ -58,8 +59,8 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 	for _, s := range subs {
 		rec := meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
 			Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
-		var best []Row
-		var steps []Row
+		var best []result.ThroughputRow
+		var steps []result.ThroughputRow
 		var runErr error
 		for _, payload := range r.Payloads {
 			step := 0
@@ -88,7 +89,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 				steps = append(steps, RowOf(st.Point))
 				if r.Progress != nil {
 					fmt.Fprintf(r.Progress, "%-32s %6d B  %-11s F = %-6d  median %12.0f msg/s  %9.3f Mb/s  (mean %.0f, stdev %.0f, %d windows, %d lost)\n",
-						s.Type, payload, st.Phase, st.F, st.Median, Mbps(st.Median, payload), st.Mean, st.Stdev, len(st.Samples), st.Lost)
+						s.Type, payload, st.Phase, st.F, st.Median, result.Mbps(st.Median, payload), st.Mean, st.Stdev, len(st.Samples), st.Lost)
 				}
 			}
 			b, _, err := Search(measure, cfg, report)
@@ -98,7 +99,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 			}
 			best = append(best, RowOf(b))
 			if r.Progress != nil {
-				fmt.Fprintf(r.Progress, "%-32s %6d B  best F = %d: median %.0f msg/s, %.3f Mb/s\n", s.Type, payload, b.F, b.Median, Mbps(b.Median, payload))
+				fmt.Fprintf(r.Progress, "%-32s %6d B  best F = %d: median %.0f msg/s, %.3f Mb/s\n", s.Type, payload, b.F, b.Median, result.Mbps(b.Median, payload))
 			}
 			rec.Payloads = append(rec.Payloads, meta.Payload{Bytes: payload, Samples: len(b.Samples), Lost: b.Lost, Completed: true})
 		}
@@ -109,12 +110,12 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 		}
 		m.SubExperiments = append(m.SubExperiments, rec)
 		if len(steps) > 0 {
-			if err := atomicfile.Write(filepath.Join(r.Dir, SearchFileName(s.Type)), func(w io.Writer) error { return WriteCSV(w, steps) }); err != nil {
+			if err := atomicfile.Write(filepath.Join(r.Dir, SearchFileName(s.Type)), func(w io.Writer) error { return result.WriteThroughput(w, steps) }); err != nil {
 				return err
 			}
 		}
 		if len(best) > 0 {
-			if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(s.Type)), func(w io.Writer) error { return WriteCSV(w, best) }); err != nil {
+			if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(s.Type)), func(w io.Writer) error { return result.WriteThroughput(w, best) }); err != nil {
 				return err
 			}
 		}

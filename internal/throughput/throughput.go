@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
@@ -94,8 +95,21 @@ type Point struct {
 	Lost    uint64 // places freed by Timeout
 }
 
-// Mbps converts msg/s of payload-byte messages into 10^6 bit/s.
-func Mbps(msgs float64, payload int) float64 { return msgs * float64(payload) * 8 / 1e6 }
+// SummaryFileName is the throughput summary of sub-experiment typ (formats
+// §9).
+func SummaryFileName(typ string) string { return "throughput_" + typ + ".csv" }
+
+// SearchFileName is the file of every step of the window search.
+func SearchFileName(typ string) string { return "throughput_" + typ + "_search.csv" }
+
+// RowOf turns a point into a throughput summary row.
+func RowOf(p Point) result.ThroughputRow {
+	r := result.ThroughputRow{Payload: p.Payload, Mode: result.ModeWindow, Offered: float64(p.F), Samples: len(p.Samples), Median: p.Median, Mean: p.Mean, Stdev: p.Stdev}
+	if p.F == 0 {
+		r.Mode, r.Offered = result.ModeRate, p.Rate
+	}
+	return r
+}
 
 // Summarise fills Median, Mean and Stdev (numpy's: population standard
 // deviation) from Samples.

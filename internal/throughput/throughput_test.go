@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // curve is a unimodal throughput curve peaking at peak: the search must
@@ -108,11 +108,11 @@ func TestRunnerEmbeddedNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rows, err := ReadCSV(f, f.Name())
+	rows, err := result.ReadThroughput(f, f.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2 || rows[0].Payload != 16 || rows[1].Payload != 256 || rows[0].Samples != 10 || rows[0].Median <= 0 || rows[0].Mode != ModeWindow {
+	if len(rows) != 2 || rows[0].Payload != 16 || rows[1].Payload != 256 || rows[0].Samples != 10 || rows[0].Median <= 0 || rows[0].Mode != result.ModeWindow {
 		t.Fatalf("%+v", rows)
 	}
 	if !m.Completed || len(m.SubExperiments) != 1 || len(m.SubExperiments[0].Payloads) != 2 {
@@ -120,37 +120,6 @@ func TestRunnerEmbeddedNATS(t *testing.T) {
 	}
 	if !strings.Contains(progress.String(), "exponential F = 1 ") || !strings.Contains(progress.String(), "best F =") {
 		t.Fatalf("the search was not printed:\n%s", progress.String())
-	}
-}
-
-func TestCSVRoundTrip(t *testing.T) {
-	rows := []Row{
-		{Payload: 16, Mode: ModeWindow, Offered: 100, Samples: 100, Median: 123456.789, Mean: 120000.5, Stdev: 321.25},
-		{Payload: 1 << 20, Mode: ModeRate, Offered: 2.5, Samples: 3, Median: 2.5, Mean: 2.4, Stdev: 0.1},
-	}
-	var b bytes.Buffer
-	if err := WriteCSV(&b, rows); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadCSV(bytes.NewReader(b.Bytes()), "t.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, rows) {
-		t.Fatalf("%+v\n%+v", got, rows)
-	}
-	for _, c := range []struct{ in, want string }{
-		{"", "t.csv: empty file"},
-		{"x\n", "t.csv:1: header"},
-		{Header + "\n16,window,1,3,1.000,1.000,0.000,0.000,0.000\n", "t.csv:2: 9 columns"},
-		{Header + "\n0,window,1,3,1.000,1.000,0.000,0.000,0.000,0.000\n", `column "Payload [Bytes]"`},
-		{Header + "\n16,burst,1,3,1.000,1.000,0.000,0.000,0.000,0.000\n", `column "Mode"`},
-		{Header + "\n16,window,1,3,1000000.000,1.000,0.000,0.000,0.000,0.000\n", `column "Median [Mb/s]": 0.000 disagrees`},
-		{Header + "\n16,window,1,3,-1,1.000,0.000,0.000,0.000,0.000\n", `column "Median [msg/s]"`},
-	} {
-		if _, err := ReadCSV(strings.NewReader(c.in), "t.csv"); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.in, err, c.want)
-		}
 	}
 }
 

@@ -9,22 +9,23 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/synth"
 )
 
 func main() {
+	builtin := driver.BuiltinTypes()
 	out := flag.String("out", "", "experiment directory to write")
-	types := flag.Int("types", len(experiment.Builtin), "number of built-in sub-experiments (1-10)")
+	types := flag.Int("types", len(builtin), "number of built-in sub-experiments (1-10)")
 	samples := flag.Int("samples", 10000, "samples per payload")
 	seed := flag.Int64("seed", 1, "random seed")
 	slowdown := flag.Float64("slowdown", 1, "multiply every latency (fake a regression)")
 	flag.Parse()
-	if *out == "" || *types < 1 || *types > len(experiment.Builtin) {
+	if *out == "" || *types < 1 || *types > len(builtin) {
 		fmt.Fprintln(os.Stderr, "synthgen: -out DIR is required and -types must be 1-10")
 		os.Exit(2)
 	}
-	spec := synth.Spec{Types: experiment.Builtin[:*types], Samples: *samples, Seed: *seed, Slowdown: *slowdown}
+	spec := synth.Spec{Types: builtin[:*types], Samples: *samples, Seed: *seed, Slowdown: *slowdown}
 	if err := synth.WriteExperiment(*out, spec); err != nil {
 		fmt.Fprintln(os.Stderr, "synthgen:", err)
 		os.Exit(2)

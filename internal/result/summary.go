@@ -1,4 +1,4 @@
-package summary
+package result
 
 import (
 	"errors"
@@ -10,37 +10,49 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/csvfile"
-
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/csvfile"
 	"github.com/mqgate/mqgate/internal/fileerr"
-	"github.com/mqgate/mqgate/internal/stats"
 )
 
-// Columns are the header names of a summary file, in order.
-var Columns = []string{"Bytes", "Samples", "Max", "Min", "Mean", "Median", "Stdev",
+// SummaryColumns are the header names of a summary file (formats §3), in
+// order.
+var SummaryColumns = []string{"Bytes", "Samples", "Max", "Min", "Mean", "Median", "Stdev",
 	"Mean jitter", "Max jitter", "90%", "99%", "99.99%"}
 
-// Row is the summary of one payload's latencies, in microseconds: the
-// payload size and its statistics.
-type Row struct {
-	Bytes int
-	stats.Summary
+// Summary holds the statistics of one payload's latencies (formats §3),
+// which stats.Summarize computes: a SummaryRow without the payload size.
+type Summary struct {
+	Samples    int
+	Max        float64
+	Min        float64
+	Mean       float64
+	Median     float64
+	Stdev      float64
+	MeanJitter float64 // mean of |x[i] − x[i−1]|; NaN when n < 2, as numpy's mean of nothing
+	MaxJitter  float64 // max of |x[i] − x[i−1]|; NaN when n < 2
+	P90        float64
+	P99        float64
+	P9999      float64
 }
 
-// FromStats builds the row of payload from its statistics.
-func FromStats(payload int, s stats.Summary) Row { return Row{Bytes: payload, Summary: s} }
+// SummaryRow is one row of a summary file: the summary of one payload's
+// latencies, in microseconds, the payload size and its statistics.
+type SummaryRow struct {
+	Bytes int
+	Summary
+}
 
-// floats returns pointers to the float columns, in Columns order from Max.
-func (r *Row) floats() []*float64 {
+// floats returns pointers to the float columns, in SummaryColumns order from Max.
+func (r *SummaryRow) floats() []*float64 {
 	return []*float64{&r.Max, &r.Min, &r.Mean, &r.Median, &r.Stdev, &r.MeanJitter,
 		&r.MaxJitter, &r.P90, &r.P99, &r.P9999}
 }
 
 // Get returns the value of the float column named as in the header
 // ("Median", "99%", "Max", ...), or false for an unknown or integer column.
-func (r Row) Get(column string) (float64, bool) {
-	for i, name := range Columns[2:] {
+func (r SummaryRow) Get(column string) (float64, bool) {
+	for i, name := range SummaryColumns[2:] {
 		if name == column {
 			return *r.floats()[i], true
 		}
@@ -59,17 +71,17 @@ func appendFloat3(b []byte, x float64) []byte {
 	return strconv.AppendFloat(b, x, 'f', 3, 64)
 }
 
-// Write writes the header and rows. A value that Read would refuse (not
+// WriteSummary writes the header and rows. A value that Read would refuse (not
 // finite, negative) is an error, so that no summary is written that a later
 // step cannot read; NaN jitters of a one-sample payload are written "nan".
-func Write(w io.Writer, rows []Row) error {
+func WriteSummary(w io.Writer, rows []SummaryRow) error {
 	for i := range rows {
 		if err := rows[i].check(); err != nil {
 			return fmt.Errorf("summary row of payload %d: %w", rows[i].Bytes, err)
 		}
 	}
 	var b []byte
-	b = append(b, strings.Join(Columns, ",")...)
+	b = append(b, strings.Join(SummaryColumns, ",")...)
 	b = append(b, '\n')
 	for i := range rows {
 		r := &rows[i]
@@ -87,9 +99,9 @@ func Write(w io.Writer, rows []Row) error {
 }
 
 // check reports the first value of r that Read refuses.
-func (r *Row) check() error {
+func (r *SummaryRow) check() error {
 	for i, v := range r.floats() {
-		col := Columns[2+i]
+		col := SummaryColumns[2+i]
 		switch {
 		case math.IsNaN(*v) && r.Samples == 1 && (col == "Mean jitter" || col == "Max jitter"):
 		case math.IsNaN(*v) || math.IsInf(*v, 0):
@@ -105,7 +117,7 @@ func (r *Row) check() error {
 // latencies can have given the others, and why; "" when r is consistent:
 // Min ≤ Median ≤ 90% ≤ 99% ≤ 99.99% ≤ Max. Order statistics are ordered
 // exactly, and rounding to 3 decimals keeps their order.
-func (r *Row) contradiction() (column, msg string) {
+func (r *SummaryRow) contradiction() (column, msg string) {
 	f := Format3
 	if r.Max < r.Min {
 		return "Max", fmt.Sprintf("Max %s is less than Min %s", f(r.Max), f(r.Min))
@@ -129,25 +141,25 @@ func (r *Row) contradiction() (column, msg string) {
 	return "", ""
 }
 
-// WriteFile writes rows to path atomically.
-func WriteFile(path string, rows []Row) error {
-	return WriteFileMode(path, 0, rows)
+// WriteSummaryFile writes rows to path atomically.
+func WriteSummaryFile(path string, rows []SummaryRow) error {
+	return WriteSummaryFileMode(path, 0, rows)
 }
 
-// WriteFileMode writes rows to path atomically with the permissions perm, or
-// as atomicfile.Write does when perm is 0.
-func WriteFileMode(path string, perm fs.FileMode, rows []Row) error {
-	return atomicfile.WriteMode(path, perm, func(w io.Writer) error { return Write(w, rows) })
+// WriteSummaryFileMode writes rows to path atomically with the permissions
+// perm, or as atomicfile.Write does when perm is 0.
+func WriteSummaryFileMode(path string, perm fs.FileMode, rows []SummaryRow) error {
+	return atomicfile.WriteMode(path, perm, func(w io.Writer) error { return WriteSummary(w, rows) })
 }
 
-// ReadFile reads the summary file at path.
-func ReadFile(path string) ([]Row, error) {
+// ReadSummaryFile reads the summary file at path.
+func ReadSummaryFile(path string) ([]SummaryRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", unwrapPath(err))
 	}
 	defer f.Close()
-	return Read(f, path)
+	return ReadSummary(f, path)
 }
 
 func unwrapPath(err error) error {
@@ -158,17 +170,17 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Read reads a summary file; file names it in errors. The header must be
-// exactly Columns; every row must have a positive Bytes and Samples and
+// ReadSummary reads a summary file; file names it in errors. The header must be
+// exactly SummaryColumns; every row must have a positive Bytes and Samples and
 // finite, non-negative floats; a payload may appear only once. NaN is
 // accepted only in the jitter columns of a one-sample payload, where numpy
 // writes it.
-func Read(r io.Reader, file string) ([]Row, error) {
+func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
 	cr := csvfile.NewReader(r)
-	if err := csvfile.ReadHeader(cr, file, Columns); err != nil {
+	if err := csvfile.ReadHeader(cr, file, SummaryColumns); err != nil {
 		return nil, err
 	}
-	var rows []Row
+	var rows []SummaryRow
 	seen := map[int]int{}
 	for {
 		rec, err := cr.Read()
@@ -179,19 +191,19 @@ func Read(r io.Reader, file string) ([]Row, error) {
 			return nil, csvfile.Error(file, err)
 		}
 		line, _ := cr.FieldPos(0)
-		if len(rec) != len(Columns) {
+		if len(rec) != len(SummaryColumns) {
 			return nil, fileerr.New(file, line, "", "row has %d fields, expected %d (%s)",
-				len(rec), len(Columns), strings.Join(Columns, ","))
+				len(rec), len(SummaryColumns), strings.Join(SummaryColumns, ","))
 		}
-		var row Row
+		var row SummaryRow
 		if row.Bytes, err = positive(rec[0]); err != nil {
-			return nil, fileerr.New(file, line, Columns[0], "%q is not a positive integer", rec[0])
+			return nil, fileerr.New(file, line, SummaryColumns[0], "%q is not a positive integer", rec[0])
 		}
 		if row.Samples, err = positive(rec[1]); err != nil {
-			return nil, fileerr.New(file, line, Columns[1], "%q is not a positive integer", rec[1])
+			return nil, fileerr.New(file, line, SummaryColumns[1], "%q is not a positive integer", rec[1])
 		}
 		for i, dst := range row.floats() {
-			col := Columns[2+i]
+			col := SummaryColumns[2+i]
 			v, err := strconv.ParseFloat(rec[2+i], 64)
 			switch {
 			case err != nil:
@@ -209,7 +221,7 @@ func Read(r io.Reader, file string) ([]Row, error) {
 				"of latencies (run process again on its raw file)", msg)
 		}
 		if prev, dup := seen[row.Bytes]; dup {
-			return nil, fileerr.New(file, line, Columns[0], "payload %d appears again (first on line %d); "+
+			return nil, fileerr.New(file, line, SummaryColumns[0], "payload %d appears again (first on line %d); "+
 				"expected one row per payload", row.Bytes, prev)
 		}
 		seen[row.Bytes] = line

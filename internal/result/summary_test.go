@@ -1,4 +1,4 @@
-package summary
+package result
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/mqgate/mqgate/internal/stats"
 )
 
 const fixture = "../../testdata/fastrtps-v192/measurements_interprocess_reliable_summary.csv"
@@ -17,7 +15,7 @@ func TestRoundTripFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := Read(bytes.NewReader(data), fixture)
+	rows, err := ReadSummary(bytes.NewReader(data), fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +23,7 @@ func TestRoundTripFixture(t *testing.T) {
 		t.Fatalf("rows %+v", rows)
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, rows); err != nil {
+	if err := WriteSummary(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
 	if buf.String() != string(data) {
@@ -34,7 +32,7 @@ func TestRoundTripFixture(t *testing.T) {
 }
 
 func TestGet(t *testing.T) {
-	r := Row{Bytes: 16, Summary: stats.Summary{Samples: 3, Max: 9, Min: 1, Median: 5, P99: 8.5, P9999: 8.9}}
+	r := SummaryRow{Bytes: 16, Summary: Summary{Samples: 3, Max: 9, Min: 1, Median: 5, P99: 8.5, P9999: 8.9}}
 	for col, want := range map[string]float64{"Max": 9, "Min": 1, "Median": 5, "99%": 8.5, "99.99%": 8.9} {
 		if got, ok := r.Get(col); !ok || got != want {
 			t.Errorf("Get(%q) = %v, %v", col, got, ok)
@@ -58,7 +56,7 @@ func TestFormat3RoundsLikePython(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	h := strings.Join(Columns, ",") + "\n"
+	h := strings.Join(SummaryColumns, ",") + "\n"
 	cases := []struct{ name, data, want string }{
 		{"empty", "", "s.csv: empty file: expected the header"},
 		{"wrong header", "Bytes,Samples\n", `s.csv:1: header is "Bytes,Samples", expected exactly`},
@@ -73,7 +71,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Read(strings.NewReader(c.data), "s.csv")
+			_, err := ReadSummary(strings.NewReader(c.data), "s.csv")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want it to contain %q", err, c.want)
 			}
@@ -82,15 +80,15 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestOneSampleJitterNaN(t *testing.T) {
-	h := strings.Join(Columns, ",") + "\n"
-	rows, err := Read(strings.NewReader(h+"16,1,5.000,5.000,5.000,5.000,0.000,nan,nan,5.000,5.000,5.000\n"), "s.csv")
+	h := strings.Join(SummaryColumns, ",") + "\n"
+	rows, err := ReadSummary(strings.NewReader(h+"16,1,5.000,5.000,5.000,5.000,0.000,nan,nan,5.000,5.000,5.000\n"), "s.csv")
 	if err != nil || len(rows) != 1 {
 		t.Fatal(rows, err)
 	}
 }
 
 func TestReadFileMissing(t *testing.T) {
-	_, err := ReadFile("does/not/exist.csv")
+	_, err := ReadSummaryFile("does/not/exist.csv")
 	if err == nil || !strings.Contains(err.Error(), "does/not/exist.csv: cannot read summary file") {
 		t.Fatal(err)
 	}
@@ -99,9 +97,9 @@ func TestReadFileMissing(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	data, _ := os.ReadFile(fixture)
 	f.Add(data)
-	f.Add([]byte(strings.Join(Columns, ",") + "\n1,1,1,1,1,1,1,1,1,1,1,1\n"))
+	f.Add([]byte(strings.Join(SummaryColumns, ",") + "\n1,1,1,1,1,1,1,1,1,1,1,1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := Read(bytes.NewReader(data), "fuzz.csv")
+		rows, err := ReadSummary(bytes.NewReader(data), "fuzz.csv")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.csv") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -109,10 +107,10 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		if err := Write(&buf, rows); err != nil {
+		if err := WriteSummary(&buf, rows); err != nil {
 			t.Fatal(err)
 		}
-		again, err := Read(&buf, "again")
+		again, err := ReadSummary(&buf, "again")
 		if err != nil || len(again) != len(rows) {
 			t.Fatalf("written summary does not read back: %v", err)
 		}
@@ -123,7 +121,7 @@ func FuzzRead(f *testing.F) {
 // outside [Min, Max], percentiles out of order) is an error naming the line,
 // the column and the rule.
 func TestContradictions(t *testing.T) {
-	h := strings.Join(Columns, ",") + "\n"
+	h := strings.Join(SummaryColumns, ",") + "\n"
 	good := "16,10,9.000,1.000,4.000,4.000,2.000,1.000,3.000,7.000,8.000,8.900\n"
 	const rule = "expected Min ≤ Median ≤ 90% ≤ 99% ≤ 99.99% ≤ Max"
 	cases := []struct{ name, row, want string }{
@@ -141,12 +139,12 @@ func TestContradictions(t *testing.T) {
 		{"99.99% above max", "32,10,9.000,1.000,4.000,4.000,2.000,1.000,3.000,7.000,8.000,9.001\n",
 			`s.csv:3: column "99.99%": 99.99% 9.001 is more than Max 9.000`},
 	}
-	if _, err := Read(strings.NewReader(h+good), "s.csv"); err != nil {
+	if _, err := ReadSummary(strings.NewReader(h+good), "s.csv"); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Read(strings.NewReader(h+good+c.row), "s.csv")
+			_, err := ReadSummary(strings.NewReader(h+good+c.row), "s.csv")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want it to contain %q", err, c.want)
 			}
@@ -158,17 +156,17 @@ func TestContradictions(t *testing.T) {
 // is not written.
 func TestWriteRefusesWhatReadRefuses(t *testing.T) {
 	inf := math.Inf(1)
-	for _, r := range []Row{
-		{Bytes: 16, Summary: stats.Summary{Samples: 2, Max: inf, Min: 1, Mean: inf, Median: inf, Stdev: inf, P90: inf, P99: inf, P9999: inf}},
-		{Bytes: 16, Summary: stats.Summary{Samples: 2, Max: 1, Min: 1, Mean: math.NaN(), Median: 1, P90: 1, P99: 1, P9999: 1}},
-		{Bytes: 16, Summary: stats.Summary{Samples: 2, Max: 1, Min: -1, Mean: 0, Median: 0, P90: 1, P99: 1, P9999: 1}},
+	for _, r := range []SummaryRow{
+		{Bytes: 16, Summary: Summary{Samples: 2, Max: inf, Min: 1, Mean: inf, Median: inf, Stdev: inf, P90: inf, P99: inf, P9999: inf}},
+		{Bytes: 16, Summary: Summary{Samples: 2, Max: 1, Min: 1, Mean: math.NaN(), Median: 1, P90: 1, P99: 1, P9999: 1}},
+		{Bytes: 16, Summary: Summary{Samples: 2, Max: 1, Min: -1, Mean: 0, Median: 0, P90: 1, P99: 1, P9999: 1}},
 	} {
-		if err := Write(&bytes.Buffer{}, []Row{r}); err == nil {
+		if err := WriteSummary(&bytes.Buffer{}, []SummaryRow{r}); err == nil {
 			t.Errorf("%+v written", r)
 		}
 	}
-	one := Row{Bytes: 16, Summary: stats.Summary{Samples: 1, Max: 5, Min: 5, Mean: 5, Median: 5, MeanJitter: math.NaN(), MaxJitter: math.NaN(), P90: 5, P99: 5, P9999: 5}}
-	if err := Write(&bytes.Buffer{}, []Row{one}); err != nil {
+	one := SummaryRow{Bytes: 16, Summary: Summary{Samples: 1, Max: 5, Min: 5, Mean: 5, Median: 5, MeanJitter: math.NaN(), MaxJitter: math.NaN(), P90: 5, P99: 5, P9999: 5}}
+	if err := WriteSummary(&bytes.Buffer{}, []SummaryRow{one}); err != nil {
 		t.Error(err)
 	}
 }

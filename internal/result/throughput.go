@@ -1,4 +1,4 @@
-package throughput
+package result
 
 import (
 	"bufio"
@@ -13,14 +13,8 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
-// File names (formats §9).
-func SummaryFileName(typ string) string { return "throughput_" + typ + ".csv" }
-
-// SearchFileName is the file of every step of the window search.
-func SearchFileName(typ string) string { return "throughput_" + typ + "_search.csv" }
-
-// Header is the throughput summary CSV's header.
-const Header = "Payload [Bytes],Mode,Offered,Samples,Median [msg/s],Mean [msg/s],Stdev [msg/s],Median [Mb/s],Mean [Mb/s],Stdev [Mb/s]"
+// ThroughputHeader is the throughput summary CSV's header (formats §9).
+const ThroughputHeader = "Payload [Bytes],Mode,Offered,Samples,Median [msg/s],Mean [msg/s],Stdev [msg/s],Median [Mb/s],Mean [Mb/s],Stdev [Mb/s]"
 
 // Modes of a row: how the load was offered.
 const (
@@ -28,9 +22,9 @@ const (
 	ModeRate   = "rate"   // Offered is the open-loop rate per publisher, msg/s (0: unpaced)
 )
 
-// Row is one line of a throughput summary CSV. Higher is better for every
-// throughput column (formats §7).
-type Row struct {
+// ThroughputRow is one line of a throughput summary CSV. Higher is better
+// for every throughput column (formats §7).
+type ThroughputRow struct {
 	Payload int
 	Mode    string
 	Offered float64
@@ -41,19 +35,13 @@ type Row struct {
 	// The Mb/s columns are derived: msg/s × payload × 8 / 10^6.
 }
 
-// RowOf turns a point into a row.
-func RowOf(p Point) Row {
-	r := Row{Payload: p.Payload, Mode: ModeWindow, Offered: float64(p.F), Samples: len(p.Samples), Median: p.Median, Mean: p.Mean, Stdev: p.Stdev}
-	if p.F == 0 {
-		r.Mode, r.Offered = ModeRate, p.Rate
-	}
-	return r
-}
+// Mbps converts msg/s of payload-byte messages into 10^6 bit/s.
+func Mbps(msgs float64, payload int) float64 { return msgs * float64(payload) * 8 / 1e6 }
 
-// WriteCSV writes rows with 3 decimals (formats §3's convention).
-func WriteCSV(w io.Writer, rows []Row) error {
+// WriteThroughput writes rows with 3 decimals (formats §3's convention).
+func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString(Header + "\n")
+	bw.WriteString(ThroughputHeader + "\n")
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	for _, r := range rows {
 		fmt.Fprintf(bw, "%d,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", r.Payload, r.Mode, strconv.FormatFloat(r.Offered, 'f', -1, 64), r.Samples,
@@ -62,18 +50,18 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	return bw.Flush()
 }
 
-// ReadCSV reads a throughput summary CSV; errors name file, line and
-// column. The Mb/s columns must agree with the msg/s ones.
-func ReadCSV(r io.Reader, file string) ([]Row, error) {
+// ReadThroughput reads a throughput summary CSV; errors name file, line
+// and column. The Mb/s columns must agree with the msg/s ones.
+func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
-	cols := strings.Split(Header, ",")
-	var out []Row
+	cols := strings.Split(ThroughputHeader, ",")
+	var out []ThroughputRow
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			if line == 1 {
-				return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", Header)
+				return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", ThroughputHeader)
 			}
 			return out, nil
 		}
@@ -85,15 +73,15 @@ func ReadCSV(r io.Reader, file string) ([]Row, error) {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if line == 1 {
-			if strings.Join(rec, ",") != Header {
-				return nil, fileerr.New(file, 1, "", "header %q, expected %q", strings.Join(rec, ","), Header)
+			if strings.Join(rec, ",") != ThroughputHeader {
+				return nil, fileerr.New(file, 1, "", "header %q, expected %q", strings.Join(rec, ","), ThroughputHeader)
 			}
 			continue
 		}
 		if len(rec) != len(cols) {
-			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), Header)
+			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), ThroughputHeader)
 		}
-		var row Row
+		var row ThroughputRow
 		n, err := strconv.Atoi(rec[0])
 		if err != nil || n < 1 {
 			return nil, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])

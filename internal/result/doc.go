@@ -1,0 +1,22 @@
+// Package result owns the result model every tool reads and writes, and
+// the two file formats that hold it, one reader and writer each:
+//
+//   - summary files (formats §3), one SummaryRow per payload: the payload
+//     size and the eleven latency statistics of Summary, in microseconds,
+//     every float printed with exactly three decimals (%.3f) as the
+//     Fast-RTPS scripts print them, so that files written by either are
+//     interchangeable:
+//
+//     Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%
+//     16,10000,122.599,7.029,8.272,7.486,2.367,0.534,109.092,10.607,14.735,58.631
+//
+//   - throughput summaries (formats §9), one ThroughputRow per payload and
+//     offered load (ModeWindow or ModeRate), in msg/s with the Mb/s columns
+//     derived from them.
+//
+// It depends on the standard library and the leaf packages fileerr,
+// csvfile and atomicfile only, so that the results-folder reader
+// (experiment) and every gate read results without the measuring code.
+// Readers use encoding/csv rather than gocsv because every error must name
+// the line and column, and the header must match exactly.
+package result
