@@ -85,6 +85,9 @@
 //   - AckSender (senders of acknowledged links only): the engine waits
 //     for the acknowledgements of each payload and counts them.
 //   - CounterReader: resends, drops and transient errors it counted.
+//   - SelfMeasuring (pingers whose far end times its own messages: an
+//     external program, the Zenoh helper): the engine measures the
+//     sub-experiment with the pinger's SelfWorkload instead of its loop.
 //
 // internal/session explains, with an example, how a broker driver plugs
 // in and how its tests run its scenarios end to end.

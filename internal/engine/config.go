@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
@@ -107,6 +108,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("no workload or pacer: call WithDefaults first")
 	}
 	return c.Workload.Check(c)
+}
+
+// plan is what a self-measuring link needs of c.
+func (c Config) plan() driver.Plan {
+	return driver.Plan{Payloads: c.Payloads, Samples: c.Samples, Warmup: c.Warmup, Timeout: c.Timeout,
+		MaxLostInRow: c.MaxLostInRow, Latency: c.Latency}
 }
 
 // MaxPayload is the largest payload of c.

@@ -11,9 +11,9 @@
 // (formats §2) now, histograms later. The round trip's loop itself calls
 // no interface per message, so these seams cost nothing on its hot path.
 // A link whose far end times its own messages (an external program, whose
-// samples are read from what it wrote) has a pinger that is SelfMeasuring:
+// samples are read from what it wrote) has a pinger that is driver.SelfMeasuring:
 // it brings the workload of its sub-experiment, which may keep the
-// program's values exactly (PayloadResult.Micros).
+// program's values exactly (driver.PayloadResult.Micros).
 //
 // The engine owns timing, pacing, recording and output; drivers only move
 // bytes. In the round-trip workload, for every payload size it sends a

@@ -498,7 +498,7 @@ func BenchmarkPingLoop(b *testing.B) {
 	go e.Serve(sctx)
 	var stop atomic.Bool
 	l := newPingLoop(Config{Payloads: []int{16}, Samples: b.N, Timeout: time.Second, MaxLostInRow: 1, Fill: FillZero}, p, &stop)
-	res := PayloadResult{Nanos: make([]int64, 0, b.N)}
+	res := driver.PayloadResult{Nanos: make([]int64, 0, b.N)}
 	b.ResetTimer()
 	if _, err := l.Measure(16, &res); err != nil {
 		b.Fatal(err)

@@ -12,20 +12,6 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
-// PayloadResult is what one payload size of one sub-experiment measured.
-type PayloadResult struct {
-	// Nanos holds the kept samples in nanoseconds, in the order measured:
-	// round trips in the round-trip workload.
-	Nanos []int64
-	// Micros, when not nil, holds the same samples as the Latency column
-	// (µs, in the run's latency definition), which the raw file then
-	// holds exactly: a workload that reads samples a program wrote keeps
-	// their precision, finer than Nanos' nanosecond. Nanos holds them
-	// rounded, for progress and counts.
-	Micros []float64
-	Counts meta.Payload
-}
-
 // pingLoop measures round trips over one pinger. Sequence numbers run on
 // across payloads, so that a late echo of an earlier payload is recognised.
 type pingLoop struct {
@@ -38,7 +24,7 @@ type pingLoop struct {
 	stop *atomic.Bool // set from another goroutine to end the loop
 	// tick, when non-nil, is called now and then between round trips with
 	// the round trips kept so far.
-	tick TickFunc
+	tick driver.TickFunc
 	// ack is the pinger as an AckSender, nil when its system does not
 	// acknowledge; acked and refused count its acknowledgements.
 	ack            driver.AckSender
@@ -98,7 +84,7 @@ func (e *lostInRowError) Error() string {
 // Measure runs Warmup + Samples round trips of one payload size into
 // res.Nanos, which must have capacity Samples. On error, res holds what was
 // measured before it and the error says at which round trip it happened.
-func (l *pingLoop) Measure(payload int, res *PayloadResult) (attempt int, err error) {
+func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int, err error) {
 	cfg := &l.cfg
 	msg := l.msg[:payload]
 	clear(msg)

@@ -158,7 +158,7 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 
 type subResult struct {
 	meta     meta.SubExperiment
-	payloads []PayloadResult
+	payloads []driver.PayloadResult
 	elapsed  time.Duration
 }
 
@@ -198,7 +198,7 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 	defer closeLink()
 
 	// Every sample slot is allocated before the first message.
-	res.payloads = make([]PayloadResult, 0, len(cfg.Payloads))
+	res.payloads = make([]driver.PayloadResult, 0, len(cfg.Payloads))
 	slots := make([][]int64, len(cfg.Payloads))
 	for i := range slots {
 		slots[i] = make([]int64, 0, cfg.Samples)
@@ -225,16 +225,16 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 		closeLink()
 	}()
 
-	var tick TickFunc
+	var tick driver.TickFunc
 	if r.Progress != nil && r.Terminal {
 		tick = func(payload, done, total int, kept []int64) { r.tick(s.Type, payload, done, total, kept, cfg) }
 	}
 	w := cfg.Workload
-	if sm, ok := link.Pinger.(SelfMeasuring); ok {
+	if sm, ok := link.Pinger.(driver.SelfMeasuring); ok {
 		// The far end times its own messages (an external program): its
 		// workload measures this sub-experiment, into the run's latency
 		// definition.
-		w = sm.Workload(r.Dir)
+		w = selfWorkload{sm.Workload(r.Dir)}
 		if err := w.Check(cfg); err != nil {
 			return res, &StopError{Type: s.Type, Err: err}
 		}
@@ -244,7 +244,7 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 	}
 	m := w.Start(link, cfg, &stop, tick)
 	for i, payload := range cfg.Payloads {
-		res.payloads = append(res.payloads, PayloadResult{Nanos: slots[i]})
+		res.payloads = append(res.payloads, driver.PayloadResult{Nanos: slots[i]})
 		pr := &res.payloads[len(res.payloads)-1]
 		if tick != nil {
 			tick(payload, 0, cfg.Warmup+cfg.Samples, nil)
@@ -274,7 +274,7 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 }
 
 // kept counts the samples of payloads.
-func kept(payloads []PayloadResult) int {
+func kept(payloads []driver.PayloadResult) int {
 	n := 0
 	for _, p := range payloads {
 		n += len(p.Nanos)

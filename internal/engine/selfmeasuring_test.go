@@ -29,26 +29,26 @@ func (s *selfTimed) Receive([]byte, time.Time) (int, time.Time, error) {
 	return 0, time.Time{}, errors.New("self-timed: Receive called")
 }
 func (s *selfTimed) Close() error { return nil }
-func (s *selfTimed) Workload(dir string) Workload {
+func (s *selfTimed) Workload(dir string) driver.SelfWorkload {
 	s.dir = dir
 	return selfTimedWorkload{s}
 }
 
 type selfTimedWorkload struct{ s *selfTimed }
 
-func (selfTimedWorkload) Mode(Pacer) string       { return "self-timed" }
-func (w selfTimedWorkload) Latency(Config) string { return w.s.latency }
-func (selfTimedWorkload) Check(Config) error      { return nil }
-func (w selfTimedWorkload) Start(link *Link, _ Config, _ *atomic.Bool, _ TickFunc) Measurer {
-	return selfTimedMeasurer{w.s, link}
+func (selfTimedWorkload) Mode() string            { return "self-timed" }
+func (w selfTimedWorkload) Latency(string) string { return w.s.latency }
+func (selfTimedWorkload) Check(driver.Plan) error { return nil }
+func (w selfTimedWorkload) Start(_ driver.Plan, system *meta.SystemInfo, _ *atomic.Bool, _ driver.TickFunc) driver.Measurer {
+	return selfTimedMeasurer{w.s, system}
 }
 
 type selfTimedMeasurer struct {
-	s    *selfTimed
-	link *Link
+	s      *selfTimed
+	system *meta.SystemInfo
 }
 
-func (m selfTimedMeasurer) Measure(payload int, res *PayloadResult) (int, error) {
+func (m selfTimedMeasurer) Measure(payload int, res *driver.PayloadResult) (int, error) {
 	us := m.s.micros[payload]
 	res.Micros = us
 	res.Nanos = res.Nanos[:0]
@@ -56,14 +56,14 @@ func (m selfTimedMeasurer) Measure(payload int, res *PayloadResult) (int, error)
 		res.Nanos = append(res.Nanos, int64(v*2000+0.5))
 	}
 	res.Counts = meta.Payload{Bytes: payload, Samples: len(us), Completed: payload != m.s.fail}
-	m.link.System.Extra["exit_status"] = "0"
+	m.system.Extra["exit_status"] = "0"
 	if payload == m.s.fail {
 		return len(us), errors.New("the program exited with status 1")
 	}
 	return len(us), nil
 }
 
-var _ SelfMeasuring = (*selfTimed)(nil)
+var _ driver.SelfMeasuring = (*selfTimed)(nil)
 
 func selfTimedSub(p *selfTimed) Sub {
 	return Sub{Type: "program_reliable", Transport: "program", Echo: EchoInProcess,

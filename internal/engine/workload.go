@@ -15,7 +15,7 @@ import (
 // Workload is what a sub-experiment does over its link and what it
 // measures. RoundTrip (one message in flight, the echo timed on return) is
 // the one there is; one-way latency under load and throughput modes are
-// workloads too, each with its own Measurer.
+// workloads too, each with its own driver.Measurer.
 type Workload interface {
 	// Mode is meta.json's "mode": how messages flow and are paced.
 	Mode(p Pacer) string
@@ -27,22 +27,8 @@ type Workload interface {
 	// everything its payloads need is allocated here, before the first
 	// message. stop is set from another goroutine to end a Measure in
 	// progress; tick, when non-nil, reports progress now and then.
-	Start(link *Link, c Config, stop *atomic.Bool, tick TickFunc) Measurer
+	Start(link *Link, c Config, stop *atomic.Bool, tick driver.TickFunc) driver.Measurer
 }
-
-// Measurer measures the payload sizes of one sub-experiment, one after the
-// other.
-type Measurer interface {
-	// Measure measures one payload size into res, whose Nanos has
-	// capacity Samples, and fills res.Counts. It returns how many
-	// messages (warm-up included) it completed, and on error why it
-	// stopped; res then holds what was measured before.
-	Measure(payload int, res *PayloadResult) (attempt int, err error)
-}
-
-// TickFunc reports progress within a payload: done of total messages,
-// with the samples kept so far (nanoseconds).
-type TickFunc func(payload, done, total int, kept []int64)
 
 // Pacer decides when each message of a payload is sent, like vegeta's
 // pacer: ClosedLoop (the next message when the previous one is answered)
@@ -90,23 +76,21 @@ func (RoundTrip) Check(c Config) error {
 }
 
 // Start returns the ping loop over link's pinger.
-func (RoundTrip) Start(link *Link, c Config, stop *atomic.Bool, tick TickFunc) Measurer {
+func (RoundTrip) Start(link *Link, c Config, stop *atomic.Bool, tick driver.TickFunc) driver.Measurer {
 	l := newPingLoop(c, link.Pinger, stop)
 	l.tick = tick
 	return l
 }
 
-// SelfMeasuring is implemented by pingers of links that time their own
-// messages, such as an external program whose samples are read from what
-// it wrote: the engine measures such a sub-experiment with the Workload
-// the pinger returns instead of the run's. That workload's Latency must
-// be the run's; its Measurer may fill PayloadResult.Micros and may
-// complete Link.System with what it learnt (an exit status).
-type SelfMeasuring interface {
-	driver.Pinger
-	// Workload returns the workload of this sub-experiment; dir is the
-	// experiment directory, where it may keep files of its own.
-	Workload(dir string) Workload
+// selfWorkload is a self-measuring link's workload (driver.SelfMeasuring)
+// as the engine's.
+type selfWorkload struct{ w driver.SelfWorkload }
+
+func (s selfWorkload) Mode(Pacer) string       { return s.w.Mode() }
+func (s selfWorkload) Latency(c Config) string { return s.w.Latency(c.Latency) }
+func (s selfWorkload) Check(c Config) error    { return s.w.Check(c.plan()) }
+func (s selfWorkload) Start(link *Link, c Config, stop *atomic.Bool, tick driver.TickFunc) driver.Measurer {
+	return s.w.Start(c.plan(), link.System, stop, tick)
 }
 
 // Sink writes what a sub-experiment measured, once it is measured
@@ -115,7 +99,7 @@ type SelfMeasuring interface {
 type Sink interface {
 	// Write records sub's payloads in the experiment directory dir;
 	// latency is the workload's definition of a sample.
-	Write(dir string, sub Sub, latency string, payloads []PayloadResult) error
+	Write(dir string, sub Sub, latency string, payloads []driver.PayloadResult) error
 }
 
 // RawCSV writes measurements_<type>.csv (formats §2), atomically.
@@ -124,7 +108,7 @@ type RawCSV struct{}
 // Write writes the kept samples in microseconds: half the round trip for
 // meta.LatencyHalfRTT, the nanoseconds as they are otherwise, or Micros
 // as they are when a payload has them.
-func (RawCSV) Write(dir string, sub Sub, latency string, payloads []PayloadResult) error {
+func (RawCSV) Write(dir string, sub Sub, latency string, payloads []driver.PayloadResult) error {
 	div := 1000.0
 	if latency == meta.LatencyHalfRTT {
 		div = 2000 // ns round trip → µs half round trip
@@ -152,8 +136,9 @@ func (RawCSV) Write(dir string, sub Sub, latency string, payloads []PayloadResul
 
 // Compile-time checks of the implementations.
 var (
-	_ Workload = RoundTrip{}
-	_ Measurer = (*pingLoop)(nil)
-	_ Pacer    = ClosedLoop{}
-	_ Sink     = RawCSV{}
+	_ Workload        = RoundTrip{}
+	_ driver.Measurer = (*pingLoop)(nil)
+	_ Workload        = selfWorkload{}
+	_ Pacer           = ClosedLoop{}
+	_ Sink            = RawCSV{}
 )

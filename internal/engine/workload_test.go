@@ -19,14 +19,14 @@ type countingWorkload struct{ started int }
 func (w *countingWorkload) Mode(p Pacer) string   { return "test " + p.Name() }
 func (w *countingWorkload) Latency(Config) string { return meta.LatencyOneWay }
 func (w *countingWorkload) Check(c Config) error  { return nil }
-func (w *countingWorkload) Start(_ *Link, c Config, _ *atomic.Bool, _ TickFunc) Measurer {
+func (w *countingWorkload) Start(_ *Link, c Config, _ *atomic.Bool, _ driver.TickFunc) driver.Measurer {
 	w.started++
 	return countingMeasurer{c}
 }
 
 type countingMeasurer struct{ c Config }
 
-func (m countingMeasurer) Measure(payload int, res *PayloadResult) (int, error) {
+func (m countingMeasurer) Measure(payload int, res *driver.PayloadResult) (int, error) {
 	for i := range m.c.Samples {
 		res.Nanos = append(res.Nanos, int64(1000*(i+1)))
 	}
@@ -40,7 +40,7 @@ type recordingSink struct {
 	nanos   [][]int64
 }
 
-func (s *recordingSink) Write(_ string, _ Sub, latency string, payloads []PayloadResult) error {
+func (s *recordingSink) Write(_ string, _ Sub, latency string, payloads []driver.PayloadResult) error {
 	s.latency = latency
 	for _, p := range payloads {
 		s.nanos = append(s.nanos, p.Nanos)
@@ -93,7 +93,7 @@ func TestRawCSVUnits(t *testing.T) {
 	for latency, want := range map[string]float64{meta.LatencyHalfRTT: 1.5, meta.LatencyRTT: 3, meta.LatencyOneWay: 3} {
 		dir := t.TempDir()
 		sub := Sub{Type: "x_reliable"}
-		if err := (RawCSV{}).Write(dir, sub, latency, []PayloadResult{{Nanos: []int64{3000}, Counts: meta.Payload{Bytes: 16}}}); err != nil {
+		if err := (RawCSV{}).Write(dir, sub, latency, []driver.PayloadResult{{Nanos: []int64{3000}, Counts: meta.Payload{Bytes: 16}}}); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := readRaw(t, dir, sub.Type)

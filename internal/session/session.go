@@ -486,7 +486,7 @@ func (s *Session) probe(ctx context.Context, p *plan) error {
 	if p.echo != EchoRemote {
 		return nil
 	}
-	if _, ok := pinger.(engine.SelfMeasuring); ok {
+	if _, ok := pinger.(driver.SelfMeasuring); ok {
 		// A self-measuring link (a helper program exchanges the messages)
 		// checked the far end in Dial: it sends nothing through this
 		// process.

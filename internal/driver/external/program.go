@@ -18,10 +18,13 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
-	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/extformat"
 	"github.com/mqgate/mqgate/internal/meta"
 )
+
+// errInterrupted stops a program not yet started: the run was
+// interrupted or its far end is gone (the engine says which).
+var errInterrupted = errors.New("interrupted")
 
 // KillGrace is how long a program asked to stop (SIGTERM to its process
 // group, at its timeout or when the run is interrupted) has to exit
@@ -33,7 +36,7 @@ const KillGrace = 2 * time.Second
 var ErrTimedOut = errors.New("ran longer than --" + FlagTimeout)
 
 // program is the pinger of an external program: it never sends; its
-// workload starts the program and reads what it wrote (engine.SelfMeasuring).
+// workload starts the program and reads what it wrote (driver.SelfMeasuring).
 type program struct {
 	cfg  config
 	info driver.SystemInfo
@@ -71,7 +74,7 @@ func (p *program) SystemInfo() driver.SystemInfo { return p.info }
 
 // Workload returns the workload that starts the program; its files are
 // kept in dir.
-func (p *program) Workload(dir string) engine.Workload { return &workload{p: p, dir: dir} }
+func (p *program) Workload(dir string) driver.SelfWorkload { return &workload{p: p, dir: dir} }
 
 // workload starts the program once per payload when its command holds
 // {payload}, else once for all payloads, and reads the latencies it wrote.
@@ -83,20 +86,20 @@ type workload struct {
 func (w *workload) perPayload() bool { return uses(w.p.cfg.argv, PhPayload) }
 
 // Mode returns "external program".
-func (*workload) Mode(engine.Pacer) string { return "external program" }
+func (*workload) Mode() string { return "external program" }
 
 // Latency is the run's definition, which the program's round trips
 // convert to; one-way latencies stay one-way.
-func (w *workload) Latency(c engine.Config) string {
+func (w *workload) Latency(run string) string {
 	if w.p.cfg.format == extformat.Lines && w.p.cfg.read.Latency == meta.LatencyOneWay {
 		return meta.LatencyOneWay
 	}
-	return c.Latency
+	return run
 }
 
 // Check refuses several payloads when neither the command nor the format
 // says which payload a latency belongs to.
-func (w *workload) Check(c engine.Config) error {
+func (w *workload) Check(c driver.Plan) error {
 	if w.p.cfg.format == extformat.Lines && !w.perPayload() && len(c.Payloads) > 1 {
 		return fmt.Errorf("--%s lines does not say the payload of a latency: put %s in --%s (the program then runs once per payload) or measure one payload",
 			FlagFormat, PhPayload, FlagCommand)
@@ -105,13 +108,13 @@ func (w *workload) Check(c engine.Config) error {
 }
 
 // Start returns the measurer of the sub-experiment.
-func (w *workload) Start(link *engine.Link, c engine.Config, stop *atomic.Bool, _ engine.TickFunc) engine.Measurer {
+func (w *workload) Start(c driver.Plan, system *meta.SystemInfo, stop *atomic.Bool, _ driver.TickFunc) driver.Measurer {
 	extra := map[string]string{}
-	if link.System != nil {
-		if link.System.Extra == nil {
-			link.System.Extra = map[string]string{}
+	if system != nil {
+		if system.Extra == nil {
+			system.Extra = map[string]string{}
 		}
-		extra = link.System.Extra
+		extra = system.Extra
 	}
 	return &measurer{w: w, cfg: c, stop: stop, extra: extra}
 }
@@ -119,7 +122,7 @@ func (w *workload) Start(link *engine.Link, c engine.Config, stop *atomic.Bool, 
 // measurer measures the payloads of one sub-experiment.
 type measurer struct {
 	w     *workload
-	cfg   engine.Config
+	cfg   driver.Plan
 	stop  *atomic.Bool
 	extra map[string]string // meta.json's system.extra
 	// statuses are the exit statuses, per payload when the program runs
@@ -134,7 +137,7 @@ type measurer struct {
 
 // Measure runs the program for payload (or reads the single run's
 // samples of it) into res.
-func (m *measurer) Measure(payload int, res *engine.PayloadResult) (int, error) {
+func (m *measurer) Measure(payload int, res *driver.PayloadResult) (int, error) {
 	var (
 		samples []extformat.Sample
 		latency string
@@ -242,8 +245,8 @@ func payloadList(by map[int][]extformat.Sample) string {
 // fill converts samples (definition latency) into res in the run's
 // definition: Micros exactly, Nanos rounded (round trips, or one-way
 // latencies) for progress.
-func (m *measurer) fill(payload int, samples []extformat.Sample, latency string, res *engine.PayloadResult) {
-	to := m.w.Latency(m.cfg)
+func (m *measurer) fill(payload int, samples []extformat.Sample, latency string, res *driver.PayloadResult) {
+	to := m.w.Latency(m.cfg.Latency)
 	res.Micros = make([]float64, 0, len(samples))
 	res.Nanos = res.Nanos[:0]
 	perNs := 1000.0
@@ -303,7 +306,7 @@ func (m *measurer) run(payload int) (runResult, error) {
 	}
 
 	if m.stop.Load() {
-		return runResult{}, engine.ErrInterrupted
+		return runResult{}, errInterrupted
 	}
 	status, runErr := w.p.start(argv, stdoutPath, stderrPath, c.timeout)
 	if payload > 0 {
@@ -332,8 +335,8 @@ func (m *measurer) run(payload int) (runResult, error) {
 	opts.Partial = runErr != nil
 	r, err := extformat.Read(c.format, f, res.file, opts)
 	res.samples, res.latency = r.Samples, r.Latency
-	if _, ok := extformat.Convert(0, r.Latency, w.Latency(m.cfg)); r.Latency != "" && !ok {
-		return runResult{file: res.file}, fmt.Errorf("%s holds %s latencies and the run's are %s", res.file, r.Latency, w.Latency(m.cfg))
+	if _, ok := extformat.Convert(0, r.Latency, w.Latency(m.cfg.Latency)); r.Latency != "" && !ok {
+		return runResult{file: res.file}, fmt.Errorf("%s holds %s latencies and the run's are %s", res.file, r.Latency, w.Latency(m.cfg.Latency))
 	}
 	switch {
 	case runErr != nil && err != nil:
@@ -409,7 +412,7 @@ func (p *program) start(argv []string, stdoutPath, stderrPath string, timeout ti
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
-			started <- engine.ErrInterrupted
+			started <- errInterrupted
 			close(r.exited)
 			return
 		}
@@ -425,7 +428,7 @@ func (p *program) start(argv []string, stdoutPath, stderrPath string, timeout ti
 		close(r.exited)
 	}()
 	if err := <-started; err != nil {
-		if errors.Is(err, engine.ErrInterrupted) {
+		if errors.Is(err, errInterrupted) {
 			return "not started", err
 		}
 		return "not started", fmt.Errorf("%w: %s: %v", errNotStarted, argv[0], unwrapExec(err))

@@ -5,7 +5,7 @@
 // Zenoh has no Go binding mqgate can depend on, so neither end of the link
 // lives in this process. Listen starts the helper's pong role (and, in
 // client mode without --zenoh-endpoint, its router role first); Dial returns
-// a pinger that is engine.SelfMeasuring: its workload runs the helper's ping
+// a pinger that is driver.SelfMeasuring: its workload runs the helper's ping
 // role, which times every round trip with its own monotonic clock in Zenoh's
 // delivery callback and writes the raw samples (formats §2) and summary.json
 // into the experiment directory, under helper/<type>/. The engine then takes

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
-	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/zenohhelper"
 )
@@ -22,7 +21,7 @@ import (
 // helper, not this process, exchanges the messages.
 var ErrSelfMeasuring = errors.New("the Zenoh link is measured by mqgate-zenoh, which sends and receives its messages itself")
 
-// Pinger is the measuring end of a Zenoh round trip (engine.SelfMeasuring).
+// Pinger is the measuring end of a Zenoh round trip (driver.SelfMeasuring).
 type Pinger struct {
 	s       settings
 	opts    driver.Options
@@ -78,7 +77,7 @@ func (p *Pinger) Type() string {
 
 // Workload returns the helper's ping as the sub-experiment's workload; it
 // writes under dir/helper/<type>.
-func (p *Pinger) Workload(dir string) engine.Workload {
+func (p *Pinger) Workload(dir string) driver.SelfWorkload {
 	return &workload{p: p, dir: helperDir(dir, p.Type())}
 }
 
@@ -89,27 +88,28 @@ type workload struct {
 
 // Mode: the helper keeps one message in flight, like the engine's ping
 // loop.
-func (*workload) Mode(engine.Pacer) string { return "round-trip closed-loop (mqgate-zenoh)" }
+func (*workload) Mode() string { return "round-trip closed-loop (mqgate-zenoh)" }
 
 // Latency is the run's: the helper writes half round trips or, with
 // --latency rtt, whole ones.
-func (*workload) Latency(c engine.Config) string { return c.Latency }
+func (*workload) Latency(run string) string { return run }
 
-// Check accepts what engine.RoundTrip accepts.
-func (*workload) Check(c engine.Config) error { return engine.RoundTrip{}.Check(c) }
+// Check accepts every plan: the run's round trip already refused what the
+// helper's ping cannot measure.
+func (*workload) Check(driver.Plan) error { return nil }
 
-func (w *workload) Start(link *engine.Link, c engine.Config, stop *atomic.Bool, tick engine.TickFunc) engine.Measurer {
-	return &measurer{w: w, link: link, cfg: c, stop: stop, tick: tick}
+func (w *workload) Start(c driver.Plan, system *meta.SystemInfo, stop *atomic.Bool, tick driver.TickFunc) driver.Measurer {
+	return &measurer{w: w, system: system, cfg: c, stop: stop, tick: tick}
 }
 
 // measurer runs the helper once, for every payload, on the first Measure,
 // and hands out each payload's samples.
 type measurer struct {
-	w    *workload
-	link *engine.Link
-	cfg  engine.Config
-	stop *atomic.Bool
-	tick engine.TickFunc
+	w      *workload
+	system *meta.SystemInfo
+	cfg    driver.Plan
+	stop   *atomic.Bool
+	tick   driver.TickFunc
 
 	ran  bool
 	res  zenohhelper.Results
@@ -174,11 +174,11 @@ func (m *measurer) run() {
 	}()
 	m.exit = proc.Wait()
 	close(done)
-	if m.link.System != nil {
-		if m.link.System.Extra == nil {
-			m.link.System.Extra = map[string]string{}
+	if m.system != nil {
+		if m.system.Extra == nil {
+			m.system.Extra = map[string]string{}
 		}
-		m.link.System.Extra["helper_exit"] = strconv.Itoa(m.exit.Code)
+		m.system.Extra["helper_exit"] = strconv.Itoa(m.exit.Code)
 	}
 	res, err := zenohhelper.ReadResults(m.w.dir)
 	if err != nil {
@@ -186,13 +186,13 @@ func (m *measurer) run() {
 		return
 	}
 	m.res = res
-	if m.link.System != nil {
-		m.link.System.Extra["links"] = strings.Join(res.Summary.Links, "; ")
-		m.link.System.Extra["zid"] = res.Summary.ZID
-		m.link.System.Extra["congestion_control"] = res.Summary.CongestionControl
-		m.link.System.Extra["express"] = strconv.FormatBool(res.Summary.Express)
+	if m.system != nil {
+		m.system.Extra["links"] = strings.Join(res.Summary.Links, "; ")
+		m.system.Extra["zid"] = res.Summary.ZID
+		m.system.Extra["congestion_control"] = res.Summary.CongestionControl
+		m.system.Extra["express"] = strconv.FormatBool(res.Summary.Express)
 		if res.Summary.ZenohVersion != "" {
-			m.link.System.Version = res.Summary.ZenohVersion
+			m.system.Version = res.Summary.ZenohVersion
 		}
 	}
 }
@@ -200,7 +200,7 @@ func (m *measurer) run() {
 // Measure returns the samples and counts of payload from the helper's
 // files. A payload the helper did not finish returns its samples with the
 // helper's reason.
-func (m *measurer) Measure(payload int, res *engine.PayloadResult) (int, error) {
+func (m *measurer) Measure(payload int, res *driver.PayloadResult) (int, error) {
 	if !m.ran {
 		m.run()
 	}
@@ -261,7 +261,7 @@ func (m *measurer) helperErr(format string, args ...any) error {
 
 // Compile-time checks.
 var (
-	_ engine.SelfMeasuring = (*Pinger)(nil)
+	_ driver.SelfMeasuring = (*Pinger)(nil)
 	_ driver.InfoReporter  = (*Pinger)(nil)
 	_ driver.FlagOwner     = Transport{}
 	_ driver.SizeLimiter   = Transport{}
