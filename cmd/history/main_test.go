@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/history"
-	"github.com/mqgate/mqgate/internal/process"
 	"github.com/mqgate/mqgate/internal/synth"
 )
 
@@ -319,7 +319,7 @@ func rawRuns(t *testing.T, n, slowFrom int, slowdown float64) (exps, reqs string
 			t.Fatal(err)
 		}
 		var out, errb bytes.Buffer
-		if code := cliapp.Run(context.Background(), process.App(), []string{"process", "--no-plots", d}, &out, &errb); code != 0 {
+		if code := cliapp.Run(context.Background(), processcmd.App(), []string{"process", "--no-plots", d}, &out, &errb); code != 0 {
 			t.Fatalf("process %s: exit %d: %s", d, code, errb.String())
 		}
 	}

@@ -5,7 +5,7 @@ package main
 
 import (
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 )
 
-func main() { cliapp.Main(process.App()) }
+func main() { cliapp.Main(processcmd.App()) }

@@ -20,7 +20,7 @@ func BenchmarkSummaries(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Run(context.Background(), inputs, Options{}); err != nil {
+		if _, err := Summarise(context.Background(), inputs, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

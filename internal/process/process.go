@@ -144,7 +144,7 @@ type fileState struct {
 	samples int
 }
 
-// Run processes inputs and writes their summaries (and plots when asked).
+// Summarise processes inputs and writes their summaries (and plots when asked).
 // It returns the results in input order. Every file is replaced only by
 // the rename of a complete temporary file (atomicfile), so that an earlier
 // summary stays as it was until its replacement is ready: a process killed
@@ -153,7 +153,7 @@ type fileState struct {
 // could not be read or summarised, its earlier summary, which no longer
 // describes it, is then removed. An interruption (ctx cancelled) leaves
 // every earlier summary as it was.
-func Run(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
+func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
 	if opt.Format == "" {
 		opt.Format = plots.FormatPNG
 	}

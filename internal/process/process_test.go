@@ -1,4 +1,4 @@
-package process
+package process_test
 
 import (
 	"bytes"
@@ -13,7 +13,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/browser"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/process"
 )
 
 const fixtureDir = "../../testdata/fastrtps-v192"
@@ -21,7 +23,7 @@ const fixtureDir = "../../testdata/fastrtps-v192"
 func runProcess(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = cliapp.Run(context.Background(), App(), append([]string{"process"}, args...), &out, &errb)
+	code = cliapp.Run(context.Background(), processcmd.App(), append([]string{"process"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -84,7 +86,7 @@ func TestFastRTPSFixture(t *testing.T) {
 	}
 	code, _, stderr := runProcess(t, "--no-plots", dir)
 	wantErr := raw + `:15001: column "Sample": 15001 follows 14999: sample 15000 is missing in payload 32, expected 15000: `
-	if code != 2 || !strings.Contains(stderr, wantErr) || !strings.Contains(stderr, LenientHint) {
+	if code != 2 || !strings.Contains(stderr, wantErr) || !strings.Contains(stderr, process.LenientHint) {
 		t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, wantErr)
 	}
 }
@@ -150,7 +152,7 @@ func TestPlotsAndComparisons(t *testing.T) {
 				p := itoa(16 << i)
 				want = append(want, "plots/measurements_b_best_effort/histogram_"+p, "plots/measurements_b_best_effort/series_"+p)
 			}
-			for _, c := range Comparisons {
+			for _, c := range process.Comparisons {
 				want = append(want, "plots/"+c.Name)
 			}
 			for _, w := range want {
@@ -340,7 +342,7 @@ func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	code := cliapp.Run(ctx, App(), []string{"process", dir}, &out, &errb)
+	code := cliapp.Run(ctx, processcmd.App(), []string{"process", dir}, &out, &errb)
 	if code != 130 {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}

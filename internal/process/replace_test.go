@@ -1,4 +1,4 @@
-package process
+package process_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/measurements"
 )
 
@@ -49,7 +50,7 @@ func TestInterruptedKeepsSummaries(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	if code := cliapp.Run(ctx, App(), []string{"process", "--no-plots", dir}, &out, &errb); code != 130 {
+	if code := cliapp.Run(ctx, processcmd.App(), []string{"process", "--no-plots", dir}, &out, &errb); code != 130 {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 	if !strings.Contains(errb.String(), "the earlier ones are as they were") {

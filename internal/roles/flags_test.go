@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/process"
 )
 
 // freePort is a TCP port nobody listened on a moment ago.
@@ -113,7 +113,7 @@ func TestRoleFlags(t *testing.T) {
 		t.Errorf("sub-experiments %v", types)
 	}
 	var o, e bytes.Buffer
-	if code := cliapp.Run(context.Background(), process.App(), []string{"process", "--no-plots", filepath.Join(out, "fe")}, &o, &e); code != 0 {
+	if code := cliapp.Run(context.Background(), processcmd.App(), []string{"process", "--no-plots", filepath.Join(out, "fe")}, &o, &e); code != 0 {
 		t.Errorf("process: exit %d: %s", code, e.String())
 	}
 }

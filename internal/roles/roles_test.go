@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/config"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/nats"
@@ -21,7 +22,6 @@ import (
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/process"
 )
 
 // embeddedNATS starts a NATS server inside the test process.
@@ -225,7 +225,7 @@ func TestPubSub(t *testing.T) {
 	// The gates read the merged experiment: process summarises it, check
 	// passes generous requirements and fails impossible ones.
 	var o, e bytes.Buffer
-	if code := cliapp.Run(context.Background(), process.App(), []string{"process", "--no-plots", dir}, &o, &e); code != 0 {
+	if code := cliapp.Run(context.Background(), processcmd.App(), []string{"process", "--no-plots", dir}, &o, &e); code != 0 {
 		t.Fatalf("process: exit %d: %s", code, e.String())
 	}
 	for req, want := range map[string]int{"1000000000.000": 0, "0.001": 1} {

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/process"
 )
 
 // TestAB interleaves a reference echo (this program) with a candidate echo
@@ -179,7 +179,7 @@ func TestABGated(t *testing.T) {
 	}
 	for _, d := range dirs {
 		var o, e strings.Builder
-		if code := cliapp.Run(context.Background(), process.App(), []string{"process", "--no-plots", d}, &o, &e); code != 0 {
+		if code := cliapp.Run(context.Background(), processcmd.App(), []string{"process", "--no-plots", d}, &o, &e); code != 0 {
 			t.Fatalf("process %s: exit %d: %s", d, code, e.String())
 		}
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/process"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/throughput"
 )
@@ -94,7 +94,7 @@ func TestRunLoad(t *testing.T) {
 		t.Errorf("%d figures in load/: %v", len(pngs), pngs)
 	}
 	var pout, perr strings.Builder
-	if code := cliapp.Run(context.Background(), process.App(), []string{"process", dir}, &pout, &perr); code != 0 {
+	if code := cliapp.Run(context.Background(), processcmd.App(), []string{"process", dir}, &pout, &perr); code != 0 {
 		t.Fatalf("process exit %d: %s", code, perr.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "measurements_nats_best_effort_summary.csv")); err != nil {

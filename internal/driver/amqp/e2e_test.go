@@ -17,13 +17,13 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver/amqp"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/process"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/mqgate/mqgate/internal/testenv"
@@ -90,11 +90,11 @@ func TestRunThroughEveryTool(t *testing.T) {
 	var baseDirs []string
 	for _, name := range []string{"run1", "run2", "run3"} {
 		dir := measure(base, name)
-		tool(t, process.App(), []int{0}, "--no-plots", dir)
+		tool(t, processcmd.App(), []int{0}, "--no-plots", dir)
 		baseDirs = append(baseDirs, dir)
 	}
 	c := measure(cand, "new")
-	tool(t, process.App(), []int{0}, c)
+	tool(t, processcmd.App(), []int{0}, c)
 
 	reqs := filepath.Join(work, "latency_requirements.csv")
 	tool(t, requirements.App(), []int{0}, "--experiments-results", base, "--output-file", reqs)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/history"
-	"github.com/mqgate/mqgate/internal/process"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/urfave/cli/v2"
@@ -47,7 +47,7 @@ func TestChain(t *testing.T) {
 			t.Fatalf("run %s: exit %d: %s", name, code, errb.String())
 		}
 		dir := filepath.Join(out, name)
-		if code, out := tool(t, process.App(), "--quiet", "--no-plots", dir); code != 0 {
+		if code, out := tool(t, processcmd.App(), "--quiet", "--no-plots", dir); code != 0 {
 			t.Fatalf("process %s: exit %d: %s", dir, code, out)
 		}
 		return dir

@@ -12,12 +12,12 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/process"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 )
@@ -80,7 +80,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 				t.Errorf("%s: meta.json lacks %s:\n%s", name, want, doc)
 			}
 		}
-		tool(t, process.App(), 0, "--no-plots", dir)
+		tool(t, processcmd.App(), 0, "--no-plots", dir)
 		for _, typ := range types {
 			for _, f := range []string{"measurements_" + typ + ".csv", "measurements_" + typ + "_summary.csv"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/zenoh"
@@ -21,7 +22,6 @@ import (
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/process"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/mqgate/mqgate/internal/zenohhelper"
@@ -127,7 +127,7 @@ func TestRunPeerAndClient(t *testing.T) {
 		if wantCC := `"congestion_control": "block"`; !bytes.Contains(doc, []byte(wantCC)) {
 			t.Errorf("%s: meta.json lacks %s", tc.name, wantCC)
 		}
-		tool(t, process.App(), 0, "--no-plots", dir)
+		tool(t, processcmd.App(), 0, "--no-plots", dir)
 	}
 	root := filepath.Dir(results)
 	loose, tight := filepath.Join(root, "loose.csv"), filepath.Join(root, "tight.csv")

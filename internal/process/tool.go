@@ -1,13 +1,13 @@
 package process
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/clobber"
@@ -17,101 +17,72 @@ import (
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
-// App returns the process command.
-func App() *cli.App {
-	return &cli.App{
-		Name:      "process",
-		Usage:     "summarise raw latency measurements and plot them",
-		UsageText: "process [options] EXPERIMENT_DIR\n   process --raw_csv FILE --output_csv FILE --plots_directory DIR",
-		Description: `process reads every measurements_<type>.csv in EXPERIMENT_DIR and writes beside it
-measurements_<type>_summary.csv (one row per payload: Max, Min, Mean, Median, Stdev,
-jitter, 90%, 99%, 99.99%, numpy-exact), and under EXPERIMENT_DIR/plots a latency
-histogram and a time series per payload and four comparison plots across
-sub-experiments (min, median, max and 99th percentile vs payload).
-
-With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
-script does; --output-csv applies to that mode only.
-
-Sample counts 1, 2, 3, ... from the first row and, at each new payload, either
-starts again at 1 (as run writes it) or carries on (as Fast-RTPS LatencyTest
-does: 16 B 1-10000, 32 B 10001-20000, ...), the same way throughout the file,
-each payload's rows together (formats §2). A file that fits neither (a gap, a
-repeat, a count going back, a payload reappearing) is refused, naming the line
-and the sample expected. --lenient-samples summarises such a file anyway: every
-row counts whatever its Sample, and a payload whose rows reappear is summarised
-with its earlier rows.
-
-Examples:
-   process results/2026-11-21_09-00-00
-   process --no-plots results/2026-11-21_09-00-00
-   process --format svg --plots-directory /tmp/plots results/2026-11-21_09-00-00
-   process --html report.html results/2026-11-21_09-00-00
-   process --raw_csv measurements_interprocess_reliable.csv \
-           --output_csv measurements_interprocess_reliable_summary.csv \
-           --plots_directory plots/measurements_interprocess_reliable
-
-Exit status: 0 done, 2 bad usage or input (no summary is left for a raw file that
-could not be read), 130 interrupted.`,
-		HideHelpCommand: true,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "raw-csv", Aliases: []string{"raw_csv", "c"}, Usage: "process this one raw `FILE` instead of a directory"},
-			&cli.StringFlag{Name: "output-csv", Aliases: []string{"output_csv", "o"}, Usage: "summary `FILE` for --raw-csv (default: <raw>_summary.csv beside it); not with EXPERIMENT_DIR"},
-			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the plots (default: EXPERIMENT_DIR/plots, or plots/<raw name> beside --raw-csv)"},
-			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
-			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
-			&cli.BoolFlag{Name: "lenient-samples", Usage: "accept any Sample numbering (gaps, repeats, going back) and payloads that reappear; without it, formats §2's two numberings"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once, 1 to 256", DefaultText: "number of CPUs, at most 256"},
-			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report `FILE` (tables and every plot, inline)"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
-		},
-		Action: action,
-	}
+// Config is one invocation of the process tool, as its command line gives
+// it (internal/cliapp/processcmd). The zero value of a field is the flag's
+// default.
+type Config struct {
+	Dirs           []string // EXPERIMENT_DIR: exactly one, or none with RawCSV
+	RawCSV         string   // --raw-csv: one raw file, Fast-RTPS script style
+	OutputCSV      string   // --output-csv: its summary file
+	OutputCSVSet   bool     // --output-csv was given (even empty, which is refused)
+	PlotsDirectory string   // --plots-directory: "" for the default
+	NoPlots        bool     // --no-plots
+	Format         string   // --format: png or svg
+	Jobs           int      // --jobs: payloads at once, 0 for the number of CPUs
+	JobsSet        bool     // --jobs was given (then 0 is refused)
+	HTML           string   // --html: the report file, "" for none
+	LenientSamples bool     // --lenient-samples
+	Quiet          bool     // --quiet: print nothing but errors
 }
 
-func action(c *cli.Context) error {
-	format, err := plots.ParseFormat(c.String("format"))
+// Run does what the process command does for cfg: it checks cfg and every
+// output path before writing anything, summarises (Summarise), plots, writes
+// the HTML report, and prints its progress lines to stdout. Errors carry
+// their exit code (package exit).
+func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
+	format, err := plots.ParseFormat(cfg.Format)
 	if err != nil {
 		return exit.Usagef("--format: %v", err)
 	}
-	if jobs := c.Int("jobs"); c.IsSet("jobs") && (jobs < 1 || jobs > MaxJobs) {
+	if jobs := cfg.Jobs; cfg.JobsSet && (jobs < 1 || jobs > MaxJobs) {
 		return exit.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
 			jobs, MaxJobs, MaxJobs)
 	}
-	htmlPath := c.String("html")
-	opt := Options{Plots: !c.Bool("no-plots"), Format: format, Workers: c.Int("jobs"), Figures: htmlPath != "",
-		LenientSamples: c.Bool("lenient-samples")}
+	htmlPath := cfg.HTML
+	opt := Options{Plots: !cfg.NoPlots, Format: format, Workers: cfg.Jobs, Figures: htmlPath != "",
+		LenientSamples: cfg.LenientSamples}
 
 	var inputs []Input
 	dirMode := false
-	switch raw := c.String("raw-csv"); {
-	case raw != "" && c.NArg() > 0:
+	switch raw := cfg.RawCSV; {
+	case raw != "" && len(cfg.Dirs) > 0:
 		return exit.Usagef("give either EXPERIMENT_DIR or --raw-csv, not both")
-	case raw == "" && c.NArg() == 0:
+	case raw == "" && len(cfg.Dirs) == 0:
 		return exit.Usagef("EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')")
-	case c.NArg() > 1:
-		return exit.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
+	case len(cfg.Dirs) > 1:
+		return exit.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", len(cfg.Dirs), strings.Join(cfg.Dirs, " "))
 	case raw != "":
-		if c.IsSet("output-csv") && c.String("output-csv") == "" {
+		if cfg.OutputCSVSet && cfg.OutputCSV == "" {
 			return exit.Usagef("--output-csv is empty")
 		}
-		in := rawInput(raw, c.String("output-csv"), c.String("plots-directory"))
+		in := rawInput(raw, cfg.OutputCSV, cfg.PlotsDirectory)
 		if sameFile(in.Raw, in.Summary) {
 			return exit.Usagef("--output-csv %s is the raw file itself: give another summary file", in.Summary)
 		}
 		inputs = []Input{in}
-	case c.IsSet("output-csv"):
+	case cfg.OutputCSVSet:
 		return exit.Usagef("--output-csv %s is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written "+
-			"beside its raw file as measurements_<type>_summary.csv (drop --output-csv, or give --raw-csv)", c.String("output-csv"))
+			"beside its raw file as measurements_<type>_summary.csv (drop --output-csv, or give --raw-csv)", cfg.OutputCSV)
 	default:
 		dirMode = true
-		inputs, err = ExperimentInputs(c.Args().First(), c.String("plots-directory"))
+		inputs, err = ExperimentInputs(cfg.Dirs[0], cfg.PlotsDirectory)
 		if err != nil {
 			return err
 		}
 	}
 	var guard clobber.Guard
 	if dirMode {
-		guard.Experiment("EXPERIMENT_DIR", c.Args().First())
+		guard.Experiment("EXPERIMENT_DIR", cfg.Dirs[0])
 	} else {
 		guard.File("--raw-csv", inputs[0].Raw)
 		if ownSummary(inputs[0]) {
@@ -129,7 +100,7 @@ func action(c *cli.Context) error {
 	if !dirMode {
 		summaryFlag = "--output-csv"
 	}
-	if c.IsSet("plots-directory") {
+	if cfg.PlotsDirectory != "" {
 		plotsFlag = "--plots-directory"
 	}
 	if err := checkOutputs(inputs, htmlPath, opt.Plots, summaryFlag, plotsFlag); err != nil {
@@ -142,24 +113,24 @@ func action(c *cli.Context) error {
 	}
 
 	start := time.Now()
-	results, err := Run(c.Context, inputs, opt)
+	results, err := Summarise(ctx, inputs, opt)
 	if err != nil {
-		if c.Context.Err() != nil {
+		if ctx.Err() != nil {
 			return exit.With(exit.Interrupted, fmt.Errorf("interrupted; no summary written, the earlier ones are as they were"))
 		}
 		return err
 	}
-	out := c.App.Writer
-	quiet := c.Bool("quiet")
+	out := stdout
+	quiet := cfg.Quiet
 	for _, r := range results {
 		if !quiet {
 			fmt.Fprintf(out, "%s: %d payloads, %d samples -> %s\n", r.Raw, len(r.Rows), r.Samples, r.Summary)
 		}
 	}
 	if dirMode && opt.Plots {
-		dir := c.String("plots-directory")
+		dir := cfg.PlotsDirectory
 		if dir == "" {
-			dir = experiment.PlotsDir(c.Args().First())
+			dir = experiment.PlotsDir(cfg.Dirs[0])
 		}
 		if _, err := ComparisonPlots(dir, results, format); err != nil {
 			return err
@@ -168,7 +139,7 @@ func action(c *cli.Context) error {
 	if htmlPath != "" {
 		expDir := ""
 		if dirMode {
-			expDir = c.Args().First()
+			expDir = cfg.Dirs[0]
 		}
 		page, err := Page(expDir, results)
 		if err != nil {

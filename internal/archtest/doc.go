@@ -1,0 +1,4 @@
+// Package archtest holds no code: its test reads the import lines of every
+// non-test Go file of the module and enforces the layering rules of
+// docs/architecture.md, so that the map and the code cannot drift apart.
+package archtest

@@ -1,0 +1,77 @@
+package processcmd
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/process"
+)
+
+// App returns the process command: its flags and help, and the action
+// that turns them into a process.Config.
+func App() *cli.App {
+	return &cli.App{
+		Name:      "process",
+		Usage:     "summarise raw latency measurements and plot them",
+		UsageText: "process [options] EXPERIMENT_DIR\n   process --raw_csv FILE --output_csv FILE --plots_directory DIR",
+		Description: `process reads every measurements_<type>.csv in EXPERIMENT_DIR and writes beside it
+measurements_<type>_summary.csv (one row per payload: Max, Min, Mean, Median, Stdev,
+jitter, 90%, 99%, 99.99%, numpy-exact), and under EXPERIMENT_DIR/plots a latency
+histogram and a time series per payload and four comparison plots across
+sub-experiments (min, median, max and 99th percentile vs payload).
+
+With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
+script does; --output-csv applies to that mode only.
+
+Sample counts 1, 2, 3, ... from the first row and, at each new payload, either
+starts again at 1 (as run writes it) or carries on (as Fast-RTPS LatencyTest
+does: 16 B 1-10000, 32 B 10001-20000, ...), the same way throughout the file,
+each payload's rows together (formats §2). A file that fits neither (a gap, a
+repeat, a count going back, a payload reappearing) is refused, naming the line
+and the sample expected. --lenient-samples summarises such a file anyway: every
+row counts whatever its Sample, and a payload whose rows reappear is summarised
+with its earlier rows.
+
+Examples:
+   process results/2026-11-21_09-00-00
+   process --no-plots results/2026-11-21_09-00-00
+   process --format svg --plots-directory /tmp/plots results/2026-11-21_09-00-00
+   process --html report.html results/2026-11-21_09-00-00
+   process --raw_csv measurements_interprocess_reliable.csv \
+           --output_csv measurements_interprocess_reliable_summary.csv \
+           --plots_directory plots/measurements_interprocess_reliable
+
+Exit status: 0 done, 2 bad usage or input (no summary is left for a raw file that
+could not be read), 130 interrupted.`,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "raw-csv", Aliases: []string{"raw_csv", "c"}, Usage: "process this one raw `FILE` instead of a directory"},
+			&cli.StringFlag{Name: "output-csv", Aliases: []string{"output_csv", "o"}, Usage: "summary `FILE` for --raw-csv (default: <raw>_summary.csv beside it); not with EXPERIMENT_DIR"},
+			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the plots (default: EXPERIMENT_DIR/plots, or plots/<raw name> beside --raw-csv)"},
+			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
+			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
+			&cli.BoolFlag{Name: "lenient-samples", Usage: "accept any Sample numbering (gaps, repeats, going back) and payloads that reappear; without it, formats §2's two numberings"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once, 1 to 256", DefaultText: "number of CPUs, at most 256"},
+			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report `FILE` (tables and every plot, inline)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
+		},
+		Action: action,
+	}
+}
+
+// action turns the command line into a process.Config.
+func action(c *cli.Context) error {
+	return process.Run(c.Context, process.Config{
+		Dirs:           c.Args().Slice(),
+		RawCSV:         c.String("raw-csv"),
+		OutputCSV:      c.String("output-csv"),
+		OutputCSVSet:   c.IsSet("output-csv"),
+		PlotsDirectory: c.String("plots-directory"),
+		NoPlots:        c.Bool("no-plots"),
+		Format:         c.String("format"),
+		Jobs:           c.Int("jobs"),
+		JobsSet:        c.IsSet("jobs"),
+		HTML:           c.String("html"),
+		LenientSamples: c.Bool("lenient-samples"),
+		Quiet:          c.Bool("quiet"),
+	}, c.App.Writer)
+}
