@@ -151,7 +151,7 @@ func TestCommandsAreThin(t *testing.T) {
 // reporting an error never pulls in a plot, a driver or a broker client.
 func TestLeafPackages(t *testing.T) {
 	g := graph(t)
-	leaves := []string{"exit", "fileerr", "atomicfile", "csvfile", "stats"}
+	leaves := []string{"exit", "fileerr", "atomicfile", "csvfile", "result", "stats"}
 	for _, leaf := range leaves {
 		if _, ok := g[internal(leaf)]; !ok {
 			t.Errorf("internal/%s: no such package (update the rule)", leaf)
