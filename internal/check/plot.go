@@ -10,9 +10,9 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Figure is one check plot: a metric of one sub-experiment, experiment and
@@ -89,7 +89,7 @@ func nans(n int) []float64 {
 type ThroughputFigure struct {
 	Type string
 	// Load is the offered load shown (Payload 0).
-	Load experiment.ThroughputKey
+	Load result.Key
 	Plot *plot.Plot
 }
 
@@ -102,7 +102,7 @@ func ThroughputPlotDir(plotsDir, typ string) string {
 // ThroughputPlotFileName names the throughput check plot of an offered
 // load: check_window, check_rate_5000_msgs or check_rate_unpaced, plus the
 // format's extension.
-func ThroughputPlotFileName(load experiment.ThroughputKey, f plots.Format) string {
+func ThroughputPlotFileName(load result.Key, f plots.Format) string {
 	return "check_" + strings.NewReplacer(" ", "_", "/", "").Replace(load.Load()) + f.Ext()
 }
 
@@ -114,12 +114,12 @@ func ThroughputPlotFileName(load experiment.ThroughputKey, f plots.Format) strin
 func ThroughputFigures(checks []ThroughputCheck) []ThroughputFigure {
 	type fig struct {
 		typ  string
-		load experiment.ThroughputKey
+		load result.Key
 	}
 	var order []fig
 	byFig := map[fig][]gate.Check{}
 	for _, tc := range checks {
-		f := fig{tc.Type, experiment.ThroughputKey{Mode: tc.Key.Mode, Offered: tc.Key.Offered}}
+		f := fig{tc.Type, result.Key{Mode: tc.Key.Mode, Offered: tc.Key.Offered}}
 		if _, ok := byFig[f]; !ok {
 			order = append(order, f)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Config is what one check does.
@@ -316,7 +317,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 			break
 		}
 		path := filepath.Join(ThroughputPlotDir(cfg.PlotsDir, fig.Type), ThroughputPlotFileName(fig.Load, cfg.Format))
-		if err := savePlot(fig.Plot, path, experiment.ThroughputLabel(fig.Type, fig.Load)); err != nil {
+		if err := savePlot(fig.Plot, path, result.ThroughputLabel(fig.Type, fig.Load)); err != nil {
 			return res, err
 		}
 	}

@@ -27,13 +27,13 @@ var ThroughputMetric = gate.MessageRate
 // what was measured instead, and so is a measured row without requirement.
 func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Experiment, margin float64) []ThroughputCheck {
 	var checks []ThroughputCheck
-	add := func(typ string, k experiment.ThroughputKey, c gate.Check) {
+	add := func(typ string, k result.Key, c gate.Check) {
 		checks = append(checks, ThroughputCheck{Type: typ, Key: k, Check: c})
 	}
 	plain := len(runs) == 1 && !requirements.ThroughputStatistical(reqs) && margin == 0
 	required := map[string]bool{}
 	for _, r := range reqs {
-		label := experiment.ThroughputLabel(r.Type, r.Key)
+		label := result.ThroughputLabel(r.Type, r.Key)
 		required[label+fmt.Sprint(r.Key.Payload)] = true
 		var values []float64
 		var lacking []string
@@ -64,8 +64,8 @@ func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Ex
 	for _, e := range runs {
 		for _, t := range e.Throughputs {
 			for _, row := range t.Rows {
-				k := experiment.KeyOf(row)
-				label := experiment.ThroughputLabel(t.Type, k)
+				k := row.Key()
+				label := result.ThroughputLabel(t.Type, k)
 				if required[label+fmt.Sprint(k.Payload)] {
 					continue
 				}
@@ -81,7 +81,7 @@ func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Ex
 // ThroughputCheck is one throughput check with the row it judged.
 type ThroughputCheck struct {
 	Type  string
-	Key   experiment.ThroughputKey
+	Key   result.Key
 	Check gate.Check
 }
 
@@ -115,7 +115,7 @@ func WriteThroughputReport(w io.Writer, checks []ThroughputCheck, allowMissing b
 			s, _ := f3(v).MarshalCSV()
 			rec = append(rec, s)
 		}
-		cw.Write(append([]string{"Median [msg/s]", strconv.Itoa(tc.Key.Payload), tc.Key.Mode, experiment.FormatOffered(tc.Key.Offered)},
+		cw.Write(append([]string{"Median [msg/s]", strconv.Itoa(tc.Key.Payload), tc.Key.Mode, result.FormatOffered(tc.Key.Offered)},
 			append(rec, status)...))
 	}
 	cw.Flush()

@@ -163,11 +163,11 @@ func TestBothRequirementsNamed(t *testing.T) {
 // the points below their requirement marked and the direction in the title
 // and axis.
 func TestThroughputFigures(t *testing.T) {
-	win := experiment.ThroughputKey{Mode: result.ModeWindow}
-	rate := experiment.ThroughputKey{Mode: result.ModeRate, Offered: 5000}
-	at := func(k experiment.ThroughputKey, payload int) experiment.ThroughputKey { k.Payload = payload; return k }
-	tc := func(typ string, k experiment.ThroughputKey, req, value float64) ThroughputCheck {
-		c := gate.Evaluate(experiment.ThroughputLabel(typ, k), k.Payload, ThroughputMetric, referenceName, req, 0, value)
+	win := result.Key{Mode: result.ModeWindow}
+	rate := result.Key{Mode: result.ModeRate, Offered: 5000}
+	at := func(k result.Key, payload int) result.Key { k.Payload = payload; return k }
+	tc := func(typ string, k result.Key, req, value float64) ThroughputCheck {
+		c := gate.Evaluate(result.ThroughputLabel(typ, k), k.Payload, ThroughputMetric, referenceName, req, 0, value)
 		return ThroughputCheck{Type: typ, Key: k, Check: c}
 	}
 	figs := ThroughputFigures([]ThroughputCheck{
@@ -257,7 +257,7 @@ func must(b []byte, err error) []byte {
 // free (order) requirement counts the runs below its floor, says so in the
 // interval column, and keeps the floor through JSON.
 func TestThroughputOrderEvidence(t *testing.T) {
-	k := experiment.ThroughputKey{Mode: result.ModeWindow, Payload: 16}
+	k := result.Key{Mode: result.ModeWindow, Payload: 16}
 	var obs []requirements.ThroughputObservation
 	for i, v := range []float64{1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003} {
 		obs = append(obs, requirements.ThroughputObservation{Experiment: fmt.Sprint(i), Type: "nats_reliable", Key: k, Median: v})

@@ -15,6 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // PowerPlotName is the file name (without extension) of the calibration's
@@ -72,7 +73,7 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 			continue
 		}
 		for _, k := range t.Keys() {
-			pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: experiment.ThroughputLabel(t.Type, k), Payload: k.Payload,
+			pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload,
 				Metric: ThroughputMetric, Threshold: cfg.ThresholdOf(ThroughputMetric)})
 			pool.Values = append(pool.Values, throughputValues(runs, k))
 		}

@@ -274,7 +274,7 @@ func medianSummary(runs []*experiment.Summary) *experiment.Summary {
 			for i, run := range runs {
 				vals[i], _ = rowOf(run, r.Bytes).Get(col)
 			}
-			setColumn(&m, col, stats.Median(vals))
+			m.Set(col, stats.Median(vals))
 		}
 		out.Rows = append(out.Rows, m)
 	}
@@ -398,32 +398,4 @@ func missingChecks(ref *experiment.Summary, cfg Config) []gate.Check {
 		}
 	}
 	return cs
-}
-
-// setColumn sets the float column col (named as in the summary header) of r.
-func setColumn(r *result.SummaryRow, col string, v float64) {
-	switch col {
-	case "Max":
-		r.Max = v
-	case "Min":
-		r.Min = v
-	case "Mean":
-		r.Mean = v
-	case "Median":
-		r.Median = v
-	case "Stdev":
-		r.Stdev = v
-	case "Mean jitter":
-		r.MeanJitter = v
-	case "Max jitter":
-		r.MaxJitter = v
-	case "90%":
-		r.P90 = v
-	case "99%":
-		r.P99 = v
-	case "99.99%":
-		r.P9999 = v
-	default:
-		panic("compare: no float column " + col)
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"io"
 	"path/filepath"
-	"strconv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -46,7 +45,7 @@ func (r *Result) WriteCSV(w io.Writer, s *SubResult) error {
 	}
 	write := func(rows []result.SummaryRow, label string) error {
 		for _, row := range rows {
-			if err := cw.Write(append(rowFields(row), label)); err != nil {
+			if err := cw.Write(append(row.Record(), label)); err != nil {
 				return err
 			}
 		}
@@ -66,23 +65,6 @@ func (r *Result) WriteCSV(w io.Writer, s *SubResult) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// rowFields formats row in the order of result.SummaryColumns.
-func rowFields(row result.SummaryRow) []string {
-	fields := make([]string, len(result.SummaryColumns))
-	for i, col := range result.SummaryColumns {
-		switch col {
-		case "Bytes":
-			fields[i] = strconv.Itoa(row.Bytes)
-		case "Samples":
-			fields[i] = strconv.Itoa(row.Samples)
-		default:
-			v, _ := row.Get(col)
-			fields[i] = result.Format3(v)
-		}
-	}
-	return fields
 }
 
 // WriteCSVFile writes the comparison CSV of s atomically into dir and returns

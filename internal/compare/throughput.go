@@ -34,7 +34,7 @@ type ThroughputResult struct {
 	// TargetRuns is nil when the results lack the sub-experiment.
 	ReferenceRuns, TargetRuns []*experiment.Throughput
 	// Keys are the rows compared, in the first reference run's order.
-	Keys []experiment.ThroughputKey
+	Keys []result.Key
 	// Checks holds one check per key, in Keys order.
 	Checks []gate.Check
 }
@@ -54,7 +54,7 @@ func (t *ThroughputResult) Failed() []gate.Check {
 }
 
 // throughputValues returns the Median [msg/s] of key k in every run.
-func throughputValues(runs []*experiment.Throughput, k experiment.ThroughputKey) []float64 {
+func throughputValues(runs []*experiment.Throughput, k result.Key) []float64 {
 	v := make([]float64, len(runs))
 	for i, r := range runs {
 		v[i] = r.At(k).Median
@@ -98,7 +98,7 @@ func (r *Result) compareThroughputs() error {
 		}
 		t := ThroughputResult{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns, Keys: refRuns[0].Keys()}
 		for _, k := range t.Keys {
-			label := experiment.ThroughputLabel(typ, k)
+			label := result.ThroughputLabel(typ, k)
 			ref := throughputValues(refRuns, k)
 			th := r.Config.ThresholdOf(ThroughputMetric)
 			switch {
@@ -122,7 +122,7 @@ func (r *Result) compareThroughputs() error {
 // describeThroughput adds to c's message what a throughput check needs to
 // be read: the direction, the values in Mb/s and, in window mode, the F of
 // each side.
-func describeThroughput(c gate.Check, k experiment.ThroughputKey, refRuns, tgtRuns []*experiment.Throughput) gate.Check {
+func describeThroughput(c gate.Check, k result.Key, refRuns, tgtRuns []*experiment.Throughput) gate.Check {
 	mbps := func(v float64) string { return strconv.FormatFloat(result.Mbps(v, k.Payload), 'f', 3, 64) }
 	extra := fmt.Sprintf("higher is better; %s Mb/s vs %s Mb/s", mbps(c.Value), mbps(c.Reference))
 	if k.Mode == result.ModeWindow {
@@ -133,16 +133,16 @@ func describeThroughput(c gate.Check, k experiment.ThroughputKey, refRuns, tgtRu
 }
 
 // offeredRange is the F of key k over runs: "100", or "80–120".
-func offeredRange(runs []*experiment.Throughput, k experiment.ThroughputKey) string {
+func offeredRange(runs []*experiment.Throughput, k result.Key) string {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range runs {
 		f := r.At(k).Offered
 		lo, hi = math.Min(lo, f), math.Max(hi, f)
 	}
 	if lo == hi {
-		return experiment.FormatOffered(lo)
+		return result.FormatOffered(lo)
 	}
-	return experiment.FormatOffered(lo) + "–" + experiment.FormatOffered(hi)
+	return result.FormatOffered(lo) + "–" + result.FormatOffered(hi)
 }
 
 // throughputRunsOf returns the throughput of sub-experiment typ in every
@@ -210,7 +210,7 @@ func (r *Result) throughputSeries(add func(se gate.Series, set func(gate.Check))
 			continue
 		}
 		for j, k := range t.Keys {
-			se := gate.Series{SubExperiment: experiment.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: ThroughputMetric,
+			se := gate.Series{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: ThroughputMetric,
 				Threshold: r.Config.ThresholdOf(ThroughputMetric),
 				Reference: throughputValues(t.ReferenceRuns, k), Candidate: throughputValues(t.TargetRuns, k)}
 			add(se, func(c gate.Check) { t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns) })
@@ -230,13 +230,9 @@ func (r *Result) WriteThroughputCSV(w io.Writer, t *ThroughputResult) error {
 	if err := cw.Write(append(strings.Split(result.ThroughputHeader, ","), LabelColumn)); err != nil {
 		return err
 	}
-	f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	write := func(run *experiment.Throughput, label string) error {
 		for _, row := range run.Rows {
-			rec := []string{strconv.Itoa(row.Payload), row.Mode, experiment.FormatOffered(row.Offered), strconv.Itoa(row.Samples),
-				f3(row.Median), f3(row.Mean), f3(row.Stdev),
-				f3(result.Mbps(row.Median, row.Payload)), f3(result.Mbps(row.Mean, row.Payload)), f3(result.Mbps(row.Stdev, row.Payload)), label}
-			if err := cw.Write(rec); err != nil {
+			if err := cw.Write(append(row.Record(), label)); err != nil {
 				return err
 			}
 		}
@@ -268,9 +264,9 @@ func (r *Result) WriteThroughputCSVFile(dir string, t *ThroughputResult) (string
 // side, the median over each side's runs), reference dashed, results solid,
 // regressions marked; higher is better.
 func (r *Result) ThroughputFigures(t *ThroughputResult) []Figure {
-	var loads []experiment.ThroughputKey // payload 0: one figure per load
+	var loads []result.Key // payload 0: one figure per load
 	for _, k := range t.Keys {
-		l := experiment.ThroughputKey{Mode: k.Mode, Offered: k.Offered}
+		l := result.Key{Mode: k.Mode, Offered: k.Offered}
 		if !slices.Contains(loads, l) {
 			loads = append(loads, l)
 		}

@@ -4,9 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	loadfiles "github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 func TestAdmitIncomplete(t *testing.T) {
@@ -84,41 +82,5 @@ func TestAdmitLatency(t *testing.T) {
 	}
 	if l, _, err := Admit([]*Experiment{tput}, false); err != nil || l != meta.LatencyOneWay {
 		t.Errorf("throughput only: %q, %v", l, err)
-	}
-}
-
-func TestOwned(t *testing.T) {
-	for _, tt := range []struct {
-		rel  string
-		want bool
-	}{
-		{"meta.json", true},
-		{"measurements_interprocess_reliable.csv", true},
-		{"measurements_interprocess_reliable_summary.csv", true},
-		{"checks_interprocess_reliable.csv", true},
-		{"plots/measurements_a/histogram_16.png", true},
-		{"plots/report.html", true},
-		{"./meta.json", true},
-		{"report.html", false},
-		{"check.md", false},
-		{"notes/meta.json", false},
-		{"latency_requirements.csv", false},
-		{"measurements_.csv", false},
-		{"throughput_interprocess_reliable.csv", true},
-		{loadfiles.SnapshotsFileName("nats_reliable"), true},
-		{loadfiles.SummaryFileName("nats_reliable"), true},
-		{loadfiles.HistogramLogFileName("nats_reliable"), true},
-		{throughput.PerMessageFileName("interprocess_best_effort_tcp"), true},
-		{throughput.PerMessageCPUFileName("interprocess_best_effort_tcp"), true},
-		{throughput.PerMessageSummaryFileName("interprocess_best_effort_tcp"), true},
-		{"load_notes.md", false},
-		{"load_.hlog", false},
-		{"load_summary.csv", false},
-		{"permessage_.csv", false},
-		{"permessage_notes.md", false},
-	} {
-		if _, got := Owned(tt.rel); got != tt.want {
-			t.Errorf("Owned(%q) = %v, want %v", tt.rel, got, tt.want)
-		}
 	}
 }

@@ -9,7 +9,7 @@
 // (meta.json, else the folder name), the system's version and commit, the
 // latency definition (half-rtt without meta.json, as Fast-RTPS), whether the
 // run completed, its throughput summaries (throughput_<type>.csv, formats
-// §9; ThroughputKey says which rows of two runs a gate compares, and a
+// §9; result.Key says which rows of two runs a gate compares, and a
 // folder holding only those is an experiment too), and its summaries,
 // refusing a summary older than its raw
 // file (stale). LoadRoot reads every experiment folder of a results root by

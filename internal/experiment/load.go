@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -74,7 +73,7 @@ type Summary struct {
 type Throughput struct {
 	Type string
 	Path string
-	// Rows are in file order; no two have the same key (ThroughputKey).
+	// Rows are in file order; no two have the same key (result.Key).
 	Rows []result.ThroughputRow
 }
 
@@ -228,7 +227,7 @@ func load(dir string, files, tputs []File) (*Experiment, error) {
 }
 
 // readThroughput reads a throughput summary (formats §9), refusing a file
-// without rows and a row whose key (ThroughputKey) repeats an earlier one's:
+// without rows and a row whose key (result.Key) repeats an earlier one's:
 // a gate matches rows on it, so a repeat is ambiguous.
 func readThroughput(path string) ([]result.ThroughputRow, error) {
 	f, err := OpenRegular(path, "a throughput summary")
@@ -248,7 +247,7 @@ func readThroughput(path string) ([]result.ThroughputRow, error) {
 	}
 	for i, r := range rows {
 		for j := range i {
-			if KeyOf(rows[j]) != KeyOf(r) {
+			if rows[j].Key() != r.Key() {
 				continue
 			}
 			if r.Mode == result.ModeWindow {
@@ -256,15 +255,11 @@ func readThroughput(path string) ([]result.ThroughputRow, error) {
 					r.Payload, j+2)
 			}
 			return nil, fileerr.New(path, i+2, "", "payload %d B, mode %s, offered %s repeats line %d: expected one row per payload, mode and offered rate",
-				r.Payload, r.Mode, FormatOffered(r.Offered), j+2)
+				r.Payload, r.Mode, result.FormatOffered(r.Offered), j+2)
 		}
 	}
 	return rows, nil
 }
-
-// FormatOffered writes an offered load as the throughput CSV does: the
-// shortest decimal that reads back to it.
-func FormatOffered(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // readMeta fills e from its meta.json, if any.
 func (e *Experiment) readMeta() error {

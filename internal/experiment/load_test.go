@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 const summaryText = "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n" +
@@ -349,7 +350,7 @@ func TestLoadThroughput(t *testing.T) {
 		t.Fatalf("summaries %d, throughputs %+v", len(e.Summaries), e.Throughputs)
 	}
 	tp := e.Throughput("intraprocess_best_effort")
-	if tp == nil || len(tp.Rows) != 2 || tp.At(ThroughputKey{16, "window", 0}).Median != 250000 || tp.At(ThroughputKey{16, "rate", 5000}).Median != 4990 || tp.At(ThroughputKey{16, "rate", 100}) != nil {
+	if tp == nil || len(tp.Rows) != 2 || tp.At(result.Key{Payload: 16, Mode: "window", Offered: 0}).Median != 250000 || tp.At(result.Key{Payload: 16, Mode: "rate", Offered: 5000}).Median != 4990 || tp.At(result.Key{Payload: 16, Mode: "rate", Offered: 100}) != nil {
 		t.Errorf("throughput %+v", tp)
 	}
 	experimentDir(t, filepath.Join(root, "latency"), "a")

@@ -50,7 +50,7 @@ type History struct {
 // SubExperiment is the history of one sub-experiment type.
 type SubExperiment struct {
 	// Type is the sub-experiment; for a throughput series
-	// "throughput_<type>_<load>" (experiment.ThroughputSeriesName), one per
+	// "throughput_<type>_<load>" (result.ThroughputSeriesName), one per
 	// offered load.
 	Type string
 	// Throughput marks a throughput series: its magnitudes are
@@ -309,7 +309,7 @@ func (h *History) addThroughput() {
 	for e, x := range h.Experiments {
 		for _, t := range x.Throughputs {
 			for _, r := range t.Rows {
-				name := experiment.ThroughputSeriesName(t.Type, experiment.KeyOf(r))
+				name := result.ThroughputSeriesName(t.Type, r.Key())
 				s := byName[name]
 				if s == nil {
 					s = &SubExperiment{Type: name, Throughput: true}

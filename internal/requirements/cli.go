@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // The ranges of requirements' whole-number flags (formats §4, §11).
@@ -294,7 +295,7 @@ func PrintThroughputTable(w io.Writer, reqs []ThroughputRequirement, percentile 
 		if r.NeedRuns < 0 {
 			need = ">100000"
 		}
-		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", ThroughputLabelOf(r.ThroughputRow), r.Key.Payload, r.Min, r.N, 100*r.FailChance, need)
+		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", result.ThroughputLabel(r.Type, r.Key), r.Key.Payload, r.Min, r.N, 100*r.FailChance, need)
 	}
 	if percentile {
 		fmt.Fprintf(bw, "Mode: percentile: each limit is the %s percentile of the runs' Median [msg/s] (the low end, as latency takes the %s).\n", ordinal(100-p), ordinal(p))
@@ -305,9 +306,6 @@ func PrintThroughputTable(w io.Writer, reqs []ThroughputRequirement, percentile 
 	}
 	return bw.Flush()
 }
-
-// ThroughputLabelOf names a throughput requirement's row for people.
-func ThroughputLabelOf(r ThroughputRow) string { return experimentThroughputLabel(r.Type, r.Key) }
 
 // guard declares what requirements reads (the experiments under root, named
 // by rootFlag) and writes (out), see package clobber.

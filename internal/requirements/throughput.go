@@ -37,7 +37,7 @@ var ThroughputStatColumns = []string{"Mode", "Runs", "False fail", "Check level"
 // better, formats §7).
 type ThroughputRow struct {
 	Type string
-	Key  experiment.ThroughputKey
+	Key  result.Key
 	// Min is the limit in msg/s: a value below it violates the requirement.
 	Min float64
 	// Stat is the model of a statistical requirement; nil in percentile
@@ -52,7 +52,7 @@ type ThroughputRow struct {
 type ThroughputObservation struct {
 	Experiment string
 	Type       string
-	Key        experiment.ThroughputKey
+	Key        result.Key
 	Median     float64
 }
 
@@ -63,7 +63,7 @@ func (in *Input) ThroughputObservations() []ThroughputObservation {
 	for _, e := range in.Experiments {
 		for _, t := range e.Throughputs {
 			for _, r := range t.Rows {
-				obs = append(obs, ThroughputObservation{Experiment: e.Name, Type: t.Type, Key: experiment.KeyOf(r), Median: r.Median})
+				obs = append(obs, ThroughputObservation{Experiment: e.Name, Type: t.Type, Key: r.Key(), Median: r.Median})
 			}
 		}
 	}
@@ -88,7 +88,7 @@ type ThroughputRequirement struct {
 
 type tputKey struct {
 	typ string
-	key experiment.ThroughputKey
+	key result.Key
 }
 
 // groupThroughput groups observations by row, sorted by sub-experiment,
@@ -155,7 +155,7 @@ func DeriveThroughputStatistical(obs []ThroughputObservation, cfg StatConfig, le
 		v := groups[k]
 		n := len(v)
 		if n < 2 {
-			few = append(few, experiment.ThroughputLabel(k.typ, k.key)+" "+strconv.Itoa(k.key.Payload)+" B")
+			few = append(few, result.ThroughputLabel(k.typ, k.key)+" "+strconv.Itoa(k.key.Payload)+" B")
 			continue
 		}
 		inv := make([]float64, n)
@@ -164,7 +164,7 @@ func DeriveThroughputStatistical(obs []ThroughputObservation, cfg StatConfig, le
 		}
 		limit, fit, why := fitLimit(inv, cfg, level)
 		if why != "" {
-			warnings = append(warnings, fmt.Sprintf("%s %d B Median [msg/s] falls back to the distribution-free bound (%s)", experiment.ThroughputLabel(k.typ, k.key), k.key.Payload, why))
+			warnings = append(warnings, fmt.Sprintf("%s %d B Median [msg/s] falls back to the distribution-free bound (%s)", result.ThroughputLabel(k.typ, k.key), k.key.Payload, why))
 		}
 		model := &Model{Method: cfg.Method, Runs: n, FalseFail: cfg.FalseFail, CheckLevel: level}
 		model.Fits[0] = fit
@@ -232,7 +232,7 @@ func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
 	}
 	cw.Write(header)
 	for _, r := range rows {
-		rec := []string{r.Type, strconv.Itoa(r.Key.Payload), r.Key.Mode, experiment.FormatOffered(r.Key.Offered), f3(r.Min)}
+		rec := []string{r.Type, strconv.Itoa(r.Key.Payload), r.Key.Mode, result.FormatOffered(r.Key.Offered), f3(r.Min)}
 		if stat {
 			f := r.Stat.Fits[0]
 			rec = append(rec, r.Stat.Method, strconv.Itoa(r.Stat.Runs), strconv.FormatFloat(r.Stat.FalseFail, 'g', -1, 64), gfmt(r.Stat.CheckLevel),
@@ -361,8 +361,4 @@ func parseThroughputModel(rec []string, file string, line int) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-func experimentThroughputLabel(typ string, k experiment.ThroughputKey) string {
-	return experiment.ThroughputLabel(typ, k)
 }

@@ -20,7 +20,7 @@ var tputValues = []float64{100, 90, 110, 95, 105, 98, 102, 97}
 func tputObs(vals []float64) []ThroughputObservation {
 	var obs []ThroughputObservation
 	for i, v := range vals {
-		obs = append(obs, ThroughputObservation{Experiment: string(rune('a' + i)), Type: "t", Key: experiment.ThroughputKey{Payload: 16, Mode: result.ModeWindow}, Median: v})
+		obs = append(obs, ThroughputObservation{Experiment: string(rune('a' + i)), Type: "t", Key: result.Key{Payload: 16, Mode: result.ModeWindow}, Median: v})
 	}
 	return obs
 }
@@ -125,7 +125,7 @@ func TestThroughputFalseFail(t *testing.T) {
 func TestThroughputCSV(t *testing.T) {
 	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05}, 0.0025)
 	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
-	rate := ThroughputRow{Type: "t", Key: experiment.ThroughputKey{Payload: 1024, Mode: result.ModeRate, Offered: 5000}, Min: 4900.5}
+	rate := ThroughputRow{Type: "t", Key: result.Key{Payload: 1024, Mode: result.ModeRate, Offered: 5000}, Min: 4900.5}
 	for _, rows := range [][]ThroughputRow{{pct[0].ThroughputRow, rate}, {ln[0].ThroughputRow}} {
 		var b bytes.Buffer
 		if err := WriteThroughput(&b, rows); err != nil {

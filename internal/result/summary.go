@@ -60,15 +60,35 @@ func (r SummaryRow) Get(column string) (float64, bool) {
 	return 0, false
 }
 
+// Set sets the float column named as in the header to v, and reports
+// whether there is one.
+func (r *SummaryRow) Set(column string, v float64) bool {
+	for i, name := range SummaryColumns[2:] {
+		if name == column {
+			*r.floats()[i] = v
+			return true
+		}
+	}
+	return false
+}
+
+// Record returns r's fields in SummaryColumns order, as WriteSummary writes
+// them.
+func (r *SummaryRow) Record() []string {
+	rec := []string{strconv.Itoa(r.Bytes), strconv.Itoa(r.Samples)}
+	for _, f := range r.floats() {
+		rec = append(rec, Format3(*f))
+	}
+	return rec
+}
+
 // Format3 formats x with exactly three decimals, as Python's %.3f does:
 // NaN (the jitter of a single sample) is "nan".
-func Format3(x float64) string { return string(appendFloat3(nil, x)) }
-
-func appendFloat3(b []byte, x float64) []byte {
+func Format3(x float64) string {
 	if math.IsNaN(x) {
-		return append(b, "nan"...)
+		return "nan"
 	}
-	return strconv.AppendFloat(b, x, 'f', 3, 64)
+	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
 // WriteSummary writes the header and rows. A value that Read would refuse (not
@@ -80,21 +100,12 @@ func WriteSummary(w io.Writer, rows []SummaryRow) error {
 			return fmt.Errorf("summary row of payload %d: %w", rows[i].Bytes, err)
 		}
 	}
-	var b []byte
-	b = append(b, strings.Join(SummaryColumns, ",")...)
-	b = append(b, '\n')
+	var b strings.Builder
+	b.WriteString(strings.Join(SummaryColumns, ",") + "\n")
 	for i := range rows {
-		r := &rows[i]
-		b = strconv.AppendInt(b, int64(r.Bytes), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(r.Samples), 10)
-		for _, f := range r.floats() {
-			b = append(b, ',')
-			b = appendFloat3(b, *f)
-		}
-		b = append(b, '\n')
+		b.WriteString(strings.Join(rows[i].Record(), ",") + "\n")
 	}
-	_, err := w.Write(b)
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

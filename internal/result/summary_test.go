@@ -170,3 +170,19 @@ func TestWriteRefusesWhatReadRefuses(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestSetCoversEveryFloatColumn(t *testing.T) {
+	for i, col := range SummaryColumns {
+		var r SummaryRow
+		if _, ok := r.Get(col); !ok {
+			if r.Set(col, 1) {
+				t.Errorf("Set(%q) accepted an integer column", col)
+			}
+			continue
+		}
+		r.Set(col, float64(i)+0.5)
+		if v, _ := r.Get(col); v != float64(i)+0.5 {
+			t.Errorf("column %s: set %v, got %v", col, float64(i)+0.5, v)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
@@ -42,12 +43,23 @@ func Mbps(msgs float64, payload int) float64 { return msgs * float64(payload) * 
 func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(ThroughputHeader + "\n")
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	for _, r := range rows {
-		fmt.Fprintf(bw, "%d,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", r.Payload, r.Mode, strconv.FormatFloat(r.Offered, 'f', -1, 64), r.Samples,
-			f(r.Median), f(r.Mean), f(r.Stdev), f(Mbps(r.Median, r.Payload)), f(Mbps(r.Mean, r.Payload)), f(Mbps(r.Stdev, r.Payload)))
+		bw.WriteString(strings.Join(r.Record(), ",") + "\n")
 	}
 	return bw.Flush()
+}
+
+// Record returns r's fields in ThroughputHeader order, as WriteThroughput
+// writes them: msg/s and the Mb/s derived from them with 3 decimals.
+func (r ThroughputRow) Record() []string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	return []string{strconv.Itoa(r.Payload), r.Mode, FormatOffered(r.Offered), strconv.Itoa(r.Samples),
+		f(r.Median), f(r.Mean), f(r.Stdev), f(Mbps(r.Median, r.Payload)), f(Mbps(r.Mean, r.Payload)), f(Mbps(r.Stdev, r.Payload))}
+}
+
+// WriteThroughputFile writes rows to path atomically.
+func WriteThroughputFile(path string, rows []ThroughputRow) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteThroughput(w, rows) })
 }
 
 // ReadThroughput reads a throughput summary CSV; errors name file, line

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
@@ -66,7 +67,7 @@ func TestRunLoad(t *testing.T) {
 				t.Errorf("%s %d B: meta.json samples %d, raw kept %d, received %d", s.Type, p.Payload, s.Payloads[i].Samples, p.RawKept, p.Received)
 			}
 		}
-		tf, err := os.Open(filepath.Join(dir, throughput.SummaryFileName(s.Type)))
+		tf, err := os.Open(filepath.Join(dir, experiment.ThroughputFileName(s.Type)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "exponential F = 1 ") || !strings.Contains(stderr, "best F =") {
 		t.Fatalf("throughput: exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(filepath.Join(out, "t", throughput.SummaryFileName("intraprocess_reliable")))
+	f, err := os.Open(filepath.Join(out, "t", experiment.ThroughputFileName("intraprocess_reliable")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,9 @@
 package throughput
 
 import (
-	"io"
 	"path/filepath"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -33,5 +32,5 @@ func LoadRows(rate float64, res []load.PayloadResult) []result.ThroughputRow {
 // load.Runner's Also hook.
 func WriteLoadSummary(dir string, s load.Sub, cfg load.Config, res []load.PayloadResult) error {
 	rows := LoadRows(cfg.Rate, res)
-	return atomicfile.Write(filepath.Join(dir, SummaryFileName(s.Type)), func(w io.Writer) error { return result.WriteThroughput(w, rows) })
+	return result.WriteThroughputFile(filepath.Join(dir, experiment.ThroughputFileName(s.Type)), rows)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
@@ -129,7 +130,7 @@ func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
 		p.Summarise()
 		rows = append(rows, RowOf(p))
 	}
-	if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(typ)), func(w io.Writer) error { return result.WriteThroughput(w, rows) }); err != nil {
+	if err := result.WriteThroughputFile(filepath.Join(r.Dir, experiment.ThroughputFileName(typ)), rows); err != nil {
 		return err
 	}
 	if r.NoPlots {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
@@ -115,7 +116,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 			}
 		}
 		if len(best) > 0 {
-			if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(s.Type)), func(w io.Writer) error { return result.WriteThroughput(w, best) }); err != nil {
+			if err := result.WriteThroughputFile(filepath.Join(r.Dir, experiment.ThroughputFileName(s.Type)), best); err != nil {
 				return err
 			}
 		}

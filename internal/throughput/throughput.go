@@ -95,10 +95,6 @@ type Point struct {
 	Lost    uint64 // places freed by Timeout
 }
 
-// SummaryFileName is the throughput summary of sub-experiment typ (formats
-// §9).
-func SummaryFileName(typ string) string { return "throughput_" + typ + ".csv" }
-
 // SearchFileName is the file of every step of the window search.
 func SearchFileName(typ string) string { return "throughput_" + typ + "_search.csv" }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
 	"github.com/mqgate/mqgate/internal/driver/nats"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
@@ -103,7 +104,7 @@ func TestRunnerEmbeddedNATS(t *testing.T) {
 	if err := r.Run(context.Background(), []load.Sub{sub}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, SummaryFileName("nats_best_effort")))
+	f, err := os.Open(filepath.Join(dir, experiment.ThroughputFileName("nats_best_effort")))
 	if err != nil {
 		t.Fatal(err)
 	}
