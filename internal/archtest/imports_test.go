@@ -119,7 +119,7 @@ func TestCommandLineLayer(t *testing.T) {
 		}
 	}
 	// A library never reaches the command-line layer, even indirectly.
-	for _, lib := range []string{"process", "exit", "stats", "gate", "meta", "summary", "experiment", "measurements", "plots"} {
+	for _, lib := range []string{"process", "exit", "stats", "gate", "meta", "result", "experiment", "measurements", "plots"} {
 		for _, d := range deps(g, internal(lib)) {
 			if d == "github.com/urfave/cli/v2" || under(d, internal("cliapp")) {
 				t.Errorf("internal/%s depends on %s: a library must not depend on the command line", lib, d)
@@ -164,6 +164,19 @@ func TestLeafPackages(t *testing.T) {
 			if !slices.ContainsFunc(leaves, func(l string) bool { return d == internal(l) }) {
 				t.Errorf("internal/%s depends on %s: a leaf package uses the standard library and other leaves only", leaf, d)
 			}
+		}
+	}
+}
+
+// TestExperimentReadsResults: the results-folder reader depends on the
+// result model, meta.json and the raw file names only, never on what
+// measures or plots them.
+func TestExperimentReadsResults(t *testing.T) {
+	g := graph(t)
+	allowed := []string{"result", "meta", "measurements", "exit", "fileerr", "atomicfile", "csvfile", "stats"}
+	for _, d := range deps(g, internal("experiment")) {
+		if under(d, module) && !slices.ContainsFunc(allowed, func(a string) bool { return d == internal(a) }) {
+			t.Errorf("internal/experiment depends on %s: it may use %s only", d, strings.Join(allowed, ", "))
 		}
 	}
 }
