@@ -74,6 +74,12 @@
 //   - ScenarioDefiner: its sub-experiments are named by the user, by its
 //     flags (an external program, a relay adapter), rather than
 //     registered.
+//   - RoleSystem: the distributed roles (run pub|sub|req|qry) run over
+//     it; it names its topic separator and describes itself in their
+//     --help. ClientDialer: they run in this process through its Client
+//     (PubSub and RequestReply), with its wildcard rules.
+//   - FanOutChecker: some settings cannot give each of several
+//     subscribers of a topic every message (run load refuses them).
 //   - Embedder: it starts its broker inside this process
 //     (--broker embedded), on a free loopback port, serving TLS with the
 //     run's certificates when Options.Security is set.

@@ -7,3 +7,10 @@ package driver
 type ParamChecker interface {
 	CheckParams(opts Options) error
 }
+
+// FanOutChecker is implemented by transports on which some settings cannot
+// give every one of several subscribers of a topic each message (run load
+// with more subscribers than topics). The error says which setting to add.
+type FanOutChecker interface {
+	CheckFanOut(subscribers, topics int, params map[string]string) error
+}

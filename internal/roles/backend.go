@@ -3,66 +3,42 @@ package roles
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
 )
 
-// Backend is a messaging system the Go roles run over: publish,
-// subscribe, serve queries and query. Each role opens its own.
-type Backend interface {
-	// Name is the sub-experiment scope, e.g. "nats".
-	Name() string
-	// Publish sends msg on topic.
-	Publish(topic string, msg []byte) error
-	// Flush waits until what was published reached the system, within
-	// timeout.
-	Flush(timeout time.Duration) error
-	// Subscribe calls f for every message on expr (the system's wildcard
-	// syntax) with the time it arrived (this host's clock, read first in
-	// the client's delivery callback).
-	Subscribe(expr string, f func(topic string, msg []byte, at time.Time)) (unsubscribe func() error, err error)
-	// Serve answers every query on expr: reply returns the replies to
-	// send (each is sent as it is returned). One goroutine per query.
-	Serve(expr string, reply func(req []byte, at time.Time) [][]byte) (stop func() error, err error)
-	// Query sends req on key and calls f for every reply until ctx is
-	// done; f returns false to stop waiting.
-	Query(ctx context.Context, key string, req []byte, f func(rep []byte, at time.Time) bool) error
-	// Join builds a topic from parts with the system's separator.
-	Join(parts ...string) string
-	// Wildcard is the expression matching everything below prefix.
-	Wildcard(prefix string) string
-	// Info describes what was reached, for meta.json.
-	Info() (product, version, url string)
-	// Lost delivers an error once the connection to the system is lost
-	// for good.
-	Lost() <-chan error
-	Close() error
+// Backend is a role's connection to its messaging system (the driver's
+// Client) with the system's topic rules. Each role opens its own.
+type Backend struct {
+	driver.Client
+	rules driver.ClientDialer
 }
 
-// Dialer opens a backend at the endpoints given.
-type Dialer func(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error)
+// join builds a topic from parts with the system's separator.
+func (b Backend) join(parts ...string) string { return strings.Join(parts, b.rules.Separator()) }
 
-var dialers = map[string]Dialer{}
-
-// RegisterBackend makes a backend available to --driver name.
-func RegisterBackend(name string, d Dialer) { dialers[name] = d }
-
-// Backends lists the registered backend names, sorted.
-func Backends() []string {
+// Drivers lists the systems the roles run over, sorted: the transports
+// that dial role clients, or run the roles in a helper of their own.
+func Drivers() []string {
 	var out []string
-	for n := range dialers {
-		out = append(out, n)
+	for _, n := range driver.Names() {
+		t, _ := driver.Lookup(n)
+		if _, ok := t.(driver.RoleSystem); ok {
+			out = append(out, n)
+		}
 	}
-	sort.Strings(out)
 	return out
 }
 
-// Open opens the backend named.
+// Open connects a role to the system named.
 func Open(ctx context.Context, name string, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
-	d, ok := dialers[name]
+	t, _ := driver.Lookup(name)
+	d, ok := t.(driver.ClientDialer)
 	if !ok {
-		return nil, fmt.Errorf("--driver %q: expected one of %s", name, strings.Join(append(Backends(), "zenoh"), ", "))
+		return Backend{}, fmt.Errorf("--driver %q: expected one of %s", name, strings.Join(Drivers(), ", "))
 	}
-	return d(ctx, endpoints, reliable, timeout)
+	c, err := d.DialClient(ctx, endpoints, reliable, timeout)
+	return Backend{c, d}, err
 }

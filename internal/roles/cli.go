@@ -15,20 +15,19 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/config"
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/exit"
 )
 
-// usage of every setting, by key; defaults are Resolve's.
+// usage of every setting but those describing each system (systemUsage),
+// by key; defaults are Resolve's.
 var usage = map[string]string{
-	"driver":       "messaging system: nats (core NATS publish/subscribe, request/reply), mqtt (MQTT 5, QoS 0 or 1 by --reliability, request/response), amqp (AMQP 0-9-1 through amq.topic, queries by RabbitMQ's direct reply-to) or zenoh (through mqgate-zenoh) (default nats)",
-	"endpoint":     "where the system is, repeatable (nats: a server pool; mqtt, amqp: tried in order until one accepts; zenoh: every router): nats://host:4222, mqtt://host:1883, amqp://user:pass@host:5672/vhost, tcp/host:7447 for zenoh",
 	"topic-prefix": "topics start with this (default mqgate.bench; zenoh: mqgate/bench); data go below <prefix>.data, clock probes to <prefix>.clock",
 	"topics":       "pub: publisher i publishes on <prefix>.data.<i mod topics> (default 1)",
 	"publishers":   "pub: publishers in this process, each at --rate; sub: publishers expected in all, each ends with an end marker (default 1)",
 	"payload":      "pub, req: message size in bytes, at least 24 (default 64)",
 	"rate":         "pub: messages per second per publisher, open loop (default 1000)",
 	"duration":     "pub, req: how long to send; qry: how long to serve; sub: how long to wait for a first message, with --timeout (default 10s)",
-	"reliability":  "best_effort or reliable (default best_effort): mqtt QoS 0 or 1; amqp transient, or persistent with confirms and acknowledgements; zenoh best effort with congestion control drop, or reliable with block; nats: recorded only (core NATS has one guarantee)",
 	"expr":         "sub: what to subscribe to, it and below it unless it has a wildcard (when not given: <prefix>.data); req: the query key (when not given: --serve-prefix)",
 	"subscribers":  "sub: subscriptions in this process, each counting every message (default 1)",
 	"qps":          "req: queries per second, open loop (default 100)",
@@ -66,7 +65,7 @@ func Commands() []*cli.Command {
 		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: configUsage}}
 		for _, k := range Keys {
 			if k == "endpoint" {
-				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: usage[k]})
+				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: settingUsage(k)})
 				continue
 			}
 			flags = append(flags, &cli.StringFlag{Name: k, Usage: settingUsage(k)})
@@ -122,7 +121,34 @@ func settingUsage(k string) string {
 	if r, ok := Ranges[k]; ok {
 		return usage[k] + " (valid: " + r.String() + ")"
 	}
+	if u, ok := systemUsage(k); ok {
+		return u
+	}
 	return usage[k]
+}
+
+// systemUsage is the usage of --driver, --endpoint and --reliability,
+// made of what each registered system says of itself.
+func systemUsage(k string) (string, bool) {
+	var what, where, notes, rel []string
+	for _, name := range Drivers() {
+		t, _ := driver.Lookup(name)
+		u := t.(driver.RoleSystem).RoleUsage()
+		what = append(what, name+" ("+u.What+")")
+		where = append(where, u.Endpoint)
+		notes = append(notes, name+": "+u.EndpointNote)
+		rel = append(rel, name+": "+u.Reliability)
+	}
+	switch k {
+	case "driver":
+		last := len(what) - 1
+		return "messaging system: " + strings.Join(what[:last], ", ") + " or " + what[last] + " (default nats)", true
+	case "endpoint":
+		return "where the system is, repeatable (" + strings.Join(notes, "; ") + "): " + strings.Join(where, ", "), true
+	case "reliability":
+		return "best_effort or reliable (default best_effort): " + strings.Join(rel, "; "), true
+	}
+	return "", false
 }
 
 const configUsage = "settings file, YAML or TOML (keys are the flag names; a section per role); flags win over MQ_* environment variables, which win over the file"

@@ -13,6 +13,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	// The drivers the tests run the roles over register themselves.
+	_ "github.com/mqgate/mqgate/internal/driver/amqp"
+	_ "github.com/mqgate/mqgate/internal/driver/mqtt"
+	_ "github.com/mqgate/mqgate/internal/driver/nats"
+	_ "github.com/mqgate/mqgate/internal/driver/zenoh"
 )
 
 // The test binary plays two more parts when started by the tests in other

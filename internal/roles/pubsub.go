@@ -18,7 +18,7 @@ import (
 
 // clockKey is where publishers answer clock probes: <topic-prefix>.clock
 // (the data travel below <topic-prefix>.data).
-func clockKey(b Backend, s Settings) string { return b.Join(s.TopicPrefix, "clock") }
+func clockKey(b Backend, s Settings) string { return b.join(s.TopicPrefix, "clock") }
 
 // clockReplyExtra follows the clockoffset reply: the instance (u8) whose
 // publishers the replying process runs.
@@ -107,7 +107,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 			defer wg.Done()
 			id := uint16(s.Instance)<<8 | uint16(i)
 			topicIdx := i % s.Topics
-			topic := b.Join(s.TopicPrefix, "data", strconv.Itoa(topicIdx))
+			topic := b.join(s.TopicPrefix, "data", strconv.Itoa(topicIdx))
 			r := &reps[i]
 			r.ID, r.Topic = id, topic
 			msg := make([]byte, s.Payload)
@@ -520,17 +520,13 @@ loop:
 	return out
 }
 
-// subExprs are expr when it has a wildcard (NATS * and >, MQTT + and #,
-// AMQP * and #), else expr and everything below it: one expression where
-// the system's wildcard matches its prefix too (MQTT, AMQP), two in NATS.
+// subExprs are expr when it has one of the system's wildcards, else expr
+// and everything below it.
 func subExprs(b Backend, expr string) []string {
-	if strings.ContainsAny(expr, "*>#+") {
+	if strings.ContainsAny(expr, b.rules.Wildcards()) {
 		return []string{expr}
 	}
-	if w, ok := b.(interface{ WildcardIncludesPrefix() bool }); ok && w.WildcardIncludesPrefix() {
-		return []string{b.Wildcard(expr)}
-	}
-	return []string{expr, b.Wildcard(expr)}
+	return b.rules.Below(expr)
 }
 
 // offsetOf is the clock offset of instance's host known so far (0 when

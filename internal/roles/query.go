@@ -75,11 +75,7 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 		return out
 	}
 	var stops []func() error
-	exprs := []string{s.ServePrefix, b.Wildcard(s.ServePrefix)}
-	if w, ok := b.(interface{ WildcardIncludesPrefix() bool }); ok && w.WildcardIncludesPrefix() {
-		exprs = exprs[1:] // MQTT's prefix/# matches prefix itself
-	}
-	for _, expr := range exprs {
+	for _, expr := range b.rules.Below(s.ServePrefix) {
 		stop, err := b.Serve(expr, serve)
 		if err != nil {
 			met.Close()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/config"
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
@@ -267,10 +268,12 @@ func (s *Settings) check() error {
 	return nil
 }
 
-// sep is the topic separator of driver.
-func sep(driver string) string {
-	if driver == "zenoh" || driver == "mqtt" {
-		return "/"
+// sep is the topic separator of the system named ("." when unknown).
+func sep(name string) string {
+	if t, err := driver.Lookup(name); err == nil {
+		if ts, ok := t.(driver.RoleSystem); ok {
+			return ts.Separator()
+		}
 	}
 	return "."
 }

@@ -124,8 +124,10 @@ func loadAction(c *cli.Context) error {
 	}
 	var subs []load.Sub
 	for _, st := range r.streams {
-		if st.Transport.Name() == "amqp" && tp.Subscribers > tp.Topics && st.Params["amqp-exchange"] == "" {
-			return exit.Usagef("%s: %d subscribers on %d topics: AMQP's default exchange gives each message to one queue; add --amqp-exchange amq.direct", st.Scenario.Type, tp.Subscribers, tp.Topics)
+		if fc, ok := st.Transport.(driver.FanOutChecker); ok {
+			if err := fc.CheckFanOut(tp.Subscribers, tp.Topics, st.Params); err != nil {
+				return exit.Usagef("%s: %v", st.Scenario.Type, err)
+			}
 		}
 		subs = append(subs, load.Sub{Type: st.Scenario.Type, Transport: st.Transport.Name(), Reliable: st.Scenario.Reliable,
 			Topic: st.Publish.Topic, Params: st.Params, Embedded: st.Embedded,

@@ -31,6 +31,8 @@ type Transport struct{}
 
 var (
 	_ driver.Transport       = Transport{}
+	_ driver.ClientDialer    = Transport{}
+	_ driver.FanOutChecker   = Transport{}
 	_ driver.StreamTransport = Transport{}
 	_ driver.FlagOwner       = Transport{}
 	_ driver.Broker          = Transport{}

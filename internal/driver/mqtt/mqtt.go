@@ -121,6 +121,7 @@ var (
 	_ driver.SizeLimiter     = Transport{}
 	_ driver.FlagOwner       = Transport{}
 	_ driver.Embedder        = Transport{}
+	_ driver.ClientDialer    = Transport{}
 )
 
 // Name returns "mqtt".

@@ -44,6 +44,7 @@ var (
 	_ driver.StreamTransport = Transport{}
 	_ driver.FlagOwner       = Transport{}
 	_ driver.Embedder        = Transport{}
+	_ driver.ClientDialer    = Transport{}
 )
 
 // Name returns "nats".

@@ -266,4 +266,5 @@ var (
 	_ driver.FlagOwner     = Transport{}
 	_ driver.SizeLimiter   = Transport{}
 	_ driver.ParamChecker  = Transport{}
+	_ driver.RoleSystem    = Transport{}
 )

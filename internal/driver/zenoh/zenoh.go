@@ -39,6 +39,15 @@ type Transport struct{}
 // Name returns "zenoh".
 func (Transport) Name() string { return Name }
 
+// Separator joins the chunks of a key expression.
+func (Transport) Separator() string { return "/" }
+
+// RoleUsage describes Zenoh in the roles' --help.
+func (Transport) RoleUsage() driver.RoleUsage {
+	return driver.RoleUsage{What: "through mqgate-zenoh", Endpoint: "tcp/host:7447", EndpointNote: "every router",
+		Reliability: "best effort with congestion control drop, or reliable with block"}
+}
+
 // Flags are the Zenoh settings of run and run echo.
 func (Transport) Flags() []driver.Flag {
 	return []driver.Flag{

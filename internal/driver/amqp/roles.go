@@ -1,4 +1,4 @@
-package roles
+package amqp
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,18 +15,16 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
-func init() { RegisterBackend("amqp", dialAMQP) }
-
-// amqpExchange routes every role message: RabbitMQ's predeclared topic
+// roleExchange routes every role message: RabbitMQ's predeclared topic
 // exchange, so that topics and wildcards (* one word, # any words) mean
 // what they mean in NATS, and every subscriber of a topic gets every
 // message.
-const amqpExchange = "amq.topic"
+const roleExchange = "amq.topic"
 
-// amqpDirectReplyTo is RabbitMQ's direct reply-to pseudo-queue.
-const amqpDirectReplyTo = "amq.rabbitmq.reply-to"
+// directReplyTo is RabbitMQ's direct reply-to pseudo-queue.
+const directReplyTo = "amq.rabbitmq.reply-to"
 
-// amqpBackend runs the roles over AMQP 0-9-1 (RabbitMQ, amqp091-go), one
+// roleClient runs the roles over AMQP 0-9-1 (RabbitMQ, amqp091-go), one
 // connection per role, a channel per use:
 //
 //   - publish/subscribe through the amq.topic exchange: each subscription
@@ -49,7 +46,7 @@ const amqpDirectReplyTo = "amq.rabbitmq.reply-to"
 //     no-ack there), so "reliable" covers the queries (persistent) and the
 //     one-way messages, not the replies; an unanswered query is a timeout
 //     either way.
-type amqpBackend struct {
+type roleClient struct {
 	conn     *amqp091.Connection
 	url      string
 	reliable bool
@@ -71,15 +68,15 @@ type amqpBackend struct {
 	seq   uint64
 }
 
-// dialAMQP connects to the first of endpoints that accepts, in order (a
-// broker and its standbys).
-func dialAMQP(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
+// DialClient connects a role to the first of endpoints that accepts, in
+// order (a broker and its standbys).
+func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
 	if len(endpoints) == 0 {
 		endpoints = []string{"amqp://guest:guest@127.0.0.1:5672/"}
 	}
 	var errs []error
 	for _, raw := range endpoints {
-		b, err := dialAMQPAt(ctx, raw, reliable, timeout)
+		b, err := dialRoleClient(ctx, raw, reliable, timeout)
 		if err == nil || ctx.Err() != nil {
 			return b, err
 		}
@@ -88,14 +85,14 @@ func dialAMQP(ctx context.Context, endpoints []string, reliable bool, timeout ti
 	return nil, errors.Join(errs...)
 }
 
-func dialAMQPAt(ctx context.Context, raw string, reliable bool, timeout time.Duration) (Backend, error) {
+func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time.Duration) (driver.Client, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "" {
 		return nil, fmt.Errorf("--endpoint %q: expected amqp://USER:PASSWORD@HOST:PORT/VHOST (or amqps://)", driver.RedactURL(raw))
 	}
 	var tok [6]byte
 	rand.Read(tok[:])
-	b := &amqpBackend{url: driver.RedactURL(raw), reliable: reliable, lost: make(chan error, 1),
+	b := &roleClient{url: driver.RedactURL(raw), reliable: reliable, lost: make(chan error, 1),
 		wait: map[string]func([]byte, time.Time){}, token: hex.EncodeToString(tok[:])}
 	b.conf = sync.NewCond(&b.confMu)
 	// A heartbeat of half the --timeout: a broker (or host) that went away
@@ -167,12 +164,12 @@ func dialAMQPAt(ctx context.Context, raw string, reliable bool, timeout time.Dur
 	return b, nil
 }
 
-func (b *amqpBackend) setLost(err error) {
+func (b *roleClient) setLost(err error) {
 	b.lostOnce.Do(func() { b.lost <- err })
 }
 
 // channel opens a channel whose unexpected closing is a lost link.
-func (b *amqpBackend) channel(what string) (*amqp091.Channel, error) {
+func (b *roleClient) channel(what string) (*amqp091.Channel, error) {
 	ch, err := b.conn.Channel()
 	if err != nil {
 		return nil, fmt.Errorf("opening a %s channel on %s: %w", what, b.url, err)
@@ -186,16 +183,35 @@ func (b *amqpBackend) channel(what string) (*amqp091.Channel, error) {
 	return ch, nil
 }
 
-func (b *amqpBackend) Name() string                  { return "amqp" }
-func (b *amqpBackend) Join(parts ...string) string   { return strings.Join(parts, ".") }
-func (b *amqpBackend) Wildcard(prefix string) string { return prefix + ".#" }
-func (b *amqpBackend) Lost() <-chan error            { return b.lost }
+func (b *roleClient) Lost() <-chan error { return b.lost }
 
-// WildcardIncludesPrefix: prefix.# matches prefix itself (# is zero or
-// more words).
-func (b *amqpBackend) WildcardIncludesPrefix() bool { return true }
+// Separator joins the words of a routing key.
+func (Transport) Separator() string { return "." }
 
-func (b *amqpBackend) Info() (string, string, string) {
+// Wildcards are the topic exchange's: * one word, # any words.
+func (Transport) Wildcards() string { return "*#" }
+
+// Below is prefix.#, which matches prefix itself (# is zero or more
+// words).
+func (Transport) Below(prefix string) []string { return []string{prefix + ".#"} }
+
+// CheckFanOut refuses more subscribers than topics on the default
+// exchange, which gives each message to one queue.
+func (Transport) CheckFanOut(subscribers, topics int, params map[string]string) error {
+	if subscribers > topics && params[FlagExchange] == "" {
+		return fmt.Errorf("%d subscribers on %d topics: AMQP's default exchange gives each message to one queue; add --%s amq.direct", subscribers, topics, FlagExchange)
+	}
+	return nil
+}
+
+// RoleUsage describes AMQP in the roles' --help.
+func (Transport) RoleUsage() driver.RoleUsage {
+	return driver.RoleUsage{What: "AMQP 0-9-1 through amq.topic, queries by RabbitMQ's direct reply-to",
+		Endpoint: "amqp://user:pass@host:5672/vhost", EndpointNote: "tried in order until one accepts",
+		Reliability: "transient, or persistent with confirms and acknowledgements"}
+}
+
+func (b *roleClient) Info() (string, string, string) {
 	product, version := "rabbitmq", ""
 	if p, ok := b.conn.Properties["product"].(string); ok && p != "" {
 		product = p
@@ -206,17 +222,17 @@ func (b *amqpBackend) Info() (string, string, string) {
 	return product, version, b.url
 }
 
-func (b *amqpBackend) deliveryMode() uint8 {
+func (b *roleClient) deliveryMode() uint8 {
 	if b.reliable {
 		return amqp091.Persistent
 	}
 	return amqp091.Transient
 }
 
-func (b *amqpBackend) Publish(topic string, msg []byte) error {
+func (b *roleClient) Publish(topic string, msg []byte) error {
 	b.pubMu.Lock()
 	defer b.pubMu.Unlock()
-	err := b.pubCh.PublishWithContext(context.Background(), amqpExchange, topic, false, false,
+	err := b.pubCh.PublishWithContext(context.Background(), roleExchange, topic, false, false,
 		amqp091.Publishing{DeliveryMode: b.deliveryMode(), Body: msg})
 	if err == nil && b.reliable {
 		b.confMu.Lock()
@@ -229,11 +245,11 @@ func (b *amqpBackend) Publish(topic string, msg []byte) error {
 // Flush waits, when reliable, until the broker confirmed every message
 // published (an error if it refused any); best-effort messages are written
 // when Publish returns.
-func (b *amqpBackend) Flush(timeout time.Duration) error {
+func (b *roleClient) Flush(timeout time.Duration) error {
 	if !b.reliable {
 		return nil
 	}
-	return bounded(timeout, func() error {
+	return driver.Bounded(timeout, func() error {
 		deadline := time.Now().Add(timeout)
 		// The condition is woken at the deadline too.
 		t := time.AfterFunc(timeout, func() {
@@ -260,7 +276,7 @@ func (b *amqpBackend) Flush(timeout time.Duration) error {
 // consume declares an exclusive, auto-delete queue bound to amq.topic
 // under expr and calls f for each delivery with the time it was taken from
 // the client (read first).
-func (b *amqpBackend) consume(what, expr string, f func(d *amqp091.Delivery, at time.Time)) (func() error, error) {
+func (b *roleClient) consume(what, expr string, f func(d *amqp091.Delivery, at time.Time)) (func() error, error) {
 	ch, err := b.channel(what)
 	if err != nil {
 		return nil, err
@@ -279,7 +295,7 @@ func (b *amqpBackend) consume(what, expr string, f func(d *amqp091.Delivery, at 
 	if err != nil {
 		return fail(err)
 	}
-	if err := ch.QueueBind(q.Name, expr, amqpExchange, false, nil); err != nil {
+	if err := ch.QueueBind(q.Name, expr, roleExchange, false, nil); err != nil {
 		return fail(err)
 	}
 	tag := "mqgate-" + b.token + "-" + q.Name
@@ -302,7 +318,7 @@ func (b *amqpBackend) consume(what, expr string, f func(d *amqp091.Delivery, at 
 	return func() error {
 		var err error
 		once.Do(func() {
-			err = bounded(5*time.Second, func() error {
+			err = driver.Bounded(5*time.Second, func() error {
 				ch.Cancel(tag, false)
 				return ch.Close()
 			})
@@ -315,11 +331,11 @@ func (b *amqpBackend) consume(what, expr string, f func(d *amqp091.Delivery, at 
 	}, nil
 }
 
-func (b *amqpBackend) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
+func (b *roleClient) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
 	return b.consume("subscription to", expr, func(d *amqp091.Delivery, at time.Time) { f(d.RoutingKey, d.Body, at) })
 }
 
-func (b *amqpBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
+func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
 	return b.consume("serving", expr, func(d *amqp091.Delivery, at time.Time) {
 		if d.ReplyTo == "" {
 			return
@@ -348,7 +364,7 @@ func (b *amqpBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte)
 
 // queryChannel opens, once, the channel that consumes direct reply-to and
 // publishes the queries (RabbitMQ requires both on one channel).
-func (b *amqpBackend) queryChannel() (*amqp091.Channel, error) {
+func (b *roleClient) queryChannel() (*amqp091.Channel, error) {
 	if b.qCh != nil {
 		return b.qCh, nil
 	}
@@ -356,10 +372,10 @@ func (b *amqpBackend) queryChannel() (*amqp091.Channel, error) {
 	if err != nil {
 		return nil, err
 	}
-	replies, err := ch.Consume(amqpDirectReplyTo, "mqgate-"+b.token+"-replies", true, false, false, false, nil)
+	replies, err := ch.Consume(directReplyTo, "mqgate-"+b.token+"-replies", true, false, false, false, nil)
 	if err != nil {
 		ch.Close()
-		return nil, fmt.Errorf("consuming %s on %s: %w", amqpDirectReplyTo, b.url, err)
+		return nil, fmt.Errorf("consuming %s on %s: %w", directReplyTo, b.url, err)
 	}
 	go func() {
 		for d := range replies {
@@ -376,7 +392,7 @@ func (b *amqpBackend) queryChannel() (*amqp091.Channel, error) {
 	return ch, nil
 }
 
-func (b *amqpBackend) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
+func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
 	done := make(chan struct{})
 	var once sync.Once
 	var fMu sync.Mutex
@@ -409,8 +425,8 @@ func (b *amqpBackend) Query(ctx context.Context, key string, req []byte, f func(
 	// The query is published on the reply consumer's channel, one at a
 	// time (a channel's frames must not interleave).
 	b.qMu.Lock()
-	err = ch.PublishWithContext(ctx, amqpExchange, key, false, false,
-		amqp091.Publishing{DeliveryMode: b.deliveryMode(), ReplyTo: amqpDirectReplyTo, CorrelationId: corr, Body: req})
+	err = ch.PublishWithContext(ctx, roleExchange, key, false, false,
+		amqp091.Publishing{DeliveryMode: b.deliveryMode(), ReplyTo: directReplyTo, CorrelationId: corr, Body: req})
 	b.qMu.Unlock()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -431,6 +447,6 @@ func (b *amqpBackend) Query(ctx context.Context, key string, req []byte, f func(
 
 // Close closes the connection, waiting at most a few seconds for a broker
 // that went away.
-func (b *amqpBackend) Close() error {
-	return bounded(5*time.Second, func() error { return b.conn.Close() })
+func (b *roleClient) Close() error {
+	return driver.Bounded(5*time.Second, func() error { return b.conn.Close() })
 }

@@ -1,4 +1,4 @@
-package roles
+package nats
 
 import (
 	"context"
@@ -13,25 +13,25 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
-func init() { RegisterBackend("nats", dialNATS) }
-
-// natsBackend runs the roles over core NATS: publish/subscribe, and
+// roleClient runs the roles over core NATS: publish/subscribe, and
 // request/reply with an inbox per query, so that every responder's reply
 // is seen (time to first and to last reply). Core NATS has one delivery
 // guarantee (at most once); "reliable" is recorded but changes nothing on
 // the wire, as in the nats_reliable round trips (which use JetStream).
-type natsBackend struct {
+type roleClient struct {
 	nc   *natsgo.Conn
 	lost chan error
 	once sync.Once
 	url  string
 }
 
-func dialNATS(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
+// DialClient connects a role to the NATS servers at endpoints (a pool;
+// the local server when none).
+func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
 	if len(endpoints) == 0 {
 		endpoints = []string{natsgo.DefaultURL}
 	}
-	b := &natsBackend{lost: make(chan error, 1), url: driver.RedactURL(strings.Join(endpoints, ","))}
+	b := &roleClient{lost: make(chan error, 1), url: driver.RedactURL(strings.Join(endpoints, ","))}
 	opts := []natsgo.Option{
 		natsgo.Name("mqgate role"),
 		natsgo.Timeout(max(timeout, 10*time.Second)),
@@ -75,20 +75,32 @@ func dialNATS(ctx context.Context, endpoints []string, reliable bool, timeout ti
 	}
 }
 
-func (b *natsBackend) Name() string                           { return "nats" }
-func (b *natsBackend) Publish(topic string, msg []byte) error { return b.nc.Publish(topic, msg) }
-func (b *natsBackend) Flush(timeout time.Duration) error {
-	return bounded(timeout, func() error { return b.nc.FlushTimeout(timeout) })
+func (b *roleClient) Publish(topic string, msg []byte) error { return b.nc.Publish(topic, msg) }
+func (b *roleClient) Flush(timeout time.Duration) error {
+	return driver.Bounded(timeout, func() error { return b.nc.FlushTimeout(timeout) })
 }
-func (b *natsBackend) Join(parts ...string) string   { return strings.Join(parts, ".") }
-func (b *natsBackend) Wildcard(prefix string) string { return prefix + ".>" }
-func (b *natsBackend) Lost() <-chan error            { return b.lost }
+func (b *roleClient) Lost() <-chan error { return b.lost }
 
-func (b *natsBackend) Info() (string, string, string) {
+// Separator joins the parts of a subject.
+func (Transport) Separator() string { return "." }
+
+// Wildcards are NATS's: * one token, > the rest.
+func (Transport) Wildcards() string { return "*>" }
+
+// Below is prefix and prefix.> (which does not match prefix itself).
+func (Transport) Below(prefix string) []string { return []string{prefix, prefix + ".>"} }
+
+// RoleUsage describes NATS in the roles' --help.
+func (Transport) RoleUsage() driver.RoleUsage {
+	return driver.RoleUsage{What: "core NATS publish/subscribe, request/reply", Endpoint: "nats://host:4222",
+		EndpointNote: "a server pool", Reliability: "recorded only (core NATS has one guarantee)"}
+}
+
+func (b *roleClient) Info() (string, string, string) {
 	return "nats-server", b.nc.ConnectedServerVersion(), b.url
 }
 
-func (b *natsBackend) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
+func (b *roleClient) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
 	sub, err := b.nc.Subscribe(expr, func(m *natsgo.Msg) { f(m.Subject, m.Data, time.Now()) })
 	if err != nil {
 		return nil, err
@@ -100,7 +112,7 @@ func (b *natsBackend) Subscribe(expr string, f func(string, []byte, time.Time)) 
 	return sub.Unsubscribe, nil
 }
 
-func (b *natsBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
+func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
 	sub, err := b.nc.Subscribe(expr, func(m *natsgo.Msg) {
 		at := time.Now()
 		if m.Reply == "" {
@@ -126,7 +138,7 @@ func (b *natsBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte)
 	return sub.Unsubscribe, nil
 }
 
-func (b *natsBackend) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
+func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
 	inbox := b.nc.NewRespInbox()
 	done := make(chan struct{})
 	var once sync.Once
@@ -159,22 +171,9 @@ func (b *natsBackend) Query(ctx context.Context, key string, req []byte, f func(
 
 // Close closes the connection, waiting at most a few seconds for a
 // connection whose far end went away.
-func (b *natsBackend) Close() error {
-	return bounded(5*time.Second, func() error {
+func (b *roleClient) Close() error {
+	return driver.Bounded(5*time.Second, func() error {
 		b.nc.Close()
 		return nil
 	})
-}
-
-// bounded runs f and waits for it at most d (and a second): a client call
-// stuck on a dead link must not hold a role past its timeouts.
-func bounded(d time.Duration, f func() error) error {
-	ch := make(chan error, 1)
-	go func() { ch <- f() }()
-	select {
-	case err := <-ch:
-		return err
-	case <-time.After(d + time.Second):
-		return fmt.Errorf("no answer within %v: the link is down", d)
-	}
 }

@@ -1,4 +1,4 @@
-package roles
+package mqtt
 
 import (
 	"context"
@@ -17,15 +17,13 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
-func init() { RegisterBackend("mqtt", dialMQTT) }
-
-// mqttBackend runs the roles over MQTT 5 (paho.golang, no reconnection):
+// roleClient runs the roles over MQTT 5 (paho.golang, no reconnection):
 // publish/subscribe at QoS 0 (best_effort) or 1 (reliable), and
 // request/response with the Response Topic and Correlation Data
 // properties: each requester subscribes once to a response topic of its
 // own and routes the replies by correlation data. Subscriptions with
 // wildcards get every message below a prefix.
-type mqttBackend struct {
+type roleClient struct {
 	cli   *paho.Client
 	conn  net.Conn
 	qos   byte
@@ -34,26 +32,26 @@ type mqttBackend struct {
 	lost  chan error
 	once  sync.Once
 	mu    sync.RWMutex
-	subs  []mqttSub
+	subs  []roleSub
 	reply string
 	wait  map[string]func([]byte, time.Time) // by correlation data
 	pubMu sync.Mutex
 }
 
-type mqttSub struct {
+type roleSub struct {
 	filter string
 	f      func(topic string, msg []byte, props *paho.PublishProperties, at time.Time)
 }
 
-// dialMQTT connects to the first of endpoints that accepts, in order (a
-// broker and its standbys).
-func dialMQTT(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
+// DialClient connects a role to the first of endpoints that accepts, in
+// order (a broker and its standbys).
+func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
 	if len(endpoints) == 0 {
 		endpoints = []string{"mqtt://127.0.0.1:1883"}
 	}
 	var errs []error
 	for _, raw := range endpoints {
-		b, err := dialMQTTAt(ctx, raw, reliable, timeout)
+		b, err := dialRoleClient(ctx, raw, reliable, timeout)
 		if err == nil || ctx.Err() != nil {
 			return b, err
 		}
@@ -62,14 +60,14 @@ func dialMQTT(ctx context.Context, endpoints []string, reliable bool, timeout ti
 	return nil, errors.Join(errs...)
 }
 
-func dialMQTTAt(ctx context.Context, raw string, reliable bool, timeout time.Duration) (Backend, error) {
+func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time.Duration) (driver.Client, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "mqtt" || u.Host == "" {
 		return nil, fmt.Errorf("--endpoint %q: expected mqtt://HOST:PORT", driver.RedactURL(raw))
 	}
 	var tok [6]byte
 	rand.Read(tok[:])
-	b := &mqttBackend{url: driver.RedactURL(raw), id: "mqgate-role-" + hex.EncodeToString(tok[:]), lost: make(chan error, 1),
+	b := &roleClient{url: driver.RedactURL(raw), id: "mqgate-role-" + hex.EncodeToString(tok[:]), lost: make(chan error, 1),
 		wait: map[string]func([]byte, time.Time){}}
 	if reliable {
 		b.qos = 1
@@ -104,7 +102,7 @@ func dialMQTTAt(ctx context.Context, raw string, reliable bool, timeout time.Dur
 	return b, nil
 }
 
-func (b *mqttBackend) route(pr paho.PublishReceived) (bool, error) {
+func (b *roleClient) route(pr paho.PublishReceived) (bool, error) {
 	at := time.Now()
 	p := pr.Packet
 	b.mu.RLock()
@@ -140,18 +138,28 @@ func topicMatch(filter, topic string) bool {
 	return len(f) == len(t)
 }
 
-func (b *mqttBackend) Name() string                  { return "mqtt" }
-func (b *mqttBackend) Join(parts ...string) string   { return strings.Join(parts, "/") }
-func (b *mqttBackend) Wildcard(prefix string) string { return prefix + "/#" }
-func (b *mqttBackend) Lost() <-chan error            { return b.lost }
+func (b *roleClient) Lost() <-chan error { return b.lost }
 
-// WildcardIncludesPrefix: prefix/# matches prefix itself.
-func (b *mqttBackend) WildcardIncludesPrefix() bool { return true }
-func (b *mqttBackend) Info() (string, string, string) {
+// Separator joins the levels of a topic.
+func (Transport) Separator() string { return "/" }
+
+// Wildcards are MQTT's: + one level, # the rest.
+func (Transport) Wildcards() string { return "+#" }
+
+// Below is prefix/#, which matches prefix itself.
+func (Transport) Below(prefix string) []string { return []string{prefix + "/#"} }
+
+// RoleUsage describes MQTT in the roles' --help.
+func (Transport) RoleUsage() driver.RoleUsage {
+	return driver.RoleUsage{What: "MQTT 5, QoS 0 or 1 by --reliability, request/response", Endpoint: "mqtt://host:1883",
+		EndpointNote: "tried in order until one accepts", Reliability: "QoS 0 or 1"}
+}
+
+func (b *roleClient) Info() (string, string, string) {
 	return "mqtt", "5", b.url
 }
 
-func (b *mqttBackend) publish(p *paho.Publish) error {
+func (b *roleClient) publish(p *paho.Publish) error {
 	if p.QoS == 0 {
 		// QoS 0 is written by the calling goroutine: one at a time.
 		b.pubMu.Lock()
@@ -162,17 +170,17 @@ func (b *mqttBackend) publish(p *paho.Publish) error {
 	return err
 }
 
-func (b *mqttBackend) Publish(topic string, msg []byte) error {
+func (b *roleClient) Publish(topic string, msg []byte) error {
 	return b.publish(&paho.Publish{Topic: topic, QoS: b.qos, Payload: msg})
 }
 
 // Flush: QoS 0 messages are written when Publish returns, QoS 1 ones
 // acknowledged.
-func (b *mqttBackend) Flush(time.Duration) error { return nil }
+func (b *roleClient) Flush(time.Duration) error { return nil }
 
-func (b *mqttBackend) subscribe(filter string, f func(string, []byte, *paho.PublishProperties, time.Time)) (func() error, error) {
+func (b *roleClient) subscribe(filter string, f func(string, []byte, *paho.PublishProperties, time.Time)) (func() error, error) {
 	b.mu.Lock()
-	b.subs = append(b.subs, mqttSub{filter, f})
+	b.subs = append(b.subs, roleSub{filter, f})
 	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -191,11 +199,11 @@ func (b *mqttBackend) subscribe(filter string, f func(string, []byte, *paho.Publ
 	}, nil
 }
 
-func (b *mqttBackend) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
+func (b *roleClient) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
 	return b.subscribe(expr, func(topic string, msg []byte, _ *paho.PublishProperties, at time.Time) { f(topic, msg, at) })
 }
 
-func (b *mqttBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
+func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
 	return b.subscribe(expr, func(_ string, msg []byte, props *paho.PublishProperties, at time.Time) {
 		if props == nil || props.ResponseTopic == "" {
 			return
@@ -211,7 +219,7 @@ func (b *mqttBackend) Serve(expr string, reply func([]byte, time.Time) [][]byte)
 	})
 }
 
-func (b *mqttBackend) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
+func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
 	b.mu.Lock()
 	if b.reply == "" {
 		b.reply = "mqgate/reply/" + b.id
@@ -255,8 +263,8 @@ func (b *mqttBackend) Query(ctx context.Context, key string, req []byte, f func(
 	}
 }
 
-func (b *mqttBackend) Close() error {
-	return bounded(5*time.Second, func() error {
+func (b *roleClient) Close() error {
+	return driver.Bounded(5*time.Second, func() error {
 		b.cli.Disconnect(&paho.Disconnect{ReasonCode: 0})
 		return b.conn.Close()
 	})

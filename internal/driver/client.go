@@ -1,0 +1,93 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// PubSub is the publish/subscribe capability of a Client.
+type PubSub interface {
+	// Publish sends msg on topic.
+	Publish(topic string, msg []byte) error
+	// Flush waits until what was published reached the system, within
+	// timeout.
+	Flush(timeout time.Duration) error
+	// Subscribe calls f for every message on expr (the system's wildcard
+	// syntax) with the time it arrived (this host's clock, read first in
+	// the client's delivery callback).
+	Subscribe(expr string, f func(topic string, msg []byte, at time.Time)) (unsubscribe func() error, err error)
+}
+
+// RequestReply is the request/reply capability of a Client.
+type RequestReply interface {
+	// Serve answers every query on expr: reply returns the replies to
+	// send (each is sent as it is returned). One goroutine per query.
+	Serve(expr string, reply func(req []byte, at time.Time) [][]byte) (stop func() error, err error)
+	// Query sends req on key and calls f for every reply until ctx is
+	// done; f returns false to stop waiting.
+	Query(ctx context.Context, key string, req []byte, f func(rep []byte, at time.Time) bool) error
+}
+
+// Client is one connection of a distributed role (run pub|sub|req|qry) to
+// a messaging system: publish, subscribe, serve queries and query.
+type Client interface {
+	PubSub
+	RequestReply
+	// Info describes what was reached, for meta.json.
+	Info() (product, version, url string)
+	// Lost delivers an error once the connection to the system is lost
+	// for good.
+	Lost() <-chan error
+	Close() error
+}
+
+// ClientDialer is implemented by systems whose distributed roles run in
+// this process, through a Client of their own, with the system's topic
+// rules.
+type ClientDialer interface {
+	RoleSystem
+	// DialClient connects to the system at endpoints (its default when
+	// none); reliable selects its acknowledged mode, timeout bounds the
+	// detection of a lost link.
+	DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Client, error)
+	// Wildcards are the characters that make an expression match several
+	// topics, e.g. "*>" in NATS.
+	Wildcards() string
+	// Below is the expressions matching prefix and everything below it:
+	// one when the system's wildcard matches its prefix too, else prefix
+	// and its wildcard.
+	Below(prefix string) []string
+}
+
+// RoleSystem is implemented by transports the distributed roles (run
+// pub|sub|req|qry) run over: through a Client (ClientDialer) or a helper
+// of their own.
+type RoleSystem interface {
+	// Separator joins the parts of a topic, e.g. "." or "/": the roles
+	// build <prefix>.data.<i> with it.
+	Separator() string
+	// RoleUsage describes the system in the roles' --help.
+	RoleUsage() RoleUsage
+}
+
+// RoleUsage is how a system describes itself in the roles' --help.
+type RoleUsage struct {
+	What         string // --driver, e.g. "core NATS publish/subscribe, request/reply"
+	Endpoint     string // --endpoint's example, e.g. "nats://host:4222"
+	EndpointNote string // what several --endpoint mean, e.g. "a server pool"
+	Reliability  string // what --reliability selects
+}
+
+// Bounded runs f and waits for it at most d (and a second): a client call
+// stuck on a dead link must not hold a role past its timeouts.
+func Bounded(d time.Duration, f func() error) error {
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(d + time.Second):
+		return fmt.Errorf("no answer within %v: the link is down", d)
+	}
+}
