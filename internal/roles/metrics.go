@@ -198,6 +198,32 @@ func (m *Metrics) Timeout() {
 	}
 }
 
+// Count adds what a helper measured on its own, once it is done: the
+// counts of c and the latencies (ns).
+func (m *Metrics) Count(c Snapshot, latencies []int64) {
+	m.mu.Lock()
+	for _, t := range []*Snapshot{&m.cur, &m.total} {
+		t.Sent += c.Sent
+		t.Received += c.Received
+		t.Errors += c.Errors
+		t.Timeouts += c.Timeouts
+		t.Bytes += c.Bytes
+	}
+	for _, ns := range latencies {
+		m.win.RecordValue(max(ns, 1))
+	}
+	m.mu.Unlock()
+	if m.reg != nil {
+		m.pSent.Add(float64(c.Sent))
+		m.pRecv.Add(float64(c.Received))
+		m.pErr.Add(float64(c.Errors))
+		m.pTimeout.Add(float64(c.Timeouts))
+		for _, ns := range latencies {
+			m.pLat.Observe(float64(ns) / 1e9)
+		}
+	}
+}
+
 // Total returns the counts of the whole run.
 func (m *Metrics) Total() Snapshot {
 	m.mu.Lock()

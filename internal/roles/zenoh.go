@@ -100,6 +100,13 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 			return fail(err)
 		}
 	}
+	// The helper times its messages itself: what it counted reaches the
+	// --csv snapshots and Prometheus when it is done.
+	met, err := NewMetrics(s)
+	if err != nil {
+		return fail(err)
+	}
+	defer met.Close()
 	start := time.Now()
 	// The clock prober starts first: it probes each publisher host as soon
 	// as it answers, until the subscriber is done.
@@ -147,11 +154,16 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 	if !completed && reason == "" && exit.Err() != nil {
 		reason = exit.Err().Error()
 	}
+	var counted Snapshot
+	for _, pc := range sum.Payloads {
+		counted.Sent += pc.Sent
+		counted.Received += pc.Received
+		counted.Errors += pc.Errors
+		counted.Timeouts += pc.Timeouts
+	}
 	if latency == "" {
-		var n uint64
-		for _, pc := range sum.Payloads {
-			n += pc.Sent + pc.Received
-		}
+		met.Count(counted, nil)
+		n := counted.Sent + counted.Received
 		o.Summary = fmt.Sprintf("%s %s (zenoh): %d messages%s; helper output in %s", s.Role, s.RunID, n, statusWord(completed, interrupted, reason), out)
 		return o
 	}
@@ -187,6 +199,8 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		if len(v) > 0 {
 			c.Bytes = res.Samples[0].Payload
 		}
+		counted.Bytes = uint64(len(v) * c.Bytes)
+		met.Count(counted, nanos(v))
 		for k, v := range zs.extra {
 			sys.Extra[k] = v
 		}
@@ -230,6 +244,11 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 		lastSub.System = &lastSys
 		ms = []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: base},
 			{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: lastSub}}
+		counted.Received = pc.Replies
+		if pc.ResultBytes != nil {
+			counted.Bytes = *pc.ResultBytes
+		}
+		met.Count(counted, nanos(first))
 		rep := zenohReqReport(s, pc, first, last, start, end, completed, reason)
 		zreq = &rep
 	}
@@ -274,13 +293,7 @@ func RunZenoh(ctx context.Context, s Settings) Outcome {
 // files). A query is complete with --replies replies; the helper counts
 // the others as timeouts.
 func zenohReqReport(s Settings, pc zenohhelper.PayloadCounts, first, last []float64, start, end time.Time, completed bool, reason string) ReqReport {
-	ns := func(us []float64) []int64 {
-		v := make([]int64, len(us))
-		for i, x := range us {
-			v[i] = int64(math.Round(x * 1000))
-		}
-		return v
-	}
+	ns := nanos
 	rep := ReqReport{Role: RoleReq, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
 		QPSTarget: s.QPS, QPS: float64(pc.Sent) / s.Duration.Seconds(), Concurrency: s.Concurrency,
 		Queries: pc.Sent, Answered: pc.Received, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped,
@@ -300,6 +313,15 @@ func zenohReqReport(s Settings, pc zenohhelper.PayloadCounts, first, last []floa
 		rep.Error = reason
 	}
 	return rep
+}
+
+// nanos are latencies in µs as whole nanoseconds.
+func nanos(us []float64) []int64 {
+	v := make([]int64, len(us))
+	for i, x := range us {
+		v[i] = int64(math.Round(x * 1000))
+	}
+	return v
 }
 
 type measuredSample struct{ Latency float64 }

@@ -1,0 +1,147 @@
+package roles
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/amqp"
+	"github.com/mqgate/mqgate/internal/driver/mqtt"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/testenv"
+	"github.com/mqgate/mqgate/internal/zenohhelper"
+	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
+)
+
+// TestRoleFlagsEveryDriver checks that the role flags mean the same on
+// every driver: a qry with --prom-port serves /metrics while it runs, the
+// --csv snapshots of a qry and a req count the req's queries (sent by the
+// one, received by the other), and --reliability reliable names the
+// sub-experiment. AMQP and Zenoh skip without RabbitMQ or mqgate-zenoh.
+func TestRoleFlagsEveryDriver(t *testing.T) {
+	endpoints := map[string]func(t *testing.T) string{
+		"nats": embeddedNATS,
+		"mqtt": func(t *testing.T) string {
+			url, stop, err := mqtt.Transport{}.StartEmbedded(context.Background(), driver.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { stop() })
+			return url
+		},
+		"amqp": func(t *testing.T) string {
+			return testenv.Service(t, "RabbitMQ", testenv.Getenv(amqp.EnvURL, amqp.DefaultURL), "start it with: rabbitmq-server -detached")
+		},
+		"zenoh": func(t *testing.T) string {
+			bin := zenohtest.Helper(t)
+			t.Setenv(zenohhelper.EnvHelper, bin)
+			router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { router.Stop(10 * time.Second) })
+			return router.Ready.Locator("tcp")
+		},
+	}
+	for _, name := range Drivers() {
+		t.Run(name, func(t *testing.T) {
+			ep := endpoints[name]
+			if ep == nil {
+				t.Fatalf("no endpoint for driver %s: add one to this test", name)
+			}
+			out := t.TempDir()
+			port := freePort(t)
+			runID := "flags" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			base := map[string]any{"driver": name, "endpoint": []string{ep(t)}, "out-dir": out, "run-id": runID, "timeout": "3s",
+				"reliability": "reliable", "topic-prefix": "mqgate.flags." + runID}
+			with := func(extra map[string]any) map[string]any {
+				for k, v := range base {
+					extra[k] = v
+				}
+				return extra
+			}
+			qryCSV, reqCSV := filepath.Join(out, "qry.csv"), filepath.Join(out, "req.csv")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			qdone := make(chan Outcome, 1)
+			go func() {
+				qdone <- Run(ctx, settings(t, RoleQry, with(map[string]any{"duration": "1m", "csv": qryCSV, "prom-port": strconv.Itoa(port)})))
+			}()
+			if body := scrape(t, port); !strings.Contains(body, `mqgate_role_received_total{role="qry",run_id="`+runID+`"}`) {
+				t.Errorf("/metrics of the qry:\n%s", body)
+			}
+			time.Sleep(500 * time.Millisecond)
+			reqOut := Run(context.Background(), settings(t, RoleReq, with(map[string]any{"qps": "50", "duration": "1s", "csv": reqCSV})))
+			cancel()
+			qryOut := <-qdone
+			if reqOut.Err != nil || reqOut.Incomplete || qryOut.Err != nil || !qryOut.Interrupted {
+				t.Fatalf("req %+v, qry %+v", reqOut, qryOut)
+			}
+			m, err := meta.ReadFile(filepath.Join(out, runID, meta.FileName))
+			if err != nil || m.SubExperiments[0].Type != name+"_reliable_query" {
+				t.Fatalf("meta %+v %v", m, err)
+			}
+			queries := uint64(m.SubExperiments[0].Payloads[0].Samples)
+			if sent := csvTotal(t, reqCSV, "Sent"); sent == 0 || sent < queries {
+				t.Errorf("req --csv: %d sent, %d queries answered", sent, queries)
+			}
+			if received := csvTotal(t, qryCSV, "Received"); received < queries {
+				t.Errorf("qry --csv: %d received, %d queries answered", received, queries)
+			}
+		})
+	}
+}
+
+// scrape reads /metrics on port, waiting up to 10 s for it to listen.
+func scrape(t *testing.T, port int) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			return string(body)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("--prom-port %d: %v", port, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// csvTotal is the sum of column col of a role's --csv snapshots.
+func csvTotal(t *testing.T, path, col string) uint64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if lines[0] != SnapshotHeader {
+		t.Fatalf("%s: header %q", path, lines[0])
+	}
+	idx := -1
+	for i, h := range strings.Split(SnapshotHeader, ",") {
+		if h == col {
+			idx = i
+		}
+	}
+	var total uint64
+	for _, l := range lines[1:] {
+		n, err := strconv.ParseUint(strings.Split(l, ",")[idx], 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", path, l, err)
+		}
+		total += n
+	}
+	return total
+}
