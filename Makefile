@@ -38,7 +38,7 @@ zenoh:
 ## zenoh-test: the helper's Rust unit tests, then the Go tests that run it
 zenoh-test:
 	bash scripts/build-zenoh.sh test
-	$(GO) test -race ./internal/zenohhelper/
+	$(GO) test -race ./internal/driver/zenoh/zenohhelper/
 
 clean:
 	rm -rf $(BIN) demo-results

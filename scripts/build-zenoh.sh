@@ -2,7 +2,7 @@
 # Builds mqgate-zenoh, the Zenoh measurement helper (tools/mqgate-zenoh), in
 # release mode. Cargo keeps what it built: the first build compiles Zenoh
 # (many minutes on two cores), later ones return in seconds. Set
-# CARGO_TARGET_DIR to keep the build outside the work tree (internal/zenohhelper
+# CARGO_TARGET_DIR to keep the build outside the work tree (internal/driver/zenoh/zenohhelper
 # finds the binary there too).
 #
 #   scripts/build-zenoh.sh          build (or reuse) the helper

@@ -17,8 +17,8 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/testenv"
-	"github.com/mqgate/mqgate/internal/zenohhelper"
-	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 )
 
 // TestRoleFlagsEveryDriver checks that the role flags mean the same on

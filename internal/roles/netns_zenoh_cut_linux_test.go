@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/zenohhelper"
-	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 )
 
 // TestZenohHostCutOff runs the Zenoh roles on three network-namespace

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/zenohhelper"
-	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 )
 
 // TestThreeHostsZenoh runs the Zenoh roles on three hosts made of network

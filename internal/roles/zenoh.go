@@ -12,7 +12,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/clockoffset"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 )
 
 // MinZenohLease is the shortest lease a Zenoh role announces: keep-alives

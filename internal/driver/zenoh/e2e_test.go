@@ -24,8 +24,8 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
-	"github.com/mqgate/mqgate/internal/zenohhelper"
-	"github.com/mqgate/mqgate/internal/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 )
 
 // mainEnv makes the test binary behave as the run command, so that run

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 )
 
 // ErrSelfMeasuring is returned by the pinger's Send and Receive: the

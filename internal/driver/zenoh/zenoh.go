@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
-	"github.com/mqgate/mqgate/internal/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 )
 
 // Name is the transport's registry name.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/testenv"
-	"github.com/mqgate/mqgate/internal/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 )
 
 // Helper returns the mqgate-zenoh binary (zenohhelper.Find), or skips or
