@@ -86,9 +86,11 @@ type SubResult struct {
 func (s *SubResult) Missing() bool { return s.Target == nil }
 
 // Failed returns the checks that failed.
-func (s *SubResult) Failed() []gate.Check {
+func (s *SubResult) Failed() []gate.Check { return failed(s.Checks) }
+
+func failed(checks []gate.Check) []gate.Check {
 	var f []gate.Check
-	for _, c := range s.Checks {
+	for _, c := range checks {
 		if c.Status == gate.Failed {
 			f = append(f, c)
 		}
@@ -232,18 +234,25 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 // runsOf returns sub-experiment typ of every run of one side, nil when no
 // run has it, and an error when some have it and others do not.
 func runsOf(exps []*experiment.Experiment, typ, side string) ([]*experiment.Summary, error) {
-	var have []*experiment.Summary
+	return sideRuns(exps, typ, side, (*experiment.Experiment).Summary, fmt.Sprintf("sub-experiment %q", typ))
+}
+
+// sideRuns returns get(e, typ) of every run e of one side, nil when no run
+// has it, and an error when some have it and others do not; what names it
+// in the error.
+func sideRuns[T any](exps []*experiment.Experiment, typ, side string, get func(*experiment.Experiment, string) *T, what string) ([]*T, error) {
+	var have []*T
 	var lacking []string
 	for _, e := range exps {
-		if s := e.Summary(typ); s != nil {
+		if s := get(e, typ); s != nil {
 			have = append(have, s)
 		} else {
 			lacking = append(lacking, e.Dir)
 		}
 	}
 	if len(have) > 0 && len(lacking) > 0 {
-		return nil, fileerr.New(lacking[0], 0, "", "sub-experiment %q is in %d %s runs but missing from %d (%s): every run of a side must measure the same sub-experiments",
-			typ, len(have), side, len(lacking), strings.Join(lacking, ", "))
+		return nil, fileerr.New(lacking[0], 0, "", "%s is in %d %s runs but missing from %d (%s): every run of a side must measure the same sub-experiments",
+			what, len(have), side, len(lacking), strings.Join(lacking, ", "))
 	}
 	return have, nil
 }

@@ -43,15 +43,7 @@ type ThroughputResult struct {
 func (t *ThroughputResult) Missing() bool { return t.TargetRuns == nil }
 
 // Failed returns the checks that failed.
-func (t *ThroughputResult) Failed() []gate.Check {
-	var f []gate.Check
-	for _, c := range t.Checks {
-		if c.Status == gate.Failed {
-			f = append(f, c)
-		}
-	}
-	return f
-}
+func (t *ThroughputResult) Failed() []gate.Check { return failed(t.Checks) }
 
 // throughputValues returns the Median [msg/s] of key k in every run.
 func throughputValues(runs []*experiment.Throughput, k result.Key) []float64 {
@@ -149,20 +141,8 @@ func offeredRange(runs []*experiment.Throughput, k result.Key) string {
 // run of one side, nil when no run has it, and an error when some have it
 // and others do not.
 func throughputRunsOf(exps []*experiment.Experiment, typ, side string) ([]*experiment.Throughput, error) {
-	var have []*experiment.Throughput
-	var lacking []string
-	for _, e := range exps {
-		if t := e.Throughput(typ); t != nil {
-			have = append(have, t)
-		} else {
-			lacking = append(lacking, e.Dir)
-		}
-	}
-	if len(have) > 0 && len(lacking) > 0 {
-		return nil, fileerr.New(lacking[0], 0, "", "throughput of sub-experiment %q (%s) is in %d %s runs but missing from %d (%s): every run of a side must measure the same sub-experiments",
-			typ, experiment.ThroughputFileName(typ), len(have), side, len(lacking), strings.Join(lacking, ", "))
-	}
-	return have, nil
+	return sideRuns(exps, typ, side, (*experiment.Experiment).Throughput,
+		fmt.Sprintf("throughput of sub-experiment %q (%s)", typ, experiment.ThroughputFileName(typ)))
 }
 
 // sameThroughputRows checks that every run of both sides holds the rows of
