@@ -98,7 +98,7 @@ func WriteSnapshots(w io.Writer, rows []Snapshot) error {
 }
 
 // SummaryFormat identifies the summary JSON.
-const SummaryFormat = "mqgate-load-summary/1"
+const SummaryFormat = "mqgate-load-summary/2"
 
 // Summary is the summary JSON of one sub-experiment.
 type Summary struct {
@@ -136,11 +136,13 @@ type PayloadSummary struct {
 	ReceivePeriodS float64           `json:"receive_period_s"`
 	Counters       CounterValues     `json:"counters"`
 	Expected       uint64            `json:"expected"`
+	Offered        uint64            `json:"expected_offered"`
 	Received       uint64            `json:"received_unique"`
 	Lost           uint64            `json:"lost"`
 	Duplicates     uint64            `json:"duplicates"`
 	OutOfOrder     uint64            `json:"out_of_order"`
-	DeliveryRatio  float64           `json:"delivery_ratio"`
+	DeliveryRatio  float64           `json:"delivery_ratio"` // of what was sent
+	DeliveryRate   float64           `json:"delivery_rate"`  // of the offered schedule
 	SendRate       float64           `json:"send_rate"`    // msg/s
 	ReceiveRate    float64           `json:"receive_rate"` // msg/s
 	ReceiveMbps    float64           `json:"receive_mbps"` // 10^6 bit/s
@@ -158,7 +160,7 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 	s := PayloadSummary{
 		Payload: r.Payload, MeasuredS: r.Measured().Seconds(), ReceivePeriodS: r.ReceivePeriod().Seconds(),
 		Counters: r.Counters, Expected: r.Expected, Received: r.Unique, Lost: r.Lost, Duplicates: r.Duplicates, OutOfOrder: r.OutOfOrder,
-		DeliveryRatio: r.DeliveryRatio(), SendRate: r.SendRate(), ReceiveRate: r.ReceiveRate(),
+		DeliveryRatio: r.DeliveryRatio(), DeliveryRate: r.DeliveryRate(), Offered: r.Offered, SendRate: r.SendRate(), ReceiveRate: r.ReceiveRate(),
 		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6,
 		Latency:     r.Latency, SendDelay: r.SendDelay, RawKept: len(r.Raw), RawDropped: r.RawDropped, Drained: r.Drained,
 		Publishers: r.Publishers, Notes: notesOf(r, cfg),
@@ -182,8 +184,11 @@ func notesOf(r *PayloadResult, cfg Config) []string {
 // publishers could not keep up (the knee of the latency–load curve).
 func KneeNotes(r *PayloadResult, cfg Config) []string {
 	notes := []string{}
+	if r.Offered > r.Expected && r.DeliveryRate() < 0.99 {
+		notes = append(notes, fmt.Sprintf("delivered %.1f%% of the offered schedule (%.1f%% of what was sent): the publishers did not keep up", 100*r.DeliveryRate(), 100*r.DeliveryRatio()))
+	}
 	if r.Expected > 0 && r.DeliveryRatio() < 0.99 {
-		notes = append(notes, fmt.Sprintf("delivered %.1f%% of the expected messages: past the knee (or lossy)", 100*r.DeliveryRatio()))
+		notes = append(notes, fmt.Sprintf("delivered %.1f%% of the messages sent: past the knee (or lossy)", 100*r.DeliveryRatio()))
 	}
 	if sk := r.Counters.Skipped; sk > 0 {
 		notes = append(notes, fmt.Sprintf("publishers skipped %d slots (more than one period behind): the offered rate %g/s per publisher was not reached", sk, cfg.Rate))

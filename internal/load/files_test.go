@@ -112,7 +112,8 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{`{"format": "other/1"}`, `format "other/1"`},
-		{"{\n\"format\": \"mqgate-load-summary/1\",\n\"bogus\": 1}", "unknown field"},
+		{"{\n\"format\": \"mqgate-load-summary/2\",\n\"bogus\": 1}", "unknown field"},
+		{`{"format": "mqgate-load-summary/1"}`, `format "mqgate-load-summary/1", expected "mqgate-load-summary/2"`},
 		{"{\n\"format\": \n}", "j.json:3:"},
 	} {
 		_, err := ReadSummary(strings.NewReader(c.in), "j.json")

@@ -161,6 +161,13 @@ type PublisherResult struct {
 	Duplicates uint64 `json:"duplicates"`
 	OutOfOrder uint64 `json:"out_of_order"`
 	Skipped    uint64 `json:"skipped"`
+	// Offered is the slots of its schedule due in the measured period
+	// (Sent + Skipped; Sent when unpaced); IntendedRate the schedule's rate
+	// (0 unpaced) and SendRate what it achieved, Sent over the measured
+	// period, in msg/s.
+	Offered      uint64  `json:"offered"`
+	IntendedRate float64 `json:"intended_rate"`
+	SendRate     float64 `json:"send_rate"`
 }
 
 // RawSample is one message's arrival (ns since the epoch) and latency (ns).
@@ -173,7 +180,11 @@ type PayloadResult struct {
 	// measured message's arrival (possibly during the drain).
 	Start, End, LastArrival time.Time
 	Counters                CounterValues
-	Expected, Unique        uint64
+	// Expected is the deliveries the messages sent should make; Offered
+	// those the offered schedule should make (publishers × rate × duration
+	// × the subscribers of each topic, the MQTT-bench expected_messages),
+	// equal to Expected when unpaced. Unique is the deliveries made.
+	Expected, Offered, Unique uint64
 	Lost                    uint64
 	Duplicates, OutOfOrder  uint64
 	Latency, SendDelay      Stats
@@ -215,13 +226,21 @@ func (r *PayloadResult) SendRate() float64 {
 // ReceiveRate is unique deliveries per second over ReceivePeriod.
 func (r *PayloadResult) ReceiveRate() float64 { return rate(r.Unique, r.ReceivePeriod()) }
 
-// DeliveryRatio is unique deliveries over the expected ones (1 when none
-// were expected).
-func (r *PayloadResult) DeliveryRatio() float64 {
-	if r.Expected == 0 {
+// DeliveryRatio is unique deliveries over those the messages sent should
+// make (1 when none were sent): loss in the system alone.
+func (r *PayloadResult) DeliveryRatio() float64 { return ratio(r.Unique, r.Expected) }
+
+// DeliveryRate is unique deliveries over those the offered schedule should
+// make (MQTT-bench's delivery_rate): a publisher that fell behind and
+// skipped slots lowers it as loss does, where DeliveryRatio hides it.
+func (r *PayloadResult) DeliveryRate() float64 { return ratio(r.Unique, r.Offered) }
+
+// ratio is n/of, 1 when of is 0 (nothing was expected, nothing is missing).
+func ratio(n, of uint64) float64 {
+	if of == 0 {
 		return 1
 	}
-	return float64(r.Unique) / float64(r.Expected)
+	return float64(n) / float64(of)
 }
 
 func rate(n uint64, d time.Duration) float64 {
@@ -731,6 +750,11 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	}
 	for _, s := range sends {
 		pubs[s.end.Pub].Skipped = s.skipped
+	}
+	for i := range pubs {
+		p := &pubs[i]
+		p.Offered, p.IntendedRate, p.SendRate = p.Sent+p.Skipped, r.cfg.Rate, rate(p.Sent, res.Measured())
+		res.Offered += p.Offered * uint64(len(r.tp.SubscribersOf(p.Topic)))
 	}
 	// Each subscriber of a publisher's topic should have every message;
 	// one that got none has no tracker and lost them all.

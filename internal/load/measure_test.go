@@ -87,6 +87,18 @@ func checkComplete(t *testing.T, res []PayloadResult, cfg Config) {
 		if per := float64(sent) / float64(len(r.Publishers)); per > 201 {
 			t.Errorf("%d B: %.0f messages per publisher, more than the schedule's 200", r.Payload, per)
 		}
+		// The offered schedule: every publisher's slots, sent or skipped,
+		// times the subscribers of its topic.
+		var offered uint64
+		for _, p := range r.Publishers {
+			if p.Offered != p.Sent+p.Skipped || p.IntendedRate != cfg.Rate {
+				t.Errorf("%d B: publisher %d offered %d, sent %d, skipped %d, intended %g/s", r.Payload, p.Publisher, p.Offered, p.Sent, p.Skipped, p.IntendedRate)
+			}
+			offered += p.Offered * uint64(len(cfg.Topology.SubscribersOf(p.Topic)))
+		}
+		if r.Offered != offered || r.Offered < r.Expected {
+			t.Errorf("%d B: %d deliveries offered, want %d (and at least the %d expected of what was sent)", r.Payload, r.Offered, offered, r.Expected)
+		}
 		// Every slot of the measured period is sent or skipped: 200 per
 		// publisher, give or take the one at each end.
 		if n, want := sent+c.Skipped, uint64(len(r.Publishers))*200; n+uint64(len(r.Publishers)) < want || n > want+uint64(len(r.Publishers)) {

@@ -204,8 +204,12 @@ func (p *Progress) End(r *PayloadResult) {
 	if p.Terminal {
 		fmt.Fprint(p.W, "\r\x1b[K")
 	}
-	fmt.Fprintf(p.W, "%-38s %6d B  sent %d (%s msg/s)  received %d of %d (%.2f%%)  lost %d  dup %d  ooo %d  p50 %v  p99 %v  max %v\n",
-		p.sub, r.Payload, r.Counters.MessagesSent, thousands(r.SendRate()), r.Unique, r.Expected, 100*r.DeliveryRatio(),
+	sent := fmt.Sprintf("sent %d (%s msg/s)", r.Counters.MessagesSent, thousands(r.SendRate()))
+	if sk := r.Counters.Skipped; sk > 0 {
+		sent = fmt.Sprintf("sent %d of %d offered (%s msg/s, %d skipped)", r.Counters.MessagesSent, r.Counters.MessagesSent+sk, thousands(r.SendRate()), sk)
+	}
+	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %d (%.2f%% of %d offered, %.2f%% of %d sent)  lost %d  dup %d  ooo %d  p50 %v  p99 %v  max %v\n",
+		p.sub, r.Payload, sent, r.Unique, 100*r.DeliveryRate(), r.Offered, 100*r.DeliveryRatio(), r.Expected,
 		r.Lost, r.Duplicates, r.OutOfOrder, roundLatency(time.Duration(r.Latency.P50Ns)), roundLatency(time.Duration(r.Latency.P99Ns)),
 		roundLatency(time.Duration(r.Latency.MaxNs)))
 }

@@ -1,0 +1,102 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+)
+
+// slowTransport is the in-process link with a publisher that takes delay
+// over each send: it cannot keep to a schedule faster than 1/delay.
+type slowTransport struct {
+	intraprocess.Transport
+	delay time.Duration
+}
+
+type slowPublisher struct {
+	driver.Publisher
+	delay time.Duration
+}
+
+func (s slowPublisher) Send(msg []byte) error {
+	time.Sleep(s.delay)
+	return s.Publisher.Send(msg)
+}
+
+func (t slowTransport) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
+	p, err := t.Transport.Publish(ctx, addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	return slowPublisher{p, t.delay}, nil
+}
+
+// TestDeliveryAgainstTheOfferedSchedule: publishers offered 500 msg/s that
+// can send at most 200 msg/s deliver every message they send, so the ratio
+// to what was sent is 1 (the only figure before, hiding the unsent
+// messages); the delivery rate against the offered schedule, the
+// MQTT-bench spec's publishers × rate × duration, is under 1/2, and each
+// publisher says what it achieved against what it was asked.
+func TestDeliveryAgainstTheOfferedSchedule(t *testing.T) {
+	cfg := quick(t, FanIn, 2, 0, 0)
+	cfg.Payloads = []int{16}
+	cfg.Duration = time.Second
+	links := Links{Transport: slowTransport{delay: 5 * time.Millisecond}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 1024}}
+	res, err := Measure(context.Background(), "intraprocess_reliable", links, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	var sent, offered uint64
+	for _, p := range r.Publishers {
+		sent += p.Sent
+		offered += p.Offered
+		if p.Offered != p.Sent+p.Skipped || p.IntendedRate != 500 {
+			t.Errorf("publisher %d: offered %d, sent %d, skipped %d, intended %g/s", p.Publisher, p.Offered, p.Sent, p.Skipped, p.IntendedRate)
+		}
+		// Sends of 5 ms: at most 200/s, whatever the machine.
+		if p.SendRate > 201 || p.SendRate <= 0 {
+			t.Errorf("publisher %d: achieved %.1f msg/s, want at most 200", p.Publisher, p.SendRate)
+		}
+		// 500/s for 1 s: 500 slots, give or take the one at each end.
+		if p.Offered < 499 || p.Offered > 501 {
+			t.Errorf("publisher %d: %d slots offered, want 500", p.Publisher, p.Offered)
+		}
+	}
+	if r.Offered != offered || r.Expected != sent {
+		t.Fatalf("offered %d (publishers %d), expected %d (sent %d)", r.Offered, offered, r.Expected, sent)
+	}
+	if r.DeliveryRatio() != 1 {
+		t.Errorf("delivery ratio to what was sent %.3f, want 1: every message sent arrived", r.DeliveryRatio())
+	}
+	if got, want := r.DeliveryRate(), float64(r.Unique)/float64(r.Offered); got != want || got > 0.5 {
+		t.Errorf("delivery rate %.3f, want %d/%d = %.3f, under 0.5", got, r.Unique, r.Offered, want)
+	}
+	sum := SummaryOf(&r, cfg)
+	if sum.DeliveryRate != r.DeliveryRate() || sum.DeliveryRatio != 1 || sum.Offered != r.Offered {
+		t.Errorf("summary: delivery_rate %g, delivery_ratio %g, expected_offered %d", sum.DeliveryRate, sum.DeliveryRatio, sum.Offered)
+	}
+	if notes := strings.Join(sum.Notes, "\n"); !strings.Contains(notes, "of the offered schedule (100.0% of what was sent): the publishers did not keep up") {
+		t.Errorf("notes do not say the schedule was not kept:\n%s", notes)
+	}
+}
+
+// TestClosingLine: a payload's closing line shows the delivery against
+// the offered schedule first, and what was sent beside it.
+func TestClosingLine(t *testing.T) {
+	r := &PayloadResult{Payload: 16, Start: time.Unix(0, 0), End: time.Unix(3, 0), Expected: 1609, Offered: 1800, Unique: 1609,
+		Counters: CounterValues{MessagesSent: 1609, Skipped: 191}}
+	var b bytes.Buffer
+	p := &Progress{W: &b}
+	p.Begin("intraprocess_reliable", 16, nil, nil, Config{Rate: 200, Duration: 3 * time.Second})
+	p.End(r)
+	want := "sent 1609 of 1800 offered (536 msg/s, 191 skipped)  received 1609 (89.39% of 1800 offered, 100.00% of 1609 sent)"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("closing line\n%s\nwant it to contain\n%s", b.String(), want)
+	}
+}
