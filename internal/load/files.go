@@ -124,6 +124,8 @@ type Parameters struct {
 	DrainS      float64 `json:"drain_s"`
 	IntervalS   float64 `json:"interval_s"`
 	RunID       uint32  `json:"run_id"`
+	Padding     Padding `json:"padding"`
+	PaddingSeed uint64  `json:"padding_seed,omitempty"`
 	Latency     string  `json:"latency"`
 	Clock       string  `json:"clock"`
 	Payloads    []int   `json:"payloads"`
@@ -131,28 +133,36 @@ type Parameters struct {
 
 // PayloadSummary is one payload's aggregates.
 type PayloadSummary struct {
-	Payload        int               `json:"payload"`
-	MeasuredS      float64           `json:"measured_s"`
-	ReceivePeriodS float64           `json:"receive_period_s"`
-	Counters       CounterValues     `json:"counters"`
-	Expected       uint64            `json:"expected"`
-	Offered        uint64            `json:"expected_offered"`
-	Received       uint64            `json:"received_unique"`
-	Lost           uint64            `json:"lost"`
-	Duplicates     uint64            `json:"duplicates"`
-	OutOfOrder     uint64            `json:"out_of_order"`
-	DeliveryRatio  float64           `json:"delivery_ratio"` // of what was sent
-	DeliveryRate   float64           `json:"delivery_rate"`  // of the offered schedule
-	SendRate       float64           `json:"send_rate"`    // msg/s
-	ReceiveRate    float64           `json:"receive_rate"` // msg/s
-	ReceiveMbps    float64           `json:"receive_mbps"` // 10^6 bit/s
-	Latency        Stats             `json:"latency"`
-	SendDelay      Stats             `json:"send_delay"`
-	RawKept        int               `json:"raw_kept"`
-	RawDropped     uint64            `json:"raw_dropped"`
-	Drained        bool              `json:"drained"`
-	Publishers     []PublisherResult `json:"publishers"`
-	Notes          []string          `json:"notes"`
+	Payload        int           `json:"payload"`
+	MeasuredS      float64       `json:"measured_s"`
+	ReceivePeriodS float64       `json:"receive_period_s"`
+	Counters       CounterValues `json:"counters"`
+	Expected       uint64        `json:"expected"`
+	Offered        uint64        `json:"expected_offered"`
+	Received       uint64        `json:"received_unique"`
+	Lost           uint64        `json:"lost"`
+	Duplicates     uint64        `json:"duplicates"`
+	OutOfOrder     uint64        `json:"out_of_order"`
+	DeliveryRatio  float64       `json:"delivery_ratio"` // of what was sent
+	DeliveryRate   float64       `json:"delivery_rate"`  // of the offered schedule
+	SendRate       float64       `json:"send_rate"`      // msg/s
+	ReceiveRate    float64       `json:"receive_rate"`   // msg/s
+	ReceiveMbps    float64       `json:"receive_mbps"`   // 10^6 bit/s
+	Latency        Stats         `json:"latency"`
+	// The latency statistics again in µs, under the MQTT-bench spec's names.
+	LatencyMinUs  float64           `json:"latency_min_us"`
+	LatencyMaxUs  float64           `json:"latency_max_us"`
+	LatencyMeanUs float64           `json:"latency_mean_us"`
+	LatencyP50Us  float64           `json:"latency_p50_us"`
+	LatencyP95Us  float64           `json:"latency_p95_us"`
+	LatencyP99Us  float64           `json:"latency_p99_us"`
+	LatencyP999Us float64           `json:"latency_p999_us"`
+	SendDelay     Stats             `json:"send_delay"`
+	RawKept       int               `json:"raw_kept"`
+	RawDropped    uint64            `json:"raw_dropped"`
+	Drained       bool              `json:"drained"`
+	Publishers    []PublisherResult `json:"publishers"`
+	Notes         []string          `json:"notes"`
 }
 
 // SummaryOf summarises a payload result.
@@ -168,6 +178,10 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 	if s.Publishers == nil {
 		s.Publishers = []PublisherResult{}
 	}
+	us := func(ns int64) float64 { return float64(ns) / 1e3 }
+	l := r.Latency
+	s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs = us(l.MinNs), us(l.MaxNs), l.MeanNs/1e3
+	s.LatencyP50Us, s.LatencyP95Us, s.LatencyP99Us, s.LatencyP999Us = us(l.P50Ns), us(l.P95Ns), us(l.P99Ns), us(l.P999Ns)
 	return s
 }
 

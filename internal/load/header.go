@@ -3,6 +3,7 @@ package load
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 )
 
 // The message header (formats §9, shared with mqgate-zenoh): little-endian,
@@ -98,5 +99,49 @@ func Parse(msg []byte) (h Header, full bool, err error) {
 func Fill(msg []byte) {
 	for i := HeaderSize; i < len(msg); i++ {
 		msg[i] = byte(i % 251)
+	}
+}
+
+// Padding is what fills a load message after its header (the MQTT-bench
+// spec's configurable padding).
+type Padding string
+
+// The paddings: Random (the spec's default) is a seeded pseudo-random
+// stream, different for each publisher and payload and the same for the
+// same seed; Zeros is all zero bytes (what a compressing system shrinks
+// most); Pattern is Fill's byte i mod 251.
+const (
+	PaddingRandom  Padding = "random"
+	PaddingZeros   Padding = "zeros"
+	PaddingPattern Padding = "pattern"
+)
+
+// Paddings lists the paddings for help texts and errors.
+var Paddings = []Padding{PaddingRandom, PaddingZeros, PaddingPattern}
+
+// ParsePadding reads a padding name.
+func ParsePadding(s string) (Padding, error) {
+	for _, p := range Paddings {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("padding %q: expected random, zeros or pattern", s)
+}
+
+// Fill writes the padding after msg's header: for Random, the stream of
+// seed for publisher pub (its bytes do not depend on the header, so a
+// message's padding is fixed for the payload while its header changes).
+func (p Padding) Fill(msg []byte, seed uint64, pub int) {
+	switch p {
+	case PaddingZeros:
+		clear(msg[min(HeaderSize, len(msg)):])
+	case PaddingPattern:
+		Fill(msg)
+	default:
+		r := rand.New(rand.NewPCG(seed, uint64(pub)<<32|uint64(len(msg))))
+		for i := HeaderSize; i < len(msg); i++ {
+			msg[i] = byte(r.Uint32())
+		}
 	}
 }

@@ -55,6 +55,10 @@ type Config struct {
 	// MaxRaw bounds the latencies kept for the raw file per payload
 	// (default DefaultMaxRaw; negative keeps none).
 	MaxRaw int
+	// Padding fills each message after its header (default PaddingRandom,
+	// with PaddingSeed: a random one when 0, recorded in the summary).
+	Padding     Padding
+	PaddingSeed uint64
 	// Clock converts times to ns since the epoch (default: a new one).
 	Clock *Clock
 	// Observers see each payload begin, every interval, and its end.
@@ -77,6 +81,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.RunID == 0 {
 		c.RunID = rand.Uint32() | 1
+	}
+	if c.Padding == "" {
+		c.Padding = PaddingRandom
+	}
+	if c.Padding == PaddingRandom && c.PaddingSeed == 0 {
+		c.PaddingSeed = rand.Uint64() | 1
 	}
 	return c
 }
@@ -629,8 +639,8 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 func (r *run) publish(s *sender, payload int, start time.Time) {
 	msg := make([]byte, payload)
 	h := Header{Publisher: uint16(s.end.Pub), Topic: uint16(r.tp.PubTopic[s.end.Pub]), RunID: r.cfg.RunID}
+	r.cfg.Padding.Fill(msg, r.cfg.PaddingSeed, s.end.Pub)
 	h.Put(msg)
-	Fill(msg)
 	sched := NewSchedule(r.cfg.Rate, start)
 	paced := sched.Period() > 0
 	Wait(start, r.halt.Load)

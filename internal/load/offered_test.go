@@ -100,3 +100,73 @@ func TestClosingLine(t *testing.T) {
 		t.Errorf("closing line\n%s\nwant it to contain\n%s", b.String(), want)
 	}
 }
+
+// TestPadding: each padding fills only what follows the header; random is
+// the same for the same seed, publisher and size, and differs otherwise.
+func TestPadding(t *testing.T) {
+	const size = 64
+	msg := func(p Padding, seed uint64, pub int) []byte {
+		b := make([]byte, size)
+		for i := range HeaderSize {
+			b[i] = 0xAA
+		}
+		p.Fill(b, seed, pub)
+		for i := range HeaderSize {
+			if b[i] != 0xAA {
+				t.Fatalf("%s padding wrote into the header at byte %d", p, i)
+			}
+		}
+		return b[HeaderSize:]
+	}
+	if got := msg(PaddingZeros, 1, 0); !bytes.Equal(got, make([]byte, size-HeaderSize)) {
+		t.Errorf("zeros: %x", got)
+	}
+	for i, c := range msg(PaddingPattern, 1, 0) {
+		if want := byte((HeaderSize + i) % 251); c != want {
+			t.Fatalf("pattern byte %d = %d, want %d", HeaderSize+i, c, want)
+		}
+	}
+	a, b := msg(PaddingRandom, 7, 0), msg(PaddingRandom, 7, 0)
+	if !bytes.Equal(a, b) {
+		t.Error("random padding differs for the same seed and publisher")
+	}
+	if bytes.Equal(a, msg(PaddingRandom, 8, 0)) || bytes.Equal(a, msg(PaddingRandom, 7, 1)) {
+		t.Error("random padding is the same for another seed or publisher")
+	}
+	if n := bytes.Count(a, []byte{0}); n > len(a)/8 {
+		t.Errorf("random padding has %d zero bytes of %d", n, len(a))
+	}
+	for _, s := range []string{"random", "zeros", "pattern"} {
+		if p, err := ParsePadding(s); err != nil || string(p) != s {
+			t.Errorf("ParsePadding(%q) = %q, %v", s, p, err)
+		}
+	}
+	if _, err := ParsePadding("gzip"); err == nil || !strings.Contains(err.Error(), "expected random, zeros or pattern") {
+		t.Errorf("ParsePadding(gzip): %v", err)
+	}
+	if c := (Config{}).WithDefaults(); c.Padding != PaddingRandom || c.PaddingSeed == 0 {
+		t.Errorf("default padding %q seed %d, want random with a seed", c.Padding, c.PaddingSeed)
+	}
+}
+
+// TestSummaryMicroseconds: the summary JSON repeats the latency statistics
+// in µs under the MQTT-bench names.
+func TestSummaryMicroseconds(t *testing.T) {
+	r := &PayloadResult{Payload: 16, Latency: Stats{Count: 3, MinNs: 1500, MaxNs: 9000, MeanNs: 4250.5, P50Ns: 3000, P95Ns: 8000, P99Ns: 8500, P999Ns: 9000}}
+	s := SummaryOf(r, Config{}.WithDefaults())
+	got := []float64{s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs, s.LatencyP50Us, s.LatencyP95Us, s.LatencyP99Us, s.LatencyP999Us}
+	want := []float64{1.5, 9, 4.2505, 3, 8, 8.5, 9}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("µs statistics %v, want %v", got, want)
+			break
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, Summary{Format: SummaryFormat, Payloads: []PayloadSummary{s}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"latency_p50_us": 3,`) || !strings.Contains(b.String(), `"p50_ns": 3000,`) {
+		t.Errorf("summary JSON lacks latency_p50_us beside p50_ns:\n%s", b.String())
+	}
+}

@@ -130,6 +130,7 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 		Parameters: Parameters{Scenario: cfg.Topology.Scenario, Publishers: cfg.Topology.Publishers, Subscribers: cfg.Topology.Subscribers,
 			Topics: cfg.Topology.Topics, Rate: cfg.Rate, Pacing: Pacer{Rate: cfg.Rate}.Name(), DurationS: cfg.Duration.Seconds(),
 			WarmupS: cfg.Warmup.Seconds(), DrainS: cfg.Drain.Seconds(), IntervalS: cfg.Interval.Seconds(), RunID: cfg.RunID,
+			Padding: cfg.Padding, PaddingSeed: cfg.PaddingSeed,
 			Latency: meta.LatencyOneWay, Clock: ClockName, Payloads: cfg.Payloads}}
 	if runErr != nil {
 		sum.Error = runErr.Error()

@@ -80,6 +80,8 @@ them, say where with --prom-addr (--prom-addr 0.0.0.0:9102).`,
 			flagrange.Of(&cli.DurationFlag{Name: "drain", Value: load.DefaultDrain, Usage: "bound on waiting for the last messages after the measured period (0: no wait)"}, flagrange.Duration(0, time.Hour)),
 			flagrange.Of(&cli.DurationFlag{Name: "interval", Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)"}, flagrange.Duration(time.Millisecond, time.Hour)),
 			flagrange.Of(&cli.IntFlag{Name: "max-raw", Value: load.DefaultMaxRaw, Usage: "latencies kept for the raw file per payload (the histogram keeps every one; 0: none)"}, flagrange.Int(0, 100_000_000)),
+			&cli.StringFlag{Name: "padding", Value: string(load.PaddingRandom), Usage: "what fills each message after its header: random (seeded pseudo-random bytes), zeros or pattern (byte i mod 251)"},
+			flagrange.Of(&cli.Uint64Flag{Name: "padding-seed", Usage: "seed of --padding random, recorded in the summary JSON to repeat a run's bytes (default 0: a random seed)"}, flagrange.Uint64()),
 			&cli.BoolFlag{Name: "no-plots", Usage: "do not draw the figures in load/"},
 			flagrange.Of(&cli.IntFlag{Name: "prom-port", Usage: "serve Prometheus metrics and /health on this port of 127.0.0.1 (loopback only) while running (default 0: off); --prom-addr exposes them elsewhere"},
 				flagrange.Int(1, 65535).OrZero("off")),
@@ -95,7 +97,10 @@ func loadAction(c *cli.Context) error {
 		return exit.Usagef("%v", err)
 	}
 	cfg := load.Config{Topology: tp, Rate: c.Float64("rate"), Duration: c.Duration("duration"), Warmup: c.Duration("warmup"),
-		Drain: c.Duration("drain"), Interval: c.Duration("interval"), MaxRaw: c.Int("max-raw")}
+		Drain: c.Duration("drain"), Interval: c.Duration("interval"), MaxRaw: c.Int("max-raw"), PaddingSeed: c.Uint64("padding-seed")}
+	if cfg.Padding, err = load.ParsePadding(c.String("padding")); err != nil {
+		return exit.Usagef("--padding: %v", err)
+	}
 	if cfg.MaxRaw == 0 {
 		cfg.MaxRaw = -1 // --max-raw 0 keeps none
 	}

@@ -184,3 +184,45 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLoadPadding: --padding and --padding-seed reach the messages and
+// the summary JSON records them; an unknown padding is a usage error.
+func TestRunLoadPadding(t *testing.T) {
+	code, _, stderr := run(t, "load", "-s", "intraprocess_reliable", "--padding", "gzip", "-o", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "--padding: padding \"gzip\": expected random, zeros or pattern") {
+		t.Fatalf("--padding gzip: exit %d, %s", code, stderr)
+	}
+	for _, c := range []struct {
+		args    []string
+		padding load.Padding
+		seed    uint64 // 0: any non-zero seed
+	}{
+		{nil, load.PaddingRandom, 0},
+		{[]string{"--padding-seed", "42"}, load.PaddingRandom, 42},
+		{[]string{"--padding", "zeros"}, load.PaddingZeros, 0},
+	} {
+		out := t.TempDir()
+		args := append([]string{"load", "-s", "intraprocess_reliable", "--rate", "200", "--duration", "100ms", "--warmup", "0s",
+			"--interval", "10ms", "--payloads", "64", "--no-plots", "-o", out, "--name", "p"}, c.args...)
+		if code, _, stderr := run(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "*", "load_intraprocess_reliable_summary.json"))
+		if len(files) != 1 {
+			t.Fatalf("%v: summaries %v", c.args, files)
+		}
+		f, err := os.Open(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := load.ReadSummary(f, f.Name())
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := sum.Parameters
+		if p.Padding != c.padding || (c.seed != 0 && p.PaddingSeed != c.seed) || (c.padding == load.PaddingRandom && p.PaddingSeed == 0) {
+			t.Errorf("%v: padding %q seed %d, want %q seed %d", c.args, p.Padding, p.PaddingSeed, c.padding, c.seed)
+		}
+	}
+}
