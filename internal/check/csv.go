@@ -1,11 +1,10 @@
 package check
 
 import (
+	"encoding/csv"
 	"io"
 	"math"
 	"strconv"
-
-	"github.com/gocarina/gocsv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -23,29 +22,16 @@ func ReportFileName(typ string) string { return experiment.CheckReportFileName(t
 // requirement is 0: "inf" for a percentage over a requirement of 0, and
 // nothing for NaN (0 over 0, or a value that does not exist: a missing
 // requirement or measurement). pandas reads both back as numbers (formats §4).
-type f3 float64
-
-func (f f3) MarshalCSV() (string, error) {
-	x := float64(f)
+func f3(x float64) string {
 	switch {
 	case math.IsNaN(x):
-		return "", nil
+		return ""
 	case math.IsInf(x, 1):
-		return "inf", nil
+		return "inf"
 	case math.IsInf(x, -1):
-		return "-inf", nil
+		return "-inf"
 	}
-	return strconv.FormatFloat(x, 'f', 3, 64), nil
-}
-
-type reportRow struct {
-	Check       string `csv:"Check"`
-	Bytes       int    `csv:"Bytes"`
-	Requirement f3     `csv:"Requirement"`
-	Experiment  f3     `csv:"Experiment"`
-	Difference  f3     `csv:"Difference"`
-	Percentage  f3     `csv:"Percentage over requirement"`
-	Status      string `csv:"Status"`
+	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
 // WriteReport writes checks, in order, as a check report, rows as the
@@ -54,8 +40,20 @@ type reportRow struct {
 // and Status "failed"; with allowMissing it is left out, since it neither
 // passed nor failed. The other reports say why a check is missing.
 func WriteReport(w io.Writer, checks []gate.Check, allowMissing bool) error {
-	rows := make([]reportRow, 0, len(checks))
-	for _, c := range checks {
+	return writeReport(w, ReportColumns, len(checks), func(i int) (gate.Check, []string) {
+		return checks[i], []string{checks[i].Metric.Name, strconv.Itoa(checks[i].Payload)}
+	}, allowMissing)
+}
+
+// writeReport writes a check report of n checks under header: check(i)
+// returns the i-th check and the columns that name what it checked, which
+// the requirement, the value, the difference, the percentage and the
+// status follow.
+func writeReport(w io.Writer, header []string, n int, check func(i int) (gate.Check, []string), allowMissing bool) error {
+	cw := csv.NewWriter(w)
+	cw.Write(header)
+	for i := range n {
+		c, rec := check(i)
 		status := string(c.Status)
 		if c.Status == gate.Missing {
 			if allowMissing {
@@ -63,17 +61,10 @@ func WriteReport(w io.Writer, checks []gate.Check, allowMissing bool) error {
 			}
 			status = string(gate.Failed)
 		}
-		rows = append(rows, reportRow{c.Metric.Name, c.Payload, f3(c.Reference), f3(c.Value), f3(c.Difference), f3(c.Percent), status})
+		cw.Write(append(rec, f3(c.Reference), f3(c.Value), f3(c.Difference), f3(c.Percent), status))
 	}
-	cw := gocsv.DefaultCSVWriter(w)
-	if len(rows) == 0 {
-		if err := cw.Write(ReportColumns); err != nil {
-			return err
-		}
-		cw.Flush()
-		return cw.Error()
-	}
-	return gocsv.MarshalCSV(rows, cw)
+	cw.Flush()
+	return cw.Error()
 }
 
 // WriteReportFile writes a check report to path atomically.

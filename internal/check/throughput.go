@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -99,27 +98,10 @@ func ThroughputReportFileName(typ string) string { return ReportFileName("throug
 // lower limit, Status passed, failed or inconclusive; a missing check as in
 // WriteReport.
 func WriteThroughputReport(w io.Writer, checks []ThroughputCheck, allowMissing bool) error {
-	cw := csv.NewWriter(w)
-	cw.Write(ThroughputReportColumns)
-	for _, tc := range checks {
-		c := tc.Check
-		status := string(c.Status)
-		if c.Status == gate.Missing {
-			if allowMissing {
-				continue
-			}
-			status = string(gate.Failed)
-		}
-		var rec []string
-		for _, v := range []float64{c.Reference, c.Value, c.Difference, c.Percent} {
-			s, _ := f3(v).MarshalCSV()
-			rec = append(rec, s)
-		}
-		cw.Write(append([]string{"Median [msg/s]", strconv.Itoa(tc.Key.Payload), tc.Key.Mode, result.FormatOffered(tc.Key.Offered)},
-			append(rec, status)...))
-	}
-	cw.Flush()
-	return cw.Error()
+	return writeReport(w, ThroughputReportColumns, len(checks), func(i int) (gate.Check, []string) {
+		k := checks[i].Key
+		return checks[i].Check, []string{"Median [msg/s]", strconv.Itoa(k.Payload), k.Mode, result.FormatOffered(k.Offered)}
+	}, allowMissing)
 }
 
 // measuredInstead says which rows of the same payload and mode the runs

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
@@ -111,7 +110,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 		}
 		m.SubExperiments = append(m.SubExperiments, rec)
 		if len(steps) > 0 {
-			if err := atomicfile.Write(filepath.Join(r.Dir, SearchFileName(s.Type)), func(w io.Writer) error { return result.WriteThroughput(w, steps) }); err != nil {
+			if err := result.WriteThroughputFile(filepath.Join(r.Dir, SearchFileName(s.Type)), steps); err != nil {
 				return err
 			}
 		}
