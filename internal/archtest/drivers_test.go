@@ -36,10 +36,8 @@ func TestOneDriverPerClientLibrary(t *testing.T) {
 		"github.com/rabbitmq/amqp091-go":     internal("driver/amqp"),
 		internal("driver/zenoh/zenohhelper"): internal("driver/zenoh"),
 	}
-	// The Zenoh roles still run the helper themselves; zenohtest finds the
-	// helper for tests.
+	// zenohtest finds the helper for tests.
 	known := map[[2]string]bool{
-		{internal("roles"), internal("driver/zenoh/zenohhelper")}:                              true,
 		{internal("driver/zenoh/zenohhelper/zenohtest"), internal("driver/zenoh/zenohhelper")}: true,
 	}
 	systems := []string{"nats", "mqtt", "amqp", "zenoh"}

@@ -77,7 +77,8 @@
 //   - RoleSystem: the distributed roles (run pub|sub|req|qry) run over
 //     it; it names its topic separator and describes itself in their
 //     --help. ClientDialer: they run in this process through its Client
-//     (PubSub and RequestReply), with its wildcard rules.
+//     (PubSub and RequestReply), with its wildcard rules. RoleRunner: they
+//     run in a helper of its own, which times the messages itself.
 //   - FanOutChecker: some settings cannot give each of several
 //     subscribers of a topic every message (run load refuses them).
 //   - Embedder: it starts its broker inside this process

@@ -256,8 +256,10 @@ func NewLogger(w io.Writer, level string) *slog.Logger {
 
 // Run runs the role s.Role with its settings.
 func Run(ctx context.Context, s Settings) Outcome {
-	if s.Driver == "zenoh" {
-		return RunZenoh(ctx, s)
+	if t, err := driver.Lookup(s.Driver); err == nil {
+		if rr, ok := t.(driver.RoleRunner); ok {
+			return runHelper(ctx, s, rr)
+		}
 	}
 	// Connecting gets at least 10 s, however short the --timeout of the
 	// measurement: a loaded host or broker is slow to accept.

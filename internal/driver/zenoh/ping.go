@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
-	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // ErrSelfMeasuring is returned by the pinger's Send and Receive: the

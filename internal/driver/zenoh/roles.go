@@ -1,0 +1,176 @@
+package zenoh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+)
+
+// minRoleLease is the shortest lease a role announces: keep-alives go out
+// four times per lease, and a shorter one could expire on a loaded host
+// that merely stalled.
+const minRoleLease = 2 * time.Second
+
+// roleLease is the lease a role announces for --timeout: the timeout, at
+// least minRoleLease. The router closes the link of a role it heard
+// nothing from within the lease, so a host cut off is noticed, and its
+// declarations dropped, within about --timeout, as the other drivers
+// notice a lost peer.
+func roleLease(timeout time.Duration) time.Duration { return max(timeout, minRoleLease) }
+
+// PrepareRole runs a role through mqgate-zenoh's matching role (pub, sub,
+// query, queryable), which times the messages itself. Every role is a
+// client of the routers given by --endpoint (a zenohd or `mqgate-zenoh
+// router`). The helper's query sends --qps × --duration queries open loop
+// at --qps, at most --concurrency in flight (a slot that finds them all in
+// flight is skipped and counted), and its queryable answers with
+// --reply-size bytes after --proc-delay, as the other drivers' req and qry.
+//
+// Clock offsets: the helper's publishers (ids instance·256 + i) answer
+// clock probes at <key>/clock; a sub runs the helper's clock role beside
+// its subscriber, which probes every publisher host (--clock-offset).
+func (Transport) PrepareRole(ctx context.Context, sp driver.RoleSpec) (func(context.Context) (driver.RoleRun, error), error) {
+	if len(sp.Endpoints) == 0 {
+		return nil, fmt.Errorf("--driver zenoh needs --endpoint tcp/ROUTER:PORT (a zenohd or `mqgate-zenoh router`)")
+	}
+	bin, err := zenohhelper.Find()
+	if err != nil {
+		return nil, err
+	}
+	version, err := zenohhelper.Version(ctx, bin)
+	if err != nil {
+		return nil, err
+	}
+	key := sp.TopicPrefix
+	if key == "mqgate.bench" {
+		key = "mqgate/bench"
+	}
+	clockKey := key + "/clock"
+	lease := roleLease(sp.Timeout)
+	c := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: sp.Endpoints, Key: key, Reliable: sp.Reliable, Out: sp.Out, Lease: lease}
+	run := sp.RunHash
+	var args []string
+	switch sp.Role {
+	case "pub":
+		// Late clock probes are answered for a while after the last
+		// message, as the other drivers' pubs do.
+		linger := min(sp.Timeout, 2*time.Second)
+		args = zenohhelper.Pub{Common: c, Payloads: []int{sp.Payload}, Rate: sp.Rate, Publishers: sp.Publishers, Topics: sp.Topics,
+			Duration: sp.Duration, RunID: &run, WaitPeer: sp.Timeout, IDBase: sp.Instance * 256, ClockKey: clockKey, ClockLinger: &linger}.Args()
+	case "sub":
+		args = zenohhelper.Sub{Common: c, Publishers: sp.Publishers, Timeout: sp.Timeout, WaitPeer: sp.Duration + sp.Timeout, RunID: &run, Arrivals: true}.Args()
+	case "req":
+		n := max(1, int(sp.QPS*sp.Duration.Seconds()))
+		args = zenohhelper.Query{Common: c, Payloads: []int{sp.Payload}, Samples: n, Replies: sp.Replies, Timeout: sp.Timeout,
+			Target: zenohhelper.TargetAll, WaitPeer: sp.Timeout, MaxTimeouts: 1 << 30, Rate: sp.QPS, Concurrency: sp.Concurrency,
+			ResultBytes: true}.Args()
+	case "qry":
+		size := sp.ReplySize
+		args = zenohhelper.Queryable{Common: c, Replies: sp.Replies, Duration: sp.Duration, ReplySize: &size,
+			ProcDelay: sp.ProcDelay, ProcJitter: sp.ProcJitter, Seed: sp.Seed<<8 | uint64(sp.Instance)}.Args()
+	}
+	return func(ctx context.Context) (driver.RoleRun, error) {
+		// The clock prober starts first: it probes each publisher host as
+		// soon as it answers, until the subscriber is done.
+		var prober *zenohhelper.Process
+		clockOut := sp.Out + "-clock"
+		probing := sp.Role == "sub" && sp.ClockOffset
+		var err error
+		if probing {
+			cc := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: sp.Endpoints, Key: clockKey, Out: clockOut, Lease: lease}
+			prober, err = zenohhelper.Start(context.Background(), bin, zenohhelper.Clock{Common: cc, Probes: sp.ClockProbes,
+				Interval: 5 * time.Millisecond, Timeout: min(sp.Timeout, time.Second)}.Args())
+			if err != nil {
+				return driver.RoleRun{}, fmt.Errorf("starting the clock prober: %w", err)
+			}
+		}
+		p, err := zenohhelper.Start(context.Background(), bin, args)
+		if err != nil {
+			if prober != nil {
+				prober.Stop(30 * time.Second)
+			}
+			return driver.RoleRun{}, err
+		}
+		out := driver.RoleRun{Helper: zenohhelper.BinaryName, Topic: key}
+		var exit zenohhelper.Exit
+		select {
+		case <-ctx.Done():
+			out.Interrupted = true
+			exit = p.Stop(30 * time.Second)
+		case <-p.Done():
+			exit = p.Wait()
+		}
+		var clockErr error
+		if prober != nil {
+			if ce := prober.Stop(30 * time.Second); ce.Code != zenohhelper.ExitInterrupted && ce.Code != zenohhelper.ExitComplete {
+				clockErr = ce.Err()
+			}
+		}
+		res, err := zenohhelper.ReadResults(sp.Out)
+		if err != nil {
+			return out, fmt.Errorf("reading what mqgate-zenoh wrote: %w (%v)", err, exit.Err())
+		}
+		sum := res.Summary
+		out.Completed = sum.Completed && !out.Interrupted && exit.Code == zenohhelper.ExitComplete
+		out.Reason = sum.Reason
+		if !out.Completed && out.Reason == "" && exit.Err() != nil {
+			out.Reason = exit.Err().Error()
+		}
+		out.System = driver.SystemInfo{Product: "zenoh", Version: sum.ZenohVersion, URL: sp.Endpoints[0],
+			Extra: map[string]string{"helper": version, "links": fmt.Sprint(sum.Links)}}
+		for i, pc := range sum.Payloads {
+			if i == 0 {
+				out.Counts = driver.RoleCounts{Sent: pc.Sent, Received: pc.Received, Lost: pc.Lost, Duplicates: pc.Duplicates,
+					OutOfOrder: pc.OutOfOrder, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped, Replies: pc.Replies,
+					RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax, ResultBytes: pc.ResultBytes}
+			}
+			out.Total.Sent += pc.Sent
+			out.Total.Received += pc.Received
+			out.Total.Errors += pc.Errors
+			out.Total.Timeouts += pc.Timeouts
+			for _, pub := range pc.Publishers {
+				out.Publishers = append(out.Publishers, driver.RolePublisher{ID: pub.Publisher, Sent: pub.Sent, Received: pub.Received,
+					Lost: pub.Lost, Duplicates: pub.Duplicates, OutOfOrder: pub.OutOfOrder})
+			}
+		}
+		for _, s := range res.Samples {
+			out.First = append(out.First, s.Latency)
+		}
+		for _, s := range res.Last {
+			out.Last = append(out.Last, s.Latency)
+		}
+		if len(res.Samples) > 0 {
+			out.SampleBytes = res.Samples[0].Payload
+		}
+		if sp.Role != "sub" {
+			return out, nil
+		}
+		arr, err := zenohhelper.ReadArrivals(filepath.Join(sp.Out, zenohhelper.ArrivalsFile))
+		if errors.Is(err, fs.ErrNotExist) && len(res.Samples) == 0 {
+			err = nil // nothing measured, nothing written
+		}
+		if err != nil {
+			return out, fmt.Errorf("reading what mqgate-zenoh wrote: %w", err)
+		}
+		if len(arr) != len(res.Samples) {
+			return out, fmt.Errorf("%s has %d rows, %s %d: they go row for row", filepath.Join(sp.Out, zenohhelper.ArrivalsFile),
+				len(arr), filepath.Join(sp.Out, zenohhelper.RawFile), len(res.Samples))
+		}
+		for _, a := range arr {
+			out.Arrivals = append(out.Arrivals, driver.Arrival{Publisher: a.Publisher, Ns: a.Ns})
+		}
+		if probing {
+			out.Clock, out.ClockErr = zenohhelper.ReadClock(filepath.Join(clockOut, zenohhelper.ClockFile))
+			if out.ClockErr != nil && clockErr != nil {
+				out.ClockErr = fmt.Errorf("%v (%v)", out.ClockErr, clockErr)
+			}
+		}
+		return out, nil
+	}, nil
+}

@@ -1,0 +1,302 @@
+package roles
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/clockoffset"
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// runHelper runs a role over a system whose helper process times the
+// messages itself (driver.RoleRunner); this process records what it wrote,
+// as the other drivers' roles record what they measure: a sub's one-way
+// samples corrected by each publisher host's clock offset (internal/clockoffset
+// estimates it from the helper prober's exchanges; --clock-offset false: as
+// measured), a req's times to the first and last reply.
+func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
+	fail := func(err error) Outcome {
+		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
+	}
+	out := filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("helper-%s-%s-%d", s.Role, s.Label, s.Instance))
+	startRole, err := rr.PrepareRole(ctx, driver.RoleSpec{Role: s.Role, Endpoints: s.Endpoints, TopicPrefix: s.TopicPrefix,
+		Reliable: s.Reliable, Out: out, Timeout: s.Timeout, Duration: s.Duration, Payload: s.Payload, Rate: s.Rate,
+		Publishers: s.Publishers, Topics: s.Topics, Instance: s.Instance, RunHash: s.RunHash(), QPS: s.QPS,
+		Concurrency: s.Concurrency, Replies: s.Replies, ReplySize: s.ReplySize, ProcDelay: s.ProcDelay,
+		ProcJitter: s.ProcJitter, Seed: s.Seed, ClockOffset: s.ClockOffset, ClockProbes: s.ClockProbes})
+	if err != nil {
+		return fail(err)
+	}
+	latency := ""
+	switch s.Role {
+	case RoleSub:
+		latency = meta.LatencyOneWay
+	case RoleReq:
+		latency = meta.LatencyRTT
+	}
+	var types []string
+	if s.Role == RoleSub {
+		types = []string{s.Type()}
+	} else if s.Role == RoleReq {
+		types = []string{s.Type(), s.LastType()}
+	}
+	if latency != "" {
+		if err := Preflight(s, latency, types); err != nil {
+			return fail(err)
+		}
+	}
+	// The helper times its messages itself: what it counted reaches the
+	// --csv snapshots and Prometheus when it is done.
+	met, err := NewMetrics(s)
+	if err != nil {
+		return fail(err)
+	}
+	defer met.Close()
+	start := time.Now()
+	run, err := startRole(ctx)
+	end := time.Now()
+	if err != nil {
+		return fail(err)
+	}
+	interrupted, completed, reason := run.Interrupted, run.Completed, run.Reason
+	o := Outcome{Paths: []string{out}, Interrupted: interrupted, Incomplete: !completed && !interrupted}
+	counted := Snapshot{Sent: run.Total.Sent, Received: run.Total.Received, Errors: run.Total.Errors, Timeouts: run.Total.Timeouts}
+	if latency == "" {
+		met.Count(counted, nil)
+		n := counted.Sent + counted.Received
+		o.Summary = fmt.Sprintf("%s %s (%s): %d messages%s; helper output in %s", s.Role, s.RunID, s.Driver, n, statusWord(completed, interrupted, reason), out)
+		return o
+	}
+	sysInfo := run.System
+	sys := &meta.SystemInfo{Product: sysInfo.Product, Version: sysInfo.Version, URL: sysInfo.URL, Extra: map[string]string{
+		"role": s.Role, "host": hostname(),
+	}}
+	for k, v := range sysInfo.Extra {
+		sys.Extra[k] = v
+	}
+	base := meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: run.Topic, Completed: completed, Error: reason,
+		Start: start.UTC(), End: end.UTC(), System: sys}
+	pc := run.Counts
+	counts := meta.Payload{Bytes: s.Payload, Lost: pc.Lost, Duplicates: pc.Duplicates, OutOfOrder: pc.OutOfOrder, Errors: pc.Errors, Completed: completed}
+	var ms []Measured
+	var hsub *helperSub
+	var hreq *ReqReport
+	if s.Role == RoleSub {
+		hs := correctHelperSub(s, run)
+		hsub = &hs
+		v := hs.micros
+		c := counts
+		c.Samples = len(v)
+		if len(v) > 0 {
+			c.Bytes = run.SampleBytes
+		}
+		counted.Bytes = uint64(len(v) * c.Bytes)
+		met.Count(counted, nanos(v))
+		for k, v := range hs.extra {
+			sys.Extra[k] = v
+		}
+		base.Params = map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
+		ms = []Measured{{Type: s.Type(), Payload: c.Bytes, Micros: v, Counts: c, Sub: base}}
+	} else {
+		first, last := run.First, run.Last
+		sys.Extra["queries"] = strconv.FormatUint(pc.Sent, 10)
+		sys.Extra["timeouts"] = strconv.FormatUint(pc.Timeouts, 10)
+		sys.Extra["replies"] = strconv.FormatUint(pc.Replies, 10)
+		sys.Extra["replies_per_query_min"] = strconv.FormatUint(pc.RepliesMin, 10)
+		sys.Extra["replies_per_query_max"] = strconv.FormatUint(pc.RepliesMax, 10)
+		sys.Extra["errors"] = strconv.FormatUint(pc.Errors, 10)
+		sys.Extra["skipped"] = strconv.FormatUint(pc.Skipped, 10)
+		if pc.ResultBytes != nil {
+			sys.Extra["result_bytes"] = strconv.FormatUint(*pc.ResultBytes, 10)
+		}
+		mean := 0.0
+		if pc.Sent > 0 {
+			mean = float64(pc.Replies) / float64(pc.Sent)
+		}
+		sys.Extra["replies_per_query_mean"] = strconv.FormatFloat(mean, 'f', 3, 64)
+		// Queries sent per second of --duration, as the other drivers' req.
+		sys.Extra["qps"] = strconv.FormatFloat(float64(pc.Sent)/s.Duration.Seconds(), 'f', 3, 64)
+		firstSys := *sys
+		firstSys.Extra = map[string]string{"measures": "time to first reply"}
+		for k, v := range sys.Extra {
+			firstSys.Extra[k] = v
+		}
+		base.System = &firstSys
+		base.Params = map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
+			"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
+		c1, c2 := counts, counts
+		c1.Samples, c2.Samples = len(first), len(last)
+		lastSys := *sys
+		lastSys.Extra = map[string]string{"measures": "time to last reply"}
+		for k, v := range sys.Extra {
+			lastSys.Extra[k] = v
+		}
+		lastSub := base
+		lastSub.System = &lastSys
+		ms = []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: base},
+			{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: lastSub}}
+		counted.Received = pc.Replies
+		if pc.ResultBytes != nil {
+			counted.Bytes = *pc.ResultBytes
+		}
+		met.Count(counted, nanos(first))
+		rep := helperReqReport(s, pc, first, last, start, end, completed, reason)
+		hreq = &rep
+	}
+	errMsg := ""
+	if !completed && reason != "" {
+		errMsg = s.Type() + ": " + reason
+	}
+	mode := "one-way open-loop (" + run.Helper + ")"
+	clock := "CLOCK_REALTIME across hosts (" + run.Helper + "), corrected by the estimated clock offset"
+	if !s.ClockOffset {
+		clock = "CLOCK_REALTIME across hosts (" + run.Helper + "), not corrected (--clock-offset false)"
+	}
+	if s.Role == RoleReq {
+		mode, clock = "query open-loop ("+run.Helper+")", "CLOCK_MONOTONIC ("+run.Helper+")"
+	}
+	if err := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, errMsg, ms); err != nil {
+		o.Err = err
+	}
+	o.Paths = append([]string{s.Dir()}, o.Paths...)
+	if hsub != nil {
+		rep := hsub.report(s, run, start, end)
+		path, err := WriteReport(s, rep)
+		if err != nil && o.Err == nil {
+			o.Err = err
+		}
+		o.Paths = append(o.Paths, path)
+	}
+	if hreq != nil {
+		path, err := WriteReport(s, *hreq)
+		if err != nil && o.Err == nil {
+			o.Err = err
+		}
+		o.Paths = append(o.Paths, path)
+	}
+	o.Summary = fmt.Sprintf("%s %s (%s): %d samples%s; results in %s", s.Role, s.RunID, s.Driver, ms[0].Counts.Samples, statusWord(completed, interrupted, reason), s.Dir())
+	return o
+}
+
+// helperReqReport is a helper req's role report (formats §9), the query
+// metrics the other drivers' req write, from the helper's counts of the
+// payload and the times to the first and last reply (µs, as in its raw
+// files). A query is complete with --replies replies; the helper counts
+// the others as timeouts.
+func helperReqReport(s Settings, pc driver.RoleCounts, first, last []float64, start, end time.Time, completed bool, reason string) ReqReport {
+	ns := nanos
+	rep := ReqReport{Role: RoleReq, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+		QPSTarget: s.QPS, QPS: float64(pc.Sent) / s.Duration.Seconds(), Concurrency: s.Concurrency,
+		Queries: pc.Sent, Answered: pc.Received, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped,
+		Replies: pc.Replies, RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax,
+		FirstP50Us: pct(ns(first), 50), FirstP99Us: pct(ns(first), 99), LastP50Us: pct(ns(last), 50), LastP99Us: pct(ns(last), 99),
+		Start: start.UTC(), End: end.UTC(), Completed: completed}
+	if pc.Sent >= pc.Timeouts {
+		rep.Complete = pc.Sent - pc.Timeouts
+	}
+	if pc.Sent > 0 {
+		rep.RepliesMean = float64(pc.Replies) / float64(pc.Sent)
+	}
+	if pc.ResultBytes != nil {
+		rep.ResultBytes = *pc.ResultBytes
+	}
+	if !completed {
+		rep.Error = reason
+	}
+	return rep
+}
+
+// nanos are latencies in µs as whole nanoseconds.
+func nanos(us []float64) []int64 {
+	v := make([]int64, len(us))
+	for i, x := range us {
+		v[i] = int64(math.Round(x * 1000))
+	}
+	return v
+}
+
+// helperSub is a helper sub's samples corrected by each publisher host's
+// clock offset, and what meta.json and the report record of it.
+type helperSub struct {
+	micros  []float64
+	clamped uint64
+	offsets map[string]clockoffset.Estimate
+	extra   map[string]string
+}
+
+// correctHelperSub estimates the clock offset of each publisher host
+// (instance = publisher id / 256) from the helper prober's exchanges and
+// corrects every one-way latency the subscriber measured (signed) by its
+// host's offset: latency = receive − send + offset, below 0 written as 0
+// and counted.
+func correctHelperSub(s Settings, run driver.RoleRun) helperSub {
+	hs := helperSub{offsets: map[string]clockoffset.Estimate{}, extra: map[string]string{}}
+	offset := map[uint8]int64{}
+	for _, a := range run.Arrivals {
+		inst := uint8(a.Publisher >> 8)
+		key := strconv.Itoa(int(inst))
+		if _, done := hs.offsets[key]; done {
+			continue
+		}
+		peer := "instance " + key
+		var est clockoffset.Estimate
+		switch {
+		case !s.ClockOffset:
+			est = clockoffset.Estimate{Disabled: true, Peer: peer, Method: "disabled"}
+		case run.ClockErr != nil:
+			est = clockoffset.Estimate{Disabled: true, Peer: peer, Method: "failed: " + run.ClockErr.Error()}
+		default:
+			e, err := clockoffset.FromExchanges(run.Clock[inst])
+			e.Peer = peer
+			if err != nil {
+				// No estimate: this host's latencies stay as measured,
+				// which the report says.
+				e.Disabled, e.Method = true, "failed: no clock reply from "+peer
+			}
+			est = e
+		}
+		hs.offsets[key] = est
+		if !est.Disabled {
+			offset[inst] = est.OffsetNs
+		}
+		hs.extra["clock_offset_ns."+key] = strconv.FormatInt(est.OffsetNs, 10)
+		hs.extra["clock_offset_error_bound_ns."+key] = strconv.FormatInt(est.ErrorBoundNs, 10)
+		hs.extra["clock_offset_method."+key] = est.Method
+		if s.Log != nil {
+			s.Log.Info("clock offset", "peer", est.Peer, "offset_ns", est.OffsetNs, "error_bound_ns", est.ErrorBoundNs,
+				"method", est.Method, "kept", est.Kept, "exchanges", est.Exchanges)
+		}
+	}
+	hs.micros = make([]float64, len(run.Arrivals))
+	for i, a := range run.Arrivals {
+		ns := a.Ns + offset[uint8(a.Publisher>>8)]
+		if ns < 0 {
+			ns = 0
+			hs.clamped++
+		}
+		hs.micros[i] = float64(ns) / 1000
+	}
+	hs.extra["clamped"] = strconv.FormatUint(hs.clamped, 10)
+	return hs
+}
+
+// report is the helper sub's role report (formats §9, as the other
+// drivers' subs write it).
+func (hs helperSub) report(s Settings, run driver.RoleRun, start, end time.Time) SubReport {
+	rep := SubReport{Role: RoleSub, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+		Subscribers: 1, ClockOffset: hs.offsets, Clamped: hs.clamped, Samples: len(hs.micros),
+		Start: start.UTC(), End: end.UTC(), Completed: run.Completed, Malformed: run.Total.Errors}
+	if !run.Completed {
+		rep.Reason = run.Reason
+	}
+	for _, p := range run.Publishers {
+		rep.Publishers = append(rep.Publishers, SubPublisherReport{ID: p.ID, Sent: p.Sent, Received: p.Received,
+			Lost: p.Lost, Duplicates: p.Duplicates, OutOfOrder: p.OutOfOrder})
+	}
+	return rep
+}
