@@ -47,7 +47,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 		m.Start = time.Now().UTC()
 	}
 	m.Latency = meta.LatencyOneWay // no latency file is written; the clock is the one-way one
-	m.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d then bisected to %g%%; windows ≥ %v, %d per measurement",
+	m.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d then bisected to %g%%, the bracket's mean and ends measured again for the reported figure; windows ≥ %v, %d per measurement",
 		cfg.MaxF, 100*cfg.Precision, cfg.MinWindow, cfg.Windows)
 	m.Clock = "Go monotonic clock at delivery"
 	metaPath, finish, err := load.StartMeta(r.Dir, m)
@@ -88,18 +88,19 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) (err error) {
 			report := func(st Step) {
 				steps = append(steps, RowOf(st.Point))
 				if r.Progress != nil {
-					fmt.Fprintf(r.Progress, "%-32s %6d B  %-11s F = %-6d  median %12.0f msg/s  %9.3f Mb/s  (mean %.0f, stdev %.0f, %d windows, %d lost)\n",
+					fmt.Fprintf(r.Progress, "%-32s %6d B  %-12s F = %-6d  median %12.0f msg/s  %9.3f Mb/s  (mean %.0f, stdev %.0f, %d windows, %d lost)\n",
 						s.Type, payload, st.Phase, st.F, st.Median, result.Mbps(st.Median, payload), st.Mean, st.Stdev, len(st.Samples), st.Lost)
 				}
 			}
-			b, _, err := Search(measure, cfg, report)
+			o, _, err := Search(measure, cfg, report)
 			if err != nil {
 				runErr = fmt.Errorf("%s: payload %d B: %w", s.Type, payload, err)
 				break
 			}
+			b := o.Confirmed
 			best = append(best, RowOf(b))
 			if r.Progress != nil {
-				fmt.Fprintf(r.Progress, "%-32s %6d B  best F = %d: median %.0f msg/s, %.3f Mb/s\n", s.Type, payload, b.F, b.Median, result.Mbps(b.Median, payload))
+				fmt.Fprintf(r.Progress, "%-32s %6d B  %s\n", s.Type, payload, o.Summary(payload))
 			}
 			rec.Payloads = append(rec.Payloads, meta.Payload{Bytes: payload, Samples: len(b.Samples), Lost: b.Lost, Completed: true})
 		}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -271,27 +274,50 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 
 // Step is one measurement of a search.
 type Step struct {
-	Phase string // "exponential" or "bisection"
+	Phase string // "exponential", "bisection" or "confirmation"
 	Point
 }
 
 // MeasureFunc measures one window size.
 type MeasureFunc func(f int) (Point, error)
 
+// Outcome is what a search found. The medians of its steps are noisy, and
+// the largest of some twenty noisy medians overstates the throughput at
+// its F (the winner's curse): the figure to report is Confirmed, F
+// measured again after the search, independently of the measurements that
+// chose it.
+type Outcome struct {
+	// F is the window chosen: the mean of the final bracket [Lo, Hi] (the
+	// method's optimal F), rounded.
+	F, Lo, Hi int
+	// Confirmed is F measured again; Low and High bound its median with
+	// about 95 % confidence (ConfidenceLevel, from the order statistics of
+	// its windows, which assumes them independent).
+	Confirmed Point
+	Low, High float64
+	// Neighbours are the bracket's ends, Lo and Hi, measured again (one
+	// point when they are F itself).
+	Neighbours []Point
+	// SearchBest is the step of greatest median during the search: the
+	// biased figure, kept to show how far luck carried it.
+	SearchBest Point
+}
+
+// ConfidenceLevel is the confidence of Outcome's interval.
+const ConfidenceLevel = 0.95
+
 // Search finds the window size of greatest median throughput (see the
-// package documentation). report, when non-nil, is called after each step.
-func Search(measure MeasureFunc, cfg Config, report func(Step)) (best Point, steps []Step, err error) {
+// package documentation), then measures the chosen window and the ends of
+// its bracket again (phase "confirmation"). report, when non-nil, is called
+// after each step.
+func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, steps []Step, err error) {
 	cfg = cfg.WithDefaults()
 	at := map[int]Point{}
-	run := func(phase string, f int) (Point, error) {
-		if p, ok := at[f]; ok {
-			return p, nil
-		}
+	step := func(phase string, f int) (Point, error) {
 		p, err := measure(f)
 		if err != nil {
 			return p, fmt.Errorf("F = %d: %w", f, err)
 		}
-		at[f] = p
 		s := Step{Phase: phase, Point: p}
 		steps = append(steps, s)
 		if report != nil {
@@ -299,12 +325,22 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (best Point, ste
 		}
 		return p, nil
 	}
+	run := func(phase string, f int) (Point, error) {
+		if p, ok := at[f]; ok {
+			return p, nil
+		}
+		p, err := step(phase, f)
+		if err == nil {
+			at[f] = p
+		}
+		return p, err
+	}
 	// Exponential scale: 1, 10, 100, … until the median falls.
 	var scale []int
 	for f := 1; f <= cfg.MaxF; f *= 10 {
 		p, err := run("exponential", f)
 		if err != nil {
-			return best, steps, err
+			return out, steps, err
 		}
 		scale = append(scale, f)
 		if len(scale) > 1 && p.Median < at[scale[len(scale)-2]].Median {
@@ -342,7 +378,7 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (best Point, ste
 		}
 		p, err := run("bisection", m)
 		if err != nil {
-			return best, steps, err
+			return out, steps, err
 		}
 		switch {
 		case p.Median > at[b].Median && m < b:
@@ -355,5 +391,68 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (best Point, ste
 			hi = m
 		}
 	}
-	return at[b], steps, nil
+	out.SearchBest = at[b]
+	out.Lo, out.Hi, out.F = lo, hi, int(math.Round(float64(lo+hi)/2))
+	// Confirmation: fresh measurements, never the search's own.
+	if out.Confirmed, err = step("confirmation", out.F); err != nil {
+		return out, steps, err
+	}
+	out.Low, out.High = MedianInterval(out.Confirmed.Samples, ConfidenceLevel)
+	for _, f := range []int{lo, hi} {
+		if f == out.F || (f == hi && hi == lo) {
+			continue
+		}
+		p, err := step("confirmation", f)
+		if err != nil {
+			return out, steps, err
+		}
+		out.Neighbours = append(out.Neighbours, p)
+	}
+	return out, steps, nil
+}
+
+// Summary is the closing line of a search: the chosen window, its
+// confirmed median with its interval, the neighbours', and the search's own
+// best median beside it.
+func (o Outcome) Summary(payload int) string {
+	var b strings.Builder
+	c := o.Confirmed
+	fmt.Fprintf(&b, "F = %d (bracket %d–%d): confirmed median %.0f msg/s, %.3f Mb/s (%g%% interval %.0f–%.0f)",
+		o.F, o.Lo, o.Hi, c.Median, result.Mbps(c.Median, payload), 100*ConfidenceLevel, o.Low, o.High)
+	for _, n := range o.Neighbours {
+		fmt.Fprintf(&b, "; F = %d: %.0f", n.F, n.Median)
+	}
+	fmt.Fprintf(&b, "; the search's best, F = %d: %.0f", o.SearchBest.F, o.SearchBest.Median)
+	return b.String()
+}
+
+// MedianInterval returns the distribution-free interval of the median of
+// samples at confidence level: the order statistics x(k) and x(n+1−k)
+// (1-based) with k the largest for which P(B ≤ k−1) ≤ (1−level)/2, B
+// binomial(n, ½). Fewer than 6 samples cannot reach 95 %: the interval is
+// then their range.
+func MedianInterval(samples []float64, level float64) (lo, hi float64) {
+	n := len(samples)
+	if n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	x := slices.Clone(samples)
+	slices.Sort(x)
+	alpha := (1 - level) / 2
+	// P(B ≤ k−1) for B ~ binomial(n, ½), accumulated in logs.
+	k, cdf := 0, 0.0
+	for j := 0; j < n; j++ {
+		lg, _ := math.Lgamma(float64(n + 1))
+		la, _ := math.Lgamma(float64(j + 1))
+		lb, _ := math.Lgamma(float64(n - j + 1))
+		cdf += math.Exp(lg - la - lb - float64(n)*math.Ln2)
+		if cdf > alpha {
+			break
+		}
+		k = j + 1
+	}
+	if k == 0 {
+		return x[0], x[n-1]
+	}
+	return x[k-1], x[n-k]
 }

@@ -34,12 +34,20 @@ func curve(peak float64) MeasureFunc {
 func TestSearchFindsThePeak(t *testing.T) {
 	for _, peak := range []float64{1, 7, 42, 350, 2500} {
 		var phases []string
-		best, steps, err := Search(curve(peak), Config{}, func(s Step) { phases = append(phases, s.Phase) })
+		out, steps, err := Search(curve(peak), Config{}, func(s Step) { phases = append(phases, s.Phase) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rel := math.Abs(float64(best.F)-peak) / peak; rel > 0.02 && math.Abs(float64(best.F)-peak) > 1 {
-			t.Errorf("peak %g: best F %d", peak, best.F)
+		if rel := math.Abs(float64(out.F)-peak) / peak; rel > 0.02 && math.Abs(float64(out.F)-peak) > 1 {
+			t.Errorf("peak %g: chosen F %d", peak, out.F)
+		}
+		// The bracket met the precision (or closed on whole windows), F is
+		// its mean, and F was measured again.
+		if w := out.Hi - out.Lo; float64(w) >= 0.01*float64(out.Hi+out.Lo)/2 && w > 2 {
+			t.Errorf("peak %g: bracket %d–%d wider than 1%% of its mean", peak, out.Lo, out.Hi)
+		}
+		if out.F != int(math.Round(float64(out.Lo+out.Hi)/2)) || out.Confirmed.F != out.F {
+			t.Errorf("peak %g: F %d, bracket %d–%d, confirmed F %d", peak, out.F, out.Lo, out.Hi, out.Confirmed.F)
 		}
 		// The exponential phase comes first, 1, 10, 100, … and stops at
 		// the first fall.
@@ -57,13 +65,22 @@ func TestSearchFindsThePeak(t *testing.T) {
 		if len(phases) != len(steps) {
 			t.Fatalf("reported %d steps of %d", len(phases), len(steps))
 		}
-		// No F is measured twice.
+		// No F is measured twice by the search; the confirmation comes
+		// last, the chosen F first.
 		seen := map[int]bool{}
+		var confirm []int
 		for _, s := range steps {
-			if seen[s.F] {
-				t.Fatalf("peak %g: F %d measured twice", peak, s.F)
+			if s.Phase == "confirmation" {
+				confirm = append(confirm, s.F)
+				continue
+			}
+			if seen[s.F] || len(confirm) > 0 {
+				t.Fatalf("peak %g: F %d measured twice, or after the confirmation", peak, s.F)
 			}
 			seen[s.F] = true
+		}
+		if len(confirm) == 0 || confirm[0] != out.F || len(confirm) != 1+len(out.Neighbours) {
+			t.Fatalf("peak %g: confirmation steps %v, F %d, neighbours %d", peak, confirm, out.F, len(out.Neighbours))
 		}
 	}
 }
@@ -119,7 +136,7 @@ func TestRunnerEmbeddedNATS(t *testing.T) {
 	if !m.Completed || len(m.SubExperiments) != 1 || len(m.SubExperiments[0].Payloads) != 2 {
 		t.Fatalf("meta %+v", m)
 	}
-	if !strings.Contains(progress.String(), "exponential F = 1 ") || !strings.Contains(progress.String(), "best F =") {
+	if !strings.Contains(progress.String(), "exponential  F = 1 ") || !strings.Contains(progress.String(), "confirmed median") {
 		t.Fatalf("the search was not printed:\n%s", progress.String())
 	}
 }
