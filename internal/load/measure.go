@@ -195,9 +195,9 @@ type PayloadResult struct {
 	// × the subscribers of each topic, the MQTT-bench expected_messages),
 	// equal to Expected when unpaced. Unique is the deliveries made.
 	Expected, Offered, Unique uint64
-	Lost                    uint64
-	Duplicates, OutOfOrder  uint64
-	Latency, SendDelay      Stats
+	Lost                      uint64
+	Duplicates, OutOfOrder    uint64
+	Latency, SendDelay        Stats
 	// Histogram holds every measured latency (ns).
 	Histogram  *hdrhistogram.Histogram
 	Ticks      []Tick
