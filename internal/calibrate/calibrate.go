@@ -9,9 +9,8 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // Key names one check of the gate: what gate.Series names, without data.
@@ -180,25 +179,8 @@ type Thresholder interface {
 	WithThreshold(t float64) Gate
 }
 
-// ClopperPearson returns the exact (Clopper–Pearson) two-sided interval at
-// confidence 1 − alpha for a binomial proportion with k successes in n
-// trials.
-func ClopperPearson(k, n int, alpha float64) (lo, hi float64) {
-	if n == 0 {
-		return 0, 1
-	}
-	if k > 0 {
-		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(alpha / 2)
-	}
-	hi = 1
-	if k < n {
-		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - alpha/2)
-	}
-	return lo, hi
-}
-
 func rate(k, n int) Rate {
-	lo, hi := ClopperPearson(k, n, 0.05)
+	lo, hi := stats.ClopperPearson(k, n, 0.05)
 	r := Rate{Count: k, Trials: n, Low: lo, High: hi, Rate: math.NaN()}
 	if n > 0 {
 		r.Rate = float64(k) / float64(n)

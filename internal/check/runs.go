@@ -74,9 +74,9 @@ func holmAdjust(checks []gate.Check, falseFail float64) {
 			ps = append(ps, c.Stats.P)
 		}
 	}
-	adjusted, _, _ := gate.Holm(ps, falseFail)
+	holm := stats.Holm(ps, falseFail)
 	for k, i := range idx {
-		checks[i].Stats.PAdjusted = adjusted[k]
+		checks[i].Stats.PAdjusted = holm[k].Adjusted
 	}
 }
 

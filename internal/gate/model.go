@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
@@ -144,7 +142,7 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 			ps[i] = prep[i].eff.P
 		}
 	}
-	adjusted, rejected, tails := Holm(ps, falseFail)
+	holm := stats.Holm(ps, falseFail)
 	checks := make([]Check, len(series))
 	for i, s := range series {
 		if prep[i].err != nil {
@@ -152,9 +150,9 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 				fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, referenceName, prep[i].err)))
 			continue
 		}
-		eff, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, tails[i])
-		pass, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, math.Max(falseFail, tails[i]))
-		checks[i] = decide(s, eff, pass, adjusted[i], rejected[i], referenceName)
+		eff, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, holm[i].Tail)
+		pass, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, math.Max(falseFail, holm[i].Tail))
+		checks[i] = decide(s, eff, pass, holm[i].Adjusted, holm[i].Rejected, referenceName)
 	}
 	return checks
 }
@@ -301,7 +299,7 @@ func runsNeeded(sd, distance, tail float64) int {
 	if sd == 0 || math.IsNaN(sd) {
 		return minRuns
 	}
-	z := distuv.UnitNormal.Quantile(1 - tail)
+	z := stats.NormalQuantile(1 - tail)
 	n := 2 * math.Pi / 3 * math.Pow(z*sd/distance, 2)
 	if n > 10000 {
 		return -1

@@ -150,26 +150,6 @@ func TestIntervalMatchesTest(t *testing.T) {
 	}
 }
 
-func TestHolm(t *testing.T) {
-	// Worked example: K = 4, α = 0.05. Sorted p 0.005 ≤ 0.0125 rejected,
-	// 0.011 ≤ 0.01667 rejected, 0.03 > 0.025 stops; 0.04 is not rejected
-	// although 0.04 ≤ 0.05.
-	p := []float64{0.04, 0.005, math.NaN(), 0.03, 0.011}
-	adj, rej, tail := Holm(p, 0.05)
-	wantAdj := []float64{0.06, 0.02, math.NaN(), 0.06, 0.033}
-	wantRej := []bool{false, true, false, false, true}
-	wantTail := []float64{0.025, 0.0125, math.NaN(), 0.025, 0.05 / 3}
-	for i := range p {
-		same := func(a, b float64) bool { return (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) < 1e-12 }
-		if !same(adj[i], wantAdj[i]) || rej[i] != wantRej[i] || !same(tail[i], wantTail[i]) {
-			t.Errorf("p %v: adjusted %v rejected %v tail %v; want %v %v %v", p[i], adj[i], rej[i], tail[i], wantAdj[i], wantRej[i], wantTail[i])
-		}
-		if !math.IsNaN(adj[i]) && (adj[i] <= 0.05) != rej[i] {
-			t.Errorf("adjusted %v disagrees with rejected %v", adj[i], rej[i])
-		}
-	}
-}
-
 func TestMinRuns(t *testing.T) {
 	// 1/C(2n, n): n=3 → 0.05, n=4 → 0.0143, n=5 → 0.00397, n=8 → 7.8e-5.
 	for _, tt := range []struct {

@@ -8,7 +8,6 @@ import (
 
 	moremath "github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mqgate/mqgate/internal/stats"
 )
@@ -197,7 +196,7 @@ func intervalRank(n1, n2 int, ties bool, tail float64) (k int, exact bool) {
 	}
 	mu := float64(n1*n2) / 2
 	sigma := math.Sqrt(float64(n1*n2*(n1+n2+1)) / 12)
-	z := distuv.UnitNormal.Quantile(tail)
+	z := stats.NormalQuantile(tail)
 	// P(U ≤ k−1) ≈ Φ((k−1+½−μ)/σ) ≤ tail.
 	k = int(math.Floor(mu+z*sigma-0.5)) + 1
 	return max(k, 0), false

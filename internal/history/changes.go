@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // DefaultChangeWindow is how many of the newest experiments change-point
@@ -375,30 +375,19 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	return g, nil
 }
 
-// holm applies Holm's step-down procedure at family-wise level alpha to the
-// candidates' p-values; series that are not candidates count as p = 1.
+// holm applies Holm's step-down procedure at family-wise level alpha over
+// every judged series: those that are not candidates (or whose test did not
+// run) belong to the family with p = 1.
 func holm(series []GateSeries, alpha float64) {
-	S := len(series)
-	order := make([]int, 0, S)
-	for i := range series {
-		order = append(order, i)
-	}
-	pv := func(i int) float64 {
-		if !series[i].Candidate || math.IsNaN(series[i].P) {
-			return 1
+	p := make([]float64, len(series))
+	for i, s := range series {
+		p[i] = 1
+		if s.Candidate && !math.IsNaN(s.P) {
+			p[i] = s.P
 		}
-		return series[i].P
 	}
-	sort.SliceStable(order, func(a, b int) bool { return pv(order[a]) < pv(order[b]) })
-	rejecting := true
-	for rank, i := range order {
-		level := alpha / float64(S-rank)
-		series[i].Level = level
-		if rejecting && series[i].Candidate && pv(i) <= level {
-			series[i].Failed = true
-			continue
-		}
-		rejecting = false
+	for i, t := range stats.Holm(p, alpha) {
+		series[i].Level, series[i].Failed = t.Level, t.Rejected
 	}
 }
 

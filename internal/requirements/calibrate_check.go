@@ -6,10 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // CheckPool gathers unchanged runs into a calibration pool for CheckGate:
@@ -341,8 +340,8 @@ func runsText(k int) string {
 // t·s·√(1/n+1/k) + log(1+margin), so log f = (t + z_power)·s·√(1/n+1/k) +
 // log(1+margin).
 func LogNormalDetectable(s float64, n, k int, level, power, margin float64) float64 {
-	t := tQuantile(n-1, 1-level)
-	z := distuv.UnitNormal.Quantile(power)
+	t := stats.TQuantile(n-1, 1-level)
+	z := stats.NormalQuantile(power)
 	return (1 + margin) * math.Exp((t+z)*s*math.Sqrt(1/float64(n)+1/float64(k)))
 }
 

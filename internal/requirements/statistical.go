@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // Methods of statistical requirements (formats §11). A statistical file
@@ -189,16 +188,6 @@ func OrderRunsNeeded(n int, level float64) int {
 	return -1
 }
 
-// tQuantile is the p-quantile of Student's t with df degrees of freedom.
-func tQuantile(df int, p float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(p)
-}
-
-// tSurvival is P(T > x) for Student's t with df degrees of freedom.
-func tSurvival(df int, x float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Survival(x)
-}
-
 // LogNormalLimit is the one-sided prediction bound, at chance level of
 // being exceeded, for the geometric mean of k new runs given n runs whose
 // log values have mean logMean and standard deviation logSD:
@@ -209,7 +198,7 @@ func tSurvival(df int, x float64) float64 {
 // same system exceeds it with chance exactly level (over both the n runs and
 // the new ones). k = 1 bounds a single run.
 func LogNormalLimit(logMean, logSD float64, n, k int, level float64) float64 {
-	return math.Exp(logMean + tQuantile(n-1, 1-level)*logSD*math.Sqrt(1/float64(n)+1/float64(k)))
+	return math.Exp(logMean + stats.TQuantile(n-1, 1-level)*logSD*math.Sqrt(1/float64(n)+1/float64(k)))
 }
 
 // StatConfig is what a statistical derivation asks for.
@@ -371,7 +360,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 	if positive {
 		mean, f.LogSD = meanSD(logs)
 		if n >= 3 {
-			if _, p, err := ShapiroWilk(logs); err == nil {
+			if _, p, err := stats.ShapiroWilk(logs); err == nil {
 				f.NormalityP = p
 			}
 		}

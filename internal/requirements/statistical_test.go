@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // scipyValues are testdata/scipy.json, computed by testdata/scipy_goldens.py
@@ -109,7 +111,7 @@ func near(a, b, rel float64) bool {
 // hence the tolerance.
 func TestShapiroWilkMatchesScipy(t *testing.T) {
 	for _, c := range loadScipy(t).Shapiro {
-		w, p, err := ShapiroWilk(c.X)
+		w, p, err := stats.ShapiroWilk(c.X)
 		if err != nil {
 			t.Fatalf("n=%d: %v", len(c.X), err)
 		}
@@ -121,8 +123,8 @@ func TestShapiroWilkMatchesScipy(t *testing.T) {
 
 func TestShapiroWilkErrors(t *testing.T) {
 	for _, x := range [][]float64{nil, {1}, {1, 2}, {3, 3, 3, 3}} {
-		if _, _, err := ShapiroWilk(x); err == nil {
-			t.Errorf("ShapiroWilk(%v): no error", x)
+		if _, _, err := stats.ShapiroWilk(x); err == nil {
+			t.Errorf("stats.ShapiroWilk(%v): no error", x)
 		}
 	}
 	// A clearly non-normal sample is rejected, a normal one is not.
@@ -132,10 +134,10 @@ func TestShapiroWilkErrors(t *testing.T) {
 		exp[i] = r.ExpFloat64()
 		norm[i] = r.NormFloat64()
 	}
-	if _, p, _ := ShapiroWilk(exp); p > 0.01 {
+	if _, p, _ := stats.ShapiroWilk(exp); p > 0.01 {
 		t.Errorf("exponential sample: p %v", p)
 	}
-	if _, p, _ := ShapiroWilk(norm); p < 0.01 {
+	if _, p, _ := stats.ShapiroWilk(norm); p < 0.01 {
 		t.Errorf("normal sample: p %v", p)
 	}
 }
@@ -143,7 +145,7 @@ func TestShapiroWilkErrors(t *testing.T) {
 func TestTQuantileAndLimitMatchScipy(t *testing.T) {
 	v := loadScipy(t)
 	for _, c := range v.T {
-		if got := tQuantile(c.DF, c.P); !near(got, c.Q, 1e-8) {
+		if got := stats.TQuantile(c.DF, c.P); !near(got, c.Q, 1e-8) {
 			t.Errorf("t(%d).ppf(%v) = %v, scipy %v", c.DF, c.P, got, c.Q)
 		}
 	}
