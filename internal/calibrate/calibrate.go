@@ -313,6 +313,12 @@ type Outcome struct {
 	Failed, Checks int
 }
 
+// OutcomeOf finishes v and keeps its outcome.
+func OutcomeOf(v *gate.Verdict) Outcome {
+	v.Finish()
+	return Outcome{Status: v.Status, Failed: v.Failed, Checks: len(v.Checks)}
+}
+
 // Gate is a gate to calibrate: it judges one split of a pool as a user's
 // gate run would judge real runs.
 type Gate interface {
@@ -375,11 +381,9 @@ func (g CompareGate) Judge(pool Pool, ref, cand []int, factors []float64) ([]Out
 				series[i].Threshold = *g.Threshold
 			}
 		}
-		checks := gate.Judge(series, g.FalseFail, "reference")
 		v := gate.Verdict{}
-		v.Add(checks...)
-		v.Finish()
-		out[f] = Outcome{Status: v.Status, Failed: v.Failed, Checks: len(checks)}
+		v.Add(gate.Judge(series, g.FalseFail, "reference")...)
+		out[f] = OutcomeOf(&v)
 	}
 	return out, nil
 }

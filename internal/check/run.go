@@ -215,8 +215,9 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	switch {
 	case treqs != nil:
 		tchecks = EvaluateThroughput(treqs, exps, cfg.Margin)
-		for _, tc := range tchecks {
-			v.Add(tc.Check)
+		checks := make([]gate.Check, len(tchecks))
+		for i, tc := range tchecks {
+			checks[i] = tc.Check
 		}
 		mode := "throughput " + ModeText(nil, len(exps), cfg.Margin)
 		if requirements.ThroughputStatistical(treqs) {
@@ -226,8 +227,9 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 			if v.FalseFail == 0 {
 				v.FalseFail = st.FalseFail
 			}
-			holmAdjust(v.Checks, v.FalseFail)
+			checks = bonferroni(checks, st)
 		}
+		v.Add(checks...)
 		if v.Mode != "" {
 			v.Mode += "; " + mode
 		} else {

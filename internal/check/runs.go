@@ -57,27 +57,17 @@ func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin
 	v.Mode = ModeText(reqs, len(runs), margin)
 	if requirements.Statistical(reqs) {
 		v.FalseFail = reqs[0].Stat.FalseFail
-		holmAdjust(v.Checks, v.FalseFail)
+		v.Checks = bonferroni(v.Checks, reqs[0].Stat)
 	}
 	return v
 }
 
-// holmAdjust sets the adjusted p-values of the statistical checks: Holm's
-// over the gate run. A check fails on its limit, that is at the Bonferroni
-// level; Holm's adjusted p-value, never larger, is what reports show.
-func holmAdjust(checks []gate.Check, falseFail float64) {
-	var idx []int
-	var ps []float64
-	for i, c := range checks {
-		if c.Stats != nil {
-			idx = append(idx, i)
-			ps = append(ps, c.Stats.P)
-		}
-	}
-	holm := stats.Holm(ps, falseFail)
-	for k, i := range idx {
-		checks[i].Stats.PAdjusted = holm[k].Adjusted
-	}
+// bonferroni is the family step of a check against statistical
+// requirements: each check at the level its requirements file fixed,
+// FalseFail/m for its m checks, on which its limit was set; the adjusted
+// p-value reported is the one decided on, min(1, m·p).
+func bonferroni(checks []gate.Check, st *requirements.Model) []gate.Check {
+	return gate.Family{Correction: gate.Bonferroni, Alpha: st.FalseFail, Level: st.CheckLevel}.Judge(gate.JudgedAll(checks))
 }
 
 func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, margin float64, columns []gate.Metric) []gate.Check {
@@ -145,7 +135,7 @@ func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experime
 func judged(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64, margin float64) gate.Check {
 	j := requirements.Judge(req, mi, values, margin)
 	c := gate.Evaluate(typ, b, m, referenceName, j.Requirement, margin, j.Value)
-	c.Status = gate.Status(j.Status)
+	c.Status = j.Status
 	limit := fmt.Sprintf("requirement %.3f %s", j.Requirement, m.Unit)
 	if margin != 0 {
 		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, margin*100, j.Limit, m.Unit)
@@ -166,7 +156,7 @@ func evidence(j requirements.Judgement, unit string) string {
 	if !math.IsNaN(j.Low) {
 		e += fmt.Sprintf("; interval %.3f to %.3f %s", j.Low, j.High, unit)
 	}
-	if j.Status == string(gate.Inconclusive) {
+	if j.Status == gate.Inconclusive {
 		switch {
 		case j.MoreRuns > 0:
 			e += fmt.Sprintf("; about %d more run(s) would decide", j.MoreRuns)

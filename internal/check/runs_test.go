@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -139,6 +140,14 @@ func TestSeveralRunsThreeVerdicts(t *testing.T) {
 			for _, c := range v.Checks {
 				if c.Stats == nil || c.Stats.NReference != 12 || c.Stats.NCandidate < 1 || c.Stats.PAdjusted < c.Stats.P {
 					t.Errorf("%d B %s: stats %+v", c.Payload, c.Metric.Name, c.Stats)
+					continue
+				}
+				// The adjusted p-value reported is the one decided on:
+				// Bonferroni at the file's check level (tail), 1/6 of the
+				// false-fail level, failing exactly at ≤ the false-fail
+				// level (order method).
+				if want := math.Min(1, c.Stats.P*v.FalseFail/c.Stats.Tail); math.Abs(c.Stats.PAdjusted-want) > 1e-12*want || math.Abs(c.Stats.Tail*6-v.FalseFail) > 1e-6 || (c.Status == gate.Failed) != (c.Stats.PAdjusted <= v.FalseFail) {
+					t.Errorf("%d B %s: %s with p %v adjusted %v, want Bonferroni %v", c.Payload, c.Metric.Name, c.Status, c.Stats.P, c.Stats.PAdjusted, want)
 				}
 			}
 		})

@@ -130,7 +130,7 @@ func judgedThroughput(label string, r requirements.ThroughputRow, values []float
 	m := ThroughputMetric
 	j := requirements.JudgeThroughput(r, values, margin)
 	c := gate.Evaluate(label, r.Key.Payload, m, referenceName, j.Requirement, margin, j.Value)
-	c.Status = gate.Status(j.Status)
+	c.Status = j.Status
 	limit := fmt.Sprintf("requirement ≥ %.3f %s", j.Requirement, m.Unit)
 	if margin != 0 {
 		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, -margin*100, j.Limit, m.Unit)

@@ -127,34 +127,44 @@ func (s *Stats) NoInterval() string {
 // check and takes no part in the correction. referenceName names the
 // reference in messages.
 func Judge(series []Series, falseFail float64, referenceName string) []Check {
-	type prepared struct {
-		eff Effect
-		err error
-	}
-	prep := make([]prepared, len(series))
-	ps := make([]float64, len(series))
+	rules := make([]Rule, len(series))
 	for i, s := range series {
 		// The p-value does not depend on the tail; the interval is
-		// recomputed at the Holm level below.
-		prep[i].eff, prep[i].err = Compare(s.Reference, s.Candidate, s.Metric.Better, 0.25)
-		ps[i] = math.NaN()
-		if prep[i].err == nil {
-			ps[i] = prep[i].eff.P
-		}
+		// recomputed at the Holm level in Decide.
+		eff, err := Compare(s.Reference, s.Candidate, s.Metric.Better, 0.25)
+		rules[i] = shiftRule{s, eff, err, falseFail, referenceName}
 	}
-	holm := stats.Holm(ps, falseFail)
-	checks := make([]Check, len(series))
-	for i, s := range series {
-		if prep[i].err != nil {
-			checks[i] = MissingCheck(s.SubExperiment, s.Payload, s.Metric, stats.Median(s.Reference), stats.Median(s.Candidate),
-				fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, referenceName, prep[i].err)))
-			continue
-		}
-		eff, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, holm[i].Tail)
-		pass, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, math.Max(falseFail, holm[i].Tail))
-		checks[i] = decide(s, eff, pass, holm[i].Adjusted, holm[i].Rejected, referenceName)
+	return Family{Correction: Holm, Alpha: falseFail}.Judge(rules)
+}
+
+// shiftRule is the shift test of one series (formats §8).
+type shiftRule struct {
+	s             Series
+	eff           Effect
+	err           error
+	falseFail     float64
+	referenceName string
+}
+
+// P is the one-sided Mann–Whitney p-value; NaN for a series that cannot
+// be compared, which is Missing.
+func (r shiftRule) P() float64 {
+	if r.err != nil {
+		return math.NaN()
 	}
-	return checks
+	return r.eff.P
+}
+
+// Decide judges the series with its interval at the family's tail.
+func (r shiftRule) Decide(d stats.Decision) Check {
+	s := r.s
+	if r.err != nil {
+		return MissingCheck(s.SubExperiment, s.Payload, s.Metric, stats.Median(s.Reference), stats.Median(s.Candidate),
+			fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, r.referenceName, r.err)))
+	}
+	eff, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, d.Tail)
+	pass, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, math.Max(r.falseFail, d.Tail))
+	return decide(s, eff, pass, d.Adjusted, d.Rejected, r.referenceName)
 }
 
 func missingReason(s Series, referenceName string, err error) string {

@@ -172,7 +172,7 @@ func pText(c gate.Check) string {
 	if c.Stats == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s (Holm %s)", pValue(c.Stats.P), pValue(c.Stats.PAdjusted))
+	return fmt.Sprintf("%s (%s %s)", pValue(c.Stats.P), c.Stats.Correction(), pValue(c.Stats.PAdjusted))
 }
 
 func pValue(p float64) string {
@@ -210,7 +210,8 @@ func note(c gate.Check) string {
 // Evidence returns the statistical columns of a check judged on several
 // runs per side, as every report writes them: the ratio ("×1.052"), its
 // interval with confidence ("[0.980, 1.130] (99.9%)"), the p-value with its
-// Holm-adjusted value, and the runs per side ("10/10", results/reference).
+// adjusted value, named after the correction decided on ("(Holm 0.0043)"),
+// and the runs per side ("10/10", results/reference).
 // All are "" for a single-run check.
 func Evidence(c gate.Check) (ratio, interval, p, runs string) {
 	return estimateText(c), intervalText(c), pText(c), runsText(c)

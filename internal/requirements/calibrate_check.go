@@ -184,11 +184,8 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 	}
 	out := make([]calibrate.Outcome, len(factors))
 	values := make([]float64, len(cand))
-	var statuses []string
 	for f, factor := range factors {
-		var o calibrate.Outcome
-		inconclusive := 0
-		statuses = statuses[:0]
+		v := gate.Verdict{}
 		for _, req := range d.Requirements {
 			cols := ix.at[groupKey{req.Type, req.Bytes}]
 			for i, m := range gate.RequirementMetrics {
@@ -198,27 +195,10 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 				for c, r := range cand {
 					values[c] = calibrate.Worse(m, pool.Values[cols[i]][r], factor)
 				}
-				statuses = append(statuses, Judge(req.Row, i, values, g.Margin).Status)
+				v.Add(gate.Check{Status: Judge(req.Row, i, values, g.Margin).Status})
 			}
 		}
-		for _, st := range statuses {
-			o.Checks++
-			switch st {
-			case string(gate.Failed):
-				o.Failed++
-			case string(gate.Inconclusive):
-				inconclusive++
-			}
-		}
-		switch {
-		case o.Failed > 0:
-			o.Status = gate.Failed
-		case inconclusive > 0:
-			o.Status = gate.Inconclusive
-		default:
-			o.Status = gate.Passed
-		}
-		out[f] = o
+		out[f] = calibrate.OutcomeOf(&v)
 	}
 	return out, nil
 }

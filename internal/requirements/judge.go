@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // Judgement is the verdict on one check of k candidate runs against one
 // requirement (see Judge).
 type Judgement struct {
-	// Status is "passed", "failed" or "inconclusive".
-	Status string
+	// Status is passed, failed or inconclusive.
+	Status gate.Status
 	// Statistic names Value: "value" (one run), "geometric mean of k runs"
 	// (log-normal) or "median of k runs".
 	Statistic string
@@ -86,11 +87,11 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 	if r.Stat == nil {
 		switch {
 		case j.Over == k:
-			j.Status, j.Why = "failed", overText(j, k)
+			j.Status, j.Why = gate.Failed, overText(j, k)
 		case half:
-			j.Status, j.Why = "passed", overText(j, k)
+			j.Status, j.Why = gate.Passed, overText(j, k)
 		default:
-			j.Status, j.Why = "inconclusive", overText(j, k)+": more than half, not all (percentile requirements have no model of the run-to-run spread)"
+			j.Status, j.Why = gate.Inconclusive, overText(j, k)+": more than half, not all (percentile requirements have no model of the run-to-run spread)"
 		}
 		return j
 	}
@@ -101,16 +102,16 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 	chance := fmt.Sprintf("an unchanged system does that with chance %s", pct(j.P))
 	switch {
 	case j.P <= m.CheckLevel:
-		j.Status, j.Why = "failed", fmt.Sprintf("%s: %s ≤ the check level %s", overText(j, k), chance, pct(m.CheckLevel))
+		j.Status, j.Why = gate.Failed, fmt.Sprintf("%s: %s ≤ the check level %s", overText(j, k), chance, pct(m.CheckLevel))
 	case half:
-		j.Status, j.Why = "passed", overText(j, k)
+		j.Status, j.Why = gate.Passed, overText(j, k)
 	case k < j.NeedRuns:
-		j.Status = "inconclusive"
+		j.Status = gate.Inconclusive
 		j.MoreRuns = j.NeedRuns - k
 		j.Why = fmt.Sprintf("%s (%s): not gateable with %d run(s), the distribution-free limit of %d reference runs needs ≥ %d candidate runs all above it to fail at %s",
 			overText(j, k), chance, k, m.Runs, j.NeedRuns, pct(m.CheckLevel))
 	default:
-		j.Status = "inconclusive"
+		j.Status = gate.Inconclusive
 		j.MoreRuns = moreOrderRuns(m.Runs, k, rank, j.Over, m.CheckLevel)
 		j.Why = fmt.Sprintf("%s: more than half, but %s > the check level %s", overText(j, k), chance, pct(m.CheckLevel))
 	}
@@ -160,7 +161,7 @@ func judgeLogNormal(j Judgement, m *Model, f Fit, limit1 float64, values []float
 	}
 	bound := fmt.Sprintf("the log-normal bound for %s at %s", map[bool]string{true: "one run", false: fmt.Sprintf("the geometric mean of %d runs", k)}[k == 1], pct(m.CheckLevel))
 	if j.Value > j.Limit {
-		j.Status = "failed"
+		j.Status = gate.Failed
 		j.Why = fmt.Sprintf("above %s (an unchanged system gets this far with chance %s)", bound, pct(j.P))
 		if k > 1 {
 			j.Low, j.High = logNormalInterval(mean, sc, s, n, k, m.CheckLevel)
@@ -168,16 +169,16 @@ func judgeLogNormal(j Judgement, m *Model, f Fit, limit1 float64, values []float
 		return j
 	}
 	if k == 1 {
-		j.Status, j.Why = "passed", "within "+bound
+		j.Status, j.Why = gate.Passed, "within "+bound
 		return j
 	}
 	j.Low, j.High = logNormalInterval(mean, sc, s, n, k, m.CheckLevel)
 	if j.High <= j.Limit {
-		j.Status = "passed"
+		j.Status = gate.Passed
 		j.Why = fmt.Sprintf("within %s, and so is the upper end of its %s interval", bound, confText(m.CheckLevel))
 		return j
 	}
-	j.Status = "inconclusive"
+	j.Status = gate.Inconclusive
 	j.Why = fmt.Sprintf("within %s, but the upper end of its %s interval, %.3f, is not", bound, confText(m.CheckLevel), j.High)
 	j.MoreRuns = moreLogNormalRuns(mean, sc, s, n, k, m.CheckLevel, center, t, margin)
 	return j

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mqgate/mqgate/internal/gate"
 )
 
 func logNormalRow(limit1, sd float64, n int, level float64) Row {
@@ -23,7 +25,7 @@ func orderRow(limit float64, n int, level float64) Row {
 // geometric mean, p and interval, and the three verdicts.
 func TestJudgeLogNormalMatchesScipy(t *testing.T) {
 	v := loadScipy(t)
-	wantStatus := []string{"passed", "failed", "inconclusive", "passed"}
+	wantStatus := []gate.Status{"passed", "failed", "inconclusive", "passed"}
 	for i, c := range v.JudgeLogNormal.Cases {
 		j := Judge(logNormalRow(c.Limit1, c.SD, c.N, v.JudgeLogNormal.Level), 1, c.Values, c.Margin)
 		if !near(j.Requirement, c.Requirement, 1e-8) || !near(j.Value, c.GMean, 1e-12) || !near(j.P, c.P, 1e-6) ||
@@ -99,7 +101,7 @@ func TestJudgeOrder(t *testing.T) {
 		name   string
 		values []float64
 		margin float64
-		status string
+		status gate.Status
 		why    string
 	}{
 		{"one run within", []float64{9}, 0, "passed", "the run is within the limit"},
@@ -129,7 +131,7 @@ func TestJudgePercentile(t *testing.T) {
 	for _, tc := range []struct {
 		values []float64
 		margin float64
-		status string
+		status gate.Status
 	}{
 		{[]float64{10}, 0, "passed"}, {[]float64{10.001}, 0, "failed"}, {[]float64{10.5}, 0.1, "passed"},
 		{[]float64{11, 12, 13}, 0, "failed"}, {[]float64{11, 12, 9}, 0, "inconclusive"}, {[]float64{11, 9, 9}, 0, "passed"},

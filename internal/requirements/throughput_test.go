@@ -76,7 +76,7 @@ func TestJudgeThroughput(t *testing.T) {
 		{"percentile one run above", pct[0].ThroughputRow, []float64{91}, 0, "passed"},
 	} {
 		j := JudgeThroughput(tt.row, tt.values, tt.margin)
-		if j.Status != tt.want {
+		if string(j.Status) != tt.want {
 			t.Errorf("%s: %s (%s), want %s", tt.name, j.Status, j.Why, tt.want)
 		}
 		if j.Requirement != tt.row.Min && tt.row.Stat == nil {

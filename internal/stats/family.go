@@ -5,17 +5,19 @@ import (
 	"sort"
 )
 
-// HolmTest is Holm's verdict on one p-value of a family.
-type HolmTest struct {
+// Decision is a multiple-comparison correction's verdict on one p-value of a
+// family (Holm, Bonferroni).
+type Decision struct {
 	// Adjusted is the adjusted p-value: rejected exactly when ≤ alpha.
 	Adjusted float64
-	// Rejected says Holm rejects the hypothesis at family-wise level alpha.
+	// Rejected says the correction rejects the hypothesis at family-wise level
+	// alpha.
 	Rejected bool
-	// Level is α/(K−r+1) for the r-th smallest p-value: what it is
-	// compared with in the step-down order.
+	// Level is what the p-value is compared with: for Holm α/(K−r+1) for
+	// the r-th smallest p-value, in the step-down order.
 	Level float64
-	// Tail is Level frozen at the first p-value not rejected for every
-	// later one: an interval whose ends each have error at most Tail then
+	// Tail is, for Holm, Level frozen at the first p-value not rejected
+	// for every later one: an interval whose ends each have error at most Tail then
 	// lies beyond "no change" exactly when the hypothesis is rejected (for
 	// p-values from an exact test without ties).
 	Tail float64
@@ -31,12 +33,12 @@ type HolmTest struct {
 // never rejected and gets NaN. A hypothesis that belongs to the family but
 // was not tested (a series that did not qualify for a test) counts with
 // p = 1: it enlarges K and is never rejected, as alpha < 1.
-func Holm(p []float64, alpha float64) []HolmTest {
-	out := make([]HolmTest, len(p))
+func Holm(p []float64, alpha float64) []Decision {
+	out := make([]Decision, len(p))
 	var idx []int
 	for i, v := range p {
 		if math.IsNaN(v) {
-			out[i] = HolmTest{Adjusted: math.NaN(), Level: math.NaN(), Tail: math.NaN()}
+			out[i] = Decision{Adjusted: math.NaN(), Level: math.NaN(), Tail: math.NaN()}
 			continue
 		}
 		idx = append(idx, i)
@@ -59,6 +61,23 @@ func Holm(p []float64, alpha float64) []HolmTest {
 			}
 		}
 		out[i].Adjusted, out[i].Level, out[i].Tail = running, level, tail
+	}
+	return out
+}
+
+// Bonferroni applies Bonferroni's correction with each p-value held to its
+// own level, fixed in advance (alpha/m for a family of m): p is rejected
+// when ≤ level, and its adjusted p-value is min(1, p·alpha/level), rejected
+// exactly when ≤ alpha. Level and Tail are level. NaN takes no part, as in
+// Holm.
+func Bonferroni(p []float64, alpha, level float64) []Decision {
+	out := make([]Decision, len(p))
+	for i, v := range p {
+		if math.IsNaN(v) {
+			out[i] = Decision{Adjusted: math.NaN(), Level: math.NaN(), Tail: math.NaN()}
+			continue
+		}
+		out[i] = Decision{Adjusted: math.Min(1, v*alpha/level), Rejected: v <= level, Level: level, Tail: level}
 	}
 	return out
 }

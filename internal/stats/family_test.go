@@ -35,7 +35,7 @@ func TestHolm(t *testing.T) {
 // Tail freezes at the first one not rejected.
 func TestHolmLevel(t *testing.T) {
 	got := Holm([]float64{1, 0.001, 0.5, 1}, 0.04)
-	want := []HolmTest{{1, false, 0.02, 0.04 / 3}, {0.004, true, 0.01, 0.01}, {1, false, 0.04 / 3, 0.04 / 3}, {1, false, 0.04, 0.04 / 3}}
+	want := []Decision{{1, false, 0.02, 0.04 / 3}, {0.004, true, 0.01, 0.01}, {1, false, 0.04 / 3, 0.04 / 3}, {1, false, 0.04, 0.04 / 3}}
 	for i := range got {
 		if got[i] != want[i] {
 			t.Errorf("%d: %+v, want %+v", i, got[i], want[i])
