@@ -68,7 +68,7 @@ Exit status: 0 every check passed, 1 a check failed, 2 usage or input error, 3 n
 but one is inconclusive (take more runs), 130 interrupted.`,
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
-		Flags: []cli.Flag{
+		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"}, TakesFile: true,
 				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max,…); required unless --throughput-requirements is given"},
 			&cli.StringFlag{Name: "throughput-requirements", TakesFile: true,
@@ -88,12 +88,9 @@ but one is inconclusive (take more runs), 130 interrupted.`,
 			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "let checks without requirement or data neither pass nor fail"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "check an experiment whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
 			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print every check, not only those that failed"},
-			&cli.StringFlag{Name: "junit", TakesFile: true, Usage: "write a JUnit XML report to `FILE`"},
-			&cli.StringFlag{Name: "markdown", TakesFile: true, Usage: "write a Markdown summary to `FILE`"},
-			&cli.StringFlag{Name: "json", TakesFile: true, Usage: "write the verdict as JSON to `FILE`"},
+		}, cliapp.ReportFlags("", "")...),
 			&cli.StringFlag{Name: "html", TakesFile: true, Usage: "write a self-contained HTML report to `FILE`"},
-			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},
-		},
+			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"}),
 		Action: action,
 	}
 }
@@ -126,9 +123,7 @@ func action(c *cli.Context) error {
 		Format:                 f,
 		AllowMissing:           c.Bool("allow-missing"),
 		AllowIncomplete:        c.Bool("allow-incomplete"),
-		JUnit:                  c.String("junit"),
-		Markdown:               c.String("markdown"),
-		JSON:                   c.String("json"),
+		Reports:                cliapp.Reports(c, ""),
 		HTML:                   c.String("html"),
 	}
 	switch {

@@ -58,8 +58,10 @@ type Config struct {
 	// AllowIncomplete admits an experiment whose run did not complete; every
 	// report then says so.
 	AllowIncomplete bool
-	// JUnit, Markdown, JSON and HTML, when set, are report files to write.
-	JUnit, Markdown, JSON, HTML string
+	// Reports are the report files to write, by report.Format flag
+	// ("junit"); HTML, when set, is the HTML report to write.
+	Reports map[string]string
+	HTML    string
 }
 
 // Result is what Run found and wrote.
@@ -80,9 +82,9 @@ func Guard(cfg Config) *clobber.Guard {
 		g.Experiment("--experiment-directory", d)
 	}
 	g.Experiments("--experiments-results", cfg.ExperimentsRoot)
-	g.Output("--junit", cfg.JUnit)
-	g.Output("--markdown", cfg.Markdown)
-	g.Output("--json", cfg.JSON)
+	for _, f := range report.Formats {
+		g.Output("--"+f.Flag, cfg.Reports[f.Flag])
+	}
 	g.Output("--html", cfg.HTML)
 	reportFlag, reportDir := "--experiment-directory", cfg.ExperimentDir
 	if cfg.ExperimentDir == "" {
@@ -323,17 +325,10 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 			return res, err
 		}
 	}
-	for _, r := range []struct {
-		path   string
-		render func(io.Writer, *gate.Verdict) error
-	}{{cfg.JUnit, report.JUnit}, {cfg.Markdown, report.Markdown}, {cfg.JSON, report.JSON}} {
-		if r.path == "" {
-			continue
-		}
-		if err := atomicfile.Write(r.path, func(w io.Writer) error { return r.render(w, v) }); err != nil {
-			return res, err
-		}
-		res.Files = append(res.Files, r.path)
+	written, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
+	res.Files = append(res.Files, written...)
+	if err != nil {
+		return res, err
 	}
 	if cfg.HTML != "" {
 		if err := htmlreport.WriteFile(cfg.HTML, Page(v, svgs)); err != nil {

@@ -3,7 +3,6 @@ package compare
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
@@ -103,7 +101,7 @@ more runs are needed to decide some.`,
 		HideHelpCommand: true,
 		// Directories may hold commas; repeat a flag to give several.
 		DisableSliceFlagSeparator: true,
-		Flags: append([]cli.Flag{
+		Flags: append(append(append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`, or folder of experiments (repeatable)"},
 			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
@@ -116,13 +114,11 @@ more runs are needed to decide some.`,
 			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable), " + numflag.Tolerance.Text()},
 			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "pass when a reference sub-experiment is missing from the results"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "gate experiments whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
-			&cli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE`"},
-			&cli.StringFlag{Name: "markdown", Usage: "write a Markdown report to `FILE`"},
-			&cli.StringFlag{Name: "json", Usage: "write the verdict as JSON to `FILE`"},
+		}, cliapp.ReportFlags("", "")...),
 			&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report to `FILE`"},
 			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot `FORMAT`: png or svg"},
-			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print each comparison CSV"},
-		}, calibrateFlags()...),
+			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print each comparison CSV"}),
+			calibrateFlags()...),
 		Action: run,
 	}
 }
@@ -258,9 +254,10 @@ func guard(c *cli.Context) *clobber.Guard {
 			}
 		}
 	}
-	for _, f := range []string{"junit", "markdown", "json", "html"} {
-		g.Output("--"+f, c.String(f))
+	for _, f := range report.Formats {
+		g.Output("--"+f.Flag, c.String(f.Flag))
 	}
+	g.Output("--html", c.String("html"))
 	g.ReportDir("--plots-directory", c.String("plots-directory"), "its comparison CSVs and plots", func(rel string) bool {
 		if strings.Contains(rel, "/") {
 			return false
@@ -315,22 +312,8 @@ func config(c *cli.Context) (Config, plots.Format, error) {
 
 // writeReports writes the report files asked for.
 func writeReports(c *cli.Context, res *Result, v *gate.Verdict) error {
-	renderers := []struct {
-		flag   string
-		render func(io.Writer, *gate.Verdict) error
-	}{
-		{"junit", report.JUnit},
-		{"markdown", report.Markdown},
-		{"json", report.JSON},
-	}
-	for _, r := range renderers {
-		path := c.String(r.flag)
-		if path == "" {
-			continue
-		}
-		if err := atomicfile.Write(path, func(w io.Writer) error { return r.render(w, v) }); err != nil {
-			return fmt.Errorf("--%s: %w", r.flag, err)
-		}
+	if _, err := report.WriteFiles(v, "", c.String); err != nil {
+		return err
 	}
 	if path := c.String("html"); path != "" {
 		page, err := res.Page(v)

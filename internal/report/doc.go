@@ -9,6 +9,8 @@
 //     summary, failures first;
 //   - JSON: the whole verdict, machine-readable, with a format version.
 //
-// Renderers only read the verdict and write to an io.Writer; a new output
-// format is a new renderer and nothing else.
+// Renderers only read the verdict and write to an io.Writer. The file
+// formats are registered in Formats, which check, compare and history
+// (--gate-<format>) take their flags from and write with WriteFiles: a new
+// report format is a renderer and one entry in Formats.
 package report
