@@ -236,7 +236,7 @@ func run(c *cli.Context) error {
 	if err := report.Text(c.App.Writer, v); err != nil {
 		return err
 	}
-	if code := v.ExitCode(); code != gate.ExitPassed {
+	if code := v.ExitCode(); code != exit.OK {
 		return exit.With(code, fmt.Errorf("%s", failureSummary(res, v)))
 	}
 	return nil

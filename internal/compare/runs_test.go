@@ -143,7 +143,7 @@ func TestStatisticalChecks(t *testing.T) {
 		}
 	}
 	v := res.Verdict()
-	if v.Mode != gate.ModeStatistical || v.FalseFail != 0.01 || v.ExitCode() != gate.ExitFailed {
+	if v.Mode != gate.ModeStatistical || v.FalseFail != 0.01 || v.ExitCode() != exit.GateFailed {
 		t.Errorf("verdict mode %q false-fail %v exit %d", v.Mode, v.FalseFail, v.ExitCode())
 	}
 	// Plots and tables show the median of the runs.

@@ -1,5 +1,5 @@
 // Package gate declares the statistical model shared by mqgate's gates
-// (check and compare): the metrics a gate may judge, with each one's unit and
+// (check, compare and history --gate): the metrics a gate may judge, with each one's unit and
 // direction (lower or higher is better), the result of judging one value
 // (Check) and the result of a whole gate run (Verdict), whose ExitCode follows
 // the exit-code contract: 0 passed, 1 failed, 3 inconclusive.
@@ -46,6 +46,18 @@
 //     "not gateable with N runs: needs ≈ M" when the metric's run-to-run
 //     dispersion keeps even an unchanged system from passing at this N
 //     (typical of Max).
+//
+// # Rules and the family step
+//
+// Every decision rule is a Rule: the shift test above, a limit fixed in
+// advance (Judged: the single-run threshold, a statistical requirement's
+// order or log-normal limit, judged by package requirements), history's
+// newest change point. Family.Judge is the one family step of every gate:
+// it applies the multiple-comparison control the verdict decides with
+// (Holm for compare and history, Bonferroni at the level a statistical
+// requirements file fixed for check) to the rules' p-values, hands each
+// rule its decision, and the adjusted p-value reported is the one decided
+// on.
 //
 // The package is pure: plain values in, plain values out, no I/O. Renderers
 // (CSV, console text, JUnit, Markdown, JSON, HTML) only read a Verdict; see

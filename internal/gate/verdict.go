@@ -1,20 +1,17 @@
 package gate
 
-import "math"
+import (
+	"math"
 
-// Exit codes of a gate (formats §5). They equal package cliapp's constants;
-// gate keeps its own copy so that it stays free of the CLI.
-const (
-	ExitPassed       = 0
-	ExitFailed       = 1
-	ExitInconclusive = 3
+	"github.com/mqgate/mqgate/internal/exit"
 )
 
 // Verdict is the result of one gate run: every check made, the counts by
 // status and the overall status. Build it with Add and Warn, then call
 // Finish; renderers only read it.
 type Verdict struct {
-	// Tool is the gate that produced the verdict: "check" or "compare".
+	// Tool is the gate that produced the verdict: "check", "compare" or
+	// "history".
 	Tool string `json:"tool"`
 	// Subject is what was judged (an experiment directory).
 	Subject string `json:"subject,omitempty"`
@@ -118,15 +115,16 @@ func (v *Verdict) Counts(c Check) bool {
 	return c.Status == Failed || (c.Status == Missing && !v.AllowMissing)
 }
 
-// ExitCode maps v.Status to the exit-code contract (formats §5).
+// ExitCode maps v.Status to the exit-code contract (formats §5), the one
+// mapping of every gate.
 func (v *Verdict) ExitCode() int {
 	switch v.Status {
 	case Passed:
-		return ExitPassed
+		return exit.OK
 	case Inconclusive:
-		return ExitInconclusive
+		return exit.Inconclusive
 	}
-	return ExitFailed
+	return exit.GateFailed
 }
 
 // SubExperiments returns the sub-experiments of v's checks in order of first

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
@@ -250,20 +251,14 @@ type GateResult struct {
 	// Series judged (tested for change points); Short were too short.
 	Series []GateSeries
 	Short  int
-	Failed bool
+	// Verdict has a check per judged series, for every gate report: failed
+	// when a series failed, inconclusive when no series was long enough
+	// to judge, else passed.
+	Verdict *gate.Verdict
 }
 
-// Verdict is "failed", "passed", or "inconclusive" when no series was long
-// enough to judge.
-func (g *GateResult) Verdict() string {
-	switch {
-	case g.Failed:
-		return "failed"
-	case len(g.Series) == 0:
-		return "inconclusive"
-	}
-	return "passed"
-}
+// Failed reports whether a series failed.
+func (g *GateResult) Failed() bool { return g.Verdict.Status == gate.Failed }
 
 // Failures returns the series that failed.
 func (g *GateResult) Failures() []GateSeries {
@@ -368,27 +363,73 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	holm(g.Series, co.Alpha)
-	for _, gs := range g.Series {
-		g.Failed = g.Failed || gs.Failed
+	rules := make([]gate.Rule, len(g.Series))
+	for i := range g.Series {
+		rules[i] = changeRule{h, &g.Series[i], opt.Threshold}
+	}
+	g.Verdict = &gate.Verdict{Tool: "history", Baseline: "each series' previous segment", ReferenceName: "previous segment", FalseFail: co.Alpha,
+		Mode: fmt.Sprintf("change point (the newest segment of each series against the one before, permutation test; Holm over %d series at family-wise level %g)", S, co.Alpha)}
+	g.Verdict.Add(gate.Family{Correction: gate.Holm, Alpha: co.Alpha}.Judge(rules)...)
+	g.Verdict.Finish()
+	if S == 0 {
+		need := 2 * co.MinSegment
+		g.Verdict.Status = gate.Inconclusive
+		g.Verdict.Warn(fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need))
 	}
 	return g, nil
 }
 
-// holm applies Holm's step-down procedure at family-wise level alpha over
-// every judged series: those that are not candidates (or whose test did not
-// run) belong to the family with p = 1.
-func holm(series []GateSeries, alpha float64) {
-	p := make([]float64, len(series))
-	for i, s := range series {
-		p[i] = 1
-		if s.Candidate && !math.IsNaN(s.P) {
-			p[i] = s.P
+// changeRule is the gate's rule for one judged series: its newest segment
+// fails when the permutation test's p-value is rejected by Holm over every
+// judged series; those that are not candidates (or whose test did not run)
+// belong to the family with p = 1.
+type changeRule struct {
+	h         *History
+	s         *GateSeries
+	threshold float64
+}
+
+func (r changeRule) P() float64 {
+	if !r.s.Candidate || math.IsNaN(r.s.P) {
+		return 1
+	}
+	return r.s.P
+}
+
+// Decide records the decision in the series and makes its check: the
+// previous segment's median is the reference, the newest one's the value.
+func (r changeRule) Decide(d stats.Decision) gate.Check {
+	s := r.s
+	s.Level, s.Failed = d.Level, d.Rejected
+	m, _ := gate.Lookup(s.Magnitude)
+	if s.Change == nil {
+		c := gate.MissingCheck(s.Type, s.Payload, m, math.NaN(), math.NaN(), "no change point")
+		c.Status, c.Threshold = gate.Passed, r.threshold
+		return c
+	}
+	c := gate.Evaluate(s.Type, s.Payload, m, "previous segment", s.Change.Before, r.threshold, s.Change.After)
+	c.Status = gate.Passed
+	c.Message = fmt.Sprintf("%s since %s (median %s -> %s %s", shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label(),
+		result.Format3(s.Change.Before), result.Format3(s.Change.After), m.Unit)
+	switch {
+	case s.Failed:
+		c.Status = gate.Failed
+		what := ""
+		if m.Better == gate.HigherIsBetter {
+			what = ", a throughput drop (higher is better)"
 		}
+		c.Message += fmt.Sprintf(", p = %s <= %s%s)", formatP(s.P), formatP(s.Level), what)
+	case s.Candidate:
+		c.Message += fmt.Sprintf(", p = %s > %s): not significant", formatP(s.P), formatP(s.Level))
+	default:
+		c.Message += "): not a slowdown beyond the threshold"
 	}
-	for i, t := range stats.Holm(p, alpha) {
-		series[i].Level, series[i].Failed = t.Level, t.Rejected
+	if s.Candidate {
+		c.Stats = &gate.Stats{NReference: s.Change.Index - s.SegmentFrom, NCandidate: len(r.h.Experiments) - s.Change.Index,
+			Estimate: s.Change.Ratio, Low: math.NaN(), High: math.NaN(), Tail: d.Level, PassTail: math.NaN(), Confidence: math.NaN(),
+			P: s.P, PAdjusted: d.Adjusted, Dispersion: math.NaN(), NeedRuns: -1, Gateable: true}
 	}
+	return c
 }
 
 func (h *History) sub(typ string) *SubExperiment {
@@ -432,7 +473,7 @@ func (g *GateResult) Summary() string {
 	if len(g.Series) == 0 {
 		return fmt.Sprintf("inconclusive: no series (%s) long enough to test%s", metrics, short)
 	}
-	if g.Failed {
+	if g.Failed() {
 		return fmt.Sprintf("failed: %d of %d series (%s) end in a significant slowdown (Holm, family-wise level %g%s)",
 			len(g.Failures()), len(g.Series), metrics, g.Alpha, short)
 	}

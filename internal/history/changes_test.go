@@ -71,9 +71,9 @@ func TestChangesFindSlowdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !g.Failed || len(g.Failures()) < 15 || len(g.Series) != 16 || g.Permutations != 3199 {
+	if !g.Failed() || len(g.Failures()) < 15 || len(g.Series) != 16 || g.Permutations != 3199 {
 		t.Errorf("gate: failed %v, %d of %d series failed with %d permutations; want ≥ 15 of 16, 3199: %s",
-			g.Failed, len(g.Failures()), len(g.Series), g.Permutations, g.Summary())
+			g.Failed(), len(g.Failures()), len(g.Series), g.Permutations, g.Summary())
 	}
 	for _, f := range g.Failures() {
 		// The 99th percentiles are noisier: within one experiment.
@@ -147,7 +147,7 @@ func TestGateFalseFailRate(t *testing.T) {
 			t.Fatal(err)
 		}
 		exps++
-		if g.Failed {
+		if g.Failed() {
 			fails++
 		}
 	}
@@ -211,7 +211,7 @@ func TestGateSyntheticRegression(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !g.Failed {
+		if !g.Failed() {
 			t.Errorf("seed %d: gate passed a 10 %% slowdown: %s", seed, g.Summary())
 		}
 	}
@@ -232,7 +232,7 @@ func TestChangesShortAndWindow(t *testing.T) {
 		t.Errorf("reason %q", h.SubExperiments[0].Changes[1][0].Reason)
 	}
 	g, err := h.Gate(context.Background(), GateOptions{Metrics: []string{"Median"}})
-	if err != nil || g.Failed || g.Short != 22 || len(g.Series) != 0 {
+	if err != nil || g.Failed() || g.Short != 22 || len(g.Series) != 0 {
 		t.Errorf("gate on short series: %+v, %v", g, err)
 	}
 

@@ -20,8 +20,8 @@ import (
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/result"
 )
 
 // The ranges of history's whole-number flags.
@@ -54,6 +54,9 @@ type Config struct {
 	Gate *GateOptions
 	// JSON, when set, is the path of the JSON report.
 	JSON string
+	// GateReports are the files the gate's verdict is written to, by
+	// report.Format flag ("junit"; --gate-junit).
+	GateReports map[string]string
 }
 
 // Result says what Run did.
@@ -139,6 +142,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	if verdict != nil {
+		verdict.Verdict.Subject = cfg.Experiments
+		if _, err := report.WriteFiles(verdict.Verdict, "gate-", func(flag string) string { return cfg.GateReports[flag] }); err != nil {
+			return nil, err
+		}
+	}
 	return &Result{History: h, Plots: len(jobs), CSV: csvPath, Gate: verdict, ChangeTime: changeTime}, nil
 }
 
@@ -150,6 +159,9 @@ func Guard(cfg Config) *clobber.Guard {
 	g.File("--requirements", cfg.Requirements)
 	g.Output("--html", cfg.HTML)
 	g.Output("--json", cfg.JSON)
+	for _, f := range report.Formats {
+		g.Output("--gate-"+f.Flag, cfg.GateReports[f.Flag])
+	}
 	g.ReportDir("--plots-directory", cfg.PlotsDir, CSVFileName+" and its plots <type>/history_*, <type>/<bytes>_bytes_*", func(rel string) bool {
 		if rel == CSVFileName {
 			return true
@@ -205,7 +217,9 @@ median over the previous one's).
 newest segment is slower than the one before by more than --gate-threshold and a permutation
 test of those two segments finds it significant after Holm's correction over all judged
 series, so that an unchanged system fails with probability at most --significance. A slowdown
-is seen once --min-segment experiments have it.
+is seen once --min-segment experiments have it. The gate's verdict, one check per judged series,
+is also written in the report formats of check and compare with --gate-junit, --gate-markdown
+and --gate-json FILE.
 
 Examples:
   history --experiments-results results --requirements latency_requirements.csv --plots-directory history
@@ -216,12 +230,13 @@ Examples:
 
 As a CI gate (exit 1 on a significant slowdown of more than 5 %; 3 while no series has 10 experiments):
   history -e results -r latency_requirements.csv -p history --gate --gate-threshold 5%
+  history -e results -r latency_requirements.csv -p history --gate --gate-junit history.xml --gate-markdown history.md
 
 Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) the newest segment of a
 series is a significant slowdown, 2 usage or input error, 3 (--gate) inconclusive: no series
 has 2 × --min-segment experiments to test, 130 interrupted.`,
 		HideHelpCommand: true,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
 				Usage: "directory holding one folder per experiment", TakesFile: true},
 			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"},
@@ -247,7 +262,7 @@ has 2 × --min-segment experiments to test, 130 interrupted.`,
 				Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(Magnitudes, ", ")},
 			&cli.StringFlag{Name: "gate-threshold", Value: "0",
 				Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%), " + numflag.Tolerance.Text()},
-		},
+		}, cliapp.ReportFlags("gate-", "with --gate, ")...),
 		Action: action,
 	}
 }
@@ -300,8 +315,15 @@ func action(c *cli.Context) error {
 			return err
 		}
 		cfg.Gate = g
+		cfg.GateReports = cliapp.Reports(c, "gate-")
 	} else if c.IsSet("gate-metrics") || c.IsSet("gate-threshold") {
 		return exit.Usagef("--gate-metrics and --gate-threshold need --gate")
+	} else {
+		for _, f := range report.Formats {
+			if c.IsSet("gate-" + f.Flag) {
+				return exit.Usagef("--gate-%s needs --gate", f.Flag)
+			}
+		}
 	}
 	start := time.Now()
 	res, err := Run(c.Context, cfg)
@@ -331,23 +353,17 @@ func action(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "JSON report: %s\n", cfg.JSON)
 	}
 	if g := res.Gate; g != nil {
-		for _, s := range g.Failures() {
-			e := h.Experiments[s.Change.Index]
-			unit, what := "us", ""
-			if s.Magnitude == gate.MessageRate.Name {
-				unit, what = "msg/s", ", a throughput drop (higher is better)"
+		for _, ck := range g.Verdict.Checks {
+			if ck.Status == gate.Failed {
+				fmt.Fprintf(c.App.Writer, "FAILED %s, %d bytes, %s: %s\n", ck.SubExperiment, ck.Payload, ck.Metric.Name, ck.Message)
 			}
-			fmt.Fprintf(c.App.Writer, "FAILED %s, %d bytes, %s: %s since %s (median %s -> %s %s, p = %s <= %s%s)\n",
-				s.Type, s.Payload, s.Magnitude, shiftText(s.Change.Ratio), e.Label(),
-				result.Format3(s.Change.Before), result.Format3(s.Change.After), unit, formatP(s.P), formatP(s.Level), what)
 		}
 		fmt.Fprintf(c.App.Writer, "gate %s\n", g.Summary())
-		if len(g.Series) == 0 {
-			need := 2 * h.ChangeOptions.MinSegment
-			return exit.With(exit.Inconclusive, fmt.Errorf("inconclusive: no series has the %d values a test needs: take at least %d experiments", need, need))
-		}
-		if g.Failed {
-			return exit.With(exit.GateFailed, fmt.Errorf("%d series end in a significant slowdown", len(g.Failures())))
+		switch g.Verdict.Status {
+		case gate.Inconclusive:
+			return exit.With(g.Verdict.ExitCode(), fmt.Errorf("inconclusive: %s", g.Verdict.Warnings[0]))
+		case gate.Failed:
+			return exit.With(g.Verdict.ExitCode(), fmt.Errorf("%d series end in a significant slowdown", len(g.Failures())))
 		}
 	}
 	return nil

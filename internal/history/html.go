@@ -229,14 +229,14 @@ func (h *History) changeSection(g *GateResult) htmlreport.Section {
 	}
 	sec.Tables = append(sec.Tables, t)
 	if g != nil {
-		sec.Status = g.Verdict()
+		sec.Status = string(g.Verdict.Status)
 	}
 	return sec
 }
 
 // gateVerdict is the page's verdict of history --gate.
 func gateVerdict(h *History, g *GateResult) *htmlreport.Verdict {
-	v := &htmlreport.Verdict{Status: g.Verdict(), Summary: g.Summary()}
+	v := &htmlreport.Verdict{Status: string(g.Verdict.Status), Summary: g.Summary()}
 	v.Failures = htmlreport.Table{
 		Caption: "Series whose newest segment is a significant slowdown",
 		Header:  []string{"Sub-experiment", "Bytes", "Metric", "Segment starts at", "Commit", "Shift", "p", "Holm level"},

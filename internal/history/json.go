@@ -124,7 +124,7 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 		doc.ChangePoints = append(doc.ChangePoints, jc)
 	}
 	if g != nil {
-		jg := &JSONGate{Verdict: g.Verdict(), Metrics: g.Options.Metrics, Threshold: g.Options.Threshold, FamilyLevel: g.Alpha,
+		jg := &JSONGate{Verdict: string(g.Verdict.Status), Metrics: g.Options.Metrics, Threshold: g.Options.Threshold, FamilyLevel: g.Alpha,
 			Correction: "holm", Permutations: g.Permutations, SeriesJudged: len(g.Series), SeriesShort: g.Short,
 			Candidates: []JSONGateSeries{}}
 		for _, s := range g.Series {
