@@ -4,24 +4,6 @@ import (
 	"math"
 )
 
-// Scan returns Q(x[:tau], x[tau:kappa]) for every admissible split of x
-// (both parts at least minSegment values, kappa ≤ len(x)) as q[kappa][tau],
-// NaN elsewhere: the O(n²) computation Detect uses.
-func Scan(x []float64, minSegment int) [][]float64 {
-	q := make([][]float64, len(x)+1)
-	for k := range q {
-		q[k] = make([]float64, len(x)+1)
-		for t := range q[k] {
-			q[k][t] = math.NaN()
-		}
-	}
-	if minSegment < 2 {
-		return q
-	}
-	newScanner(len(x)).scan(x, minSegment, func(tau, kappa int, v float64) { q[kappa][tau] = v })
-	return q
-}
-
 // scanner holds the scratch space of a scan.
 type scanner struct {
 	// within[t] is the within-sum Σ_{t≤i<j<κ}|v_i − v_j| of v[t:κ] for the

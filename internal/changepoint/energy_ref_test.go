@@ -32,3 +32,21 @@ func Energy(x []float64, tau int) (float64, error) {
 	e := 2*cross/(fn*fm) - wx/(fn*(fn-1)/2) - wy/(fm*(fm-1)/2)
 	return fn * fm / (fn + fm) * e, nil
 }
+
+// Scan returns Q(x[:tau], x[tau:kappa]) for every admissible split of x
+// (both parts at least minSegment values, kappa ≤ len(x)) as q[kappa][tau],
+// NaN elsewhere: the O(n²) computation Detect uses.
+func Scan(x []float64, minSegment int) [][]float64 {
+	q := make([][]float64, len(x)+1)
+	for k := range q {
+		q[k] = make([]float64, len(x)+1)
+		for t := range q[k] {
+			q[k][t] = math.NaN()
+		}
+	}
+	if minSegment < 2 {
+		return q
+	}
+	newScanner(len(x)).scan(x, minSegment, func(tau, kappa int, v float64) { q[kappa][tau] = v })
+	return q
+}

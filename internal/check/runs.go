@@ -181,7 +181,7 @@ func statsOf(j requirements.Judgement, st *requirements.Model, fit, n int, m gat
 		NReference: st.Runs, NCandidate: n,
 		Estimate: j.Value / j.Requirement, Low: j.Low / j.Requirement, High: j.High / j.Requirement,
 		Tail: st.CheckLevel, PassTail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
-		P: j.P, PAdjusted: j.P, Exact: st.Fits[fit].Method == requirements.MethodOrder,
+		P: j.P, PAdjusted: j.P, Exact: st.Fits[fit].Method == gate.MethodOrder,
 		Dispersion: st.Fits[fit].LogSD,
 		NeedRuns:   j.NeedRuns, Gateable: n >= j.NeedRuns, MoreRuns: j.MoreRuns,
 		Method: st.Fits[fit].Method, Over: j.Over, Floor: m.Better == gate.HigherIsBetter,
@@ -195,7 +195,7 @@ func ModeText(reqs []requirements.Row, runs int, margin float64) string {
 	if requirements.Statistical(reqs) {
 		st := reqs[0].Stat
 		method := "distribution-free limits"
-		if st.Method == requirements.MethodLogNormal {
+		if st.Method == gate.MethodLogNormal {
 			method = "log-normal limits (distribution-free where the assumption was rejected)"
 		}
 		fmt.Fprintf(&b, "statistical requirements (%s from %d reference runs; Bonferroni, %.3g%% per check): an unchanged system fails this check with chance ≤ %.3g%%",

@@ -75,7 +75,7 @@ func statRequirements(t *testing.T, root string) string {
 			obs = append(obs, requirements.Observation{Experiment: fmt.Sprint(i), Type: runsType, Bytes: r.Bytes, Median: r.Median, P99: r.P99, Max: r.Max})
 		}
 	}
-	d, err := requirements.DeriveStatistical(obs, requirements.StatConfig{FalseFail: 0.01, Method: requirements.MethodOrder, NormalityLevel: 0.05})
+	d, err := requirements.DeriveStatistical(obs, requirements.StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func tputRequirements(t *testing.T, root string, method string) string {
 // percentile and statistical requirements.
 func TestThroughputCheck(t *testing.T) {
 	root := t.TempDir()
-	for _, method := range []string{"", requirements.MethodLogNormal, requirements.MethodOrder} {
+	for _, method := range []string{"", gate.MethodLogNormal, gate.MethodOrder} {
 		req := tputRequirements(t, root, method)
 		for _, tt := range []struct {
 			name   string
@@ -263,12 +263,12 @@ func TestThroughputOrderEvidence(t *testing.T) {
 		obs = append(obs, requirements.ThroughputObservation{Experiment: fmt.Sprint(i), Type: "nats_reliable", Key: k, Median: v})
 	}
 	reqs, _, err := requirements.DeriveThroughputStatistical(obs,
-		requirements.StatConfig{FalseFail: 0.01, Method: requirements.MethodOrder, NormalityLevel: 0.05}, 0.01)
+		requirements.StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01)
 	if err != nil || len(reqs) != 1 {
 		t.Fatalf("derive: %v, %d requirements", err, len(reqs))
 	}
 	c := judgedThroughput("nats_reliable (window)", reqs[0].ThroughputRow, []float64{980, 1004, 985}, 0)
-	if c.Stats == nil || c.Stats.Method != requirements.MethodOrder || !c.Stats.Floor || c.Stats.Over != 2 {
+	if c.Stats == nil || c.Stats.Method != gate.MethodOrder || !c.Stats.Floor || c.Stats.Over != 2 {
 		t.Fatalf("stats %+v: want the order method, a floor, 2 runs below 990", c.Stats)
 	}
 	if got := c.Stats.NoInterval(); got != "none (order method): 2 of 3 run(s) below the limit" {

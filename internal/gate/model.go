@@ -82,8 +82,21 @@ type Stats struct {
 }
 
 // Methods of a statistical requirement's limit (Stats.Method).
+// A statistical requirements file (formats §11) names the method asked in
+// its Mode column and the method each check used in its "<metric> method"
+// columns; a file without a Mode column was written in the Fast-RTPS
+// percentile mode.
 const (
-	MethodOrder     = "order"
+	// MethodOrder is the distribution-free bound: the largest of the n
+	// reference runs (or the J-th largest). It assumes only that runs of
+	// an unchanged system are exchangeable (independent draws from one
+	// continuous distribution).
+	MethodOrder = "order"
+	// MethodLogNormal is the one-sided prediction bound of a log-normal
+	// distribution, for the geometric mean of the candidate runs. It
+	// assumes the log run values are normal; Shapiro–Wilk tests that on
+	// every check and the check falls back to MethodOrder when it is
+	// rejected.
 	MethodLogNormal = "lognormal"
 )
 

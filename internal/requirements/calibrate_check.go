@@ -226,15 +226,15 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 		for i, f := range req.Stat.Fits {
 			if g.checked(i) {
 				byMethod[f.Method]++
-				if f.Method == MethodLogNormal {
+				if f.Method == gate.MethodLogNormal {
 					sds[i] = append(sds[i], f.LogSD)
 				}
 			}
 		}
 	}
 	notes = append(notes, fmt.Sprintf("on the first %d runs of the pool, %d checked limit(s) are log-normal and %d distribution-free (Bonferroni over all %d limits of the file, %s each)",
-		r.Reference, byMethod[MethodLogNormal], byMethod[MethodOrder], len(d.Requirements)*ChecksPerRequirement, pct(d.CheckLevel)))
-	if byMethod[MethodOrder] > 0 {
+		r.Reference, byMethod[gate.MethodLogNormal], byMethod[gate.MethodOrder], len(d.Requirements)*ChecksPerRequirement, pct(d.CheckLevel)))
+	if byMethod[gate.MethodOrder] > 0 {
 		j := max(g.Config.OrderRank, 1)
 		need := OrderRunsNeededRank(r.Reference, j, d.CheckLevel)
 		limit := fmt.Sprintf("a distribution-free limit (the %s of %d reference runs)", largest(j), r.Reference)
@@ -250,7 +250,7 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 				limit, fails, r.Candidate, need))
 		}
 	}
-	if r.FalseFails.Trials > 0 && r.FalseFails.Low > r.FalseFail && byMethod[MethodLogNormal] > 0 {
+	if r.FalseFails.Trials > 0 && r.FalseFails.Low > r.FalseFail && byMethod[gate.MethodLogNormal] > 0 {
 		notes = append(notes, fmt.Sprintf("the measured false-fail rate is above the level asked: the log-normal assumption does not hold on these runs "+
 			"(Shapiro–Wilk on %d runs does not see a rare slow or fast mode, and one such candidate run moves a geometric mean past a tight limit); use --method order",
 			r.Reference))

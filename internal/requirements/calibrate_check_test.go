@@ -47,7 +47,7 @@ func TestCheckGateFalseFailKnown(t *testing.T) {
 	}
 	const p, splits = 0.3, 1500
 	want := 1 - math.Pow(1-p/3, 3)
-	for _, method := range []string{MethodLogNormal, MethodOrder} {
+	for _, method := range []string{gate.MethodLogNormal, gate.MethodOrder} {
 		t.Run(method, func(t *testing.T) {
 			g := CheckGate{Config: StatConfig{FalseFail: p, Method: method, NormalityLevel: DefaultNormalityLevel}}
 			r, err := calibrate.Run(context.Background(), pool, calibrate.Options{Gate: g, Reference: 10, Candidate: 5, Splits: splits, Seed: 4,
@@ -61,12 +61,12 @@ func TestCheckGateFalseFailKnown(t *testing.T) {
 			se := math.Sqrt(want * (1 - want) / splits)
 			got := r.FalseFails.Rate
 			switch method {
-			case MethodLogNormal:
+			case gate.MethodLogNormal:
 				// Shapiro–Wilk rejects 5 % of fits; those fail at ≤ P/3.
 				if got < want-3.3*se-0.05*want || got > want+3.3*se {
 					t.Errorf("log-normal false fails %v (%d/%d), expected %v ± %v", got, r.FalseFails.Count, splits, want, 3.3*se)
 				}
-			case MethodOrder:
+			case gate.MethodOrder:
 				// ≥ 2 of 5 above the largest of 10 has chance
 				// C(5,2)/C(15,2) = 0.095 ≤ P/3 per check.
 				order := 1 - math.Pow(1-OrderChance(10, 5, 2), 3)
@@ -93,7 +93,7 @@ func TestCheckGatePower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: DefaultNormalityLevel}
+	cfg := StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: DefaultNormalityLevel}
 	opt := calibrate.Options{Gate: CheckGate{Config: cfg}, Reference: 20, Candidate: 5, Splits: 100, Seed: 1, FalseFail: 0.01, Factors: DefaultCheckFactors}
 	r, err := calibrate.Run(context.Background(), pool, opt)
 	if err != nil {
@@ -130,7 +130,7 @@ func TestCheckGateNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := calibrate.Run(context.Background(), pool, calibrate.Options{Gate: CheckGate{Config: StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}},
+	r, err := calibrate.Run(context.Background(), pool, calibrate.Options{Gate: CheckGate{Config: StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}},
 		Reference: 10, Candidate: 4, Splits: 10, FalseFail: 0.01})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestCheckGateNotes(t *testing.T) {
 	if r.FalseFails.Count != 0 {
 		t.Errorf("%d false fails", r.FalseFails.Count)
 	}
-	r, _ = calibrate.Run(context.Background(), pool, calibrate.Options{Gate: CheckGate{Config: StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}},
+	r, _ = calibrate.Run(context.Background(), pool, calibrate.Options{Gate: CheckGate{Config: StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}},
 		Reference: 10, Candidate: 3, Splits: 10, FalseFail: 0.01, Factors: []float64{3}})
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "with 3 candidate runs those checks cannot fail") || r.Curve[0].Gate.Count != 0 {
 		t.Errorf("3 candidate runs: %v; ×3 failed %d", r.Notes, r.Curve[0].Gate.Count)
@@ -175,7 +175,7 @@ func TestCheckPoolErrors(t *testing.T) {
 	}
 	pool, _ := CheckPool(obs)
 	pool.Keys[0].Metric = gate.Min
-	if _, err := (CheckGate{Config: StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}}).Judge(pool, []int{0, 1}, []int{2}, []float64{1}); err == nil {
+	if _, err := (CheckGate{Config: StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}}).Judge(pool, []int{0, 1}, []int{2}, []float64{1}); err == nil {
 		t.Error("a Min check was accepted")
 	}
 }
@@ -317,7 +317,7 @@ func TestCheckGateRareMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	rates := map[string]*calibrate.Result{}
-	for _, method := range []string{MethodOrder, MethodLogNormal} {
+	for _, method := range []string{gate.MethodOrder, gate.MethodLogNormal} {
 		g := CheckGate{Config: StatConfig{FalseFail: 0.05, Method: method, NormalityLevel: DefaultNormalityLevel}}
 		r, err := calibrate.Run(context.Background(), pool, calibrate.Options{Gate: g, Reference: 10, Candidate: 10, Splits: 400, Seed: 2, FalseFail: 0.05, Factors: []float64{2}})
 		if err != nil {
@@ -325,18 +325,18 @@ func TestCheckGateRareMode(t *testing.T) {
 		}
 		rates[method] = r
 	}
-	t.Logf("order %+v, log-normal %+v", rates[MethodOrder].FalseFails, rates[MethodLogNormal].FalseFails)
-	if o := rates[MethodOrder].FalseFails; o.Low > 0.05 {
+	t.Logf("order %+v, log-normal %+v", rates[gate.MethodOrder].FalseFails, rates[gate.MethodLogNormal].FalseFails)
+	if o := rates[gate.MethodOrder].FalseFails; o.Low > 0.05 {
 		t.Errorf("order: %+v above 5 %%", o)
 	}
-	l := rates[MethodLogNormal]
+	l := rates[gate.MethodLogNormal]
 	if l.FalseFails.Low <= 0.05 {
 		t.Errorf("log-normal on a bimodal pool: %+v, expected well above 5 %%", l.FalseFails)
 	}
 	if !strings.Contains(strings.Join(l.Notes, "\n"), "the log-normal assumption does not hold on these runs") {
 		t.Errorf("notes: %v", l.Notes)
 	}
-	if strings.Contains(strings.Join(rates[MethodOrder].Notes, "\n"), "does not hold") {
-		t.Errorf("order notes: %v", rates[MethodOrder].Notes)
+	if strings.Contains(strings.Join(rates[gate.MethodOrder].Notes, "\n"), "does not hold") {
+		t.Errorf("order notes: %v", rates[gate.MethodOrder].Notes)
 	}
 }

@@ -75,7 +75,7 @@ func TestOrderTail(t *testing.T) {
 // OrderTail.
 func TestOrderRankDeriveJudgeFile(t *testing.T) {
 	obs := lognormalObservations(4, 10, 2, 0.1)
-	d, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05, OrderRank: 2})
+	d, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestOrderRankDeriveJudgeFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := rows[0].Stat.Fits[0]; f.Method != MethodOrder || f.Rank != 2 {
+	if f := rows[0].Stat.Fits[0]; f.Method != gate.MethodOrder || f.Rank != 2 {
 		t.Errorf("read back %+v", f)
 	}
 	// 5 of 6 runs above the second largest of 10: OrderTail(10, 6, 2, 5).
@@ -119,7 +119,7 @@ func TestOrderRankDeriveJudgeFile(t *testing.T) {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
-	if _, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05, OrderRank: 11}); err == nil || !strings.Contains(err.Error(), "at least 11 runs") {
+	if _, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: 11}); err == nil || !strings.Contains(err.Error(), "at least 11 runs") {
 		t.Errorf("rank 11 of 10 runs: %v", err)
 	}
 }
@@ -160,7 +160,7 @@ func TestOrderRankPower(t *testing.T) {
 	res := map[int]*calibrate.Result{}
 	for _, rank := range []int{1, 2} {
 		// One check (Median) judged: the gate's power is the check's.
-		g := CheckGate{Config: StatConfig{FalseFail: 0.05, Method: MethodOrder, NormalityLevel: 0.05, OrderRank: rank}, Columns: []gate.Metric{gate.Median}}
+		g := CheckGate{Config: StatConfig{FalseFail: 0.05, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: rank}, Columns: []gate.Metric{gate.Median}}
 		r, err := calibrate.Run(context.Background(), pool, calibrate.Options{Gate: g, Reference: 10, Candidate: 10, Splits: 400, Seed: 6, FalseFail: 0.05, Factors: []float64{1.15}})
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -156,8 +157,8 @@ func action(c *cli.Context) error {
 		return exit.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
 	case percentile && !(p > 0 && p <= 100):
 		return exit.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", p)
-	case !percentile && cfg.Method != MethodOrder && cfg.Method != MethodLogNormal:
-		return exit.Usagef("--method %q: expected %s or %s", cfg.Method, MethodOrder, MethodLogNormal)
+	case !percentile && cfg.Method != gate.MethodOrder && cfg.Method != gate.MethodLogNormal:
+		return exit.Usagef("--method %q: expected %s or %s", cfg.Method, gate.MethodOrder, gate.MethodLogNormal)
 	}
 	if c.Bool("calibrate") {
 		return runCalibrate(c, cfg)
@@ -353,7 +354,7 @@ func PrintStatTable(w io.Writer, d *Derivation) error {
 		var cols []string
 		for i, f := range r.Stat.Fits {
 			tag := "O"
-			if f.Method == MethodLogNormal {
+			if f.Method == gate.MethodLogNormal {
 				tag = "L"
 			}
 			if r.NeedRuns[i] == 1 {
@@ -369,7 +370,7 @@ func PrintStatTable(w io.Writer, d *Derivation) error {
 	}
 	m := len(d.Requirements) * ChecksPerRequirement
 	method := "distribution-free (order statistics; runs assumed exchangeable)"
-	if d.Mode == MethodLogNormal {
+	if d.Mode == gate.MethodLogNormal {
 		method = "log-normal prediction bounds (log values assumed normal, tested by Shapiro–Wilk), distribution-free where rejected"
 	}
 	fmt.Fprintf(bw, "Mode: statistical, %s.\n", method)

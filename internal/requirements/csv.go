@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/csvfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
@@ -310,8 +311,8 @@ func formatModel(m *Model) []string {
 // parseModel reads the StatColumns fields of one row.
 func parseModel(rec []string, file string, line int) (*Model, error) {
 	m := &Model{Method: rec[0]}
-	if m.Method != MethodOrder && m.Method != MethodLogNormal {
-		return nil, fileerr.New(file, line, "Mode", "%q: expected %s or %s", rec[0], MethodOrder, MethodLogNormal)
+	if m.Method != gate.MethodOrder && m.Method != gate.MethodLogNormal {
+		return nil, fileerr.New(file, line, "Mode", "%q: expected %s or %s", rec[0], gate.MethodOrder, gate.MethodLogNormal)
 	}
 	var err error
 	if m.Runs, err = strconv.Atoi(rec[1]); err != nil || m.Runs < 2 {
@@ -335,7 +336,7 @@ func parseModel(rec []string, file string, line int) (*Model, error) {
 		base := 4 + 3*i
 		name := metricNames[i]
 		if !parseFitMethod(rec[base], f) {
-			return nil, fileerr.New(file, line, name+" method", "%q: expected %s, %s or %s:J (the J-th largest run, J ≥ 2)", rec[base], MethodOrder, MethodLogNormal, MethodOrder)
+			return nil, fileerr.New(file, line, name+" method", "%q: expected %s, %s or %s:J (the J-th largest run, J ≥ 2)", rec[base], gate.MethodOrder, gate.MethodLogNormal, gate.MethodOrder)
 		}
 		if f.rank() > m.Runs {
 			return nil, fileerr.New(file, line, name+" method", "%q: the %d-th largest of %d runs does not exist", rec[base], f.rank(), m.Runs)
@@ -356,7 +357,7 @@ func parseModel(rec []string, file string, line int) (*Model, error) {
 		if f.NormalityP, err = optional(name+" normality p", rec[base+2], func(x float64) bool { return x >= 0 && x <= 1 }); err != nil {
 			return nil, err
 		}
-		if f.Method == MethodLogNormal && math.IsNaN(f.LogSD) {
+		if f.Method == gate.MethodLogNormal && math.IsNaN(f.LogSD) {
 			return nil, fileerr.New(file, line, name+" log sd", "empty: a log-normal limit needs the log standard deviation")
 		}
 	}

@@ -74,7 +74,7 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 	if k == 1 {
 		j.Statistic = "value"
 	}
-	if r.Stat != nil && r.Stat.Fits[i].Method == MethodLogNormal {
+	if r.Stat != nil && r.Stat.Fits[i].Method == gate.MethodLogNormal {
 		return judgeLogNormal(j, r.Stat, r.Stat.Fits[i], limit1, values, margin)
 	}
 	j.Limit = j.Requirement * (1 + margin)

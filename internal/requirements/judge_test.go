@@ -10,15 +10,15 @@ import (
 )
 
 func logNormalRow(limit1, sd float64, n int, level float64) Row {
-	f := Fit{Method: MethodLogNormal, LogSD: sd, NormalityP: 0.5}
+	f := Fit{Method: gate.MethodLogNormal, LogSD: sd, NormalityP: 0.5}
 	return Row{Type: "a_b", Bytes: 16, Median: limit1, P99: limit1, Max: limit1,
-		Stat: &Model{Method: MethodLogNormal, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}}
+		Stat: &Model{Method: gate.MethodLogNormal, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}}
 }
 
 func orderRow(limit float64, n int, level float64) Row {
-	f := Fit{Method: MethodOrder, LogSD: 0.2, NormalityP: math.NaN()}
+	f := Fit{Method: gate.MethodOrder, LogSD: 0.2, NormalityP: math.NaN()}
 	return Row{Type: "a_b", Bytes: 16, Median: limit, P99: limit, Max: limit,
-		Stat: &Model{Method: MethodOrder, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}}
+		Stat: &Model{Method: gate.MethodOrder, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}}
 }
 
 // TestJudgeLogNormalMatchesScipy: the k-run requirement, the candidate's
@@ -56,7 +56,7 @@ func TestJudgeCalibration(t *testing.T) {
 		method string
 		n, k   int
 		heavy  bool // runs from a heavy-tailed, not log-normal, distribution
-	}{{MethodLogNormal, 8, 1, false}, {MethodLogNormal, 8, 4, false}, {MethodOrder, 6, 3, true}, {MethodOrder, 10, 2, true}} {
+	}{{gate.MethodLogNormal, 8, 1, false}, {gate.MethodLogNormal, 8, 4, false}, {gate.MethodOrder, 6, 3, true}, {gate.MethodOrder, 10, 2, true}} {
 		draw := func() float64 {
 			if tc.heavy {
 				return 10 + math.Abs(r.NormFloat64())/math.Max(r.Float64(), 1e-9) // ratio: heavy tail
@@ -84,7 +84,7 @@ func TestJudgeCalibration(t *testing.T) {
 		}
 		rate := float64(fails) / trials
 		want := level
-		if tc.method == MethodOrder {
+		if tc.method == gate.MethodOrder {
 			want = OrderChance(tc.n, tc.k, tc.k)
 		}
 		// ±5 binomial standard deviations.

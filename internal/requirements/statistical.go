@@ -11,31 +11,15 @@ import (
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
-// Methods of statistical requirements (formats §11). A statistical file
-// names the method asked in its Mode column and the method each check used
-// in its "<metric> method" columns; a file without a Mode column was written
-// in the Fast-RTPS percentile mode.
-const (
-	// MethodOrder is the distribution-free bound: the largest of the n
-	// reference runs. It assumes only that runs of an unchanged system are
-	// exchangeable (independent draws from one continuous distribution).
-	MethodOrder = gate.MethodOrder
-	// MethodLogNormal is the one-sided prediction bound of a log-normal
-	// distribution, for the geometric mean of the candidate runs. It
-	// assumes the log run values are normal; Shapiro–Wilk tests that on
-	// every check and the check falls back to MethodOrder when it is
-	// rejected.
-	MethodLogNormal = gate.MethodLogNormal
-	// ModePercentile names the Fast-RTPS mode (--percentile) in messages;
-	// it is never written to a file.
-	ModePercentile = "percentile"
-)
+// ModePercentile names the Fast-RTPS mode (--percentile) in messages; it is
+// never written to a file.
+const ModePercentile = "percentile"
 
 // Defaults of the statistical mode.
 const (
 	DefaultFalseFail      = 0.01
 	DefaultNormalityLevel = 0.05
-	DefaultMethod         = MethodOrder
+	DefaultMethod         = gate.MethodOrder
 )
 
 // Model is the statistical model of one requirement row: what a
@@ -58,7 +42,7 @@ type Model struct {
 
 // Fit is how one check's limit was set.
 type Fit struct {
-	// Method is the method used: MethodLogNormal, or MethodOrder when asked
+	// Method is the method used: gate.MethodLogNormal, or gate.MethodOrder when asked
 	// or when the log-normal assumption failed.
 	Method string
 	// LogSD is the standard deviation (n−1) of the log run values; NaN when
@@ -78,8 +62,8 @@ func (f Fit) rank() int { return max(f.Rank, 1) }
 // MethodText is f's method as a requirements file writes it: "lognormal",
 // "order" for the largest run, "order:J" for the J-th largest.
 func (f Fit) MethodText() string {
-	if f.Method == MethodOrder && f.rank() > 1 {
-		return fmt.Sprintf("%s:%d", MethodOrder, f.rank())
+	if f.Method == gate.MethodOrder && f.rank() > 1 {
+		return fmt.Sprintf("%s:%d", gate.MethodOrder, f.rank())
 	}
 	return f.Method
 }
@@ -87,11 +71,11 @@ func (f Fit) MethodText() string {
 // parseFitMethod reads MethodText's output into f's Method and Rank; false
 // when s is none of its forms.
 func parseFitMethod(s string, f *Fit) bool {
-	if s == MethodOrder || s == MethodLogNormal {
+	if s == gate.MethodOrder || s == gate.MethodLogNormal {
 		f.Method, f.Rank = s, 0
 		return true
 	}
-	rest, ok := strings.CutPrefix(s, MethodOrder+":")
+	rest, ok := strings.CutPrefix(s, gate.MethodOrder+":")
 	if !ok {
 		return false
 	}
@@ -99,7 +83,7 @@ func parseFitMethod(s string, f *Fit) bool {
 	if err != nil || j < 2 || rest != strconv.Itoa(j) {
 		return false
 	}
-	f.Method, f.Rank = MethodOrder, j
+	f.Method, f.Rank = gate.MethodOrder, j
 	return true
 }
 
@@ -205,7 +189,7 @@ func LogNormalLimit(logMean, logSD float64, n, k int, level float64) float64 {
 type StatConfig struct {
 	// FalseFail is the family-wise false-fail level, in (0, 1).
 	FalseFail float64
-	// Method is MethodOrder or MethodLogNormal.
+	// Method is gate.MethodOrder or gate.MethodLogNormal.
 	Method string
 	// NormalityLevel is the Shapiro–Wilk level below which the log-normal
 	// assumption is rejected for a check, in (0, 1).
@@ -221,8 +205,8 @@ func (c StatConfig) Validate() error {
 	switch {
 	case !(c.FalseFail > 0 && c.FalseFail < 1):
 		return fmt.Errorf("false-fail level %v is outside (0, 1)", c.FalseFail)
-	case c.Method != MethodOrder && c.Method != MethodLogNormal:
-		return fmt.Errorf("method %q: expected %s or %s", c.Method, MethodOrder, MethodLogNormal)
+	case c.Method != gate.MethodOrder && c.Method != gate.MethodLogNormal:
+		return fmt.Errorf("method %q: expected %s or %s", c.Method, gate.MethodOrder, gate.MethodLogNormal)
 	case !(c.NormalityLevel > 0 && c.NormalityLevel < 1):
 		return fmt.Errorf("normality level %v is outside (0, 1)", c.NormalityLevel)
 	case c.OrderRank < 0:
@@ -239,9 +223,9 @@ func (c StatConfig) Validate() error {
 //   - the level is split evenly over the m = 3·rows checks (Bonferroni):
 //     each gets CheckLevel = FalseFail/m, whatever the dependence between
 //     checks;
-//   - MethodLogNormal: the limit is LogNormalLimit(…, k = 1, CheckLevel),
+//   - gate.MethodLogNormal: the limit is LogNormalLimit(…, k = 1, CheckLevel),
 //     when Shapiro–Wilk does not reject normality of the log values at
-//     NormalityLevel; otherwise, or with MethodOrder, the limit is the
+//     NormalityLevel; otherwise, or with gate.MethodOrder, the limit is the
 //     largest run value, which one new run exceeds with chance 1/(n+1) and
 //     k new runs all exceed with chance 1/C(n+k, k) (OrderChance).
 //
@@ -346,7 +330,7 @@ func (r Row) Limit(i int) float64 {
 // for was not used ("" when it was, or was not asked).
 func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f Fit, why string) {
 	n := len(vals)
-	f = Fit{Method: MethodOrder, LogSD: math.NaN(), NormalityP: math.NaN()}
+	f = Fit{Method: gate.MethodOrder, LogSD: math.NaN(), NormalityP: math.NaN()}
 	logs := make([]float64, n)
 	positive := true
 	for i, v := range vals {
@@ -374,7 +358,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 	if f.Rank == 1 {
 		f.Rank = 0
 	}
-	if cfg.Method != MethodLogNormal {
+	if cfg.Method != gate.MethodLogNormal {
 		return max, f, ""
 	}
 	switch {
@@ -387,7 +371,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 	case f.NormalityP < cfg.NormalityLevel:
 		return max, f, fmt.Sprintf("Shapiro–Wilk rejects log-normality at %g", cfg.NormalityLevel)
 	}
-	f.Method, f.Rank = MethodLogNormal, 0
+	f.Method, f.Rank = gate.MethodLogNormal, 0
 	return LogNormalLimit(mean, f.LogSD, n, 1, level), f, ""
 }
 
@@ -413,7 +397,7 @@ func meanSD(x []float64) (mean, sd float64) {
 // OrderChance(n, k, k), when that is at most level, else 0, since such a
 // check does not fail (see Judge).
 func (f Fit) Chance(n, k int, level float64) float64 {
-	if f.Method == MethodLogNormal {
+	if f.Method == gate.MethodLogNormal {
 		return level
 	}
 	if p := OrderTail(n, k, f.rank(), k); p <= level {
@@ -425,7 +409,7 @@ func (f Fit) Chance(n, k int, level float64) float64 {
 // RunsNeeded is the number of candidate runs from which on the check can
 // fail at level: 1 for a log-normal fit, OrderRunsNeeded for an order one.
 func (f Fit) RunsNeeded(n int, level float64) int {
-	if f.Method == MethodLogNormal {
+	if f.Method == gate.MethodLogNormal {
 		return 1
 	}
 	return OrderRunsNeededRank(n, f.rank(), level)
@@ -458,18 +442,7 @@ func statWarnings(d *Derivation) []string {
 // listSome lists up to 4 items, then "and N more".
 func listSome(items []string) string {
 	if len(items) <= 4 {
-		return joinComma(items)
+		return strings.Join(items, ", ")
 	}
-	return joinComma(items[:3]) + fmt.Sprintf(" and %d more", len(items)-3)
-}
-
-func joinComma(items []string) string {
-	s := ""
-	for i, it := range items {
-		if i > 0 {
-			s += ", "
-		}
-		s += it
-	}
-	return s
+	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
 }

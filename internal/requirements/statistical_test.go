@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
@@ -217,11 +218,11 @@ func TestOrderRunsNeeded(t *testing.T) {
 // deviation, Shapiro–Wilk p and method with scipy's.
 func TestDeriveStatisticalMatchesScipy(t *testing.T) {
 	v := loadScipy(t)
-	d, err := DeriveStatistical(observations(t), StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05})
+	d, err := DeriveStatistical(observations(t), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(d.CheckLevel, v.DeriveLogNormal.Level, 1e-15) || d.Mode != MethodLogNormal {
+	if !near(d.CheckLevel, v.DeriveLogNormal.Level, 1e-15) || d.Mode != gate.MethodLogNormal {
 		t.Errorf("mode %s level %v, want %v", d.Mode, d.CheckLevel, v.DeriveLogNormal.Level)
 	}
 	if len(d.Requirements) != len(v.DeriveLogNormal.Rows) {
@@ -239,7 +240,7 @@ func TestDeriveStatisticalMatchesScipy(t *testing.T) {
 					f.Method, r.Limit(ci), f.LogSD, f.NormalityP, w.Method, w.Limit, w.SD, w.P)
 			}
 			wantChance := d.CheckLevel
-			if w.Method == MethodOrder {
+			if w.Method == gate.MethodOrder {
 				wantChance = 0 // 1/(n+1) > the level: a single run cannot fail it
 			}
 			if r.Chances[ci] != wantChance {
@@ -255,7 +256,7 @@ func TestDeriveStatisticalMatchesScipy(t *testing.T) {
 
 func TestDeriveStatisticalOrder(t *testing.T) {
 	obs := observations(t)
-	d, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.05, Method: MethodOrder, NormalityLevel: 0.05})
+	d, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.05, Method: gate.MethodOrder, NormalityLevel: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestDeriveStatisticalOrder(t *testing.T) {
 			t.Errorf("%s %d: %v %v %v, maxima %v", r.Type, r.Bytes, r.Median, r.P99, r.Max, pd.Requirements[i].Row)
 		}
 		for ci, f := range r.Stat.Fits {
-			if f.Method != MethodOrder || r.NeedRuns[ci] != OrderRunsNeeded(r.N, 0.05/15) {
+			if f.Method != gate.MethodOrder || r.NeedRuns[ci] != OrderRunsNeeded(r.N, 0.05/15) {
 				t.Errorf("%s %d: fit %+v needs %d", r.Type, r.Bytes, f, r.NeedRuns[ci])
 			}
 		}
@@ -279,17 +280,17 @@ func TestDeriveStatisticalOrder(t *testing.T) {
 func TestDeriveStatisticalErrors(t *testing.T) {
 	obs := observations(t)
 	for _, cfg := range []StatConfig{
-		{FalseFail: 0, Method: MethodOrder, NormalityLevel: 0.05},
-		{FalseFail: 1, Method: MethodOrder, NormalityLevel: 0.05},
+		{FalseFail: 0, Method: gate.MethodOrder, NormalityLevel: 0.05},
+		{FalseFail: 1, Method: gate.MethodOrder, NormalityLevel: 0.05},
 		{FalseFail: 0.01, Method: "normal", NormalityLevel: 0.05},
-		{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0},
+		{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0},
 	} {
 		if _, err := DeriveStatistical(obs, cfg); err == nil {
 			t.Errorf("%+v: no error", cfg)
 		}
 	}
 	one := []Observation{{Experiment: "a", Type: "intraprocess_reliable", Bytes: 16, Median: 1, P99: 2, Max: 3}}
-	if _, err := DeriveStatistical(one, StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}); err == nil ||
+	if _, err := DeriveStatistical(one, StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}); err == nil ||
 		!strings.Contains(err.Error(), "need at least 2 runs") {
 		t.Errorf("one run: %v", err)
 	}
@@ -298,7 +299,7 @@ func TestDeriveStatisticalErrors(t *testing.T) {
 // TestStatisticalFileRoundTrip: a statistical file says its mode and keeps
 // the model through Write and Read.
 func TestStatisticalFileRoundTrip(t *testing.T) {
-	d, err := DeriveStatistical(observations(t), StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05})
+	d, err := DeriveStatistical(observations(t), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestStatisticalFileRoundTrip(t *testing.T) {
 	}
 	for i, r := range rows {
 		w := d.Requirements[i]
-		if r.Stat.Method != MethodLogNormal || r.Stat.Runs != w.N || !near(r.Stat.CheckLevel, d.CheckLevel, 1e-5) || r.Stat.FalseFail != 0.01 {
+		if r.Stat.Method != gate.MethodLogNormal || r.Stat.Runs != w.N || !near(r.Stat.CheckLevel, d.CheckLevel, 1e-5) || r.Stat.FalseFail != 0.01 {
 			t.Errorf("row %d model %+v", i, r.Stat)
 		}
 		for ci := range r.Stat.Fits {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
 )
@@ -33,16 +34,16 @@ func TestDeriveThroughput(t *testing.T) {
 	if err != nil || len(reqs) != 1 || math.Abs(reqs[0].Min-90.35) > 1e-9 {
 		t.Fatalf("percentile: %+v, %v (numpy: 90.35)", reqs, err)
 	}
-	order, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}, 0.01/4)
-	if err != nil || order[0].Min != 90 || order[0].Stat.Fits[0].Method != MethodOrder {
+	order, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01/4)
+	if err != nil || order[0].Min != 90 || order[0].Stat.Fits[0].Method != gate.MethodOrder {
 		t.Fatalf("order: %+v, %v", order, err)
 	}
-	ln, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05}, 0.01/4)
-	if err != nil || math.Abs(ln[0].Min-76.39001455837693) > 1e-6 || ln[0].Stat.Fits[0].Method != MethodLogNormal ||
+	ln, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}, 0.01/4)
+	if err != nil || math.Abs(ln[0].Min-76.39001455837693) > 1e-6 || ln[0].Stat.Fits[0].Method != gate.MethodLogNormal ||
 		math.Abs(ln[0].Stat.Fits[0].NormalityP-0.9997076988220215) > 1e-4 {
 		t.Fatalf("lognormal: %+v %+v, %v (scipy: 76.39001455837693, p 0.99971)", ln[0], ln[0].Stat.Fits[0], err)
 	}
-	if _, _, err := DeriveThroughputStatistical(tputObs(tputValues[:1]), StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}, 0.01); err == nil {
+	if _, _, err := DeriveThroughputStatistical(tputObs(tputValues[:1]), StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01); err == nil {
 		t.Error("one run derived a statistical requirement")
 	}
 	if got := CheckLevelFor(0.01, 2, 4); got != 0.01/10 {
@@ -53,9 +54,9 @@ func TestDeriveThroughput(t *testing.T) {
 // TestJudgeThroughput: below the limit fails, above passes, in every mode;
 // the numbers come back in msg/s.
 func TestJudgeThroughput(t *testing.T) {
-	cfgL := StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05}
+	cfgL := StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}
 	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), cfgL, 0.01)
-	order, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodOrder, NormalityLevel: 0.05}, 0.01)
+	order, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01)
 	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
 	for _, tt := range []struct {
 		name   string
@@ -96,7 +97,7 @@ func TestThroughputFalseFail(t *testing.T) {
 	draw := func(f float64) float64 { return 1000 * f * math.Exp(0.05*rng.NormFloat64()) }
 	level := 0.05
 	trials, fails, drops := 2000, 0, 0
-	cfg := StatConfig{FalseFail: level, Method: MethodLogNormal, NormalityLevel: 1e-9}
+	cfg := StatConfig{FalseFail: level, Method: gate.MethodLogNormal, NormalityLevel: 1e-9}
 	for range trials {
 		var ref []float64
 		for range 20 {
@@ -123,7 +124,7 @@ func TestThroughputFalseFail(t *testing.T) {
 }
 
 func TestThroughputCSV(t *testing.T) {
-	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: MethodLogNormal, NormalityLevel: 0.05}, 0.0025)
+	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}, 0.0025)
 	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
 	rate := ThroughputRow{Type: "t", Key: result.Key{Payload: 1024, Mode: result.ModeRate, Offered: 5000}, Min: 4900.5}
 	for _, rows := range [][]ThroughputRow{{pct[0].ThroughputRow, rate}, {ln[0].ThroughputRow}} {
