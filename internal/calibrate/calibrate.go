@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/mqgate/mqgate/internal/gate"
-	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // Key names one check of the gate: what gate.Series names, without data.
@@ -180,7 +180,7 @@ type Thresholder interface {
 }
 
 func rate(k, n int) Rate {
-	lo, hi := stats.ClopperPearson(k, n, 0.05)
+	lo, hi := dist.ClopperPearson(k, n, 0.05)
 	r := Rate{Count: k, Trials: n, Low: lo, High: hi, Rate: math.NaN()}
 	if n > 0 {
 		r.Rate = float64(k) / float64(n)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // DefaultFalseFail is the default family-wise false-fail level of a
@@ -322,7 +323,7 @@ func runsNeeded(sd, distance, tail float64) int {
 	if sd == 0 || math.IsNaN(sd) {
 		return minRuns
 	}
-	z := stats.NormalQuantile(1 - tail)
+	z := dist.NormalQuantile(1 - tail)
 	n := 2 * math.Pi / 3 * math.Pow(z*sd/distance, 2)
 	if n > 10000 {
 		return -1

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // ExactLimit is the largest number of runs per side for which p-values and
@@ -196,7 +197,7 @@ func intervalRank(n1, n2 int, ties bool, tail float64) (k int, exact bool) {
 	}
 	mu := float64(n1*n2) / 2
 	sigma := math.Sqrt(float64(n1*n2*(n1+n2+1)) / 12)
-	z := stats.NormalQuantile(tail)
+	z := dist.NormalQuantile(tail)
 	// P(U ≤ k−1) ≈ Φ((k−1+½−μ)/σ) ≤ tail.
 	k = int(math.Floor(mu+z*sigma-0.5)) + 1
 	return max(k, 0), false

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/gate"
-	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // CheckPool gathers unchanged runs into a calibration pool for CheckGate:
@@ -320,8 +320,8 @@ func runsText(k int) string {
 // t·s·√(1/n+1/k) + log(1+margin), so log f = (t + z_power)·s·√(1/n+1/k) +
 // log(1+margin).
 func LogNormalDetectable(s float64, n, k int, level, power, margin float64) float64 {
-	t := stats.TQuantile(n-1, 1-level)
-	z := stats.NormalQuantile(power)
+	t := dist.TQuantile(n-1, 1-level)
+	z := dist.NormalQuantile(power)
 	return (1 + margin) * math.Exp((t+z)*s*math.Sqrt(1/float64(n)+1/float64(k)))
 }
 

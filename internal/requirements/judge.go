@@ -6,6 +6,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // Judgement is the verdict on one check of k candidate runs against one
@@ -120,7 +121,7 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 
 func judgeLogNormal(j Judgement, m *Model, f Fit, limit1 float64, values []float64, margin float64) Judgement {
 	n, k := m.Runs, len(values)
-	t := stats.TQuantile(n-1, 1-m.CheckLevel)
+	t := dist.TQuantile(n-1, 1-m.CheckLevel)
 	s := f.LogSD
 	// The file's limit is exp(ȳ + t·s·√(1+1/n)); ȳ is recovered from it so
 	// that a limit edited by hand moves every k's limit with it.
@@ -152,7 +153,7 @@ func judgeLogNormal(j Judgement, m *Model, f Fit, limit1 float64, values []float
 	// P: chance that an unchanged system's k-run geometric mean, divided by
 	// 1 + margin, is this high or higher.
 	if scale > 0 {
-		j.P = stats.TSurvival(n-1, (mean-math.Log(1+margin)-center)/scale)
+		j.P = dist.TSurvival(n-1, (mean-math.Log(1+margin)-center)/scale)
 	} else {
 		j.P = map[bool]float64{true: 0, false: 1}[mean-math.Log(1+margin) > center]
 	}
@@ -189,7 +190,7 @@ func judgeLogNormal(j Judgement, m *Model, f Fit, limit1 float64, values []float
 // candidate (sc, k) and t at 1 − level on n+k−2 degrees of freedom.
 func logNormalInterval(mean, sc, s float64, n, k int, level float64) (lo, hi float64) {
 	sp := pooled(s, n, sc, k)
-	h := stats.TQuantile(n+k-2, 1-level) * sp / math.Sqrt(float64(k))
+	h := dist.TQuantile(n+k-2, 1-level) * sp / math.Sqrt(float64(k))
 	return math.Exp(mean - h), math.Exp(mean + h)
 }
 
@@ -210,7 +211,7 @@ func moreLogNormalRuns(mean, sc, s float64, n, k int, level, center, t, margin f
 	sp := pooled(s, n, sc, k)
 	decides := func(kk int) bool {
 		limit := center + t*s*math.Sqrt(1/float64(n)+1/float64(kk)) + math.Log(1+margin)
-		return mean > limit || mean+stats.TQuantile(n+kk-2, 1-level)*sp/math.Sqrt(float64(kk)) <= limit
+		return mean > limit || mean+dist.TQuantile(n+kk-2, 1-level)*sp/math.Sqrt(float64(kk)) <= limit
 	}
 	return searchRuns(k, decides)
 }

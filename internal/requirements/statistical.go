@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
-	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // ModePercentile names the Fast-RTPS mode (--percentile) in messages; it is
@@ -182,7 +182,7 @@ func OrderRunsNeeded(n int, level float64) int {
 // same system exceeds it with chance exactly level (over both the n runs and
 // the new ones). k = 1 bounds a single run.
 func LogNormalLimit(logMean, logSD float64, n, k int, level float64) float64 {
-	return math.Exp(logMean + stats.TQuantile(n-1, 1-level)*logSD*math.Sqrt(1/float64(n)+1/float64(k)))
+	return math.Exp(logMean + dist.TQuantile(n-1, 1-level)*logSD*math.Sqrt(1/float64(n)+1/float64(k)))
 }
 
 // StatConfig is what a statistical derivation asks for.
@@ -344,7 +344,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 	if positive {
 		mean, f.LogSD = meanSD(logs)
 		if n >= 3 {
-			if _, p, err := stats.ShapiroWilk(logs); err == nil {
+			if _, p, err := dist.ShapiroWilk(logs); err == nil {
 				f.NormalityP = p
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/gate"
-	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // scipyValues are testdata/scipy.json, computed by testdata/scipy_goldens.py
@@ -112,7 +112,7 @@ func near(a, b, rel float64) bool {
 // hence the tolerance.
 func TestShapiroWilkMatchesScipy(t *testing.T) {
 	for _, c := range loadScipy(t).Shapiro {
-		w, p, err := stats.ShapiroWilk(c.X)
+		w, p, err := dist.ShapiroWilk(c.X)
 		if err != nil {
 			t.Fatalf("n=%d: %v", len(c.X), err)
 		}
@@ -124,8 +124,8 @@ func TestShapiroWilkMatchesScipy(t *testing.T) {
 
 func TestShapiroWilkErrors(t *testing.T) {
 	for _, x := range [][]float64{nil, {1}, {1, 2}, {3, 3, 3, 3}} {
-		if _, _, err := stats.ShapiroWilk(x); err == nil {
-			t.Errorf("stats.ShapiroWilk(%v): no error", x)
+		if _, _, err := dist.ShapiroWilk(x); err == nil {
+			t.Errorf("dist.ShapiroWilk(%v): no error", x)
 		}
 	}
 	// A clearly non-normal sample is rejected, a normal one is not.
@@ -135,10 +135,10 @@ func TestShapiroWilkErrors(t *testing.T) {
 		exp[i] = r.ExpFloat64()
 		norm[i] = r.NormFloat64()
 	}
-	if _, p, _ := stats.ShapiroWilk(exp); p > 0.01 {
+	if _, p, _ := dist.ShapiroWilk(exp); p > 0.01 {
 		t.Errorf("exponential sample: p %v", p)
 	}
-	if _, p, _ := stats.ShapiroWilk(norm); p < 0.01 {
+	if _, p, _ := dist.ShapiroWilk(norm); p < 0.01 {
 		t.Errorf("normal sample: p %v", p)
 	}
 }
@@ -146,7 +146,7 @@ func TestShapiroWilkErrors(t *testing.T) {
 func TestTQuantileAndLimitMatchScipy(t *testing.T) {
 	v := loadScipy(t)
 	for _, c := range v.T {
-		if got := stats.TQuantile(c.DF, c.P); !near(got, c.Q, 1e-8) {
+		if got := dist.TQuantile(c.DF, c.P); !near(got, c.Q, 1e-8) {
 			t.Errorf("t(%d).ppf(%v) = %v, scipy %v", c.DF, c.P, got, c.Q)
 		}
 	}

@@ -18,7 +18,7 @@
 // gonum's stat.Quantile implements other quantile definitions and gives
 // different numbers, which is why this package exists.
 //
-// It also holds the pure inference statistics the gates share, each once:
-// Holm's step-down correction, Student's t and normal quantiles, the
-// Shapiro–Wilk normality test and the Clopper–Pearson binomial interval.
+// It also holds the multiple-comparison corrections the gates share (Holm,
+// Bonferroni); the distributions their inference needs are in package
+// stats/dist.
 package stats

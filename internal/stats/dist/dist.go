@@ -1,4 +1,4 @@
-package stats
+package dist
 
 import "gonum.org/v1/gonum/stat/distuv"
 
