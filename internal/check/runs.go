@@ -24,6 +24,28 @@ import (
 // columns are the checked columns, a subset of gate.RequirementMetrics;
 // all of them when nil.
 func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin float64, columns []gate.Metric) *gate.Verdict {
+	v := evaluate(reqs, runs, columns,
+		func(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64) gate.Check {
+			return judged(typ, b, m, mi, req, values, margin)
+		},
+		func(typ string, b int, lacking []string) string {
+			return fmt.Sprintf("required, but %s %s no %d-byte row of %s", names(lacking), hasHave(len(lacking)), b, typ)
+		})
+	v.Mode = ModeText(reqs, len(runs), margin)
+	if requirements.Statistical(reqs) {
+		v.FalseFail = reqs[0].Stat.FalseFail
+		v.Checks = bonferroni(v.Checks, reqs[0].Stat)
+	}
+	return v
+}
+
+// evaluate makes the checks of Evaluate and EvaluateRuns, in their order:
+// judge judges the values of every run against a requirement; a check
+// whose requirement is absent is Missing, and so is one that some runs
+// (lacking) did not measure, as lackingText says.
+func evaluate(reqs []requirements.Row, runs []*experiment.Experiment, columns []gate.Metric,
+	judge func(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64) gate.Check,
+	lackingText func(typ string, b int, lacking []string) string) *gate.Verdict {
 	byType := map[string]map[int]requirements.Row{}
 	for _, r := range reqs {
 		if byType[r.Type] == nil {
@@ -52,12 +74,7 @@ func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin
 	}
 	sort.Strings(absent)
 	for _, typ := range append(types, absent...) {
-		v.Add(evaluateRunsSub(typ, byType[typ], runs, margin, columns)...)
-	}
-	v.Mode = ModeText(reqs, len(runs), margin)
-	if requirements.Statistical(reqs) {
-		v.FalseFail = reqs[0].Stat.FalseFail
-		v.Checks = bonferroni(v.Checks, reqs[0].Stat)
+		v.Add(evaluateSub(typ, byType[typ], runs, columns, judge, lackingText)...)
 	}
 	return v
 }
@@ -70,7 +87,9 @@ func bonferroni(checks []gate.Check, st *requirements.Model) []gate.Check {
 	return gate.Family{Correction: gate.Bonferroni, Alpha: st.FalseFail, Level: st.CheckLevel}.Judge(gate.JudgedAll(checks))
 }
 
-func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, margin float64, columns []gate.Metric) []gate.Check {
+func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, columns []gate.Metric,
+	judge func(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64) gate.Check,
+	lackingText func(typ string, b int, lacking []string) string) []gate.Check {
 	// rows[i] are run i's summary rows of typ by payload; nil when the run
 	// has no summary of typ.
 	rows := make([]map[int]result.SummaryRow, len(runs))
@@ -122,9 +141,9 @@ func evaluateRunsSub(typ string, reqs map[int]requirements.Row, runs []*experime
 			case len(lacking) > 0:
 				want, _ := req.Get(m.Name)
 				checks = append(checks, gate.MissingCheck(typ, b, m, want, stats.Median(values),
-					fmt.Sprintf("%d B %s: required, but %s %s no %d-byte row of %s", b, m.Name, names(lacking), hasHave(len(lacking)), b, typ)))
+					fmt.Sprintf("%d B %s: %s", b, m.Name, lackingText(typ, b, lacking))))
 			default:
-				checks = append(checks, judged(typ, b, m, mi, req, values, margin))
+				checks = append(checks, judge(typ, b, m, mi, req, values))
 			}
 		}
 	}
