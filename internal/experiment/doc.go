@@ -19,9 +19,9 @@
 //
 // A file the pipeline owns that is not a regular file (a directory named
 // measurements_<type>.csv, a named pipe named meta.json) is an error naming
-// it, never skipped silently nor read: OpenRegular opens without blocking
-// on a named pipe and refuses anything but a regular file, for every reader
-// that expects one.
+// it, never skipped silently nor read: fileerr.OpenRegular opens without
+// blocking on a named pipe and refuses anything but a regular file, for
+// every reader that expects one.
 //
 // Admit applies the rules every tool shares to the experiments it uses
 // together: an incomplete run is an error unless allowed, and experiments

@@ -228,7 +228,7 @@ func list(dir string, typeOf func(string) (string, bool)) ([]File, error) {
 			mode = st.Mode()
 		}
 		if !mode.IsRegular() {
-			return nil, NotRegular(path, mode, describe(e.Name()))
+			return nil, fileerr.NotRegular(path, mode, describe(e.Name()))
 		}
 		files = append(files, File{Type: t, Path: path})
 	}

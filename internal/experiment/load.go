@@ -230,7 +230,7 @@ func load(dir string, files, tputs []File) (*Experiment, error) {
 // without rows and a row whose key (result.Key) repeats an earlier one's:
 // a gate matches rows on it, so a repeat is ambiguous.
 func readThroughput(path string) ([]result.ThroughputRow, error) {
-	f, err := OpenRegular(path, "a throughput summary")
+	f, err := fileerr.OpenRegular(path, "a throughput summary")
 	if _, ok := fileerr.As(err); ok {
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func (e *Experiment) readMeta() error {
 
 // readSummary reads the summary file at path, a regular file.
 func readSummary(path string) ([]result.SummaryRow, error) {
-	f, err := OpenRegular(path, "a summary")
+	f, err := fileerr.OpenRegular(path, "a summary")
 	if _, ok := fileerr.As(err); ok {
 		return nil, err
 	}
@@ -299,7 +299,7 @@ func readSummary(path string) ([]result.SummaryRow, error) {
 
 // readMetaFile reads the meta.json at path, a regular file.
 func readMetaFile(path string) (*meta.Meta, error) {
-	f, err := OpenRegular(path, "the run's "+meta.FileName)
+	f, err := fileerr.OpenRegular(path, "the run's "+meta.FileName)
 	if err != nil {
 		return nil, err
 	}

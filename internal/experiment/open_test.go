@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
 // within runs f and fails the test when it has not returned after a few
@@ -46,7 +48,7 @@ func TestOpenRegular(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{file, link} {
-		f, err := OpenRegular(p, "a file")
+		f, err := fileerr.OpenRegular(p, "a file")
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -57,15 +59,15 @@ func TestOpenRegular(t *testing.T) {
 		{dir, dir + ": is a directory, not a regular file: expected a summary; remove or rename it"},
 		{fifo, fifo + ": is a named pipe (FIFO), not a regular file: expected a summary; remove or rename it"},
 	} {
-		err := within(t, func() error { _, err := OpenRegular(c.path, "a summary"); return err })
+		err := within(t, func() error { _, err := fileerr.OpenRegular(c.path, "a summary"); return err })
 		if err == nil || err.Error() != c.want {
-			t.Errorf("OpenRegular(%s): %v, want %s", c.path, err, c.want)
+			t.Errorf("fileerr.OpenRegular(%s): %v, want %s", c.path, err, c.want)
 		}
-		if err := CheckRegular(c.path, "a summary"); err == nil || err.Error() != c.want {
-			t.Errorf("CheckRegular(%s): %v, want %s", c.path, err, c.want)
+		if err := fileerr.CheckRegular(c.path, "a summary"); err == nil || err.Error() != c.want {
+			t.Errorf("fileerr.CheckRegular(%s): %v, want %s", c.path, err, c.want)
 		}
 	}
-	if _, err := OpenRegular(filepath.Join(dir, "nope"), "a file"); !os.IsNotExist(err) {
+	if _, err := fileerr.OpenRegular(filepath.Join(dir, "nope"), "a file"); !os.IsNotExist(err) {
 		t.Errorf("a missing file: %v, want the open's own error", err)
 	}
 }

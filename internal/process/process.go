@@ -326,7 +326,7 @@ func readFile(ctx context.Context, i int, path string, lenient bool, st *fileSta
 // payload reappears; with only > 0 it collects and sends just that payload.
 func streamGroups(ctx context.Context, i int, path string, lenient bool, st *fileState, jobs chan<- job,
 	recycle chan []float64, only int) ([]int, error) {
-	f, err := experiment.OpenRegular(path, "a raw measurements file")
+	f, err := fileerr.OpenRegular(path, "a raw measurements file")
 	if _, ok := fileerr.As(err); ok {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func (r Row) Get(column string) (float64, bool) {
 
 // ReadFile reads a requirements CSV. See Read.
 func ReadFile(path string) ([]Row, error) {
-	f, err := experiment.OpenRegular(path, "a requirements CSV")
+	f, err := fileerr.OpenRegular(path, "a requirements CSV")
 	if err != nil {
 		return nil, err
 	}

@@ -254,7 +254,7 @@ func WriteThroughputFile(path string, rows []ThroughputRow) error {
 
 // ReadThroughputFile reads a throughput requirements CSV.
 func ReadThroughputFile(path string) ([]ThroughputRow, error) {
-	f, err := experiment.OpenRegular(path, "a throughput requirements CSV")
+	f, err := fileerr.OpenRegular(path, "a throughput requirements CSV")
 	if _, ok := fileerr.As(err); ok {
 		return nil, err
 	}
