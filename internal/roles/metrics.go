@@ -146,60 +146,26 @@ func (m *Metrics) flushWindow() {
 }
 
 // Sent counts n messages or queries sent.
-func (m *Metrics) Sent(n uint64) {
-	m.mu.Lock()
-	m.cur.Sent += n
-	m.total.Sent += n
-	m.mu.Unlock()
-	if m.pSent != nil {
-		m.pSent.Add(float64(n))
-	}
-}
+func (m *Metrics) Sent(n uint64) { m.Count(Snapshot{Sent: n}, nil) }
 
 // Received counts a message or reply of size bytes, with its latency
 // (ns; negative: none).
 func (m *Metrics) Received(bytes int, latencyNs int64) {
-	m.mu.Lock()
-	m.cur.Received++
-	m.total.Received++
-	m.cur.Bytes += uint64(bytes)
-	m.total.Bytes += uint64(bytes)
+	var lat []int64
 	if latencyNs >= 0 {
-		m.win.RecordValue(max(latencyNs, 1))
+		lat = []int64{latencyNs}
 	}
-	m.mu.Unlock()
-	if m.pRecv != nil {
-		m.pRecv.Inc()
-		if latencyNs >= 0 {
-			m.pLat.Observe(float64(latencyNs) / 1e9)
-		}
-	}
+	m.Count(Snapshot{Received: 1, Bytes: uint64(bytes)}, lat)
 }
 
 // Error counts an error.
-func (m *Metrics) Error() {
-	m.mu.Lock()
-	m.cur.Errors++
-	m.total.Errors++
-	m.mu.Unlock()
-	if m.pErr != nil {
-		m.pErr.Inc()
-	}
-}
+func (m *Metrics) Error() { m.Count(Snapshot{Errors: 1}, nil) }
 
 // Timeout counts a query without its replies.
-func (m *Metrics) Timeout() {
-	m.mu.Lock()
-	m.cur.Timeouts++
-	m.total.Timeouts++
-	m.mu.Unlock()
-	if m.pTimeout != nil {
-		m.pTimeout.Inc()
-	}
-}
+func (m *Metrics) Timeout() { m.Count(Snapshot{Timeouts: 1}, nil) }
 
-// Count adds what a helper measured on its own, once it is done: the
-// counts of c and the latencies (ns).
+// Count adds the counts of c and the latencies (ns), such as what a
+// helper measured on its own, once it is done.
 func (m *Metrics) Count(c Snapshot, latencies []int64) {
 	m.mu.Lock()
 	for _, t := range []*Snapshot{&m.cur, &m.total} {

@@ -334,6 +334,35 @@ func config(c *cli.Context) (session.Config, error) {
 	return cfg, nil
 }
 
+// experimentDir is --out/--name, the name the start time when not given.
+func experimentDir(c *cli.Context, start time.Time) (string, error) {
+	name := c.String("name")
+	if name == "" {
+		name = start.Format(experiment.DirTimeLayout)
+	}
+	if name != filepath.Base(name) || name == "." || name == ".." {
+		return "", exit.Usagef("--name %q: expected a plain directory name", name)
+	}
+	return filepath.Join(c.String("out"), name), nil
+}
+
+// guardExperiment refuses an experiment directory that holds one already,
+// and outputs that would overwrite the certificates.
+func guardExperiment(c *cli.Context, dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
+		return exit.Usagef("experiment %s exists already; choose another --name or remove it", dir)
+	}
+	var guard clobber.Guard
+	for _, f := range []string{"ca", "cert", "key", "echo-cert", "echo-key"} {
+		guard.File("--"+f, c.String(f))
+	}
+	guard.OutputDir("--out/--name", dir, "its raw measurements and meta.json", func(rel string) bool {
+		_, ok := experiment.Owned(rel)
+		return ok
+	})
+	return guard.Check()
+}
+
 func runAction(c *cli.Context) error {
 	if c.Args().Present() {
 		return exit.Usagef("unexpected argument %q (run takes flags only; see 'run --help')", c.Args().First())
@@ -346,31 +375,16 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	name := c.String("name")
-	if name == "" {
-		name = start.Format(experiment.DirTimeLayout)
+	dir, err := experimentDir(c, start)
+	if err != nil {
+		return err
 	}
-	if name != filepath.Base(name) || name == "." || name == ".." {
-		return exit.Usagef("--name %q: expected a plain directory name", name)
-	}
-	dir := filepath.Join(c.String("out"), name)
 	// A file or a looping/dangling link in the way is said as such, before
 	// anything is created (MkdirAll would only say "file exists").
 	if err := atomicfile.CheckDir(dir); err != nil {
 		return exit.Usagef("--out/--name: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
-		return exit.Usagef("experiment %s exists already; choose another --name or remove it", dir)
-	}
-	var guard clobber.Guard
-	for _, f := range []string{"ca", "cert", "key", "echo-cert", "echo-key"} {
-		guard.File("--"+f, c.String(f))
-	}
-	guard.OutputDir("--out/--name", dir, "its raw measurements and meta.json", func(rel string) bool {
-		_, ok := experiment.Owned(rel)
-		return ok
-	})
-	if err := guard.Check(); err != nil {
+	if err := guardExperiment(c, dir); err != nil {
 		return err
 	}
 	// Progress and the echo processes' diagnostics share standard error;
@@ -391,7 +405,7 @@ func runAction(c *cli.Context) error {
 	defer s.Close()
 	m := &meta.Meta{
 		Tool:       meta.Tool{Name: "mqgate run", Version: c.App.Version},
-		Experiment: name,
+		Experiment: filepath.Base(dir),
 		Start:      start,
 		System:     meta.System{Name: c.String("sut-name"), Version: c.String("sut-version"), Commit: c.String("sut-commit")},
 		Host:       meta.HostFingerprint(),

@@ -127,18 +127,14 @@ func loadAction(c *cli.Context) error {
 	if w := cfg.WithDefaults().RateWarning(); w != "" {
 		fmt.Fprintf(r.stderr, "run load: warning: %s\n", w)
 	}
-	var subs []load.Sub
 	for _, st := range r.streams {
 		if fc, ok := st.Transport.(driver.FanOutChecker); ok {
 			if err := fc.CheckFanOut(tp.Subscribers, tp.Topics, st.Params); err != nil {
 				return exit.Usagef("%s: %v", st.Scenario.Type, err)
 			}
 		}
-		subs = append(subs, load.Sub{Type: st.Scenario.Type, Transport: st.Transport.Name(), Reliable: st.Scenario.Reliable,
-			Topic: st.Publish.Topic, Params: st.Params, Embedded: st.Embedded,
-			Links: load.Links{Transport: st.Transport.(driver.StreamTransport), URL: st.URL, Publish: st.Publish,
-				Subscribe: st.Subscribe, ConnectTimeout: c.Duration("connect-timeout")}})
 	}
+	subs := r.subs(c)
 	if promAddr != "" {
 		exp, err := load.ServePrometheus(promAddr)
 		if err != nil {

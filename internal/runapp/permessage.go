@@ -5,7 +5,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
@@ -65,22 +64,13 @@ func perMessageAction(c *cli.Context) error {
 		return err
 	}
 	defer r.session.Close()
-	for _, p := range r.payloads {
-		if p < load.MinMessage {
-			return exit.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
-		}
-	}
-	var subs []load.Sub
-	for _, st := range r.streams {
-		subs = append(subs, load.Sub{Type: st.Scenario.Type, Transport: st.Transport.Name(), Reliable: st.Scenario.Reliable,
-			Topic: st.Publish.Topic, Params: st.Params, Embedded: st.Embedded,
-			Links: load.Links{Transport: st.Transport.(driver.StreamTransport), URL: st.URL, Publish: st.Publish,
-				Subscribe: st.Subscribe, ConnectTimeout: c.Duration("connect-timeout")}})
+	if err := r.checkPayloads(); err != nil {
+		return err
 	}
 	runner := &throughput.PerMessageRunner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: c.Bool("no-plots")}
 	if r.progress {
 		runner.Progress = r.stderr
 	}
-	err = runner.Run(c.Context, subs)
+	err = runner.Run(c.Context, r.subs(c))
 	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
 }

@@ -11,12 +11,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/flagrange"
+	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/session"
 )
@@ -88,26 +88,11 @@ func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
 	for _, name := range strings.Split(c.String("subexperiments"), ",") {
 		cfg.Scenarios = append(cfg.Scenarios, strings.TrimSpace(name))
 	}
-	name := c.String("name")
-	if name == "" {
-		name = start.Format(experiment.DirTimeLayout)
+	dir, err := experimentDir(c, start)
+	if err != nil {
+		return nil, err
 	}
-	if name != filepath.Base(name) || name == "." || name == ".." {
-		return nil, exit.Usagef("--name %q: expected a plain directory name", name)
-	}
-	dir := filepath.Join(c.String("out"), name)
-	if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
-		return nil, exit.Usagef("experiment %s exists already; choose another --name or remove it", dir)
-	}
-	var guard clobber.Guard
-	for _, f := range []string{"ca", "cert", "key", "echo-cert", "echo-key"} {
-		guard.File("--"+f, c.String(f))
-	}
-	guard.OutputDir("--out/--name", dir, "its raw measurements and meta.json", func(rel string) bool {
-		_, ok := experiment.Owned(rel)
-		return ok
-	})
-	if err := guard.Check(); err != nil {
+	if err := guardExperiment(c, dir); err != nil {
 		return nil, err
 	}
 	s, err := session.Prepare(c.Context, cfg)
@@ -130,7 +115,7 @@ func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
 	}
 	m := &meta.Meta{
 		Tool:       meta.Tool{Name: "mqgate " + tool, Version: c.App.Version},
-		Experiment: name,
+		Experiment: filepath.Base(dir),
 		Start:      start,
 		System:     meta.System{Name: c.String("sut-name"), Version: c.String("sut-version"), Commit: c.String("sut-commit")},
 		Host:       meta.HostFingerprint(),
@@ -158,6 +143,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// subs are the prepared streams as load sub-experiments.
+func (r *streamRun) subs(c *cli.Context) []load.Sub {
+	var subs []load.Sub
+	for _, st := range r.streams {
+		subs = append(subs, load.Sub{Type: st.Scenario.Type, Transport: st.Transport.Name(), Reliable: st.Scenario.Reliable,
+			Topic: st.Publish.Topic, Params: st.Params, Embedded: st.Embedded,
+			Links: load.Links{Transport: st.Transport.(driver.StreamTransport), URL: st.URL, Publish: st.Publish,
+				Subscribe: st.Subscribe, ConnectTimeout: c.Duration("connect-timeout")}})
+	}
+	return subs
+}
+
+// checkPayloads refuses a payload too small for the message header.
+func (r *streamRun) checkPayloads() error {
+	for _, p := range r.payloads {
+		if p < load.MinMessage {
+			return exit.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
+		}
+	}
+	return nil
 }
 
 // finish maps the outcome of a one-way run to the exit codes of formats §5.
