@@ -15,10 +15,10 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/amqp"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
-	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/testenv"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/testenv"
 )
 
 // TestRoleFlagsEveryDriver checks that the role flags mean the same on

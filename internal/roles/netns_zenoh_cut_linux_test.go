@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // TestZenohHostCutOff runs the Zenoh roles on three network-namespace

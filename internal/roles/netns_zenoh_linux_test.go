@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // TestThreeHostsZenoh runs the Zenoh roles on three hosts made of network

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // TestZenohClockOffset runs a Zenoh pub in a process whose helper's wall

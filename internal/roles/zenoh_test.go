@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // TestZenohRoles runs the four roles over Zenoh through mqgate-zenoh,

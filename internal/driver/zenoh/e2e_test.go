@@ -17,6 +17,8 @@ import (
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/zenoh"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/history"
@@ -24,8 +26,6 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
-	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
-	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 )
 
 // mainEnv makes the test binary behave as the run command, so that run

@@ -7,8 +7,8 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/testenv"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+	"github.com/mqgate/mqgate/internal/testenv"
 )
 
 // Helper returns the mqgate-zenoh binary (zenohhelper.Find), or skips or
