@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
+	"github.com/mqgate/mqgate/internal/requirements"
 )
 
 // App returns the check command.
@@ -107,7 +108,7 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return exit.Usagef("--margin: %v", err)
 	}
-	columns, err := ParseColumns(c.String("columns"))
+	columns, err := requirements.ParseColumns(c.String("columns"))
 	if err != nil {
 		return exit.Usagef("--columns: %v", err)
 	}

@@ -255,35 +255,3 @@ func Checked(columns []gate.Metric, m gate.Metric) bool {
 	}
 	return false
 }
-
-// ParseColumns parses a comma-separated list of checked columns (Median,
-// 99%, Max; any case), in the requirements' order.
-func ParseColumns(s string) ([]gate.Metric, error) {
-	var ms []gate.Metric
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		found := false
-		for _, m := range gate.RequirementMetrics {
-			if strings.EqualFold(m.Name, name) {
-				found = true
-				ms = append(ms, m)
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of Median, 99%%, Max", name)
-		}
-	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of Median, 99%%, Max", s)
-	}
-	var ordered []gate.Metric
-	for _, m := range gate.RequirementMetrics {
-		if Checked(ms, m) {
-			ordered = append(ordered, m)
-		}
-	}
-	return ordered, nil
-}

@@ -48,9 +48,9 @@ func calibrateFlags() []cli.Flag {
 // calibrateOnly are the flags that mean nothing without --calibrate.
 var calibrateOnly = []string{"reference-runs", "candidate-runs", "margin", "columns", "splits", "split", "seed", "factors", "margins", "regressed", "json", "plots-directory", "format"}
 
-// parseRequirementColumns parses check's --columns: a comma-separated list
-// of Median, 99%, Max (any case), returned in the requirements' order.
-func parseRequirementColumns(s string) ([]gate.Metric, error) {
+// ParseColumns parses check's --columns: a comma-separated list of Median,
+// 99%, Max (any case), returned in the requirements' order.
+func ParseColumns(s string) ([]gate.Metric, error) {
 	asked := map[gate.Metric]bool{}
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
@@ -107,7 +107,7 @@ func runCalibrate(c *cli.Context, cfg StatConfig) error {
 	if err != nil {
 		return exit.Usagef("--margin: %v", err)
 	}
-	columns, err := parseRequirementColumns(c.String("columns"))
+	columns, err := ParseColumns(c.String("columns"))
 	if err != nil {
 		return exit.Usagef("--columns: %v", err)
 	}
