@@ -22,16 +22,16 @@
 // each run gives one value (its median, its 99th percentile, …); samples
 // inside a run are not independent, runs are. Judge takes N runs per side:
 //
-//   - Effect (Compare): the ratio candidate/reference estimated by
-//     Hodges–Lehmann on log values, exp(median of all pairwise differences
-//     log c − log r), with the distribution-free interval that inverts the
-//     Mann–Whitney test (the k-th smallest and largest pairwise
-//     differences), and the one-sided Mann–Whitney p-value for "the
-//     candidate is worse". Both come from the exact U distribution up to
-//     ExactLimit runs per side (25 with ties, then the exact conditional
-//     distribution given the ties), from its normal approximation with tie
-//     and continuity correction beyond. The test is one-sided: only a
-//     regression can fail a gate.
+//   - Effect (dist.Compare, package stats/dist): the ratio
+//     candidate/reference estimated by Hodges–Lehmann on log values,
+//     exp(median of all pairwise differences log c − log r), with the
+//     distribution-free interval that inverts the Mann–Whitney test (the
+//     k-th smallest and largest pairwise differences), and the one-sided
+//     Mann–Whitney p-value for "the candidate is worse". Both come from the
+//     exact U distribution up to dist.ExactLimit runs per side (25 with
+//     ties, then the exact conditional distribution given the ties), from
+//     its normal approximation with tie and continuity correction beyond.
+//     The test is one-sided: only a regression can fail a gate.
 //   - Multiple comparisons: Holm's step-down correction over every check of
 //     one gate run keeps the probability that an unchanged system fails any
 //     of them at most the false-fail level asked (DefaultFalseFail, 1 %),

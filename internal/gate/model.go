@@ -59,7 +59,7 @@ type Stats struct {
 	PAdjusted float64 `json:"p_adjusted"`
 	Exact     bool    `json:"exact"`
 	// Dispersion is the pooled robust run-to-run standard deviation of the
-	// log values (see Effect).
+	// log values (see dist.Effect).
 	Dispersion float64 `json:"dispersion"`
 	// NeedRuns is roughly how many runs per side it takes for an unchanged
 	// system to pass this check, given Dispersion and Tail; −1 when no
@@ -145,7 +145,7 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 	for i, s := range series {
 		// The p-value does not depend on the tail; the interval is
 		// recomputed at the Holm level in Decide.
-		eff, err := Compare(s.Reference, s.Candidate, s.Metric.Better, 0.25)
+		eff, err := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == HigherIsBetter, 0.25)
 		rules[i] = shiftRule{s, eff, err, falseFail, referenceName}
 	}
 	return Family{Correction: Holm, Alpha: falseFail}.Judge(rules)
@@ -154,7 +154,7 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 // shiftRule is the shift test of one series (formats §8).
 type shiftRule struct {
 	s             Series
-	eff           Effect
+	eff           dist.Effect
 	err           error
 	falseFail     float64
 	referenceName string
@@ -176,8 +176,8 @@ func (r shiftRule) Decide(d stats.Decision) Check {
 		return MissingCheck(s.SubExperiment, s.Payload, s.Metric, stats.Median(s.Reference), stats.Median(s.Candidate),
 			fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, r.referenceName, r.err)))
 	}
-	eff, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, d.Tail)
-	pass, _ := Compare(s.Reference, s.Candidate, s.Metric.Better, math.Max(r.falseFail, d.Tail))
+	eff, _ := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == HigherIsBetter, d.Tail)
+	pass, _ := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == HigherIsBetter, math.Max(r.falseFail, d.Tail))
 	return decide(s, eff, pass, d.Adjusted, d.Rejected, r.referenceName)
 }
 
@@ -194,7 +194,7 @@ func missingReason(s Series, referenceName string, err error) string {
 // decide turns one effect into a check: eff has its interval at the Holm
 // tail, pass at the pass tail; the interval reported takes its "no
 // regression" end from eff and its threshold end from pass.
-func decide(s Series, eff, pass Effect, pAdj float64, rejected bool, referenceName string) Check {
+func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, referenceName string) Check {
 	m := s.Metric
 	ref, val := stats.Median(s.Reference), stats.Median(s.Candidate)
 	c := Check{
@@ -314,12 +314,12 @@ func toleranceLog(m Metric, threshold float64) float64 {
 // values' run-to-run standard deviation is sd: n with
 // z·sd·√(π/3)·√(2/n) ≤ distance, where √(π/3) is the Hodges–Lehmann
 // estimator's efficiency loss against the mean for normal data; never fewer
-// than MinRuns(tail). −1 when distance ≤ 0 or too many to say (>10000).
+// than dist.MinRuns(tail). −1 when distance ≤ 0 or too many to say (>10000).
 func runsNeeded(sd, distance, tail float64) int {
 	if !(distance > 0) {
 		return -1
 	}
-	minRuns := MinRuns(tail)
+	minRuns := dist.MinRuns(tail)
 	if sd == 0 || math.IsNaN(sd) {
 		return minRuns
 	}
