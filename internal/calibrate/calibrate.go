@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/parallel"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
@@ -504,28 +503,9 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 func judgeAll(ctx context.Context, g Gate, pool Pool, splits []split, factors []float64) ([][]Outcome, error) {
 	out := make([][]Outcome, len(splits))
 	errs := make([]error, len(splits))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range jobs {
-				out[s], errs[s] = g.Judge(pool, splits[s].ref, splits[s].cand, factors)
-			}
-		}()
-	}
-feed:
-	for s := range splits {
-		select {
-		case jobs <- s:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := parallel.Each(ctx, 0, len(splits), func(s int) {
+		out[s], errs[s] = g.Judge(pool, splits[s].ref, splits[s].cand, factors)
+	}); err != nil {
 		return nil, err
 	}
 	return out, errors.Join(errs...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/parallel"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 )
@@ -111,55 +112,33 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 			}
 		}
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	next := make(chan int)
 	var (
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
 	)
-	for w := 0; w < min(workers, len(jobs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				s := h.SubExperiments[j.s]
-				o := opt.Options
-				o.Seed = seriesSeed(opt.Seed, i)
-				res, err := changepoint.Detect(s.Values[j.m][j.p][from:], o)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], s.Mags()[j.m], err)
-					}
-					mu.Unlock()
-					continue
-				}
-				for k := range res.ChangePoints {
-					res.ChangePoints[k].Index += from
-				}
-				s.Changes[j.m][j.p] = SeriesChanges{From: from, Result: res}
+	err := parallel.Each(ctx, opt.Workers, len(jobs), func(i int) {
+		j := jobs[i]
+		s := h.SubExperiments[j.s]
+		o := opt.Options
+		o.Seed = seriesSeed(opt.Seed, i)
+		res, err := changepoint.Detect(s.Values[j.m][j.p][from:], o)
+		if err != nil {
+			mu.Lock()
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], s.Mags()[j.m], err)
 			}
-		}()
-	}
-feed:
-	for i := range jobs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+			mu.Unlock()
+			return
 		}
-	}
-	close(next)
-	wg.Wait()
+		for k := range res.ChangePoints {
+			res.ChangePoints[k].Index += from
+		}
+		s.Changes[j.m][j.p] = SeriesChanges{From: from, Result: res}
+	})
 	if firstErr != nil {
 		return firstErr
 	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return err
 	}
 	h.changesDetected = true
@@ -330,37 +309,25 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 			cands = append(cands, i)
 		}
 	}
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	sem := make(chan struct{}, max(1, co.Workers, runtime.GOMAXPROCS(0)))
-	for k, i := range cands {
-		gs := &g.Series[i]
+	err := parallel.Each(ctx, max(co.Workers, runtime.GOMAXPROCS(0)), len(cands), func(k int) {
+		gs := &g.Series[cands[k]]
 		s := h.sub(gs.Type)
 		x := s.Values[indexOf(s.Mags(), gs.Magnitude)][indexOfInt(s.Payloads, gs.Payload)]
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				return
-			}
-			// Any p-value above Alpha is never rejected by Holm: stop there.
-			p, err := changepoint.LocalTest(x, gs.SegmentFrom, n, co.MinSegment, g.Permutations, seriesSeed(co.Seed^0x6761746500000000, k), co.Alpha)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = fmt.Errorf("gate: %s, %d bytes, %s: %w", gs.Type, gs.Payload, gs.Magnitude, err)
-			}
-			gs.P = p
-		}()
-	}
-	wg.Wait()
+		// Any p-value above Alpha is never rejected by Holm: stop there.
+		p, err := changepoint.LocalTest(x, gs.SegmentFrom, n, co.MinSegment, g.Permutations, seriesSeed(co.Seed^0x6761746500000000, k), co.Alpha)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("gate: %s, %d bytes, %s: %w", gs.Type, gs.Payload, gs.Magnitude, err)
+		}
+		gs.P = p
+	})
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	rules := make([]gate.Rule, len(g.Series))

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
 	"gonum.org/v1/plot"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/parallel"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -180,10 +180,6 @@ type RenderOptions struct {
 // RenderPlots draws jobs into files under opt.Dir, on a pool of workers. It
 // stops at the first error or when ctx is cancelled.
 func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -198,33 +194,6 @@ func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
 		mu.Unlock()
 		cancel()
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, len(jobs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				p := j.Build()
-				if opt.Dir != "" {
-					path := filepath.Join(opt.Dir, j.Name+opt.Format.Ext())
-					if err := plots.Save(p, path, opt.Format); err != nil {
-						fail(err)
-						continue
-					}
-				}
-				if opt.SVG != nil {
-					svg, err := plots.SVG(p)
-					if err != nil {
-						fail(fmt.Errorf("%s: %w", j.Name, err))
-						continue
-					}
-					opt.SVG[i] = svg
-				}
-			}
-		}()
-	}
 	// Magnitude plots, with a line per payload, take longest: start them
 	// first so that the pool does not end waiting on one of them.
 	order := make([]int, 0, len(jobs))
@@ -235,18 +204,27 @@ func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
 			}
 		}
 	}
-feed:
-	for _, i := range order {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+	err := parallel.Each(ctx, opt.Workers, len(order), func(k int) {
+		i := order[k]
+		j := jobs[i]
+		p := j.Build()
+		if opt.Dir != "" {
+			if err := plots.Save(p, filepath.Join(opt.Dir, j.Name+opt.Format.Ext()), opt.Format); err != nil {
+				fail(err)
+				return
+			}
 		}
-	}
-	close(next)
-	wg.Wait()
+		if opt.SVG != nil {
+			svg, err := plots.SVG(p)
+			if err != nil {
+				fail(fmt.Errorf("%s: %w", j.Name, err))
+				return
+			}
+			opt.SVG[i] = svg
+		}
+	})
 	if firstErr != nil {
 		return firstErr
 	}
-	return ctx.Err()
+	return err
 }
