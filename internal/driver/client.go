@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -77,6 +78,39 @@ type RoleUsage struct {
 	Endpoint     string // --endpoint's example, e.g. "nats://host:4222"
 	EndpointNote string // what several --endpoint mean, e.g. "a server pool"
 	Reliability  string // what --reliability selects
+}
+
+// DialFirst connects to the first of endpoints (def when none) that
+// accepts, in order: a broker and its standbys. It stops at the first
+// error once ctx is done.
+func DialFirst(ctx context.Context, endpoints []string, def string, dial func(raw string) (Client, error)) (Client, error) {
+	if len(endpoints) == 0 {
+		endpoints = []string{def}
+	}
+	var errs []error
+	for _, raw := range endpoints {
+		c, err := dial(raw)
+		if err == nil || ctx.Err() != nil {
+			return c, err
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+// AwaitReplies waits until done is closed (the query's replies are all
+// in) or ctx is: its deadline ends the query without an error, its
+// cancellation with ctx.Err().
+func AwaitReplies(ctx context.Context, done <-chan struct{}) error {
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil
+		}
+		return ctx.Err()
+	}
 }
 
 // Bounded runs f and waits for it at most d (and a second): a client call

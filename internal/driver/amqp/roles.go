@@ -71,18 +71,9 @@ type roleClient struct {
 // DialClient connects a role to the first of endpoints that accepts, in
 // order (a broker and its standbys).
 func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	if len(endpoints) == 0 {
-		endpoints = []string{"amqp://guest:guest@127.0.0.1:5672/"}
-	}
-	var errs []error
-	for _, raw := range endpoints {
-		b, err := dialRoleClient(ctx, raw, reliable, timeout)
-		if err == nil || ctx.Err() != nil {
-			return b, err
-		}
-		errs = append(errs, err)
-	}
-	return nil, errors.Join(errs...)
+	return driver.DialFirst(ctx, endpoints, "amqp://guest:guest@127.0.0.1:5672/", func(raw string) (driver.Client, error) {
+		return dialRoleClient(ctx, raw, reliable, timeout)
+	})
 }
 
 func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time.Duration) (driver.Client, error) {
@@ -434,15 +425,7 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 		}
 		return err
 	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil
-		}
-		return ctx.Err()
-	}
+	return driver.AwaitReplies(ctx, done)
 }
 
 // Close closes the connection, waiting at most a few seconds for a broker

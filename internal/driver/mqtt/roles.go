@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -46,18 +45,9 @@ type roleSub struct {
 // DialClient connects a role to the first of endpoints that accepts, in
 // order (a broker and its standbys).
 func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	if len(endpoints) == 0 {
-		endpoints = []string{"mqtt://127.0.0.1:1883"}
-	}
-	var errs []error
-	for _, raw := range endpoints {
-		b, err := dialRoleClient(ctx, raw, reliable, timeout)
-		if err == nil || ctx.Err() != nil {
-			return b, err
-		}
-		errs = append(errs, err)
-	}
-	return nil, errors.Join(errs...)
+	return driver.DialFirst(ctx, endpoints, "mqtt://127.0.0.1:1883", func(raw string) (driver.Client, error) {
+		return dialRoleClient(ctx, raw, reliable, timeout)
+	})
 }
 
 func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time.Duration) (driver.Client, error) {
@@ -252,15 +242,7 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 		Properties: &paho.PublishProperties{ResponseTopic: b.reply, CorrelationData: []byte(corr)}}); err != nil {
 		return err
 	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		if ctx.Err() == context.DeadlineExceeded {
-			return nil
-		}
-		return ctx.Err()
-	}
+	return driver.AwaitReplies(ctx, done)
 }
 
 func (b *roleClient) Close() error {

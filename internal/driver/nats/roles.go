@@ -2,7 +2,6 @@ package nats
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -158,15 +157,7 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 	if err := b.nc.PublishRequest(key, inbox, req); err != nil {
 		return err
 	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil
-		}
-		return ctx.Err()
-	}
+	return driver.AwaitReplies(ctx, done)
 }
 
 // Close closes the connection, waiting at most a few seconds for a
