@@ -151,7 +151,7 @@ func TestCommandsAreThin(t *testing.T) {
 // reporting an error never pulls in a plot, a driver or a broker client.
 func TestLeafPackages(t *testing.T) {
 	g := graph(t)
-	leaves := []string{"exit", "fileerr", "atomicfile", "csvfile", "result", "stats"}
+	leaves := []string{"exit", "fileerr", "atomicfile", "csvfile", "parallel", "result", "stats"}
 	for _, leaf := range leaves {
 		if _, ok := g[internal(leaf)]; !ok {
 			t.Errorf("internal/%s: no such package (update the rule)", leaf)
@@ -173,7 +173,7 @@ func TestLeafPackages(t *testing.T) {
 // measures or plots them.
 func TestExperimentReadsResults(t *testing.T) {
 	g := graph(t)
-	allowed := []string{"result", "meta", "measurements", "exit", "fileerr", "atomicfile", "csvfile", "stats"}
+	allowed := []string{"result", "meta", "measurements", "exit", "fileerr", "atomicfile", "csvfile", "parallel", "stats"}
 	for _, d := range deps(g, internal("experiment")) {
 		if under(d, module) && !slices.ContainsFunc(allowed, func(a string) bool { return d == internal(a) }) {
 			t.Errorf("internal/experiment depends on %s: it may use %s only", d, strings.Join(allowed, ", "))

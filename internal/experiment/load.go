@@ -7,14 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/parallel"
 	"github.com/mqgate/mqgate/internal/result"
 )
 
@@ -357,32 +356,14 @@ func LoadDirs(ctx context.Context, dirs []string) ([]*Experiment, error) {
 func loadAll(ctx context.Context, dirs []string, files, tputs [][]File) ([]*Experiment, error) {
 	exps := make([]*Experiment, len(dirs))
 	errs := make([]error, len(dirs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(dirs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if files != nil {
-					exps[i], errs[i] = load(dirs[i], files[i], tputs[i])
-				} else {
-					exps[i], errs[i] = Load(dirs[i])
-				}
-			}
-		}()
-	}
-feed:
-	for i := range dirs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+	err := parallel.Each(ctx, 0, len(dirs), func(i int) {
+		if files != nil {
+			exps[i], errs[i] = load(dirs[i], files[i], tputs[i])
+		} else {
+			exps[i], errs[i] = Load(dirs[i])
 		}
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	// The first bad experiment in order, whatever the goroutines' timing.
