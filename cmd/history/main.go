@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/history"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 )
 
-func main() { cliapp.Main(history.App()) }
+func main() { cliapp.Main(historycmd.App()) }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/history"
@@ -52,7 +53,7 @@ func write(t *testing.T, path, data string) {
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = cliapp.Run(context.Background(), history.App(), append([]string{"history"}, args...), &out, &errb)
+	code = cliapp.Run(context.Background(), historycmd.App(), append([]string{"history"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -203,7 +204,7 @@ func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	code := cliapp.Run(ctx, history.App(), []string{"history", "-e", exps, "-r", reqs, "-p", t.TempDir()}, &out, &errb)
+	code := cliapp.Run(ctx, historycmd.App(), []string{"history", "-e", exps, "-r", reqs, "-p", t.TempDir()}, &out, &errb)
 	if code != exit.Interrupted {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, exit.Interrupted, errb.String())
 	}

@@ -104,7 +104,6 @@ func isStd(p string) bool {
 var flagsBesideWork = []string{
 	"check",
 	"compare",
-	"history",
 	"requirements",
 	"roles",
 	"runapp",

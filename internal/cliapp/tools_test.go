@@ -11,9 +11,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
-	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 )
@@ -22,7 +22,7 @@ import (
 var tools = map[string]func() *cli.App{
 	"check":        check.App,
 	"compare":      compare.App,
-	"history":      history.App,
+	"history":      historycmd.App,
 	"process":      processcmd.App,
 	"requirements": requirements.App,
 	"run":          runapp.App,

@@ -33,7 +33,7 @@ func BenchmarkRun(b *testing.B) {
 	for _, n := range []int{40, 1000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			dir := benchDir(b, n)
-			cfg := Config{
+			cfg := Options{
 				Experiments:  filepath.Join(dir, "exps"),
 				Requirements: filepath.Join(dir, "reqs.csv"),
 				PlotsDir:     filepath.Join(dir, "plots"),
@@ -41,7 +41,7 @@ func BenchmarkRun(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := Run(context.Background(), cfg); err != nil {
+				if _, err := Plot(context.Background(), cfg); err != nil {
 					b.Fatal(err)
 				}
 			}

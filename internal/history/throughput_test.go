@@ -1,4 +1,4 @@
-package history
+package history_test
 
 import (
 	"bytes"
@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
 )
@@ -33,7 +35,7 @@ func tputHistory(t *testing.T, last float64, seed uint64) string {
 func runHistoryApp(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := cliapp.Run(context.Background(), App(), append([]string{"history"}, args...), &out, &errb)
+	code := cliapp.Run(context.Background(), historycmd.App(), append([]string{"history"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -59,7 +61,7 @@ func TestThroughputHistory(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
 			}
-			csv, err := os.ReadFile(filepath.Join(plots, CSVFileName))
+			csv, err := os.ReadFile(filepath.Join(plots, history.CSVFileName))
 			if err != nil {
 				t.Fatal(err)
 			}

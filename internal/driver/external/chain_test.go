@@ -10,9 +10,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
-	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/urfave/cli/v2"
@@ -76,7 +76,7 @@ func TestChain(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "cmp", typ+"_comparison.csv")); err != nil {
 		t.Error(err)
 	}
-	if code, out := tool(t, history.App(), "--experiments-results", refs, "--requirements", reqs, "--plots-directory", filepath.Join(root, "hist")); code != 0 {
+	if code, out := tool(t, historycmd.App(), "--experiments-results", refs, "--requirements", reqs, "--plots-directory", filepath.Join(root, "hist")); code != 0 {
 		t.Errorf("history: exit %d, want 0: %s", code, out)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(root, "hist")); len(entries) == 0 {

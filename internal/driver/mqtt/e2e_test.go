@@ -12,12 +12,12 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
@@ -119,7 +119,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 	comparison := filepath.Join(work, "comparison")
 	tool(t, compare.App(), []int{0, 1}, "--reference", baseDirs[0], "--results", c, "--plots-directory", comparison, "--fail-threshold", "0.5")
 	hist := filepath.Join(work, "history")
-	tool(t, history.App(), []int{0}, "--experiments-results", base, "--requirements", reqs, "--plots-directory", hist)
+	tool(t, historycmd.App(), []int{0}, "--experiments-results", base, "--requirements", reqs, "--plots-directory", hist)
 
 	var want []string
 	for _, typ := range types {

@@ -12,11 +12,11 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/nats"
-	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
@@ -128,7 +128,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 		}
 	}
 	hist := filepath.Join(root, "history")
-	tool(t, history.App(), 0, "--experiments-results", results, "--requirements", reqs, "--plots-directory", hist)
+	tool(t, historycmd.App(), 0, "--experiments-results", results, "--requirements", reqs, "--plots-directory", hist)
 	h, err := os.ReadFile(filepath.Join(hist, "history.csv"))
 	if err != nil {
 		t.Fatal(err)

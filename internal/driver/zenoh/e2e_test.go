@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver"
@@ -21,7 +22,6 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -152,7 +152,7 @@ func TestRunPeerAndClient(t *testing.T) {
 	reqs := filepath.Join(root, "latency_requirements.csv")
 	tool(t, requirements.App(), 0, "--experiments-results", results, "--output-file", reqs)
 	hist := filepath.Join(root, "history")
-	tool(t, history.App(), 0, "--experiments-results", results, "--requirements", reqs, "--plots-directory", hist)
+	tool(t, historycmd.App(), 0, "--experiments-results", results, "--requirements", reqs, "--plots-directory", hist)
 	h, err := os.ReadFile(filepath.Join(hist, "history.csv"))
 	if err != nil || !bytes.Contains(h, []byte("zenoh_reliable")) || !bytes.Contains(h, []byte("zenoh_best_effort")) {
 		t.Errorf("history.csv: %v\n%s", err, h)

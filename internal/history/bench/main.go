@@ -74,12 +74,12 @@ func run(sizes, format string, html bool, keep string, strict bool, seed uint64)
 			return err
 		}
 		gen := time.Since(t0)
-		cfg := history.Config{Experiments: exps, Requirements: reqs, PlotsDir: filepath.Join(dir, "plots"), Format: f}
+		cfg := history.Options{Experiments: exps, Requirements: reqs, PlotsDir: filepath.Join(dir, "plots"), Format: f}
 		if html {
 			cfg.HTML = filepath.Join(dir, "history.html")
 		}
 		t1, c1 := time.Now(), cpuTime()
-		res, err := history.Run(context.Background(), cfg)
+		res, err := history.Plot(context.Background(), cfg)
 		if err != nil {
 			return err
 		}

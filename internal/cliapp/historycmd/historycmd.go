@@ -1,0 +1,135 @@
+package historycmd
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/changepoint"
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/history"
+	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/report"
+)
+
+// App returns the history command: its flags and help, and the action
+// that turns them into a history.Config.
+func App() *cli.App {
+	return &cli.App{
+		Name:      "history",
+		Usage:     "plot latency across experiments (commits, builds), find where it shifted, and gate on the newest shift",
+		UsageText: "history --experiments-results DIR --requirements FILE --plots-directory DIR [--format png|svg] [--html FILE] [--json FILE] [--gate]",
+		Description: `Orders the experiments under DIR chronologically (meta.json start time, else the folder name
+YYYY-MM-DD_HH-MM-SS) and draws, for each sub-experiment:
+  <plots>/<type>/history_<Min|Median|Max|99>.<ext>    experiments along x, one series per payload
+  <plots>/<type>/<bytes>_bytes_<Median|99|Max>.<ext>  one payload against its requirement,
+                                                      points over the requirement marked
+and writes every plotted value to <plots>/history.csv. Missing sub-experiments or payloads are
+gaps in the lines and are reported as warnings. An experiment folder is a directory (or a
+symbolic link to one) holding summaries; every other entry is skipped with a warning. An
+incomplete run (meta.json "completed": false) is an error unless --allow-incomplete, and so
+are experiments, or requirements, that measure latency differently.
+
+Throughput summaries (throughput_<type>.csv, formats §9) are followed too: one series per
+sub-experiment, offered load and payload, named throughput_<type>_window, _rate_<N> or
+_rate_unpaced, of the Median [msg/s] (higher is better). Their change points are "slower" when
+the throughput fell; --gate always judges them, and fails on a significant drop, never a rise.
+
+Change points: every series (sub-experiment, payload, magnitude) of the newest --change-window
+experiments is split where its distribution shifts, by E-divisive means (the energy statistic;
+each split kept only when a permutation test with --permutations seeded shuffles finds it
+significant at --significance; segments of at least --min-segment experiments). A series with
+fewer than 2 × --min-segment values is not tested. Change points are marked on the plots
+(dashed line and segment medians on payload plots, triangles on magnitude plots) and listed in
+history.csv (columns change, change-ratio, change-p on the experiment where the new segment
+begins), in --json and in --html, with the experiment, its commit and the shift (new segment's
+median over the previous one's).
+
+--gate judges the newest segment of each --gate-metrics series: the gate fails (exit 1) when a
+newest segment is slower than the one before by more than --gate-threshold and a permutation
+test of those two segments finds it significant after Holm's correction over all judged
+series, so that an unchanged system fails with probability at most --significance. A slowdown
+is seen once --min-segment experiments have it. The gate's verdict, one check per judged series,
+is also written in the report formats of check and compare with --gate-junit, --gate-markdown
+and --gate-json FILE.
+
+Examples:
+  history --experiments-results results --requirements latency_requirements.csv --plots-directory history
+  history --experiments_results results --requirements latency_requirements.csv --plots_directory history \
+          --format svg --html history.html
+  history --experiments-results results --requirements latency_requirements.csv --plots-directory history \
+          --significance 0.05 --json history.json
+
+As a CI gate (exit 1 on a significant slowdown of more than 5 %; 3 while no series has 10 experiments):
+  history -e results -r latency_requirements.csv -p history --gate --gate-threshold 5%
+  history -e results -r latency_requirements.csv -p history --gate --gate-junit history.xml --gate-markdown history.md
+
+Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) the newest segment of a
+series is a significant slowdown, 2 usage or input error, 3 (--gate) inconclusive: no series
+has 2 × --min-segment experiments to test, 130 interrupted.`,
+		HideHelpCommand: true,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
+				Usage: "directory holding one folder per experiment", TakesFile: true},
+			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"},
+				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max); without it the plots have no requirement line", TakesFile: true},
+			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Required: true,
+				Usage: "directory for the plots and history.csv", TakesFile: true},
+			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},
+			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report to `FILE`", TakesFile: true},
+			&cli.StringFlag{Name: "json", Usage: "also write the change points (and the gate's verdict) as JSON to `FILE`", TakesFile: true},
+			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
+				Usage: "include experiments whose run did not complete (meta.json \"completed\": false), labelled so"},
+			&cli.StringFlag{Name: "significance", Value: strconv.FormatFloat(changepoint.DefaultAlpha, 'g', -1, 64),
+				Usage: "significance level of each change point, and family-wise level of --gate: a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
+			&cli.IntFlag{Name: "permutations", Value: changepoint.DefaultPermutations,
+				Usage: "shuffles per permutation test (the smallest p-value is 1/(permutations+1)), " + history.PermutationsRange.Text() + ", at least 1/significance − 1"},
+			&cli.IntFlag{Name: "min-segment", Value: changepoint.MinSegmentFloor,
+				Usage: "fewest experiments in a segment, " + history.MinSegmentRange.Text()},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the permutations: equal inputs and seed, equal change points; any whole number from 0 to 2^64-1"},
+			&cli.IntFlag{Name: "change-window", Value: history.DefaultChangeWindow,
+				Usage: "look for change points among the newest `N` experiments (the cost grows with N²), " + history.ChangeWindowRange.Text()},
+			&cli.BoolFlag{Name: "gate", Usage: "exit 1 when the newest segment of a judged series is a significant slowdown"},
+			&cli.StringFlag{Name: "gate-metrics", Value: strings.Join(history.DefaultGateMetrics, ","),
+				Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(history.Magnitudes, ", ")},
+			&cli.StringFlag{Name: "gate-threshold", Value: "0",
+				Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%), " + numflag.Tolerance.Text()},
+		}, cliapp.ReportFlags("gate-", "with --gate, ")...),
+		Action: action,
+	}
+}
+
+// action turns the command line into a history.Config.
+func action(c *cli.Context) error {
+	if err := cliapp.NoArgs(c); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	for _, f := range report.Formats {
+		set[f.Flag] = c.IsSet("gate-" + f.Flag)
+	}
+	return history.Run(c.Context, history.Config{
+		Experiments:      c.String("experiments-results"),
+		Requirements:     c.String("requirements"),
+		PlotsDirectory:   c.String("plots-directory"),
+		Format:           c.String("format"),
+		HTML:             c.String("html"),
+		JSON:             c.String("json"),
+		AllowIncomplete:  c.Bool("allow-incomplete"),
+		Significance:     c.String("significance"),
+		Permutations:     c.Int("permutations"),
+		MinSegment:       c.Int("min-segment"),
+		Seed:             c.Uint64("seed"),
+		ChangeWindow:     c.Int("change-window"),
+		Gate:             c.Bool("gate"),
+		GateMetrics:      c.String("gate-metrics"),
+		GateMetricsSet:   c.IsSet("gate-metrics"),
+		GateThreshold:    c.String("gate-threshold"),
+		GateThresholdSet: c.IsSet("gate-threshold"),
+		GateReports:      cliapp.Reports(c, "gate-"),
+		GateReportsSet:   set,
+		Stderr:           c.App.ErrWriter,
+	}, c.App.Writer)
+}

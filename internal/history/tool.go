@@ -1,0 +1,342 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/changepoint"
+	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/report"
+	"github.com/mqgate/mqgate/internal/requirements"
+)
+
+// The ranges of history's whole-number flags: Run checks them, the help
+// (internal/cliapp/historycmd) states them.
+var (
+	PermutationsRange = numflag.Int{Min: 1, Max: 1000000}
+	MinSegmentRange   = numflag.Int{Min: changepoint.MinSegmentFloor, Max: 10000}
+	ChangeWindowRange = numflag.Int{Min: 1, Max: 1000000, Zero: "every experiment"}
+)
+
+// Config is one invocation of the history tool, as its command line gives
+// it (internal/cliapp/historycmd), one field per flag.
+type Config struct {
+	Experiments      string            // --experiments-results
+	Requirements     string            // --requirements: "" for none
+	PlotsDirectory   string            // --plots-directory
+	Format           string            // --format: png or svg
+	HTML             string            // --html: "" for none
+	JSON             string            // --json: "" for none
+	AllowIncomplete  bool              // --allow-incomplete
+	Significance     string            // --significance: a fraction or a percentage
+	Permutations     int               // --permutations
+	MinSegment       int               // --min-segment
+	Seed             uint64            // --seed
+	ChangeWindow     int               // --change-window: 0 for every experiment
+	Gate             bool              // --gate
+	GateMetrics      string            // --gate-metrics: comma-separated magnitudes
+	GateMetricsSet   bool              // --gate-metrics was given (it needs --gate)
+	GateThreshold    string            // --gate-threshold: a fraction or a percentage
+	GateThresholdSet bool              // --gate-threshold was given (it needs --gate)
+	GateReports      map[string]string // --gate-<format>: by report.Format flag, "" for none
+	GateReportsSet   map[string]bool   // --gate-<format> was given (it needs --gate)
+	// Stderr receives the warnings, one a line; nil discards them.
+	Stderr io.Writer
+}
+
+// Run does what the history command does for cfg: it checks the flags,
+// plots (Plot) and prints what it wrote, the change points and the gate's
+// verdict to stdout. Errors carry their exit code (package exit).
+func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
+	f, err := plots.ParseFormat(cfg.Format)
+	if err != nil {
+		return exit.Usagef("--format: %v", err)
+	}
+	alpha, err := numflag.Level.Parse(cfg.Significance)
+	if err != nil {
+		return exit.Usagef("--significance: %v", err)
+	}
+	co := ChangeOptions{
+		Options: changepoint.Options{Alpha: alpha, Permutations: cfg.Permutations,
+			MinSegment: cfg.MinSegment, Seed: cfg.Seed},
+		Window: cfg.ChangeWindow,
+	}
+	for _, r := range []struct {
+		flag string
+		r    numflag.Int
+		n    int
+	}{{"--permutations", PermutationsRange, co.Permutations}, {"--min-segment", MinSegmentRange, co.MinSegment}, {"--change-window", ChangeWindowRange, co.Window}} {
+		if err := r.r.Check(r.flag, r.n); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+	}
+	if err := co.Options.Validate(); err != nil {
+		return exit.Usagef("--permutations: %v (--significance %v)", err, alpha)
+	}
+	if co.Window == 0 {
+		co.Window = AllExperiments
+	}
+	opt := Options{
+		Experiments:     cfg.Experiments,
+		Requirements:    cfg.Requirements,
+		PlotsDir:        cfg.PlotsDirectory,
+		Format:          f,
+		HTML:            cfg.HTML,
+		JSON:            cfg.JSON,
+		AllowIncomplete: cfg.AllowIncomplete,
+		Change:          co,
+	}
+	if cfg.Gate {
+		g, err := parseGate(cfg.GateMetrics, cfg.GateThreshold)
+		if err != nil {
+			return err
+		}
+		opt.Gate = g
+		opt.GateReports = cfg.GateReports
+	} else if cfg.GateMetricsSet || cfg.GateThresholdSet {
+		return exit.Usagef("--gate-metrics and --gate-threshold need --gate")
+	} else {
+		for _, f := range report.Formats {
+			if cfg.GateReportsSet[f.Flag] {
+				return exit.Usagef("--gate-%s needs --gate", f.Flag)
+			}
+		}
+	}
+	start := time.Now()
+	res, err := Plot(ctx, opt)
+	if err != nil {
+		return err
+	}
+	h := res.History
+	if cfg.Stderr != nil {
+		for _, w := range h.Warnings {
+			fmt.Fprintf(cfg.Stderr, "history: warning: %s\n", w)
+		}
+	}
+	fmt.Fprintf(stdout, "%d experiment(s), %d sub-experiment(s): %d plots in %s, values in %s (%.2f s)\n",
+		len(h.Experiments), len(h.SubExperiments), res.Plots, opt.PlotsDir, res.CSV, time.Since(start).Seconds())
+	series, short := h.ChangeSummary()
+	cs := h.Changes()
+	line := fmt.Sprintf("change points: %d in %d series", len(cs), series)
+	if h.ChangeFrom > 0 {
+		line += fmt.Sprintf(" over the newest %d experiments", len(h.Experiments)-h.ChangeFrom)
+	}
+	if short > 0 {
+		line += fmt.Sprintf(" (%d series too short to test: fewer than %d values)", short, 2*h.ChangeOptions.MinSegment)
+	}
+	fmt.Fprintln(stdout, line)
+	if opt.HTML != "" {
+		fmt.Fprintf(stdout, "HTML report: %s\n", opt.HTML)
+	}
+	if opt.JSON != "" {
+		fmt.Fprintf(stdout, "JSON report: %s\n", opt.JSON)
+	}
+	if g := res.Gate; g != nil {
+		for _, ck := range g.Verdict.Checks {
+			if ck.Status == gate.Failed {
+				fmt.Fprintf(stdout, "FAILED %s, %d bytes, %s: %s\n", ck.SubExperiment, ck.Payload, ck.Metric.Name, ck.Message)
+			}
+		}
+		fmt.Fprintf(stdout, "gate %s\n", g.Summary())
+		switch g.Verdict.Status {
+		case gate.Inconclusive:
+			return exit.With(g.Verdict.ExitCode(), fmt.Errorf("inconclusive: %s", g.Verdict.Warnings[0]))
+		case gate.Failed:
+			return exit.With(g.Verdict.ExitCode(), fmt.Errorf("%d series end in a significant slowdown", len(g.Failures())))
+		}
+	}
+	return nil
+}
+
+// Options is what a history does, once its flags are read (Run) and checked.
+type Options struct {
+	// Experiments is the results root, one folder per experiment.
+	Experiments string
+	// Requirements is the requirements CSV (formats §4).
+	Requirements string
+	// PlotsDir receives the plots and history.csv.
+	PlotsDir string
+	Format   plots.Format
+	// HTML, when set, is the path of the HTML report.
+	HTML string
+	// Workers draw plots in parallel; GOMAXPROCS when ≤ 0.
+	Workers int
+	// AllowIncomplete admits experiments whose run did not complete; their
+	// labels and the warnings say so.
+	AllowIncomplete bool
+	// Change says how change points are looked for.
+	Change ChangeOptions
+	// Gate, when set, judges the newest segments (exit code 1 on a
+	// significant slowdown).
+	Gate *GateOptions
+	// JSON, when set, is the path of the JSON report.
+	JSON string
+	// GateReports are the files the gate's verdict is written to, by
+	// report.Format flag ("junit"; --gate-junit).
+	GateReports map[string]string
+}
+
+// Result says what Plot did.
+type Result struct {
+	History *History
+	// Plots is the number of plots drawn.
+	Plots int
+	// CSV is the path of history.csv.
+	CSV string
+	// Gate is the verdict when Options.Gate was set.
+	Gate *GateResult
+	// ChangeTime is the time change-point detection and the gate took.
+	ChangeTime time.Duration
+}
+
+// Plot reads the requirements and experiments of cfg and writes the history
+// plots, history.csv and, when asked, the HTML report. Input errors are
+// exit-code-2 errors that name the file and line.
+func Plot(ctx context.Context, cfg Options) (*Result, error) {
+	if err := Guard(cfg).Check(); err != nil {
+		return nil, err
+	}
+	var reqs []requirements.Row
+	var err error
+	if cfg.Requirements != "" {
+		reqs, err = requirements.ReadFile(cfg.Requirements)
+		if err != nil {
+			return nil, exit.With(exit.Usage, err)
+		}
+	}
+	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete)
+	if err != nil {
+		return nil, interruptedOr(ctx, err)
+	}
+	if reqs != nil && h.hasLatency() {
+		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
+			return nil, exit.With(exit.Usage, err)
+		}
+	}
+	if cfg.Change.Workers == 0 {
+		cfg.Change.Workers = cfg.Workers
+	}
+	t0 := time.Now()
+	if err := h.DetectChanges(ctx, cfg.Change); err != nil {
+		return nil, interruptedOr(ctx, err)
+	}
+	var verdict *GateResult
+	if cfg.Gate != nil {
+		if verdict, err = h.Gate(ctx, *cfg.Gate); err != nil {
+			return nil, interruptedOr(ctx, err)
+		}
+	}
+	changeTime := time.Since(t0)
+	jobs := h.Jobs()
+	opt := RenderOptions{Dir: cfg.PlotsDir, Format: cfg.Format, Workers: cfg.Workers}
+	if cfg.HTML != "" {
+		opt.SVG = make([][]byte, len(jobs))
+	}
+	// history.csv is written while the plots are drawn: with 1,000
+	// experiments it is half a million rows.
+	csvPath := filepath.Join(cfg.PlotsDir, CSVFileName)
+	csvErr := make(chan error, 1)
+	go func() { csvErr <- h.WriteCSVFile(csvPath) }()
+	err = RenderPlots(ctx, jobs, opt)
+	if cerr := <-csvErr; cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		return nil, interruptedOr(ctx, err)
+	}
+	if cfg.HTML != "" {
+		page := h.PageWithGate(jobs, opt.SVG, []htmlreport.KV{
+			{Key: "Experiments", Value: cfg.Experiments},
+			{Key: "Requirements", Value: cfg.Requirements},
+			{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)},
+		}, verdict)
+		if err := htmlreport.WriteFile(cfg.HTML, page); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.JSON != "" {
+		if err := WriteJSONFile(cfg.JSON, h.JSONDoc(verdict)); err != nil {
+			return nil, err
+		}
+	}
+	if verdict != nil {
+		verdict.Verdict.Subject = cfg.Experiments
+		if _, err := report.WriteFiles(verdict.Verdict, "gate-", func(flag string) string { return cfg.GateReports[flag] }); err != nil {
+			return nil, err
+		}
+	}
+	return &Result{History: h, Plots: len(jobs), CSV: csvPath, Gate: verdict, ChangeTime: changeTime}, nil
+}
+
+// Guard declares what a history with cfg reads and writes (see package
+// clobber), by the flags that name them.
+func Guard(cfg Options) *clobber.Guard {
+	g := &clobber.Guard{}
+	g.Experiments("--experiments-results", cfg.Experiments)
+	g.File("--requirements", cfg.Requirements)
+	g.Output("--html", cfg.HTML)
+	g.Output("--json", cfg.JSON)
+	for _, f := range report.Formats {
+		g.Output("--gate-"+f.Flag, cfg.GateReports[f.Flag])
+	}
+	g.ReportDir("--plots-directory", cfg.PlotsDir, CSVFileName+" and its plots <type>/history_*, <type>/<bytes>_bytes_*", func(rel string) bool {
+		if rel == CSVFileName {
+			return true
+		}
+		dir, name, ok := strings.Cut(rel, "/")
+		return ok && dir != "" && !strings.Contains(name, "/") && (strings.HasPrefix(name, "history_") || strings.Contains(name, "_bytes_"))
+	})
+	return g
+}
+
+// interruptedOr maps a cancelled context to the interrupted exit code and
+// anything else to an input error.
+func interruptedOr(ctx context.Context, err error) error {
+	if exit.Cancelled(ctx) {
+		return exit.With(exit.Interrupted, err)
+	}
+	return exit.With(exit.Usage, err)
+}
+
+// parseGate reads --gate-metrics and --gate-threshold.
+func parseGate(metrics, threshold string) (*GateOptions, error) {
+	g := &GateOptions{}
+	for _, m := range strings.Split(metrics, ",") {
+		m = strings.TrimSpace(m)
+		if m == "" {
+			continue
+		}
+		k := -1
+		for i, name := range Magnitudes {
+			if strings.EqualFold(name, m) || strings.EqualFold(fileMagnitude(name), m) {
+				k = i
+			}
+		}
+		if k < 0 {
+			return nil, exit.Usagef("--gate-metrics: unknown magnitude %q: expected a comma-separated list of %s", m, strings.Join(Magnitudes, ", "))
+		}
+		if !slices.Contains(g.Metrics, Magnitudes[k]) {
+			g.Metrics = append(g.Metrics, Magnitudes[k])
+		}
+	}
+	if len(g.Metrics) == 0 {
+		return nil, exit.Usagef("--gate-metrics %q: expected a comma-separated list of %s", metrics, strings.Join(Magnitudes, ", "))
+	}
+	t, err := numflag.Tolerance.Parse(threshold)
+	if err != nil {
+		return nil, exit.Usagef("--gate-threshold: %v", err)
+	}
+	g.Threshold = t
+	return g, nil
+}
