@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
 )
 
-func main() { cliapp.Main(check.App()) }
+func main() { cliapp.Main(checkcmd.App()) }

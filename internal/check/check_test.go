@@ -237,7 +237,7 @@ func TestStaleReportRemoved(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "measurements_interprocess_reliable_summary.csv"), []byte("garbage\n"), 0o644)
 	req := filepath.Join(t.TempDir(), "req.csv")
 	os.WriteFile(req, []byte("Experiment type,Bytes,Median,99%,Max\ninterprocess_reliable,16,1,2,3\n"), 0o644)
-	if _, err := Run(context.Background(), Config{Requirements: req, ExperimentDir: dir}); err == nil {
+	if _, err := Judge(context.Background(), Config{Requirements: req, ExperimentDir: dir}); err == nil {
 		t.Fatal("a malformed summary was accepted")
 	}
 	if _, err := os.Stat(stale); err == nil {

@@ -1,4 +1,4 @@
-package check
+package check_test
 
 import (
 	"bytes"
@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/goldenfile"
 )
 
 // runCheck runs the check command in-process and returns its exit code and
@@ -20,7 +22,7 @@ import (
 func runCheck(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := cliapp.Run(context.Background(), App(), append([]string{"check"}, args...), &stdout, &stderr)
+	code := cliapp.Run(context.Background(), checkcmd.App(), append([]string{"check"}, args...), &stdout, &stderr)
 	clean := func(s string) string {
 		if dir == "" {
 			return s
@@ -28,6 +30,12 @@ func runCheck(t *testing.T, dir string, args ...string) (int, string, string) {
 		return strings.ReplaceAll(s, dir, "$DIR")
 	}
 	return code, clean(stdout.String()), clean(stderr.String())
+}
+
+// golden compares got with testdata/golden/<name>, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // fixture copies the Fast-RTPS summary into a fresh experiment directory

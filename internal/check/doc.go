@@ -21,6 +21,6 @@
 // judged together by EvaluateRuns with requirements.Judge: per check passed,
 // failed or inconclusive, against the requirement raised by a margin.
 //
-// Evaluate and EvaluateRuns are pure; Run does the file work; App is the
-// command line.
+// Evaluate and EvaluateRuns are pure; Judge does the file work; Run is the
+// check tool behind its command line (internal/cliapp/checkcmd).
 package check

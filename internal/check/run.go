@@ -62,9 +62,11 @@ type Config struct {
 	// ("junit"); HTML, when set, is the HTML report to write.
 	Reports map[string]string
 	HTML    string
+	// PrintSummaries makes Run print every check, not only the failed.
+	PrintSummaries bool
 }
 
-// Result is what Run found and wrote.
+// Result is what Judge found and wrote.
 type Result struct {
 	Verdict *gate.Verdict
 	// Files lists every file written, in order.
@@ -109,7 +111,7 @@ func Guard(cfg Config) *clobber.Guard {
 	return g
 }
 
-// Run checks the summaries of cfg.ExperimentDir against cfg.Requirements,
+// Judge checks the summaries of cfg.ExperimentDir against cfg.Requirements,
 // writes the check reports, the plots and the requested reports, and returns
 // the verdict. Errors are input errors (exit code 2) naming the file, or
 // interruptions (130); a failed gate is not an error here but
@@ -120,7 +122,7 @@ func Guard(cfg Config) *clobber.Guard {
 // or when this check fails, those it did not write again are removed, so
 // that none is left that a later step could take for this check's, while a
 // check killed at any point leaves each report as it was or completely new.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Judge(ctx context.Context, cfg Config) (*Result, error) {
 	var earlier []string
 	res, err := run(ctx, cfg, &earlier)
 	var written []string
@@ -133,7 +135,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, err
 }
 
-// run is Run; it lists in *earlier the check reports found in the report
+// run is Judge; it lists in *earlier the check reports found in the report
 // directory once the outputs are known not to clash with the inputs.
 func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	single := cfg.ExperimentDir != ""
@@ -155,7 +157,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	if err := outputNotARun(cfg); err != nil {
 		return nil, err
 	}
-	// Reports of an earlier check stay until this one's are written (Run).
+	// Reports of an earlier check stay until this one's are written (Judge).
 	reportDir := cfg.ExperimentDir
 	if !single {
 		reportDir = cfg.OutputDir

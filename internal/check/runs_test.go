@@ -1,4 +1,4 @@
-package check
+package check_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
@@ -197,7 +198,7 @@ func TestSeveralRunsReports(t *testing.T) {
 	if !strings.Contains(string(mdText), "check INCONCLUSIVE: 0 of 6 checks passed") || !strings.Contains(string(mdText), "0 failed, 0 missing, 6 inconclusive") {
 		t.Errorf("Markdown:\n%s", mdText)
 	}
-	report, err := os.ReadFile(filepath.Join(out, ReportFileName(runsType)))
+	report, err := os.ReadFile(filepath.Join(out, check.ReportFileName(runsType)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,13 +206,13 @@ func TestSeveralRunsReports(t *testing.T) {
 		t.Errorf("check report:\n%s", report)
 	}
 	for _, m := range gate.RequirementMetrics {
-		if _, err := os.Stat(filepath.Join(out, "plots", "measurements_"+runsType, PlotFileName(m, "svg"))); err != nil {
+		if _, err := os.Stat(filepath.Join(out, "plots", "measurements_"+runsType, check.PlotFileName(m, "svg"))); err != nil {
 			t.Errorf("plot: %v", err)
 		}
 	}
 	// Nothing is written into the candidate runs.
 	for _, d := range slower {
-		if _, err := os.Stat(filepath.Join(d, ReportFileName(runsType))); err == nil {
+		if _, err := os.Stat(filepath.Join(d, check.ReportFileName(runsType))); err == nil {
 			t.Errorf("a check report was written into the candidate run %s", d)
 		}
 	}

@@ -1,18 +1,16 @@
-package check
+package check_test
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
-	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
@@ -120,7 +118,7 @@ func TestThroughputReports(t *testing.T) {
 	}
 	// The throughput check plots: one per offered load, in the HTML too.
 	for _, name := range []string{"check_window.svg", "check_rate_5000_msgs.svg"} {
-		path := filepath.Join(ThroughputPlotDir(experiment.PlotsDir(dirs[0]), "intraprocess_best_effort"), name)
+		path := filepath.Join(check.ThroughputPlotDir(experiment.PlotsDir(dirs[0]), "intraprocess_best_effort"), name)
 		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 			t.Errorf("throughput check plot %s: %v", name, err)
 		}
@@ -158,52 +156,6 @@ func TestBothRequirementsNamed(t *testing.T) {
 	}
 }
 
-// TestThroughputFigures: one plot per sub-experiment and offered load,
-// payloads in order, the measured and required values as they were judged,
-// the points below their requirement marked and the direction in the title
-// and axis.
-func TestThroughputFigures(t *testing.T) {
-	win := result.Key{Mode: result.ModeWindow}
-	rate := result.Key{Mode: result.ModeRate, Offered: 5000}
-	at := func(k result.Key, payload int) result.Key { k.Payload = payload; return k }
-	tc := func(typ string, k result.Key, req, value float64) ThroughputCheck {
-		c := gate.Evaluate(result.ThroughputLabel(typ, k), k.Payload, ThroughputMetric, referenceName, req, 0, value)
-		return ThroughputCheck{Type: typ, Key: k, Check: c}
-	}
-	figs := ThroughputFigures([]ThroughputCheck{
-		tc("nats_reliable", at(win, 1024), 500, 400),
-		tc("nats_reliable", at(rate, 16), 900, 950),
-		tc("nats_reliable", at(win, 16), 1000, 1100),
-		tc("mqtt_best_effort", at(win, 16), 10, 9),
-	})
-	if len(figs) != 3 || figs[0].Type != "nats_reliable" || figs[0].Load != win || figs[1].Load != rate || figs[2].Type != "mqtt_best_effort" {
-		t.Fatalf("figures %+v", figs)
-	}
-	p := figs[0].Plot
-	if !strings.Contains(p.Title.Text, "higher is better") || !strings.Contains(p.Y.Label.Text, "msg/s") || !strings.Contains(p.Y.Label.Text, "higher is better") {
-		t.Errorf("title %q, y axis %q", p.Title.Text, p.Y.Label.Text)
-	}
-	if got := ThroughputPlotFileName(rate, plots.FormatPNG); got != "check_rate_5000_msgs.png" {
-		t.Errorf("file name %s", got)
-	}
-	b, err := plots.SVG(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := string(b)
-	for _, want := range []string{"experiment median", "requirement (lower limit)", "below requirement", ">16<", ">1024<"} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("plot lacks %q", want)
-		}
-	}
-	if strings.Index(svg, ">16<") > strings.Index(svg, ">1024<") {
-		t.Errorf("payloads out of order")
-	}
-	if strings.Contains(string(must(plots.SVG(figs[1].Plot))), "below requirement") {
-		t.Errorf("a plot with every point above its requirement marks some below")
-	}
-}
-
 // TestThroughputCheckMismatch: a requirement at an offered rate the runs
 // did not measure is missing (exit 1, naming what was measured), and
 // --allow-missing lets it pass; latency requirements alone on throughput
@@ -221,12 +173,12 @@ func TestThroughputCheckMismatch(t *testing.T) {
 		!strings.Contains(stdout, "16 B rate 6000 msg/s: no throughput requirement for it") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	report, err := os.ReadFile(filepath.Join(dirs[0], ThroughputReportFileName("intraprocess_best_effort")))
+	report, err := os.ReadFile(filepath.Join(dirs[0], check.ThroughputReportFileName("intraprocess_best_effort")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(report), "\n")
-	if lines[0] != strings.Join(ThroughputReportColumns, ",") || !strings.HasPrefix(lines[1], "Median [msg/s],16,window,0,") || !strings.HasSuffix(lines[1], ",passed") ||
+	if lines[0] != strings.Join(check.ThroughputReportColumns, ",") || !strings.HasPrefix(lines[1], "Median [msg/s],16,window,0,") || !strings.HasSuffix(lines[1], ",passed") ||
 		!strings.HasPrefix(lines[2], "Median [msg/s],16,rate,5000,") || !strings.HasSuffix(lines[2], ",,,,failed") {
 		t.Errorf("throughput check report:\n%s", report)
 	}
@@ -244,42 +196,4 @@ func TestThroughputCheckMismatch(t *testing.T) {
 		t.Errorf("no requirements: exit %d %s", code, stderr)
 	}
 	_ = experiment.ThroughputFileName
-}
-
-func must(b []byte, err error) []byte {
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-// TestThroughputOrderEvidence: a throughput check against a distribution-
-// free (order) requirement counts the runs below its floor, says so in the
-// interval column, and keeps the floor through JSON.
-func TestThroughputOrderEvidence(t *testing.T) {
-	k := result.Key{Mode: result.ModeWindow, Payload: 16}
-	var obs []requirements.ThroughputObservation
-	for i, v := range []float64{1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003} {
-		obs = append(obs, requirements.ThroughputObservation{Experiment: fmt.Sprint(i), Type: "nats_reliable", Key: k, Median: v})
-	}
-	reqs, _, err := requirements.DeriveThroughputStatistical(obs,
-		requirements.StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01)
-	if err != nil || len(reqs) != 1 {
-		t.Fatalf("derive: %v, %d requirements", err, len(reqs))
-	}
-	c := judgedThroughput("nats_reliable (window)", reqs[0].ThroughputRow, []float64{980, 1004, 985}, 0)
-	if c.Stats == nil || c.Stats.Method != gate.MethodOrder || !c.Stats.Floor || c.Stats.Over != 2 {
-		t.Fatalf("stats %+v: want the order method, a floor, 2 runs below 990", c.Stats)
-	}
-	if got := c.Stats.NoInterval(); got != "none (order method): 2 of 3 run(s) below the limit" {
-		t.Errorf("interval column %q", got)
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back gate.Check
-	if err := json.Unmarshal(b, &back); err != nil || back.Stats == nil || !back.Stats.Floor {
-		t.Errorf("floor lost in JSON (%v): %s", err, b)
-	}
 }

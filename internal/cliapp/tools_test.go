@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
@@ -20,7 +20,7 @@ import (
 
 // tools are the six commands, as their cmd/<tool>/main.go builds them.
 var tools = map[string]func() *cli.App{
-	"check":        check.App,
+	"check":        checkcmd.App,
 	"compare":      compare.App,
 	"history":      historycmd.App,
 	"process":      processcmd.App,

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/config"
 	"github.com/mqgate/mqgate/internal/driver"
@@ -231,7 +231,7 @@ func TestPubSub(t *testing.T) {
 	for req, want := range map[string]int{"1000000000.000": 0, "0.001": 1} {
 		rf := filepath.Join(out, "req"+strconv.Itoa(want)+".csv")
 		os.WriteFile(rf, []byte("Experiment type,Bytes,Median,99%,Max,Latency\nnats_best_effort_pubsub,100,"+req+","+req+","+req+",one-way\n"), 0o644)
-		if code := cliapp.Run(context.Background(), check.App(), []string{"check", "--requirements", rf, "--experiment-directory", dir,
+		if code := cliapp.Run(context.Background(), checkcmd.App(), []string{"check", "--requirements", rf, "--experiment-directory", dir,
 			"--plots-directory", filepath.Join(out, "checkplots")}, &o, &e); code != want {
 			t.Errorf("check against %s: exit %d, want %d: %s", req, code, want, e.String())
 		}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
@@ -64,10 +64,10 @@ func TestChain(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), typ+",16,") || !strings.Contains(string(b), typ+",256,") {
 		t.Fatalf("requirements %q %v", b, err)
 	}
-	if code, out := tool(t, check.App(), "--requirements", reqs, "--experiment-directory", ref1, "--plots-directory", filepath.Join(root, "p1")); code != 0 {
+	if code, out := tool(t, checkcmd.App(), "--requirements", reqs, "--experiment-directory", ref1, "--plots-directory", filepath.Join(root, "p1")); code != 0 {
 		t.Errorf("check of a reference run: exit %d, want 0: %s", code, out)
 	}
-	if code, out := tool(t, check.App(), "--requirements", reqs, "--experiment-directory", cand, "--plots-directory", filepath.Join(root, "p2")); code != 1 || !strings.Contains(out, "failed") {
+	if code, out := tool(t, checkcmd.App(), "--requirements", reqs, "--experiment-directory", cand, "--plots-directory", filepath.Join(root, "p2")); code != 1 || !strings.Contains(out, "failed") {
 		t.Errorf("check of the slow candidate: exit %d, want 1: %s", code, out)
 	}
 	if code, out := tool(t, compare.App(), "--reference", ref1, "--results", cand, "--plots-directory", filepath.Join(root, "cmp"), "--fail-threshold", "0.1"); code != 1 {

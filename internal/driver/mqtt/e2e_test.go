@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
@@ -115,7 +115,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 	tool(t, requirements.App(), []int{0}, "--experiments-results", base, "--output-file", reqs)
 	// Latencies through a broker on a busy machine vary: the verdicts may
 	// go either way (exit 0 or 1), errors (exit 2) may not.
-	tool(t, check.App(), []int{0, 1}, "--requirements", reqs, "--experiment-directory", c)
+	tool(t, checkcmd.App(), []int{0, 1}, "--requirements", reqs, "--experiment-directory", c)
 	comparison := filepath.Join(work, "comparison")
 	tool(t, compare.App(), []int{0, 1}, "--reference", baseDirs[0], "--results", c, "--plots-directory", comparison, "--fail-threshold", "0.5")
 	hist := filepath.Join(work, "history")

@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
@@ -115,8 +115,8 @@ func TestRunThroughEveryTool(t *testing.T) {
 	os.WriteFile(loose, []byte(l.String()), 0o644)
 	os.WriteFile(tight, []byte(s.String()), 0o644)
 	cand := filepath.Join(results, "cand")
-	tool(t, check.App(), 0, "--requirements", loose, "--experiment-directory", cand, "--plots-directory", filepath.Join(root, "checkplots"))
-	tool(t, check.App(), 1, "--requirements", tight, "--experiment-directory", cand, "--plots-directory", filepath.Join(root, "checkplots"))
+	tool(t, checkcmd.App(), 0, "--requirements", loose, "--experiment-directory", cand, "--plots-directory", filepath.Join(root, "checkplots"))
+	tool(t, checkcmd.App(), 1, "--requirements", tight, "--experiment-directory", cand, "--plots-directory", filepath.Join(root, "checkplots"))
 	// Two short runs may differ by more than any threshold allows (below
 	// 100 %) in their maxima: compare must judge them, pass or fail, and
 	// write its comparisons.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/compare"
@@ -143,8 +143,8 @@ func TestRunPeerAndClient(t *testing.T) {
 	os.WriteFile(loose, []byte(l.String()), 0o644)
 	os.WriteFile(tight, []byte(s.String()), 0o644)
 	client := filepath.Join(results, "client")
-	tool(t, check.App(), 0, "--requirements", loose, "--experiment-directory", client, "--plots-directory", filepath.Join(root, "cp"))
-	tool(t, check.App(), 1, "--requirements", tight, "--experiment-directory", client, "--plots-directory", filepath.Join(root, "cp"))
+	tool(t, checkcmd.App(), 0, "--requirements", loose, "--experiment-directory", client, "--plots-directory", filepath.Join(root, "cp"))
+	tool(t, checkcmd.App(), 1, "--requirements", tight, "--experiment-directory", client, "--plots-directory", filepath.Join(root, "cp"))
 	// Peer and client runs may differ by more than any threshold allows
 	// (below 100 %): compare must judge them, pass or fail.
 	tool(t, compare.App(), verdict, "--reference", filepath.Join(results, "peer"), "--results", client,

@@ -1,21 +1,18 @@
-package check
+package checkcmd
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
-	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
-	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/requirements"
 )
 
-// App returns the check command.
+// App returns the check command: its flags and help, and the action that
+// turns them into a check.Config.
 func App() *cli.App {
 	return &cli.App{
 		Name:  "check",
@@ -96,6 +93,7 @@ but one is inconclusive (take more runs), 130 interrupted.`,
 	}
 }
 
+// action turns the command line into a check.Config.
 func action(c *cli.Context) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
@@ -112,10 +110,10 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return exit.Usagef("--columns: %v", err)
 	}
-	dirs := c.StringSlice("experiment-directory")
-	cfg := Config{
+	return check.Run(c.Context, check.Config{
 		Requirements:           c.String("requirements"),
 		ThroughputRequirements: c.String("throughput-requirements"),
+		ExperimentDirs:         c.StringSlice("experiment-directory"),
 		ExperimentsRoot:        c.String("experiments-results"),
 		OutputDir:              c.String("output-directory"),
 		Margin:                 margin,
@@ -126,43 +124,6 @@ func action(c *cli.Context) error {
 		AllowIncomplete:        c.Bool("allow-incomplete"),
 		Reports:                cliapp.Reports(c, ""),
 		HTML:                   c.String("html"),
-	}
-	switch {
-	case cfg.Requirements == "" && cfg.ThroughputRequirements == "":
-		return exit.Usagef("--requirements or --throughput-requirements is required (see '%s --help')", c.App.Name)
-	case len(dirs) == 0 && cfg.ExperimentsRoot == "":
-		return exit.Usagef("--experiment-directory DIR (repeatable) or --experiments-results ROOT is required (see '%s --help')", c.App.Name)
-	case len(dirs) == 1 && cfg.ExperimentsRoot == "":
-		cfg.ExperimentDir = dirs[0]
-		if cfg.OutputDir != "" {
-			return exit.Usagef("--output-directory is for several runs; one run's check reports go into its directory")
-		}
-	default:
-		cfg.ExperimentDirs = dirs
-	}
-	res, err := Run(c.Context, cfg)
-	if err != nil {
-		return err
-	}
-	v := res.Verdict
-	if c.Bool("print-summaries") {
-		for _, ch := range v.Checks {
-			fmt.Fprintf(c.App.Writer, "%-40s %-8s %s\n", ch.SubExperiment, ch.Status, ch.Message)
-		}
-		fmt.Fprintln(c.App.Writer)
-	}
-	if err := report.Text(c.App.Writer, v); err != nil {
-		return err
-	}
-	switch v.Status {
-	case gate.Passed:
-		return nil
-	case gate.Inconclusive:
-		return exit.With(exit.Inconclusive, fmt.Errorf("inconclusive: %d of %d checks undecided, none failed; more runs would decide", v.Inconclusive, len(v.Checks)))
-	}
-	msg := fmt.Sprintf("%d of %d checks failed, %d missing", v.Failed, len(v.Checks), v.Missing)
-	if v.Inconclusive > 0 {
-		msg += fmt.Sprintf(", %d inconclusive", v.Inconclusive)
-	}
-	return exit.With(exit.GateFailed, errors.New(msg))
+		PrintSummaries:         c.Bool("print-summaries"),
+	}, c.App.Writer)
 }
