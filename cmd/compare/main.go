@@ -5,7 +5,7 @@ package main
 
 import (
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/compare"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 )
 
-func main() { cliapp.Main(compare.App()) }
+func main() { cliapp.Main(comparecmd.App()) }

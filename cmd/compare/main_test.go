@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/compare"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/exit"
 )
 
@@ -15,7 +15,7 @@ import (
 // names that job scripts use.
 func TestHelp(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := cliapp.Run(context.Background(), compare.App(), []string{"compare", "--help"}, &out, &errb)
+	code := cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--help"}, &out, &errb)
 	if code != exit.OK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -28,7 +28,7 @@ func TestHelp(t *testing.T) {
 
 func TestUnknownFlag(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := cliapp.Run(context.Background(), compare.App(), []string{"compare", "--no-such-flag"}, &out, &errb)
+	code := cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--no-such-flag"}, &out, &errb)
 	if code != exit.Usage || !strings.Contains(errb.String(), "no-such-flag") {
 		t.Errorf("exit %d, stderr %q; want 2 naming the flag", code, errb.String())
 	}

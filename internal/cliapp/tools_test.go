@@ -11,9 +11,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 )
@@ -21,7 +21,7 @@ import (
 // tools are the six commands, as their cmd/<tool>/main.go builds them.
 var tools = map[string]func() *cli.App{
 	"check":        checkcmd.App,
-	"compare":      compare.App,
+	"compare":      comparecmd.App,
 	"history":      historycmd.App,
 	"process":      processcmd.App,
 	"requirements": requirements.App,

@@ -1,12 +1,11 @@
 package compare
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
@@ -93,24 +92,11 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 	return pool, errors.Join(errs...)
 }
 
-// calibrateFlags are compare's flags for --calibrate.
-func calibrateFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "calibrate", Usage: "instead of gating, calibrate the statistical gate on the unchanged runs given by --reference and --results (pooled): measured false-fail rate and power curve"},
-		&cli.IntFlag{Name: "runs-per-side", Usage: "with --calibrate: runs per side `N`, " + calibrate.PerSideRange.Text()},
-		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged, " + calibrate.SplitsRange.Text()},
-		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded halves) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits, any whole number from 0 to 2^64-1"},
-		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve, each above 1 and at most 1000 (default 1.02,1.05,1.1,1.15,1.2,1.3,1.5,1.75,2)"},
-		&cli.StringFlag{Name: "thresholds", Usage: "with --calibrate: comma-separated thresholds `T1,T2,…` (fractions or percentages, " + numflag.Tolerance.Text() + ") at which the unchanged splits are judged again: the verdict shares per threshold (plot calibration_thresholds)"},
-	}
-}
-
 // calibrateOptions reads the --calibrate flags, checked against their
 // ranges before anything is read.
-func calibrateOptions(c *cli.Context, cfg Config) (calibrate.Options, error) {
-	opt := calibrate.Options{PerSide: c.Int("runs-per-side"), Splits: c.Int("splits"), Split: c.String("split"),
-		Seed: c.Uint64("seed"), FalseFail: cfg.FalseFail}
+func (inv Invocation) calibrateOptions(cfg Config) (calibrate.Options, error) {
+	opt := calibrate.Options{PerSide: inv.RunsPerSide, Splits: inv.Splits, Split: inv.Split,
+		Seed: inv.Seed, FalseFail: cfg.FalseFail}
 	if err := calibrate.PerSideRange.Check("--runs-per-side", opt.PerSide); err != nil {
 		return opt, err
 	}
@@ -118,27 +104,30 @@ func calibrateOptions(c *cli.Context, cfg Config) (calibrate.Options, error) {
 		return opt, err
 	}
 	var err error
-	if s := c.String("factors"); s != "" {
+	if s := inv.Factors; s != "" {
 		if opt.Factors, err = calibrate.ParseFactors(s); err != nil {
 			return opt, fmt.Errorf("--factors: %w", err)
 		}
 	}
-	if opt.Thresholds, err = numflag.Tolerance.ParseList(c.String("thresholds")); err != nil {
+	if opt.Thresholds, err = numflag.Tolerance.ParseList(inv.CalibThresholds); err != nil {
 		return opt, fmt.Errorf("--thresholds: %w", err)
 	}
 	return opt, nil
 }
 
 // runCalibrate is compare --calibrate.
-func runCalibrate(c *cli.Context, cfg Config, opt calibrate.Options, format plots.Format) error {
-	for _, f := range []string{"junit", "markdown", "html", "print-summaries", "allow-missing"} {
-		if c.IsSet(f) {
-			return exit.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f)
+func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrate.Options, format plots.Format, stdout io.Writer) error {
+	_, junit := inv.Reports["junit"]
+	_, markdown := inv.Reports["markdown"]
+	for i, set := range []bool{junit, markdown, inv.HTMLSet, inv.PrintSummariesSet, inv.AllowMissingSet} {
+		if set {
+			return exit.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot",
+				[]string{"junit", "markdown", "html", "print-summaries", "allow-missing"}[i])
 		}
 	}
 	var dirs []string
-	dirs = append(append(dirs, c.StringSlice("reference")...), c.StringSlice("results")...)
-	exps, warnings, err := LoadSide(c.Context, dirs)
+	dirs = append(append(dirs, inv.Reference...), inv.Results...)
+	exps, warnings, err := LoadSide(ctx, dirs)
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
@@ -149,32 +138,32 @@ func runCalibrate(c *cli.Context, cfg Config, opt calibrate.Options, format plot
 	if n := opt.PerSide; n > 0 && 2*n > pool.Runs() {
 		return exit.Usagef("--runs-per-side %d: the pool has %d runs; expected at most %d (half the pool)", n, pool.Runs(), pool.Runs()/2)
 	}
-	res, err := calibrate.Run(c.Context, pool, opt)
+	res, err := calibrate.Run(ctx, pool, opt)
 	if err != nil {
-		if exit.Cancelled(c.Context) {
+		if exit.Cancelled(ctx) {
 			return exit.With(exit.Interrupted, errors.New("interrupted"))
 		}
 		return exit.With(exit.Usage, err)
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
+		fmt.Fprintf(stdout, "warning: %s\n", w)
 	}
-	if err := calibrate.WriteText(c.App.Writer, res); err != nil {
+	if err := calibrate.WriteText(stdout, res); err != nil {
 		return err
 	}
-	if path := c.String("json"); path != "" {
+	if path := inv.Reports["json"]; path != "" {
 		if err := atomicfile.Write(path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) }); err != nil {
 			return exit.With(exit.Usage, fmt.Errorf("--json: %w", err))
 		}
 	}
 	// calibration_power and calibration_outcomes.
-	paths, err := calibrate.SavePlots(res, c.String("plots-directory"), strings.TrimSuffix(PowerPlotName, "_power"), format)
+	paths, err := calibrate.SavePlots(res, inv.PlotsDirectory, strings.TrimSuffix(PowerPlotName, "_power"), format)
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	fmt.Fprintf(c.App.Writer, "power curve: %s\nverdicts: %s\n", paths[0], paths[1])
+	fmt.Fprintf(stdout, "power curve: %s\nverdicts: %s\n", paths[0], paths[1])
 	if len(paths) > 2 {
-		fmt.Fprintf(c.App.Writer, "verdicts by threshold: %s\n", paths[2])
+		fmt.Fprintf(stdout, "verdicts by threshold: %s\n", paths[2])
 	}
 	return nil
 }

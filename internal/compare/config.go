@@ -68,7 +68,7 @@ func (c Config) Validate() error {
 	gated := map[string]bool{}
 	for _, m := range c.metrics() {
 		if _, ok := compareMetric(m.Name); !ok {
-			return fmt.Errorf("column %q cannot be compared: expected one of %s", m.Name, metricNames(gate.CompareMetrics))
+			return fmt.Errorf("column %q cannot be compared: expected one of %s", m.Name, MetricNames(gate.CompareMetrics))
 		}
 		if gated[m.Name] {
 			return fmt.Errorf("column %q is listed twice", m.Name)
@@ -77,7 +77,7 @@ func (c Config) Validate() error {
 	}
 	for name, t := range c.Thresholds {
 		if !gated[name] {
-			return fmt.Errorf("threshold for column %q, which is not gated: add it to --columns (gated: %s)", name, metricNames(c.metrics()))
+			return fmt.Errorf("threshold for column %q, which is not gated: add it to --columns (gated: %s)", name, MetricNames(c.metrics()))
 		}
 		if err := checkThreshold(t); err != nil {
 			return fmt.Errorf("threshold for column %q: %w", name, err)
@@ -109,7 +109,8 @@ func compareMetric(name string) (gate.Metric, bool) {
 	return gate.Metric{}, false
 }
 
-func metricNames(ms []gate.Metric) string {
+// MetricNames lists the names of ms, comma-separated.
+func MetricNames(ms []gate.Metric) string {
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = m.Name
@@ -127,12 +128,12 @@ func ParseColumns(s string) ([]gate.Metric, error) {
 		}
 		m, ok := compareMetric(name)
 		if !ok {
-			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of %s", strings.TrimSpace(name), metricNames(gate.CompareMetrics))
+			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of %s", strings.TrimSpace(name), MetricNames(gate.CompareMetrics))
 		}
 		ms = append(ms, m)
 	}
 	if len(ms) == 0 {
-		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of %s", s, metricNames(gate.CompareMetrics))
+		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of %s", s, MetricNames(gate.CompareMetrics))
 	}
 	return ms, nil
 }
@@ -146,7 +147,7 @@ func ParseThreshold(s string) (column string, threshold float64, err error) {
 	}
 	m, ok := compareMetric(name)
 	if !ok {
-		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), metricNames(gate.CompareMetrics))
+		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), MetricNames(gate.CompareMetrics))
 	}
 	t, err := numflag.Tolerance.Parse(value)
 	if err != nil {

@@ -1,4 +1,4 @@
-package compare
+package compare_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
+	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/exit"
 )
 
@@ -16,7 +18,7 @@ import (
 // test experiments, so that the documented commands keep working.
 func TestHelpExamples(t *testing.T) {
 	var help, errb bytes.Buffer
-	if code := cliapp.Run(context.Background(), App(), []string{"compare", "--help"}, &help, &errb); code != exit.OK {
+	if code := cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--help"}, &help, &errb); code != exit.OK {
 		t.Fatalf("--help: exit %d: %s", code, errb.String())
 	}
 	// The examples are the "compare" lines from "Examples:" on: the block
@@ -45,7 +47,7 @@ func TestHelpExamples(t *testing.T) {
 	t.Chdir(root)
 	for _, args := range examples {
 		var out, errb bytes.Buffer
-		code := cliapp.Run(context.Background(), App(), args, &out, &errb)
+		code := cliapp.Run(context.Background(), comparecmd.App(), args, &out, &errb)
 		// The examples compare a regressed experiment: 0 or 1, never an error.
 		if code != exit.OK && code != exit.GateFailed {
 			t.Errorf("%s: exit %d: %s", strings.Join(args, " "), code, errb.String())
@@ -58,7 +60,7 @@ func TestHelpExamples(t *testing.T) {
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join("comparison", CSVFileName("interprocess_reliable"))); err != nil {
+	if _, err := os.Stat(filepath.Join("comparison", compare.CSVFileName("interprocess_reliable"))); err != nil {
 		t.Error(err)
 	}
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,11 +14,11 @@ import (
 
 func loadPair(t testing.TB, ref, target string) (*experiment.Experiment, *experiment.Experiment) {
 	t.Helper()
-	r, err := experiment.Load(expDir(ref))
+	r, err := experiment.Load(filepath.Join("testdata", "experiments", ref))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := experiment.Load(expDir(target))
+	g, err := experiment.Load(filepath.Join("testdata", "experiments", target))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package compare
+package compare_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
@@ -106,15 +107,15 @@ func TestStatisticalExitCodes(t *testing.T) {
 // evidence, and Holm's correction spans all sub-experiments.
 func TestStatisticalChecks(t *testing.T) {
 	root := t.TempDir()
-	refs, _, err := LoadSide(t.Context(), []string{writeRuns(t, filepath.Join(root, "ref"), "v192", 8, 1, 0.02, 1)})
+	refs, _, err := compare.LoadSide(t.Context(), []string{writeRuns(t, filepath.Join(root, "ref"), "v192", 8, 1, 0.02, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tgts, _, err := LoadSide(t.Context(), []string{writeRuns(t, filepath.Join(root, "tgt"), "v192", 9, 1.3, 0.02, 2)})
+	tgts, _, err := compare.LoadSide(t.Context(), []string{writeRuns(t, filepath.Join(root, "tgt"), "v192", 9, 1.3, 0.02, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := CompareRuns(refs, tgts, Config{Threshold: 0.1})
+	res, err := compare.CompareRuns(refs, tgts, compare.Config{Threshold: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,10 @@ package compare
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/result"
@@ -159,81 +157,4 @@ func TestThroughputMismatch(t *testing.T) {
 		t.Fatal("latency-only results against latency-free reference compared")
 	}
 	_ = res
-}
-
-// TestThroughputCommand: compare on throughput experiments writes the
-// throughput comparison CSV and plots, reports in msg/s saying higher is
-// better, and exits 1 on a drop, 0 on a rise; calibration pools the
-// throughput rows and divides them.
-func TestThroughputCommand(t *testing.T) {
-	root := t.TempDir()
-	refDirs, _ := synth.WriteThroughputRuns(filepath.Join(root, "ref"), synth.ThroughputSpec{Loads: twoLoads}, 1, 1)
-	dropDirs, _ := synth.WriteThroughputRuns(filepath.Join(root, "drop"), synth.ThroughputSpec{Loads: twoLoads, Factor: 0.7}, 1, 1)
-	out := filepath.Join(root, "plots")
-	md := filepath.Join(root, "report.md")
-	js := filepath.Join(root, "report.json")
-	page := filepath.Join(root, "report.html")
-	code, stdout, stderr := runCompare(t, root, "--reference", refDirs[0], "--results", dropDirs[0], "-p", out, "--markdown", md, "--json", js, "--html", page)
-	if code != exit.GateFailed {
-		t.Fatalf("drop: exit %d\n%s%s", code, stdout, stderr)
-	}
-	csv, err := os.ReadFile(filepath.Join(out, "throughput_intraprocess_best_effort_comparison.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(string(csv), result.ThroughputHeader+",Label\n16,window,100,100,100000.000,") || !strings.Contains(string(csv), ",Result: run-001\n") {
-		t.Errorf("comparison CSV:\n%s", csv)
-	}
-	for _, f := range []string{"throughput_intraprocess_best_effort_window.svg", "throughput_intraprocess_best_effort_rate_5000_msgs.svg"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Error(err)
-		}
-	}
-	mdText, _ := os.ReadFile(md)
-	jsText, _ := os.ReadFile(js)
-	for _, want := range []string{"throughput_intraprocess_best_effort (window)", "70000.000 msg/s", "higher is better", "Mb/s"} {
-		if !strings.Contains(string(mdText), want) {
-			t.Errorf("markdown lacks %q:\n%s", want, mdText)
-		}
-	}
-	// Below the limit is the failure: the margin column says so, positive.
-	golden(t, "report.md", []byte(strings.ReplaceAll(string(mdText), root, "$DIR")))
-	if !strings.Contains(string(mdText), "| Limit | Below limit | vs reference |") || strings.Contains(string(mdText), "Over limit") {
-		t.Errorf("markdown margin column does not read as below the limit:\n%s", mdText)
-	}
-	html, _ := os.ReadFile(page)
-	for _, want := range []string{"throughput_intraprocess_best_effort (higher is better)", "allowed below the reference: -10%", "rate 5000 msg/s", "<svg",
-		"Messages/s (higher is better)"} {
-		if !strings.Contains(string(html), want) {
-			t.Errorf("HTML report lacks %q", want)
-		}
-	}
-	if !strings.Contains(stdout, "throughput Median [msg/s] -10%") {
-		t.Errorf("console does not state the throughput threshold:\n%s", stdout)
-	}
-	if !strings.Contains(string(jsText), `"better": "higher"`) {
-		t.Errorf("json lacks the direction:\n%s", jsText)
-	}
-	if !strings.Contains(stdout+stderr, "falls below") {
-		t.Errorf("console does not say the throughput fell:\n%s%s", stdout, stderr)
-	}
-	riseDirs, _ := synth.WriteThroughputRuns(filepath.Join(root, "rise"), synth.ThroughputSpec{Loads: twoLoads, Factor: 1.5}, 1, 1)
-	if code, stdout, stderr := runCompare(t, root, "--reference", refDirs[0], "--results", riseDirs[0], "-p", out); code != exit.OK {
-		t.Errorf("rise: exit %d\n%s%s", code, stdout, stderr)
-	}
-
-	// Calibration: 20 unchanged runs with 3 % noise; the power curve divides
-	// throughput, so ×1.5 (a third less) is detected.
-	cal, _ := synth.WriteThroughputRuns(filepath.Join(root, "cal"), synth.ThroughputSpec{Loads: twoLoads, SD: 0.03, Seed: 3}, 1, 20)
-	_ = cal
-	code, stdout, stderr = runCompare(t, root, "--calibrate", "--results", filepath.Join(root, "cal"), "-p", out, "--splits", "40", "--factors", "1.5")
-	if code != exit.OK || !strings.Contains(stdout, "20 unchanged runs, 10 per side") || !strings.Contains(stdout, "4 checks") {
-		t.Fatalf("calibrate: exit %d\n%s%s", code, stdout, stderr)
-	}
-	exps, _, _ := LoadSide(context.Background(), []string{filepath.Join(root, "cal")})
-	pool, err := Pool(exps, Config{Threshold: 0.1})
-	if err != nil || len(pool.Keys) != 4 || pool.Keys[0].Metric.Better != gate.HigherIsBetter {
-		t.Fatalf("pool %+v, %v", pool.Keys, err)
-	}
-	t.Log(stdout)
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 )
@@ -184,7 +184,7 @@ func TestABGated(t *testing.T) {
 		}
 	}
 	var o, e strings.Builder
-	code = cliapp.Run(context.Background(), compare.App(), []string{"compare", "--reference", filepath.Join(out, SideReference),
+	code = cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--reference", filepath.Join(out, SideReference),
 		"--results", filepath.Join(out, SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
 	if code != exit.GateFailed || !strings.Contains(o.String()+e.String(), "8 runs") {
 		t.Errorf("compare: exit %d; want 1 (the candidate is slower)\n%s%s", code, o.String(), e.String())

@@ -10,9 +10,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/urfave/cli/v2"
@@ -70,7 +70,7 @@ func TestChain(t *testing.T) {
 	if code, out := tool(t, checkcmd.App(), "--requirements", reqs, "--experiment-directory", cand, "--plots-directory", filepath.Join(root, "p2")); code != 1 || !strings.Contains(out, "failed") {
 		t.Errorf("check of the slow candidate: exit %d, want 1: %s", code, out)
 	}
-	if code, out := tool(t, compare.App(), "--reference", ref1, "--results", cand, "--plots-directory", filepath.Join(root, "cmp"), "--fail-threshold", "0.1"); code != 1 {
+	if code, out := tool(t, comparecmd.App(), "--reference", ref1, "--results", cand, "--plots-directory", filepath.Join(root, "cmp"), "--fail-threshold", "0.1"); code != 1 {
 		t.Errorf("compare: exit %d, want 1: %s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(root, "cmp", typ+"_comparison.csv")); err != nil {

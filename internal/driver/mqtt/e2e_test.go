@@ -12,9 +12,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -117,7 +117,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 	// go either way (exit 0 or 1), errors (exit 2) may not.
 	tool(t, checkcmd.App(), []int{0, 1}, "--requirements", reqs, "--experiment-directory", c)
 	comparison := filepath.Join(work, "comparison")
-	tool(t, compare.App(), []int{0, 1}, "--reference", baseDirs[0], "--results", c, "--plots-directory", comparison, "--fail-threshold", "0.5")
+	tool(t, comparecmd.App(), []int{0, 1}, "--reference", baseDirs[0], "--results", c, "--plots-directory", comparison, "--fail-threshold", "0.5")
 	hist := filepath.Join(work, "history")
 	tool(t, historycmd.App(), []int{0}, "--experiments-results", base, "--requirements", reqs, "--plots-directory", hist)
 

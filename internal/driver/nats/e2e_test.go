@@ -12,9 +12,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -120,7 +120,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 	// Two short runs may differ by more than any threshold allows (below
 	// 100 %) in their maxima: compare must judge them, pass or fail, and
 	// write its comparisons.
-	tool(t, compare.App(), verdict, "--reference", filepath.Join(results, "base"), "--results", cand,
+	tool(t, comparecmd.App(), verdict, "--reference", filepath.Join(results, "base"), "--results", cand,
 		"--plots-directory", filepath.Join(root, "comparison"), "--fail-threshold", "50%")
 	for _, typ := range types {
 		if _, err := os.Stat(filepath.Join(root, "comparison", typ+"_comparison.csv")); err != nil {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
-	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/zenoh"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
@@ -147,7 +147,7 @@ func TestRunPeerAndClient(t *testing.T) {
 	tool(t, checkcmd.App(), 1, "--requirements", tight, "--experiment-directory", client, "--plots-directory", filepath.Join(root, "cp"))
 	// Peer and client runs may differ by more than any threshold allows
 	// (below 100 %): compare must judge them, pass or fail.
-	tool(t, compare.App(), verdict, "--reference", filepath.Join(results, "peer"), "--results", client,
+	tool(t, comparecmd.App(), verdict, "--reference", filepath.Join(results, "peer"), "--results", client,
 		"--plots-directory", filepath.Join(root, "comparison"), "--fail-threshold", "50%")
 	reqs := filepath.Join(root, "latency_requirements.csv")
 	tool(t, requirements.App(), 0, "--experiments-results", results, "--output-file", reqs)

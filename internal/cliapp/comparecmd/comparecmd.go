@@ -1,0 +1,169 @@
+package comparecmd
+
+import (
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/calibrate"
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/compare"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/report"
+)
+
+// App returns the compare command. Flags are kebab-case, with the Fast-RTPS
+// script's names (and its one-letter flags) as aliases.
+func App() *cli.App {
+	return &cli.App{
+		Name:      "compare",
+		Usage:     "gate experiments against reference experiments",
+		UsageText: "compare --reference DIR... --results DIR... --plots-directory DIR [--fail-threshold 0.1] [options]",
+		Description: `Compares every sub-experiment (measurements_<type>_summary.csv) of the results
+with the same sub-experiment of the reference. For each it writes
+<type>_comparison.csv and the comparison plots <type>_min_median and
+<type>_max_99% into the plots directory, and prints PASSED, FAILED or
+INCONCLUSIVE with what regressed and by how much.
+
+--reference and --results may each be given several times, and each DIR may be
+one experiment or a folder of experiments (every experiment folder in it).
+The mode depends on the runs per side, and every report states it:
+
+  one run per side (single-run threshold, as the Fast-RTPS script): a latency
+  value regresses when it exceeds reference × (1 + threshold); a value exactly
+  at that limit passes. Run-to-run noise is not allowed for: unchanged runs of
+  this machine differ by up to 20 % in the median and 50× in the maximum.
+
+  two or more runs per side (statistical): per sub-experiment, payload and
+  column, each run gives one value; the ratio results/reference is estimated
+  (Hodges–Lehmann on log values) with a Mann–Whitney confidence interval and
+  one-sided p-value, and Holm's correction over all checks keeps the chance
+  that an unchanged system fails the gate at most --false-fail. A check fails
+  when the interval lies above 1 and the ratio exceeds 1 + threshold, passes
+  when the interval lies below 1 + threshold, and is inconclusive otherwise,
+  saying how many more runs would decide (or that a column is not gateable
+  with these runs). Default columns: Min, Median, 99% (Max is too noisy).
+  Take 10 runs per side or more.
+
+Throughput summaries (throughput_<type>.csv, from run throughput or run load)
+are compared too, higher is better: the Median [msg/s] of each payload and
+offered load regresses when it falls below reference × (1 − threshold); rows
+match on payload, mode and offered rate (a window row on payload: its F is the
+search's result, each side's is reported), and a row only one side has is an
+input error. They get throughput_<type>_comparison.csv and the plot
+throughput_<type>_<load>; reports give msg/s with Mb/s (formats §4).
+
+A threshold is a fraction (0.1) or a percentage with its sign (10%), at least
+0 % and below 100 %; a bare number above 1 is refused (--fail-threshold 10 asks
+whether 10% was meant: read as a fraction it would allow 1000 %).
+
+--calibrate measures the statistical gate on this machine instead of gating:
+given at least 2N unchanged runs (every run of --reference and --results,
+pooled), it splits them many times into N reference and N candidate runs,
+judges each split as above, and prints the measured false-fail rate of the
+whole gate with its 95 % Clopper–Pearson interval; then, making every
+candidate value worse by known factors, the power curve and the smallest
+regression detected with 95 % power at N runs per side. It writes the power
+curve as calibration_power.png (or .svg) into the plots directory and, with
+--json, the figures as JSON.
+
+An incomplete run (meta.json "completed": false) on either side is an error
+unless --allow-incomplete is given, and so are experiments that measure
+latency differently (meta.json "latency"; without meta.json: half-rtt).
+
+Examples:
+   compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison
+   compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots_directory comparison --fail_threshold 0.2
+   compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --fail-threshold 20%
+   compare --reference results/2026-11-20_09-00-00 --results results/2026-11-21_09-00-00 --plots-directory comparison --columns Median,99%,99.99% --threshold 99.99%=0.5 --junit compare.xml --markdown compare.md --json compare.json --html compare.html
+
+With several runs per side (baseline-runs and candidate-runs each a folder of
+experiment folders, 10 or more each), and calibration on 20 unchanged runs:
+   compare --reference baseline-runs --results candidate-runs --plots-directory comparison --false-fail 1%
+   compare --calibrate --results baseline-runs --results candidate-runs --plots-directory calibration --runs-per-side 10 --json calibration.json
+
+Exit status: 0 no regression, 1 a regression was found or a reference
+sub-experiment is missing from the results, 2 usage or input error (a result
+sub-experiment without a reference, different payloads on the two sides,
+unreadable or stale summaries, an incomplete run, different latency
+definitions, one run on one side and several on the other, an output that
+would overwrite an input, a bad flag), 3 inconclusive: no check failed, but
+more runs are needed to decide some.`,
+		HideHelpCommand: true,
+		// Directories may hold commas; repeat a flag to give several.
+		DisableSliceFlagSeparator: true,
+		Flags: append(append(append([]cli.Flag{
+			&cli.StringSliceFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`, or folder of experiments (repeatable)"},
+			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)"},
+			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
+			&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(compare.DefaultThreshold, 'g', -1, 64),
+				Usage: "relative margin allowed over the reference: a fraction (0.1) or a percentage (10%), " + numflag.Tolerance.Text()},
+			&cli.StringFlag{Name: "columns", Usage: "comma-separated `COLUMNS` to gate, among " + compare.MetricNames(gate.CompareMetrics) +
+				" (default: " + compare.MetricNames(gate.DefaultCompareMetrics) + " with one run per side, " + compare.MetricNames(gate.DefaultStatisticalMetrics) + " with several)"},
+			&cli.StringFlag{Name: "false-fail", Aliases: []string{"false_fail"}, Value: strconv.FormatFloat(gate.DefaultFalseFail, 'g', -1, 64),
+				Usage: "with several runs per side: the largest chance that an unchanged system fails the gate, a fraction (0.01) or a percentage (1%), " + numflag.CompareLevel.Text()},
+			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable), " + numflag.Tolerance.Text()},
+			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "pass when a reference sub-experiment is missing from the results"},
+			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "gate experiments whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
+		}, cliapp.ReportFlags("", "")...),
+			&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report to `FILE`"},
+			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot `FORMAT`: png or svg"},
+			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print each comparison CSV"}),
+			calibrateFlags()...),
+		Action: action,
+	}
+}
+
+// calibrateFlags are compare's flags for --calibrate.
+func calibrateFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "calibrate", Usage: "instead of gating, calibrate the statistical gate on the unchanged runs given by --reference and --results (pooled): measured false-fail rate and power curve"},
+		&cli.IntFlag{Name: "runs-per-side", Usage: "with --calibrate: runs per side `N`, " + calibrate.PerSideRange.Text()},
+		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged, " + calibrate.SplitsRange.Text()},
+		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded halves) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits, any whole number from 0 to 2^64-1"},
+		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve, each above 1 and at most 1000 (default 1.02,1.05,1.1,1.15,1.2,1.3,1.5,1.75,2)"},
+		&cli.StringFlag{Name: "thresholds", Usage: "with --calibrate: comma-separated thresholds `T1,T2,…` (fractions or percentages, " + numflag.Tolerance.Text() + ") at which the unchanged splits are judged again: the verdict shares per threshold (plot calibration_thresholds)"},
+	}
+}
+
+// action turns the command line into a compare.Invocation.
+func action(c *cli.Context) error {
+	if err := cliapp.NoArgs(c); err != nil {
+		return err
+	}
+	reports := map[string]string{}
+	for _, f := range report.Formats {
+		if c.IsSet(f.Flag) {
+			reports[f.Flag] = c.String(f.Flag)
+		}
+	}
+	return compare.Run(c.Context, compare.Invocation{
+		Reference:         c.StringSlice("reference"),
+		Results:           c.StringSlice("results"),
+		PlotsDirectory:    c.String("plots-directory"),
+		FailThreshold:     c.String("fail-threshold"),
+		Columns:           c.String("columns"),
+		ColumnsSet:        c.IsSet("columns"),
+		FalseFail:         c.String("false-fail"),
+		Thresholds:        c.StringSlice("threshold"),
+		AllowMissing:      c.Bool("allow-missing"),
+		AllowMissingSet:   c.IsSet("allow-missing"),
+		AllowIncomplete:   c.Bool("allow-incomplete"),
+		Reports:           reports,
+		HTML:              c.String("html"),
+		HTMLSet:           c.IsSet("html"),
+		Format:            c.String("format"),
+		PrintSummaries:    c.Bool("print-summaries"),
+		PrintSummariesSet: c.IsSet("print-summaries"),
+		Calibrate:         c.Bool("calibrate"),
+		RunsPerSide:       c.Int("runs-per-side"),
+		Splits:            c.Int("splits"),
+		Split:             c.String("split"),
+		Seed:              c.Uint64("seed"),
+		Factors:           c.String("factors"),
+		CalibThresholds:   c.String("thresholds"),
+	}, c.App.Writer)
+}
