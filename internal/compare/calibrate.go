@@ -119,10 +119,12 @@ func (inv Invocation) calibrateOptions(cfg Config) (calibrate.Options, error) {
 func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrate.Options, format plots.Format, stdout io.Writer) error {
 	_, junit := inv.Reports["junit"]
 	_, markdown := inv.Reports["markdown"]
-	for i, set := range []bool{junit, markdown, inv.HTMLSet, inv.PrintSummariesSet, inv.AllowMissingSet} {
-		if set {
-			return exit.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot",
-				[]string{"junit", "markdown", "html", "print-summaries", "allow-missing"}[i])
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{{"junit", junit}, {"markdown", markdown}, {"html", inv.HTMLSet}, {"print-summaries", inv.PrintSummariesSet}, {"allow-missing", inv.AllowMissingSet}} {
+		if f.set {
+			return exit.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f.flag)
 		}
 	}
 	var dirs []string
