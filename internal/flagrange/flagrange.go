@@ -1,26 +1,16 @@
-// Package flagrange states and checks the valid range of numeric
-// command-line flags (urfave/cli IntFlag, Int64Flag, UintFlag, Uint64Flag,
-// Float64Flag, DurationFlag).
-//
-// Of appends a flag's range to its usage text, so that --help states it,
-// and records it; Check, called before a command does anything, refuses a
-// value given outside it (on the command line or in the flag's environment
-// variable) with a usage error (exit code 2) naming the flag and the range.
-// A flag not given keeps its default, which may lie outside the range when
-// the usage says what it means (--cpu -1: not pinned).
+// Package flagrange states and checks the valid range of a numeric
+// setting: Range says it in words ("1 to 65535, or 0: off"), Check and
+// Parse refuse a value outside it with a usage error (exit code 2) naming
+// the setting and the range. It knows no command-line library: cliapp.Ranged
+// attaches a Range to a urfave/cli flag.
 package flagrange
 
 import (
 	"errors"
-	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/exit"
 )
@@ -237,99 +227,4 @@ func (r Range) formatValue(v float64) string {
 		return FormatDuration(time.Duration(v))
 	}
 	return r.format(v)
-}
-
-var (
-	mu     sync.Mutex
-	ranges = map[cli.Flag]Range{}
-)
-
-// Of states r at the end of f's usage text and records it for Check; it
-// returns f. f is one of urfave/cli's numeric flag pointers.
-func Of[F cli.Flag](f F, r Range) F {
-	v := reflect.ValueOf(f)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		panic(fmt.Sprintf("flagrange.Of: %T is not a flag pointer", f))
-	}
-	if u := v.Elem().FieldByName("Usage"); u.CanSet() && u.Kind() == reflect.String {
-		u.SetString(strings.TrimSpace(u.String() + " (valid: " + r.String() + ")"))
-	}
-	mu.Lock()
-	ranges[f] = r
-	mu.Unlock()
-	return f
-}
-
-// Lookup returns the range recorded for f by Of.
-func Lookup(f cli.Flag) (Range, bool) {
-	mu.Lock()
-	defer mu.Unlock()
-	r, ok := ranges[f]
-	return r, ok
-}
-
-// IsNumeric reports whether f is one of urfave/cli's numeric flags.
-func IsNumeric(f cli.Flag) bool {
-	switch f.(type) {
-	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag, *cli.Float64Flag, *cli.DurationFlag:
-		return true
-	}
-	return false
-}
-
-// Check refuses the first flag of flags given with a value outside its
-// range. Flags without a recorded range are not checked. A StringFlag with
-// a range (a driver's setting) holds a number or a duration as text:
-// Parse reads it.
-func Check(c *cli.Context, flags []cli.Flag) error {
-	for _, f := range flags {
-		r, ok := Lookup(f)
-		if !ok {
-			continue
-		}
-		name := f.Names()[0]
-		if !c.IsSet(name) {
-			continue
-		}
-		var v float64
-		switch f.(type) {
-		case *cli.IntFlag:
-			v = float64(c.Int(name))
-		case *cli.Int64Flag:
-			v = float64(c.Int64(name))
-		case *cli.UintFlag:
-			v = float64(c.Uint(name))
-		case *cli.Uint64Flag:
-			v = float64(c.Uint64(name))
-		case *cli.Float64Flag:
-			v = c.Float64(name)
-		case *cli.DurationFlag:
-			v = float64(c.Duration(name))
-		case *cli.StringFlag:
-			if _, err := r.Parse(name, c.String(name)); err != nil {
-				return err
-			}
-			continue
-		default:
-			continue
-		}
-		if err := r.Check(name, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Checked returns an action that checks the ranges of flags, then calls
-// action.
-func Checked(flags []cli.Flag, action cli.ActionFunc) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		if err := Check(c, flags); err != nil {
-			return err
-		}
-		if action == nil {
-			return nil
-		}
-		return action(c)
-	}
 }

@@ -61,7 +61,7 @@ Examples:
    run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
    run ab --runs 4 --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`,
 		Flags: []cli.Flag{
-			flagrange.Of(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side (the statistical gate wants about 6 or more)"}, flagrange.Int(1, 1000)),
+			cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side (the statistical gate wants about 6 or more)"}, flagrange.Int(1, 1000)),
 			&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\""},
 			&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\""},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "ab", Usage: "directory of the reference/ and candidate/ results roots"},

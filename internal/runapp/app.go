@@ -133,13 +133,13 @@ func runFlags() []cli.Flag {
 			Usage: "comma-separated sub-experiments to run, in order (see --list)"},
 		&cli.BoolFlag{Name: "list", Usage: "list the sub-experiments available and exit"},
 		&cli.StringFlag{Name: "payloads", Value: "16..16384", Usage: "payload sizes in bytes: a list (16,64) or a range of powers of two (16..16384)"},
-		flagrange.Of(&cli.IntFlag{Name: "samples", Value: engine.DefaultSamples, Usage: "round trips kept per payload"}, samplesRange),
-		flagrange.Of(&cli.IntFlag{Name: "warmup", Value: engine.DefaultWarmup, Usage: "round trips discarded per payload before the samples (0: none)"}, warmupRange),
-		flagrange.Of(&cli.DurationFlag{Name: "timeout", Value: engine.DefaultTimeout, Usage: "a message not echoed within this is lost"}, timeoutRange),
-		flagrange.Of(&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting to an echo or a broker, TLS/DTLS handshakes included"}, connectTimeoutRange),
-		flagrange.Of(&cli.IntFlag{Name: "max-lost-in-row", Value: engine.DefaultMaxLostInRow, Usage: "stop when this many consecutive messages are lost (the echoer is taken for dead)"}, maxLostRange),
+		cliapp.Ranged(&cli.IntFlag{Name: "samples", Value: engine.DefaultSamples, Usage: "round trips kept per payload"}, samplesRange),
+		cliapp.Ranged(&cli.IntFlag{Name: "warmup", Value: engine.DefaultWarmup, Usage: "round trips discarded per payload before the samples (0: none)"}, warmupRange),
+		cliapp.Ranged(&cli.DurationFlag{Name: "timeout", Value: engine.DefaultTimeout, Usage: "a message not echoed within this is lost"}, timeoutRange),
+		cliapp.Ranged(&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting to an echo or a broker, TLS/DTLS handshakes included"}, connectTimeoutRange),
+		cliapp.Ranged(&cli.IntFlag{Name: "max-lost-in-row", Value: engine.DefaultMaxLostInRow, Usage: "stop when this many consecutive messages are lost (the echoer is taken for dead)"}, maxLostRange),
 		&cli.StringFlag{Name: "fill", Value: engine.FillZero, Usage: "message bytes after the 16-byte header: zero or random"},
-		flagrange.Of(&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of --fill random and of the --echo-delay jitter"}, flagrange.Uint64()),
+		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of --fill random and of the --echo-delay jitter"}, flagrange.Uint64()),
 		&cli.StringFlag{Name: "latency", Value: meta.LatencyHalfRTT, Usage: "what the Latency column holds: half-rtt or rtt"},
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results", Usage: "results root directory"},
 		&cli.StringFlag{Name: "name", Usage: "experiment name (default: UTC start time, " + experiment.DirTimeLayout + ")"},
@@ -153,9 +153,9 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cpus", Usage: "pin the pinger and the echoer: PINGER_CPU,ECHOER_CPU"},
 		&cli.StringFlag{Name: "echo-command", Usage: "command line started in the echo role instead of this program (another build of run, a wrapper), quoted as in a shell; 'echo' and its flags are appended"},
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay the echo ends this run starts spend on each message before replying: DURATION or DURATION±JITTER (also +-), e.g. 50us or 50us±10us; the jitter is uniform, drawn from --seed"},
-		flagrange.Of(&cli.DurationFlag{Name: "retransmit-timeout", Usage: "reliable UDP/DTLS: resend after this long without an echo (default: the transport's, 10ms)"}, retransmitRange),
-		flagrange.Of(&cli.IntFlag{Name: "max-retries", Usage: "reliable UDP/DTLS: resends per message (default: the transport's, 10)"}, maxRetriesRange),
-		flagrange.Of(&cli.IntFlag{Name: "queue-depth", Usage: "in-process queue depth in messages (default: the transport's)"}, queueDepthRange),
+		cliapp.Ranged(&cli.DurationFlag{Name: "retransmit-timeout", Usage: "reliable UDP/DTLS: resend after this long without an echo (default: the transport's, 10ms)"}, retransmitRange),
+		cliapp.Ranged(&cli.IntFlag{Name: "max-retries", Usage: "reliable UDP/DTLS: resends per message (default: the transport's, 10)"}, maxRetriesRange),
+		cliapp.Ranged(&cli.IntFlag{Name: "queue-depth", Usage: "in-process queue depth in messages (default: the transport's)"}, queueDepthRange),
 		&cli.StringFlag{Name: "ca", Usage: "secure sub-experiments: CA certificate (PEM); default: a CA generated for this run"},
 		&cli.StringFlag{Name: "cert", Usage: "secure sub-experiments: this end's certificate (PEM)"},
 		&cli.StringFlag{Name: "key", Usage: "secure sub-experiments: this end's private key (PEM)"},
@@ -175,11 +175,11 @@ func echoFlags() []cli.Flag {
 		&cli.StringFlag{Name: "ca", Usage: "secure transports: CA certificate the peer is verified against (PEM)"},
 		&cli.StringFlag{Name: "cert", Usage: "secure transports: this echoer's certificate (PEM); a broker transport's echo, a client, may do without (--ca alone verifies the broker)"},
 		&cli.StringFlag{Name: "key", Usage: "secure transports: this echoer's private key (PEM), with --cert"},
-		flagrange.Of(&cli.IntFlag{Name: "cpu", Value: -1, Usage: "pin the echo process to this CPU (default: not pinned)"}, flagrange.Int(0, int64(runtime.NumCPU()-1))),
-		flagrange.Of(&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes"}, maxMessageRange),
-		flagrange.Of(&cli.IntFlag{Name: "queue-depth", Usage: "queue depth in messages (default: the transport's)"}, queueDepthRange),
+		cliapp.Ranged(&cli.IntFlag{Name: "cpu", Value: -1, Usage: "pin the echo process to this CPU (default: not pinned)"}, flagrange.Int(0, int64(runtime.NumCPU()-1))),
+		cliapp.Ranged(&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes"}, maxMessageRange),
+		cliapp.Ranged(&cli.IntFlag{Name: "queue-depth", Usage: "queue depth in messages (default: the transport's)"}, queueDepthRange),
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay before each echo: DURATION or DURATION±JITTER (also +-), e.g. 50us±10us"},
-		flagrange.Of(&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the --echo-delay jitter"}, flagrange.Uint64()),
+		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the --echo-delay jitter"}, flagrange.Uint64()),
 		&cli.BoolFlag{Name: "stdin-lifeline", Usage: "exit when standard input closes (set by a parent run)"},
 	}
 }
@@ -198,7 +198,7 @@ func driverFlags() []cli.Flag {
 			sf := &cli.StringFlag{Name: f.Name, Value: f.Default, Usage: usage,
 				EnvVars: []string{session.FlagEnv(f)}, Category: "transport " + n}
 			if r, ok := driverRange(f.Range); ok {
-				flagrange.Of(sf, r)
+				cliapp.Ranged(sf, r)
 			}
 			out = append(out, sf)
 		}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
-	"github.com/mqgate/mqgate/internal/flagrange"
 )
 
 // subcommands are the subcommands of run that live in files of their own
@@ -38,9 +38,9 @@ func App() *cli.App {
 	}
 	withRoleFlags(a)
 	// Every numeric flag's range is checked before anything starts.
-	a.Action = flagrange.Checked(a.Flags, a.Action)
+	a.Action = cliapp.RangesChecked(a.Flags, a.Action)
 	for _, cmd := range a.Commands {
-		cmd.Action = flagrange.Checked(cmd.Flags, cmd.Action)
+		cmd.Action = cliapp.RangesChecked(cmd.Flags, cmd.Action)
 	}
 	return a
 }

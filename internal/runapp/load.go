@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
@@ -70,20 +71,20 @@ Examples:
 them, say where with --prom-addr (--prom-addr 0.0.0.0:9102).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "scenario", Value: load.FanIn, Usage: "fan-in, fan-out, straight-run or round-robin"},
-			flagrange.Of(&cli.IntFlag{Name: "publishers", Usage: "publishers (default: the scenario's, 1)"}, flagrange.Int(1, load.MaxEnds)),
-			flagrange.Of(&cli.IntFlag{Name: "subscribers", Usage: "subscribers (default: the scenario's)"}, flagrange.Int(1, load.MaxEnds)),
-			flagrange.Of(&cli.IntFlag{Name: "topics", Usage: "topics of round-robin (default: min(publishers, subscribers))"}, flagrange.Int(1, load.MaxEnds)),
-			flagrange.Of(&cli.Float64Flag{Name: "rate", Usage: "messages per second per publisher, open loop (default 0: as fast as possible)"},
+			cliapp.Ranged(&cli.IntFlag{Name: "publishers", Usage: "publishers (default: the scenario's, 1)"}, flagrange.Int(1, load.MaxEnds)),
+			cliapp.Ranged(&cli.IntFlag{Name: "subscribers", Usage: "subscribers (default: the scenario's)"}, flagrange.Int(1, load.MaxEnds)),
+			cliapp.Ranged(&cli.IntFlag{Name: "topics", Usage: "topics of round-robin (default: min(publishers, subscribers))"}, flagrange.Int(1, load.MaxEnds)),
+			cliapp.Ranged(&cli.Float64Flag{Name: "rate", Usage: "messages per second per publisher, open loop (default 0: as fast as possible)"},
 				flagrange.Float(0, load.MaxRate).Above().OrZero("as fast as possible")),
-			flagrange.Of(&cli.DurationFlag{Name: "duration", Value: load.DefaultDuration, Usage: "measured period per payload"}, flagrange.Duration(time.Millisecond, 24*time.Hour)),
-			flagrange.Of(&cli.DurationFlag{Name: "warmup", Value: load.DefaultWarmup, Usage: "warm-up per payload, discarded (0: none)"}, flagrange.Duration(0, 24*time.Hour)),
-			flagrange.Of(&cli.DurationFlag{Name: "drain", Value: load.DefaultDrain, Usage: "bound on waiting for the last messages after the measured period (0: no wait)"}, flagrange.Duration(0, time.Hour)),
-			flagrange.Of(&cli.DurationFlag{Name: "interval", Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)"}, flagrange.Duration(time.Millisecond, time.Hour)),
-			flagrange.Of(&cli.IntFlag{Name: "max-raw", Value: load.DefaultMaxRaw, Usage: "latencies kept for the raw file per payload (the histogram keeps every one; 0: none)"}, flagrange.Int(0, 100_000_000)),
+			cliapp.Ranged(&cli.DurationFlag{Name: "duration", Value: load.DefaultDuration, Usage: "measured period per payload"}, flagrange.Duration(time.Millisecond, 24*time.Hour)),
+			cliapp.Ranged(&cli.DurationFlag{Name: "warmup", Value: load.DefaultWarmup, Usage: "warm-up per payload, discarded (0: none)"}, flagrange.Duration(0, 24*time.Hour)),
+			cliapp.Ranged(&cli.DurationFlag{Name: "drain", Value: load.DefaultDrain, Usage: "bound on waiting for the last messages after the measured period (0: no wait)"}, flagrange.Duration(0, time.Hour)),
+			cliapp.Ranged(&cli.DurationFlag{Name: "interval", Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)"}, flagrange.Duration(time.Millisecond, time.Hour)),
+			cliapp.Ranged(&cli.IntFlag{Name: "max-raw", Value: load.DefaultMaxRaw, Usage: "latencies kept for the raw file per payload (the histogram keeps every one; 0: none)"}, flagrange.Int(0, 100_000_000)),
 			&cli.StringFlag{Name: "padding", Value: string(load.PaddingRandom), Usage: "what fills each message after its header: random (seeded pseudo-random bytes), zeros or pattern (byte i mod 251)"},
-			flagrange.Of(&cli.Uint64Flag{Name: "padding-seed", Usage: "seed of --padding random, recorded in the summary JSON to repeat a run's bytes (default 0: a random seed)"}, flagrange.Uint64()),
+			cliapp.Ranged(&cli.Uint64Flag{Name: "padding-seed", Usage: "seed of --padding random, recorded in the summary JSON to repeat a run's bytes (default 0: a random seed)"}, flagrange.Uint64()),
 			&cli.BoolFlag{Name: "no-plots", Usage: "do not draw the figures in load/"},
-			flagrange.Of(&cli.IntFlag{Name: "prom-port", Usage: "serve Prometheus metrics and /health on this port of 127.0.0.1 (loopback only) while running (default 0: off); --prom-addr exposes them elsewhere"},
+			cliapp.Ranged(&cli.IntFlag{Name: "prom-port", Usage: "serve Prometheus metrics and /health on this port of 127.0.0.1 (loopback only) while running (default 0: off); --prom-addr exposes them elsewhere"},
 				flagrange.Int(1, 65535).OrZero("off")),
 			&cli.StringFlag{Name: "prom-addr", Usage: "serve Prometheus metrics and /health at HOST:PORT instead, e.g. 0.0.0.0:9102 to expose them on every interface (port 0: any free port)"},
 		}, streamFlags("16")...),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
@@ -41,10 +42,10 @@ Examples:
    run permessage -s nats_best_effort --broker embedded --payloads 16..4096
    run permessage -s interprocess_best_effort_tcp --count 100000 --window 1000`,
 		Flags: append([]cli.Flag{
-			flagrange.Of(&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload"}, flagrange.Int(2, 100_000_000)),
-			flagrange.Of(&cli.IntFlag{Name: "window", Value: 100, Usage: "M, the window of ST_n and RT_n, in messages, less than --count"}, flagrange.Int(1, 100_000_000-1)),
-			flagrange.Of(&cli.IntFlag{Name: "cpu-every", Value: 1000, Usage: "sample CPU time every k-th message"}, flagrange.Int(1, 100_000_000)),
-			flagrange.Of(&cli.DurationFlag{Name: "timeout", Value: throughput.DefaultTimeout, Usage: "stop waiting for deliveries after this long without one (the rest are lost)"}, timeoutRange),
+			cliapp.Ranged(&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload"}, flagrange.Int(2, 100_000_000)),
+			cliapp.Ranged(&cli.IntFlag{Name: "window", Value: 100, Usage: "M, the window of ST_n and RT_n, in messages, less than --count"}, flagrange.Int(1, 100_000_000-1)),
+			cliapp.Ranged(&cli.IntFlag{Name: "cpu-every", Value: 1000, Usage: "sample CPU time every k-th message"}, flagrange.Int(1, 100_000_000)),
+			cliapp.Ranged(&cli.DurationFlag{Name: "timeout", Value: throughput.DefaultTimeout, Usage: "stop waiting for deliveries after this long without one (the rest are lost)"}, timeoutRange),
 			&cli.BoolFlag{Name: "no-plots", Usage: "do not draw the figures"},
 		}, streamFlags("16..1024")...),
 		Action: perMessageAction,

@@ -15,7 +15,6 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/exit"
-	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/roles"
 )
 
@@ -56,9 +55,9 @@ func TestNumericFlagRanges(t *testing.T) {
 	cmds = append(cmds, app.Commands...)
 	for _, cmd := range cmds {
 		for _, f := range cmd.Flags {
-			r, ok := flagrange.Lookup(f)
+			r, ok := cliapp.RangeOf(f)
 			_, text := f.(*cli.StringFlag)
-			if !flagrange.IsNumeric(f) && !(text && ok) {
+			if !cliapp.IsNumericFlag(f) && !(text && ok) {
 				continue
 			}
 			name := f.Names()[0]
@@ -154,7 +153,7 @@ func TestDriverFlagRanges(t *testing.T) {
 				continue
 			}
 			n++
-			r, ok := flagrange.Lookup(byName[f.Name])
+			r, ok := cliapp.RangeOf(byName[f.Name])
 			if !ok {
 				t.Errorf("--%s: run's flag has no range", f.Name)
 				continue

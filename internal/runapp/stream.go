@@ -11,11 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/session"
@@ -37,8 +37,8 @@ func streamFlags(defaultPayloads string) []cli.Flag {
 		&cli.StringSliceFlag{Name: "target", Usage: "a broker URL (nats://, amqp://, mqtt://, …) or TRANSPORT=URL (repeatable)"},
 		&cli.StringFlag{Name: "broker", Value: session.BrokerExternal, Usage: "broker sub-experiments: external (the URL given) or embedded (started inside run)"},
 		&cli.StringFlag{Name: "topic", Usage: "broker sub-experiments: the base topic (default: one per sub-experiment, unique to the run)"},
-		flagrange.Of(&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting each end, TLS/DTLS handshakes included"}, connectTimeoutRange),
-		flagrange.Of(&cli.IntFlag{Name: "queue-depth", Usage: "receive queue of in-process and socket subscribers, in messages (default: the transport's)"}, queueDepthRange),
+		cliapp.Ranged(&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting each end, TLS/DTLS handshakes included"}, connectTimeoutRange),
+		cliapp.Ranged(&cli.IntFlag{Name: "queue-depth", Usage: "receive queue of in-process and socket subscribers, in messages (default: the transport's)"}, queueDepthRange),
 		&cli.StringFlag{Name: "ca", Usage: "secure sub-experiments: CA certificate (PEM); default: a CA generated for this run"},
 		&cli.StringFlag{Name: "cert", Usage: "secure sub-experiments: the publishers' certificate (PEM)"},
 		&cli.StringFlag{Name: "key", Usage: "secure sub-experiments: the publishers' private key (PEM)"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/flagrange"
 	"github.com/mqgate/mqgate/internal/load"
@@ -45,12 +46,12 @@ Examples:
    run throughput -s nats_best_effort --broker embedded --payloads 16,1024
    run throughput -s interprocess_best_effort_tcp --payloads 16384 --windows 200`,
 		Flags: append([]cli.Flag{
-			flagrange.Of(&cli.IntFlag{Name: "windows", Value: throughput.DefaultWindows, Usage: "windows (samples) per measurement"}, flagrange.Int(2, 1_000_000)),
-			flagrange.Of(&cli.DurationFlag{Name: "window", Value: throughput.DefaultMinWindow, Usage: "shortest window"}, flagrange.Duration(time.Microsecond, time.Hour)),
-			flagrange.Of(&cli.IntFlag{Name: "max-in-flight", Value: throughput.DefaultMaxF, Usage: "largest F of the exponential scale"}, flagrange.Int(1, 10_000_000)),
-			flagrange.Of(&cli.Float64Flag{Name: "precision", Value: throughput.DefaultPrecision, Usage: "stop bisecting when the bracket is narrower than this fraction of its mean"},
+			cliapp.Ranged(&cli.IntFlag{Name: "windows", Value: throughput.DefaultWindows, Usage: "windows (samples) per measurement"}, flagrange.Int(2, 1_000_000)),
+			cliapp.Ranged(&cli.DurationFlag{Name: "window", Value: throughput.DefaultMinWindow, Usage: "shortest window"}, flagrange.Duration(time.Microsecond, time.Hour)),
+			cliapp.Ranged(&cli.IntFlag{Name: "max-in-flight", Value: throughput.DefaultMaxF, Usage: "largest F of the exponential scale"}, flagrange.Int(1, 10_000_000)),
+			cliapp.Ranged(&cli.Float64Flag{Name: "precision", Value: throughput.DefaultPrecision, Usage: "stop bisecting when the bracket is narrower than this fraction of its mean"},
 				flagrange.Float(0, 1).Above().Below()),
-			flagrange.Of(&cli.DurationFlag{Name: "timeout", Value: throughput.DefaultTimeout, Usage: "a message not delivered within this is lost"}, timeoutRange),
+			cliapp.Ranged(&cli.DurationFlag{Name: "timeout", Value: throughput.DefaultTimeout, Usage: "a message not delivered within this is lost"}, timeoutRange),
 		}, streamFlags("16")...),
 		Action: throughputAction,
 	}

@@ -1,0 +1,107 @@
+package cliapp
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/flagrange"
+)
+
+var (
+	rangesMu sync.Mutex
+	ranges   = map[cli.Flag]flagrange.Range{}
+)
+
+// Ranged states r at the end of f's usage text and records it for CheckRanges; it
+// returns f. f is one of urfave/cli's numeric flag pointers.
+func Ranged[F cli.Flag](f F, r flagrange.Range) F {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("cliapp.Ranged: %T is not a flag pointer", f))
+	}
+	if u := v.Elem().FieldByName("Usage"); u.CanSet() && u.Kind() == reflect.String {
+		u.SetString(strings.TrimSpace(u.String() + " (valid: " + r.String() + ")"))
+	}
+	rangesMu.Lock()
+	ranges[f] = r
+	rangesMu.Unlock()
+	return f
+}
+
+// RangeOf returns the range recorded for f by Ranged.
+func RangeOf(f cli.Flag) (flagrange.Range, bool) {
+	rangesMu.Lock()
+	defer rangesMu.Unlock()
+	r, ok := ranges[f]
+	return r, ok
+}
+
+// IsNumericFlag reports whether f is one of urfave/cli's numeric flags.
+func IsNumericFlag(f cli.Flag) bool {
+	switch f.(type) {
+	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag, *cli.Float64Flag, *cli.DurationFlag:
+		return true
+	}
+	return false
+}
+
+// CheckRanges refuses the first flag of flags given with a value outside its
+// range. Flags without a recorded range are not checked. A StringFlag with
+// a range (a driver's setting) holds a number or a duration as text:
+// Parse reads it.
+func CheckRanges(c *cli.Context, flags []cli.Flag) error {
+	for _, f := range flags {
+		r, ok := RangeOf(f)
+		if !ok {
+			continue
+		}
+		name := f.Names()[0]
+		if !c.IsSet(name) {
+			continue
+		}
+		var v float64
+		switch f.(type) {
+		case *cli.IntFlag:
+			v = float64(c.Int(name))
+		case *cli.Int64Flag:
+			v = float64(c.Int64(name))
+		case *cli.UintFlag:
+			v = float64(c.Uint(name))
+		case *cli.Uint64Flag:
+			v = float64(c.Uint64(name))
+		case *cli.Float64Flag:
+			v = c.Float64(name)
+		case *cli.DurationFlag:
+			v = float64(c.Duration(name))
+		case *cli.StringFlag:
+			if _, err := r.Parse(name, c.String(name)); err != nil {
+				return err
+			}
+			continue
+		default:
+			continue
+		}
+		if err := r.Check(name, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RangesChecked returns an action that checks the ranges of flags, then calls
+// action.
+func RangesChecked(flags []cli.Flag, action cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if err := CheckRanges(c, flags); err != nil {
+			return err
+		}
+		if action == nil {
+			return nil
+		}
+		return action(c)
+	}
+}
