@@ -63,7 +63,7 @@ func TestNumericFlagRanges(t *testing.T) {
 			name := f.Names()[0]
 			where := strings.TrimSpace("run " + cmd.Name)
 			if !ok {
-				t.Errorf("%s --%s: numeric flag without a stated range (flagrange.Of)", where, name)
+				t.Errorf("%s --%s: numeric flag without a stated range (cliapp.Ranged)", where, name)
 				continue
 			}
 			if u := f.(cli.DocGenerationFlag).GetUsage(); !strings.Contains(u, "(valid: "+r.String()+")") {
@@ -75,7 +75,7 @@ func TestNumericFlagRanges(t *testing.T) {
 				values = append(values, "99999999999999999999", "NaN", "x", "")
 			case text:
 				// The one-way subcommands check them the same way
-				// (flagrange.Checked): two values each keep the test short.
+				// (cliapp.RangesChecked): two values each keep the test short.
 				values = []string{values[0], "x"}
 			}
 			for _, v := range values {
