@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 )
 
-func main() { cliapp.Main(requirements.App()) }
+func main() { cliapp.Main(requirementscmd.App()) }

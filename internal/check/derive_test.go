@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
@@ -72,7 +73,7 @@ func TestDeriveThenCheck(t *testing.T) {
 		t.Run("p"+tt.percentile, func(t *testing.T) {
 			reqFile := filepath.Join(t.TempDir(), requirements.DefaultFileName)
 			var stdout, stderr bytes.Buffer
-			code := cliapp.Run(context.Background(), requirements.App(),
+			code := cliapp.Run(context.Background(), requirementscmd.App(),
 				[]string{"requirements", "--experiments-results", root, "--output-file", reqFile, "--percentile", tt.percentile}, &stdout, &stderr)
 			if code != 0 {
 				t.Fatalf("requirements exited %d: %s", code, stderr.String())

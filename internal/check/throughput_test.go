@@ -8,6 +8,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
@@ -33,7 +34,7 @@ func tputRequirements(t *testing.T, root string, method string) string {
 		args = append(args, "--false-fail", "0.01", "--method", method)
 	}
 	var b strings.Builder
-	if code := cliapp.Run(t.Context(), requirements.App(), args, &b, &b); code != 0 {
+	if code := cliapp.Run(t.Context(), requirementscmd.App(), args, &b, &b); code != 0 {
 		t.Fatalf("requirements: exit %d\n%s", code, b.String())
 	}
 	return out

@@ -14,7 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
-	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/runapp"
 )
 
@@ -24,7 +24,7 @@ var tools = map[string]func() *cli.App{
 	"compare":      comparecmd.App,
 	"history":      historycmd.App,
 	"process":      processcmd.App,
-	"requirements": requirements.App,
+	"requirements": requirementscmd.App,
 	"run":          runapp.App,
 }
 

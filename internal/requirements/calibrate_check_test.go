@@ -2,19 +2,14 @@ package requirements
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/calibrate"
-	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
-	"github.com/mqgate/mqgate/internal/result"
 )
 
 // lognormalObservations are runs of rows independent (sub-experiment,
@@ -177,118 +172,6 @@ func TestCheckPoolErrors(t *testing.T) {
 	pool.Keys[0].Metric = gate.Min
 	if _, err := (CheckGate{Config: StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}}).Judge(pool, []int{0, 1}, []int{2}, []float64{1}); err == nil {
 		t.Error("a Min check was accepted")
-	}
-}
-
-// writePool writes observations as experiment folders under a temporary
-// root.
-func writePool(t *testing.T, obs []Observation) string {
-	t.Helper()
-	root := t.TempDir()
-	files := map[string][]result.SummaryRow{}
-	var order []string
-	for _, o := range obs {
-		path := filepath.Join(root, o.Experiment, experiment.SummaryFileName(o.Type))
-		if _, ok := files[path]; !ok {
-			order = append(order, path)
-		}
-		files[path] = append(files[path], result.SummaryRow{
-			Bytes: o.Bytes,
-			Summary: result.Summary{
-				Samples: 1000,
-				Median:  o.Median,
-				P99:     o.P99,
-				Max:     o.Max,
-				Min:     o.Median / 2,
-				Mean:    o.Median,
-				P90:     o.P99 * 0.9,
-				P9999:   o.Max,
-			},
-		})
-	}
-	for _, path := range order {
-		if err := result.WriteSummaryFile(path, files[path]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
-
-func TestCalibrateCommand(t *testing.T) {
-	root := writePool(t, lognormalObservations(2, 16, 3, 0.05))
-	out := t.TempDir()
-	js := filepath.Join(out, "cal.json")
-	code, stdout, stderr := runRequirements(t, out, "--calibrate", "-e", root, "--method", "lognormal", "--candidate-runs", "6", "--splits", "30",
-		"--columns", "median,99%", "--plots-directory", filepath.Join(out, "plots"), "--json", js, "--format", "svg", "--margins", "0,10%,0.5")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	for _, want := range []string{"calibration of check: 16 unchanged runs, 10 reference and 6 candidate runs, 30 random splits (seed 1), 6 checks, family-wise false-fail level 1.0%",
-		"--method lognormal", "--columns Median,99%", "×1.25 ", "passed", "inconclusive",
-		"plots: $DIR/plots/calibration_check_power.svg, $DIR/plots/calibration_check_outcomes.svg, $DIR/plots/calibration_check_thresholds.svg",
-		"unchanged system by --margin:", "  10.0%  "} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
-	}
-	var doc map[string]any
-	b, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &doc); err != nil || doc["gate"] != "check" || doc["reference_runs"] != 10.0 || doc["candidate_runs"] != 6.0 {
-		t.Errorf("JSON %v: %s", err, b)
-	}
-	for _, f := range []string{"calibration_check_power.svg", "calibration_check_outcomes.svg", "calibration_check_thresholds.svg"} {
-		if st, err := os.Stat(filepath.Join(out, "plots", f)); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
-		}
-	}
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--calibrate", "-e", root}, "--plots-directory"},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--percentile", "90"}, "excludes"},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "-o", "x.csv"}, "--output-file does not go with --calibrate"},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--candidate-runs", "10", "--reference-runs", "10"}, "need at least 20 unchanged runs; the pool has 16"},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--columns", "Min"}, `unknown column "Min"`},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--factors", "1.1,x"}, `"x" is not a number`},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--factors", "0.9"}, "above 1"},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margin", "-1"}, "--margin"},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margins", "0.1,-5%"}, "--margins: -5% is out of range"},
-		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--margins", "0.1,x"}, `--margins: "x" is not a number`},
-		{[]string{"-e", root, "--false-fail", "0.01", "--candidate-runs", "3"}, "--candidate-runs is a --calibrate flag"},
-	} {
-		code, _, stderr := runRequirements(t, out, tt.args...)
-		if code != 2 || !strings.Contains(stderr, tt.want) {
-			t.Errorf("%v: exit %d, %s", tt.args, code, stderr)
-		}
-	}
-}
-
-// TestCalibrateCommandRegressed: --regressed runs (here 3 times slower,
-// named as the unchanged runs are, as run ab names them) are detected.
-func TestCalibrateCommandRegressed(t *testing.T) {
-	root := writePool(t, lognormalObservations(2, 16, 2, 0.05))
-	slow := lognormalObservations(9, 8, 2, 0.05)
-	for i := range slow {
-		slow[i].Median, slow[i].P99, slow[i].Max = 3*slow[i].Median, 3*slow[i].P99, 3*slow[i].Max
-	}
-	regressed := writePool(t, slow)
-	out := t.TempDir()
-	code, stdout, stderr := runRequirements(t, out, "--calibrate", "-e", root, "--regressed", regressed, "--reference-runs", "10", "--candidate-runs", "6",
-		"--splits", "30", "--plots-directory", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	if !strings.Contains(stdout, "calibration of check: 16 unchanged runs") ||
-		!strings.Contains(stdout, "real regression: 8 regressed runs as candidates against unchanged reference runs, 30 splits: detected (gate fails) 30 of 30") {
-		t.Errorf("stdout:\n%s", stdout)
-	}
-	code, _, stderr = runRequirements(t, out, "--calibrate", "-e", root, "--regressed", filepath.Join(out, "none"), "--plots-directory", out)
-	if code != 2 || !strings.Contains(stderr, "none") {
-		t.Errorf("missing --regressed folder: exit %d, %s", code, stderr)
 	}
 }
 

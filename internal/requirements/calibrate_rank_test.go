@@ -178,21 +178,3 @@ func TestOrderRankPower(t *testing.T) {
 		t.Errorf("description %q", res[2].Description)
 	}
 }
-
-func TestOrderRankCommand(t *testing.T) {
-	root := writePool(t, lognormalObservations(2, 6, 2, 0.05))
-	out := filepath.Join(t.TempDir(), "req.csv")
-	code, _, stderr := runRequirements(t, root, "-e", root, "-o", out, "--order-rank", "2")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if b, _ := os.ReadFile(out); !strings.Contains(string(b), ",order:2,") {
-		t.Errorf("file:\n%s", b)
-	}
-	for _, args := range [][]string{{"--order-rank", "0"}, {"--order-rank", "2", "--percentile", "90"}, {"--order-rank", "7"}} {
-		code, _, stderr := runRequirements(t, root, append([]string{"-e", root, "-o", out}, args...)...)
-		if code != 2 || !strings.Contains(stderr, "rank") && !strings.Contains(stderr, "excludes") && !strings.Contains(stderr, "at least 7 runs") {
-			t.Errorf("%v: exit %d, %s", args, code, stderr)
-		}
-	}
-}

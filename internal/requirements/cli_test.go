@@ -1,4 +1,4 @@
-package requirements
+package requirements_test
 
 import (
 	"bytes"
@@ -9,15 +9,17 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
 )
 
 func runRequirements(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := cliapp.Run(context.Background(), App(), append([]string{"requirements"}, args...), &stdout, &stderr)
+	code := cliapp.Run(context.Background(), requirementscmd.App(), append([]string{"requirements"}, args...), &stdout, &stderr)
 	return code, strings.ReplaceAll(stdout.String(), dir, "$DIR"), strings.ReplaceAll(stderr.String(), dir, "$DIR")
 }
 
@@ -28,7 +30,7 @@ func writeExperiments(t *testing.T) string {
 	root := t.TempDir()
 	files := map[string][]result.SummaryRow{}
 	var order []string
-	for _, o := range observations(t) {
+	for _, o := range requirements.SampleObservations(t) {
 		path := filepath.Join(root, o.Experiment, experiment.SummaryFileName(o.Type))
 		if _, ok := files[path]; !ok {
 			order = append(order, path)
@@ -78,8 +80,8 @@ func TestCommand(t *testing.T) {
 		t.Errorf("requirements file differs from numpy's:\n%s\nwant\n%s", got, want)
 	}
 	stdout = strings.ReplaceAll(stdout, filepath.Dir(filepath.Dir(out)), "$OUT")
-	golden(t, "command.stdout", []byte(stdout))
-	golden(t, "command.stderr", []byte(stderr))
+	requirements.Golden(t, "command.stdout", []byte(stdout))
+	requirements.Golden(t, "command.stderr", []byte(stderr))
 }
 
 func TestCommandPercentile(t *testing.T) {
@@ -181,8 +183,8 @@ func TestCommandStatistical(t *testing.T) {
 		t.Errorf("file:\n%s\nwant\n%s", got, want)
 	}
 	stdout = strings.ReplaceAll(stdout, filepath.Dir(out), "$OUT")
-	golden(t, "statistical.stdout", []byte(stdout))
-	golden(t, "statistical.stderr", []byte(stderr))
+	requirements.Golden(t, "statistical.stdout", []byte(stdout))
+	requirements.Golden(t, "statistical.stderr", []byte(stderr))
 
 	code, stdout, _ = runRequirements(t, root, "-e", root, "-o", out, "--false-fail", "0.01")
 	if code != 0 || !strings.Contains(stdout, "Mode: statistical, distribution-free (order statistics; runs assumed exchangeable).") ||

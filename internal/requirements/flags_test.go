@@ -1,4 +1,4 @@
-package requirements
+package requirements_test
 
 import (
 	"os"

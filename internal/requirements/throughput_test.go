@@ -4,16 +4,11 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mqgate/mqgate/internal/exit"
-	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/result"
-	"github.com/mqgate/mqgate/internal/synth"
 )
 
 var tputValues = []float64{100, 90, 110, 95, 105, 98, 102, 97}
@@ -160,71 +155,5 @@ func TestThroughputCSV(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: %v, want %q", tt.text, err, tt.want)
 		}
-	}
-}
-
-// TestThroughputCommand: requirements on experiments holding latency and
-// throughput summaries writes both files; the latency file is byte for byte
-// the one written without throughput in percentile mode; the statistical
-// level is split over both files' checks.
-func TestThroughputCommand(t *testing.T) {
-	root := writeExperiments(t)
-	outDir := t.TempDir()
-	latOnly := filepath.Join(outDir, "lat-only.csv")
-	if code, _, stderr := runRequirements(t, root, "-e", root, "-o", latOnly); code != 0 {
-		t.Fatal(stderr)
-	}
-	if _, err := os.Stat(filepath.Join(outDir, DefaultThroughputFileName)); err == nil {
-		t.Error("throughput requirements written without throughput summaries")
-	}
-	// Add throughput summaries to every experiment.
-	entries, _ := os.ReadDir(root)
-	for i, e := range entries {
-		dirs, err := synth.WriteThroughputRuns(t.TempDir(), synth.ThroughputSpec{SD: 0.03, Seed: uint64(i)}, 1, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := os.ReadFile(filepath.Join(dirs[0], experiment.ThroughputFileName("intraprocess_best_effort")))
-		os.WriteFile(filepath.Join(root, e.Name(), experiment.ThroughputFileName("intraprocess_best_effort")), data, 0o644)
-	}
-	both := filepath.Join(outDir, "both.csv")
-	code, stdout, stderr := runRequirements(t, root, "-e", root, "-o", both)
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	a, _ := os.ReadFile(latOnly)
-	b, _ := os.ReadFile(both)
-	if !bytes.Equal(a, b) {
-		t.Errorf("latency requirements changed by throughput summaries:\n%s\n%s", a, b)
-	}
-	tp, err := ReadThroughputFile(filepath.Join(outDir, DefaultThroughputFileName))
-	if err != nil || len(tp) != 2 || ThroughputStatistical(tp) {
-		t.Fatalf("throughput requirements %+v, %v", tp, err)
-	}
-	if !strings.Contains(stdout, "2 throughput requirement(s) (lower limits, higher is better)") || !strings.Contains(stdout, "1st percentile") {
-		t.Errorf("stdout:\n%s", stdout)
-	}
-	tout := filepath.Join(outDir, "tp-stat.csv")
-	code, stdout, stderr = runRequirements(t, root, "-e", root, "-o", filepath.Join(outDir, "stat.csv"), "--throughput-output-file", tout, "--false-fail", "0.01")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	lat, err := ReadFile(filepath.Join(outDir, "stat.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err = ReadThroughputFile(tout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := CheckLevelFor(0.01, len(lat), len(tp))
-	if math.Abs(lat[0].Stat.CheckLevel-want) > want*1e-5 || math.Abs(tp[0].Stat.CheckLevel-want) > want*1e-5 {
-		t.Errorf("check levels %g and %g, want %g (Bonferroni over %d latency rows ×3 and %d throughput rows)", lat[0].Stat.CheckLevel, tp[0].Stat.CheckLevel, want, len(lat), len(tp))
-	}
-	// An output over a throughput summary is refused before anything is written.
-	victim := filepath.Join(root, entries[0].Name(), experiment.ThroughputFileName("intraprocess_best_effort"))
-	code, _, stderr = runRequirements(t, root, "-e", root, "-o", filepath.Join(outDir, "x.csv"), "--throughput-output-file", victim)
-	if code != exit.Usage || !strings.Contains(stderr, "--throughput-output-file") {
-		t.Errorf("output over a throughput summary: exit %d %s", code, stderr)
 	}
 }

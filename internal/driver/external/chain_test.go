@@ -13,7 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
-	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/urfave/cli/v2"
 )
@@ -57,7 +57,7 @@ func TestChain(t *testing.T) {
 	cand := measure(filepath.Join(root, "cand"), "2026-01-03_00-00-00", "2")
 
 	reqs := filepath.Join(root, "latency_requirements.csv")
-	if code, out := tool(t, requirements.App(), "--experiments-results", refs, "--output-file", reqs); code != 0 {
+	if code, out := tool(t, requirementscmd.App(), "--experiments-results", refs, "--output-file", reqs); code != 0 {
 		t.Fatalf("requirements: exit %d: %s", code, out)
 	}
 	b, err := os.ReadFile(reqs)

@@ -15,11 +15,11 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/mqgate/mqgate/internal/testenv"
 )
@@ -112,7 +112,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 	tool(t, processcmd.App(), []int{0}, c)
 
 	reqs := filepath.Join(work, "latency_requirements.csv")
-	tool(t, requirements.App(), []int{0}, "--experiments-results", base, "--output-file", reqs)
+	tool(t, requirementscmd.App(), []int{0}, "--experiments-results", base, "--output-file", reqs)
 	// Latencies through a broker on a busy machine vary: the verdicts may
 	// go either way (exit 0 or 1), errors (exit 2) may not.
 	tool(t, checkcmd.App(), []int{0, 1}, "--requirements", reqs, "--experiment-directory", c)

@@ -15,10 +15,10 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 )
 
@@ -90,7 +90,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 		}
 	}
 	reqs := filepath.Join(root, "latency_requirements.csv")
-	tool(t, requirements.App(), 0, "--experiments-results", results, "--output-file", reqs)
+	tool(t, requirementscmd.App(), 0, "--experiments-results", results, "--output-file", reqs)
 	got, err := os.ReadFile(reqs)
 	if err != nil {
 		t.Fatal(err)

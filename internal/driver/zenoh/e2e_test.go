@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/zenoh"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
@@ -24,7 +25,6 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/runapp"
 )
 
@@ -150,7 +150,7 @@ func TestRunPeerAndClient(t *testing.T) {
 	tool(t, comparecmd.App(), verdict, "--reference", filepath.Join(results, "peer"), "--results", client,
 		"--plots-directory", filepath.Join(root, "comparison"), "--fail-threshold", "50%")
 	reqs := filepath.Join(root, "latency_requirements.csv")
-	tool(t, requirements.App(), 0, "--experiments-results", results, "--output-file", reqs)
+	tool(t, requirementscmd.App(), 0, "--experiments-results", results, "--output-file", reqs)
 	hist := filepath.Join(root, "history")
 	tool(t, historycmd.App(), 0, "--experiments-results", results, "--requirements", reqs, "--plots-directory", hist)
 	h, err := os.ReadFile(filepath.Join(hist, "history.csv"))

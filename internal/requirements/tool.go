@@ -1,0 +1,327 @@
+package requirements
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/result"
+)
+
+// The ranges of requirements' whole-number flags (formats §4, §11).
+var (
+	RunsRange      = numflag.Int{Min: 1, Max: 10000}
+	OrderRankRange = numflag.Int{Min: 1, Max: 10000}
+)
+
+// Config is one invocation of the requirements tool, as its command line
+// gives it (internal/cliapp/requirementscmd): one field per flag, with the
+// flag's default where it has one.
+type Config struct {
+	ExperimentsResults   string   // --experiments-results
+	Runs                 int      // --runs
+	Out                  string   // --out
+	OutputFile           string   // --output-file
+	ThroughputOutputFile string   // --throughput-output-file
+	FalseFail            string   // --false-fail, unparsed
+	Method               string   // --method
+	OrderRank            int      // --order-rank
+	NormalityLevel       string   // --normality-level, unparsed
+	Percentile           float64  // --percentile
+	AllowIncomplete      bool     // --allow-incomplete
+	Args                 []string // run's arguments, with --runs only
+	Calibrate            bool     // --calibrate, and its flags:
+	ReferenceRuns        int      // --reference-runs
+	CandidateRuns        int      // --candidate-runs
+	Margin               string   // --margin, unparsed
+	Columns              string   // --columns, unparsed
+	Splits               int      // --splits
+	Split                string   // --split
+	Seed                 uint64   // --seed
+	Factors              string   // --factors, unparsed
+	Margins              string   // --margins, unparsed
+	Regressed            string   // --regressed
+	JSON                 string   // --json
+	PlotsDirectory       string   // --plots-directory
+	Format               string   // --format
+	// Set holds the flags given, by name: the mode, and which flags go
+	// together, depend on it.
+	Set map[string]bool
+}
+
+// Run does what the requirements command does for cfg: it derives the
+// latency and throughput requirements (after the runs of --runs), or
+// calibrates them (--calibrate), prints tables and progress to stdout and
+// warnings to stderr. Errors carry their exit code (package exit).
+func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	// Statistical when any of its flags is given; otherwise the Fast-RTPS
+	// percentile mode, which stays the default for compatibility.
+	percentile := !(cfg.Set["false-fail"] || cfg.Set["method"] || cfg.Set["normality-level"] || cfg.Set["order-rank"] || cfg.Calibrate)
+	p := cfg.Percentile
+	st := StatConfig{Method: cfg.Method, OrderRank: cfg.OrderRank}
+	var err error
+	if st.FalseFail, err = numflag.Level.Parse(cfg.FalseFail); err != nil {
+		return exit.Usagef("--false-fail: %v", err)
+	}
+	if st.NormalityLevel, err = numflag.Level.Parse(cfg.NormalityLevel); err != nil {
+		return exit.Usagef("--normality-level: %v", err)
+	}
+	if err := OrderRankRange.Check("--order-rank", st.OrderRank); err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	if cfg.Set["runs"] {
+		if err := RunsRange.Check("--runs", cfg.Runs); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		if cfg.Set["order-rank"] && st.OrderRank >= cfg.Runs {
+			return exit.Usagef("--order-rank %d with --runs %d: expected fewer than the runs (1 is the largest run)", st.OrderRank, cfg.Runs)
+		}
+	}
+	if !cfg.Calibrate {
+		if err := calibrateMisused(cfg.Set); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !percentile && cfg.Set["percentile"]:
+		return exit.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
+	case percentile && !(p > 0 && p <= 100):
+		return exit.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", p)
+	case !percentile && st.Method != gate.MethodOrder && st.Method != gate.MethodLogNormal:
+		return exit.Usagef("--method %q: expected %s or %s", st.Method, gate.MethodOrder, gate.MethodLogNormal)
+	}
+	if cfg.Calibrate {
+		return runCalibrate(ctx, cfg, st, stdout, stderr)
+	}
+	dir, out := cfg.ExperimentsResults, cfg.OutputFile
+	if out == "" {
+		return exit.Usagef("--output-file is empty: expected the requirements CSV to write")
+	}
+	tout := cfg.ThroughputOutputFile
+	if !cfg.Set["throughput-output-file"] {
+		tout = filepath.Join(filepath.Dir(out), DefaultThroughputFileName)
+	}
+	if tout == "" {
+		return exit.Usagef("--throughput-output-file is empty: expected the throughput requirements CSV to write")
+	}
+	switch {
+	case cfg.Set["runs"] || cfg.Set["out"]:
+		if dir != "" {
+			return exit.Usagef("--experiments-results and --runs/--out exclude each other: --runs derives from --out")
+		}
+		if !cfg.Set["runs"] || cfg.Out == "" {
+			return exit.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see 'requirements --help')")
+		}
+		if err := guard("--out", cfg.Out, out, tout).Check(); err != nil {
+			return err
+		}
+		r := Runs{N: cfg.Runs, Out: cfg.Out, RunArgs: cfg.Args, Stdout: stdout, Stderr: stderr}
+		if _, err := r.Execute(ctx); err != nil {
+			return err
+		}
+		dir = r.Out
+	case dir == "":
+		return exit.Usagef("--experiments-results DIR (or --runs N --out DIR) is required (see 'requirements --help')")
+	default:
+		// Arguments are run's, and only with --runs.
+		if err := noArgs(cfg.Args); err != nil {
+			return err
+		}
+	}
+	rootFlag := "--experiments-results"
+	if cfg.Set["out"] {
+		rootFlag = "--out"
+	}
+	if err := guard(rootFlag, dir, out, tout).Check(); err != nil {
+		return err
+	}
+	in, err := Load(ctx, dir, cfg.AllowIncomplete)
+	if err != nil {
+		if exit.Cancelled(ctx) {
+			return exit.With(exit.Interrupted, err)
+		}
+		return exit.With(exit.Usage, err)
+	}
+	latObs, tputObs := in.Observations(), in.ThroughputObservations()
+	_, tputKeys := groupThroughput(tputObs)
+	var d *Derivation
+	var treqs []ThroughputRequirement
+	var twarnings []string
+	if len(latObs) > 0 {
+		if percentile {
+			d, err = Derive(latObs, p)
+		} else {
+			d, err = DeriveStatisticalWith(latObs, st, len(tputKeys))
+		}
+		if err != nil {
+			return exit.With(exit.Usage, err)
+		}
+	}
+	if len(tputObs) > 0 {
+		if percentile {
+			treqs, err = DeriveThroughput(tputObs, p)
+		} else {
+			latRows := 0
+			if d != nil {
+				latRows = len(d.Requirements)
+			}
+			treqs, twarnings, err = DeriveThroughputStatistical(tputObs, st, CheckLevelFor(st.FalseFail, latRows, len(tputKeys)))
+		}
+		if err != nil {
+			return exit.With(exit.Usage, err)
+		}
+	}
+	if d != nil {
+		rows := d.Rows()
+		for i := range rows {
+			rows[i].Latency = in.Latency
+		}
+		if err := WriteFile(out, rows); err != nil {
+			return err
+		}
+	}
+	if treqs != nil {
+		rows := make([]ThroughputRow, len(treqs))
+		for i, r := range treqs {
+			rows[i] = r.ThroughputRow
+		}
+		if err := WriteThroughputFile(tout, rows); err != nil {
+			return err
+		}
+	}
+	warnings := in.Warnings
+	if d != nil {
+		warnings = append(warnings, d.Warnings...)
+	}
+	for _, w := range append(warnings, twarnings...) {
+		fmt.Fprintf(stderr, "requirements: warning: %s\n", w)
+	}
+	if d != nil {
+		print := PrintTable
+		if !percentile {
+			print = PrintStatTable
+		}
+		if err := print(stdout, d); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%d requirement(s) from %d experiment(s) written to %s\n", len(d.Requirements), len(in.Experiments), out)
+	}
+	if treqs != nil {
+		if err := PrintThroughputTable(stdout, treqs, percentile, p); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%d throughput requirement(s) (lower limits, higher is better) from %d experiment(s) written to %s\n", len(treqs), len(in.Experiments), tout)
+	}
+	return nil
+}
+
+// PrintThroughputTable writes throughput requirements for people: the
+// lower limits, the runs behind them and the chance that an unchanged
+// system falls below each on its next run.
+func PrintThroughputTable(w io.Writer, reqs []ThroughputRequirement, percentile bool, p float64) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%-58s %8s %16s %5s  %s\n", "Throughput (higher is better)", "Bytes", "Min [msg/s]", "Runs", "Chance an unchanged run fails the check; candidate runs needed to fail")
+	for _, r := range reqs {
+		need := strconv.Itoa(r.NeedRuns)
+		if r.NeedRuns < 0 {
+			need = ">100000"
+		}
+		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", result.ThroughputLabel(r.Type, r.Key), r.Key.Payload, r.Min, r.N, 100*r.FailChance, need)
+	}
+	if percentile {
+		fmt.Fprintf(bw, "Mode: percentile: each limit is the %s percentile of the runs' Median [msg/s] (the low end, as latency takes the %s).\n", ordinal(100-p), ordinal(p))
+	} else if len(reqs) > 0 {
+		st := reqs[0].Stat
+		fmt.Fprintf(bw, "Mode: statistical (%s), %s per check; with the latency requirements derived with them, an unchanged system fails a whole check with chance ≤ %s.\n",
+			st.Method, pct(st.CheckLevel), pct(st.FalseFail))
+	}
+	return bw.Flush()
+}
+
+// guard declares what requirements reads (the experiments under root, named
+// by rootFlag) and writes (out), see package clobber.
+func guard(rootFlag, root, out, tout string) *clobber.Guard {
+	g := &clobber.Guard{}
+	g.Experiments(rootFlag, root)
+	g.OutputOutside("--output-file", out)
+	g.OutputOutside("--throughput-output-file", tout)
+	return g
+}
+
+// PrintTable writes d for people: the requirements with their backing and
+// failure chances, then the chance that a whole check fails.
+func PrintTable(w io.Writer, d *Derivation) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%-40s %8s %10s %10s %10s %5s %6s  %s\n",
+		"Experiment type", "Bytes", "Median", "99%", "Max", "Runs", "Rank", "Chance an unchanged system fails each check")
+	for _, r := range d.Requirements {
+		chance := fmt.Sprintf("%5.1f%% (1 run in %.1f)", r.FailChance*100, 1/r.FailChance)
+		if r.FailChanceMin != r.FailChanceMax {
+			chance += fmt.Sprintf(", between %.1f%% and %.1f%%", r.FailChanceMin*100, r.FailChanceMax*100)
+		}
+		fmt.Fprintf(bw, "%-40s %8d %10.3f %10.3f %10.3f %5d %6.2f  %s\n",
+			r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, r.Rank, chance)
+	}
+	n := len(d.Requirements) * ChecksPerRequirement
+	fmt.Fprintf(bw, "Chance that a check of an unchanged system fails at least one of its %d checks: %.1f%%", n, d.CheckFailChance*100)
+	if d.CheckFailChance > 0 && d.CheckFailChance < 1 {
+		fmt.Fprintf(bw, " (1 run in %.1f)", 1/d.CheckFailChance)
+	}
+	fmt.Fprintln(bw, "\n(assuming checks fail independently; checks of one run are usually positively correlated, which makes the true chance lower)")
+	return bw.Flush()
+}
+
+// PrintStatTable writes a statistical derivation for people: per
+// requirement its limits, runs and, per column, the method used (L
+// log-normal, O distribution-free) and the candidate runs a check needs
+// before it can fail; then the family-wise statement.
+func PrintStatTable(w io.Writer, d *Derivation) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%-40s %8s %10s %10s %10s %5s  %s\n",
+		"Experiment type", "Bytes", "Median", "99%", "Max", "Runs", "Method, candidate runs needed to fail (Median; 99%; Max)")
+	gateable := 0
+	for _, r := range d.Requirements {
+		var cols []string
+		for i, f := range r.Stat.Fits {
+			tag := "O"
+			if f.Method == gate.MethodLogNormal {
+				tag = "L"
+			}
+			if r.NeedRuns[i] == 1 {
+				gateable++
+			}
+			need := strconv.Itoa(r.NeedRuns[i])
+			if r.NeedRuns[i] < 0 {
+				need = ">100000"
+			}
+			cols = append(cols, tag+" "+need)
+		}
+		fmt.Fprintf(bw, "%-40s %8d %10.3f %10.3f %10.3f %5d  %s\n", r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, strings.Join(cols, "; "))
+	}
+	m := len(d.Requirements) * ChecksPerRequirement
+	method := "distribution-free (order statistics; runs assumed exchangeable)"
+	if d.Mode == gate.MethodLogNormal {
+		method = "log-normal prediction bounds (log values assumed normal, tested by Shapiro–Wilk), distribution-free where rejected"
+	}
+	fmt.Fprintf(bw, "Mode: statistical, %s.\n", method)
+	fmt.Fprintf(bw, "An unchanged system fails a whole check with chance ≤ %s: Bonferroni over the %d checks, %s each.\n",
+		pct(d.FalseFail), m, pct(d.CheckLevel))
+	fmt.Fprintf(bw, "%d of %d checks can fail on a single candidate run; the others need the candidate runs listed, all above the limit (L: log-normal, O: distribution-free).\n", gateable, m)
+	return bw.Flush()
+}
+
+// noArgs refuses arguments where only flags belong.
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return exit.Usagef("unexpected argument %q (see 'requirements --help')", args[0])
+	}
+	return nil
+}
