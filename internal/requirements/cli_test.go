@@ -27,34 +27,7 @@ func runRequirements(t *testing.T, dir string, args ...string) (int, string, str
 // with one summary per sub-experiment, under a temporary root.
 func writeExperiments(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string][]result.SummaryRow{}
-	var order []string
-	for _, o := range requirements.SampleObservations(t) {
-		path := filepath.Join(root, o.Experiment, experiment.SummaryFileName(o.Type))
-		if _, ok := files[path]; !ok {
-			order = append(order, path)
-		}
-		files[path] = append(files[path], result.SummaryRow{
-			Bytes: o.Bytes,
-			Summary: result.Summary{
-				Samples: 1000,
-				Median:  o.Median,
-				P99:     o.P99,
-				Max:     o.Max,
-				Min:     o.Median / 2,
-				Mean:    o.Median,
-				P90:     o.P99 * 0.9,
-				P9999:   o.Max,
-			},
-		})
-	}
-	for _, path := range order {
-		if err := result.WriteSummaryFile(path, files[path]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return writePool(t, requirements.SampleObservations(t))
 }
 
 func TestCommand(t *testing.T) {
