@@ -2,10 +2,8 @@ package load
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
-	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/measurements"
 )
 
@@ -233,33 +230,6 @@ func WriteSummary(w io.Writer, s Summary) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(s)
-}
-
-// ReadSummary reads a summary JSON, refusing unknown fields and formats.
-func ReadSummary(r io.Reader, file string) (Summary, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return Summary{}, fmt.Errorf("%s: %w", file, err)
-	}
-	var s Summary
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		line := 0
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-		case errors.As(err, &te):
-			line = 1 + bytes.Count(data[:min(int(te.Offset), len(data))], []byte("\n"))
-		}
-		return s, fileerr.New(file, line, "", "%v (expected the %s summary JSON)", err, SummaryFormat)
-	}
-	if s.Format != SummaryFormat {
-		return s, fileerr.New(file, 0, "", "format %q, expected %q", s.Format, SummaryFormat)
-	}
-	return s, nil
 }
 
 // WriteHistogramLog writes the interval histograms of every payload as an

@@ -3,6 +3,9 @@ package load
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
 // measured runs a short in-process measurement for the file tests.
@@ -168,4 +172,31 @@ func TestPrometheus(t *testing.T) {
 			t.Errorf("/metrics lacks %s:\n%s", want, m)
 		}
 	}
+}
+
+// ReadSummary reads a summary JSON, refusing unknown fields and formats.
+func ReadSummary(r io.Reader, file string) (Summary, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Summary{}, fmt.Errorf("%s: %w", file, err)
+	}
+	var s Summary
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		line := 0
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		case errors.As(err, &te):
+			line = 1 + bytes.Count(data[:min(int(te.Offset), len(data))], []byte("\n"))
+		}
+		return s, fileerr.New(file, line, "", "%v (expected the %s summary JSON)", err, SummaryFormat)
+	}
+	if s.Format != SummaryFormat {
+		return s, fileerr.New(file, 0, "", "format %q, expected %q", s.Format, SummaryFormat)
+	}
+	return s, nil
 }

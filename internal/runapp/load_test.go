@@ -2,10 +2,13 @@ package runapp
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,7 +51,7 @@ func TestRunLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := load.ReadSummary(f, f.Name())
+		sum, err := readLoadSummary(f)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -164,10 +167,19 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := throughput.ReadTable(pf, pf.Name(), throughput.AggregateHeader, "Quantity", "Multimodal")
+	recs, err := csv.NewReader(pf).ReadAll()
 	pf.Close()
-	if err != nil || len(tab.Rows) != 2*len(throughput.Quantities) {
-		t.Fatalf("%d rows, %v", len(tab.Rows), err)
+	if err != nil || len(recs) != 1+2*len(throughput.Quantities) || !slices.Equal(recs[0], throughput.AggregateHeader) {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	for _, rec := range recs[1:] {
+		for i, c := range rec {
+			if h := throughput.AggregateHeader[i]; h != "Quantity" && h != "Multimodal" && c != "" {
+				if _, err := strconv.ParseFloat(c, 64); err != nil {
+					t.Errorf("column %s: %q is not a number", h, c)
+				}
+			}
+		}
 	}
 	pngs, _ := filepath.Glob(filepath.Join(dir, throughput.PlotsDir, "*.png"))
 	if len(pngs) != 2*4+2 {
@@ -215,7 +227,7 @@ func TestRunLoadPadding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := load.ReadSummary(f, f.Name())
+		sum, err := readLoadSummary(f)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -225,4 +237,18 @@ func TestRunLoadPadding(t *testing.T) {
 			t.Errorf("%v: padding %q seed %d, want %q seed %d", c.args, p.Padding, p.PaddingSeed, c.padding, c.seed)
 		}
 	}
+}
+
+// readLoadSummary decodes a load summary JSON, refusing unknown fields.
+func readLoadSummary(f *os.File) (load.Summary, error) {
+	var s load.Summary
+	dec := json.NewDecoder(f)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return s, err
+	}
+	if s.Format != load.SummaryFormat {
+		return s, fmt.Errorf("%s: format %q, expected %q", f.Name(), s.Format, load.SummaryFormat)
+	}
+	return s, nil
 }

@@ -3,14 +3,10 @@ package throughput
 import (
 	"bufio"
 	"encoding/csv"
-	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
-	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/result"
 )
 
@@ -131,55 +127,4 @@ func WriteTable(w io.Writer, t Table) error {
 		return err
 	}
 	return bw.Flush()
-}
-
-// ReadTable reads a CSV written by WriteTable with header: every cell of
-// a column not in text must be empty or a finite number. Errors name file,
-// line and column.
-func ReadTable(r io.Reader, file string, header []string, text ...string) (Table, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	t := Table{Header: header}
-	isText := map[int]bool{}
-	for i, h := range header {
-		for _, x := range text {
-			if h == x {
-				isText[i] = true
-			}
-		}
-	}
-	for line := 1; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			if line == 1 {
-				return t, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(header, ","))
-			}
-			return t, nil
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return t, fileerr.New(file, pe.Line, "", "%v", pe.Err)
-			}
-			return t, fmt.Errorf("%s: %w", file, err)
-		}
-		if line == 1 {
-			if strings.Join(rec, ",") != strings.Join(header, ",") {
-				return t, fileerr.New(file, 1, "", "header %q, expected %q", strings.Join(rec, ","), strings.Join(header, ","))
-			}
-			continue
-		}
-		if len(rec) != len(header) {
-			return t, fileerr.New(file, line, "", "%d columns, expected %d", len(rec), len(header))
-		}
-		for i, c := range rec {
-			if isText[i] || c == "" {
-				continue
-			}
-			if v, err := strconv.ParseFloat(c, 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return t, fileerr.New(file, line, header[i], "%q is not a number (empty for a missing value)", c)
-			}
-		}
-		t.Rows = append(t.Rows, rec)
-	}
 }
