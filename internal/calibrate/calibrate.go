@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/parallel"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
@@ -16,7 +17,7 @@ import (
 type Key struct {
 	SubExperiment string
 	Payload       int
-	Metric        gate.Metric
+	Metric        result.Metric
 	Threshold     float64
 }
 
@@ -337,8 +338,8 @@ type Gate interface {
 
 // Worse returns value v of metric m made worse by factor f: v·f when lower
 // is better, v/f when higher is.
-func Worse(m gate.Metric, v, f float64) float64 {
-	if m.Better == gate.HigherIsBetter {
+func Worse(m result.Metric, v, f float64) float64 {
+	if m.Better == result.HigherIsBetter {
 		return v / f
 	}
 	return v * f

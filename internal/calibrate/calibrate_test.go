@@ -11,7 +11,7 @@ import (
 
 	"github.com/aclements/go-moremath/stats"
 
-	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // synthPool makes runs of k independent checks, log-normal with run-to-run
@@ -20,7 +20,7 @@ func synthPool(seed uint64, runs, k int, sd, threshold, drift float64) Pool {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	p := Pool{}
 	for i := 0; i < k; i++ {
-		p.Keys = append(p.Keys, Key{SubExperiment: "s", Payload: 16 << i, Metric: gate.Median, Threshold: threshold})
+		p.Keys = append(p.Keys, Key{SubExperiment: "s", Payload: 16 << i, Metric: result.Median, Threshold: threshold})
 		v := make([]float64, runs)
 		for r := range v {
 			v[r] = 50 * math.Exp(sd*rng.NormFloat64()) * math.Pow(1+drift, float64(r))
@@ -252,7 +252,7 @@ func TestAsymmetricSplit(t *testing.T) {
 }
 
 func TestWorse(t *testing.T) {
-	if Worse(gate.Median, 10, 1.5) != 15 || Worse(gate.Metric{Name: "Throughput", Better: gate.HigherIsBetter}, 30, 1.5) != 20 {
+	if Worse(result.Median, 10, 1.5) != 15 || Worse(result.Metric{Name: "Throughput", Better: result.HigherIsBetter}, 30, 1.5) != 20 {
 		t.Error("worse")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Tool is the name check verdicts carry.
@@ -22,10 +23,10 @@ const referenceName = "requirement"
 // payloads ascending, as in the check report (formats §4).
 //
 // columns are the checked columns (nil: all), as in EvaluateRuns.
-func Evaluate(reqs []requirements.Row, sums []experiment.Summary, columns ...gate.Metric) *gate.Verdict {
+func Evaluate(reqs []requirements.Row, sums []experiment.Summary, columns ...result.Metric) *gate.Verdict {
 	run := &experiment.Experiment{Summaries: sums}
 	return evaluate(reqs, []*experiment.Experiment{run}, columns,
-		func(typ string, b int, m gate.Metric, _ int, req requirements.Row, values []float64) gate.Check {
+		func(typ string, b int, m result.Metric, _ int, req requirements.Row, values []float64) gate.Check {
 			want, _ := req.Get(m.Name)
 			return gate.Evaluate(typ, b, m, referenceName, want, 0, values[0])
 		},

@@ -173,7 +173,7 @@ func TestFigures(t *testing.T) {
 }
 
 func TestMissingValueIsEmptyInReport(t *testing.T) {
-	c := gate.MissingCheck("a", 16, gate.Max, 5, math.NaN(), "x")
+	c := gate.MissingCheck("a", 16, result.Max, 5, math.NaN(), "x")
 	var b bytes.Buffer
 	if err := WriteReport(&b, []gate.Check{c}, false); err != nil {
 		t.Fatal(err)
@@ -196,8 +196,8 @@ func TestMissingValueIsEmptyInReport(t *testing.T) {
 // both back as numbers (formats §4).
 func TestZeroRequirementInReport(t *testing.T) {
 	checks := []gate.Check{
-		gate.Evaluate("a", 16, gate.Max, referenceName, 0, 0, 1.5),
-		gate.Evaluate("a", 32, gate.Max, referenceName, 0, 0, 0),
+		gate.Evaluate("a", 16, result.Max, referenceName, 0, 0, 1.5),
+		gate.Evaluate("a", 32, result.Max, referenceName, 0, 0, 0),
 	}
 	var b bytes.Buffer
 	if err := WriteReport(&b, checks, false); err != nil {

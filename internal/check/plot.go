@@ -19,7 +19,7 @@ import (
 // requirement against payload.
 type Figure struct {
 	Type   string
-	Metric gate.Metric
+	Metric result.Metric
 	Plot   *plot.Plot
 }
 
@@ -29,7 +29,7 @@ func PlotDir(plotsDir, typ string) string { return filepath.Join(plotsDir, "meas
 
 // PlotFileName is the Fast-RTPS name of a check plot: comparison_median,
 // comparison_99 or comparison_max, plus the format's extension.
-func PlotFileName(m gate.Metric, f plots.Format) string {
+func PlotFileName(m result.Metric, f plots.Format) string {
 	return "comparison_" + strings.ReplaceAll(strings.ToLower(m.Name), "%", "") + f.Ext()
 }
 
@@ -54,7 +54,7 @@ func Figures(typ string, checks []gate.Check) []Figure {
 		cats[i] = strconv.Itoa(b)
 	}
 	var figs []Figure
-	for _, m := range gate.RequirementMetrics {
+	for _, m := range result.RequirementMetrics {
 		exp := nans(len(payloads))
 		req := nans(len(payloads))
 		over := make([]bool, len(payloads))

@@ -45,8 +45,8 @@ type Config struct {
 	OutputDir string
 	// Margin raises every requirement by this fraction (0.1 = 10 %).
 	Margin float64
-	// Columns are the checked columns (gate.RequirementMetrics when nil).
-	Columns []gate.Metric
+	// Columns are the checked columns (result.RequirementMetrics when nil).
+	Columns []result.Metric
 	// PlotsDir receives the check plots; experiment.PlotsDir(ExperimentDir)
 	// for a single run, OutputDir/plots for several, when empty.
 	PlotsDir string

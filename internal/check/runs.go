@@ -21,11 +21,11 @@ import (
 // whose requirement is absent, or that one of the runs did not measure, is
 // Missing.
 //
-// columns are the checked columns, a subset of gate.RequirementMetrics;
+// columns are the checked columns, a subset of result.RequirementMetrics;
 // all of them when nil.
-func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin float64, columns []gate.Metric) *gate.Verdict {
+func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin float64, columns []result.Metric) *gate.Verdict {
 	v := evaluate(reqs, runs, columns,
-		func(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64) gate.Check {
+		func(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64) gate.Check {
 			return judged(typ, b, m, mi, req, values, margin)
 		},
 		func(typ string, b int, lacking []string) string {
@@ -43,8 +43,8 @@ func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin
 // judge judges the values of every run against a requirement; a check
 // whose requirement is absent is Missing, and so is one that some runs
 // (lacking) did not measure, as lackingText says.
-func evaluate(reqs []requirements.Row, runs []*experiment.Experiment, columns []gate.Metric,
-	judge func(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64) gate.Check,
+func evaluate(reqs []requirements.Row, runs []*experiment.Experiment, columns []result.Metric,
+	judge func(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64) gate.Check,
 	lackingText func(typ string, b int, lacking []string) string) *gate.Verdict {
 	byType := map[string]map[int]requirements.Row{}
 	for _, r := range reqs {
@@ -87,8 +87,8 @@ func bonferroni(checks []gate.Check, st *requirements.Model) []gate.Check {
 	return gate.Family{Correction: gate.Bonferroni, Alpha: st.FalseFail, Level: st.CheckLevel}.Judge(gate.JudgedAll(checks))
 }
 
-func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, columns []gate.Metric,
-	judge func(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64) gate.Check,
+func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, columns []result.Metric,
+	judge func(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64) gate.Check,
 	lackingText func(typ string, b int, lacking []string) string) []gate.Check {
 	// rows[i] are run i's summary rows of typ by payload; nil when the run
 	// has no summary of typ.
@@ -114,7 +114,7 @@ func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.E
 	}
 	sort.Ints(payloads)
 	var checks []gate.Check
-	for mi, m := range gate.RequirementMetrics {
+	for mi, m := range result.RequirementMetrics {
 		if !Checked(columns, m) {
 			continue
 		}
@@ -151,7 +151,7 @@ func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.E
 }
 
 // judged turns requirements.Judge's verdict into a check.
-func judged(typ string, b int, m gate.Metric, mi int, req requirements.Row, values []float64, margin float64) gate.Check {
+func judged(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64, margin float64) gate.Check {
 	j := requirements.Judge(req, mi, values, margin)
 	c := gate.Evaluate(typ, b, m, referenceName, j.Requirement, margin, j.Value)
 	c.Status = j.Status
@@ -192,7 +192,7 @@ func evidence(j requirements.Judgement, unit string) string {
 // (a higher-is-better one has a lower limit). Ratios are to
 // the requirement for these runs, as every report shows a statistical
 // check's estimate and interval.
-func statsOf(j requirements.Judgement, st *requirements.Model, fit, n int, m gate.Metric) *gate.Stats {
+func statsOf(j requirements.Judgement, st *requirements.Model, fit, n int, m result.Metric) *gate.Stats {
 	if st == nil {
 		return nil
 	}
@@ -203,7 +203,7 @@ func statsOf(j requirements.Judgement, st *requirements.Model, fit, n int, m gat
 		P: j.P, PAdjusted: j.P, Exact: st.Fits[fit].Method == gate.MethodOrder,
 		Dispersion: st.Fits[fit].LogSD,
 		NeedRuns:   j.NeedRuns, Gateable: n >= j.NeedRuns, MoreRuns: j.MoreRuns,
-		Method: st.Fits[fit].Method, Over: j.Over, Floor: m.Better == gate.HigherIsBetter,
+		Method: st.Fits[fit].Method, Over: j.Over, Floor: m.Better == result.HigherIsBetter,
 	}
 }
 
@@ -244,7 +244,7 @@ func hasHave(n int) string {
 }
 
 // Checked reports whether m is among columns (nil: every column).
-func Checked(columns []gate.Metric, m gate.Metric) bool {
+func Checked(columns []result.Metric, m result.Metric) bool {
 	if columns == nil {
 		return true
 	}

@@ -205,7 +205,7 @@ func TestSeveralRunsReports(t *testing.T) {
 	if !strings.Contains(string(report), ",inconclusive\n") {
 		t.Errorf("check report:\n%s", report)
 	}
-	for _, m := range gate.RequirementMetrics {
+	for _, m := range result.RequirementMetrics {
 		if _, err := os.Stat(filepath.Join(out, "plots", "measurements_"+runsType, check.PlotFileName(m, "svg"))); err != nil {
 			t.Errorf("plot: %v", err)
 		}

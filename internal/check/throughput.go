@@ -15,7 +15,7 @@ import (
 
 // ThroughputMetric is what a throughput requirement limits: the Median
 // [msg/s] of a throughput row, higher is better (formats §7).
-var ThroughputMetric = gate.MessageRate
+var ThroughputMetric = result.MessageRate
 
 // EvaluateThroughput judges the throughput rows of runs against the
 // throughput requirements reqs (formats §4, §11), lowered by margin: a

@@ -436,7 +436,7 @@ func TestThroughputCommand(t *testing.T) {
 	}
 	exps, _, _ := compare.LoadSide(context.Background(), []string{filepath.Join(root, "cal")})
 	pool, err := compare.Pool(exps, compare.Config{Threshold: 0.1})
-	if err != nil || len(pool.Keys) != 4 || pool.Keys[0].Metric.Better != gate.HigherIsBetter {
+	if err != nil || len(pool.Keys) != 4 || pool.Keys[0].Metric.Better != result.HigherIsBetter {
 		t.Fatalf("pool %+v, %v", pool.Keys, err)
 	}
 	t.Log(stdout)

@@ -11,7 +11,6 @@ import (
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
@@ -29,7 +28,7 @@ const PowerPlotName = "calibration_power"
 // sub-experiments, payloads and throughput rows.
 func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 	if len(cfg.Metrics) == 0 {
-		cfg.Metrics = gate.DefaultStatisticalMetrics
+		cfg.Metrics = result.DefaultStatisticalMetrics
 	}
 	if err := cfg.Validate(); err != nil {
 		return calibrate.Pool{}, err

@@ -143,7 +143,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 			len(references), len(targets))
 	}
 	if mode == gate.ModeStatistical && len(cfg.Metrics) == 0 {
-		cfg.Metrics = gate.DefaultStatisticalMetrics
+		cfg.Metrics = result.DefaultStatisticalMetrics
 		if err := cfg.Validate(); err != nil {
 			return nil, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, MetricNames(cfg.Metrics))
 		}
@@ -368,7 +368,7 @@ func joinInts(xs []int) string {
 }
 
 // value returns metric m of row r; the gated metrics are all summary columns.
-func value(r result.SummaryRow, m gate.Metric) float64 {
+func value(r result.SummaryRow, m result.Metric) float64 {
 	v, ok := r.Get(m.Name)
 	if !ok {
 		panic("compare: summary has no column " + m.Name)

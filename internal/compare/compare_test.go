@@ -79,7 +79,7 @@ func TestThresholdBoundary(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ref := exp("ref", sub("interprocess_reliable", row(16, tt.ref)))
 			got := exp("got", sub("interprocess_reliable", row(16, tt.got)))
-			cfg := Config{Metrics: []gate.Metric{gate.Median}, Threshold: tt.threshold}
+			cfg := Config{Metrics: []result.Metric{result.Median}, Threshold: tt.threshold}
 			r, err := Compare(ref, got, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -100,7 +100,7 @@ func TestPerColumnThresholds(t *testing.T) {
 	ref := exp("ref", sub("intraprocess_reliable", row(16, 100), row(64, 100)))
 	got := exp("got", sub("intraprocess_reliable", row(16, 115), row(64, 115)))
 	cfg := Config{
-		Metrics:    []gate.Metric{gate.Median, gate.P99, gate.Max},
+		Metrics:    []result.Metric{result.Median, result.P99, result.Max},
 		Threshold:  0.1,
 		Thresholds: map[string]float64{"99%": 0.2},
 	}
@@ -147,12 +147,12 @@ func TestColumnsSelectWhatIsGated(t *testing.T) {
 	if !r.Subs[0].Passed(false) {
 		t.Errorf("default columns gate the mean: %v", r.Subs[0].Failed())
 	}
-	if n := len(r.Subs[0].Checks); n != len(gate.DefaultCompareMetrics) {
-		t.Errorf("%d checks with the default columns, want %d", n, len(gate.DefaultCompareMetrics))
+	if n := len(r.Subs[0].Checks); n != len(result.DefaultCompareMetrics) {
+		t.Errorf("%d checks with the default columns, want %d", n, len(result.DefaultCompareMetrics))
 	}
 
 	cfg := DefaultConfig()
-	cfg.Metrics = []gate.Metric{gate.Mean}
+	cfg.Metrics = []result.Metric{result.Mean}
 	r, err = Compare(ref, got, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestColumnsSelectWhatIsGated(t *testing.T) {
 
 func TestHigherIsBetter(t *testing.T) {
 	// No summary column is higher-is-better; evaluate is what Compare uses.
-	m := gate.MessageRate
+	m := result.MessageRate
 	for _, tt := range []struct {
 		got  float64
 		want gate.Status
@@ -266,7 +266,7 @@ func TestInputErrors(t *testing.T) {
 			name: "column compare cannot gate",
 			ref:  exp("ref", ir(row(16, 1))),
 			got:  exp("got", ir(row(16, 1))),
-			cfg:  Config{Metrics: []gate.Metric{gate.Stdev}},
+			cfg:  Config{Metrics: []result.Metric{result.Stdev}},
 			want: []string{`"Stdev" cannot be compared`},
 		},
 	}
@@ -288,7 +288,7 @@ func TestInputErrors(t *testing.T) {
 func TestTargetOrderDoesNotMatter(t *testing.T) {
 	ref := exp("ref", sub("interprocess_reliable", row(16, 1), row(32, 2), row(64, 3)))
 	got := exp("got", sub("interprocess_reliable", row(64, 3), row(16, 5), row(32, 2)))
-	cfg := Config{Metrics: []gate.Metric{gate.Max}, Threshold: 0.1}
+	cfg := Config{Metrics: []result.Metric{result.Max}, Threshold: 0.1}
 	r, err := Compare(ref, got, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // DefaultThreshold is the relative margin allowed over the reference when no
@@ -15,9 +15,9 @@ const DefaultThreshold = 0.1
 
 // Config says what Compare gates and how strictly.
 type Config struct {
-	// Metrics are the summary columns gated, among gate.CompareMetrics.
-	// Empty means gate.DefaultCompareMetrics.
-	Metrics []gate.Metric
+	// Metrics are the summary columns gated, among result.CompareMetrics.
+	// Empty means result.DefaultCompareMetrics.
+	Metrics []result.Metric
 	// Threshold is the relative margin allowed in each metric's bad
 	// direction (0.1 = 10 %), unless Thresholds names the metric.
 	Threshold float64
@@ -36,19 +36,19 @@ type Config struct {
 
 // DefaultConfig returns the configuration of the compare tool with no flags.
 func DefaultConfig() Config {
-	return Config{Metrics: gate.DefaultCompareMetrics, Threshold: DefaultThreshold}
+	return Config{Metrics: result.DefaultCompareMetrics, Threshold: DefaultThreshold}
 }
 
 // metrics returns the gated metrics, defaulted.
-func (c Config) metrics() []gate.Metric {
+func (c Config) metrics() []result.Metric {
 	if len(c.Metrics) == 0 {
-		return gate.DefaultCompareMetrics
+		return result.DefaultCompareMetrics
 	}
 	return c.Metrics
 }
 
 // ThresholdOf returns the threshold applied to metric m.
-func (c Config) ThresholdOf(m gate.Metric) float64 {
+func (c Config) ThresholdOf(m result.Metric) float64 {
 	if t, ok := c.Thresholds[m.Name]; ok {
 		return t
 	}
@@ -68,7 +68,7 @@ func (c Config) Validate() error {
 	gated := map[string]bool{}
 	for _, m := range c.metrics() {
 		if _, ok := compareMetric(m.Name); !ok {
-			return fmt.Errorf("column %q cannot be compared: expected one of %s", m.Name, MetricNames(gate.CompareMetrics))
+			return fmt.Errorf("column %q cannot be compared: expected one of %s", m.Name, MetricNames(result.CompareMetrics))
 		}
 		if gated[m.Name] {
 			return fmt.Errorf("column %q is listed twice", m.Name)
@@ -98,19 +98,19 @@ func checkThreshold(t float64) error {
 	return nil
 }
 
-// compareMetric returns the metric of gate.CompareMetrics named name,
+// compareMetric returns the metric of result.CompareMetrics named name,
 // ignoring case ("median", "MAX", "99%").
-func compareMetric(name string) (gate.Metric, bool) {
-	for _, m := range gate.CompareMetrics {
+func compareMetric(name string) (result.Metric, bool) {
+	for _, m := range result.CompareMetrics {
 		if strings.EqualFold(m.Name, strings.TrimSpace(name)) {
 			return m, true
 		}
 	}
-	return gate.Metric{}, false
+	return result.Metric{}, false
 }
 
 // MetricNames lists the names of ms, comma-separated.
-func MetricNames(ms []gate.Metric) string {
+func MetricNames(ms []result.Metric) string {
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = m.Name
@@ -120,20 +120,20 @@ func MetricNames(ms []gate.Metric) string {
 
 // ParseColumns parses a comma-separated list of column names (any case), as
 // given to --columns, into metrics in the order given.
-func ParseColumns(s string) ([]gate.Metric, error) {
-	var ms []gate.Metric
+func ParseColumns(s string) ([]result.Metric, error) {
+	var ms []result.Metric
 	for _, name := range strings.Split(s, ",") {
 		if strings.TrimSpace(name) == "" {
 			continue
 		}
 		m, ok := compareMetric(name)
 		if !ok {
-			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of %s", strings.TrimSpace(name), MetricNames(gate.CompareMetrics))
+			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of %s", strings.TrimSpace(name), MetricNames(result.CompareMetrics))
 		}
 		ms = append(ms, m)
 	}
 	if len(ms) == 0 {
-		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of %s", s, MetricNames(gate.CompareMetrics))
+		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of %s", s, MetricNames(result.CompareMetrics))
 	}
 	return ms, nil
 }
@@ -147,7 +147,7 @@ func ParseThreshold(s string) (column string, threshold float64, err error) {
 	}
 	m, ok := compareMetric(name)
 	if !ok {
-		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), MetricNames(gate.CompareMetrics))
+		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), MetricNames(result.CompareMetrics))
 	}
 	t, err := numflag.Tolerance.Parse(value)
 	if err != nil {

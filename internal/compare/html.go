@@ -10,6 +10,7 @@ import (
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Page returns the HTML report of r: the verdict with its failures, then one
@@ -182,8 +183,8 @@ func (r *Result) subTable(v *gate.Verdict, s *SubResult) htmlreport.Table {
 }
 
 // signedPercent is a threshold as a signed percentage in m's bad direction.
-func signedPercent(m gate.Metric, t float64) string {
-	if m.Better == gate.HigherIsBetter {
+func signedPercent(m result.Metric, t float64) string {
+	if m.Better == result.HigherIsBetter {
 		t = -t
 	}
 	return fmt.Sprintf("%+g%%", t*100)
@@ -211,8 +212,8 @@ func failureRow(v *gate.Verdict, c gate.Check) []htmlreport.Cell {
 
 // columnText names a failure's column with its direction when higher is
 // better (throughput), so that a negative change reads as the drop it is.
-func columnText(m gate.Metric) string {
-	if m.Better == gate.HigherIsBetter {
+func columnText(m result.Metric) string {
+	if m.Better == result.HigherIsBetter {
 		return m.Name + " (" + m.Better.String() + ")"
 	}
 	return m.Name

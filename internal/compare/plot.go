@@ -24,12 +24,12 @@ type Figure struct {
 // plotPairs returns the column pairs plotted for the gated metrics: always
 // Min–Median and Max–99% (the Fast-RTPS plots), then the other gated metrics
 // two by two.
-func plotPairs(gated []gate.Metric) [][]gate.Metric {
-	pairs := [][]gate.Metric{{gate.Min, gate.Median}, {gate.Max, gate.P99}}
-	var rest []gate.Metric
+func plotPairs(gated []result.Metric) [][]result.Metric {
+	pairs := [][]result.Metric{{result.Min, result.Median}, {result.Max, result.P99}}
+	var rest []result.Metric
 	for _, m := range gated {
 		switch m.Name {
-		case gate.Min.Name, gate.Median.Name, gate.Max.Name, gate.P99.Name:
+		case result.Min.Name, result.Median.Name, result.Max.Name, result.P99.Name:
 		default:
 			rest = append(rest, m)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 func loadPair(t testing.TB, ref, target string) (*experiment.Experiment, *experiment.Experiment) {
@@ -28,7 +29,7 @@ func loadPair(t testing.TB, ref, target string) (*experiment.Experiment, *experi
 func TestFigureSpecs(t *testing.T) {
 	ref, got := loadPair(t, "v192", "v193-regressed")
 	cfg := DefaultConfig()
-	cfg.Metrics = append(cfg.Metrics, gate.Mean, gate.P9999, gate.P90)
+	cfg.Metrics = append(cfg.Metrics, result.Mean, result.P9999, result.P90)
 	r, err := Compare(ref, got, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +149,7 @@ func TestVerdictMatchesResult(t *testing.T) {
 func BenchmarkCompare(b *testing.B) {
 	ref, got := loadPair(b, "v192", "v193-regressed")
 	cfg := DefaultConfig()
-	cfg.Metrics = gate.CompareMetrics
+	cfg.Metrics = result.CompareMetrics
 	for b.Loop() {
 		r, err := Compare(ref, got, cfg)
 		if err != nil {

@@ -24,7 +24,7 @@ import (
 // ThroughputMetric is what compare judges of a throughput row: its Median
 // [msg/s], higher is better (formats §7). The Mb/s columns are the same
 // numbers times payload × 8 / 10⁶, so they are reported, not judged again.
-var ThroughputMetric = gate.MessageRate
+var ThroughputMetric = result.MessageRate
 
 // ThroughputResult is the comparison of one sub-experiment's throughput
 // summaries (throughput_<type>.csv, formats §9).

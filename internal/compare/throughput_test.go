@@ -50,7 +50,7 @@ func TestThroughputSingleRun(t *testing.T) {
 			t.Fatalf("throughputs %+v", res.Throughputs)
 		}
 		for _, c := range res.Throughputs[0].Checks {
-			if c.Status != tt.want || c.Metric.Better != gate.HigherIsBetter || c.Metric.Unit != "msg/s" {
+			if c.Status != tt.want || c.Metric.Better != result.HigherIsBetter || c.Metric.Unit != "msg/s" {
 				t.Errorf("factor %g: %s %s (%s)", tt.factor, c.SubExperiment, c.Status, c.Message)
 			}
 			if !strings.Contains(c.Message, "higher is better") || !strings.Contains(c.Message, "Mb/s") {
@@ -112,7 +112,7 @@ func TestThroughputStatistical(t *testing.T) {
 		for _, x := range tc {
 			linv = append(linv, 1/x)
 		}
-		lat := gate.Judge([]gate.Series{{Payload: 16, Metric: gate.Median, Threshold: 1/(1-0.1) - 1, Reference: inv, Candidate: linv}}, 0.01, "reference")[0]
+		lat := gate.Judge([]gate.Series{{Payload: 16, Metric: result.Median, Threshold: 1/(1-0.1) - 1, Reference: inv, Candidate: linv}}, 0.01, "reference")[0]
 		if tput.Status != lat.Status || tput.Stats.P != lat.Stats.P {
 			t.Errorf("factor %g: throughput %s p %g, mirrored latency %s p %g", f, tput.Status, tput.Stats.P, lat.Status, lat.Stats.P)
 		}

@@ -3,6 +3,8 @@ package gate
 import (
 	"fmt"
 	"math"
+
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Status is the outcome of one check or of a whole gate.
@@ -26,9 +28,9 @@ const (
 // Percent against a Reference of 0 is what IEEE division gives, +Inf (or
 // −Inf) when Value is not 0 and NaN when it is; PercentText says it in words.
 type Check struct {
-	SubExperiment string `json:"sub_experiment"`
-	Payload       int    `json:"payload"`
-	Metric        Metric `json:"metric"`
+	SubExperiment string        `json:"sub_experiment"`
+	Payload       int           `json:"payload"`
+	Metric        result.Metric `json:"metric"`
 	// Reference is the requirement (check) or the reference experiment's
 	// value (compare).
 	Reference float64 `json:"reference"`
@@ -59,7 +61,7 @@ type Check struct {
 // Evaluate judges value against reference for metric m, allowing the
 // relative threshold in m's bad direction. referenceName names the reference
 // in the message ("requirement", "reference").
-func Evaluate(sub string, payload int, m Metric, referenceName string, reference, threshold, value float64) Check {
+func Evaluate(sub string, payload int, m result.Metric, referenceName string, reference, threshold, value float64) Check {
 	c := Check{
 		SubExperiment: sub,
 		Payload:       payload,
@@ -86,7 +88,7 @@ func Evaluate(sub string, payload int, m Metric, referenceName string, reference
 	if m.Violates(value, c.Limit) {
 		c.Status = Failed
 		verb := "exceeds"
-		if m.Better == HigherIsBetter {
+		if m.Better == result.HigherIsBetter {
 			verb = "falls below"
 		}
 		c.Message = fmt.Sprintf("%d B %s %.3f %s %s %s %.3f %s by %.3f %s (%s)",
@@ -123,7 +125,7 @@ func (c Check) PercentText(referenceName string) string {
 
 // MissingCheck returns a Missing check carrying msg; reference or value may
 // be NaN.
-func MissingCheck(sub string, payload int, m Metric, reference, value float64, msg string) Check {
+func MissingCheck(sub string, payload int, m result.Metric, reference, value float64, msg string) Check {
 	nan := math.NaN()
 	return Check{
 		SubExperiment: sub,
@@ -147,8 +149,8 @@ func percent(value, reference float64) float64 {
 	return (value - reference) * 100 / reference
 }
 
-func signedThreshold(m Metric, t float64) float64 {
-	if m.Better == HigherIsBetter {
+func signedThreshold(m result.Metric, t float64) float64 {
+	if m.Better == result.HigherIsBetter {
 		return -t
 	}
 	return t

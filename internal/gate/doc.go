@@ -1,8 +1,8 @@
 // Package gate declares the statistical model shared by mqgate's gates
-// (check, compare and history --gate): the metrics a gate may judge, with each one's unit and
-// direction (lower or higher is better), the result of judging one value
-// (Check) and the result of a whole gate run (Verdict), whose ExitCode follows
-// the exit-code contract: 0 passed, 1 failed, 3 inconclusive.
+// (check, compare and history --gate): the result of judging one value of a
+// result.Metric, lower or higher is better (Check), and the result of a
+// whole gate run (Verdict), whose ExitCode follows the exit-code contract:
+// 0 passed, 1 failed, 3 inconclusive.
 //
 // # One run per side: the threshold rule
 //

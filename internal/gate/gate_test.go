@@ -5,25 +5,27 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 func TestEvaluate(t *testing.T) {
 	tests := []struct {
 		name                     string
-		m                        Metric
+		m                        result.Metric
 		ref, threshold, value    float64
 		status                   Status
 		limit, diff, pct, margin float64
 	}{
-		{"latency below requirement", P99, 100, 0, 90, Passed, 100, 10, -10, -10},
-		{"latency equal to requirement passes", Max, 100, 0, 100, Passed, 100, 0, 0, 0},
-		{"latency over requirement", Median, 100, 0, 125, Failed, 100, 25, 25, 25},
-		{"latency within threshold", P99, 100, 0.1, 109, Passed, 110, 9, 9, -1},
-		{"latency beyond threshold", P99, 100, 0.1, 111, Failed, 110, 11, 11, 1},
-		{"any increase fails at threshold 0", Min, 10, 0, 10.001, Failed, 10, 0.001, 0.01, 0.001},
-		{"throughput above reference", MessageRate, 1000, 0.1, 1200, Passed, 900, 200, 20, -300},
-		{"throughput within threshold", MessageRate, 1000, 0.1, 950, Passed, 900, 50, -5, -50},
-		{"throughput beyond threshold", Bandwidth, 1000, 0.1, 850, Failed, 900, 150, -15, 50},
+		{"latency below requirement", result.P99, 100, 0, 90, Passed, 100, 10, -10, -10},
+		{"latency equal to requirement passes", result.Max, 100, 0, 100, Passed, 100, 0, 0, 0},
+		{"latency over requirement", result.Median, 100, 0, 125, Failed, 100, 25, 25, 25},
+		{"latency within threshold", result.P99, 100, 0.1, 109, Passed, 110, 9, 9, -1},
+		{"latency beyond threshold", result.P99, 100, 0.1, 111, Failed, 110, 11, 11, 1},
+		{"any increase fails at threshold 0", result.Min, 10, 0, 10.001, Failed, 10, 0.001, 0.01, 0.001},
+		{"throughput above reference", result.MessageRate, 1000, 0.1, 1200, Passed, 900, 200, 20, -300},
+		{"throughput within threshold", result.MessageRate, 1000, 0.1, 950, Passed, 900, 50, -5, -50},
+		{"throughput beyond threshold", result.Bandwidth, 1000, 0.1, 850, Failed, 900, 150, -15, 50},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,11 +43,11 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestEvaluateMissing(t *testing.T) {
-	c := Evaluate("s", 64, Median, "requirement", math.NaN(), 0, 5)
+	c := Evaluate("s", 64, result.Median, "requirement", math.NaN(), 0, 5)
 	if c.Status != Missing || c.Message != "64 B Median: no requirement" {
 		t.Errorf("got %s %q", c.Status, c.Message)
 	}
-	c = Evaluate("s", 64, Median, "requirement", 5, 0, math.NaN())
+	c = Evaluate("s", 64, result.Median, "requirement", 5, 0, math.NaN())
 	if c.Status != Missing || c.Message != "64 B Median: no value" {
 		t.Errorf("got %s %q", c.Status, c.Message)
 	}
@@ -55,29 +57,29 @@ func TestEvaluateMissing(t *testing.T) {
 // division gives (as numpy gives the Fast-RTPS script), and the message says
 // n/a instead of printing it.
 func TestZeroReference(t *testing.T) {
-	c := Evaluate("s", 1, Max, "requirement", 0, 0, 1)
+	c := Evaluate("s", 1, result.Max, "requirement", 0, 0, 1)
 	if !math.IsInf(c.Percent, 1) || c.Status != Failed {
 		t.Errorf("got percent %v status %s", c.Percent, c.Status)
 	}
 	if want := "1 B Max 1.000 us exceeds requirement 0.000 us by 1.000 us (no percentage: requirement is 0)"; c.Message != want {
 		t.Errorf("message %q, want %q", c.Message, want)
 	}
-	c = Evaluate("s", 1, Max, "reference", 0, 0.1, 0)
+	c = Evaluate("s", 1, result.Max, "reference", 0, 0.1, 0)
 	if !math.IsNaN(c.Percent) || c.Status != Passed || strings.Contains(c.Message, "NaN") || c.PercentText("reference") != "n/a (reference is 0)" {
 		t.Errorf("got percent %v status %s message %q", c.Percent, c.Status, c.Message)
 	}
-	if got := Evaluate("s", 1, Max, "requirement", 10, 0, 12).PercentText("requirement"); got != "+20.000%" {
+	if got := Evaluate("s", 1, result.Max, "requirement", 10, 0, 12).PercentText("requirement"); got != "+20.000%" {
 		t.Errorf("PercentText = %q", got)
 	}
-	if got := MissingCheck("s", 1, Max, math.NaN(), 3, "x").PercentText("requirement"); got != "n/a" {
+	if got := MissingCheck("s", 1, result.Max, math.NaN(), 3, "x").PercentText("requirement"); got != "n/a" {
 		t.Errorf("PercentText of a missing check = %q", got)
 	}
 }
 
 func TestVerdict(t *testing.T) {
-	pass := Evaluate("a", 1, Median, "requirement", 10, 0, 5)
-	fail := Evaluate("a", 1, Max, "requirement", 10, 0, 15)
-	miss := MissingCheck("b", 2, Max, math.NaN(), 3, "no requirement")
+	pass := Evaluate("a", 1, result.Median, "requirement", 10, 0, 5)
+	fail := Evaluate("a", 1, result.Max, "requirement", 10, 0, 15)
+	miss := MissingCheck("b", 2, result.Max, math.NaN(), 3, "no requirement")
 	inc := Check{SubExperiment: "c", Status: Inconclusive}
 	tests := []struct {
 		name         string
@@ -111,7 +113,7 @@ func TestVerdict(t *testing.T) {
 
 func TestSubStatus(t *testing.T) {
 	v := Verdict{}
-	v.Add(Evaluate("a", 1, Median, "r", 10, 0, 5), Evaluate("b", 1, Median, "r", 10, 0, 50), Evaluate("a", 2, Median, "r", 10, 0, 5))
+	v.Add(Evaluate("a", 1, result.Median, "r", 10, 0, 5), Evaluate("b", 1, result.Median, "r", 10, 0, 50), Evaluate("a", 2, result.Median, "r", 10, 0, 5))
 	v.Finish()
 	if got := v.SubExperiments(); len(got) != 2 || got[0] != "a" || got[1] != "b" {
 		t.Errorf("SubExperiments = %v", got)
@@ -121,29 +123,10 @@ func TestSubStatus(t *testing.T) {
 	}
 }
 
-func TestLookupAndDirections(t *testing.T) {
-	for _, m := range Metrics {
-		got, ok := Lookup(m.Name)
-		if !ok || got != m {
-			t.Errorf("Lookup(%q) = %v, %v", m.Name, got, ok)
-		}
-		want := LowerIsBetter
-		if m.Unit != UnitMicroseconds {
-			want = HigherIsBetter
-		}
-		if m.Better != want {
-			t.Errorf("%s: %s, want %s", m.Name, m.Better, want)
-		}
-	}
-	if _, ok := Lookup("median"); ok {
-		t.Error("Lookup is case-sensitive: column names are exact")
-	}
-}
-
 func TestCheckJSONRoundTrip(t *testing.T) {
 	for _, c := range []Check{
-		Evaluate("a", 16, MessageRate, "reference", 10, 0.2, 7),
-		MissingCheck("a", 16, P99, math.NaN(), 3, "no requirement"),
+		Evaluate("a", 16, result.MessageRate, "reference", 10, 0.2, 7),
+		MissingCheck("a", 16, result.P99, math.NaN(), 3, "no requirement"),
 	} {
 		b, err := json.Marshal(c)
 		if err != nil {
@@ -161,34 +144,9 @@ func TestCheckJSONRoundTrip(t *testing.T) {
 	}
 }
 
-func TestViolatesToleratesInexactLimit(t *testing.T) {
-	// 0.565 × 1.1 is 0.62149999… in binary; a value of exactly 0.6215 is at
-	// the limit and passes, a value 0.001 above it fails.
-	limit := Median.Limit(0.565, 0.1)
-	if Median.Violates(0.6215, limit) {
-		t.Error("value at the decimal limit violates")
-	}
-	if !Median.Violates(0.6225, limit) {
-		t.Error("value 0.001 over the limit passes")
-	}
-	if MessageRate.Violates(MessageRate.Limit(0.565, 0.1), 0.5085) {
-		t.Error("higher-is-better value at the limit violates")
-	}
-}
-
-func TestViolatesLargeValues(t *testing.T) {
-	// 0.004 µs over a 5 s requirement is over it: no relative slack.
-	if !Max.Violates(5000000.004, 5000000) {
-		t.Error("5000000.004 does not violate 5000000")
-	}
-	if MessageRate.Violates(1e7, 1e7) || !MessageRate.Violates(1e7-0.001, 1e7) {
-		t.Error("higher-is-better comparison at 1e7 is off")
-	}
-}
-
 func TestAllMissingAllowedFails(t *testing.T) {
 	v := &Verdict{AllowMissing: true}
-	v.Add(MissingCheck("x", 16, Median, 1, math.NaN(), "no value"))
+	v.Add(MissingCheck("x", 16, result.Median, 1, math.NaN(), "no value"))
 	v.Finish()
 	if v.Status != Failed || len(v.Warnings) == 0 {
 		t.Fatalf("status %s, warnings %v: a gate with nothing evaluated passed", v.Status, v.Warnings)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
@@ -28,7 +29,7 @@ const (
 type Series struct {
 	SubExperiment string
 	Payload       int
-	Metric        Metric
+	Metric        result.Metric
 	// Threshold is the relative change tolerated in the metric's bad
 	// direction (0.1 = 10 %).
 	Threshold            float64
@@ -145,7 +146,7 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 	for i, s := range series {
 		// The p-value does not depend on the tail; the interval is
 		// recomputed at the Holm level in Decide.
-		eff, err := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == HigherIsBetter, 0.25)
+		eff, err := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == result.HigherIsBetter, 0.25)
 		rules[i] = shiftRule{s, eff, err, falseFail, referenceName}
 	}
 	return Family{Correction: Holm, Alpha: falseFail}.Judge(rules)
@@ -176,8 +177,8 @@ func (r shiftRule) Decide(d stats.Decision) Check {
 		return MissingCheck(s.SubExperiment, s.Payload, s.Metric, stats.Median(s.Reference), stats.Median(s.Candidate),
 			fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, r.referenceName, r.err)))
 	}
-	eff, _ := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == HigherIsBetter, d.Tail)
-	pass, _ := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == HigherIsBetter, math.Max(r.falseFail, d.Tail))
+	eff, _ := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == result.HigherIsBetter, d.Tail)
+	pass, _ := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == result.HigherIsBetter, math.Max(r.falseFail, d.Tail))
 	return decide(s, eff, pass, d.Adjusted, d.Rejected, r.referenceName)
 }
 
@@ -211,7 +212,7 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 	c.Margin = m.Worse(val, c.Limit)
 	// Latency: Low is the "no regression" end, High the threshold end;
 	// throughput (worse is lower) the other way round.
-	if m.Better == HigherIsBetter {
+	if m.Better == result.HigherIsBetter {
 		eff.Low = pass.Low
 	} else {
 		eff.High = pass.High
@@ -227,7 +228,7 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 
 	// In badness space (log ratio, positive = worse) with tolerance tau.
 	bad := func(ratio float64) float64 {
-		if m.Better == HigherIsBetter {
+		if m.Better == result.HigherIsBetter {
 			return -math.Log(ratio)
 		}
 		return math.Log(ratio)
@@ -235,7 +236,7 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 	tau := toleranceLog(m, s.Threshold)
 	shift := bad(eff.Estimate)
 	loBad, hiBad := bad(eff.Low), bad(eff.High)
-	if m.Better == HigherIsBetter {
+	if m.Better == result.HigherIsBetter {
 		loBad, hiBad = hiBad, loBad
 	}
 	n := min(eff.NReference, eff.NCandidate)
@@ -261,7 +262,7 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 	st.Gateable = st.NeedRuns >= 0 && st.NeedRuns <= n
 
 	limit := 1 + s.Threshold
-	if m.Better == HigherIsBetter {
+	if m.Better == result.HigherIsBetter {
 		limit = 1 - s.Threshold
 	}
 	evidence := fmt.Sprintf("%s/%s ×%.3f, %s interval %s, p %s (Holm %s), runs %d/%d",
@@ -299,8 +300,8 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 }
 
 // toleranceLog is the threshold as a log ratio in the bad direction.
-func toleranceLog(m Metric, threshold float64) float64 {
-	if m.Better == HigherIsBetter {
+func toleranceLog(m result.Metric, threshold float64) float64 {
+	if m.Better == result.HigherIsBetter {
 		if threshold >= 1 {
 			return math.Inf(1)
 		}

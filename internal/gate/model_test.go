@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // series makes n runs per side of log-normal values with the given
 // candidate/reference ratio and run-to-run dispersion.
-func series(rng *rand.Rand, m Metric, n int, ratio, sd float64) Series {
+func series(rng *rand.Rand, m result.Metric, n int, ratio, sd float64) Series {
 	s := Series{SubExperiment: "s", Payload: 16, Metric: m, Threshold: 0.1}
 	for i := 0; i < n; i++ {
 		s.Reference = append(s.Reference, 50*math.Exp(rng.NormFloat64()*sd))
@@ -23,7 +24,7 @@ func series(rng *rand.Rand, m Metric, n int, ratio, sd float64) Series {
 
 // spread is like series with evenly spread instead of random values: the
 // same log offsets on both sides, so the estimate is exactly ratio.
-func spread(m Metric, n int, ratio, sd float64) Series {
+func spread(m result.Metric, n int, ratio, sd float64) Series {
 	s := Series{SubExperiment: "s", Payload: 16, Metric: m, Threshold: 0.1}
 	for i := 0; i < n; i++ {
 		off := sd * 2 * (float64(i)/float64(n-1) - 0.5)
@@ -41,15 +42,15 @@ func TestJudgeVerdicts(t *testing.T) {
 		status Status
 		text   string
 	}{
-		{"unchanged, quiet", series(rng, Median, 10, 1, 0.01), Passed, "within ×1.100"},
-		{"regressed 50%", series(rng, Median, 10, 1.5, 0.01), Failed, "regression beyond ×1.100"},
-		{"improved", series(rng, P99, 10, 0.7, 0.01), Passed, "within"},
-		{"regressed 5%, within threshold", series(rng, Median, 10, 1.05, 0.005), Passed, "within"},
-		{"noisy max", series(rng, Max, 10, 1, 1.0), Inconclusive, "not gateable with 10 runs: needs ≈"},
-		{"two runs", series(rng, Median, 2, 1, 0.01), Inconclusive, "not gateable with 2 runs"},
-		{"throughput dropped", series(rng, MessageRate, 10, 0.5, 0.01), Failed, "regression beyond ×0.900"},
-		{"throughput rose", series(rng, MessageRate, 10, 1.5, 0.01), Passed, "within ×0.900"},
-		{"near threshold", spread(Median, 10, 1.05, 0.08), Inconclusive, "more runs per side would decide"},
+		{"unchanged, quiet", series(rng, result.Median, 10, 1, 0.01), Passed, "within ×1.100"},
+		{"regressed 50%", series(rng, result.Median, 10, 1.5, 0.01), Failed, "regression beyond ×1.100"},
+		{"improved", series(rng, result.P99, 10, 0.7, 0.01), Passed, "within"},
+		{"regressed 5%, within threshold", series(rng, result.Median, 10, 1.05, 0.005), Passed, "within"},
+		{"noisy max", series(rng, result.Max, 10, 1, 1.0), Inconclusive, "not gateable with 10 runs: needs ≈"},
+		{"two runs", series(rng, result.Median, 2, 1, 0.01), Inconclusive, "not gateable with 2 runs"},
+		{"throughput dropped", series(rng, result.MessageRate, 10, 0.5, 0.01), Failed, "regression beyond ×0.900"},
+		{"throughput rose", series(rng, result.MessageRate, 10, 1.5, 0.01), Passed, "within ×0.900"},
+		{"near threshold", spread(result.Median, 10, 1.05, 0.08), Inconclusive, "more runs per side would decide"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,8 +72,8 @@ func TestJudgeVerdicts(t *testing.T) {
 
 func TestJudgeMissing(t *testing.T) {
 	cs := Judge([]Series{
-		{SubExperiment: "s", Payload: 16, Metric: Median, Threshold: 0.1, Reference: []float64{1, 2}},
-		{SubExperiment: "s", Payload: 32, Metric: Median, Threshold: 0.1, Reference: []float64{1, 2}, Candidate: []float64{0, 1}},
+		{SubExperiment: "s", Payload: 16, Metric: result.Median, Threshold: 0.1, Reference: []float64{1, 2}},
+		{SubExperiment: "s", Payload: 32, Metric: result.Median, Threshold: 0.1, Reference: []float64{1, 2}, Candidate: []float64{0, 1}},
 	}, 0.01, "reference")
 	if cs[0].Status != Missing || cs[0].Message != "16 B Median: no runs" {
 		t.Errorf("%s %q", cs[0].Status, cs[0].Message)
@@ -88,9 +89,9 @@ func TestJudgeHolmLevels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var ss []Series
 	for i := 0; i < 20; i++ {
-		ss = append(ss, series(rng, Median, 10, 1, 0.02))
+		ss = append(ss, series(rng, result.Median, 10, 1, 0.02))
 	}
-	ss = append(ss, series(rng, Median, 10, 2, 0.02))
+	ss = append(ss, series(rng, result.Median, 10, 2, 0.02))
 	cs := Judge(ss, 0.01, "reference")
 	if cs[20].Status != Failed || math.Abs(cs[20].Stats.Tail-0.01/21) > 1e-15 {
 		t.Errorf("regression: %s tail %v", cs[20].Status, cs[20].Stats.Tail)
@@ -111,7 +112,7 @@ func TestJudgeFalseFailRate(t *testing.T) {
 	for i := 0; i < trials; i++ {
 		var ss []Series
 		for j := 0; j < 30; j++ {
-			s := series(rng, Median, 8, 1, 0.05)
+			s := series(rng, result.Median, 8, 1, 0.05)
 			s.Threshold = 0 // the test alone decides
 			ss = append(ss, s)
 		}
@@ -133,7 +134,7 @@ func TestJudgeFalseFailRate(t *testing.T) {
 }
 
 func TestStatsJSONRoundTrip(t *testing.T) {
-	c := Judge([]Series{series(rand.New(rand.NewPCG(1, 1)), Median, 2, 1, 0.01)}, 0.01, "reference")[0]
+	c := Judge([]Series{series(rand.New(rand.NewPCG(1, 1)), result.Median, 2, 1, 0.01)}, 0.01, "reference")[0]
 	if !math.IsInf(c.Stats.High, 1) {
 		t.Fatalf("two runs at tail 0.01 should give an unbounded interval, got %v", c.Stats.High)
 	}
@@ -168,7 +169,7 @@ func TestConfidenceText(t *testing.T) {
 func TestRunsNeededFollowsTheInterval(t *testing.T) {
 	ref := []float64{50, 50.2, 49.9, 50.1, 49.8, 50.3, 80, 30, 95, 20}
 	cand := []float64{52, 52.2, 51.9, 52.1, 51.8, 52.3, 25, 90, 33, 70}
-	c := Judge([]Series{{SubExperiment: "s", Payload: 16, Metric: Median, Threshold: 0.1, Reference: ref, Candidate: cand}}, 0.01, "reference")[0]
+	c := Judge([]Series{{SubExperiment: "s", Payload: 16, Metric: result.Median, Threshold: 0.1, Reference: ref, Candidate: cand}}, 0.01, "reference")[0]
 	if c.Status != Inconclusive {
 		t.Fatalf("%s: %s", c.Status, c.Message)
 	}
@@ -191,14 +192,14 @@ func TestIntervalEnds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 13))
 	var ss []Series
 	for i := 0; i < 10; i++ {
-		ss = append(ss, series(rng, Median, 10, 1, 0.05), series(rng, MessageRate, 10, 1, 0.05))
+		ss = append(ss, series(rng, result.Median, 10, 1, 0.05), series(rng, result.MessageRate, 10, 1, 0.05))
 	}
 	const alpha = 0.01
 	for i, c := range Judge(ss, alpha, "reference") {
-		holm, _ := dist.Compare(ss[i].Reference, ss[i].Candidate, ss[i].Metric.Better == HigherIsBetter, c.Stats.Tail)
-		pass, _ := dist.Compare(ss[i].Reference, ss[i].Candidate, ss[i].Metric.Better == HigherIsBetter, alpha)
+		holm, _ := dist.Compare(ss[i].Reference, ss[i].Candidate, ss[i].Metric.Better == result.HigherIsBetter, c.Stats.Tail)
+		pass, _ := dist.Compare(ss[i].Reference, ss[i].Candidate, ss[i].Metric.Better == result.HigherIsBetter, alpha)
 		wantLow, wantHigh := holm.Low, pass.High
-		if ss[i].Metric.Better == HigherIsBetter {
+		if ss[i].Metric.Better == result.HigherIsBetter {
 			wantLow, wantHigh = pass.Low, holm.High
 		}
 		if c.Stats.Low != wantLow || c.Stats.High != wantHigh || c.Stats.PassTail != alpha ||

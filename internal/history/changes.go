@@ -63,8 +63,8 @@ func (c Change) Slower() bool { return regressed(c.Magnitude, c.Ratio) }
 // regressed reports whether a ratio after/before of magnitude is a regression,
 // by the metric's direction (internal/gate).
 func regressed(magnitude string, ratio float64) bool {
-	m, ok := gate.Lookup(magnitude)
-	if ok && m.Better == gate.HigherIsBetter {
+	m, ok := result.Lookup(magnitude)
+	if ok && m.Better == result.HigherIsBetter {
 		return ratio < 1
 	}
 	return ratio > 1
@@ -368,7 +368,7 @@ func (r changeRule) P() float64 {
 func (r changeRule) Decide(d stats.Decision) gate.Check {
 	s := r.s
 	s.Level, s.Failed = d.Level, d.Rejected
-	m, _ := gate.Lookup(s.Magnitude)
+	m, _ := result.Lookup(s.Magnitude)
 	if s.Change == nil {
 		c := gate.MissingCheck(s.Type, s.Payload, m, math.NaN(), math.NaN(), "no change point")
 		c.Status, c.Threshold = gate.Passed, r.threshold
@@ -382,7 +382,7 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	case s.Failed:
 		c.Status = gate.Failed
 		what := ""
-		if m.Better == gate.HigherIsBetter {
+		if m.Better == result.HigherIsBetter {
 			what = ", a throughput drop (higher is better)"
 		}
 		c.Message += fmt.Sprintf(", p = %s <= %s%s)", formatP(s.P), formatP(s.Level), what)
@@ -422,7 +422,7 @@ func indexOfInt(list []int, v int) int {
 func (g *GateResult) Summary() string {
 	metrics := strings.Join(g.Options.Metrics, ", ")
 	for _, s := range g.Series {
-		if s.Magnitude == gate.MessageRate.Name {
+		if s.Magnitude == result.MessageRate.Name {
 			metrics += "; throughput " + s.Magnitude
 			break
 		}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
@@ -25,8 +24,8 @@ var Checks = []string{"Median", "99%", "Max"}
 
 // ThroughputMagnitudes are what a throughput series holds: the Median
 // [msg/s] of each experiment's throughput row, named as the gate metric
-// (gate.MessageRate), higher is better (formats §7).
-var ThroughputMagnitudes = []string{gate.MessageRate.Name}
+// (result.MessageRate), higher is better (formats §7).
+var ThroughputMagnitudes = []string{result.MessageRate.Name}
 
 // History is every experiment's summaries, arranged for plotting.
 type History struct {

@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/parallel"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
@@ -48,7 +47,7 @@ type Job struct {
 
 // fileMagnitude is a column name as used in file names ("99%" → "99").
 func fileMagnitude(m string) string {
-	if m == gate.MessageRate.Name {
+	if m == result.MessageRate.Name {
 		return "msgs" // Messages/s: a slash would make a folder
 	}
 	return strings.ReplaceAll(m, "%", "")

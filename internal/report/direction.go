@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // metricText names a check's metric in tables, with its direction when it
 // is not the latency default: "Messages/s (higher is better)".
-func metricText(m gate.Metric) string {
-	if m.Better == gate.HigherIsBetter {
+func metricText(m result.Metric) string {
+	if m.Better == result.HigherIsBetter {
 		return m.Name + " (" + m.Better.String() + ")"
 	}
 	return m.Name
@@ -20,8 +21,8 @@ func metricText(m gate.Metric) string {
 // read in both.
 func valueText(c gate.Check, v float64) string {
 	s := withUnit(f3(v), c.Metric.Unit)
-	if c.Metric.Unit == gate.UnitMessagesPerS && s != "n/a" && c.Payload > 0 {
-		s += fmt.Sprintf(" (%s %s)", f3(v*float64(c.Payload)*8/1e6), gate.UnitMegabitsPerS)
+	if c.Metric.Unit == result.UnitMessagesPerS && s != "n/a" && c.Payload > 0 {
+		s += fmt.Sprintf(" (%s %s)", f3(v*float64(c.Payload)*8/1e6), result.UnitMegabitsPerS)
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // rank orders checks for people: what fails the gate first, then what could
@@ -72,7 +73,7 @@ func limitNames(v *gate.Verdict, cs []gate.Check) (limit, over string) {
 func marginName(limit string, cs []gate.Check) string {
 	var lower, higher bool
 	for _, c := range cs {
-		if c.Metric.Better == gate.HigherIsBetter {
+		if c.Metric.Better == result.HigherIsBetter {
 			higher = true
 		} else {
 			lower = true

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/goldenfile"
+	"github.com/mqgate/mqgate/internal/result"
 
 	"github.com/mqgate/mqgate/internal/gate"
 )
@@ -26,27 +27,27 @@ func golden(t *testing.T, ext string, got []byte) {
 func verdicts() map[string]*gate.Verdict {
 	mixed := &gate.Verdict{Tool: "check", Subject: "results/2024-01-01_00-00-00", Baseline: "latency_requirements.csv", ReferenceName: "requirement"}
 	mixed.Add(
-		gate.Evaluate("interprocess_reliable", 16, gate.Median, "requirement", 100, 0, 90),
-		gate.Evaluate("interprocess_reliable", 16, gate.P99, "requirement", 100, 0, 120.5),
-		gate.Evaluate("interprocess_reliable", 16, gate.Max, "requirement", 100, 0, 100),
-		gate.MissingCheck("interprocess_reliable", 1024, gate.Median, math.NaN(), 42, "1024 B Median: no requirement for this payload"),
-		gate.Evaluate("intraprocess_best_effort", 16, gate.Median, "requirement", 10, 0, 9.5),
+		gate.Evaluate("interprocess_reliable", 16, result.Median, "requirement", 100, 0, 90),
+		gate.Evaluate("interprocess_reliable", 16, result.P99, "requirement", 100, 0, 120.5),
+		gate.Evaluate("interprocess_reliable", 16, result.Max, "requirement", 100, 0, 100),
+		gate.MissingCheck("interprocess_reliable", 1024, result.Median, math.NaN(), 42, "1024 B Median: no requirement for this payload"),
+		gate.Evaluate("intraprocess_best_effort", 16, result.Median, "requirement", 10, 0, 9.5),
 	)
 	mixed.Warn(`requirements file has "a|b" in it`)
 	mixed.Finish()
 
 	allowed := &gate.Verdict{Tool: "check", AllowMissing: true, ReferenceName: "requirement"}
 	allowed.Add(
-		gate.Evaluate("interprocess_reliable", 16, gate.Median, "requirement", 100, 0, 90),
-		gate.MissingCheck("interprocess_reliable", 64, gate.Max, 7, math.NaN(), "64 B Max: no data for this payload"),
+		gate.Evaluate("interprocess_reliable", 16, result.Median, "requirement", 100, 0, 90),
+		gate.MissingCheck("interprocess_reliable", 64, result.Max, 7, math.NaN(), "64 B Max: no data for this payload"),
 	)
 	allowed.Finish()
 
 	compare := &gate.Verdict{Tool: "compare", Subject: "b", Baseline: "a", ReferenceName: "reference"}
 	compare.Add(
-		gate.Evaluate("mqtt_best_effort", 64, gate.P99, "reference", 100, 0.1, 109),
-		gate.Evaluate("mqtt_best_effort", 64, gate.MessageRate, "reference", 1000, 0.1, 850),
-		gate.Check{SubExperiment: "mqtt_best_effort", Payload: 64, Metric: gate.Median, Reference: 10, Threshold: 0.1,
+		gate.Evaluate("mqtt_best_effort", 64, result.P99, "reference", 100, 0.1, 109),
+		gate.Evaluate("mqtt_best_effort", 64, result.MessageRate, "reference", 1000, 0.1, 850),
+		gate.Check{SubExperiment: "mqtt_best_effort", Payload: 64, Metric: result.Median, Reference: 10, Threshold: 0.1,
 			Limit: 11, Value: 10.5, Difference: 0.5, Percent: 5, Margin: -0.5, Status: gate.Inconclusive,
 			Message: "64 B Median: the difference is within noise; more runs are needed"},
 	)
@@ -66,10 +67,10 @@ func verdicts() map[string]*gate.Verdict {
 		return out
 	}
 	statistical.Add(gate.Judge([]gate.Series{
-		{SubExperiment: "tcp", Payload: 16, Metric: gate.Median, Threshold: 0.1, Reference: ref, Candidate: scaled(1.01, ref[1:])},
-		{SubExperiment: "tcp", Payload: 16, Metric: gate.P99, Threshold: 0.1, Reference: ref, Candidate: scaled(1.5, ref)},
-		{SubExperiment: "tcp", Payload: 16, Metric: gate.Max, Threshold: 0.1, Reference: ref, Candidate: []float64{80, 400, 90, 1200, 95, 300}},
-		{SubExperiment: "tcp", Payload: 16, Metric: gate.Min, Threshold: 0.1, Reference: ref[:2], Candidate: ref[2:4]},
+		{SubExperiment: "tcp", Payload: 16, Metric: result.Median, Threshold: 0.1, Reference: ref, Candidate: scaled(1.01, ref[1:])},
+		{SubExperiment: "tcp", Payload: 16, Metric: result.P99, Threshold: 0.1, Reference: ref, Candidate: scaled(1.5, ref)},
+		{SubExperiment: "tcp", Payload: 16, Metric: result.Max, Threshold: 0.1, Reference: ref, Candidate: []float64{80, 400, 90, 1200, 95, 300}},
+		{SubExperiment: "tcp", Payload: 16, Metric: result.Min, Threshold: 0.1, Reference: ref[:2], Candidate: ref[2:4]},
 	}, 0.01, "reference")...)
 	statistical.Finish()
 	return map[string]*gate.Verdict{"mixed": mixed, "allowed": allowed, "compare": compare, "empty": empty, "statistical": statistical}
@@ -90,7 +91,7 @@ var renderers = map[string]struct {
 func TestZeroReference(t *testing.T) {
 	for _, name := range []string{"requirement", "reference"} {
 		v := &gate.Verdict{Tool: "check", ReferenceName: name}
-		v.Add(gate.Evaluate("a", 16, gate.Max, name, 0, 0, 1.5), gate.Evaluate("a", 32, gate.Max, name, 0, 0, 0))
+		v.Add(gate.Evaluate("a", 16, result.Max, name, 0, 0, 1.5), gate.Evaluate("a", 32, result.Max, name, 0, 0, 0))
 		v.Finish()
 		outputs := map[string]string{}
 		for rname, r := range renderers {
@@ -156,8 +157,8 @@ func TestCheckWording(t *testing.T) {
 // amount, not as over it: "Below requirement" for throughput alone, "Over
 // requirement" for latency alone, "Worse than requirement" for both.
 func TestMarginColumnByDirection(t *testing.T) {
-	tput := gate.Evaluate("throughput_mqtt_best_effort (window)", 64, gate.MessageRate, "requirement", 1000, 0, 850)
-	lat := gate.Evaluate("mqtt_best_effort", 64, gate.P99, "requirement", 100, 0, 120)
+	tput := gate.Evaluate("throughput_mqtt_best_effort (window)", 64, result.MessageRate, "requirement", 1000, 0, 850)
+	lat := gate.Evaluate("mqtt_best_effort", 64, result.P99, "requirement", 100, 0, 120)
 	for _, tc := range []struct {
 		name   string
 		checks []gate.Check

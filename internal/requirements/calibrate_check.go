@@ -8,6 +8,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
@@ -46,7 +47,7 @@ func CheckPool(obs []Observation) (calibrate.Pool, error) {
 			}
 			continue
 		}
-		for i, m := range gate.RequirementMetrics {
+		for i, m := range result.RequirementMetrics {
 			v := make([]float64, runs)
 			for _, o := range g {
 				v[index[o.Experiment]] = observationColumns[i](o)
@@ -73,9 +74,9 @@ type CheckGate struct {
 	Config StatConfig
 	// Margin raises every limit, as check --margin.
 	Margin float64
-	// Columns are the columns checked, a subset of gate.RequirementMetrics
+	// Columns are the columns checked, a subset of result.RequirementMetrics
 	// (check --columns); nil means all three.
-	Columns []gate.Metric
+	Columns []result.Metric
 }
 
 // Name implements calibrate.Gate.
@@ -93,7 +94,7 @@ func (g CheckGate) WithThreshold(t float64) calibrate.Gate {
 // Describe implements calibrate.Gate.
 func (g CheckGate) Describe() string {
 	var cols []string
-	for i, m := range gate.RequirementMetrics {
+	for i, m := range result.RequirementMetrics {
 		if g.checked(i) {
 			cols = append(cols, m.Name)
 		}
@@ -115,7 +116,7 @@ func (g CheckGate) checked(i int) bool {
 		return true
 	}
 	for _, c := range g.Columns {
-		if c == gate.RequirementMetrics[i] {
+		if c == result.RequirementMetrics[i] {
 			return true
 		}
 	}
@@ -140,7 +141,7 @@ func indexPool(pool calibrate.Pool) (checkIndex, error) {
 			ix.keys = append(ix.keys, gk)
 		}
 		found := false
-		for i, m := range gate.RequirementMetrics {
+		for i, m := range result.RequirementMetrics {
 			if m == key.Metric {
 				cols[i], found = k, true
 			}
@@ -152,7 +153,7 @@ func indexPool(pool calibrate.Pool) (checkIndex, error) {
 	for _, gk := range ix.keys {
 		for i, at := range ix.at[gk] {
 			if at < 0 {
-				return ix, fmt.Errorf("%s %d B: no %s in the pool (requirements need Median, 99%% and Max)", gk.typ, gk.bytes, gate.RequirementMetrics[i].Name)
+				return ix, fmt.Errorf("%s %d B: no %s in the pool (requirements need Median, 99%% and Max)", gk.typ, gk.bytes, result.RequirementMetrics[i].Name)
 			}
 		}
 	}
@@ -188,7 +189,7 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 		v := gate.Verdict{}
 		for _, req := range d.Requirements {
 			cols := ix.at[groupKey{req.Type, req.Bytes}]
-			for i, m := range gate.RequirementMetrics {
+			for i, m := range result.RequirementMetrics {
 				if !g.checked(i) {
 					continue
 				}
@@ -262,7 +263,7 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 		}
 		sort.Float64s(col)
 		sd := col[len(col)/2]
-		cols = append(cols, fmt.Sprintf("%s (%d limits): log sd %.3g, detects ×%.3g, ×%g needs %s candidate runs", gate.RequirementMetrics[i].Name, len(col), sd,
+		cols = append(cols, fmt.Sprintf("%s (%d limits): log sd %.3g, detects ×%.3g, ×%g needs %s candidate runs", result.RequirementMetrics[i].Name, len(col), sd,
 			LogNormalDetectable(sd, r.Reference, r.Candidate, d.CheckLevel, r.Power, g.Margin), targetFactor,
 			runsText(LogNormalRunsFor(sd, r.Reference, d.CheckLevel, r.Power, g.Margin, targetFactor))))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // lognormalObservations are runs of rows independent (sub-experiment,
@@ -105,7 +106,7 @@ func TestCheckGatePower(t *testing.T) {
 	if r.FalseFails.Count > 5 {
 		t.Errorf("%d false fails of 100 at 1 %%", r.FalseFails.Count)
 	}
-	opt.Gate = CheckGate{Config: cfg, Margin: 0.3, Columns: []gate.Metric{gate.Median}}
+	opt.Gate = CheckGate{Config: cfg, Margin: 0.3, Columns: []result.Metric{result.Median}}
 	m, err := calibrate.Run(context.Background(), pool, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +170,7 @@ func TestCheckPoolErrors(t *testing.T) {
 		t.Errorf("lacking row: %v", err)
 	}
 	pool, _ := CheckPool(obs)
-	pool.Keys[0].Metric = gate.Min
+	pool.Keys[0].Metric = result.Min
 	if _, err := (CheckGate{Config: StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}}).Judge(pool, []int{0, 1}, []int{2}, []float64{1}); err == nil {
 		t.Error("a Min check was accepted")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // bruteTail enumerates every placement of n old and k new runs in the
@@ -160,7 +161,7 @@ func TestOrderRankPower(t *testing.T) {
 	res := map[int]*calibrate.Result{}
 	for _, rank := range []int{1, 2} {
 		// One check (Median) judged: the gate's power is the check's.
-		g := CheckGate{Config: StatConfig{FalseFail: 0.05, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: rank}, Columns: []gate.Metric{gate.Median}}
+		g := CheckGate{Config: StatConfig{FalseFail: 0.05, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: rank}, Columns: []result.Metric{result.Median}}
 		r, err := calibrate.Run(context.Background(), pool, calibrate.Options{Gate: g, Reference: 10, Candidate: 10, Splits: 400, Seed: 6, FalseFail: 0.05, Factors: []float64{1.15}})
 		if err != nil {
 			t.Fatal(err)

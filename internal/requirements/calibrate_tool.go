@@ -10,9 +10,9 @@ import (
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/exit"
-	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // CalibrationPlotStem starts the file names of the check calibration's
@@ -28,15 +28,15 @@ var calibrateOnly = []string{"reference-runs", "candidate-runs", "margin", "colu
 
 // ParseColumns parses check's --columns: a comma-separated list of Median,
 // 99%, Max (any case), returned in the requirements' order.
-func ParseColumns(s string) ([]gate.Metric, error) {
-	asked := map[gate.Metric]bool{}
+func ParseColumns(s string) ([]result.Metric, error) {
+	asked := map[result.Metric]bool{}
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
 		}
 		found := false
-		for _, m := range gate.RequirementMetrics {
+		for _, m := range result.RequirementMetrics {
 			if strings.EqualFold(m.Name, name) {
 				asked[m], found = true, true
 			}
@@ -45,8 +45,8 @@ func ParseColumns(s string) ([]gate.Metric, error) {
 			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of Median, 99%%, Max", name)
 		}
 	}
-	var ms []gate.Metric
-	for _, m := range gate.RequirementMetrics {
+	var ms []result.Metric
+	for _, m := range result.RequirementMetrics {
 		if asked[m] {
 			ms = append(ms, m)
 		}

@@ -1,5 +1,7 @@
-// Package result owns the result model every tool reads and writes, and
-// the two file formats that hold it, one reader and writer each:
+// Package result owns the result model every tool reads and writes: the
+// named metrics a row holds, each with its unit and the direction that is
+// better (Metric: latency statistics lower, throughput higher), and the two
+// file formats that hold the rows, one reader and writer each:
 //
 //   - summary files (formats §3), one SummaryRow per payload: the payload
 //     size and the eleven latency statistics of Summary, in microseconds,

@@ -1,8 +1,9 @@
-package gate
+package result
 
-import "math"
-
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Direction says which way a metric gets better.
 type Direction int
