@@ -1,0 +1,140 @@
+package paired
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Design says how the runs of a check form units.
+type Design int
+
+const (
+	// Pairs: unit i is A[i] and B[i].
+	Pairs Design = iota
+	// ABBA: unit j is the block A[2j], B[2j], B[2j+1], A[2j+1] (run order
+	// A B B A); its log ratio is the mean of the B logs minus the mean of
+	// the A logs, which cancels a drift linear over the block.
+	ABBA
+)
+
+// Check is one metric's runs of an interleaved comparison, in run order.
+type Check struct {
+	Name string
+	// A and B are the baseline's and the candidate's values, one per run,
+	// positive and finite; equally long (two per unit with ABBA).
+	A, B []float64
+	// HigherIsBetter marks a metric such as throughput: B worse means B
+	// lower.
+	HigherIsBetter bool
+}
+
+// ErrNotPositive is returned for a value ≤ 0, NaN or infinite: it has no
+// log ratio.
+var ErrNotPositive = errors.New("values must be positive and finite to form a ratio")
+
+// Badness returns the check's log ratios, one per unit, signed so that a
+// regression is positive: log(B/A) for a lower-is-better metric, log(A/B)
+// for a higher-is-better one.
+func Badness(c Check, d Design) ([]float64, error) {
+	if len(c.A) != len(c.B) {
+		return nil, fmt.Errorf("%s: %d A runs but %d B runs", c.Name, len(c.A), len(c.B))
+	}
+	per := 1
+	if d == ABBA {
+		per = 2
+		if len(c.A)%2 != 0 {
+			return nil, fmt.Errorf("%s: ABBA blocks need an even number of runs per side, not %d", c.Name, len(c.A))
+		}
+	}
+	sign := 1.0
+	if c.HigherIsBetter {
+		sign = -1
+	}
+	out := make([]float64, len(c.A)/per)
+	for i := range out {
+		var s float64
+		for j := i * per; j < (i+1)*per; j++ {
+			a, b := c.A[j], c.B[j]
+			if !(a > 0) || !(b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+				return nil, fmt.Errorf("%s, run %d: %w", c.Name, j+1, ErrNotPositive)
+			}
+			s += math.Log(b) - math.Log(a)
+		}
+		out[i] = sign * s / float64(per)
+	}
+	return out, nil
+}
+
+// ratio turns a badness back into the ratio B/A of the check.
+func ratio(bad float64, higherIsBetter bool) float64 {
+	if higherIsBetter {
+		return math.Exp(-bad)
+	}
+	return math.Exp(bad)
+}
+
+// Margins are the relative changes the verdict is about.
+type Margins struct {
+	// Pass is δ_pass: the gate passes when every check is shown to be
+	// worse by less than this fraction (0.05: less than 5 % slower).
+	Pass float64
+	// Fail is δ_fail: the gate fails when some check is shown to be worse
+	// by more than this fraction.
+	Fail float64
+}
+
+// DefaultMargins are 5 % both ways: a change below 5 % is within what
+// run-to-run noise and unrelated commits move a messaging benchmark by and
+// is not worth a red build, one above it is; with a single threshold the
+// zones cannot overlap. A 10 % regression lies clearly in the fail zone, so
+// enough units detect it; a margin of 10 % could never fail it.
+var DefaultMargins = Margins{Pass: 0.05, Fail: 0.05}
+
+// Worse returns the badness (log scale) of being worse by fraction m.
+func Worse(m float64) float64 { return math.Log1p(m) }
+
+// Config sets the level and resampling of an analysis. Zero fields take the
+// defaults.
+type Config struct {
+	// Tail is the family-wise error of each side of the simultaneous
+	// intervals: the probability that any lower bound lies above its true
+	// ratio, and likewise for the upper bounds. Default 0.01, so an
+	// unchanged system fails at most 1 % of the time, and a regressed one
+	// passes at most 1 %.
+	Tail float64
+	// Margins of the verdict; default DefaultMargins.
+	Margins Margins
+	// Flips is the number of sign flips drawn when there are more than
+	// that many (2^units); fewer are all enumerated and the analysis is
+	// exact. Default 10000. Drawn flips come in pairs ε, −ε.
+	Flips int
+	// Seed seeds the drawn flips, so an analysis is reproducible.
+	Seed uint64
+}
+
+func (c Config) withDefaults() Config {
+	if c.Tail == 0 {
+		c.Tail = 0.01
+	}
+	if c.Margins == (Margins{}) {
+		c.Margins = DefaultMargins
+	}
+	if c.Flips == 0 {
+		c.Flips = 10000
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	if !(c.Tail > 0 && c.Tail < 0.5) {
+		return fmt.Errorf("tail %v: it must lie in (0, ½)", c.Tail)
+	}
+	if !(c.Margins.Pass >= 0) || !(c.Margins.Fail >= 0) {
+		return fmt.Errorf("margins %+v: they must be ≥ 0", c.Margins)
+	}
+	if c.Flips < 2 {
+		return fmt.Errorf("%d flips: at least 2 are needed", c.Flips)
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package paired
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/mqgate/mqgate/internal/stats/dist"
+)
+
+// PlanConfig sets what a plan must achieve. Zero fields take the defaults.
+type PlanConfig struct {
+	// Config is the analysis the plan is for (level, margins, flips).
+	Config
+	// Regression is the relative regression that must fail (default 0.10,
+	// 10 % worse).
+	Regression float64
+	// Power is the probability with which an unchanged system must pass
+	// and the regression fail (default 0.95).
+	Power float64
+	// MaxUnits bounds the search (default 200).
+	MaxUnits int
+	// Resamples is the number of simulated comparisons per number of units
+	// (default 400).
+	Resamples int
+}
+
+func (c PlanConfig) withDefaults() PlanConfig {
+	c.Config = c.Config.withDefaults()
+	if c.Regression == 0 {
+		c.Regression = 0.10
+	}
+	if c.Power == 0 {
+		c.Power = 0.95
+	}
+	if c.MaxUnits == 0 {
+		c.MaxUnits = 200
+	}
+	if c.Resamples == 0 {
+		c.Resamples = 400
+	}
+	return c
+}
+
+// PlanPoint is the simulated behaviour of the gate with a number of units.
+type PlanPoint struct {
+	Units int
+	// Pass is the share of simulated unchanged comparisons that pass.
+	Pass float64
+	// Fail is the share of simulated comparisons that fail when the
+	// regression hits one check, for the check where that is least likely.
+	Fail float64
+	// PassLow … FailHigh are 95 % Clopper–Pearson intervals of the two
+	// shares.
+	PassLow, PassHigh, FailLow, FailHigh float64
+}
+
+// Plan is the number of units a comparison needs.
+type Plan struct {
+	// Units is the smallest number of units found with which both shares
+	// reach the power, 0 when MaxUnits does not suffice.
+	Units int
+	// Points are the numbers of units tried, in the order tried.
+	Points []PlanPoint
+}
+
+// PlanUnits finds from A/A units (both sides the same build, interleaved
+// as the real comparison will be) the number of units at which the gate
+// passes an unchanged system, and fails a regression, each with probability
+// at least Power at the family level.
+//
+// It simulates comparisons by resampling whole A/A units with replacement,
+// so that the dependence between checks is kept, each centred per check
+// (nothing changed) and given a random sign (a unit's log ratio is
+// symmetric when nothing changed). The regression is added to one check at
+// a time, and the fail share reported is that of the check where it is
+// least likely to be found: a regression that hits more checks fails at
+// least as often, because a check's interval does not depend on the other
+// checks' shifts. The shares are estimates; their intervals say how close.
+func PlanUnits(aa []Check, d Design, cfg PlanConfig) (Plan, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return Plan{}, err
+	}
+	if !(cfg.Power > 0 && cfg.Power < 1) || !(cfg.Regression > 0) || cfg.MaxUnits < 2 || cfg.Resamples < 1 {
+		return Plan{}, fmt.Errorf("power %v, regression %v, at most %d units, %d resamples: power must lie in (0, 1), "+
+			"the regression be positive, units ≥ 2 and resamples ≥ 1", cfg.Power, cfg.Regression, cfg.MaxUnits, cfg.Resamples)
+	}
+	bad, err := badnessAll(aa, d)
+	if err != nil {
+		return Plan{}, err
+	}
+	for _, x := range bad {
+		var m float64
+		for _, v := range x {
+			m += v
+		}
+		m /= float64(len(x))
+		for i := range x {
+			x[i] -= m
+		}
+	}
+	var p Plan
+	ok := func(n int) bool {
+		pt := simulatePlan(bad, n, cfg)
+		p.Points = append(p.Points, pt)
+		return pt.Pass >= cfg.Power && pt.Fail >= cfg.Power
+	}
+	// Double until enough, then bisect between the last two tried.
+	lo, hi := 0, 0
+	for n := 4; ; n *= 2 {
+		n = min(n, cfg.MaxUnits)
+		if ok(n) {
+			hi = n
+			break
+		}
+		if n == cfg.MaxUnits {
+			return p, nil
+		}
+		lo = n
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	p.Units = hi
+	return p, nil
+}
+
+// simulatePlan resamples n units Resamples times and counts the verdicts;
+// the seed depends on n only, so repeated plans agree.
+func simulatePlan(aa [][]float64, n int, cfg PlanConfig) PlanPoint {
+	k := len(aa)
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(n)))
+	d := make([][]float64, k)
+	for c := range d {
+		d[c] = make([]float64, n)
+	}
+	pass := 0
+	fails := make([]int, k) // regression in check j
+	shift := Worse(cfg.Regression)
+	failAt, passAt := Worse(cfg.Margins.Fail), Worse(cfg.Margins.Pass)
+	for r := 0; r < cfg.Resamples; r++ {
+		for i := 0; i < n; i++ {
+			u := rng.IntN(len(aa[0]))
+			sign := 1.0
+			if rng.IntN(2) == 0 {
+				sign = -1
+			}
+			for c := range d {
+				d[c][i] = sign * aa[c][u]
+			}
+		}
+		f := sumFlips(d, cfg.Flips, rng.Uint64())
+		b := simultaneous(d, &f, cfg.Tail, cfg.Margins)
+		others, passes := 0, true
+		for c := range d {
+			if b.low[c] > failAt {
+				others++
+			}
+			passes = passes && b.high[c] < passAt
+		}
+		if passes && others == 0 {
+			pass++
+		}
+		for j := range d {
+			own := 0
+			if b.low[j] > failAt {
+				own = 1
+			}
+			if b.low[j]+shift > failAt || others-own > 0 {
+				fails[j]++
+			}
+		}
+	}
+	worst := fails[0]
+	for _, v := range fails {
+		worst = min(worst, v)
+	}
+	pt := PlanPoint{Units: n, Pass: float64(pass) / float64(cfg.Resamples), Fail: float64(worst) / float64(cfg.Resamples)}
+	pt.PassLow, pt.PassHigh = dist.ClopperPearson(pass, cfg.Resamples, 0.05)
+	pt.FailLow, pt.FailHigh = dist.ClopperPearson(worst, cfg.Resamples, 0.05)
+	return pt
+}

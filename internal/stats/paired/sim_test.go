@@ -1,0 +1,153 @@
+package paired
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/stats/dist"
+)
+
+// model draws the log ratios of one unit: K checks sharing a common factor
+// with correlation rho, each with its own spread, shifted by theta.
+type model struct {
+	theta, spread []float64
+	rho           float64
+	heavy         bool // Student t with 3 degrees of freedom, scaled to the spread
+}
+
+func (m model) draw(rng *rand.Rand, n int) []Check {
+	k := len(m.theta)
+	checks := make([]Check, k)
+	for c := range checks {
+		checks[c] = Check{Name: string(rune('a' + c)), A: make([]float64, n), B: make([]float64, n)}
+	}
+	noise := func() float64 {
+		if !m.heavy {
+			return rng.NormFloat64()
+		}
+		z := rng.NormFloat64()
+		var chi float64
+		for range 3 {
+			g := rng.NormFloat64()
+			chi += g * g
+		}
+		return z / math.Sqrt(chi/3) / math.Sqrt(3) // unit variance
+	}
+	for i := range n {
+		common := noise()
+		drift := 100 * math.Exp(0.002*float64(i)) // common to both sides of a unit
+		for c := range checks {
+			e := math.Sqrt(m.rho)*common + math.Sqrt(1-m.rho)*noise()
+			checks[c].A[i] = drift * float64(c+1)
+			checks[c].B[i] = drift * float64(c+1) * math.Exp(m.theta[c]+m.spread[c]*e)
+		}
+	}
+	return checks
+}
+
+func repeat(v float64, k int) []float64 {
+	out := make([]float64, k)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// rate runs reps analyses of n units and counts the verdicts in zone z.
+func rate(t *testing.T, m model, n, reps int, cfg Config, z Zone, seed uint64) (hits int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for r := range reps {
+		cfg.Seed = uint64(r)
+		a, err := Analyze(m.draw(rng, n), Pairs, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Verdict.Zone == z {
+			hits++
+		}
+	}
+	return hits
+}
+
+func ci(k, n int) string {
+	lo, hi := dist.ClopperPearson(k, n, 0.05)
+	return fmtRate(k, n) + " [" + fmtPct(lo) + ", " + fmtPct(hi) + "]"
+}
+
+func fmtRate(k, n int) string { return fmtPct(float64(k) / float64(n)) }
+
+func fmtPct(p float64) string { return strconvPct(100 * p) }
+
+// TestFalseFailAtTheMargin: every check exactly 5 % worse, the edge of what
+// may not fail: the family fails at most Tail of the time, for normal and
+// heavy-tailed units, with exact (10 units) and drawn (20 units) flips.
+func TestFalseFailAtTheMargin(t *testing.T) {
+	const reps, k = 1000, 4
+	cfg := Config{Tail: 0.05, Flips: 2000}
+	for _, heavy := range []bool{false, true} {
+		for _, n := range []int{10, 20} {
+			m := model{theta: repeat(Worse(0.05), k), spread: []float64{0.03, 0.05, 0.07, 0.05}, rho: 0.5, heavy: heavy}
+			fails := rate(t, m, n, reps, cfg, Fail, uint64(n))
+			t.Logf("heavy %v, %d units: false fail %s (nominal ≤ %g)", heavy, n, ci(fails, reps), cfg.Tail)
+			if lo, _ := dist.ClopperPearson(fails, reps, 0.002); lo > cfg.Tail {
+				t.Errorf("heavy %v, %d units: false fail %s exceeds %g", heavy, n, ci(fails, reps), cfg.Tail)
+			}
+		}
+	}
+}
+
+// TestDecidesUnchangedAndRegressed: ten checks whose unit ratios vary by
+// 5 % and correlate by ½, 40 units: an unchanged system passes and a 10 %
+// regression of a single check fails nearly always, at the default level
+// (1 % per side) and margins (5 %).
+func TestDecidesUnchangedAndRegressed(t *testing.T) {
+	const reps, k, n = 300, 10, 40
+	cfg := Config{Flips: 2000}
+	spread := repeat(0.05, k)
+	m := model{theta: repeat(0, k), spread: spread, rho: 0.5}
+	pass := rate(t, m, n, reps, cfg, Pass, 1)
+	theta := repeat(0, k)
+	theta[7] = Worse(0.10)
+	fail := rate(t, model{theta: theta, spread: spread, rho: 0.5}, n, reps, cfg, Fail, 2)
+	t.Logf("%d checks, %d units: unchanged passes %s, 10 %% regression of one check fails %s", k, n, ci(pass, reps), ci(fail, reps))
+	if pass < reps*95/100 || fail < reps*95/100 {
+		t.Errorf("pass %s, fail %s: the gate does not decide", ci(pass, reps), ci(fail, reps))
+	}
+}
+
+// TestPlanUnits plans from 40 A/A units and checks the plan on fresh
+// comparisons from the same model.
+func TestPlanUnits(t *testing.T) {
+	const k = 3
+	spread := []float64{0.04, 0.07, 0.05}
+	rng := rand.New(rand.NewPCG(3, 4))
+	aa := model{theta: repeat(0, k), spread: spread, rho: 0.6}.draw(rng, 40)
+	cfg := PlanConfig{Config: Config{Flips: 1000}, Resamples: 300}
+	p, err := PlanUnits(aa, Pairs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pt := range p.Points {
+		t.Logf("%3d units: pass %.3f [%.3f, %.3f], fail %.3f [%.3f, %.3f]", pt.Units, pt.Pass, pt.PassLow, pt.PassHigh,
+			pt.Fail, pt.FailLow, pt.FailHigh)
+	}
+	if p.Units == 0 {
+		t.Fatal("no plan within 200 units")
+	}
+	const reps = 400
+	pass := rate(t, model{theta: repeat(0, k), spread: spread, rho: 0.6}, p.Units, reps, cfg.Config, Pass, 5)
+	theta := repeat(0, k)
+	theta[1] = Worse(0.10) // the noisiest check
+	fail := rate(t, model{theta: theta, spread: spread, rho: 0.6}, p.Units, reps, cfg.Config, Fail, 6)
+	t.Logf("planned %d units; fresh comparisons: pass %s, fail %s", p.Units, ci(pass, reps), ci(fail, reps))
+	// The plan rests on 40 A/A units, so its N is an estimate: the fresh
+	// rates must be near the 95 % aimed at.
+	if pass < reps*88/100 || fail < reps*88/100 {
+		t.Errorf("at the planned %d units: pass %s, fail %s", p.Units, ci(pass, reps), ci(fail, reps))
+	}
+}
+
+func strconvPct(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + " %" }
