@@ -28,6 +28,7 @@ const (
 	// formats §9.
 	loadPrefix       = "load_"
 	permessagePrefix = "permessage_"
+	burstPrefix      = "burst_" // run burst and process, formats §9
 	plotsDirName     = "plots"
 	metaFileName     = "meta.json" // meta.FileName, formats §6
 )
@@ -61,8 +62,8 @@ func TypeOfCheckReport(name string) (string, bool) {
 // over such a file. Throughput summaries and searches (throughput_*.csv,
 // written by run throughput and run load), run load's snapshots, summary and
 // histogram log (load_<type>_snapshots.csv, load_<type>_summary.json,
-// load_<type>.hlog) and run permessage's files (permessage_*.csv) are the
-// pipeline's too.
+// load_<type>.hlog), run permessage's files (permessage_*.csv) and the
+// burst measurements and summaries (burst_*.csv) are the pipeline's too.
 func Owned(rel string) (what string, ok bool) {
 	rel = filepath.ToSlash(filepath.Clean(rel))
 	if first, _, nested := strings.Cut(rel, "/"); nested {
@@ -86,6 +87,8 @@ func Owned(rel string) (what string, ok bool) {
 		return "a load file (run load writes it)", true
 	case strings.HasPrefix(rel, permessagePrefix) && strings.HasSuffix(rel, csvSuffix) && len(rel) > len(permessagePrefix+csvSuffix):
 		return "a per-message file (run permessage writes it)", true
+	case strings.HasPrefix(rel, burstPrefix) && strings.HasSuffix(rel, csvSuffix) && len(rel) > len(burstPrefix+csvSuffix):
+		return "a burst file (run burst and process write it)", true
 	}
 	return "", false
 }
@@ -149,6 +152,19 @@ func TypeOfThroughput(name string) (string, bool) {
 	}
 	t := strings.TrimSuffix(strings.TrimPrefix(name, tputPrefix), csvSuffix)
 	return t, t != ""
+}
+
+// BurstFileName is the burst measurements file name of sub-experiment typ
+// (formats §9), written by run burst.
+func BurstFileName(typ string) string { return burstPrefix + typ + csvSuffix }
+
+// BurstSummaryFileName is the summary of BurstFileName(typ).
+func BurstSummaryFileName(typ string) string { return burstPrefix + typ + summarySuffix }
+
+// BurstPlotsDir is where the scatter plots of sub-experiment typ's burst
+// measurements go.
+func BurstPlotsDir(expDir, typ string) string {
+	return filepath.Join(expDir, plotsDirName, strings.TrimSuffix(BurstFileName(typ), csvSuffix))
 }
 
 // ValidateType checks that t is a sub-experiment name: lower-case letters,

@@ -17,6 +17,9 @@
 //     thinned and rotated so that they never overlap, and the legend stands
 //     beside the data area, never over it. Values spanning more than
 //     LogRatio get a log y axis with the powers of ten labelled.
+//   - Bubbles: a scatter plot over categories whose circles grow and
+//     change colour with a value written on each (the burst scatter plots:
+//     demand × recovery time).
 //
 // All figures share one look: sans-serif labels, round tick values, a light
 // grid, and twelve series styles, each a distinct colour (colour-blind

@@ -131,6 +131,17 @@ func TestGoldenSVG(t *testing.T) {
 			p.Legend.Add("over requirement", MarkThumbnail{})
 			return p
 		}},
+		{"bubbles", func() *plot.Plot {
+			var b []Bubble
+			for i, d := range []float64{100, 1000, 10000} {
+				for _, r := range []float64{0, 20, 40} {
+					v := d * (1 + r/20) / 100
+					b = append(b, Bubble{X: i, Y: r, Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+				}
+			}
+			return Bubbles("Throughput Scatterplot 8192 Bytes", "Demand [sample/burst]", "Recovery time [ms]",
+				[]string{"100", "1000", "10000"}, b, RampThroughput)
+		}},
 		{"history", func() *plot.Plot {
 			cats := experimentNames(300)
 			var lines []Line

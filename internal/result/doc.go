@@ -1,6 +1,6 @@
 // Package result owns the result model every tool reads and writes: the
 // named metrics a row holds, each with its unit and the direction that is
-// better (Metric: latency statistics lower, throughput higher), and the two
+// better (Metric: latency statistics lower, throughput higher), and the
 // file formats that hold the rows, one reader and writer each:
 //
 //   - summary files (formats §3), one SummaryRow per payload: the payload
@@ -15,6 +15,9 @@
 //   - throughput summaries (formats §9), one ThroughputRow per payload and
 //     offered load (ModeWindow or ModeRate), in msg/s with the Mb/s columns
 //     derived from them.
+//   - burst measurements and their summaries (formats §9), the Fast-RTPS
+//     throughput pipeline's: one BurstRow per payload, demand and recovery
+//     time (BurstSummary keeps each payload's best).
 //
 // It depends on the standard library and the leaf packages fileerr,
 // csvfile and atomicfile only, so that the results-folder reader

@@ -1,0 +1,199 @@
+package burst
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/result"
+)
+
+// Defaults of the Fast-RTPS throughput pipeline, and the wait for messages
+// in flight after the last burst.
+var (
+	DefaultDemands    = []int{100, 1000, 10000, 30000, 50000}
+	DefaultRecoveries = []int{0, 20, 40, 60, 80, 100} // ms
+)
+
+const (
+	DefaultTestTime = time.Second
+	DefaultTimeout  = time.Second
+)
+
+// Config says which test cases to measure and how long.
+type Config struct {
+	// Demands are the burst sizes of every payload, unless Payload
+	// Demands names the payload.
+	Demands []int
+	// PayloadDemands, when it holds a payload, are that payload's burst
+	// sizes (a Fast-RTPS demands file).
+	PayloadDemands map[int][]int
+	// Recoveries are the recovery times, in ms.
+	Recoveries []int
+	// TestTime is how long bursts go on.
+	TestTime time.Duration
+	// Timeout is how long the subscriber waits for messages in flight
+	// after the last burst.
+	Timeout time.Duration
+	// RunID is written into every message of 24 bytes or more.
+	RunID uint32
+}
+
+// WithDefaults fills the zero fields.
+func (c Config) WithDefaults() Config {
+	if len(c.Demands) == 0 {
+		c.Demands = DefaultDemands
+	}
+	if len(c.Recoveries) == 0 {
+		c.Recoveries = DefaultRecoveries
+	}
+	if c.TestTime == 0 {
+		c.TestTime = DefaultTestTime
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.RunID == 0 {
+		c.RunID = 0x6272 // "br"
+	}
+	return c
+}
+
+// Validate reports the first setting that cannot be measured.
+func (c Config) Validate() error {
+	for _, d := range c.Demands {
+		if d < 1 {
+			return fmt.Errorf("demand %d: expected at least 1 sample per burst", d)
+		}
+	}
+	for p, ds := range c.PayloadDemands {
+		if i := slices.IndexFunc(ds, func(d int) bool { return d < 1 }); i >= 0 || len(ds) == 0 {
+			return fmt.Errorf("payload %d B: expected demands of at least 1 sample per burst", p)
+		}
+	}
+	for _, r := range c.Recoveries {
+		if r < 0 {
+			return fmt.Errorf("recovery time %d ms: expected 0 or more", r)
+		}
+	}
+	switch {
+	case c.TestTime <= 0:
+		return fmt.Errorf("test time %v: expected a positive duration", c.TestTime)
+	case c.Timeout <= 0:
+		return fmt.Errorf("timeout %v: expected a positive duration", c.Timeout)
+	}
+	return nil
+}
+
+// DemandsOf returns the burst sizes of payload.
+func (c Config) DemandsOf(payload int) []int {
+	if ds, ok := c.PayloadDemands[payload]; ok {
+		return ds
+	}
+	return c.Demands
+}
+
+// Measure measures one test case over ends (one publisher, one
+// subscriber) and returns its row.
+func Measure(ctx context.Context, ends *load.Ends, payload, demand, recoveryMs int, cfg Config) (result.BurstRow, error) {
+	if len(ends.Pubs) != 1 || len(ends.Pubs[0].Senders) != 1 || len(ends.Subs) != 1 {
+		return result.BurstRow{}, errors.New("burst: expected one publisher and one subscriber")
+	}
+	pub, sub := ends.Pubs[0].Senders[0], ends.Subs[0].R
+	if as, ok := pub.(driver.AckSender); ok {
+		as.OnAck(func(error) {})
+	}
+	recovery := time.Duration(recoveryMs) * time.Millisecond
+	var (
+		start, pubEnd time.Time
+		sent          atomic.Int64
+		pubDone       = make(chan struct{})
+		pubErr        error
+	)
+	start = time.Now()
+	go func() { // publisher
+		defer close(pubDone)
+		msg := make([]byte, payload)
+		h := load.Header{RunID: cfg.RunID}
+		h.Put(msg)
+		load.Fill(msg)
+		clock := load.NewClock()
+		end := start
+		for seq := uint64(0); end.Sub(start) < cfg.TestTime && ctx.Err() == nil; {
+			burstStart := time.Now()
+			for range demand {
+				h.Seq = seq
+				load.PutTime(msg, uint64(clock.Now()))
+				h.PutSeq(msg)
+				if err := pub.Send(msg); err != nil {
+					pubErr = err
+					return
+				}
+				seq++
+			}
+			end = time.Now()
+			pubEnd = end
+			sent.Add(int64(demand))
+			if rest := recovery - end.Sub(burstStart); rest > 0 {
+				select {
+				case <-time.After(rest):
+				case <-ctx.Done():
+				}
+			}
+		}
+	}()
+
+	// The subscriber counts the first arrival of each message until every
+	// message sent arrived, or Timeout passed after the publication
+	// without a delivery.
+	var tr load.Tracker
+	var last time.Time
+	var subErr error
+	buf := make([]byte, payload+64)
+	published := false
+	var quietSince time.Time
+	for ctx.Err() == nil {
+		if !published {
+			select {
+			case <-pubDone:
+				published, quietSince = true, time.Now()
+			default:
+			}
+		}
+		if published && (pubErr != nil || tr.Unique >= uint64(sent.Load()) || time.Since(quietSince) > cfg.Timeout) {
+			break
+		}
+		n, at, err := sub.Receive(buf, time.Now().Add(10*time.Millisecond))
+		if errors.Is(err, driver.ErrTimeout) {
+			continue
+		}
+		if err != nil {
+			subErr = err
+			break
+		}
+		h, full, err := load.Parse(buf[:n])
+		if err != nil || n != payload || (full && h.RunID != cfg.RunID) || !tr.Observe(h.Seq) {
+			continue
+		}
+		last, quietSince = at, time.Now()
+	}
+	if ctx.Err() != nil {
+		ends.Close() // unblocks a Send in progress
+	}
+	<-pubDone
+	switch {
+	case ctx.Err() != nil:
+		return result.BurstRow{}, load.ErrInterrupted
+	case pubErr != nil:
+		return result.BurstRow{}, fmt.Errorf("publisher: %w", pubErr)
+	case subErr != nil:
+		return result.BurstRow{}, fmt.Errorf("subscriber: %w", subErr)
+	}
+	us := func(t time.Time) float64 { return float64(t.Sub(start)) / 1e3 }
+	return result.NewBurstRow(payload, demand, recoveryMs, int(sent.Load()), us(pubEnd), int(tr.Unique), max(us(pubEnd), us(last))), nil
+}

@@ -1,0 +1,146 @@
+package result
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/csvfile"
+	"github.com/mqgate/mqgate/internal/fileerr"
+)
+
+// BurstHeader is the header of the burst measurements CSV and of its
+// summary (formats §9), the Fast-RTPS throughput pipeline's, byte for byte.
+const BurstHeader = "Payload [Bytes],Demand [sample/burst],Recovery time [ms],Sent [samples],Publication time [us]," +
+	"Publication sample rate [Sample/s],Publication throughput [Mb/s],Received [samples],Lost [samples]," +
+	"Subscription time [us],Subscription sample rate [Sample/s],Subscription throughput [Mb/s]"
+
+// Column names of the burst files that requirements and checks name.
+const (
+	BurstLost       = "Lost [samples]"                 // lower is better
+	BurstThroughput = "Subscription throughput [Mb/s]" // higher is better
+)
+
+// BurstRow is one line of a burst measurements CSV: one payload, demand
+// and recovery time. Rates are samples per second and throughputs 10^6
+// bit/s (bits per microsecond) of payload, over each side's time.
+type BurstRow struct {
+	Payload, Demand, RecoveryMs int
+	Sent                        int
+	PubTimeUs, PubRate, PubMbps float64
+	Received, Lost              int
+	SubTimeUs, SubRate, SubMbps float64
+}
+
+// NewBurstRow fills the derived columns of a measurement: the lost
+// samples, and each side's rate and throughput over its time (0 over no
+// time).
+func NewBurstRow(payload, demand, recoveryMs, sent int, pubTimeUs float64, received int, subTimeUs float64) BurstRow {
+	rate := func(n int, us float64) (float64, float64) {
+		if us <= 0 {
+			return 0, 0
+		}
+		return float64(n) / us * 1e6, float64(n) * float64(payload) * 8 / us
+	}
+	r := BurstRow{Payload: payload, Demand: demand, RecoveryMs: recoveryMs, Sent: sent, PubTimeUs: pubTimeUs,
+		Received: received, Lost: max(sent-received, 0), SubTimeUs: subTimeUs}
+	r.PubRate, r.PubMbps = rate(sent, pubTimeUs)
+	r.SubRate, r.SubMbps = rate(received, subTimeUs)
+	return r
+}
+
+// Record returns r's fields in BurstHeader order: counts as integers,
+// every other value with 3 decimals.
+func (r BurstRow) Record() []string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	i := strconv.Itoa
+	return []string{i(r.Payload), i(r.Demand), i(r.RecoveryMs), i(r.Sent), f(r.PubTimeUs), f(r.PubRate), f(r.PubMbps),
+		i(r.Received), i(r.Lost), f(r.SubTimeUs), f(r.SubRate), f(r.SubMbps)}
+}
+
+// WriteBurst writes rows under BurstHeader.
+func WriteBurst(w io.Writer, rows []BurstRow) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(BurstHeader + "\n")
+	for _, r := range rows {
+		bw.WriteString(strings.Join(r.Record(), ",") + "\n")
+	}
+	return bw.Flush()
+}
+
+// WriteBurstFile writes rows to path atomically.
+func WriteBurstFile(path string, rows []BurstRow) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteBurst(w, rows) })
+}
+
+// ReadBurst reads a burst measurements CSV or summary; errors name file,
+// line and column. Counts are non-negative integers (a float written by
+// pandas, "16.0", is read too), every other field a finite number ≥ 0.
+func ReadBurst(r io.Reader, file string) ([]BurstRow, error) {
+	cr := csvfile.NewReader(r)
+	cols := strings.Split(BurstHeader, ",")
+	if err := csvfile.ReadHeader(cr, file, cols); err != nil {
+		return nil, err
+	}
+	var out []BurstRow
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, csvfile.Error(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(cols) {
+			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), BurstHeader)
+		}
+		var v [12]float64
+		for i, s := range rec {
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				return nil, fileerr.New(file, line, cols[i], "%q is not a finite number ≥ 0", s)
+			}
+			if isCount := i <= 3 || i == 7 || i == 8; isCount && (x != math.Trunc(x) || x > math.MaxInt32) {
+				return nil, fileerr.New(file, line, cols[i], "%q is not a count", s)
+			}
+			v[i] = x
+		}
+		if v[0] < 1 {
+			return nil, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
+		}
+		out = append(out, BurstRow{Payload: int(v[0]), Demand: int(v[1]), RecoveryMs: int(v[2]), Sent: int(v[3]),
+			PubTimeUs: v[4], PubRate: v[5], PubMbps: v[6], Received: int(v[7]), Lost: int(v[8]),
+			SubTimeUs: v[9], SubRate: v[10], SubMbps: v[11]})
+	}
+}
+
+// BurstSummary returns, per payload in order of first appearance, the rows
+// of greatest subscription throughput, compared as written (3 decimals):
+// a tie keeps every tied row, in file order, as the Fast-RTPS script does.
+func BurstSummary(rows []BurstRow) []BurstRow {
+	written := func(v float64) float64 { x, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 3, 64), 64); return x }
+	best := map[int]float64{}
+	var payloads []int
+	for _, r := range rows {
+		b, seen := best[r.Payload]
+		if !seen {
+			payloads = append(payloads, r.Payload)
+		}
+		if v := written(r.SubMbps); !seen || v > b {
+			best[r.Payload] = v
+		}
+	}
+	var out []BurstRow
+	for _, p := range payloads {
+		for _, r := range rows {
+			if r.Payload == p && written(r.SubMbps) == best[p] {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
