@@ -15,6 +15,7 @@
 //   - throughput summaries (formats §9), one ThroughputRow per payload and
 //     offered load (ModeWindow or ModeRate), in msg/s with the Mb/s columns
 //     derived from them.
+//
 //   - burst measurements and their summaries (formats §9), the Fast-RTPS
 //     throughput pipeline's: one BurstRow per payload, demand and recovery
 //     time (BurstSummary keeps each payload's best).
