@@ -72,11 +72,8 @@ func Analyze(checks []Check, d Design, cfg Config) (Analysis, error) {
 		Margins: cfg.Margins, Checks: make([]CheckResult, len(checks))}
 	names := make([]string, len(checks))
 	for k, c := range checks {
-		lo, hi := ratio(b.low[k], c.HigherIsBetter), ratio(b.high[k], c.HigherIsBetter)
-		if c.HigherIsBetter {
-			lo, hi = hi, lo
-		}
-		a.Checks[k] = CheckResult{Name: c.Name, HigherIsBetter: c.HigherIsBetter, Ratio: ratio(b.mean[k], c.HigherIsBetter),
+		lo, hi := RatioBounds(b.low[k], b.high[k], c.HigherIsBetter)
+		a.Checks[k] = CheckResult{Name: c.Name, HigherIsBetter: c.HigherIsBetter, Ratio: Ratio(b.mean[k], c.HigherIsBetter),
 			Low: lo, High: hi, Spread: b.sd[k], T: t[k], P: p[k], PAdjusted: padj[k], Wilcoxon: SignedRankTest(bad[k])}
 		names[k] = c.Name
 	}

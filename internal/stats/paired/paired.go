@@ -47,31 +47,47 @@ func Badness(c Check, d Design) ([]float64, error) {
 			return nil, fmt.Errorf("%s: ABBA blocks need an even number of runs per side, not %d", c.Name, len(c.A))
 		}
 	}
-	sign := 1.0
-	if c.HigherIsBetter {
-		sign = -1
-	}
 	out := make([]float64, len(c.A)/per)
 	for i := range out {
 		var s float64
 		for j := i * per; j < (i+1)*per; j++ {
-			a, b := c.A[j], c.B[j]
-			if !(a > 0) || !(b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
-				return nil, fmt.Errorf("%s, run %d: %w", c.Name, j+1, ErrNotPositive)
+			r, err := LogRatio(c.A[j], c.B[j], c.HigherIsBetter)
+			if err != nil {
+				return nil, fmt.Errorf("%s, run %d: %w", c.Name, j+1, err)
 			}
-			s += math.Log(b) - math.Log(a)
+			s += r
 		}
-		out[i] = sign * s / float64(per)
+		out[i] = s / float64(per)
 	}
 	return out, nil
 }
 
-// ratio turns a badness back into the ratio B/A of the check.
-func ratio(bad float64, higherIsBetter bool) float64 {
+// LogRatio is the badness of one pair of values: log(b/a), negated when
+// higher is better; ErrNotPositive when a value has no log.
+func LogRatio(a, b float64, higherIsBetter bool) (float64, error) {
+	if !(a > 0) || !(b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return 0, ErrNotPositive
+	}
+	if higherIsBetter {
+		return math.Log(a) - math.Log(b), nil
+	}
+	return math.Log(b) - math.Log(a), nil
+}
+
+// Ratio turns a badness back into the ratio B/A of the check.
+func Ratio(bad float64, higherIsBetter bool) float64 {
 	if higherIsBetter {
 		return math.Exp(-bad)
 	}
 	return math.Exp(bad)
+}
+
+// RatioBounds turns bounds on the badness into bounds on the ratio B/A.
+func RatioBounds(lowBad, highBad float64, higherIsBetter bool) (low, high float64) {
+	if higherIsBetter {
+		return math.Exp(-highBad), math.Exp(-lowBad)
+	}
+	return math.Exp(lowBad), math.Exp(highBad)
 }
 
 // Margins are the relative changes the verdict is about.

@@ -1,0 +1,199 @@
+package seq
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/stats/dist"
+	"github.com/mqgate/mqgate/internal/stats/paired"
+)
+
+// TestMixtureMatchesIntegral: the closed form equals the mixture integral
+// ∫₀^∞ exp(λS − λ²V/2)·2√(ρ/2π)·exp(−ρλ²/2) dλ, computed with
+// scipy.integrate.quad (scipy 1.10), and ρ minimises the two-sided
+// boundary as scipy.optimize.minimize_scalar finds.
+func TestMixtureMatchesIntegral(t *testing.T) {
+	for _, tt := range []struct{ s, v, rho, logE float64 }{
+		{0.5, 0.2, 0.01, -0.38193145857975491},
+		{1.2, 0.3, 0.008, 1.1900626940834398},
+		{-0.3, 0.1, 0.02, -1.4715646461112106},
+		{0.0, 0.05, 0.01, -0.89587973461402781},
+		{2.0, 0.25, 0.005, 6.5703342360242711},
+		{-2.0, 0.25, 0.005, -3.6239395558283918},
+	} {
+		g := &Gate{rho: tt.rho}
+		if got := g.logE(tt.s, tt.v); math.Abs(got-tt.logE) > 1e-10 {
+			t.Errorf("S %v V %v ρ %v: log E = %.17g, integral %.17g", tt.s, tt.v, tt.rho, got, tt.logE)
+		}
+	}
+	for _, tt := range []struct{ v, thr, rho float64 }{
+		{0.15, 300.0, 0.010620344136374787},
+		{1.0, 100.0, 0.08506026367126257},
+		{0.02, 6600.0, 0.00096780290491942577},
+	} {
+		if got := tunedRho(tt.v, tt.thr); math.Abs(got-tt.rho) > 1e-6*tt.rho {
+			t.Errorf("v %v thr %v: ρ = %v, minimiser %v", tt.v, tt.thr, got, tt.rho)
+		}
+	}
+	// Far in the lower tail the asymptotic log Φ joins the exact one.
+	if a, b := logPhi(-29.999), logPhi(-30.001); math.Abs(a-b) > 0.07 {
+		t.Errorf("log Φ jumps at −30: %v, %v", a, b)
+	}
+}
+
+// family draws pairs of K checks with log ratios theta + spread·noise, the
+// noise sharing a common factor (correlation ½), normal or Student t₃.
+type family struct {
+	theta, spread []float64
+	heavy         bool
+}
+
+func (f family) pair(rng *rand.Rand, i int) (a, b []float64) {
+	noise := func() float64 {
+		if !f.heavy {
+			return rng.NormFloat64()
+		}
+		var chi float64
+		for range 3 {
+			g := rng.NormFloat64()
+			chi += g * g
+		}
+		return rng.NormFloat64() / math.Sqrt(chi/3) / math.Sqrt(3)
+	}
+	common := noise()
+	a, b = make([]float64, len(f.theta)), make([]float64, len(f.theta))
+	for k := range a {
+		e := math.Sqrt(0.5)*common + math.Sqrt(0.5)*noise()
+		a[k] = 100 * math.Exp(0.003*float64(i)) // drift, common to the pair
+		b[k] = a[k] * math.Exp(f.theta[k]+f.spread[k]*e)
+	}
+	return a, b
+}
+
+// run feeds pairs until the gate stops and returns its last decision.
+func run(t *testing.T, f family, cfg Config, rng *rand.Rand) Decision {
+	t.Helper()
+	specs := make([]Spec, len(f.theta))
+	for k := range specs {
+		specs[k] = Spec{Name: string(rune('a' + k))}
+	}
+	g, err := New(specs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		a, b := f.pair(rng, i)
+		d, err := g.Add(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Status != Continue {
+			return d
+		}
+	}
+}
+
+func rateCI(k, n int) (lo, hi float64) { return dist.ClopperPearson(k, n, 0.05) }
+
+// TestNeverFailsAtTheMargin: 10,000 sequences of three checks each exactly
+// at the fail margin, monitored after every pair up to 200 pairs (pass made
+// unreachable, so that nothing but the budget stops a sequence that does
+// not fail): the share ever failed stays below Level, for normal and
+// heavy-tailed pairs.
+func TestNeverFailsAtTheMargin(t *testing.T) {
+	const seqs = 10000
+	cfg := Config{Level: 0.05, Margins: paired.Margins{Pass: 0, Fail: 0.05}, MaxPairs: 200}
+	for _, heavy := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(11, 12))
+		at := paired.Worse(cfg.Margins.Fail)
+		f := family{theta: []float64{at, at, at}, spread: []float64{0.03, 0.05, 0.07}, heavy: heavy}
+		fails := 0
+		for range seqs {
+			if run(t, f, cfg, rng).Status == Fail {
+				fails++
+			}
+		}
+		lo, hi := rateCI(fails, seqs)
+		t.Logf("heavy %v: ever failed %d of %d = %.3f %% [%.3f, %.3f] at level %g", heavy, fails, seqs,
+			100*float64(fails)/seqs, 100*lo, 100*hi, cfg.Level)
+		// The observed count must not be significantly above the level.
+		if lo, _ := dist.ClopperPearson(fails, seqs, 0.002); lo > cfg.Level {
+			t.Errorf("heavy %v: ever failed %d of %d, above %g", heavy, fails, seqs, cfg.Level)
+		}
+	}
+}
+
+// TestStopsEarly: three checks with pairs varying by 5 %, at the default
+// level (1 %) and margins (5 %), budget 400 pairs: a 10 % regression of
+// one check fails, and an unchanged family passes, nearly always; the
+// average number of pairs is logged beside the maximum.
+func TestStopsEarly(t *testing.T) {
+	const seqs = 2000
+	cfg := Config{MaxPairs: 400}
+	spread := []float64{0.05, 0.05, 0.05}
+	for _, tt := range []struct {
+		name  string
+		theta []float64
+		want  Status
+	}{
+		{"10 % regression", []float64{0, paired.Worse(0.10), 0}, Fail},
+		{"unchanged", []float64{0, 0, 0}, Pass},
+	} {
+		rng := rand.New(rand.NewPCG(21, 22))
+		hits, total, most := 0, 0, 0
+		for range seqs {
+			d := run(t, family{theta: tt.theta, spread: spread}, cfg, rng)
+			if d.Status == tt.want {
+				hits++
+			}
+			total += d.Pairs
+			most = max(most, d.Pairs)
+		}
+		lo, hi := rateCI(hits, seqs)
+		t.Logf("%s: %s %.2f %% [%.2f, %.2f], pairs on average %.1f, at most %d", tt.name, tt.want,
+			100*float64(hits)/seqs, 100*lo, 100*hi, float64(total)/seqs, most)
+		if hits < seqs*95/100 {
+			t.Errorf("%s: %s only %d of %d", tt.name, tt.want, hits, seqs)
+		}
+	}
+}
+
+// TestDecisionAndBounds: a clear regression fails with the check named,
+// its confidence-sequence bounds above 1+δ_fail, and the gate refuses more
+// pairs; the budget ends an undecidable comparison as Spent.
+func TestDecisionAndBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	g, err := New([]Spec{{Name: "latency"}, {Name: "throughput", HigherIsBetter: true}}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Decision
+	for i := 0; d.Status == Continue; i++ {
+		lat := 1.3 * math.Exp(0.03*rng.NormFloat64())
+		thr := math.Exp(0.03 * rng.NormFloat64())
+		if d, err = g.Add([]float64{100, 1000}, []float64{100 * lat, 1000 * thr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.Status != Fail || len(d.Checks) != 1 || d.Checks[0] != "latency" {
+		t.Fatalf("decision %+v", d)
+	}
+	st := g.Checks()
+	if !(st[0].Low > 1.05 && st[0].Low < st[0].Ratio && st[0].Ratio < st[0].High) || st[0].EFail < 2/0.01 {
+		t.Errorf("latency state %+v", st[0])
+	}
+	if !(st[1].Low < st[1].Ratio && st[1].Ratio < st[1].High) {
+		t.Errorf("throughput state %+v", st[1])
+	}
+	if _, err := g.Add([]float64{1, 1}, []float64{1, 1}); err == nil {
+		t.Error("a pair after the decision was accepted")
+	}
+	g, _ = New([]Spec{{Name: "x"}}, Config{MaxPairs: 3})
+	for range 3 {
+		d, _ = g.Add([]float64{100}, []float64{100 * math.Exp(0.05*rng.NormFloat64())})
+	}
+	if d.Status != Spent || d.Pairs != 3 || len(d.Checks) != 1 {
+		t.Errorf("after the budget: %+v", d)
+	}
+}
