@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -96,6 +97,26 @@ func DialFirst(ctx context.Context, endpoints []string, def string, dial func(ra
 		errs = append(errs, err)
 	}
 	return nil, errors.Join(errs...)
+}
+
+// Replies wraps a Query's f for the client's delivery callback, which
+// may run on several goroutines: done is closed once f returns false, and
+// f is not called after that.
+func Replies(f func(rep []byte, at time.Time) bool) (deliver func(rep []byte, at time.Time), done <-chan struct{}) {
+	ch := make(chan struct{})
+	var mu sync.Mutex
+	return func(rep []byte, at time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		select {
+		case <-ch:
+			return // f had enough
+		default:
+		}
+		if !f(rep, at) {
+			close(ch)
+		}
+	}, ch
 }
 
 // AwaitReplies waits until done is closed (the query's replies are all

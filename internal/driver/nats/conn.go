@@ -76,15 +76,9 @@ func connect(ctx context.Context, addr string, opts driver.Options, role string)
 			return nil, fmt.Errorf("nats: %q is not a NATS server URL (want nats://host:port or tls://host:port)", c.redacted)
 		}
 	}
-	connectCtx, cancel := context.WithTimeout(ctx, p.connectTimeout)
-	defer cancel()
 	o := []natsgo.Option{
-		natsgo.Name("mqgate " + role),
 		natsgo.NoReconnect(),
-		natsgo.Timeout(p.connectTimeout),
-		natsgo.SetCustomDialer(&ctxDialer{ctx: connectCtx, c: c}),
 		natsgo.WriteBufferSize(p.writeBuffer),
-		natsgo.ClosedHandler(func(*natsgo.Conn) { close(c.closedCh) }),
 		natsgo.ErrorHandler(func(_ *natsgo.Conn, _ *natsgo.Subscription, err error) {
 			if errors.Is(err, natsgo.ErrSlowConsumer) {
 				return // the subscription counts what it dropped
@@ -120,13 +114,26 @@ func connect(ctx context.Context, addr string, opts driver.Options, role string)
 		o = append(o, natsgo.Secure(cfg))
 		c.tls = true
 	}
-	nc, err := natsgo.Connect(addr, o...)
-	if err != nil {
+	if err := c.open(ctx, p.connectTimeout, o...); err != nil {
 		return nil, c.connectErr(err, opts.Security)
 	}
-	c.nc = nc
 	c.sysinfo = c.readInfo()
 	return c, nil
+}
+
+// open connects to c.url (a server or a pool, comma-separated) within
+// timeout and ctx, with the options every connection has and then o.
+func (c *conn) open(ctx context.Context, timeout time.Duration, o ...natsgo.Option) error {
+	connectCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	nc, err := natsgo.Connect(c.url, append([]natsgo.Option{
+		natsgo.Name("mqgate " + c.role),
+		natsgo.Timeout(timeout),
+		natsgo.SetCustomDialer(&ctxDialer{ctx: connectCtx, c: c}),
+		natsgo.ClosedHandler(func(*natsgo.Conn) { close(c.closedCh) }),
+	}, o...)...)
+	c.nc = nc
+	return err
 }
 
 // validHostPort accepts the host:port form nats.go also takes.

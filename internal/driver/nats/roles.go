@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
@@ -18,10 +17,8 @@ import (
 // guarantee (at most once); "reliable" is recorded but changes nothing on
 // the wire, as in the nats_reliable round trips (which use JetStream).
 type roleClient struct {
-	nc   *natsgo.Conn
+	*conn
 	lost chan error
-	once sync.Once
-	url  string
 }
 
 // DialClient connects a role to the NATS servers at endpoints (a pool;
@@ -30,48 +27,32 @@ func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bo
 	if len(endpoints) == 0 {
 		endpoints = []string{natsgo.DefaultURL}
 	}
-	b := &roleClient{lost: make(chan error, 1), url: driver.RedactURL(strings.Join(endpoints, ","))}
-	opts := []natsgo.Option{
-		natsgo.Name("mqgate role"),
-		natsgo.Timeout(max(timeout, 10*time.Second)),
+	pool := strings.Join(endpoints, ",")
+	c := &conn{url: pool, redacted: driver.RedactURL(pool), role: "role", closedCh: make(chan struct{})}
+	err := c.open(ctx, max(timeout, 10*time.Second),
 		// A role that lost its server for longer than its --timeout has
 		// lost it: it reports instead of waiting for a reconnection.
-		natsgo.ReconnectWait(timeout / 4),
+		natsgo.ReconnectWait(timeout/4),
 		natsgo.MaxReconnects(4),
-		natsgo.ClosedHandler(func(c *natsgo.Conn) {
-			b.once.Do(func() { b.lost <- fmt.Errorf("connection to %s closed: %v", b.url, c.LastError()) })
-		}),
 		natsgo.DisconnectErrHandler(func(*natsgo.Conn, error) {}),
 		// A write to a host that went away would otherwise block until TCP
 		// gives up (minutes).
 		natsgo.FlusherTimeout(timeout),
 		natsgo.PingInterval(max(timeout/2, time.Second)),
 		natsgo.MaxPingsOutstanding(2),
-	}
-	type res struct {
-		nc  *natsgo.Conn
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		nc, err := natsgo.Connect(strings.Join(endpoints, ","), opts...)
-		ch <- res{nc, err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, fmt.Errorf("cannot connect to NATS at %s: %w", b.url, r.err)
-		}
-		b.nc = r.nc
-		return b, nil
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.nc != nil {
-				r.nc.Close()
-			}
-		}()
+	)
+	switch {
+	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case err != nil:
+		return nil, c.connectErr(err, nil)
 	}
+	b := &roleClient{conn: c, lost: make(chan error, 1)}
+	go func() {
+		<-c.closedCh
+		b.lost <- fmt.Errorf("connection to %s closed: %v", c.redacted, c.nc.LastError())
+	}()
+	return b, nil
 }
 
 func (b *roleClient) Publish(topic string, msg []byte) error { return b.nc.Publish(topic, msg) }
@@ -96,23 +77,15 @@ func (Transport) RoleUsage() driver.RoleUsage {
 }
 
 func (b *roleClient) Info() (string, string, string) {
-	return "nats-server", b.nc.ConnectedServerVersion(), b.url
+	return "nats-server", b.nc.ConnectedServerVersion(), b.redacted
 }
 
 func (b *roleClient) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
-	sub, err := b.nc.Subscribe(expr, func(m *natsgo.Msg) { f(m.Subject, m.Data, time.Now()) })
-	if err != nil {
-		return nil, err
-	}
-	sub.SetPendingLimits(-1, -1)
-	if err := b.nc.Flush(); err != nil {
-		return nil, err
-	}
-	return sub.Unsubscribe, nil
+	return b.subscribe(expr, func(m *natsgo.Msg) { f(m.Subject, m.Data, time.Now()) })
 }
 
 func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) (func() error, error) {
-	sub, err := b.nc.Subscribe(expr, func(m *natsgo.Msg) {
+	return b.subscribe(expr, func(m *natsgo.Msg) {
 		at := time.Now()
 		if m.Reply == "" {
 			return
@@ -127,6 +100,12 @@ func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) 
 			}
 		}()
 	})
+}
+
+// subscribe calls h for every message on expr, without a limit on those
+// waiting, once the server has the subscription.
+func (b *roleClient) subscribe(expr string, h natsgo.MsgHandler) (func() error, error) {
+	sub, err := b.nc.Subscribe(expr, h)
 	if err != nil {
 		return nil, err
 	}
@@ -139,16 +118,13 @@ func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) 
 
 func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
 	inbox := b.nc.NewRespInbox()
-	done := make(chan struct{})
-	var once sync.Once
+	deliver, done := driver.Replies(f)
 	sub, err := b.nc.Subscribe(inbox, func(m *natsgo.Msg) {
 		at := time.Now()
 		if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
 			return // no responders: the query times out
 		}
-		if !f(m.Data, at) {
-			once.Do(func() { close(done) })
-		}
+		deliver(m.Data, at)
 	})
 	if err != nil {
 		return err
@@ -163,8 +139,5 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 // Close closes the connection, waiting at most a few seconds for a
 // connection whose far end went away.
 func (b *roleClient) Close() error {
-	return driver.Bounded(5*time.Second, func() error {
-		b.nc.Close()
-		return nil
-	})
+	return driver.Bounded(5*time.Second, b.close)
 }
