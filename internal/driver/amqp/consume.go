@@ -68,12 +68,15 @@ func (c *consumer) setUp(name, bindKey string) error {
 		}
 	}
 	c.cancelled = c.ch.NotifyCancel(make(chan string, 1))
-	c.deliveries, err = c.ch.Consume(q.Name, "mqgate "+c.role, c.s.autoAck(), true, false, false, nil)
+	c.deliveries, err = c.ch.Consume(q.Name, c.tag(), c.s.autoAck(), true, false, false, nil)
 	if err != nil {
 		return fmt.Errorf("amqp: consuming from %s on %s: %w", q.Name, c.url, err)
 	}
 	return nil
 }
+
+// tag is the consumer's tag on its channel.
+func (c *consumer) tag() string { return "mqgate " + c.role }
 
 // receive waits for the next delivery until deadline (zero: no deadline)
 // and copies its body into buf. amqp091 hands deliveries over on a Go

@@ -171,14 +171,16 @@ func (p *publisher) confirmed(ack bool) {
 // publish sends body to the queue routingKey (through the exchange when
 // one is set) and commits when a transaction is full.
 func (p *publisher) publish(routingKey, replyTo string, body []byte) error {
+	return p.send(p.s.exchange, routingKey, amqp091.Publishing{Body: body, DeliveryMode: p.mode, ReplyTo: replyTo})
+}
+
+// send publishes msg through exchange under routingKey, counting it for
+// the confirmations or the transaction.
+func (p *publisher) send(exchange, routingKey string, msg amqp091.Publishing) error {
 	if err := p.failed(); err != nil {
 		return err
 	}
-	err := p.ch.PublishWithContext(p.ctx, p.s.exchange, routingKey, p.s.mandatory, false, amqp091.Publishing{
-		Body:         body,
-		DeliveryMode: p.mode,
-		ReplyTo:      replyTo,
-	})
+	err := p.ch.PublishWithContext(p.ctx, exchange, routingKey, p.s.mandatory, false, msg)
 	if err != nil {
 		return p.sendErr("publish", err)
 	}

@@ -47,31 +47,22 @@ const directReplyTo = "amq.rabbitmq.reply-to"
 //     one-way messages, not the replies; an unanswered query is a timeout
 //     either way.
 type roleClient struct {
-	conn     *amqp091.Connection
-	url      string
-	reliable bool
-	lost     chan error
-	lostOnce sync.Once
-
-	pubMu  sync.Mutex
-	pubCh  *amqp091.Channel
-	sent   uint64 // confirmed publishes sent (reliable)
-	confMu sync.Mutex
-	conf   *sync.Cond
-	acked  uint64
-	nacked uint64
-
-	qMu   sync.Mutex
-	qCh   *amqp091.Channel // direct reply-to consumer and query publisher
-	wait  map[string]func([]byte, time.Time)
+	p     *publisher // its connection carries every channel of the role
 	token string
-	seq   uint64
+	lost  chan error
+	once  sync.Once
+	pubMu sync.Mutex
+
+	qMu  sync.Mutex
+	qCh  *amqp091.Channel // direct reply-to consumer and query publisher
+	wait map[string]func([]byte, time.Time)
+	seq  uint64
 }
 
 // DialClient connects a role to the first of endpoints that accepts, in
 // order (a broker and its standbys).
 func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	return driver.DialFirst(ctx, endpoints, "amqp://guest:guest@127.0.0.1:5672/", func(raw string) (driver.Client, error) {
+	return driver.DialFirst(ctx, endpoints, DefaultURL, func(raw string) (driver.Client, error) {
 		return dialRoleClient(ctx, raw, reliable, timeout)
 	})
 }
@@ -83,94 +74,39 @@ func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time
 	}
 	var tok [6]byte
 	rand.Read(tok[:])
-	b := &roleClient{url: driver.RedactURL(raw), reliable: reliable, lost: make(chan error, 1),
-		wait: map[string]func([]byte, time.Time){}, token: hex.EncodeToString(tok[:])}
-	b.conf = sync.NewCond(&b.confMu)
+	b := &roleClient{wait: map[string]func([]byte, time.Time){}, token: hex.EncodeToString(tok[:]), lost: make(chan error, 1)}
 	// A heartbeat of half the --timeout: a broker (or host) that went away
 	// is noticed within about a --timeout, as with the other systems.
-	hb := max(timeout/2, time.Second)
-	cfg := amqp091.Config{
-		Heartbeat:  hb,
-		Locale:     "en_US",
-		Properties: amqp091.Table{"connection_name": "mqgate role " + b.token},
-		Dial:       amqp091.DefaultDial(max(timeout, 10*time.Second)),
-	}
-	type res struct {
-		c   *amqp091.Connection
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		c, err := amqp091.DialConfig(raw, cfg)
-		ch <- res{c, err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, fmt.Errorf("cannot connect to the AMQP broker at %s: %w", b.url, r.err)
-		}
-		b.conn = r.c
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.Close()
-			}
-		}()
-		return nil, ctx.Err()
-	}
-	closed := b.conn.NotifyClose(make(chan *amqp091.Error, 1))
-	go func() {
-		if e, ok := <-closed; ok && e != nil {
-			b.setLost(fmt.Errorf("connection to %s lost: %v", b.url, e))
-		}
-	}()
-	if b.pubCh, err = b.channel("publishing"); err != nil {
-		b.conn.Close()
+	// Messages go through amq.topic; a reliable role's deliveries in
+	// flight are bounded, as acknowledgements come back.
+	s := &settings{reliable: reliable, exchange: roleExchange, heartbeat: max(timeout/2, time.Second), prefetch: 1000}
+	ctx, cancel := context.WithTimeout(ctx, max(timeout, 10*time.Second))
+	defer cancel()
+	if b.p, err = openPublisher(ctx, address{broker: raw}, s, "role "+b.token); err != nil {
 		return nil, err
 	}
-	if reliable {
-		if err := b.pubCh.Confirm(false); err != nil {
-			b.conn.Close()
-			return nil, fmt.Errorf("confirm.select on %s: %w", b.url, err)
-		}
-		// The confirmations are drained as they come: amqp091 gives up on
-		// a notification nobody takes.
-		confirms := b.pubCh.NotifyPublish(make(chan amqp091.Confirmation, 1024))
-		go func() {
-			for c := range confirms {
-				b.confMu.Lock()
-				if c.Ack {
-					b.acked++
-				} else {
-					b.nacked++
-				}
-				b.conf.Broadcast()
-				b.confMu.Unlock()
-			}
-			b.confMu.Lock()
-			b.conf.Broadcast()
-			b.confMu.Unlock()
-		}()
-	}
+	b.watch("connection", b.p.conn.NotifyClose(make(chan *amqp091.Error, 1)))
+	b.watch("publishing channel", b.p.ch.NotifyClose(make(chan *amqp091.Error, 1)))
 	return b, nil
 }
 
-func (b *roleClient) setLost(err error) {
-	b.lostOnce.Do(func() { b.lost <- err })
+// watch reports the unexpected closing of the connection or a channel
+// as a lost link.
+func (b *roleClient) watch(what string, closed chan *amqp091.Error) {
+	go func() {
+		if e, ok := <-closed; ok && e != nil {
+			b.once.Do(func() { b.lost <- fmt.Errorf("the broker at %s closed the %s: %v", b.p.url, what, e) })
+		}
+	}()
 }
 
 // channel opens a channel whose unexpected closing is a lost link.
 func (b *roleClient) channel(what string) (*amqp091.Channel, error) {
-	ch, err := b.conn.Channel()
+	ch, err := b.p.conn.Channel()
 	if err != nil {
-		return nil, fmt.Errorf("opening a %s channel on %s: %w", what, b.url, err)
+		return nil, fmt.Errorf("opening a %s channel on %s: %w", what, b.p.url, err)
 	}
-	closed := ch.NotifyClose(make(chan *amqp091.Error, 1))
-	go func() {
-		if e, ok := <-closed; ok && e != nil {
-			b.setLost(fmt.Errorf("the broker at %s closed the %s channel: %v", b.url, what, e))
-		}
-	}()
+	b.watch(what+" channel", ch.NotifyClose(make(chan *amqp091.Error, 1)))
 	return ch, nil
 }
 
@@ -204,103 +140,59 @@ func (Transport) RoleUsage() driver.RoleUsage {
 
 func (b *roleClient) Info() (string, string, string) {
 	product, version := "rabbitmq", ""
-	if p, ok := b.conn.Properties["product"].(string); ok && p != "" {
+	if p, ok := b.p.conn.Properties["product"].(string); ok && p != "" {
 		product = p
 	}
-	if v, ok := b.conn.Properties["version"].(string); ok {
+	if v, ok := b.p.conn.Properties["version"].(string); ok {
 		version = v
 	}
-	return product, version, b.url
-}
-
-func (b *roleClient) deliveryMode() uint8 {
-	if b.reliable {
-		return amqp091.Persistent
-	}
-	return amqp091.Transient
+	return product, version, b.p.url
 }
 
 func (b *roleClient) Publish(topic string, msg []byte) error {
 	b.pubMu.Lock()
 	defer b.pubMu.Unlock()
-	err := b.pubCh.PublishWithContext(context.Background(), roleExchange, topic, false, false,
-		amqp091.Publishing{DeliveryMode: b.deliveryMode(), Body: msg})
-	if err == nil && b.reliable {
-		b.confMu.Lock()
-		b.sent++
-		b.confMu.Unlock()
-	}
-	return err
+	return b.p.publish(topic, "", msg)
 }
 
 // Flush waits, when reliable, until the broker confirmed every message
 // published (an error if it refused any); best-effort messages are written
 // when Publish returns.
 func (b *roleClient) Flush(timeout time.Duration) error {
-	if !b.reliable {
+	if !b.p.s.reliable {
 		return nil
 	}
 	return driver.Bounded(timeout, func() error {
-		deadline := time.Now().Add(timeout)
-		// The condition is woken at the deadline too.
-		t := time.AfterFunc(timeout, func() {
-			b.confMu.Lock()
-			b.conf.Broadcast()
-			b.confMu.Unlock()
-		})
-		defer t.Stop()
-		b.confMu.Lock()
-		defer b.confMu.Unlock()
-		for b.acked+b.nacked < b.sent && time.Now().Before(deadline) && !b.pubCh.IsClosed() {
-			b.conf.Wait()
+		if err := b.p.WaitAcks(time.Now().Add(timeout)); err != nil {
+			return err
 		}
-		switch {
-		case b.nacked > 0:
-			return fmt.Errorf("the broker refused %d of %d messages (basic.nack)", b.nacked, b.sent)
-		case b.acked < b.sent:
-			return fmt.Errorf("%d of %d messages not confirmed within %v", b.sent-b.acked, b.sent, timeout)
+		if n := b.p.nacked.Load(); n > 0 {
+			return fmt.Errorf("the broker refused %d of %d messages (basic.nack)", n, b.p.sent.Load())
 		}
 		return nil
 	})
 }
 
 // consume declares an exclusive, auto-delete queue bound to amq.topic
-// under expr and calls f for each delivery with the time it was taken from
-// the client (read first).
+// under expr, on a channel of its own, and calls f for each delivery with
+// the time it was taken from the client (read first).
 func (b *roleClient) consume(what, expr string, f func(d *amqp091.Delivery, at time.Time)) (func() error, error) {
 	ch, err := b.channel(what)
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) (func() error, error) {
+	c := &consumer{link: &link{conn: b.p.conn, ch: ch, url: b.p.url, role: "role " + what}, s: b.p.s}
+	if err := c.setUp("", expr); err != nil {
 		ch.Close()
-		return nil, fmt.Errorf("%s %s on %s: %w", what, expr, b.url, err)
-	}
-	if b.reliable {
-		// Deliveries in flight are bounded, as acknowledgements come back.
-		if err := ch.Qos(1000, 0, false); err != nil {
-			return fail(err)
-		}
-	}
-	q, err := ch.QueueDeclare("", false, true, true, false, nil)
-	if err != nil {
-		return fail(err)
-	}
-	if err := ch.QueueBind(q.Name, expr, roleExchange, false, nil); err != nil {
-		return fail(err)
-	}
-	tag := "mqgate-" + b.token + "-" + q.Name
-	deliveries, err := ch.Consume(q.Name, tag, !b.reliable, true, false, false, nil)
-	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for d := range deliveries {
+		for d := range c.deliveries {
 			at := time.Now()
 			f(&d, at)
-			if b.reliable {
+			if b.p.s.reliable {
 				d.Ack(false)
 			}
 		}
@@ -310,7 +202,7 @@ func (b *roleClient) consume(what, expr string, f func(d *amqp091.Delivery, at t
 		var err error
 		once.Do(func() {
 			err = driver.Bounded(5*time.Second, func() error {
-				ch.Cancel(tag, false)
+				ch.Cancel(c.tag(), false)
 				return ch.Close()
 			})
 			select {
@@ -337,13 +229,7 @@ func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) 
 		go func() {
 			for _, r := range reply(body, at) {
 				b.pubMu.Lock()
-				err := b.pubCh.PublishWithContext(context.Background(), "", to, false, false,
-					amqp091.Publishing{DeliveryMode: amqp091.Transient, CorrelationId: corr, Body: r})
-				if err == nil && b.reliable {
-					b.confMu.Lock()
-					b.sent++
-					b.confMu.Unlock()
-				}
+				err := b.p.send("", to, amqp091.Publishing{DeliveryMode: amqp091.Transient, CorrelationId: corr, Body: r})
 				b.pubMu.Unlock()
 				if err != nil {
 					return
@@ -366,7 +252,7 @@ func (b *roleClient) queryChannel() (*amqp091.Channel, error) {
 	replies, err := ch.Consume(directReplyTo, "mqgate-"+b.token+"-replies", true, false, false, false, nil)
 	if err != nil {
 		ch.Close()
-		return nil, fmt.Errorf("consuming %s on %s: %w", directReplyTo, b.url, err)
+		return nil, fmt.Errorf("consuming %s on %s: %w", directReplyTo, b.p.url, err)
 	}
 	go func() {
 		for d := range replies {
@@ -384,9 +270,7 @@ func (b *roleClient) queryChannel() (*amqp091.Channel, error) {
 }
 
 func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
-	done := make(chan struct{})
-	var once sync.Once
-	var fMu sync.Mutex
+	deliver, done := driver.Replies(f)
 	b.qMu.Lock()
 	ch, err := b.queryChannel()
 	if err != nil {
@@ -395,18 +279,7 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 	}
 	b.seq++
 	corr := b.token + "-" + fmt.Sprint(b.seq)
-	b.wait[corr] = func(msg []byte, at time.Time) {
-		fMu.Lock()
-		defer fMu.Unlock()
-		select {
-		case <-done:
-			return // f said it had enough
-		default:
-		}
-		if !f(msg, at) {
-			once.Do(func() { close(done) })
-		}
-	}
+	b.wait[corr] = deliver
 	b.qMu.Unlock()
 	defer func() {
 		b.qMu.Lock()
@@ -417,7 +290,7 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 	// time (a channel's frames must not interleave).
 	b.qMu.Lock()
 	err = ch.PublishWithContext(ctx, roleExchange, key, false, false,
-		amqp091.Publishing{DeliveryMode: b.deliveryMode(), ReplyTo: directReplyTo, CorrelationId: corr, Body: req})
+		amqp091.Publishing{DeliveryMode: b.p.mode, ReplyTo: directReplyTo, CorrelationId: corr, Body: req})
 	b.qMu.Unlock()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -431,5 +304,5 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 // Close closes the connection, waiting at most a few seconds for a broker
 // that went away.
 func (b *roleClient) Close() error {
-	return driver.Bounded(5*time.Second, func() error { return b.conn.Close() })
+	return driver.Bounded(5*time.Second, b.p.close)
 }
