@@ -3,9 +3,7 @@ package mqtt
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,20 +14,15 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
-// roleClient runs the roles over MQTT 5 (paho.golang, no reconnection):
+// roleClient runs the roles over MQTT 5 (client5, no reconnection):
 // publish/subscribe at QoS 0 (best_effort) or 1 (reliable), and
 // request/response with the Response Topic and Correlation Data
 // properties: each requester subscribes once to a response topic of its
 // own and routes the replies by correlation data. Subscriptions with
 // wildcards get every message below a prefix.
 type roleClient struct {
-	cli   *paho.Client
-	conn  net.Conn
-	qos   byte
-	url   string
-	id    string
+	c     *client5
 	lost  chan error
-	once  sync.Once
 	mu    sync.RWMutex
 	subs  []roleSub
 	reply string
@@ -51,50 +44,30 @@ func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bo
 }
 
 func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "mqtt" || u.Host == "" {
+	s := &settings{version: v5, clientPrefix: DefaultClientID, keepAlive: uint16(max(1, timeout/time.Second)), packetTimeout: timeout}
+	if u, err := url.Parse(raw); err != nil || u.Scheme != "mqtt" || u.Host == "" || s.parseURL(raw) != nil {
 		return nil, fmt.Errorf("--endpoint %q: expected mqtt://HOST:PORT", driver.RedactURL(raw))
 	}
-	var tok [6]byte
-	rand.Read(tok[:])
-	b := &roleClient{url: driver.RedactURL(raw), id: "mqgate-role-" + hex.EncodeToString(tok[:]), lost: make(chan error, 1),
-		wait: map[string]func([]byte, time.Time){}}
 	if reliable {
-		b.qos = 1
+		s.qos = 1
 	}
-	var d net.Dialer
-	if b.conn, err = d.DialContext(ctx, "tcp", u.Host); err != nil {
-		return nil, fmt.Errorf("cannot reach the MQTT broker at %s: %w", b.url, err)
+	c, err := connect5(ctx, s, "role", nil)
+	if err != nil {
+		return nil, err
 	}
-	lostf := func(err error) { b.once.Do(func() { b.lost <- fmt.Errorf("connection to %s lost: %v", b.url, err) }) }
-	b.cli = paho.NewClient(paho.ClientConfig{
-		ClientID:           b.id,
-		Conn:               b.conn,
-		OnPublishReceived:  []func(paho.PublishReceived) (bool, error){b.route},
-		OnClientError:      lostf,
-		OnServerDisconnect: func(d *paho.Disconnect) { lostf(fmt.Errorf("DISCONNECT reason 0x%02X", d.ReasonCode)) },
-		PacketTimeout:      timeout,
-	})
-	cp := &paho.Connect{ClientID: b.id, KeepAlive: uint16(max(1, timeout/time.Second)), CleanStart: true}
-	if u.User != nil {
-		cp.Username, cp.UsernameFlag = u.User.Username(), true
-		if p, ok := u.User.Password(); ok {
-			cp.Password, cp.PasswordFlag = []byte(p), true
-		}
-	}
-	if ca, err := b.cli.Connect(ctx, cp); err != nil {
-		b.conn.Close()
-		if ca != nil {
-			return nil, fmt.Errorf("the MQTT broker at %s refused the connection: reason 0x%02X", b.url, ca.ReasonCode)
-		}
-		return nil, fmt.Errorf("connecting to the MQTT broker at %s: %w", b.url, err)
-	}
+	b := &roleClient{c: c, lost: make(chan error, 1), wait: map[string]func([]byte, time.Time){}}
+	c.mu.Lock()
+	c.other = b.route
+	c.mu.Unlock()
+	go func() {
+		<-c.done()
+		b.lost <- c.err()
+	}()
 	return b, nil
 }
 
-func (b *roleClient) route(pr paho.PublishReceived) (bool, error) {
+func (b *roleClient) route(p *paho.Publish) {
 	at := time.Now()
-	p := pr.Packet
 	b.mu.RLock()
 	subs := b.subs
 	var waiter func([]byte, time.Time)
@@ -104,14 +77,13 @@ func (b *roleClient) route(pr paho.PublishReceived) (bool, error) {
 	b.mu.RUnlock()
 	if waiter != nil {
 		waiter(p.Payload, at)
-		return true, nil
+		return
 	}
 	for _, s := range subs {
 		if topicMatch(s.filter, p.Topic) {
 			s.f(p.Topic, p.Payload, p.Properties, at)
 		}
 	}
-	return true, nil
 }
 
 // topicMatch reports whether topic matches the MQTT filter (+ and #).
@@ -146,7 +118,7 @@ func (Transport) RoleUsage() driver.RoleUsage {
 }
 
 func (b *roleClient) Info() (string, string, string) {
-	return "mqtt", "5", b.url
+	return "mqtt", "5", b.c.s.redacted
 }
 
 func (b *roleClient) publish(p *paho.Publish) error {
@@ -156,12 +128,12 @@ func (b *roleClient) publish(p *paho.Publish) error {
 		defer b.pubMu.Unlock()
 	}
 	// QoS 1 waits for the PUBACK within the packet timeout.
-	_, err := b.cli.Publish(context.Background(), p)
+	_, err := b.c.cli.Publish(context.Background(), p)
 	return err
 }
 
 func (b *roleClient) Publish(topic string, msg []byte) error {
-	return b.publish(&paho.Publish{Topic: topic, QoS: b.qos, Payload: msg})
+	return b.publish(&paho.Publish{Topic: topic, QoS: b.c.s.qos, Payload: msg})
 }
 
 // Flush: QoS 0 messages are written when Publish returns, QoS 1 ones
@@ -174,18 +146,13 @@ func (b *roleClient) subscribe(filter string, f func(string, []byte, *paho.Publi
 	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	sa, err := b.cli.Subscribe(ctx, &paho.Subscribe{Subscriptions: []paho.SubscribeOptions{{Topic: filter, QoS: b.qos}}})
-	if err == nil && sa != nil && len(sa.Reasons) == 1 && sa.Reasons[0] >= 0x80 {
-		err = fmt.Errorf("the broker refused the subscription to %s: reason 0x%02X", filter, sa.Reasons[0])
-	}
-	if err != nil {
+	if err := b.c.subscribe(ctx, filter, b.c.s.qos, nil); err != nil {
 		return nil, err
 	}
 	return func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_, err := b.cli.Unsubscribe(ctx, &paho.Unsubscribe{Topics: []string{filter}})
-		return err
+		return b.c.unsubscribe(ctx, filter)
 	}, nil
 }
 
@@ -201,7 +168,7 @@ func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) 
 		resp, corr := props.ResponseTopic, props.CorrelationData
 		go func() {
 			for _, r := range reply(msg, at) {
-				if b.publish(&paho.Publish{Topic: resp, QoS: b.qos, Payload: r, Properties: &paho.PublishProperties{CorrelationData: corr}}) != nil {
+				if b.publish(&paho.Publish{Topic: resp, QoS: b.c.s.qos, Payload: r, Properties: &paho.PublishProperties{CorrelationData: corr}}) != nil {
 					return
 				}
 			}
@@ -212,10 +179,10 @@ func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) 
 func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
 	b.mu.Lock()
 	if b.reply == "" {
-		b.reply = "mqgate/reply/" + b.id
+		b.reply = "mqgate/reply/" + b.c.id
 		b.mu.Unlock()
 		ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err := b.cli.Subscribe(ctx2, &paho.Subscribe{Subscriptions: []paho.SubscribeOptions{{Topic: b.reply, QoS: b.qos}}})
+		err := b.c.subscribe(ctx2, b.reply, b.c.s.qos, nil)
 		cancel()
 		if err != nil {
 			return err
@@ -225,20 +192,15 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 	var tok [8]byte
 	rand.Read(tok[:])
 	corr := string(tok[:])
-	done := make(chan struct{})
-	var once sync.Once
-	b.wait[corr] = func(msg []byte, at time.Time) {
-		if !f(msg, at) {
-			once.Do(func() { close(done) })
-		}
-	}
+	deliver, done := driver.Replies(f)
+	b.wait[corr] = deliver
 	b.mu.Unlock()
 	defer func() {
 		b.mu.Lock()
 		delete(b.wait, corr)
 		b.mu.Unlock()
 	}()
-	if err := b.publish(&paho.Publish{Topic: key, QoS: b.qos, Payload: req,
+	if err := b.publish(&paho.Publish{Topic: key, QoS: b.c.s.qos, Payload: req,
 		Properties: &paho.PublishProperties{ResponseTopic: b.reply, CorrelationData: []byte(corr)}}); err != nil {
 		return err
 	}
@@ -246,8 +208,5 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 }
 
 func (b *roleClient) Close() error {
-	return driver.Bounded(5*time.Second, func() error {
-		b.cli.Disconnect(&paho.Disconnect{ReasonCode: 0})
-		return b.conn.Close()
-	})
+	return driver.Bounded(5*time.Second, b.c.close)
 }

@@ -37,8 +37,11 @@ type settings struct {
 	hasPassword  bool
 	clientPrefix string
 	keepAlive    uint16 // seconds
-	maxInflight  int
-	versionTopic string
+	// packetTimeout bounds the wait for an acknowledgement of paho.golang
+	// (0: its default, 10 s).
+	packetTimeout time.Duration
+	maxInflight   int
+	versionTopic  string
 
 	topic      string
 	queueDepth int

@@ -31,6 +31,7 @@ type client5 struct {
 
 	mu       sync.RWMutex
 	handlers map[string]func([]byte)
+	other    func(*paho.Publish) // what no handler takes: a role's filters and replies
 
 	connack   *paho.Connack
 	maxPacket uint32 // the broker's Maximum Packet Size, 0 for none
@@ -54,6 +55,7 @@ func connect5(ctx context.Context, s *settings, role string, acks *ackTracker) (
 	c.cli = paho.NewClient(paho.ClientConfig{
 		ClientID:          c.id,
 		Conn:              conn,
+		PacketTimeout:     s.packetTimeout,
 		Session:           &session5{SessionManager: state.New(discard{}, discard{}), acks: tracked},
 		OnPublishReceived: []func(paho.PublishReceived) (bool, error){c.route},
 		OnClientError:     c.lost,
@@ -101,13 +103,16 @@ func reasonString(p *paho.DisconnectProperties) string {
 	return ": " + p.ReasonString
 }
 
-// route passes a message to its topic's handler.
+// route passes a message to its topic's handler, or else to other.
 func (c *client5) route(pr paho.PublishReceived) (bool, error) {
 	c.mu.RLock()
-	h := c.handlers[pr.Packet.Topic]
+	h, other := c.handlers[pr.Packet.Topic], c.other
 	c.mu.RUnlock()
-	if h != nil {
+	switch {
+	case h != nil:
 		h(pr.Packet.Payload)
+	case other != nil:
+		other(pr.Packet)
 	}
 	return true, nil
 }
