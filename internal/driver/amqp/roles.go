@@ -139,14 +139,11 @@ func (Transport) RoleUsage() driver.RoleUsage {
 }
 
 func (b *roleClient) Info() (string, string, string) {
-	product, version := "rabbitmq", ""
-	if p, ok := b.p.conn.Properties["product"].(string); ok && p != "" {
-		product = p
+	si := b.p.info(b.p.s)
+	if si.Product == "" {
+		si.Product = "rabbitmq"
 	}
-	if v, ok := b.p.conn.Properties["version"].(string); ok {
-		version = v
-	}
-	return product, version, b.p.url
+	return si.Product, si.Version, si.URL
 }
 
 func (b *roleClient) Publish(topic string, msg []byte) error {
