@@ -99,7 +99,7 @@ func parseConfig(value func(string) string) (c config, ok bool, err error) {
 	if c.name == "" {
 		return c, false, fmt.Errorf("--%s needs --%s, the sub-experiment name of what it measures (formats §1), e.g. sockperf_best_effort", FlagCommand, FlagName)
 	}
-	if err := driver.CheckScenario(driver.Scenario{Type: c.name, Security: strings.HasSuffix(c.name, "_security")}); err != nil {
+	if _, err := NamedScenario(c.name, Name); err != nil {
 		return c, false, fmt.Errorf("--%s: %v", FlagName, err)
 	}
 	c.format = value(FlagFormat)
@@ -142,16 +142,27 @@ func (Transport) DefineScenarios(value func(string) string) ([]driver.Scenario, 
 	if err != nil || !ok {
 		return nil, err
 	}
-	if _, err := exec.LookPath(c.argv[0]); err != nil {
-		return nil, fmt.Errorf("--%s: program %q not found: %v", FlagCommand, c.argv[0], unwrapExec(err))
+	return ProgramScenario(FlagCommand, c.argv[0], c.name, Name)
+}
+
+// NamedScenario is the sub-experiment the user named name (formats §1)
+// for what a program measures over transport; an error says why the name
+// is no sub-experiment name.
+func NamedScenario(name, transport string) (driver.Scenario, error) {
+	_, rel, _ := strings.Cut(name, "_")
+	s := driver.Scenario{Type: name, Transport: transport, Security: strings.HasSuffix(name, "_security"),
+		Reliable: strings.HasPrefix(rel, "reliable") || strings.HasPrefix(rel, "exactly_once")}
+	return s, driver.CheckScenario(s)
+}
+
+// ProgramScenario checks that the program given to --flag exists and
+// returns the sub-experiment it measures, named name (checked already).
+func ProgramScenario(flag, program, name, transport string) ([]driver.Scenario, error) {
+	if _, err := exec.LookPath(program); err != nil {
+		return nil, fmt.Errorf("--%s: program %q not found: %v", flag, program, unwrapExec(err))
 	}
-	_, rel, _ := strings.Cut(c.name, "_")
-	return []driver.Scenario{{
-		Type:      c.name,
-		Transport: Name,
-		Reliable:  strings.HasPrefix(rel, "reliable") || strings.HasPrefix(rel, "exactly_once"),
-		Security:  strings.HasSuffix(c.name, "_security"),
-	}}, nil
+	s, _ := NamedScenario(name, transport)
+	return []driver.Scenario{s}, nil
 }
 
 // unwrapExec drops exec's repetition of the program name.

@@ -2,9 +2,7 @@ package relay
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,7 +83,7 @@ func parseConfig(value func(string) string) (c config, ok bool, err error) {
 	if c.name == "" {
 		return c, false, fmt.Errorf("--%s needs --%s, the sub-experiment name of what the adapter relays through (formats §1), e.g. kafka_reliable", FlagCommand, FlagName)
 	}
-	if err := driver.CheckScenario(driver.Scenario{Type: c.name, Security: strings.HasSuffix(c.name, "_security")}); err != nil {
+	if _, err := external.NamedScenario(c.name, Name); err != nil {
 		return c, false, fmt.Errorf("--%s: %v", FlagName, err)
 	}
 	return c, true, nil
@@ -98,20 +96,7 @@ func (Transport) DefineScenarios(value func(string) string) ([]driver.Scenario, 
 	if err != nil || !ok {
 		return nil, err
 	}
-	if _, err := exec.LookPath(c.argv[0]); err != nil {
-		var ee *exec.Error
-		if errors.As(err, &ee) {
-			err = ee.Err
-		}
-		return nil, fmt.Errorf("--%s: program %q not found: %v", FlagCommand, c.argv[0], err)
-	}
-	_, rel, _ := strings.Cut(c.name, "_")
-	return []driver.Scenario{{
-		Type:      c.name,
-		Transport: Name,
-		Reliable:  strings.HasPrefix(rel, "reliable") || strings.HasPrefix(rel, "exactly_once"),
-		Security:  strings.HasSuffix(c.name, "_security"),
-	}}, nil
+	return external.ProgramScenario(FlagCommand, c.argv[0], c.name, Name)
 }
 
 // Listen returns the echoer that owns the adapters the pingers dialling it
