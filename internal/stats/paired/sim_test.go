@@ -15,6 +15,11 @@ type model struct {
 	theta, spread []float64
 	rho           float64
 	heavy         bool // Student t with 3 degrees of freedom, scaled to the spread
+	// perRun is a drift of the machine per run (log scale) over the series
+	// of 2n runs; fixedOrder runs A first in every pair, else the order
+	// within a pair is drawn.
+	perRun     float64
+	fixedOrder bool
 }
 
 func (m model) draw(rng *rand.Rand, n int) []Check {
@@ -37,11 +42,15 @@ func (m model) draw(rng *rand.Rand, n int) []Check {
 	}
 	for i := range n {
 		common := noise()
-		drift := 100 * math.Exp(0.002*float64(i)) // common to both sides of a unit
+		runA, runB := 2*i, 2*i+1
+		if !m.fixedOrder && rng.IntN(2) == 0 {
+			runA, runB = runB, runA
+		}
+		driftA, driftB := math.Exp(m.perRun*float64(runA)), math.Exp(m.perRun*float64(runB))
 		for c := range checks {
 			e := math.Sqrt(m.rho)*common + math.Sqrt(1-m.rho)*noise()
-			checks[c].A[i] = drift * float64(c+1)
-			checks[c].B[i] = drift * float64(c+1) * math.Exp(m.theta[c]+m.spread[c]*e)
+			checks[c].A[i] = 100 * driftA * float64(c+1)
+			checks[c].B[i] = 100 * driftB * float64(c+1) * math.Exp(m.theta[c]+m.spread[c]*e)
 		}
 	}
 	return checks
@@ -95,6 +104,25 @@ func TestFalseFailAtTheMargin(t *testing.T) {
 			if lo, _ := dist.ClopperPearson(fails, reps, 0.002); lo > cfg.Tail {
 				t.Errorf("heavy %v, %d units: false fail %s exceeds %g", heavy, n, ci(fails, reps), cfg.Tail)
 			}
+		}
+	}
+}
+
+// TestDriftWithinPairs: the machine drifts 1 % per run (50 % over the 40
+// runs of 20 pairs). With the order within each pair drawn at random the
+// drift cancels in distribution and an unchanged family at the margin
+// still fails at most Tail of the time; with A always first, every ratio
+// carries one run's drift and the level is lost.
+func TestDriftWithinPairs(t *testing.T) {
+	const reps, k, n = 1000, 4, 20
+	cfg := Config{Tail: 0.05, Flips: 1000}
+	for _, fixed := range []bool{false, true} {
+		m := model{theta: repeat(Worse(0.05), k), spread: repeat(0.05, k), rho: 0.5, perRun: 0.01, fixedOrder: fixed}
+		fails := rate(t, m, n, reps, cfg, Fail, 9)
+		t.Logf("drift 1 %% per run, A first always %v: false fail %s (nominal ≤ %g)", fixed, ci(fails, reps), cfg.Tail)
+		lo, _ := dist.ClopperPearson(fails, reps, 0.002)
+		if fixed != (lo > cfg.Tail) {
+			t.Errorf("A first always %v: false fail %s", fixed, ci(fails, reps))
 		}
 	}
 }

@@ -117,7 +117,9 @@ type Gate struct {
 	specs   []Spec
 	checks  []sums
 	logThr  float64 // log(K/Level)
-	rho     float64
+	// rhoFail and rhoPass are the mixtures' precisions of the two sides,
+	// tuned to each margin.
+	rhoFail, rhoPass float64
 	decided bool
 	last    Decision
 }
@@ -133,9 +135,14 @@ func New(specs []Spec, cfg Config) (*Gate, error) {
 		return nil, fmt.Errorf("config %+v: level must lie in (0, 1), margins be ≥ 0, spread > 0, horizon ≥ 1, budget ≥ 0", cfg)
 	}
 	thr := float64(len(specs)) / cfg.Level
-	fail := paired.Worse(cfg.Margins.Fail)
+	// The increments' second moment when nothing changed: spread² plus the
+	// margin².
+	rho := func(margin float64) float64 {
+		m := paired.Worse(margin)
+		return tunedRho(float64(cfg.Horizon)*(cfg.Spread*cfg.Spread+m*m), thr)
+	}
 	return &Gate{cfg: cfg, specs: specs, checks: make([]sums, len(specs)), logThr: math.Log(thr),
-		rho: tunedRho(float64(cfg.Horizon)*(cfg.Spread*cfg.Spread+fail*fail), thr)}, nil
+		rhoFail: rho(cfg.Margins.Fail), rhoPass: rho(cfg.Margins.Pass)}, nil
 }
 
 // tunedRho returns the mixture precision ρ that minimises the two-sided
@@ -189,10 +196,10 @@ func (g *Gate) decide() Decision {
 	fail, pass := paired.Worse(g.cfg.Margins.Fail), paired.Worse(g.cfg.Margins.Pass)
 	var failing, open []string
 	for k, c := range g.checks {
-		if g.logE(c.at(fail, 1)) >= g.logThr {
+		if logE(g.rhoFail)(c.at(fail, 1)) >= g.logThr {
 			failing = append(failing, g.specs[k].Name)
 		}
-		if g.logE(c.at(pass, -1)) < g.logThr {
+		if logE(g.rhoPass)(c.at(pass, -1)) < g.logThr {
 			open = append(open, g.specs[k].Name)
 		}
 	}
@@ -215,13 +222,15 @@ func (g *Gate) decide() Decision {
 	return Decision{Status: Continue, Pairs: n, Checks: open, Reason: "the checks named are not yet shown within the pass margin"}
 }
 
-// logE is the log of the one-sided normal-mixture e-value of increments
-// with sum s and sum of squares v: log(2·√(ρ/(v+ρ))) + s²/(2(v+ρ)) +
-// log Φ(s/√(v+ρ)).
-func (g *Gate) logE(s, v float64) float64 {
-	a := v + g.rho
-	z := s / math.Sqrt(a)
-	return math.Ln2 + 0.5*math.Log(g.rho/a) + z*z/2 + logPhi(z)
+// logE returns the log of the one-sided normal-mixture e-value, mixture
+// precision rho, of increments with sum s and sum of squares v:
+// log(2·√(ρ/(v+ρ))) + s²/(2(v+ρ)) + log Φ(s/√(v+ρ)).
+func logE(rho float64) func(s, v float64) float64 {
+	return func(s, v float64) float64 {
+		a := v + rho
+		z := s / math.Sqrt(a)
+		return math.Ln2 + 0.5*math.Log(rho/a) + z*z/2 + logPhi(z)
+	}
 }
 
 // logPhi is log Φ(z), accurate in the far lower tail (Φ(z) ≈
@@ -244,7 +253,7 @@ func (g *Gate) Checks() []CheckState {
 		highBad := g.bound(c, mean, -1)
 		lo, hi := paired.RatioBounds(lowBad, highBad, g.specs[k].HigherIsBetter)
 		out[k] = CheckState{Name: g.specs[k].Name, Ratio: paired.Ratio(mean, g.specs[k].HigherIsBetter), Low: lo, High: hi,
-			EFail: math.Exp(g.logE(c.at(fail, 1))), EPass: math.Exp(g.logE(c.at(pass, -1)))}
+			EFail: math.Exp(logE(g.rhoFail)(c.at(fail, 1))), EPass: math.Exp(logE(g.rhoPass)(c.at(pass, -1)))}
 	}
 	return out
 }
@@ -253,7 +262,11 @@ func (g *Gate) Checks() []CheckState {
 // above it (sign −1), that the e-process rejects, ∓Inf when none within a
 // factor e⁸ does: the distance is doubled until rejected, then bisected.
 func (g *Gate) bound(c sums, mean, sign float64) float64 {
-	rejects := func(d float64) bool { return g.logE(c.at(mean-sign*d, sign)) >= g.logThr }
+	rho := g.rhoFail
+	if sign < 0 {
+		rho = g.rhoPass
+	}
+	rejects := func(d float64) bool { return logE(rho)(c.at(mean-sign*d, sign)) >= g.logThr }
 	lo, hi := 0.0, 1e-4
 	for !rejects(hi) {
 		lo, hi = hi, 2*hi

@@ -22,8 +22,7 @@ func TestMixtureMatchesIntegral(t *testing.T) {
 		{2.0, 0.25, 0.005, 6.5703342360242711},
 		{-2.0, 0.25, 0.005, -3.6239395558283918},
 	} {
-		g := &Gate{rho: tt.rho}
-		if got := g.logE(tt.s, tt.v); math.Abs(got-tt.logE) > 1e-10 {
+		if got := logE(tt.rho)(tt.s, tt.v); math.Abs(got-tt.logE) > 1e-10 {
 			t.Errorf("S %v V %v ρ %v: log E = %.17g, integral %.17g", tt.s, tt.v, tt.rho, got, tt.logE)
 		}
 	}
@@ -121,6 +120,29 @@ func TestNeverFailsAtTheMargin(t *testing.T) {
 		if lo, _ := dist.ClopperPearson(fails, seqs, 0.002); lo > cfg.Level {
 			t.Errorf("heavy %v: ever failed %d of %d, above %g", heavy, fails, seqs, cfg.Level)
 		}
+	}
+}
+
+// TestNeverPassesAtTheMargin: the mirror guarantee, 10,000 sequences of
+// one check exactly at the pass margin (worse by δ_pass; with more checks
+// all would have to cross), fail made unreachable: the share ever passed
+// stays below Level.
+func TestNeverPassesAtTheMargin(t *testing.T) {
+	const seqs = 10000
+	cfg := Config{Level: 0.05, Margins: paired.Margins{Pass: 0.05, Fail: 10}, MaxPairs: 200}
+	rng := rand.New(rand.NewPCG(31, 32))
+	at := paired.Worse(cfg.Margins.Pass)
+	f := family{theta: []float64{at}, spread: []float64{0.05}}
+	passes := 0
+	for range seqs {
+		if run(t, f, cfg, rng).Status == Pass {
+			passes++
+		}
+	}
+	lo, hi := rateCI(passes, seqs)
+	t.Logf("ever passed %d of %d = %.3f %% [%.3f, %.3f] at level %g", passes, seqs, 100*float64(passes)/seqs, 100*lo, 100*hi, cfg.Level)
+	if lo, _ := dist.ClopperPearson(passes, seqs, 0.002); lo > cfg.Level {
+		t.Errorf("ever passed %d of %d, above %g", passes, seqs, cfg.Level)
 	}
 }
 
