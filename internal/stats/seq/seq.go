@@ -113,15 +113,15 @@ func (u sums) at(theta, sign float64) (s, v float64) {
 
 // Gate is a sequential paired comparison of a family of checks.
 type Gate struct {
-	cfg     Config
-	specs   []Spec
-	checks  []sums
-	logThr  float64 // log(K/Level)
+	cfg    Config
+	specs  []Spec
+	checks []sums
+	logThr float64 // log(K/Level)
 	// rhoFail and rhoPass are the mixtures' precisions of the two sides,
 	// tuned to each margin.
 	rhoFail, rhoPass float64
-	decided bool
-	last    Decision
+	decided          bool
+	last             Decision
 }
 
 // New starts a sequential comparison of the checks.
