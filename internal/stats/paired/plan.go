@@ -10,6 +10,9 @@ import (
 // PlanConfig sets what a plan must achieve. Zero fields take the defaults.
 type PlanConfig struct {
 	// Config is the analysis the plan is for (level, margins, flips).
+	// Flips defaults to 1000 here: each simulated comparison's critical
+	// value is then a little noisy, which averages out over the resamples,
+	// and a plan for 66 checks takes tens of seconds of CPU, not hours.
 	Config
 	// Regression is the relative regression that must fail (default 0.10,
 	// 10 % worse).
@@ -25,6 +28,9 @@ type PlanConfig struct {
 }
 
 func (c PlanConfig) withDefaults() PlanConfig {
+	if c.Flips == 0 {
+		c.Flips = 1000
+	}
 	c.Config = c.Config.withDefaults()
 	if c.Regression == 0 {
 		c.Regression = 0.10

@@ -174,13 +174,14 @@ func (g *Gate) Add(a, b []float64) (Decision, error) {
 		return g.last, fmt.Errorf("a pair needs a value per check on each side: %d checks, %d and %d values",
 			len(g.specs), len(a), len(b))
 	}
+	bad := make([]float64, len(g.specs))
 	for k, sp := range g.specs {
-		if _, err := paired.LogRatio(a[k], b[k], sp.HigherIsBetter); err != nil {
+		var err error
+		if bad[k], err = paired.LogRatio(a[k], b[k], sp.HigherIsBetter); err != nil {
 			return g.last, fmt.Errorf("%s: %w", sp.Name, err)
 		}
 	}
-	for k, sp := range g.specs {
-		x, _ := paired.LogRatio(a[k], b[k], sp.HigherIsBetter)
+	for k, x := range bad {
 		c := &g.checks[k]
 		c.n++
 		c.s += x
