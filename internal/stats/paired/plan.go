@@ -2,7 +2,10 @@ package paired
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
@@ -65,6 +68,12 @@ type Plan struct {
 	// Units is the smallest number of units found with which both shares
 	// reach the power, 0 when MaxUnits does not suffice.
 	Units int
+	// Safe is Units allowing for the A/A units being few: the spread they
+	// show is an estimate, and the units needed grow with its square, so
+	// Safe scales Units by the one-sided 90 % upper confidence bound of a
+	// normal variance over its estimate, (n−1)/χ²₀.₁₀(n−1) for n A/A units
+	// (1.38 for 40, 1.22 for 100). 0 with Units.
+	Safe int
 	// Points are the numbers of units tried, in the order tried.
 	Points []PlanPoint
 }
@@ -133,6 +142,8 @@ func PlanUnits(aa []Check, d Design, cfg PlanConfig) (Plan, error) {
 		}
 	}
 	p.Units = hi
+	df := float64(len(bad[0]) - 1)
+	p.Safe = int(math.Ceil(float64(hi) * df / distuv.ChiSquared{K: df}.Quantile(0.10)))
 	return p, nil
 }
 
