@@ -90,19 +90,13 @@ func bonferroni(checks []gate.Check, st *requirements.Model) []gate.Check {
 func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, columns []result.Metric,
 	judge func(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64) gate.Check,
 	lackingText func(typ string, b int, lacking []string) string) []gate.Check {
-	// rows[i] are run i's summary rows of typ by payload; nil when the run
-	// has no summary of typ.
-	rows := make([]map[int]result.SummaryRow, len(runs))
+	summary := func(e *experiment.Experiment) *experiment.Summary { return e.Summary(typ) }
 	payloadSet := map[int]bool{}
-	for i, e := range runs {
-		s := e.Summary(typ)
-		if s == nil {
-			continue
-		}
-		rows[i] = map[int]result.SummaryRow{}
-		for _, r := range s.Rows {
-			rows[i][r.Bytes] = r
-			payloadSet[r.Bytes] = true
+	for _, e := range runs {
+		if s := summary(e); s != nil {
+			for _, r := range s.Rows {
+				payloadSet[r.Bytes] = true
+			}
 		}
 	}
 	for b := range reqs {
@@ -120,17 +114,7 @@ func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.E
 		}
 		for _, b := range payloads {
 			req, hasReq := reqs[b]
-			var values []float64
-			var lacking []string
-			for i, e := range runs {
-				r, ok := rows[i][b]
-				if !ok {
-					lacking = append(lacking, e.Name)
-					continue
-				}
-				x, _ := r.Get(m.Name)
-				values = append(values, x)
-			}
+			values, lacking := runValues(runs, summary, result.Key{Payload: b}, m, func(e *experiment.Experiment) string { return e.Name })
 			switch {
 			case !hasReq && reqs == nil:
 				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), stats.Median(values),
@@ -148,6 +132,25 @@ func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.E
 		}
 	}
 	return checks
+}
+
+// runValues returns metric m of the row with key k of every run's table,
+// and the names of the runs that lack the row.
+func runValues[R result.Row](runs []*experiment.Experiment, table func(*experiment.Experiment) *experiment.Table[R], k result.Key,
+	m result.Metric, name func(*experiment.Experiment) string) (values []float64, lacking []string) {
+	for _, e := range runs {
+		var row *R
+		if t := table(e); t != nil {
+			row = t.At(k)
+		}
+		if row == nil {
+			lacking = append(lacking, name(e))
+			continue
+		}
+		v, _ := (*row).Value(m)
+		values = append(values, v)
+	}
+	return values, lacking
 }
 
 // judged turns requirements.Judge's verdict into a check.

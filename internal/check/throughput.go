@@ -34,19 +34,8 @@ func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Ex
 	for _, r := range reqs {
 		label := result.ThroughputLabel(r.Type, r.Key)
 		required[label+fmt.Sprint(r.Key.Payload)] = true
-		var values []float64
-		var lacking []string
-		for _, e := range runs {
-			var row *result.ThroughputRow
-			if t := e.Throughput(r.Type); t != nil {
-				row = t.At(r.Key)
-			}
-			if row == nil {
-				lacking = append(lacking, e.Dir)
-				continue
-			}
-			values = append(values, row.Median)
-		}
+		values, lacking := runValues(runs, func(e *experiment.Experiment) *experiment.Throughput { return e.Throughput(r.Type) },
+			r.Key, ThroughputMetric, func(e *experiment.Experiment) string { return e.Dir })
 		if len(lacking) > 0 {
 			add(r.Type, r.Key, gate.MissingCheck(label, r.Key.Payload, ThroughputMetric, r.Min, math.NaN(),
 				fmt.Sprintf("%s: no measurement in %s (%s)%s", r.Key, strings.Join(lacking, ", "), experiment.ThroughputFileName(r.Type), measuredInstead(runs, r))))

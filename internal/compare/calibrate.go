@@ -53,11 +53,7 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 		for _, m := range cfg.metrics() {
 			for _, row := range s.Rows {
 				pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: cfg.ThresholdOf(m)})
-				v := make([]float64, len(runs))
-				for i, run := range runs {
-					v[i] = value(rowOf(run, row.Bytes), m)
-				}
-				pool.Values = append(pool.Values, v)
+				pool.Values = append(pool.Values, values(runs, row.Key(), m))
 			}
 		}
 	}
@@ -73,7 +69,7 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 		for _, k := range t.Keys() {
 			pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload,
 				Metric: ThroughputMetric, Threshold: cfg.ThresholdOf(ThroughputMetric)})
-			pool.Values = append(pool.Values, throughputValues(runs, k))
+			pool.Values = append(pool.Values, values(runs, k, ThroughputMetric))
 		}
 	}
 	for _, e := range exps[1:] {

@@ -281,7 +281,7 @@ func medianSummary(runs []*experiment.Summary) *experiment.Summary {
 			}
 			vals := make([]float64, len(runs))
 			for i, run := range runs {
-				vals[i], _ = rowOf(run, r.Bytes).Get(col)
+				vals[i], _ = run.At(r.Key()).Get(col)
 			}
 			m.Set(col, stats.Median(vals))
 		}
@@ -304,13 +304,8 @@ func (r *Result) judge() {
 		}
 		for _, m := range r.Config.metrics() {
 			for _, row := range s.Reference.Rows {
-				se := gate.Series{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: r.Config.ThresholdOf(m)}
-				for _, run := range s.ReferenceRuns {
-					se.Reference = append(se.Reference, value(rowOf(run, row.Bytes), m))
-				}
-				for _, run := range s.TargetRuns {
-					se.Candidate = append(se.Candidate, value(rowOf(run, row.Bytes), m))
-				}
+				se := gate.Series{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: r.Config.ThresholdOf(m),
+					Reference: values(s.ReferenceRuns, row.Key(), m), Candidate: values(s.TargetRuns, row.Key(), m)}
 				slots = append(slots, slot{i, len(s.Checks)})
 				s.Checks = append(s.Checks, gate.Check{})
 				series = append(series, se)
@@ -333,56 +328,54 @@ func (r *Result) judge() {
 // samePayloads reports an error naming the payloads that only one side of a
 // sub-experiment has.
 func samePayloads(ref, target *experiment.Summary) error {
-	onlyRef := payloadsNotIn(ref.Rows, target.Rows)
-	onlyTarget := payloadsNotIn(target.Rows, ref.Rows)
+	onlyRef := keysNotIn(ref, target, payloadText)
+	onlyTarget := keysNotIn(target, ref, payloadText)
 	if len(onlyRef) == 0 && len(onlyTarget) == 0 {
 		return nil
 	}
 	var parts []string
 	if len(onlyRef) > 0 {
-		parts = append(parts, fmt.Sprintf("payloads %s only in the reference %s", joinInts(onlyRef), ref.Path))
+		parts = append(parts, fmt.Sprintf("payloads %s only in the reference %s", strings.Join(onlyRef, ", "), ref.Path))
 	}
 	if len(onlyTarget) > 0 {
-		parts = append(parts, fmt.Sprintf("payloads %s only in the results %s", joinInts(onlyTarget), target.Path))
+		parts = append(parts, fmt.Sprintf("payloads %s only in the results %s", strings.Join(onlyTarget, ", "), target.Path))
 	}
 	return fileerr.New(target.Path, 0, "Bytes", "sub-experiment %q: the two sides measured different payloads: %s; compare experiments run with the same payloads",
 		ref.Type, strings.Join(parts, "; "))
 }
 
-func payloadsNotIn(rows, other []result.SummaryRow) []int {
-	var out []int
-	for _, r := range rows {
-		if !slices.ContainsFunc(other, func(o result.SummaryRow) bool { return o.Bytes == r.Bytes }) {
-			out = append(out, r.Bytes)
+// keysNotIn names, as text says, the keys of t's rows that other lacks.
+func keysNotIn[R result.Row](t, other *experiment.Table[R], text func(result.Key) string) []string {
+	var out []string
+	for _, k := range t.Keys() {
+		if other.At(k) == nil {
+			out = append(out, text(k))
 		}
 	}
 	return out
 }
 
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
-}
+// payloadText names a summary row by its payload.
+func payloadText(k result.Key) string { return strconv.Itoa(k.Payload) }
 
-// value returns metric m of row r; the gated metrics are all summary columns.
-func value(r result.SummaryRow, m result.Metric) float64 {
-	v, ok := r.Get(m.Name)
+// value returns metric m of row r; the gated metrics are all ones the rows
+// hold.
+func value[R result.Row](r R, m result.Metric) float64 {
+	v, ok := r.Value(m)
 	if !ok {
-		panic("compare: summary has no column " + m.Name)
+		panic("compare: a row has no " + m.Name)
 	}
 	return v
 }
 
-func rowOf(s *experiment.Summary, payload int) result.SummaryRow {
-	for _, r := range s.Rows {
-		if r.Bytes == payload {
-			return r
-		}
+// values returns metric m of the row with key k in every run; every run
+// has the row (samePayloadsAll, sameThroughputRows).
+func values[R result.Row](runs []*experiment.Table[R], k result.Key, m result.Metric) []float64 {
+	v := make([]float64, len(runs))
+	for i, r := range runs {
+		v[i] = value(*r.At(k), m)
 	}
-	panic(fmt.Sprintf("compare: %s has no payload %d", s.Path, payload))
+	return v
 }
 
 func checks(ref, target *experiment.Summary, cfg Config) []gate.Check {
@@ -390,7 +383,7 @@ func checks(ref, target *experiment.Summary, cfg Config) []gate.Check {
 	for _, m := range cfg.metrics() {
 		t := cfg.ThresholdOf(m)
 		for _, r := range ref.Rows {
-			cs = append(cs, gate.Evaluate(ref.Type, r.Bytes, m, referenceName, value(r, m), t, value(rowOf(target, r.Bytes), m)))
+			cs = append(cs, gate.Evaluate(ref.Type, r.Bytes, m, referenceName, value(r, m), t, value(*target.At(r.Key()), m)))
 		}
 	}
 	return cs

@@ -45,15 +45,6 @@ func (t *ThroughputResult) Missing() bool { return t.TargetRuns == nil }
 // Failed returns the checks that failed.
 func (t *ThroughputResult) Failed() []gate.Check { return failed(t.Checks) }
 
-// throughputValues returns the Median [msg/s] of key k in every run.
-func throughputValues(runs []*experiment.Throughput, k result.Key) []float64 {
-	v := make([]float64, len(runs))
-	for i, r := range runs {
-		v[i] = r.At(k).Median
-	}
-	return v
-}
-
 // compareThroughputs builds r.Throughputs: every throughput sub-experiment
 // of the runs, matched row by row on (payload, mode, offered rate). It
 // returns input errors for a sub-experiment only the results have, one in
@@ -91,7 +82,7 @@ func (r *Result) compareThroughputs() error {
 		t := ThroughputResult{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns, Keys: refRuns[0].Keys()}
 		for _, k := range t.Keys {
 			label := result.ThroughputLabel(typ, k)
-			ref := throughputValues(refRuns, k)
+			ref := values(refRuns, k, ThroughputMetric)
 			th := r.Config.ThresholdOf(ThroughputMetric)
 			switch {
 			case tgtRuns == nil:
@@ -153,8 +144,8 @@ func sameThroughputRows(refRuns, tgtRuns []*experiment.Throughput) error {
 	first := refRuns[0]
 	var errs []error
 	for _, run := range append(append([]*experiment.Throughput(nil), refRuns[1:]...), tgtRuns...) {
-		onlyRef := keysNotIn(first, run)
-		onlyRun := keysNotIn(run, first)
+		onlyRef := keysNotIn(first, run, result.Key.String)
+		onlyRun := keysNotIn(run, first, result.Key.String)
 		if len(onlyRef) == 0 && len(onlyRun) == 0 {
 			continue
 		}
@@ -171,16 +162,6 @@ func sameThroughputRows(refRuns, tgtRuns []*experiment.Throughput) error {
 	return errors.Join(errs...)
 }
 
-func keysNotIn(t, other *experiment.Throughput) []string {
-	var out []string
-	for _, k := range t.Keys() {
-		if other.At(k) == nil {
-			out = append(out, k.String())
-		}
-	}
-	return out
-}
-
 // throughputSeries are the statistical checks of every throughput row
 // present on both sides, for judge.
 func (r *Result) throughputSeries(add func(se gate.Series, set func(gate.Check))) {
@@ -192,7 +173,7 @@ func (r *Result) throughputSeries(add func(se gate.Series, set func(gate.Check))
 		for j, k := range t.Keys {
 			se := gate.Series{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: ThroughputMetric,
 				Threshold: r.Config.ThresholdOf(ThroughputMetric),
-				Reference: throughputValues(t.ReferenceRuns, k), Candidate: throughputValues(t.TargetRuns, k)}
+				Reference: values(t.ReferenceRuns, k, ThroughputMetric), Candidate: values(t.TargetRuns, k, ThroughputMetric)}
 			add(se, func(c gate.Check) { t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns) })
 		}
 	}
@@ -262,11 +243,11 @@ func (r *Result) ThroughputFigures(t *ThroughputResult) []Figure {
 				continue
 			}
 			categories = append(categories, strconv.Itoa(k.Payload))
-			ref.Y = append(ref.Y, stats.Median(throughputValues(t.ReferenceRuns, k)))
+			ref.Y = append(ref.Y, stats.Median(values(t.ReferenceRuns, k, ThroughputMetric)))
 			if t.Missing() {
 				continue
 			}
-			tgt.Y = append(tgt.Y, stats.Median(throughputValues(t.TargetRuns, k)))
+			tgt.Y = append(tgt.Y, stats.Median(values(t.TargetRuns, k, ThroughputMetric)))
 			failed := t.Checks[j].Status == gate.Failed
 			tgt.Marked = append(tgt.Marked, failed)
 			marked = marked || failed

@@ -60,37 +60,49 @@ type Experiment struct {
 	Warnings []string
 }
 
-// Summary is one sub-experiment's summary file and rows.
-type Summary struct {
+// Table is one sub-experiment's result file and its rows, in file order;
+// no two rows have the same key (result.Key).
+type Table[R result.Row] struct {
 	Type string
 	Path string
-	// Rows are in file order, one per payload.
-	Rows []result.SummaryRow
+	Rows []R
 }
 
-// Throughput is one sub-experiment's throughput summary file and rows.
-type Throughput struct {
-	Type string
-	Path string
-	// Rows are in file order; no two have the same key (result.Key).
-	Rows []result.ThroughputRow
+// Summary is one sub-experiment's latency summary, one row per payload.
+type Summary = Table[result.SummaryRow]
+
+// Throughput is one sub-experiment's throughput summary (formats §9).
+type Throughput = Table[result.ThroughputRow]
+
+// Keys lists the keys of t's rows in file order.
+func (t *Table[R]) Keys() []result.Key {
+	keys := make([]result.Key, len(t.Rows))
+	for i, r := range t.Rows {
+		keys[i] = r.Key()
+	}
+	return keys
 }
 
-// Throughput returns the throughput summary of sub-experiment typ, or nil.
-func (e *Experiment) Throughput(typ string) *Throughput {
-	for i := range e.Throughputs {
-		if e.Throughputs[i].Type == typ {
-			return &e.Throughputs[i]
+// At returns the row of t with key k, or nil.
+func (t *Table[R]) At(k result.Key) *R {
+	for i := range t.Rows {
+		if t.Rows[i].Key() == k {
+			return &t.Rows[i]
 		}
 	}
 	return nil
 }
 
+// Throughput returns the throughput summary of sub-experiment typ, or nil.
+func (e *Experiment) Throughput(typ string) *Throughput { return tableOf(e.Throughputs, typ) }
+
 // Summary returns the summary of sub-experiment typ, or nil.
-func (e *Experiment) Summary(typ string) *Summary {
-	for i := range e.Summaries {
-		if e.Summaries[i].Type == typ {
-			return &e.Summaries[i]
+func (e *Experiment) Summary(typ string) *Summary { return tableOf(e.Summaries, typ) }
+
+func tableOf[R result.Row](tables []Table[R], typ string) *Table[R] {
+	for i := range tables {
+		if tables[i].Type == typ {
+			return &tables[i]
 		}
 	}
 	return nil

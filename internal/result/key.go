@@ -19,6 +19,33 @@ type Key struct {
 	Offered float64
 }
 
+// Row is one row of a result file: its key and the named metrics it holds.
+// Latency and throughput rows differ only in which metrics those are, so
+// that every tool matches and judges both along one path.
+type Row interface {
+	Key() Key
+	// Value returns metric m of the row, false when the row holds no m.
+	Value(m Metric) (float64, bool)
+}
+
+// Key returns the key of r: its payload.
+func (r SummaryRow) Key() Key { return Key{Payload: r.Bytes} }
+
+// Value returns the summary column m names.
+func (r SummaryRow) Value(m Metric) (float64, bool) { return r.Get(m.Name) }
+
+// Value returns the Median of r in msg/s (MessageRate) or in Mb/s
+// (Bandwidth).
+func (r ThroughputRow) Value(m Metric) (float64, bool) {
+	switch m {
+	case MessageRate:
+		return r.Median, true
+	case Bandwidth:
+		return Mbps(r.Median, r.Payload), true
+	}
+	return 0, false
+}
+
 // Key returns the key of r.
 func (r ThroughputRow) Key() Key {
 	k := Key{Payload: r.Payload, Mode: r.Mode, Offered: r.Offered}
