@@ -155,16 +155,27 @@ func runValues[R result.Row](runs []*experiment.Experiment, table func(*experime
 
 // judged turns requirements.Judge's verdict into a check.
 func judged(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64, margin float64) gate.Check {
-	j := requirements.Judge(req, mi, values, margin)
-	c := gate.Evaluate(typ, b, m, referenceName, j.Requirement, margin, j.Value)
+	return judgedCheck(typ, b, fmt.Sprintf("%d B %s", b, m.Name), m, requirements.Judge(req, mi, values, margin), req.Stat, mi, len(values), margin)
+}
+
+// judgedCheck turns judgement j of n runs against a requirement on metric
+// m into a check whose message starts with what; a higher-is-better
+// metric's requirement is a lower limit, which margin lowers. st and fit
+// are as in statsOf.
+func judgedCheck(sub string, payload int, what string, m result.Metric, j requirements.Judgement, st *requirements.Model, fit, n int, margin float64) gate.Check {
+	c := gate.Evaluate(sub, payload, m, referenceName, j.Requirement, margin, j.Value)
 	c.Status = j.Status
-	limit := fmt.Sprintf("requirement %.3f %s", j.Requirement, m.Unit)
-	if margin != 0 {
-		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, margin*100, j.Limit, m.Unit)
+	limit, sign, better := "requirement", 1.0, ""
+	if m.Better == result.HigherIsBetter {
+		limit, sign, better = "requirement ≥", -1, ", higher is better"
 	}
-	c.Message = fmt.Sprintf("%d B %s: %s %.3f %s vs %s (%s): %s",
-		b, m.Name, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence(j, m.Unit))
-	c.Stats = statsOf(j, req.Stat, mi, len(values), m)
+	limit = fmt.Sprintf("%s %.3f %s", limit, j.Requirement, m.Unit)
+	if margin != 0 {
+		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, sign*margin*100, j.Limit, m.Unit)
+	}
+	c.Message = fmt.Sprintf("%s: %s %.3f %s vs %s (%s%s): %s",
+		what, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), better, evidence(j, m.Unit))
+	c.Stats = statsOf(j, st, fit, n, m)
 	return c
 }
 

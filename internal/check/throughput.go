@@ -47,7 +47,7 @@ func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Ex
 			add(r.Type, r.Key, c)
 			continue
 		}
-		add(r.Type, r.Key, judgedThroughput(label, r, values, margin))
+		add(r.Type, r.Key, judgedCheck(label, r.Key.Payload, r.Key.String(), ThroughputMetric, requirements.JudgeThroughput(r, values, margin), r.Stat, 0, len(values), margin))
 	}
 	for _, e := range runs {
 		for _, t := range e.Throughputs {
@@ -112,20 +112,4 @@ func measuredInstead(runs []*experiment.Experiment, r requirements.ThroughputRow
 		return ""
 	}
 	return "; measured instead: " + strings.Join(other, ", ") + " (a different offered load is not compared)"
-}
-
-// judgedThroughput turns requirements.JudgeThroughput into a check.
-func judgedThroughput(label string, r requirements.ThroughputRow, values []float64, margin float64) gate.Check {
-	m := ThroughputMetric
-	j := requirements.JudgeThroughput(r, values, margin)
-	c := gate.Evaluate(label, r.Key.Payload, m, referenceName, j.Requirement, margin, j.Value)
-	c.Status = j.Status
-	limit := fmt.Sprintf("requirement ≥ %.3f %s", j.Requirement, m.Unit)
-	if margin != 0 {
-		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, -margin*100, j.Limit, m.Unit)
-	}
-	c.Message = fmt.Sprintf("%s: %s %.3f %s vs %s (%s, higher is better): %s",
-		r.Key, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), evidence(j, m.Unit))
-	c.Stats = statsOf(j, r.Stat, 0, len(values), m)
-	return c
 }

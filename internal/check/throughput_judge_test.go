@@ -72,7 +72,8 @@ func TestThroughputOrderEvidence(t *testing.T) {
 	if err != nil || len(reqs) != 1 {
 		t.Fatalf("derive: %v, %d requirements", err, len(reqs))
 	}
-	c := judgedThroughput("nats_reliable (window)", reqs[0].ThroughputRow, []float64{980, 1004, 985}, 0)
+	r := reqs[0].ThroughputRow
+	c := judgedCheck("nats_reliable (window)", 16, r.Key.String(), ThroughputMetric, requirements.JudgeThroughput(r, []float64{980, 1004, 985}, 0), r.Stat, 0, 3, 0)
 	if c.Stats == nil || c.Stats.Method != gate.MethodOrder || !c.Stats.Floor || c.Stats.Over != 2 {
 		t.Fatalf("stats %+v: want the order method, a floor, 2 runs below 990", c.Stats)
 	}
