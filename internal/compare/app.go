@@ -111,43 +111,22 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 
 	dir := inv.PlotsDirectory
 	var written []string
-	for i := range res.Subs {
+	for _, s := range res.sections() {
 		if exit.Cancelled(ctx) {
 			return exit.With(exit.Interrupted, errors.New("interrupted"))
 		}
-		s := &res.Subs[i]
-		path, err := res.WriteCSVFile(dir, s)
+		path, err := res.writeCSVFile(dir, s)
 		if err != nil {
 			return exit.With(exit.Usage, err)
 		}
 		written = append(written, path)
 		if inv.PrintSummaries {
-			fmt.Fprintf(stdout, "%s:\n", CSVFileName(s.Type))
-			if err := res.WriteCSV(stdout, s); err != nil {
+			fmt.Fprintf(stdout, "%s:\n", s.csvName())
+			if err := s.writeTo(res, stdout); err != nil {
 				return err
 			}
 		}
-		for _, f := range res.Figures(s) {
-			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
-				return exit.With(exit.Usage, err)
-			}
-		}
-	}
-
-	for i := range res.Throughputs {
-		t := &res.Throughputs[i]
-		path, err := res.WriteThroughputCSVFile(dir, t)
-		if err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		written = append(written, path)
-		if inv.PrintSummaries {
-			fmt.Fprintf(stdout, "%s:\n", ThroughputCSVFileName(t.Type))
-			if err := res.WriteThroughputCSV(stdout, t); err != nil {
-				return err
-			}
-		}
-		for _, f := range res.ThroughputFigures(t) {
+		for _, f := range s.figures(res) {
 			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
 				return exit.With(exit.Usage, err)
 			}
@@ -265,21 +244,11 @@ func failureSummary(res *Result, v *gate.Verdict) string {
 		return inconclusiveSummary(v)
 	}
 	var regressed, missing int
-	for i := range res.Subs {
-		s := &res.Subs[i]
+	for _, s := range res.sections() {
 		switch {
 		case s.Missing() && !res.Config.AllowMissing:
 			missing++
 		case !s.Missing() && len(s.Failed()) > 0:
-			regressed++
-		}
-	}
-	for i := range res.Throughputs {
-		t := &res.Throughputs[i]
-		switch {
-		case t.Missing() && !res.Config.AllowMissing:
-			missing++
-		case !t.Missing() && len(t.Failed()) > 0:
 			regressed++
 		}
 	}

@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -67,30 +68,24 @@ func hostWarning(references, targets []*experiment.Experiment) (string, bool) {
 	return "", false
 }
 
-// SubResult is the comparison of one sub-experiment.
-type SubResult struct {
+// Sub is the comparison of one sub-experiment's files of one kind: its
+// latency summaries (SubResult) or its throughput summaries
+// (ThroughputResult).
+type Sub[R result.Row] struct {
 	Type string
-	// Reference and Target are the two summaries; Target is nil when the
-	// sub-experiment is missing from the results. With several runs per side
-	// they hold, per payload, the median of each column over the runs, and
-	// ReferenceRuns and TargetRuns every run's summary.
-	Reference, Target         *experiment.Summary
-	ReferenceRuns, TargetRuns []*experiment.Summary
-	// Checks are ordered metric by metric (in Config order), each over the
-	// payloads in reference order. A missing sub-experiment has one Missing
-	// check per metric and payload.
-	Checks []gate.Check
+	// ReferenceRuns and TargetRuns are every run's file; TargetRuns is nil
+	// when the sub-experiment is missing from the results.
+	ReferenceRuns, TargetRuns []*experiment.Table[R]
+	Checks                    []gate.Check
 }
 
 // Missing reports whether the sub-experiment is absent from the results.
-func (s *SubResult) Missing() bool { return s.Target == nil }
+func (s *Sub[R]) Missing() bool { return s.TargetRuns == nil }
 
 // Failed returns the checks that failed.
-func (s *SubResult) Failed() []gate.Check { return failed(s.Checks) }
-
-func failed(checks []gate.Check) []gate.Check {
+func (s *Sub[R]) Failed() []gate.Check {
 	var f []gate.Check
-	for _, c := range checks {
+	for _, c := range s.Checks {
 		if c.Status == gate.Failed {
 			f = append(f, c)
 		}
@@ -100,11 +95,57 @@ func failed(checks []gate.Check) []gate.Check {
 
 // Passed reports whether the sub-experiment passes: every check passed, or,
 // if allowMissing, it is missing from the results.
-func (s *SubResult) Passed(allowMissing bool) bool {
+func (s *Sub[R]) Passed(allowMissing bool) bool {
 	if s.Missing() {
 		return allowMissing
 	}
 	return len(s.Failed()) == 0
+}
+
+// checkList returns the checks of s.
+func (s *Sub[R]) checkList() []gate.Check { return s.Checks }
+
+// SubResult is the comparison of one sub-experiment's latency summaries.
+// Its Checks are ordered metric by metric (in Config order), each over the
+// payloads in reference order; a missing sub-experiment has one Missing
+// check per metric and payload.
+type SubResult struct {
+	Sub[result.SummaryRow]
+	// Reference and Target are the two summaries; Target is nil when the
+	// sub-experiment is missing from the results. With several runs per side
+	// they hold, per payload, the median of each column over the runs.
+	Reference, Target *experiment.Summary
+}
+
+// section is one compared file kind of a sub-experiment, SubResult or
+// ThroughputResult: what the files, the verdict and the error line take
+// from either.
+type section interface {
+	Missing() bool
+	Failed() []gate.Check
+	checkList() []gate.Check
+	// csvName names its comparison CSV; writeTo writes it.
+	csvName() string
+	writeTo(r *Result, w io.Writer) error
+	figures(r *Result) []Figure
+}
+
+func (s *SubResult) csvName() string { return CSVFileName(s.Type) }
+func (s *SubResult) writeTo(r *Result, w io.Writer) error {
+	return s.writeCSV(r, w, result.SummaryColumns)
+}
+func (s *SubResult) figures(r *Result) []Figure { return r.Figures(s) }
+
+// sections lists the latency comparisons, then the throughput ones.
+func (r *Result) sections() []section {
+	var ss []section
+	for i := range r.Subs {
+		ss = append(ss, &r.Subs[i])
+	}
+	for i := range r.Throughputs {
+		ss = append(ss, &r.Throughputs[i])
+	}
+	return ss
 }
 
 // referenceName names the reference in check messages.
@@ -194,7 +235,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 		if refRuns == nil {
 			continue // reported above: no reference
 		}
-		sr := SubResult{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns}
+		sr := SubResult{Sub: Sub[result.SummaryRow]{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns}}
 		perr := samePayloadsAll(refRuns, tgtRuns)
 		if perr != nil {
 			errs = append(errs, perr)

@@ -4,10 +4,10 @@ import (
 	"encoding/csv"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/result"
 )
 
 // LabelColumn is the extra last column of the comparison CSV.
@@ -32,44 +32,31 @@ func label(e *experiment.Experiment) string {
 	return e.Name
 }
 
-// WriteCSV writes the comparison CSV of s (formats §4): the summary header plus
-// Label, the reference rows then the target rows, floats with 3 decimals as
-// in a summary file; with several runs per side, every reference run's rows
-// then every target run's, each labelled with its experiment. A
-// sub-experiment missing from the results has only its reference rows.
-func (r *Result) WriteCSV(w io.Writer, s *SubResult) error {
+// writeCSV writes the comparison CSV of s (formats §4): header plus
+// Label, then every reference run's rows and every target run's, in the
+// order given (ReferenceRuns[i] is References[i]'s, as every run of a
+// side has the sub-experiment), each labelled with its experiment; floats
+// as the summary files write them. A sub-experiment missing from the
+// results has only its reference rows.
+func (s *Sub[R]) writeCSV(r *Result, w io.Writer, header []string) error {
 	cw := csv.NewWriter(w)
-	header := append(append([]string(nil), result.SummaryColumns...), LabelColumn)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	write := func(rows []result.SummaryRow, label string) error {
-		for _, row := range rows {
-			if err := cw.Write(append(row.Record(), label)); err != nil {
-				return err
+	cw.Write(append(slices.Clone(header), LabelColumn))
+	write := func(runs []*experiment.Table[R], label func(*experiment.Experiment) string, exps []*experiment.Experiment) {
+		for i, run := range runs {
+			for _, row := range run.Rows {
+				cw.Write(append(row.Record(), label(exps[i])))
 			}
 		}
-		return nil
 	}
-	// Every run of each side, in the order given (ReferenceRuns[i] is
-	// References[i]'s, as every run of a side has the sub-experiment).
-	for i, run := range s.ReferenceRuns {
-		if err := write(run.Rows, ReferenceLabel(r.References[i])); err != nil {
-			return err
-		}
-	}
-	for i, run := range s.TargetRuns {
-		if err := write(run.Rows, TargetLabel(r.Targets[i])); err != nil {
-			return err
-		}
-	}
+	write(s.ReferenceRuns, ReferenceLabel, r.References)
+	write(s.TargetRuns, TargetLabel, r.Targets)
 	cw.Flush()
 	return cw.Error()
 }
 
-// WriteCSVFile writes the comparison CSV of s atomically into dir and returns
-// its path.
-func (r *Result) WriteCSVFile(dir string, s *SubResult) (string, error) {
-	path := filepath.Join(dir, CSVFileName(s.Type))
-	return path, atomicfile.Write(path, func(w io.Writer) error { return r.WriteCSV(w, s) })
+// writeCSVFile writes the comparison CSV of s atomically into dir and
+// returns its path.
+func (r *Result) writeCSVFile(dir string, s section) (string, error) {
+	path := filepath.Join(dir, s.csvName())
+	return path, atomicfile.Write(path, func(w io.Writer) error { return s.writeTo(r, w) })
 }

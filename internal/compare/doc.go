@@ -16,12 +16,12 @@
 //	higher-is-better metric: fails when target < reference × (1 − threshold)
 //
 // A value exactly at the limit passes. The direction of each metric comes
-// from package gate, shared with check. The Fast-RTPS script applies its
+// from package result, shared with check. The Fast-RTPS script applies its
 // threshold outside the comparison (a misplaced parenthesis), so that every
 // increase fails whatever the threshold; this package does not.
 //
 // The Result is then rendered: the comparison CSV of each sub-experiment
-// (WriteCSV), its comparison plots (Figures: <type>_min_median and
+// and file kind (Sub), its comparison plots (Figures: <type>_min_median and
 // <type>_max_99%, plus the other gated columns two by two; the reference
 // dashed, the results solid, regressions marked), a gate.Verdict for the
 // console text and the JUnit, Markdown and JSON reports of package report

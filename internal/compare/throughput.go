@@ -1,18 +1,15 @@
 package compare
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
@@ -27,23 +24,19 @@ import (
 var ThroughputMetric = result.MessageRate
 
 // ThroughputResult is the comparison of one sub-experiment's throughput
-// summaries (throughput_<type>.csv, formats §9).
+// summaries (throughput_<type>.csv, formats §9); its Checks hold one check
+// per key, in Keys order.
 type ThroughputResult struct {
-	Type string
-	// ReferenceRuns and TargetRuns are every run's throughput summary;
-	// TargetRuns is nil when the results lack the sub-experiment.
-	ReferenceRuns, TargetRuns []*experiment.Throughput
+	Sub[result.ThroughputRow]
 	// Keys are the rows compared, in the first reference run's order.
 	Keys []result.Key
-	// Checks holds one check per key, in Keys order.
-	Checks []gate.Check
 }
 
-// Missing reports whether the results lack the sub-experiment's throughput.
-func (t *ThroughputResult) Missing() bool { return t.TargetRuns == nil }
-
-// Failed returns the checks that failed.
-func (t *ThroughputResult) Failed() []gate.Check { return failed(t.Checks) }
+func (t *ThroughputResult) csvName() string { return ThroughputCSVFileName(t.Type) }
+func (t *ThroughputResult) writeTo(r *Result, w io.Writer) error {
+	return t.writeCSV(r, w, strings.Split(result.ThroughputHeader, ","))
+}
+func (t *ThroughputResult) figures(r *Result) []Figure { return r.ThroughputFigures(t) }
 
 // compareThroughputs builds r.Throughputs: every throughput sub-experiment
 // of the runs, matched row by row on (payload, mode, offered rate). It
@@ -79,7 +72,7 @@ func (r *Result) compareThroughputs() error {
 			errs = append(errs, err)
 			continue
 		}
-		t := ThroughputResult{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns, Keys: refRuns[0].Keys()}
+		t := ThroughputResult{Sub: Sub[result.ThroughputRow]{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns}, Keys: refRuns[0].Keys()}
 		for _, k := range t.Keys {
 			label := result.ThroughputLabel(typ, k)
 			ref := values(refRuns, k, ThroughputMetric)
@@ -182,43 +175,6 @@ func (r *Result) throughputSeries(add func(se gate.Series, set func(gate.Check))
 // ThroughputCSVFileName is the name of a sub-experiment's throughput
 // comparison CSV in the plots directory.
 func ThroughputCSVFileName(typ string) string { return CSVFileName("throughput_" + typ) }
-
-// WriteThroughputCSV writes the throughput comparison CSV of t (formats
-// §4): the throughput header (formats §9) plus Label, every reference run's
-// rows then every target run's, each labelled with its experiment.
-func (r *Result) WriteThroughputCSV(w io.Writer, t *ThroughputResult) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(append(strings.Split(result.ThroughputHeader, ","), LabelColumn)); err != nil {
-		return err
-	}
-	write := func(run *experiment.Throughput, label string) error {
-		for _, row := range run.Rows {
-			if err := cw.Write(append(row.Record(), label)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for i, run := range t.ReferenceRuns {
-		if err := write(run, ReferenceLabel(r.References[i])); err != nil {
-			return err
-		}
-	}
-	for i, run := range t.TargetRuns {
-		if err := write(run, TargetLabel(r.Targets[i])); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// WriteThroughputCSVFile writes the throughput comparison CSV of t
-// atomically into dir and returns its path.
-func (r *Result) WriteThroughputCSVFile(dir string, t *ThroughputResult) (string, error) {
-	path := filepath.Join(dir, ThroughputCSVFileName(t.Type))
-	return path, atomicfile.Write(path, func(w io.Writer) error { return r.WriteThroughputCSV(w, t) })
-}
 
 // ThroughputFigures returns the throughput comparison plots of t, one per
 // offered load: the median msg/s over the payloads (with several runs per

@@ -24,11 +24,8 @@ func (r *Result) Verdict() *gate.Verdict {
 	if r.Mode == gate.ModeStatistical {
 		v.FalseFail = r.Config.FalseFail
 	}
-	for _, s := range r.Subs {
-		v.Add(s.Checks...)
-	}
-	for _, t := range r.Throughputs {
-		v.Add(t.Checks...)
+	for _, s := range r.sections() {
+		v.Add(s.checkList()...)
 	}
 	for _, w := range r.Warnings {
 		v.Warn(w)

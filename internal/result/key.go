@@ -26,6 +26,8 @@ type Row interface {
 	Key() Key
 	// Value returns metric m of the row, false when the row holds no m.
 	Value(m Metric) (float64, bool)
+	// Record returns the row's fields as its file writes them.
+	Record() []string
 }
 
 // Key returns the key of r: its payload.

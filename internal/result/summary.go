@@ -74,7 +74,7 @@ func (r *SummaryRow) Set(column string, v float64) bool {
 
 // Record returns r's fields in SummaryColumns order, as WriteSummary writes
 // them.
-func (r *SummaryRow) Record() []string {
+func (r SummaryRow) Record() []string {
 	rec := []string{strconv.Itoa(r.Bytes), strconv.Itoa(r.Samples)}
 	for _, f := range r.floats() {
 		rec = append(rec, Format3(*f))
