@@ -9,10 +9,10 @@
 // (meta.json, else the folder name), the system's version and commit, the
 // latency definition (half-rtt without meta.json, as Fast-RTPS), whether the
 // run completed, its throughput summaries (throughput_<type>.csv, formats
-// §9; result.Key says which rows of two runs a gate compares, and a
-// folder holding only those is an experiment too), and its summaries,
-// refusing a summary older than its raw
-// file (stale). LoadRoot reads every experiment folder of a results root by
+// §9; a folder holding only those is an experiment too), and its summaries,
+// refusing a summary older than its raw file (stale). Either file is a
+// Table of rows, looked up by result.Key: the rows of two runs a gate
+// compares. LoadRoot reads every experiment folder of a results root by
 // one rule, following symbolic links to directories and warning about every
 // entry it skips; LoadDirs reads a list of experiment directories, e.g. the
 // runs of one side of a comparison. Both read in parallel.

@@ -1,7 +1,9 @@
-// Package result owns the result model every tool reads and writes: the
-// named metrics a row holds, each with its unit and the direction that is
-// better (Metric: latency statistics lower, throughput higher), and the
-// file formats that hold the rows, one reader and writer each:
+// Package result owns the result model every tool reads and writes: a row
+// (Row) is keyed by payload and, for throughput, mode and offered load
+// (Key), and holds named metrics, each with its unit and the direction that
+// is better (Metric: latency statistics lower, throughput higher), so that
+// the gates match and judge both kinds along one path; and the file
+// formats that hold the rows, one reader and writer each:
 //
 //   - summary files (formats §3), one SummaryRow per payload: the payload
 //     size and the eleven latency statistics of Summary, in microseconds,
