@@ -80,7 +80,7 @@ func (DTLS) Listen(ctx context.Context, addr string, opts driver.Options) (drive
 	if err != nil {
 		return nil, fmt.Errorf("dtls: %w", err)
 	}
-	return &DTLSEchoer{l: l, conns: map[net.Conn]struct{}{}, delay: opts.EchoDelay}, nil
+	return &DTLSEchoer{l: l, delay: opts.EchoDelay}, nil
 }
 
 // HonoursEchoDelay marks the transport as applying Options.EchoDelay.
@@ -88,14 +88,12 @@ func (DTLS) HonoursEchoDelay() {}
 
 // DTLSEchoer accepts DTLS associations and echoes every record back.
 type DTLSEchoer struct {
-	l      net.Listener
-	delay  driver.Delay
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
-	once   sync.Once
-	errs   atomic.Uint64
+	l     net.Listener
+	delay driver.Delay
+	conns driver.Conns[net.Conn]
+	wg    sync.WaitGroup
+	once  sync.Once
+	errs  atomic.Uint64
 }
 
 var (
@@ -115,36 +113,23 @@ func (e *DTLSEchoer) Serve(ctx context.Context) error {
 	for {
 		c, err := e.l.Accept()
 		if err != nil {
-			e.mu.Lock()
-			closed := e.closed
-			e.mu.Unlock()
-			if closed || ctx.Err() != nil {
+			if e.conns.Closed() || ctx.Err() != nil {
 				e.wg.Wait()
 				return nil
 			}
 			return fmt.Errorf("dtls echo: %w", err)
 		}
-		e.mu.Lock()
-		if e.closed {
-			e.mu.Unlock()
-			c.Close()
+		if !e.conns.Add(c) {
 			continue
 		}
-		e.conns[c] = struct{}{}
 		e.wg.Add(1)
-		e.mu.Unlock()
 		go e.serveConn(ctx, c)
 	}
 }
 
 func (e *DTLSEchoer) serveConn(ctx context.Context, c net.Conn) {
 	defer e.wg.Done()
-	defer func() {
-		e.mu.Lock()
-		delete(e.conns, c)
-		e.mu.Unlock()
-		c.Close()
-	}()
+	defer e.conns.Remove(c)
 	hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
 	err := c.(*dtls.Conn).HandshakeContext(hctx)
 	cancel()
@@ -195,12 +180,7 @@ func (e *DTLSEchoer) Counters() driver.Counters {
 func (e *DTLSEchoer) Close() error {
 	var err error
 	e.once.Do(func() {
-		e.mu.Lock()
-		e.closed = true
-		for c := range e.conns {
-			c.Close()
-		}
-		e.mu.Unlock()
+		e.conns.Close()
 		err = e.l.Close()
 	})
 	return err

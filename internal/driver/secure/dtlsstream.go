@@ -36,7 +36,7 @@ func (DTLS) Subscribe(ctx context.Context, addr string, opts driver.Options) (dr
 	if depth <= 0 {
 		depth = 64
 	}
-	s := &DTLSSubscriber{l: l, conns: map[net.Conn]struct{}{}, size: opts.MaxMessageSizeOrDefault(),
+	s := &DTLSSubscriber{l: l, size: opts.MaxMessageSizeOrDefault(),
 		inbox: driver.NewInbox("dtls subscriber at "+l.Addr().String(), depth, opts.MaxMessageSizeOrDefault())}
 	s.wg.Add(1)
 	go s.accept()
@@ -58,8 +58,7 @@ type DTLSSubscriber struct {
 	inbox *driver.Inbox
 	size  int
 
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
+	conns driver.Conns[net.Conn]
 	wg    sync.WaitGroup
 	once  sync.Once
 }
@@ -74,29 +73,17 @@ func (s *DTLSSubscriber) accept() {
 		if err != nil {
 			return
 		}
-		s.mu.Lock()
-		select {
-		case <-s.inbox.Done():
-			s.mu.Unlock()
-			c.Close()
+		if !s.conns.Add(c) {
 			return
-		default:
 		}
-		s.conns[c] = struct{}{}
 		s.wg.Add(1)
-		s.mu.Unlock()
 		go s.serve(c)
 	}
 }
 
 func (s *DTLSSubscriber) serve(c net.Conn) {
 	defer s.wg.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		c.Close()
-	}()
+	defer s.conns.Remove(c)
 	hctx, cancel := context.WithTimeout(context.Background(), HandshakeTimeout)
 	err := c.(*dtls.Conn).HandshakeContext(hctx)
 	cancel()
@@ -136,12 +123,8 @@ func (s *DTLSSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time
 func (s *DTLSSubscriber) Close() error {
 	var err error
 	s.once.Do(func() {
-		s.mu.Lock()
 		s.inbox.Close()
-		for c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
+		s.conns.Close()
 		err = s.l.Close()
 		s.wg.Wait()
 	})

@@ -46,10 +46,10 @@ type Subscriber struct {
 	wrap  func(net.Conn) (Stream, error)
 	inbox *driver.Inbox
 
-	mu      sync.Mutex
-	streams map[Stream]struct{}
+	streams driver.Conns[Stream]
 	wg      sync.WaitGroup
 	once    sync.Once
+	mu      sync.Mutex // guards errs
 	errs    driver.Counters
 }
 
@@ -67,7 +67,7 @@ func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap
 	if depth <= 0 {
 		depth = 64
 	}
-	s := &Subscriber{l: l, name: name, wrap: wrap, streams: map[Stream]struct{}{},
+	s := &Subscriber{l: l, name: name, wrap: wrap,
 		inbox: driver.NewInbox(name+" subscriber at "+l.Addr().String(), depth, opts.MaxMessageSizeOrDefault())}
 	s.wg.Add(1)
 	go s.accept()
@@ -102,22 +102,10 @@ func (s *Subscriber) serve(c net.Conn) {
 		s.countErr()
 		return
 	}
-	s.mu.Lock()
-	select {
-	case <-s.inbox.Done():
-		s.mu.Unlock()
-		st.Close()
+	if !s.streams.Add(st) {
 		return
-	default:
 	}
-	s.streams[st] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.streams, st)
-		s.mu.Unlock()
-		st.Close()
-	}()
+	defer s.streams.Remove(st)
 	// The frame reader of a pinger, used for receiving only.
 	r := NewPinger(st, s.name, c.RemoteAddr().String(), false)
 	for {
@@ -159,12 +147,8 @@ func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, er
 func (s *Subscriber) Close() error {
 	var err error
 	s.once.Do(func() {
-		s.mu.Lock()
 		s.inbox.Close()
-		for st := range s.streams {
-			st.Close()
-		}
-		s.mu.Unlock()
+		s.streams.Close()
 		err = s.l.Close()
 		s.wg.Wait()
 	})

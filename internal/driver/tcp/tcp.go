@@ -207,11 +207,10 @@ type Echoer struct {
 	Delay      driver.Delay
 	MaxMessage int
 
-	mu      sync.Mutex
-	streams map[Stream]struct{}
-	closed  bool
+	streams driver.Conns[Stream]
 	wg      sync.WaitGroup
 	once    sync.Once
+	mu      sync.Mutex // guards errs
 	errs    driver.Counters
 }
 
@@ -229,7 +228,7 @@ func Listen(ctx context.Context, addr string, wrap func(net.Conn) (Stream, error
 	if err != nil {
 		return nil, fmt.Errorf("tcp: %w", err)
 	}
-	return &Echoer{l: l, wrap: wrap, streams: map[Stream]struct{}{}}, nil
+	return &Echoer{l: l, wrap: wrap}, nil
 }
 
 // Addr returns the listening address.
@@ -244,10 +243,7 @@ func (e *Echoer) Serve(ctx context.Context) error {
 	for {
 		c, err := e.l.Accept()
 		if err != nil {
-			e.mu.Lock()
-			closed := e.closed
-			e.mu.Unlock()
-			if closed || ctx.Err() != nil {
+			if e.streams.Closed() || ctx.Err() != nil {
 				e.wg.Wait()
 				return nil
 			}
@@ -271,21 +267,13 @@ func (e *Echoer) serveConn(ctx context.Context, c net.Conn) {
 		e.countErr()
 		return
 	}
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		s.Close()
+	if !e.streams.Add(s) {
 		return
 	}
-	e.streams[s] = struct{}{}
-	e.mu.Unlock()
 	if err := e.echo(ctx, s); err != nil {
 		e.countErr()
 	}
-	e.mu.Lock()
-	delete(e.streams, s)
-	e.mu.Unlock()
-	s.Close()
+	e.streams.Remove(s)
 }
 
 // echo echoes s until ctx is done or the stream ends. A plain TCP stream
@@ -322,12 +310,7 @@ func (e *Echoer) Counters() driver.Counters {
 func (e *Echoer) Close() error {
 	var err error
 	e.once.Do(func() {
-		e.mu.Lock()
-		e.closed = true
-		for s := range e.streams {
-			s.Close()
-		}
-		e.mu.Unlock()
+		e.streams.Close()
 		err = e.l.Close()
 	})
 	return err
