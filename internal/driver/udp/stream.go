@@ -31,18 +31,9 @@ func (Transport) Subscribe(_ context.Context, addr string, opts driver.Options) 
 	if opts.Reliable {
 		return nil, errOneWayReliable
 	}
-	ua, err := net.ResolveUDPAddr("udp", driver.LoopbackIfEmpty(addr))
+	s, local, err := bind(addr)
 	if err != nil {
-		return nil, fmt.Errorf("udp: %w", err)
-	}
-	c, err := net.ListenUDP("udp", ua)
-	if err != nil {
-		return nil, fmt.Errorf("udp: %w", err)
-	}
-	local := c.LocalAddr().String()
-	s, err := fdsock.New(c)
-	if err != nil {
-		return nil, fmt.Errorf("udp: %w", err)
+		return nil, err
 	}
 	return &Subscriber{sock: s, addr: local}, nil
 }

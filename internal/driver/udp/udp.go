@@ -85,20 +85,29 @@ var (
 
 // Listen binds a UDP socket at addr ("host:port", port 0 picks one).
 func Listen(addr string) (*Echoer, error) {
+	s, local, err := bind(addr)
+	if err != nil {
+		return nil, err
+	}
+	return &Echoer{sock: s, addr: local, buf: make([]byte, MaxDatagram+1), done: make(chan struct{})}, nil
+}
+
+// bind binds a UDP socket at addr and returns it with its address.
+func bind(addr string) (*fdsock.Conn, string, error) {
 	ua, err := net.ResolveUDPAddr("udp", driver.LoopbackIfEmpty(addr))
 	if err != nil {
-		return nil, fmt.Errorf("udp: %w", err)
+		return nil, "", fmt.Errorf("udp: %w", err)
 	}
 	c, err := net.ListenUDP("udp", ua)
 	if err != nil {
-		return nil, fmt.Errorf("udp: %w", err)
+		return nil, "", fmt.Errorf("udp: %w", err)
 	}
 	local := c.LocalAddr().String()
 	s, err := fdsock.New(c)
 	if err != nil {
-		return nil, fmt.Errorf("udp: %w", err)
+		return nil, "", fmt.Errorf("udp: %w", err)
 	}
-	return &Echoer{sock: s, addr: local, buf: make([]byte, MaxDatagram+1), done: make(chan struct{})}, nil
+	return s, local, nil
 }
 
 // Addr returns the bound address.
