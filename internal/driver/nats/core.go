@@ -20,16 +20,31 @@ type coreRecv struct {
 	sub *natsgo.Subscription
 }
 
-// subscribeSync subscribes to subject and waits until the server has the
-// subscription, so that nothing published after it returns is missed.
-func subscribeSync(c *conn, subject string) (*natsgo.Subscription, error) {
-	sub, err := c.nc.SubscribeSync(subject)
-	if err == nil && c.depth > 0 {
-		err = sub.SetPendingLimits(c.depth, -1)
+// subscribe subscribes to subject, synchronously when h is nil, with at
+// most pending messages waiting (0: nats.go's limit, -1: none), and waits
+// until the server has the subscription, so that nothing published after
+// it returns is missed.
+func (c *conn) subscribe(subject string, pending int, h natsgo.MsgHandler) (*natsgo.Subscription, error) {
+	var sub *natsgo.Subscription
+	var err error
+	if h == nil {
+		sub, err = c.nc.SubscribeSync(subject)
+	} else {
+		sub, err = c.nc.Subscribe(subject, h)
+	}
+	if err == nil && pending != 0 {
+		err = sub.SetPendingLimits(pending, -1)
 	}
 	if err == nil {
 		err = c.nc.Flush()
 	}
+	return sub, err
+}
+
+// subscribeEnd subscribes an end to subject (see subscribe) with its
+// queue depth as the limit; a failure closes the connection.
+func subscribeEnd(c *conn, subject string, h natsgo.MsgHandler) (*natsgo.Subscription, error) {
+	sub, err := c.subscribe(subject, max(c.depth, 0), h)
 	if err != nil {
 		c.close()
 		return nil, fmt.Errorf("nats: %s subscribing to %s on %s: %w", c.role, subject, c.redacted, err)
@@ -78,7 +93,7 @@ var (
 )
 
 func dialCore(c *conn, topic string) (*corePinger, error) {
-	sub, err := subscribeSync(c, topic+PongSuffix)
+	sub, err := subscribeEnd(c, topic+PongSuffix, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -124,12 +139,12 @@ var (
 	_ driver.CounterReader = (*coreEcho)(nil)
 )
 
-func listenCore(c *conn, topic string) (*coreEcho, error) {
-	sub, err := subscribeSync(c, topic+PingSuffix)
+func listenCore(c *conn, topic string, delay *driver.Delayer) (*coreEcho, error) {
+	sub, err := subscribeEnd(c, topic+PingSuffix, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &coreEcho{coreRecv: coreRecv{c: c, sub: sub}, pong: topic + PongSuffix}, nil
+	return &coreEcho{coreRecv: coreRecv{c: c, sub: sub}, pong: topic + PongSuffix, delay: delay}, nil
 }
 
 // Addr is the server URL the echo is connected to.
@@ -238,16 +253,9 @@ func subscribeCore(c *conn, topic string) (*coreSubscriber, error) {
 		Timeout: timeoutErr(topic)})
 	// nats.go calls the handler for each message on the subscription's
 	// own goroutine, in order, and allocates each payload.
-	sub, err := c.nc.Subscribe(topic, func(m *natsgo.Msg) { in.Deliver(m.Data) })
-	if err == nil && c.depth > 0 {
-		err = sub.SetPendingLimits(c.depth, -1)
-	}
-	if err == nil {
-		err = c.nc.Flush()
-	}
+	sub, err := subscribeEnd(c, topic, func(m *natsgo.Msg) { in.Deliver(m.Data) })
 	if err != nil {
-		c.close()
-		return nil, fmt.Errorf("nats: %s subscribing to %s on %s: %w", c.role, topic, c.redacted, err)
+		return nil, err
 	}
 	return &coreSubscriber{c: c, sub: sub, in: in}, nil
 }

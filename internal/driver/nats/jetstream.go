@@ -393,7 +393,7 @@ var (
 	_ driver.CounterReader = (*jsEcho)(nil)
 )
 
-func listenJS(ctx context.Context, c *conn, topic string) (*jsEcho, error) {
+func listenJS(ctx context.Context, c *conn, topic string, delay *driver.Delayer) (*jsEcho, error) {
 	e, err := newJS(ctx, c, topic)
 	if err != nil {
 		return nil, err
@@ -401,7 +401,7 @@ func listenJS(ctx context.Context, c *conn, topic string) (*jsEcho, error) {
 	if err := e.consume(ctx, topic+PingSuffix); err != nil {
 		return nil, err
 	}
-	return &jsEcho{jsEnd: e, pong: topic + PongSuffix}, nil
+	return &jsEcho{jsEnd: e, pong: topic + PongSuffix, delay: delay}, nil
 }
 
 // Addr is the server URL the echo is connected to.

@@ -67,28 +67,14 @@ func (Transport) Flags() []driver.Flag { return append([]driver.Flag(nil), flags
 // --nats-url): it takes every message on <topic>.ping and publishes it
 // unchanged on <topic>.pong. It is subscribed when Listen returns.
 func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
-	topic, err := topicOf(opts)
-	if err != nil {
-		return nil, err
-	}
-	c, err := connect(ctx, addr, opts, "echo")
+	c, topic, err := end(ctx, addr, opts, "echo", false)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Reliable {
-		e, err := listenJS(ctx, c, topic)
-		if err != nil {
-			return nil, err
-		}
-		e.delay = opts.EchoDelay.NewDelayer()
-		return e, nil
+		return listenJS(ctx, c, topic, opts.EchoDelay.NewDelayer())
 	}
-	e, err := listenCore(c, topic)
-	if err != nil {
-		return nil, err
-	}
-	e.delay = opts.EchoDelay.NewDelayer()
-	return e, nil
+	return listenCore(c, topic, opts.EchoDelay.NewDelayer())
 }
 
 // HonoursEchoDelay marks the transport as applying Options.EchoDelay.
@@ -97,15 +83,8 @@ func (Transport) HonoursEchoDelay() {}
 // Dial connects the pinger to the server at addr: it publishes on
 // <topic>.ping and receives from <topic>.pong.
 func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
-	topic, err := topicOf(opts)
+	c, topic, err := end(ctx, addr, opts, "pinger", true)
 	if err != nil {
-		return nil, err
-	}
-	c, err := connect(ctx, addr, opts, "pinger")
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkSize(opts); err != nil {
 		return nil, err
 	}
 	if opts.Reliable {
@@ -116,11 +95,7 @@ func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (dr
 
 // Subscribe connects a subscriber of <topic> to the server at addr.
 func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
-	topic, err := topicOf(opts)
-	if err != nil {
-		return nil, err
-	}
-	c, err := connect(ctx, addr, opts, "subscriber")
+	c, topic, err := end(ctx, addr, opts, "subscriber", false)
 	if err != nil {
 		return nil, err
 	}
@@ -134,21 +109,31 @@ func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options
 // Options.Reliable it publishes through JetStream and implements
 // driver.AckSender.
 func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
-	topic, err := topicOf(opts)
+	c, topic, err := end(ctx, addr, opts, "publisher", true)
 	if err != nil {
-		return nil, err
-	}
-	c, err := connect(ctx, addr, opts, "publisher")
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkSize(opts); err != nil {
 		return nil, err
 	}
 	if opts.Reliable {
 		return publishJS(ctx, c, topic)
 	}
 	return &corePublisher{c: c, subject: topic}, nil
+}
+
+// end connects role's end of the run's subject (topicOf) to the server at
+// addr; a sending end refuses a run whose messages the server would refuse.
+func end(ctx context.Context, addr string, opts driver.Options, role string, sends bool) (*conn, string, error) {
+	topic, err := topicOf(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := connect(ctx, addr, opts, role)
+	if err == nil && sends {
+		err = c.checkSize(opts)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return c, topic, nil
 }
 
 // topicOf returns opts.Topic (DefaultTopic when empty) if it is a subject a

@@ -41,10 +41,10 @@ func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bo
 		natsgo.PingInterval(max(timeout/2, time.Second)),
 		natsgo.MaxPingsOutstanding(2),
 	)
-	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case err != nil:
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, c.connectErr(err, nil)
 	}
 	b := &roleClient{conn: c, lost: make(chan error, 1)}
@@ -103,14 +103,10 @@ func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) 
 }
 
 // subscribe calls h for every message on expr, without a limit on those
-// waiting, once the server has the subscription.
+// waiting.
 func (b *roleClient) subscribe(expr string, h natsgo.MsgHandler) (func() error, error) {
-	sub, err := b.nc.Subscribe(expr, h)
+	sub, err := b.conn.subscribe(expr, -1, h)
 	if err != nil {
-		return nil, err
-	}
-	sub.SetPendingLimits(-1, -1)
-	if err := b.nc.Flush(); err != nil {
 		return nil, err
 	}
 	return sub.Unsubscribe, nil
