@@ -9,13 +9,53 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
+// receiver is what a Pinger and a Subscriber share: a connection
+// subscribed to a topic, whose messages wait for Receive.
+type receiver struct {
+	c    client
+	in   *driver.Handoff
+	info infoOnce
+}
+
+// receive connects role's client and subscribes it to topic.
+func receive(ctx context.Context, s *settings, role string, acks *ackTracker, topic string) (*receiver, error) {
+	c, err := connect(ctx, s, role, acks)
+	if err != nil {
+		return nil, err
+	}
+	r := &receiver{c: c, in: newInbox(s, c, topic), info: infoOnce{s: s}}
+	if err := c.subscribe(ctx, topic, s.qos, r.in.Deliver); err != nil {
+		c.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Receive returns the next message and when the library handed it over.
+func (r *receiver) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	return r.in.Receive(buf, deadline)
+}
+
+// Counters reports messages dropped at QoS 0 because Receive fell behind.
+func (r *receiver) Counters() driver.Counters {
+	return driver.Counters{Dropped: r.in.Dropped()}
+}
+
+// SystemInfo describes the broker and the connection.
+func (r *receiver) SystemInfo() driver.SystemInfo { return r.info.get(r.c) }
+
+// Close disconnects; a blocked Receive returns an error wrapping
+// driver.ErrClosed.
+func (r *receiver) Close() error {
+	r.in.Close()
+	return r.c.close()
+}
+
 // Pinger publishes to <topic>/ping and receives the echoes from
 // <topic>/pong. At QoS 1 and 2 it is an AckPinger.
 type Pinger struct {
-	c    client
-	in   *driver.Handoff
+	*receiver
 	ping string
-	info infoOnce
 }
 
 var (
@@ -41,22 +81,22 @@ func (p *AckPinger) OnAck(f func(err error)) { p.acks.onAck(f) }
 // or deadline passes.
 func (p *AckPinger) WaitAcks(deadline time.Time) error { return p.acks.wait(deadline) }
 
-func dial(ctx context.Context, s *settings) (driver.Pinger, error) {
+// Dial connects a pinger to the broker at addr: it publishes to
+// <topic>/ping and receives from <topic>/pong.
+func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
+	s, err := newSettings(addr, opts)
+	if err != nil {
+		return nil, err
+	}
 	var acks *ackTracker
 	if s.qos > 0 {
 		acks = newAckTracker()
 	}
-	c, err := connect(ctx, s, rolePinger, acks)
+	r, err := receive(ctx, s, rolePinger, acks, s.topic+PongSuffix)
 	if err != nil {
 		return nil, err
 	}
-	pong := s.topic + PongSuffix
-	p := &Pinger{c: c, in: newInbox(s, c, pong), ping: s.topic + PingSuffix}
-	p.info.s = s
-	if err := c.subscribe(ctx, pong, s.qos, p.in.Deliver); err != nil {
-		c.close()
-		return nil, err
-	}
+	p := &Pinger{receiver: r, ping: s.topic + PingSuffix}
 	if acks != nil {
 		return &AckPinger{Pinger: p, acks: acks}, nil
 	}
@@ -65,26 +105,6 @@ func dial(ctx context.Context, s *settings) (driver.Pinger, error) {
 
 // Send publishes msg to <topic>/ping.
 func (p *Pinger) Send(msg []byte) error { return p.c.publish(p.ping, msg, false) }
-
-// Receive returns the next echo and when the library handed it over.
-func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return p.in.Receive(buf, deadline)
-}
-
-// Counters reports echoes dropped at QoS 0 because Receive fell behind.
-func (p *Pinger) Counters() driver.Counters {
-	return driver.Counters{Dropped: p.in.Dropped()}
-}
-
-// SystemInfo describes the broker and the connection.
-func (p *Pinger) SystemInfo() driver.SystemInfo { return p.info.get(p.c) }
-
-// Close disconnects; a blocked Receive returns an error wrapping
-// driver.ErrClosed.
-func (p *Pinger) Close() error {
-	p.in.Close()
-	return p.c.close()
-}
 
 // Echoer republishes every message of <topic>/ping, unchanged, to
 // <topic>/pong at the link's QoS, from the library's message handler.
@@ -103,12 +123,18 @@ var (
 	_ driver.CounterReader = (*Echoer)(nil)
 )
 
-func listen(ctx context.Context, s *settings, delay driver.Delay) (*Echoer, error) {
+// Listen connects the echoer to the broker at addr: it subscribes to
+// <topic>/ping and republishes every message unchanged to <topic>/pong.
+func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
+	s, err := newSettings(addr, opts)
+	if err != nil {
+		return nil, err
+	}
 	c, err := connect(ctx, s, roleEcho, nil)
 	if err != nil {
 		return nil, err
 	}
-	e := &Echoer{c: c, addr: s.raw, pong: s.topic + PongSuffix, closed: make(chan struct{}), delay: delay.NewDelayer()}
+	e := &Echoer{c: c, addr: s.raw, pong: s.topic + PongSuffix, closed: make(chan struct{}), delay: opts.EchoDelay.NewDelayer()}
 	if err := c.subscribe(ctx, s.topic+PingSuffix, s.qos, e.echo); err != nil {
 		c.close()
 		return nil, err
@@ -163,10 +189,8 @@ func (e *Echoer) Close() error {
 
 // Subscriber receives the messages of the link's topic.
 type Subscriber struct {
-	c    client
-	in   *driver.Handoff
+	*receiver
 	addr string
-	info infoOnce
 }
 
 var (
@@ -176,47 +200,27 @@ var (
 	_ driver.InfoReporter  = (*Subscriber)(nil)
 )
 
-func subscribe(ctx context.Context, s *settings) (*Subscriber, error) {
-	c, err := connect(ctx, s, roleSubscriber, nil)
+// Subscribe connects a subscriber of opts.Topic to the broker at addr.
+func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
+	s, err := newSettings(addr, opts)
 	if err != nil {
 		return nil, err
 	}
-	sub := &Subscriber{c: c, in: newInbox(s, c, s.topic), addr: s.raw}
-	sub.info.s = s
-	if err := c.subscribe(ctx, s.topic, s.qos, sub.in.Deliver); err != nil {
-		c.close()
+	r, err := receive(ctx, s, roleSubscriber, nil, s.topic)
+	if err != nil {
 		return nil, err
 	}
-	return sub, nil
+	return &Subscriber{receiver: r, addr: s.raw}, nil
 }
 
 // Addr returns the broker URL: publishers are given it.
 func (s *Subscriber) Addr() string { return s.addr }
-
-// Receive returns the next message and when the library handed it over.
-func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return s.in.Receive(buf, deadline)
-}
 
 // Consume calls f with each message on the library's handler goroutine,
 // from the first queued for Receive on (driver.Consumer); at every QoS a
 // slow f holds back the library (nothing is dropped in this end). It
 // returns nil once Close was called, or why the connection was lost.
 func (s *Subscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.Consume(f) }
-
-// Counters reports messages dropped at QoS 0 because Receive fell behind.
-func (s *Subscriber) Counters() driver.Counters {
-	return driver.Counters{Dropped: s.in.Dropped()}
-}
-
-// SystemInfo describes the broker and the connection.
-func (s *Subscriber) SystemInfo() driver.SystemInfo { return s.info.get(s.c) }
-
-// Close disconnects.
-func (s *Subscriber) Close() error {
-	s.in.Close()
-	return s.c.close()
-}
 
 // Publisher publishes to the link's topic. At QoS 0 it is best effort; at
 // QoS 1 and 2 it is an AckPublisher.
@@ -240,7 +244,13 @@ type AckPublisher struct {
 
 var _ driver.AckSender = (*AckPublisher)(nil)
 
-func publish(ctx context.Context, s *settings) (driver.Publisher, error) {
+// Publish connects a publisher to opts.Topic at the broker at addr. At
+// QoS 1 and 2 it is a driver.AckSender.
+func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
+	s, err := newSettings(addr, opts)
+	if err != nil {
+		return nil, err
+	}
 	var acks *ackTracker
 	if s.qos > 0 {
 		acks = newAckTracker()

@@ -1,7 +1,6 @@
 package mqtt
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -153,47 +152,8 @@ func (Transport) Flags() []driver.Flag {
 	}
 }
 
-// Listen connects the echoer to the broker at addr: it subscribes to
-// <topic>/ping and republishes every message unchanged to <topic>/pong.
-func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
-	s, err := newSettings(addr, opts)
-	if err != nil {
-		return nil, err
-	}
-	return listen(ctx, s, opts.EchoDelay)
-}
-
 // HonoursEchoDelay marks the transport as applying Options.EchoDelay.
 func (Transport) HonoursEchoDelay() {}
-
-// Dial connects a pinger to the broker at addr: it publishes to
-// <topic>/ping and receives from <topic>/pong.
-func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
-	s, err := newSettings(addr, opts)
-	if err != nil {
-		return nil, err
-	}
-	return dial(ctx, s)
-}
-
-// Subscribe connects a subscriber of opts.Topic to the broker at addr.
-func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
-	s, err := newSettings(addr, opts)
-	if err != nil {
-		return nil, err
-	}
-	return subscribe(ctx, s)
-}
-
-// Publish connects a publisher to opts.Topic at the broker at addr. At
-// QoS 1 and 2 it is a driver.AckSender.
-func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
-	s, err := newSettings(addr, opts)
-	if err != nil {
-		return nil, err
-	}
-	return publish(ctx, s)
-}
 
 // topicOf returns the link's topic.
 func topicOf(opts driver.Options) string {
