@@ -157,7 +157,7 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 		t.Fatalf("%+v %v", rows, err)
 	}
 
-	code, _, stderr = run(t, "permessage", "-s", "intraprocess_reliable", "--payloads", "16,64", "--count", "2000", "--window", "20",
+	code, _, stderr = run(t, "permessage", "-s", "intraprocess_reliable", "--payloads", "16,64", "--count", "2000", "--window", "20", "--rate", "50000",
 		"--cpu-every", "200", "-o", out, "--name", "p")
 	if code != 0 {
 		t.Fatalf("permessage: exit %d: %s", code, stderr)
@@ -174,7 +174,7 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 	}
 	for _, rec := range recs[1:] {
 		for i, c := range rec {
-			if h := throughput.AggregateHeader[i]; h != "Quantity" && h != "Multimodal" && c != "" {
+			if h := throughput.AggregateHeader[i]; h != "Quantity" && h != "Multimodal" && h != "Note" && c != "" {
 				if _, err := strconv.ParseFloat(c, 64); err != nil {
 					t.Errorf("column %s: %q is not a number", h, c)
 				}
@@ -182,7 +182,7 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 		}
 	}
 	pngs, _ := filepath.Glob(filepath.Join(dir, throughput.PlotsDir, "*.png"))
-	if len(pngs) != 2*4+2 {
+	if len(pngs) != 2*5+2 {
 		t.Fatalf("%d figures: %v", len(pngs), pngs)
 	}
 	for _, args := range [][]string{
@@ -190,6 +190,7 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 		{"throughput", "--precision", "2"},
 		{"permessage", "--count", "10", "--window", "10"},
 		{"permessage", "--cpu-every", "-1"},
+		{"permessage", "--rate", "-1"},
 	} {
 		if code, _, stderr := run(t, append(args, "-o", out)...); code != 2 {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)

@@ -14,13 +14,19 @@ type CPUSource struct {
 	// What says whose CPU it is: "broker process <pid>" or "this process".
 	What string
 	Read func() int64
+	// Resolution is the step of Read: 1 ns for a CPU clock, 10 ms for the
+	// ticks of /proc/<pid>/stat.
+	Resolution int64
 }
+
+// tickNs is the step of the process times read from /proc (USER_HZ 100).
+const tickNs = 10_000_000
 
 // BrokerCPU returns the CPU time source of the broker at brokerURL when
 // a process of this host listens at its port, else of this process (an
 // embedded broker runs here; a remote one cannot be read).
 func BrokerCPU(brokerURL string) CPUSource {
-	self := CPUSource{What: "this process", Read: processCPU}
+	self := CPUSource{What: "this process", Read: processCPU, Resolution: 1}
 	u, err := url.Parse(brokerURL)
 	if err != nil || u.Port() == "" {
 		return self
@@ -43,7 +49,11 @@ func BrokerCPU(brokerURL string) CPUSource {
 			if c.Pid == int32(selfPid()) {
 				return self
 			}
-			return CPUSource{What: "broker process " + strconv.Itoa(int(c.Pid)), Read: func() int64 {
+			what := "broker process " + strconv.Itoa(int(c.Pid))
+			if read := pidCPU(int(c.Pid)); read != nil {
+				return CPUSource{What: what, Read: read, Resolution: 1}
+			}
+			return CPUSource{What: what, Resolution: tickNs, Read: func() int64 {
 				t, err := p.Times()
 				if err != nil {
 					return -1

@@ -7,3 +7,7 @@ func threadCPU() int64 { return -1 }
 
 // processCPU is not available here.
 func processCPU() int64 { return -1 }
+
+// pidCPU is not available here: the broker's CPU comes from its process
+// times, in ticks.
+func pidCPU(int) func() int64 { return nil }

@@ -22,6 +22,10 @@ type PerMessageConfig struct {
 	Count int // messages per payload
 	// Window is M of ST_n and RT_n (default 100).
 	Window int
+	// Rate paces the sender at this many messages per second (0: back to
+	// back). Below the link's capacity a run is steady: the median of the
+	// window rates then agrees with the overall rates.
+	Rate float64
 	// CPUEvery is k: CPU time is sampled every k-th message (default 1000).
 	CPUEvery int
 	// Timeout ends the wait for deliveries once nothing arrived for that
@@ -63,25 +67,26 @@ func (c PerMessageConfig) Validate() error {
 		return fmt.Errorf("CPU sampling every %d: expected at least 1", c.CPUEvery)
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout %v: expected a positive duration", c.Timeout)
+	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
+		return fmt.Errorf("rate %g: expected a finite number of messages per second, 0 for back to back", c.Rate)
 	}
 	return nil
 }
 
-// CPUSample is the CPU time per message over the k messages up to N, in
-// ns of CPU per message (-1: not available).
-type CPUSample struct {
-	N                        int
-	Sender, Receiver, Broker float64
-}
-
 // PerMessage is the record of one payload: O_n and I_n in ns since a
-// common origin (-1: never arrived), in memory allocated before the first
-// message.
+// common origin (-1: never arrived) and the CPU time of sender, receiver
+// and broker every CPUEvery-th message, in memory allocated before the
+// first message.
 type PerMessage struct {
 	Payload int
 	M       int
+	Rate    float64 // the sender's pacing, 0: back to back
 	O, I    []int64
-	CPU     []CPUSample
+	// CPUEvery is k; Sender.R[j] is read when the (j·k)-th message was
+	// sent, Receiver.R[j] and Broker.R[j] when the (j·k)-th arrived (R[0]
+	// before the first message).
+	CPUEvery                 int
+	Sender, Receiver, Broker CPUSeries
 	// BrokerWhat says whose CPU Broker is.
 	BrokerWhat string
 	Lost       int
@@ -100,30 +105,66 @@ func (p *PerMessage) L() []float64 {
 	return out
 }
 
-// ST returns ST_n = M / (O_n − O_{n−M}) in msg/s for n ≥ M (NaN before).
-func (p *PerMessage) ST() []float64 { return windowRate(p.O, p.M) }
+// SO returns SO_n = (O_n − O_{n−M}) / M in ns for n ≥ M (NaN before).
+func (p *PerMessage) SO() []float64 { return windowOverhead(p.O, p.M) }
 
-// RT returns RT_n = M / (I_n − I_{n−M}) in msg/s (NaN before M and where
+// RO returns RO_n = (I_n − I_{n−M}) / M in ns (NaN before M and where
 // either end was lost).
-func (p *PerMessage) RT() []float64 { return windowRate(p.I, p.M) }
+func (p *PerMessage) RO() []float64 { return windowOverhead(p.I, p.M) }
 
-func windowRate(t []int64, m int) []float64 {
+// ST returns ST_n = 1 / SO_n in msg/s.
+func (p *PerMessage) ST() []float64 { return inverse(p.SO()) }
+
+// RT returns RT_n = 1 / RO_n in msg/s.
+func (p *PerMessage) RT() []float64 { return inverse(p.RO()) }
+
+func windowOverhead(t []int64, m int) []float64 {
 	out := make([]float64, len(t))
 	for n := range out {
 		if n < m || t[n] < 0 || t[n-m] < 0 || t[n] <= t[n-m] {
 			out[n] = math.NaN()
 			continue
 		}
-		out[n] = float64(m) / (float64(t[n]-t[n-m]) / 1e9)
+		out[n] = float64(t[n]-t[n-m]) / float64(m)
 	}
 	return out
 }
 
-// MeasurePerMessage sends cfg.Count messages of payload bytes back to back
-// from the publisher to the subscriber of ends and records when each was
-// sent (O_n, just before Send) and delivered (I_n, the driver's arrival
-// time). Sender and receiver run on goroutines locked to their threads, so
-// that their CPU time is the threads'.
+// inverse turns overheads in ns into rates in msg/s.
+func inverse(o []float64) []float64 {
+	for n, v := range o {
+		o[n] = 1e9 / v
+	}
+	return o
+}
+
+// OverallSend is the send rate over the whole run, (N − 1) / (O_N − O_1)
+// in msg/s: what the window rates ST_n average to.
+func (p *PerMessage) OverallSend() float64 { return overallRate(p.O) }
+
+// OverallReceive is the receive rate over the whole run, (messages
+// delivered − 1) / (last I − first I) in msg/s.
+func (p *PerMessage) OverallReceive() float64 { return overallRate(p.I) }
+
+func overallRate(t []int64) float64 {
+	first, last, got := int64(math.MaxInt64), int64(-1), 0
+	for _, v := range t {
+		if v >= 0 {
+			first, last, got = min(first, v), max(last, v), got+1
+		}
+	}
+	if got < 2 || last <= first {
+		return math.NaN()
+	}
+	return float64(got-1) / (float64(last-first) / 1e9)
+}
+
+// MeasurePerMessage sends cfg.Count messages of payload bytes from the
+// publisher to the subscriber of ends, back to back or paced at cfg.Rate,
+// and records when each was sent (O_n, right after Send returned) and
+// delivered (I_n, the driver's arrival time). Sender and receiver run on
+// goroutines locked to their threads, so that their CPU time is the
+// threads'.
 func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg PerMessageConfig) (*PerMessage, error) {
 	if len(ends.Pubs) != 1 || len(ends.Pubs[0].Senders) != 1 || len(ends.Subs) != 1 {
 		return nil, errors.New("per-message: expected one publisher and one subscriber")
@@ -133,25 +174,20 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 		as.OnAck(func(error) {})
 	}
 	n := cfg.Count
-	pm := &PerMessage{Payload: payload, M: cfg.Window, O: make([]int64, n), I: make([]int64, n)}
+	pm := &PerMessage{Payload: payload, M: cfg.Window, Rate: cfg.Rate, O: make([]int64, n), I: make([]int64, n), CPUEvery: cfg.CPUEvery}
 	for i := range pm.I {
 		pm.I[i] = -1
 	}
 	nCPU := n / cfg.CPUEvery
-	sendCPU := make([]int64, nCPU+1)
-	recvCPU := make([]int64, nCPU+1)
-	brokerCPU := make([]int64, nCPU+1)
-	for _, a := range [][]int64{sendCPU, recvCPU, brokerCPU} {
-		for i := range a {
-			a[i] = -1
-		}
-	}
-	readBroker := func() int64 { return -1 }
+	broker := CPUSource{Read: func() int64 { return -1 }, Resolution: 1}
 	if cfg.Broker != nil {
-		readBroker = cfg.Broker.Read
-		pm.BrokerWhat = cfg.Broker.What
+		broker = *cfg.Broker
+		pm.BrokerWhat = broker.What
 	}
+	pm.Sender, pm.Receiver = newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1)
+	pm.Broker = newCPUSeries(nCPU, broker.Resolution)
 	origin := time.Now()
+	since := func() int64 { return int64(time.Since(origin)) }
 	var pubErr, subErr error
 	var wg sync.WaitGroup
 	ready := make(chan struct{})
@@ -161,9 +197,10 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		buf := make([]byte, payload+64)
-		recvCPU[0], brokerCPU[0] = threadCPU(), readBroker()
+		pm.Receiver.read(0, threadCPU(), since())
+		pm.Broker.read(0, broker.Read(), since())
 		close(ready)
-		got, k := 0, 0
+		got := 0
 		for got < n {
 			m, at, err := sub.Receive(buf, time.Now().Add(cfg.Timeout))
 			if err != nil {
@@ -178,9 +215,10 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 			}
 			pm.I[h.Seq] = int64(at.Sub(origin))
 			got++
-			if got%cfg.CPUEvery == 0 && k < nCPU {
-				k++
-				recvCPU[k], brokerCPU[k] = threadCPU(), readBroker()
+			if got%cfg.CPUEvery == 0 && got/cfg.CPUEvery <= nCPU {
+				k := got / cfg.CPUEvery
+				pm.Receiver.read(k, threadCPU(), since())
+				pm.Broker.read(k, broker.Read(), since())
 			}
 		}
 	}()
@@ -194,22 +232,25 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 		h.Put(msg)
 		load.Fill(msg)
 		clock := load.NewClock()
-		sendCPU[0] = threadCPU()
+		pm.Sender.read(0, threadCPU(), since())
+		pace := pacer{interval: 1e9 / cfg.Rate, next: float64(since())}
 		for i := 0; i < n; i++ {
 			if ctx.Err() != nil {
 				return
 			}
-			now := time.Now()
-			h.Seq, h.SendNs = uint64(i), uint64(clock.Ns(now))
+			if cfg.Rate > 0 {
+				pace.wait(since)
+			}
+			h.Seq, h.SendNs = uint64(i), uint64(clock.Now())
 			load.PutTime(msg, h.SendNs)
 			h.PutSeq(msg)
-			pm.O[i] = int64(now.Sub(origin))
 			if err := pub.Send(msg); err != nil {
 				pubErr = err
 				return
 			}
+			pm.O[i] = since()
 			if (i+1)%cfg.CPUEvery == 0 {
-				sendCPU[(i+1)/cfg.CPUEvery] = threadCPU()
+				pm.Sender.read((i+1)/cfg.CPUEvery, threadCPU(), pm.O[i])
 			}
 		}
 	}()
@@ -233,16 +274,21 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 			pm.Lost++
 		}
 	}
-	per := func(a []int64, k int) float64 {
-		if a[k] < 0 || a[k-1] < 0 {
-			return -1
-		}
-		return float64(a[k]-a[k-1]) / float64(cfg.CPUEvery)
-	}
-	for k := 1; k <= nCPU; k++ {
-		pm.CPU = append(pm.CPU, CPUSample{N: k * cfg.CPUEvery, Sender: per(sendCPU, k), Receiver: per(recvCPU, k), Broker: per(brokerCPU, k)})
-	}
 	return pm, nil
+}
+
+// pacer spaces sends interval ns apart on a fixed schedule (open loop, as
+// run load's --rate). It sleeps rather than spins, so that waiting stays
+// out of the sender's CPU time; the messages of a late wake-up go at once,
+// so that the run offers the rate asked for (a stalled sender then sends
+// in bursts, and its ST median says so).
+type pacer struct{ interval, next float64 }
+
+func (p *pacer) wait(since func() int64) {
+	if d := p.next - float64(since()); d > 0 {
+		time.Sleep(time.Duration(d))
+	}
+	p.next += p.interval
 }
 
 // Aggregate describes one per-message quantity over a payload's messages
@@ -254,8 +300,9 @@ type Aggregate struct {
 	LowerMedian float64 // the ⌈n/2⌉-th smallest value
 	// RobustDev is the mean absolute deviation from the median,
 	// mean |x − median|.
-	RobustDev float64
-	Min, Max  float64
+	RobustDev     float64
+	Min, Max      float64
+	P50, P90, P99 float64 // numpy's linear percentiles
 	// Bimodality is Sarle's bimodality coefficient
 	// b = (g² + 1) / (κ + 3(n−1)²/((n−2)(n−3))), g the sample skewness and
 	// κ the sample excess kurtosis (both bias-corrected); b > 5/9 (the
@@ -277,14 +324,16 @@ func Aggregated(x []float64) Aggregate {
 			v = append(v, f)
 		}
 	}
-	a := Aggregate{Count: len(v), Bimodality: math.NaN()}
 	if len(v) == 0 {
-		return a
+		nan := math.NaN()
+		return Aggregate{Mean: nan, Median: nan, LowerMedian: nan, RobustDev: nan, Min: nan, Max: nan, P50: nan, P90: nan, P99: nan, Bimodality: nan}
 	}
+	a := Aggregate{Count: len(v)}
 	slices.Sort(v)
-	a.Mean, a.Median = stats.Mean(v), stats.Median(v)
+	a.Mean, a.Median = stats.Mean(v), stats.MedianSorted(v)
 	a.LowerMedian = v[(len(v)-1)/2]
 	a.Min, a.Max = v[0], v[len(v)-1]
+	a.P50, a.P90, a.P99 = stats.Percentile(v, 50), stats.Percentile(v, 90), stats.Percentile(v, 99)
 	var dev float64
 	for _, f := range v {
 		dev += math.Abs(f - a.Median)

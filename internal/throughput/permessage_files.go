@@ -3,9 +3,11 @@ package throughput
 import (
 	"bufio"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -21,9 +23,10 @@ func PerMessageSummaryFileName(typ string) string { return "permessage_" + typ +
 
 // Headers of the per-message files.
 var (
-	PerMessageHeader = []string{"Payload [Bytes]", "n", "O [ns]", "I [ns]", "L [us]", "ST [msg/s]", "RT [msg/s]"}
-	CPUHeader        = []string{"Payload [Bytes]", "n", "Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Broker CPU [ns/msg]"}
-	AggregateHeader  = []string{"Payload [Bytes]", "Quantity", "Count", "Mean", "Median", "Lower median", "Robust deviation", "Min", "Max", "Bimodality", "Multimodal"}
+	PerMessageHeader = []string{"Payload [Bytes]", "n", "O [ns]", "I [ns]", "L [us]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]"}
+	CPUHeader        = []string{"Payload [Bytes]", "n", "Sender CPU [%]", "Receiver CPU [%]", "Broker CPU [%]", "Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Broker CPU [ns/msg]"}
+	AggregateHeader  = []string{"Payload [Bytes]", "Quantity", "Count", "Mean", "Median", "Lower median", "Robust deviation", "Min", "Max",
+		"p50", "p90", "p99", "Bimodality", "Multimodal", "Overall", "Note"}
 )
 
 // Table is a CSV of a header, then rows whose cells are numbers, an empty
@@ -33,8 +36,7 @@ type Table struct {
 	Rows   [][]string
 }
 
-// cell formats v: empty for NaN or a negative "not available", else up to
-// 3 decimals.
+// cell formats v: empty for NaN, else up to 3 decimals.
 func cell(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""
@@ -45,61 +47,133 @@ func cell(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// optional is v, or NaN when v < 0 (not available).
-func optional(v float64) float64 {
-	if v < 0 {
-		return math.NaN()
-	}
-	return v
-}
-
 // PerMessageTable is the per-message CSV of the payloads pms.
 func PerMessageTable(pms []*PerMessage) Table {
 	t := Table{Header: PerMessageHeader}
 	for _, pm := range pms {
-		l, st, rt := pm.L(), pm.ST(), pm.RT()
+		l, so, ro := pm.L(), pm.SO(), pm.RO()
 		for n := range pm.O {
 			in := float64(pm.I[n])
 			if pm.I[n] < 0 {
 				in = math.NaN()
 			}
-			t.Rows = append(t.Rows, []string{strconv.Itoa(pm.Payload), strconv.Itoa(n), cell(float64(pm.O[n])), cell(in), cell(l[n] / 1000), cell(st[n]), cell(rt[n])})
+			t.Rows = append(t.Rows, []string{strconv.Itoa(pm.Payload), strconv.Itoa(n), cell(float64(pm.O[n])), cell(in), cell(l[n] / 1000),
+				cell(so[n]), cell(ro[n]), cell(1e9 / so[n]), cell(1e9 / ro[n])})
 		}
 	}
 	return t
 }
 
-// CPUTable is the CPU samples CSV of pms.
+// CPUTable is the CPU samples CSV of pms: one row per k-message window,
+// n its last message.
 func CPUTable(pms []*PerMessage) Table {
 	t := Table{Header: CPUHeader}
 	for _, pm := range pms {
-		for _, c := range pm.CPU {
-			t.Rows = append(t.Rows, []string{strconv.Itoa(pm.Payload), strconv.Itoa(c.N), cell(optional(c.Sender)), cell(optional(c.Receiver)), cell(optional(c.Broker))})
+		s, r, b := pm.Sender.Windows(pm.CPUEvery), pm.Receiver.Windows(pm.CPUEvery), pm.Broker.Windows(pm.CPUEvery)
+		for j := range s {
+			t.Rows = append(t.Rows, []string{strconv.Itoa(pm.Payload), strconv.Itoa((j + 1) * pm.CPUEvery),
+				cell(s[j].Percent), cell(r[j].Percent), cell(b[j].Percent), cell(s[j].PerMessage), cell(r[j].PerMessage), cell(b[j].PerMessage)})
 		}
 	}
 	return t
 }
 
 // Quantities of the aggregates CSV, in order.
-var Quantities = []string{"L [us]", "ST [msg/s]", "RT [msg/s]", "RT [Mb/s]", "Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Broker CPU [ns/msg]"}
+var Quantities = []string{"L [us]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]", "RT [Mb/s]",
+	"Sender CPU [%]", "Receiver CPU [%]", "Broker CPU [%]", "Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Broker CPU [ns/msg]"}
 
-// Aggregates returns the aggregates of one payload, by Quantities.
-func Aggregates(pm *PerMessage) []Aggregate {
+// Indexes of Quantities.
+const (
+	qL = iota
+	qSO
+	qRO
+	qST
+	qRT
+	qRTMbps
+	qSenderCPU
+)
+
+// Summary is the aggregate of one quantity of a payload beside its value
+// over the whole run (NaN for latency), and a note: whether the median
+// agrees with the overall value within the robust deviation, or why a
+// CPU figure is missing.
+type Summary struct {
+	Aggregate
+	Overall float64
+	Note    string
+}
+
+// Agrees reports whether the median is within the robust deviation of the
+// overall value.
+func (s Summary) Agrees() bool { return math.Abs(s.Median-s.Overall) <= s.RobustDev }
+
+// Aggregates returns the summaries of one payload, by Quantities.
+func Aggregates(pm *PerMessage) []Summary {
 	l := pm.L()
 	for i := range l {
 		l[i] /= 1000
 	}
-	rt := pm.RT()
+	st, rt := pm.ST(), pm.RT()
 	mb := make([]float64, len(rt))
 	for i, v := range rt {
 		mb[i] = result.Mbps(v, pm.Payload)
 	}
-	var s, r, b []float64
-	for _, c := range pm.CPU {
-		s, r, b = append(s, optional(c.Sender)), append(r, optional(c.Receiver)), append(b, optional(c.Broker))
+	send, recv := pm.OverallSend(), pm.OverallReceive()
+	out := []Summary{
+		{Aggregated(l), math.NaN(), ""},
+		{Aggregated(pm.SO()), 1e9 / send, ""},
+		{Aggregated(pm.RO()), 1e9 / recv, ""},
+		{Aggregated(st), send, ""},
+		{Aggregated(rt), recv, ""},
+		{Aggregated(mb), result.Mbps(recv, pm.Payload), ""},
 	}
-	return []Aggregate{Aggregated(l), Aggregated(pm.ST()), Aggregated(rt), Aggregated(mb), Aggregated(s), Aggregated(r), Aggregated(b)}
+	// An overhead and its rate are one measurement: they agree when both do.
+	for _, same := range [][]int{{qSO, qST}, {qRO, qRT, qRTMbps}} {
+		agree := true
+		for _, q := range same {
+			agree = agree && out[q].Agrees()
+		}
+		for _, q := range same {
+			out[q].Note = rateNote(out[q], agree)
+		}
+	}
+	series := []CPUSeries{pm.Sender, pm.Receiver, pm.Broker}
+	for _, perMessage := range []bool{false, true} {
+		for _, s := range series {
+			var v []float64
+			for _, u := range s.Windows(pm.CPUEvery) {
+				v = append(v, pick(u, perMessage))
+			}
+			out = append(out, Summary{Aggregated(v), pick(s.Overall(pm.CPUEvery), perMessage), s.Note()})
+		}
+	}
+	return out
 }
+
+func pick(u CPUUse, perMessage bool) float64 {
+	if perMessage {
+		return u.PerMessage
+	}
+	return u.Percent
+}
+
+// rateNote says whether the median of a window rate (or overhead) agrees
+// with the overall one, and when it does not, how far off it is: the
+// median of M-message windows is the rate within bursts when the messages
+// go or come in bursts.
+func rateNote(s Summary, agree bool) string {
+	switch {
+	case s.Count == 0 || math.IsNaN(s.Overall):
+		return ""
+	case agree:
+		return "agrees with overall"
+	}
+	return fmt.Sprintf("disagrees with overall: median %.2f× overall (bursts)", s.Median/s.Overall)
+}
+
+// disagrees reports whether the Note of s says that its median disagrees
+// with the overall value.
+func (s Summary) disagrees() bool { return strings.HasPrefix(s.Note, "disagrees") }
 
 // AggregateTable is the aggregates CSV of pms.
 func AggregateTable(pms []*PerMessage) Table {
@@ -111,7 +185,8 @@ func AggregateTable(pms []*PerMessage) Table {
 				mm = "yes"
 			}
 			t.Rows = append(t.Rows, []string{strconv.Itoa(pm.Payload), Quantities[i], strconv.Itoa(a.Count), cell(a.Mean), cell(a.Median),
-				cell(a.LowerMedian), cell(a.RobustDev), cell(a.Min), cell(a.Max), cell(a.Bimodality), mm})
+				cell(a.LowerMedian), cell(a.RobustDev), cell(a.Min), cell(a.Max), cell(a.P50), cell(a.P90), cell(a.P99),
+				cell(a.Bimodality), mm, cell(a.Overall), a.Note})
 		}
 	}
 	return t

@@ -30,7 +30,8 @@ func finite(y []float64) (xs, ys []float64) {
 
 // PlotPerMessage writes the figures of one payload into dir and returns
 // their paths: latency vs message number, ST and RT vs message number (one
-// graph), and the histograms of latency and of RT.
+// graph), the CPU usage of sender, receiver and broker vs message number
+// (one graph), and the histograms of latency and of RT.
 func PlotPerMessage(dir, typ string, pm *PerMessage) ([]string, error) {
 	base := filepath.Join(dir, fmt.Sprintf("%s_%d", typ, pm.Payload))
 	var out []string
@@ -53,41 +54,33 @@ func PlotPerMessage(dir, typ string, pm *PerMessage) ([]string, error) {
 		return out, err
 	}
 
-	rp := plot.New()
-	rp.Title.Text = fmt.Sprintf("%s %d B: throughput over M = %d messages", typ, pm.Payload, pm.M)
-	rp.X.Label.Text = "Message number n"
-	rp.Y.Label.Text = "Throughput [msg/s]"
-	rp.Add(plotter.NewGrid())
-	top := 0.0
-	for _, s := range []struct {
-		name string
-		y    []float64
-		c    color.RGBA
-	}{{"ST_n (sender)", pm.ST(), color.RGBA{0, 114, 178, 255}}, {"RT_n (receiver)", pm.RT(), color.RGBA{213, 94, 0, 255}}} {
-		xs, ys := finite(s.y)
-		xs, ys = plots.LTTB(xs, ys, plots.SeriesPoints)
-		pts := make(plotter.XYs, len(xs))
-		for i := range xs {
-			pts[i].X, pts[i].Y = xs[i], ys[i]
-		}
-		line, err := plotter.NewLine(pts)
-		if err != nil {
-			return out, err
-		}
-		for _, y := range ys {
-			top = max(top, y)
-		}
-		line.Color, line.Width = s.c, vg.Points(0.7)
-		rp.Add(line)
-		rp.Legend.Add(s.name, line)
-	}
-	// Room above the data for the legend.
-	rp.Legend.Top = true
-	rp.Y.Min, rp.Y.Max = 0, 1.25*top
-	if top == 0 {
-		rp.Y.Max = 1
+	rp, err := linesAgainstN(fmt.Sprintf("%s %d B: throughput over M = %d messages", typ, pm.Payload, pm.M), "Throughput [msg/s]",
+		[]nCurve{{"ST_n (sender)", pm.ST()}, {"RT_n (receiver)", pm.RT()}})
+	if err != nil {
+		return out, err
 	}
 	if err := save(rp, "_rates.png"); err != nil {
+		return out, err
+	}
+	var cpu []nCurve
+	for _, c := range []struct {
+		name string
+		s    CPUSeries
+	}{{"sender", pm.Sender}, {"receiver", pm.Receiver}, {"broker (" + pm.BrokerWhat + ")", pm.Broker}} {
+		y := make([]float64, len(pm.O))
+		for n := range y {
+			y[n] = math.NaN()
+		}
+		for j, u := range c.s.Windows(pm.CPUEvery) {
+			y[(j+1)*pm.CPUEvery-1] = u.Percent
+		}
+		cpu = append(cpu, nCurve{c.name, y})
+	}
+	cp, err := linesAgainstN(fmt.Sprintf("%s %d B: CPU usage over %d-message windows", typ, pm.Payload, pm.CPUEvery), "CPU [% of a core]", cpu)
+	if err != nil {
+		return out, err
+	}
+	if err := save(cp, "_cpu.png"); err != nil {
 		return out, err
 	}
 
@@ -101,6 +94,53 @@ func PlotPerMessage(dir, typ string, pm *PerMessage) ([]string, error) {
 		return out, err
 	}
 	return out, nil
+}
+
+// nCurve is a named series against the message number (NaN: no point).
+type nCurve struct {
+	name string
+	y    []float64
+}
+
+// curveColours are the Okabe–Ito colours of the curves, in order.
+var curveColours = []color.RGBA{{0, 114, 178, 255}, {213, 94, 0, 255}, {0, 158, 115, 255}}
+
+// linesAgainstN draws curves against the message number n on one graph,
+// from 0 up, with room above for the legend.
+func linesAgainstN(title, yLabel string, curves []nCurve) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "Message number n"
+	p.Y.Label.Text = yLabel
+	p.Add(plotter.NewGrid())
+	top := 0.0
+	for i, c := range curves {
+		xs, ys := finite(c.y)
+		if len(xs) == 0 {
+			continue // nothing measured (a CPU below resolution)
+		}
+		xs, ys = plots.LTTB(xs, ys, plots.SeriesPoints)
+		pts := make(plotter.XYs, len(xs))
+		for i := range xs {
+			pts[i].X, pts[i].Y = xs[i], ys[i]
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		for _, y := range ys {
+			top = max(top, y)
+		}
+		line.Color, line.Width = curveColours[i%len(curveColours)], vg.Points(0.7)
+		p.Add(line)
+		p.Legend.Add(c.name, line)
+	}
+	p.Legend.Top = true
+	p.Y.Min, p.Y.Max = 0, 1.25*top
+	if top == 0 {
+		p.Y.Max = 1
+	}
+	return p, nil
 }
 
 // PlotVsSize writes the medians of RT against the message size, in msg/s

@@ -41,8 +41,12 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) (err error)
 		m.Start = time.Now().UTC()
 	}
 	m.Latency = meta.LatencyOneWay
-	m.Mode = fmt.Sprintf("per-message throughput (ZeroMQ method): %d messages back to back per payload, M = %d, CPU every %d", cfg.Count, cfg.Window, cfg.CPUEvery)
-	m.Clock = "Go monotonic clock: O_n before Send, I_n at delivery"
+	pace := "back to back"
+	if cfg.Rate > 0 {
+		pace = fmt.Sprintf("paced at %g msg/s", cfg.Rate)
+	}
+	m.Mode = fmt.Sprintf("per-message throughput (ZeroMQ method): %d messages %s per payload, M = %d, CPU every %d", cfg.Count, pace, cfg.Window, cfg.CPUEvery)
+	m.Clock = "Go monotonic clock: O_n after Send returned, I_n at delivery"
 	metaPath, finish, err := load.StartMeta(r.Dir, m)
 	if err != nil {
 		return err
@@ -53,13 +57,8 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) (err error)
 		rec := meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
 			Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
 		c := cfg
-		if s.Links.URL != "" {
-			src := BrokerCPU(s.Links.URL)
-			c.Broker = &src
-		} else {
-			src := CPUSource{What: "this process", Read: processCPU}
-			c.Broker = &src
-		}
+		src := BrokerCPU(s.Links.URL)
+		c.Broker = &src
 		var pms []*PerMessage
 		var runErr error
 		for i, payload := range r.Payloads {
@@ -82,9 +81,7 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) (err error)
 				pms = append(pms, pm)
 				rec.Payloads = append(rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost, Lost: uint64(pm.Lost), Completed: true})
 				if r.Progress != nil {
-					a := Aggregates(pm)
-					fmt.Fprintf(r.Progress, "%-32s %6d B  %d messages, %d lost  L median %.1f µs  ST median %.0f msg/s  RT median %.0f msg/s (%.3f Mb/s)  RT bimodality %.2f\n",
-						s.Type, payload, cfg.Count, pm.Lost, a[0].Median, a[1].Median, a[2].Median, a[3].Median, a[2].Bimodality)
+					progress(r.Progress, s.Type, pm)
 				}
 			}
 			if err != nil {
@@ -147,4 +144,26 @@ func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
 	}
 	_, err := PlotVsSize(dir, typ, pms)
 	return err
+}
+
+// progress prints one payload's medians beside the overall rates, and says
+// plainly when they disagree and why.
+func progress(w io.Writer, typ string, pm *PerMessage) {
+	a := Aggregates(pm)
+	fmt.Fprintf(w, "%-32s %6d B  %d messages, %d lost  L median %.1f µs  ST median %.0f msg/s (overall %.0f)  RT median %.0f msg/s (overall %.0f; %.3f Mb/s)  RT bimodality %.2f  broker CPU median %.1f %% (%.0f ns/msg)\n",
+		typ, pm.Payload, len(pm.O), pm.Lost, a[qL].Median, a[qST].Median, a[qST].Overall, a[qRT].Median, a[qRT].Overall, a[qRTMbps].Median,
+		a[qRT].Bimodality, a[qSenderCPU+2].Median, a[qSenderCPU+5].Median)
+	for _, c := range []struct {
+		q          int
+		what, when string
+	}{{qST, "ST median disagrees with the overall send rate", "the send call returned in bursts (a client library that buffers sends accepts them faster than the link carries them, then blocks)"},
+		{qRT, "RT median disagrees with the overall receive rate", "the messages were delivered in bursts (queued on the way, then handed over together)"}} {
+		if s := a[c.q]; s.disagrees() {
+			fmt.Fprintf(w, "    %s: %.2f× it, beyond the robust deviation: %s, so the median of M-message windows is the rate within a burst; the overall rate is what the link carried. Pace the sender below the link's capacity (--rate) for a steady run.\n",
+				c.what, s.Median/s.Overall, c.when)
+		}
+	}
+	if note := pm.Broker.Note(); note != "" {
+		fmt.Fprintf(w, "    broker CPU (%s): %s\n", pm.BrokerWhat, note)
+	}
 }

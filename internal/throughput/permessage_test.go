@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/load"
 )
@@ -59,17 +61,56 @@ func TestAggregated(t *testing.T) {
 
 func TestWindowRates(t *testing.T) {
 	pm := &PerMessage{M: 2, O: []int64{0, 1e6, 2e6, 4e6}, I: []int64{5e5, -1, 3e6, 3.5e6}}
-	st, rt, l := pm.ST(), pm.RT(), pm.L()
-	// ST_2 = 2 / (2 ms) = 1000/s; ST_3 = 2 / 3 ms.
-	if !math.IsNaN(st[1]) || st[2] != 1000 || math.Abs(st[3]-2/0.003) > 1e-9 {
-		t.Fatalf("ST %v", st)
+	st, rt, l, so, ro := pm.ST(), pm.RT(), pm.L(), pm.SO(), pm.RO()
+	// SO_2 = 2 ms / 2, ST_2 = 1000/s; SO_3 = 3 ms / 2, ST_3 = 2 / 3 ms.
+	if !math.IsNaN(st[1]) || st[2] != 1000 || math.Abs(st[3]-2/0.003) > 1e-9 || so[2] != 1e6 || so[3] != 1.5e6 || !math.IsNaN(so[1]) {
+		t.Fatalf("ST %v SO %v", st, so)
 	}
 	// RT_2 = 2 / 2.5 ms; RT_3 needs I_1, lost.
-	if math.Abs(rt[2]-800) > 1e-9 || !math.IsNaN(rt[3]) {
-		t.Fatalf("RT %v", rt)
+	if math.Abs(rt[2]-800) > 1e-9 || !math.IsNaN(rt[3]) || ro[2] != 1.25e6 || !math.IsNaN(ro[3]) {
+		t.Fatalf("RT %v RO %v", rt, ro)
 	}
 	if l[0] != 5e5 || !math.IsNaN(l[1]) || l[3] != -5e5 {
 		t.Fatalf("L %v", l)
+	}
+	// Overall: 3 intervals in 4 ms; 2 intervals among the 3 delivered in 3 ms.
+	if pm.OverallSend() != 750 || math.Abs(pm.OverallReceive()-2/0.003) > 1e-9 {
+		t.Fatalf("overall send %g, receive %g", pm.OverallSend(), pm.OverallReceive())
+	}
+}
+
+// TestCPUWindows: a ns clock gives every window its own figure; 10 ms
+// ticks are merged into windows of at least 200 ms, the tail folded into
+// the last, and a run shorter than that is below resolution.
+func TestCPUWindows(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	s := CPUSeries{Resolution: 1, R: []CPUReading{{0, 0}, {5 * ms, 10 * ms}, {5 * ms, 20 * ms}}}
+	w := s.Windows(100)
+	if w[0].Percent != 50 || w[0].PerMessage != 50_000 || w[1].Percent != 0 || s.Note() != "" {
+		t.Fatalf("%+v %q", w, s.Note())
+	}
+	if o := s.Overall(100); o.Percent != 25 || o.PerMessage != 25_000 {
+		t.Fatalf("overall %+v", o)
+	}
+	// 50 ms windows of ticks: 0–200 ms, then 200–350 ms is too short on
+	// its own and joins it (the load assumed even over the merged window).
+	s = CPUSeries{Resolution: 10 * ms, R: make([]CPUReading, 8)}
+	for j := range s.R {
+		s.R[j] = CPUReading{U: int64(j) * 10 * ms, T: int64(j) * 50 * ms}
+	}
+	w = s.Windows(10)
+	for j, u := range w {
+		if math.Abs(u.Percent-20) > 1e-9 || math.Abs(u.PerMessage-1e6) > 1e-3 {
+			t.Fatalf("window %d: %+v", j, u)
+		}
+	}
+	short := CPUSeries{Resolution: 10 * ms, R: []CPUReading{{0, 0}, {10 * ms, 40 * ms}, {-1, -1}}}
+	if w := short.Windows(10); !math.IsNaN(w[0].Percent) || !math.IsNaN(short.Overall(10).Percent) ||
+		short.Note() != "below resolution: 10ms steps over a 40ms run" {
+		t.Fatalf("%+v %q", w, short.Note())
+	}
+	if n := (CPUSeries{Resolution: 1, R: []CPUReading{{-1, 0}, {-1, 5}}}).Note(); n != "not available" {
+		t.Fatalf("note %q", n)
 	}
 }
 
@@ -82,23 +123,27 @@ func TestPerMessageIntraprocess(t *testing.T) {
 	}
 	defer ends.Close()
 	cfg := PerMessageConfig{Count: 5000, Window: 50, CPUEvery: 500, Timeout: 10 * time.Second}.WithDefaults()
-	src := CPUSource{What: "this process", Read: processCPU}
+	src := BrokerCPU("")
 	cfg.Broker = &src
 	pm, err := MeasurePerMessage(context.Background(), ends, 32, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pm.Lost != 0 || len(pm.CPU) != 10 {
-		t.Fatalf("lost %d, %d CPU samples", pm.Lost, len(pm.CPU))
+	if pm.Lost != 0 || len(pm.Sender.R) != 11 || pm.Broker.Resolution != 1 {
+		t.Fatalf("lost %d, %d CPU readings, resolution %d", pm.Lost, len(pm.Sender.R), pm.Broker.Resolution)
 	}
-	for n := range pm.O {
-		if pm.I[n] < pm.O[n] || (n > 0 && pm.O[n] < pm.O[n-1]) {
-			t.Fatalf("message %d: O %d I %d", n, pm.O[n], pm.I[n])
+	for n := 1; n < len(pm.O); n++ {
+		// O_n is read when Send returned: message n was sent after
+		// O_{n−1}, and may arrive before O_n.
+		if pm.I[n] < pm.O[n-1] || pm.O[n] < pm.O[n-1] {
+			t.Fatalf("message %d: O %d I %d, O_{n−1} %d", n, pm.O[n], pm.I[n], pm.O[n-1])
 		}
 	}
-	for _, c := range pm.CPU {
-		if c.Sender < 0 || c.Receiver < 0 || c.Broker < 0 {
-			t.Fatalf("CPU sample %+v", c)
+	for _, s := range []CPUSeries{pm.Sender, pm.Receiver, pm.Broker} {
+		for _, r := range s.R {
+			if r.U < 0 || r.T < 0 {
+				t.Fatalf("CPU reading %+v", r)
+			}
 		}
 	}
 	// Files round trip and plots are drawn.
@@ -107,7 +152,7 @@ func TestPerMessageIntraprocess(t *testing.T) {
 		hdr  []string
 		text []string
 	}{{PerMessageTable([]*PerMessage{pm}), PerMessageHeader, nil}, {CPUTable([]*PerMessage{pm}), CPUHeader, nil},
-		{AggregateTable([]*PerMessage{pm}), AggregateHeader, []string{"Quantity", "Multimodal"}}} {
+		{AggregateTable([]*PerMessage{pm}), AggregateHeader, []string{"Quantity", "Multimodal", "Note"}}} {
 		var b bytes.Buffer
 		if err := WriteTable(&b, tab.t); err != nil {
 			t.Fatal(err)
@@ -129,10 +174,136 @@ func TestPerMessageIntraprocess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(paths) != 5 {
+		t.Errorf("figures %v", paths)
+	}
 	for _, p := range append(paths, more...) {
 		if st, err := os.Stat(p); err != nil || st.Size() < 1000 || filepath.Ext(p) != ".png" {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// TestPerMessageSteady: a sender paced below the link's capacity makes a
+// steady run, whose median window rates agree with the overall rates
+// within the robust deviation the summary reports, in process and through
+// a NATS server. Sent back to back, the messages go and come in bursts:
+// the medians were 8–30× the overall rates on NATS (the figures before
+// the overall rates were reported) and now say so.
+func TestPerMessageSteady(t *testing.T) {
+	natsURL, stop, err := nats.Transport{}.StartEmbedded(context.Background(), driver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	topic := drivertest.TestTopic(t)
+	for _, c := range []struct {
+		name  string
+		links load.Links
+	}{
+		{"intraprocess", load.Links{Transport: intraprocess.Transport{}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 4096}}},
+		{"nats", load.Links{Transport: nats.Transport{}, URL: natsURL, Publish: driver.Options{Topic: topic}, Subscribe: driver.Options{Topic: topic}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// A run is steady when the sender held its pace: on a loaded
+			// machine a stalled sender catches up in bursts, and the run
+			// is measured again.
+			for try := 1; ; try++ {
+				a, rate := steadyRun(t, c.links)
+				if st := a[qST]; !st.Agrees() || !a[qSO].Agrees() || math.Abs(st.Overall-rate) > 0.1*rate {
+					if try < 8 {
+						continue
+					}
+					t.Fatalf("no steady run in %d: ST median %g, overall %g, robust deviation %g (paced at %g)", try, st.Median, st.Overall, st.RobustDev, rate)
+				}
+				for _, q := range []int{qSO, qRO, qST, qRT, qRTMbps} {
+					if s := a[q]; !s.Agrees() || s.Note != "agrees with overall" {
+						t.Errorf("%s: median %g, overall %g, robust deviation %g: %s", Quantities[q], s.Median, s.Overall, s.RobustDev, s.Note)
+					}
+				}
+				if r := a[qRT].Overall; math.Abs(r-rate) > 0.1*rate {
+					t.Errorf("overall receive rate %g msg/s, paced at %g", r, rate)
+				}
+				t.Logf("run %d: RT median %.0f, overall %.0f, robust deviation %.0f msg/s", try, a[qRT].Median, a[qRT].Overall, a[qRT].RobustDev)
+				return
+			}
+		})
+	}
+}
+
+// steadyRun measures 3000 messages paced at 5,000 msg/s over links and
+// returns the summaries and the pace.
+func steadyRun(t *testing.T, links load.Links) ([]Summary, float64) {
+	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
+	ends, err := links.Open(context.Background(), tp, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ends.Close()
+	src := BrokerCPU(links.URL)
+	cfg := PerMessageConfig{Count: 3000, Window: 100, Rate: 5000, CPUEvery: 500, Timeout: 10 * time.Second, Broker: &src}.WithDefaults()
+	pm, err := MeasurePerMessage(context.Background(), ends, 64, cfg)
+	if err != nil || pm.Lost != 0 {
+		t.Fatalf("%v, %d lost", err, pm.Lost)
+	}
+	return Aggregates(pm), cfg.Rate
+}
+
+// burstLink carries messages in bursts of size: nothing is delivered until
+// size messages were sent, then all of them at once, timed as they are
+// taken (as a client library that hands over a whole read).
+type burstLink struct {
+	size    int
+	pending [][]byte
+	batches chan [][]byte
+	batch   [][]byte
+}
+
+func (l *burstLink) Send(msg []byte) error {
+	l.pending = append(l.pending, bytes.Clone(msg))
+	if len(l.pending) == l.size {
+		l.batches <- l.pending
+		l.pending = nil
+	}
+	return nil
+}
+
+func (l *burstLink) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+	if len(l.batch) == 0 {
+		select {
+		case l.batch = <-l.batches:
+		case <-time.After(time.Until(deadline)):
+			return 0, time.Time{}, driver.ErrTimeout
+		}
+	}
+	n := copy(buf, l.batch[0])
+	l.batch = l.batch[1:]
+	return n, time.Now(), nil
+}
+
+func (l *burstLink) Addr() string { return "burst" }
+func (l *burstLink) Close() error { return nil }
+
+// TestPerMessageBursts: over a link that delivers in bursts the median of
+// the window rates is the rate within a burst, far above what the link
+// carried; the summary gives the overall rate beside it and says that they
+// disagree.
+func TestPerMessageBursts(t *testing.T) {
+	link := &burstLink{size: 500, batches: make(chan [][]byte, 100)}
+	ends := &load.Ends{Pubs: []load.PubEnd{{Senders: []driver.Publisher{link}}}, Subs: []load.SubLink{{R: link}}}
+	cfg := PerMessageConfig{Count: 6000, Window: 200, Rate: 20000, CPUEvery: 1000, Timeout: 5 * time.Second}.WithDefaults()
+	pm, err := MeasurePerMessage(context.Background(), ends, 32, cfg)
+	if err != nil || pm.Lost != 0 {
+		t.Fatalf("%v, %d lost", err, pm.Lost)
+	}
+	rt := Aggregates(pm)[qRT]
+	if math.Abs(rt.Overall-cfg.Rate) > 0.2*cfg.Rate || rt.Median < 3*rt.Overall || rt.Agrees() || !strings.HasPrefix(rt.Note, "disagrees with overall") {
+		t.Fatalf("RT median %g, overall %g (paced at %g): %s", rt.Median, rt.Overall, cfg.Rate, rt.Note)
+	}
+	var out bytes.Buffer
+	progress(&out, "burst", pm)
+	if !strings.Contains(out.String(), "RT median disagrees with the overall receive rate") {
+		t.Errorf("progress: %s", out.String())
 	}
 }
 
@@ -141,7 +312,7 @@ func TestReadTableErrors(t *testing.T) {
 		{"", "f.csv: empty file"},
 		{"a,b\n", "f.csv:1: header"},
 		{strings.Join(CPUHeader, ",") + "\n16,1,2,3\n", "f.csv:2: 4 columns"},
-		{strings.Join(CPUHeader, ",") + "\n16,1,x,3,4\n", `f.csv:2: column "Sender CPU [ns/msg]": "x" is not a number`},
+		{strings.Join(CPUHeader, ",") + "\n16,1,x,3,4,5,6,7\n", `f.csv:2: column "Sender CPU [%]": "x" is not a number`},
 	} {
 		if _, err := ReadTable(strings.NewReader(c.in), "f.csv", CPUHeader); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)

@@ -1,0 +1,121 @@
+package throughput
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// CPUReading is one reading of a CPU-time counter: U ns of CPU time at T
+// ns since the run's origin (U < 0: the counter is not available; T < 0:
+// never read, the message never arrived).
+type CPUReading struct{ U, T int64 }
+
+// CPUSeries is one participant's CPU time, read every k-th message: R[j]
+// at the (j·k)-th message, R[0] before the first.
+type CPUSeries struct {
+	// Resolution is the counter's step in ns: 1 for a CPU clock, 10 ms for
+	// the ticks of /proc.
+	Resolution int64
+	R          []CPUReading
+}
+
+// minSteps is the number of counter steps a window spans at least, so
+// that a step is at most 5 % of the window's CPU use measured.
+const minSteps = 20
+
+func newCPUSeries(windows int, resolution int64) CPUSeries {
+	s := CPUSeries{Resolution: max(resolution, 1), R: make([]CPUReading, windows+1)}
+	for j := range s.R {
+		s.R[j] = CPUReading{-1, -1}
+	}
+	return s
+}
+
+func (s *CPUSeries) read(j int, u, t int64) { s.R[j] = CPUReading{u, t} }
+
+// CPUUse is the CPU time spent over a run of messages.
+type CPUUse struct {
+	// Percent is C_n of the method, (U_n − U_{n−k}) / (T_n − T_{n−k}), in
+	// % of a core.
+	Percent float64
+	// PerMessage is the same CPU time in ns per message.
+	PerMessage float64
+}
+
+var noUse = CPUUse{math.NaN(), math.NaN()}
+
+// read returns how many readings were taken, all of them from R[0] on.
+func (s CPUSeries) taken() int {
+	for j, r := range s.R {
+		if r.T < 0 {
+			return j
+		}
+	}
+	return len(s.R)
+}
+
+// use is the CPU use from R[a] to R[b] over every messages a step, NaN
+// when the counter is not available or the span is too short for its
+// resolution.
+func (s CPUSeries) use(a, b, every int) CPUUse {
+	ra, rb := s.R[a], s.R[b]
+	dt := rb.T - ra.T
+	if ra.U < 0 || rb.U < 0 || dt <= 0 || dt < minSteps*s.Resolution {
+		return noUse
+	}
+	du := float64(rb.U - ra.U)
+	return CPUUse{Percent: 100 * du / float64(dt), PerMessage: du / float64((b-a)*every)}
+}
+
+// Windows returns the CPU use of each k-message window j (ending at
+// message (j+1)·k). A window shorter than minSteps steps of the counter is
+// merged with the next ones until it is long enough, and each of them
+// reports the merged use (the method's assumption: the load is spread
+// evenly over the messages of a window); NaN where the counter is not
+// available or the whole run is below its resolution.
+func (s CPUSeries) Windows(every int) []CPUUse {
+	out := make([]CPUUse, len(s.R)-1)
+	for j := range out {
+		out[j] = noUse
+	}
+	end := s.taken() - 1 // the last reading
+	span := minSteps * s.Resolution
+	for a := 0; a < end; {
+		b := a + 1
+		for b < end && s.R[b].T-s.R[a].T < span {
+			b++
+		}
+		if s.R[end].T-s.R[b].T < span {
+			b = end // the rest is too short on its own
+		}
+		u := s.use(a, b, every)
+		for j := a; j < b; j++ {
+			out[j] = u
+		}
+		a = b
+	}
+	return out
+}
+
+// Overall is the CPU use from the first reading to the last.
+func (s CPUSeries) Overall(every int) CPUUse {
+	if end := s.taken() - 1; end > 0 {
+		return s.use(0, end, every)
+	}
+	return noUse
+}
+
+// Note says why the series has no values, or "".
+func (s CPUSeries) Note() string {
+	end := s.taken() - 1
+	switch {
+	case end < 1:
+		return ""
+	case s.R[0].U < 0:
+		return "not available"
+	case s.R[end].T-s.R[0].T < minSteps*s.Resolution:
+		return fmt.Sprintf("below resolution: %v steps over a %v run", time.Duration(s.Resolution), time.Duration(s.R[end].T-s.R[0].T).Round(time.Millisecond))
+	}
+	return ""
+}
