@@ -48,7 +48,7 @@ throughput against the payload size.
 
 Examples:
    run permessage -s nats_best_effort --broker embedded --payloads 16..4096
-   run permessage -s nats_best_effort --rate 100000 --window 1000
+   run permessage -s nats_best_effort --broker embedded --rate 100000 --window 1000
    run permessage -s interprocess_best_effort_tcp --count 100000 --window 1000`,
 		Flags: append([]cli.Flag{
 			cliapp.Ranged(&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload"}, flagrange.Int(2, 100_000_000)),
