@@ -161,6 +161,20 @@ func BurstFileName(typ string) string { return burstPrefix + typ + csvSuffix }
 // BurstSummaryFileName is the summary of BurstFileName(typ).
 func BurstSummaryFileName(typ string) string { return burstPrefix + typ + summarySuffix }
 
+// TypeOfBurst returns the sub-experiment type of a burst measurements file
+// name (burst_<type>.csv, not its summary), or false if name is not one.
+func TypeOfBurst(name string) (string, bool) {
+	name = filepath.Base(name)
+	if !strings.HasPrefix(name, burstPrefix) || !strings.HasSuffix(name, csvSuffix) || strings.HasSuffix(name, summarySuffix) {
+		return "", false
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(name, burstPrefix), csvSuffix)
+	return t, t != ""
+}
+
+// BurstFiles lists the burst measurements files in dir, sorted by type.
+func BurstFiles(dir string) ([]File, error) { return list(dir, TypeOfBurst) }
+
 // BurstPlotsDir is where the scatter plots of sub-experiment typ's burst
 // measurements go.
 func BurstPlotsDir(expDir, typ string) string {

@@ -14,7 +14,7 @@ func BenchmarkSummaries(b *testing.B) {
 	if err := synth.WriteExperiment(dir, synth.Spec{Samples: 10000, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
-	inputs, err := ExperimentInputs(dir, "")
+	inputs, _, err := ExperimentInputs(dir, "")
 	if err != nil {
 		b.Fatal(err)
 	}

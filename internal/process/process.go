@@ -76,35 +76,43 @@ type Result struct {
 }
 
 // ExperimentInputs lists the inputs of experiment directory dir with plots
-// under plotsDir (experiment.PlotsDir(dir) when empty). It is an error for
-// dir to hold no measurements files.
-func ExperimentInputs(dir, plotsDir string) ([]Input, error) {
+// under plotsDir (experiment.PlotsDir(dir) when empty): its latency raw
+// files, then its burst measurements files (burst). It is an error for dir
+// to hold neither.
+func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) {
 	files, err := experiment.RawFiles(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(files) == 0 {
-		return nil, fileerr.New(dir, 0, "", "no measurements_<type>.csv files: expected raw files as written by run "+
-			"or Fast-RTPS LatencyTest --export_raw_data")
+	burstFiles, err := experiment.BurstFiles(dir)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, f := range files {
+	if len(files) == 0 && len(burstFiles) == 0 {
+		return nil, nil, fileerr.New(dir, 0, "", "no measurements_<type>.csv files: expected raw files as written by run "+
+			"or Fast-RTPS LatencyTest --export_raw_data (or burst_<type>.csv, written by run burst)")
+	}
+	for _, f := range append(files, burstFiles...) {
 		if err := checkType(f.Type); err != nil {
-			return nil, fileerr.New(f.Path, 0, "", "%v", err)
+			return nil, nil, fileerr.New(f.Path, 0, "", "%v", err)
 		}
 	}
 	if plotsDir == "" {
 		plotsDir = experiment.PlotsDir(dir)
 	}
-	in := make([]Input, len(files))
-	for i, f := range files {
-		in[i] = Input{
+	for _, f := range files {
+		inputs = append(inputs, Input{
 			Type:     f.Type,
 			Raw:      f.Path,
 			Summary:  filepath.Join(dir, experiment.SummaryFileName(f.Type)),
 			PlotsDir: filepath.Join(plotsDir, "measurements_"+f.Type),
-		}
+		})
 	}
-	return in, nil
+	for _, f := range burstFiles {
+		bursts = append(bursts, Input{Type: f.Type, Raw: f.Path, Summary: filepath.Join(dir, experiment.BurstSummaryFileName(f.Type)),
+			PlotsDir: filepath.Join(plotsDir, "burst_"+f.Type)})
+	}
+	return inputs, bursts, nil
 }
 
 // checkType checks that a raw file's type is a formats §1 sub-experiment

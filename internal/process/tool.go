@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	opt := Options{Plots: !cfg.NoPlots, Format: format, Workers: cfg.Jobs, Figures: htmlPath != "",
 		LenientSamples: cfg.LenientSamples}
 
-	var inputs []Input
+	var inputs, bursts []Input
 	dirMode := false
 	switch raw := cfg.RawCSV; {
 	case raw != "" && len(cfg.Dirs) > 0:
@@ -70,12 +70,15 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			return exit.Usagef("--output-csv %s is the raw file itself: give another summary file", in.Summary)
 		}
 		inputs = []Input{in}
+		if isBurstFile(in.Raw) {
+			inputs, bursts = nil, inputs
+		}
 	case cfg.OutputCSVSet:
 		return exit.Usagef("--output-csv %s is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written "+
 			"beside its raw file as measurements_<type>_summary.csv (drop --output-csv, or give --raw-csv)", cfg.OutputCSV)
 	default:
 		dirMode = true
-		inputs, err = ExperimentInputs(cfg.Dirs[0], cfg.PlotsDirectory)
+		inputs, bursts, err = ExperimentInputs(cfg.Dirs[0], cfg.PlotsDirectory)
 		if err != nil {
 			return err
 		}
@@ -84,11 +87,12 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	if dirMode {
 		guard.Experiment("EXPERIMENT_DIR", cfg.Dirs[0])
 	} else {
-		guard.File("--raw-csv", inputs[0].Raw)
-		if ownSummary(inputs[0]) {
-			guard.OwnedOutput("--output-csv", inputs[0].Summary)
+		in := append(inputs, bursts...)[0]
+		guard.File("--raw-csv", in.Raw)
+		if ownSummary(in) {
+			guard.OwnedOutput("--output-csv", in.Summary)
 		} else {
-			guard.Output("--output-csv", inputs[0].Summary)
+			guard.Output("--output-csv", in.Summary)
 		}
 	}
 	guard.Output("--html", htmlPath)
@@ -103,12 +107,15 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	if cfg.PlotsDirectory != "" {
 		plotsFlag = "--plots-directory"
 	}
-	if err := checkOutputs(inputs, htmlPath, opt.Plots, summaryFlag, plotsFlag); err != nil {
+	if err := checkOutputs(append(inputs, bursts...), htmlPath, opt.Plots, summaryFlag, plotsFlag); err != nil {
 		return err
 	}
 	if !opt.Plots {
 		for i := range inputs {
 			inputs[i].PlotsDir = ""
+		}
+		for i := range bursts {
+			bursts[i].PlotsDir = ""
 		}
 	}
 
@@ -127,7 +134,22 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			fmt.Fprintf(out, "%s: %d payloads, %d samples -> %s\n", r.Raw, len(r.Rows), r.Samples, r.Summary)
 		}
 	}
-	if dirMode && opt.Plots {
+	burstPlots := 0
+	for _, in := range bursts {
+		rows, err := Burst(in, format)
+		if err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		payloads := map[int]bool{}
+		for _, r := range rows {
+			payloads[r.Payload] = true
+		}
+		burstPlots += 2 * len(payloads)
+		if !quiet {
+			fmt.Fprintf(out, "%s: %d test cases -> %s\n", in.Raw, len(rows), in.Summary)
+		}
+	}
+	if dirMode && opt.Plots && len(inputs) > 0 {
 		dir := cfg.PlotsDirectory
 		if dir == "" {
 			dir = experiment.PlotsDir(cfg.Dirs[0])
@@ -154,20 +176,20 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	}
 	if !quiet {
 		if opt.Plots {
-			n := 0
+			n := burstPlots
 			for _, r := range results {
 				n += 2 * len(r.Rows)
 			}
-			if dirMode {
+			if dirMode && len(inputs) > 0 {
 				n += len(Comparisons)
 			}
-			dir := inputs[0].PlotsDir
+			dir := append(inputs, bursts...)[0].PlotsDir
 			if dirMode {
 				dir = filepath.Dir(dir)
 			}
 			fmt.Fprintf(out, "%d plots in %s\n", n, dir)
 		}
-		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results), time.Since(start).Seconds())
+		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results)+len(bursts), time.Since(start).Seconds())
 	}
 	return nil
 }
@@ -224,8 +246,14 @@ func rawInput(raw, output, plotsDir string) Input {
 // --output-csv is a report, refused over a file the pipeline owns in an
 // experiment folder (formats §1).
 func ownSummary(in Input) bool {
+	own := func(name string) bool {
+		return clobber.Canonical(in.Summary) == clobber.Canonical(filepath.Join(filepath.Dir(in.Raw), name))
+	}
+	if typ, ok := experiment.TypeOfBurst(in.Raw); ok {
+		return own(experiment.BurstSummaryFileName(typ))
+	}
 	typ, ok := experiment.TypeOfRaw(in.Raw)
-	return ok && clobber.Canonical(in.Summary) == clobber.Canonical(filepath.Join(filepath.Dir(in.Raw), experiment.SummaryFileName(typ)))
+	return ok && own(experiment.SummaryFileName(typ))
 }
 
 // sameFile reports whether a and b name the same file, as paths or, when

@@ -22,6 +22,11 @@ sub-experiments (min, median, max and 99th percentile vs payload).
 With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
 script does; --output-csv applies to that mode only.
 
+Burst measurements (run burst's burst_<type>.csv, or any file with the Fast-RTPS
+throughput header) are processed as throughput_process_results.py does: a
+summary holding each payload's row of greatest subscription throughput, and
+per payload a throughput and a lost-samples scatter plot (formats §9).
+
 Sample counts 1, 2, 3, ... from the first row and, at each new payload, either
 starts again at 1 (as run writes it) or carries on (as Fast-RTPS LatencyTest
 does: 16 B 1-10000, 32 B 10001-20000, ...), the same way throughout the file,

@@ -1,0 +1,54 @@
+package process
+
+import (
+	"bufio"
+	"os"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
+)
+
+// isBurstFile reports whether the file at path starts with the burst
+// measurements header (formats §9): a Fast-RTPS throughput file, whatever
+// its name.
+func isBurstFile(path string) bool {
+	f, err := fileerr.OpenRegular(path, "a raw file")
+	if err != nil {
+		return false // the latency reader says why
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return strings.TrimPrefix(strings.TrimRight(line, "\r\n"), "\ufeff") == result.BurstHeader
+}
+
+// Burst processes one burst measurements file, as the Fast-RTPS throughput
+// script does: its summary (each payload's row of greatest subscription
+// throughput) at in.Summary and, unless in.PlotsDir is empty, each
+// payload's throughput and lost-samples scatter plots there. It returns the
+// rows read.
+func Burst(in Input, f plots.Format) ([]result.BurstRow, error) {
+	r, err := fileerr.OpenRegular(in.Raw, "a burst measurements file")
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	rows, err := result.ReadBurst(r, in.Raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fileerr.New(in.Raw, 0, "", "no measurements after the header")
+	}
+	if err := result.WriteBurstFile(in.Summary, result.BurstSummary(rows)); err != nil {
+		return nil, err
+	}
+	if in.PlotsDir == "" {
+		return rows, nil
+	}
+	if err := os.MkdirAll(in.PlotsDir, 0o755); err != nil {
+		return nil, err
+	}
+	return rows, plots.WriteBurstScatters(in.PlotsDir, rows, f)
+}

@@ -1,0 +1,63 @@
+package process_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/result"
+)
+
+// burstFile holds two payloads, three cases each; the best of 16 B ties at
+// 3 decimals with another row, and both are kept, as the Fast-RTPS script
+// keeps them.
+var burstFile = result.BurstHeader + `
+16,100,0,1000,1000.000,1000000.000,128.000,1000,0,1000.000,1000000.000,128.000
+16,100,20,500,1000.000,500000.000,64.000,400,100,1000.000,400000.000,51.200
+16,1000,0,1000,1000.000,1000000.000,128.000,1000,0,1000.000,1000000.000,128.000
+1024,100,0,1000,1000.000,1000000.000,8192.000,900,100,1000.000,900000.000,7372.800
+1024,100,20,1000,1000.000,1000000.000,8192.000,1000,0,1000.000,1000000.000,8192.000
+1024,1000,0,1000,1000.000,1000000.000,8192.000,10,990,1000.000,10000.000,81.920
+`
+
+const burstSummary = result.BurstHeader + `
+16,100,0,1000,1000.000,1000000.000,128.000,1000,0,1000.000,1000000.000,128.000
+16,1000,0,1000,1000.000,1000000.000,128.000,1000,0,1000.000,1000000.000,128.000
+1024,100,20,1000,1000.000,1000000.000,8192.000,1000,0,1000.000,1000000.000,8192.000
+`
+
+// TestBurstFiles: process summarises a burst measurements file and draws
+// its scatter plots, in an experiment directory (burst_<type>.csv) and in
+// the Fast-RTPS script's single-file mode, whatever the file's name.
+func TestBurstFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "burst_nats_best_effort.csv"), []byte(burstFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runProcess(t, dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "burst_nats_best_effort_summary.csv")); string(got) != burstSummary {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, burstSummary)
+	}
+	for _, name := range []string{"throughput_scatterplot_16.png", "lost_samples_scatterplot_16.png", "throughput_scatterplot_1024.png", "lost_samples_scatterplot_1024.png"} {
+		if _, err := os.Stat(filepath.Join(dir, "plots", "burst_nats_best_effort", name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(stdout, "6 test cases") || !strings.Contains(stdout, "4 plots") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+
+	raw := filepath.Join(t.TempDir(), "measurements_interprocess_reliable.csv")
+	os.WriteFile(raw, []byte(burstFile), 0o644)
+	out := filepath.Join(filepath.Dir(raw), "summary.csv")
+	if code, _, stderr := runProcess(t, "--raw_csv", raw, "--output_csv", out, "--no-plots"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(out); string(got) != burstSummary {
+		t.Errorf("--raw_csv summary:\n%s", got)
+	}
+}
