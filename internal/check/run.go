@@ -169,6 +169,13 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 		}
 		*earlier = old
 	}
+	if cfg.Requirements != "" && requirements.IsBurstFile(cfg.Requirements) {
+		breqs, err := requirements.ReadBurstFile(cfg.Requirements)
+		if err != nil {
+			return nil, exit.With(exit.Usage, fmt.Errorf("requirements: %w", err))
+		}
+		return runBurst(ctx, cfg, breqs)
+	}
 	if cfg.Requirements == "" && cfg.ThroughputRequirements == "" {
 		return nil, exit.Usagef("--requirements FILE or --throughput-requirements FILE (or both) is required")
 	}

@@ -175,6 +175,15 @@ func TypeOfBurst(name string) (string, bool) {
 // BurstFiles lists the burst measurements files in dir, sorted by type.
 func BurstFiles(dir string) ([]File, error) { return list(dir, TypeOfBurst) }
 
+// BurstSummaryFiles lists the burst summaries in dir
+// (burst_<type>_summary.csv), sorted by type.
+func BurstSummaryFiles(dir string) ([]File, error) {
+	return list(dir, func(name string) (string, bool) {
+		t, ok := strings.CutSuffix(strings.TrimPrefix(name, burstPrefix), summarySuffix)
+		return t, ok && t != "" && strings.HasPrefix(name, burstPrefix)
+	})
+}
+
 // BurstPlotsDir is where the scatter plots of sub-experiment typ's burst
 // measurements go.
 func BurstPlotsDir(expDir, typ string) string {

@@ -31,6 +31,7 @@ type Config struct {
 	Out                  string   // --out
 	OutputFile           string   // --output-file
 	ThroughputOutputFile string   // --throughput-output-file
+	BurstOutputFile      string   // --burst-output-file
 	FalseFail            string   // --false-fail, unparsed
 	Method               string   // --method
 	OrderRank            int      // --order-rank
@@ -62,6 +63,9 @@ type Config struct {
 // calibrates them (--calibrate), prints tables and progress to stdout and
 // warnings to stderr. Errors carry their exit code (package exit).
 func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	if cfg.BurstOutputFile != "" {
+		return deriveBurstFile(cfg, stdout)
+	}
 	// Statistical when any of its flags is given; otherwise the Fast-RTPS
 	// percentile mode, which stays the default for compatibility.
 	percentile := !(cfg.Set["false-fail"] || cfg.Set["method"] || cfg.Set["normality-level"] || cfg.Set["order-rank"] || cfg.Calibrate)

@@ -144,3 +144,9 @@ func BurstSummary(rows []BurstRow) []BurstRow {
 	}
 	return out
 }
+
+// The metrics of burst requirements and checks (formats §9).
+var (
+	BurstLostMetric       = Metric{BurstLost, "samples", LowerIsBetter}
+	BurstThroughputMetric = Metric{BurstThroughput, UnitMegabitsPerS, HigherIsBetter}
+)

@@ -49,6 +49,12 @@ Writes
   <plots>/throughput_<type>/check_<load>.<ext>              measured and required msg/s by payload
 A requirement at an offered rate the runs did not measure is missing, naming what was measured.
 
+Bursts (the Fast-RTPS throughput pipeline): a --requirements file with the header
+Experiment type,Payload [Bytes],Lost [samples],Subscription throughput [Mb/s] (requirements
+--burst-output-file) checks the burst summaries burst_<type>_summary.csv of one experiment:
+Lost at most, Subscription throughput at least its requirement; writes
+DIR/checks_burst_<type>.csv (formats §9).
+
 A payload or sub-experiment without requirement, or a requirement without data, fails the
 check unless --allow-missing is given. An incomplete run (meta.json "completed": false) is an
 error unless --allow-incomplete is given; so are a summary older than its raw file (run
