@@ -13,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 )
@@ -128,6 +129,7 @@ type section interface {
 	csvName() string
 	writeTo(r *Result, w io.Writer) error
 	figures(r *Result) []Figure
+	htmlSection(r *Result, v *gate.Verdict) htmlreport.Section
 }
 
 func (s *SubResult) csvName() string { return CSVFileName(s.Type) }

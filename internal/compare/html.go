@@ -57,39 +57,12 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		Failures: failures,
 	}
 
-	for i := range r.Subs {
-		s := &r.Subs[i]
-		sec := htmlreport.Section{ID: s.Type, Title: s.Type, Status: htmlStatus(v.SubStatus(s.Type))}
+	for _, s := range r.sections() {
+		sec := s.htmlSection(r, v)
 		if s.Missing() {
 			sec.Notes = append(sec.Notes, "Missing from the results: only the reference is shown.")
 		}
-		sec.Tables = append(sec.Tables, r.subTable(v, s))
-		for _, f := range r.Figures(s) {
-			svg, err := plots.SVG(f.Plot)
-			if err != nil {
-				return htmlreport.Page{}, fmt.Errorf("plot %s: %w", f.Name, err)
-			}
-			sec.Plots = append(sec.Plots, htmlreport.Plot{Title: f.Name, SVG: svg})
-		}
-		p.Sections = append(p.Sections, sec)
-	}
-	for i := range r.Throughputs {
-		t := &r.Throughputs[i]
-		status := gate.Passed
-		for _, c := range t.Checks {
-			if v.Counts(c) {
-				status = gate.Failed
-			} else if c.Status == gate.Inconclusive && status == gate.Passed {
-				status = gate.Inconclusive
-			}
-		}
-		name := "throughput_" + t.Type
-		sec := htmlreport.Section{ID: name, Title: name + " (higher is better)", Status: htmlStatus(status)}
-		if t.Missing() {
-			sec.Notes = append(sec.Notes, "Missing from the results: only the reference is shown.")
-		}
-		sec.Tables = append(sec.Tables, r.throughputTable(t))
-		for _, f := range r.ThroughputFigures(t) {
+		for _, f := range s.figures(r) {
 			svg, err := plots.SVG(f.Plot)
 			if err != nil {
 				return htmlreport.Page{}, fmt.Errorf("plot %s: %w", f.Name, err)
@@ -99,6 +72,26 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		p.Sections = append(p.Sections, sec)
 	}
 	return p, nil
+}
+
+// htmlSection is the HTML section of s, its status and table.
+func (s *SubResult) htmlSection(r *Result, v *gate.Verdict) htmlreport.Section {
+	return htmlreport.Section{ID: s.Type, Title: s.Type, Status: htmlStatus(v.SubStatus(s.Type)), Tables: []htmlreport.Table{r.subTable(v, s)}}
+}
+
+// htmlSection is the HTML section of t: failed when a check counts against
+// the verdict, else inconclusive when one is, with its table.
+func (t *ThroughputResult) htmlSection(r *Result, v *gate.Verdict) htmlreport.Section {
+	status := gate.Passed
+	for _, c := range t.Checks {
+		if v.Counts(c) {
+			status = gate.Failed
+		} else if c.Status == gate.Inconclusive && status == gate.Passed {
+			status = gate.Inconclusive
+		}
+	}
+	name := "throughput_" + t.Type
+	return htmlreport.Section{ID: name, Title: name + " (higher is better)", Status: htmlStatus(status), Tables: []htmlreport.Table{r.throughputTable(t)}}
 }
 
 // throughputTable shows a throughput summary's checks one row a payload
