@@ -102,7 +102,6 @@ func isStd(p string) bool {
 // work, not yet in internal/cliapp/<tool>cmd: they may import urfave/cli
 // and cliapp, and a command may import them. The list may only shrink.
 var flagsBesideWork = []string{
-	"roles",
 	"runapp",
 }
 

@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver/amqp"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 	"github.com/mqgate/mqgate/internal/testenv"
 )
 
@@ -41,35 +42,35 @@ func TestAMQPRoles(t *testing.T) {
 			}
 			// --endpoint is repeatable: the sub's first broker refuses, the
 			// second takes it.
-			sub := settings(t, RoleSub, with(map[string]any{"run-id": "aps", "publishers": "2",
+			sub := settings(t, roles.RoleSub, with(map[string]any{"run-id": "aps", "publishers": "2",
 				"endpoint": []string{"amqp://guest:guest@127.0.0.1:1/", url}}))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var wg sync.WaitGroup
-			var subOut Outcome
-			qryOut := make([]Outcome, 2)
+			var subOut roles.Outcome
+			qryOut := make([]roles.Outcome, 2)
 			wg.Add(3)
 			go func() {
 				defer wg.Done()
-				subOut = Run(context.Background(), sub)
+				subOut = roles.Run(context.Background(), sub)
 			}()
 			for i := range 2 {
 				go func() {
 					defer wg.Done()
-					qryOut[i] = Run(ctx, settings(t, RoleQry, with(map[string]any{"run-id": "aq", "duration": "2m",
+					qryOut[i] = roles.Run(ctx, settings(t, roles.RoleQry, with(map[string]any{"run-id": "aq", "duration": "2m",
 						"reply-size": "100", "instance": strconv.Itoa(10 + i)})))
 				}()
 			}
 			// The subscriptions and queryables are bound before anything
 			// is sent: a watchdog-bounded wait for their queues.
 			time.Sleep(2 * time.Second)
-			pubOut := Run(context.Background(), settings(t, RolePub, with(map[string]any{"run-id": "aps", "publishers": "2",
+			pubOut := roles.Run(context.Background(), settings(t, roles.RolePub, with(map[string]any{"run-id": "aps", "publishers": "2",
 				"rate": "100", "duration": "2s", "instance": "4"})))
-			req := settings(t, RoleReq, with(map[string]any{"run-id": "aq", "qps": "50", "duration": "2s", "replies": "2"}))
-			reqOut := Run(context.Background(), req)
+			req := settings(t, roles.RoleReq, with(map[string]any{"run-id": "aq", "qps": "50", "duration": "2s", "replies": "2"}))
+			reqOut := roles.Run(context.Background(), req)
 			cancel()
 			wg.Wait()
-			for name, o := range map[string]Outcome{"pub": pubOut, "sub": subOut, "req": reqOut} {
+			for name, o := range map[string]roles.Outcome{"pub": pubOut, "sub": subOut, "req": reqOut} {
 				if o.Err != nil || o.Incomplete || o.Interrupted {
 					t.Fatalf("%s: %+v", name, o)
 				}
@@ -79,8 +80,8 @@ func TestAMQPRoles(t *testing.T) {
 					t.Errorf("qry %d: %+v", i, o)
 				}
 			}
-			var sr SubReport
-			readJSON(t, filepath.Join(out, "aps", ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
+			var sr roles.SubReport
+			readJSON(t, filepath.Join(out, "aps", roles.ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
 			rows := rawRows(t, filepath.Join(out, "aps"), "amqp_"+rel+"_pubsub")
 			var sent uint64
 			for _, p := range sr.Publishers {
@@ -98,8 +99,8 @@ func TestAMQPRoles(t *testing.T) {
 			if !ok || est.Disabled || est.Method != "ntp-min-delay" || est.Kept == 0 {
 				t.Errorf("clock offset of instance 4: %+v", sr.ClockOffset)
 			}
-			var rr ReqReport
-			readJSON(t, filepath.Join(out, "aq", ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
+			var rr roles.ReqReport
+			readJSON(t, filepath.Join(out, "aq", roles.ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
 			// 50 queries/s for 2 s: 100 slots, each a query or, when all
 			// --concurrency queries are still out (a starved broker), a
 			// counted skip.

@@ -42,3 +42,45 @@ func Open(ctx context.Context, name string, endpoints []string, reliable bool, t
 	c, err := d.DialClient(ctx, endpoints, reliable, timeout)
 	return Backend{c, d}, err
 }
+
+// Run runs the role s.Role with its settings.
+func Run(ctx context.Context, s Settings) Outcome {
+	if t, err := driver.Lookup(s.Driver); err == nil {
+		if rr, ok := t.(driver.RoleRunner); ok {
+			return runHelper(ctx, s, rr)
+		}
+	}
+	// Connecting gets at least 10 s, however short the --timeout of the
+	// measurement: a loaded host or broker is slow to accept.
+	octx, cancel := context.WithTimeout(ctx, max(s.Timeout, 10*time.Second))
+	b, err := Open(octx, s.Driver, s.Endpoints, s.Reliable, s.Timeout)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while connecting; nothing written"}
+		}
+		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
+	}
+	defer b.Close()
+	if s.Log != nil {
+		product, version, url := b.Info()
+		s.Log.Info("connected", "role", s.Role, "run_id", s.RunID, "system", product, "version", version, "url", url, "instance", s.Instance)
+	}
+	var out Outcome
+	switch s.Role {
+	case RolePub:
+		out = RunPub(ctx, s, b)
+	case RoleSub:
+		out = RunSub(ctx, s, b)
+	case RoleReq:
+		out = RunReq(ctx, s, b)
+	case RoleQry:
+		out = RunQry(ctx, s, b)
+	default:
+		out = Outcome{Err: fmt.Errorf("unknown role %q", s.Role)}
+	}
+	if out.Summary == "" && out.Err != nil {
+		out.Summary = s.Role + " " + s.RunID + ": " + out.Err.Error()
+	}
+	return out
+}

@@ -7,6 +7,6 @@
 // folder, --out-dir/<run-id>, which the pipeline and the gates read:
 // raw files, sub-experiments merged into meta.json under a lock, and a
 // report per role (formats §9, "Role reports"). Settings come from flags
-// (also before the role's name: TopFlags), then MQ_* variables, then a
+// (internal/cliapp/rolescmd), then MQ_* variables, then a
 // YAML or TOML file (internal/config).
 package roles

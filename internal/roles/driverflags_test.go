@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 	"github.com/mqgate/mqgate/internal/testenv"
 )
 
@@ -51,7 +52,7 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 			return router.Ready.Locator("tcp")
 		},
 	}
-	for _, name := range Drivers() {
+	for _, name := range roles.Drivers() {
 		t.Run(name, func(t *testing.T) {
 			ep := endpoints[name]
 			if ep == nil {
@@ -71,15 +72,15 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 			qryCSV, reqCSV := filepath.Join(out, "qry.csv"), filepath.Join(out, "req.csv")
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			qdone := make(chan Outcome, 1)
+			qdone := make(chan roles.Outcome, 1)
 			go func() {
-				qdone <- Run(ctx, settings(t, RoleQry, with(map[string]any{"duration": "1m", "csv": qryCSV, "prom-port": strconv.Itoa(port)})))
+				qdone <- roles.Run(ctx, settings(t, roles.RoleQry, with(map[string]any{"duration": "1m", "csv": qryCSV, "prom-port": strconv.Itoa(port)})))
 			}()
 			if body := scrape(t, port); !strings.Contains(body, `mqgate_role_received_total{role="qry",run_id="`+runID+`"}`) {
 				t.Errorf("/metrics of the qry:\n%s", body)
 			}
 			time.Sleep(500 * time.Millisecond)
-			reqOut := Run(context.Background(), settings(t, RoleReq, with(map[string]any{"qps": "50", "duration": "1s", "csv": reqCSV})))
+			reqOut := roles.Run(context.Background(), settings(t, roles.RoleReq, with(map[string]any{"qps": "50", "duration": "1s", "csv": reqCSV})))
 			cancel()
 			qryOut := <-qdone
 			if reqOut.Err != nil || reqOut.Incomplete || qryOut.Err != nil || !qryOut.Interrupted {
@@ -126,11 +127,11 @@ func csvTotal(t *testing.T, path, col string) uint64 {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if lines[0] != SnapshotHeader {
+	if lines[0] != roles.SnapshotHeader {
 		t.Fatalf("%s: header %q", path, lines[0])
 	}
 	idx := -1
-	for i, h := range strings.Split(SnapshotHeader, ",") {
+	for i, h := range strings.Split(roles.SnapshotHeader, ",") {
 		if h == col {
 			idx = i
 		}

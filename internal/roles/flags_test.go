@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // freePort is a TCP port nobody listened on a moment ago.
@@ -46,18 +47,18 @@ func TestRoleFlags(t *testing.T) {
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	qs := settings(t, RoleQry, map[string]any{"endpoint": []string{url}, "run-id": "f", "out-dir": out, "serve-prefix": "svc.x",
+	qs := settings(t, roles.RoleQry, map[string]any{"endpoint": []string{url}, "run-id": "f", "out-dir": out, "serve-prefix": "svc.x",
 		"proc-delay": "30ms", "duration": "2m", "prom-port": strconv.Itoa(port)})
-	qdone := make(chan Outcome, 1)
-	go func() { qdone <- Run(ctx, qs) }()
+	qdone := make(chan roles.Outcome, 1)
+	go func() { qdone <- roles.Run(ctx, qs) }()
 	time.Sleep(300 * time.Millisecond)
-	req := settings(t, RoleReq, map[string]any{"endpoint": []string{"nats://127.0.0.1:1", url}, "run-id": "f", "out-dir": out,
+	req := settings(t, roles.RoleReq, map[string]any{"endpoint": []string{"nats://127.0.0.1:1", url}, "run-id": "f", "out-dir": out,
 		"expr": "svc.x.deep", "qps": "100", "duration": "1s", "concurrency": "1", "timeout": "10s"})
-	if o := Run(context.Background(), req); o.Err != nil || o.Incomplete {
+	if o := roles.Run(context.Background(), req); o.Err != nil || o.Incomplete {
 		t.Fatalf("req: %+v", o)
 	}
-	var rr ReqReport
-	readJSON(t, filepath.Join(out, "f", ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
+	var rr roles.ReqReport
+	readJSON(t, filepath.Join(out, "f", roles.ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
 	// At most one query in flight, each ≥ 30 ms: at most ~34 sent of the
 	// 100 slots of 1 s, the rest skipped.
 	if rr.Queries == 0 || rr.Complete != rr.Queries || rr.Skipped == 0 || rr.Queries+rr.Skipped < 90 || rr.Queries > 40 || rr.Expr != "svc.x.deep" {
@@ -80,15 +81,15 @@ func TestRoleFlags(t *testing.T) {
 
 	// A sub of topic 1 only: publisher 1 of the two publishes there; a
 	// second sub (--label zero) takes topic 0 into the same experiment.
-	sub := settings(t, RoleSub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out, "expr": "mqgate.bench.data.1",
+	sub := settings(t, roles.RoleSub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out, "expr": "mqgate.bench.data.1",
 		"publishers": "1", "timeout": "10s"})
-	sub0 := settings(t, RoleSub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out, "expr": "mqgate.bench.data.0",
+	sub0 := settings(t, roles.RoleSub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out, "expr": "mqgate.bench.data.0",
 		"publishers": "1", "timeout": "10s", "label": "zero"})
-	sdone := make(chan Outcome, 2)
-	go func() { sdone <- Run(context.Background(), sub) }()
-	go func() { sdone <- Run(context.Background(), sub0) }()
+	sdone := make(chan roles.Outcome, 2)
+	go func() { sdone <- roles.Run(context.Background(), sub) }()
+	go func() { sdone <- roles.Run(context.Background(), sub0) }()
 	time.Sleep(300 * time.Millisecond)
-	if o := Run(context.Background(), settings(t, RolePub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out,
+	if o := roles.Run(context.Background(), settings(t, roles.RolePub, map[string]any{"endpoint": []string{url}, "run-id": "fe", "out-dir": out,
 		"publishers": "2", "topics": "2", "rate": "100", "duration": "500ms", "instance": "5"})); o.Err != nil || o.Incomplete {
 		t.Fatalf("pub: %+v", o)
 	}
@@ -97,8 +98,8 @@ func TestRoleFlags(t *testing.T) {
 			t.Fatalf("sub: %+v", o)
 		}
 	}
-	var sr SubReport
-	readJSON(t, filepath.Join(out, "fe", ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
+	var sr roles.SubReport
+	readJSON(t, filepath.Join(out, "fe", roles.ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
 	if len(sr.Publishers) != 1 || sr.Publishers[0].ID != 5<<8|1 || sr.Publishers[0].Lost != 0 || sr.Samples == 0 {
 		t.Errorf("sub report %+v", sr)
 	}

@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/rolescmd"
 	// The drivers the tests run the roles over register themselves.
 	_ "github.com/mqgate/mqgate/internal/driver/amqp"
 	_ "github.com/mqgate/mqgate/internal/driver/mqtt"
@@ -73,5 +74,5 @@ func cutLast(s, sep string) (string, string, bool) {
 // testApp is the run command as far as the roles go: run's own role flags
 // (TopFlags) and the four roles.
 func testApp() *cli.App {
-	return &cli.App{Name: "run", Flags: TopFlags(), Before: CheckTopFlags, Commands: Commands()}
+	return &cli.App{Name: "run", Flags: rolescmd.TopFlags(), Before: rolescmd.CheckTopFlags, Commands: rolescmd.Commands()}
 }

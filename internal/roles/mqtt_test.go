@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // TestMQTTRoles runs the roles over MQTT 5 on an embedded broker:
@@ -35,28 +36,28 @@ func TestMQTTRoles(t *testing.T) {
 		return m
 	}
 	var wg sync.WaitGroup
-	var subOut, qryOut Outcome
-	sub := settings(t, RoleSub, with(map[string]any{"run-id": "mps", "publishers": "2"}))
+	var subOut, qryOut roles.Outcome
+	sub := settings(t, roles.RoleSub, with(map[string]any{"run-id": "mps", "publishers": "2"}))
 	ctx, cancel := context.WithCancel(context.Background())
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		subOut = Run(context.Background(), sub)
+		subOut = roles.Run(context.Background(), sub)
 	}()
 	go func() {
 		defer wg.Done()
-		qryOut = Run(ctx, settings(t, RoleQry, with(map[string]any{"run-id": "mq", "duration": "1m", "replies": "2", "reply-size": "100"})))
+		qryOut = roles.Run(ctx, settings(t, roles.RoleQry, with(map[string]any{"run-id": "mq", "duration": "1m", "replies": "2", "reply-size": "100"})))
 	}()
 	time.Sleep(500 * time.Millisecond)
 	// --endpoint is repeatable: the pub's first broker refuses, the second
 	// takes it.
-	pubOut := Run(context.Background(), settings(t, RolePub, with(map[string]any{"run-id": "mps", "publishers": "2", "rate": "100", "duration": "1s", "instance": "4",
+	pubOut := roles.Run(context.Background(), settings(t, roles.RolePub, with(map[string]any{"run-id": "mps", "publishers": "2", "rate": "100", "duration": "1s", "instance": "4",
 		"endpoint": []string{"mqtt://127.0.0.1:1", url}})))
-	req := settings(t, RoleReq, with(map[string]any{"run-id": "mq", "qps": "50", "duration": "1s", "replies": "2"}))
-	reqOut := Run(context.Background(), req)
+	req := settings(t, roles.RoleReq, with(map[string]any{"run-id": "mq", "qps": "50", "duration": "1s", "replies": "2"}))
+	reqOut := roles.Run(context.Background(), req)
 	cancel()
 	wg.Wait()
-	for name, o := range map[string]Outcome{"pub": pubOut, "sub": subOut, "req": reqOut} {
+	for name, o := range map[string]roles.Outcome{"pub": pubOut, "sub": subOut, "req": reqOut} {
 		if o.Err != nil || o.Incomplete || o.Interrupted {
 			t.Fatalf("%s: %+v", name, o)
 		}
@@ -64,8 +65,8 @@ func TestMQTTRoles(t *testing.T) {
 	if qryOut.Err != nil || !qryOut.Interrupted {
 		t.Errorf("qry: %+v", qryOut)
 	}
-	var sr SubReport
-	readJSON(t, filepath.Join(out, "mps", ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
+	var sr roles.SubReport
+	readJSON(t, filepath.Join(out, "mps", roles.ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
 	rows := rawRows(t, filepath.Join(out, "mps"), "mqtt_reliable_pubsub")
 	var sent uint64
 	for _, p := range sr.Publishers {
@@ -78,8 +79,8 @@ func TestMQTTRoles(t *testing.T) {
 	if len(sr.Publishers) != 2 || sent == 0 || uint64(len(rows)) != sent {
 		t.Errorf("%d publishers, %d sent, %d rows", len(sr.Publishers), sent, len(rows))
 	}
-	var rr ReqReport
-	readJSON(t, filepath.Join(out, "mq", ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
+	var rr roles.ReqReport
+	readJSON(t, filepath.Join(out, "mq", roles.ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
 	if rr.Queries == 0 || rr.Complete != rr.Queries || rr.ResultBytes != 200*rr.Queries {
 		t.Errorf("req %+v", rr)
 	}

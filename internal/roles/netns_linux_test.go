@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // netns is a small network of hosts made of network namespaces: each
@@ -154,7 +155,7 @@ func TestThreeHosts(t *testing.T) {
 	if codes["pub1"] != 0 || codes["sub"] != 2 || codes["req"] != 0 && codes["req"] != 2 {
 		t.Errorf("exit codes %v", codes)
 	}
-	var sr SubReport
+	var sr roles.SubReport
 	for _, f := range globReports(t, filepath.Join(out, "ps"), "sub-") {
 		readJSON(t, f, &sr)
 	}
@@ -175,7 +176,7 @@ func TestThreeHosts(t *testing.T) {
 	if err != nil || m.Completed || m.Latency != meta.LatencyOneWay || m.SubExperiments[0].Payloads[0].Samples != sr.Samples {
 		t.Errorf("ps meta %+v %v", m, err)
 	}
-	var rr ReqReport
+	var rr roles.ReqReport
 	for _, f := range globReports(t, filepath.Join(out, "rq"), "req-") {
 		readJSON(t, f, &rr)
 	}
@@ -195,7 +196,7 @@ func TestThreeHosts(t *testing.T) {
 
 func globReports(t *testing.T, dir, prefix string) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, ReportsDir, prefix+"*.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, roles.ReportsDir, prefix+"*.json"))
 	if len(files) != 1 {
 		t.Fatalf("%s: reports %v", dir, files)
 	}

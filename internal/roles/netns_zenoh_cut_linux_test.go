@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"os"
@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // TestZenohHostCutOff runs the Zenoh roles on three network-namespace
@@ -59,7 +60,7 @@ func TestZenohHostCutOff(t *testing.T) {
 		t.Errorf("exit codes %v", codes)
 	}
 	dir := filepath.Join(out, "zcut")
-	var sr SubReport
+	var sr roles.SubReport
 	readJSON(t, globReports(t, dir, "sub-")[0], &sr)
 	fromHost := map[int]uint64{}
 	for _, p := range sr.Publishers {
@@ -114,7 +115,7 @@ func TestZenohQueryableHostCutOff(t *testing.T) {
 		t.Errorf("req exit %d, want 2 (incomplete: the queryable went away)", code)
 	}
 	dir := filepath.Join(out, "zqcut")
-	var rr ReqReport
+	var rr roles.ReqReport
 	readJSON(t, globReports(t, dir, "req-")[0], &rr)
 	if rr.Completed || !strings.Contains(rr.Error, "queryable went away") || rr.Queries == 0 || rr.Timeouts == 0 {
 		t.Errorf("req report %+v", rr)

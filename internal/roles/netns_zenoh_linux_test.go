@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // TestThreeHostsZenoh runs the Zenoh roles on three hosts made of network
@@ -51,7 +52,7 @@ func TestThreeHostsZenoh(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(out, "zh")
-	var sr SubReport
+	var sr roles.SubReport
 	readJSON(t, globReports(t, dir, "sub-")[0], &sr)
 	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
 	if err != nil || !m.Completed {

@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // TestReqQry runs two queryables (one reply after 2 ms ± 1 ms, two
@@ -38,21 +39,21 @@ func TestReqQry(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	qry := []Settings{
-		settings(t, RoleQry, with(map[string]any{"proc-delay": "2ms±1ms", "duration": "1m", "reply-size": "32"})),
-		settings(t, RoleQry, with(map[string]any{"replies": "2", "reply-size": "200", "duration": "1m"})),
+	qry := []roles.Settings{
+		settings(t, roles.RoleQry, with(map[string]any{"proc-delay": "2ms±1ms", "duration": "1m", "reply-size": "32"})),
+		settings(t, roles.RoleQry, with(map[string]any{"replies": "2", "reply-size": "200", "duration": "1m"})),
 	}
-	qryOut := make([]Outcome, 2)
+	qryOut := make([]roles.Outcome, 2)
 	for i := range qry {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			qryOut[i] = Run(ctx, qry[i])
+			qryOut[i] = roles.Run(ctx, qry[i])
 		}()
 	}
 	time.Sleep(300 * time.Millisecond)
-	req := settings(t, RoleReq, with(map[string]any{"qps": "100", "duration": "1s", "replies": "3", "concurrency": "16", "payload": "48"}))
-	ro := Run(context.Background(), req)
+	req := settings(t, roles.RoleReq, with(map[string]any{"qps": "100", "duration": "1s", "replies": "3", "concurrency": "16", "payload": "48"}))
+	ro := roles.Run(context.Background(), req)
 	cancel()
 	wg.Wait()
 	if ro.Err != nil || ro.Incomplete || ro.Interrupted {
@@ -65,8 +66,8 @@ func TestReqQry(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(out, "q")
-	var rr ReqReport
-	readJSON(t, filepath.Join(dir, ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
+	var rr roles.ReqReport
+	readJSON(t, filepath.Join(dir, roles.ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
 	if rr.Queries == 0 || rr.Complete != rr.Queries || rr.Timeouts != 0 || rr.Errors != 0 ||
 		rr.RepliesMin != 3 || rr.RepliesMax != 3 || rr.RepliesMean != 3 || rr.ResultBytes != rr.Queries*(32+2*200) {
 		t.Fatalf("report %+v", rr)
@@ -90,8 +91,8 @@ func TestReqQry(t *testing.T) {
 	if m.Latency != meta.LatencyRTT || len(m.SubExperiments) != 2 || m.SubExperiments[0].System.Extra["replies_per_query_mean"] != "3.000" {
 		t.Errorf("meta %+v", m)
 	}
-	var qr QryReport
-	readJSON(t, filepath.Join(dir, ReportsDir, "qry-query-"+strconv.Itoa(qry[1].Instance)+".json"), &qr)
+	var qr roles.QryReport
+	readJSON(t, filepath.Join(dir, roles.ReportsDir, "qry-query-"+strconv.Itoa(qry[1].Instance)+".json"), &qr)
 	if qr.Queries != rr.Queries || qr.Replies != 2*rr.Queries {
 		t.Errorf("qry report %+v for %d queries", qr, rr.Queries)
 	}
@@ -102,13 +103,13 @@ func TestReqQry(t *testing.T) {
 func TestReqTimeouts(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
-	s := settings(t, RoleReq, map[string]any{"endpoint": []string{url}, "run-id": "t", "out-dir": out, "timeout": "200ms", "qps": "20", "duration": "500ms"})
-	o := Run(context.Background(), s)
+	s := settings(t, roles.RoleReq, map[string]any{"endpoint": []string{url}, "run-id": "t", "out-dir": out, "timeout": "200ms", "qps": "20", "duration": "500ms"})
+	o := roles.Run(context.Background(), s)
 	if o.Err != nil || o.Incomplete {
 		t.Fatalf("%+v", o)
 	}
-	var rr ReqReport
-	readJSON(t, filepath.Join(out, "t", ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json"), &rr)
+	var rr roles.ReqReport
+	readJSON(t, filepath.Join(out, "t", roles.ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json"), &rr)
 	if rr.Queries == 0 || rr.Timeouts != rr.Queries || rr.Answered != 0 || rr.RepliesMax != 0 {
 		t.Errorf("%+v", rr)
 	}
@@ -159,7 +160,7 @@ func TestCommandPrecedence(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		rep, err := os.ReadFile(filepath.Join(out, id, ReportsDir, "pub-pubsub-9.json"))
+		rep, err := os.ReadFile(filepath.Join(out, id, roles.ReportsDir, "pub-pubsub-9.json"))
 		if err != nil || !bytes.Contains(rep, []byte(tc.want)) || !bytes.Contains(rep, []byte(`"id": 2305`)) {
 			t.Errorf("%v %v: report %s, %v", tc.env, tc.args, rep, err)
 		}
@@ -213,14 +214,14 @@ func TestInterrupt(t *testing.T) {
 func TestReqErrors(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
-	s := settings(t, RoleReq, map[string]any{"endpoint": []string{url}, "run-id": "e", "out-dir": out, "timeout": "2s",
+	s := settings(t, roles.RoleReq, map[string]any{"endpoint": []string{url}, "run-id": "e", "out-dir": out, "timeout": "2s",
 		"qps": "20", "duration": "500ms", "payload": strconv.Itoa(2 << 20)})
-	o := Run(context.Background(), s)
+	o := roles.Run(context.Background(), s)
 	if o.Err != nil || o.Incomplete {
 		t.Fatalf("%+v", o)
 	}
-	var rr ReqReport
-	readJSON(t, filepath.Join(out, "e", ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json"), &rr)
+	var rr roles.ReqReport
+	readJSON(t, filepath.Join(out, "e", roles.ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json"), &rr)
 	if rr.Queries == 0 || rr.Errors != rr.Queries || rr.Timeouts != 0 || rr.Answered != 0 {
 		t.Errorf("%+v", rr)
 	}

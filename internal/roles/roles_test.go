@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"bytes"
@@ -19,9 +19,9 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // embeddedNATS starts a NATS server inside the test process.
@@ -36,13 +36,13 @@ func embeddedNATS(t *testing.T) string {
 }
 
 // settings resolves a role's settings from flags, as the command does.
-func settings(t *testing.T, role string, flags map[string]any) Settings {
+func settings(t *testing.T, role string, flags map[string]any) roles.Settings {
 	t.Helper()
-	c, err := config.Load(config.Sources{Flags: flags, Known: Keys})
+	c, err := config.Load(config.Sources{Flags: flags, Known: roles.Keys})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Resolve(role, c, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	s, err := roles.Resolve(role, c, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,25 +79,13 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// TestHeader checks that role messages carry the helper's header layout
-// (formats §9) byte for byte, through internal/load.
-func TestHeader(t *testing.T) {
-	b := make([]byte, 30)
-	roleHeader(0x0102030405060708, 5, 0x0301, load.FlagEndPayload|load.FlagEndRun, 7, 0xA0B0C0D0).Put(b)
-	load.Fill(b)
-	want := []byte{8, 7, 6, 5, 4, 3, 2, 1, 5, 0, 0, 0, 0, 1, 3, 6, 1, 0, 7, 0, 0xD0, 0xC0, 0xB0, 0xA0, 24, 25, 26, 27, 28, 29}
-	if !bytes.Equal(b, want) {
-		t.Fatalf("header bytes\n%v\nwant\n%v", b, want)
-	}
-}
-
 // TestResolve checks defaults, derived keys and the errors of bad values.
 func TestResolve(t *testing.T) {
-	s := settings(t, RoleSub, map[string]any{})
+	s := settings(t, roles.RoleSub, map[string]any{})
 	if s.Driver != "nats" || s.Expr != "mqgate.bench.data" || s.Type() != "nats_best_effort_pubsub" || s.RunID != "2026-01-02_03-04-05" || s.Dir() != filepath.Join("results", "2026-01-02_03-04-05") {
 		t.Errorf("defaults: %+v", s)
 	}
-	q := settings(t, RoleReq, map[string]any{"reliability": "reliable", "serve-prefix": "svc.a"})
+	q := settings(t, roles.RoleReq, map[string]any{"reliability": "reliable", "serve-prefix": "svc.a"})
 	if q.Expr != "svc.a" || q.Type() != "nats_reliable_query" || q.LastType() != "nats_reliable_querylast" {
 		t.Errorf("req: %+v", q)
 	}
@@ -122,19 +110,19 @@ func TestResolve(t *testing.T) {
 		"clock-offset=maybe": "clock-offset (from --clock-offset)",
 	} {
 		k, v, _ := strings.Cut(flags, "=")
-		c, err := config.Load(config.Sources{Flags: map[string]any{k: v}, Known: Keys})
+		c, err := config.Load(config.Sources{Flags: map[string]any{k: v}, Known: roles.Keys})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Resolve(RolePub, c, time.Now()); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := roles.Resolve(roles.RolePub, c, time.Now()); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", flags, err, want)
 		}
 	}
-	d, j, err := ParseProcDelay("2ms±500us")
+	d, j, err := roles.ParseProcDelay("2ms±500us")
 	if err != nil || d != 2*time.Millisecond || j != 500*time.Microsecond {
 		t.Errorf("ParseProcDelay: %v %v %v", d, j, err)
 	}
-	if d, j, err = ParseProcDelay("0.001,0.0002"); err != nil || d != time.Millisecond || j != 200*time.Microsecond {
+	if d, j, err = roles.ParseProcDelay("0.001,0.0002"); err != nil || d != time.Millisecond || j != 200*time.Microsecond {
 		t.Errorf("ParseProcDelay seconds: %v %v %v", d, j, err)
 	}
 }
@@ -157,21 +145,21 @@ func TestPubSub(t *testing.T) {
 		}
 		return m
 	}
-	sub := settings(t, RoleSub, with(map[string]any{"publishers": "3", "subscribers": "2", "csv": filepath.Join(out, "sub.csv"), "agg-window": "200ms"}))
-	var subOut Outcome
+	sub := settings(t, roles.RoleSub, with(map[string]any{"publishers": "3", "subscribers": "2", "csv": filepath.Join(out, "sub.csv"), "agg-window": "200ms"}))
+	var subOut roles.Outcome
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		subOut = Run(context.Background(), sub)
+		subOut = roles.Run(context.Background(), sub)
 	}()
 	time.Sleep(300 * time.Millisecond) // the subscription is in place
-	var pubs [2]Outcome
+	var pubs [2]roles.Outcome
 	for i, n := range []string{"2", "1"} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pubs[i] = Run(context.Background(), settings(t, RolePub, with(map[string]any{"publishers": n, "rate": "200", "duration": "1s", "instance": []string{"1", "2"}[i], "topics": "2"})))
+			pubs[i] = roles.Run(context.Background(), settings(t, roles.RolePub, with(map[string]any{"publishers": n, "rate": "200", "duration": "1s", "instance": []string{"1", "2"}[i], "topics": "2"})))
 		}()
 	}
 	wg.Wait()
@@ -181,8 +169,8 @@ func TestPubSub(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(out, "ps")
-	var sr SubReport
-	readJSON(t, filepath.Join(dir, ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
+	var sr roles.SubReport
+	readJSON(t, filepath.Join(dir, roles.ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
 	var sent uint64
 	for _, p := range sr.Publishers {
 		if p.Sent == nil || p.Lost != 0 || p.Duplicates != 0 {
@@ -237,15 +225,15 @@ func TestPubSub(t *testing.T) {
 		}
 	}
 	snap, _ := os.ReadFile(filepath.Join(out, "sub.csv"))
-	if !strings.HasPrefix(string(snap), SnapshotHeader+"\n") || strings.Count(string(snap), "\n") < 3 {
+	if !strings.HasPrefix(string(snap), roles.SnapshotHeader+"\n") || strings.Count(string(snap), "\n") < 3 {
 		t.Errorf("snapshot CSV:\n%s", snap)
 	}
 	// A second sub of the same label is refused before it measures.
-	if o := Run(context.Background(), sub); o.Err == nil || !strings.Contains(o.Err.Error(), "already holds sub-experiment nats_best_effort_pubsub") {
+	if o := roles.Run(context.Background(), sub); o.Err == nil || !strings.Contains(o.Err.Error(), "already holds sub-experiment nats_best_effort_pubsub") {
 		t.Errorf("second sub: %+v", o)
 	}
 	// A req into this one-way experiment would mix definitions.
-	if o := Run(context.Background(), settings(t, RoleReq, with(nil))); o.Err == nil || !strings.Contains(o.Err.Error(), "holds one-way latencies and this role measures rtt") {
+	if o := roles.Run(context.Background(), settings(t, roles.RoleReq, with(nil))); o.Err == nil || !strings.Contains(o.Err.Error(), "holds one-way latencies and this role measures rtt") {
 		t.Errorf("req into a one-way experiment: %+v", o)
 	}
 }

@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // TestZenohClockOffset runs a Zenoh pub in a process whose helper's wall
@@ -33,11 +34,11 @@ func TestZenohClockOffset(t *testing.T) {
 	const shift = int64(time.Second)
 	for _, correct := range []bool{true, false} {
 		id := "zc" + strconv.FormatBool(correct)
-		sub := settings(t, RoleSub, map[string]any{"driver": "zenoh", "endpoint": []string{ep}, "out-dir": out, "run-id": id,
+		sub := settings(t, roles.RoleSub, map[string]any{"driver": "zenoh", "endpoint": []string{ep}, "out-dir": out, "run-id": id,
 			"timeout": "5s", "duration": "60s", "clock-probes": "16", "clock-offset": strconv.FormatBool(correct),
 			"topic-prefix": "mqgate/clock/" + id, "reliability": "reliable"})
-		done := make(chan Outcome, 1)
-		go func() { done <- Run(context.Background(), sub) }()
+		done := make(chan roles.Outcome, 1)
+		go func() { done <- roles.Run(context.Background(), sub) }()
 		// The pub waits up to its --timeout for the subscriber to match.
 		time.Sleep(time.Second)
 		cmd, stderr := roleProcessEnv(t, nil, []string{zenohhelper.ClockEnvShift + "=" + strconv.FormatInt(shift, 10)},
@@ -46,7 +47,7 @@ func TestZenohClockOffset(t *testing.T) {
 		if code := waitExit(t, cmd, 2*time.Minute, "pub", stderr); code != 0 {
 			t.Fatalf("pub exit %d: %s", code, stderr)
 		}
-		var o Outcome
+		var o roles.Outcome
 		select {
 		case o = <-done:
 		case <-time.After(2 * time.Minute):
@@ -67,14 +68,14 @@ func TestZenohClockOffset(t *testing.T) {
 			lat[i] = r.Latency
 		}
 		slices.Sort(lat)
-		var rep SubReport
-		readJSON(t, filepath.Join(dir, ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &rep)
+		var rep roles.SubReport
+		readJSON(t, filepath.Join(dir, roles.ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &rep)
 		est := rep.ClockOffset["3"]
 		clamped, _ := strconv.Atoi(extra["clamped"])
 		// Reliable: every message the pub sent arrives. How many it sent
 		// depends on how much of its schedule a loaded machine let it keep
 		// (late slots are skipped), so the count is the pub's own.
-		sent, skipped := zenohPubSent(t, filepath.Join(dir, ReportsDir, "helper-pub-pubsub-3"))
+		sent, skipped := zenohPubSent(t, filepath.Join(dir, roles.ReportsDir, "helper-pub-pubsub-3"))
 		if uint64(len(rows)) != sent || rep.Samples != len(rows) || uint64(clamped) != rep.Clamped {
 			t.Fatalf("correct=%v: %d rows of %d sent, report %+v, extra %v", correct, len(rows), sent, rep, extra)
 		}

@@ -1,4 +1,4 @@
-package roles
+package roles_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // TestZenohRoles runs the four roles over Zenoh through mqgate-zenoh,
@@ -39,29 +40,29 @@ func TestZenohRoles(t *testing.T) {
 		return m
 	}
 	var wg sync.WaitGroup
-	var subOut, qryOut Outcome
+	var subOut, qryOut roles.Outcome
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		subOut = Run(context.Background(), settings(t, RoleSub, with(map[string]any{"run-id": "zps", "publishers": "2", "duration": "20s", "reliability": "reliable"})))
+		subOut = roles.Run(context.Background(), settings(t, roles.RoleSub, with(map[string]any{"run-id": "zps", "publishers": "2", "duration": "20s", "reliability": "reliable"})))
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer wg.Done()
-		qryOut = Run(ctx, settings(t, RoleQry, with(map[string]any{"run-id": "zq", "duration": "1m", "replies": "2",
+		qryOut = roles.Run(ctx, settings(t, roles.RoleQry, with(map[string]any{"run-id": "zq", "duration": "1m", "replies": "2",
 			"reply-size": "100", "proc-delay": "15ms±5ms", "reliability": "reliable"})))
 	}()
 	time.Sleep(time.Second)
 	// Reliable (CongestionControl::Block): nothing is dropped, however
 	// loaded the machine; slots a late publisher skipped are not sent.
-	pubOut := Run(context.Background(), settings(t, RolePub, with(map[string]any{"run-id": "zps", "publishers": "2", "rate": "200", "duration": "1s", "reliability": "reliable"})))
-	reqOut := Run(context.Background(), settings(t, RoleReq, with(map[string]any{"run-id": "zq", "qps": "100", "duration": "1s", "replies": "2", "concurrency": "16", "reliability": "reliable"})))
+	pubOut := roles.Run(context.Background(), settings(t, roles.RolePub, with(map[string]any{"run-id": "zps", "publishers": "2", "rate": "200", "duration": "1s", "reliability": "reliable"})))
+	reqOut := roles.Run(context.Background(), settings(t, roles.RoleReq, with(map[string]any{"run-id": "zq", "qps": "100", "duration": "1s", "replies": "2", "concurrency": "16", "reliability": "reliable"})))
 	// One query in flight at most, each ≥ 10 ms, at 200 slots a second:
 	// most slots are skipped and counted.
-	req1Out := Run(context.Background(), settings(t, RoleReq, with(map[string]any{"run-id": "zq1", "qps": "200", "duration": "1s", "replies": "2", "concurrency": "1", "reliability": "reliable"})))
+	req1Out := roles.Run(context.Background(), settings(t, roles.RoleReq, with(map[string]any{"run-id": "zq1", "qps": "200", "duration": "1s", "replies": "2", "concurrency": "1", "reliability": "reliable"})))
 	cancel()
 	wg.Wait()
-	for name, o := range map[string]Outcome{"pub": pubOut, "sub": subOut, "req": reqOut, "req1": req1Out} {
+	for name, o := range map[string]roles.Outcome{"pub": pubOut, "sub": subOut, "req": reqOut, "req1": req1Out} {
 		if o.Err != nil || o.Incomplete || o.Interrupted {
 			t.Errorf("%s: %+v", name, o)
 		}
@@ -118,11 +119,11 @@ func TestZenohRoles(t *testing.T) {
 	}
 	// The req's report carries the query metrics the other drivers' req
 	// write: every reply is the queryable's 100 bytes.
-	reps, _ := filepath.Glob(filepath.Join(out, "zq", ReportsDir, "req-*.json"))
+	reps, _ := filepath.Glob(filepath.Join(out, "zq", roles.ReportsDir, "req-*.json"))
 	if len(reps) != 1 {
 		t.Fatalf("req reports %v", reps)
 	}
-	var rr ReqReport
+	var rr roles.ReqReport
 	readJSON(t, reps[0], &rr)
 	if rr.Driver != "zenoh" || !rr.Completed || rr.Queries != uint64(queries) || rr.Answered != rr.Queries || rr.Complete != rr.Queries ||
 		rr.Replies != 2*rr.Queries || rr.ResultBytes != 100*rr.Replies || rr.Skipped != uint64(skipped) || rr.RepliesMin != 2 ||

@@ -3,13 +3,13 @@ package runapp
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/mqgate/mqgate/internal/roles"
+	"github.com/mqgate/mqgate/internal/cliapp/rolescmd"
 )
 
-// The distributed roles: run pub, sub, req and qry (internal/roles).
+// The distributed roles: run pub, sub, req and qry (internal/cliapp/rolescmd).
 func init() {
-	for i := range roles.Commands() {
-		addSubcommand(func() *cli.Command { return roles.Commands()[i] })
+	for i := range rolescmd.Commands() {
+		addSubcommand(func() *cli.Command { return rolescmd.Commands()[i] })
 	}
 }
 
@@ -17,10 +17,10 @@ func init() {
 // --prom-port, --log-level and --config (run --run-id X pub …), refused
 // before anything but a role.
 func withRoleFlags(a *cli.App) {
-	a.Flags = append(a.Flags, roles.TopFlags()...)
+	a.Flags = append(a.Flags, rolescmd.TopFlags()...)
 	before := a.Before
 	a.Before = func(c *cli.Context) error {
-		if err := roles.CheckTopFlags(c); err != nil {
+		if err := rolescmd.CheckTopFlags(c); err != nil {
 			return err
 		}
 		if before != nil {

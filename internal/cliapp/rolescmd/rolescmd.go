@@ -1,7 +1,6 @@
-package roles
+package rolescmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +16,11 @@ import (
 	"github.com/mqgate/mqgate/internal/config"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/roles"
 )
 
 // usage of every setting but those describing each system (systemUsage),
-// by key; defaults are Resolve's.
+// by key; defaults are roles.Resolve's.
 var usage = map[string]string{
 	"topic-prefix": "topics start with this (default mqgate.bench; zenoh: mqgate/bench); data go below <prefix>.data, clock probes to <prefix>.clock",
 	"topics":       "pub: publisher i publishes on <prefix>.data.<i mod topics> (default 1)",
@@ -52,18 +52,18 @@ var usage = map[string]string{
 }
 
 var roleUsage = map[string][2]string{
-	RolePub: {"publish open-loop streams (the sending role of one-way latency)", "pub"},
-	RoleSub: {"subscribe and measure one-way latency, corrected by each publisher host's clock offset", "sub"},
-	RoleReq: {"send queries open-loop and measure time to first and last reply", "req"},
-	RoleQry: {"answer queries (the queryable role)", "qry"},
+	roles.RolePub: {"publish open-loop streams (the sending role of one-way latency)", "pub"},
+	roles.RoleSub: {"subscribe and measure one-way latency, corrected by each publisher host's clock offset", "sub"},
+	roles.RoleReq: {"send queries open-loop and measure time to first and last reply", "req"},
+	roles.RoleQry: {"answer queries (the queryable role)", "qry"},
 }
 
 // Commands are `run pub`, `run sub`, `run req` and `run qry`.
 func Commands() []*cli.Command {
 	var out []*cli.Command
-	for _, role := range []string{RolePub, RoleSub, RoleReq, RoleQry} {
+	for _, role := range []string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry} {
 		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: configUsage}}
-		for _, k := range Keys {
+		for _, k := range roles.Keys {
 			if k == "endpoint" {
 				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: settingUsage(k)})
 				continue
@@ -98,9 +98,9 @@ Example (three hosts, a NATS server on 10.0.0.1):
 	return out
 }
 
-// TopKeys are the settings `run` itself takes before a role's name (run
+// topKeys are the settings `run` itself takes before a role's name (run
 // --run-id X --out-dir D pub …), besides --config.
-var TopKeys = []string{"run-id", "out-dir", "prom-port", "prom-addr", "log-level"}
+var topKeys = []string{"run-id", "out-dir", "prom-port", "prom-addr", "log-level"}
 
 // TopFlags are the flags of `run` itself that the roles read: --run-id,
 // --out-dir, --prom-port, --log-level and --config, given before the
@@ -110,7 +110,7 @@ var TopKeys = []string{"run-id", "out-dir", "prom-port", "prom-addr", "log-level
 func TopFlags() []cli.Flag {
 	cat := "roles (run pub|sub|req|qry)"
 	flags := []cli.Flag{&cli.StringFlag{Name: "config", Category: cat, Usage: "roles: " + configUsage}}
-	for _, k := range TopKeys {
+	for _, k := range topKeys {
 		flags = append(flags, &cli.StringFlag{Name: k, Category: cat, Usage: "roles: " + settingUsage(k)})
 	}
 	return flags
@@ -118,7 +118,7 @@ func TopFlags() []cli.Flag {
 
 // settingUsage is the usage of setting k, with its valid range.
 func settingUsage(k string) string {
-	if r, ok := Ranges[k]; ok {
+	if r, ok := roles.Ranges[k]; ok {
 		return usage[k] + " (valid: " + r.String() + ")"
 	}
 	if u, ok := systemUsage(k); ok {
@@ -131,7 +131,7 @@ func settingUsage(k string) string {
 // made of what each registered system says of itself.
 func systemUsage(k string) (string, bool) {
 	var what, where, notes, rel []string
-	for _, name := range Drivers() {
+	for _, name := range roles.Drivers() {
 		t, _ := driver.Lookup(name)
 		u := t.(driver.RoleSystem).RoleUsage()
 		what = append(what, name+" ("+u.What+")")
@@ -159,10 +159,10 @@ const configUsage = "settings file, YAML or TOML (keys are the flag names; a sec
 // Before of `run`.
 func CheckTopFlags(c *cli.Context) error {
 	next := c.Args().First()
-	if slices.Contains([]string{RolePub, RoleSub, RoleReq, RoleQry}, next) {
+	if slices.Contains([]string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry}, next) {
 		return nil
 	}
-	for _, k := range append([]string{"config"}, TopKeys...) {
+	for _, k := range append([]string{"config"}, topKeys...) {
 		if !c.IsSet(k) {
 			continue
 		}
@@ -187,16 +187,16 @@ func topValue(c *cli.Context, key string) (string, bool) {
 
 // runRole runs a role once its settings are resolved (tests look at the
 // settings instead).
-var runRole = Run
+var runRole = roles.Run
 
 func action(c *cli.Context, role string) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
 	}
 	set := map[string]any{}
-	for _, k := range Keys {
+	for _, k := range roles.Keys {
 		if !c.IsSet(k) {
-			if slices.Contains(TopKeys, k) {
+			if slices.Contains(topKeys, k) {
 				if v, ok := topValue(c, k); ok {
 					set[k] = v
 				}
@@ -213,18 +213,18 @@ func action(c *cli.Context, role string) error {
 	if !c.IsSet("config") {
 		file, _ = topValue(c, "config")
 	}
-	cfg, err := config.Load(config.Sources{File: file, Section: role, Environ: config.Environ(), Flags: set, Known: Keys})
+	cfg, err := config.Load(config.Sources{File: file, Section: role, Environ: config.Environ(), Flags: set, Known: roles.Keys})
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	s, err := Resolve(role, cfg, time.Now())
+	s, err := roles.Resolve(role, cfg, time.Now())
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
 	s.Args = os.Args
-	s.Log = NewLogger(c.App.ErrWriter, s.LogLevel)
+	s.Log = newLogger(c.App.ErrWriter, s.LogLevel)
 	if c.App.Version != "" {
-		Version = c.App.Version
+		roles.Version = c.App.Version
 	}
 	out := runRole(c.Context, s)
 	if out.Interrupted && out.Err == nil {
@@ -244,54 +244,12 @@ func action(c *cli.Context, role string) error {
 	return nil
 }
 
-// NewLogger returns the diagnostics logger of a role: text lines on w at
+// newLogger returns the diagnostics logger of a role: text lines on w at
 // level (debug, info, warn, error).
-func NewLogger(w io.Writer, level string) *slog.Logger {
+func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
-}
-
-// Run runs the role s.Role with its settings.
-func Run(ctx context.Context, s Settings) Outcome {
-	if t, err := driver.Lookup(s.Driver); err == nil {
-		if rr, ok := t.(driver.RoleRunner); ok {
-			return runHelper(ctx, s, rr)
-		}
-	}
-	// Connecting gets at least 10 s, however short the --timeout of the
-	// measurement: a loaded host or broker is slow to accept.
-	octx, cancel := context.WithTimeout(ctx, max(s.Timeout, 10*time.Second))
-	b, err := Open(octx, s.Driver, s.Endpoints, s.Reliable, s.Timeout)
-	cancel()
-	if err != nil {
-		if ctx.Err() != nil {
-			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while connecting; nothing written"}
-		}
-		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
-	}
-	defer b.Close()
-	if s.Log != nil {
-		product, version, url := b.Info()
-		s.Log.Info("connected", "role", s.Role, "run_id", s.RunID, "system", product, "version", version, "url", url, "instance", s.Instance)
-	}
-	var out Outcome
-	switch s.Role {
-	case RolePub:
-		out = RunPub(ctx, s, b)
-	case RoleSub:
-		out = RunSub(ctx, s, b)
-	case RoleReq:
-		out = RunReq(ctx, s, b)
-	case RoleQry:
-		out = RunQry(ctx, s, b)
-	default:
-		out = Outcome{Err: fmt.Errorf("unknown role %q", s.Role)}
-	}
-	if out.Summary == "" && out.Err != nil {
-		out.Summary = s.Role + " " + s.RunID + ": " + out.Err.Error()
-	}
-	return out
 }

@@ -1,11 +1,22 @@
-package roles
+package rolescmd
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/roles"
+	// The roles' help names every registered driver.
+	_ "github.com/mqgate/mqgate/internal/driver/amqp"
+	_ "github.com/mqgate/mqgate/internal/driver/mqtt"
+	_ "github.com/mqgate/mqgate/internal/driver/nats"
+	_ "github.com/mqgate/mqgate/internal/driver/zenoh"
 )
 
 // TestTopFlags gives --run-id, --out-dir, --prom-port, --log-level and
@@ -20,12 +31,12 @@ func TestTopFlags(t *testing.T) {
 	os.WriteFile(yml, []byte("run-id: fromfile\nout-dir: filedir\nprom-port: 9101\nlog-level: warn\nrate: 10\nsub:\n  publishers: 3\n"), 0o644)
 	tml := filepath.Join(dir, "roles.toml")
 	os.WriteFile(tml, []byte("run_id = \"fromtoml\"\nprom_port = 9202\n[pub]\nrate = 20\n"), 0o644)
-	var got []Settings
-	runRole = func(_ context.Context, s Settings) Outcome {
+	var got []roles.Settings
+	runRole = func(_ context.Context, s roles.Settings) roles.Outcome {
 		got = append(got, s)
-		return Outcome{Summary: s.Role + " " + s.RunID + ": captured"}
+		return roles.Outcome{Summary: s.Role + " " + s.RunID + ": captured"}
 	}
-	t.Cleanup(func() { runRole = Run })
+	t.Cleanup(func() { runRole = roles.Run })
 	type want struct {
 		runID, outDir, logLevel string
 		promPort, publishers    int
@@ -83,4 +94,18 @@ func TestTopFlags(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--log-level") {
 		t.Errorf("bad --log-level: exit %d: %s", code, stderr)
 	}
+}
+
+// runApp runs the roles as commands of a small app, as `run` does: run's
+// own role flags (TopFlags) and the four roles.
+func runApp(ctx context.Context, t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	app := &cli.App{Name: "run", Flags: TopFlags(), Before: CheckTopFlags, Commands: Commands()}
+	var stdout, stderr bytes.Buffer
+	code := cliapp.Run(ctx, app, append([]string{"run"}, args...), &stdout, &stderr)
+	return code, stderr.String()
 }
