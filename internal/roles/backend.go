@@ -43,6 +43,9 @@ func Open(ctx context.Context, name string, endpoints []string, reliable bool, t
 	return Backend{c, d}, err
 }
 
+// roleRuns run each role, by name, over its connection.
+var roleRuns = map[string]func(context.Context, Settings, Backend) Outcome{RolePub: RunPub, RoleSub: RunSub, RoleReq: RunReq, RoleQry: RunQry}
+
 // Run runs the role s.Role with its settings.
 func Run(ctx context.Context, s Settings) Outcome {
 	if t, err := driver.Lookup(s.Driver); err == nil {
@@ -66,18 +69,9 @@ func Run(ctx context.Context, s Settings) Outcome {
 		product, version, url := b.Info()
 		s.Log.Info("connected", "role", s.Role, "run_id", s.RunID, "system", product, "version", version, "url", url, "instance", s.Instance)
 	}
-	var out Outcome
-	switch s.Role {
-	case RolePub:
-		out = RunPub(ctx, s, b)
-	case RoleSub:
-		out = RunSub(ctx, s, b)
-	case RoleReq:
-		out = RunReq(ctx, s, b)
-	case RoleQry:
-		out = RunQry(ctx, s, b)
-	default:
-		out = Outcome{Err: fmt.Errorf("unknown role %q", s.Role)}
+	out := Outcome{Err: fmt.Errorf("unknown role %q", s.Role)}
+	if run, ok := roleRuns[s.Role]; ok {
+		out = run(ctx, s, b)
 	}
 	if out.Summary == "" && out.Err != nil {
 		out.Summary = s.Role + " " + s.RunID + ": " + out.Err.Error()

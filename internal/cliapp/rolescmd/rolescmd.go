@@ -51,11 +51,12 @@ var usage = map[string]string{
 	"seed":         "qry: seed of the processing-delay jitter (default 1)",
 }
 
-var roleUsage = map[string][2]string{
-	roles.RolePub: {"publish open-loop streams (the sending role of one-way latency)", "pub"},
-	roles.RoleSub: {"subscribe and measure one-way latency, corrected by each publisher host's clock offset", "sub"},
-	roles.RoleReq: {"send queries open-loop and measure time to first and last reply", "req"},
-	roles.RoleQry: {"answer queries (the queryable role)", "qry"},
+// roleUsage is each role's line of help, by name.
+var roleUsage = map[string]string{
+	roles.RolePub: "publish open-loop streams (the sending role of one-way latency)",
+	roles.RoleSub: "subscribe and measure one-way latency, corrected by each publisher host's clock offset",
+	roles.RoleReq: "send queries open-loop and measure time to first and last reply",
+	roles.RoleQry: "answer queries (the queryable role)",
 }
 
 // Commands are `run pub`, `run sub`, `run req` and `run qry`.
@@ -72,7 +73,7 @@ func Commands() []*cli.Command {
 		}
 		out = append(out, &cli.Command{
 			Name:  role,
-			Usage: roleUsage[role][0],
+			Usage: roleUsage[role],
 			Description: `Roles run as separate processes, on any hosts, and write into one experiment
 directory, --out-dir/<run-id>: sub and req add their raw files (formats §2) and
 sub-experiments to its meta.json, every role leaves roles/<role>-<label>-<instance>.json
@@ -159,7 +160,7 @@ const configUsage = "settings file, YAML or TOML (keys are the flag names; a sec
 // Before of `run`.
 func CheckTopFlags(c *cli.Context) error {
 	next := c.Args().First()
-	if slices.Contains([]string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry}, next) {
+	if _, ok := roleUsage[next]; ok {
 		return nil
 	}
 	for _, k := range append([]string{"config"}, topKeys...) {
