@@ -3,6 +3,7 @@ package mqtt
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,7 @@ type base struct {
 	lostErr error
 	closing atomic.Bool
 	acks    *ackTracker
+	tls     string // the TLS version and cipher suite, "" over plain TCP
 }
 
 func newBase(s *settings, role string, acks *ackTracker) base {
@@ -91,6 +93,25 @@ func (b *base) finish(err error) {
 	})
 }
 
+// facts describes the connection: protocol, client library, QoS, keep
+// alive and TLS.
+func (b *base) facts() map[string]string {
+	lib := Library311
+	if b.s.version == v5 {
+		lib = Library5
+	}
+	m := map[string]string{
+		"protocol":  b.s.protocol(),
+		"client":    lib + " " + moduleVersion(lib),
+		"qos":       strconv.Itoa(int(b.s.qos)),
+		"keepalive": (time.Duration(b.s.keepAlive) * time.Second).String(),
+	}
+	if b.tls != "" {
+		m["tls"] = b.tls
+	}
+	return m
+}
+
 // startClose marks a close by this end, so that the library's report of
 // the closed connection is not taken for a loss.
 func (b *base) startClose() bool {
@@ -124,8 +145,11 @@ func newAckTracker() *ackTracker {
 	return &ackTracker{timer: t}
 }
 
-// onAck sets the callback; it is called before the first message.
-func (a *ackTracker) onAck(f func(error)) {
+// OnAck registers f, called once per message when the broker acknowledged
+// it (PUBACK at QoS 1, PUBCOMP at QoS 2) or refused it (an MQTT 5 reason
+// code of 0x80 or more), or when the connection ended before; it is set
+// before the first message.
+func (a *ackTracker) OnAck(f func(error)) {
 	a.mu.Lock()
 	a.f = f
 	a.mu.Unlock()
@@ -212,9 +236,10 @@ func (a *ackTracker) wakeIfDone() {
 	}
 }
 
-// wait implements driver.AckSender.WaitAcks: it returns an error when a
-// message was refused since it last returned.
-func (a *ackTracker) wait(deadline time.Time) error {
+// WaitAcks blocks until every message sent so far was acknowledged or
+// refused, or deadline passes (driver.AckSender); it returns an error when
+// a message was refused since it last returned.
+func (a *ackTracker) WaitAcks(deadline time.Time) error {
 	for {
 		a.mu.Lock()
 		if a.reported == a.sent {

@@ -68,18 +68,10 @@ var (
 // (by PUBCOMP).
 type AckPinger struct {
 	*Pinger
-	acks *ackTracker
+	*ackTracker
 }
 
 var _ driver.AckSender = (*AckPinger)(nil)
-
-// OnAck registers f, called once per ping when the broker acknowledged it
-// or refused it (see AckPublisher.OnAck).
-func (p *AckPinger) OnAck(f func(err error)) { p.acks.onAck(f) }
-
-// WaitAcks blocks until every ping sent so far was acknowledged or refused,
-// or deadline passes.
-func (p *AckPinger) WaitAcks(deadline time.Time) error { return p.acks.wait(deadline) }
 
 // Dial connects a pinger to the broker at addr: it publishes to
 // <topic>/ping and receives from <topic>/pong.
@@ -98,7 +90,7 @@ func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (dr
 	}
 	p := &Pinger{receiver: r, ping: s.topic + PingSuffix}
 	if acks != nil {
-		return &AckPinger{Pinger: p, acks: acks}, nil
+		return &AckPinger{Pinger: p, ackTracker: acks}, nil
 	}
 	return p, nil
 }
@@ -239,7 +231,7 @@ var (
 // (by PUBCOMP).
 type AckPublisher struct {
 	Publisher
-	acks *ackTracker
+	*ackTracker
 }
 
 var _ driver.AckSender = (*AckPublisher)(nil)
@@ -264,7 +256,7 @@ func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) 
 		p.info.s = s
 		return p, nil
 	}
-	p := &AckPublisher{Publisher: Publisher{c: c, topic: s.topic}, acks: acks}
+	p := &AckPublisher{Publisher: Publisher{c: c, topic: s.topic}, ackTracker: acks}
 	p.info.s = s
 	return p, nil
 }
@@ -277,12 +269,3 @@ func (p *Publisher) SystemInfo() driver.SystemInfo { return p.info.get(p.c) }
 
 // Close disconnects. Messages not yet acknowledged are refused.
 func (p *Publisher) Close() error { return p.c.close() }
-
-// OnAck registers f, called once per message when the broker acknowledged
-// it (PUBACK at QoS 1, PUBCOMP at QoS 2) or refused it (an MQTT 5 reason
-// code of 0x80 or more), or when the connection ended before.
-func (p *AckPublisher) OnAck(f func(err error)) { p.acks.onAck(f) }
-
-// WaitAcks blocks until every message sent so far was acknowledged or
-// refused, or deadline passes.
-func (p *AckPublisher) WaitAcks(deadline time.Time) error { return p.acks.wait(deadline) }

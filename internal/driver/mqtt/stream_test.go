@@ -340,7 +340,7 @@ func TestWaitAcksTimesOut(t *testing.T) {
 	if err := a.add(); err != nil {
 		t.Fatal(err)
 	}
-	err := a.wait(time.Now().Add(10 * time.Millisecond))
+	err := a.WaitAcks(time.Now().Add(10 * time.Millisecond))
 	wantErr := "1 messages not acknowledged before the deadline"
 	if err == nil || !strings.Contains(err.Error(), wantErr) {
 		t.Fatalf("wait = %v, want %q", err, wantErr)
@@ -349,7 +349,7 @@ func TestWaitAcksTimesOut(t *testing.T) {
 		t.Fatalf("wait = %v, want it to wrap driver.ErrTimeout", err)
 	}
 	a.settle(nil)
-	if err := a.wait(time.Now().Add(time.Second)); err != nil {
+	if err := a.WaitAcks(time.Now().Add(time.Second)); err != nil {
 		t.Fatalf("wait after the acknowledgement = %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"strconv"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
@@ -40,7 +39,6 @@ type client311 struct {
 	tokens   chan paho.Token // publishes whose acknowledgement acks awaits
 	inflight chan struct{}   // one element per token in tokens
 	stop     chan struct{}
-	tls      string
 }
 
 var _ client = (*client311)(nil)
@@ -236,17 +234,4 @@ func (c *client311) close() error {
 	close(c.stop)
 	c.cli.Disconnect(disconnectQuiesce)
 	return nil
-}
-
-func (c *client311) facts() map[string]string {
-	m := map[string]string{
-		"protocol":  "MQTT 3.1.1",
-		"client":    Library311 + " " + moduleVersion(Library311),
-		"qos":       strconv.Itoa(int(c.s.qos)),
-		"keepalive": (time.Duration(c.s.keepAlive) * time.Second).String(),
-	}
-	if c.tls != "" {
-		m["tls"] = c.tls
-	}
-	return m
 }

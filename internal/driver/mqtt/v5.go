@@ -35,7 +35,6 @@ type client5 struct {
 
 	connack   *paho.Connack
 	maxPacket uint32 // the broker's Maximum Packet Size, 0 for none
-	tls       string
 }
 
 var _ client = (*client5)(nil)
@@ -252,16 +251,9 @@ func (c *client5) close() error {
 	return nil
 }
 
+// facts adds what the broker declared in its CONNACK to the connection's.
 func (c *client5) facts() map[string]string {
-	m := map[string]string{
-		"protocol":  "MQTT 5",
-		"client":    Library5 + " " + moduleVersion(Library5),
-		"qos":       strconv.Itoa(int(c.s.qos)),
-		"keepalive": (time.Duration(c.s.keepAlive) * time.Second).String(),
-	}
-	if c.tls != "" {
-		m["tls"] = c.tls
-	}
+	m := c.base.facts()
 	if p := c.connack.Properties; p != nil {
 		if p.MaximumPacketSize != nil {
 			m["broker_maximum_packet_size"] = strconv.FormatUint(uint64(*p.MaximumPacketSize), 10)
