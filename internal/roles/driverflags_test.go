@@ -23,7 +23,7 @@ import (
 )
 
 // TestRoleFlagsEveryDriver checks that the role flags mean the same on
-// every driver: a qry with --prom-port serves /metrics while it runs, the
+// every driver: a qry with --prom-port serves /metrics and /health while it runs, the
 // --csv snapshots of a qry and a req count the req's queries (sent by the
 // one, received by the other), and --reliability reliable names the
 // sub-experiment. AMQP and Zenoh skip without RabbitMQ or mqgate-zenoh.
@@ -76,8 +76,11 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 			go func() {
 				qdone <- roles.Run(ctx, settings(t, roles.RoleQry, with(map[string]any{"duration": "1m", "csv": qryCSV, "prom-port": strconv.Itoa(port)})))
 			}()
-			if body := scrape(t, port); !strings.Contains(body, `mqgate_role_received_total{role="qry",run_id="`+runID+`"}`) {
-				t.Errorf("/metrics of the qry:\n%s", body)
+			if code, body := scrape(t, port, "/metrics"); code != http.StatusOK || !strings.Contains(body, `mqgate_role_received_total{role="qry",run_id="`+runID+`"}`) {
+				t.Errorf("/metrics of the qry: %d\n%s", code, body)
+			}
+			if code, body := scrape(t, port, "/health"); code != http.StatusOK || body != "ok\n" {
+				t.Errorf("/health of the qry: %d %q", code, body)
 			}
 			time.Sleep(500 * time.Millisecond)
 			reqOut := roles.Run(context.Background(), settings(t, roles.RoleReq, with(map[string]any{"qps": "50", "duration": "1s", "csv": reqCSV})))
@@ -101,16 +104,16 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 	}
 }
 
-// scrape reads /metrics on port, waiting up to 10 s for it to listen.
-func scrape(t *testing.T, port int) string {
+// scrape gets path on port, waiting up to 10 s for it to listen.
+func scrape(t *testing.T, port int, path string) (int, string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			return string(body)
+			return resp.StatusCode, string(body)
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("--prom-port %d: %v", port, err)

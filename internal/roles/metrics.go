@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -97,6 +98,8 @@ func NewMetrics(s Settings) (*Metrics, error) {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+		// /health answers "ok" while the role runs, as run load's does.
+		mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 		m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go m.srv.Serve(ln)
 	}
