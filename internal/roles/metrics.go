@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -60,6 +61,7 @@ func NewMetrics(s Settings) (*Metrics, error) {
 	m := &Metrics{role: s.Role, log: s.Log, win: hdrhistogram.New(1, 10_000_000_000, 3), start: time.Now(),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if s.CSV != "" {
+		os.MkdirAll(filepath.Dir(s.CSV), 0o755) // roles/ beside the report; Create says why it failed
 		f, err := os.Create(s.CSV)
 		if err != nil {
 			return nil, fmt.Errorf("--csv: %w", err)

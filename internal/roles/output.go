@@ -154,11 +154,10 @@ func Merge(s Settings, latency, mode, clock string, start, end time.Time, interr
 // WriteReport writes the role's report, roles/<role>-<label>-<instance>.json,
 // and returns its path.
 func WriteReport(s Settings, report any) (string, error) {
-	dir := filepath.Join(s.Dir(), ReportsDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	path := s.reportPath(".json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.json", s.Role, s.Label, s.Instance))
 	return path, atomicfile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

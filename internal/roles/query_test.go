@@ -179,6 +179,27 @@ func TestCommandPrecedence(t *testing.T) {
 	}
 }
 
+// TestDesignSpellingsRun runs `run pub` with its endpoint in MQ_ENDPOINTS,
+// --reliability best and --csv alone: the snapshots go beside the report.
+func TestDesignSpellingsRun(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	code, stderr := runApp(context.Background(), t, []string{"MQ_ENDPOINTS=" + url}, "pub", "--reliability", "best", "--csv",
+		"--run-id", "d", "--out-dir", out, "--instance", "4", "--duration", "300ms")
+	os.Unsetenv("MQ_ENDPOINTS")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep roles.PubReport
+	readJSON(t, filepath.Join(out, "d", roles.ReportsDir, "pub-pubsub-4.json"), &rep)
+	if rep.Reliability != "best_effort" || rep.Publishers[0].Sent == 0 {
+		t.Errorf("report %+v", rep)
+	}
+	if sent := csvTotal(t, filepath.Join(out, "d", roles.ReportsDir, "pub-pubsub-4.csv"), "Sent"); sent != rep.Publishers[0].Sent {
+		t.Errorf("--csv: %d sent, report %d", sent, rep.Publishers[0].Sent)
+	}
+}
+
 // TestInterrupt stops a sub waiting for publishers: exit 130, a one-line
 // summary naming the results, which are written and marked interrupted.
 func TestInterrupt(t *testing.T) {

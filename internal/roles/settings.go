@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -115,7 +116,7 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	s.Duration = dur("duration", 10*time.Second)
 	rel := c.String("reliability", "best_effort")
 	switch strings.ReplaceAll(rel, "-", "_") {
-	case "best_effort":
+	case "best_effort", "best":
 	case "reliable":
 		s.Reliable = true
 	default:
@@ -265,6 +266,9 @@ func (s *Settings) check() error {
 		fmt.Fprintf(h, "%s/%d/%d", hostname(), pid(), time.Now().UnixNano())
 		s.Instance = int(h.Sum32() % 256)
 	}
+	if s.CSV == "true" { // --csv alone
+		s.CSV = s.reportPath(".csv")
+	}
 	return nil
 }
 
@@ -299,5 +303,11 @@ func (s Settings) RunHash() uint32 {
 	return h.Sum32()
 }
 
+// reportPath is roles/<role>-<label>-<instance><ext> in the experiment
+// directory: the role's report (.json) or snapshots (.csv).
+func (s Settings) reportPath(ext string) string {
+	return filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("%s-%s-%d%s", s.Role, s.Label, s.Instance, ext))
+}
+
 // Dir is the experiment directory every role of the run writes into.
-func (s Settings) Dir() string { return joinPath(s.OutDir, s.RunID) }
+func (s Settings) Dir() string { return filepath.Join(s.OutDir, s.RunID) }

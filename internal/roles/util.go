@@ -2,7 +2,6 @@ package roles
 
 import (
 	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -15,8 +14,6 @@ func hostname() string {
 }
 
 func pid() int { return os.Getpid() }
-
-func joinPath(a, b string) string { return filepath.Join(a, b) }
 
 // errBox holds an error set by one goroutine and read by another.
 type errBox struct {

@@ -2,6 +2,7 @@ package rolescmd
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,7 +39,7 @@ var usage = map[string]string{
 	"reply-size":   "qry: bytes per reply (default 64)",
 	"proc-delay":   "qry: processing delay per reply, DELAY or DELAY±JITTER (uniform), e.g. 2ms±500us (default 0)",
 	"replies":      "qry: replies per query; req: replies expected per query, fewer within --timeout is a timeout (default 1)",
-	"csv":          "write a snapshot per --agg-window to this CSV file",
+	"csv":          "write a snapshot per --agg-window to this CSV file; alone (or true): to roles/<role>-<label>-<instance>.csv beside the report",
 	"run-id":       "the run every role of one measurement shares: results go to --out-dir/<run-id> (default: UTC start time)",
 	"out-dir":      "results root (default results)",
 	"prom-port":    "serve Prometheus metrics at /metrics on this port of 127.0.0.1, loopback only (default: none); --prom-addr exposes them elsewhere",
@@ -65,11 +66,14 @@ func Commands() []*cli.Command {
 	for _, role := range []string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry} {
 		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: configUsage}}
 		for _, k := range roles.Keys {
-			if k == "endpoint" {
+			switch k {
+			case "endpoint":
 				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: settingUsage(k)})
-				continue
+			case "csv":
+				flags = append(flags, &cli.GenericFlag{Name: k, Usage: settingUsage(k), Value: &optionalValue{}})
+			default:
+				flags = append(flags, &cli.StringFlag{Name: k, Aliases: aliases[k], Usage: settingUsage(k)})
 			}
-			flags = append(flags, &cli.StringFlag{Name: k, Usage: settingUsage(k)})
 		}
 		out = append(out, &cli.Command{
 			Name:  role,
@@ -79,7 +83,8 @@ directory, --out-dir/<run-id>: sub and req add their raw files (formats §2) and
 sub-experiments to its meta.json, every role leaves roles/<role>-<label>-<instance>.json
 (formats §9, "Role reports"). Start sub and qry before pub and req.
 Every setting may come from --config FILE or an MQ_<SETTING> environment variable
-(MQ_TOPIC_PREFIX=…); a flag wins over the environment, which wins over the file.
+(MQ_TOPIC_PREFIX=…; MQ_ENDPOINTS and MQ_KEY_EXPR also work); a flag wins over the
+environment, which wins over the file.
 --run-id, --out-dir, --prom-port, --prom-addr, --log-level and --config may also be given to
 run itself, before the role's name (run --run-id r1 --out-dir /data sub …);
 after the name they win over the same flag before it.
@@ -147,7 +152,7 @@ func systemUsage(k string) (string, bool) {
 	case "endpoint":
 		return "where the system is, repeatable (" + strings.Join(notes, "; ") + "): " + strings.Join(where, ", "), true
 	case "reliability":
-		return "best_effort or reliable (default best_effort): " + strings.Join(rel, "; "), true
+		return "best_effort (or best) or reliable (default best_effort): " + strings.Join(rel, "; "), true
 	}
 	return "", false
 }
@@ -186,11 +191,64 @@ func topValue(c *cli.Context, key string) (string, bool) {
 	return "", false
 }
 
+// aliases are the harness design's spellings of the flags, by name.
+var aliases = map[string][]string{"expr": {"key-expr"}}
+
+// envAliases are the harness design's spellings of MQ_* variables.
+var envAliases = map[string]string{"MQ_ENDPOINTS": "MQ_ENDPOINT", "MQ_KEY_EXPR": "MQ_EXPR"}
+
+// environ is the environment, with the design's spellings of variables
+// under their names.
+func environ() []string {
+	env := config.Environ()
+	for i, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if to, ok := envAliases[name]; ok {
+			env[i] = to + "=" + value
+		}
+	}
+	return env
+}
+
+// optionalValue is the value of --csv, which may come alone: "true".
+type optionalValue struct{ v string }
+
+func (o *optionalValue) Set(v string) error { o.v = v; return nil }
+func (o *optionalValue) String() string     { return o.v }
+func (o *optionalValue) IsBoolFlag() bool   { return true }
+
+// reparse runs the role again when --csv came alone: before another flag
+// or last it is "true" (roles.Resolve names the file), and before a word
+// the word is its file, at which flag parsing stopped.
+func reparse(c *cli.Context) (bool, error) {
+	parent := c.Lineage()[1]
+	args := parent.Args().Slice() // the role's name, then its arguments
+	i := slices.IndexFunc(args, func(a string) bool { return a == "--csv" || a == "-csv" })
+	if i < 0 {
+		return false, nil
+	}
+	v := "true"
+	if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+		v = args[i+1]
+		args = slices.Delete(args, i+1, i+2)
+	}
+	args[i] = "--csv=" + v
+	// The run again sees these arguments as its parent's.
+	given := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	given.Parse(args)
+	again := cli.NewContext(c.App, nil, cli.NewContext(c.App, given, parent))
+	again.Command = c.Command
+	return true, c.Command.Run(again, args...)
+}
+
 // runRole runs a role once its settings are resolved (tests look at the
 // settings instead).
 var runRole = roles.Run
 
 func action(c *cli.Context, role string) error {
+	if again, err := reparse(c); again {
+		return err
+	}
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
 	}
@@ -214,7 +272,7 @@ func action(c *cli.Context, role string) error {
 	if !c.IsSet("config") {
 		file, _ = topValue(c, "config")
 	}
-	cfg, err := config.Load(config.Sources{File: file, Section: role, Environ: config.Environ(), Flags: set, Known: roles.Keys})
+	cfg, err := config.Load(config.Sources{File: file, Section: role, Environ: environ(), Flags: set, Known: roles.Keys})
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}

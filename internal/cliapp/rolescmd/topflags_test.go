@@ -109,3 +109,57 @@ func runApp(ctx context.Context, t *testing.T, env []string, args ...string) (in
 	code := cliapp.Run(ctx, app, append([]string{"run"}, args...), &stdout, &stderr)
 	return code, stderr.String()
 }
+
+// TestDesignSpellings gives the settings as the harness design spells
+// them: --key-expr for --expr, --reliability best, --csv alone (the default
+// file, beside the report) or before its file, MQ_ENDPOINTS and
+// MQ_KEY_EXPR for MQ_ENDPOINT and MQ_EXPR.
+func TestDesignSpellings(t *testing.T) {
+	var got []roles.Settings
+	runRole = func(_ context.Context, s roles.Settings) roles.Outcome {
+		got = append(got, s)
+		return roles.Outcome{Summary: "captured"}
+	}
+	t.Cleanup(func() { runRole = roles.Run })
+	def := filepath.Join("o", "r", roles.ReportsDir, "sub-pubsub-7.csv")
+	type want struct {
+		expr, csv  string
+		endpoints  string
+		reliable   bool
+		publishers int
+	}
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want want
+	}{
+		{nil, []string{"--key-expr", "a.b"}, want{"a.b", "", "", false, 1}},
+		{[]string{"MQ_KEY_EXPR=k.e", "MQ_ENDPOINTS=nats://h1:4222,nats://h2:4222"}, nil, want{"k.e", "", "nats://h1:4222 nats://h2:4222", false, 1}},
+		{nil, []string{"--reliability", "best"}, want{"mqgate.bench.data", "", "", false, 1}},
+		{nil, []string{"--reliability", "reliable"}, want{"mqgate.bench.data", "", "", true, 1}},
+		{nil, []string{"--csv"}, want{"mqgate.bench.data", def, "", false, 1}},
+		{nil, []string{"--csv", "--publishers", "2"}, want{"mqgate.bench.data", def, "", false, 2}},
+		{nil, []string{"--csv", "f.csv", "--publishers", "3"}, want{"mqgate.bench.data", "f.csv", "", false, 3}},
+		{nil, []string{"--publishers", "2", "--csv=g.csv"}, want{"mqgate.bench.data", "g.csv", "", false, 2}},
+		{[]string{"MQ_CSV=true"}, nil, want{"mqgate.bench.data", def, "", false, 1}},
+	} {
+		got = nil
+		args := append([]string{"--out-dir", "o", "--run-id", "r", "sub", "--instance", "7"}, tc.args...)
+		code, stderr := runApp(context.Background(), t, tc.env, args...)
+		for _, kv := range tc.env {
+			os.Unsetenv(strings.SplitN(kv, "=", 2)[0])
+		}
+		if code != 0 || len(got) != 1 {
+			t.Fatalf("%v %v: exit %d, %d runs: %s", tc.env, tc.args, code, len(got), stderr)
+		}
+		s := got[0]
+		g := want{s.Expr, s.CSV, strings.Join(s.Endpoints, " "), s.Reliable, s.Publishers}
+		if g != tc.want {
+			t.Errorf("%v %v: got %+v, want %+v", tc.env, tc.args, g, tc.want)
+		}
+	}
+	// A word after the file of --csv is no setting.
+	if code, stderr := runApp(context.Background(), t, nil, "sub", "--csv", "f.csv", "extra"); code != 2 || len(got) != 1 {
+		t.Errorf("--csv f.csv extra: exit %d: %s", code, stderr)
+	}
+}
