@@ -94,6 +94,7 @@ func TestAMQPRoles(t *testing.T) {
 			if len(sr.Publishers) != 2 || sent < 100 || uint64(len(rows)) != sent {
 				t.Errorf("%d publishers, %d sent, %d rows", len(sr.Publishers), sent, len(rows))
 			}
+			checkSubLatency(t, filepath.Join(out, "aps"), rows, subOut.Summary)
 			// The clock probes went over AMQP (direct reply-to) too.
 			est, ok := sr.ClockOffset["4"]
 			if !ok || est.Disabled || est.Method != "ntp-min-delay" || est.Kept == 0 {

@@ -164,8 +164,10 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 		o.Err = err
 	}
 	o.Paths = append([]string{s.Dir()}, o.Paths...)
+	latText := ""
 	if hsub != nil {
 		rep := hsub.report(s, run, start, end)
+		latText = rep.latencyText()
 		path, err := WriteReport(s, rep)
 		if err != nil && o.Err == nil {
 			o.Err = err
@@ -179,7 +181,7 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 		}
 		o.Paths = append(o.Paths, path)
 	}
-	o.Summary = fmt.Sprintf("%s %s (%s): %d samples%s; results in %s", s.Role, s.RunID, s.Driver, ms[0].Counts.Samples, statusWord(completed, interrupted, reason), s.Dir())
+	o.Summary = fmt.Sprintf("%s %s (%s): %d samples%s%s; results in %s", s.Role, s.RunID, s.Driver, ms[0].Counts.Samples, latText, statusWord(completed, interrupted, reason), s.Dir())
 	return o
 }
 
@@ -189,13 +191,12 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 // files). A query is complete with --replies replies; the helper counts
 // the others as timeouts.
 func helperReqReport(s Settings, pc driver.RoleCounts, first, last []float64, start, end time.Time, completed bool, reason string) ReqReport {
-	ns := nanos
 	rep := ReqReport{Role: RoleReq, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
 		QPSTarget: s.QPS, QPS: float64(pc.Sent) / s.Duration.Seconds(), Concurrency: s.Concurrency,
 		Queries: pc.Sent, Answered: pc.Received, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped,
 		Replies: pc.Replies, RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax,
-		FirstP50Us: pct(ns(first), 50), FirstP99Us: pct(ns(first), 99), LastP50Us: pct(ns(last), 50), LastP99Us: pct(ns(last), 99),
 		Start: start.UTC(), End: end.UTC(), Completed: completed}
+	rep.setTimes(first, last)
 	if pc.Sent >= pc.Timeouts {
 		rep.Complete = pc.Sent - pc.Timeouts
 	}
@@ -289,8 +290,9 @@ func correctHelperSub(s Settings, run driver.RoleRun) helperSub {
 // drivers' subs write it).
 func (hs helperSub) report(s Settings, run driver.RoleRun, start, end time.Time) SubReport {
 	rep := SubReport{Role: RoleSub, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
-		Subscribers: 1, ClockOffset: hs.offsets, Clamped: hs.clamped, Samples: len(hs.micros),
+		Subscribers: 1, ClockOffset: hs.offsets, Clamped: hs.clamped,
 		Start: start.UTC(), End: end.UTC(), Completed: run.Completed, Malformed: run.Total.Errors}
+	rep.setLatency(hs.micros)
 	if !run.Completed {
 		rep.Reason = run.Reason
 	}

@@ -79,6 +79,7 @@ func TestMQTTRoles(t *testing.T) {
 	if len(sr.Publishers) != 2 || sent == 0 || uint64(len(rows)) != sent {
 		t.Errorf("%d publishers, %d sent, %d rows", len(sr.Publishers), sent, len(rows))
 	}
+	checkSubLatency(t, filepath.Join(out, "mps"), rows, subOut.Summary)
 	var rr roles.ReqReport
 	readJSON(t, filepath.Join(out, "mq", roles.ReportsDir, "req-query-"+strconv.Itoa(req.Instance)+".json"), &rr)
 	if rr.Queries == 0 || rr.Complete != rr.Queries || rr.ResultBytes != 200*rr.Queries {

@@ -231,10 +231,30 @@ type SubReport struct {
 	Malformed   uint64                          `json:"malformed"`
 	OtherRuns   uint64                          `json:"other_runs"`
 	Samples     int                             `json:"samples"`
-	Start       time.Time                       `json:"start"`
-	End         time.Time                       `json:"end"`
-	Completed   bool                            `json:"completed"`
-	Reason      string                          `json:"reason,omitempty"`
+	// The latency percentiles (numpy's method) of the samples, µs.
+	LatencyP50Us float64   `json:"latency_p50_us"`
+	LatencyP90Us float64   `json:"latency_p90_us"`
+	LatencyP95Us float64   `json:"latency_p95_us"`
+	LatencyP99Us float64   `json:"latency_p99_us"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
+	Completed    bool      `json:"completed"`
+	Reason       string    `json:"reason,omitempty"`
+}
+
+// setLatency sets the samples (µs) and their percentiles.
+func (r *SubReport) setLatency(us []float64) {
+	r.Samples = len(us)
+	p := percentiles(us, 50, 90, 95, 99)
+	r.LatencyP50Us, r.LatencyP90Us, r.LatencyP95Us, r.LatencyP99Us = p[0], p[1], p[2], p[3]
+}
+
+// latencyText is what the summary line says of the latencies.
+func (r SubReport) latencyText() string {
+	if r.Samples == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", latency p50 %.1f us, p90 %.1f us, p95 %.1f us, p99 %.1f us", r.LatencyP50Us, r.LatencyP90Us, r.LatencyP95Us, r.LatencyP99Us)
 }
 
 // SubPublisherReport is what one subscription counted of one publisher.
@@ -480,7 +500,7 @@ loop:
 		reason = "not every publisher sent its end marker"
 	}
 	rep.Reason = reason
-	rep.Samples = len(micros)
+	rep.setLatency(micros)
 	rep.End = end.UTC()
 	counts.Completed = rep.Completed
 	product, version, url := b.Info()
@@ -515,8 +535,8 @@ loop:
 	} else if repErr != nil {
 		out.Err = repErr
 	}
-	out.Summary = fmt.Sprintf("sub %s: %d samples from %d publishers, %d lost%s; results in %s",
-		s.RunID, len(micros), len(ids), counts.Lost, statusWord(rep.Completed, interrupted, reason), s.Dir())
+	out.Summary = fmt.Sprintf("sub %s: %d samples from %d publishers, %d lost%s%s; results in %s",
+		s.RunID, len(micros), len(ids), counts.Lost, rep.latencyText(), statusWord(rep.Completed, interrupted, reason), s.Dir())
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // QryReport is a qry (queryable) role's report.
@@ -244,7 +245,6 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 	rep.End = endT.UTC()
 
 	var first, lastMicros []float64
-	var firstNs, lastNs []int64
 	rep.RepliesMin = ^uint64(0)
 	for _, r := range results {
 		rep.Queries++
@@ -264,8 +264,6 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 			rep.Answered++
 			first = append(first, float64(r.firstNs)/1000)
 			lastMicros = append(lastMicros, float64(r.lastNs)/1000)
-			firstNs = append(firstNs, r.firstNs)
-			lastNs = append(lastNs, r.lastNs)
 		}
 	}
 	if rep.Queries == 0 {
@@ -274,8 +272,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 		rep.RepliesMean = float64(rep.Replies) / float64(rep.Queries)
 	}
 	rep.QPS = float64(rep.Queries) / s.Duration.Seconds()
-	rep.FirstP50Us, rep.FirstP99Us = pct(firstNs, 50), pct(firstNs, 99)
-	rep.LastP50Us, rep.LastP99Us = pct(lastNs, 50), pct(lastNs, 99)
+	rep.setTimes(first, lastMicros)
 	if e := lost.get(); e != nil {
 		rep.Error = e.Error()
 	}
@@ -323,20 +320,22 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 	return out
 }
 
-// pct is the p-th percentile (numpy's linear method) of ns, in µs.
-func pct(ns []int64, p float64) float64 {
-	if len(ns) == 0 {
-		return 0
+// percentiles are the ps-th percentiles of us (numpy's method), 0 when
+// there are none.
+func percentiles(us []float64, ps ...float64) []float64 {
+	out := make([]float64, len(ps))
+	if len(us) > 0 {
+		sorted := slices.Sorted(slices.Values(us))
+		for i, p := range ps {
+			out[i] = stats.Percentile(sorted, p)
+		}
 	}
-	v := make([]float64, len(ns))
-	for i, x := range ns {
-		v[i] = float64(x) / 1000
-	}
-	slices.Sort(v)
-	h := float64(len(v)-1) * p / 100
-	lo := int(h)
-	if lo+1 >= len(v) {
-		return v[len(v)-1]
-	}
-	return v[lo] + (h-float64(lo))*(v[lo+1]-v[lo])
+	return out
+}
+
+// setTimes sets the percentiles of the times to the first and last reply
+// (µs).
+func (r *ReqReport) setTimes(first, last []float64) {
+	f, l := percentiles(first, 50, 99), percentiles(last, 50, 99)
+	r.FirstP50Us, r.FirstP99Us, r.LastP50Us, r.LastP99Us = f[0], f[1], l[0], l[1]
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +25,7 @@ import (
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/roles"
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // embeddedNATS starts a NATS server inside the test process.
@@ -66,6 +70,33 @@ func rawRows(t *testing.T, dir, typ string) []measurements.Sample {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// checkSubLatency checks a sub's latency percentiles, in its report and
+// its summary line, against its raw file's samples.
+func checkSubLatency(t *testing.T, dir string, rows []measurements.Sample, summary string) {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, roles.ReportsDir, "sub-*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("sub reports %v", paths)
+	}
+	var sr roles.SubReport
+	readJSON(t, paths[0], &sr)
+	us := make([]float64, len(rows))
+	for i, r := range rows {
+		us[i] = r.Latency
+	}
+	slices.Sort(us)
+	got := []float64{sr.LatencyP50Us, sr.LatencyP90Us, sr.LatencyP95Us, sr.LatencyP99Us}
+	for i, p := range []float64{50, 90, 95, 99} {
+		if want := stats.Percentile(us, p); len(us) == 0 || math.Abs(got[i]-want) > 0.01 {
+			t.Errorf("p%g: report %g, raw file %g (%d samples)", p, got[i], want, len(us))
+		}
+	}
+	want := fmt.Sprintf(", latency p50 %.1f us, p90 %.1f us, p95 %.1f us, p99 %.1f us", got[0], got[1], got[2], got[3])
+	if !strings.Contains(summary, want) {
+		t.Errorf("summary %q lacks %q", summary, want)
+	}
 }
 
 func readJSON(t *testing.T, path string, v any) {
@@ -185,6 +216,7 @@ func TestPubSub(t *testing.T) {
 	if len(sr.Publishers) != 6 || sent == 0 || uint64(len(rows)) != sent || sr.Samples != len(rows) {
 		t.Fatalf("%d publishers, %d sent, %d rows, report %d samples", len(sr.Publishers), sent, len(rows), sr.Samples)
 	}
+	checkSubLatency(t, dir, rows, subOut.Summary)
 	for _, r := range rows {
 		if r.Payload != 100 {
 			t.Fatalf("row %+v", r)

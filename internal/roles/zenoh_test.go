@@ -84,6 +84,7 @@ func TestZenohRoles(t *testing.T) {
 	if uint64(len(rows)) != sent || m.SubExperiments[0].Payloads[0].Lost != 0 || m.SubExperiments[0].Payloads[0].Samples != len(rows) {
 		t.Errorf("%d rows of %d sent (%d skipped), counts %+v", len(rows), sent, pubSkipped, m.SubExperiments[0].Payloads[0])
 	}
+	checkSubLatency(t, filepath.Join(out, "zps"), rows, subOut.Summary)
 	// Reliable (CongestionControl::Block): no reply is dropped on a loaded
 	// machine, as best-effort replies may be.
 	first, last := rawRows(t, filepath.Join(out, "zq"), "zenoh_reliable_query"), rawRows(t, filepath.Join(out, "zq"), "zenoh_reliable_querylast")
