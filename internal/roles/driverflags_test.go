@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,36 +24,39 @@ import (
 	"github.com/mqgate/mqgate/internal/testenv"
 )
 
+// endpoints start a system of each driver for a test, or skip it.
+var endpoints = map[string]func(t *testing.T) string{
+	"nats": embeddedNATS,
+	"mqtt": func(t *testing.T) string {
+		url, stop, err := mqtt.Transport{}.StartEmbedded(context.Background(), driver.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stop() })
+		return url
+	},
+	"amqp": func(t *testing.T) string {
+		return testenv.Service(t, "RabbitMQ", testenv.Getenv(amqp.EnvURL, amqp.DefaultURL), "start it with: rabbitmq-server -detached")
+	},
+	"zenoh": func(t *testing.T) string {
+		bin := zenohtest.Helper(t)
+		t.Setenv(zenohhelper.EnvHelper, bin)
+		router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { router.Stop(10 * time.Second) })
+		return router.Ready.Locator("tcp")
+	},
+}
+
 // TestRoleFlagsEveryDriver checks that the role flags mean the same on
-// every driver: a qry with --prom-port serves /metrics and /health while it runs, the
-// --csv snapshots of a qry and a req count the req's queries (sent by the
-// one, received by the other), and --reliability reliable names the
+// every driver: a qry with --prom-port serves /metrics and /health while
+// it runs, the --csv snapshots of a qry and a req count the req's queries
+// (sent by the one, received by the other) and the req's times to the last
+// reply and replies per query, and --reliability reliable names the
 // sub-experiment. AMQP and Zenoh skip without RabbitMQ or mqgate-zenoh.
 func TestRoleFlagsEveryDriver(t *testing.T) {
-	endpoints := map[string]func(t *testing.T) string{
-		"nats": embeddedNATS,
-		"mqtt": func(t *testing.T) string {
-			url, stop, err := mqtt.Transport{}.StartEmbedded(context.Background(), driver.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { stop() })
-			return url
-		},
-		"amqp": func(t *testing.T) string {
-			return testenv.Service(t, "RabbitMQ", testenv.Getenv(amqp.EnvURL, amqp.DefaultURL), "start it with: rabbitmq-server -detached")
-		},
-		"zenoh": func(t *testing.T) string {
-			bin := zenohtest.Helper(t)
-			t.Setenv(zenohhelper.EnvHelper, bin)
-			router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { router.Stop(10 * time.Second) })
-			return router.Ready.Locator("tcp")
-		},
-	}
 	for _, name := range roles.Drivers() {
 		t.Run(name, func(t *testing.T) {
 			ep := endpoints[name]
@@ -100,6 +105,66 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 			if received := csvTotal(t, qryCSV, "Received"); received < queries {
 				t.Errorf("qry --csv: %d received, %d queries answered", received, queries)
 			}
+			ttl, perQuery := csvColumn(t, reqCSV, "TTL p50 [us]"), csvColumn(t, reqCSV, "Replies per query")
+			for i := range ttl {
+				if (ttl[i] > 0) != (perQuery[i] > 0) || perQuery[i] > 1 {
+					t.Errorf("req --csv window %d: TTL p50 %g us, %g replies per query", i, ttl[i], perQuery[i])
+				}
+			}
+			if slices.Max(ttl) == 0 {
+				t.Errorf("req --csv: no time to the last reply: %v", ttl)
+			}
+		})
+	}
+}
+
+// TestAggWindowEveryDriver: --agg-window gathers a query's replies for
+// that long after the first, past --replies: of two queryables, one
+// answering at once and one a second later, a 100 ms window takes one
+// reply, a 3 s window both. The Zenoh helper takes no window and says so.
+func TestAggWindowEveryDriver(t *testing.T) {
+	for _, name := range roles.Drivers() {
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			runID := "agg" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			base := map[string]any{"driver": name, "endpoint": []string{endpoints[name](t)}, "out-dir": out, "timeout": "5s",
+				"topic-prefix": "mqgate.agg." + runID}
+			with := func(extra map[string]any) map[string]any {
+				for k, v := range base {
+					extra[k] = v
+				}
+				return extra
+			}
+			if name == "zenoh" {
+				o := roles.Run(context.Background(), settings(t, roles.RoleReq, with(map[string]any{"run-id": "z", "agg-window": "1s"})))
+				if o.Err == nil || !strings.Contains(o.Err.Error(), "--agg-window") {
+					t.Errorf("zenoh --agg-window: %+v", o)
+				}
+				return
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var wg sync.WaitGroup
+			for i, delay := range []string{"0", "1s"} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					roles.Run(ctx, settings(t, roles.RoleQry, with(map[string]any{"run-id": "q", "instance": strconv.Itoa(i), "proc-delay": delay, "duration": "1m"})))
+				}()
+			}
+			time.Sleep(time.Second)
+			for window, want := range map[string]float64{"100ms": 1, "3s": 2} {
+				id := "w" + strings.TrimSuffix(window, "s")
+				o := roles.Run(context.Background(), settings(t, roles.RoleReq, with(map[string]any{"run-id": id, "instance": "9", "agg-window": window,
+					"qps": "10", "duration": "500ms", "concurrency": "16"})))
+				var rr roles.ReqReport
+				readJSON(t, filepath.Join(out, id, roles.ReportsDir, "req-query-9.json"), &rr)
+				if o.Err != nil || o.Incomplete || rr.Queries == 0 || rr.Complete != rr.Queries || rr.RepliesMean != want {
+					t.Errorf("--agg-window %s: %+v, report %+v; want %g replies per query", window, o, rr, want)
+				}
+			}
+			cancel()
+			wg.Wait()
 		})
 	}
 }
@@ -125,6 +190,16 @@ func scrape(t *testing.T, port int, path string) (int, string) {
 // csvTotal is the sum of column col of a role's --csv snapshots.
 func csvTotal(t *testing.T, path, col string) uint64 {
 	t.Helper()
+	var total uint64
+	for _, v := range csvColumn(t, path, col) {
+		total += uint64(v)
+	}
+	return total
+}
+
+// csvColumn is column col of a role's --csv snapshots.
+func csvColumn(t *testing.T, path, col string) []float64 {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -139,13 +214,13 @@ func csvTotal(t *testing.T, path, col string) uint64 {
 			idx = i
 		}
 	}
-	var total uint64
+	var out []float64
 	for _, l := range lines[1:] {
-		n, err := strconv.ParseUint(strings.Split(l, ",")[idx], 10, 64)
+		v, err := strconv.ParseFloat(strings.Split(l, ",")[idx], 64)
 		if err != nil {
 			t.Fatalf("%s: %q: %v", path, l, err)
 		}
-		total += n
+		out = append(out, v)
 	}
-	return total
+	return out
 }

@@ -23,6 +23,9 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 	fail := func(err error) Outcome {
 		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
 	}
+	if s.AggWindow > 0 {
+		return fail(fmt.Errorf("--agg-window %v: the %s helper gathers a query's replies until --replies or --timeout, without a window", s.AggWindow, s.Driver))
+	}
 	out := filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("helper-%s-%s-%d", s.Role, s.Label, s.Instance))
 	startRole, err := rr.PrepareRole(ctx, driver.RoleSpec{Role: s.Role, Endpoints: s.Endpoints, TopicPrefix: s.TopicPrefix,
 		Reliable: s.Reliable, Out: out, Timeout: s.Timeout, Duration: s.Duration, Payload: s.Payload, Rate: s.Rate,
@@ -67,7 +70,7 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 	o := Outcome{Paths: []string{out}, Interrupted: interrupted, Incomplete: !completed && !interrupted}
 	counted := Snapshot{Sent: run.Total.Sent, Received: run.Total.Received, Errors: run.Total.Errors, Timeouts: run.Total.Timeouts}
 	if latency == "" {
-		met.Count(counted, nil)
+		met.Count(counted, nil, nil)
 		n := counted.Sent + counted.Received
 		o.Summary = fmt.Sprintf("%s %s (%s): %d messages%s; helper output in %s", s.Role, s.RunID, s.Driver, n, statusWord(completed, interrupted, reason), out)
 		return o
@@ -96,7 +99,8 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 			c.Bytes = run.SampleBytes
 		}
 		counted.Bytes = uint64(len(v) * c.Bytes)
-		met.Count(counted, nanos(v))
+		counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
+		met.Count(counted, nanos(v), nil)
 		for k, v := range hs.extra {
 			sys.Extra[k] = v
 		}
@@ -144,7 +148,8 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 		if pc.ResultBytes != nil {
 			counted.Bytes = *pc.ResultBytes
 		}
-		met.Count(counted, nanos(first))
+		counted.Queries, counted.Replies = pc.Sent, pc.Replies
+		met.Count(counted, nanos(first), nanos(last))
 		rep := helperReqReport(s, pc, first, last, start, end, completed, reason)
 		hreq = &rep
 	}

@@ -2,6 +2,7 @@ package roles
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,13 +22,14 @@ import (
 	"github.com/mqgate/mqgate/internal/load"
 )
 
-// Metrics counts what a role did, per --agg-window into the --csv
+// Metrics counts what a role did, per --snapshot-interval into the --csv
 // snapshot file and live for Prometheus (--prom-port).
 type Metrics struct {
 	role  string
 	log   *slog.Logger
 	mu    sync.Mutex
-	win   *hdrhistogram.Histogram
+	win   *hdrhistogram.Histogram // latencies, or times to first reply
+	last  *hdrhistogram.Histogram // times to last reply
 	cur   Snapshot
 	total Snapshot
 	start time.Time
@@ -50,15 +52,36 @@ type Snapshot struct {
 	Errors   uint64
 	Timeouts uint64
 	Bytes    uint64
+	// Lost is the change in sequence numbers missing (negative when late
+	// arrivals fill gaps of an earlier window).
+	Lost       int64
+	Duplicates uint64
+	OutOfOrder uint64
+	// Queries are the queries that ended, with Replies replies.
+	Queries, Replies uint64
+}
+
+func (s *Snapshot) add(c Snapshot) {
+	s.Sent += c.Sent
+	s.Received += c.Received
+	s.Errors += c.Errors
+	s.Timeouts += c.Timeouts
+	s.Bytes += c.Bytes
+	s.Lost += c.Lost
+	s.Duplicates += c.Duplicates
+	s.OutOfOrder += c.OutOfOrder
+	s.Queries += c.Queries
+	s.Replies += c.Replies
 }
 
 // SnapshotHeader is the --csv file's header (formats §9, "Role reports").
-const SnapshotHeader = "Time [s],Role,Sent,Received,Errors,Timeouts,Bytes,p50 [us],p99 [us],Max [us]"
+const SnapshotHeader = "Time [s],Role,Sent,Received,Errors,Timeouts,Bytes,p50 [us],p99 [us],Max [us]," +
+	"p90 [us],p95 [us],Lost,Duplicates,Out of order,TTL p50 [us],TTL p99 [us],Replies per query"
 
 // NewMetrics starts the window ticker, the --csv file and the Prometheus
 // endpoint of a role.
 func NewMetrics(s Settings) (*Metrics, error) {
-	m := &Metrics{role: s.Role, log: s.Log, win: hdrhistogram.New(1, 10_000_000_000, 3), start: time.Now(),
+	m := &Metrics{role: s.Role, log: s.Log, win: hdrhistogram.New(1, 10_000_000_000, 3), last: hdrhistogram.New(1, 10_000_000_000, 3), start: time.Now(),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if s.CSV != "" {
 		os.MkdirAll(filepath.Dir(s.CSV), 0o755) // roles/ beside the report; Create says why it failed
@@ -105,7 +128,7 @@ func NewMetrics(s Settings) (*Metrics, error) {
 		m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go m.srv.Serve(ln)
 	}
-	go m.tick(s.AggWindow)
+	go m.tick(cmp.Or(s.SnapshotInterval, time.Second))
 	return m, nil
 }
 
@@ -128,30 +151,44 @@ func (m *Metrics) tick(every time.Duration) {
 	}
 }
 
+// quantilesUs are the qs-th percentiles of h (HDR) and its maximum, µs; 0
+// when it is empty.
+func quantilesUs(h *hdrhistogram.Histogram, qs ...float64) []float64 {
+	out := make([]float64, len(qs)+1)
+	if h.TotalCount() > 0 {
+		for i, q := range qs {
+			out[i] = float64(h.ValueAtQuantile(q)) / 1000
+		}
+		out[len(qs)] = float64(h.Max()) / 1000
+	}
+	return out
+}
+
 func (m *Metrics) flushWindow() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p50, p99, mx := 0.0, 0.0, 0.0
-	if m.win.TotalCount() > 0 {
-		p50 = float64(m.win.ValueAtQuantile(50)) / 1000
-		p99 = float64(m.win.ValueAtQuantile(99)) / 1000
-		mx = float64(m.win.Max()) / 1000
-	}
+	p := quantilesUs(m.win, 50, 90, 95, 99)
+	last := quantilesUs(m.last, 50, 99)
 	c := m.cur
+	perQuery := 0.0
+	if c.Queries > 0 {
+		perQuery = float64(c.Replies) / float64(c.Queries)
+	}
 	if m.log != nil {
-		m.log.Debug("window", "role", m.role, "sent", c.Sent, "received", c.Received, "errors", c.Errors, "timeouts", c.Timeouts, "p50_us", p50, "p99_us", p99)
+		m.log.Debug("window", "role", m.role, "sent", c.Sent, "received", c.Received, "errors", c.Errors, "timeouts", c.Timeouts, "p50_us", p[0], "p99_us", p[3])
 	}
 	if m.csv != nil {
-		fmt.Fprintf(m.csv, "%.3f,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f\n", time.Since(m.start).Seconds(), m.role,
-			c.Sent, c.Received, c.Errors, c.Timeouts, c.Bytes, p50, p99, mx)
+		fmt.Fprintf(m.csv, "%.3f,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%.3f,%.3f,%.3f\n", time.Since(m.start).Seconds(), m.role,
+			c.Sent, c.Received, c.Errors, c.Timeouts, c.Bytes, p[0], p[3], p[4], p[1], p[2], c.Lost, c.Duplicates, c.OutOfOrder, last[0], last[1], perQuery)
 		m.csv.Flush()
 	}
 	m.win.Reset()
+	m.last.Reset()
 	m.cur = Snapshot{}
 }
 
 // Sent counts n messages or queries sent.
-func (m *Metrics) Sent(n uint64) { m.Count(Snapshot{Sent: n}, nil) }
+func (m *Metrics) Sent(n uint64) { m.Count(Snapshot{Sent: n}, nil, nil) }
 
 // Received counts a message or reply of size bytes, with its latency
 // (ns; negative: none).
@@ -160,28 +197,37 @@ func (m *Metrics) Received(bytes int, latencyNs int64) {
 	if latencyNs >= 0 {
 		lat = []int64{latencyNs}
 	}
-	m.Count(Snapshot{Received: 1, Bytes: uint64(bytes)}, lat)
+	m.Count(Snapshot{Received: 1, Bytes: uint64(bytes)}, lat, nil)
+}
+
+// QueryDone counts a query that ended with replies, the last lastNs after
+// it was sent.
+func (m *Metrics) QueryDone(replies uint64, lastNs int64) {
+	var last []int64
+	if replies > 0 {
+		last = []int64{lastNs}
+	}
+	m.Count(Snapshot{Queries: 1, Replies: replies}, nil, last)
 }
 
 // Error counts an error.
-func (m *Metrics) Error() { m.Count(Snapshot{Errors: 1}, nil) }
+func (m *Metrics) Error() { m.Count(Snapshot{Errors: 1}, nil, nil) }
 
 // Timeout counts a query without its replies.
-func (m *Metrics) Timeout() { m.Count(Snapshot{Timeouts: 1}, nil) }
+func (m *Metrics) Timeout() { m.Count(Snapshot{Timeouts: 1}, nil, nil) }
 
-// Count adds the counts of c and the latencies (ns), such as what a
-// helper measured on its own, once it is done.
-func (m *Metrics) Count(c Snapshot, latencies []int64) {
+// Count adds the counts of c, the latencies or times to first reply and
+// the times to last reply (ns), such as what a helper measured on its own,
+// once it is done.
+func (m *Metrics) Count(c Snapshot, latencies, lasts []int64) {
 	m.mu.Lock()
-	for _, t := range []*Snapshot{&m.cur, &m.total} {
-		t.Sent += c.Sent
-		t.Received += c.Received
-		t.Errors += c.Errors
-		t.Timeouts += c.Timeouts
-		t.Bytes += c.Bytes
-	}
+	m.cur.add(c)
+	m.total.add(c)
 	for _, ns := range latencies {
 		m.win.RecordValue(max(ns, 1))
+	}
+	for _, ns := range lasts {
+		m.last.RecordValue(max(ns, 1))
 	}
 	m.mu.Unlock()
 	if m.reg != nil {

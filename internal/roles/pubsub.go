@@ -333,7 +333,11 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 		if h.Flags&(load.FlagWarmup|load.FlagProbe) != 0 {
 			return
 		}
-		if !p.seq.Observe(h.Seq) {
+		// The window's loss, duplicates and out-of-order arrivals.
+		gaps, dupes, late := p.seq.Gaps, p.seq.Duplicates, p.seq.OutOfOrder
+		unique := p.seq.Observe(h.Seq)
+		met.Count(Snapshot{Lost: int64(p.seq.Gaps) - int64(gaps), Duplicates: p.seq.Duplicates - dupes, OutOfOrder: p.seq.OutOfOrder - late}, nil, nil)
+		if !unique {
 			return // a duplicate
 		}
 		rawNs := recv - int64(h.SendNs)

@@ -209,6 +209,8 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 			defer qcancel()
 			var r queryResult
 			var rmu sync.Mutex // replies may still arrive as Query returns
+			var window *time.Timer
+			var closed atomic.Bool // the --agg-window after the first reply ended the query
 			sent := time.Now()
 			err := b.Query(qctx, s.Expr, msg, func(reply []byte, at time.Time) bool {
 				rmu.Lock()
@@ -217,17 +219,24 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 				if r.replies == 0 {
 					r.firstNs = ns
 					met.Received(len(reply), ns)
+					if s.AggWindow > 0 {
+						window = time.AfterFunc(s.AggWindow, func() { closed.Store(true); qcancel() })
+					}
 				} else {
 					met.Received(len(reply), -1)
 				}
 				r.lastNs = ns
 				r.replies++
 				r.bytes += uint64(len(reply))
-				return r.replies < uint64(s.Replies)
+				return s.AggWindow > 0 || r.replies < uint64(s.Replies)
 			})
 			rmu.Lock()
 			defer rmu.Unlock()
-			if err != nil && runCtx.Err() == nil {
+			if window != nil {
+				window.Stop()
+			}
+			met.QueryDone(r.replies, r.lastNs)
+			if err != nil && runCtx.Err() == nil && !closed.Load() {
 				r.err = true
 				met.Error()
 			} else if r.replies < uint64(s.Replies) && runCtx.Err() == nil {

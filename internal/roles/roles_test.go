@@ -176,7 +176,7 @@ func TestPubSub(t *testing.T) {
 		}
 		return m
 	}
-	sub := settings(t, roles.RoleSub, with(map[string]any{"publishers": "3", "subscribers": "2", "csv": filepath.Join(out, "sub.csv"), "agg-window": "200ms"}))
+	sub := settings(t, roles.RoleSub, with(map[string]any{"publishers": "3", "subscribers": "2", "csv": filepath.Join(out, "sub.csv"), "snapshot-interval": "200ms"}))
 	var subOut roles.Outcome
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -259,6 +259,11 @@ func TestPubSub(t *testing.T) {
 	snap, _ := os.ReadFile(filepath.Join(out, "sub.csv"))
 	if !strings.HasPrefix(string(snap), roles.SnapshotHeader+"\n") || strings.Count(string(snap), "\n") < 3 {
 		t.Errorf("snapshot CSV:\n%s", snap)
+	}
+	// The windows add up to the run: every sample, nothing lost.
+	csv := filepath.Join(out, "sub.csv")
+	if got := csvTotal(t, csv, "Received"); got != uint64(len(rows)) || csvTotal(t, csv, "Lost")+csvTotal(t, csv, "Duplicates") != 0 || slices.Max(csvColumn(t, csv, "p95 [us]")) == 0 {
+		t.Errorf("snapshots: %d received of %d samples:\n%s", got, len(rows), snap)
 	}
 	// A second sub of the same label is refused before it measures.
 	if o := roles.Run(context.Background(), sub); o.Err == nil || !strings.Contains(o.Err.Error(), "already holds sub-experiment nats_best_effort_pubsub") {

@@ -43,16 +43,20 @@ type Settings struct {
 	QPS         float64
 	Concurrency int
 	Timeout     time.Duration
-	AggWindow   time.Duration
-	ServePrefix string
-	ReplySize   int
-	ProcDelay   time.Duration
-	ProcJitter  time.Duration
-	Replies     int
-	CSV         string
-	RunID       string
-	OutDir      string
-	PromPort    int
+	// AggWindow is how long a req gathers replies after the first (0:
+	// until --replies or --timeout).
+	AggWindow time.Duration
+	// SnapshotInterval is the width of the --csv snapshot windows.
+	SnapshotInterval time.Duration
+	ServePrefix      string
+	ReplySize        int
+	ProcDelay        time.Duration
+	ProcJitter       time.Duration
+	Replies          int
+	CSV              string
+	RunID            string
+	OutDir           string
+	PromPort         int
 	// PromAddr is where the metrics are served when given (--prom-addr);
 	// --prom-port serves them on 127.0.0.1.
 	PromAddr    string
@@ -70,7 +74,7 @@ type Settings struct {
 // Keys are the settings every role takes, by flag name.
 var Keys = []string{
 	"driver", "endpoint", "topic-prefix", "topics", "publishers", "payload", "rate", "duration", "reliability",
-	"expr", "subscribers", "qps", "concurrency", "timeout", "agg-window", "serve-prefix", "reply-size",
+	"expr", "subscribers", "qps", "concurrency", "timeout", "agg-window", "snapshot-interval", "serve-prefix", "reply-size",
 	"proc-delay", "replies", "csv", "run-id", "out-dir", "prom-port", "prom-addr", "log-level", "label", "instance",
 	"clock-offset", "clock-probes", "seed",
 }
@@ -127,7 +131,8 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	s.QPS = flt("qps", 100)
 	s.Concurrency = num("concurrency", 8)
 	s.Timeout = dur("timeout", 5*time.Second)
-	s.AggWindow = dur("agg-window", time.Second)
+	s.AggWindow = dur("agg-window", 0)
+	s.SnapshotInterval = dur("snapshot-interval", time.Second)
 	s.ServePrefix = c.String("serve-prefix", "")
 	s.ReplySize = num("reply-size", 64)
 	if pd := c.String("proc-delay", "0"); pd != "" {
@@ -192,22 +197,23 @@ func parseDur(s string) (time.Duration, error) {
 // Ranges are the valid ranges of the numeric settings, by key (stated in
 // --help, checked by Resolve whatever the setting's source).
 var Ranges = map[string]flagrange.Range{
-	"topics":       flagrange.Int(1, load.MaxEnds),
-	"publishers":   flagrange.Int(1, 256),
-	"payload":      flagrange.Int(HeaderSize, 16<<20),
-	"rate":         flagrange.Float(0, load.MaxRate).Above(),
-	"duration":     flagrange.Duration(time.Millisecond, 24*time.Hour),
-	"subscribers":  flagrange.Int(1, load.MaxEnds),
-	"qps":          flagrange.Float(0, load.MaxRate).Above(),
-	"concurrency":  flagrange.Int(1, 1_000_000),
-	"timeout":      flagrange.Duration(time.Millisecond, time.Hour),
-	"agg-window":   flagrange.Duration(time.Millisecond, time.Hour),
-	"reply-size":   flagrange.Int(0, 16<<20),
-	"replies":      flagrange.Int(1, 10_000),
-	"prom-port":    flagrange.Int(1, 65535).OrZero("none"),
-	"instance":     flagrange.Int(0, 255),
-	"clock-probes": flagrange.Int(1, 10_000),
-	"seed":         flagrange.Int(0, 1<<53),
+	"topics":            flagrange.Int(1, load.MaxEnds),
+	"publishers":        flagrange.Int(1, 256),
+	"payload":           flagrange.Int(HeaderSize, 16<<20),
+	"rate":              flagrange.Float(0, load.MaxRate).Above(),
+	"duration":          flagrange.Duration(time.Millisecond, 24*time.Hour),
+	"subscribers":       flagrange.Int(1, load.MaxEnds),
+	"qps":               flagrange.Float(0, load.MaxRate).Above(),
+	"concurrency":       flagrange.Int(1, 1_000_000),
+	"timeout":           flagrange.Duration(time.Millisecond, time.Hour),
+	"agg-window":        flagrange.Duration(time.Millisecond, time.Hour).OrZero("none"),
+	"snapshot-interval": flagrange.Duration(time.Millisecond, time.Hour),
+	"reply-size":        flagrange.Int(0, 16<<20),
+	"replies":           flagrange.Int(1, 10_000),
+	"prom-port":         flagrange.Int(1, 65535).OrZero("none"),
+	"instance":          flagrange.Int(0, 255),
+	"clock-probes":      flagrange.Int(1, 10_000),
+	"seed":              flagrange.Int(0, 1<<53),
 }
 
 // maxProcDelay bounds --proc-delay's delay and jitter.
@@ -217,7 +223,7 @@ func (s *Settings) check() error {
 	values := map[string]float64{
 		"topics": float64(s.Topics), "publishers": float64(s.Publishers), "payload": float64(s.Payload), "rate": s.Rate,
 		"duration": float64(s.Duration), "subscribers": float64(s.Subscribers), "qps": s.QPS,
-		"concurrency": float64(s.Concurrency), "timeout": float64(s.Timeout), "agg-window": float64(s.AggWindow),
+		"concurrency": float64(s.Concurrency), "timeout": float64(s.Timeout), "agg-window": float64(s.AggWindow), "snapshot-interval": float64(s.SnapshotInterval),
 		"reply-size": float64(s.ReplySize), "replies": float64(s.Replies), "prom-port": float64(s.PromPort),
 		"instance": float64(s.Instance), "clock-probes": float64(s.ClockProbes), "seed": float64(int64(s.Seed)),
 	}
