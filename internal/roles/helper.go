@@ -23,7 +23,7 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 	fail := func(err error) Outcome {
 		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
 	}
-	if s.AggWindow > 0 {
+	if s.Role == RoleReq && s.AggWindow > 0 {
 		return fail(fmt.Errorf("--agg-window %v: the %s helper gathers a query's replies until --replies or --timeout, without a window", s.AggWindow, s.Driver))
 	}
 	out := filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("helper-%s-%s-%d", s.Role, s.Label, s.Instance))
