@@ -6,10 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
-	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -31,83 +29,48 @@ type PerMessageRunner struct {
 }
 
 // Run measures subs (one publisher, one subscriber each).
-func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) (err error) {
+func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 	cfg := r.Config.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	m := r.Meta
-	if m.Start.IsZero() {
-		m.Start = time.Now().UTC()
-	}
-	m.Latency = meta.LatencyOneWay
 	pace := "back to back"
 	if cfg.Rate > 0 {
 		pace = fmt.Sprintf("paced at %g msg/s", cfg.Rate)
 	}
-	m.Mode = fmt.Sprintf("per-message throughput (ZeroMQ method): %d messages %s per payload, M = %d, CPU every %d", cfg.Count, pace, cfg.Window, cfg.CPUEvery)
-	m.Clock = "Go monotonic clock: O_n after Send returned, I_n at delivery"
-	metaPath, finish, err := load.StartMeta(r.Dir, m)
-	if err != nil {
-		return err
-	}
-	defer finish(&err)
-	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
-	for _, s := range subs {
-		rec := meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
-			Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+	r.Meta.Mode = fmt.Sprintf("per-message throughput (ZeroMQ method): %d messages %s per payload, M = %d, CPU every %d", cfg.Count, pace, cfg.Window, cfg.CPUEvery)
+	r.Meta.Clock = "Go monotonic clock: O_n after Send returned, I_n at delivery"
+	return load.RunOneWay(ctx, r.Dir, r.Meta, r.Payloads, subs, "pm", func(t *load.Trial) (func() error, error) {
 		c := cfg
-		src := BrokerCPU(s.Links.URL)
+		src := BrokerCPU(t.Links.URL)
 		c.Broker = &src
 		var pms []*PerMessage
-		var runErr error
-		for i, payload := range r.Payloads {
-			links := s.Links
-			links.Publish.Topic = fmt.Sprintf("%s-pm%d", links.Publish.Topic, i)
-			links.Subscribe.Topic = links.Publish.Topic
-			ends, err := links.Open(ctx, tp, payload)
+		write := func() error {
+			if len(pms) == 0 {
+				return nil
+			}
+			return r.write(t.Type, pms)
+		}
+		for _, payload := range r.Payloads {
+			ends, err := t.Open(payload)
 			if err != nil {
-				runErr = fmt.Errorf("%s: payload %d B: cannot connect: %w", s.Type, payload, err)
-				break
+				return write, fmt.Errorf("%s: payload %d B: %w", t.Type, payload, err)
 			}
-			if ir, ok := ends.Pubs[0].Senders[0].(driver.InfoReporter); ok && rec.System == nil {
-				info := ir.SystemInfo()
-				rec.System = &meta.SystemInfo{Product: info.Product, Version: info.Version, URL: driver.RedactURL(info.URL), Embedded: s.Embedded || info.Embedded, Extra: info.Extra}
-			}
-			_, rec.Acknowledged = ends.Pubs[0].Senders[0].(driver.AckSender)
 			pm, err := MeasurePerMessage(ctx, ends, payload, c)
 			ends.Close()
 			if pm != nil && err == nil {
 				pms = append(pms, pm)
-				rec.Payloads = append(rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost, Lost: uint64(pm.Lost), Completed: true})
+				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost, Lost: uint64(pm.Lost), Completed: true})
 				if r.Progress != nil {
-					progress(r.Progress, s.Type, pm)
+					progress(r.Progress, t.Type, pm)
 				}
 			}
 			if err != nil {
-				runErr = fmt.Errorf("%s: payload %d B: %w", s.Type, payload, err)
-				break
+				return write, fmt.Errorf("%s: payload %d B: %w", t.Type, payload, err)
 			}
 		}
-		rec.End = time.Now().UTC()
-		rec.Completed = runErr == nil
-		if runErr != nil {
-			rec.Error = runErr.Error()
-		}
-		m.SubExperiments = append(m.SubExperiments, rec)
-		if len(pms) > 0 {
-			if err := r.write(s.Type, pms); err != nil {
-				return err
-			}
-		}
-		if runErr != nil {
-			return runErr
-		}
-		if err := meta.Write(metaPath, m); err != nil {
-			return err
-		}
-	}
-	return nil
+		return write, nil
+	})
 }
 
 func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {

@@ -1,0 +1,102 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// Trial is one sub-experiment of a one-way mode with one publisher and one
+// subscriber (throughput search, per-message, bursts): Open connects fresh
+// ends for each measurement, and Rec is the sub-experiment's record in
+// meta.json, which the mode fills with its payloads.
+type Trial struct {
+	Sub
+	Rec *meta.SubExperiment
+	ctx context.Context
+	tp  Topology
+	tag string
+	n   int
+}
+
+// Open connects a publisher and a subscriber of payload-byte messages on
+// a topic of their own (the sub-experiment's, numbered), so that nothing
+// of an earlier measurement reaches this one, and records the system's
+// description and whether the publisher is acknowledged.
+func (t *Trial) Open(payload int) (*Ends, error) {
+	t.n++
+	links := t.Links
+	links.Publish.Topic = fmt.Sprintf("%s-%s%d", links.Publish.Topic, t.tag, t.n)
+	links.Subscribe.Topic = links.Publish.Topic
+	ends, err := links.Open(t.ctx, t.tp, payload)
+	if err != nil {
+		if t.ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, fmt.Errorf("cannot connect: %w", err)
+	}
+	pub := ends.Pubs[0].Senders[0]
+	if ir, ok := pub.(driver.InfoReporter); ok && t.Rec.System == nil {
+		info := ir.SystemInfo()
+		t.Rec.System = &meta.SystemInfo{Product: info.Product, Version: info.Version, URL: driver.RedactURL(info.URL),
+			Embedded: t.Embedded || info.Embedded, Extra: info.Extra}
+	}
+	_, t.Rec.Acknowledged = pub.(driver.AckSender)
+	return ends, nil
+}
+
+// RunOneWay runs a one-way mode over subs, one after the other. It checks
+// the payload sizes, records m (its Mode and Clock set by the caller) as a
+// run under way (StartMeta), and for each sub-experiment calls measure,
+// which returns how to write what it measured (nil: nothing) and its
+// error; the sub-experiment's record is completed, its files written
+// and meta.json rewritten before the next. Topics of the measurements are
+// the sub-experiment's with tag and a number.
+func RunOneWay(ctx context.Context, dir string, m *meta.Meta, payloads []int, subs []Sub, tag string,
+	measure func(*Trial) (write func() error, err error)) (err error) {
+	if len(payloads) == 0 {
+		return errors.New("no payload sizes")
+	}
+	for _, p := range payloads {
+		if p < MinMessage {
+			return fmt.Errorf("payload %d B is smaller than the %d-byte message header", p, MinMessage)
+		}
+	}
+	if m.Start.IsZero() {
+		m.Start = time.Now().UTC()
+	}
+	m.Latency = meta.LatencyOneWay // no latency file is written; the clock is the one-way one
+	metaPath, finish, err := StartMeta(dir, m)
+	if err != nil {
+		return err
+	}
+	defer finish(&err)
+	tp, _ := NewTopology(FanIn, 1, 1, 1)
+	for _, s := range subs {
+		t := &Trial{Sub: s, ctx: ctx, tp: tp, tag: tag, Rec: &meta.SubExperiment{Type: s.Type, Transport: s.Transport,
+			Reliable: s.Reliable, Echo: "none (one-way)", Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}}
+		write, runErr := measure(t)
+		t.Rec.End = time.Now().UTC()
+		t.Rec.Completed = runErr == nil
+		if runErr != nil {
+			t.Rec.Error = runErr.Error()
+		}
+		m.SubExperiments = append(m.SubExperiments, *t.Rec)
+		if write != nil {
+			if err := write(); err != nil {
+				return err
+			}
+		}
+		if runErr != nil {
+			return runErr
+		}
+		if err := meta.Write(metaPath, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
