@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/mqgate/mqgate/internal/cliapp"
-	"github.com/mqgate/mqgate/internal/runapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 )
 
-func main() { cliapp.Main(runapp.App()) }
+func main() { cliapp.Main(runcmd.App()) }

@@ -101,9 +101,7 @@ func isStd(p string) bool {
 // flagsBesideWork are the packages whose flags still live beside their
 // work, not yet in internal/cliapp/<tool>cmd: they may import urfave/cli
 // and cliapp, and a command may import them. The list may only shrink.
-var flagsBesideWork = []string{
-	"runapp",
-}
+var flagsBesideWork = []string{}
 
 // TestCommandLineLayer: urfave/cli is the command-line layer's alone; the
 // libraries behind it take plain configuration structs.

@@ -15,7 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
-	"github.com/mqgate/mqgate/internal/runapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 )
 
 // tools are the six commands, as their cmd/<tool>/main.go builds them.
@@ -25,7 +25,7 @@ var tools = map[string]func() *cli.App{
 	"history":      historycmd.App,
 	"process":      processcmd.App,
 	"requirements": requirementscmd.App,
-	"run":          runapp.App,
+	"run":          runcmd.App,
 }
 
 func runTool(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {

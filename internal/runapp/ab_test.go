@@ -1,4 +1,4 @@
-package runapp
+package runapp_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/runapp"
 )
 
 // TestAB interleaves a reference echo (this program) with a candidate echo
@@ -36,13 +37,13 @@ func TestAB(t *testing.T) {
 	var starts []time.Time
 	fastest := map[string][]float64{}
 	for i := 1; i <= 2; i++ {
-		for _, side := range []string{SideReference, SideCandidate} {
+		for _, side := range []string{runapp.SideReference, runapp.SideCandidate} {
 			dir := filepath.Join(out, side, "x-0"+string(rune('0'+i)))
 			m, _ := readMeta(t, dir)
 			if !m.Completed || m.Experiment != filepath.Base(dir) {
 				t.Errorf("%s: completed %v, experiment %q", dir, m.Completed, m.Experiment)
 			}
-			wantCmd := map[string]string{SideReference: os.Args[0], SideCandidate: wrapper}[side]
+			wantCmd := map[string]string{runapp.SideReference: os.Args[0], runapp.SideCandidate: wrapper}[side]
 			if !slices.Equal(m.Config.EchoCommand, []string{wantCmd}) {
 				t.Errorf("%s: echo_command %q, want %q", dir, m.Config.EchoCommand, wantCmd)
 			}
@@ -57,7 +58,7 @@ func TestAB(t *testing.T) {
 	// Every candidate round trip waits out the 2 ms echo delay; the fastest
 	// reference one does not. Load lengthens round trips, never shortens them.
 	for i := range 2 {
-		if r, c := fastest[SideReference][i], fastest[SideCandidate][i]; c < echoDelay || r >= echoDelay {
+		if r, c := fastest[runapp.SideReference][i], fastest[runapp.SideCandidate][i]; c < echoDelay || r >= echoDelay {
 			t.Errorf("run %d: fastest round trip %.1f µs in the candidate (want ≥ %.0f), %.1f µs in the reference (want less)", i+1, c, echoDelay, r)
 		}
 	}
@@ -79,13 +80,13 @@ func TestABEchoDelaySide(t *testing.T) {
 	if !strings.Contains(stderr, "ab: run 2 of 2: candidate 1 of 1") {
 		t.Errorf("no progress on standard error: %s", stderr)
 	}
-	ref, _ := readMeta(t, filepath.Join(out, SideReference, "d-01"))
-	cand, _ := readMeta(t, filepath.Join(out, SideCandidate, "d-01"))
+	ref, _ := readMeta(t, filepath.Join(out, runapp.SideReference, "d-01"))
+	cand, _ := readMeta(t, filepath.Join(out, runapp.SideCandidate, "d-01"))
 	if ref.Config.EchoDelay != nil || cand.Config.EchoDelay == nil || time.Duration(cand.Config.EchoDelay.Mean) != 2*time.Millisecond {
 		t.Errorf("echo_delay: reference %+v, candidate %+v", ref.Config.EchoDelay, cand.Config.EchoDelay)
 	}
-	r := summarise(t, filepath.Join(out, SideReference, "d-01", experiment.RawFileName("intraprocess_reliable")))[0].Min
-	c := summarise(t, filepath.Join(out, SideCandidate, "d-01", experiment.RawFileName("intraprocess_reliable")))[0].Min
+	r := summarise(t, filepath.Join(out, runapp.SideReference, "d-01", experiment.RawFileName("intraprocess_reliable")))[0].Min
+	c := summarise(t, filepath.Join(out, runapp.SideCandidate, "d-01", experiment.RawFileName("intraprocess_reliable")))[0].Min
 	if c < echoDelay || r >= echoDelay {
 		t.Errorf("fastest round trip %.1f µs in the candidate (want ≥ %.0f), %.1f µs in the reference (want less)", c, echoDelay, r)
 	}
@@ -139,14 +140,14 @@ func TestSplitCommand(t *testing.T) {
 		`a\ b ''`:                      {"a b", ""},
 		`x'y'"z"`:                      {"xyz"},
 	} {
-		got, err := splitCommand(in)
+		got, err := runapp.SplitCommand(in)
 		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("splitCommand(%q) = %q, %v; want %q", in, got, err, want)
+			t.Errorf("runapp.SplitCommand(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, in := range []string{`'a`, `"a`, `a\`} {
-		if got, err := splitCommand(in); err == nil {
-			t.Errorf("splitCommand(%q) = %q; want an error", in, got)
+		if got, err := runapp.SplitCommand(in); err == nil {
+			t.Errorf("runapp.SplitCommand(%q) = %q; want an error", in, got)
 		}
 	}
 }
@@ -184,8 +185,8 @@ func TestABGated(t *testing.T) {
 		}
 	}
 	var o, e strings.Builder
-	code = cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--reference", filepath.Join(out, SideReference),
-		"--results", filepath.Join(out, SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
+	code = cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--reference", filepath.Join(out, runapp.SideReference),
+		"--results", filepath.Join(out, runapp.SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
 	if code != exit.GateFailed || !strings.Contains(o.String()+e.String(), "8 runs") {
 		t.Errorf("compare: exit %d; want 1 (the candidate is slower)\n%s%s", code, o.String(), e.String())
 	}
@@ -198,7 +199,7 @@ func FuzzSplitCommand(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		words, err := splitCommand(s)
+		words, err := runapp.SplitCommand(s)
 		if err != nil {
 			return
 		}
@@ -206,9 +207,9 @@ func FuzzSplitCommand(f *testing.F) {
 		for _, w := range words {
 			quoted = append(quoted, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
 		}
-		back, err := splitCommand(strings.Join(quoted, " "))
+		back, err := runapp.SplitCommand(strings.Join(quoted, " "))
 		if err != nil || !slices.Equal(back, words) {
-			t.Fatalf("splitCommand(%q) = %q; quoted back %q, %v", s, words, back, err)
+			t.Fatalf("runapp.SplitCommand(%q) = %q; quoted back %q, %v", s, words, back, err)
 		}
 	})
 }

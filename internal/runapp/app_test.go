@@ -1,4 +1,4 @@
-package runapp
+package runapp_test
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/drivertest/hub"
@@ -28,6 +29,7 @@ import (
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
@@ -47,10 +49,10 @@ func TestMain(m *testing.M) {
 	}
 	// A fuzz worker is this binary started with -test. flags: a test run.
 	if os.Getenv(mainEnv) == "1" && !slices.ContainsFunc(os.Args[1:], func(a string) bool { return strings.HasPrefix(a, "-test.") }) {
-		cliapp.Main(App())
+		cliapp.Main(runcmd.App())
 	}
 	os.Setenv(mainEnv, "1")
-	os.Setenv(SelfEnv, os.Args[0])
+	os.Setenv(runapp.SelfEnv, os.Args[0])
 	os.Exit(m.Run())
 }
 
@@ -58,7 +60,7 @@ func TestMain(m *testing.M) {
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = cliapp.Run(context.Background(), App(), append([]string{"run"}, args...), &out, &errb)
+	code = cliapp.Run(context.Background(), runcmd.App(), append([]string{"run"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -641,11 +643,11 @@ func TestWrongCA(t *testing.T) {
 // drift from what run accepts.
 func TestHelpExamples(t *testing.T) {
 	var examples [][]string
-	_, ex, _ := strings.Cut(App().Description, "Examples:")
+	_, ex, _ := strings.Cut(runcmd.App().Description, "Examples:")
 	for _, line := range strings.Split(ex, "\n") {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "run ") && !strings.Contains(line, "--target") && !strings.HasPrefix(line, "run echo") {
-			words, err := splitCommand(line)
+			words, err := runapp.SplitCommand(line)
 			if err != nil {
 				t.Fatalf("example %q: %v", line, err)
 			}

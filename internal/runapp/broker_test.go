@@ -1,4 +1,4 @@
-package runapp
+package runapp_test
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver/drivertest/hub"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -217,7 +218,7 @@ func TestBrokerDies(t *testing.T) {
 			done := make(chan result, 1)
 			go func() {
 				var o, e bytes.Buffer
-				code := cliapp.Run(context.Background(), App(), []string{"run", "-s", "hub_reliable", "--target", h.URL(),
+				code := cliapp.Run(context.Background(), runcmd.App(), []string{"run", "-s", "hub_reliable", "--target", h.URL(),
 					"--echo", echo, "--payloads", "16", "--samples", "10000000", "--warmup", "0", "--timeout", "60s",
 					"--max-lost-in-row", "1000", "--out", out, "--name", "d", "-q"}, &o, &e)
 				done <- result{code, e.String()}
@@ -349,14 +350,14 @@ func TestList(t *testing.T) {
 	if code != exit.Usage || !strings.Contains(stderr, "hub_best_effort") || !strings.Contains(stderr, "run --list") {
 		t.Errorf("unknown sub-experiment: exit %d, %s", code, stderr)
 	}
-	if !strings.Contains(App().Description, "hub_reliable") {
+	if !strings.Contains(runcmd.App().Description, "hub_reliable") {
 		t.Error("the help does not list the registered sub-experiments")
 	}
 }
 
 // TestDriverFlagsInEcho: the transports' flags reach `run echo` too.
 func TestDriverFlagsInEcho(t *testing.T) {
-	for _, f := range App().Commands[0].Flags {
+	for _, f := range runcmd.App().Commands[0].Flags {
 		if f.Names()[0] == "hub-url" {
 			return
 		}

@@ -1,8 +1,9 @@
-// Package runapp is the `run` command: it turns flags (and the drivers'
-// own flags, driver.FlagOwner, with their environment variables) into a
-// session.Config, lets session prepare and measure, and maps the outcome to
-// the exit codes of formats §5. `run --list` prints the registered
-// sub-experiments.
+// Package runapp is the work of the `run` command behind plain
+// configurations (its command line is internal/cliapp/runcmd): Run turns a
+// Config (the drivers' own settings among them) into a session.Config, lets
+// session prepare and measure, and maps the outcome to the exit codes of
+// formats §5; with List it prints the registered sub-experiments. AB,
+// Load, Throughput and PerMessage are run's other subcommands.
 //
 // `run echo` is the far end on its own (session.ServeEcho): it listens with
 // one transport, or connects to a broker and serves a topic, prints the

@@ -1,4 +1,4 @@
-package runapp
+package runapp_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/exit"
 )
@@ -280,7 +281,7 @@ func TestSilentPeerInterrupted(t *testing.T) {
 			done := make(chan result, 1)
 			go func() {
 				var o, e bytes.Buffer
-				code := cliapp.Run(ctx, App(), []string{"run", "-s", tt.sub, "--target", tt.addr, "--connect-timeout", "1h",
+				code := cliapp.Run(ctx, runcmd.App(), []string{"run", "-s", tt.sub, "--target", tt.addr, "--connect-timeout", "1h",
 					"--ca", pinger.CAFile, "--cert", pinger.CertFile, "--key", pinger.KeyFile, "--out", out, "--name", "e"}, &o, &e)
 				done <- result{code, e.String()}
 			}()

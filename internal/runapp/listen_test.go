@@ -1,4 +1,4 @@
-package runapp
+package runapp_test
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/driver/secure"
@@ -98,7 +99,7 @@ func TestListenersBindLoopback(t *testing.T) {
 		pr, pw := io.Pipe()
 		done := make(chan int, 1)
 		go func() {
-			done <- cliapp.Run(ctx, App(), append([]string{"run", "echo", "--transport", tc.transport}, tc.args...), pw, io.Discard)
+			done <- cliapp.Run(ctx, runcmd.App(), append([]string{"run", "echo", "--transport", tc.transport}, tc.args...), pw, io.Discard)
 			pw.Close()
 		}()
 		line, err := bufio.NewReader(pr).ReadString('\n')

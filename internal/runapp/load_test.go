@@ -1,4 +1,4 @@
-package runapp
+package runapp_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package runapp
+package runapp_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/roles"
@@ -37,7 +38,7 @@ func runBounded(t *testing.T, args ...string) (int, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var out, errb bytes.Buffer
-	code := cliapp.Run(ctx, App(), append([]string{"run"}, args...), &out, &errb)
+	code := cliapp.Run(ctx, runcmd.App(), append([]string{"run"}, args...), &out, &errb)
 	return code, errb.String()
 }
 
@@ -50,7 +51,7 @@ func runBounded(t *testing.T, args ...string) (int, string) {
 // are text flags with a range (driver.Flag.Range); they get non-numbers
 // too.
 func TestNumericFlagRanges(t *testing.T) {
-	app := App()
+	app := runcmd.App()
 	cmds := []*cli.Command{{Name: "", Flags: app.Flags}}
 	cmds = append(cmds, app.Commands...)
 	for _, cmd := range cmds {
@@ -136,7 +137,7 @@ func TestNumericFlagRanges(t *testing.T) {
 // --help (TestNumericFlagRanges then feeds it values outside).
 func TestDriverFlagRanges(t *testing.T) {
 	byName := map[string]cli.Flag{}
-	for _, f := range App().Flags {
+	for _, f := range runcmd.App().Flags {
 		byName[f.Names()[0]] = f
 	}
 	n := 0

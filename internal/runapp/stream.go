@@ -4,50 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/burst"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/exit"
-	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/session"
+	"github.com/mqgate/mqgate/internal/throughput"
 )
-
-// streamFlags are the flags shared by the one-way subcommands (run load,
-// run throughput): what to measure over, where results go, brokers and
-// certificates, and every driver's own flags.
-func streamFlags(defaultPayloads string) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Value: "intraprocess_best_effort",
-			Usage: "comma-separated sub-experiments to run, in order (see 'run --list'; every transport with one-way links)"},
-		&cli.StringFlag{Name: "payloads", Value: defaultPayloads, Usage: "payload sizes in bytes (at least 16): a list (16,1024) or a range of powers of two (16..16384)"},
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results", Usage: "results root directory"},
-		&cli.StringFlag{Name: "name", Usage: "experiment name (default: UTC start time, " + experiment.DirTimeLayout + ")"},
-		&cli.StringFlag{Name: "sut-name", Value: "mqgate-builtin", Usage: "name of the system under test, for meta.json"},
-		&cli.StringFlag{Name: "sut-version", Usage: "version of the system under test, for meta.json"},
-		&cli.StringFlag{Name: "sut-commit", Usage: "commit of the system under test, for meta.json"},
-		&cli.StringSliceFlag{Name: "target", Usage: "a broker URL (nats://, amqp://, mqtt://, …) or TRANSPORT=URL (repeatable)"},
-		&cli.StringFlag{Name: "broker", Value: session.BrokerExternal, Usage: "broker sub-experiments: external (the URL given) or embedded (started inside run)"},
-		&cli.StringFlag{Name: "topic", Usage: "broker sub-experiments: the base topic (default: one per sub-experiment, unique to the run)"},
-		cliapp.Ranged(&cli.DurationFlag{Name: "connect-timeout", Value: session.DefaultConnectTimeout, Usage: "bound on connecting each end, TLS/DTLS handshakes included"}, connectTimeoutRange),
-		cliapp.Ranged(&cli.IntFlag{Name: "queue-depth", Usage: "receive queue of in-process and socket subscribers, in messages (default: the transport's)"}, queueDepthRange),
-		&cli.StringFlag{Name: "ca", Usage: "secure sub-experiments: CA certificate (PEM); default: a CA generated for this run"},
-		&cli.StringFlag{Name: "cert", Usage: "secure sub-experiments: the publishers' certificate (PEM)"},
-		&cli.StringFlag{Name: "key", Usage: "secure sub-experiments: the publishers' private key (PEM)"},
-		&cli.StringFlag{Name: "echo-cert", Usage: "the subscribers' (or embedded broker's) certificate (default: --cert)"},
-		&cli.StringFlag{Name: "echo-key", Usage: "the subscribers' (or embedded broker's) private key (default: --key)"},
-		&cli.StringFlag{Name: "server-name", Usage: "name expected in the subscriber's or broker's certificate (default: the host dialled)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error"},
-	}, driverFlags()...)
-}
 
 // streamRun is a prepared one-way run: the session, where results go and
 // the meta.json to complete.
@@ -64,38 +37,30 @@ type streamRun struct {
 
 // prepareStream checks the shared flags and prepares the session: every
 // sub-experiment's transport must carry one-way traffic.
-func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
-	if c.Args().Present() {
-		return nil, exit.Usagef("unexpected argument %q (see 'run %s --help')", c.Args().First(), c.Command.Name)
+func prepareStream(ctx context.Context, sc Base, tool string, stderr io.Writer) (*streamRun, error) {
+	if len(sc.Args) > 0 {
+		return nil, exit.Usagef("unexpected argument %q (see '%s --help')", sc.Args[0], tool)
 	}
 	start := time.Now().UTC()
-	payloads, err := engine.ParsePayloads(c.String("payloads"))
+	payloads, err := engine.ParsePayloads(sc.Payloads)
 	if err != nil {
 		return nil, exit.Usagef("--payloads: %v", err)
 	}
-	if c.Duration("connect-timeout") <= 0 {
-		return nil, exit.Usagef("--connect-timeout %v: expected a positive duration", c.Duration("connect-timeout"))
+	cfg := sc.Session
+	if cfg.ConnectTimeout <= 0 {
+		return nil, exit.Usagef("--connect-timeout %v: expected a positive duration", cfg.ConnectTimeout)
 	}
-	cfg := session.Config{
-		Echo: session.EchoInProcess, Targets: c.StringSlice("target"), Broker: c.String("broker"), Topic: c.String("topic"),
-		Params: driverParams(c), QueueDepth: c.Int("queue-depth"), ConnectTimeout: c.Duration("connect-timeout"),
-		Security: session.Security{CAFile: c.String("ca"), CertFile: c.String("cert"), KeyFile: c.String("key"),
-			EchoCertFile: c.String("echo-cert"), EchoKeyFile: c.String("echo-key"), ServerName: c.String("server-name")},
-		// The engine's settings only size the links: one sample, no warm-up.
-		Engine: engine.Config{Payloads: payloads, Samples: 1},
-		Args:   os.Args,
-	}
-	for _, name := range strings.Split(c.String("subexperiments"), ",") {
-		cfg.Scenarios = append(cfg.Scenarios, strings.TrimSpace(name))
-	}
-	dir, err := experimentDir(c, start)
+	cfg.Echo, cfg.Args, cfg.Scenarios = session.EchoInProcess, os.Args, splitList(sc.Subexperiments)
+	// The engine's settings only size the links: one sample, no warm-up.
+	cfg.Engine = engine.Config{Payloads: payloads, Samples: 1}
+	dir, err := sc.experimentDir(start)
 	if err != nil {
 		return nil, err
 	}
-	if err := guardExperiment(c, dir); err != nil {
+	if err := sc.guardExperiment(dir); err != nil {
 		return nil, err
 	}
-	s, err := session.Prepare(c.Context, cfg)
+	s, err := session.Prepare(ctx, cfg)
 	if err != nil {
 		if errors.Is(err, engine.ErrInterrupted) {
 			return nil, exit.With(exit.Interrupted, err)
@@ -108,51 +73,37 @@ func prepareStream(c *cli.Context, tool string) (*streamRun, error) {
 			s.Close()
 			return nil, exit.Usagef("%s: transport %s carries round trips only, not one-way traffic", st.Scenario.Type, st.Transport.Name())
 		}
-		if err := probeStream(c.Context, st, cfg.ConnectTimeout); err != nil {
+		if err := probeStream(ctx, st, cfg.ConnectTimeout); err != nil {
 			s.Close()
 			return nil, exit.Usagef("%s: %v", st.Scenario.Type, err)
 		}
 	}
-	m := &meta.Meta{
-		Tool:       meta.Tool{Name: "mqgate " + tool, Version: c.App.Version},
-		Experiment: filepath.Base(dir),
-		Start:      start,
-		System:     meta.System{Name: c.String("sut-name"), Version: c.String("sut-version"), Commit: c.String("sut-commit")},
-		Host:       meta.HostFingerprint(),
-	}
+	m := sc.meta(tool, dir, start)
 	m.Config = s.MetaConfig()
-	m.Config.Out = c.String("out")
+	m.Config.Out = sc.Out
 	m.Config.Samples, m.Config.Warmup, m.Config.Echo = 0, 0, "none (one-way)"
 	for _, st := range streams {
 		scope, _, _ := strings.Cut(st.Scenario.Type, "_")
-		if !contains(m.System.Scopes, scope) {
+		if !slices.Contains(m.System.Scopes, scope) {
 			m.System.Scopes = append(m.System.Scopes, scope)
 		}
 	}
 	r := &streamRun{session: s, streams: streams, payloads: payloads, dir: dir, meta: m,
-		stderr: &syncWriter{w: c.App.ErrWriter}, progress: !c.Bool("quiet")}
+		stderr: &syncWriter{w: stderr}, progress: !sc.Quiet}
 	// A live status line on a terminal; quiet in CI, where logs are files.
-	r.terminal = r.progress && isTerminal(c.App.ErrWriter) && os.Getenv("CI") == ""
+	r.terminal = r.progress && isTerminal(stderr) && os.Getenv("CI") == ""
 	return r, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// subs are the prepared streams as load sub-experiments.
-func (r *streamRun) subs(c *cli.Context) []load.Sub {
+// subs are the prepared streams as load sub-experiments, each end
+// connecting within timeout.
+func (r *streamRun) subs(timeout time.Duration) []load.Sub {
 	var subs []load.Sub
 	for _, st := range r.streams {
 		subs = append(subs, load.Sub{Type: st.Scenario.Type, Transport: st.Transport.Name(), Reliable: st.Scenario.Reliable,
 			Topic: st.Publish.Topic, Params: st.Params, Embedded: st.Embedded,
 			Links: load.Links{Transport: st.Transport.(driver.StreamTransport), URL: st.URL, Publish: st.Publish,
-				Subscribe: st.Subscribe, ConnectTimeout: c.Duration("connect-timeout")}})
+				Subscribe: st.Subscribe, ConnectTimeout: timeout}})
 	}
 	return subs
 }
@@ -210,4 +161,208 @@ func probeStream(ctx context.Context, st session.Stream, timeout time.Duration) 
 		return err
 	}
 	return pub.Close()
+}
+
+// LoadConfig is `run load`: the shared one-way flags, the load settings
+// bound to their flags (--rate, --duration, --warmup, --drain, --interval,
+// --max-raw, --padding-seed), and the flags that make the rest.
+type LoadConfig struct {
+	Base
+	Load                            load.Config
+	Scenario                        string // --scenario
+	Publishers, Subscribers, Topics int    // 0: the scenario's
+	Padding                         string // --padding
+	NoPlots                         bool   // --no-plots
+	PromPort                        int    // --prom-port
+	PromAddr                        string // --prom-addr
+}
+
+// Load is `run load`: one-way latency under load (internal/load), with
+// progress on stderr.
+func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
+	tp, err := load.NewTopology(lc.Scenario, lc.Publishers, lc.Subscribers, lc.Topics)
+	if err != nil {
+		return exit.Usagef("%v", err)
+	}
+	cfg := lc.Load
+	cfg.Topology = tp
+	if cfg.Padding, err = load.ParsePadding(lc.Padding); err != nil {
+		return exit.Usagef("--padding: %v", err)
+	}
+	if cfg.MaxRaw == 0 {
+		cfg.MaxRaw = -1 // --max-raw 0 keeps none
+	}
+	// The payloads are checked here too, so that a usage error comes
+	// before any broker is reached.
+	probe := cfg
+	probe.Payloads = []int{load.MinMessage}
+	if err := probe.WithDefaults().Validate(); err != nil {
+		return exit.Usagef("%v", err)
+	}
+	promAddr, err := load.PromAddr(lc.PromPort, lc.PromAddr, "--prom-port", "--prom-addr")
+	if err != nil {
+		return exit.Usagef("%v", err)
+	}
+	r, err := prepareStream(ctx, lc.Base, "run load", stderr)
+	if err != nil {
+		return err
+	}
+	defer r.session.Close()
+	cfg.Payloads = r.payloads
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		return exit.Usagef("--payloads: %v", err)
+	}
+	if w := cfg.WithDefaults().RateWarning(); w != "" {
+		fmt.Fprintf(r.stderr, "run load: warning: %s\n", w)
+	}
+	for _, st := range r.streams {
+		if fc, ok := st.Transport.(driver.FanOutChecker); ok {
+			if err := fc.CheckFanOut(tp.Subscribers, tp.Topics, st.Params); err != nil {
+				return exit.Usagef("%s: %v", st.Scenario.Type, err)
+			}
+		}
+	}
+	subs := r.subs(lc.Session.ConnectTimeout)
+	if promAddr != "" {
+		exp, err := load.ServePrometheus(promAddr)
+		if err != nil {
+			return exit.Usagef("--prom-port/--prom-addr %s: %v", promAddr, err)
+		}
+		defer exp.Close()
+		cfg.Observers = append(cfg.Observers, exp)
+		if r.progress {
+			fmt.Fprintf(r.stderr, "Prometheus metrics at http://%s/metrics\n", exp.Addr())
+		}
+	}
+	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal, Also: throughput.WriteLoadSummary,
+		NoPlots: lc.NoPlots}
+	if r.progress {
+		runner.Progress = r.stderr
+	}
+	err = runner.Run(ctx, subs)
+	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+}
+
+// ThroughputConfig is `run throughput`: the shared one-way flags and the
+// search's settings (--windows, --window, --max-in-flight, --precision,
+// --timeout).
+type ThroughputConfig struct {
+	Base
+	Throughput throughput.Config
+}
+
+// Throughput is `run throughput`: the maximum throughput with a bounded
+// in-flight window (internal/throughput), with progress on stderr.
+func Throughput(ctx context.Context, tc ThroughputConfig, stderr io.Writer) error {
+	if err := tc.Throughput.WithDefaults().Validate(); err != nil {
+		return exit.Usagef("%v", err)
+	}
+	r, err := prepareStream(ctx, tc.Base, "run throughput", stderr)
+	if err != nil {
+		return err
+	}
+	defer r.session.Close()
+	if err := r.checkPayloads(); err != nil {
+		return err
+	}
+	runner := &throughput.Runner{Config: tc.Throughput, Payloads: r.payloads, Dir: r.dir, Meta: r.meta}
+	if r.progress {
+		runner.Progress = r.stderr
+	}
+	err = runner.Run(ctx, r.subs(tc.Session.ConnectTimeout))
+	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+}
+
+// PerMessageConfig is `run permessage`: the shared one-way flags, the
+// measurement's settings (--count, --window, --cpu-every, --timeout) and
+// --no-plots.
+type PerMessageConfig struct {
+	Base
+	PerMessage throughput.PerMessageConfig
+	NoPlots    bool
+}
+
+// PerMessage is `run permessage`: per-message throughput (the ZeroMQ
+// method, internal/throughput), with progress on stderr.
+func PerMessage(ctx context.Context, pc PerMessageConfig, stderr io.Writer) error {
+	cfg := pc.PerMessage
+	if cfg.Window >= cfg.Count {
+		return exit.Usagef("--window %d: expected 1 to --count − 1 (%d)", cfg.Window, cfg.Count-1)
+	}
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		return exit.Usagef("%v", err)
+	}
+	r, err := prepareStream(ctx, pc.Base, "run permessage", stderr)
+	if err != nil {
+		return err
+	}
+	defer r.session.Close()
+	if err := r.checkPayloads(); err != nil {
+		return err
+	}
+	runner := &throughput.PerMessageRunner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: pc.NoPlots}
+	if r.progress {
+		runner.Progress = r.stderr
+	}
+	err = runner.Run(ctx, r.subs(pc.Session.ConnectTimeout))
+	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+}
+
+// BurstConfig is `run burst`: the shared one-way flags, the bursts'
+// settings bound to their flags (--demand, --recovery_time, --timeout), and
+// the flags that make the rest.
+type BurstConfig struct {
+	Base
+	Burst                                 burst.Config
+	Time                                  float64 // --time, in seconds
+	File, RecoveriesFile                  string  // --file, --recoveries_file
+	PayloadsSet, DemandSet, RecoveriesSet bool    // --payloads, --demand, --recovery_time were given
+}
+
+// Burst is `run burst`: the Fast-RTPS throughput pipeline's bursts
+// (internal/burst), with progress on stderr.
+func Burst(ctx context.Context, bc BurstConfig, stderr io.Writer) error {
+	cfg := bc.Burst
+	cfg.TestTime = time.Duration(bc.Time * float64(time.Second))
+	if path := bc.File; path != "" {
+		if bc.PayloadsSet || bc.DemandSet {
+			return exit.Usagef("--file gives the payloads and demands: it excludes --payloads and --demand")
+		}
+		payloads, demands, err := burst.ReadDemandsFile(path)
+		if err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		list := make([]string, len(payloads))
+		for i, p := range payloads {
+			list[i] = strconv.Itoa(p)
+		}
+		bc.Payloads = strings.Join(list, ",")
+		cfg.PayloadDemands = demands
+	}
+	if path := bc.RecoveriesFile; path != "" {
+		if bc.RecoveriesSet {
+			return exit.Usagef("--recoveries_file excludes --recovery_time")
+		}
+		var err error
+		if cfg.Recoveries, err = burst.ReadRecoveriesFile(path); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+	}
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		return exit.Usagef("%v", err)
+	}
+	r, err := prepareStream(ctx, bc.Base, "run burst", stderr)
+	if err != nil {
+		return err
+	}
+	defer r.session.Close()
+	if err := r.checkPayloads(); err != nil {
+		return err
+	}
+	runner := &burst.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta}
+	if r.progress {
+		runner.Progress = r.stderr
+	}
+	err = runner.Run(ctx, r.subs(bc.Session.ConnectTimeout))
+	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
 }

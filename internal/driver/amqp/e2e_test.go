@@ -21,6 +21,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver/amqp"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -59,7 +60,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 	base, cand := filepath.Join(work, "baseline"), filepath.Join(work, "candidate")
 	types := []string{"amqp_best_effort", "amqp_reliable"}
 	measure := func(out, name string) string {
-		tool(t, runapp.App(), []int{0}, "-s", strings.Join(types, ","), "--amqp-url", url,
+		tool(t, runcmd.App(), []int{0}, "-s", strings.Join(types, ","), "--amqp-url", url,
 			"--payloads", "16,1024,16384", "--samples", "300", "--warmup", "30", "--timeout", "5s",
 			"--out", out, "--name", name, "-q")
 		dir := filepath.Join(out, name)
@@ -146,7 +147,7 @@ func TestRunSecurity(t *testing.T) {
 	t.Setenv(runMainEnv, "1")
 	t.Setenv(runapp.SelfEnv, os.Args[0])
 	out := t.TempDir()
-	tool(t, runapp.App(), []int{0}, "-s", "amqp_best_effort_security,amqp_reliable_security", "--amqp-url", url,
+	tool(t, runcmd.App(), []int{0}, "-s", "amqp_best_effort_security,amqp_reliable_security", "--amqp-url", url,
 		"--ca", filepath.Join(dir, "ca.pem"), "--cert", filepath.Join(dir, "pinger.pem"), "--key", filepath.Join(dir, "pinger-key.pem"),
 		"--payloads", "16,16384", "--samples", "100", "--warmup", "10", "--timeout", "5s", "--out", out, "--name", "tls", "-q")
 	m, err := meta.ReadFile(filepath.Join(out, "tls", meta.FileName))
@@ -180,7 +181,7 @@ func TestRunStopsWhenBrokerClosesConnection(t *testing.T) {
 	go func() {
 		var stderr bytes.Buffer
 		// Far more round trips than the test waits for.
-		code := cliapp.Run(context.Background(), runapp.App(), []string{"run", "-s", "amqp_reliable", "--amqp-url", url,
+		code := cliapp.Run(context.Background(), runcmd.App(), []string{"run", "-s", "amqp_reliable", "--amqp-url", url,
 			"--topic", topic, "--payloads", "16", "--samples", "10000000", "--warmup", "0", "--timeout", "30s",
 			"--out", out, "--name", "killed", "-q"}, io.Discard, &stderr)
 		done <- result{code, stderr.String()}

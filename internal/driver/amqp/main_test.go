@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver/amqp"
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
-	"github.com/mqgate/mqgate/internal/runapp"
 )
 
 // runMainEnv makes the test binary behave as the run command, so that run
@@ -18,7 +18,7 @@ const runMainEnv = "MQGATE_AMQP_TEST_RUN_MAIN"
 // processes they start: drivertest's and run's.
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
-		cliapp.Main(runapp.App())
+		cliapp.Main(runcmd.App())
 	}
 	drivertest.ServeEchoProcess(amqp.Transport{})
 	os.Exit(m.Run())

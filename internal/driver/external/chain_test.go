@@ -14,7 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
-	"github.com/mqgate/mqgate/internal/runapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/urfave/cli/v2"
 )
 
@@ -43,7 +43,7 @@ func TestChain(t *testing.T) {
 		args := []string{"run", "--quiet", "--out", out, "--name", name, "-s", typ, "--external-name", typ,
 			"--external-format", "fastrtps", "--payloads", "16,64,256", "--samples", "40", "--warmup", "0",
 			"--external-command", fakeCommand(t, "-payloads", "{payload}", "-n", "{samples}", "-out", "{out}", "-scale", scale)}
-		if code := cliapp.Run(context.Background(), runapp.App(), args, &bytes.Buffer{}, &errb); code != 0 {
+		if code := cliapp.Run(context.Background(), runcmd.App(), args, &bytes.Buffer{}, &errb); code != 0 {
 			t.Fatalf("run %s: exit %d: %s", name, code, errb.String())
 		}
 		dir := filepath.Join(out, name)

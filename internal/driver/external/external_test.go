@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver/external"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/runapp"
 )
 
 // runMainEnv makes the test binary the run command (for the SIGINT test).
@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeMain(os.Args[1:]))
 	}
 	if os.Getenv(runMainEnv) == "1" {
-		cliapp.Main(runapp.App())
+		cliapp.Main(runcmd.App())
 	}
 	os.Exit(m.Run())
 }
@@ -64,7 +64,7 @@ func run(t *testing.T, root string, args ...string) (code int, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	args = append([]string{"run", "--quiet", "--out", root, "--name", "exp"}, args...)
-	code = cliapp.Run(context.Background(), runapp.App(), args, &out, &errb)
+	code = cliapp.Run(context.Background(), runcmd.App(), args, &out, &errb)
 	return code, errb.String()
 }
 

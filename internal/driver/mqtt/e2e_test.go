@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -72,7 +73,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 	base, cand := filepath.Join(work, "baseline"), filepath.Join(work, "candidate")
 	types := []string{"mqtt_best_effort", "mqtt_exactly_once"}
 	measure := func(out, name, version string) string {
-		tool(t, runapp.App(), []int{0}, "-s", strings.Join(types, ","), "--broker", "embedded",
+		tool(t, runcmd.App(), []int{0}, "-s", strings.Join(types, ","), "--broker", "embedded",
 			"--mqtt-version", version, "--payloads", "16,1024,16384", "--samples", "300", "--warmup", "30",
 			"--timeout", "5s", "--out", out, "--name", name, "-q")
 		dir := filepath.Join(out, name)
@@ -156,7 +157,7 @@ func TestRunSecurityEmbedded(t *testing.T) {
 	runSelf(t)
 	out := t.TempDir()
 	types := []string{"mqtt_best_effort_security", "mqtt_reliable_security", "mqtt_exactly_once_security"}
-	tool(t, runapp.App(), []int{0}, "-s", strings.Join(types, ","), "--broker", "embedded", "--mqtt-version", "5",
+	tool(t, runcmd.App(), []int{0}, "-s", strings.Join(types, ","), "--broker", "embedded", "--mqtt-version", "5",
 		"--payloads", "16,16384", "--samples", "100", "--warmup", "10", "--timeout", "5s", "--out", out, "--name", "tls", "-q")
 	m := readMeta(t, filepath.Join(out, "tls"), 3)
 	for _, s := range m.SubExperiments {
@@ -176,7 +177,7 @@ func TestRunMosquitto(t *testing.T) {
 	url := testenv.Service(t, "Mosquitto", testenv.Getenv("MQGATE_MQTT_URL", mqtt.DefaultURL), "start it with: mosquitto -d")
 	runSelf(t)
 	out := t.TempDir()
-	tool(t, runapp.App(), []int{0}, "-s", "mqtt_best_effort", "--mqtt-url", url, "--echo", "inprocess",
+	tool(t, runcmd.App(), []int{0}, "-s", "mqtt_best_effort", "--mqtt-url", url, "--echo", "inprocess",
 		"--mqtt-username", "mqgate", "--mqtt-password", "s3cret-unused", "--payloads", "16,1024", "--samples", "100", "--warmup", "10",
 		"--timeout", "5s", "--out", out, "--name", "m", "-q")
 	dir := filepath.Join(out, "m")
@@ -208,7 +209,7 @@ func TestRunSecurityMosquitto(t *testing.T) {
 	runSelf(t)
 	out := t.TempDir()
 	_, port, _ := strings.Cut(strings.TrimPrefix(m.URL("mqtts"), "mqtts://"), ":")
-	tool(t, runapp.App(), []int{0}, "-s", "mqtt_reliable_security,mqtt_exactly_once_security",
+	tool(t, runcmd.App(), []int{0}, "-s", "mqtt_reliable_security,mqtt_exactly_once_security",
 		"--mqtt-url", "mqtt://127.0.0.1:1883", "--mqtt-tls-port", port,
 		"--ca", filepath.Join(dir, secure.CAFileName), "--cert", filepath.Join(dir, secure.PingerCertName), "--key", filepath.Join(dir, secure.PingerKeyName),
 		"--payloads", "16,16384", "--samples", "100", "--warmup", "10", "--timeout", "5s", "--out", out, "--name", "tls", "-q")

@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -29,7 +30,7 @@ const mainEnv = "MQGATE_NATS_TEST_RUN_MAIN"
 func TestMain(m *testing.M) {
 	drivertest.ServeEchoProcess(nats.Transport{})
 	if os.Getenv(mainEnv) == "1" {
-		cliapp.Main(runapp.App())
+		cliapp.Main(runcmd.App())
 	}
 	os.Setenv(mainEnv, "1")
 	os.Setenv(runapp.SelfEnv, os.Args[0])
@@ -63,7 +64,7 @@ func TestRunThroughEveryTool(t *testing.T) {
 	results := filepath.Join(root, "results")
 	types := []string{"nats_best_effort", "nats_reliable"}
 	for _, name := range []string{"base", "cand"} {
-		tool(t, runapp.App(), 0, "-s", strings.Join(types, ","), "--broker", "embedded", "--echo", "subprocess",
+		tool(t, runcmd.App(), 0, "-s", strings.Join(types, ","), "--broker", "embedded", "--echo", "subprocess",
 			"--payloads", "16,1024", "--samples", "300", "--warmup", "30", "--timeout", "10s",
 			"--out", results, "--name", name, "-q")
 		dir := filepath.Join(results, name)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
@@ -23,7 +24,6 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/runapp"
 )
 
 // adapterBin is tools/relay-echo, built once for the package's tests.
@@ -83,7 +83,7 @@ func run(t *testing.T, ctx context.Context, root string, args ...string) (int, s
 	t.Helper()
 	var out, errb bytes.Buffer
 	args = append([]string{"run", "--quiet", "--out", root, "--name", "exp"}, args...)
-	code := cliapp.Run(ctx, runapp.App(), args, &out, &errb)
+	code := cliapp.Run(ctx, runcmd.App(), args, &out, &errb)
 	return code, errb.String()
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/zenoh"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
@@ -34,7 +35,7 @@ const mainEnv = "MQGATE_ZENOH_TEST_RUN_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
-		cliapp.Main(runapp.App())
+		cliapp.Main(runcmd.App())
 	}
 	os.Setenv(mainEnv, "1")
 	os.Setenv(runapp.SelfEnv, os.Args[0])
@@ -90,7 +91,7 @@ func TestRunPeerAndClient(t *testing.T) {
 		{"peer", "peer", "inprocess"},
 		{"client", "client", "subprocess"},
 	} {
-		tool(t, runapp.App(), 0, "-s", strings.Join(types, ","), "--zenoh-mode", tc.mode, "--echo", tc.echo,
+		tool(t, runcmd.App(), 0, "-s", strings.Join(types, ","), "--zenoh-mode", tc.mode, "--echo", tc.echo,
 			"--payloads", "16,1024", "--samples", "200", "--warmup", "20", "--timeout", "5s",
 			"--out", results, "--name", tc.name, "-q")
 		dir := filepath.Join(results, tc.name)
@@ -164,7 +165,7 @@ func TestRunPeerAndClient(t *testing.T) {
 func TestRunRTT(t *testing.T) {
 	t.Setenv(zenohhelper.EnvHelper, zenohtest.Helper(t))
 	out := t.TempDir()
-	tool(t, runapp.App(), 0, "-s", "zenoh_reliable", "--echo", "inprocess", "--latency", "rtt",
+	tool(t, runcmd.App(), 0, "-s", "zenoh_reliable", "--echo", "inprocess", "--latency", "rtt",
 		"--payloads", "64", "--samples", "50", "--warmup", "5", "--out", out, "--name", "e", "-q")
 	m, err := meta.ReadFile(filepath.Join(out, "e", meta.FileName))
 	if err != nil {
@@ -205,7 +206,7 @@ func TestRemotePongStops(t *testing.T) {
 		e.Close()
 	}()
 	start := time.Now()
-	msg := tool(t, runapp.App(), 2, "-s", "zenoh_reliable", "--target", "zenoh="+e.Addr(), "--zenoh-helper", bin,
+	msg := tool(t, runcmd.App(), 2, "-s", "zenoh_reliable", "--target", "zenoh="+e.Addr(), "--zenoh-helper", bin,
 		"--zenoh-key", "mqgate/bench", "--payloads", "16", "--samples", "2000000", "--warmup", "10",
 		"--timeout", "300ms", "--max-lost-in-row", "5", "--out", out, "--name", "e", "-q")
 	if !strings.Contains(msg, "incomplete") {
@@ -239,7 +240,7 @@ func TestRunBadFlags(t *testing.T) {
 		"--zenoh-endpoint=tcp/x:1": "a router endpoint needs --zenoh-mode client",
 		"--zenoh-key=mqgate/**":    "--zenoh-key",
 	} {
-		msg := tool(t, runapp.App(), 2, "-s", "zenoh_reliable", flag, "--out", out, "--name", "e", "-q")
+		msg := tool(t, runcmd.App(), 2, "-s", "zenoh_reliable", flag, "--out", out, "--name", "e", "-q")
 		if !strings.Contains(msg, want) {
 			t.Errorf("%s: %s", flag, msg)
 		}
@@ -258,7 +259,7 @@ func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(3*time.Second, cancel)
 	var o, e bytes.Buffer
-	code := cliapp.Run(ctx, runapp.App(), []string{"run", "-s", "zenoh_reliable", "--echo", "inprocess", "--payloads", "16",
+	code := cliapp.Run(ctx, runcmd.App(), []string{"run", "-s", "zenoh_reliable", "--echo", "inprocess", "--payloads", "16",
 		"--samples", "2000000", "--warmup", "10", "--out", out, "--name", "e", "-q"}, &o, &e)
 	if code != exit.Interrupted {
 		t.Fatalf("exit %d: %s", code, e.String())

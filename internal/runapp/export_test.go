@@ -1,0 +1,4 @@
+package runapp
+
+// SplitCommand is splitCommand, for the tests of package runapp_test.
+var SplitCommand = splitCommand
