@@ -2,9 +2,9 @@
 // sub-experiments, what to measure, where the far ends and brokers are,
 // the drivers' settings, the certificates) into the engine's
 // sub-experiments, each with an Open function that starts its far end and
-// connects a pinger, and runs the engine over them. The run command
-// (internal/runapp) only turns flags into a Config and errors into exit
-// codes; tests and other programs use this package directly.
+// connects a pinger, and runs the engine over them. The run command only
+// turns flags into a Config (internal/cliapp/runcmd) and errors into exit
+// codes (internal/runapp); tests and other programs use it directly.
 //
 // # Preparing
 //
