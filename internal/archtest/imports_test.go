@@ -98,26 +98,15 @@ func isStd(p string) bool {
 	return !strings.Contains(first, ".")
 }
 
-// flagsBesideWork are the packages whose flags still live beside their
-// work, not yet in internal/cliapp/<tool>cmd: they may import urfave/cli
-// and cliapp, and a command may import them. The list may only shrink.
-var flagsBesideWork = []string{}
-
 // TestCommandLineLayer: urfave/cli is the command-line layer's alone; the
 // libraries behind it take plain configuration structs.
 func TestCommandLineLayer(t *testing.T) {
 	g := graph(t)
-	allowed := []string{
-		internal("cliapp"), // cliapp and cliapp/<tool>cmd
-	}
-	for _, p := range flagsBesideWork {
-		allowed = append(allowed, internal(p))
-	}
 	for pkg, imports := range g {
 		if !slices.Contains(imports, "github.com/urfave/cli/v2") {
 			continue
 		}
-		if !slices.ContainsFunc(allowed, func(a string) bool { return under(pkg, a) }) {
+		if !under(pkg, internal("cliapp")) { // cliapp and cliapp/<tool>cmd
 			t.Errorf("%s imports urfave/cli: only the command-line layer (internal/cliapp/...) may", pkg)
 		}
 	}
@@ -140,8 +129,7 @@ func TestCommandsAreThin(t *testing.T) {
 			continue
 		}
 		for _, im := range imports {
-			if !isStd(im) && !under(im, internal("cliapp")) &&
-				!slices.ContainsFunc(flagsBesideWork, func(p string) bool { return im == internal(p) }) {
+			if !isStd(im) && !under(im, internal("cliapp")) {
 				t.Errorf("%s imports %s: a command is its main function, the rest lives in internal/", pkg, im)
 			}
 		}
@@ -188,13 +176,6 @@ func TestExperimentReadsResults(t *testing.T) {
 func TestNoUpwardImports(t *testing.T) {
 	g := graph(t)
 	top := []string{"runapp", "check", "compare", "history", "process", "cliapp"}
-	// Packages whose flags still live beside their work use cliapp to run
-	// them; these edges go when their command lines move into
-	// internal/cliapp/<tool>cmd.
-	known := map[[2]string]bool{}
-	for _, p := range flagsBesideWork {
-		known[[2]string{"internal/" + p, "cliapp"}] = true
-	}
 	for pkg, imports := range g {
 		if under(pkg, module+"/cmd") {
 			continue
@@ -204,11 +185,10 @@ func TestNoUpwardImports(t *testing.T) {
 				if !under(im, internal(tp)) || under(pkg, internal(tp)) {
 					continue
 				}
-				from := strings.TrimPrefix(pkg, module+"/")
-				if under(pkg, internal("cliapp")) || under(pkg, internal("e2e")) || known[[2]string{from, tp}] {
+				if under(pkg, internal("cliapp")) || under(pkg, internal("e2e")) {
 					continue
 				}
-				t.Errorf("%s imports %s: nothing below the tools builds on a tool", from, im)
+				t.Errorf("%s imports %s: nothing below the tools builds on a tool", strings.TrimPrefix(pkg, module+"/"), im)
 			}
 		}
 	}
