@@ -55,6 +55,9 @@ type Experiment struct {
 	// Throughputs are the experiment's throughput summaries (formats §9),
 	// sorted by type.
 	Throughputs []Throughput
+	// Bursts are the experiment's burst summaries (formats §9, the
+	// Fast-RTPS throughput pipeline), sorted by type.
+	Bursts []Burst
 	// Warnings are worth reading but do not stop a tool: a raw file with
 	// no summary.
 	Warnings []string
@@ -73,6 +76,14 @@ type Summary = Table[result.SummaryRow]
 
 // Throughput is one sub-experiment's throughput summary (formats §9).
 type Throughput = Table[result.ThroughputRow]
+
+// Burst is one sub-experiment's burst summary: per payload, the rows of
+// greatest subscription throughput, in file order.
+type Burst struct {
+	Type string
+	Path string
+	Rows []result.BurstRow
+}
 
 // Keys lists the keys of t's rows in file order.
 func (t *Table[R]) Keys() []result.Key {
@@ -167,10 +178,10 @@ func (e *Experiment) Label() string {
 }
 
 // Load reads the experiment directory dir: its meta.json, if any, every
-// summary and every throughput summary. It is an error when dir does not
-// exist or is not a directory, when meta.json is malformed or names an
-// unknown latency definition, when dir holds neither a summary nor a
-// throughput summary, when one of them is malformed (a throughput file
+// summary, every throughput summary and every burst summary. It is an error
+// when dir does not exist or is not a directory, when meta.json is malformed
+// or names an unknown latency definition, when dir holds none of these
+// summaries, when one of them is malformed (a throughput file
 // with two rows of the same payload, mode and offered load is), and when a
 // summary is older than its raw file (stale: the raw file changed after
 // process ran).
@@ -184,20 +195,30 @@ func Load(dir string) (*Experiment, error) {
 	case !st.IsDir():
 		return nil, fileerr.New(dir, 0, "", "not a directory (expected an experiment directory)")
 	}
-	files, tputs, err := ResultFiles(dir)
+	files, tputs, bursts, err := allResultFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 && len(tputs) == 0 {
+	if len(files) == 0 && len(tputs) == 0 && len(bursts) == 0 {
 		return nil, fileerr.New(dir, 0, "", "no summary (%s): run process on the experiment first (it holds no throughput summary %s either)",
 			SummaryFileName("<type>"), ThroughputFileName("<type>"))
 	}
-	return load(dir, files, tputs)
+	return load(dir, files, tputs, bursts)
 }
 
-// load reads the experiment dir whose summary files are files and whose
-// throughput summaries are tputs.
-func load(dir string, files, tputs []File) (*Experiment, error) {
+// allResultFiles lists dir's summaries, throughput summaries and burst
+// summaries.
+func allResultFiles(dir string) (files, tputs, bursts []File, err error) {
+	if files, tputs, err = ResultFiles(dir); err != nil {
+		return nil, nil, nil, err
+	}
+	bursts, err = BurstSummaryFiles(dir)
+	return files, tputs, bursts, err
+}
+
+// load reads the experiment dir whose summary files are files, whose
+// throughput summaries are tputs and whose burst summaries are bursts.
+func load(dir string, files, tputs, bursts []File) (*Experiment, error) {
 	e := &Experiment{Name: baseName(dir), Dir: dir, Latency: meta.LatencyHalfRTT}
 	if err := e.readMeta(); err != nil {
 		return nil, err
@@ -223,6 +244,13 @@ func load(dir string, files, tputs []File) (*Experiment, error) {
 			return nil, err
 		}
 		e.Throughputs = append(e.Throughputs, Throughput{Type: f.Type, Path: f.Path, Rows: rows})
+	}
+	for _, f := range bursts {
+		rows, err := readBurst(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		e.Bursts = append(e.Bursts, Burst{Type: f.Type, Path: f.Path, Rows: rows})
 	}
 	raws, err := RawFiles(dir)
 	if err != nil {
@@ -270,6 +298,21 @@ func readThroughput(path string) ([]result.ThroughputRow, error) {
 		}
 	}
 	return rows, nil
+}
+
+// readBurst reads a burst summary (formats §9), refusing a file without
+// rows.
+func readBurst(path string) ([]result.BurstRow, error) {
+	f, err := fileerr.OpenRegular(path, "a burst summary")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := result.ReadBurst(f, path)
+	if err == nil && len(rows) == 0 {
+		err = fileerr.New(path, 2, "", "no rows: expected one row per payload after the header (formats §9)")
+	}
+	return rows, err
 }
 
 // readMeta fills e from its meta.json, if any.
@@ -340,7 +383,8 @@ func checkFresh(dir string, f File) error {
 // LoadRoot reads every experiment folder directly under root, on GOMAXPROCS
 // goroutines, and returns them in name order with warnings about the entries
 // it skipped. An entry is an experiment when it is a directory, or a
-// symbolic link to one, holding at least one summary. Every other entry is
+// symbolic link to one, holding at least one summary (latency, throughput
+// or burst). Every other entry is
 // skipped with a warning that names it and says why: a hidden entry, a
 // file, a dangling or looping symbolic link, a folder without summaries, a
 // second link to an experiment already read. It is an error when root is
@@ -348,11 +392,11 @@ func checkFresh(dir string, f File) error {
 // was given instead of a root), when it holds no experiment, and when
 // Load fails on an experiment.
 func LoadRoot(ctx context.Context, root string) ([]*Experiment, []string, error) {
-	dirs, files, tputs, warnings, err := discover(root)
+	dirs, files, warnings, err := discover(root)
 	if err != nil {
 		return nil, warnings, err
 	}
-	exps, err := loadAll(ctx, dirs, files, tputs)
+	exps, err := loadAll(ctx, dirs, files)
 	return exps, warnings, err
 }
 
@@ -360,17 +404,17 @@ func LoadRoot(ctx context.Context, root string) ([]*Experiment, []string, error)
 // goroutines and returns them in the order given. When several fail, the
 // error is that of the first in order.
 func LoadDirs(ctx context.Context, dirs []string) ([]*Experiment, error) {
-	return loadAll(ctx, dirs, nil, nil)
+	return loadAll(ctx, dirs, nil)
 }
 
-// loadAll loads dirs in parallel; files[i] and tputs[i], when given, are
-// dirs[i]'s summary and throughput files, already listed.
-func loadAll(ctx context.Context, dirs []string, files, tputs [][]File) ([]*Experiment, error) {
+// loadAll loads dirs in parallel; files[i], when given, are dirs[i]'s
+// summary, throughput and burst files, already listed.
+func loadAll(ctx context.Context, dirs []string, files [][3][]File) ([]*Experiment, error) {
 	exps := make([]*Experiment, len(dirs))
 	errs := make([]error, len(dirs))
 	err := parallel.Each(ctx, 0, len(dirs), func(i int) {
 		if files != nil {
-			exps[i], errs[i] = load(dirs[i], files[i], tputs[i])
+			exps[i], errs[i] = load(dirs[i], files[i][0], files[i][1], files[i][2])
 		} else {
 			exps[i], errs[i] = Load(dirs[i])
 		}
@@ -388,21 +432,21 @@ func loadAll(ctx context.Context, dirs []string, files, tputs [][]File) ([]*Expe
 }
 
 // discover lists the experiment folders under root in name order, with
-// their summary and throughput files, and a warning for every entry
+// their summary, throughput and burst files, and a warning for every entry
 // skipped.
-func discover(root string) (dirs []string, files, tputs [][]File, warnings []string, err error) {
+func discover(root string) (dirs []string, files [][3][]File, warnings []string, err error) {
 	st, err := os.Stat(root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, nil, nil, fileerr.New(root, 0, "", "no such directory (expected a directory holding one folder per experiment)")
+		return nil, nil, nil, fileerr.New(root, 0, "", "no such directory (expected a directory holding one folder per experiment)")
 	case err != nil:
-		return nil, nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
+		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
 	case !st.IsDir():
-		return nil, nil, nil, nil, fileerr.New(root, 0, "", "not a directory (expected a directory holding one folder per experiment)")
+		return nil, nil, nil, fileerr.New(root, 0, "", "not a directory (expected a directory holding one folder per experiment)")
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
+		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
 	}
 	skip := func(path, why string) { warnings = append(warnings, fmt.Sprintf("skipped %s: %s", path, why)) }
 	var seen []seenDir
@@ -416,7 +460,7 @@ func discover(root string) (dirs []string, files, tputs [][]File, warnings []str
 		st, err := os.Stat(path)
 		if err != nil {
 			if ent.Type()&fs.ModeSymlink == 0 {
-				return nil, nil, nil, warnings, fileerr.New(path, 0, "", "cannot read: %v", unwrapPath(err))
+				return nil, nil, warnings, fileerr.New(path, 0, "", "cannot read: %v", unwrapPath(err))
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				skip(path, "a symbolic link to nothing (dangling)")
@@ -433,29 +477,28 @@ func discover(root string) (dirs []string, files, tputs [][]File, warnings []str
 			skip(path, fmt.Sprintf("the same directory as %s, read once", seen[i].path))
 			continue
 		}
-		sums, tps, err := ResultFiles(path)
+		sums, tps, bursts, err := allResultFiles(path)
 		if err != nil {
-			return nil, nil, nil, warnings, err
+			return nil, nil, warnings, err
 		}
-		if len(sums) == 0 && len(tps) == 0 {
+		if len(sums) == 0 && len(tps) == 0 && len(bursts) == 0 {
 			skip(path, fmt.Sprintf("no %s in it (run process on it first?), nor %s", SummaryFileName("<type>"), ThroughputFileName("<type>")))
 			continue
 		}
 		seen = append(seen, seenDir{path, st})
 		dirs = append(dirs, path)
-		files = append(files, sums)
-		tputs = append(tputs, tps)
+		files = append(files, [3][]File{sums, tps, bursts})
 	}
 	if len(dirs) == 0 {
-		if sums, tps, _ := ResultFiles(root); len(sums) > 0 || len(tps) > 0 {
-			return nil, nil, nil, warnings, fileerr.New(root, 0, "", "holds summaries itself but no experiment folder: pass the directory that holds the experiment folders")
+		if sums, tps, bursts, _ := allResultFiles(root); len(sums) > 0 || len(tps) > 0 || len(bursts) > 0 {
+			return nil, nil, warnings, fileerr.New(root, 0, "", "holds summaries itself but no experiment folder: pass the directory that holds the experiment folders")
 		}
 		if len(entries) == 0 {
-			return nil, nil, nil, warnings, fileerr.New(root, 0, "", "holds nothing: expected one folder per experiment, each holding %s files", SummaryFileName("<type>"))
+			return nil, nil, warnings, fileerr.New(root, 0, "", "holds nothing: expected one folder per experiment, each holding %s files", SummaryFileName("<type>"))
 		}
-		return nil, nil, nil, warnings, fileerr.New(root, 0, "", "no experiment: no folder in it holds a summary (%s); run process on the experiments first (no folder holds a throughput summary %s either)", SummaryFileName("<type>"), ThroughputFileName("<type>"))
+		return nil, nil, warnings, fileerr.New(root, 0, "", "no experiment: no folder in it holds a summary (%s); run process on the experiments first (no folder holds a throughput summary %s either)", SummaryFileName("<type>"), ThroughputFileName("<type>"))
 	}
-	return dirs, files, tputs, warnings, nil
+	return dirs, files, warnings, nil
 }
 
 type seenDir struct {

@@ -376,3 +376,34 @@ func TestLoadThroughput(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadBurst: a folder holding only burst files (run burst writes the
+// measurements and their summary) is an experiment; its burst summaries
+// are read, a malformed or empty one is an error naming it.
+func TestLoadBurst(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "2026-01-02_03-04-05")
+	rows := []result.BurstRow{result.NewBurstRow(16, 100, 20, 1000, 5000, 990, 6000)}
+	must(t, os.MkdirAll(dir, 0o755))
+	must(t, result.WriteBurstFile(filepath.Join(dir, BurstFileName("udp")), rows))
+	must(t, result.WriteBurstFile(filepath.Join(dir, BurstSummaryFileName("udp")), rows))
+	e, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Bursts) != 1 || e.Bursts[0].Type != "udp" || len(e.Bursts[0].Rows) != 1 || e.Bursts[0].Rows[0].Lost != 10 ||
+		e.Summaries != nil || e.Throughputs != nil || len(e.Warnings) != 0 {
+		t.Errorf("Load = %+v", e)
+	}
+	exps, warnings, err := LoadRoot(context.Background(), root)
+	if err != nil || len(exps) != 1 || len(warnings) != 0 || len(exps[0].Bursts) != 1 {
+		t.Fatalf("LoadRoot = %v, %v, %v", exps, warnings, err)
+	}
+	if !exps[0].Start.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) {
+		t.Errorf("start %v, want the folder name's", exps[0].Start)
+	}
+	empty := write(t, filepath.Join(dir, BurstSummaryFileName("tcp")), result.BurstHeader+"\n")
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), empty) {
+		t.Errorf("empty burst summary: %v", err)
+	}
+}

@@ -63,8 +63,7 @@ func (c Change) Slower() bool { return regressed(c.Magnitude, c.Ratio) }
 // regressed reports whether a ratio after/before of magnitude is a regression,
 // by the metric's direction (internal/gate).
 func regressed(magnitude string, ratio float64) bool {
-	m, ok := result.Lookup(magnitude)
-	if ok && m.Better == result.HigherIsBetter {
+	if metricOf(magnitude).Better == result.HigherIsBetter {
 		return ratio < 1
 	}
 	return ratio > 1
@@ -273,9 +272,9 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	n := len(h.Experiments)
 	for _, s := range h.SubExperiments {
 		metrics := opt.Metrics
-		if s.Throughput {
-			// A throughput series has one magnitude, always judged.
-			metrics = ThroughputMagnitudes
+		if s.Throughput || s.Burst {
+			// Throughput and burst series are always judged.
+			metrics = s.Mags()
 		}
 		for _, mag := range metrics {
 			m := indexOf(s.Mags(), mag)
@@ -313,7 +312,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	var firstErr error
 	err := parallel.Each(ctx, max(co.Workers, runtime.GOMAXPROCS(0)), len(cands), func(k int) {
 		gs := &g.Series[cands[k]]
-		s := h.sub(gs.Type)
+		s := h.sub(gs.Type, gs.Magnitude)
 		x := s.Values[indexOf(s.Mags(), gs.Magnitude)][indexOfInt(s.Payloads, gs.Payload)]
 		// Any p-value above Alpha is never rejected by Holm: stop there.
 		p, err := changepoint.LocalTest(x, gs.SegmentFrom, n, co.MinSegment, g.Permutations, seriesSeed(co.Seed^0x6761746500000000, k), co.Alpha)
@@ -368,7 +367,7 @@ func (r changeRule) P() float64 {
 func (r changeRule) Decide(d stats.Decision) gate.Check {
 	s := r.s
 	s.Level, s.Failed = d.Level, d.Rejected
-	m, _ := result.Lookup(s.Magnitude)
+	m := metricOf(s.Magnitude)
 	if s.Change == nil {
 		c := gate.MissingCheck(s.Type, s.Payload, m, math.NaN(), math.NaN(), "no change point")
 		c.Status, c.Threshold = gate.Passed, r.threshold
@@ -399,9 +398,11 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	return c
 }
 
-func (h *History) sub(typ string) *SubExperiment {
+// sub is the sub-experiment typ holding magnitude: a burst series has the
+// type of a latency one, not its magnitudes.
+func (h *History) sub(typ, magnitude string) *SubExperiment {
 	for _, s := range h.SubExperiments {
-		if s.Type == typ {
+		if s.Type == typ && indexOf(s.Mags(), magnitude) >= 0 {
 			return s
 		}
 	}

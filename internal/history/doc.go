@@ -15,7 +15,9 @@
 //     YYYY-MM-DD_HH-MM-SS, ties broken by name. Folders with neither sort
 //     after the dated ones, by name.
 //   - Build arranges their summaries, and their throughput summaries as
-//     series of their own (Messages/s, higher is better), into a History: for each
+//     series of their own (Messages/s, higher is better), and their burst
+//     summaries (lost samples and subscription throughput), into a
+//     History: for each
 //     sub-experiment, payload and magnitude (Min, Median, Max, 99%) one value
 //     per experiment, NaN where an experiment lacks the sub-experiment or
 //     payload. Gaps and missing requirements are warnings
@@ -39,7 +41,11 @@
 //	<type>/<bytes>_bytes_<Median|99|Max>.<ext>    one payload, with its requirement
 //
 // so a run draws 4·T + 3·Σ payloads(T) plots for T sub-experiments: 370 for
-// the ten built-in sub-experiments with eleven payloads each.
+// the ten built-in sub-experiments with eleven payloads each. A burst
+// series (formats §9) keeps the Fast-RTPS throughput script's names:
+//
+//	<type>/history_<lost_samples|subscription_throughput_mbs>.<ext>
+//	<type>/<bytes>_bytes_<lost_samples|subscription_throughput_mbs>.<ext>
 //
 // The x axis names experiments by folder name plus the system-under-test
 // version, else commit, from meta.json. With many experiments at most

@@ -27,6 +27,32 @@ var Checks = []string{"Median", "99%", "Max"}
 // (result.MessageRate), higher is better (formats §7).
 var ThroughputMagnitudes = []string{result.MessageRate.Name}
 
+// BurstMagnitudes are what a burst series holds, the burst summary columns
+// the Fast-RTPS throughput history plots, in its order: lost samples (lower
+// is better) and subscription throughput (higher is better).
+var BurstMagnitudes = []string{result.BurstLost, result.BurstThroughput}
+
+// metricOf is the metric of magnitude mag, burst columns included.
+func metricOf(mag string) result.Metric {
+	switch mag {
+	case result.BurstLost:
+		return result.BurstLostMetric
+	case result.BurstThroughput:
+		return result.BurstThroughputMetric
+	}
+	m, _ := result.Lookup(mag)
+	return m
+}
+
+// worseThan reports whether v is worse than the requirement req for magnitude
+// mag: above it, or below it when higher is better; false for a gap.
+func worseThan(mag string, v, req float64) bool {
+	if metricOf(mag).Better == result.HigherIsBetter {
+		return v < req
+	}
+	return v > req
+}
+
 // History is every experiment's summaries, arranged for plotting.
 type History struct {
 	// Experiments in chronological order; every series has one value per
@@ -55,6 +81,9 @@ type SubExperiment struct {
 	// Throughput marks a throughput series: its magnitudes are
 	// ThroughputMagnitudes, in msg/s, higher is better.
 	Throughput bool
+	// Burst marks a burst series (formats §9): Type is the sub-experiment
+	// of burst_<type>_summary.csv, its magnitudes BurstMagnitudes.
+	Burst bool
 	// Payloads in bytes, ascending: every payload any experiment measured.
 	Payloads []int
 	// Values[m][p][e] is magnitude Mags()[m] of payload Payloads[p] in
@@ -90,8 +119,11 @@ func (s *SubExperiment) Requirement(check string, p int) float64 {
 
 // Mags are the magnitudes of s: Magnitudes, or ThroughputMagnitudes.
 func (s *SubExperiment) Mags() []string {
-	if s.Throughput {
+	switch {
+	case s.Throughput:
 		return ThroughputMagnitudes
+	case s.Burst:
+		return BurstMagnitudes
 	}
 	return Magnitudes
 }
@@ -99,8 +131,8 @@ func (s *SubExperiment) Mags() []string {
 // ChecksOf are the magnitudes of s drawn in its payload history plots:
 // Checks, or ThroughputMagnitudes.
 func (s *SubExperiment) ChecksOf() []string {
-	if s.Throughput {
-		return ThroughputMagnitudes
+	if s.Throughput || s.Burst {
+		return s.Mags()
 	}
 	return Checks
 }
@@ -289,6 +321,7 @@ func Build(exps []*experiment.Experiment, reqs []requirements.Row) *History {
 	}
 	h.Warnings = append(h.Warnings, typeWarnings...)
 	h.addThroughput()
+	h.addBursts()
 	return h
 }
 
@@ -350,6 +383,75 @@ func (h *History) addThroughput() {
 	sort.SliceStable(h.SubExperiments, func(i, j int) bool { return h.SubExperiments[i].Type < h.SubExperiments[j].Type })
 }
 
+// addBursts adds a burst series per sub-experiment of the experiments'
+// burst summaries (formats §9): per payload, the lost samples and
+// subscription throughput of its first row (a summary keeps every row tied
+// for the greatest throughput, in file order).
+func (h *History) addBursts() {
+	n := len(h.Experiments)
+	byType := map[string]*SubExperiment{}
+	var added []*SubExperiment
+	values := map[string]map[int][2][]float64{}
+	for e, x := range h.Experiments {
+		for _, b := range x.Bursts {
+			s := byType[b.Type]
+			if s == nil {
+				s = &SubExperiment{Type: b.Type, Burst: true}
+				byType[b.Type] = s
+				values[b.Type] = map[int][2][]float64{}
+				added = append(added, s)
+			}
+			for _, r := range b.Rows {
+				v, ok := values[b.Type][r.Payload]
+				if !ok {
+					v = [2][]float64{nanSlice(n), nanSlice(n)}
+					values[b.Type][r.Payload] = v
+					s.Payloads = append(s.Payloads, r.Payload)
+				}
+				if math.IsNaN(v[1][e]) {
+					v[0][e], v[1][e] = float64(r.Lost), r.SubMbps
+				}
+			}
+		}
+	}
+	for _, s := range added {
+		sort.Ints(s.Payloads)
+		s.Values = [][][]float64{make([][]float64, len(s.Payloads)), make([][]float64, len(s.Payloads))}
+		s.Requirements = [][]float64{nanSlice(len(s.Payloads)), nanSlice(len(s.Payloads))}
+		for p, b := range s.Payloads {
+			v := values[s.Type][b]
+			s.Values[0][p], s.Values[1][p] = v[0], v[1]
+			var missing []string
+			for e, x := range v[1] {
+				if math.IsNaN(x) {
+					missing = append(missing, h.Experiments[e].Name)
+				}
+			}
+			if len(missing) > 0 {
+				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: burst payload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
+					s.Type, b, len(missing), n, list(missing, 5)))
+			}
+		}
+		h.SubExperiments = append(h.SubExperiments, s)
+	}
+	sort.SliceStable(h.SubExperiments, func(i, j int) bool { return h.SubExperiments[i].Type < h.SubExperiments[j].Type })
+}
+
+// setBurstRequirements draws reqs (a burst requirements file, formats §9)
+// as the requirement lines of the burst series.
+func (h *History) setBurstRequirements(reqs []requirements.BurstRow) {
+	for _, s := range h.SubExperiments {
+		if !s.Burst {
+			continue
+		}
+		for _, r := range reqs {
+			if p := indexOfInt(s.Payloads, r.Payload); r.Type == s.Type && p >= 0 {
+				s.Requirements[0][p], s.Requirements[1][p] = r.Lost, r.Mbps
+			}
+		}
+	}
+}
+
 // list joins at most max names, saying how many more there are.
 func list(names []string, max int) string {
 	if len(names) <= max {
@@ -369,7 +471,7 @@ func nanSlice(n int) []float64 {
 // hasLatency reports whether h holds a latency sub-experiment.
 func (h *History) hasLatency() bool {
 	for _, s := range h.SubExperiments {
-		if !s.Throughput {
+		if !s.Throughput && !s.Burst {
 			return true
 		}
 	}

@@ -94,7 +94,7 @@ func TestRequirementMarking(t *testing.T) {
 		{[]float64{5, 5}, 4.999, []bool{true, true}, 2},
 	}
 	for _, tt := range tests {
-		got, over := overRequirement(tt.y, tt.req)
+		got, over := overRequirement("Median", tt.y, tt.req)
 		if !slices.Equal(got, tt.want) || over != tt.over {
 			t.Errorf("overRequirement(%v, %v) = %v, %d; want %v, %d", tt.y, tt.req, got, over, tt.want, tt.over)
 		}

@@ -106,7 +106,7 @@ func latestTable(h *History, s *SubExperiment) (htmlreport.Table, string) {
 		row := []htmlreport.Cell{htmlreport.Num(strconv.Itoa(b))}
 		for _, c := range s.ChecksOf() {
 			v, r := s.Series(c, p)[e], s.Requirement(c, p)
-			cell := valueCell(v, r)
+			cell := valueCell(c, v, r)
 			status = worse(status, cell.Status)
 			row = append(row, cell, htmlreport.Num(format(r)))
 		}
@@ -132,13 +132,17 @@ func payloadTable(h *History, s *SubExperiment, p int) (htmlreport.Table, string
 		if math.IsNaN(r) {
 			t.Header = append(t.Header, c)
 		} else {
-			t.Header = append(t.Header, fmt.Sprintf("%s (≤ %s)", c, result.Format3(r)))
+			bound := "≤"
+			if metricOf(c).Better == result.HigherIsBetter {
+				bound = "≥"
+			}
+			t.Header = append(t.Header, fmt.Sprintf("%s (%s %s)", c, bound, result.Format3(r)))
 		}
 	}
 	for e := first; e < n; e++ {
 		row := []htmlreport.Cell{htmlreport.Text(h.Experiments[e].Label())}
 		for _, c := range s.ChecksOf() {
-			row = append(row, valueCell(s.Series(c, p)[e], s.Requirement(c, p)))
+			row = append(row, valueCell(c, s.Series(c, p)[e], s.Requirement(c, p)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -162,12 +166,13 @@ func worse(a, b string) string {
 	return ""
 }
 
-// valueCell shows v, failed when over the requirement r, passed when within.
-func valueCell(v, r float64) htmlreport.Cell {
+// valueCell shows v of magnitude mag, failed when worse than the requirement
+// r, passed when within.
+func valueCell(mag string, v, r float64) htmlreport.Cell {
 	c := htmlreport.Num(format(v))
 	switch {
 	case math.IsNaN(v) || math.IsNaN(r):
-	case v > r:
+	case worseThan(mag, v, r):
 		c.Status = htmlreport.StatusFailed
 	default:
 		c.Status = htmlreport.StatusPassed

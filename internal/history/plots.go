@@ -45,10 +45,15 @@ type Job struct {
 	Build func() *plot.Plot
 }
 
-// fileMagnitude is a column name as used in file names ("99%" → "99").
+// fileMagnitude is a column name as used in file names ("99%" → "99"; a
+// burst column as the Fast-RTPS throughput script names it:
+// "Lost [samples]" → "lost_samples").
 func fileMagnitude(m string) string {
-	if m == result.MessageRate.Name {
+	switch m {
+	case result.MessageRate.Name:
 		return "msgs" // Messages/s: a slash would make a folder
+	case result.BurstLost, result.BurstThroughput:
+		return strings.NewReplacer(" ", "_", "/", "", "[", "", "]", "").Replace(strings.ToLower(m))
 	}
 	return strings.ReplaceAll(m, "%", "")
 }
@@ -80,7 +85,7 @@ func (h *History) Jobs() []Job {
 			for _, chk := range s.ChecksOf() {
 				y := s.Series(chk, p)
 				req := s.Requirement(chk, p)
-				marked, over := overRequirement(y, req)
+				marked, over := overRequirement(chk, y, req)
 				var sc *SeriesChanges
 				if s.Changes != nil {
 					sc = &s.Changes[indexOf(s.Mags(), chk)][p]
@@ -97,14 +102,14 @@ func (h *History) Jobs() []Job {
 	return jobs
 }
 
-// overRequirement marks the values of y above req.
-func overRequirement(y []float64, req float64) (marked []bool, over int) {
+// overRequirement marks the values of y worse than req for magnitude mag.
+func overRequirement(mag string, y []float64, req float64) (marked []bool, over int) {
 	if math.IsNaN(req) {
 		return nil, 0
 	}
 	marked = make([]bool, len(y))
 	for i, v := range y {
-		if v > req { // false for NaN
+		if worseThan(mag, v, req) { // false for NaN
 			marked[i] = true
 			over++
 		}
@@ -119,7 +124,7 @@ func magnitudePlot(s *SubExperiment, m int, labels []string, from int) func() *p
 			lines[p] = plots.Line{Name: payloadName(b), Y: s.Values[m][p]}
 		}
 		title := fmt.Sprintf("%s: %s %s", s.Type, s.Mags()[m], historyWord(s))
-		p := plots.CategoryLines(title, xLabel, yLabelOf(s), labels, lines)
+		p := plots.CategoryLines(title, xLabel, yLabelOf(s, s.Mags()[m]), labels, lines)
 		experimentAxis(p, labels)
 		if s.Changes != nil {
 			addChangeMarks(p, s.Mags()[m], s.Values[m], s.Changes[m], from)
@@ -130,16 +135,23 @@ func magnitudePlot(s *SubExperiment, m int, labels []string, from int) func() *p
 
 // historyWord names what a plot of s follows.
 func historyWord(s *SubExperiment) string {
-	if s.Throughput {
+	switch {
+	case s.Throughput:
 		return "throughput history (higher is better)"
+	case s.Burst:
+		return "burst history"
 	}
 	return "latency history"
 }
 
-// yLabelOf is the value axis label of s's plots.
-func yLabelOf(s *SubExperiment) string {
-	if s.Throughput {
+// yLabelOf is the value axis label of s's plots of magnitude mag: a burst
+// column is its own label, as in the Fast-RTPS plots.
+func yLabelOf(s *SubExperiment, mag string) string {
+	switch {
+	case s.Throughput:
 		return "Throughput [msg/s]"
+	case s.Burst:
+		return mag
 	}
 	return yLabel
 }
@@ -148,7 +160,7 @@ func payloadPlot(s *SubExperiment, b int, chk string, y []float64, req float64, 
 	return func() *plot.Plot {
 		lines := []plots.Line{{Name: chk, Y: y, Marked: marked}}
 		title := fmt.Sprintf("%s, %d bytes: %s %s", s.Type, b, chk, historyWord(s))
-		p := plots.CategoryLines(title, xLabel, yLabelOf(s), labels, lines)
+		p := plots.CategoryLines(title, xLabel, yLabelOf(s, chk), labels, lines)
 		experimentAxis(p, labels)
 		if !math.IsNaN(req) {
 			l := newRequirementLine(req)

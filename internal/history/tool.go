@@ -208,17 +208,23 @@ func Plot(ctx context.Context, cfg Options) (*Result, error) {
 		return nil, err
 	}
 	var reqs []requirements.Row
+	var burstReqs []requirements.BurstRow
 	var err error
-	if cfg.Requirements != "" {
+	switch {
+	case cfg.Requirements == "":
+	case requirements.IsBurstFile(cfg.Requirements):
+		burstReqs, err = requirements.ReadBurstFile(cfg.Requirements)
+	default:
 		reqs, err = requirements.ReadFile(cfg.Requirements)
-		if err != nil {
-			return nil, exit.With(exit.Usage, err)
-		}
+	}
+	if err != nil {
+		return nil, exit.With(exit.Usage, err)
 	}
 	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete)
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
+	h.setBurstRequirements(burstReqs)
 	if reqs != nil && h.hasLatency() {
 		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
 			return nil, exit.With(exit.Usage, err)

@@ -37,6 +37,14 @@ sub-experiment, offered load and payload, named throughput_<type>_window, _rate_
 _rate_unpaced, of the Median [msg/s] (higher is better). Their change points are "slower" when
 the throughput fell; --gate always judges them, and fails on a significant drop, never a rise.
 
+Burst summaries (burst_<type>_summary.csv, run burst, formats §9) are followed as the Fast-RTPS
+throughput history script plots them, per sub-experiment:
+  <plots>/<type>/history_<lost_samples|subscription_throughput_mbs>.<ext>
+  <plots>/<type>/<bytes>_bytes_<lost_samples|subscription_throughput_mbs>.<ext>
+of Lost [samples] (lower is better) and Subscription throughput [Mb/s] (higher is better), with
+the requirements of a burst requirements file (Experiment type,Payload [Bytes],Lost [samples],
+Subscription throughput [Mb/s]) given as --requirements; --gate always judges them.
+
 Change points: every series (sub-experiment, payload, magnitude) of the newest --change-window
 experiments is split where its distribution shifts, by E-divisive means (the energy statistic;
 each split kept only when a permutation test with --permutations seeded shuffles finds it
@@ -74,7 +82,7 @@ has 2 × --min-segment experiments to test, 130 interrupted.`,
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
 				Usage: "directory holding one folder per experiment", TakesFile: true},
 			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"},
-				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max); without it the plots have no requirement line", TakesFile: true},
+				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max), or burst requirements (Experiment type,Payload [Bytes],Lost [samples],…); without it the plots have no requirement line", TakesFile: true},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Required: true,
 				Usage: "directory for the plots and history.csv", TakesFile: true},
 			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},
