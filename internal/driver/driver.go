@@ -154,6 +154,11 @@ type Options struct {
 	// expression); a round trip derives its request and reply topics from
 	// it with the system's separator. Sockets ignore it.
 	Topic string
+	// Group, when set, makes a subscriber one of the competing consumers
+	// named Group on Topic: each message goes to one subscriber of the
+	// group instead of to each. Only transports that implement Grouper
+	// honour it (see CanGroup).
+	Group string
 	// Params carries driver-specific settings, keyed by the name of the
 	// Flag the driver declared (FlagOwner): a broker's QoS, prefetch,
 	// credentials file, an external program's command line.

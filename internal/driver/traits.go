@@ -36,6 +36,24 @@ type ProcessBound interface {
 	ProcessBound() bool
 }
 
+// Grouper is implemented by broker transports whose subscribers can
+// compete for a topic's messages (Options.Group): a queue group, a shared
+// subscription, one queue with several consumers.
+type Grouper interface {
+	// CanGroup returns nil when subscribers opened with opts honour
+	// Options.Group, else why they cannot.
+	CanGroup(opts Options) error
+}
+
+// CanGroup returns nil when t's subscribers opened with opts honour
+// Options.Group, else why they cannot.
+func CanGroup(t Transport, opts Options) error {
+	if g, ok := t.(Grouper); ok {
+		return g.CanGroup(opts)
+	}
+	return fmt.Errorf("%s cannot share a topic's messages among subscribers: it has no queue groups, shared subscriptions or competing consumers", t.Name())
+}
+
 // URLFlag is the name of the flag a broker transport declares (FlagOwner)
 // for its broker URL: "<transport>-url", e.g. "nats-url".
 func URLFlag(transport string) string { return transport + "-url" }

@@ -136,15 +136,21 @@ func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (dr
 // opts.Topic, else a queue the broker names; Addr tells publishers its
 // name. With --amqp-exchange the queue is bound to the exchange under
 // opts.Topic (or its own name), so that every subscriber of a topic gets
-// every message.
+// every message. The subscribers of a group (Options.Group) share one
+// queue (the topic's, or on an exchange <group>.<topic>), each message
+// going to one of them.
 func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
 	s, a, err := resolve(addr, opts)
 	if err != nil {
 		return nil, err
 	}
 	name := a.queue
-	if name == "" && s.exchange == "" {
+	switch {
+	case name != "":
+	case s.exchange == "":
 		name = opts.Topic
+	case s.group != "":
+		name = s.group + "." + opts.Topic
 	}
 	sub := &subscriber{s: s, done: make(chan struct{})}
 	if sub.con, err = openConsumer(ctx, a, s, "subscriber", name, opts.Topic, sub.done); err != nil {
@@ -153,6 +159,10 @@ func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options
 	sub.addr = withQueue(a.broker, sub.con.queue)
 	return sub, nil
 }
+
+// CanGroup accepts a group (Options.Group): its subscribers consume from
+// one shared queue, each message going to one of them.
+func (Transport) CanGroup(driver.Options) error { return nil }
 
 // Publish opens a one-way publisher to addr: a Subscriber's Addr
 // (URL#QUEUE), or the broker URL with opts.Topic as the routing key. It

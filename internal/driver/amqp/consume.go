@@ -45,7 +45,9 @@ func openConsumer(ctx context.Context, a address, s *settings, role, name, bindK
 func (c *consumer) setUp(name, bindKey string) error {
 	// Exclusive: the queue goes with its connection, so an end that dies
 	// leaves nothing behind; auto-delete: it goes with its consumer too.
-	q, err := c.ch.QueueDeclare(name, c.s.durable, true, true, false, nil)
+	// A group's consumers share a queue: it goes with the last of them.
+	shared := c.s.group != ""
+	q, err := c.ch.QueueDeclare(name, c.s.durable, true, !shared, false, nil)
 	if err != nil {
 		var ae *amqp091.Error
 		if errors.As(err, &ae) && ae.Code == amqp091.ResourceLocked {
@@ -68,7 +70,7 @@ func (c *consumer) setUp(name, bindKey string) error {
 		}
 	}
 	c.cancelled = c.ch.NotifyCancel(make(chan string, 1))
-	c.deliveries, err = c.ch.Consume(q.Name, c.tag(), c.s.autoAck(), true, false, false, nil)
+	c.deliveries, err = c.ch.Consume(q.Name, c.tag(), c.s.autoAck(), !shared, false, false, nil)
 	if err != nil {
 		return fmt.Errorf("amqp: consuming from %s on %s: %w", q.Name, c.url, err)
 	}

@@ -84,6 +84,7 @@ func (Transport) Flags() []driver.Flag {
 // settings are the parsed Options of one end.
 type settings struct {
 	reliable  bool
+	group     string // Options.Group: consumers share one queue
 	security  *driver.Security
 	tlsPort   int
 	mandatory bool
@@ -101,6 +102,7 @@ type settings struct {
 func parseSettings(opts driver.Options) (*settings, error) {
 	s := &settings{
 		reliable:  opts.Reliable,
+		group:     opts.Group,
 		security:  opts.Security,
 		tlsPort:   DefaultTLSPort,
 		frameMax:  DefaultFrameMax,

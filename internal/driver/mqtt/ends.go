@@ -192,6 +192,14 @@ var (
 	_ driver.InfoReporter  = (*Subscriber)(nil)
 )
 
+// CanGroup accepts a shared subscription (Options.Group) at MQTT 5.
+func (Transport) CanGroup(opts driver.Options) error {
+	if opts.Params[ParamVersion] != "5" {
+		return errShared
+	}
+	return nil
+}
+
 // Subscribe connects a subscriber of opts.Topic to the broker at addr.
 func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
 	s, err := newSettings(addr, opts)

@@ -29,7 +29,8 @@ type settings struct {
 	tls      *tls.Config
 	security *driver.Security
 
-	version      int // v311 or v5
+	version      int    // v311 or v5
+	group        string // Options.Group: subscribe through $share/<group>/
 	qos          byte
 	username     string
 	password     string
@@ -59,6 +60,9 @@ const (
 // Receive when Options.QueueDepth is zero.
 const DefaultQueueDepth = 1024
 
+// errShared is why an MQTT 3.1.1 subscriber cannot join a group.
+var errShared = fmt.Errorf("mqtt: shared subscriptions ($share/<group>/<topic>) are MQTT 5: set --%s 5", ParamVersion)
+
 // newSettings checks addr and opts: every error names the setting.
 func newSettings(addr string, opts driver.Options) (*settings, error) {
 	p := func(k, def string) string {
@@ -71,6 +75,7 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		topic:        topicOf(opts),
 		queueDepth:   opts.QueueDepth,
 		security:     opts.Security,
+		group:        opts.Group,
 		clientPrefix: p(ParamClientID, DefaultClientID),
 		versionTopic: DefaultVersionTopic,
 	}
@@ -91,6 +96,10 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		s.version = v5
 	default:
 		return nil, fmt.Errorf("mqtt: %s %q: want 3.1.1 or 5", ParamVersion, v)
+	}
+
+	if s.group != "" && s.version != v5 {
+		return nil, errShared
 	}
 
 	switch q := p(ParamQoS, ""); q {

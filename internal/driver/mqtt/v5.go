@@ -178,7 +178,11 @@ func (c *client5) subscribe(ctx context.Context, topic string, qos byte, h func(
 	c.mu.Lock()
 	c.handlers[topic] = h
 	c.mu.Unlock()
-	sa, err := c.cli.Subscribe(ctx, &paho.Subscribe{Subscriptions: []paho.SubscribeOptions{{Topic: topic, QoS: qos}}})
+	filter := topic
+	if c.s.group != "" {
+		filter = "$share/" + c.s.group + "/" + topic // messages still name topic
+	}
+	sa, err := c.cli.Subscribe(ctx, &paho.Subscribe{Subscriptions: []paho.SubscribeOptions{{Topic: filter, QoS: qos}}})
 	if sa != nil && len(sa.Reasons) == 1 {
 		switch r := sa.Reasons[0]; {
 		case r >= 0x80:

@@ -29,7 +29,8 @@ type conn struct {
 	role     string // "pinger", "echo", "publisher", "subscriber"
 	p        params
 	tls      bool
-	depth    int // Options.QueueDepth: a core subscription's queue, 0 for nats.go's
+	depth    int    // Options.QueueDepth: a core subscription's queue, 0 for nats.go's
+	group    string // Options.Group: the queue group of a core subscription
 	sysinfo  driver.SystemInfo
 
 	closing  atomic.Bool   // Close was called: a closed link is no failure
@@ -70,7 +71,7 @@ func connect(ctx context.Context, addr string, opts driver.Options, role string)
 	if addr == "" {
 		addr = p.url
 	}
-	c := &conn{url: addr, redacted: redact(addr), role: role, p: p, depth: opts.QueueDepth, closedCh: make(chan struct{})}
+	c := &conn{url: addr, redacted: redact(addr), role: role, p: p, depth: opts.QueueDepth, group: opts.Group, closedCh: make(chan struct{})}
 	if _, err := url.Parse(addr); err != nil || !strings.Contains(addr, "://") {
 		if !validHostPort(addr) {
 			return nil, fmt.Errorf("nats: %q is not a NATS server URL (want nats://host:port or tls://host:port)", c.redacted)

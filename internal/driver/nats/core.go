@@ -20,7 +20,8 @@ type coreRecv struct {
 	sub *natsgo.Subscription
 }
 
-// subscribe subscribes to subject, synchronously when h is nil, with at
+// subscribe subscribes to subject, in the connection's queue group if it
+// has one, synchronously when h is nil, with at
 // most pending messages waiting (0: nats.go's limit, -1: none), and waits
 // until the server has the subscription, so that nothing published after
 // it returns is missed.
@@ -28,9 +29,9 @@ func (c *conn) subscribe(subject string, pending int, h natsgo.MsgHandler) (*nat
 	var sub *natsgo.Subscription
 	var err error
 	if h == nil {
-		sub, err = c.nc.SubscribeSync(subject)
+		sub, err = c.nc.QueueSubscribeSync(subject, c.group)
 	} else {
-		sub, err = c.nc.Subscribe(subject, h)
+		sub, err = c.nc.QueueSubscribe(subject, c.group, h)
 	}
 	if err == nil && pending != 0 {
 		err = sub.SetPendingLimits(pending, -1)

@@ -2,6 +2,7 @@ package nats
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -103,6 +104,15 @@ func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options
 		return subscribeJS(ctx, c, topic)
 	}
 	return subscribeCore(c, topic)
+}
+
+// CanGroup accepts a queue group (Options.Group) on core NATS; a
+// JetStream subscriber has a consumer of its own.
+func (Transport) CanGroup(opts driver.Options) error {
+	if opts.Reliable {
+		return errors.New("nats: reliable (JetStream) subscribers each have a consumer of their own; queue groups are core NATS")
+	}
+	return nil
 }
 
 // Publish connects a publisher to <topic> on the server at addr. With
