@@ -169,8 +169,9 @@ func TestTopology(t *testing.T) {
 		{FanOut, 0, 3, 0, "fan-out 1×3 on 1 topic", 30},
 		{StraightRun, 3, 0, 0, "straight-run 3×3 on 3 topics", 30},
 		{RoundRobin, 4, 2, 0, "round-robin 4×2 on 2 topics", 40},
-		{RoundRobin, 2, 4, 2, "round-robin 2×4 on 2 topics", 40},
-		{RoundRobin, 3, 3, 1, "round-robin 3×3 on 1 topic", 90},
+		{RoundRobin, 2, 4, 2, "round-robin 2×4 on 2 topics", 20},
+		{RoundRobin, 3, 3, 1, "round-robin 3×3 on 1 topic", 30}, // each message to one subscriber
+		{RoundRobin, 1, 3, 0, "round-robin 1×3 on 1 topic", 10},
 	} {
 		tp, err := NewTopology(c.scenario, c.pubs, c.subs, c.topics)
 		if err != nil {

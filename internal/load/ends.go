@@ -32,6 +32,26 @@ func (l Links) broker() bool { return driver.IsBroker(l.Transport) }
 // own: in-process queues have one producer each.
 func (l Links) perPair() bool { return driver.IsProcessBound(l.Transport) }
 
+// Check refuses tp on a transport that cannot carry it: several
+// subscribers of a round-robin topic must compete for its messages
+// (driver.CanGroup), several of another topic each get every one
+// (driver.FanOutChecker).
+func (l Links) Check(tp Topology) error {
+	if !tp.Shared() {
+		if fc, ok := l.Transport.(driver.FanOutChecker); ok {
+			return fc.CheckFanOut(tp.Subscribers, tp.Topics, l.Subscribe.Params)
+		}
+		return nil
+	}
+	if tp.Subscribers <= tp.Topics {
+		return nil // a subscriber per topic
+	}
+	if err := driver.CanGroup(l.Transport, l.Subscribe); err != nil {
+		return fmt.Errorf("%s: the subscribers of a topic must share its messages, each message to one of them, but %w", tp, err)
+	}
+	return nil
+}
+
 // TopicName is the name of topic i of a payload: the base topic, the
 // payload size and the topic index, so that a late message of one payload
 // never reaches the subscribers of the next.
@@ -108,6 +128,9 @@ func (l Links) Open(ctx context.Context, tp Topology, payload int) (_ *Ends, err
 	subOpts := func(topic int) driver.Options {
 		o := l.Subscribe
 		o.Topic = TopicName(l.Subscribe.Topic, payload, topic)
+		if tp.Shared() && len(tp.SubscribersOf(topic)) > 1 {
+			o.Group = o.Topic
+		}
 		return o
 	}
 	pubOpts := func(topic int) driver.Options {

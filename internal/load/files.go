@@ -147,19 +147,20 @@ type PayloadSummary struct {
 	ReceiveMbps    float64       `json:"receive_mbps"`   // 10^6 bit/s
 	Latency        Stats         `json:"latency"`
 	// The latency statistics again in µs, under the MQTT-bench spec's names.
-	LatencyMinUs  float64           `json:"latency_min_us"`
-	LatencyMaxUs  float64           `json:"latency_max_us"`
-	LatencyMeanUs float64           `json:"latency_mean_us"`
-	LatencyP50Us  float64           `json:"latency_p50_us"`
-	LatencyP95Us  float64           `json:"latency_p95_us"`
-	LatencyP99Us  float64           `json:"latency_p99_us"`
-	LatencyP999Us float64           `json:"latency_p999_us"`
-	SendDelay     Stats             `json:"send_delay"`
-	RawKept       int               `json:"raw_kept"`
-	RawDropped    uint64            `json:"raw_dropped"`
-	Drained       bool              `json:"drained"`
-	Publishers    []PublisherResult `json:"publishers"`
-	Notes         []string          `json:"notes"`
+	LatencyMinUs  float64            `json:"latency_min_us"`
+	LatencyMaxUs  float64            `json:"latency_max_us"`
+	LatencyMeanUs float64            `json:"latency_mean_us"`
+	LatencyP50Us  float64            `json:"latency_p50_us"`
+	LatencyP95Us  float64            `json:"latency_p95_us"`
+	LatencyP99Us  float64            `json:"latency_p99_us"`
+	LatencyP999Us float64            `json:"latency_p999_us"`
+	SendDelay     Stats              `json:"send_delay"`
+	RawKept       int                `json:"raw_kept"`
+	RawDropped    uint64             `json:"raw_dropped"`
+	Drained       bool               `json:"drained"`
+	Publishers    []PublisherResult  `json:"publishers"`
+	Subscribers   []SubscriberResult `json:"subscribers"`
+	Notes         []string           `json:"notes"`
 }
 
 // SummaryOf summarises a payload result.
@@ -170,10 +171,13 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 		DeliveryRatio: r.DeliveryRatio(), DeliveryRate: r.DeliveryRate(), Offered: r.Offered, SendRate: r.SendRate(), ReceiveRate: r.ReceiveRate(),
 		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6,
 		Latency:     r.Latency, SendDelay: r.SendDelay, RawKept: len(r.Raw), RawDropped: r.RawDropped, Drained: r.Drained,
-		Publishers: r.Publishers, Notes: notesOf(r, cfg),
+		Publishers: r.Publishers, Subscribers: r.Subscribers, Notes: notesOf(r, cfg),
 	}
 	if s.Publishers == nil {
 		s.Publishers = []PublisherResult{}
+	}
+	if s.Subscribers == nil {
+		s.Subscribers = []SubscriberResult{}
 	}
 	us := func(ns int64) float64 { return float64(ns) / 1e3 }
 	l := r.Latency

@@ -160,6 +160,15 @@ type Tick struct {
 	Latency *hdrhistogram.Histogram
 }
 
+// SubscriberResult is how many measured messages one subscriber got (first
+// arrivals, from every publisher of its topic): the split among the
+// subscribers of a topic.
+type SubscriberResult struct {
+	Subscriber int    `json:"subscriber"`
+	Topic      int    `json:"topic"`
+	Received   uint64 `json:"received"`
+}
+
 // PublisherResult is what one publisher sent and its subscribers got.
 type PublisherResult struct {
 	Publisher  int    `json:"publisher"`
@@ -204,6 +213,8 @@ type PayloadResult struct {
 	Raw        []RawSample // by arrival
 	RawDropped uint64      // latencies beyond MaxRaw, in the histogram only
 	Publishers []PublisherResult
+	// Subscribers are the measured messages each subscriber got.
+	Subscribers []SubscriberResult
 	// Drained is false when the drain timed out with messages missing.
 	Drained bool
 	// Acknowledged is true when the publishers' links acknowledge each
@@ -543,7 +554,7 @@ func (r *run) rawCapacity(links int) int {
 	if r.cfg.Rate <= 0 {
 		return min(r.cfg.MaxRaw, 1<<16)
 	}
-	n := r.cfg.Rate*r.cfg.Duration.Seconds()*float64(r.tp.Publishers*r.tp.Subscribers)/float64(r.tp.Topics)/float64(links)*1.1 + 64
+	n := r.cfg.Rate*r.cfg.Duration.Seconds()*float64(r.tp.Expected(slices.Repeat([]uint64{1}, r.tp.Publishers)))/float64(links)*1.1 + 64
 	// Compared as a float: a huge rate would overflow the conversion.
 	if !(n < float64(r.cfg.MaxRaw)) {
 		return r.cfg.MaxRaw
@@ -756,7 +767,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 
 	pubs := make([]PublisherResult, r.tp.Publishers)
 	for i := range pubs {
-		pubs[i] = PublisherResult{Publisher: i, Topic: r.tp.PubTopic[i], Sent: sent[i], Expected: sent[i] * uint64(len(r.tp.SubscribersOf(r.tp.PubTopic[i])))}
+		pubs[i] = PublisherResult{Publisher: i, Topic: r.tp.PubTopic[i], Sent: sent[i], Expected: sent[i] * r.tp.Reach(r.tp.PubTopic[i])}
 	}
 	for _, s := range sends {
 		pubs[s.end.Pub].Skipped = s.skipped
@@ -764,10 +775,12 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	for i := range pubs {
 		p := &pubs[i]
 		p.Offered, p.IntendedRate, p.SendRate = p.Sent+p.Skipped, r.cfg.Rate, rate(p.Sent, res.Measured())
-		res.Offered += p.Offered * uint64(len(r.tp.SubscribersOf(p.Topic)))
+		res.Offered += p.Offered * r.tp.Reach(p.Topic)
 	}
 	// Each subscriber of a publisher's topic should have every message;
-	// one that got none has no tracker and lost them all.
+	// one that got none has no tracker and lost them all. Subscribers
+	// that compete (Shared) should have every message between them: more
+	// than were sent are duplicates across them.
 	got := map[[2]int]*Tracker{}
 	var last int64
 	for _, rv := range recvs {
@@ -785,16 +798,32 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 			got[k] = &c
 		}
 	}
+	res.Subscribers = make([]SubscriberResult, r.tp.Subscribers)
 	for i := range pubs {
+		var group Tracker
 		for _, j := range r.tp.SubscribersOf(pubs[i].Topic) {
 			tr := got[[2]int{j, i}]
 			if tr == nil {
 				tr = &Tracker{}
 			}
+			res.Subscribers[j].Received += tr.Unique
+			if r.tp.Shared() {
+				group.Unique += tr.Unique
+				group.Duplicates += tr.Duplicates
+				group.OutOfOrder += tr.OutOfOrder
+				continue
+			}
 			pubs[i].Received += tr.Unique
 			pubs[i].Lost += tr.Lost(sent[i])
 			pubs[i].Duplicates += tr.Duplicates
 			pubs[i].OutOfOrder += tr.OutOfOrder
+		}
+		if r.tp.Shared() {
+			extra := group.Unique - min(group.Unique, sent[i])
+			pubs[i].Received += group.Unique - extra
+			pubs[i].Lost += group.Lost(sent[i])
+			pubs[i].Duplicates += group.Duplicates + extra
+			pubs[i].OutOfOrder += group.OutOfOrder
 		}
 		res.Unique += pubs[i].Received
 		res.Lost += pubs[i].Lost
@@ -802,6 +831,9 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 		res.OutOfOrder += pubs[i].OutOfOrder
 	}
 	res.Publishers = pubs
+	for j := range res.Subscribers {
+		res.Subscribers[j].Subscriber, res.Subscribers[j].Topic = j, r.tp.SubTopic[j]
+	}
 	if last > 0 {
 		res.LastArrival = r.t0.Add(time.Duration(last - r.clock.Ns(r.t0)))
 	}

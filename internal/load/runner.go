@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -209,8 +210,17 @@ func (p *Progress) End(r *PayloadResult) {
 	if sk := r.Counters.Skipped; sk > 0 {
 		sent = fmt.Sprintf("sent %d of %d offered (%s msg/s, %d skipped)", r.Counters.MessagesSent, r.Counters.MessagesSent+sk, thousands(r.SendRate()), sk)
 	}
-	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %d (%.2f%% of %d offered, %.2f%% of %d sent)  lost %d  dup %d  ooo %d  p50 %v  p99 %v  max %v\n",
-		p.sub, r.Payload, sent, r.Unique, 100*r.DeliveryRate(), r.Offered, 100*r.DeliveryRatio(), r.Expected,
+	// Several subscribers: how the deliveries split among them.
+	split := ""
+	if len(r.Subscribers) > 1 {
+		parts := make([]string, len(r.Subscribers))
+		for j, s := range r.Subscribers {
+			parts[j] = strconv.FormatUint(s.Received, 10)
+		}
+		split = "  per subscriber " + strings.Join(parts, "/")
+	}
+	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %d (%.2f%% of %d offered, %.2f%% of %d sent)%s  lost %d  dup %d  ooo %d  p50 %v  p99 %v  max %v\n",
+		p.sub, r.Payload, sent, r.Unique, 100*r.DeliveryRate(), r.Offered, 100*r.DeliveryRatio(), r.Expected, split,
 		r.Lost, r.Duplicates, r.OutOfOrder, roundLatency(time.Duration(r.Latency.P50Ns)), roundLatency(time.Duration(r.Latency.P99Ns)),
 		roundLatency(time.Duration(r.Latency.MaxNs)))
 }

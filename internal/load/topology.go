@@ -10,7 +10,7 @@ const (
 	FanIn       = "fan-in"       // N publishers, one subscriber, one topic
 	FanOut      = "fan-out"      // one publisher, M subscribers, one topic
 	StraightRun = "straight-run" // N publisher→subscriber pairs, a topic each
-	RoundRobin  = "round-robin"  // N publishers, M subscribers, T topics: publisher i on topic i mod T, subscriber j on topic j mod T
+	RoundRobin  = "round-robin"  // N publishers, M subscribers, T topics: publisher i on topic i mod T, subscriber j on topic j mod T; each message to one subscriber of its topic
 )
 
 // Scenarios lists the scenario names.
@@ -52,7 +52,7 @@ func NewTopology(scenario string, pubs, subs, topics int) (Topology, error) {
 	case FanIn:
 		t.Publishers = def(pubs, 1)
 		if err := fixed("subscribers", subs, 1); err != nil {
-			return t, err
+			return t, fmt.Errorf("%w: fan-in gathers every publisher's messages at one subscriber; for several subscribers of one topic use round-robin (each message to one of them) or fan-out with one publisher (each message to each)", err)
 		}
 		if err := fixed("topics", topics, 1); err != nil {
 			return t, err
@@ -122,13 +122,28 @@ func (t Topology) PublishersOf(topic int) []int {
 	return out
 }
 
+// Shared reports whether the subscribers of a topic compete for its
+// messages (round-robin: a queue group, a shared subscription, one queue
+// with several consumers) instead of each getting every one.
+func (t Topology) Shared() bool { return t.Scenario == RoundRobin }
+
+// Reach returns how many subscribers each message on topic reaches: one
+// when they compete (Shared), else every subscriber of the topic.
+func (t Topology) Reach(topic int) uint64 {
+	n := uint64(len(t.SubscribersOf(topic)))
+	if t.Shared() {
+		return min(n, 1)
+	}
+	return n
+}
+
 // Expected returns how many deliveries the measured messages should make:
-// each message of publisher i (sent[i] of them) reaches every subscriber
-// of its topic.
+// each message of publisher i (sent[i] of them) reaches Reach of its
+// topic.
 func (t Topology) Expected(sent []uint64) uint64 {
 	var n uint64
 	for i, s := range sent {
-		n += s * uint64(len(t.SubscribersOf(t.PubTopic[i])))
+		n += s * t.Reach(t.PubTopic[i])
 	}
 	return n
 }

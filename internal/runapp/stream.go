@@ -215,14 +215,12 @@ func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
 	if w := cfg.WithDefaults().RateWarning(); w != "" {
 		fmt.Fprintf(r.stderr, "run load: warning: %s\n", w)
 	}
-	for _, st := range r.streams {
-		if fc, ok := st.Transport.(driver.FanOutChecker); ok {
-			if err := fc.CheckFanOut(tp.Subscribers, tp.Topics, st.Params); err != nil {
-				return exit.Usagef("%s: %v", st.Scenario.Type, err)
-			}
+	subs := r.subs(lc.Session.ConnectTimeout)
+	for _, s := range subs {
+		if err := s.Links.Check(tp); err != nil {
+			return exit.Usagef("%s: %v", s.Type, err)
 		}
 	}
-	subs := r.subs(lc.Session.ConnectTimeout)
 	if promAddr != "" {
 		exp, err := load.ServePrometheus(promAddr)
 		if err != nil {
