@@ -64,7 +64,7 @@ func TestBurstHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 90.125 Mb/s is below the requirement of 100: higher is better.
-	for _, want := range []string{"Subscription throughput [Mb/s]", "requirement (100.000)", "over requirement (1)"} {
+	for _, want := range []string{"Subscription throughput [Mb/s]", "requirement (100.000)", "below requirement (1)"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("16 B throughput plot lacks %q", want)
 		}

@@ -53,6 +53,15 @@ func worseThan(mag string, v, req float64) bool {
 	return v > req
 }
 
+// worseWord says where a value worse than its requirement lies: over it,
+// or below it for a metric whose higher values are better (throughput).
+func worseWord(magnitude string) string {
+	if metricOf(magnitude).Better == result.HigherIsBetter {
+		return "below"
+	}
+	return "over"
+}
+
 // History is every experiment's summaries, arranged for plotting.
 type History struct {
 	// Experiments in chronological order; every series has one value per

@@ -54,7 +54,7 @@ func (h *History) PageWithGate(jobs []Job, svgs [][]byte, meta []htmlreport.KV, 
 		if j.Kind == KindPayload {
 			title = fmt.Sprintf("%s, %d bytes", j.Magnitude, j.Payload)
 			if j.Over > 0 {
-				title += fmt.Sprintf(": %d experiment(s) over requirement", j.Over)
+				title += fmt.Sprintf(": %d experiment(s) %s requirement", j.Over, worseWord(j.Magnitude))
 			}
 		}
 		plotsOf[k] = append(plotsOf[k], htmlreport.Plot{Title: title, SVG: svgs[i]})

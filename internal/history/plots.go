@@ -168,7 +168,7 @@ func payloadPlot(s *SubExperiment, b int, chk string, y []float64, req float64, 
 			p.Legend.Add(fmt.Sprintf("requirement (%s)", result.Format3(req)), l)
 		}
 		if over > 0 {
-			p.Legend.Add(fmt.Sprintf("over requirement (%d)", over), plots.MarkThumbnail{})
+			p.Legend.Add(fmt.Sprintf("%s requirement (%d)", worseWord(chk), over), plots.MarkThumbnail{})
 		}
 		addChanges(p, chk, y, labels, sc)
 		return p
