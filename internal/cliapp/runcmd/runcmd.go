@@ -455,11 +455,11 @@ publishers send as fast as they can and latency is from the call to Send.
 Loss, duplicates and reordering come from the sequence numbers of each
 publisher as each subscriber sees them; the expected deliveries are every
 message of a publisher times the subscribers of its topic (one on
-round-robin). Socket and
-in-process links are point to point: a publisher sends each message to every
-subscriber of its topic on a link of its own. Over AMQP, several subscribers
-of one topic need --amqp-exchange (amq.direct), except on round-robin: the
-default exchange gives a message to one queue.
+round-robin). Socket and in-process links are point to point: a publisher
+sends each message to every subscriber of its topic on a link of its own.
+Over AMQP, several subscribers of one topic need --amqp-exchange
+(amq.direct), except on round-robin: the default exchange gives a message
+to one queue.
 
 Scenarios: fan-in (N publishers, 1 subscriber), fan-out (1 publisher, M
 subscribers), straight-run (N pairs, a topic each), round-robin (N publishers,
