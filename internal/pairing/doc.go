@@ -1,0 +1,16 @@
+// Package pairing turns the runs of an interleaved A/B comparison into the
+// family of paired checks that package stats/paired (and the sequential
+// gate, stats/seq) analyse.
+//
+// `run ab` writes pair i of a comparison as <out>/reference/<name>-NN and
+// <out>/candidate/<name>-NN: the two runs of a pair are the experiments of
+// the same name on the two sides. Match pairs the reference and candidate
+// experiments by name and refuses runs that do not pair, naming them;
+// Checks builds one paired.Check per sub-experiment × row × gated metric,
+// each holding the metric's value in every pair, its direction from
+// result.Metric.
+//
+// It sits below the tools so that compare (which analyses the pairs) and
+// run ab (which adds pairs until the sequential gate decides) build the
+// family the same way.
+package pairing
