@@ -119,9 +119,11 @@ var ThroughputMetric = result.MessageRate
 // reference and candidate run and HigherIsBetter from the metric. The
 // origins are parallel to the checks.
 //
-// Every run must hold the same sub-experiments and rows as the first
-// reference run; an error names the file and the row or sub-experiment
-// that differ. Values are taken as they are: paired.Analyze refuses one
+// A sub-experiment that no candidate run holds is left out: the candidate
+// does not measure it, and the caller says so (compare reports it missing).
+// Otherwise every run must hold the same sub-experiments and rows as the
+// first reference run; an error names the file and the row or
+// sub-experiment that differ. Values are taken as they are: paired.Analyze refuses one
 // that is not positive.
 func Checks(pairs []Pair, latency []result.Metric) ([]paired.Check, []Origin, error) {
 	if len(pairs) == 0 {
@@ -132,6 +134,9 @@ func Checks(pairs []Pair, latency []result.Metric) ([]paired.Check, []Origin, er
 	var origins []Origin
 	first := pairs[0].Reference
 	for _, typ := range types(pairs, func(e *experiment.Experiment) []string { return tableTypes(e.Summaries) }) {
+		if !anyCandidate(pairs, typ, (*experiment.Experiment).Summary) {
+			continue
+		}
 		tabs, err := tables(pairs, typ, (*experiment.Experiment).Summary)
 		if err != nil {
 			errs = append(errs, err)
@@ -144,6 +149,9 @@ func Checks(pairs []Pair, latency []result.Metric) ([]paired.Check, []Origin, er
 		}
 	}
 	for _, typ := range types(pairs, func(e *experiment.Experiment) []string { return tableTypes(e.Throughputs) }) {
+		if !anyCandidate(pairs, typ, (*experiment.Experiment).Throughput) {
+			continue
+		}
 		tabs, err := tables(pairs, typ, (*experiment.Experiment).Throughput)
 		if err != nil {
 			errs = append(errs, err)
@@ -181,6 +189,11 @@ func tableTypes[R result.Row](ts []experiment.Table[R]) []string {
 		out[i] = t.Type
 	}
 	return out
+}
+
+// anyCandidate reports whether some candidate run holds sub-experiment typ.
+func anyCandidate[R result.Row](pairs []Pair, typ string, get func(*experiment.Experiment, string) *experiment.Table[R]) bool {
+	return slices.ContainsFunc(pairs, func(p Pair) bool { return get(p.Candidate, typ) != nil })
 }
 
 // tables returns sub-experiment typ of every pair's runs, [pair][0 ref, 1

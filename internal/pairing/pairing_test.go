@@ -95,4 +95,9 @@ func TestChecksRefuseDifferentRuns(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"tp" is missing from 1 of the 4 paired runs (b/x-02)`) {
 		t.Errorf("a run without a sub-experiment: %v", err)
 	}
+	pairs[0].Candidate.Throughputs = nil
+	checks, _, err := Checks(pairs, []result.Metric{result.Median})
+	if err != nil || len(checks) != 2 {
+		t.Errorf("a sub-experiment no candidate has: %d checks, %v; want it left out", len(checks), err)
+	}
 }
