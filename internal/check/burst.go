@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
@@ -29,34 +30,22 @@ func BurstReportFileName(typ string) string { return ReportFileName("burst_" + t
 // check per required payload in the requirements' order, as the Fast-RTPS
 // script orders its report. The percentage over a requirement of 0 is the
 // difference × 100, as there.
-func EvaluateBurst(typ string, reqs []requirements.BurstRow, rows []result.BurstRow) []gate.Check {
+func EvaluateBurst(typ string, reqs []requirements.KeyedRow, rows []result.BurstRow) []gate.Check {
 	var checks []gate.Check
-	for _, m := range []result.Metric{result.BurstLostMetric, result.BurstThroughputMetric} {
+	for _, m := range requirements.BurstMetrics {
 		for _, req := range reqs {
 			if req.Type != typ {
 				continue
 			}
-			want := req.Lost
-			if m == result.BurstThroughputMetric {
-				want = req.Mbps
-			}
-			i := -1
-			for j, r := range rows {
-				if r.Payload == req.Payload {
-					i = j
-					break
-				}
-			}
+			want := req.Limits[m.Name]
+			i := slices.IndexFunc(rows, func(r result.BurstRow) bool { return r.Payload == req.Key.Payload })
 			if i < 0 {
-				checks = append(checks, gate.MissingCheck(typ, req.Payload, m, want, 0,
-					fmt.Sprintf("required, but the burst summary of %s has no %d-byte row", typ, req.Payload)))
+				checks = append(checks, gate.MissingCheck(typ, req.Key.Payload, m, want, 0,
+					fmt.Sprintf("required, but the burst summary of %s has no %d-byte row", typ, req.Key.Payload)))
 				continue
 			}
-			got := float64(rows[i].Lost)
-			if m == result.BurstThroughputMetric {
-				got = rows[i].SubMbps
-			}
-			c := gate.Evaluate(typ, req.Payload, m, referenceName, want, 0, got)
+			got, _ := rows[i].Value(m)
+			c := gate.Evaluate(typ, req.Key.Payload, m, referenceName, want, 0, got)
 			if want == 0 {
 				c.Percent = (got - want) * 100
 			}
@@ -76,7 +65,7 @@ func WriteBurstReport(w io.Writer, checks []gate.Check, allowMissing bool) error
 // runBurst checks the burst summaries of one experiment directory against
 // burst requirements (the Fast-RTPS throughput check): a report
 // checks_burst_<type>.csv per summary, and the requested reports.
-func runBurst(ctx context.Context, cfg Config, reqs []requirements.BurstRow) (*Result, error) {
+func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*Result, error) {
 	if cfg.ExperimentDir == "" {
 		return nil, exit.Usagef("burst requirements (%s) are checked against one experiment directory", cfg.Requirements)
 	}

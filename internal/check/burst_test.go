@@ -17,8 +17,10 @@ import (
 // requirement of 0 gives the difference × 100 as its percentage, as the
 // script computes it.
 func TestBurstReportSpecExample(t *testing.T) {
-	reqs := []requirements.BurstRow{{Type: "t", Payload: 16, Lost: 58.8, Mbps: 9.364}, {Type: "t", Payload: 1024, Lost: 143.08, Mbps: 555.954},
-		{Type: "t", Payload: 64, Lost: 0, Mbps: 1}}
+	req := func(payload int, lost, mbps float64) requirements.KeyedRow {
+		return requirements.KeyedRow{Type: "t", Key: result.Key{Payload: payload}, Limits: map[string]float64{result.BurstLost: lost, result.BurstThroughput: mbps}}
+	}
+	reqs := []requirements.KeyedRow{req(16, 58.8, 9.364), req(1024, 143.08, 555.954), req(64, 0, 1)}
 	rows := []result.BurstRow{{Payload: 16, Lost: 2488, SubMbps: 9.263}, {Payload: 1024, Lost: 918, SubMbps: 547.765},
 		{Payload: 64, Lost: 2, SubMbps: 1}}
 	var b bytes.Buffer

@@ -187,7 +187,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 			return nil, exit.With(exit.Usage, fmt.Errorf("requirements: %w", err))
 		}
 	}
-	var treqs []requirements.ThroughputRow
+	var treqs []requirements.KeyedRow
 	if cfg.ThroughputRequirements != "" {
 		treqs, err = requirements.ReadThroughputFile(cfg.ThroughputRequirements)
 		if err != nil {

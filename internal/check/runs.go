@@ -26,7 +26,7 @@ import (
 func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin float64, columns []result.Metric) *gate.Verdict {
 	v := evaluate(reqs, runs, columns,
 		func(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64) gate.Check {
-			return judged(typ, b, m, mi, req, values, margin)
+			return judgedCheck(typ, b, fmt.Sprintf("%d B %s", b, m.Name), req.LimitAt(mi), values, margin)
 		},
 		func(typ string, b int, lacking []string) string {
 			return fmt.Sprintf("required, but %s %s no %d-byte row of %s", names(lacking), hasHave(len(lacking)), b, typ)
@@ -153,16 +153,12 @@ func runValues[R result.Row](runs []*experiment.Experiment, table func(*experime
 	return values, lacking
 }
 
-// judged turns requirements.Judge's verdict into a check.
-func judged(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64, margin float64) gate.Check {
-	return judgedCheck(typ, b, fmt.Sprintf("%d B %s", b, m.Name), m, requirements.Judge(req, mi, values, margin), req.Stat, mi, len(values), margin)
-}
-
-// judgedCheck turns judgement j of n runs against a requirement on metric
-// m into a check whose message starts with what; a higher-is-better
-// metric's requirement is a lower limit, which margin lowers. st and fit
-// are as in statsOf.
-func judgedCheck(sub string, payload int, what string, m result.Metric, j requirements.Judgement, st *requirements.Model, fit, n int, margin float64) gate.Check {
+// judgedCheck judges the values of the runs against requirement limit l
+// (requirements.Judge) and makes the check, whose message starts with
+// what; a higher-is-better metric's requirement is a lower limit, which
+// margin lowers.
+func judgedCheck(sub string, payload int, what string, l requirements.Limit, values []float64, margin float64) gate.Check {
+	j, m := requirements.Judge(l, values, margin), l.Metric
 	c := gate.Evaluate(sub, payload, m, referenceName, j.Requirement, margin, j.Value)
 	c.Status = j.Status
 	limit, sign, better := "requirement", 1.0, ""
@@ -175,7 +171,7 @@ func judgedCheck(sub string, payload int, what string, m result.Metric, j requir
 	}
 	c.Message = fmt.Sprintf("%s: %s %.3f %s vs %s (%s%s): %s",
 		what, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), better, evidence(j, m.Unit))
-	c.Stats = statsOf(j, st, fit, n, m)
+	c.Stats = statsOf(j, l, len(values))
 	return c
 }
 
@@ -201,23 +197,24 @@ func evidence(j requirements.Judgement, unit string) string {
 }
 
 // statsOf is a statistical check's figures for every report, or nil for a
-// requirement of percentile mode (st nil); fit is the index of the
-// check's column in st.Fits, n the number of runs judged, m the metric
-// (a higher-is-better one has a lower limit). Ratios are to
-// the requirement for these runs, as every report shows a statistical
-// check's estimate and interval.
-func statsOf(j requirements.Judgement, st *requirements.Model, fit, n int, m result.Metric) *gate.Stats {
+// requirement of percentile mode; n is the number of runs judged against
+// limit l (a higher-is-better one is a lower limit). Ratios are to the
+// requirement for these runs, as every report shows a statistical check's
+// estimate and interval.
+func statsOf(j requirements.Judgement, l requirements.Limit, n int) *gate.Stats {
+	st := l.Stat
 	if st == nil {
 		return nil
 	}
+	fit := st.Fits[l.Fit]
 	return &gate.Stats{
 		NReference: st.Runs, NCandidate: n,
 		Estimate: j.Value / j.Requirement, Low: j.Low / j.Requirement, High: j.High / j.Requirement,
 		Tail: st.CheckLevel, PassTail: st.CheckLevel, Confidence: 1 - 2*st.CheckLevel,
-		P: j.P, PAdjusted: j.P, Exact: st.Fits[fit].Method == gate.MethodOrder,
-		Dispersion: st.Fits[fit].LogSD,
+		P: j.P, PAdjusted: j.P, Exact: fit.Method == gate.MethodOrder,
+		Dispersion: fit.LogSD,
 		NeedRuns:   j.NeedRuns, Gateable: n >= j.NeedRuns, MoreRuns: j.MoreRuns,
-		Method: st.Fits[fit].Method, Over: j.Over, Floor: m.Better == result.HigherIsBetter,
+		Method: fit.Method, Over: j.Over, Floor: l.Metric.Better == result.HigherIsBetter,
 	}
 }
 

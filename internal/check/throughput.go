@@ -13,41 +13,38 @@ import (
 	"github.com/mqgate/mqgate/internal/result"
 )
 
-// ThroughputMetric is what a throughput requirement limits: the Median
-// [msg/s] of a throughput row, higher is better (formats §7).
-var ThroughputMetric = result.MessageRate
-
 // EvaluateThroughput judges the throughput rows of runs against the
 // throughput requirements reqs (formats §4, §11), lowered by margin: a
 // value below its requirement fails. One run against percentile
 // requirements with no margin is the plain rule (gate.Evaluate); otherwise
-// requirements.JudgeThroughput, three-valued. A requirement whose row the
+// requirements.Judge, three-valued. A requirement whose row the
 // runs lack (another payload or offered rate) is a missing check naming
 // what was measured instead, and so is a measured row without requirement.
-func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Experiment, margin float64) []ThroughputCheck {
+func EvaluateThroughput(reqs []requirements.KeyedRow, runs []*experiment.Experiment, margin float64) []ThroughputCheck {
 	var checks []ThroughputCheck
 	add := func(typ string, k result.Key, c gate.Check) {
 		checks = append(checks, ThroughputCheck{Type: typ, Key: k, Check: c})
 	}
 	plain := len(runs) == 1 && !requirements.ThroughputStatistical(reqs) && margin == 0
 	required := map[string]bool{}
+	m := result.MessageRate
 	for _, r := range reqs {
-		label := result.ThroughputLabel(r.Type, r.Key)
+		label, l := result.ThroughputLabel(r.Type, r.Key), r.Limit(m)
 		required[label+fmt.Sprint(r.Key.Payload)] = true
 		values, lacking := runValues(runs, func(e *experiment.Experiment) *experiment.Throughput { return e.Throughput(r.Type) },
-			r.Key, ThroughputMetric, func(e *experiment.Experiment) string { return e.Dir })
+			r.Key, m, func(e *experiment.Experiment) string { return e.Dir })
 		if len(lacking) > 0 {
-			add(r.Type, r.Key, gate.MissingCheck(label, r.Key.Payload, ThroughputMetric, r.Min, math.NaN(),
+			add(r.Type, r.Key, gate.MissingCheck(label, r.Key.Payload, m, l.Value, math.NaN(),
 				fmt.Sprintf("%s: no measurement in %s (%s)%s", r.Key, strings.Join(lacking, ", "), experiment.ThroughputFileName(r.Type), measuredInstead(runs, r))))
 			continue
 		}
 		if plain {
-			c := gate.Evaluate(label, r.Key.Payload, ThroughputMetric, referenceName, r.Min, 0, values[0])
+			c := gate.Evaluate(label, r.Key.Payload, m, referenceName, l.Value, 0, values[0])
 			c.Message += " [higher is better]"
 			add(r.Type, r.Key, c)
 			continue
 		}
-		add(r.Type, r.Key, judgedCheck(label, r.Key.Payload, r.Key.String(), ThroughputMetric, requirements.JudgeThroughput(r, values, margin), r.Stat, 0, len(values), margin))
+		add(r.Type, r.Key, judgedCheck(label, r.Key.Payload, r.Key.String(), l, values, margin))
 	}
 	for _, e := range runs {
 		for _, t := range e.Throughputs {
@@ -58,7 +55,7 @@ func EvaluateThroughput(reqs []requirements.ThroughputRow, runs []*experiment.Ex
 					continue
 				}
 				required[label+fmt.Sprint(k.Payload)] = true
-				add(t.Type, k, gate.MissingCheck(label, k.Payload, ThroughputMetric, math.NaN(), row.Median,
+				add(t.Type, k, gate.MissingCheck(label, k.Payload, m, math.NaN(), row.Median,
 					fmt.Sprintf("%s: no throughput requirement for it", k)))
 			}
 		}
@@ -95,7 +92,7 @@ func WriteThroughputReport(w io.Writer, checks []ThroughputCheck, allowMissing b
 
 // measuredInstead says which rows of the same payload and mode the runs
 // hold, when a requirement's offered rate is not among them.
-func measuredInstead(runs []*experiment.Experiment, r requirements.ThroughputRow) string {
+func measuredInstead(runs []*experiment.Experiment, r requirements.KeyedRow) string {
 	var other []string
 	for _, e := range runs {
 		t := e.Throughput(r.Type)

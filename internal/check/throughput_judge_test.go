@@ -21,7 +21,7 @@ func TestThroughputFigures(t *testing.T) {
 	rate := result.Key{Mode: result.ModeRate, Offered: 5000}
 	at := func(k result.Key, payload int) result.Key { k.Payload = payload; return k }
 	tc := func(typ string, k result.Key, req, value float64) ThroughputCheck {
-		c := gate.Evaluate(result.ThroughputLabel(typ, k), k.Payload, ThroughputMetric, referenceName, req, 0, value)
+		c := gate.Evaluate(result.ThroughputLabel(typ, k), k.Payload, result.MessageRate, referenceName, req, 0, value)
 		return ThroughputCheck{Type: typ, Key: k, Check: c}
 	}
 	figs := ThroughputFigures([]ThroughputCheck{
@@ -72,8 +72,8 @@ func TestThroughputOrderEvidence(t *testing.T) {
 	if err != nil || len(reqs) != 1 {
 		t.Fatalf("derive: %v, %d requirements", err, len(reqs))
 	}
-	r := reqs[0].ThroughputRow
-	c := judgedCheck("nats_reliable (window)", 16, r.Key.String(), ThroughputMetric, requirements.JudgeThroughput(r, []float64{980, 1004, 985}, 0), r.Stat, 0, 3, 0)
+	r := reqs[0].KeyedRow
+	c := judgedCheck("nats_reliable (window)", 16, r.Key.String(), r.Limit(result.MessageRate), []float64{980, 1004, 985}, 0)
 	if c.Stats == nil || c.Stats.Method != gate.MethodOrder || !c.Stats.Floor || c.Stats.Over != 2 {
 		t.Fatalf("stats %+v: want the order method, a floor, 2 runs below 990", c.Stats)
 	}

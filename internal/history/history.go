@@ -448,14 +448,16 @@ func (h *History) addBursts() {
 
 // setBurstRequirements draws reqs (a burst requirements file, formats §9)
 // as the requirement lines of the burst series.
-func (h *History) setBurstRequirements(reqs []requirements.BurstRow) {
+func (h *History) setBurstRequirements(reqs []requirements.KeyedRow) {
 	for _, s := range h.SubExperiments {
 		if !s.Burst {
 			continue
 		}
 		for _, r := range reqs {
-			if p := indexOfInt(s.Payloads, r.Payload); r.Type == s.Type && p >= 0 {
-				s.Requirements[0][p], s.Requirements[1][p] = r.Lost, r.Mbps
+			if p := indexOfInt(s.Payloads, r.Key.Payload); r.Type == s.Type && p >= 0 {
+				for i, mag := range BurstMagnitudes {
+					s.Requirements[i][p] = r.Limits[mag]
+				}
 			}
 		}
 	}

@@ -208,7 +208,7 @@ func Plot(ctx context.Context, cfg Options) (*Result, error) {
 		return nil, err
 	}
 	var reqs []requirements.Row
-	var burstReqs []requirements.BurstRow
+	var burstReqs []requirements.KeyedRow
 	var err error
 	switch {
 	case cfg.Requirements == "":

@@ -29,14 +29,9 @@ var BurstColumns = []string{"Experiment type", "Payload [Bytes]", result.BurstLo
 // set at, for both columns, as the Fast-RTPS script sets them.
 const BurstPercentile = 99
 
-// BurstRow is one burst requirement: at most Lost samples lost (lower is
-// better) and at least Mbps of subscription throughput (higher is better)
-// for one sub-experiment and payload.
-type BurstRow struct {
-	Type       string
-	Payload    int
-	Lost, Mbps float64
-}
+// BurstMetrics are what a burst requirement limits, in the order of its
+// columns: at most the lost samples, at least the subscription throughput.
+var BurstMetrics = []result.Metric{result.BurstLostMetric, result.BurstThroughputMetric}
 
 // IsBurstFile reports whether the file at path starts with the burst
 // requirements header: check takes such a --requirements file as burst
@@ -53,7 +48,7 @@ func IsBurstFile(path string) bool {
 
 // ReadBurstFile reads a burst requirements CSV; errors name file, line and
 // column.
-func ReadBurstFile(path string) ([]BurstRow, error) {
+func ReadBurstFile(path string) ([]KeyedRow, error) {
 	f, err := fileerr.OpenRegular(path, "a requirements file")
 	if err != nil {
 		return nil, err
@@ -63,7 +58,7 @@ func ReadBurstFile(path string) ([]BurstRow, error) {
 	if err := csvfile.ReadHeader(cr, path, BurstColumns); err != nil {
 		return nil, err
 	}
-	var out []BurstRow
+	var out []KeyedRow
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -76,18 +71,17 @@ func ReadBurstFile(path string) ([]BurstRow, error) {
 		if len(rec) != len(BurstColumns) {
 			return nil, fileerr.New(path, line, "", "%d columns, expected %d (%s)", len(rec), len(BurstColumns), strings.Join(BurstColumns, ","))
 		}
-		r := BurstRow{Type: rec[0]}
 		p, err := strconv.ParseFloat(rec[1], 64)
 		if err != nil || p < 1 || p != math.Trunc(p) || p > math.MaxInt32 {
 			return nil, fileerr.New(path, line, BurstColumns[1], "%q is not a positive byte count", rec[1])
 		}
-		r.Payload = int(p)
-		for i, dst := range []*float64{&r.Lost, &r.Mbps} {
+		r := KeyedRow{Type: rec[0], Key: result.Key{Payload: int(p)}, Limits: map[string]float64{}}
+		for i, m := range BurstMetrics {
 			v, err := strconv.ParseFloat(rec[2+i], 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				return nil, fileerr.New(path, line, BurstColumns[2+i], "%q is not a finite number ≥ 0", rec[2+i])
 			}
-			*dst = v
+			r.Limits[m.Name] = v
 		}
 		out = append(out, r)
 	}
@@ -98,12 +92,15 @@ func ReadBurstFile(path string) ([]BurstRow, error) {
 }
 
 // WriteBurst writes rows under BurstColumns, values with 3 decimals.
-func WriteBurst(w io.Writer, rows []BurstRow) error {
+func WriteBurst(w io.Writer, rows []KeyedRow) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(strings.Join(BurstColumns, ",") + "\n")
 	for _, r := range rows {
-		bw.WriteString(r.Type + "," + strconv.Itoa(r.Payload) + "," + strconv.FormatFloat(r.Lost, 'f', 3, 64) + "," +
-			strconv.FormatFloat(r.Mbps, 'f', 3, 64) + "\n")
+		bw.WriteString(r.Type + "," + strconv.Itoa(r.Key.Payload))
+		for _, m := range BurstMetrics {
+			bw.WriteString("," + f3(r.Limits[m.Name]))
+		}
+		bw.WriteString("\n")
 	}
 	return bw.Flush()
 }
@@ -117,7 +114,7 @@ type BurstSummary struct {
 // DeriveBurst sets, per sub-experiment (in order of first appearance) and
 // payload, each requirement at the BurstPercentile-th percentile (numpy's)
 // of the runs' values, as the Fast-RTPS script does.
-func DeriveBurst(runs []BurstSummary) []BurstRow {
+func DeriveBurst(runs []BurstSummary) []KeyedRow {
 	type key struct {
 		typ     string
 		payload int
@@ -141,12 +138,12 @@ func DeriveBurst(runs []BurstSummary) []BurstRow {
 			types = append(types, k.typ)
 		}
 	}
-	var out []BurstRow
+	var out []KeyedRow
 	for _, t := range types {
 		for _, k := range keys {
 			if k.typ == t {
-				out = append(out, BurstRow{Type: t, Payload: k.payload,
-					Lost: stats.PercentileOf(lost[k], BurstPercentile), Mbps: stats.PercentileOf(mbps[k], BurstPercentile)})
+				out = append(out, KeyedRow{Type: t, Key: result.Key{Payload: k.payload}, Limits: map[string]float64{
+					result.BurstLost: stats.PercentileOf(lost[k], BurstPercentile), result.BurstThroughput: stats.PercentileOf(mbps[k], BurstPercentile)}})
 			}
 		}
 	}

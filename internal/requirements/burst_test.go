@@ -3,6 +3,7 @@ package requirements_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestBurstRequirements(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s\n(stdout %s)", got, want, stdout)
 	}
 	rows, err := requirements.ReadBurstFile(out)
-	if err != nil || len(rows) != 1 || rows[0] != (requirements.BurstRow{Type: "nats_best_effort", Payload: 16, Lost: 980.2, Mbps: 109.8}) {
+	if err != nil || len(rows) != 1 || !reflect.DeepEqual(rows[0], requirements.KeyedRow{Type: "nats_best_effort", Key: result.Key{Payload: 16}, Limits: map[string]float64{result.BurstLost: 980.2, result.BurstThroughput: 109.8}}) {
 		t.Errorf("%+v, %v", rows, err)
 	}
 	if !requirements.IsBurstFile(out) {

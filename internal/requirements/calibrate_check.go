@@ -196,7 +196,7 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 				for c, r := range cand {
 					values[c] = calibrate.Worse(m, pool.Values[cols[i]][r], factor)
 				}
-				v.Add(gate.Check{Status: Judge(req.Row, i, values, g.Margin).Status})
+				v.Add(gate.Check{Status: Judge(req.LimitAt(i), values, g.Margin).Status})
 			}
 		}
 		out[f] = calibrate.OutcomeOf(&v)

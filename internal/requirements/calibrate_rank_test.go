@@ -108,7 +108,7 @@ func TestOrderRankDeriveJudgeFile(t *testing.T) {
 	}
 	// 5 of 6 runs above the second largest of 10: OrderTail(10, 6, 2, 5).
 	vals := []float64{2 * second, 2 * second, 2 * second, 2 * second, 2 * second, second / 2}
-	j := Judge(rows[0], 0, vals, 0)
+	j := Judge(rows[0].LimitAt(0), vals, 0)
 	if j.Over != 5 || math.Abs(j.P-OrderTail(10, 6, 2, 5)) > 1e-15 {
 		t.Errorf("judgement %+v", j)
 	}

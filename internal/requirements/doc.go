@@ -17,15 +17,17 @@
 //     enough candidate runs all exceed it, OrderChance) or log-normal
 //     prediction bounds, tested per check by ShapiroWilk with a fallback.
 //
-// Throughput requirements (ThroughputRow, min_throughput_requirements.csv)
-// are lower limits on the Median [msg/s] of each sub-experiment, payload and
-// offered load: DeriveThroughput takes the low percentile of the runs,
-// DeriveThroughputStatistical and JudgeThroughput apply the latency rules to
-// the reciprocals (seconds per message), so every guarantee carries over.
+// Throughput requirements (min_throughput_requirements.csv) are lower
+// limits on the Median [msg/s] of each sub-experiment, payload and offered
+// load, and burst requirements limit each payload's lost samples and
+// subscription throughput; both are KeyedRows, limits by metric name.
+// DeriveThroughput takes the low percentile of the runs,
+// DeriveThroughputStatistical applies the latency rules to the reciprocals
+// (seconds per message), so every guarantee carries over.
 //
 // Judge is the other half of the statistical model: it judges the values of
-// one or more candidate runs against one requirement, passed, failed or
-// inconclusive.
+// one or more candidate runs against one Limit (a metric, its limit and its
+// model), passed, failed or inconclusive, in the metric's direction.
 //
 // Derive, DeriveStatistical and Judge are pure: plain values in, plain
 // values out, no I/O.

@@ -3,8 +3,10 @@ package requirements
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
@@ -43,10 +45,21 @@ type Judgement struct {
 	Why string
 }
 
-// Judge judges the i-th checked column (0 Median, 1 99%, 2 Max) of the
-// candidate runs' values against requirement row r, with limits raised by
-// margin (0.1 = 10 %; 0 keeps the guarantee exact, more makes it
-// conservative). The rules (formats §11):
+// Limit is one limit of a requirement row: metric Metric may be no worse
+// than Value (an upper limit when lower is better, a lower one when higher
+// is better). Stat is the row's statistical model, nil in percentile mode,
+// and Fit the index of the limit's fit in Stat.Fits.
+type Limit struct {
+	Metric result.Metric
+	Value  float64
+	Stat   *Model
+	Fit    int
+}
+
+// Judge judges the candidate runs' values of l.Metric against limit l, with
+// the limit moved by margin (0.1 = 10 %; 0 keeps the guarantee exact, more
+// makes it conservative) in the metric's good direction. The rules
+// (formats §11), for a lower-is-better metric:
 //
 // Log-normal fit (t = Student's t quantile at 1 − level, n reference runs,
 // s their log standard deviation, G the geometric mean of the k candidate
@@ -67,16 +80,25 @@ type Judgement struct {
 // Percentile requirement (no model, Fast-RTPS): one run passes or fails as
 // in formats §4; with k ≥ 2 the check fails when every run exceeds the limit,
 // passes when at most half do, and is inconclusive otherwise.
-func Judge(r Row, i int, values []float64, margin float64) Judgement {
+//
+// A higher-is-better metric is judged by the same rules on the reciprocals
+// (a statistical row's fit is theirs), whose limit is 1/l.Value raised by
+// margin/(1 − margin); the Judgement's numbers are turned back: Value is the
+// median or geometric mean of the runs, Requirement and Limit the lower
+// limits, Low and High the interval, Over the runs below the limit.
+func Judge(l Limit, values []float64, margin float64) Judgement {
+	if l.Metric.Better == result.HigherIsBetter {
+		return judgeReciprocals(l, values, margin)
+	}
 	k := len(values)
-	limit1 := r.Limit(i)
+	limit1 := l.Value
 	j := Judgement{Value: stats.Median(values), Statistic: fmt.Sprintf("median of %d runs", k), Requirement: limit1,
 		P: math.NaN(), Low: math.NaN(), High: math.NaN(), NeedRuns: 1}
 	if k == 1 {
 		j.Statistic = "value"
 	}
-	if r.Stat != nil && r.Stat.Fits[i].Method == gate.MethodLogNormal {
-		return judgeLogNormal(j, r.Stat, r.Stat.Fits[i], limit1, values, margin)
+	if l.Stat != nil && l.Stat.Fits[l.Fit].Method == gate.MethodLogNormal {
+		return judgeLogNormal(j, l.Stat, l.Stat.Fits[l.Fit], limit1, values, margin)
 	}
 	j.Limit = j.Requirement * (1 + margin)
 	for _, v := range values {
@@ -85,7 +107,7 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 		}
 	}
 	half := j.Over*2 <= k
-	if r.Stat == nil {
+	if l.Stat == nil {
 		switch {
 		case j.Over == k:
 			j.Status, j.Why = gate.Failed, overText(j, k)
@@ -96,8 +118,8 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 		}
 		return j
 	}
-	m := r.Stat
-	rank := r.Stat.Fits[i].rank()
+	m := l.Stat
+	rank := m.Fits[l.Fit].rank()
 	j.P = OrderTail(m.Runs, k, rank, j.Over)
 	j.NeedRuns = OrderRunsNeededRank(m.Runs, rank, m.CheckLevel)
 	chance := fmt.Sprintf("an unchanged system does that with chance %s", pct(j.P))
@@ -116,6 +138,27 @@ func Judge(r Row, i int, values []float64, margin float64) Judgement {
 		j.MoreRuns = moreOrderRuns(m.Runs, k, rank, j.Over, m.CheckLevel)
 		j.Why = fmt.Sprintf("%s: more than half, but %s > the check level %s", overText(j, k), chance, pct(m.CheckLevel))
 	}
+	return j
+}
+
+// judgeReciprocals is Judge of a higher-is-better limit.
+func judgeReciprocals(l Limit, values []float64, margin float64) Judgement {
+	inv := make([]float64, len(values))
+	for i, v := range values {
+		inv[i] = 1 / v
+	}
+	m := 0.0
+	if margin > 0 {
+		m = 1/(1-margin) - 1
+		if margin >= 1 {
+			m = math.Inf(1)
+		}
+	}
+	j := Judge(Limit{Metric: result.Metric{Better: result.LowerIsBetter}, Value: 1 / l.Value, Stat: l.Stat, Fit: l.Fit}, inv, m)
+	j.Value, j.Requirement, j.Limit = 1/j.Value, 1/j.Requirement, 1/j.Limit
+	j.Low, j.High = 1/j.High, 1/j.Low
+	j.Why = strings.NewReplacer("exceed the limit", "fall below the limit", "exceeds the limit", "falls below the limit",
+		"above the log-normal bound", "below the log-normal bound", "upper end", "lower end").Replace(j.Why)
 	return j
 }
 

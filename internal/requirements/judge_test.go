@@ -27,7 +27,7 @@ func TestJudgeLogNormalMatchesScipy(t *testing.T) {
 	v := loadScipy(t)
 	wantStatus := []gate.Status{"passed", "failed", "inconclusive", "passed"}
 	for i, c := range v.JudgeLogNormal.Cases {
-		j := Judge(logNormalRow(c.Limit1, c.SD, c.N, v.JudgeLogNormal.Level), 1, c.Values, c.Margin)
+		j := Judge(logNormalRow(c.Limit1, c.SD, c.N, v.JudgeLogNormal.Level).LimitAt(1), c.Values, c.Margin)
 		if !near(j.Requirement, c.Requirement, 1e-8) || !near(j.Value, c.GMean, 1e-12) || !near(j.P, c.P, 1e-6) ||
 			!near(j.Low, c.Low, 1e-8) || !near(j.High, c.High, 1e-8) || !near(j.Limit, c.Requirement*(1+c.Margin), 1e-8) {
 			t.Errorf("case %d: requirement %v value %v p %v interval %v–%v; scipy %v %v %v %v–%v",
@@ -37,7 +37,7 @@ func TestJudgeLogNormalMatchesScipy(t *testing.T) {
 			t.Errorf("case %d: %s (%s), want %s", i, j.Status, j.Why, wantStatus[i])
 		}
 	}
-	inc := Judge(logNormalRow(v.JudgeLogNormal.Cases[2].Limit1, 0.1, 10, v.JudgeLogNormal.Level), 0, v.JudgeLogNormal.Cases[2].Values, 0.05)
+	inc := Judge(logNormalRow(v.JudgeLogNormal.Cases[2].Limit1, 0.1, 10, v.JudgeLogNormal.Level).LimitAt(0), v.JudgeLogNormal.Cases[2].Values, 0.05)
 	if inc.MoreRuns < 1 || !strings.Contains(inc.Why, "upper end") {
 		t.Errorf("inconclusive: more runs %d, why %q", inc.MoreRuns, inc.Why)
 	}
@@ -78,7 +78,7 @@ func TestJudgeCalibration(t *testing.T) {
 			for j := range cand {
 				cand[j] = draw()
 			}
-			if Judge(d.Requirements[0].Row, 0, cand, 0).Status == "failed" {
+			if Judge(d.Requirements[0].Row.LimitAt(0), cand, 0).Status == "failed" {
 				fails++
 			}
 		}
@@ -111,7 +111,7 @@ func TestJudgeOrder(t *testing.T) {
 		{"half above", []float64{11, 12, 13, 9, 8, 9}, 0, "passed", "3 of 6 runs exceed the limit"},
 		{"five of six above", []float64{11, 12, 13, 11, 14, 9}, 0, "inconclusive", "5 of 6 runs exceed the limit: more than half, but an unchanged system does that with chance 0.07% > the check level"},
 	} {
-		j := Judge(orderRow(10, 12, level), 2, tc.values, tc.margin)
+		j := Judge(orderRow(10, 12, level).LimitAt(2), tc.values, tc.margin)
 		if j.Status != tc.status || !strings.Contains(j.Why, tc.why) {
 			t.Errorf("%s: %s %q, want %s %q", tc.name, j.Status, j.Why, tc.status, tc.why)
 		}
@@ -119,7 +119,7 @@ func TestJudgeOrder(t *testing.T) {
 			t.Errorf("%s: requirement %v limit %v", tc.name, j.Requirement, j.Limit)
 		}
 	}
-	if j := Judge(orderRow(10, 12, level), 0, []float64{11, 12, 13, 11, 14, 9}, 0); j.MoreRuns < 1 {
+	if j := Judge(orderRow(10, 12, level).LimitAt(0), []float64{11, 12, 13, 11, 14, 9}, 0); j.MoreRuns < 1 {
 		t.Errorf("five of six above: more runs %d", j.MoreRuns)
 	}
 }
@@ -136,7 +136,7 @@ func TestJudgePercentile(t *testing.T) {
 		{[]float64{10}, 0, "passed"}, {[]float64{10.001}, 0, "failed"}, {[]float64{10.5}, 0.1, "passed"},
 		{[]float64{11, 12, 13}, 0, "failed"}, {[]float64{11, 12, 9}, 0, "inconclusive"}, {[]float64{11, 9, 9}, 0, "passed"},
 	} {
-		j := Judge(row, 0, tc.values, tc.margin)
+		j := Judge(row.LimitAt(0), tc.values, tc.margin)
 		if j.Status != tc.status || !math.IsNaN(j.P) {
 			t.Errorf("%v margin %v: %s p %v (%s), want %s", tc.values, tc.margin, j.Status, j.P, j.Why, tc.status)
 		}

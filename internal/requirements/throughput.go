@@ -32,20 +32,33 @@ var ThroughputColumns = []string{"Experiment type", "Bytes", "Load", "Offered", 
 var ThroughputStatColumns = []string{"Mode", "Runs", "False fail", "Check level",
 	"Median [msg/s] method", "Median [msg/s] log sd", "Median [msg/s] normality p"}
 
-// ThroughputRow is one throughput requirement: the lowest Median [msg/s]
-// a sub-experiment may reach at one payload and offered load (higher is
-// better, formats §7).
-type ThroughputRow struct {
-	Type string
-	Key  result.Key
-	// Min is the limit in msg/s: a value below it violates the requirement.
-	Min float64
-	// Stat is the model of a statistical requirement; nil in percentile
-	// mode. Its Fits[0] is the fit of the run values' reciprocals (s/msg),
-	// a lower-is-better quantity, so that every rule of formats §11 applies
-	// as it does to latency; LogSD and the Shapiro–Wilk p-value are those of
-	// the log run values themselves (a sign does not change them).
+// KeyedRow is one row of a throughput or a burst requirements file: for
+// the row with key Key of sub-experiment Type's results, the limit of each
+// metric, by name; the metric's direction says whether it is an upper or a
+// lower limit. A throughput row limits the Median [msg/s]
+// (result.MessageRate), a burst row the lost samples and the subscription
+// throughput (formats §4, §9).
+type KeyedRow struct {
+	Type   string
+	Key    result.Key
+	Limits map[string]float64
+	// Stat is the model of a statistical throughput requirement; nil in
+	// percentile mode. Its Fits[0] is the fit of the run values'
+	// reciprocals (s/msg), a lower-is-better quantity, so that every rule of
+	// formats §11 applies as it does to latency; LogSD and the Shapiro–Wilk
+	// p-value are those of the log run values themselves (a sign does not
+	// change them).
 	Stat *Model
+}
+
+// Limit returns the limit of r on metric m.
+func (r KeyedRow) Limit(m result.Metric) Limit {
+	return Limit{Metric: m, Value: r.Limits[m.Name], Stat: r.Stat}
+}
+
+// throughputRow is the throughput requirement of at least limit msg/s.
+func throughputRow(typ string, k result.Key, limit float64, st *Model) KeyedRow {
+	return KeyedRow{Type: typ, Key: k, Limits: map[string]float64{result.MessageRate.Name: limit}, Stat: st}
 }
 
 // ThroughputObservation is one run's Median [msg/s] at one row.
@@ -73,7 +86,7 @@ func (in *Input) ThroughputObservations() []ThroughputObservation {
 // ThroughputRequirement is a derived throughput row and the evidence
 // behind it.
 type ThroughputRequirement struct {
-	ThroughputRow
+	KeyedRow
 	N int
 	// FailChance is, in percentile mode, the chance that a new run of an
 	// unchanged system falls below the limit (see Derivation, mirrored):
@@ -132,7 +145,7 @@ func DeriveThroughput(obs []ThroughputObservation, percentile float64) ([]Throug
 		sort.Float64s(v)
 		n := len(v)
 		rank := 1 + float64(n-1)*(100-percentile)/100
-		reqs = append(reqs, ThroughputRequirement{ThroughputRow: ThroughputRow{Type: k.typ, Key: k.key, Min: stats.Percentile(v, 100-percentile)},
+		reqs = append(reqs, ThroughputRequirement{KeyedRow: throughputRow(k.typ, k.key, stats.Percentile(v, 100-percentile), nil),
 			N: n, FailChance: rank / float64(n+1), NeedRuns: 1})
 	}
 	return reqs, nil
@@ -168,7 +181,7 @@ func DeriveThroughputStatistical(obs []ThroughputObservation, cfg StatConfig, le
 		}
 		model := &Model{Method: cfg.Method, Runs: n, FalseFail: cfg.FalseFail, CheckLevel: level}
 		model.Fits[0] = fit
-		reqs = append(reqs, ThroughputRequirement{ThroughputRow: ThroughputRow{Type: k.typ, Key: k.key, Min: 1 / limit, Stat: model},
+		reqs = append(reqs, ThroughputRequirement{KeyedRow: throughputRow(k.typ, k.key, 1/limit, model),
 			N: n, FailChance: fit.Chance(n, 1, level), NeedRuns: fit.RunsNeeded(n, level)})
 	}
 	if len(few) > 0 {
@@ -187,42 +200,14 @@ func CheckLevelFor(falseFail float64, latencyRows, throughputRows int) float64 {
 	return falseFail / float64(ChecksPerRequirement*latencyRows+throughputRows)
 }
 
-// JudgeThroughput judges the candidate runs' Median [msg/s] values against
-// throughput requirement r, with the limit lowered by margin (0.1 = 10 %).
-// The rules are those of Judge (formats §11) applied to the reciprocals,
-// whose limit is 1/r.Min raised by margin/(1 − margin); the Judgement's
-// numbers are turned back to msg/s: Value is the median (percentile, order)
-// or geometric mean (lognormal) of the runs, Requirement and Limit the
-// lower limits, Low and High the interval, Over the runs below the limit.
-func JudgeThroughput(r ThroughputRow, values []float64, margin float64) Judgement {
-	inv := make([]float64, len(values))
-	for i, v := range values {
-		inv[i] = 1 / v
-	}
-	row := Row{Type: r.Type, Bytes: r.Key.Payload, Median: 1 / r.Min, Stat: r.Stat}
-	m := 0.0
-	if margin > 0 {
-		m = 1/(1-margin) - 1
-		if margin >= 1 {
-			m = math.Inf(1)
-		}
-	}
-	j := Judge(row, 0, inv, m)
-	j.Value, j.Requirement, j.Limit = 1/j.Value, 1/j.Requirement, 1/j.Limit
-	j.Low, j.High = 1/j.High, 1/j.Low
-	j.Why = strings.NewReplacer("exceed the limit", "fall below the limit", "exceeds the limit", "falls below the limit",
-		"above the log-normal bound", "below the log-normal bound", "upper end", "lower end").Replace(j.Why)
-	return j
-}
-
 // ThroughputStatistical reports whether rows were derived in statistical
 // mode.
-func ThroughputStatistical(rows []ThroughputRow) bool { return len(rows) > 0 && rows[0].Stat != nil }
+func ThroughputStatistical(rows []KeyedRow) bool { return len(rows) > 0 && rows[0].Stat != nil }
 
 // WriteThroughput writes rows as a throughput requirements CSV (formats
 // §4, §11): limits with 3 decimals, the Offered column as the throughput
 // CSV writes it (0 for window rows, whose F is not matched).
-func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
+func WriteThroughput(w io.Writer, rows []KeyedRow) error {
 	bw := bufio.NewWriter(w)
 	cw := csv.NewWriter(bw)
 	header := slices.Clone(ThroughputColumns)
@@ -232,7 +217,7 @@ func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
 	}
 	cw.Write(header)
 	for _, r := range rows {
-		rec := []string{r.Type, strconv.Itoa(r.Key.Payload), r.Key.Mode, result.FormatOffered(r.Key.Offered), f3(r.Min)}
+		rec := []string{r.Type, strconv.Itoa(r.Key.Payload), r.Key.Mode, result.FormatOffered(r.Key.Offered), f3(r.Limits[result.MessageRate.Name])}
 		if stat {
 			f := r.Stat.Fits[0]
 			rec = append(rec, r.Stat.Method, strconv.Itoa(r.Stat.Runs), strconv.FormatFloat(r.Stat.FalseFail, 'g', -1, 64), gfmt(r.Stat.CheckLevel),
@@ -248,12 +233,12 @@ func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
 }
 
 // WriteThroughputFile writes rows to path atomically.
-func WriteThroughputFile(path string, rows []ThroughputRow) error {
+func WriteThroughputFile(path string, rows []KeyedRow) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return WriteThroughput(w, rows) })
 }
 
 // ReadThroughputFile reads a throughput requirements CSV.
-func ReadThroughputFile(path string) ([]ThroughputRow, error) {
+func ReadThroughputFile(path string) ([]KeyedRow, error) {
 	f, err := fileerr.OpenRegular(path, "a throughput requirements CSV")
 	if _, ok := fileerr.As(err); ok {
 		return nil, err
@@ -267,7 +252,7 @@ func ReadThroughputFile(path string) ([]ThroughputRow, error) {
 
 // ReadThroughput reads a throughput requirements CSV; errors name file,
 // line and column and say what was expected.
-func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
+func ReadThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
@@ -287,7 +272,7 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 		return nil, fileerr.New(file, 1, "", "header %q, expected %q or, statistical, %q", strings.Join(header, ","),
 			strings.Join(ThroughputColumns, ","), strings.Join(statHeader, ","))
 	}
-	var rows []ThroughputRow
+	var rows []KeyedRow
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -303,7 +288,7 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 		if len(rec) != len(header) {
 			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(header), strings.Join(header, ","))
 		}
-		var row ThroughputRow
+		row := KeyedRow{Limits: map[string]float64{}}
 		if err := experiment.ValidateType(rec[0]); err != nil {
 			return nil, fileerr.New(file, line, header[0], "%v", err)
 		}
@@ -321,9 +306,11 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 		if row.Key.Mode == result.ModeWindow {
 			row.Key.Offered = 0
 		}
-		if row.Min, err = strconv.ParseFloat(rec[4], 64); err != nil || !(row.Min > 0) || math.IsInf(row.Min, 0) {
+		v, err := strconv.ParseFloat(rec[4], 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
 			return nil, fileerr.New(file, line, header[4], "%q is not a throughput > 0 in msg/s", rec[4])
 		}
+		row.Limits[result.MessageRate.Name] = v
 		if stat {
 			// The model columns are laid out as a latency file's with one
 			// checked column: reuse its parser on a padded record.

@@ -26,15 +26,15 @@ func tputObs(vals []float64) []ThroughputObservation {
 // the lower log-normal prediction bound exp(ȳ − t·s·√(1+1/n)).
 func TestDeriveThroughput(t *testing.T) {
 	reqs, err := DeriveThroughput(tputObs(tputValues), 99)
-	if err != nil || len(reqs) != 1 || math.Abs(reqs[0].Min-90.35) > 1e-9 {
+	if err != nil || len(reqs) != 1 || math.Abs(reqs[0].Limits["Messages/s"]-90.35) > 1e-9 {
 		t.Fatalf("percentile: %+v, %v (numpy: 90.35)", reqs, err)
 	}
 	order, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01/4)
-	if err != nil || order[0].Min != 90 || order[0].Stat.Fits[0].Method != gate.MethodOrder {
+	if err != nil || order[0].Limits["Messages/s"] != 90 || order[0].Stat.Fits[0].Method != gate.MethodOrder {
 		t.Fatalf("order: %+v, %v", order, err)
 	}
 	ln, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}, 0.01/4)
-	if err != nil || math.Abs(ln[0].Min-76.39001455837693) > 1e-6 || ln[0].Stat.Fits[0].Method != gate.MethodLogNormal ||
+	if err != nil || math.Abs(ln[0].Limits["Messages/s"]-76.39001455837693) > 1e-6 || ln[0].Stat.Fits[0].Method != gate.MethodLogNormal ||
 		math.Abs(ln[0].Stat.Fits[0].NormalityP-0.9997076988220215) > 1e-4 {
 		t.Fatalf("lognormal: %+v %+v, %v (scipy: 76.39001455837693, p 0.99971)", ln[0], ln[0].Stat.Fits[0], err)
 	}
@@ -55,28 +55,28 @@ func TestJudgeThroughput(t *testing.T) {
 	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
 	for _, tt := range []struct {
 		name   string
-		row    ThroughputRow
+		row    KeyedRow
 		values []float64
 		margin float64
 		want   string
 	}{
-		{"lognormal one run above", ln[0].ThroughputRow, []float64{99}, 0, "passed"},
-		{"lognormal one run far below", ln[0].ThroughputRow, []float64{50}, 0, "failed"},
-		{"lognormal one run below, within margin", ln[0].ThroughputRow, []float64{ln[0].Min * 0.95}, 0.1, "passed"},
-		{"lognormal 5 runs unchanged", ln[0].ThroughputRow, []float64{99, 101, 97, 103, 100}, 0, "passed"},
-		{"lognormal 5 runs 15% lower", ln[0].ThroughputRow, []float64{85, 86, 84, 87, 85}, 0, "failed"},
-		{"order one run below: cannot fail", order[0].ThroughputRow, []float64{80}, 0, "inconclusive"},
-		{"order 5 runs all below", order[0].ThroughputRow, []float64{80, 81, 79, 82, 80}, 0, "failed"},
-		{"order 5 runs, 1 below", order[0].ThroughputRow, []float64{80, 100, 101, 99, 100}, 0, "passed"},
-		{"percentile one run below", pct[0].ThroughputRow, []float64{90}, 0, "failed"},
-		{"percentile one run above", pct[0].ThroughputRow, []float64{91}, 0, "passed"},
+		{"lognormal one run above", ln[0].KeyedRow, []float64{99}, 0, "passed"},
+		{"lognormal one run far below", ln[0].KeyedRow, []float64{50}, 0, "failed"},
+		{"lognormal one run below, within margin", ln[0].KeyedRow, []float64{ln[0].Limits["Messages/s"] * 0.95}, 0.1, "passed"},
+		{"lognormal 5 runs unchanged", ln[0].KeyedRow, []float64{99, 101, 97, 103, 100}, 0, "passed"},
+		{"lognormal 5 runs 15% lower", ln[0].KeyedRow, []float64{85, 86, 84, 87, 85}, 0, "failed"},
+		{"order one run below: cannot fail", order[0].KeyedRow, []float64{80}, 0, "inconclusive"},
+		{"order 5 runs all below", order[0].KeyedRow, []float64{80, 81, 79, 82, 80}, 0, "failed"},
+		{"order 5 runs, 1 below", order[0].KeyedRow, []float64{80, 100, 101, 99, 100}, 0, "passed"},
+		{"percentile one run below", pct[0].KeyedRow, []float64{90}, 0, "failed"},
+		{"percentile one run above", pct[0].KeyedRow, []float64{91}, 0, "passed"},
 	} {
-		j := JudgeThroughput(tt.row, tt.values, tt.margin)
+		j := Judge(tt.row.Limit(result.MessageRate), tt.values, tt.margin)
 		if string(j.Status) != tt.want {
 			t.Errorf("%s: %s (%s), want %s", tt.name, j.Status, j.Why, tt.want)
 		}
-		if j.Requirement != tt.row.Min && tt.row.Stat == nil {
-			t.Errorf("%s: requirement %g, want %g", tt.name, j.Requirement, tt.row.Min)
+		if j.Requirement != tt.row.Limits["Messages/s"] && tt.row.Stat == nil {
+			t.Errorf("%s: requirement %g, want %g", tt.name, j.Requirement, tt.row.Limits["Messages/s"])
 		}
 		if strings.Contains(j.Why, "exceed") {
 			t.Errorf("%s: %q speaks of exceeding a lower limit", tt.name, j.Why)
@@ -102,10 +102,10 @@ func TestThroughputFalseFail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if JudgeThroughput(reqs[0].ThroughputRow, []float64{draw(1)}, 0).Status == "failed" {
+		if Judge(reqs[0].KeyedRow.Limit(result.MessageRate), []float64{draw(1)}, 0).Status == "failed" {
 			fails++
 		}
-		if JudgeThroughput(reqs[0].ThroughputRow, []float64{draw(0.8), draw(0.8), draw(0.8)}, 0).Status == "failed" {
+		if Judge(reqs[0].KeyedRow.Limit(result.MessageRate), []float64{draw(0.8), draw(0.8), draw(0.8)}, 0).Status == "failed" {
 			drops++
 		}
 	}
@@ -121,8 +121,8 @@ func TestThroughputFalseFail(t *testing.T) {
 func TestThroughputCSV(t *testing.T) {
 	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}, 0.0025)
 	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
-	rate := ThroughputRow{Type: "t", Key: result.Key{Payload: 1024, Mode: result.ModeRate, Offered: 5000}, Min: 4900.5}
-	for _, rows := range [][]ThroughputRow{{pct[0].ThroughputRow, rate}, {ln[0].ThroughputRow}} {
+	rate := KeyedRow{Type: "t", Key: result.Key{Payload: 1024, Mode: result.ModeRate, Offered: 5000}, Limits: map[string]float64{"Messages/s": 4900.5}}
+	for _, rows := range [][]KeyedRow{{pct[0].KeyedRow, rate}, {ln[0].KeyedRow}} {
 		var b bytes.Buffer
 		if err := WriteThroughput(&b, rows); err != nil {
 			t.Fatal(err)
@@ -132,7 +132,7 @@ func TestThroughputCSV(t *testing.T) {
 			t.Fatalf("%s: %v", b.String(), err)
 		}
 		for i := range rows {
-			if back[i].Key != rows[i].Key || math.Abs(back[i].Min-rows[i].Min) > 0.0005 || (back[i].Stat == nil) != (rows[i].Stat == nil) {
+			if back[i].Key != rows[i].Key || math.Abs(back[i].Limits["Messages/s"]-rows[i].Limits["Messages/s"]) > 0.0005 || (back[i].Stat == nil) != (rows[i].Stat == nil) {
 				t.Errorf("row %d: %+v, want %+v", i, back[i], rows[i])
 			}
 		}

@@ -193,9 +193,9 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	if treqs != nil {
-		rows := make([]ThroughputRow, len(treqs))
+		rows := make([]KeyedRow, len(treqs))
 		for i, r := range treqs {
-			rows[i] = r.ThroughputRow
+			rows[i] = r.KeyedRow
 		}
 		if err := WriteThroughputFile(tout, rows); err != nil {
 			return err
@@ -238,7 +238,7 @@ func PrintThroughputTable(w io.Writer, reqs []ThroughputRequirement, percentile 
 		if r.NeedRuns < 0 {
 			need = ">100000"
 		}
-		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", result.ThroughputLabel(r.Type, r.Key), r.Key.Payload, r.Min, r.N, 100*r.FailChance, need)
+		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", result.ThroughputLabel(r.Type, r.Key), r.Key.Payload, r.Limits[result.MessageRate.Name], r.N, 100*r.FailChance, need)
 	}
 	if percentile {
 		fmt.Fprintf(bw, "Mode: percentile: each limit is the %s percentile of the runs' Median [msg/s] (the low end, as latency takes the %s).\n", ordinal(100-p), ordinal(p))

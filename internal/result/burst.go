@@ -150,3 +150,15 @@ var (
 	BurstLostMetric       = Metric{BurstLost, "samples", LowerIsBetter}
 	BurstThroughputMetric = Metric{BurstThroughput, UnitMegabitsPerS, HigherIsBetter}
 )
+
+// Value returns the lost samples (BurstLostMetric) or the subscription
+// throughput (BurstThroughputMetric) of r.
+func (r BurstRow) Value(m Metric) (float64, bool) {
+	switch m {
+	case BurstLostMetric:
+		return float64(r.Lost), true
+	case BurstThroughputMetric:
+		return r.SubMbps, true
+	}
+	return 0, false
+}
