@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -281,16 +280,6 @@ func Write(w io.Writer, rows []Row) error {
 // WriteFile writes rows to path atomically.
 func WriteFile(path string, rows []Row) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, rows) })
-}
-
-// Sort orders rows by sub-experiment, then payload ascending.
-func Sort(rows []Row) {
-	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].Type != rows[j].Type {
-			return rows[i].Type < rows[j].Type
-		}
-		return rows[i].Bytes < rows[j].Bytes
-	})
 }
 
 // statHeader is the header of a statistical requirements file.
