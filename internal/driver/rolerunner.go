@@ -42,6 +42,9 @@ type RoleSpec struct {
 	Seed        uint64
 	ClockOffset bool // sub: probe every publisher host's clock
 	ClockProbes int
+	// Ready, when set, is called once the helper's role takes part (a sub
+	// subscribed, a queryable serving).
+	Ready func()
 }
 
 // RoleRun is what a helper's role measured.

@@ -48,6 +48,13 @@ var roleRuns = map[string]func(context.Context, Settings, Backend) Outcome{RoleP
 
 // Run runs the role s.Role with its settings.
 func Run(ctx context.Context, s Settings) Outcome {
+	if err := WaitReady(ctx, s.WaitFor, s.WaitTimeout); err != nil {
+		if ctx.Err() != nil {
+			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while waiting for --wait-for; nothing written"}
+		}
+		err = fmt.Errorf("--wait-for %w (--wait-timeout)", err)
+		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
+	}
 	if t, err := driver.Lookup(s.Driver); err == nil {
 		if rr, ok := t.(driver.RoleRunner); ok {
 			return runHelper(ctx, s, rr)

@@ -84,10 +84,13 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 			if code, body := scrape(t, port, "/metrics"); code != http.StatusOK || !strings.Contains(body, `mqgate_role_received_total{role="qry",run_id="`+runID+`"}`) {
 				t.Errorf("/metrics of the qry: %d\n%s", code, body)
 			}
+			// The qry's /health is the requester's start barrier.
+			if err := roles.WaitReady(ctx, []string{fmt.Sprintf("http://127.0.0.1:%d/health", port)}, 30*time.Second); err != nil {
+				t.Fatal(err)
+			}
 			if code, body := scrape(t, port, "/health"); code != http.StatusOK || body != "ok\n" {
 				t.Errorf("/health of the qry: %d %q", code, body)
 			}
-			time.Sleep(500 * time.Millisecond)
 			reqOut := roles.Run(context.Background(), settings(t, roles.RoleReq, with(map[string]any{"qps": "50", "duration": "1s", "csv": reqCSV})))
 			cancel()
 			qryOut := <-qdone

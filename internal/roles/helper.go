@@ -27,7 +27,8 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 		return fail(fmt.Errorf("--agg-window %v: the %s helper gathers a query's replies until --replies or --timeout, without a window", s.AggWindow, s.Driver))
 	}
 	out := filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("helper-%s-%s-%d", s.Role, s.Label, s.Instance))
-	startRole, err := rr.PrepareRole(ctx, driver.RoleSpec{Role: s.Role, Endpoints: s.Endpoints, TopicPrefix: s.TopicPrefix,
+	var met *Metrics // set before the role starts, which calls Ready
+	startRole, err := rr.PrepareRole(ctx, driver.RoleSpec{Ready: func() { met.Ready() }, Role: s.Role, Endpoints: s.Endpoints, TopicPrefix: s.TopicPrefix,
 		Reliable: s.Reliable, Out: out, Timeout: s.Timeout, Duration: s.Duration, Payload: s.Payload, Rate: s.Rate,
 		Publishers: s.Publishers, Topics: s.Topics, Instance: s.Instance, RunHash: s.RunHash(), QPS: s.QPS,
 		Concurrency: s.Concurrency, Replies: s.Replies, ReplySize: s.ReplySize, ProcDelay: s.ProcDelay,
@@ -55,7 +56,7 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 	}
 	// The helper times its messages itself: what it counted reaches the
 	// --csv snapshots and Prometheus when it is done.
-	met, err := NewMetrics(s)
+	met, err = NewMetrics(s)
 	if err != nil {
 		return fail(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -43,6 +44,7 @@ type Metrics struct {
 	pLat                         prometheus.Histogram
 	stop                         chan struct{}
 	done                         chan struct{}
+	ready                        atomic.Bool // /health answers 200
 }
 
 // Snapshot are the counts of one window (or of the whole run).
@@ -123,14 +125,25 @@ func NewMetrics(s Settings) (*Metrics, error) {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
-		// /health answers "ok" while the role runs, as run load's does.
-		mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+		// /health answers "ok" once the role is ready (a sub subscribed, a
+		// qry serving), so that --wait-for and container healthchecks
+		// hold publishers and requesters back until then.
+		mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) {
+			if !m.ready.Load() {
+				http.Error(w, "starting", http.StatusServiceUnavailable)
+				return
+			}
+			io.WriteString(w, "ok\n")
+		})
 		m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go m.srv.Serve(ln)
 	}
 	go m.tick(cmp.Or(s.SnapshotInterval, time.Second))
 	return m, nil
 }
+
+// Ready makes /health answer "ok": the role takes part.
+func (m *Metrics) Ready() { m.ready.Store(true) }
 
 // PromAddr is the address the Prometheus endpoint listens at, "" without
 // one.

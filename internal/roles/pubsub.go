@@ -86,6 +86,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 		met.Close()
 		return Outcome{Err: fmt.Errorf("serving clock probes: %w", err)}
 	}
+	met.Ready()
 	period := time.Duration(float64(time.Second) / s.Rate)
 	start := time.Now().Add(50 * time.Millisecond)
 	end := start.Add(s.Duration)
@@ -359,6 +360,7 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 			unsubs = append(unsubs, un)
 		}
 	}
+	met.Ready()
 	// One clock estimate per publisher host, made when its first message
 	// arrives.
 	var clockWG sync.WaitGroup

@@ -84,6 +84,7 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 		}
 		stops = append(stops, stop)
 	}
+	met.Ready()
 	interrupted := false
 	select {
 	case <-ctx.Done():
@@ -156,6 +157,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
+	met.Ready()
 	start := time.Now()
 	rep := ReqReport{Role: RoleReq, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
 		QPSTarget: s.QPS, Concurrency: s.Concurrency, Start: start.UTC()}

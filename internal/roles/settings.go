@@ -66,6 +66,10 @@ type Settings struct {
 	ClockOffset bool
 	ClockProbes int
 	Seed        uint64
+	// WaitFor are the addresses that must be ready before the role
+	// connects (WaitReady), within WaitTimeout.
+	WaitFor     []string
+	WaitTimeout time.Duration
 	Args        []string
 	// Log receives diagnostics at --log-level (nil: none).
 	Log *slog.Logger
@@ -76,7 +80,7 @@ var Keys = []string{
 	"driver", "endpoint", "topic-prefix", "topics", "publishers", "payload", "rate", "duration", "reliability",
 	"expr", "subscribers", "qps", "concurrency", "timeout", "agg-window", "snapshot-interval", "serve-prefix", "reply-size",
 	"proc-delay", "replies", "csv", "run-id", "out-dir", "prom-port", "prom-addr", "log-level", "label", "instance",
-	"clock-offset", "clock-probes", "seed",
+	"clock-offset", "clock-probes", "seed", "wait-for", "wait-timeout",
 }
 
 var (
@@ -157,6 +161,8 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	}
 	s.ClockOffset = co
 	s.Seed = uint64(num("seed", 1))
+	s.WaitFor = c.Strings("wait-for", nil)
+	s.WaitTimeout = dur("wait-timeout", time.Minute)
 	if len(errs) > 0 {
 		return s, errs[0]
 	}
@@ -214,6 +220,7 @@ var Ranges = map[string]flagrange.Range{
 	"instance":          flagrange.Int(0, 255),
 	"clock-probes":      flagrange.Int(1, 10_000),
 	"seed":              flagrange.Int(0, 1<<53),
+	"wait-timeout":      flagrange.Duration(time.Millisecond, 24*time.Hour),
 }
 
 // maxProcDelay bounds --proc-delay's delay and jitter.
@@ -226,6 +233,7 @@ func (s *Settings) check() error {
 		"concurrency": float64(s.Concurrency), "timeout": float64(s.Timeout), "agg-window": float64(s.AggWindow), "snapshot-interval": float64(s.SnapshotInterval),
 		"reply-size": float64(s.ReplySize), "replies": float64(s.Replies), "prom-port": float64(s.PromPort),
 		"instance": float64(s.Instance), "clock-probes": float64(s.ClockProbes), "seed": float64(int64(s.Seed)),
+		"wait-timeout": float64(s.WaitTimeout),
 	}
 	for _, k := range Keys {
 		r, ok := Ranges[k]
@@ -234,6 +242,11 @@ func (s *Settings) check() error {
 		}
 		if err := r.Check(k, values[k]); err != nil {
 			return err
+		}
+	}
+	for _, a := range s.WaitFor {
+		if err := CheckReadyAddr(a); err != nil {
+			return fmt.Errorf("--wait-for %w", err)
 		}
 	}
 	if s.ProcDelay > maxProcDelay || s.ProcJitter > maxProcDelay {

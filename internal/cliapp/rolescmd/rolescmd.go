@@ -51,6 +51,8 @@ var usage = map[string]string{
 	"clock-offset":      "sub: estimate each publisher host's clock offset and correct one-way latencies (default true)",
 	"clock-probes":      "sub: clock probes per publisher host (default 32)",
 	"seed":              "qry: seed of the processing-delay jitter (default 1)",
+	"wait-for":          "before connecting, wait until each is ready, repeatable: tcp://HOST:PORT accepts connections (a router, a broker), http://HOST:PORT/health answers 200 (a sub or qry with --prom-addr, once subscribed or serving): the start barrier of pub and req",
+	"wait-timeout":      "bound on the whole --wait-for wait; past it the role fails naming what was not ready (default 1m)",
 }
 
 // roleUsage is each role's line of help, by name.
@@ -61,14 +63,14 @@ var roleUsage = map[string]string{
 	roles.RoleQry: "answer queries (the queryable role)",
 }
 
-// Commands are `run pub`, `run sub`, `run req` and `run qry`.
+// Commands are `run pub`, `run sub`, `run req`, `run qry` and `run wait`.
 func Commands() []*cli.Command {
-	var out []*cli.Command
+	out := []*cli.Command{waitCommand()}
 	for _, role := range []string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry} {
 		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: configUsage}}
 		for _, k := range roles.Keys {
 			switch k {
-			case "endpoint":
+			case "endpoint", "wait-for":
 				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: settingUsage(k)})
 			case "csv":
 				flags = append(flags, &cli.GenericFlag{Name: k, Usage: settingUsage(k), Value: &optionalValue{}})
@@ -103,6 +105,43 @@ Example (three hosts, a NATS server on 10.0.0.1):
 		})
 	}
 	return out
+}
+
+// waitCommand is `run wait`: the roles' start barrier on its own, for a
+// container healthcheck in an image without a shell or curl.
+func waitCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "wait",
+		Usage:     "wait until routers, brokers or roles are ready (tcp://HOST:PORT, http://HOST:PORT/health): a healthcheck",
+		UsageText: "run wait [--timeout D] ADDR...",
+		Description: `Exits 0 once every ADDR is ready, as a role's --wait-for waits: tcp://HOST:PORT
+accepts a connection, http://HOST:PORT/PATH answers 200 (a sub's or qry's
+/health, served with --prom-addr, answers 200 once it subscribed or serves).
+Exit codes: 0 ready; 2 not ready within --timeout (the address and the last
+error are named) or a malformed address; 130 interrupted.
+
+Example (a Compose healthcheck of a sub serving --prom-addr 127.0.0.1:9201):
+   test: ["CMD", "/usr/local/bin/run", "wait", "--timeout", "2s", "http://127.0.0.1:9201/health"]`,
+		Flags: []cli.Flag{cliapp.Ranged(&cli.DurationFlag{Name: "timeout", Value: time.Minute, Usage: "give up after this long"}, roles.Ranges["wait-timeout"])},
+		Action: func(c *cli.Context) error {
+			addrs := c.Args().Slice()
+			if len(addrs) == 0 {
+				return exit.With(exit.Usage, errors.New("run wait: expected one or more addresses, tcp://HOST:PORT or http://HOST:PORT/PATH"))
+			}
+			for _, a := range addrs {
+				if err := roles.CheckReadyAddr(a); err != nil {
+					return exit.With(exit.Usage, err)
+				}
+			}
+			if err := roles.WaitReady(c.Context, addrs, c.Duration("timeout")); err != nil {
+				if c.Context.Err() != nil {
+					return exit.With(exit.Interrupted, errors.New("run wait: interrupted"))
+				}
+				return exit.With(exit.Usage, err)
+			}
+			return nil
+		},
+	}
 }
 
 // topKeys are the settings `run` itself takes before a role's name (run
@@ -263,7 +302,7 @@ func action(c *cli.Context, role string) error {
 			}
 			continue
 		}
-		if k == "endpoint" {
+		if k == "endpoint" || k == "wait-for" {
 			set[k] = c.StringSlice(k)
 		} else {
 			set[k] = c.String(k)

@@ -3,6 +3,7 @@ package rolescmd
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,5 +162,37 @@ func TestDesignSpellings(t *testing.T) {
 	// A word after the file of --csv is no setting.
 	if code, stderr := runApp(context.Background(), t, nil, "sub", "--csv", "f.csv", "extra"); code != 2 || len(got) != 1 {
 		t.Errorf("--csv f.csv extra: exit %d: %s", code, stderr)
+	}
+}
+
+// TestWait runs `run wait`: ready at once against a listener, exit 2
+// naming the address and the bound against a closed port, exit 2 for a
+// malformed address or none.
+func TestWait(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := "tcp://" + ln.Addr().String()
+	ln2, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "tcp://" + ln2.Addr().String()
+	ln2.Close()
+	defer ln.Close()
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{open}, 0, ""},
+		{[]string{"--timeout", "200ms", open, closed}, 2, closed + ": not ready within 200ms"},
+		{[]string{"localhost:80"}, 2, `"localhost:80": expected tcp://HOST:PORT or http://HOST:PORT/PATH`},
+		{nil, 2, "expected one or more addresses"},
+	} {
+		var stderr bytes.Buffer
+		app := &cli.App{Name: "run", Commands: Commands()}
+		code := cliapp.Run(context.Background(), app, append([]string{"run", "wait"}, c.args...), &stderr, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.msg) {
+			t.Errorf("run wait %v: exit %d, want %d; stderr %q, want %q", c.args, code, c.code, stderr.String(), c.msg)
+		}
 	}
 }

@@ -97,6 +97,9 @@ func (Transport) PrepareRole(ctx context.Context, sp driver.RoleSpec) (func(cont
 			}
 			return driver.RoleRun{}, err
 		}
+		if sp.Ready != nil {
+			sp.Ready()
+		}
 		out := driver.RoleRun{Helper: zenohhelper.BinaryName, Topic: key}
 		var exit zenohhelper.Exit
 		select {
