@@ -39,10 +39,27 @@ func readmeBlocks(t *testing.T) []string {
 }
 
 // gateTrap lets a gate's exit 1 or 3 (a verdict: failed, inconclusive)
-// pass and stops the script at any other failure: exit 2 is an error in the
-// documented command itself. TestREADMECommands asserts the verdicts that
-// matter from the reports.
-const gateTrap = `trap 'rc=$?; if [ $rc -ne 1 ] && [ $rc -ne 3 ]; then echo "README command failed with exit $rc: $BASH_COMMAND" >&2; exit $rc; fi' ERR` + "\n"
+// pass, saying so on a line of its own (gateExit), and stops the script at
+// any other failure: exit 2 is an error in the documented command itself.
+// TestREADMECommands asserts the verdicts that matter from the reports and
+// those lines.
+const gateTrap = `trap 'rc=$?; if [ $rc -ne 1 ] && [ $rc -ne 3 ]; then echo "README command failed with exit $rc: $BASH_COMMAND" >&2; exit $rc; fi; echo "` +
+	gateExit + `$rc: $BASH_COMMAND"' ERR` + "\n"
+
+// gateExit starts the line gateTrap writes for a gate's exit 1 or 3.
+const gateExit = "README gate exited "
+
+// gateExits returns, for every command of the output whose gate exited 1
+// or 3, the exit code and the command.
+func gateExits(out string) map[string]int {
+	exits := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, gateExit); ok && len(rest) > 3 {
+			exits[rest[3:]] = int(rest[0] - '0')
+		}
+	}
+	return exits
+}
 
 // TestREADMECommands runs every ```sh block of the README, in order, in one
 // shell session in a fresh directory with the tools in bin/, as a reader
@@ -50,7 +67,14 @@ const gateTrap = `trap 'rc=$?; if [ $rc -ne 1 ] && [ $rc -ne 3 ]; then echo "REA
 // the tools (executable documentation). The walkthrough must keep what it
 // writes in its work folder: the repository root gets nothing but it.
 //
-// Its CI gate must do its job: the unchanged system's six runs pass the
+// Its deciding gate must decide: run ab --max-runs passes (exit 0, not 3)
+// the unchanged build against itself started as an external echo, and
+// fails (exit 1) the same system made slower by 50 µs per message, 2.5
+// times its median half round trip over TCP here, where the fail margin is
+// 25 %; the sequential gate stopped after 15 to 30 pairs in trials on a
+// loaded machine, a minute or less each.
+//
+// Its requirements gate must do its job: the unchanged system's six runs pass the
 // statistical requirements of its twelve baseline runs, and six runs of the
 // system made slower by 50 µs per message (run --echo-delay) fail them. Both
 // hold on a loaded machine: the gate checks medians with a 25 % margin,
@@ -86,6 +110,36 @@ func TestREADMECommands(t *testing.T) {
 		t.Fatalf("README sh blocks failed: %v\n--- output\n%s", err, out)
 	}
 	ci := filepath.Join(work, "ci")
+	exits := gateExits(string(out))
+	for _, g := range []struct {
+		name, file, status string
+		code               int
+	}{{"--name same", "ab.json", "passed", 0}, {"--name slower", "ab-slower.json", "failed", 1}} {
+		code := 0
+		for cmd, c := range exits {
+			if strings.Contains(cmd, "run ab ") && strings.Contains(cmd, g.name+" ") {
+				code = c
+			}
+		}
+		var v struct {
+			Status string `json:"status"`
+			Mode   string `json:"mode"`
+			Checks []struct {
+				Message string `json:"message"`
+			} `json:"checks"`
+		}
+		b, err := os.ReadFile(filepath.Join(ci, g.file))
+		if err == nil {
+			err = json.Unmarshal(b, &v)
+		}
+		if err != nil || code != g.code || v.Status != g.status || len(v.Checks) != 2 {
+			t.Errorf("README's run ab %s: exit %d, verdict %q with %d checks (%v), want exit %d, %q with 2:\n%s\n%.2000s",
+				g.name, code, v.Status, len(v.Checks), err, g.code, g.status, v.Mode, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(ci, "ab", "same-series.csv")); err != nil || !strings.HasPrefix(string(b), "Unit,Position,Side,Run,Experiment,Start,Design,Seed\n") {
+		t.Errorf("README's run ab wrote no series file: %v\n%.300s", err, b)
+	}
 	for _, f := range []string{"latency_requirements.csv", "check.xml", "check.md", "check.json", "check.html",
 		"check/checks_interprocess_reliable_tcp.csv", "check-slower.json",
 		"compare.xml", "compare.md", "compare.html", "history.html", "history/history.csv",

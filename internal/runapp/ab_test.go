@@ -2,9 +2,11 @@ package runapp_test
 
 import (
 	"context"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +36,7 @@ func TestAB(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var starts []time.Time
+	starts := map[string]time.Time{}
 	fastest := map[string][]float64{}
 	for i := 1; i <= 2; i++ {
 		for _, side := range []string{runapp.SideReference, runapp.SideCandidate} {
@@ -47,13 +49,24 @@ func TestAB(t *testing.T) {
 			if !slices.Equal(m.Config.EchoCommand, []string{wantCmd}) {
 				t.Errorf("%s: echo_command %q, want %q", dir, m.Config.EchoCommand, wantCmd)
 			}
-			starts = append(starts, m.Start)
+			starts[side+"/"+filepath.Base(dir)] = m.Start
 			rows := summarise(t, filepath.Join(dir, experiment.RawFileName("interprocess_reliable_tcp")))
 			fastest[side] = append(fastest[side], rows[0].Min)
 		}
 	}
-	if !slices.IsSortedFunc(starts, func(a, b time.Time) int { return a.Compare(b) }) {
-		t.Errorf("runs not interleaved reference, candidate, reference, candidate: starts %v", starts)
+	// The series file lists the runs in the order they started, pair by
+	// pair, each pair one run of each side.
+	rows := seriesRows(t, filepath.Join(out, "x"+runapp.SeriesSuffix))
+	var prev time.Time
+	for i, r := range rows {
+		st, ok := starts[r[4]]
+		if !ok || st.Before(prev) || r[0] != strconv.Itoa(i/2+1) || (i%2 == 1 && r[2] == rows[i-1][2]) {
+			t.Errorf("series row %d %q: not the next run started (%v), or a pair without both sides", i+1, r, starts)
+		}
+		prev = st
+	}
+	if len(rows) != 4 {
+		t.Errorf("series file lists %d runs, want 4", len(rows))
 	}
 	// Every candidate round trip waits out the 2 ms echo delay; the fastest
 	// reference one does not. Load lengthens round trips, never shortens them.
@@ -63,9 +76,24 @@ func TestAB(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 2 {
-		t.Errorf("%s holds %v; want reference and candidate only", out, entries)
+	if len(entries) != 3 {
+		t.Errorf("%s holds %v; want reference, candidate and the series file only", out, entries)
 	}
+}
+
+// seriesRows reads a series file's rows after its header.
+func seriesRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) == 0 || strings.Join(rows[0], ",") != "Unit,Position,Side,Run,Experiment,Start,Design,Seed" {
+		t.Fatalf("%s: %v, %q", path, err, rows)
+	}
+	return rows[1:]
 }
 
 // TestABEchoDelaySide uses run flags as the difference between the sides,
@@ -77,7 +105,7 @@ func TestABEchoDelaySide(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "ab: run 2 of 2: candidate 1 of 1") {
+	if !strings.Contains(stderr, "ab: run 2 of 2: ") || !strings.Contains(stderr, " 1 (pair 1)") || !strings.Contains(stderr, "drawn with --seed ") {
 		t.Errorf("no progress on standard error: %s", stderr)
 	}
 	ref, _ := readMeta(t, filepath.Join(out, runapp.SideReference, "d-01"))
@@ -115,6 +143,21 @@ func TestABUsage(t *testing.T) {
 		{[]string{"--candidate", "--out elsewhere"}, "ab names each run's experiment itself"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--", "--name=x"}, "ab names each run's experiment itself"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--name", "a/b"}, "plain directory name"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--design", "abab"}, `--design "abab": expected random`},
+		{[]string{"--candidate", "--echo-delay 1ms", "--design", "abba", "--runs", "3"}, "--runs 3 with --design abba: expected an even number"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--design", "abba", "--max-runs", "5"}, "--max-runs 5 with --design abba"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--runs", "4", "--max-runs", "4"}, "not both"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "0"}, "--max-runs"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--seed", "-1"}, "--seed"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--level", "0.7"}, "--level: 0.7 (70%) is out of range"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--level", "0"}, "--level"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--pass-margin", "10"}, "--pass-margin: 10 read as a fraction is 1000%"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--fail-margin", "-5%"}, "--fail-margin"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--pass-margin", "10%", "--fail-margin", "5%"}, "would both pass and fail"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--columns", "Median,Fastest"}, `--columns: "Fastest": expected columns among`},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--columns", "Median,Median"}, "listed twice"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--runs", "4", "--json", "v.json"}, "--json: only the sequential gate (--max-runs) judges"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--pass-margin", "1%"}, "--pass-margin: only the sequential gate"},
 	} {
 		out := t.TempDir()
 		args := append([]string{"ab", "--out", out}, c.args...)
@@ -212,4 +255,35 @@ func FuzzSplitCommand(f *testing.F) {
 			t.Fatalf("runapp.SplitCommand(%q) = %q; quoted back %q, %v", s, words, back, err)
 		}
 	})
+}
+
+// TestABSequentialReal is the sequential gate end to end with real runs,
+// summarised by process after each pair: a candidate whose echo spends 2 ms
+// more per message fails (exit 1) before the budget, with the verdict on
+// standard output and in the JSON report, and the series stops there.
+func TestABSequentialReal(t *testing.T) {
+	out := t.TempDir()
+	report := filepath.Join(out, "verdict.json")
+	code, stdout, stderr := run(t, "ab", "--max-runs", "30", "--seed", "5", "--out", out, "--name", "q", "--candidate", "--echo-delay 2ms",
+		"--json", report, "--", "-s", "intraprocess_reliable", "--payloads", "64", "--samples", "50", "--warmup", "5")
+	if code != exit.GateFailed || !strings.Contains(stdout, "run ab: FAILED after ") || !strings.Contains(stdout, "decided fail: intraprocess_reliable 64 B Median shown worse than +5.0 %") {
+		t.Fatalf("exit %d; want 1 with the verdict\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "ab: after 1 pairs: continue, 1 of 1 checks not yet shown within +5.0 %") {
+		t.Errorf("no progress of the gate on standard error:\n%s", stderr)
+	}
+	rows := seriesRows(t, filepath.Join(out, "q"+runapp.SeriesSuffix))
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "q-*"))
+	if len(rows) != len(dirs) || len(rows) >= 60 || len(rows)%2 != 0 {
+		t.Errorf("%d series rows, %d runs: want one row per run, stopped before the budget", len(rows), len(dirs))
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, experiment.SummaryFileName("intraprocess_reliable"))); err != nil {
+			t.Errorf("run %s not summarised: %v", d, err)
+		}
+	}
+	b, err := os.ReadFile(report)
+	if err != nil || !strings.Contains(string(b), `"status": "failed"`) || !strings.Contains(string(b), "Howard et al. 2021") {
+		t.Errorf("JSON report: %v\n%.500s", err, b)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -340,109 +339,6 @@ const (
 	SideReference = "reference"
 	SideCandidate = "candidate"
 )
-
-// ABConfig is `run ab`: the series and the two sides' run flags, and the
-// run command itself, which ab checks each side's flags with and runs.
-type ABConfig struct {
-	Common               []string // run flags of both sides, after --
-	Runs                 int      // --runs per side
-	Reference, Candidate string   // --reference, --candidate: each side's run flags, a shell-quoted line
-	Out, Name            string   // --out, --name stem ("": the start time)
-	// Check parses a run's flags (no "run") as the run would; Run runs one
-	// run's command line, giving its exit code.
-	Check func(args []string) error
-	Run   func(ctx context.Context, args []string, stdout, stderr io.Writer) int
-}
-
-// abRun is one run of the series.
-type abRun struct {
-	side string
-	n    int
-	dir  string
-	args []string
-}
-
-// AB is `run ab`: it checks both sides' flags, then runs the series,
-// reference then candidate, --runs times, with progress on stderr.
-func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
-	if cfg.Runs < 1 {
-		return exit.Usagef("--runs %d: expected at least 1", cfg.Runs)
-	}
-	sides := map[string][]string{}
-	lines := map[string]string{SideReference: cfg.Reference, SideCandidate: cfg.Candidate}
-	for _, side := range []string{SideReference, SideCandidate} {
-		args, err := splitCommand(lines[side])
-		if err != nil {
-			return exit.Usagef("--%s: %v", side, err)
-		}
-		sides[side] = args
-	}
-	if slices.Equal(sides[SideReference], sides[SideCandidate]) {
-		return exit.Usagef("--reference %q and --candidate %q: the two sides are the same system; give each side's flags (e.g. --echo-command or --target)",
-			cfg.Reference, cfg.Candidate)
-	}
-	name := cfg.Name
-	if name == "" {
-		name = time.Now().UTC().Format(experiment.DirTimeLayout)
-	}
-	if name != filepath.Base(name) || name == "." || name == ".." {
-		return exit.Usagef("--name %q: expected a plain directory name", name)
-	}
-	out := cfg.Out
-	for _, side := range []string{SideReference, SideCandidate} {
-		if err := atomicfile.CheckDir(filepath.Join(out, side)); err != nil {
-			return exit.Usagef("--out: %v", err)
-		}
-	}
-	var plan []abRun
-	for i := 1; i <= cfg.Runs; i++ {
-		for _, side := range []string{SideReference, SideCandidate} {
-			exp := fmt.Sprintf("%s-%02d", name, i)
-			args := append(append([]string{"run"}, cfg.Common...), sides[side]...)
-			args = append(args, "--out", filepath.Join(out, side), "--name", exp)
-			plan = append(plan, abRun{side: side, n: i, dir: filepath.Join(out, side, exp), args: args})
-		}
-	}
-	// Check both sides' flags, and that no run would land on an existing
-	// experiment, before the first run.
-	for _, side := range []string{SideReference, SideCandidate} {
-		if err := checkRunArgs(cfg.Check, append(cfg.Common, sides[side]...)); err != nil {
-			return exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
-		}
-	}
-	for _, r := range plan {
-		if _, err := os.Stat(filepath.Join(r.dir, meta.FileName)); err == nil {
-			return exit.Usagef("experiment %s exists already; choose another --name or --out", r.dir)
-		}
-	}
-	quiet := slices.Contains(cfg.Common, "-q") || slices.Contains(cfg.Common, "--quiet")
-	for i, r := range plan {
-		if !quiet {
-			fmt.Fprintf(stderr, "ab: run %d of %d: %s %d of %d\n", i+1, len(plan), r.side, r.n, cfg.Runs)
-		}
-		if code := cfg.Run(ctx, r.args, stdout, stderr); code != exit.OK {
-			return exit.With(code, fmt.Errorf("ab stopped at run %d of %d (%s %d, %s); the runs before it are complete",
-				i+1, len(plan), r.side, r.n, r.dir))
-		}
-	}
-	if !quiet {
-		fmt.Fprintf(stderr, "ab: %d runs per side in %s and %s\n", cfg.Runs,
-			filepath.Join(out, SideReference), filepath.Join(out, SideCandidate))
-	}
-	return nil
-}
-
-// checkRunArgs refuses --out and --name among a side's run flags (ab
-// names each run's experiment itself), then parses them with check.
-func checkRunArgs(check func([]string) error, args []string) error {
-	for _, a := range args {
-		flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && slices.Contains([]string{"out", "o", "name"}, flag) {
-			return exit.Usagef("%s: ab names each run's experiment itself (--out and --name of 'run ab')", a)
-		}
-	}
-	return check(args)
-}
 
 // splitCommand splits a command line into words as a POSIX shell would,
 // for quotes and backslashes only (no variables, no globbing).

@@ -1,9 +1,7 @@
 package runcmd
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -312,56 +310,6 @@ func fromEnv(f cli.Flag) bool {
 		}
 	}
 	return false
-}
-
-// abCommand is `run ab`: interleaved runs of a reference and a candidate.
-func abCommand() *cli.Command {
-	ab := &runapp.ABConfig{Check: checkRunArgs, Run: func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-		return cliapp.Run(ctx, App(), args, stdout, stderr)
-	}}
-	return &cli.Command{
-		Name:      "ab",
-		Usage:     "interleave runs of a reference and a candidate system (A B A B …) on one machine",
-		UsageText: "run ab --runs N [--reference 'RUN FLAGS'] [--candidate 'RUN FLAGS'] [--out DIR] [--name NAME] -- RUN FLAGS FOR BOTH",
-		Description: `ab compares two systems on one machine without letting the machine's drift
-(other load, thermal state, frequency scaling) favour either: it alternates
-whole runs, reference then candidate, --runs times each, so that whatever
-changes over the minutes of the measurement hits both sides alike.
-
-Every run is an ordinary 'run' with the flags after -- (common to both
-sides) followed by the side's own --reference or --candidate flags (a
-command line, quoted as in a shell): typically --echo-command naming each
-build's program for the built-in links, or --target naming each side's
-broker. Runs are written to DIR/reference/NAME-01, DIR/candidate/NAME-01,
-DIR/reference/NAME-02, …: each an experiment folder, so that DIR/reference
-and DIR/candidate are the two results roots the gates compare, run by run.
-ab chooses --out and --name of each run: neither may be given among the run
-flags.
-
-To gate the candidate against the reference, summarise every run and
-compare the two roots (two or more runs per side give the statistical gate):
-   for d in ab/*/NAME-*; do process --no-plots "$d"; done
-   compare --reference ab/reference --results ab/candidate --plots-directory ab/comparison
-
-Both sides' flags are checked before the first run. A run that fails stops
-the series with its exit code; the runs already made stay.
-
-Examples:
-   run ab --runs 5 --out ab --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" -- -s interprocess_reliable_tcp --payloads 16,1024 --samples 2000
-   run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
-   run ab --runs 4 --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`,
-		Flags: []cli.Flag{
-			cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side (the statistical gate wants about 6 or more)", Destination: &ab.Runs}, flagrange.Int(1, 1000)),
-			&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
-			&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\"", Destination: &ab.Candidate},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "ab", Usage: "directory of the reference/ and candidate/ results roots", Destination: &ab.Out},
-			&cli.StringFlag{Name: "name", Usage: "experiment name stem, numbered per run (default: UTC start time, " + experiment.DirTimeLayout + ")", Destination: &ab.Name},
-		},
-		Action: func(c *cli.Context) error {
-			ab.Common = c.Args().Slice()
-			return runapp.AB(c.Context, *ab, c.App.Writer, c.App.ErrWriter)
-		},
-	}
 }
 
 // burstCommand is `run burst`: the Fast-RTPS throughput pipeline's bursts

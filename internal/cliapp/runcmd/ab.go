@@ -1,0 +1,186 @@
+package runcmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/flagrange"
+	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/report"
+	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/runapp"
+	"github.com/mqgate/mqgate/internal/stats/paired"
+)
+
+// abDefaultColumns are the columns the sequential gate judges unless told
+// otherwise: the medians, as the README's gate does, because on a shared
+// machine the 99th percentile and maximum of unchanged runs vary too much
+// for any practical number of pairs to show them within a few per cent.
+var abDefaultColumns = []result.Metric{result.Median}
+
+// abCommand is `run ab`: interleaved runs of a reference and a candidate,
+// and with --max-runs the sequential gate on them.
+func abCommand() *cli.Command {
+	ab := &runapp.ABConfig{Check: checkRunArgs, Run: func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+		return cliapp.Run(ctx, App(), args, stdout, stderr)
+	}, Summarise: func(ctx context.Context, dir string) error {
+		return process.Run(ctx, process.Config{Dirs: []string{dir}, NoPlots: true, Format: "png", Quiet: true}, io.Discard)
+	}}
+	flags := []cli.Flag{
+		cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side, a fixed number (the statistical compare wants about 6 or more)", Destination: &ab.Runs}, flagrange.Int(1, 1000)),
+		cliapp.Ranged(&cli.IntFlag{Name: "max-runs", Usage: "the sequential gate: judge after every pair (or block) and stop when it decides, at most `N` runs per side", Destination: &ab.MaxRuns}, flagrange.Int(1, 1000)),
+		&cli.StringFlag{Name: "design", Value: runapp.DesignRandom, Usage: "order of the runs: random (each pair A B or B A, drawn from --seed) or abba (blocks A B B A)", Destination: &ab.Design},
+		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the random order (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
+		&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
+		&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\"", Destination: &ab.Candidate},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "ab", Usage: "directory of the reference/ and candidate/ results roots and the series file", Destination: &ab.Out},
+		&cli.StringFlag{Name: "name", Usage: "experiment name stem, numbered per run (default: UTC start time, " + experiment.DirTimeLayout + ")", Destination: &ab.Name},
+		&cli.StringFlag{Name: "pass-margin", Value: numflag.Percent(paired.DefaultMargins.Pass),
+			Usage: "with --max-runs: pass when every check is shown worse by less than this, a fraction (0.05) or a percentage (5%), " + numflag.Tolerance.Text()},
+		&cli.StringFlag{Name: "fail-margin", Value: numflag.Percent(paired.DefaultMargins.Fail),
+			Usage: "with --max-runs: fail when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
+		&cli.StringFlag{Name: "level", Value: "1%",
+			Usage: "with --max-runs: the largest chance that the gate ever fails an unchanged system (or ever passes one worse than --pass-margin), however long it runs, " + numflag.CompareLevel.Text()},
+		&cli.StringFlag{Name: "columns", Value: metricNames(abDefaultColumns), Usage: "with --max-runs: comma-separated summary `COLUMNS` to gate, among " + metricNames(result.CompareMetrics)},
+	}
+	for _, f := range report.Formats {
+		flags = append(flags, &cli.StringFlag{Name: f.Flag, Usage: "with --max-runs: " + f.Usage})
+	}
+	return &cli.Command{
+		Name:      "ab",
+		Usage:     "interleave runs of a reference and a candidate system on one machine; with --max-runs, gate the candidate as the runs come in",
+		UsageText: "run ab --runs N | --max-runs N [--reference 'RUN FLAGS'] [--candidate 'RUN FLAGS'] [--design random|abba] [--seed S] [--out DIR] [--name NAME] [gate flags] -- RUN FLAGS FOR BOTH",
+		Description: `ab compares two systems on one machine without letting the machine's drift
+(other load, thermal state, frequency scaling) favour either: it interleaves
+whole runs of the two, so that whatever changes over the minutes of the
+measurement hits both sides alike. With --design random (the default) the
+runs come in pairs, each pair reference then candidate or candidate then
+reference as a coin seeded by --seed falls; with --design abba in blocks
+reference, candidate, candidate, reference, which cancel a drift linear over
+the block. DIR/NAME-series.csv records each run's pair or block, position,
+side, experiment and start time, the design and the seed (formats §12), so
+that the order can be checked and repeated (same --seed, same order).
+
+Every run is an ordinary 'run' with the flags after -- (common to both
+sides) followed by the side's own --reference or --candidate flags (a
+command line, quoted as in a shell): typically --echo-command naming each
+build's program for the built-in links, or --target naming each side's
+broker. Runs are written to DIR/reference/NAME-01, DIR/candidate/NAME-01,
+DIR/reference/NAME-02, …: each an experiment folder, so that DIR/reference
+and DIR/candidate are the two results roots the gates compare, run by run.
+ab chooses --out and --name of each run: neither may be given among the run
+flags.
+
+--runs N makes N runs per side; to gate them, summarise every run and
+compare the two roots:
+   for d in ab/*/NAME-*; do process --no-plots "$d"; done
+   compare --reference ab/reference --results ab/candidate --plots-directory ab/comparison
+
+--max-runs N is the sequential gate: after every pair (block) ab summarises
+its runs and feeds, for every sub-experiment, payload and --columns column,
+the log ratio candidate/reference of the pair to an e-process per check
+(the one-sided normal-mixture e-process of Howard, Ramdas, McAuliffe and
+Sekhon 2021, "Time-uniform, nonparametric, nonasymptotic confidence
+sequences", Ann. Statist. 49: 1055-1080, for increments symmetric about 0
+as a random order within pairs makes them). It stops as soon as
+  - some check is shown worse than --fail-margin: FAILED, exit 1;
+  - every check is shown worse by less than --pass-margin: PASSED, exit 0;
+  - N runs per side are spent without either: INCONCLUSIVE, exit 3, naming
+    the checks that keep it open.
+Ville's inequality makes both errors hold under this continuous monitoring:
+an unchanged system (no check worse than --fail-margin) is ever failed with
+chance at most --level, and one with a check worse than --pass-margin ever
+passed with chance at most --level, over the whole family of checks
+(Bonferroni over e-values), whenever the gate stops. It prints the verdict,
+the pairs used and why it stopped, and writes --junit, --markdown and
+--json reports. An e-process needs about 2·ln(checks/level) pairs at the
+least, however clear the difference: some 20 pairs for 22 checks at 1 %.
+
+Both sides' flags are checked before the first run. A run that fails stops
+the series with its exit code; the runs already made stay.
+
+Examples:
+   run ab --max-runs 40 --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" --json ab.json -- -s interprocess_reliable_tcp --samples 2000
+   run ab --runs 5 --out ab --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" -- -s interprocess_reliable_tcp --payloads 16,1024 --samples 2000
+   run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
+   run ab --runs 4 --design abba --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`,
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			ab.Common = c.Args().Slice()
+			if c.IsSet("max-runs") {
+				if c.IsSet("runs") {
+					return exit.Usagef("--runs and --max-runs: give --runs for a fixed number of runs or --max-runs for the sequential gate, not both")
+				}
+				ab.Runs = 0
+			} else {
+				for _, f := range []string{"pass-margin", "fail-margin", "level", "columns", "junit", "markdown", "json"} {
+					if c.IsSet(f) {
+						return exit.Usagef("--%s: only the sequential gate (--max-runs) judges; with --runs, compare the two roots", f)
+					}
+				}
+			}
+			if !c.IsSet("seed") {
+				ab.Seed = uint64(time.Now().UnixNano())
+			}
+			var err error
+			if ab.Margins.Pass, err = numflag.Tolerance.Parse(c.String("pass-margin")); err != nil {
+				return exit.Usagef("--pass-margin: %v", err)
+			}
+			if ab.Margins.Fail, err = numflag.Tolerance.Parse(c.String("fail-margin")); err != nil {
+				return exit.Usagef("--fail-margin: %v", err)
+			}
+			if ab.Level, err = numflag.CompareLevel.Parse(c.String("level")); err != nil {
+				return exit.Usagef("--level: %v", err)
+			}
+			if ab.Metrics, err = parseColumns(c.String("columns")); err != nil {
+				return exit.Usagef("--columns: %v", err)
+			}
+			ab.Reports = map[string]string{}
+			for _, f := range report.Formats {
+				ab.Reports[f.Flag] = c.String(f.Flag)
+			}
+			return runapp.AB(c.Context, *ab, c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+// parseColumns reads a comma-separated list of summary columns compare can
+// gate.
+func parseColumns(s string) ([]result.Metric, error) {
+	var out []result.Metric
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		m, ok := result.Lookup(name)
+		if !ok || !contains(result.CompareMetrics, m) {
+			return nil, fmt.Errorf("%q: expected columns among %s", name, metricNames(result.CompareMetrics))
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func contains(ms []result.Metric, m result.Metric) bool {
+	for _, x := range ms {
+		if x.Name == m.Name {
+			return true
+		}
+	}
+	return false
+}
+
+func metricNames(ms []result.Metric) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ",")
+}

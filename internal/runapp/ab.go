@@ -1,0 +1,295 @@
+package runapp
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/stats/paired"
+)
+
+// The designs of an A/B series: the order of the runs within each unit.
+const (
+	// DesignRandom: units are pairs, each run A B or B A as a seeded coin
+	// falls, so that a drift within a pair favours neither side on average
+	// and the pair's log ratio is symmetric about the true one.
+	DesignRandom = "random"
+	// DesignABBA: units are blocks of four runs A B B A, whose log ratio
+	// (mean of the B logs less mean of the A logs) cancels a drift linear
+	// over the block.
+	DesignABBA = "abba"
+)
+
+// ABConfig is `run ab`: the series and the two sides' run flags, the
+// sequential gate's settings, and the run command itself, which ab checks
+// each side's flags with and runs.
+type ABConfig struct {
+	Common               []string // run flags of both sides, after --
+	Reference, Candidate string   // --reference, --candidate: each side's run flags, a shell-quoted line
+	Out, Name            string   // --out, --name stem ("": the start time)
+	// Runs (--runs) is the fixed design's runs per side; MaxRuns
+	// (--max-runs) the sequential gate's budget of runs per side. Exactly
+	// one is set.
+	Runs, MaxRuns int
+	Design        string // DesignRandom or DesignABBA
+	Seed          uint64 // seeds the order of the random design
+	// The sequential gate (MaxRuns > 0): its margins and family-wise
+	// level, the summary columns it judges, and the report files it writes
+	// (report.Formats' flag → path, "" for none).
+	Margins paired.Margins
+	Level   float64
+	Metrics []result.Metric
+	Reports map[string]string
+	// Check parses a run's flags (no "run") as the run would; Run runs one
+	// run's command line, giving its exit code; Summarise writes the
+	// summaries of an experiment directory (the sequential gate reads
+	// them after each unit).
+	Check     func(args []string) error
+	Run       func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	Summarise func(ctx context.Context, dir string) error
+}
+
+// abRun is one run of the series.
+type abRun struct {
+	unit, pos int // the unit (pair or block) and position in the series, from 1
+	side      string
+	n         int // the side's run number
+	dir       string
+	args      []string
+	start     time.Time // when it started; zero until then
+}
+
+// AB is `run ab`: it checks both sides' flags, then runs the series in the
+// order of its design, with progress on stderr and the order and start
+// times in the series file. With MaxRuns it is the sequential gate:
+// after each unit it feeds the unit's log ratios to the gate (package
+// stats/seq) and stops when the gate decides or the budget is spent, with
+// exit 0 (pass), 1 (fail) or 3 (inconclusive).
+func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
+	plan, series, err := abPlan(cfg)
+	if err != nil {
+		return err
+	}
+	var gate *abGate
+	if cfg.MaxRuns > 0 {
+		if gate, err = newABGate(cfg, len(plan)/len(unitRuns(plan, 1))); err != nil {
+			return err
+		}
+	}
+	quiet := slices.Contains(cfg.Common, "-q") || slices.Contains(cfg.Common, "--quiet")
+	if !quiet && cfg.Design == DesignRandom {
+		fmt.Fprintf(stderr, "ab: order of each pair drawn with --seed %d (%s)\n", cfg.Seed, series)
+	}
+	total := len(plan)
+	for i := range plan {
+		r := &plan[i]
+		if !quiet {
+			fmt.Fprintf(stderr, "ab: run %d of %d: %s %d (%s)\n", i+1, total, r.side, r.n, unitName(cfg.Design, r.unit))
+		}
+		r.start = time.Now().UTC()
+		if err := writeSeries(series, cfg, plan[:i+1]); err != nil {
+			return err
+		}
+		if code := cfg.Run(ctx, r.args, stdout, stderr); code != exit.OK {
+			return exit.With(code, fmt.Errorf("ab stopped at run %d of %d (%s %d, %s); the runs before it are complete",
+				i+1, total, r.side, r.n, r.dir))
+		}
+		if gate == nil || (i+1 < total && plan[i+1].unit == r.unit) {
+			continue
+		}
+		done, err := gate.add(ctx, unitRuns(plan, r.unit), stderr, quiet)
+		if err != nil || done {
+			if err == nil {
+				err = gate.finish(cfg, stdout)
+			}
+			return err
+		}
+	}
+	if !quiet {
+		runs := total / 2
+		fmt.Fprintf(stderr, "ab: %d runs per side in %s and %s; order in %s\n", runs,
+			filepath.Join(cfg.Out, SideReference), filepath.Join(cfg.Out, SideCandidate), series)
+	}
+	return nil
+}
+
+// abPlan checks the configuration and both sides' flags and lays out the
+// whole series (the sequential gate's up to its budget), refusing a run
+// that would land on an existing experiment and an existing series file.
+func abPlan(cfg ABConfig) ([]abRun, string, error) {
+	runs := cfg.Runs
+	switch {
+	case cfg.Runs > 0 && cfg.MaxRuns > 0:
+		return nil, "", exit.Usagef("--runs %d and --max-runs %d: give --runs for a fixed number of runs or --max-runs for the sequential gate, not both",
+			cfg.Runs, cfg.MaxRuns)
+	case cfg.MaxRuns > 0:
+		runs = cfg.MaxRuns
+	case cfg.Runs < 1:
+		return nil, "", exit.Usagef("--runs %d: expected at least 1", cfg.Runs)
+	}
+	flag := "--runs"
+	if cfg.MaxRuns > 0 {
+		flag = "--max-runs"
+	}
+	switch cfg.Design {
+	case DesignRandom:
+	case DesignABBA:
+		if runs%2 != 0 {
+			return nil, "", exit.Usagef("%s %d with --design abba: expected an even number, two runs per side in each A B B A block", flag, runs)
+		}
+	default:
+		return nil, "", exit.Usagef("--design %q: expected %s (each pair's order drawn at random) or %s (blocks A B B A)", cfg.Design, DesignRandom, DesignABBA)
+	}
+	sides := map[string][]string{}
+	lines := map[string]string{SideReference: cfg.Reference, SideCandidate: cfg.Candidate}
+	for _, side := range []string{SideReference, SideCandidate} {
+		args, err := splitCommand(lines[side])
+		if err != nil {
+			return nil, "", exit.Usagef("--%s: %v", side, err)
+		}
+		sides[side] = args
+	}
+	if slices.Equal(sides[SideReference], sides[SideCandidate]) {
+		return nil, "", exit.Usagef("--reference %q and --candidate %q: the two sides are the same system; give each side's flags (e.g. --echo-command or --target)",
+			cfg.Reference, cfg.Candidate)
+	}
+	name := cfg.Name
+	if name == "" {
+		name = time.Now().UTC().Format(experiment.DirTimeLayout)
+	}
+	if name != filepath.Base(name) || name == "." || name == ".." {
+		return nil, "", exit.Usagef("--name %q: expected a plain directory name", name)
+	}
+	for _, side := range []string{SideReference, SideCandidate} {
+		if err := atomicfile.CheckDir(filepath.Join(cfg.Out, side)); err != nil {
+			return nil, "", exit.Usagef("--out: %v", err)
+		}
+	}
+	var plan []abRun
+	add := func(unit int, side string, n int) {
+		exp := fmt.Sprintf("%s-%02d", name, n)
+		args := append(append([]string{"run"}, cfg.Common...), sides[side]...)
+		args = append(args, "--out", filepath.Join(cfg.Out, side), "--name", exp)
+		plan = append(plan, abRun{unit: unit, pos: len(plan) + 1, side: side, n: n, dir: filepath.Join(cfg.Out, side, exp), args: args})
+	}
+	if cfg.Design == DesignABBA {
+		for u := 1; u <= runs/2; u++ {
+			add(u, SideReference, 2*u-1)
+			add(u, SideCandidate, 2*u-1)
+			add(u, SideCandidate, 2*u)
+			add(u, SideReference, 2*u)
+		}
+	} else {
+		coin := rand.New(rand.NewPCG(cfg.Seed, 0x61625f6f72646572)) // "ab_order"
+		for i := 1; i <= runs; i++ {
+			first, second := SideReference, SideCandidate
+			if coin.IntN(2) == 1 {
+				first, second = second, first
+			}
+			add(i, first, i)
+			add(i, second, i)
+		}
+	}
+	// Check both sides' flags, and that nothing would land on an existing
+	// file, before the first run.
+	for _, side := range []string{SideReference, SideCandidate} {
+		if err := checkRunArgs(cfg.Check, append(cfg.Common, sides[side]...)); err != nil {
+			return nil, "", exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
+		}
+	}
+	for _, r := range plan {
+		if _, err := os.Stat(filepath.Join(r.dir, meta.FileName)); err == nil {
+			return nil, "", exit.Usagef("experiment %s exists already; choose another --name or --out", r.dir)
+		}
+	}
+	series := filepath.Join(cfg.Out, name+SeriesSuffix)
+	if _, err := os.Lstat(series); err == nil {
+		return nil, "", exit.Usagef("series file %s exists already; choose another --name or --out", series)
+	}
+	if err := atomicfile.CheckFile(series); err != nil {
+		return nil, "", exit.Usagef("--out: %v", err)
+	}
+	return plan, series, nil
+}
+
+// unitRuns returns the runs of unit u, in run order.
+func unitRuns(plan []abRun, u int) []abRun {
+	var out []abRun
+	for _, r := range plan {
+		if r.unit == u {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func unitName(design string, u int) string {
+	if design == DesignABBA {
+		return fmt.Sprintf("block %d", u)
+	}
+	return fmt.Sprintf("pair %d", u)
+}
+
+// SeriesSuffix ends the name of the series file `run ab` writes into
+// --out: NAME-series.csv (formats §12).
+const SeriesSuffix = "-series.csv"
+
+// seriesHeader is the series file's header (formats §12).
+var seriesHeader = []string{"Unit", "Position", "Side", "Run", "Experiment", "Start", "Design", "Seed"}
+
+// writeSeries rewrites the series file with the runs started so far, one
+// row each in run order, so that an interrupted series still says what
+// ran when.
+func writeSeries(path string, cfg ABConfig, started []abRun) error {
+	seed := ""
+	if cfg.Design == DesignRandom {
+		seed = strconv.FormatUint(cfg.Seed, 10)
+	}
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(seriesHeader); err != nil {
+			return err
+		}
+		for _, r := range started {
+			rel, err := filepath.Rel(cfg.Out, r.dir)
+			if err != nil {
+				rel = r.dir
+			}
+			if err := cw.Write([]string{strconv.Itoa(r.unit), strconv.Itoa(r.pos), r.side, strconv.Itoa(r.n),
+				filepath.ToSlash(rel), r.start.Format(time.RFC3339Nano), cfg.Design, seed}); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+	if err != nil {
+		return fmt.Errorf("series file: %w", err)
+	}
+	return nil
+}
+
+// checkRunArgs refuses --out and --name among a side's run flags (ab
+// names each run's experiment itself), then parses them with check.
+func checkRunArgs(check func([]string) error, args []string) error {
+	for _, a := range args {
+		flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && slices.Contains([]string{"out", "o", "name"}, flag) {
+			return exit.Usagef("%s: ab names each run's experiment itself (--out and --name of 'run ab')", a)
+		}
+	}
+	return check(args)
+}

@@ -1,0 +1,209 @@
+package runapp
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/stats/paired"
+)
+
+// fakeSeries is an A/B series whose runs write a summary at once: two
+// payloads of sub-experiment "fake", medians of 100 µs (reference) or
+// 100·ratio µs (candidate), each times exp(N(0, spread²)) from a seeded
+// source, so that the gate's decisions are reproducible.
+type fakeSeries struct {
+	ratio, spread float64
+	rng           *rand.Rand
+	runs          []string // the experiments run, in order
+}
+
+func (f *fakeSeries) run(_ context.Context, args []string, _, _ io.Writer) int {
+	out, name := args[slices.Index(args, "--out")+1], args[slices.Index(args, "--name")+1]
+	dir := filepath.Join(out, name)
+	f.runs = append(f.runs, dir)
+	r := 1.0
+	if filepath.Base(out) == SideCandidate {
+		r = f.ratio
+	}
+	var b strings.Builder
+	b.WriteString("Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n")
+	for _, p := range []int{16, 1024} {
+		m := 100 * r * math.Exp(f.spread*f.rng.NormFloat64())
+		fmt.Fprintf(&b, "%d,100,%g,%g,%g,%g,1,1,1,%g,%g,%g\n", p, 2*m, m/2, m, m, m, m, m)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return exit.Usage
+	}
+	if err := os.WriteFile(filepath.Join(dir, "measurements_fake_summary.csv"), []byte(b.String()), 0o666); err != nil {
+		return exit.Usage
+	}
+	return exit.OK
+}
+
+func (f *fakeSeries) config(t *testing.T, maxRuns int) ABConfig {
+	return ABConfig{Common: []string{"-q"}, Candidate: "--slower", Out: t.TempDir(), Name: "s", MaxRuns: maxRuns,
+		Design: DesignRandom, Seed: 3, Margins: paired.DefaultMargins, Level: 0.01, Metrics: []result.Metric{result.Median},
+		Check: func([]string) error { return nil }, Run: f.run,
+		Summarise: func(context.Context, string) error { return nil }}
+}
+
+// TestABSequentialStops: the sequential gate stops as soon as it decides
+// (pass, fail) or when the budget is spent, with the exit code, the closing
+// line naming the reason and the pairs used, the report files, and no run
+// after the stop.
+func TestABSequentialStops(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		ratio         float64
+		budget        int
+		code          int
+		reason        string
+		status        string
+		early         bool
+		keptOpenNamed bool
+	}{
+		{"unchanged", 1, 200, exit.OK, "decided pass", "passed", true, false},
+		{"30 % slower", 1.3, 200, exit.GateFailed, "decided fail", "failed", true, false},
+		{"at the margin", 1.05, 8, exit.Inconclusive, "budget spent, inconclusive", "inconclusive", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeSeries{ratio: c.ratio, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
+			cfg := f.config(t, c.budget)
+			cfg.Reports = map[string]string{"json": filepath.Join(cfg.Out, "v.json"), "markdown": filepath.Join(cfg.Out, "v.md")}
+			var stdout, stderr bytes.Buffer
+			err := AB(context.Background(), cfg, &stdout, &stderr)
+			if exit.Code(err) != c.code {
+				t.Fatalf("exit %d (%v), want %d\n%s", exit.Code(err), err, c.code, stdout.String())
+			}
+			var line string
+			for _, l := range strings.Split(stdout.String(), "\n") {
+				if strings.HasPrefix(l, "run ab: ") {
+					line = l
+					break
+				}
+			}
+			var pairs int
+			if _, err := fmt.Sscanf(line, "run ab: "+strings.ToUpper(c.status)+" after %d pairs", &pairs); err != nil || !strings.Contains(line, c.reason) {
+				t.Fatalf("closing line %q: want %s after N pairs, %s", line, strings.ToUpper(c.status), c.reason)
+			}
+			t.Logf("%s", line)
+			if c.early != (pairs < c.budget) || (!c.early && pairs != c.budget) {
+				t.Errorf("stopped after %d pairs of a budget of %d", pairs, c.budget)
+			}
+			if len(f.runs) != 2*pairs {
+				t.Errorf("%d runs for %d pairs: a run after the stop", len(f.runs), pairs)
+			}
+			if kept := strings.Contains(stdout.String(), "run ab: kept open by fake 16 B Median"); kept != c.keptOpenNamed {
+				t.Errorf("checks keeping it open named: %v, want %v\n%s", kept, c.keptOpenNamed, stdout.String())
+			}
+			var v struct {
+				Status string `json:"status"`
+				Mode   string `json:"mode"`
+			}
+			b, err := os.ReadFile(cfg.Reports["json"])
+			if err == nil {
+				err = json.Unmarshal(b, &v)
+			}
+			if err != nil || v.Status != c.status || !strings.Contains(v.Mode, fmt.Sprintf("stopped after %d pairs, %s", pairs, c.reason)) {
+				t.Errorf("JSON report: %v, status %q, mode %q", err, v.Status, v.Mode)
+			}
+			if md, err := os.ReadFile(cfg.Reports["markdown"]); err != nil || !strings.Contains(string(md), "run ab") {
+				t.Errorf("Markdown report: %v\n%s", err, md)
+			}
+			rows := readSeries(t, filepath.Join(cfg.Out, "s"+SeriesSuffix))
+			if len(rows) != 2*pairs {
+				t.Errorf("series file has %d runs, want %d", len(rows), 2*pairs)
+			}
+		})
+	}
+}
+
+// TestABSequentialABBA feeds blocks A B B A: the budget counts runs per
+// side, two per block, and the gate counts blocks.
+func TestABSequentialABBA(t *testing.T) {
+	f := &fakeSeries{ratio: 1.05, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
+	cfg := f.config(t, 6)
+	cfg.Design = DesignABBA
+	var stdout bytes.Buffer
+	err := AB(context.Background(), cfg, &stdout, io.Discard)
+	if exit.Code(err) != exit.Inconclusive || !strings.Contains(stdout.String(), "run ab: INCONCLUSIVE after 3 blocks (6 runs per side)") {
+		t.Fatalf("exit %d: %s", exit.Code(err), stdout.String())
+	}
+	var sides []string
+	for _, r := range readSeries(t, filepath.Join(cfg.Out, "s"+SeriesSuffix)) {
+		sides = append(sides, r[2][:1])
+		if r[6] != DesignABBA || r[7] != "" {
+			t.Errorf("series row %q: want design abba and no seed", r)
+		}
+	}
+	if got := strings.Join(sides, ""); got != "rccrrccrrccr" {
+		t.Errorf("order %s, want rccr per block", got)
+	}
+}
+
+// TestABOrderSeeded: the random design's order is the seed's, recorded in
+// the series file with positions and start times, and both orders occur.
+func TestABOrderSeeded(t *testing.T) {
+	order := func(seed uint64) string {
+		f := &fakeSeries{ratio: 1, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
+		cfg := f.config(t, 0)
+		cfg.MaxRuns, cfg.Runs, cfg.Seed = 0, 12, seed
+		if err := AB(context.Background(), cfg, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		rows := readSeries(t, filepath.Join(cfg.Out, "s"+SeriesSuffix))
+		for i, r := range rows {
+			got.WriteString(r[2][:1])
+			wantRun := filepath.Join(cfg.Out, filepath.FromSlash(r[4]))
+			if r[0] != fmt.Sprint(i/2+1) || r[1] != fmt.Sprint(i+1) || r[3] != fmt.Sprint(i/2+1) || wantRun != f.runs[i] ||
+				r[6] != DesignRandom || r[7] != fmt.Sprint(seed) || (i > 0 && r[5] < rows[i-1][5]) {
+				t.Errorf("series row %d %q: want unit %d, position %d, the run made %s, start after the previous, design random, seed %d",
+					i+1, r, i/2+1, i+1, f.runs[i], seed)
+			}
+		}
+		return got.String()
+	}
+	a, b, other := order(42), order(42), order(43)
+	if a != b {
+		t.Errorf("seed 42 gave %s, then %s", a, b)
+	}
+	if a == other {
+		t.Errorf("seeds 42 and 43 gave the same order %s", a)
+	}
+	for i := 0; i < len(a); i += 2 {
+		if pair := a[i : i+2]; pair != "rc" && pair != "cr" {
+			t.Fatalf("pair %d is %s", i/2+1, pair)
+		}
+	}
+	if !strings.Contains(a, "rc") || !strings.Contains(a, "cr") {
+		t.Errorf("order %s: one side always first", a)
+	}
+}
+
+func readSeries(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) == 0 || !slices.Equal(rows[0], seriesHeader) {
+		t.Fatalf("%s: %v, header %q", path, err, rows)
+	}
+	return rows[1:]
+}
