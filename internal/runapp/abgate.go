@@ -6,40 +6,34 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/stats/paired"
 	"github.com/mqgate/mqgate/internal/stats/seq"
 )
-
-// abCheck is one check of the sequential gate: a summary column of one
-// payload of one sub-experiment.
-type abCheck struct {
-	sub     string
-	payload int
-	metric  result.Metric
-}
-
-func (c abCheck) String() string { return fmt.Sprintf("%s %d B %s", c.sub, c.payload, c.metric.Name) }
 
 // abGate is `run ab --max-runs`: the sequential paired gate over the
 // units of the series, fed as each unit completes.
 type abGate struct {
-	cfg      ABConfig
-	units    int // the budget, in units
-	checks   []abCheck
-	seq      *seq.Gate
-	last     seq.Decision
-	maxEFail []float64 // per check, the largest fail e-value so far
-	// logA and logB are, per check, the sums of the sides' log values, for
-	// the geometric means the report shows.
-	logA, logB []float64
-	runs       int // runs per side so far
+	cfg     ABConfig
+	units   int // the budget, in units
+	pairs   []pairing.Pair
+	origins []pairing.Origin
+	seq     *seq.Gate
+	last    seq.Decision
+	// maxEFail is, per check, the largest fail e-value so far; logA and
+	// logB the sums of the units' log values per side, for the geometric
+	// means the report shows.
+	maxEFail, logA, logB []float64
+	runs                 int // runs per side so far
 }
 
 func newABGate(cfg ABConfig, units int) (*abGate, error) {
@@ -75,9 +69,11 @@ func (g *abGate) unitWord() string {
 }
 
 // add summarises and reads the runs of one completed unit and feeds its
-// values to the gate; it reports whether the gate has stopped.
+// values to the gate; it reports whether the gate has stopped. The family
+// of checks is package pairing's, as compare builds it: every
+// sub-experiment, row and gated column (and throughput row) of the runs.
 func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet bool) (bool, error) {
-	exps := map[string][]*experiment.Experiment{}
+	exps := map[string]*experiment.Experiment{}
 	for _, r := range runs {
 		if err := g.cfg.Summarise(ctx, r.dir); err != nil {
 			return false, exit.With(exit.Code(err), fmt.Errorf("summarising %s: %w", r.dir, err))
@@ -89,29 +85,47 @@ func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet 
 		if !e.Completed() {
 			return false, exit.Usagef("%s: the run did not complete (%s)", r.dir, e.Incompleteness())
 		}
-		exps[r.side] = append(exps[r.side], e)
+		exps[r.side+"/"+e.Name] = e
 	}
-	if g.seq == nil {
-		if err := g.start(exps[SideReference][0]); err != nil {
-			return false, err
+	unit := len(runs) / 2
+	for _, r := range runs {
+		if r.side == SideReference {
+			name := filepath.Base(r.dir)
+			g.pairs = append(g.pairs, pairing.Pair{Name: name, Reference: exps[SideReference+"/"+name], Candidate: exps[SideCandidate+"/"+name]})
 		}
 	}
-	a, err := g.means(exps[SideReference])
+	checks, origins, err := pairing.Checks(g.pairs, g.cfg.Metrics)
 	if err != nil {
-		return false, err
+		return false, exit.With(exit.Code(err), err)
 	}
-	b, err := g.means(exps[SideCandidate])
-	if err != nil {
-		return false, err
+	if g.seq == nil {
+		if err := g.start(checks, origins); err != nil {
+			return false, err
+		}
+	} else if len(checks) != len(g.origins) {
+		return false, exit.Usagef("%s: the runs of %s measure %d checks, the first %d", runs[0].dir, unitName(g.cfg.Design, runs[0].unit),
+			len(checks), len(g.origins))
+	}
+	// The unit's value per side: the one run's, or the geometric mean of
+	// a block's two.
+	a, b := make([]float64, len(checks)), make([]float64, len(checks))
+	for k, c := range checks {
+		n := len(c.A)
+		for i := n - unit; i < n; i++ {
+			if !(c.A[i] > 0) || !(c.B[i] > 0) || math.IsInf(c.A[i], 0) || math.IsInf(c.B[i], 0) {
+				return false, exit.Usagef("%s: %v and %v in %s: expected positive values", c.Name, c.A[i], c.B[i], unitName(g.cfg.Design, runs[0].unit))
+			}
+			a[k] += math.Log(c.A[i]) / float64(unit)
+			b[k] += math.Log(c.B[i]) / float64(unit)
+		}
+		g.logA[k] += a[k]
+		g.logB[k] += b[k]
+		a[k], b[k] = math.Exp(a[k]), math.Exp(b[k])
 	}
 	if g.last, err = g.seq.Add(a, b); err != nil {
 		return false, exit.Usagef("%v", err)
 	}
-	for k := range g.checks {
-		g.logA[k] += math.Log(a[k])
-		g.logB[k] += math.Log(b[k])
-	}
-	g.runs += len(runs) / 2
+	g.runs += unit
 	for k, st := range g.seq.Checks() {
 		g.maxEFail[k] = max(g.maxEFail[k], st.EFail)
 	}
@@ -119,7 +133,7 @@ func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet 
 		d := g.last
 		fmt.Fprintf(stderr, "ab: after %d %s: %s", d.Pairs, g.unitWord(), d.Status)
 		if d.Status == seq.Continue {
-			fmt.Fprintf(stderr, ", %d of %d checks not yet shown within %+.1f %%: %s", len(d.Checks), len(g.checks),
+			fmt.Fprintf(stderr, ", %d of %d checks not yet shown within %+.1f %%: %s", len(d.Checks), len(checks),
 				100*g.cfg.Margins.Pass, shortList(d.Checks, 3))
 		}
 		fmt.Fprintln(stderr)
@@ -127,59 +141,22 @@ func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet 
 	return g.last.Status != seq.Continue, nil
 }
 
-// start sets the family of checks from the first reference run: every
-// sub-experiment, payload and gated column it has.
-func (g *abGate) start(first *experiment.Experiment) error {
-	if len(first.Summaries) == 0 {
-		return exit.Usagef("%s: no summaries to gate", first.Dir)
-	}
-	subs := slices.Clone(first.Summaries)
-	slices.SortFunc(subs, func(x, y experiment.Summary) int { return strings.Compare(x.Type, y.Type) })
-	var specs []seq.Spec
-	for _, s := range subs {
-		for _, row := range s.Rows {
-			for _, m := range g.cfg.Metrics {
-				c := abCheck{sub: s.Type, payload: row.Bytes, metric: m}
-				g.checks = append(g.checks, c)
-				specs = append(specs, seq.Spec{Name: c.String(), HigherIsBetter: m.Better == result.HigherIsBetter})
-			}
-		}
+// start sets the family of checks from the first unit's.
+func (g *abGate) start(checks []paired.Check, origins []pairing.Origin) error {
+	specs := make([]seq.Spec, len(checks))
+	for k, c := range checks {
+		specs[k] = seq.Spec{Name: c.Name, HigherIsBetter: c.HigherIsBetter}
 	}
 	var err error
 	if g.seq, err = seq.New(specs, seq.Config{Level: g.cfg.Level, Margins: g.cfg.Margins, MaxPairs: g.units,
 		Horizon: min(g.units, 30)}); err != nil {
 		return exit.Usagef("%v", err)
 	}
-	g.maxEFail = make([]float64, len(g.checks))
-	g.logA = make([]float64, len(g.checks))
-	g.logB = make([]float64, len(g.checks))
+	g.origins = origins
+	g.maxEFail = make([]float64, len(checks))
+	g.logA = make([]float64, len(checks))
+	g.logB = make([]float64, len(checks))
 	return nil
-}
-
-// means returns, per check, the geometric mean of the runs' values (the
-// one run's value in a pair).
-func (g *abGate) means(exps []*experiment.Experiment) ([]float64, error) {
-	out := make([]float64, len(g.checks))
-	for k, c := range g.checks {
-		var s float64
-		for _, e := range exps {
-			t := e.Summary(c.sub)
-			if t == nil {
-				return nil, exit.Usagef("%s: no summary of %s, which the first reference run has", e.Dir, c.sub)
-			}
-			row := t.At(result.Key{Payload: c.payload})
-			if row == nil {
-				return nil, exit.Usagef("%s: %s has no %d B row, which the first reference run has", e.Dir, c.sub, c.payload)
-			}
-			v, ok := row.Value(c.metric)
-			if !ok || !(v > 0) || math.IsInf(v, 0) {
-				return nil, exit.Usagef("%s: %s %d B %s is %v: expected a positive value", e.Dir, c.sub, c.payload, c.metric.Name, v)
-			}
-			s += math.Log(v)
-		}
-		out[k] = math.Exp(s / float64(len(exps)))
-	}
-	return out, nil
 }
 
 // shortList names up to n items and how many more there are.
@@ -205,7 +182,7 @@ func stopReason(s seq.Status) string {
 // sub-experiment, payload and column, with its ratio and
 // confidence-sequence bounds.
 func (g *abGate) verdict() *gate.Verdict {
-	k := float64(len(g.checks))
+	k := float64(len(g.origins))
 	lvl := g.cfg.Level
 	thr := k / lvl
 	d := g.last
@@ -217,11 +194,15 @@ func (g *abGate) verdict() *gate.Verdict {
 		FalseFail: lvl}
 	n := float64(d.Pairs)
 	for i, st := range g.seq.Checks() {
-		c := g.checks[i]
+		o := g.origins[i]
+		sub, m := o.SubExperiment, o.Metric
+		if o.Throughput {
+			sub = result.ThroughputLabel(o.SubExperiment, o.Key)
+		}
 		ref, val := math.Exp(g.logA[i]/n), math.Exp(g.logB[i]/n)
-		ch := gate.Check{SubExperiment: c.sub, Payload: c.payload, Metric: c.metric, Reference: ref, Threshold: g.cfg.Margins.Fail,
-			Limit: c.metric.Limit(ref, g.cfg.Margins.Fail), Value: val, Difference: math.Abs(ref - val), Percent: (val - ref) * 100 / ref}
-		ch.Margin = c.metric.Worse(val, ch.Limit)
+		ch := gate.Check{SubExperiment: sub, Payload: o.Key.Payload, Metric: m, Reference: ref, Threshold: g.cfg.Margins.Fail,
+			Limit: m.Limit(ref, g.cfg.Margins.Fail), Value: val, Difference: math.Abs(ref - val), Percent: (val - ref) * 100 / ref}
+		ch.Margin = m.Worse(val, ch.Limit)
 		p := math.Min(1, 1/g.maxEFail[i])
 		ch.Stats = &gate.Stats{NReference: g.runs, NCandidate: g.runs, Estimate: st.Ratio, Low: st.Low, High: st.High,
 			Tail: lvl / k, PassTail: lvl / k, Confidence: 1 - 2*lvl/k, P: p, PAdjusted: math.Min(1, k*p), Method: "e-process"}
@@ -229,13 +210,13 @@ func (g *abGate) verdict() *gate.Verdict {
 		switch {
 		case st.EFail >= thr:
 			ch.Status = gate.Failed
-			ch.Message = fmt.Sprintf("%d B %s: %s: shown worse than %+g %%", c.payload, c.metric.Name, bounds, 100*g.cfg.Margins.Fail)
+			ch.Message = fmt.Sprintf("%d B %s: %s: shown worse than %+g %%", o.Key.Payload, m.Name, bounds, 100*g.cfg.Margins.Fail)
 		case st.EPass >= thr || d.Status == seq.Pass:
 			ch.Status = gate.Passed
-			ch.Message = fmt.Sprintf("%d B %s: %s: shown worse by less than %+g %%", c.payload, c.metric.Name, bounds, 100*g.cfg.Margins.Pass)
+			ch.Message = fmt.Sprintf("%d B %s: %s: shown worse by less than %+g %%", o.Key.Payload, m.Name, bounds, 100*g.cfg.Margins.Pass)
 		default:
 			ch.Status = gate.Inconclusive
-			ch.Message = fmt.Sprintf("%d B %s: %s: not yet shown within %+g %% nor beyond %+g %%", c.payload, c.metric.Name, bounds,
+			ch.Message = fmt.Sprintf("%d B %s: %s: not yet shown within %+g %% nor beyond %+g %%", o.Key.Payload, m.Name, bounds,
 				100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail)
 		}
 		v.Add(ch)
