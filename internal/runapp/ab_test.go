@@ -151,6 +151,7 @@ func TestABUsage(t *testing.T) {
 		{[]string{"--candidate", "--echo-delay 1ms", "--seed", "-1"}, "--seed"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--level", "0.7"}, "--level: 0.7 (70%) is out of range"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--level", "0"}, "--level"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--false-fail", "50%"}, "--level: 50% is out of range"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--pass-margin", "10"}, "--pass-margin: 10 read as a fraction is 1000%"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--fail-margin", "-5%"}, "--fail-margin"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--pass-margin", "10%", "--fail-margin", "5%"}, "would both pass and fail"},

@@ -5,6 +5,12 @@
 // formats §5; with List it prints the registered sub-experiments. AB,
 // Load, Throughput and PerMessage are run's other subcommands.
 //
+// AB interleaves runs of a reference and a candidate in pairs of seeded
+// random order or ABBA blocks, recording the order in a series file
+// (formats §12); with MaxRuns it is the sequential gate, feeding each
+// unit's values (the family of package pairing) to stats/seq and stopping
+// when it decides or the budget is spent.
+//
 // `run echo` is the far end on its own (session.ServeEcho): it listens with
 // one transport, or connects to a broker and serves a topic, prints the
 // address as the first line of its standard output (so a parent process

@@ -48,7 +48,7 @@ func abCommand() *cli.Command {
 			Usage: "with --max-runs: pass when every check is shown worse by less than this, a fraction (0.05) or a percentage (5%), " + numflag.Tolerance.Text()},
 		&cli.StringFlag{Name: "fail-margin", Value: numflag.Percent(paired.DefaultMargins.Fail),
 			Usage: "with --max-runs: fail when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
-		&cli.StringFlag{Name: "level", Value: "1%",
+		&cli.StringFlag{Name: "level", Aliases: []string{"false-fail"}, Value: "1%",
 			Usage: "with --max-runs: the largest chance that the gate ever fails an unchanged system (or ever passes one worse than --pass-margin), however long it runs, " + numflag.CompareLevel.Text()},
 		&cli.StringFlag{Name: "columns", Value: metricNames(abDefaultColumns), Usage: "with --max-runs: comma-separated summary `COLUMNS` to gate, among " + metricNames(result.CompareMetrics)},
 	}
