@@ -159,6 +159,7 @@ func TestABUsage(t *testing.T) {
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--columns", "Median,Median"}, "listed twice"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--runs", "4", "--json", "v.json"}, "--json: only the sequential gate (--max-runs) judges"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--pass-margin", "1%"}, "--pass-margin: only the sequential gate"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--markdown", "/proc/version/v.md"}, "--markdown: "},
 	} {
 		out := t.TempDir()
 		args := append([]string{"ab", "--out", out}, c.args...)

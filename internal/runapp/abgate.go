@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
@@ -52,6 +53,13 @@ func newABGate(cfg ABConfig, units int) (*abGate, error) {
 	for i, m := range cfg.Metrics {
 		if slices.ContainsFunc(cfg.Metrics[:i], func(o result.Metric) bool { return o.Name == m.Name }) {
 			return nil, exit.Usagef("--columns: %q is listed twice", m.Name)
+		}
+	}
+	for _, f := range report.Formats {
+		if p := cfg.Reports[f.Flag]; p != "" {
+			if err := atomicfile.CheckFile(p); err != nil {
+				return nil, exit.Usagef("--%s: %v", f.Flag, err)
+			}
 		}
 	}
 	if cfg.Summarise == nil {
