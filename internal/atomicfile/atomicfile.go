@@ -171,11 +171,3 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
-
-// WriteBytes writes data to path atomically.
-func WriteBytes(path string, data []byte) error {
-	return Write(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}

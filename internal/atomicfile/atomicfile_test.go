@@ -157,3 +157,12 @@ func TestWhatIsInTheWay(t *testing.T) {
 		t.Errorf("adir holds %v", entries)
 	}
 }
+
+// WriteBytes writes data to path atomically: the tests' Write of fixed
+// content.
+func WriteBytes(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}

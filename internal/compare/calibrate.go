@@ -68,8 +68,8 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 		}
 		for _, k := range t.Keys() {
 			pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload,
-				Metric: ThroughputMetric, Threshold: cfg.ThresholdOf(ThroughputMetric)})
-			pool.Values = append(pool.Values, values(runs, k, ThroughputMetric))
+				Metric: result.MessageRate, Threshold: cfg.ThresholdOf(result.MessageRate)})
+			pool.Values = append(pool.Values, values(runs, k, result.MessageRate))
 		}
 	}
 	for _, e := range exps[1:] {

@@ -100,7 +100,7 @@ func (t *ThroughputResult) htmlSection(r *Result, v *gate.Verdict) htmlreport.Se
 func (r *Result) throughputTable(t *ThroughputResult) htmlreport.Table {
 	tb := htmlreport.Table{
 		Caption: "Median throughput [msg/s] by payload and offered load, higher is better (allowed below the reference: " +
-			signedPercent(ThroughputMetric, r.Config.ThresholdOf(ThroughputMetric)) + ")",
+			signedPercent(result.MessageRate, r.Config.ThresholdOf(result.MessageRate)) + ")",
 		Header: []string{"Bytes", "Load", "Reference", "Result", "Change", "Status", "Message"},
 	}
 	for j, k := range t.Keys {
@@ -125,7 +125,7 @@ func (r *Result) thresholdText() string {
 		}
 	}
 	if len(r.Throughputs) > 0 {
-		parts = append(parts, "throughput Median [msg/s] "+signedPercent(ThroughputMetric, r.Config.ThresholdOf(ThroughputMetric)))
+		parts = append(parts, "throughput Median [msg/s] "+signedPercent(result.MessageRate, r.Config.ThresholdOf(result.MessageRate)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -18,11 +18,6 @@ import (
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
-// ThroughputMetric is what compare judges of a throughput row: its Median
-// [msg/s], higher is better (formats §7). The Mb/s columns are the same
-// numbers times payload × 8 / 10⁶, so they are reported, not judged again.
-var ThroughputMetric = result.MessageRate
-
 // ThroughputResult is the comparison of one sub-experiment's throughput
 // summaries (throughput_<type>.csv, formats §9); its Checks hold one check
 // per key, in Keys order.
@@ -39,7 +34,9 @@ func (t *ThroughputResult) writeTo(r *Result, w io.Writer) error {
 func (t *ThroughputResult) figures(r *Result) []Figure { return r.ThroughputFigures(t) }
 
 // compareThroughputs builds r.Throughputs: every throughput sub-experiment
-// of the runs, matched row by row on (payload, mode, offered rate). It
+// of the runs, matched row by row on (payload, mode, offered rate), judged
+// on the Median [msg/s] (result.MessageRate, higher is better; the Mb/s
+// columns are the same numbers times payload × 8 / 10⁶, reported only). It
 // returns input errors for a sub-experiment only the results have, one in
 // some runs of a side but not all, and rows that one run has and another
 // lacks (a different payload, mode or offered rate), naming them.
@@ -75,16 +72,16 @@ func (r *Result) compareThroughputs() error {
 		t := ThroughputResult{Sub: Sub[result.ThroughputRow]{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns}, Keys: refRuns[0].Keys()}
 		for _, k := range t.Keys {
 			label := result.ThroughputLabel(typ, k)
-			ref := values(refRuns, k, ThroughputMetric)
-			th := r.Config.ThresholdOf(ThroughputMetric)
+			ref := values(refRuns, k, result.MessageRate)
+			th := r.Config.ThresholdOf(result.MessageRate)
 			switch {
 			case tgtRuns == nil:
-				c := gate.MissingCheck(label, k.Payload, ThroughputMetric, stats.Median(ref), math.NaN(),
+				c := gate.MissingCheck(label, k.Payload, result.MessageRate, stats.Median(ref), math.NaN(),
 					fmt.Sprintf("%s: throughput missing from the results (%s)", k, experiment.ThroughputFileName(typ)))
 				c.Threshold = th
 				t.Checks = append(t.Checks, c)
 			case r.Mode == gate.ModeSingleRun:
-				c := gate.Evaluate(label, k.Payload, ThroughputMetric, referenceName, ref[0], th, tgtRuns[0].At(k).Median)
+				c := gate.Evaluate(label, k.Payload, result.MessageRate, referenceName, ref[0], th, tgtRuns[0].At(k).Median)
 				t.Checks = append(t.Checks, describeThroughput(c, k, refRuns, tgtRuns))
 			default:
 				t.Checks = append(t.Checks, gate.Check{}) // judged with every other check (judge)
@@ -164,9 +161,9 @@ func (r *Result) throughputSeries(add func(se gate.Series, set func(gate.Check))
 			continue
 		}
 		for j, k := range t.Keys {
-			se := gate.Series{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: ThroughputMetric,
-				Threshold: r.Config.ThresholdOf(ThroughputMetric),
-				Reference: values(t.ReferenceRuns, k, ThroughputMetric), Candidate: values(t.TargetRuns, k, ThroughputMetric)}
+			se := gate.Series{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: result.MessageRate,
+				Threshold: r.Config.ThresholdOf(result.MessageRate),
+				Reference: values(t.ReferenceRuns, k, result.MessageRate), Candidate: values(t.TargetRuns, k, result.MessageRate)}
 			add(se, func(c gate.Check) { t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns) })
 		}
 	}
@@ -199,11 +196,11 @@ func (r *Result) ThroughputFigures(t *ThroughputResult) []Figure {
 				continue
 			}
 			categories = append(categories, strconv.Itoa(k.Payload))
-			ref.Y = append(ref.Y, stats.Median(values(t.ReferenceRuns, k, ThroughputMetric)))
+			ref.Y = append(ref.Y, stats.Median(values(t.ReferenceRuns, k, result.MessageRate)))
 			if t.Missing() {
 				continue
 			}
-			tgt.Y = append(tgt.Y, stats.Median(values(t.TargetRuns, k, ThroughputMetric)))
+			tgt.Y = append(tgt.Y, stats.Median(values(t.TargetRuns, k, result.MessageRate)))
 			failed := t.Checks[j].Status == gate.Failed
 			tgt.Marked = append(tgt.Marked, failed)
 			marked = marked || failed

@@ -103,7 +103,7 @@ func TestThroughputStatistical(t *testing.T) {
 			x := v * (1 + 0.01*float64(i%3))
 			tc, lc = append(tc, x/f), append(lc, x*f)
 		}
-		tput := gate.Judge([]gate.Series{{Payload: 16, Metric: ThroughputMetric, Threshold: 0.1, Reference: refV, Candidate: tc}}, 0.01, "reference")[0]
+		tput := gate.Judge([]gate.Series{{Payload: 16, Metric: result.MessageRate, Threshold: 0.1, Reference: refV, Candidate: tc}}, 0.01, "reference")[0]
 		inv := make([]float64, len(refV))
 		for i, v := range refV {
 			inv[i] = 1 / v

@@ -312,9 +312,9 @@ func ReadThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 		}
 		row.Limits[result.MessageRate.Name] = v
 		if stat {
-			// The model columns are laid out as a latency file's with one
-			// checked column: reuse its parser on a padded record.
-			m, err := parseThroughputModel(rec[5:], file, line)
+			// The model columns are a latency file's with one fit: its
+			// parser reads them with that fit given for all three columns.
+			m, err := parseModel(append(slices.Concat(rec[5:], rec[9:12]), rec[9:12]...), file, line)
 			if err != nil {
 				return nil, err
 			}
@@ -334,18 +334,4 @@ func ReadThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 		return nil, fileerr.New(file, 2, "", "no requirements: expected one row per sub-experiment, payload and offered load")
 	}
 	return rows, nil
-}
-
-// parseThroughputModel reads Mode, Runs, False fail, Check level and the
-// one fit of a statistical throughput row.
-func parseThroughputModel(rec []string, file string, line int) (*Model, error) {
-	// parseModel reads a latency row's model: the four levels then three
-	// fits; the throughput row has one fit, so the other two repeat it.
-	padded := append(slices.Clone(rec), rec[4:7]...)
-	padded = append(padded, rec[4:7]...)
-	m, err := parseModel(padded, file, line)
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
 }
