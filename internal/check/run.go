@@ -217,7 +217,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	default:
 		v = EvaluateRuns(reqs, exps, cfg.Margin, cfg.Columns)
 	}
-	if reqs != nil && hasSummaries(exps) {
+	if reqs != nil && slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Summaries) > 0 }) {
 		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), latency); err != nil {
 			return nil, exit.With(exit.Usage, err)
 		}
@@ -251,7 +251,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 		} else {
 			baseline = cfg.ThroughputRequirements
 		}
-	case hasThroughputs(exps):
+	case slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Throughputs) > 0 }):
 		warnings = append(warnings, "the experiments hold throughput summaries (throughput_<type>.csv) that were not checked: give --throughput-requirements")
 	}
 	v.Subject, v.Baseline, v.AllowMissing = subject, baseline, cfg.AllowMissing
@@ -420,24 +420,6 @@ func loadRuns(ctx context.Context, cfg Config) (exps []*experiment.Experiment, s
 		warnings = append(warnings, e.Warnings...)
 	}
 	return exps, strings.Join(names, ", "), warnings, nil
-}
-
-func hasSummaries(exps []*experiment.Experiment) bool {
-	for _, e := range exps {
-		if len(e.Summaries) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func hasThroughputs(exps []*experiment.Experiment) bool {
-	for _, e := range exps {
-		if len(e.Throughputs) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // summariesOf returns one summary per sub-experiment, the first run's that

@@ -34,12 +34,6 @@ var BurstMagnitudes = []string{result.BurstLost, result.BurstThroughput}
 
 // metricOf is the metric of magnitude mag, burst columns included.
 func metricOf(mag string) result.Metric {
-	switch mag {
-	case result.BurstLost:
-		return result.BurstLostMetric
-	case result.BurstThroughput:
-		return result.BurstThroughputMetric
-	}
 	m, _ := result.Lookup(mag)
 	return m
 }

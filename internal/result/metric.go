@@ -79,8 +79,9 @@ var (
 )
 
 // Metrics lists every known metric: the latency summary columns in the
-// order of the summary CSV, then the throughput metrics.
-var Metrics = []Metric{Max, Min, Mean, Median, Stdev, MeanJitter, MaxJitter, P90, P99, P9999, MessageRate, Bandwidth}
+// order of the summary CSV, then the throughput metrics, then the burst ones.
+var Metrics = []Metric{Max, Min, Mean, Median, Stdev, MeanJitter, MaxJitter, P90, P99, P9999, MessageRate, Bandwidth,
+	BurstLostMetric, BurstThroughputMetric}
 
 // RequirementMetrics are the metrics a requirements file holds and check
 // judges, in the order of its columns and of the check report rows (formats §4).

@@ -9,7 +9,7 @@ func TestLookupAndDirections(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", m.Name, got, ok)
 		}
 		want := LowerIsBetter
-		if m.Unit != UnitMicroseconds {
+		if m.Unit != UnitMicroseconds && m != BurstLostMetric {
 			want = HigherIsBetter
 		}
 		if m.Better != want {
