@@ -17,6 +17,7 @@ import (
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Invocation is one invocation of the compare tool, as its command line
@@ -186,7 +187,7 @@ func (inv Invocation) config() (Config, plots.Format, error) {
 	}
 	cfg.Threshold = t
 	if inv.ColumnsSet {
-		ms, err := ParseColumns(inv.Columns)
+		ms, err := result.ParseList(inv.Columns, result.CompareMetrics)
 		if err != nil {
 			return cfg, "", fmt.Errorf("--columns: %w", err)
 		}

@@ -188,7 +188,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	if mode == gate.ModeStatistical && len(cfg.Metrics) == 0 {
 		cfg.Metrics = result.DefaultStatisticalMetrics
 		if err := cfg.Validate(); err != nil {
-			return nil, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, MetricNames(cfg.Metrics))
+			return nil, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, result.Names(cfg.Metrics))
 		}
 	}
 	if cfg.FalseFail == 0 {

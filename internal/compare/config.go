@@ -67,8 +67,8 @@ func (c Config) Validate() error {
 	}
 	gated := map[string]bool{}
 	for _, m := range c.metrics() {
-		if _, ok := compareMetric(m.Name); !ok {
-			return fmt.Errorf("column %q cannot be compared: expected one of %s", m.Name, MetricNames(result.CompareMetrics))
+		if _, ok := result.Parse(m.Name, result.CompareMetrics); !ok {
+			return fmt.Errorf("column %q cannot be compared: expected one of %s", m.Name, result.Names(result.CompareMetrics))
 		}
 		if gated[m.Name] {
 			return fmt.Errorf("column %q is listed twice", m.Name)
@@ -77,7 +77,7 @@ func (c Config) Validate() error {
 	}
 	for name, t := range c.Thresholds {
 		if !gated[name] {
-			return fmt.Errorf("threshold for column %q, which is not gated: add it to --columns (gated: %s)", name, MetricNames(c.metrics()))
+			return fmt.Errorf("threshold for column %q, which is not gated: add it to --columns (gated: %s)", name, result.Names(c.metrics()))
 		}
 		if err := checkThreshold(t); err != nil {
 			return fmt.Errorf("threshold for column %q: %w", name, err)
@@ -98,46 +98,6 @@ func checkThreshold(t float64) error {
 	return nil
 }
 
-// compareMetric returns the metric of result.CompareMetrics named name,
-// ignoring case ("median", "MAX", "99%").
-func compareMetric(name string) (result.Metric, bool) {
-	for _, m := range result.CompareMetrics {
-		if strings.EqualFold(m.Name, strings.TrimSpace(name)) {
-			return m, true
-		}
-	}
-	return result.Metric{}, false
-}
-
-// MetricNames lists the names of ms, comma-separated.
-func MetricNames(ms []result.Metric) string {
-	names := make([]string, len(ms))
-	for i, m := range ms {
-		names[i] = m.Name
-	}
-	return strings.Join(names, ", ")
-}
-
-// ParseColumns parses a comma-separated list of column names (any case), as
-// given to --columns, into metrics in the order given.
-func ParseColumns(s string) ([]result.Metric, error) {
-	var ms []result.Metric
-	for _, name := range strings.Split(s, ",") {
-		if strings.TrimSpace(name) == "" {
-			continue
-		}
-		m, ok := compareMetric(name)
-		if !ok {
-			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of %s", strings.TrimSpace(name), MetricNames(result.CompareMetrics))
-		}
-		ms = append(ms, m)
-	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of %s", s, MetricNames(result.CompareMetrics))
-	}
-	return ms, nil
-}
-
 // ParseThreshold parses a per-column threshold "COLUMN=VALUE", as given to
 // --threshold, e.g. "99%=0.2". It returns the column's canonical name.
 func ParseThreshold(s string) (column string, threshold float64, err error) {
@@ -145,9 +105,9 @@ func ParseThreshold(s string) (column string, threshold float64, err error) {
 	if !ok {
 		return "", 0, fmt.Errorf("threshold %q: expected COLUMN=VALUE, e.g. 99%%=0.2", s)
 	}
-	m, ok := compareMetric(name)
+	m, ok := result.Parse(name, result.CompareMetrics)
 	if !ok {
-		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), MetricNames(result.CompareMetrics))
+		return "", 0, fmt.Errorf("threshold %q: unknown column %q: expected one of %s", s, strings.TrimSpace(name), result.Names(result.CompareMetrics))
 	}
 	t, err := numflag.Tolerance.Parse(value)
 	if err != nil {

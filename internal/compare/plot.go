@@ -103,7 +103,7 @@ func (r *Result) figureSpecs(s *SubResult) []figureSpec {
 			spec.lines = append(spec.lines, tgt)
 		}
 		spec.name = s.Type + "_" + strings.Join(names, "_")
-		spec.title = fmt.Sprintf("Comparison %s: %s", s.Type, MetricNames(pair))
+		spec.title = fmt.Sprintf("Comparison %s: %s", s.Type, result.Names(pair))
 		if s.Target == nil {
 			spec.title += " (missing from the results)"
 		}

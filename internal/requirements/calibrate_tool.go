@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
@@ -29,32 +30,11 @@ var calibrateOnly = []string{"reference-runs", "candidate-runs", "margin", "colu
 // ParseColumns parses check's --columns: a comma-separated list of Median,
 // 99%, Max (any case), returned in the requirements' order.
 func ParseColumns(s string) ([]result.Metric, error) {
-	asked := map[result.Metric]bool{}
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		found := false
-		for _, m := range result.RequirementMetrics {
-			if strings.EqualFold(m.Name, name) {
-				asked[m], found = true, true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of Median, 99%%, Max", name)
-		}
+	asked, err := result.ParseList(s, result.RequirementMetrics)
+	if err != nil {
+		return nil, err
 	}
-	var ms []result.Metric
-	for _, m := range result.RequirementMetrics {
-		if asked[m] {
-			ms = append(ms, m)
-		}
-	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of Median, 99%%, Max", s)
-	}
-	return ms, nil
+	return slices.DeleteFunc(slices.Clone(result.RequirementMetrics), func(m result.Metric) bool { return !slices.Contains(asked, m) }), nil
 }
 
 // runCalibrate is requirements --calibrate: the gate that statistical

@@ -3,6 +3,7 @@ package result
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Direction says which way a metric gets better.
@@ -108,6 +109,46 @@ func Lookup(name string) (Metric, bool) {
 		}
 	}
 	return Metric{}, false
+}
+
+// Parse returns the metric of among named name, ignoring case and
+// surrounding space ("median", " MAX").
+func Parse(name string, among []Metric) (Metric, bool) {
+	for _, m := range among {
+		if strings.EqualFold(m.Name, strings.TrimSpace(name)) {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// ParseList parses a comma-separated list of names of metrics among among
+// (any case), as --columns takes it, into metrics in the order given.
+func ParseList(s string, among []Metric) ([]Metric, error) {
+	var ms []Metric
+	for _, name := range strings.Split(s, ",") {
+		if strings.TrimSpace(name) == "" {
+			continue
+		}
+		m, ok := Parse(name, among)
+		if !ok {
+			return nil, fmt.Errorf("unknown column %q: expected a comma-separated list of %s", strings.TrimSpace(name), Names(among))
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("no column in %q: expected a comma-separated list of %s", s, Names(among))
+	}
+	return ms, nil
+}
+
+// Names lists the names of ms, comma-separated.
+func Names(ms []Metric) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // Limit returns the worst value that still passes against reference when a

@@ -101,8 +101,8 @@ more runs are needed to decide some.`,
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
 			&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(compare.DefaultThreshold, 'g', -1, 64),
 				Usage: "relative margin allowed over the reference: a fraction (0.1) or a percentage (10%), " + numflag.Tolerance.Text()},
-			&cli.StringFlag{Name: "columns", Usage: "comma-separated `COLUMNS` to gate, among " + compare.MetricNames(result.CompareMetrics) +
-				" (default: " + compare.MetricNames(result.DefaultCompareMetrics) + " with one run per side, " + compare.MetricNames(result.DefaultStatisticalMetrics) + " with several)"},
+			&cli.StringFlag{Name: "columns", Usage: "comma-separated `COLUMNS` to gate, among " + result.Names(result.CompareMetrics) +
+				" (default: " + result.Names(result.DefaultCompareMetrics) + " with one run per side, " + result.Names(result.DefaultStatisticalMetrics) + " with several)"},
 			&cli.StringFlag{Name: "false-fail", Aliases: []string{"false_fail"}, Value: strconv.FormatFloat(gate.DefaultFalseFail, 'g', -1, 64),
 				Usage: "with several runs per side: the largest chance that an unchanged system fails the gate, a fraction (0.01) or a percentage (1%), " + numflag.CompareLevel.Text()},
 			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable), " + numflag.Tolerance.Text()},
