@@ -4,8 +4,11 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/mqgate/mqgate/internal/cliapp.Version=$(VERSION)
 TOOLS   := $(notdir $(wildcard cmd/*))
+IMAGE   ?= mqgate:latest
+# The Zenoh helper linked statically, for the image (scripts/build-zenoh.sh static).
+ZENOH_STATIC := $(or $(CARGO_TARGET_DIR),tools/mqgate-zenoh/target)/x86_64-unknown-linux-gnu/release/mqgate-zenoh
 
-.PHONY: all build test bench lint demo clean zenoh zenoh-test
+.PHONY: all build test bench lint demo clean zenoh zenoh-static zenoh-test static image
 
 all: build
 
@@ -34,6 +37,25 @@ demo: build
 ## zenoh: the Zenoh measurement helper (tools/mqgate-zenoh; needs cargo, reuses its build)
 zenoh:
 	bash scripts/build-zenoh.sh
+
+## zenoh-static: the helper linked statically (+crt-static), as the image needs it
+zenoh-static:
+	bash scripts/build-zenoh.sh static
+
+## static: the image's contents in $(BIN)/image: the six tools and nats-server
+## (CGO_ENABLED=0, the module's pinned nats-server), the static helper, a
+## passwd naming the unprivileged user
+static: zenoh-static
+	@rm -rf $(BIN)/image && mkdir -p $(BIN)/image/bin $(BIN)/image/etc $(BIN)/image/artifacts
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(BIN)/image/bin/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(BIN)/image/bin/nats-server github.com/nats-io/nats-server/v2
+	cp $(ZENOH_STATIC) $(BIN)/image/bin/
+	printf 'root:x:0:0:root:/:/sbin/nologin\nmqgate:x:65532:65532:mqgate:/artifacts:/sbin/nologin\n' >$(BIN)/image/etc/passwd
+	printf 'root:x:0:\nmqgate:x:65532:\n' >$(BIN)/image/etc/group
+
+## image: the container image $(IMAGE) (deploy/Dockerfile, FROM scratch) from what static built
+image: static
+	docker build -f deploy/Dockerfile -t $(IMAGE) $(BIN)/image
 
 ## zenoh-test: the helper's Rust unit tests, then the Go tests that run it
 zenoh-test:

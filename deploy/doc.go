@@ -1,0 +1,7 @@
+// Package deploy holds no code: its tests build the container image
+// (deploy/Dockerfile, `make image`) and run it, alone and as the Compose
+// topology of deploy/compose, the way docs/deploy.md tells users to. They
+// need a reachable Docker daemon (and docker-compose for the topology):
+// without one they skip, naming it, and fail under CI=true
+// (internal/testenv).
+package deploy
