@@ -48,6 +48,12 @@ type Invocation struct {
 	Seed              uint64            // --seed
 	Factors           string            // --factors
 	CalibThresholds   string            // --thresholds
+	Paired            bool              // --paired
+	Unpaired          bool              // --unpaired
+	PassMargin        string            // --pass-margin, as given
+	FailMargin        string            // --fail-margin, as given
+	Plan              bool              // --plan
+	Regression        string            // --regression, as given
 }
 
 // Run does what the compare command does for inv: it checks every flag and
@@ -60,6 +66,9 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 		dirs []string
 	}{{"reference", inv.Reference}, {"results", inv.Results}} {
 		if len(side.dirs) == 0 && !inv.Calibrate {
+			if inv.Plan {
+				return exit.Usagef("--plan needs A/A pairs: unchanged runs interleaved as run ab writes them, given with --reference and --results")
+			}
 			return exit.Usagef("Required flag \"%s\" not set: expected an experiment directory or a folder of experiments", side.name)
 		}
 		for _, d := range side.dirs {
@@ -81,6 +90,9 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	}
 	if err := inv.guard().Check(); err != nil {
 		return err
+	}
+	if inv.Plan {
+		return inv.runPlan(ctx, cfg, stdout)
 	}
 	if inv.Calibrate {
 		if len(inv.Reference)+len(inv.Results) == 0 {
@@ -198,6 +210,25 @@ func (inv Invocation) config() (Config, plots.Format, error) {
 		return cfg, "", fmt.Errorf("--false-fail: %w", err)
 	}
 	cfg.FalseFail = ff
+	switch {
+	case inv.Paired && inv.Unpaired:
+		return cfg, "", errors.New("--paired and --unpaired: give one")
+	case inv.Paired:
+		cfg.Pairing = PairAlways
+	case inv.Unpaired:
+		cfg.Pairing = PairNever
+	}
+	for _, m := range []struct {
+		flag, text string
+		to         *float64
+	}{{"--pass-margin", inv.PassMargin, &cfg.Margins.Pass}, {"--fail-margin", inv.FailMargin, &cfg.Margins.Fail}} {
+		if *m.to, err = numflag.Tolerance.Parse(m.text); err != nil {
+			return cfg, "", fmt.Errorf("%s: %w", m.flag, err)
+		}
+	}
+	if cfg.Margins.Pass == 0 {
+		return cfg, "", errors.New("--pass-margin 0: no comparison could pass; expected a margin above 0, e.g. 5%")
+	}
 	for _, s := range inv.Thresholds {
 		col, t, err := ParseThreshold(s)
 		if err != nil {
@@ -241,6 +272,15 @@ func (inv Invocation) writeReports(res *Result, v *gate.Verdict) error {
 // failureSummary says why the gate failed or could not decide, for the
 // error line.
 func failureSummary(res *Result, v *gate.Verdict) string {
+	if v.Status == gate.Inconclusive && res.Mode == gate.ModePaired && v.Decision != nil {
+		open := v.Decision.Open
+		names := strings.Join(open[:min(len(open), 5)], ", ")
+		if len(open) > 5 {
+			names += fmt.Sprintf(" and %d more", len(open)-5)
+		}
+		return fmt.Sprintf("inconclusive: %s not shown within the pass margin with %d pairs (%s); more pairs would decide (compare --plan says how many)",
+			plural(len(open), "check"), v.Decision.N, names)
+	}
 	if v.Status == gate.Inconclusive {
 		return inconclusiveSummary(v)
 	}

@@ -14,8 +14,10 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
 // Result is the outcome of comparing a target experiment with a reference,
@@ -37,6 +39,13 @@ type Result struct {
 	// Throughputs are the compared throughput summaries, sorted by type:
 	// every one of the reference.
 	Throughputs []ThroughputResult
+	// Pairs are the runs' pairs in ModePaired (References and Targets are
+	// then in pair order), and Analysis their paired analysis; nil
+	// otherwise (Analysis also when no check could be analysed).
+	Pairs    []pairing.Pair
+	Analysis *paired.Analysis
+	// series are the unpaired statistical gate's data, for its drift test.
+	series []gate.Series
 	// Warnings do not change the verdict: experiments measured on
 	// different hosts (formats §6), an incomplete run admitted, a raw file
 	// without summary.
@@ -185,7 +194,18 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 		return nil, fmt.Errorf("%d reference runs and %d runs to gate: give one run per side (the single-run threshold rule) or at least 2 per side (the statistical gate)",
 			len(references), len(targets))
 	}
-	if mode == gate.ModeStatistical && len(cfg.Metrics) == 0 {
+	pairs, err := pairsOf(references, targets, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if pairs != nil {
+		mode = gate.ModePaired
+		references, targets = make([]*experiment.Experiment, len(pairs)), make([]*experiment.Experiment, len(pairs))
+		for i, p := range pairs {
+			references[i], targets[i] = p.Reference, p.Candidate
+		}
+	}
+	if mode != gate.ModeSingleRun && len(cfg.Metrics) == 0 {
 		cfg.Metrics = result.DefaultStatisticalMetrics
 		if err := cfg.Validate(); err != nil {
 			return nil, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, result.Names(cfg.Metrics))
@@ -209,7 +229,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 		}
 	}
 	res := &Result{Reference: references[0], Target: targets[0], References: references, Targets: targets,
-		Config: cfg, Mode: mode, Latency: latency}
+		Config: cfg, Mode: mode, Latency: latency, Pairs: pairs}
 	for _, e := range all {
 		res.Warnings = append(res.Warnings, e.Warnings...)
 	}
@@ -268,8 +288,13 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if mode == gate.ModeStatistical {
+	switch mode {
+	case gate.ModeStatistical:
 		res.judge()
+	case gate.ModePaired:
+		if err := res.judgePaired(); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -363,6 +388,7 @@ func (r *Result) judge() {
 		series = append(series, se)
 		sets = append(sets, set)
 	})
+	r.series = series
 	for k, c := range gate.Judge(series, r.Config.FalseFail, referenceName) {
 		sets[k](c)
 	}

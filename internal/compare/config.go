@@ -7,6 +7,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
 // DefaultThreshold is the relative margin allowed over the reference when no
@@ -32,6 +33,20 @@ type Config struct {
 	// AllowIncomplete admits experiments whose run did not complete, with a
 	// warning in every report.
 	AllowIncomplete bool
+	// Pairing says whether several runs per side are compared in pairs
+	// (PairAuto: when they pair up).
+	Pairing Pairing
+	// Margins are the paired verdict's δ_pass and δ_fail; zero means
+	// DefaultMargins. The unpaired gates use Threshold(s) instead.
+	Margins paired.Margins
+}
+
+// margins returns the paired margins, defaulted.
+func (c Config) margins() paired.Margins {
+	if c.Margins == (paired.Margins{}) {
+		return DefaultMargins
+	}
+	return c.Margins
 }
 
 // DefaultConfig returns the configuration of the compare tool with no flags.
@@ -64,6 +79,14 @@ func (c Config) Validate() error {
 	}
 	if c.FalseFail != 0 && !numflag.CompareLevel.Contains(c.FalseFail) {
 		return fmt.Errorf("false-fail level (--false-fail) %v: expected a probability %s, e.g. 0.01 or 1%%", c.FalseFail, numflag.CompareLevel.Text())
+	}
+	for _, m := range []struct {
+		flag string
+		v    float64
+	}{{"pass margin (--pass-margin)", c.Margins.Pass}, {"fail margin (--fail-margin)", c.Margins.Fail}} {
+		if err := checkThreshold(m.v); err != nil {
+			return fmt.Errorf("%s: %w", m.flag, err)
+		}
 	}
 	gated := map[string]bool{}
 	for _, m := range c.metrics() {

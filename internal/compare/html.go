@@ -28,6 +28,11 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		},
 		Notes: v.Warnings,
 	}
+	if r.Mode == gate.ModePaired {
+		p.Title = fmt.Sprintf("Paired comparison of %d interleaved pairs of runs", len(r.Pairs))
+		p.Meta = append(p.Meta, htmlreport.KV{Key: "Family-wise error", Value: fmt.Sprintf("%g%% per side (Westfall–Young max-T)", 100*r.Config.FalseFail)},
+			htmlreport.KV{Key: "Shown", Value: "per payload the median over the runs of each side; judged on each pair's ratio"})
+	}
 	if r.Mode == gate.ModeStatistical {
 		p.Title = fmt.Sprintf("Comparison of %d runs against %d reference runs", len(r.Targets), len(r.References))
 		p.Meta = append(p.Meta, htmlreport.KV{Key: "False-fail level", Value: fmt.Sprintf("%g%% family-wise (Holm)", 100*r.Config.FalseFail)},
@@ -43,7 +48,7 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 	failures := htmlreport.Table{
 		Header: []string{"Sub-experiment", "Bytes", "Column", "Reference", "Result", "Limit", "Change", "Status"},
 	}
-	if r.Mode == gate.ModeStatistical {
+	if r.Mode == gate.ModeStatistical || r.Mode == gate.ModePaired {
 		failures.Header = append(failures.Header, "Ratio", "Interval", "p", "Runs")
 	}
 	for _, c := range v.Checks {
@@ -118,6 +123,10 @@ func (r *Result) throughputTable(t *ThroughputResult) htmlreport.Table {
 // thresholdText lists the gated columns with their thresholds, e.g.
 // "Min +10%, Median +10%, 99% +20%, Max +10%".
 func (r *Result) thresholdText() string {
+	if r.Mode == gate.ModePaired {
+		mg := r.Config.margins()
+		return fmt.Sprintf("paired, pass margin %g%%, fail margin %g%%", 100*mg.Pass, 100*mg.Fail)
+	}
 	var parts []string
 	if len(r.Subs) > 0 || len(r.Throughputs) == 0 {
 		for _, m := range r.Config.metrics() {
@@ -236,6 +245,9 @@ func verdictSummary(v *gate.Verdict) string {
 		if v.AllowMissing {
 			s += " (allowed)"
 		}
+	}
+	for _, l := range report.Basis(v) {
+		s += "; " + l
 	}
 	return s
 }

@@ -54,7 +54,8 @@ func writeRuns(t *testing.T, root, base string, n int, factor, sd float64, seed 
 	return root
 }
 
-// TestStatisticalExitCodes runs compare on several runs per side: unchanged
+// TestStatisticalExitCodes runs compare unpaired on several runs per side
+// (the runs are measured apart, though named alike): unchanged
 // runs pass (0), a 50 % regression fails (1), too few runs are inconclusive
 // (3) and one run against several is a usage error (2). Every run names
 // its mode.
@@ -72,7 +73,9 @@ func TestStatisticalExitCodes(t *testing.T) {
 		out  []string
 	}{
 		{"unchanged", []string{"--reference", ref, "--results", same}, exit.OK,
-			[]string{"mode: statistical", "family-wise false-fail level 1%", "compare PASSED", "10 runs"}},
+			[]string{"mode: statistical", "family-wise false-fail level 1%", "compare PASSED", "10 runs",
+				"rule: pass: every check's interval lies within its threshold", "N = 10 runs per side", "drift: not controlled",
+				"reference τ"}},
 		{"regressed", []string{"--reference", ref, "--results", slow}, exit.GateFailed,
 			[]string{"failed: 16 B Median: candidate/reference ×1.5", "regression beyond ×1.100", "runs 10/10"}},
 		{"too few runs", []string{"--reference", fewRef, "--results", few}, exit.Inconclusive,
@@ -90,7 +93,7 @@ func TestStatisticalExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "plots")
-			code, stdout, stderr := runCompare(t, root, append(tt.args, "--plots-directory", out)...)
+			code, stdout, stderr := runCompare(t, root, append(tt.args, "--unpaired", "--plots-directory", out)...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
 			}

@@ -21,7 +21,7 @@ func (r *Result) Verdict() *gate.Verdict {
 		AllowMissing:  r.Config.AllowMissing,
 		Mode:          r.Mode,
 	}
-	if r.Mode == gate.ModeStatistical {
+	if r.Mode == gate.ModeStatistical || r.Mode == gate.ModePaired {
 		v.FalseFail = r.Config.FalseFail
 	}
 	for _, s := range r.sections() {
@@ -31,6 +31,12 @@ func (r *Result) Verdict() *gate.Verdict {
 		v.Warn(w)
 	}
 	v.Finish()
+	switch r.Mode {
+	case gate.ModePaired:
+		v.Decision = r.pairedDecision()
+	case gate.ModeStatistical:
+		v.Decision = r.unpairedDecision(v)
+	}
 	return v
 }
 

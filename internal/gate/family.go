@@ -14,6 +14,9 @@ const (
 	// Bonferroni: each check at a level fixed in advance, FalseFail/m for
 	// the m checks of a statistical requirements file (check).
 	Bonferroni = "Bonferroni"
+	// WestfallYoung: max-T over joint sign flips of whole pairs, the
+	// family step of a paired comparison (package stats/paired).
+	WestfallYoung = "Westfall–Young"
 )
 
 // Rule is one check's decision rule: the shift test of several runs per
@@ -90,8 +93,11 @@ func JudgedAll(checks []Check) []Rule {
 // (Method set), whose file fixed each check's level; Holm for the shift
 // test.
 func (s *Stats) Correction() string {
-	if s.Method != "" {
-		return Bonferroni
+	switch s.Method {
+	case "":
+		return Holm
+	case MethodPaired:
+		return WestfallYoung
 	}
-	return Holm
+	return Bonferroni
 }

@@ -22,6 +22,10 @@ const (
 	// ModeSingleRun: one run per side, judged by the threshold rule of
 	// formats §4 (Evaluate), with no statement about noise.
 	ModeSingleRun = "single-run threshold"
+	// ModePaired: interleaved pairs of runs, judged on each pair's log
+	// ratio at the family level in three zones (package stats/paired);
+	// the Verdict's Decision says how.
+	ModePaired = "paired"
 )
 
 // Series is the data of one statistical check: one value of one metric per
@@ -75,7 +79,8 @@ type Stats struct {
 	// §11), the limit's method: MethodOrder, whose verdict rests on Over,
 	// the candidate runs beyond the limit (above it; below a Floor), and
 	// has no interval; or
-	// MethodLogNormal. Empty for compare.
+	// MethodLogNormal; MethodPaired for a paired comparison's check.
+	// Empty for an unpaired compare.
 	Method string `json:"method,omitempty"`
 	Over   int    `json:"over,omitempty"`
 	// Floor says that the limit is a lower one (higher is better, a
@@ -100,6 +105,10 @@ const (
 	// every check and the check falls back to MethodOrder when it is
 	// rejected.
 	MethodLogNormal = "lognormal"
+	// MethodPaired: the check of a paired comparison (compare, mode
+	// ModePaired), its interval a Westfall–Young max-T simultaneous bound
+	// of the mean per-pair ratio, its adjusted p-value step-down max-T.
+	MethodPaired = "paired"
 )
 
 // NoInterval says why s has no interval, for the interval column of

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"math"
+	"reflect"
 
 	"github.com/mqgate/mqgate/internal/exit"
 )
@@ -29,6 +30,9 @@ type Verdict struct {
 	// run (formats §8): the probability, at most, that an unchanged system
 	// fails it.
 	FalseFail float64 `json:"false_fail,omitempty"`
+	// Decision says how a family-level rule decided the verdict; nil when
+	// each check was decided on its own (single run, requirements).
+	Decision *Decision `json:"decision,omitempty"`
 	// AllowMissing makes Missing checks count as neither passed nor failed.
 	AllowMissing bool    `json:"allow_missing"`
 	Checks       []Check `json:"checks"`
@@ -41,6 +45,43 @@ type Verdict struct {
 	// Warnings are things the user should know that do not change the
 	// status, e.g. "experiments ran on different hosts".
 	Warnings []string `json:"warnings"`
+}
+
+// Decision is how a gate run was decided at the family level, for every
+// report: the rule that decided, the interval it read, the family-wise
+// level and the number of units.
+type Decision struct {
+	// Rule names the rule that decided, e.g. "fail: a lower bound beyond
+	// the fail margin".
+	Rule string `json:"rule"`
+	// Reason is the rule's finding in one sentence, with its numbers.
+	Reason string `json:"reason"`
+	// Check names the check whose interval decided (Low, High); empty when
+	// none did.
+	Check string `json:"check,omitempty"`
+	// Low and High bound the ratio candidate/reference of Check,
+	// simultaneously with every other check's bounds at Level; null (NaN)
+	// without a Check.
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+	// Level is the family-wise error of the rule: per side of the bounds
+	// for a paired comparison, the false-fail level for Holm's.
+	Level float64 `json:"level"`
+	// N is the number of pairs (paired) or of runs per side.
+	N int `json:"n"`
+	// Open names the checks that keep an inconclusive verdict so.
+	Open []string `json:"open,omitempty"`
+	// Drift says what is known of drift over the run order: controlled
+	// by the pairs, or a trend test of each side's runs.
+	Drift string `json:"drift,omitempty"`
+}
+
+// MarshalJSON encodes d with bounds that do not exist as null.
+func (d Decision) MarshalJSON() ([]byte, error) { return marshalFinite(reflect.ValueOf(d)) }
+
+// UnmarshalJSON decodes what MarshalJSON encodes.
+func (d *Decision) UnmarshalJSON(b []byte) error {
+	return unmarshalFinite(b, reflect.ValueOf(d).Elem())
 }
 
 // RefName returns v.ReferenceName, "reference" when it is empty.

@@ -19,8 +19,8 @@ func HTMLVerdict(v *gate.Verdict) *htmlreport.Verdict {
 	}
 	summary := fmt.Sprintf("%s %s: %d of %d checks passed, %d failed, %d missing, %d inconclusive",
 		v.Tool, statusWord(v.Status), v.Passed, len(v.Checks), v.Failed, v.Missing, v.Inconclusive)
-	if m := modeLine(v); m != "" {
-		summary += "; " + m
+	for _, l := range Basis(v) {
+		summary += "; " + l
 	}
 	return &htmlreport.Verdict{
 		Status:   HTMLStatus(v.Status),

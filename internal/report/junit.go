@@ -81,8 +81,20 @@ func JUnit(w io.Writer, v *gate.Verdict) error {
 	if v.Mode != "" {
 		add("mode", v.Mode)
 	}
-	if v.Mode == gate.ModeStatistical {
+	if v.Mode == gate.ModeStatistical || v.Mode == gate.ModePaired {
 		add("false_fail", strconv.FormatFloat(v.FalseFail, 'g', -1, 64))
+	}
+	if d := v.Decision; d != nil {
+		add("rule", d.Rule)
+		add("reason", d.Reason)
+		if d.Check != "" {
+			add("interval", fmt.Sprintf("%s: [%s, %s]", d.Check, f3(d.Low), f3(d.High)))
+		}
+		add("level", strconv.FormatFloat(d.Level, 'g', -1, 64))
+		add("n", strconv.Itoa(d.N))
+		if d.Drift != "" {
+			add("drift", d.Drift)
+		}
 	}
 	for _, msg := range v.Warnings {
 		add("warning", msg)
@@ -141,7 +153,11 @@ func details(v *gate.Verdict, c gate.Check) string {
 		fmt.Fprintf(&b, "threshold: %s\nlimit: %s\n", f3(c.Threshold), valueText(c, c.Limit))
 	}
 	fmt.Fprintf(&b, "%s: %s\npercentage over %s: %s\n", strings.ToLower(over), withUnit(signed3(c.Margin), u), name, c.PercentText(name))
-	if c.Stats != nil {
+	switch {
+	case c.Stats != nil && c.Stats.Method == gate.MethodPaired:
+		fmt.Fprintf(&b, "ratio (geometric mean over the pairs): %s\ninterval (simultaneous, max-T): %s\np (one-sided sign flip): %s\npairs: %s\n",
+			estimateText(c), intervalText(c), pText(c), runsText(c))
+	case c.Stats != nil:
 		fmt.Fprintf(&b, "ratio (Hodges–Lehmann): %s\ninterval: %s\np (one-sided Mann–Whitney): %s\nruns: %s\n",
 			estimateText(c), intervalText(c), pText(c), runsText(c))
 	}

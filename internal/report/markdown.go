@@ -26,6 +26,12 @@ func Markdown(w io.Writer, v *gate.Verdict) error {
 	if m := modeLine(v); m != "" {
 		fmt.Fprintf(bw, "_%s_\n\n", mdEscape(m))
 	}
+	if ls := decisionLines(v); len(ls) > 0 {
+		for _, l := range ls {
+			fmt.Fprintf(bw, "- %s\n", mdEscape(l))
+		}
+		fmt.Fprintln(bw)
+	}
 	for _, msg := range v.Warnings {
 		fmt.Fprintf(bw, "> ⚠️ %s\n", mdEscape(msg))
 	}

@@ -143,8 +143,53 @@ func modeLine(v *gate.Verdict) string {
 			v.Mode, percentText(v.FalseFail))
 	case gate.ModeSingleRun:
 		return "mode: " + v.Mode + " (one run per side: no allowance for run-to-run noise; give ≥ 2 runs per side for the statistical gate)"
+	case gate.ModePaired:
+		return fmt.Sprintf("mode: %s (one log ratio per interleaved pair of runs and check, so drift common to a pair cancels; sign-flip test, "+
+			"Westfall–Young max-T simultaneous bounds, three zones; family-wise error %s per side)", v.Mode, percentText(v.FalseFail))
 	}
 	return "mode: " + v.Mode
+}
+
+// Basis says how v was judged, one line each, for a report written outside
+// this package (compare's HTML page): the mode line and the decision lines
+// every report of this package shows.
+func Basis(v *gate.Verdict) []string {
+	var lines []string
+	if m := modeLine(v); m != "" {
+		lines = append(lines, m)
+	}
+	return append(lines, decisionLines(v)...)
+}
+
+// decisionLines say how v was decided at the family level, for every
+// report: the rule and its finding, the interval read with the family
+// level and N, and what is known of drift. None when v has no Decision.
+func decisionLines(v *gate.Verdict) []string {
+	d := v.Decision
+	if d == nil {
+		return nil
+	}
+	lines := []string{"rule: " + d.Rule + ": " + d.Reason}
+	units := "runs per side"
+	if v.Mode == gate.ModePaired {
+		units = "pairs"
+	}
+	iv := "no interval"
+	if d.Check != "" {
+		hi := f3(d.High)
+		if math.IsInf(d.High, 1) {
+			hi = "∞"
+		}
+		iv = fmt.Sprintf("interval of %s: [%s, %s]", d.Check, f3(d.Low), hi)
+	}
+	lines = append(lines, fmt.Sprintf("%s; family level %s; N = %d %s", iv, percentText(d.Level), d.N, units))
+	if len(d.Open) > 0 {
+		lines = append(lines, "inconclusive on: "+strings.Join(d.Open, ", "))
+	}
+	if d.Drift != "" {
+		lines = append(lines, "drift: "+d.Drift)
+	}
+	return lines
 }
 
 // The statistical columns of a check; "" for a single-run check.
@@ -202,8 +247,10 @@ func note(c gate.Check) string {
 	if c.Stats == nil || c.Status != gate.Inconclusive {
 		return ""
 	}
-	if _, after, ok := strings.Cut(c.Message, "runs "+runsText(c)+": "); ok {
-		return after
+	for _, sep := range []string{"runs " + runsText(c) + ": ", "pairs " + strconv.Itoa(c.Stats.NCandidate) + ": "} {
+		if _, after, ok := strings.Cut(c.Message, sep); ok {
+			return after
+		}
 	}
 	return c.Message
 }

@@ -15,6 +15,9 @@ func Text(w io.Writer, v *gate.Verdict) error {
 	if m := modeLine(v); m != "" {
 		fmt.Fprintln(bw, m)
 	}
+	for _, l := range decisionLines(v) {
+		fmt.Fprintln(bw, l)
+	}
 	failedSubs := 0
 	subs := v.SubExperiments()
 	for _, sub := range subs {

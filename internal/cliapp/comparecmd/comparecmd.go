@@ -95,7 +95,7 @@ more runs are needed to decide some.`,
 		HideHelpCommand: true,
 		// Directories may hold commas; repeat a flag to give several.
 		DisableSliceFlagSeparator: true,
-		Flags: append(append(append([]cli.Flag{
+		Flags: append(append(append(append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`, or folder of experiments (repeatable)"},
 			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
@@ -112,8 +112,21 @@ more runs are needed to decide some.`,
 			&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report to `FILE`"},
 			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot `FORMAT`: png or svg"},
 			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print each comparison CSV"}),
-			calibrateFlags()...),
+			pairedFlags()...), calibrateFlags()...),
 		Action: action,
+	}
+}
+
+// pairedFlags are compare's flags of the paired gate and its plan.
+func pairedFlags() []cli.Flag {
+	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'g', -1, 64) + "%" }
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "paired", Usage: "compare the runs in pairs (the reference and results experiments of the same name, as run ab writes them); runs that do not pair are an error (default: in pairs when they pair up)"},
+		&cli.BoolFlag{Name: "unpaired", Usage: "compare several runs per side unpaired even when they pair up, as for results taken apart (drift is then not controlled)"},
+		&cli.StringFlag{Name: "pass-margin", Value: pct(compare.DefaultMargins.Pass), Usage: "paired: the gate passes when every check is shown worse by less than this, a fraction or a percentage above 0 and below 100%"},
+		&cli.StringFlag{Name: "fail-margin", Value: pct(compare.DefaultMargins.Fail), Usage: "paired: the gate fails when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
+		&cli.BoolFlag{Name: "plan", Usage: "instead of gating, plan the paired gate from A/A pairs (--reference and --results the same build, interleaved): the pairs at which an unchanged system passes and --regression fails, each with ≥ 95% probability"},
+		&cli.StringFlag{Name: "regression", Value: pct(compare.DefaultRegression), Usage: "with --plan: the regression that must fail, a fraction or a percentage above 0 and below 100%"},
 	}
 }
 
@@ -166,5 +179,11 @@ func action(c *cli.Context) error {
 		Seed:              c.Uint64("seed"),
 		Factors:           c.String("factors"),
 		CalibThresholds:   c.String("thresholds"),
+		Paired:            c.Bool("paired"),
+		Unpaired:          c.Bool("unpaired"),
+		PassMargin:        c.String("pass-margin"),
+		FailMargin:        c.String("fail-margin"),
+		Plan:              c.Bool("plan"),
+		Regression:        c.String("regression"),
 	}, c.App.Writer)
 }

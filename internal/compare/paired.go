@@ -1,0 +1,354 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/pairing"
+	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/paired"
+	"github.com/mqgate/mqgate/internal/stats/trend"
+)
+
+// Pairing says whether compare analyses several runs per side in pairs.
+type Pairing int
+
+const (
+	// PairAuto: in pairs when the runs pair up (the reference and results
+	// experiments have the same names, as run ab writes them), else
+	// unpaired.
+	PairAuto Pairing = iota
+	// PairAlways (--paired): in pairs; runs that do not pair are an input
+	// error naming them.
+	PairAlways
+	// PairNever (--unpaired): unpaired, as for results taken apart.
+	PairNever
+)
+
+// DefaultMargins are the margins of the paired verdict, δ_pass and δ_fail:
+// 5 % each (paired.DefaultMargins). A change below 5 % is within what
+// run-to-run noise and unrelated commits move a messaging benchmark by; a
+// 10 % regression lies clearly beyond the fail margin, so that enough pairs
+// fail it (with a fail margin of 10 % no number of pairs could).
+var DefaultMargins = paired.DefaultMargins
+
+// pairsOf returns the pairs of references and targets when cfg asks for
+// (or allows) a paired analysis and there are at least two runs per side:
+// nil when the comparison is unpaired, an error when PairAlways and the
+// runs do not pair.
+func pairsOf(references, targets []*experiment.Experiment, cfg Config) ([]pairing.Pair, error) {
+	if cfg.Pairing == PairNever {
+		return nil, nil
+	}
+	if len(references) < 2 || len(targets) < 2 {
+		if cfg.Pairing == PairAlways {
+			return nil, fmt.Errorf("--paired: %d reference runs and %d runs to gate: a paired comparison needs at least 2 pairs", len(references), len(targets))
+		}
+		return nil, nil
+	}
+	pairs, err := pairing.Match(references, targets)
+	if err != nil {
+		if cfg.Pairing == PairAlways {
+			return nil, fmt.Errorf("--paired: %w (or compare them unpaired with --unpaired)", err)
+		}
+		return nil, nil
+	}
+	return pairs, nil
+}
+
+// judgePaired judges every check present on both sides from the per-pair
+// log ratios (package stats/paired): the Westfall–Young max-T bounds of
+// the whole family, read in three zones. A check with a value that is not
+// positive has no ratio: it is Missing and left out of the family.
+func (r *Result) judgePaired() error {
+	checks, origins, err := pairing.Checks(r.Pairs, r.Config.metrics())
+	if err != nil {
+		return err
+	}
+	set := r.pairedSlots()
+	var family []paired.Check
+	var from []pairing.Origin
+	for k, c := range checks {
+		if !positive(c.A) || !positive(c.B) {
+			o := origins[k]
+			set[o](gate.MissingCheck(checkSub(o), o.Key.Payload, o.Metric, stats.Median(c.A), stats.Median(c.B),
+				fmt.Sprintf("%d B %s: %s", o.Key.Payload, o.Metric.Name, paired.ErrNotPositive)))
+			continue
+		}
+		family, from = append(family, c), append(from, origins[k])
+	}
+	if len(family) == 0 {
+		return nil
+	}
+	a, err := paired.Analyze(family, paired.Pairs, paired.Config{Tail: r.Config.FalseFail, Margins: r.Config.margins()})
+	if err != nil {
+		return err
+	}
+	for k, o := range from {
+		set[o](r.pairedCheck(o, family[k], a.Checks[k], &a))
+	}
+	r.Analysis = &a
+	return nil
+}
+
+func positive(x []float64) bool {
+	return !slices.ContainsFunc(x, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) })
+}
+
+// checkSub is the sub-experiment column of a check from o.
+func checkSub(o pairing.Origin) string {
+	if o.Throughput {
+		return result.ThroughputLabel(o.SubExperiment, o.Key)
+	}
+	return o.SubExperiment
+}
+
+// pairedSlots makes room for the checks of every sub-experiment present on
+// both sides, in the order of the unpaired gate (latency: metric by metric,
+// each over the payloads; throughput: one per row), and returns the
+// setter of each by its origin.
+func (r *Result) pairedSlots() map[pairing.Origin]func(gate.Check) {
+	set := map[pairing.Origin]func(gate.Check){}
+	for i := range r.Subs {
+		s := &r.Subs[i]
+		if s.Target == nil {
+			continue
+		}
+		for _, m := range r.Config.metrics() {
+			for _, row := range s.Reference.Rows {
+				j := len(s.Checks)
+				s.Checks = append(s.Checks, gate.Check{})
+				set[pairing.Origin{SubExperiment: s.Type, Key: row.Key(), Metric: m}] = func(c gate.Check) { s.Checks[j] = c }
+			}
+		}
+	}
+	for i := range r.Throughputs {
+		t := &r.Throughputs[i]
+		if t.Missing() {
+			continue
+		}
+		for j, k := range t.Keys {
+			set[pairing.Origin{SubExperiment: t.Type, Key: k, Metric: pairing.ThroughputMetric, Throughput: true}] = func(c gate.Check) {
+				t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns)
+			}
+		}
+	}
+	return set
+}
+
+// badBounds returns a check's bounds as badness (log ratio, positive is
+// worse): the low and the high end.
+func badBounds(cr paired.CheckResult) (low, high float64) {
+	if cr.HigherIsBetter {
+		return -math.Log(cr.High), -math.Log(cr.Low)
+	}
+	return math.Log(cr.Low), math.Log(cr.High)
+}
+
+// marginRatio is the ratio candidate/reference at which a check is worse by
+// fraction m: 1+m for lower is better, 1/(1+m) for higher.
+func marginRatio(higherIsBetter bool, m float64) float64 {
+	return paired.Ratio(paired.Worse(m), higherIsBetter)
+}
+
+// pairedCheck turns a check's paired analysis into a gate check: the
+// medians of each side as value and reference, the fail margin as
+// threshold and limit, the zone of the check as its status.
+func (r *Result) pairedCheck(o pairing.Origin, c paired.Check, cr paired.CheckResult, a *paired.Analysis) gate.Check {
+	m := o.Metric
+	ref, val := stats.Median(c.A), stats.Median(c.B)
+	mg := a.Margins
+	gc := gate.Check{SubExperiment: checkSub(o), Payload: o.Key.Payload, Metric: m, Reference: ref, Threshold: mg.Fail, Value: val,
+		Limit: ref * marginRatio(c.HigherIsBetter, mg.Fail), Difference: math.Abs(ref - val), Percent: (val - ref) * 100 / ref}
+	gc.Margin = m.Worse(val, gc.Limit)
+	gc.Stats = &gate.Stats{NReference: a.Units, NCandidate: a.Units, Estimate: cr.Ratio, Low: cr.Low, High: cr.High,
+		Tail: a.Tail, PassTail: a.Tail, Confidence: 1 - 2*a.Tail, P: cr.P, PAdjusted: cr.PAdjusted, Exact: a.Exact,
+		Dispersion: cr.Spread, Gateable: true, Method: gate.MethodPaired}
+	lo, hi := badBounds(cr)
+	head := fmt.Sprintf("%d B %s: candidate/%s ×%.3f (geometric mean of the pairs' ratios), simultaneous %s interval [%.3f, %.3f], p %s (%s %s), pairs %d",
+		o.Key.Payload, m.Name, referenceName, cr.Ratio, gate.ConfidenceText(gc.Stats.Confidence), cr.Low, cr.High,
+		pValueText(cr.P), gate.WestfallYoung, pValueText(cr.PAdjusted), a.Units)
+	pass, fail := marginRatio(c.HigherIsBetter, mg.Pass), marginRatio(c.HigherIsBetter, mg.Fail)
+	switch {
+	case lo > paired.Worse(mg.Fail):
+		gc.Status = gate.Failed
+		gc.Message = fmt.Sprintf("%s: worse than the fail margin ×%.3f", head, fail)
+	case hi < paired.Worse(mg.Pass):
+		gc.Status = gate.Passed
+		gc.Message = fmt.Sprintf("%s: within the pass margin ×%.3f", head, pass)
+	default:
+		gc.Status = gate.Inconclusive
+		gc.Message = fmt.Sprintf("%s: neither within the pass margin ×%.3f nor shown worse than the fail margin ×%.3f; more pairs would decide", head, pass, fail)
+	}
+	return gc
+}
+
+func pValueText(p float64) string {
+	if p < 0.0001 {
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// pairedDecision says how the paired analysis decided: the zone's rule and
+// reason, the interval of the check that decided (for fail the check
+// furthest beyond the fail margin, else the one with the highest upper
+// bound, among the open ones when inconclusive), the family level and the
+// number of pairs.
+func (r *Result) pairedDecision() *gate.Decision {
+	a := r.Analysis
+	if a == nil {
+		return nil
+	}
+	d := &gate.Decision{Reason: a.Verdict.Reason, Level: a.Tail, N: a.Units,
+		Drift: "controlled: each pair's ratio cancels a drift common to its two runs"}
+	pick, best := -1, math.Inf(-1)
+	for k, cr := range a.Checks {
+		lo, hi := badBounds(cr)
+		score := hi
+		switch a.Verdict.Zone {
+		case paired.Fail:
+			score = lo
+		case paired.Inconclusive:
+			if !slices.Contains(a.Verdict.Checks, cr.Name) {
+				continue
+			}
+		}
+		if score > best {
+			pick, best = k, score
+		}
+	}
+	switch a.Verdict.Zone {
+	case paired.Fail:
+		d.Rule = "fail: a check's family-wise lower bound is worse than the fail margin"
+	case paired.Pass:
+		d.Rule = "pass: every check's family-wise upper bound is within the pass margin"
+	default:
+		d.Rule = "inconclusive: no check shown worse than the fail margin, some not shown within the pass margin"
+		d.Open = a.Verdict.Checks
+	}
+	if pick >= 0 {
+		d.Check, d.Low, d.High = a.Checks[pick].Name, a.Checks[pick].Low, a.Checks[pick].High
+	}
+	return d
+}
+
+// unpairedDecision says how the unpaired statistical gate decided (Holm
+// over per-check tests) and what is known of drift: not controlled, and a
+// Mann–Kendall test of each side's run order.
+func (r *Result) unpairedDecision(v *gate.Verdict) *gate.Decision {
+	d := &gate.Decision{Level: r.Config.FalseFail, N: min(len(r.References), len(r.Targets)), Low: math.NaN(), High: math.NaN()}
+	var pick *gate.Check
+	worst := math.Inf(-1)
+	var open []string
+	for i, c := range v.Checks {
+		if c.Stats == nil {
+			continue
+		}
+		name := fmt.Sprintf("%s %d B %s", c.SubExperiment, c.Payload, c.Metric.Name)
+		score := c.Margin / math.Abs(c.Limit)
+		switch {
+		case v.Status == gate.Failed && c.Status != gate.Failed,
+			v.Status == gate.Inconclusive && c.Status != gate.Inconclusive:
+			continue
+		case v.Status == gate.Inconclusive:
+			open = append(open, name)
+		}
+		if score > worst || pick == nil {
+			pick, worst = &v.Checks[i], score
+		}
+	}
+	switch v.Status {
+	case gate.Failed:
+		d.Rule = "fail: Holm's correction rejects a check and its ratio is beyond the threshold"
+		d.Reason = fmt.Sprintf("%d check(s) failed", v.Failed)
+	case gate.Passed:
+		d.Rule = "pass: every check's interval lies within its threshold"
+		d.Reason = fmt.Sprintf("%d check(s) passed", v.Passed)
+	default:
+		d.Rule = "inconclusive: some check's interval reaches beyond its threshold without a regression shown"
+		d.Reason = fmt.Sprintf("%d check(s) inconclusive", v.Inconclusive)
+		d.Open = open
+	}
+	if pick != nil {
+		d.Check = fmt.Sprintf("%s %d B %s", pick.SubExperiment, pick.Payload, pick.Metric.Name)
+		d.Low, d.High = pick.Stats.Low, pick.Stats.High
+	}
+	d.Drift = "not controlled: the two sides are unpaired, so a drift of the machine between or during them moves every ratio (interleave them with run ab for a paired comparison); " +
+		r.driftText()
+	return d
+}
+
+// driftText tests each side's runs for a trend in their start order (the
+// order given when a run has no start time):
+// per run, the mean over the gated checks of its log value less the
+// check's mean (a worse run is higher), in start order, by Mann–Kendall.
+func (r *Result) driftText() string {
+	var parts []string
+	for _, side := range []struct {
+		name string
+		exps []*experiment.Experiment
+		vals func(gate.Series) []float64
+	}{
+		{"reference", r.References, func(s gate.Series) []float64 { return s.Reference }},
+		{"results", r.Targets, func(s gate.Series) []float64 { return s.Candidate }},
+	} {
+		level := make([]float64, len(side.exps))
+		n := 0
+		for _, s := range r.series {
+			x := side.vals(s)
+			if len(x) != len(level) || !positive(x) {
+				continue
+			}
+			var mean float64
+			logs := make([]float64, len(x))
+			for i, v := range x {
+				logs[i] = math.Log(v)
+				if s.Metric.Better == result.HigherIsBetter {
+					logs[i] = -logs[i]
+				}
+				mean += logs[i]
+			}
+			mean /= float64(len(x))
+			for i := range level {
+				level[i] += logs[i] - mean
+			}
+			n++
+		}
+		parts = append(parts, side.name+" "+trendText(side.exps, level, n))
+	}
+	return "run-order trend (Mann–Kendall of the runs' mean log value across the gated checks, worse is up): " + strings.Join(parts, "; ")
+}
+
+// trendText tests level, one value per run, for a trend in the runs' start
+// order.
+func trendText(exps []*experiment.Experiment, level []float64, checks int) string {
+	if checks == 0 {
+		return "not tested (no check)"
+	}
+	order := make([]int, len(exps))
+	by := "by start time"
+	for i := range order {
+		order[i] = i
+		if exps[i].Start.IsZero() && by == "by start time" {
+			by = fmt.Sprintf("in the order given, as %s has no start time", exps[i].Dir)
+		}
+	}
+	if by == "by start time" {
+		slices.SortStableFunc(order, func(a, b int) int { return exps[a].Start.Compare(exps[b].Start) })
+	}
+	x := make([]float64, len(order))
+	for i, k := range order {
+		x[i] = level[k] / float64(checks)
+	}
+	mk, err := trend.Test(x)
+	if err != nil {
+		return "not tested (" + err.Error() + ")"
+	}
+	return fmt.Sprintf("τ %+.2f, p %s, Sen's slope %+.2f %% per run over %d runs (%s)", mk.Tau, pValueText(mk.P), 100*math.Expm1(mk.Slope), mk.N, by)
+}

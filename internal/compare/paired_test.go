@@ -1,0 +1,152 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
+)
+
+// driftSpec describes simulated interleaved A/B runs: pairs of runs of one
+// sub-experiment with payloads, the candidate factor times slower, each
+// run's latencies moved by the machine's drift (a ramp of drift per run
+// over the series, common to every check) and by log-normal noise of
+// standard deviation sd, shared by a run's checks for half its variance.
+type driftSpec struct {
+	pairs    int
+	payloads int
+	factor   float64
+	drift    float64 // relative change per run, in run order
+	sd       float64
+	// ciOrder runs every reference run first, then every candidate run
+	// (the order CI uses for a baseline and a candidate); otherwise each
+	// pair's two runs are adjacent, in random order.
+	ciOrder bool
+}
+
+// simulate returns the reference and candidate runs of s, named alike
+// (p-01 …), with start times in run order.
+func (s driftSpec) simulate(rng *rand.Rand) (refs, cands []*experiment.Experiment) {
+	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	mk := func(side string, i, slot int, factor float64) *experiment.Experiment {
+		level := factor * math.Exp(s.drift*float64(slot)+s.sd/math.Sqrt2*rng.NormFloat64())
+		var rows []result.SummaryRow
+		for p := range s.payloads {
+			base := 100 * math.Pow(1.3, float64(p)) * level * math.Exp(s.sd/math.Sqrt2*rng.NormFloat64())
+			r := row(16<<p, base)
+			r.Min, r.P99 = base*0.8, base*1.6
+			rows = append(rows, r)
+		}
+		e := exp(fmt.Sprintf("%s/p-%02d", side, i+1), sub("sim", rows...))
+		e.Name = fmt.Sprintf("p-%02d", i+1)
+		e.Start = t0.Add(time.Duration(slot) * time.Minute)
+		return e
+	}
+	for i := range s.pairs {
+		rs, cs := 2*i, 2*i+1
+		if s.ciOrder {
+			rs, cs = i, s.pairs+i
+		} else if rng.IntN(2) == 0 {
+			rs, cs = cs, rs
+		}
+		refs = append(refs, mk("ref", i, rs, 1))
+		cands = append(cands, mk("cand", i, cs, s.factor))
+	}
+	return refs, cands
+}
+
+// outcomes counts the verdicts of repeats simulated comparisons of s, by
+// mode.
+func outcomes(t *testing.T, s driftSpec, pairing Pairing, repeats int, seed uint64) map[gate.Status]int {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	n := map[gate.Status]int{}
+	for range repeats {
+		refs, cands := s.simulate(rng)
+		res, err := CompareRuns(refs, cands, Config{Threshold: DefaultThreshold, Pairing: pairing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n[res.Verdict().Status]++
+	}
+	return n
+}
+
+// TestPairedCancelsDrift: interleaved runs on a machine that drifts by
+// 2 % per run (×2.2 over the 40 runs, common to both sides). The paired
+// gate passes the unchanged system and fails a 10 % regression; the
+// unpaired gate, which sees the drift as run-to-run spread, decides
+// neither. Run with -v for the rates.
+func TestPairedCancelsDrift(t *testing.T) {
+	const repeats = 60
+	base := driftSpec{pairs: 20, payloads: 6, factor: 1, drift: 0.02, sd: 0.02}
+	slow := base
+	slow.factor = 1.10
+	for _, tt := range []struct {
+		name    string
+		s       driftSpec
+		pairing Pairing
+		want    gate.Status
+		atLeast int
+	}{
+		{"unchanged paired", base, PairAlways, gate.Passed, repeats * 9 / 10},
+		{"regressed paired", slow, PairAlways, gate.Failed, repeats * 9 / 10},
+		{"unchanged unpaired", base, PairNever, gate.Inconclusive, repeats * 9 / 10},
+		{"regressed unpaired", slow, PairNever, gate.Inconclusive, repeats * 9 / 10},
+	} {
+		n := outcomes(t, tt.s, tt.pairing, repeats, 1)
+		t.Logf("%-20s pass %3d, fail %3d, inconclusive %3d of %d", tt.name, n[gate.Passed], n[gate.Failed], n[gate.Inconclusive], repeats)
+		if n[tt.want] < tt.atLeast {
+			t.Errorf("%s: %s %d of %d times, want at least %d (%v)", tt.name, tt.want, n[tt.want], repeats, tt.atLeast, n)
+		}
+		if tt.s.factor == 1 && n[gate.Failed] > 1 {
+			t.Errorf("%s: an unchanged system failed %d of %d times", tt.name, n[gate.Failed], repeats)
+		}
+	}
+}
+
+// TestUnpairedFooledByCIOrder: baseline runs first, then candidate runs,
+// on a machine drifting 1 % per run: the unpaired gate fails the unchanged
+// system, and says that drift is not controlled, with the baseline's trend.
+func TestUnpairedFooledByCIOrder(t *testing.T) {
+	s := driftSpec{pairs: 10, payloads: 6, factor: 1, drift: 0.01, sd: 0.01, ciOrder: true}
+	refs, cands := s.simulate(rand.New(rand.NewPCG(3, 4)))
+	res, err := CompareRuns(refs, cands, Config{Threshold: 0.05, Pairing: PairNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Verdict()
+	if v.Status != gate.Failed || v.Decision == nil {
+		t.Fatalf("status %s, decision %+v: want the drift to fail the unchanged system", v.Status, v.Decision)
+	}
+	for _, want := range []string{"not controlled", "reference τ +", "by start time"} {
+		if !strings.Contains(v.Decision.Drift, want) {
+			t.Errorf("drift %q lacks %q", v.Decision.Drift, want)
+		}
+	}
+}
+
+// TestPairedUnmatched: --paired with runs that do not pair is an input
+// error naming the experiments on one side only; without --paired such
+// runs are compared unpaired.
+func TestPairedUnmatched(t *testing.T) {
+	refs, cands := driftSpec{pairs: 4, payloads: 2, factor: 1, sd: 0.01}.simulate(rand.New(rand.NewPCG(1, 1)))
+	cands[3].Name = "p-05"
+	_, err := CompareRuns(refs, cands, Config{Threshold: 0.1, Pairing: PairAlways})
+	if err == nil || !strings.Contains(err.Error(), "only in the reference: p-04") || !strings.Contains(err.Error(), "only in the results: p-05") {
+		t.Errorf("--paired with unmatched runs: %v", err)
+	}
+	res, err := CompareRuns(refs, cands, Config{Threshold: 0.1})
+	if err != nil || res.Mode != gate.ModeStatistical {
+		t.Fatalf("unmatched runs without --paired: %v; want them compared unpaired", err)
+	}
+	if res.Mode != gate.ModeStatistical {
+		t.Errorf("unmatched runs without --paired: mode %q, want %q", res.Mode, gate.ModeStatistical)
+	}
+}

@@ -1,0 +1,116 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/pairing"
+	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/stats/paired"
+)
+
+// DefaultRegression is the regression compare --plan plans to fail: 10 %.
+const DefaultRegression = 0.10
+
+// PlanPower is the probability with which a planned comparison passes an
+// unchanged system and fails the regression.
+const PlanPower = 0.95
+
+// Plan finds from A/A pairs (the same build on both sides, interleaved as
+// run ab writes them) the number of pairs at which the paired gate of cfg
+// passes an unchanged system, and fails a regression of the given fraction
+// in any one check, each with probability at least PlanPower at the family
+// level (paired.PlanUnits: whole A/A pairs resampled, so that the
+// dependence between checks is kept).
+func Plan(references, targets []*experiment.Experiment, cfg Config, regression float64, seed uint64) (paired.Plan, []string, error) {
+	if len(cfg.Metrics) == 0 {
+		cfg.Metrics = result.DefaultStatisticalMetrics
+	}
+	if err := cfg.Validate(); err != nil {
+		return paired.Plan{}, nil, err
+	}
+	if _, _, err := experiment.Admit(append(append([]*experiment.Experiment(nil), references...), targets...), cfg.AllowIncomplete); err != nil {
+		return paired.Plan{}, nil, err
+	}
+	pairs, err := pairing.Match(references, targets)
+	if err != nil {
+		return paired.Plan{}, nil, err
+	}
+	checks, _, err := pairing.Checks(pairs, cfg.Metrics)
+	if err != nil {
+		return paired.Plan{}, nil, err
+	}
+	names := make([]string, len(checks))
+	for i, c := range checks {
+		names[i] = c.Name
+	}
+	p, err := paired.PlanUnits(checks, paired.Pairs, paired.PlanConfig{
+		Config:     paired.Config{Tail: cfg.FalseFail, Margins: cfg.margins(), Seed: seed},
+		Regression: regression, Power: PlanPower})
+	return p, names, err
+}
+
+// runPlan is compare --plan.
+func (inv Invocation) runPlan(ctx context.Context, cfg Config, stdout io.Writer) error {
+	if inv.Calibrate || inv.Unpaired {
+		return exit.Usagef("--plan does not go with --calibrate or --unpaired: it plans the paired gate")
+	}
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{{"html", inv.HTMLSet}, {"print-summaries", inv.PrintSummariesSet}, {"allow-missing", inv.AllowMissingSet}} {
+		if f.set {
+			return exit.Usagef("--%s does not go with --plan: a plan prints text only", f.flag)
+		}
+	}
+	if len(inv.Reports) > 0 {
+		return exit.Usagef("the report flags do not go with --plan: a plan prints text only")
+	}
+	regression, err := numflag.Level.Parse(inv.Regression)
+	if err != nil {
+		return exit.Usagef("--regression: %v", err)
+	}
+	if cfg.FalseFail == 0 {
+		cfg.FalseFail = gate.DefaultFalseFail
+	}
+	refs, rw, err := LoadSide(ctx, inv.Reference)
+	if err != nil {
+		return exit.With(exit.Usage, fmt.Errorf("reference: %w", err))
+	}
+	tgts, tw, err := LoadSide(ctx, inv.Results)
+	if err != nil {
+		return exit.With(exit.Usage, fmt.Errorf("results: %w", err))
+	}
+	p, names, err := Plan(refs, tgts, cfg, regression, inv.Seed)
+	if err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	for _, w := range append(rw, tw...) {
+		fmt.Fprintf(stdout, "warning: %s\n", w)
+	}
+	mg := cfg.margins()
+	fmt.Fprintf(stdout, "plan of the paired gate from %d A/A pairs, %d checks: pass margin %g%%, fail margin %g%%, family-wise error %g%% per side\n",
+		len(refs), len(names), 100*mg.Pass, 100*mg.Fail, 100*cfg.FalseFail)
+	fmt.Fprintf(stdout, "goal: an unchanged system passes, and a %g%% regression of any one check fails, each with probability ≥ %g%%\n",
+		100*regression, 100*PlanPower)
+	fmt.Fprintln(stdout, "pairs   pass (95% interval)        fail (95% interval)")
+	points := slices.Clone(p.Points)
+	slices.SortFunc(points, func(a, b paired.PlanPoint) int { return a.Units - b.Units })
+	for _, pt := range points {
+		fmt.Fprintf(stdout, "%5d   %5.1f%% [%5.1f%%, %5.1f%%]   %5.1f%% [%5.1f%%, %5.1f%%]\n", pt.Units,
+			100*pt.Pass, 100*pt.PassLow, 100*pt.PassHigh, 100*pt.Fail, 100*pt.FailLow, 100*pt.FailHigh)
+	}
+	if p.Units == 0 {
+		fmt.Fprintf(stdout, "no number of pairs up to %d reaches it: widen the margins, or reduce the run-to-run spread\n", points[len(points)-1].Units)
+		return nil
+	}
+	fmt.Fprintf(stdout, "pairs needed: %d; %d allowing for the A/A pairs' spread being an estimate from %d pairs (90%% upper bound of the variance)\n",
+		p.Units, p.Safe, len(refs))
+	return nil
+}
