@@ -28,6 +28,16 @@
 // (Verdict), and an HTML page (Page). App wires all of this into the compare
 // command.
 //
+// With two or more runs per side whose experiments pair up by name (as run
+// ab writes them; package pairing), the comparison is paired
+// (gate.ModePaired): every check is judged on the per-pair log ratios by
+// package stats/paired, the family at once with Westfall–Young max-T
+// bounds read in three zones (Config.Margins), so that a drift common to
+// the two runs of a pair cancels. Config.Pairing forces or refuses it;
+// unpaired, the Verdict's Decision says that drift is not controlled and
+// tests each side's run order for a trend (Mann–Kendall). Plan sizes the
+// paired gate from A/A pairs.
+//
 // When both experiments carry a meta.json and their host fingerprints
 // differ, the result carries a warning (formats §6): the latencies of two
 // machines are not comparable.

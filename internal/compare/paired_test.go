@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,11 +85,21 @@ func outcomes(t *testing.T, s driftSpec, pairing Pairing, repeats int, seed uint
 // gate passes the unchanged system and fails a 10 % regression; the
 // unpaired gate, which sees the drift as run-to-run spread, decides
 // neither. Run with -v for the rates.
+//
+// MQGATE_SIM_REPEATS raises the repeats for the figures of the docs
+// (scripts/paired-drift-sim.sh).
 func TestPairedCancelsDrift(t *testing.T) {
-	const repeats = 60
+	repeats := 30
+	if n, err := strconv.Atoi(os.Getenv("MQGATE_SIM_REPEATS")); err == nil && n > 0 {
+		repeats = n
+	}
 	base := driftSpec{pairs: 20, payloads: 6, factor: 1, drift: 0.02, sd: 0.02}
 	slow := base
 	slow.factor = 1.10
+	still := base
+	still.drift = 0
+	ci := base
+	ci.ciOrder, ci.drift = true, 0.005
 	for _, tt := range []struct {
 		name    string
 		s       driftSpec
@@ -99,9 +111,17 @@ func TestPairedCancelsDrift(t *testing.T) {
 		{"regressed paired", slow, PairAlways, gate.Failed, repeats * 9 / 10},
 		{"unchanged unpaired", base, PairNever, gate.Inconclusive, repeats * 9 / 10},
 		{"regressed unpaired", slow, PairNever, gate.Inconclusive, repeats * 9 / 10},
+		// Without drift both decide; baseline runs before candidate runs
+		// (0.5 % per run) fool the unpaired gate.
+		{"no drift, paired", still, PairAlways, gate.Passed, repeats * 9 / 10},
+		{"no drift, unpaired", still, PairNever, gate.Passed, 0},
+		{"CI order, unpaired", ci, PairNever, gate.Failed, repeats / 2},
 	} {
 		n := outcomes(t, tt.s, tt.pairing, repeats, 1)
-		t.Logf("%-20s pass %3d, fail %3d, inconclusive %3d of %d", tt.name, n[gate.Passed], n[gate.Failed], n[gate.Inconclusive], repeats)
+		t.Logf("%-20s pass %5d, fail %5d, inconclusive %5d of %d", tt.name, n[gate.Passed], n[gate.Failed], n[gate.Inconclusive], repeats)
+		if tt.s.ciOrder {
+			continue
+		}
 		if n[tt.want] < tt.atLeast {
 			t.Errorf("%s: %s %d of %d times, want at least %d (%v)", tt.name, tt.want, n[tt.want], repeats, tt.atLeast, n)
 		}
@@ -148,5 +168,32 @@ func TestPairedUnmatched(t *testing.T) {
 	}
 	if res.Mode != gate.ModeStatistical {
 		t.Errorf("unmatched runs without --paired: mode %q, want %q", res.Mode, gate.ModeStatistical)
+	}
+}
+
+// TestPairedMissingSubExperiment: a sub-experiment of the reference that no
+// candidate run holds is missing, as in the other modes; the paired family
+// judges the rest.
+func TestPairedMissingSubExperiment(t *testing.T) {
+	refs, cands := driftSpec{pairs: 8, payloads: 2, factor: 1, sd: 0.005}.simulate(rand.New(rand.NewPCG(5, 5)))
+	for _, r := range refs {
+		extra := r.Summaries[0]
+		extra.Type = "extra"
+		r.Summaries = append(r.Summaries, extra)
+	}
+	for _, allow := range []bool{false, true} {
+		res, err := CompareRuns(refs, cands, Config{Threshold: 0.1, AllowMissing: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := res.Verdict()
+		want := gate.Failed
+		if allow {
+			want = gate.Passed
+		}
+		if res.Mode != gate.ModePaired || v.Status != want || v.Missing != 6 || v.Passed != 6 || v.Decision == nil || v.Decision.N != 8 {
+			t.Errorf("allow missing %v: mode %q, status %s, %d missing, %d passed, decision %+v; want paired, %s, 6 missing, 6 passed, N 8",
+				allow, res.Mode, v.Status, v.Missing, v.Passed, v.Decision, want)
+		}
 	}
 }

@@ -48,6 +48,20 @@ The mode depends on the runs per side, and every report states it:
   with these runs). Default columns: Min, Median, 99% (Max is too noisy).
   Take 10 runs per side or more.
 
+  paired (the default when the runs pair up: the experiments of the two sides
+  have the same names, as run ab writes them): each pair of interleaved runs
+  gives one log ratio per check, so that a drift of the machine common to the
+  pair cancels; Westfall–Young max-T gives every check's ratio simultaneous
+  bounds at --false-fail per side. The gate fails when a check is shown worse
+  than --fail-margin, passes when every check is shown within --pass-margin,
+  and is inconclusive otherwise, naming the checks. --paired demands pairs (exit
+  2 naming the runs that do not pair); --unpaired forces the statistical mode
+  above, whose reports then say that drift is not controlled, with a
+  Mann–Kendall trend test of each side's run order.
+
+Every report states the rule that decided, the interval, the family level and
+N (pairs, or runs per side).
+
 Throughput summaries (throughput_<type>.csv, from run throughput or run load)
 are compared too, higher is better: the Median [msg/s] of each payload and
 offered load regresses when it falls below reference × (1 − threshold); rows
@@ -59,6 +73,11 @@ throughput_<type>_<load>; reports give msg/s with Mb/s (formats §4).
 A threshold is a fraction (0.1) or a percentage with its sign (10%), at least
 0 % and below 100 %; a bare number above 1 is refused (--fail-threshold 10 asks
 whether 10% was meant: read as a fraction it would allow 1000 %).
+
+--plan sizes the paired gate instead of gating: given A/A pairs (--reference
+and --results the same build, interleaved), it prints the number of pairs at
+which an unchanged system passes and a --regression (default 10%) of any one
+check fails, each with probability ≥ 95% at the family level.
 
 --calibrate measures the statistical gate on this machine instead of gating:
 given at least 2N unchanged runs (every run of --reference and --results,
@@ -84,6 +103,11 @@ With several runs per side (baseline-runs and candidate-runs each a folder of
 experiment folders, 10 or more each), and calibration on 20 unchanged runs:
    compare --reference baseline-runs --results candidate-runs --plots-directory comparison --false-fail 1%
    compare --calibrate --results baseline-runs --results candidate-runs --plots-directory calibration --runs-per-side 10 --json calibration.json
+
+With pairs from run ab (ab/reference/<name>-NN and ab/candidate/<name>-NN), and
+a plan from A/A pairs:
+   compare --reference ab/reference --results ab/candidate --plots-directory comparison --paired
+   compare --plan --reference aa/reference --results aa/candidate --plots-directory plan
 
 Exit status: 0 no regression, 1 a regression was found or a reference
 sub-experiment is missing from the results, 2 usage or input error (a result
