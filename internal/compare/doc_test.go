@@ -22,7 +22,7 @@ func TestHelpExamples(t *testing.T) {
 		t.Fatalf("--help: exit %d: %s", code, errb.String())
 	}
 	// The examples are the "compare" lines from "Examples:" on: the block
-	// there and the statistical ones after it.
+	// there and the statistical and paired ones after it.
 	var examples [][]string
 	in := false
 	for _, line := range strings.Split(help.String(), "\n") {
@@ -44,6 +44,10 @@ func TestHelpExamples(t *testing.T) {
 	copyDir(t, expDir("v193-regressed"), filepath.Join(root, "results", "2026-11-21_09-00-00"))
 	writeRuns(t, filepath.Join(root, "baseline-runs"), "v192", 10, 1, 0.02, 1)
 	writeRuns(t, filepath.Join(root, "candidate-runs"), "v192", 10, 1.3, 0.02, 2)
+	writeRuns(t, filepath.Join(root, "ab", "reference"), "v192", 10, 1, 0.02, 3)
+	writeRuns(t, filepath.Join(root, "ab", "candidate"), "v192", 10, 1.3, 0.02, 4)
+	writeRuns(t, filepath.Join(root, "aa", "reference"), "v192", 8, 1, 0.02, 5)
+	writeRuns(t, filepath.Join(root, "aa", "candidate"), "v192", 8, 1, 0.02, 6)
 	t.Chdir(root)
 	for _, args := range examples {
 		var out, errb bytes.Buffer
