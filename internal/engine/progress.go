@@ -3,34 +3,112 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
-// window is how many recent round trips the live p99 is computed over.
-const window = 2048
+const (
+	// window is how many recent round trips the live percentiles are
+	// computed over.
+	window = 2048
+	// liveEvery paces the status line on a terminal; logEvery the progress
+	// lines of a log (CI), where a run was otherwise silent for minutes.
+	liveEvery = 200 * time.Millisecond
+	logEvery  = 5 * time.Second
+	// A sub-experiment whose first warnAfter predict more than warnOver
+	// still to go is said so once, with the likely cause.
+	warnAfter = 3 * time.Second
+	warnOver  = 10 * time.Minute
+)
 
-// tick rewrites the live status line; done 0 starts a payload.
+// progress is the state of the progress lines of one run.
+type progress struct {
+	subStart, payloadStart, lastLine time.Time
+	warned                           bool
+}
+
+// now is the runner's clock (tests set it).
+func (r *Runner) now() time.Time {
+	if r.clock != nil {
+		return r.clock()
+	}
+	return time.Now()
+}
+
+// tick reports progress within a payload: a live status line on a
+// terminal, a line every logEvery in a log, and once per sub-experiment a
+// warning when the rest of it would take more than warnOver. done 0 starts
+// a payload.
 func (r *Runner) tick(typ string, payload, done, total int, rtt []int64, cfg Config) {
+	now := r.now()
+	idx := max(0, slices.Index(cfg.Payloads, payload))
+	p := &r.prog
 	if done == 0 {
-		r.tickStart = time.Now()
+		p.payloadStart = now
+		if idx == 0 {
+			p.subStart, p.lastLine, p.warned = now, now, false
+		}
+		if r.Terminal {
+			fmt.Fprintf(r.Progress, "\r\x1b[K%s  %d B  0/%d", typ, payload, total)
+		}
+		return
 	}
-	rate := 0.0
-	if el := time.Since(r.tickStart).Seconds(); el > 0 {
-		rate = float64(done) / el
+	el := now.Sub(p.payloadStart).Seconds()
+	if el <= 0 {
+		return
 	}
-	p99 := "-"
+	rate := float64(done) / el
+	left := (total - done) + (len(cfg.Payloads)-idx-1)*total
+	eta := time.Duration(float64(left) / rate * float64(time.Second))
+	// Warm-up round trips are not kept: no percentiles yet.
+	p50, p99 := "warm-up", ""
+	var med float64
 	if len(rtt) > 0 {
 		w := make([]float64, 0, window)
 		for _, ns := range rtt[max(0, len(rtt)-window):] {
 			w = append(w, r.latency(ns, cfg))
 		}
 		slices.Sort(w)
-		p99 = fmt.Sprintf("%.1f µs", stats.Percentile(w, 99))
+		med = stats.Percentile(w, 50)
+		p50, p99 = "p50 "+result.Micros(med), "  p99 "+result.Micros(stats.Percentile(w, 99))
 	}
-	fmt.Fprintf(r.Progress, "\r\x1b[K%s  %d B  %d/%d  %.0f/s  p99 %s", typ, payload, done, total, rate, p99)
+	if !p.warned && now.Sub(p.subStart) >= warnAfter && eta > warnOver {
+		p.warned = true
+		if r.Terminal {
+			fmt.Fprint(r.Progress, "\r\x1b[K")
+		}
+		fmt.Fprintln(r.Progress, slowWarning(typ, med, el/float64(done)*1e6, rate, left, eta))
+	}
+	line := fmt.Sprintf("%s  %d B (payload %d of %d)  %d/%d  %.0f/s  %s%s  ETA %s",
+		typ, payload, idx+1, len(cfg.Payloads), done, total, rate, p50, p99, result.Remaining(eta))
+	switch {
+	case r.Terminal:
+		fmt.Fprintf(r.Progress, "\r\x1b[K%s", line)
+	case now.Sub(p.lastLine) >= logEvery:
+		p.lastLine = now
+		fmt.Fprintln(r.Progress, "progress: "+line)
+	}
+}
+
+// slowWarning says that a sub-experiment will take long, and why it may:
+// p50 is the kept samples' median latency (0 in the warm-up), each the
+// mean time per round trip so far, both in µs.
+func slowWarning(typ string, p50, each, rate float64, left int, eta time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "warning: %s: %.0f round trips/s", typ, rate)
+	if p50 > 0 {
+		fmt.Fprintf(&b, " (p50 %s)", result.Micros(p50))
+	}
+	fmt.Fprintf(&b, ": the %d round trips still to go take about %s", left, result.Remaining(eta))
+	if each >= 15_000 && each <= 90_000 {
+		b.WriteString("; a latency near 20 or 40 ms on a fast link is often the mark of Nagle's algorithm meeting delayed ACKs (an end or a broker that does not set TCP_NODELAY)")
+	}
+	b.WriteString("; lower --samples or --payloads, or stop with Ctrl-C (what was measured is kept)")
+	return b.String()
 }
 
 func (r *Runner) latency(ns int64, cfg Config) float64 {
@@ -40,24 +118,19 @@ func (r *Runner) latency(ns int64, cfg Config) float64 {
 	return float64(ns) / 2000
 }
 
-// report prints the line that closes a sub-experiment.
+// report prints the line that closes a sub-experiment and a table of every
+// payload measured: samples, min, p50, p90, p99, max.
 func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 	if r.Progress == nil {
 		return
 	}
 	var kept int
 	var lost, dup, ooo uint64
-	var all []float64
 	for _, p := range res.payloads {
 		kept += len(p.Nanos)
 		lost += p.Counts.Lost
 		dup += p.Counts.Duplicates
 		ooo += p.Counts.OutOfOrder
-		if p.Counts.Bytes == cfg.Payloads[0] {
-			for _, ns := range p.Nanos {
-				all = append(all, r.latency(ns, cfg))
-			}
-		}
 	}
 	if r.Terminal {
 		fmt.Fprint(r.Progress, "\r\x1b[K")
@@ -70,11 +143,35 @@ func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 	if res.elapsed > 0 {
 		rate = float64(kept) / res.elapsed.Seconds()
 	}
-	line := fmt.Sprintf("%-38s %s: %d payloads, %d samples, %d lost, %d duplicates, %d out of order, %.0f samples/s, %s",
+	fmt.Fprintf(r.Progress, "%-38s %s: %d payloads, %d samples, %d lost, %d duplicates, %d out of order, %.0f samples/s, %s\n",
 		s.Type, status, len(res.payloads), kept, lost, dup, ooo, rate, res.elapsed.Round(time.Millisecond))
-	if len(all) > 0 {
-		slices.Sort(all)
-		line += fmt.Sprintf("; %d B p50 %.2f µs p99 %.2f µs", cfg.Payloads[0], stats.Percentile(all, 50), stats.Percentile(all, 99))
+	fmt.Fprint(r.Progress, r.payloadTable(cfg, res))
+}
+
+// payloadTable is the closing table of a sub-experiment's payloads, the
+// latency in the run's definition (meta.json "latency"); empty when no
+// payload has a sample.
+func (r *Runner) payloadTable(cfg Config, res subResult) string {
+	var b strings.Builder
+	for _, p := range res.payloads {
+		if len(p.Nanos) == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "  %9s %9s %10s %10s %10s %10s %10s\n", "payload", "samples", "min", "p50", "p90", "p99", "max")
+		}
+		// A program's own samples (Micros) are exact; Nanos rounds them.
+		x := slices.Clone(p.Micros)
+		if x == nil {
+			x = make([]float64, len(p.Nanos))
+			for i, ns := range p.Nanos {
+				x[i] = r.latency(ns, cfg)
+			}
+		}
+		slices.Sort(x)
+		fmt.Fprintf(&b, "  %9s %9d %10s %10s %10s %10s %10s\n", fmt.Sprintf("%d B", p.Counts.Bytes), len(x),
+			result.Micros(x[0]), result.Micros(stats.Percentile(x, 50)), result.Micros(stats.Percentile(x, 90)),
+			result.Micros(stats.Percentile(x, 99)), result.Micros(x[len(x)-1]))
 	}
-	fmt.Fprintln(r.Progress, line)
+	return b.String()
 }

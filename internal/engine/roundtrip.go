@@ -197,7 +197,7 @@ func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int,
 				if measured {
 					rtt = append(rtt, t1-t0)
 				}
-				if l.tick != nil && i&255 == 255 && t1-lastTick > int64(200*time.Millisecond) {
+				if l.tick != nil && t1-lastTick > int64(liveEvery) {
 					lastTick = t1
 					l.tick(payload, i+1, total, rtt)
 				}

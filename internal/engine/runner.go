@@ -85,13 +85,14 @@ type Runner struct {
 	// System, Host and Config.
 	Meta *meta.Meta
 	// Progress receives progress reports; nil means quiet. Terminal makes
-	// them a live status line instead of one line per sub-experiment.
+	// them a live status line; otherwise (a log) a line every few seconds.
 	Progress io.Writer
 	Terminal bool
 	// Sink writes each sub-experiment's samples; nil means RawCSV.
 	Sink Sink
 
-	tickStart time.Time // start of the payload on the status line
+	prog  progress         // the progress lines' state
+	clock func() time.Time // nil: time.Now
 }
 
 // Run measures subs in order. It returns nil when every payload of every
@@ -226,7 +227,7 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 	}()
 
 	var tick driver.TickFunc
-	if r.Progress != nil && r.Terminal {
+	if r.Progress != nil {
 		tick = func(payload, done, total int, kept []int64) { r.tick(s.Type, payload, done, total, kept, cfg) }
 	}
 	w := cfg.Workload
