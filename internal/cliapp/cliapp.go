@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/suggest"
 )
 
 // Version is the version of the tools, stamped at build time by the
@@ -22,6 +24,38 @@ import (
 // from git describe); empty in a plain go build, where the Go build
 // information is used instead.
 var Version string
+
+// VersionString is what --version prints: Version when the Makefile
+// stamped it, otherwise the module version from the Go build information
+// (the tag under `go install …@vX`), followed by the VCS revision (and
+// "+dirty") when the binary was built from a checkout.
+func VersionString() string {
+	if Version != "" {
+		return Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+dirty"
+		}
+	}
+	// A version derived from VCS already names the revision.
+	if rev != "" && !strings.Contains(v, rev) {
+		v += " " + rev + dirty
+	}
+	return v
+}
 
 // Run runs app with args (args[0] is the program name), writing to stdout and
 // stderr, and returns the exit code. An error is printed once to stderr as
@@ -52,6 +86,9 @@ func Main(app *cli.App) {
 func prepare(app *cli.App, stdout, stderr io.Writer) {
 	app.Writer = stdout
 	app.ErrWriter = stderr
+	if app.Version == "" {
+		app.Version = VersionString()
+	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = usageError
 	app.Before = requireFlags(app.Name, app.Flags, app.Before)
@@ -195,64 +232,14 @@ func expectedForm(flags []cli.Flag, name string) string {
 	return ""
 }
 
-// nearestFlag returns the name of the flag in flags closest to name (by
-// edit distance, a transposition counting one, or as the only flag name it
-// begins), or "" when none is close enough to be what was meant.
+// nearestFlag returns the name of the flag in flags closest to name (see
+// suggest.Nearest), or "" when none is close enough to be what was meant.
 func nearestFlag(flags []cli.Flag, name string) string {
-	if len(name) < 2 {
-		return "" // one letter: too little to guess from
-	}
-	best, bestD := "", 0
-	var prefixed []string
+	var names [][]string
 	for _, f := range flags {
-		names := f.Names()
-		for _, n := range names {
-			if len(n) < 2 {
-				continue
-			}
-			if len(name) >= 3 && strings.HasPrefix(n, name) && !slices.Contains(prefixed, names[0]) {
-				prefixed = append(prefixed, names[0])
-			}
-			d := editDistance(strings.ToLower(name), strings.ToLower(n))
-			if best == "" || d < bestD {
-				best, bestD = n, d
-			}
-		}
+		names = append(names, f.Names())
 	}
-	switch {
-	case best != "" && bestD <= max(1, min(len(name), len(best))/3):
-		return best
-	case len(prefixed) == 1:
-		return prefixed[0]
-	}
-	return ""
-}
-
-// editDistance is the optimal string alignment distance of a and b:
-// insertions, deletions, substitutions and transpositions of neighbours.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
+	return suggest.Nearest(name, names...)
 }
 
 // NoArgs returns a usage error when c has positional arguments, for tools

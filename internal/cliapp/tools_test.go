@@ -146,3 +146,20 @@ func TestHelp(t *testing.T) {
 		t.Fatalf("left %v", entries)
 	}
 }
+
+// TestVersion: every tool answers --version (and -v) with its name and the
+// one version string, exit 0, even where a required flag is missing.
+func TestVersion(t *testing.T) {
+	want := cliapp.VersionString()
+	if want == "" {
+		t.Fatal("empty version")
+	}
+	for name := range tools {
+		for _, flag := range []string{"--version", "-v"} {
+			code, stdout, stderr := runTool(t, t.TempDir(), name, flag)
+			if code != 0 || stdout != name+" version "+want+"\n" || stderr != "" {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want exit 0 and %q", name, flag, code, stdout, stderr, name+" version "+want+"\n")
+			}
+		}
+	}
+}

@@ -144,7 +144,7 @@ func ParsePayloads(s string) ([]int, error) {
 		}
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("payload %q: expected a positive byte count", f)
+			return nil, fmt.Errorf("payload %q: expected positive byte counts separated by commas (16,1024) or a range of powers of two (16..1024)", f)
 		}
 		out = append(out, n)
 	}

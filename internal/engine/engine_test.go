@@ -461,6 +461,10 @@ func TestParsePayloads(t *testing.T) {
 			t.Errorf("ParsePayloads(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
+	// A dash is the commonest guess at a range: the error shows both forms.
+	if _, err := ParsePayloads("16-1024"); err == nil || !strings.Contains(err.Error(), "(16,1024) or a range of powers of two (16..1024)") {
+		t.Errorf("ParsePayloads(16-1024): %v, want the accepted forms", err)
+	}
 	if fmt.Sprint(DefaultPayloads()) != "[16 32 64 128 256 512 1024 2048 4096 8192 16384]" {
 		t.Errorf("DefaultPayloads = %v", DefaultPayloads())
 	}

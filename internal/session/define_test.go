@@ -70,6 +70,9 @@ func TestDefinedScenarios(t *testing.T) {
 		{[]string{"intraprocess_reliable"}, "intraprocess_reliable", "sub-experiment intraprocess_reliable is registered already"},
 		{[]string{"other_reliable"}, "", `unknown sub-experiment "other_reliable"`},
 		{[]string{"other_reliable"}, "", "the flags of transport named define sub-experiments of other names"},
+		// A near miss names what was meant, instead of listing every name.
+		{[]string{"intraprocess_relaible"}, "", `unknown sub-experiment "intraprocess_relaible": did you mean intraprocess_reliable? ('run --list' lists the`},
+		{[]string{"mine_relable"}, "mine_reliable", `unknown sub-experiment "mine_relable": did you mean mine_reliable?`},
 	} {
 		_, err := Prepare(ctx, Config{Scenarios: tt.scenarios, Engine: eng, Params: map[string]string{"named-type": tt.names}})
 		if err == nil || !strings.Contains(err.Error(), tt.err) {

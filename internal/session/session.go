@@ -23,6 +23,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/udp"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/suggest"
 )
 
 // echoStartTimeout bounds how long a local echo process may take to start
@@ -188,7 +189,14 @@ func (s *Session) resolve() error {
 			sc, ok = defined[name]
 		}
 		if !ok {
-			return fmt.Errorf("--subexperiments: unknown sub-experiment %q; expected some of %s (see 'run --list')%s", name, strings.Join(scenarioNames(), ", "), definerHint())
+			known := scenarioNames()
+			for n := range defined {
+				known = append(known, n)
+			}
+			if near := suggest.Nearest(name, known); near != "" {
+				return fmt.Errorf("--subexperiments: unknown sub-experiment %q: did you mean %s? ('run --list' lists the %d known)", name, near, len(known))
+			}
+			return fmt.Errorf("--subexperiments: unknown sub-experiment %q; expected some of %s (see 'run --list')%s", name, strings.Join(known, ", "), definerHint())
 		}
 		if slices.ContainsFunc(s.plans, func(p *plan) bool { return p.sc.Type == name }) {
 			return fmt.Errorf("--subexperiments: %s is listed twice", name)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ Examples:
    run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
    run echo --listen 0.0.0.0:7400 --transport tcp
    run -s interprocess_reliable_tcp --target otherhost:7400`,
-		Version: version(),
+		Version: cliapp.VersionString(),
 		Flags:   append(runFlags(cfg), driverFlags()...),
 		Action:  withBase(&cfg.Base, func(c *cli.Context) error { return runapp.Run(c.Context, *cfg, c.App.Writer, c.App.ErrWriter) }),
 		Commands: []*cli.Command{{
@@ -135,24 +134,6 @@ func checkRunArgs(args []string) error {
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exit.Usagef("%v", err) }
 	return app.Run(append([]string{"run"}, args...))
-}
-
-func version() string {
-	if cliapp.Version != "" {
-		return cliapp.Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " " + s.Value[:12]
-			}
-		}
-		if v != "" {
-			return v
-		}
-	}
-	return "(devel)"
 }
 
 // The valid ranges of the numeric flags several commands share (stated in
