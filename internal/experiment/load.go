@@ -200,6 +200,9 @@ func Load(dir string) (*Experiment, error) {
 		return nil, err
 	}
 	if len(files) == 0 && len(tputs) == 0 && len(bursts) == 0 {
+		if hint := RootHint(dir, "name one (PATH), or give the root where a folder of experiments is expected (check --experiments-results, compare --reference and --results, requirements --experiments-results)"); hint != "" {
+			return nil, fileerr.New(dir, 0, "", "%s", hint)
+		}
 		return nil, fileerr.New(dir, 0, "", "no summary (%s): run process on the experiment first (it holds no throughput summary %s either)",
 			SummaryFileName("<type>"), ThroughputFileName("<type>"))
 	}
@@ -584,4 +587,54 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// Folders returns the names of dir's sub-folders that are experiments
+// (holding meta.json, or raw or summary files), sorted: a tool given a
+// results root where it expects one experiment says so with them.
+func Folders(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, ent := range entries {
+		path := filepath.Join(dir, ent.Name())
+		if strings.HasPrefix(ent.Name(), ".") {
+			continue
+		}
+		if st, err := os.Stat(path); err != nil || !st.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(path, meta.FileName)); err == nil {
+			out = append(out, ent.Name())
+			continue
+		}
+		raw, _ := RawFiles(path)
+		sums, tps, bursts, _ := allResultFiles(path)
+		if len(raw)+len(sums)+len(tps)+len(bursts) > 0 {
+			out = append(out, ent.Name())
+		}
+	}
+	return out
+}
+
+// RootHint is the clause that names the experiments of a results root
+// given where one experiment was expected, and example, a command line with
+// PATH standing for one of them; "" when dir holds no experiment folder.
+func RootHint(dir, example string) string {
+	names := Folders(dir)
+	if len(names) == 0 {
+		return ""
+	}
+	list := strings.Join(names[:min(3, len(names))], ", ")
+	if len(names) > 3 {
+		list += ", …"
+	}
+	plural := "s"
+	if len(names) == 1 {
+		plural = ""
+	}
+	return fmt.Sprintf("it is a results root holding %d experiment%s (%s), not an experiment: %s",
+		len(names), plural, list, strings.ReplaceAll(example, "PATH", filepath.Join(dir, names[0])))
 }

@@ -89,6 +89,9 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 		return nil, nil, err
 	}
 	if len(files) == 0 && len(burstFiles) == 0 {
+		if hint := experiment.RootHint(dir, `process takes one experiment (process PATH); process each: for d in `+dir+`/*/; do process "$d"; done`); hint != "" {
+			return nil, nil, fileerr.New(dir, 0, "", "%s", hint)
+		}
 		return nil, nil, fileerr.New(dir, 0, "", "no measurements_<type>.csv files: expected raw files as written by run "+
 			"or Fast-RTPS LatencyTest --export_raw_data (or burst_<type>.csv, written by run burst)")
 	}

@@ -267,12 +267,16 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 	}
 	badName := t.TempDir()
 	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(badName, "measurements_Bad Name.csv"))
+	// A results root (run --out DIR): say so, and how to process its experiments.
+	root := t.TempDir()
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(root, "x1", "measurements_n_reliable.csv"))
 	cases := []struct {
 		args []string
 		want string
 	}{
 		{nil, "process: EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')"},
 		{[]string{empty}, "no measurements_<type>.csv files"},
+		{[]string{root}, root + ": it is a results root holding 1 experiment (x1), not an experiment: process takes one experiment (process " + filepath.Join(root, "x1") + "); process each: for d in " + root + `/*/; do process "$d"; done`},
 		{[]string{filepath.Join(empty, "nope")}, "no such directory"},
 		{[]string{"--format", "gif", good}, `unknown plot format "gif"`},
 		{[]string{"--raw_csv", "x.csv", good}, "not both"},
