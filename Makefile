@@ -8,7 +8,7 @@ IMAGE   ?= mqgate:latest
 # The Zenoh helper linked statically, for the image (scripts/build-zenoh.sh static).
 ZENOH_STATIC := $(or $(CARGO_TARGET_DIR),tools/mqgate-zenoh/target)/x86_64-unknown-linux-gnu/release/mqgate-zenoh
 
-.PHONY: all build test bench lint demo clean zenoh zenoh-static zenoh-test static image
+.PHONY: all build test bench lint demo install clean zenoh zenoh-static zenoh-test static image
 
 all: build
 
@@ -30,9 +30,13 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## demo: the whole chain on this machine, no broker needed
-demo: build
-	bash scripts/demo.sh
+## demo: the whole chain on this machine, no broker needed (builds the tools itself, saying so)
+demo:
+	GO='$(GO)' LDFLAGS='$(LDFLAGS)' bash scripts/demo.sh
+
+## install: the one program `mqgate TOOL …` into `go env GOBIN` (default ~/go/bin): no program named run, compare or history on PATH
+install:
+	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/mqgate
 
 ## zenoh: the Zenoh measurement helper (tools/mqgate-zenoh; needs cargo, reuses its build)
 zenoh:

@@ -1,0 +1,96 @@
+// Package mqgatecmd is the mqgate front: one installed program, `mqgate
+// <tool> …`, that runs the same code as the six commands, so that an
+// installation puts no program named run, compare or history (a shell
+// builtin that wins over PATH) on the user's PATH.
+package mqgatecmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/checkcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
+	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
+	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
+	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
+	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/suggest"
+)
+
+// tool is one command of the front, in the order of a results pipeline.
+type tool struct {
+	name string
+	app  func() *cli.App
+}
+
+var tools = []tool{
+	{"run", runcmd.App},
+	{"process", processcmd.App},
+	{"check", checkcmd.App},
+	{"compare", comparecmd.App},
+	{"requirements", requirementscmd.App},
+	{"history", historycmd.App},
+}
+
+// Run runs `mqgate TOOL ARGS…` (args[0] is the program name) and returns
+// the exit code: the tool's own, or 2 for a missing or unknown tool.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		usage(stderr)
+		return exit.Usage
+	}
+	switch name := args[1]; name {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return exit.OK
+	case "-v", "--version", "version":
+		fmt.Fprintf(stdout, "mqgate version %s\n", cliapp.VersionString())
+		return exit.OK
+	default:
+		i := slices.IndexFunc(tools, func(t tool) bool { return t.name == name })
+		if i < 0 {
+			var names [][]string
+			for _, t := range tools {
+				names = append(names, []string{t.name})
+			}
+			msg := fmt.Sprintf("mqgate: unknown tool %q", name)
+			if near := suggest.Nearest(name, names...); near != "" {
+				msg += fmt.Sprintf(": did you mean %s?", near)
+			}
+			fmt.Fprintf(stderr, "%s (see 'mqgate --help')\n", msg)
+			return exit.Usage
+		}
+		app := tools[i].app()
+		app.HelpName = "mqgate " + app.Name
+		return cliapp.Run(ctx, app, args[1:], stdout, stderr)
+	}
+}
+
+// Main runs the front with the process's arguments and standard streams,
+// cancelling on SIGINT or SIGTERM as every tool does.
+func Main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func usage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("usage: mqgate TOOL [options]   (mqgate TOOL --help for each tool's options)\n\ntools:\n")
+	for _, t := range tools {
+		fmt.Fprintf(&b, "  %-13s %s\n", t.name, t.app().Usage)
+	}
+	b.WriteString("\nEach tool is also built on its own as bin/TOOL (make build).\n")
+	fmt.Fprint(w, b.String())
+}
