@@ -24,7 +24,10 @@ type Page struct {
 	// Verdict, when not nil, is shown first, above everything else.
 	Verdict *Verdict
 	// Notes are paragraphs shown under the verdict (warnings, caveats).
-	Notes    []string
+	Notes []string
+	// Headline tables come next, before the contents: the figures a
+	// reader wants on the first screen.
+	Headline []Table
 	Sections []Section
 }
 

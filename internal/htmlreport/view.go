@@ -97,6 +97,12 @@ func buildView(p Page) (*pageView, error) {
 		vd := *p.Verdict
 		v.Verdict = &vd
 	}
+	for _, t := range p.Headline {
+		if err := checkTable(t); err != nil {
+			return nil, fmt.Errorf("headline: %w", err)
+		}
+	}
+	v.NumTables += len(p.Headline)
 	used := newIDs()
 	var err error
 	v.Sections, err = buildSections(v, p.Sections, "", 0, used)

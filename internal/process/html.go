@@ -3,6 +3,7 @@ package process
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,6 +41,9 @@ func Page(expDir string, results []Result) (htmlreport.Page, error) {
 		htmlreport.KV{Key: "Samples", Value: strconv.Itoa(samples)},
 		htmlreport.KV{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)})
 
+	if len(results) > 0 {
+		page.Headline = []htmlreport.Table{HeadlineTable(results)}
+	}
 	if len(results) > 1 {
 		sec := htmlreport.Section{ID: "comparison", Title: "Sub-experiment comparison"}
 		for _, c := range Comparisons {
@@ -68,6 +72,62 @@ func Page(expDir string, results []Result) (htmlreport.Page, error) {
 		page.Sections = append(page.Sections, sec)
 	}
 	return page, nil
+}
+
+// headlineColumns are the summary columns of the headline table.
+var headlineColumns = []string{"Median", "99%", "Max"}
+
+// HeadlineTable is what a reader wants first: per sub-experiment and
+// payload the median, 99th percentile and maximum, scaled for reading; the
+// worst value of each column at each payload (across sub-experiments, or
+// across payloads when there is one sub-experiment) is marked.
+func HeadlineTable(results []Result) htmlreport.Table {
+	t := htmlreport.Table{Caption: "Latency per sub-experiment and payload (marked: the worst at each payload)",
+		Header: []string{"Sub-experiment", "Payload", "p50", "p99", "Max"}}
+	if len(results) == 1 {
+		t.Caption = "Latency per payload (marked: the worst of each column)"
+	}
+	// worst[group][col] and best[group][col] are the highest and lowest
+	// values of col in the group: a payload, or everything for one
+	// sub-experiment. A column without spread has no worst.
+	worst, best := map[int][]float64{}, map[int][]float64{}
+	group := func(bytes int) int {
+		if len(results) == 1 {
+			return 0
+		}
+		return bytes
+	}
+	for _, r := range results {
+		for _, row := range r.Rows {
+			g := group(row.Bytes)
+			if worst[g] == nil {
+				worst[g] = make([]float64, len(headlineColumns))
+				best[g] = make([]float64, len(headlineColumns))
+				for i := range best[g] {
+					best[g][i] = math.Inf(1)
+				}
+			}
+			for i, col := range headlineColumns {
+				v, _ := row.Get(col)
+				worst[g][i], best[g][i] = max(worst[g][i], v), min(best[g][i], v)
+			}
+		}
+	}
+	for _, r := range results {
+		for _, row := range r.Rows {
+			cells := []htmlreport.Cell{{Text: r.Type}, htmlreport.Num(strconv.Itoa(row.Bytes) + " B")}
+			for i, col := range headlineColumns {
+				v, _ := row.Get(col)
+				c := htmlreport.Num(result.Micros(v))
+				if g := group(row.Bytes); v == worst[g][i] && v > best[g][i] {
+					c.Status = htmlreport.StatusInconclusive
+				}
+				cells = append(cells, c)
+			}
+			t.Rows = append(t.Rows, cells)
+		}
+	}
+	return t
 }
 
 // SummaryTable is a result's summary as an HTML table, values as in the file.
