@@ -101,10 +101,19 @@ func TestRenderRealData(t *testing.T) {
 		}
 		save(h, fmt.Sprintf("histogram_%d.png", ps.Payload))
 
+		// The series reaches the maximum, or, when a spike would flatten
+		// it, ends above the body and names the maximum in its title.
 		s := Series(ps.Latencies, SeriesPoints, fmt.Sprintf("Latency time series - %d Bytes", ps.Payload))
-		if s.Y.Max != sorted[n-1] || s.Y.Min != sorted[0] || s.X.Min != 1 || s.X.Max != float64(n) {
+		top := sorted[n-1]
+		if clip, above, highest := spikeClip(ps.Latencies); above > 0 {
+			top = clip
+			if highest != sorted[n-1] || !strings.Contains(s.Title.Text, "up to "+FormatLatency(highest)+" µs") {
+				t.Errorf("%d B: clipped series titled %q, want its maximum %g named", ps.Payload, s.Title.Text, sorted[n-1])
+			}
+		}
+		if s.Y.Max != top || s.Y.Min != sorted[0] || s.X.Min != 1 || s.X.Max != float64(n) {
 			t.Errorf("%d B: series spans x [%g, %g] y [%g, %g], want [1, %d] [%g, %g]",
-				ps.Payload, s.X.Min, s.X.Max, s.Y.Min, s.Y.Max, n, sorted[0], sorted[n-1])
+				ps.Payload, s.X.Min, s.X.Max, s.Y.Min, s.Y.Max, n, sorted[0], top)
 		}
 		save(s, fmt.Sprintf("series_%d.png", ps.Payload))
 	}
@@ -121,5 +130,28 @@ func TestRenderRealData(t *testing.T) {
 		}
 		p := CategoryLines(stat+" latency", "Payload [Bytes]", "Latency [us]", cats, lines)
 		save(p, "comparison_"+strings.ReplaceAll(stat, " ", "_")+".png")
+	}
+}
+
+// TestSeriesSpike: one spike of 1,148 µs among 5,000 samples near 10 µs no
+// longer flattens the series: the axis ends a quarter of the body's range
+// above the body's top, the samples above it are counted and marked, and a
+// series without a spike keeps its full range.
+func TestSeriesSpike(t *testing.T) {
+	x := make([]float64, 5000)
+	for i := range x {
+		x[i] = 9 + float64(i%300)/100 // 9 to 11.99 µs
+	}
+	x[3100], x[4000] = 1148, 300
+	s := Series(x, SeriesPoints, "Latency series - nats_best_effort - 16 Bytes")
+	if s.Y.Max != 11.99+0.25*2.99 {
+		t.Errorf("axis up to %g, want %g", s.Y.Max, 11.99+0.25*2.99)
+	}
+	if want := "Latency series - nats_best_effort - 16 Bytes\naxis clipped at 12.74 µs: 2 samples above (▲), up to 1148 µs"; s.Title.Text != want {
+		t.Errorf("title %q, want %q", s.Title.Text, want)
+	}
+	x[3100], x[4000] = 12, 12.5
+	if s := Series(x, SeriesPoints, "t"); s.Y.Max != 12.5 || s.Title.Text != "t" {
+		t.Errorf("no spike: axis up to %g, title %q; want the maximum and no note", s.Y.Max, s.Title.Text)
 	}
 }

@@ -1,7 +1,12 @@
 package plots
 
 import (
+	"fmt"
+	"math"
+	"slices"
+
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -10,10 +15,23 @@ import (
 // the default figure width (800 pixels), few enough to draw quickly.
 const SeriesPoints = 2000
 
+// SpikeRatio is how far above the body a sample must reach for Series to
+// clip the latency axis: the samples' range more than SpikeRatio times the
+// range of their smallest ⌊BodyQuantile·n⌋.
+const SpikeRatio = 4
+
 // Series returns a latency time series: sample number (1..n) on x, latency
 // [us] on y. Above maxPoints samples the series is downsampled with LTTB,
-// which keeps its peaks; maxPoints ≤ 0 draws every sample.
+// which keeps its peaks; maxPoints ≤ 0 draws every sample. When a few
+// samples reach far above the rest (SpikeRatio), the latency axis ends a
+// little above the body, so that one spike does not flatten the series;
+// the samples above are drawn as markers on the top edge, and the title
+// says how many there are and how high the largest went.
 func Series(samples []float64, maxPoints int, title string) *plot.Plot {
+	top, above, highest := spikeClip(samples)
+	if above > 0 {
+		title += fmt.Sprintf("\naxis clipped at %s µs: %d samples above (▲), up to %s µs", FormatLatency(top), above, FormatLatency(highest))
+	}
 	p := newPlot(title, "Sample number", "Latency [us]")
 	addGrid(p, true)
 	p.X.Tick.Marker = niceTicks{Integer: true}
@@ -23,10 +41,52 @@ func Series(samples []float64, maxPoints int, title string) *plot.Plot {
 	}
 	xs, ys := LTTB(x, samples, maxPoints)
 	p.Add(&polyline{x: xs, y: ys, style: draw.LineStyle{Color: palette[0], Width: vg.Points(0.6)}})
+	if above > 0 {
+		var pts plotter.XYs
+		for i, v := range samples {
+			if v > top {
+				pts = append(pts, plotter.XY{X: x[i], Y: top})
+			}
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err == nil {
+			sc.GlyphStyle = draw.GlyphStyle{Color: palette[1], Radius: vg.Points(3.5), Shape: marker{shape: shapeTriangleUp}}
+			p.Add(sc)
+		}
+		p.Y.Max = top
+	}
 	if len(samples) == 0 {
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 2, 0, 1
 	}
 	return p
+}
+
+// spikeClip returns where Series clips the latency axis, how many samples
+// lie above it and the largest; above is 0 when nothing is clipped.
+func spikeClip(samples []float64) (top float64, above int, highest float64) {
+	sorted := make([]float64, 0, len(samples))
+	for _, v := range samples {
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			sorted = append(sorted, v)
+		}
+	}
+	n := len(sorted)
+	k := int(BodyQuantile * float64(n))
+	if k < minBody {
+		return 0, 0, 0
+	}
+	slices.Sort(sorted)
+	lo, cut, hi := sorted[0], sorted[k-1], sorted[n-1]
+	if !(hi-lo > SpikeRatio*(cut-lo)) || cut == lo {
+		return 0, 0, 0
+	}
+	top = cut + 0.25*(cut-lo)
+	for _, v := range sorted {
+		if v > top {
+			above++
+		}
+	}
+	return top, above, hi
 }
 
 // polyline draws y over x as one line, broken at NaN values of y.

@@ -204,7 +204,7 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 					if !opt.Plots {
 						dir = ""
 					}
-					fig, err := payloadPlots(dir, j.payload, j.samples, opt.Format, opt.Figures)
+					fig, err := payloadPlots(dir, inputs[j.file].Type, j.payload, j.samples, opt.Format, opt.Figures)
 					if err != nil {
 						cancel(err)
 					}
@@ -427,13 +427,18 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, st *fil
 	return order, nil
 }
 
-// payloadPlots draws one payload's histogram and series, saves them in dir
-// (unless dir is ""), and returns them as SVG when svg is set.
-func payloadPlots(dir string, payload int, samples []float64, f plots.Format, svg bool) (Figures, error) {
+// payloadPlots draws one payload's histogram and series, titled with the
+// sub-experiment typ, saves them in dir (unless dir is ""), and returns
+// them as SVG when svg is set.
+func payloadPlots(dir, typ string, payload int, samples []float64, f plots.Format, svg bool) (Figures, error) {
 	var fig Figures
 	p := strconv.Itoa(payload)
-	h := plots.Histogram(samples, HistogramBins, "Latency histogram - "+p+" Bytes")
-	s := plots.Series(samples, plots.SeriesPoints, "Latency series - "+p+" Bytes")
+	what := p + " Bytes"
+	if typ != "" {
+		what = typ + " - " + what
+	}
+	h := plots.Histogram(samples, HistogramBins, "Latency histogram - "+what)
+	s := plots.Series(samples, plots.SeriesPoints, "Latency series - "+what)
 	if dir != "" {
 		if err := plots.Save(h, filepath.Join(dir, "histogram_"+p+f.Ext()), f); err != nil {
 			return fig, err
