@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
 // Write creates path's parent directories, calls write with a buffered writer
@@ -37,7 +39,7 @@ func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) (er
 	}
 	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	tmp := f.Name()
 	defer func() {
@@ -51,27 +53,27 @@ func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) (er
 		return err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	if fi, statErr := os.Stat(path); perm == 0 && statErr == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm() // replacing a file keeps its permissions
 	}
 	if perm != 0 {
 		if err = f.Chmod(perm.Perm()); err != nil {
-			return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+			return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 		}
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
 			return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
 		}
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	return nil
 }
@@ -119,7 +121,7 @@ func whyNoDir(dir string, err error) string {
 	if why := inTheWay(dir); why != "" {
 		return why
 	}
-	return unwrapPath(err).Error()
+	return fileerr.Cause(err).Error()
 }
 
 // inTheWay returns which of dir and its ancestors exists but is not a
@@ -156,18 +158,4 @@ func inTheWay(dir string) string {
 		}
 	}
 	return ""
-}
-
-// unwrapPath drops the operation and path of an *fs.PathError or
-// *os.LinkError, which the messages say in their own words.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

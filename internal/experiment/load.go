@@ -191,7 +191,7 @@ func Load(dir string) (*Experiment, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fileerr.New(dir, 0, "", "no such directory (expected an experiment directory)")
 	case err != nil:
-		return nil, fileerr.New(dir, 0, "", "cannot read the experiment directory: %v", unwrapPath(err))
+		return nil, fileerr.New(dir, 0, "", "cannot read the experiment directory: %v", fileerr.Cause(err))
 	case !st.IsDir():
 		return nil, fileerr.New(dir, 0, "", "not a directory (expected an experiment directory)")
 	}
@@ -277,7 +277,7 @@ func readThroughput(path string) ([]result.ThroughputRow, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read throughput summary: %v", unwrapPath(err))
+		return nil, fileerr.New(path, 0, "", "cannot read throughput summary: %v", fileerr.Cause(err))
 	}
 	defer f.Close()
 	rows, err := result.ReadThroughput(f, path)
@@ -329,7 +329,7 @@ func (e *Experiment) readMeta() error {
 		if _, ok := fileerr.As(err); ok {
 			return err
 		}
-		return fileerr.New(path, 0, "", "cannot read meta.json: %v", unwrapPath(err))
+		return fileerr.New(path, 0, "", "cannot read meta.json: %v", fileerr.Cause(err))
 	}
 	// meta.Decode refused any other definition, at its line and column.
 	if m.Latency != "" {
@@ -348,7 +348,7 @@ func readSummary(path string) ([]result.SummaryRow, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", unwrapPath(err))
+		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", fileerr.Cause(err))
 	}
 	defer f.Close()
 	return result.ReadSummary(f, path)
@@ -374,7 +374,7 @@ func checkFresh(dir string, f File) error {
 	}
 	sum, err := os.Stat(f.Path)
 	if err != nil {
-		return fileerr.New(f.Path, 0, "", "cannot read summary file: %v", unwrapPath(err))
+		return fileerr.New(f.Path, 0, "", "cannot read summary file: %v", fileerr.Cause(err))
 	}
 	if d := raw.ModTime().Sub(sum.ModTime()); d > StaleTolerance {
 		return fileerr.New(f.Path, 0, "", "stale: %s was modified %s after this summary was written, so the summary may not describe it; run process on %s again",
@@ -443,13 +443,13 @@ func discover(root string) (dirs []string, files [][3][]File, warnings []string,
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil, nil, fileerr.New(root, 0, "", "no such directory (expected a directory holding one folder per experiment)")
 	case err != nil:
-		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
+		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", fileerr.Cause(err))
 	case !st.IsDir():
 		return nil, nil, nil, fileerr.New(root, 0, "", "not a directory (expected a directory holding one folder per experiment)")
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", unwrapPath(err))
+		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", fileerr.Cause(err))
 	}
 	skip := func(path, why string) { warnings = append(warnings, fmt.Sprintf("skipped %s: %s", path, why)) }
 	var seen []seenDir
@@ -463,12 +463,12 @@ func discover(root string) (dirs []string, files [][3][]File, warnings []string,
 		st, err := os.Stat(path)
 		if err != nil {
 			if ent.Type()&fs.ModeSymlink == 0 {
-				return nil, nil, warnings, fileerr.New(path, 0, "", "cannot read: %v", unwrapPath(err))
+				return nil, nil, warnings, fileerr.New(path, 0, "", "cannot read: %v", fileerr.Cause(err))
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				skip(path, "a symbolic link to nothing (dangling)")
 			} else {
-				skip(path, fmt.Sprintf("a symbolic link that cannot be followed (%v)", unwrapPath(err)))
+				skip(path, fmt.Sprintf("a symbolic link that cannot be followed (%v)", fileerr.Cause(err)))
 			}
 			continue
 		}
@@ -579,14 +579,6 @@ func baseName(dir string) string {
 		dir = abs
 	}
 	return filepath.Base(dir)
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Folders returns the names of dir's sub-folders that are experiments

@@ -1,9 +1,24 @@
 package fileerr
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 )
+
+// Cause drops the operation and path of an *fs.PathError or *os.LinkError,
+// for messages that say them in their own words.
+func Cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
 
 // OpenRegular opens path for reading when it is a regular file, or a
 // symbolic link to one. Anything else where a file is expected (a

@@ -15,7 +15,6 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
-	"github.com/mqgate/mqgate/internal/result"
 )
 
 // DefaultFileName is the requirements file name the Fast-RTPS scripts use.
@@ -81,12 +80,6 @@ func (r Row) Get(column string) (float64, bool) {
 		return r.Max, true
 	}
 	return 0, false
-}
-
-// LimitAt returns the limit of r's i-th checked column
-// (result.RequirementMetrics).
-func (r Row) LimitAt(i int) Limit {
-	return Limit{Metric: result.RequirementMetrics[i], Value: r.Limit(i), Stat: r.Stat, Fit: i}
 }
 
 // ReadFile reads a requirements CSV. See Read.

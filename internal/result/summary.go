@@ -1,7 +1,6 @@
 package result
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -167,18 +166,10 @@ func WriteSummaryFileMode(path string, perm fs.FileMode, rows []SummaryRow) erro
 func ReadSummaryFile(path string) ([]SummaryRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", unwrapPath(err))
+		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", fileerr.Cause(err))
 	}
 	defer f.Close()
 	return ReadSummary(f, path)
-}
-
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // ReadSummary reads a summary file; file names it in errors. The header must be
