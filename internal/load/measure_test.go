@@ -253,6 +253,72 @@ func TestMeasureRealBrokers(t *testing.T) {
 	}
 }
 
+// TestEveryMessageRecordedUnpaced sends as fast as the publisher can
+// through the NATS server, the load that bench/load-vs-reference.sh compares
+// with nats-bench, and checks that no message went unmeasured: every unique
+// delivery has its latency in the histogram, in an interval histogram and
+// in the raw samples, and the batched counters add up to what the loops
+// counted. A recorder that sampled, or counts that a batch left behind,
+// fail it; so does a run too slow to be called a load (fewer than 10,000
+// deliveries in two seconds: a machine loaded sixty-fold still delivers
+// several times that).
+func TestEveryMessageRecordedUnpaced(t *testing.T) {
+	url := testenv.Service(t, "nats", testenv.Getenv("MQGATE_NATS_URL", "nats://127.0.0.1:4222"), "start it with: nats-server -js")
+	tp, err := NewTopology(FanIn, 1, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Topology: tp, Payloads: []int{16, 64}, Duration: 2 * time.Second, Warmup: 100 * time.Millisecond,
+		Drain: 20 * time.Second, Interval: 100 * time.Millisecond, MaxRaw: 50_000_000}
+	topic := drivertest.TestTopic(t)
+	links := Links{Transport: nats.Transport{}, URL: url, Publish: driver.Options{Topic: topic}, Subscribe: driver.Options{Topic: topic}}
+	res, err := Measure(context.Background(), "nats_best_effort", links, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		c := r.Counters
+		if r.Unique < 10_000 {
+			t.Fatalf("%d B: %d deliveries in %v: not a load", r.Payload, r.Unique, r.Measured())
+		}
+		if c.MessagesSent != r.Publishers[0].Sent || c.BytesSent != c.MessagesSent*uint64(r.Payload) {
+			t.Errorf("%d B: counters say %d sent (%d B), the publisher %d", r.Payload, c.MessagesSent, c.BytesSent, r.Publishers[0].Sent)
+		}
+		if c.MessagesReceived != r.Unique+r.Duplicates || c.BytesReceived != c.MessagesReceived*uint64(r.Payload) {
+			t.Errorf("%d B: counters say %d received (%d B), %d unique and %d duplicates", r.Payload, c.MessagesReceived, c.BytesReceived, r.Unique, r.Duplicates)
+		}
+		if r.Histogram.TotalCount() != int64(r.Unique) || r.Latency.Count != int64(r.Unique) {
+			t.Errorf("%d B: %d latencies recorded of %d unique deliveries", r.Payload, r.Histogram.TotalCount(), r.Unique)
+		}
+		if len(r.Raw) != int(r.Unique) || r.RawDropped != 0 {
+			t.Errorf("%d B: %d raw samples (%d dropped) of %d unique deliveries", r.Payload, len(r.Raw), r.RawDropped, r.Unique)
+		}
+		var ticked, tickRecv uint64
+		for _, tk := range r.Ticks {
+			ticked += uint64(tk.Latency.TotalCount())
+			tickRecv += tk.Delta.MessagesReceived
+		}
+		if ticked != r.Unique || tickRecv != c.MessagesReceived {
+			t.Errorf("%d B: the intervals hold %d latencies and %d receptions, want %d and %d", r.Payload, ticked, tickRecv, r.Unique, c.MessagesReceived)
+		}
+		// Every raw sample is a message of its own: arrivals in order,
+		// latencies that are not all one copied value.
+		distinct := map[int64]bool{}
+		for k, s := range r.Raw {
+			if k > 0 && s.At < r.Raw[k-1].At {
+				t.Fatalf("%d B: raw samples out of arrival order at %d", r.Payload, k)
+			}
+			if len(distinct) < 100 {
+				distinct[s.Latency] = true
+			}
+		}
+		if len(distinct) < 100 {
+			t.Errorf("%d B: only %d distinct latencies among %d samples", r.Payload, len(distinct), len(r.Raw))
+		}
+		t.Logf("%d B: sent %d (%.0f msg/s), received %d (%.0f msg/s), all recorded", r.Payload, c.MessagesSent, r.SendRate(), r.Unique, r.ReceiveRate())
+	}
+}
+
 func TestRateWarning(t *testing.T) {
 	for _, c := range []struct {
 		d, i time.Duration

@@ -80,6 +80,9 @@ func connect(ctx context.Context, addr string, opts driver.Options, role string)
 	o := []natsgo.Option{
 		natsgo.NoReconnect(),
 		natsgo.WriteBufferSize(p.writeBuffer),
+		// Every subject an end publishes to was checked once (topicOf):
+		// nats.go would scan it again at every message.
+		natsgo.SkipSubjectValidation(),
 		natsgo.ErrorHandler(func(_ *natsgo.Conn, _ *natsgo.Subscription, err error) {
 			if errors.Is(err, natsgo.ErrSlowConsumer) {
 				return // the subscription counts what it dropped
