@@ -1,53 +1,57 @@
 #!/usr/bin/env bash
 # load-vs-reference.sh: mqgate's one-way load measurement (run load, one
-# unpaced publisher and one subscriber, no warm-up) against reference
-# clients on the same broker, printing mqgate / reference:
+# unpaced publisher and one subscriber, no warm-up) against the benchmark
+# clients users run, on the same broker, with the same message size and
+# count, printing mqgate's rate, the peer's and mqgate / peer:
 #
 #   NATS 16 B        run load -s nats_best_effort            target >= 0.9
-#                    vs bench/natsbench: the pub/sub test of `nats bench`
-#                    on nats.go (a callback subscriber without pending
-#                    limits, messages published back to back); its rate is
-#                    messages over first to last delivery, as nats bench's
-#                    subscriber reports it.
+#                    vs nats-bench, the nats.go example (-np 1 -ns 1 -ms 16
+#                    -n N): its "Sub stats" rate, messages over first to
+#                    last delivery. Built from the nats.go version mqgate
+#                    uses (go.mod), so that both sides run one client
+#                    library; NATS_BENCH names a prebuilt one.
 #   MQTT QoS 0 16 B  run load -s mqtt_best_effort            target >= 1.0
 #                    vs mosquitto_pub -l (one message per line of standard
 #                    input, QoS 0) -> mosquitto_sub -C N; its rate is the
 #                    messages received over the time from starting
 #                    mosquitto_pub to the last arrival (mosquitto_sub -F %U).
+#   AMQP 16 B        run load -s amqp_best_effort            (no target yet)
+#                    vs RabbitMQ PerfTest (com.rabbitmq:perf-test from Maven
+#                    Central, -x 1 -y 1 -s 16 -C N -D N, auto-ack, transient
+#                    messages): its "receiving rate avg".
 #   TCP 16 KB        run load -s interprocess_reliable_tcp    target >= 0.5
 #                    vs iperf3 -l 16K -n BYTES (receiver Mb/s).
 #
 # Honest comparison: each round runs mqgate first for DURATION, then the
-# reference with the same number of messages (bytes for iperf3) as mqgate
-# sent, the same payload and QoS. mqgate's rate is receive_rate of
-# load_<type>_summary.json: unique deliveries over the time from its first
-# send to its last delivery (formats §9) — the period the references
-# measure. Rounds alternate the two, so that the load of a busy machine
-# hits both; the ratio is of the medians over ROUNDS rounds.
+# peer with the number of messages (bytes for iperf3) mqgate sent, the same
+# payload, QoS and a topic of the same length. mqgate's rate is
+# receive_rate of load_<type>_summary.json: unique deliveries over the time
+# from its first send to its last delivery (formats §9), the period the
+# peers measure. Rounds alternate the two, so that the load of a busy
+# machine hits both; the ratio is of the medians over ROUNDS rounds, and
+# every round's figures are printed.
 #
-# What mqgate does per message that the references do not: it reads the
-# clock at the send and at the arrival and records the message (header,
-# sequence tracking, counters, HDR histogram, raw sample: BenchmarkRecord).
-# At NATS rates (hundreds of thousands of messages per second on a few
-# cores) that work is a large share of a message's cost, and a publisher
-# that spends longer per message hands nats-server smaller writes, which it
-# handles at a higher CPU cost per message; profile with
-# `go test -run '^$' -bench LoadBroker -cpuprofile cpu.out ./internal/load`.
+# What mqgate does per message that the peers do not: it reads the clock
+# at the send and at the arrival and records every message (header,
+# sequence tracking, counters, HDR histogram, raw sample: BenchmarkRecord,
+# printed at the end). Profile the path with
+# `go test -run '^$' -bench LoadBroker/nats -cpuprofile cpu.out ./internal/load`.
 #
-# Then the recording cost per delivered message (go test -bench, internal/load).
-#
-# Environment: NATS_URL and MQTT_URL, brokers to use (default: the
-# installed nats-server and mosquitto, each started on a free loopback port
-# for the script and stopped after, so that no other traffic shares them);
-# ROUNDS (3), DURATION (5s, mqgate's measured period), RUN (a prebuilt run
-# binary). A reference that cannot run here (nats-server, mosquitto,
-# mosquitto_pub/mosquitto_sub or iperf3 missing) is reported as "skipped"
-# with the reason. Exits 1 when a target is missed, else 0.
+# Environment: NATS_URL, MQTT_URL and AMQP_URL, the brokers to use
+# (default: the installed nats-server and mosquitto, each started on a free
+# loopback port for the script and stopped after, so that no other traffic
+# shares them; RabbitMQ at $MQGATE_AMQP_URL, else
+# amqp://guest:guest@127.0.0.1:5672/); ROUNDS (5), DURATION (3s, mqgate's
+# measured period), RUN (a prebuilt run binary), NATS_BENCH (a prebuilt
+# nats-bench), PERFTEST_VERSION (2.22.1). A peer that cannot run here
+# (its broker, client or Java/Maven missing) is reported as "skipped" with
+# the reason. Exits 1 when a target is missed, else 0.
 set -u
 
 cd "$(dirname "$0")/.."
-ROUNDS=${ROUNDS:-3}
-DURATION=${DURATION:-5s}
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-3s}
+PERFTEST_VERSION=${PERFTEST_VERSION:-2.22.1}
 TMP=$(mktemp -d)
 servers=()
 cleanup() {
@@ -56,7 +60,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-go build -o "$TMP/natsbench" ./bench/natsbench || exit 2
 if [ -z "${RUN:-}" ]; then
 	go build -o "$TMP/run" ./cmd/run || exit 2
 	RUN=$TMP/run
@@ -85,11 +88,29 @@ start() {
 		sleep 0.05
 	done
 }
+# reachable URL: whether the host:port of URL answers.
+reachable() {
+	local hp=${1#*://}
+	hp=${hp#*@}
+	hp=${hp%%/*}
+	answers "${hp%:*}" "${hp##*:}"
+}
 
-nats_skip= mqtt_skip= tcp_skip= why=
-if [ -n "${NATS_URL:-}" ]; then
-	hp=${NATS_URL#*://}
-	answers "${hp%:*}" "${hp##*:}" || nats_skip="no NATS server at NATS_URL=$NATS_URL"
+nats_skip= mqtt_skip= amqp_skip= tcp_skip= why=
+# nats-bench of the nats.go version in go.mod.
+natsgo=$(go list -m -f '{{.Version}}' github.com/nats-io/nats.go) || exit 2
+if [ -z "${NATS_BENCH:-}" ]; then
+	NATS_BENCH=$(go env GOPATH)/bin/nats-bench
+	if ! go version -m "$NATS_BENCH" 2>/dev/null | grep -q "github.com/nats-io/nats.go[[:space:]]*$natsgo"; then
+		NATS_BENCH=$TMP/nats-bench
+		GOBIN=$TMP go install "github.com/nats-io/nats.go/examples/nats-bench@$natsgo" 2>"$TMP/install.log" ||
+			nats_skip="cannot install nats-bench@$natsgo: $(tail -n 1 "$TMP/install.log")"
+	fi
+fi
+if [ -n "$nats_skip" ]; then
+	:
+elif [ -n "${NATS_URL:-}" ]; then
+	reachable "$NATS_URL" || nats_skip="no NATS server at NATS_URL=$NATS_URL"
 elif command -v nats-server >/dev/null; then
 	port=$(freeport 0)
 	if start nats-server "$port" nats-server -a 127.0.0.1 -p "$port"; then
@@ -103,20 +124,35 @@ fi
 for tool in mosquitto_pub mosquitto_sub; do
 	command -v "$tool" >/dev/null || mqtt_skip="$tool is not installed (apt-get install mosquitto-clients)"
 done
-if [ -z "$mqtt_skip" ]; then
-	if [ -n "${MQTT_URL:-}" ]; then
-		hp=${MQTT_URL#*://}
-		answers "${hp%:*}" "${hp##*:}" || mqtt_skip="no MQTT broker at MQTT_URL=$MQTT_URL"
-	elif command -v mosquitto >/dev/null; then
-		port=$(freeport 7)
-		if start mosquitto "$port" mosquitto -p "$port"; then
-			MQTT_URL=mqtt://127.0.0.1:$port
-		else
-			mqtt_skip=$why
-		fi
+if [ -n "$mqtt_skip" ]; then
+	:
+elif [ -n "${MQTT_URL:-}" ]; then
+	reachable "$MQTT_URL" || mqtt_skip="no MQTT broker at MQTT_URL=$MQTT_URL"
+elif command -v mosquitto >/dev/null; then
+	port=$(freeport 7)
+	if start mosquitto "$port" mosquitto -p "$port"; then
+		MQTT_URL=mqtt://127.0.0.1:$port
 	else
-		mqtt_skip="mosquitto is not installed (and MQTT_URL is not set)"
+		mqtt_skip=$why
 	fi
+else
+	mqtt_skip="mosquitto is not installed (and MQTT_URL is not set)"
+fi
+AMQP_URL=${AMQP_URL:-${MQGATE_AMQP_URL:-amqp://guest:guest@127.0.0.1:5672/}}
+if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+	amqp_skip="PerfTest needs java and mvn (apt-get install default-jre maven)"
+elif ! reachable "$AMQP_URL"; then
+	amqp_skip="no AMQP broker at AMQP_URL=${AMQP_URL/\/\/*@/\/\/}"
+else
+	# PerfTest's class path, from Maven Central (or the local repository).
+	cat >"$TMP/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>mqgate.bench</groupId><artifactId>perftest-classpath</artifactId><version>0</version>
+<dependencies><dependency><groupId>com.rabbitmq</groupId><artifactId>perf-test</artifactId><version>$PERFTEST_VERSION</version></dependency></dependencies>
+</project>
+EOF
+	mvn -q -f "$TMP/pom.xml" dependency:build-classpath -Dmdep.outputFile="$TMP/perftest.cp" >"$TMP/mvn.log" 2>&1 ||
+		amqp_skip="cannot resolve com.rabbitmq:perf-test:$PERFTEST_VERSION: $(grep -m1 ERROR "$TMP/mvn.log")"
 fi
 command -v iperf3 >/dev/null || tcp_skip="iperf3 is not installed (apt-get install iperf3)"
 
@@ -127,9 +163,9 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 
 # mqgate SUB TARGET PAYLOAD: runs run load and leaves its summary in
 # $TMP/summary.json and the topic its messages went to in $topic (the base
-# topic, the payload and the topic index: TopicName), for the reference to
-# publish on: a subject's length is part of every message's cost, in the
-# client's and the server's parsers alike.
+# topic, the payload and the topic index: TopicName), for the peer to use:
+# a subject's length is part of every message's cost, in the client's and
+# the server's parsers alike.
 mqgate() {
 	local k=$RANDOM$RANDOM target=()
 	[ -z "$2" ] || target=(--target "$2" --topic "mqgate-bench-$k")
@@ -139,12 +175,16 @@ mqgate() {
 	cp "$TMP/res/r$k/load_$1_summary.json" "$TMP/summary.json"
 	rm -rf "$TMP/res/r$k"
 }
-natsref() { # N TOPIC
-	"$TMP/natsbench" -url "$NATS_URL" -n "$1" -size 16 -subject "$2" | awk '{ print $2 }'
+# natsref N TOPIC: nats-bench's subscriber rate; its publisher rate is
+# left in $TMP/natspub.
+natsref() {
+	"$NATS_BENCH" -s "$NATS_URL" -np 1 -ns 1 -n "$1" -ms 16 "$2" >"$TMP/nats-bench.out" 2>&1
+	awk '/^ *Pub stats:/ { gsub(",", "", $3); print $3 }' "$TMP/nats-bench.out" >"$TMP/natspub"
+	awk '/^ *Sub stats:/ { gsub(",", "", $3); print $3 }' "$TMP/nats-bench.out"
 }
 # mqttref N TOPIC: mosquitto_sub gives up 30 s after it started (QoS 0
 # messages the broker dropped never come); the rate counts what came.
-mqttref() { # N TOPIC
+mqttref() {
 	local hp=${MQTT_URL#*://} topic=$2 got start last
 	mosquitto_sub -h "${hp%:*}" -p "${hp##*:}" -t "$topic" -q 0 -C "$1" -W 30 -F %U >"$TMP/sub.out" 2>/dev/null &
 	local sub=$!
@@ -155,6 +195,15 @@ mqttref() { # N TOPIC
 	got=$(wc -l <"$TMP/sub.out")
 	last=$(tail -n 1 "$TMP/sub.out")
 	awk -v n="$got" -v a="$start" -v b="$last" 'BEGIN { printf "%.0f\n", n / (b - a) }'
+}
+# amqpref N TOPIC: PerfTest's average receiving rate, one producer and one
+# consumer of an auto-deleted queue named like mqgate's. The Java client
+# reads a bare trailing slash as the empty virtual host, Go's as "/": the
+# slash is dropped for it.
+amqpref() {
+	timeout 300 java -cp "$(cat "$TMP/perftest.cp")" com.rabbitmq.perf.PerfTest -h "${AMQP_URL%/}" -x 1 -y 1 -s 16 \
+		-C "$1" -D "$1" -a -u "$2" -ad true >"$TMP/perftest.out" 2>&1
+	awk '/receiving rate avg:/ { for (i = 1; i <= NF; i++) if ($i == "msg/s") print $(i - 1) }' "$TMP/perftest.out"
 }
 iperfref() { # BYTES
 	local port
@@ -167,26 +216,40 @@ iperfref() { # BYTES
 }
 
 missed=0
-compare() { # NAME TARGET UNIT mqgate-values reference-values
-	local name=$1 target=$2 unit=$3 a b ratio
-	a=$(tr ' ' '\n' <<<"$4" | median)
-	b=$(tr ' ' '\n' <<<"$5" | median)
+# compare NAME PEER TARGET UNIT mqgate-values peer-values: a target of "-"
+# is none (the ratio is printed, never missed).
+compare() {
+	local name=$1 peer=$2 target=$3 unit=$4 a b ratio goal="no target"
+	if [ -z "$5" ] || [ -z "$6" ]; then
+		printf '%-15s failed: no figure (mqgate: %s; %s: %s)\n' "$name" "${5:-none}" "$peer" "${6:-none}"
+		missed=1
+		return
+	fi
+	a=$(tr ' ' '\n' <<<"$5" | median)
+	b=$(tr ' ' '\n' <<<"$6" | median)
 	ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')
-	printf '%-15s mqgate %10.0f %s   reference %10.0f %s   ratio %s (target >= %s)\n' "$name" "$a" "$unit" "$b" "$unit" "$ratio" "$target"
-	printf '%-15s   rounds: mqgate %s; reference %s\n' "" "$4" "$5"
-	awk -v r="$ratio" -v t="$target" 'BEGIN { exit !(r >= t) }' || { echo "  MISSED: $name"; missed=1; }
+	[ "$target" = - ] || goal="target >= $target"
+	printf '%-15s mqgate %10.0f %s   %s %10.0f %s   ratio %s (%s)\n' "$name" "$a" "$unit" "$peer" "$b" "$unit" "$ratio" "$goal"
+	printf '%-15s   rounds: mqgate %s; %s %s\n' "" "$5" "$peer" "$6"
+	[ "$target" = - ] || awk -v r="$ratio" -v t="$target" 'BEGIN { exit !(r >= t) }' || { echo "  MISSED: $name"; missed=1; }
 }
 
-nats_m= nats_r= mqtt_m= mqtt_r= tcp_m= tcp_r=
+nats_m= nats_r= nats_ms= nats_rs= mqtt_m= mqtt_r= amqp_m= amqp_r= tcp_m= tcp_r=
 for round in $(seq "$ROUNDS"); do
 	echo "round $round of $ROUNDS" >&2
 	if [ -z "$nats_skip" ] && mqgate nats_best_effort "$NATS_URL" 16; then
 		nats_m+="$(field "$TMP/summary.json" receive_rate) "
+		nats_ms+="$(field "$TMP/summary.json" send_rate) "
 		nats_r+="$(natsref "$(field "$TMP/summary.json" messages_sent)" "$topic") "
+		nats_rs+="$(cat "$TMP/natspub") "
 	fi
 	if [ -z "$mqtt_skip" ] && mqgate mqtt_best_effort "$MQTT_URL" 16; then
 		mqtt_m+="$(field "$TMP/summary.json" receive_rate) "
 		mqtt_r+="$(mqttref "$(field "$TMP/summary.json" messages_sent)" "$topic") "
+	fi
+	if [ -z "$amqp_skip" ] && mqgate amqp_best_effort "$AMQP_URL" 16; then
+		amqp_m+="$(field "$TMP/summary.json" receive_rate) "
+		amqp_r+="$(amqpref "$(field "$TMP/summary.json" messages_sent)" "$topic") "
 	fi
 	if [ -z "$tcp_skip" ] && mqgate interprocess_reliable_tcp "" 16384; then
 		tcp_m+="$(field "$TMP/summary.json" receive_mbps) "
@@ -194,9 +257,15 @@ for round in $(seq "$ROUNDS"); do
 	fi
 done
 skipline() { printf '%-15s skipped: %s\n' "$1" "$2"; }
-if [ -n "$nats_skip" ]; then skipline "NATS 16 B" "$nats_skip"; else compare "NATS 16 B" 0.9 msg/s "${nats_m% }" "${nats_r% }"; fi
-if [ -n "$mqtt_skip" ]; then skipline "MQTT QoS0 16 B" "$mqtt_skip"; else compare "MQTT QoS0 16 B" 1.0 msg/s "${mqtt_m% }" "${mqtt_r% }"; fi
-if [ -n "$tcp_skip" ]; then skipline "TCP 16 KB" "$tcp_skip"; else compare "TCP 16 KB" 0.5 Mb/s "${tcp_m% }" "${tcp_r% }"; fi
+if [ -n "$nats_skip" ]; then
+	skipline "NATS 16 B" "$nats_skip"
+else
+	compare "NATS 16 B" nats-bench 0.9 msg/s "${nats_m% }" "${nats_r% }"
+	compare "  (sent)" "nats-bench pub" - msg/s "${nats_ms% }" "${nats_rs% }"
+fi
+if [ -n "$mqtt_skip" ]; then skipline "MQTT QoS0 16 B" "$mqtt_skip"; else compare "MQTT QoS0 16 B" mosquitto 1.0 msg/s "${mqtt_m% }" "${mqtt_r% }"; fi
+if [ -n "$amqp_skip" ]; then skipline "AMQP 16 B" "$amqp_skip"; else compare "AMQP 16 B" PerfTest - msg/s "${amqp_m% }" "${amqp_r% }"; fi
+if [ -n "$tcp_skip" ]; then skipline "TCP 16 KB" "$tcp_skip"; else compare "TCP 16 KB" iperf3 0.5 Mb/s "${tcp_m% }" "${tcp_r% }"; fi
 
 echo "recording cost per delivered message (header, sequence, counters, HDR histogram, raw sample):"
 go test -run '^$' -bench 'Record' -benchmem -benchtime 2000000x ./internal/load | grep -E '^Benchmark'
