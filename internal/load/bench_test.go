@@ -1,8 +1,11 @@
 package load
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
 )
 
 // BenchmarkRecord is the recording cost of one delivered message: header
@@ -34,3 +37,36 @@ func BenchmarkShardRecord(b *testing.B) {
 		s.Record(int64(1000 + i%1_000_000))
 	}
 }
+
+// BenchmarkPublish is the publisher's own cost of one unpaced message
+// (clock read, header, counters) over a link that takes it at once.
+func BenchmarkPublish(b *testing.B) {
+	tp, _ := NewTopology(FanIn, 1, 0, 0)
+	cfg := Config{Topology: tp, Payloads: []int{16}, RunID: 7}.WithDefaults()
+	r := &run{cfg: cfg, payload: 16, tp: tp, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder()}
+	r.t0 = time.Now()
+	r.t1 = r.t0.Add(time.Hour)
+	link := &haltingLink{left: b.N, halt: &r.halt}
+	s := &sender{end: PubEnd{Senders: []driver.Publisher{link}}, delayShard: r.delays.Shard()}
+	b.ResetTimer()
+	r.publish(s, 16, r.t0)
+	b.StopTimer()
+	if s.sent != uint64(b.N) || r.c.MessagesSent.Load() != s.sent {
+		b.Fatalf("sent %d, counted %d, want %d", s.sent, r.c.MessagesSent.Load(), b.N)
+	}
+}
+
+// haltingLink takes messages and halts the run after left of them.
+type haltingLink struct {
+	left int
+	halt *atomic.Bool
+}
+
+func (l *haltingLink) Send([]byte) error {
+	if l.left--; l.left == 0 {
+		l.halt.Store(true)
+	}
+	return nil
+}
+
+func (l *haltingLink) Close() error { return nil }
