@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,6 +147,18 @@ func TestHistoryErrors(t *testing.T) {
 	badReqs := filepath.Join(dir, "bad_requirements.csv")
 	write(t, badReqs, "Experiment type,Bytes,Median,99%,Max\nintraprocess_reliable,16,1.000,2.000,3.000\nintraprocess_reliable,32,1.000,abc,3.000\n")
 	plotsDir := filepath.Join(dir, "plots")
+	var badAcks []string
+	for i, body := range []string{
+		"sub-experiment,payload,metric,experiment\n",
+		"sub-experiment,payload,metric,experiment,note\ninterprocess_reliable,*,Median,e1,ok\ninterprocess_reliable,16k,Median,e1,new codec\n",
+		"sub-experiment,payload,metric,experiment,note\n*,16,p99,e1,new codec\n",
+		"sub-experiment,payload,metric,experiment,note\n*,16,99%,e1, \n",
+		"sub-experiment,payload,metric,experiment,note\n*,16,99%,e1\n",
+	} {
+		p := filepath.Join(dir, fmt.Sprintf("acks%d.csv", i))
+		write(t, p, body)
+		badAcks = append(badAcks, p)
+	}
 
 	tests := []struct {
 		name string
@@ -165,8 +178,15 @@ func TestHistoryErrors(t *testing.T) {
 		{"short min segment", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--min-segment", "3"}, []string{"--min-segment 3 is out of range", "5 to 10000"}},
 		{"negative window", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--change-window", "-1"}, []string{"--change-window -1"}},
 		{"bad gate metric", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--gate-metrics", "Median,p50"}, []string{"--gate-metrics", `"p50"`, "Min, Median, Max, 99%"}},
-		{"bad gate threshold", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--gate-threshold", "5x"}, []string{"--gate-threshold", `"5x"`}},
+		{"bad gate threshold", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--gate-threshold", "5x"}, []string{"--min-change", `"5x"`}},
 		{"gate flag without gate", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate-threshold", "5%"}, []string{"need --gate"}},
+		{"acknowledged without gate", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--acknowledged", badAcks[0]}, []string{"--acknowledged", "need --gate"}},
+		{"missing acknowledgements", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--acknowledged", filepath.Join(dir, "none-acks.csv")}, []string{"none-acks.csv"}},
+		{"acknowledgements header", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--acknowledged", badAcks[0]}, []string{"acks0.csv:1", `expected exactly "sub-experiment,payload,metric,experiment,note"`}},
+		{"acknowledged payload", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--acknowledged", badAcks[1]}, []string{"acks1.csv:3", `column "payload"`, `"16k": expected a payload in bytes`}},
+		{"acknowledged metric", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--acknowledged", badAcks[2]}, []string{"acks2.csv:2", `column "metric"`, `"p99": expected one of Min, Median, Max, 99%`}},
+		{"acknowledgement without note", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--acknowledged", badAcks[3]}, []string{"acks3.csv:2", `column "note"`, "why the shift is accepted"}},
+		{"acknowledgement fields", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--gate", "--acknowledged", badAcks[4]}, []string{"acks4.csv:2", "4 fields: expected 5"}},
 		{"json over the csv", []string{"-e", exps, "-r", reqs, "-p", plotsDir, "--json", filepath.Join(plotsDir, "history.csv")}, []string{"--json", "--plots-directory"}},
 	}
 	for _, tt := range tests {
@@ -246,7 +266,7 @@ func TestGate(t *testing.T) {
 			exps, reqs := gateFixture(t, 30, c.slowdown)
 			dir := t.TempDir()
 			js := filepath.Join(dir, "history.json")
-			code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", filepath.Join(dir, "plots"), "--gate", "--gate-threshold", "5%", "--json", js)
+			code, out, errOut := run(t, "-e", exps, "-r", reqs, "-p", filepath.Join(dir, "plots"), "--gate", "--min-change", "5%", "--json", js)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, c.code, out, errOut)
 			}
@@ -277,6 +297,88 @@ func TestGate(t *testing.T) {
 				if n != 6 {
 					t.Errorf("%d Median change points at experiment 22 with a commit, want 6", n)
 				}
+			}
+		})
+	}
+}
+
+// TestGateWindowAndAcknowledgements: the slowdown of the newest 8 of 30
+// experiments fails the default window of 10 but not --gate-window 5, where
+// every report says it is outside the window; acknowledged (one row for
+// every series, at the experiment where it begins) it passes, shown as
+// acknowledged with the file, line and note, while an acknowledgement of
+// another experiment covers nothing and is warned about. Every gate report
+// names the rule, the window, the level and N.
+func TestGateWindowAndAcknowledgements(t *testing.T) {
+	exps, reqs := gateFixture(t, 30, 1.15)
+	dir := t.TempDir()
+	acks := filepath.Join(dir, "acks.csv")
+	write(t, acks, "sub-experiment,payload,metric,experiment,note\n*,*,*,2024-01-23_00-00-00,faster codec costs latency (issue 7)\n"+
+		"interprocess_reliable,16,Median,1999-01-01_00-00-00,gone\n")
+	reports := func(name string) []string {
+		return []string{"--gate-markdown", filepath.Join(dir, name+".md"), "--gate-junit", filepath.Join(dir, name+".xml"),
+			"--gate-json", filepath.Join(dir, name+".json"), "--json", filepath.Join(dir, name+"-history.json")}
+	}
+	for _, c := range []struct {
+		name  string
+		args  []string
+		code  int
+		out   []string
+		files []string // in every gate report
+	}{
+		{"window 5", []string{"--gate-window", "5"}, exit.OK, []string{"gate passed: ", "gate window: newest 5 experiments", "12 outside the window"},
+			[]string{"series by the rule that decided: outside the gate window 12", "newest 5 of 30 experiments (--gate-window)", "family-wise level 0.01", "N = 12"}},
+		{"acknowledged", []string{"--acknowledged", acks}, exit.OK, []string{"gate passed: ", "gate window: newest 10 experiments", "12 acknowledged"},
+			[]string{acks + ":2 (faster codec costs latency (issue 7)) acknowledges the shift at 2024-01-23_00-00-00 of 12 series, which pass: interprocess_best_effort 16 B Median +",
+				"series by the rule that decided: acknowledged 12", "newest 10 of 30 experiments (--gate-window)", "N = 12", "covers nothing"}},
+		{"min change 30%", []string{"--min-change", "30%"}, exit.OK, []string{"gate passed: ", "min change 30%"},
+			[]string{"series by the rule that decided: below --min-change 12", "by more than 30% (--min-change)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"-e", exps, "-r", reqs, "-p", filepath.Join(dir, "plots"), "--gate"}, c.args...)
+			code, out, errOut := run(t, append(args, reports(c.name)...)...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, c.code, out, errOut)
+			}
+			for _, w := range c.out {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, ext := range []string{".md", ".xml", ".json"} {
+				b, err := os.ReadFile(filepath.Join(dir, c.name+ext))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range c.files {
+					if ext != ".md" {
+						w = strings.ReplaceAll(w, "(", "") // JSON and XML are checked for the words only
+						w = strings.ReplaceAll(w, ")", "")
+						b = []byte(strings.NewReplacer("(", "", ")", "").Replace(string(b)))
+					}
+					if !strings.Contains(string(b), w) {
+						t.Errorf("%s%s lacks %q", c.name, ext, w)
+					}
+				}
+			}
+			b, err := os.ReadFile(filepath.Join(dir, c.name+"-history.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc history.JSON
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Gate == nil || len(doc.Gate.Changes) != 12 || doc.Gate.Experiments != 30 || !strings.Contains(doc.Gate.Rule, "N = 12") {
+				t.Fatalf("JSON gate %+v", doc.Gate)
+			}
+			for _, ch := range doc.Gate.Changes {
+				if c.name == "acknowledged" && (ch.Rule != history.RuleAcknowledged || ch.Acknowledged != acks+":2" || ch.Note == "") {
+					t.Errorf("JSON change %+v, want acknowledged at %s:2", ch, acks)
+				}
+			}
+			if w := "history: warning: " + acks + ":3: acknowledges a shift at experiment"; c.name == "acknowledged" && !strings.Contains(errOut, w) {
+				t.Errorf("stderr lacks %q:\n%s", w, errOut)
 			}
 		})
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	MinSegment int
 	// Seed of the permutations.
 	Seed uint64
+	// Autocorrelation is the lag-1 autocorrelation φ to pre-whiten the
+	// values with (see the package documentation), in [0, 1). NaN
+	// estimates it from the series alone; 0 tests the values as they are.
+	Autocorrelation float64
 }
 
 // WithDefaults returns o with zero fields set to the defaults.
@@ -58,6 +62,8 @@ func (o Options) Validate() error {
 			o.Permutations, o.Alpha, int(math.Ceil(1/o.Alpha))-1)
 	case o.MinSegment < MinSegmentFloor:
 		return fmt.Errorf("minimum segment length %d: expected at least %d", o.MinSegment, MinSegmentFloor)
+	case o.Autocorrelation < 0 || o.Autocorrelation >= 1:
+		return fmt.Errorf("autocorrelation %v: expected a number from 0 to below 1, or NaN to estimate it", o.Autocorrelation)
 	}
 	return nil
 }
@@ -92,6 +98,9 @@ type Result struct {
 	// Tests is the number of permutation tests run; the last one, unless
 	// every interval became too short to split, found no significant split.
 	Tests int
+	// Autocorrelation is the lag-1 autocorrelation φ the values were
+	// pre-whitened with (see Autocorrelation); 0 when not tested.
+	Autocorrelation float64
 }
 
 // Detect finds the change points of x by E-divisive means (see the package
@@ -119,14 +128,47 @@ func Detect(x []float64, opt Options) (Result, error) {
 		res.Reason = fmt.Sprintf("%d value(s), fewer than 2 × the minimum segment length (%d): not tested for change points", len(vals), m)
 		return res, nil
 	}
-	d := newDetector(vals, opt)
-	cps := d.run()
-	res.Tests = d.tests
-	res.ChangePoints = describe(vals, cps)
-	for i := range res.ChangePoints {
-		res.ChangePoints[i].Index = pos[res.ChangePoints[i].Index]
+	phi := opt.Autocorrelation
+	if math.IsNaN(phi) {
+		// The plain segmentation, then, when the values are autocorrelated
+		// around it, the segmentation of the pre-whitened values.
+		d := newDetector(vals, 0, opt)
+		cps := d.run()
+		var a Lag1
+		a.add(vals, bounds(cps, len(vals)))
+		if phi = a.Estimate(); phi == 0 {
+			res.Tests = d.tests
+			res.ChangePoints = index(describe(vals, cps), pos)
+			return res, nil
+		}
+		res.Tests = d.tests
 	}
+	d := newDetector(vals, phi, opt)
+	cps := d.run()
+	res.Tests += d.tests
+	res.Autocorrelation = phi
+	res.ChangePoints = index(describe(vals, cps), pos)
 	return res, nil
+}
+
+// index maps the indices of cps, into the values without gaps, to their
+// positions pos in the series given.
+func index(cps []ChangePoint, pos []int) []ChangePoint {
+	for i := range cps {
+		cps[i].Index = pos[cps[i].Index]
+	}
+	return cps
+}
+
+// bounds returns the segment bounds of change points cps (Index into n
+// values): 0, the indices in ascending order, n.
+func bounds(cps []ChangePoint, n int) []int {
+	b := []int{0}
+	for _, c := range cps {
+		b = append(b, c.Index)
+	}
+	slices.Sort(b)
+	return append(b, n)
 }
 
 // describe sorts cps by index and fills in the medians of their segments.
@@ -170,7 +212,7 @@ type interval struct {
 }
 
 type detector struct {
-	vals  []float64 // centred values
+	vals  []float64 // centred, pre-whitened values
 	opt   Options
 	rng   *rand.Rand
 	sc    *scanner
@@ -178,16 +220,16 @@ type detector struct {
 	pv    []float64 // scratch for permutations
 }
 
-func newDetector(vals []float64, opt Options) *detector {
-	// Centring keeps the Fenwick sums small next to the differences they
-	// yield.
+func newDetector(vals []float64, phi float64, opt Options) *detector {
+	// Centring keeps the running sums small next to the differences they
+	// yield, and gives the first whitened value the level of the others.
 	c := stats.Median(vals)
 	cv := make([]float64, len(vals))
 	for i, v := range vals {
 		cv[i] = v - c
 	}
 	return &detector{
-		vals: cv,
+		vals: whiten(cv, phi),
 		opt:  opt,
 		rng:  rand.New(rand.NewPCG(opt.Seed, 0x65646976)),
 		sc:   newScanner(len(vals)),
@@ -291,8 +333,10 @@ func (d *detector) permuted(lo, hi int) float64 {
 // E-divisive step, confined to two adjacent segments, with as many
 // permutations as asked. The test stops once the p-value is sure to exceed
 // stopAbove, and then returns a lower bound of it that exceeds stopAbove;
-// stopAbove ≥ 1 never stops early.
-func LocalTest(x []float64, lo, hi, minSegment, permutations int, seed uint64, stopAbove float64) (float64, error) {
+// stopAbove ≥ 1 never stops early. The values are pre-whitened with the
+// lag-1 autocorrelation phi first (see the package documentation; 0 tests
+// them as they are).
+func LocalTest(x []float64, lo, hi, minSegment, permutations int, seed uint64, phi, stopAbove float64) (float64, error) {
 	if lo < 0 || hi > len(x) || lo >= hi {
 		return math.NaN(), fmt.Errorf("range [%d, %d) outside the series of %d values", lo, hi, len(x))
 	}
@@ -315,7 +359,7 @@ func LocalTest(x []float64, lo, hi, minSegment, permutations int, seed uint64, s
 		return math.NaN(), fmt.Errorf("%d value(s): a split needs at least %d", len(vals), 2*minSegment)
 	}
 	opt := Options{Alpha: 0.5, Permutations: permutations, MinSegment: minSegment, Seed: seed}
-	d := newDetector(vals, opt)
+	d := newDetector(vals, phi, opt)
 	iv := d.newInterval(0, len(vals))
 	if !(iv.q > 0) {
 		return 1, nil

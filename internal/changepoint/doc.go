@@ -61,6 +61,49 @@
 // MinSegment 5. MongoDB's defaults are 0.05 and 100 permutations; Otava's
 // permutation variant uses 100 permutations and its t-test default is 0.001.
 //
+// # Autocorrelated series
+//
+// The permutation test assumes that the values of an unchanged series are
+// exchangeable. Experiment histories often are not: a machine's slow drift
+// makes neighbouring experiments alike, and with AR(1) noise of lag-1
+// autocorrelation φ = 0.6 the plain test finds a change point in 77 % of
+// 100-value series without one (38 % of 30-value series) at Alpha 0.01.
+// Detect therefore can pre-whiten, as Robbins, Gallagher, Lund & Aue
+// ("Mean shift testing in correlated data", J. Time Series Analysis 32(5),
+// 2011) do for mean-shift tests: the statistic and the permutations work on
+// w_0 = √(1−φ²)·u_0, w_i = u_i − φ·u_{i−1} (Prais–Winsten; u the centred
+// values), whose noise is close to independent, while locations and
+// segment medians stay those of the values. A step of the values stays a
+// step of w (from the same index, (1−φ) as high, after one value of its
+// full height). Options.Autocorrelation says how: 0 (the zero value) tests
+// the values as they are, a φ in (0, 1) whitens with it, NaN estimates it
+// from the series alone.
+//
+// φ is estimated around a segmentation, since a shift of level looks like
+// autocorrelation (Lag1): the values are first segmented as they are, then
+// φ is the lag-1 autocorrelation of the values around their segment means,
+// corrected for the bias of the K estimated means (E[r] ≈ φ − K(1+3φ)/n;
+// Kendall 1954, Marriott & Pope 1954). Only an estimate above 1.5 standard
+// errors √((1−φ²)/n) is used, raised by 2 standard errors (at most 0.9):
+// whitening too little is what makes the test find changes that are not
+// there. Lag1 pools several series (history pools every series of one
+// magnitude: one machine's drift), which estimates φ far better than one
+// series of 30 values, whose standard error is near 0.2.
+//
+// Measured (AR(1) normal noise, φ = 0.6, Alpha 0.01, 1,000 seeded series
+// each, no change), φ estimated from each series alone: a false change
+// point in 1.1 % of 100-value series (plain test: 76.6 %) and 8.3 % of
+// 30-value ones (plain: 37.9 %). Estimated alone, φ is sometimes high by
+// chance in independent series, which then lose power: a step of 4 sd at 20
+// of 30 independent values is found at its index in 86.5 % of series
+// (plain: 94.9 %); pooled over a history's series that does not happen.
+// Iterating estimate and segmentation to a fixed point reached 1.0 % and
+// 4.9 % but can run away: a shift lost in one round inflates the next
+// estimate of φ, which loses it for good. Block permutation (Kirch, "Block
+// permutation principles for the change analysis of dependent data", J.
+// Statistical Planning and Inference 137(7), 2007) was not taken: a history
+// of 30 experiments holds too few blocks for a permutation test.
+//
 // # Size of a shift
 //
 // Each change point reports the medians of the segment before it and of the
@@ -69,5 +112,6 @@
 //
 // LocalTest re-tests one change point against the two segments around it with
 // as many permutations as asked, for gates that need p-values finer than
-// 1/(Permutations+1), e.g. to correct for many series at once.
+// 1/(Permutations+1), e.g. to correct for many series at once; it whitens
+// with the φ its caller gives (the series' Result.Autocorrelation).
 package changepoint

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -81,7 +83,10 @@ func (c Change) Direction() string {
 // sub-experiment, payload and magnitude over the newest opt.Window
 // experiments) and stores them in the sub-experiments' Changes. Each series
 // gets its own seed, derived from opt.Seed and its position, so that results
-// do not depend on the order series are analysed in.
+// do not depend on the order series are analysed in. opt.Autocorrelation is
+// not used: the lag-1 autocorrelation is estimated per magnitude over every
+// series of it (changepoint.Lag1), and when there is some every series of
+// that magnitude is segmented again, pre-whitened (formats §10).
 func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 	opt.Options = opt.Options.WithDefaults()
 	if err := opt.Options.Validate(); err != nil {
@@ -111,34 +116,71 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 			}
 		}
 	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-	)
-	err := parallel.Each(ctx, opt.Workers, len(jobs), func(i int) {
-		j := jobs[i]
-		s := h.SubExperiments[j.s]
-		o := opt.Options
-		o.Seed = seriesSeed(opt.Seed, i)
-		res, err := changepoint.Detect(s.Values[j.m][j.p][from:], o)
-		if err != nil {
-			mu.Lock()
-			if firstErr == nil {
-				firstErr = fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], s.Mags()[j.m], err)
+	// Every series as it is, then, for each magnitude whose series are
+	// autocorrelated around their segments (pooled over the sub-experiments
+	// and payloads: one machine's drift), every series of it pre-whitened.
+	phis := map[string]float64{}
+	for round := 0; round < 2; round++ {
+		var (
+			mu       sync.Mutex
+			firstErr error
+		)
+		err := parallel.Each(ctx, opt.Workers, len(jobs), func(i int) {
+			j := jobs[i]
+			s := h.SubExperiments[j.s]
+			o := opt.Options
+			o.Seed = seriesSeed(opt.Seed, i)
+			if o.Autocorrelation = phis[s.Mags()[j.m]]; round > 0 && o.Autocorrelation == 0 {
+				return
 			}
-			mu.Unlock()
-			return
+			res, err := changepoint.Detect(s.Values[j.m][j.p][from:], o)
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], s.Mags()[j.m], err)
+				}
+				mu.Unlock()
+				return
+			}
+			for k := range res.ChangePoints {
+				res.ChangePoints[k].Index += from
+			}
+			s.Changes[j.m][j.p] = SeriesChanges{From: from, Result: res}
+		})
+		if firstErr != nil {
+			return firstErr
 		}
-		for k := range res.ChangePoints {
-			res.ChangePoints[k].Index += from
+		if err != nil {
+			return err
 		}
-		s.Changes[j.m][j.p] = SeriesChanges{From: from, Result: res}
-	})
-	if firstErr != nil {
-		return firstErr
-	}
-	if err != nil {
-		return err
+		if round > 0 {
+			break
+		}
+		lag1 := map[string]*changepoint.Lag1{}
+		for _, j := range jobs {
+			s := h.SubExperiments[j.s]
+			sc, mag := s.Changes[j.m][j.p], s.Mags()[j.m]
+			if sc.Reason != "" {
+				continue
+			}
+			if lag1[mag] == nil {
+				lag1[mag] = &changepoint.Lag1{}
+			}
+			r := sc.Result
+			r.ChangePoints = slices.Clone(r.ChangePoints)
+			for k := range r.ChangePoints {
+				r.ChangePoints[k].Index -= from
+			}
+			lag1[mag].Add(s.Values[j.m][j.p][from:], r)
+		}
+		for mag, a := range lag1 {
+			if phi := a.Estimate(); phi > 0 {
+				phis[mag] = phi
+			}
+		}
+		if len(phis) == 0 {
+			break
+		}
 	}
 	h.changesDetected = true
 	return nil
@@ -189,14 +231,46 @@ func (h *History) ChangeSummary() (series, short int) {
 	return series, short
 }
 
+// DefaultGateWindow is the default GateOptions.Window of the command line
+// (--gate-window): a shift is judged from the run where --min-segment (5)
+// experiments show it until it is 10 experiments old, so CI fails on six
+// runs in a row, time to fix it or acknowledge it, and then stops failing on
+// a shift nobody acted on as if it were new.
+const DefaultGateWindow = 10
+
+// DefaultMinChange is the default GateOptions.MinChange of the command line
+// (--min-change): shifts of 5 % or less are reported but do not fail. Run to
+// run noise of a few per cent between machines or days is common, and a
+// gate that fails on it is soon ignored.
+const DefaultMinChange = 0.05
+
 // GateOptions say what history --gate judges.
 type GateOptions struct {
 	// Metrics are the magnitudes judged (Magnitudes entries).
 	Metrics []string
-	// Threshold is the least relative slowdown that fails, e.g. 0.05: a
+	// MinChange is the least relative slowdown that fails, e.g. 0.05: a
 	// newest segment 3 % slower than the one before passes at 0.05.
-	Threshold float64
+	MinChange float64
+	// Window: only a change point whose new segment begins among the
+	// newest Window experiments is judged; 0 judges one of any age.
+	Window int
+	// Acks are the accepted shifts (--acknowledged): a change point one
+	// covers does not fail. AcksFile names their file, for reports.
+	Acks     []Ack
+	AcksFile string
 }
+
+// The rules that decide a judged series, as GateSeries.Rule and reports
+// name them.
+const (
+	RuleNoChange     = "no change point"
+	RuleOutside      = "outside the gate window"
+	RuleFaster       = "not a slowdown"
+	RuleBelowMin     = "below --min-change"
+	RuleAcknowledged = "acknowledged"
+	RuleNotSig       = "not significant"
+	RuleSignificant  = "significant slowdown"
+)
 
 // GateSeries is the gate's view of one judged series.
 type GateSeries struct {
@@ -208,9 +282,18 @@ type GateSeries struct {
 	Change *changepoint.ChangePoint
 	// SegmentFrom is the first experiment of the segment before Change.
 	SegmentFrom int
-	// Candidate: the newest segment is slower than the one before by more
-	// than the threshold, so it was tested.
+	// Candidate: the newest change point lies in the gate window, is not
+	// acknowledged, and its segment is slower than the one before by more
+	// than the minimum change, so it was tested.
 	Candidate bool
+	// Rule is what decided the series (a Rule constant).
+	Rule string
+	// Ack is the acknowledgement covering Change, when Rule is
+	// RuleAcknowledged.
+	Ack *Ack
+	// Autocorrelation is the lag-1 autocorrelation the series was
+	// pre-whitened with (changepoint.Result).
+	Autocorrelation float64
 	// P is the p-value of the local permutation test of the newest segment
 	// against the one before (NaN when not a candidate).
 	P float64
@@ -226,6 +309,8 @@ type GateResult struct {
 	Alpha float64
 	// Permutations of each candidate's local test.
 	Permutations int
+	// Experiments is the number of experiments in the history.
+	Experiments int
 	// Series judged (tested for change points); Short were too short.
 	Series []GateSeries
 	Short  int
@@ -268,8 +353,12 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		}
 	}
 	co := h.ChangeOptions
-	g := &GateResult{Options: opt, Alpha: co.Alpha}
 	n := len(h.Experiments)
+	g := &GateResult{Options: opt, Alpha: co.Alpha, Experiments: n}
+	expIndex := make(map[string]int, n)
+	for i, e := range h.Experiments {
+		expIndex[e.Name] = i
+	}
 	for _, s := range h.SubExperiments {
 		metrics := opt.Metrics
 		if s.Throughput || s.Burst {
@@ -284,7 +373,8 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 					g.Short++
 					continue
 				}
-				gs := GateSeries{Type: s.Type, Payload: b, Magnitude: mag, P: math.NaN()}
+				gs := GateSeries{Type: s.Type, Payload: b, Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
+					Autocorrelation: sc.Autocorrelation}
 				if k := len(sc.ChangePoints); k > 0 {
 					c := sc.ChangePoints[k-1]
 					gs.Change = &c
@@ -292,7 +382,8 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 					if k > 1 {
 						gs.SegmentFrom = sc.ChangePoints[k-2].Index
 					}
-					gs.Candidate = regressed(mag, c.Ratio) && math.Abs(c.Ratio-1) > opt.Threshold
+					gs.Rule, gs.Ack = opt.rule(&gs, n, expIndex)
+					gs.Candidate = gs.Rule == RuleNotSig
 				}
 				g.Series = append(g.Series, gs)
 			}
@@ -315,7 +406,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		s := h.sub(gs.Type, gs.Magnitude)
 		x := s.Values[indexOf(s.Mags(), gs.Magnitude)][indexOfInt(s.Payloads, gs.Payload)]
 		// Any p-value above Alpha is never rejected by Holm: stop there.
-		p, err := changepoint.LocalTest(x, gs.SegmentFrom, n, co.MinSegment, g.Permutations, seriesSeed(co.Seed^0x6761746500000000, k), co.Alpha)
+		p, err := changepoint.LocalTest(x, gs.SegmentFrom, n, co.MinSegment, g.Permutations, seriesSeed(co.Seed^0x6761746500000000, k), gs.Autocorrelation, co.Alpha)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil && firstErr == nil {
@@ -331,19 +422,96 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	}
 	rules := make([]gate.Rule, len(g.Series))
 	for i := range g.Series {
-		rules[i] = changeRule{h, &g.Series[i], opt.Threshold}
+		rules[i] = changeRule{h, &g.Series[i], opt.MinChange}
 	}
-	g.Verdict = &gate.Verdict{Tool: "history", Baseline: "each series' previous segment", ReferenceName: "previous segment", FalseFail: co.Alpha,
-		Mode: fmt.Sprintf("change point (the newest segment of each series against the one before, permutation test; Holm over %d series at family-wise level %g)", S, co.Alpha)}
+	g.Verdict = &gate.Verdict{Tool: "history", Baseline: "each series' previous segment", ReferenceName: "previous segment", FalseFail: co.Alpha}
 	g.Verdict.Add(gate.Family{Correction: gate.Holm, Alpha: co.Alpha}.Judge(rules)...)
+	g.Verdict.Mode = g.Rules()
 	g.Verdict.Finish()
 	if S == 0 {
 		need := 2 * co.MinSegment
 		g.Verdict.Status = gate.Inconclusive
 		g.Verdict.Warn(fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need))
 	}
+	for i, a := range opt.Acks {
+		if _, ok := expIndex[a.Experiment]; !ok {
+			g.Verdict.Warn(fmt.Sprintf("%s: acknowledges a shift at experiment %q, which is not among the %d experiments: it covers nothing", a.Where(), a.Experiment, n))
+			continue
+		}
+		// Reports list the checks that pass without their messages: say
+		// here which shifts passed because they are acknowledged.
+		var covered []string
+		for _, s := range g.Series {
+			if s.Ack == &opt.Acks[i] {
+				covered = append(covered, fmt.Sprintf("%s %d B %s %s", s.Type, s.Payload, s.Magnitude, shiftText(s.Change.Ratio)))
+			}
+		}
+		if len(covered) > 0 {
+			g.Verdict.Warn(fmt.Sprintf("%s (%s) acknowledges the shift at %s of %d series, which pass: %s",
+				a.Where(), a.Note, a.Experiment, len(covered), strings.Join(covered, ", ")))
+		}
+	}
 	return g, nil
 }
+
+// rule returns what decides series gs, whose newest change point is set, in
+// a history of n experiments (expIndex: experiment names to indices), and
+// the acknowledgement covering it.
+func (opt GateOptions) rule(gs *GateSeries, n int, expIndex map[string]int) (string, *Ack) {
+	c := gs.Change
+	switch {
+	case opt.Window > 0 && c.Index < n-opt.Window:
+		return RuleOutside, nil
+	case !regressed(gs.Magnitude, c.Ratio):
+		return RuleFaster, nil
+	case math.Abs(c.Ratio-1) <= opt.MinChange:
+		return RuleBelowMin, nil
+	}
+	for i, a := range opt.Acks {
+		if e, ok := expIndex[a.Experiment]; ok && a.covers(gs.Type, gs.Payload, gs.Magnitude) && e >= c.Index-AckSlack && e <= c.Index+AckSlack {
+			return RuleAcknowledged, &opt.Acks[i]
+		}
+	}
+	return RuleNotSig, nil
+}
+
+// Rules says in one sentence how the gate decides, with its window,
+// minimum change, acknowledgements, level and number of series: every gate
+// report states it (the verdict's Mode).
+func (g *GateResult) Rules() string {
+	window := fmt.Sprintf("begins among the newest %d of %d experiments (--gate-window)", g.Options.Window, g.Experiments)
+	if g.Options.Window == 0 {
+		window = fmt.Sprintf("begins at any of the %d experiments (--gate-window 0)", g.Experiments)
+	}
+	acks := "no acknowledgements file"
+	if g.Options.AcksFile != "" {
+		acks = fmt.Sprintf("is not acknowledged in %s (%d series acknowledged)", g.Options.AcksFile, g.count(RuleAcknowledged))
+	}
+	var tally []string
+	for _, r := range []string{RuleNoChange, RuleOutside, RuleFaster, RuleBelowMin, RuleAcknowledged, RuleNotSig, RuleSignificant} {
+		if k := g.count(r); k > 0 {
+			tally = append(tally, fmt.Sprintf("%s %d", r, k))
+		}
+	}
+	return fmt.Sprintf("change point rule: a series fails when its newest change point %s, %s, makes it slower by more than %s "+
+		"(--min-change) and a permutation test of its two newest segments (pre-whitened for lag-1 autocorrelation) finds "+
+		"that significant; Holm over N = %d series at family-wise level %g; series by the rule that decided: %s",
+		window, acks, percent(g.Options.MinChange), len(g.Series), g.Alpha, strings.Join(tally, ", "))
+}
+
+// count returns the number of series decided by rule.
+func (g *GateResult) count(rule string) int {
+	n := 0
+	for _, s := range g.Series {
+		if s.Rule == rule {
+			n++
+		}
+	}
+	return n
+}
+
+// percent writes a fraction as a percentage: 0.05 → "5%".
+func percent(x float64) string { return strconv.FormatFloat(100*x, 'g', 6, 64) + "%" }
 
 // changeRule is the gate's rule for one judged series: its newest segment
 // fails when the permutation test's p-value is rejected by Holm over every
@@ -352,7 +520,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 type changeRule struct {
 	h         *History
 	s         *GateSeries
-	threshold float64
+	minChange float64
 }
 
 func (r changeRule) P() float64 {
@@ -370,25 +538,29 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	m := metricOf(s.Magnitude)
 	if s.Change == nil {
 		c := gate.MissingCheck(s.Type, s.Payload, m, math.NaN(), math.NaN(), "no change point")
-		c.Status, c.Threshold = gate.Passed, r.threshold
+		c.Status, c.Threshold = gate.Passed, r.minChange
 		return c
 	}
-	c := gate.Evaluate(s.Type, s.Payload, m, "previous segment", s.Change.Before, r.threshold, s.Change.After)
+	c := gate.Evaluate(s.Type, s.Payload, m, "previous segment", s.Change.Before, r.minChange, s.Change.After)
 	c.Status = gate.Passed
 	c.Message = fmt.Sprintf("%s since %s (median %s -> %s %s", shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label(),
 		result.Format3(s.Change.Before), result.Format3(s.Change.After), m.Unit)
 	switch {
 	case s.Failed:
-		c.Status = gate.Failed
+		c.Status, s.Rule = gate.Failed, RuleSignificant
 		what := ""
 		if m.Better == result.HigherIsBetter {
 			what = ", a throughput drop (higher is better)"
 		}
-		c.Message += fmt.Sprintf(", p = %s <= %s%s)", formatP(s.P), formatP(s.Level), what)
+		c.Message += fmt.Sprintf(", p = %s <= %s%s): %s", formatP(s.P), formatP(s.Level), what, RuleSignificant)
 	case s.Candidate:
-		c.Message += fmt.Sprintf(", p = %s > %s): not significant", formatP(s.P), formatP(s.Level))
+		c.Message += fmt.Sprintf(", p = %s > %s): %s", formatP(s.P), formatP(s.Level), RuleNotSig)
+	case s.Rule == RuleAcknowledged:
+		c.Message += fmt.Sprintf("): %s in %s (%s)", RuleAcknowledged, s.Ack.Where(), s.Ack.Note)
+	case s.Rule == RuleBelowMin:
+		c.Message += fmt.Sprintf("): %s %s", RuleBelowMin, percent(r.minChange))
 	default:
-		c.Message += "): not a slowdown beyond the threshold"
+		c.Message += "): " + s.Rule
 	}
 	if s.Candidate {
 		c.Stats = &gate.Stats{NReference: s.Change.Index - s.SegmentFrom, NCandidate: len(r.h.Experiments) - s.Change.Index,
@@ -434,6 +606,17 @@ func (g *GateResult) Summary() string {
 			cands++
 		}
 	}
+	window := fmt.Sprintf("gate window: newest %d experiments", g.Options.Window)
+	if g.Options.Window == 0 {
+		window = "gate window: every experiment"
+	}
+	rules := fmt.Sprintf("%s; min change %s", window, percent(g.Options.MinChange))
+	if g.Options.AcksFile != "" {
+		rules += fmt.Sprintf("; %d acknowledged", g.count(RuleAcknowledged))
+	}
+	if k := g.count(RuleOutside); k > 0 {
+		rules += fmt.Sprintf("; %d outside the window", k)
+	}
 	short := ""
 	if g.Short > 0 {
 		short = fmt.Sprintf("; %d series too short to test", g.Short)
@@ -442,9 +625,9 @@ func (g *GateResult) Summary() string {
 		return fmt.Sprintf("inconclusive: no series (%s) long enough to test%s", metrics, short)
 	}
 	if g.Failed() {
-		return fmt.Sprintf("failed: %d of %d series (%s) end in a significant slowdown (Holm, family-wise level %g%s)",
-			len(g.Failures()), len(g.Series), metrics, g.Alpha, short)
+		return fmt.Sprintf("failed: %d of %d series (%s) end in a significant slowdown (%s; Holm, family-wise level %g, N = %d%s)",
+			len(g.Failures()), len(g.Series), metrics, rules, g.Alpha, len(g.Series), short)
 	}
-	return fmt.Sprintf("passed: no newest segment of %d series (%s) is a significant slowdown (%d candidate(s) tested; Holm, family-wise level %g%s)",
-		len(g.Series), metrics, cands, g.Alpha, short)
+	return fmt.Sprintf("passed: no newest segment of %d series (%s) is a significant slowdown (%d candidate(s) tested; %s; Holm, family-wise level %g, N = %d%s)",
+		len(g.Series), metrics, cands, rules, g.Alpha, len(g.Series), short)
 }

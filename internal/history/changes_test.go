@@ -67,7 +67,7 @@ func TestChangesFindSlowdown(t *testing.T) {
 			}
 		}
 	}
-	g, err := h.Gate(context.Background(), GateOptions{Metrics: DefaultGateMetrics, Threshold: 0.05})
+	g, err := h.Gate(context.Background(), GateOptions{Metrics: DefaultGateMetrics, MinChange: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,9 +26,13 @@
 //     sub-experiment's payload and magnitude) over the newest
 //     ChangeOptions.Window experiments with internal/changepoint (E-divisive
 //     means, seeded permutation test, segments of at least 5 experiments),
-//     in parallel, each series with its own seed derived from the user's;
-//     Gate then judges the newest segment of the gated series (a local
-//     permutation test per candidate, Holm over the series; formats §10).
+//     in parallel, each series with its own seed derived from the user's,
+//     pre-whitened when a magnitude's series are autocorrelated;
+//     Gate then judges the newest change point of the gated series by the
+//     first rule that applies (outside GateOptions.Window, not a slowdown,
+//     below MinChange, acknowledged in the Ack file read by ReadAcks, else a
+//     local permutation test per candidate, Holm over the series; formats
+//     §10), and every report names the rule.
 //   - Renderers only read the History: Records / WriteCSV (history.csv),
 //     Jobs / RenderPlots (magnitude and payload history plots, in parallel on
 //     a pool of GOMAXPROCS workers, change points marked), Page (the

@@ -12,10 +12,11 @@ import (
 // TestNumericFlags: every numeric flag of history has a stated range,
 // checked before anything is read or written: 0, negative, huge, NaN and
 // infinite values outside it exit 2 naming the flag and the range.
-// --gate-threshold is a fraction or a percentage, and a bare number above 1
-// is refused asking whether the percentage was meant (--gate-threshold 5
-// was a 500 % slowdown, a gate that never fails); --permutations 2000000000
-// was accepted and ran for hours.
+// --min-change (formerly --gate-threshold, still accepted) is a fraction or
+// a percentage, and a bare number above 1 is refused asking whether the
+// percentage was meant (--gate-threshold 5 was a 500 % slowdown, a gate that
+// never fails); --permutations 2000000000 was accepted and ran for hours.
+// --gate-window below --min-segment could never judge a change point.
 func TestNumericFlags(t *testing.T) {
 	type c struct{ flag, value, stderr string }
 	cases := []c{
@@ -42,19 +43,22 @@ func TestNumericFlags(t *testing.T) {
 		{"--seed", "-1", `--seed "-1": expected a whole number`},
 		{"--seed", "1e30", `--seed "1e30": expected a whole number`},
 		{"--seed", "NaN", `--seed "NaN": expected a whole number`},
-		{"--gate-threshold", "5", "--gate-threshold: 5 read as a fraction is 500%: did you mean 5%?"},
-		{"--gate-threshold", "1", "--gate-threshold: 1 read as a fraction is 100%: did you mean 1%?"},
-		{"--gate-threshold", "150%", "--gate-threshold: 150% is out of range: expected a value at least 0% and below 100%"},
-		{"--gate-threshold", "-0.05", "--gate-threshold: -0.05 (-5%) is out of range"},
-		{"--gate-threshold", "1e300", "--gate-threshold: 1e300 read as a fraction"},
-		{"--gate-threshold", "NaN", `--gate-threshold: "NaN" is not a finite number`},
-		{"--gate-threshold", "Inf", `--gate-threshold: "Inf" is not a finite number`},
+		{"--min-change", "5", "--min-change: 5 read as a fraction is 500%: did you mean 5%?"},
+		{"--min-change", "1", "--min-change: 1 read as a fraction is 100%: did you mean 1%?"},
+		{"--min-change", "150%", "--min-change: 150% is out of range: expected a value at least 0% and below 100%"},
+		{"--min-change", "-0.05", "--min-change: -0.05 (-5%) is out of range"},
+		{"--min-change", "1e300", "--min-change: 1e300 read as a fraction"},
+		{"--min-change", "NaN", `--min-change: "NaN" is not a finite number`},
+		{"--min-change", "Inf", `--min-change: "Inf" is not a finite number`},
+		{"--gate-window", "-1", "--gate-window -1 is out of range: expected 0 (every experiment) or 1 to 1000000"},
+		{"--gate-window", "4", "--gate-window 4 is below --min-segment 5: a change point needs --min-segment experiments after it"},
+		{"--gate-window", "NaN", `--gate-window "NaN": expected a whole number`},
 	}
 	for _, tt := range cases {
 		t.Run(tt.flag+"="+tt.value, func(t *testing.T) {
 			dir := t.TempDir()
 			args := []string{"-e", "testdata/experiments", "-p", filepath.Join(dir, "plots"), "--json", filepath.Join(dir, "h.json"), tt.flag, tt.value}
-			if tt.flag == "--gate-threshold" {
+			if strings.HasPrefix(tt.flag, "--min-change") || strings.HasPrefix(tt.flag, "--gate-") {
 				args = append(args, "--gate")
 			}
 			code, stdout, stderr := runHistoryApp(t, args...)

@@ -235,8 +235,37 @@ func (h *History) changeSection(g *GateResult) htmlreport.Section {
 	sec.Tables = append(sec.Tables, t)
 	if g != nil {
 		sec.Status = string(g.Verdict.Status)
+		sec.Notes = append(sec.Notes, "Gate: "+g.Rules()+".")
+		sec.Tables = append(sec.Tables, gateTable(h, g))
 	}
 	return sec
+}
+
+// gateTable lists the newest change point of every judged series that has
+// one and the rule that decided it (acknowledged ones with their note).
+func gateTable(h *History, g *GateResult) htmlreport.Table {
+	t := htmlreport.Table{
+		Caption: "The gate's rule for the newest change point of each judged series",
+		Header:  []string{"Sub-experiment", "Bytes", "Metric", "Segment starts at", "Commit", "Shift", "Rule"},
+	}
+	for _, s := range g.Series {
+		if s.Change == nil {
+			continue
+		}
+		e := h.Experiments[s.Change.Index]
+		rule := htmlreport.Text(s.Rule)
+		switch {
+		case s.Failed:
+			rule.Status = htmlreport.StatusFailed
+		case s.Ack != nil:
+			rule = htmlreport.Text(fmt.Sprintf("%s in %s: %s", s.Rule, s.Ack.Where(), s.Ack.Note))
+		}
+		t.Rows = append(t.Rows, []htmlreport.Cell{
+			htmlreport.Text(s.Type), htmlreport.Num(strconv.Itoa(s.Payload)), htmlreport.Text(s.Magnitude),
+			htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Num(shiftText(s.Change.Ratio)), rule,
+		})
+	}
+	return t
 }
 
 // gateVerdict is the page's verdict of history --gate.

@@ -77,9 +77,40 @@ type JSONGate struct {
 	Permutations int      `json:"permutations"`
 	SeriesJudged int      `json:"series_judged"`
 	SeriesShort  int      `json:"series_too_short"`
-	// Candidates are the judged series whose newest segment is slower than
-	// the one before by more than the threshold.
+	// Window is --gate-window (0: every experiment), Experiments the
+	// history's length; Acknowledgements the --acknowledged file.
+	Window           int    `json:"window"`
+	Experiments      int    `json:"experiments"`
+	Acknowledgements string `json:"acknowledgements,omitempty"`
+	// Rule is the sentence saying how the gate decides (GateResult.Rules).
+	Rule string `json:"rule"`
+	// Candidates are the judged series whose newest change point was
+	// tested: in the window, not acknowledged, and slower than the one
+	// before by more than the threshold (--min-change).
 	Candidates []JSONGateSeries `json:"candidates"`
+	// Changes are the judged series with a newest change point, and the
+	// rule that decided each.
+	Changes []JSONGateChange `json:"newest_changes"`
+}
+
+// JSONGateChange is the newest change point of a judged series and what
+// the gate made of it.
+type JSONGateChange struct {
+	SubExperiment string   `json:"sub_experiment"`
+	Payload       int      `json:"payload"`
+	Metric        string   `json:"metric"`
+	Experiment    string   `json:"experiment"`
+	Commit        string   `json:"commit,omitempty"`
+	Ratio         *float64 `json:"ratio"`
+	// Rule is what decided the series (GateSeries.Rule).
+	Rule string `json:"rule"`
+	// Acknowledged is the file:line of the acknowledgement covering it,
+	// Note its note.
+	Acknowledged string `json:"acknowledged,omitempty"`
+	Note         string `json:"note,omitempty"`
+	// Autocorrelation is the lag-1 autocorrelation the series was
+	// pre-whitened with.
+	Autocorrelation float64 `json:"autocorrelation"`
 }
 
 // JSONGateSeries is one candidate of the gate.
@@ -93,6 +124,8 @@ type JSONGateSeries struct {
 	P             float64  `json:"p_value"`
 	Level         float64  `json:"holm_level"`
 	Failed        bool     `json:"failed"`
+	// Rule is what decided it: significant slowdown or not significant.
+	Rule string `json:"rule"`
 }
 
 // JSONDoc returns h's JSON document; g is nil without --gate.
@@ -106,7 +139,7 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 		doc.Experiments = append(doc.Experiments, je)
 	}
 	o := h.ChangeOptions
-	doc.Method = JSONMethod{Name: "e-divisive means, permutation test", Significance: o.Alpha, Permutations: o.Permutations,
+	doc.Method = JSONMethod{Name: "e-divisive means, permutation test of pre-whitened values", Significance: o.Alpha, Permutations: o.Permutations,
 		MinSegment: o.MinSegment, Seed: o.Seed, Window: o.Window}
 	if h.ChangeFrom < len(h.Experiments) {
 		doc.Method.FirstExperiment = h.Experiments[h.ChangeFrom].Name
@@ -124,20 +157,31 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 		doc.ChangePoints = append(doc.ChangePoints, jc)
 	}
 	if g != nil {
-		jg := &JSONGate{Verdict: string(g.Verdict.Status), Metrics: g.Options.Metrics, Threshold: g.Options.Threshold, FamilyLevel: g.Alpha,
+		jg := &JSONGate{Verdict: string(g.Verdict.Status), Metrics: g.Options.Metrics, Threshold: g.Options.MinChange, FamilyLevel: g.Alpha,
 			Correction: "holm", Permutations: g.Permutations, SeriesJudged: len(g.Series), SeriesShort: g.Short,
-			Candidates: []JSONGateSeries{}}
+			Window: g.Options.Window, Experiments: g.Experiments, Acknowledgements: g.Options.AcksFile, Rule: g.Rules(),
+			Candidates: []JSONGateSeries{}, Changes: []JSONGateChange{}}
 		for _, s := range g.Series {
-			if !s.Candidate {
+			if s.Change == nil {
 				continue
 			}
 			e := h.Experiments[s.Change.Index]
-			jc := JSONGateSeries{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude,
-				Experiment: e.Name, Commit: e.Commit, P: s.P, Level: s.Level, Failed: s.Failed}
+			jc := JSONGateChange{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude, Experiment: e.Name, Commit: e.Commit,
+				Rule: s.Rule, Autocorrelation: s.Autocorrelation}
 			if r := s.Change.Ratio; !math.IsInf(r, 0) {
 				jc.Ratio = &r
 			}
-			jg.Candidates = append(jg.Candidates, jc)
+			if s.Ack != nil {
+				jc.Acknowledged, jc.Note = s.Ack.Where(), s.Ack.Note
+			}
+			jg.Changes = append(jg.Changes, jc)
+			if !s.Candidate {
+				continue
+			}
+			jcand := JSONGateSeries{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude,
+				Experiment: e.Name, Commit: e.Commit, P: s.P, Level: s.Level, Failed: s.Failed, Rule: s.Rule}
+			jcand.Ratio = jc.Ratio
+			jg.Candidates = append(jg.Candidates, jcand)
 		}
 		doc.Gate = jg
 	}

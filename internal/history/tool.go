@@ -27,30 +27,34 @@ var (
 	PermutationsRange = numflag.Int{Min: 1, Max: 1000000}
 	MinSegmentRange   = numflag.Int{Min: changepoint.MinSegmentFloor, Max: 10000}
 	ChangeWindowRange = numflag.Int{Min: 1, Max: 1000000, Zero: "every experiment"}
+	GateWindowRange   = numflag.Int{Min: 1, Max: 1000000, Zero: "every experiment"}
 )
 
 // Config is one invocation of the history tool, as its command line gives
 // it (internal/cliapp/historycmd), one field per flag.
 type Config struct {
-	Experiments      string            // --experiments-results
-	Requirements     string            // --requirements: "" for none
-	PlotsDirectory   string            // --plots-directory
-	Format           string            // --format: png or svg
-	HTML             string            // --html: "" for none
-	JSON             string            // --json: "" for none
-	AllowIncomplete  bool              // --allow-incomplete
-	Significance     string            // --significance: a fraction or a percentage
-	Permutations     int               // --permutations
-	MinSegment       int               // --min-segment
-	Seed             uint64            // --seed
-	ChangeWindow     int               // --change-window: 0 for every experiment
-	Gate             bool              // --gate
-	GateMetrics      string            // --gate-metrics: comma-separated magnitudes
-	GateMetricsSet   bool              // --gate-metrics was given (it needs --gate)
-	GateThreshold    string            // --gate-threshold: a fraction or a percentage
-	GateThresholdSet bool              // --gate-threshold was given (it needs --gate)
-	GateReports      map[string]string // --gate-<format>: by report.Format flag, "" for none
-	GateReportsSet   map[string]bool   // --gate-<format> was given (it needs --gate)
+	Experiments     string            // --experiments-results
+	Requirements    string            // --requirements: "" for none
+	PlotsDirectory  string            // --plots-directory
+	Format          string            // --format: png or svg
+	HTML            string            // --html: "" for none
+	JSON            string            // --json: "" for none
+	AllowIncomplete bool              // --allow-incomplete
+	Significance    string            // --significance: a fraction or a percentage
+	Permutations    int               // --permutations
+	MinSegment      int               // --min-segment
+	Seed            uint64            // --seed
+	ChangeWindow    int               // --change-window: 0 for every experiment
+	Gate            bool              // --gate
+	GateMetrics     string            // --gate-metrics: comma-separated magnitudes
+	GateMetricsSet  bool              // --gate-metrics was given (it needs --gate)
+	MinChange       string            // --min-change: a fraction or a percentage
+	MinChangeSet    bool              // --min-change was given (it needs --gate)
+	GateWindow      int               // --gate-window: 0 for every experiment
+	GateWindowSet   bool              // --gate-window was given (it needs --gate)
+	Acknowledged    string            // --acknowledged: "" for none (it needs --gate)
+	GateReports     map[string]string // --gate-<format>: by report.Format flag, "" for none
+	GateReportsSet  map[string]bool   // --gate-<format> was given (it needs --gate)
 	// Stderr receives the warnings, one a line; nil discards them.
 	Stderr io.Writer
 }
@@ -98,14 +102,21 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		Change:          co,
 	}
 	if cfg.Gate {
-		g, err := parseGate(cfg.GateMetrics, cfg.GateThreshold)
+		g, err := parseGate(cfg.GateMetrics, cfg.MinChange)
 		if err != nil {
 			return err
 		}
+		if err := GateWindowRange.Check("--gate-window", cfg.GateWindow); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		if cfg.GateWindow > 0 && cfg.GateWindow < co.MinSegment {
+			return exit.Usagef("--gate-window %d is below --min-segment %d: a change point needs --min-segment experiments after it, so none could be judged", cfg.GateWindow, co.MinSegment)
+		}
+		g.Window, g.AcksFile = cfg.GateWindow, cfg.Acknowledged
 		opt.Gate = g
 		opt.GateReports = cfg.GateReports
-	} else if cfg.GateMetricsSet || cfg.GateThresholdSet {
-		return exit.Usagef("--gate-metrics and --gate-threshold need --gate")
+	} else if cfg.GateMetricsSet || cfg.MinChangeSet || cfg.GateWindowSet || cfg.Acknowledged != "" {
+		return exit.Usagef("--gate-metrics, --min-change, --gate-window and --acknowledged need --gate")
 	} else {
 		for _, f := range report.Formats {
 			if cfg.GateReportsSet[f.Flag] {
@@ -143,6 +154,11 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "JSON report: %s\n", opt.JSON)
 	}
 	if g := res.Gate; g != nil {
+		for i, w := range g.Verdict.Warnings {
+			if cfg.Stderr != nil && (i > 0 || g.Verdict.Status != gate.Inconclusive) {
+				fmt.Fprintf(cfg.Stderr, "history: warning: %s\n", w)
+			}
+		}
 		for _, ck := range g.Verdict.Checks {
 			if ck.Status == gate.Failed {
 				fmt.Fprintf(stdout, "FAILED %s, %d bytes, %s: %s\n", ck.SubExperiment, ck.Payload, ck.Metric.Name, ck.Message)
@@ -220,6 +236,13 @@ func Plot(ctx context.Context, cfg Options) (*Result, error) {
 	if err != nil {
 		return nil, exit.With(exit.Usage, err)
 	}
+	if cfg.Gate != nil && cfg.Gate.AcksFile != "" {
+		g := *cfg.Gate
+		if g.Acks, err = ReadAcksFile(g.AcksFile); err != nil {
+			return nil, exit.With(exit.Usage, err)
+		}
+		cfg.Gate = &g
+	}
 	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete)
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
@@ -291,6 +314,9 @@ func Guard(cfg Options) *clobber.Guard {
 	g := &clobber.Guard{}
 	g.Experiments("--experiments-results", cfg.Experiments)
 	g.File("--requirements", cfg.Requirements)
+	if cfg.Gate != nil {
+		g.File("--acknowledged", cfg.Gate.AcksFile)
+	}
 	g.Output("--html", cfg.HTML)
 	g.Output("--json", cfg.JSON)
 	for _, f := range report.Formats {
@@ -315,8 +341,8 @@ func interruptedOr(ctx context.Context, err error) error {
 	return exit.With(exit.Usage, err)
 }
 
-// parseGate reads --gate-metrics and --gate-threshold.
-func parseGate(metrics, threshold string) (*GateOptions, error) {
+// parseGate reads --gate-metrics and --min-change.
+func parseGate(metrics, minChange string) (*GateOptions, error) {
 	g := &GateOptions{}
 	for _, m := range strings.Split(metrics, ",") {
 		m = strings.TrimSpace(m)
@@ -339,10 +365,10 @@ func parseGate(metrics, threshold string) (*GateOptions, error) {
 	if len(g.Metrics) == 0 {
 		return nil, exit.Usagef("--gate-metrics %q: expected a comma-separated list of %s", metrics, strings.Join(Magnitudes, ", "))
 	}
-	t, err := numflag.Tolerance.Parse(threshold)
+	t, err := numflag.Tolerance.Parse(minChange)
 	if err != nil {
-		return nil, exit.Usagef("--gate-threshold: %v", err)
+		return nil, exit.Usagef("--min-change: %v", err)
 	}
-	g.Threshold = t
+	g.MinChange = t
 	return g, nil
 }

@@ -55,13 +55,27 @@ history.csv (columns change, change-ratio, change-p on the experiment where the 
 begins), in --json and in --html, with the experiment, its commit and the shift (new segment's
 median over the previous one's).
 
---gate judges the newest segment of each --gate-metrics series: the gate fails (exit 1) when a
-newest segment is slower than the one before by more than --gate-threshold and a permutation
-test of those two segments finds it significant after Holm's correction over all judged
-series, so that an unchanged system fails with probability at most --significance. A slowdown
-is seen once --min-segment experiments have it. The gate's verdict, one check per judged series,
-is also written in the report formats of check and compare with --gate-junit, --gate-markdown
-and --gate-json FILE.
+Autocorrelated histories (neighbouring experiments alike, e.g. a drifting machine) are
+pre-whitened before the permutation tests, with the lag-1 autocorrelation estimated around the
+segments found (formats §10), so that they do not show change points that are not there.
+
+--gate judges the newest change point of each --gate-metrics series: the gate fails (exit 1)
+when it begins among the newest --gate-window experiments (default 10: a shift fails CI from
+when --min-segment experiments show it until it is 10 experiments old; 0 for any age), is not
+acknowledged in the --acknowledged file, makes the series slower than the segment before by more
+than --min-change (default 5 %; smaller shifts are reported but pass), and a permutation test
+of those two segments finds it significant after Holm's correction over all N judged series, so
+that an unchanged system fails with probability at most --significance. A slowdown is seen
+once --min-segment experiments have it. Every gate report names the rule that decided each
+series, the window, the level and N. The gate's verdict, one check per judged series, is also
+written in the report formats of check and compare with --gate-junit, --gate-markdown and
+--gate-json FILE.
+
+An acknowledgements file (--acknowledged FILE, kept in the repository) accepts shifts on purpose:
+  sub-experiment,payload,metric,experiment,note
+  interprocess_reliable,*,Median,2024-03-01_12-00-00,new serializer: +8 % accepted (issue 412)
+covers the change point of those series that begins at that experiment (give or take 2); "*"
+matches every sub-experiment, payload or metric. Acknowledged changes pass and are shown so.
 
 Examples:
   history --experiments-results results --requirements latency_requirements.csv --plots-directory history
@@ -70,8 +84,9 @@ Examples:
   history --experiments-results results --requirements latency_requirements.csv --plots-directory history \
           --significance 0.05 --json history.json
 
-As a CI gate (exit 1 on a significant slowdown of more than 5 %; 3 while no series has 10 experiments):
-  history -e results -r latency_requirements.csv -p history --gate --gate-threshold 5%
+As a CI gate (exit 1 on a significant slowdown of more than 5 % among the newest 10 experiments;
+3 while no series has 10 experiments):
+  history -e results -r latency_requirements.csv -p history --gate --min-change 5% --acknowledged history-acks.csv
   history -e results -r latency_requirements.csv -p history --gate --gate-junit history.xml --gate-markdown history.md
 
 Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) the newest segment of a
@@ -102,12 +117,19 @@ has 2 × --min-segment experiments to test, 130 interrupted.`,
 			&cli.BoolFlag{Name: "gate", Usage: "exit 1 when the newest segment of a judged series is a significant slowdown"},
 			&cli.StringFlag{Name: "gate-metrics", Value: strings.Join(history.DefaultGateMetrics, ","),
 				Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(history.Magnitudes, ", ")},
-			&cli.StringFlag{Name: "gate-threshold", Value: "0",
-				Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%), " + numflag.Tolerance.Text()},
+			&cli.StringFlag{Name: "min-change", Aliases: []string{"gate-threshold"}, Value: percentFlag(history.DefaultMinChange),
+				Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%), " + numflag.Tolerance.Text() + "; smaller shifts are reported, not failed (--gate-threshold is its former name)"},
+			&cli.IntFlag{Name: "gate-window", Value: history.DefaultGateWindow,
+				Usage: "--gate judges a change point only when its new segment begins among the newest `K` experiments, " + history.GateWindowRange.Text() + ", at least --min-segment"},
+			&cli.StringFlag{Name: "acknowledged", TakesFile: true,
+				Usage: "with --gate, a CSV of accepted shifts (sub-experiment,payload,metric,experiment,note; formats §10) that do not fail the gate"},
 		}, cliapp.ReportFlags("gate-", "with --gate, ")...),
 		Action: action,
 	}
 }
+
+// percentFlag writes a fraction as a flag value: 0.05 → "5%".
+func percentFlag(x float64) string { return strconv.FormatFloat(100*x, 'g', 6, 64) + "%" }
 
 // action turns the command line into a history.Config.
 func action(c *cli.Context) error {
@@ -119,25 +141,28 @@ func action(c *cli.Context) error {
 		set[f.Flag] = c.IsSet("gate-" + f.Flag)
 	}
 	return history.Run(c.Context, history.Config{
-		Experiments:      c.String("experiments-results"),
-		Requirements:     c.String("requirements"),
-		PlotsDirectory:   c.String("plots-directory"),
-		Format:           c.String("format"),
-		HTML:             c.String("html"),
-		JSON:             c.String("json"),
-		AllowIncomplete:  c.Bool("allow-incomplete"),
-		Significance:     c.String("significance"),
-		Permutations:     c.Int("permutations"),
-		MinSegment:       c.Int("min-segment"),
-		Seed:             c.Uint64("seed"),
-		ChangeWindow:     c.Int("change-window"),
-		Gate:             c.Bool("gate"),
-		GateMetrics:      c.String("gate-metrics"),
-		GateMetricsSet:   c.IsSet("gate-metrics"),
-		GateThreshold:    c.String("gate-threshold"),
-		GateThresholdSet: c.IsSet("gate-threshold"),
-		GateReports:      cliapp.Reports(c, "gate-"),
-		GateReportsSet:   set,
-		Stderr:           c.App.ErrWriter,
+		Experiments:     c.String("experiments-results"),
+		Requirements:    c.String("requirements"),
+		PlotsDirectory:  c.String("plots-directory"),
+		Format:          c.String("format"),
+		HTML:            c.String("html"),
+		JSON:            c.String("json"),
+		AllowIncomplete: c.Bool("allow-incomplete"),
+		Significance:    c.String("significance"),
+		Permutations:    c.Int("permutations"),
+		MinSegment:      c.Int("min-segment"),
+		Seed:            c.Uint64("seed"),
+		ChangeWindow:    c.Int("change-window"),
+		Gate:            c.Bool("gate"),
+		GateMetrics:     c.String("gate-metrics"),
+		GateMetricsSet:  c.IsSet("gate-metrics"),
+		MinChange:       c.String("min-change"),
+		MinChangeSet:    c.IsSet("min-change"),
+		GateWindow:      c.Int("gate-window"),
+		GateWindowSet:   c.IsSet("gate-window"),
+		Acknowledged:    c.String("acknowledged"),
+		GateReports:     cliapp.Reports(c, "gate-"),
+		GateReportsSet:  set,
+		Stderr:          c.App.ErrWriter,
 	}, c.App.Writer)
 }

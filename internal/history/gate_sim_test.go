@@ -1,0 +1,254 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/changepoint"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/synth"
+)
+
+// simHistory builds in memory a history of n experiments of one
+// sub-experiment and the given payloads, with Median values only (the other
+// magnitudes are gaps): log-normal noise of sd sigma, AR(1) with lag-1
+// autocorrelation phi across experiments, times step from experiment stepAt
+// on (step 1: none).
+func simHistory(seed uint64, n int, payloads []int, sigma, phi, step float64, stepAt int) *History {
+	exps := make([]*experiment.Experiment, n)
+	for e := range exps {
+		exps[e] = &experiment.Experiment{Name: fmt.Sprintf("e%03d", e)}
+	}
+	h := &History{Experiments: exps}
+	rng := newRand(seed)
+	s := &SubExperiment{Type: "interprocess_reliable", Payloads: payloads}
+	s.Requirements = make([][]float64, len(Checks))
+	for c := range s.Requirements {
+		s.Requirements[c] = nanSlice(len(payloads))
+	}
+	s.Values = make([][][]float64, len(Magnitudes))
+	med := indexOf(Magnitudes, "Median")
+	for m := range Magnitudes {
+		s.Values[m] = make([][]float64, len(payloads))
+		for p, b := range payloads {
+			v := nanSlice(n)
+			if m == med {
+				e := rng.NormFloat64() / math.Sqrt(1-phi*phi)
+				for i := range v {
+					if i > 0 {
+						e = phi*e + rng.NormFloat64()
+					}
+					v[i] = synth.BaseLatency(s.Type, b) * math.Exp(sigma*e*math.Sqrt(1-phi*phi))
+					if i >= stepAt {
+						v[i] *= step
+					}
+				}
+			}
+			s.Values[m][p] = v
+		}
+	}
+	h.SubExperiments = []*SubExperiment{s}
+	return h
+}
+
+var twoPayloads = []int{16, 1024}
+
+// gateSim detects the change points of simHistory(seed, …) and gates its
+// Medians with opt.
+func gateSim(t *testing.T, h *History, seed uint64, opts ...GateOptions) []*GateResult {
+	t.Helper()
+	if err := h.DetectChanges(context.Background(), ChangeOptions{Options: changepoint.Options{Seed: seed}}); err != nil {
+		t.Fatal(err)
+	}
+	var out []*GateResult
+	for _, o := range opts {
+		o.Metrics = []string{"Median"}
+		g, err := h.Gate(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// TestGateWindowSimulation: 1,000 series (500 histories of two) with a 20 %
+// step at experiment 10 of 40, 30 experiments old: judging every age (the
+// gate before windows) fails nearly all of them; the default window of 10
+// fails none on that step (every series whose newest change point is it is
+// outside the window), and fails histories only at the false-fail level
+// (a chance change point inside the window); the same step at experiment
+// 33, 7 experiments old, fails at least 95 % of series.
+func TestGateWindowSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,000 series")
+	}
+	const histories = 500
+	staleHist := 0
+	staleOld, staleNew, fresh := 0, 0, 0
+	for seed := uint64(0); seed < histories; seed++ {
+		g := gateSim(t, simHistory(seed, 40, twoPayloads, 0.04, 0, 1.2, 10), seed,
+			GateOptions{Window: 0}, GateOptions{Window: DefaultGateWindow})
+		staleOld += len(g[0].Failures())
+		staleNew += len(g[1].Failures())
+		if g[1].Failed() {
+			staleHist++
+		}
+		for _, s := range g[1].Series {
+			if s.Change != nil && s.Change.Index <= 12 && s.Rule != RuleOutside {
+				t.Errorf("seed %d: change at %d decided by %q, want %q", seed, s.Change.Index, s.Rule, RuleOutside)
+			}
+		}
+		g = gateSim(t, simHistory(seed, 40, twoPayloads, 0.04, 0, 1.2, 33), seed, GateOptions{Window: DefaultGateWindow})
+		fresh += len(g[0].Failures())
+	}
+	n := 2 * histories
+	t.Logf("20 %% step 30 experiments old: %d of %d series fail judging every age, %d with --gate-window %d (%d of %d histories); 7 old: %d fail",
+		staleOld, n, staleNew, DefaultGateWindow, staleHist, histories, fresh)
+	alpha := changepoint.DefaultAlpha
+	if float64(staleHist)/histories > alpha+3*math.Sqrt(alpha*(1-alpha)/histories) || staleOld < n*9/10 || fresh < n*95/100 {
+		t.Errorf("stale: %d failed in %d histories (every age: %d), fresh: %d of %d failed", staleNew, staleHist, staleOld, fresh, n)
+	}
+}
+
+// TestGateAutocorrelatedSimulation: 1,012 series (92 histories of eleven
+// payloads, 30 experiments) with AR(1) noise of φ = 0.6 and no change get a
+// change point in at most the level of them, give or take three standard
+// errors, and fail the gate in at most as many histories; tested as they
+// are, without pre-whitening (as before), the same series get one in over
+// a fifth of them.
+func TestGateAutocorrelatedSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,012 series")
+	}
+	const histories = 92
+	series, withChange, plain, fails := 0, 0, 0, 0
+	for seed := uint64(0); seed < histories; seed++ {
+		h := simHistory(seed, 30, synth.DefaultPayloads, 0.04, 0.6, 1, 30)
+		g := gateSim(t, h, seed, GateOptions{Window: DefaultGateWindow})
+		if g[0].Failed() {
+			fails++
+		}
+		s := h.SubExperiments[0]
+		m := indexOf(Magnitudes, "Median")
+		for p := range s.Payloads {
+			series++
+			if len(s.Changes[m][p].ChangePoints) > 0 {
+				withChange++
+			}
+			res, err := changepoint.Detect(s.Values[m][p], changepoint.Options{Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.ChangePoints) > 0 {
+				plain++
+			}
+		}
+	}
+	alpha := changepoint.DefaultAlpha
+	rate := float64(withChange) / float64(series)
+	t.Logf("AR(1) φ = 0.6, 30 experiments: %d of %d series have a change point (%.4f; tested as they are: %d, %.4f); %d of %d histories fail the gate",
+		withChange, series, rate, plain, float64(plain)/float64(series), fails, histories)
+	if rate > alpha+3*math.Sqrt(alpha*(1-alpha)/float64(series)) || plain < series/5 {
+		t.Errorf("false change-point rate %.4f (tested as they are: %d of %d)", rate, plain, series)
+	}
+	if float64(fails)/histories > alpha+3*math.Sqrt(alpha*(1-alpha)/histories) {
+		t.Errorf("%d of %d histories failed the gate", fails, histories)
+	}
+}
+
+// TestGateAcknowledgedSimulation: 1,000 series (500 histories of two) with a
+// fresh 20 % step at experiment 33 of 40; the 16-byte series' step is
+// acknowledged at experiment 33 (the 1024-byte one's is not): no 16-byte
+// series fails, each with a change within 2 of 33 is shown acknowledged,
+// and the 1024-byte series still fail (at least 95 % of them; an
+// acknowledged series stays in Holm's family with p = 1, so the other's
+// level is never more lenient than without it). An acknowledgement 5
+// experiments away covers nothing: every decision is as without it.
+func TestGateAcknowledgedSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,000 series")
+	}
+	const histories = 500
+	ack := Ack{SubExperiment: "interprocess_reliable", Payload: 16, Metric: "Median", Experiment: "e033", Note: "accepted", File: "acks.csv", Line: 2}
+	far := ack
+	far.Experiment = "e028"
+	acked, other, otherNoAck, farFails, noAckFails := 0, 0, 0, 0, 0
+	for seed := uint64(0); seed < histories; seed++ {
+		g := gateSim(t, simHistory(seed, 40, twoPayloads, 0.04, 0, 1.2, 33), seed,
+			GateOptions{Window: DefaultGateWindow},
+			GateOptions{Window: DefaultGateWindow, Acks: []Ack{ack}, AcksFile: "acks.csv"},
+			GateOptions{Window: DefaultGateWindow, Acks: []Ack{far}, AcksFile: "acks.csv"})
+		for i, s := range g[1].Series {
+			without := g[0].Series[i]
+			switch s.Payload {
+			case 16:
+				if s.Failed {
+					t.Errorf("seed %d: acknowledged series failed", seed)
+				}
+				near := s.Change != nil && s.Change.Index >= 31 && s.Change.Index <= 35
+				if near != (s.Rule == RuleAcknowledged) || near && (s.Ack == nil || s.Ack.Note != "accepted") {
+					t.Errorf("seed %d: change %+v decided by %q", seed, s.Change, s.Rule)
+				}
+				if near {
+					acked++
+				}
+				if without.Failed {
+					noAckFails++
+				}
+				if g[2].Series[i].Failed {
+					farFails++
+				}
+				if g[2].Series[i].Failed != without.Failed || g[2].Series[i].Rule == RuleAcknowledged {
+					t.Errorf("seed %d: an acknowledgement 5 away changed the decision", seed)
+				}
+			default:
+				if s.Failed {
+					other++
+				}
+				if without.Failed {
+					otherNoAck++
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d 16-byte series acknowledged (%d fail without); 1024-byte series failed %d (%d without); acknowledged 5 away: %d fail",
+		acked, histories, noAckFails, other, otherNoAck, farFails)
+	if acked < histories*95/100 || other < histories*95/100 || farFails != noAckFails {
+		t.Errorf("acknowledged %d, other failed %d, far acknowledgement failed %d (want %d)", acked, other, farFails, noAckFails)
+	}
+}
+
+// TestGateMinChangeSimulation: 1,000 series (500 histories of two) with a
+// fresh 3 % step at experiment 33 of 40 and noise of 0.5 %: the step is a
+// change point in nearly every series, fails the gate with --min-change 0
+// in at least 95 % of them, and fails none with the default 5 %, where each
+// is reported as below the minimum.
+func TestGateMinChangeSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,000 series")
+	}
+	const histories = 500
+	found, failZero, failDefault := 0, 0, 0
+	for seed := uint64(0); seed < histories; seed++ {
+		g := gateSim(t, simHistory(seed, 40, twoPayloads, 0.005, 0, 1.03, 33), seed,
+			GateOptions{Window: DefaultGateWindow}, GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange})
+		failZero += len(g[0].Failures())
+		failDefault += len(g[1].Failures())
+		for _, s := range g[1].Series {
+			if s.Change != nil && s.Change.Index >= 31 {
+				found++
+				if s.Rule != RuleBelowMin {
+					t.Errorf("seed %d: decided by %q, want %q", seed, s.Rule, RuleBelowMin)
+				}
+			}
+		}
+	}
+	n := 2 * histories
+	t.Logf("3 %% step: a change point in %d of %d series; %d fail with --min-change 0, %d with %g", found, n, failZero, failDefault, DefaultMinChange)
+	if found < n*95/100 || failZero < n*95/100 || failDefault != 0 {
+		t.Errorf("found %d, failed %d (min change 0) and %d (5 %%) of %d", found, failZero, failDefault, n)
+	}
+}
