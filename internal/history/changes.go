@@ -487,7 +487,10 @@ func (g *GateResult) Rules() string {
 	if g.Options.AcksFile != "" {
 		acks = fmt.Sprintf("is not acknowledged in %s (%d series acknowledged)", g.Options.AcksFile, g.count(RuleAcknowledged))
 	}
-	var tally []string
+	tally := []string{}
+	if len(g.Series) == 0 {
+		tally = append(tally, "none judged")
+	}
 	for _, r := range []string{RuleNoChange, RuleOutside, RuleFaster, RuleBelowMin, RuleAcknowledged, RuleNotSig, RuleSignificant} {
 		if k := g.count(r); k > 0 {
 			tally = append(tally, fmt.Sprintf("%s %d", r, k))
