@@ -115,8 +115,8 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		g.Window, g.AcksFile = cfg.GateWindow, cfg.Acknowledged
 		opt.Gate = g
 		opt.GateReports = cfg.GateReports
-	} else if cfg.GateMetricsSet || cfg.MinChangeSet || cfg.GateWindowSet || cfg.Acknowledged != "" {
-		return exit.Usagef("--gate-metrics, --min-change, --gate-window and --acknowledged need --gate")
+	} else if given := gateOnly(cfg); len(given) > 0 {
+		return exit.Usagef("%s: need --gate", strings.Join(given, ", "))
 	} else {
 		for _, f := range report.Formats {
 			if cfg.GateReportsSet[f.Flag] {
@@ -339,6 +339,21 @@ func interruptedOr(ctx context.Context, err error) error {
 		return exit.With(exit.Interrupted, err)
 	}
 	return exit.With(exit.Usage, err)
+}
+
+// gateOnly returns the flags of cfg given that need --gate (reports aside).
+func gateOnly(cfg Config) []string {
+	var given []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--gate-metrics", cfg.GateMetricsSet}, {"--min-change (--gate-threshold)", cfg.MinChangeSet},
+		{"--gate-window", cfg.GateWindowSet}, {"--acknowledged", cfg.Acknowledged != ""}} {
+		if f.set {
+			given = append(given, f.name)
+		}
+	}
+	return given
 }
 
 // parseGate reads --gate-metrics and --min-change.
