@@ -141,6 +141,10 @@ func TypeOfSummary(name string) (string, bool) {
 // typ (formats §9), written by run throughput and run load.
 func ThroughputFileName(typ string) string { return tputPrefix + typ + csvSuffix }
 
+// SearchFileName is the file of every step of run throughput's search for
+// the in-flight window (formats §9) of sub-experiment typ.
+func SearchFileName(typ string) string { return tputPrefix + typ + searchSuffix }
+
 // TypeOfThroughput returns the sub-experiment type of a throughput summary
 // file name (throughput_<type>.csv), or false if name is not one. The
 // search file of run throughput (throughput_<type>_search.csv) is not a

@@ -242,7 +242,7 @@ func load(dir string, files, tputs, bursts []File) (*Experiment, error) {
 		e.Summaries = append(e.Summaries, Summary{Type: f.Type, Path: f.Path, Rows: rows})
 	}
 	for _, f := range tputs {
-		rows, err := readThroughput(f.Path)
+		rows, err := ReadThroughputFile(f.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -268,10 +268,10 @@ func load(dir string, files, tputs, bursts []File) (*Experiment, error) {
 	return e, nil
 }
 
-// readThroughput reads a throughput summary (formats §9), refusing a file
+// ReadThroughputFile reads a throughput summary (formats §9), refusing a file
 // without rows and a row whose key (result.Key) repeats an earlier one's:
 // a gate matches rows on it, so a repeat is ambiguous.
-func readThroughput(path string) ([]result.ThroughputRow, error) {
+func ReadThroughputFile(path string) ([]result.ThroughputRow, error) {
 	f, err := fileerr.OpenRegular(path, "a throughput summary")
 	if _, ok := fileerr.As(err); ok {
 		return nil, err

@@ -90,7 +90,7 @@ func TestHeadlineTable(t *testing.T) {
 // title, on the first screen, and fits a phone's width without a scrollbar.
 func TestHeadlineFirstInBrowser(t *testing.T) {
 	browser.Require(t)
-	page, err := Page("", headlineResults(10))
+	page, err := Page("", headlineResults(10), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/htmlreport"
@@ -19,7 +20,7 @@ import (
 // first, then per sub-experiment its summary table and, per payload, its
 // histogram and series. expDir is "" in single-file mode. Results must have
 // been produced with Options.Figures.
-func Page(expDir string, results []Result) (htmlreport.Page, error) {
+func Page(expDir string, results []Result, tputs []Throughput) (htmlreport.Page, error) {
 	page := htmlreport.Page{Title: "Latency summary", Subtitle: "mqgate process"}
 	if expDir != "" {
 		page.Title = "Latency summary: " + filepath.Base(filepath.Clean(expDir))
@@ -36,13 +37,23 @@ func Page(expDir string, results []Result) (htmlreport.Page, error) {
 	for _, r := range results {
 		samples += r.Samples
 	}
-	page.Meta = append(page.Meta,
-		htmlreport.KV{Key: "Sub-experiments", Value: strconv.Itoa(len(results))},
-		htmlreport.KV{Key: "Samples", Value: strconv.Itoa(samples)},
-		htmlreport.KV{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)})
+	page.Meta = append(page.Meta, htmlreport.KV{Key: "Sub-experiments", Value: strconv.Itoa(len(results) + len(tputs))})
+	if len(results) > 0 {
+		page.Meta = append(page.Meta, htmlreport.KV{Key: "Samples", Value: strconv.Itoa(samples)})
+	}
+	page.Meta = append(page.Meta, htmlreport.KV{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)})
 
 	if len(results) > 0 {
 		page.Headline = []htmlreport.Table{HeadlineTable(results)}
+	}
+	if len(tputs) > 0 {
+		page.Headline = append(page.Headline, ThroughputTable(tputs))
+		if len(results) == 0 {
+			page.Title = strings.Replace(page.Title, "Latency summary", "Throughput summary", 1)
+		}
+	}
+	for _, t := range tputs {
+		page.Sections = append(page.Sections, htmlreport.Section{ID: "throughput-" + t.Type, Title: t.Type + " (throughput)", Plots: t.Figures})
 	}
 	if len(results) > 1 {
 		sec := htmlreport.Section{ID: "comparison", Title: "Sub-experiment comparison"}

@@ -89,6 +89,9 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 		return nil, nil, err
 	}
 	if len(files) == 0 && len(burstFiles) == 0 {
+		if tputs, err := experiment.ThroughputFiles(dir); err == nil && len(tputs) > 0 {
+			return nil, nil, nil // throughput only: see Throughputs
+		}
 		if hint := experiment.RootHint(dir, `process takes one experiment (process PATH); process each: for d in `+dir+`/*/; do process "$d"; done`); hint != "" {
 			return nil, nil, fileerr.New(dir, 0, "", "%s", hint)
 		}

@@ -149,6 +149,25 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			fmt.Fprintf(out, "%s: %d test cases -> %s\n", in.Raw, len(rows), in.Summary)
 		}
 	}
+	var tputs []Throughput
+	if dirMode {
+		dir := ""
+		if opt.Plots {
+			if dir = cfg.PlotsDirectory; dir == "" {
+				dir = experiment.PlotsDir(cfg.Dirs[0])
+			}
+		}
+		n := 0
+		if tputs, n, err = Throughputs(cfg.Dirs[0], dir, format, opt.Figures); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		burstPlots += n
+		for _, t := range tputs {
+			if !quiet {
+				fmt.Fprintf(out, "%s: %d rows (%d search steps) -> plots\n", t.Path, len(t.Rows), len(t.Search))
+			}
+		}
+	}
 	if dirMode && opt.Plots && len(inputs) > 0 {
 		dir := cfg.PlotsDirectory
 		if dir == "" {
@@ -163,7 +182,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		if dirMode {
 			expDir = cfg.Dirs[0]
 		}
-		page, err := Page(expDir, results)
+		page, err := Page(expDir, results, tputs)
 		if err != nil {
 			return err
 		}
@@ -183,13 +202,20 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			if dirMode && len(inputs) > 0 {
 				n += len(Comparisons)
 			}
-			dir := append(inputs, bursts...)[0].PlotsDir
-			if dirMode {
-				dir = filepath.Dir(dir)
+			var dir string
+			switch all := append(inputs, bursts...); {
+			case len(all) > 0 && dirMode:
+				dir = filepath.Dir(all[0].PlotsDir)
+			case len(all) > 0:
+				dir = all[0].PlotsDir
+			case cfg.PlotsDirectory != "":
+				dir = cfg.PlotsDirectory
+			default:
+				dir = experiment.PlotsDir(cfg.Dirs[0])
 			}
 			fmt.Fprintf(out, "%d plots in %s\n", n, dir)
 		}
-		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results)+len(bursts), time.Since(start).Seconds())
+		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results)+len(bursts)+len(tputs), time.Since(start).Seconds())
 	}
 	return nil
 }

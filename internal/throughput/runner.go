@@ -38,7 +38,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 		var best, steps []result.ThroughputRow
 		write := func() error {
 			if len(steps) > 0 {
-				if err := result.WriteThroughputFile(filepath.Join(r.Dir, SearchFileName(t.Type)), steps); err != nil {
+				if err := result.WriteThroughputFile(filepath.Join(r.Dir, experiment.SearchFileName(t.Type)), steps); err != nil {
 					return err
 				}
 			}

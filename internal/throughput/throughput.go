@@ -98,8 +98,6 @@ type Point struct {
 	Lost    uint64 // places freed by Timeout
 }
 
-// SearchFileName is the file of every step of the window search.
-func SearchFileName(typ string) string { return "throughput_" + typ + "_search.csv" }
 
 // RowOf turns a point into a throughput summary row.
 func RowOf(p Point) result.ThroughputRow {

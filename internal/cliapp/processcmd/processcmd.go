@@ -19,6 +19,11 @@ jitter, 90%, 99%, 99.99%, numpy-exact), and under EXPERIMENT_DIR/plots a latency
 histogram and a time series per payload and four comparison plots across
 sub-experiments (min, median, max and 99th percentile vs payload).
 
+A run throughput folder (throughput_<type>.csv, without raw latency files) gets
+plots/throughput_<type> (median msg/s by payload) and, per payload,
+plots/throughput_<type>_search_<payload> (the median rate at each in-flight
+window tried); --html starts with their table.
+
 With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
 script does; --output-csv applies to that mode only.
 
