@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
@@ -123,53 +121,6 @@ func TestReadErrors(t *testing.T) {
 		_, err := ReadSummary(strings.NewReader(c.in), "j.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
-		}
-	}
-}
-
-func TestPrometheus(t *testing.T) {
-	e, err := ServePrometheus("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	get := func(path string) string {
-		c := http.Client{Timeout: 10 * time.Second}
-		resp, err := c.Get("http://" + e.Addr() + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("%s: %s", path, resp.Status)
-		}
-		return string(b)
-	}
-	if h := get("/health"); h != "ok\n" {
-		t.Fatalf("/health = %q", h)
-	}
-	var c Counters
-	r := NewRecorder()
-	tp, _ := NewTopology(FanOut, 0, 3, 0)
-	e.Begin("nats_best_effort", 16, &c, r, Config{Topology: tp})
-	c.MessagesSent.Add(10)
-	c.MessagesReceived.Add(25)
-	sh := r.Shard()
-	for _, ns := range []int64{1500, 3000, 40_000, 2_000_000} {
-		sh.Record(ns)
-	}
-	m := get("/metrics")
-	for _, want := range []string{
-		`mqgate_load_messages_sent_total{payload="16",subexperiment="nats_best_effort"} 10`,
-		`mqgate_load_in_flight{payload="16",subexperiment="nats_best_effort"} 5`,
-		`mqgate_load_latency_seconds_bucket{payload="16",subexperiment="nats_best_effort",le="2e-06"} 1`,
-		`mqgate_load_latency_seconds_bucket{payload="16",subexperiment="nats_best_effort",le="5e-06"} 2`,
-		`mqgate_load_latency_seconds_bucket{payload="16",subexperiment="nats_best_effort",le="5e-05"} 3`,
-		`mqgate_load_latency_seconds_count{payload="16",subexperiment="nats_best_effort"} 4`,
-	} {
-		if !strings.Contains(m, want) {
-			t.Errorf("/metrics lacks %s:\n%s", want, m)
 		}
 	}
 }

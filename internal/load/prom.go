@@ -7,6 +7,8 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -16,12 +18,13 @@ import (
 )
 
 // Exporter serves the measurement in progress to Prometheus (--prom-port):
-// at /metrics the counters (mqgate_load_messages_sent_total, …), gauges
+// at /metrics the counters (mqgate_messages_sent_total, …), gauges
 // (send and receive rates of the last interval, messages in flight) and
 // the one-way latency histogram of the payload in progress
-// (mqgate_load_latency_seconds, from the HDR recorder at scrape time),
-// labelled by sub-experiment and payload; /health answers 200 "ok" while
-// it serves. It is an Observer.
+// (mqgate_latency_seconds, from the HDR recorder at scrape time),
+// labelled role="load", sub-experiment and payload, and
+// mqgate_build_info; /health answers 200 "ok" while it serves. It is an
+// Observer.
 type Exporter struct {
 	srv  *http.Server
 	ln   net.Listener
@@ -62,14 +65,15 @@ func PromAddr(port int, addr, portFlag, addrFlag string) (string, error) {
 }
 
 // ServePrometheus listens at addr ("127.0.0.1:9102"; port 0 picks one; see
-// PromAddr) and serves until Close.
-func ServePrometheus(addr string) (*Exporter, error) {
+// PromAddr) and serves until Close; version is the tool's, for
+// mqgate_build_info.
+func ServePrometheus(addr, version string) (*Exporter, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	e := &Exporter{ln: ln, reg: prometheus.NewRegistry(), done: make(chan struct{})}
-	e.reg.MustRegister(e)
+	e.reg.MustRegister(e, BuildInfo(version))
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) {
@@ -121,28 +125,76 @@ func (e *Exporter) Tick(t Tick) {
 // End keeps serving the payload's final values until the next Begin.
 func (e *Exporter) End(*PayloadResult) {}
 
-var labels = []string{"subexperiment", "payload"}
-
-var (
-	descCounters = map[string]*prometheus.Desc{}
-	descRate     = prometheus.NewDesc("mqgate_load_rate", "messages per second during the last interval", append(labels, "direction"), nil)
-	descInFlight = prometheus.NewDesc("mqgate_load_in_flight", "deliveries expected of the measured messages sent and not yet received", labels, nil)
-	descLatency  = prometheus.NewDesc("mqgate_load_latency_seconds", "one-way latency from the intended send time", labels, nil)
-	descUp       = prometheus.NewDesc("mqgate_load_measuring", "1 while a payload is being measured", labels, nil)
+// The families, named and described once for run load and the roles
+// (formats §9 "Prometheus metrics"): a concept has one name whichever part
+// serves it, told apart by the label role. Run ids are no labels of
+// them: a new series per run would pile up in Prometheus (the roles give
+// theirs in mqgate_run_info).
+const (
+	MessagesSent     = "mqgate_messages_sent_total"
+	MessagesReceived = "mqgate_messages_received_total"
+	Errors           = "mqgate_errors_total"
+	Latency          = "mqgate_latency_seconds"
 )
 
-// counterNames are the counters exported, as mqgate_load_<name>_total.
-var counterNames = []string{"messages_sent", "messages_received", "messages_acked", "messages_refused", "bytes_sent", "bytes_received", "errors", "skipped", "clamped"}
-
-func init() {
-	for _, n := range counterNames {
-		descCounters[n] = prometheus.NewDesc("mqgate_load_"+n+"_total", n+" during the measured period of the payload in progress", labels, nil)
-	}
+// Help is the HELP text of each family.
+var Help = map[string]string{
+	MessagesSent:                     "Messages handed to the messaging system (run load: measured messages of the payload in progress).",
+	MessagesReceived:                 "Messages received (run load: measured messages of the payload in progress, duplicates included).",
+	"mqgate_messages_acked_total":    "Messages sent that the system acknowledged.",
+	"mqgate_messages_refused_total":  "Messages sent that the system refused (negative acknowledgements).",
+	"mqgate_sent_bytes_total":        "Bytes of the measured messages sent.",
+	"mqgate_received_bytes_total":    "Bytes of the measured messages received.",
+	Errors:                           "Failed sends or receives, malformed or foreign messages.",
+	"mqgate_skipped_sends_total":     "Send slots of the schedule skipped because the publisher was more than one period behind.",
+	"mqgate_clamped_latencies_total": "Negative one-way latencies (clocks apart) recorded as 0.",
+	"mqgate_messages_per_second":     "Messages per second sent or received during the last --interval.",
+	"mqgate_messages_in_flight":      "Deliveries expected of the measured messages sent and not yet received.",
+	Latency:                          "One-way latency from the intended send time to the receipt.",
+	"mqgate_measuring":               "1 while a payload is being measured.",
+	"mqgate_build_info":              "1, labelled with the version of mqgate, the Go version and the VCS revision it was built from.",
 }
 
-// latencyBuckets are the upper bounds (seconds) of the exported histogram:
-// 1-2-5 steps from 1 µs to 10 s.
-var latencyBuckets = func() []float64 {
+func desc(name string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, Help[name], append([]string{"role", "subexperiment", "payload"}, labels...), nil)
+}
+
+var (
+	descRate     = desc("mqgate_messages_per_second", "direction")
+	descInFlight = desc("mqgate_messages_in_flight")
+	descLatency  = desc(Latency)
+	descUp       = desc("mqgate_measuring")
+	// descCounters are the counters, in the order of counterValues.
+	descCounters = []*prometheus.Desc{desc(MessagesSent), desc(MessagesReceived), desc("mqgate_messages_acked_total"),
+		desc("mqgate_messages_refused_total"), desc("mqgate_sent_bytes_total"), desc("mqgate_received_bytes_total"),
+		desc(Errors), desc("mqgate_skipped_sends_total"), desc("mqgate_clamped_latencies_total")}
+)
+
+func counterValues(v CounterValues) []uint64 {
+	return []uint64{v.MessagesSent, v.MessagesReceived, v.MessagesAcked, v.MessagesRefused, v.BytesSent, v.BytesReceived, v.Errors, v.Skipped, v.Clamped}
+}
+
+// BuildInfo is the gauge mqgate_build_info: 1, labelled version (the
+// tool's, as --version prints it), goversion and revision (the VCS
+// revision of the build, "unknown" without one).
+func BuildInfo(version string) prometheus.Collector {
+	revision := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				revision = s.Value
+			}
+		}
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "mqgate_build_info", Help: Help["mqgate_build_info"],
+		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version(), "revision": revision}})
+	g.Set(1)
+	return g
+}
+
+// LatencyBuckets are the upper bounds (seconds) of the latency histograms
+// served: 1-2-5 steps from 1 µs to 10 s.
+var LatencyBuckets = func() []float64 {
 	var b []float64
 	for e := -6; e <= 1; e++ {
 		for _, m := range []float64{1, 2, 5} {
@@ -172,10 +224,10 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	if c == nil {
 		return
 	}
-	lv := []string{sub, strconv.Itoa(payload)}
+	lv := []string{"load", sub, strconv.Itoa(payload)}
 	v := c.Load()
-	for i, x := range []uint64{v.MessagesSent, v.MessagesReceived, v.MessagesAcked, v.MessagesRefused, v.BytesSent, v.BytesReceived, v.Errors, v.Skipped, v.Clamped} {
-		ch <- prometheus.MustNewConstMetric(descCounters[counterNames[i]], prometheus.CounterValue, float64(x), lv...)
+	for i, x := range counterValues(v) {
+		ch <- prometheus.MustNewConstMetric(descCounters[i], prometheus.CounterValue, float64(x), lv...)
 	}
 	if last.Period > 0 {
 		ch <- prometheus.MustNewConstMetric(descRate, prometheus.GaugeValue, float64(last.Delta.MessagesSent)/last.Period.Seconds(), append(lv, "sent")...)
@@ -188,11 +240,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		inFlight = s - float64(v.MessagesReceived)
 	}
 	ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, inFlight, lv...)
-	buckets := make(map[float64]uint64, len(latencyBuckets))
+	buckets := make(map[float64]uint64, len(LatencyBuckets))
 	var cum uint64
 	bars := h.Distribution()
 	k := 0
-	for _, ub := range latencyBuckets {
+	for _, ub := range LatencyBuckets {
 		for k < len(bars) && float64(bars[k].To)/1e9 <= ub {
 			cum += uint64(bars[k].Count)
 			k++

@@ -81,7 +81,8 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 			go func() {
 				qdone <- roles.Run(ctx, settings(t, roles.RoleQry, with(map[string]any{"duration": "1m", "csv": qryCSV, "prom-port": strconv.Itoa(port)})))
 			}()
-			if code, body := scrape(t, port, "/metrics"); code != http.StatusOK || !strings.Contains(body, `mqgate_role_received_total{role="qry",run_id="`+runID+`"}`) {
+			if code, body := scrape(t, port, "/metrics"); code != http.StatusOK || !strings.Contains(body, `mqgate_queries_received_total{role="qry"}`) ||
+				!strings.Contains(body, `mqgate_run_info{role="qry",run_id="`+runID+`"} 1`) {
 				t.Errorf("/metrics of the qry: %d\n%s", code, body)
 			}
 			// The qry's /health is the requester's start barrier.

@@ -70,7 +70,7 @@ func TestRoleFlags(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	m := regexp.MustCompile(`mqgate_role_received_total\{role="qry",run_id="f"\} (\d+)`).FindSubmatch(body)
+	m := regexp.MustCompile(`mqgate_queries_received_total\{role="qry"\} (\d+)`).FindSubmatch(body)
 	if m == nil || string(m[1]) != strconv.FormatUint(rr.Queries, 10) {
 		t.Errorf("/metrics: want %d queries received:\n%s", rr.Queries, body)
 	}

@@ -35,11 +35,14 @@ type Metrics struct {
 	total Snapshot
 	start time.Time
 
-	csv                          *bufio.Writer
-	csvf                         *os.File
-	srv                          *http.Server
-	promAddr                     string // where srv listens
-	reg                          *prometheus.Registry
+	csv      *bufio.Writer
+	csvf     *os.File
+	srv      *http.Server
+	promAddr string // where srv listens
+	reg      *prometheus.Registry
+	// The role's Prometheus counters and latency histogram, nil where
+	// they do not apply to it (a sub sends nothing, a pub measures no
+	// latency).
 	pSent, pRecv, pErr, pTimeout prometheus.Counter
 	pLat                         prometheus.Histogram
 	stop                         chan struct{}
@@ -101,19 +104,7 @@ func NewMetrics(s Settings) (*Metrics, error) {
 	}
 	if promAddr != "" {
 		m.reg = prometheus.NewRegistry()
-		labels := prometheus.Labels{"role": s.Role, "run_id": s.RunID}
-		mk := func(name, help string) prometheus.Counter {
-			c := prometheus.NewCounter(prometheus.CounterOpts{Name: "mqgate_role_" + name, Help: help, ConstLabels: labels})
-			m.reg.MustRegister(c)
-			return c
-		}
-		m.pSent = mk("sent_total", "messages or queries sent")
-		m.pRecv = mk("received_total", "messages or replies received")
-		m.pErr = mk("errors_total", "errors")
-		m.pTimeout = mk("timeouts_total", "queries without their replies within --timeout")
-		m.pLat = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mqgate_role_latency_seconds", Help: "one-way latency or time to first reply",
-			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(10e-6, 2, 20)})
-		m.reg.MustRegister(m.pLat)
+		m.registerProm(s)
 		ln, err := net.Listen("tcp", promAddr)
 		if err != nil {
 			m.closeCSV()
@@ -140,6 +131,51 @@ func NewMetrics(s Settings) (*Metrics, error) {
 	}
 	go m.tick(cmp.Or(s.SnapshotInterval, time.Second))
 	return m, nil
+}
+
+// promNames are the counters a role serves for what it sends and
+// receives, and its latency histogram, with their HELP: messages for pub
+// and sub (the names run load serves too), queries and replies for req and
+// qry.
+var promNames = map[string]struct{ sent, received, latency [2]string }{
+	RolePub: {sent: [2]string{load.MessagesSent, load.Help[load.MessagesSent]}},
+	RoleSub: {received: [2]string{load.MessagesReceived, load.Help[load.MessagesReceived]}, latency: [2]string{load.Latency, load.Help[load.Latency]}},
+	RoleReq: {sent: [2]string{"mqgate_queries_sent_total", "Queries sent."},
+		received: [2]string{"mqgate_replies_received_total", "Replies received to the queries sent."},
+		latency:  [2]string{"mqgate_time_to_first_reply_seconds", "Time from sending a query to its first reply."}},
+	RoleQry: {sent: [2]string{"mqgate_replies_sent_total", "Replies sent to the queries received."},
+		received: [2]string{"mqgate_queries_received_total", "Queries received."}},
+}
+
+// registerProm registers the families that apply to the role s.Role:
+// mqgate_build_info, mqgate_run_info (its run id), mqgate_errors_total and
+// those of promNames, and mqgate_query_timeouts_total for req; labelled
+// role.
+func (m *Metrics) registerProm(s Settings) {
+	labels := prometheus.Labels{"role": s.Role}
+	counter := func(name, help string) prometheus.Counter {
+		if name == "" {
+			return nil
+		}
+		c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels})
+		m.reg.MustRegister(c)
+		return c
+	}
+	run := prometheus.NewGauge(prometheus.GaugeOpts{Name: "mqgate_run_info", Help: "1, labelled with the run id of the role's run (--run-id).",
+		ConstLabels: prometheus.Labels{"role": s.Role, "run_id": s.RunID}})
+	run.Set(1)
+	m.reg.MustRegister(load.BuildInfo(Version), run)
+	n := promNames[s.Role]
+	m.pSent = counter(n.sent[0], n.sent[1])
+	m.pRecv = counter(n.received[0], n.received[1])
+	m.pErr = counter(load.Errors, load.Help[load.Errors])
+	if s.Role == RoleReq {
+		m.pTimeout = counter("mqgate_query_timeouts_total", "Queries without all their replies within --timeout.")
+	}
+	if n.latency[0] != "" {
+		m.pLat = prometheus.NewHistogram(prometheus.HistogramOpts{Name: n.latency[0], Help: n.latency[1], ConstLabels: labels, Buckets: load.LatencyBuckets})
+		m.reg.MustRegister(m.pLat)
+	}
 }
 
 // Ready makes /health answer "ok": the role takes part.
@@ -243,11 +279,15 @@ func (m *Metrics) Count(c Snapshot, latencies, lasts []int64) {
 		m.last.RecordValue(max(ns, 1))
 	}
 	m.mu.Unlock()
-	if m.reg != nil {
-		m.pSent.Add(float64(c.Sent))
-		m.pRecv.Add(float64(c.Received))
-		m.pErr.Add(float64(c.Errors))
-		m.pTimeout.Add(float64(c.Timeouts))
+	for _, p := range []struct {
+		c prometheus.Counter
+		n uint64
+	}{{m.pSent, c.Sent}, {m.pRecv, c.Received}, {m.pErr, c.Errors}, {m.pTimeout, c.Timeouts}} {
+		if p.c != nil {
+			p.c.Add(float64(p.n))
+		}
+	}
+	if m.pLat != nil {
 		for _, ns := range latencies {
 			m.pLat.Observe(float64(ns) / 1e9)
 		}

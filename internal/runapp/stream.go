@@ -222,7 +222,7 @@ func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
 		}
 	}
 	if promAddr != "" {
-		exp, err := load.ServePrometheus(promAddr)
+		exp, err := load.ServePrometheus(promAddr, lc.Version)
 		if err != nil {
 			return exit.Usagef("--prom-port/--prom-addr %s: %v", promAddr, err)
 		}
