@@ -178,9 +178,10 @@ func TestCheckPoolErrors(t *testing.T) {
 
 // TestCheckGateRareMode: runs with a rare slow mode (one run in ten 40 %
 // slower, as a machine's scheduler makes them) are exchangeable but not
-// log-normal. The distribution-free check keeps its level; the log-normal
-// one, whose Shapiro–Wilk test on 10 runs rarely sees the mode, fails
-// unchanged systems far more often than asked, and the notes say so.
+// log-normal. Shapiro–Wilk on 10 runs rarely sees the mode, so a log-normal
+// bound kept by that pretest failed unchanged systems far more often than
+// asked; 10 runs cannot back a bound at the check level (below 1/(n+1)),
+// so the log-normal method refuses it, and both methods keep their level.
 func TestCheckGateRareMode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 3))
 	var obs []Observation
@@ -214,10 +215,10 @@ func TestCheckGateRareMode(t *testing.T) {
 		t.Errorf("order: %+v above 5 %%", o)
 	}
 	l := rates[gate.MethodLogNormal]
-	if l.FalseFails.Low <= 0.05 {
-		t.Errorf("log-normal on a bimodal pool: %+v, expected well above 5 %%", l.FalseFails)
+	if l.FalseFails.Low > 0.05 {
+		t.Errorf("log-normal on a bimodal pool: %+v above 5 %%", l.FalseFails)
 	}
-	if !strings.Contains(strings.Join(l.Notes, "\n"), "the log-normal assumption does not hold on these runs") {
+	if !strings.Contains(strings.Join(l.Notes, "\n"), "0 checked limit(s) are log-normal") {
 		t.Errorf("notes: %v", l.Notes)
 	}
 	if strings.Contains(strings.Join(rates[gate.MethodOrder].Notes, "\n"), "does not hold") {

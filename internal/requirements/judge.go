@@ -79,9 +79,10 @@ func (r Row) LimitAt(i int) Limit {
 //
 // Distribution-free fit: the check fails when so many runs exceed the limit
 // (the largest reference run, times 1 + margin) that an unchanged system
-// would do so with chance OrderChance(n, k, over) ≤ level; it passes when at
-// most half of the runs exceed it, and is inconclusive otherwise (in
-// particular whenever k is too small for the check to fail at all).
+// would do so with chance OrderChance(n, k, over) ≤ level; it passes when so
+// few exceed it that the median run is shown within it (MedianWithin at the
+// family-wise level), and is inconclusive otherwise (in particular whenever
+// k is too small for the check to fail at all).
 //
 // Percentile requirement (no model, Fast-RTPS): one run passes or fails as
 // in formats §4; with k ≥ 2 the check fails when every run exceeds the limit,
@@ -133,7 +134,7 @@ func Judge(l Limit, values []float64, margin float64) Judgement {
 	case j.P <= m.CheckLevel:
 		j.Status, j.Why = gate.Failed, fmt.Sprintf("%s: %s ≤ the check level %s", overText(j, k), chance, pct(m.CheckLevel))
 	case half:
-		j.Status, j.Why = gate.Passed, overText(j, k)
+		orderNoFail(&j, k, m.FalseFail)
 	case k < j.NeedRuns:
 		j.Status = gate.Inconclusive
 		j.MoreRuns = j.NeedRuns - k

@@ -56,7 +56,7 @@ func TestJudgeCalibration(t *testing.T) {
 		method string
 		n, k   int
 		heavy  bool // runs from a heavy-tailed, not log-normal, distribution
-	}{{gate.MethodLogNormal, 8, 1, false}, {gate.MethodLogNormal, 8, 4, false}, {gate.MethodOrder, 6, 3, true}, {gate.MethodOrder, 10, 2, true}} {
+	}{{gate.MethodLogNormal, 20, 1, false}, {gate.MethodLogNormal, 20, 4, false}, {gate.MethodOrder, 6, 3, true}, {gate.MethodOrder, 10, 2, true}} {
 		draw := func() float64 {
 			if tc.heavy {
 				return 10 + math.Abs(r.NormFloat64())/math.Max(r.Float64(), 1e-9) // ratio: heavy tail
@@ -104,11 +104,14 @@ func TestJudgeOrder(t *testing.T) {
 		status gate.Status
 		why    string
 	}{
-		{"one run within", []float64{9}, 0, "passed", "the run is within the limit"},
+		{"one run within: no evidence", []float64{9}, 0, "inconclusive", "no evidence of regression, not a pass: the run is within the limit, too few to fail, but 1 run(s) cannot show the median run within the limit at 99% confidence (sign test: needs ≥ 7 runs all within it)"},
+		{"seven within", []float64{9, 8, 9, 7, 9, 8, 9}, 0, "passed", "0 of 7 runs exceed the limit: the median run is within it at 99% confidence (sign test: at most 0 of 7 above has chance 0.781% for a median at the limit)"},
+		{"one of ten above", []float64{11, 8, 9, 7, 9, 8, 9, 9, 8, 9}, 0, "inconclusive", "no evidence of regression"},
 		{"one run above: not gateable", []float64{11}, 0, "inconclusive", "not gateable with 1 run(s), the distribution-free limit of 12 reference runs needs ≥ 6 candidate runs"},
 		{"all six above", []float64{11, 12, 13, 11, 14, 12}, 0, "failed", "6 of 6 runs exceed the limit: an unchanged system does that with chance 0.00539% ≤ the check level 0.0152%"},
-		{"all six above, within the margin", []float64{11, 12, 13, 11, 14, 12}, 0.5, "passed", "0 of 6 runs exceed the limit"},
-		{"half above", []float64{11, 12, 13, 9, 8, 9}, 0, "passed", "3 of 6 runs exceed the limit"},
+		{"all six above, within the margin", []float64{11, 12, 13, 11, 14, 12}, 0.5, "inconclusive", "no evidence of regression, not a pass: 0 of 6 runs exceed the limit"},
+		{"half above", []float64{11, 12, 13, 9, 8, 9}, 0, "inconclusive", "no evidence of regression, not a pass: 3 of 6 runs exceed the limit"},
+		{"one of twelve above", []float64{11, 8, 9, 7, 9, 8, 9, 9, 8, 9, 9, 9}, 0, "passed", "1 of 12 runs exceed the limit: the median run is within it"},
 		{"five of six above", []float64{11, 12, 13, 11, 14, 9}, 0, "inconclusive", "5 of 6 runs exceed the limit: more than half, but an unchanged system does that with chance 0.07% > the check level"},
 	} {
 		j := Judge(orderRow(10, 12, level).LimitAt(2), tc.values, tc.margin)

@@ -33,9 +33,16 @@ func TestDeriveThroughput(t *testing.T) {
 	if err != nil || order[0].Limits["Messages/s"] != 90 || order[0].Stat.Fits[0].Method != gate.MethodOrder {
 		t.Fatalf("order: %+v, %v", order, err)
 	}
+	// 8 runs cannot back a log-normal bound at 0.25 % (1/(n+1) = 11 %): the
+	// limit is the smallest run; the bound refused is scipy's.
 	ln, _, err := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}, 0.01/4)
-	if err != nil || math.Abs(ln[0].Limits["Messages/s"]-76.39001455837693) > 1e-6 || ln[0].Stat.Fits[0].Method != gate.MethodLogNormal ||
-		math.Abs(ln[0].Stat.Fits[0].NormalityP-0.9997076988220215) > 1e-4 {
+	inv := make([]float64, len(tputValues))
+	for i, v := range tputValues {
+		inv[i] = -math.Log(v)
+	}
+	mean, sd := meanSD(inv)
+	if err != nil || ln[0].Limits["Messages/s"] != 90 || ln[0].Stat.Fits[0].Method != gate.MethodOrder ||
+		math.Abs(ln[0].Stat.Fits[0].NormalityP-0.9997076988220215) > 1e-4 || math.Abs(1/LogNormalLimit(mean, sd, 8, 1, 0.01/4)-76.39001455837693) > 1e-6 {
 		t.Fatalf("lognormal: %+v %+v, %v (scipy: 76.39001455837693, p 0.99971)", ln[0], ln[0].Stat.Fits[0], err)
 	}
 	if _, _, err := DeriveThroughputStatistical(tputObs(tputValues[:1]), StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01); err == nil {
@@ -50,7 +57,7 @@ func TestDeriveThroughput(t *testing.T) {
 // the numbers come back in msg/s.
 func TestJudgeThroughput(t *testing.T) {
 	cfgL := StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}
-	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), cfgL, 0.01)
+	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), cfgL, 0.2) // ≥ 1/(n+1): log-normal
 	order, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01)
 	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
 	for _, tt := range []struct {
@@ -67,7 +74,8 @@ func TestJudgeThroughput(t *testing.T) {
 		{"lognormal 5 runs 15% lower", ln[0].KeyedRow, []float64{85, 86, 84, 87, 85}, 0, "failed"},
 		{"order one run below: cannot fail", order[0].KeyedRow, []float64{80}, 0, "inconclusive"},
 		{"order 5 runs all below", order[0].KeyedRow, []float64{80, 81, 79, 82, 80}, 0, "failed"},
-		{"order 5 runs, 1 below", order[0].KeyedRow, []float64{80, 100, 101, 99, 100}, 0, "passed"},
+		{"order 5 runs, 1 below: no evidence", order[0].KeyedRow, []float64{80, 100, 101, 99, 100}, 0, "inconclusive"},
+		{"order 7 runs, none below", order[0].KeyedRow, []float64{95, 100, 101, 99, 100, 98, 97}, 0, "passed"},
 		{"percentile one run below", pct[0].KeyedRow, []float64{90}, 0, "failed"},
 		{"percentile one run above", pct[0].KeyedRow, []float64{91}, 0, "passed"},
 	} {

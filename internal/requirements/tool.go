@@ -224,6 +224,17 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%d throughput requirement(s) (lower limits, higher is better) from %d experiment(s) written to %s\n", len(treqs), len(in.Experiments), tout)
 	}
+	if d != nil || treqs != nil {
+		drift := DriftOf(in)
+		dpath := DriftFileFor(out)
+		if err := WriteDriftFile(dpath, drift); err != nil {
+			return exit.With(exit.Usage, fmt.Errorf("drift report: %w", err))
+		}
+		if err := PrintDrift(stdout, drift); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "drift report written to %s\n", dpath)
+	}
 	return nil
 }
 
@@ -257,6 +268,7 @@ func guard(rootFlag, root, out, tout string) *clobber.Guard {
 	g.Experiments(rootFlag, root)
 	g.OutputOutside("--output-file", out)
 	g.OutputOutside("--throughput-output-file", tout)
+	g.OutputOutside("the drift report beside --output-file", DriftFileFor(out))
 	return g
 }
 
@@ -313,7 +325,7 @@ func PrintStatTable(w io.Writer, d *Derivation) error {
 	m := len(d.Requirements) * ChecksPerRequirement
 	method := "distribution-free (order statistics; runs assumed exchangeable)"
 	if d.Mode == gate.MethodLogNormal {
-		method = "log-normal prediction bounds (log values assumed normal, tested by Shapiro–Wilk), distribution-free where rejected"
+		method = "log-normal prediction bounds where the runs can back the check level (≥ 1/(n+1)) and Shapiro–Wilk does not reject, distribution-free elsewhere"
 	}
 	fmt.Fprintf(bw, "Mode: statistical, %s.\n", method)
 	fmt.Fprintf(bw, "An unchanged system fails a whole check with chance ≤ %s: Bonferroni over the %d checks, %s each.\n",

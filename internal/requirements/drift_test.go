@@ -1,0 +1,91 @@
+package requirements
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/result"
+)
+
+// driftInput is n experiments of one sub-experiment and payload, started a
+// minute apart but named in reverse order, whose Max grows by drift per
+// run (relative) while Median and 99% do not.
+func driftInput(rng *rand.Rand, n int, drift float64) *Input {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	in := &Input{}
+	for i := range n {
+		noise := func() float64 { return math.Exp(0.05 * rng.NormFloat64()) }
+		row := result.SummaryRow{Bytes: 16}
+		row.Median, row.P99, row.Max = 10*noise(), 30*noise(), 100*math.Pow(1+drift, float64(i))*noise()
+		in.Experiments = append(in.Experiments, &experiment.Experiment{
+			Name: fmt.Sprintf("run-%02d", n-i), Start: start.Add(time.Duration(i) * time.Minute), StartFrom: "meta.json",
+			Summaries: []experiment.Summary{{Type: "a_b", Rows: []result.SummaryRow{row}}},
+		})
+	}
+	return in
+}
+
+// TestDriftOf: a drift of 2 % per run over 20 runs is found in the Max
+// column, in start-time order (the names run the other way), with Sen's
+// slope near 2 %; the steady columns are not flagged; the report says so
+// and the CSV holds every check.
+func TestDriftOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	d := DriftOf(driftInput(rng, 20, 0.02))
+	if len(d.Checks) != 3 || d.Order != "meta.json start times" {
+		t.Fatalf("%+v", d)
+	}
+	for _, c := range d.Checks {
+		if c.Drifting != (c.Metric == "Max") {
+			t.Errorf("%s: drifting %v (p %v, Holm %v)", c.label(), c.Drifting, c.Test.P, c.PAdjusted)
+		}
+		if c.Metric == "Max" && (c.Test.Tau < 0.5 || math.Abs(c.Slope-0.02) > 0.01) {
+			t.Errorf("Max: tau %v slope %v, want upward, about 2 %% per run", c.Test.Tau, c.Slope)
+		}
+	}
+	var b bytes.Buffer
+	if err := PrintDrift(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "1 of 3 checks DRIFT") || !strings.Contains(b.String(), "a_b 16 B Max: 20 runs, tau +") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	path := filepath.Join(t.TempDir(), "req_drift.csv")
+	if err := WriteDriftFile(path, d); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+	if len(lines) != 4 || lines[0] != strings.Join(DriftColumns, ",") || !strings.HasSuffix(lines[3], ",yes") || !strings.HasPrefix(lines[3], "a_b,16,Max,20,meta.json start times,") {
+		t.Errorf("CSV:\n%s", got)
+	}
+	if DriftFileFor("/x/requirements.csv") != "/x/requirements_drift.csv" {
+		t.Errorf("drift file of /x/requirements.csv: %s", DriftFileFor("/x/requirements.csv"))
+	}
+}
+
+// TestDriftLevel: on 2,000 seeded families of 3 steady checks of 20 runs,
+// the family is flagged at most about DriftLevel of the time (Holm).
+func TestDriftLevel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const families = 2000
+	flagged := 0
+	for range families {
+		if len(DriftOf(driftInput(rng, 20, 0)).Drifting()) > 0 {
+			flagged++
+		}
+	}
+	rate := float64(flagged) / families
+	t.Logf("steady runs: family flagged %.2f%% at %.0f%%", 100*rate, 100*DriftLevel)
+	if rate > DriftLevel+0.015 {
+		t.Errorf("steady runs flagged %.4f of the time, level %v", rate, DriftLevel)
+	}
+}
