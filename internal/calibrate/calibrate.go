@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/parallel"
@@ -48,7 +49,24 @@ const (
 	// candidate, at every offset: as in CI, where the candidate runs later;
 	// slow drift of the machine shows up as false fails here.
 	SplitOrdered = "ordered"
+	// SplitBlocked takes a window of consecutive runs at every offset, as
+	// SplitOrdered, and deals it to the sides in alternating blocks, half
+	// of each side's runs per block, reference first (ABAB), as runs taken
+	// in alternating blocks would be: drift between blocks shows, slow
+	// drift across the window mostly cancels.
+	SplitBlocked = "blocked"
 )
+
+// SplitNote says what a split mode can see of drift, for every report.
+func SplitNote(mode string) string {
+	switch mode {
+	case SplitOrdered:
+		return "ordered splits (reference runs before candidate runs, as CI takes them): drift over the pool shows as false fails"
+	case SplitBlocked:
+		return "blocked splits (alternating blocks of consecutive runs): drift between blocks shows; slow drift across a window mostly cancels, as with interleaved runs"
+	}
+	return "random splits are exchangeable by construction: they cannot see drift, and report about the level whatever the time structure; --split ordered (as CI takes runs) or blocked shows it"
+}
 
 // Options say how to calibrate.
 type Options struct {
@@ -66,7 +84,7 @@ type Options struct {
 	Candidate int
 	// Splits is how many random splits to judge (SplitRandom); default 200.
 	Splits int
-	// Split is SplitRandom (default) or SplitOrdered.
+	// Split is SplitRandom (default), SplitOrdered or SplitBlocked.
 	Split string
 	// Seed seeds the random splits.
 	Seed uint64
@@ -159,6 +177,30 @@ type Result struct {
 	// of Options.Thresholds (Point.Factor is 1, Point.Gate the false fails).
 	ThresholdName string           `json:"threshold_name,omitempty"`
 	Thresholds    []ThresholdPoint `json:"thresholds,omitempty"`
+	// SplitNote says what the split mode can see of drift (SplitNote).
+	SplitNote string `json:"split_note"`
+	// HeldOut validates the threshold chosen from Thresholds on runs the
+	// choice did not see; nil without Thresholds or when the pool is too
+	// small to hold runs out (a note says so).
+	HeldOut *HeldOut `json:"held_out,omitempty"`
+}
+
+// HeldOut is the validation of the threshold a calibration would choose:
+// the pool, in run order, is cut in two; the smallest threshold whose
+// false-fail rate on the unchanged splits of the first part is at most the
+// level is chosen there, and judged again on splits of the later part
+// alone. A rate above the level there says the choice fitted the first
+// runs' noise (or the machine drifted).
+type HeldOut struct {
+	// Chosen is the threshold chosen; null (NaN) when none of those tried
+	// keeps the first part's false fails within the level.
+	Chosen jsonFactor `json:"chosen"`
+	// ChooseRuns are the first runs, HeldRuns the later ones.
+	ChooseRuns int `json:"choose_runs"`
+	HeldRuns   int `json:"held_runs"`
+	// Choose and Held are the false fails at Chosen on each part's splits.
+	Choose Rate `json:"choose"`
+	Held   Rate `json:"held"`
 }
 
 // ThresholdPoint is the verdicts of the unchanged splits at one threshold.
@@ -231,8 +273,8 @@ func (o *Options) defaults(runs int) error {
 	if o.Split == "" {
 		o.Split = SplitRandom
 	}
-	if o.Split != SplitRandom && o.Split != SplitOrdered {
-		return fmt.Errorf("unknown split %q: expected %s or %s", o.Split, SplitRandom, SplitOrdered)
+	if o.Split != SplitRandom && o.Split != SplitOrdered && o.Split != SplitBlocked {
+		return fmt.Errorf("unknown split %q: expected %s, %s or %s", o.Split, SplitRandom, SplitOrdered, SplitBlocked)
 	}
 	if o.FalseFail == 0 {
 		o.FalseFail = gate.DefaultFalseFail
@@ -257,9 +299,15 @@ func (o *Options) defaults(runs int) error {
 func (o Options) splits(runs int) []split {
 	var out []split
 	n, k := o.Reference, o.Candidate
-	if o.Split == SplitOrdered {
+	switch o.Split {
+	case SplitOrdered:
 		for i := 0; i+n+k <= runs; i++ {
 			out = append(out, split{seq(i, n), seq(i+n, k)})
+		}
+		return out
+	case SplitBlocked:
+		for i := 0; i+n+k <= runs; i++ {
+			out = append(out, blocked(i, n, k))
 		}
 		return out
 	}
@@ -279,7 +327,7 @@ func (o Options) splits(runs int) []split {
 func (o Options) regressionSplits(unchanged int) []split {
 	var out []split
 	n, k := o.Reference, min(o.Candidate, o.Regressed)
-	if o.Split == SplitOrdered {
+	if o.Split != SplitRandom {
 		for i := 0; i+n <= unchanged; i++ {
 			from := min(i+n, o.Regressed-k)
 			out = append(out, split{seq(i, n), seq(unchanged+from, k)})
@@ -296,6 +344,17 @@ func (o Options) regressionSplits(unchanged int) []split {
 		out = append(out, split{ref, cand})
 	}
 	return out
+}
+
+// blocked deals the n+k runs from from on to the sides in alternating
+// blocks: half the reference runs (rounded up), half the candidate runs,
+// the other reference half, the other candidate half.
+func blocked(from, n, k int) split {
+	r1, c1 := (n+1)/2, (k+1)/2
+	return split{
+		ref:  append(seq(from, r1), seq(from+r1+c1, n-r1)...),
+		cand: append(seq(from+r1, c1), seq(from+n+c1, k-c1)...),
+	}
 }
 
 func seq(from, n int) []int {
@@ -436,6 +495,10 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	heldOut, heldNote, err := opt.heldOut(ctx, tg, pool, runs)
+	if err != nil {
+		return nil, err
+	}
 	var regression [][]Outcome
 	if opt.Regressed > 0 {
 		if regression, err = judgeAll(ctx, opt.Gate, pool, opt.regressionSplits(runs), []float64{1}); err != nil {
@@ -449,9 +512,10 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 	if len(out) > 0 && len(out[0]) > 0 {
 		res.Checks = out[0][0].Checks
 	}
-	if opt.Split == SplitOrdered {
+	if opt.Split != SplitRandom {
 		res.Seed = 0
 	}
+	res.SplitNote = SplitNote(opt.Split)
 	count := func(out [][]Outcome, f int) Point {
 		n := len(out)
 		var failed, inconclusive, passed, checksFailed, checks int
@@ -495,8 +559,73 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 		}
 	}
 	res.Runs = runs
+	res.HeldOut = heldOut
 	res.Notes = opt.Gate.Notes(pool, res)
+	if heldNote != "" {
+		res.Notes = append(res.Notes, heldNote)
+	}
 	return res, nil
+}
+
+// heldOut chooses a threshold on the first half of the unchanged runs and
+// judges it on the second (HeldOut); a note instead when there are no
+// thresholds or too few runs.
+func (o Options) heldOut(ctx context.Context, tg Thresholder, pool Pool, runs int) (*HeldOut, string, error) {
+	if tg == nil {
+		return nil, "", nil
+	}
+	first := runs / 2
+	if o.Reference+o.Candidate > runs-first {
+		return nil, fmt.Sprintf("%s not validated on held-out runs: each half of the %d unchanged runs is smaller than the %d reference and %d candidate runs a split needs (ask for fewer to validate the choice)",
+			tg.ThresholdName(), runs, o.Reference, o.Candidate), nil
+	}
+	part := func(from, n int) []split {
+		ss := o.splits(n)
+		for i := range ss {
+			for j := range ss[i].ref {
+				ss[i].ref[j] += from
+			}
+			for j := range ss[i].cand {
+				ss[i].cand[j] += from
+			}
+		}
+		return ss
+	}
+	choose, held := part(0, first), part(first, runs-first)
+	thresholds := append([]float64(nil), o.Thresholds...)
+	slices.Sort(thresholds)
+	h := &HeldOut{Chosen: jsonFactor(math.NaN()), ChooseRuns: first, HeldRuns: runs - first}
+	for _, t := range thresholds {
+		out, err := judgeAll(ctx, tg.WithThreshold(t), pool, choose, []float64{1})
+		if err != nil {
+			return nil, "", err
+		}
+		if r := falseFails(out); r.Rate <= o.FalseFail {
+			h.Chosen, h.Choose = jsonFactor(t), r
+			break
+		}
+	}
+	if math.IsNaN(float64(h.Chosen)) {
+		return h, "", nil
+	}
+	out, err := judgeAll(ctx, tg.WithThreshold(float64(h.Chosen)), pool, held, []float64{1})
+	if err != nil {
+		return nil, "", err
+	}
+	h.Held = falseFails(out)
+	return h, "", nil
+}
+
+// falseFails is the rate at which the gate failed over the splits of out
+// (at their first factor).
+func falseFails(out [][]Outcome) Rate {
+	failed := 0
+	for _, o := range out {
+		if o[0].Status == gate.Failed {
+			failed++
+		}
+	}
+	return rate(failed, len(out))
 }
 
 // judgeAll judges every split at every factor, on every processor;

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,6 +107,94 @@ func TestDriftShowsInOrderedSplits(t *testing.T) {
 	}
 	if random.FalseFails.Rate > 0.05 {
 		t.Errorf("random: %+v", random.FalseFails)
+	}
+}
+
+// TestBlockedSplits: blocked splits deal windows of consecutive runs to
+// the sides in alternating blocks, reference first; on the drifting pool of
+// TestDriftShowsInOrderedSplits they fail far less often than ordered ones
+// (the drift mostly cancels) and every output names the split and what it
+// can see of drift.
+func TestBlockedSplits(t *testing.T) {
+	o := Options{Reference: 4, Candidate: 4, Split: SplitBlocked}
+	ss := o.splits(10)
+	if len(ss) != 3 || !slices.Equal(ss[1].ref, []int{1, 2, 5, 6}) || !slices.Equal(ss[1].cand, []int{3, 4, 7, 8}) {
+		t.Errorf("blocked splits %v", ss)
+	}
+	if s := blocked(0, 6, 2); !slices.Equal(s.ref, []int{0, 1, 2, 4, 5, 6}) || !slices.Equal(s.cand, []int{3, 7}) {
+		t.Errorf("6 and 2 runs: %+v", s)
+	}
+	pool := synthPool(9, 24, 5, 0.01, 0.02, 0.01)
+	byMode := map[string]*Result{}
+	for _, mode := range []string{SplitRandom, SplitOrdered, SplitBlocked} {
+		r, err := Run(context.Background(), pool, Options{PerSide: 8, Split: mode, Splits: 100, Seed: 1, FalseFail: 0.01, Factors: []float64{2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byMode[mode] = r
+		var text, js bytes.Buffer
+		if err := WriteText(&text, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJSON(&js, r); err != nil {
+			t.Fatal(err)
+		}
+		note := SplitNote(mode)
+		if !strings.Contains(text.String(), "split: "+note) || !strings.Contains(js.String(), `"split_note": "`+note+`"`) || !strings.Contains(js.String(), `"split": "`+mode+`"`) ||
+			!strings.Contains(PowerPlot(r).Title.Text, mode+" splits") {
+			t.Errorf("%s: the outputs do not name the split:\n%s\n%s", mode, text.String(), js.String())
+		}
+		if !strings.Contains(note, "drift") {
+			t.Errorf("%s: %q says nothing of drift", mode, note)
+		}
+	}
+	if !strings.Contains(SplitNote(SplitRandom), "cannot see drift") {
+		t.Errorf("random: %q", SplitNote(SplitRandom))
+	}
+	t.Logf("1 %% drift per run, 8 per side: false fails random %s, ordered %s, blocked %s",
+		pct(byMode[SplitRandom].FalseFails.Rate), pct(byMode[SplitOrdered].FalseFails.Rate), pct(byMode[SplitBlocked].FalseFails.Rate))
+	if b := byMode[SplitBlocked].FalseFails; b.Trials != 9 || b.Rate >= byMode[SplitOrdered].FalseFails.Rate {
+		t.Errorf("blocked %+v, ordered %+v", b, byMode[SplitOrdered].FalseFails)
+	}
+}
+
+// TestHeldOut: a threshold chosen on the first half of a pool (ordered
+// splits) is judged again on the second. Steady runs: the held-out false
+// fails stay near the level. Runs that start drifting 1 % per run in the
+// second half (a machine that changed): the threshold chosen on the first
+// half fails the later runs far above the level.
+func TestHeldOut(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		drift float64
+		above bool
+	}{{"steady", 0, false}, {"drift in the second half", 0.01, true}} {
+		pool := synthPool(13, 60, 4, 0.02, 0, 0)
+		for k := range pool.Values {
+			for r := 30; r < 60; r++ {
+				pool.Values[k][r] *= math.Pow(1+tc.drift, float64(r-30))
+			}
+		}
+		r, err := Run(context.Background(), pool, Options{PerSide: 8, Split: SplitOrdered, FalseFail: 0.05, Factors: []float64{2},
+			Thresholds: []float64{0, 0.01, 0.02, 0.05, 0.1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := r.HeldOut
+		if h == nil || h.ChooseRuns != 30 || h.HeldRuns != 30 || math.IsNaN(float64(h.Chosen)) || h.Choose.Rate > 0.05 || h.Held.Trials != 15 {
+			t.Fatalf("%s: held out %+v", tc.name, h)
+		}
+		var text bytes.Buffer
+		WriteText(&text, r)
+		t.Logf("%s: chosen %s on the first 30 runs (false fails %s); held out: %s", tc.name, pct(float64(h.Chosen)), pct(h.Choose.Rate), rateText(h.Held))
+		if got := h.Held.Low > 0.05; got != tc.above || !strings.Contains(text.String(), "held-out validation: --fail-threshold") {
+			t.Errorf("%s: held out %+v, above the level %v, want %v\n%s", tc.name, h.Held, got, tc.above, text.String())
+		}
+	}
+	// Too few runs to hold any out: a note says so.
+	r, err := Run(context.Background(), synthPool(13, 20, 2, 0.02, 0, 0), Options{PerSide: 8, Splits: 20, Factors: []float64{2}, Thresholds: []float64{0.1}})
+	if err != nil || r.HeldOut != nil || !strings.Contains(strings.Join(r.Notes, "\n"), "not validated on held-out runs") {
+		t.Errorf("small pool: %+v %v, %v", r.HeldOut, r.Notes, err)
 	}
 }
 

@@ -21,5 +21,9 @@
 // runs are exchangeable the measured rate is at most the level asked by
 // construction, and the splits are not independent (the interval is
 // optimistic). What random splits cannot show is drift: the ordered split
-// puts the reference runs before the candidate runs, as CI does.
+// puts the reference runs before the candidate runs, as CI does, and the
+// blocked split deals windows of consecutive runs in alternating blocks;
+// every report says which split was used (SplitNote). A threshold chosen
+// from a calibration is validated on held-out runs (HeldOut): chosen on
+// the first half of the pool, judged on the later half.
 package calibrate

@@ -61,8 +61,11 @@ func atRuns(r *Result) string {
 func WriteText(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	how := fmt.Sprintf("%d random splits (seed %d)", r.FalseFails.Trials, r.Seed)
-	if r.Split == SplitOrdered {
+	switch r.Split {
+	case SplitOrdered:
 		how = fmt.Sprintf("%d ordered splits (consecutive blocks, reference first)", r.FalseFails.Trials)
+	case SplitBlocked:
+		how = fmt.Sprintf("%d blocked splits (windows of consecutive runs dealt in alternating blocks, reference first)", r.FalseFails.Trials)
 	}
 	if r.Gate == "" || r.Gate == "compare" {
 		fmt.Fprintf(bw, "calibration: %d unchanged runs, %s, %s, %d checks, gate at family-wise false-fail level %s (Holm)\n",
@@ -97,6 +100,18 @@ func WriteText(w io.Writer, r *Result) error {
 			fmt.Fprintf(bw, "  %-10s %-9s %-13s %s\n", pct(t.Threshold), pct(t.Passed.Rate), pct(t.Inconclusive.Rate), pct(t.Failed.Rate))
 		}
 	}
+	if h := r.HeldOut; h != nil {
+		if math.IsNaN(float64(h.Chosen)) {
+			fmt.Fprintf(bw, "held-out validation: no %s tried keeps the false fails of the first %d runs within %s: none to choose\n", r.ThresholdName, h.ChooseRuns, pct(r.FalseFail))
+		} else {
+			verdict := "within"
+			if h.Held.Low > r.FalseFail {
+				verdict = "ABOVE"
+			}
+			fmt.Fprintf(bw, "held-out validation: %s %s chosen on the first %d runs (false fails %s); on the %d later runs alone: false fails %s: %s the level asked\n",
+				r.ThresholdName, pct(float64(h.Chosen)), h.ChooseRuns, pct(h.Choose.Rate), h.HeldRuns, rateText(h.Held), verdict)
+		}
+	}
 	if g := r.Regression; g != nil {
 		fmt.Fprintf(bw, "real regression: %d regressed runs as candidates against unchanged reference runs, %d splits: detected (gate fails) %s; passed %s; inconclusive %s; a single check fails %s\n",
 			r.Regressed, g.Gate.Trials, rateText(g.Gate), pct(g.Passed.Rate), pct(g.Inconclusive.Rate), pct(g.Check.Rate))
@@ -104,10 +119,8 @@ func WriteText(w io.Writer, r *Result) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
 	}
-	if r.Split == SplitRandom {
-		fmt.Fprintln(bw, "note: the splits reuse the same runs, so they are not independent and the intervals are narrower than the truth;"+
-			" random splits also hide slow drift of the machine, which --split ordered exposes")
-	}
+	fmt.Fprintf(bw, "split: %s\n", SplitNote(r.Split))
+	fmt.Fprintln(bw, "note: the splits reuse the same runs, so they are not independent and the intervals are narrower than the truth")
 	return bw.Flush()
 }
 
@@ -156,7 +169,7 @@ func PowerPlot(r *Result) *plot.Plot {
 		}
 		return y
 	}
-	title := fmt.Sprintf("%s power at %s (%d checks, false-fail level %s)", gateTitle(r), atRuns(r), r.Checks, pct(r.FalseFail))
+	title := fmt.Sprintf("%s power at %s (%d checks, false-fail level %s, %s splits)", gateTitle(r), atRuns(r), r.Checks, pct(r.FalseFail), r.Split)
 	p := plots.CategoryLines(title, "Regression injected (candidate / reference)", "Detection rate", cats, []plots.Line{
 		{Name: "gate fails", Y: gateY},
 		{Name: "a single check fails", Y: checkY},
@@ -209,7 +222,7 @@ func OutcomePlot(r *Result) (*plot.Plot, error) {
 		inconclusive = append(inconclusive, g.Inconclusive.Rate)
 		failed = append(failed, g.Gate.Rate)
 	}
-	title := fmt.Sprintf("%s verdicts at %s (%d splits, false-fail level %s)", gateTitle(r), atRuns(r), r.FalseFails.Trials, pct(r.FalseFail))
+	title := fmt.Sprintf("%s verdicts at %s (%d %s splits, false-fail level %s)", gateTitle(r), atRuns(r), r.FalseFails.Trials, r.Split, pct(r.FalseFail))
 	return verdictBars(title, "Regression injected (candidate / reference)", cats, passed, inconclusive, failed)
 }
 
@@ -225,7 +238,7 @@ func ThresholdPlot(r *Result) (*plot.Plot, error) {
 		inconclusive = append(inconclusive, t.Inconclusive.Rate)
 		failed = append(failed, t.Failed.Rate)
 	}
-	title := fmt.Sprintf("%s verdicts on an unchanged system at %s (%d splits)", gateTitle(r), atRuns(r), r.FalseFails.Trials)
+	title := fmt.Sprintf("%s verdicts on an unchanged system at %s (%d %s splits)", gateTitle(r), atRuns(r), r.FalseFails.Trials, r.Split)
 	return verdictBars(title, r.ThresholdName, cats, passed, inconclusive, failed)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
@@ -95,6 +96,9 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 		}
 		return exit.With(exit.Usage, err)
 	}
+	// The pool's run order is the runs' start times, which ordered and
+	// blocked splits and the held-out validation rely on.
+	experiment.SortChronological(in.Experiments)
 	obs := in.Observations()
 	regressed := 0
 	if rdir := cfg.Regressed; rdir != "" {
@@ -109,6 +113,7 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 			return exit.With(exit.Usage, fmt.Errorf("--regressed %s measures %s latency, --experiments-results %s %s", rdir, reg.Latency, dir, in.Latency))
 		}
 		regressed = len(reg.Experiments)
+		experiment.SortChronological(reg.Experiments)
 		in.Warnings = append(in.Warnings, reg.Warnings...)
 		for _, o := range reg.Observations() {
 			// Names apart from the unchanged runs' (run ab names both

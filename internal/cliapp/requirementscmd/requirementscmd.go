@@ -122,7 +122,7 @@ func calibrateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "margin", Value: "0", Usage: "with --calibrate: check --margin, a fraction (0.1) or percentage (10%), " + numflag.Tolerance.Text()},
 		&cli.StringFlag{Name: "columns", Value: "Median,99%,Max", Usage: "with --calibrate: check --columns, the columns checked"},
 		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged, " + calibrate.SplitsRange.Text()},
-		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded) or ordered (consecutive blocks in run order, reference first: exposes drift)"},
+		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded), ordered (consecutive blocks in run order, reference first, as CI: exposes drift) or blocked (alternating blocks of consecutive runs); random splits cannot see drift"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits, any whole number from 0 to 2^64-1"},
 		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve, each above 1 and at most 1000 (default 1.05,1.1,1.25,1.5,2)"},
 		&cli.StringFlag{Name: "margins", Usage: "with --calibrate: comma-separated margins `M1,M2,…` (fractions or percentages, " + numflag.Tolerance.Text() + ") at which the unchanged splits are judged again: the verdict shares per margin (plot calibration_check_thresholds)"},
