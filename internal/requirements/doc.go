@@ -15,7 +15,12 @@
 //     stated probability for a whole check, split over the checks by
 //     Bonferroni; distribution-free (the largest run, failed only when
 //     enough candidate runs all exceed it, OrderChance) or log-normal
-//     prediction bounds, tested per check by ShapiroWilk with a fallback.
+//     prediction bounds, used only where the runs can back the check level
+//     (never on the word of a normality pretest).
+//
+// Every derivation also tests each check's runs for drift over run order
+// (DriftOf: Mann–Kendall, Holm over the checks), reported beside the
+// requirements file.
 //
 // Throughput requirements (min_throughput_requirements.csv) are lower
 // limits on the Median [msg/s] of each sub-experiment, payload and offered

@@ -36,9 +36,13 @@ the dependence between checks). Per check, --method says how:
              it only when enough candidate runs exceed it; the table says how many runs that takes.
   lognormal  a one-sided log-normal prediction bound, exp(mean + t·sd·√(1+1/n)) of the log values
              with t at 1 − false-fail/m: one new run exceeds it with chance false-fail/m if the log
-             values are normal. Shapiro–Wilk tests that on every check; where it is rejected at
-             --normality-level the check falls back to the distribution-free bound, with a warning.
+             values are normal. n runs show chances down to 1/(n+1) only, so where false-fail/m is
+             below that (with P = 1 %, in practice always) the bound is refused and the check uses
+             the distribution-free one, with the reason; also where Shapiro–Wilk rejects normality
+             at --normality-level.
 The file says which mode and method wrote it (the Mode and "<column> method" columns).
+Every derivation also tests each check's runs for drift over run order (Mann–Kendall, meta.json
+start times, Holm at 5 %), prints the finding and writes it beside the file, <file>_drift.csv.
 
 Percentile mode (the default, the Fast-RTPS compatibility mode; --percentile P, default 99):
 each limit is the P-th percentile (numpy's linear method) over the experiments; the file is in the
@@ -99,7 +103,7 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 			&cli.StringFlag{Name: "false-fail", Value: strconv.FormatFloat(requirements.DefaultFalseFail, 'g', -1, 64),
 				Usage: "statistical mode: chance that an unchanged system fails a whole check, a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
 			&cli.StringFlag{Name: "method", Value: requirements.DefaultMethod,
-				Usage: "statistical mode: order (distribution-free) or lognormal (tested per check by Shapiro–Wilk)"},
+				Usage: "statistical mode: order (distribution-free) or lognormal (where the runs can back the check level, else order)"},
 			&cli.IntFlag{Name: "order-rank", Value: 1,
 				Usage: "statistical mode: a distribution-free limit is the `J`-th largest run (1: the largest); 2 or 3 keeps one slow reference run from raising it, so that fewer candidate runs fail it (formats §11); " + requirements.OrderRankRange.Text() + ", fewer than the runs"},
 			&cli.StringFlag{Name: "normality-level", Value: strconv.FormatFloat(requirements.DefaultNormalityLevel, 'g', -1, 64),
