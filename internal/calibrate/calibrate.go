@@ -427,7 +427,7 @@ func (CompareGate) Name() string { return "compare" }
 
 // Describe implements Gate.
 func (g CompareGate) Describe() string {
-	return fmt.Sprintf("compare: Hodges–Lehmann ratio, Mann–Whitney interval and p, Holm at family-wise false-fail level %s", pct(g.FalseFail))
+	return fmt.Sprintf("compare: Hodges–Lehmann ratio with its Mann–Whitney interval, p the larger of Mann–Whitney's and Welch's on the log values, Holm at family-wise false-fail level %s", pct(g.FalseFail))
 }
 
 // Judge implements Gate.

@@ -8,6 +8,7 @@ import (
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/dist"
+	"github.com/mqgate/mqgate/internal/stats/unpaired"
 )
 
 // DefaultFalseFail is the default family-wise false-fail level of a
@@ -58,8 +59,9 @@ type Stats struct {
 	Tail       float64 `json:"tail"`
 	PassTail   float64 `json:"pass_tail"`
 	Confidence float64 `json:"confidence"`
-	// P is the one-sided Mann–Whitney p-value for "the candidate is
-	// worse"; PAdjusted is it after Holm's correction over the gate run.
+	// P is the one-sided p-value for "the candidate is worse": the larger
+	// of Mann–Whitney's and Welch's on the log values (compareSides);
+	// PAdjusted is it after Holm's correction over the gate run.
 	P         float64 `json:"p"`
 	PAdjusted float64 `json:"p_adjusted"`
 	Exact     bool    `json:"exact"`
@@ -138,7 +140,7 @@ func (s *Stats) NoInterval() string {
 // family-wise false-fail level falseFail over all of them:
 //
 //   - effect: Compare, the Hodges–Lehmann ratio with a Mann–Whitney
-//     interval and one-sided p-value;
+//     interval, and the one-sided p-value of compareSides;
 //   - Holm's correction across the series gives each its tail level;
 //   - Failed when Holm rejects "no regression", the interval lies beyond 1
 //     in the bad direction and the estimate beyond 1 ± Threshold; Passed
@@ -155,7 +157,7 @@ func Judge(series []Series, falseFail float64, referenceName string) []Check {
 	for i, s := range series {
 		// The p-value does not depend on the tail; the interval is
 		// recomputed at the Holm level in Decide.
-		eff, err := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == result.HigherIsBetter, 0.25)
+		eff, err := compareSides(s, 0.25)
 		rules[i] = shiftRule{s, eff, err, falseFail, referenceName}
 	}
 	return Family{Correction: Holm, Alpha: falseFail}.Judge(rules)
@@ -170,8 +172,8 @@ type shiftRule struct {
 	referenceName string
 }
 
-// P is the one-sided Mann–Whitney p-value; NaN for a series that cannot
-// be compared, which is Missing.
+// P is the one-sided p-value of compareSides; NaN for a series that
+// cannot be compared, which is Missing.
 func (r shiftRule) P() float64 {
 	if r.err != nil {
 		return math.NaN()
@@ -186,9 +188,29 @@ func (r shiftRule) Decide(d stats.Decision) Check {
 		return MissingCheck(s.SubExperiment, s.Payload, s.Metric, stats.Median(s.Reference), stats.Median(s.Candidate),
 			fmt.Sprintf("%d B %s: %s", s.Payload, s.Metric.Name, missingReason(s, r.referenceName, r.err)))
 	}
-	eff, _ := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == result.HigherIsBetter, d.Tail)
-	pass, _ := dist.Compare(s.Reference, s.Candidate, s.Metric.Better == result.HigherIsBetter, math.Max(r.falseFail, d.Tail))
+	eff, _ := compareSides(s, d.Tail)
+	pass, _ := compareSides(s, math.Max(r.falseFail, d.Tail))
 	return decide(s, eff, pass, d.Adjusted, d.Rejected, r.referenceName)
+}
+
+// compareSides is dist.Compare of s's sides at tail, its p-value the
+// larger of Mann–Whitney's (exact when the runs of both sides are
+// exchangeable, whatever their shape) and Welch's on the log values (near
+// its level for log-normal runs whatever the two spreads): a check rejects
+// only when both do, so it keeps its level when either assumption holds.
+// Mann–Whitney alone fails unchanged runs 4 % of the time at 1 % when 20
+// quiet runs (CV 5 %) meet 5 noisy ones (CV 30 %); Brunner–Munzel, built
+// for unequal spreads, still 3 % there: with 5 runs all above a tight
+// reference 1 time in 32 under no change, no rank test can do better.
+func compareSides(s Series, tail float64) (dist.Effect, error) {
+	higher := s.Metric.Better == result.HigherIsBetter
+	eff, err := dist.Compare(s.Reference, s.Candidate, higher, tail)
+	if err == nil {
+		if p, ok := unpaired.WelchWorse(s.Reference, s.Candidate, higher); ok {
+			eff.P = math.Max(eff.P, p)
+		}
+	}
+	return eff, err
 }
 
 func missingReason(s Series, referenceName string, err error) string {
