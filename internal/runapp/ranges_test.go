@@ -88,13 +88,16 @@ func TestNumericFlagRanges(t *testing.T) {
 				switch cmd.Name {
 				case "echo":
 					args = append(args, rangeArgs["echo"]...)
+				case "wait":
+					// The address follows the flags; a bad --timeout is refused before any waiting.
+					args = append(args, "--"+name, v, "tcp://127.0.0.1:1")
 				case "ab":
 					args = append(args, "--out", out, "--name", "x", "--"+name, v, "--", "-s", "intraprocess_reliable", "--payloads", "16", "--samples", "10", "-q")
 				default:
 					args = append(args, "--out", out, "--name", "x")
 					args = append(args, rangeArgs[cmd.Name]...)
 				}
-				if cmd.Name != "ab" {
+				if cmd.Name != "ab" && cmd.Name != "wait" {
 					args = append(args, "--"+name, v)
 				}
 				code, stderr := runBounded(t, args...)
