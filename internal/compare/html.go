@@ -49,17 +49,22 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 		Header: []string{"Sub-experiment", "Bytes", "Column", "Reference", "Result", "Limit", "Change", "Status"},
 	}
 	if r.Mode == gate.ModeStatistical || r.Mode == gate.ModePaired {
-		failures.Header = append(failures.Header, "Ratio", "Interval", "p", "Runs")
+		// One estimate: the ratio the rule read replaces the change of
+		// the medians.
+		failures.Header = append(failures.Header[:6], "Status", "Ratio", "Interval", "p", "Runs")
 	}
+	var counted []gate.Check
 	for _, c := range v.Checks {
 		if v.Counts(c) {
 			failures.Rows = append(failures.Rows, failureRow(v, c))
+			counted = append(counted, c)
 		}
 	}
 	p.Verdict = &htmlreport.Verdict{
 		Status:   htmlStatus(v.Status),
 		Summary:  verdictSummary(v),
 		Failures: failures,
+		Notes:    report.Notes(counted),
 	}
 
 	for _, s := range r.sections() {
@@ -202,14 +207,12 @@ func failureRow(v *gate.Verdict, c gate.Check) []htmlreport.Cell {
 		htmlreport.Num(num3(c.Reference)),
 		htmlreport.Num(num3(c.Value)),
 		htmlreport.Num(num3(c.Limit)),
-		htmlreport.Num(c.PercentText(referenceName)),
-		status,
 	}
-	if c.Stats != nil {
-		ratio, interval, p, runs := report.Evidence(c)
-		row = append(row, htmlreport.Num(ratio), htmlreport.Num(interval), htmlreport.Num(p), htmlreport.Num(runs))
+	if v.Mode != gate.ModeStatistical && v.Mode != gate.ModePaired {
+		return append(row, htmlreport.Num(c.PercentText(referenceName)), status)
 	}
-	return row
+	ratio, interval, p, runs := report.Evidence(c)
+	return append(row, status, htmlreport.Num(ratio), htmlreport.Num(interval), htmlreport.Num(p), htmlreport.Num(runs))
 }
 
 // columnText names a failure's column with its direction when higher is
@@ -246,7 +249,7 @@ func verdictSummary(v *gate.Verdict) string {
 			s += " (allowed)"
 		}
 	}
-	for _, l := range report.Basis(v) {
+	for _, l := range report.BannerBasis(v) {
 		s += "; " + l
 	}
 	return s

@@ -42,6 +42,9 @@ type Verdict struct {
 	Summary string
 	// Failures lists what failed; an empty table is not shown.
 	Failures Table
+	// Notes are shown under Failures, one paragraph each: what does not
+	// fit in a table cell.
+	Notes []string
 }
 
 // Section is a part of the page with its own anchor: a sub-experiment, or,

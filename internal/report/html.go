@@ -19,13 +19,14 @@ func HTMLVerdict(v *gate.Verdict) *htmlreport.Verdict {
 	}
 	summary := fmt.Sprintf("%s %s: %d of %d checks passed, %d failed, %d missing, %d inconclusive",
 		v.Tool, statusWord(v.Status), v.Passed, len(v.Checks), v.Failed, v.Missing, v.Inconclusive)
-	for _, l := range Basis(v) {
+	for _, l := range BannerBasis(v) {
 		summary += "; " + l
 	}
 	return &htmlreport.Verdict{
 		Status:   HTMLStatus(v.Status),
 		Summary:  summary,
 		Failures: HTMLTable(v, failures, true),
+		Notes:    Notes(failures),
 	}
 }
 
@@ -41,14 +42,18 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 	if v.Thresholded() {
 		t.Header = append(t.Header, limit)
 	}
-	t.Header = append(t.Header, over, "vs "+name)
+	t.Header = append(t.Header, over)
 	stat := statistical(v)
 	if stat {
+		// One estimate, the ratio the rule read; notes under the table
+		// carry what the messages add.
 		t.Header = append(t.Header, "Ratio", "Interval", "p", "Runs")
+	} else {
+		t.Header = append(t.Header, "vs "+name)
 	}
 	withMsg := false
 	for _, c := range checks {
-		withMsg = withMsg || c.Status != gate.Passed
+		withMsg = withMsg || (c.Status != gate.Passed && !stat)
 	}
 	if withMsg {
 		t.Header = append(t.Header, "Message")
@@ -80,12 +85,11 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 		if v.Thresholded() {
 			row = append(row, htmlreport.Num(valueText(c, c.Limit)))
 		}
-		row = append(row,
-			htmlreport.Num(withUnit(signed3(c.Margin), u)),
-			htmlreport.Num(c.PercentText(name)),
-		)
+		row = append(row, htmlreport.Num(withUnit(signed3(c.Margin), u)))
 		if stat {
-			row = append(row, htmlreport.Num(estimateText(c)), htmlreport.Num(intervalText(c)), htmlreport.Num(pText(c)), htmlreport.Num(runsText(c)))
+			row = append(row, htmlreport.Num(estimateText(c)), htmlreport.Num(intervalCell(c)), htmlreport.Num(pText(c)), htmlreport.Num(runsText(c)))
+		} else {
+			row = append(row, htmlreport.Num(c.PercentText(name)))
 		}
 		if withMsg {
 			msg := c.Message

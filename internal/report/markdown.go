@@ -61,24 +61,37 @@ func Markdown(w io.Writer, v *gate.Verdict) error {
 func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
 	limit, over := limitNames(v, cs)
 	stat := statistical(v)
-	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s | vs %s |", limit, over, v.RefName())
+	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s |", limit, over)
 	if stat {
-		fmt.Fprint(w, " Ratio | Interval | p | Runs | Note |")
+		// One estimate: the ratio the rule read, not also the ratio of
+		// the two sides' values.
+		fmt.Fprint(w, " Ratio | Interval | p | Runs |")
+	} else {
+		fmt.Fprintf(w, " vs %s |", v.RefName())
 	}
-	fmt.Fprint(w, "\n|---|---|---:|---|---:|---:|---:|---:|")
+	fmt.Fprint(w, "\n|---|---|---:|---|---:|---:|---:|")
 	if stat {
-		fmt.Fprint(w, "---:|---|---|---:|---|")
+		fmt.Fprint(w, "---:|---|---|---:|")
+	} else {
+		fmt.Fprint(w, "---:|")
 	}
 	fmt.Fprintln(w)
 	for _, c := range cs {
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s |",
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s |",
 			mdStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(metricText(c.Metric)),
-			valueText(c, c.Value), valueText(c, c.Limit),
-			signed3(c.Margin), mdEscape(c.PercentText(v.RefName())))
+			valueText(c, c.Value), valueText(c, c.Limit), signed3(c.Margin))
 		if stat {
-			fmt.Fprintf(w, " %s | %s | %s | %s | %s |", estimateText(c), intervalText(c), pText(c), runsText(c), mdEscape(note(c)))
+			fmt.Fprintf(w, " %s | %s | %s | %s |", estimateText(c), intervalCell(c), pText(c), runsText(c))
+		} else {
+			fmt.Fprintf(w, " %s |", mdEscape(c.PercentText(v.RefName())))
 		}
 		fmt.Fprintln(w)
+	}
+	if ns := Notes(cs); len(ns) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range ns {
+			fmt.Fprintf(w, "- %s\n", mdEscape(n))
+		}
 	}
 }
 

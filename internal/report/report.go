@@ -183,8 +183,8 @@ func decisionLines(v *gate.Verdict) []string {
 		iv = fmt.Sprintf("interval of %s: [%s, %s]", d.Check, f3(d.Low), hi)
 	}
 	lines = append(lines, fmt.Sprintf("%s; family level %s; N = %d %s", iv, percentText(d.Level), d.N, units))
-	if len(d.Open) > 0 {
-		lines = append(lines, "inconclusive on: "+strings.Join(d.Open, ", "))
+	if u := Undecided(v); u != "" {
+		lines = append(lines, u)
 	}
 	if d.Drift != "" {
 		lines = append(lines, "drift: "+d.Drift)
@@ -214,6 +214,15 @@ func intervalText(c gate.Check) string {
 	return fmt.Sprintf("[%s, %s] (%s)", f3(c.Stats.Low), hi, gate.ConfidenceText(c.Stats.Confidence))
 }
 
+// intervalCell is intervalText for a table cell: the interval only, "none"
+// without one (notes say why).
+func intervalCell(c gate.Check) string {
+	if c.Stats != nil && c.Stats.NoInterval() != "" {
+		return "none"
+	}
+	return intervalText(c)
+}
+
 func pText(c gate.Check) string {
 	if c.Stats == nil {
 		return ""
@@ -241,6 +250,59 @@ func percentText(x float64) string {
 	return strconv.FormatFloat(100*x, 'g', 6, 64) + "%"
 }
 
+// Undecided names the checks that keep v inconclusive, from its
+// Decision, as "inconclusive on: tcp 16 B Max, …"; "" when there are none.
+func Undecided(v *gate.Verdict) string {
+	if v.Decision == nil || len(v.Decision.Open) == 0 {
+		return ""
+	}
+	return "inconclusive on: " + strings.Join(v.Decision.Open, ", ")
+}
+
+// BannerBasis is Basis for a page's verdict banner: the undecided checks
+// first, where a reader of an inconclusive verdict looks, then the rest.
+func BannerBasis(v *gate.Verdict) []string {
+	u := Undecided(v)
+	var lines []string
+	if u != "" {
+		lines = append(lines, u)
+	}
+	for _, l := range Basis(v) {
+		if l != u {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// Notes are what statistical checks add to their table rows, one line
+// each, written under the table rather than in it: why a check has no
+// interval (the interval cell says "none") and why it is inconclusive.
+func Notes(cs []gate.Check) []string {
+	var lines []string
+	for _, c := range cs {
+		if c.Stats == nil {
+			continue
+		}
+		var parts []string
+		if none := c.Stats.NoInterval(); strings.HasPrefix(none, "none (") {
+			parts = append(parts, "interval "+none)
+		}
+		if n := note(c); n != "" {
+			parts = append(parts, n)
+		}
+		if len(parts) > 0 {
+			lines = append(lines, checkName(c)+": "+strings.Join(parts, "; "))
+		}
+	}
+	return lines
+}
+
+// checkName names c in notes: sub-experiment, payload and metric.
+func checkName(c gate.Check) string {
+	return fmt.Sprintf("%s %d B %s", c.SubExperiment, c.Payload, metricText(c.Metric))
+}
+
 // note is what a statistical check's message adds to its numbers: the
 // reason it is inconclusive, or "" when it passed or failed.
 func note(c gate.Check) string {
@@ -257,10 +319,11 @@ func note(c gate.Check) string {
 
 // Evidence returns the statistical columns of a check judged on several
 // runs per side, as every report writes them: the ratio ("×1.052"), its
-// interval with confidence ("[0.980, 1.130] (99.9%)"), the p-value with its
+// interval with confidence ("[0.980, 1.130] (99.9%)", "none" without one:
+// Notes say why), the p-value with its
 // adjusted value, named after the correction decided on ("(Holm 0.0043)"),
 // and the runs per side ("10/10", results/reference).
 // All are "" for a single-run check.
 func Evidence(c gate.Check) (ratio, interval, p, runs string) {
-	return estimateText(c), intervalText(c), pText(c), runsText(c)
+	return estimateText(c), intervalCell(c), pText(c), runsText(c)
 }
