@@ -136,6 +136,14 @@ func Measure(ctx context.Context, ends *load.Ends, payload, demand, recoveryMs i
 				}
 				seq++
 			}
+			// A burst ends with its messages deliverable (an open
+			// transaction commits): publishing the burst includes it.
+			if b, ok := pub.(driver.BatchSender); ok {
+				if err := b.FlushBatch(); err != nil {
+					pubErr = err
+					return
+				}
+			}
 			end = time.Now()
 			pubEnd = end
 			sent.Add(int64(demand))

@@ -126,6 +126,17 @@ type AckSender interface {
 	WaitAcks(deadline time.Time) error
 }
 
+// BatchSender is implemented by senders that may hold messages back until
+// more are sent (AMQP transactions of several messages are routed when they
+// commit). FlushBatch makes every message sent so far deliverable: a sender
+// that keeps a bounded number of messages in flight calls it before waiting
+// for deliveries, and a burst ends with it, so that no sender waits for
+// messages it holds itself.
+type BatchSender interface {
+	Sender
+	FlushBatch() error
+}
+
 // Options configure one end of a link. The zero value is a best-effort,
 // plaintext link with transport defaults.
 type Options struct {

@@ -11,7 +11,9 @@ import (
 // value to the driver in Options.Params[Name]. Drivers declare flags as
 // plain data so that they do not depend on a command-line library.
 type Flag struct {
-	Name    string // e.g. "amqp-prefetch"; prefixed by the driver's name
+	Name string // e.g. "amqp-prefetch"; prefixed by the driver's name
+	// Aliases are other names of the flag (a method's own spelling).
+	Aliases []string
 	Usage   string
 	Default string
 	EnvVar  string // e.g. "MQGATE_AMQP_URL"; empty for none

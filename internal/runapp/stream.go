@@ -51,6 +51,7 @@ func prepareStream(ctx context.Context, sc Base, tool string, stderr io.Writer) 
 		return nil, exit.Usagef("--connect-timeout %v: expected a positive duration", cfg.ConnectTimeout)
 	}
 	cfg.Echo, cfg.Args, cfg.Scenarios = session.EchoInProcess, os.Args, splitList(sc.Subexperiments)
+	cfg.OneWay = true
 	// The engine's settings only size the links: one sample, no warm-up.
 	cfg.Engine = engine.Config{Payloads: payloads, Samples: 1}
 	dir, err := sc.experimentDir(start)

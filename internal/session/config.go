@@ -78,6 +78,11 @@ type Config struct {
 	// ConnectTimeout bounds connecting to a far end or a broker, TLS and
 	// DTLS handshakes included; zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// OneWay runs carry one-way traffic only: an external broker is probed
+	// with a subscriber and a publisher rather than a round trip, whose
+	// settings may differ (a transaction of several messages cannot hold
+	// the one message of a round trip).
+	OneWay bool
 
 	// EchoDelay is spent by every echo end this run starts on each message
 	// before it replies (--echo-delay), a stand-in for processing; its

@@ -480,6 +480,18 @@ func (s *Session) probe(ctx context.Context, p *plan) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 	defer cancel()
+	if st, ok := p.tr.(driver.StreamTransport); ok && s.cfg.OneWay && p.echo != EchoRemote {
+		if err := probeOneWay(cctx, st, p); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: %w while connecting", p.sc.Type, engine.ErrInterrupted)
+			}
+			if expired(cctx) {
+				err = fmt.Errorf("%w (nothing within --connect-timeout %v)", err, s.cfg.ConnectTimeout)
+			}
+			return fmt.Errorf("%s: cannot reach %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)
+		}
+		return nil
+	}
 	pinger, err := p.tr.Dial(cctx, p.addr, p.opts)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -523,6 +535,21 @@ func (s *Session) probe(ctx context.Context, p *plan) error {
 			return nil
 		}
 	}
+}
+
+// probeOneWay opens a subscriber and a publisher of p's topic at p's
+// broker, as the one-way runs do, and closes them.
+func probeOneWay(ctx context.Context, st driver.StreamTransport, p *plan) error {
+	sub, err := st.Subscribe(ctx, p.addr, p.opts)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	pub, err := st.Publish(ctx, p.addr, p.opts)
+	if err != nil {
+		return err
+	}
+	return pub.Close()
 }
 
 // Close stops the embedded brokers and removes generated certificates.

@@ -259,6 +259,12 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 				pm.Sender.read((i+1)/cfg.CPUEvery, threadCPU(), pm.O[i])
 			}
 		}
+		// The last messages may be held back (an open transaction).
+		if b, ok := pub.(driver.BatchSender); ok {
+			if err := b.FlushBatch(); err != nil {
+				pubErr = err
+			}
+		}
 	}()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()

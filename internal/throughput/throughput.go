@@ -129,6 +129,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 	if as, ok := pub.(driver.AckSender); ok {
 		as.OnAck(func(error) {})
 	}
+	batch, _ := pub.(driver.BatchSender)
 	var stop atomic.Bool
 	stopped := make(chan struct{})
 	var stopOnce sync.Once
@@ -157,6 +158,15 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 			select {
 			case <-tokens:
 			default:
+				// Nothing may stay held back while waiting for
+				// deliveries (a transaction larger than F).
+				if batch != nil {
+					if err := batch.FlushBatch(); err != nil {
+						pubErr = err
+						halt()
+						return
+					}
+				}
 				timer.Reset(cfg.Timeout)
 				select {
 				case <-tokens:

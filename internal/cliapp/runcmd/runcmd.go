@@ -212,7 +212,7 @@ func driverFlags() []cli.Flag {
 			if f.Secret {
 				usage += "; secret: never written to meta.json"
 			}
-			sf := &cli.StringFlag{Name: f.Name, Value: f.Default, Usage: usage,
+			sf := &cli.StringFlag{Name: f.Name, Aliases: f.Aliases, Value: f.Default, Usage: usage,
 				EnvVars: []string{session.FlagEnv(f)}, Category: "transport " + n}
 			if r, ok := driverRange(f.Range); ok {
 				cliapp.Ranged(sf, r)

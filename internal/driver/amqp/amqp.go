@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,7 @@ var (
 	_ driver.FlagOwner       = Transport{}
 	_ driver.Broker          = Transport{}
 	_ driver.SizeLimiter     = Transport{}
+	_ driver.ParamChecker    = Transport{}
 )
 
 // Name returns "amqp".
@@ -147,6 +149,11 @@ func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options
 	name := a.queue
 	switch {
 	case name != "":
+	case s.serverNamed && s.group != "":
+		return nil, errGroupServerNamed
+	case s.serverNamed:
+		// The broker names the queue; publishers of this process find it
+		// by topic (serverQueues).
 	case s.exchange == "":
 		name = opts.Topic
 	case s.group != "":
@@ -157,12 +164,74 @@ func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options
 		return nil, err
 	}
 	sub.addr = withQueue(a.broker, sub.con.queue)
+	if name == "" && s.exchange == "" && opts.Topic != "" {
+		if err := serverQueues.add(a.broker, opts.Topic, sub.con.queue); err != nil {
+			sub.con.close()
+			return nil, err
+		}
+		sub.forget = func() { serverQueues.remove(a.broker, opts.Topic, sub.con.queue) }
+	}
 	return sub, nil
 }
 
+// errGroupServerNamed refuses competing consumers with --amqp-queue
+// server: they share one queue, which needs a name they all know.
+var errGroupServerNamed = fmt.Errorf("amqp: --%s server gives each subscriber a queue of its own, named by the broker; subscribers sharing a topic's messages need one named queue: use --%s topic", FlagQueue, FlagQueue)
+
 // CanGroup accepts a group (Options.Group): its subscribers consume from
-// one shared queue, each message going to one of them.
-func (Transport) CanGroup(driver.Options) error { return nil }
+// one shared queue, each message going to one of them; not with queues
+// named by the broker.
+func (Transport) CanGroup(opts driver.Options) error {
+	if strings.TrimSpace(opts.Params[FlagQueue]) == queueServer {
+		return errGroupServerNamed
+	}
+	return nil
+}
+
+// CheckParams implements driver.ParamChecker: a bad or refused setting
+// (--amqp-immediate) is reported before anything connects.
+func (Transport) CheckParams(opts driver.Options) error {
+	_, err := parseSettings(opts)
+	return err
+}
+
+// queueRegistry maps a broker and a topic to the queue the broker named
+// for its subscriber (--amqp-queue server on the default exchange), so that
+// publishers of the same process, given the broker URL and the topic,
+// route to it by name, as the method's producer does.
+type queueRegistry struct {
+	mu sync.Mutex
+	m  map[[2]string]string
+}
+
+var serverQueues = &queueRegistry{m: map[[2]string]string{}}
+
+func (r *queueRegistry) add(broker, topic, queue string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := [2]string{broker, topic}
+	if q, ok := r.m[k]; ok {
+		return fmt.Errorf("amqp: topic %q already has a subscriber, on queue %s: with --%s server each subscriber has a queue of its own and the default exchange routes a message to one queue; add --%s amq.direct for several subscribers of a topic", topic, q, FlagQueue, FlagExchange)
+	}
+	r.m[k] = queue
+	return nil
+}
+
+func (r *queueRegistry) remove(broker, topic, queue string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := [2]string{broker, topic}
+	if r.m[k] == queue {
+		delete(r.m, k)
+	}
+}
+
+func (r *queueRegistry) lookup(broker, topic string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q, ok := r.m[[2]string{broker, topic}]
+	return q, ok
+}
 
 // Publish opens a one-way publisher to addr: a Subscriber's Addr
 // (URL#QUEUE), or the broker URL with opts.Topic as the routing key. It
@@ -176,6 +245,13 @@ func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) 
 	key := a.queue
 	if key == "" || (s.exchange != "" && opts.Topic != "") {
 		key = opts.Topic
+	}
+	if a.queue == "" && s.serverNamed && s.exchange == "" && key != "" {
+		q, ok := serverQueues.lookup(a.broker, key)
+		if !ok {
+			return nil, fmt.Errorf("amqp: topic %q has no subscriber in this process: with --%s server its queue is named by the broker; give the subscriber's address (URL#QUEUE)", key, FlagQueue)
+		}
+		key = q
 	}
 	if key == "" {
 		return nil, fmt.Errorf("amqp: %s: nothing to publish to: expected URL#QUEUE (a subscriber's address) or a topic", driver.RedactURL(addr))
@@ -298,7 +374,6 @@ func (e *echoer) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
 	c, p := e.con, e.pub
-	manual := !e.s.autoAck()
 	for {
 		select {
 		case d, ok := <-c.deliveries:
@@ -313,10 +388,8 @@ func (e *echoer) Serve(ctx context.Context) error {
 					return e.stopped(err)
 				}
 			}
-			if manual {
-				if err := c.ch.Ack(d.DeliveryTag, false); err != nil {
-					return e.stopped(c.opErr("acknowledging a delivery", err))
-				}
+			if err := c.ack(d); err != nil {
+				return e.stopped(err)
 			}
 		case <-e.done:
 			return nil
@@ -372,6 +445,7 @@ type subscriber struct {
 	s         *settings
 	con       *consumer
 	addr      string
+	forget    func() // removes a queue named by the broker from serverQueues
 	done      chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -396,6 +470,9 @@ func (s *subscriber) Addr() string { return s.addr }
 func (s *subscriber) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
+		if s.forget != nil {
+			s.forget()
+		}
 		s.closeErr = s.con.close()
 	})
 	return s.closeErr
@@ -418,8 +495,15 @@ var (
 	_ driver.InfoReporter  = (*oneWayPublisher)(nil)
 )
 
-// Send publishes msg.
-func (p *oneWayPublisher) Send(msg []byte) error { return p.pub.publish(p.key, "", msg) }
+// Send publishes msg. With --amqp-mandatory it fails once the broker
+// returned a message as unroutable: one-way runs stop with the count rather
+// than measuring messages that went nowhere.
+func (p *oneWayPublisher) Send(msg []byte) error {
+	if err := p.pub.returnedErr(); err != nil {
+		return err
+	}
+	return p.pub.publish(p.key, "", msg)
+}
 
 // Close closes the connection. Unconfirmed messages are not waited for
 // (WaitAcks does that); an open transaction is rolled back by the broker.
@@ -438,7 +522,21 @@ func (p *oneWayPublisher) SystemInfo() driver.SystemInfo { return p.pub.info(p.p
 // acknowledges.
 type ackPublisher struct{ *oneWayPublisher }
 
-var _ driver.AckSender = (*ackPublisher)(nil)
+var (
+	_ driver.AckSender   = (*ackPublisher)(nil)
+	_ driver.BatchSender = (*ackPublisher)(nil)
+)
+
+// FlushBatch implements driver.BatchSender: it commits an open
+// transaction, so that its messages are routed now.
+func (p *ackPublisher) FlushBatch() error {
+	if p.pub.s.txSize == 0 {
+		return nil
+	}
+	p.pub.txMu.Lock()
+	defer p.pub.txMu.Unlock()
+	return p.pub.commitLocked()
+}
 
 // OnAck implements driver.AckSender: f is called once per message from
 // the publisher's confirmation goroutine (confirms) or from Send and

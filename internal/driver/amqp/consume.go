@@ -21,6 +21,9 @@ type consumer struct {
 	cancelled  chan string
 	done       chan struct{} // closed when the end is closed
 	timer      *time.Timer
+	// inTx counts the acknowledgements of the open consumer transaction
+	// (--amqp-consumer-tx-size); one goroutine acknowledges.
+	inTx int
 }
 
 // openConsumer connects, declares the queue (name "" lets the broker name
@@ -64,13 +67,18 @@ func (c *consumer) setUp(name, bindKey string) error {
 			return fmt.Errorf("amqp: binding queue %s to exchange %q on %s (does the exchange exist? --%s): %w", q.Name, c.s.exchange, c.url, FlagExchange, err)
 		}
 	}
-	if !c.s.autoAck() && c.s.prefetch > 0 {
+	if !c.s.autoAck && c.s.prefetch > 0 {
 		if err := c.ch.Qos(c.s.prefetch, 0, false); err != nil {
 			return fmt.Errorf("amqp: basic.qos %d on %s: %w", c.s.prefetch, c.url, err)
 		}
 	}
+	if c.s.consumerTxSize > 0 {
+		if err := c.ch.Tx(); err != nil {
+			return fmt.Errorf("amqp: tx.select on the consuming channel of %s: %w", c.url, err)
+		}
+	}
 	c.cancelled = c.ch.NotifyCancel(make(chan string, 1))
-	c.deliveries, err = c.ch.Consume(q.Name, c.tag(), c.s.autoAck(), !shared, false, false, nil)
+	c.deliveries, err = c.ch.Consume(q.Name, c.tag(), c.s.autoAck, !shared, false, false, nil)
 	if err != nil {
 		return fmt.Errorf("amqp: consuming from %s on %s: %w", q.Name, c.url, err)
 	}
@@ -140,15 +148,36 @@ func (c *consumer) receive(buf []byte, deadline time.Time, pub *publisher) (int,
 	if !ok {
 		return 0, time.Time{}, c.stopped()
 	}
-	if !c.s.autoAck() {
-		if err := c.ch.Ack(d.DeliveryTag, false); err != nil {
-			return 0, time.Time{}, c.opErr("acknowledging a delivery", err)
-		}
+	if err := c.ack(d); err != nil {
+		return 0, time.Time{}, err
 	}
 	if len(d.Body) > len(buf) {
 		return 0, time.Time{}, fmt.Errorf("amqp: a %d-byte message does not fit the %d-byte receive buffer", len(d.Body), len(buf))
 	}
 	return copy(buf, d.Body), at, nil
+}
+
+// ack acknowledges d unless the consumer is in auto-ack mode; in a
+// consumer transaction the acknowledgement takes effect when the
+// transaction of --amqp-consumer-tx-size acknowledgements commits.
+func (c *consumer) ack(d amqp091.Delivery) error {
+	if c.s.autoAck {
+		return nil
+	}
+	if err := c.ch.Ack(d.DeliveryTag, false); err != nil {
+		return c.opErr("acknowledging a delivery", err)
+	}
+	if c.s.consumerTxSize == 0 {
+		return nil
+	}
+	if c.inTx++; c.inTx < c.s.consumerTxSize {
+		return nil
+	}
+	c.inTx = 0
+	if err := c.ch.TxCommit(); err != nil {
+		return c.opErr("committing acknowledgements (tx.commit)", err)
+	}
+	return nil
 }
 
 // broken returns the error that ends every receive once the end is

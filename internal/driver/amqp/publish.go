@@ -37,6 +37,7 @@ type publisher struct {
 	confirms     chan amqp091.Confirmation
 	returns      chan amqp091.Return
 	returnedPing chan amqp091.Return // the latest return, for a pinger
+	lastReturn   atomic.Pointer[amqp091.Return]
 	eventsDone   chan struct{}
 
 	sent, acked, nacked, returned atomic.Uint64
@@ -235,6 +236,25 @@ func (p *publisher) returnErr(r amqp091.Return) error {
 	return fmt.Errorf("amqp: the broker returned a message published to %q as unroutable (%d %s): the queue it was sent to no longer exists", r.RoutingKey, r.ReplyCode, r.ReplyText)
 }
 
+// returnedErr reports the messages the broker returned so far (with
+// --amqp-mandatory), naming the latest one's routing key and reason.
+func (p *publisher) returnedErr() error {
+	n := p.returned.Load()
+	if n == 0 {
+		return nil
+	}
+	var r amqp091.Return
+	select {
+	case r = <-p.returnedPing:
+		p.lastReturn.Store(&r)
+	default:
+		if last := p.lastReturn.Load(); last != nil {
+			r = *last
+		}
+	}
+	return fmt.Errorf("amqp: the broker returned %d message(s) as unroutable (basic.return, --%s), the latest published to %q: %d %s", n, FlagMandatory, r.RoutingKey, r.ReplyCode, r.ReplyText)
+}
+
 // OnAck implements driver.AckSender.
 func (p *publisher) OnAck(f func(error)) {
 	p.onAckMu.Lock()
@@ -248,7 +268,10 @@ func (p *publisher) WaitAcks(deadline time.Time) error {
 	if p.s.txSize > 0 {
 		p.txMu.Lock()
 		defer p.txMu.Unlock()
-		return p.commitLocked()
+		if err := p.commitLocked(); err != nil {
+			return err
+		}
+		return p.returnedErr()
 	}
 	if p.confirms == nil {
 		return nil
@@ -257,7 +280,7 @@ func (p *publisher) WaitAcks(deadline time.Time) error {
 	for {
 		sent, done := p.sent.Load(), p.acked.Load()+p.nacked.Load()
 		if done >= sent {
-			return nil
+			return p.returnedErr()
 		}
 		if err := p.failed(); err != nil {
 			return fmt.Errorf("%d of %d messages unconfirmed: %w", sent-done, sent, err)

@@ -79,7 +79,8 @@ func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time
 	// is noticed within about a --timeout, as with the other systems.
 	// Messages go through amq.topic; a reliable role's deliveries in
 	// flight are bounded, as acknowledgements come back.
-	s := &settings{reliable: reliable, exchange: roleExchange, heartbeat: max(timeout/2, time.Second), prefetch: 1000}
+	s := &settings{reliable: reliable, persistent: reliable, autoAck: !reliable, exchange: roleExchange,
+		heartbeat: max(timeout/2, time.Second), prefetch: 1000}
 	ctx, cancel := context.WithTimeout(ctx, max(timeout, 10*time.Second))
 	defer cancel()
 	if b.p, err = openPublisher(ctx, address{broker: raw}, s, "role "+b.token); err != nil {

@@ -13,15 +13,20 @@ import (
 
 // Flag names, the keys of Options.Params.
 const (
-	FlagURL       = "amqp-url"
-	FlagTLSPort   = "amqp-tls-port"
-	FlagMandatory = "amqp-mandatory"
-	FlagPrefetch  = "amqp-prefetch"
-	FlagTxSize    = "amqp-tx-size"
-	FlagExchange  = "amqp-exchange"
-	FlagDurable   = "amqp-durable"
-	FlagFrameMax  = "amqp-frame-max"
-	FlagHeartbeat = "amqp-heartbeat"
+	FlagURL            = "amqp-url"
+	FlagTLSPort        = "amqp-tls-port"
+	FlagMandatory      = "amqp-mandatory"
+	FlagPrefetch       = "amqp-prefetch"
+	FlagTxSize         = "amqp-tx-size"
+	FlagConsumerTxSize = "amqp-consumer-tx-size"
+	FlagAutoAck        = "amqp-auto-ack"
+	FlagPersistent     = "amqp-persistent"
+	FlagImmediate      = "amqp-immediate"
+	FlagQueue          = "amqp-queue"
+	FlagExchange       = "amqp-exchange"
+	FlagDurable        = "amqp-durable"
+	FlagFrameMax       = "amqp-frame-max"
+	FlagHeartbeat      = "amqp-heartbeat"
 )
 
 // Defaults of the flags.
@@ -37,11 +42,13 @@ const (
 // Valid ranges of the numeric flags (driver.Flag.Range). AMQP counts the
 // heartbeat in whole seconds, a 16-bit field.
 var (
-	tlsPortRange   = driver.IntRange(1, 65535)
-	prefetchRange  = driver.IntRange(0, 65535)
-	txSizeRange    = driver.IntRange(0, 1<<30)
-	frameMaxRange  = driver.IntRange(4096, 1<<31-1)
-	heartbeatRange = driver.DurationRange(time.Second, 65535*time.Second)
+	tlsPortRange  = driver.IntRange(1, 65535)
+	prefetchRange = driver.IntRange(0, 65535)
+	txSizeRange   = driver.IntRange(0, 1<<30)
+	// A consumer's transaction holds its acknowledgements; 0 means none.
+	consumerTxRange = driver.IntRange(0, 1<<30)
+	frameMaxRange   = driver.IntRange(4096, 1<<31-1)
+	heartbeatRange  = driver.DurationRange(time.Second, 65535*time.Second)
 )
 
 // MaxMessageSize is the largest message RabbitMQ accepts by default
@@ -50,12 +57,24 @@ var (
 // as several body frames of at most frame_max − 8 bytes.
 const MaxMessageSize = 128 << 20
 
-// Durability of the queues (--amqp-durable).
+// Values of the three-way flags (--amqp-durable, --amqp-auto-ack,
+// --amqp-persistent): auto follows the sub-experiment (reliable or best
+// effort).
 const (
-	durableAuto  = "auto"
-	durableTrue  = "true"
-	durableFalse = "false"
+	valueAuto  = "auto"
+	valueTrue  = "true"
+	valueFalse = "false"
 )
+
+// Queues of one-way subscribers (--amqp-queue).
+const (
+	queueTopic  = "topic"  // named after the topic
+	queueServer = "server" // named by the broker (amq.gen-…)
+)
+
+// errImmediate refuses --amqp-immediate: RabbitMQ 3.0 removed the flag and
+// closes the connection of a publish that sets it.
+var errImmediate = fmt.Errorf("amqp: --%s: RabbitMQ removed the immediate flag in 3.0 (the broker closes the connection of a publish that sets it, 540 NOT_IMPLEMENTED); RabbitMQ's replacement is a message TTL of 0 with --%s", FlagImmediate, FlagMandatory)
 
 // Flags returns the settings the amqp transport owns.
 func (Transport) Flags() []driver.Flag {
@@ -65,15 +84,25 @@ func (Transport) Flags() []driver.Flag {
 		{Name: FlagTLSPort, Default: strconv.Itoa(DefaultTLSPort), Range: tlsPortRange,
 			Usage: "port of the broker's TLS listener, used by the _security sub-experiments when the URL is amqp://"},
 		{Name: FlagMandatory, Default: "false",
-			Usage: "publish with the mandatory flag: unroutable messages come back (basic.return) and are counted as dropped; a returned ping stops a round trip at once"},
+			Usage: "publish with the mandatory flag: unroutable messages come back (basic.return) and are counted; a returned ping stops a round trip at once, a returned message a one-way run (the error gives the count)"},
 		{Name: FlagPrefetch, Default: "0", Range: prefetchRange,
-			Usage: "consumer prefetch (basic.qos) of acknowledging consumers (reliable); 0 means no limit; auto-ack consumers (best effort) ignore it"},
-		{Name: FlagTxSize, Default: "0", Range: txSizeRange,
-			Usage: "publish in AMQP transactions of this many messages (tx.select, tx.commit) instead of publisher confirms; 0 means no transactions; round trips need 1"},
+			Usage: "consumer prefetch (basic.qos) of acknowledging consumers (--amqp-auto-ack); 0 means no limit; auto-ack consumers ignore it"},
+		{Name: FlagTxSize, Default: "0", Range: txSizeRange, Aliases: []string{"amqp-producer-tx-size"},
+			Usage: "messages per producer transaction: publish in AMQP transactions of this many messages (tx.select, tx.commit) instead of publisher confirms; 0 means no transactions; round trips need 1 (one message in flight); one-way modes commit an open transaction before waiting for deliveries"},
+		{Name: FlagConsumerTxSize, Default: "0", Range: consumerTxRange,
+			Usage: "messages per consumer transaction: acknowledge deliveries in AMQP transactions of this many (tx.select on the consuming channel, tx.commit after N basic.ack); needs manual acks (--amqp-auto-ack=false or a reliable sub-experiment) and no smaller --amqp-prefetch; 0 means none"},
+		{Name: FlagAutoAck, Default: valueAuto,
+			Usage: "consumers in auto-ack mode (the broker forgets a message once sent) or acknowledging each delivery (basic.ack): auto (auto-ack for best-effort sub-experiments, manual acks for reliable ones), true or false"},
+		{Name: FlagPersistent, Default: valueAuto,
+			Usage: "publish persistent messages (delivery mode 2) or transient ones (delivery mode 1): auto (persistent for reliable sub-experiments), true or false; --amqp-durable auto follows it"},
+		{Name: FlagImmediate, Default: "false",
+			Usage: "publish with the immediate flag: true is refused, RabbitMQ removed immediate in 3.0 (the broker closes the connection, 540 NOT_IMPLEMENTED); false is recorded"},
+		{Name: FlagQueue, Default: queueTopic,
+			Usage: "queue of one-way subscribers: topic (the queue is named after the topic) or server (as the RabbitMQ throughput method: exclusive, auto-delete, named by the broker amq.gen-…, no binding but the implicit one of its name; the publisher in this process routes to it by name; not for competing consumers); a round trip's measuring end always consumes from a queue named by the broker"},
 		{Name: FlagExchange, Default: "",
 			Usage: "publish to this existing exchange (e.g. amq.direct) instead of the default exchange; queues are bound to it"},
-		{Name: FlagDurable, Default: durableAuto,
-			Usage: "declare durable queues: auto (durable for reliable sub-experiments, so that persistent messages reach disk), true or false"},
+		{Name: FlagDurable, Default: valueAuto,
+			Usage: "declare durable queues: auto (durable when messages are persistent, so that they reach disk), true or false"},
 		{Name: FlagFrameMax, Default: strconv.Itoa(DefaultFrameMax), Range: frameMaxRange,
 			Usage: "largest AMQP frame the client proposes, in bytes (the broker may lower it); larger messages travel as several body frames"},
 		{Name: FlagHeartbeat, Default: DefaultHeartbeat.String(), Range: heartbeatRange,
@@ -90,12 +119,17 @@ type settings struct {
 	mandatory bool
 	prefetch  int
 	txSize    int
-	exchange  string
-	durable   bool
-	frameMax  int
-	heartbeat time.Duration
-	maxSize   int
-	topic     string // names the connections, for operators
+	// consumerTxSize acknowledgements per consumer transaction (0: none).
+	consumerTxSize int
+	autoAck        bool
+	persistent     bool
+	serverNamed    bool // one-way subscribers' queues named by the broker
+	exchange       string
+	durable        bool
+	frameMax       int
+	heartbeat      time.Duration
+	maxSize        int
+	topic          string // names the connections, for operators
 }
 
 // parseSettings reads opts.Params, naming the flag of a bad value.
@@ -107,7 +141,6 @@ func parseSettings(opts driver.Options) (*settings, error) {
 		tlsPort:   DefaultTLSPort,
 		frameMax:  DefaultFrameMax,
 		heartbeat: DefaultHeartbeat,
-		durable:   opts.Reliable,
 		maxSize:   opts.MaxMessageSizeOrDefault(),
 		topic:     opts.Topic,
 	}
@@ -125,13 +158,38 @@ func parseSettings(opts driver.Options) (*settings, error) {
 	if s.txSize, err = intParam(p, FlagTxSize, 0, txSizeRange); err != nil {
 		return nil, err
 	}
+	if s.consumerTxSize, err = intParam(p, FlagConsumerTxSize, 0, consumerTxRange); err != nil {
+		return nil, err
+	}
 	s.exchange = strings.TrimSpace(p[FlagExchange])
-	switch v := strings.TrimSpace(p[FlagDurable]); v {
-	case "", durableAuto:
-	case durableTrue, durableFalse:
-		s.durable = v == durableTrue
+	if s.autoAck, err = autoParam(p, FlagAutoAck, !opts.Reliable); err != nil {
+		return nil, err
+	}
+	if s.persistent, err = autoParam(p, FlagPersistent, opts.Reliable); err != nil {
+		return nil, err
+	}
+	if s.durable, err = autoParam(p, FlagDurable, s.persistent); err != nil {
+		return nil, err
+	}
+	immediate, err := boolParam(p, FlagImmediate)
+	if err != nil {
+		return nil, err
+	}
+	if immediate {
+		return nil, errImmediate
+	}
+	switch v := strings.TrimSpace(p[FlagQueue]); v {
+	case "", queueTopic:
+	case queueServer:
+		s.serverNamed = true
 	default:
-		return nil, fmt.Errorf("amqp: --%s %q: expected auto, true or false", FlagDurable, v)
+		return nil, fmt.Errorf("amqp: --%s %q: expected topic or server", FlagQueue, v)
+	}
+	switch {
+	case s.consumerTxSize > 0 && s.autoAck:
+		return nil, fmt.Errorf("amqp: --%s %d commits acknowledgements, but auto-ack consumers send none: add --%s=false", FlagConsumerTxSize, s.consumerTxSize, FlagAutoAck)
+	case s.consumerTxSize > 0 && s.prefetch > 0 && s.consumerTxSize > s.prefetch:
+		return nil, fmt.Errorf("amqp: --%s %d exceeds --%s %d: the broker would stop delivering before a transaction of acknowledgements is full", FlagConsumerTxSize, s.consumerTxSize, FlagPrefetch, s.prefetch)
 	}
 	if s.frameMax, err = intParam(p, FlagFrameMax, DefaultFrameMax, frameMaxRange); err != nil {
 		return nil, err
@@ -162,6 +220,18 @@ func intParam(p map[string]string, name string, def int, r driver.Range) (int, e
 	return n, nil
 }
 
+// autoParam reads a flag of auto, true or false; auto is def.
+func autoParam(p map[string]string, name string, def bool) (bool, error) {
+	switch v := strings.TrimSpace(p[name]); v {
+	case "", valueAuto:
+		return def, nil
+	case valueTrue, valueFalse:
+		return v == valueTrue, nil
+	default:
+		return false, fmt.Errorf("amqp: --%s %q: expected auto, true or false", name, v)
+	}
+}
+
 func boolParam(p map[string]string, name string) (bool, error) {
 	v := strings.TrimSpace(p[name])
 	if v == "" {
@@ -174,10 +244,10 @@ func boolParam(p map[string]string, name string) (bool, error) {
 	return b, nil
 }
 
-// deliveryMode is what messages are published with: persistent when
-// reliable, transient otherwise.
+// deliveryMode is what messages are published with: persistent (2) or
+// transient (1).
 func (s *settings) deliveryMode() uint8 {
-	if s.reliable {
+	if s.persistent {
 		return amqp091.Persistent
 	}
 	return amqp091.Transient
@@ -187,10 +257,6 @@ func (s *settings) deliveryMode() uint8 {
 // do, unless they publish in transactions (a channel cannot be in both
 // modes).
 func (s *settings) confirms() bool { return s.reliable && s.txSize == 0 }
-
-// autoAck reports whether consumers let the broker forget a message as soon
-// as it is sent (best effort) rather than on the consumer's basic.ack.
-func (s *settings) autoAck() bool { return !s.reliable }
 
 // mode describes the publishing and consuming mode for SystemInfo.
 func (s *settings) mode() string {
@@ -202,14 +268,17 @@ func (s *settings) mode() string {
 		pub = "publisher confirms"
 	}
 	ack := "auto-ack"
-	if !s.autoAck() {
+	if !s.autoAck {
 		ack = "manual ack"
 		if s.prefetch > 0 {
 			ack += fmt.Sprintf(", prefetch %d", s.prefetch)
 		}
+		if s.consumerTxSize > 0 {
+			ack += fmt.Sprintf(", acknowledgement transactions of %d", s.consumerTxSize)
+		}
 	}
 	dm := "transient"
-	if s.reliable {
+	if s.persistent {
 		dm = "persistent"
 	}
 	return dm + " messages, " + pub + ", " + ack
