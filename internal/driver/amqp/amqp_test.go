@@ -144,7 +144,8 @@ func TestFlags(t *testing.T) {
 			t.Errorf("--%s = %+v: want the secret URL read from %s", FlagURL, f, EnvURL)
 		}
 	}
-	for _, name := range []string{FlagURL, FlagTLSPort, FlagMandatory, FlagPrefetch, FlagTxSize, FlagExchange, FlagDurable, FlagFrameMax, FlagHeartbeat} {
+	for _, name := range []string{FlagURL, FlagTLSPort, FlagMandatory, FlagPrefetch, FlagTxSize, FlagExchange, FlagDurable, FlagFrameMax, FlagHeartbeat,
+		FlagConsumerTxSize, FlagAutoAck, FlagPersistent, FlagImmediate, FlagQueue} {
 		if !seen[name] {
 			t.Errorf("no flag %s", name)
 		}
@@ -158,6 +159,11 @@ func TestBadSettings(t *testing.T) {
 		{FlagPrefetch, "x"},
 		{FlagTxSize, "-2"},
 		{FlagDurable, "yes"},
+		{FlagAutoAck, "yes"},
+		{FlagPersistent, "2"},
+		{FlagImmediate, "maybe"},
+		{FlagQueue, "named"},
+		{FlagConsumerTxSize, "x"},
 		{FlagFrameMax, "100"},
 		{FlagHeartbeat, "500ms"},
 		{FlagTLSPort, "70000"},

@@ -48,6 +48,16 @@
 //     to disk only in a durable queue, so persistence would otherwise be a
 //     label (--amqp-durable=false measures it so anyway).
 //
+// The parameters the RabbitMQ throughput method varies are flags of every
+// mode, independent of the sub-experiment's name (auto keeps the name's
+// choice): --amqp-auto-ack, --amqp-persistent (delivery mode 2 or 1;
+// --amqp-durable auto follows it), --amqp-tx-size (messages per producer
+// transaction, alias --amqp-producer-tx-size), --amqp-consumer-tx-size,
+// --amqp-mandatory and --amqp-immediate. RabbitMQ removed immediate in
+// 3.0 (it closes the connection of a publish that sets it, 540
+// NOT_IMPLEMENTED): --amqp-immediate true is refused with that reason
+// before anything connects (CheckParams). meta.json records every value.
+//
 // A reliable Send returns once the message is written to the connection;
 // confirmations arrive later on a goroutine that drains amqp091's
 // NotifyPublish channel (amqp091 abandons a notification that waits more
@@ -68,22 +78,46 @@
 // the acknowledgement (OnAck is called for each message of a transaction
 // when tx.commit-ok arrives, with an error when the commit fails). A
 // message is routed only when its transaction commits, so a round trip,
-// with one message in flight, accepts N = 1 only; one-way publishers take
-// any N, and WaitAcks commits a transaction left open.
+// with one message in flight, accepts N = 1 only. One-way publishers take
+// any N and implement driver.BatchSender: FlushBatch commits an open
+// transaction, which run throughput does before waiting for deliveries
+// (fewer than N messages in flight would otherwise never commit), run
+// burst at the end of each burst and run permessage after the last
+// message; WaitAcks (run load's drain) commits one too.
+//
+// --amqp-consumer-tx-size N puts the consuming channel in transaction mode
+// and commits after every N acknowledgements: until then the broker counts
+// the deliveries as unacknowledged (a prefetch limit holds the next ones
+// back). It needs manual acknowledgements and no smaller --amqp-prefetch;
+// both round trips and one-way subscribers use it.
 //
 // # Mandatory publishing, prefetch
 //
 // With --amqp-mandatory, messages no queue takes come back (basic.return)
 // and are counted as dropped (Counters().Dropped). RabbitMQ still confirms
 // them (basic.return precedes basic.ack), so they are not refusals to
-// OnAck; returns are drained before each confirmation is counted, so once
-// every message is confirmed every return is counted. A pinger whose ping
-// comes back has lost its echoer's queue: Receive fails at once, where
-// without the flag the message is dropped silently and the engine sees
-// timeouts.
+// OnAck; returns are drained before each confirmation is counted, and
+// after each commit, so once every message is confirmed or committed every
+// return is counted. A pinger whose ping comes back has lost its echoer's
+// queue: Receive fails at once, where without the flag the message is
+// dropped silently and the engine sees timeouts. A one-way publisher's
+// next Send, and WaitAcks, fail once a message came back, with the count
+// and the broker's reason: one-way runs stop rather than measure messages
+// that went nowhere.
 //
-// --amqp-prefetch sets basic.qos on the consuming channel of reliable ends
-// (per consumer in RabbitMQ); auto-ack consumers ignore it.
+// --amqp-prefetch sets basic.qos on the consuming channel of acknowledging
+// ends (per consumer in RabbitMQ); auto-ack consumers ignore it.
+//
+// # Queues named by the broker
+//
+// As the method sets its consumer up, --amqp-queue server gives each
+// one-way subscriber an exclusive, auto-delete queue named by the broker
+// (amq.gen-…) with no binding but the default exchange's; a publisher of
+// the same process given the broker URL and the topic routes to it by that
+// name (the run's ends share a process). A topic then has one subscriber
+// (several need --amqp-exchange, competing consumers a named queue). The
+// default, topic, names the queue after the topic. A round trip's pinger
+// always consumes from a queue named by the broker.
 //
 // # Arrival time
 //
@@ -132,8 +166,10 @@
 //
 // amqp-url (MQGATE_AMQP_URL, default amqp://guest:guest@127.0.0.1:5672/,
 // secret: never recorded), amqp-tls-port, amqp-mandatory, amqp-prefetch,
-// amqp-tx-size, amqp-exchange, amqp-durable (auto, true, false),
-// amqp-frame-max, amqp-heartbeat. SystemInfo reports the server's product
+// amqp-tx-size (amqp-producer-tx-size), amqp-consumer-tx-size,
+// amqp-auto-ack and amqp-persistent (auto, true, false), amqp-immediate
+// (refused), amqp-queue (topic, server), amqp-exchange, amqp-durable
+// (auto, true, false), amqp-frame-max, amqp-heartbeat. SystemInfo reports the server's product
 // and version (e.g. RabbitMQ 3.10.8), its cluster name and platform, the
 // negotiated frame_max and heartbeat, and the mode measured.
 package amqp

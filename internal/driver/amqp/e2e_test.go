@@ -3,6 +3,7 @@ package amqp_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -251,5 +252,119 @@ func TestRunStopsWhenBrokerClosesConnection(t *testing.T) {
 	rows, err := os.ReadFile(filepath.Join(out, "killed", experiment.RawFileName("amqp_reliable")))
 	if n := strings.Count(string(rows), "\n") - 1; err != nil || n != m.SubExperiments[0].Payloads[0].Samples {
 		t.Errorf("raw file: %d samples (%v), meta.json says %d", n, err, m.SubExperiments[0].Payloads[0].Samples)
+	}
+}
+
+// TestMethodParametersEveryMode runs every mode of run over RabbitMQ with
+// the RabbitMQ throughput method's parameters set against the
+// sub-experiment's defaults: persistent messages on a best-effort
+// sub-experiment, manual acknowledgements committed in transactions,
+// producer transactions of several messages (one-way modes), mandatory
+// publishing and queues named by the broker. Each run completes with every
+// message delivered, and meta.json records the values; immediate is
+// refused with its reason.
+func TestMethodParametersEveryMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end through RabbitMQ; skipped with -short")
+	}
+	url := testenv.Service(t, "RabbitMQ", testenv.Getenv(amqp.EnvURL, amqp.DefaultURL), "start it with: rabbitmq-server -detached")
+	t.Setenv(runMainEnv, "1")
+	t.Setenv(runapp.SelfEnv, os.Args[0])
+	out := t.TempDir()
+	method := []string{"--amqp-url", url, "--amqp-persistent", "true", "--amqp-auto-ack", "false",
+		"--amqp-consumer-tx-size", "5", "--amqp-mandatory", "true", "-q", "--out", out}
+	oneWay := append([]string{"--amqp-producer-tx-size", "10", "--amqp-queue", "server"}, method...)
+	params := func(name string) map[string]string {
+		t.Helper()
+		m, err := meta.ReadFile(filepath.Join(out, name, meta.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.Completed {
+			t.Errorf("%s: meta.json marks the run incomplete", name)
+		}
+		for k, want := range map[string]string{"amqp-persistent": "true", "amqp-auto-ack": "false",
+			"amqp-consumer-tx-size": "5", "amqp-mandatory": "true", "amqp-immediate": "false"} {
+			if got := m.Config.Params[k]; got != want {
+				t.Errorf("%s: meta.json params[%s] = %q, want %q", name, k, got, want)
+			}
+		}
+		return m.Config.Params
+	}
+	oneWayParams := func(name string) {
+		t.Helper()
+		p := params(name)
+		if p["amqp-tx-size"] != "10" || p["amqp-queue"] != "server" {
+			t.Errorf("%s: meta.json params %v, want transactions of 10 and queues named by the broker", name, p)
+		}
+	}
+
+	// Round trip: one message in flight, so producer transactions of 1.
+	tool(t, runcmd.App(), []int{0}, append([]string{"-s", "amqp_best_effort", "--payloads", "16", "--samples", "50",
+		"--warmup", "5", "--amqp-tx-size", "1", "--name", "rt"}, method...)...)
+	params("rt")
+	if msg := tool(t, runcmd.App(), []int{exit.Usage}, append([]string{"-s", "amqp_best_effort", "--payloads", "16",
+		"--amqp-tx-size", "10", "--name", "rt10"}, method...)...); !strings.Contains(msg, "one message in flight") {
+		t.Errorf("round trip with transactions of 10: %s", msg)
+	}
+
+	tool(t, runcmd.App(), []int{0}, append([]string{"throughput", "-s", "amqp_best_effort", "--payloads", "16",
+		"--max-in-flight", "100", "--windows", "10", "--name", "tp"}, oneWay...)...)
+	oneWayParams("tp")
+	rows, err := os.ReadFile(filepath.Join(out, "tp", "throughput_amqp_best_effort.csv"))
+	if err != nil || !strings.Contains(string(rows), "\n16,window,") {
+		t.Errorf("throughput rows: %q, %v", rows, err)
+	}
+
+	tool(t, runcmd.App(), []int{0}, append([]string{"load", "-s", "amqp_best_effort", "--payloads", "64",
+		"--rate", "500", "--duration", "2s", "--warmup", "200ms", "--interval", "200ms", "--no-plots", "--name", "load"}, oneWay...)...)
+	oneWayParams("load")
+	doc, err := os.ReadFile(filepath.Join(out, "load", "load_amqp_best_effort_summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary struct {
+		Payloads []struct {
+			Counters struct {
+				Sent     uint64 `json:"messages_sent"`
+				Acked    uint64 `json:"messages_acked"`
+				Refused  uint64 `json:"messages_refused"`
+				Received uint64 `json:"messages_received"`
+			} `json:"counters"`
+			Lost uint64 `json:"lost"`
+		} `json:"payloads"`
+	}
+	if err := json.Unmarshal(doc, &summary); err != nil || len(summary.Payloads) != 1 {
+		t.Fatalf("load summary: %v", err)
+	}
+	if c := summary.Payloads[0].Counters; c.Sent < 500 || c.Received != c.Sent || c.Acked != c.Sent || c.Refused != 0 || summary.Payloads[0].Lost != 0 {
+		t.Errorf("load in transactions of 10: %+v, lost %d; want every message committed and delivered", c, summary.Payloads[0].Lost)
+	}
+
+	tool(t, runcmd.App(), []int{0}, append([]string{"permessage", "-s", "amqp_best_effort", "--payloads", "64",
+		"--count", "2000", "--window", "100", "--name", "pm"}, oneWay...)...)
+	oneWayParams("pm")
+
+	tool(t, runcmd.App(), []int{0}, append([]string{"burst", "-s", "amqp_best_effort", "--payloads", "64",
+		"--demand", "25", "--recovery_time", "10", "--time", "0.3", "--name", "burst"}, oneWay...)...)
+	oneWayParams("burst")
+	rows, err = os.ReadFile(filepath.Join(out, "burst", "burst_amqp_best_effort.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bursts of 25 in transactions of 10: the last 5 of each burst are
+	// committed when the burst ends, so nothing is lost.
+	lines := strings.Split(strings.TrimSpace(string(rows)), "\n")
+	if f := strings.Split(lines[len(lines)-1], ","); len(lines) != 2 || len(f) < 9 || f[8] != "0" || f[3] != f[7] {
+		t.Errorf("burst rows:\n%s\nwant every message received", rows)
+	}
+
+	msg := tool(t, runcmd.App(), []int{exit.Usage}, "load", "-s", "amqp_best_effort", "--amqp-url", url,
+		"--amqp-immediate", "true", "--out", out, "--name", "immediate")
+	if !strings.Contains(msg, "removed the immediate flag in 3.0") {
+		t.Errorf("--amqp-immediate true: %s", msg)
+	}
+	if _, err := os.Stat(filepath.Join(out, "immediate")); !os.IsNotExist(err) {
+		t.Errorf("a refused --amqp-immediate left %s: %v", filepath.Join(out, "immediate"), err)
 	}
 }

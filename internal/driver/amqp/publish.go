@@ -37,6 +37,9 @@ type publisher struct {
 	confirms     chan amqp091.Confirmation
 	returns      chan amqp091.Return
 	returnedPing chan amqp091.Return // the latest return, for a pinger
+	// syncReturns asks events() to count the returns already notified:
+	// a transaction's returns are notified before its tx.commit-ok.
+	syncReturns chan chan struct{}
 	lastReturn   atomic.Pointer[amqp091.Return]
 	eventsDone   chan struct{}
 
@@ -88,6 +91,7 @@ func (p *publisher) setUp() error {
 	if p.s.mandatory {
 		p.returns = p.ch.NotifyReturn(make(chan amqp091.Return, eventBuffer))
 		p.returnedPing = make(chan amqp091.Return, 1)
+		p.syncReturns = make(chan chan struct{})
 	}
 	if p.confirms != nil || p.returns != nil {
 		p.eventsDone = make(chan struct{})
@@ -119,7 +123,25 @@ func (p *publisher) events() {
 				continue
 			}
 			p.countReturn(r)
+		case done := <-p.syncReturns:
+			p.drainReturns(returns)
+			close(done)
 		}
+	}
+}
+
+// countNotifiedReturns returns once every return amqp091 has notified so
+// far is counted (events() drains them); it does nothing without the
+// mandatory flag or once the channel closed.
+func (p *publisher) countNotifiedReturns() {
+	if p.syncReturns == nil {
+		return
+	}
+	done := make(chan struct{})
+	select {
+	case p.syncReturns <- done:
+		<-done
+	case <-p.eventsDone:
 	}
 }
 
@@ -210,6 +232,8 @@ func (p *publisher) commitLocked() error {
 	if err != nil {
 		err = p.sendErr("tx.commit", err)
 		p.txErr = err
+	} else {
+		p.countNotifiedReturns()
 	}
 	p.sent.Add(uint64(n))
 	p.onAckMu.Lock()
