@@ -40,8 +40,8 @@ type publisher struct {
 	// syncReturns asks events() to count the returns already notified:
 	// a transaction's returns are notified before its tx.commit-ok.
 	syncReturns chan chan struct{}
-	lastReturn   atomic.Pointer[amqp091.Return]
-	eventsDone   chan struct{}
+	lastReturn  atomic.Pointer[amqp091.Return]
+	eventsDone  chan struct{}
 
 	sent, acked, nacked, returned atomic.Uint64
 	progress                      chan struct{} // signalled after each confirmation
