@@ -42,13 +42,11 @@ const (
 // Valid ranges of the numeric flags (driver.Flag.Range). AMQP counts the
 // heartbeat in whole seconds, a 16-bit field.
 var (
-	tlsPortRange  = driver.IntRange(1, 65535)
-	prefetchRange = driver.IntRange(0, 65535)
-	txSizeRange   = driver.IntRange(0, 1<<30)
-	// A consumer's transaction holds its acknowledgements; 0 means none.
-	consumerTxRange = driver.IntRange(0, 1<<30)
-	frameMaxRange   = driver.IntRange(4096, 1<<31-1)
-	heartbeatRange  = driver.DurationRange(time.Second, 65535*time.Second)
+	tlsPortRange   = driver.IntRange(1, 65535)
+	prefetchRange  = driver.IntRange(0, 65535)
+	txSizeRange    = driver.IntRange(0, 1<<30) // producer and consumer transactions
+	frameMaxRange  = driver.IntRange(4096, 1<<31-1)
+	heartbeatRange = driver.DurationRange(time.Second, 65535*time.Second)
 )
 
 // MaxMessageSize is the largest message RabbitMQ accepts by default
@@ -89,7 +87,7 @@ func (Transport) Flags() []driver.Flag {
 			Usage: "consumer prefetch (basic.qos) of acknowledging consumers (--amqp-auto-ack); 0 means no limit; auto-ack consumers ignore it"},
 		{Name: FlagTxSize, Default: "0", Range: txSizeRange, Aliases: []string{"amqp-producer-tx-size"},
 			Usage: "messages per producer transaction: publish in AMQP transactions of this many messages (tx.select, tx.commit) instead of publisher confirms; 0 means no transactions; round trips need 1 (one message in flight); one-way modes commit an open transaction before waiting for deliveries"},
-		{Name: FlagConsumerTxSize, Default: "0", Range: consumerTxRange,
+		{Name: FlagConsumerTxSize, Default: "0", Range: txSizeRange,
 			Usage: "messages per consumer transaction: acknowledge deliveries in AMQP transactions of this many (tx.select on the consuming channel, tx.commit after N basic.ack); needs manual acks (--amqp-auto-ack=false or a reliable sub-experiment) and no smaller --amqp-prefetch; 0 means none"},
 		{Name: FlagAutoAck, Default: valueAuto,
 			Usage: "consumers in auto-ack mode (the broker forgets a message once sent) or acknowledging each delivery (basic.ack): auto (auto-ack for best-effort sub-experiments, manual acks for reliable ones), true or false"},
@@ -158,7 +156,7 @@ func parseSettings(opts driver.Options) (*settings, error) {
 	if s.txSize, err = intParam(p, FlagTxSize, 0, txSizeRange); err != nil {
 		return nil, err
 	}
-	if s.consumerTxSize, err = intParam(p, FlagConsumerTxSize, 0, consumerTxRange); err != nil {
+	if s.consumerTxSize, err = intParam(p, FlagConsumerTxSize, 0, txSizeRange); err != nil {
 		return nil, err
 	}
 	s.exchange = strings.TrimSpace(p[FlagExchange])
