@@ -98,7 +98,6 @@ type Point struct {
 	Lost    uint64 // places freed by Timeout
 }
 
-
 // RowOf turns a point into a throughput summary row.
 func RowOf(p Point) result.ThroughputRow {
 	r := result.ThroughputRow{Payload: p.Payload, Mode: result.ModeWindow, Offered: float64(p.F), Samples: len(p.Samples), Median: p.Median, Mean: p.Mean, Stdev: p.Stdev}
