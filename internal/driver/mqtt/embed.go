@@ -120,8 +120,13 @@ func (l *trackedListener) shutdown(srv *mochi.Server) error {
 	l.closed = true
 	l.mu.Unlock()
 	l.TCP.Close(func(string) {})
-	for _, cl := range srv.Clients.GetByListener(l.ID()) {
-		srv.DisconnectClient(cl, packets.ErrServerShuttingDown)
+	// Not Clients.GetByListener: it takes the clients' read lock twice
+	// (through Len), which deadlocks when a connection being attached waits
+	// for the write lock in between (mochi-mqtt v2.7.9).
+	for _, cl := range srv.Clients.GetAll() {
+		if cl.Net.Listener == l.ID() && !cl.Closed() {
+			srv.DisconnectClient(cl, packets.ErrServerShuttingDown)
+		}
 	}
 	l.mu.Lock()
 	for c := range l.conns {
