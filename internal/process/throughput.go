@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -143,7 +144,7 @@ func throughputPlots(t Throughput) []namedPlot {
 		for i := range order {
 			order[i] = i
 		}
-		slices.SortFunc(order, func(a, b int) int { return int(math.Copysign(1, fs[a]-fs[b])) })
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fs[a], fs[b]) })
 		fcats := make([]string, len(fs))
 		ys := make([]float64, len(fs))
 		for i, j := range order {
