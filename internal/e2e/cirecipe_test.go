@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,26 +15,7 @@ import (
 // Actions workflow, then the GitLab CI job.
 func ciYAMLBlocks(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open("../../docs/ci.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var blocks []string
-	var cur *strings.Builder
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case cur == nil && line == "```yaml":
-			cur = &strings.Builder{}
-		case cur != nil && line == "```":
-			blocks = append(blocks, cur.String())
-			cur = nil
-		case cur != nil:
-			cur.WriteString(line + "\n")
-		}
-	}
+	blocks := fencedBlocks(t, "docs/ci.md", "yaml")
 	if len(blocks) != 2 {
 		t.Fatalf("docs/ci.md has %d yaml blocks, want 2 (GitHub Actions, GitLab CI)", len(blocks))
 	}

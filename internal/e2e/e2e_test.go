@@ -27,15 +27,16 @@ const (
 	rawName = "measurements_interprocess_reliable.csv"
 )
 
-// buildTools compiles the tools into dir and returns their paths by name.
-func buildTools(t *testing.T, dir string) map[string]string {
+// buildTools compiles the tools, and the cmd/ patterns in more (such as
+// "..." for all), into dir and returns the tools' paths by name.
+func buildTools(t *testing.T, dir string, more ...string) map[string]string {
 	t.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
 		goTool = "go"
 	}
 	args := []string{"build", "-o", dir + string(filepath.Separator)}
-	for _, name := range tools {
+	for _, name := range append(tools[:len(tools):len(tools)], more...) {
 		args = append(args, "github.com/mqgate/mqgate/cmd/"+name)
 	}
 	cmd := exec.Command(goTool, args...)

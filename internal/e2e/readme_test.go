@@ -7,15 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
 
-// readmeBlocks returns the README's ```sh blocks, in order.
-func readmeBlocks(t *testing.T) []string {
+// fencedBlocks returns the ```lang blocks of the repository file name
+// (relative to the repository root), in order.
+func fencedBlocks(t *testing.T, name, lang string) []string {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	f, err := os.Open(filepath.Join("..", "..", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func readmeBlocks(t *testing.T) []string {
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
-		case cur == nil && line == "```sh":
+		case cur == nil && line == "```"+lang:
 			cur = &strings.Builder{}
 		case cur != nil && line == "```":
 			blocks = append(blocks, cur.String())
@@ -88,19 +88,13 @@ func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the README's walkthrough; skipped with -short")
 	}
-	blocks := readmeBlocks(t)
+	blocks := fencedBlocks(t, "README.md", "sh")
 	if len(blocks) < 3 {
 		t.Fatalf("found %d sh blocks in README.md, expected the walkthrough", len(blocks))
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, "bin")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	if out, err := exec.Command(goTool, "build", "-o", bin+string(filepath.Separator), "github.com/mqgate/mqgate/cmd/...").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	buildTools(t, bin, "...")
 	script := gateTrap
 	for i, b := range blocks {
 		script += fmt.Sprintf("echo '--- README sh block %d'\n%s", i+1, b)
