@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -52,5 +51,5 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	if v.Inconclusive > 0 {
 		msg += fmt.Sprintf(", %d inconclusive", v.Inconclusive)
 	}
-	return exit.With(exit.GateFailed, errors.New(msg))
+	return exit.GateFailedf("%s", msg)
 }

@@ -110,7 +110,7 @@ func TestIntraprocessEndToEnd(t *testing.T) {
 			if len(x) != p.Samples {
 				t.Errorf("%s/%d: %d rows, meta says %d", s.Type, p.Bytes, len(x), p.Samples)
 			}
-			sum := stats.Summarize(x)
+			sum := stats.Summarize(x, nil)
 			if !(sum.Min > 0 && sum.Min <= sum.Median && sum.Median <= sum.P99 && sum.P99 <= sum.Max) {
 				t.Errorf("%s/%d: implausible summary %+v", s.Type, p.Bytes, sum)
 			}

@@ -63,9 +63,6 @@ func TestOpenRegular(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("fileerr.OpenRegular(%s): %v, want %s", c.path, err, c.want)
 		}
-		if err := fileerr.CheckRegular(c.path, "a summary"); err == nil || err.Error() != c.want {
-			t.Errorf("fileerr.CheckRegular(%s): %v, want %s", c.path, err, c.want)
-		}
 	}
 	if _, err := fileerr.OpenRegular(filepath.Join(dir, "nope"), "a file"); !os.IsNotExist(err) {
 		t.Errorf("a missing file: %v, want the open's own error", err)

@@ -45,17 +45,6 @@ func OpenRegular(path, what string) (*os.File, error) {
 	return f, nil
 }
 
-// CheckRegular returns NotRegular's error when path exists but is not a
-// regular file (following symbolic links), and nil otherwise: a missing or
-// unreadable path is left for the reader to report.
-func CheckRegular(path, what string) error {
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().IsRegular() {
-		return nil
-	}
-	return NotRegular(path, st.Mode(), what)
-}
-
 // NotRegular is the input error for path, of the file type in mode, found
 // where a regular file was expected: it says what path is, what was
 // expected, and the fix.

@@ -194,7 +194,7 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 			defer wg.Done()
 			var scratch stats.Scratch
 			for j := range jobs {
-				s := stats.SummarizeScratch(j.samples, &scratch)
+				s := stats.Summarize(j.samples, &scratch)
 				if err := stats.CheckRange(s, j.samples); err != nil {
 					cancel(&inputError{j.file, rangeError(inputs[j.file].Raw, &j, err)})
 				}

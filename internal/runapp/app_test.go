@@ -100,7 +100,7 @@ func summarise(t *testing.T, path string) []result.SummaryRow {
 	}
 	var rows []result.SummaryRow
 	for _, p := range order {
-		rows = append(rows, result.SummaryRow{Bytes: p, Summary: stats.Summarize(by[p])})
+		rows = append(rows, result.SummaryRow{Bytes: p, Summary: stats.Summarize(by[p], nil)})
 	}
 	out := filepath.Join(t.TempDir(), "summary.csv")
 	if err := result.WriteSummaryFile(out, rows); err != nil {

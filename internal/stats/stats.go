@@ -150,22 +150,17 @@ func PercentileOf(x []float64, p float64) float64 {
 	return Percentile(s, p)
 }
 
-// Summarize computes every summary statistic of x, given in file order.
-// x is not modified. The summary of an empty slice has Samples = 0 and NaNs.
-func Summarize(x []float64) result.Summary {
-	return SummarizeScratch(x, nil)
-}
-
-// Scratch is reusable working memory for SummarizeScratch, so that
+// Scratch is reusable working memory for Summarize, so that
 // processing many payloads allocates once per worker.
 type Scratch struct {
 	floats []float64
 	keys   []uint64
 }
 
-// SummarizeScratch is Summarize using (and growing) scratch, which may be
-// nil.
-func SummarizeScratch(x []float64, sc *Scratch) result.Summary {
+// Summarize computes every summary statistic of x, given in file order,
+// using (and growing) scratch, which may be nil. x is not modified. The
+// summary of an empty slice has Samples = 0 and NaNs.
+func Summarize(x []float64, sc *Scratch) result.Summary {
 	n := len(x)
 	s := result.Summary{Samples: n}
 	nan := math.NaN()

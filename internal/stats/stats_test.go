@@ -63,7 +63,7 @@ func TestMatchesNumpyBitForBit(t *testing.T) {
 		}
 		sorted := append([]float64(nil), x...)
 		slices.Sort(sorted)
-		sum := Summarize(x)
+		sum := Summarize(x, nil)
 		check := func(name string, got float64, want string) {
 			t.Helper()
 			if w := parse(t, want); got != w {
@@ -98,7 +98,7 @@ func TestMatchesNumpyBitForBit(t *testing.T) {
 
 func TestSummarizeDoesNotModifyInput(t *testing.T) {
 	x := []float64{3, 1, 2}
-	Summarize(x)
+	Summarize(x, nil)
 	Median(x)
 	PercentileOf(x, 50)
 	if x[0] != 3 || x[1] != 1 || x[2] != 2 {
@@ -107,7 +107,7 @@ func TestSummarizeDoesNotModifyInput(t *testing.T) {
 }
 
 func TestEmpty(t *testing.T) {
-	s := Summarize(nil)
+	s := Summarize(nil, nil)
 	if s.Samples != 0 || !math.IsNaN(s.Mean) || !math.IsNaN(s.P99) {
 		t.Fatalf("empty summary %+v", s)
 	}
@@ -133,7 +133,7 @@ func BenchmarkSummarize10k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		SummarizeScratch(x, &scratch)
+		Summarize(x, &scratch)
 	}
 }
 
@@ -189,7 +189,7 @@ func TestCheckRange(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := CheckRange(Summarize(c.x), c.x)
+			err := CheckRange(Summarize(c.x, nil), c.x)
 			if c.index < 0 {
 				if err != nil {
 					t.Fatalf("error %v", err)
