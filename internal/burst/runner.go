@@ -62,8 +62,8 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 					rows = append(rows, row)
 					sent, received = sent+row.Sent, received+row.Received
 					if r.Progress != nil {
-						fmt.Fprintf(r.Progress, "%-32s %6d B  demand %6d  recovery %3d ms  sent %8d  received %8d  lost %7d  %10.3f Mb/s\n",
-							t.Type, payload, demand, recovery, row.Sent, row.Received, row.Lost, row.SubMbps)
+						fmt.Fprintf(r.Progress, "%-32s %6d B  demand %6d  recovery %3d ms  sent %10s  received %10s  lost %9s  %10.3f Mb/s\n",
+							t.Type, payload, demand, recovery, result.Count(row.Sent), result.Count(row.Received), result.Count(row.Lost), row.SubMbps)
 					}
 				}
 			}

@@ -54,7 +54,7 @@ func TestEvaluate(t *testing.T) {
 			name:   "one over",
 			sums:   []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 10, 20.001, 30), row(64, 5, 5, 5)}}, {Type: "b", Rows: []result.SummaryRow{row(16, 1, 2, 3)}}},
 			status: gate.Failed, passed: 8, failed: 1,
-			messages: []string{"16 B 99% 20.001 us exceeds requirement 20.000 us by 0.001 us"},
+			messages: []string{"16 B 99% 20.001 µs exceeds requirement 20.000 µs by 0.001 µs"},
 		},
 		{
 			name:   "payload without requirement",

@@ -165,12 +165,13 @@ func judgedCheck(sub string, payload int, what string, l requirements.Limit, val
 	if m.Better == result.HigherIsBetter {
 		limit, sign, better = "requirement ≥", -1, ", higher is better"
 	}
-	limit = fmt.Sprintf("%s %.3f %s", limit, j.Requirement, m.Unit)
+	u := result.UnitText(m.Unit)
+	limit = fmt.Sprintf("%s %.3f %s", limit, j.Requirement, u)
 	if margin != 0 {
-		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, m.Unit, sign*margin*100, j.Limit, m.Unit)
+		limit = fmt.Sprintf("requirement %.3f %s %+g%% = %.3f %s", j.Requirement, u, sign*margin*100, j.Limit, u)
 	}
 	c.Message = fmt.Sprintf("%s: %s %.3f %s vs %s (%s%s): %s",
-		what, j.Statistic, j.Value, m.Unit, limit, c.PercentText(referenceName), better, evidence(j, m.Unit))
+		what, j.Statistic, j.Value, u, limit, c.PercentText(referenceName), better, evidence(j, u))
 	c.Stats = statsOf(j, l, len(values))
 	return c
 }

@@ -149,7 +149,7 @@ func (r *Result) thresholdText() string {
 func (r *Result) subTable(v *gate.Verdict, s *SubResult) htmlreport.Table {
 	ms := r.Config.metrics()
 	t := htmlreport.Table{
-		Caption: "Latency [us] by payload; change relative to the reference (allowed: " + r.thresholdText() + ")",
+		Caption: "Latency [µs] by payload; change relative to the reference (allowed: " + r.thresholdText() + ")",
 		Header:  []string{"Bytes"},
 	}
 	for _, m := range ms {

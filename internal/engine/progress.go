@@ -53,7 +53,7 @@ func (r *Runner) tick(typ string, payload, done, total int, rtt []int64, cfg Con
 			p.subStart, p.lastLine, p.warned = now, now, false
 		}
 		if r.Terminal {
-			fmt.Fprintf(r.Progress, "\r\x1b[K%s  %d B  0/%d", typ, payload, total)
+			fmt.Fprintf(r.Progress, "\r\x1b[K%s  %d B  0/%s", typ, payload, result.Count(total))
 		}
 		return
 	}
@@ -83,8 +83,8 @@ func (r *Runner) tick(typ string, payload, done, total int, rtt []int64, cfg Con
 		}
 		fmt.Fprintln(r.Progress, slowWarning(typ, med, el/float64(done)*1e6, rate, left, eta))
 	}
-	line := fmt.Sprintf("%s  %d B (payload %d of %d)  %d/%d  %.0f/s  %s%s  ETA %s",
-		typ, payload, idx+1, len(cfg.Payloads), done, total, rate, p50, p99, result.Remaining(eta))
+	line := fmt.Sprintf("%s  %d B (payload %d of %d)  %s/%s  %s/s  %s%s  ETA %s",
+		typ, payload, idx+1, len(cfg.Payloads), result.Count(done), result.Count(total), result.Thousands(rate), p50, p99, result.Remaining(eta))
 	switch {
 	case r.Terminal:
 		fmt.Fprintf(r.Progress, "\r\x1b[K%s", line)
@@ -99,11 +99,11 @@ func (r *Runner) tick(typ string, payload, done, total int, rtt []int64, cfg Con
 // mean time per round trip so far, both in µs.
 func slowWarning(typ string, p50, each, rate float64, left int, eta time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "warning: %s: %.0f round trips/s", typ, rate)
+	fmt.Fprintf(&b, "warning: %s: %s round trips/s", typ, result.Thousands(rate))
 	if p50 > 0 {
 		fmt.Fprintf(&b, " (p50 %s)", result.Micros(p50))
 	}
-	fmt.Fprintf(&b, ": the %d round trips still to go take about %s", left, result.Remaining(eta))
+	fmt.Fprintf(&b, ": the %s round trips still to go take about %s", result.Count(left), result.Remaining(eta))
 	if each >= 15_000 && each <= 90_000 {
 		b.WriteString("; a latency near 20 or 40 ms on a fast link is often the mark of Nagle's algorithm meeting delayed ACKs (an end or a broker that does not set TCP_NODELAY)")
 	}
@@ -143,8 +143,8 @@ func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 	if res.elapsed > 0 {
 		rate = float64(kept) / res.elapsed.Seconds()
 	}
-	fmt.Fprintf(r.Progress, "%-38s %s: %d payloads, %d samples, %d lost, %d duplicates, %d out of order, %.0f samples/s, %s\n",
-		s.Type, status, len(res.payloads), kept, lost, dup, ooo, rate, res.elapsed.Round(time.Millisecond))
+	fmt.Fprintf(r.Progress, "%-38s %s: %d payloads, %s samples, %s lost, %s duplicates, %s out of order, %s samples/s, %s\n",
+		s.Type, status, len(res.payloads), result.Count(kept), result.Count(lost), result.Count(dup), result.Count(ooo), result.Thousands(rate), res.elapsed.Round(time.Millisecond))
 	fmt.Fprint(r.Progress, r.payloadTable(cfg, res))
 }
 
@@ -169,7 +169,7 @@ func (r *Runner) payloadTable(cfg Config, res subResult) string {
 			}
 		}
 		slices.Sort(x)
-		fmt.Fprintf(&b, "  %9s %9d %10s %10s %10s %10s %10s\n", fmt.Sprintf("%d B", p.Counts.Bytes), len(x),
+		fmt.Fprintf(&b, "  %9s %9s %10s %10s %10s %10s %10s\n", fmt.Sprintf("%d B", p.Counts.Bytes), result.Count(len(x)),
 			result.Micros(x[0]), result.Micros(stats.Percentile(x, 50)), result.Micros(stats.Percentile(x, 90)),
 			result.Micros(stats.Percentile(x, 99)), result.Micros(x[len(x)-1]))
 	}

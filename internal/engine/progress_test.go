@@ -38,7 +38,7 @@ func TestProgressInALog(t *testing.T) {
 	}
 	c.t = c.t.Add(5 * time.Second)
 	r.tick("nats_best_effort", 16, 600, 1000, rtts(600, 10_000), cfg)
-	want := "progress: nats_best_effort  16 B (payload 1 of 2)  600/1000  100/s  p50 10.0 µs  p99 10.0 µs  ETA 14 s\n"
+	want := "progress: nats_best_effort  16 B (payload 1 of 2)  600/1,000  100/s  p50 10.0 µs  p99 10.0 µs  ETA 14 s\n"
 	if out.String() != want {
 		t.Errorf("got  %q\nwant %q", out.String(), want)
 	}
@@ -72,7 +72,7 @@ func TestProgressWarnsOfASlowRun(t *testing.T) {
 	if n := strings.Count(got, "warning:"); n != 1 {
 		t.Fatalf("%d warnings, want 1: %q", n, got)
 	}
-	for _, want := range []string{"\r\x1b[Kwarning: mqtt_reliable: 19 round trips/s (p50 22.4 ms)", "the 39943 round trips still to go take about 35 min 2 s", "Nagle", "--samples"} {
+	for _, want := range []string{"\r\x1b[Kwarning: mqtt_reliable: 19 round trips/s (p50 22.4 ms)", "the 39,943 round trips still to go take about 35 min 2 s", "Nagle", "--samples"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in %q", want, got)
 		}

@@ -50,8 +50,8 @@ type Check struct {
 	// lies (positive when failed) or, negative, the headroom left.
 	Margin float64 `json:"margin"`
 	Status Status  `json:"status"`
-	// Message says in one sentence what was found, e.g. "99% 120.000 us
-	// exceeds requirement 100.000 us by 20.000 us (+20.000%)".
+	// Message says in one sentence what was found, e.g. "99% 120.000 µs
+	// exceeds requirement 100.000 µs by 20.000 µs (+20.000%)".
 	Message string `json:"message"`
 	// Stats is the statistical evidence of a check judged on several runs
 	// per side (Judge); nil for a single-run check (Evaluate).
@@ -81,9 +81,10 @@ func Evaluate(sub string, payload int, m result.Metric, referenceName string, re
 	c.Difference = math.Abs(reference - value)
 	c.Percent = percent(value, reference)
 	c.Margin = m.Worse(value, c.Limit)
+	u := result.UnitText(m.Unit)
 	limitName := referenceName
 	if threshold != 0 {
-		limitName = fmt.Sprintf("%s %.3f %s %+g%% =", referenceName, reference, m.Unit, signedThreshold(m, threshold)*100)
+		limitName = fmt.Sprintf("%s %.3f %s %+g%% =", referenceName, reference, u, signedThreshold(m, threshold)*100)
 	}
 	if m.Violates(value, c.Limit) {
 		c.Status = Failed
@@ -92,11 +93,11 @@ func Evaluate(sub string, payload int, m result.Metric, referenceName string, re
 			verb = "falls below"
 		}
 		c.Message = fmt.Sprintf("%d B %s %.3f %s %s %s %.3f %s by %.3f %s (%s)",
-			payload, m.Name, value, m.Unit, verb, limitName, c.Limit, m.Unit, c.Margin, m.Unit, percentPhrase(c, referenceName))
+			payload, m.Name, value, u, verb, limitName, c.Limit, u, c.Margin, u, percentPhrase(c, referenceName))
 	} else {
 		c.Status = Passed
 		c.Message = fmt.Sprintf("%d B %s %.3f %s within %s %.3f %s (%.3f %s to spare, %s)",
-			payload, m.Name, value, m.Unit, limitName, c.Limit, m.Unit, math.Abs(c.Margin), m.Unit, percentPhrase(c, referenceName))
+			payload, m.Name, value, u, limitName, c.Limit, u, math.Abs(c.Margin), u, percentPhrase(c, referenceName))
 	}
 	return c
 }

@@ -61,7 +61,7 @@ func TestZeroReference(t *testing.T) {
 	if !math.IsInf(c.Percent, 1) || c.Status != Failed {
 		t.Errorf("got percent %v status %s", c.Percent, c.Status)
 	}
-	if want := "1 B Max 1.000 us exceeds requirement 0.000 us by 1.000 us (no percentage: requirement is 0)"; c.Message != want {
+	if want := "1 B Max 1.000 µs exceeds requirement 0.000 µs by 1.000 µs (no percentage: requirement is 0)"; c.Message != want {
 		t.Errorf("message %q, want %q", c.Message, want)
 	}
 	c = Evaluate("s", 1, result.Max, "reference", 0, 0.1, 0)

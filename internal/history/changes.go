@@ -547,7 +547,7 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	c := gate.Evaluate(s.Type, s.Payload, m, "previous segment", s.Change.Before, r.minChange, s.Change.After)
 	c.Status = gate.Passed
 	c.Message = fmt.Sprintf("%s since %s (median %s -> %s %s", shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label(),
-		result.Format3(s.Change.Before), result.Format3(s.Change.After), m.Unit)
+		result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit))
 	switch {
 	case s.Failed:
 		c.Status, s.Rule = gate.Failed, RuleSignificant

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // File names of a sub-experiment's one-way results (formats §9).
@@ -206,12 +207,12 @@ func KneeNotes(r *PayloadResult, cfg Config) []string {
 		notes = append(notes, fmt.Sprintf("delivered %.1f%% of the messages sent: past the knee (or lossy)", 100*r.DeliveryRatio()))
 	}
 	if sk := r.Counters.Skipped; sk > 0 {
-		notes = append(notes, fmt.Sprintf("publishers skipped %d slots (more than one period behind): the offered rate %g/s per publisher was not reached", sk, cfg.Rate))
+		notes = append(notes, fmt.Sprintf("publishers skipped %s slots (more than one period behind): the offered rate %g/s per publisher was not reached", result.Count(sk), cfg.Rate))
 	}
 	if cfg.Rate > 0 {
 		period := 1e9 / cfg.Rate
 		if float64(r.SendDelay.P99Ns) > period {
-			notes = append(notes, fmt.Sprintf("send delay p99 %.1f µs exceeds the period %.1f µs: publishers were held back by the system", float64(r.SendDelay.P99Ns)/1000, period/1000))
+			notes = append(notes, fmt.Sprintf("send delay p99 %s exceeds the period %s: publishers were held back by the system", result.Nanos(r.SendDelay.P99Ns), result.Micros(period/1000)))
 		}
 	}
 	if r.ReceivePeriod() > r.Measured()+r.Measured()/10 {

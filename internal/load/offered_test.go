@@ -95,7 +95,7 @@ func TestClosingLine(t *testing.T) {
 	p := &Progress{W: &b}
 	p.Begin("intraprocess_reliable", 16, nil, nil, Config{Rate: 200, Duration: 3 * time.Second})
 	p.End(r)
-	want := "sent 1609 of 1800 offered (536 msg/s, 191 skipped)  received 1609 (89.39% of 1800 offered, 100.00% of 1609 sent)"
+	want := "sent 1,609 of 1,800 offered (536 msg/s, 191 skipped)  received 1,609 (89.39% of 1,800 offered, 100.00% of 1,609 sent)"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("closing line\n%s\nwant it to contain\n%s", b.String(), want)
 	}

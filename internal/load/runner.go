@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Sub is one sub-experiment of a load run.
@@ -164,7 +164,7 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 
 // Progress is the Observer that prints progress: on a terminal a live
 // line, `fan-in nats_best_effort 16 B ━━━━━━──── 45s/60s  12,450 msg/s
-// P99: 23ms`, rewritten every interval; elsewhere (CI, a file) only the
+// P99: 23.0 ms`, rewritten every interval; elsewhere (CI, a file) only the
 // line that closes each payload.
 type Progress struct {
 	W        io.Writer
@@ -192,13 +192,13 @@ func (p *Progress) Tick(t Tick) {
 	if t.Period > 0 {
 		rate = float64(t.Delta.MessagesReceived) / t.Period.Seconds()
 	}
-	p99 := time.Duration(StatsOf(t.Latency, 0).P99Ns)
+	p99 := StatsOf(t.Latency, 0).P99Ns
 	phase := ""
 	if t.Drain {
 		phase = " draining"
 	}
-	fmt.Fprintf(p.W, "\r\x1b[K%s %s %d B %s %s/%s%s  %s msg/s  P99: %v", p.cfg.Topology.Scenario, p.sub, p.payload, bar,
-		t.Elapsed.Round(time.Second), p.cfg.Duration.Round(time.Second), phase, thousands(rate), roundLatency(p99))
+	fmt.Fprintf(p.W, "\r\x1b[K%s %s %d B %s %s/%s%s  %s msg/s  P99: %s", p.cfg.Topology.Scenario, p.sub, p.payload, bar,
+		t.Elapsed.Round(time.Second), p.cfg.Duration.Round(time.Second), phase, result.Thousands(rate), result.Nanos(p99))
 }
 
 // End prints the payload's closing line.
@@ -206,51 +206,22 @@ func (p *Progress) End(r *PayloadResult) {
 	if p.Terminal {
 		fmt.Fprint(p.W, "\r\x1b[K")
 	}
-	sent := fmt.Sprintf("sent %d (%s msg/s)", r.Counters.MessagesSent, thousands(r.SendRate()))
+	sent := fmt.Sprintf("sent %s (%s msg/s)", result.Count(r.Counters.MessagesSent), result.Thousands(r.SendRate()))
 	if sk := r.Counters.Skipped; sk > 0 {
-		sent = fmt.Sprintf("sent %d of %d offered (%s msg/s, %d skipped)", r.Counters.MessagesSent, r.Counters.MessagesSent+sk, thousands(r.SendRate()), sk)
+		sent = fmt.Sprintf("sent %s of %s offered (%s msg/s, %s skipped)", result.Count(r.Counters.MessagesSent), result.Count(r.Counters.MessagesSent+sk),
+			result.Thousands(r.SendRate()), result.Count(sk))
 	}
 	// Several subscribers: how the deliveries split among them.
 	split := ""
 	if len(r.Subscribers) > 1 {
 		parts := make([]string, len(r.Subscribers))
 		for j, s := range r.Subscribers {
-			parts[j] = strconv.FormatUint(s.Received, 10)
+			parts[j] = result.Count(s.Received)
 		}
 		split = "  per subscriber " + strings.Join(parts, "/")
 	}
-	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %d (%.2f%% of %d offered, %.2f%% of %d sent)%s  lost %d  dup %d  ooo %d  p50 %v  p99 %v  max %v\n",
-		p.sub, r.Payload, sent, r.Unique, 100*r.DeliveryRate(), r.Offered, 100*r.DeliveryRatio(), r.Expected, split,
-		r.Lost, r.Duplicates, r.OutOfOrder, roundLatency(time.Duration(r.Latency.P50Ns)), roundLatency(time.Duration(r.Latency.P99Ns)),
-		roundLatency(time.Duration(r.Latency.MaxNs)))
-}
-
-func roundLatency(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(10 * time.Microsecond)
-	case d >= time.Microsecond:
-		return d.Round(100 * time.Nanosecond)
-	}
-	return d
-}
-
-// thousands formats v rounded, with commas: 12,450.
-func thousands(v float64) string {
-	s := fmt.Sprintf("%.0f", v)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %s (%.2f%% of %s offered, %.2f%% of %s sent)%s  lost %s  dup %s  ooo %s  p50 %s  p99 %s  max %s\n",
+		p.sub, r.Payload, sent, result.Count(r.Unique), 100*r.DeliveryRate(), result.Count(r.Offered), 100*r.DeliveryRatio(), result.Count(r.Expected), split,
+		result.Count(r.Lost), result.Count(r.Duplicates), result.Count(r.OutOfOrder), result.Nanos(r.Latency.P50Ns), result.Nanos(r.Latency.P99Ns),
+		result.Nanos(r.Latency.MaxNs))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Markdown writes v as GitHub-flavoured Markdown for a pull-request comment
@@ -109,7 +110,7 @@ func withUnit(s, unit string) string {
 	if s == "n/a" {
 		return s
 	}
-	return s + " " + unit
+	return s + " " + result.UnitText(unit)
 }
 
 // mdEscape keeps user text from breaking a table row.

@@ -276,14 +276,14 @@ func guard(rootFlag, root, out, tout string) *clobber.Guard {
 // failure chances, then the chance that a whole check fails.
 func PrintTable(w io.Writer, d *Derivation) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%-40s %8s %10s %10s %10s %5s %6s  %s\n",
-		"Experiment type", "Bytes", "Median", "99%", "Max", "Runs", "Rank", "Chance an unchanged system fails each check")
+	fmt.Fprintf(bw, "%-40s %8s %12s %12s %12s %5s %6s  %s\n",
+		"Experiment type", "Bytes", "Median [µs]", "99% [µs]", "Max [µs]", "Runs", "Rank", "Chance an unchanged system fails each check")
 	for _, r := range d.Requirements {
 		chance := fmt.Sprintf("%5.1f%% (1 run in %.1f)", r.FailChance*100, 1/r.FailChance)
 		if r.FailChanceMin != r.FailChanceMax {
 			chance += fmt.Sprintf(", between %.1f%% and %.1f%%", r.FailChanceMin*100, r.FailChanceMax*100)
 		}
-		fmt.Fprintf(bw, "%-40s %8d %10.3f %10.3f %10.3f %5d %6.2f  %s\n",
+		fmt.Fprintf(bw, "%-40s %8d %12.3f %12.3f %12.3f %5d %6.2f  %s\n",
 			r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, r.Rank, chance)
 	}
 	n := len(d.Requirements) * ChecksPerRequirement
@@ -301,8 +301,8 @@ func PrintTable(w io.Writer, d *Derivation) error {
 // before it can fail; then the family-wise statement.
 func PrintStatTable(w io.Writer, d *Derivation) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%-40s %8s %10s %10s %10s %5s  %s\n",
-		"Experiment type", "Bytes", "Median", "99%", "Max", "Runs", "Method, candidate runs needed to fail (Median; 99%; Max)")
+	fmt.Fprintf(bw, "%-40s %8s %12s %12s %12s %5s  %s\n",
+		"Experiment type", "Bytes", "Median [µs]", "99% [µs]", "Max [µs]", "Runs", "Method, candidate runs needed to fail (Median; 99%; Max)")
 	gateable := 0
 	for _, r := range d.Requirements {
 		var cols []string
@@ -320,7 +320,7 @@ func PrintStatTable(w io.Writer, d *Derivation) error {
 			}
 			cols = append(cols, tag+" "+need)
 		}
-		fmt.Fprintf(bw, "%-40s %8d %10.3f %10.3f %10.3f %5d  %s\n", r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, strings.Join(cols, "; "))
+		fmt.Fprintf(bw, "%-40s %8d %12.3f %12.3f %12.3f %5d  %s\n", r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, strings.Join(cols, "; "))
 	}
 	m := len(d.Requirements) * ChecksPerRequirement
 	method := "distribution-free (order statistics; runs assumed exchangeable)"

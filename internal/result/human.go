@@ -3,28 +3,39 @@ package result
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // Micros writes a latency given in microseconds for a person to read,
 // scaled to ns, µs, ms or s with three significant digits: "850 ns",
 // "12.5 µs", "22.4 ms", "1.25 s". Files keep their fixed units; this is
-// for text on a terminal or in a log.
+// for text on a terminal or in a log (formats §7).
 func Micros(us float64) string {
-	switch a := math.Abs(us); {
-	case math.IsNaN(us) || math.IsInf(us, 0):
+	if math.IsNaN(us) || math.IsInf(us, 0) {
 		return fmt.Sprint(us)
-	case a == 0:
-		return "0 µs"
-	case a < 1:
-		return sig3(us*1000) + " ns"
-	case a < 1000:
-		return sig3(us) + " µs"
-	case a < 1e6:
-		return sig3(us/1000) + " ms"
-	default:
-		return sig3(us/1e6) + " s"
 	}
+	if us == 0 {
+		return "0 µs"
+	}
+	// The unit is chosen after rounding, so that 999.96 µs is "1.00 ms",
+	// not "1000 µs".
+	for _, u := range []struct {
+		name  string
+		scale float64
+	}{{"ns", 1e-3}, {"µs", 1}, {"ms", 1e3}} {
+		if s := sig3(us / u.scale); math.Abs(parse(s)) < 1000 {
+			return s + " " + u.name
+		}
+	}
+	return sig3(us/1e6) + " s"
+}
+
+// parse reads back a number sig3 wrote.
+func parse(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
 }
 
 // sig3 prints v with three significant digits (no exponent below 1000).
@@ -37,6 +48,42 @@ func sig3(v float64) string {
 	default:
 		return fmt.Sprintf("%.2f", v)
 	}
+}
+
+// Nanos is Micros of a duration in nanoseconds.
+func Nanos(ns int64) string { return Micros(float64(ns) / 1000) }
+
+// Thousands writes v rounded to an integer with a comma between groups of
+// three digits, "12,450": how counts and rates read in text (formats §7).
+func Thousands(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Sprint(v)
+	}
+	return group(fmt.Sprintf("%.0f", v))
+}
+
+// Count is Thousands of an integer count, exact at any size.
+func Count[T ~int | ~int64 | ~uint64](n T) string {
+	return group(fmt.Sprint(n))
+}
+
+// group puts commas into the integer digits of s.
+func group(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if sign+b.String() == "-0" {
+		return "0"
+	}
+	return sign + b.String()
 }
 
 // Remaining writes an estimated duration coarsely, as people read an ETA:

@@ -46,12 +46,21 @@ func (d *Direction) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Units.
+// Units, as files and JSON spell them.
 const (
 	UnitMicroseconds = "us"    // latency (formats §7)
 	UnitMessagesPerS = "msg/s" // throughput in messages
 	UnitMegabitsPerS = "Mb/s"  // throughput in 10^6 bits per second
 )
+
+// UnitText is a unit as text for people spells it: "µs" for the "us" of
+// files and JSON (formats §7), any other unit as it is.
+func UnitText(unit string) string {
+	if unit == UnitMicroseconds {
+		return "µs"
+	}
+	return unit
+}
 
 // Metric is a quantity a gate can judge. Name is the summary CSV column it is
 // read from (formats §3), e.g. "Median" or "99%".

@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/clockoffset"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // runHelper runs a role over a system whose helper process times the
@@ -73,7 +74,7 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 	if latency == "" {
 		met.Count(counted, nil, nil)
 		n := counted.Sent + counted.Received
-		o.Summary = fmt.Sprintf("%s %s (%s): %d messages%s; helper output in %s", s.Role, s.RunID, s.Driver, n, statusWord(completed, interrupted, reason), out)
+		o.Summary = fmt.Sprintf("%s %s (%s): %s messages%s; helper output in %s", s.Role, s.RunID, s.Driver, result.Count(n), statusWord(completed, interrupted, reason), out)
 		return o
 	}
 	sysInfo := run.System
@@ -187,7 +188,7 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 		}
 		o.Paths = append(o.Paths, path)
 	}
-	o.Summary = fmt.Sprintf("%s %s (%s): %d samples%s%s; results in %s", s.Role, s.RunID, s.Driver, ms[0].Counts.Samples, latText, statusWord(completed, interrupted, reason), s.Dir())
+	o.Summary = fmt.Sprintf("%s %s (%s): %s samples%s%s; results in %s", s.Role, s.RunID, s.Driver, result.Count(ms[0].Counts.Samples), latText, statusWord(completed, interrupted, reason), s.Dir())
 	return o
 }
 

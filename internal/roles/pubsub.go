@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/clockoffset"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // clockKey is where publishers answer clock probes: <topic-prefix>.clock
@@ -183,8 +184,8 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 	rep.Completed = rep.Error == "" && !interrupted
 	path, err := WriteReport(s, rep)
 	out := Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: err}
-	out.Summary = fmt.Sprintf("pub %s: %d messages of %d B from %d publishers (%d skipped, %d errors)%s; report %s",
-		s.RunID, total, s.Payload, s.Publishers, skipped, errs, statusWord(rep.Completed, interrupted, rep.Error), path)
+	out.Summary = fmt.Sprintf("pub %s: %s messages of %d B from %d publishers (%s skipped, %s errors)%s; report %s",
+		s.RunID, result.Count(total), s.Payload, s.Publishers, result.Count(skipped), result.Count(errs), statusWord(rep.Completed, interrupted, rep.Error), path)
 	return out
 }
 
@@ -255,7 +256,8 @@ func (r SubReport) latencyText() string {
 	if r.Samples == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", latency p50 %.1f us, p90 %.1f us, p95 %.1f us, p99 %.1f us", r.LatencyP50Us, r.LatencyP90Us, r.LatencyP95Us, r.LatencyP99Us)
+	return fmt.Sprintf(", latency p50 %s, p90 %s, p95 %s, p99 %s",
+		result.Micros(r.LatencyP50Us), result.Micros(r.LatencyP90Us), result.Micros(r.LatencyP95Us), result.Micros(r.LatencyP99Us))
 }
 
 // SubPublisherReport is what one subscription counted of one publisher.
@@ -541,8 +543,8 @@ loop:
 	} else if repErr != nil {
 		out.Err = repErr
 	}
-	out.Summary = fmt.Sprintf("sub %s: %d samples from %d publishers, %d lost%s%s; results in %s",
-		s.RunID, len(micros), len(ids), counts.Lost, rep.latencyText(), statusWord(rep.Completed, interrupted, reason), s.Dir())
+	out.Summary = fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s%s; results in %s",
+		s.RunID, result.Count(len(micros)), len(ids), result.Count(counts.Lost), rep.latencyText(), statusWord(rep.Completed, interrupted, reason), s.Dir())
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
@@ -102,7 +103,7 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 	rep.Completed = rep.Error == "" && !interrupted
 	path, err := WriteReport(s, rep)
 	return Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: err,
-		Summary: fmt.Sprintf("qry %s: answered %d queries with %d replies%s; report %s", s.RunID, rep.Queries, rep.Replies,
+		Summary: fmt.Sprintf("qry %s: answered %s queries with %s replies%s; report %s", s.RunID, result.Count(rep.Queries), result.Count(rep.Replies),
 			statusWord(rep.Completed, interrupted, rep.Error), path)}
 }
 
@@ -325,8 +326,8 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 	} else if repErr != nil {
 		out.Err = repErr
 	}
-	out.Summary = fmt.Sprintf("req %s: %d queries (%.1f/s), %d timeouts, %d errors, first reply p50 %.1f us, last p50 %.1f us%s; results in %s",
-		s.RunID, rep.Queries, rep.QPS, rep.Timeouts, rep.Errors, rep.FirstP50Us, rep.LastP50Us,
+	out.Summary = fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s%s; results in %s",
+		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors), result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us),
 		statusWord(rep.Completed, interrupted, rep.Error), s.Dir())
 	return out
 }

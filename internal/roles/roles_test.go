@@ -24,6 +24,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/roles"
 	"github.com/mqgate/mqgate/internal/stats"
 )
@@ -93,7 +94,7 @@ func checkSubLatency(t *testing.T, dir string, rows []measurements.Sample, summa
 			t.Errorf("p%g: report %g, raw file %g (%d samples)", p, got[i], want, len(us))
 		}
 	}
-	want := fmt.Sprintf(", latency p50 %.1f us, p90 %.1f us, p95 %.1f us, p99 %.1f us", got[0], got[1], got[2], got[3])
+	want := fmt.Sprintf(", latency p50 %s, p90 %s, p95 %s, p99 %s", result.Micros(got[0]), result.Micros(got[1]), result.Micros(got[2]), result.Micros(got[3]))
 	if !strings.Contains(summary, want) {
 		t.Errorf("summary %q lacks %q", summary, want)
 	}

@@ -113,9 +113,9 @@ func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
 // plainly when they disagree and why.
 func progress(w io.Writer, typ string, pm *PerMessage) {
 	a := Aggregates(pm)
-	fmt.Fprintf(w, "%-32s %6d B  %d messages, %d lost  L median %.1f µs  ST median %.0f msg/s (overall %.0f)  RT median %.0f msg/s (overall %.0f; %.3f Mb/s)  RT bimodality %.2f  broker CPU median %.1f %% (%.0f ns/msg)\n",
-		typ, pm.Payload, len(pm.O), pm.Lost, a[qL].Median, a[qST].Median, a[qST].Overall, a[qRT].Median, a[qRT].Overall, a[qRTMbps].Median,
-		a[qRT].Bimodality, a[qSenderCPU+2].Median, a[qSenderCPU+5].Median)
+	fmt.Fprintf(w, "%-32s %6d B  %s messages, %s lost  L median %s  ST median %s msg/s (overall %s)  RT median %s msg/s (overall %s; %.3f Mb/s)  RT bimodality %.2f  broker CPU median %.1f %% (%s ns/msg)\n",
+		typ, pm.Payload, result.Count(len(pm.O)), result.Count(pm.Lost), result.Micros(a[qL].Median), result.Thousands(a[qST].Median), result.Thousands(a[qST].Overall),
+		result.Thousands(a[qRT].Median), result.Thousands(a[qRT].Overall), a[qRTMbps].Median, a[qRT].Bimodality, a[qSenderCPU+2].Median, result.Thousands(a[qSenderCPU+5].Median))
 	for _, c := range []struct {
 		q          int
 		what, when string

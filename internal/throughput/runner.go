@@ -59,8 +59,9 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 			report := func(st Step) {
 				steps = append(steps, RowOf(st.Point))
 				if r.Progress != nil {
-					fmt.Fprintf(r.Progress, "%-32s %6d B  %-12s F = %-6d  median %12.0f msg/s  %9.3f Mb/s  (mean %.0f, stdev %.0f, %d windows, %d lost)\n",
-						t.Type, payload, st.Phase, st.F, st.Median, result.Mbps(st.Median, payload), st.Mean, st.Stdev, len(st.Samples), st.Lost)
+					fmt.Fprintf(r.Progress, "%-32s %6d B  %-12s F = %-6d  median %12s msg/s  %9.3f Mb/s  (mean %s, stdev %s, %s windows, %s lost)\n",
+						t.Type, payload, st.Phase, st.F, result.Thousands(st.Median), result.Mbps(st.Median, payload), result.Thousands(st.Mean),
+						result.Thousands(st.Stdev), result.Count(len(st.Samples)), result.Count(st.Lost))
 				}
 			}
 			o, _, err := Search(measure, cfg, report)

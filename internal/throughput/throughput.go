@@ -424,12 +424,12 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 func (o Outcome) Summary(payload int) string {
 	var b strings.Builder
 	c := o.Confirmed
-	fmt.Fprintf(&b, "F = %d (bracket %d–%d): confirmed median %.0f msg/s, %.3f Mb/s (%g%% interval %.0f–%.0f)",
-		o.F, o.Lo, o.Hi, c.Median, result.Mbps(c.Median, payload), 100*ConfidenceLevel, o.Low, o.High)
+	fmt.Fprintf(&b, "F = %d (bracket %d–%d): confirmed median %s msg/s, %.3f Mb/s (%g%% interval %s–%s)",
+		o.F, o.Lo, o.Hi, result.Thousands(c.Median), result.Mbps(c.Median, payload), 100*ConfidenceLevel, result.Thousands(o.Low), result.Thousands(o.High))
 	for _, n := range o.Neighbours {
-		fmt.Fprintf(&b, "; F = %d: %.0f", n.F, n.Median)
+		fmt.Fprintf(&b, "; F = %d: %s", n.F, result.Thousands(n.Median))
 	}
-	fmt.Fprintf(&b, "; the search's best, F = %d: %.0f", o.SearchBest.F, o.SearchBest.Median)
+	fmt.Fprintf(&b, "; the search's best, F = %d: %s", o.SearchBest.F, result.Thousands(o.SearchBest.Median))
 	return b.String()
 }
 
