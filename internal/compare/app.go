@@ -15,6 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/result"
@@ -54,6 +55,7 @@ type Invocation struct {
 	FailMargin        string            // --fail-margin, as given
 	Plan              bool              // --plan
 	Regression        string            // --regression, as given
+	Series            string            // --series: run ab's series file
 }
 
 // Run does what the compare command does for inv: it checks every flag and
@@ -88,8 +90,19 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	if err := inv.guard().Check(); err != nil {
+	series, seriesNote, err := inv.seriesFile()
+	if err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	g := inv.guard()
+	g.File("--series", series)
+	if err := g.Check(); err != nil {
 		return err
+	}
+	if series != "" {
+		if cfg.Series, err = pairing.ReadSeries(series); err != nil {
+			return exit.With(exit.Usage, err)
+		}
 	}
 	if inv.Plan {
 		return inv.runPlan(ctx, cfg, stdout)
@@ -121,6 +134,9 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 		return exit.With(exit.Usage, err)
 	}
 	res.Warnings = append(append(refWarnings, targetWarnings...), res.Warnings...)
+	if seriesNote != "" {
+		res.Warnings = append(res.Warnings, seriesNote)
+	}
 
 	dir := inv.PlotsDirectory
 	var written []string
@@ -162,6 +178,50 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 		return exit.With(code, fmt.Errorf("%s", failureSummary(res, v)))
 	}
 	return nil
+}
+
+// seriesFile returns the series file of run ab that pairs the runs:
+// --series, else the one NAME-series.csv in the folder holding the
+// folders of both sides' runs (run ab's --out), else "" (the runs pair by
+// name). Several series files there are not guessed between: note says so.
+func (inv Invocation) seriesFile() (path, note string, err error) {
+	if inv.Series != "" {
+		switch {
+		case inv.Unpaired:
+			return "", "", errors.New("--series and --unpaired: the series file pairs the runs; give one")
+		case inv.Calibrate:
+			return "", "", errors.New("--series does not go with --calibrate, which pools the runs")
+		}
+		return inv.Series, "", nil
+	}
+	if inv.Unpaired || inv.Calibrate {
+		return "", "", nil
+	}
+	root, rootAbs := "", ""
+	for _, d := range append(slices.Clone(inv.Reference), inv.Results...) {
+		folder := d
+		if isExperiment(d) {
+			folder = filepath.Dir(d)
+		}
+		abs, err := filepath.Abs(folder)
+		if err != nil {
+			return "", "", nil
+		}
+		if r := filepath.Dir(abs); rootAbs == "" {
+			root, rootAbs = filepath.Dir(filepath.Clean(folder)), r
+		} else if r != rootAbs {
+			return "", "", nil // the sides are not one run ab's
+		}
+	}
+	files, err := pairing.FindSeries(root)
+	switch {
+	case err != nil || len(files) == 0:
+		return "", "", nil
+	case len(files) > 1:
+		return "", fmt.Sprintf("%d series files of run ab in %s (%s): none used, the runs pair by name; give the one to pair by with --series",
+			len(files), root, strings.Join(files, ", ")), nil
+	}
+	return files[0], "", nil
 }
 
 // guard declares what compare reads and writes (see package clobber).

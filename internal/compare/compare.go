@@ -194,7 +194,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 		return nil, fmt.Errorf("%d reference runs and %d runs to gate: give one run per side (the single-run threshold rule) or at least 2 per side (the statistical gate)",
 			len(references), len(targets))
 	}
-	pairs, err := pairsOf(references, targets, cfg)
+	pairs, seriesWarnings, err := pairsOf(references, targets, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	for _, e := range all {
 		res.Warnings = append(res.Warnings, e.Warnings...)
 	}
-	res.Warnings = append(res.Warnings, admitted...)
+	res.Warnings = append(append(res.Warnings, admitted...), seriesWarnings...)
 	if w, ok := hostWarning(references, targets); ok {
 		res.Warnings = append(res.Warnings, w)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
@@ -39,6 +40,11 @@ type Config struct {
 	// Margins are the paired verdict's δ_pass and δ_fail; zero means
 	// DefaultMargins. The unpaired gates use Threshold(s) instead.
 	Margins paired.Margins
+	// Series is the series file of run ab that the runs come from, when
+	// known (--series, or found beside the two sides' folders): a paired
+	// comparison then takes its units (pairs or ABBA blocks) from it
+	// rather than from the experiments' names.
+	Series *pairing.Series
 }
 
 // margins returns the paired margins, defaulted.

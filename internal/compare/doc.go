@@ -33,7 +33,10 @@
 // (gate.ModePaired): every check is judged on the per-pair log ratios by
 // package stats/paired, the family at once with Westfall–Young max-T
 // bounds read in three zones (Config.Margins), so that a drift common to
-// the two runs of a pair cancels. Config.Pairing forces or refuses it;
+// the two runs of a pair cancels. With Config.Series (run ab's series
+// file, found beside the two sides' folders or given with --series) the
+// units are the file's pairs or ABBA blocks, and runs that do not match
+// it are an input error. Config.Pairing forces or refuses it;
 // unpaired, the Verdict's Decision says that drift is not controlled and
 // tests each side's run order for a trend (Mann–Kendall). Plan sizes the
 // paired gate from A/A pairs.

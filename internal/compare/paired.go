@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/result"
@@ -40,25 +41,46 @@ var DefaultMargins = paired.DefaultMargins
 // pairsOf returns the pairs of references and targets when cfg asks for
 // (or allows) a paired analysis and there are at least two runs per side:
 // nil when the comparison is unpaired, an error when PairAlways and the
-// runs do not pair.
-func pairsOf(references, targets []*experiment.Experiment, cfg Config) ([]pairing.Pair, error) {
+// runs do not pair. With cfg.Series the pairs are the series' units, and
+// the runs must match it (an input error naming the file and line
+// otherwise); warnings name the runs of an incomplete last unit, left out.
+func pairsOf(references, targets []*experiment.Experiment, cfg Config) ([]pairing.Pair, []string, error) {
 	if cfg.Pairing == PairNever {
-		return nil, nil
+		return nil, nil, nil
+	}
+	if s := cfg.Series; s != nil {
+		pairs, warnings, err := s.Pairs(references, targets)
+		if err != nil {
+			return nil, nil, err
+		}
+		if s.Units < 2 {
+			return nil, nil, fileerr.New(s.Path, 0, "", "%d complete %s: a paired comparison needs at least 2", s.Units, s.UnitWord())
+		}
+		return pairs, warnings, nil
 	}
 	if len(references) < 2 || len(targets) < 2 {
 		if cfg.Pairing == PairAlways {
-			return nil, fmt.Errorf("--paired: %d reference runs and %d runs to gate: a paired comparison needs at least 2 pairs", len(references), len(targets))
+			return nil, nil, fmt.Errorf("--paired: %d reference runs and %d runs to gate: a paired comparison needs at least 2 pairs", len(references), len(targets))
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	pairs, err := pairing.Match(references, targets)
 	if err != nil {
 		if cfg.Pairing == PairAlways {
-			return nil, fmt.Errorf("--paired: %w (or compare them unpaired with --unpaired)", err)
+			return nil, nil, fmt.Errorf("--paired: %w (or compare them unpaired with --unpaired)", err)
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
-	return pairs, nil
+	return pairs, nil, nil
+}
+
+// design is the paired design of the comparison's units: the series
+// file's, else pairs.
+func (c Config) design() paired.Design {
+	if c.Series != nil {
+		return c.Series.PairedDesign()
+	}
+	return paired.Pairs
 }
 
 // judgePaired judges every check present on both sides from the per-pair
@@ -85,7 +107,7 @@ func (r *Result) judgePaired() error {
 	if len(family) == 0 {
 		return nil
 	}
-	a, err := paired.Analyze(family, paired.Pairs, paired.Config{Tail: r.Config.FalseFail, Margins: r.Config.margins()})
+	a, err := paired.Analyze(family, r.Config.design(), paired.Config{Tail: r.Config.FalseFail, Margins: r.Config.margins()})
 	if err != nil {
 		return err
 	}
@@ -207,6 +229,13 @@ func (r *Result) pairedDecision() *gate.Decision {
 	}
 	d := &gate.Decision{Reason: a.Verdict.Reason, Level: a.Tail, N: a.Units,
 		Drift: "controlled: each pair's ratio cancels a drift common to its two runs"}
+	if s := r.Config.Series; s != nil {
+		d.Drift += fmt.Sprintf("; the pairs are the units recorded in the series file %s (design %s, %d %s)", s.Path, s.Design, s.Units, s.UnitWord())
+		if s.Design == pairing.DesignABBA {
+			d.Drift = fmt.Sprintf("controlled: each A B B A block's ratio (mean log ratio of its two pairs) cancels a drift linear over its four runs; "+
+				"the blocks are those recorded in the series file %s (design %s; N counts blocks)", s.Path, s.Design)
+		}
+	}
 	pick, best := -1, math.Inf(-1)
 	for k, cr := range a.Checks {
 		lo, hi := badBounds(cr)

@@ -38,7 +38,14 @@ func Plan(references, targets []*experiment.Experiment, cfg Config, regression f
 	if _, _, err := experiment.Admit(append(append([]*experiment.Experiment(nil), references...), targets...), cfg.AllowIncomplete); err != nil {
 		return paired.Plan{}, nil, err
 	}
-	pairs, err := pairing.Match(references, targets)
+	var pairs []pairing.Pair
+	var err error
+	if cfg.Series != nil {
+		cfg.Pairing = PairAlways
+		pairs, _, err = pairsOf(references, targets, cfg)
+	} else {
+		pairs, err = pairing.Match(references, targets)
+	}
 	if err != nil {
 		return paired.Plan{}, nil, err
 	}
@@ -50,7 +57,7 @@ func Plan(references, targets []*experiment.Experiment, cfg Config, regression f
 	for i, c := range checks {
 		names[i] = c.Name
 	}
-	p, err := paired.PlanUnits(checks, paired.Pairs, paired.PlanConfig{
+	p, err := paired.PlanUnits(checks, cfg.design(), paired.PlanConfig{
 		Config:     paired.Config{Tail: cfg.FalseFail, Margins: cfg.margins(), Seed: seed},
 		Regression: regression, Power: PlanPower})
 	return p, names, err
@@ -95,8 +102,13 @@ func (inv Invocation) runPlan(ctx context.Context, cfg Config, stdout io.Writer)
 		fmt.Fprintf(stdout, "warning: %s\n", w)
 	}
 	mg := cfg.margins()
-	fmt.Fprintf(stdout, "plan of the paired gate from %d A/A pairs, %d checks: pass margin %g%%, fail margin %g%%, family-wise error %g%% per side\n",
-		len(refs), len(names), 100*mg.Pass, 100*mg.Fail, 100*cfg.FalseFail)
+	units, word := len(refs), "pairs"
+	if s := cfg.Series; s != nil {
+		units, word = s.Units, s.UnitWord()
+		fmt.Fprintf(stdout, "units from the series file %s: %d %s (design %s)\n", s.Path, s.Units, word, s.Design)
+	}
+	fmt.Fprintf(stdout, "plan of the paired gate from %d A/A %s, %d checks: pass margin %g%%, fail margin %g%%, family-wise error %g%% per side\n",
+		units, word, len(names), 100*mg.Pass, 100*mg.Fail, 100*cfg.FalseFail)
 	fmt.Fprintf(stdout, "goal: an unchanged system passes, and a %g%% regression of any one check fails, each with probability ≥ %g%%\n",
 		100*regression, 100*PlanPower)
 	fmt.Fprintln(stdout, "pairs   pass (95% interval)        fail (95% interval)")
@@ -111,6 +123,6 @@ func (inv Invocation) runPlan(ctx context.Context, cfg Config, stdout io.Writer)
 		return nil
 	}
 	fmt.Fprintf(stdout, "pairs needed: %d; %d allowing for the A/A pairs' spread being an estimate from %d pairs (90%% upper bound of the variance)\n",
-		p.Units, p.Safe, len(refs))
+		p.Units, p.Safe, units)
 	return nil
 }

@@ -10,6 +10,12 @@
 // each holding the metric's value in every pair, its direction from
 // result.Metric.
 //
+// run ab also records the order of the runs in its series file
+// (NAME-series.csv, formats §12). ReadSeries reads and checks it, and
+// Series.Pairs takes the pairs from its units instead of the names: pairs,
+// or ABBA blocks of two pairs each (paired.ABBA), matched to the runs by
+// their folders, refusing runs and rows that do not match.
+//
 // It sits below the tools so that compare (which analyses the pairs) and
 // run ab (which adds pairs until the sequential gate decides) build the
 // family the same way.

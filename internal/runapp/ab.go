@@ -17,6 +17,7 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
@@ -26,11 +27,11 @@ const (
 	// DesignRandom: units are pairs, each run A B or B A as a seeded coin
 	// falls, so that a drift within a pair favours neither side on average
 	// and the pair's log ratio is symmetric about the true one.
-	DesignRandom = "random"
+	DesignRandom = pairing.DesignRandom
 	// DesignABBA: units are blocks of four runs A B B A, whose log ratio
 	// (mean of the B logs less mean of the A logs) cancels a drift linear
 	// over the block.
-	DesignABBA = "abba"
+	DesignABBA = pairing.DesignABBA
 )
 
 // ABConfig is `run ab`: the series and the two sides' run flags, the
@@ -244,11 +245,11 @@ func unitName(design string, u int) string {
 }
 
 // SeriesSuffix ends the name of the series file `run ab` writes into
-// --out: NAME-series.csv (formats §12).
-const SeriesSuffix = "-series.csv"
+// --out: NAME-series.csv (formats §12; package pairing reads it).
+const SeriesSuffix = pairing.SeriesSuffix
 
 // seriesHeader is the series file's header (formats §12).
-var seriesHeader = []string{"Unit", "Position", "Side", "Run", "Experiment", "Start", "Design", "Seed"}
+var seriesHeader = pairing.SeriesHeader
 
 // writeSeries rewrites the series file with the runs started so far, one
 // row each in run order, so that an interrupted series still says what

@@ -208,7 +208,8 @@ func TestEchoCommandNeedsProcess(t *testing.T) {
 
 // TestABGated takes a series through process and compare, as the help
 // says: a candidate whose echo spends 2 ms more per message fails the
-// statistical gate against the reference.
+// paired gate against the reference, whose pairs compare takes from the
+// series file beside the two sides' folders.
 func TestABGated(t *testing.T) {
 	out := t.TempDir()
 	// Eight runs a side: on a loaded machine a starved reference run can
@@ -232,7 +233,8 @@ func TestABGated(t *testing.T) {
 	var o, e strings.Builder
 	code = cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--reference", filepath.Join(out, runapp.SideReference),
 		"--results", filepath.Join(out, runapp.SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
-	if code != exit.GateFailed || !strings.Contains(o.String()+e.String(), "8 runs") {
+	if code != exit.GateFailed || !strings.Contains(o.String()+e.String(), "8 runs") ||
+		!strings.Contains(o.String(), "the pairs are the units recorded in the series file "+filepath.Join(out, "g"+runapp.SeriesSuffix)+" (design random, 8 pairs)") {
 		t.Errorf("compare: exit %d; want 1 (the candidate is slower)\n%s%s", code, o.String(), e.String())
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/session"
 )
 
@@ -336,8 +337,8 @@ func isTerminal(w io.Writer) bool {
 
 // The two sides of an A/B measurement, and the folders their runs go to.
 const (
-	SideReference = "reference"
-	SideCandidate = "candidate"
+	SideReference = pairing.SideReference
+	SideCandidate = pairing.SideCandidate
 )
 
 // splitCommand splits a command line into words as a POSIX shell would,

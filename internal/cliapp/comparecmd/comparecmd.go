@@ -57,7 +57,12 @@ The mode depends on the runs per side, and every report states it:
   and is inconclusive otherwise, naming the checks. --paired demands pairs (exit
   2 naming the runs that do not pair); --unpaired forces the statistical mode
   above, whose reports then say that drift is not controlled, with a
-  Mann–Kendall trend test of each side's run order.
+  Mann–Kendall trend test of each side's run order. The units come from run
+  ab's series file (NAME-series.csv, formats §12) when there is one beside the
+  two sides' folders, or from --series FILE: its pairs, or its A B B A blocks
+  (each block's ratio cancels a drift linear over its four runs); a run that
+  the file does not list, or a listed run that is not given, is an input error
+  (exit 2) naming the file and line, and the reports name the file.
 
 Every report states the rule that decided, the interval, the family level and
 N (pairs, or runs per side).
@@ -151,6 +156,7 @@ func pairedFlags() []cli.Flag {
 		&cli.StringFlag{Name: "fail-margin", Value: pct(compare.DefaultMargins.Fail), Usage: "paired: the gate fails when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
 		&cli.BoolFlag{Name: "plan", Usage: "instead of gating, plan the paired gate from A/A pairs (--reference and --results the same build, interleaved): the pairs at which an unchanged system passes and --regression fails, each with ≥ 95% probability"},
 		&cli.StringFlag{Name: "regression", Value: pct(compare.DefaultRegression), Usage: "with --plan: the regression that must fail, a fraction or a percentage above 0 and below 100%"},
+		&cli.StringFlag{Name: "series", Usage: "run ab's series `FILE` (NAME-series.csv): take the pairs or ABBA blocks from it; every run given must match it (default: the one series file beside the two sides' folders, if any)"},
 	}
 }
 
@@ -196,6 +202,7 @@ func action(c *cli.Context) error {
 		Format:            c.String("format"),
 		PrintSummaries:    c.Bool("print-summaries"),
 		PrintSummariesSet: c.IsSet("print-summaries"),
+		Series:            c.String("series"),
 		Calibrate:         c.Bool("calibrate"),
 		RunsPerSide:       c.Int("runs-per-side"),
 		Splits:            c.Int("splits"),
