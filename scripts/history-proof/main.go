@@ -1,0 +1,374 @@
+// Command history-proof measures, by simulation through the history tool's
+// own code paths (history.DetectChanges, then History.Gate), what history's
+// change points and --gate do (issue: history that CI can live with), and
+// prints each rate with its 95 % Clopper–Pearson interval:
+//
+//   - false change points in series without a change, 30 experiments,
+//     independent and AR(1) φ = 0.6 noise, pre-whitened as history does
+//     (φ estimated per magnitude over one series, or pooled over 11
+//     payloads) and tested as they are (changepoint.Detect, φ = 0);
+//   - for one series of 30 AR(1) values, the false change points when
+//     whitened with the true φ and with φ estimated as if there were no
+//     change, and that estimate's cost in power (docs/methods.md);
+//   - a 10 % and a 20 % step 7 experiments old in 40: found, and failing
+//     the gate;
+//   - a 20 % step 30 experiments old: gated with --gate-window 10 (should
+//     be 0) and when every age is judged (--gate-window 0);
+//   - a fresh 20 % step acknowledged (--acknowledged): gated (should be 0);
+//   - a fresh 3 % step in 0.5 % noise: gated with --min-change 0 and with
+//     the default 5 % (should be 0).
+//
+// Values are log-normal around synth.BaseLatency with 4 % noise (0.5 % for
+// the --min-change case); each history is one sub-experiment, gated on its
+// Median at --significance 0.01.
+//
+//	go run ./scripts/history-proof            # 1,000 series per case
+//	go run ./scripts/history-proof -n 200     # quicker, wider intervals
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/changepoint"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/history"
+	"github.com/mqgate/mqgate/internal/stats/dist"
+	"github.com/mqgate/mqgate/internal/synth"
+)
+
+func main() {
+	n := flag.Int("n", 1000, "series per case (histories of one series; the pooled case rounds up to histories of 11)")
+	seed := flag.Uint64("seed", 1, "first seed")
+	flag.Parse()
+	if *n < 1 {
+		fmt.Fprintln(os.Stderr, "history-proof: -n must be at least 1")
+		os.Exit(2)
+	}
+	start := time.Now()
+	if _, err := run(context.Background(), os.Stdout, *n, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "history-proof:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("took %s\n", time.Since(start).Round(time.Second))
+}
+
+// Rate is k of n series.
+type Rate struct {
+	Name string
+	K, N int
+}
+
+func (r Rate) String() string {
+	if r.N == 0 {
+		return fmt.Sprintf("%-72s %5d / %-5d (none)", r.Name, r.K, r.N)
+	}
+	lo, hi := dist.ClopperPearson(r.K, r.N, 0.05)
+	return fmt.Sprintf("%-72s %5d / %-5d %6.2f %% [%.2f, %.2f]", r.Name, r.K, r.N, 100*float64(r.K)/float64(r.N), 100*lo, 100*hi)
+}
+
+const sub = "interprocess_reliable"
+
+// simHistory returns a history of n experiments of sub and payloads with
+// Median values only: log-normal noise of sd sigma, AR(1) of lag-1
+// autocorrelation phi across experiments, times step from experiment
+// stepAt on.
+func simHistory(rng *rand.Rand, n int, payloads []int, sigma, phi, step float64, stepAt int) *history.History {
+	exps := make([]*experiment.Experiment, n)
+	for e := range exps {
+		exps[e] = &experiment.Experiment{Name: fmt.Sprintf("e%03d", e)}
+	}
+	s := &history.SubExperiment{Type: sub, Payloads: payloads}
+	s.Requirements = make([][]float64, len(history.Checks))
+	for c := range s.Requirements {
+		s.Requirements[c] = gaps(len(payloads))
+	}
+	s.Values = make([][][]float64, len(history.Magnitudes))
+	for m, mag := range history.Magnitudes {
+		s.Values[m] = make([][]float64, len(payloads))
+		for p, b := range payloads {
+			v := gaps(n)
+			if mag == "Median" {
+				e := rng.NormFloat64() / math.Sqrt(1-phi*phi)
+				for i := range v {
+					if i > 0 {
+						e = phi*e + rng.NormFloat64()
+					}
+					v[i] = synth.BaseLatency(sub, b) * math.Exp(sigma*e*math.Sqrt(1-phi*phi))
+					if i >= stepAt {
+						v[i] *= step
+					}
+				}
+			}
+			s.Values[m][p] = v
+		}
+	}
+	return &history.History{Experiments: exps, SubExperiments: []*history.SubExperiment{s}}
+}
+
+func gaps(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// medians returns the Median series of h's payloads with their change
+// points.
+func medians(h *history.History) ([][]float64, []history.SeriesChanges) {
+	s := h.SubExperiments[0]
+	m := 0
+	for i, mag := range history.Magnitudes {
+		if mag == "Median" {
+			m = i
+		}
+	}
+	return s.Values[m], s.Changes[m]
+}
+
+// gate detects h's change points and gates its Medians with each of opts.
+func gate(ctx context.Context, h *history.History, seed uint64, opts ...history.GateOptions) ([]*history.GateResult, error) {
+	if err := h.DetectChanges(ctx, history.ChangeOptions{Options: changepoint.Options{Seed: seed}, Workers: 1}); err != nil {
+		return nil, err
+	}
+	var out []*history.GateResult
+	for _, o := range opts {
+		o.Metrics = []string{"Median"}
+		g, err := h.Gate(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// failedNear counts the series of g that failed on a change point within 2
+// experiments of at.
+func failedNear(g *history.GateResult, at int) int {
+	k := 0
+	for _, s := range g.Series {
+		if s.Failed && s.Change != nil && s.Change.Index >= at-2 && s.Change.Index <= at+2 {
+			k++
+		}
+	}
+	return k
+}
+
+// run simulates every case with n series each and prints the rates.
+func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
+	var rates []Rate
+	add := func(r Rate) {
+		rates = append(rates, r)
+		fmt.Fprintln(w, r)
+	}
+	one := []int{1024}
+	fmt.Fprintf(w, "history-proof: %d series per case, --significance %g, %d permutations, --min-segment %d; rates with 95 %% Clopper–Pearson intervals\n\n",
+		n, changepoint.DefaultAlpha, changepoint.DefaultPermutations, changepoint.MinSegmentFloor)
+
+	fmt.Fprintln(w, "false change points, 30 experiments without a change (a series with any change point counts):")
+	for _, c := range []struct {
+		name     string
+		phi      float64
+		payloads []int
+	}{
+		{"independent, one series", 0, one},
+		{"independent, 11 payloads pooled", 0, synth.DefaultPayloads},
+		{"AR(1) φ = 0.6, one series (φ estimated from it alone)", 0.6, one},
+		{"AR(1) φ = 0.6, 11 payloads (φ pooled)", 0.6, synth.DefaultPayloads},
+	} {
+		whitened, plain := Rate{Name: "  " + c.name + ", pre-whitened"}, Rate{Name: "  " + c.name + ", as they are"}
+		for i := 0; whitened.N < n; i++ {
+			s := seed + uint64(i)
+			h := simHistory(rand.New(rand.NewPCG(s, 1)), 30, c.payloads, 0.04, c.phi, 1, 30)
+			if _, err := gate(ctx, h, s); err != nil {
+				return nil, err
+			}
+			vals, changes := medians(h)
+			for p := range vals {
+				whitened.N++
+				if len(changes[p].ChangePoints) > 0 {
+					whitened.K++
+				}
+				res, err := changepoint.Detect(vals[p], changepoint.Options{Seed: s})
+				if err != nil {
+					return nil, err
+				}
+				plain.N++
+				if len(res.ChangePoints) > 0 {
+					plain.K++
+				}
+			}
+		}
+		add(whitened)
+		add(plain)
+	}
+
+	fmt.Fprintln(w, "\none series of 30, AR(1) φ = 0.6 without a change: where its false change points come from (docs/methods.md):")
+	known, h0, gated := Rate{Name: "  whitened with the true φ = 0.6"}, Rate{Name: "  whitened with φ estimated as if there were no change"},
+		Rate{Name: "  the gate fails (--gate-window 10, --min-change 5 %)"}
+	unwhitened := Rate{Name: "  not whitened: φ estimated at most 1.5 standard errors"}
+	fpUnwhitened, fpWhitened := Rate{Name: "    a change point, among those not whitened"}, Rate{Name: "    a change point, among those whitened"}
+	for i := 0; i < n; i++ {
+		s := seed + uint64(i)
+		h := simHistory(rand.New(rand.NewPCG(s, 1)), 30, one, 0.04, 0.6, 1, 30)
+		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
+		if err != nil {
+			return nil, err
+		}
+		gated.N++
+		if g[0].Failed() {
+			gated.K++
+		}
+		vals, changes := medians(h)
+		fp := &fpWhitened
+		unwhitened.N++
+		if changes[0].Autocorrelation == 0 {
+			unwhitened.K++
+			fp = &fpUnwhitened
+		}
+		fp.N++
+		if len(changes[0].ChangePoints) > 0 {
+			fp.K++
+		}
+		var a changepoint.Lag1
+		a.Add(vals[0], changepoint.Result{})
+		for _, r := range []struct {
+			rate *Rate
+			phi  float64
+		}{{&known, 0.6}, {&h0, a.Estimate()}} {
+			res, err := changepoint.Detect(vals[0], changepoint.Options{Seed: s, Autocorrelation: r.phi})
+			if err != nil {
+				return nil, err
+			}
+			r.rate.N++
+			if len(res.ChangePoints) > 0 {
+				r.rate.K++
+			}
+		}
+	}
+	add(unwhitened)
+	add(fpUnwhitened)
+	add(fpWhitened)
+	add(known)
+	add(h0)
+	add(gated)
+	fmt.Fprintln(w, "  and the cost of estimating φ as if there were no change: a 4 sd step at 20 of 30 independent values found within 1 of it")
+	stepAsIs, stepH0 := Rate{Name: "    φ estimated around the plain segmentation (as history does)"}, Rate{Name: "    φ estimated as if there were no change"}
+	for i := 0; i < n; i++ {
+		s := seed + uint64(i)
+		h := simHistory(rand.New(rand.NewPCG(s, 6)), 30, one, 0.04, 0, math.Exp(4*0.04), 20)
+		if _, err := gate(ctx, h, s); err != nil {
+			return nil, err
+		}
+		vals, changes := medians(h)
+		var a changepoint.Lag1
+		a.Add(vals[0], changepoint.Result{})
+		res, err := changepoint.Detect(vals[0], changepoint.Options{Seed: s, Autocorrelation: a.Estimate()})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range []struct {
+			rate *Rate
+			cps  []changepoint.ChangePoint
+		}{{&stepAsIs, changes[0].ChangePoints}, {&stepH0, res.ChangePoints}} {
+			r.rate.N++
+			for _, c := range r.cps {
+				if c.Index >= 19 && c.Index <= 21 {
+					r.rate.K++
+					break
+				}
+			}
+		}
+	}
+	add(stepAsIs)
+	add(stepH0)
+
+	fmt.Fprintln(w, "\nsteps 7 experiments old (at experiment 33 of 40), independent noise of 4 %, --gate-window 10, --min-change 5 %:")
+	for _, step := range []float64{1.10, 1.20} {
+		pct := math.Round(100 * (step - 1))
+		found, failed := Rate{Name: fmt.Sprintf("  %g %% step: a change point within 2 of it", pct)}, Rate{Name: fmt.Sprintf("  %g %% step: the gate fails on it", pct)}
+		for i := 0; i < n; i++ {
+			s := seed + uint64(i)
+			h := simHistory(rand.New(rand.NewPCG(s, 2)), 40, one, 0.04, 0, step, 33)
+			g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
+			if err != nil {
+				return nil, err
+			}
+			_, changes := medians(h)
+			found.N++
+			for _, c := range changes[0].ChangePoints {
+				if c.Index >= 31 && c.Index <= 35 {
+					found.K++
+					break
+				}
+			}
+			failed.N++
+			failed.K += failedNear(g[0], 33)
+		}
+		add(found)
+		add(failed)
+	}
+
+	fmt.Fprintln(w, "\na 20 % step 30 experiments old (at experiment 10 of 40), independent noise of 4 %:")
+	stale, every := Rate{Name: "  gated on it with --gate-window 10 (expected 0)"}, Rate{Name: "  gated on it judging every age (--gate-window 0)"}
+	for i := 0; i < n; i++ {
+		s := seed + uint64(i)
+		h := simHistory(rand.New(rand.NewPCG(s, 3)), 40, one, 0.04, 0, 1.2, 10)
+		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange},
+			history.GateOptions{Window: 0, MinChange: history.DefaultMinChange})
+		if err != nil {
+			return nil, err
+		}
+		stale.N++
+		stale.K += failedNear(g[0], 10)
+		every.N++
+		every.K += failedNear(g[1], 10)
+	}
+	add(stale)
+	add(every)
+
+	fmt.Fprintln(w, "\na fresh 20 % step (at experiment 33 of 40) acknowledged at its experiment (--acknowledged):")
+	ack := history.Ack{SubExperiment: sub, Payload: one[0], Metric: "Median", Experiment: "e033", Note: "accepted", File: "acks.csv", Line: 2}
+	acked, unacked := Rate{Name: "  gated on it, acknowledged (expected 0)"}, Rate{Name: "  gated on it, not acknowledged"}
+	for i := 0; i < n; i++ {
+		s := seed + uint64(i)
+		h := simHistory(rand.New(rand.NewPCG(s, 4)), 40, one, 0.04, 0, 1.2, 33)
+		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange, Acks: []history.Ack{ack}, AcksFile: "acks.csv"},
+			history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
+		if err != nil {
+			return nil, err
+		}
+		acked.N++
+		acked.K += failedNear(g[0], 33)
+		unacked.N++
+		unacked.K += failedNear(g[1], 33)
+	}
+	add(acked)
+	add(unacked)
+
+	fmt.Fprintln(w, "\na fresh 3 % step (at experiment 33 of 40) in noise of 0.5 %:")
+	zero, def := Rate{Name: "  gated on it with --min-change 0"}, Rate{Name: fmt.Sprintf("  gated on it with --min-change %g %% (expected 0)", 100*history.DefaultMinChange)}
+	for i := 0; i < n; i++ {
+		s := seed + uint64(i)
+		h := simHistory(rand.New(rand.NewPCG(s, 5)), 40, one, 0.005, 0, 1.03, 33)
+		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow}, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
+		if err != nil {
+			return nil, err
+		}
+		zero.N++
+		zero.K += failedNear(g[0], 33)
+		def.N++
+		def.K += failedNear(g[1], 33)
+	}
+	add(zero)
+	add(def)
+	return rates, nil
+}
