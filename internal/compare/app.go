@@ -103,6 +103,9 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 		if cfg.Series, err = pairing.ReadSeries(series); err != nil {
 			return exit.With(exit.Usage, err)
 		}
+		if inv.Series != "" {
+			cfg.Pairing = PairAlways // --series asks for its pairs
+		}
 	}
 	if inv.Plan {
 		return inv.runPlan(ctx, cfg, stdout)

@@ -44,6 +44,7 @@ var DefaultMargins = paired.DefaultMargins
 // runs do not pair. With cfg.Series the pairs are the series' units, and
 // the runs must match it (an input error naming the file and line
 // otherwise); warnings name the runs of an incomplete last unit, left out.
+// A series of one unit is compared unpaired unless PairAlways.
 func pairsOf(references, targets []*experiment.Experiment, cfg Config) ([]pairing.Pair, []string, error) {
 	if cfg.Pairing == PairNever {
 		return nil, nil, nil
@@ -54,7 +55,10 @@ func pairsOf(references, targets []*experiment.Experiment, cfg Config) ([]pairin
 			return nil, nil, err
 		}
 		if s.Units < 2 {
-			return nil, nil, fileerr.New(s.Path, 0, "", "%d complete %s: a paired comparison needs at least 2", s.Units, s.UnitWord())
+			if cfg.Pairing != PairAlways {
+				return nil, warnings, nil // one run per side: the single-run rule
+			}
+			return nil, nil, fileerr.New(s.Path, 0, "", "%d complete unit(s) of the series: a paired comparison needs at least 2 %s", s.Units, s.UnitWord())
 		}
 		return pairs, warnings, nil
 	}

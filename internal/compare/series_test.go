@@ -222,3 +222,22 @@ func TestSeriesRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestSeriesOnePair: run ab --runs 1 then compare: the series file's one
+// pair is compared by the single-run rule, as before there was a series
+// file; with --series it is an input error, a pair being too few to pair.
+func TestSeriesOnePair(t *testing.T) {
+	root := t.TempDir()
+	ab := filepath.Join(root, "ab")
+	refs := writeRuns(t, filepath.Join(ab, ref), "v192", 1, 1, 0.01, 1)
+	cands := writeRuns(t, filepath.Join(ab, cand), "v192", 1, 1, 0.01, 2)
+	series := writeSeries(t, ab, "one", pairing.DesignRandom, []seriesRow{{1, cand, 1}, {1, ref, 1}})
+	code, stdout, stderr := runCompare(t, root, "--reference", refs, "--results", cands, "--plots-directory", filepath.Join(root, "plots"))
+	if code != exit.OK || !strings.Contains(stdout, "mode: single-run") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCompare(t, root, "--reference", refs, "--results", cands, "--plots-directory", filepath.Join(root, "plots"), "--series", series)
+	if code != exit.Usage || !strings.Contains(stderr, "one-series.csv: 1 complete unit(s) of the series: a paired comparison needs at least 2 pairs") {
+		t.Errorf("--series: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
