@@ -239,6 +239,32 @@ func TestABGated(t *testing.T) {
 	}
 }
 
+// TestABBACompared: compare reads the blocks of a real run ab --design abba
+// series from its series file: 2 blocks of 4 runs, N = 2, the reports
+// naming the file, where the names alone would give 4 pairs.
+func TestABBACompared(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, "ab", "--runs", "4", "--design", "abba", "--out", out, "--name", "b", "--candidate", "--echo-delay 2ms",
+		"--", "-s", "intraprocess_reliable", "--payloads", "64", "--samples", "100", "--warmup", "10", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "b-*"))
+	for _, d := range dirs {
+		var o, e strings.Builder
+		if code := cliapp.Run(context.Background(), processcmd.App(), []string{"process", "--no-plots", d}, &o, &e); code != 0 {
+			t.Fatalf("process %s: exit %d: %s", d, code, e.String())
+		}
+	}
+	var o, e strings.Builder
+	code = cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--reference", filepath.Join(out, runapp.SideReference),
+		"--results", filepath.Join(out, runapp.SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
+	if code == exit.Usage || !strings.Contains(o.String(), "N = 2 pairs") ||
+		!strings.Contains(o.String(), "the blocks are those recorded in the series file "+filepath.Join(out, "b"+runapp.SeriesSuffix)+" (design abba; N counts blocks)") {
+		t.Errorf("compare: exit %d; want the 2 blocks of the series file\n%s%s", code, o.String(), e.String())
+	}
+}
+
 // FuzzSplitCommand: a line that splits, joined back with every word
 // single-quoted, splits into the same words.
 func FuzzSplitCommand(f *testing.F) {
