@@ -234,6 +234,7 @@ func (r *Result) pairedDecision() *gate.Decision {
 	d := &gate.Decision{Reason: a.Verdict.Reason, Level: a.Tail, N: a.Units,
 		Drift: "controlled: each pair's ratio cancels a drift common to its two runs"}
 	if s := r.Config.Series; s != nil {
+		d.Units = s.UnitWord()
 		d.Drift += fmt.Sprintf("; the pairs are the units recorded in the series file %s (design %s, %d %s)", s.Path, s.Design, s.Units, s.UnitWord())
 		if s.Design == pairing.DesignABBA {
 			d.Drift = fmt.Sprintf("controlled: each A B B A block's ratio (mean log ratio of its two pairs) cancels a drift linear over its four runs; "+

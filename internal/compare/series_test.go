@@ -119,13 +119,13 @@ func TestSeriesPairs(t *testing.T) {
 	if code == exit.Usage {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"N = 4 pairs", "A B B A block", "$OUT/ab/blocks-series.csv (design abba; N counts blocks)"} {
+	for _, want := range []string{"N = 4 blocks", "A B B A block", "$OUT/ab/blocks-series.csv (design abba; N counts blocks)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, stdout)
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(root, "abba.json"))
-	if err != nil || !strings.Contains(string(b), `"n": 4`) || !strings.Contains(string(b), "blocks-series.csv") {
+	if err != nil || !strings.Contains(string(b), `"n": 4`) || !strings.Contains(string(b), `"units": "blocks"`) || !strings.Contains(string(b), "blocks-series.csv") {
 		t.Errorf("the JSON report does not give 4 blocks from the series file: %v\n%.3000s", err, b)
 	}
 }

@@ -69,6 +69,9 @@ type Decision struct {
 	Level float64 `json:"level"`
 	// N is the number of pairs (paired) or of runs per side.
 	N int `json:"n"`
+	// Units names what N counts when it is not pairs or runs per side:
+	// "blocks" for a paired comparison of A B B A blocks.
+	Units string `json:"units,omitempty"`
 	// Open names the checks that keep an inconclusive verdict so.
 	Open []string `json:"open,omitempty"`
 	// Drift says what is known of drift over the run order: controlled

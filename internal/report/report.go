@@ -174,6 +174,9 @@ func decisionLines(v *gate.Verdict) []string {
 	if v.Mode == gate.ModePaired {
 		units = "pairs"
 	}
+	if d.Units != "" {
+		units = d.Units
+	}
 	iv := "no interval"
 	if d.Check != "" {
 		hi := f3(d.High)

@@ -259,7 +259,7 @@ func TestABBACompared(t *testing.T) {
 	var o, e strings.Builder
 	code = cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--reference", filepath.Join(out, runapp.SideReference),
 		"--results", filepath.Join(out, runapp.SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
-	if code == exit.Usage || !strings.Contains(o.String(), "N = 2 pairs") ||
+	if code == exit.Usage || !strings.Contains(o.String(), "N = 2 blocks") ||
 		!strings.Contains(o.String(), "the blocks are those recorded in the series file "+filepath.Join(out, "b"+runapp.SeriesSuffix)+" (design abba; N counts blocks)") {
 		t.Errorf("compare: exit %d; want the 2 blocks of the series file\n%s%s", code, o.String(), e.String())
 	}
