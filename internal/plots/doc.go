@@ -17,6 +17,12 @@
 //     thinned and rotated so that they never overlap, and the legend stands
 //     beside the data area, never over it. Values spanning more than
 //     LogRatio get a log y axis with the powers of ten labelled.
+//   - HeatMap: a row of cells per series (its name above it) over the
+//     categories, each cell coloured by its value on one scale (log beyond
+//     LogRatio) and labelled with it, for comparisons of many series (the
+//     ten sub-experiments' maxima, which as lines cross each other at
+//     every payload); selected cells capped with a bar. The figure grows
+//     taller with the rows.
 //   - Bubbles: a scatter plot over categories whose circles grow and
 //     change colour with a value written on each (the burst scatter plots:
 //     demand × recovery time).

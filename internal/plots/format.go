@@ -49,14 +49,15 @@ func (f Format) Ext() string { return "." + string(f) }
 
 // Size returns the size p is drawn at: DefaultWidth × DefaultHeight, widened
 // by the legend, if any, so that the data area keeps its size however long
-// the series names are (CategoryLines puts the legend beside the data).
+// the series names are (CategoryLines puts the legend beside the data), and
+// a HeatMap heightened so that each of its rows has room.
 func Size(p *plot.Plot) (w, h vg.Length) {
 	w, h = DefaultWidth, DefaultHeight
 	r := p.Legend.Rectangle(draw.Canvas{})
 	if lw := r.Max.X - r.Min.X; lw > 0 {
 		w += lw + vg.Points(legendGap)
 	}
-	return w, h
+	return w, heatHeight(p, w, h)
 }
 
 // Encode draws p at its Size and writes it to w in format f.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/goldenfile"
+	"github.com/mqgate/mqgate/internal/result"
 
 	"gonum.org/v1/plot"
 )
@@ -118,6 +119,33 @@ func TestGoldenSVG(t *testing.T) {
 			}
 			lines[9].Y[8] = 22031
 			return CategoryLines("Maximum latency by payload", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+		}},
+		{"heatmap", func() *plot.Plot {
+			// The maxima of comparison_log as cells: one value missing,
+			// the highest of each payload capped.
+			var rows []HeatRow
+			for i, s := range subs {
+				y := latencies(11, uint64(40+i))
+				for j := range y {
+					y[j] *= math.Pow(1.9, float64(i)) / 8
+					y[j] += float64(j)
+				}
+				rows = append(rows, HeatRow{Name: s, Values: y, Marked: make([]bool, len(y))})
+			}
+			rows[9].Values[8] = 22031
+			rows[2].Values[4] = nan
+			for j := range 11 {
+				top := 0
+				for i := range rows {
+					if rows[i].Values[j] > rows[top].Values[j] {
+						top = i
+					}
+				}
+				rows[top].Marked[j] = true
+			}
+			p := HeatMap("Maximum latency by sub-experiment and payload", "Payload [Bytes]", payloadNames(), rows, result.Micros)
+			p.Legend.Add("highest at its payload", MarkedCellThumbnail{})
+			return p
 		}},
 		{"requirement", func() *plot.Plot {
 			y := []float64{10, 11, 10.5, nan, 12, 13, 20, 14, nan, 16, 18}

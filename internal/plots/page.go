@@ -194,11 +194,11 @@ func yAxisWidth(q *plot.Plot) vg.Length {
 
 // pageHeight returns the height of the page figure of q, legend aside: the
 // page height, and more when turned category labels need it, so that the
-// data area keeps its height.
+// data area keeps its height, or when the rows of a HeatMap need it.
 func pageHeight(q *plot.Plot) vg.Length {
 	h := PageHeight
 	if q.X.Tick.Label.Rotation == 0 {
-		return h
+		return heatHeight(q, PageWidth, h)
 	}
 	flat := q.X.Tick.Label
 	flat.Rotation = 0
@@ -210,7 +210,7 @@ func pageHeight(q *plot.Plot) vg.Length {
 		r := q.X.Tick.Label.Rectangle(t.Label)
 		extra = max(extra, r.Max.Y-r.Min.Y-flat.Height(t.Label))
 	}
-	return h + min(extra, 1.5*vg.Inch)
+	return heatHeight(q, PageWidth, h+min(extra, 1.5*vg.Inch))
 }
 
 // wrapText breaks the lines of s at spaces so that each fits in width w in

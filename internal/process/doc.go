@@ -7,7 +7,10 @@
 //
 //	plots/measurements_<type>/histogram_<payload>.png   latency histogram, 100 bins
 //	plots/measurements_<type>/series_<payload>.png      latency per sample number
-//	plots/comparison_{min,median,max,99}.png            every sub-experiment vs payload
+//	plots/comparison_{min,median,max,99}.png            every sub-experiment × payload
+//
+// The comparisons are heat maps (plots.HeatMap), a row per sub-experiment:
+// the Fast-RTPS job's one line per sub-experiment tangles at ten.
 //
 // Work is spread over a pool of workers, one payload at a time: reader
 // goroutines stream each file and hand over a payload's samples as soon as

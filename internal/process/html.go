@@ -58,8 +58,7 @@ func Page(expDir string, results []Result, tputs []Throughput) (htmlreport.Page,
 	if len(results) > 1 {
 		sec := htmlreport.Section{ID: "comparison", Title: "Sub-experiment comparison"}
 		for _, c := range Comparisons {
-			cats, lines := ComparisonLines(results, c.Column)
-			svg, err := plots.SVG(plots.CategoryLines(c.Title, "Payload [Bytes]", "Latency [us]", cats, lines))
+			svg, err := plots.SVG(ComparisonPlot(results, c))
 			if err != nil {
 				return page, err
 			}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 
+	"gonum.org/v1/plot"
+
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/measurements"
@@ -469,56 +471,72 @@ type Comparison struct {
 	Title  string
 }
 
-// Comparisons are the four comparison plots, as the Fast-RTPS job draws them.
+// Comparisons are the four comparison plots, as the Fast-RTPS job names them.
 var Comparisons = []Comparison{
-	{"Min", "comparison_min", "Minimum latency by payload"},
-	{"Median", "comparison_median", "Median latency by payload"},
-	{"Max", "comparison_max", "Maximum latency by payload"},
-	{"99%", "comparison_99", "99th percentile latency by payload"},
+	{"Min", "comparison_min", "Minimum latency by sub-experiment and payload"},
+	{"Median", "comparison_median", "Median latency by sub-experiment and payload"},
+	{"Max", "comparison_max", "Maximum latency by sub-experiment and payload"},
+	{"99%", "comparison_99", "99th percentile latency by sub-experiment and payload"},
 }
 
-// ComparisonLines returns the payload categories (ascending) and one line
-// per result for column: NaN where a sub-experiment lacks a payload.
-func ComparisonLines(results []Result, column string) ([]string, []plots.Line) {
+// ComparisonPlot draws comparison c of results as a heat map: a row per
+// sub-experiment, in order, a column per payload, ascending, each cell the
+// column c of that payload's summary, written in it, and the highest of
+// each payload outlined when the sub-experiments differ there. Ten lines
+// on one axis tangle (the maxima jump by decades from payload to payload);
+// ten rows of cells stay apart.
+func ComparisonPlot(results []Result, c Comparison) *plot.Plot {
 	var payloads []int
-	seen := map[int]bool{}
 	for _, r := range results {
 		for _, row := range r.Rows {
-			if !seen[row.Bytes] {
-				seen[row.Bytes] = true
+			if !slices.Contains(payloads, row.Bytes) {
 				payloads = append(payloads, row.Bytes)
 			}
 		}
 	}
 	slices.Sort(payloads)
-	pos := map[int]int{}
 	cats := make([]string, len(payloads))
 	for i, p := range payloads {
-		pos[p] = i
 		cats[i] = strconv.Itoa(p)
 	}
-	lines := make([]plots.Line, len(results))
+	rows := make([]plots.HeatRow, len(results))
+	lo, hi := make([]float64, len(payloads)), make([]float64, len(payloads))
+	for i := range payloads {
+		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
+	}
 	for i, r := range results {
 		y := make([]float64, len(payloads))
 		for k := range y {
 			y[k] = math.NaN()
 		}
 		for _, row := range r.Rows {
-			y[pos[row.Bytes]], _ = row.Get(column)
+			k := slices.Index(payloads, row.Bytes)
+			y[k], _ = row.Get(c.Column)
+			lo[k], hi[k] = min(lo[k], y[k]), max(hi[k], y[k])
 		}
-		lines[i] = plots.Line{Name: r.Type, Y: y}
+		rows[i] = plots.HeatRow{Name: r.Type, Values: y}
 	}
-	return cats, lines
+	marked := false
+	for i := range rows {
+		rows[i].Marked = make([]bool, len(payloads))
+		for k, v := range rows[i].Values {
+			rows[i].Marked[k] = v == hi[k] && hi[k] > lo[k]
+			marked = marked || rows[i].Marked[k]
+		}
+	}
+	p := plots.HeatMap(c.Title, "Payload [Bytes]", cats, rows, result.Micros)
+	if marked {
+		p.Legend.Add("highest at its payload", plots.MarkedCellThumbnail{})
+	}
+	return p
 }
 
 // ComparisonPlots writes the four comparison plots of results into dir.
 func ComparisonPlots(dir string, results []Result, f plots.Format) ([]string, error) {
 	var written []string
 	for _, c := range Comparisons {
-		cats, lines := ComparisonLines(results, c.Column)
-		p := plots.CategoryLines(c.Title, "Payload [Bytes]", "Latency [us]", cats, lines)
 		path := filepath.Join(dir, c.Name+f.Ext())
-		if err := plots.Save(p, path, f); err != nil {
+		if err := plots.Save(ComparisonPlot(results, c), path, f); err != nil {
 			return written, fmt.Errorf("comparison plot: %w", err)
 		}
 		written = append(written, path)
