@@ -25,7 +25,7 @@ plots/throughput_<type>_search_<payload> (the median rate at each in-flight
 window tried); --html starts with their table.
 
 With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
-script does; --output-csv applies to that mode only.
+script does; --output-file applies to that mode only.
 
 Burst measurements (run burst's burst_<type>.csv, or any file with the Fast-RTPS
 throughput header) are processed as throughput_process_results.py does: a
@@ -55,7 +55,7 @@ could not be read), 130 interrupted.`,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "raw-csv", Aliases: []string{"raw_csv", "c"}, Usage: "process this one raw `FILE` instead of a directory"},
-			&cli.StringFlag{Name: "output-csv", Aliases: []string{"output_csv", "o"}, Usage: "summary `FILE` for --raw-csv (default: <raw>_summary.csv beside it); not with EXPERIMENT_DIR"},
+			&cli.StringFlag{Name: "output-file", Aliases: []string{"output-csv", "output_csv", "o"}, Usage: "summary `FILE` for --raw-csv (default: <raw>_summary.csv beside it); not with EXPERIMENT_DIR"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the plots (default: EXPERIMENT_DIR/plots, or plots/<raw name> beside --raw-csv)"},
 			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
 			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
@@ -73,8 +73,8 @@ func action(c *cli.Context) error {
 	return process.Run(c.Context, process.Config{
 		Dirs:           c.Args().Slice(),
 		RawCSV:         c.String("raw-csv"),
-		OutputCSV:      c.String("output-csv"),
-		OutputCSVSet:   c.IsSet("output-csv"),
+		OutputCSV:      c.String("output-file"),
+		OutputCSVSet:   c.IsSet("output-file"),
 		PlotsDirectory: c.String("plots-directory"),
 		NoPlots:        c.Bool("no-plots"),
 		Format:         c.String("format"),

@@ -26,7 +26,7 @@ var usage = map[string]string{
 	"topic-prefix":      "topics start with this (default mqgate.bench; zenoh: mqgate/bench); data go below <prefix>.data, clock probes to <prefix>.clock",
 	"topics":            "pub: publisher i publishes on <prefix>.data.<i mod topics> (default 1)",
 	"publishers":        "pub: publishers in this process, each at --rate; sub: publishers expected in all, each ends with an end marker (default 1)",
-	"payload":           "pub, req: message size in bytes, at least 24 (default 64)",
+	"payload":           "pub, req: the message size in bytes, one size, at least 24 (default 64)",
 	"rate":              "pub: messages per second per publisher, open loop (default 1000)",
 	"duration":          "pub, req: how long to send; qry: how long to serve; sub: how long to wait for a first message, with --timeout (default 10s)",
 	"expr":              "sub: what to subscribe to, it and below it unless it has a wildcard (when not given: <prefix>.data); req: the query key (when not given: --serve-prefix)",
@@ -41,7 +41,7 @@ var usage = map[string]string{
 	"proc-delay":        "qry: processing delay per reply, DELAY or DELAY±JITTER (uniform), e.g. 2ms±500us (default 0)",
 	"replies":           "qry: replies per query; req: replies expected per query, fewer within --timeout is a timeout (default 1)",
 	"csv":               "write a snapshot per --snapshot-interval to this CSV file; alone (or true): to roles/<role>-<label>-<instance>.csv beside the report",
-	"run-id":            "the run every role of one measurement shares: results go to --out-dir/<run-id> (default: UTC start time)",
+	"run-id":            "experiment name, shared by every role of one measurement: results go to --out/<name> (default: UTC start time)",
 	"out-dir":           "results root (default results)",
 	"prom-port":         "serve Prometheus metrics at /metrics on this port of 127.0.0.1, loopback only (default: none); --prom-addr exposes them elsewhere",
 	"prom-addr":         "serve Prometheus metrics at /metrics at HOST:PORT instead of --prom-port, e.g. 0.0.0.0:9102 to expose them on every interface (default: none)",
@@ -69,27 +69,31 @@ func Commands() []*cli.Command {
 	for _, role := range []string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry} {
 		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: configUsage}}
 		for _, k := range roles.Keys {
+			name, aliases := flagName(k)
 			switch k {
 			case "endpoint", "wait-for":
-				flags = append(flags, &cli.StringSliceFlag{Name: k, Usage: settingUsage(k)})
+				flags = append(flags, &cli.StringSliceFlag{Name: name, Aliases: aliases, Usage: settingUsage(k)})
 			case "csv":
-				flags = append(flags, &cli.GenericFlag{Name: k, Usage: settingUsage(k), Value: &optionalValue{}})
+				flags = append(flags, &cli.GenericFlag{Name: name, Aliases: aliases, Usage: settingUsage(k), Value: &optionalValue{}})
 			default:
-				flags = append(flags, &cli.StringFlag{Name: k, Aliases: aliases[k], Usage: settingUsage(k)})
+				flags = append(flags, &cli.StringFlag{Name: name, Aliases: aliases, Usage: settingUsage(k)})
 			}
 		}
 		out = append(out, &cli.Command{
 			Name:  role,
 			Usage: roleUsage[role],
 			Description: `Roles run as separate processes, on any hosts, and write into one experiment
-directory, --out-dir/<run-id>: sub and req add their raw files (formats §2) and
+directory, --out/<name>: sub and req add their raw files (formats §2) and
 sub-experiments to its meta.json, every role leaves roles/<role>-<label>-<instance>.json
 (formats §9, "Role reports"). Start sub and qry before pub and req.
 Every setting may come from --config FILE or an MQ_<SETTING> environment variable
 (MQ_TOPIC_PREFIX=…; MQ_ENDPOINTS and MQ_KEY_EXPR also work); a flag wins over the
-environment, which wins over the file.
---run-id, --out-dir, --prom-port, --prom-addr, --log-level and --config may also be given to
-run itself, before the role's name (run --run-id r1 --out-dir /data sub …);
+environment, which wins over the file. The flags are run's (docs/cli.md); the
+settings --target, --out, --name and --payloads keep the names endpoint, out-dir,
+run-id and payload in files and variables (MQ_ENDPOINT, MQ_OUT_DIR, MQ_RUN_ID,
+MQ_PAYLOAD), and those names stay the flags' aliases.
+--name, --out, --prom-port, --prom-addr, --log-level and --config may also be given to
+run itself, before the role's name (run --name r1 --out /data sub …);
 after the name they win over the same flag before it.
 
 Exit codes: 0 done; 2 usage error, or a peer or the system lost (results are
@@ -98,8 +102,8 @@ what was measured is written, and one line on standard error names it).
 The last line of standard error names the results.
 
 Example (three hosts, a NATS server on 10.0.0.1):
-   hostB$ run sub --endpoint nats://10.0.0.1:4222 --run-id r1 --publishers 2
-   hostA$ run pub --endpoint nats://10.0.0.1:4222 --run-id r1 --publishers 2 --rate 500 --duration 30s`,
+   hostB$ run sub --target nats://10.0.0.1:4222 --name r1 --publishers 2
+   hostA$ run pub --target nats://10.0.0.1:4222 --name r1 --publishers 2 --rate 500 --duration 30s`,
 			Flags:  flags,
 			Action: func(c *cli.Context) error { return action(c, role) },
 		})
@@ -145,21 +149,37 @@ Example (a Compose healthcheck of a sub serving --prom-addr 127.0.0.1:9201):
 }
 
 // topKeys are the settings `run` itself takes before a role's name (run
-// --run-id X --out-dir D pub …), besides --config.
+// --name X --out D pub …), besides --config.
 var topKeys = []string{"run-id", "out-dir", "prom-port", "prom-addr", "log-level"}
 
-// TopFlags are the flags of `run` itself that the roles read: --run-id,
-// --out-dir, --prom-port, --log-level and --config, given before the
-// role's name. They are command-line flags as those after it: they win
-// over MQ_* variables and the file; a flag after the role's name wins over
-// the same flag before it.
+// TopFlags are the flags of `run` itself that the roles read: --prom-port,
+// --prom-addr, --log-level and --config, and the former spellings --run-id
+// and --out-dir (hidden: run's own --name and --out serve the roles,
+// ServesRole), given before the role's name. They are command-line flags
+// as those after it: they win over MQ_* variables and the file; a flag
+// after the role's name wins over the same flag before it.
 func TopFlags() []cli.Flag {
 	cat := "roles (run pub|sub|req|qry)"
 	flags := []cli.Flag{&cli.StringFlag{Name: "config", Category: cat, Usage: "roles: " + configUsage}}
 	for _, k := range topKeys {
-		flags = append(flags, &cli.StringFlag{Name: k, Category: cat, Usage: "roles: " + settingUsage(k)})
+		_, renamed := flagNames[k]
+		flags = append(flags, &cli.StringFlag{Name: k, Category: cat, Usage: "roles: " + settingUsage(k), Hidden: renamed})
 	}
 	return flags
+}
+
+// ServesRole reports whether run's own flag name, given before next, is a
+// setting of the role next: --name and --out (run --name r1 --out D sub …).
+func ServesRole(next, name string) bool {
+	if _, ok := roleUsage[next]; !ok {
+		return false
+	}
+	for _, k := range topKeys {
+		if flagNames[k] == name {
+			return true
+		}
+	}
+	return false
 }
 
 // settingUsage is the usage of setting k, with its valid range.
@@ -173,7 +193,7 @@ func settingUsage(k string) string {
 	return usage[k]
 }
 
-// systemUsage is the usage of --driver, --endpoint and --reliability,
+// systemUsage is the usage of --driver, --target and --reliability,
 // made of what each registered system says of itself.
 func systemUsage(k string) (string, bool) {
 	var what, where, notes, rel []string
@@ -197,7 +217,7 @@ func systemUsage(k string) (string, bool) {
 	return "", false
 }
 
-const configUsage = "settings file, YAML or TOML (keys are the flag names; a section per role); flags win over MQ_* environment variables, which win over the file"
+const configUsage = "settings file, YAML or TOML (keys are the settings' names: the flag names, with endpoint, out-dir, run-id and payload for --target, --out, --name and --payloads; a section per role); flags win over MQ_* environment variables, which win over the file"
 
 // CheckTopFlags refuses the roles' flags of `run` itself (TopFlags) before
 // anything but a role: the round-trip run and the other subcommands have
@@ -221,18 +241,35 @@ func CheckTopFlags(c *cli.Context) error {
 	return nil
 }
 
-// topValue is key's value given before the role's name, if it was.
+// topValue is key's value given before the role's name, if it was: by its
+// former spelling (--run-id) or by run's flag of the same name (--name).
 func topValue(c *cli.Context, key string) (string, bool) {
 	for _, p := range c.Lineage()[1:] {
-		if p.IsSet(key) {
-			return p.String(key), true
+		for _, name := range []string{key, flagNames[key]} {
+			if name != "" && p.IsSet(name) {
+				return p.String(name), true
+			}
 		}
 	}
 	return "", false
 }
 
-// aliases are the harness design's spellings of the flags, by name.
+// aliases are the harness design's spellings of the flags, by setting.
 var aliases = map[string][]string{"expr": {"key-expr"}}
+
+// flagNames are the command-line names of the settings that run's
+// vocabulary spells otherwise (docs/cli.md): --target, --out, --name and
+// --payloads, as every run subcommand takes them. The setting's own name
+// stays the flag's alias, and its name in MQ_* variables and files.
+var flagNames = map[string]string{"endpoint": "target", "out-dir": "out", "run-id": "name", "payload": "payloads"}
+
+// flagName is the flag of setting k: its name and its aliases.
+func flagName(k string) (string, []string) {
+	if name, ok := flagNames[k]; ok {
+		return name, append([]string{k}, aliases[k]...)
+	}
+	return k, aliases[k]
+}
 
 // envAliases are the harness design's spellings of MQ_* variables.
 var envAliases = map[string]string{"MQ_ENDPOINTS": "MQ_ENDPOINT", "MQ_KEY_EXPR": "MQ_EXPR"}

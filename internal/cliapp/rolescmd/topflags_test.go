@@ -196,3 +196,49 @@ func TestWait(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSpellings gives the settings whose flags take run's names
+// (--target, --out, --name, --payloads) by those names and by the roles'
+// former ones (--endpoint, --out-dir, --run-id, --payload), after the
+// role's name and, for --name and --out, before it as run's own flags
+// (run --name r1 -o d sub): the same settings every time.
+func TestRunSpellings(t *testing.T) {
+	var got []roles.Settings
+	runRole = func(_ context.Context, s roles.Settings) roles.Outcome {
+		got = append(got, s)
+		return roles.Outcome{Summary: "captured"}
+	}
+	t.Cleanup(func() { runRole = roles.Run })
+	// run's own --name and --out, as runcmd defines them.
+	top := append(TopFlags(), &cli.StringFlag{Name: "name"}, &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results"})
+	type want struct {
+		target, out, name string
+		payload           int
+	}
+	w := want{"nats://h:1 nats://h:2", "d", "r1", 100}
+	for _, args := range [][]string{
+		{"pub", "--target", "nats://h:1", "--target", "nats://h:2", "--out", "d", "--name", "r1", "--payloads", "100"},
+		{"pub", "--endpoint", "nats://h:1", "--endpoint", "nats://h:2", "--out-dir", "d", "--run-id", "r1", "--payload", "100"},
+		{"--name", "r1", "-o", "d", "pub", "--endpoint", "nats://h:1", "--endpoint", "nats://h:2", "--payloads", "100"},
+		{"--run-id", "r1", "--out-dir", "d", "pub", "--target", "nats://h:1,nats://h:2", "--payloads", "100"},
+		{"--name", "before", "--out", "before", "pub", "--name", "r1", "--out-dir", "d", "--target", "nats://h:1,nats://h:2", "--payload", "100"},
+	} {
+		got = nil
+		app := &cli.App{Name: "run", Flags: top, Before: CheckTopFlags, Commands: Commands()}
+		var stdout, stderr bytes.Buffer
+		code := cliapp.Run(context.Background(), app, append([]string{"run"}, args...), &stdout, &stderr)
+		if code != 0 || len(got) != 1 {
+			t.Fatalf("%v: exit %d, %d runs: %s", args, code, len(got), stderr.String())
+		}
+		s := got[0]
+		if g := (want{strings.Join(s.Endpoints, " "), s.OutDir, s.RunID, s.Payload}); g != w {
+			t.Errorf("%v: got %+v, want %+v", args, g, w)
+		}
+	}
+	// Two spellings of one flag are one flag given twice, refused.
+	app := &cli.App{Name: "run", Flags: top, Before: CheckTopFlags, Commands: Commands()}
+	var stdout, stderr bytes.Buffer
+	if code := cliapp.Run(context.Background(), app, []string{"run", "pub", "--payload", "1", "--payloads", "2"}, &stdout, &stderr); code != 2 {
+		t.Errorf("--payload and --payloads: exit %d: %s", code, stderr.String())
+	}
+}

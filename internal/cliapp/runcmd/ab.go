@@ -48,7 +48,7 @@ func abCommand() *cli.Command {
 			Usage: "with --max-runs: pass when every check is shown worse by less than this, a fraction (0.05) or a percentage (5%), " + numflag.Tolerance.Text()},
 		&cli.StringFlag{Name: "fail-margin", Value: numflag.Percent(paired.DefaultMargins.Fail),
 			Usage: "with --max-runs: fail when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
-		&cli.StringFlag{Name: "level", Aliases: []string{"false-fail"}, Value: "1%",
+		&cli.StringFlag{Name: "false-fail", Aliases: []string{"level"}, Value: "1%",
 			Usage: "with --max-runs: the largest chance that the gate ever fails an unchanged system (or ever passes one worse than --pass-margin), however long it runs, " + numflag.CompareLevel.Text()},
 		&cli.StringFlag{Name: "columns", Value: metricNames(abDefaultColumns), Usage: "with --max-runs: comma-separated summary `COLUMNS` to gate, among " + metricNames(result.CompareMetrics)},
 	}
@@ -98,8 +98,8 @@ as a random order within pairs makes them). It stops as soon as
     the checks that keep it open.
 Ville's inequality makes both errors hold under this continuous monitoring:
 an unchanged system (no check worse than --fail-margin) is ever failed with
-chance at most --level, and one with a check worse than --pass-margin ever
-passed with chance at most --level, over the whole family of checks
+chance at most --false-fail, and one with a check worse than --pass-margin ever
+passed with chance at most --false-fail, over the whole family of checks
 (Bonferroni over e-values), whenever the gate stops. It prints the verdict,
 the pairs used and why it stopped, and writes --junit, --markdown and
 --json reports. An e-process needs about 2·ln(checks/level) pairs at the

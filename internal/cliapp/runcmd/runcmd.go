@@ -102,8 +102,9 @@ the requests of --topic and publishes the replies. Transports: ` + strings.Join(
 		}
 		return checkFlagsBeforeSubcommand(c, roundTripFlags)
 	}
-	// The roles' --run-id, --out-dir, … are run's too (run --run-id X pub …),
-	// refused before anything but a role.
+	// The roles' --prom-port, --config, … are run's too (run --prom-port P
+	// pub …), refused before anything but a role; run's --name and --out
+	// serve a role named after them.
 	a.Flags = append(a.Flags, rolescmd.TopFlags()...)
 	// Every numeric flag's range is checked before anything starts.
 	a.Action = cliapp.RangesChecked(a.Flags, a.Action)
@@ -271,7 +272,7 @@ func checkFlagsBeforeSubcommand(c *cli.Context, roundTrip []cli.Flag) error {
 	}
 	for _, f := range roundTrip {
 		name := f.Names()[0]
-		if !c.IsSet(name) || fromEnv(f) {
+		if !c.IsSet(name) || fromEnv(f) || rolescmd.ServesRole(next, name) {
 			continue
 		}
 		return exit.With(exit.Usage, fmt.Errorf("--%s was given before %s: it is a flag of the round-trip run, which run %s ignores; give it after the subcommand's name (run %s --%s …)", name, next, next, next, name))
