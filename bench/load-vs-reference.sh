@@ -43,13 +43,15 @@
 # shares them; RabbitMQ at $MQGATE_AMQP_URL, else
 # amqp://guest:guest@127.0.0.1:5672/); ROUNDS (5), DURATION (3s, mqgate's
 # measured period), RUN (a prebuilt run binary), NATS_BENCH (a prebuilt
-# nats-bench), PERFTEST_VERSION (2.22.1). A peer that cannot run here
+# nats-bench), PERFTEST_VERSION (2.22.1), PEERS (the comparisons to run,
+# of "nats mqtt amqp tcp", all by default). A peer that cannot run here
 # (its broker, client or Java/Maven missing) is reported as "skipped" with
 # the reason. Exits 1 when a target is missed, else 0.
 set -u
 
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
+PEERS=${PEERS:-nats mqtt amqp tcp}
 DURATION=${DURATION:-3s}
 PERFTEST_VERSION=${PERFTEST_VERSION:-2.22.1}
 TMP=$(mktemp -d)
@@ -97,9 +99,17 @@ reachable() {
 }
 
 nats_skip= mqtt_skip= amqp_skip= tcp_skip= why=
+for peer in nats mqtt amqp tcp; do
+	case " $PEERS " in
+	*" $peer "*) ;;
+	*) printf -v "${peer}_skip" 'not in PEERS="%s"' "$PEERS" ;;
+	esac
+done
 # nats-bench of the nats.go version in go.mod.
 natsgo=$(go list -m -f '{{.Version}}' github.com/nats-io/nats.go) || exit 2
-if [ -z "${NATS_BENCH:-}" ]; then
+if [ -n "$nats_skip" ]; then
+	:
+elif [ -z "${NATS_BENCH:-}" ]; then
 	NATS_BENCH=$(go env GOPATH)/bin/nats-bench
 	if ! go version -m "$NATS_BENCH" 2>/dev/null | grep -q "github.com/nats-io/nats.go[[:space:]]*$natsgo"; then
 		NATS_BENCH=$TMP/nats-bench
@@ -122,7 +132,7 @@ else
 	nats_skip="nats-server is not installed (and NATS_URL is not set)"
 fi
 for tool in mosquitto_pub mosquitto_sub; do
-	command -v "$tool" >/dev/null || mqtt_skip="$tool is not installed (apt-get install mosquitto-clients)"
+	[ -n "$mqtt_skip" ] || command -v "$tool" >/dev/null || mqtt_skip="$tool is not installed (apt-get install mosquitto-clients)"
 done
 if [ -n "$mqtt_skip" ]; then
 	:
@@ -139,7 +149,9 @@ else
 	mqtt_skip="mosquitto is not installed (and MQTT_URL is not set)"
 fi
 AMQP_URL=${AMQP_URL:-${MQGATE_AMQP_URL:-amqp://guest:guest@127.0.0.1:5672/}}
-if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+if [ -n "$amqp_skip" ]; then
+	:
+elif ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
 	amqp_skip="PerfTest needs java and mvn (apt-get install default-jre maven)"
 elif ! reachable "$AMQP_URL"; then
 	amqp_skip="no AMQP broker at AMQP_URL=${AMQP_URL/\/\/*@/\/\/}"
@@ -154,7 +166,7 @@ EOF
 	mvn -q -f "$TMP/pom.xml" dependency:build-classpath -Dmdep.outputFile="$TMP/perftest.cp" >"$TMP/mvn.log" 2>&1 ||
 		amqp_skip="cannot resolve com.rabbitmq:perf-test:$PERFTEST_VERSION: $(grep -m1 ERROR "$TMP/mvn.log")"
 fi
-command -v iperf3 >/dev/null || tcp_skip="iperf3 is not installed (apt-get install iperf3)"
+[ -n "$tcp_skip" ] || command -v iperf3 >/dev/null || tcp_skip="iperf3 is not installed (apt-get install iperf3)"
 
 # field FILE NAME: the first value of "NAME" in a summary JSON.
 field() { awk -F': ' -v k="\"$2\"" '$1 ~ k { gsub(/[ ,]/, "", $2); print $2; exit }' "$1"; }
@@ -234,6 +246,7 @@ compare() {
 	[ "$target" = - ] || awk -v r="$ratio" -v t="$target" 'BEGIN { exit !(r >= t) }' || { echo "  MISSED: $name"; missed=1; }
 }
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 nats_m= nats_r= nats_ms= nats_rs= mqtt_m= mqtt_r= amqp_m= amqp_r= tcp_m= tcp_r=
 for round in $(seq "$ROUNDS"); do
 	echo "round $round of $ROUNDS" >&2
@@ -267,6 +280,14 @@ if [ -n "$mqtt_skip" ]; then skipline "MQTT QoS0 16 B" "$mqtt_skip"; else compar
 if [ -n "$amqp_skip" ]; then skipline "AMQP 16 B" "$amqp_skip"; else compare "AMQP 16 B" PerfTest - msg/s "${amqp_m% }" "${amqp_r% }"; fi
 if [ -n "$tcp_skip" ]; then skipline "TCP 16 KB" "$tcp_skip"; else compare "TCP 16 KB" iperf3 0.5 Mb/s "${tcp_m% }" "${tcp_r% }"; fi
 
+echo "load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg) at the end, $load0 at the start; a busy machine lowers either side's rate by chance, the CPU time per message below far less"
 echo "mqgate's own cost per message: recording a delivery (header, sequence, counters, HDR histogram, raw sample) and publishing one (clock, header, counters):"
 go test -run '^$' -bench 'Record|Publish$' -benchmem -benchtime 2000000x ./internal/load | grep -E '^Benchmark'
+if [ -z "$nats_skip" ]; then
+	echo "CPU time per NATS message, run load's path (LoadBroker/nats) and nats-bench's loops (NATSBench) in one test process, alternating:"
+	go test -c -o "$TMP/load.test" ./internal/load || exit 2
+	for _ in 1 2 3; do
+		(cd internal/load && MQGATE_NATS_URL=$NATS_URL "$TMP/load.test" -test.run '^$' -test.bench 'LoadBroker/nats$|NATSBench' -test.benchtime 30x) | grep -E '^Benchmark'
+	done
+fi
 exit "$missed"

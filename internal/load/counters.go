@@ -16,10 +16,14 @@ type Counters struct {
 	_            [64]byte
 
 	MessagesReceived atomic.Uint64 // measured messages delivered, duplicates included
-	BytesReceived    atomic.Uint64
-	Clamped          atomic.Uint64 // negative one-way latencies recorded as 0
-	Warmup           atomic.Uint64 // warm-up messages received (discarded)
-	_                [64]byte
+	// ReceivedSize is the size of every message received (a payload's
+	// run refuses others): the bytes received are MessagesReceived ×
+	// ReceivedSize, which spares the subscribers an atomic addition per
+	// message.
+	ReceivedSize uint64
+	Clamped      atomic.Uint64 // negative one-way latencies recorded as 0
+	Warmup       atomic.Uint64 // warm-up messages received (discarded)
+	_            [64]byte
 
 	MessagesAcked   atomic.Uint64 // acknowledged by the system (AckSender)
 	MessagesRefused atomic.Uint64 // refused by the system (negative acknowledgements)
@@ -49,7 +53,7 @@ func (c *Counters) Load() CounterValues {
 		MessagesAcked:    c.MessagesAcked.Load(),
 		MessagesRefused:  c.MessagesRefused.Load(),
 		BytesSent:        c.BytesSent.Load(),
-		BytesReceived:    c.BytesReceived.Load(),
+		BytesReceived:    c.MessagesReceived.Load() * c.ReceivedSize,
 		Errors:           c.Errors.Load(),
 		Skipped:          c.Skipped.Load(),
 		Clamped:          c.Clamped.Load(),

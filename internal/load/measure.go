@@ -298,7 +298,7 @@ type receiver struct {
 	link     SubLink
 	shard    *Shard
 	trackers map[uint16]*Tracker
-	raw      []RawSample
+	raw      rawSamples
 	last     int64 // latest arrival, ns since the epoch
 	// The tracker of the last message's publisher, most often the next's.
 	lastPub uint16
@@ -326,10 +326,10 @@ type run struct {
 	rec     *Recorder
 	delays  *Recorder
 	t0, t1  time.Time
-	stop    atomic.Bool // receivers end
-	halt    atomic.Bool // publishers end early
-	_       [64]byte    // the flags, read at every message, apart from the counts
-	unique  atomic.Uint64
+	stop    atomic.Bool   // receivers end
+	halt    atomic.Bool   // publishers end early
+	_       [64]byte      // the flags, read at every message, apart from the counts
+	dups    atomic.Uint64 // measured messages received again: unique deliveries are MessagesReceived − dups
 	rawLeft atomic.Int64
 	rawDrop atomic.Uint64
 
@@ -351,6 +351,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 		return nil, fmt.Errorf("cannot connect: %w", err)
 	}
 	r := &run{sub: sub, cfg: cfg, payload: payload, tp: cfg.Topology, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder()}
+	r.c.ReceivedSize = uint64(payload)
 	r.rawLeft.Store(int64(max(cfg.MaxRaw, 0)))
 	var acknowledged bool
 	var system *driver.SystemInfo
@@ -380,10 +381,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	recvs := make([]*receiver, len(e.Subs))
 	var rwg sync.WaitGroup
 	for k, l := range e.Subs {
-		rv := &receiver{link: l, shard: r.rec.Shard(), trackers: map[uint16]*Tracker{}}
-		if cfg.MaxRaw > 0 {
-			rv.raw = make([]RawSample, 0, r.rawCapacity(len(e.Subs)))
-		}
+		rv := r.newReceiver(l)
 		recvs[k] = rv
 		rwg.Add(1)
 		go func() { defer rwg.Done(); r.receive(rv, payload) }()
@@ -500,7 +498,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 			}
 		}
 		nextTick := time.Now().Add(cfg.Interval)
-		for r.unique.Load() < expected && !r.halt.Load() {
+		for r.unique() < expected && !r.halt.Load() {
 			now := time.Now()
 			if !now.Before(deadline) {
 				drained = false
@@ -547,19 +545,47 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	return res, nil
 }
 
-// rawCapacity is what each receiver preallocates for raw samples: its
-// share of the expected deliveries of the measured period when paced, else
-// a modest start that grows (up to MaxRaw in all).
-func (r *run) rawCapacity(links int) int {
-	if r.cfg.Rate <= 0 {
-		return min(r.cfg.MaxRaw, 1<<16)
+// newReceiver returns the state of subscriber link l, with its first
+// chunk of raw samples when they are kept.
+func (r *run) newReceiver(l SubLink) *receiver {
+	rv := &receiver{link: l, shard: r.rec.Shard(), trackers: map[uint16]*Tracker{}}
+	if r.cfg.MaxRaw > 0 {
+		rv.raw.chunk = min(r.cfg.MaxRaw, rawChunk)
+		rv.raw.cur = make([]RawSample, 0, rv.raw.chunk)
 	}
-	n := r.cfg.Rate*r.cfg.Duration.Seconds()*float64(r.tp.Expected(slices.Repeat([]uint64{1}, r.tp.Publishers)))/float64(links)*1.1 + 64
-	// Compared as a float: a huge rate would overflow the conversion.
-	if !(n < float64(r.cfg.MaxRaw)) {
-		return r.cfg.MaxRaw
+	return rv
+}
+
+// rawChunk is how many raw samples a receiver allocates at a time: filling
+// chunks of a fixed size never copies a sample kept, where a slice grown by
+// append copies every one at each doubling (at a million messages a
+// second, half of the recording's cost).
+const rawChunk = 1 << 14
+
+// rawSamples are one receiver's raw samples, in arrival order, in chunks.
+type rawSamples struct {
+	chunk int // samples per chunk; 0 keeps none
+	full  [][]RawSample
+	cur   []RawSample
+}
+
+func (s *rawSamples) add(v RawSample) {
+	if len(s.cur) == cap(s.cur) {
+		s.full = append(s.full, s.cur)
+		s.cur = make([]RawSample, 0, s.chunk)
 	}
-	return int(n)
+	s.cur = append(s.cur, v)
+}
+
+// len is the number of samples kept.
+func (s *rawSamples) len() int { return len(s.full)*s.chunk + len(s.cur) }
+
+// appendTo appends the samples to dst.
+func (s *rawSamples) appendTo(dst []RawSample) []RawSample {
+	for _, c := range s.full {
+		dst = append(dst, c...)
+	}
+	return append(dst, s.cur...)
 }
 
 // receive is a subscriber link's loop. A subscriber whose library delivers
@@ -601,7 +627,17 @@ func (r *run) receive(rv *receiver, payload int) {
 	}
 }
 
-// deliver accounts for one message.
+// unique is the unique deliveries of measured messages so far (or fewer,
+// never more: the received are read before the duplicates among them).
+func (r *run) unique() uint64 {
+	n := r.c.MessagesReceived.Load()
+	return n - r.dups.Load()
+}
+
+// deliver accounts for one message. Its atomic operations are as few as
+// the counts allow (one, for a unique delivery, besides the histogram's
+// and the raw budget's): on a fast link each costs the subscriber a share
+// of its rate.
 func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 	h, full, err := Parse(msg)
 	if err != nil || (full && h.RunID != r.cfg.RunID) || len(msg) != r.payload {
@@ -615,8 +651,7 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 		r.c.Warmup.Add(1)
 		return
 	}
-	r.c.MessagesReceived.Add(1)
-	r.c.BytesReceived.Add(uint64(len(msg)))
+	r.c.MessagesReceived.Add(1) // and its bytes, the payload (Counters.ReceivedSize)
 	tr := rv.lastTr
 	if tr == nil || h.Publisher != rv.lastPub {
 		if tr = rv.trackers[h.Publisher]; tr == nil {
@@ -626,9 +661,9 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 		rv.lastPub, rv.lastTr = h.Publisher, tr
 	}
 	if !tr.Observe(h.Seq) {
+		r.dups.Add(1)
 		return // a duplicate: no second sample
 	}
-	r.unique.Add(1)
 	atNs := r.clock.Ns(at)
 	lat, clamped := Clamp(atNs - int64(h.SendNs))
 	if clamped {
@@ -636,9 +671,9 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 	}
 	rv.shard.Record(lat)
 	rv.last = max(rv.last, atNs)
-	if rv.raw != nil {
+	if rv.raw.chunk > 0 {
 		if r.rawLeft.Add(-1) >= 0 {
-			rv.raw = append(rv.raw, RawSample{At: atNs, Latency: lat})
+			rv.raw.add(RawSample{At: atNs, Latency: lat})
 		} else {
 			r.rawDrop.Add(1)
 		}
@@ -880,12 +915,12 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	// Raw samples by arrival.
 	n := 0
 	for _, rv := range recvs {
-		n += len(rv.raw)
+		n += rv.raw.len()
 	}
 	if n > 0 {
 		res.Raw = make([]RawSample, 0, n)
 		for _, rv := range recvs {
-			res.Raw = append(res.Raw, rv.raw...)
+			res.Raw = rv.raw.appendTo(res.Raw)
 		}
 		slices.SortFunc(res.Raw, func(a, b RawSample) int {
 			switch {
