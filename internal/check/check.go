@@ -23,12 +23,11 @@ const referenceName = "requirement"
 // payloads ascending, as in the check report (formats §4).
 //
 // columns are the checked columns (nil: all), as in EvaluateRuns.
-func Evaluate(reqs []requirements.Row, sums []experiment.Summary, columns ...result.Metric) *gate.Verdict {
+func Evaluate(reqs []requirements.KeyedRow, sums []experiment.Summary, columns ...result.Metric) *gate.Verdict {
 	run := &experiment.Experiment{Summaries: sums}
 	return evaluate(reqs, []*experiment.Experiment{run}, columns,
-		func(typ string, b int, m result.Metric, _ int, req requirements.Row, values []float64) gate.Check {
-			want, _ := req.Get(m.Name)
-			return gate.Evaluate(typ, b, m, referenceName, want, 0, values[0])
+		func(typ string, b int, m result.Metric, _ int, req requirements.KeyedRow, values []float64) gate.Check {
+			return gate.Evaluate(typ, b, m, referenceName, req.Limits[m.Name], 0, values[0])
 		},
 		func(typ string, b int, _ []string) string {
 			if run.Summary(typ) != nil {

@@ -30,10 +30,10 @@ func row(b int, median, p99, max float64) result.SummaryRow {
 }
 
 func TestEvaluate(t *testing.T) {
-	reqs := []requirements.Row{
-		{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30},
-		{Type: "a", Bytes: 64, Median: 11, P99: 21, Max: 31},
-		{Type: "b", Bytes: 16, Median: 10, P99: 20, Max: 30},
+	reqs := []requirements.KeyedRow{
+		requirements.LatencyRow("a", 16, 10, 20, 30),
+		requirements.LatencyRow("a", 64, 11, 21, 31),
+		requirements.LatencyRow("b", 16, 10, 20, 30),
 	}
 	tests := []struct {
 		name         string
@@ -113,7 +113,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestEvaluateOrder(t *testing.T) {
-	reqs := []requirements.Row{{Type: "a", Bytes: 64, Median: 1, P99: 1, Max: 1}, {Type: "a", Bytes: 16, Median: 1, P99: 1, Max: 1}, {Type: "z", Bytes: 16, Median: 1, P99: 1, Max: 1}}
+	reqs := []requirements.KeyedRow{requirements.LatencyRow("a", 64, 1, 1, 1), requirements.LatencyRow("a", 16, 1, 1, 1), requirements.LatencyRow("z", 16, 1, 1, 1)}
 	v := Evaluate(reqs, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(1024, 1, 1, 1), row(16, 1, 1, 1), row(64, 1, 1, 1)}}})
 	var got []string
 	for _, c := range v.Checks {
@@ -148,7 +148,7 @@ func TestReportFastRTPS(t *testing.T) {
 }
 
 func TestReportMissingRows(t *testing.T) {
-	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	v := Evaluate([]requirements.KeyedRow{requirements.LatencyRow("a", 16, 10, 20, 30)}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
 	var b bytes.Buffer
 	if err := WriteReport(&b, v.Checks, false); err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestReportMissingRows(t *testing.T) {
 }
 
 func TestFigures(t *testing.T) {
-	v := Evaluate([]requirements.Row{{Type: "a", Bytes: 16, Median: 10, P99: 20, Max: 30}, {Type: "a", Bytes: 64, Median: 10, P99: 20, Max: 30}}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	v := Evaluate([]requirements.KeyedRow{requirements.LatencyRow("a", 16, 10, 20, 30), requirements.LatencyRow("a", 64, 10, 20, 30)}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
 	figs := Figures("a", v.Checks)
 	var names []string
 	for _, f := range figs {
@@ -211,13 +211,13 @@ func TestZeroRequirementInReport(t *testing.T) {
 
 func BenchmarkEvaluate(b *testing.B) {
 	// Ten sub-experiments of eleven payloads, as a full Fast-RTPS run.
-	var reqs []requirements.Row
+	var reqs []requirements.KeyedRow
 	var sums []experiment.Summary
 	for s := 0; s < 10; s++ {
 		typ := fmt.Sprintf("sub%d", s)
 		var rows []result.SummaryRow
 		for p := 16; p <= 16384; p *= 2 {
-			reqs = append(reqs, requirements.Row{Type: typ, Bytes: p, Median: 10, P99: 20, Max: 30})
+			reqs = append(reqs, requirements.LatencyRow(typ, p, 10, 20, 30))
 			rows = append(rows, row(p, 9, 21, 29))
 		}
 		sums = append(sums, experiment.Summary{Type: typ, Rows: rows})

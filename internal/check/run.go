@@ -179,7 +179,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	if cfg.Requirements == "" && cfg.ThroughputRequirements == "" {
 		return nil, exit.Usagef("--requirements FILE or --throughput-requirements FILE (or both) is required")
 	}
-	var reqs []requirements.Row
+	var reqs []requirements.KeyedRow
 	var err error
 	if cfg.Requirements != "" {
 		reqs, err = requirements.ReadFile(cfg.Requirements)
@@ -231,7 +231,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 			checks[i] = tc.Check
 		}
 		mode := "throughput " + ModeText(nil, len(exps), cfg.Margin)
-		if requirements.ThroughputStatistical(treqs) {
+		if requirements.Statistical(treqs) {
 			st := treqs[0].Stat
 			mode = fmt.Sprintf("throughput: statistical requirements (%s, %.3g%% per check, family-wise %.3g%% with the latency requirements derived with them)",
 				st.Method, 100*st.CheckLevel, 100*st.FalseFail)

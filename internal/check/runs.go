@@ -23,10 +23,10 @@ import (
 //
 // columns are the checked columns, a subset of result.RequirementMetrics;
 // all of them when nil.
-func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin float64, columns []result.Metric) *gate.Verdict {
+func EvaluateRuns(reqs []requirements.KeyedRow, runs []*experiment.Experiment, margin float64, columns []result.Metric) *gate.Verdict {
 	v := evaluate(reqs, runs, columns,
-		func(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64) gate.Check {
-			return judgedCheck(typ, b, fmt.Sprintf("%d B %s", b, m.Name), req.LimitAt(mi), values, margin)
+		func(typ string, b int, m result.Metric, mi int, req requirements.KeyedRow, values []float64) gate.Check {
+			return judgedCheck(typ, b, fmt.Sprintf("%d B %s", b, m.Name), req.Limit(m), values, margin)
 		},
 		func(typ string, b int, lacking []string) string {
 			return fmt.Sprintf("required, but %s %s no %d-byte row of %s", names(lacking), hasHave(len(lacking)), b, typ)
@@ -43,15 +43,15 @@ func EvaluateRuns(reqs []requirements.Row, runs []*experiment.Experiment, margin
 // judge judges the values of every run against a requirement; a check
 // whose requirement is absent is Missing, and so is one that some runs
 // (lacking) did not measure, as lackingText says.
-func evaluate(reqs []requirements.Row, runs []*experiment.Experiment, columns []result.Metric,
-	judge func(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64) gate.Check,
+func evaluate(reqs []requirements.KeyedRow, runs []*experiment.Experiment, columns []result.Metric,
+	judge func(typ string, b int, m result.Metric, mi int, req requirements.KeyedRow, values []float64) gate.Check,
 	lackingText func(typ string, b int, lacking []string) string) *gate.Verdict {
-	byType := map[string]map[int]requirements.Row{}
+	byType := map[string]map[int]requirements.KeyedRow{}
 	for _, r := range reqs {
 		if byType[r.Type] == nil {
-			byType[r.Type] = map[int]requirements.Row{}
+			byType[r.Type] = map[int]requirements.KeyedRow{}
 		}
-		byType[r.Type][r.Bytes] = r
+		byType[r.Type][r.Key.Payload] = r
 	}
 	v := &gate.Verdict{Tool: Tool, ReferenceName: referenceName}
 	// Sub-experiments in the order the first run holds them, then those
@@ -87,8 +87,8 @@ func bonferroni(checks []gate.Check, st *requirements.Model) []gate.Check {
 	return gate.Family{Correction: gate.Bonferroni, Alpha: st.FalseFail, Level: st.CheckLevel}.Judge(gate.JudgedAll(checks))
 }
 
-func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.Experiment, columns []result.Metric,
-	judge func(typ string, b int, m result.Metric, mi int, req requirements.Row, values []float64) gate.Check,
+func evaluateSub(typ string, reqs map[int]requirements.KeyedRow, runs []*experiment.Experiment, columns []result.Metric,
+	judge func(typ string, b int, m result.Metric, mi int, req requirements.KeyedRow, values []float64) gate.Check,
 	lackingText func(typ string, b int, lacking []string) string) []gate.Check {
 	summary := func(e *experiment.Experiment) *experiment.Summary { return e.Summary(typ) }
 	payloadSet := map[int]bool{}
@@ -123,8 +123,7 @@ func evaluateSub(typ string, reqs map[int]requirements.Row, runs []*experiment.E
 				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), stats.Median(values),
 					fmt.Sprintf("%d B %s: the requirements have no row for %s, %d bytes", b, m.Name, typ, b)))
 			case len(lacking) > 0:
-				want, _ := req.Get(m.Name)
-				checks = append(checks, gate.MissingCheck(typ, b, m, want, stats.Median(values),
+				checks = append(checks, gate.MissingCheck(typ, b, m, req.Limits[m.Name], stats.Median(values),
 					fmt.Sprintf("%d B %s: %s", b, m.Name, lackingText(typ, b, lacking))))
 			default:
 				checks = append(checks, judge(typ, b, m, mi, req, values))
@@ -221,7 +220,7 @@ func statsOf(j requirements.Judgement, l requirements.Limit, n int) *gate.Stats 
 
 // ModeText states how a check judged, for every report (the verdict's
 // Mode): the requirements' mode, the runs and the margin.
-func ModeText(reqs []requirements.Row, runs int, margin float64) string {
+func ModeText(reqs []requirements.KeyedRow, runs int, margin float64) string {
 	var b strings.Builder
 	if requirements.Statistical(reqs) {
 		st := reqs[0].Stat

@@ -25,7 +25,7 @@ func EvaluateThroughput(reqs []requirements.KeyedRow, runs []*experiment.Experim
 	add := func(typ string, k result.Key, c gate.Check) {
 		checks = append(checks, ThroughputCheck{Type: typ, Key: k, Check: c})
 	}
-	plain := len(runs) == 1 && !requirements.ThroughputStatistical(reqs) && margin == 0
+	plain := len(runs) == 1 && !requirements.Statistical(reqs) && margin == 0
 	required := map[string]bool{}
 	m := result.MessageRate
 	for _, r := range reqs {

@@ -10,11 +10,11 @@ import (
 // regressions synth.Generate injects fail.
 func GenerateRequirements(path string, opt synth.GenerateOptions) error {
 	opt = opt.WithDefaults()
-	var rows []requirements.Row
+	var rows []requirements.KeyedRow
 	for _, typ := range opt.Types {
 		for _, b := range opt.Payloads {
 			med := synth.BaseLatency(typ, b) * 1.25
-			rows = append(rows, requirements.Row{Type: typ, Bytes: b, Median: med, P99: med * 2.5 * 1.2, Max: med * 12 * 1.2})
+			rows = append(rows, requirements.LatencyRow(typ, b, med, med*2.5*1.2, med*12*1.2))
 		}
 	}
 	return requirements.WriteFile(path, rows)

@@ -163,7 +163,7 @@ func indexOf(list []string, s string) int {
 // definitions), orders them chronologically (experiment.SortChronological)
 // and builds their History against reqs. It fails on a missing or empty
 // root and on an unreadable, malformed or stale summary, naming the file.
-func Load(ctx context.Context, root string, reqs []requirements.Row, allowIncomplete bool) (*History, error) {
+func Load(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool) (*History, error) {
 	exps, warnings, err := experiment.LoadRoot(ctx, root)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func Load(ctx context.Context, root string, reqs []requirements.Row, allowIncomp
 // Build arranges the summaries of exps, in their order, into a History,
 // with reqs as requirements. Gaps (an experiment without a sub-experiment or
 // payload the others have) and missing requirements become warnings.
-func Build(exps []*experiment.Experiment, reqs []requirements.Row) *History {
+func Build(exps []*experiment.Experiment, reqs []requirements.KeyedRow) *History {
 	h := &History{Experiments: exps, Latency: meta.LatencyHalfRTT}
 	n := len(exps)
 	sums := make([]map[string][]result.SummaryRow, n)
@@ -225,12 +225,12 @@ func Build(exps []*experiment.Experiment, reqs []requirements.Row) *History {
 	}
 	sort.Strings(types)
 
-	reqOf := map[string]map[int]requirements.Row{}
+	reqOf := map[string]map[int]requirements.KeyedRow{}
 	for _, r := range reqs {
 		if reqOf[r.Type] == nil {
-			reqOf[r.Type] = map[int]requirements.Row{}
+			reqOf[r.Type] = map[int]requirements.KeyedRow{}
 		}
-		reqOf[r.Type][r.Bytes] = r
+		reqOf[r.Type][r.Key.Payload] = r
 	}
 
 	// Sub-experiments missing in the same experiments share one warning: an
@@ -306,7 +306,9 @@ func Build(exps []*experiment.Experiment, reqs []requirements.Row) *History {
 				noReq = append(noReq, strconv.Itoa(b))
 				continue
 			}
-			s.Requirements[0][p], s.Requirements[1][p], s.Requirements[2][p] = r.Median, r.P99, r.Max
+			for c, m := range result.RequirementMetrics {
+				s.Requirements[c][p] = r.Limits[m.Name]
+			}
 		}
 		switch {
 		case len(noReq) == len(s.Payloads):

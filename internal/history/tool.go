@@ -223,7 +223,7 @@ func Plot(ctx context.Context, cfg Options) (*Result, error) {
 	if err := Guard(cfg).Check(); err != nil {
 		return nil, err
 	}
-	var reqs []requirements.Row
+	var reqs []requirements.KeyedRow
 	var burstReqs []requirements.KeyedRow
 	var err error
 	switch {

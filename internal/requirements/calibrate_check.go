@@ -188,7 +188,7 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 	for f, factor := range factors {
 		v := gate.Verdict{}
 		for _, req := range d.Requirements {
-			cols := ix.at[groupKey{req.Type, req.Bytes}]
+			cols := ix.at[groupKey{req.Type, req.Key.Payload}]
 			for i, m := range result.RequirementMetrics {
 				if !g.checked(i) {
 					continue
@@ -196,7 +196,7 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 				for c, r := range cand {
 					values[c] = calibrate.Worse(m, pool.Values[cols[i]][r], factor)
 				}
-				v.Add(gate.Check{Status: Judge(req.LimitAt(i), values, g.Margin).Status})
+				v.Add(gate.Check{Status: Judge(req.Limit(m), values, g.Margin).Status})
 			}
 		}
 		out[f] = calibrate.OutcomeOf(&v)

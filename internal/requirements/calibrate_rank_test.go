@@ -88,8 +88,8 @@ func TestOrderRankDeriveJudgeFile(t *testing.T) {
 	}
 	second := secondLargest(med)
 	r := d.Requirements[0]
-	if r.Median != second || r.Stat.Fits[0].MethodText() != "order:2" || r.NeedRuns[0] != OrderRunsNeededRank(10, 2, 0.01/6) {
-		t.Errorf("limit %v (second largest %v), method %q, need %d", r.Median, second, r.Stat.Fits[0].MethodText(), r.NeedRuns[0])
+	if r.Limits["Median"] != second || r.Stat.Fits[0].MethodText() != "order:2" || r.NeedRuns[0] != OrderRunsNeededRank(10, 2, 0.01/6) {
+		t.Errorf("limit %v (second largest %v), method %q, need %d", r.Limits["Median"], second, r.Stat.Fits[0].MethodText(), r.NeedRuns[0])
 	}
 	path := filepath.Join(t.TempDir(), "req.csv")
 	if err := WriteFile(path, d.Rows()); err != nil {
@@ -108,7 +108,7 @@ func TestOrderRankDeriveJudgeFile(t *testing.T) {
 	}
 	// 5 of 6 runs above the second largest of 10: OrderTail(10, 6, 2, 5).
 	vals := []float64{2 * second, 2 * second, 2 * second, 2 * second, 2 * second, second / 2}
-	j := Judge(rows[0].LimitAt(0), vals, 0)
+	j := Judge(rows[0].Limit(result.RequirementMetrics[0]), vals, 0)
 	if j.Over != 5 || math.Abs(j.P-OrderTail(10, 6, 2, 5)) > 1e-15 {
 		t.Errorf("judgement %+v", j)
 	}

@@ -183,7 +183,7 @@ func TestThroughputCommand(t *testing.T) {
 		t.Errorf("latency requirements changed by throughput summaries:\n%s\n%s", a, b)
 	}
 	tp, err := requirements.ReadThroughputFile(filepath.Join(outDir, requirements.DefaultThroughputFileName))
-	if err != nil || len(tp) != 2 || requirements.ThroughputStatistical(tp) {
+	if err != nil || len(tp) != 2 || requirements.Statistical(tp) {
 		t.Fatalf("throughput requirements %+v, %v", tp, err)
 	}
 	if !strings.Contains(stdout, "2 throughput requirement(s) (lower limits, higher is better)") || !strings.Contains(stdout, "1st percentile") {
@@ -247,7 +247,7 @@ func TestRunsMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2 || rows[0].Bytes != 16 || rows[1].Bytes != 64 {
+	if len(rows) != 2 || rows[0].Key.Payload != 16 || rows[1].Key.Payload != 64 {
 		t.Errorf("requirements %+v, want intraprocess_reliable 16 and 64 B", rows)
 	}
 	if !strings.Contains(stdout, "run 1/2: $DIR/") || !strings.Contains(stdout, "2 requirement(s) from 2 experiment(s)") {

@@ -15,6 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // DefaultFileName is the requirements file name the Fast-RTPS scripts use.
@@ -40,50 +41,27 @@ var StatColumns = []string{"Mode", "Runs", "False fail", "Check level",
 
 // Statistical reports whether rows are statistical requirements (formats
 // §11) rather than percentile ones.
-func Statistical(rows []Row) bool { return len(rows) > 0 && rows[0].Stat != nil }
+func Statistical(rows []KeyedRow) bool { return len(rows) > 0 && rows[0].Stat != nil }
 
-// Row is one requirement: the worst acceptable Median, 99th percentile and
-// maximum latency, in microseconds, of one payload of one sub-experiment.
-type Row struct {
-	Type   string
-	Bytes  int
-	Median float64
-	P99    float64
-	Max    float64
-	// Latency is the latency definition (meta.LatencyHalfRTT, ...) the
-	// values measure; "" means half-rtt.
-	Latency string
-	// Stat is the statistical model behind the limits of a row written by
-	// requirements --false-fail (formats §11); nil for a percentile
-	// (Fast-RTPS) row.
-	Stat *Model
+// LatencyRow is the latency requirement of payload bytes of sub-experiment
+// typ: the worst acceptable Median, 99th percentile and maximum latency, in
+// microseconds.
+func LatencyRow(typ string, bytes int, median, p99, max float64) KeyedRow {
+	return KeyedRow{Type: typ, Key: result.Key{Payload: bytes},
+		Limits: map[string]float64{result.Median.Name: median, result.P99.Name: p99, result.Max.Name: max}}
 }
 
 // LatencyOf returns the latency definition of rows: that of the first
 // (Read makes them agree), half-rtt when it is not stated.
-func LatencyOf(rows []Row) string {
+func LatencyOf(rows []KeyedRow) string {
 	if len(rows) == 0 || rows[0].Latency == "" {
 		return meta.LatencyHalfRTT
 	}
 	return rows[0].Latency
 }
 
-// Get returns the requirement for a summary column name ("Median", "99%",
-// "Max").
-func (r Row) Get(column string) (float64, bool) {
-	switch column {
-	case "Median":
-		return r.Median, true
-	case "99%":
-		return r.P99, true
-	case "Max":
-		return r.Max, true
-	}
-	return 0, false
-}
-
 // ReadFile reads a requirements CSV. See Read.
-func ReadFile(path string) ([]Row, error) {
+func ReadFile(path string) ([]KeyedRow, error) {
 	f, err := fileerr.OpenRegular(path, "a requirements CSV")
 	if err != nil {
 		return nil, err
@@ -103,7 +81,7 @@ func ReadFile(path string) ([]Row, error) {
 // finite, non-negative latencies; a (type, payload) pair may appear only
 // once, and the file must hold at least one row. Errors name file, line and
 // column. Rows are returned in file order.
-func Read(r io.Reader, file string) ([]Row, error) {
+func Read(r io.Reader, file string) ([]KeyedRow, error) {
 	cr := csvfile.NewReader(r)
 	columns, err := readHeader(cr, file)
 	if err != nil {
@@ -114,7 +92,7 @@ func Read(r io.Reader, file string) ([]Row, error) {
 		bytes int
 	}
 	first := map[key]int{}
-	var rows []Row
+	var rows []KeyedRow
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -127,17 +105,16 @@ func Read(r io.Reader, file string) ([]Row, error) {
 		if len(rec) != len(columns) {
 			return nil, fileerr.New(file, line, "", "%d fields: expected %d (%s)", len(rec), len(columns), strings.Join(columns, ","))
 		}
-		var row Row
-		row.Type = rec[0]
+		row := KeyedRow{Type: rec[0], Limits: map[string]float64{}}
 		if err := experiment.ValidateType(row.Type); err != nil {
 			return nil, fileerr.New(file, line, Columns[0], "%v", err)
 		}
-		if row.Bytes, err = parseBytes(rec[1]); err != nil {
+		if row.Key.Payload, err = parseBytes(rec[1]); err != nil {
 			return nil, fileerr.New(file, line, Columns[1], "%v", err)
 		}
-		for i, dst := range []*float64{&row.Median, &row.P99, &row.Max} {
-			if *dst, err = parseLatency(rec[2+i]); err != nil {
-				return nil, fileerr.New(file, line, Columns[2+i], "%v", err)
+		for i, c := range Columns[2:] {
+			if row.Limits[c], err = parseLatency(rec[2+i]); err != nil {
+				return nil, fileerr.New(file, line, c, "%v", err)
 			}
 		}
 		if len(columns) > len(Columns)+1 {
@@ -158,9 +135,9 @@ func Read(r io.Reader, file string) ([]Row, error) {
 					row.Latency, rows[0].Latency)
 			}
 		}
-		k := key{row.Type, row.Bytes}
+		k := key{row.Type, row.Key.Payload}
 		if l, dup := first[k]; dup {
-			return nil, fileerr.New(file, line, "", "duplicate requirement for %s, %d bytes (first on line %d): keep one row per sub-experiment and payload", row.Type, row.Bytes, l)
+			return nil, fileerr.New(file, line, "", "duplicate requirement for %s, %d bytes (first on line %d): keep one row per sub-experiment and payload", row.Type, row.Key.Payload, l)
 		}
 		first[k] = line
 		rows = append(rows, row)
@@ -237,7 +214,7 @@ func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 // definition other than half-rtt, or are statistical, so that half-rtt
 // percentile requirements stay in the Fast-RTPS format byte for byte.
 // Statistical rows (Stat set, all or none) add StatColumns.
-func Write(w io.Writer, rows []Row) error {
+func Write(w io.Writer, rows []KeyedRow) error {
 	stat := Statistical(rows)
 	withLatency := LatencyOf(rows) != meta.LatencyHalfRTT || stat
 	cw := csv.NewWriter(w)
@@ -252,13 +229,16 @@ func Write(w io.Writer, rows []Row) error {
 		return err
 	}
 	for _, r := range rows {
-		rec := []string{r.Type, strconv.Itoa(r.Bytes), f3(r.Median), f3(r.P99), f3(r.Max)}
+		rec := []string{r.Type, strconv.Itoa(r.Key.Payload)}
+		for _, c := range Columns[2:] {
+			rec = append(rec, f3(r.Limits[c]))
+		}
 		if withLatency {
 			rec = append(rec, LatencyOf(rows))
 		}
 		if stat {
 			if r.Stat == nil {
-				return fmt.Errorf("requirements for %s, %d bytes have no statistical model while the others have one", r.Type, r.Bytes)
+				return fmt.Errorf("requirements for %s, %d bytes have no statistical model while the others have one", r.Type, r.Key.Payload)
 			}
 			rec = append(rec, formatModel(r.Stat)...)
 		}
@@ -271,7 +251,7 @@ func Write(w io.Writer, rows []Row) error {
 }
 
 // WriteFile writes rows to path atomically.
-func WriteFile(path string, rows []Row) error {
+func WriteFile(path string, rows []KeyedRow) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, rows) })
 }
 

@@ -30,7 +30,7 @@ type Observation struct {
 
 // Requirement is a derived requirement row and the evidence behind it.
 type Requirement struct {
-	Row
+	KeyedRow
 	// N is the number of experiments that back the requirement.
 	N int
 	// Rank is the 1-based, possibly fractional, order statistic the
@@ -92,10 +92,10 @@ type Derivation struct {
 }
 
 // Rows returns the requirement rows of d.
-func (d *Derivation) Rows() []Row {
-	rows := make([]Row, len(d.Requirements))
+func (d *Derivation) Rows() []KeyedRow {
+	rows := make([]KeyedRow, len(d.Requirements))
 	for i, r := range d.Requirements {
-		rows[i] = r.Row
+		rows[i] = r.KeyedRow
 	}
 	return rows
 }
@@ -129,16 +129,10 @@ func Derive(obs []Observation, percentile float64) (*Derivation, error) {
 	for _, k := range keys {
 		g := groups[k]
 		n := len(g)
-		r := Requirement{
-			Row: Row{
-				Type:   k.typ,
-				Bytes:  k.bytes,
-				Median: pct(g, func(o Observation) float64 { return o.Median }),
-				P99:    pct(g, func(o Observation) float64 { return o.P99 }),
-				Max:    pct(g, func(o Observation) float64 { return o.Max }),
-			},
-			N: n,
-		}
+		r := Requirement{KeyedRow: LatencyRow(k.typ, k.bytes,
+			pct(g, func(o Observation) float64 { return o.Median }),
+			pct(g, func(o Observation) float64 { return o.P99 }),
+			pct(g, func(o Observation) float64 { return o.Max })), N: n}
 		r.Rank, r.FailChance, r.FailChanceMin, r.FailChanceMax = FailChance(n, percentile)
 		pass *= math.Pow(1-r.FailChance, ChecksPerRequirement)
 		d.Requirements = append(d.Requirements, r)
@@ -222,7 +216,7 @@ func warnings(d *Derivation) []string {
 		if _, ok := byN[r.N]; !ok {
 			ns = append(ns, r.N)
 		}
-		byN[r.N] = append(byN[r.N], fmt.Sprintf("%s %d B", r.Type, r.Bytes))
+		byN[r.N] = append(byN[r.N], fmt.Sprintf("%s %d B", r.Type, r.Key.Payload))
 	}
 	sort.Ints(ns)
 	var ws []string

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
@@ -48,13 +49,13 @@ func TestOrderPassIsNonInferiority(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			row := d.Requirements[0].Row
+			row := d.Requirements[0].KeyedRow
 			cand := simObs(k, draw(tc.factor))
 			vals := make([]float64, k)
 			for i, o := range cand {
 				vals[i] = o.Median
 			}
-			j := Judge(row.LimitAt(0), vals, tc.margin)
+			j := Judge(row.Limit(result.RequirementMetrics[0]), vals, tc.margin)
 			if j.Over*2 <= k && j.Status != gate.Failed {
 				oldPass++
 			}
@@ -67,7 +68,7 @@ func TestOrderPassIsNonInferiority(t *testing.T) {
 			for i := range vals {
 				vals[i] = draw(1)()
 			}
-			if Judge(row.LimitAt(0), vals, tc.margin).Status == gate.Passed {
+			if Judge(row.Limit(result.RequirementMetrics[0]), vals, tc.margin).Status == gate.Passed {
 				unchangedPass++
 			}
 		}
@@ -154,7 +155,7 @@ func TestLogNormalRareSlowMode(t *testing.T) {
 			if d.Requirements[0].Stat.Fits[0].Method == gate.MethodLogNormal {
 				used++
 			}
-			if Judge(d.Requirements[0].Row.LimitAt(0), []float64{cand}, 0).Status == gate.Failed {
+			if Judge(d.Requirements[0].Limit(result.RequirementMetrics[0]), []float64{cand}, 0).Status == gate.Failed {
 				newFails++
 			}
 		}

@@ -56,12 +56,6 @@ type Limit struct {
 	Fit    int
 }
 
-// LimitAt returns the limit of r's i-th checked column
-// (result.RequirementMetrics).
-func (r Row) LimitAt(i int) Limit {
-	return Limit{Metric: result.RequirementMetrics[i], Value: r.Limit(i), Stat: r.Stat, Fit: i}
-}
-
 // Judge judges the candidate runs' values of l.Metric against limit l, with
 // the limit moved by margin (0.1 = 10 %; 0 keeps the guarantee exact, more
 // makes it conservative) in the metric's good direction. The rules

@@ -7,18 +7,21 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
-func logNormalRow(limit1, sd float64, n int, level float64) Row {
+func logNormalRow(limit1, sd float64, n int, level float64) KeyedRow {
 	f := Fit{Method: gate.MethodLogNormal, LogSD: sd, NormalityP: 0.5}
-	return Row{Type: "a_b", Bytes: 16, Median: limit1, P99: limit1, Max: limit1,
-		Stat: &Model{Method: gate.MethodLogNormal, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}}
+	r := LatencyRow("a_b", 16, limit1, limit1, limit1)
+	r.Stat = &Model{Method: gate.MethodLogNormal, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}
+	return r
 }
 
-func orderRow(limit float64, n int, level float64) Row {
+func orderRow(limit float64, n int, level float64) KeyedRow {
 	f := Fit{Method: gate.MethodOrder, LogSD: 0.2, NormalityP: math.NaN()}
-	return Row{Type: "a_b", Bytes: 16, Median: limit, P99: limit, Max: limit,
-		Stat: &Model{Method: gate.MethodOrder, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}}
+	r := LatencyRow("a_b", 16, limit, limit, limit)
+	r.Stat = &Model{Method: gate.MethodOrder, Runs: n, FalseFail: 0.01, CheckLevel: level, Fits: [3]Fit{f, f, f}}
+	return r
 }
 
 // TestJudgeLogNormalMatchesScipy: the k-run requirement, the candidate's
@@ -27,7 +30,7 @@ func TestJudgeLogNormalMatchesScipy(t *testing.T) {
 	v := loadScipy(t)
 	wantStatus := []gate.Status{"passed", "failed", "inconclusive", "passed"}
 	for i, c := range v.JudgeLogNormal.Cases {
-		j := Judge(logNormalRow(c.Limit1, c.SD, c.N, v.JudgeLogNormal.Level).LimitAt(1), c.Values, c.Margin)
+		j := Judge(logNormalRow(c.Limit1, c.SD, c.N, v.JudgeLogNormal.Level).Limit(result.RequirementMetrics[1]), c.Values, c.Margin)
 		if !near(j.Requirement, c.Requirement, 1e-8) || !near(j.Value, c.GMean, 1e-12) || !near(j.P, c.P, 1e-6) ||
 			!near(j.Low, c.Low, 1e-8) || !near(j.High, c.High, 1e-8) || !near(j.Limit, c.Requirement*(1+c.Margin), 1e-8) {
 			t.Errorf("case %d: requirement %v value %v p %v interval %v–%v; scipy %v %v %v %v–%v",
@@ -37,7 +40,7 @@ func TestJudgeLogNormalMatchesScipy(t *testing.T) {
 			t.Errorf("case %d: %s (%s), want %s", i, j.Status, j.Why, wantStatus[i])
 		}
 	}
-	inc := Judge(logNormalRow(v.JudgeLogNormal.Cases[2].Limit1, 0.1, 10, v.JudgeLogNormal.Level).LimitAt(0), v.JudgeLogNormal.Cases[2].Values, 0.05)
+	inc := Judge(logNormalRow(v.JudgeLogNormal.Cases[2].Limit1, 0.1, 10, v.JudgeLogNormal.Level).Limit(result.RequirementMetrics[0]), v.JudgeLogNormal.Cases[2].Values, 0.05)
 	if inc.MoreRuns < 1 || !strings.Contains(inc.Why, "upper end") {
 		t.Errorf("inconclusive: more runs %d, why %q", inc.MoreRuns, inc.Why)
 	}
@@ -78,7 +81,7 @@ func TestJudgeCalibration(t *testing.T) {
 			for j := range cand {
 				cand[j] = draw()
 			}
-			if Judge(d.Requirements[0].Row.LimitAt(0), cand, 0).Status == "failed" {
+			if Judge(d.Requirements[0].Limit(result.RequirementMetrics[0]), cand, 0).Status == "failed" {
 				fails++
 			}
 		}
@@ -114,7 +117,7 @@ func TestJudgeOrder(t *testing.T) {
 		{"one of twelve above", []float64{11, 8, 9, 7, 9, 8, 9, 9, 8, 9, 9, 9}, 0, "passed", "1 of 12 runs exceed the limit: the median run is within it"},
 		{"five of six above", []float64{11, 12, 13, 11, 14, 9}, 0, "inconclusive", "5 of 6 runs exceed the limit: more than half, but an unchanged system does that with chance 0.07% > the check level"},
 	} {
-		j := Judge(orderRow(10, 12, level).LimitAt(2), tc.values, tc.margin)
+		j := Judge(orderRow(10, 12, level).Limit(result.RequirementMetrics[2]), tc.values, tc.margin)
 		if j.Status != tc.status || !strings.Contains(j.Why, tc.why) {
 			t.Errorf("%s: %s %q, want %s %q", tc.name, j.Status, j.Why, tc.status, tc.why)
 		}
@@ -122,7 +125,7 @@ func TestJudgeOrder(t *testing.T) {
 			t.Errorf("%s: requirement %v limit %v", tc.name, j.Requirement, j.Limit)
 		}
 	}
-	if j := Judge(orderRow(10, 12, level).LimitAt(0), []float64{11, 12, 13, 11, 14, 9}, 0); j.MoreRuns < 1 {
+	if j := Judge(orderRow(10, 12, level).Limit(result.RequirementMetrics[0]), []float64{11, 12, 13, 11, 14, 9}, 0); j.MoreRuns < 1 {
 		t.Errorf("five of six above: more runs %d", j.MoreRuns)
 	}
 }
@@ -130,7 +133,7 @@ func TestJudgeOrder(t *testing.T) {
 // TestJudgePercentile: a percentile (Fast-RTPS) requirement has no model:
 // one run passes or fails on its value, several by agreement.
 func TestJudgePercentile(t *testing.T) {
-	row := Row{Type: "a_b", Bytes: 16, Median: 10, P99: 20, Max: 30}
+	row := LatencyRow("a_b", 16, 10, 20, 30)
 	for _, tc := range []struct {
 		values []float64
 		margin float64
@@ -139,7 +142,7 @@ func TestJudgePercentile(t *testing.T) {
 		{[]float64{10}, 0, "passed"}, {[]float64{10.001}, 0, "failed"}, {[]float64{10.5}, 0.1, "passed"},
 		{[]float64{11, 12, 13}, 0, "failed"}, {[]float64{11, 12, 9}, 0, "inconclusive"}, {[]float64{11, 9, 9}, 0, "passed"},
 	} {
-		j := Judge(row.LimitAt(0), tc.values, tc.margin)
+		j := Judge(row.Limit(result.RequirementMetrics[0]), tc.values, tc.margin)
 		if j.Status != tc.status || !math.IsNaN(j.P) {
 			t.Errorf("%v margin %v: %s p %v (%s), want %s", tc.values, tc.margin, j.Status, j.P, j.Why, tc.status)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,7 +186,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 
 func TestWriteFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", DefaultFileName)
-	rows := []Row{{Type: "interprocess_reliable", Bytes: 16, Median: 1, P99: 2.0005, Max: 3}}
+	rows := []KeyedRow{LatencyRow("interprocess_reliable", 16, 1, 2.0005, 3)}
 	if err := WriteFile(path, rows); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestWriteFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Type != "interprocess_reliable" || got[0].Bytes != 16 || got[0].Median != 1 || got[0].Max != 3 {
+	if len(got) != 1 || got[0].Type != "interprocess_reliable" || got[0].Key.Payload != 16 || got[0].Limits["Median"] != 1 || got[0].Limits["Max"] != 3 {
 		t.Errorf("got %+v", got)
 	}
 }
@@ -205,11 +206,11 @@ func TestReadFastRTPSFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows[0] != (Row{Type: "interprocess_reliable", Bytes: 16, Median: 29.706, P99: 85.156, Max: 504.453}) {
+	if !reflect.DeepEqual(rows[0], LatencyRow("interprocess_reliable", 16, 29.706, 85.156, 504.453)) {
 		t.Errorf("got %+v", rows[0])
 	}
-	if v, ok := rows[0].Get("99%"); !ok || v != 85.156 {
-		t.Errorf("Get(99%%) = %v, %v", v, ok)
+	if v, ok := rows[0].Limits["99%"]; !ok || v != 85.156 {
+		t.Errorf("Limits[99%%] = %v, %v", v, ok)
 	}
 }
 
@@ -217,7 +218,8 @@ func TestReadFastRTPSFile(t *testing.T) {
 // say so in a last Latency column; half-rtt ones are written without it, in
 // the Fast-RTPS format, and read as half-rtt.
 func TestLatencyColumn(t *testing.T) {
-	rtt := []Row{{Type: "a", Bytes: 16, Median: 1, P99: 2, Max: 3, Latency: meta.LatencyRTT}, {Type: "a", Bytes: 32, Median: 1, P99: 2, Max: 3, Latency: meta.LatencyRTT}}
+	rtt := []KeyedRow{LatencyRow("a", 16, 1, 2, 3), LatencyRow("a", 32, 1, 2, 3)}
+	rtt[0].Latency, rtt[1].Latency = meta.LatencyRTT, meta.LatencyRTT
 	var b bytes.Buffer
 	if err := Write(&b, rtt); err != nil {
 		t.Fatal(err)
@@ -231,7 +233,8 @@ func TestLatencyColumn(t *testing.T) {
 		t.Fatalf("read back %+v, %v", rows, err)
 	}
 	b.Reset()
-	half := []Row{{Type: "a", Bytes: 16, Median: 1, P99: 2, Max: 3, Latency: meta.LatencyHalfRTT}}
+	half := []KeyedRow{LatencyRow("a", 16, 1, 2, 3)}
+	half[0].Latency = meta.LatencyHalfRTT
 	if err := Write(&b, half); err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +315,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("%d rows, then %d", len(rows), len(again))
 		}
 		for i := range rows {
-			if again[i].Type != rows[i].Type || again[i].Bytes != rows[i].Bytes || math.Abs(again[i].Max-rows[i].Max) > 0.0005+1e-12*rows[i].Max {
+			if again[i].Type != rows[i].Type || again[i].Key != rows[i].Key || math.Abs(again[i].Limits["Max"]-rows[i].Limits["Max"]) > 0.0005+1e-12*rows[i].Limits["Max"] {
 				t.Fatalf("row %d: %+v then %+v", i, rows[i], again[i])
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
@@ -267,7 +268,7 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 			continue
 		}
 		model := &Model{Method: cfg.Method, Runs: n, FalseFail: cfg.FalseFail, CheckLevel: level}
-		r := Requirement{Row: Row{Type: k.typ, Bytes: k.bytes, Stat: model}, N: n}
+		r := Requirement{KeyedRow: KeyedRow{Type: k.typ, Key: result.Key{Payload: k.bytes}, Limits: map[string]float64{}, Stat: model}, N: n}
 		for i, get := range observationColumns {
 			vals := make([]float64, n)
 			for j, o := range g {
@@ -275,7 +276,7 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 			}
 			limit, f, why := fitLimit(vals, cfg, level)
 			model.Fits[i] = f
-			r.Row.set(i, limit)
+			r.Limits[metricNames[i]] = limit
 			r.Chances[i], r.NeedRuns[i] = f.Chance(n, 1, level), f.RunsNeeded(n, level)
 			if why != "" {
 				what := fmt.Sprintf("%s %d B %s", k.typ, k.bytes, metricNames[i])
@@ -312,23 +313,6 @@ var observationColumns = [ChecksPerRequirement]func(Observation) float64{
 
 // metricNames are the checked summary columns, in order.
 var metricNames = [ChecksPerRequirement]string{"Median", "99%", "Max"}
-
-// set sets the limit of the i-th checked column.
-func (r *Row) set(i int, v float64) {
-	switch i {
-	case 0:
-		r.Median = v
-	case 1:
-		r.P99 = v
-	default:
-		r.Max = v
-	}
-}
-
-// Limit returns the limit of the i-th checked column (Median, 99%, Max).
-func (r Row) Limit(i int) float64 {
-	return [ChecksPerRequirement]float64{r.Median, r.P99, r.Max}[i]
-}
 
 // fitLimit fits one check's run values; why says why a log-normal fit asked
 // for was not used ("" when it was, or was not asked).

@@ -3,6 +3,7 @@ package requirements
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -235,27 +236,27 @@ func TestDeriveStatisticalMatchesScipy(t *testing.T) {
 	}
 	for i, want := range v.DeriveLogNormal.Rows {
 		r := d.Requirements[i]
-		if r.Type != want.Type || r.Bytes != want.Bytes || r.N != want.N || r.Stat.Runs != want.N {
-			t.Fatalf("row %d is %s %d (%d runs), scipy %s %d (%d)", i, r.Type, r.Bytes, r.N, want.Type, want.Bytes, want.N)
+		if r.Type != want.Type || r.Key.Payload != want.Bytes || r.N != want.N || r.Stat.Runs != want.N {
+			t.Fatalf("row %d is %s %d (%d runs), scipy %s %d (%d)", i, r.Type, r.Key.Payload, r.N, want.Type, want.Bytes, want.N)
 		}
 		for ci, col := range []string{"Median", "P99", "Max"} {
 			w, f := want.Cols[col], r.Stat.Fits[ci]
 			var vals, logs []float64
 			for _, o := range obs {
-				if o.Type == r.Type && o.Bytes == r.Bytes {
+				if o.Type == r.Type && o.Bytes == r.Key.Payload {
 					x := observationColumns[ci](o)
 					vals, logs = append(vals, x), append(logs, math.Log(x))
 				}
 			}
-			if f.Method != gate.MethodOrder || r.Limit(ci) != slices.Max(vals) || !near(f.LogSD, w.SD, 1e-12) || !near(f.NormalityP, w.P, 2e-4) {
-				t.Errorf("%s %d %s: %s limit %v sd %v p %v; want order at the largest run %v, scipy sd %v p %v", r.Type, r.Bytes, col,
-					f.Method, r.Limit(ci), f.LogSD, f.NormalityP, slices.Max(vals), w.SD, w.P)
+			if f.Method != gate.MethodOrder || r.Limits[metricNames[ci]] != slices.Max(vals) || !near(f.LogSD, w.SD, 1e-12) || !near(f.NormalityP, w.P, 2e-4) {
+				t.Errorf("%s %d %s: %s limit %v sd %v p %v; want order at the largest run %v, scipy sd %v p %v", r.Type, r.Key.Payload, col,
+					f.Method, r.Limits[metricNames[ci]], f.LogSD, f.NormalityP, slices.Max(vals), w.SD, w.P)
 			}
 			if mean, sd := meanSD(logs); w.Method == gate.MethodLogNormal && !near(LogNormalLimit(mean, sd, r.N, 1, d.CheckLevel), w.Limit, 1e-9) {
-				t.Errorf("%s %d %s: log-normal bound %v, scipy %v", r.Type, r.Bytes, col, LogNormalLimit(mean, sd, r.N, 1, d.CheckLevel), w.Limit)
+				t.Errorf("%s %d %s: log-normal bound %v, scipy %v", r.Type, r.Key.Payload, col, LogNormalLimit(mean, sd, r.N, 1, d.CheckLevel), w.Limit)
 			}
 			if r.Chances[ci] != 0 { // 1/(n+1) > the level: a single run cannot fail it
-				t.Errorf("%s %d %s: chance %v, want 0", r.Type, r.Bytes, col, r.Chances[ci])
+				t.Errorf("%s %d %s: chance %v, want 0", r.Type, r.Key.Payload, col, r.Chances[ci])
 			}
 		}
 	}
@@ -275,12 +276,12 @@ func TestDeriveStatisticalOrder(t *testing.T) {
 	pd, _ := Derive(obs, 100)
 	for i, r := range d.Requirements {
 		// The distribution-free limit is the largest run: the 100th percentile.
-		if r.Median != pd.Requirements[i].Median || r.P99 != pd.Requirements[i].P99 || r.Max != pd.Requirements[i].Max {
-			t.Errorf("%s %d: %v %v %v, maxima %v", r.Type, r.Bytes, r.Median, r.P99, r.Max, pd.Requirements[i].Row)
+		if !maps.Equal(r.Limits, pd.Requirements[i].Limits) {
+			t.Errorf("%s %d: %v, maxima %v", r.Type, r.Key.Payload, r.Limits, pd.Requirements[i].Limits)
 		}
 		for ci, f := range r.Stat.Fits {
 			if f.Method != gate.MethodOrder || r.NeedRuns[ci] != OrderRunsNeeded(r.N, 0.05/15) {
-				t.Errorf("%s %d: fit %+v needs %d", r.Type, r.Bytes, f, r.NeedRuns[ci])
+				t.Errorf("%s %d: fit %+v needs %d", r.Type, r.Key.Payload, f, r.NeedRuns[ci])
 			}
 		}
 	}

@@ -32,28 +32,34 @@ var ThroughputColumns = []string{"Experiment type", "Bytes", "Load", "Offered", 
 var ThroughputStatColumns = []string{"Mode", "Runs", "False fail", "Check level",
 	"Median [msg/s] method", "Median [msg/s] log sd", "Median [msg/s] normality p"}
 
-// KeyedRow is one row of a throughput or a burst requirements file: for
-// the row with key Key of sub-experiment Type's results, the limit of each
-// metric, by name; the metric's direction says whether it is an upper or a
-// lower limit. A throughput row limits the Median [msg/s]
+// KeyedRow is one row of a latency, a throughput or a burst requirements
+// file: for the row with key Key of sub-experiment Type's results, the
+// limit of each metric, by name; the metric's direction says whether it is
+// an upper or a lower limit. A latency row limits the Median, 99% and Max
+// (result.RequirementMetrics), a throughput row the Median [msg/s]
 // (result.MessageRate), a burst row the lost samples and the subscription
 // throughput (formats §4, §9).
 type KeyedRow struct {
 	Type   string
 	Key    result.Key
 	Limits map[string]float64
-	// Stat is the model of a statistical throughput requirement; nil in
-	// percentile mode. Its Fits[0] is the fit of the run values'
-	// reciprocals (s/msg), a lower-is-better quantity, so that every rule of
-	// formats §11 applies as it does to latency; LogSD and the Shapiro–Wilk
-	// p-value are those of the log run values themselves (a sign does not
-	// change them).
+	// Latency is, for a latency row, the latency definition
+	// (meta.LatencyHalfRTT, ...) its limits measure; "" means half-rtt.
+	Latency string
+	// Stat is the model of a statistical requirement (written by
+	// requirements --false-fail, formats §11); nil in percentile mode. A
+	// latency row has one fit per result.RequirementMetrics. A throughput
+	// row's Fits[0] is the fit of the run values' reciprocals (s/msg), a
+	// lower-is-better quantity, so that every rule of formats §11 applies
+	// as it does to latency; LogSD and the Shapiro–Wilk p-value are those
+	// of the log run values themselves (a sign does not change them).
 	Stat *Model
 }
 
-// Limit returns the limit of r on metric m.
+// Limit returns the limit of r on metric m; its fit is m's in a latency
+// row, the only one otherwise.
 func (r KeyedRow) Limit(m result.Metric) Limit {
-	return Limit{Metric: m, Value: r.Limits[m.Name], Stat: r.Stat}
+	return Limit{Metric: m, Value: r.Limits[m.Name], Stat: r.Stat, Fit: max(slices.Index(result.RequirementMetrics, m), 0)}
 }
 
 // throughputRow is the throughput requirement of at least limit msg/s.
@@ -200,10 +206,6 @@ func CheckLevelFor(falseFail float64, latencyRows, throughputRows int) float64 {
 	return falseFail / float64(ChecksPerRequirement*latencyRows+throughputRows)
 }
 
-// ThroughputStatistical reports whether rows were derived in statistical
-// mode.
-func ThroughputStatistical(rows []KeyedRow) bool { return len(rows) > 0 && rows[0].Stat != nil }
-
 // WriteThroughput writes rows as a throughput requirements CSV (formats
 // §4, §11): limits with 3 decimals, the Offered column as the throughput
 // CSV writes it (0 for window rows, whose F is not matched).
@@ -211,7 +213,7 @@ func WriteThroughput(w io.Writer, rows []KeyedRow) error {
 	bw := bufio.NewWriter(w)
 	cw := csv.NewWriter(bw)
 	header := slices.Clone(ThroughputColumns)
-	stat := ThroughputStatistical(rows)
+	stat := Statistical(rows)
 	if stat {
 		header = append(header, ThroughputStatColumns...)
 	}

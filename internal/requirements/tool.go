@@ -284,7 +284,7 @@ func PrintTable(w io.Writer, d *Derivation) error {
 			chance += fmt.Sprintf(", between %.1f%% and %.1f%%", r.FailChanceMin*100, r.FailChanceMax*100)
 		}
 		fmt.Fprintf(bw, "%-40s %8d %12.3f %12.3f %12.3f %5d %6.2f  %s\n",
-			r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, r.Rank, chance)
+			r.Type, r.Key.Payload, r.Limits[metricNames[0]], r.Limits[metricNames[1]], r.Limits[metricNames[2]], r.N, r.Rank, chance)
 	}
 	n := len(d.Requirements) * ChecksPerRequirement
 	fmt.Fprintf(bw, "Chance that a check of an unchanged system fails at least one of its %d checks: %.1f%%", n, d.CheckFailChance*100)
@@ -320,7 +320,7 @@ func PrintStatTable(w io.Writer, d *Derivation) error {
 			}
 			cols = append(cols, tag+" "+need)
 		}
-		fmt.Fprintf(bw, "%-40s %8d %12.3f %12.3f %12.3f %5d  %s\n", r.Type, r.Bytes, r.Median, r.P99, r.Max, r.N, strings.Join(cols, "; "))
+		fmt.Fprintf(bw, "%-40s %8d %12.3f %12.3f %12.3f %5d  %s\n", r.Type, r.Key.Payload, r.Limits[metricNames[0]], r.Limits[metricNames[1]], r.Limits[metricNames[2]], r.N, strings.Join(cols, "; "))
 	}
 	m := len(d.Requirements) * ChecksPerRequirement
 	method := "distribution-free (order statistics; runs assumed exchangeable)"
