@@ -19,7 +19,7 @@ const CSVFileName = "history.csv"
 type Record struct {
 	Experiment    string `csv:"experiment"`
 	SubExperiment string `csv:"sub-experiment"`
-	Payload       int    `csv:"payload"`
+	Payload       int    `csv:"payload [Bytes]"`
 	// Magnitude is a summary column name: Min, Median, Max or 99%.
 	Magnitude string `csv:"magnitude"`
 	// Value in microseconds, with 3 decimals like the summaries.

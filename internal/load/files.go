@@ -25,8 +25,9 @@ func SummaryFileName(typ string) string { return "load_" + typ + "_summary.json"
 // HistogramLogFileName is the HdrHistogram interval log of typ.
 func HistogramLogFileName(typ string) string { return "load_" + typ + ".hlog" }
 
-// SnapshotsHeader is the snapshot CSV's header.
-const SnapshotsHeader = "t,metric,value,tags"
+// SnapshotsHeader is the snapshot CSV's header. Files written before the
+// time column named its unit have "t,metric,value,tags" (formats §9).
+const SnapshotsHeader = "t [s],metric,value,tags"
 
 // Snapshot is one row of the snapshot CSV: at T seconds after the measured
 // period of a payload began, Metric had Value; Tags are "key=value" pairs

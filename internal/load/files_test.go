@@ -103,9 +103,11 @@ func TestReadErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "s.csv: empty file"},
 		{"t,metric,value\n", "s.csv:1:"},
-		{"t,metric,value,tags\n1.0,x,abc,\n", `s.csv:2: column "value": "abc" is not a finite number`},
+		{"t [s],metric,value,tags\n1.0,x,abc,\n", `s.csv:2: column "value": "abc" is not a finite number`},
+		{"t [s],metric,value,tags\nz,x,1,\n", `s.csv:2: column "t [s]"`},
 		{"t,metric,value,tags\nz,x,1,\n", `s.csv:2: column "t"`},
-		{"t,metric,value,tags\n1,,1,\n", `s.csv:2: column "metric"`},
+		{"t [s],metric,value,tags\n1,,1,\n", `s.csv:2: column "metric"`},
+		{"t [ms],metric,value,tags\n", `s.csv:1: header "t [ms],metric,value,tags", expected "t [s],metric,value,tags"`},
 	} {
 		_, err := ReadSnapshots(strings.NewReader(c.in), "s.csv")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -150,4 +152,22 @@ func ReadSummary(r io.Reader, file string) (Summary, error) {
 		return s, fileerr.New(file, 0, "", "format %q, expected %q", s.Format, SummaryFormat)
 	}
 	return s, nil
+}
+
+// TestReadOldSnapshotHeader: snapshot files written before the time column
+// named its unit ("t", not "t [s]") read as the new ones do.
+func TestReadOldSnapshotHeader(t *testing.T) {
+	rows := "0.500,messages_sent,120,sub=intraprocess_best_effort;payload=16;phase=measure\n" +
+		"1.000,latency_p99_us,12.5,sub=intraprocess_best_effort;payload=16;phase=measure\n"
+	old, err := ReadSnapshots(strings.NewReader("t,metric,value,tags\n"+rows), "old.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := ReadSnapshots(strings.NewReader(SnapshotsHeader+"\n"+rows), "new.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old) != 2 || !reflect.DeepEqual(old, cur) || old[1] != (Snapshot{T: 1, Metric: "latency_p99_us", Value: 12.5, Tags: "sub=intraprocess_best_effort;payload=16;phase=measure"}) {
+		t.Errorf("old header read %+v, new %+v", old, cur)
+	}
 }

@@ -17,11 +17,16 @@ import (
 // The readers of the snapshot CSV and the histogram log: no tool reads
 // these files back, the tests do.
 
+// oldSnapshotsHeader is the header of snapshot files written before the
+// time column named its unit; they read as well.
+const oldSnapshotsHeader = "t,metric,value,tags"
+
 // ReadSnapshots reads a snapshot CSV; errors name file, line and column.
 func ReadSnapshots(r io.Reader, file string) ([]Snapshot, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = 4
 	var out []Snapshot
+	var timeCol string
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -38,14 +43,15 @@ func ReadSnapshots(r io.Reader, file string) ([]Snapshot, error) {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if line == 1 {
-			if strings.Join(rec, ",") != SnapshotsHeader {
-				return nil, fileerr.New(file, 1, "", "header %q, expected %q", strings.Join(rec, ","), SnapshotsHeader)
+			if h := strings.Join(rec, ","); h != SnapshotsHeader && h != oldSnapshotsHeader {
+				return nil, fileerr.New(file, 1, "", "header %q, expected %q", h, SnapshotsHeader)
 			}
+			timeCol = rec[0]
 			continue
 		}
 		t, err := strconv.ParseFloat(rec[0], 64)
 		if err != nil || math.IsNaN(t) || math.IsInf(t, 0) {
-			return nil, fileerr.New(file, line, "t", "%q is not a number of seconds", rec[0])
+			return nil, fileerr.New(file, line, timeCol, "%q is not a number of seconds", rec[0])
 		}
 		v, err := strconv.ParseFloat(rec[2], 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {

@@ -109,7 +109,7 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 			if received := csvTotal(t, qryCSV, "Received"); received < queries {
 				t.Errorf("qry --csv: %d received, %d queries answered", received, queries)
 			}
-			ttl, perQuery := csvColumn(t, reqCSV, "TTL p50 [us]"), csvColumn(t, reqCSV, "Replies per query")
+			ttl, perQuery := csvColumn(t, reqCSV, "TTL p50 [µs]"), csvColumn(t, reqCSV, "Replies per query")
 			for i := range ttl {
 				if (ttl[i] > 0) != (perQuery[i] > 0) || perQuery[i] > 1 {
 					t.Errorf("req --csv window %d: TTL p50 %g us, %g replies per query", i, ttl[i], perQuery[i])

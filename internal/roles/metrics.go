@@ -80,8 +80,8 @@ func (s *Snapshot) add(c Snapshot) {
 }
 
 // SnapshotHeader is the --csv file's header (formats §9, "Role reports").
-const SnapshotHeader = "Time [s],Role,Sent,Received,Errors,Timeouts,Bytes,p50 [us],p99 [us],Max [us]," +
-	"p90 [us],p95 [us],Lost,Duplicates,Out of order,TTL p50 [us],TTL p99 [us],Replies per query"
+const SnapshotHeader = "Time [s],Role,Sent,Received,Errors,Timeouts,Bytes,p50 [µs],p99 [µs],Max [µs]," +
+	"p90 [µs],p95 [µs],Lost,Duplicates,Out of order,TTL p50 [µs],TTL p99 [µs],Replies per query"
 
 // NewMetrics starts the window ticker, the --csv file and the Prometheus
 // endpoint of a role.

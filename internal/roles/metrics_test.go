@@ -29,7 +29,7 @@ func TestSnapshotColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for col, want := range map[string]float64{"Received": 100, "Lost": 3, "Duplicates": 1, "Out of order": 2, "Replies per query": 1.5,
-		"p50 [us]": 50, "p90 [us]": 90, "p95 [us]": 95, "p99 [us]": 99, "Max [us]": 100, "TTL p50 [us]": 5000, "TTL p99 [us]": 5000} {
+		"p50 [µs]": 50, "p90 [µs]": 90, "p95 [µs]": 95, "p99 [µs]": 99, "Max [µs]": 100, "TTL p50 [µs]": 5000, "TTL p99 [µs]": 5000} {
 		got := csvColumn(t, path, col)
 		if len(got) != 1 || math.Abs(got[0]-want) > want/1000 {
 			t.Errorf("%s: %v, want %g", col, got, want)

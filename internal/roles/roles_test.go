@@ -263,7 +263,7 @@ func TestPubSub(t *testing.T) {
 	}
 	// The windows add up to the run: every sample, nothing lost.
 	csv := filepath.Join(out, "sub.csv")
-	if got := csvTotal(t, csv, "Received"); got != uint64(len(rows)) || csvTotal(t, csv, "Lost")+csvTotal(t, csv, "Duplicates") != 0 || slices.Max(csvColumn(t, csv, "p95 [us]")) == 0 {
+	if got := csvTotal(t, csv, "Received"); got != uint64(len(rows)) || csvTotal(t, csv, "Lost")+csvTotal(t, csv, "Duplicates") != 0 || slices.Max(csvColumn(t, csv, "p95 [µs]")) == 0 {
 		t.Errorf("snapshots: %d received of %d samples:\n%s", got, len(rows), snap)
 	}
 	// A second sub of the same label is refused before it measures.

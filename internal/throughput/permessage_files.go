@@ -23,7 +23,7 @@ func PerMessageSummaryFileName(typ string) string { return "permessage_" + typ +
 
 // Headers of the per-message files.
 var (
-	PerMessageHeader = []string{"Payload [Bytes]", "n", "O [ns]", "I [ns]", "L [us]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]"}
+	PerMessageHeader = []string{"Payload [Bytes]", "n", "O [ns]", "I [ns]", "L [µs]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]"}
 	CPUHeader        = []string{"Payload [Bytes]", "n", "Sender CPU [%]", "Receiver CPU [%]", "Broker CPU [%]", "Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Broker CPU [ns/msg]"}
 	AggregateHeader  = []string{"Payload [Bytes]", "Quantity", "Count", "Mean", "Median", "Lower median", "Robust deviation", "Min", "Max",
 		"p50", "p90", "p99", "Bimodality", "Multimodal", "Overall", "Note"}
@@ -79,7 +79,7 @@ func CPUTable(pms []*PerMessage) Table {
 }
 
 // Quantities of the aggregates CSV, in order.
-var Quantities = []string{"L [us]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]", "RT [Mb/s]",
+var Quantities = []string{"L [µs]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]", "RT [Mb/s]",
 	"Sender CPU [%]", "Receiver CPU [%]", "Broker CPU [%]", "Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Broker CPU [ns/msg]"}
 
 // Indexes of Quantities.
