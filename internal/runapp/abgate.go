@@ -39,7 +39,7 @@ type abGate struct {
 
 func newABGate(cfg ABConfig, units int) (*abGate, error) {
 	if !(cfg.Level > 0 && cfg.Level < 0.5) {
-		return nil, exit.Usagef("--level %v: expected a probability in (0, 0.5), e.g. 0.01 or 1%%", cfg.Level)
+		return nil, exit.Usagef("--false-fail %v: expected a probability in (0, 0.5), e.g. 0.01 or 1%%", cfg.Level)
 	}
 	if !(cfg.Margins.Pass >= 0 && cfg.Margins.Pass < 10) || !(cfg.Margins.Fail >= 0 && cfg.Margins.Fail < 10) {
 		return nil, exit.Usagef("--pass-margin %v, --fail-margin %v: expected fractions from 0 to 10, e.g. 0.05 or 5%%", cfg.Margins.Pass, cfg.Margins.Fail)

@@ -122,7 +122,7 @@ Examples:
 				}
 				ab.Runs = 0
 			} else {
-				for _, f := range []string{"pass-margin", "fail-margin", "level", "columns", "junit", "markdown", "json"} {
+				for _, f := range []string{"pass-margin", "fail-margin", "false-fail", "columns", "junit", "markdown", "json"} {
 					if c.IsSet(f) {
 						return exit.Usagef("--%s: only the sequential gate (--max-runs) judges; with --runs, compare the two roots", f)
 					}
@@ -138,8 +138,8 @@ Examples:
 			if ab.Margins.Fail, err = numflag.Tolerance.Parse(c.String("fail-margin")); err != nil {
 				return exit.Usagef("--fail-margin: %v", err)
 			}
-			if ab.Level, err = numflag.CompareLevel.Parse(c.String("level")); err != nil {
-				return exit.Usagef("--level: %v", err)
+			if ab.Level, err = numflag.CompareLevel.Parse(c.String("false-fail")); err != nil {
+				return exit.Usagef("--false-fail: %v", err)
 			}
 			if ab.Metrics, err = parseColumns(c.String("columns")); err != nil {
 				return exit.Usagef("--columns: %v", err)
