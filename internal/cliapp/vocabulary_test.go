@@ -54,6 +54,7 @@ var vocabulary = []concept{
 	{"allow-incomplete", []string{"allow_incomplete"}, ""},
 	{"print-summaries", []string{"print_summaries"}, "P"},
 	{"jobs", nil, "j"},
+	{"snapshot-interval", []string{"interval"}, ""},
 	// run burst: Fast-RTPS ThroughputTest's names.
 	{"demand", nil, "d"},
 	{"file", nil, "f"},
@@ -189,6 +190,7 @@ func TestFormerSpellings(t *testing.T) {
 		{[]string{"run", "burst", "--msg_size", "64"}, "payloads", "64"},
 		{[]string{"run", "ab", "-o", "d"}, "out", "d"},
 		{[]string{"run", "ab", "--level", "5%"}, "false-fail", "5%"},
+		{[]string{"run", "load", "--interval", "2s"}, "snapshot-interval", "2s"},
 		{[]string{"process", "--output-csv", "s.csv"}, "output-file", "s.csv"},
 		{[]string{"process", "--output_csv", "s.csv"}, "output-file", "s.csv"},
 		{[]string{"process", "-o", "s.csv"}, "output-file", "s.csv"},

@@ -148,7 +148,7 @@ var Help = map[string]string{
 	Errors:                           "Failed sends or receives, malformed or foreign messages.",
 	"mqgate_skipped_sends_total":     "Send slots of the schedule skipped because the publisher was more than one period behind.",
 	"mqgate_clamped_latencies_total": "Negative one-way latencies (clocks apart) recorded as 0.",
-	"mqgate_messages_per_second":     "Messages per second sent or received during the last --interval.",
+	"mqgate_messages_per_second":     "Messages per second sent or received during the last --snapshot-interval.",
 	"mqgate_messages_in_flight":      "Deliveries expected of the measured messages sent and not yet received.",
 	Latency:                          "One-way latency from the intended send time to the receipt.",
 	"mqgate_measuring":               "1 while a payload is being measured.",

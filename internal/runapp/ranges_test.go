@@ -182,7 +182,7 @@ func TestZeroNotDefault(t *testing.T) {
 	for _, args := range [][]string{
 		{"--samples", "0"}, {"--timeout", "0s"}, {"--max-lost-in-row", "0"}, {"--queue-depth", "0"},
 		{"--max-retries", "0"}, {"--retransmit-timeout", "0s"}, {"--connect-timeout", "0s"},
-		{"load", "--duration", "0s"}, {"load", "--publishers", "0"}, {"load", "--subscribers", "0"}, {"load", "--interval", "0s"},
+		{"load", "--duration", "0s"}, {"load", "--publishers", "0"}, {"load", "--subscribers", "0"}, {"load", "--snapshot-interval", "0s"},
 		{"throughput", "--windows", "0"}, {"throughput", "--precision", "0"}, {"permessage", "--count", "0"},
 	} {
 		out := t.TempDir()

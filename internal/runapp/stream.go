@@ -165,7 +165,7 @@ func probeStream(ctx context.Context, st session.Stream, timeout time.Duration) 
 }
 
 // LoadConfig is `run load`: the shared one-way flags, the load settings
-// bound to their flags (--rate, --duration, --warmup, --drain, --interval,
+// bound to their flags (--rate, --duration, --warmup, --drain, --snapshot-interval,
 // --max-raw, --padding-seed), and the flags that make the rest.
 type LoadConfig struct {
 	Base

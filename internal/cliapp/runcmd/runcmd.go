@@ -367,7 +367,7 @@ ones, and writes into results/<experiment>/:
                                  so that process, check, compare and history work
                                  unchanged; meta.json says "latency": "one-way"
   load_<type>_summary.json       parameters, counts, rates, HDR percentiles, notes
-  load_<type>_snapshots.csv      every --interval: t,metric,value,tags
+  load_<type>_snapshots.csv      every --snapshot-interval: t [s],metric,value,tags
   load_<type>.hlog               the interval histograms, HdrHistogram log format
   throughput_<type>.csv          receive rate per interval: median, mean, stdev
                                  in msg/s and Mb/s (mode rate)
@@ -417,7 +417,7 @@ them, say where with --prom-addr (--prom-addr 0.0.0.0:9102).`,
 			cliapp.Ranged(&cli.DurationFlag{Name: "duration", Value: load.DefaultDuration, Usage: "measured period per payload", Destination: &lc.Load.Duration}, flagrange.Duration(time.Millisecond, 24*time.Hour)),
 			cliapp.Ranged(&cli.DurationFlag{Name: "warmup", Value: load.DefaultWarmup, Usage: "warm-up per payload, discarded (0: none)", Destination: &lc.Load.Warmup}, flagrange.Duration(0, 24*time.Hour)),
 			cliapp.Ranged(&cli.DurationFlag{Name: "drain", Value: load.DefaultDrain, Usage: "bound on waiting for the last messages after the measured period (0: no wait)", Destination: &lc.Load.Drain}, flagrange.Duration(0, time.Hour)),
-			cliapp.Ranged(&cli.DurationFlag{Name: "interval", Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)", Destination: &lc.Load.Interval}, flagrange.Duration(time.Millisecond, time.Hour)),
+			cliapp.Ranged(&cli.DurationFlag{Name: "snapshot-interval", Aliases: []string{"interval"}, Value: load.DefaultInterval, Usage: "period of the snapshots (and of the progress line)", Destination: &lc.Load.Interval}, flagrange.Duration(time.Millisecond, time.Hour)),
 			cliapp.Ranged(&cli.IntFlag{Name: "max-raw", Value: load.DefaultMaxRaw, Usage: "latencies kept for the raw file per payload (the histogram keeps every one; 0: none)", Destination: &lc.Load.MaxRaw}, flagrange.Int(0, 100_000_000)),
 			&cli.StringFlag{Name: "padding", Value: string(load.PaddingRandom), Usage: "what fills each message after its header: random (seeded pseudo-random bytes), zeros or pattern (byte i mod 251)", Destination: &lc.Padding},
 			cliapp.Ranged(&cli.Uint64Flag{Name: "padding-seed", Usage: "seed of --padding random, recorded in the summary JSON to repeat a run's bytes (default 0: a random seed)", Destination: &lc.Load.PaddingSeed}, flagrange.Uint64()),
