@@ -12,6 +12,12 @@
 // The comparisons are heat maps (plots.HeatMap), a row per sub-experiment:
 // the Fast-RTPS job's one line per sub-experiment tangles at ten.
 //
+// The summaries of the other kinds of run are read and drawn too: run
+// throughput's (throughput.go), run burst's (burst.go), and run load's and
+// run permessage's (oneway.go: tables for the HTML report's headline and
+// figures by payload, from the files' readers in internal/load and
+// internal/throughput).
+//
 // Work is spread over a pool of workers, one payload at a time: reader
 // goroutines stream each file and hand over a payload's samples as soon as
 // its last row is read, so memory holds one payload per worker plus what is

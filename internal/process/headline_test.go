@@ -87,40 +87,59 @@ func TestHeadlineTable(t *testing.T) {
 }
 
 // TestHeadlineFirstInBrowser: the headline is the first thing under the
-// title, on the first screen, and fits a phone's width without a scrollbar.
+// title, on the first screen, and each of its tables fits a phone's width
+// without a scrollbar: the latency table, and those of one-way load and
+// per-message runs.
 func TestHeadlineFirstInBrowser(t *testing.T) {
 	browser.Require(t)
-	page, err := Page("", headlineResults(10), nil)
+	loads, _, err := Loads(filepath.Join("testdata", "load"), "", "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := htmlreport.WriteFile(path, page); err != nil {
+	pms, _, err := PerMessages(filepath.Join("testdata", "permessage"), "", "", true)
+	if err != nil {
 		t.Fatal(err)
 	}
-	const js = `
-var h = document.getElementById("headline"), w = h.querySelector(".table-wrap");
-return {top: h.getBoundingClientRect().top, vh: innerHeight,
-	before: h.compareDocumentPosition(document.getElementById("contents")) === Node.DOCUMENT_POSITION_FOLLOWING,
-	scroll: w.scrollWidth, client: w.clientWidth};`
-	for _, s := range []struct{ w, h int }{{400, 844}, {1280, 900}} {
-		out, err := browser.Eval(context.Background(), path, s.w, s.h, js)
+	for name, f := range map[string]Folder{
+		"latency":    {Results: headlineResults(10)},
+		"load":       {Results: headlineResults(2), Loads: loads},
+		"permessage": {PerMessages: pms},
+	} {
+		page, err := Page("", f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var m struct {
-			Top, VH        float64
-			Before         bool
-			Scroll, Client float64
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := htmlreport.WriteFile(path, page); err != nil {
+			t.Fatal(err)
 		}
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatalf("%s: %v", out, err)
-		}
-		if !m.Before || m.Top >= m.VH/2 {
-			t.Errorf("%d px: headline at %.0f of %.0f, before the contents %v: want it first, high on the first screen", s.w, m.Top, m.VH, m.Before)
-		}
-		if m.Scroll > m.Client {
-			t.Errorf("%d px: the headline table is %.0f px wide in %.0f: clipped", s.w, m.Scroll, m.Client)
+		const js = `
+var h = document.getElementById("headline"), ws = h.querySelectorAll(".table-wrap"), over = [];
+ws.forEach(function (w) { if (w.scrollWidth > w.clientWidth) over.push(w.querySelector("caption").textContent + ": " + w.scrollWidth + " px in " + w.clientWidth); });
+return {top: h.getBoundingClientRect().top, vh: innerHeight, tables: ws.length,
+	before: h.compareDocumentPosition(document.getElementById("contents")) === Node.DOCUMENT_POSITION_FOLLOWING,
+	over: over};`
+		for _, s := range []struct{ w, h int }{{400, 844}, {1280, 900}} {
+			out, err := browser.Eval(context.Background(), path, s.w, s.h, js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m struct {
+				Top, VH float64
+				Tables  int
+				Before  bool
+				Over    []string
+			}
+			if err := json.Unmarshal([]byte(out), &m); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			if !m.Before || m.Top >= m.VH/2 || m.Tables != len(page.Headline) {
+				t.Errorf("%s, %d px: %d headline tables of %d at %.0f of %.0f, before the contents %v: want them first, high on the first screen",
+					name, s.w, m.Tables, len(page.Headline), m.Top, m.VH, m.Before)
+			}
+			for _, o := range m.Over {
+				t.Errorf("%s, %d px: clipped: %s", name, s.w, o)
+			}
 		}
 	}
 }

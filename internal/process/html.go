@@ -16,11 +16,22 @@ import (
 	"github.com/mqgate/mqgate/internal/result"
 )
 
-// Page builds the HTML report of processed results: the comparison plots
-// first, then per sub-experiment its summary table and, per payload, its
-// histogram and series. expDir is "" in single-file mode. Results must have
-// been produced with Options.Figures.
-func Page(expDir string, results []Result, tputs []Throughput) (htmlreport.Page, error) {
+// Folder is what process read and drew in one experiment, for its page.
+type Folder struct {
+	Results     []Result // latency raw files
+	Throughputs []Throughput
+	Loads       []Load
+	PerMessages []PerMessage
+}
+
+// Page builds the HTML report of processed results: headline tables first
+// (latency, one-way load, per-message, throughput), then the comparison
+// plots, the throughput, load and per-message sections, and per
+// sub-experiment its summary table and, per payload, its histogram and
+// series. expDir is "" in single-file mode. Everything must have been
+// produced with its figures as SVG (Options.Figures).
+func Page(expDir string, f Folder) (htmlreport.Page, error) {
+	results, tputs := f.Results, f.Throughputs
 	page := htmlreport.Page{Title: "Latency summary", Subtitle: "mqgate process"}
 	if expDir != "" {
 		page.Title = "Latency summary: " + filepath.Base(filepath.Clean(expDir))
@@ -37,7 +48,28 @@ func Page(expDir string, results []Result, tputs []Throughput) (htmlreport.Page,
 	for _, r := range results {
 		samples += r.Samples
 	}
-	page.Meta = append(page.Meta, htmlreport.KV{Key: "Sub-experiments", Value: strconv.Itoa(len(results) + len(tputs))})
+	// A sub-experiment of run load or run permessage has a throughput file
+	// too: it is counted once, and its rates are shown in its own table,
+	// beside what they need to be read (delivery, the overall rate).
+	owned := map[string]bool{}
+	subs := map[string]bool{}
+	for _, l := range f.Loads {
+		owned[l.Type], subs[l.Type] = true, true
+	}
+	for _, pm := range f.PerMessages {
+		owned[pm.Type], subs[pm.Type] = true, true
+	}
+	var plain []Throughput
+	for _, t := range tputs {
+		subs[t.Type] = true
+		if !owned[t.Type] {
+			plain = append(plain, t)
+		}
+	}
+	for _, r := range results {
+		subs[r.Type] = true
+	}
+	page.Meta = append(page.Meta, htmlreport.KV{Key: "Sub-experiments", Value: strconv.Itoa(len(subs))})
 	if len(results) > 0 {
 		page.Meta = append(page.Meta, htmlreport.KV{Key: "Samples", Value: strconv.Itoa(samples)})
 	}
@@ -46,14 +78,26 @@ func Page(expDir string, results []Result, tputs []Throughput) (htmlreport.Page,
 	if len(results) > 0 {
 		page.Headline = []htmlreport.Table{HeadlineTable(results)}
 	}
-	if len(tputs) > 0 {
-		page.Headline = append(page.Headline, ThroughputTable(tputs))
-		if len(results) == 0 {
-			page.Title = strings.Replace(page.Title, "Latency summary", "Throughput summary", 1)
-		}
+	if len(f.Loads) > 0 {
+		page.Headline = append(page.Headline, LoadTable(f.Loads))
+	}
+	if len(f.PerMessages) > 0 {
+		page.Headline = append(page.Headline, PerMessageTable(f.PerMessages))
+	}
+	if len(plain) > 0 {
+		page.Headline = append(page.Headline, ThroughputTable(plain))
+	}
+	if len(results) == 0 && len(tputs) > 0 {
+		page.Title = strings.Replace(page.Title, "Latency summary", "Throughput summary", 1)
 	}
 	for _, t := range tputs {
 		page.Sections = append(page.Sections, htmlreport.Section{ID: "throughput-" + t.Type, Title: t.Type + " (throughput)", Plots: t.Figures})
+	}
+	for _, l := range f.Loads {
+		page.Sections = append(page.Sections, LoadSection(l))
+	}
+	for _, pm := range f.PerMessages {
+		page.Sections = append(page.Sections, PerMessageSection(pm))
 	}
 	if len(results) > 1 {
 		sec := htmlreport.Section{ID: "comparison", Title: "Sub-experiment comparison"}

@@ -150,6 +150,8 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		}
 	}
 	var tputs []Throughput
+	var loads []Load
+	var pms []PerMessage
 	if dirMode {
 		dir := ""
 		if opt.Plots {
@@ -167,6 +169,22 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 				fmt.Fprintf(out, "%s: %d rows (%d search steps) -> plots\n", t.Path, len(t.Rows), len(t.Search))
 			}
 		}
+		if loads, n, err = Loads(cfg.Dirs[0], dir, format, opt.Figures); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		burstPlots += n
+		if pms, n, err = PerMessages(cfg.Dirs[0], dir, format, opt.Figures); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		burstPlots += n
+		if !quiet {
+			for _, l := range loads {
+				fmt.Fprintf(out, "%s: %d payloads -> plots\n", l.Path, len(l.Payloads))
+			}
+			for _, pm := range pms {
+				fmt.Fprintf(out, "%s: %d payloads -> plots\n", pm.Path, len(pm.payloads()))
+			}
+		}
 	}
 	if dirMode && opt.Plots && len(inputs) > 0 {
 		dir := cfg.PlotsDirectory
@@ -182,7 +200,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		if dirMode {
 			expDir = cfg.Dirs[0]
 		}
-		page, err := Page(expDir, results, tputs)
+		page, err := Page(expDir, Folder{Results: results, Throughputs: tputs, Loads: loads, PerMessages: pms})
 		if err != nil {
 			return err
 		}
@@ -215,7 +233,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			}
 			fmt.Fprintf(out, "%d plots in %s\n", n, dir)
 		}
-		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results)+len(bursts)+len(tputs), time.Since(start).Seconds())
+		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results)+len(bursts)+len(tputs)+len(loads)+len(pms), time.Since(start).Seconds())
 	}
 	return nil
 }

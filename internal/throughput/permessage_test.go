@@ -166,6 +166,28 @@ func TestPerMessageIntraprocess(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
+	// The aggregates' reader gives back every cell.
+	agg := AggregateTable([]*PerMessage{pm})
+	path := filepath.Join(dir, PerMessageSummaryFileName("intraprocess_reliable"))
+	var b bytes.Buffer
+	if err := WriteTable(&b, agg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadAggregatesFile(path)
+	if err != nil || len(rows) != len(agg.Rows) {
+		t.Fatalf("%d rows of %d: %v", len(rows), len(agg.Rows), err)
+	}
+	for i, r := range rows {
+		mm := map[bool]string{true: "yes", false: "no"}[r.Multimodal]
+		got := []string{strconv.Itoa(r.Payload), r.Quantity, strconv.Itoa(r.Count), cell(r.Mean), cell(r.Median), cell(r.LowerMedian),
+			cell(r.RobustDev), cell(r.Min), cell(r.Max), cell(r.P50), cell(r.P90), cell(r.P99), cell(r.Bimodality), mm, cell(r.Overall), r.Note}
+		if strings.Join(got, ",") != strings.Join(agg.Rows[i], ",") {
+			t.Errorf("row %d read back as %q, written %q", i+2, got, agg.Rows[i])
+		}
+	}
 	paths, err := PlotPerMessage(dir, "intraprocess_reliable", pm)
 	if err != nil {
 		t.Fatal(err)

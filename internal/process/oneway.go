@@ -1,0 +1,352 @@
+package process
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/throughput"
+)
+
+// Load is one sub-experiment's run load summary (load_<type>_summary.json).
+type Load struct {
+	Type string
+	Path string
+	load.Summary
+	// Figures are the plots as SVG, when asked for: latency and rates by
+	// payload.
+	Figures []htmlreport.Plot
+}
+
+// PerMessage is one sub-experiment's run permessage summary
+// (permessage_<type>_summary.csv).
+type PerMessage struct {
+	Type    string
+	Path    string
+	Rows    []throughput.AggregateRow
+	Figures []htmlreport.Plot // latency, rates and CPU by payload, when asked for
+}
+
+// summaryFiles returns the sub-experiment types and paths of the files
+// prefix<type>suffix in dir, in name order.
+func summaryFiles(dir, prefix, suffix string) (types, paths []string, err error) {
+	paths, err = filepath.Glob(filepath.Join(dir, prefix+"*"+suffix))
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(paths)
+	for i := 0; i < len(paths); i++ {
+		t := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(paths[i]), prefix), suffix)
+		if t == "" || checkType(t) != nil {
+			paths = slices.Delete(paths, i, i+1)
+			i--
+			continue
+		}
+		types = append(types, t)
+	}
+	return types, paths, nil
+}
+
+// Loads reads the run load summaries of experiment dir and draws, into
+// plotsDir unless it is "", each sub-experiment's one-way latency by
+// payload (load_<type>_latency: p50 to max of the HDR histogram of every
+// measured message) and its rates by payload (load_<type>_rates: offered,
+// sent, received). With svg the figures are kept too. It returns the
+// number of plot files written.
+func Loads(dir, plotsDir string, f plots.Format, svg bool) ([]Load, int, error) {
+	types, paths, err := summaryFiles(dir, "load_", "_summary.json")
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []Load
+	n := 0
+	for i, typ := range types {
+		s, err := load.ReadSummaryFile(paths[i])
+		if err != nil {
+			return nil, n, err
+		}
+		l := Load{Type: typ, Path: paths[i], Summary: s}
+		cats := make([]string, len(s.Payloads))
+		var p50, p99, p999, mx, offered, sent, recv []float64
+		us := func(ns int64) float64 { return float64(ns) / 1000 }
+		for j, p := range s.Payloads {
+			cats[j] = strconv.Itoa(p.Payload)
+			p50, p99, p999, mx = append(p50, us(p.Latency.P50Ns)), append(p99, us(p.Latency.P99Ns)), append(p999, us(p.Latency.P999Ns)), append(mx, us(p.Latency.MaxNs))
+			o := math.NaN() // unpaced: no schedule
+			if s.Parameters.Rate > 0 {
+				o = s.Parameters.Rate * float64(s.Parameters.Publishers)
+			}
+			offered, sent, recv = append(offered, o), append(sent, p.SendRate), append(recv, p.ReceiveRate)
+		}
+		figs := []namedPlot{
+			{"load_" + typ + "_latency", plots.CategoryLines(typ+": one-way latency by payload (every measured message)", "Payload [Bytes]", "Latency [µs]", cats,
+				[]plots.Line{{Name: "p50", Y: p50}, {Name: "p99", Y: p99}, {Name: "p99.9", Y: p999}, {Name: "max", Y: mx}})},
+			{"load_" + typ + "_rates", plots.CategoryLines(typ+": rates by payload (all publishers)", "Payload [Bytes]", "Messages per second", cats,
+				[]plots.Line{{Name: "offered (schedule)", Y: offered, Dashed: true}, {Name: "sent", Y: sent}, {Name: "received (unique)", Y: recv}})},
+		}
+		k, err := saveFigures(figs, plotsDir, f, svg, &l.Figures)
+		n += k
+		if err != nil {
+			return nil, n, err
+		}
+		out = append(out, l)
+	}
+	return out, n, nil
+}
+
+// PerMessages reads the run permessage summaries of experiment dir and
+// draws, into plotsDir unless it is "", each sub-experiment's figures by
+// payload: latency L (permessage_<type>_latency), the median rates of the
+// M-message windows beside the overall rates (permessage_<type>_rates) and,
+// when measured, the CPU time per message (permessage_<type>_cpu). The
+// curves against the message number are run's (permessage/). With svg the
+// figures are kept too.
+func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, int, error) {
+	types, paths, err := summaryFiles(dir, "permessage_", "_summary.csv")
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []PerMessage
+	n := 0
+	for i, typ := range types {
+		rows, err := throughput.ReadAggregatesFile(paths[i])
+		if err != nil {
+			return nil, n, err
+		}
+		pm := PerMessage{Type: typ, Path: paths[i], Rows: rows}
+		payloads := pm.payloads()
+		cats := make([]string, len(payloads))
+		for j, p := range payloads {
+			cats[j] = strconv.Itoa(p)
+		}
+		col := func(q string, v func(throughput.AggregateRow) float64) []float64 {
+			y := make([]float64, len(payloads))
+			for j, p := range payloads {
+				y[j] = math.NaN()
+				if r, ok := pm.row(p, q); ok {
+					y[j] = v(r)
+				}
+			}
+			return y
+		}
+		med := func(r throughput.AggregateRow) float64 { return r.Median }
+		all := func(r throughput.AggregateRow) float64 { return r.Overall }
+		figs := []namedPlot{
+			{"permessage_" + typ + "_latency", plots.CategoryLines(typ+": latency L_n by payload", "Payload [Bytes]", "Latency [µs]", cats,
+				[]plots.Line{{Name: "p50", Y: col("L [µs]", med)}, {Name: "p90", Y: col("L [µs]", func(r throughput.AggregateRow) float64 { return r.P90 })},
+					{Name: "p99", Y: col("L [µs]", func(r throughput.AggregateRow) float64 { return r.P99 })},
+					{Name: "max", Y: col("L [µs]", func(r throughput.AggregateRow) float64 { return r.Max })}})},
+			{"permessage_" + typ + "_rates", plots.CategoryLines(typ+": throughput by payload, median of the windows and overall",
+				"Payload [Bytes]", "Throughput [msg/s]", cats,
+				[]plots.Line{{Name: "RT_n median (receiver)", Y: col("RT [msg/s]", med)}, {Name: "RT overall", Y: col("RT [msg/s]", all), Dashed: true},
+					{Name: "ST_n median (sender)", Y: col("ST [msg/s]", med)}, {Name: "ST overall", Y: col("ST [msg/s]", all), Dashed: true}})},
+		}
+		var cpu []plots.Line
+		for _, end := range []string{"Sender", "Receiver", "Broker"} {
+			y := col(end+" CPU [ns/msg]", all)
+			if slices.ContainsFunc(y, func(v float64) bool { return !math.IsNaN(v) }) {
+				cpu = append(cpu, plots.Line{Name: strings.ToLower(end), Y: y})
+			}
+		}
+		if len(cpu) > 0 {
+			figs = append(figs, namedPlot{"permessage_" + typ + "_cpu", plots.CategoryLines(typ+": CPU time per message by payload (whole run)",
+				"Payload [Bytes]", "CPU [ns/msg]", cats, cpu)})
+		}
+		k, err := saveFigures(figs, plotsDir, f, svg, &pm.Figures)
+		n += k
+		if err != nil {
+			return nil, n, err
+		}
+		out = append(out, pm)
+	}
+	return out, n, nil
+}
+
+// saveFigures saves figs into dir unless it is "" and, with svg, appends
+// them to kept as SVG. It returns the number of files written.
+func saveFigures(figs []namedPlot, dir string, f plots.Format, svg bool, kept *[]htmlreport.Plot) (int, error) {
+	n := 0
+	for _, fig := range figs {
+		if dir != "" {
+			if err := plots.Save(fig.p, filepath.Join(dir, fig.name+f.Ext()), f); err != nil {
+				return n, err
+			}
+			n++
+		}
+		if svg {
+			b, err := plots.SVG(fig.p)
+			if err != nil {
+				return n, err
+			}
+			*kept = append(*kept, htmlreport.Plot{Title: fig.p.Title.Text, SVG: b})
+		}
+	}
+	return n, nil
+}
+
+// payloads returns the payloads of pm, in file order.
+func (pm PerMessage) payloads() []int {
+	var out []int
+	for _, r := range pm.Rows {
+		if !slices.Contains(out, r.Payload) {
+			out = append(out, r.Payload)
+		}
+	}
+	return out
+}
+
+// row returns the row of quantity q at payload p.
+func (pm PerMessage) row(p int, q string) (throughput.AggregateRow, bool) {
+	for _, r := range pm.Rows {
+		if r.Payload == p && r.Quantity == q {
+			return r, true
+		}
+	}
+	return throughput.AggregateRow{}, false
+}
+
+// rate prints a rate in msg/s, whole.
+func rate(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// LoadTable is the headline of one-way load results: per sub-experiment and
+// payload the rates offered (the publishers' schedule), sent and received,
+// and the share of the offered schedule delivered, marked under 99 % (of
+// the schedule or of what was sent). The latency of the same messages is
+// in the latency table (the raw file) and in each load section (every
+// measured message).
+func LoadTable(ls []Load) htmlreport.Table {
+	t := htmlreport.Table{Caption: "One-way load per sub-experiment and payload, msg/s of all publishers (marked: under 99 % delivered)",
+		Header: []string{"Sub-experiment", "Payload", "Offered", "Sent", "Received", "Delivered"}}
+	for _, l := range ls {
+		offered := "unpaced"
+		if r := l.Parameters.Rate; r > 0 {
+			offered = compactRate(r * float64(l.Parameters.Publishers))
+		}
+		for _, p := range l.Payloads {
+			d := htmlreport.Num(fmt.Sprintf("%.1f %%", 100*p.DeliveryRate))
+			if p.DeliveryRate < 0.99 || p.DeliveryRatio < 0.99 {
+				d.Status = htmlreport.StatusInconclusive
+			}
+			t.Rows = append(t.Rows, []htmlreport.Cell{{Text: l.Type}, htmlreport.Num(strconv.Itoa(p.Payload) + " B"), htmlreport.Num(offered),
+				htmlreport.Num(compactRate(p.SendRate)), htmlreport.Num(compactRate(p.ReceiveRate)), d})
+		}
+	}
+	return t
+}
+
+// compactRate prints a rate in msg/s with three significant digits and a
+// k or M: 950, 90.0 k, 4.01 M.
+func compactRate(v float64) string {
+	switch a := math.Abs(v); {
+	case math.IsNaN(v):
+		return "–"
+	case a >= 999.5e3:
+		return strconv.FormatFloat(v/1e6, 'f', max(0, 2-int(math.Floor(math.Log10(a/1e6)))), 64) + " M"
+	case a >= 999.5:
+		return strconv.FormatFloat(v/1e3, 'f', max(0, 2-int(math.Floor(math.Log10(a/1e3)))), 64) + " k"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// LoadSection is a load sub-experiment's section: its parameters and
+// notes, a table of every payload's counts, rates and latency, and its
+// figures.
+func LoadSection(l Load) htmlreport.Section {
+	par := l.Parameters
+	pacing := "unpaced"
+	if par.Rate > 0 {
+		pacing = fmt.Sprintf("%g msg/s per publisher, open loop", par.Rate)
+	}
+	sec := htmlreport.Section{ID: "load-" + l.Type, Title: l.Type + " (one-way load)", Plots: l.Figures,
+		Notes: []string{fmt.Sprintf("%s: %d publisher(s), %d subscriber(s), %d topic(s); %s; %g s measured per payload after %g s of warm-up. "+
+			"Latency over time and rates per interval: load/%s_<payload>_*.png (run load).",
+			par.Scenario, par.Publishers, par.Subscribers, par.Topics, pacing, par.DurationS, par.WarmupS, l.Type)}}
+	if !l.Completed {
+		sec.Notes = append(sec.Notes, "The run did not complete: "+l.Error)
+	}
+	t := htmlreport.Table{Caption: filepath.Base(l.Path) + " (latency from the HDR histogram)",
+		Header: []string{"Payload", "Sent", "Received", "Lost", "Duplicates", "Out of order", "Sent msg/s", "Received msg/s", "Mb/s",
+			"p50", "p95", "p99", "p99.9", "Max", "Send delay p99"}}
+	for _, p := range l.Payloads {
+		n := func(v uint64) htmlreport.Cell { return htmlreport.Num(strconv.FormatUint(v, 10)) }
+		us := func(ns int64) htmlreport.Cell { return htmlreport.Num(result.Micros(float64(ns) / 1000)) }
+		t.Rows = append(t.Rows, []htmlreport.Cell{htmlreport.Num(strconv.Itoa(p.Payload)), n(p.Counters.MessagesSent), n(p.Received), n(p.Lost),
+			n(p.Duplicates), n(p.OutOfOrder), htmlreport.Num(rate(p.SendRate)), htmlreport.Num(rate(p.ReceiveRate)),
+			htmlreport.Num(strconv.FormatFloat(p.ReceiveMbps, 'f', 2, 64)), us(p.Latency.P50Ns), us(p.Latency.P95Ns), us(p.Latency.P99Ns),
+			us(p.Latency.P999Ns), us(p.Latency.MaxNs), us(p.SendDelay.P99Ns)})
+		for _, note := range p.Notes {
+			sec.Notes = append(sec.Notes, fmt.Sprintf("%d B: %s", p.Payload, note))
+		}
+	}
+	sec.Tables = []htmlreport.Table{t}
+	return sec
+}
+
+// PerMessageTable is the headline of per-message results: per
+// sub-experiment and payload the messages delivered (marked when more than
+// a window's worth were lost), the latency's median, and the receiver's
+// throughput over the whole run beside the median of its M-message
+// windows, marked when the two disagree (messages delivered in bursts).
+func PerMessageTable(pms []PerMessage) htmlreport.Table {
+	t := htmlreport.Table{Caption: "Per-message latency and receiver throughput (msg/s) per sub-experiment and payload " +
+		"(marked: messages lost beyond a window; the windows' median disagreeing with the overall rate, bursts)",
+		Header: []string{"Sub-experiment", "Payload", "Delivered", "L p50", "RT overall", "RT median"}}
+	for _, pm := range pms {
+		for _, p := range pm.payloads() {
+			l, _ := pm.row(p, "L [µs]")
+			rt, ok := pm.row(p, "RT [msg/s]")
+			if !ok {
+				rt.Median, rt.Overall = math.NaN(), math.NaN()
+			}
+			med := htmlreport.Num(compactRate(rt.Median))
+			if strings.HasPrefix(rt.Note, "disagrees") {
+				med.Status = htmlreport.StatusInconclusive
+			}
+			// Every message sent is in the latency's count when delivered;
+			// the sender's window rates count all but the first window.
+			st, _ := pm.row(p, "ST [msg/s]")
+			got := htmlreport.Num(strconv.Itoa(l.Count))
+			if l.Count < st.Count {
+				got.Status = htmlreport.StatusInconclusive
+			}
+			t.Rows = append(t.Rows, []htmlreport.Cell{{Text: pm.Type}, htmlreport.Num(strconv.Itoa(p) + " B"), got,
+				htmlreport.Num(result.Micros(l.Median)), htmlreport.Num(compactRate(rt.Overall)), med})
+		}
+	}
+	return t
+}
+
+// PerMessageSection is a per-message sub-experiment's section: its summary
+// as in the file and its figures.
+func PerMessageSection(pm PerMessage) htmlreport.Section {
+	t := htmlreport.Table{Caption: filepath.Base(pm.Path), Header: throughput.AggregateHeader}
+	f := func(v float64) htmlreport.Cell {
+		if math.IsNaN(v) {
+			return htmlreport.Num("")
+		}
+		return htmlreport.Num(strconv.FormatFloat(v, 'f', 3, 64))
+	}
+	for _, r := range pm.Rows {
+		mm := "no"
+		if r.Multimodal {
+			mm = "yes"
+		}
+		t.Rows = append(t.Rows, []htmlreport.Cell{htmlreport.Num(strconv.Itoa(r.Payload)), {Text: r.Quantity}, htmlreport.Num(strconv.Itoa(r.Count)),
+			f(r.Mean), f(r.Median), f(r.LowerMedian), f(r.RobustDev), f(r.Min), f(r.Max), f(r.P50), f(r.P90), f(r.P99), f(r.Bimodality),
+			{Text: mm}, f(r.Overall), {Text: r.Note}})
+	}
+	return htmlreport.Section{ID: "permessage-" + pm.Type, Title: pm.Type + " (per-message)", Tables: []htmlreport.Table{t}, Plots: pm.Figures,
+		Notes: []string{"Curves against the message number (L_n, ST_n and RT_n, CPU) and histograms: permessage/" + pm.Type + "_<payload>_*.png (run permessage)."}}
+}

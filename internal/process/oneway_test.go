@@ -1,0 +1,129 @@
+package process_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyDir copies the files of testdata/name into a new temporary folder.
+func copyDir(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := os.ReadDir(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		copyFile(t, filepath.Join("testdata", name, f.Name()), filepath.Join(dir, f.Name()))
+	}
+	return dir
+}
+
+// TestLoadAndPerMessageFolders: process on a run load folder and on a run
+// permessage folder (files as run wrote them, embedded NATS and in-process
+// links on a loaded machine, before L's quantity became L [µs]) draws their figures by payload and starts its
+// HTML report with their tables, instead of showing only the receive
+// rates of their throughput files: the load's delivery of the offered
+// schedule, the per-message deliveries, latency and the overall rate
+// beside the windows' median, each marked when it needs care.
+func TestLoadAndPerMessageFolders(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		stdout []string
+		plots  []string
+		page   []string
+		absent []string
+	}{
+		{"load",
+			[]string{"load_nats_best_effort_summary.json: 2 payloads -> plots", "6 plots in "},
+			[]string{"load_nats_best_effort_latency", "load_nats_best_effort_rates", "load_intraprocess_best_effort_rates"},
+			[]string{"One-way load per sub-experiment and payload", ">Offered<", ">4.00 k<", `class="num st-inconclusive">36.7 %<`,
+				"16 B: delivered 36.7% of the offered schedule (100.0% of what was sent): the publishers did not keep up",
+				"fan-in: 2 publisher(s), 1 subscriber(s), 1 topic(s); 2000 msg/s per publisher, open loop",
+				"nats_best_effort: one-way latency by payload (every measured message)"},
+			[]string{"Throughput per sub-experiment and payload"}},
+		{"permessage",
+			[]string{"permessage_nats_best_effort_summary.csv: 5 payloads -> plots", "8 plots in "},
+			[]string{"permessage_nats_best_effort_latency", "permessage_nats_best_effort_rates", "permessage_nats_best_effort_cpu",
+				"permessage_intraprocess_best_effort_cpu"},
+			[]string{"Per-message latency and receiver throughput (msg/s) per sub-experiment and payload", `class="num st-inconclusive">32<`,
+				">90.0 k<", `class="num st-inconclusive">4.01 M<`, "disagrees with overall: median 44.53× overall (bursts)",
+				"nats_best_effort: CPU time per message by payload (whole run)", "permessage/nats_best_effort_&lt;payload&gt;_*.png"},
+			[]string{"Throughput per sub-experiment and payload"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDir(t, tc.name)
+			html := filepath.Join(dir, "report.html")
+			code, stdout, stderr := runProcess(t, "--html", html, dir)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			for _, p := range tc.plots {
+				if fi, err := os.Stat(filepath.Join(dir, "plots", p+".png")); err != nil || fi.Size() < 1000 {
+					t.Errorf("plot %s.png missing or tiny: %v", p, err)
+				}
+			}
+			b, err := os.ReadFile(html)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(b)
+			for _, want := range tc.page {
+				if !strings.Contains(page, want) {
+					t.Errorf("report lacks %q", want)
+				}
+			}
+			for _, not := range tc.absent {
+				if strings.Contains(page, not) {
+					t.Errorf("report shows %q: the rates without what they need to be read", not)
+				}
+			}
+			if strings.Index(page, `id="headline"`) > strings.Index(page, `id="contents"`) {
+				t.Error("the tables are not first")
+			}
+		})
+	}
+}
+
+// TestBadLoadAndPerMessageSummaries: a damaged summary stops process with
+// exit 2 and names the file, the place and what was expected.
+func TestBadLoadAndPerMessageSummaries(t *testing.T) {
+	for _, tc := range []struct {
+		dir, file, old, new, want string
+	}{
+		{"load", "load_nats_best_effort_summary.json", `"drained": true`, `"drained": true, "colour": 1`,
+			`load_nats_best_effort_summary.json:85:24: json: unknown field "colour" (expected run load's summary, mqgate-load-summary/2)`},
+		{"load", "load_nats_best_effort_summary.json", "mqgate-load-summary/2", "mqgate-load-summary/9",
+			`load_nats_best_effort_summary.json: format "mqgate-load-summary/9", expected "mqgate-load-summary/2"`},
+		{"permessage", "permessage_nats_best_effort_summary.csv", "16,RT [msg/s],19900,", "16,RT [msg/s],many,",
+			`permessage_nats_best_effort_summary.csv:6: column "Count": "many" is not a count`},
+		{"permessage", "permessage_nats_best_effort_summary.csv", "16,SO [ns],19900,3311.236", "16,SO [ns],19900,3311.2x",
+			`permessage_nats_best_effort_summary.csv:3: column "Mean": "3311.2x" is not a number (an empty cell is a missing value)`},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			dir := copyDir(t, tc.dir)
+			path := filepath.Join(dir, tc.file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tc.old) {
+				t.Fatalf("%s lacks %q", tc.file, tc.old)
+			}
+			if err := os.WriteFile(path, []byte(strings.Replace(string(b), tc.old, tc.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runProcess(t, dir)
+			if code != 2 || !strings.Contains(stderr, filepath.Join(dir, tc.want)) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
