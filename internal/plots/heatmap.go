@@ -261,9 +261,14 @@ type heatTicks struct{ h *heatCells }
 // Ticks implements plot.Ticker.
 func (heatTicks) Ticks(float64, float64) []plot.Tick { return nil }
 
-// heatHeight returns h, or more when p is a heat map whose rows need a
-// taller data area than p drawn w × h would have: the height at which
-// every row has room for its name and its labels.
+// heatAir is the most a heat map's row is stretched beyond the height it
+// needs: a few rows get a shorter figure rather than tall cells.
+const heatAir = 3
+
+// heatHeight returns h, changed when p is a heat map whose rows, drawn
+// w × h, would have too little room (then the figure grows until every
+// row has room for its name and its labels) or more than heatAir times
+// what they need (then it shrinks to that).
 func heatHeight(p *plot.Plot, w, h vg.Length) vg.Length {
 	t, ok := p.Y.Tick.Marker.(heatTicks)
 	if !ok || len(t.h.rows) == 0 || t.h.k == 0 {
@@ -272,7 +277,8 @@ func heatHeight(p *plot.Plot, w, h vg.Length) vg.Length {
 	dc := p.DataCanvas(inMargin(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}))
 	cw := (dc.Max.X - dc.Min.X) / vg.Length(t.h.k)
 	need := vg.Length(len(t.h.rows)) * t.h.rowHeight(textStyle(p), cw)
-	return h + max(0, need-(dc.Max.Y-dc.Min.Y))
+	have := dc.Max.Y - dc.Min.Y
+	return h + max(0, need-have) - max(0, have-heatAir*need)
 }
 
 // heatSwatch is the legend thumbnail of a colour of a heat map.

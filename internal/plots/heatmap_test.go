@@ -12,7 +12,8 @@ import (
 
 // TestHeatMapHeight: a heat map grows taller with its rows, in a file and
 // on a page, so that every row keeps room for its name and its labels (on
-// two lines in a page's narrower cells); a few rows keep the usual height.
+// two lines in a page's narrower cells); a few rows get no more than the
+// usual height, and no more than heatAir times what they need.
 func TestHeatMapHeight(t *testing.T) {
 	for _, n := range []int{1, 10, 26} {
 		rows := make([]HeatRow, n)
@@ -33,8 +34,8 @@ func TestHeatMapHeight(t *testing.T) {
 			if got := len(q.labelLines(textStyle(p), 11*26*997, cw)); got != lines {
 				t.Errorf("%d rows, %s: the widest label on %d lines, want %d", n, where, got, lines)
 			}
-			if rh := (dc.Max.Y - dc.Min.Y) / vg.Length(n); rh < q.rowHeight(textStyle(p), cw)-1e-9 {
-				t.Errorf("%d rows, %s: %v per row, want %v at least", n, where, rh, q.rowHeight(textStyle(p), cw))
+			if rh, need := (dc.Max.Y-dc.Min.Y)/vg.Length(n), q.rowHeight(textStyle(p), cw); rh < need-1e-9 || rh > heatAir*need+1e-9 {
+				t.Errorf("%d rows, %s: %v per row, want %v to %v", n, where, rh, need, heatAir*need)
 			}
 		}
 		q := p.Y.Tick.Marker.(heatTicks).h
