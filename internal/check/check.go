@@ -25,10 +25,7 @@ const referenceName = "requirement"
 // columns are the checked columns (nil: all), as in EvaluateRuns.
 func Evaluate(reqs []requirements.KeyedRow, sums []experiment.Summary, columns ...result.Metric) *gate.Verdict {
 	run := &experiment.Experiment{Summaries: sums}
-	return evaluate(reqs, []*experiment.Experiment{run}, columns,
-		func(typ string, b int, m result.Metric, _ int, req requirements.KeyedRow, values []float64) gate.Check {
-			return gate.Evaluate(typ, b, m, referenceName, req.Limits[m.Name], 0, values[0])
-		},
+	return evaluate(reqs, []*experiment.Experiment{run}, columns, 0, true,
 		func(typ string, b int, _ []string) string {
 			if run.Summary(typ) != nil {
 				return fmt.Sprintf("required, but the summary of %s has no %d-byte row", typ, b)

@@ -211,7 +211,7 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	switch {
 	case reqs == nil:
 		v = &gate.Verdict{Tool: Tool, ReferenceName: referenceName}
-	case len(exps) == 1 && !requirements.Statistical(reqs) && cfg.Margin == 0:
+	case plainRule(reqs, len(exps), cfg.Margin):
 		// One run against percentile requirements: formats §4 as is.
 		v = Evaluate(reqs, exps[0].Summaries, cfg.Columns...)
 	default:

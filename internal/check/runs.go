@@ -24,10 +24,7 @@ import (
 // columns are the checked columns, a subset of result.RequirementMetrics;
 // all of them when nil.
 func EvaluateRuns(reqs []requirements.KeyedRow, runs []*experiment.Experiment, margin float64, columns []result.Metric) *gate.Verdict {
-	v := evaluate(reqs, runs, columns,
-		func(typ string, b int, m result.Metric, mi int, req requirements.KeyedRow, values []float64) gate.Check {
-			return judgedCheck(typ, b, fmt.Sprintf("%d B %s", b, m.Name), req.Limit(m), values, margin)
-		},
+	v := evaluate(reqs, runs, columns, margin, false,
 		func(typ string, b int, lacking []string) string {
 			return fmt.Sprintf("required, but %s %s no %d-byte row of %s", names(lacking), hasHave(len(lacking)), b, typ)
 		})
@@ -40,11 +37,10 @@ func EvaluateRuns(reqs []requirements.KeyedRow, runs []*experiment.Experiment, m
 }
 
 // evaluate makes the checks of Evaluate and EvaluateRuns, in their order:
-// judge judges the values of every run against a requirement; a check
-// whose requirement is absent is Missing, and so is one that some runs
-// (lacking) did not measure, as lackingText says.
-func evaluate(reqs []requirements.KeyedRow, runs []*experiment.Experiment, columns []result.Metric,
-	judge func(typ string, b int, m result.Metric, mi int, req requirements.KeyedRow, values []float64) gate.Check,
+// the values of every run are judged against a requirement (judgeLimit); a
+// check whose requirement is absent is Missing, and so is one that some
+// runs (lacking) did not measure, as lackingText says.
+func evaluate(reqs []requirements.KeyedRow, runs []*experiment.Experiment, columns []result.Metric, margin float64, plain bool,
 	lackingText func(typ string, b int, lacking []string) string) *gate.Verdict {
 	byType := map[string]map[int]requirements.KeyedRow{}
 	for _, r := range reqs {
@@ -74,7 +70,7 @@ func evaluate(reqs []requirements.KeyedRow, runs []*experiment.Experiment, colum
 	}
 	sort.Strings(absent)
 	for _, typ := range append(types, absent...) {
-		v.Add(evaluateSub(typ, byType[typ], runs, columns, judge, lackingText)...)
+		v.Add(evaluateSub(typ, byType[typ], runs, columns, margin, plain, lackingText)...)
 	}
 	return v
 }
@@ -87,8 +83,7 @@ func bonferroni(checks []gate.Check, st *requirements.Model) []gate.Check {
 	return gate.Family{Correction: gate.Bonferroni, Alpha: st.FalseFail, Level: st.CheckLevel}.Judge(gate.JudgedAll(checks))
 }
 
-func evaluateSub(typ string, reqs map[int]requirements.KeyedRow, runs []*experiment.Experiment, columns []result.Metric,
-	judge func(typ string, b int, m result.Metric, mi int, req requirements.KeyedRow, values []float64) gate.Check,
+func evaluateSub(typ string, reqs map[int]requirements.KeyedRow, runs []*experiment.Experiment, columns []result.Metric, margin float64, plain bool,
 	lackingText func(typ string, b int, lacking []string) string) []gate.Check {
 	summary := func(e *experiment.Experiment) *experiment.Summary { return e.Summary(typ) }
 	payloadSet := map[int]bool{}
@@ -108,7 +103,7 @@ func evaluateSub(typ string, reqs map[int]requirements.KeyedRow, runs []*experim
 	}
 	sort.Ints(payloads)
 	var checks []gate.Check
-	for mi, m := range result.RequirementMetrics {
+	for _, m := range result.RequirementMetrics {
 		if !Checked(columns, m) {
 			continue
 		}
@@ -126,7 +121,7 @@ func evaluateSub(typ string, reqs map[int]requirements.KeyedRow, runs []*experim
 				checks = append(checks, gate.MissingCheck(typ, b, m, req.Limits[m.Name], stats.Median(values),
 					fmt.Sprintf("%d B %s: %s", b, m.Name, lackingText(typ, b, lacking))))
 			default:
-				checks = append(checks, judge(typ, b, m, mi, req, values))
+				checks = append(checks, judgeLimit(typ, b, fmt.Sprintf("%d B %s", b, m.Name), req.Limit(m), values, margin, plain))
 			}
 		}
 	}
@@ -150,6 +145,27 @@ func runValues[R result.Row](runs []*experiment.Experiment, table func(*experime
 		values = append(values, v)
 	}
 	return values, lacking
+}
+
+// plainRule reports whether runs runs are checked against reqs by the
+// plain rule of formats §4: one run against percentile requirements, no
+// margin.
+func plainRule(reqs []requirements.KeyedRow, runs int, margin float64) bool {
+	return runs == 1 && !requirements.Statistical(reqs) && margin == 0
+}
+
+// judgeLimit judges the values of the runs against limit l: by the plain
+// rule (gate.Evaluate) when plain, else with requirements.Judge
+// (judgedCheck).
+func judgeLimit(sub string, payload int, what string, l requirements.Limit, values []float64, margin float64, plain bool) gate.Check {
+	if !plain {
+		return judgedCheck(sub, payload, what, l, values, margin)
+	}
+	c := gate.Evaluate(sub, payload, l.Metric, referenceName, l.Value, 0, values[0])
+	if l.Metric.Better == result.HigherIsBetter {
+		c.Message += " [higher is better]"
+	}
+	return c
 }
 
 // judgedCheck judges the values of the runs against requirement limit l

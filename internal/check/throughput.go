@@ -25,7 +25,7 @@ func EvaluateThroughput(reqs []requirements.KeyedRow, runs []*experiment.Experim
 	add := func(typ string, k result.Key, c gate.Check) {
 		checks = append(checks, ThroughputCheck{Type: typ, Key: k, Check: c})
 	}
-	plain := len(runs) == 1 && !requirements.Statistical(reqs) && margin == 0
+	plain := plainRule(reqs, len(runs), margin)
 	required := map[string]bool{}
 	m := result.MessageRate
 	for _, r := range reqs {
@@ -38,13 +38,7 @@ func EvaluateThroughput(reqs []requirements.KeyedRow, runs []*experiment.Experim
 				fmt.Sprintf("%s: no measurement in %s (%s)%s", r.Key, strings.Join(lacking, ", "), experiment.ThroughputFileName(r.Type), measuredInstead(runs, r))))
 			continue
 		}
-		if plain {
-			c := gate.Evaluate(label, r.Key.Payload, m, referenceName, l.Value, 0, values[0])
-			c.Message += " [higher is better]"
-			add(r.Type, r.Key, c)
-			continue
-		}
-		add(r.Type, r.Key, judgedCheck(label, r.Key.Payload, r.Key.String(), l, values, margin))
+		add(r.Type, r.Key, judgeLimit(label, r.Key.Payload, r.Key.String(), l, values, margin, plain))
 	}
 	for _, e := range runs {
 		for _, t := range e.Throughputs {
