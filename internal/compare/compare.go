@@ -362,9 +362,21 @@ func medianSummary(runs []*experiment.Summary) *experiment.Summary {
 // both sides at once, latency and throughput, so that Holm's correction
 // covers the whole gate run.
 func (r *Result) judge() {
-	type slot struct{ sub, check int }
-	var series []gate.Series
-	var slots []slot
+	var sets []func(gate.Check)
+	r.slots(func(_ pairing.Origin, se gate.Series, set func(gate.Check)) {
+		r.series = append(r.series, se)
+		sets = append(sets, set)
+	})
+	for k, c := range gate.Judge(r.series, r.Config.FalseFail, referenceName) {
+		sets[k](c)
+	}
+}
+
+// slots makes room for the checks of every sub-experiment present on both
+// sides, in the order of the single-run gate (latency: metric by metric,
+// each over the payloads; throughput: one per row, on the Median [msg/s]),
+// and calls add with each check's origin, its series and its setter.
+func (r *Result) slots(add func(o pairing.Origin, se gate.Series, set func(gate.Check))) {
 	for i := range r.Subs {
 		s := &r.Subs[i]
 		if s.Target == nil {
@@ -372,25 +384,27 @@ func (r *Result) judge() {
 		}
 		for _, m := range r.Config.metrics() {
 			for _, row := range s.Reference.Rows {
-				se := gate.Series{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: r.Config.ThresholdOf(m),
-					Reference: values(s.ReferenceRuns, row.Key(), m), Candidate: values(s.TargetRuns, row.Key(), m)}
-				slots = append(slots, slot{i, len(s.Checks)})
+				j := len(s.Checks)
 				s.Checks = append(s.Checks, gate.Check{})
-				series = append(series, se)
+				add(pairing.Origin{SubExperiment: s.Type, Key: row.Key(), Metric: m},
+					gate.Series{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: r.Config.ThresholdOf(m),
+						Reference: values(s.ReferenceRuns, row.Key(), m), Candidate: values(s.TargetRuns, row.Key(), m)},
+					func(c gate.Check) { s.Checks[j] = c })
 			}
 		}
 	}
-	var sets []func(gate.Check)
-	for _, sl := range slots {
-		sets = append(sets, func(c gate.Check) { r.Subs[sl.sub].Checks[sl.check] = c })
-	}
-	r.throughputSeries(func(se gate.Series, set func(gate.Check)) {
-		series = append(series, se)
-		sets = append(sets, set)
-	})
-	r.series = series
-	for k, c := range gate.Judge(series, r.Config.FalseFail, referenceName) {
-		sets[k](c)
+	for i := range r.Throughputs {
+		t := &r.Throughputs[i]
+		if t.Missing() {
+			continue
+		}
+		for j, k := range t.Keys {
+			m := result.MessageRate
+			add(pairing.Origin{SubExperiment: t.Type, Key: k, Metric: pairing.ThroughputMetric, Throughput: true},
+				gate.Series{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: m, Threshold: r.Config.ThresholdOf(m),
+					Reference: values(t.ReferenceRuns, k, m), Candidate: values(t.TargetRuns, k, m)},
+				func(c gate.Check) { t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns) })
+		}
 	}
 }
 

@@ -96,7 +96,8 @@ func (r *Result) judgePaired() error {
 	if err != nil {
 		return err
 	}
-	set := r.pairedSlots()
+	set := map[pairing.Origin]func(gate.Check){}
+	r.slots(func(o pairing.Origin, _ gate.Series, f func(gate.Check)) { set[o] = f })
 	var family []paired.Check
 	var from []pairing.Origin
 	for k, c := range checks {
@@ -132,39 +133,6 @@ func checkSub(o pairing.Origin) string {
 		return result.ThroughputLabel(o.SubExperiment, o.Key)
 	}
 	return o.SubExperiment
-}
-
-// pairedSlots makes room for the checks of every sub-experiment present on
-// both sides, in the order of the unpaired gate (latency: metric by metric,
-// each over the payloads; throughput: one per row), and returns the
-// setter of each by its origin.
-func (r *Result) pairedSlots() map[pairing.Origin]func(gate.Check) {
-	set := map[pairing.Origin]func(gate.Check){}
-	for i := range r.Subs {
-		s := &r.Subs[i]
-		if s.Target == nil {
-			continue
-		}
-		for _, m := range r.Config.metrics() {
-			for _, row := range s.Reference.Rows {
-				j := len(s.Checks)
-				s.Checks = append(s.Checks, gate.Check{})
-				set[pairing.Origin{SubExperiment: s.Type, Key: row.Key(), Metric: m}] = func(c gate.Check) { s.Checks[j] = c }
-			}
-		}
-	}
-	for i := range r.Throughputs {
-		t := &r.Throughputs[i]
-		if t.Missing() {
-			continue
-		}
-		for j, k := range t.Keys {
-			set[pairing.Origin{SubExperiment: t.Type, Key: k, Metric: pairing.ThroughputMetric, Throughput: true}] = func(c gate.Check) {
-				t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns)
-			}
-		}
-	}
-	return set
 }
 
 // badBounds returns a check's bounds as badness (log ratio, positive is

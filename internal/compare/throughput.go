@@ -152,23 +152,6 @@ func sameThroughputRows(refRuns, tgtRuns []*experiment.Throughput) error {
 	return errors.Join(errs...)
 }
 
-// throughputSeries are the statistical checks of every throughput row
-// present on both sides, for judge.
-func (r *Result) throughputSeries(add func(se gate.Series, set func(gate.Check))) {
-	for i := range r.Throughputs {
-		t := &r.Throughputs[i]
-		if t.Missing() {
-			continue
-		}
-		for j, k := range t.Keys {
-			se := gate.Series{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: result.MessageRate,
-				Threshold: r.Config.ThresholdOf(result.MessageRate),
-				Reference: values(t.ReferenceRuns, k, result.MessageRate), Candidate: values(t.TargetRuns, k, result.MessageRate)}
-			add(se, func(c gate.Check) { t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns) })
-		}
-	}
-}
-
 // ThroughputCSVFileName is the name of a sub-experiment's throughput
 // comparison CSV in the plots directory.
 func ThroughputCSVFileName(typ string) string { return CSVFileName("throughput_" + typ) }
