@@ -335,57 +335,15 @@ func Build(exps []*experiment.Experiment, reqs []requirements.KeyedRow) *History
 // [msg/s] of each payload; rows match on (type, payload, mode, offered
 // rate), a window row on (type, payload, mode), as in every gate.
 func (h *History) addThroughput() {
-	n := len(h.Experiments)
-	byName := map[string]*SubExperiment{}
-	var names []string
-	type cell struct {
-		name    string
-		payload int
-	}
-	values := map[cell][]float64{}
-	for e, x := range h.Experiments {
-		for _, t := range x.Throughputs {
-			for _, r := range t.Rows {
-				name := result.ThroughputSeriesName(t.Type, r.Key())
-				s := byName[name]
-				if s == nil {
-					s = &SubExperiment{Type: name, Throughput: true}
-					byName[name] = s
-					names = append(names, name)
+	h.addSeries("", func(add func(SubExperiment, int, int, ...float64)) {
+		for e, x := range h.Experiments {
+			for _, t := range x.Throughputs {
+				for _, r := range t.Rows {
+					add(SubExperiment{Type: result.ThroughputSeriesName(t.Type, r.Key()), Throughput: true}, e, r.Payload, r.Median)
 				}
-				c := cell{name, r.Payload}
-				if values[c] == nil {
-					values[c] = nanSlice(n)
-					s.Payloads = append(s.Payloads, r.Payload)
-				}
-				values[c][e] = r.Median
 			}
 		}
-	}
-	if len(names) == 0 {
-		return
-	}
-	for _, name := range names {
-		s := byName[name]
-		sort.Ints(s.Payloads)
-		s.Values = [][][]float64{make([][]float64, len(s.Payloads))}
-		s.Requirements = [][]float64{nanSlice(len(s.Payloads))}
-		for p, b := range s.Payloads {
-			s.Values[0][p] = values[cell{name, b}]
-			var missing []string
-			for e, v := range s.Values[0][p] {
-				if math.IsNaN(v) {
-					missing = append(missing, h.Experiments[e].Name)
-				}
-			}
-			if len(missing) > 0 {
-				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: payload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
-					name, b, len(missing), n, list(missing, 5)))
-			}
-		}
-		h.SubExperiments = append(h.SubExperiments, s)
-	}
-	sort.SliceStable(h.SubExperiments, func(i, j int) bool { return h.SubExperiments[i].Type < h.SubExperiments[j].Type })
+	})
 }
 
 // addBursts adds a burst series per sub-experiment of the experiments'
@@ -393,48 +351,70 @@ func (h *History) addThroughput() {
 // subscription throughput of its first row (a summary keeps every row tied
 // for the greatest throughput, in file order).
 func (h *History) addBursts() {
-	n := len(h.Experiments)
-	byType := map[string]*SubExperiment{}
-	var added []*SubExperiment
-	values := map[string]map[int][2][]float64{}
-	for e, x := range h.Experiments {
-		for _, b := range x.Bursts {
-			s := byType[b.Type]
-			if s == nil {
-				s = &SubExperiment{Type: b.Type, Burst: true}
-				byType[b.Type] = s
-				values[b.Type] = map[int][2][]float64{}
-				added = append(added, s)
-			}
-			for _, r := range b.Rows {
-				v, ok := values[b.Type][r.Payload]
-				if !ok {
-					v = [2][]float64{nanSlice(n), nanSlice(n)}
-					values[b.Type][r.Payload] = v
-					s.Payloads = append(s.Payloads, r.Payload)
-				}
-				if math.IsNaN(v[1][e]) {
-					v[0][e], v[1][e] = float64(r.Lost), r.SubMbps
+	h.addSeries("burst ", func(add func(SubExperiment, int, int, ...float64)) {
+		for e, x := range h.Experiments {
+			for _, b := range x.Bursts {
+				for _, r := range b.Rows {
+					add(SubExperiment{Type: b.Type, Burst: true}, e, r.Payload, float64(r.Lost), r.SubMbps)
 				}
 			}
 		}
-	}
+	})
+}
+
+// addSeries adds the series rows gives, row by row: add(s, e, payload, v)
+// says that experiment e measured v, a value per magnitude of series s
+// (named by its Type), for payload; the first row of a payload in an
+// experiment counts. Payloads an experiment lacks are gaps, each said in
+// a warning, what naming the kind of payload.
+func (h *History) addSeries(what string, rows func(add func(s SubExperiment, e, payload int, v ...float64))) {
+	n := len(h.Experiments)
+	byType := map[string]*SubExperiment{}
+	var added []*SubExperiment
+	values := map[*SubExperiment]map[int][][]float64{}
+	rows(func(proto SubExperiment, e, payload int, v ...float64) {
+		s := byType[proto.Type]
+		if s == nil {
+			s = &proto
+			byType[s.Type], values[s] = s, map[int][][]float64{}
+			added = append(added, s)
+		}
+		vs, ok := values[s][payload]
+		if !ok {
+			vs = make([][]float64, len(v))
+			for m := range vs {
+				vs[m] = nanSlice(n)
+			}
+			values[s][payload] = vs
+			s.Payloads = append(s.Payloads, payload)
+		}
+		if math.IsNaN(vs[len(v)-1][e]) {
+			for m, x := range v {
+				vs[m][e] = x
+			}
+		}
+	})
 	for _, s := range added {
 		sort.Ints(s.Payloads)
-		s.Values = [][][]float64{make([][]float64, len(s.Payloads)), make([][]float64, len(s.Payloads))}
-		s.Requirements = [][]float64{nanSlice(len(s.Payloads)), nanSlice(len(s.Payloads))}
+		mags := len(s.Mags())
+		s.Values, s.Requirements = make([][][]float64, mags), make([][]float64, mags)
+		for m := range s.Values {
+			s.Values[m], s.Requirements[m] = make([][]float64, len(s.Payloads)), nanSlice(len(s.Payloads))
+		}
 		for p, b := range s.Payloads {
-			v := values[s.Type][b]
-			s.Values[0][p], s.Values[1][p] = v[0], v[1]
+			v := values[s][b]
+			for m := range v {
+				s.Values[m][p] = v[m]
+			}
 			var missing []string
-			for e, x := range v[1] {
+			for e, x := range v[mags-1] {
 				if math.IsNaN(x) {
 					missing = append(missing, h.Experiments[e].Name)
 				}
 			}
 			if len(missing) > 0 {
-				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: burst payload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
-					s.Type, b, len(missing), n, list(missing, 5)))
+				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %spayload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
+					s.Type, what, b, len(missing), n, list(missing, 5)))
 			}
 		}
 		h.SubExperiments = append(h.SubExperiments, s)
