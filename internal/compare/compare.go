@@ -162,12 +162,6 @@ func (r *Result) sections() []section {
 // referenceName names the reference in check messages.
 const referenceName = "reference"
 
-// Compare gates target against reference with cfg in single-run mode; see
-// CompareRuns.
-func Compare(reference, target *experiment.Experiment, cfg Config) (*Result, error) {
-	return CompareRuns([]*experiment.Experiment{reference}, []*experiment.Experiment{target}, cfg)
-}
-
 // CompareRuns gates the target runs against the reference runs with cfg.
 // With one run per side it applies the threshold rule of formats §4
 // (gate.Evaluate, mode gate.ModeSingleRun); with two or more on each side

@@ -11,6 +11,16 @@ import (
 	"github.com/mqgate/mqgate/internal/result"
 )
 
+// Compare gates target against reference with cfg in single-run mode.
+func Compare(reference, target *experiment.Experiment, cfg Config) (*Result, error) {
+	return CompareRuns([]*experiment.Experiment{reference}, []*experiment.Experiment{target}, cfg)
+}
+
+// DefaultConfig is the configuration of the compare tool with no flags.
+func DefaultConfig() Config {
+	return Config{Metrics: result.DefaultCompareMetrics, Threshold: DefaultThreshold}
+}
+
 // row returns a summary row whose every latency column is v.
 func row(payload int, v float64) result.SummaryRow {
 	return result.SummaryRow{

@@ -55,11 +55,6 @@ func (c Config) margins() paired.Margins {
 	return c.Margins
 }
 
-// DefaultConfig returns the configuration of the compare tool with no flags.
-func DefaultConfig() Config {
-	return Config{Metrics: result.DefaultCompareMetrics, Threshold: DefaultThreshold}
-}
-
 // metrics returns the gated metrics, defaulted.
 func (c Config) metrics() []result.Metric {
 	if len(c.Metrics) == 0 {

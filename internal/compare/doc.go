@@ -5,7 +5,7 @@
 // layout (formats §4).
 //
 // The flow is accumulate, then render. experiment.Load reads each side's
-// experiment directory (summaries, meta.json); Compare admits the two
+// experiment directory (summaries, meta.json); CompareRuns admits the two
 // together (experiment.Admit: an incomplete run only with AllowIncomplete,
 // one latency definition), pairs the sub-experiments of the two sides,
 // checks that they cover the same payloads, and gates every selected column
