@@ -99,7 +99,7 @@ func TestHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first, _, _ := strings.Cut(string(csv), "\n"); first != "experiment,sub-experiment,payload,magnitude,value,requirement,change,change-ratio,change-p" {
+	if first, _, _ := strings.Cut(string(csv), "\n"); first != "experiment,sub-experiment,payload [Bytes],magnitude,value,requirement,change,change-ratio,change-p" {
 		t.Errorf("history.csv header %q", first)
 	}
 	// Generated rows and the Fast-RTPS values are both there.
