@@ -67,7 +67,7 @@ func Figures(typ string, checks []gate.Check) []Figure {
 			over[i] = c.Status == gate.Failed
 		}
 		title := "Check " + typ + ": " + strings.ToLower(m.Name)
-		p := plots.CategoryLines(title, "Payload [Bytes]", "Latency [us]", cats, []plots.Line{
+		p := plots.CategoryLines(title, "Payload [Bytes]", "Latency [µs]", cats, []plots.Line{
 			{Name: "experiment " + m.Name, Y: exp, Marked: over},
 			{Name: "requirement " + m.Name, Y: req, Dashed: true},
 		})

@@ -47,7 +47,7 @@ func plotPairs(gated []result.Metric) [][]result.Metric {
 func (r *Result) Figures(s *SubResult) []Figure {
 	var figs []Figure
 	for _, spec := range r.figureSpecs(s) {
-		p := plots.CategoryLines(spec.title, "Payload [Bytes]", "Latency [us]", spec.categories, spec.lines)
+		p := plots.CategoryLines(spec.title, "Payload [Bytes]", "Latency [µs]", spec.categories, spec.lines)
 		if spec.marked {
 			p.Legend.Add("regression", plots.MarkThumbnail{})
 		}

@@ -18,7 +18,7 @@ import (
 // Axis labels of every history plot.
 const (
 	xLabel = "Experiment (oldest to newest)"
-	yLabel = "Latency [us]"
+	yLabel = "Latency [µs]"
 )
 
 // Kinds of plot.

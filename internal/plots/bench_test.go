@@ -71,7 +71,7 @@ func BenchmarkCategoryLinesPNG(b *testing.B) {
 		lines = append(lines, Line{Name: "sub_experiment_" + strconv.Itoa(i), Y: latencies(len(cats), uint64(i))})
 	}
 	benchmarkEncode(b, func() *plot.Plot {
-		return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", cats, lines)
+		return CategoryLines("Median latency", "Payload [Bytes]", "Latency [µs]", cats, lines)
 	})
 }
 
@@ -84,7 +84,7 @@ func BenchmarkHistoryPNG(b *testing.B) {
 		lines = append(lines, Line{Name: p + " bytes", Y: latencies(len(cats), uint64(i))})
 	}
 	benchmarkEncode(b, func() *plot.Plot {
-		return CategoryLines("Median latency history", "Experiment", "Latency [us]", cats, lines)
+		return CategoryLines("Median latency history", "Experiment", "Latency [µs]", cats, lines)
 	})
 }
 
@@ -124,7 +124,7 @@ func BenchmarkExperimentPlots(b *testing.B) {
 	}
 	for range 4 {
 		jobs = append(jobs, func() *plot.Plot {
-			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", cats, lines)
+			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [µs]", cats, lines)
 		})
 	}
 	workers := runtime.GOMAXPROCS(0)
@@ -184,7 +184,7 @@ func BenchmarkPageSVG(b *testing.B) {
 	for i := range 10 {
 		lines = append(lines, Line{Name: "sub_experiment_" + strconv.Itoa(i), Y: latencies(11, uint64(i))})
 	}
-	p := CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+	p := CategoryLines("Median latency", "Payload [Bytes]", "Latency [µs]", payloadNames(), lines)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := SVG(p); err != nil {

@@ -60,7 +60,7 @@ func TestCategoryLinesLogAxis(t *testing.T) {
 		wide[i] = Line{Name: fmt.Sprintf("sub_%d", i), Y: y}
 	}
 	wide[9].Y[4] = 22031
-	p := CategoryLines("Maximum latency by payload", "Payload [Bytes]", "Latency [us]", cats, wide)
+	p := CategoryLines("Maximum latency by payload", "Payload [Bytes]", "Latency [µs]", cats, wide)
 	if _, ok := p.Y.Scale.(logScale); !ok {
 		t.Fatalf("values from 0.6 to 22031: y scale %T, want logarithmic", p.Y.Scale)
 	}
@@ -78,22 +78,22 @@ func TestCategoryLinesLogAxis(t *testing.T) {
 	}
 
 	narrow := []Line{{Name: "a", Y: []float64{10, 12, 15}}, {Name: "b", Y: []float64{11, 16, 20}}}
-	p = CategoryLines("Median", "Payload [Bytes]", "Latency [us]", cats[:3], narrow)
+	p = CategoryLines("Median", "Payload [Bytes]", "Latency [µs]", cats[:3], narrow)
 	if _, ok := p.Y.Scale.(logScale); ok {
 		t.Errorf("values from 10 to 20: logarithmic y scale, want linear")
 	}
-	if p.Y.Label.Text != "Latency [us]" {
+	if p.Y.Label.Text != "Latency [µs]" {
 		t.Errorf("linear y label %q, want it unchanged", p.Y.Label.Text)
 	}
 	// A value that is not positive keeps the axis linear.
-	p = CategoryLines("Median", "Payload [Bytes]", "Latency [us]", cats[:3],
+	p = CategoryLines("Median", "Payload [Bytes]", "Latency [µs]", cats[:3],
 		[]Line{{Name: "a", Y: []float64{0, 100, 1000}}})
 	if _, ok := p.Y.Scale.(logScale); ok {
 		t.Errorf("values from 0 to 1000: logarithmic y scale, want linear")
 	}
 	// A plotter added later with a value the log axis cannot show does not
 	// break drawing.
-	p = CategoryLines("Median", "Payload [Bytes]", "Latency [us]", cats[:3],
+	p = CategoryLines("Median", "Payload [Bytes]", "Latency [µs]", cats[:3],
 		[]Line{{Name: "a", Y: []float64{1, 100, 1000}}})
 	p.Add(&polyline{x: []float64{0, 1}, y: []float64{-5, 0}})
 	if _, err := SVG(p); err != nil {

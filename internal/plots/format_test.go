@@ -262,7 +262,7 @@ func TestLegendBesideData(t *testing.T) {
 		for i := range tc.series {
 			lines = append(lines, Line{Name: fmt.Sprintf("%s %d", tc.name, i), Y: latencies(11, uint64(i))})
 		}
-		p := CategoryLines("t", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+		p := CategoryLines("t", "Payload [Bytes]", "Latency [µs]", payloadNames(), lines)
 		w, h := Size(p)
 		c := draw.NewCanvas(nil, w, h)
 		data := p.DataCanvas(c)

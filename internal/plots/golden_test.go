@@ -103,7 +103,7 @@ func TestGoldenSVG(t *testing.T) {
 				}
 				lines = append(lines, Line{Name: s, Y: y})
 			}
-			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [µs]", payloadNames(), lines)
 		}},
 		{"comparison_log", func() *plot.Plot {
 			// Maxima: intraprocess below 10 µs, security over TCP in the
@@ -118,7 +118,7 @@ func TestGoldenSVG(t *testing.T) {
 				lines = append(lines, Line{Name: s, Y: y})
 			}
 			lines[9].Y[8] = 22031
-			return CategoryLines("Maximum latency by payload", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+			return CategoryLines("Maximum latency by payload", "Payload [Bytes]", "Latency [µs]", payloadNames(), lines)
 		}},
 		{"heatmap", func() *plot.Plot {
 			// The maxima of comparison_log as cells: one value missing,
@@ -154,7 +154,7 @@ func TestGoldenSVG(t *testing.T) {
 			for i := range y {
 				marked[i] = y[i] > req[i]
 			}
-			p := CategoryLines("interprocess_reliable: Median", "Payload [Bytes]", "Latency [us]", payloadNames(),
+			p := CategoryLines("interprocess_reliable: Median", "Payload [Bytes]", "Latency [µs]", payloadNames(),
 				[]Line{{Name: "Median", Y: y, Marked: marked}, {Name: "Median requirement", Y: req, Dashed: true}})
 			p.Legend.Add("over requirement", MarkThumbnail{})
 			return p
@@ -180,7 +180,7 @@ func TestGoldenSVG(t *testing.T) {
 				}
 				lines = append(lines, Line{Name: name, Y: y})
 			}
-			return CategoryLines("interprocess_reliable: Median latency history", "Experiment", "Latency [us]", cats, lines)
+			return CategoryLines("interprocess_reliable: Median latency history", "Experiment", "Latency [µs]", cats, lines)
 		}},
 		{"many_series", func() *plot.Plot {
 			var lines []Line
@@ -191,7 +191,7 @@ func TestGoldenSVG(t *testing.T) {
 				}
 				lines = append(lines, Line{Name: fmt.Sprintf("series %d", i+1), Y: y})
 			}
-			return CategoryLines("Fourteen series", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+			return CategoryLines("Fourteen series", "Payload [Bytes]", "Latency [µs]", payloadNames(), lines)
 		}},
 		{"history_marked", func() *plot.Plot {
 			cats := experimentNames(1000)
@@ -205,11 +205,11 @@ func TestGoldenSVG(t *testing.T) {
 					y[i] = nan
 				}
 			}
-			return CategoryLines("interprocess_reliable, 16 Bytes: Median history", "Experiment", "Latency [us]", cats,
+			return CategoryLines("interprocess_reliable, 16 Bytes: Median history", "Experiment", "Latency [µs]", cats,
 				[]Line{{Name: "Median", Y: y, Marked: marked}, {Name: "Median requirement", Y: req, Dashed: true}})
 		}},
 		{"no_lines", func() *plot.Plot {
-			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [us]", payloadNames(), nil)
+			return CategoryLines("Median latency", "Payload [Bytes]", "Latency [µs]", payloadNames(), nil)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -193,7 +193,7 @@ func logBins(sorted []float64, bins int) Bins {
 }
 
 // Histogram returns a latency histogram of samples (µs) with the given number
-// of bins, x "Latency [us]" and y "Number of occurrences". The bins span the
+// of bins, x "Latency [µs]" and y "Number of occurrences". The bins span the
 // body of the distribution (BodyBins): when a few samples lie far beyond it,
 // they are drawn as one overflow bar at the right, past an axis break,
 // labelled with its threshold, count and maximum; when the body is a tight
@@ -206,14 +206,14 @@ func Histogram(samples []float64, bins int, title string) *plot.Plot {
 	if note := h.note(samples); note != "" {
 		title += "\n" + note
 	}
-	p := newPlot(title, "Latency [us]", "Number of occurrences")
+	p := newPlot(title, "Latency [µs]", "Number of occurrences")
 	addGrid(p, false)
 	p.Add(h)
 	p.Y.Tick.Marker = niceTicks{Integer: true}
 	if h.Ratio != 0 {
 		p.X.Scale = logScale{}
 		p.X.Tick.Marker = logTicks{}
-		p.X.Label.Text = "Latency [us], log scale"
+		p.X.Label.Text = "Latency [µs], log scale"
 	}
 	if h.Over > 0 {
 		p.X.Tick.Marker = ticksUpTo{Ticker: p.X.Tick.Marker, Max: h.Max()}

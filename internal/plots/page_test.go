@@ -50,7 +50,7 @@ func TestPageLegendColumns(t *testing.T) {
 			names = append(names, fmt.Sprintf(tc.name, 16<<i))
 			lines = append(lines, Line{Name: names[i], Y: latencies(11, uint64(i))})
 		}
-		p := CategoryLines("t", "Payload [Bytes]", "Latency [us]", payloadNames(), lines)
+		p := CategoryLines("t", "Payload [Bytes]", "Latency [µs]", payloadNames(), lines)
 		f, at := legendTexts(t, p, names)
 		if f.cols != tc.wantCols {
 			t.Errorf("%d entries like %q: %d columns, want %d", tc.n, tc.name, f.cols, tc.wantCols)
@@ -96,8 +96,8 @@ func TestPageFonts(t *testing.T) {
 	x := latencies(3000, 3)
 	x[10] = 1e4
 	for name, p := range map[string]*plot.Plot{
-		"lines":     CategoryLines("Median latency by payload", "Payload [Bytes]", "Latency [us]", payloadNames(), lines),
-		"history":   CategoryLines("Median latency history", "Experiment", "Latency [us]", experimentNames(300), lines[:3]),
+		"lines":     CategoryLines("Median latency by payload", "Payload [Bytes]", "Latency [µs]", payloadNames(), lines),
+		"history":   CategoryLines("Median latency history", "Experiment", "Latency [µs]", experimentNames(300), lines[:3]),
 		"histogram": Histogram(x, 100, "Latency histogram - 16 Bytes"),
 		"series":    Series(x, SeriesPoints, "Latency series - 16 Bytes"),
 	} {
@@ -123,7 +123,7 @@ func TestPageFonts(t *testing.T) {
 
 // TestPageLeavesPlot: drawing a plot for a page leaves it as it was.
 func TestPageLeavesPlot(t *testing.T) {
-	p := CategoryLines("A title long enough to be wrapped on a page figure, surely", "Payload [Bytes]", "Latency [us]",
+	p := CategoryLines("A title long enough to be wrapped on a page figure, surely", "Payload [Bytes]", "Latency [µs]",
 		payloadNames(), []Line{{Name: "a", Y: latencies(11, 1)}, {Name: "b", Y: latencies(11, 2)}})
 	before := *p
 	ticks := slices.Clone(p.X.Tick.Marker.(plot.ConstantTicks))
@@ -162,7 +162,7 @@ func TestWrapText(t *testing.T) {
 // figure and are turned; three hundred experiments are thinned to labels
 // that do not overlap, the newest kept.
 func TestPageCategoryAxis(t *testing.T) {
-	p := CategoryLines("t", "Payload [Bytes]", "Latency [us]", payloadNames(), []Line{{Y: latencies(11, 1)}})
+	p := CategoryLines("t", "Payload [Bytes]", "Latency [µs]", payloadNames(), []Line{{Y: latencies(11, 1)}})
 	if p.X.Tick.Label.Rotation != 0 {
 		t.Fatal("payload labels are turned in the file figure")
 	}
@@ -171,7 +171,7 @@ func TestPageCategoryAxis(t *testing.T) {
 		t.Error("payload labels are not turned in the page figure")
 	}
 	cats := experimentNames(300)
-	p = CategoryLines("t", "Experiment", "Latency [us]", cats, []Line{{Y: latencies(300, 1)}})
+	p = CategoryLines("t", "Experiment", "Latency [µs]", cats, []Line{{Y: latencies(300, 1)}})
 	q, _ = pageLayout(p)
 	var labels []plot.Tick
 	for _, tk := range q.X.Tick.Marker.Ticks(q.X.Min, q.X.Max) {
@@ -200,7 +200,7 @@ func TestPageCategoryAxis(t *testing.T) {
 // near the top and shrink the data area to fit it; drawPlot keeps the data
 // area as tall as on a linear axis and draws the label once.
 func TestLogAxisLabel(t *testing.T) {
-	p := CategoryLines("t", "Payload [Bytes]", "Latency [us]", payloadNames(),
+	p := CategoryLines("t", "Payload [Bytes]", "Latency [µs]", payloadNames(),
 		[]Line{{Name: "a", Y: []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 22000}}})
 	if _, ok := p.Y.Scale.(logScale); !ok {
 		t.Fatal("want a log y axis")

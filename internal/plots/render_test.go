@@ -128,7 +128,7 @@ func TestRenderRealData(t *testing.T) {
 			}
 			lines = append(lines, Line{Name: fmt.Sprintf("synthetic_%d", k+1), Y: z})
 		}
-		p := CategoryLines(stat+" latency", "Payload [Bytes]", "Latency [us]", cats, lines)
+		p := CategoryLines(stat+" latency", "Payload [Bytes]", "Latency [µs]", cats, lines)
 		save(p, "comparison_"+strings.ReplaceAll(stat, " ", "_")+".png")
 	}
 }

@@ -21,7 +21,7 @@ const SeriesPoints = 2000
 const SpikeRatio = 4
 
 // Series returns a latency time series: sample number (1..n) on x, latency
-// [us] on y. Above maxPoints samples the series is downsampled with LTTB,
+// [µs] on y. Above maxPoints samples the series is downsampled with LTTB,
 // which keeps its peaks; maxPoints ≤ 0 draws every sample. When a few
 // samples reach far above the rest (SpikeRatio), the latency axis ends a
 // little above the body, so that one spike does not flatten the series;
@@ -32,7 +32,7 @@ func Series(samples []float64, maxPoints int, title string) *plot.Plot {
 	if above > 0 {
 		title += fmt.Sprintf("\naxis clipped at %s µs: %d samples above (▲), up to %s µs", FormatLatency(top), above, FormatLatency(highest))
 	}
-	p := newPlot(title, "Sample number", "Latency [us]")
+	p := newPlot(title, "Sample number", "Latency [µs]")
 	addGrid(p, true)
 	p.X.Tick.Marker = niceTicks{Integer: true}
 	x := make([]float64, len(samples))

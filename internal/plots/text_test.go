@@ -124,7 +124,7 @@ func TestPlotsMatchVgimg(t *testing.T) {
 	for name, p := range map[string]*plot.Plot{
 		"histogram": Histogram(x, 100, "Latency histogram - 1024 Bytes"),
 		"series":    Series(x, SeriesPoints, "Latency time series - 1024 Bytes"),
-		"history":   CategoryLines("Median latency history", "Experiment", "Latency [us]", experimentNames(40), lines),
+		"history":   CategoryLines("Median latency history", "Experiment", "Latency [µs]", experimentNames(40), lines),
 	} {
 		t.Run(name, func(t *testing.T) {
 			w, h := Size(p)
