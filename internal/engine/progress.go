@@ -144,7 +144,7 @@ func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 		rate = float64(kept) / res.elapsed.Seconds()
 	}
 	fmt.Fprintf(r.Progress, "%-38s %s: %d payloads, %s samples, %s lost, %s duplicates, %s out of order, %s samples/s, %s\n",
-		s.Type, status, len(res.payloads), result.Count(kept), result.Count(lost), result.Count(dup), result.Count(ooo), result.Thousands(rate), res.elapsed.Round(time.Millisecond))
+		s.Type, status, len(res.payloads), result.Count(kept), result.Count(lost), result.Count(dup), result.Count(ooo), result.Thousands(rate), result.Elapsed(res.elapsed))
 	fmt.Fprint(r.Progress, r.payloadTable(cfg, res))
 }
 

@@ -99,3 +99,12 @@ func Remaining(d time.Duration) string {
 		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 	}
 }
+
+// Elapsed writes how long something took: as Micros below a minute
+// ("2.68 s", "850 ms"), as Remaining above ("4 min 10 s").
+func Elapsed(d time.Duration) string {
+	if d < time.Minute {
+		return Nanos(d.Nanoseconds())
+	}
+	return Remaining(d)
+}

@@ -49,3 +49,14 @@ func TestRemaining(t *testing.T) {
 		}
 	}
 }
+
+func TestElapsed(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		2678 * time.Millisecond: "2.68 s", 850 * time.Millisecond: "850 ms", 59940 * time.Millisecond: "59.9 s",
+		250 * time.Second: "4 min 10 s", 0: "0 µs",
+	} {
+		if got := Elapsed(d); got != want {
+			t.Errorf("Elapsed(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // CPUReading is one reading of a CPU-time counter: U ns of CPU time at T
@@ -115,7 +117,7 @@ func (s CPUSeries) Note() string {
 	case s.R[0].U < 0:
 		return "not available"
 	case s.R[end].T-s.R[0].T < minSteps*s.Resolution:
-		return fmt.Sprintf("below resolution: %v steps over a %v run", time.Duration(s.Resolution), time.Duration(s.R[end].T-s.R[0].T).Round(time.Millisecond))
+		return fmt.Sprintf("below resolution: %s steps over a %s run", result.Elapsed(time.Duration(s.Resolution)), result.Elapsed(time.Duration(s.R[end].T-s.R[0].T)))
 	}
 	return ""
 }

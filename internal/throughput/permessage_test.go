@@ -106,7 +106,7 @@ func TestCPUWindows(t *testing.T) {
 	}
 	short := CPUSeries{Resolution: 10 * ms, R: []CPUReading{{0, 0}, {10 * ms, 40 * ms}, {-1, -1}}}
 	if w := short.Windows(10); !math.IsNaN(w[0].Percent) || !math.IsNaN(short.Overall(10).Percent) ||
-		short.Note() != "below resolution: 10ms steps over a 40ms run" {
+		short.Note() != "below resolution: 10.0 ms steps over a 40.0 ms run" {
 		t.Fatalf("%+v %q", w, short.Note())
 	}
 	if n := (CPUSeries{Resolution: 1, R: []CPUReading{{-1, 0}, {-1, 5}}}).Note(); n != "not available" {
