@@ -40,15 +40,6 @@ func RangeOf(f cli.Flag) (flagrange.Range, bool) {
 	return r, ok
 }
 
-// IsNumericFlag reports whether f is one of urfave/cli's numeric flags.
-func IsNumericFlag(f cli.Flag) bool {
-	switch f.(type) {
-	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag, *cli.Float64Flag, *cli.DurationFlag:
-		return true
-	}
-	return false
-}
-
 // CheckRanges refuses the first flag of flags given with a value outside its
 // range. Flags without a recorded range are not checked. A StringFlag with
 // a range (a driver's setting) holds a number or a duration as text:

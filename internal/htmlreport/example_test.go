@@ -20,7 +20,7 @@ func ExampleRender() {
 			Tables: []htmlreport.Table{{
 				Header: []string{"Check", "Bytes", "Status"},
 				Rows: [][]htmlreport.Cell{
-					{htmlreport.Text("99%"), htmlreport.Num("16384"), htmlreport.StatusCell(htmlreport.StatusFailed)},
+					{htmlreport.Text("99%"), htmlreport.Num("16384"), {Text: htmlreport.StatusFailed, Status: htmlreport.StatusFailed}},
 				},
 			}},
 			Sections: []htmlreport.Section{{ID: "16384", Title: "16384 bytes"}},

@@ -98,9 +98,6 @@ func Text(s string) Cell { return Cell{Text: s} }
 // Num returns a right-aligned numeric cell.
 func Num(s string) Cell { return Cell{Text: s, Numeric: true} }
 
-// StatusCell returns a cell that shows a status and is coloured by it.
-func StatusCell(status string) Cell { return Cell{Text: status, Status: status} }
-
 // Render writes p as one self-contained HTML page to w. It fails on a plot
 // that is not SVG and on an unknown status, naming the section.
 func Render(w io.Writer, p Page) error {

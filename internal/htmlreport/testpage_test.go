@@ -155,7 +155,7 @@ func realisticPage(tb testing.TB, histSamples int) Page {
 			nChecks++
 			checks.Rows = append(checks.Rows, []Cell{Text(m), Num(fmt.Sprint(x)), Num(fmt.Sprintf("%.3f", req)),
 				Num(fmt.Sprintf("%.3f", meas)), Num(fmt.Sprintf("%.3f", math.Abs(req-meas))),
-				Num(fmt.Sprintf("%.3f", (meas-req)*100/req)), StatusCell(st)})
+				Num(fmt.Sprintf("%.3f", (meas-req)*100/req)), statusCell(st)})
 		}
 	}
 	var payloads []Section
