@@ -41,8 +41,10 @@ func cell(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""
 	}
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatInt(int64(v), 10)
+	// Round first, so a value that prints as a whole number (99.9996) is
+	// written as one, and reading a cell back gives the same cell.
+	if r := math.Round(v*1000) / 1000; r == math.Trunc(r) && math.Abs(r) < 1e15 {
+		return strconv.FormatInt(int64(r), 10)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
