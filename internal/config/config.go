@@ -158,9 +158,6 @@ func keyList(keys []string, envPrefix string) string {
 	return strings.Join(out, ", ")
 }
 
-// IsSet reports whether any source set key.
-func (c *Config) IsSet(key string) bool { return c.k.Exists(key) }
-
 // Source says where key's value came from ("--rate", "environment variable
 // MQ_RATE", "--config run.yaml"), or "default".
 func (c *Config) Source(key string) string {

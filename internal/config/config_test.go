@@ -113,7 +113,7 @@ func TestValues(t *testing.T) {
 	if got := c.Strings("d", nil); !reflect.DeepEqual(got, []string{"p", "q", "r"}) {
 		t.Errorf("d = %v", got)
 	}
-	if !c.IsSet("a") || c.IsSet("zz") {
-		t.Error("IsSet")
+	if !c.k.Exists("a") || c.k.Exists("zz") {
+		t.Error("Exists")
 	}
 }
