@@ -54,6 +54,7 @@ type options struct {
 	level, passM, failM, reg float64
 	drift                    float64
 	seed                     uint64
+	runFlags                 []string
 }
 
 func main() {
@@ -77,7 +78,10 @@ func main() {
 	flag.Float64Var(&o.reg, "regression", 0.10, "the slower case's echo delay, as a fraction of the median round trip")
 	flag.Float64Var(&o.drift, "drift", 0.20, "the drift case's echo delay at the end of the series, as a fraction of the median round trip")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the run orders and the resampling")
+	var extra string
+	flag.StringVar(&extra, "run-flags", "", "more flags for every run, space-separated (e.g. \"--cpus 0,1\" to pin the pinger and the echoer)")
 	flag.Parse()
+	o.runFlags = strings.Fields(extra)
 	o.subs = strings.Split(subs, ",")
 	if err := run(context.Background(), o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "paired-proof:", err)
@@ -110,8 +114,8 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "paired-proof: %s, payloads %s, %d samples; pilot median round trips give echo delays (10 %%) %s\n",
-		strings.Join(o.subs, ","), o.payloads, o.samples, delayText(o.subs, delays))
+	fmt.Fprintf(w, "paired-proof: %s, payloads %s, %d samples%s; pilot median round trips give echo delays (10 %%) %s\n",
+		strings.Join(o.subs, ","), o.payloads, o.samples, flagsText(o.runFlags), delayText(o.subs, delays))
 	if pool == "" {
 		pool = o.out
 		if err := measurePools(ctx, o, pool, delays); err != nil {
@@ -240,8 +244,16 @@ func tool(ctx context.Context, o options, name string, args ...string) error {
 	return nil
 }
 
+// flagsText names the extra run flags in the heading, if any.
+func flagsText(flags []string) string {
+	if len(flags) == 0 {
+		return ""
+	}
+	return ", run " + strings.Join(flags, " ")
+}
+
 func runFlags(o options, sub string) []string {
-	return []string{"-q", "-s", sub, "--payloads", o.payloads, "--samples", strconv.Itoa(o.samples), "--warmup", strconv.Itoa(o.warmup)}
+	return append([]string{"-q", "-s", sub, "--payloads", o.payloads, "--samples", strconv.Itoa(o.samples), "--warmup", strconv.Itoa(o.warmup)}, o.runFlags...)
 }
 
 // pilotDelays measures one run per sub-experiment (or reads it from an
@@ -444,8 +456,8 @@ func e2eGates(ctx context.Context, o options, delays []time.Duration, w io.Write
 			args := []string{"ab", "--max-runs", strconv.Itoa(o.maxRuns), "--seed", strconv.FormatUint(o.seed+uint64(g), 10), "--out", out, "--name", "g",
 				"--reference", c.ref, "--candidate", c.cand, "--level", strconv.FormatFloat(o.level, 'g', -1, 64),
 				"--pass-margin", strconv.FormatFloat(o.passM, 'g', -1, 64), "--fail-margin", strconv.FormatFloat(o.failM, 'g', -1, 64),
-				"--json", filepath.Join(out, "verdict.json"), "--",
-				"-q", "-s", strings.Join(o.subs, ","), "--payloads", o.payloads, "--samples", strconv.Itoa(o.samples), "--warmup", strconv.Itoa(o.warmup)}
+				"--json", filepath.Join(out, "verdict.json"), "--"}
+			args = append(args, runFlags(o, strings.Join(o.subs, ","))...)
 			start := time.Now()
 			cmd := exec.CommandContext(ctx, filepath.Join(o.bin, "run"), args...)
 			outb, err := cmd.Output()
