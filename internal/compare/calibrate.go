@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -50,12 +51,7 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 			errs = append(errs, err)
 			continue
 		}
-		for _, m := range cfg.metrics() {
-			for _, row := range s.Rows {
-				pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: cfg.ThresholdOf(m)})
-				pool.Values = append(pool.Values, values(runs, row.Key(), m))
-			}
-		}
+		poolChecks(&pool, runs, origins(&s, cfg.metrics(), false), cfg)
 	}
 	for _, t := range exps[0].Throughputs {
 		runs, err := throughputRunsOf(exps, t.Type, "unchanged")
@@ -66,11 +62,7 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 			errs = append(errs, err)
 			continue
 		}
-		for _, k := range t.Keys() {
-			pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload,
-				Metric: result.MessageRate, Threshold: cfg.ThresholdOf(result.MessageRate)})
-			pool.Values = append(pool.Values, values(runs, k, result.MessageRate))
-		}
+		poolChecks(&pool, runs, origins(&t, []result.Metric{pairing.ThroughputMetric}, true), cfg)
 	}
 	for _, e := range exps[1:] {
 		for _, t := range e.Throughputs {
@@ -85,6 +77,14 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 		}
 	}
 	return pool, errors.Join(errs...)
+}
+
+// poolChecks adds to pool a check per origin, its values those of runs.
+func poolChecks[R result.Row](pool *calibrate.Pool, runs []*experiment.Table[R], os []pairing.Origin, cfg Config) {
+	for _, o := range os {
+		pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: checkSub(o), Payload: o.Key.Payload, Metric: o.Metric, Threshold: cfg.ThresholdOf(o.Metric)})
+		pool.Values = append(pool.Values, values(runs, o.Key, o.Metric))
+	}
 }
 
 // calibrateOptions reads the --calibrate flags, checked against their

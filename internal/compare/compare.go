@@ -268,12 +268,6 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 				sr.Target = medianSummary(tgtRuns)
 			}
 		}
-		switch {
-		case sr.Target == nil:
-			sr.Checks = missingChecks(sr.Reference, cfg)
-		case mode == gate.ModeSingleRun:
-			sr.Checks = checks(sr.Reference, sr.Target, cfg)
-		}
 		res.Subs = append(res.Subs, sr)
 	}
 	if err := res.compareThroughputs(); err != nil {
@@ -283,6 +277,10 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 		return nil, errors.Join(errs...)
 	}
 	switch mode {
+	case gate.ModeSingleRun:
+		res.slots(func(_ pairing.Origin, se gate.Series, set func(gate.Check)) {
+			set(gate.Evaluate(se.SubExperiment, se.Payload, se.Metric, referenceName, se.Reference[0], se.Threshold, se.Candidate[0]))
+		})
 	case gate.ModeStatistical:
 		res.judge()
 	case gate.ModePaired:
@@ -366,40 +364,66 @@ func (r *Result) judge() {
 	}
 }
 
-// slots makes room for the checks of every sub-experiment present on both
-// sides, in the order of the single-run gate (latency: metric by metric,
-// each over the payloads; throughput: one per row, on the Median [msg/s]),
-// and calls add with each check's origin, its series and its setter.
+// slots makes room for the checks of every sub-experiment, in the order
+// of the single-run gate (latency: metric by metric, each over the
+// payloads; throughput: one per row, on the Median [msg/s]), makes those of
+// a sub-experiment missing from the results, and calls add with each other
+// check's origin, its series and its setter.
 func (r *Result) slots(add func(o pairing.Origin, se gate.Series, set func(gate.Check))) {
 	for i := range r.Subs {
-		s := &r.Subs[i]
-		if s.Target == nil {
-			continue
-		}
-		for _, m := range r.Config.metrics() {
-			for _, row := range s.Reference.Rows {
-				j := len(s.Checks)
-				s.Checks = append(s.Checks, gate.Check{})
-				add(pairing.Origin{SubExperiment: s.Type, Key: row.Key(), Metric: m},
-					gate.Series{SubExperiment: s.Type, Payload: row.Bytes, Metric: m, Threshold: r.Config.ThresholdOf(m),
-						Reference: values(s.ReferenceRuns, row.Key(), m), Candidate: values(s.TargetRuns, row.Key(), m)},
-					func(c gate.Check) { s.Checks[j] = c })
-			}
-		}
+		r.Subs[i].slots(r, origins(r.Subs[i].ReferenceRuns[0], r.Config.metrics(), false), nil, add)
 	}
 	for i := range r.Throughputs {
 		t := &r.Throughputs[i]
-		if t.Missing() {
+		t.slots(r, origins(t.ReferenceRuns[0], []result.Metric{pairing.ThroughputMetric}, true), t.describe, add)
+	}
+}
+
+// slots makes room for a check of s per origin (Result.slots); describe,
+// when set, completes the message of each check add sets.
+func (s *Sub[R]) slots(r *Result, os []pairing.Origin, describe func(gate.Check, result.Key) gate.Check,
+	add func(o pairing.Origin, se gate.Series, set func(gate.Check))) {
+	s.Checks = make([]gate.Check, len(os))
+	for j, o := range os {
+		se := gate.Series{SubExperiment: checkSub(o), Payload: o.Key.Payload, Metric: o.Metric, Threshold: r.Config.ThresholdOf(o.Metric),
+			Reference: values(s.ReferenceRuns, o.Key, o.Metric)}
+		if s.Missing() {
+			s.Checks[j] = missingCheck(o, se)
 			continue
 		}
-		for j, k := range t.Keys {
-			m := result.MessageRate
-			add(pairing.Origin{SubExperiment: t.Type, Key: k, Metric: pairing.ThroughputMetric, Throughput: true},
-				gate.Series{SubExperiment: result.ThroughputLabel(t.Type, k), Payload: k.Payload, Metric: m, Threshold: r.Config.ThresholdOf(m),
-					Reference: values(t.ReferenceRuns, k, m), Candidate: values(t.TargetRuns, k, m)},
-				func(c gate.Check) { t.Checks[j] = describeThroughput(c, k, t.ReferenceRuns, t.TargetRuns) })
+		se.Candidate = values(s.TargetRuns, o.Key, o.Metric)
+		add(o, se, func(c gate.Check) {
+			if describe != nil {
+				c = describe(c, o.Key)
+			}
+			s.Checks[j] = c
+		})
+	}
+}
+
+// origins lists the checks of a sub-experiment whose first reference run
+// is t: metric by metric, each over t's rows.
+func origins[R result.Row](t *experiment.Table[R], metrics []result.Metric, throughput bool) []pairing.Origin {
+	var os []pairing.Origin
+	for _, m := range metrics {
+		for _, k := range t.Keys() {
+			os = append(os, pairing.Origin{SubExperiment: t.Type, Key: k, Metric: m, Throughput: throughput})
 		}
 	}
+	return os
+}
+
+// missingCheck is the check of origin o, whose sub-experiment is missing
+// from the results: the median of the reference runs against nothing.
+func missingCheck(o pairing.Origin, se gate.Series) gate.Check {
+	what, file := fmt.Sprintf("%d B %s: sub-experiment", o.Key.Payload, o.Metric.Name), experiment.SummaryFileName(o.SubExperiment)
+	if o.Throughput {
+		what, file = o.Key.String()+": throughput", experiment.ThroughputFileName(o.SubExperiment)
+	}
+	c := gate.MissingCheck(se.SubExperiment, se.Payload, se.Metric, stats.Median(se.Reference), math.NaN(),
+		fmt.Sprintf("%s missing from the results (%s)", what, file))
+	c.Threshold = se.Threshold
+	return c
 }
 
 // samePayloads reports an error naming the payloads that only one side of a
@@ -453,28 +477,4 @@ func values[R result.Row](runs []*experiment.Table[R], k result.Key, m result.Me
 		v[i] = value(*r.At(k), m)
 	}
 	return v
-}
-
-func checks(ref, target *experiment.Summary, cfg Config) []gate.Check {
-	var cs []gate.Check
-	for _, m := range cfg.metrics() {
-		t := cfg.ThresholdOf(m)
-		for _, r := range ref.Rows {
-			cs = append(cs, gate.Evaluate(ref.Type, r.Bytes, m, referenceName, value(r, m), t, value(*target.At(r.Key()), m)))
-		}
-	}
-	return cs
-}
-
-func missingChecks(ref *experiment.Summary, cfg Config) []gate.Check {
-	var cs []gate.Check
-	for _, m := range cfg.metrics() {
-		for _, r := range ref.Rows {
-			c := gate.MissingCheck(ref.Type, r.Bytes, m, value(r, m), math.NaN(),
-				fmt.Sprintf("%d B %s: sub-experiment missing from the results (%s)", r.Bytes, m.Name, experiment.SummaryFileName(ref.Type)))
-			c.Threshold = cfg.ThresholdOf(m)
-			cs = append(cs, c)
-		}
-	}
-	return cs
 }

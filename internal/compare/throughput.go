@@ -70,36 +70,19 @@ func (r *Result) compareThroughputs() error {
 			continue
 		}
 		t := ThroughputResult{Sub: Sub[result.ThroughputRow]{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns}, Keys: refRuns[0].Keys()}
-		for _, k := range t.Keys {
-			label := result.ThroughputLabel(typ, k)
-			ref := values(refRuns, k, result.MessageRate)
-			th := r.Config.ThresholdOf(result.MessageRate)
-			switch {
-			case tgtRuns == nil:
-				c := gate.MissingCheck(label, k.Payload, result.MessageRate, stats.Median(ref), math.NaN(),
-					fmt.Sprintf("%s: throughput missing from the results (%s)", k, experiment.ThroughputFileName(typ)))
-				c.Threshold = th
-				t.Checks = append(t.Checks, c)
-			case r.Mode == gate.ModeSingleRun:
-				c := gate.Evaluate(label, k.Payload, result.MessageRate, referenceName, ref[0], th, tgtRuns[0].At(k).Median)
-				t.Checks = append(t.Checks, describeThroughput(c, k, refRuns, tgtRuns))
-			default:
-				t.Checks = append(t.Checks, gate.Check{}) // judged with every other check (judge)
-			}
-		}
 		r.Throughputs = append(r.Throughputs, t)
 	}
 	return errors.Join(errs...)
 }
 
-// describeThroughput adds to c's message what a throughput check needs to
+// describe adds to c's message what a throughput check of key k needs to
 // be read: the direction, the values in Mb/s and, in window mode, the F of
 // each side.
-func describeThroughput(c gate.Check, k result.Key, refRuns, tgtRuns []*experiment.Throughput) gate.Check {
+func (t *ThroughputResult) describe(c gate.Check, k result.Key) gate.Check {
 	mbps := func(v float64) string { return strconv.FormatFloat(result.Mbps(v, k.Payload), 'f', 3, 64) }
 	extra := fmt.Sprintf("higher is better; %s Mb/s vs %s Mb/s", mbps(c.Value), mbps(c.Reference))
 	if k.Mode == result.ModeWindow {
-		extra += fmt.Sprintf("; best F %s vs %s", offeredRange(tgtRuns, k), offeredRange(refRuns, k))
+		extra += fmt.Sprintf("; best F %s vs %s", offeredRange(t.TargetRuns, k), offeredRange(t.ReferenceRuns, k))
 	}
 	c.Message = fmt.Sprintf("%s [%s: %s]", c.Message, k.Load(), extra)
 	return c

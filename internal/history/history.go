@@ -3,7 +3,9 @@ package history
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,14 +142,6 @@ func (s *SubExperiment) ChecksOf() []string {
 	return Checks
 }
 
-// Unit is the unit of s's values.
-func (s *SubExperiment) Unit() string {
-	if s.Throughput {
-		return "msg/s"
-	}
-	return "us"
-}
-
 func indexOf(list []string, s string) int {
 	for i, x := range list {
 		if x == s {
@@ -198,136 +192,55 @@ func Load(ctx context.Context, root string, reqs []requirements.KeyedRow, allowI
 // payload the others have) and missing requirements become warnings.
 func Build(exps []*experiment.Experiment, reqs []requirements.KeyedRow) *History {
 	h := &History{Experiments: exps, Latency: meta.LatencyHalfRTT}
-	n := len(exps)
-	sums := make([]map[string][]result.SummaryRow, n)
-	for e, x := range exps {
-		sums[e] = make(map[string][]result.SummaryRow, len(x.Summaries))
-		for _, s := range x.Summaries {
-			sums[e][s.Type] = s.Rows
-		}
-	}
-
-	// Payloads of each type, over all experiments.
-	payloads := map[string]map[int]bool{}
-	for _, m := range sums {
-		for typ, rows := range m {
-			if payloads[typ] == nil {
-				payloads[typ] = map[int]bool{}
-			}
-			for _, r := range rows {
-				payloads[typ][r.Bytes] = true
-			}
-		}
-	}
-	types := make([]string, 0, len(payloads))
-	for typ := range payloads {
-		types = append(types, typ)
-	}
-	sort.Strings(types)
-
-	reqOf := map[string]map[int]requirements.KeyedRow{}
-	for _, r := range reqs {
-		if reqOf[r.Type] == nil {
-			reqOf[r.Type] = map[int]requirements.KeyedRow{}
-		}
-		reqOf[r.Type][r.Key.Payload] = r
-	}
-
-	// Sub-experiments missing in the same experiments share one warning: an
-	// old experiment that ran one sub-experiment of ten is one line, not nine.
-	missingTypes := map[string][]string{}
-	var missingOrder []string
-	var typeWarnings []string
-
-	for _, typ := range types {
-		s := &SubExperiment{Type: typ}
-		for b := range payloads[typ] {
-			s.Payloads = append(s.Payloads, b)
-		}
-		sort.Ints(s.Payloads)
-		pIndex := make(map[int]int, len(s.Payloads))
-		for i, b := range s.Payloads {
-			pIndex[b] = i
-		}
-		s.Values = make([][][]float64, len(Magnitudes))
-		for m := range s.Values {
-			s.Values[m] = make([][]float64, len(s.Payloads))
-			for p := range s.Values[m] {
-				s.Values[m][p] = nanSlice(n)
-			}
-		}
-
-		var missingType []string
-		missingPayload := map[int][]string{}
-		for e, m := range sums {
-			rows, ok := m[typ]
-			if !ok {
-				missingType = append(missingType, exps[e].Name)
-				continue
-			}
-			seen := make([]bool, len(s.Payloads))
-			for _, r := range rows {
-				p := pIndex[r.Bytes]
-				seen[p] = true
-				for mi, col := range Magnitudes {
-					if v, ok := r.Get(col); ok {
-						s.Values[mi][p][e] = v
-					}
-				}
-			}
-			for p, ok := range seen {
-				if !ok {
-					missingPayload[s.Payloads[p]] = append(missingPayload[s.Payloads[p]], exps[e].Name)
-				}
-			}
-		}
-		if len(missingType) > 0 {
-			k := strings.Join(missingType, "\x00")
-			if _, ok := missingTypes[k]; !ok {
-				missingOrder = append(missingOrder, k)
-			}
-			missingTypes[k] = append(missingTypes[k], typ)
-		}
-		for _, b := range s.Payloads {
-			if names := missingPayload[b]; len(names) > 0 {
-				typeWarnings = append(typeWarnings, fmt.Sprintf("%s: payload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
-					typ, b, len(names), n, list(names, 5)))
-			}
-		}
-
-		s.Requirements = make([][]float64, len(Checks))
-		for c := range s.Requirements {
-			s.Requirements[c] = nanSlice(len(s.Payloads))
-		}
-		var noReq []string
-		for p, b := range s.Payloads {
-			r, ok := reqOf[typ][b]
-			if !ok {
-				noReq = append(noReq, strconv.Itoa(b))
-				continue
-			}
-			for c, m := range result.RequirementMetrics {
-				s.Requirements[c][p] = r.Limits[m.Name]
-			}
-		}
-		switch {
-		case len(noReq) == len(s.Payloads):
-			typeWarnings = append(typeWarnings, fmt.Sprintf("%s: no requirements: payload plots drawn without a requirement line", typ))
-		case len(noReq) > 0:
-			typeWarnings = append(typeWarnings, fmt.Sprintf("%s: no requirements for payload(s) %s bytes: drawn without a requirement line",
-				typ, list(noReq, 10)))
-		}
-		h.SubExperiments = append(h.SubExperiments, s)
-	}
-	for _, k := range missingOrder {
-		exps, types := strings.Split(k, "\x00"), missingTypes[k]
-		h.Warnings = append(h.Warnings, fmt.Sprintf("%s: missing in %d of %d experiment(s), drawn as gaps: %s",
-			list(types, 10), len(exps), n, list(exps, 5)))
-	}
-	h.Warnings = append(h.Warnings, typeWarnings...)
+	h.addLatency(reqs)
 	h.addThroughput()
 	h.addBursts()
 	return h
+}
+
+// addLatency adds a latency series per sub-experiment of the experiments'
+// summaries, the Magnitudes of each payload, with reqs as requirements;
+// sub-experiments missing in the same experiments share one warning (an
+// old experiment that ran one sub-experiment of ten is one line, not nine),
+// and so do the payloads of one without a requirement.
+func (h *History) addLatency(reqs []requirements.KeyedRow) {
+	types := map[string]bool{}
+	for _, x := range h.Experiments {
+		for _, s := range x.Summaries {
+			types[s.Type] = true
+		}
+	}
+	h.addSeries(seriesSource{
+		rows: func(add func(SubExperiment, int, int, ...float64)) {
+			for _, typ := range slices.Sorted(maps.Keys(types)) {
+				for e, x := range h.Experiments {
+					if t := x.Summary(typ); t != nil {
+						for _, r := range t.Rows {
+							v := make([]float64, len(Magnitudes))
+							for m, col := range Magnitudes {
+								v[m], _ = r.Get(col)
+							}
+							add(SubExperiment{Type: typ}, e, r.Bytes, v...)
+						}
+					}
+				}
+			}
+		},
+		whole: true,
+		done: func(s *SubExperiment) {
+			var noReq []string
+			for _, b := range s.setRequirements(reqs) {
+				noReq = append(noReq, strconv.Itoa(b))
+			}
+			switch {
+			case len(noReq) == len(s.Payloads):
+				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements: payload plots drawn without a requirement line", s.Type))
+			case len(noReq) > 0:
+				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements for payload(s) %s bytes: drawn without a requirement line",
+					s.Type, list(noReq, 10)))
+			}
+		},
+	})
 }
 
 // addThroughput adds a throughput series per sub-experiment and offered
@@ -335,7 +248,7 @@ func Build(exps []*experiment.Experiment, reqs []requirements.KeyedRow) *History
 // [msg/s] of each payload; rows match on (type, payload, mode, offered
 // rate), a window row on (type, payload, mode), as in every gate.
 func (h *History) addThroughput() {
-	h.addSeries("", func(add func(SubExperiment, int, int, ...float64)) {
+	h.addSeries(seriesSource{rows: func(add func(SubExperiment, int, int, ...float64)) {
 		for e, x := range h.Experiments {
 			for _, t := range x.Throughputs {
 				for _, r := range t.Rows {
@@ -343,7 +256,7 @@ func (h *History) addThroughput() {
 				}
 			}
 		}
-	})
+	}})
 }
 
 // addBursts adds a burst series per sub-experiment of the experiments'
@@ -351,7 +264,7 @@ func (h *History) addThroughput() {
 // subscription throughput of its first row (a summary keeps every row tied
 // for the greatest throughput, in file order).
 func (h *History) addBursts() {
-	h.addSeries("burst ", func(add func(SubExperiment, int, int, ...float64)) {
+	h.addSeries(seriesSource{what: "burst ", rows: func(add func(SubExperiment, int, int, ...float64)) {
 		for e, x := range h.Experiments {
 			for _, b := range x.Bursts {
 				for _, r := range b.Rows {
@@ -359,26 +272,43 @@ func (h *History) addBursts() {
 				}
 			}
 		}
-	})
+	}})
 }
 
-// addSeries adds the series rows gives, row by row: add(s, e, payload, v)
-// says that experiment e measured v, a value per magnitude of series s
-// (named by its Type), for payload; the first row of a payload in an
-// experiment counts. Payloads an experiment lacks are gaps, each said in
-// a warning, what naming the kind of payload.
-func (h *History) addSeries(what string, rows func(add func(s SubExperiment, e, payload int, v ...float64))) {
+// seriesSource is one kind of series for addSeries.
+type seriesSource struct {
+	// rows gives the series row by row: add(s, e, payload, v) says that
+	// experiment e measured v, a value per magnitude of series s (named by
+	// its Type), for payload; the first row of a payload in an experiment
+	// counts.
+	rows func(add func(s SubExperiment, e, payload int, v ...float64))
+	// what names the kind of payload in the warnings about gaps.
+	what string
+	// whole: an experiment without any row of a series is not a gap of
+	// each payload; series missing in the same experiments share one
+	// warning.
+	whole bool
+	// done, when set, is called with each series once its values are in,
+	// after the warnings about its gaps.
+	done func(s *SubExperiment)
+}
+
+// addSeries adds the series src gives. Payloads an experiment lacks are
+// gaps, each said in a warning.
+func (h *History) addSeries(src seriesSource) {
 	n := len(h.Experiments)
 	byType := map[string]*SubExperiment{}
 	var added []*SubExperiment
 	values := map[*SubExperiment]map[int][][]float64{}
-	rows(func(proto SubExperiment, e, payload int, v ...float64) {
+	has := map[*SubExperiment][]bool{}
+	src.rows(func(proto SubExperiment, e, payload int, v ...float64) {
 		s := byType[proto.Type]
 		if s == nil {
 			s = &proto
-			byType[s.Type], values[s] = s, map[int][][]float64{}
+			byType[s.Type], values[s], has[s] = s, map[int][][]float64{}, make([]bool, n)
 			added = append(added, s)
 		}
+		has[s][e] = true
 		vs, ok := values[s][payload]
 		if !ok {
 			vs = make([][]float64, len(v))
@@ -394,12 +324,18 @@ func (h *History) addSeries(what string, rows func(add func(s SubExperiment, e, 
 			}
 		}
 	})
+	if src.whole {
+		h.warnMissing(added, has)
+	}
 	for _, s := range added {
 		sort.Ints(s.Payloads)
 		mags := len(s.Mags())
-		s.Values, s.Requirements = make([][][]float64, mags), make([][]float64, mags)
+		s.Values, s.Requirements = make([][][]float64, mags), make([][]float64, len(s.ChecksOf()))
 		for m := range s.Values {
-			s.Values[m], s.Requirements[m] = make([][]float64, len(s.Payloads)), nanSlice(len(s.Payloads))
+			s.Values[m] = make([][]float64, len(s.Payloads))
+		}
+		for c := range s.Requirements {
+			s.Requirements[c] = nanSlice(len(s.Payloads))
 		}
 		for p, b := range s.Payloads {
 			v := values[s][b]
@@ -408,33 +344,79 @@ func (h *History) addSeries(what string, rows func(add func(s SubExperiment, e, 
 			}
 			var missing []string
 			for e, x := range v[mags-1] {
-				if math.IsNaN(x) {
+				if math.IsNaN(x) && (has[s][e] || !src.whole) {
 					missing = append(missing, h.Experiments[e].Name)
 				}
 			}
 			if len(missing) > 0 {
 				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %spayload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
-					s.Type, what, b, len(missing), n, list(missing, 5)))
+					s.Type, src.what, b, len(missing), n, list(missing, 5)))
 			}
+		}
+		if src.done != nil {
+			src.done(s)
 		}
 		h.SubExperiments = append(h.SubExperiments, s)
 	}
 	sort.SliceStable(h.SubExperiments, func(i, j int) bool { return h.SubExperiments[i].Type < h.SubExperiments[j].Type })
 }
 
+// warnMissing says in one warning per set of experiments which of series
+// (in their order) are missing in them: has[s][e] says whether experiment
+// e has series s.
+func (h *History) warnMissing(series []*SubExperiment, has map[*SubExperiment][]bool) {
+	byExps := map[string][]string{}
+	var order []string
+	for _, s := range series {
+		var missing []string
+		for e, ok := range has[s] {
+			if !ok {
+				missing = append(missing, h.Experiments[e].Name)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		k := strings.Join(missing, "\x00")
+		if _, ok := byExps[k]; !ok {
+			order = append(order, k)
+		}
+		byExps[k] = append(byExps[k], s.Type)
+	}
+	for _, k := range order {
+		exps, types := strings.Split(k, "\x00"), byExps[k]
+		h.Warnings = append(h.Warnings, fmt.Sprintf("%s: missing in %d of %d experiment(s), drawn as gaps: %s",
+			list(types, 10), len(exps), len(h.Experiments), list(exps, 5)))
+	}
+}
+
+// setRequirements draws reqs (matched on type and payload, the limits
+// named as its ChecksOf) as the requirement lines of s, and returns its
+// payloads without one.
+func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []int) {
+	for p, b := range s.Payloads {
+		found := false
+		for _, r := range reqs {
+			if r.Type == s.Type && r.Key.Payload == b {
+				for c, mag := range s.ChecksOf() {
+					s.Requirements[c][p] = r.Limits[mag]
+				}
+				found = true
+			}
+		}
+		if !found {
+			none = append(none, b)
+		}
+	}
+	return none
+}
+
 // setBurstRequirements draws reqs (a burst requirements file, formats §9)
 // as the requirement lines of the burst series.
 func (h *History) setBurstRequirements(reqs []requirements.KeyedRow) {
 	for _, s := range h.SubExperiments {
-		if !s.Burst {
-			continue
-		}
-		for _, r := range reqs {
-			if p := indexOfInt(s.Payloads, r.Key.Payload); r.Type == s.Type && p >= 0 {
-				for i, mag := range BurstMagnitudes {
-					s.Requirements[i][p] = r.Limits[mag]
-				}
-			}
+		if s.Burst {
+			s.setRequirements(reqs)
 		}
 	}
 }
