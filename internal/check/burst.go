@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/exit"
@@ -14,53 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/requirements"
-	"github.com/mqgate/mqgate/internal/result"
 )
-
-// BurstReportColumns is the header of a burst check report, the Fast-RTPS
-// throughput pipeline's (formats §9).
-var BurstReportColumns = []string{"Check", "Payload [Bytes]", "Requirement", "Experiment", "Difference", "Percentage over requirement", "Status"}
-
-// BurstReportFileName is the burst check report of sub-experiment typ.
-func BurstReportFileName(typ string) string { return ReportFileName("burst_" + typ) }
-
-// EvaluateBurst judges the burst summary rows of sub-experiment typ
-// against reqs (those of other types are ignored): Lost at most its
-// requirement, then Subscription throughput at least its requirement, one
-// check per required payload in the requirements' order, as the Fast-RTPS
-// script orders its report. The percentage over a requirement of 0 is the
-// difference × 100, as there.
-func EvaluateBurst(typ string, reqs []requirements.KeyedRow, rows []result.BurstRow) []gate.Check {
-	var checks []gate.Check
-	for _, m := range requirements.BurstMetrics {
-		for _, req := range reqs {
-			if req.Type != typ {
-				continue
-			}
-			want := req.Limits[m.Name]
-			i := slices.IndexFunc(rows, func(r result.BurstRow) bool { return r.Payload == req.Key.Payload })
-			if i < 0 {
-				checks = append(checks, gate.MissingCheck(typ, req.Key.Payload, m, want, 0,
-					fmt.Sprintf("required, but the burst summary of %s has no %d-byte row", typ, req.Key.Payload)))
-				continue
-			}
-			got, _ := rows[i].Value(m)
-			c := gate.Evaluate(typ, req.Key.Payload, m, referenceName, want, 0, got)
-			if want == 0 {
-				c.Percent = (got - want) * 100
-			}
-			checks = append(checks, c)
-		}
-	}
-	return checks
-}
-
-// WriteBurstReport writes checks as a burst check report.
-func WriteBurstReport(w io.Writer, checks []gate.Check, allowMissing bool) error {
-	return writeReport(w, BurstReportColumns, len(checks), func(i int) (gate.Check, []string) {
-		return checks[i], []string{checks[i].Metric.Name, strconv.Itoa(checks[i].Payload)}
-	}, allowMissing)
-}
 
 // runBurst checks the burst summaries of one experiment directory against
 // burst requirements (the Fast-RTPS throughput check): a report
@@ -88,14 +41,16 @@ func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*R
 		if err != nil {
 			return nil, exit.With(exit.Usage, err)
 		}
-		checks := EvaluateBurst(f.Type, reqs, sum.Rows)
+		run := &experiment.Experiment{Bursts: []experiment.Burst{{Type: f.Type, Path: f.Path, Rows: sum.Rows}}}
+		of := slices.DeleteFunc(slices.Clone(reqs), func(r requirements.KeyedRow) bool { return r.Type != f.Type })
+		checks := burstKind.judge(of, []*experiment.Experiment{run}, nil, 0)
 		if len(checks) == 0 {
 			v.Warn(fmt.Sprintf("%s: no requirement for %s", cfg.Requirements, f.Type))
 			continue
 		}
-		v.Add(checks...)
-		path := filepath.Join(cfg.ExperimentDir, BurstReportFileName(f.Type))
-		if err := atomicfile.Write(path, func(w io.Writer) error { return WriteBurstReport(w, checks, cfg.AllowMissing) }); err != nil {
+		v.Add(gates(checks)...)
+		path := filepath.Join(cfg.ExperimentDir, ReportFileName(burstKind.prefix+f.Type))
+		if err := atomicfile.Write(path, func(w io.Writer) error { return burstKind.writeReport(w, checks, cfg.AllowMissing) }); err != nil {
 			return res, err
 		}
 		res.Files = append(res.Files, path)

@@ -29,6 +29,15 @@ func row(b int, median, p99, max float64) result.SummaryRow {
 	return result.SummaryRow{Bytes: b, Summary: result.Summary{Samples: 100, Median: median, P99: p99, Max: max, Min: 1, Mean: median}}
 }
 
+// evaluate checks one run's summaries against reqs, as check does: by the
+// plain rule.
+func evaluate(reqs []requirements.KeyedRow, sums []experiment.Summary) []rowCheck {
+	return latencyKind.judge(reqs, []*experiment.Experiment{{Summaries: sums}}, nil, 0)
+}
+
+// verdictOf is the verdict of checks.
+func verdictOf(checks []rowCheck) *gate.Verdict { return &gate.Verdict{Checks: gates(checks)} }
+
 func TestEvaluate(t *testing.T) {
 	reqs := []requirements.KeyedRow{
 		requirements.LatencyRow("a", 16, 10, 20, 30),
@@ -89,7 +98,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := Evaluate(reqs, tt.sums)
+			v := verdictOf(evaluate(reqs, tt.sums))
 			v.AllowMissing = tt.allowMissing
 			v.Finish()
 			if v.Status != tt.status || v.Passed != tt.passed || v.Failed != tt.failed || v.Missing != tt.missing {
@@ -114,7 +123,7 @@ func TestEvaluate(t *testing.T) {
 
 func TestEvaluateOrder(t *testing.T) {
 	reqs := []requirements.KeyedRow{requirements.LatencyRow("a", 64, 1, 1, 1), requirements.LatencyRow("a", 16, 1, 1, 1), requirements.LatencyRow("z", 16, 1, 1, 1)}
-	v := Evaluate(reqs, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(1024, 1, 1, 1), row(16, 1, 1, 1), row(64, 1, 1, 1)}}})
+	v := verdictOf(evaluate(reqs, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(1024, 1, 1, 1), row(16, 1, 1, 1), row(64, 1, 1, 1)}}}))
 	var got []string
 	for _, c := range v.Checks {
 		got = append(got, c.SubExperiment+" "+c.Metric.Name+" "+strings.TrimSpace(strings.Split(c.Message, "B")[0]))
@@ -136,9 +145,9 @@ func TestReportFastRTPS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Evaluate(reqs, []experiment.Summary{{Type: "interprocess_reliable", Rows: rows}})
+	checks := evaluate(reqs, []experiment.Summary{{Type: "interprocess_reliable", Rows: rows}})
 	var b bytes.Buffer
-	if err := WriteReport(&b, v.Checks, false); err != nil {
+	if err := latencyKind.writeReport(&b, checks, false); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "checks_interprocess_reliable.csv", b.Bytes())
@@ -148,25 +157,25 @@ func TestReportFastRTPS(t *testing.T) {
 }
 
 func TestReportMissingRows(t *testing.T) {
-	v := Evaluate([]requirements.KeyedRow{requirements.LatencyRow("a", 16, 10, 20, 30)}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	checks := evaluate([]requirements.KeyedRow{requirements.LatencyRow("a", 16, 10, 20, 30)}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
 	var b bytes.Buffer
-	if err := WriteReport(&b, v.Checks, false); err != nil {
+	if err := latencyKind.writeReport(&b, checks, false); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "checks_missing.csv", b.Bytes())
 }
 
 func TestFigures(t *testing.T) {
-	v := Evaluate([]requirements.KeyedRow{requirements.LatencyRow("a", 16, 10, 20, 30), requirements.LatencyRow("a", 64, 10, 20, 30)}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
-	figs := Figures("a", v.Checks)
+	checks := evaluate([]requirements.KeyedRow{requirements.LatencyRow("a", 16, 10, 20, 30), requirements.LatencyRow("a", 64, 10, 20, 30)}, []experiment.Summary{{Type: "a", Rows: []result.SummaryRow{row(16, 11, 5, 5), row(32, 1, 2, 3)}}})
+	figs := latencyKind.figures("a", checks, nil)
 	var names []string
 	for _, f := range figs {
-		names = append(names, PlotFileName(f.Metric, plots.FormatPNG)+" "+f.Plot.Title.Text)
+		names = append(names, f.Path+plots.FormatPNG.Ext()+" "+f.Plot.Title.Text)
 		if _, err := plots.SVG(f.Plot); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := "comparison_median.png Check a: median,comparison_99.png Check a: 99%,comparison_max.png Check a: max"
+	want := "measurements_a/comparison_median.png Check a: median,measurements_a/comparison_99.png Check a: 99%,measurements_a/comparison_max.png Check a: max"
 	if strings.Join(names, ",") != want {
 		t.Errorf("figures %q, want %q", strings.Join(names, ","), want)
 	}
@@ -175,14 +184,14 @@ func TestFigures(t *testing.T) {
 func TestMissingValueIsEmptyInReport(t *testing.T) {
 	c := gate.MissingCheck("a", 16, result.Max, 5, math.NaN(), "x")
 	var b bytes.Buffer
-	if err := WriteReport(&b, []gate.Check{c}, false); err != nil {
+	if err := latencyKind.writeReport(&b, []rowCheck{{Check: c}}, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Split(b.String(), "\n")[1]; got != "Max,16,5.000,,,,failed" {
 		t.Errorf("row %q", got)
 	}
 	b.Reset()
-	if err := WriteReport(&b, []gate.Check{c}, true); err != nil {
+	if err := latencyKind.writeReport(&b, []rowCheck{{Check: c}}, true); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != strings.Join(ReportColumns, ",")+"\n" {
@@ -195,17 +204,46 @@ func TestMissingValueIsEmptyInReport(t *testing.T) {
 // "%.3f"): "inf" for a value over it, nothing for 0 over 0; pandas reads
 // both back as numbers (formats §4).
 func TestZeroRequirementInReport(t *testing.T) {
-	checks := []gate.Check{
-		gate.Evaluate("a", 16, result.Max, referenceName, 0, 0, 1.5),
-		gate.Evaluate("a", 32, result.Max, referenceName, 0, 0, 0),
+	checks := []rowCheck{
+		{Check: gate.Evaluate("a", 16, result.Max, referenceName, 0, 0, 1.5)},
+		{Check: gate.Evaluate("a", 32, result.Max, referenceName, 0, 0, 0)},
 	}
 	var b bytes.Buffer
-	if err := WriteReport(&b, checks, false); err != nil {
+	if err := latencyKind.writeReport(&b, checks, false); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Join(ReportColumns, ",") + "\nMax,16,0.000,1.500,1.500,inf,failed\nMax,32,0.000,0.000,0.000,,passed\n"
 	if b.String() != want {
 		t.Errorf("report\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestBurstReportSpecExample: the rows of the Fast-RTPS throughput check
+// report example, from their requirement and experiment values; a Lost
+// requirement of 0 gives the difference × 100 as its percentage, as the
+// script computes it.
+func TestBurstReportSpecExample(t *testing.T) {
+	req := func(payload int, lost, mbps float64) requirements.KeyedRow {
+		return requirements.KeyedRow{Type: "t", Key: result.Key{Payload: payload}, Limits: map[string]float64{result.BurstLost: lost, result.BurstThroughput: mbps}}
+	}
+	reqs := []requirements.KeyedRow{req(16, 58.8, 9.364), req(1024, 143.08, 555.954), req(64, 0, 1)}
+	rows := []result.BurstRow{{Payload: 16, Lost: 2488, SubMbps: 9.263}, {Payload: 1024, Lost: 918, SubMbps: 547.765},
+		{Payload: 64, Lost: 2, SubMbps: 1}}
+	var b bytes.Buffer
+	run := &experiment.Experiment{Bursts: []experiment.Burst{{Type: "t", Rows: rows}}}
+	if err := burstKind.writeReport(&b, burstKind.judge(reqs, []*experiment.Experiment{run}, nil, 0), false); err != nil {
+		t.Fatal(err)
+	}
+	want := `Check,Payload [Bytes],Requirement,Experiment,Difference,Percentage over requirement,Status
+Lost [samples],16,58.800,2488.000,2429.200,4131.293,failed
+Lost [samples],1024,143.080,918.000,774.920,541.599,failed
+Lost [samples],64,0.000,2.000,2.000,200.000,failed
+Subscription throughput [Mb/s],16,9.364,9.263,0.101,-1.079,failed
+Subscription throughput [Mb/s],1024,555.954,547.765,8.189,-1.473,failed
+Subscription throughput [Mb/s],64,1.000,1.000,0.000,0.000,passed
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
 
@@ -223,7 +261,7 @@ func BenchmarkEvaluate(b *testing.B) {
 		sums = append(sums, experiment.Summary{Type: typ, Rows: rows})
 	}
 	for b.Loop() {
-		v := Evaluate(reqs, sums)
+		v := verdictOf(evaluate(reqs, sums))
 		v.Finish()
 	}
 }

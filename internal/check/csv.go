@@ -1,18 +1,28 @@
 package check
 
 import (
+	"cmp"
 	"encoding/csv"
 	"io"
 	"math"
 	"strconv"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // ReportColumns is the header of a check report (formats §4).
 var ReportColumns = []string{"Check", "Bytes", "Requirement", "Experiment", "Difference", "Percentage over requirement", "Status"}
+
+// ThroughputReportColumns is the header of a throughput check report
+// (formats §4): the check report's, with the load after Bytes.
+var ThroughputReportColumns = []string{"Check", "Bytes", "Load", "Offered", "Requirement", "Experiment", "Difference",
+	"Percentage over requirement", "Status"}
+
+// BurstReportColumns is the header of a burst check report, the Fast-RTPS
+// throughput pipeline's (formats §9).
+var BurstReportColumns = []string{"Check", "Payload [Bytes]", "Requirement", "Experiment", "Difference", "Percentage over requirement", "Status"}
 
 // ReportFileName is the check report of sub-experiment typ.
 func ReportFileName(typ string) string { return experiment.CheckReportFileName(typ) }
@@ -34,26 +44,16 @@ func f3(x float64) string {
 	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
-// WriteReport writes checks, in order, as a check report, rows as the
-// Fast-RTPS script writes them with Status "passed" or "failed" (formats §4).
-// A missing check (no requirement, or no value) has its absent values empty
-// and Status "failed"; with allowMissing it is left out, since it neither
-// passed nor failed. The other reports say why a check is missing.
-func WriteReport(w io.Writer, checks []gate.Check, allowMissing bool) error {
-	return writeReport(w, ReportColumns, len(checks), func(i int) (gate.Check, []string) {
-		return checks[i], []string{checks[i].Metric.Name, strconv.Itoa(checks[i].Payload)}
-	}, allowMissing)
-}
-
-// writeReport writes a check report of n checks under header: check(i)
-// returns the i-th check and the columns that name what it checked, which
-// the requirement, the value, the difference, the percentage and the
-// status follow.
-func writeReport(w io.Writer, header []string, n int, check func(i int) (gate.Check, []string), allowMissing bool) error {
+// writeReport writes checks, in order, as a check report of kind k, rows
+// as the Fast-RTPS scripts write them (formats §4, §9), Status passed,
+// failed or inconclusive. A missing check (no requirement, or no value)
+// has its absent values empty and Status "failed"; with allowMissing it is
+// left out, since it neither passed nor failed. The other reports say why
+// a check is missing.
+func (k *kind) writeReport(w io.Writer, checks []rowCheck, allowMissing bool) error {
 	cw := csv.NewWriter(w)
-	cw.Write(header)
-	for i := range n {
-		c, rec := check(i)
+	cw.Write(k.columns)
+	for _, c := range checks {
 		status := string(c.Status)
 		if c.Status == gate.Missing {
 			if allowMissing {
@@ -61,13 +61,12 @@ func writeReport(w io.Writer, header []string, n int, check func(i int) (gate.Ch
 			}
 			status = string(gate.Failed)
 		}
+		rec := []string{cmp.Or(k.name, c.Metric.Name), strconv.Itoa(c.Payload)}
+		if k.loads {
+			rec = append(rec, c.Key.Mode, result.FormatOffered(c.Key.Offered))
+		}
 		cw.Write(append(rec, f3(c.Reference), f3(c.Value), f3(c.Difference), f3(c.Percent), status))
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// WriteReportFile writes a check report to path atomically.
-func WriteReportFile(path string, checks []gate.Check, allowMissing bool) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return WriteReport(w, checks, allowMissing) })
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -10,8 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/plot"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/clobber"
@@ -206,132 +205,82 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 		return nil, exit.With(exit.Usage, err)
 	}
 	warnings = append(warnings, more...)
-	var v *gate.Verdict
-	var tchecks []ThroughputCheck
-	switch {
-	case reqs == nil:
-		v = &gate.Verdict{Tool: Tool, ReferenceName: referenceName}
-	case plainRule(reqs, len(exps), cfg.Margin):
-		// One run against percentile requirements: formats §4 as is.
-		v = Evaluate(reqs, exps[0].Summaries, cfg.Columns...)
-	default:
-		v = EvaluateRuns(reqs, exps, cfg.Margin, cfg.Columns)
-	}
 	if reqs != nil && slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Summaries) > 0 }) {
 		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), latency); err != nil {
 			return nil, exit.With(exit.Usage, err)
 		}
 	}
-	baseline := cfg.Requirements
-	switch {
-	case treqs != nil:
-		tchecks = EvaluateThroughput(treqs, exps, cfg.Margin)
-		checks := make([]gate.Check, len(tchecks))
-		for i, tc := range tchecks {
-			checks[i] = tc.Check
+	if treqs == nil && slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Throughputs) > 0 }) {
+		warnings = append(warnings, "the experiments hold throughput summaries (throughput_<type>.csv) that were not checked: give --throughput-requirements")
+	}
+	// Latency, then throughput: each kind's checks, its family step, its
+	// reports and plots. The latency reports are written even when only
+	// throughput is checked (kind.perSummary).
+	parts := []struct {
+		k       *kind
+		file    string
+		reqs    []requirements.KeyedRow
+		columns []result.Metric
+		checks  []rowCheck
+	}{{k: latencyKind, file: cfg.Requirements, reqs: reqs, columns: cfg.Columns}, {k: throughputKind, file: cfg.ThroughputRequirements, reqs: treqs}}
+	v := &gate.Verdict{Tool: Tool, ReferenceName: referenceName, Subject: subject, AllowMissing: cfg.AllowMissing}
+	var baselines, modes []string
+	for i, p := range parts {
+		if p.reqs == nil {
+			continue
 		}
-		mode := "throughput " + ModeText(nil, len(exps), cfg.Margin)
-		if requirements.Statistical(treqs) {
-			st := treqs[0].Stat
-			mode = fmt.Sprintf("throughput: statistical requirements (%s, %.3g%% per check, family-wise %.3g%% with the latency requirements derived with them)",
-				st.Method, 100*st.CheckLevel, 100*st.FalseFail)
-			if v.FalseFail == 0 {
-				v.FalseFail = st.FalseFail
-			}
+		parts[i].checks = p.k.judge(p.reqs, exps, p.columns, cfg.Margin)
+		checks := gates(parts[i].checks)
+		if st := p.reqs[0].Stat; st != nil {
+			v.FalseFail = cmp.Or(v.FalseFail, st.FalseFail)
 			checks = bonferroni(checks, st)
 		}
 		v.Add(checks...)
-		if v.Mode != "" {
-			v.Mode += "; " + mode
-		} else {
-			v.Mode = mode
-		}
-		if baseline != "" {
-			baseline += ", " + cfg.ThroughputRequirements
-		} else {
-			baseline = cfg.ThroughputRequirements
-		}
-	case slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Throughputs) > 0 }):
-		warnings = append(warnings, "the experiments hold throughput summaries (throughput_<type>.csv) that were not checked: give --throughput-requirements")
+		modes = append(modes, p.k.mode(p.reqs, len(exps), cfg.Margin))
+		baselines = append(baselines, p.file)
 	}
-	v.Subject, v.Baseline, v.AllowMissing = subject, baseline, cfg.AllowMissing
+	v.Mode, v.Baseline = strings.Join(slices.DeleteFunc(modes, func(m string) bool { return m == "" }), "; "), strings.Join(baselines, ", ")
 	for _, w := range warnings {
 		v.Warn(w)
 	}
 	v.Finish()
-	sums := summariesOf(exps)
 
 	res := &Result{Verdict: v}
-	byType := map[string][]gate.Check{}
-	for _, c := range v.Checks {
-		byType[c.SubExperiment] = append(byType[c.SubExperiment], c)
-	}
-	if reportDir != "" {
-		byTput := map[string][]ThroughputCheck{}
-		var ttypes []string
-		for _, tc := range tchecks {
-			if byTput[tc.Type] == nil {
-				ttypes = append(ttypes, tc.Type)
+	var svgs = map[string][]htmlreport.Plot{}
+	for _, p := range parts {
+		for _, typ := range p.k.reportTypes(exps, p.checks) {
+			if ctx.Err() != nil {
+				return res, exit.With(exit.Interrupted, ctx.Err())
 			}
-			byTput[tc.Type] = append(byTput[tc.Type], tc)
-		}
-		for _, typ := range ttypes {
-			path := filepath.Join(reportDir, ThroughputReportFileName(typ))
-			if err := atomicfile.Write(path, func(w io.Writer) error { return WriteThroughputReport(w, byTput[typ], cfg.AllowMissing) }); err != nil {
+			if reportDir == "" {
+				break
+			}
+			var checks []rowCheck
+			for _, c := range p.checks {
+				if c.Type == typ {
+					checks = append(checks, c)
+				}
+			}
+			path := filepath.Join(reportDir, ReportFileName(p.k.prefix+typ))
+			if err := atomicfile.Write(path, func(w io.Writer) error { return p.k.writeReport(w, checks, cfg.AllowMissing) }); err != nil {
 				return res, err
 			}
 			res.Files = append(res.Files, path)
-		}
-	}
-	var svgs = map[string][]htmlreport.Plot{}
-	// savePlot writes p to path and, for the HTML report, keeps its SVG
-	// under the section key.
-	savePlot := func(p *plot.Plot, path, key string) error {
-		if err := plots.Save(p, path, cfg.Format); err != nil {
-			return err
-		}
-		res.Files = append(res.Files, path)
-		if cfg.HTML == "" {
-			return nil
-		}
-		svg, err := plots.SVG(p)
-		if err != nil {
-			return err
-		}
-		svgs[key] = append(svgs[key], htmlreport.Plot{Title: p.Title.Text, SVG: svg})
-		return nil
-	}
-	for _, s := range sums {
-		if ctx.Err() != nil {
-			return res, exit.With(exit.Interrupted, ctx.Err())
-		}
-		if reportDir == "" {
-			break
-		}
-		path := filepath.Join(reportDir, ReportFileName(s.Type))
-		if err := WriteReportFile(path, byType[s.Type], cfg.AllowMissing); err != nil {
-			return res, err
-		}
-		res.Files = append(res.Files, path)
-		for _, fig := range Figures(s.Type, byType[s.Type]) {
-			if !Checked(cfg.Columns, fig.Metric) {
-				continue
+			for _, fig := range p.k.figures(typ, checks, p.columns) {
+				path := filepath.Join(cfg.PlotsDir, fig.Path+cfg.Format.Ext())
+				if err := plots.Save(fig.Plot, path, cfg.Format); err != nil {
+					return res, err
+				}
+				res.Files = append(res.Files, path)
+				if cfg.HTML == "" {
+					continue
+				}
+				svg, err := plots.SVG(fig.Plot)
+				if err != nil {
+					return res, err
+				}
+				svgs[fig.Label] = append(svgs[fig.Label], htmlreport.Plot{Title: fig.Plot.Title.Text, SVG: svg})
 			}
-			if err := savePlot(fig.Plot, filepath.Join(PlotDir(cfg.PlotsDir, s.Type), PlotFileName(fig.Metric, cfg.Format)), s.Type); err != nil {
-				return res, err
-			}
-		}
-	}
-	for _, fig := range ThroughputFigures(tchecks) {
-		if ctx.Err() != nil {
-			return res, exit.With(exit.Interrupted, ctx.Err())
-		}
-		if reportDir == "" {
-			break
-		}
-		path := filepath.Join(ThroughputPlotDir(cfg.PlotsDir, fig.Type), ThroughputPlotFileName(fig.Load, cfg.Format))
-		if err := savePlot(fig.Plot, path, result.ThroughputLabel(fig.Type, fig.Load)); err != nil {
-			return res, err
 		}
 	}
 	written, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
@@ -420,22 +369,6 @@ func loadRuns(ctx context.Context, cfg Config) (exps []*experiment.Experiment, s
 		warnings = append(warnings, e.Warnings...)
 	}
 	return exps, strings.Join(names, ", "), warnings, nil
-}
-
-// summariesOf returns one summary per sub-experiment, the first run's that
-// has it, for the check reports' per-sub-experiment files.
-func summariesOf(exps []*experiment.Experiment) []experiment.Summary {
-	var sums []experiment.Summary
-	seen := map[string]bool{}
-	for _, e := range exps {
-		for _, s := range e.Summaries {
-			if !seen[s.Type] {
-				seen[s.Type] = true
-				sums = append(sums, s)
-			}
-		}
-	}
-	return sums
 }
 
 // removeReports removes the earlier check reports (checks_<type>.csv) that

@@ -3,77 +3,13 @@ package check
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
-	"github.com/mqgate/mqgate/internal/stats"
 )
-
-// EvaluateRuns checks several candidate runs of one system (or one run
-// against statistical requirements) with requirements.Judge: per
-// sub-experiment, payload and column, the runs' values are judged together
-// against the requirement raised by margin, giving passed, failed or
-// inconclusive (formats §11). Checks come in the order of Evaluate. A check
-// whose requirement is absent, or that one of the runs did not measure, is
-// Missing.
-//
-// columns are the checked columns, a subset of result.RequirementMetrics;
-// all of them when nil.
-func EvaluateRuns(reqs []requirements.KeyedRow, runs []*experiment.Experiment, margin float64, columns []result.Metric) *gate.Verdict {
-	v := evaluate(reqs, runs, columns, margin, false,
-		func(typ string, b int, lacking []string) string {
-			return fmt.Sprintf("required, but %s %s no %d-byte row of %s", names(lacking), hasHave(len(lacking)), b, typ)
-		})
-	v.Mode = ModeText(reqs, len(runs), margin)
-	if requirements.Statistical(reqs) {
-		v.FalseFail = reqs[0].Stat.FalseFail
-		v.Checks = bonferroni(v.Checks, reqs[0].Stat)
-	}
-	return v
-}
-
-// evaluate makes the checks of Evaluate and EvaluateRuns, in their order:
-// the values of every run are judged against a requirement (judgeLimit); a
-// check whose requirement is absent is Missing, and so is one that some
-// runs (lacking) did not measure, as lackingText says.
-func evaluate(reqs []requirements.KeyedRow, runs []*experiment.Experiment, columns []result.Metric, margin float64, plain bool,
-	lackingText func(typ string, b int, lacking []string) string) *gate.Verdict {
-	byType := map[string]map[int]requirements.KeyedRow{}
-	for _, r := range reqs {
-		if byType[r.Type] == nil {
-			byType[r.Type] = map[int]requirements.KeyedRow{}
-		}
-		byType[r.Type][r.Key.Payload] = r
-	}
-	v := &gate.Verdict{Tool: Tool, ReferenceName: referenceName}
-	// Sub-experiments in the order the first run holds them, then those
-	// only later runs hold, then the required ones no run holds, sorted.
-	var types []string
-	seen := map[string]bool{}
-	for _, e := range runs {
-		for _, s := range e.Summaries {
-			if !seen[s.Type] {
-				seen[s.Type] = true
-				types = append(types, s.Type)
-			}
-		}
-	}
-	var absent []string
-	for typ := range byType {
-		if !seen[typ] {
-			absent = append(absent, typ)
-		}
-	}
-	sort.Strings(absent)
-	for _, typ := range append(types, absent...) {
-		v.Add(evaluateSub(typ, byType[typ], runs, columns, margin, plain, lackingText)...)
-	}
-	return v
-}
 
 // bonferroni is the family step of a check against statistical
 // requirements: each check at the level its requirements file fixed,
@@ -83,89 +19,11 @@ func bonferroni(checks []gate.Check, st *requirements.Model) []gate.Check {
 	return gate.Family{Correction: gate.Bonferroni, Alpha: st.FalseFail, Level: st.CheckLevel}.Judge(gate.JudgedAll(checks))
 }
 
-func evaluateSub(typ string, reqs map[int]requirements.KeyedRow, runs []*experiment.Experiment, columns []result.Metric, margin float64, plain bool,
-	lackingText func(typ string, b int, lacking []string) string) []gate.Check {
-	summary := func(e *experiment.Experiment) *experiment.Summary { return e.Summary(typ) }
-	payloadSet := map[int]bool{}
-	for _, e := range runs {
-		if s := summary(e); s != nil {
-			for _, r := range s.Rows {
-				payloadSet[r.Bytes] = true
-			}
-		}
-	}
-	for b := range reqs {
-		payloadSet[b] = true
-	}
-	payloads := make([]int, 0, len(payloadSet))
-	for b := range payloadSet {
-		payloads = append(payloads, b)
-	}
-	sort.Ints(payloads)
-	var checks []gate.Check
-	for _, m := range result.RequirementMetrics {
-		if !Checked(columns, m) {
-			continue
-		}
-		for _, b := range payloads {
-			req, hasReq := reqs[b]
-			values, lacking := runValues(runs, summary, result.Key{Payload: b}, m, func(e *experiment.Experiment) string { return e.Name })
-			switch {
-			case !hasReq && reqs == nil:
-				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), stats.Median(values),
-					fmt.Sprintf("%d B %s: the requirements have no sub-experiment %s", b, m.Name, typ)))
-			case !hasReq:
-				checks = append(checks, gate.MissingCheck(typ, b, m, math.NaN(), stats.Median(values),
-					fmt.Sprintf("%d B %s: the requirements have no row for %s, %d bytes", b, m.Name, typ, b)))
-			case len(lacking) > 0:
-				checks = append(checks, gate.MissingCheck(typ, b, m, req.Limits[m.Name], stats.Median(values),
-					fmt.Sprintf("%d B %s: %s", b, m.Name, lackingText(typ, b, lacking))))
-			default:
-				checks = append(checks, judgeLimit(typ, b, fmt.Sprintf("%d B %s", b, m.Name), req.Limit(m), values, margin, plain))
-			}
-		}
-	}
-	return checks
-}
-
-// runValues returns metric m of the row with key k of every run's table,
-// and the names of the runs that lack the row.
-func runValues[R result.Row](runs []*experiment.Experiment, table func(*experiment.Experiment) *experiment.Table[R], k result.Key,
-	m result.Metric, name func(*experiment.Experiment) string) (values []float64, lacking []string) {
-	for _, e := range runs {
-		var row *R
-		if t := table(e); t != nil {
-			row = t.At(k)
-		}
-		if row == nil {
-			lacking = append(lacking, name(e))
-			continue
-		}
-		v, _ := (*row).Value(m)
-		values = append(values, v)
-	}
-	return values, lacking
-}
-
 // plainRule reports whether runs runs are checked against reqs by the
 // plain rule of formats §4: one run against percentile requirements, no
 // margin.
 func plainRule(reqs []requirements.KeyedRow, runs int, margin float64) bool {
 	return runs == 1 && !requirements.Statistical(reqs) && margin == 0
-}
-
-// judgeLimit judges the values of the runs against limit l: by the plain
-// rule (gate.Evaluate) when plain, else with requirements.Judge
-// (judgedCheck).
-func judgeLimit(sub string, payload int, what string, l requirements.Limit, values []float64, margin float64, plain bool) gate.Check {
-	if !plain {
-		return judgedCheck(sub, payload, what, l, values, margin)
-	}
-	c := gate.Evaluate(sub, payload, l.Metric, referenceName, l.Value, 0, values[0])
-	if l.Metric.Better == result.HigherIsBetter {
-		c.Message += " [higher is better]"
-	}
-	return c
 }
 
 // judgedCheck judges the values of the runs against requirement limit l
@@ -234,9 +92,9 @@ func statsOf(j requirements.Judgement, l requirements.Limit, n int) *gate.Stats 
 	}
 }
 
-// ModeText states how a check judged, for every report (the verdict's
+// modeText states how a check judged, for every report (the verdict's
 // Mode): the requirements' mode, the runs and the margin.
-func ModeText(reqs []requirements.KeyedRow, runs int, margin float64) string {
+func modeText(reqs []requirements.KeyedRow, runs int, margin float64) string {
 	var b strings.Builder
 	if requirements.Statistical(reqs) {
 		st := reqs[0].Stat
@@ -256,7 +114,12 @@ func ModeText(reqs []requirements.KeyedRow, runs int, margin float64) string {
 	return b.String()
 }
 
-func names(xs []string) string {
+// names names runs for a message.
+func names(runs []*experiment.Experiment) string {
+	xs := make([]string, len(runs))
+	for i, e := range runs {
+		xs[i] = e.Name
+	}
 	if len(xs) <= 3 {
 		return "run " + strings.Join(xs, ", ")
 	}
@@ -270,8 +133,8 @@ func hasHave(n int) string {
 	return "have"
 }
 
-// Checked reports whether m is among columns (nil: every column).
-func Checked(columns []result.Metric, m result.Metric) bool {
+// checked reports whether m is among columns (nil: every column).
+func checked(columns []result.Metric, m result.Metric) bool {
 	if columns == nil {
 		return true
 	}

@@ -20,25 +20,24 @@ func TestThroughputFigures(t *testing.T) {
 	win := result.Key{Mode: result.ModeWindow}
 	rate := result.Key{Mode: result.ModeRate, Offered: 5000}
 	at := func(k result.Key, payload int) result.Key { k.Payload = payload; return k }
-	tc := func(typ string, k result.Key, req, value float64) ThroughputCheck {
+	tc := func(typ string, k result.Key, req, value float64) rowCheck {
 		c := gate.Evaluate(result.ThroughputLabel(typ, k), k.Payload, result.MessageRate, referenceName, req, 0, value)
-		return ThroughputCheck{Type: typ, Key: k, Check: c}
+		return rowCheck{Type: typ, Key: k, Check: c}
 	}
-	figs := ThroughputFigures([]ThroughputCheck{
+	checks := []rowCheck{
 		tc("nats_reliable", at(win, 1024), 500, 400),
 		tc("nats_reliable", at(rate, 16), 900, 950),
 		tc("nats_reliable", at(win, 16), 1000, 1100),
 		tc("mqtt_best_effort", at(win, 16), 10, 9),
-	})
-	if len(figs) != 3 || figs[0].Type != "nats_reliable" || figs[0].Load != win || figs[1].Load != rate || figs[2].Type != "mqtt_best_effort" {
+	}
+	figs := append(throughputKind.figures("nats_reliable", checks, nil), throughputKind.figures("mqtt_best_effort", checks, nil)...)
+	if len(figs) != 3 || figs[0].Path != "throughput_nats_reliable/check_window" || figs[0].Label != "throughput_nats_reliable (window)" ||
+		figs[1].Path != "throughput_nats_reliable/check_rate_5000_msgs" || figs[2].Path != "throughput_mqtt_best_effort/check_window" {
 		t.Fatalf("figures %+v", figs)
 	}
 	p := figs[0].Plot
 	if !strings.Contains(p.Title.Text, "higher is better") || !strings.Contains(p.Y.Label.Text, "msg/s") || !strings.Contains(p.Y.Label.Text, "higher is better") {
 		t.Errorf("title %q, y axis %q", p.Title.Text, p.Y.Label.Text)
-	}
-	if got := ThroughputPlotFileName(rate, plots.FormatPNG); got != "check_rate_5000_msgs.png" {
-		t.Errorf("file name %s", got)
 	}
 	b, err := plots.SVG(p)
 	if err != nil {

@@ -119,7 +119,7 @@ func TestThroughputReports(t *testing.T) {
 	}
 	// The throughput check plots: one per offered load, in the HTML too.
 	for _, name := range []string{"check_window.svg", "check_rate_5000_msgs.svg"} {
-		path := filepath.Join(check.ThroughputPlotDir(experiment.PlotsDir(dirs[0]), "intraprocess_best_effort"), name)
+		path := filepath.Join(experiment.PlotsDir(dirs[0]), "throughput_intraprocess_best_effort", name)
 		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 			t.Errorf("throughput check plot %s: %v", name, err)
 		}
@@ -174,7 +174,7 @@ func TestThroughputCheckMismatch(t *testing.T) {
 		!strings.Contains(stdout, "16 B rate 6000 msg/s: no throughput requirement for it") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	report, err := os.ReadFile(filepath.Join(dirs[0], check.ThroughputReportFileName("intraprocess_best_effort")))
+	report, err := os.ReadFile(filepath.Join(dirs[0], check.ReportFileName("throughput_intraprocess_best_effort")))
 	if err != nil {
 		t.Fatal(err)
 	}
