@@ -3,5 +3,8 @@
 // topology of deploy/compose, the way docs/deploy.md tells users to. They
 // need a reachable Docker daemon (and docker-compose for the topology):
 // without one they skip, naming it, and fail under CI=true
-// (internal/testenv).
+// (internal/testenv). The Kubernetes manifests of deploy/kubernetes need
+// neither Docker nor a cluster: their tests decode them strictly with the
+// Kubernetes API types and have run, nats-server and the Zenoh helper
+// parse every command line and MQ_* variable in them.
 package deploy
