@@ -50,3 +50,36 @@ func Scan(x []float64, minSegment int) [][]float64 {
 	newScanner(len(x)).scan(x, minSegment, func(tau, kappa int, v float64) { q[kappa][tau] = v })
 	return q
 }
+
+// scan calls f(tau, kappa, Q(v[:tau], v[tau:kappa])) for every admissible
+// split, kappa ascending, then tau ascending. Adding v[κ] to every suffix
+// v[t:κ] adds Σ_{t≤i<κ}|v_κ − v_i|, a running sum from i = κ−1 down, so
+// all within-sums cost O(L²) together; the cross sum of v[:τ] and v[τ:κ] is
+// the within-sum of v[:κ] less those of both parts.
+func (s *scanner) scan(v []float64, m int, f func(tau, kappa int, q float64)) {
+	L := len(v)
+	w, pre := s.within[:L+1], s.prefix[:L+1]
+	clear(w)
+	pre[0] = 0
+	for k := 0; k < L; k++ {
+		x := v[k]
+		acc := 0.0
+		for i := k - 1; i >= 0; i-- {
+			acc += math.Abs(x - v[i])
+			w[i] += acc
+		}
+		pre[k+1] = w[0]
+		kappa := k + 1
+		if kappa < 2*m {
+			continue
+		}
+		total := pre[kappa]
+		fk := float64(kappa)
+		for tau := m; tau <= kappa-m; tau++ {
+			wx, wy := pre[tau], w[tau]
+			n, mm := float64(tau), float64(kappa-tau)
+			cross := total - wx - wy
+			f(tau, kappa, (2*cross-2*mm*wx/(n-1)-2*n*wy/(mm-1))/fk)
+		}
+	}
+}
