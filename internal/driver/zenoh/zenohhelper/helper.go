@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,27 +77,6 @@ func Find() (string, error) {
 	}
 	tried = append(tried, BinaryName+" on PATH")
 	return "", fmt.Errorf("%w (tried %s); build it with `make zenoh` (needs cargo) or set %s", ErrNotFound, strings.Join(tried, ", "), EnvHelper)
-}
-
-// Build builds the helper under root with `cargo build --release --locked`
-// (cargo reuses what it built before, so a second call takes a second) and
-// returns the binary's path. Cargo's progress goes to progress.
-func Build(ctx context.Context, root string, progress io.Writer) (string, error) {
-	cargo, err := exec.LookPath("cargo")
-	if err != nil {
-		return "", fmt.Errorf("building %s needs cargo: %w", BinaryName, err)
-	}
-	cmd := exec.CommandContext(ctx, cargo, "build", "--release", "--locked")
-	cmd.Dir = filepath.Join(root, CrateDir)
-	cmd.Stdout, cmd.Stderr = progress, progress
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("cargo build --release --locked in %s: %w", cmd.Dir, err)
-	}
-	p := BuiltPath(root)
-	if !isExecutable(p) {
-		return "", fmt.Errorf("cargo built %s but %s is not there", CrateDir, p)
-	}
-	return p, nil
 }
 
 // Version returns what `bin --version` prints, e.g.

@@ -2,6 +2,8 @@ package zenohhelper
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,4 +215,29 @@ func FuzzReadSummary(f *testing.F) {
 			t.Fatalf("second write differs:\n%s\n%s", first, w2.Bytes())
 		}
 	})
+}
+
+// WriteSummary writes s as the helper does: JSON indented by two spaces,
+// then a newline, so that a file read and written again is unchanged.
+func WriteSummary(w io.Writer, s Summary) error {
+	if s.Payloads == nil {
+		s.Payloads = []PayloadCounts{}
+	}
+	if s.Links == nil {
+		s.Links = []string{}
+	}
+	for i := range s.Payloads {
+		if s.Payloads[i].Publishers == nil {
+			s.Payloads[i].Publishers = []PublisherCounts{}
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the helper writes <, > and & as they are
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }
