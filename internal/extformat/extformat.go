@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -82,16 +81,6 @@ func Check(format string, opts Options) error {
 		return nil
 	}
 	return fmt.Errorf("latency %q: expected %s, %s or %s", opts.Latency, meta.LatencyRTT, meta.LatencyHalfRTT, meta.LatencyOneWay)
-}
-
-// ReadFile reads the file at path in format.
-func ReadFile(format, path string, opts Options) (Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Result{}, err
-	}
-	defer f.Close()
-	return Read(format, f, path, opts)
 }
 
 // Read reads r, named name in errors, in format.

@@ -2,6 +2,7 @@ package extformat
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,4 +209,14 @@ func TestConvert(t *testing.T) {
 			t.Errorf("Convert(%v, %s, %s) = %v, %v; want %v, %v", c.v, c.from, c.to, got, ok, c.want, c.ok)
 		}
 	}
+}
+
+// ReadFile reads the file at path in format.
+func ReadFile(format, path string, opts Options) (Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Result{}, err
+	}
+	defer f.Close()
+	return Read(format, f, path, opts)
 }
