@@ -19,8 +19,7 @@
 //     monotonic clock.
 //   - Schedule and Wait (pacer.go): one publisher's open-loop scheduler,
 //     period 1e9/rate ns; a publisher more than one period behind skips
-//     forward to the latest slot due and counts the slots skipped. Pacer is
-//     the same rate as an engine.Pacer (meta.json's mode).
+//     forward to the latest slot due and counts the slots skipped.
 //   - Recorder and Shard: an HDR histogram (hdrhistogram-go, up to 10 s, 3
 //     significant digits) that any number of subscriber goroutines record
 //     into, each through its own Shard; Snapshot merges the whole period,

@@ -76,27 +76,12 @@ func Wait(t time.Time, stop func() bool) {
 	}
 }
 
-// Pacer is the engine's view of a rate (engine.Pacer): meta.json's mode.
-type Pacer struct {
-	// Rate is messages per second per publisher; 0 is unpaced.
-	Rate float64
-}
-
-// Pace returns how long to wait before message n, elapsed after the first
-// was due.
-func (p Pacer) Pace(elapsed time.Duration, n uint64) time.Duration {
-	if p.Rate <= 0 {
-		return 0
-	}
-	due := time.Duration(float64(n) * 1e9 / p.Rate)
-	return max(0, due-elapsed)
-}
-
-// Name describes the pacing: "open-loop 1000/s per publisher" or
-// "unpaced".
-func (p Pacer) Name() string {
-	if p.Rate <= 0 {
+// pacingName describes the pacing of rate messages per second per
+// publisher (0 is unpaced) in meta.json's mode and summary.json:
+// "open-loop 1000/s per publisher" or "unpaced (as fast as ...)".
+func pacingName(rate float64) string {
+	if rate <= 0 {
 		return "unpaced (as fast as the publisher sends)"
 	}
-	return fmt.Sprintf("open-loop %g/s per publisher", p.Rate)
+	return fmt.Sprintf("open-loop %g/s per publisher", rate)
 }

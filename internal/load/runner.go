@@ -67,7 +67,7 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 		m.Start = time.Now().UTC()
 	}
 	m.Latency = meta.LatencyOneWay
-	m.Mode = fmt.Sprintf("one-way %s, %s", Pacer{Rate: cfg.Rate}.Name(), cfg.Topology)
+	m.Mode = fmt.Sprintf("one-way %s, %s", pacingName(cfg.Rate), cfg.Topology)
 	m.Clock = ClockName
 	metaPath, finish, err := StartMeta(r.Dir, m)
 	if err != nil {
@@ -129,7 +129,7 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 	var rows []Snapshot
 	sum := Summary{Format: SummaryFormat, SubExperiment: s.Type, Transport: s.Transport, Completed: runErr == nil,
 		Parameters: Parameters{Scenario: cfg.Topology.Scenario, Publishers: cfg.Topology.Publishers, Subscribers: cfg.Topology.Subscribers,
-			Topics: cfg.Topology.Topics, Rate: cfg.Rate, Pacing: Pacer{Rate: cfg.Rate}.Name(), DurationS: cfg.Duration.Seconds(),
+			Topics: cfg.Topology.Topics, Rate: cfg.Rate, Pacing: pacingName(cfg.Rate), DurationS: cfg.Duration.Seconds(),
 			WarmupS: cfg.Warmup.Seconds(), DrainS: cfg.Drain.Seconds(), IntervalS: cfg.Interval.Seconds(), RunID: cfg.RunID,
 			Padding: cfg.Padding, PaddingSeed: cfg.PaddingSeed,
 			Latency: meta.LatencyOneWay, Clock: ClockName, Payloads: cfg.Payloads}}
