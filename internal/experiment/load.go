@@ -235,7 +235,7 @@ func load(dir string, files, tputs, bursts []File) (*Experiment, error) {
 		if err := checkFresh(dir, f); err != nil {
 			return nil, err
 		}
-		rows, err := readSummary(f.Path)
+		rows, err := result.ReadSummaryFile(f.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -339,19 +339,6 @@ func (e *Experiment) readMeta() error {
 	e.Start, e.StartFrom = m.Start, meta.FileName
 	e.Version, e.Commit = m.System.Version, m.System.Commit
 	return nil
-}
-
-// readSummary reads the summary file at path, a regular file.
-func readSummary(path string) ([]result.SummaryRow, error) {
-	f, err := fileerr.OpenRegular(path, "a summary")
-	if _, ok := fileerr.As(err); ok {
-		return nil, err
-	}
-	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", fileerr.Cause(err))
-	}
-	defer f.Close()
-	return result.ReadSummary(f, path)
 }
 
 // readMetaFile reads the meta.json at path, a regular file.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -162,9 +161,12 @@ func WriteSummaryFileMode(path string, perm fs.FileMode, rows []SummaryRow) erro
 	return atomicfile.WriteMode(path, perm, func(w io.Writer) error { return WriteSummary(w, rows) })
 }
 
-// ReadSummaryFile reads the summary file at path.
+// ReadSummaryFile reads the summary file at path, a regular file.
 func ReadSummaryFile(path string) ([]SummaryRow, error) {
-	f, err := os.Open(path)
+	f, err := fileerr.OpenRegular(path, "a summary")
+	if _, ok := fileerr.As(err); ok {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", fileerr.Cause(err))
 	}
