@@ -32,7 +32,6 @@ type Metrics struct {
 	win   *hdrhistogram.Histogram // latencies, or times to first reply
 	last  *hdrhistogram.Histogram // times to last reply
 	cur   Snapshot
-	total Snapshot
 	start time.Time
 
 	csv      *bufio.Writer
@@ -181,10 +180,6 @@ func (m *Metrics) registerProm(s Settings) {
 // Ready makes /health answer "ok": the role takes part.
 func (m *Metrics) Ready() { m.ready.Store(true) }
 
-// PromAddr is the address the Prometheus endpoint listens at, "" without
-// one.
-func (m *Metrics) PromAddr() string { return m.promAddr }
-
 func (m *Metrics) tick(every time.Duration) {
 	defer close(m.done)
 	t := time.NewTicker(every)
@@ -271,7 +266,6 @@ func (m *Metrics) Timeout() { m.Count(Snapshot{Timeouts: 1}, nil, nil) }
 func (m *Metrics) Count(c Snapshot, latencies, lasts []int64) {
 	m.mu.Lock()
 	m.cur.add(c)
-	m.total.add(c)
 	for _, ns := range latencies {
 		m.win.RecordValue(max(ns, 1))
 	}
@@ -292,13 +286,6 @@ func (m *Metrics) Count(c Snapshot, latencies, lasts []int64) {
 			m.pLat.Observe(float64(ns) / 1e9)
 		}
 	}
-}
-
-// Total returns the counts of the whole run.
-func (m *Metrics) Total() Snapshot {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.total
 }
 
 // Close writes the last window and stops the endpoint.

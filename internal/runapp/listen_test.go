@@ -2,8 +2,10 @@ package runapp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -46,6 +48,24 @@ func wantLoopback(t *testing.T, what, addr string) {
 	}
 }
 
+// rolesPromAddr starts a role's metrics with s and returns the address of
+// their Prometheus endpoint, as the role logs it.
+func rolesPromAddr(t *testing.T, s roles.Settings) string {
+	t.Helper()
+	var log bytes.Buffer
+	s.Log = slog.New(slog.NewTextHandler(&log, nil))
+	m, err := roles.NewMetrics(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	u := regexp.MustCompile(`url=http://(\S+)/metrics`).FindStringSubmatch(log.String())
+	if u == nil {
+		t.Fatalf("the role logged no Prometheus URL:\n%s", log.String())
+	}
+	return u[1]
+}
+
 // TestListenersBindLoopback starts every kind of listener the project
 // opens with its default address (grep Listen, ListenPacket and
 // ListenAndServe in internal) and checks that each binds loopback only:
@@ -65,22 +85,13 @@ func TestListenersBindLoopback(t *testing.T) {
 		wantLoopback(t, "run load --prom-port", m[1])
 	}
 
-	// The roles' --prom-port.
-	rm, err := roles.NewMetrics(roles.Settings{Role: roles.RolePub, PromPort: freePort(t), AggWindow: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantLoopback(t, "the roles' --prom-port", rm.PromAddr())
-	rm.Close()
+	// The roles' --prom-port: the address logged.
+	wantLoopback(t, "the roles' --prom-port", rolesPromAddr(t, roles.Settings{Role: roles.RolePub, PromPort: freePort(t), AggWindow: time.Second}))
 	// --prom-addr exposes them where it says.
-	rm, err = roles.NewMetrics(roles.Settings{Role: roles.RolePub, PromAddr: "0.0.0.0:0", AggWindow: time.Second})
-	if err != nil {
-		t.Fatal(err)
+	a := rolesPromAddr(t, roles.Settings{Role: roles.RolePub, PromAddr: "0.0.0.0:0", AggWindow: time.Second})
+	if h, _, _ := net.SplitHostPort(a); !net.ParseIP(h).IsUnspecified() {
+		t.Errorf("--prom-addr 0.0.0.0:0 listens at %s", a)
 	}
-	if h, _, _ := net.SplitHostPort(rm.PromAddr()); !net.ParseIP(h).IsUnspecified() {
-		t.Errorf("--prom-addr 0.0.0.0:0 listens at %s", rm.PromAddr())
-	}
-	rm.Close()
 
 	// run echo without --listen, every socket transport.
 	echo, _, err := secure.GenerateFiles(t.TempDir())
