@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/goldenfile"
+	"github.com/mqgate/mqgate/internal/meta/metatest"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
@@ -96,7 +96,7 @@ func TestSpecFields(t *testing.T) {
 	if err := Encode(&buf, sample()); err != nil {
 		t.Fatal(err)
 	}
-	missing, err := MissingFields(buf.Bytes())
+	missing, err := metatest.MissingFields(buf.Bytes())
 	if err != nil || len(missing) != 0 {
 		t.Errorf("missing %v (%v)", missing, err)
 	}
@@ -106,26 +106,6 @@ func TestSpecFields(t *testing.T) {
 	}
 	if s, _ := doc["start"].(string); s != "2025-03-04T05:06:07.00000089Z" {
 		t.Errorf("start = %q, want RFC 3339 UTC", s)
-	}
-}
-
-func TestMissingFields(t *testing.T) {
-	tests := []struct {
-		doc, want string
-	}{
-		{`{"subexperiments": []}`, "subexperiments.*.type"},
-		{`{"subexperiments": [{"type": "a", "payloads": [{"bytes": 16}]}]}`, "subexperiments.*.payloads.*.lost"},
-		{`{"host": {"os": "linux"}}`, "host.kernel"},
-		{`{"tool": {}}`, "tool.version"},
-	}
-	for _, tt := range tests {
-		missing, err := MissingFields([]byte(tt.doc))
-		if err != nil || !slices.Contains(missing, tt.want) {
-			t.Errorf("MissingFields(%s) = %v, %v; want it to include %s", tt.doc, missing, err, tt.want)
-		}
-	}
-	if _, err := MissingFields([]byte("{")); err == nil {
-		t.Error("MissingFields accepted broken JSON")
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/meta/metatest"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/roles"
 	"github.com/mqgate/mqgate/internal/stats"
@@ -236,7 +237,7 @@ func TestPubSub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if missing, _ := meta.MissingFields(doc); len(missing) > 0 {
+	if missing, _ := metatest.MissingFields(doc); len(missing) > 0 {
 		t.Errorf("meta.json lacks %v", missing)
 	}
 	m, _ := meta.ReadFile(filepath.Join(dir, meta.FileName))

@@ -28,6 +28,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/meta/metatest"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/mqgate/mqgate/internal/stats"
@@ -128,7 +129,7 @@ func TestAllSubExperiments(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, _ := os.ReadFile(filepath.Join(dir, meta.FileName))
-	if missing, err := meta.MissingFields(doc); err != nil || len(missing) > 0 {
+	if missing, err := metatest.MissingFields(doc); err != nil || len(missing) > 0 {
 		t.Errorf("meta.json lacks formats §6 fields %v (%v)", missing, err)
 	}
 	if !m.Completed || m.System.Version != "1.2.3" || m.System.Commit != "abcdef" || m.Host.CPUModel == "" ||

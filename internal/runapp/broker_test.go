@@ -19,6 +19,7 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/meta/metatest"
 )
 
 // The broker tests use the hub (internal/driver/drivertest/hub), a small
@@ -37,7 +38,7 @@ func readMeta(t *testing.T, dir string) (*meta.Meta, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if missing, err := meta.MissingFields(doc); err != nil || len(missing) > 0 {
+	if missing, err := metatest.MissingFields(doc); err != nil || len(missing) > 0 {
 		t.Errorf("meta.json lacks formats §6 fields %v (%v)", missing, err)
 	}
 	return m, string(doc)

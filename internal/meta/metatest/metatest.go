@@ -1,4 +1,7 @@
-package meta
+// Package metatest checks, for tests, that a meta.json carries every field
+// formats §6 asks for: meta's own round trip and every meta.json run writes
+// are held against RequiredFields.
+package metatest
 
 import (
 	"encoding/json"
