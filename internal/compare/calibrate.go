@@ -12,7 +12,6 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/numflag"
-	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -41,29 +40,7 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 	for _, e := range exps {
 		pool.RunNames = append(pool.RunNames, e.Name)
 	}
-	var errs []error
-	for _, s := range exps[0].Summaries {
-		runs, err := runsOf(exps, s.Type, "unchanged")
-		if err == nil {
-			err = samePayloadsAll(runs, nil)
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		poolChecks(&pool, runs, origins(&s, cfg.metrics(), false), cfg)
-	}
-	for _, t := range exps[0].Throughputs {
-		runs, err := throughputRunsOf(exps, t.Type, "unchanged")
-		if err == nil {
-			err = sameThroughputRows(runs, nil)
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		poolChecks(&pool, runs, origins(&t, []result.Metric{pairing.ThroughputMetric}, true), cfg)
-	}
+	errs := append(latencyKind.pool(&pool, exps, cfg), throughputKind.pool(&pool, exps, cfg)...)
 	for _, e := range exps[1:] {
 		for _, t := range e.Throughputs {
 			if exps[0].Throughput(t.Type) == nil {
@@ -77,14 +54,6 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 		}
 	}
 	return pool, errors.Join(errs...)
-}
-
-// poolChecks adds to pool a check per origin, its values those of runs.
-func poolChecks[R result.Row](pool *calibrate.Pool, runs []*experiment.Table[R], os []pairing.Origin, cfg Config) {
-	for _, o := range os {
-		pool.Keys = append(pool.Keys, calibrate.Key{SubExperiment: checkSub(o), Payload: o.Key.Payload, Metric: o.Metric, Threshold: cfg.ThresholdOf(o.Metric)})
-		pool.Values = append(pool.Values, values(runs, o.Key, o.Metric))
-	}
 }
 
 // calibrateOptions reads the --calibrate flags, checked against their

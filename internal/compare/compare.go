@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -171,8 +170,9 @@ const referenceName = "reference"
 // side has one run and the other several, when a run is incomplete and cfg
 // does not allow it, when the runs measure latency differently, when a
 // sub-experiment of the target has no reference, when a sub-experiment is in
-// some runs of a side but not all, or when payloads differ between runs;
-// the error names every such sub-experiment and payload.
+// some runs of a side but not all, or when payloads (throughput: rows)
+// differ between runs; the error names every such sub-experiment and
+// payload.
 func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -231,48 +231,22 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	if w, ok := hostWarning(references, targets); ok {
 		res.Warnings = append(res.Warnings, w)
 	}
-	types := map[string]bool{}
-	for _, e := range all {
-		for _, s := range e.Summaries {
-			types[s.Type] = true
-		}
-	}
-	for _, typ := range slices.Sorted(maps.Keys(types)) {
-		refRuns, err := runsOf(references, typ, "reference")
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		tgtRuns, err := runsOf(targets, typ, "results")
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if refRuns == nil {
-			continue // reported above: no reference
-		}
-		sr := SubResult{Sub: Sub[result.SummaryRow]{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns}}
-		perr := samePayloadsAll(refRuns, tgtRuns)
-		if perr != nil {
-			errs = append(errs, perr)
-			continue
-		}
-		if mode == gate.ModeSingleRun {
-			sr.Reference = refRuns[0]
-			if tgtRuns != nil {
-				sr.Target = tgtRuns[0]
-			}
-		} else {
-			sr.Reference = medianSummary(refRuns)
+	errs = append(errs, latencyKind.match(references, targets, func(string, []*experiment.Summary) error { return nil }, // said above
+		func(refRuns, tgtRuns []*experiment.Summary) {
+			sr := SubResult{Sub: Sub[result.SummaryRow]{Type: refRuns[0].Type, ReferenceRuns: refRuns, TargetRuns: tgtRuns},
+				Reference: medianSummary(refRuns)}
 			if tgtRuns != nil {
 				sr.Target = medianSummary(tgtRuns)
 			}
-		}
-		res.Subs = append(res.Subs, sr)
-	}
-	if err := res.compareThroughputs(); err != nil {
-		errs = append(errs, err)
-	}
+			res.Subs = append(res.Subs, sr)
+		})...)
+	errs = append(errs, throughputKind.match(references, targets, func(typ string, tgtRuns []*experiment.Throughput) error {
+		return fileerr.New(tgtRuns[0].Path, 0, "", "throughput of sub-experiment %q has no reference: expected %s in %s",
+			typ, experiment.ThroughputFileName(typ), references[0].Dir)
+	}, func(refRuns, tgtRuns []*experiment.Throughput) {
+		res.Throughputs = append(res.Throughputs, ThroughputResult{Sub: Sub[result.ThroughputRow]{Type: refRuns[0].Type,
+			ReferenceRuns: refRuns, TargetRuns: tgtRuns}, Keys: refRuns[0].Keys()})
+	})...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -291,32 +265,6 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	return res, nil
 }
 
-// runsOf returns sub-experiment typ of every run of one side, nil when no
-// run has it, and an error when some have it and others do not.
-func runsOf(exps []*experiment.Experiment, typ, side string) ([]*experiment.Summary, error) {
-	return sideRuns(exps, typ, side, (*experiment.Experiment).Summary, fmt.Sprintf("sub-experiment %q", typ))
-}
-
-// sideRuns returns get(e, typ) of every run e of one side, nil when no run
-// has it, and an error when some have it and others do not; what names it
-// in the error.
-func sideRuns[T any](exps []*experiment.Experiment, typ, side string, get func(*experiment.Experiment, string) *T, what string) ([]*T, error) {
-	var have []*T
-	var lacking []string
-	for _, e := range exps {
-		if s := get(e, typ); s != nil {
-			have = append(have, s)
-		} else {
-			lacking = append(lacking, e.Dir)
-		}
-	}
-	if len(have) > 0 && len(lacking) > 0 {
-		return nil, fileerr.New(lacking[0], 0, "", "%s is in %d %s runs but missing from %d (%s): every run of a side must measure the same sub-experiments",
-			what, len(have), side, len(lacking), strings.Join(lacking, ", "))
-	}
-	return have, nil
-}
-
 // samePayloadsAll checks that every run of both sides measured the payloads
 // of the first reference run.
 func samePayloadsAll(refRuns, tgtRuns []*experiment.Summary) error {
@@ -330,8 +278,12 @@ func samePayloadsAll(refRuns, tgtRuns []*experiment.Summary) error {
 }
 
 // medianSummary is, per payload of the first run, the median of each column
-// over the runs: what the plots and tables of a statistical comparison show.
+// over the runs (the run itself when there is one): what the plots and
+// tables of a comparison show.
 func medianSummary(runs []*experiment.Summary) *experiment.Summary {
+	if len(runs) == 1 {
+		return runs[0]
+	}
 	out := &experiment.Summary{Type: runs[0].Type, Path: runs[0].Path}
 	for _, r := range runs[0].Rows {
 		m := result.SummaryRow{Bytes: r.Bytes, Summary: result.Summary{Samples: r.Samples}}
@@ -371,11 +323,11 @@ func (r *Result) judge() {
 // check's origin, its series and its setter.
 func (r *Result) slots(add func(o pairing.Origin, se gate.Series, set func(gate.Check))) {
 	for i := range r.Subs {
-		r.Subs[i].slots(r, origins(r.Subs[i].ReferenceRuns[0], r.Config.metrics(), false), nil, add)
+		r.Subs[i].slots(r, latencyKind.origins(r.Subs[i].ReferenceRuns[0], r.Config), nil, add)
 	}
 	for i := range r.Throughputs {
 		t := &r.Throughputs[i]
-		t.slots(r, origins(t.ReferenceRuns[0], []result.Metric{pairing.ThroughputMetric}, true), t.describe, add)
+		t.slots(r, throughputKind.origins(t.ReferenceRuns[0], r.Config), t.describe, add)
 	}
 }
 
@@ -399,18 +351,6 @@ func (s *Sub[R]) slots(r *Result, os []pairing.Origin, describe func(gate.Check,
 			s.Checks[j] = c
 		})
 	}
-}
-
-// origins lists the checks of a sub-experiment whose first reference run
-// is t: metric by metric, each over t's rows.
-func origins[R result.Row](t *experiment.Table[R], metrics []result.Metric, throughput bool) []pairing.Origin {
-	var os []pairing.Origin
-	for _, m := range metrics {
-		for _, k := range t.Keys() {
-			os = append(os, pairing.Origin{SubExperiment: t.Type, Key: k, Metric: m, Throughput: throughput})
-		}
-	}
-	return os
 }
 
 // missingCheck is the check of origin o, whose sub-experiment is missing

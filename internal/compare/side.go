@@ -68,7 +68,7 @@ func inconclusiveSummary(v *gate.Verdict) string {
 		switch {
 		case !c.Stats.Gateable:
 			ungateable++
-			if !containsString(cols, c.Metric.Name) {
+			if !slices.Contains(cols, c.Metric.Name) {
 				cols = append(cols, c.Metric.Name)
 			}
 		case c.Stats.MoreRuns < 0:
@@ -99,13 +99,4 @@ func inconclusiveSummary(v *gate.Verdict) string {
 		msg += "; " + strings.Join(parts, "; ")
 	}
 	return msg
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

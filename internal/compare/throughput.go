@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -19,8 +18,11 @@ import (
 )
 
 // ThroughputResult is the comparison of one sub-experiment's throughput
-// summaries (throughput_<type>.csv, formats §9); its Checks hold one check
-// per key, in Keys order.
+// summaries (throughput_<type>.csv, formats §9), matched row by row on
+// (payload, mode, offered rate) and judged on the Median [msg/s]
+// (result.MessageRate, higher is better; the Mb/s columns are the same
+// numbers times payload × 8 / 10⁶, reported only); its Checks hold one
+// check per key, in Keys order.
 type ThroughputResult struct {
 	Sub[result.ThroughputRow]
 	// Keys are the rows compared, in the first reference run's order.
@@ -32,48 +34,6 @@ func (t *ThroughputResult) writeTo(r *Result, w io.Writer) error {
 	return t.writeCSV(r, w, strings.Split(result.ThroughputHeader, ","))
 }
 func (t *ThroughputResult) figures(r *Result) []Figure { return r.ThroughputFigures(t) }
-
-// compareThroughputs builds r.Throughputs: every throughput sub-experiment
-// of the runs, matched row by row on (payload, mode, offered rate), judged
-// on the Median [msg/s] (result.MessageRate, higher is better; the Mb/s
-// columns are the same numbers times payload × 8 / 10⁶, reported only). It
-// returns input errors for a sub-experiment only the results have, one in
-// some runs of a side but not all, and rows that one run has and another
-// lacks (a different payload, mode or offered rate), naming them.
-func (r *Result) compareThroughputs() error {
-	all := append(append([]*experiment.Experiment(nil), r.References...), r.Targets...)
-	types := map[string]bool{}
-	for _, e := range all {
-		for _, t := range e.Throughputs {
-			types[t.Type] = true
-		}
-	}
-	var errs []error
-	for _, typ := range slices.Sorted(maps.Keys(types)) {
-		refRuns, err := throughputRunsOf(r.References, typ, "reference")
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		tgtRuns, err := throughputRunsOf(r.Targets, typ, "results")
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if refRuns == nil {
-			errs = append(errs, fileerr.New(tgtRuns[0].Path, 0, "", "throughput of sub-experiment %q has no reference: expected %s in %s",
-				typ, experiment.ThroughputFileName(typ), r.References[0].Dir))
-			continue
-		}
-		if err := sameThroughputRows(refRuns, tgtRuns); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		t := ThroughputResult{Sub: Sub[result.ThroughputRow]{Type: typ, ReferenceRuns: refRuns, TargetRuns: tgtRuns}, Keys: refRuns[0].Keys()}
-		r.Throughputs = append(r.Throughputs, t)
-	}
-	return errors.Join(errs...)
-}
 
 // describe adds to c's message what a throughput check of key k needs to
 // be read: the direction, the values in Mb/s and, in window mode, the F of
@@ -99,14 +59,6 @@ func offeredRange(runs []*experiment.Throughput, k result.Key) string {
 		return result.FormatOffered(lo)
 	}
 	return result.FormatOffered(lo) + "–" + result.FormatOffered(hi)
-}
-
-// throughputRunsOf returns the throughput of sub-experiment typ in every
-// run of one side, nil when no run has it, and an error when some have it
-// and others do not.
-func throughputRunsOf(exps []*experiment.Experiment, typ, side string) ([]*experiment.Throughput, error) {
-	return sideRuns(exps, typ, side, (*experiment.Experiment).Throughput,
-		fmt.Sprintf("throughput of sub-experiment %q (%s)", typ, experiment.ThroughputFileName(typ)))
 }
 
 // sameThroughputRows checks that every run of both sides holds the rows of

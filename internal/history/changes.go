@@ -348,7 +348,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		return nil, fmt.Errorf("gate: change points were not detected")
 	}
 	for _, m := range opt.Metrics {
-		if indexOf(Magnitudes, m) < 0 {
+		if slices.Index(Magnitudes, m) < 0 {
 			return nil, fmt.Errorf("gate metric %q: expected one of %s", m, strings.Join(Magnitudes, ", "))
 		}
 	}
@@ -366,7 +366,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 			metrics = s.Mags()
 		}
 		for _, mag := range metrics {
-			m := indexOf(s.Mags(), mag)
+			m := slices.Index(s.Mags(), mag)
 			for p, b := range s.Payloads {
 				sc := s.Changes[m][p]
 				if sc.Reason != "" {
@@ -404,7 +404,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	err := parallel.Each(ctx, max(co.Workers, runtime.GOMAXPROCS(0)), len(cands), func(k int) {
 		gs := &g.Series[cands[k]]
 		s := h.sub(gs.Type, gs.Magnitude)
-		x := s.Values[indexOf(s.Mags(), gs.Magnitude)][indexOfInt(s.Payloads, gs.Payload)]
+		x := s.Values[slices.Index(s.Mags(), gs.Magnitude)][slices.Index(s.Payloads, gs.Payload)]
 		// Any p-value above Alpha is never rejected by Holm: stop there.
 		p, err := changepoint.LocalTest(x, gs.SegmentFrom, n, co.MinSegment, g.Permutations, seriesSeed(co.Seed^0x6761746500000000, k), gs.Autocorrelation, co.Alpha)
 		mu.Lock()
@@ -577,20 +577,11 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 // type of a latency one, not its magnitudes.
 func (h *History) sub(typ, magnitude string) *SubExperiment {
 	for _, s := range h.SubExperiments {
-		if s.Type == typ && indexOf(s.Mags(), magnitude) >= 0 {
+		if s.Type == typ && slices.Index(s.Mags(), magnitude) >= 0 {
 			return s
 		}
 	}
 	return nil
-}
-
-func indexOfInt(list []int, v int) int {
-	for i, x := range list {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }
 
 // Summary is one sentence on the verdict, e.g. "failed: 3 of 44 series

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestChangesFindSlowdown(t *testing.T) {
 	}
 	for _, s := range h.SubExperiments {
 		for _, mag := range []string{"Min", "Median"} {
-			m := indexOf(Magnitudes, mag)
+			m := slices.Index(Magnitudes, mag)
 			for p, b := range s.Payloads {
 				cps := s.Changes[m][p].ChangePoints
 				if len(cps) != 1 || cps[0].Index != 20 {

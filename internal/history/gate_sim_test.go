@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/changepoint"
@@ -29,7 +30,7 @@ func simHistory(seed uint64, n int, payloads []int, sigma, phi, step float64, st
 		s.Requirements[c] = nanSlice(len(payloads))
 	}
 	s.Values = make([][][]float64, len(Magnitudes))
-	med := indexOf(Magnitudes, "Median")
+	med := slices.Index(Magnitudes, "Median")
 	for m := range Magnitudes {
 		s.Values[m] = make([][]float64, len(payloads))
 		for p, b := range payloads {
@@ -132,7 +133,7 @@ func TestGateAutocorrelatedSimulation(t *testing.T) {
 			fails++
 		}
 		s := h.SubExperiments[0]
-		m := indexOf(Magnitudes, "Median")
+		m := slices.Index(Magnitudes, "Median")
 		for p := range s.Payloads {
 			series++
 			if len(s.Changes[m][p].ChangePoints) > 0 {

@@ -105,7 +105,7 @@ type SubExperiment struct {
 // Series returns the values of magnitude (a Magnitudes entry) for payload
 // index p, one per experiment, or nil for an unknown magnitude.
 func (s *SubExperiment) Series(magnitude string, p int) []float64 {
-	m := indexOf(s.Mags(), magnitude)
+	m := slices.Index(s.Mags(), magnitude)
 	if m < 0 {
 		return nil
 	}
@@ -115,41 +115,46 @@ func (s *SubExperiment) Series(magnitude string, p int) []float64 {
 // Requirement returns the requirement of check (a Checks entry) for payload
 // index p, NaN when there is none.
 func (s *SubExperiment) Requirement(check string, p int) float64 {
-	c := indexOf(s.ChecksOf(), check)
+	c := slices.Index(s.ChecksOf(), check)
 	if c < 0 {
 		return math.NaN()
 	}
 	return s.Requirements[c][p]
 }
 
-// Mags are the magnitudes of s: Magnitudes, or ThroughputMagnitudes.
-func (s *SubExperiment) Mags() []string {
+// seriesKind is what one kind of series holds and how its plots say it.
+type seriesKind struct {
+	mags   []string // its magnitudes
+	checks []string // those drawn in its payload history plots
+	word   string   // what its plots follow
+	yLabel string   // their value axis; "" for the magnitude itself
+}
+
+// The kinds of series: latency, throughput and burst (a burst column is its
+// own axis label, as in the Fast-RTPS plots).
+var (
+	latencySeries    = seriesKind{Magnitudes, Checks, "latency history", yLabel}
+	throughputSeries = seriesKind{ThroughputMagnitudes, ThroughputMagnitudes, "throughput history (higher is better)", "Throughput [msg/s]"}
+	burstSeries      = seriesKind{BurstMagnitudes, BurstMagnitudes, "burst history", ""}
+)
+
+func (s *SubExperiment) kind() seriesKind {
 	switch {
 	case s.Throughput:
-		return ThroughputMagnitudes
+		return throughputSeries
 	case s.Burst:
-		return BurstMagnitudes
+		return burstSeries
 	}
-	return Magnitudes
+	return latencySeries
 }
+
+// Mags are the magnitudes of s: Magnitudes, ThroughputMagnitudes or
+// BurstMagnitudes.
+func (s *SubExperiment) Mags() []string { return s.kind().mags }
 
 // ChecksOf are the magnitudes of s drawn in its payload history plots:
-// Checks, or ThroughputMagnitudes.
-func (s *SubExperiment) ChecksOf() []string {
-	if s.Throughput || s.Burst {
-		return s.Mags()
-	}
-	return Checks
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
+// Checks, or all its Mags.
+func (s *SubExperiment) ChecksOf() []string { return s.kind().checks }
 
 // Load reads the experiments under root (experiment.LoadRoot), admits them
 // together (experiment.Admit: an incomplete run is an error unless

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -88,7 +89,7 @@ func (h *History) Jobs() []Job {
 				marked, over := overRequirement(chk, y, req)
 				var sc *SeriesChanges
 				if s.Changes != nil {
-					sc = &s.Changes[indexOf(s.Mags(), chk)][p]
+					sc = &s.Changes[slices.Index(s.Mags(), chk)][p]
 				}
 				jobs = append(jobs, Job{
 					Kind: KindPayload, Type: s.Type, Magnitude: chk, Payload: b,
@@ -123,7 +124,7 @@ func magnitudePlot(s *SubExperiment, m int, labels []string, from int) func() *p
 		for p, b := range s.Payloads {
 			lines[p] = plots.Line{Name: payloadName(b), Y: s.Values[m][p]}
 		}
-		title := fmt.Sprintf("%s: %s %s", s.Type, s.Mags()[m], historyWord(s))
+		title := fmt.Sprintf("%s: %s %s", s.Type, s.Mags()[m], s.kind().word)
 		p := plots.CategoryLines(title, xLabel, yLabelOf(s, s.Mags()[m]), labels, lines)
 		experimentAxis(p, labels)
 		if s.Changes != nil {
@@ -133,33 +134,18 @@ func magnitudePlot(s *SubExperiment, m int, labels []string, from int) func() *p
 	}
 }
 
-// historyWord names what a plot of s follows.
-func historyWord(s *SubExperiment) string {
-	switch {
-	case s.Throughput:
-		return "throughput history (higher is better)"
-	case s.Burst:
-		return "burst history"
-	}
-	return "latency history"
-}
-
-// yLabelOf is the value axis label of s's plots of magnitude mag: a burst
-// column is its own label, as in the Fast-RTPS plots.
+// yLabelOf is the value axis label of s's plots of magnitude mag.
 func yLabelOf(s *SubExperiment, mag string) string {
-	switch {
-	case s.Throughput:
-		return "Throughput [msg/s]"
-	case s.Burst:
-		return mag
+	if l := s.kind().yLabel; l != "" {
+		return l
 	}
-	return yLabel
+	return mag
 }
 
 func payloadPlot(s *SubExperiment, b int, chk string, y []float64, req float64, marked []bool, over int, labels []string, sc *SeriesChanges) func() *plot.Plot {
 	return func() *plot.Plot {
 		lines := []plots.Line{{Name: chk, Y: y, Marked: marked}}
-		title := fmt.Sprintf("%s, %d bytes: %s %s", s.Type, b, chk, historyWord(s))
+		title := fmt.Sprintf("%s, %d bytes: %s %s", s.Type, b, chk, s.kind().word)
 		p := plots.CategoryLines(title, xLabel, yLabelOf(s, chk), labels, lines)
 		experimentAxis(p, labels)
 		if !math.IsNaN(req) {
