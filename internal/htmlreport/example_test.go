@@ -2,13 +2,14 @@ package htmlreport_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
-	"strings"
 
 	"github.com/mqgate/mqgate/internal/htmlreport"
 )
 
-func ExampleRender() {
+func ExampleWriteFile() {
 	page := htmlreport.Page{
 		Title: "Check report",
 		Verdict: &htmlreport.Verdict{
@@ -26,14 +27,25 @@ func ExampleRender() {
 			Sections: []htmlreport.Section{{ID: "16384", Title: "16384 bytes"}},
 		}},
 	}
-	var b strings.Builder
-	if err := htmlreport.Render(&b, page); err != nil {
+	dir, err := os.MkdirTemp("", "report")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "check.html")
+	if err := htmlreport.WriteFile(path, page); err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	// The verdict comes first; every section has an anchor.
-	fmt.Println(regexp.MustCompile(`<p class="verdict-line">.*</p>`).FindString(b.String()))
-	for _, m := range regexp.MustCompile(`<details id="([^"]+)" class="section`).FindAllStringSubmatch(b.String(), -1) {
+	fmt.Println(regexp.MustCompile(`<p class="verdict-line">.*</p>`).FindString(string(b)))
+	for _, m := range regexp.MustCompile(`<details id="([^"]+)" class="section`).FindAllStringSubmatch(string(b), -1) {
 		fmt.Println("#" + m[1])
 	}
 	// Output:

@@ -98,16 +98,6 @@ func Text(s string) Cell { return Cell{Text: s} }
 // Num returns a right-aligned numeric cell.
 func Num(s string) Cell { return Cell{Text: s, Numeric: true} }
 
-// Render writes p as one self-contained HTML page to w. It fails on a plot
-// that is not SVG and on an unknown status, naming the section.
-func Render(w io.Writer, p Page) error {
-	v, err := buildView(p)
-	if err != nil {
-		return err
-	}
-	return pageTemplate.Execute(w, v)
-}
-
 // WriteFile renders p into the file at path atomically (a temporary file
 // renamed into place when complete), creating parent directories. When p is
 // invalid, nothing is written.

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -198,4 +199,14 @@ func realisticPage(tb testing.TB, histSamples int) Page {
 			second,
 		},
 	}
+}
+
+// Render writes p as one self-contained HTML page to w. It fails on a plot
+// that is not SVG and on an unknown status, naming the section.
+func Render(w io.Writer, p Page) error {
+	v, err := buildView(p)
+	if err != nil {
+		return err
+	}
+	return pageTemplate.Execute(w, v)
 }
