@@ -101,12 +101,9 @@ func (c Config) DemandsOf(payload int) []int {
 // Measure measures one test case over ends (one publisher, one
 // subscriber) and returns its row.
 func Measure(ctx context.Context, ends *load.Ends, payload, demand, recoveryMs int, cfg Config) (result.BurstRow, error) {
-	if len(ends.Pubs) != 1 || len(ends.Pubs[0].Senders) != 1 || len(ends.Subs) != 1 {
-		return result.BurstRow{}, errors.New("burst: expected one publisher and one subscriber")
-	}
-	pub, sub := ends.Pubs[0].Senders[0], ends.Subs[0].R
-	if as, ok := pub.(driver.AckSender); ok {
-		as.OnAck(func(error) {})
+	pub, sub, err := ends.Pair("burst")
+	if err != nil {
+		return result.BurstRow{}, err
 	}
 	recovery := time.Duration(recoveryMs) * time.Millisecond
 	var (
@@ -118,10 +115,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, demand, recoveryMs i
 	start = time.Now()
 	go func() { // publisher
 		defer close(pubDone)
-		msg := make([]byte, payload)
-		h := load.Header{RunID: cfg.RunID}
-		h.Put(msg)
-		load.Fill(msg)
+		msg, h := load.NewMessage(payload, cfg.RunID)
 		clock := load.NewClock()
 		end := start
 		for seq := uint64(0); end.Sub(start) < cfg.TestTime && ctx.Err() == nil; {

@@ -43,19 +43,13 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 			}
 			return WriteFiles(r.Dir, t.Type, rows)
 		}
-		measure := func(payload, demand, recovery int) (result.BurstRow, error) {
-			ends, err := t.Open(payload)
-			if err != nil {
-				return result.BurstRow{}, err
-			}
-			defer ends.Close()
-			return Measure(ctx, ends, payload, demand, recovery, cfg)
-		}
 		for _, payload := range r.Payloads {
 			var sent, received int
 			for _, demand := range cfg.DemandsOf(payload) {
 				for _, recovery := range cfg.Recoveries {
-					row, err := measure(payload, demand, recovery)
+					row, err := load.WithEnds(t, payload, func(ends *load.Ends) (result.BurstRow, error) {
+						return Measure(ctx, ends, payload, demand, recovery, cfg)
+					})
 					if err != nil {
 						return write, fmt.Errorf("%s: payload %d B, demand %d, recovery %d ms: %w", t.Type, payload, demand, recovery, err)
 					}

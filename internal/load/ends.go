@@ -82,6 +82,19 @@ type Ends struct {
 	Pubs []PubEnd
 }
 
+// Pair returns the one publisher and the one subscriber of one-way ends, the
+// publisher's acknowledgements discarded; what names the mode in the error.
+func (e *Ends) Pair(what string) (driver.Publisher, driver.Subscriber, error) {
+	if len(e.Pubs) != 1 || len(e.Pubs[0].Senders) != 1 || len(e.Subs) != 1 {
+		return nil, nil, errors.New(what + ": expected one publisher and one subscriber")
+	}
+	pub := e.Pubs[0].Senders[0]
+	if as, ok := pub.(driver.AckSender); ok {
+		as.OnAck(func(error) {})
+	}
+	return pub, e.Subs[0].R, nil
+}
+
 // Close closes every link.
 func (e *Ends) Close() {
 	for _, p := range e.Pubs {

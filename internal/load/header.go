@@ -94,6 +94,15 @@ func Parse(msg []byte) (h Header, full bool, err error) {
 	return h, true, nil
 }
 
+// NewMessage returns a payload-byte message: a header holding runID, then the filler.
+func NewMessage(payload int, runID uint32) ([]byte, Header) {
+	msg := make([]byte, payload)
+	h := Header{RunID: runID}
+	h.Put(msg)
+	Fill(msg)
+	return msg, h
+}
+
 // Fill writes the filler after the header: byte i holds i mod 251, so that
 // a corrupted message shows and compression gains nothing.
 func Fill(msg []byte) {

@@ -49,6 +49,16 @@ func (t *Trial) Open(payload int) (*Ends, error) {
 	return ends, nil
 }
 
+// WithEnds opens the ends of one measurement of payload, measures them with f and closes them.
+func WithEnds[T any](t *Trial, payload int, f func(*Ends) (T, error)) (T, error) {
+	ends, err := t.Open(payload)
+	if err != nil {
+		return *new(T), err
+	}
+	defer ends.Close()
+	return f(ends)
+}
+
 // RunOneWay runs a one-way mode over subs, one after the other. It checks
 // the payload sizes, records m (its Mode and Clock set by the caller) as a
 // run under way (StartMeta), and for each sub-experiment calls measure,

@@ -172,12 +172,9 @@ func overallRate(t []int64) float64 {
 // capacity, messages come one or a few to a read, and the window rates
 // are the link's.
 func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg PerMessageConfig) (*PerMessage, error) {
-	if len(ends.Pubs) != 1 || len(ends.Pubs[0].Senders) != 1 || len(ends.Subs) != 1 {
-		return nil, errors.New("per-message: expected one publisher and one subscriber")
-	}
-	pub, sub := ends.Pubs[0].Senders[0], ends.Subs[0].R
-	if as, ok := pub.(driver.AckSender); ok {
-		as.OnAck(func(error) {})
+	pub, sub, err := ends.Pair("per-message")
+	if err != nil {
+		return nil, err
 	}
 	n := cfg.Count
 	pm := &PerMessage{Payload: payload, M: cfg.Window, O: make([]int64, n), I: make([]int64, n), CPUEvery: cfg.CPUEvery}
@@ -233,10 +230,7 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		<-ready
-		msg := make([]byte, payload)
-		h := load.Header{RunID: cfg.RunID}
-		h.Put(msg)
-		load.Fill(msg)
+		msg, h := load.NewMessage(payload, cfg.RunID)
 		clock := load.NewClock()
 		pm.Sender.read(0, threadCPU(), since())
 		pace := pacer{interval: 1e9 / cfg.Rate, next: float64(since())}

@@ -52,12 +52,7 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 			return r.write(t.Type, pms)
 		}
 		for _, payload := range r.Payloads {
-			ends, err := t.Open(payload)
-			if err != nil {
-				return write, fmt.Errorf("%s: payload %d B: %w", t.Type, payload, err)
-			}
-			pm, err := MeasurePerMessage(ctx, ends, payload, c)
-			ends.Close()
+			pm, err := load.WithEnds(t, payload, func(ends *load.Ends) (*PerMessage, error) { return MeasurePerMessage(ctx, ends, payload, c) })
 			if pm != nil && err == nil {
 				pms = append(pms, pm)
 				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost, Lost: uint64(pm.Lost), Completed: true})

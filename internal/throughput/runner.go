@@ -49,12 +49,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 		}
 		for _, payload := range r.Payloads {
 			measure := func(f int) (Point, error) {
-				ends, err := t.Open(payload)
-				if err != nil {
-					return Point{}, err
-				}
-				defer ends.Close()
-				return Measure(ctx, ends, payload, f, cfg)
+				return load.WithEnds(t, payload, func(ends *load.Ends) (Point, error) { return Measure(ctx, ends, payload, f, cfg) })
 			}
 			report := func(st Step) {
 				steps = append(steps, RowOf(st.Point))

@@ -121,12 +121,9 @@ func (p *Point) Summarise() {
 // open (one publisher, one subscriber).
 func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (Point, error) {
 	pt := Point{Payload: payload, F: f}
-	if len(ends.Pubs) != 1 || len(ends.Pubs[0].Senders) != 1 || len(ends.Subs) != 1 {
-		return pt, errors.New("throughput: expected one publisher and one subscriber")
-	}
-	pub, sub := ends.Pubs[0].Senders[0], ends.Subs[0].R
-	if as, ok := pub.(driver.AckSender); ok {
-		as.OnAck(func(error) {})
+	pub, sub, err := ends.Pair("throughput")
+	if err != nil {
+		return pt, err
 	}
 	batch, _ := pub.(driver.BatchSender)
 	var stop atomic.Bool
@@ -146,10 +143,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 	go func() { // publisher
 		defer wg.Done()
 		defer close(pubDone)
-		msg := make([]byte, payload)
-		h := load.Header{RunID: cfg.RunID}
-		h.Put(msg)
-		load.Fill(msg)
+		msg, h := load.NewMessage(payload, cfg.RunID)
 		clock := load.NewClock()
 		timer := time.NewTimer(cfg.Timeout)
 		defer timer.Stop()
