@@ -198,7 +198,7 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 // files). A query is complete with --replies replies; the helper counts
 // the others as timeouts.
 func helperReqReport(s Settings, pc driver.RoleCounts, first, last []float64, start, end time.Time, completed bool, reason string) ReqReport {
-	rep := ReqReport{Role: RoleReq, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+	rep := ReqReport{reportHead: s.head(RoleReq), Expr: s.Expr,
 		QPSTarget: s.QPS, QPS: float64(pc.Sent) / s.Duration.Seconds(), Concurrency: s.Concurrency,
 		Queries: pc.Sent, Answered: pc.Received, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped,
 		Replies: pc.Replies, RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax,
@@ -296,7 +296,7 @@ func correctHelperSub(s Settings, run driver.RoleRun) helperSub {
 // report is the helper sub's role report (formats §9, as the other
 // drivers' subs write it).
 func (hs helperSub) report(s Settings, run driver.RoleRun, start, end time.Time) SubReport {
-	rep := SubReport{Role: RoleSub, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+	rep := SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
 		Subscribers: 1, ClockOffset: hs.offsets, Clamped: hs.clamped,
 		Start: start.UTC(), End: end.UTC(), Completed: run.Completed, Malformed: run.Total.Errors}
 	rep.setLatency(hs.micros)

@@ -151,6 +151,20 @@ func Merge(s Settings, latency, mode, clock string, start, end time.Time, interr
 	})
 }
 
+// reportHead is what every role's report starts with: who wrote it.
+type reportHead struct {
+	Role     string `json:"role"`
+	RunID    string `json:"run_id"`
+	Host     string `json:"host"`
+	Instance int    `json:"instance"`
+	Driver   string `json:"driver"`
+}
+
+// head is the report head of role under s.
+func (s Settings) head(role string) reportHead {
+	return reportHead{Role: role, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver}
+}
+
 // WriteReport writes the role's report, roles/<role>-<label>-<instance>.json,
 // and returns its path.
 func WriteReport(s Settings, report any) (string, error) {

@@ -1,6 +1,7 @@
 package roles
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -36,11 +37,7 @@ type Outcome struct {
 
 // PubReport is a pub role's report (roles/pub-<label>-<instance>.json).
 type PubReport struct {
-	Role        string            `json:"role"`
-	RunID       string            `json:"run_id"`
-	Host        string            `json:"host"`
-	Instance    int               `json:"instance"`
-	Driver      string            `json:"driver"`
+	reportHead
 	Reliability string            `json:"reliability"`
 	Payload     int               `json:"payload"`
 	Rate        float64           `json:"rate"`
@@ -69,8 +66,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
-	rep := PubReport{Role: RolePub, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver,
-		Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, Start: time.Now().UTC()}
+	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, Start: time.Now().UTC()}
 	var probes sync.Mutex
 	var answered uint64
 	stopClock, err := b.Serve(clockKey(b, s), func(req []byte, at time.Time) [][]byte {
@@ -220,11 +216,7 @@ type arrival struct {
 
 // SubReport is a sub role's report.
 type SubReport struct {
-	Role        string                          `json:"role"`
-	RunID       string                          `json:"run_id"`
-	Host        string                          `json:"host"`
-	Instance    int                             `json:"instance"`
-	Driver      string                          `json:"driver"`
+	reportHead
 	Expr        string                          `json:"expr"`
 	Subscribers int                             `json:"subscribers"`
 	Publishers  []SubPublisherReport            `json:"publishers"`
@@ -285,7 +277,7 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 		return Outcome{Err: err}
 	}
 	start := time.Now()
-	rep := SubReport{Role: RoleSub, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+	rep := SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
 		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}}
 	var mu sync.Mutex
 	// Each subscription counts every publisher on its own.
@@ -537,12 +529,7 @@ loop:
 	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
 		start.UTC(), end.UTC(), interrupted, errMsg, []Measured{m})
 	path, repErr := WriteReport(s, rep)
-	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted}
-	if mergeErr != nil {
-		out.Err = mergeErr
-	} else if repErr != nil {
-		out.Err = repErr
-	}
+	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr)}
 	out.Summary = fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s%s; results in %s",
 		s.RunID, result.Count(len(micros)), len(ids), result.Count(counts.Lost), rep.latencyText(), statusWord(rep.Completed, interrupted, reason), s.Dir())
 	return out

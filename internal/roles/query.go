@@ -1,6 +1,7 @@
 package roles
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"github.com/mqgate/mqgate/internal/load"
@@ -18,11 +19,7 @@ import (
 
 // QryReport is a qry (queryable) role's report.
 type QryReport struct {
-	Role        string    `json:"role"`
-	RunID       string    `json:"run_id"`
-	Host        string    `json:"host"`
-	Instance    int       `json:"instance"`
-	Driver      string    `json:"driver"`
+	reportHead
 	ServePrefix string    `json:"serve_prefix"`
 	ReplySize   int       `json:"reply_size"`
 	ProcDelayNs int64     `json:"proc_delay_ns"`
@@ -44,7 +41,7 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
-	rep := QryReport{Role: RoleQry, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver,
+	rep := QryReport{reportHead: s.head(RoleQry),
 		ServePrefix: s.ServePrefix, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Start: time.Now().UTC()}
 	var rngMu sync.Mutex
 	rng := rand.New(rand.NewPCG(s.Seed, uint64(s.Instance)))
@@ -109,11 +106,7 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 
 // ReqReport is a req role's report: the query metrics.
 type ReqReport struct {
-	Role        string    `json:"role"`
-	RunID       string    `json:"run_id"`
-	Host        string    `json:"host"`
-	Instance    int       `json:"instance"`
-	Driver      string    `json:"driver"`
+	reportHead
 	Expr        string    `json:"expr"`
 	QPSTarget   float64   `json:"qps_target"`
 	QPS         float64   `json:"qps"` // queries sent per second of --duration
@@ -160,7 +153,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 	}
 	met.Ready()
 	start := time.Now()
-	rep := ReqReport{Role: RoleReq, RunID: s.RunID, Host: hostname(), Instance: s.Instance, Driver: s.Driver, Expr: s.Expr,
+	rep := ReqReport{reportHead: s.head(RoleReq), Expr: s.Expr,
 		QPSTarget: s.QPS, Concurrency: s.Concurrency, Start: start.UTC()}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -320,12 +313,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 			{Type: s.LastType(), Payload: s.Payload, Micros: lastMicros, Counts: counts(len(lastMicros)), Sub: sub("time to last reply")},
 		})
 	path, repErr := WriteReport(s, rep)
-	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted}
-	if mergeErr != nil {
-		out.Err = mergeErr
-	} else if repErr != nil {
-		out.Err = repErr
-	}
+	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr)}
 	out.Summary = fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s%s; results in %s",
 		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors), result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us),
 		statusWord(rep.Completed, interrupted, rep.Error), s.Dir())
