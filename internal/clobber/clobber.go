@@ -59,27 +59,15 @@ type outputDir struct {
 }
 
 // File declares an input file read by the tool.
-func (g *Guard) File(flag, path string) {
-	if path != "" {
-		g.inputs = append(g.inputs, input{flag, path, inputFile})
-	}
-}
+func (g *Guard) File(flag, path string) { add(&g.inputs, path, input{flag, path, inputFile}) }
 
 // Experiment declares an input experiment directory: the directory and
 // every file the pipeline owns in it (experiment.Owned) are protected.
-func (g *Guard) Experiment(flag, dir string) {
-	if dir != "" {
-		g.inputs = append(g.inputs, input{flag, dir, inputExperiment})
-	}
-}
+func (g *Guard) Experiment(flag, dir string) { add(&g.inputs, dir, input{flag, dir, inputExperiment}) }
 
 // Experiments declares a results root: the root and every experiment folder
 // in it (followed through symbolic links) are protected as by Experiment.
-func (g *Guard) Experiments(flag, root string) {
-	if root != "" {
-		g.inputs = append(g.inputs, input{flag, root, inputRoot})
-	}
-}
+func (g *Guard) Experiments(flag, root string) { add(&g.inputs, root, input{flag, root, inputRoot}) }
 
 // Output declares a file the tool writes at the user's request (a report,
 // a requirements CSV). Besides clashing with an input or another output, it
@@ -87,19 +75,13 @@ func (g *Guard) Experiments(flag, root string) {
 // in any experiment folder it would land in, whether or not the tool reads
 // that experiment: a folder holding meta.json or a raw, summary,
 // throughput, load or per-message file.
-func (g *Guard) Output(flag, path string) {
-	if path != "" {
-		g.outputs = append(g.outputs, output{flag, path, outputReport})
-	}
-}
+func (g *Guard) Output(flag, path string) { add(&g.outputs, path, output{flag, path, outputReport}) }
 
 // OwnedOutput declares a file the pipeline owns that the tool writes by its
 // role, such as process's measurements_<type>_summary.csv beside the raw
 // file it reads. It is refused only when it is an input or another output.
 func (g *Guard) OwnedOutput(flag, path string) {
-	if path != "" {
-		g.outputs = append(g.outputs, output{flag, path, outputOwned})
-	}
+	add(&g.outputs, path, output{flag, path, outputOwned})
 }
 
 // OutputOutside declares a file the tool writes that must lie outside
@@ -108,9 +90,7 @@ func (g *Guard) OwnedOutput(flag, path string) {
 // Output: requirements' CSVs, which would otherwise pass for a file of
 // that experiment.
 func (g *Guard) OutputOutside(flag, path string) {
-	if path != "" {
-		g.outputs = append(g.outputs, output{flag, path, outputOutside})
-	}
+	add(&g.outputs, path, output{flag, path, outputOutside})
 }
 
 // OutputDir declares a directory the tool writes files into by itself: the
@@ -118,9 +98,7 @@ func (g *Guard) OutputOutside(flag, path string) {
 // "its comparison CSVs and plots"). An input or another output there is
 // refused.
 func (g *Guard) OutputDir(flag, dir, what string, owns func(rel string) bool) {
-	if dir != "" {
-		g.dirs = append(g.dirs, outputDir{flag, dir, owns, what, false})
-	}
+	add(&g.dirs, dir, outputDir{flag, dir, owns, what, false})
 }
 
 // ReportDir declares a directory of reports (compare's and history's
@@ -129,8 +107,13 @@ func (g *Guard) OutputDir(flag, dir, what string, owns func(rel string) bool) {
 // plots/, or is a results root the tool reads or a folder directly in one
 // (where the next reader would take it for an experiment).
 func (g *Guard) ReportDir(flag, dir, what string, owns func(rel string) bool) {
-	if dir != "" {
-		g.dirs = append(g.dirs, outputDir{flag, dir, owns, what, true})
+	add(&g.dirs, dir, outputDir{flag, dir, owns, what, true})
+}
+
+// add appends v to list unless path is empty (its flag not given).
+func add[T any](list *[]T, path string, v T) {
+	if path != "" {
+		*list = append(*list, v)
 	}
 }
 
