@@ -18,27 +18,14 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"runtime"
-	"slices"
-	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/mqgate/mqgate/bench/internal/pingpong"
 	amqp "github.com/rabbitmq/amqp091-go"
-	"golang.org/x/sys/unix"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "amqppingpong:", err)
-		os.Exit(2)
-	}
-}
+func main() { pingpong.Main("amqppingpong", run) }
 
 const usage = "usage: amqppingpong echo URL | amqppingpong ping URL QUEUE N [SIZE] [WARMUP] [CPU]"
 
@@ -47,35 +34,11 @@ func run(args []string) error {
 	case len(args) == 2 && args[0] == "echo":
 		return echo(args[1])
 	case len(args) >= 4 && len(args) <= 7 && args[0] == "ping":
-		num := func(i, def int) (int, error) {
-			if i >= len(args) {
-				return def, nil
-			}
-			v, err := strconv.Atoi(args[i])
-			if err != nil || v < 0 {
-				return 0, fmt.Errorf("argument %d: %q is not a count", i+1, args[i])
-			}
-			return v, nil
-		}
-		n, err := num(3, 0)
-		if err != nil || n < 1 {
-			return fmt.Errorf("N must be at least 1")
-		}
-		size, err := num(4, 16)
-		if err != nil || size < 1 {
-			return fmt.Errorf("SIZE must be at least 1")
-		}
-		warmup, err := num(5, n/10)
+		p, err := pingpong.ParsePing(args, 3, 1)
 		if err != nil {
 			return err
 		}
-		cpu := -1
-		if len(args) > 6 {
-			if cpu, err = num(6, 0); err != nil {
-				return err
-			}
-		}
-		return ping(args[1], args[2], n, size, warmup, cpu)
+		return ping(args[1], args[2], p)
 	}
 	return fmt.Errorf(usage)
 }
@@ -119,8 +82,7 @@ func echo(url string) error {
 		return err
 	}
 	fmt.Println(e.queue)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := pingpong.Signals()
 	for {
 		select {
 		case d, ok := <-e.deliveries:
@@ -130,53 +92,41 @@ func echo(url string) error {
 			if err := e.pub.Publish("", d.ReplyTo, false, false, amqp.Publishing{Body: d.Body, DeliveryMode: amqp.Transient}); err != nil {
 				return err
 			}
-		case <-ctx.Done():
+		case <-sigs:
 			return nil
 		}
 	}
 }
 
-func ping(url, queue string, n, size, warmup, cpu int) error {
-	if cpu >= 0 {
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-		runtime.LockOSThread()
-		var set unix.CPUSet
-		set.Set(cpu)
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			return fmt.Errorf("cannot pin to CPU %d: %w", cpu, err)
-		}
+func ping(url, queue string, p pingpong.Ping) error {
+	if err := pingpong.Pin(p.CPU); err != nil {
+		return fmt.Errorf("cannot pin to CPU %d: %w", p.CPU, err)
 	}
 	e, err := open(url)
 	if err != nil {
 		return err
 	}
-	msg := make([]byte, size)
-	rtt := make([]int64, 0, n)
+	msg := make([]byte, p.Size)
 	timer := time.NewTimer(time.Hour)
-	for i := range warmup + n {
+	m, err := p.Median(func(i int) (time.Duration, error) {
 		t0 := time.Now()
 		if err := e.pub.Publish("", queue, false, false, amqp.Publishing{Body: msg, DeliveryMode: amqp.Transient, ReplyTo: e.queue}); err != nil {
-			return err
+			return 0, err
 		}
 		timer.Reset(5 * time.Second)
 		select {
 		case _, ok := <-e.deliveries:
 			if !ok {
-				return fmt.Errorf("the consumer stopped")
+				return 0, fmt.Errorf("the consumer stopped")
 			}
 		case <-timer.C:
-			return fmt.Errorf("round trip %d: no echo within 5s (is the echo consuming from %s?)", i+1, queue)
+			return 0, fmt.Errorf("round trip %d: no echo within 5s (is the echo consuming from %s?)", i+1, queue)
 		}
-		if i >= warmup {
-			rtt = append(rtt, int64(time.Since(t0)))
-		}
+		return time.Since(t0), nil
+	})
+	if err != nil {
+		return err
 	}
-	slices.Sort(rtt)
-	m := rtt[len(rtt)/2]
-	if len(rtt)%2 == 0 {
-		m = (rtt[len(rtt)/2-1] + rtt[len(rtt)/2]) / 2
-	}
-	w := bufio.NewWriter(os.Stdout)
-	fmt.Fprintln(w, m)
-	return w.Flush()
+	_, err = fmt.Println(int64(m))
+	return err
 }

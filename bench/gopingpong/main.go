@@ -15,49 +15,26 @@ package main
 import (
 	"fmt"
 	"net"
-	"os"
 	"runtime"
-	"slices"
-	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/mqgate/mqgate/bench/internal/pingpong"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "gopingpong:", err)
-		os.Exit(2)
-	}
-}
+func main() { pingpong.Main("gopingpong", run) }
 
 func run(args []string) error {
 	if len(args) < 2 {
 		return fmt.Errorf("usage: gopingpong PORT N [SIZE] [WARMUP]")
 	}
-	arg := func(i, def int) (int, error) {
-		if i >= len(args) {
-			return def, nil
-		}
-		v, err := strconv.Atoi(args[i])
-		if err != nil || v < 0 {
-			return 0, fmt.Errorf("argument %d: %q is not a count", i+1, args[i])
-		}
-		return v, nil
-	}
-	port, err := arg(0, 0)
+	port, err := pingpong.Count(args, 0, 0)
 	if err != nil {
 		return err
 	}
-	n, err := arg(1, 0)
-	if err != nil || n < 1 {
-		return fmt.Errorf("N must be at least 1")
-	}
-	size, err := arg(2, 16)
-	if err != nil || size < 1 {
-		return fmt.Errorf("SIZE must be at least 1")
-	}
-	warmup, err := arg(3, n/10)
+	// Arguments after WARMUP are ignored: this floor is pinned with taskset.
+	p, err := pingpong.ParsePing(args[:min(len(args), 4)], 1, 1)
 	if err != nil {
 		return err
 	}
@@ -76,33 +53,27 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fd := f.Fd()
+	fd, size := f.Fd(), p.Size
 	msg, buf := make([]byte, size), make([]byte, size)
-	rtt := make([]int64, 0, n)
 	base := time.Now()
-	for i := 0; i < warmup+n; i++ {
+	p50, err := p.Median(func(int) (time.Duration, error) {
 		t0 := time.Since(base)
 		if _, _, e := syscall.Syscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&msg[0])), uintptr(size)); e != 0 {
-			return fmt.Errorf("write: %v", e)
+			return 0, fmt.Errorf("write: %v", e)
 		}
 		for got := 0; got < size; {
 			r, _, e := syscall.Syscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[got])), uintptr(size-got))
 			if e != 0 || r == 0 {
-				return fmt.Errorf("read: %v (%d bytes)", e, r)
+				return 0, fmt.Errorf("read: %v (%d bytes)", e, r)
 			}
 			got += int(r)
 		}
-		if t1 := time.Since(base); i >= warmup {
-			rtt = append(rtt, int64(t1-t0))
-		}
+		return time.Since(base) - t0, nil
+	})
+	if err != nil {
+		return err
 	}
-	slices.Sort(rtt)
-	// numpy median: the middle value, or the mean of the two middle ones
-	p50 := float64(rtt[n/2])
-	if n%2 == 0 {
-		p50 = float64(rtt[n/2-1]+rtt[n/2]) / 2
-	}
-	fmt.Printf("%.0f\n", p50)
+	_, err = fmt.Printf("%.0f\n", p50)
 	runtime.KeepAlive(f)
-	return nil
+	return err
 }

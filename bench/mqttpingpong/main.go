@@ -31,23 +31,16 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/signal"
-	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	paho5 "github.com/eclipse/paho.golang/paho"
 	paho3 "github.com/eclipse/paho.mqtt.golang"
+	"github.com/mqgate/mqgate/bench/internal/pingpong"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "mqttpingpong:", err)
-		os.Exit(2)
-	}
-}
+func main() { pingpong.Main("mqttpingpong", run) }
 
 const usage = "usage: mqttpingpong echo VERSION URL TOPIC QOS | mqttpingpong ping VERSION URL TOPIC QOS N [SIZE] [WARMUP] [CPU]"
 
@@ -62,17 +55,7 @@ func run(args []string) error {
 	if len(args) < 5 || (args[0] != "echo" && args[0] != "ping") {
 		return fmt.Errorf("%s", usage)
 	}
-	num := func(i, def int) (int, error) {
-		if i >= len(args) {
-			return def, nil
-		}
-		v, err := strconv.Atoi(args[i])
-		if err != nil || v < 0 {
-			return 0, fmt.Errorf("argument %d: %q is not a count", i+1, args[i])
-		}
-		return v, nil
-	}
-	qos, err := num(4, 0)
+	qos, err := pingpong.Count(args, 4, 0)
 	if err != nil || qos > 2 {
 		return fmt.Errorf("QOS must be 0, 1 or 2")
 	}
@@ -100,28 +83,14 @@ func run(args []string) error {
 		}
 		return echo(c, topic, byte(qos))
 	}
-	n, err := num(5, 0)
-	if err != nil || n < 1 {
-		return fmt.Errorf("N must be at least 1")
-	}
-	size, err := num(6, 16)
-	if err != nil || size < 8 {
-		return fmt.Errorf("SIZE must be at least 8")
-	}
-	warmup, err := num(7, n/10)
+	p, err := pingpong.ParsePing(args, 5, 8)
 	if err != nil {
 		return err
 	}
-	if len(args) > 8 {
-		cpu, err := num(8, 0)
-		if err != nil {
-			return err
-		}
-		if err := pinThread(cpu); err != nil {
-			return fmt.Errorf("pinning to CPU %d: %w", cpu, err)
-		}
+	if err := pingpong.Pin(p.CPU); err != nil {
+		return fmt.Errorf("pinning to CPU %d: %w", p.CPU, err)
 	}
-	return ping(c, topic, byte(qos), n, size, warmup)
+	return ping(c, topic, byte(qos), p)
 }
 
 func echo(c client, topic string, qos byte) error {
@@ -139,10 +108,8 @@ func echo(c client, topic string, qos byte) error {
 		return err
 	}
 	fmt.Println("ready")
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	select {
-	case <-sigs:
+	case <-pingpong.Signals():
 		return nil
 	case err := <-failed:
 		return err
@@ -154,23 +121,22 @@ type arrival struct {
 	at      time.Time
 }
 
-func ping(c client, topic string, qos byte, n, size, warmup int) error {
+func ping(c client, topic string, qos byte, p pingpong.Ping) error {
 	echoes := make(chan arrival, 1024)
-	err := c.subscribe(topic+"/pong", qos, func(p []byte) {
-		echoes <- arrival{p, time.Now()}
+	err := c.subscribe(topic+"/pong", qos, func(payload []byte) {
+		echoes <- arrival{payload, time.Now()}
 	})
 	if err != nil {
 		return err
 	}
 	pingTopic := topic + "/ping"
-	msg := make([]byte, size)
-	rtts := make([]time.Duration, 0, n)
+	msg := make([]byte, p.Size)
 	timeout := time.NewTimer(time.Hour)
-	for i := range warmup + n {
+	m, err := p.Median(func(i int) (time.Duration, error) {
 		binary.LittleEndian.PutUint64(msg, uint64(i))
 		t0 := time.Now()
 		if err := c.publish(pingTopic, qos, msg); err != nil {
-			return err
+			return 0, err
 		}
 		timeout.Reset(5 * time.Second)
 		for {
@@ -178,23 +144,18 @@ func ping(c client, topic string, qos byte, n, size, warmup int) error {
 			select {
 			case a = <-echoes:
 			case <-timeout.C:
-				return fmt.Errorf("round trip %d: no echo within 5 s", i)
+				return 0, fmt.Errorf("round trip %d: no echo within 5 s", i)
 			}
-			if len(a.payload) == size && binary.LittleEndian.Uint64(a.payload) == uint64(i) {
-				if i >= warmup {
-					rtts = append(rtts, a.at.Sub(t0))
-				}
-				break
+			if len(a.payload) == p.Size && binary.LittleEndian.Uint64(a.payload) == uint64(i) {
+				return a.at.Sub(t0), nil
 			}
 		}
+	})
+	if err != nil {
+		return err
 	}
-	slices.Sort(rtts)
-	med := rtts[len(rtts)/2]
-	if len(rtts)%2 == 0 {
-		med = (rtts[len(rtts)/2-1] + rtts[len(rtts)/2]) / 2
-	}
-	fmt.Println(med.Nanoseconds())
-	return nil
+	_, err = fmt.Println(int64(m))
+	return err
 }
 
 // bufConn reads through a buffer, as the driver's connections do.

@@ -22,22 +22,13 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
-	"os/signal"
-	"slices"
-	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/mqgate/mqgate/bench/internal/pingpong"
 	"github.com/nats-io/nats.go"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "natspingpong:", err)
-		os.Exit(2)
-	}
-}
+func main() { pingpong.Main("natspingpong", run) }
 
 const usage = "usage: natspingpong echo URL TOPIC | natspingpong ping URL TOPIC N [SIZE] [WARMUP] [CPU]"
 
@@ -46,63 +37,43 @@ func run(args []string) error {
 	case len(args) == 3 && args[0] == "echo":
 		return echo(args[1], args[2])
 	case len(args) >= 4 && args[0] == "ping":
-		num := func(i, def int) (int, error) {
-			if i >= len(args) {
-				return def, nil
-			}
-			v, err := strconv.Atoi(args[i])
-			if err != nil || v < 0 {
-				return 0, fmt.Errorf("argument %d: %q is not a count", i+1, args[i])
-			}
-			return v, nil
-		}
-		n, err := num(3, 0)
-		if err != nil || n < 1 {
-			return fmt.Errorf("N must be at least 1")
-		}
-		size, err := num(4, 16)
-		if err != nil || size < 8 {
-			return fmt.Errorf("SIZE must be at least 8")
-		}
-		warmup, err := num(5, n/10)
+		p, err := pingpong.ParsePing(args, 3, 8)
 		if err != nil {
 			return err
 		}
-		if len(args) > 6 {
-			cpu, err := num(6, 0)
-			if err != nil {
-				return err
-			}
-			if err := pinThread(cpu); err != nil {
-				return fmt.Errorf("pinning to CPU %d: %w", cpu, err)
-			}
+		if err := pingpong.Pin(p.CPU); err != nil {
+			return fmt.Errorf("pinning to CPU %d: %w", p.CPU, err)
 		}
-		return ping(args[1], args[2], n, size, warmup)
+		return ping(args[1], args[2], p)
 	}
 	return fmt.Errorf("%s", usage)
 }
 
-// connect connects without reconnecting, as mqgate does.
-func connect(url string) (*nats.Conn, error) {
-	return nats.Connect(url, nats.NoReconnect())
+// subscribe connects without reconnecting, as mqgate does, and returns
+// once the server has the synchronous subscription to subject.
+func subscribe(url, subject string) (*nats.Conn, *nats.Subscription, error) {
+	nc, err := nats.Connect(url, nats.NoReconnect())
+	if err != nil {
+		return nil, nil, err
+	}
+	sub, err := nc.SubscribeSync(subject)
+	if err == nil {
+		err = nc.Flush()
+	}
+	if err != nil {
+		nc.Close()
+	}
+	return nc, sub, err
 }
 
 func echo(url, topic string) error {
-	nc, err := connect(url)
+	nc, sub, err := subscribe(url, topic+".ping")
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	sub, err := nc.SubscribeSync(topic + ".ping")
-	if err != nil {
-		return err
-	}
-	if err := nc.Flush(); err != nil {
-		return err
-	}
 	fmt.Println("ready")
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	sigs := pingpong.Signals()
 	go func() { <-sigs; sub.Unsubscribe() }()
 	pong := topic + ".pong"
 	for {
@@ -119,46 +90,33 @@ func echo(url, topic string) error {
 	}
 }
 
-func ping(url, topic string, n, size, warmup int) error {
-	nc, err := connect(url)
+func ping(url, topic string, p pingpong.Ping) error {
+	nc, sub, err := subscribe(url, topic+".pong")
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	sub, err := nc.SubscribeSync(topic + ".pong")
-	if err != nil {
-		return err
-	}
-	if err := nc.Flush(); err != nil {
-		return err
-	}
 	pingSubject := topic + ".ping"
-	msg := make([]byte, size)
-	rtts := make([]time.Duration, 0, n)
-	for i := range warmup + n {
+	msg := make([]byte, p.Size)
+	m, err := p.Median(func(i int) (time.Duration, error) {
 		binary.LittleEndian.PutUint64(msg, uint64(i))
 		t0 := time.Now()
 		if err := nc.Publish(pingSubject, msg); err != nil {
-			return err
+			return 0, err
 		}
 		for {
-			m, err := sub.NextMsg(5 * time.Second)
+			in, err := sub.NextMsg(5 * time.Second)
 			if err != nil {
-				return fmt.Errorf("round trip %d: %w", i, err)
+				return 0, fmt.Errorf("round trip %d: %w", i, err)
 			}
-			if len(m.Data) == size && binary.LittleEndian.Uint64(m.Data) == uint64(i) {
-				break
+			if len(in.Data) == p.Size && binary.LittleEndian.Uint64(in.Data) == uint64(i) {
+				return time.Since(t0), nil
 			}
 		}
-		if i >= warmup {
-			rtts = append(rtts, time.Since(t0))
-		}
+	})
+	if err != nil {
+		return err
 	}
-	slices.Sort(rtts)
-	med := rtts[len(rtts)/2]
-	if len(rtts)%2 == 0 {
-		med = (rtts[len(rtts)/2-1] + rtts[len(rtts)/2]) / 2
-	}
-	fmt.Println(med.Nanoseconds())
-	return nil
+	_, err = fmt.Println(int64(m))
+	return err
 }
