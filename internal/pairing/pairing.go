@@ -120,7 +120,8 @@ var ThroughputMetric = result.MessageRate
 // origins are parallel to the checks.
 //
 // A sub-experiment that no candidate run holds is left out: the candidate
-// does not measure it, and the caller says so (compare reports it missing).
+// does not measure it, and the caller reports it missing (Missing lists
+// its checks).
 // Otherwise every run must hold the same sub-experiments and rows as the
 // first reference run; an error names the file and the row or
 // sub-experiment that differ. Values are taken as they are: paired.Analyze refuses one
@@ -168,6 +169,63 @@ func Checks(pairs []Pair, latency []result.Metric) ([]paired.Check, []Origin, er
 		return nil, nil, fmt.Errorf("%s holds no summary to compare", first.Dir)
 	}
 	return checks, origins, nil
+}
+
+// Missing returns the checks Checks leaves out: those of every
+// sub-experiment that some reference run holds and no candidate run does,
+// which the candidate did not measure. Each has its origin, A the values
+// of the reference runs that hold it and B nil; compare and run ab report
+// them missing from the results, which fails the gate as a failed check
+// does.
+func Missing(pairs []Pair, latency []result.Metric) ([]paired.Check, []Origin) {
+	var checks []paired.Check
+	var origins []Origin
+	for _, typ := range types(pairs, func(e *experiment.Experiment) []string { return tableTypes(e.Summaries) }) {
+		if !anyCandidate(pairs, typ, (*experiment.Experiment).Summary) {
+			for _, m := range latency {
+				c, o := missing(pairs, typ, m, false, (*experiment.Experiment).Summary)
+				checks, origins = append(checks, c...), append(origins, o...)
+			}
+		}
+	}
+	for _, typ := range types(pairs, func(e *experiment.Experiment) []string { return tableTypes(e.Throughputs) }) {
+		if !anyCandidate(pairs, typ, (*experiment.Experiment).Throughput) {
+			c, o := missing(pairs, typ, ThroughputMetric, true, (*experiment.Experiment).Throughput)
+			checks, origins = append(checks, c...), append(origins, o...)
+		}
+	}
+	return checks, origins
+}
+
+// missing returns the checks of metric m over the rows of the first
+// reference run holding sub-experiment typ, with the reference runs'
+// values.
+func missing[R result.Row](pairs []Pair, typ string, m result.Metric, throughput bool,
+	get func(*experiment.Experiment, string) *experiment.Table[R]) ([]paired.Check, []Origin) {
+	var first *experiment.Table[R]
+	for _, p := range pairs {
+		if first = get(p.Reference, typ); first != nil {
+			break
+		}
+	}
+	if first == nil {
+		return nil, nil
+	}
+	var checks []paired.Check
+	var origins []Origin
+	for _, k := range first.Keys() {
+		o := Origin{SubExperiment: typ, Key: k, Metric: m, Throughput: throughput}
+		c := paired.Check{Name: o.Label(), HigherIsBetter: m.Better == result.HigherIsBetter}
+		for _, p := range pairs {
+			if t := get(p.Reference, typ); t != nil {
+				if v, err := valueAt(t, k, m, o.Label()); err == nil {
+					c.A = append(c.A, v)
+				}
+			}
+		}
+		checks, origins = append(checks, c), append(origins, o)
+	}
+	return checks, origins
 }
 
 // types returns the sub-experiment types any run of pairs holds, sorted.

@@ -101,3 +101,31 @@ func TestChecksRefuseDifferentRuns(t *testing.T) {
 		t.Errorf("a sub-experiment no candidate has: %d checks, %v; want it left out", len(checks), err)
 	}
 }
+
+// TestMissing: the checks of a sub-experiment no candidate run holds,
+// which Checks leaves out, are Missing's, with the reference runs' values.
+func TestMissing(t *testing.T) {
+	pairs := []Pair{{"x-01", run("a", "x-01", 1, 100), run("b", "x-01", 2, 90)}, {"x-02", run("a", "x-02", 3, 110), run("b", "x-02", 4, 80)}}
+	if checks, origins := Missing(pairs, []result.Metric{result.Median}); len(checks)+len(origins) != 0 {
+		t.Errorf("both sides measured everything, yet missing: %+v", origins)
+	}
+	for _, p := range pairs {
+		p.Candidate.Summaries = nil
+	}
+	checks, origins := Missing(pairs, []result.Metric{result.Median, result.P99})
+	var names []string
+	for _, c := range checks {
+		names = append(names, c.Name)
+	}
+	want := []string{"lat 16 B Median", "lat 1024 B Median", "lat 16 B 99%", "lat 1024 B 99%"}
+	if !slices.Equal(names, want) || len(origins) != 4 || origins[3].Metric != result.P99 || origins[3].Key.Payload != 1024 {
+		t.Fatalf("missing %q, origins %+v; want %q", names, origins, want)
+	}
+	if c := checks[1]; !slices.Equal(c.A, []float64{10, 30}) || c.B != nil {
+		t.Errorf("lat 1024 B Median = %+v", c)
+	}
+	present, _, err := Checks(pairs, []result.Metric{result.Median, result.P99})
+	if err != nil || len(present) != 1 || present[0].Name != "throughput_tp (window) 16 B Messages/s" {
+		t.Errorf("Checks beside Missing: %d, %v", len(present), err)
+	}
+}

@@ -117,7 +117,7 @@ func ReadSeries(path string) (*Series, error) {
 		return nil, err
 	}
 	s := &Series{Path: path}
-	var seed string
+	var seed, stem string
 	experiments := map[string]int{}
 	runs := map[[2]string]int{}
 	for line := 2; ; line++ {
@@ -156,6 +156,9 @@ func ReadSeries(path string) (*Series, error) {
 		runs[[2]string{r.Side, rec[3]}] = line
 		if r.Experiment == "" || filepath.IsAbs(filepath.FromSlash(r.Experiment)) {
 			return nil, bad("Experiment", "%q: expected the experiment folder relative to the series file's folder, e.g. %s/NAME-01", r.Experiment, r.Side)
+		}
+		if err := s.checkExperiment(r, &stem); err != nil {
+			return nil, bad("Experiment", "%v", err)
 		}
 		key := filepath.Clean(filepath.FromSlash(r.Experiment))
 		if prev, dup := experiments[key]; dup {
@@ -197,6 +200,41 @@ func ReadSeries(path string) (*Series, error) {
 		s.Units--
 	}
 	return s, nil
+}
+
+// checkExperiment checks that run r's experiment is the folder run ab
+// gives the side's run r.Run: SIDE/NAME-NN, with NN the run number and
+// NAME the same in every row (stem, "" until the first row sets it). A
+// row whose Experiment cell was swapped with another's would otherwise
+// pair other runs without a word.
+func (s *Series) checkExperiment(r SeriesRun, stem *string) error {
+	folder, base, _ := strings.Cut(r.Experiment, "/")
+	name, num, ok := cutLast(base, "-")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || num == "" || num[0] == '+' || num[0] == '-' || name == "" || strings.Contains(base, "/") {
+		return fmt.Errorf("%q: expected %s/NAME-%02d, the folder of %s run %d", r.Experiment, r.Side, r.Run, r.Side, r.Run)
+	}
+	if n != r.Run {
+		return fmt.Errorf("%s is run %d of its side, but column \"Run\" says %d: expected %s/%s-%02d (the rows are the runs as run ab made them)",
+			r.Experiment, n, r.Run, r.Side, name, r.Run)
+	}
+	if folder != r.Side {
+		return fmt.Errorf("%s lies in %s/, but column \"Side\" says %s: expected %s/%s", r.Experiment, folder, r.Side, r.Side, base)
+	}
+	if *stem == "" {
+		*stem = name
+	} else if name != *stem {
+		return fmt.Errorf("%s is named %s-NN, but line 2 says %s-NN: expected one series name in every row", r.Experiment, name, *stem)
+	}
+	return nil
+}
+
+// cutLast slices s around the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // checkUnit checks that run r (whose Unit field reads unit) continues the
@@ -295,6 +333,10 @@ func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, 
 				r.Experiment, r.Side, r.Run, r.Unit, flag, filepath.Join(root, filepath.FromSlash(r.Experiment)))
 		}
 	}
+	var warnings []string
+	if w := s.dropInterrupted(given); w != "" {
+		warnings = append(warnings, w)
+	}
 	var pairs []Pair
 	for u := 1; u <= s.Units; u++ {
 		var ref, cand []*experiment.Experiment
@@ -311,8 +353,7 @@ func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, 
 			pairs = append(pairs, Pair{Name: fmt.Sprintf("%s %d", strings.TrimSuffix(s.UnitWord(), "s"), u), Reference: ref[k], Candidate: cand[k]})
 		}
 	}
-	var warnings []string
-	if len(s.Partial) > 0 {
+	if len(s.Partial) > 0 && len(warnings) == 0 {
 		var names []string
 		for _, r := range s.Partial {
 			names = append(names, r.Experiment)
@@ -321,6 +362,32 @@ func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, 
 			s.Path, s.Partial[0].Unit, len(s.Partial), unitSize(s.Design), strings.Join(names, ", ")))
 	}
 	return pairs, warnings, nil
+}
+
+// dropInterrupted leaves out the last unit when it lists all its runs but
+// its last run, the series' last row, did not complete (meta.json says
+// so): the series was interrupted, or stopped on an error, during that
+// run, after the file had listed it. The unit becomes Partial, and the
+// warning says why. given maps the listed runs to their experiments.
+func (s *Series) dropInterrupted(given map[*SeriesRun]*experiment.Experiment) string {
+	if len(s.Partial) > 0 || len(s.Runs) == 0 {
+		return ""
+	}
+	last := &s.Runs[len(s.Runs)-1]
+	e := given[last]
+	if e == nil || e.Completed() {
+		return ""
+	}
+	i := slices.IndexFunc(s.Runs, func(r SeriesRun) bool { return r.Unit == last.Unit })
+	s.Partial = slices.Clone(s.Runs[i:])
+	s.Runs = s.Runs[:i]
+	s.Units--
+	var names []string
+	for _, r := range s.Partial {
+		names = append(names, r.Experiment)
+	}
+	return fmt.Sprintf("%s: unit %d lists its %d runs, but its last, %s, did not complete (%s: the series was interrupted); left out: %s",
+		s.Path, last.Unit, len(s.Partial), last.Experiment, e.Incompleteness(), strings.Join(names, ", "))
 }
 
 // absPath returns p absolute and clean, or clean when it has no absolute

@@ -1,12 +1,15 @@
 package pairing
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
@@ -59,5 +62,94 @@ func TestSeriesABBA(t *testing.T) {
 	}
 	if _, _, err := s.Pairs(cands, refs); err == nil || !strings.Contains(err.Error(), `s-series.csv:3: column "Side": candidate/s-01 is a candidate run here, but --reference gives it`) {
 		t.Errorf("sides swapped: %v", err)
+	}
+}
+
+// writeSeriesFile writes rows (Unit,Position,Side,Run,Experiment) as the
+// series file dir/s-series.csv of design random, seed 1.
+func writeSeriesFile(t *testing.T, dir string, rows []string) string {
+	t.Helper()
+	text := strings.Join(SeriesHeader, ",") + "\n"
+	for _, r := range rows {
+		text += r + ",2026-11-27T13:03:07.97873606Z,random,1\n"
+	}
+	path := filepath.Join(dir, "s"+SeriesSuffix)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSeriesRunNumber: the Experiment column must be the folder of the
+// row's side and run number, in one series' name: two Experiment cells
+// swapped would otherwise pair other runs without a word.
+func TestSeriesRunNumber(t *testing.T) {
+	good := []string{"1,1,reference,1,reference/s-01", "1,2,candidate,1,candidate/s-01", "2,3,candidate,2,candidate/s-02", "2,4,reference,2,reference/s-02"}
+	for _, c := range []struct {
+		name string
+		edit func(r []string)
+		want string
+	}{
+		{"two references swapped", func(r []string) {
+			r[0], r[3] = "1,1,reference,1,reference/s-02", "2,4,reference,2,reference/s-01"
+		}, `s-series.csv:2: column "Experiment": reference/s-02 is run 2 of its side, but column "Run" says 1: expected reference/s-01`},
+		{"sides swapped", func(r []string) {
+			r[0], r[1] = "1,1,reference,1,candidate/s-01", "1,2,candidate,1,reference/s-01"
+		}, `s-series.csv:2: column "Experiment": candidate/s-01 lies in candidate/, but column "Side" says reference: expected reference/s-01`},
+		{"no run number", func(r []string) { r[1] = "1,2,candidate,1,candidate/s" },
+			`s-series.csv:3: column "Experiment": "candidate/s": expected candidate/NAME-01, the folder of candidate run 1`},
+		{"another series", func(r []string) { r[2] = "2,3,candidate,2,candidate/t-02" },
+			`s-series.csv:4: column "Experiment": candidate/t-02 is named t-NN, but line 2 says s-NN`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows := slices.Clone(good)
+			c.edit(rows)
+			_, err := ReadSeries(writeSeriesFile(t, t.TempDir(), rows))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("ReadSeries: %v\nwant %s", err, c.want)
+			}
+		})
+	}
+	if _, err := ReadSeries(writeSeriesFile(t, t.TempDir(), good)); err != nil {
+		t.Errorf("the good series: %v", err)
+	}
+}
+
+// TestSeriesInterruptedLastRun: a series interrupted during a pair's
+// second run lists both runs of the pair, but the second's meta.json says
+// it did not complete: the pair is left out with a warning, as a pair
+// with one run listed is, and the complete pairs are compared.
+func TestSeriesInterruptedLastRun(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSeriesFile(t, dir, []string{"1,1,reference,1,reference/s-01", "1,2,candidate,1,candidate/s-01",
+		"2,3,candidate,2,candidate/s-02", "2,4,reference,2,reference/s-02",
+		"3,5,candidate,3,candidate/s-03", "3,6,reference,3,reference/s-03"})
+	s, err := ReadSeries(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := func(name string, interrupted int) []*experiment.Experiment {
+		var out []*experiment.Experiment
+		for i := 1; i <= 3; i++ {
+			e := &experiment.Experiment{Name: fmt.Sprintf("s-%02d", i), Dir: filepath.Join(dir, name, fmt.Sprintf("s-%02d", i)),
+				Meta: &meta.Meta{Completed: i != interrupted, Interrupted: i == interrupted}}
+			out = append(out, e)
+		}
+		return out
+	}
+	pairs, warnings, err := s.Pairs(side("reference", 3), side("candidate", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != 2 || s.Units != 2 || len(warnings) != 1 ||
+		!strings.Contains(warnings[0], "unit 3 lists its 2 runs, but its last, reference/s-03, did not complete (meta.json says the run was interrupted") ||
+		!strings.Contains(warnings[0], "left out: candidate/s-03, reference/s-03") {
+		t.Errorf("%d pairs, %d units, warnings %q", len(pairs), s.Units, warnings)
+	}
+	// A run that did not complete anywhere else is not an interruption:
+	// the pairs keep it, and the tools' completeness rule refuses it.
+	s, _ = ReadSeries(path)
+	if pairs, warnings, err := s.Pairs(side("reference", 0), side("candidate", 2)); err != nil || len(pairs) != 3 || len(warnings) != 0 {
+		t.Errorf("an incomplete run before the last: %d pairs, %q, %v", len(pairs), warnings, err)
 	}
 }
