@@ -61,18 +61,38 @@ func summaryFiles(dir, prefix, suffix string) (types, paths []string, err error)
 // sent, received). With svg the figures are kept too. It returns the
 // number of plot files written.
 func Loads(dir, plotsDir string, f plots.Format, svg bool) ([]Load, int, error) {
-	types, paths, err := summaryFiles(dir, "load_", "_summary.json")
+	ls, err := readLoads(dir)
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []Load
-	n := 0
+	return drawLoads(ls, plotsDir, f, svg)
+}
+
+// readLoads reads the run load summaries of experiment dir
+// (load_<type>_summary.json), refusing a malformed one, so that process
+// can check them before it writes anything.
+func readLoads(dir string) ([]Load, error) {
+	types, paths, err := summaryFiles(dir, "load_", "_summary.json")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Load, len(types))
 	for i, typ := range types {
 		s, err := load.ReadSummaryFile(paths[i])
 		if err != nil {
-			return nil, n, err
+			return nil, err
 		}
-		l := Load{Type: typ, Path: paths[i], Summary: s}
+		out[i] = Load{Type: typ, Path: paths[i], Summary: s}
+	}
+	return out, nil
+}
+
+// drawLoads draws the figures of Loads for ls.
+func drawLoads(ls []Load, plotsDir string, f plots.Format, svg bool) ([]Load, int, error) {
+	var out []Load
+	n := 0
+	for _, l := range ls {
+		typ, s := l.Type, l.Summary
 		cats := make([]string, len(s.Payloads))
 		var p50, p99, p999, mx, offered, sent, recv []float64
 		us := func(ns int64) float64 { return float64(ns) / 1000 }

@@ -53,6 +53,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		LenientSamples: cfg.LenientSamples}
 
 	var inputs, bursts []Input
+	var loads []Load
 	dirMode := false
 	switch raw := cfg.RawCSV; {
 	case raw != "" && len(cfg.Dirs) > 0:
@@ -81,6 +82,10 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		inputs, bursts, err = ExperimentInputs(cfg.Dirs[0], cfg.PlotsDirectory)
 		if err != nil {
 			return err
+		}
+		// A malformed load summary is refused before any summary is written.
+		if loads, err = readLoads(cfg.Dirs[0]); err != nil {
+			return exit.With(exit.Usage, err)
 		}
 	}
 	var guard clobber.Guard
@@ -150,7 +155,6 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		}
 	}
 	var tputs []Throughput
-	var loads []Load
 	var pms []PerMessage
 	if dirMode {
 		dir := ""
@@ -169,7 +173,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 				fmt.Fprintf(out, "%s: %d rows (%d search steps) -> plots\n", t.Path, len(t.Rows), len(t.Search))
 			}
 		}
-		if loads, n, err = Loads(cfg.Dirs[0], dir, format, opt.Figures); err != nil {
+		if loads, n, err = drawLoads(loads, dir, format, opt.Figures); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 		burstPlots += n
