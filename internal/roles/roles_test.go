@@ -140,6 +140,8 @@ func TestResolve(t *testing.T) {
 		"log-level=loud":     "--log-level",
 		"timeout=soon":       "timeout (from --timeout): soon is not a duration",
 		"publishers=300":     "--publishers 300: expected 1 to 256",
+		"instance=-1":        "--instance -1: expected 0 to 255",
+		"instance=256":       "--instance 256: expected 0 to 255",
 		"clock-offset=maybe": "clock-offset (from --clock-offset)",
 	} {
 		k, v, _ := strings.Cut(flags, "=")

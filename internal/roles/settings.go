@@ -153,7 +153,7 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	s.PromAddr = c.String("prom-addr", "")
 	s.LogLevel = c.String("log-level", "info")
 	s.Label = c.String("label", "")
-	s.Instance = num("instance", -1)
+	s.Instance = num("instance", 0) // not given: random (check)
 	s.ClockProbes = num("clock-probes", 32)
 	co, err := c.Bool("clock-offset", true)
 	if err != nil {
@@ -166,7 +166,7 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	if len(errs) > 0 {
 		return s, errs[0]
 	}
-	return s, s.check()
+	return s, s.check(c.Source)
 }
 
 // ParseProcDelay reads "DELAY" or "DELAY±JITTER" (also "DELAY,JITTER"):
@@ -226,7 +226,10 @@ var Ranges = map[string]flagrange.Range{
 // maxProcDelay bounds --proc-delay's delay and jitter.
 const maxProcDelay = time.Hour
 
-func (s *Settings) check() error {
+// check checks the settings and fills in the derived ones; source says
+// where a setting's value came from ("default" when not given), so that an
+// error names the variable or file a value came from.
+func (s *Settings) check(source func(key string) string) error {
 	values := map[string]float64{
 		"topics": float64(s.Topics), "publishers": float64(s.Publishers), "payload": float64(s.Payload), "rate": s.Rate,
 		"duration": float64(s.Duration), "subscribers": float64(s.Subscribers), "qps": s.QPS,
@@ -237,11 +240,11 @@ func (s *Settings) check() error {
 	}
 	for _, k := range Keys {
 		r, ok := Ranges[k]
-		if !ok || (k == "instance" && s.Instance == -1) { // -1: not given, random
+		if !ok || (k == "instance" && source(k) == "default") { // not given: random, below
 			continue
 		}
 		if err := r.Check(k, values[k]); err != nil {
-			return err
+			return fromSource(err, k, source(k))
 		}
 	}
 	for _, a := range s.WaitFor {
@@ -280,7 +283,7 @@ func (s *Settings) check() error {
 	if s.Label == "" {
 		s.Label = map[string]string{RoleSub: "pubsub", RoleReq: "query", RolePub: "pubsub", RoleQry: "query"}[s.Role]
 	}
-	if s.Instance < 0 {
+	if source("instance") == "default" {
 		h := fnv.New32a()
 		fmt.Fprintf(h, "%s/%d/%d", hostname(), pid(), time.Now().UnixNano())
 		s.Instance = int(h.Sum32() % 256)
@@ -289,6 +292,15 @@ func (s *Settings) check() error {
 		s.CSV = s.reportPath(".csv")
 	}
 	return nil
+}
+
+// fromSource adds to err where the value came from when that was not the
+// flag the error names (an MQ_* variable, a --config file).
+func fromSource(err error, key, src string) error {
+	if src == "--"+key {
+		return err
+	}
+	return fmt.Errorf("%w (from %s)", err, src)
 }
 
 // sep is the topic separator of the system named ("." when unknown).

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -240,5 +241,51 @@ func TestRunSpellings(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := cliapp.Run(context.Background(), app, []string{"run", "pub", "--payload", "1", "--payloads", "2"}, &stdout, &stderr); code != 2 {
 		t.Errorf("--payload and --payloads: exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestInstanceRange refuses an --instance (or MQ_INSTANCE) outside 0–255
+// with exit 2, naming the flag and, for the variable, the variable, before
+// the role runs; -1 is no longer "random", which is what not giving it
+// means.
+func TestInstanceRange(t *testing.T) {
+	var got []roles.Settings
+	runRole = func(_ context.Context, s roles.Settings) roles.Outcome {
+		got = append(got, s)
+		return roles.Outcome{Summary: "captured"}
+	}
+	t.Cleanup(func() { runRole = roles.Run })
+	for _, c := range []struct {
+		env  string
+		args []string
+		code int
+		msg  string
+	}{
+		{"", []string{"--instance", "-1"}, 2, "--instance -1: expected 0 to 255"},
+		{"", []string{"--instance", "256"}, 2, "--instance 256: expected 0 to 255"},
+		{"-1", nil, 2, "--instance -1: expected 0 to 255 (from environment variable MQ_INSTANCE)"},
+		{"300", nil, 2, "--instance 300: expected 0 to 255 (from environment variable MQ_INSTANCE)"},
+		{"", []string{"--instance", "0"}, 0, ""},
+		{"", []string{"--instance", "255"}, 0, ""},
+		{"", nil, 0, ""},
+	} {
+		if c.env != "" {
+			t.Setenv("MQ_INSTANCE", c.env)
+		} else {
+			os.Unsetenv("MQ_INSTANCE")
+		}
+		got = nil
+		app := &cli.App{Name: "run", Commands: Commands()}
+		var stdout, stderr bytes.Buffer
+		code := cliapp.Run(context.Background(), app, append([]string{"run", "pub"}, c.args...), &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.msg) {
+			t.Errorf("MQ_INSTANCE=%q run pub %v: exit %d, want %d; stderr %q, want %q", c.env, c.args, code, c.code, stderr.String(), c.msg)
+		}
+		if (c.code == 0) != (len(got) == 1) {
+			t.Errorf("MQ_INSTANCE=%q run pub %v: the role ran %d times", c.env, c.args, len(got))
+		}
+		if len(got) == 1 && (got[0].Instance < 0 || got[0].Instance > 255 || len(c.args) == 2 && strconv.Itoa(got[0].Instance) != c.args[1]) {
+			t.Errorf("run pub %v: instance %d", c.args, got[0].Instance)
+		}
 	}
 }
