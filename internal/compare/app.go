@@ -12,6 +12,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/numflag"
@@ -56,6 +57,10 @@ type Invocation struct {
 	Plan              bool              // --plan
 	Regression        string            // --regression, as given
 	Series            string            // --series: run ab's series file
+	// Given holds the flags given on the command line, by their first
+	// name ("fail-threshold"): a flag given explicitly that the mode does
+	// not use is refused rather than ignored.
+	Given map[string]bool
 }
 
 // Run does what the compare command does for inv: it checks every flag and
@@ -90,6 +95,12 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
+	if err := inv.checkFlags(cfg); err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	if err := inv.distinctDirs(); err != nil {
+		return exit.With(exit.Usage, err)
+	}
 	series, seriesNote, err := inv.seriesFile()
 	if err != nil {
 		return exit.With(exit.Usage, err)
@@ -116,32 +127,38 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 		}
 		return inv.runCalibrate(ctx, cfg, opt, format, stdout)
 	}
-	// Comparisons of an earlier run stay until this run's are written: a
-	// comparison refused for bad input changes nothing (formats §1), and one
-	// that completes removes the earlier ones it did not replace, so that no
-	// later step takes them for its own.
-	earlier, err := filepath.Glob(filepath.Join(inv.PlotsDirectory, CSVFileName("*")))
+	refs, targets, warnings, err := inv.loadSides(ctx)
 	if err != nil {
+		return err
+	}
+	res, err := cancellable(ctx, func() (*Result, error) { return CompareRuns(refs, targets, cfg) })
+	if err != nil {
+		return inputError(ctx, err)
+	}
+	if err := inv.checkModeFlags(res); err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	refs, refWarnings, err := LoadSide(ctx, inv.Reference)
-	if err != nil {
-		return exit.With(exit.Usage, fmt.Errorf("reference: %w", err))
-	}
-	targets, targetWarnings, err := LoadSide(ctx, inv.Results)
-	if err != nil {
-		return exit.With(exit.Usage, fmt.Errorf("results: %w", err))
-	}
-	res, err := CompareRuns(refs, targets, cfg)
-	if err != nil {
-		return exit.With(exit.Usage, err)
-	}
-	res.Warnings = append(append(refWarnings, targetWarnings...), res.Warnings...)
+	res.Warnings = append(warnings, res.Warnings...)
 	if seriesNote != "" {
 		res.Warnings = append(res.Warnings, seriesNote)
 	}
 
+	// The plots directory is this call's from here on (claimDir): two
+	// calls writing into one at once would mix their comparisons.
 	dir := inv.PlotsDirectory
+	release, err := claimDir("--plots-directory", dir)
+	if err != nil {
+		return err
+	}
+	defer release()
+	// Comparisons of an earlier run stay until this run's are written: a
+	// comparison refused for bad input changes nothing (formats §1), and one
+	// that completes removes the earlier ones it did not replace, so that no
+	// later step takes them for its own.
+	earlier, err := filepath.Glob(filepath.Join(dir, CSVFileName("*")))
+	if err != nil {
+		return exit.With(exit.Usage, err)
+	}
 	var written []string
 	for _, s := range res.sections() {
 		if exit.Cancelled(ctx) {
@@ -183,10 +200,28 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	return nil
 }
 
+// loadSides reads both sides' runs, and refuses a run given twice (on one
+// side or both); warnings are those of LoadSide.
+func (inv Invocation) loadSides(ctx context.Context) (refs, targets []*experiment.Experiment, warnings []string, err error) {
+	refs, rw, err := LoadSide(ctx, inv.Reference)
+	if err != nil {
+		return nil, nil, nil, inputError(ctx, fmt.Errorf("reference: %w", err))
+	}
+	targets, tw, err := LoadSide(ctx, inv.Results)
+	if err != nil {
+		return nil, nil, nil, inputError(ctx, fmt.Errorf("results: %w", err))
+	}
+	if err := distinctRuns(refs, targets); err != nil {
+		return nil, nil, nil, exit.With(exit.Usage, err)
+	}
+	return refs, targets, append(rw, tw...), nil
+}
+
 // seriesFile returns the series file of run ab that pairs the runs:
 // --series, else the one NAME-series.csv in the folder holding the
-// folders of both sides' runs (run ab's --out), else "" (the runs pair by
-// name). Several series files there are not guessed between: note says so.
+// folders of both sides' runs (run ab's --out), else "" (nothing says the
+// runs were interleaved: unpaired unless --paired). Several series files
+// there are not guessed between: note says so.
 func (inv Invocation) seriesFile() (path, note string, err error) {
 	if inv.Series != "" {
 		switch {
@@ -221,7 +256,7 @@ func (inv Invocation) seriesFile() (path, note string, err error) {
 	case err != nil || len(files) == 0:
 		return "", "", nil
 	case len(files) > 1:
-		return "", fmt.Sprintf("%d series files of run ab in %s (%s): none used, the runs pair by name; give the one to pair by with --series",
+		return "", fmt.Sprintf("%d series files of run ab in %s (%s): none used, so the runs are not known to be interleaved; give the one to pair by with --series",
 			len(files), root, strings.Join(files, ", ")), nil
 	}
 	return files[0], "", nil

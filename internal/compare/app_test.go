@@ -352,7 +352,7 @@ func TestEarlierComparisons(t *testing.T) {
 			t.Errorf("a refused comparison changed the earlier %s: %q, %v", filepath.Base(f), b, err)
 		}
 	}
-	code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192"), "--plots-directory", dir)
+	code, _, stderr := runCompare(t, dir, "--reference", expDir("v192"), "--results", expDir("v192-rerun"), "--plots-directory", dir)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", code, stderr)
 	}

@@ -91,12 +91,11 @@ func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrat
 			return exit.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f.flag)
 		}
 	}
-	var dirs []string
-	dirs = append(append(dirs, inv.Reference...), inv.Results...)
-	exps, warnings, err := LoadSide(ctx, dirs)
+	refs, targets, warnings, err := inv.loadSides(ctx)
 	if err != nil {
-		return exit.With(exit.Usage, err)
+		return err
 	}
+	exps := append(refs, targets...)
 	pool, err := Pool(exps, cfg)
 	if err != nil {
 		return exit.With(exit.Usage, err)
@@ -111,6 +110,12 @@ func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrat
 		}
 		return exit.With(exit.Usage, err)
 	}
+	// The plots directory is this call's from here on (claimDir).
+	release, err := claimDir("--plots-directory", inv.PlotsDirectory)
+	if err != nil {
+		return err
+	}
+	defer release()
 	for _, w := range warnings {
 		fmt.Fprintf(stdout, "warning: %s\n", w)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/compare"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/pairing"
 )
 
 // TestHelpExamples runs the examples of 'compare --help' on a copy of the
@@ -48,6 +49,9 @@ func TestHelpExamples(t *testing.T) {
 	writeRuns(t, filepath.Join(root, "ab", "candidate"), "v192", 10, 1.3, 0.02, 4)
 	writeRuns(t, filepath.Join(root, "aa", "reference"), "v192", 8, 1, 0.02, 5)
 	writeRuns(t, filepath.Join(root, "aa", "candidate"), "v192", 8, 1, 0.02, 6)
+	// run ab writes its series file beside the two sides: it says the
+	// runs were interleaved, and pairs them for the plan.
+	writeSeries(t, filepath.Join(root, "aa"), "aa", pairing.DesignRandom, pairRows(8))
 	t.Chdir(root)
 	for _, args := range examples {
 		var out, errb bytes.Buffer

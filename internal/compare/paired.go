@@ -20,12 +20,14 @@ import (
 type Pairing int
 
 const (
-	// PairAuto: in pairs when the runs pair up (the reference and results
-	// experiments have the same names, as run ab writes them), else
-	// unpaired.
+	// PairAuto: in pairs when a series file of run ab (Config.Series)
+	// says the runs were interleaved, else unpaired: runs of the same
+	// names taken apart (two separate loops) are not pairs, whatever
+	// their names.
 	PairAuto Pairing = iota
-	// PairAlways (--paired): in pairs; runs that do not pair are an input
-	// error naming them.
+	// PairAlways (--paired): in pairs, by the series file or else by
+	// name (the caller says the runs were interleaved); runs that do not
+	// pair are an input error naming them.
 	PairAlways
 	// PairNever (--unpaired): unpaired, as for results taken apart.
 	PairNever
@@ -38,9 +40,10 @@ const (
 // fail it (with a fail margin of 10 % no number of pairs could).
 var DefaultMargins = paired.DefaultMargins
 
-// pairsOf returns the pairs of references and targets when cfg asks for
-// (or allows) a paired analysis and there are at least two runs per side:
-// nil when the comparison is unpaired, an error when PairAlways and the
+// pairsOf returns the pairs of references and targets when cfg.Series or
+// PairAlways says the runs were interleaved and there are at least two
+// runs per side: nil when the comparison is unpaired (PairAuto without a
+// series: names alone do not make pairs), an error when PairAlways and the
 // runs do not pair. With cfg.Series the pairs are the series' units, and
 // the runs must match it (an input error naming the file and line
 // otherwise); warnings name the runs of an incomplete last unit, left out.
@@ -62,18 +65,15 @@ func pairsOf(references, targets []*experiment.Experiment, cfg Config) ([]pairin
 		}
 		return pairs, warnings, nil
 	}
-	if len(references) < 2 || len(targets) < 2 {
-		if cfg.Pairing == PairAlways {
-			return nil, nil, fmt.Errorf("--paired: %d reference runs and %d runs to gate: a paired comparison needs at least 2 pairs", len(references), len(targets))
-		}
+	if cfg.Pairing != PairAlways {
 		return nil, nil, nil
+	}
+	if len(references) < 2 || len(targets) < 2 {
+		return nil, nil, fmt.Errorf("--paired: %d reference runs and %d runs to gate: a paired comparison needs at least 2 pairs", len(references), len(targets))
 	}
 	pairs, err := pairing.Match(references, targets)
 	if err != nil {
-		if cfg.Pairing == PairAlways {
-			return nil, nil, fmt.Errorf("--paired: %w (or compare them unpaired with --unpaired)", err)
-		}
-		return nil, nil, nil
+		return nil, nil, fmt.Errorf("--paired: %w (or compare them unpaired with --unpaired)", err)
 	}
 	return pairs, nil, nil
 }
@@ -281,8 +281,12 @@ func (r *Result) unpairedDecision(v *gate.Verdict) *gate.Decision {
 		d.Check = fmt.Sprintf("%s %d B %s", pick.SubExperiment, pick.Payload, pick.Metric.Name)
 		d.Low, d.High = pick.Stats.Low, pick.Stats.High
 	}
-	d.Drift = "not controlled: the two sides are unpaired, so a drift of the machine between or during them moves every ratio (interleave them with run ab for a paired comparison); " +
-		r.driftText()
+	why := "no series file of run ab (nor --paired) says the runs were interleaved, so the two sides are compared unpaired"
+	if r.Config.Pairing == PairNever {
+		why = "--unpaired compares the two sides unpaired"
+	}
+	d.Drift = "not controlled: " + why + ", and a drift of the machine between or during them moves every ratio " +
+		"(interleave them with run ab, or give --paired if they were interleaved, for a paired comparison); " + r.driftText()
 	return d
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // TestPairedCommand runs the paired gate end to end on runs named alike on
-// both sides: the unchanged candidate passes (0), a 20 % slower one fails
+// both sides, given --paired: the unchanged candidate passes (0), a 20 % slower one fails
 // (1), too few pairs are inconclusive naming the checks (3); every report
 // says which rule decided, the interval, the family level and N. The
 // transcripts and the reports of the regressed comparison are goldens.
@@ -31,14 +31,14 @@ func TestPairedCommand(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"unchanged", []string{"--reference", ref, "--results", same, "--columns", "Median"}, exit.OK},
-		{"regressed", []string{"--reference", ref, "--results", slow, "--columns", "Median",
+		{"unchanged", []string{"--reference", ref, "--results", same, "--columns", "Median", "--paired"}, exit.OK},
+		{"regressed", []string{"--reference", ref, "--results", slow, "--columns", "Median", "--paired",
 			"--junit", filepath.Join(root, "regressed", "compare.xml"), "--markdown", filepath.Join(root, "regressed", "compare.md"),
 			"--json", filepath.Join(root, "regressed", "compare.json"), "--html", filepath.Join(root, "regressed", "compare.html")}, exit.GateFailed},
-		{"few pairs", []string{"--reference", fewRef, "--results", few, "--columns", "Median"}, exit.Inconclusive},
+		{"few pairs", []string{"--reference", fewRef, "--results", few, "--columns", "Median", "--paired"}, exit.Inconclusive},
 		{"unmatched", []string{"--reference", fewRef, "--results", odd, "--paired"}, exit.Usage},
 		{"paired and unpaired", []string{"--reference", ref, "--results", same, "--paired", "--unpaired"}, exit.Usage},
-		{"pass margin 0", []string{"--reference", ref, "--results", same, "--pass-margin", "0"}, exit.Usage},
+		{"pass margin 0", []string{"--reference", ref, "--results", same, "--paired", "--pass-margin", "0"}, exit.Usage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestPlanCommand(t *testing.T) {
 	root := t.TempDir()
 	a := writeRuns(t, filepath.Join(root, "a"), "v192", 12, 1, 0.03, 1)
 	b := writeRuns(t, filepath.Join(root, "b"), "v192", 12, 1, 0.03, 2)
-	code, stdout, stderr := runCompare(t, root, "--plan", "--reference", a, "--results", b, "--columns", "Median",
+	code, stdout, stderr := runCompare(t, root, "--plan", "--paired", "--reference", a, "--results", b, "--columns", "Median",
 		"--plots-directory", filepath.Join(root, "plots"))
 	if code != exit.OK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
@@ -90,7 +90,7 @@ func TestPlanCommand(t *testing.T) {
 		}
 	}
 	golden(t, "transcript.txt", transcript(code, stdout, stderr))
-	code, stdout, stderr = runCompare(t, root, "--plan", "--reference", a, "--results", b, "--json", filepath.Join(root, "p.json"),
+	code, stdout, stderr = runCompare(t, root, "--plan", "--paired", "--reference", a, "--results", b, "--json", filepath.Join(root, "p.json"),
 		"--plots-directory", filepath.Join(root, "plots"))
 	if code != exit.Usage {
 		t.Errorf("--plan --json: exit %d, want 2\n%s%s", code, stdout, stderr)

@@ -182,7 +182,7 @@ func TestPairedMissingSubExperiment(t *testing.T) {
 		r.Summaries = append(r.Summaries, extra)
 	}
 	for _, allow := range []bool{false, true} {
-		res, err := CompareRuns(refs, cands, Config{Threshold: 0.1, AllowMissing: allow})
+		res, err := CompareRuns(refs, cands, Config{Threshold: 0.1, AllowMissing: allow, Pairing: PairAlways})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -15,6 +16,10 @@ import (
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
+// errNotInterleaved refuses a plan from runs nothing says were
+// interleaved: a plan of the paired gate needs pairs.
+var errNotInterleaved = errors.New("--plan needs A/A pairs known to be interleaved: run ab's series file beside the two sides' folders, --series FILE, or --paired")
+
 // DefaultRegression is the regression compare --plan plans to fail: 10 %.
 const DefaultRegression = 0.10
 
@@ -27,7 +32,9 @@ const PlanPower = 0.95
 // passes an unchanged system, and fails a regression of the given fraction
 // in any one check, each with probability at least PlanPower at the family
 // level (paired.PlanUnits: whole A/A pairs resampled, so that the
-// dependence between checks is kept).
+// dependence between checks is kept). The pairs are cfg.Series' units, or
+// the runs paired by name when cfg.Pairing is PairAlways; otherwise
+// nothing says the runs were interleaved, and Plan refuses them.
 func Plan(references, targets []*experiment.Experiment, cfg Config, regression float64, seed uint64) (paired.Plan, []string, error) {
 	if len(cfg.Metrics) == 0 {
 		cfg.Metrics = result.DefaultStatisticalMetrics
@@ -38,14 +45,11 @@ func Plan(references, targets []*experiment.Experiment, cfg Config, regression f
 	if _, _, err := experiment.Admit(append(append([]*experiment.Experiment(nil), references...), targets...), cfg.AllowIncomplete); err != nil {
 		return paired.Plan{}, nil, err
 	}
-	var pairs []pairing.Pair
-	var err error
-	if cfg.Series != nil {
-		cfg.Pairing = PairAlways
-		pairs, _, err = pairsOf(references, targets, cfg)
-	} else {
-		pairs, err = pairing.Match(references, targets)
+	if cfg.Series == nil && cfg.Pairing != PairAlways {
+		return paired.Plan{}, nil, errNotInterleaved
 	}
+	cfg.Pairing = PairAlways
+	pairs, _, err := pairsOf(references, targets, cfg)
 	if err != nil {
 		return paired.Plan{}, nil, err
 	}
@@ -83,22 +87,31 @@ func (inv Invocation) runPlan(ctx context.Context, cfg Config, stdout io.Writer)
 	if err != nil {
 		return exit.Usagef("--regression: %v", err)
 	}
+	if cfg.Series == nil && cfg.Pairing != PairAlways {
+		return exit.With(exit.Usage, errNotInterleaved)
+	}
 	if cfg.FalseFail == 0 {
 		cfg.FalseFail = gate.DefaultFalseFail
 	}
-	refs, rw, err := LoadSide(ctx, inv.Reference)
+	refs, tgts, warnings, err := inv.loadSides(ctx)
 	if err != nil {
-		return exit.With(exit.Usage, fmt.Errorf("reference: %w", err))
+		return err
 	}
-	tgts, tw, err := LoadSide(ctx, inv.Results)
+	// The resampling takes minutes on large families and does not watch
+	// ctx: a signal ends the plan at once (exit 130), printing nothing.
+	type planned struct {
+		p     paired.Plan
+		names []string
+	}
+	pl, err := cancellable(ctx, func() (planned, error) {
+		p, names, err := Plan(refs, tgts, cfg, regression, inv.Seed)
+		return planned{p, names}, err
+	})
 	if err != nil {
-		return exit.With(exit.Usage, fmt.Errorf("results: %w", err))
+		return inputError(ctx, err)
 	}
-	p, names, err := Plan(refs, tgts, cfg, regression, inv.Seed)
-	if err != nil {
-		return exit.With(exit.Usage, err)
-	}
-	for _, w := range append(rw, tw...) {
+	p, names := pl.p, pl.names
+	for _, w := range warnings {
 		fmt.Fprintf(stdout, "warning: %s\n", w)
 	}
 	mg := cfg.margins()

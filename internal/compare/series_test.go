@@ -45,6 +45,16 @@ func writeSeries(t *testing.T, root, name, design string, rows []seriesRow) stri
 
 const ref, cand = pairing.SideReference, pairing.SideCandidate
 
+// pairRows are the rows of n pairs of runs of the same number, each
+// reference first.
+func pairRows(n int) []seriesRow {
+	var rows []seriesRow
+	for u := 1; u <= n; u++ {
+		rows = append(rows, seriesRow{u, ref, u}, seriesRow{u, cand, u})
+	}
+	return rows
+}
+
 // abbaRows are the rows of blocks A B B A over runs 1 … 2·blocks per side.
 func abbaRows(blocks int) []seriesRow {
 	var rows []seriesRow
@@ -93,7 +103,7 @@ func TestSeriesPairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName, err := compare.CompareRuns(r, c, compare.Config{})
+	byName, err := compare.CompareRuns(r, c, compare.Config{Pairing: compare.PairAlways})
 	if err != nil {
 		t.Fatal(err)
 	}

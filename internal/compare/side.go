@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 )
@@ -28,6 +29,9 @@ func LoadSide(ctx context.Context, dirs []string) ([]*experiment.Experiment, []s
 	var exps []*experiment.Experiment
 	var warnings []string
 	for _, d := range dirs {
+		if exit.Cancelled(ctx) {
+			return nil, warnings, ctx.Err()
+		}
 		if isExperiment(d) {
 			e, err := experiment.Load(d)
 			if err != nil {

@@ -178,6 +178,14 @@ func action(c *cli.Context) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
 	}
+	// Flags given explicitly, by first name: compare refuses those its
+	// mode does not use rather than ignore them.
+	given := map[string]bool{}
+	for _, f := range c.App.Flags {
+		if name := f.Names()[0]; c.IsSet(name) {
+			given[name] = true
+		}
+	}
 	reports := map[string]string{}
 	for _, f := range report.Formats {
 		if c.IsSet(f.Flag) {
@@ -216,5 +224,6 @@ func action(c *cli.Context) error {
 		FailMargin:        c.String("fail-margin"),
 		Plan:              c.Bool("plan"),
 		Regression:        c.String("regression"),
+		Given:             given,
 	}, c.App.Writer)
 }

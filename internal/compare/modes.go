@@ -1,0 +1,129 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mqgate/mqgate/internal/clobber"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/gate"
+)
+
+// The flags that only some modes use, by their first name.
+var (
+	thresholdFlags = []string{"fail-threshold", "threshold"}
+	marginFlags    = []string{"pass-margin", "fail-margin"}
+	calibrateOnly  = []string{"runs-per-side", "splits", "split", "factors", "thresholds"}
+)
+
+// given returns the first of flags given on the command line, or "".
+func (inv Invocation) given(flags ...string) string {
+	for _, f := range flags {
+		if inv.Given[f] {
+			return f
+		}
+	}
+	return ""
+}
+
+// checkFlags refuses, before anything is read, a flag given explicitly
+// that the mode asked for does not use (an explicit flag is never ignored
+// silently), and margins that contradict each other. The flags whose use
+// depends on the runs (the thresholds of the unpaired gates, the margins
+// of the paired one) are checked by checkModeFlags once the runs are read.
+func (inv Invocation) checkFlags(cfg Config) error {
+	if f := inv.given("regression"); f != "" && !inv.Plan {
+		return fmt.Errorf("--%s applies to --plan only (the regression the planned gate must fail); give --plan, or leave it out", f)
+	}
+	if f := inv.given(calibrateOnly...); f != "" && !inv.Calibrate {
+		return fmt.Errorf("--%s applies to --calibrate only; give --calibrate, or leave it out", f)
+	}
+	if f := inv.given("seed"); f != "" && !inv.Calibrate && !inv.Plan {
+		return fmt.Errorf("--%s applies to --calibrate and --plan only (the seed of their random splits or resamples); leave it out", f)
+	}
+	if inv.Calibrate {
+		if f := inv.given(append([]string{"paired", "unpaired"}, marginFlags...)...); f != "" {
+			return fmt.Errorf("--%s does not go with --calibrate, which calibrates the unpaired statistical gate of the pooled runs (--fail-threshold, --threshold)", f)
+		}
+	}
+	if f := inv.given(marginFlags...); f != "" && inv.Unpaired {
+		return fmt.Errorf("--%s does not go with --unpaired: the margins decide the paired gate; the unpaired gate decides by --fail-threshold and --threshold", f)
+	}
+	if f := inv.given(thresholdFlags...); f != "" && inv.Plan {
+		return fmt.Errorf("--%s does not go with --plan: the paired gate it plans decides by --pass-margin and --fail-margin", f)
+	}
+	if m := cfg.Margins; m.Pass > m.Fail {
+		return fmt.Errorf("--pass-margin %v above --fail-margin %v: a change between them would both pass and fail", m.Pass, m.Fail)
+	}
+	return nil
+}
+
+// checkModeFlags refuses a flag given explicitly that the mode the runs
+// gave res does not use: --fail-threshold and --threshold in the paired
+// mode (the margins decide it), the margins in the single-run and unpaired
+// modes, --false-fail in the single-run mode.
+func (inv Invocation) checkModeFlags(res *Result) error {
+	switch res.Mode {
+	case gate.ModePaired:
+		if f := inv.given(thresholdFlags...); f != "" {
+			why := "--paired"
+			if s := res.Config.Series; s != nil {
+				why = "the series file " + s.Path
+			}
+			return fmt.Errorf("--%s does not apply to the paired gate (the runs are paired by %s), which decides by --pass-margin and --fail-margin: "+
+				"give those instead, or --unpaired for the threshold gate", f, why)
+		}
+	case gate.ModeSingleRun:
+		if f := inv.given(append([]string{"false-fail"}, marginFlags...)...); f != "" {
+			return fmt.Errorf("--%s does not apply with one run per side, which the single-run threshold rule decides (--fail-threshold, --threshold); "+
+				"it applies to several runs per side", f)
+		}
+	default:
+		if f := inv.given(marginFlags...); f != "" {
+			return fmt.Errorf("--%s applies to the paired gate only, and these runs are compared unpaired: no series file of run ab (nor --paired) "+
+				"says they were interleaved; give --paired or --series FILE if they were, else --fail-threshold and --threshold decide", f)
+		}
+	}
+	return nil
+}
+
+// distinctDirs refuses a directory given twice, on one side or both
+// (spelled differently or through a symbolic link): the same runs on both
+// sides pass whatever they measured, and a run given twice counts twice.
+func (inv Invocation) distinctDirs() error {
+	seen := map[string]string{}
+	for i, dirs := range [][]string{inv.Reference, inv.Results} {
+		flag := []string{"--reference", "--results"}[i]
+		for _, d := range dirs {
+			key := clobber.Canonical(d)
+			if prev, dup := seen[key]; dup {
+				return fmt.Errorf("%s %s is %s again: compare needs different runs on the two sides, each given once", flag, d, prev)
+			}
+			seen[key] = flag + " " + d
+		}
+	}
+	return nil
+}
+
+// distinctRuns refuses an experiment that is among the runs twice, on one
+// side or both: given once directly and once through a folder of
+// experiments, say. It names the experiment and both sides.
+func distinctRuns(refs, targets []*experiment.Experiment) error {
+	seen := map[string]string{}
+	for i, exps := range [][]*experiment.Experiment{refs, targets} {
+		side := []string{"reference", "results"}[i]
+		for _, e := range exps {
+			key := clobber.Canonical(e.Dir)
+			if prev, dup := seen[key]; dup {
+				what := "on both sides"
+				if strings.HasPrefix(prev, side+" ") {
+					what = "twice on the " + side + " side"
+				}
+				return fmt.Errorf("experiment %s is given %s (%s and %s %s): compare needs different runs on the two sides, each given once",
+					e.Dir, what, prev, side, e.Dir)
+			}
+			seen[key] = side + " " + e.Dir
+		}
+	}
+	return nil
+}
