@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/program"
 	"github.com/mqgate/mqgate/internal/suggest"
 )
 
@@ -59,13 +60,21 @@ func VersionString() string {
 
 // Run runs app with args (args[0] is the program name), writing to stdout and
 // stderr, and returns the exit code. An error is printed once to stderr as
-// "<name>: <error>". Run is what tests call; Main is what main calls.
+// "<name>: <error>", the tool named as it was started (program.Invocation:
+// "mqgate run" under the front), and so are the tools in the error's
+// quoted command lines. The context handed to the tool carries the
+// invocation, from which the tool starts itself or another tool. Run is
+// what tests call; Main is what main calls.
 func Run(ctx context.Context, app *cli.App, args []string, stdout, stderr io.Writer) int {
+	in := program.FromContext(ctx)
+	in.Tool = app.Name
+	ctx = program.NewContext(ctx, in)
+	app.HelpName = in.Name()
 	prepare(app, stdout, stderr)
 	err := app.RunContext(ctx, args)
 	code := exit.Code(err)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", app.Name, err)
+		fmt.Fprintf(stderr, "%s: %s\n", app.HelpName, in.Reword(err.Error()))
 	}
 	return code
 }
@@ -91,7 +100,7 @@ func prepare(app *cli.App, stdout, stderr io.Writer) {
 	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = usageError
-	app.Before = requireFlags(app.Name, app.Flags, app.Before)
+	app.Before = requireFlags(app.HelpName, app.Flags, app.Before)
 	var walk func(string, []*cli.Command)
 	walk = func(path string, cmds []*cli.Command) {
 		for _, c := range cmds {
@@ -100,7 +109,7 @@ func prepare(app *cli.App, stdout, stderr io.Writer) {
 			walk(path+" "+c.Name, c.Subcommands)
 		}
 	}
-	walk(app.Name, app.Commands)
+	walk(app.HelpName, app.Commands)
 	flagStringerOnce.Do(func() { cli.FlagStringer = oneDefault(cli.FlagStringer) })
 }
 
@@ -184,7 +193,7 @@ func dashed(name string) string {
 // unknown flag with the nearest known one, a bad value with the form
 // expected.
 func usageError(c *cli.Context, err error, _ bool) error {
-	cmd := c.App.Name
+	cmd := c.App.HelpName
 	flags := c.App.Flags
 	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		cmd += " " + c.Command.Name
@@ -246,7 +255,7 @@ func nearestFlag(flags []cli.Flag, name string) string {
 // that take flags only.
 func NoArgs(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return exit.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.Name)
+		return exit.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.HelpName)
 	}
 	return nil
 }

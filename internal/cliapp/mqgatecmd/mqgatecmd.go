@@ -24,6 +24,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/program"
 	"github.com/mqgate/mqgate/internal/suggest"
 )
 
@@ -70,9 +71,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s (see 'mqgate --help')\n", msg)
 			return exit.Usage
 		}
-		app := tools[i].app()
-		app.HelpName = "mqgate " + app.Name
-		return cliapp.Run(ctx, app, args[1:], stdout, stderr)
+		// The tool learns that it runs under the front: it names itself
+		// "mqgate run" and starts itself (run's echo processes) and the
+		// other tools (requirements --runs) through this program.
+		ctx = program.NewContext(ctx, program.Invocation{Front: program.Front})
+		return cliapp.Run(ctx, tools[i].app(), args[1:], stdout, stderr)
 	}
 }
 

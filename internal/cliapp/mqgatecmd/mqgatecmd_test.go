@@ -29,7 +29,7 @@ func TestFront(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "mqgate history - plot latency") || errb != "" {
 		t.Errorf("mqgate history --help: exit %d, %q, %q", code, out, errb)
 	}
-	if code, _, errb := run("run", "--samples", "0"); code != 2 || !strings.HasPrefix(errb, "run: --samples") {
+	if code, _, errb := run("run", "--samples", "0"); code != 2 || !strings.HasPrefix(errb, "mqgate run: --samples") {
 		t.Errorf("mqgate run --samples 0: exit %d, %q; want the tool's own usage error", code, errb)
 	}
 	if code, _, errb := run("comapre"); code != 2 || errb != "mqgate: unknown tool \"comapre\": did you mean compare? (see 'mqgate --help')\n" {
@@ -46,5 +46,32 @@ func TestFront(t *testing.T) {
 	}
 	if code, out, _ := run("--help"); code != 0 || !strings.HasPrefix(out, "usage: mqgate TOOL") {
 		t.Errorf("mqgate --help: exit %d, %q", code, out)
+	}
+}
+
+// TestNamesAsInvoked: under the front, every usage error names the tool as
+// it was started, 'mqgate run --help': no program named run need be on
+// PATH. Errors of the command line itself and of the tools below it alike.
+func TestNamesAsInvoked(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--bad-flag"}, "mqgate run: unknown flag --bad-flag (see 'mqgate run --help')\n"},
+		{[]string{"run", "--sampels", "5"}, "mqgate run: unknown flag --sampels: did you mean --samples? (see 'mqgate run --help')\n"},
+		{[]string{"run", "extra"}, "mqgate run: unexpected argument \"extra\" (run takes flags only; see 'mqgate run --help')\n"},
+		{[]string{"run", "echo", "--bad-flag"}, "mqgate run: unknown flag --bad-flag (see 'mqgate run echo --help')\n"},
+		{[]string{"run", "--samples"}, "mqgate run: --samples needs a value (see 'mqgate run --help')\n"},
+		{[]string{"process"}, "mqgate process: EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'mqgate process --help')\n"},
+		{[]string{"history", "--bad-flag"}, "mqgate history: unknown flag --bad-flag (see 'mqgate history --help')\n"},
+	} {
+		code, out, errb := run(c.args...)
+		if code != 2 || out != "" || errb != c.want {
+			t.Errorf("mqgate %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, out, errb, c.want)
+		}
+	}
+	code, _, errb := run("run", "--samples", "5", "throughput")
+	if want := "which mqgate run throughput ignores; give it after the subcommand's name (mqgate run throughput --samples …)"; code != 2 || !strings.Contains(errb, want) {
+		t.Errorf("mqgate run --samples 5 throughput: exit %d, %q; want exit 2 and %q", code, errb, want)
 	}
 }

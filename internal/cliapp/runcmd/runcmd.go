@@ -275,7 +275,8 @@ func checkFlagsBeforeSubcommand(c *cli.Context, roundTrip []cli.Flag) error {
 		if !c.IsSet(name) || fromEnv(f) || rolescmd.ServesRole(next, name) {
 			continue
 		}
-		return exit.With(exit.Usage, fmt.Errorf("--%s was given before %s: it is a flag of the round-trip run, which run %s ignores; give it after the subcommand's name (run %s --%s …)", name, next, next, next, name))
+		run := c.App.HelpName // "mqgate run" under the front
+		return exit.With(exit.Usage, fmt.Errorf("--%s was given before %s: it is a flag of the round-trip run, which %s %s ignores; give it after the subcommand's name (%s %s --%s …)", name, next, run, next, run, next, name))
 	}
 	return nil
 }
