@@ -61,13 +61,25 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 	if err != nil {
 		return fail(err)
 	}
-	defer met.Close()
 	start := time.Now()
 	run, err := startRole(ctx)
 	end := time.Now()
 	if err != nil {
+		met.Abort()
 		return fail(err)
 	}
+	o := measuredByHelper(s, met, run, out, latency, start, end)
+	// What the helper counted is in the last window: the --csv file is
+	// complete once the role's results are.
+	if err := met.Close(); err != nil && o.Err == nil {
+		o.Err = err
+	}
+	return o
+}
+
+// measuredByHelper records what the helper measured: raw files, meta.json
+// and the role report of a sub or req, the counts of the others.
+func measuredByHelper(s Settings, met *Metrics, run driver.RoleRun, out, latency string, start, end time.Time) Outcome {
 	interrupted, completed, reason := run.Interrupted, run.Completed, run.Reason
 	o := Outcome{Paths: []string{out}, Interrupted: interrupted, Incomplete: !completed && !interrupted}
 	counted := Snapshot{Sent: run.Total.Sent, Received: run.Total.Received, Errors: run.Total.Errors, Timeouts: run.Total.Timeouts}

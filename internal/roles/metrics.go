@@ -1,17 +1,13 @@
 package roles
 
 import (
-	"bufio"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,8 +30,7 @@ type Metrics struct {
 	cur   Snapshot
 	start time.Time
 
-	csv      *bufio.Writer
-	csvf     *os.File
+	csv      *snapshotFile // --csv, nil when not given
 	srv      *http.Server
 	promAddr string // where srv listens
 	reg      *prometheus.Registry
@@ -88,17 +83,21 @@ func NewMetrics(s Settings) (*Metrics, error) {
 	m := &Metrics{role: s.Role, log: s.Log, win: hdrhistogram.New(1, 10_000_000_000, 3), last: hdrhistogram.New(1, 10_000_000_000, 3), start: time.Now(),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if s.CSV != "" {
-		os.MkdirAll(filepath.Dir(s.CSV), 0o755) // roles/ beside the report; Create says why it failed
-		f, err := os.Create(s.CSV)
+		f, err := createSnapshotFile(s.CSV)
 		if err != nil {
-			return nil, fmt.Errorf("--csv: %w", err)
+			return nil, err
 		}
-		m.csvf, m.csv = f, bufio.NewWriter(f)
-		fmt.Fprintln(m.csv, SnapshotHeader)
+		// The header already meets a full disk or a device that takes
+		// nothing: the role fails before it measures.
+		if f.row(SnapshotHeader + "\n") {
+			f.Discard()
+			return nil, f.err
+		}
+		m.csv = f
 	}
 	promAddr, err := load.PromAddr(s.PromPort, s.PromAddr, "--prom-port", "--prom-addr")
 	if err != nil {
-		m.closeCSV()
+		m.discardCSV()
 		return nil, err
 	}
 	if promAddr != "" {
@@ -106,7 +105,7 @@ func NewMetrics(s Settings) (*Metrics, error) {
 		m.registerProm(s)
 		ln, err := net.Listen("tcp", promAddr)
 		if err != nil {
-			m.closeCSV()
+			m.discardCSV()
 			return nil, fmt.Errorf("--prom-port/--prom-addr %s: %w", promAddr, err)
 		}
 		m.promAddr = ln.Addr().String()
@@ -222,9 +221,13 @@ func (m *Metrics) flushWindow() {
 		m.log.Debug("window", "role", m.role, "sent", c.Sent, "received", c.Received, "errors", c.Errors, "timeouts", c.Timeouts, "p50_us", p[0], "p99_us", p[3])
 	}
 	if m.csv != nil {
-		fmt.Fprintf(m.csv, "%.3f,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%.3f,%.3f,%.3f\n", time.Since(m.start).Seconds(), m.role,
+		row := fmt.Sprintf("%.3f,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%.3f,%.3f,%.3f\n", time.Since(m.start).Seconds(), m.role,
 			c.Sent, c.Received, c.Errors, c.Timeouts, c.Bytes, p[0], p[3], p[4], p[1], p[2], c.Lost, c.Duplicates, c.OutOfOrder, last[0], last[1], perQuery)
-		m.csv.Flush()
+		if m.csv.row(row) && m.log != nil {
+			// The role measures on: its results are written, and it fails
+			// at the end naming the file.
+			m.log.Error("snapshots lost", "err", m.csv.err)
+		}
 	}
 	m.win.Reset()
 	m.last.Reset()
@@ -288,24 +291,37 @@ func (m *Metrics) Count(c Snapshot, latencies, lasts []int64) {
 	}
 }
 
-// Close writes the last window and stops the endpoint.
+// Close writes the last window, stops the endpoint and puts the --csv
+// file in place; its error is the --csv file's first write error, naming
+// the file (the role then fails, its results written).
 func (m *Metrics) Close() error {
-	close(m.stop)
-	<-m.done
-	var errs []error
-	if m.srv != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		errs = append(errs, m.srv.Shutdown(ctx))
-		cancel()
-	}
-	errs = append(errs, m.closeCSV())
-	return errors.Join(errs...)
-}
-
-func (m *Metrics) closeCSV() error {
-	if m.csvf == nil {
+	m.stopAll()
+	if m.csv == nil {
 		return nil
 	}
-	err := m.csv.Flush()
-	return errors.Join(err, m.csvf.Close())
+	return m.csv.Commit()
+}
+
+// Abort stops the metrics of a role that failed before it measured: the
+// --csv file is not written.
+func (m *Metrics) Abort() {
+	m.stopAll()
+	m.discardCSV()
+}
+
+// stopAll writes the last window and stops the ticker and the endpoint.
+func (m *Metrics) stopAll() {
+	close(m.stop)
+	<-m.done
+	if m.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		m.srv.Shutdown(ctx) // an endpoint slow to stop loses nothing
+		cancel()
+	}
+}
+
+func (m *Metrics) discardCSV() {
+	if m.csv != nil {
+		m.csv.Discard()
+	}
 }

@@ -80,7 +80,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 		return [][]byte{append(r, byte(s.Instance))}
 	})
 	if err != nil {
-		met.Close()
+		met.Abort()
 		return Outcome{Err: fmt.Errorf("serving clock probes: %w", err)}
 	}
 	met.Ready()
@@ -158,7 +158,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 		}
 	}
 	stopClock()
-	met.Close()
+	csvErr := met.Close()
 	cancel()
 	rep.End = time.Now().UTC()
 	rep.Publishers = reps
@@ -179,7 +179,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 	}
 	rep.Completed = rep.Error == "" && !interrupted
 	path, err := WriteReport(s, rep)
-	out := Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: err}
+	out := Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(err, csvErr)}
 	out.Summary = fmt.Sprintf("pub %s: %s messages of %d B from %d publishers (%s skipped, %s errors)%s; report %s",
 		s.RunID, result.Count(total), s.Payload, s.Publishers, result.Count(skipped), result.Count(errs), statusWord(rep.Completed, interrupted, rep.Error), path)
 	return out
@@ -348,7 +348,7 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 				for _, u := range unsubs {
 					u()
 				}
-				met.Close()
+				met.Abort()
 				return Outcome{Err: fmt.Errorf("subscribing to %s: %w", expr, err)}
 			}
 			unsubs = append(unsubs, un)
@@ -449,7 +449,7 @@ loop:
 	}
 	waitTimeout(&clockWG, time.Duration(s.ClockProbes)*(s.Timeout+5*time.Millisecond))
 	clockCancel()
-	met.Close()
+	csvErr := met.Close()
 	end := time.Now()
 
 	mu.Lock()
@@ -529,7 +529,7 @@ loop:
 	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
 		start.UTC(), end.UTC(), interrupted, errMsg, []Measured{m})
 	path, repErr := WriteReport(s, rep)
-	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr)}
+	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr, csvErr)}
 	out.Summary = fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s%s; results in %s",
 		s.RunID, result.Count(len(micros)), len(ids), result.Count(counts.Lost), rep.latencyText(), statusWord(rep.Completed, interrupted, reason), s.Dir())
 	return out

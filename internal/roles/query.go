@@ -77,7 +77,10 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 	for _, expr := range b.rules.Below(s.ServePrefix) {
 		stop, err := b.Serve(expr, serve)
 		if err != nil {
-			met.Close()
+			for _, stop := range stops {
+				stop()
+			}
+			met.Abort()
 			return Outcome{Err: fmt.Errorf("serving %s: %w", expr, err)}
 		}
 		stops = append(stops, stop)
@@ -94,12 +97,12 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 	for _, stop := range stops {
 		stop()
 	}
-	met.Close()
+	csvErr := met.Close()
 	rep.End = time.Now().UTC()
 	rep.Queries, rep.Replies = queries.Load(), replies.Load()
 	rep.Completed = rep.Error == "" && !interrupted
 	path, err := WriteReport(s, rep)
-	return Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: err,
+	return Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(err, csvErr),
 		Summary: fmt.Sprintf("qry %s: answered %s queries with %s replies%s; report %s", s.RunID, result.Count(rep.Queries), result.Count(rep.Replies),
 			statusWord(rep.Completed, interrupted, rep.Error), path)}
 }
@@ -245,7 +248,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 	}
 	wg.Wait()
 	interrupted := ctx.Err() != nil
-	met.Close()
+	csvErr := met.Close()
 	endT := time.Now()
 	rep.End = endT.UTC()
 
@@ -313,7 +316,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 			{Type: s.LastType(), Payload: s.Payload, Micros: lastMicros, Counts: counts(len(lastMicros)), Sub: sub("time to last reply")},
 		})
 	path, repErr := WriteReport(s, rep)
-	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr)}
+	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr, csvErr)}
 	out.Summary = fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s%s; results in %s",
 		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors), result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us),
 		statusWord(rep.Completed, interrupted, rep.Error), s.Dir())
