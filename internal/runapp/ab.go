@@ -3,8 +3,10 @@ package runapp
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,10 +16,13 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/pairing"
+	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
@@ -89,6 +94,12 @@ func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
 		if gate, err = newABGate(cfg, len(plan)/len(unitRuns(plan, 1))); err != nil {
 			return err
 		}
+	}
+	if err := guardReports(cfg, plan, series); err != nil {
+		return err
+	}
+	if err := claimSeries(series); err != nil {
+		return err
 	}
 	quiet := slices.Contains(cfg.Common, "-q") || slices.Contains(cfg.Common, "--quiet")
 	if !quiet && cfg.Design == DesignRandom {
@@ -215,6 +226,10 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 		if _, err := os.Stat(filepath.Join(r.dir, meta.FileName)); err == nil {
 			return nil, "", exit.Usagef("experiment %s exists already; choose another --name or --out", r.dir)
 		}
+		// Each run creates its folder and refuses one that exists.
+		if _, err := os.Lstat(r.dir); err == nil {
+			return nil, "", exit.Usagef("%s exists already, where %s run %d would go; choose another --name or --out", r.dir, r.side, r.n)
+		}
 	}
 	series := filepath.Join(cfg.Out, name+SeriesSuffix)
 	if _, err := os.Lstat(series); err == nil {
@@ -224,6 +239,103 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 		return nil, "", exit.Usagef("--out: %v", err)
 	}
 	return plan, series, nil
+}
+
+// guardReports refuses, before the first run, report files (--json,
+// --markdown, --junit) that would replace another output of the series or
+// cannot be written: the same path twice, the series file or any file
+// named as one (compare would read it as a series), a file the pipeline
+// owns in an existing experiment folder (package clobber, as every tool's
+// reports), a path in or at the folder of a run of the series, and a
+// folder where no file can be created.
+func guardReports(cfg ABConfig, plan []abRun, series string) error {
+	var g clobber.Guard
+	for _, f := range report.Formats {
+		g.Output("--"+f.Flag, cfg.Reports[f.Flag])
+	}
+	g.OwnedOutput("the series file (--out/--name)", series)
+	if err := g.Check(); err != nil {
+		return err
+	}
+	dirs := make([]string, len(plan))
+	for i, r := range plan {
+		dirs[i] = clobber.Canonical(r.dir)
+	}
+	for _, f := range report.Formats {
+		path := cfg.Reports[f.Flag]
+		if path == "" {
+			continue
+		}
+		if strings.HasSuffix(filepath.Base(path), SeriesSuffix) {
+			return exit.Usagef("--%s %s: a name ending in %s is a series file of run ab, which compare would read as one; choose another name",
+				f.Flag, path, SeriesSuffix)
+		}
+		p := clobber.Canonical(path)
+		for i, d := range dirs {
+			if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
+				return exit.Usagef("--%s %s lies in %s, the experiment folder of %s run %d of this series: a report must not be written into a run's folder; choose another path",
+					f.Flag, path, plan[i].dir, plan[i].side, plan[i].n)
+			}
+		}
+		if err := atomicfile.CheckFile(path); err != nil {
+			return exit.Usagef("--%s: %v", f.Flag, err)
+		}
+		if err := checkWritable(path); err != nil {
+			return exit.Usagef("--%s: %v", f.Flag, err)
+		}
+	}
+	return nil
+}
+
+// checkWritable reports whether a file can be created where path would
+// go: in its folder, or, when that does not exist yet, in the nearest
+// folder above it that does, where the missing ones would be made. It
+// creates a file there and removes it at once, so that a report the
+// sequential gate writes at the end is not refused only after the series.
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".probe")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: no file can be created in %s (%v)", path, dir, fileerr.Cause(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// claimSeries creates the series file, holding its header only, and
+// refuses one that exists: of two series given the same --out and --name
+// at once, both pass abPlan's checks, but only one creates the file; the
+// other stops here, before its first run.
+func claimSeries(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return exit.Usagef("--out: cannot create %s: %v", filepath.Dir(path), fileerr.Cause(err))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return exit.Usagef("series file %s was created by another process meanwhile (another run ab given the same --out and --name?): "+
+			"a series belongs to one run ab; choose another --name or --out", path)
+	}
+	if err != nil {
+		return exit.Usagef("series file: cannot create %s: %v", path, fileerr.Cause(err))
+	}
+	cw := csv.NewWriter(f)
+	cw.Write(seriesHeader)
+	cw.Flush()
+	if err := errors.Join(cw.Error(), f.Close()); err != nil {
+		os.Remove(path)
+		return exit.Usagef("series file: cannot write %s: %v", path, fileerr.Cause(err))
+	}
+	return nil
 }
 
 // unitRuns returns the runs of unit u, in run order.

@@ -10,13 +10,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 	"github.com/mqgate/mqgate/internal/stats/seq"
 )
@@ -35,6 +35,9 @@ type abGate struct {
 	// means the report shows.
 	maxEFail, logA, logB []float64
 	runs                 int // runs per side so far
+	// missing are the checks of the sub-experiments the candidate did
+	// not measure, which stop the gate at once (stopMissing).
+	missing []gate.Check
 }
 
 func newABGate(cfg ABConfig, units int) (*abGate, error) {
@@ -53,13 +56,6 @@ func newABGate(cfg ABConfig, units int) (*abGate, error) {
 	for i, m := range cfg.Metrics {
 		if slices.ContainsFunc(cfg.Metrics[:i], func(o result.Metric) bool { return o.Name == m.Name }) {
 			return nil, exit.Usagef("--columns: %q is listed twice", m.Name)
-		}
-	}
-	for _, f := range report.Formats {
-		if p := cfg.Reports[f.Flag]; p != "" {
-			if err := atomicfile.CheckFile(p); err != nil {
-				return nil, exit.Usagef("--%s: %v", f.Flag, err)
-			}
 		}
 	}
 	if cfg.Summarise == nil {
@@ -100,6 +96,21 @@ func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet 
 		if r.side == SideReference {
 			name := filepath.Base(r.dir)
 			g.pairs = append(g.pairs, pairing.Pair{Name: name, Reference: exps[SideReference+"/"+name], Candidate: exps[SideCandidate+"/"+name]})
+		}
+	}
+	// The rules compare applies to the same runs: one latency definition
+	// on both sides (formats §2), and a sub-experiment the candidate did
+	// not measure is missing, which fails the gate.
+	var all []*experiment.Experiment
+	for _, p := range g.pairs {
+		all = append(all, p.Reference, p.Candidate)
+	}
+	if _, _, err := experiment.Admit(all, false); err != nil {
+		return false, exit.With(exit.Usage, err)
+	}
+	if g.seq == nil {
+		if missing, origins := pairing.Missing(g.pairs, g.cfg.Metrics); len(missing) > 0 {
+			return true, g.stopMissing(missing, origins)
 		}
 	}
 	checks, origins, err := pairing.Checks(g.pairs, g.cfg.Metrics)
@@ -147,6 +158,35 @@ func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet 
 		fmt.Fprintln(stderr)
 	}
 	return g.last.Status != seq.Continue, nil
+}
+
+// stopMissing stops the gate after the first unit, whose candidate runs
+// lack sub-experiments its reference runs hold: their checks are missing
+// from the results, as compare reports them, and fail the gate whatever
+// the other checks would show.
+func (g *abGate) stopMissing(missing []paired.Check, origins []pairing.Origin) error {
+	subs := map[string]bool{}
+	var names []string
+	for k, o := range origins {
+		sub := o.SubExperiment
+		file := experiment.SummaryFileName(sub)
+		what := fmt.Sprintf("%d B %s: sub-experiment", o.Key.Payload, o.Metric.Name)
+		if o.Throughput {
+			sub, file, what = result.ThroughputLabel(o.SubExperiment, o.Key), experiment.ThroughputFileName(o.SubExperiment), o.Key.String()+": throughput"
+		}
+		c := gate.MissingCheck(sub, o.Key.Payload, o.Metric, stats.Median(missing[k].A), math.NaN(),
+			fmt.Sprintf("%s missing from the results (%s)", what, file))
+		c.Threshold = g.cfg.Margins.Fail
+		g.missing = append(g.missing, c)
+		if !subs[o.SubExperiment] {
+			subs[o.SubExperiment] = true
+			names = append(names, o.SubExperiment)
+		}
+	}
+	g.last = seq.Decision{Status: seq.Fail, Pairs: 1, Checks: names,
+		Reason: fmt.Sprintf("%s measured by the reference but not by the candidate: %d checks missing from the results", strings.Join(names, ", "), len(g.missing))}
+	g.runs = len(g.pairs)
+	return nil
 }
 
 // start sets the family of checks from the first unit's.
@@ -201,6 +241,13 @@ func (g *abGate) verdict() *gate.Verdict {
 			g.cfg.Design, g.unitWord(), lvl, 100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail, d.Pairs, g.unitWord(), stopReason(d.Status), d.Reason),
 		FalseFail: lvl}
 	n := float64(d.Pairs)
+	for _, c := range g.missing {
+		v.Add(c)
+	}
+	if g.seq == nil {
+		v.Finish()
+		return v
+	}
 	for i, st := range g.seq.Checks() {
 		o := g.origins[i]
 		sub, m := o.SubExperiment, o.Metric

@@ -14,8 +14,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
@@ -28,6 +30,12 @@ type fakeSeries struct {
 	ratio, spread float64
 	rng           *rand.Rand
 	runs          []string // the experiments run, in order
+	// latency, when set, is each side's latency definition, written in a
+	// meta.json; extra is a sub-experiment only the reference measures;
+	// interruptAt, from 1, is the run interrupted (its meta.json says so).
+	latency     map[string]string
+	extra       string
+	interruptAt int
 }
 
 func (f *fakeSeries) run(_ context.Context, args []string, _, _ io.Writer) int {
@@ -49,6 +57,22 @@ func (f *fakeSeries) run(_ context.Context, args []string, _, _ io.Writer) int {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "measurements_fake_summary.csv"), []byte(b.String()), 0o666); err != nil {
 		return exit.Usage
+	}
+	if f.extra != "" && filepath.Base(out) == SideReference {
+		if err := os.WriteFile(filepath.Join(dir, "measurements_"+f.extra+"_summary.csv"), []byte(b.String()), 0o666); err != nil {
+			return exit.Usage
+		}
+	}
+	interrupted := len(f.runs) == f.interruptAt
+	if f.latency != nil || interrupted {
+		m := &meta.Meta{Experiment: name, Start: time.Now().UTC(), Latency: f.latency[filepath.Base(out)],
+			Completed: !interrupted, Interrupted: interrupted}
+		if err := meta.Write(filepath.Join(dir, meta.FileName), m); err != nil {
+			return exit.Usage
+		}
+	}
+	if interrupted {
+		return exit.Interrupted
 	}
 	return exit.OK
 }

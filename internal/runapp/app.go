@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -168,6 +169,9 @@ func (o Base) guardExperiment(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
 		return exit.Usagef("experiment %s exists already; choose another --name or remove it", dir)
 	}
+	if _, err := os.Lstat(dir); err == nil {
+		return exit.Usagef("--out/--name: %s exists already: an experiment folder is created by the one run that writes it; choose another --name or --out", dir)
+	}
 	var guard clobber.Guard
 	s := o.Session.Security
 	for _, f := range []struct{ flag, path string }{
@@ -180,6 +184,26 @@ func (o Base) guardExperiment(dir string) error {
 		return ok
 	})
 	return guard.Check()
+}
+
+// claimDir creates the experiment directory dir, which must not exist
+// yet, and its parents: the folder belongs to this run alone. Of two runs
+// given the same --out and --name at once, both pass guardExperiment, but
+// only one creates the folder; the other stops here, before writing
+// anything, instead of mixing its files with the first one's.
+func claimDir(dir string) error {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return exit.Usagef("--out: cannot create %s: %v", parent, err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return exit.Usagef("--out/--name: %s was created by another process meanwhile (another run given the same --out and --name?): "+
+				"an experiment folder belongs to one run; choose another --name or --out", dir)
+		}
+		return exit.Usagef("--out/--name: cannot create the experiment folder %s: %v", dir, err)
+	}
+	return nil
 }
 
 // meta is the meta.json of a run of tool started at start into dir, before
@@ -252,6 +276,9 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return exit.With(exit.Usage, err)
 	}
 	defer s.Close()
+	if err := claimDir(dir); err != nil {
+		return err
+	}
 	out := session.Output{Dir: dir, Meta: cfg.meta("run", dir, start)}
 	if !cfg.Quiet {
 		out.Progress = progress

@@ -238,6 +238,9 @@ func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
 	if r.progress {
 		runner.Progress = r.stderr
 	}
+	if err := claimDir(r.dir); err != nil {
+		return err
+	}
 	err = runner.Run(ctx, subs)
 	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
 }
@@ -267,6 +270,9 @@ func Throughput(ctx context.Context, tc ThroughputConfig, stderr io.Writer) erro
 	runner := &throughput.Runner{Config: tc.Throughput, Payloads: r.payloads, Dir: r.dir, Meta: r.meta}
 	if r.progress {
 		runner.Progress = r.stderr
+	}
+	if err := claimDir(r.dir); err != nil {
+		return err
 	}
 	err = runner.Run(ctx, r.subs(tc.Session.ConnectTimeout))
 	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
@@ -302,6 +308,9 @@ func PerMessage(ctx context.Context, pc PerMessageConfig, stderr io.Writer) erro
 	runner := &throughput.PerMessageRunner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: pc.NoPlots}
 	if r.progress {
 		runner.Progress = r.stderr
+	}
+	if err := claimDir(r.dir); err != nil {
+		return err
 	}
 	err = runner.Run(ctx, r.subs(pc.Session.ConnectTimeout))
 	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
@@ -361,6 +370,9 @@ func Burst(ctx context.Context, bc BurstConfig, stderr io.Writer) error {
 	runner := &burst.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta}
 	if r.progress {
 		runner.Progress = r.stderr
+	}
+	if err := claimDir(r.dir); err != nil {
+		return err
 	}
 	err = runner.Run(ctx, r.subs(bc.Session.ConnectTimeout))
 	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })

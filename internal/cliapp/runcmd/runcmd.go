@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -124,17 +125,33 @@ func withBase(b *runapp.Base, action cli.ActionFunc) cli.ActionFunc {
 	}
 }
 
-// checkRunArgs parses args as run's flags and checks them (runapp.Check)
-// without measuring.
+// checkRunArgs parses args as run's flags and checks them as a run would
+// (the numeric flags' ranges, then runapp.Check) without measuring. Flags
+// that make run print its help or version instead of measuring are
+// refused: every run of the series would exit 0 having measured nothing.
 func checkRunArgs(args []string) error {
 	app, cfg := newApp()
 	app.Commands = nil
-	app.Action = withBase(&cfg.Base, func(*cli.Context) error { return runapp.Check(*cfg) })
+	checked := false
+	app.Action = cliapp.RangesChecked(app.Flags, withBase(&cfg.Base, func(*cli.Context) error {
+		checked = true
+		return runapp.Check(*cfg)
+	}))
 	var discard strings.Builder
 	app.Writer, app.ErrWriter = &discard, &discard
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exit.Usagef("%v", err) }
-	return app.Run(append([]string{"run"}, args...))
+	if err := app.Run(append([]string{"run"}, args...)); err != nil || checked {
+		return err
+	}
+	flag := strings.Join(args, " ")
+	for _, a := range args {
+		if slices.Contains([]string{"-h", "--help", "-help", "-v", "--version", "-version"}, a) {
+			flag = a
+			break
+		}
+	}
+	return exit.Usagef("%s: run would print its help or version instead of measuring; ab's runs take measuring flags only (see 'run ab --help')", flag)
 }
 
 // The valid ranges of the numeric flags several commands share (stated in
