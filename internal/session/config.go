@@ -94,8 +94,10 @@ type Config struct {
 	Security Security
 
 	// Self is the command line that starts this program (`echo` and its
-	// flags are appended to start an echo process); empty means
-	// os.Executable().
+	// flags are appended to start an echo process); empty means the
+	// program as it was started, from the context given to Prepare
+	// (program.Invocation.Self: `mqgate run` under the front, the
+	// executable itself otherwise).
 	Self []string
 	// EchoCommand, when set, is started in the echo role instead of Self
 	// (`echo` and its flags are appended): another build of this program,

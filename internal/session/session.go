@@ -23,6 +23,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/udp"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/program"
 	"github.com/mqgate/mqgate/internal/suggest"
 )
 
@@ -50,6 +51,9 @@ type Session struct {
 	brokers            map[brokerKey]*embedded
 	cleanup            []func() error
 	runID              string
+	// invocation is how the running program was started (the context
+	// given to Prepare), which starts it again in the echo role.
+	invocation program.Invocation
 }
 
 // plan is one sub-experiment, resolved.
@@ -87,7 +91,7 @@ type embedded struct {
 // unreachable end is reported before the experiment directory exists. The
 // caller closes the session.
 func Prepare(ctx context.Context, cfg Config) (_ *Session, err error) {
-	s := &Session{cfg: cfg, brokers: map[brokerKey]*embedded{}}
+	s := &Session{cfg: cfg, brokers: map[brokerKey]*embedded{}, invocation: program.FromContext(ctx)}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -699,21 +703,33 @@ func (s *Session) checkEchoProgram() error {
 	if !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.echo == EchoSubprocess }) {
 		return nil
 	}
-	argv, what := s.cfg.Self, "the program started in the echo role"
-	if len(s.cfg.EchoCommand) > 0 {
-		argv, what = s.cfg.EchoCommand, "--echo-command"
-	}
-	if len(argv) == 0 {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("cannot find this program to start the echo process: %w", err)
-		}
-		argv = []string{exe}
+	argv, what, err := s.echoProgram()
+	if err != nil {
+		return err
 	}
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return fmt.Errorf("%s %q cannot be executed: %v", what, argv[0], err)
 	}
 	return nil
+}
+
+// echoProgram is the command line started in the echo role, before `echo`
+// and its flags, and what it is called in messages: --echo-command, or
+// Self, or else this program as it was started (`mqgate run` under the
+// front, which runs no tool named echo; the executable itself otherwise).
+func (s *Session) echoProgram() (argv []string, what string, err error) {
+	if len(s.cfg.EchoCommand) > 0 {
+		return s.cfg.EchoCommand, "--echo-command", nil
+	}
+	what = "the program started in the echo role"
+	if len(s.cfg.Self) > 0 {
+		return s.cfg.Self, what, nil
+	}
+	argv, err = s.invocation.Self()
+	if err != nil {
+		return nil, what, fmt.Errorf("cannot find this program to start the echo process: %w", err)
+	}
+	return argv, what, nil
 }
 
 // ListenEnv passes a broker URL to an echo process (run echo's --listen),
@@ -725,16 +741,9 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	argv := s.cfg.Self
-	if len(s.cfg.EchoCommand) > 0 {
-		argv = s.cfg.EchoCommand
-	}
-	if len(argv) == 0 {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("cannot find this program to start the echo process: %w", err)
-		}
-		argv = []string{exe}
+	argv, _, err := s.echoProgram()
+	if err != nil {
+		return nil, err
 	}
 	o := p.echoOpts
 	argv = append(slices.Clone(argv), "echo", "--transport", p.tr.Name(), "--stdin-lifeline",
