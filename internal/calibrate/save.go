@@ -8,39 +8,54 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot"
+
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
-// SavePlots writes r's plots into dir: the power curve as
-// <stem>_power.<ext> (PowerPlot), the verdicts per factor as
-// <stem>_outcomes.<ext> (OutcomePlot) and, when r has them, the verdicts
-// per threshold as <stem>_thresholds.<ext> (ThresholdPlot). It returns the
-// paths written.
-func SavePlots(r *Result, dir, stem string, f plots.Format) ([]string, error) {
-	power := filepath.Join(dir, stem+"_power"+f.Ext())
-	if err := plots.Save(PowerPlot(r), power, f); err != nil {
-		return nil, err
-	}
+// Figure is one of a calibration's plots and the name of its file, without
+// the format's extension.
+type Figure struct {
+	Name string
+	Plot *plot.Plot
+}
+
+// Figures returns r's plots, named after stem: the power curve
+// <stem>_power (PowerPlot), the verdicts per factor <stem>_outcomes
+// (OutcomePlot) and, when r has them, the verdicts per threshold
+// <stem>_thresholds (ThresholdPlot). A tool writing them with other outputs
+// that must land together encodes them itself (plots.Encode).
+func Figures(r *Result, stem string) ([]Figure, error) {
 	op, err := OutcomePlot(r)
 	if err != nil {
 		return nil, err
 	}
-	outcomes := filepath.Join(dir, stem+"_outcomes"+f.Ext())
-	if err := plots.Save(op, outcomes, f); err != nil {
-		return nil, err
-	}
-	paths := []string{power, outcomes}
+	figs := []Figure{{stem + "_power", PowerPlot(r)}, {stem + "_outcomes", op}}
 	if len(r.Thresholds) > 0 {
 		tp, err := ThresholdPlot(r)
 		if err != nil {
 			return nil, err
 		}
-		thresholds := filepath.Join(dir, stem+"_thresholds"+f.Ext())
-		if err := plots.Save(tp, thresholds, f); err != nil {
+		figs = append(figs, Figure{stem + "_thresholds", tp})
+	}
+	return figs, nil
+}
+
+// SavePlots writes r's Figures into dir, each as <name>.<ext> in format f,
+// and returns the paths written.
+func SavePlots(r *Result, dir, stem string, f plots.Format) ([]string, error) {
+	figs, err := Figures(r, stem)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, fig := range figs {
+		path := filepath.Join(dir, fig.Name+f.Ext())
+		if err := plots.Save(fig.Plot, path, f); err != nil {
 			return nil, err
 		}
-		paths = append(paths, thresholds)
+		paths = append(paths, path)
 	}
 	return paths, nil
 }
