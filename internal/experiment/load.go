@@ -182,9 +182,10 @@ func (e *Experiment) Label() string {
 // when dir does not exist or is not a directory, when meta.json is malformed
 // or names an unknown latency definition, when dir holds none of these
 // summaries, when one of them is malformed (a throughput file
-// with two rows of the same payload, mode and offered load is), and when a
+// with two rows of the same payload, mode and offered load is), when a
 // summary is older than its raw file (stale: the raw file changed after
-// process ran).
+// process ran), and when a file holds a sub-experiment or payload that
+// meta.json does not list (Listed).
 func Load(dir string) (*Experiment, error) {
 	st, err := os.Stat(dir)
 	switch {
@@ -258,6 +259,11 @@ func load(dir string, files, tputs, bursts []File) (*Experiment, error) {
 	raws, err := RawFiles(dir)
 	if err != nil {
 		return nil, err
+	}
+	if e.Meta != nil {
+		if err := listedOf(filepath.Join(dir, meta.FileName), e.Meta).check(e, raws); err != nil {
+			return nil, err
+		}
 	}
 	for _, r := range raws {
 		if e.Summary(r.Type) == nil {
