@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
@@ -74,7 +75,7 @@ func (c PerMessageConfig) Validate() error {
 }
 
 // PerMessage is the record of one payload: O_n and I_n in ns since a
-// common origin (-1: never arrived) and the CPU time of sender, receiver
+// common origin (Never: never arrived) and the CPU time of sender, receiver
 // and broker every CPUEvery-th message, in memory allocated before the
 // first message.
 type PerMessage struct {
@@ -89,13 +90,26 @@ type PerMessage struct {
 	// BrokerWhat says whose CPU Broker is.
 	BrokerWhat string
 	Lost       int
+	// Negative counts the messages delivered before they were sent
+	// (I_n < O_n): an error of the run, never a latency sample.
+	Negative int
 }
 
-// L returns L_n = I_n − O_n in ns (NaN for a lost message).
+// ErrNegativeLatency is the error of a run in which a message was
+// delivered before it was sent: O_n is taken before the message is handed
+// over, so only an arrival stamp from another clock can do that.
+var ErrNegativeLatency = errors.New("negative latency")
+
+// Never is I_n of a message that never arrived (any other value, negative
+// included, is a time since the origin).
+const Never = math.MinInt64
+
+// L returns L_n = I_n − O_n in ns (NaN for a lost message). A negative
+// L_n is kept here, as measured, and left out of the aggregates.
 func (p *PerMessage) L() []float64 {
 	out := make([]float64, len(p.O))
 	for n := range out {
-		if p.I[n] < 0 {
+		if p.I[n] == Never {
 			out[n] = math.NaN()
 			continue
 		}
@@ -120,7 +134,7 @@ func (p *PerMessage) RT() []float64 { return inverse(p.RO()) }
 func windowOverhead(t []int64, m int) []float64 {
 	out := make([]float64, len(t))
 	for n := range out {
-		if n < m || t[n] < 0 || t[n-m] < 0 || t[n] <= t[n-m] {
+		if n < m || t[n] == Never || t[n-m] == Never || t[n] <= t[n-m] {
 			out[n] = math.NaN()
 			continue
 		}
@@ -146,9 +160,9 @@ func (p *PerMessage) OverallSend() float64 { return overallRate(p.O) }
 func (p *PerMessage) OverallReceive() float64 { return overallRate(p.I) }
 
 func overallRate(t []int64) float64 {
-	first, last, got := int64(math.MaxInt64), int64(-1), 0
+	first, last, got := int64(math.MaxInt64), int64(math.MinInt64), 0
 	for _, v := range t {
-		if v >= 0 {
+		if v != Never {
 			first, last, got = min(first, v), max(last, v), got+1
 		}
 	}
@@ -160,8 +174,10 @@ func overallRate(t []int64) float64 {
 
 // MeasurePerMessage sends cfg.Count messages of payload bytes from the
 // publisher to the subscriber of ends, back to back or paced at cfg.Rate,
-// and records when each was sent (O_n, right after Send returned) and
-// delivered (I_n, the driver's arrival time). Sender and receiver run on
+// and records when each was sent (O_n, just before it is handed to Send)
+// and delivered (I_n, the driver's arrival time). A message delivered
+// before it was sent is counted in Negative and fails the run
+// (ErrNegativeLatency), after the rest was measured. Sender and receiver run on
 // goroutines locked to their threads, so that their CPU time is the
 // threads'.
 //
@@ -179,7 +195,7 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 	n := cfg.Count
 	pm := &PerMessage{Payload: payload, M: cfg.Window, O: make([]int64, n), I: make([]int64, n), CPUEvery: cfg.CPUEvery}
 	for i := range pm.I {
-		pm.I[i] = -1
+		pm.I[i] = Never
 	}
 	nCPU := n / cfg.CPUEvery
 	broker := CPUSource{Read: func() int64 { return -1 }, Resolution: 1}
@@ -213,7 +229,7 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 				return // nothing for Timeout: the rest is lost
 			}
 			h, full, err := load.Parse(buf[:m])
-			if err != nil || m != payload || (full && h.RunID != cfg.RunID) || h.Seq >= uint64(n) || pm.I[h.Seq] >= 0 {
+			if err != nil || m != payload || (full && h.RunID != cfg.RunID) || h.Seq >= uint64(n) || pm.I[h.Seq] != Never {
 				continue
 			}
 			pm.I[h.Seq] = int64(at.Sub(origin))
@@ -244,11 +260,14 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 			h.Seq, h.SendNs = uint64(i), uint64(clock.Now())
 			load.PutTime(msg, h.SendNs)
 			h.PutSeq(msg)
+			// O_n is the moment the message is handed to the client
+			// library (the method's definition): a Send that blocks
+			// afterwards must not move it past the delivery.
+			pm.O[i] = since()
 			if err := pub.Send(msg); err != nil {
 				pubErr = err
 				return
 			}
-			pm.O[i] = since()
 			if (i+1)%cfg.CPUEvery == 0 {
 				pm.Sender.read((i+1)/cfg.CPUEvery, threadCPU(), pm.O[i])
 			}
@@ -275,10 +294,19 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 	if subErr != nil {
 		return pm, fmt.Errorf("subscriber: %w", subErr)
 	}
-	for _, t := range pm.I {
-		if t < 0 {
+	worst := int64(0)
+	for n, t := range pm.I {
+		switch {
+		case t == Never:
 			pm.Lost++
+		case t < pm.O[n]:
+			pm.Negative++
+			worst = min(worst, t-pm.O[n])
 		}
+	}
+	if pm.Negative > 0 {
+		return pm, fmt.Errorf("%w: %d of %d messages delivered before they were sent (L down to %s): the arrival stamps are not on the sender's clock",
+			ErrNegativeLatency, pm.Negative, n-pm.Lost, result.Micros(float64(worst)/1e3))
 	}
 	return pm, nil
 }

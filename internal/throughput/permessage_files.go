@@ -56,7 +56,7 @@ func PerMessageTable(pms []*PerMessage) Table {
 		l, so, ro := pm.L(), pm.SO(), pm.RO()
 		for n := range pm.O {
 			in := float64(pm.I[n])
-			if pm.I[n] < 0 {
+			if pm.I[n] == Never {
 				in = math.NaN()
 			}
 			t.Rows = append(t.Rows, []string{strconv.Itoa(pm.Payload), strconv.Itoa(n), cell(float64(pm.O[n])), cell(in), cell(l[n] / 1000),
@@ -113,6 +113,9 @@ func (s Summary) Agrees() bool { return math.Abs(s.Median-s.Overall) <= s.Robust
 func Aggregates(pm *PerMessage) []Summary {
 	l := pm.L()
 	for i := range l {
+		if l[i] < 0 { // an error of the run (Negative), not a sample
+			l[i] = math.NaN()
+		}
 		l[i] /= 1000
 	}
 	st, rt := pm.ST(), pm.RT()

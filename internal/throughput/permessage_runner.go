@@ -2,6 +2,7 @@ package throughput
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,7 +40,7 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 		pace = fmt.Sprintf("paced at %g msg/s", cfg.Rate)
 	}
 	r.Meta.Mode = fmt.Sprintf("per-message throughput (ZeroMQ method): %d messages %s per payload, M = %d, CPU every %d", cfg.Count, pace, cfg.Window, cfg.CPUEvery)
-	r.Meta.Clock = "Go monotonic clock: O_n after Send returned, I_n at delivery"
+	r.Meta.Clock = "Go monotonic clock: O_n just before the message is handed to Send, I_n at delivery; a message delivered before it was sent fails the run"
 	return load.RunOneWay(ctx, r.Dir, r.Meta, r.Payloads, subs, "pm", func(t *load.Trial) (func() error, error) {
 		c := cfg
 		src := BrokerCPU(t.Links.URL)
@@ -53,9 +54,11 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 		}
 		for _, payload := range r.Payloads {
 			pm, err := load.WithEnds(t, payload, func(ends *load.Ends) (*PerMessage, error) { return MeasurePerMessage(ctx, ends, payload, c) })
-			if pm != nil && err == nil {
+			// A run with negative latencies is written, for the raw O_n
+			// and I_n, then fails.
+			if pm != nil && (err == nil || errors.Is(err, ErrNegativeLatency)) {
 				pms = append(pms, pm)
-				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost, Lost: uint64(pm.Lost), Completed: true})
+				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost - pm.Negative, Lost: uint64(pm.Lost), Completed: err == nil})
 				if r.Progress != nil {
 					progress(r.Progress, t.Type, pm)
 				}

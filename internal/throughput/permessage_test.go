@@ -60,7 +60,7 @@ func TestAggregated(t *testing.T) {
 }
 
 func TestWindowRates(t *testing.T) {
-	pm := &PerMessage{M: 2, O: []int64{0, 1e6, 2e6, 4e6}, I: []int64{5e5, -1, 3e6, 3.5e6}}
+	pm := &PerMessage{M: 2, O: []int64{0, 1e6, 2e6, 4e6}, I: []int64{5e5, Never, 3e6, 3.5e6}}
 	st, rt, l, so, ro := pm.ST(), pm.RT(), pm.L(), pm.SO(), pm.RO()
 	// SO_2 = 2 ms / 2, ST_2 = 1000/s; SO_3 = 3 ms / 2, ST_3 = 2 / 3 ms.
 	if !math.IsNaN(st[1]) || st[2] != 1000 || math.Abs(st[3]-2/0.003) > 1e-9 || so[2] != 1e6 || so[3] != 1.5e6 || !math.IsNaN(so[1]) {
@@ -133,9 +133,9 @@ func TestPerMessageIntraprocess(t *testing.T) {
 		t.Fatalf("lost %d, %d CPU readings, resolution %d", pm.Lost, len(pm.Sender.R), pm.Broker.Resolution)
 	}
 	for n := 1; n < len(pm.O); n++ {
-		// O_n is read when Send returned: message n was sent after
-		// O_{n−1}, and may arrive before O_n.
-		if pm.I[n] < pm.O[n-1] || pm.O[n] < pm.O[n-1] {
+		// O_n is read before the message is handed to Send: it
+		// arrives after O_n.
+		if pm.I[n] < pm.O[n] || pm.O[n] < pm.O[n-1] {
 			t.Fatalf("message %d: O %d I %d, O_{n−1} %d", n, pm.O[n], pm.I[n], pm.O[n-1])
 		}
 	}
