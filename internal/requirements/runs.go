@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/program"
 )
 
 // Runs is the "extrapolate" step of the Fast-RTPS scripts: run the
@@ -26,9 +27,11 @@ type Runs struct {
 	Out string
 	// RunArgs are passed to run after the output flags.
 	RunArgs []string
-	// Run and Process are the run and process executables; Tool finds them
-	// when empty.
-	Run, Process string
+	// Run and Process are the command lines that start run and process;
+	// when empty, they are found from how this program was started (the
+	// context given to Execute, program.Invocation.Command): `mqgate run`
+	// under the front, else the tools beside this program or on PATH.
+	Run, Process []string
 	// Stdout receives progress lines; Stderr the tools' own output.
 	Stdout, Stderr io.Writer
 	// Now is the clock used to name experiments; time.Now when nil.
@@ -50,13 +53,14 @@ func (r *Runs) Execute(ctx context.Context) (names []string, err error) {
 			}
 		}
 	}
-	if r.Run == "" {
-		if r.Run, err = Tool("run"); err != nil {
+	in := program.FromContext(ctx)
+	if len(r.Run) == 0 {
+		if r.Run, err = in.Command("run"); err != nil {
 			return nil, exit.With(exit.Usage, err)
 		}
 	}
-	if r.Process == "" {
-		if r.Process, err = Tool("process"); err != nil {
+	if len(r.Process) == 0 {
+		if r.Process, err = in.Command("process"); err != nil {
 			return nil, exit.With(exit.Usage, err)
 		}
 	}
@@ -105,10 +109,12 @@ func (r *Runs) runArgs(name string) []string {
 	return append(out, r.RunArgs...)
 }
 
-// exec runs one tool; on cancellation the tool gets SIGINT, so that it
-// flushes what it measured, and 10 s to exit.
-func (r *Runs) exec(ctx context.Context, bin string, args []string) error {
-	cmd := exec.CommandContext(ctx, bin, args...)
+// exec runs one tool, the command line argv followed by args; on
+// cancellation the tool gets SIGINT, so that it flushes what it measured,
+// and 10 s to exit.
+func (r *Runs) exec(ctx context.Context, argv, args []string) error {
+	args = append(slices.Clone(argv[1:]), args...)
+	cmd := exec.CommandContext(ctx, argv[0], args...)
 	cmd.Stdout, cmd.Stderr = r.Stderr, r.Stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
@@ -116,7 +122,7 @@ func (r *Runs) exec(ctx context.Context, bin string, args []string) error {
 	if err == nil {
 		return nil
 	}
-	line := filepath.Base(bin) + " " + strings.Join(args, " ")
+	line := filepath.Base(argv[0]) + " " + strings.Join(args, " ")
 	if ctx.Err() != nil {
 		return exit.With(exit.Interrupted, fmt.Errorf("interrupted during %s", line))
 	}
@@ -129,23 +135,6 @@ func (r *Runs) exec(ctx context.Context, bin string, args []string) error {
 		return exit.With(code, fmt.Errorf("%s: exited %d", line, ee.ExitCode()))
 	}
 	return exit.With(exit.Usage, fmt.Errorf("%s: %w", line, err))
-}
-
-// Tool finds the mqgate executable name: beside the running executable
-// first, so that a set of tools installed together stays together, then on
-// PATH.
-func Tool(name string) (string, error) {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("cannot find the %s tool beside this program or on PATH: install it with 'go install ./cmd/%s'", name, name)
-	}
-	return p, nil
 }
 
 func exists(path string) bool {
