@@ -160,6 +160,13 @@ func TestABUsage(t *testing.T) {
 		{[]string{"--candidate", "--echo-delay 1ms", "--runs", "4", "--json", "v.json"}, "--json: only the sequential gate (--max-runs) judges"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--pass-margin", "1%"}, "--pass-margin: only the sequential gate"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--markdown", "/proc/version/v.md"}, "--markdown: "},
+		// Caught before the first run, not at it or after the series.
+		{[]string{"--candidate", "--samples 0"}, "candidate side: --samples 0: expected 1 to 1000000000"},
+		{[]string{"--reference", "--connect-timeout 0s", "--candidate", "--echo-delay 1ms"}, "reference side: --connect-timeout 0s"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--", "--help"}, "--help: run would print its help or version instead of measuring"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--", "-s", "intraprocess_reliable", "--version"}, "--version: run would print its help or version"},
+		{[]string{"--candidate", "-h"}, "candidate side: -h: run would print its help"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--json", "/proc/self/v.json"}, "--json: cannot write /proc/self/v.json"},
 	} {
 		out := t.TempDir()
 		args := append([]string{"ab", "--out", out}, c.args...)
