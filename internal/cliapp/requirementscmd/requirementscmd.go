@@ -59,8 +59,9 @@ error unless --allow-incomplete, and so are experiments that measure latency dif
 statistical ones, carry a Latency column saying what they measure.
 
 With --runs N --out DIR it first runs 'run --out DIR --name <UTC start> [run arguments]' N
-times, and 'process' on each new experiment (the tools are looked up beside this program,
-then on PATH), then derives the requirements from every experiment in DIR, as the Fast-RTPS
+times, and 'process' on each new experiment (started as 'mqgate run' and 'mqgate process'
+under mqgate; otherwise looked up beside this program, then on PATH, then through mqgate),
+then derives the requirements from every experiment in DIR, as the Fast-RTPS
 latency_extrapolate_requirements.bash script does:
   requirements --runs 12 --out runs_for_requirements --false-fail 0.01 -- --subexperiments interprocess_reliable
 Run arguments that start with a subcommand (throughput, load) get --out and --name after its
