@@ -26,8 +26,9 @@ import (
 	"github.com/mqgate/mqgate/internal/session"
 )
 
-// SelfEnv, when set, replaces os.Executable() as the program started in
-// the echo role (a space-separated command line). Tests use it.
+// SelfEnv, when set, replaces the program as it was started (mqgate run,
+// or run's own executable; session.Config.Self) as the program started
+// in the echo role (a space-separated command line). Tests use it.
 const SelfEnv = "MQGATE_RUN_SELF"
 
 // Base is what every measuring command of run shares: the session's
