@@ -105,8 +105,13 @@ the pairs used and why it stopped, and writes --junit, --markdown and
 --json reports. An e-process needs about 2·ln(checks/level) pairs at the
 least, however clear the difference: some 20 pairs for 22 checks at 1 %.
 
-Both sides' flags are checked before the first run. A run that fails stops
-the series with its exit code; the runs already made stay.
+Everything is checked before the first run, and nothing is written if it
+fails: both sides' flags (their values and ranges; a flag that would print
+run's help or version instead of measuring is refused), that no run's folder
+and no series file of that name exist, and that the report files can be
+written and replace no file of the series or of an experiment. A run that
+fails stops the series with its exit code; the runs already made stay, and
+compare leaves out the unit it interrupted.
 
 Examples:
    run ab --max-runs 40 --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" --json ab.json -- -s interprocess_reliable_tcp --samples 2000

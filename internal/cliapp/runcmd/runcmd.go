@@ -60,7 +60,9 @@ embedded; each gets a topic of its own unless --topic is given.
 
 Everything is checked before the experiment directory is created: payload
 sizes against each transport's maximum message, memory for the samples,
-certificates, and a connection to every broker and remote echo.
+certificates, and a connection to every broker and remote echo. run creates
+the directory itself and refuses one that exists, even empty: a folder holds
+one run's results.
 
 Exit codes: 0 done; 2 usage or environment error, including a link that broke
 during the run (echoer or broker died, connection reset, --max-lost-in-row
