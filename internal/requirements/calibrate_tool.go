@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
+	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/numflag"
@@ -89,6 +92,18 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 	if err != nil {
 		return exit.Usagef("--margins: %v", err)
 	}
+	if err := calibrateGuard(cfg).Check(); err != nil {
+		return err
+	}
+	if err := checkOutputFile("--json", cfg.JSON); err != nil {
+		return err
+	}
+	if err := atomicfile.CheckDir(plotsDir); err != nil {
+		return exit.Usagef("--plots-directory: %v", err)
+	}
+	if err := sameFolder(cfg.Regressed, dir); err != nil {
+		return err
+	}
 	in, err := Load(ctx, dir, cfg.AllowIncomplete)
 	if err != nil {
 		if exit.Cancelled(ctx) {
@@ -102,12 +117,18 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 	obs := in.Observations()
 	regressed := 0
 	if rdir := cfg.Regressed; rdir != "" {
+		if err := regressedIsPoolRun(rdir, dir, in); err != nil {
+			return err
+		}
 		reg, err := Load(ctx, rdir, cfg.AllowIncomplete)
 		if err != nil {
 			if exit.Cancelled(ctx) {
 				return exit.With(exit.Interrupted, err)
 			}
 			return exit.With(exit.Usage, err)
+		}
+		if err := sharedRuns(rdir, reg, dir, in); err != nil {
+			return err
 		}
 		if reg.Latency != in.Latency {
 			return exit.With(exit.Usage, fmt.Errorf("--regressed %s measures %s latency, --experiments-results %s %s", rdir, reg.Latency, dir, in.Latency))
@@ -142,23 +163,108 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 		}
 		return exit.With(exit.Usage, err)
 	}
+	// The JSON and the plots land together or not at all.
+	var files outputs
+	if path := cfg.JSON; path != "" {
+		files.Add("--json", path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) })
+	}
+	figs, err := calibrate.Figures(res, CalibrationPlotStem)
+	if err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	for _, f := range figs {
+		files.Add("--plots-directory", filepath.Join(plotsDir, f.Name+format.Ext()), func(w io.Writer) error { return plots.Encode(w, f.Plot, format) })
+	}
 	for _, w := range in.Warnings {
 		fmt.Fprintf(stderr, "requirements: warning: %s\n", w)
+	}
+	paths, err := files.Commit()
+	if err != nil {
+		return err
 	}
 	if err := calibrate.WriteText(stdout, res); err != nil {
 		return err
 	}
-	if path := cfg.JSON; path != "" {
-		if err := atomicfile.Write(path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) }); err != nil {
-			return exit.With(exit.Usage, fmt.Errorf("--json: %w", err))
-		}
-	}
-	paths, err := calibrate.SavePlots(res, plotsDir, CalibrationPlotStem, format)
-	if err != nil {
-		return exit.With(exit.Usage, err)
+	if cfg.JSON != "" {
+		paths = paths[1:]
 	}
 	fmt.Fprintf(stdout, "plots: %s\n", strings.Join(paths, ", "))
 	return nil
+}
+
+// calibrateGuard declares what requirements --calibrate reads (the pool and
+// the regressed runs) and writes (--json, and the plots in
+// --plots-directory), see package clobber.
+func calibrateGuard(cfg Config) *clobber.Guard {
+	g := &clobber.Guard{}
+	g.Experiments("--experiments-results", cfg.ExperimentsResults)
+	g.Experiments("--regressed", cfg.Regressed)
+	g.OutputOutside("--json", cfg.JSON)
+	g.ReportDir("--plots-directory", cfg.PlotsDirectory, "its calibration plots", func(rel string) bool {
+		return !strings.Contains(rel, "/") && strings.HasPrefix(rel, CalibrationPlotStem+"_")
+	})
+	return g
+}
+
+// sameFolder refuses --regressed naming the pool's own folder, however
+// spelled: its runs would be the regressed and the unchanged runs at once.
+func sameFolder(regressed, pool string) error {
+	if regressed == "" || !sameDir(regressed, pool) {
+		return nil
+	}
+	return exit.Usagef("--regressed %s is the folder of --experiments-results %s: the regressed runs must be other runs than the unchanged ones; give the folder of runs with the regression",
+		regressed, pool)
+}
+
+// regressedIsPoolRun refuses --regressed naming one of the pool's runs.
+func regressedIsPoolRun(regressed, pool string, in *Input) error {
+	for _, e := range in.Experiments {
+		if sameDir(regressed, e.Dir) {
+			return exit.Usagef("--regressed %s is the run %s of --experiments-results %s: the regressed runs must be other runs than the unchanged ones; give the folder of runs with the regression",
+				regressed, e.Dir, pool)
+		}
+	}
+	return nil
+}
+
+// sharedRuns refuses regressed runs that are runs of the pool too (through
+// a symbolic link, or the same run copied: meta.json's start and host
+// alike): the same run would count as unchanged and as regressed.
+func sharedRuns(regressed string, reg *Input, pool string, in *Input) error {
+	for _, r := range reg.Experiments {
+		for _, e := range in.Experiments {
+			how := ""
+			switch {
+			case sameDir(r.Dir, e.Dir):
+				how = "the same folder"
+			case sameRun(r, e):
+				how = "the same run (meta.json: same start and host)"
+			default:
+				continue
+			}
+			return exit.Usagef("--regressed %s holds %s, and --experiments-results %s holds %s, %s: a run cannot be unchanged and regressed at once; keep each run in one of the folders",
+				regressed, r.Dir, pool, e.Dir, how)
+		}
+	}
+	return nil
+}
+
+// sameDir reports whether a and b are one directory: the same path once
+// made absolute with symbolic links resolved, or the same file.
+func sameDir(a, b string) bool {
+	if clobber.Canonical(a) == clobber.Canonical(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// sameRun reports whether a and b are copies of one run: both have
+// meta.json, with the same start time (to the nanosecond) and host.
+func sameRun(a, b *experiment.Experiment) bool {
+	return a.Meta != nil && b.Meta != nil && !a.Meta.Start.IsZero() &&
+		a.Meta.Start.Equal(b.Meta.Start) && a.Meta.Host.Hostname == b.Meta.Host.Hostname
 }
 
 // calibrateMisused reports a calibration flag given without --calibrate.

@@ -214,19 +214,22 @@ func DriftFileFor(out string) string {
 
 // WriteDriftFile writes d as the drift report CSV (formats §11), atomically.
 func WriteDriftFile(path string, d Drift) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.Write(DriftColumns)
-		g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-		for _, c := range d.Checks {
-			slope := ""
-			if !math.IsNaN(c.Slope) {
-				slope = g(c.Slope)
-			}
-			cw.Write([]string{c.Type, strconv.Itoa(c.Bytes), c.Metric, strconv.Itoa(c.Test.N), d.Order,
-				g(c.Test.Tau), g(c.Test.P), g(c.PAdjusted), slope, map[bool]string{true: "yes", false: "no"}[c.Drifting]})
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteDrift(w, d) })
+}
+
+// WriteDrift writes d as the drift report CSV (formats §11).
+func WriteDrift(w io.Writer, d Drift) error {
+	cw := csv.NewWriter(w)
+	cw.Write(DriftColumns)
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	for _, c := range d.Checks {
+		slope := ""
+		if !math.IsNaN(c.Slope) {
+			slope = g(c.Slope)
 		}
-		cw.Flush()
-		return cw.Error()
-	})
+		cw.Write([]string{c.Type, strconv.Itoa(c.Bytes), c.Metric, strconv.Itoa(c.Test.N), d.Order,
+			g(c.Test.Tau), g(c.Test.P), g(c.PAdjusted), slope, map[bool]string{true: "yes", false: "no"}[c.Drifting]})
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -116,6 +116,16 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if tout == "" {
 		return exit.Usagef("--throughput-output-file is empty: expected the throughput requirements CSV to write")
 	}
+	// Refused before any run or read: a path that cannot become a file.
+	// The default throughput file is checked when it is written, with the
+	// others, as it is written only for throughput summaries.
+	for _, f := range []struct{ flag, path string }{{"--output-file", out}, {driftFlag, DriftFileFor(out)}, {"--throughput-output-file", tout}} {
+		if f.flag != "--throughput-output-file" || cfg.Set["throughput-output-file"] {
+			if err := checkOutputFile(f.flag, f.path); err != nil {
+				return err
+			}
+		}
+	}
 	switch {
 	case cfg.Set["runs"] || cfg.Set["out"]:
 		if dir != "" {
@@ -183,23 +193,28 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			return exit.With(exit.Usage, err)
 		}
 	}
+	// The requirements and the drift report land together or not at all:
+	// a call failing on one leaves the earlier files as they were.
+	var files outputs
 	if d != nil {
 		rows := d.Rows()
 		for i := range rows {
 			rows[i].Latency = in.Latency
 		}
-		if err := WriteFile(out, rows); err != nil {
-			return err
-		}
+		files.Add("--output-file", out, func(w io.Writer) error { return Write(w, rows) })
 	}
 	if treqs != nil {
 		rows := make([]KeyedRow, len(treqs))
 		for i, r := range treqs {
 			rows[i] = r.KeyedRow
 		}
-		if err := WriteThroughputFile(tout, rows); err != nil {
-			return err
-		}
+		files.Add("--throughput-output-file", tout, func(w io.Writer) error { return WriteThroughput(w, rows) })
+	}
+	var drift Drift
+	dpath := DriftFileFor(out)
+	if d != nil || treqs != nil {
+		drift = DriftOf(in)
+		files.Add(driftFlag, dpath, func(w io.Writer) error { return WriteDrift(w, drift) })
 	}
 	warnings := in.Warnings
 	if d != nil {
@@ -207,6 +222,9 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	for _, w := range append(warnings, twarnings...) {
 		fmt.Fprintf(stderr, "requirements: warning: %s\n", w)
+	}
+	if _, err := files.Commit(); err != nil {
+		return err
 	}
 	if d != nil {
 		print := PrintTable
@@ -225,11 +243,6 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%d throughput requirement(s) (lower limits, higher is better) from %d experiment(s) written to %s\n", len(treqs), len(in.Experiments), tout)
 	}
 	if d != nil || treqs != nil {
-		drift := DriftOf(in)
-		dpath := DriftFileFor(out)
-		if err := WriteDriftFile(dpath, drift); err != nil {
-			return exit.With(exit.Usage, fmt.Errorf("drift report: %w", err))
-		}
 		if err := PrintDrift(stdout, drift); err != nil {
 			return err
 		}
@@ -237,6 +250,9 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// driftFlag names the drift report in messages: it has no flag of its own.
+const driftFlag = "the drift report beside --output-file"
 
 // PrintThroughputTable writes throughput requirements for people: the
 // lower limits, the runs behind them and the chance that an unchanged
@@ -268,7 +284,7 @@ func guard(rootFlag, root, out, tout string) *clobber.Guard {
 	g.Experiments(rootFlag, root)
 	g.OutputOutside("--output-file", out)
 	g.OutputOutside("--throughput-output-file", tout)
-	g.OutputOutside("the drift report beside --output-file", DriftFileFor(out))
+	g.OutputOutside(driftFlag, DriftFileFor(out))
 	return g
 }
 
