@@ -49,6 +49,11 @@ type Options struct {
 	// whose rows reappear later, which are then summarised together. By
 	// default either is an input error.
 	LenientSamples bool
+	// Listed is what the experiment's meta.json lists (formats §6): a
+	// payload of a raw file that it does not list for the file's
+	// sub-experiment is an input error, and no summary is written. Nil
+	// checks nothing.
+	Listed *experiment.Listed
 }
 
 // LenientHint ends an error about the Sample column: how to process the
@@ -248,7 +253,19 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 				if ctx.Err() != nil {
 					return
 				}
-				if err := readFile(ctx, i, inputs[i].Raw, opt.LenientSamples, &states[i], jobs, recycle); err != nil {
+				admit := func(line, payload int) error {
+					if err := opt.Listed.Payload(inputs[i].Raw, line, inputs[i].Type, payload); err != nil {
+						return notListed{err}
+					}
+					return nil
+				}
+				if err := readFile(ctx, i, inputs[i].Raw, opt.LenientSamples, admit, &states[i], jobs, recycle); err != nil {
+					if nl, ok := errors.AsType[notListed](err); ok {
+						// The raw file is not of this run: its summary, if
+						// any, is left as it was, like every other file.
+						cancel(nl.error)
+						return
+					}
 					cancel(&inputError{i, err})
 					return
 				}
@@ -300,6 +317,9 @@ type inputError struct {
 func (e *inputError) Error() string { return e.err.Error() }
 func (e *inputError) Unwrap() error { return e.err }
 
+// notListed is a payload of a raw file that meta.json does not list.
+type notListed struct{ error }
+
 // rangeError locates a *stats.RangeError of job j in file.
 func rangeError(file string, j *job, err error) error {
 	var re *stats.RangeError
@@ -316,8 +336,9 @@ var errNotContiguous = errors.New("payload rows are not contiguous")
 // Payloads are contiguous (formats §2); when lenient allows one to reappear
 // later, the file is read again once per payload, which keeps memory at one
 // payload while giving the same result as grouping it all.
-func readFile(ctx context.Context, i int, path string, lenient bool, st *fileState, jobs chan<- job, recycle chan []float64) error {
-	payloads, err := streamGroups(ctx, i, path, lenient, st, jobs, recycle, 0)
+func readFile(ctx context.Context, i int, path string, lenient bool, admit func(line, payload int) error,
+	st *fileState, jobs chan<- job, recycle chan []float64) error {
+	payloads, err := streamGroups(ctx, i, path, lenient, admit, st, jobs, recycle, 0)
 	if !errors.Is(err, errNotContiguous) {
 		return err
 	}
@@ -330,7 +351,8 @@ func readFile(ctx context.Context, i int, path string, lenient bool, st *fileSta
 	recycle <- a
 	recycle <- b
 	for _, p := range payloads {
-		if _, err := streamGroups(ctx, i, path, lenient, st, jobs, recycle, p); err != nil {
+		// The first pass admitted every payload.
+		if _, err := streamGroups(ctx, i, path, lenient, nil, st, jobs, recycle, p); err != nil {
 			return err
 		}
 	}
@@ -340,7 +362,9 @@ func readFile(ctx context.Context, i int, path string, lenient bool, st *fileSta
 // streamGroups reads path. With only == 0 it sends every contiguous payload
 // group and returns errNotContiguous (with every payload, in order) if a
 // payload reappears; with only > 0 it collects and sends just that payload.
-func streamGroups(ctx context.Context, i int, path string, lenient bool, st *fileState, jobs chan<- job,
+// admit, unless nil, is asked about each payload at the line where it
+// first appears.
+func streamGroups(ctx context.Context, i int, path string, lenient bool, admit func(line, payload int) error, st *fileState, jobs chan<- job,
 	recycle chan []float64, only int) ([]int, error) {
 	f, err := fileerr.OpenRegular(path, "a raw measurements file")
 	if _, ok := fileerr.As(err); ok {
@@ -388,6 +412,11 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, st *fil
 		if s.Payload != cur {
 			if seen[s.Payload] {
 				split = true
+			} else if admit != nil {
+				if err := admit(r.Line(), s.Payload); err != nil {
+					recycle <- buf
+					return nil, err
+				}
 			}
 			if !split && cur != 0 {
 				if err := send(); err != nil {

@@ -83,10 +83,6 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		// A malformed load summary is refused before any summary is written.
-		if loads, err = readLoads(cfg.Dirs[0]); err != nil {
-			return exit.With(exit.Usage, err)
-		}
 	}
 	var guard clobber.Guard
 	if dirMode {
@@ -114,6 +110,16 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	}
 	if err := checkOutputs(append(inputs, bursts...), htmlPath, opt.Plots, summaryFlag, plotsFlag); err != nil {
 		return err
+	}
+	if dirMode {
+		// A malformed load summary, and data meta.json does not list, are
+		// refused before any summary or plot is written.
+		if loads, err = readLoads(cfg.Dirs[0]); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		if opt.Listed, err = admitListed(cfg.Dirs[0], append(inputs, bursts...), loads); err != nil {
+			return exit.With(exit.Usage, err)
+		}
 	}
 	if !opt.Plots {
 		for i := range inputs {
@@ -240,6 +246,49 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results)+len(bursts)+len(tputs)+len(loads)+len(pms), time.Since(start).Seconds())
 	}
 	return nil
+}
+
+// admitListed reads what the meta.json of experiment dir lists (formats
+// §6) and refuses a raw file, throughput summary or load summary of a
+// sub-experiment it does not list: data of another run in the folder. The
+// raw files' payloads are checked as they are read (Options.Listed).
+func admitListed(dir string, inputs []Input, loads []Load) (*experiment.Listed, error) {
+	listed, err := experiment.ReadListed(dir)
+	if err != nil || listed == nil {
+		return nil, err
+	}
+	for _, in := range inputs {
+		if err := listed.Type(in.Raw, in.Type); err != nil {
+			return nil, err
+		}
+	}
+	tputs, err := experiment.ThroughputFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range tputs {
+		rows, err := experiment.ReadThroughputFile(f.Path)
+		if err == nil {
+			err = listed.Type(f.Path, f.Type)
+		}
+		for i := 0; err == nil && i < len(rows); i++ {
+			err = listed.Payload(f.Path, i+2, f.Type, rows[i].Payload)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range loads {
+		if err := listed.Type(l.Path, l.Type); err != nil {
+			return nil, err
+		}
+		for _, p := range l.Summary.Payloads {
+			if err := listed.Payload(l.Path, 0, l.Type, p.Payload); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return listed, nil
 }
 
 // checkOutputs reports an output path that cannot be written (a directory
