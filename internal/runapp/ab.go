@@ -59,11 +59,12 @@ type ABConfig struct {
 	Level   float64
 	Metrics []result.Metric
 	Reports map[string]string
-	// Check parses a run's flags (no "run") as the run would; Run runs one
+	// Check parses a run's flags (no "run") as the run would, giving the
+	// run's configuration; Run runs one
 	// run's command line, giving its exit code; Summarise writes the
 	// summaries of an experiment directory (the sequential gate reads
 	// them after each unit).
-	Check     func(args []string) error
+	Check     func(args []string) (Config, error)
 	Run       func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	Summarise func(ctx context.Context, dir string) error
 }
@@ -217,10 +218,16 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 	}
 	// Check both sides' flags, and that nothing would land on an existing
 	// file, before the first run.
-	for _, side := range []string{SideReference, SideCandidate} {
-		if err := checkRunArgs(cfg.Check, append(cfg.Common, sides[side]...)); err != nil {
+	var parsed [2]Config
+	for i, side := range []string{SideReference, SideCandidate} {
+		c, err := checkRunArgs(cfg.Check, append(cfg.Common, sides[side]...))
+		if err != nil {
 			return nil, "", exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
 		}
+		parsed[i] = c
+	}
+	if err := comparable(cfg, parsed[0], parsed[1]); err != nil {
+		return nil, "", err
 	}
 	for _, r := range plan {
 		if _, err := os.Stat(filepath.Join(r.dir, meta.FileName)); err == nil {
@@ -397,12 +404,31 @@ func writeSeries(path string, cfg ABConfig, started []abRun) error {
 
 // checkRunArgs refuses --out and --name among a side's run flags (ab
 // names each run's experiment itself), then parses them with check.
-func checkRunArgs(check func([]string) error, args []string) error {
+func checkRunArgs(check func([]string) (Config, error), args []string) (Config, error) {
 	for _, a := range args {
 		flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "-") && slices.Contains([]string{"out", "o", "name"}, flag) {
-			return exit.Usagef("%s: ab names each run's experiment itself (--out and --name of 'run ab')", a)
+			return Config{}, exit.Usagef("%s: ab names each run's experiment itself (--out and --name of 'run ab')", a)
 		}
 	}
 	return check(args)
+}
+
+// comparable refuses sides whose runs could not be compared, before the
+// first run: latency measured differently (formats §2), or other
+// sub-experiments, which would be missing from one side. The runs are
+// checked again as they come in (abGate.add), by compare's rules.
+func comparable(cfg ABConfig, ref, cand Config) error {
+	if a, b := ref.Session.Engine.Latency, cand.Session.Engine.Latency; a != b {
+		return exit.Usagef("--reference %q and --candidate %q: the reference would measure --latency %s (%s), the candidate %s (%s): "+
+			"values measured differently cannot be compared (formats §2); give --latency to both sides, after --",
+			cfg.Reference, cfg.Candidate, a, experiment.LatencyMeaning(a), b, experiment.LatencyMeaning(b))
+	}
+	a, b := splitList(ref.Subexperiments), splitList(cand.Subexperiments)
+	if !slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))) {
+		return exit.Usagef("--reference %q and --candidate %q: the reference would measure %s, the candidate %s: "+
+			"a sub-experiment of one side only would be missing from the comparison; give -s to both sides, after --",
+			cfg.Reference, cfg.Candidate, strings.Join(a, ","), strings.Join(b, ","))
+	}
+	return nil
 }

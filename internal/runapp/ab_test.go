@@ -160,6 +160,9 @@ func TestABUsage(t *testing.T) {
 		{[]string{"--candidate", "--echo-delay 1ms", "--runs", "4", "--json", "v.json"}, "--json: only the sequential gate (--max-runs) judges"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--pass-margin", "1%"}, "--pass-margin: only the sequential gate"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--markdown", "/proc/version/v.md"}, "--markdown: "},
+		// Sides that could not be compared.
+		{[]string{"--candidate", "--latency rtt"}, "the reference would measure --latency half-rtt (half the round trip), the candidate rtt (the whole round trip)"},
+		{[]string{"--candidate", "-s intraprocess_best_effort"}, "the reference would measure intraprocess_reliable, the candidate intraprocess_best_effort"},
 		// Caught before the first run, not at it or after the series.
 		{[]string{"--candidate", "--samples 0"}, "candidate side: --samples 0: expected 1 to 1000000000"},
 		{[]string{"--reference", "--connect-timeout 0s", "--candidate", "--echo-delay 1ms"}, "reference side: --connect-timeout 0s"},

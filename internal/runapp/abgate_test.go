@@ -80,7 +80,7 @@ func (f *fakeSeries) run(_ context.Context, args []string, _, _ io.Writer) int {
 func (f *fakeSeries) config(t *testing.T, maxRuns int) ABConfig {
 	return ABConfig{Common: []string{"-q"}, Candidate: "--slower", Out: t.TempDir(), Name: "s", MaxRuns: maxRuns,
 		Design: DesignRandom, Seed: 3, Margins: paired.DefaultMargins, Level: 0.01, Metrics: []result.Metric{result.Median},
-		Check: func([]string) error { return nil }, Run: f.run,
+		Check: func([]string) (Config, error) { return Config{}, nil }, Run: f.run,
 		Summarise: func(context.Context, string) error { return nil }}
 }
 

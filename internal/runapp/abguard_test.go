@@ -109,9 +109,9 @@ func TestABConcurrentSeries(t *testing.T) {
 		cfg := f.config(t, 0)
 		cfg.Out, cfg.MaxRuns, cfg.Runs = out, 0, 3
 		var once sync.Once
-		cfg.Check = func([]string) error {
+		cfg.Check = func([]string) (Config, error) {
 			once.Do(func() { checked.Done(); checked.Wait() })
-			return nil
+			return Config{}, nil
 		}
 		done.Add(1)
 		go func() {

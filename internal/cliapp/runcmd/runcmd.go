@@ -128,10 +128,11 @@ func withBase(b *runapp.Base, action cli.ActionFunc) cli.ActionFunc {
 }
 
 // checkRunArgs parses args as run's flags and checks them as a run would
-// (the numeric flags' ranges, then runapp.Check) without measuring. Flags
+// (the numeric flags' ranges, then runapp.Check) without measuring, giving
+// the run's configuration. Flags
 // that make run print its help or version instead of measuring are
 // refused: every run of the series would exit 0 having measured nothing.
-func checkRunArgs(args []string) error {
+func checkRunArgs(args []string) (runapp.Config, error) {
 	app, cfg := newApp()
 	app.Commands = nil
 	checked := false
@@ -144,7 +145,7 @@ func checkRunArgs(args []string) error {
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exit.Usagef("%v", err) }
 	if err := app.Run(append([]string{"run"}, args...)); err != nil || checked {
-		return err
+		return *cfg, err
 	}
 	flag := strings.Join(args, " ")
 	for _, a := range args {
@@ -153,7 +154,7 @@ func checkRunArgs(args []string) error {
 			break
 		}
 	}
-	return exit.Usagef("%s: run would print its help or version instead of measuring; ab's runs take measuring flags only (see 'run ab --help')", flag)
+	return *cfg, exit.Usagef("%s: run would print its help or version instead of measuring; ab's runs take measuring flags only (see 'run ab --help')", flag)
 }
 
 // The valid ranges of the numeric flags several commands share (stated in
