@@ -9,7 +9,10 @@
 // random order or ABBA blocks, recording the order in a series file
 // (formats §12); with MaxRuns it is the sequential gate, feeding each
 // unit's values (the family of package pairing) to stats/seq and stopping
-// when it decides or the budget is spent.
+// when it decides or the budget is spent. It checks everything before the
+// first run (both sides' flags and that they measure alike, the report
+// paths) and claims its series file, as Run claims its experiment folder,
+// by creating it: a folder or series belongs to one process.
 //
 // `run echo` is the far end on its own (session.ServeEcho): it listens with
 // one transport, or connects to a broker and serves a topic, prints the
