@@ -48,21 +48,36 @@ The mode depends on the runs per side, and every report states it:
   with these runs). Default columns: Min, Median, 99% (Max is too noisy).
   Take 10 runs per side or more.
 
-  paired (the default when the runs pair up: the experiments of the two sides
-  have the same names, as run ab writes them): each pair of interleaved runs
-  gives one log ratio per check, so that a drift of the machine common to the
-  pair cancels; Westfall–Young max-T gives every check's ratio simultaneous
-  bounds at --false-fail per side. The gate fails when a check is shown worse
-  than --fail-margin, passes when every check is shown within --pass-margin,
-  and is inconclusive otherwise, naming the checks. --paired demands pairs (exit
-  2 naming the runs that do not pair); --unpaired forces the statistical mode
-  above, whose reports then say that drift is not controlled, with a
-  Mann–Kendall trend test of each side's run order. The units come from run
-  ab's series file (NAME-series.csv, formats §12) when there is one beside the
-  two sides' folders, or from --series FILE: its pairs, or its A B B A blocks
-  (each block's ratio cancels a drift linear over its four runs); a run that
-  the file does not list, or a listed run that is not given, is an input error
-  (exit 2) naming the file and line, and the reports name the file.
+  paired (when the runs are known to be interleaved: run ab's series file
+  NAME-series.csv, formats §12, lies beside the two sides' folders, or
+  --series FILE or --paired is given): each pair of interleaved runs gives one
+  log ratio per check, so that a drift of the machine common to the pair
+  cancels; Westfall–Young max-T gives every check's ratio simultaneous bounds
+  at --false-fail per side. The gate fails when a check is shown worse than
+  --fail-margin, passes when every check is shown within --pass-margin, and is
+  inconclusive otherwise, naming the checks. The units are the series file's
+  pairs, or its A B B A blocks (each block's ratio cancels a drift linear over
+  its four runs); a run that the file does not list, or a listed run that is
+  not given, is an input error (exit 2) naming the file and line, and the
+  reports name the file. Without a series file, --paired pairs the runs by
+  name (<name>-NN on both sides; exit 2 naming the runs that do not pair).
+  Runs of the same names taken apart (two separate loops) are not pairs:
+  without a series file or --paired they get the statistical mode above, and
+  so do runs given --unpaired; its reports say that drift is not controlled,
+  with a Mann–Kendall trend test of each side's run order.
+
+A flag the mode does not use is refused (exit 2), never ignored:
+--fail-threshold and --threshold decide the single-run and statistical modes,
+--pass-margin and --fail-margin the paired one (a pass margin above the fail
+margin is refused), --false-fail the statistical and paired ones; --regression
+goes with --plan, --seed with --plan or --calibrate, and --runs-per-side,
+--splits, --split, --factors and --thresholds with --calibrate.
+
+The same experiment or folder on both sides (however spelled, or through a
+symbolic link), or a run given twice, is refused (exit 2). The plots directory
+belongs to one compare while it writes: another compare writing into it is
+refused (exit 2 naming it); a folder an earlier compare left is reused, its
+comparisons replaced.
 
 Every report states the rule that decided, the interval, the family level and
 N (pairs, or runs per side).
@@ -80,7 +95,8 @@ A threshold is a fraction (0.1) or a percentage with its sign (10%), at least
 whether 10% was meant: read as a fraction it would allow 1000 %).
 
 --plan sizes the paired gate instead of gating: given A/A pairs (--reference
-and --results the same build, interleaved), it prints the number of pairs at
+and --results the same build, interleaved: run ab's series file beside them,
+--series FILE or --paired), it prints the number of pairs at
 which an unchanged system passes and a --regression (default 10%) of any one
 check fails, each with probability ≥ 95% at the family level.
 
@@ -119,8 +135,10 @@ sub-experiment is missing from the results, 2 usage or input error (a result
 sub-experiment without a reference, different payloads on the two sides,
 unreadable or stale summaries, an incomplete run, different latency
 definitions, one run on one side and several on the other, an output that
-would overwrite an input, a bad flag), 3 inconclusive: no check failed, but
-more runs are needed to decide some.`,
+would overwrite an input, a bad flag or one the mode does not use, the same
+run on both sides, a plots directory another compare is writing into), 3
+inconclusive: no check failed, but more runs are needed to decide some, 130
+interrupted (SIGINT, SIGTERM: at once, in every mode).`,
 		HideHelpCommand: true,
 		// Directories may hold commas; repeat a flag to give several.
 		DisableSliceFlagSeparator: true,
@@ -129,7 +147,7 @@ more runs are needed to decide some.`,
 			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created)", Required: true},
 			&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(compare.DefaultThreshold, 'g', -1, 64),
-				Usage: "relative margin allowed over the reference: a fraction (0.1) or a percentage (10%), " + numflag.Tolerance.Text()},
+				Usage: "single-run and statistical modes: relative margin allowed over the reference, a fraction (0.1) or a percentage (10%), " + numflag.Tolerance.Text()},
 			&cli.StringFlag{Name: "columns", Usage: "comma-separated `COLUMNS` to gate, among " + result.Names(result.CompareMetrics) +
 				" (default: " + result.Names(result.DefaultCompareMetrics) + " with one run per side, " + result.Names(result.DefaultStatisticalMetrics) + " with several)"},
 			&cli.StringFlag{Name: "false-fail", Aliases: []string{"false_fail"}, Value: strconv.FormatFloat(gate.DefaultFalseFail, 'g', -1, 64),
@@ -150,11 +168,11 @@ more runs are needed to decide some.`,
 func pairedFlags() []cli.Flag {
 	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'g', -1, 64) + "%" }
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "paired", Usage: "compare the runs in pairs (the reference and results experiments of the same name, as run ab writes them); runs that do not pair are an error (default: in pairs when they pair up)"},
-		&cli.BoolFlag{Name: "unpaired", Usage: "compare several runs per side unpaired even when they pair up, as for results taken apart (drift is then not controlled)"},
+		&cli.BoolFlag{Name: "paired", Usage: "the runs were interleaved: compare them in pairs, by the series file if there is one, else by name (the reference and results experiments of the same name); runs that do not pair are an error (default: in pairs only when run ab's series file is beside the two sides' folders)"},
+		&cli.BoolFlag{Name: "unpaired", Usage: "compare several runs per side unpaired even when a series file pairs them (drift is then not controlled)"},
 		&cli.StringFlag{Name: "pass-margin", Value: pct(compare.DefaultMargins.Pass), Usage: "paired: the gate passes when every check is shown worse by less than this, a fraction or a percentage above 0 and below 100%"},
 		&cli.StringFlag{Name: "fail-margin", Value: pct(compare.DefaultMargins.Fail), Usage: "paired: the gate fails when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
-		&cli.BoolFlag{Name: "plan", Usage: "instead of gating, plan the paired gate from A/A pairs (--reference and --results the same build, interleaved): the pairs at which an unchanged system passes and --regression fails, each with ≥ 95% probability"},
+		&cli.BoolFlag{Name: "plan", Usage: "instead of gating, plan the paired gate from A/A pairs (--reference and --results the same build, interleaved: a series file, --series or --paired): the pairs at which an unchanged system passes and --regression fails, each with ≥ 95% probability"},
 		&cli.StringFlag{Name: "regression", Value: pct(compare.DefaultRegression), Usage: "with --plan: the regression that must fail, a fraction or a percentage above 0 and below 100%"},
 		&cli.StringFlag{Name: "series", Usage: "run ab's series `FILE` (NAME-series.csv): take the pairs or ABBA blocks from it; every run given must match it (default: the one series file beside the two sides' folders, if any)"},
 	}
@@ -167,7 +185,7 @@ func calibrateFlags() []cli.Flag {
 		&cli.IntFlag{Name: "runs-per-side", Usage: "with --calibrate: runs per side `N`, " + calibrate.PerSideRange.Text()},
 		&cli.IntFlag{Name: "splits", Value: 200, Usage: "with --calibrate: random reference/candidate splits judged, " + calibrate.SplitsRange.Text()},
 		&cli.StringFlag{Name: "split", Value: calibrate.SplitRandom, Usage: "with --calibrate: random (seeded halves), ordered (consecutive blocks in run order, reference first, as CI: exposes drift) or blocked (alternating blocks of consecutive runs); random splits cannot see drift"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate: seed of the random splits, any whole number from 0 to 2^64-1"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --calibrate or --plan: seed of the random splits or resamples, any whole number from 0 to 2^64-1"},
 		&cli.StringFlag{Name: "factors", Usage: "with --calibrate: comma-separated regression `FACTORS` for the power curve, each above 1 and at most 1000 (default 1.02,1.05,1.1,1.15,1.2,1.3,1.5,1.75,2)"},
 		&cli.StringFlag{Name: "thresholds", Usage: "with --calibrate: comma-separated thresholds `T1,T2,…` (fractions or percentages, " + numflag.Tolerance.Text() + ") at which the unchanged splits are judged again: the verdict shares per threshold (plot calibration_thresholds)"},
 	}
