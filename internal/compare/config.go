@@ -35,7 +35,7 @@ type Config struct {
 	// warning in every report.
 	AllowIncomplete bool
 	// Pairing says whether several runs per side are compared in pairs
-	// (PairAuto: when they pair up).
+	// (PairAuto: when Series says they were interleaved).
 	Pairing Pairing
 	// Margins are the paired verdict's δ_pass and δ_fail; zero means
 	// DefaultMargins. The unpaired gates use Threshold(s) instead.

@@ -28,10 +28,12 @@
 // (Verdict), and an HTML page (Page). App wires all of this into the compare
 // command.
 //
-// With two or more runs per side whose experiments pair up by name (as run
-// ab writes them; package pairing), the comparison is paired
-// (gate.ModePaired): every check is judged on the per-pair log ratios by
-// package stats/paired, the family at once with Westfall–Young max-T
+// With two or more runs per side known to be interleaved (Config.Series,
+// run ab's series file; or Config.Pairing PairAlways, which pairs them by
+// name; package pairing), the comparison is paired (gate.ModePaired): names
+// alone pair nothing, as runs of two separate loops share them. Every
+// check is judged on the per-pair log ratios by package stats/paired, the
+// family at once with Westfall–Young max-T
 // bounds read in three zones (Config.Margins), so that a drift common to
 // the two runs of a pair cancels. With Config.Series (run ab's series
 // file, found beside the two sides' folders or given with --series) the
@@ -40,6 +42,11 @@
 // unpaired, the Verdict's Decision says that drift is not controlled and
 // tests each side's run order for a trend (Mann–Kendall). Plan sizes the
 // paired gate from A/A pairs.
+//
+// Run refuses, before anything is written, a flag the mode does not use
+// (Invocation.Given), the same run on both sides, and a plots directory
+// that another compare is writing into (claimDir); a signal ends every
+// mode at once with exit 130.
 //
 // When both experiments carry a meta.json and their host fingerprints
 // differ, the result carries a warning (formats §6): the latencies of two
