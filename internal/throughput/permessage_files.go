@@ -97,17 +97,25 @@ const (
 
 // Summary is the aggregate of one quantity of a payload beside its value
 // over the whole run (NaN for latency), and a note: whether the median
-// agrees with the overall value within the robust deviation, or why a
-// CPU figure is missing.
+// agrees with the overall value within AgreementTolerance, or why a CPU
+// figure is missing.
 type Summary struct {
 	Aggregate
 	Overall float64
 	Note    string
 }
 
-// Agrees reports whether the median is within the robust deviation of the
+// AgreementTolerance is how far, relative to the overall value, the median
+// of a window rate (or overhead) may be and still agree with it: ±10 %.
+// The robust deviation is no bound for that: windows that spread widely
+// would let a median 1.4× the overall rate "agree".
+const AgreementTolerance = 0.10
+
+// Agrees reports whether the median is within AgreementTolerance of the
 // overall value.
-func (s Summary) Agrees() bool { return math.Abs(s.Median-s.Overall) <= s.RobustDev }
+func (s Summary) Agrees() bool {
+	return s.Overall > 0 && math.Abs(s.Median/s.Overall-1) <= AgreementTolerance
+}
 
 // Aggregates returns the summaries of one payload, by Quantities.
 func Aggregates(pm *PerMessage) []Summary {
@@ -171,9 +179,9 @@ func rateNote(s Summary, agree bool) string {
 	case s.Count == 0 || math.IsNaN(s.Overall):
 		return ""
 	case agree:
-		return "agrees with overall"
+		return fmt.Sprintf("agrees with overall within ±%g %%", 100*AgreementTolerance)
 	}
-	return fmt.Sprintf("disagrees with overall: median %.2f× overall (bursts)", s.Median/s.Overall)
+	return fmt.Sprintf("disagrees with overall: median %.2f× overall, beyond ±%g %% (bursts)", s.Median/s.Overall, 100*AgreementTolerance)
 }
 
 // disagrees reports whether the Note of s says that its median disagrees

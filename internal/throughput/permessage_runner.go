@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -18,7 +19,7 @@ import (
 // PerMessageRunner runs the per-message method over every payload of
 // every sub-experiment and writes permessage_<type>.csv (O_n, I_n, L_n,
 // ST_n, RT_n), permessage_<type>_cpu.csv, permessage_<type>_summary.csv,
-// throughput_<type>.csv (the RT_n samples, mode rate, unpaced) and, unless
+// throughput_<type>.csv (PerMessageRow: mode rate, unpaced) and, unless
 // NoPlots, the figures under permessage/.
 type PerMessageRunner struct {
 	Config   PerMessageConfig
@@ -41,6 +42,7 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 	}
 	r.Meta.Mode = fmt.Sprintf("per-message throughput (ZeroMQ method): %d messages %s per payload, M = %d, CPU every %d", cfg.Count, pace, cfg.Window, cfg.CPUEvery)
 	r.Meta.Clock = "Go monotonic clock: O_n just before the message is handed to Send, I_n at delivery; a message delivered before it was sent fails the run"
+	pp := &progressPrinter{w: r.Progress}
 	return load.RunOneWay(ctx, r.Dir, r.Meta, r.Payloads, subs, "pm", func(t *load.Trial) (func() error, error) {
 		c := cfg
 		src := BrokerCPU(t.Links.URL)
@@ -60,7 +62,7 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 				pms = append(pms, pm)
 				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost - pm.Negative, Lost: uint64(pm.Lost), Completed: err == nil})
 				if r.Progress != nil {
-					progress(r.Progress, t.Type, pm)
+					pp.print(t.Type, pm)
 				}
 			}
 			if err != nil {
@@ -83,10 +85,7 @@ func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
 	}
 	var rows []result.ThroughputRow
 	for _, pm := range pms {
-		_, rt := finite(pm.RT())
-		p := Point{Payload: pm.Payload, Samples: rt}
-		p.Summarise()
-		rows = append(rows, RowOf(p))
+		rows = append(rows, PerMessageRow(pm))
 	}
 	if err := result.WriteThroughputFile(filepath.Join(r.Dir, experiment.ThroughputFileName(typ)), rows); err != nil {
 		return err
@@ -107,24 +106,74 @@ func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
 	return err
 }
 
-// progress prints one payload's medians beside the overall rates, and says
-// plainly when they disagree and why.
-func progress(w io.Writer, typ string, pm *PerMessage) {
+// PerMessageRow is the throughput row of one payload: the median of the
+// RT_n windows when it agrees with the overall receive rate, else the
+// overall rate itself, one sample (the windows then measured the rate
+// within bursts, not what the link carried).
+func PerMessageRow(pm *PerMessage) result.ThroughputRow {
+	rt := Aggregates(pm)[qRT]
+	if !rt.Agrees() && !math.IsNaN(rt.Overall) {
+		return RowOf(Point{Payload: pm.Payload, Samples: []float64{rt.Overall}, Median: rt.Overall, Mean: rt.Overall})
+	}
+	_, v := finite(pm.RT())
+	p := Point{Payload: pm.Payload, Samples: v}
+	p.Summarise()
+	return RowOf(p)
+}
+
+// progressPrinter prints one line per payload; the reason a median
+// disagrees with the overall rate is printed the first time only.
+type progressPrinter struct {
+	w         io.Writer
+	explained map[int]bool
+}
+
+// rateText is a rate quantity of the progress line: the overall rate
+// leads, and the median of the windows is beside it, labelled as the
+// rate within bursts when it disagrees.
+func rateText(name string, s Summary, m, payload int) string {
+	if s.Agrees() {
+		return fmt.Sprintf("%s median %s msg/s (overall %s, agrees within ±%g %%; %s Mb/s)", name, orDash(result.Thousands, s.Median),
+			orDash(result.Thousands, s.Overall), 100*AgreementTolerance, orDash(mbps, result.Mbps(s.Median, payload)))
+	}
+	return fmt.Sprintf("%s overall %s msg/s (%s Mb/s; within bursts, the median of %d-message windows: %s, %s×)", name, orDash(result.Thousands, s.Overall),
+		orDash(mbps, result.Mbps(s.Overall, payload)), m, orDash(result.Thousands, s.Median), orDash(times, s.Median/s.Overall))
+}
+
+func mbps(v float64) string  { return fmt.Sprintf("%.3f", v) }
+func times(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+// orDash formats v, or gives "—" for a missing value (NaN or infinite).
+func orDash(f func(float64) string, v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return f(v)
+}
+
+// print prints one payload's figures, and says once per run why a median
+// disagrees with the overall rate.
+func (p *progressPrinter) print(typ string, pm *PerMessage) {
 	a := Aggregates(pm)
-	fmt.Fprintf(w, "%-32s %6d B  %s messages, %s lost  L median %s  ST median %s msg/s (overall %s)  RT median %s msg/s (overall %s; %.3f Mb/s)  RT bimodality %.2f  broker CPU median %.1f %% (%s ns/msg)\n",
-		typ, pm.Payload, result.Count(len(pm.O)), result.Count(pm.Lost), result.Micros(a[qL].Median), result.Thousands(a[qST].Median), result.Thousands(a[qST].Overall),
-		result.Thousands(a[qRT].Median), result.Thousands(a[qRT].Overall), a[qRTMbps].Median, a[qRT].Bimodality, a[qSenderCPU+2].Median, result.Thousands(a[qSenderCPU+5].Median))
+	fmt.Fprintf(p.w, "%-32s %6d B  %s messages, %s lost  L median %s  %s  %s  RT bimodality %s  broker CPU median %s %% (%s ns/msg)\n",
+		typ, pm.Payload, result.Count(len(pm.O)), result.Count(pm.Lost), orDash(result.Micros, a[qL].Median),
+		rateText("ST", a[qST], pm.M, pm.Payload), rateText("RT", a[qRT], pm.M, pm.Payload), orDash(times, a[qRT].Bimodality),
+		orDash(func(v float64) string { return fmt.Sprintf("%.1f", v) }, a[qSenderCPU+2].Median), orDash(result.Thousands, a[qSenderCPU+5].Median))
+	if p.explained == nil {
+		p.explained = map[int]bool{}
+	}
 	for _, c := range []struct {
 		q          int
 		what, when string
-	}{{qST, "ST median disagrees with the overall send rate", "the send call returned in bursts (a client library that buffers sends accepts them faster than the link carries them, then blocks)"},
-		{qRT, "RT median disagrees with the overall receive rate", "the messages were delivered in bursts (queued on the way, then handed over together)"}} {
-		if s := a[c.q]; s.disagrees() {
-			fmt.Fprintf(w, "    %s: %.2f× it, beyond the robust deviation: %s, so the median of M-message windows is the rate within a burst; the overall rate is what the link carried. Pace the sender below the link's capacity (--rate) for a steady run.\n",
-				c.what, s.Median/s.Overall, c.when)
+	}{{qST, "ST: the median of the send windows disagrees with the overall send rate", "the send call returned in bursts (a client library that buffers sends accepts them faster than the link carries them, then blocks)"},
+		{qRT, "RT: the median of the receive windows disagrees with the overall receive rate", "the messages were delivered in bursts (queued on the way, then handed over together)"}} {
+		if s := a[c.q]; s.disagrees() && !p.explained[c.q] {
+			p.explained[c.q] = true
+			fmt.Fprintf(p.w, "    %s (beyond ±%g %%): %s, so the median of M-message windows is the rate within a burst, and the overall rate, what the link carried, is the figure reported and written to the throughput file. Pace the sender below the link's capacity (--rate) for a steady run.\n",
+				c.what, 100*AgreementTolerance, c.when)
 		}
 	}
 	if note := pm.Broker.Note(); note != "" {
-		fmt.Fprintf(w, "    broker CPU (%s): %s\n", pm.BrokerWhat, note)
+		fmt.Fprintf(p.w, "    broker CPU (%s): %s\n", pm.BrokerWhat, note)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // The values below were computed with numpy and scipy.stats (skew and
@@ -239,7 +240,7 @@ func TestPerMessageSteady(t *testing.T) {
 					t.Fatalf("no steady run in %d: ST median %g, overall %g, robust deviation %g (paced at %g)", try, st.Median, st.Overall, st.RobustDev, rate)
 				}
 				for _, q := range []int{qSO, qRO, qST, qRT, qRTMbps} {
-					if s := a[q]; !s.Agrees() || s.Note != "agrees with overall" {
+					if s := a[q]; !s.Agrees() || !strings.HasPrefix(s.Note, "agrees with overall within ±10 %") {
 						t.Errorf("%s: median %g, overall %g, robust deviation %g: %s", Quantities[q], s.Median, s.Overall, s.RobustDev, s.Note)
 					}
 				}
@@ -322,10 +323,25 @@ func TestPerMessageBursts(t *testing.T) {
 	if math.Abs(rt.Overall-cfg.Rate) > 0.2*cfg.Rate || rt.Median < 3*rt.Overall || rt.Agrees() || !strings.HasPrefix(rt.Note, "disagrees with overall") {
 		t.Fatalf("RT median %g, overall %g (paced at %g): %s", rt.Median, rt.Overall, cfg.Rate, rt.Note)
 	}
+	// The console leads with the overall rate, labels the windows' median
+	// as the rate within bursts, says why once, and prints no NaN (the
+	// burst link has no broker CPU).
 	var out bytes.Buffer
-	progress(&out, "burst", pm)
-	if !strings.Contains(out.String(), "RT median disagrees with the overall receive rate") {
-		t.Errorf("progress: %s", out.String())
+	pp := &progressPrinter{w: &out}
+	pp.print("burst", pm)
+	pp.print("burst", pm)
+	text := out.String()
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "burst") && (!strings.Contains(l, "RT overall "+result.Thousands(rt.Overall)+" msg/s") || !strings.Contains(l, "within bursts")) {
+			t.Errorf("row does not lead with the overall rate: %s", l)
+		}
+	}
+	if n := strings.Count(text, "RT: the median of the receive windows disagrees"); n != 1 {
+		t.Errorf("the reason printed %d times, want once:\n%s", n, text)
+	}
+	if strings.Contains(text, "NaN") {
+		t.Errorf("NaN on the console:\n%s", text)
 	}
 }
 
