@@ -2,8 +2,10 @@ package roles_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,4 +151,29 @@ func zenohPubSent(t *testing.T, dir string) (sent, skipped uint64) {
 		skipped += pc.Skipped
 	}
 	return sent, skipped
+}
+
+// TestWaitReadyZenohRouter waits for a router of the Zenoh helper by the
+// id its configuration gives it (the Compose topology's routers'), which
+// its InitAck announces; another id keeps the barrier waiting.
+func TestWaitReadyZenohRouter(t *testing.T) {
+	bin := zenohtest.Helper(t)
+	cfg := filepath.Join(t.TempDir(), "router.json5")
+	if err := os.WriteFile(cfg, []byte(`{ id: "6d71676174652d61" }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{
+		Listen: []string{"tcp/127.0.0.1:0"}, ConfigFile: cfg}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer router.Stop(10 * time.Second)
+	addr := "zenoh://" + strings.TrimPrefix(router.Ready.Locator("tcp"), "tcp/")
+	if err := roles.WaitReady(context.Background(), []string{addr + "?zid=6d71676174652d61"}, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	err = roles.WaitReady(context.Background(), []string{addr + "?zid=6d71676174652d62"}, 500*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "the Zenoh router there has id 6d71676174652d61, not 6d71676174652d62") {
+		t.Errorf("error %v", err)
+	}
 }

@@ -51,7 +51,7 @@ var usage = map[string]string{
 	"clock-offset":      "sub: estimate each publisher host's clock offset and correct one-way latencies (default true)",
 	"clock-probes":      "sub: clock probes per publisher host (default 32)",
 	"seed":              "qry: seed of the processing-delay jitter (default 1)",
-	"wait-for":          "before connecting, wait until each is ready, repeatable: tcp://HOST:PORT accepts connections (a router, a broker), http://HOST:PORT/health answers 200 (a sub or qry with --prom-addr, once subscribed or serving): the start barrier of pub and req",
+	"wait-for":          "before connecting, wait until each is ready, repeatable: tcp://HOST:PORT accepts connections (a router, a broker), nats://HOST:PORT?server_name=NAME is the NATS server named NAME (nats-server -n NAME), zenoh://HOST:PORT?zid=ID the Zenoh router of id ID (its configuration's id), http://HOST:PORT/health answers 200 (a sub or qry with --prom-addr, once subscribed or serving): the start barrier of pub and req; a name or id tells a topology's own server from another holding its port",
 	"wait-timeout":      "bound on the whole --wait-for wait; past it the role fails naming what was not ready (default 1m)",
 }
 
@@ -116,11 +116,17 @@ Example (three hosts, a NATS server on 10.0.0.1):
 func waitCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "wait",
-		Usage:     "wait until routers, brokers or roles are ready (tcp://HOST:PORT, http://HOST:PORT/health): a healthcheck",
+		Usage:     "wait until routers, brokers or roles are ready (tcp://HOST:PORT, nats://HOST:PORT?server_name=NAME, zenoh://HOST:PORT?zid=ID, http://HOST:PORT/health): a healthcheck",
 		UsageText: "run wait [--timeout D] ADDR...",
 		Description: `Exits 0 once every ADDR is ready, as a role's --wait-for waits: tcp://HOST:PORT
-accepts a connection, http://HOST:PORT/PATH answers 200 (a sub's or qry's
-/health, served with --prom-addr, answers 200 once it subscribed or serves).
+accepts a connection; nats://HOST:PORT is a NATS server, which with
+?server_name=NAME announces that name in its INFO line (nats-server -n NAME);
+zenoh://HOST:PORT is a Zenoh router, which with ?zid=ID answers a client's
+InitSyn with that id (the "id" of its configuration); http://HOST:PORT/PATH
+answers 200 (a sub's or qry's /health, served with --prom-addr, answers 200
+once it subscribed or serves). A server of another name or id at the port
+(another broker holding it) is not ready: the wait goes on, and the error at
+the bound names both.
 Exit codes: 0 ready; 2 not ready within --timeout (the address and the last
 error are named) or a malformed address; 130 interrupted.
 
@@ -130,7 +136,7 @@ Example (a Compose healthcheck of a sub serving --prom-addr 127.0.0.1:9201):
 		Action: func(c *cli.Context) error {
 			addrs := c.Args().Slice()
 			if len(addrs) == 0 {
-				return exit.With(exit.Usage, errors.New("run wait: expected one or more addresses, tcp://HOST:PORT or http://HOST:PORT/PATH"))
+				return exit.With(exit.Usage, errors.New("run wait: expected one or more addresses, tcp://HOST:PORT, nats://HOST:PORT?server_name=NAME, zenoh://HOST:PORT?zid=ID or http://HOST:PORT/PATH"))
 			}
 			for _, a := range addrs {
 				if err := roles.CheckReadyAddr(a); err != nil {

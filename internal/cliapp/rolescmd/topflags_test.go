@@ -186,7 +186,7 @@ func TestWait(t *testing.T) {
 	}{
 		{[]string{open}, 0, ""},
 		{[]string{"--timeout", "200ms", open, closed}, 2, closed + ": not ready within 200ms"},
-		{[]string{"localhost:80"}, 2, `"localhost:80": expected tcp://HOST:PORT or http://HOST:PORT/PATH`},
+		{[]string{"localhost:80"}, 2, `"localhost:80": expected tcp://HOST:PORT, nats://HOST:PORT?server_name=NAME, zenoh://HOST:PORT?zid=ID or http://HOST:PORT/PATH`},
 		{nil, 2, "expected one or more addresses"},
 	} {
 		var stderr bytes.Buffer
