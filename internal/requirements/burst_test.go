@@ -45,3 +45,55 @@ func TestBurstRequirements(t *testing.T) {
 		t.Errorf("negative Lost: %v", err)
 	}
 }
+
+// TestBurstExperimentFolders: burst requirements read every experiment
+// folder as the other modes do: a symbolic link to one counts, a second
+// link to a folder already read counts once, and flags of the other modes
+// are refused rather than ignored.
+func TestBurstExperimentFolders(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	for i, lost := range []string{"0", "10", "1000"} {
+		dir := filepath.Join(root, "run"+string(rune('a'+i)))
+		if i == 2 {
+			dir = filepath.Join(elsewhere, "runc")
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mbps := []string{"100.000", "110.000", "90.000"}[i]
+		sum := result.BurstHeader + "\n16,100,0,1000,1000.000,1000000.000,128.000,1000," + lost + ",1000.000,1000000.000," + mbps + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "burst_nats_best_effort_summary.csv"), []byte(sum), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"runc": filepath.Join(elsewhere, "runc"), "rund": filepath.Join(root, "runa")} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "burst_requirements.csv")
+	code, stdout, stderr := runRequirements(t, root, "--experiments-results", root, "--burst-output-file", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := strings.Join(requirements.BurstColumns, ",") + "\nnats_best_effort,16,980.200,109.800\n"
+	if got, _ := os.ReadFile(out); string(got) != want || !strings.Contains(stdout, "from 3 summaries") {
+		t.Errorf("got:\n%s\nwant (the three runs):\n%s\nstdout: %s", got, want, stdout)
+	}
+	if !strings.Contains(stderr, "skipped $DIR/rund: the same directory as $DIR/runa, read once") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	for _, flag := range [][]string{{"-o", "x.csv"}, {"--false-fail", "0.01"}, {"--percentile", "90"}, {"--json", "x.json"}} {
+		if err := os.Remove(out); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runRequirements(t, root, append([]string{"-e", root, "--burst-output-file", out}, flag...)...)
+		if code != 2 || !strings.Contains(stderr, flag[0]) || !strings.Contains(stderr, "does not go with --burst-output-file") {
+			t.Errorf("%s with --burst-output-file: exit %d, %s", flag[0], code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s written by a refused call", out)
+		}
+		os.WriteFile(out, nil, 0o644)
+	}
+}

@@ -64,7 +64,7 @@ type Config struct {
 // warnings to stderr. Errors carry their exit code (package exit).
 func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if cfg.BurstOutputFile != "" {
-		return deriveBurstFile(cfg, stdout)
+		return deriveBurstFile(cfg, stdout, stderr)
 	}
 	// Statistical when any of its flags is given; otherwise the Fast-RTPS
 	// percentile mode, which stays the default for compatibility.
