@@ -65,10 +65,22 @@ func ReadAcksFile(path string) ([]Ack, error) {
 // sub-experiment (or *), a payload in bytes (or *), a metric of history
 // (Min, Median, Max, 99%, Messages/s, a burst column, or *), the experiment
 // (folder name) where the accepted shift begins, and a note saying why it
-// was accepted. Errors name file, line and column. A file with a header
+// was accepted. The file is UTF-8 text: a byte that is not UTF-8, or a NUL
+// byte, is an error (encoding/csv would read either into a name that
+// matches nothing). Errors name file, line and column. A file with a header
 // only acknowledges nothing.
 func ReadAcks(r io.Reader, file string) ([]Ack, error) {
-	cr := csvfile.NewReader(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fileerr.New(file, 0, "", "cannot read: %v", err)
+	}
+	// A byte order mark is skipped, as csvfile.ReadHeader does, so that
+	// the columns below count from the first character.
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if err := checkText(file, data); err != nil {
+		return nil, err
+	}
+	cr := csvfile.NewReader(bytes.NewReader(data))
 	if err := csvfile.ReadHeader(cr, file, AckColumns); err != nil {
 		return nil, err
 	}
@@ -112,6 +124,20 @@ func ReadAcks(r io.Reader, file string) ([]Ack, error) {
 		}
 		acks = append(acks, a)
 	}
+}
+
+// checkText returns an error at the line and character of the first byte
+// of data that is not UTF-8 or is NUL.
+func checkText(file string, data []byte) error {
+	if off := fileerr.InvalidUTF8(data); off >= 0 {
+		line, col := fileerr.Position(data, off)
+		return fileerr.At(file, line, col, "byte 0x%02X is not UTF-8; expected a UTF-8 CSV (was the file re-encoded?)", data[off])
+	}
+	if off := bytes.IndexByte(data, 0); off >= 0 {
+		line, col := fileerr.Position(data, off)
+		return fileerr.At(file, line, col, "NUL byte; expected a UTF-8 CSV text")
+	}
+	return nil
 }
 
 // allMagnitudes are the magnitudes of every kind of series.

@@ -434,6 +434,9 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		g.Verdict.Warn(fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need))
 	}
 	for i, a := range opt.Acks {
+		if why := h.unmatched(a, opt.Metrics); why != "" {
+			g.Verdict.Warn(fmt.Sprintf("%s: matches no series of the history: %s; it can never cover a change point", a.Where(), why))
+		}
 		if _, ok := expIndex[a.Experiment]; !ok {
 			g.Verdict.Warn(fmt.Sprintf("%s: acknowledges a shift at experiment %q, which is not among the %d experiments: it covers nothing", a.Where(), a.Experiment, n))
 			continue
@@ -452,6 +455,67 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		}
 	}
 	return g, nil
+}
+
+// unmatched says why acknowledgement a covers none of the series the gate
+// judges in h (latency series by metrics, throughput and burst series by
+// every metric), "" when it covers one: its sub-experiment, payload or
+// metric is not in the history. Such a row is most likely mistyped; it is a
+// warning, not an error, since acknowledgements outlive the experiments
+// they name.
+func (h *History) unmatched(a Ack, metrics []string) string {
+	var types []string
+	typeSeen, payloadSeen := false, false
+	for _, s := range h.SubExperiments {
+		if !slices.Contains(types, s.Type) {
+			types = append(types, s.Type)
+		}
+		if a.SubExperiment != "" && s.Type != a.SubExperiment {
+			continue
+		}
+		typeSeen = true
+		if a.Payload >= 0 && !slices.Contains(s.Payloads, a.Payload) {
+			continue
+		}
+		payloadSeen = true
+		mags := metrics
+		if s.Throughput || s.Burst {
+			mags = s.Mags()
+		}
+		if a.Metric == "" && len(mags) > 0 || slices.Contains(mags, a.Metric) {
+			return ""
+		}
+	}
+	sub := "any sub-experiment"
+	if a.SubExperiment != "" {
+		sub = "sub-experiment " + a.SubExperiment
+	}
+	switch {
+	case len(types) == 0:
+		return "the history holds no series"
+	case !typeSeen:
+		return fmt.Sprintf("sub-experiment %s is not in it (it holds %s)", a.SubExperiment, joinFirst(types, 5))
+	case !payloadSeen:
+		return fmt.Sprintf("payload %d B is not measured by %s", a.Payload, sub)
+	}
+	return fmt.Sprintf("metric %s is not judged for %s at %s (latency series are judged by %s, --gate-metrics; throughput and burst series by each of their metrics)",
+		a.Metric, sub, payloadText(a.Payload), strings.Join(metrics, ", "))
+}
+
+// payloadText names an acknowledgement's payload.
+func payloadText(p int) string {
+	if p < 0 {
+		return "any payload"
+	}
+	return fmt.Sprintf("%d B", p)
+}
+
+// joinFirst joins at most n names, saying how many more there are.
+func joinFirst(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // rule returns what decides series gs, whose newest change point is set, in
