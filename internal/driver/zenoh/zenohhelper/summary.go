@@ -123,7 +123,8 @@ func ReadSummary(r io.Reader, file string) (Summary, error) {
 	if err := dec.Decode(&s); err != nil {
 		return Summary{}, jsonError(file, data, dec.InputOffset(), err)
 	}
-	if dec.More() {
+	// Not dec.More(), which takes a stray '}' or ']' for the end.
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
 		return Summary{}, fmt.Errorf("%s: data after the summary object", file)
 	}
 	if s.Format != SummaryFormat {

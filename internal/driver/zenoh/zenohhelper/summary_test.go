@@ -101,6 +101,8 @@ func TestReadSummaryErrors(t *testing.T) {
 		{"unknown nested field", mutate(t, `"min_ns": `, `"x": 1, "min_ns": `), `unknown field "x"`},
 		{"no reason", mutate(t, `"completed": true,`, `"completed": false,`), "incomplete run without a reason"},
 		{"trailing data", mutate(t, "\n}\n", "\n}\n{}\n"), "data after the summary"},
+		{"trailing brace", mutate(t, "\n}\n", "\n}\n}\n"), "data after the summary"},
+		{"trailing bracket", mutate(t, "\n}\n", "\n}]"), "data after the summary"},
 	} {
 		_, err := ReadSummary(strings.NewReader(tc.text), "x.json")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
