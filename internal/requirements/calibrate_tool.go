@@ -201,7 +201,14 @@ func calibrateGuard(cfg Config) *clobber.Guard {
 	g.Experiments("--regressed", cfg.Regressed)
 	g.OutputOutside("--json", cfg.JSON)
 	g.ReportDir("--plots-directory", cfg.PlotsDirectory, "its calibration plots", func(rel string) bool {
-		return !strings.Contains(rel, "/") && strings.HasPrefix(rel, CalibrationPlotStem+"_")
+		for _, plot := range []string{"_power", "_outcomes", "_thresholds"} {
+			for _, f := range []plots.Format{plots.FormatPNG, plots.FormatSVG} {
+				if rel == CalibrationPlotStem+plot+f.Ext() {
+					return true
+				}
+			}
+		}
+		return false
 	})
 	return g
 }
