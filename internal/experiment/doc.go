@@ -10,7 +10,9 @@
 // latency definition (half-rtt without meta.json, as Fast-RTPS), whether the
 // run completed, its throughput summaries (throughput_<type>.csv, formats
 // §9; a folder holding only those is an experiment too), and its summaries,
-// refusing a summary older than its raw file (stale). Either file is a
+// refusing a summary older than its raw file (stale) and any file or row of
+// a sub-experiment or payload its meta.json does not list (Listed: data of
+// another run in the folder). Either file is a
 // Table of rows, looked up by result.Key: the rows of two runs a gate
 // compares. LoadRoot reads every experiment folder of a results root by
 // one rule, following symbolic links to directories and warning about every
