@@ -386,7 +386,7 @@ func (s *Series) dropInterrupted(given map[*SeriesRun]*experiment.Experiment) st
 	for _, r := range s.Partial {
 		names = append(names, r.Experiment)
 	}
-	return fmt.Sprintf("%s: unit %d lists its %d runs, but its last, %s, did not complete (%s: the series was interrupted); left out: %s",
+	return fmt.Sprintf("%s: unit %d lists its %d runs, but its last, %s, did not complete (%s): the series stopped during it; left out: %s",
 		s.Path, last.Unit, len(s.Partial), last.Experiment, e.Incompleteness(), strings.Join(names, ", "))
 }
 

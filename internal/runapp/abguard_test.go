@@ -212,7 +212,7 @@ func TestABInterruptedSeries(t *testing.T) {
 		}
 	}
 	pairs, warnings, err := s.Pairs(sides[0], sides[1])
-	if err != nil || len(pairs) != 2 || s.Units != 2 || len(warnings) != 1 || !strings.Contains(warnings[0], "the series was interrupted); left out:") {
+	if err != nil || len(pairs) != 2 || s.Units != 2 || len(warnings) != 1 || !strings.Contains(warnings[0], "did not complete (meta.json says the run was interrupted): the series stopped during it; left out:") {
 		t.Errorf("%d pairs, %d units, %q, %v; want the 2 complete pairs and the third left out", len(pairs), s.Units, warnings, err)
 	}
 }
