@@ -13,9 +13,10 @@ import (
 )
 
 // Runner searches the best window of every payload of every
-// sub-experiment and writes throughput_<type>.csv (the best window of each
-// payload) and throughput_<type>_search.csv (every step), and meta.json
-// after each sub-experiment.
+// sub-experiment and writes throughput_<type>.csv (Outcome.Row of each
+// payload: the rate delivered at the chosen window) and
+// throughput_<type>_search.csv (every step, its windows' statistics), and
+// meta.json after each sub-experiment.
 type Runner struct {
 	Config   Config
 	Payloads []int
@@ -31,8 +32,8 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	r.Meta.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d then bisected to %g%%, the bracket's mean and ends measured again for the reported figure; windows ≥ %v, %d per measurement",
-		cfg.MaxF, 100*cfg.Precision, cfg.MinWindow, cfg.Windows)
+	r.Meta.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d by the delivered rate (messages / measured time), then bisected to %g%% or until the bracket is within the noise (the scale's best F measured %d times); the bracket's mean measured again %d times for the reported rate and its prediction interval, its ends once; windows ≥ %v, %d per measurement",
+		cfg.MaxF, 100*cfg.Precision, cfg.Periods, cfg.Periods, cfg.MinWindow, cfg.Windows)
 	r.Meta.Clock = "Go monotonic clock at delivery"
 	return load.RunOneWay(ctx, r.Dir, r.Meta, r.Payloads, subs, "f", func(t *load.Trial) (func() error, error) {
 		var best, steps []result.ThroughputRow
@@ -54,21 +55,20 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 			report := func(st Step) {
 				steps = append(steps, RowOf(st.Point))
 				if r.Progress != nil {
-					fmt.Fprintf(r.Progress, "%-32s %6d B  %-12s F = %-6d  median %12s msg/s  %9.3f Mb/s  (mean %s, stdev %s, %s windows, %s lost)\n",
-						t.Type, payload, st.Phase, st.F, result.Thousands(st.Median), result.Mbps(st.Median, payload), result.Thousands(st.Mean),
-						result.Thousands(st.Stdev), result.Count(len(st.Samples)), result.Count(st.Lost))
+					fmt.Fprintf(r.Progress, "%-32s %6d B  %-12s F = %-6d  delivered %12s msg/s  %9.3f Mb/s  (%s windows: median %s, mean %s, stdev %s; %s lost)\n",
+						t.Type, payload, st.Phase, st.F, result.Thousands(st.DeliveredRate()), result.Mbps(st.DeliveredRate(), payload), result.Count(len(st.Samples)),
+						result.Thousands(st.Median), result.Thousands(st.Mean), result.Thousands(st.Stdev), result.Count(st.Lost))
 				}
 			}
 			o, _, err := Search(measure, cfg, report)
 			if err != nil {
 				return write, fmt.Errorf("%s: payload %d B: %w", t.Type, payload, err)
 			}
-			b := o.Confirmed
-			best = append(best, RowOf(b))
+			best = append(best, o.Row())
 			if r.Progress != nil {
 				fmt.Fprintf(r.Progress, "%-32s %6d B  %s\n", t.Type, payload, o.Summary(payload))
 			}
-			t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: len(b.Samples), Lost: b.Lost, Completed: true})
+			t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: len(o.Windows.Samples), Lost: o.Windows.Lost, Completed: true})
 		}
 		return write, nil
 	})

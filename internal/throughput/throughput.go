@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
 // Defaults of the method.
@@ -24,6 +24,7 @@ const (
 	DefaultMaxF      = 100_000
 	DefaultTimeout   = time.Second
 	DefaultPrecision = 0.01 // the bracket's width relative to its mean
+	DefaultPeriods   = 5    // confirmation periods, and measurements of the noise
 )
 
 // Config says how to measure each window size.
@@ -38,6 +39,10 @@ type Config struct {
 	// Precision ends the bisection when the bracket is narrower than this
 	// fraction of its mean (default 0.01).
 	Precision float64
+	// Periods is how many times the chosen F is measured for the reported
+	// figure, and the best F of the exponential scale for the noise that
+	// ends the bisection (default 5, at least 2).
+	Periods int
 	// RunID is written into every message of 24 bytes or more.
 	RunID uint32
 }
@@ -59,6 +64,9 @@ func (c Config) WithDefaults() Config {
 	if c.Precision == 0 {
 		c.Precision = DefaultPrecision
 	}
+	if c.Periods == 0 {
+		c.Periods = DefaultPeriods
+	}
 	if c.RunID == 0 {
 		c.RunID = 0x7470 // "tp"
 	}
@@ -78,6 +86,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("timeout %v: expected a positive duration", c.Timeout)
 	case c.Precision <= 0 || c.Precision >= 1:
 		return fmt.Errorf("precision %g: expected a fraction between 0 and 1", c.Precision)
+	case c.Periods < 2:
+		return fmt.Errorf("periods %d: expected at least 2", c.Periods)
 	}
 	return nil
 }
@@ -96,6 +106,21 @@ type Point struct {
 	Mean    float64
 	Stdev   float64
 	Lost    uint64 // places freed by Timeout
+	// Delivered is the messages counted in the windows, and Period the
+	// measured duration, the windows end to end: DeliveredRate is their
+	// ratio.
+	Delivered int
+	Period    time.Duration
+}
+
+// DeliveredRate is the delivered rate over the measured period, Delivered /
+// Period in msg/s (0 when nothing was measured): what the link carried,
+// which the median of the windows is not when deliveries come in bursts.
+func (p Point) DeliveredRate() float64 {
+	if p.Period <= 0 {
+		return 0
+	}
+	return float64(p.Delivered) / p.Period.Seconds()
 }
 
 // RowOf turns a point into a throughput summary row.
@@ -135,6 +160,8 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 		tokens <- struct{}{}
 	}
 	samples := make([]float64, 0, cfg.Windows)
+	var delivered int
+	var period time.Duration
 	var lost atomic.Uint64
 	var pubErr, subErr error
 	var wg sync.WaitGroup
@@ -244,6 +271,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 			count++
 			if d := at.Sub(windowStart); d >= cfg.MinWindow {
 				samples = append(samples, float64(count)/d.Seconds())
+				delivered, period = delivered+count, period+d
 				windowStart, count = at, 0
 				if len(samples) == cfg.Windows {
 					return
@@ -260,7 +288,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 		ends.Close() // unblocks a Send or Receive in progress
 		<-done
 	}
-	pt.Samples, pt.Lost = samples, lost.Load()
+	pt.Samples, pt.Lost, pt.Delivered, pt.Period = samples, lost.Load(), delivered, period
 	pt.Summarise()
 	switch {
 	case ctx.Err() != nil:
@@ -275,42 +303,63 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 
 // Step is one measurement of a search.
 type Step struct {
-	Phase string // "exponential", "bisection" or "confirmation"
+	Phase string // "exponential", "noise", "bisection" or "confirmation"
 	Point
 }
 
 // MeasureFunc measures one window size.
 type MeasureFunc func(f int) (Point, error)
 
-// Outcome is what a search found. The medians of its steps are noisy, and
-// the largest of some twenty noisy medians overstates the throughput at
-// its F (the winner's curse): the figure to report is Confirmed, F
-// measured again after the search, independently of the measurements that
-// chose it.
+// Outcome is what a search found. The rates of its steps are noisy, and
+// the largest of some twenty noisy rates overstates the throughput at its
+// F (the winner's curse): the figure to report is Rate, F measured again
+// after the search over Periods independent periods, independently of the
+// measurements that chose it.
 type Outcome struct {
 	// F is the window chosen: the mean of the final bracket [Lo, Hi] (the
 	// method's optimal F), rounded.
 	F, Lo, Hi int
-	// Confirmed is F measured again; Low and High bound its median with
-	// about 95 % confidence (ConfidenceLevel, from the order statistics of
-	// its windows, which assumes them independent).
-	Confirmed Point
+	// Periods are F's confirmation periods, each measured on links of its
+	// own.
+	Periods []Point
+	// Rate is the headline: the messages delivered in all of Periods over
+	// their measured time, msg/s.
+	Rate float64
+	// Low and High are the 95 % prediction interval (ConfidenceLevel) of
+	// one more period's delivered rate, from the variation between
+	// Periods: where an independent re-measurement of F is expected (Low
+	// no less than 0).
 	Low, High float64
+	// Windows pools the windows of Periods: their median, mean and
+	// standard deviation, the method's statistics, reported beside Rate.
+	Windows Point
 	// Neighbours are the bracket's ends, Lo and Hi, measured again (one
 	// point when they are F itself).
 	Neighbours []Point
-	// SearchBest is the step of greatest median during the search: the
-	// biased figure, kept to show how far luck carried it.
+	// SearchBest is the step of greatest delivered rate during the
+	// search: the biased figure, kept to show how far luck carried it.
 	SearchBest Point
+	// Noise is the standard deviation of the delivered rate between
+	// measurements of the scale's best F (NoiseF), measured Periods times;
+	// the bisection stops once the bracket's ends differ from its best by
+	// no more than NoiseMargin·Noise, and WithinNoise then says so.
+	Noise       float64
+	NoiseF      int
+	WithinNoise bool
 }
 
-// ConfidenceLevel is the confidence of Outcome's interval.
+// ConfidenceLevel is the level of Outcome's interval.
 const ConfidenceLevel = 0.95
 
-// Search finds the window size of greatest median throughput (see the
-// package documentation), then measures the chosen window and the ends of
-// its bracket again (phase "confirmation"). report, when non-nil, is called
-// after each step.
+// NoiseMargin is z·√2 with z the normal quantile of 97.5 %: two single
+// measurements of the same F, each with the between-period standard
+// deviation, differ by less than NoiseMargin times it 95 % of the time.
+var NoiseMargin = dist.NormalQuantile(0.975) * math.Sqrt2
+
+// Search finds the window size of greatest delivered rate (see the package
+// documentation), then measures the chosen window Periods times and the
+// ends of its bracket again (phase "confirmation"). report, when non-nil,
+// is called after each step.
 func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, steps []Step, err error) {
 	cfg = cfg.WithDefaults()
 	at := map[int]Point{}
@@ -336,15 +385,15 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 		}
 		return p, err
 	}
-	// Exponential scale: 1, 10, 100, … until the median falls.
+	rate := func(f int) float64 { return at[f].DeliveredRate() }
+	// Exponential scale: 1, 10, 100, … until the rate falls.
 	var scale []int
 	for f := 1; f <= cfg.MaxF; f *= 10 {
-		p, err := run("exponential", f)
-		if err != nil {
+		if _, err := run("exponential", f); err != nil {
 			return out, steps, err
 		}
 		scale = append(scale, f)
-		if len(scale) > 1 && p.Median < at[scale[len(scale)-2]].Median {
+		if len(scale) > 1 && rate(f) < rate(scale[len(scale)-2]) {
 			break
 		}
 		if f > cfg.MaxF/10 {
@@ -354,7 +403,7 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 	// The bracket (lo, b, hi) around the best of the scale.
 	bi := 0
 	for i, f := range scale {
-		if at[f].Median > at[scale[bi]].Median {
+		if rate(f) > rate(scale[bi]) {
 			bi = i
 		}
 	}
@@ -366,7 +415,25 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 	if bi < len(scale)-1 {
 		hi = scale[bi+1]
 	}
-	for float64(hi-lo) >= cfg.Precision*float64(hi+lo)/2 && hi-lo > 2 {
+	bisect := func() bool { return float64(hi-lo) >= cfg.Precision*float64(hi+lo)/2 && hi-lo > 2 }
+	if bisect() {
+		// The noise: b measured again, Periods times in all, on links of
+		// its own each time.
+		rates := []float64{rate(b)}
+		for range cfg.Periods - 1 {
+			p, err := step("noise", b)
+			if err != nil {
+				return out, steps, err
+			}
+			rates = append(rates, p.DeliveredRate())
+		}
+		out.Noise, out.NoiseF = sampleStd(rates), b
+	}
+	for bisect() {
+		if max(math.Abs(rate(b)-rate(lo)), math.Abs(rate(b)-rate(hi))) <= NoiseMargin*out.Noise {
+			out.WithinNoise = true // no side is better than the noise tells
+			break
+		}
 		// Halve the larger side.
 		var m int
 		if b-lo >= hi-b {
@@ -377,14 +444,13 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 		if m == lo || m == b || m == hi {
 			break
 		}
-		p, err := run("bisection", m)
-		if err != nil {
+		if _, err := run("bisection", m); err != nil {
 			return out, steps, err
 		}
 		switch {
-		case p.Median > at[b].Median && m < b:
+		case rate(m) > rate(b) && m < b:
 			hi, b = b, m
-		case p.Median > at[b].Median:
+		case rate(m) > rate(b):
 			lo, b = b, m
 		case m < b:
 			lo = m
@@ -395,10 +461,9 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 	out.SearchBest = at[b]
 	out.Lo, out.Hi, out.F = lo, hi, int(math.Round(float64(lo+hi)/2))
 	// Confirmation: fresh measurements, never the search's own.
-	if out.Confirmed, err = step("confirmation", out.F); err != nil {
+	if err := out.confirm(cfg.Periods, step); err != nil {
 		return out, steps, err
 	}
-	out.Low, out.High = MedianInterval(out.Confirmed.Samples, ConfidenceLevel)
 	for _, f := range []int{lo, hi} {
 		if f == out.F || (f == hi && hi == lo) {
 			continue
@@ -412,48 +477,89 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 	return out, steps, nil
 }
 
-// Summary is the closing line of a search: the chosen window, its
-// confirmed median with its interval, the neighbours', and the search's own
-// best median beside it.
+// confirm measures out.F n times and fills the figures reported.
+func (out *Outcome) confirm(n int, step func(string, int) (Point, error)) error {
+	var delivered int
+	var period time.Duration
+	rates := make([]float64, 0, n)
+	out.Windows = Point{F: out.F}
+	for range n {
+		p, err := step("confirmation", out.F)
+		if err != nil {
+			return err
+		}
+		out.Periods = append(out.Periods, p)
+		delivered, period = delivered+p.Delivered, period+p.Period
+		rates = append(rates, p.DeliveredRate())
+		out.Windows.Payload, out.Windows.Lost = p.Payload, out.Windows.Lost+p.Lost
+		out.Windows.Samples = append(out.Windows.Samples, p.Samples...)
+	}
+	out.Windows.Delivered, out.Windows.Period = delivered, period
+	out.Windows.Summarise()
+	out.Rate = out.Windows.DeliveredRate()
+	out.Low, out.High = PredictionInterval(rates, ConfidenceLevel)
+	out.Low = max(out.Low, 0) // no rate is negative
+	return nil
+}
+
+// Row is the throughput row of the outcome, throughput_<type>.csv's: the
+// confirmation periods are its samples, Median holds the headline Rate
+// (what was delivered over them all), Mean and Stdev the periods' rates'
+// (numpy: population standard deviation).
+func (o Outcome) Row() result.ThroughputRow {
+	rates := make([]float64, len(o.Periods))
+	for i, p := range o.Periods {
+		rates[i] = p.DeliveredRate()
+	}
+	r := RowOf(Point{Payload: o.Windows.Payload, F: o.F, Samples: rates})
+	r.Median = o.Rate
+	if len(rates) > 0 {
+		r.Mean, r.Stdev = stats.Mean(rates), stats.Std(rates)
+	}
+	return r
+}
+
+// Summary is the closing line of a search: the chosen window, the rate
+// delivered over its confirmation periods with their interval, the
+// windows' statistics beside it, the neighbours', the search's own best,
+// and whether the bisection stopped in the noise.
 func (o Outcome) Summary(payload int) string {
 	var b strings.Builder
-	c := o.Confirmed
-	fmt.Fprintf(&b, "F = %d (bracket %d–%d): confirmed median %s msg/s, %.3f Mb/s (%g%% interval %s–%s)",
-		o.F, o.Lo, o.Hi, result.Thousands(c.Median), result.Mbps(c.Median, payload), 100*ConfidenceLevel, result.Thousands(o.Low), result.Thousands(o.High))
+	w := o.Windows
+	fmt.Fprintf(&b, "F = %d (bracket %d–%d): delivered %s msg/s, %.3f Mb/s over %d periods (%g %% prediction interval of one more period %s–%s); its %s windows: median %s, mean %s, stdev %s",
+		o.F, o.Lo, o.Hi, result.Thousands(o.Rate), result.Mbps(o.Rate, payload), len(o.Periods), 100*ConfidenceLevel, orDash(result.Thousands, o.Low), orDash(result.Thousands, o.High),
+		result.Count(len(w.Samples)), result.Thousands(w.Median), result.Thousands(w.Mean), result.Thousands(w.Stdev))
 	for _, n := range o.Neighbours {
-		fmt.Fprintf(&b, "; F = %d: %s", n.F, result.Thousands(n.Median))
+		fmt.Fprintf(&b, "; F = %d: %s", n.F, result.Thousands(n.DeliveredRate()))
 	}
-	fmt.Fprintf(&b, "; the search's best, F = %d: %s", o.SearchBest.F, result.Thousands(o.SearchBest.Median))
+	fmt.Fprintf(&b, "; the search's best, F = %d: %s", o.SearchBest.F, result.Thousands(o.SearchBest.DeliveredRate()))
+	if o.WithinNoise {
+		fmt.Fprintf(&b, "; bisection stopped within the noise: the bracket's ends differ from its best by at most %s msg/s, %.2f × the between-period standard deviation %s of F = %d measured %d times",
+			result.Thousands(NoiseMargin*o.Noise), NoiseMargin, result.Thousands(o.Noise), o.NoiseF, len(o.Periods))
+	}
 	return b.String()
 }
 
-// MedianInterval returns the distribution-free interval of the median of
-// samples at confidence level: the order statistics x(k) and x(n+1−k)
-// (1-based) with k the largest for which P(B ≤ k−1) ≤ (1−level)/2, B
-// binomial(n, ½). Fewer than 6 samples cannot reach 95 %: the interval is
-// then their range.
-func MedianInterval(samples []float64, level float64) (lo, hi float64) {
-	n := len(samples)
-	if n == 0 {
+// PredictionInterval returns the interval in which one more value drawn
+// like x falls with probability level, assuming them normal: mean ±
+// t(level, n−1) · s · √(1 + 1/n), s the sample standard deviation. NaN
+// with fewer than 2 values.
+func PredictionInterval(x []float64, level float64) (lo, hi float64) {
+	n := len(x)
+	if n < 2 {
 		return math.NaN(), math.NaN()
 	}
-	x := slices.Clone(samples)
-	slices.Sort(x)
-	alpha := (1 - level) / 2
-	// P(B ≤ k−1) for B ~ binomial(n, ½), accumulated in logs.
-	k, cdf := 0, 0.0
-	for j := 0; j < n; j++ {
-		lg, _ := math.Lgamma(float64(n + 1))
-		la, _ := math.Lgamma(float64(j + 1))
-		lb, _ := math.Lgamma(float64(n - j + 1))
-		cdf += math.Exp(lg - la - lb - float64(n)*math.Ln2)
-		if cdf > alpha {
-			break
-		}
-		k = j + 1
+	m := stats.Mean(x)
+	h := dist.TQuantile(n-1, (1+level)/2) * sampleStd(x) * math.Sqrt(1+1/float64(n))
+	return m - h, m + h
+}
+
+// sampleStd is the sample standard deviation (n − 1), 0 for fewer than 2
+// values.
+func sampleStd(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
 	}
-	if k == 0 {
-		return x[0], x[n-1]
-	}
-	return x[k-1], x[n-k]
+	n := float64(len(x))
+	return stats.Std(x) * math.Sqrt(n/(n-1))
 }
