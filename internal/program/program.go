@@ -108,8 +108,9 @@ func (in Invocation) Command(tool string) ([]string, error) {
 }
 
 // Reword names the tools in msg as the user starts them: under the front,
-// every quoted command line that starts with a tool's name ('run --help',
-// 'process') gets the front's name before it ('mqgate run --help'). The
+// every quoted command line that starts with the name of a tool (Tools,
+// and the running one: 'run --help', 'process') gets the front's name
+// before it ('mqgate run --help'). The
 // tools' messages name a tool as its own executable is called; Reword is
 // applied where they are printed. An opening quote follows the start of
 // msg or a character other than a letter or digit, so that an apostrophe
@@ -124,7 +125,10 @@ func (in Invocation) Reword(msg string) string {
 		if msg[i] != '\'' || (i > 0 && isWordByte(msg[i-1])) {
 			continue
 		}
-		for _, tool := range Tools {
+		for _, tool := range append(Tools[:len(Tools):len(Tools)], in.Tool) {
+			if tool == "" {
+				continue
+			}
 			rest, ok := strings.CutPrefix(msg[i+1:], tool)
 			if ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "'")) {
 				b.WriteString(in.Front + " ")

@@ -3,10 +3,12 @@ package mqgatecmd
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/program"
 )
 
 func run(args ...string) (int, string, string) {
@@ -73,5 +75,17 @@ func TestNamesAsInvoked(t *testing.T) {
 	code, _, errb := run("run", "--samples", "5", "throughput")
 	if want := "which mqgate run throughput ignores; give it after the subcommand's name (mqgate run throughput --samples …)"; code != 2 || !strings.Contains(errb, want) {
 		t.Errorf("mqgate run --samples 5 throughput: exit %d, %q; want exit 2 and %q", code, errb, want)
+	}
+}
+
+// TestToolsAreProgramTools: the front runs the tools package program
+// names in messages (Invocation.Reword) and starts (Command).
+func TestToolsAreProgramTools(t *testing.T) {
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.name)
+	}
+	if !slices.Equal(names, program.Tools) {
+		t.Errorf("the front runs %q, program.Tools are %q", names, program.Tools)
 	}
 }
