@@ -2,6 +2,7 @@ package compare_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,5 +139,39 @@ func TestPlotsDirectoryOneCall(t *testing.T) {
 		if len(names) != 1 {
 			t.Errorf("try %d: the folder holds comparisons of %d calls (%v)", try, len(names), names)
 		}
+	}
+}
+
+// TestCancelledEveryMode: with its context cancelled (SIGINT or SIGTERM
+// under cliapp.Main) every mode of compare exits 130 and writes nothing:
+// the runs read from folders made it an input error (exit 2), and --plan
+// ignored it (exit 0).
+func TestCancelledEveryMode(t *testing.T) {
+	root := t.TempDir()
+	a := writeRuns(t, filepath.Join(root, "a"), "v192", 4, 1, 0.03, 1)
+	b := writeRuns(t, filepath.Join(root, "b"), "v192", 4, 1, 0.03, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"single run", []string{"-R", expDir("v192"), "-r", expDir("v193-regressed")}},
+		{"statistical", []string{"-R", a, "-r", b}},
+		{"paired", []string{"-R", a, "-r", b, "--paired"}},
+		{"plan", []string{"-R", a, "-r", b, "--plan", "--paired"}},
+		{"calibrate", []string{"-r", a, "-r", b, "--calibrate"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plots := filepath.Join(root, "plots-"+strings.ReplaceAll(tt.name, " ", "-"))
+			var out, errb bytes.Buffer
+			code := cliapp.Run(ctx, comparecmd.App(), append([]string{"compare", "--format", "svg", "-p", plots}, tt.args...), &out, &errb)
+			if code != exit.Interrupted {
+				t.Errorf("exit %d, want 130\n%s%s", code, &out, &errb)
+			}
+			if _, err := os.Stat(plots); err == nil {
+				t.Errorf("%s written", plots)
+			}
+		})
 	}
 }
