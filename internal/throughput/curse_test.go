@@ -178,7 +178,8 @@ func TestSearchStopsWithinNoise(t *testing.T) {
 				bisections++
 			}
 		}
-		if bisections > 3 || out.Hi-out.Lo <= 2 || !out.WithinNoise || !strings.Contains(out.Summary(16), "bisection stopped within the noise") {
+		// The chosen F is then the bracket's best, a point measured.
+		if bisections > 3 || out.Hi-out.Lo <= 2 || !out.WithinNoise || out.F != out.SearchBest.F || !strings.Contains(out.Summary(16), "bisection stopped within the noise") {
 			t.Errorf("seed %d: %d bisection steps, bracket %d–%d: %s", seed, bisections, out.Lo, out.Hi, out.Summary(16))
 		}
 	}

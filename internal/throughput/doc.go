@@ -25,8 +25,9 @@
 // measured Periods (5) times in all, which gives the standard deviation s
 // of the rate between measurements; the bisection stops, and says so, once
 // neither end of the bracket differs from its best by more than 1.96·√2·s:
-// further steps would chase the noise. Every step is reported as it is
-// measured.
+// further steps would chase the noise, and the chosen F is then the
+// bracket's best point (its mean, in a wide bracket, was never measured).
+// Every step is reported as it is measured.
 //
 // The rates of the steps are noisy, and the largest of some twenty noisy
 // rates overstates the throughput at its F (the winner's curse,

@@ -317,7 +317,8 @@ type MeasureFunc func(f int) (Point, error)
 // measurements that chose it.
 type Outcome struct {
 	// F is the window chosen: the mean of the final bracket [Lo, Hi] (the
-	// method's optimal F), rounded.
+	// method's optimal F), rounded; its best point when the bisection
+	// stopped within the noise.
 	F, Lo, Hi int
 	// Periods are F's confirmation periods, each measured on links of its
 	// own.
@@ -460,6 +461,11 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 	}
 	out.SearchBest = at[b]
 	out.Lo, out.Hi, out.F = lo, hi, int(math.Round(float64(lo+hi)/2))
+	if out.WithinNoise {
+		// A bracket flat within the noise may still be wide: its mean
+		// was never measured, its best was.
+		out.F = b
+	}
 	// Confirmation: fresh measurements, never the search's own.
 	if err := out.confirm(cfg.Periods, step); err != nil {
 		return out, steps, err
