@@ -144,7 +144,7 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 	out := t.TempDir()
 	code, _, stderr := run(t, "throughput", "-s", "intraprocess_reliable", "--payloads", "16", "--windows", "5", "--window", "1ms",
 		"--max-in-flight", "100", "--precision", "0.5", "-o", out, "--name", "t")
-	if code != 0 || !strings.Contains(stderr, "exponential  F = 1 ") || !strings.Contains(stderr, "confirmed median") {
+	if code != 0 || !strings.Contains(stderr, "exponential  F = 1 ") || !strings.Contains(stderr, "Mb/s over 5 periods") {
 		t.Fatalf("throughput: exit %d: %s", code, stderr)
 	}
 	f, err := os.Open(filepath.Join(out, "t", experiment.ThroughputFileName("intraprocess_reliable")))
