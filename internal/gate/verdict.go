@@ -77,6 +77,15 @@ type Decision struct {
 	// Drift says what is known of drift over the run order: controlled
 	// by the pairs, or a trend test of each side's runs.
 	Drift string `json:"drift,omitempty"`
+	// Estimand names what a paired verdict is about (the median of the
+	// pairs' ratios, per check).
+	Estimand string `json:"estimand,omitempty"`
+	// MinPairs is the fewest pairs (units) with which a paired verdict can
+	// be FAIL or PASS at all; 0 when not stated.
+	MinPairs int `json:"min_pairs,omitempty"`
+	// Dependence is the serial-dependence diagnostic of the pairs in
+	// measured order and what the verdict did about it (blocked, refused).
+	Dependence string `json:"dependence,omitempty"`
 }
 
 // MarshalJSON encodes d with bounds that do not exist as null.

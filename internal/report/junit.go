@@ -95,6 +95,15 @@ func JUnit(w io.Writer, v *gate.Verdict) error {
 		if d.Drift != "" {
 			add("drift", d.Drift)
 		}
+		if d.Estimand != "" {
+			add("estimand", d.Estimand)
+		}
+		if d.MinPairs > 0 {
+			add("min_pairs", strconv.Itoa(d.MinPairs))
+		}
+		if d.Dependence != "" {
+			add("dependence", d.Dependence)
+		}
 	}
 	for _, msg := range v.Warnings {
 		add("warning", msg)

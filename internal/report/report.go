@@ -144,8 +144,9 @@ func modeLine(v *gate.Verdict) string {
 	case gate.ModeSingleRun:
 		return "mode: " + v.Mode + " (one run per side: no allowance for run-to-run noise; give ≥ 2 runs per side for the statistical gate)"
 	case gate.ModePaired:
-		return fmt.Sprintf("mode: %s (one log ratio per interleaved pair of runs and check, so drift common to a pair cancels; sign-flip test, "+
-			"Westfall–Young max-T simultaneous bounds, three zones; family-wise error %s per side)", v.Mode, percentText(v.FalseFail))
+		return fmt.Sprintf("mode: %s (one log ratio per interleaved pair of runs and check, so drift common to a pair cancels; exact sign tests "+
+			"of each check's median pair ratio, three zones; FAIL at family-wise error %s, PASS intersection–union at %s)", v.Mode,
+			percentText(v.FalseFail), percentText(v.FalseFail))
 	}
 	return "mode: " + v.Mode
 }
@@ -186,6 +187,15 @@ func decisionLines(v *gate.Verdict) []string {
 		iv = fmt.Sprintf("interval of %s: [%s, %s]", d.Check, f3(d.Low), hi)
 	}
 	lines = append(lines, fmt.Sprintf("%s; family level %s; N = %d %s", iv, percentText(d.Level), d.N, units))
+	if d.Estimand != "" {
+		lines = append(lines, "estimand: "+d.Estimand)
+	}
+	if d.MinPairs > 0 {
+		lines = append(lines, fmt.Sprintf("minimum for a decision: %d %s (N = %d)", d.MinPairs, units, d.N))
+	}
+	if d.Dependence != "" {
+		lines = append(lines, "serial dependence: "+d.Dependence)
+	}
 	if u := Undecided(v); u != "" {
 		lines = append(lines, u)
 	}

@@ -4,58 +4,91 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 )
+
+// Estimand names what the paired gates are about, for every report.
+const Estimand = "the median of the pairs' ratios B/A, per check (sign tests: exact for independent pairs, whatever their distribution)"
 
 // CheckResult is the paired analysis of one check.
 type CheckResult struct {
 	Name           string
 	HigherIsBetter bool
-	// Ratio is the geometric mean of the units' ratios B/A.
+	// Ratio is the estimand: the median of the units' ratios B/A.
 	Ratio float64
-	// Low and High bound the ratio B/A simultaneously with every other
-	// check's, by max-T: a Low beyond 1+δ_fail (in the worse direction)
-	// is the family-wise test's rejection of "worse by at most δ_fail",
-	// with error at most Tail, and likewise for High and δ_pass.
+	// GeometricMean is the geometric mean of the units' ratios, for
+	// reference; the verdict is not about it.
+	GeometricMean float64
+	// Low and High bound the median ratio B/A, each an order statistic of
+	// the units' ratios read from the sign test's exact critical count: a
+	// Low beyond 1+δ_fail (in the worse direction) is the fail-side test's
+	// rejection of "worse by at most δ_fail" at Tail/K (Bonferroni over the
+	// K checks, so that FAIL has family-wise error Tail); a High within
+	// 1+δ_pass is the pass-side test's rejection of "worse by at least
+	// δ_pass" at Tail (intersection–union: a PASS needs every check's, so
+	// each may use the full level). 0 or +Inf when the units are too few
+	// for the test to reject.
 	Low, High float64
 	// Spread is the standard deviation of the units' log ratios: 0.05
 	// means a unit's ratio typically varies by about 5 %.
 	Spread float64
 	// T is the studentised mean log ratio, positive when B is worse.
 	T float64
-	// P is the one-sided sign-flip permutation p-value of "B is no worse"
-	// for this check alone.
+	// P is the one-sided exact sign-test p-value of "B is no worse" (the
+	// median ratio at most 1) for this check alone.
 	P float64
-	// PAdjusted is P adjusted for the family by Westfall–Young step-down
-	// max-T: the family-wise error of declaring this check worse.
+	// PAdjusted is P adjusted for the family by Bonferroni, at most 1.
 	PAdjusted float64
 	// Wilcoxon is the one-sided signed-rank test of the log ratios.
 	Wilcoxon SignedRank
+	// Zone is the check's own decision: Fail when shown worse than the
+	// fail margin, Pass when shown within the pass margin, else
+	// Inconclusive (always, below MinPairs or when the verdict is refused).
+	Zone Zone
 }
 
 // Analysis is the paired comparison of a family of checks.
 type Analysis struct {
-	// Units is the number of pairs (or ABBA blocks).
+	// Units is the number of pairs (or ABBA blocks) measured.
 	Units int
-	// Exact says every sign flip was enumerated; otherwise Flips were
-	// drawn.
+	// Exact is true: every test is an exact sign test. Flips is the number
+	// of random orders of the serial-dependence test.
 	Exact bool
 	Flips int
-	// CriticalFail is the (1−Tail)-quantile of the largest studentised
-	// statistic of the log ratios less the fail margin over the family:
-	// each lower bound is the mean log ratio less CriticalFail standard
-	// errors. CriticalPass is the same for the pass margin and the upper
-	// bounds. They are equal when the margins are.
+	// CriticalFail is the count of units beyond the fail margin at which
+	// a check fails (the sign test's exact critical value at Tail/K);
+	// CriticalPass the count within the pass margin at which a check
+	// passes (at Tail). Above the number of units when they are too few.
 	CriticalFail, CriticalPass float64
 	Tail                       float64
 	Margins                    Margins
-	Checks                     []CheckResult
-	Verdict                    Verdict
+	// MinPairs is the fewest units with which both tests can reject:
+	// below it there is no FAIL and no PASS.
+	MinPairs int
+	// Estimand names what the verdict is about.
+	Estimand string
+	// Dependence is the serial-dependence diagnostic of the units in
+	// measured order and what the verdict did about it.
+	Dependence Dependence
+	Checks     []CheckResult
+	Verdict    Verdict
 }
 
 // Analyze compares B with A on every check of the family from the same
 // interleaved units (each check has one value per run of each side, the
-// runs in the same order), and decides the verdict.
+// runs in the same order, the order they were measured in), and decides
+// the verdict:
+//
+//   - the units are tested for serial dependence (SerialDependence); when
+//     it is significant they are averaged in blocks of consecutive units,
+//     or the verdict is refused when too few blocks would be left;
+//   - a check fails when its sign test rejects "the median ratio is worse
+//     by at most δ_fail" at Tail/K, and the family fails when any check
+//     does (family-wise error Tail);
+//   - a check passes when its sign test rejects "worse by at least δ_pass"
+//     at Tail, and the family passes when every check does (an
+//     intersection–union test at level Tail, Berger 1982);
+//   - with fewer units than MinPairs neither is possible, and the verdict
+//     says how many it needs.
 func Analyze(checks []Check, d Design, cfg Config) (Analysis, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -65,20 +98,66 @@ func Analyze(checks []Check, d Design, cfg Config) (Analysis, error) {
 	if err != nil {
 		return Analysis{}, err
 	}
-	f := sumFlips(bad, cfg.Flips, cfg.Seed)
-	b := simultaneous(bad, &f, cfg.Tail, cfg.Margins)
-	t, p, padj := maxT(bad, &f)
-	a := Analysis{Units: len(bad[0]), Exact: f.exact, Flips: f.total(), CriticalFail: b.critFail, CriticalPass: b.critPass, Tail: cfg.Tail,
-		Margins: cfg.Margins, Checks: make([]CheckResult, len(checks))}
-	names := make([]string, len(checks))
-	for k, c := range checks {
-		lo, hi := RatioBounds(b.low[k], b.high[k], c.HigherIsBetter)
-		a.Checks[k] = CheckResult{Name: c.Name, HigherIsBetter: c.HigherIsBetter, Ratio: Ratio(b.mean[k], c.HigherIsBetter),
-			Low: lo, High: hi, Spread: b.sd[k], T: t[k], P: p[k], PAdjusted: padj[k], Wilcoxon: SignedRankTest(bad[k])}
-		names[k] = c.Name
+	k := len(checks)
+	failTail := cfg.Tail / float64(k)
+	minPairs := max(MinPairs(failTail), MinPairs(cfg.Tail))
+	units, dep := diagnose(bad, cfg.DependenceLevel, cfg.Flips, cfg.Seed, minPairs)
+	n := len(units[0])
+	cFail, cPass := signCritical(n, failTail), signCritical(n, cfg.Tail)
+	a := Analysis{Units: len(bad[0]), Exact: true, Flips: cfg.Flips, CriticalFail: float64(cFail), CriticalPass: float64(cPass),
+		Tail: cfg.Tail, Margins: cfg.Margins, MinPairs: minPairs, Estimand: Estimand, Dependence: dep, Checks: make([]CheckResult, k)}
+	if dep.Block > 1 {
+		a.Estimand = fmt.Sprintf("the median, per check, of the ratios B/A of blocks of %d consecutive pairs (geometric mean within a block; sign tests, exact for independent blocks)", dep.Block)
 	}
-	a.Verdict = decide(names, b.low, b.high, cfg.Margins, cfg.Tail)
+	decidable := n >= minPairs && !dep.Refused
+	failAt, passAt := Worse(cfg.Margins.Fail), Worse(cfg.Margins.Pass)
+	names := make([]string, k)
+	low, high := make([]float64, k), make([]float64, k)
+	for c, ch := range checks {
+		med, lo, hi := signBounds(units[c], cFail, cPass)
+		if !decidable {
+			lo, hi = math.Inf(-1), math.Inf(1)
+		}
+		zone := Inconclusive
+		switch {
+		case beyondFail(lo, failAt):
+			zone = Fail
+		case withinPass(hi, passAt):
+			zone = Pass
+		}
+		// Bounds within rounding of a margin agree with the tests' ties.
+		if !beyondFail(lo, failAt) {
+			lo = math.Min(lo, failAt)
+		}
+		if !withinPass(hi, passAt) {
+			hi = math.Max(hi, passAt)
+		}
+		low[c], high[c] = lo, hi
+		rlo, rhi := RatioBounds(lo, hi, ch.HigherIsBetter)
+		mean, sd := meanSD(bad[c])
+		p := signP(n, countAbove(units[c], 0))
+		a.Checks[c] = CheckResult{Name: ch.Name, HigherIsBetter: ch.HigherIsBetter, Ratio: Ratio(med, ch.HigherIsBetter),
+			GeometricMean: Ratio(mean, ch.HigherIsBetter), Low: rlo, High: rhi, Spread: sd, T: tstat(bad[c]), P: p,
+			PAdjusted: math.Min(1, p*float64(k)), Wilcoxon: SignedRankTest(bad[c]), Zone: zone}
+		names[c] = ch.Name
+	}
+	a.Verdict = decide(names, low, high, cfg.Margins, cfg.Tail)
+	switch {
+	case dep.Refused:
+		a.Verdict = Verdict{Zone: Inconclusive, Checks: names, Reason: "refused: " + dep.Text()}
+	case !decidable:
+		a.Verdict = Verdict{Zone: Inconclusive, Checks: names, Reason: fmt.Sprintf(
+			"%d %s: no FAIL and no PASS below %d, the fewest with which an exact test of %d check(s) can reach the level %g (its smallest p-value is 2⁻ⁿ, %.3g here)",
+			n, unitWord(dep.Block), minPairs, k, cfg.Tail, math.Ldexp(1, -n))}
+	}
 	return a, nil
+}
+
+func unitWord(block int) string {
+	if block > 1 {
+		return "blocks"
+	}
+	return "units"
 }
 
 // badnessAll returns [check][unit] log ratios, checking that every check
@@ -104,138 +183,30 @@ func badnessAll(checks []Check, d Design) ([][]float64, error) {
 	return bad, nil
 }
 
-// bounds are a family's simultaneous bounds on the badness scale.
-type bounds struct {
-	mean, sd           []float64
-	critFail, critPass float64
-	low, high          []float64
+func meanSD(x []float64) (mean, sd float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	var ss float64
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(x)-1))
 }
 
-// simultaneous returns the max-T bounds. The lower bounds use the
-// (1−tail)-quantile, over the sign flips, of the largest studentised mean of
-// the flipped log ratios less the fail margin: a lower bound exceeds the
-// margin exactly when the single-step max-T test rejects "this check is
-// worse by at most δ_fail", which is exact when every check sits at the
-// margin and its units' ratios are symmetric. The upper bounds use the same
-// quantile for the ratios less the pass margin (by the symmetry of the flip
-// set, that of the largest negated statistic). A check whose log ratios
-// are all equal takes no part in the maxima and gets the point interval.
-func simultaneous(d [][]float64, f *flipSums, tail float64, m Margins) bounds {
-	k, n := len(d), len(d[0])
-	b := bounds{mean: make([]float64, k), sd: make([]float64, k), low: make([]float64, k), high: make([]float64, k)}
-	failAt, passAt := Worse(m.Fail), Worse(m.Pass)
-	ssFail, ssPass := make([]float64, k), make([]float64, k)
-	flat := make([]bool, k)
-	for c, x := range d {
-		var s, ss float64
-		for _, v := range x {
-			s += v
-			ssFail[c] += (v - failAt) * (v - failAt)
-			ssPass[c] += (v - passAt) * (v - passAt)
+// tstat is the one-sample t statistic of x: mean / (sd/√n). Values all
+// equal and non-zero give ±Inf, values all zero give 0.
+func tstat(x []float64) float64 {
+	mean, sd := meanSD(x)
+	if sd <= 1e-12*math.Abs(mean) || sd == 0 {
+		switch {
+		case mean > 0:
+			return math.Inf(1)
+		case mean < 0:
+			return math.Inf(-1)
 		}
-		mean := s / float64(n)
-		for _, v := range x {
-			ss += (v - mean) * (v - mean)
-		}
-		b.mean[c], b.sd[c] = mean, math.Sqrt(ss/float64(n-1))
-		flat[c] = ss <= 1e-24*ssFail[c] || ss == 0
+		return 0
 	}
-	fails := make([]float64, 0, f.total())
-	passes := make([]float64, 0, f.total())
-	for g, e := range f.se {
-		fp, fm, pp, pm := math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)
-		for c := range d {
-			if flat[c] {
-				continue
-			}
-			tf := tstat(f.sd[g][c]-failAt*e, ssFail[c], n)
-			tp := tstat(f.sd[g][c]-passAt*e, ssPass[c], n)
-			fp, fm, pp, pm = max(fp, tf), max(fm, -tf), max(pp, tp), max(pm, -tp)
-		}
-		fails = append(fails, fp, fm)
-		passes = append(passes, pp, pm)
-	}
-	b.critFail, b.critPass = upperQuantile(fails, tail), upperQuantile(passes, tail)
-	for c := range d {
-		if flat[c] {
-			b.low[c], b.high[c] = b.mean[c], b.mean[c]
-			continue
-		}
-		se := b.sd[c] / math.Sqrt(float64(n))
-		b.low[c], b.high[c] = b.mean[c]-b.critFail*se, b.mean[c]+b.critPass*se
-	}
-	return b
-}
-
-// upperQuantile returns the smallest value c of x with a share of at most
-// tail of x above it. It sorts x.
-func upperQuantile(x []float64, tail float64) float64 {
-	slices.Sort(x)
-	return x[int(math.Ceil((1-tail)*float64(len(x))))-1]
-}
-
-// maxT returns each check's studentised mean log ratio, its one-sided
-// sign-flip p-value, and the Westfall–Young step-down max-T adjusted
-// p-value (Westfall and Young 1993, algorithm 2.8, with successive maxima
-// so that the adjusted p-values are monotone in the observed statistics).
-// Drawn flips count the observed one: p = (1 + hits)/(1 + flips).
-func maxT(d [][]float64, f *flipSums) (t, p, padj []float64) {
-	k, n := len(d), len(d[0])
-	t, p, padj = make([]float64, k), make([]float64, k), make([]float64, k)
-	ss := make([]float64, k)
-	for c, x := range d {
-		var s float64
-		for _, v := range x {
-			s += v
-			ss[c] += v * v
-		}
-		t[c] = tstat(s, ss[c], n)
-	}
-	order := make([]int, k)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return -cmpFloat(t[a], t[b]) })
-	hits := make([]float64, k)
-	stepHits := make([]float64, k)
-	star := make([]float64, k)
-	for g := range f.se {
-		for c := range d {
-			star[c] = tstat(f.sd[g][c], ss[c], n)
-		}
-		for _, sign := range []float64{1, -1} {
-			u := math.Inf(-1)
-			for j := k - 1; j >= 0; j-- {
-				c := order[j]
-				u = max(u, sign*star[c])
-				if atLeast(u, t[c]) {
-					stepHits[j]++
-				}
-				if atLeast(sign*star[c], t[c]) {
-					hits[c]++
-				}
-			}
-		}
-	}
-	total, extra := float64(f.total()), 0.0
-	if !f.exact {
-		extra = 1
-	}
-	running := 0.0
-	for j, c := range order {
-		p[c] = (hits[c] + extra) / (total + extra)
-		running = max(running, (stepHits[j]+extra)/(total+extra))
-		padj[c] = running
-	}
-	return t, p, padj
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return mean / (sd / math.Sqrt(float64(len(x))))
 }

@@ -6,28 +6,37 @@
 // B/A, negated for a higher-is-better metric, so that a regression is
 // positive).
 //
-// Analyze is the fixed design:
+// Analyze is the fixed design. Its estimand (Estimand) is each check's
+// median pair ratio B/A, and its tests are exact sign tests: the count of
+// units beyond a margin is Binomial(n, ½) when the median sits at the
+// margin, for independent units of any distribution (skewed, with a rare
+// slow mode, heavy tailed), so the verdict needs no symmetry and no shift
+// model. Decisions compare counts with critical counts computed in
+// integer arithmetic; a bound reported is an order statistic of the
+// ratios, beyond a margin exactly when the test rejects there, and a
+// ratio at a margin up to rounding decides nothing.
 //
-//   - per check, the exact (or randomised) sign-flip permutation test of the
-//     mean log ratio (Fisher 1935; Pitman 1937) and the Wilcoxon signed-rank
-//     test, each one-sided for "B is worse";
-//   - family-wise control by Westfall–Young max-T (Westfall and Young 1993,
-//     Resampling-Based Multiple Testing, algorithm 2.8): the same sign flip is
-//     applied to every check of a unit, so the reference distribution of the
-//     largest studentised statistic carries the dependence between checks and
-//     the adjustment is less severe than Holm's worst case;
-//   - simultaneous bounds for every check's ratio from the same max-T
-//     distribution, taken over sign flips of the log ratios less the margin
-//     each bound is compared with, so that a bound beyond its margin is
-//     exactly the single-step max-T test of that margin: exact, whatever
-//     the dependence between checks, when the checks sit at the margin and
-//     each unit's ratios are jointly symmetric (Westfall and Young 1993;
-//     Romano and Wolf 2005, "Exact and approximate stepdown methods for
-//     multiple hypothesis testing", JASA 100: 94–108);
-//   - a verdict in three zones read from those intervals (Decide).
+//   - FAIL: some check's units lie beyond log(1+δ_fail) in at least the
+//     critical count at level Tail/K (Bonferroni over the K checks:
+//     family-wise error Tail, whatever the dependence between checks);
+//   - PASS: every check's units lie within log(1+δ_pass) in at least the
+//     critical count at level Tail: an intersection–union test (Berger
+//     1982, "Multiparameter hypothesis testing and acceptance sampling",
+//     Technometrics 24: 295–300), as a false PASS needs the one check that
+//     is worse than δ_pass to pass its own test;
+//   - below MinPairs units (7 at 1 %, 12 for a FAIL among 22 checks) no
+//     test can reach its level, as the smallest sign-test p-value of n
+//     units is 2⁻ⁿ: the verdict is inconclusive and says how many units
+//     it needs.
 //
-// Plan finds from A/A pairs the number of units at which an unchanged system
-// passes, and a given regression fails, with a required probability.
+// Before deciding, SerialDependence tests the units in measured order for
+// lag-1 autocorrelation (a randomisation test pooled over the checks);
+// when significant, the verdict is on the means of blocks of consecutive
+// units, doubled until the blocks test independent, or refused when too
+// few blocks would be left (Dependence says which).
+//
+// Plan finds from A/A pairs the number of units at which an unchanged
+// system passes, and a given regression fails, with a required probability.
 //
 // Within a unit the two sides must be exchangeable when nothing changed: with
 // a fixed order (always A first) a drift within the unit biases every ratio,

@@ -113,20 +113,22 @@ func Worse(m float64) float64 { return math.Log1p(m) }
 // Config sets the level and resampling of an analysis. Zero fields take the
 // defaults.
 type Config struct {
-	// Tail is the family-wise error of each side of the simultaneous
-	// intervals: the probability that any lower bound lies above its true
-	// ratio, and likewise for the upper bounds. Default 0.01, so an
-	// unchanged system fails at most 1 % of the time, and a regressed one
-	// passes at most 1 %.
+	// Tail is the level of each decision: the probability, at most, that a
+	// family with no check's median ratio worse than δ_fail fails (family-
+	// wise, Bonferroni over the checks), and that a family with some
+	// check's median ratio worse than δ_pass passes (intersection–union).
+	// Default 0.01.
 	Tail float64
 	// Margins of the verdict; default DefaultMargins.
 	Margins Margins
-	// Flips is the number of sign flips drawn when there are more than
-	// that many (2^units); fewer are all enumerated and the analysis is
-	// exact. Default 10000. Drawn flips come in pairs ε, −ε.
+	// Flips is the number of random orders of the units drawn by the
+	// serial-dependence test (SerialDependence). Default 999.
 	Flips int
-	// Seed seeds the drawn flips, so an analysis is reproducible.
+	// Seed seeds the random orders, so an analysis is reproducible.
 	Seed uint64
+	// DependenceLevel is the level of the serial-dependence test; default
+	// DefaultDependenceLevel.
+	DependenceLevel float64
 }
 
 func (c Config) withDefaults() Config {
@@ -137,7 +139,10 @@ func (c Config) withDefaults() Config {
 		c.Margins = DefaultMargins
 	}
 	if c.Flips == 0 {
-		c.Flips = 10000
+		c.Flips = 999
+	}
+	if c.DependenceLevel == 0 {
+		c.DependenceLevel = DefaultDependenceLevel
 	}
 	return c
 }
@@ -151,6 +156,9 @@ func (c Config) validate() error {
 	}
 	if c.Flips < 2 {
 		return fmt.Errorf("%d flips: at least 2 are needed", c.Flips)
+	}
+	if !(c.DependenceLevel > 0 && c.DependenceLevel < 1) {
+		return fmt.Errorf("dependence level %v: it must lie in (0, 1)", c.DependenceLevel)
 	}
 	return nil
 }

@@ -35,20 +35,21 @@ type Verdict struct {
 	Reason string
 }
 
-// decide reads the zone from simultaneous bounds on the badness scale:
-// fail when some lower bound exceeds log(1+δ_fail) (fail takes precedence
-// when the margins overlap), pass when every upper bound is below
-// log(1+δ_pass), else inconclusive.
+// decide reads the zone from the sign tests' bounds on the badness scale:
+// fail when some lower bound (at tail/K) exceeds log(1+δ_fail) (fail takes
+// precedence when the margins overlap), pass when every upper bound (at
+// tail, intersection–union) is below log(1+δ_pass), else inconclusive.
+// Ties at a margin decide nothing.
 func decide(names []string, low, high []float64, m Margins, tail float64) Verdict {
 	var failing, open []string
 	var failBy, openBy []string
 	worst, worstName := math.Inf(-1), ""
 	for k, name := range names {
-		if low[k] > Worse(m.Fail) {
+		if beyondFail(low[k], Worse(m.Fail)) {
 			failing = append(failing, name)
 			failBy = append(failBy, fmt.Sprintf("%s ≥ %s", name, percent(low[k])))
 		}
-		if !(high[k] < Worse(m.Pass)) {
+		if !withinPass(high[k], Worse(m.Pass)) {
 			open = append(open, name)
 			openBy = append(openBy, fmt.Sprintf("%s up to %s", name, percent(high[k])))
 		}
@@ -56,7 +57,7 @@ func decide(names []string, low, high []float64, m Margins, tail float64) Verdic
 			worst, worstName = high[k], name
 		}
 	}
-	level := fmt.Sprintf("family-wise error %g per side", tail)
+	level := fmt.Sprintf("median pair ratio; FAIL at family-wise error %g (Bonferroni over %d checks), PASS intersection–union at %g", tail, len(names), tail)
 	switch {
 	case len(failing) > 0:
 		return Verdict{Zone: Fail, Checks: failing, Reason: fmt.Sprintf("worse by more than the fail margin %s (%s): %s",

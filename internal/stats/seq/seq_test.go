@@ -3,41 +3,50 @@ package seq
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/stats/dist"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
-// TestMixtureMatchesIntegral: the closed form equals the mixture integral
-// ∫₀^∞ exp(λS − λ²V/2)·2√(ρ/2π)·exp(−ρλ²/2) dλ, computed with
-// scipy.integrate.quad (scipy 1.10), and ρ minimises the two-sided
-// boundary as scipy.optimize.minimize_scalar finds.
-func TestMixtureMatchesIntegral(t *testing.T) {
-	for _, tt := range []struct{ s, v, rho, logE float64 }{
-		{0.5, 0.2, 0.01, -0.38193145857975491},
-		{1.2, 0.3, 0.008, 1.1900626940834398},
-		{-0.3, 0.1, 0.02, -1.4715646461112106},
-		{0.0, 0.05, 0.01, -0.89587973461402781},
-		{2.0, 0.25, 0.005, 6.5703342360242711},
-		{-2.0, 0.25, 0.005, -3.6239395558283918},
-	} {
-		if got := logE(tt.rho)(tt.s, tt.v); math.Abs(got-tt.logE) > 1e-10 {
-			t.Errorf("S %v V %v ρ %v: log E = %.17g, integral %.17g", tt.s, tt.v, tt.rho, got, tt.logE)
+// TestMixtureIsSignBet: the e-value is the mixture of the sign bets'
+// wealths, each the product over the pairs of 2p (pair beyond the margin)
+// or 2(1−p) (not), computed pair by pair; MinPairs is the first n at which
+// n pairs all beyond reach the threshold.
+func TestMixtureIsSignBet(t *testing.T) {
+	m := newMixture(0.8)
+	var wsum float64
+	for _, lw := range m.logW {
+		wsum += math.Exp(lw)
+	}
+	if math.Abs(wsum-1) > 1e-12 {
+		t.Fatalf("weights sum to %v", wsum)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100 {
+		n := 1 + rng.IntN(60)
+		y := rng.IntN(n + 1)
+		var e float64
+		for j, p := range m.p {
+			w := math.Exp(m.logW[j])
+			for i := range n {
+				if i < y {
+					w *= 2 * p
+				} else {
+					w *= 2 * (1 - p)
+				}
+			}
+			e += w
+		}
+		if got := math.Exp(m.logE(n, y)); math.Abs(got-e) > 1e-9*e {
+			t.Errorf("n %d y %d: e-value %v, product %v", n, y, got, e)
 		}
 	}
-	for _, tt := range []struct{ v, thr, rho float64 }{
-		{0.15, 300.0, 0.010620344136374787},
-		{1.0, 100.0, 0.08506026367126257},
-		{0.02, 6600.0, 0.00096780290491942577},
-	} {
-		if got := tunedRho(tt.v, tt.thr); math.Abs(got-tt.rho) > 1e-6*tt.rho {
-			t.Errorf("v %v thr %v: ρ = %v, minimiser %v", tt.v, tt.thr, got, tt.rho)
-		}
-	}
-	// Far in the lower tail the asymptotic log Φ joins the exact one.
-	if a, b := logPhi(-29.999), logPhi(-30.001); math.Abs(a-b) > 0.07 {
-		t.Errorf("log Φ jumps at −30: %v, %v", a, b)
+	thr := math.Log(100.0)
+	k := m.minPairs(thr)
+	if !(m.logE(k, k) >= thr && m.logE(k-1, k-1) < thr) {
+		t.Errorf("min pairs %d: log e %v at it, %v before, threshold %v", k, m.logE(k, k), m.logE(k-1, k-1), thr)
 	}
 }
 
@@ -147,12 +156,12 @@ func TestNeverPassesAtTheMargin(t *testing.T) {
 }
 
 // TestStopsEarly: three checks with pairs varying by 5 %, at the default
-// level (1 %) and margins (5 %), budget 400 pairs: a 10 % regression of
+// level (1 %) and margins (5 %), budget 100 pairs: a 10 % regression of
 // one check fails, and an unchanged family passes, nearly always; the
 // average number of pairs is logged beside the maximum.
 func TestStopsEarly(t *testing.T) {
 	const seqs = 2000
-	cfg := Config{MaxPairs: 400}
+	cfg := Config{MaxPairs: 100}
 	spread := []float64{0.05, 0.05, 0.05}
 	for _, tt := range []struct {
 		name  string
@@ -217,5 +226,44 @@ func TestDecisionAndBounds(t *testing.T) {
 	}
 	if d.Status != Spent || d.Pairs != 3 || len(d.Checks) != 1 {
 		t.Errorf("after the budget: %+v", d)
+	}
+}
+
+// TestRefusesDependentPairs: one check 30 % worse whose pairs follow an
+// AR(1) with φ 0.9: when a decision is due the pairs are found serially
+// dependent and the gate stops as Refused, saying so; independent pairs
+// of the same check fail.
+func TestRefusesDependentPairs(t *testing.T) {
+	for _, phi := range []float64{0.9, 0} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		refused, failed := 0, 0
+		for range 50 {
+			g, err := New([]Spec{{Name: "x"}, {Name: "y"}}, Config{MaxPairs: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d Decision
+			var e0, e1 float64
+			for d.Status == Continue {
+				e0 = phi*e0 + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+				e1 = phi*e1 + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+				if d, err = g.Add([]float64{100, 100}, []float64{130 * math.Exp(0.1*e0), 100 * math.Exp(0.1*e1)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			switch d.Status {
+			case Refused:
+				refused++
+				if !d.Dependence.Significant || !strings.Contains(d.Reason, "refused") || d.Pairs < d.MinPairs {
+					t.Errorf("refused: %+v", d)
+				}
+			case Fail:
+				failed++
+			}
+		}
+		t.Logf("φ %g: refused %d, failed %d of 50", phi, refused, failed)
+		if phi > 0 && refused < 45 || phi == 0 && failed < 45 {
+			t.Errorf("φ %g: refused %d, failed %d of 50", phi, refused, failed)
+		}
 	}
 }

@@ -1,0 +1,164 @@
+package paired
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// DefaultDependenceLevel is the level of the serial-dependence test: a
+// lag-1 autocorrelation significant at 5 % blocks the pairs.
+const DefaultDependenceLevel = 0.05
+
+// Dependence is the serial-dependence diagnostic of a family's units in
+// measured order, and what the verdict did about it.
+type Dependence struct {
+	// Tested says the test ran (it needs 3 units or more).
+	Tested bool
+	// R is the lag-1 autocorrelation of the units' log ratios, averaged
+	// over the checks; P its one-sided randomisation p-value (the same
+	// random reordering of the units for every check, Perms orders drawn,
+	// p = (1 + orders at least as correlated)/(1 + Perms)). Both are of
+	// the units as first measured, before any blocking.
+	R, P  float64
+	Perms int
+	// Level is the test's level; Significant says P ≤ Level.
+	Level       float64
+	Significant bool
+	// Block is the number of consecutive units averaged into one unit of
+	// the verdict: 1 when the test was not significant, else doubled until
+	// the blocks' own test was not (Units blocks, the pairs past the last
+	// whole block left out).
+	Block, Units int
+	// Refused says the blocks could not remove the dependence with enough
+	// of them left for a decision: the verdict is inconclusive whatever
+	// the ratios.
+	Refused bool
+}
+
+// Text says in one sentence what the diagnostic found and what the verdict
+// did, for every report.
+func (d Dependence) Text() string {
+	if !d.Tested {
+		return "serial dependence not tested (fewer than 3 units)"
+	}
+	head := fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order %+.2f (pooled over the checks), randomisation p %s over %d orders",
+		d.R, pText(d.P), d.Perms)
+	switch {
+	case d.Refused:
+		return fmt.Sprintf("%s: serially dependent at %g, and blocks of consecutive pairs leave too few units to remove it; the verdict is refused (inconclusive)", head, d.Level)
+	case d.Block > 1:
+		return fmt.Sprintf("%s: serially dependent at %g, so the verdict is on the means of %d consecutive units (%d blocks)", head, d.Level, d.Block, d.Units)
+	}
+	return fmt.Sprintf("%s: no serial dependence at %g", head, d.Level)
+}
+
+func pText(p float64) string {
+	if p < 0.0001 {
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// SerialDependence tests a family's units, [check][unit] log ratios in
+// measured order, for positive lag-1 autocorrelation: the statistic is
+// each check's lag-1 autocorrelation averaged over the checks, its null
+// distribution that of random orders of the units (each order applied to
+// every check, so that the dependence between the checks of a unit is
+// kept). Exact for exchangeable units. ok is false with fewer than 3 units
+// or no check that varies.
+func SerialDependence(d [][]float64, perms int, seed uint64) (r, p float64, ok bool) {
+	n := len(d[0])
+	if n < 3 || perms < 1 {
+		return 0, 1, false
+	}
+	var cs [][]float64 // centred, scaled so that Σx² = 1
+	for _, x := range d {
+		var m, ss float64
+		for _, v := range x {
+			m += v
+		}
+		m /= float64(n)
+		c := make([]float64, n)
+		for i, v := range x {
+			c[i] = v - m
+			ss += c[i] * c[i]
+		}
+		if ss <= 1e-24 {
+			continue
+		}
+		for i := range c {
+			c[i] /= math.Sqrt(ss)
+		}
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		return 0, 1, false
+	}
+	lag := func(order []int) float64 {
+		var s float64
+		for _, c := range cs {
+			for i := 1; i < n; i++ {
+				s += c[order[i-1]] * c[order[i]]
+			}
+		}
+		return s / float64(len(cs))
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	r = lag(order)
+	rng := rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d))
+	hits := 0
+	for range perms {
+		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		if lag(order) >= r-1e-12 {
+			hits++
+		}
+	}
+	return r, float64(1+hits) / float64(1+perms), true
+}
+
+// blocks averages every b consecutive units of d, leaving out the units
+// past the last whole block.
+func blocks(d [][]float64, b int) [][]float64 {
+	out := make([][]float64, len(d))
+	for c, x := range d {
+		out[c] = make([]float64, len(x)/b)
+		for j := range out[c] {
+			var s float64
+			for _, v := range x[j*b : (j+1)*b] {
+				s += v
+			}
+			out[c][j] = s / float64(b)
+		}
+	}
+	return out
+}
+
+// diagnose tests d for serial dependence and returns the units of the
+// verdict: d itself, or, when dependent, the means of blocks of b
+// consecutive units, b doubled until the blocks test independent; refused
+// when that leaves fewer than least blocks (or fewer than 3 to test).
+func diagnose(d [][]float64, level float64, perms int, seed uint64, least int) ([][]float64, Dependence) {
+	dep := Dependence{Level: level, Perms: perms, Block: 1, Units: len(d[0])}
+	r, p, ok := SerialDependence(d, perms, seed)
+	if !ok {
+		return d, dep
+	}
+	dep.Tested, dep.R, dep.P, dep.Significant = true, r, p, p <= level
+	units := d
+	for sig := dep.Significant; sig; {
+		dep.Block *= 2
+		units = blocks(d, dep.Block)
+		dep.Units = len(units[0])
+		if dep.Units < max(least, 3) {
+			dep.Refused = true
+			return units, dep
+		}
+		_, bp, bok := SerialDependence(units, perms, seed+uint64(dep.Block))
+		sig = bok && bp <= level
+	}
+	return units, dep
+}
