@@ -95,14 +95,22 @@ func SerialDependence(d [][]float64, perms int, seed uint64) (r, p float64, ok b
 	if len(cs) == 0 {
 		return 0, 1, false
 	}
-	lag := func(order []int) float64 {
-		var s float64
-		for _, c := range cs {
-			for i := 1; i < n; i++ {
-				s += c[order[i-1]] * c[order[i]]
+	// gram[a][b] is the mean over the checks of the product of units a
+	// and b: a reordering's statistic is then a sum of n−1 entries.
+	gram := make([]float64, n*n)
+	for _, c := range cs {
+		for a := range n {
+			for b := range n {
+				gram[a*n+b] += c[a] * c[b] / float64(len(cs))
 			}
 		}
-		return s / float64(len(cs))
+	}
+	lag := func(order []int) float64 {
+		var s float64
+		for i := 1; i < n; i++ {
+			s += gram[order[i-1]*n+order[i]]
+		}
+		return s
 	}
 	order := make([]int, n)
 	for i := range order {
