@@ -24,10 +24,11 @@ var margins = paired.DefaultMargins
 func large() bool { return os.Getenv("GATESIM_LARGE") != "" }
 
 // reps is the number of sequences of a case: small by default, for CI
-// under -race, ×10 in the large run.
+// under -race, ×25 in the large run (10,000 sequences of a case at the
+// margin, so that a test exact at 1 % shows an upper bound near 1.2 %).
 func reps(small int) int {
 	if large() {
-		return 10 * small
+		return 25 * small
 	}
 	return small
 }
@@ -254,6 +255,17 @@ type errorCase struct {
 	limit float64
 }
 
+// knownLimit is the rate the fixed design is held to with one check of 40
+// pairs whose consecutive pairs correlate by phi: at 0.3 the dependence
+// test finds it about half the time, and the pairs it misses inflate the
+// sign test's level (docs/methods.md).
+func knownLimit(phi float64) float64 {
+	if phi == 0.3 {
+		return 0.03
+	}
+	return 0
+}
+
 func marginCases() []errorCase {
 	at := paired.Worse(margins.Fail)
 	var cs []errorCase
@@ -266,7 +278,7 @@ func marginCases() []errorCase {
 	for _, phi := range []float64{0.3, 0.6} {
 		cs = append(cs,
 			errorCase{fmt.Sprintf("fixed, 40 pairs, 1 check at the margin, AR(1) φ %g", phi), "fixed", 40, 400,
-				noise{k: 1, s: 0.05, phi: phi, centre: fill(1, at)}.draw, true, true, 0.04},
+				noise{k: 1, s: 0.05, phi: phi, centre: fill(1, at)}.draw, true, true, knownLimit(phi)},
 			errorCase{fmt.Sprintf("sequential ≤ 100 pairs, 1 check at the margin, AR(1) φ %g", phi), "sequential", 100, 400,
 				noise{k: 1, s: 0.05, phi: phi, centre: fill(1, at)}.draw, true, true, 0})
 	}

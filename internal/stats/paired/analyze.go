@@ -101,7 +101,7 @@ func Analyze(checks []Check, d Design, cfg Config) (Analysis, error) {
 	k := len(checks)
 	failTail := cfg.Tail / float64(k)
 	minPairs := max(MinPairs(failTail), MinPairs(cfg.Tail))
-	units, dep := diagnose(bad, cfg.DependenceLevel, cfg.Flips, cfg.Seed, minPairs)
+	units, dep := diagnose(bad, cfg.DependenceLevel, cfg.Flips, cfg.Seed, minPairs, cfg.MinBlock)
 	n := len(units[0])
 	cFail, cPass := signCritical(n, failTail), signCritical(n, cfg.Tail)
 	a := Analysis{Units: len(bad[0]), Exact: true, Flips: cfg.Flips, CriticalFail: float64(cFail), CriticalPass: float64(cPass),

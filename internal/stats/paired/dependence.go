@@ -147,9 +147,11 @@ func blocks(d [][]float64, b int) [][]float64 {
 
 // diagnose tests d for serial dependence and returns the units of the
 // verdict: d itself, or, when dependent, the means of blocks of b
-// consecutive units, b doubled until the blocks test independent; refused
-// when that leaves fewer than least blocks (or fewer than 3 to test).
-func diagnose(d [][]float64, level float64, perms int, seed uint64, least int) ([][]float64, Dependence) {
+// consecutive units, b starting from BlockFor of the autocorrelation found
+// (at least minBlock) and doubled until the blocks test independent;
+// refused when that leaves fewer than least blocks (or fewer than 3 to
+// test).
+func diagnose(d [][]float64, level float64, perms int, seed uint64, least, minBlock int) ([][]float64, Dependence) {
 	dep := Dependence{Level: level, Perms: perms, Block: 1, Units: len(d[0])}
 	r, p, ok := SerialDependence(d, perms, seed)
 	if !ok {
@@ -157,16 +159,39 @@ func diagnose(d [][]float64, level float64, perms int, seed uint64, least int) (
 	}
 	dep.Tested, dep.R, dep.P, dep.Significant = true, r, p, p <= level
 	units := d
-	for sig := dep.Significant; sig; {
+	if dep.Significant {
+		minBlock = max(minBlock, BlockFor(r))
+	}
+	if minBlock > 1 {
+		dep.Block = minBlock / 2
+	}
+	for sig := dep.Significant || minBlock > 1; sig; {
 		dep.Block *= 2
 		units = blocks(d, dep.Block)
 		dep.Units = len(units[0])
 		if dep.Units < max(least, 3) {
 			dep.Refused = true
-			return units, dep
+			return d, dep // the verdict is refused; the estimates are the units'
+
 		}
 		_, bp, bok := SerialDependence(units, perms, seed+uint64(dep.Block))
 		sig = bok && bp <= level
 	}
 	return units, dep
+}
+
+// BlockFor returns the block of consecutive units (a power of 2) whose
+// means correlate by at most 0.1 at lag 1 when the units follow an AR(1)
+// with coefficient phi: the lag-1 correlation of means of b units is
+// φ(1−φᵇ)² / (b(1−φ²) − 2φ(1−φᵇ)). 1 for phi ≤ 0; at most 64.
+func BlockFor(phi float64) int {
+	b := 1
+	for phi > 0 && b < 64 {
+		pb := math.Pow(phi, float64(b))
+		if phi*(1-pb)*(1-pb)/(float64(b)*(1-phi*phi)-2*phi*(1-pb)) <= 0.1 {
+			break
+		}
+		b *= 2
+	}
+	return b
 }

@@ -129,6 +129,11 @@ type Config struct {
 	// DependenceLevel is the level of the serial-dependence test; default
 	// DefaultDependenceLevel.
 	DependenceLevel float64
+	// MinBlock, when above 1, makes the verdict start from blocks of that
+	// many consecutive units whatever the dependence test finds (a caller
+	// that has already found the units dependent, as a held sequential
+	// gate has, sets it from their autocorrelation with BlockFor).
+	MinBlock int
 }
 
 func (c Config) withDefaults() Config {

@@ -33,8 +33,12 @@
 //
 // Before a decision the pairs so far are tested for serial dependence
 // (paired.SerialDependence, the lag-1 autocorrelation of their log ratios
-// in measured order, pooled over the checks): when it is significant the
-// gate stops as Refused, as the boundaries assume independent pairs. No
-// decision comes before DecideFrom pairs, so that the test has the pairs
-// to see a strong dependence.
+// in measured order, pooled over the checks), as the boundaries assume
+// independent pairs. When it is significant, a gate with a budget holds:
+// it takes pairs to the budget and then decides once by the fixed design
+// (paired.Analyze) on blocks of consecutive pairs sized from the
+// autocorrelation found (paired.BlockFor), at the level its boundaries had
+// not spent, or refuses when too few blocks remain; a gate without a
+// budget stops as Refused. No decision comes before DecideFrom pairs, so
+// that the test has the pairs to see a strong dependence.
 package seq

@@ -157,9 +157,14 @@ type Gate struct {
 	// pairs, when the budget allows them (nil: the mixture decides).
 	gsFail, gsPass []int
 	minPairs       int
-	dep            paired.Dependence
-	decided        bool
-	last           Decision
+	// held says a decision came due with the pairs serially dependent
+	// (after heldAt pairs): with a budget the gate then decides once, at
+	// the budget, by the fixed design on blocks of pairs.
+	held    bool
+	heldAt  int
+	dep     paired.Dependence
+	decided bool
+	last    Decision
 }
 
 // mixture is a discrete mixture of sign bets: weight w[j] on the bet that
@@ -336,6 +341,9 @@ func (g *Gate) counts(k int) (n, above, below int) {
 
 func (g *Gate) decide() Decision {
 	n := len(g.bad[0])
+	if g.held {
+		return g.heldDecision(n)
+	}
 	var failing, open []string
 	for k := range g.specs {
 		_, above, below := g.counts(k)
@@ -356,6 +364,12 @@ func (g *Gate) decide() Decision {
 	}
 	due := (len(failing) > 0 || len(open) == 0) && n >= g.minPairs
 	if due && g.dependent(n) {
+		if g.gsFail != nil {
+			// Hold: the level not yet spent goes to one blocked
+			// analysis of every pair at the budget.
+			g.held, g.heldAt = true, n
+			return g.heldDecision(n)
+		}
 		d.Dependence, d.Status, d.Checks = g.dep, Refused, failing
 		if len(failing) == 0 {
 			d.Checks = g.names()
@@ -454,4 +468,51 @@ func (g *Gate) critical(n int, logThr float64) int {
 		}
 	}
 	return n + 1
+}
+
+// heldDecision is the state of a gate held for serial dependence: Continue
+// until the budget, then paired.Analyze of every pair (blocks of
+// consecutive pairs, or refused, as its dependence test finds) at the level
+// the boundaries had not spent by the pair at which the gate was held. A
+// false decision needs a crossing before the hold or a false verdict of
+// that analysis, so the level holds by Bonferroni over the two.
+func (g *Gate) heldDecision(n int) Decision {
+	d := Decision{Pairs: n, Estimand: paired.Estimand, MinPairs: g.minPairs, Dependence: g.dep}
+	if n < g.cfg.MaxPairs {
+		d.Status, d.Checks = Continue, g.names()
+		d.Reason = fmt.Sprintf("held since pair %d, the pairs being serially dependent (%s): the verdict comes at the budget of %d pairs, on blocks of pairs",
+			g.heldAt, g.dep.Text(), g.cfg.MaxPairs)
+		return d
+	}
+	t := float64(g.heldAt-1) / float64(g.cfg.MaxPairs) // spent up to the last look before the hold
+	k := float64(len(g.specs))
+	tail := min(g.cfg.Level-k*spend(g.cfg.Level/k, t), g.cfg.Level-spend(g.cfg.Level, t))
+	checks := make([]paired.Check, len(g.specs))
+	for c, sp := range g.specs {
+		checks[c] = paired.Check{Name: sp.Name, A: make([]float64, n), B: make([]float64, n)}
+		for i, x := range g.bad[c] {
+			checks[c].A[i], checks[c].B[i] = 1, math.Exp(x)
+		}
+	}
+	a, err := paired.Analyze(checks, paired.Pairs, paired.Config{Tail: tail, Margins: g.cfg.Margins, DependenceLevel: g.cfg.DependenceLevel,
+		Seed: uint64(n), MinBlock: paired.BlockFor(g.dep.R)})
+	if err != nil {
+		d.Status, d.Checks, d.Reason = Refused, g.names(), "the held analysis failed: "+err.Error()
+		return d
+	}
+	d.Dependence, d.Estimand = a.Dependence, a.Estimand
+	why := fmt.Sprintf("held at pair %d for serial dependence, then judged on all %d pairs by the fixed design at the level not yet spent, %.3g: %s",
+		g.heldAt, n, tail, a.Verdict.Reason)
+	switch {
+	case a.Verdict.Zone == paired.Fail:
+		d.Status, d.Checks = Fail, a.Verdict.Checks
+	case a.Verdict.Zone == paired.Pass:
+		d.Status = Pass
+	case a.Dependence.Refused:
+		d.Status, d.Checks = Refused, a.Verdict.Checks
+	default:
+		d.Status, d.Checks = Spent, a.Verdict.Checks
+	}
+	d.Reason = why
+	return d
 }
