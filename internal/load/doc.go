@@ -27,7 +27,8 @@
 //     snapshots and the histogram log). StatsOf gives min, max, mean,
 //     p50, p95, p99 and p99.9.
 //   - Counters: atomic counts of messages and bytes sent, received,
-//     acknowledged and refused, errors, skipped slots, clamped latencies.
+//     acknowledged (as the acknowledgements come) and refused, errors,
+//     skipped slots, clamped latencies.
 //   - Tracker: one publisher's sequence numbers as one subscriber sees
 //     them: duplicates, out of order, gaps, and lost against the count the
 //     publisher sent.
@@ -51,7 +52,10 @@
 // publisher held up by a slow system sends late, and that wait is part of
 // the latency of the messages it delays, as Gil Tene's "coordinated
 // omission" argument requires. The send delay itself (actual − intended) is
-// recorded in a histogram of its own. Slots skipped because the publisher
+// recorded in a histogram of its own, and the latency from the actual send
+// time beside the headline (sendtimes.go: each paced publisher keeps the
+// actual send times of its latest messages for its subscribers to look
+// up), so that the generator's own lateness can be told from the system's. Slots skipped because the publisher
 // fell more than one period behind are counted, never sent in a burst.
 // Unpaced publishers measure from the moment Send is called.
 //

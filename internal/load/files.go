@@ -145,9 +145,24 @@ type PayloadSummary struct {
 	DeliveryRatio  float64       `json:"delivery_ratio"` // of what was sent
 	DeliveryRate   float64       `json:"delivery_rate"`  // of the offered schedule
 	SendRate       float64       `json:"send_rate"`      // msg/s
-	ReceiveRate    float64       `json:"receive_rate"`   // msg/s
-	ReceiveMbps    float64       `json:"receive_mbps"`   // 10^6 bit/s
-	Latency        Stats         `json:"latency"`
+	ReceiveRate    float64       `json:"receive_rate"`   // msg/s, received_unique / measured_s
+	ReceiveMbps    float64       `json:"receive_mbps"`   // 10^6 bit/s, of receive_rate
+	// ReceiveRateToLastDelivery is received_unique / receive_period_s.
+	ReceiveRateToLastDelivery float64 `json:"receive_rate_to_last_delivery"`
+	// OfferedTotal is the slots every publisher's schedule offered, in
+	// total (each publisher's are its offered); OfferedRateTotal is the
+	// rate of all publishers together (rate_per_publisher × publishers, 0
+	// unpaced).
+	OfferedTotal     uint64  `json:"offered_total"`
+	OfferedRateTotal float64 `json:"offered_rate_total"`
+	// LatencyFrom says where Latency is measured from; LatencyFromSend is
+	// from the time each message was actually handed to the system (paced
+	// runs; the same as Latency unpaced), LatencyFromSendMissing the
+	// deliveries it lacks (in flight too long for the send times kept).
+	LatencyFrom            string `json:"latency_from"`
+	Latency                Stats  `json:"latency"`
+	LatencyFromSend        Stats  `json:"latency_from_send"`
+	LatencyFromSendMissing uint64 `json:"latency_from_send_missing"`
 	// The latency statistics again in µs, under the MQTT-bench spec's names.
 	LatencyMinUs  float64            `json:"latency_min_us"`
 	LatencyMaxUs  float64            `json:"latency_max_us"`
@@ -171,8 +186,9 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 		Payload: r.Payload, MeasuredS: r.Measured().Seconds(), ReceivePeriodS: r.ReceivePeriod().Seconds(),
 		Counters: r.Counters, Expected: r.Expected, Received: r.Unique, Lost: r.Lost, Duplicates: r.Duplicates, OutOfOrder: r.OutOfOrder,
 		DeliveryRatio: r.DeliveryRatio(), DeliveryRate: r.DeliveryRate(), Offered: r.Offered, SendRate: r.SendRate(), ReceiveRate: r.ReceiveRate(),
-		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6,
-		Latency:     r.Latency, SendDelay: r.SendDelay, RawKept: len(r.Raw), RawDropped: r.RawDropped, Drained: r.Drained,
+		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6, ReceiveRateToLastDelivery: r.ReceiveRateToLastDelivery(),
+		OfferedTotal: r.OfferedSends(), OfferedRateTotal: cfg.Rate * float64(cfg.Topology.Publishers),
+		LatencyFrom: LatencyFrom(cfg.Rate), Latency: r.Latency, LatencyFromSend: r.FromSend, LatencyFromSendMissing: r.Unpaired, SendDelay: r.SendDelay, RawKept: len(r.Raw), RawDropped: r.RawDropped, Drained: r.Drained,
 		Publishers: r.Publishers, Subscribers: r.Subscribers, Notes: notesOf(r, cfg),
 	}
 	if s.Publishers == nil {
@@ -186,6 +202,15 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 	s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs = us(l.MinNs), us(l.MaxNs), l.MeanNs/1e3
 	s.LatencyP50Us, s.LatencyP95Us, s.LatencyP99Us, s.LatencyP999Us = us(l.P50Ns), us(l.P95Ns), us(l.P99Ns), us(l.P999Ns)
 	return s
+}
+
+// LatencyFrom says where the latency of a run at rate msg/s per publisher
+// is measured from (the summary's latency_from).
+func LatencyFrom(rate float64) string {
+	if rate > 0 {
+		return "intended send time (the schedule's slot: coordinated omission)"
+	}
+	return "send time (unpaced: the send call)"
 }
 
 // notesOf is a summary's notes: the knee, and too few rate samples.
@@ -219,11 +244,18 @@ func KneeNotes(r *PayloadResult, cfg Config) []string {
 	if r.ReceivePeriod() > r.Measured()+r.Measured()/10 {
 		notes = append(notes, fmt.Sprintf("deliveries took %.2f s for %.2f s of sending: the system queued messages", r.ReceivePeriod().Seconds(), r.Measured().Seconds()))
 	}
+	if d, l := r.SendDelay.P50Ns, r.Latency.P50Ns; r.SendDelay.Count > 0 && l > 0 && 10*d > l {
+		notes = append(notes, fmt.Sprintf("send delay p50 %s is %.0f%% of the latency p50 %s from the intended send time: the generator's own lateness (from the actual send: p50 %s)",
+			result.Nanos(d), 100*float64(d)/float64(l), result.Nanos(l), result.Nanos(r.FromSend.P50Ns)))
+	}
 	if r.Latency.P50Ns > 0 && r.Latency.P99Ns > 10*r.Latency.P50Ns {
 		notes = append(notes, fmt.Sprintf("p99 is %.0f× p50: a heavy tail", float64(r.Latency.P99Ns)/float64(r.Latency.P50Ns)))
 	}
 	if r.Counters.Clamped > 0 {
 		notes = append(notes, fmt.Sprintf("%d negative latencies recorded as 0: the clocks disagree", r.Counters.Clamped))
+	}
+	if r.Unpaired > 0 {
+		notes = append(notes, fmt.Sprintf("%s deliveries were in flight too long for their actual send time to be kept: in the latency from the intended send time only", result.Count(r.Unpaired)))
 	}
 	if r.RawDropped > 0 {
 		notes = append(notes, fmt.Sprintf("%d latencies beyond the raw file's limit are in the histogram only", r.RawDropped))

@@ -187,6 +187,10 @@ type PublisherResult struct {
 	Offered      uint64  `json:"offered"`
 	IntendedRate float64 `json:"intended_rate"`
 	SendRate     float64 `json:"send_rate"`
+	// SentBytes is the bytes of its measured messages handed to the
+	// system: Sent × the payload × its links (one per subscriber on
+	// point-to-point links).
+	SentBytes uint64 `json:"sent_bytes"`
 }
 
 // RawSample is one message's arrival (ns since the epoch) and latency (ns).
@@ -206,7 +210,14 @@ type PayloadResult struct {
 	Expected, Offered, Unique uint64
 	Lost                      uint64
 	Duplicates, OutOfOrder    uint64
-	Latency, SendDelay        Stats
+	// Latency is from each message's intended send time (its slot when
+	// paced: coordinated omission; the send call unpaced), FromSend from
+	// the time it was actually handed to Send, SendDelay actual − intended.
+	// Unpaced, FromSend is Latency. Unpaired is the deliveries whose actual
+	// send time was no longer held (in flight longer than the publisher's
+	// record of its latest sends covers): in Latency only.
+	Latency, FromSend, SendDelay Stats
+	Unpaired                     uint64
 	// Histogram holds every measured latency (ns).
 	Histogram  *hdrhistogram.Histogram
 	Ticks      []Tick
@@ -238,14 +249,32 @@ func (r *PayloadResult) ReceivePeriod() time.Duration {
 	return end.Sub(r.Start)
 }
 
-// SendRate and ReceiveRate are messages per second over the measured
-// period (ReceivePeriod for deliveries, unique ones only).
+// SendRate is the measured messages sent per second over the measured
+// period.
 func (r *PayloadResult) SendRate() float64 {
 	return rate(r.Counters.MessagesSent, r.Measured())
 }
 
-// ReceiveRate is unique deliveries per second over ReceivePeriod.
-func (r *PayloadResult) ReceiveRate() float64 { return rate(r.Unique, r.ReceivePeriod()) }
+// ReceiveRate is unique deliveries per second over the measured period,
+// the MQTT-bench spec's receive_rate (messages received / duration), as
+// SendRate is: deliveries during the drain count, the drain's time does
+// not.
+func (r *PayloadResult) ReceiveRate() float64 { return rate(r.Unique, r.Measured()) }
+
+// ReceiveRateToLastDelivery is unique deliveries per second over
+// ReceivePeriod: the rate of a system that fell behind spread over the
+// time it took to deliver.
+func (r *PayloadResult) ReceiveRateToLastDelivery() float64 { return rate(r.Unique, r.ReceivePeriod()) }
+
+// OfferedSends is the slots every publisher's schedule offered in the
+// measured period, in total (messages sent when unpaced).
+func (r *PayloadResult) OfferedSends() uint64 {
+	var n uint64
+	for _, p := range r.Publishers {
+		n += p.Offered
+	}
+	return n
+}
 
 // DeliveryRatio is unique deliveries over those the messages sent should
 // make (1 when none were sent): loss in the system alone.
@@ -297,6 +326,7 @@ func Measure(ctx context.Context, sub string, links Links, cfg Config) ([]Payloa
 type receiver struct {
 	link     SubLink
 	shard    *Shard
+	fromSend *Shard // paced runs: latencies from the actual send time
 	trackers map[uint16]*Tracker
 	raw      rawSamples
 	last     int64 // latest arrival, ns since the epoch
@@ -307,13 +337,35 @@ type receiver struct {
 
 // sender is one publisher's goroutine state.
 type sender struct {
-	end        PubEnd
-	sent       uint64 // measured
-	warm       uint64 // warm-up messages sent (per sender link)
+	end  PubEnd
+	sent uint64 // measured
+	// warm is the warm-up messages sent (per sender link), warmUnknown
+	// until the first measured message: an acknowledgement counted beyond
+	// it is a measured message's (they arrive in order).
+	warm       atomic.Uint64
 	skipped    uint64
 	acked      []atomic.Uint64 // per sender link: every acknowledgement
 	refused    []atomic.Uint64
 	delayShard *Shard
+	times      *sendTimes // paced: the actual send times of the latest messages
+}
+
+// warmUnknown is sender.warm before the publisher's measured period.
+const warmUnknown = ^uint64(0)
+
+// onAck counts one acknowledgement of sender link x: in the run's counters
+// as it comes when it is of a measured message, so that snapshots and
+// Prometheus see them live (result makes the final count exact).
+func (r *run) onAck(s *sender, x int, err error) {
+	if err != nil {
+		s.refused[x].Add(1)
+		r.c.MessagesRefused.Add(1)
+		return
+	}
+	n := s.acked[x].Add(1)
+	if w := s.warm.Load(); w != warmUnknown && n > w {
+		r.c.MessagesAcked.Add(1)
+	}
 }
 
 type run struct {
@@ -325,13 +377,19 @@ type run struct {
 	c       Counters
 	rec     *Recorder
 	delays  *Recorder
-	t0, t1  time.Time
-	stop    atomic.Bool   // receivers end
-	halt    atomic.Bool   // publishers end early
-	_       [64]byte      // the flags, read at every message, apart from the counts
-	dups    atomic.Uint64 // measured messages received again: unique deliveries are MessagesReceived − dups
-	rawLeft atomic.Int64
-	rawDrop atomic.Uint64
+	// fromSend records the latencies from the actual send time (paced
+	// runs), looked up in times by publisher id; unpaired counts the
+	// deliveries whose send time was no longer held.
+	fromSend *Recorder
+	times    []*sendTimes
+	unpaired atomic.Uint64
+	t0, t1   time.Time
+	stop     atomic.Bool   // receivers end
+	halt     atomic.Bool   // publishers end early
+	_        [64]byte      // the flags, read at every message, apart from the counts
+	dups     atomic.Uint64 // measured messages received again: unique deliveries are MessagesReceived − dups
+	rawLeft  atomic.Int64
+	rawDrop  atomic.Uint64
 
 	errOnce sync.Once
 	err     error
@@ -350,7 +408,14 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 		}
 		return nil, fmt.Errorf("cannot connect: %w", err)
 	}
-	r := &run{sub: sub, cfg: cfg, payload: payload, tp: cfg.Topology, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder()}
+	r := &run{sub: sub, cfg: cfg, payload: payload, tp: cfg.Topology, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder(), fromSend: NewRecorder()}
+	if cfg.Rate > 0 {
+		r.times = make([]*sendTimes, cfg.Topology.Publishers)
+		n := sendTimesLen(cfg.Rate, cfg.Topology.Publishers)
+		for i := range r.times {
+			r.times[i] = newSendTimes(n)
+		}
+	}
 	r.c.ReceivedSize = uint64(payload)
 	r.rawLeft.Store(int64(max(cfg.MaxRaw, 0)))
 	var acknowledged bool
@@ -390,15 +455,13 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	var swg sync.WaitGroup
 	for k, pe := range e.Pubs {
 		s := &sender{end: pe, acked: make([]atomic.Uint64, len(pe.Senders)), refused: make([]atomic.Uint64, len(pe.Senders)), delayShard: r.delays.Shard()}
+		s.warm.Store(warmUnknown)
+		if r.times != nil {
+			s.times = r.times[pe.Pub]
+		}
 		for x, p := range pe.Senders {
 			if as, ok := p.(driver.AckSender); ok {
-				as.OnAck(func(err error) {
-					if err != nil {
-						s.refused[x].Add(1)
-					} else {
-						s.acked[x].Add(1)
-					}
-				})
+				as.OnAck(func(err error) { r.onAck(s, x, err) })
 			}
 		}
 		sends[k] = s
@@ -549,6 +612,9 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 // chunk of raw samples when they are kept.
 func (r *run) newReceiver(l SubLink) *receiver {
 	rv := &receiver{link: l, shard: r.rec.Shard(), trackers: map[uint16]*Tracker{}}
+	if r.times != nil {
+		rv.fromSend = r.fromSend.Shard()
+	}
 	if r.cfg.MaxRaw > 0 {
 		rv.raw.chunk = min(r.cfg.MaxRaw, rawChunk)
 		rv.raw.cur = make([]RawSample, 0, rv.raw.chunk)
@@ -670,6 +736,9 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 		r.c.Clamped.Add(1)
 	}
 	rv.shard.Record(lat)
+	if rv.fromSend != nil {
+		r.recordFromSend(rv, h, atNs)
+	}
 	rv.last = max(rv.last, atNs)
 	if rv.raw.chunk > 0 {
 		if r.rawLeft.Add(-1) >= 0 {
@@ -678,6 +747,22 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 			r.rawDrop.Add(1)
 		}
 	}
+}
+
+// recordFromSend records a paced message's latency from the time its
+// publisher actually sent it, when its record still holds that time.
+func (r *run) recordFromSend(rv *receiver, h Header, atNs int64) {
+	if int(h.Publisher) >= len(r.times) {
+		r.unpaired.Add(1)
+		return
+	}
+	sentNs, ok := r.times[h.Publisher].get(h.Seq)
+	if !ok {
+		r.unpaired.Add(1)
+		return
+	}
+	lat, _ := Clamp(atNs - sentNs)
+	rv.fromSend.Record(lat)
 }
 
 // A loop keeps its counts in variables of its own and adds them to the
@@ -738,7 +823,8 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 			nowNs = r.clock.Ns(now)
 			h.SendNs = uint64(r.clock.Ns(due))
 			if !measuring && !due.Before(r.t0) {
-				s.warm, measuring = warmSeq, true
+				s.warm.Store(warmSeq)
+				measuring = true
 			}
 			if measuring {
 				d, _ := Clamp(int64(now.Sub(due)))
@@ -753,11 +839,15 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 			if !measuring && nowNs >= t0Ns {
 				// Every acknowledgement counted from here on is of a
 				// measured message once the warm-up's are subtracted.
-				s.warm, measuring = warmSeq, true
+				s.warm.Store(warmSeq)
+				measuring = true
 			}
 		}
 		if measuring {
 			h.Seq, h.Flags = seq, 0
+			if s.times != nil {
+				s.times.put(seq, nowNs)
+			}
 			if skipped > 0 { // an atomic add of 0 costs as much as any
 				s.skipped += skipped
 				r.c.Skipped.Add(skipped)
@@ -798,7 +888,7 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 	count()
 	s.sent = seq
 	if !measuring {
-		s.warm = warmSeq
+		s.warm.Store(warmSeq)
 	}
 	if p := sched.Period(); p > 0 && !r.halt.Load() {
 		// Every slot due in the measured period was sent or skipped: this
@@ -825,12 +915,17 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	dh, dabove := r.delays.Snapshot()
 	res := &PayloadResult{Payload: r.payload, Start: r.t0, End: end, Expected: expected, Histogram: hist,
 		Latency: StatsOf(hist, above), SendDelay: StatsOf(dh, dabove), Ticks: ticks, RawDropped: r.rawDrop.Load()}
+	res.FromSend = res.Latency
+	if r.times != nil {
+		fh, fabove := r.fromSend.Snapshot()
+		res.FromSend, res.Unpaired = StatsOf(fh, fabove), r.unpaired.Load()
+	}
 	// Acknowledgements of measured messages: every one counted minus
 	// those of the warm-up (they arrive in order), the end marker aside.
 	for _, s := range sends {
 		for x := range s.end.Senders {
 			a := s.acked[x].Load()
-			a -= min(a, s.warm)
+			a -= min(a, s.warm.Load())
 			res.Counters.MessagesAcked += min(a, s.sent)
 			f := s.refused[x].Load()
 			res.Counters.MessagesRefused += min(f, s.sent)
@@ -846,6 +941,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	}
 	for _, s := range sends {
 		pubs[s.end.Pub].Skipped = s.skipped
+		pubs[s.end.Pub].SentBytes = s.sent * uint64(r.payload*len(s.end.Senders))
 	}
 	for i := range pubs {
 		p := &pubs[i]

@@ -201,15 +201,18 @@ func (p *Progress) Tick(t Tick) {
 		t.Elapsed.Round(time.Second), p.cfg.Duration.Round(time.Second), phase, result.Thousands(rate), result.Nanos(p99))
 }
 
-// End prints the payload's closing line.
+// End prints the payload's closing line, its latencies labelled by where
+// they are measured from, and its knee notes (the summary's, the rate
+// warning aside: the caller warns of it once).
 func (p *Progress) End(r *PayloadResult) {
 	if p.Terminal {
 		fmt.Fprint(p.W, "\r\x1b[K")
 	}
+	pubs := len(r.Publishers)
 	sent := fmt.Sprintf("sent %s (%s msg/s)", result.Count(r.Counters.MessagesSent), result.Thousands(r.SendRate()))
-	if sk := r.Counters.Skipped; sk > 0 {
-		sent = fmt.Sprintf("sent %s of %s offered (%s msg/s, %s skipped)", result.Count(r.Counters.MessagesSent), result.Count(r.Counters.MessagesSent+sk),
-			result.Thousands(r.SendRate()), result.Count(sk))
+	if p.cfg.Rate > 0 {
+		sent = fmt.Sprintf("sent %s of %s offered in total (%s msg/s per publisher × %d; %s msg/s, %s skipped)", result.Count(r.Counters.MessagesSent),
+			result.Count(r.OfferedSends()), result.Thousands(p.cfg.Rate), pubs, result.Thousands(r.SendRate()), result.Count(r.Counters.Skipped))
 	}
 	// Several subscribers: how the deliveries split among them.
 	split := ""
@@ -220,8 +223,25 @@ func (p *Progress) End(r *PayloadResult) {
 		}
 		split = "  per subscriber " + strings.Join(parts, "/")
 	}
-	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %s (%.2f%% of %s offered, %.2f%% of %s sent)%s  lost %s  dup %s  ooo %s  p50 %s  p99 %s  max %s\n",
-		p.sub, r.Payload, sent, result.Count(r.Unique), 100*r.DeliveryRate(), result.Count(r.Offered), 100*r.DeliveryRatio(), result.Count(r.Expected), split,
-		result.Count(r.Lost), result.Count(r.Duplicates), result.Count(r.OutOfOrder), result.Nanos(r.Latency.P50Ns), result.Nanos(r.Latency.P99Ns),
-		result.Nanos(r.Latency.MaxNs))
+	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %s (%s msg/s; %.2f%% of %s deliveries offered, %.2f%% of %s sent)%s  lost %s  dup %s  ooo %s\n",
+		p.sub, r.Payload, sent, result.Count(r.Unique), result.Thousands(r.ReceiveRate()), 100*r.DeliveryRate(), result.Count(r.Offered),
+		100*r.DeliveryRatio(), result.Count(r.Expected), split, result.Count(r.Lost), result.Count(r.Duplicates), result.Count(r.OutOfOrder))
+	fmt.Fprintf(p.W, "%-38s %6d B  %s\n", "", r.Payload, latencyLine(r, p.cfg.Rate))
+	for _, n := range KneeNotes(r, p.cfg) {
+		fmt.Fprintf(p.W, "%-38s %6d B  note: %s\n", "", r.Payload, n)
+	}
+}
+
+// latencyLine is the closing latency figures, each labelled by where it
+// is measured from: paced, from the intended send time (the headline),
+// from the actual send, and the send delay between them.
+func latencyLine(r *PayloadResult, rate float64) string {
+	st := func(s Stats) string {
+		return fmt.Sprintf("p50 %s  p99 %s  max %s", result.Nanos(s.P50Ns), result.Nanos(s.P99Ns), result.Nanos(s.MaxNs))
+	}
+	if rate <= 0 {
+		return "latency from the send call " + st(r.Latency)
+	}
+	return fmt.Sprintf("latency from the intended send time %s;  from the actual send %s;  send delay p50 %s  p99 %s",
+		st(r.Latency), st(r.FromSend), result.Nanos(r.SendDelay.P50Ns), result.Nanos(r.SendDelay.P99Ns))
 }

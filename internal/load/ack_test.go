@@ -1,0 +1,89 @@
+package load
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+)
+
+// ackTransport is the in-process link whose publishers acknowledge each
+// message as soon as it is handed over, counting the acknowledgements
+// themselves.
+type ackTransport struct {
+	intraprocess.Transport
+	acks *atomic.Uint64
+}
+
+type ackPublisher struct {
+	driver.Publisher
+	f    func(error)
+	acks *atomic.Uint64
+}
+
+func (p *ackPublisher) OnAck(f func(error))      { p.f = f }
+func (p *ackPublisher) WaitAcks(time.Time) error { return nil }
+func (p *ackPublisher) Send(msg []byte) error {
+	err := p.Publisher.Send(msg)
+	if err == nil {
+		p.acks.Add(1)
+		p.f(nil)
+	}
+	return err
+}
+
+func (t ackTransport) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
+	p, err := t.Transport.Publish(ctx, addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &ackPublisher{Publisher: p, acks: t.acks}, nil
+}
+
+// tickLog keeps every tick.
+type tickLog struct{ ticks []Tick }
+
+func (l *tickLog) Begin(string, int, *Counters, *Recorder, Config) {}
+func (l *tickLog) Tick(t Tick)                                     { l.ticks = append(l.ticks, t) }
+func (l *tickLog) End(*PayloadResult)                              {}
+
+// TestAcksCountedLive: acknowledgements are in the counters as they come,
+// so that every snapshot of the measured period (and Prometheus, which
+// reads the same counters) has those of the messages counted sent by the
+// snapshot before; the warm-up's are not counted, and the final count is
+// the publisher's own count of acknowledgements less the warm-up's.
+func TestAcksCountedLive(t *testing.T) {
+	cfg := quick(t, FanIn, 1, 0, 0)
+	cfg.Payloads = []int{16}
+	var acks atomic.Uint64
+	log := &tickLog{}
+	cfg.Observers = []Observer{log}
+	links := Links{Transport: ackTransport{acks: &acks}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 1024}}
+	res, err := Measure(context.Background(), "intraprocess_reliable", links, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	var prevSent uint64
+	measured := 0
+	for _, tk := range log.ticks {
+		if tk.Drain {
+			continue
+		}
+		measured++
+		if v := tk.Values; v.MessagesAcked < prevSent || v.MessagesAcked > v.MessagesSent+countBatch {
+			t.Errorf("snapshot at %v: %d acknowledged, %d sent (%d by the snapshot before)", tk.Elapsed, v.MessagesAcked, v.MessagesSent, prevSent)
+		}
+		prevSent = tk.Values.MessagesSent
+	}
+	if measured < 2 || prevSent == 0 {
+		t.Fatalf("%d snapshots in the measured period, %d sent by the last", measured, prevSent)
+	}
+	// The publisher's own count: warm-up, measured and the end marker.
+	if warm := r.Counters.Warmup; r.Counters.MessagesAcked != r.Counters.MessagesSent || acks.Load() != warm+r.Counters.MessagesSent+1 {
+		t.Errorf("%d acknowledged of %d sent; the publisher acknowledged %d, with %d warm-up messages and the end marker", r.Counters.MessagesAcked, r.Counters.MessagesSent, acks.Load(), warm)
+	}
+}
