@@ -108,8 +108,10 @@ const (
 	// rejected.
 	MethodLogNormal = "lognormal"
 	// MethodPaired: the check of a paired comparison (compare, mode
-	// ModePaired), its interval a Westfall–Young max-T simultaneous bound
-	// of the mean per-pair ratio, its adjusted p-value step-down max-T.
+	// ModePaired), its estimate the median pair ratio, its interval the
+	// sign tests' order-statistic bounds (the low end at level/K for
+	// FAIL, the high end at the level for PASS), its adjusted p-value the
+	// sign test's, Bonferroni over the checks.
 	MethodPaired = "paired"
 )
 

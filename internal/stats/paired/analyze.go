@@ -106,7 +106,7 @@ func Analyze(checks []Check, d Design, cfg Config) (Analysis, error) {
 	cFail, cPass := signCritical(n, failTail), signCritical(n, cfg.Tail)
 	a := Analysis{Units: len(bad[0]), Exact: true, Flips: cfg.Flips, CriticalFail: float64(cFail), CriticalPass: float64(cPass),
 		Tail: cfg.Tail, Margins: cfg.Margins, MinPairs: minPairs, Estimand: Estimand, Dependence: dep, Checks: make([]CheckResult, k)}
-	if dep.Block > 1 {
+	if dep.Block > 1 && !dep.Refused {
 		a.Estimand = fmt.Sprintf("the median, per check, of the ratios B/A of blocks of %d consecutive pairs (geometric mean within a block; sign tests, exact for independent blocks)", dep.Block)
 	}
 	decidable := n >= minPairs && !dep.Refused
