@@ -104,7 +104,7 @@ func (g CheckGate) Describe() string {
 		margin = fmt.Sprintf(", --margin %g%%", 100*g.Margin)
 	}
 	rank := ""
-	if g.Config.OrderRank > 1 {
+	if g.Config.OrderRank > 0 {
 		rank = fmt.Sprintf(" --order-rank %d", g.Config.OrderRank)
 	}
 	return fmt.Sprintf("requirements --false-fail %g --method %s%s (normality level %g) from the reference runs, then check of the candidate runs (--columns %s%s)",
@@ -236,7 +236,7 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 	notes = append(notes, fmt.Sprintf("on the first %d runs of the pool, %d checked limit(s) are log-normal and %d distribution-free (Bonferroni over all %d limits of the file, %s each)",
 		r.Reference, byMethod[gate.MethodLogNormal], byMethod[gate.MethodOrder], len(d.Requirements)*ChecksPerRequirement, pct(d.CheckLevel)))
 	if byMethod[gate.MethodOrder] > 0 {
-		j := max(g.Config.OrderRank, 1)
+		j := g.Config.rankFor(r.Reference)
 		need := OrderRunsNeededRank(r.Reference, j, d.CheckLevel)
 		limit := fmt.Sprintf("a distribution-free limit (the %s of %d reference runs)", largest(j), r.Reference)
 		switch {

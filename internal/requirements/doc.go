@@ -13,8 +13,10 @@
 //     effect their maximum and fails about one run in six.
 //   - DeriveStatistical: limits that an unchanged system fails with a
 //     stated probability for a whole check, split over the checks by
-//     Bonferroni; distribution-free (the largest run, failed only when
-//     enough candidate runs all exceed it, OrderChance) or log-normal
+//     Bonferroni; distribution-free (the largest run below 19 runs, then
+//     the reference runs' 90th percentile, OrderRankFor; failed only when
+//     so many candidate runs exceed it that an unchanged system would do
+//     so with chance at most the check level, OrderTail) or log-normal
 //     prediction bounds, used only where the runs can back the check level
 //     (never on the word of a normality pretest).
 //

@@ -72,8 +72,8 @@ type Limit struct {
 // it, and is inconclusive otherwise.
 //
 // Distribution-free fit: the check fails when so many runs exceed the limit
-// (the largest reference run, times 1 + margin) that an unchanged system
-// would do so with chance OrderChance(n, k, over) ≤ level; it passes when so
+// (the j-th largest reference run, times 1 + margin) that an unchanged system
+// would do so with chance OrderTail(n, k, j, over) ≤ level; it passes when so
 // few exceed it that the median run is shown within it (MedianWithin at the
 // family-wise level), and is inconclusive otherwise (in particular whenever
 // k is too small for the check to fail at all).

@@ -195,10 +195,35 @@ type StatConfig struct {
 	// NormalityLevel is the Shapiro–Wilk level below which the log-normal
 	// assumption is rejected for a check, in (0, 1).
 	NormalityLevel float64
-	// OrderRank is which largest run a distribution-free limit is: 0 or 1
-	// the largest, j the j-th largest, which one slow reference run cannot
-	// raise (formats §11).
+	// OrderRank is which largest run a distribution-free limit is: j ≥ 1
+	// the j-th largest (1 the largest), which one slow reference run cannot
+	// raise (formats §11); 0 chooses it from the runs, OrderRankFor(n).
 	OrderRank int
+}
+
+// OrderQuantile is the quantile of the reference runs that a
+// distribution-free limit estimates when no rank is asked: the largest of
+// up to 18 runs, then the OrderRankFor(n)-th largest, so that one new run
+// of the unchanged system exceeds it with chance j/(n+1) ≈ 1 − OrderQuantile
+// whatever n. The largest of n runs instead moves into the tail as n
+// grows (one new run exceeds it with chance 1/(n+1)), so that more
+// reference runs would make the check more lenient: a regression would
+// pass more often and fail less often.
+const OrderQuantile = 0.9
+
+// OrderRankFor is the rank a distribution-free limit of n runs takes when
+// none is asked: max(1, ⌊(n+1)·(1 − OrderQuantile)⌋), the largest order
+// statistic whose expected exceedance j/(n+1) is at most 1 − OrderQuantile
+// (the largest run below 19 runs, the 2nd largest of 19–28, the 4th of
+// 39–48).
+func OrderRankFor(n int) int { return max(1, (n+1)/10) }
+
+// rankFor is the rank cfg asks for n runs.
+func (c StatConfig) rankFor(n int) int {
+	if c.OrderRank > 0 {
+		return c.OrderRank
+	}
+	return OrderRankFor(n)
 }
 
 // Validate checks the configuration's ranges.
@@ -230,9 +255,11 @@ func (c StatConfig) Validate() error {
 //     normality of the log values at NormalityLevel. Passing the pretest
 //     is no evidence for the tail beyond 1/(n+1): a rare slow mode absent
 //     from the runs fails a single run past a normal bound. Otherwise, or
-//     with gate.MethodOrder, the limit is the
-//     largest run value, which one new run exceeds with chance 1/(n+1) and
-//     k new runs all exceed with chance 1/C(n+k, k) (OrderChance).
+//     with gate.MethodOrder, the limit is the j-th largest run value
+//     (cfg.OrderRank, else OrderRankFor(n): the largest below 19 runs),
+//     which one new run exceeds with chance j/(n+1) and at least r of k new
+//     runs exceed with chance OrderTail(n, k, j, r), under exchangeability
+//     alone.
 //
 // Every group needs at least 2 runs.
 func DeriveStatistical(obs []Observation, cfg StatConfig) (*Derivation, error) {
@@ -341,7 +368,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 	// j = 1; DeriveStatistical checks j ≤ n).
 	sorted := append([]float64(nil), vals...)
 	sort.Float64s(sorted)
-	f.Rank = max(cfg.OrderRank, 1)
+	f.Rank = cfg.rankFor(n)
 	max := sorted[n-min(f.Rank, n)]
 	if f.Rank == 1 {
 		f.Rank = 0

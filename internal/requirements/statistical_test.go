@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -364,5 +365,36 @@ func TestStatisticalReadErrors(t *testing.T) {
 	mixed = mixed[:len(mixed)-len(good)] + strings.Replace(strings.Replace(good, "a_b,16,", "a_b,32,", 1), ",0.01,", ",0.05,", 1)
 	if _, err := Read(strings.NewReader(mixed), "s.csv"); err == nil || !strings.Contains(err.Error(), "one file holds one derivation") {
 		t.Errorf("two derivations in one file: %v", err)
+	}
+}
+
+// TestDefaultRankFollowsRuns: without --order-rank a distribution-free
+// limit is the largest of up to 18 runs and the OrderRankFor(n)-th largest
+// beyond (the 90th percentile of the runs), written as order:J so that
+// check judges it with that rank; --order-rank 1 keeps the largest.
+func TestDefaultRankFollowsRuns(t *testing.T) {
+	for _, tt := range []struct{ n, rank int }{{2, 1}, {18, 1}, {19, 2}, {28, 2}, {29, 3}, {40, 4}, {100, 10}} {
+		if got := OrderRankFor(tt.n); got != tt.rank {
+			t.Errorf("OrderRankFor(%d) = %d, want %d", tt.n, got, tt.rank)
+		}
+	}
+	var obs []Observation
+	for i := range 40 {
+		v := float64(100 + i)
+		obs = append(obs, Observation{Experiment: strconv.Itoa(i), Type: "a_b", Bytes: 16, Median: v, P99: 2 * v, Max: 3 * v})
+	}
+	for _, tt := range []struct {
+		rank   int
+		limit  float64
+		method string
+	}{{0, 136, "order:4"}, {1, 139, "order"}, {3, 137, "order:3"}} {
+		d, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: tt.rank})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := d.Requirements[0]
+		if r.Limits["Median"] != tt.limit || r.Stat.Fits[0].MethodText() != tt.method || r.Limits["Max"] != 3*tt.limit {
+			t.Errorf("--order-rank %d: limit %v (%s), want %v (%s)", tt.rank, r.Limits["Median"], r.Stat.Fits[0].MethodText(), tt.limit, tt.method)
+		}
 	}
 }

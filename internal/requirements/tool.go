@@ -78,7 +78,9 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if st.NormalityLevel, err = numflag.Level.Parse(cfg.NormalityLevel); err != nil {
 		return exit.Usagef("--normality-level: %v", err)
 	}
-	if err := OrderRankRange.Check("--order-rank", st.OrderRank); err != nil {
+	if !cfg.Set["order-rank"] {
+		st.OrderRank = 0 // chosen from the runs (OrderRankFor)
+	} else if err := OrderRankRange.Check("--order-rank", st.OrderRank); err != nil {
 		return exit.With(exit.Usage, err)
 	}
 	if cfg.Set["runs"] {
