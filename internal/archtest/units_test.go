@@ -64,6 +64,7 @@ var bare = map[string]string{
 	"Tau": "dimensionless", "P": "probability", "Holm P": "probability", "Slope per run": "fraction",
 	"Bimodality": "dimensionless", "Replies per query": "ratio", "change-ratio": "ratio", "change-p": "probability",
 	"False fail": "probability", "Check level": "probability",
+	"Lag-1 autocorrelation": "dimensionless", "Lag-1 P": "probability", "Variance factor": "ratio", "Correlated": "name",
 	"Median log sd": "dimensionless", "99% log sd": "dimensionless", "Max log sd": "dimensionless",
 	"Median normality p": "probability", "99% normality p": "probability", "Max normality p": "probability",
 	"Percentage over requirement": "percentage",

@@ -25,21 +25,32 @@ import (
 const DriftLevel = 0.05
 
 // DriftColumns is the header of the drift report CSV (formats §11).
-var DriftColumns = []string{"Experiment type", "Bytes", "Metric", "Runs", "Order", "Tau", "P", "Holm P", "Slope per run", "Drifting"}
+var DriftColumns = []string{"Experiment type", "Bytes", "Metric", "Runs", "Order", "Tau", "P", "Holm P", "Slope per run", "Drifting",
+	"Lag-1 autocorrelation", "Lag-1 P", "Variance factor", "Correlated"}
 
 // DriftCheck is the Mann–Kendall test of one check's run values (one
-// requirement row and column), in run order.
+// requirement row and column), in run order, and the test of their lag-1
+// autocorrelation (trend.TestSerial).
 type DriftCheck struct {
 	// Type is the sub-experiment (a throughput row's label); Metric the
 	// column ("Median", "99%", "Max", "Median [msg/s]").
 	Type   string
 	Bytes  int
 	Metric string
+	// Test is the plain Mann–Kendall test, which assumes independent
+	// runs; Serial.P, with the variance corrected for lag-1
+	// autocorrelation, is the one the drift is decided on.
 	Test   trend.MannKendall
-	// PAdjusted is P after Holm's correction over the family; Drifting
-	// says it is within DriftLevel.
+	Serial trend.Serial
+	// PAdjusted is Serial.P after Holm's correction over the family;
+	// Drifting says it is within DriftLevel.
 	PAdjusted float64
 	Drifting  bool
+	// Correlated says consecutive runs are positively correlated:
+	// Serial.Lag1P within DriftLevel after Holm over the family. The
+	// limits' false-fail guarantee assumes exchangeable runs, which such
+	// runs are not.
+	Correlated bool
 	// Slope is Sen's slope of the log values as a relative change per
 	// run (0.01 = 1 % per run); NaN when a value is ≤ 0.
 	Slope float64
@@ -111,7 +122,7 @@ func DriftOf(in *Input) Drift {
 		}
 		return a.bytes < b.bytes
 	})
-	var ps []float64
+	var ps, lagPs []float64
 	for _, s := range all {
 		if len(s.vals) < 3 {
 			continue
@@ -132,21 +143,36 @@ func DriftOf(in *Input) Drift {
 				x[i] = math.Log(x[i])
 			}
 		}
-		mk, err := trend.Test(x)
+		st, err := trend.TestSerial(x)
 		if err != nil {
 			continue
 		}
-		c := DriftCheck{Type: s.typ, Bytes: s.bytes, Metric: s.metric, Test: mk, Slope: math.NaN()}
+		c := DriftCheck{Type: s.typ, Bytes: s.bytes, Metric: s.metric, Test: st.Test, Serial: st, Slope: math.NaN()}
 		if positive {
-			c.Slope = math.Expm1(mk.Slope)
+			c.Slope = math.Expm1(st.Test.Slope)
 		}
 		d.Checks = append(d.Checks, c)
-		ps = append(ps, mk.P)
+		ps, lagPs = append(ps, st.P), append(lagPs, st.Lag1P)
 	}
 	for i, dec := range stats.Holm(ps, DriftLevel) {
 		d.Checks[i].PAdjusted, d.Checks[i].Drifting = dec.Adjusted, dec.Rejected
 	}
+	for i, dec := range stats.Holm(lagPs, DriftLevel) {
+		d.Checks[i].Correlated = dec.Rejected
+	}
 	return d
+}
+
+// Correlated returns the checks whose consecutive runs are correlated at
+// the family level.
+func (d Drift) Correlated() []DriftCheck {
+	var out []DriftCheck
+	for _, c := range d.Checks {
+		if c.Correlated {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Drifting returns the checks whose runs drift at the family level.
@@ -171,20 +197,21 @@ func (c DriftCheck) slopeText() string {
 	return fmt.Sprintf("%+.2g%% per run", 100*c.Slope)
 }
 
-// PrintDrift writes the family-level statement of d, and the drifting
-// checks, for people.
+// PrintDrift writes the family-level statements of d, drift and serial
+// correlation, with the checks concerned, for people.
 func PrintDrift(w io.Writer, d Drift) error {
 	bw := bufio.NewWriter(w)
 	if len(d.Checks) == 0 {
 		fmt.Fprintln(bw, "Drift over run order: not tested (every check has fewer than 3 runs).")
 		return bw.Flush()
 	}
-	head := fmt.Sprintf("Drift over run order (Mann–Kendall per check, order from %s, Holm over %d checks at %s)", d.Order, len(d.Checks), pct(DriftLevel))
+	head := fmt.Sprintf("Drift over run order (Mann–Kendall per check, its variance corrected for lag-1 autocorrelation, order from %s, Holm over %d checks at %s)",
+		d.Order, len(d.Checks), pct(DriftLevel))
 	drifting := d.Drifting()
 	if len(drifting) == 0 {
 		low := d.Checks[0]
 		for _, c := range d.Checks {
-			if c.Test.P < low.Test.P {
+			if c.Serial.P < low.Serial.P {
 				low = c
 			}
 		}
@@ -192,18 +219,66 @@ func PrintDrift(w io.Writer, d Drift) error {
 		if low.Test.N < 10 {
 			few = fmt.Sprintf(" %d runs detect only strong drift.", low.Test.N)
 		}
-		fmt.Fprintf(bw, "%s: none found (smallest p %.3g, %s).%s\n", head, low.Test.P, low.label(), few)
-		return bw.Flush()
+		fmt.Fprintf(bw, "%s: none found (smallest p %.3g, %s).%s\n", head, low.Serial.P, low.label(), few)
+	} else {
+		fmt.Fprintf(bw, "%s: %d of %d checks DRIFT; their limits assume exchangeable runs, which drifting runs are not:\n", head, len(drifting), len(d.Checks))
+		for i, c := range drifting {
+			if i == 8 {
+				fmt.Fprintf(bw, "  … and %d more (see the drift report)\n", len(drifting)-i)
+				break
+			}
+			fmt.Fprintf(bw, "  %s: %d runs, tau %+.2f, Sen's slope %s, p %.3g (Holm %.3g)%s\n", c.label(), c.Test.N, c.Test.Tau, c.slopeText(), c.Serial.P, c.PAdjusted, c.factorText())
+		}
 	}
-	fmt.Fprintf(bw, "%s: %d of %d checks DRIFT; their limits assume exchangeable runs, which drifting runs are not:\n", head, len(drifting), len(d.Checks))
-	for i, c := range drifting {
+	printSerial(bw, d)
+	return bw.Flush()
+}
+
+// factorText says how far a check's drift test was widened for lag-1
+// autocorrelation; "" when it was not.
+func (c DriftCheck) factorText() string {
+	if c.Serial.Factor <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(", variance ×%.2g for lag-1 autocorrelation %+.2f", c.Serial.Factor, c.Serial.Lag1)
+}
+
+// printSerial writes the statement on serial correlation between
+// consecutive runs.
+func printSerial(w io.Writer, d Drift) {
+	head := "Serial correlation of consecutive runs (lag-1 autocorrelation of the runs less Sen's line, permutation test, Holm at " + pct(DriftLevel) + ")"
+	tested, high := 0, -1
+	for i, c := range d.Checks {
+		if !math.IsNaN(c.Serial.Lag1) {
+			tested++
+			if high < 0 || c.Serial.Lag1 > d.Checks[high].Serial.Lag1 {
+				high = i
+			}
+		}
+	}
+	if tested == 0 {
+		fmt.Fprintf(w, "%s: not tested (every check has fewer than 4 runs).\n", head)
+		return
+	}
+	correlated := d.Correlated()
+	if len(correlated) == 0 {
+		c := d.Checks[high]
+		few := ""
+		if c.Test.N < 20 {
+			few = fmt.Sprintf(" %d runs detect only strong correlation.", c.Test.N)
+		}
+		fmt.Fprintf(w, "%s: none found (largest %+.2f, p %.3g, %s).%s\n", head, c.Serial.Lag1, c.Serial.Lag1P, c.label(), few)
+		return
+	}
+	fmt.Fprintf(w, "%s: %d of %d checks CORRELATED; their limits assume exchangeable runs, and an unchanged system fails them more often than the false-fail level says (runs that wander together put a whole candidate block above the limit); take the runs further apart, or in a quieter setting:\n",
+		head, len(correlated), tested)
+	for i, c := range correlated {
 		if i == 8 {
-			fmt.Fprintf(bw, "  … and %d more (see the drift report)\n", len(drifting)-i)
+			fmt.Fprintf(w, "  … and %d more (see the drift report)\n", len(correlated)-i)
 			break
 		}
-		fmt.Fprintf(bw, "  %s: %d runs, tau %+.2f, Sen's slope %s, p %.3g (Holm %.3g)\n", c.label(), c.Test.N, c.Test.Tau, c.slopeText(), c.Test.P, c.PAdjusted)
+		fmt.Fprintf(w, "  %s: %d runs, lag-1 autocorrelation %+.2f, p %.3g\n", c.label(), c.Test.N, c.Serial.Lag1, c.Serial.Lag1P)
 	}
-	return bw.Flush()
 }
 
 // DriftFileFor is the drift report's path beside requirements CSV out:
@@ -227,8 +302,13 @@ func WriteDrift(w io.Writer, d Drift) error {
 		if !math.IsNaN(c.Slope) {
 			slope = g(c.Slope)
 		}
+		lag, lagP := "", ""
+		if !math.IsNaN(c.Serial.Lag1) {
+			lag, lagP = g(c.Serial.Lag1), g(c.Serial.Lag1P)
+		}
+		yes := map[bool]string{true: "yes", false: "no"}
 		cw.Write([]string{c.Type, strconv.Itoa(c.Bytes), c.Metric, strconv.Itoa(c.Test.N), d.Order,
-			g(c.Test.Tau), g(c.Test.P), g(c.PAdjusted), slope, map[bool]string{true: "yes", false: "no"}[c.Drifting]})
+			g(c.Test.Tau), g(c.Serial.P), g(c.PAdjusted), slope, yes[c.Drifting], lag, lagP, g(c.Serial.Factor), yes[c.Correlated]})
 	}
 	cw.Flush()
 	return cw.Error()
