@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -206,5 +209,42 @@ func TestReceiveRateSpecFormula(t *testing.T) {
 	}
 	if sum.OfferedTotal != p.Offered || sum.OfferedRateTotal != cfg.Rate {
 		t.Errorf("offered_total %d (publisher %d), offered_rate_total %g (rate %g)", sum.OfferedTotal, p.Offered, sum.OfferedRateTotal, cfg.Rate)
+	}
+}
+
+// TestOldSummaryReadable: a summary written before the latency from the
+// actual send, the rate to the last delivery, the offered totals and the
+// publishers' sent bytes is read, those fields zero.
+func TestOldSummaryReadable(t *testing.T) {
+	r := &PayloadResult{Payload: 16, Start: time.Unix(0, 0), End: time.Unix(1, 0), Unique: 10, Expected: 10, Offered: 10,
+		Publishers: []PublisherResult{{Sent: 10, Offered: 10, SentBytes: 160}}, Latency: Stats{Count: 10, P50Ns: 1000}}
+	cfg := Config{Rate: 10, Topology: Topology{Publishers: 1}}.WithDefaults()
+	var b bytes.Buffer
+	if err := WriteSummary(&b, Summary{Format: SummaryFormat, Payloads: []PayloadSummary{SummaryOf(r, cfg)}}); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	p := m["payloads"].([]any)[0].(map[string]any)
+	for _, k := range []string{"receive_rate_to_last_delivery", "offered_total", "offered_rate_total", "latency_from", "latency_from_send", "latency_from_send_missing"} {
+		if _, ok := p[k]; !ok {
+			t.Fatalf("the summary lacks %s", k)
+		}
+		delete(p, k)
+	}
+	delete(p["publishers"].([]any)[0].(map[string]any), "sent_bytes")
+	old, _ := json.Marshal(m)
+	path := filepath.Join(t.TempDir(), SummaryFileName("x"))
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSummaryFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Payloads[0]; got.LatencyFrom != "" || got.OfferedTotal != 0 || got.Publishers[0].SentBytes != 0 || got.Latency.P50Ns != 1000 {
+		t.Errorf("old summary read as %+v", got)
 	}
 }
