@@ -2,6 +2,10 @@ package load
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,12 +47,21 @@ func (t ackTransport) Publish(ctx context.Context, addr string, opts driver.Opti
 	return &ackPublisher{Publisher: p, acks: t.acks}, nil
 }
 
-// tickLog keeps every tick.
-type tickLog struct{ ticks []Tick }
+// tickLog keeps every tick, and what scrape returns at each.
+type tickLog struct {
+	ticks   []Tick
+	scrape  func() string
+	scrapes []string
+}
 
 func (l *tickLog) Begin(string, int, *Counters, *Recorder, Config) {}
-func (l *tickLog) Tick(t Tick)                                     { l.ticks = append(l.ticks, t) }
 func (l *tickLog) End(*PayloadResult)                              {}
+func (l *tickLog) Tick(t Tick) {
+	l.ticks = append(l.ticks, t)
+	if l.scrape != nil {
+		l.scrapes = append(l.scrapes, l.scrape())
+	}
+}
 
 // TestAcksCountedLive: acknowledgements are in the counters as they come,
 // so that every snapshot of the measured period (and Prometheus, which
@@ -59,8 +72,21 @@ func TestAcksCountedLive(t *testing.T) {
 	cfg := quick(t, FanIn, 1, 0, 0)
 	cfg.Payloads = []int{16}
 	var acks atomic.Uint64
-	log := &tickLog{}
-	cfg.Observers = []Observer{log}
+	e, err := ServePrometheus("127.0.0.1:0", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	log := &tickLog{scrape: func() string {
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + e.Addr() + "/metrics")
+		if err != nil {
+			return err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}}
+	cfg.Observers = []Observer{e, log}
 	links := Links{Transport: ackTransport{acks: &acks}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 1024}}
 	res, err := Measure(context.Background(), "intraprocess_reliable", links, cfg)
 	if err != nil {
@@ -69,13 +95,18 @@ func TestAcksCountedLive(t *testing.T) {
 	r := res[0]
 	var prevSent uint64
 	measured := 0
-	for _, tk := range log.ticks {
+	for k, tk := range log.ticks {
 		if tk.Drain {
 			continue
 		}
 		measured++
 		if v := tk.Values; v.MessagesAcked < prevSent || v.MessagesAcked > v.MessagesSent+countBatch {
 			t.Errorf("snapshot at %v: %d acknowledged, %d sent (%d by the snapshot before)", tk.Elapsed, v.MessagesAcked, v.MessagesSent, prevSent)
+		}
+		// Prometheus, scraped just after the snapshot, has at least its
+		// acknowledgements, and those of the messages sent before it.
+		if n, ok := promValue(log.scrapes[k], "mqgate_messages_acked_total{"); !ok || n < float64(max(tk.Values.MessagesAcked, prevSent)) {
+			t.Errorf("scrape after the snapshot at %v: mqgate_messages_acked_total %g (found %v), want at least %d", tk.Elapsed, n, ok, max(tk.Values.MessagesAcked, prevSent))
 		}
 		prevSent = tk.Values.MessagesSent
 	}
@@ -86,4 +117,17 @@ func TestAcksCountedLive(t *testing.T) {
 	if warm := r.Counters.Warmup; r.Counters.MessagesAcked != r.Counters.MessagesSent || acks.Load() != warm+r.Counters.MessagesSent+1 {
 		t.Errorf("%d acknowledged of %d sent; the publisher acknowledged %d, with %d warm-up messages and the end marker", r.Counters.MessagesAcked, r.Counters.MessagesSent, acks.Load(), warm)
 	}
+}
+
+// promValue is the value of the first series of metrics starting with
+// prefix.
+func promValue(metrics, prefix string) (float64, bool) {
+	for _, line := range strings.Split(metrics, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[len(f)-1], 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
 }
