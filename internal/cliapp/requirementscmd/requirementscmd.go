@@ -30,10 +30,13 @@ Statistical mode (--false-fail P, or --method; formats §11): the limits are set
 unchanged system fails a whole 'check' (any one of its checks) with chance at most P. The
 level is split evenly over the m checks of the file (Bonferroni: each gets false-fail/m, whatever
 the dependence between checks). Per check, --method says how:
-  order      distribution-free (the default): the limit is the largest of the n runs. It assumes
-             only that runs of an unchanged system are exchangeable. One new run exceeds it with
-             chance 1/(n+1), and k new runs all exceed it with chance 1/C(n+k, k), so 'check' fails
-             it only when enough candidate runs exceed it; the table says how many runs that takes.
+  order      distribution-free (the default): the limit is the J-th largest of the n runs,
+             J = max(1, ⌊(n+1)/10⌋) (their 90th percentile: the largest of up to 18 runs), or
+             --order-rank J. It assumes only that runs of an unchanged system are exchangeable.
+             One new run exceeds it with chance J/(n+1), k new runs all exceed the largest with
+             chance 1/C(n+k, k), so 'check' fails it only when enough candidate runs exceed it;
+             the table says how many runs that takes. The 90th percentile, not the largest run,
+             so that more runs never make the check more lenient.
   lognormal  a one-sided log-normal prediction bound, exp(mean + t·sd·√(1+1/n)) of the log values
              with t at 1 − false-fail/m: one new run exceeds it with chance false-fail/m if the log
              values are normal. n runs show chances down to 1/(n+1) only, so where false-fail/m is
@@ -41,8 +44,10 @@ the dependence between checks). Per check, --method says how:
              the distribution-free one, with the reason; also where Shapiro–Wilk rejects normality
              at --normality-level.
 The file says which mode and method wrote it (the Mode and "<column> method" columns).
-Every derivation also tests each check's runs for drift over run order (Mann–Kendall, meta.json
-start times, Holm at 5 %), prints the finding and writes it beside the file, <file>_drift.csv.
+Every derivation also tests each check's runs for drift over run order (Mann–Kendall with its
+variance corrected for lag-1 autocorrelation, meta.json start times, Holm at 5 %) and for serial
+correlation of consecutive runs (which the limits' guarantee assumes absent), prints the findings
+and writes them beside the file, <file>_drift.csv.
 
 Percentile mode (the default, the Fast-RTPS compatibility mode; --percentile P, default 99):
 each limit is the P-th percentile (numpy's linear method) over the experiments; the file is in the
