@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -757,9 +758,12 @@ func (t *topology) checkRoles(pods []rolePod) []error {
 		}
 		var healthOf = map[string][]int{} // Job → indices waited for
 		for _, a := range strings.Split(p.env["MQ_WAIT_FOR"], ",") {
-			if hp, ok := strings.CutPrefix(a, "tcp://"); ok {
-				if err := t.servicePort(hp); err != nil {
+			if u, err := url.Parse(a); err == nil && (u.Scheme == "tcp" || u.Scheme == "nats") {
+				if err := t.servicePort(u.Host); err != nil {
 					fail(p, "MQ_WAIT_FOR %s: %v", a, err)
+				}
+				if name := u.Query().Get("server_name"); u.Scheme == "nats" && name != t.natsServerName() {
+					fail(p, "MQ_WAIT_FOR %s: server_name %q, but nats-server is named %q (its -n)", a, name, t.natsServerName())
 				}
 				continue
 			}
@@ -813,6 +817,24 @@ func (t *topology) checkRoles(pods []rolePod) []error {
 	return errs
 }
 
+// natsServerName is the name (-n, --server_name) nats-server is given
+// in the manifests, which it announces in its INFO line.
+func (t *topology) natsServerName() string {
+	for _, d := range t.deployments {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if len(c.Command) > 0 && c.Command[0] == "nats-server" {
+				fs := flag.NewFlagSet("nats-server", flag.ContinueOnError)
+				fs.SetOutput(io.Discard)
+				noop := func() {}
+				if opts, err := natsserver.ConfigureOptions(fs, c.Command[1:], noop, noop, noop); err == nil {
+					return opts.ServerName
+				}
+			}
+		}
+	}
+	return ""
+}
+
 func seq(n int) []int {
 	s := make([]int, n)
 	for i := range s {
@@ -828,7 +850,7 @@ func (t *topology) healthOf(addr string) (string, int, error) {
 	rest, ok := strings.CutPrefix(addr, "http://")
 	hp, path, _ := strings.Cut(rest, "/")
 	if !ok || path != "health" {
-		return "", 0, errors.New("expected tcp://SERVICE:PORT or http://POD.SERVICE:PORT/health")
+		return "", 0, errors.New("expected tcp://SERVICE:PORT, nats://SERVICE:PORT?server_name=NAME or http://POD.SERVICE:PORT/health")
 	}
 	host, port, err := net.SplitHostPort(hp)
 	if err != nil {
@@ -957,7 +979,8 @@ func TestKubernetesManifestsRejected(t *testing.T) {
 		{"undefined reference", "nats-roles.yaml", "$(MQGATE_QPS)", "$(MQGATE_QSP)", 0, "refers to $(MQGATE_QSP), which no variable before it defines"},
 		{"instance out of range", "nats-roles.yaml", "completions: 2\n  parallelism: 2", "completions: 257\n  parallelism: 257", 0, "index 256: run pub refuses its settings (exit 2): run: --instance 256: expected 0 to 255"},
 		{"unknown role", "zenoh-roles.yaml", `["run", "qry"]`, `["run", "query"]`, 0, "expected run pub|sub|req|qry"},
-		{"nats-server flag", "nats-server.yaml", `"-p", "4222"`, `"--prot", "4222"`, 0, "nats-server -a 0.0.0.0 --prot 4222: flag provided but not defined"},
+		{"nats-server flag", "nats-server.yaml", `"-p", "4222"`, `"--prot", "4222"`, 0, "nats-server -a 0.0.0.0 --prot 4222 -n mqgate-topology: flag provided but not defined"},
+		{"nats-server of another name", "nats-server.yaml", `"-n", "mqgate-topology"`, `"-n", "other"`, 0, `server_name "mqgate-topology", but nats-server is named "other" (its -n)`},
 		{"wait for a missing Service", "zenoh-roles.yaml", "tcp://mqgate-zenoh-router-a:7447", "tcp://mqgate-zenoh-router-c:7447", 0, "mqgate-zenoh-router-c is no Service of the manifests"},
 		{"wait for a missing sub pod", "nats-roles.yaml", "mqgate-nats-sub-0.mqgate-nats-sub", "mqgate-nats-sub-1.mqgate-nats-sub", 0, "mqgate-nats-sub-1 is no pod of Job mqgate-nats-sub"},
 		{"wait for a wrong port", "nats-roles.yaml", "mqgate-nats-sub:9102/health", "mqgate-nats-sub:9103/health", 0, "not port 9103"},
