@@ -396,5 +396,9 @@ func TestDefaultRankFollowsRuns(t *testing.T) {
 		if r.Limits["Median"] != tt.limit || r.Stat.Fits[0].MethodText() != tt.method || r.Limits["Max"] != 3*tt.limit {
 			t.Errorf("--order-rank %d: limit %v (%s), want %v (%s)", tt.rank, r.Limits["Median"], r.Stat.Fits[0].MethodText(), tt.limit, tt.method)
 		}
+		// The text output names the rank unless it is the largest run.
+		if got := rankText(d); (tt.rank == 1) != (got == "") || (tt.rank == 0 && !strings.HasPrefix(got, "the 4th largest of 40 runs (")) {
+			t.Errorf("--order-rank %d: rank text %q", tt.rank, got)
+		}
 	}
 }

@@ -346,10 +346,38 @@ func PrintStatTable(w io.Writer, d *Derivation) error {
 		method = "log-normal prediction bounds where the runs can back the check level (≥ 1/(n+1)) and Shapiro–Wilk does not reject, distribution-free elsewhere"
 	}
 	fmt.Fprintf(bw, "Mode: statistical, %s.\n", method)
+	if ranks := rankText(d); ranks != "" {
+		fmt.Fprintf(bw, "Distribution-free limits: %s.\n", ranks)
+	}
 	fmt.Fprintf(bw, "An unchanged system fails a whole check with chance ≤ %s: Bonferroni over the %d checks, %s each.\n",
 		pct(d.FalseFail), m, pct(d.CheckLevel))
 	fmt.Fprintf(bw, "%d of %d checks can fail on a single candidate run; the others need the candidate runs listed, all above the limit (L: log-normal, O: distribution-free).\n", gateable, m)
 	return bw.Flush()
+}
+
+// rankText says which order statistic the distribution-free limits of d
+// are where one is not the largest run ("the 2nd largest of 20 runs"),
+// "" when every one is.
+func rankText(d *Derivation) string {
+	var parts []string
+	seen := map[[2]int]bool{}
+	for _, r := range d.Requirements {
+		if r.Stat == nil {
+			continue
+		}
+		for _, f := range r.Stat.Fits {
+			key := [2]int{f.rank(), r.N}
+			if f.Method != gate.MethodOrder || f.rank() == 1 || seen[key] {
+				continue
+			}
+			seen[key] = true
+			parts = append(parts, fmt.Sprintf("the %s of %d runs", largest(f.rank()), r.N))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " (the runs' 90th percentile unless --order-rank asked another rank; formats §11)"
 }
 
 // noArgs refuses arguments where only flags belong.
