@@ -67,10 +67,10 @@ type Rate struct {
 
 func (r Rate) String() string {
 	if r.N == 0 {
-		return fmt.Sprintf("%-72s %5d / %-5d (none)", r.Name, r.K, r.N)
+		return fmt.Sprintf("%-80s %5d / %-5d (none)", r.Name, r.K, r.N)
 	}
 	lo, hi := dist.ClopperPearson(r.K, r.N, 0.05)
-	return fmt.Sprintf("%-72s %5d / %-5d %6.2f %% [%.2f, %.2f]", r.Name, r.K, r.N, 100*float64(r.K)/float64(r.N), 100*lo, 100*hi)
+	return fmt.Sprintf("%-80s %5d / %-5d %6.2f %% [%.2f, %.2f]", r.Name, r.K, r.N, 100*float64(r.K)/float64(r.N), 100*lo, 100*hi)
 }
 
 const sub = "interprocess_reliable"
@@ -110,6 +110,148 @@ func simHistory(rng *rand.Rand, n int, payloads []int, sigma, phi, step float64,
 		}
 	}
 	return &history.History{Experiments: exps, SubExperiments: []*history.SubExperiment{s}}
+}
+
+// simLevels returns a history of n experiments of sub and payloads with
+// Median values only: log-normal noise of sd sigma, AR(1) of lag-1
+// autocorrelation phis[p] for payload p, times level(i) at experiment i.
+func simLevels(rng *rand.Rand, n int, payloads []int, sigma float64, phis []float64, level func(i int) float64) *history.History {
+	exps := make([]*experiment.Experiment, n)
+	for e := range exps {
+		exps[e] = &experiment.Experiment{Name: fmt.Sprintf("e%03d", e)}
+	}
+	s := &history.SubExperiment{Type: sub, Payloads: payloads}
+	s.Requirements = make([][]float64, len(history.Checks))
+	for c := range s.Requirements {
+		s.Requirements[c] = gaps(len(payloads))
+	}
+	s.Values = make([][][]float64, len(history.Magnitudes))
+	for m, mag := range history.Magnitudes {
+		s.Values[m] = make([][]float64, len(payloads))
+		for p, b := range payloads {
+			v := gaps(n)
+			if mag == "Median" {
+				phi := phis[p]
+				e := rng.NormFloat64() / math.Sqrt(1-phi*phi)
+				for i := range v {
+					if i > 0 {
+						e = phi*e + rng.NormFloat64()
+					}
+					v[i] = synth.BaseLatency(sub, b) * math.Exp(sigma*e*math.Sqrt(1-phi*phi)) * level(i)
+				}
+			}
+			s.Values[m][p] = v
+		}
+	}
+	return &history.History{Experiments: exps, SubExperiments: []*history.SubExperiment{s}}
+}
+
+// mixedPhis is the lag-1 autocorrelation of each of synth.DefaultPayloads
+// in the mixed case: 0.8 for three payloads, 0 for the other eight.
+func mixedPhis() []float64 {
+	phis := make([]float64, len(synth.DefaultPayloads))
+	for _, p := range []int{2, 5, 8} {
+		phis[p] = 0.8
+	}
+	return phis
+}
+
+// shapes are the regressions the gate must catch in 40 experiments
+// (history gate window): the level at experiment i.
+var shapes = []struct {
+	name  string
+	level func(i int) float64
+}{
+	{"+20 % at 30, then −8 % at 35", func(i int) float64 {
+		switch {
+		case i >= 35:
+			return 1.2 * 0.92
+		case i >= 30:
+			return 1.2
+		}
+		return 1
+	}},
+	{"creeping +1 % per experiment over the last 10", func(i int) float64 { return math.Pow(1.01, float64(max(0, i-29))) }},
+	{"three +4 % steps at 25, 30 and 35", func(i int) float64 {
+		l := 1.0
+		for _, at := range []int{25, 30, 35} {
+			if i >= at {
+				l *= 1.04
+			}
+		}
+		return l
+	}},
+}
+
+// shapesRun gates the mixed-φ histories and the regressions of shapes and
+// the stale regression.
+func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+	def := history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange}
+	fmt.Fprintln(w, "\n11 payloads, 30 experiments without a change, AR(1) φ = 0.8 for 3 payloads and independent for 8 (--gate-window 10, --min-change 5 %):")
+	mixed, mixedFP := Rate{Name: "  histories the gate fails"}, Rate{Name: "  series with a change point"}
+	for i := 0; i < n; i++ {
+		s := seed + uint64(i)
+		h := simLevels(rand.New(rand.NewPCG(s, 7)), 30, synth.DefaultPayloads, 0.04, mixedPhis(), func(int) float64 { return 1 })
+		g, err := gate(ctx, h, s, def)
+		if err != nil {
+			return err
+		}
+		mixed.N++
+		if g[0].Failed() {
+			mixed.K++
+		}
+		_, changes := medians(h)
+		for _, c := range changes {
+			mixedFP.N++
+			if len(c.ChangePoints) > 0 {
+				mixedFP.K++
+			}
+		}
+	}
+	add(mixed)
+	add(mixedFP)
+	for _, sigma := range []float64{0.04, 0.02, 0.01} {
+		fmt.Fprintf(w, "\nregressions in the newest experiments of 40, independent noise of %g %%, --gate-window 10, --min-change 5 %%:\n", 100*sigma)
+		for k, sh := range shapes {
+			r := Rate{Name: fmt.Sprintf("  %s: the gate fails (noise %g %%)", sh.name, 100*sigma)}
+			for i := 0; i < n; i++ {
+				s := seed + uint64(i)
+				h := simLevels(rand.New(rand.NewPCG(s, uint64(8+k))), 40, []int{1024}, sigma, []float64{0}, sh.level)
+				g, err := gate(ctx, h, s, def)
+				if err != nil {
+					return err
+				}
+				r.N++
+				if g[0].Failed() {
+					r.K++
+				}
+			}
+			add(r)
+		}
+	}
+	fmt.Fprintln(w, "\na 20 % step never acknowledged, independent noise of 4 %, 40 experiments, --gate-window 10: the gate fails when it is k experiments old")
+	for _, age := range []int{5, 9, 10, 11, 20} {
+		r := Rate{Name: fmt.Sprintf("  %d experiments old", age)}
+		for i := 0; i < n; i++ {
+			s := seed + uint64(i)
+			h := simLevels(rand.New(rand.NewPCG(s, 11)), 40, []int{1024}, 0.04, []float64{0}, func(j int) float64 {
+				if j >= 40-age {
+					return 1.2
+				}
+				return 1
+			})
+			g, err := gate(ctx, h, s, def)
+			if err != nil {
+				return err
+			}
+			r.N++
+			if g[0].Failed() {
+				r.K++
+			}
+		}
+		add(r)
+	}
+	return nil
 }
 
 func gaps(n int) []float64 {
@@ -370,5 +512,8 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 	}
 	add(zero)
 	add(def)
+	if err := shapesRun(ctx, w, add, n, seed); err != nil {
+		return nil, err
+	}
 	return rates, nil
 }
