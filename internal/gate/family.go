@@ -14,9 +14,6 @@ const (
 	// Bonferroni: each check at a level fixed in advance, FalseFail/m for
 	// the m checks of a statistical requirements file (check).
 	Bonferroni = "Bonferroni"
-	// WestfallYoung: max-T over joint sign flips of whole pairs, the
-	// family step of a paired comparison (package stats/paired).
-	WestfallYoung = "Westfall–Young"
 )
 
 // Rule is one check's decision rule: the shift test of several runs per
@@ -90,14 +87,12 @@ func JudgedAll(checks []Check) []Rule {
 
 // Correction names the multiple-comparison control s's adjusted p-value
 // comes from: Bonferroni for a check against statistical requirements
-// (Method set), whose file fixed each check's level; Holm for the shift
-// test.
+// (Method set), whose file fixed each check's level, and for a paired
+// check (its sign test's p times the number of checks); Holm for the
+// shift test.
 func (s *Stats) Correction() string {
-	switch s.Method {
-	case "":
+	if s.Method == "" {
 		return Holm
-	case MethodPaired:
-		return WestfallYoung
 	}
 	return Bonferroni
 }

@@ -164,7 +164,7 @@ func details(v *gate.Verdict, c gate.Check) string {
 	fmt.Fprintf(&b, "%s: %s\npercentage over %s: %s\n", strings.ToLower(over), withUnit(signed3(c.Margin), u), name, c.PercentText(name))
 	switch {
 	case c.Stats != nil && c.Stats.Method == gate.MethodPaired:
-		fmt.Fprintf(&b, "ratio (geometric mean over the pairs): %s\ninterval (simultaneous, max-T): %s\np (one-sided sign flip): %s\npairs: %s\n",
+		fmt.Fprintf(&b, "ratio (median of the pairs' ratios): %s\ninterval (sign-test bounds: the fail side at level/checks, the pass side at level): %s\np (one-sided sign test): %s\npairs: %s\n",
 			estimateText(c), intervalText(c), pText(c), runsText(c))
 	case c.Stats != nil:
 		fmt.Fprintf(&b, "ratio (Hodges–Lehmann): %s\ninterval: %s\np (one-sided Mann–Whitney): %s\nruns: %s\n",
