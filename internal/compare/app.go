@@ -376,8 +376,19 @@ func failureSummary(res *Result, v *gate.Verdict) string {
 		if len(open) > 5 {
 			names += fmt.Sprintf(" and %d more", len(open)-5)
 		}
-		return fmt.Sprintf("inconclusive: %s not shown within the pass margin with %d pairs (%s); more pairs would decide (compare --plan says how many)",
-			plural(len(open), "check"), v.Decision.N, names)
+		units := res.Config.unitWord()
+		if a := res.Analysis; a != nil {
+			switch dep := a.Dependence; {
+			case dep.Refused:
+				return fmt.Sprintf("inconclusive: the verdict is refused, the %d %s being serially dependent (%s); interleave more %s, or rerun on a quieter machine",
+					a.Units, units, dep.Text(), units)
+			case a.Units < a.MinPairs || (dep.Block > 1 && dep.Units < a.MinPairs):
+				return fmt.Sprintf("inconclusive: %d %s: no FAIL and no PASS below %d, the fewest with which an exact sign test of %s can reach the level %g%%; run at least %d (compare --plan says how many decide)",
+					a.Units, units, a.MinPairs, plural(len(a.Checks), "check"), 100*a.Tail, a.MinPairs)
+			}
+		}
+		return fmt.Sprintf("inconclusive: %s not shown within the pass margin with %d %s (%s); more %s would decide (compare --plan says how many)",
+			plural(len(open), "check"), v.Decision.N, units, names, units)
 	}
 	if v.Status == gate.Inconclusive {
 		return inconclusiveSummary(v)

@@ -32,10 +32,13 @@
 // run ab's series file; or Config.Pairing PairAlways, which pairs them by
 // name; package pairing), the comparison is paired (gate.ModePaired): names
 // alone pair nothing, as runs of two separate loops share them. Every
-// check is judged on the per-pair log ratios by package stats/paired, the
-// family at once with Westfall–Young max-T
-// bounds read in three zones (Config.Margins), so that a drift common to
-// the two runs of a pair cancels. With Config.Series (run ab's series
+// check is judged on the per-pair log ratios by package stats/paired, so
+// that a drift common to the two runs of a pair cancels: exact sign tests
+// of each check's median pair ratio read in three zones (Config.Margins),
+// FAIL at the family level over the checks (Bonferroni), PASS when every
+// check passes at the level (intersection–union), neither below the
+// fewest pairs an exact test needs, the pairs blocked or the verdict
+// refused when they are serially dependent. With Config.Series (run ab's series
 // file, found beside the two sides' folders or given with --series) the
 // units are the file's pairs or ABBA blocks, and runs that do not match
 // it are an input error. Config.Pairing forces or refuses it;

@@ -30,7 +30,7 @@ func (r *Result) Page(v *gate.Verdict) (htmlreport.Page, error) {
 	}
 	if r.Mode == gate.ModePaired {
 		p.Title = fmt.Sprintf("Paired comparison of %d interleaved pairs of runs", len(r.Pairs))
-		p.Meta = append(p.Meta, htmlreport.KV{Key: "Family-wise error", Value: fmt.Sprintf("%g%% per side (Westfall–Young max-T)", 100*r.Config.FalseFail)},
+		p.Meta = append(p.Meta, htmlreport.KV{Key: "Family-wise error", Value: fmt.Sprintf("%g%% per side (exact sign tests of the median pair ratio: FAIL Bonferroni over the checks, PASS intersection–union)", 100*r.Config.FalseFail)},
 			htmlreport.KV{Key: "Shown", Value: "per payload the median over the runs of each side; judged on each pair's ratio"})
 	}
 	if r.Mode == gate.ModeStatistical {

@@ -78,6 +78,15 @@ func pairsOf(references, targets []*experiment.Experiment, cfg Config) ([]pairin
 	return pairs, nil, nil
 }
 
+// unitWord names the units of the paired comparison: the series file's
+// ("pairs", "blocks"), else pairs.
+func (c Config) unitWord() string {
+	if c.Series != nil {
+		return c.Series.UnitWord()
+	}
+	return "pairs"
+}
+
 // design is the paired design of the comparison's units: the series
 // file's, else pairs.
 func (c Config) design() paired.Design {
@@ -88,8 +97,10 @@ func (c Config) design() paired.Design {
 }
 
 // judgePaired judges every check present on both sides from the per-pair
-// log ratios (package stats/paired): the Westfall–Young max-T bounds of
-// the whole family, read in three zones. A check with a value that is not
+// log ratios (package stats/paired): exact sign tests of each check's
+// median pair ratio, FAIL at the family level over the checks
+// (Bonferroni), PASS when every check passes at the level
+// (intersection–union), three zones. A check with a value that is not
 // positive has no ratio: it is Missing and left out of the family.
 func (r *Result) judgePaired() error {
 	checks, origins, err := pairing.Checks(r.Pairs, r.Config.metrics())
@@ -152,34 +163,72 @@ func marginRatio(higherIsBetter bool, m float64) float64 {
 
 // pairedCheck turns a check's paired analysis into a gate check: the
 // medians of each side as value and reference, the fail margin as
-// threshold and limit, the zone of the check as its status.
+// threshold and limit, the check's own zone (paired.CheckResult.Zone) as
+// its status. Its interval is the sign tests' bounds of the median pair
+// ratio, the end on the fail side at level/K (Bonferroni over the K checks)
+// and the other at the level (intersection–union), so its confidence is
+// 1 − level/K − level.
 func (r *Result) pairedCheck(o pairing.Origin, c paired.Check, cr paired.CheckResult, a *paired.Analysis) gate.Check {
 	m := o.Metric
 	ref, val := stats.Median(c.A), stats.Median(c.B)
 	mg := a.Margins
+	k := float64(len(a.Checks))
 	gc := gate.Check{SubExperiment: checkSub(o), Payload: o.Key.Payload, Metric: m, Reference: ref, Threshold: mg.Fail, Value: val,
 		Limit: ref * marginRatio(c.HigherIsBetter, mg.Fail), Difference: math.Abs(ref - val), Percent: (val - ref) * 100 / ref}
 	gc.Margin = m.Worse(val, gc.Limit)
 	gc.Stats = &gate.Stats{NReference: a.Units, NCandidate: a.Units, Estimate: cr.Ratio, Low: cr.Low, High: cr.High,
-		Tail: a.Tail, PassTail: a.Tail, Confidence: 1 - 2*a.Tail, P: cr.P, PAdjusted: cr.PAdjusted, Exact: a.Exact,
+		Tail: a.Tail / k, PassTail: a.Tail, Confidence: 1 - a.Tail/k - a.Tail, P: cr.P, PAdjusted: cr.PAdjusted, Exact: a.Exact,
 		Dispersion: cr.Spread, Gateable: true, Method: gate.MethodPaired}
-	lo, hi := badBounds(cr)
-	head := fmt.Sprintf("%d B %s: candidate/%s ×%.3f (geometric mean of the pairs' ratios), simultaneous %s interval [%.3f, %.3f], p %s (%s %s), pairs %d",
-		o.Key.Payload, m.Name, referenceName, cr.Ratio, gate.ConfidenceText(gc.Stats.Confidence), cr.Low, cr.High,
-		pValueText(cr.P), gate.WestfallYoung, pValueText(cr.PAdjusted), a.Units)
+	head := fmt.Sprintf("%d B %s: candidate/%s ×%.3f (median of the pairs' ratios), sign-test bounds [%.3f, %.3f] (%s end at %g%%/%d, %s end at %g%%), p %s (%s %s), pairs %d",
+		o.Key.Payload, m.Name, referenceName, cr.Ratio, cr.Low, cr.High, failEnd(c.HigherIsBetter), 100*a.Tail, len(a.Checks),
+		passEnd(c.HigherIsBetter), 100*a.Tail, pValueText(cr.P), gate.Bonferroni, pValueText(cr.PAdjusted), a.Units)
 	pass, fail := marginRatio(c.HigherIsBetter, mg.Pass), marginRatio(c.HigherIsBetter, mg.Fail)
-	switch {
-	case lo > paired.Worse(mg.Fail):
+	switch cr.Zone {
+	case paired.Fail:
 		gc.Status = gate.Failed
 		gc.Message = fmt.Sprintf("%s: worse than the fail margin ×%.3f", head, fail)
-	case hi < paired.Worse(mg.Pass):
+	case paired.Pass:
 		gc.Status = gate.Passed
 		gc.Message = fmt.Sprintf("%s: within the pass margin ×%.3f", head, pass)
 	default:
 		gc.Status = gate.Inconclusive
-		gc.Message = fmt.Sprintf("%s: neither within the pass margin ×%.3f nor shown worse than the fail margin ×%.3f; more pairs would decide", head, pass, fail)
+		gc.Message = fmt.Sprintf("%s: neither within the pass margin ×%.3f nor shown worse than the fail margin ×%.3f; %s",
+			head, pass, fail, openWhy(a, r.Config.unitWord()))
 	}
 	return gc
+}
+
+// failEnd and passEnd name the end of a check's ratio bounds that the FAIL
+// and the PASS test read: for lower is better, a FAIL is the low end
+// beyond 1+δ_fail and a PASS the high end within 1+δ_pass; for higher is
+// better, the other way round.
+func failEnd(higherIsBetter bool) string {
+	if higherIsBetter {
+		return "high"
+	}
+	return "low"
+}
+
+func passEnd(higherIsBetter bool) string {
+	if higherIsBetter {
+		return "low"
+	}
+	return "high"
+}
+
+// openWhy says why a check is neither passed nor failed: too few pairs for
+// any decision (naming the fewest), a refused verdict, or pairs that do
+// not yet decide.
+func openWhy(a *paired.Analysis, units string) string {
+	switch dep := a.Dependence; {
+	case dep.Refused:
+		return "the verdict is refused, the pairs being serially dependent"
+	case dep.Block > 1 && dep.Units < a.MinPairs:
+		return fmt.Sprintf("no FAIL and no PASS below %d units, and the serially dependent %s make %d blocks of %d", a.MinPairs, units, dep.Units, dep.Block)
+	case a.Units < a.MinPairs:
+		return fmt.Sprintf("no FAIL and no PASS below %d %s", a.MinPairs, units)
+	}
+	return "more " + units + " would decide"
 }
 
 func pValueText(p float64) string {
@@ -192,8 +241,10 @@ func pValueText(p float64) string {
 // pairedDecision says how the paired analysis decided: the zone's rule and
 // reason, the interval of the check that decided (for fail the check
 // furthest beyond the fail margin, else the one with the highest upper
-// bound, among the open ones when inconclusive), the family level and the
-// number of pairs.
+// bound, among the open ones when inconclusive), the family level, the
+// number of pairs, and the facts every paired verdict states
+// (gate.Decision.SetPaired: the estimand, the fewest pairs that can
+// decide, the serial-dependence diagnostic).
 func (r *Result) pairedDecision() *gate.Decision {
 	a := r.Analysis
 	if a == nil {
@@ -201,6 +252,7 @@ func (r *Result) pairedDecision() *gate.Decision {
 	}
 	d := &gate.Decision{Reason: a.Verdict.Reason, Level: a.Tail, N: a.Units,
 		Drift: "controlled: each pair's ratio cancels a drift common to its two runs"}
+	d.SetPaired(a)
 	if s := r.Config.Series; s != nil {
 		d.Units = s.UnitWord()
 		d.Drift += fmt.Sprintf("; the pairs are the units recorded in the series file %s (design %s, %d %s)", s.Path, s.Design, s.Units, s.UnitWord())
@@ -227,9 +279,9 @@ func (r *Result) pairedDecision() *gate.Decision {
 	}
 	switch a.Verdict.Zone {
 	case paired.Fail:
-		d.Rule = "fail: a check's family-wise lower bound is worse than the fail margin"
+		d.Rule = "fail: a check's sign test at the level over the checks (Bonferroni) shows its median pair ratio worse than the fail margin"
 	case paired.Pass:
-		d.Rule = "pass: every check's family-wise upper bound is within the pass margin"
+		d.Rule = "pass: every check's sign test at the level shows its median pair ratio within the pass margin (intersection–union)"
 	default:
 		d.Rule = "inconclusive: no check shown worse than the fail margin, some not shown within the pass margin"
 		d.Open = a.Verdict.Checks

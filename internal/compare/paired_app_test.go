@@ -53,7 +53,8 @@ func TestPairedCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"mode: paired", "rule: fail", "interval of interprocess_reliable 128 B Median: [1.194, 1.221]; family level 1%; N = 12 pairs"} {
+	for _, want := range []string{"mode: paired", "rule: fail", "interval of interprocess_reliable 2048 B Median: [1.190, 1.211]; family level 1%; N = 12 pairs",
+		"median of the pairs&#39; ratios", "minimum for a decision: 11 pairs"} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("the HTML report lacks %q", want)
 		}
@@ -63,9 +64,16 @@ func TestPairedCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"paired", "0.01", "12"} {
+		for _, want := range []string{"paired", "0.01", "12", "median of the pairs", "Bonferroni 0.0034"} {
 			if !bytes.Contains(b, []byte(want)) {
 				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		// The earlier method's names are gone from every report: the
+		// estimand is the median pair ratio, the bounds the sign tests'.
+		for _, old := range []string{"Westfall", "max-T", "geometric mean", "simultaneous", "sign flip"} {
+			if bytes.Contains(b, []byte(old)) {
+				t.Errorf("%s still says %q", name, old)
 			}
 		}
 		golden(t, name, bytes.ReplaceAll(b, []byte(root), []byte("$OUT")))
@@ -73,8 +81,9 @@ func TestPairedCommand(t *testing.T) {
 }
 
 // TestPlanCommand plans the paired gate from 12 A/A pairs whose every
-// value varies by 3 % from run to run: the pairs needed, the pass and fail
-// shares at each number tried (golden, the plan is seeded).
+// value varies by 3 % from run to run: the fewest pairs that can decide
+// (11 for 14 checks at 1 %), the pairs needed, the pass and fail shares at
+// each number tried (golden, the plan is seeded).
 func TestPlanCommand(t *testing.T) {
 	root := t.TempDir()
 	a := writeRuns(t, filepath.Join(root, "a"), "v192", 12, 1, 0.03, 1)
@@ -84,7 +93,7 @@ func TestPlanCommand(t *testing.T) {
 	if code != exit.OK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"from 12 A/A pairs, 14 checks", "a 10% regression", "pairs needed: "} {
+	for _, want := range []string{"from 12 A/A pairs, 14 checks", "a 10% regression", "pairs needed: ", "no FAIL and no PASS below 11 pairs"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}

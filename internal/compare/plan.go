@@ -120,8 +120,10 @@ func (inv Invocation) runPlan(ctx context.Context, cfg Config, stdout io.Writer)
 		units, word = s.Units, s.UnitWord()
 		fmt.Fprintf(stdout, "units from the series file %s: %d %s (design %s)\n", s.Path, s.Units, word, s.Design)
 	}
-	fmt.Fprintf(stdout, "plan of the paired gate from %d A/A %s, %d checks: pass margin %g%%, fail margin %g%%, family-wise error %g%% per side\n",
-		units, word, len(names), 100*mg.Pass, 100*mg.Fail, 100*cfg.FalseFail)
+	fmt.Fprintf(stdout, "plan of the paired gate from %d A/A %s, %d checks: pass margin %g%%, fail margin %g%%, exact sign tests of the median pair ratio, FAIL at family-wise error %g%% (Bonferroni), PASS intersection–union at %g%%\n",
+		units, word, len(names), 100*mg.Pass, 100*mg.Fail, 100*cfg.FalseFail, 100*cfg.FalseFail)
+	least := max(paired.MinPairs(cfg.FalseFail/float64(len(names))), paired.MinPairs(cfg.FalseFail))
+	fmt.Fprintf(stdout, "no FAIL and no PASS below %d %s: the fewest with which an exact sign test of %d checks can reach the level\n", least, word, len(names))
 	fmt.Fprintf(stdout, "goal: an unchanged system passes, and a %g%% regression of any one check fails, each with probability ≥ %g%%\n",
 		100*regression, 100*PlanPower)
 	fmt.Fprintln(stdout, "pairs   pass (95% interval)        fail (95% interval)")
