@@ -11,9 +11,13 @@ import (
 
 // CPUSource reads the CPU time (ns) of the process that serves a broker.
 type CPUSource struct {
-	// What says whose CPU it is: "broker process <pid>" or "this process".
+	// What says whose CPU it is: "broker process <pid>", or InProcessWhat.
 	What string
 	Read func() int64
+	// InProcess is true when the broker (or an in-process transport) runs
+	// in this process: its CPU is this process's less the measuring
+	// sender and receiver threads, which have figures of their own.
+	InProcess bool
 	// Resolution is the step of Read: 1 ns for a CPU clock, 10 ms for the
 	// ticks of /proc/<pid>/stat.
 	Resolution int64
@@ -22,18 +26,23 @@ type CPUSource struct {
 // tickNs is the step of the process times read from /proc (USER_HZ 100).
 const tickNs = 10_000_000
 
+// InProcessWhat says what the broker CPU of an in-process broker covers.
+const InProcessWhat = "this process less the sender and receiver threads: the broker in this process with the client libraries' own goroutines"
+
 // BrokerCPU returns the CPU time source of the broker at brokerURL when
-// a process of this host listens at its port, else of this process (an
-// embedded broker runs here; a remote one cannot be read).
+// a process of this host listens at its port; of this process less the
+// measuring threads when it listens here (an embedded broker) or there is
+// no port (an in-process transport); not available for another host's.
 func BrokerCPU(brokerURL string) CPUSource {
-	self := CPUSource{What: "this process", Read: processCPU, Resolution: 1}
+	self := CPUSource{What: InProcessWhat, Read: processCPU, Resolution: 1, InProcess: true}
 	u, err := url.Parse(brokerURL)
 	if err != nil || u.Port() == "" {
 		return self
 	}
 	host := u.Hostname()
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return self
+		// Another host's process: its CPU time cannot be read from here.
+		return CPUSource{What: "broker at " + u.Host + " (another host)", Read: func() int64 { return -1 }, Resolution: 1}
 	}
 	port, _ := strconv.Atoi(u.Port())
 	conns, err := psnet.Connections("tcp")

@@ -77,6 +77,9 @@ func (s CPUSeries) use(a, b, every int) CPUUse {
 // evenly over the messages of a window); NaN where the counter is not
 // available or the whole run is below its resolution.
 func (s CPUSeries) Windows(every int) []CPUUse {
+	if len(s.R) == 0 { // never read (a record made without this series)
+		return nil
+	}
 	out := make([]CPUUse, len(s.R)-1)
 	for j := range out {
 		out[j] = noUse

@@ -21,6 +21,21 @@ func pidCPU(pid int) func() int64 {
 	return func() int64 { return clockNs(id) }
 }
 
+// threadID returns the id of the calling OS thread.
+func threadID() int { return unix.Gettid() }
+
+// tidCPU returns a reader of the CPU time of thread tid of this process in
+// ns, or nil when its clock cannot be read: the kernel's
+// MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), pthread_getcpuclockid(3), so
+// that one thread reads another's.
+func tidCPU(tid int) func() int64 {
+	id := int32(^tid)<<3 | 4 | 2
+	if clockNs(id) < 0 {
+		return nil
+	}
+	return func() int64 { return clockNs(id) }
+}
+
 func clockNs(id int32) int64 {
 	var ts unix.Timespec
 	if unix.ClockGettime(id, &ts) != nil {

@@ -11,3 +11,9 @@ func processCPU() int64 { return -1 }
 // pidCPU is not available here: the broker's CPU comes from its process
 // times, in ticks.
 func pidCPU(int) func() int64 { return nil }
+
+// threadID is not available here.
+func threadID() int { return -1 }
+
+// tidCPU is not available here.
+func tidCPU(int) func() int64 { return nil }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -85,11 +86,19 @@ type PerMessage struct {
 	// CPUEvery is k; Sender.R[j] is read when the (j·k)-th message was
 	// sent, Receiver.R[j] and Broker.R[j] when the (j·k)-th arrived (R[0]
 	// before the first message).
-	CPUEvery                 int
-	Sender, Receiver, Broker CPUSeries
-	// BrokerWhat says whose CPU Broker is.
-	BrokerWhat string
-	Lost       int
+	CPUEvery int
+	// Sender and Receiver are the CPU time of the two measuring threads;
+	// Client is this whole process, all threads (the client libraries'
+	// own goroutines, the Go runtime and an embedded broker too), read
+	// with Receiver; Broker is the broker's process (BrokerWhat says
+	// which), or this process less the sender and receiver threads when
+	// the broker runs here.
+	Sender, Receiver, Client, Broker CPUSeries
+	// BrokerWhat says whose CPU Broker is; BrokerInProcess is true when
+	// it is this process's less the measuring threads.
+	BrokerWhat      string
+	BrokerInProcess bool
+	Lost            int
 	// Negative counts the messages delivered before they were sent
 	// (I_n < O_n): an error of the run, never a latency sample.
 	Negative int
@@ -201,10 +210,37 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 	broker := CPUSource{Read: func() int64 { return -1 }, Resolution: 1}
 	if cfg.Broker != nil {
 		broker = *cfg.Broker
-		pm.BrokerWhat = broker.What
+		pm.BrokerWhat, pm.BrokerInProcess = broker.What, broker.InProcess
 	}
-	pm.Sender, pm.Receiver = newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1)
+	pm.Sender, pm.Receiver, pm.Client = newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1)
 	pm.Broker = newCPUSeries(nCPU, broker.Resolution)
+	// The receiver reads the sender thread's clock too, to take both
+	// measuring threads out of an in-process broker's figure. When the
+	// sender is done its last reading stands (its thread then ends).
+	senderTid := make(chan int, 1)
+	var senderLast atomic.Int64
+	senderLast.Store(-1)
+	var senderCPU func() int64
+	readAt := func(k int, t int64) {
+		r, c := threadCPU(), processCPU()
+		pm.Receiver.read(k, r, t)
+		pm.Client.read(k, c, t)
+		b := broker.Read()
+		if broker.InProcess {
+			s := senderLast.Load()
+			if s < 0 && senderCPU != nil {
+				if s = senderCPU(); s < 0 { // the thread ended meanwhile
+					s = senderLast.Load()
+				}
+			}
+			if b < 0 || r < 0 || s < 0 {
+				b = -1
+			} else {
+				b -= r + s
+			}
+		}
+		pm.Broker.read(k, b, t)
+	}
 	origin := time.Now()
 	since := func() int64 { return int64(time.Since(origin)) }
 	var pubErr, subErr error
@@ -216,8 +252,8 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		buf := make([]byte, payload+64)
-		pm.Receiver.read(0, threadCPU(), since())
-		pm.Broker.read(0, broker.Read(), since())
+		senderCPU = tidCPU(<-senderTid)
+		readAt(0, since())
 		close(ready)
 		got := 0
 		for got < n {
@@ -235,16 +271,17 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 			pm.I[h.Seq] = int64(at.Sub(origin))
 			got++
 			if got%cfg.CPUEvery == 0 && got/cfg.CPUEvery <= nCPU {
-				k := got / cfg.CPUEvery
-				pm.Receiver.read(k, threadCPU(), since())
-				pm.Broker.read(k, broker.Read(), since())
+				readAt(got/cfg.CPUEvery, since())
 			}
 		}
 	}()
 	go func() { // sender
 		defer wg.Done()
+		// The thread stays locked, so that it ends with this goroutine
+		// and its clock counts nothing of other goroutines.
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+		senderTid <- threadID()
+		defer func() { senderLast.Store(threadCPU()) }()
 		<-ready
 		msg, h := load.NewMessage(payload, cfg.RunID)
 		clock := load.NewClock()

@@ -24,8 +24,9 @@ func PerMessageSummaryFileName(typ string) string { return "permessage_" + typ +
 // Headers of the per-message files.
 var (
 	PerMessageHeader = []string{"Payload [Bytes]", "n", "O [ns]", "I [ns]", "L [µs]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]"}
-	CPUHeader        = []string{"Payload [Bytes]", "n", "Sender CPU [%]", "Receiver CPU [%]", "Broker CPU [%]", "Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Broker CPU [ns/msg]"}
-	AggregateHeader  = []string{"Payload [Bytes]", "Quantity", "Count", "Mean", "Median", "Lower median", "Robust deviation", "Min", "Max",
+	CPUHeader        = []string{"Payload [Bytes]", "n", "Sender CPU [%]", "Receiver CPU [%]", "Client CPU [%]", "Broker CPU [%]",
+		"Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Client CPU [ns/msg]", "Broker CPU [ns/msg]"}
+	AggregateHeader = []string{"Payload [Bytes]", "Quantity", "Count", "Mean", "Median", "Lower median", "Robust deviation", "Min", "Max",
 		"p50", "p90", "p99", "Bimodality", "Multimodal", "Overall", "Note"}
 )
 
@@ -71,10 +72,20 @@ func PerMessageTable(pms []*PerMessage) Table {
 func CPUTable(pms []*PerMessage) Table {
 	t := Table{Header: CPUHeader}
 	for _, pm := range pms {
-		s, r, b := pm.Sender.Windows(pm.CPUEvery), pm.Receiver.Windows(pm.CPUEvery), pm.Broker.Windows(pm.CPUEvery)
-		for j := range s {
-			t.Rows = append(t.Rows, []string{strconv.Itoa(pm.Payload), strconv.Itoa((j + 1) * pm.CPUEvery),
-				cell(s[j].Percent), cell(r[j].Percent), cell(b[j].Percent), cell(s[j].PerMessage), cell(r[j].PerMessage), cell(b[j].PerMessage)})
+		w := [][]CPUUse{pm.Sender.Windows(pm.CPUEvery), pm.Receiver.Windows(pm.CPUEvery), pm.Client.Windows(pm.CPUEvery), pm.Broker.Windows(pm.CPUEvery)}
+		for j := range w[0] {
+			for i := range w {
+				if len(w[i]) <= j { // a series never read
+					w[i] = append(w[i], noUse)
+				}
+			}
+			row := []string{strconv.Itoa(pm.Payload), strconv.Itoa((j + 1) * pm.CPUEvery)}
+			for _, perMessage := range []bool{false, true} {
+				for _, s := range w {
+					row = append(row, cell(pick(s[j], perMessage)))
+				}
+			}
+			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t
@@ -82,7 +93,8 @@ func CPUTable(pms []*PerMessage) Table {
 
 // Quantities of the aggregates CSV, in order.
 var Quantities = []string{"L [µs]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]", "RT [Mb/s]",
-	"Sender CPU [%]", "Receiver CPU [%]", "Broker CPU [%]", "Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Broker CPU [ns/msg]"}
+	"Sender CPU [%]", "Receiver CPU [%]", "Client CPU [%]", "Broker CPU [%]",
+	"Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Client CPU [ns/msg]", "Broker CPU [ns/msg]"}
 
 // Indexes of Quantities.
 const (
@@ -93,6 +105,10 @@ const (
 	qRT
 	qRTMbps
 	qSenderCPU
+	qReceiverCPU
+	qClientCPU
+	qBrokerCPU
+	qSenderCPUPerMessage
 )
 
 // Summary is the aggregate of one quantity of a payload beside its value
@@ -150,7 +166,7 @@ func Aggregates(pm *PerMessage) []Summary {
 			out[q].Note = rateNote(out[q], agree)
 		}
 	}
-	series := []CPUSeries{pm.Sender, pm.Receiver, pm.Broker}
+	series := []CPUSeries{pm.Sender, pm.Receiver, pm.Client, pm.Broker}
 	for _, perMessage := range []bool{false, true} {
 		for _, s := range series {
 			var v []float64

@@ -63,10 +63,14 @@ func PlotPerMessage(dir, typ string, pm *PerMessage) ([]string, error) {
 		return out, err
 	}
 	var cpu []nCurve
+	broker := "broker (" + pm.BrokerWhat + ")"
+	if pm.BrokerInProcess {
+		broker = "broker (this process less sender and receiver)"
+	}
 	for _, c := range []struct {
 		name string
 		s    CPUSeries
-	}{{"sender", pm.Sender}, {"receiver", pm.Receiver}, {"broker (" + pm.BrokerWhat + ")", pm.Broker}} {
+	}{{"sender thread", pm.Sender}, {"receiver thread", pm.Receiver}, {"client process (all threads)", pm.Client}, {broker, pm.Broker}} {
 		y := make([]float64, len(pm.O))
 		for n := range y {
 			y[n] = math.NaN()

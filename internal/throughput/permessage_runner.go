@@ -151,14 +151,32 @@ func orDash(f func(float64) string, v float64) string {
 	return f(v)
 }
 
+// cpuText is the CPU time per message of each participant over the whole
+// run (from the first reading to the last, so that a window of a burst,
+// in which a broker had nothing to do, weighs no more than its share),
+// each named by what it covers.
+func cpuText(pm *PerMessage, a []Summary) string {
+	ns := func(q int) string { return orDash(result.Thousands, a[q].Overall) + " ns/msg" }
+	client := ns(qSenderCPUPerMessage + 2)
+	if pm.BrokerInProcess {
+		client += ", the broker's included"
+	}
+	brokerWhat := pm.BrokerWhat
+	if brokerWhat == "" {
+		brokerWhat = "not read"
+	}
+	return fmt.Sprintf("CPU per message over the run: sender thread %s, receiver thread %s, client process (all threads) %s, broker (%s) %s",
+		ns(qSenderCPUPerMessage), ns(qSenderCPUPerMessage+1), client, brokerWhat, ns(qSenderCPUPerMessage+3))
+}
+
 // print prints one payload's figures, and says once per run why a median
 // disagrees with the overall rate.
 func (p *progressPrinter) print(typ string, pm *PerMessage) {
 	a := Aggregates(pm)
-	fmt.Fprintf(p.w, "%-32s %6d B  %s messages, %s lost  L median %s  %s  %s  RT bimodality %s  broker CPU median %s %% (%s ns/msg)\n",
+	fmt.Fprintf(p.w, "%-32s %6d B  %s messages, %s lost  L median %s  %s  %s  RT bimodality %s\n",
 		typ, pm.Payload, result.Count(len(pm.O)), result.Count(pm.Lost), orDash(result.Micros, a[qL].Median),
-		rateText("ST", a[qST], pm.M, pm.Payload), rateText("RT", a[qRT], pm.M, pm.Payload), orDash(times, a[qRT].Bimodality),
-		orDash(func(v float64) string { return fmt.Sprintf("%.1f", v) }, a[qSenderCPU+2].Median), orDash(result.Thousands, a[qSenderCPU+5].Median))
+		rateText("ST", a[qST], pm.M, pm.Payload), rateText("RT", a[qRT], pm.M, pm.Payload), orDash(times, a[qRT].Bimodality))
+	fmt.Fprintf(p.w, "    %s\n", cpuText(pm, a))
 	if p.explained == nil {
 		p.explained = map[int]bool{}
 	}

@@ -350,7 +350,7 @@ func TestReadTableErrors(t *testing.T) {
 		{"", "f.csv: empty file"},
 		{"a,b\n", "f.csv:1: header"},
 		{strings.Join(CPUHeader, ",") + "\n16,1,2,3\n", "f.csv:2: 4 columns"},
-		{strings.Join(CPUHeader, ",") + "\n16,1,x,3,4,5,6,7\n", `f.csv:2: column "Sender CPU [%]": "x" is not a number`},
+		{strings.Join(CPUHeader, ",") + "\n16,1,x,3,4,5,6,7,8,9\n", `f.csv:2: column "Sender CPU [%]": "x" is not a number`},
 	} {
 		if _, err := ReadTable(strings.NewReader(c.in), "f.csv", CPUHeader); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
