@@ -358,11 +358,65 @@ func LocalTest(x []float64, lo, hi, minSegment, permutations int, seed uint64, p
 	if len(vals) < 2*minSegment {
 		return math.NaN(), fmt.Errorf("%d value(s): a split needs at least %d", len(vals), 2*minSegment)
 	}
+	return bestSplitP(vals, phi, minSegment, permutations, seed, stopAbove), nil
+}
+
+// SegmentsTest is LocalTest of two stretches of x that need not touch: a
+// segment before a shift, [refLo, refHi), and the newest one, [curLo,
+// curHi), with refHi ≤ curLo and whatever lies between left out. It tests
+// whether the two hold one distribution, by the best split of the values of
+// the first followed by those of the second (both sides at least
+// minSegment values), as LocalTest does for adjacent segments, which it
+// is when refHi = curLo. Each stretch is pre-whitened with phi on its own
+// (from its first value, as Prais–Winsten starts a series), around the
+// median of both, so that the values between them weigh in neither.
+func SegmentsTest(x []float64, refLo, refHi, curLo, curHi, minSegment, permutations int, seed uint64, phi, stopAbove float64) (float64, error) {
+	if refLo < 0 || refLo >= refHi || refHi > curLo || curLo >= curHi || curHi > len(x) {
+		return math.NaN(), fmt.Errorf("stretches [%d, %d) and [%d, %d) are not two in order inside the series of %d values", refLo, refHi, curLo, curHi, len(x))
+	}
+	if refHi == curLo {
+		return LocalTest(x, refLo, curHi, minSegment, permutations, seed, phi, stopAbove)
+	}
+	if minSegment < MinSegmentFloor {
+		return math.NaN(), fmt.Errorf("minimum segment length %d: expected at least %d", minSegment, MinSegmentFloor)
+	}
+	if permutations < 1 {
+		return math.NaN(), errors.New("expected at least 1 permutation")
+	}
+	var parts [2][]float64
+	for k, r := range [2][2]int{{refLo, refHi}, {curLo, curHi}} {
+		for _, v := range x[r[0]:r[1]] {
+			if math.IsInf(v, 0) {
+				return math.NaN(), fmt.Errorf("value %v: expected a finite number", v)
+			}
+			if !math.IsNaN(v) {
+				parts[k] = append(parts[k], v)
+			}
+		}
+	}
+	if len(parts[0])+len(parts[1]) < 2*minSegment {
+		return math.NaN(), fmt.Errorf("%d value(s): a split needs at least %d", len(parts[0])+len(parts[1]), 2*minSegment)
+	}
+	c := stats.Median(append(slices.Clone(parts[0]), parts[1]...))
+	var w []float64
+	for _, p := range parts {
+		u := make([]float64, len(p))
+		for i, v := range p {
+			u[i] = v - c
+		}
+		w = append(w, whiten(u, phi)...)
+	}
+	return bestSplitP(w, 0, minSegment, permutations, seed, stopAbove), nil
+}
+
+// bestSplitP is the permutation p-value of the best split of vals,
+// pre-whitened with phi first (LocalTest).
+func bestSplitP(vals []float64, phi float64, minSegment, permutations int, seed uint64, stopAbove float64) float64 {
 	opt := Options{Alpha: 0.5, Permutations: permutations, MinSegment: minSegment, Seed: seed}
 	d := newDetector(vals, phi, opt)
 	iv := d.newInterval(0, len(vals))
 	if !(iv.q > 0) {
-		return 1, nil
+		return 1
 	}
 	limit := permutations + 1 // never stops
 	if stopAbove < 1 {
@@ -373,9 +427,9 @@ func LocalTest(x []float64, lo, hi, minSegment, permutations int, seed uint64, p
 		if atLeast(d.permuted(0, len(vals)), iv.q) {
 			exceed++
 			if exceed > limit {
-				return float64(1+exceed) / float64(permutations+1), nil
+				return float64(1+exceed) / float64(permutations+1)
 			}
 		}
 	}
-	return float64(1+exceed) / float64(permutations+1), nil
+	return float64(1+exceed) / float64(permutations+1)
 }

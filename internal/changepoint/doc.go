@@ -86,9 +86,13 @@
 // Kendall 1954, Marriott & Pope 1954). Only an estimate above 1.5 standard
 // errors √((1−φ²)/n) is used, raised by 2 standard errors (at most 0.9):
 // whitening too little is what makes the test find changes that are not
-// there. Lag1 pools several series (history pools every series of one
+// there. Lag1 pools several series (history pools the series of one
 // magnitude: one machine's drift), which estimates φ far better than one
-// series of 30 values, whose standard error is near 0.2.
+// series of 30 values, whose standard error is near 0.2; Share pools only
+// the series that can be shown to share φ (a homogeneity test of their
+// autocorrelations) and gives the others their own, since pooling 3
+// series of φ = 0.8 with 8 independent ones whitened the 3 with 0.22 on
+// average and failed history's gate in 11.5 % of such histories.
 //
 // Measured (AR(1) normal noise, φ = 0.6, Alpha 0.01, 1,000 seeded series
 // each, no change), φ estimated from each series alone: a false change

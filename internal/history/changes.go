@@ -84,9 +84,10 @@ func (c Change) Direction() string {
 // experiments) and stores them in the sub-experiments' Changes. Each series
 // gets its own seed, derived from opt.Seed and its position, so that results
 // do not depend on the order series are analysed in. opt.Autocorrelation is
-// not used: the lag-1 autocorrelation is estimated per magnitude over every
-// series of it (changepoint.Lag1), and when there is some every series of
-// that magnitude is segmented again, pre-whitened (formats §10).
+// not used: the lag-1 autocorrelation is estimated per series, pooled over
+// the series of its magnitude as far as they can be shown to share it
+// (changepoint.Share), and every series with some is segmented again,
+// pre-whitened (formats §10).
 func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 	opt.Options = opt.Options.WithDefaults()
 	if err := opt.Options.Validate(); err != nil {
@@ -105,21 +106,21 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 	}
 	h.ChangeOptions = opt
 	h.ChangeFrom = from
-	type job struct{ s, m, p int }
-	var jobs []job
+	var jobs []seriesJob
 	for si, s := range h.SubExperiments {
 		s.Changes = make([][]SeriesChanges, len(s.Mags()))
 		for m := range s.Mags() {
 			s.Changes[m] = make([]SeriesChanges, len(s.Payloads))
 			for p := range s.Payloads {
-				jobs = append(jobs, job{si, m, p})
+				jobs = append(jobs, seriesJob{si, m, p})
 			}
 		}
 	}
-	// Every series as it is, then, for each magnitude whose series are
-	// autocorrelated around their segments (pooled over the sub-experiments
-	// and payloads: one machine's drift), every series of it pre-whitened.
-	phis := map[string]float64{}
+	// Every series as it is, then every series autocorrelated around its
+	// segments pre-whitened: with the φ its magnitude's series share (over
+	// the sub-experiments and payloads: one machine's drift), or its own
+	// when it was shown to differ from them (changepoint.Share).
+	phis := make([]float64, len(jobs))
 	for round := 0; round < 2; round++ {
 		var (
 			mu       sync.Mutex
@@ -130,7 +131,7 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 			s := h.SubExperiments[j.s]
 			o := opt.Options
 			o.Seed = seriesSeed(opt.Seed, i)
-			if o.Autocorrelation = phis[s.Mags()[j.m]]; round > 0 && o.Autocorrelation == 0 {
+			if o.Autocorrelation = phis[i]; round > 0 && o.Autocorrelation == 0 {
 				return
 			}
 			res, err := changepoint.Detect(s.Values[j.m][j.p][from:], o)
@@ -156,34 +157,52 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 		if round > 0 {
 			break
 		}
-		lag1 := map[string]*changepoint.Lag1{}
-		for _, j := range jobs {
-			s := h.SubExperiments[j.s]
-			sc, mag := s.Changes[j.m][j.p], s.Mags()[j.m]
-			if sc.Reason != "" {
-				continue
-			}
-			if lag1[mag] == nil {
-				lag1[mag] = &changepoint.Lag1{}
-			}
-			r := sc.Result
-			r.ChangePoints = slices.Clone(r.ChangePoints)
-			for k := range r.ChangePoints {
-				r.ChangePoints[k].Index -= from
-			}
-			lag1[mag].Add(s.Values[j.m][j.p][from:], r)
-		}
-		for mag, a := range lag1 {
-			if phi := a.Estimate(); phi > 0 {
-				phis[mag] = phi
-			}
-		}
-		if len(phis) == 0 {
+		if !h.sharePhis(jobs, from, phis) {
 			break
 		}
 	}
 	h.changesDetected = true
 	return nil
+}
+
+// seriesJob is one series of DetectChanges: sub-experiment s, magnitude m,
+// payload p.
+type seriesJob struct{ s, m, p int }
+
+// sharePhis sets phis[i], the φ to pre-whiten series jobs[i] with, from
+// their plain segmentations (windows from from on): changepoint.Share over
+// the series of each magnitude. It reports whether any φ is above 0.
+func (h *History) sharePhis(jobs []seriesJob, from int, phis []float64) bool {
+	groups := map[string][]int{}
+	lags := make([]changepoint.Lag1, len(jobs))
+	whole := make([]changepoint.Lag1, len(jobs))
+	for i, j := range jobs {
+		s := h.SubExperiments[j.s]
+		sc, mag := s.Changes[j.m][j.p], s.Mags()[j.m]
+		if sc.Reason != "" {
+			continue
+		}
+		r := sc.Result
+		r.ChangePoints = slices.Clone(r.ChangePoints)
+		for k := range r.ChangePoints {
+			r.ChangePoints[k].Index -= from
+		}
+		lags[i].Add(s.Values[j.m][j.p][from:], r)
+		whole[i].Add(s.Values[j.m][j.p][from:], changepoint.Result{})
+		groups[mag] = append(groups[mag], i)
+	}
+	any := false
+	for _, idx := range groups {
+		seg, one := make([]changepoint.Lag1, len(idx)), make([]changepoint.Lag1, len(idx))
+		for k, i := range idx {
+			seg[k], one[k] = lags[i], whole[i]
+		}
+		for k, phi := range changepoint.Share(seg, one) {
+			phis[idx[k]] = phi
+			any = any || phi > 0
+		}
+	}
+	return any
 }
 
 // seriesSeed mixes the user's seed with a series' position (SplitMix64).

@@ -1,0 +1,111 @@
+package changepoint
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// shareInputs segments each series as Detect does and returns the two
+// Lag1 of each for Share.
+func shareInputs(t *testing.T, xs [][]float64) (seg, whole []Lag1) {
+	t.Helper()
+	seg, whole = make([]Lag1, len(xs)), make([]Lag1, len(xs))
+	for i, x := range xs {
+		res, err := Detect(x, Options{Seed: uint64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg[i].Add(x, res)
+		whole[i].Add(x, Result{})
+	}
+	return seg, whole
+}
+
+// TestShareSeparates: of 11 series of 30 values, 3 with AR(1) noise of
+// φ = 0.8 and 8 independent, the 3 are shown to differ and whitened with
+// at least 0.4 in at least 85 % of 200 groups, while the 8 share one φ
+// (pooling all 11 gave the 3 the pooled estimate, 0.22 on average here, and
+// left some unwhitened).
+func TestShareSeparates(t *testing.T) {
+	high, low, groups := 0, 0, 200
+	var highSum, pooledSum float64
+	for g := 0; g < groups; g++ {
+		rng := rand.New(rand.NewPCG(uint64(g), 41))
+		xs := make([][]float64, 11)
+		for i := range xs {
+			phi := 0.0
+			if i%4 == 1 {
+				phi = 0.8
+			}
+			xs[i] = ar1(rng, 30, phi)
+		}
+		seg, whole := shareInputs(t, xs)
+		phis := Share(seg, whole)
+		var all Lag1
+		for _, s := range seg {
+			all = all.merge(s)
+		}
+		pooledSum += all.Estimate()
+		allLow := true
+		for i, phi := range phis {
+			if i%4 == 1 {
+				highSum += phi
+				if phi >= 0.4 {
+					high++
+				}
+			} else if phi != phis[0] {
+				allLow = false
+			}
+		}
+		if allLow {
+			low++
+		}
+	}
+	t.Logf("φ = 0.8 series whitened with at least 0.4: %d of %d (mean φ %.2f; pooled over all 11: %.2f); independent series sharing one φ in %d of %d groups",
+		high, 3*groups, highSum/float64(3*groups), pooledSum/float64(groups), low, groups)
+	if high < 3*groups*85/100 || low < groups*9/10 {
+		t.Errorf("high %d of %d, independent sharing %d of %d", high, 3*groups, low, groups)
+	}
+}
+
+// TestShareHomogeneous: 11 series with one φ = 0.6 share one estimate in
+// most groups, that estimate is near the pooled one, and a lone series gets
+// its own Estimate. (A series that leaves the group but whose own estimate
+// is lower keeps the group's, pooled without it.)
+func TestShareHomogeneous(t *testing.T) {
+	shared, groups := 0, 100
+	for g := 0; g < groups; g++ {
+		rng := rand.New(rand.NewPCG(uint64(g), 43))
+		xs := make([][]float64, 11)
+		for i := range xs {
+			xs[i] = ar1(rng, 30, 0.6)
+		}
+		seg, whole := shareInputs(t, xs)
+		phis := Share(seg, whole)
+		same := true
+		for _, phi := range phis {
+			same = same && phi == phis[0]
+		}
+		if same {
+			shared++
+			var pooled Lag1
+			for _, s := range seg {
+				pooled = pooled.merge(s)
+			}
+			if math.Abs(phis[0]-pooled.Estimate()) > 0.15 {
+				t.Errorf("group %d: shared φ %v, pooled estimate of all %v", g, phis[0], pooled.Estimate())
+			}
+		}
+		if one := Share(seg[:1], whole[:1]); one[0] != seg[0].Estimate() {
+			t.Errorf("group %d: a lone series got %v, its Estimate is %v", g, one[0], seg[0].Estimate())
+		}
+	}
+	t.Logf("%d of %d homogeneous groups share one φ", shared, groups)
+	if shared < groups*85/100 {
+		t.Errorf("%d of %d homogeneous groups share one φ", shared, groups)
+	}
+	if got := chi2Upper(10, 0.05); math.Abs(got-18.307) > 0.1 {
+		t.Errorf("χ² 95 %% quantile, 10 df: %v, want 18.307", got)
+	}
+}
