@@ -206,11 +206,12 @@ func TestInterrupt(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	// Interrupted once it measures: its snapshot file exists.
+	// Interrupted once it measures: its snapshot file is being written
+	// (beside its name, until the role ends).
 	csv := filepath.Join(out, "snap.csv")
 	go func() {
 		for {
-			if _, err := os.Stat(csv); err == nil {
+			if tmp, _ := filepath.Glob(filepath.Join(out, ".snap.csv.tmp*")); len(tmp) > 0 {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -226,6 +227,9 @@ func TestInterrupt(t *testing.T) {
 	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
 	if err != nil || !m.Interrupted || m.Completed {
 		t.Fatalf("meta %+v, %v", m, err)
+	}
+	if got := csvColumn(t, csv, "Received"); len(got) == 0 {
+		t.Errorf("%s: no snapshot", csv)
 	}
 }
 
