@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
@@ -63,9 +65,19 @@ type Tool struct {
 	Version string `json:"version"`
 }
 
+// BuiltinSystem is run's name of the system under test unless told
+// otherwise: the transports built into mqgate.
+const BuiltinSystem = "mqgate-builtin"
+
+// UnknownProduct names a broker that did not say what it is (MQTT has no
+// field for it, and a broker may publish no version topic).
+const UnknownProduct = "unknown"
+
 // System is the system under test.
 type System struct {
-	// Name is what was measured, e.g. "mqgate-builtin", "rabbitmq".
+	// Name is what was measured, e.g. "mqgate-builtin", "rabbitmq". Left
+	// at BuiltinSystem by a run that reached brokers, meta.json names what
+	// they announced instead (Encode, systemOf).
 	Name string `json:"name"`
 	// Scopes are the sub-experiment scopes of the run (formats §1), e.g.
 	// "intraprocess", "interprocess", "amqp".
@@ -255,13 +267,59 @@ func Encode(w io.Writer, m *Meta) error {
 	if c.Schema == 0 {
 		c.Schema = SchemaVersion
 	}
+	c.System = systemOf(c.System, c.SubExperiments)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(&c)
 }
 
-// Write writes m to path atomically.
+// systemOf is the system under test of a run whose sub-experiments are
+// subs: sys as given, unless it is run's default (BuiltinSystem, no
+// version) and a sub-experiment reached a broker. Then it names what the
+// brokers announced (NATS INFO, AMQP server properties; UnknownProduct
+// where the protocol carries none), joined by " + " with BuiltinSystem
+// for the sub-experiments of built-in transports, and the version when
+// one product of one version was measured.
+func systemOf(sys System, subs []SubExperiment) System {
+	if sys.Name != BuiltinSystem || sys.Version != "" {
+		return sys
+	}
+	var names, versions []string
+	brokers := 0
+	for _, s := range subs {
+		name := BuiltinSystem
+		if s.System != nil {
+			brokers++
+			name = s.System.Product
+			if name == "" {
+				name = UnknownProduct
+			}
+			if !slices.Contains(versions, s.System.Version) {
+				versions = append(versions, s.System.Version)
+			}
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if brokers == 0 {
+		return sys
+	}
+	sys.Name = strings.Join(names, " + ")
+	if len(names) == 1 && len(versions) == 1 && names[0] != UnknownProduct {
+		sys.Version = versions[0]
+	}
+	return sys
+}
+
+// Write writes m to path atomically. Once the run's end is recorded (End
+// after Start) it records the load average then too.
 func Write(path string, m *Meta) error {
+	if l := m.Host.Load; l != nil && l.Start != nil && m.End.After(m.Start) {
+		if la, ok := readLoadAverage(); ok {
+			l.End = la
+		}
+	}
 	return atomicfile.Write(path, func(w io.Writer) error { return Encode(w, m) })
 }
 

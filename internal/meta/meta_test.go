@@ -268,3 +268,106 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// procLoadAverages reads /proc/loadavg, as the test's own account.
+func procLoadAverage(t *testing.T) [3]float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		t.Skipf("no load average on this system: %v", err)
+	}
+	var la [3]float64
+	if _, err := fmt.Sscan(string(b), &la[0], &la[1], &la[2]); err != nil {
+		t.Fatal(err)
+	}
+	return la
+}
+
+// TestLoadAverageRecorded: meta.json holds the load average of
+// /proc/loadavg at the start of the run and at its end (the kernel updates
+// it every 5 s, so it is read before and after and either may be the one).
+func TestLoadAverageRecorded(t *testing.T) {
+	loadOf := func(path, when string) []float64 {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Host struct {
+				Load map[string][]float64 `json:"load_average"`
+			} `json:"host"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Host.Load[when]
+	}
+	either := func(got []float64, a, b [3]float64) bool {
+		return reflect.DeepEqual(got, a[:]) || reflect.DeepEqual(got, b[:])
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	before := procLoadAverage(t)
+	m := sample()
+	m.Host = HostFingerprint()
+	after := procLoadAverage(t)
+	m.End = m.Start // as a run writes it first
+	if err := Write(path, m); err != nil {
+		t.Fatal(err)
+	}
+	if got := loadOf(path, "start"); !either(got, before, after) {
+		t.Errorf("load average at the start %v, /proc/loadavg %v then %v", got, before, after)
+	}
+	if got := loadOf(path, "end"); got != nil {
+		t.Errorf("load average at the end %v before the run ended", got)
+	}
+	m.End = m.Start.Add(time.Minute)
+	before = procLoadAverage(t)
+	if err := Write(path, m); err != nil {
+		t.Fatal(err)
+	}
+	after = procLoadAverage(t)
+	if got := loadOf(path, "end"); !either(got, before, after) {
+		t.Errorf("load average at the end %v, /proc/loadavg %v then %v", got, before, after)
+	}
+}
+
+// TestSystemFromBrokers: left at run's default, the system under test is
+// what the brokers announced, "unknown" for one that did not say, and
+// never run's built-in transports for a broker run.
+func TestSystemFromBrokers(t *testing.T) {
+	nats := &SystemInfo{Product: "nats-server", Version: "2.9.10"}
+	sub := func(s *SystemInfo) SubExperiment { return SubExperiment{Type: "x", System: s, Payloads: []Payload{}} }
+	for _, c := range []struct {
+		name      string
+		sys       System
+		subs      []SubExperiment
+		want, ver string
+	}{
+		{"nats", System{Name: "mqgate-builtin"}, []SubExperiment{sub(nats), sub(nats)}, "nats-server", "2.9.10"},
+		{"rabbitmq", System{Name: "mqgate-builtin"}, []SubExperiment{sub(&SystemInfo{Product: "RabbitMQ", Version: "3.12.1"})}, "RabbitMQ", "3.12.1"},
+		{"mqtt without a version topic", System{Name: "mqgate-builtin"}, []SubExperiment{sub(&SystemInfo{})}, "unknown", ""},
+		{"mixed", System{Name: "mqgate-builtin"}, []SubExperiment{sub(nil), sub(nats)}, "mqgate-builtin" + " + nats-server", ""},
+		{"built-in only", System{Name: "mqgate-builtin"}, []SubExperiment{sub(nil)}, "mqgate-builtin", ""},
+		{"named by the user", System{Name: "my-broker", Version: "7"}, []SubExperiment{sub(nats)}, "my-broker", "7"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := sample()
+			m.System, m.SubExperiments = c.sys, c.subs
+			var b bytes.Buffer
+			if err := Encode(&b, m); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Decode(&b, FileName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.System.Name != c.want || back.System.Version != c.ver {
+				t.Errorf("system %q version %q, want %q %q", back.System.Name, back.System.Version, c.want, c.ver)
+			}
+		})
+	}
+}
