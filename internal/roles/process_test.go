@@ -88,9 +88,10 @@ func TestSIGTERM(t *testing.T) {
 			args = []string{"--run-id", id, "--out-dir", out, "--log-level", "error", "sub", "--endpoint", url, "--duration", "5m", "--csv", csv}
 		}
 		cmd, stderr := roleProcess(t, nil, args...)
-		// Stopped once it measures: its snapshot file exists.
+		// Stopped once it measures: its snapshot file is being written
+		// (beside its name, until the role ends).
 		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(csv); err == nil {
+			if tmp, _ := filepath.Glob(filepath.Join(out, "."+id+".csv.tmp*")); len(tmp) > 0 {
 				break
 			}
 		}
@@ -104,6 +105,9 @@ func TestSIGTERM(t *testing.T) {
 		}
 		if m, err := meta.ReadFile(filepath.Join(dir, meta.FileName)); err != nil || !m.Interrupted {
 			t.Errorf("%v: meta %+v %v", sig, m, err)
+		}
+		if _, err := os.Stat(csv); err != nil {
+			t.Errorf("%v: the snapshots: %v", sig, err)
 		}
 	}
 }
