@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/drivertest"
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/testenv"
 )
 
@@ -182,4 +185,82 @@ func TestPerMessageCPUAgainstProc(t *testing.T) {
 			t.Errorf("client process %g ns/msg, /proc/self/stat %g", c, proc)
 		}
 	})
+}
+
+// serverInfo is what the NATS server at addr announces to a plain TCP
+// client: the INFO line it sends first.
+func serverInfo(t *testing.T, addr string) (name, version string) {
+	t.Helper()
+	u, _ := url.Parse(addr)
+	c, err := net.DialTimeout("tcp", u.Host, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "INFO ") {
+		t.Fatalf("no INFO from %s: %q, %v", addr, line, err)
+	}
+	var info struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal([]byte(line[5:]), &info); err != nil {
+		t.Fatal(err)
+	}
+	return "nats-server", info.Version
+}
+
+// TestPerMessageRecordsTheBroker: the meta.json of a run through the
+// nats-server of this host names it and its version as the server
+// announces them to a plain client (not run's default, mqgate-builtin),
+// and holds the load average of /proc/loadavg at the start and the end.
+func TestPerMessageRecordsTheBroker(t *testing.T) {
+	addr := testenv.Service(t, "nats-server", testenv.Getenv("MQGATE_NATS_URL", nats.DefaultURL), "start it with: nats-server -a 127.0.0.1 -p 4222")
+	product, version := serverInfo(t, addr)
+	loadavg := func() []float64 {
+		b, err := os.ReadFile("/proc/loadavg")
+		if err != nil {
+			t.Skipf("no load average here: %v", err)
+		}
+		var la [3]float64
+		fmt.Sscan(string(b), &la[0], &la[1], &la[2])
+		return la[:]
+	}
+	dir := t.TempDir()
+	topic := drivertest.TestTopic(t)
+	start0 := loadavg()
+	m := &meta.Meta{Start: time.Now().UTC(), System: meta.System{Name: "mqgate-builtin"}, Host: meta.HostFingerprint()}
+	start1 := loadavg()
+	r := &PerMessageRunner{Config: PerMessageConfig{Count: 2000, Window: 100, CPUEvery: 500}, Payloads: []int{64}, Dir: dir, Meta: m, NoPlots: true}
+	sub := load.Sub{Type: "nats_best_effort", Transport: "nats", Topic: topic,
+		Links: load.Links{Transport: nats.Transport{}, URL: addr, Publish: driver.Options{Topic: topic}, Subscribe: driver.Options{Topic: topic}}}
+	end0 := loadavg()
+	if err := r.Run(context.Background(), []load.Sub{sub}); err != nil {
+		t.Fatal(err)
+	}
+	end1 := loadavg()
+	b, err := os.ReadFile(filepath.Join(dir, meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		System struct{ Name, Version string } `json:"system"`
+		Host   struct {
+			Load map[string][]float64 `json:"load_average"`
+		} `json:"host"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.System.Name != product || doc.System.Version != version {
+		t.Errorf("meta.json system %q %q, the server announces %s %s", doc.System.Name, doc.System.Version, product, version)
+	}
+	in := func(got, a, b []float64) bool { return slices.Equal(got, a) || slices.Equal(got, b) }
+	if got := doc.Host.Load["start"]; !in(got, start0, start1) {
+		t.Errorf("load average at the start %v, /proc/loadavg %v then %v", got, start0, start1)
+	}
+	if got := doc.Host.Load["end"]; !in(got, end0, end1) {
+		t.Errorf("load average at the end %v, /proc/loadavg %v then %v", got, end0, end1)
+	}
 }
