@@ -142,6 +142,10 @@ type EchoDelay struct {
 type CPUs struct {
 	Pinger int `json:"pinger"`
 	Ponger int `json:"ponger"`
+	// Placement says who chose it (cpus.go): empty when --cpus gave it.
+	Placement string `json:"placement,omitempty"`
+	// Note says why a default placement was not applied.
+	Note string `json:"note,omitempty"`
 }
 
 // TLS records the certificates of the secure sub-experiments.
