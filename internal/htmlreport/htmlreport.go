@@ -71,6 +71,11 @@ type Table struct {
 	Caption string
 	Header  []string
 	Rows    [][]Cell
+	// RowHeaders makes the first cell of each row the row's header (a
+	// sub-experiment's name), kept in view while a table too wide for the
+	// screen scrolls sideways, and wrapped, when the screen is narrow, only
+	// after an underscore: between the words of a name.
+	RowHeaders bool
 }
 
 // Cell is one table cell.
@@ -81,6 +86,10 @@ type Cell struct {
 	Status string
 	// Numeric cells are right-aligned in tabular figures.
 	Numeric bool
+	// Sub, when set, is a second, smaller value under Text (a p99 under a
+	// p50); Status then marks Text alone and SubStatus marks Sub.
+	Sub       string
+	SubStatus string
 }
 
 // Plot is one figure.

@@ -109,10 +109,11 @@ func TestEscaping(t *testing.T) {
 	const evil = `<script>alert("x")</script><img src=x onerror=alert(1)>"'&`
 	cell := Cell{Text: evil, Status: StatusFailed}
 	tbl := Table{Caption: evil, Header: []string{evil}, Rows: [][]Cell{{cell}}}
+	rows := Table{Caption: evil, Header: []string{evil, evil}, RowHeaders: true, Rows: [][]Cell{{cell, {Text: evil, Sub: evil}}}}
 	p := Page{
 		Title: evil, Subtitle: evil, Meta: []KV{{evil, evil}}, Notes: []string{evil},
 		Verdict: &Verdict{Status: StatusFailed, Summary: evil, Failures: tbl},
-		Sections: []Section{{ID: evil, Title: evil, Notes: []string{evil}, Tables: []Table{tbl},
+		Sections: []Section{{ID: evil, Title: evil, Notes: []string{evil}, Tables: []Table{tbl, rows},
 			Plots:    []Plot{{Title: evil, SVG: tinySVG(t, "plot")}},
 			Sections: []Section{{ID: evil, Title: evil}}}},
 	}
@@ -134,6 +135,35 @@ func TestEscaping(t *testing.T) {
 		if !regexp.MustCompile(`^[a-z0-9_.-]+$`).MatchString(m[1]) {
 			t.Errorf("id %q is not sanitised", m[1])
 		}
+	}
+}
+
+// TestRowHeaders: a table with row headers has its first cells as row
+// headers that may wrap only after an underscore, and a cell with a second
+// value marks each value on its own.
+func TestRowHeaders(t *testing.T) {
+	tbl := Table{Header: []string{"Sub-experiment", "16 B"}, RowHeaders: true, Rows: [][]Cell{
+		{Text("interprocess_best_effort"), {Text: "14.4 µs", Status: StatusInconclusive, Sub: "27.2 µs", Numeric: true}},
+		{Text("a_b"), {Text: "1 µs", Sub: "2 µs", SubStatus: StatusFailed, Numeric: true}},
+	}}
+	var b bytes.Buffer
+	if err := Render(&b, Page{Title: "t", Headline: []Table{tbl}}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		`<table class="row-headers">`,
+		`<th scope="row">interprocess_<wbr>best_<wbr>effort</th><td class="num"><span class="val st-inconclusive">14.4 µs</span><span class="sub">27.2 µs</span></td>`,
+		`<th scope="row">a_<wbr>b</th><td class="num"><span class="val">1 µs</span><span class="sub st-failed">2 µs</span></td>`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	bad := tbl
+	bad.Rows = [][]Cell{{Text("x"), {Text: "1", Sub: "2", SubStatus: "worst"}}}
+	if err := Render(&b, Page{Title: "t", Headline: []Table{bad}}); err == nil || !strings.Contains(err.Error(), `status "worst"`) {
+		t.Errorf("a sub-value status \"worst\": error %v", err)
 	}
 }
 

@@ -27,14 +27,23 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 		return strconv.Itoa(n) + " " + noun + "s"
 	},
 	"hlevel": func(depth int) int { return min(depth+2, 6) },
+	"wbr":    wordBreaks,
 	"cellClass": func(c Cell) string {
 		var cls []string
 		if c.Numeric {
 			cls = append(cls, "num")
 		}
-		if c.Status != "" {
+		// A cell with a second value marks each value on its own.
+		if c.Status != "" && c.Sub == "" {
 			cls = append(cls, "st-"+c.Status)
 		}
 		return strings.Join(cls, " ")
 	},
 }).Parse(pageTmpl))
+
+// wordBreaks escapes s and lets a line break after each underscore, so that
+// a row header, a sub-experiment's name (interprocess_best_effort_tcp),
+// wraps between its words on a narrow screen, never inside one.
+func wordBreaks(s string) template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), "_", "_<wbr>"))
+}

@@ -158,9 +158,11 @@ func buildSections(v *pageView, secs []Section, parent string, depth int, used i
 func checkTable(t Table) error {
 	for i, row := range t.Rows {
 		for j, c := range row {
-			if !validStatus(c.Status) {
-				return fmt.Errorf("table %q: row %d, cell %d: status %q: expected %q, %q, %q or none",
-					t.Caption, i+1, j+1, c.Status, StatusPassed, StatusFailed, StatusInconclusive)
+			for _, st := range []string{c.Status, c.SubStatus} {
+				if !validStatus(st) {
+					return fmt.Errorf("table %q: row %d, cell %d: status %q: expected %q, %q, %q or none",
+						t.Caption, i+1, j+1, st, StatusPassed, StatusFailed, StatusInconclusive)
+				}
 			}
 		}
 	}
