@@ -6,10 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -25,14 +27,18 @@ type Folder struct {
 }
 
 // Page builds the HTML report of processed results: headline tables first
-// (latency, one-way load, per-message, throughput), then the comparison
-// plots, the throughput, load and per-message sections, and per
-// sub-experiment its summary table and, per payload, its histogram and
-// series. expDir is "" in single-file mode. Everything must have been
+// (the latency matrix, one-way load, per-message, throughput), then the
+// throughput, load and per-message sections, the comparison heat maps
+// (with, collapsed, the latency of every sub-experiment and payload as one
+// long table), and per sub-experiment its summary table and, per payload,
+// its histogram and series. expDir is "" in single-file mode. Everything must have been
 // produced with its figures as SVG (Options.Figures).
 func Page(expDir string, f Folder) (htmlreport.Page, error) {
 	results, tputs := f.Results, f.Throughputs
 	page := htmlreport.Page{Title: "Latency summary", Subtitle: "mqgate process"}
+	// Without meta.json, or a latency in it, raw files hold half round
+	// trips (formats §2).
+	latency := meta.LatencyHalfRTT
 	if expDir != "" {
 		page.Title = "Latency summary: " + filepath.Base(filepath.Clean(expDir))
 		page.Meta = append(page.Meta, htmlreport.KV{Key: "Experiment", Value: expDir})
@@ -40,6 +46,9 @@ func Page(expDir string, f Folder) (htmlreport.Page, error) {
 		switch {
 		case err == nil:
 			page.Meta = append(page.Meta, metaKVs(m)...)
+			if m.Latency != "" {
+				latency = m.Latency
+			}
 		case !errors.Is(err, os.ErrNotExist):
 			page.Notes = append(page.Notes, "meta.json could not be read: "+err.Error())
 		}
@@ -71,12 +80,12 @@ func Page(expDir string, f Folder) (htmlreport.Page, error) {
 	}
 	page.Meta = append(page.Meta, htmlreport.KV{Key: "Sub-experiments", Value: strconv.Itoa(len(subs))})
 	if len(results) > 0 {
-		page.Meta = append(page.Meta, htmlreport.KV{Key: "Samples", Value: strconv.Itoa(samples)})
+		page.Meta = append(page.Meta, htmlreport.KV{Key: "Samples", Value: result.Count(samples)})
 	}
 	page.Meta = append(page.Meta, htmlreport.KV{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)})
 
 	if len(results) > 0 {
-		page.Headline = []htmlreport.Table{HeadlineTable(results)}
+		page.Headline = []htmlreport.Table{MatrixTable(results, latency)}
 	}
 	if len(f.Loads) > 0 {
 		page.Headline = append(page.Headline, LoadTable(f.Loads))
@@ -108,6 +117,10 @@ func Page(expDir string, f Folder) (htmlreport.Page, error) {
 			}
 			sec.Plots = append(sec.Plots, htmlreport.Plot{Title: c.Title, SVG: svg})
 		}
+		// The same figures as a list, for reading values off and copying
+		// them, collapsed: at ten sub-experiments it is 110 rows long.
+		sec.Sections = []htmlreport.Section{{ID: "table", Title: "Every sub-experiment and payload as a table",
+			Tables: []htmlreport.Table{PayloadRowsTable(results)}}}
 		page.Sections = append(page.Sections, sec)
 	}
 	for _, r := range results {
@@ -128,23 +141,107 @@ func Page(expDir string, f Folder) (htmlreport.Page, error) {
 	return page, nil
 }
 
-// headlineColumns are the summary columns of the headline table.
-var headlineColumns = []string{"Median", "99%", "Max"}
+// MatrixTable is what a reader wants first, the whole answer on one
+// screen: a row per sub-experiment, a column per payload, each cell the
+// median and, under it, the 99th percentile, scaled for reading; the
+// highest of each at each payload (across sub-experiments, or across
+// payloads when there is one sub-experiment) is marked. latency is the
+// meta.json definition of the values, which the caption names.
+func MatrixTable(results []Result, latency string) htmlreport.Table {
+	var payloads []int
+	for _, r := range results {
+		for _, row := range r.Rows {
+			if !slices.Contains(payloads, row.Bytes) {
+				payloads = append(payloads, row.Bytes)
+			}
+		}
+	}
+	slices.Sort(payloads)
+	t := htmlreport.Table{RowHeaders: true, Header: []string{"Sub-experiment"},
+		Caption: "Latency, " + experiment.LatencyMeaning(latency) + ": p50 over p99, by sub-experiment and payload (marked: the highest at each payload)"}
+	if len(results) == 1 {
+		t.Caption = "Latency, " + experiment.LatencyMeaning(latency) + ": p50 over p99, by payload (marked: the highest of each)"
+	}
+	for _, p := range payloads {
+		t.Header = append(t.Header, strconv.Itoa(p)+" B")
+	}
+	cols := []string{"Median", "99%"}
+	worst, best := spread(results, cols)
+	group := func(bytes int) int {
+		if len(results) == 1 {
+			return 0
+		}
+		return bytes
+	}
+	marked := func(g, i int, v float64) string {
+		if v == worst[g][i] && v > best[g][i] {
+			return htmlreport.StatusInconclusive
+		}
+		return ""
+	}
+	for _, r := range results {
+		cells := make([]htmlreport.Cell, 1+len(payloads))
+		cells[0] = htmlreport.Text(r.Type)
+		for k := range payloads {
+			cells[1+k] = htmlreport.Num("–")
+		}
+		for _, row := range r.Rows {
+			p50, _ := row.Get(cols[0])
+			p99, _ := row.Get(cols[1])
+			g := group(row.Bytes)
+			cells[1+slices.Index(payloads, row.Bytes)] = htmlreport.Cell{Numeric: true,
+				Text: result.Micros(p50), Status: marked(g, 0, p50),
+				Sub: result.Micros(p99), SubStatus: marked(g, 1, p99)}
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
 
-// HeadlineTable is what a reader wants first: per sub-experiment and
-// payload the median, 99th percentile and maximum, scaled for reading; the
-// worst value of each column at each payload (across sub-experiments, or
-// across payloads when there is one sub-experiment) is marked.
-func HeadlineTable(results []Result) htmlreport.Table {
+// spread returns, for each column of cols, its highest and lowest values
+// in each group: a payload, or, when there is one sub-experiment, all of
+// them (group 0).
+func spread(results []Result, cols []string) (worst, best map[int][]float64) {
+	worst, best = map[int][]float64{}, map[int][]float64{}
+	for _, r := range results {
+		for _, row := range r.Rows {
+			g := row.Bytes
+			if len(results) == 1 {
+				g = 0
+			}
+			if worst[g] == nil {
+				worst[g] = make([]float64, len(cols))
+				best[g] = make([]float64, len(cols))
+				for i := range best[g] {
+					best[g][i] = math.Inf(1)
+				}
+			}
+			for i, col := range cols {
+				v, _ := row.Get(col)
+				worst[g][i], best[g][i] = max(worst[g][i], v), min(best[g][i], v)
+			}
+		}
+	}
+	return worst, best
+}
+
+// rowsColumns are the summary columns of PayloadRowsTable.
+var rowsColumns = []string{"Median", "99%", "Max"}
+
+// PayloadRowsTable is the matrix's figures and the maximum as a list: per
+// sub-experiment and payload the median, 99th percentile and maximum,
+// scaled for reading; the worst value of each column at each payload
+// (across sub-experiments, or across payloads when there is one
+// sub-experiment) is marked.
+func PayloadRowsTable(results []Result) htmlreport.Table {
 	t := htmlreport.Table{Caption: "Latency per sub-experiment and payload (marked: the worst at each payload)",
 		Header: []string{"Sub-experiment", "Payload", "p50", "p99", "Max"}}
 	if len(results) == 1 {
 		t.Caption = "Latency per payload (marked: the worst of each column)"
 	}
 	// worst[group][col] and best[group][col] are the highest and lowest
-	// values of col in the group: a payload, or everything for one
-	// sub-experiment. A column without spread has no worst.
-	worst, best := map[int][]float64{}, map[int][]float64{}
+	// values of col in the group. A column without spread has no worst.
+	worst, best := spread(results, rowsColumns)
 	group := func(bytes int) int {
 		if len(results) == 1 {
 			return 0
@@ -153,24 +250,8 @@ func HeadlineTable(results []Result) htmlreport.Table {
 	}
 	for _, r := range results {
 		for _, row := range r.Rows {
-			g := group(row.Bytes)
-			if worst[g] == nil {
-				worst[g] = make([]float64, len(headlineColumns))
-				best[g] = make([]float64, len(headlineColumns))
-				for i := range best[g] {
-					best[g][i] = math.Inf(1)
-				}
-			}
-			for i, col := range headlineColumns {
-				v, _ := row.Get(col)
-				worst[g][i], best[g][i] = max(worst[g][i], v), min(best[g][i], v)
-			}
-		}
-	}
-	for _, r := range results {
-		for _, row := range r.Rows {
 			cells := []htmlreport.Cell{{Text: r.Type}, htmlreport.Num(strconv.Itoa(row.Bytes) + " B")}
-			for i, col := range headlineColumns {
+			for i, col := range rowsColumns {
 				v, _ := row.Get(col)
 				c := htmlreport.Num(result.Micros(v))
 				if g := group(row.Bytes); v == worst[g][i] && v > best[g][i] {

@@ -247,7 +247,7 @@ func rate(v float64) string {
 // in the latency table (the raw file) and in each load section (every
 // measured message).
 func LoadTable(ls []Load) htmlreport.Table {
-	t := htmlreport.Table{Caption: "One-way load per sub-experiment and payload, msg/s of all publishers (marked: under 99 % delivered)",
+	t := htmlreport.Table{RowHeaders: true, Caption: "One-way load per sub-experiment and payload, msg/s of all publishers (marked: under 99 % delivered)",
 		Header: []string{"Sub-experiment", "Payload", "Offered", "Sent", "Received", "Delivered"}}
 	for _, l := range ls {
 		offered := "unpaced"
@@ -320,7 +320,7 @@ func LoadSection(l Load) htmlreport.Section {
 // throughput over the whole run beside the median of its M-message
 // windows, marked when the two disagree (messages delivered in bursts).
 func PerMessageTable(pms []PerMessage) htmlreport.Table {
-	t := htmlreport.Table{Caption: "Per-message latency and receiver throughput (msg/s) per sub-experiment and payload " +
+	t := htmlreport.Table{RowHeaders: true, Caption: "Per-message latency and receiver throughput (msg/s) per sub-experiment and payload " +
 		"(marked: messages lost beyond a window; the windows' median disagreeing with the overall rate, bursts)",
 		Header: []string{"Sub-experiment", "Payload", "Delivered", "L p50", "RT overall", "RT median"}}
 	for _, pm := range pms {

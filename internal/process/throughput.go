@@ -167,7 +167,7 @@ func throughputPlots(t Throughput) []namedPlot {
 // ThroughputTable is the headline of throughput results: per sub-experiment,
 // payload and load, the samples and the median rate in msg/s and Mb/s.
 func ThroughputTable(ts []Throughput) htmlreport.Table {
-	t := htmlreport.Table{Caption: "Throughput per sub-experiment and payload (median of the windows)",
+	t := htmlreport.Table{RowHeaders: true, Caption: "Throughput per sub-experiment and payload (median of the windows)",
 		Header: []string{"Sub-experiment", "Payload", "Load", "Samples", "msg/s", "Mb/s"}}
 	for _, th := range ts {
 		for _, r := range th.Rows {
