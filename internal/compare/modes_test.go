@@ -17,9 +17,12 @@ import (
 // on the 5 % margins, ignoring the threshold. A series file beside the two
 // sides, or --paired, pairs them.
 func TestPairedOnlyWhenInterleaved(t *testing.T) {
+	// 22 pairs: 14 checks at 1 % need 11 for a FAIL, and pairs found
+	// serially dependent are judged in blocks of 2.
+	const pairs = 22
 	root := t.TempDir()
-	refs := writeRuns(t, filepath.Join(root, "loops", ref), "v192", 10, 1, 0.01, 1)
-	cands := writeRuns(t, filepath.Join(root, "loops", cand), "v192", 10, 1.3, 0.01, 2)
+	refs := writeRuns(t, filepath.Join(root, "loops", ref), "v192", pairs, 1, 0.01, 1)
+	cands := writeRuns(t, filepath.Join(root, "loops", cand), "v192", pairs, 1.3, 0.01, 2)
 	args := func(plots string, extra ...string) []string {
 		return append([]string{"--reference", refs, "--results", cands, "--columns", "Median", "--plots-directory", filepath.Join(root, plots)}, extra...)
 	}
@@ -42,7 +45,7 @@ func TestPairedOnlyWhenInterleaved(t *testing.T) {
 		!strings.Contains(stdout, "drift: controlled") {
 		t.Errorf("--paired: exit %d, want 1 in paired mode\n%s%s", code, stdout, stderr)
 	}
-	writeSeries(t, filepath.Join(root, "loops"), "ab", pairing.DesignRandom, pairRows(10))
+	writeSeries(t, filepath.Join(root, "loops"), "ab", pairing.DesignRandom, pairRows(pairs))
 	if code, stdout, stderr = runCompare(t, root, args("p4")...); code != exit.GateFailed || !strings.Contains(stdout, "mode: paired") ||
 		!strings.Contains(stdout, "ab-series.csv") {
 		t.Errorf("with the series file: exit %d, want 1 in paired mode naming the file\n%s%s", code, stdout, stderr)
