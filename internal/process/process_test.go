@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 const fixtureDir = "../../testdata/fastrtps-v192"
@@ -437,5 +438,21 @@ func TestOutputIsNotTheRawFile(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(raw); !strings.HasPrefix(string(data), measurements.Header) {
 		t.Fatal("the raw file was overwritten")
+	}
+}
+
+// TestConsoleThousands: process writes counts as run does, with a comma
+// between groups of three digits (55,000 samples).
+func TestConsoleThousands(t *testing.T) {
+	dir := t.TempDir()
+	if err := synth.WriteExperiment(dir, synth.Spec{Types: []string{"intraprocess_reliable"}, Samples: 5000, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runProcess(t, "--no-plots", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "measurements_intraprocess_reliable.csv: 11 payloads, 55,000 samples -> "; !strings.Contains(stdout, want) {
+		t.Errorf("stdout %q lacks %q", stdout, want)
 	}
 }

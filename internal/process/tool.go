@@ -15,6 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Config is one invocation of the process tool, as its command line gives
@@ -142,7 +143,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	quiet := cfg.Quiet
 	for _, r := range results {
 		if !quiet {
-			fmt.Fprintf(out, "%s: %d payloads, %d samples -> %s\n", r.Raw, len(r.Rows), r.Samples, r.Summary)
+			fmt.Fprintf(out, "%s: %d payloads, %s samples -> %s\n", r.Raw, len(r.Rows), result.Count(r.Samples), r.Summary)
 		}
 	}
 	burstPlots := 0
@@ -157,7 +158,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		}
 		burstPlots += 2 * len(payloads)
 		if !quiet {
-			fmt.Fprintf(out, "%s: %d test cases -> %s\n", in.Raw, len(rows), in.Summary)
+			fmt.Fprintf(out, "%s: %s test cases -> %s\n", in.Raw, result.Count(len(rows)), in.Summary)
 		}
 	}
 	var tputs []Throughput
@@ -176,7 +177,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		burstPlots += n
 		for _, t := range tputs {
 			if !quiet {
-				fmt.Fprintf(out, "%s: %d rows (%d search steps) -> plots\n", t.Path, len(t.Rows), len(t.Search))
+				fmt.Fprintf(out, "%s: %s rows (%s search steps) -> plots\n", t.Path, result.Count(len(t.Rows)), result.Count(len(t.Search)))
 			}
 		}
 		if loads, n, err = drawLoads(loads, dir, format, opt.Figures); err != nil {
@@ -241,7 +242,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			default:
 				dir = experiment.PlotsDir(cfg.Dirs[0])
 			}
-			fmt.Fprintf(out, "%d plots in %s\n", n, dir)
+			fmt.Fprintf(out, "%s plots in %s\n", result.Count(n), dir)
 		}
 		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results)+len(bursts)+len(tputs)+len(loads)+len(pms), time.Since(start).Seconds())
 	}
