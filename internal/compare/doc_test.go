@@ -45,8 +45,10 @@ func TestHelpExamples(t *testing.T) {
 	copyDir(t, expDir("v193-regressed"), filepath.Join(root, "results", "2026-11-21_09-00-00"))
 	writeRuns(t, filepath.Join(root, "baseline-runs"), "v192", 10, 1, 0.02, 1)
 	writeRuns(t, filepath.Join(root, "candidate-runs"), "v192", 10, 1.3, 0.02, 2)
-	writeRuns(t, filepath.Join(root, "ab", "reference"), "v192", 10, 1, 0.02, 3)
-	writeRuns(t, filepath.Join(root, "ab", "candidate"), "v192", 10, 1.3, 0.02, 4)
+	// 30 pairs: the 42 default checks need 13 for a decision, and pairs
+	// found serially dependent are judged in blocks of 2.
+	writeRuns(t, filepath.Join(root, "ab", "reference"), "v192", 30, 1, 0.02, 3)
+	writeRuns(t, filepath.Join(root, "ab", "candidate"), "v192", 30, 1.3, 0.02, 4)
 	writeRuns(t, filepath.Join(root, "aa", "reference"), "v192", 8, 1, 0.02, 5)
 	writeRuns(t, filepath.Join(root, "aa", "candidate"), "v192", 8, 1, 0.02, 6)
 	// run ab writes its series file beside the two sides: it says the

@@ -52,14 +52,21 @@ The mode depends on the runs per side, and every report states it:
   NAME-series.csv, formats §12, lies beside the two sides' folders, or
   --series FILE or --paired is given): each pair of interleaved runs gives one
   log ratio per check, so that a drift of the machine common to the pair
-  cancels; Westfall–Young max-T gives every check's ratio simultaneous bounds
-  at --false-fail per side. The gate fails when a check is shown worse than
-  --fail-margin, passes when every check is shown within --pass-margin, and is
-  inconclusive otherwise, naming the checks. The units are the series file's
-  pairs, or its A B B A blocks (each block's ratio cancels a drift linear over
-  its four runs); a run that the file does not list, or a listed run that is
-  not given, is an input error (exit 2) naming the file and line, and the
-  reports name the file. Without a series file, --paired pairs the runs by
+  cancels. The verdict is about each check's median pair ratio, by exact sign
+  tests (whatever the pairs' distribution): the gate fails when a check is
+  shown worse than --fail-margin at --false-fail divided by the number of
+  checks (Bonferroni), passes when every check is shown within --pass-margin,
+  each at --false-fail (intersection–union), and is inconclusive otherwise,
+  naming the checks. Below the fewest pairs n with 2⁻ⁿ ≤ --false-fail/checks
+  there is no FAIL and no PASS (exit 3, saying how many are needed): at 1 %,
+  7 for one check, 9 for 3, 11 for 14, 13 for 42 (14 payloads × Min, Median,
+  99%). Pairs that a lag-1 randomisation test finds serially dependent in
+  measured order are judged in blocks of consecutive pairs, or the verdict is
+  refused (exit 3) when too few blocks would remain. The units are the series
+  file's pairs, or its A B B A blocks (each block's ratio cancels a drift
+  linear over its four runs); a run that the file does not list, or a listed
+  run that is not given, is an input error (exit 2) naming the file and line,
+  and the reports name the file. Without a series file, --paired pairs the runs by
   name (<name>-NN on both sides; exit 2 naming the runs that do not pair).
   Runs of the same names taken apart (two separate loops) are not pairs:
   without a series file or --paired they get the statistical mode above, and
@@ -80,7 +87,8 @@ refused (exit 2 naming it); a folder an earlier compare left is reused, its
 comparisons replaced.
 
 Every report states the rule that decided, the interval, the family level and
-N (pairs, or runs per side).
+N (pairs, or runs per side); a paired one also the estimand, the fewest pairs
+with which it can decide and the serial-dependence test.
 
 Throughput summaries (throughput_<type>.csv, from run throughput or run load)
 are compared too, higher is better: the Median [msg/s] of each payload and
@@ -98,7 +106,8 @@ whether 10% was meant: read as a fraction it would allow 1000 %).
 and --results the same build, interleaved: run ab's series file beside them,
 --series FILE or --paired), it prints the number of pairs at
 which an unchanged system passes and a --regression (default 10%) of any one
-check fails, each with probability ≥ 95% at the family level.
+check fails, each with probability ≥ 95% at the family level, and the fewest
+pairs with which the gate can decide at all.
 
 --calibrate measures the statistical gate on this machine instead of gating:
 given at least 2N unchanged runs (every run of --reference and --results,
@@ -125,8 +134,9 @@ experiment folders, 10 or more each), and calibration on 20 unchanged runs:
    compare --reference baseline-runs --results candidate-runs --plots-directory comparison --false-fail 1%
    compare --calibrate --results baseline-runs --results candidate-runs --plots-directory calibration --runs-per-side 10 --json calibration.json
 
-With pairs from run ab (ab/reference/<name>-NN and ab/candidate/<name>-NN), and
-a plan from A/A pairs:
+With pairs from run ab (ab/reference/<name>-NN and ab/candidate/<name>-NN; at
+least 13 for the 42 default checks of 14 payloads, more to decide a small
+change: --plan says how many), and a plan from A/A pairs:
    compare --reference ab/reference --results ab/candidate --plots-directory comparison --paired
    compare --plan --reference aa/reference --results aa/candidate --plots-directory plan
 
