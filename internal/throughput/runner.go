@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"path/filepath"
 
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -32,8 +33,15 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	r.Meta.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d by the delivered rate (messages / measured time), then bisected to %g%% or until the bracket is within the noise (the scale's best F measured %d times); the bracket's mean measured again %d times for the reported rate and its prediction interval, its ends once; windows ≥ %v, %d per measurement",
-		cfg.MaxF, 100*cfg.Precision, cfg.Periods, cfg.Periods, cfg.MinWindow, cfg.Windows)
+	padding := string(cfg.Padding)
+	if cfg.Padding == load.PaddingRandom {
+		if cfg.PaddingSeed == 0 {
+			cfg.PaddingSeed = rand.Uint64() | 1
+		}
+		padding += fmt.Sprintf(" (seed %d)", cfg.PaddingSeed)
+	}
+	r.Meta.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d by the delivered rate (messages / measured time), then bisected to %g%% or until the bracket is within the noise (the scale's best F measured %d times); the bracket's mean measured again %d times for the reported rate and its prediction interval, its ends once; windows ≥ %v, %d per measurement; messages padded after the header with %s",
+		cfg.MaxF, 100*cfg.Precision, cfg.Periods, cfg.Periods, cfg.MinWindow, cfg.Windows, padding)
 	r.Meta.Clock = "Go monotonic clock at delivery"
 	return load.RunOneWay(ctx, r.Dir, r.Meta, r.Payloads, subs, "f", func(t *load.Trial) (func() error, error) {
 		var best, steps []result.ThroughputRow

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,11 @@ type Config struct {
 	Periods int
 	// RunID is written into every message of 24 bytes or more.
 	RunID uint32
+	// Padding fills each message after its header, as run load's
+	// --padding does (default load.PaddingPattern); PaddingSeed seeds
+	// load.PaddingRandom (0: Runner draws one and records it).
+	Padding     load.Padding
+	PaddingSeed uint64
 }
 
 // WithDefaults fills the zero fields.
@@ -70,6 +76,9 @@ func (c Config) WithDefaults() Config {
 	if c.RunID == 0 {
 		c.RunID = 0x7470 // "tp"
 	}
+	if c.Padding == "" {
+		c.Padding = load.PaddingPattern
+	}
 	return c
 }
 
@@ -88,6 +97,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("precision %g: expected a fraction between 0 and 1", c.Precision)
 	case c.Periods < 2:
 		return fmt.Errorf("periods %d: expected at least 2", c.Periods)
+	case !slices.Contains(load.Paddings, c.Padding):
+		return fmt.Errorf("padding %q: expected random, zeros or pattern", c.Padding)
 	}
 	return nil
 }
@@ -171,6 +182,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 		defer wg.Done()
 		defer close(pubDone)
 		msg, h := load.NewMessage(payload, cfg.RunID)
+		cfg.Padding.Fill(msg, cfg.PaddingSeed, 0)
 		clock := load.NewClock()
 		timer := time.NewTimer(cfg.Timeout)
 		defer timer.Stop()
