@@ -149,8 +149,8 @@ func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 }
 
 // payloadTable is the closing table of a sub-experiment's payloads, the
-// latency in the run's definition (meta.json "latency"); empty when no
-// payload has a sample.
+// latency in the run's definition (meta.json "latency"), which its header
+// names; empty when no payload has a sample.
 func (r *Runner) payloadTable(cfg Config, res subResult) string {
 	var b strings.Builder
 	for _, p := range res.payloads {
@@ -158,7 +158,7 @@ func (r *Runner) payloadTable(cfg Config, res subResult) string {
 			continue
 		}
 		if b.Len() == 0 {
-			fmt.Fprintf(&b, "  %9s %9s %10s %10s %10s %10s %10s\n", "payload", "samples", "min", "p50", "p90", "p99", "max")
+			fmt.Fprintf(&b, "  %9s %9s %10s %10s %10s %10s %10s  (%s)\n", "payload", "samples", "min", "p50", "p90", "p99", "max", latencyWords(cfg))
 		}
 		// A program's own samples (Micros) are exact; Nanos rounds them.
 		x := slices.Clone(p.Micros)
@@ -174,4 +174,20 @@ func (r *Runner) payloadTable(cfg Config, res subResult) string {
 			result.Micros(stats.Percentile(x, 99)), result.Micros(x[len(x)-1]))
 	}
 	return b.String()
+}
+
+// latencyWords names what the latencies of cfg's samples are, as meta.json
+// states it: the half or the whole round trip, or one way.
+func latencyWords(cfg Config) string {
+	def := cfg.Latency
+	if cfg.Workload != nil {
+		def = cfg.Workload.Latency(cfg)
+	}
+	switch def {
+	case meta.LatencyRTT:
+		return "round trip"
+	case meta.LatencyOneWay:
+		return "one way"
+	}
+	return "half round trip"
 }

@@ -96,12 +96,19 @@ func TestReportTable(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{
 		"nats_best_effort                       done: 2 payloads, 5 samples, 0 lost",
-		"    payload   samples        min        p50        p90        p99        max\n",
+		"    payload   samples        min        p50        p90        p99        max  (round trip)\n",
 		"       16 B         3    9.00 µs    10.0 µs    10.8 µs    11.0 µs    11.0 µs\n",
 		"     1024 B         2    20.0 µs     584 µs    1.04 ms    1.14 ms    1.15 ms\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
+	}
+	// Half round trips, the default, are named so.
+	out.Reset()
+	r.report(Config{Payloads: []int{16}}.WithDefaults(), Sub{Type: "nats_best_effort"}, subResult{elapsed: time.Second,
+		payloads: []driver.PayloadResult{{Nanos: []int64{20_000}, Counts: meta.Payload{Bytes: 16}}}}, nil)
+	if want := "max  (half round trip)\n       16 B         1    10.0 µs"; !strings.Contains(out.String(), want) {
+		t.Errorf("missing %q in\n%s", want, out.String())
 	}
 }
