@@ -68,7 +68,9 @@ type Config struct {
 	// by flag name. A flag missing here takes its declared default.
 	Params map[string]string
 
-	// CPUs pins the pinger thread and the echoer (nil: not pinned).
+	// CPUs pins the pinger thread and the echoer. Nil places them by
+	// default: the first two CPUs this process may use, when it may use
+	// two (resolvePlacement); both -1 pins neither (--cpus none).
 	CPUs *meta.CPUs
 	// RetransmitTimeout, MaxRetries and QueueDepth go to the transports
 	// (driver.Options); zero means the transport's default.
@@ -103,8 +105,9 @@ type Config struct {
 	// (`echo` and its flags are appended): another build of this program,
 	// or a wrapper around one. meta.json records it.
 	EchoCommand []string
-	// EchoStderr receives the echo processes' standard error; nil
-	// discards it. An *os.File is handed to them as it is.
+	// EchoStderr receives the echo processes' standard error and the
+	// session's warnings; nil discards them. An *os.File is handed to the
+	// echo processes as it is.
 	EchoStderr io.Writer
 	// Args is the command line, recorded in meta.json without secrets.
 	Args []string

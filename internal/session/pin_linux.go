@@ -1,36 +1,85 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// pinThread locks the calling goroutine to its OS thread and that thread
-// to cpu. The goroutine must not unlock: when it ends, the runtime
-// discards the pinned thread instead of reusing it.
-func pinThread(cpu int) error {
-	if cpu < 0 {
-		return nil
-	}
-	freezeGOMAXPROCS()
-	runtime.LockOSThread()
+// osAffinity is the kernel's: sched_setaffinity and sched_getaffinity.
+type osAffinity struct{}
+
+func (osAffinity) Set(tid int, cpus []int) error {
 	var set unix.CPUSet
-	set.Set(cpu)
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("cannot pin to CPU %d: %w", cpu, err)
+	for _, c := range cpus {
+		set.Set(c)
 	}
-	return nil
+	return unix.SchedSetaffinity(tid, &set)
+}
+
+func (osAffinity) Get(tid int) ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(tid, &set); err != nil {
+		return nil, err
+	}
+	var out []int
+	for c := 0; c < len(set)*64; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// vanished reports whether err says that the thread is gone: a thread may
+// exit between listing and pinning.
+func vanished(err error) bool { return errors.Is(err, unix.ESRCH) }
+
+// threads lists the threads of process pid.
+func threads(pid int) ([]int, error) {
+	entries, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range entries {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out, nil
+}
+
+// children lists the child processes of pid (empty when the kernel does
+// not say).
+func children(pid int) []int {
+	tids, _ := threads(pid)
+	var out []int
+	for _, tid := range tids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, tid))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // pinProcess pins every thread of this process to cpu, as taskset does for
 // a whole program: an echoer's transport may serve on goroutines of its
 // own, on any thread. Threads created later inherit the affinity of the
 // thread that creates them, which is pinned by then; the loop repeats until
-// it finds no thread it has not pinned.
+// it finds no thread it has not pinned. Each thread's affinity is read
+// back: a pin the OS did not honour is an error.
 func pinProcess(cpu int) error {
 	if cpu < 0 {
 		return nil
@@ -40,23 +89,19 @@ func pinProcess(cpu int) error {
 	// read often resumes on another thread, which costs two context
 	// switches per message (a 16-byte TCP echo took 18 µs instead of 14).
 	runtime.GOMAXPROCS(1)
-	var set unix.CPUSet
-	set.Set(cpu)
 	pinned := map[int]bool{}
 	for {
-		entries, err := os.ReadDir("/proc/self/task")
+		tids, err := threads(os.Getpid())
 		if err != nil {
 			return fmt.Errorf("cannot list threads to pin to CPU %d: %w", cpu, err)
 		}
 		fresh := 0
-		for _, e := range entries {
-			tid, err := strconv.Atoi(e.Name())
-			if err != nil || pinned[tid] {
+		for _, tid := range tids {
+			if pinned[tid] {
 				continue
 			}
-			// A thread may exit between listing and pinning.
-			if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
-				return fmt.Errorf("cannot pin to CPU %d: %w", cpu, err)
+			if err := pinTo(tid, cpu); err != nil && !vanished(err) {
+				return fmt.Errorf("thread %d: %w", tid, err)
 			}
 			pinned[tid] = true
 			fresh++

@@ -2,13 +2,22 @@
 
 package session
 
-import "fmt"
+import "errors"
 
-func pinThread(cpu int) error {
+var errNoAffinity = errors.New("pinning to CPUs is only supported on Linux")
+
+// osAffinity has no CPU affinity to offer here.
+type osAffinity struct{}
+
+func (osAffinity) Set(int, []int) error   { return errNoAffinity }
+func (osAffinity) Get(int) ([]int, error) { return nil, errNoAffinity }
+func vanished(error) bool                 { return false }
+func threads(int) ([]int, error)          { return nil, errNoAffinity }
+func children(int) []int                  { return nil }
+func freezeGOMAXPROCS()                   {}
+func pinProcess(cpu int) error {
 	if cpu < 0 {
 		return nil
 	}
-	return fmt.Errorf("--cpus is only supported on Linux")
+	return errNoAffinity
 }
-
-func pinProcess(cpu int) error { return pinThread(cpu) }

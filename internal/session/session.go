@@ -51,6 +51,9 @@ type Session struct {
 	brokers            map[brokerKey]*embedded
 	cleanup            []func() error
 	runID              string
+	// cpus is the placement of the two ends (resolvePlacement); an end
+	// the default could not pin is set to -1 as the run goes.
+	cpus *meta.CPUs
 	// invocation is how the running program was started (the context
 	// given to Prepare), which starts it again in the echo role.
 	invocation program.Invocation
@@ -98,6 +101,9 @@ func Prepare(ctx context.Context, cfg Config) (_ *Session, err error) {
 		}
 	}()
 	if err := s.resolve(); err != nil {
+		return nil, err
+	}
+	if err := s.resolvePlacement(); err != nil {
 		return nil, err
 	}
 	if err := s.prepareSecurity(); err != nil {
@@ -648,13 +654,6 @@ func (p *plan) listenAddr() string {
 	return "127.0.0.1:0"
 }
 
-func (s *Session) pongerCPU() int {
-	if s.cfg.CPUs == nil {
-		return -1
-	}
-	return s.cfg.CPUs.Ponger
-}
-
 func (s *Session) openInProcess(ctx context.Context, p *plan) (*engine.Link, error) {
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 	e, err := p.tr.Listen(lctx, p.listenAddr(), p.echoOpts)
@@ -670,14 +669,12 @@ func (s *Session) openInProcess(ctx context.Context, p *plan) (*engine.Link, err
 	// needs it accepting.
 	sctx, stop := context.WithCancel(context.Background())
 	failed := make(chan error, 1)
+	pinned := make(chan error, 1)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := pinThread(s.pongerCPU()); err != nil {
-			failed <- err
-			return
-		}
+		pinned <- pinThread(s.pongerCPU())
 		if err := e.Serve(sctx); err != nil && sctx.Err() == nil {
 			failed <- err
 		}
@@ -687,6 +684,13 @@ func (s *Session) openInProcess(ctx context.Context, p *plan) (*engine.Link, err
 		e.Close()
 		wg.Wait()
 		return nil
+	}
+	if err := <-pinned; err != nil {
+		if s.given() {
+			closeEcho()
+			return nil, fmt.Errorf("--cpus: the echo end: %w", err)
+		}
+		s.unpin(p.sc.Type+": the echo end", err)
 	}
 	pinger, err := s.dial(ctx, p, addr)
 	if err != nil {
@@ -784,6 +788,17 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 	if err != nil {
 		return nil, err
 	}
+	if cpu := s.pongerCPU(); cpu >= 0 {
+		// The echo process pinned itself before printing its address;
+		// what the OS made of it is read from outside.
+		if err := checkProcessPinned(ep.cmd.Process.Pid, cpu); err != nil {
+			if s.given() {
+				ep.stop()
+				return nil, fmt.Errorf("--cpus: the echo process %d: %w", ep.cmd.Process.Pid, err)
+			}
+			s.unpin(fmt.Sprintf("%s: the echo process %d", p.sc.Type, ep.cmd.Process.Pid), err)
+		}
+	}
 	addr := ep.addr
 	if p.broker {
 		addr = p.addr // the echo printed the URL without its password
@@ -821,8 +836,10 @@ type Output struct {
 
 // Run measures every sub-experiment and writes the experiment directory
 // (engine.Runner.Run says what it returns). The pinger runs on a
-// goroutine of its own, pinned when asked, so that pinning never leaks a
-// pinned thread to the rest of the program.
+// goroutine of its own, pinned by the placement, so that pinning never
+// leaks a pinned thread to the rest of the program. A pin given by --cpus
+// that the OS does not honour stops the run; a default one is recorded as
+// not pinned, with a warning.
 func (s *Session) Run(ctx context.Context, out Output) error {
 	m := out.Meta
 	dir := m.Config.Out
@@ -838,11 +855,12 @@ func (s *Session) Run(ctx context.Context, out Output) error {
 	subs := s.Subs()
 	errc := make(chan error, 1)
 	go func() {
-		if s.cfg.CPUs != nil {
-			if err := pinThread(s.cfg.CPUs.Pinger); err != nil {
-				errc <- err
+		if err := pinThread(s.pingerCPU()); err != nil {
+			if s.given() {
+				errc <- fmt.Errorf("--cpus: the pinger: %w", err)
 				return
 			}
+			s.unpin("pinger", err)
 		}
 		errc <- runner.Run(ctx, subs)
 	}()
@@ -865,7 +883,7 @@ func (s *Session) MetaConfig() meta.Config {
 		RetransmitTimeout: meta.Duration(c.RetransmitTimeout),
 		MaxRetries:        c.MaxRetries,
 		QueueDepth:        c.QueueDepth,
-		CPUs:              c.CPUs,
+		CPUs:              s.cpus,
 		TLS:               s.tls,
 		ConnectTimeout:    meta.Duration(c.ConnectTimeout),
 		Topic:             c.Topic,
