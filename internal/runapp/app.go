@@ -120,13 +120,15 @@ func sessionConfig(cfg Config) (session.Config, error) {
 	}
 	sc.Engine.Payloads = payloads
 	sc.Scenarios = splitList(cfg.Subexperiments)
-	if cpus := cfg.CPUs; cpus != "" {
+	if cpus := cfg.CPUs; cpus == "none" {
+		sc.CPUs = &meta.CPUs{Pinger: -1, Ponger: -1}
+	} else if cpus != "" {
 		a, b, ok := strings.Cut(cpus, ",")
 		p, err1 := strconv.Atoi(strings.TrimSpace(a))
 		q, err2 := strconv.Atoi(strings.TrimSpace(b))
 		n := runtime.NumCPU()
 		if !ok || err1 != nil || err2 != nil || p < 0 || q < 0 || p >= n || q >= n {
-			return sc, fmt.Errorf("--cpus %q: expected PINGER_CPU,ECHOER_CPU with CPUs 0..%d", cpus, n-1)
+			return sc, fmt.Errorf("--cpus %q: expected PINGER_CPU,ECHOER_CPU with CPUs 0..%d, or none", cpus, n-1)
 		}
 		sc.CPUs = &meta.CPUs{Pinger: p, Ponger: q}
 	}

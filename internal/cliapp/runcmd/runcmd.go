@@ -188,7 +188,7 @@ func runFlags(cfg *runapp.Config) []cli.Flag {
 		&cli.StringFlag{Name: "echo", Usage: "where interprocess echoes run: inprocess, subprocess or remote (default: subprocess, remote with --target HOST:PORT)", Destination: &cfg.Session.Echo},
 		&cli.StringFlag{Name: "broker", Value: session.BrokerExternal, Usage: "broker sub-experiments: external (the URL given) or embedded (started inside run)", Destination: &cfg.Session.Broker},
 		&cli.StringFlag{Name: "topic", Usage: "broker sub-experiments: the topic (default: one per sub-experiment, unique to the run); a remote echo's --topic", Destination: &cfg.Session.Topic},
-		&cli.StringFlag{Name: "cpus", Usage: "pin the pinger and the echoer: PINGER_CPU,ECHOER_CPU", Destination: &cfg.CPUs},
+		&cli.StringFlag{Name: "cpus", Usage: "pin the pinger and the echoer: PINGER_CPU,ECHOER_CPU, or none", DefaultText: "the first two CPUs run may use, when it may use two", Destination: &cfg.CPUs},
 		&cli.StringFlag{Name: "echo-command", Usage: "command line started in the echo role instead of this program (another build of run, a wrapper), quoted as in a shell; 'echo' and its flags are appended", Destination: &cfg.EchoCommand},
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay the echo ends this run starts spend on each message before replying: DURATION or DURATION±JITTER (also +-), e.g. 50us or 50us±10us; the jitter is uniform, drawn from --seed", Destination: &cfg.EchoDelay},
 		cliapp.Ranged(&cli.DurationFlag{Name: "retransmit-timeout", Usage: "reliable UDP/DTLS: resend after this long without an echo (default: the transport's, 10ms)", Destination: &cfg.Session.RetransmitTimeout}, flagrange.Duration(time.Microsecond, time.Minute)),
