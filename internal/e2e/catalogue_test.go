@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // The bad-input catalogue: every tool is fed the classes of bad input of
@@ -45,9 +47,21 @@ func catRawCSV(factor float64) string {
 	return b.String()
 }
 
+// catListed lists in a meta.json what run records of the catalogue's runs:
+// the sub-experiment and its payloads, so that the tools check each file
+// of the folder against it (formats §6).
+func catListed(m *meta.Meta) {
+	m.Config.SubExperiments = []string{catType}
+	m.Config.Payloads = []int{16, 1024}
+	m.SubExperiments = []meta.SubExperiment{{Type: catType, Transport: "intraprocess", Reliable: true, Echo: "in-process",
+		Completed: true, Start: m.Start, End: m.End,
+		Payloads: []meta.Payload{{Bytes: 16, Samples: 60, Completed: true}, {Bytes: 1024, Samples: 60, Completed: true}}}}
+}
+
 // catTemplate builds, once per test, the inputs every trial starts from:
-// exp/ (a processed experiment), root/r1..r3 (three more) and reqs.csv
-// (requirements derived from root/).
+// exp/ (a processed experiment), root/r1..r3 (three more), each with a
+// meta.json listing what it holds, and reqs.csv (requirements derived
+// from root/).
 func catTemplate(t *testing.T, bins map[string]string, dir string) {
 	t.Helper()
 	mk := func(d string, factor float64) {
@@ -60,7 +74,7 @@ func catTemplate(t *testing.T, bins map[string]string, dir string) {
 		if code, _, stderr := gateRun(t, bins["process"], "--quiet", "--no-plots", d); code != 0 {
 			t.Fatalf("process %s: exit %d\n%s", d, code, stderr)
 		}
-		writeMeta(t, d, nil)
+		writeMeta(t, d, catListed)
 	}
 	mk(filepath.Join(dir, "exp"), 1)
 	for i, f := range []float64{1, 0.98, 1.02} {
@@ -166,10 +180,14 @@ type catalogueTrial struct {
 	// outputs are the files of the trial (relative) the tool may remove:
 	// its own outputs that no longer describe their input (formats §1).
 	outputs []string
+	// program, when set, is the program to run instead of the tool's
+	// build: a copy of it placed by setup.
+	program func(d string) string
 }
 
-// catalogue lists the trials: tool by tool, class by class.
-func catalogue() []catalogueTrial {
+// catalogue lists the trials: tool by tool, class by class. bins are the
+// built tools, which some setups run to make their inputs.
+func catalogue(bins map[string]string) []catalogueTrial {
 	var trials []catalogueTrial
 	add := func(tool, class, name, where string, setup func(t *testing.T, d string) []string) {
 		trials = append(trials, catalogueTrial{tool: tool, class: class, name: name, setup: setup, where: where})
@@ -565,6 +583,234 @@ func catalogue() []catalogueTrial {
 		replace(t, filepath.Join(d, "cfg.toml"), "topics = 1\nrat = 100\n")
 		return []string{"--config", filepath.Join(d, "cfg.toml"), "pub", "--out-dir", filepath.Join(d, "runs")}
 	})
+
+	// The trials below are the classes of bad input found since: each
+	// setup makes the one fault; the tools that make inputs run first.
+	prep := func(t *testing.T, tool string, args ...string) {
+		t.Helper()
+		if code, stdout, stderr := gateRun(t, bins[tool], args...); code != 0 {
+			t.Fatalf("setup: %s %s: exit %d\n%s%s", tool, strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+	// small is a run's measurement kept short.
+	small := []string{"-s", catType, "--payloads", "64", "--samples", "100", "-q"}
+	// ref20 copies root's runs into ref/r01..r20, 20 reference runs.
+	ref20 := func(t *testing.T, d string) string {
+		ref := filepath.Join(d, "ref")
+		for i := 1; i <= 20; i++ {
+			copyTree(t, filepath.Join(root(d), fmt.Sprintf("r%d", (i-1)%3+1)), filepath.Join(ref, fmt.Sprintf("r%02d", i)))
+		}
+		return ref
+	}
+	// keepTime rewrites a file with f, keeping its modification time:
+	// the fault is its content, not its age.
+	keepTime := func(t *testing.T, path string, f func(string) string) {
+		t.Helper()
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(t, path, f)
+		if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// --- outputs over inputs: run ab, requirements --calibrate -----------
+	add("requirements", "output over an input", "--calibrate --json a run's meta.json", `--json .*meta\.json lies in the experiment`, func(t *testing.T, d string) []string {
+		return []string{"--calibrate", "-e", root(d), "--json", rootMeta(d), "--plots-directory", filepath.Join(d, "cal")}
+	})
+	add("requirements", "output over an input", "--calibrate --regressed the unchanged runs", `--regressed .* is the folder of --experiments-results`, func(t *testing.T, d string) []string {
+		return []string{"--calibrate", "-e", root(d), "--regressed", root(d) + "/.", "--plots-directory", filepath.Join(d, "cal")}
+	})
+	add("run", "output over an input", "ab --json a run's meta.json", `--json .*old/meta\.json lies in the experiment .*where it is the run's meta\.json`, func(t *testing.T, d string) []string {
+		prep(t, "run", append([]string{"--out", d, "--name", "old"}, small...)...)
+		return append([]string{"ab", "--max-runs", "2", "--out", filepath.Join(d, "ab"), "--name", "x", "--candidate", "--echo-delay 1ms",
+			"--json", filepath.Join(d, "old", "meta.json"), "--"}, small...)
+	})
+
+	// --- outputs in use or in the way -------------------------------------
+	add("compare", "output taken", "-p a folder another compare holds", `--plots-directory .*cmp is in use`, func(t *testing.T, d string) []string {
+		cmp := filepath.Join(d, "cmp")
+		if err := os.Mkdir(cmp, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		replace(t, filepath.Join(cmp, catType+"_comparison.csv"), "an earlier comparison\n")
+		f, err := os.Open(cmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		// As a compare still writing there holds it.
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			t.Skipf("flock: %v", err)
+		}
+		return calls["compare"](d)
+	})
+	add("run", "output taken", "--name an existing folder", `taken exists already`, func(t *testing.T, d string) []string {
+		if err := os.Mkdir(filepath.Join(d, "taken"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return append([]string{"--out", d, "--name", "taken"}, small...)
+	})
+	add("requirements", "output taken", "drift report path is a directory", `the drift report beside --output-file: cannot write .*reqs_drift\.csv: it is a directory`, func(t *testing.T, d string) []string {
+		drift := filepath.Join(d, "reqs_drift.csv")
+		if err := os.Remove(drift); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(drift, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"-e", root(d), "-o", reqs(d)}
+	})
+
+	// --- flags that do not apply to the mode ------------------------------
+	add("compare", "flag not for the mode", "--paired with --fail-threshold", `--fail-threshold does not apply to the paired gate`, func(t *testing.T, d string) []string {
+		copyTree(t, root(d), filepath.Join(d, "cand"))
+		return []string{"--reference", root(d), "--results", filepath.Join(d, "cand"), "--paired", "--fail-threshold", "50%", "-p", filepath.Join(d, "cmp")}
+	})
+
+	// --- the same input on both sides -------------------------------------
+	add("compare", "same input twice", "--results is --reference", `different runs on the two sides`, func(t *testing.T, d string) []string {
+		return []string{"--reference", exp(d), "--results", exp(d) + "/", "-p", filepath.Join(d, "cmp")}
+	})
+
+	// --- meta.json against the folder's files -----------------------------
+	for _, tool := range []string{"check", "compare", "requirements", "history"} {
+		tool := tool
+		// An earlier check's reports lie in the experiment: they stay.
+		earlier := func(t *testing.T, d string) {
+			if tool == "check" {
+				prep(t, "check", calls["check"](d)...)
+			}
+		}
+		add(tool, "meta.json vs files", "sub-experiment not listed", `measurements_x_reliable_summary\.csv: sub-experiment x_reliable is not in .*meta\.json`, func(t *testing.T, d string) []string {
+			earlier(t, d)
+			s := readsSum[tool](d)
+			copied := filepath.Join(filepath.Dir(s), "measurements_x_reliable_summary.csv")
+			copyTree(t, s, copied)
+			return calls[tool](d)
+		})
+		add(tool, "meta.json vs files", "payload not listed", regexp.QuoteMeta(catSum)+`:4: payload 99999 B of sub-experiment `+catType+` is not in .*meta\.json`, func(t *testing.T, d string) []string {
+			earlier(t, d)
+			keepTime(t, readsSum[tool](d), func(s string) string {
+				lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+				last := lines[len(lines)-1]
+				return s + "99999" + last[strings.Index(last, ","):] + "\n"
+			})
+			return calls[tool](d)
+		})
+	}
+
+	// --- strict JSON and UTF-8 --------------------------------------------
+	add("process", "malformed JSON", "load summary: data after the object", `load_intraprocess_best_effort_summary\.json:\d+:1: unexpected data after the JSON object`, func(t *testing.T, d string) []string {
+		b, err := os.ReadFile(filepath.Join("testdata", "load_intraprocess_best_effort_summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		replace(t, filepath.Join(exp(d), "load_intraprocess_best_effort_summary.json"), string(b)+"}\n")
+		// meta.json lists the load's sub-experiment: the one fault is the
+		// data after the object.
+		writeMeta(t, exp(d), func(m *meta.Meta) {
+			catListed(m)
+			m.Config.SubExperiments = append(m.Config.SubExperiments, "intraprocess_best_effort")
+		})
+		return calls["process"](d)
+	})
+	for _, c := range []struct{ name, note, where string }{
+		{"byte not UTF-8", "caf\xe9", `acks\.csv:2:\d+: byte 0xE9 is not UTF-8`},
+		{"NUL byte", "ca\x00fe", `acks\.csv:2:\d+: NUL byte`},
+	} {
+		c := c
+		add("history", "malformed CSV", "acknowledgements: "+c.name, c.where, func(t *testing.T, d string) []string {
+			replace(t, filepath.Join(d, "acks.csv"), "sub-experiment,payload,metric,experiment,note\n*,*,*,r2,"+c.note+"\n")
+			return []string{"-e", root(d), "-p", filepath.Join(d, "hist"), "--gate", "--acknowledged", filepath.Join(d, "acks.csv")}
+		})
+	}
+
+	// --- the series file of run ab against its runs -----------------------
+	add("compare", "series file", "Experiment cells of two runs swapped", `x-series\.csv:\d+: column "Experiment": reference/x-02 is run 2 of its side, but column "Run" says 1`, func(t *testing.T, d string) []string {
+		ab := filepath.Join(d, "ab")
+		prep(t, "run", append([]string{"ab", "--runs", "3", "--out", ab, "--name", "x", "--candidate", "--echo-delay 20us", "--"}, small...)...)
+		for _, side := range []string{"reference", "candidate"} {
+			for i := 1; i <= 3; i++ {
+				prep(t, "process", "--quiet", "--no-plots", filepath.Join(ab, side, fmt.Sprintf("x-%02d", i)))
+			}
+		}
+		edit(t, filepath.Join(ab, "x-series.csv"), func(s string) string {
+			return strings.NewReplacer(",reference/x-01,", ",reference/x-02,", ",reference/x-02,", ",reference/x-01,").Replace(s)
+		})
+		return []string{"--reference", filepath.Join(ab, "reference"), "--results", filepath.Join(ab, "candidate"), "--plots-directory", filepath.Join(d, "cmp")}
+	})
+
+	// --- the other tools a program starts ---------------------------------
+	trials = append(trials, catalogueTrial{tool: "requirements", class: "missing program", name: "--runs built alone, nothing on PATH",
+		where:   `cannot find the run tool: neither run nor mqgate is beside this program`,
+		program: func(d string) string { return filepath.Join(d, "alone", "requirements") },
+		setup: func(t *testing.T, d string) []string {
+			empty := filepath.Join(d, "empty")
+			for _, dir := range []string{filepath.Join(d, "alone"), empty} {
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			copyTree(t, bins["requirements"], filepath.Join(d, "alone", "requirements"))
+			t.Setenv("PATH", empty)
+			return []string{"--runs", "1", "--out", filepath.Join(d, "pool"), "--", "-s", catType}
+		}})
+	add("mqgate", "missing program", "run --echo-command not a program", `--echo-command "/nonexistent/run" cannot be executed`, func(t *testing.T, d string) []string {
+		return []string{"run", "-s", "interprocess_reliable_tcp", "--echo-command", "/nonexistent/run", "-o", filepath.Join(d, "results")}
+	})
+
+	// --- values out of range ----------------------------------------------
+	for _, c := range []struct {
+		name, where string
+		args        []string
+	}{
+		{"permessage --window --count", `--window 100: expected 1 to --count − 1 \(99\)`, []string{"permessage", "-s", catType, "--count", "100", "--window", "100"}},
+		{"throughput --windows 1", `--windows 1: expected 2 to 1000000`, []string{"throughput", "-s", catType, "--windows", "1"}},
+		{"permessage --rate -5", `--rate -5: expected 0 \(back to back\) to 1000000000`, []string{"permessage", "-s", catType, "--count", "1000", "--rate", "-5"}},
+		{"load --rate 2000000000", `--rate 2000000000: expected 0 \(as fast as possible\) to 1000000000`, []string{"load", "-s", "intraprocess_best_effort", "--rate", "2000000000", "--duration", "1s"}},
+		{"load --payloads 8", `payload 8 B is smaller than the 16-byte message header`, []string{"load", "-s", "intraprocess_best_effort", "--payloads", "8", "--duration", "1s"}},
+		{"ab --false-fail 0.6", `--false-fail: 0\.6 .*out of range.*below 50%`, append([]string{"ab", "--max-runs", "40", "--false-fail", "0.6", "--candidate", "--echo-delay 1ms", "--"}, small...)},
+		{"ab --pass-margin above --fail-margin", `--pass-margin 0\.1 above --fail-margin 0\.05`, append([]string{"ab", "--max-runs", "40", "--pass-margin", "0.1", "--fail-margin", "0.05", "--candidate", "--echo-delay 1ms", "--"}, small...)},
+		{"ab --candidate --samples 0", `candidate side: --samples 0: expected 1 to 1000000000`, []string{"ab", "--runs", "2", "--candidate", "--samples 0", "--", "-s", catType}},
+	} {
+		c := c
+		add("run", "flag value", c.name, c.where, func(t *testing.T, d string) []string {
+			// An empty --out stays empty.
+			out := filepath.Join(d, "bad")
+			if err := os.Mkdir(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return append([]string{c.args[0], "--out", out, "--name", "x"}, c.args[1:]...)
+		})
+	}
+	add("compare", "flag value", "--paired with one pair", `a paired comparison needs at least 2 pairs`, func(t *testing.T, d string) []string {
+		return calls["compare"](d, "--paired", "--json", filepath.Join(d, "out.json"))
+	})
+	for _, c := range []struct{ rank, where string }{
+		{"0", `--order-rank 0 is out of range: expected 1 to 10000`},
+		{"25", `distribution-free limits at the 25-th largest run need at least 25 runs`},
+	} {
+		c := c
+		add("requirements", "flag value", "--order-rank "+c.rank+" of 20 runs", c.where, func(t *testing.T, d string) []string {
+			ref := ref20(t, d)
+			out := filepath.Join(d, "out.csv")
+			prep(t, "requirements", "-e", ref, "-o", out)
+			return []string{"-e", ref, "-o", out, "--order-rank", c.rank}
+		})
+	}
+	add("check", "inconsistent data", "requirements order:25 of 20 runs", `bad\.csv:2: column "Median method": "order:25": the 25-th largest of 20 runs does not exist`, func(t *testing.T, d string) []string {
+		bad := filepath.Join(d, "bad.csv")
+		prep(t, "requirements", "-e", ref20(t, d), "-o", bad, "--false-fail", "0.05")
+		edit(t, bad, func(s string) string {
+			lines := strings.Split(s, "\n")
+			lines[1] = strings.Replace(lines[1], "order:2,", "order:25,", 1)
+			return strings.Join(lines, "\n")
+		})
+		return []string{"-r", bad, "-e", exp(d), "-e", filepath.Join(root(d), "r1")}
+	})
 	return trials
 }
 
@@ -575,11 +821,12 @@ func TestBadInputCatalogue(t *testing.T) {
 		t.Skip("builds and runs every tool; skipped with -short")
 	}
 	dir := t.TempDir()
-	bins := buildTools(t, filepath.Join(dir, "bin"))
+	bins := buildTools(t, filepath.Join(dir, "bin"), "mqgate")
+	bins["mqgate"] = filepath.Join(dir, "bin", "mqgate")
 	tmpl := filepath.Join(dir, "template")
 	catTemplate(t, bins, tmpl)
 
-	trials := catalogue()
+	trials := catalogue(bins)
 	type outcome struct{ trials, ok int }
 	table := map[[2]string]*outcome{}
 	for i, tr := range trials {
@@ -597,7 +844,11 @@ func TestBadInputCatalogue(t *testing.T) {
 
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, bins[tr.tool], args...)
+			prog := bins[tr.tool]
+			if tr.program != nil {
+				prog = tr.program(d)
+			}
+			cmd := exec.CommandContext(ctx, prog, args...)
 			cmd.Dir = d
 			cmd.WaitDelay = 2 * time.Second
 			var stdout, stderr bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -405,5 +406,22 @@ func TestSameExperimentsEverywhere(t *testing.T) {
 		if !strings.Contains(stderr, "history: warning: skipped "+s) {
 			t.Errorf("history does not warn %q:\n%s", s, stderr)
 		}
+	}
+}
+
+// TestPairedTooFewPairs: a paired gate of 3 pairs, fewer than an exact
+// sign test needs to decide, is inconclusive (exit 3): neither FAIL nor
+// PASS, saying how many pairs would decide; not an input error.
+func TestPairedTooFewPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs every tool; skipped with -short")
+	}
+	w := newWorkspace(t)
+	again := filepath.Join(w.dir, "again")
+	copyTree(t, w.base, again)
+	code, stdout, stderr := gateRun(t, w.bins["compare"], "--reference", w.base, "--results", again, "--paired", "-p", filepath.Join(w.dir, "cmp"))
+	want := regexp.MustCompile(`inconclusive: 3 pairs: no FAIL and no PASS below \d+`)
+	if code != 3 || !want.MatchString(stderr) {
+		t.Errorf("exit %d, want 3 and /%s/\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
 	}
 }
