@@ -132,8 +132,8 @@ func TestThreeHosts(t *testing.T) {
 		procs = append(procs, proc{name, cmd, stderr})
 	}
 	start(3, "sub", "sub", "--run-id", "ps", "--publishers", "4", "--duration", duration.String())
-	start(1, "qry1", "qry", "--run-id", "rq", "--duration", (duration + 10*time.Second).String())
-	start(2, "qry2", "qry", "--run-id", "rq", "--duration", (duration + 10*time.Second).String())
+	start(1, "qry1", "qry", "--run-id", "rq", "--duration", (duration + time.Minute).String()) // serving until interrupted
+	start(2, "qry2", "qry", "--run-id", "rq", "--duration", (duration + time.Minute).String())
 	time.Sleep(1500 * time.Millisecond) // subscriptions and queryables in place
 	start(1, "pub1", "pub", "--run-id", "ps", "--publishers", "2", "--rate", "200", "--duration", duration.String(), "--instance", "1")
 	start(2, "pub2", "pub", "--run-id", "ps", "--publishers", "2", "--rate", "200", "--duration", duration.String(), "--instance", "2")
