@@ -358,7 +358,10 @@ func (l *link) close() error {
 }
 
 // info describes the broker the link reached, for meta.json.
-func (l *link) info(s *settings) driver.SystemInfo {
+func (l *link) info(s *settings) driver.SystemInfo { return l.infoTx(s, txCount{}) }
+
+// infoTx is info with the transactions a publisher committed so far.
+func (l *link) infoTx(s *settings, tx txCount) driver.SystemInfo {
 	p := l.conn.Properties
 	str := func(k string) string {
 		switch v := p[k].(type) {
@@ -373,7 +376,7 @@ func (l *link) info(s *settings) driver.SystemInfo {
 		"protocol":  "AMQP 0-9-1",
 		"frame_max": strconv.Itoa(l.conn.Config.FrameSize),
 		"heartbeat": l.conn.Config.Heartbeat.String(),
-		"mode":      s.mode(),
+		"mode":      s.mode(tx),
 	}}
 	if v := str("cluster_name"); v != "" {
 		si.Extra["cluster_name"] = v

@@ -44,7 +44,10 @@ type publisher struct {
 	eventsDone  chan struct{}
 
 	sent, acked, nacked, returned atomic.Uint64
-	progress                      chan struct{} // signalled after each confirmation
+	// commits and committed count the transactions committed and their
+	// messages, for SystemInfo.
+	commits, committed atomic.Uint64
+	progress           chan struct{} // signalled after each confirmation
 
 	onAckMu sync.Mutex
 	onAck   func(error)
@@ -234,6 +237,8 @@ func (p *publisher) commitLocked() error {
 		p.txErr = err
 	} else {
 		p.countNotifiedReturns()
+		p.commits.Add(1)
+		p.committed.Add(uint64(n))
 	}
 	p.sent.Add(uint64(n))
 	p.onAckMu.Lock()
@@ -250,6 +255,11 @@ func (p *publisher) commitLocked() error {
 		}
 	}
 	return err
+}
+
+// info describes the broker and what this publisher committed.
+func (p *publisher) info(s *settings) driver.SystemInfo {
+	return p.infoTx(s, txCount{p.commits.Load(), p.committed.Load()})
 }
 
 // sendErr explains a failed publish or commit, preferring the reason the

@@ -256,12 +256,21 @@ func (s *settings) deliveryMode() uint8 {
 // modes).
 func (s *settings) confirms() bool { return s.reliable && s.txSize == 0 }
 
-// mode describes the publishing and consuming mode for SystemInfo.
-func (s *settings) mode() string {
+// txCount is what a publisher committed: transactions and their messages.
+type txCount struct{ commits, messages uint64 }
+
+// mode describes the publishing and consuming mode for SystemInfo. A
+// transaction holds up to --amqp-tx-size messages (one is committed early
+// when the sender waits for deliveries): the transactions are named as
+// committed only when tx counted some.
+func (s *settings) mode(tx txCount) string {
 	pub := "no confirms"
 	switch {
+	case s.txSize > 0 && tx.commits > 0:
+		pub = fmt.Sprintf("transactions of up to %d: %d committed, %d messages, %.1f a transaction", s.txSize, tx.commits, tx.messages,
+			float64(tx.messages)/float64(tx.commits))
 	case s.txSize > 0:
-		pub = fmt.Sprintf("transactions of %d", s.txSize)
+		pub = fmt.Sprintf("transactions of up to %d", s.txSize)
 	case s.confirms():
 		pub = "publisher confirms"
 	}

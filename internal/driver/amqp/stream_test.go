@@ -385,3 +385,37 @@ func TestStreamConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestTransactionsRecordedWhenCommitted: a publisher in transactions of up
+// to 10 says it committed transactions only once it did, and how many
+// messages they held, as many as the subscriber received: 25 messages are
+// two full transactions and one committed early by FlushBatch.
+func TestTransactionsRecordedWhenCommitted(t *testing.T) {
+	url := brokerURL(t)
+	o := opts(false, FlagTxSize, "10")
+	sub := subscribe(t, url, o)
+	p := publish(t, sub.Addr(), o)
+	mode := func() string { return p.(driver.InfoReporter).SystemInfo().Extra["mode"] }
+	if m := mode(); strings.Contains(m, "committed") || !strings.Contains(m, "transactions of up to 10") {
+		t.Errorf("before any message: mode %q", m)
+	}
+	for range 25 {
+		if err := p.Send(make([]byte, 16)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.(driver.BatchSender).FlushBatch(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	got := 0
+	for ; ; got++ {
+		if _, _, err := sub.Receive(buf, time.Now().Add(500*time.Millisecond)); err != nil {
+			break
+		}
+	}
+	want := fmt.Sprintf("transactions of up to 10: 3 committed, %d messages, %.1f a transaction", got, float64(got)/3)
+	if m := mode(); got != 25 || !strings.Contains(m, want) {
+		t.Errorf("after 25 sends, %d received: mode %q, want %q", got, m, want)
+	}
+}
