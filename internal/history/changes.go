@@ -15,6 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/parallel"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/trend"
 )
 
 // DefaultChangeWindow is how many of the newest experiments change-point
@@ -296,15 +297,33 @@ type GateSeries struct {
 	Type      string
 	Payload   int
 	Magnitude string
-	// Change is the newest change point; nil when the series has none (or
-	// was too short to test).
+	// Change is the shift that decided the series: for a candidate, its
+	// decisive test (Tests), with Before and After the levels compared and
+	// Ratio their ratio; otherwise the change point its rule is about (the
+	// newest, or the acknowledged one). Nil when the series has no change
+	// point and no trend was tested (or it was too short to test).
 	Change *changepoint.ChangePoint
-	// SegmentFrom is the first experiment of the segment before Change.
+	// SegmentFrom is the first experiment of the reference segment of
+	// Change.
 	SegmentFrom int
-	// Candidate: the newest change point lies in the gate window, is not
-	// acknowledged, and its segment is slower than the one before by more
-	// than the minimum change, so it was tested.
+	// Tests are the shifts of the series that were tested: every
+	// unacknowledged change point in the gate window after which the level
+	// is slower than before it by more than the minimum change, and the
+	// window's trend when it is such a slowdown.
+	Tests []GateTest
+	// Candidate: Tests is not empty; Decisive is then the test of the
+	// smallest p-value.
 	Candidate bool
+	Decisive  *GateTest
+	// Stale are the change points older than the gate window that no
+	// acknowledgement covers and after which the newest segment is still
+	// slower than before them by more than the minimum change, with Before
+	// and After those levels: the window's rule no longer judges them.
+	Stale []changepoint.ChangePoint
+	// Trend is the Mann–Kendall test of the gate window's values (nil when
+	// the window holds fewer than 2 × --min-segment values after its
+	// newest acknowledged change point).
+	Trend *trend.Serial
 	// Rule is what decided the series (a Rule constant).
 	Rule string
 	// Ack is the acknowledgement covering Change, when Rule is
@@ -313,12 +332,31 @@ type GateSeries struct {
 	// Autocorrelation is the lag-1 autocorrelation the series was
 	// pre-whitened with (changepoint.Result).
 	Autocorrelation float64
-	// P is the p-value of the local permutation test of the newest segment
-	// against the one before (NaN when not a candidate).
+	// P is the series' p-value: the smallest p-value of its Tests times
+	// their number (Bonferroni; NaN when not a candidate).
 	P float64
 	// Level is the Holm level P was held to; Failed when P ≤ Level.
 	Level  float64
 	Failed bool
+}
+
+// GateTest is one shift of a series that the gate tests.
+type GateTest struct {
+	// Trend: the window's Mann–Kendall trend (Change.Index is the first
+	// experiment it covers, Before and After Sen's line at its ends);
+	// otherwise a change point (Change.Index) whose reference segment
+	// [RefFrom, Change.Index) is compared with the level [CurFrom, CurTo)
+	// after it, the newest segment unless a later change point is
+	// acknowledged.
+	Trend                   bool
+	Change                  changepoint.ChangePoint
+	RefFrom, CurFrom, CurTo int
+	// P is the test's one-sided p-value: the permutation test of the two
+	// stretches (changepoint.SegmentsTest) or half the trend's P.
+	P float64
+	// Weight is the test's share of the series' level (weighted
+	// Bonferroni): the series' p-value is the smallest P/Weight.
+	Weight float64
 }
 
 // GateResult is the verdict of history --gate.
@@ -394,50 +432,58 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 				}
 				gs := GateSeries{Type: s.Type, Payload: b, Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
 					Autocorrelation: sc.Autocorrelation}
-				if k := len(sc.ChangePoints); k > 0 {
-					c := sc.ChangePoints[k-1]
-					gs.Change = &c
-					gs.SegmentFrom = sc.From
-					if k > 1 {
-						gs.SegmentFrom = sc.ChangePoints[k-2].Index
-					}
-					gs.Rule, gs.Ack = opt.rule(&gs, n, expIndex)
-					gs.Candidate = gs.Rule == RuleNotSig
-				}
+				opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex)
 				g.Series = append(g.Series, gs)
 			}
 		}
 	}
 	S := len(g.Series)
-	// The smallest Holm level is Alpha/S; p-values resolve to
-	// 1/(permutations+1), half of it.
-	g.Permutations = max(co.Permutations, int(math.Ceil(2*float64(S)/co.Alpha))-1)
-	var cands []int
+	weight := 1.0
+	for _, gs := range g.Series {
+		for _, t := range gs.Tests {
+			if !t.Trend {
+				weight = min(weight, t.Weight)
+			}
+		}
+	}
+	// The smallest Holm level is Alpha/S, shared by a series' tests
+	// (weighted Bonferroni); permutation p-values resolve to half of
+	// the smallest share.
+	g.Permutations = max(co.Permutations, int(math.Ceil(2*float64(S)/(weight*co.Alpha)))-1)
+	type job struct{ s, t int }
+	var jobs []job
 	for i, gs := range g.Series {
-		if gs.Candidate {
-			cands = append(cands, i)
+		for t, gt := range gs.Tests {
+			if !gt.Trend {
+				jobs = append(jobs, job{i, t})
+			}
 		}
 	}
 	var mu sync.Mutex
 	var firstErr error
-	err := parallel.Each(ctx, max(co.Workers, runtime.GOMAXPROCS(0)), len(cands), func(k int) {
-		gs := &g.Series[cands[k]]
+	err := parallel.Each(ctx, max(co.Workers, runtime.GOMAXPROCS(0)), len(jobs), func(k int) {
+		gs := &g.Series[jobs[k].s]
+		gt := &gs.Tests[jobs[k].t]
 		s := h.sub(gs.Type, gs.Magnitude)
 		x := s.Values[slices.Index(s.Mags(), gs.Magnitude)][slices.Index(s.Payloads, gs.Payload)]
-		// Any p-value above Alpha is never rejected by Holm: stop there.
-		p, err := changepoint.LocalTest(x, gs.SegmentFrom, n, co.MinSegment, g.Permutations, seriesSeed(co.Seed^0x6761746500000000, k), gs.Autocorrelation, co.Alpha)
+		// A p-value above Alpha/tests is never rejected by Holm: stop there.
+		p, err := changepoint.SegmentsTest(x, gt.RefFrom, gt.Change.Index, gt.CurFrom, gt.CurTo, co.MinSegment, g.Permutations,
+			seriesSeed(co.Seed^0x6761746500000000, k), gs.Autocorrelation, co.Alpha*gt.Weight)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("gate: %s, %d bytes, %s: %w", gs.Type, gs.Payload, gs.Magnitude, err)
 		}
-		gs.P = p
+		gt.P = p
 	})
 	if firstErr != nil {
 		return nil, firstErr
 	}
 	if err != nil {
 		return nil, err
+	}
+	for i := range g.Series {
+		g.Series[i].decisive()
 	}
 	rules := make([]gate.Rule, len(g.Series))
 	for i := range g.Series {
@@ -451,6 +497,17 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		need := 2 * co.MinSegment
 		g.Verdict.Status = gate.Inconclusive
 		g.Verdict.Warn(fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need))
+	}
+	var stale []string
+	for _, s := range g.Series {
+		for _, c := range s.Stale {
+			stale = append(stale, fmt.Sprintf("%s %d B %s %s since %s", s.Type, s.Payload, s.Magnitude, shiftText(c.Ratio), h.Experiments[c.Index].Label()))
+		}
+	}
+	if len(stale) > 0 {
+		g.Verdict.Warn(fmt.Sprintf("%d slowdown(s) began before the newest %d experiments (--gate-window), were never acknowledged and last to the newest experiment; "+
+			"the gate no longer judges them, their level is the baseline now: %s. Acknowledge them (--acknowledged) or judge every age (--gate-window 0)",
+			len(stale), opt.Window, joinFirst(stale, 5)))
 	}
 	for i, a := range opt.Acks {
 		if why := h.unmatched(a, opt.Metrics); why != "" {
@@ -537,25 +594,196 @@ func joinFirst(names []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
-// rule returns what decides series gs, whose newest change point is set, in
-// a history of n experiments (expIndex: experiment names to indices), and
-// the acknowledgement covering it.
-func (opt GateOptions) rule(gs *GateSeries, n int, expIndex map[string]int) (string, *Ack) {
-	c := gs.Change
-	switch {
-	case opt.Window > 0 && c.Index < n-opt.Window:
-		return RuleOutside, nil
-	case !regressed(gs.Magnitude, c.Ratio):
-		return RuleFaster, nil
-	case math.Abs(c.Ratio-1) <= opt.MinChange:
-		return RuleBelowMin, nil
+// judge finds what the gate tests in series x (its change points sc) of a
+// history of n experiments (expIndex: experiment names to indices) and sets
+// gs's Tests, and its Rule, Change and Ack for when none of them fails:
+//
+//   - every change point in the window that no acknowledgement covers is
+//     judged by the level after it (the newest segment, or the segment
+//     before the next acknowledged change point) against the segment
+//     before it, so that a later partial recovery, or further steps each
+//     below the minimum change, cannot hide it;
+//   - the window's values after its newest acknowledged change point are
+//     tested for a trend (trend.TestSerial), so that a creep that no change
+//     point resolves is judged too.
+//
+// A shift that is not slower by more than MinChange is not tested.
+func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, minSegment int, expIndex map[string]int) {
+	cps := sc.ChangePoints
+	win := sc.From
+	if opt.Window > 0 {
+		win = max(win, n-opt.Window)
 	}
-	for i, a := range opt.Acks {
-		if e, ok := expIndex[a.Experiment]; ok && a.covers(gs.Type, gs.Payload, gs.Magnitude) && e >= c.Index-AckSlack && e <= c.Index+AckSlack {
-			return RuleAcknowledged, &opt.Acks[i]
+	start := func(k int) int { // first experiment of the segment ending at cps[k]
+		if k == 0 {
+			return sc.From
+		}
+		return cps[k-1].Index
+	}
+	acks := make([]*Ack, len(cps))
+	for k := range cps {
+		acks[k] = opt.ackFor(gs, cps[k].Index, expIndex)
+	}
+	// What decides the series when no test fails, by precedence.
+	rank := map[string]int{RuleNoChange: 0, RuleOutside: 1, RuleFaster: 2, RuleBelowMin: 3, RuleAcknowledged: 4}
+	set := func(rule string, c changepoint.ChangePoint, from int, ack *Ack) {
+		if gs.Change == nil || rank[rule] > rank[gs.Rule] {
+			gs.Rule, gs.Change, gs.SegmentFrom, gs.Ack = rule, &c, from, ack
 		}
 	}
-	return RuleNotSig, nil
+	if k := len(cps); k > 0 && cps[k-1].Index < win {
+		set(RuleOutside, cps[k-1], start(k-1), nil)
+	}
+	trendFrom := win
+	for k, c := range cps {
+		if c.Index < win {
+			if acks[k] == nil {
+				opt.stale(gs, x, c, start(k), cps[len(cps)-1].Index, n)
+			}
+			continue
+		}
+		if acks[k] != nil {
+			set(RuleAcknowledged, c, start(k), acks[k])
+			trendFrom = max(trendFrom, c.Index)
+			continue
+		}
+		curFrom, curTo := sc.From, n
+		if len(cps) > 0 {
+			curFrom = cps[len(cps)-1].Index
+		}
+		for l := k + 1; l < len(cps); l++ {
+			if acks[l] != nil {
+				curFrom, curTo = start(l), cps[l].Index
+				break
+			}
+		}
+		t := GateTest{Change: c, RefFrom: start(k), CurFrom: curFrom, CurTo: curTo, P: math.NaN()}
+		t.Change.Before, t.Change.After = stats.Median(finite(x[t.RefFrom:c.Index])), stats.Median(finite(x[curFrom:curTo]))
+		t.Change.Ratio = changepoint.Ratio(t.Change.After, t.Change.Before)
+		// The newest minSegment values must be as slow: a fix too recent
+		// to be a change point of its own is not failed as the slowdown
+		// it undid.
+		cur := finite(x[curFrom:curTo])
+		tail := changepoint.Ratio(stats.Median(cur[max(0, len(cur)-minSegment):]), t.Change.Before)
+		switch {
+		case !regressed(gs.Magnitude, t.Change.Ratio) || !regressed(gs.Magnitude, tail):
+			set(RuleFaster, t.Change, t.RefFrom, nil)
+		case math.Abs(t.Change.Ratio-1) <= opt.MinChange || math.Abs(tail-1) <= opt.MinChange:
+			set(RuleBelowMin, t.Change, t.RefFrom, nil)
+		default:
+			gs.Tests = append(gs.Tests, t)
+		}
+	}
+	if t, ok := opt.trendTest(gs, x, trendFrom, n, minSegment); ok {
+		gs.Tests = append(gs.Tests, t)
+	}
+	if gs.Candidate = len(gs.Tests) > 0; gs.Candidate {
+		gs.Rule, gs.Ack = RuleNotSig, nil
+	}
+	// Bonferroni with weights: the change points share changeWeight of
+	// the series' level when the trend is tested too, which is rarely
+	// what finds a regression that they miss.
+	var w float64 = 1
+	if n := len(gs.Tests); n > 1 && gs.Tests[n-1].Trend {
+		gs.Tests[n-1].Weight = 1 - changeWeight
+		w = changeWeight
+	}
+	for i := range gs.Tests {
+		if !gs.Tests[i].Trend || len(gs.Tests) == 1 {
+			gs.Tests[i].Weight = w / float64(len(gs.Tests)-btoi(w < 1))
+		}
+	}
+}
+
+// changeWeight is the share of a series' level its change points' tests
+// get when its trend is tested too.
+const changeWeight = 0.8
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// stale records in gs.Stale change point c, older than the window and not
+// acknowledged, when the newest segment [cur, n) is still slower than the
+// segment before c, [ref, c.Index), by more than MinChange: the gate no
+// longer judges it (that level is now the series' baseline), and says so.
+func (opt GateOptions) stale(gs *GateSeries, x []float64, c changepoint.ChangePoint, ref, cur, n int) {
+	c.Before, c.After = stats.Median(finite(x[ref:c.Index])), stats.Median(finite(x[cur:n]))
+	c.Ratio = changepoint.Ratio(c.After, c.Before)
+	if regressed(gs.Magnitude, c.Ratio) && math.Abs(c.Ratio-1) > opt.MinChange {
+		gs.Stale = append(gs.Stale, c)
+	}
+}
+
+// trendTest tests the values x[from:n] for a trend. It sets gs.Trend and
+// returns the test when the trend is a slowdown by more than MinChange
+// over those experiments.
+func (opt GateOptions) trendTest(gs *GateSeries, x []float64, from, n, minSegment int) (GateTest, bool) {
+	v := finite(x[from:n])
+	if len(v) < 2*minSegment {
+		return GateTest{}, false
+	}
+	tr, err := trend.TestSerial(v)
+	if err != nil {
+		return GateTest{}, false
+	}
+	gs.Trend = &tr
+	c := changepoint.ChangePoint{Index: from, P: tr.P}
+	// Sen's line through the median of the values less the slope.
+	base := make([]float64, len(v))
+	for i, y := range v {
+		base[i] = y - tr.Test.Slope*float64(i)
+	}
+	c.Before = stats.Median(base)
+	c.After = c.Before + tr.Test.Slope*float64(len(v)-1)
+	c.Ratio = changepoint.Ratio(c.After, c.Before)
+	if !regressed(gs.Magnitude, c.Ratio) || math.Abs(c.Ratio-1) <= opt.MinChange || c.Before <= 0 {
+		return GateTest{}, false
+	}
+	return GateTest{Trend: true, Change: c, RefFrom: from, CurFrom: from, CurTo: n, P: tr.P / 2}, true
+}
+
+// decisive sets the series' P (Bonferroni over its tests) and, for a
+// candidate, Change and SegmentFrom to its test of the smallest p-value.
+func (gs *GateSeries) decisive() {
+	if !gs.Candidate {
+		return
+	}
+	best := 0
+	for i, t := range gs.Tests {
+		if t.P/t.Weight < gs.Tests[best].P/gs.Tests[best].Weight || math.IsNaN(gs.Tests[best].P) {
+			best = i
+		}
+	}
+	t := &gs.Tests[best]
+	gs.P = min(1, t.P/t.Weight)
+	c := t.Change
+	gs.Change, gs.SegmentFrom, gs.Ack, gs.Decisive = &c, t.RefFrom, nil, t
+}
+
+// ackFor returns the acknowledgement covering a change point of gs at
+// experiment index, nil for none.
+func (opt GateOptions) ackFor(gs *GateSeries, index int, expIndex map[string]int) *Ack {
+	for i, a := range opt.Acks {
+		if e, ok := expIndex[a.Experiment]; ok && a.covers(gs.Type, gs.Payload, gs.Magnitude) && e >= index-AckSlack && e <= index+AckSlack {
+			return &opt.Acks[i]
+		}
+	}
+	return nil
+}
+
+// finite returns the values of x that are not NaN gaps.
+func finite(x []float64) []float64 {
+	out := make([]float64, 0, len(x))
+	for _, v := range x {
+		if !math.IsNaN(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Rules says in one sentence how the gate decides, with its window,
@@ -579,10 +807,12 @@ func (g *GateResult) Rules() string {
 			tally = append(tally, fmt.Sprintf("%s %d", r, k))
 		}
 	}
-	return fmt.Sprintf("change point rule: a series fails when its newest change point %s, %s, makes it slower by more than %s "+
-		"(--min-change) and a permutation test of its two newest segments (pre-whitened for lag-1 autocorrelation) finds "+
-		"that significant; Holm over N = %d series at family-wise level %g; series by the rule that decided: %s",
-		window, acks, percent(g.Options.MinChange), len(g.Series), g.Alpha, strings.Join(tally, ", "))
+	return fmt.Sprintf("change point rule: a series fails when, after any change point that %s and %s, its level (the newest segment) "+
+		"is slower than the segment before that change point by more than %s (--min-change) and a permutation test of the two "+
+		"(pre-whitened for lag-1 autocorrelation) finds that significant, or when its values since the window's start rise by more "+
+		"than %s along Sen's line and Mann–Kendall (corrected for lag-1 autocorrelation) finds that significant; "+
+		"a series' tests share its level (weighted Bonferroni); Holm over N = %d series at family-wise level %g; series by the rule that decided: %s",
+		window, acks, percent(g.Options.MinChange), percent(g.Options.MinChange), len(g.Series), g.Alpha, strings.Join(tally, ", "))
 }
 
 // count returns the number of series decided by rule.
@@ -631,6 +861,19 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	c.Status = gate.Passed
 	c.Message = fmt.Sprintf("%s since %s (median %s -> %s %s", shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label(),
 		result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit))
+	if t := s.Decisive; t != nil {
+		if t.Trend {
+			c.Message = fmt.Sprintf("%s over the %d experiments since %s (Sen's line %s -> %s %s, Mann–Kendall corrected for lag-1 autocorrelation",
+				shiftText(s.Change.Ratio), t.CurTo-t.CurFrom, r.h.Experiments[t.CurFrom].Label(),
+				result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit))
+		} else if t.CurFrom != s.Change.Index || t.CurTo != len(r.h.Experiments) {
+			c.Message = fmt.Sprintf("%s since %s (median %s before it -> %s %s since %s", shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label(),
+				result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit), r.h.Experiments[t.CurFrom].Label())
+		}
+		if len(s.Tests) > 1 {
+			c.Message += fmt.Sprintf(", the most significant of %d shifts tested", len(s.Tests))
+		}
+	}
 	switch {
 	case s.Failed:
 		c.Status, s.Rule = gate.Failed, RuleSignificant
@@ -648,8 +891,12 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	default:
 		c.Message += "): " + s.Rule
 	}
-	if s.Candidate {
-		c.Stats = &gate.Stats{NReference: s.Change.Index - s.SegmentFrom, NCandidate: len(r.h.Experiments) - s.Change.Index,
+	if t := s.Decisive; t != nil {
+		nRef := t.Change.Index - t.RefFrom
+		if t.Trend {
+			nRef = 0
+		}
+		c.Stats = &gate.Stats{NReference: nRef, NCandidate: t.CurTo - t.CurFrom,
 			Estimate: s.Change.Ratio, Low: math.NaN(), High: math.NaN(), Tail: d.Level, PassTail: math.NaN(), Confidence: math.NaN(),
 			P: s.P, PAdjusted: d.Adjusted, Dispersion: math.NaN(), NeedRuns: -1, Gateable: true}
 	}
@@ -702,9 +949,9 @@ func (g *GateResult) Summary() string {
 		return fmt.Sprintf("inconclusive: no series (%s) long enough to test%s", metrics, short)
 	}
 	if g.Failed() {
-		return fmt.Sprintf("failed: %d of %d series (%s) end in a significant slowdown (%s; Holm, family-wise level %g, N = %d%s)",
+		return fmt.Sprintf("failed: %d of %d series (%s) end in a significant slowdown, against the level before a change point in the window or along its trend (%s; Holm, family-wise level %g, N = %d%s)",
 			len(g.Failures()), len(g.Series), metrics, rules, g.Alpha, len(g.Series), short)
 	}
-	return fmt.Sprintf("passed: no newest segment of %d series (%s) is a significant slowdown (%d candidate(s) tested; %s; Holm, family-wise level %g, N = %d%s)",
+	return fmt.Sprintf("passed: no newest segment of %d series (%s) is a significant slowdown, against the level before any change point in the window or along its trend (%d candidate(s) tested; %s; Holm, family-wise level %g, N = %d%s)",
 		len(g.Series), metrics, cands, rules, g.Alpha, len(g.Series), short)
 }

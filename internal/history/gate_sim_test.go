@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/changepoint"
@@ -291,5 +292,142 @@ func TestGateMixedAutocorrelation(t *testing.T) {
 	t.Logf("%d of %d histories fail the gate", fails, histories)
 	if float64(fails)/histories > alpha+3*math.Sqrt(alpha*(1-alpha)/histories) {
 		t.Errorf("%d of %d histories failed the gate", fails, histories)
+	}
+}
+
+// shapeHistory is simHistory(seed, 40, twoPayloads, sigma, 0, 1, 40) with
+// every value times level(experiment).
+func shapeHistory(seed uint64, sigma float64, level func(int) float64) *History {
+	h := simHistory(seed, 40, twoPayloads, sigma, 0, 1, 40)
+	for _, series := range h.SubExperiments[0].Values {
+		for _, v := range series {
+			for i := range v {
+				v[i] *= level(i)
+			}
+		}
+	}
+	return h
+}
+
+// TestGateRecoveryCannotHide: 200 series (100 histories of two, noise 2 %)
+// that rise 20 % at experiment 30 of 40 and fall back 8 % at 35 are still
+// 10.4 % slower than before: at least 95 % of them fail, on the change
+// point at 30 (judging the newest change point alone, a speed-up, failed
+// 17.5 %). The same rise fully undone (−1/6 at 35) fails at most 2.
+func TestGateRecoveryCannotHide(t *testing.T) {
+	const histories = 100
+	partial, full := 0, 0
+	for seed := uint64(0); seed < histories; seed++ {
+		for _, back := range []float64{0.92, 1 / 1.2} {
+			h := shapeHistory(seed, 0.02, func(i int) float64 {
+				switch {
+				case i >= 35:
+					return 1.2 * back
+				case i >= 30:
+					return 1.2
+				}
+				return 1
+			})
+			g := gateSim(t, h, seed, GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange})
+			for _, s := range g[0].Series {
+				switch {
+				case !s.Failed:
+				case back == 0.92:
+					partial++
+					// +10.4 % against the newest segment, or about +15 %
+					// when the fall at 35 is not a change point of its own.
+					if s.Change.Index < 28 || s.Change.Index > 32 || s.Change.Ratio < 1.05 || s.Change.Ratio > 1.25 {
+						t.Errorf("seed %d: failed on %+v, want the change at 30, +10 to +20 %%", seed, *s.Change)
+					}
+				default:
+					full++
+				}
+			}
+		}
+	}
+	t.Logf("+20 %% then −8 %%: %d of %d series fail; fully undone: %d", partial, 2*histories, full)
+	if partial < 2*histories*95/100 || full > 2 {
+		t.Errorf("partial recovery failed %d of %d series, full recovery %d", partial, 2*histories, full)
+	}
+}
+
+// TestGateSmallSteps: three steps of +4 % at experiments 25, 30 and 35 of
+// 40 (noise 1 %), each below --min-change, are 12.5 % together: with a gate
+// window that holds them (--gate-window 20) at least 95 % of 200 series
+// fail, against the level before the first.
+func TestGateSmallSteps(t *testing.T) {
+	const histories = 100
+	fails := 0
+	for seed := uint64(0); seed < histories; seed++ {
+		h := shapeHistory(seed, 0.01, func(i int) float64 {
+			l := 1.0
+			for _, at := range []int{25, 30, 35} {
+				if i >= at {
+					l *= 1.04
+				}
+			}
+			return l
+		})
+		g := gateSim(t, h, seed, GateOptions{Window: 20, MinChange: DefaultMinChange})
+		fails += len(g[0].Failures())
+	}
+	t.Logf("three +4 %% steps: %d of %d series fail", fails, 2*histories)
+	if fails < 2*histories*95/100 {
+		t.Errorf("three +4 %% steps: %d of %d series failed", fails, 2*histories)
+	}
+}
+
+// TestGateCreep: 200 series (noise 1 %) that creep up 1 % per experiment
+// over the newest 10 of 40 fail in at least 85 % (newest change point
+// alone: 78.5 %), some on the window's trend.
+func TestGateCreep(t *testing.T) {
+	const histories = 100
+	fails, byTrend := 0, 0
+	for seed := uint64(0); seed < histories; seed++ {
+		h := shapeHistory(seed, 0.01, func(i int) float64 { return math.Pow(1.01, float64(max(0, i-29))) })
+		g := gateSim(t, h, seed, GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange})
+		for _, s := range g[0].Failures() {
+			fails++
+			if s.Decisive.Trend {
+				byTrend++
+			}
+		}
+	}
+	t.Logf("creep: %d of %d series fail, %d on the trend", fails, 2*histories, byTrend)
+	if fails < 2*histories*85/100 || byTrend == 0 {
+		t.Errorf("creep: %d of %d series failed, %d on the trend", fails, 2*histories, byTrend)
+	}
+}
+
+// TestGateStaleRegression: a 20 % step at experiment 10 of 40, never
+// acknowledged, is 30 experiments old: with --gate-window 10 the gate
+// passes and warns that the slowdown was never acknowledged and is the
+// baseline now; judging every age (--gate-window 0) it fails; acknowledged,
+// it passes without that warning.
+func TestGateStaleRegression(t *testing.T) {
+	ack := Ack{SubExperiment: "interprocess_reliable", Metric: "Median", Payload: -1, Experiment: "e010", Note: "accepted", File: "acks.csv", Line: 2}
+	for seed := uint64(0); seed < 10; seed++ {
+		g := gateSim(t, simHistory(seed, 40, twoPayloads, 0.02, 0, 1.2, 10), seed,
+			GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange},
+			GateOptions{Window: 0, MinChange: DefaultMinChange},
+			GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange, Acks: []Ack{ack}, AcksFile: "acks.csv"})
+		warned := func(r *GateResult) bool {
+			for _, w := range r.Verdict.Warnings {
+				if strings.Contains(w, "never acknowledged") && strings.Contains(w, "interprocess_reliable 16 B Median +") &&
+					strings.Contains(w, "the baseline now") {
+					return true
+				}
+			}
+			return false
+		}
+		if g[0].Failed() || !warned(g[0]) {
+			t.Errorf("seed %d, window 10: failed %v, warnings %q", seed, g[0].Failed(), g[0].Verdict.Warnings)
+		}
+		if !g[1].Failed() {
+			t.Errorf("seed %d, every age: passed: %s", seed, g[1].Summary())
+		}
+		if g[2].Failed() || warned(g[2]) {
+			t.Errorf("seed %d, acknowledged: failed %v, warnings %q", seed, g[2].Failed(), g[2].Verdict.Warnings)
+		}
 	}
 }

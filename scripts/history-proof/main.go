@@ -210,14 +210,17 @@ func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uin
 	}
 	add(mixed)
 	add(mixedFP)
+	wide := def
+	wide.Window = 20
 	for _, sigma := range []float64{0.04, 0.02, 0.01} {
-		fmt.Fprintf(w, "\nregressions in the newest experiments of 40, independent noise of %g %%, --gate-window 10, --min-change 5 %%:\n", 100*sigma)
+		fmt.Fprintf(w, "\nregressions in the newest experiments of 40, independent noise of %g %%, --min-change 5 %%:\n", 100*sigma)
 		for k, sh := range shapes {
 			r := Rate{Name: fmt.Sprintf("  %s: the gate fails (noise %g %%)", sh.name, 100*sigma)}
+			r20 := Rate{Name: fmt.Sprintf("    with --gate-window 20 (noise %g %%)", 100*sigma)}
 			for i := 0; i < n; i++ {
 				s := seed + uint64(i)
 				h := simLevels(rand.New(rand.NewPCG(s, uint64(8+k))), 40, []int{1024}, sigma, []float64{0}, sh.level)
-				g, err := gate(ctx, h, s, def)
+				g, err := gate(ctx, h, s, def, wide)
 				if err != nil {
 					return err
 				}
@@ -225,8 +228,13 @@ func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uin
 				if g[0].Failed() {
 					r.K++
 				}
+				r20.N++
+				if g[1].Failed() {
+					r20.K++
+				}
 			}
 			add(r)
+			add(r20)
 		}
 	}
 	fmt.Fprintln(w, "\na 20 % step never acknowledged, independent noise of 4 %, 40 experiments, --gate-window 10: the gate fails when it is k experiments old")

@@ -56,18 +56,23 @@ begins), in --json and in --html, with the experiment, its commit and the shift 
 median over the previous one's).
 
 Autocorrelated histories (neighbouring experiments alike, e.g. a drifting machine) are
-pre-whitened before the permutation tests, with the lag-1 autocorrelation estimated around the
-segments found (formats §10), so that they do not show change points that are not there.
+pre-whitened before the permutation tests, with the lag-1 autocorrelation estimated per series
+around the segments found and pooled over the series that share it (formats §10), so that they
+do not show change points that are not there.
 
---gate judges the newest change point of each --gate-metrics series: the gate fails (exit 1)
-when it begins among the newest --gate-window experiments (default 10: a shift fails CI from
-when --min-segment experiments show it until it is 10 experiments old; 0 for any age), is not
-acknowledged in the --acknowledged file, makes the series slower than the segment before by more
-than --min-change (default 5 %; smaller shifts are reported but pass), and a permutation test
-of those two segments finds it significant after Holm's correction over all N judged series, so
-that an unchanged system fails with probability at most --significance. A slowdown is seen
-once --min-segment experiments have it. Every gate report names the rule that decided each
-series, the window, the level and N. The gate's verdict, one check per judged series, is also
+--gate judges every --gate-metrics series by every change point that begins among the newest
+--gate-window experiments (default 10; 0 for any age) and is not acknowledged in the
+--acknowledged file: the gate fails (exit 1) when the series' level since (the newest segment)
+is slower than the segment before that change point by more than --min-change (default 5 %;
+smaller shifts are reported but pass) and a permutation test of the two finds it significant, so
+that a later partial recovery or several small steps cannot hide a slowdown; or when the window's
+values rise by more than --min-change along Sen's line and Mann–Kendall, corrected for lag-1
+autocorrelation, finds that significant (a creep). A series' tests share its level, and Holm's
+correction over all N judged series keeps an unchanged system failing with probability at most
+--significance. A slowdown is seen once --min-segment experiments have it and fails CI until
+it is fixed, acknowledged, or --gate-window experiments old: then its level is the baseline, and
+the gate warns that it was never acknowledged. Every gate report names the rule that decided
+each series, the window, the level and N. The gate's verdict, one check per judged series, is also
 written in the report formats of check and compare with --gate-junit, --gate-markdown and
 --gate-json FILE.
 
@@ -89,8 +94,8 @@ As a CI gate (exit 1 on a significant slowdown of more than 5 % among the newest
   history -e results -r latency_requirements.csv -p history --gate --min-change 5% --acknowledged history-acks.csv
   history -e results -r latency_requirements.csv -p history --gate --gate-junit history.xml --gate-markdown history.md
 
-Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) the newest segment of a
-series is a significant slowdown, 2 usage or input error, 3 (--gate) inconclusive: no series
+Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) a series is significantly
+slower than before a change point in the window, or trends slower, 2 usage or input error, 3 (--gate) inconclusive: no series
 has 2 × --min-segment experiments to test, 130 interrupted.`,
 		HideHelpCommand: true,
 		Flags: append([]cli.Flag{
@@ -114,7 +119,7 @@ has 2 × --min-segment experiments to test, 130 interrupted.`,
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the permutations: equal inputs and seed, equal change points; any whole number from 0 to 2^64-1"},
 			&cli.IntFlag{Name: "change-window", Value: history.DefaultChangeWindow,
 				Usage: "look for change points among the newest `N` experiments (the cost grows with N²), " + history.ChangeWindowRange.Text()},
-			&cli.BoolFlag{Name: "gate", Usage: "exit 1 when the newest segment of a judged series is a significant slowdown"},
+			&cli.BoolFlag{Name: "gate", Usage: "exit 1 when a judged series is significantly slower than before a change point in the window, or trends slower"},
 			&cli.StringFlag{Name: "gate-metrics", Value: strings.Join(history.DefaultGateMetrics, ","),
 				Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(history.Magnitudes, ", ")},
 			&cli.StringFlag{Name: "min-change", Aliases: []string{"gate-threshold"}, Value: percentFlag(history.DefaultMinChange),
