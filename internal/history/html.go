@@ -241,12 +241,13 @@ func (h *History) changeSection(g *GateResult) htmlreport.Section {
 	return sec
 }
 
-// gateTable lists the newest change point of every judged series that has
-// one and the rule that decided it (acknowledged ones with their note).
+// gateTable lists, for every judged series with one, the change point (or
+// the window's trend) that decided it and the rule (acknowledged ones with
+// their note).
 func gateTable(h *History, g *GateResult) htmlreport.Table {
 	t := htmlreport.Table{
-		Caption: "The gate's rule for the newest change point of each judged series",
-		Header:  []string{"Sub-experiment", "Bytes", "Metric", "Segment starts at", "Commit", "Shift", "Rule"},
+		Caption: "The change point (or trend) that decided each judged series, and the gate's rule",
+		Header:  []string{"Sub-experiment", "Bytes", "Metric", "Shift starts at", "Commit", "Shift", "Rule"},
 	}
 	for _, s := range g.Series {
 		if s.Change == nil {
@@ -272,8 +273,8 @@ func gateTable(h *History, g *GateResult) htmlreport.Table {
 func gateVerdict(h *History, g *GateResult) *htmlreport.Verdict {
 	v := &htmlreport.Verdict{Status: string(g.Verdict.Status), Summary: g.Summary()}
 	v.Failures = htmlreport.Table{
-		Caption: "Series whose newest segment is a significant slowdown",
-		Header:  []string{"Sub-experiment", "Bytes", "Metric", "Segment starts at", "Commit", "Shift", "p", "Holm level"},
+		Caption: "Series significantly slower than before a change point in the window, or trending slower",
+		Header:  []string{"Sub-experiment", "Bytes", "Metric", "Shift starts at", "Commit", "Shift", "p", "Holm level"},
 	}
 	for _, s := range g.Failures() {
 		e := h.Experiments[s.Change.Index]
