@@ -80,7 +80,10 @@ func checkProcessPinned(pid, cpu int) error {
 		}
 		for _, tid := range tids {
 			if err := checkPinned(tid, cpu); err != nil && !vanished(err) {
-				return fmt.Errorf("process %d, thread %d: %w", p, tid, err)
+				if p != pid {
+					return fmt.Errorf("its child %d, thread %d: %w", p, tid, err)
+				}
+				return fmt.Errorf("thread %d: %w", tid, err)
 			}
 		}
 	}
