@@ -391,15 +391,15 @@ func (g *GateResult) Failures() []GateSeries {
 	return out
 }
 
-// Gate decides whether the newest segment of any judged series is a
-// significant regression. A series is a candidate when its newest change
-// point starts a segment whose median is worse than the previous segment's
-// by more than opt.Threshold. Each candidate is re-tested on its last two
-// segments alone (changepoint.LocalTest) with enough permutations to resolve
-// p-values below Alpha/S, and Holm's procedure over the S judged series
-// keeps the probability that an unchanged system fails at most Alpha
-// (the --significance level) for the whole gate. DetectChanges must have
-// run.
+// Gate decides whether any judged series is significantly slower than
+// before a change point in the gate window, or trends slower in it
+// (GateOptions.judge says what is tested). Each change point is tested by
+// changepoint.SegmentsTest with enough permutations to resolve p-values
+// below the smallest share of Alpha/S, the trend by trend.TestSerial; a
+// series' tests share its level (weighted Bonferroni), and Holm's procedure
+// over the S judged series keeps the probability that an unchanged system
+// fails at most Alpha (the --significance level) for the whole gate.
+// DetectChanges must have run.
 func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error) {
 	if !h.changesDetected {
 		return nil, fmt.Errorf("gate: change points were not detected")
@@ -829,8 +829,8 @@ func (g *GateResult) count(rule string) int {
 // percent writes a fraction as a percentage: 0.05 → "5%".
 func percent(x float64) string { return strconv.FormatFloat(100*x, 'g', 6, 64) + "%" }
 
-// changeRule is the gate's rule for one judged series: its newest segment
-// fails when the permutation test's p-value is rejected by Holm over every
+// changeRule is the gate's rule for one judged series: it fails when the
+// series' p-value (GateSeries.P) is rejected by Holm over every
 // judged series; those that are not candidates (or whose test did not run)
 // belong to the family with p = 1.
 type changeRule struct {

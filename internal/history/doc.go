@@ -27,12 +27,17 @@
 //     ChangeOptions.Window experiments with internal/changepoint (E-divisive
 //     means, seeded permutation test, segments of at least 5 experiments),
 //     in parallel, each series with its own seed derived from the user's,
-//     pre-whitened when a magnitude's series are autocorrelated;
-//     Gate then judges the newest change point of the gated series by the
-//     first rule that applies (outside GateOptions.Window, not a slowdown,
-//     below MinChange, acknowledged in the Ack file read by ReadAcks, else a
-//     local permutation test per candidate, Holm over the series; formats
-//     §10), and every report names the rule.
+//     pre-whitened when autocorrelated (φ per series, pooled over the series
+//     of a magnitude that share it, changepoint.Share);
+//     Gate then judges each gated series by every change point in
+//     GateOptions.Window not acknowledged in the Ack file read by ReadAcks
+//     (the level after it against the segment before it, when slower by more
+//     than MinChange, by a permutation test) and by the window's trend
+//     (trend.TestSerial), the tests of a series sharing its level, Holm over
+//     the series; a series without such a test is decided by the first
+//     rule that applies (acknowledged, below MinChange, not a slowdown,
+//     outside the window, no change point; formats §10), and every report
+//     names the rule.
 //   - Renderers only read the History: Records / WriteCSV (history.csv),
 //     Jobs / RenderPlots (magnitude and payload history plots, in parallel on
 //     a pool of GOMAXPROCS workers, change points marked), Page (the

@@ -84,17 +84,18 @@ type JSONGate struct {
 	Acknowledgements string `json:"acknowledgements,omitempty"`
 	// Rule is the sentence saying how the gate decides (GateResult.Rules).
 	Rule string `json:"rule"`
-	// Candidates are the judged series whose newest change point was
-	// tested: in the window, not acknowledged, and slower than the one
-	// before by more than the threshold (--min-change).
+	// Candidates are the judged series with a tested shift (a change
+	// point in the window, not acknowledged, after which the level is
+	// slower than before by more than the threshold, --min-change; or the
+	// window's trend), each named by its shift of the smallest p/weight.
 	Candidates []JSONGateSeries `json:"candidates"`
-	// Changes are the judged series with a newest change point, and the
-	// rule that decided each.
+	// Changes are the judged series with a change point (or tested
+	// trend) that decided them, and the rule that decided each.
 	Changes []JSONGateChange `json:"newest_changes"`
 }
 
-// JSONGateChange is the newest change point of a judged series and what
-// the gate made of it.
+// JSONGateChange is the change point (or trend) that decided a judged
+// series and what the gate made of it.
 type JSONGateChange struct {
 	SubExperiment string   `json:"sub_experiment"`
 	Payload       int      `json:"payload"`

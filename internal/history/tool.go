@@ -193,8 +193,8 @@ type Options struct {
 	AllowIncomplete bool
 	// Change says how change points are looked for.
 	Change ChangeOptions
-	// Gate, when set, judges the newest segments (exit code 1 on a
-	// significant slowdown).
+	// Gate, when set, judges every series by the change points in its
+	// window and its trend (exit code 1 on a significant slowdown).
 	Gate *GateOptions
 	// JSON, when set, is the path of the JSON report.
 	JSON string
