@@ -16,13 +16,19 @@
 //     be 0) and when every age is judged (--gate-window 0);
 //   - a fresh 20 % step acknowledged (--acknowledged): gated (should be 0);
 //   - a fresh 3 % step in 0.5 % noise: gated with --min-change 0 and with
-//     the default 5 % (should be 0).
+//     the default 5 % (should be 0);
+//   - 11 payloads without a change, 3 of them AR(1) with φ = 0.8 and 8
+//     independent: the gate's false FAIL;
+//   - in noise of 4, 2 and 1 %, with --gate-window 10 and 20: a 20 % rise
+//     followed by a fall of 8 %, a creep of 1 % per experiment over the
+//     newest 10, and three steps of 4 %: failed;
+//   - a 20 % step never acknowledged, 5 to 20 experiments old: failed.
 //
 // Values are log-normal around synth.BaseLatency with 4 % noise (0.5 % for
 // the --min-change case); each history is one sub-experiment, gated on its
 // Median at --significance 0.01.
 //
-//	go run ./scripts/history-proof            # 1,000 series per case
+//	go run ./scripts/history-proof            # 1,000 series per case (about 45 s)
 //	go run ./scripts/history-proof -n 200     # quicker, wider intervals
 package main
 
