@@ -29,11 +29,14 @@ const (
 	// DesignRandom: units are pairs, one run of each side in either order.
 	DesignRandom = "random"
 	// DesignABBA: units are blocks of four runs, reference, candidate,
-	// candidate, reference.
+	// candidate, reference, or the other way round.
 	DesignABBA = "abba"
 )
 
-// abbaSides is the order of the sides in an ABBA block.
+// abbaSides is the order of the sides in an ABBA block whose first run is
+// the reference's; a block may also run the other way round, B A A B (run
+// ab draws each block's orientation from its seed; series files written
+// before it did so hold A B B A blocks only).
 var abbaSides = []string{SideReference, SideCandidate, SideCandidate, SideReference}
 
 // SeriesRun is one row of a series file: one run of the series.
@@ -262,9 +265,17 @@ func (s *Series) checkUnit(r SeriesRun, unit string) error {
 		return fileerr.New(s.Path, r.Line, "Unit", "%s: expected %s", unit, want)
 	}
 	if s.Design == DesignABBA {
-		if want := abbaSides[len(same)]; r.Side != want {
-			return fileerr.New(s.Path, r.Line, "Side", "%s: expected %s, run %d of block %d (blocks run reference, candidate, candidate, reference)",
-				r.Side, want, len(same)+1, r.Unit)
+		// same holds the block's runs so far, the latest first: the
+		// block's first run sets its orientation.
+		if len(same) > 0 {
+			want := abbaSides[len(same)]
+			if same[len(same)-1].Side != SideReference {
+				want = other(want)
+			}
+			if r.Side != want {
+				return fileerr.New(s.Path, r.Line, "Side", "%s: expected %s, run %d of block %d, which began with %s on line %d (blocks run reference, candidate, candidate, reference or candidate, reference, reference, candidate)",
+					r.Side, want, len(same)+1, r.Unit, same[len(same)-1].Side, same[len(same)-1].Line)
+			}
 		}
 	} else if len(same) == 1 && same[0].Side == r.Side {
 		return fileerr.New(s.Path, r.Line, "Side", "%s: expected %s (pair %d has its %s run on line %d; a pair is one run of each side)",

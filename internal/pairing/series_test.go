@@ -153,3 +153,49 @@ func TestSeriesInterruptedLastRun(t *testing.T) {
 		t.Errorf("an incomplete run before the last: %d pairs, %q, %v", len(pairs), warnings, err)
 	}
 }
+
+// TestSeriesABBAOrientations: a block may run B A A B as well as A B B A
+// (run ab draws each block's orientation from its seed), and gives the
+// same two pairs, each reference run with the candidate run of its number;
+// a block in neither orientation is refused naming the line, the column
+// and the side expected.
+func TestSeriesABBAOrientations(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rows []string) string {
+		text := strings.Join(SeriesHeader, ",") + "\n"
+		for _, r := range rows {
+			text += r + ",2026-11-27T13:03:07.97873606Z,abba,9\n"
+		}
+		path := filepath.Join(dir, "s"+SeriesSuffix)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	s, err := ReadSeries(write([]string{
+		"1,1,candidate,1,candidate/s-01", "1,2,reference,1,reference/s-01", "1,3,reference,2,reference/s-02", "1,4,candidate,2,candidate/s-02",
+		"2,5,reference,3,reference/s-03", "2,6,candidate,3,candidate/s-03", "2,7,candidate,4,candidate/s-04", "2,8,reference,4,reference/s-04",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs, cands []*experiment.Experiment
+	for i := 1; i <= 4; i++ {
+		name := fmt.Sprintf("s-%02d", i)
+		refs = append(refs, &experiment.Experiment{Name: name, Dir: filepath.Join(dir, "reference", name)})
+		cands = append(cands, &experiment.Experiment{Name: name, Dir: filepath.Join(dir, "candidate", name)})
+	}
+	pairs, _, err := s.Pairs(refs, cands)
+	if err != nil || s.Units != 2 || len(pairs) != 4 {
+		t.Fatalf("%d units, %d pairs: %v", s.Units, len(pairs), err)
+	}
+	for i, p := range pairs {
+		if p.Reference != refs[i] || p.Candidate != cands[i] || p.Name != fmt.Sprintf("block %d", i/2+1) {
+			t.Errorf("pair %d: %s %s with %s", i+1, p.Name, p.Reference.Dir, p.Candidate.Dir)
+		}
+	}
+	_, err = ReadSeries(write([]string{"1,1,candidate,1,candidate/s-01", "1,2,reference,1,reference/s-01", "1,3,candidate,2,candidate/s-02"}))
+	if err == nil || !strings.Contains(err.Error(), `s-series.csv:4: column "Side": candidate: expected reference, run 3 of block 1, which began with candidate on line 2`) {
+		t.Errorf("a block C R C: %v", err)
+	}
+}
