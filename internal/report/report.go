@@ -240,6 +240,9 @@ func pText(c gate.Check) string {
 	if c.Stats == nil {
 		return ""
 	}
+	if c.Stats.Method == gate.MethodPaired && math.IsNaN(c.Stats.P) {
+		return "crossed" // a group-sequential boundary decides by counts, with no p-value
+	}
 	return fmt.Sprintf("%s (%s %s)", pValue(c.Stats.P), c.Stats.Correction(), pValue(c.Stats.PAdjusted))
 }
 

@@ -33,9 +33,10 @@ const (
 	// falls, so that a drift within a pair favours neither side on average
 	// and the pair's log ratio is symmetric about the true one.
 	DesignRandom = pairing.DesignRandom
-	// DesignABBA: units are blocks of four runs A B B A, whose log ratio
-	// (mean of the B logs less mean of the A logs) cancels a drift linear
-	// over the block.
+	// DesignABBA: units are blocks of four runs, A B B A or B A A B as a
+	// seeded coin falls, whose log ratio (mean of the B logs less mean of
+	// the A logs) cancels a drift linear over the block, while the coin
+	// gives a cost of a block's first run to either side alike.
 	DesignABBA = pairing.DesignABBA
 )
 
@@ -51,7 +52,7 @@ type ABConfig struct {
 	// one is set.
 	Runs, MaxRuns int
 	Design        string // DesignRandom or DesignABBA
-	Seed          uint64 // seeds the order of the random design
+	Seed          uint64 // seeds the order of each pair, or orientation of each block
 	// The sequential gate (MaxRuns > 0): its margins and family-wise
 	// level, the summary columns it judges, and the report files it writes
 	// (report.Formats' flag → path, "" for none).
@@ -102,17 +103,25 @@ func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
 	if err := claimSeries(series); err != nil {
 		return err
 	}
+	// The runs' --quiet quiets the runs and the fixed design's progress;
+	// the sequential gate always says where it stands, one line per unit,
+	// as a gate that stays silent for minutes looks hung.
 	quiet := slices.Contains(cfg.Common, "-q") || slices.Contains(cfg.Common, "--quiet")
-	if !quiet && cfg.Design == DesignRandom {
-		fmt.Fprintf(stderr, "ab: order of each pair drawn with --seed %d (%s)\n", cfg.Seed, series)
+	if gate != nil {
+		fmt.Fprintln(stderr, gate.opening(series))
+	} else if !quiet {
+		fmt.Fprintf(stderr, "ab: %s (%s)\n", orderText(cfg), series)
 	}
 	total := len(plan)
 	for i := range plan {
 		r := &plan[i]
-		if !quiet {
+		if !quiet && gate == nil {
 			fmt.Fprintf(stderr, "ab: run %d of %d: %s %d (%s)\n", i+1, total, r.side, r.n, unitName(cfg.Design, r.unit))
 		}
 		r.start = time.Now().UTC()
+		if gate != nil && i == 0 {
+			gate.began = time.Now()
+		}
 		if err := writeSeries(series, cfg, plan[:i+1]); err != nil {
 			return err
 		}
@@ -123,7 +132,7 @@ func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
 		if gate == nil || (i+1 < total && plan[i+1].unit == r.unit) {
 			continue
 		}
-		done, err := gate.add(ctx, unitRuns(plan, r.unit), stderr, quiet)
+		done, err := gate.add(ctx, unitRuns(plan, r.unit), stderr)
 		if err != nil || done {
 			if err == nil {
 				err = gate.finish(cfg, stdout)
@@ -198,22 +207,25 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 		args = append(args, "--out", filepath.Join(cfg.Out, side), "--name", exp)
 		plan = append(plan, abRun{unit: unit, pos: len(plan) + 1, side: side, n: n, dir: filepath.Join(cfg.Out, side, exp), args: args})
 	}
-	if cfg.Design == DesignABBA {
-		for u := 1; u <= runs/2; u++ {
-			add(u, SideReference, 2*u-1)
-			add(u, SideCandidate, 2*u-1)
-			add(u, SideCandidate, 2*u)
-			add(u, SideReference, 2*u)
+	// One seeded coin sets every unit's order: a pair's, or a block's
+	// orientation, A B B A or B A A B. Always A B B A would give the
+	// reference every block's first run, and whatever a unit's first run
+	// costs (caches cold after the gate's pause between units) would
+	// pass for a difference between the sides.
+	coin := rand.New(rand.NewPCG(cfg.Seed, 0x61625f6f72646572)) // "ab_order"
+	for u := 1; u <= runs/unitSize(cfg.Design); u++ {
+		first, second := SideReference, SideCandidate
+		if coin.IntN(2) == 1 {
+			first, second = second, first
 		}
-	} else {
-		coin := rand.New(rand.NewPCG(cfg.Seed, 0x61625f6f72646572)) // "ab_order"
-		for i := 1; i <= runs; i++ {
-			first, second := SideReference, SideCandidate
-			if coin.IntN(2) == 1 {
-				first, second = second, first
-			}
-			add(i, first, i)
-			add(i, second, i)
+		if cfg.Design == DesignABBA {
+			add(u, first, 2*u-1)
+			add(u, second, 2*u-1)
+			add(u, second, 2*u)
+			add(u, first, 2*u)
+		} else {
+			add(u, first, u)
+			add(u, second, u)
 		}
 	}
 	// Check both sides' flags, and that nothing would land on an existing
@@ -345,6 +357,15 @@ func claimSeries(path string) error {
 	return nil
 }
 
+// orderText says how the order of the runs was set: each pair's, or each
+// block's orientation (A B B A or B A A B), drawn from the seed.
+func orderText(cfg ABConfig) string {
+	if cfg.Design == DesignABBA {
+		return fmt.Sprintf("each block A B B A or B A A B as drawn with --seed %d", cfg.Seed)
+	}
+	return fmt.Sprintf("order of each pair drawn with --seed %d", cfg.Seed)
+}
+
 // unitRuns returns the runs of unit u, in run order.
 func unitRuns(plan []abRun, u int) []abRun {
 	var out []abRun
@@ -354,6 +375,14 @@ func unitRuns(plan []abRun, u int) []abRun {
 		}
 	}
 	return out
+}
+
+// unitSize is the runs per side in a unit of the design.
+func unitSize(design string) int {
+	if design == DesignABBA {
+		return 2
+	}
+	return 1
 }
 
 func unitName(design string, u int) string {
@@ -374,10 +403,7 @@ var seriesHeader = pairing.SeriesHeader
 // row each in run order, so that an interrupted series still says what
 // ran when.
 func writeSeries(path string, cfg ABConfig, started []abRun) error {
-	seed := ""
-	if cfg.Design == DesignRandom {
-		seed = strconv.FormatUint(cfg.Seed, 10)
-	}
+	seed := strconv.FormatUint(cfg.Seed, 10)
 	err := atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		if err := cw.Write(seriesHeader); err != nil {

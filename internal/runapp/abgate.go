@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -34,7 +35,12 @@ type abGate struct {
 	// logB the sums of the units' log values per side, for the geometric
 	// means the report shows.
 	maxEFail, logA, logB []float64
-	runs                 int // runs per side so far
+	// bad holds each check's units' log ratios, positive when worse, for
+	// the spread the undecided verdict plans with.
+	bad  [][]float64
+	runs int // runs per side so far
+	// began is when the first run started, for the progress lines.
+	began time.Time
 	// missing are the checks of the sub-experiments the candidate did
 	// not measure, which stop the gate at once (stopMissing).
 	missing []gate.Check
@@ -76,7 +82,7 @@ func (g *abGate) unitWord() string {
 // values to the gate; it reports whether the gate has stopped. The family
 // of checks is package pairing's, as compare builds it: every
 // sub-experiment, row and gated column (and throughput row) of the runs.
-func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet bool) (bool, error) {
+func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer) (bool, error) {
 	exps := map[string]*experiment.Experiment{}
 	for _, r := range runs {
 		if err := g.cfg.Summarise(ctx, r.dir); err != nil {
@@ -139,6 +145,11 @@ func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet 
 		}
 		g.logA[k] += a[k]
 		g.logB[k] += b[k]
+		bad := b[k] - a[k]
+		if c.HigherIsBetter {
+			bad = -bad
+		}
+		g.bad[k] = append(g.bad[k], bad)
 		a[k], b[k] = math.Exp(a[k]), math.Exp(b[k])
 	}
 	if g.last, err = g.seq.Add(a, b); err != nil {
@@ -148,14 +159,8 @@ func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer, quiet 
 	for k, st := range g.seq.Checks() {
 		g.maxEFail[k] = max(g.maxEFail[k], st.EFail)
 	}
-	if !quiet {
-		d := g.last
-		fmt.Fprintf(stderr, "ab: after %d %s: %s", d.Pairs, g.unitWord(), d.Status)
-		if d.Status == seq.Continue {
-			fmt.Fprintf(stderr, ", %d of %d checks not yet shown within %+.1f %%: %s", len(d.Checks), len(checks),
-				100*g.cfg.Margins.Pass, shortList(d.Checks, 3))
-		}
-		fmt.Fprintln(stderr)
+	if g.last.Status == seq.Continue {
+		fmt.Fprintln(stderr, g.progress(time.Now()))
 	}
 	return g.last.Status != seq.Continue, nil
 }
@@ -202,6 +207,7 @@ func (g *abGate) start(checks []paired.Check, origins []pairing.Origin) error {
 	}
 	g.origins = origins
 	g.maxEFail = make([]float64, len(checks))
+	g.bad = make([][]float64, len(checks))
 	g.logA = make([]float64, len(checks))
 	g.logB = make([]float64, len(checks))
 	return nil
@@ -215,31 +221,138 @@ func shortList(items []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
-// stopReason says why the gate stopped, in the words of the closing line.
-func stopReason(s seq.Status) string {
-	switch s {
-	case seq.Pass:
-		return "decided pass"
-	case seq.Fail:
-		return "decided fail"
+// opening is the gate's first line: its budget, when it can first decide,
+// and how the order of the runs is drawn.
+func (g *abGate) opening(series string) string {
+	return fmt.Sprintf("ab: sequential gate, at most %d %s (%d runs per side); %s (%s)",
+		g.units, g.unitWord(), g.cfg.MaxRuns, orderText(g.cfg), series)
+}
+
+// unitSingular names one unit of the design.
+func (g *abGate) unitSingular() string { return strings.TrimSuffix(g.unitWord(), "s") }
+
+// progress is the line after each unit that does not stop the gate: the
+// units so far and left, the time, and the widest open check with its
+// median ratio, its current bounds and the ratios that pass and fail.
+func (g *abGate) progress(now time.Time) string {
+	d := g.last
+	took := now.Sub(g.began).Round(time.Second)
+	left := g.units - d.Pairs
+	line := fmt.Sprintf("ab: %s %d of at most %d, %s, %d left", g.unitSingular(), d.Pairs, g.units, took, left)
+	if d.Pairs > 0 && left > 0 {
+		line += fmt.Sprintf(" (at most %s more)", (took / time.Duration(d.Pairs) * time.Duration(left)).Round(time.Second))
 	}
-	return "budget spent, inconclusive"
+	open := g.openChecks(d.Checks)
+	line += fmt.Sprintf(": %d of %d checks open", len(open), len(g.origins))
+	if k := g.widest(open); k >= 0 {
+		st := g.seq.Checks()[k]
+		line += fmt.Sprintf(", the widest %s ×%.3f", st.Name, st.Ratio)
+		if st.Low > 0 || !math.IsInf(st.High, 1) {
+			line += " in " + boundsText(st)
+		}
+		line += " (" + g.marginsText(k) + ")"
+	}
+	switch {
+	case d.Dependence.Significant:
+		line += fmt.Sprintf("; held for serial dependence (consecutive %s alike, r %+.2f): the verdict comes at %s %d, on blocks of %s",
+			g.unitWord(), d.Dependence.R, g.unitSingular(), g.units, g.unitWord())
+	case d.Pairs < g.seq.MinPairs():
+		line += fmt.Sprintf("; no decision before %s %d", g.unitSingular(), g.seq.MinPairs())
+	}
+	return line
+}
+
+// openChecks returns the indices of the checks named.
+func (g *abGate) openChecks(names []string) []int {
+	var out []int
+	for k, st := range g.seq.Checks() {
+		if slices.Contains(names, st.Name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// widest returns, of the checks ks, the one whose bounds are widest (ties,
+// as before the first look when none has bounds, to the larger spread of
+// its units' log ratios); -1 when ks is empty.
+func (g *abGate) widest(ks []int) int {
+	sts := g.seq.Checks()
+	best, bestW, bestS := -1, 0.0, 0.0
+	for _, k := range ks {
+		w := math.Log(sts[k].High / sts[k].Low)
+		if math.IsNaN(w) {
+			w = math.Inf(1)
+		}
+		sp := robustSpread(g.bad[k])
+		if best < 0 || w > bestW || (w == bestW && sp > bestS) {
+			best, bestW, bestS = k, w, sp
+		}
+	}
+	return best
+}
+
+// boundsText writes a check's current bounds on its median ratio.
+func boundsText(st seq.CheckState) string {
+	f := func(x float64) string {
+		switch {
+		case math.IsNaN(x):
+			return "?"
+		case math.IsInf(x, 1):
+			return "∞"
+		}
+		return fmt.Sprintf("%.3f", x)
+	}
+	return fmt.Sprintf("[%s, %s]", f(st.Low), f(st.High))
+}
+
+// marginsText says which bounds of check k's median ratio pass and which
+// fail: "pass < ×1.050, fail > ×1.050" for a latency, the other way round
+// for a throughput.
+func (g *abGate) marginsText(k int) string {
+	hib := g.origins[k].Metric.Better == result.HigherIsBetter
+	pass, fail := paired.Ratio(paired.Worse(g.cfg.Margins.Pass), hib), paired.Ratio(paired.Worse(g.cfg.Margins.Fail), hib)
+	if hib {
+		return fmt.Sprintf("pass > ×%.3f, fail < ×%.3f", pass, fail)
+	}
+	return fmt.Sprintf("pass < ×%.3f, fail > ×%.3f", pass, fail)
+}
+
+// robustSpread is the spread of x: 1.4826 times its median absolute
+// deviation, the standard deviation for normal values, or the standard
+// deviation when most values are equal.
+func robustSpread(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	m := stats.Median(x)
+	dev := make([]float64, len(x))
+	for i, v := range x {
+		dev[i] = math.Abs(v - m)
+	}
+	if s := 1.4826 * stats.Median(dev); s > 0 {
+		return s
+	}
+	var sum, sq float64
+	for _, v := range x {
+		sum += v
+	}
+	mean := sum / float64(len(x))
+	for _, v := range x {
+		sq += (v - mean) * (v - mean)
+	}
+	return math.Sqrt(sq / float64(len(x)-1))
 }
 
 // verdict is the gate's verdict in the report model: one check per
-// sub-experiment, payload and column, with its ratio and
-// confidence-sequence bounds.
+// sub-experiment, payload and column, with its median pair ratio and its
+// bounds, and the Decision that says how the gate stopped.
 func (g *abGate) verdict() *gate.Verdict {
 	k := float64(len(g.origins))
 	lvl := g.cfg.Level
-	thr := k / lvl
 	d := g.last
 	v := &gate.Verdict{Tool: "run ab", Subject: g.cfg.Out + "/" + SideCandidate, Baseline: g.cfg.Out + "/" + SideReference,
-		Mode: fmt.Sprintf("sequential paired, %s design (normal-mixture e-processes of the %s' log ratios, Howard et al. 2021; "+
-			"family-wise level %g under continuous monitoring, Bonferroni over e-values; pass margin %+g %%, fail margin %+g %%): "+
-			"stopped after %d %s, %s: %s",
-			g.cfg.Design, g.unitWord(), lvl, 100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail, d.Pairs, g.unitWord(), stopReason(d.Status), d.Reason),
-		FalseFail: lvl}
+		Mode: g.modeText(), FalseFail: lvl, Decision: gate.SequentialDecision(d, lvl, g.unitWord())}
 	n := float64(d.Pairs)
 	for _, c := range g.missing {
 		v.Add(c)
@@ -258,21 +371,34 @@ func (g *abGate) verdict() *gate.Verdict {
 		ch := gate.Check{SubExperiment: sub, Payload: o.Key.Payload, Metric: m, Reference: ref, Threshold: g.cfg.Margins.Fail,
 			Limit: m.Limit(ref, g.cfg.Margins.Fail), Value: val, Difference: math.Abs(ref - val), Percent: (val - ref) * 100 / ref}
 		ch.Margin = m.Worse(val, ch.Limit)
+		// The anytime-valid p-value of the sign bets, 1/(largest fail
+		// e-value); none (NaN, "crossed" in the reports) once a check
+		// crossed a group-sequential fail boundary, which decides by
+		// counts, not by an e-value.
 		p := math.Min(1, 1/g.maxEFail[i])
+		if math.IsInf(g.maxEFail[i], 1) {
+			p = math.NaN()
+		}
 		ch.Stats = &gate.Stats{NReference: g.runs, NCandidate: g.runs, Estimate: st.Ratio, Low: st.Low, High: st.High,
-			Tail: lvl / k, PassTail: lvl / k, Confidence: 1 - 2*lvl/k, P: p, PAdjusted: math.Min(1, k*p), Method: "e-process"}
-		bounds := fmt.Sprintf("ratio ×%.3f, confidence sequence [%.3f, %.3f] after %d %s", st.Ratio, st.Low, st.High, d.Pairs, g.unitWord())
+			Tail: lvl / k, PassTail: lvl, Confidence: 1 - lvl/k - lvl, P: p, PAdjusted: math.Min(1, k*p), Method: gate.MethodPaired,
+			Dispersion: robustSpread(g.bad[i]), NeedRuns: -1, Gateable: true}
+		bounds := fmt.Sprintf("median pair ratio ×%.3f, bounds %s after %d %s", st.Ratio, boundsText(st), d.Pairs, g.unitWord())
+		failed := d.Status == seq.Fail && slices.Contains(d.Checks, st.Name)
 		switch {
-		case st.EFail >= thr:
+		case failed:
 			ch.Status = gate.Failed
 			ch.Message = fmt.Sprintf("%d B %s: %s: shown worse than %+g %%", o.Key.Payload, m.Name, bounds, 100*g.cfg.Margins.Fail)
-		case st.EPass >= thr || d.Status == seq.Pass:
+		case d.Status == seq.Pass || (st.ShownWithin && d.Status != seq.Fail):
 			ch.Status = gate.Passed
 			ch.Message = fmt.Sprintf("%d B %s: %s: shown worse by less than %+g %%", o.Key.Payload, m.Name, bounds, 100*g.cfg.Margins.Pass)
 		default:
 			ch.Status = gate.Inconclusive
 			ch.Message = fmt.Sprintf("%d B %s: %s: not yet shown within %+g %% nor beyond %+g %%", o.Key.Payload, m.Name, bounds,
 				100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail)
+			if d.Status == seq.Fail {
+				ch.Message = fmt.Sprintf("%d B %s: %s: not shown beyond %+g %% (another check failed the gate)", o.Key.Payload, m.Name, bounds,
+					100*g.cfg.Margins.Fail)
+			}
 		}
 		v.Add(ch)
 	}
@@ -280,18 +406,40 @@ func (g *abGate) verdict() *gate.Verdict {
 	return v
 }
 
-// finish writes the verdict: the report on stdout, the closing line, and
-// the report files; the error carries the exit code of the verdict.
+// modeText says how the gate judges, for the reports' mode: the design,
+// the estimand, the construction and the levels. Why it stopped is the
+// Decision's.
+func (g *abGate) modeText() string {
+	method := "stopped after the first unit"
+	if g.seq != nil {
+		method = g.seq.Method()
+	}
+	k := max(len(g.origins), len(g.missing))
+	return fmt.Sprintf("sequential paired, %s design: the median of the %s' ratios per check; %s; FAIL at family-wise level %g (each of %d checks at %.3g), "+
+		"PASS when every check is shown within the pass margin, each at %g (intersection–union); pass margin %+g %%, fail margin %+g %%",
+		g.cfg.Design, g.unitWord(), method, g.cfg.Level, k, g.cfg.Level/float64(max(k, 1)), g.cfg.Level, 100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail)
+}
+
+// finish writes the verdict: once, in plain words, on stdout with the
+// checks that decided or keep it open, how it was judged, what would
+// decide an undecided gate, and the report files; the error carries the
+// exit code of the verdict.
 func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	v := g.verdict()
-	if err := report.Text(stdout, v); err != nil {
-		return err
+	took := ""
+	if !g.began.IsZero() {
+		took = ", " + time.Since(g.began).Round(time.Second).String()
 	}
 	d := g.last
-	fmt.Fprintf(stdout, "run ab: %s after %d %s (%d runs per side), %s: %s\n", strings.ToUpper(string(v.Status)), d.Pairs,
-		g.unitWord(), g.runs, stopReason(d.Status), d.Reason)
-	if d.Status == seq.Spent {
-		fmt.Fprintf(stdout, "run ab: kept open by %s\n", strings.Join(d.Checks, ", "))
+	fmt.Fprintf(stdout, "run ab: %s after %d %s (%d runs per side%s): %s\n", statusWord(v.Status), d.Pairs, g.unitWord(), g.runs, took, g.plainReason(v))
+	g.checkLines(stdout, v)
+	if g.seq != nil {
+		fmt.Fprintf(stdout, "  how: %s; minimum for a decision: %d %s; serial dependence: %s\n", g.modeText(), d.MinPairs, g.unitWord(), v.Decision.Dependence)
+	}
+	if v.Status == gate.Inconclusive && g.seq != nil {
+		for _, l := range g.toDecide() {
+			fmt.Fprintf(stdout, "  to decide: %s\n", l)
+		}
 	}
 	written, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
 	for _, f := range written {
@@ -300,8 +448,152 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	if err != nil {
 		return exit.Usagef("%v", err)
 	}
-	if code := v.ExitCode(); code != exit.OK {
-		return exit.With(code, fmt.Errorf("%s after %d %s: %s", stopReason(d.Status), d.Pairs, g.unitWord(), d.Reason))
+	switch code := v.ExitCode(); code {
+	case exit.OK:
+		return nil
+	case exit.GateFailed:
+		return exit.With(code, errors.New("exit 1: the candidate is worse, as the verdict on standard output says"))
+	default:
+		return exit.With(code, fmt.Errorf("exit %d: undecided, as the verdict on standard output says", code))
 	}
-	return nil
 }
+
+// statusWord is a verdict's status as the closing line gives it.
+func statusWord(s gate.Status) string {
+	return strings.ToUpper(string(s))
+}
+
+// plainReason says in plain words why the gate stopped: which checks are
+// worse than the fail margin, that every one is within the pass margin,
+// or which keep it open and why.
+func (g *abGate) plainReason(v *gate.Verdict) string {
+	d := g.last
+	held := ""
+	if strings.HasPrefix(d.Reason, "held at pair") {
+		held = fmt.Sprintf(" (consecutive %s were alike, so the gate waited for its budget and judged blocks of them)", g.unitWord())
+	}
+	switch {
+	case g.seq == nil:
+		return d.Reason
+	case d.Status == seq.Fail:
+		return fmt.Sprintf("%s worse than the %+g %% fail margin%s", shortList(d.Checks, 3), 100*g.cfg.Margins.Fail, held)
+	case d.Status == seq.Pass:
+		return fmt.Sprintf("every check is within the %+g %% pass margin%s", 100*g.cfg.Margins.Pass, held)
+	case d.Status == seq.Refused:
+		return fmt.Sprintf("no verdict: consecutive %s were alike (lag-1 correlation %+.2f, p %.3g), which the gate's level cannot allow for; open: %s",
+			g.unitWord(), d.Dependence.R, d.Dependence.P, shortList(d.Checks, 3))
+	}
+	return fmt.Sprintf("the budget is spent with %s neither within the %+g %% pass margin nor beyond the %+g %% fail margin%s",
+		shortList(d.Checks, 3), 100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail, held)
+}
+
+// checkLines lists the checks that failed or are open, each with its
+// median ratio and bounds, and counts the rest.
+func (g *abGate) checkLines(w io.Writer, v *gate.Verdict) {
+	passed := 0
+	for _, c := range v.Checks {
+		if c.Status == gate.Passed && (v.Status != gate.Passed || len(v.Checks) > 3) {
+			passed++
+			continue
+		}
+		fmt.Fprintf(w, "  %-12s %s %d B %s", c.Status, c.SubExperiment, c.Payload, c.Metric.Name)
+		if c.Stats != nil {
+			fmt.Fprintf(w, ": ×%.3f %s", c.Stats.Estimate, boundsText(seq.CheckState{Low: c.Stats.Low, High: c.Stats.High}))
+		} else {
+			fmt.Fprintf(w, ": %s", c.Message)
+		}
+		fmt.Fprintln(w)
+	}
+	if passed > 0 {
+		fmt.Fprintf(w, "  %d more checks within the %+g %% pass margin\n", passed, 100*g.cfg.Margins.Pass)
+	}
+}
+
+// toDecide says, for an undecided gate, how many units the measured spread
+// implies at these margins, and the margins with which these units would
+// have decided (to be set before another gate: choosing them after seeing
+// the data would void the level).
+func (g *abGate) toDecide() []string {
+	var out []string
+	sts := g.seq.Checks()
+	if n, why := g.impliedUnits(); n > 0 {
+		flag := fmt.Sprintf("--max-runs %d", n*unitSize(g.cfg.Design))
+		if n*unitSize(g.cfg.Design) > maxRunsLimit {
+			flag = fmt.Sprintf("beyond --max-runs %d", maxRunsLimit)
+		}
+		out = append(out, fmt.Sprintf("about %d %s (%s) at the spread measured, %s", n, g.unitWord(), flag, why))
+	} else {
+		out = append(out, why)
+	}
+	passAt, failAt := 0.0, math.Inf(-1)
+	for k, st := range sts {
+		lo, hi := badBounds(st, g.origins[k].Metric.Better == result.HigherIsBetter)
+		passAt = max(passAt, hi)
+		failAt = max(failAt, lo)
+	}
+	if !math.IsInf(passAt, 1) && !math.IsNaN(passAt) {
+		l := fmt.Sprintf("these %d %s would have passed at a --pass-margin of %.1f %% (and a --fail-margin as wide)", g.last.Pairs, g.unitWord(),
+			math.Ceil(1000*math.Expm1(passAt))/10)
+		if failAt > 0 {
+			l += fmt.Sprintf(", or failed at a --fail-margin below %.1f %%", math.Floor(1000*math.Expm1(failAt))/10)
+		}
+		out = append(out, l+"; set margins before a gate, never after seeing its pairs")
+	}
+	return out
+}
+
+// maxRunsLimit is the largest --max-runs the command line takes.
+const maxRunsLimit = 1000
+
+// badBounds returns a check's bounds on its median log ratio, positive
+// when worse: the fail side's (lo) and the pass side's (hi).
+func badBounds(st seq.CheckState, higherIsBetter bool) (lo, hi float64) {
+	lo, hi = math.Log(st.Low), math.Log(st.High)
+	if higherIsBetter {
+		lo, hi = -hi, -lo
+	}
+	return lo, hi
+}
+
+// impliedUnits is the number of units with which a gate at these margins
+// would decide with a chance of about 90 %, were each check's log ratios
+// spread as measured about their median (normal approximation of the sign
+// tests): the most any check needs to pass, when every check leans to
+// passing, else the fewest a leaning check needs to fail. 0 when no number
+// decides (a check's median at the margins), and why.
+func (g *abGate) impliedUnits() (int, string) {
+	k := float64(len(g.origins))
+	pass, fail := paired.Worse(g.cfg.Margins.Pass), paired.Worse(g.cfg.Margins.Fail)
+	need := func(p, alpha float64) float64 {
+		za, zb := normalQuantile(1-alpha), normalQuantile(0.9)
+		x := (za*0.5 + zb*math.Sqrt(p*(1-p))) / (p - 0.5)
+		return x * x
+	}
+	passN, failN := 0.0, math.Inf(1)
+	var stuck []string
+	for i, x := range g.bad {
+		m, s := stats.Median(x), max(robustSpread(x), 1e-9)
+		pIn, pOut := normalCDF((pass-m)/s), normalCDF((m-fail)/s)
+		switch {
+		case pOut > 0.5:
+			failN = min(failN, need(pOut, g.cfg.Level/k))
+		case pIn > 0.5:
+			passN = max(passN, need(pIn, g.cfg.Level))
+		default:
+			stuck = append(stuck, fmt.Sprintf("%s (median ratio ×%.3f)", g.seq.Checks()[i].Name, paired.Ratio(m, g.origins[i].Metric.Better == result.HigherIsBetter)))
+		}
+	}
+	first := min(seq.DefaultDecideFrom, g.units)
+	switch {
+	case !math.IsInf(failN, 1):
+		return max(first, int(math.Ceil(failN))), "for a check to fail"
+	case len(stuck) == 0:
+		return max(first, int(math.Ceil(passN))), "for every check to pass"
+	}
+	return 0, fmt.Sprintf("no number of %s at these margins: %s lie at the margins; widen them (before a new gate) or quieten the machine",
+		g.unitWord(), shortList(stuck, 3))
+}
+
+func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+
+func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }

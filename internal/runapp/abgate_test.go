@@ -36,6 +36,11 @@ type fakeSeries struct {
 	latency     map[string]string
 	extra       string
 	interruptAt int
+	// firstPenalty slows the first run of every unit of unitRuns runs by
+	// that fraction, as caches gone cold in the gate's pause between units
+	// would.
+	firstPenalty float64
+	unitRuns     int
 }
 
 func (f *fakeSeries) run(_ context.Context, args []string, _, _ io.Writer) int {
@@ -45,6 +50,9 @@ func (f *fakeSeries) run(_ context.Context, args []string, _, _ io.Writer) int {
 	r := 1.0
 	if filepath.Base(out) == SideCandidate {
 		r = f.ratio
+	}
+	if f.unitRuns > 0 && (len(f.runs)-1)%f.unitRuns == 0 {
+		r *= 1 + f.firstPenalty
 	}
 	var b strings.Builder
 	b.WriteString("Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n")
@@ -85,9 +93,10 @@ func (f *fakeSeries) config(t *testing.T, maxRuns int) ABConfig {
 }
 
 // TestABSequentialStops: the sequential gate stops as soon as it decides
-// (pass, fail) or when the budget is spent, with the exit code, the closing
-// line naming the reason and the pairs used, the report files, and no run
-// after the stop.
+// (pass, fail) or when the budget is spent, with the exit code, the
+// verdict once in plain words with the pairs used, the checks that keep
+// an undecided gate open and what would decide it, the report files, and
+// no run after the stop.
 func TestABSequentialStops(t *testing.T) {
 	for _, c := range []struct {
 		name          string
@@ -99,9 +108,9 @@ func TestABSequentialStops(t *testing.T) {
 		early         bool
 		keptOpenNamed bool
 	}{
-		{"unchanged", 1, 200, exit.OK, "decided pass", "passed", true, false},
-		{"30 % slower", 1.3, 200, exit.GateFailed, "decided fail", "failed", true, false},
-		{"at the margin", 1.05, 8, exit.Inconclusive, "budget spent, inconclusive", "inconclusive", false, true},
+		{"unchanged", 1, 200, exit.OK, "every check is within the +5 % pass margin", "passed", true, false},
+		{"30 % slower", 1.3, 200, exit.GateFailed, "fake 16 B Median, fake 1024 B Median worse than the +5 % fail margin", "failed", true, false},
+		{"at the margin", 1.05, 8, exit.Inconclusive, "the budget is spent with fake 16 B Median, fake 1024 B Median neither within the +5 % pass margin nor beyond the +5 % fail margin", "inconclusive", false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := &fakeSeries{ratio: c.ratio, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
@@ -120,8 +129,8 @@ func TestABSequentialStops(t *testing.T) {
 				}
 			}
 			var pairs int
-			if _, err := fmt.Sscanf(line, "run ab: "+strings.ToUpper(c.status)+" after %d pairs", &pairs); err != nil || !strings.Contains(line, c.reason) {
-				t.Fatalf("closing line %q: want %s after N pairs, %s", line, strings.ToUpper(c.status), c.reason)
+			if _, err := fmt.Sscanf(line, "run ab: "+strings.ToUpper(c.status)+" after %d pairs", &pairs); err != nil || !strings.HasSuffix(line, "): "+c.reason) {
+				t.Fatalf("closing line %q: want %s after N pairs (…): %s", line, strings.ToUpper(c.status), c.reason)
 			}
 			t.Logf("%s", line)
 			if c.early != (pairs < c.budget) || (!c.early && pairs != c.budget) {
@@ -130,19 +139,24 @@ func TestABSequentialStops(t *testing.T) {
 			if len(f.runs) != 2*pairs {
 				t.Errorf("%d runs for %d pairs: a run after the stop", len(f.runs), pairs)
 			}
-			if kept := strings.Contains(stdout.String(), "run ab: kept open by fake 16 B Median"); kept != c.keptOpenNamed {
-				t.Errorf("checks keeping it open named: %v, want %v\n%s", kept, c.keptOpenNamed, stdout.String())
+			kept := strings.Contains(stdout.String(), "\n  inconclusive fake 16 B Median: ×") && strings.Contains(stdout.String(), "\n  to decide: about ")
+			if kept != c.keptOpenNamed {
+				t.Errorf("checks keeping it open and what would decide named: %v, want %v\n%s", kept, c.keptOpenNamed, stdout.String())
 			}
 			var v struct {
-				Status string `json:"status"`
-				Mode   string `json:"mode"`
+				Status   string `json:"status"`
+				Mode     string `json:"mode"`
+				Decision struct {
+					N      int    `json:"n"`
+					Reason string `json:"reason"`
+				} `json:"decision"`
 			}
 			b, err := os.ReadFile(cfg.Reports["json"])
 			if err == nil {
 				err = json.Unmarshal(b, &v)
 			}
-			if err != nil || v.Status != c.status || !strings.Contains(v.Mode, fmt.Sprintf("stopped after %d pairs, %s", pairs, c.reason)) {
-				t.Errorf("JSON report: %v, status %q, mode %q", err, v.Status, v.Mode)
+			if err != nil || v.Status != c.status || !strings.Contains(v.Mode, "exact group-sequential sign tests") || v.Decision.N != pairs || v.Decision.Reason == "" {
+				t.Errorf("JSON report: %v, status %q, mode %q, decision %+v", err, v.Status, v.Mode, v.Decision)
 			}
 			if md, err := os.ReadFile(cfg.Reports["markdown"]); err != nil || !strings.Contains(string(md), "run ab") {
 				t.Errorf("Markdown report: %v\n%s", err, md)
@@ -155,6 +169,56 @@ func TestABSequentialStops(t *testing.T) {
 	}
 }
 
+// TestABVerdictOnce: the gate talks while it works and says its verdict
+// once: a progress line after every pair that does not stop it, even when
+// the runs are --quiet (the pairs so far and left, the time, the widest open
+// check with its median ratio and what passes and fails), then one closing
+// line in plain words; the error that carries the exit code does not say
+// it again, and no line speaks of e-values.
+func TestABVerdictOnce(t *testing.T) {
+	for _, c := range []struct {
+		ratio  float64
+		budget int
+		word   string
+	}{{1.3, 200, "FAILED"}, {1, 200, "PASSED"}, {1.05, 24, "INCONCLUSIVE"}} {
+		f := &fakeSeries{ratio: c.ratio, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
+		cfg := f.config(t, c.budget)
+		var stdout, stderr bytes.Buffer
+		err := AB(context.Background(), cfg, &stdout, &stderr)
+		all := stdout.String() + stderr.String() + fmt.Sprint(err)
+		pairs := len(f.runs) / 2
+		if n := strings.Count(all, c.word); n != 1 {
+			t.Errorf("%s said %d times:\n%s", c.word, n, all)
+		}
+		for _, jargon := range []string{"e-values reached", "decided fail", "decided pass", "budget spent"} {
+			if strings.Contains(all, jargon) {
+				t.Errorf("%s: %q in the output:\n%s", c.word, jargon, all)
+			}
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if len(lines) != pairs || !strings.HasPrefix(lines[0], "ab: sequential gate, at most ") {
+			t.Fatalf("%s after %d pairs: %d lines on standard error, want the opening and one per pair before the last:\n%s", c.word, pairs, len(lines), stderr.String())
+		}
+		first := 0
+		if i := strings.LastIndex(lines[1], "no decision before pair "); i >= 0 {
+			fmt.Sscanf(lines[1][i:], "no decision before pair %d", &first)
+		}
+		if first < 20 {
+			t.Errorf("%s: first progress line %q: want the first pair that can decide, 20 or later", c.word, lines[1])
+		}
+		for i, l := range lines[1:] {
+			want := fmt.Sprintf("ab: pair %d of at most %d, ", i+1, c.budget)
+			if !strings.HasPrefix(l, want) || !strings.Contains(l, fmt.Sprintf(" %d left", c.budget-i-1)) || !strings.Contains(l, "checks open, the widest fake ") ||
+				!strings.Contains(l, "(pass < ×1.050, fail > ×1.050)") {
+				t.Errorf("progress line %d %q: want %q…, the pairs left, the widest open check and its margins", i+1, l, want)
+			}
+			if i+1 < first && !strings.HasSuffix(l, fmt.Sprintf("no decision before pair %d", first)) || i+1 >= first && !strings.Contains(l, " in [") {
+				t.Errorf("progress line %d %q: want when the first decision can come, or the widest check's bounds from then on", i+1, l)
+			}
+		}
+	}
+}
+
 // TestABSequentialABBA feeds blocks A B B A: the budget counts runs per
 // side, two per block, and the gate counts blocks.
 func TestABSequentialABBA(t *testing.T) {
@@ -163,18 +227,79 @@ func TestABSequentialABBA(t *testing.T) {
 	cfg.Design = DesignABBA
 	var stdout bytes.Buffer
 	err := AB(context.Background(), cfg, &stdout, io.Discard)
-	if exit.Code(err) != exit.Inconclusive || !strings.Contains(stdout.String(), "run ab: INCONCLUSIVE after 3 blocks (6 runs per side)") {
+	if exit.Code(err) != exit.Inconclusive || !strings.Contains(stdout.String(), "run ab: INCONCLUSIVE after 3 blocks (6 runs per side, ") {
 		t.Fatalf("exit %d: %s", exit.Code(err), stdout.String())
 	}
 	var sides []string
 	for _, r := range readSeries(t, filepath.Join(cfg.Out, "s"+SeriesSuffix)) {
 		sides = append(sides, r[2][:1])
-		if r[6] != DesignABBA || r[7] != "" {
-			t.Errorf("series row %q: want design abba and no seed", r)
+		if r[6] != DesignABBA || r[7] != "3" {
+			t.Errorf("series row %q: want design abba and seed 3", r)
 		}
 	}
-	if got := strings.Join(sides, ""); got != "rccrrccrrccr" {
-		t.Errorf("order %s, want rccr per block", got)
+	got := strings.Join(sides, "")
+	for i := 0; i < len(got); i += 4 {
+		if b := got[i : i+4]; b != "rccr" && b != "crrc" {
+			t.Errorf("block %d is %s, want rccr or crrc", i/4+1, b)
+		}
+	}
+}
+
+// TestABBAFirstRunPenalty: a candidate truly 5 % slower, at the margins,
+// must not pass when the first run of every block costs 5 or 10 % more.
+// Blocks always A B B A gave that cost to the reference, which made the
+// candidate look as fast and passed it; with each block's orientation
+// drawn, the cost falls on either side alike, half the blocks look 5 %
+// better and half 5 % worse than they are, and the gate cannot show the
+// candidate within the pass margin. Through the production order (the
+// seeded coin) and the gate, for several seeds.
+func TestABBAFirstRunPenalty(t *testing.T) {
+	for _, penalty := range []float64{0.05, 0.10} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			f := &fakeSeries{ratio: 1.05, spread: 0.01, rng: rand.New(rand.NewPCG(seed, 9)), firstPenalty: penalty, unitRuns: 4}
+			cfg := f.config(t, 80)
+			cfg.Design, cfg.Seed = DesignABBA, seed
+			var stdout bytes.Buffer
+			err := AB(context.Background(), cfg, &stdout, io.Discard)
+			if code := exit.Code(err); code == exit.OK || code == exit.Usage {
+				t.Errorf("first-run penalty %g, seed %d: exit %d, want a +5 %% regression not passed\n%s", penalty, seed, code, stdout.String())
+			}
+		}
+	}
+}
+
+// TestABBAOrientationDrawn: each block's orientation, A B B A or B A A B,
+// is drawn from the seed: the same seed gives the same blocks, and both
+// orientations occur, in about equal numbers.
+func TestABBAOrientationDrawn(t *testing.T) {
+	order := func(seed uint64) string {
+		f := &fakeSeries{ratio: 1, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
+		cfg := f.config(t, 0)
+		cfg.MaxRuns, cfg.Runs, cfg.Seed, cfg.Design = 0, 40, seed, DesignABBA
+		if err := AB(context.Background(), cfg, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, r := range readSeries(t, filepath.Join(cfg.Out, "s"+SeriesSuffix)) {
+			b.WriteString(r[2][:1])
+		}
+		return b.String()
+	}
+	a, again := order(7), order(7)
+	if a != again {
+		t.Errorf("seed 7 gave %s, then %s", a, again)
+	}
+	if a == order(8) {
+		t.Errorf("seeds 7 and 8 gave the same blocks %s", a)
+	}
+	n := 0
+	for i := 0; i+4 <= len(a); i += 4 {
+		if a[i:i+4] == "crrc" {
+			n++
+		}
+	}
+	if n < 5 || n > 15 {
+		t.Errorf("%d of 20 blocks B A A B (%s): want about half", n, a)
 	}
 }
 
