@@ -266,19 +266,51 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 }
 
-// TestStaleReportRemoved: a check that fails on bad input leaves no report
-// of an earlier run behind.
-func TestStaleReportRemoved(t *testing.T) {
+// TestRefusedCheckKeepsEarlierReports: a check refused for bad input
+// removes nothing, not even the report of the sub-experiment whose summary
+// it could not read (its exit code says there is no new verdict); a check
+// that completes removes the reports it did not write again.
+func TestRefusedCheckKeepsEarlierReports(t *testing.T) {
 	dir := t.TempDir()
-	stale := filepath.Join(dir, ReportFileName("interprocess_reliable"))
-	os.WriteFile(stale, []byte("Check,Bytes\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "measurements_interprocess_reliable_summary.csv"), []byte("garbage\n"), 0o644)
+	earlier := filepath.Join(dir, ReportFileName("interprocess_reliable"))
+	other := filepath.Join(dir, ReportFileName("intraprocess_reliable"))
+	for _, f := range []string{earlier, other} {
+		if err := os.WriteFile(f, []byte("Check,Bytes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := filepath.Join(dir, "measurements_interprocess_reliable_summary.csv")
+	if err := os.WriteFile(sum, []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	req := filepath.Join(t.TempDir(), "req.csv")
-	os.WriteFile(req, []byte("Experiment type,Bytes,Median,99%,Max\ninterprocess_reliable,16,1,2,3\n"), 0o644)
+	if err := os.WriteFile(req, []byte("Experiment type,Bytes,Median,99%,Max\ninterprocess_reliable,16,1,2,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Judge(context.Background(), Config{Requirements: req, ExperimentDir: dir}); err == nil {
 		t.Fatal("a malformed summary was accepted")
 	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Fatal("the earlier check report is still there")
+	for _, f := range []string{earlier, other} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "Check,Bytes\n" {
+			t.Fatalf("a refused check changed the earlier report %s: %q, %v", filepath.Base(f), b, err)
+		}
+	}
+
+	// Once the summary is good, the check completes: its report replaces
+	// the earlier one and the report of a sub-experiment it did not judge
+	// goes.
+	good := "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n" +
+		"16,100,2,0.5,1,0.9,0.3,0.1,0.5,1.5,1.8,2\n"
+	if err := os.WriteFile(sum, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Judge(context.Background(), Config{Requirements: req, ExperimentDir: dir, PlotsDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(earlier); err != nil || string(b) == "Check,Bytes\n" {
+		t.Fatalf("the completed check did not replace its report: %q, %v", b, err)
+	}
+	if _, err := os.Stat(other); !os.IsNotExist(err) {
+		t.Fatalf("the report of a sub-experiment the completed check did not judge is still there: %v", err)
 	}
 }

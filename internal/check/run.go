@@ -117,21 +117,23 @@ func Guard(cfg Config) *clobber.Guard {
 // Verdict.ExitCode() != 0. Nothing is read, removed or written when an
 // output would overwrite an input or another output. Every file is
 // replaced by the rename of a complete temporary file, and the check
-// reports of an earlier check stay until this check's are written: then,
-// or when this check fails, those it did not write again are removed, so
-// that none is left that a later step could take for this check's, while a
-// check killed at any point leaves each report as it was or completely new.
+// reports of an earlier check stay until this check's are written: then
+// (whether the gate passed or failed) those it did not write again are
+// removed, so that none is left that a later step could take for this
+// check's. A check refused for bad input or interrupted removes nothing:
+// its exit code already says there is no new verdict, and an earlier report
+// is a good file. A check killed at any point leaves each report as it was
+// or completely new.
 func Judge(ctx context.Context, cfg Config) (*Result, error) {
 	var earlier []string
 	res, err := run(ctx, cfg, &earlier)
-	var written []string
-	if res != nil {
-		written = res.Files
+	if err != nil {
+		return res, err
 	}
-	if rmErr := removeReports(earlier, written); rmErr != nil && err == nil {
+	if rmErr := removeReports(earlier, res.Files); rmErr != nil {
 		return res, rmErr
 	}
-	return res, err
+	return res, nil
 }
 
 // run is Judge; it lists in *earlier the check reports found in the report
