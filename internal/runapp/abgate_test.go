@@ -41,6 +41,10 @@ type fakeSeries struct {
 	// would.
 	firstPenalty float64
 	unitRuns     int
+	// ar, when set, makes consecutive pairs alike: each candidate run is
+	// slowed further by exp(x), x an AR(1) with this coefficient and
+	// standard deviation arSD, as a machine's slowly changing state would.
+	ar, arSD, arState float64
 }
 
 func (f *fakeSeries) run(_ context.Context, args []string, _, _ io.Writer) int {
@@ -50,6 +54,10 @@ func (f *fakeSeries) run(_ context.Context, args []string, _, _ io.Writer) int {
 	r := 1.0
 	if filepath.Base(out) == SideCandidate {
 		r = f.ratio
+	}
+	if f.ar > 0 && filepath.Base(out) == SideCandidate {
+		f.arState = f.ar*f.arState + math.Sqrt(1-f.ar*f.ar)*f.arSD*f.rng.NormFloat64()
+		r *= math.Exp(f.arState)
 	}
 	if f.unitRuns > 0 && (len(f.runs)-1)%f.unitRuns == 0 {
 		r *= 1 + f.firstPenalty
@@ -166,6 +174,42 @@ func TestABSequentialStops(t *testing.T) {
 				t.Errorf("series file has %d runs, want %d", len(rows), 2*pairs)
 			}
 		})
+	}
+}
+
+// TestABRefusedDependent: pairs far beyond the margin but strongly alike
+// from one to the next (AR(1), φ 0.95) hold the gate at its first look;
+// at the budget the blocks of consecutive pairs that would remove such a
+// dependence leave too few units, so the verdict is refused: exit 3, said
+// as such (not as a spent budget), with the checks it leaves open, the
+// dependence found, and the refusal in the JSON report's decision.
+func TestABRefusedDependent(t *testing.T) {
+	f := &fakeSeries{ratio: 1.5, spread: 0.01, rng: rand.New(rand.NewPCG(4, 4)), ar: 0.95, arSD: 0.1}
+	cfg := f.config(t, 30)
+	cfg.Reports = map[string]string{"json": filepath.Join(cfg.Out, "v.json")}
+	var stdout, stderr bytes.Buffer
+	err := AB(context.Background(), cfg, &stdout, &stderr)
+	out := stdout.String()
+	if exit.Code(err) != exit.Inconclusive || !strings.Contains(out, "run ab: INCONCLUSIVE after 30 pairs (30 runs per side, ") ||
+		!strings.Contains(out, "): no verdict: consecutive pairs were alike (lag-1 correlation +") || !strings.Contains(out, "open: fake 16 B Median, fake 1024 B Median") {
+		t.Fatalf("exit %d (%v)\n%s", exit.Code(err), err, out)
+	}
+	if strings.Contains(out, "budget is spent") || !strings.Contains(stderr.String(), "; held for serial dependence (consecutive pairs alike, r +") {
+		t.Errorf("the refusal said as a spent budget, or the hold not on standard error:\n%s\n%s", out, stderr.String())
+	}
+	var v struct {
+		Status   string `json:"status"`
+		Decision struct {
+			Rule       string `json:"rule"`
+			Dependence string `json:"dependence"`
+		} `json:"decision"`
+	}
+	b, err := os.ReadFile(cfg.Reports["json"])
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	if err != nil || v.Status != "inconclusive" || !strings.Contains(v.Decision.Rule, "refused") || !strings.Contains(v.Decision.Dependence, "refused") {
+		t.Errorf("JSON report: %v, status %q, decision %+v", err, v.Status, v.Decision)
 	}
 }
 
