@@ -7,6 +7,11 @@ TOOLS   := $(notdir $(wildcard cmd/*))
 IMAGE   ?= mqgate:latest
 # The Zenoh helper linked statically, for the image (scripts/build-zenoh.sh static).
 ZENOH_STATIC := $(or $(CARGO_TARGET_DIR),tools/mqgate-zenoh/target)/x86_64-unknown-linux-gnu/release/mqgate-zenoh
+# The helper the image holds: $(MQGATE_ZENOH_HELPER) when set (a static build
+# made before, e.g. by CI or another clone: checked, copied, not rebuilt, no
+# cargo needed), else the one zenoh-static builds (or finds up to date).
+IMAGE_HELPER := $(or $(MQGATE_ZENOH_HELPER),$(ZENOH_STATIC))
+IMAGE_HELPER_BUILD := $(if $(MQGATE_ZENOH_HELPER),,zenoh-static)
 
 .PHONY: all build test bench lint demo install clean zenoh zenoh-static zenoh-test static image
 
@@ -47,17 +52,20 @@ zenoh-static:
 	bash scripts/build-zenoh.sh static
 
 ## static: the image's contents in $(BIN)/image: the six tools and nats-server
-## (CGO_ENABLED=0, the module's pinned nats-server), the static helper, a
-## passwd naming the unprivileged user
-static: zenoh-static
+## (CGO_ENABLED=0, the module's pinned nats-server), the static helper
+## ($(MQGATE_ZENOH_HELPER) when set, else zenoh-static's), a passwd naming the
+## unprivileged user
+static: $(IMAGE_HELPER_BUILD)
+	bash scripts/build-zenoh.sh check-static '$(IMAGE_HELPER)'
 	@rm -rf $(BIN)/image && mkdir -p $(BIN)/image/bin $(BIN)/image/etc $(BIN)/image/artifacts
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(BIN)/image/bin/ ./cmd/...
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(BIN)/image/bin/nats-server github.com/nats-io/nats-server/v2
-	cp $(ZENOH_STATIC) $(BIN)/image/bin/
+	cp '$(IMAGE_HELPER)' $(BIN)/image/bin/mqgate-zenoh
 	printf 'root:x:0:0:root:/:/sbin/nologin\nmqgate:x:65532:65532:mqgate:/artifacts:/sbin/nologin\n' >$(BIN)/image/etc/passwd
 	printf 'root:x:0:\nmqgate:x:65532:\n' >$(BIN)/image/etc/group
 
-## image: the container image $(IMAGE) (deploy/Dockerfile, FROM scratch) from what static built
+## image: the container image $(IMAGE) (deploy/Dockerfile, FROM scratch) from what static built;
+## MQGATE_ZENOH_HELPER=/path/to/static/mqgate-zenoh make image reuses a helper built before
 image: static
 	docker build -f deploy/Dockerfile -t $(IMAGE) $(BIN)/image
 
