@@ -460,17 +460,32 @@ func throughputCommand() *cli.Command {
 		Usage:     "find the maximum throughput with a bounded number of messages in flight (RabbitMQ method)",
 		UsageText: "run throughput [-s SUB-EXPERIMENTS] [--payloads 16,1024] [--windows 100] [--window 10ms] [--max-in-flight 100000] [flags]",
 		Description: `run throughput keeps F messages in flight from one publisher to one
-subscriber and measures the throughput once 2F messages were received, over
---windows windows of at least --window each (a sample per window: messages /
-window length). F is searched: 1, 10, 100, ... (up to --max-in-flight) until
-the median throughput falls, then the bracket around the best F is bisected
-until it is narrower than --precision of its mean. Every step is printed.
+subscriber and measures once 2F messages were received, over --windows
+windows of at least --window each: the windows end to end are the measured
+period, and the messages delivered in it over its length are the delivered
+rate at F (each window also gives a sample, messages / window length, whose
+median, mean and stdev are printed beside it; the median overstates what was
+delivered when deliveries come in bursts). F is searched by the delivered
+rate: 1, 10, 100, ... (up to --max-in-flight) until the rate falls, then the
+bracket around the best F is bisected until it is narrower than --precision
+of its mean, or, sooner, once neither end of the bracket differs from its
+best by more than the noise between measurements (1.96·√2 times the standard
+deviation of 5 measurements of the scale's best F): the closing line then
+says "bisection stopped within the noise", and F is the bracket's best
+point. The largest of the search's noisy rates overstates the throughput at
+its F, so the chosen F is measured again in 5 confirmation periods, each on
+links of its own: the headline is the delivered rate over the 5 periods,
+with a 95 % prediction interval of one more period's rate. Every step is
+printed.
 
 It writes into results/<experiment>/:
 
-  throughput_<type>.csv          the best F of each payload: samples and the
-                                 median, mean and stdev in msg/s and Mb/s
-  throughput_<type>_search.csv   every step of the search, same columns
+  throughput_<type>.csv          per payload, the confirmation at the chosen
+                                 F: the 5 periods, the delivered rate over
+                                 them (Median), the periods' mean and stdev,
+                                 in msg/s and Mb/s
+  throughput_<type>_search.csv   every step of the search, in the order
+                                 measured, the confirmations last
   meta.json
 
 (formats §9; higher is better). A message not delivered within --timeout is
@@ -505,25 +520,36 @@ func perMessageCommand() *cli.Command {
 		Description: `run permessage sends --count messages from one publisher to one subscriber
 for every payload, back to back or paced at --rate messages per second, and
 records, in memory allocated before the first message, when each was sent (O_n,
-when Send returned) and delivered (I_n). From them: latency L_n = I_n − O_n,
+taken just before the message is handed to Send, so that a Send that blocks
+cannot make L_n negative) and delivered (I_n). From them: latency L_n = I_n − O_n
+(a negative L_n, an arrival stamp not on the sender's clock, is counted and
+left out of the aggregates, and fails the run: the payload's files are written
+and no further payload is measured),
 sender and receiver overheads SO_n = (O_n − O_{n−M}) / M and RO_n = (I_n −
 I_{n−M}) / M and throughputs ST_n = 1 / SO_n and RT_n = 1 / RO_n over a window
-of M = --window messages, and the CPU usage (% of a core, and ns per message)
-of the sender and receiver threads and of the broker's process (a local
-broker; this process for an embedded one), read every --cpu-every messages.
+of M = --window messages, and the CPU usage (% of a core, and ns per message),
+read every --cpu-every messages, of the sender and receiver threads, of this
+whole process (the client: all its threads), and of the broker (the process
+listening at its port on this host, or, for a broker or transport in this
+process, this process less the two measuring threads); the console gives each
+over the whole run.
 
 Beside each median it gives the overall rate (N − 1 messages over the whole
-run) and says when they disagree: messages sent or delivered in bursts (a
-client library buffering sends, a queue drained at once) make the median of
-M-message windows the rate within a burst. A sender paced below the link's
-capacity makes a steady run, whose medians agree with the overall rates.
+run) and says when they disagree by more than ±10 %: messages sent or
+delivered in bursts (a client library buffering sends, a queue drained at
+once) make the median of M-message windows the rate within a burst, and the
+overall rate then leads. A sender paced below the link's capacity makes a
+steady run, whose medians agree with the overall rates.
 
 It writes into results/<experiment>/ (formats §9): permessage_<type>.csv (one
 row per message), permessage_<type>_cpu.csv, permessage_<type>_summary.csv
 (count, mean, median, lower median, robust deviation = mean |x − median|, min,
 max, p50, p90, p99, Sarle's bimodality coefficient with its verdict: > 5/9
 suggests several modes, the overall figure and whether the median agrees),
-throughput_<type>.csv (the RT_n samples), and the figures in permessage/:
+throughput_<type>.csv (what check and requirements gate: the median of the
+RT_n windows, or, when it disagrees with the overall receive rate by more than
+±10 % (deliveries in bursts), the overall rate, (delivered − 1) / (last I −
+first I), as one sample), and the figures in permessage/:
 latency, ST/RT and CPU against message number, histograms, and the median
 throughput against the payload size.
 

@@ -1,0 +1,38 @@
+package runcmd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// TestMeasuringHelp: the help of run permessage and run throughput says
+// what they measure now: O_n taken just before Send, a negative latency
+// failing the run, the throughput file's overall rate when the windows
+// disagree; the search ranked by the delivered rate, stopping within the
+// noise, and the headline from the confirmation periods.
+func TestMeasuringHelp(t *testing.T) {
+	for _, c := range []struct {
+		cmd       *cli.Command
+		want, not []string
+	}{
+		{perMessageCommand(), []string{"just before the message is handed to Send", "negative L_n", "fails the run",
+			"disagrees with the overall receive rate by more than\n±10 %", "the overall rate, (delivered − 1) / (last I −\nfirst I)"},
+			[]string{"when Send returned", "(the RT_n samples)"}},
+		{throughputCommand(), []string{"searched by the delivered\nrate", "bisection stopped within the noise", "5 confirmation periods",
+			"95 % prediction interval", "the confirmation at the chosen\n                                 F"},
+			[]string{"the median throughput falls", "the best F of each payload: samples and the\n                                 median"}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(c.cmd.Description, w) {
+				t.Errorf("run %s help lacks %q", c.cmd.Name, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(c.cmd.Description, n) {
+				t.Errorf("run %s help still says %q", c.cmd.Name, n)
+			}
+		}
+	}
+}
