@@ -36,10 +36,10 @@ func abCommand() *cli.Command {
 		return process.Run(ctx, process.Config{Dirs: []string{dir}, NoPlots: true, Format: "png", Quiet: true}, io.Discard)
 	}}
 	flags := []cli.Flag{
-		cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side, a fixed number (the statistical compare wants about 6 or more)", Destination: &ab.Runs}, flagrange.Int(1, 1000)),
+		cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side, a fixed number (a paired compare decides from 7 pairs at 1 %, 11 with 14 checks; compare --plan says how many)", Destination: &ab.Runs}, flagrange.Int(1, 1000)),
 		cliapp.Ranged(&cli.IntFlag{Name: "max-runs", Usage: "the sequential gate: judge after every pair (or block) and stop when it decides, at most `N` runs per side", Destination: &ab.MaxRuns}, flagrange.Int(1, 1000)),
-		&cli.StringFlag{Name: "design", Value: runapp.DesignRandom, Usage: "order of the runs: random (each pair A B or B A, drawn from --seed) or abba (blocks A B B A)", Destination: &ab.Design},
-		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the random order (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
+		&cli.StringFlag{Name: "design", Value: runapp.DesignRandom, Usage: "order of the runs: random (each pair A B or B A, drawn from --seed) or abba (blocks A B B A or B A A B, drawn from --seed)", Destination: &ab.Design},
+		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the order of each pair or block (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
 		&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
 		&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\"", Destination: &ab.Candidate},
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "ab", Usage: "directory of the reference/ and candidate/ results roots and the series file", Destination: &ab.Out},
@@ -65,10 +65,13 @@ whole runs of the two, so that whatever changes over the minutes of the
 measurement hits both sides alike. With --design random (the default) the
 runs come in pairs, each pair reference then candidate or candidate then
 reference as a coin seeded by --seed falls; with --design abba in blocks
-reference, candidate, candidate, reference, which cancel a drift linear over
-the block. DIR/NAME-series.csv records each run's pair or block, position,
-side, experiment and start time, the design and the seed (formats §12), so
-that the order can be checked and repeated (same --seed, same order).
+reference, candidate, candidate, reference or candidate, reference,
+reference, candidate, each block's orientation drawn from the same coin:
+a block cancels a drift linear over it, and the coin gives whatever a
+block's first run costs to either side alike. DIR/NAME-series.csv records
+each run's pair or block, position, side, experiment and start time, the
+design and the seed (formats §12), so that the order can be checked and
+repeated (same --seed, same order).
 
 Every run is an ordinary 'run' with the flags after -- (common to both
 sides) followed by the side's own --reference or --candidate flags (a
@@ -86,24 +89,34 @@ compare the two roots:
    compare --reference ab/reference --results ab/candidate --plots-directory ab/comparison
 
 --max-runs N is the sequential gate: after every pair (block) ab summarises
-its runs and feeds, for every sub-experiment, payload and --columns column,
-the log ratio candidate/reference of the pair to an e-process per check
-(the one-sided normal-mixture e-process of Howard, Ramdas, McAuliffe and
-Sekhon 2021, "Time-uniform, nonparametric, nonasymptotic confidence
-sequences", Ann. Statist. 49: 1055-1080, for increments symmetric about 0
-as a random order within pairs makes them). It stops as soon as
+its runs and judges, for every sub-experiment, payload and --columns column,
+the median of the pairs' ratios candidate/reference, by exact sign tests:
+the count of pairs beyond a margin, whatever the pairs' distribution. With
+the budget of N pairs it looks after every pair from the 20th (the first
+look the serial-dependence test below needs) against group-sequential
+boundaries with O'Brien–Fleming-type α-spending (Lan and DeMets 1983), and
+stops as soon as
   - some check is shown worse than --fail-margin: FAILED, exit 1;
   - every check is shown worse by less than --pass-margin: PASSED, exit 0;
   - N runs per side are spent without either: INCONCLUSIVE, exit 3, naming
-    the checks that keep it open.
-Ville's inequality makes both errors hold under this continuous monitoring:
-an unchanged system (no check worse than --fail-margin) is ever failed with
-chance at most --false-fail, and one with a check worse than --pass-margin ever
-passed with chance at most --false-fail, over the whole family of checks
-(Bonferroni over e-values), whenever the gate stops. It prints the verdict,
-the pairs used and why it stopped, and writes --junit, --markdown and
---json reports. An e-process needs about 2·ln(checks/level) pairs at the
-least, however clear the difference: some 20 pairs for 22 checks at 1 %.
+    the checks that keep it open, the pairs the measured spread implies at
+    these margins and the margins with which these pairs would have decided.
+An unchanged system (no check worse than --fail-margin) is ever failed with
+chance at most --false-fail over the whole family of checks (each at
+--false-fail/checks), however early the gate stops; one with a check worse
+than --pass-margin is ever passed with chance at most --false-fail (each
+check must be shown within the pass margin, each at the full level:
+intersection–union). When a decision comes due, a randomisation test of the
+lag-1 autocorrelation of the pairs' log ratios in measured order runs first:
+pairs alike from one to the next (a machine's slowly changing state) would
+void the level, so the gate then holds until the budget and judges means of
+blocks of consecutive pairs at the level not yet spent, or refuses a verdict
+(exit 3) when too few blocks remain. It prints a line per pair on standard
+error (pairs so far and left, time, the widest open check with its median
+ratio, bounds and margins), then its verdict once on standard output, and
+writes --junit, --markdown and --json reports. No decision comes before 20
+pairs, nor before the boundaries can be crossed (more with many checks and
+a large budget: the first line names that pair).
 
 Everything is checked before the first run, and nothing is written if it
 fails: both sides' flags (their values and ranges; a flag that would print
@@ -115,9 +128,9 @@ compare leaves out the unit it interrupted.
 
 Examples:
    run ab --max-runs 40 --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" --json ab.json -- -s interprocess_reliable_tcp --samples 2000
-   run ab --runs 5 --out ab --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" -- -s interprocess_reliable_tcp --payloads 16,1024 --samples 2000
-   run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
-   run ab --runs 4 --design abba --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`,
+   run ab --runs 12 --out ab --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" -- -s interprocess_reliable_tcp --payloads 16,1024 --samples 2000
+   run ab --runs 12 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
+   run ab --runs 24 --design abba --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`,
 		Flags: flags,
 		Action: func(c *cli.Context) error {
 			ab.Common = c.Args().Slice()

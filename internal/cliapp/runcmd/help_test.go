@@ -7,11 +7,13 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// TestMeasuringHelp: the help of run permessage and run throughput says
-// what they measure now: O_n taken just before Send, a negative latency
+// TestMeasuringHelp: the help of run permessage, run throughput and run ab
+// says what they do now: O_n taken just before Send, a negative latency
 // failing the run, the throughput file's overall rate when the windows
 // disagree; the search ranked by the delivered rate, stopping within the
-// noise, and the headline from the confirmation periods.
+// noise, and the headline from the confirmation periods; the gate's sign
+// tests, group-sequential boundaries, ABBA orientations and dependence
+// test, and no example below the pairs a compare needs.
 func TestMeasuringHelp(t *testing.T) {
 	for _, c := range []struct {
 		cmd       *cli.Command
@@ -23,6 +25,9 @@ func TestMeasuringHelp(t *testing.T) {
 		{throughputCommand(), []string{"searched by the delivered\nrate", "bisection stopped within the noise", "5 confirmation periods",
 			"95 % prediction interval", "the confirmation at the chosen\n                                 F"},
 			[]string{"the median throughput falls", "the best F of each payload: samples and the\n                                 median"}},
+		{abCommand(), []string{"exact sign tests", "O'Brien–Fleming", "candidate, reference,\nreference, candidate", "intersection–union",
+			"serial-dependence", "refuses a verdict", "the pairs the measured spread implies"},
+			[]string{"Howard", "normal-mixture", "--runs 3 ", "--runs 5 "}},
 	} {
 		for _, w := range c.want {
 			if !strings.Contains(c.cmd.Description, w) {
