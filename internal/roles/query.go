@@ -20,19 +20,22 @@ import (
 // QryReport is a qry (queryable) role's report.
 type QryReport struct {
 	reportHead
-	ServePrefix string    `json:"serve_prefix"`
-	ReplySize   int       `json:"reply_size"`
-	ProcDelayNs int64     `json:"proc_delay_ns"`
-	ProcJitter  int64     `json:"proc_jitter_ns"`
-	Queries     uint64    `json:"queries"`
-	Replies     uint64    `json:"replies"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Completed   bool      `json:"completed"`
-	Error       string    `json:"error,omitempty"`
+	// ServePrefix is the first of ServePrefixes, as reports named the one
+	// prefix before it was repeatable.
+	ServePrefix   string    `json:"serve_prefix"`
+	ServePrefixes []string  `json:"serve_prefixes"`
+	ReplySize     int       `json:"reply_size"`
+	ProcDelayNs   int64     `json:"proc_delay_ns"`
+	ProcJitter    int64     `json:"proc_jitter_ns"`
+	Queries       uint64    `json:"queries"`
+	Replies       uint64    `json:"replies"`
+	Start         time.Time `json:"start"`
+	End           time.Time `json:"end"`
+	Completed     bool      `json:"completed"`
+	Error         string    `json:"error,omitempty"`
 }
 
-// RunQry answers every query on --serve-prefix (and below it) with
+// RunQry answers every query on each --serve-prefix (and below it) with
 // --replies replies of --reply-size bytes, each after --proc-delay (±
 // its jitter, uniform, seeded by --seed), until --duration passed or it is
 // stopped.
@@ -42,7 +45,7 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 		return Outcome{Err: err}
 	}
 	rep := QryReport{reportHead: s.head(RoleQry),
-		ServePrefix: s.ServePrefix, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Start: time.Now().UTC()}
+		ServePrefix: s.ServePrefixes[0], ServePrefixes: s.ServePrefixes, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Start: time.Now().UTC()}
 	var rngMu sync.Mutex
 	rng := rand.New(rand.NewPCG(s.Seed, uint64(s.Instance)))
 	var queries, replies atomic.Uint64
@@ -74,16 +77,18 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 		return out
 	}
 	var stops []func() error
-	for _, expr := range b.rules.Below(s.ServePrefix) {
-		stop, err := b.Serve(expr, serve)
-		if err != nil {
-			for _, stop := range stops {
-				stop()
+	for _, prefix := range s.ServePrefixes {
+		for _, expr := range b.rules.Below(prefix) {
+			stop, err := b.Serve(expr, serve)
+			if err != nil {
+				for _, stop := range stops {
+					stop()
+				}
+				met.Abort()
+				return Outcome{Err: fmt.Errorf("serving %s: %w", expr, err)}
 			}
-			met.Abort()
-			return Outcome{Err: fmt.Errorf("serving %s: %w", expr, err)}
+			stops = append(stops, stop)
 		}
-		stops = append(stops, stop)
 	}
 	met.Ready()
 	interrupted := false

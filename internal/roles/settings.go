@@ -48,15 +48,17 @@ type Settings struct {
 	AggWindow time.Duration
 	// SnapshotInterval is the width of the --csv snapshot windows.
 	SnapshotInterval time.Duration
-	ServePrefix      string
-	ReplySize        int
-	ProcDelay        time.Duration
-	ProcJitter       time.Duration
-	Replies          int
-	CSV              string
-	RunID            string
-	OutDir           string
-	PromPort         int
+	// ServePrefixes are the keys a qry answers queries on, each with what
+	// is below it (--serve-prefix, repeatable); none overlaps another.
+	ServePrefixes []string
+	ReplySize     int
+	ProcDelay     time.Duration
+	ProcJitter    time.Duration
+	Replies       int
+	CSV           string
+	RunID         string
+	OutDir        string
+	PromPort      int
 	// PromAddr is where the metrics are served when given (--prom-addr);
 	// --prom-port serves them on 127.0.0.1.
 	PromAddr    string
@@ -137,7 +139,7 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	s.Timeout = dur("timeout", 5*time.Second)
 	s.AggWindow = dur("agg-window", 0)
 	s.SnapshotInterval = dur("snapshot-interval", time.Second)
-	s.ServePrefix = c.String("serve-prefix", "")
+	s.ServePrefixes = c.Strings("serve-prefix", nil)
 	s.ReplySize = num("reply-size", 64)
 	if pd := c.String("proc-delay", "0"); pd != "" {
 		var err error
@@ -269,15 +271,21 @@ func (s *Settings) check(source func(key string) string) error {
 	default:
 		return fmt.Errorf("--log-level %q: expected debug, info, warn or error", s.LogLevel)
 	}
-	if s.ServePrefix == "" {
-		s.ServePrefix = s.TopicPrefix + sep(s.Driver) + "query"
+	if err := s.checkHelperKeys(source); err != nil {
+		return err
+	}
+	if len(s.ServePrefixes) == 0 {
+		s.ServePrefixes = []string{s.TopicPrefix + sep(s.Driver) + "query"}
+	}
+	if err := checkServePrefixes(s.ServePrefixes, sep(s.Driver), source("serve-prefix")); err != nil {
+		return err
 	}
 	if s.Expr == "" {
 		switch s.Role {
 		case RoleSub:
 			s.Expr = s.TopicPrefix + sep(s.Driver) + "data"
 		case RoleReq:
-			s.Expr = s.ServePrefix
+			s.Expr = s.ServePrefixes[0]
 		}
 	}
 	if s.Label == "" {
@@ -292,6 +300,69 @@ func (s *Settings) check(source func(key string) string) error {
 		s.CSV = s.reportPath(".csv")
 	}
 	return nil
+}
+
+// checkServePrefixes refuses a prefix given twice or below another: a
+// query on it would be answered once per prefix it is below.
+func checkServePrefixes(prefixes []string, sep, src string) error {
+	for i, p := range prefixes {
+		for _, q := range prefixes[:i] {
+			switch {
+			case p == q:
+				return fromSource(fmt.Errorf("--serve-prefix %q is given twice: expected distinct keys", p), "serve-prefix", src)
+			case strings.HasPrefix(p, q+sep):
+				return fromSource(fmt.Errorf("--serve-prefix %q is below --serve-prefix %q, which answers its queries already", p, q), "serve-prefix", src)
+			case strings.HasPrefix(q, p+sep):
+				return fromSource(fmt.Errorf("--serve-prefix %q is below --serve-prefix %q, which answers its queries already", q, p), "serve-prefix", src)
+			}
+		}
+	}
+	return nil
+}
+
+// checkHelperKeys refuses, for a system whose roles run in a helper
+// (driver.RoleRunner: Zenoh), a --serve-prefix or --expr other than the
+// keys the helper uses, <prefix>/query and <prefix>/data: the helper takes
+// only the topic prefix, and would ignore them.
+func (s *Settings) checkHelperKeys(source func(key string) string) error {
+	t, err := driver.Lookup(s.Driver)
+	if err != nil {
+		return nil
+	}
+	if _, ok := t.(driver.RoleRunner); !ok {
+		return nil
+	}
+	key := helperKey(s.TopicPrefix)
+	query, data := key+"/query", key+"/data"
+	hint := "; choose the keys with --topic-prefix"
+	for _, p := range s.ServePrefixes {
+		if p != query && p != s.TopicPrefix+sep(s.Driver)+"query" {
+			return fromSource(fmt.Errorf("--serve-prefix %q: the %s helper serves %s only%s", p, s.Driver, query, hint), "serve-prefix", source("serve-prefix"))
+		}
+	}
+	if s.Expr == "" {
+		return nil
+	}
+	switch s.Role {
+	case RoleReq:
+		if s.Expr != query && s.Expr != s.TopicPrefix+sep(s.Driver)+"query" {
+			return fromSource(fmt.Errorf("--expr %q: the %s helper queries %s only%s", s.Expr, s.Driver, query, hint), "expr", source("expr"))
+		}
+	case RoleSub:
+		if s.Expr != data && s.Expr != data+"/**" && s.Expr != s.TopicPrefix+sep(s.Driver)+"data" {
+			return fromSource(fmt.Errorf("--expr %q: the %s helper subscribes to %s only (and below it)%s", s.Expr, s.Driver, data, hint), "expr", source("expr"))
+		}
+	}
+	return nil
+}
+
+// helperKey is the key prefix the Zenoh helper uses for topic prefix p
+// (the driver's: the default mqgate.bench becomes mqgate/bench).
+func helperKey(p string) string {
+	if p == "mqgate.bench" {
+		return "mqgate/bench"
+	}
+	return p
 }
 
 // fromSource adds to err where the value came from when that was not the

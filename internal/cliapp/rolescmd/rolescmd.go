@@ -29,14 +29,14 @@ var usage = map[string]string{
 	"payload":           "pub, req: the message size in bytes, one size, at least 24 (default 64)",
 	"rate":              "pub: messages per second per publisher, open loop (default 1000)",
 	"duration":          "pub, req: how long to send; qry: how long to serve; sub: how long to wait for a first message, with --timeout (default 10s)",
-	"expr":              "sub: what to subscribe to, it and below it unless it has a wildcard (when not given: <prefix>.data); req: the query key (when not given: --serve-prefix)",
+	"expr":              "sub: what to subscribe to, it and below it unless it has a wildcard (when not given: <prefix>.data); req: the query key (when not given: the first --serve-prefix); zenoh: those keys only",
 	"subscribers":       "sub: subscriptions in this process, each counting every message (default 1)",
 	"qps":               "req: queries per second, open loop (default 100)",
 	"concurrency":       "req: queries in flight at most; a slot that finds them all busy is skipped and counted (default 8)",
 	"timeout":           "req: wait for replies; sub: silence that ends the run; pub: flush; every role: a lost peer (default 5s)",
 	"agg-window":        "req: after the first reply, gather replies this long, past --replies, up to --timeout (default 0: none, a query ends at --replies)",
 	"snapshot-interval": "width of the --csv snapshot windows (default 1s; --agg-window until that name became the gathering window)",
-	"serve-prefix":      "qry: answer queries on this key and below (default <prefix>.query)",
+	"serve-prefix":      "qry: answer queries on this key and below, repeatable; keys may not overlap (default <prefix>.query; zenoh: that key only)",
 	"reply-size":        "qry: bytes per reply (default 64)",
 	"proc-delay":        "qry: processing delay per reply, DELAY or DELAY±JITTER (uniform), e.g. 2ms±500us (default 0)",
 	"replies":           "qry: replies per query; req: replies expected per query, fewer within --timeout is a timeout (default 1)",
@@ -70,10 +70,10 @@ func Commands() []*cli.Command {
 		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: configUsage}}
 		for _, k := range roles.Keys {
 			name, aliases := flagName(k)
-			switch k {
-			case "endpoint", "wait-for":
+			switch {
+			case slices.Contains(listKeys, k):
 				flags = append(flags, &cli.StringSliceFlag{Name: name, Aliases: aliases, Usage: settingUsage(k)})
-			case "csv":
+			case k == "csv":
 				flags = append(flags, &cli.GenericFlag{Name: name, Aliases: aliases, Usage: settingUsage(k), Value: &optionalValue{}})
 			default:
 				flags = append(flags, &cli.StringFlag{Name: name, Aliases: aliases, Usage: settingUsage(k)})
@@ -153,6 +153,9 @@ Example (a Compose healthcheck of a sub serving --prom-addr 127.0.0.1:9201):
 		},
 	}
 }
+
+// listKeys are the settings that are repeatable flags.
+var listKeys = []string{"endpoint", "wait-for", "serve-prefix"}
 
 // topKeys are the settings `run` itself takes before a role's name (run
 // --name X --out D pub …), besides --config.
@@ -345,7 +348,7 @@ func action(c *cli.Context, role string) error {
 			}
 			continue
 		}
-		if k == "endpoint" || k == "wait-for" {
+		if slices.Contains(listKeys, k) {
 			set[k] = c.StringSlice(k)
 		} else {
 			set[k] = c.String(k)
