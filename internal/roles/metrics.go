@@ -38,10 +38,13 @@ type Metrics struct {
 	// they do not apply to it (a sub sends nothing, a pub measures no
 	// latency).
 	pSent, pRecv, pErr, pTimeout prometheus.Counter
-	pLat                         prometheus.Histogram
-	stop                         chan struct{}
-	done                         chan struct{}
-	ready                        atomic.Bool // /health answers 200
+	pLat, pLast                  prometheus.Histogram
+	// pInFlight (req) are the queries sent and not yet ended: Sent less
+	// the Queries counted as ended.
+	pInFlight prometheus.Gauge
+	stop      chan struct{}
+	done      chan struct{}
+	ready     atomic.Bool // /health answers 200
 }
 
 // Snapshot are the counts of one window (or of the whole run).
@@ -147,7 +150,8 @@ var promNames = map[string]struct{ sent, received, latency [2]string }{
 
 // registerProm registers the families that apply to the role s.Role:
 // mqgate_build_info, mqgate_run_info (its run id), mqgate_errors_total and
-// those of promNames, and mqgate_query_timeouts_total for req; labelled
+// those of promNames, and for req mqgate_query_timeouts_total,
+// mqgate_queries_in_flight and mqgate_time_to_last_reply_seconds; labelled
 // role.
 func (m *Metrics) registerProm(s Settings) {
 	labels := prometheus.Labels{"role": s.Role}
@@ -169,6 +173,10 @@ func (m *Metrics) registerProm(s Settings) {
 	m.pErr = counter(load.Errors, load.Help[load.Errors])
 	if s.Role == RoleReq {
 		m.pTimeout = counter("mqgate_query_timeouts_total", "Queries without all their replies within --timeout.")
+		m.pInFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "mqgate_queries_in_flight", Help: "Queries sent and not yet ended (at most --concurrency).", ConstLabels: labels})
+		m.pLast = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mqgate_time_to_last_reply_seconds", Help: "Time from sending a query to its last reply, of the queries that had replies.",
+			ConstLabels: labels, Buckets: load.LatencyBuckets})
+		m.reg.MustRegister(m.pInFlight, m.pLast)
 	}
 	if n.latency[0] != "" {
 		m.pLat = prometheus.NewHistogram(prometheus.HistogramOpts{Name: n.latency[0], Help: n.latency[1], ConstLabels: labels, Buckets: load.LatencyBuckets})
@@ -288,6 +296,14 @@ func (m *Metrics) Count(c Snapshot, latencies, lasts []int64) {
 		for _, ns := range latencies {
 			m.pLat.Observe(float64(ns) / 1e9)
 		}
+	}
+	if m.pLast != nil {
+		for _, ns := range lasts {
+			m.pLast.Observe(float64(ns) / 1e9)
+		}
+	}
+	if m.pInFlight != nil {
+		m.pInFlight.Add(float64(c.Sent) - float64(c.Queries))
 	}
 }
 

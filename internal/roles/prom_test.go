@@ -21,8 +21,8 @@ func TestPrometheusNames(t *testing.T) {
 	want := map[string][]string{
 		roles.RolePub: {"mqgate_build_info", "mqgate_errors_total", "mqgate_messages_sent_total", "mqgate_run_info"},
 		roles.RoleSub: {"mqgate_build_info", "mqgate_errors_total", "mqgate_latency_seconds", "mqgate_messages_received_total", "mqgate_run_info"},
-		roles.RoleReq: {"mqgate_build_info", "mqgate_errors_total", "mqgate_queries_sent_total", "mqgate_query_timeouts_total",
-			"mqgate_replies_received_total", "mqgate_run_info", "mqgate_time_to_first_reply_seconds"},
+		roles.RoleReq: {"mqgate_build_info", "mqgate_errors_total", "mqgate_queries_in_flight", "mqgate_queries_sent_total", "mqgate_query_timeouts_total",
+			"mqgate_replies_received_total", "mqgate_run_info", "mqgate_time_to_first_reply_seconds", "mqgate_time_to_last_reply_seconds"},
 		roles.RoleQry: {"mqgate_build_info", "mqgate_errors_total", "mqgate_queries_received_total", "mqgate_replies_sent_total", "mqgate_run_info"},
 	}
 	// counted are series of what the test counts below, as each role counts.
