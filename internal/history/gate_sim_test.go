@@ -280,6 +280,9 @@ func mixedHistory(seed uint64) *History {
 // take three standard errors. With φ pooled over all 11 series the 3 were
 // whitened too little and 11.5 % of such histories failed (history-proof).
 func TestGateMixedAutocorrelation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3,300 series")
+	}
 	const histories = 300
 	fails := 0
 	for seed := uint64(0); seed < histories; seed++ {
@@ -315,6 +318,9 @@ func shapeHistory(seed uint64, sigma float64, level func(int) float64) *History 
 // point at 30 (judging the newest change point alone, a speed-up, failed
 // 17.5 %). The same rise fully undone (−1/6 at 35) fails at most 2.
 func TestGateRecoveryCannotHide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("400 series")
+	}
 	const histories = 100
 	partial, full := 0, 0
 	for seed := uint64(0); seed < histories; seed++ {
@@ -356,6 +362,9 @@ func TestGateRecoveryCannotHide(t *testing.T) {
 // window that holds them (--gate-window 20) at least 95 % of 200 series
 // fail, against the level before the first.
 func TestGateSmallSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 series")
+	}
 	const histories = 100
 	fails := 0
 	for seed := uint64(0); seed < histories; seed++ {
@@ -381,6 +390,9 @@ func TestGateSmallSteps(t *testing.T) {
 // over the newest 10 of 40 fail in at least 85 % (newest change point
 // alone: 78.5 %), some on the window's trend.
 func TestGateCreep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 series")
+	}
 	const histories = 100
 	fails, byTrend := 0, 0
 	for seed := uint64(0); seed < histories; seed++ {
