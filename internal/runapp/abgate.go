@@ -512,11 +512,27 @@ func (g *abGate) checkLines(w io.Writer, v *gate.Verdict) {
 // toDecide says, for an undecided gate, how many units the measured spread
 // implies at these margins, and the margins with which these units would
 // have decided (to be set before another gate: choosing them after seeing
-// the data would void the level).
+// the data would void the level). Units alike from one to the next need
+// blocks of them: the units then count blocks of the size that dependence
+// calls for, and bounds read as if the units were independent would
+// mislead, so no margins are offered.
 func (g *abGate) toDecide() []string {
 	var out []string
-	sts := g.seq.Checks()
-	if n, why := g.impliedUnits(); n > 0 {
+	d := g.last
+	n, fails, why := g.impliedUnits()
+	if d.Dependence.Significant {
+		b := paired.BlockFor(d.Dependence.R)
+		least := paired.MinPairs(g.cfg.Level)
+		if fails {
+			least = paired.MinPairs(g.cfg.Level / float64(len(g.origins)))
+		}
+		if n > 0 {
+			n = max(n, least) * max(b, 2) // blocks, each of b units
+			why += fmt.Sprintf(", in blocks of %d consecutive %s, which a lag-1 correlation of %+.2f calls for", max(b, 2), g.unitWord(), d.Dependence.R)
+		}
+	}
+	if n > 0 {
+		n = max(n, min(seq.DefaultDecideFrom, g.units)) // no decision comes sooner
 		flag := fmt.Sprintf("--max-runs %d", n*unitSize(g.cfg.Design))
 		if n*unitSize(g.cfg.Design) > maxRunsLimit {
 			flag = fmt.Sprintf("beyond --max-runs %d", maxRunsLimit)
@@ -525,20 +541,26 @@ func (g *abGate) toDecide() []string {
 	} else {
 		out = append(out, why)
 	}
+	if d.Dependence.Significant {
+		return append(out, "or quieten the machine (pin the runs to cores, stop other work), so that its slow changes no longer reach consecutive "+g.unitWord())
+	}
 	passAt, failAt := 0.0, math.Inf(-1)
-	for k, st := range sts {
+	for k, st := range g.seq.Checks() {
 		lo, hi := badBounds(st, g.origins[k].Metric.Better == result.HigherIsBetter)
 		passAt = max(passAt, hi)
 		failAt = max(failAt, lo)
 	}
-	if !math.IsInf(passAt, 1) && !math.IsNaN(passAt) {
-		l := fmt.Sprintf("these %d %s would have passed at a --pass-margin of %.1f %% (and a --fail-margin as wide)", g.last.Pairs, g.unitWord(),
-			math.Ceil(1000*math.Expm1(passAt))/10)
-		if failAt > 0 {
-			l += fmt.Sprintf(", or failed at a --fail-margin below %.1f %%", math.Floor(1000*math.Expm1(failAt))/10)
-		}
-		out = append(out, l+"; set margins before a gate, never after seeing its pairs")
+	switch {
+	case fails && failAt > 0:
+		out = append(out, fmt.Sprintf("these %d %s would have failed at a --fail-margin below %.1f %%", d.Pairs, g.unitWord(),
+			math.Floor(1000*math.Expm1(failAt))/10))
+	case !fails && !math.IsInf(passAt, 1) && !math.IsNaN(passAt):
+		out = append(out, fmt.Sprintf("these %d %s would have passed at a --pass-margin of %.1f %% (and a --fail-margin as wide)", d.Pairs, g.unitWord(),
+			math.Ceil(1000*math.Expm1(passAt))/10))
+	default:
+		return out
 	}
+	out[len(out)-1] += "; set margins before a gate, never after seeing its pairs"
 	return out
 }
 
@@ -558,10 +580,11 @@ func badBounds(st seq.CheckState, higherIsBetter bool) (lo, hi float64) {
 // impliedUnits is the number of units with which a gate at these margins
 // would decide with a chance of about 90 %, were each check's log ratios
 // spread as measured about their median (normal approximation of the sign
-// tests): the most any check needs to pass, when every check leans to
-// passing, else the fewest a leaning check needs to fail. 0 when no number
-// decides (a check's median at the margins), and why.
-func (g *abGate) impliedUnits() (int, string) {
+// tests, not yet raised to the first look at 20 units): the most any check
+// needs to pass, when every check leans to passing, else the fewest a
+// leaning check needs to fail (fails). 0 when no number decides (a check's
+// median at the margins); why says which.
+func (g *abGate) impliedUnits() (n int, fails bool, why string) {
 	k := float64(len(g.origins))
 	pass, fail := paired.Worse(g.cfg.Margins.Pass), paired.Worse(g.cfg.Margins.Fail)
 	need := func(p, alpha float64) float64 {
@@ -583,14 +606,13 @@ func (g *abGate) impliedUnits() (int, string) {
 			stuck = append(stuck, fmt.Sprintf("%s (median ratio ×%.3f)", g.seq.Checks()[i].Name, paired.Ratio(m, g.origins[i].Metric.Better == result.HigherIsBetter)))
 		}
 	}
-	first := min(seq.DefaultDecideFrom, g.units)
 	switch {
 	case !math.IsInf(failN, 1):
-		return max(first, int(math.Ceil(failN))), "for a check to fail"
+		return max(1, int(math.Ceil(failN))), true, "for a check to fail"
 	case len(stuck) == 0:
-		return max(first, int(math.Ceil(passN))), "for every check to pass"
+		return max(1, int(math.Ceil(passN))), false, "for every check to pass"
 	}
-	return 0, fmt.Sprintf("no number of %s at these margins: %s lie at the margins; widen them (before a new gate) or quieten the machine",
+	return 0, false, fmt.Sprintf("no number of %s at these margins: %s lie at the margins; widen them (before a new gate) or quieten the machine",
 		g.unitWord(), shortList(stuck, 3))
 }
 

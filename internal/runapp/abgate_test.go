@@ -194,6 +194,9 @@ func TestABRefusedDependent(t *testing.T) {
 		!strings.Contains(out, "): no verdict: consecutive pairs were alike (lag-1 correlation +") || !strings.Contains(out, "open: fake 16 B Median, fake 1024 B Median") {
 		t.Fatalf("exit %d (%v)\n%s", exit.Code(err), err, out)
 	}
+	if !strings.Contains(out, "\n  to decide: about ") || !strings.Contains(out, " consecutive pairs, which a lag-1 correlation of +") || strings.Contains(out, "would have failed at") {
+		t.Errorf("what would decide does not count blocks of pairs, or offers margins read from dependent pairs:\n%s", out)
+	}
 	if strings.Contains(out, "budget is spent") || !strings.Contains(stderr.String(), "; held for serial dependence (consecutive pairs alike, r +") {
 		t.Errorf("the refusal said as a spent budget, or the hold not on standard error:\n%s\n%s", out, stderr.String())
 	}
