@@ -86,7 +86,24 @@ func measuredByHelper(s Settings, met *Metrics, run driver.RoleRun, out, latency
 	if latency == "" {
 		met.Count(counted, nil, nil)
 		n := counted.Sent + counted.Received
-		o.Summary = fmt.Sprintf("%s %s (%s): %s messages%s; helper output in %s", s.Role, s.RunID, s.Driver, result.Count(n), statusWord(completed, interrupted, reason), out)
+		var rep any
+		switch s.Role {
+		case RolePub:
+			rep = helperPubReport(s, run, start, end)
+		case RoleQry:
+			rep = helperQryReport(s, run, start, end)
+		}
+		report := ""
+		if rep != nil {
+			path, err := WriteReport(s, rep)
+			if err != nil {
+				o.Err = err
+			} else {
+				o.Paths = append(o.Paths, path)
+				report = "; report " + path
+			}
+		}
+		o.Summary = fmt.Sprintf("%s %s (%s): %s messages%s; helper output in %s%s", s.Role, s.RunID, s.Driver, result.Count(n), statusWord(completed, interrupted, reason), out, report)
 		return o
 	}
 	sysInfo := run.System
@@ -202,6 +219,48 @@ func measuredByHelper(s Settings, met *Metrics, run driver.RoleRun, out, latency
 	}
 	o.Summary = fmt.Sprintf("%s %s (%s): %s samples%s%s; results in %s", s.Role, s.RunID, s.Driver, result.Count(ms[0].Counts.Samples), latText, statusWord(completed, interrupted, reason), s.Dir())
 	return o
+}
+
+// helperPubReport is a helper pub's role report (formats §9), the other
+// drivers' pub report from the helper's counts: each publisher's messages
+// sent (publisher i of the instance publishes on <key>/data/<i mod
+// topics>), the skipped slots and errors of all of them (the helper does not
+// count them per publisher: a lone publisher gets them, several 0 each). The
+// helper does not count the clock probes it answered: 0.
+func helperPubReport(s Settings, run driver.RoleRun, start, end time.Time) PubReport {
+	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate,
+		Start: start.UTC(), End: end.UTC(), Completed: run.Completed && !run.Interrupted,
+		Skipped: run.Counts.Skipped, Errors: run.Counts.Errors}
+	for _, p := range run.Publishers {
+		pr := PublisherReport{ID: p.ID}
+		if p.Sent != nil {
+			pr.Sent = *p.Sent
+		}
+		if i := int(p.ID) - s.Instance*256; i >= 0 && s.Topics > 0 {
+			pr.Topic = run.Topic + "/data/" + strconv.Itoa(i%s.Topics)
+		}
+		rep.Publishers = append(rep.Publishers, pr)
+	}
+	if len(rep.Publishers) == 1 {
+		rep.Publishers[0].Skipped, rep.Publishers[0].Errors = rep.Skipped, rep.Errors
+	}
+	if !rep.Completed && !run.Interrupted {
+		rep.Error = run.Reason
+	}
+	return rep
+}
+
+// helperQryReport is a helper qry's role report (formats §9): the key it
+// served, <key>/query, the queries it took and the replies it sent.
+func helperQryReport(s Settings, run driver.RoleRun, start, end time.Time) QryReport {
+	key := run.Topic + "/query"
+	rep := QryReport{reportHead: s.head(RoleQry), ServePrefix: key, ServePrefixes: []string{key}, ReplySize: s.ReplySize,
+		ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Queries: run.Counts.Received, Replies: run.Counts.Replies,
+		Start: start.UTC(), End: end.UTC(), Completed: run.Completed && !run.Interrupted}
+	if !rep.Completed && !run.Interrupted {
+		rep.Error = run.Reason
+	}
+	return rep
 }
 
 // helperReqReport is a helper req's role report (formats §9), the query

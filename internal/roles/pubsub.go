@@ -42,11 +42,14 @@ type PubReport struct {
 	Payload     int               `json:"payload"`
 	Rate        float64           `json:"rate"`
 	Publishers  []PublisherReport `json:"publishers"`
-	Start       time.Time         `json:"start"`
-	End         time.Time         `json:"end"`
-	Completed   bool              `json:"completed"`
-	Error       string            `json:"error,omitempty"`
-	ClockProbes uint64            `json:"clock_probes_answered"`
+	// Skipped and Errors are the publishers' in all.
+	Skipped     uint64    `json:"skipped"`
+	Errors      uint64    `json:"errors"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Completed   bool      `json:"completed"`
+	Error       string    `json:"error,omitempty"`
+	ClockProbes uint64    `json:"clock_probes_answered"`
 }
 
 // PublisherReport are one publisher's counts.
@@ -171,6 +174,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 		skipped += r.Skipped
 		errs += r.Errors
 	}
+	rep.Skipped, rep.Errors = skipped, errs
 	switch {
 	case lost.get() != nil:
 		rep.Error = lost.get().Error()
