@@ -72,6 +72,12 @@ func TestZenohRoles(t *testing.T) {
 	if qryOut.Err != nil || !qryOut.Interrupted {
 		t.Errorf("qry: %+v", qryOut)
 	}
+	qreps, _ := filepath.Glob(filepath.Join(out, "zq", roles.ReportsDir, "qry-*.json"))
+	if len(qreps) != 1 {
+		t.Fatalf("qry reports %v", qreps)
+	}
+	var qrep roles.QryReport
+	readJSON(t, qreps[0], &qrep)
 	rows := rawRows(t, filepath.Join(out, "zps"), "zenoh_reliable_pubsub")
 	m, err := meta.ReadFile(filepath.Join(out, "zps", meta.FileName))
 	if err != nil || m.Latency != meta.LatencyOneWay || !m.Completed || m.SubExperiments[0].System.Product != "zenoh" || m.SubExperiments[0].System.Version == "" {
@@ -79,12 +85,24 @@ func TestZenohRoles(t *testing.T) {
 	}
 	// Every message the pub sent arrives; how many it sent depends on how
 	// much of its schedule a loaded machine let it keep.
-	if len(pubOut.Paths) != 1 {
+	if len(pubOut.Paths) != 2 {
 		t.Fatalf("pub: %+v", pubOut)
 	}
 	sent, pubSkipped := zenohPubSent(t, pubOut.Paths[0]) // the helper's output
 	if uint64(len(rows)) != sent || m.SubExperiments[0].Payloads[0].Lost != 0 || m.SubExperiments[0].Payloads[0].Samples != len(rows) {
 		t.Errorf("%d rows of %d sent (%d skipped), counts %+v", len(rows), sent, pubSkipped, m.SubExperiments[0].Payloads[0])
+	}
+	// The pub's report, as the other drivers' pub writes it, says what the
+	// helper counted and the sub received.
+	var pr roles.PubReport
+	readJSON(t, pubOut.Paths[1], &pr)
+	var perPub uint64
+	for _, p := range pr.Publishers {
+		perPub += p.Sent
+	}
+	if pr.Driver != "zenoh" || !pr.Completed || len(pr.Publishers) != 2 || perPub != sent || pr.Skipped != pubSkipped ||
+		pr.Publishers[1].Topic != "mqgate/bench/data/0" || uint64(len(rows)) != perPub {
+		t.Errorf("pub report %+v: want 2 publishers sending %d in all (%d skipped), as the helper and the sub counted", pr, sent, pubSkipped)
 	}
 	checkSubLatency(t, filepath.Join(out, "zps"), rows, subOut.Summary)
 	// Reliable (CongestionControl::Block): no reply is dropped on a loaded
@@ -135,6 +153,12 @@ func TestZenohRoles(t *testing.T) {
 	}
 	if extra["result_bytes"] != strconv.FormatUint(rr.ResultBytes, 10) {
 		t.Errorf("meta result_bytes %q, report %d", extra["result_bytes"], rr.ResultBytes)
+	}
+	// The qry's report counts the queries of both requesters and their
+	// replies, 2 each.
+	if q1u := uint64(q1); qrep.Driver != "zenoh" || qrep.Queries != rr.Queries+q1u || qrep.Replies != 2*qrep.Queries ||
+		qrep.ReplySize != 100 || qrep.ServePrefix != "mqgate/bench/query" {
+		t.Errorf("qry report %+v: want %d queries (%d and %d of the two req), 2 replies each", qrep, rr.Queries+q1u, rr.Queries, q1)
 	}
 }
 
