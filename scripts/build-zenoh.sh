@@ -44,7 +44,7 @@ check_static() {
   local machine
   machine=$(le "$f" 18 2)
   if [ "$machine" != 62 ]; then
-    echo "$what: built for ELF machine $machine, want x86-64 (62): build it with: make zenoh-static" >&2
+    echo "$what: built for ELF machine $machine, want x86-64 (62): unset MQGATE_ZENOH_HELPER to build the helper for it" >&2
     exit 2
   fi
   local phoff phentsize phnum i
@@ -62,7 +62,7 @@ check_static() {
       exit 2
       ;;
     3)
-      echo "$what: dynamically linked (it names a program interpreter), the image has no dynamic loader: build the static helper with: make zenoh-static" >&2
+      echo "$what: dynamically linked (it names a program interpreter), the image has no dynamic loader: name the static build (target/x86_64-unknown-linux-gnu/release/mqgate-zenoh) in MQGATE_ZENOH_HELPER, or unset it to build one" >&2
       exit 2
       ;;
     esac
