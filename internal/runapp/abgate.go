@@ -452,7 +452,7 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	case exit.OK:
 		return nil
 	case exit.GateFailed:
-		return exit.With(code, errors.New("exit 1: the candidate is worse, as the verdict on standard output says"))
+		return exit.With(code, errors.New("exit 1: the gate failed, as the verdict on standard output says"))
 	default:
 		return exit.With(code, fmt.Errorf("exit %d: undecided, as the verdict on standard output says", code))
 	}
