@@ -170,10 +170,10 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 	case DesignRandom:
 	case DesignABBA:
 		if runs%2 != 0 {
-			return nil, "", exit.Usagef("%s %d with --design abba: expected an even number, two runs per side in each A B B A block", flag, runs)
+			return nil, "", exit.Usagef("%s %d with --design abba: expected an even number, two runs per side in each block (A B B A or B A A B)", flag, runs)
 		}
 	default:
-		return nil, "", exit.Usagef("--design %q: expected %s (each pair's order drawn at random) or %s (blocks A B B A)", cfg.Design, DesignRandom, DesignABBA)
+		return nil, "", exit.Usagef("--design %q: expected %s (each pair's order drawn at random) or %s (blocks A B B A or B A A B, drawn at random)", cfg.Design, DesignRandom, DesignABBA)
 	}
 	sides := map[string][]string{}
 	lines := map[string]string{SideReference: cfg.Reference, SideCandidate: cfg.Candidate}
