@@ -52,7 +52,8 @@
 // Every decision rule is a Rule: the shift test above, a limit fixed in
 // advance (Judged: the single-run threshold, a statistical requirement's
 // order or log-normal limit, judged by package requirements), history's
-// newest change point. Family.Judge is the one family step of every gate:
+// series rule (every unacknowledged change point in the window and the
+// window's trend, one p-value per series). Family.Judge is the one family step of every gate:
 // it applies the multiple-comparison control the verdict decides with
 // (Holm for compare and history, Bonferroni at the level a statistical
 // requirements file fixed for check) to the rules' p-values, hands each
