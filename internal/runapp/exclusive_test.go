@@ -1,7 +1,10 @@
 package runapp_test
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -31,13 +34,21 @@ func TestRunFolderTaken(t *testing.T) {
 			t.Errorf("%s now holds %v", taken, entries)
 		}
 	}
+	// Two processes, as two runs at once are: this binary is run when
+	// started without test flags (TestMain). Two runs in one process would
+	// share the command-line library's global flags, a race of the test
+	// alone.
 	codes, stderrs := make([]int, 2), make([]string, 2)
 	var wg sync.WaitGroup
 	for i := range codes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i], _, stderrs[i] = run(t, append(args, "--name", "both")...)
+			var errb bytes.Buffer
+			cmd := exec.Command(os.Args[0], append(args, "--name", "both")...)
+			cmd.Stderr = &errb
+			err := cmd.Run()
+			codes[i], stderrs[i] = exitCode(err), errb.String()
 		}()
 	}
 	wg.Wait()
@@ -53,4 +64,17 @@ func TestRunFolderTaken(t *testing.T) {
 	if !m.Completed || len(m.SubExperiments) != 1 {
 		t.Errorf("the winner's meta.json: completed %v, %d sub-experiments", m.Completed, len(m.SubExperiments))
 	}
+}
+
+// exitCode is the exit code of a command that ended with err: 0 for nil,
+// -1 when it did not run.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
 }
