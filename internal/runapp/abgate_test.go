@@ -168,6 +168,10 @@ func TestABSequentialStops(t *testing.T) {
 			}
 			if md, err := os.ReadFile(cfg.Reports["markdown"]); err != nil || !strings.Contains(string(md), "run ab") {
 				t.Errorf("Markdown report: %v\n%s", err, md)
+			} else if crossed := strings.Contains(string(md), "| crossed |"); crossed != (c.status == "failed") || strings.Contains(string(md), "0.0e+00") {
+				// A group-sequential boundary decides by counts: a check
+				// that crossed it has no p-value, and none reads as 0.
+				t.Errorf("Markdown report: p-value of a check that crossed the fail boundary given as \"crossed\": %v, want %v\n%s", crossed, c.status == "failed", md)
 			}
 			rows := readSeries(t, filepath.Join(cfg.Out, "s"+SeriesSuffix))
 			if len(rows) != 2*pairs {
