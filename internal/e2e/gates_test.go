@@ -161,7 +161,7 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 		{"history --html the requirements", "history", []string{"-e", w.base, "-r", w.reqs, "-p", hist, "--html", w.reqs}, []string{"--html " + w.reqs, "--requirements file"}},
 		{"history --html its CSV", "history", []string{"-e", w.base, "-r", w.reqs, "-p", hist, "--html", filepath.Join(hist, "history.csv")}, []string{"--html " + filepath.Join(hist, "history.csv"), "--plots-directory " + hist}},
 		{"run --ca a file it writes", "run", []string{"--out", w.dir, "--name", "fresh", "-s", "intraprocess_reliable", "--samples", "10", "--warmup", "0",
-			"--ca", freshRaw, "--cert", freshRaw, "--key", freshRaw}, []string{"--ca " + freshRaw, "--out/--name " + fresh}},
+			"--ca", freshRaw, "--cert", freshRaw, "--key", freshRaw}, []string{"--out/--name: " + fresh + " exists already"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
