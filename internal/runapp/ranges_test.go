@@ -119,9 +119,6 @@ func TestNumericFlagRanges(t *testing.T) {
 				continue
 			}
 			for _, v := range r.Outside() {
-				if k == "instance" && v == "-1" {
-					continue // -1: a random instance, as when not given
-				}
 				out := t.TempDir()
 				code, stderr := runBounded(t, role, "--endpoint", "nats://127.0.0.1:1", "--out-dir", out, "--run-id", "x", "--"+k, v)
 				if code != exit.Usage || !strings.Contains(stderr, "--"+k) {
