@@ -253,3 +253,29 @@ func readLoadSummary(f *os.File) (load.Summary, error) {
 	}
 	return s, nil
 }
+
+// TestThroughputPaddingFlag: run throughput takes run load's --padding and
+// --padding-seed, names them in meta.json's mode, and refuses an unknown
+// padding before anything is written.
+func TestThroughputPaddingFlag(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, "throughput", "-s", "intraprocess_reliable", "--payloads", "16", "--windows", "2", "--window", "1ms",
+		"--max-in-flight", "10", "--precision", "0.5", "--padding", "random", "--padding-seed", "7", "-q", "-o", out, "--name", "r")
+	if code != 0 {
+		t.Fatalf("throughput --padding random: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "r", "meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "padded after the header with random (seed 7)") {
+		t.Fatalf("meta.json does not name the padding asked for:\n%s", b)
+	}
+	code, _, stderr = run(t, "throughput", "-s", "intraprocess_reliable", "--payloads", "16", "--padding", "bogus", "-q", "-o", out, "--name", "bad")
+	if code != 2 || !strings.Contains(stderr, "--padding") {
+		t.Fatalf("--padding bogus: exit %d, %s; want exit 2 naming --padding", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "bad")); !os.IsNotExist(err) {
+		t.Fatalf("a refused run left its folder: %v", err)
+	}
+}

@@ -251,11 +251,19 @@ func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
 type ThroughputConfig struct {
 	Base
 	Throughput throughput.Config
+	Padding    string // --padding ("": throughput's default, pattern)
 }
 
 // Throughput is `run throughput`: the maximum throughput with a bounded
 // in-flight window (internal/throughput), with progress on stderr.
 func Throughput(ctx context.Context, tc ThroughputConfig, stderr io.Writer) error {
+	if tc.Padding != "" {
+		p, err := load.ParsePadding(tc.Padding)
+		if err != nil {
+			return exit.Usagef("--padding: %v", err)
+		}
+		tc.Throughput.Padding = p
+	}
 	if err := tc.Throughput.WithDefaults().Validate(); err != nil {
 		return exit.Usagef("%v", err)
 	}

@@ -504,6 +504,8 @@ Examples:
 			cliapp.Ranged(&cli.Float64Flag{Name: "precision", Value: throughput.DefaultPrecision, Usage: "stop bisecting when the bracket is narrower than this fraction of its mean", Destination: &tc.Throughput.Precision},
 				flagrange.Float(0, 1).Above().Below()),
 			cliapp.Ranged(&cli.DurationFlag{Name: "timeout", Value: throughput.DefaultTimeout, Usage: "a message not delivered within this is lost", Destination: &tc.Throughput.Timeout}, timeoutRange),
+			&cli.StringFlag{Name: "padding", Value: string(load.PaddingPattern), Usage: "what fills each message after its header, as run load's --padding: random (seeded pseudo-random bytes), zeros or pattern (byte i mod 251); meta.json's mode names it", Destination: &tc.Padding},
+			cliapp.Ranged(&cli.Uint64Flag{Name: "padding-seed", Usage: "seed of --padding random, recorded in meta.json's mode (default 0: a random seed)", Destination: &tc.Throughput.PaddingSeed}, flagrange.Uint64()),
 		}, streamFlags("16", &tc.Base)...),
 		Action: withBase(&tc.Base, func(c *cli.Context) error { return runapp.Throughput(c.Context, *tc, c.App.ErrWriter) }),
 	}
