@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -53,6 +54,26 @@ const serialPermutations = 999
 // runs is found in about 28 % of series against 63 % by Test. Test is
 // unchanged and stays the test of independent runs.
 func TestSerial(x []float64) (Serial, error) {
+	return testSerial(x, math.NaN())
+}
+
+// TestSerialPhi is TestSerial with the variance of S corrected for the
+// AR(1) correlation phi the caller gives (Phi = phi, at most 0.95) instead
+// of the upper bound estimated from x itself; Lag1 and Lag1P are still
+// those of x. A steady trend over a few runs looks like autocorrelation to
+// their own lag-1 estimate (the residuals of Sen's line still wander), so
+// over 10 runs that estimate, raised to its upper bound, takes most of the
+// power: a caller that knows φ from a longer series of the same noise (runs
+// before the ones tested) should give it. phi must be in [0, 1).
+func TestSerialPhi(x []float64, phi float64) (Serial, error) {
+	if !(phi >= 0 && phi < 1) {
+		return Serial{}, fmt.Errorf("autocorrelation %v: expected a number from 0 to below 1", phi)
+	}
+	return testSerial(x, phi)
+}
+
+// testSerial is TestSerial when phi is NaN, TestSerialPhi otherwise.
+func testSerial(x []float64, phi float64) (Serial, error) {
 	mk, err := Test(x)
 	if err != nil {
 		return Serial{}, err
@@ -67,15 +88,21 @@ func TestSerial(x []float64) (Serial, error) {
 		res[i] = v - mk.Slope*float64(i)
 	}
 	s.Lag1 = lag1(res)
-	if math.IsNaN(s.Lag1) {
-		return s, nil
+	if !math.IsNaN(s.Lag1) {
+		s.Lag1P = lag1P(res, s.Lag1)
 	}
-	s.Lag1P = lag1P(res, s.Lag1)
 	nf := float64(n)
-	phi := s.Lag1 + (3+4*s.Lag1)/nf
-	phi = math.Min(phi, 0.95)
-	phi += 1.645 * math.Sqrt(math.Max(1-phi*phi, 0)/nf)
-	s.Phi = math.Max(0, math.Min(phi, 0.95))
+	switch {
+	case !math.IsNaN(phi):
+		s.Phi = min(phi, 0.95)
+	case math.IsNaN(s.Lag1):
+		return s, nil
+	default:
+		phi := s.Lag1 + (3+4*s.Lag1)/nf
+		phi = math.Min(phi, 0.95)
+		phi += 1.645 * math.Sqrt(math.Max(1-phi*phi, 0)/nf)
+		s.Phi = math.Max(0, math.Min(phi, 0.95))
+	}
 	s.Factor = math.Max(1, ar1Factor(n, s.Phi))
 	if s.Factor > 1 && mk.P < 1 {
 		v := nf * (nf - 1) * (2*nf + 5) / 18
