@@ -227,17 +227,23 @@ func Share(seg, whole []Lag1) []float64 {
 	return out
 }
 
-// raised is a's bias-corrected estimate raised by 2 standard errors, in
-// [0, MaxAutocorrelation]; 0 when a holds too little.
-func (a Lag1) raised() float64 {
+// Upper is a's bias-corrected estimate of φ (at least 0) raised by z
+// standard errors √((1−φ²)/n), at most MaxAutocorrelation, without
+// Estimate's threshold: a bound of φ for a test that must hold its level
+// when φ is above 0; 0 when a holds too little.
+func (a Lag1) Upper(z float64) float64 {
 	phi, ok := a.corrected()
 	if !ok {
 		return 0
 	}
 	phi = max(0, phi)
 	se := math.Sqrt((1 - min(phi*phi, 1)) / float64(a.n))
-	return min(MaxAutocorrelation, phi+2*se)
+	return min(MaxAutocorrelation, phi+z*se)
 }
+
+// raised is a's bias-corrected estimate raised by 2 standard errors, in
+// [0, MaxAutocorrelation]; 0 when a holds too little.
+func (a Lag1) raised() float64 { return a.Upper(2) }
 
 // chi2Upper is the upper alpha quantile of χ² with df degrees of freedom
 // (Wilson–Hilferty: 3.75 for 1 degree of freedom at 5 %, where the exact
