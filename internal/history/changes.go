@@ -395,7 +395,7 @@ func (g *GateResult) Failures() []GateSeries {
 // before a change point in the gate window, or trends slower in it
 // (GateOptions.judge says what is tested). Each change point is tested by
 // changepoint.SegmentsTest with enough permutations to resolve p-values
-// below the smallest share of Alpha/S, the trend by trend.TestSerial; a
+// below the smallest share of Alpha/S, the trend by trend.TestSerialPhi; a
 // series' tests share its level (weighted Bonferroni), and Holm's procedure
 // over the S judged series keeps the probability that an unchanged system
 // fails at most Alpha (the --significance level) for the whole gate.
@@ -604,7 +604,8 @@ func joinFirst(names []string, n int) string {
 //     before it, so that a later partial recovery, or further steps each
 //     below the minimum change, cannot hide it;
 //   - the window's values after its newest acknowledged change point are
-//     tested for a trend (trend.TestSerial), so that a creep that no change
+//     tested for a trend (trend.TestSerialPhi, with φ from the values
+//     before them: trendPhi), so that a creep that no change
 //     point resolves is judged too.
 //
 // A shift that is not slower by more than MinChange is not tested.

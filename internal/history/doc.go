@@ -33,8 +33,8 @@
 //     GateOptions.Window not acknowledged in the Ack file read by ReadAcks
 //     (the level after it against the segment before it, when slower by more
 //     than MinChange, by a permutation test) and by the window's trend
-//     (trend.TestSerial), the tests of a series sharing its level, Holm over
-//     the series; a series without such a test is decided by the first
+//     (trend.TestSerialPhi, φ from the values before the window), the tests
+//     of a series sharing its level, Holm over the series; a series without such a test is decided by the first
 //     rule that applies (acknowledged, below MinChange, not a slowdown,
 //     outside the window, no change point; formats §10), and every report
 //     names the rule.
