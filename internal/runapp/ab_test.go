@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,9 +254,15 @@ func TestABGated(t *testing.T) {
 	var o, e strings.Builder
 	code = cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--reference", filepath.Join(out, runapp.SideReference),
 		"--results", filepath.Join(out, runapp.SideCandidate), "--plots-directory", filepath.Join(out, "cmp"), "--columns", "Median", "--format", "svg"}, &o, &e)
-	if code != exit.GateFailed || !strings.Contains(o.String()+e.String(), fmt.Sprintf("%d runs", pairs)) ||
+	// The candidate is slower: compare fails it, or, when the 16 pairs
+	// turn out serially dependent (a test of 5 %, and real dependence on a
+	// machine whose other work changes from pair to pair), refuses the
+	// verdict saying so, the ratio still on the slow side. It never passes.
+	refused := code == exit.Inconclusive && strings.Contains(o.String(), "the verdict is refused, the pairs being serially dependent") &&
+		regexp.MustCompile(`candidate/reference ×(1\.[1-9]|[2-9]\.)`).MatchString(o.String())
+	if code != exit.GateFailed && !refused || !strings.Contains(o.String()+e.String(), fmt.Sprintf("%d runs", pairs)) ||
 		!strings.Contains(o.String(), fmt.Sprintf("the pairs are the units recorded in the series file %s (design random, %d pairs)", filepath.Join(out, "g"+runapp.SeriesSuffix), pairs)) {
-		t.Errorf("compare: exit %d; want 1 (the candidate is slower)\n%s%s", code, o.String(), e.String())
+		t.Errorf("compare: exit %d; want 1 (the candidate is slower), or 3 refused for serial dependence\n%s%s", code, o.String(), e.String())
 	}
 }
 
