@@ -338,8 +338,15 @@ func TestABSequentialReal(t *testing.T) {
 	const budget = 30
 	code, stdout, stderr := run(t, "ab", "--max-runs", fmt.Sprint(budget), "--seed", "5", "--out", out, "--name", "q", "--reference", "--echo-delay 1ms", "--candidate", "--echo-delay 3ms",
 		"--json", report, "--", "-s", "intraprocess_reliable", "--payloads", "64", "--samples", "50", "--warmup", "5")
+	if code == exit.Inconclusive && strings.Count(stdout, "run ab: INCONCLUSIVE after ") == 1 && strings.Contains(stdout, "no verdict: consecutive pairs were alike") &&
+		strings.Contains(stderr, "; held for serial dependence") && !strings.Contains(stdout, "PASSED") {
+		// Dependence too strong for blocks within the budget (seen on a
+		// loaded machine): the gate refuses, says why, and never passes.
+		t.Logf("refused at the budget for serial dependence:\n%s", stdout)
+		return
+	}
 	if code != exit.GateFailed || strings.Count(stdout, "run ab: FAILED after ") != 1 || !strings.Contains(stdout, "): intraprocess_reliable 64 B Median worse than the +5 % fail margin") {
-		t.Fatalf("exit %d; want 1 with the verdict once\n%s\n%s", code, stdout, stderr)
+		t.Fatalf("exit %d; want 1 with the verdict once (or 3, refused for serial dependence)\n%s\n%s", code, stdout, stderr)
 	}
 	var pairs int
 	fmt.Sscanf(stdout[strings.Index(stdout, "run ab: FAILED after "):], "run ab: FAILED after %d pairs", &pairs)
