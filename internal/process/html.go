@@ -148,15 +148,7 @@ func Page(expDir string, f Folder) (htmlreport.Page, error) {
 // payloads when there is one sub-experiment) is marked. latency is the
 // meta.json definition of the values, which the caption names.
 func MatrixTable(results []Result, latency string) htmlreport.Table {
-	var payloads []int
-	for _, r := range results {
-		for _, row := range r.Rows {
-			if !slices.Contains(payloads, row.Bytes) {
-				payloads = append(payloads, row.Bytes)
-			}
-		}
-	}
-	slices.Sort(payloads)
+	payloads := payloadsOf(results)
 	t := htmlreport.Table{RowHeaders: true, Header: []string{"Sub-experiment"},
 		Caption: "Latency, " + experiment.LatencyMeaning(latency) + ": p50 over p99, by sub-experiment and payload (marked: the highest at each payload)"}
 	if len(results) == 1 {

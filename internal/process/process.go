@@ -515,15 +515,7 @@ var Comparisons = []Comparison{
 // on one axis tangle (the maxima jump by decades from payload to payload);
 // ten rows of cells stay apart.
 func ComparisonPlot(results []Result, c Comparison) *plot.Plot {
-	var payloads []int
-	for _, r := range results {
-		for _, row := range r.Rows {
-			if !slices.Contains(payloads, row.Bytes) {
-				payloads = append(payloads, row.Bytes)
-			}
-		}
-	}
-	slices.Sort(payloads)
+	payloads := payloadsOf(results)
 	cats := make([]string, len(payloads))
 	for i, p := range payloads {
 		cats[i] = strconv.Itoa(p)
@@ -571,4 +563,19 @@ func ComparisonPlots(dir string, results []Result, f plots.Format) ([]string, er
 		written = append(written, path)
 	}
 	return written, nil
+}
+
+// payloadsOf lists, in increasing order, every payload a row of results
+// holds.
+func payloadsOf(results []Result) []int {
+	var payloads []int
+	for _, r := range results {
+		for _, row := range r.Rows {
+			if !slices.Contains(payloads, row.Bytes) {
+				payloads = append(payloads, row.Bytes)
+			}
+		}
+	}
+	slices.Sort(payloads)
+	return payloads
 }

@@ -96,12 +96,3 @@ func countAbove(x []float64, theta float64) int {
 	return n
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

@@ -1,6 +1,7 @@
 package paired
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -45,7 +46,7 @@ func SignedRankTest(d []float64) SignedRank {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int { return cmpFloat(math.Abs(nz[a]), math.Abs(nz[b])) })
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(math.Abs(nz[a]), math.Abs(nz[b])) })
 	var tieTerm float64 // Σ t(t²−1) over groups of tied |d|
 	for i := 0; i < n; {
 		j := i
