@@ -37,7 +37,7 @@ func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) (er
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("cannot create the directory for %s: %s", path, whyNoDir(dir, err))
 	}
-	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp")
+	f, err := CreateTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
@@ -101,10 +101,10 @@ func CheckDir(dir string) error {
 	return nil
 }
 
-// createTemp creates a new file in dir named prefix and a random number.
+// CreateTemp creates a new file in dir named prefix and a random number.
 // Unlike os.CreateTemp, whose files are 0600, it asks for 0666 and lets the
 // umask take away what the user does not want others to have.
-func createTemp(dir, prefix string) (*os.File, error) {
+func CreateTemp(dir, prefix string) (*os.File, error) {
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)

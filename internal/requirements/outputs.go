@@ -5,10 +5,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/exit"
@@ -101,19 +99,11 @@ func (o *outputs) Commit() (paths []string, err error) {
 // synced and with the permissions f.path has when it already is a file (a
 // new file's from the umask otherwise), and returns its name.
 func writeTemp(f outputFile) (tmp string, err error) {
-	dir, base := filepath.Dir(f.path), filepath.Base(f.path)
-	var file *os.File
-	for try := 0; ; try++ {
-		tmp = filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		file, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) && try < 1000 {
-			continue
-		}
-		break
-	}
+	file, err := atomicfile.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp")
 	if err != nil {
 		return "", fileerr.Cause(err)
 	}
+	tmp = file.Name()
 	defer func() {
 		if cerr := file.Close(); err == nil && cerr != nil {
 			err = fileerr.Cause(cerr)

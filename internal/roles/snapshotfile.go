@@ -2,13 +2,9 @@ package roles
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/fileerr"
@@ -48,25 +44,13 @@ func createSnapshotFile(path string) (*snapshotFile, error) {
 		if err := os.MkdirAll(dir, 0o777); err != nil {
 			return nil, sf.wrap(err)
 		}
-		if sf.f, err = createTemp(dir, "."+filepath.Base(path)+".tmp"); err != nil {
+		if sf.f, err = atomicfile.CreateTemp(dir, "."+filepath.Base(path)+".tmp"); err != nil {
 			return nil, sf.wrap(err)
 		}
 		sf.tmp = sf.f.Name()
 	}
 	sf.w = bufio.NewWriter(sf.f)
 	return sf, nil
-}
-
-// createTemp creates a new file in dir named prefix and a random number,
-// 0666 less the umask, as a file the role created itself would be.
-func createTemp(dir, prefix string) (*os.File, error) {
-	for try := 0; ; try++ {
-		f, err := os.OpenFile(filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
-			continue
-		}
-		return f, err
-	}
 }
 
 // wrap names the file in a write error.
