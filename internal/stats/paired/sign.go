@@ -95,4 +95,3 @@ func countAbove(x []float64, theta float64) int {
 	}
 	return n
 }
-
