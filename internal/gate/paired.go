@@ -35,16 +35,23 @@ func (d *Decision) SetSequential(s seq.Decision) {
 // units names what the pairs are ("pairs", "blocks").
 func SequentialDecision(s seq.Decision, level float64, units string) *Decision {
 	d := &Decision{Reason: s.Reason, Level: level, N: s.Pairs, Units: units, Low: math.NaN(), High: math.NaN()}
+	// The rule names the construction that decided (s.Method): the
+	// group-sequential boundaries, the mixture of sign bets, or the held
+	// fixed design; never one the gate did not compute.
+	method := s.Method
+	if method == "" {
+		method = "sign tests of the median pair ratio"
+	}
 	switch s.Status {
 	case seq.Fail:
-		d.Rule = "fail: a check's fail e-process reached checks/level (median pair ratio beyond the fail margin)"
+		d.Rule = "fail: a check's sign test reached its fail boundary at level/checks (median pair ratio beyond the fail margin; " + method + ")"
 	case seq.Pass:
-		d.Rule = "pass: every check's pass e-process reached 1/level (intersection–union; median pair ratio within the pass margin)"
+		d.Rule = "pass: every check's sign test reached its pass boundary at level (intersection–union; median pair ratio within the pass margin; " + method + ")"
 	case seq.Refused:
 		d.Rule = "inconclusive: the verdict is refused, the pairs being serially dependent"
 		d.Open = s.Checks
 	default:
-		d.Rule = "inconclusive: no check shown beyond the fail margin, some not shown within the pass margin"
+		d.Rule = "inconclusive: no check shown beyond the fail margin, some not shown within the pass margin (" + method + ")"
 		d.Open = s.Checks
 	}
 	d.SetSequential(s)

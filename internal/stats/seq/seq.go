@@ -116,6 +116,11 @@ type Decision struct {
 	// Dependence is the serial-dependence diagnostic of the pairs so far,
 	// last run when a decision was due (Tested false before that).
 	Dependence paired.Dependence
+	// Method names the construction that decided, or decides, the
+	// verdict (Gate.Method; for a gate held for serial dependence, the
+	// fixed design on blocks of pairs at the level not yet spent), for the
+	// rule text of every report.
+	Method string
 }
 
 // CheckState is one check's estimate and confidence-sequence bounds.
@@ -357,7 +362,7 @@ func (g *Gate) decide() Decision {
 			open = append(open, g.specs[k].Name)
 		}
 	}
-	d := Decision{Pairs: n, Estimand: paired.Estimand, MinPairs: g.minPairs}
+	d := Decision{Pairs: n, Estimand: paired.Estimand, MinPairs: g.minPairs, Method: g.Method()}
 	level := func() string {
 		return fmt.Sprintf("median pair ratio; FAIL at family-wise level %g (each of %d checks at %g), PASS intersection–union at %g; %s",
 			g.cfg.Level, len(g.specs), g.cfg.Level/float64(len(g.specs)), g.cfg.Level, g.Method())
@@ -477,7 +482,9 @@ func (g *Gate) critical(n int, logThr float64) int {
 // false decision needs a crossing before the hold or a false verdict of
 // that analysis, so the level holds by Bonferroni over the two.
 func (g *Gate) heldDecision(n int) Decision {
-	d := Decision{Pairs: n, Estimand: paired.Estimand, MinPairs: g.minPairs, Dependence: g.dep}
+	d := Decision{Pairs: n, Estimand: paired.Estimand, MinPairs: g.minPairs, Dependence: g.dep,
+		Method: fmt.Sprintf("held at pair %d for serial dependence: exact fixed-design sign tests of every pair at the budget of %d (on blocks of consecutive pairs when they test dependent), at the level the group-sequential boundaries had not spent",
+			g.heldAt, g.cfg.MaxPairs)}
 	if n < g.cfg.MaxPairs {
 		d.Status, d.Checks = Continue, g.names()
 		d.Reason = fmt.Sprintf("held since pair %d, the pairs being serially dependent (%s): the verdict comes at the budget of %d pairs, on blocks of pairs",
