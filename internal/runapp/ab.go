@@ -51,8 +51,10 @@ type ABConfig struct {
 	// (--max-runs) the sequential gate's budget of runs per side. Exactly
 	// one is set.
 	Runs, MaxRuns int
-	Design        string // DesignRandom or DesignABBA
+	Design        string // DesignRandom, DesignABBA or DesignInterleave
 	Seed          uint64 // seeds the order of each pair, or orientation of each block
+	// Block is the round trips of a block of DesignInterleave.
+	Block int
 	// The sequential gate (MaxRuns > 0): its margins and family-wise
 	// level, the summary columns it judges, and the report files it writes
 	// (report.Formats' flag → path, "" for none).
@@ -87,6 +89,9 @@ type abRun struct {
 // stats/seq) and stops when the gate decides or the budget is spent, with
 // exit 0 (pass), 1 (fail) or 3 (inconclusive).
 func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
+	if cfg.Design == DesignInterleave {
+		return abInterleave(ctx, cfg, stdout, stderr)
+	}
 	plan, series, err := abPlan(cfg)
 	if err != nil {
 		return err
@@ -173,27 +178,16 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 			return nil, "", exit.Usagef("%s %d with --design abba: expected an even number, two runs per side in each block (A B B A or B A A B)", flag, runs)
 		}
 	default:
-		return nil, "", exit.Usagef("--design %q: expected %s (each pair's order drawn at random) or %s (blocks A B B A or B A A B, drawn at random)", cfg.Design, DesignRandom, DesignABBA)
+		return nil, "", exit.Usagef("--design %q: expected %s (blocks of round trips alternating inside one run per side), %s (each pair's order drawn at random) or %s (blocks A B B A or B A A B, drawn at random)",
+			cfg.Design, DesignInterleave, DesignRandom, DesignABBA)
 	}
-	sides := map[string][]string{}
-	lines := map[string]string{SideReference: cfg.Reference, SideCandidate: cfg.Candidate}
-	for _, side := range []string{SideReference, SideCandidate} {
-		args, err := splitCommand(lines[side])
-		if err != nil {
-			return nil, "", exit.Usagef("--%s: %v", side, err)
-		}
-		sides[side] = args
+	sides, err := sideArgs(cfg)
+	if err != nil {
+		return nil, "", err
 	}
-	if slices.Equal(sides[SideReference], sides[SideCandidate]) {
-		return nil, "", exit.Usagef("--reference %q and --candidate %q: the two sides are the same system; give each side's flags (e.g. --echo-command or --target)",
-			cfg.Reference, cfg.Candidate)
-	}
-	name := cfg.Name
-	if name == "" {
-		name = time.Now().UTC().Format(experiment.DirTimeLayout)
-	}
-	if name != filepath.Base(name) || name == "." || name == ".." {
-		return nil, "", exit.Usagef("--name %q: expected a plain directory name", name)
+	name, err := seriesName(cfg)
+	if err != nil {
+		return nil, "", err
 	}
 	for _, side := range []string{SideReference, SideCandidate} {
 		if err := atomicfile.CheckDir(filepath.Join(cfg.Out, side)); err != nil {
@@ -360,6 +354,9 @@ func claimSeries(path string) error {
 // orderText says how the order of the runs was set: each pair's, or each
 // block's orientation (A B B A or B A A B), drawn from the seed.
 func orderText(cfg ABConfig) string {
+	if cfg.Design == DesignInterleave {
+		return fmt.Sprintf("one run per side, blocks of %d round trips alternating, the order of each block pair drawn with --seed %d", cfg.Block, cfg.Seed)
+	}
 	if cfg.Design == DesignABBA {
 		return fmt.Sprintf("each block A B B A or B A A B as drawn with --seed %d", cfg.Seed)
 	}
@@ -386,6 +383,9 @@ func unitSize(design string) int {
 }
 
 func unitName(design string, u int) string {
+	if design == DesignInterleave {
+		return fmt.Sprintf("round %d", u)
+	}
 	if design == DesignABBA {
 		return fmt.Sprintf("block %d", u)
 	}

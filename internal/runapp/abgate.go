@@ -72,6 +72,9 @@ func newABGate(cfg ABConfig, units int) (*abGate, error) {
 
 // unitWord names the units of the design, plural.
 func (g *abGate) unitWord() string {
+	if g.cfg.Design == DesignInterleave {
+		return "rounds"
+	}
 	if g.cfg.Design == DesignABBA {
 		return "blocks"
 	}
@@ -143,19 +146,31 @@ func (g *abGate) add(ctx context.Context, runs []abRun, stderr io.Writer) (bool,
 			a[k] += math.Log(c.A[i]) / float64(unit)
 			b[k] += math.Log(c.B[i]) / float64(unit)
 		}
-		g.logA[k] += a[k]
-		g.logB[k] += b[k]
-		bad := b[k] - a[k]
-		if c.HigherIsBetter {
+	}
+	g.runs += unit
+	return g.feed(a, b, stderr)
+}
+
+// feed gives the gate one unit: per check, the log of the unit's value on
+// each side (the one run's, a block's geometric mean, or a block pair's
+// statistic). It reports whether the gate has stopped, and prints the
+// progress line when it has not.
+func (g *abGate) feed(logA, logB []float64, stderr io.Writer) (bool, error) {
+	a, b := make([]float64, len(logA)), make([]float64, len(logB))
+	for k := range g.origins {
+		g.logA[k] += logA[k]
+		g.logB[k] += logB[k]
+		bad := logB[k] - logA[k]
+		if g.origins[k].Metric.Better == result.HigherIsBetter {
 			bad = -bad
 		}
 		g.bad[k] = append(g.bad[k], bad)
-		a[k], b[k] = math.Exp(a[k]), math.Exp(b[k])
+		a[k], b[k] = math.Exp(logA[k]), math.Exp(logB[k])
 	}
+	var err error
 	if g.last, err = g.seq.Add(a, b); err != nil {
 		return false, exit.Usagef("%v", err)
 	}
-	g.runs += unit
 	for k, st := range g.seq.Checks() {
 		g.maxEFail[k] = max(g.maxEFail[k], st.EFail)
 	}
@@ -224,6 +239,10 @@ func shortList(items []string, n int) string {
 // opening is the gate's first line: its budget, when it can first decide,
 // and how the order of the runs is drawn.
 func (g *abGate) opening(series string) string {
+	if g.cfg.Design == DesignInterleave {
+		return fmt.Sprintf("ab: sequential gate, at most %d %s of a block pair per check (%d checks); %s (%s)",
+			g.units, g.unitWord(), len(g.origins), orderText(g.cfg), series)
+	}
 	return fmt.Sprintf("ab: sequential gate, at most %d %s (%d runs per side); %s (%s)",
 		g.units, g.unitWord(), g.cfg.MaxRuns, orderText(g.cfg), series)
 }
@@ -431,7 +450,11 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 		took = ", " + time.Since(g.began).Round(time.Second).String()
 	}
 	d := g.last
-	fmt.Fprintf(stdout, "run ab: %s after %d %s (%d runs per side%s): %s\n", statusWord(v.Status), d.Pairs, g.unitWord(), g.runs, took, g.plainReason(v))
+	sides := fmt.Sprintf("%d runs per side", g.runs)
+	if g.cfg.Design == DesignInterleave {
+		sides = fmt.Sprintf("one run per side, blocks of %d round trips", g.cfg.Block)
+	}
+	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", statusWord(v.Status), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
 	g.checkLines(stdout, v)
 	if g.seq != nil {
 		fmt.Fprintf(stdout, "  how: %s; minimum for a decision: %d %s; serial dependence: %s\n", g.modeText(), d.MinPairs, g.unitWord(), v.Decision.Dependence)

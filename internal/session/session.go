@@ -841,6 +841,14 @@ type Output struct {
 // that the OS does not honour stops the run; a default one is recorded as
 // not pinned, with a warning.
 func (s *Session) Run(ctx context.Context, out Output) error {
+	runner := s.runner(out)
+	subs := s.Subs()
+	return s.asPinger(func() error { return runner.Run(ctx, subs) })
+}
+
+// runner completes out's meta.json record with the configuration and the
+// scopes and gives the runner that writes out.
+func (s *Session) runner(out Output) *engine.Runner {
 	m := out.Meta
 	dir := m.Config.Out
 	m.Config = s.MetaConfig()
@@ -851,8 +859,13 @@ func (s *Session) Run(ctx context.Context, out Output) error {
 			m.System.Scopes = append(m.System.Scopes, scope)
 		}
 	}
-	runner := &engine.Runner{Config: s.cfg.Engine, Dir: out.Dir, Meta: m, Progress: out.Progress, Terminal: out.Terminal}
-	subs := s.Subs()
+	return &engine.Runner{Config: s.cfg.Engine, Dir: out.Dir, Meta: m, Progress: out.Progress, Terminal: out.Terminal}
+}
+
+// asPinger runs measure on a goroutine of its own pinned to the pinger's
+// CPU, so that pinning never leaks a pinned thread to the rest of the
+// program.
+func (s *Session) asPinger(measure func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		if err := pinThread(s.pingerCPU()); err != nil {
@@ -862,9 +875,25 @@ func (s *Session) Run(ctx context.Context, out Output) error {
 			}
 			s.unpin("pinger", err)
 		}
-		errc <- runner.Run(ctx, subs)
+		errc <- measure()
 	}()
 	return <-errc
+}
+
+// RunDuet measures the sub-experiments of a and b side by side in one
+// run (engine.Duet): one pinger, on a's pinger CPU, alternates blocks of
+// round trips between a's and b's links, whose echo ends each session
+// places as it would alone (both on its echo CPU when the sessions are
+// placed alike). d's A, B and Config are set from the sessions and the
+// outputs; d.Round sees each round's block pairs.
+func RunDuet(ctx context.Context, a, b *Session, outA, outB Output, d engine.Duet) error {
+	if !slices.Equal(a.cfg.Engine.Payloads, b.cfg.Engine.Payloads) {
+		return fmt.Errorf("the sides measure payloads %v and %v", a.cfg.Engine.Payloads, b.cfg.Engine.Payloads)
+	}
+	d.Config = a.cfg.Engine
+	d.A, d.B = a.runner(outA), b.runner(outB)
+	subsA, subsB := a.Subs(), b.Subs()
+	return a.asPinger(func() error { return d.Run(ctx, subsA, subsB) })
 }
 
 // MetaConfig is the resolved configuration for meta.json: every default

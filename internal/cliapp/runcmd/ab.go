@@ -38,7 +38,8 @@ func abCommand() *cli.Command {
 	flags := []cli.Flag{
 		cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side, a fixed number (a paired compare decides from 7 pairs at 1 %, 11 with 14 checks; compare --plan says how many)", Destination: &ab.Runs}, flagrange.Int(1, 1000)),
 		cliapp.Ranged(&cli.IntFlag{Name: "max-runs", Usage: "the sequential gate: judge after every pair (or block) and stop when it decides, at most `N` runs per side", Destination: &ab.MaxRuns}, flagrange.Int(1, 1000)),
-		&cli.StringFlag{Name: "design", Value: runapp.DesignRandom, Usage: "order of the runs: random (each pair A B or B A, drawn from --seed) or abba (blocks A B B A or B A A B, drawn from --seed)", Destination: &ab.Design},
+		&cli.StringFlag{Name: "design", Value: runapp.DesignRandom, Usage: "order of the runs: random (each pair A B or B A, drawn from --seed), abba (blocks A B B A or B A A B, drawn from --seed) or interleave (with --max-runs: one run per side, blocks of --block round trips alternating between the sides, each block pair's order drawn from --seed)", Destination: &ab.Design},
+		cliapp.Ranged(&cli.IntFlag{Name: "block", Value: runapp.DefaultBlock, Usage: "with --design interleave: round trips per block", Destination: &ab.Block}, flagrange.Int(1, 1000000)),
 		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the order of each pair or block (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
 		&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
 		&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\"", Destination: &ab.Candidate},

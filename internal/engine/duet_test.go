@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/meta"
+)
+
+// delayed is a pinger whose far end answers every message exactly d after
+// it was sent, on a clock it keeps itself: no sleeping, so that the round
+// trips are d plus the loop's own microseconds. Every Send is logged as
+// the pinger's name and the message's size.
+type delayed struct {
+	name string
+	d    time.Duration
+	log  *sendLog
+	last []byte
+	sent time.Time
+}
+
+type sendLog struct {
+	mu    sync.Mutex
+	sends []string
+}
+
+func (s *sendLog) add(what string) {
+	s.mu.Lock()
+	s.sends = append(s.sends, what)
+	s.mu.Unlock()
+}
+
+func (p *delayed) Send(msg []byte) error {
+	p.last, p.sent = append(p.last[:0], msg...), time.Now()
+	p.log.add(p.name)
+	return nil
+}
+
+func (p *delayed) Receive(buf []byte, _ time.Time) (int, time.Time, error) {
+	return copy(buf, p.last), p.sent.Add(p.d), nil
+}
+
+func (p *delayed) Close() error { return nil }
+
+func delayedSub(typ string, p *delayed) Sub {
+	return Sub{Type: typ, Echo: EchoInProcess, Open: func(context.Context) (*Link, error) { return &Link{Pinger: p}, nil }}
+}
+
+// duetOf is a duet of two sides whose round trips take 1 s (A) and 2 s (B)
+// on the far ends' clocks, over two sub-experiments.
+func duetOf(t *testing.T, rounds int, seed uint64) (*Duet, []Sub, []Sub, *sendLog) {
+	log := &sendLog{}
+	dir := t.TempDir()
+	d := &Duet{Config: Config{Payloads: []int{16, 32}, Warmup: 3, Latency: meta.LatencyRTT}, Block: 7, Rounds: rounds, Seed: seed,
+		A: &Runner{Dir: filepath.Join(dir, "reference", "x"), Meta: &meta.Meta{Experiment: "x"}},
+		B: &Runner{Dir: filepath.Join(dir, "candidate", "x"), Meta: &meta.Meta{Experiment: "x"}}}
+	a := []Sub{delayedSub("one_reliable", &delayed{name: "A", d: time.Second, log: log}), delayedSub("two_reliable", &delayed{name: "A", d: time.Second, log: log})}
+	b := []Sub{delayedSub("one_reliable", &delayed{name: "B", d: 2 * time.Second, log: log}), delayedSub("two_reliable", &delayed{name: "B", d: 2 * time.Second, log: log})}
+	return d, a, b, log
+}
+
+func TestDuetAlternatesBlocks(t *testing.T) {
+	d, a, b, log := duetOf(t, 5, 42)
+	var got []DuetBlock
+	var rounds []int
+	d.Round = func(round int, bs []DuetBlock) (bool, error) {
+		rounds = append(rounds, round)
+		got = append(got, bs...)
+		return false, nil
+	}
+	if err := d.Run(context.Background(), a, b); err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds) != 5 || rounds[4] != 5 {
+		t.Fatalf("rounds %v, want 1..5", rounds)
+	}
+	if len(got) != 5*2*2 {
+		t.Fatalf("%d block pairs, want 20", len(got))
+	}
+	// After the warm-up (3 round trips per side, sub-experiment and
+	// payload, A then B), every block pair is 7 sends of one side then 7
+	// of the other, in the order AFirst says.
+	sends := log.sends[3*2*2*2:]
+	aFirst := 0
+	for k, bl := range got {
+		want := strings.Repeat("A", 7) + strings.Repeat("B", 7)
+		if bl.AFirst {
+			aFirst++
+		} else {
+			want = strings.Repeat("B", 7) + strings.Repeat("A", 7)
+		}
+		if s := strings.Join(sends[14*k:14*k+14], ""); s != want {
+			t.Errorf("block pair %d (%s %d B, A first %v): sends %s", k, bl.Type, bl.Payload, bl.AFirst, s)
+		}
+		if len(bl.A) != 7 || len(bl.B) != 7 {
+			t.Fatalf("block pair %d: %d and %d round trips", k, len(bl.A), len(bl.B))
+		}
+		for i := range 7 {
+			if a, b := time.Duration(bl.A[i]), time.Duration(bl.B[i]); a < time.Second || a > 1500*time.Millisecond || b < 2*time.Second || b > 2500*time.Millisecond {
+				t.Fatalf("block pair %d: round trips %v and %v, want about 1 s and 2 s", k, a, b)
+			}
+		}
+	}
+	if aFirst == 0 || aFirst == len(got) {
+		t.Errorf("A first in %d of %d block pairs: the coin should give both orders", aFirst, len(got))
+	}
+	// Each side is an ordinary experiment: every block's round trips in
+	// its raw files, its meta.json complete and naming the other side.
+	for i, r := range []*Runner{d.A, d.B} {
+		m, err := meta.ReadFile(filepath.Join(r.Dir, meta.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := []string{"../../candidate/x", "../../reference/x"}[i]
+		if !m.Completed || len(m.SubExperiments) != 2 || !strings.Contains(m.Mode, "blocks of 7 round trips") || !strings.Contains(m.Mode, other) {
+			t.Errorf("side %d: meta completed %v, %d sub-experiments, mode %q", i, m.Completed, len(m.SubExperiments), m.Mode)
+		}
+		for _, s := range m.SubExperiments {
+			raw, order := readRaw(t, r.Dir, s.Type)
+			if len(order) != 2 || len(raw[16]) != 35 || len(raw[32]) != 35 {
+				t.Errorf("side %d %s: payloads %v, %d and %d rows, want 35 each", i, s.Type, order, len(raw[16]), len(raw[32]))
+			}
+			for _, p := range s.Payloads {
+				if p.Samples != 35 || p.Warmup != 3 || !p.Completed {
+					t.Errorf("side %d %s: payload record %+v", i, s.Type, p)
+				}
+			}
+		}
+	}
+}
+
+func TestDuetOrderRepeatsWithSeed(t *testing.T) {
+	orders := func(seed uint64) string {
+		d, a, b, _ := duetOf(t, 4, seed)
+		var s strings.Builder
+		d.Round = func(_ int, bs []DuetBlock) (bool, error) {
+			for _, bl := range bs {
+				s.WriteString(map[bool]string{true: "A", false: "B"}[bl.AFirst])
+			}
+			return false, nil
+		}
+		if err := d.Run(context.Background(), a, b); err != nil {
+			t.Fatal(err)
+		}
+		return s.String()
+	}
+	if x, y := orders(9), orders(9); x != y {
+		t.Errorf("seed 9 gave orders %s and %s", x, y)
+	}
+	if x, y := orders(9), orders(10); x == y {
+		t.Errorf("seeds 9 and 10 gave the same orders %s", x)
+	}
+}
+
+func TestDuetStopsWhenRoundSays(t *testing.T) {
+	d, a, b, _ := duetOf(t, 50, 1)
+	d.Round = func(round int, _ []DuetBlock) (bool, error) { return round == 2, nil }
+	if err := d.Run(context.Background(), a, b); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := readRaw(t, d.B.Dir, "two_reliable")
+	if len(raw[32]) != 14 || !d.B.Meta.Completed {
+		t.Errorf("%d rows after 2 rounds of 7, completed %v", len(raw[32]), d.B.Meta.Completed)
+	}
+	// An error of Round stops the duet with it.
+	d, a, b, _ = duetOf(t, 50, 1)
+	d.Round = func(int, []DuetBlock) (bool, error) { return false, errors.New("full disk") }
+	if err := d.Run(context.Background(), a, b); err == nil || err.Error() != "full disk" || d.A.Meta.Completed {
+		t.Errorf("err %v, completed %v", err, d.A.Meta.Completed)
+	}
+}
+
+func TestDuetEchoerDied(t *testing.T) {
+	d, a, _, _ := duetOf(t, 1000, 1)
+	failed := make(chan error, 1)
+	p := &blocking{count: 60, closed: make(chan struct{}), onStop: func() { failed <- errors.New("exit status 9") }}
+	b := []Sub{{Type: "one_reliable", Echo: EchoSubprocess, Open: func(context.Context) (*Link, error) { return &Link{Pinger: p, Failed: failed}, nil }},
+		a[1]}
+	d.Config.Timeout = time.Hour
+	err := d.Run(context.Background(), a, b)
+	var se *StopError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "the echoer died: exit status 9") || se.Type != "one_reliable" {
+		t.Fatalf("err = %v, want the echoer's death", err)
+	}
+	for _, r := range []*Runner{d.A, d.B} {
+		m, rerr := meta.ReadFile(filepath.Join(r.Dir, meta.FileName))
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		if m.Completed || m.Error == "" || len(m.SubExperiments) != 2 {
+			t.Errorf("%s: meta completed %v, error %q, %d sub-experiments", r.Dir, m.Completed, m.Error, len(m.SubExperiments))
+		}
+	}
+}
+
+func TestDuetInterrupted(t *testing.T) {
+	d, a, b, _ := duetOf(t, 1000000, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	d.Round = func(round int, _ []DuetBlock) (bool, error) {
+		if round == 3 {
+			cancel()
+		}
+		return false, nil
+	}
+	err := d.Run(ctx, a, b)
+	if !errors.Is(err, ErrInterrupted) || !d.A.Meta.Interrupted || !d.B.Meta.Interrupted {
+		t.Fatalf("err = %v, interrupted %v %v", err, d.A.Meta.Interrupted, d.B.Meta.Interrupted)
+	}
+}
+
+func TestDuetRefusesUnlikeSides(t *testing.T) {
+	d, a, b, _ := duetOf(t, 1, 1)
+	b[1].Type = "three_reliable"
+	if err := d.Run(context.Background(), a, b); err == nil || !strings.Contains(err.Error(), "two_reliable on one side and three_reliable") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := meta.ReadFile(filepath.Join(d.A.Dir, meta.FileName)); err == nil {
+		t.Error("meta.json written for a duet refused")
+	}
+}

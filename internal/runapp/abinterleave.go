@@ -1,0 +1,335 @@
+package runapp
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/engine"
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/pairing"
+	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/session"
+	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/stats/paired"
+)
+
+// DesignInterleave: one run per side, measured together: one pinger
+// alternates blocks of round trips between the reference's and the
+// candidate's links, the order of each block pair drawn from the seed.
+// A round measures one block pair of every sub-experiment and payload;
+// each round is a unit of the gate. What a whole run settles into (the
+// placement, the frequency, the neighbours, a scheduling mode) weighs on
+// both blocks of a pair alike and cancels from their ratio.
+const DesignInterleave = "interleave"
+
+// DefaultBlock is the round trips of a block of the interleaved design:
+// on a 2-vCPU virtual machine, blocks of 100 gave the smallest spread of
+// a block pair's log ratio (0.08 over TCP against 0.15 with blocks of 20
+// of a 1,000-pair run), and rounds short enough for a gate to decide in
+// minutes.
+const DefaultBlock = 100
+
+// BlocksSuffix ends the name of the blocks file of an interleaved gate:
+// NAME-blocks.csv in --out, one row per block pair and column (formats
+// §12).
+const BlocksSuffix = "-blocks.csv"
+
+// blocksHeader is the blocks file's header.
+var blocksHeader = []string{"Round", "Sub-experiment", "Payload", "First", "Column", "Reference", "Candidate", "Unit"}
+
+// abInterleave is `run ab --design interleave --max-runs N`: both sides
+// prepared in this process, measured side by side in one run each
+// (session.RunDuet), the gate fed after every round.
+func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
+	if cfg.MaxRuns < 1 {
+		return exit.Usagef("--design interleave is the sequential gate's: give --max-runs N, the most rounds (each a block pair of every sub-experiment and payload)")
+	}
+	if cfg.Block < 1 {
+		return exit.Usagef("--block %d: expected at least 1 round trip per block", cfg.Block)
+	}
+	sides, err := sideArgs(cfg)
+	if err != nil {
+		return err
+	}
+	for _, side := range []string{SideReference, SideCandidate} {
+		for _, a := range append(slices.Clone(cfg.Common), sides[side]...) {
+			flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if strings.HasPrefix(a, "-") && slices.Contains([]string{"samples", "n"}, flag) {
+				return exit.Usagef("%s: with --design interleave a side measures --block round trips per round, and --max-runs rounds at most; give --block", a)
+			}
+		}
+	}
+	var parsed [2]Config
+	for i, side := range []string{SideReference, SideCandidate} {
+		c, err := checkRunArgs(cfg.Check, append(slices.Clone(cfg.Common), sides[side]...))
+		if err != nil {
+			return exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
+		}
+		if c.List {
+			return exit.Usagef("%s side: --list measures nothing", side)
+		}
+		parsed[i] = c
+	}
+	if err := comparable(cfg, parsed[0], parsed[1]); err != nil {
+		return err
+	}
+	name, err := seriesName(cfg)
+	if err != nil {
+		return err
+	}
+	start := time.Now().UTC()
+	var plan []abRun
+	for i, side := range []string{SideReference, SideCandidate} {
+		dir := filepath.Join(cfg.Out, side, name)
+		if err := atomicfile.CheckDir(filepath.Join(cfg.Out, side)); err != nil {
+			return exit.Usagef("--out: %v", err)
+		}
+		if err := parsed[i].guardExperiment(dir); err != nil {
+			return err
+		}
+		plan = append(plan, abRun{unit: 1, pos: i + 1, side: side, n: 1, dir: dir})
+	}
+	blocks := filepath.Join(cfg.Out, name+BlocksSuffix)
+	if _, err := os.Lstat(blocks); err == nil {
+		return exit.Usagef("blocks file %s exists already; choose another --name or --out", blocks)
+	}
+	if err := atomicfile.CheckFile(blocks); err != nil {
+		return exit.Usagef("--out: %v", err)
+	}
+	g, err := newABGate(cfg, cfg.MaxRuns)
+	if err != nil {
+		return err
+	}
+	if err := guardReports(cfg, plan, blocks); err != nil {
+		return err
+	}
+	var sess [2]*session.Session
+	var payloads []int
+	for i := range sess {
+		sc, err := sessionConfig(parsed[i])
+		if err != nil {
+			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", plan[i].side, err))
+		}
+		sc.EchoStderr = stderr
+		s, err := session.Prepare(ctx, sc)
+		if err != nil {
+			if errors.Is(err, engine.ErrInterrupted) {
+				return exit.With(exit.Interrupted, err)
+			}
+			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", plan[i].side, err))
+		}
+		defer s.Close()
+		sess[i] = s
+		payloads = sc.Engine.WithDefaults().Payloads
+	}
+	if err := g.startInterleaved(sess[0].Subs(), payloads); err != nil {
+		return err
+	}
+	w, err := claimBlocks(blocks)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	for _, r := range plan {
+		if err := claimDir(r.dir); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(stderr, g.opening(blocks))
+	g.began = time.Now()
+	outs := [2]session.Output{}
+	for i, r := range plan {
+		outs[i] = session.Output{Dir: r.dir, Meta: parsed[i].meta("run", r.dir, start)}
+	}
+	scale := 1e-3 // ns to µs
+	if parsed[0].Session.Engine.Latency == meta.LatencyHalfRTT {
+		scale /= 2
+	}
+	d := engine.Duet{Block: cfg.Block, Rounds: cfg.MaxRuns, Seed: cfg.Seed,
+		Round: func(round int, bs []engine.DuetBlock) (bool, error) {
+			la, lb, rows, err := g.roundValues(round, bs, scale)
+			if err != nil {
+				return false, err
+			}
+			if err := w.write(rows); err != nil {
+				return false, err
+			}
+			g.runs = round
+			return g.feed(la, lb, stderr)
+		}}
+	err = session.RunDuet(ctx, sess[0], sess[1], outs[0], outs[1], d)
+	switch {
+	case err == nil:
+	case errors.Is(err, engine.ErrInterrupted):
+		return exit.With(exit.Interrupted, fmt.Errorf("%w; the block pairs measured so far are in %s and %s (meta.json marks them incomplete)", err, plan[0].dir, plan[1].dir))
+	case exit.Code(err) != exit.Usage || errors.As(err, new(*engine.StopError)):
+		return exit.With(exit.Code(err), fmt.Errorf("%w; the block pairs measured so far are in %s and %s (meta.json marks them incomplete)", err, plan[0].dir, plan[1].dir))
+	default:
+		return exit.With(exit.Usage, err)
+	}
+	if err := w.close(); err != nil {
+		return exit.Usagef("blocks file %s: %v", blocks, err)
+	}
+	return g.finish(cfg, stdout)
+}
+
+// sideArgs splits each side's run flags and refuses two sides alike.
+func sideArgs(cfg ABConfig) (map[string][]string, error) {
+	sides := map[string][]string{}
+	lines := map[string]string{SideReference: cfg.Reference, SideCandidate: cfg.Candidate}
+	for _, side := range []string{SideReference, SideCandidate} {
+		args, err := splitCommand(lines[side])
+		if err != nil {
+			return nil, exit.Usagef("--%s: %v", side, err)
+		}
+		sides[side] = args
+	}
+	if slices.Equal(sides[SideReference], sides[SideCandidate]) {
+		return nil, exit.Usagef("--reference %q and --candidate %q: the two sides are the same system; give each side's flags (e.g. --echo-command or --target)",
+			cfg.Reference, cfg.Candidate)
+	}
+	return sides, nil
+}
+
+// seriesName is --name, or the start time, checked as a folder name.
+func seriesName(cfg ABConfig) (string, error) {
+	name := cfg.Name
+	if name == "" {
+		name = time.Now().UTC().Format(experiment.DirTimeLayout)
+	}
+	if name != filepath.Base(name) || name == "." || name == ".." {
+		return "", exit.Usagef("--name %q: expected a plain directory name", name)
+	}
+	return name, nil
+}
+
+// startInterleaved sets the family of checks of an interleaved gate: every
+// sub-experiment of subs, payload and gated column, in the order the
+// rounds measure them.
+func (g *abGate) startInterleaved(subs []engine.Sub, payloads []int) error {
+	var checks []paired.Check
+	var origins []pairing.Origin
+	for _, s := range subs {
+		for _, p := range payloads {
+			for _, m := range g.cfg.Metrics {
+				if m.Unit != result.UnitMicroseconds {
+					return exit.Usagef("--columns %s: an interleaved gate judges latency columns (%s)", m.Name, metricList(result.CompareMetrics))
+				}
+				o := pairing.Origin{SubExperiment: s.Type, Key: result.Key{Payload: p}, Metric: m}
+				checks = append(checks, paired.Check{Name: o.Label(), HigherIsBetter: m.Better == result.HigherIsBetter})
+				origins = append(origins, o)
+			}
+		}
+	}
+	return g.start(checks, origins)
+}
+
+// metricList names metrics, comma-separated.
+func metricList(ms []result.Metric) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// roundValues turns one round's block pairs into the gate's unit: per
+// check the log of each block's column, and the rows of the blocks file.
+// scale turns nanoseconds of round trip into the run's latency in µs.
+func (g *abGate) roundValues(round int, bs []engine.DuetBlock, scale float64) (la, lb []float64, rows [][]string, err error) {
+	var sc stats.Scratch
+	summary := func(ns []int64) result.SummaryRow {
+		x := make([]float64, len(ns))
+		for i, v := range ns {
+			x[i] = float64(v) * scale
+		}
+		return result.SummaryRow{Summary: stats.Summarize(x, &sc)}
+	}
+	k := 0
+	for _, b := range bs {
+		sa, sb := summary(b.A), summary(b.B)
+		first := SideCandidate
+		if b.AFirst {
+			first = SideReference
+		}
+		for _, m := range g.cfg.Metrics {
+			if k >= len(g.origins) || g.origins[k].SubExperiment != b.Type || g.origins[k].Key.Payload != b.Payload {
+				return nil, nil, nil, fmt.Errorf("round %d: block pair %s %d B out of the gate's order", round, b.Type, b.Payload)
+			}
+			va, _ := sa.Get(m.Name)
+			vb, _ := sb.Get(m.Name)
+			if !(va > 0) || !(vb > 0) || math.IsInf(va, 0) || math.IsInf(vb, 0) {
+				return nil, nil, nil, exit.Usagef("round %d: %s: %v and %v µs: expected positive values (no round trip of a block kept?)", round, g.origins[k].Label(), va, vb)
+			}
+			la, lb = append(la, math.Log(va)), append(lb, math.Log(vb))
+			rows = append(rows, []string{strconv.Itoa(round), b.Type, strconv.Itoa(b.Payload), first, m.Name,
+				strconv.FormatFloat(va, 'f', 3, 64), strconv.FormatFloat(vb, 'f', 3, 64), result.UnitMicroseconds})
+			k++
+		}
+	}
+	if k != len(g.origins) {
+		return nil, nil, nil, fmt.Errorf("round %d measured %d checks of %d", round, k, len(g.origins))
+	}
+	return la, lb, rows, nil
+}
+
+// blocksWriter appends rows to the blocks file as the rounds come in: the
+// file is new (created O_EXCL), so appending replaces nothing.
+type blocksWriter struct {
+	f  *os.File
+	cw *csv.Writer
+}
+
+// claimBlocks creates the blocks file, which must not exist, with its
+// header.
+func claimBlocks(path string) (*blocksWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, exit.Usagef("--out: cannot create %s: %v", filepath.Dir(path), fileerr.Cause(err))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, exit.Usagef("blocks file %s was created by another process meanwhile (another run ab given the same --out and --name?); choose another --name or --out", path)
+	}
+	if err != nil {
+		return nil, exit.Usagef("blocks file: cannot create %s: %v", path, fileerr.Cause(err))
+	}
+	w := &blocksWriter{f: f, cw: csv.NewWriter(f)}
+	if err := w.write([][]string{blocksHeader}); err != nil {
+		w.close()
+		os.Remove(path)
+		return nil, exit.Usagef("blocks file: cannot write %s: %v", path, err)
+	}
+	return w, nil
+}
+
+func (w *blocksWriter) write(rows [][]string) error {
+	if err := w.cw.WriteAll(rows); err != nil {
+		return fmt.Errorf("blocks file %s: %w", w.f.Name(), fileerr.Cause(err))
+	}
+	return nil
+}
+
+// close closes the file once; later calls return nil.
+func (w *blocksWriter) close() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
+}
