@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/testenv"
+)
+
+// serviceBlocks returns the sh blocks of docs/ci.md's worked example of a
+// service: the NATS one, then the RabbitMQ one.
+func serviceBlocks(t *testing.T) (natsBlock, amqpBlock string) {
+	t.Helper()
+	blocks := fencedBlocks(t, "docs/ci.md", "sh")
+	if len(blocks) != 2 || !strings.Contains(blocks[0], "nats-service") || !strings.Contains(blocks[1], "amqp-service") {
+		t.Fatalf("docs/ci.md has %d sh blocks, want 2: the worked example with nats-service, then with amqp-service", len(blocks))
+	}
+	return blocks[0], blocks[1]
+}
+
+// gateExitLine is the last line of a worked example's block.
+var gateExitLine = regexp.MustCompile(`(?m)^gate exit (\d+)$`)
+
+// TestServiceExample follows docs/ci.md's worked example word for word,
+// as a fresh clone would after `make install` alone: mqgate installed on
+// PATH (no other tool there), the examples module in the work folder as
+// in the clone, a real broker. Each block runs twice, as the page says: as
+// it is (the head unchanged: the gate must pass, exit 0) and with
+// HEAD_EXTRA=300us (the head 300 µs slower per request, about twice the
+// round trip: the gate must fail, exit 1), and the Markdown verdict says so.
+func TestServiceExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs docs/ci.md's worked example of a service; skipped with -short")
+	}
+	natsBlock, amqpBlock := serviceBlocks(t)
+	gobin := installMqgate(t)
+	env := installedEnv(gobin)
+	// The user's shell also has Go (the example is built) and the usual
+	// commands; still no run, compare or process on PATH.
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = kv + string(os.PathListSeparator) + filepath.Join(runtime.GOROOT(), "bin") + string(os.PathListSeparator) + "/usr/bin:/bin"
+		}
+	}
+	for _, c := range []struct {
+		name, block, envVar, url, hint string
+	}{
+		{"nats", natsBlock, "NATS_URL", testenv.Getenv("MQGATE_NATS_URL", "nats://127.0.0.1:4222"), "start it with: nats-server -a 127.0.0.1 -p 4222"},
+		{"rabbitmq", amqpBlock, "AMQP_URL", testenv.Getenv("MQGATE_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672/"), "start it with: rabbitmq-server -detached"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url := testenv.Service(t, c.name, c.url, c.hint)
+			work := t.TempDir()
+			copyTree(t, filepath.Join("..", "..", "examples"), filepath.Join(work, "examples"))
+			for _, g := range []struct {
+				extra, verdict string
+				code           int
+			}{{"0s", "PASS", 0}, {"300us", "FAIL", 1}} {
+				code, out := runShell(t, work, append(env, c.envVar+"="+url, "HEAD_EXTRA="+g.extra), c.block)
+				m := gateExitLine.FindStringSubmatch(out)
+				if code != 0 || m == nil {
+					t.Fatalf("HEAD_EXTRA=%s: the block exited %d without its gate exit line:\n%s", g.extra, code, out)
+				}
+				gate, _ := strconv.Atoi(m[1])
+				md, err := os.ReadFile(filepath.Join(work, "gate-service.md"))
+				if gate != g.code || err != nil || !strings.Contains(strings.ToUpper(string(md)), g.verdict) {
+					t.Errorf("HEAD_EXTRA=%s: gate exit %d, want %d, and a Markdown verdict %s (%v):\n%s\n%.1500s", g.extra, gate, g.code, g.verdict, err, out, md)
+				} else {
+					t.Logf("HEAD_EXTRA=%s: gate exit %d\n%s", g.extra, gate, lastLines(out, 6))
+				}
+			}
+		})
+	}
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n") + fmt.Sprintln()
+}
