@@ -60,7 +60,7 @@ func TestUsageErrors(t *testing.T) {
 		// Missing required flags: the line, not 40 lines of help.
 		{[]string{"check"}, "check: --requirements or --throughput-requirements is required (see 'check --help')"},
 		{[]string{"check", "-r", "reqs.csv"}, "check: --experiment-directory DIR (repeatable) or --experiments-results ROOT is required (see 'check --help')"},
-		{[]string{"compare"}, "compare: --plots-directory is required (see 'compare --help')"},
+		{[]string{"compare"}, "compare: --reference DIR, --results DIR and --plots-directory DIR are required (see 'compare --help')"},
 		{[]string{"history"}, "history: --experiments-results and --plots-directory are required (see 'history --help')"},
 		{[]string{"process"}, "process: EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')"},
 		{[]string{"requirements"}, "requirements: --experiments-results DIR (or --runs N --out DIR) is required (see 'requirements --help')"},

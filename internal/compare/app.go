@@ -57,6 +57,7 @@ type Invocation struct {
 	Plan              bool              // --plan
 	Regression        string            // --regression, as given
 	Series            string            // --series: run ab's series file
+	SubExperiments    string            // -s/--subexperiments: comma-separated, "" for every one
 	// Given holds the flags given on the command line, by their first
 	// name ("fail-threshold"): a flag given explicitly that the mode does
 	// not use is refused rather than ignored.
@@ -68,24 +69,8 @@ type Invocation struct {
 // --calibrate), writes the comparisons, plots and reports, and prints the
 // verdict to stdout. Errors carry their exit code (package exit).
 func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
-	for _, side := range []struct {
-		name string
-		dirs []string
-	}{{"reference", inv.Reference}, {"results", inv.Results}} {
-		if len(side.dirs) == 0 && !inv.Calibrate {
-			if inv.Plan {
-				return exit.Usagef("--plan needs A/A pairs: unchanged runs interleaved as run ab writes them, given with --reference and --results")
-			}
-			return exit.Usagef("Required flag \"%s\" not set: expected an experiment directory or a folder of experiments", side.name)
-		}
-		for _, d := range side.dirs {
-			if d == "" {
-				return exit.Usagef("--%s is empty: expected a directory", side.name)
-			}
-		}
-	}
-	if inv.PlotsDirectory == "" {
-		return exit.Usagef("--plots-directory is empty: expected a directory")
+	if err := inv.required(); err != nil {
+		return err
 	}
 	cfg, format, err := inv.config()
 	if err != nil {
@@ -212,6 +197,9 @@ func (inv Invocation) loadSides(ctx context.Context) (refs, targets []*experimen
 		return nil, nil, nil, inputError(ctx, fmt.Errorf("results: %w", err))
 	}
 	if err := distinctRuns(refs, targets); err != nil {
+		return nil, nil, nil, exit.With(exit.Usage, err)
+	}
+	if refs, targets, err = inv.selectSubs(refs, targets); err != nil {
 		return nil, nil, nil, exit.With(exit.Usage, err)
 	}
 	return refs, targets, append(rw, tw...), nil

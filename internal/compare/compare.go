@@ -43,6 +43,10 @@ type Result struct {
 	// otherwise (Analysis also when no check could be analysed).
 	Pairs    []pairing.Pair
 	Analysis *paired.Analysis
+	// New are the sub-experiments of the results that the reference lacks,
+	// reported as new and not compared (Config.AllowMissing), sorted; a
+	// throughput summary's is "throughput of <type>".
+	New []string
 	// series are the unpaired statistical gate's data, for its drift test.
 	series []gate.Series
 	// Warnings do not change the verdict: experiments measured on
@@ -169,7 +173,8 @@ const referenceName = "reference"
 // returns an input error (no gate can be made) when cfg is invalid, when one
 // side has one run and the other several, when a run is incomplete and cfg
 // does not allow it, when the runs measure latency differently, when a
-// sub-experiment of the target has no reference, when a sub-experiment is in
+// sub-experiment of the target has no reference (unless cfg.AllowMissing:
+// then it is new, not compared, Result.New), when a sub-experiment is in
 // some runs of a side but not all, or when payloads (throughput: rows)
 // differ between runs; the error names every such sub-experiment and
 // payload.
@@ -213,17 +218,18 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	if err != nil {
 		return nil, err
 	}
+	res := &Result{Reference: references[0], Target: targets[0], References: references, Targets: targets,
+		Config: cfg, Mode: mode, Latency: latency, Pairs: pairs}
 	var errs []error
 	for _, target := range targets {
 		for _, t := range target.Summaries {
 			if references[0].Summary(t.Type) == nil {
-				errs = append(errs, fileerr.New(t.Path, 0, "", "sub-experiment %q has no reference: expected %s in %s",
-					t.Type, experiment.SummaryFileName(t.Type), references[0].Dir))
+				if err := res.noReference(t.Type, t.Path, experiment.SummaryFileName(t.Type)); err != nil {
+					errs = append(errs, err)
+				}
 			}
 		}
 	}
-	res := &Result{Reference: references[0], Target: targets[0], References: references, Targets: targets,
-		Config: cfg, Mode: mode, Latency: latency, Pairs: pairs}
 	for _, e := range all {
 		res.Warnings = append(res.Warnings, e.Warnings...)
 	}
@@ -241,8 +247,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 			res.Subs = append(res.Subs, sr)
 		})...)
 	errs = append(errs, throughputKind.match(references, targets, func(typ string, tgtRuns []*experiment.Throughput) error {
-		return fileerr.New(tgtRuns[0].Path, 0, "", "throughput of sub-experiment %q has no reference: expected %s in %s",
-			typ, experiment.ThroughputFileName(typ), references[0].Dir)
+		return res.noReference("throughput of "+typ, tgtRuns[0].Path, experiment.ThroughputFileName(typ))
 	}, func(refRuns, tgtRuns []*experiment.Throughput) {
 		res.Throughputs = append(res.Throughputs, ThroughputResult{Sub: Sub[result.ThroughputRow]{Type: refRuns[0].Type,
 			ReferenceRuns: refRuns, TargetRuns: tgtRuns}, Keys: refRuns[0].Keys()})

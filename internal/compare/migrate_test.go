@@ -1,0 +1,101 @@
+package compare_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/exit"
+)
+
+// fastrtps holds Fast-RTPS's published v1.9.2 (interprocess only) and
+// v1.9.3 (interprocess and intraprocess) summaries, folders without
+// meta.json as imported from the Fast-RTPS scripts.
+const fastrtps = "../../testdata/fastrtps-versions"
+
+// TestMissingEitherWay: a sub-experiment on one side only is an error or a
+// failure unless --allow-missing is given, in both directions. v1.9.3
+// gained intraprocess_reliable: without --allow-missing the error names -s
+// and --allow-missing as the ways forward; with it, the new sub-experiment
+// is reported as new and not compared and the rest is gated. v1.9.2 as the
+// results lost it: that still fails without --allow-missing.
+func TestMissingEitherWay(t *testing.T) {
+	v192, v193 := filepath.Join(fastrtps, "v1.9.2"), filepath.Join(fastrtps, "v1.9.3")
+	cases := []struct {
+		name      string
+		ref, res  string
+		args      []string
+		code      int
+		stdout    []string
+		stderr    []string
+		compared  []string // comparison CSVs written
+		notExists []string
+	}{
+		{name: "new, not allowed", ref: v192, res: v193, code: exit.Usage,
+			stderr:    []string{`sub-experiment "intraprocess_reliable" has no reference`, "-s/--subexperiments (both hold: interprocess_reliable)", "--allow-missing"},
+			notExists: []string{"interprocess_reliable_comparison.csv"}},
+		{name: "new, allowed", ref: v192, res: v193, args: []string{"--allow-missing"}, code: exit.OK,
+			stdout:    []string{`sub-experiment "intraprocess_reliable" is new in the results and not compared`, "interprocess_reliable                    [PASSED]"},
+			compared:  []string{"interprocess_reliable_comparison.csv"},
+			notExists: []string{"intraprocess_reliable_comparison.csv"}},
+		{name: "new, selected away", ref: v192, res: v193, args: []string{"-s", "interprocess_reliable"}, code: exit.OK,
+			compared: []string{"interprocess_reliable_comparison.csv"}, notExists: []string{"intraprocess_reliable_comparison.csv"}},
+		{name: "lost, not allowed", ref: v193, res: v192, code: exit.GateFailed,
+			stdout: []string{"intraprocess_reliable"}, stderr: []string{"1 missing from the results (use --allow-missing"}},
+		{name: "lost, allowed", ref: v193, res: v192, args: []string{"--allow-missing"}, code: exit.OK},
+		{name: "lost, selected", ref: v193, res: v192, args: []string{"--subexperiments", "intraprocess_reliable"}, code: exit.GateFailed},
+		{name: "unknown name", ref: v192, res: v193, args: []string{"-s", "interprocess_reliable,intraprocess"}, code: exit.Usage,
+			stderr: []string{`unknown sub-experiment "intraprocess" (did you mean intraprocess_reliable?)`, "hold interprocess_reliable, intraprocess_reliable"}},
+		{name: "empty name", ref: v192, res: v193, args: []string{"-s", "interprocess_reliable,"}, code: exit.Usage,
+			stderr: []string{"--subexperiments"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, stdout, stderr := runCompare(t, dir, append([]string{"-R", c.ref, "-r", c.res, "-p", dir}, c.args...)...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, stdout, stderr)
+			}
+			for _, want := range c.stdout {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			for _, want := range c.stderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+			for _, f := range c.compared {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("no %s: %v", f, err)
+				}
+			}
+			for _, f := range c.notExists {
+				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+					t.Errorf("%s written", f)
+				}
+			}
+		})
+	}
+}
+
+// TestAsksForRunsFirst: compare without flags names the runs it needs
+// first, then the plots directory, in one line.
+func TestAsksForRunsFirst(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "compare: --reference DIR, --results DIR and --plots-directory DIR are required (see 'compare --help')\n"},
+		{[]string{"-p", "x"}, "compare: --reference DIR and --results DIR are required (see 'compare --help')\n"},
+		{[]string{"-R", "a", "-r", "b"}, "compare: --plots-directory DIR is required (see 'compare --help')\n"},
+		{[]string{"-R", "a", "-r", "b", "-p", ""}, "compare: --plots-directory is empty: expected a directory\n"},
+	} {
+		code, stdout, stderr := runCompare(t, t.TempDir(), c.args...)
+		if code != exit.Usage || stdout != "" || stderr != c.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
