@@ -336,7 +336,7 @@ func TestABSequentialReal(t *testing.T) {
 	out := t.TempDir()
 	report := filepath.Join(out, "verdict.json")
 	const budget = 30
-	code, stdout, stderr := run(t, "ab", "--max-runs", fmt.Sprint(budget), "--seed", "5", "--out", out, "--name", "q", "--reference", "--echo-delay 1ms", "--candidate", "--echo-delay 3ms",
+	code, stdout, stderr := run(t, "ab", "--max-runs", fmt.Sprint(budget), "--design", "random", "--seed", "5", "--out", out, "--name", "q", "--reference", "--echo-delay 1ms", "--candidate", "--echo-delay 3ms",
 		"--json", report, "--", "-s", "intraprocess_reliable", "--payloads", "64", "--samples", "50", "--warmup", "5")
 	if code == exit.Inconclusive && strings.Count(stdout, "run ab: INCONCLUSIVE after ") == 1 && strings.Contains(stdout, "no verdict: consecutive pairs were alike") &&
 		strings.Contains(stderr, "; held for serial dependence") && !strings.Contains(stdout, "PASSED") {

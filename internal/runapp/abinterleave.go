@@ -88,6 +88,9 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if err := comparable(cfg, parsed[0], parsed[1]); err != nil {
 		return err
 	}
+	if err := sharedPinger(cfg, parsed[0], parsed[1]); err != nil {
+		return err
+	}
 	name, err := seriesName(cfg)
 	if err != nil {
 		return err
@@ -186,6 +189,32 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		return exit.Usagef("blocks file %s: %v", blocks, err)
 	}
 	return g.finish(cfg, stdout)
+}
+
+// sharedPinger refuses sides whose pingers would differ: the interleaved
+// design measures both with one pinger, so what it sends, how long it
+// waits and where it runs are common to both sides.
+func sharedPinger(cfg ABConfig, ref, cand Config) error {
+	a, b := ref.Session.Engine, cand.Session.Engine
+	type setting struct {
+		flag string
+		a, b any
+	}
+	for _, s := range []setting{
+		{"--payloads", ref.Payloads, cand.Payloads},
+		{"--warmup", a.Warmup, b.Warmup},
+		{"--timeout", a.Timeout, b.Timeout},
+		{"--max-lost-in-row", a.MaxLostInRow, b.MaxLostInRow},
+		{"--fill", a.Fill, b.Fill},
+		{"--seed", a.Seed, b.Seed},
+		{"--cpus", ref.CPUs, cand.CPUs},
+	} {
+		if s.a != s.b {
+			return exit.Usagef("--reference %q and --candidate %q: %s differs (%v and %v), but with --design interleave one pinger measures both sides: "+
+				"give %s to both sides, after --, or use --design random", cfg.Reference, cfg.Candidate, s.flag, s.a, s.b, s.flag)
+		}
+	}
+	return nil
 }
 
 // sideArgs splits each side's run flags and refuses two sides alike.

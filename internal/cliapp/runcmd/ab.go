@@ -38,7 +38,7 @@ func abCommand() *cli.Command {
 	flags := []cli.Flag{
 		cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side, a fixed number (a paired compare decides from 7 pairs at 1 %, 11 with 14 checks; compare --plan says how many)", Destination: &ab.Runs}, flagrange.Int(1, 1000)),
 		cliapp.Ranged(&cli.IntFlag{Name: "max-runs", Usage: "the sequential gate: judge after every pair (or block) and stop when it decides, at most `N` runs per side", Destination: &ab.MaxRuns}, flagrange.Int(1, 1000)),
-		&cli.StringFlag{Name: "design", Value: runapp.DesignRandom, Usage: "order of the runs: random (each pair A B or B A, drawn from --seed), abba (blocks A B B A or B A A B, drawn from --seed) or interleave (with --max-runs: one run per side, blocks of --block round trips alternating between the sides, each block pair's order drawn from --seed)", Destination: &ab.Design},
+		&cli.StringFlag{Name: "design", Usage: "interleave (with --max-runs, the default there: one run per side, blocks of --block round trips alternating between the sides, each block pair's order drawn from --seed), random (whole runs, each pair A B or B A drawn from --seed; the default with --runs) or abba (whole runs in blocks A B B A or B A A B, drawn from --seed)", Destination: &ab.Design},
 		cliapp.Ranged(&cli.IntFlag{Name: "block", Value: runapp.DefaultBlock, Usage: "with --design interleave: round trips per block", Destination: &ab.Block}, flagrange.Int(1, 1000000)),
 		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the order of each pair or block (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
 		&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
@@ -59,20 +59,39 @@ func abCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "ab",
 		Usage:     "interleave runs of a reference and a candidate system on one machine; with --max-runs, gate the candidate as the runs come in",
-		UsageText: "run ab --runs N | --max-runs N [--reference 'RUN FLAGS'] [--candidate 'RUN FLAGS'] [--design random|abba] [--seed S] [--out DIR] [--name NAME] [gate flags] -- RUN FLAGS FOR BOTH",
-		Description: `ab compares two systems on one machine without letting the machine's drift
-(other load, thermal state, frequency scaling) favour either: it interleaves
-whole runs of the two, so that whatever changes over the minutes of the
-measurement hits both sides alike. With --design random (the default) the
-runs come in pairs, each pair reference then candidate or candidate then
-reference as a coin seeded by --seed falls; with --design abba in blocks
-reference, candidate, candidate, reference or candidate, reference,
-reference, candidate, each block's orientation drawn from the same coin:
-a block cancels a drift linear over it, and the coin gives whatever a
-block's first run costs to either side alike. DIR/NAME-series.csv records
-each run's pair or block, position, side, experiment and start time, the
-design and the seed (formats §12), so that the order can be checked and
-repeated (same --seed, same order).
+		UsageText: "run ab --max-runs N [--block B] | --runs N [--reference 'RUN FLAGS'] [--candidate 'RUN FLAGS'] [--design interleave|random|abba] [--seed S] [--out DIR] [--name NAME] [gate flags] -- RUN FLAGS FOR BOTH",
+		Description: `ab compares two systems on one machine without letting the machine's state
+(other load, placement, thermal state, frequency scaling, the scheduling
+mode a process settles in) favour either.
+
+With --max-runs N, the sequential gate, the default design is interleave:
+ab starts both sides' far ends at once (each side's echo process, or
+in-process echo, or its own subject on a broker) and measures them in one
+run each, with one pinger that alternates blocks of --block round trips
+between the two, the order of each block pair drawn from a coin seeded by
+--seed. A round measures one block pair of every sub-experiment and
+payload; it is a unit of the gate, judged by the ratio of the blocks'
+medians. What stays the same over a run weighs on both blocks of a pair
+alike and cancels: on a 2-vCPU virtual machine the spread of a unit's log
+ratio falls from 0.5-1.4 (whole runs, unpinned) to 0.02-0.04 in process
+and 0.06-0.15 over TCP. DIR/reference/NAME and DIR/candidate/NAME are
+each side's experiment, every block's round trips in its raw files;
+DIR/NAME-blocks.csv has one row per round and check: its order and both
+blocks' values (formats §12). The sides may differ in what their far ends
+are (--echo-command, --echo-delay, --target, transport flags); the pinger's
+settings (--payloads, --warmup, --timeout, --fill, --seed, --cpus) are one
+for both, and --samples is replaced by --block.
+
+--design random and abba interleave whole runs instead, the only designs
+of --runs N: with random the runs come in pairs, each pair reference then
+candidate or candidate then reference as the coin falls; with abba in
+blocks reference, candidate, candidate, reference or candidate,
+reference, reference, candidate, each block's orientation drawn from the
+same coin: a block cancels a drift linear over it, and the coin gives
+whatever a block's first run costs to either side alike. DIR/NAME-series.csv
+records each run's pair or block, position, side, experiment and start
+time, the design and the seed (formats §12), so that the order can be
+checked and repeated (same --seed, same order).
 
 Every run is an ordinary 'run' with the flags after -- (common to both
 sides) followed by the side's own --reference or --candidate flags (a
@@ -89,17 +108,17 @@ compare the two roots:
    for d in ab/*/NAME-*; do process --no-plots "$d"; done
    compare --reference ab/reference --results ab/candidate --plots-directory ab/comparison
 
---max-runs N is the sequential gate: after every pair (block) ab summarises
-its runs and judges, for every sub-experiment, payload and --columns column,
-the median of the pairs' ratios candidate/reference, by exact sign tests:
-the count of pairs beyond a margin, whatever the pairs' distribution. With
-the budget of N pairs it looks after every pair from the 20th (the first
+--max-runs N is the sequential gate: after every round (or pair or block of
+whole runs, summarised first) ab judges, for every sub-experiment, payload and --columns column,
+the median of the units' ratios candidate/reference, by exact sign tests:
+the count of units beyond a margin, whatever their distribution. With
+the budget of N units it looks after every unit from the 20th (the first
 look the serial-dependence test below needs) against group-sequential
 boundaries with O'Brien–Fleming-type α-spending (Lan and DeMets 1983), and
 stops as soon as
   - some check is shown worse than --fail-margin: FAILED, exit 1;
   - every check is shown worse by less than --pass-margin: PASSED, exit 0;
-  - N runs per side are spent without either: INCONCLUSIVE, exit 3, naming
+  - N units are spent without either: INCONCLUSIVE, exit 3, naming
     the checks that keep it open, the pairs the measured spread implies at
     these margins and the margins with which these pairs would have decided.
 An unchanged system (no check worse than --fail-margin) is ever failed with
@@ -128,7 +147,8 @@ fails stops the series with its exit code; the runs already made stay, and
 compare leaves out the unit it interrupted.
 
 Examples:
-   run ab --max-runs 40 --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" --json ab.json -- -s interprocess_reliable_tcp --samples 2000
+   run ab --max-runs 150 --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" --json ab.json -- -s intraprocess_reliable,interprocess_reliable_tcp
+   run ab --max-runs 150 --candidate "--echo-delay 2us" -- -s interprocess_reliable_tcp
    run ab --runs 12 --out ab --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" -- -s interprocess_reliable_tcp --payloads 16,1024 --samples 2000
    run ab --runs 12 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
    run ab --runs 24 --design abba --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`,
@@ -149,6 +169,14 @@ Examples:
 			}
 			if !c.IsSet("seed") {
 				ab.Seed = uint64(time.Now().UnixNano())
+			}
+			if !c.IsSet("design") {
+				ab.Design = runapp.DesignRandom
+				if ab.MaxRuns > 0 {
+					ab.Design = runapp.DesignInterleave
+				}
+			} else if c.IsSet("block") && ab.Design != runapp.DesignInterleave {
+				return exit.Usagef("--block: only --design interleave measures in blocks of round trips; --design %s alternates whole runs", ab.Design)
 			}
 			var err error
 			if ab.Margins.Pass, err = numflag.Tolerance.Parse(c.String("pass-margin")); err != nil {

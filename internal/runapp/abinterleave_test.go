@@ -1,0 +1,143 @@
+package runapp_test
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/runapp"
+)
+
+// blocksRows reads an interleaved gate's blocks file.
+func blocksRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) == 0 || strings.Join(rows[0], ",") != "Round,Sub-experiment,Payload,First,Column,Reference,Candidate,Unit" {
+		t.Fatalf("%s: %v, %q", path, err, rows)
+	}
+	return rows[1:]
+}
+
+// TestABInterleaveFails gates, with the default design of --max-runs, an
+// in-process candidate whose echo spends 20 µs per message against a
+// reference without: the round trips of both sides are measured in one
+// run each, block pair by block pair, and the gate fails at its first
+// look. Both folders are ordinary experiments holding every block's round
+// trips, the blocks file one row per round and check with its order and
+// both sides' medians, and the JSON report says how it was judged.
+func TestABInterleaveFails(t *testing.T) {
+	out := t.TempDir()
+	report := filepath.Join(out, "verdict.json")
+	code, stdout, stderr := run(t, "ab", "--max-runs", "60", "--block", "50", "--seed", "3", "--out", out, "--name", "i", "--candidate", "--echo-delay 20us",
+		"--json", report, "--", "-s", "intraprocess_reliable", "--payloads", "64,1024", "--warmup", "20")
+	if code != exit.GateFailed || strings.Count(stdout, "run ab: FAILED after ") != 1 || !strings.Contains(stdout, "(one run per side, blocks of 50 round trips") {
+		t.Fatalf("exit %d, want 1 with the verdict once\n%s\n%s", code, stdout, stderr)
+	}
+	var rounds int
+	fmt.Sscanf(stdout[strings.Index(stdout, "run ab: FAILED after "):], "run ab: FAILED after %d rounds", &rounds)
+	if rounds < 20 || rounds > 60 {
+		t.Fatalf("failed after %d rounds, want from the first look (20) to the budget", rounds)
+	}
+	if !strings.Contains(stderr, "ab: sequential gate, at most 60 rounds of a block pair per check (2 checks); one run per side, blocks of 50 round trips alternating, the order of each block pair drawn with --seed 3") ||
+		!strings.Contains(stderr, "ab: round 1 of at most 60, ") {
+		t.Errorf("no opening or progress on standard error:\n%s", stderr)
+	}
+	rows := blocksRows(t, filepath.Join(out, "i"+runapp.BlocksSuffix))
+	if len(rows) != 2*rounds {
+		t.Fatalf("%d rows in the blocks file, want 2 per round for %d rounds", len(rows), rounds)
+	}
+	firsts := map[string]int{}
+	slower := 0
+	for _, r := range rows {
+		firsts[r[3]]++
+		ref, err1 := strconv.ParseFloat(r[5], 64)
+		cand, err2 := strconv.ParseFloat(r[6], 64)
+		if err1 != nil || err2 != nil || r[4] != "Median" || r[7] != "us" {
+			t.Fatalf("row %q", r)
+		}
+		// Half of 20 µs of echo delay at least, on every block.
+		if cand-ref > 9 {
+			slower++
+		}
+	}
+	if slower != len(rows) || firsts[runapp.SideReference] == 0 || firsts[runapp.SideCandidate] == 0 {
+		t.Errorf("candidate 10 µs slower in %d of %d block pairs; first sides %v", slower, len(rows), firsts)
+	}
+	for _, side := range []string{runapp.SideReference, runapp.SideCandidate} {
+		dir := filepath.Join(out, side, "i")
+		m, _ := readMeta(t, dir)
+		if !m.Completed || !strings.Contains(m.Mode, "interleaved: blocks of 50 round trips") || m.Config.Warmup != 20 {
+			t.Errorf("%s: completed %v, mode %q, warm-up %d", dir, m.Completed, m.Mode, m.Config.Warmup)
+		}
+		sum := summarise(t, filepath.Join(dir, experiment.RawFileName("intraprocess_reliable")))
+		if len(sum) != 2 || sum[0].Samples != 50*rounds || sum[1].Samples != 50*rounds {
+			t.Errorf("%s: %+v, want %d round trips of each payload", dir, sum, 50*rounds)
+		}
+	}
+	b, err := os.ReadFile(report)
+	if err != nil || !strings.Contains(string(b), `"status": "failed"`) || !strings.Contains(string(b), "interleave design") {
+		t.Errorf("JSON report: %v\n%.500s", err, b)
+	}
+}
+
+// TestABInterleaveUnchanged gates two sides that differ in nothing that
+// matters (an explicit zero echo delay): measured block pair by block pair
+// in one run, the unchanged system is never failed, and passes at the
+// default 5 % margins, the in-process spread of a block pair's log ratio
+// being a few per cent.
+func TestABInterleaveUnchanged(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := run(t, "ab", "--max-runs", "150", "--out", out, "--name", "u", "--candidate", "--echo-delay 0s",
+		"--", "-s", "intraprocess_reliable", "--payloads", "16,1024", "--warmup", "100")
+	t.Logf("exit %d\n%s", code, stdout)
+	if code != exit.OK || strings.Count(stdout, "run ab: PASSED after ") != 1 {
+		t.Fatalf("exit %d, want 0: an unchanged system passes\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestABInterleaveRefusals: what one pinger cannot measure for both sides,
+// and flags of the other designs, are refused before anything is written.
+func TestABInterleaveRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us", "--", "--samples", "500"}, "--samples: with --design interleave a side measures --block round trips per round"},
+		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us --warmup 5"}, "--warmup differs (1000 and 5), but with --design interleave one pinger measures both sides"},
+		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us --payloads 16,32"}, "--payloads differs"},
+		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us --cpus none"}, "--cpus differs"},
+		{[]string{"--runs", "4", "--design", "interleave", "--candidate", "--echo-delay 1us"}, "--design interleave is the sequential gate's: give --max-runs"},
+		{[]string{"--max-runs", "40", "--design", "random", "--block", "10", "--candidate", "--echo-delay 1us"}, "--block: only --design interleave measures in blocks"},
+		{[]string{"--max-runs", "40", "--block", "0", "--candidate", "--echo-delay 1us"}, "--block"},
+		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us", "--columns", "Messages/s"}, "--columns"},
+	} {
+		out := t.TempDir()
+		args := append([]string{"ab", "--out", out, "--name", "r"}, c.args...)
+		if !slices.Contains(args, "--") {
+			args = append(args, "--")
+		}
+		args = append(args, "-s", "intraprocess_reliable", "--payloads", "16")
+		if c.args[len(c.args)-1] == "500" {
+			args = append(append([]string{"ab", "--out", out, "--name", "r"}, c.args...), "-s", "intraprocess_reliable")
+		}
+		code, _, stderr := run(t, args...)
+		if code != exit.Usage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, want 2 with %q\n%s", c.args, code, c.want, stderr)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("%q: %d entries written in --out", c.args, len(entries))
+		}
+	}
+}
