@@ -26,6 +26,13 @@ func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*R
 	if err != nil {
 		return nil, exit.With(exit.Usage, err)
 	}
+	if err := plotsFolder(cfg.ExperimentDir); err != nil {
+		return nil, err
+	}
+	if err := checkBurstSelection(cfg, files, reqs); err != nil {
+		return nil, err
+	}
+	files = slices.DeleteFunc(files, func(f experiment.File) bool { return unselected(cfg, f.Type) })
 	if len(files) == 0 {
 		return nil, exit.With(exit.Usage, fmt.Errorf("%s: no burst summary (%s): run process on the experiment first",
 			cfg.ExperimentDir, experiment.BurstSummaryFileName("<type>")))

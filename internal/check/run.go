@@ -63,6 +63,9 @@ type Config struct {
 	HTML    string
 	// PrintSummaries makes Run print every check, not only the failed.
 	PrintSummaries bool
+	// SubExperiments, when given, are the only sub-experiments checked
+	// (-s/--subexperiments); their requirements alone apply.
+	SubExperiments []string
 }
 
 // Result is what Judge found and wrote.
@@ -202,6 +205,9 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 		}
 		return nil, exit.With(exit.Usage, err)
 	}
+	if exps, err = selectSubs(cfg, exps, &reqs, &treqs); err != nil {
+		return nil, err
+	}
 	latency, more, err := experiment.Admit(exps, cfg.AllowIncomplete)
 	if err != nil {
 		return nil, exit.With(exit.Usage, err)
@@ -336,6 +342,14 @@ func outputNotARun(cfg Config) error {
 
 // loadRuns loads the candidate runs of cfg and names them for reports.
 func loadRuns(ctx context.Context, cfg Config) (exps []*experiment.Experiment, subject string, warnings []string, err error) {
+	for _, d := range append([]string{cfg.ExperimentDir}, cfg.ExperimentDirs...) {
+		if d == "" {
+			continue
+		}
+		if err := plotsFolder(d); err != nil {
+			return nil, "", nil, err
+		}
+	}
 	if cfg.ExperimentDir != "" {
 		e, err := experiment.Load(cfg.ExperimentDir)
 		if err != nil {

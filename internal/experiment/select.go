@@ -63,7 +63,7 @@ func CheckSelection(names, known []string) error {
 		if near := suggest.Nearest(n, groups...); near != "" {
 			hint = fmt.Sprintf(" (did you mean %s?)", near)
 		}
-		return fmt.Errorf("unknown sub-experiment %q%s: the experiments read hold %s", n, hint, found)
+		return fmt.Errorf("unknown sub-experiment %q%s: the sub-experiments found are %s", n, hint, found)
 	}
 	return nil
 }
@@ -78,6 +78,12 @@ func Select(exps []*Experiment, names []string) ([]*Experiment, error) {
 	if err := CheckSelection(names, Types(exps)); err != nil {
 		return nil, err
 	}
+	return Only(exps, names), nil
+}
+
+// Only returns copies of exps holding only the files of the sub-experiments
+// named; exps are left as they are.
+func Only(exps []*Experiment, names []string) []*Experiment {
 	out := make([]*Experiment, len(exps))
 	for i, e := range exps {
 		c := *e
@@ -86,7 +92,7 @@ func Select(exps []*Experiment, names []string) ([]*Experiment, error) {
 		c.Bursts = keep(e.Bursts, names, func(b Burst) string { return b.Type })
 		out[i] = &c
 	}
-	return out, nil
+	return out
 }
 
 // keep returns the tables whose type is among names, in their order.

@@ -6,6 +6,7 @@ import (
 	"github.com/mqgate/mqgate/internal/check"
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -18,7 +19,7 @@ func App() *cli.App {
 		Name:  "check",
 		Usage: "check experiments against latency requirements; exit 1 when one is violated, 3 when undecided",
 		UsageText: "check --requirements FILE --experiment-directory DIR [--experiment-directory DIR …] [--experiments-results ROOT]\n" +
-			"      [--margin 0.1] [--columns Median,99%,Max] [--output-directory DIR] [--plots-directory DIR] [--allow-missing] [--allow-incomplete]\n" +
+			"      [--margin 0.1] [--columns Median,99%,Max] [--output-directory DIR] [--plots-directory DIR] [--allow-missing] [--allow-incomplete] [-s TYPES]\n" +
 			"      [--junit FILE] [--markdown FILE] [--json FILE] [--html FILE] [--format png|svg]",
 		Description: `Checks the summaries measurements_<type>_summary.csv of one or more runs of the system
 against the requirements (Experiment type,Bytes,Median,99%,Max): per payload, the Median, 99%
@@ -92,6 +93,7 @@ but one is inconclusive (take more runs), 130 interrupted.`,
 			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "let checks without requirement or data neither pass nor fail"},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "check an experiment whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
 			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print every check, not only those that failed"},
+			&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Usage: "check only these comma-separated sub-experiments, against their requirements alone (default: every one); a name neither the runs nor the requirements hold is an error"},
 		}, cliapp.ReportFlags("", "")...),
 			&cli.StringFlag{Name: "html", TakesFile: true, Usage: "write a self-contained HTML report to `FILE`"},
 			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"}),
@@ -116,7 +118,14 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return exit.Usagef("--columns: %v", err)
 	}
+	var subs []string
+	if c.IsSet("subexperiments") {
+		if subs, err = experiment.ParseSubExperiments(c.String("subexperiments")); err != nil {
+			return exit.Usagef("--subexperiments %v", err)
+		}
+	}
 	return check.Run(c.Context, check.Config{
+		SubExperiments:         subs,
 		Requirements:           c.String("requirements"),
 		ThroughputRequirements: c.String("throughput-requirements"),
 		ExperimentDirs:         c.StringSlice("experiment-directory"),
