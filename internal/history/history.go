@@ -163,8 +163,17 @@ func (s *SubExperiment) ChecksOf() []string { return s.kind().checks }
 // and builds their History against reqs. It fails on a missing or empty
 // root and on an unreadable, malformed or stale summary, naming the file.
 func Load(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool) (*History, error) {
+	return LoadSelected(ctx, root, reqs, allowIncomplete, nil)
+}
+
+// LoadSelected is Load of the sub-experiments subs alone (every one when
+// subs is empty), their requirements alone too (selectSubs).
+func LoadSelected(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool, subs []string) (*History, error) {
 	exps, warnings, err := experiment.LoadRoot(ctx, root)
 	if err != nil {
+		return nil, err
+	}
+	if exps, err = selectSubs(exps, subs, &reqs); err != nil {
 		return nil, err
 	}
 	for _, e := range exps {

@@ -55,6 +55,7 @@ type Config struct {
 	Acknowledged    string            // --acknowledged: "" for none (it needs --gate)
 	GateReports     map[string]string // --gate-<format>: by report.Format flag, "" for none
 	GateReportsSet  map[string]bool   // --gate-<format> was given (it needs --gate)
+	SubExperiments  []string          // -s/--subexperiments: nil for every one
 	// Stderr receives the warnings, one a line; nil discards them.
 	Stderr io.Writer
 }
@@ -100,6 +101,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		JSON:            cfg.JSON,
 		AllowIncomplete: cfg.AllowIncomplete,
 		Change:          co,
+		SubExperiments:  cfg.SubExperiments,
 	}
 	if cfg.Gate {
 		g, err := parseGate(cfg.GateMetrics, cfg.MinChange)
@@ -201,6 +203,9 @@ type Options struct {
 	// GateReports are the files the gate's verdict is written to, by
 	// report.Format flag ("junit"; --gate-junit).
 	GateReports map[string]string
+	// SubExperiments, when given, are the only sub-experiments plotted
+	// and gated (-s/--subexperiments).
+	SubExperiments []string
 }
 
 // Result says what Plot did.
@@ -243,10 +248,11 @@ func Plot(ctx context.Context, cfg Options) (*Result, error) {
 		}
 		cfg.Gate = &g
 	}
-	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete)
+	h, err := LoadSelected(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete, cfg.SubExperiments)
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
+	burstReqs = selectedRows(burstReqs, cfg.SubExperiments)
 	h.setBurstRequirements(burstReqs)
 	if reqs != nil && h.hasLatency() {
 		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -22,7 +24,8 @@ func App() *cli.App {
 		Usage:     "plot latency across experiments (commits, builds), find where it shifted, and gate on the newest shift",
 		UsageText: "history --experiments-results DIR --requirements FILE --plots-directory DIR [--format png|svg] [--html FILE] [--json FILE] [--gate]",
 		Description: `Orders the experiments under DIR chronologically (meta.json start time, else the folder name
-YYYY-MM-DD_HH-MM-SS) and draws, for each sub-experiment:
+YYYY-MM-DD_HH-MM-SS; folders imported from Fast-RTPS get a meta.json from 'process --sut-name
+NAME --sut-version V --start DATE DIR', which orders them by DATE and labels them by V) and draws, for each sub-experiment:
   <plots>/<type>/history_<Min|Median|Max|99>.<ext>    experiments along x, one series per payload
   <plots>/<type>/<bytes>_bytes_<Median|99|Max>.<ext>  one payload against its requirement,
                                                       points over the requirement marked
@@ -110,6 +113,8 @@ has 2 × --min-segment experiments to test, 130 interrupted.`,
 			&cli.StringFlag{Name: "json", Usage: "also write the change points (and the gate's verdict) as JSON to `FILE`", TakesFile: true},
 			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
 				Usage: "include experiments whose run did not complete (meta.json \"completed\": false), labelled so"},
+			&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"},
+				Usage: "follow only these comma-separated sub-experiments, with their requirements alone (default: every one); a name no experiment holds is an error"},
 			&cli.StringFlag{Name: "significance", Value: strconv.FormatFloat(changepoint.DefaultAlpha, 'g', -1, 64),
 				Usage: "significance level of each change point, and family-wise level of --gate: a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
 			&cli.IntFlag{Name: "permutations", Value: changepoint.DefaultPermutations,
@@ -145,7 +150,15 @@ func action(c *cli.Context) error {
 	for _, f := range report.Formats {
 		set[f.Flag] = c.IsSet("gate-" + f.Flag)
 	}
+	var subs []string
+	if c.IsSet("subexperiments") {
+		var err error
+		if subs, err = experiment.ParseSubExperiments(c.String("subexperiments")); err != nil {
+			return exit.Usagef("--subexperiments %v", err)
+		}
+	}
 	return history.Run(c.Context, history.Config{
+		SubExperiments:  subs,
 		Experiments:     c.String("experiments-results"),
 		Requirements:    c.String("requirements"),
 		PlotsDirectory:  c.String("plots-directory"),
