@@ -34,6 +34,11 @@ type Config struct {
 	HTML           string   // --html: the report file, "" for none
 	LenientSamples bool     // --lenient-samples
 	Quiet          bool     // --quiet: print nothing but errors
+	// Label is what --sut-name, --sut-version and --start say of the
+	// experiment folder, for its meta.json; ToolVersion is this program's
+	// version, written in a new meta.json.
+	Label       Label
+	ToolVersion string
 }
 
 // Run does what the process command does for cfg: it checks cfg and every
@@ -55,6 +60,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 
 	var inputs, bursts []Input
 	var loads []Load
+	var labelled *metaPlan
 	dirMode := false
 	switch raw := cfg.RawCSV; {
 	case raw != "" && len(cfg.Dirs) > 0:
@@ -63,6 +69,8 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		return exit.Usagef("EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')")
 	case len(cfg.Dirs) > 1:
 		return exit.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", len(cfg.Dirs), strings.Join(cfg.Dirs, " "))
+	case raw != "" && cfg.Label.Given():
+		return exit.Usagef("--sut-name, --sut-version and --start label an experiment folder (its meta.json): give EXPERIMENT_DIR instead of --raw-csv")
 	case raw != "":
 		if cfg.OutputCSVSet && cfg.OutputCSV == "" {
 			return exit.Usagef("--output-csv is empty")
@@ -80,6 +88,14 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			"beside its raw file as measurements_<type>_summary.csv (drop --output-csv, or give --raw-csv)", cfg.OutputCSV)
 	default:
 		dirMode = true
+		if cfg.Label.Given() {
+			if labelled, err = planMeta(cfg.Dirs[0], cfg.Label, cfg.ToolVersion); err != nil {
+				return exit.With(exit.Usage, err)
+			}
+			if summariesOnly(cfg.Dirs[0]) {
+				return labelOnly(cfg, labelled, stdout)
+			}
+		}
 		inputs, bursts, err = ExperimentInputs(cfg.Dirs[0], cfg.PlotsDirectory)
 		if err != nil {
 			return err
@@ -220,6 +236,14 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		}
 		if !quiet {
 			fmt.Fprintf(out, "HTML report: %s\n", htmlPath)
+		}
+	}
+	if labelled != nil {
+		if err := labelled.write(); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		if !quiet {
+			fmt.Fprintf(out, "%s: %s\n", labelled.path, labelled.what)
 		}
 	}
 	if !quiet {

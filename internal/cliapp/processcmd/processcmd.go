@@ -3,6 +3,8 @@ package processcmd
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/process"
 )
 
@@ -41,6 +43,14 @@ and the sample expected. --lenient-samples summarises such a file anyway: every
 row counts whatever its Sample, and a payload whose rows reappear is summarised
 with its earlier rows.
 
+A folder imported from the Fast-RTPS scripts has no meta.json, so history can
+order it only by a folder name of the form YYYY-MM-DD_HH-MM-SS and labels it by
+that name. --sut-name, --sut-version and --start write its meta.json (atomically)
+so that history orders it by --start and labels it by --sut-version; a folder
+holding summaries and no raw file gets its meta.json alone. In a folder that has
+a meta.json they fill in the fields it lacks, and a field it gives otherwise is
+refused (exit 2, naming the field and both values).
+
 Examples:
    process results/2026-11-21_09-00-00
    process --no-plots results/2026-11-21_09-00-00
@@ -49,6 +59,7 @@ Examples:
    process --raw_csv measurements_interprocess_reliable.csv \
            --output_csv measurements_interprocess_reliable_summary.csv \
            --plots_directory plots/measurements_interprocess_reliable
+   process --sut-name Fast-RTPS --sut-version 1.9.2 --start 2019-11-15 fastrtps/v1.9.2
 
 Exit status: 0 done, 2 bad usage or input (no summary is left for a raw file that
 could not be read), 130 interrupted.`,
@@ -63,6 +74,9 @@ could not be read), 130 interrupted.`,
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once, 1 to 256", DefaultText: "number of CPUs, at most 256"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report `FILE` (tables and every plot, inline)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
+			&cli.StringFlag{Name: "sut-name", Usage: "label an imported folder (Fast-RTPS, without meta.json): the system under test's `NAME`, for its meta.json"},
+			&cli.StringFlag{Name: "sut-version", Usage: "label an imported folder: the system under test's `VERSION` (history labels the experiment by it), for its meta.json"},
+			&cli.StringFlag{Name: "start", Usage: "label an imported folder: when the experiment started, `TIME` RFC 3339 (2019-11-15T10:00:00Z) or a date (2019-11-15) (history orders by it), for its meta.json"},
 		},
 		Action: action,
 	}
@@ -70,7 +84,17 @@ could not be read), 130 interrupted.`,
 
 // action turns the command line into a process.Config.
 func action(c *cli.Context) error {
+	label := process.Label{System: c.String("sut-name"), Version: c.String("sut-version")}
+	if c.IsSet("start") {
+		t, err := process.ParseStart(c.String("start"))
+		if err != nil {
+			return exit.Usagef("--start %v", err)
+		}
+		label.Start = t
+	}
 	return process.Run(c.Context, process.Config{
+		Label:          label,
+		ToolVersion:    cliapp.VersionString(),
 		Dirs:           c.Args().Slice(),
 		RawCSV:         c.String("raw-csv"),
 		OutputCSV:      c.String("output-file"),
