@@ -2,13 +2,17 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/testenv"
 )
@@ -83,4 +87,62 @@ func TestServiceExample(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n") + fmt.Sprintln()
+}
+
+// TestMQTTNagleWarning: run says on the console, after the closing table
+// of an MQTT sub-experiment at QoS 1, that its milliseconds of round trip
+// are Nagle's algorithm meeting delayed ACKs, and what to set in
+// mosquitto.conf, when it measures a Mosquitto that leaves Nagle on (as it
+// ships); QoS 0 on the same broker, fast, gets no such line.
+func TestMQTTNagleWarning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Mosquitto and measures; skipped with -short")
+	}
+	bin := testenv.Program(t, "mosquitto", "install it: apt-get install mosquitto")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	dir := t.TempDir()
+	conf := []string{"persistence false", "set_tcp_nodelay false", "listener " + port + " 127.0.0.1", "allow_anonymous true"}
+	if u, err := user.Current(); err == nil {
+		conf = append([]string{"user " + u.Username}, conf...)
+	}
+	path := filepath.Join(dir, "mosquitto.conf")
+	if err := os.WriteFile(path, []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	broker := exec.Command(bin, "-c", path)
+	if err := broker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { broker.Process.Kill(); broker.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			c.Close()
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("mosquitto does not listen on %s: %v", port, err)
+		}
+	}
+	// run alone is built: nothing else takes part.
+	runBin := filepath.Join(t.TempDir(), "run")
+	if b, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", runBin, "github.com/mqgate/mqgate/cmd/run").CombinedOutput(); err != nil {
+		t.Fatalf("go build run: %v\n%s", err, b)
+	}
+	cmd := exec.Command(runBin, "-s", "mqtt_best_effort,mqtt_reliable", "--target", "mqtt://127.0.0.1:"+port,
+		"--payloads", "64", "--samples", "30", "--warmup", "5", "--out", dir, "--name", "nagle")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	s := string(out)
+	if !regexp.MustCompile(`(?m)^warning: mqtt_reliable: median round trip .* at QoS 1 against mosquitto .*Nagle.*Mosquitto: set_tcp_nodelay true in mosquitto\.conf$`).MatchString(s) {
+		t.Errorf("run printed no Nagle warning for mqtt_reliable:\n%s", s)
+	}
+	if strings.Contains(s, "warning: mqtt_best_effort") {
+		t.Errorf("run warned about QoS 0:\n%s", s)
+	}
 }

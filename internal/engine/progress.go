@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
@@ -146,6 +147,7 @@ func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 	fmt.Fprintf(r.Progress, "%-38s %s: %d payloads, %s samples, %s lost, %s duplicates, %s out of order, %s samples/s, %s\n",
 		s.Type, status, len(res.payloads), result.Count(kept), result.Count(lost), result.Count(dup), result.Count(ooo), result.Thousands(rate), result.Elapsed(res.elapsed))
 	fmt.Fprint(r.Progress, r.payloadTable(cfg, res))
+	fmt.Fprint(r.Progress, driver.Advice(res.meta, res.payloads))
 }
 
 // payloadTable is the closing table of a sub-experiment's payloads, the
