@@ -31,7 +31,7 @@ import (
 func main() {
 	url := flag.String("url", "nats://127.0.0.1:4222", "the broker: nats://HOST:PORT or amqp://USER:PASSWORD@HOST:PORT/VHOST")
 	subject := flag.String("subject", "svc.v1", "the service's subject (NATS) or queue (RabbitMQ)")
-	wait := flag.Duration("wait", 10*time.Second, "how long to wait for the service to answer before giving up")
+	wait := flag.Duration("wait", 4*time.Second, "how long to wait for the service to answer before giving up (below run's --connect-timeout, 5s by default, so that run reports why)")
 	flag.Parse()
 	max := 16 << 20
 	if s := os.Getenv("MQGATE_RELAY_MAX_MESSAGE"); s != "" {

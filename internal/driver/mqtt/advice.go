@@ -33,7 +33,7 @@ func (Transport) Advice(sub meta.SubExperiment, p50 time.Duration) string {
 	if sub.System != nil && sub.System.Product != "" {
 		broker = strings.TrimSpace(sub.System.Product + " " + sub.System.Version)
 	}
-	s := fmt.Sprintf("median round trip %s at QoS %s against %s: a round trip of milliseconds on an acknowledged MQTT link is the mark of Nagle's algorithm meeting delayed ACKs on the broker's side (compare mqtt_best_effort, QoS 0)",
+	s := fmt.Sprintf("median round trip %s at QoS %s against %s: a round trip of milliseconds on an acknowledged MQTT link is the mark of Nagle's algorithm on the broker's sockets meeting the clients' delayed ACKs (compare mqtt_best_effort, QoS 0)",
 		result.Micros(float64(p50)/1e3), qos, broker)
 	if sub.System != nil && strings.EqualFold(sub.System.Product, "mosquitto") {
 		return s + "; Mosquitto: set_tcp_nodelay true in mosquitto.conf"

@@ -25,7 +25,7 @@ func TestAdviceRule(t *testing.T) {
 		{"qos0 slow", "0", mosquitto, 44 * time.Millisecond, nil},
 		{"qos1 fast", "1", mosquitto, 150 * time.Microsecond, nil},
 		{"qos1 at the bound", "1", mosquitto, nagleRTT, nil},
-		{"qos1 slow", "1", mosquitto, 44 * time.Millisecond, []string{"44.0 ms", "QoS 1", "mosquitto 2.0.11", "Nagle", "delayed ACK", "Mosquitto: set_tcp_nodelay true in mosquitto.conf"}},
+		{"qos1 slow", "1", mosquitto, 44 * time.Millisecond, []string{"44.0 ms", "QoS 1", "mosquitto 2.0.11", "Nagle", "delayed ACKs", "Mosquitto: set_tcp_nodelay true in mosquitto.conf"}},
 		{"qos2 slow", "2", mosquitto, 88 * time.Millisecond, []string{"QoS 2", "set_tcp_nodelay true"}},
 		{"other broker", "1", &meta.SystemInfo{Product: "unknown"}, 44 * time.Millisecond, []string{"against unknown", "TCP_NODELAY"}},
 		{"no system", "1", nil, 44 * time.Millisecond, []string{"against the broker", "TCP_NODELAY"}},
