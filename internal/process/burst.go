@@ -11,8 +11,8 @@ import (
 )
 
 // isBurstFile reports whether the file at path starts with the burst
-// measurements header (formats §9): a Fast-RTPS throughput file, whatever
-// its name.
+// measurements header (formats §9), or its older form OldBurstHeader: a
+// Fast-RTPS throughput file, whatever its name.
 func isBurstFile(path string) bool {
 	f, err := fileerr.OpenRegular(path, "a raw file")
 	if err != nil {
@@ -20,7 +20,8 @@ func isBurstFile(path string) bool {
 	}
 	defer f.Close()
 	line, _ := bufio.NewReader(f).ReadString('\n')
-	return strings.TrimPrefix(strings.TrimRight(line, "\r\n"), "\ufeff") == result.BurstHeader
+	h := strings.TrimPrefix(strings.TrimRight(line, "\r\n"), "\ufeff")
+	return h == result.BurstHeader || h == OldBurstHeader
 }
 
 // Burst processes one burst measurements file, as the Fast-RTPS throughput
@@ -34,7 +35,7 @@ func Burst(in Input, f plots.Format) ([]result.BurstRow, error) {
 		return nil, err
 	}
 	defer r.Close()
-	rows, err := result.ReadBurst(r, in.Raw)
+	rows, err := result.ReadBurst(newHeader(r), in.Raw)
 	if err != nil {
 		return nil, err
 	}

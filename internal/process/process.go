@@ -103,11 +103,16 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 			return nil, nil, fileerr.New(dir, 0, "", "%s", hint)
 		}
 		return nil, nil, fileerr.New(dir, 0, "", "no measurements_<type>.csv files: expected raw files as written by run "+
-			"or Fast-RTPS LatencyTest --export_raw_data (or burst_<type>.csv, written by run burst)")
+			"or Fast-RTPS LatencyTest --export_raw_data (or burst_<type>.csv, written by run burst)%s", burstHint(dir))
 	}
 	for _, f := range append(files, burstFiles...) {
 		if err := checkType(f.Type); err != nil {
 			return nil, nil, fileerr.New(f.Path, 0, "", "%v", err)
+		}
+	}
+	for _, f := range files {
+		if err := checkHeader(f.Path); err != nil {
+			return nil, nil, err
 		}
 	}
 	if plotsDir == "" {

@@ -208,7 +208,7 @@ func TestBadInput(t *testing.T) {
 	cases := []struct {
 		name, content, want string
 	}{
-		{"wrong header", "Sample,Payload,Latency\n1,16,2\n", `measurements_bad_reliable.csv:1: header is "Sample,Payload,Latency", expected exactly`},
+		{"wrong header", "Sample,Payload,Latency\n1,16,2\n", `measurements_bad_reliable.csv:1: header is "Sample,Payload,Latency", which process does not read: it reads raw latency files, header "Sample,Payload [Bytes],Latency [us]"`},
 		{"missing header", "1,16,2.5\n", `measurements_bad_reliable.csv:1: header is "1,16,2.5"`},
 		{"not a number", h + "1,16,2.5\n2,16,12.5x\n", `measurements_bad_reliable.csv:3: column "Latency [us]": "12.5x" is not a number`},
 		{"nan", h + "1,16,nan\n", `measurements_bad_reliable.csv:2: column "Latency [us]": "nan" is not a finite latency`},

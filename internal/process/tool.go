@@ -82,6 +82,8 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		inputs = []Input{in}
 		if isBurstFile(in.Raw) {
 			inputs, bursts = nil, inputs
+		} else if err := checkHeader(in.Raw); err != nil {
+			return exit.With(exit.Usage, err)
 		}
 	case cfg.OutputCSVSet:
 		return exit.Usagef("--output-csv %s is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written "+
@@ -174,6 +176,9 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		}
 		burstPlots += 2 * len(payloads)
 		if !quiet {
+			if firstLine(in.Raw) == OldBurstHeader {
+				fmt.Fprintln(out, oldHeaderNote(in.Raw))
+			}
 			fmt.Fprintf(out, "%s: %s test cases -> %s\n", in.Raw, result.Count(len(rows)), in.Summary)
 		}
 	}
