@@ -140,9 +140,15 @@ change: --plan says how many), and a plan from A/A pairs:
    compare --reference ab/reference --results ab/candidate --plots-directory comparison --paired
    compare --plan --reference aa/reference --results aa/candidate --plots-directory plan
 
+-s/--subexperiments A,B compares those sub-experiments alone (a name neither
+side holds is an error). A sub-experiment that one side lacks passes only with
+--allow-missing: one the results lost fails the gate, and with --allow-missing
+neither passes nor fails; one the results gained (new: the reference has none)
+is an input error, and with --allow-missing is reported as new and not compared.
+
 Exit status: 0 no regression, 1 a regression was found or a reference
 sub-experiment is missing from the results, 2 usage or input error (a result
-sub-experiment without a reference, different payloads on the two sides,
+sub-experiment without a reference and no --allow-missing, different payloads on the two sides,
 unreadable or stale summaries, an incomplete run, different latency
 definitions, one run on one side and several on the other, an output that
 would overwrite an input, a bad flag or one the mode does not use, the same
