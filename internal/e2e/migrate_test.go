@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// migrateTools compiles the tools a migration from the Fast-RTPS scripts
+// uses into dir and returns their paths by name.
+func migrateTools(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	names := []string{"process", "compare", "check", "history"}
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	bins := map[string]string{}
+	for _, name := range names {
+		args = append(args, "github.com/mqgate/mqgate/cmd/"+name)
+		bins[name] = filepath.Join(dir, name)
+	}
+	if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return bins
+}
+
+// TestFastRTPSMigration: Fast-RTPS results imported as they are (folders
+// v1.9.2, v1.9.3 and 2019-11-15, no meta.json; throughput results with the
+// older header) go through the tools without hand edits: process labels
+// the folders, history orders them by start, compare takes v1.9.3's new
+// intraprocess sub-experiment with -s or --allow-missing, and process reads
+// the throughput results.
+func TestFastRTPSMigration(t *testing.T) {
+	bins := migrateTools(t, t.TempDir())
+	root := filepath.Join(t.TempDir(), "fastrtps")
+	copyTree(t, filepath.Join("..", "..", "testdata", "fastrtps-versions"), root)
+	if err := os.Remove(filepath.Join(root, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][]string{{"v1.9.2", "1.9.2", "2019-11-05"}, {"2019-11-15", "1.9.3-rc1", "2019-11-15"}, {"v1.9.3", "1.9.3", "2019-11-22"}} {
+		runTool(t, 0, bins["process"], "--sut-name", "Fast-RTPS", "--sut-version", l[1], "--start", l[2], filepath.Join(root, l[0]))
+	}
+	plots := t.TempDir()
+	runTool(t, 0, bins["history"], "-e", root, "-p", plots, "--format", "svg")
+	csv, err := os.ReadFile(filepath.Join(plots, "history.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, line := range strings.Split(string(csv), "\n")[1:] {
+		if name, _, ok := strings.Cut(line, ","); ok && !slices.Contains(order, name) {
+			order = append(order, name)
+		}
+	}
+	if !slices.Equal(order, []string{"v1.9.2", "2019-11-15", "v1.9.3"}) {
+		t.Errorf("history order %v, want by --start", order)
+	}
+
+	v192, v193 := filepath.Join(root, "v1.9.2"), filepath.Join(root, "v1.9.3")
+	runTool(t, 2, bins["compare"], "-R", v192, "-r", v193, "-p", t.TempDir())
+	out := runTool(t, 0, bins["compare"], "-R", v192, "-r", v193, "-p", t.TempDir(), "--allow-missing")
+	if !strings.Contains(out, `sub-experiment "intraprocess_reliable" is new in the results and not compared`) {
+		t.Errorf("compare --allow-missing does not report the new sub-experiment:\n%s", out)
+	}
+	runTool(t, 0, bins["compare"], "-R", v192, "-r", v193, "-p", t.TempDir(), "-s", "interprocess_reliable")
+	runTool(t, 1, bins["compare"], "-R", v193, "-r", v192, "-p", t.TempDir())
+
+	raw := filepath.Join(t.TempDir(), "results_all_2019-11-04_15-39-11.csv")
+	copyTree(t, filepath.Join("..", "process", "testdata", "fastrtps-throughput"), filepath.Dir(raw))
+	out = runTool(t, 0, bins["process"], "--raw-csv", raw, "--no-plots")
+	if !strings.Contains(out, "read as burst measurements") {
+		t.Errorf("process does not say how it read the older header:\n%s", out)
+	}
+}
