@@ -15,63 +15,76 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
-// Duet measures two systems side by side in one run: one pinger
+// Duet measures two systems side by side in one run each: one pinger
 // alternates blocks of round trips between side A's and side B's links,
 // the order of each block pair drawn from a seeded coin. Whatever stays
-// constant over the run (the CPUs the ends were placed on, their
-// frequency, the neighbours, the mode a process settled in) then weighs on
-// both sides of every block pair alike, and each block pair is a unit of a
-// paired comparison (duet benchmarking: Bulej et al., ICPE 2020;
+// constant over a while (the CPUs the ends were placed on, their
+// frequency, the neighbours, a scheduling mode) then weighs on both sides
+// of every block pair alike (duet benchmarking: Bulej et al., ICPE 2020;
 // randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017).
+//
+// A round opens every sub-experiment's link of both sides afresh (which
+// side first, drawn from the coin), warms each up, measures Pairs block
+// pairs of every payload and closes them: each round is an independent
+// replicate, so that what one instance of a link settles into (where its
+// buffers fell, which side was opened first) is noise of the round rather
+// than a bias of the whole run, and the rounds are the units of a paired
+// comparison.
 //
 // Each side is written as an ordinary experiment folder, its Runner's Dir
 // and Meta, whose raw files hold every measured round trip of its blocks
 // in the order they were measured.
 type Duet struct {
-	// Config is what both sides measure: payloads, warm-up (per link and
-	// payload, once, before the first round), timeout, fill. Samples is
-	// unused: a side measures Block round trips per round.
+	// Config is what both sides measure: payloads, warm-up (per round,
+	// link and payload), timeout, fill. Samples is unused: a side measures
+	// Pairs blocks of Block round trips per round.
 	Config Config
-	// Block is the number of round trips of one block.
-	Block int
-	// Rounds is the most rounds: each measures one block pair of every
-	// sub-experiment and payload.
+	// Block is the round trips of one block; Pairs the block pairs of
+	// each sub-experiment and payload in a round.
+	Block, Pairs int
+	// Rounds is the most rounds.
 	Rounds int
-	// Seed seeds the coin that orders each block pair.
+	// Seed seeds the coin that orders the openings and the block pairs.
 	Seed uint64
 	// A and B are the two sides' outputs: their Dir and Meta (the caller
 	// fills Meta as for Runner.Run); their Config is ignored.
 	A, B *Runner
-	// Round is called after every round with its block pairs, in the order
+	// Round is called after every round with its units, in the order
 	// measured; it returns true to end the duet (a gate that decided).
-	Round func(round int, blocks []DuetBlock) (stop bool, err error)
+	Round func(round int, units []DuetUnit) (stop bool, err error)
 }
 
-// DuetBlock is one block pair: a sub-experiment's payload measured Block
-// round trips on each side, AFirst when side A's block came first.
-type DuetBlock struct {
+// DuetUnit is what one round measured of one sub-experiment's payload:
+// Pairs blocks of round trips on each side.
+type DuetUnit struct {
 	Type    string
 	Payload int
-	AFirst  bool
-	// A and B are the blocks' round trips in nanoseconds.
+	// AFirst counts the block pairs whose A block came first.
+	AFirst int
+	// A and B are the round's round trips in nanoseconds, its blocks in
+	// the order measured.
 	A, B []int64
 }
 
-// duetCoin is the stream of the coin that orders the block pairs, so that
-// the same seed gives the same order whatever else the seed drives.
+// duetCoin is the stream of the coin that orders the openings and the
+// block pairs, so that the same seed gives the same order whatever else
+// the seed drives.
 const duetCoin = 0x6475657420636f69 // "duet coi"
 
-// duetSide is what one side of the duet has open and has measured.
+// duetSide is what one side of the duet has measured.
 type duetSide struct {
-	r     *Runner
-	links []*Link
-	// closers close each link's pinger once, from the watcher or at the end.
-	closers []func()
-	loops   []*pingLoop
-	subs    []Sub
-	recs    []meta.SubExperiment
+	r    *Runner
+	subs []Sub
+	recs []meta.SubExperiment
 	// payloads[i][j] accumulates sub i's payload j: its samples and counts.
 	payloads [][]driver.PayloadResult
+}
+
+// duetLink is one side's open link of a sub-experiment in a round.
+type duetLink struct {
+	link  *Link
+	loop  *pingLoop
+	close func() // closes the pinger once, from the watcher or at the end
 }
 
 // Run measures subsA against subsB, which must name the same
@@ -89,8 +102,8 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 	if _, ok := cfg.Workload.(RoundTrip); !ok {
 		return errors.New("a duet measures round trips")
 	}
-	if d.Block < 1 || d.Rounds < 1 {
-		return fmt.Errorf("a duet needs blocks of at least one round trip and at least one round (block %d, rounds %d)", d.Block, d.Rounds)
+	if d.Block < 1 || d.Pairs < 1 || d.Rounds < 1 {
+		return fmt.Errorf("a duet needs blocks of at least one round trip, a block pair per round and a round (block %d, pairs %d, rounds %d)", d.Block, d.Pairs, d.Rounds)
 	}
 	if len(subsA) != len(subsB) {
 		return fmt.Errorf("the sides measure %d and %d sub-experiments", len(subsA), len(subsB))
@@ -100,7 +113,8 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 			return fmt.Errorf("sub-experiment %d is %s on one side and %s on the other", i+1, subsA[i].Type, subsB[i].Type)
 		}
 	}
-	mode := fmt.Sprintf("round-trip closed-loop, interleaved: blocks of %d round trips alternating between this side and %%s, the order of each block pair drawn from seed %d", d.Block, d.Seed)
+	mode := fmt.Sprintf("round-trip closed-loop, interleaved: rounds of %d block pairs of %d round trips alternating between this side and %%s, "+
+		"both sides' links opened afresh each round, the order of each opening and block pair drawn from seed %d", d.Pairs, d.Block, d.Seed)
 	sides := []*duetSide{{r: d.A, subs: subsA}, {r: d.B, subs: subsB}}
 	for i, s := range sides {
 		other := sides[1-i].r.Dir
@@ -111,70 +125,105 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 		if err := s.r.begin(cfg, fmt.Sprintf(mode, filepath.ToSlash(rel))); err != nil {
 			return err
 		}
+		for _, sub := range s.subs {
+			s.recs = append(s.recs, meta.SubExperiment{Type: sub.Type, Transport: sub.Transport, Reliable: sub.Reliable, Echo: sub.Echo,
+				Topic: sub.Topic, Params: sub.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}})
+			ps := make([]driver.PayloadResult, len(cfg.Payloads))
+			for j, p := range cfg.Payloads {
+				ps[j].Counts = meta.Payload{Bytes: p, Completed: true}
+			}
+			s.payloads = append(s.payloads, ps)
+		}
 	}
 	defer func() {
 		for _, s := range sides {
-			if werr := s.finish(cfg, err); werr != nil && err == nil {
+			if werr := s.finish(err); werr != nil && err == nil {
 				err = werr
 			}
 		}
 	}()
+	coin := rand.New(rand.NewPCG(d.Seed, duetCoin))
+	for round := 1; round <= d.Rounds; round++ {
+		units, err := d.round(ctx, cfg, sides, coin)
+		if err != nil {
+			return err
+		}
+		if d.Round != nil {
+			stopped, err := d.Round(round, units)
+			if err != nil || stopped {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
-	// A watcher turns cancellation and a dying echoer into the stop flag
-	// and closes the pingers, which unblocks a Receive in progress.
+// round opens every link of both sides, the side opened first drawn per
+// sub-experiment, warms them up, measures the block pairs of every
+// sub-experiment and payload and closes the links.
+func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *rand.Rand) (_ []DuetUnit, err error) {
+	n := len(sides[0].subs)
+	open := make([][2]*duetLink, n)
 	var stop atomic.Bool
 	var why atomic.Pointer[error]
 	done := make(chan struct{})
 	var watchers sync.WaitGroup
-	defer func() {
-		close(done)
-		watchers.Wait()
-		for _, s := range sides {
-			s.close()
-		}
-	}()
 	halt := func(cause error) {
 		if why.CompareAndSwap(nil, &cause) {
 			stop.Store(true)
-			for _, s := range sides {
-				for _, c := range s.closers {
-					c()
+			for _, pair := range open {
+				for _, l := range pair {
+					l.close()
 				}
 			}
 		}
 	}
-	warm := cfg
-	warm.Samples, warm.Warmup = max(cfg.Warmup, 1), 0
+	defer func() {
+		close(done)
+		watchers.Wait()
+		for _, pair := range open {
+			for _, l := range pair {
+				if l == nil {
+					continue
+				}
+				l.close()
+				if l.link.Close != nil {
+					l.link.Close()
+				}
+			}
+		}
+	}()
 	block := cfg
 	block.Warmup = 0
-	for i := range subsA {
-		for _, s := range sides {
-			sub := s.subs[i]
-			rec := meta.SubExperiment{Type: sub.Type, Transport: sub.Transport, Reliable: sub.Reliable, Echo: sub.Echo,
-				Topic: sub.Topic, Params: sub.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+	for i := range n {
+		order := []int{0, 1}
+		if coin.IntN(2) == 1 {
+			order = []int{1, 0}
+		}
+		for _, k := range order {
+			sub := sides[k].subs[i]
 			if ctx.Err() != nil {
-				return fmt.Errorf("%s: %w before it started", sub.Type, ErrInterrupted)
+				return nil, fmt.Errorf("%s: %w while connecting", sub.Type, ErrInterrupted)
 			}
 			link, err := sub.Open(ctx)
 			if err != nil {
 				if ctx.Err() != nil {
-					return fmt.Errorf("%s: %w while connecting", sub.Type, ErrInterrupted)
+					return nil, fmt.Errorf("%s: %w while connecting", sub.Type, ErrInterrupted)
 				}
-				return &StopError{Type: sub.Type, Err: fmt.Errorf("cannot connect: %w", err)}
+				return nil, &StopError{Type: sub.Type, Err: fmt.Errorf("cannot connect: %w", err)}
 			}
-			rec.System = link.System
+			rec := &sides[k].recs[i]
+			if rec.System == nil {
+				rec.System = link.System
+			}
 			_, rec.Acknowledged = link.Pinger.(driver.AckSender)
-			s.links = append(s.links, link)
-			s.closers = append(s.closers, sync.OnceFunc(func() { link.Pinger.Close() }))
-			s.recs = append(s.recs, rec)
-			s.loops = append(s.loops, newPingLoop(block, link.Pinger, &stop))
-			s.payloads = append(s.payloads, make([]driver.PayloadResult, len(cfg.Payloads)))
+			open[i][k] = &duetLink{link: link, loop: newPingLoop(block, link.Pinger, &stop), close: sync.OnceFunc(func() { link.Pinger.Close() })}
 		}
 	}
-	// The watchers start once every link is open, so that the lists they
-	// close from no longer grow.
-	for _, s := range sides {
-		for _, link := range s.links {
+	// The watchers start once every link is open, so that halt never
+	// meets a link half made.
+	for _, pair := range open {
+		for _, l := range pair {
 			watchers.Add(1)
 			go func() {
 				defer watchers.Done()
@@ -182,76 +231,80 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 				case <-done:
 				case <-ctx.Done():
 					halt(ErrInterrupted)
-				case e := <-link.Failed:
+				case e := <-l.link.Failed:
 					halt(fmt.Errorf("the echoer died: %w", e))
 				}
 			}()
 		}
 	}
-	// measure runs n round trips of payload j on side s's link of
-	// sub-experiment i, with loop configuration c, into res.
-	measure := func(s *duetSide, i, j int, c Config, res *driver.PayloadResult) error {
-		l := s.loops[i]
+	// measure runs c.Samples round trips (c.Warmup discarded) of payload
+	// j on side k's link of sub-experiment i into res.
+	measure := func(k, i, j int, c Config, res *driver.PayloadResult) error {
+		l := open[i][k].loop
 		l.cfg = c
 		res.Nanos = make([]int64, 0, c.Samples)
 		attempt, err := l.Measure(cfg.Payloads[j], res)
 		if err == nil {
 			return nil
 		}
+		// Let the watcher explain a broken link: an echo process that
+		// died usually shows first as a reset connection.
+		if open[i][k].link.Failed != nil {
+			for wait := time.Now().Add(min(cfg.Timeout, 500*time.Millisecond)); !stop.Load() && time.Now().Before(wait); {
+				time.Sleep(time.Millisecond)
+			}
+		}
 		if p := why.Load(); p != nil && stop.Load() {
 			err = *p
 		}
-		sub := s.subs[i]
+		sub := sides[k].subs[i]
 		if errors.Is(err, ErrInterrupted) {
 			return fmt.Errorf("%s: %w at payload %d B", sub.Type, ErrInterrupted, cfg.Payloads[j])
 		}
-		return &StopError{Type: sub.Type, Payload: cfg.Payloads[j], Attempt: attempt + 1, Total: c.Samples, Err: err}
+		return &StopError{Type: sub.Type, Payload: cfg.Payloads[j], Attempt: attempt + 1, Total: c.Warmup + c.Samples, Err: err}
 	}
-	for i := range subsA {
+	warm := cfg
+	warm.Samples, warm.Warmup = 0, cfg.Warmup
+	for i := range n {
 		for j := range cfg.Payloads {
-			for _, s := range sides {
+			for k, s := range sides {
 				var res driver.PayloadResult
-				if err := measure(s, i, j, warm, &res); err != nil {
-					return err
+				if err := measure(k, i, j, warm, &res); err != nil {
+					return nil, err
 				}
-				s.payloads[i][j].Counts = meta.Payload{Bytes: cfg.Payloads[j], Warmup: cfg.Warmup, Completed: true}
+				s.payloads[i][j].Counts.Warmup += cfg.Warmup
 			}
 		}
 	}
-	coin := rand.New(rand.NewPCG(d.Seed, duetCoin))
-	for round := 1; round <= d.Rounds; round++ {
-		blocks := make([]DuetBlock, 0, len(subsA)*len(cfg.Payloads))
-		for i, sub := range subsA {
-			for j, p := range cfg.Payloads {
-				b := DuetBlock{Type: sub.Type, Payload: p, AFirst: coin.IntN(2) == 0}
-				order := sides
-				if !b.AFirst {
-					order = []*duetSide{sides[1], sides[0]}
+	units := make([]DuetUnit, 0, n*len(cfg.Payloads))
+	for i := range n {
+		for j, p := range cfg.Payloads {
+			u := DuetUnit{Type: sides[0].subs[i].Type, Payload: p}
+			for range d.Pairs {
+				order := []int{0, 1}
+				if coin.IntN(2) == 0 {
+					u.AFirst++
+				} else {
+					order = []int{1, 0}
 				}
-				for _, s := range order {
+				for _, k := range order {
 					var res driver.PayloadResult
-					err := measure(s, i, j, block, &res)
-					s.add(i, j, res)
+					err := measure(k, i, j, block, &res)
+					sides[k].add(i, j, res)
 					if err != nil {
-						return err
+						return nil, err
 					}
-					if s == sides[0] {
-						b.A = res.Nanos
+					if k == 0 {
+						u.A = append(u.A, res.Nanos...)
 					} else {
-						b.B = res.Nanos
+						u.B = append(u.B, res.Nanos...)
 					}
 				}
-				blocks = append(blocks, b)
 			}
-		}
-		if d.Round != nil {
-			stopped, err := d.Round(round, blocks)
-			if err != nil || stopped {
-				return err
-			}
+			units = append(units, u)
 		}
 	}
-	return nil
+	return units, nil
 }
 
 // begin starts r's meta.json, marked incomplete, with the duet's mode.
@@ -289,20 +342,9 @@ func (s *duetSide) add(i, j int, res driver.PayloadResult) {
 	c.Completed = c.Completed && b.Completed
 }
 
-// close closes the side's pingers and what their links started.
-func (s *duetSide) close() {
-	for k, l := range s.links {
-		s.closers[k]()
-		if l.Close != nil {
-			l.Close()
-		}
-	}
-	s.links = nil
-}
-
 // finish writes the side's raw files and its completed meta.json, err
 // being how the duet ended.
-func (s *duetSide) finish(cfg Config, err error) error {
+func (s *duetSide) finish(err error) error {
 	m := s.r.Meta
 	var werr error
 	for i, rec := range s.recs {

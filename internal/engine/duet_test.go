@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -56,7 +57,7 @@ func delayedSub(typ string, p *delayed) Sub {
 func duetOf(t *testing.T, rounds int, seed uint64) (*Duet, []Sub, []Sub, *sendLog) {
 	log := &sendLog{}
 	dir := t.TempDir()
-	d := &Duet{Config: Config{Payloads: []int{16, 32}, Warmup: 3, Latency: meta.LatencyRTT}, Block: 7, Rounds: rounds, Seed: seed,
+	d := &Duet{Config: Config{Payloads: []int{16, 32}, Warmup: 3, Latency: meta.LatencyRTT}, Block: 7, Pairs: 2, Rounds: rounds, Seed: seed,
 		A: &Runner{Dir: filepath.Join(dir, "reference", "x"), Meta: &meta.Meta{Experiment: "x"}},
 		B: &Runner{Dir: filepath.Join(dir, "candidate", "x"), Meta: &meta.Meta{Experiment: "x"}}}
 	a := []Sub{delayedSub("one_reliable", &delayed{name: "A", d: time.Second, log: log}), delayedSub("two_reliable", &delayed{name: "A", d: time.Second, log: log})}
@@ -66,48 +67,85 @@ func duetOf(t *testing.T, rounds int, seed uint64) (*Duet, []Sub, []Sub, *sendLo
 
 func TestDuetAlternatesBlocks(t *testing.T) {
 	d, a, b, log := duetOf(t, 5, 42)
-	var got []DuetBlock
-	var rounds []int
-	d.Round = func(round int, bs []DuetBlock) (bool, error) {
-		rounds = append(rounds, round)
-		got = append(got, bs...)
+	opened := map[string]int{}
+	for _, subs := range [][]Sub{a, b} {
+		for i := range subs {
+			open, typ := subs[i].Open, subs[i].Type
+			subs[i].Open = func(ctx context.Context) (*Link, error) {
+				l, err := open(ctx)
+				opened[typ+"/"+l.Pinger.(*delayed).name]++
+				log.add("open")
+				return l, err
+			}
+		}
+	}
+	var rounds [][]DuetUnit
+	d.Round = func(round int, us []DuetUnit) (bool, error) {
+		if round != len(rounds)+1 {
+			t.Errorf("round %d after %d", round, len(rounds))
+		}
+		rounds = append(rounds, us)
 		return false, nil
 	}
 	if err := d.Run(context.Background(), a, b); err != nil {
 		t.Fatal(err)
 	}
-	if len(rounds) != 5 || rounds[4] != 5 {
-		t.Fatalf("rounds %v, want 1..5", rounds)
+	if len(rounds) != 5 {
+		t.Fatalf("%d rounds, want 5", len(rounds))
 	}
-	if len(got) != 5*2*2 {
-		t.Fatalf("%d block pairs, want 20", len(got))
+	// Every round opens all four links afresh.
+	for k, n := range opened {
+		if n != 5 {
+			t.Errorf("%s opened %d times, want once per round", k, n)
+		}
 	}
-	// After the warm-up (3 round trips per side, sub-experiment and
-	// payload, A then B), every block pair is 7 sends of one side then 7
-	// of the other, in the order AFirst says.
-	sends := log.sends[3*2*2*2:]
-	aFirst := 0
-	for k, bl := range got {
-		want := strings.Repeat("A", 7) + strings.Repeat("B", 7)
-		if bl.AFirst {
-			aFirst++
-		} else {
-			want = strings.Repeat("B", 7) + strings.Repeat("A", 7)
+	// A round: 4 openings, the warm-up (3 round trips per side,
+	// sub-experiment and payload), then for each sub-experiment and
+	// payload 2 block pairs, each 7 sends of one side then 7 of the
+	// other; AFirst counts those that began with A.
+	sends := log.sends
+	aFirst, pairs := 0, 0
+	for r, us := range rounds {
+		if len(us) != 4 {
+			t.Fatalf("round %d: %d units, want 4", r+1, len(us))
 		}
-		if s := strings.Join(sends[14*k:14*k+14], ""); s != want {
-			t.Errorf("block pair %d (%s %d B, A first %v): sends %s", k, bl.Type, bl.Payload, bl.AFirst, s)
+		if got := strings.Join(sends[:4], ","); got != "open,open,open,open" {
+			t.Fatalf("round %d begins with %s", r+1, got)
 		}
-		if len(bl.A) != 7 || len(bl.B) != 7 {
-			t.Fatalf("block pair %d: %d and %d round trips", k, len(bl.A), len(bl.B))
-		}
-		for i := range 7 {
-			if a, b := time.Duration(bl.A[i]), time.Duration(bl.B[i]); a < time.Second || a > 1500*time.Millisecond || b < 2*time.Second || b > 2500*time.Millisecond {
-				t.Fatalf("block pair %d: round trips %v and %v, want about 1 s and 2 s", k, a, b)
+		sends = sends[4+3*2*2*2:]
+		for _, u := range us {
+			first := 0
+			for range 2 {
+				chunk := strings.Join(sends[:14], "")
+				switch chunk {
+				case strings.Repeat("A", 7) + strings.Repeat("B", 7):
+					first++
+				case strings.Repeat("B", 7) + strings.Repeat("A", 7):
+				default:
+					t.Fatalf("round %d %s %d B: block pair %s", r+1, u.Type, u.Payload, chunk)
+				}
+				sends = sends[14:]
+			}
+			if first != u.AFirst {
+				t.Errorf("round %d %s %d B: A first in %d block pairs, unit says %d", r+1, u.Type, u.Payload, first, u.AFirst)
+			}
+			aFirst += first
+			pairs += 2
+			if len(u.A) != 14 || len(u.B) != 14 {
+				t.Fatalf("unit: %d and %d round trips, want 14", len(u.A), len(u.B))
+			}
+			for i := range 14 {
+				if a, b := time.Duration(u.A[i]), time.Duration(u.B[i]); a < time.Second || a > 1500*time.Millisecond || b < 2*time.Second || b > 2500*time.Millisecond {
+					t.Fatalf("round trips %v and %v, want about 1 s and 2 s", a, b)
+				}
 			}
 		}
 	}
-	if aFirst == 0 || aFirst == len(got) {
-		t.Errorf("A first in %d of %d block pairs: the coin should give both orders", aFirst, len(got))
+	if len(sends) != 0 {
+		t.Errorf("%d sends after the last round", len(sends))
+	}
+	if aFirst == 0 || aFirst == pairs {
+		t.Errorf("A first in %d of %d block pairs: the coin should give both orders", aFirst, pairs)
 	}
 	// Each side is an ordinary experiment: every block's round trips in
 	// its raw files, its meta.json complete and naming the other side.
@@ -117,16 +155,16 @@ func TestDuetAlternatesBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		other := []string{"../../candidate/x", "../../reference/x"}[i]
-		if !m.Completed || len(m.SubExperiments) != 2 || !strings.Contains(m.Mode, "blocks of 7 round trips") || !strings.Contains(m.Mode, other) {
+		if !m.Completed || len(m.SubExperiments) != 2 || !strings.Contains(m.Mode, "rounds of 2 block pairs of 7 round trips") || !strings.Contains(m.Mode, other) {
 			t.Errorf("side %d: meta completed %v, %d sub-experiments, mode %q", i, m.Completed, len(m.SubExperiments), m.Mode)
 		}
 		for _, s := range m.SubExperiments {
 			raw, order := readRaw(t, r.Dir, s.Type)
-			if len(order) != 2 || len(raw[16]) != 35 || len(raw[32]) != 35 {
-				t.Errorf("side %d %s: payloads %v, %d and %d rows, want 35 each", i, s.Type, order, len(raw[16]), len(raw[32]))
+			if len(order) != 2 || len(raw[16]) != 70 || len(raw[32]) != 70 {
+				t.Errorf("side %d %s: payloads %v, %d and %d rows, want 70 each", i, s.Type, order, len(raw[16]), len(raw[32]))
 			}
 			for _, p := range s.Payloads {
-				if p.Samples != 35 || p.Warmup != 3 || !p.Completed {
+				if p.Samples != 70 || p.Warmup != 15 || !p.Completed {
 					t.Errorf("side %d %s: payload record %+v", i, s.Type, p)
 				}
 			}
@@ -138,9 +176,9 @@ func TestDuetOrderRepeatsWithSeed(t *testing.T) {
 	orders := func(seed uint64) string {
 		d, a, b, _ := duetOf(t, 4, seed)
 		var s strings.Builder
-		d.Round = func(_ int, bs []DuetBlock) (bool, error) {
-			for _, bl := range bs {
-				s.WriteString(map[bool]string{true: "A", false: "B"}[bl.AFirst])
+		d.Round = func(_ int, bs []DuetUnit) (bool, error) {
+			for _, u := range bs {
+				fmt.Fprint(&s, u.AFirst)
 			}
 			return false, nil
 		}
@@ -159,17 +197,17 @@ func TestDuetOrderRepeatsWithSeed(t *testing.T) {
 
 func TestDuetStopsWhenRoundSays(t *testing.T) {
 	d, a, b, _ := duetOf(t, 50, 1)
-	d.Round = func(round int, _ []DuetBlock) (bool, error) { return round == 2, nil }
+	d.Round = func(round int, _ []DuetUnit) (bool, error) { return round == 2, nil }
 	if err := d.Run(context.Background(), a, b); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := readRaw(t, d.B.Dir, "two_reliable")
-	if len(raw[32]) != 14 || !d.B.Meta.Completed {
-		t.Errorf("%d rows after 2 rounds of 7, completed %v", len(raw[32]), d.B.Meta.Completed)
+	if len(raw[32]) != 28 || !d.B.Meta.Completed {
+		t.Errorf("%d rows after 2 rounds of 2 blocks of 7, completed %v", len(raw[32]), d.B.Meta.Completed)
 	}
 	// An error of Round stops the duet with it.
 	d, a, b, _ = duetOf(t, 50, 1)
-	d.Round = func(int, []DuetBlock) (bool, error) { return false, errors.New("full disk") }
+	d.Round = func(int, []DuetUnit) (bool, error) { return false, errors.New("full disk") }
 	if err := d.Run(context.Background(), a, b); err == nil || err.Error() != "full disk" || d.A.Meta.Completed {
 		t.Errorf("err %v, completed %v", err, d.A.Meta.Completed)
 	}
@@ -201,7 +239,7 @@ func TestDuetEchoerDied(t *testing.T) {
 func TestDuetInterrupted(t *testing.T) {
 	d, a, b, _ := duetOf(t, 1000000, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	d.Round = func(round int, _ []DuetBlock) (bool, error) {
+	d.Round = func(round int, _ []DuetUnit) (bool, error) {
 		if round == 3 {
 			cancel()
 		}

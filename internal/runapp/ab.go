@@ -53,8 +53,9 @@ type ABConfig struct {
 	Runs, MaxRuns int
 	Design        string // DesignRandom, DesignABBA or DesignInterleave
 	Seed          uint64 // seeds the order of each pair, or orientation of each block
-	// Block is the round trips of a block of DesignInterleave.
-	Block int
+	// Block is the round trips of a block of DesignInterleave, Pairs
+	// the block pairs of each payload in a round.
+	Block, Pairs int
 	// The sequential gate (MaxRuns > 0): its margins and family-wise
 	// level, the summary columns it judges, and the report files it writes
 	// (report.Formats' flag → path, "" for none).
@@ -355,7 +356,8 @@ func claimSeries(path string) error {
 // block's orientation (A B B A or B A A B), drawn from the seed.
 func orderText(cfg ABConfig) string {
 	if cfg.Design == DesignInterleave {
-		return fmt.Sprintf("one run per side, blocks of %d round trips alternating, the order of each block pair drawn with --seed %d", cfg.Block, cfg.Seed)
+		return fmt.Sprintf("one run per side, rounds of %d block pairs of %d round trips, both sides' links opened afresh each round, the order of each opening and block pair drawn with --seed %d",
+			cfg.Pairs, cfg.Block, cfg.Seed)
 	}
 	if cfg.Design == DesignABBA {
 		return fmt.Sprintf("each block A B B A or B A A B as drawn with --seed %d", cfg.Seed)

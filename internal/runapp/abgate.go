@@ -240,7 +240,7 @@ func shortList(items []string, n int) string {
 // and how the order of the runs is drawn.
 func (g *abGate) opening(series string) string {
 	if g.cfg.Design == DesignInterleave {
-		return fmt.Sprintf("ab: sequential gate, at most %d %s of a block pair per check (%d checks); %s (%s)",
+		return fmt.Sprintf("ab: sequential gate, at most %d %s (%d checks); %s (%s)",
 			g.units, g.unitWord(), len(g.origins), orderText(g.cfg), series)
 	}
 	return fmt.Sprintf("ab: sequential gate, at most %d %s (%d runs per side); %s (%s)",
@@ -452,7 +452,7 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	d := g.last
 	sides := fmt.Sprintf("%d runs per side", g.runs)
 	if g.cfg.Design == DesignInterleave {
-		sides = fmt.Sprintf("one run per side, blocks of %d round trips", g.cfg.Block)
+		sides = fmt.Sprintf("one run per side, rounds of %d blocks of %d round trips", g.cfg.Pairs, g.cfg.Block)
 	}
 	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", statusWord(v.Status), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
 	g.checkLines(stdout, v)

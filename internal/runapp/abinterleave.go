@@ -28,39 +28,50 @@ import (
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
-// DesignInterleave: one run per side, measured together: one pinger
-// alternates blocks of round trips between the reference's and the
-// candidate's links, the order of each block pair drawn from the seed.
-// A round measures one block pair of every sub-experiment and payload;
-// each round is a unit of the gate. What a whole run settles into (the
-// placement, the frequency, the neighbours, a scheduling mode) weighs on
-// both blocks of a pair alike and cancels from their ratio.
+// DesignInterleave: one run per side, measured together (engine.Duet):
+// one pinger alternates blocks of round trips between the reference's and
+// the candidate's links, the order of each block pair drawn from the
+// seed. A round opens both sides' links afresh and measures --blocks
+// block pairs of every sub-experiment and payload; each round is a unit
+// of the gate, judged by the ratio of the two sides' medians over the
+// round. What the machine settles into (the placement, the frequency, the
+// neighbours, a scheduling mode) weighs on both sides of a round alike and
+// cancels from their ratio.
 const DesignInterleave = "interleave"
 
-// DefaultBlock is the round trips of a block of the interleaved design:
-// on a 2-vCPU virtual machine, blocks of 100 gave the smallest spread of
-// a block pair's log ratio (0.08 over TCP against 0.15 with blocks of 20
-// of a 1,000-pair run), and rounds short enough for a gate to decide in
-// minutes.
-const DefaultBlock = 100
+// DefaultBlock is the round trips of a block of the interleaved design,
+// and DefaultPairs the block pairs of each payload in a round: on a
+// 2-vCPU virtual machine blocks of 100 gave a smaller spread of a block
+// pair's log ratio than blocks of 20 (0.08 against 0.15 over TCP), and 5
+// pairs keep a round of 22 checks within about a second.
+const (
+	DefaultBlock = 100
+	DefaultPairs = 5
+)
 
-// BlocksSuffix ends the name of the blocks file of an interleaved gate:
-// NAME-blocks.csv in --out, one row per block pair and column (formats
-// §12).
-const BlocksSuffix = "-blocks.csv"
+// DefaultRoundWarmup is the round trips of each link and payload a round
+// discards after opening its links, unless the run flags give --warmup.
+const DefaultRoundWarmup = 100
 
-// blocksHeader is the blocks file's header.
-var blocksHeader = []string{"Round", "Sub-experiment", "Payload", "First", "Column", "Reference", "Candidate", "Unit"}
+// RoundsSuffix ends the name of the rounds file of an interleaved gate:
+// NAME-rounds.csv in --out, one row per round and check (formats §12).
+const RoundsSuffix = "-rounds.csv"
+
+// roundsHeader is the rounds file's header.
+var roundsHeader = []string{"Round", "Sub-experiment", "Payload", "Reference first", "Column", "Reference", "Candidate", "Unit"}
 
 // abInterleave is `run ab --design interleave --max-runs N`: both sides
 // prepared in this process, measured side by side in one run each
 // (session.RunDuet), the gate fed after every round.
 func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
 	if cfg.MaxRuns < 1 {
-		return exit.Usagef("--design interleave is the sequential gate's: give --max-runs N, the most rounds (each a block pair of every sub-experiment and payload)")
+		return exit.Usagef("--design interleave is the sequential gate's: give --max-runs N, the most rounds (each --blocks block pairs of every sub-experiment and payload)")
 	}
 	if cfg.Block < 1 {
 		return exit.Usagef("--block %d: expected at least 1 round trip per block", cfg.Block)
+	}
+	if cfg.Pairs < 1 {
+		return exit.Usagef("--blocks %d: expected at least 1 block pair per round", cfg.Pairs)
 	}
 	sides, err := sideArgs(cfg)
 	if err != nil {
@@ -68,9 +79,8 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	}
 	for _, side := range []string{SideReference, SideCandidate} {
 		for _, a := range append(slices.Clone(cfg.Common), sides[side]...) {
-			flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if strings.HasPrefix(a, "-") && slices.Contains([]string{"samples", "n"}, flag) {
-				return exit.Usagef("%s: with --design interleave a side measures --block round trips per round, and --max-runs rounds at most; give --block", a)
+			if given([]string{a}, "samples", "n") {
+				return exit.Usagef("%s: with --design interleave a side measures --blocks blocks of --block round trips per round and payload, and --max-runs rounds at most; give those", a)
 			}
 		}
 	}
@@ -107,18 +117,18 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		}
 		plan = append(plan, abRun{unit: 1, pos: i + 1, side: side, n: 1, dir: dir})
 	}
-	blocks := filepath.Join(cfg.Out, name+BlocksSuffix)
-	if _, err := os.Lstat(blocks); err == nil {
-		return exit.Usagef("blocks file %s exists already; choose another --name or --out", blocks)
+	rounds := filepath.Join(cfg.Out, name+RoundsSuffix)
+	if _, err := os.Lstat(rounds); err == nil {
+		return exit.Usagef("rounds file %s exists already; choose another --name or --out", rounds)
 	}
-	if err := atomicfile.CheckFile(blocks); err != nil {
+	if err := atomicfile.CheckFile(rounds); err != nil {
 		return exit.Usagef("--out: %v", err)
 	}
 	g, err := newABGate(cfg, cfg.MaxRuns)
 	if err != nil {
 		return err
 	}
-	if err := guardReports(cfg, plan, blocks); err != nil {
+	if err := guardReports(cfg, plan, rounds); err != nil {
 		return err
 	}
 	var sess [2]*session.Session
@@ -129,6 +139,9 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", plan[i].side, err))
 		}
 		sc.EchoStderr = stderr
+		if !given(append(slices.Clone(cfg.Common), sides[plan[i].side]...), "warmup", "w") {
+			sc.Engine.Warmup = DefaultRoundWarmup
+		}
 		s, err := session.Prepare(ctx, sc)
 		if err != nil {
 			if errors.Is(err, engine.ErrInterrupted) {
@@ -143,7 +156,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if err := g.startInterleaved(sess[0].Subs(), payloads); err != nil {
 		return err
 	}
-	w, err := claimBlocks(blocks)
+	w, err := claimRounds(rounds)
 	if err != nil {
 		return err
 	}
@@ -153,7 +166,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 			return err
 		}
 	}
-	fmt.Fprintln(stderr, g.opening(blocks))
+	fmt.Fprintln(stderr, g.opening(rounds))
 	g.began = time.Now()
 	outs := [2]session.Output{}
 	for i, r := range plan {
@@ -163,8 +176,8 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if parsed[0].Session.Engine.Latency == meta.LatencyHalfRTT {
 		scale /= 2
 	}
-	d := engine.Duet{Block: cfg.Block, Rounds: cfg.MaxRuns, Seed: cfg.Seed,
-		Round: func(round int, bs []engine.DuetBlock) (bool, error) {
+	d := engine.Duet{Block: cfg.Block, Pairs: cfg.Pairs, Rounds: cfg.MaxRuns, Seed: cfg.Seed,
+		Round: func(round int, bs []engine.DuetUnit) (bool, error) {
 			la, lb, rows, err := g.roundValues(round, bs, scale)
 			if err != nil {
 				return false, err
@@ -186,7 +199,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		return exit.With(exit.Usage, err)
 	}
 	if err := w.close(); err != nil {
-		return exit.Usagef("blocks file %s: %v", blocks, err)
+		return exit.Usagef("rounds file %s: %v", rounds, err)
 	}
 	return g.finish(cfg, stdout)
 }
@@ -215,6 +228,17 @@ func sharedPinger(cfg ABConfig, ref, cand Config) error {
 		}
 	}
 	return nil
+}
+
+// given reports whether args give one of the flags named (without dashes).
+func given(args []string, names ...string) bool {
+	for _, a := range args {
+		flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && slices.Contains(names, flag) {
+			return true
+		}
+	}
+	return false
 }
 
 // sideArgs splits each side's run flags and refuses two sides alike.
@@ -278,9 +302,9 @@ func metricList(ms []result.Metric) string {
 }
 
 // roundValues turns one round's block pairs into the gate's unit: per
-// check the log of each block's column, and the rows of the blocks file.
+// check the log of each block's column, and the rows of the rounds file.
 // scale turns nanoseconds of round trip into the run's latency in µs.
-func (g *abGate) roundValues(round int, bs []engine.DuetBlock, scale float64) (la, lb []float64, rows [][]string, err error) {
+func (g *abGate) roundValues(round int, bs []engine.DuetUnit, scale float64) (la, lb []float64, rows [][]string, err error) {
 	var sc stats.Scratch
 	summary := func(ns []int64) result.SummaryRow {
 		x := make([]float64, len(ns))
@@ -292,10 +316,7 @@ func (g *abGate) roundValues(round int, bs []engine.DuetBlock, scale float64) (l
 	k := 0
 	for _, b := range bs {
 		sa, sb := summary(b.A), summary(b.B)
-		first := SideCandidate
-		if b.AFirst {
-			first = SideReference
-		}
+		first := strconv.Itoa(b.AFirst)
 		for _, m := range g.cfg.Metrics {
 			if k >= len(g.origins) || g.origins[k].SubExperiment != b.Type || g.origins[k].Key.Payload != b.Payload {
 				return nil, nil, nil, fmt.Errorf("round %d: block pair %s %d B out of the gate's order", round, b.Type, b.Payload)
@@ -317,44 +338,44 @@ func (g *abGate) roundValues(round int, bs []engine.DuetBlock, scale float64) (l
 	return la, lb, rows, nil
 }
 
-// blocksWriter appends rows to the blocks file as the rounds come in: the
+// roundsWriter appends rows to the rounds file as the rounds come in: the
 // file is new (created O_EXCL), so appending replaces nothing.
-type blocksWriter struct {
+type roundsWriter struct {
 	f  *os.File
 	cw *csv.Writer
 }
 
-// claimBlocks creates the blocks file, which must not exist, with its
+// claimRounds creates the rounds file, which must not exist, with its
 // header.
-func claimBlocks(path string) (*blocksWriter, error) {
+func claimRounds(path string) (*roundsWriter, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, exit.Usagef("--out: cannot create %s: %v", filepath.Dir(path), fileerr.Cause(err))
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, exit.Usagef("blocks file %s was created by another process meanwhile (another run ab given the same --out and --name?); choose another --name or --out", path)
+		return nil, exit.Usagef("rounds file %s was created by another process meanwhile (another run ab given the same --out and --name?); choose another --name or --out", path)
 	}
 	if err != nil {
-		return nil, exit.Usagef("blocks file: cannot create %s: %v", path, fileerr.Cause(err))
+		return nil, exit.Usagef("rounds file: cannot create %s: %v", path, fileerr.Cause(err))
 	}
-	w := &blocksWriter{f: f, cw: csv.NewWriter(f)}
-	if err := w.write([][]string{blocksHeader}); err != nil {
+	w := &roundsWriter{f: f, cw: csv.NewWriter(f)}
+	if err := w.write([][]string{roundsHeader}); err != nil {
 		w.close()
 		os.Remove(path)
-		return nil, exit.Usagef("blocks file: cannot write %s: %v", path, err)
+		return nil, exit.Usagef("rounds file: cannot write %s: %v", path, err)
 	}
 	return w, nil
 }
 
-func (w *blocksWriter) write(rows [][]string) error {
+func (w *roundsWriter) write(rows [][]string) error {
 	if err := w.cw.WriteAll(rows); err != nil {
-		return fmt.Errorf("blocks file %s: %w", w.f.Name(), fileerr.Cause(err))
+		return fmt.Errorf("rounds file %s: %w", w.f.Name(), fileerr.Cause(err))
 	}
 	return nil
 }
 
 // close closes the file once; later calls return nil.
-func (w *blocksWriter) close() error {
+func (w *roundsWriter) close() error {
 	if w.f == nil {
 		return nil
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/mqgate/mqgate/internal/runapp"
 )
 
-// blocksRows reads an interleaved gate's blocks file.
-func blocksRows(t *testing.T, path string) [][]string {
+// roundsRows reads an interleaved gate's blocks file.
+func roundsRows(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -24,7 +24,7 @@ func blocksRows(t *testing.T, path string) [][]string {
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) == 0 || strings.Join(rows[0], ",") != "Round,Sub-experiment,Payload,First,Column,Reference,Candidate,Unit" {
+	if err != nil || len(rows) == 0 || strings.Join(rows[0], ",") != "Round,Sub-experiment,Payload,Reference first,Column,Reference,Candidate,Unit" {
 		t.Fatalf("%s: %v, %q", path, err, rows)
 	}
 	return rows[1:]
@@ -42,7 +42,7 @@ func TestABInterleaveFails(t *testing.T) {
 	report := filepath.Join(out, "verdict.json")
 	code, stdout, stderr := run(t, "ab", "--max-runs", "60", "--block", "50", "--seed", "3", "--out", out, "--name", "i", "--candidate", "--echo-delay 20us",
 		"--json", report, "--", "-s", "intraprocess_reliable", "--payloads", "64,1024", "--warmup", "20")
-	if code != exit.GateFailed || strings.Count(stdout, "run ab: FAILED after ") != 1 || !strings.Contains(stdout, "(one run per side, blocks of 50 round trips") {
+	if code != exit.GateFailed || strings.Count(stdout, "run ab: FAILED after ") != 1 || !strings.Contains(stdout, "(one run per side, rounds of 5 blocks of 50 round trips") {
 		t.Fatalf("exit %d, want 1 with the verdict once\n%s\n%s", code, stdout, stderr)
 	}
 	var rounds int
@@ -50,18 +50,22 @@ func TestABInterleaveFails(t *testing.T) {
 	if rounds < 20 || rounds > 60 {
 		t.Fatalf("failed after %d rounds, want from the first look (20) to the budget", rounds)
 	}
-	if !strings.Contains(stderr, "ab: sequential gate, at most 60 rounds of a block pair per check (2 checks); one run per side, blocks of 50 round trips alternating, the order of each block pair drawn with --seed 3") ||
+	if !strings.Contains(stderr, "ab: sequential gate, at most 60 rounds (2 checks); one run per side, rounds of 5 block pairs of 50 round trips, both sides' links opened afresh each round, the order of each opening and block pair drawn with --seed 3") ||
 		!strings.Contains(stderr, "ab: round 1 of at most 60, ") {
 		t.Errorf("no opening or progress on standard error:\n%s", stderr)
 	}
-	rows := blocksRows(t, filepath.Join(out, "i"+runapp.BlocksSuffix))
+	rows := roundsRows(t, filepath.Join(out, "i"+runapp.RoundsSuffix))
 	if len(rows) != 2*rounds {
 		t.Fatalf("%d rows in the blocks file, want 2 per round for %d rounds", len(rows), rounds)
 	}
-	firsts := map[string]int{}
+	firsts := 0
 	slower := 0
 	for _, r := range rows {
-		firsts[r[3]]++
+		n, err := strconv.Atoi(r[3])
+		if err != nil || n < 0 || n > 5 {
+			t.Fatalf("row %q: reference first in %q of 5 block pairs", r, r[3])
+		}
+		firsts += n
 		ref, err1 := strconv.ParseFloat(r[5], 64)
 		cand, err2 := strconv.ParseFloat(r[6], 64)
 		if err1 != nil || err2 != nil || r[4] != "Median" || r[7] != "us" {
@@ -72,18 +76,18 @@ func TestABInterleaveFails(t *testing.T) {
 			slower++
 		}
 	}
-	if slower != len(rows) || firsts[runapp.SideReference] == 0 || firsts[runapp.SideCandidate] == 0 {
+	if slower != len(rows) || firsts == 0 || firsts == 5*len(rows) {
 		t.Errorf("candidate 10 µs slower in %d of %d block pairs; first sides %v", slower, len(rows), firsts)
 	}
 	for _, side := range []string{runapp.SideReference, runapp.SideCandidate} {
 		dir := filepath.Join(out, side, "i")
 		m, _ := readMeta(t, dir)
-		if !m.Completed || !strings.Contains(m.Mode, "interleaved: blocks of 50 round trips") || m.Config.Warmup != 20 {
+		if !m.Completed || !strings.Contains(m.Mode, "interleaved: rounds of 5 block pairs of 50 round trips") || m.SubExperiments[0].Payloads[0].Warmup != 20*rounds {
 			t.Errorf("%s: completed %v, mode %q, warm-up %d", dir, m.Completed, m.Mode, m.Config.Warmup)
 		}
 		sum := summarise(t, filepath.Join(dir, experiment.RawFileName("intraprocess_reliable")))
-		if len(sum) != 2 || sum[0].Samples != 50*rounds || sum[1].Samples != 50*rounds {
-			t.Errorf("%s: %+v, want %d round trips of each payload", dir, sum, 50*rounds)
+		if len(sum) != 2 || sum[0].Samples != 250*rounds || sum[1].Samples != 250*rounds {
+			t.Errorf("%s: %+v, want %d round trips of each payload", dir, sum, 250*rounds)
 		}
 	}
 	b, err := os.ReadFile(report)
@@ -114,13 +118,15 @@ func TestABInterleaveRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us", "--", "--samples", "500"}, "--samples: with --design interleave a side measures --block round trips per round"},
+		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us", "--", "--samples", "500"}, "--samples: with --design interleave a side measures --blocks blocks of --block round trips per round and payload"},
 		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us --warmup 5"}, "--warmup differs (1000 and 5), but with --design interleave one pinger measures both sides"},
 		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us --payloads 16,32"}, "--payloads differs"},
 		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us --cpus none"}, "--cpus differs"},
 		{[]string{"--runs", "4", "--design", "interleave", "--candidate", "--echo-delay 1us"}, "--design interleave is the sequential gate's: give --max-runs"},
-		{[]string{"--max-runs", "40", "--design", "random", "--block", "10", "--candidate", "--echo-delay 1us"}, "--block: only --design interleave measures in blocks"},
+		{[]string{"--max-runs", "40", "--design", "random", "--block", "10", "--candidate", "--echo-delay 1us"}, "--block: only --design interleave (the default of --max-runs) measures in blocks"},
 		{[]string{"--max-runs", "40", "--block", "0", "--candidate", "--echo-delay 1us"}, "--block"},
+		{[]string{"--max-runs", "40", "--blocks", "0", "--candidate", "--echo-delay 1us"}, "--blocks"},
+		{[]string{"--runs", "4", "--blocks", "3", "--candidate", "--echo-delay 1us"}, "--blocks: only --design interleave"},
 		{[]string{"--max-runs", "40", "--candidate", "--echo-delay 1us", "--columns", "Messages/s"}, "--columns"},
 	} {
 		out := t.TempDir()

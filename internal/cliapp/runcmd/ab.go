@@ -40,6 +40,7 @@ func abCommand() *cli.Command {
 		cliapp.Ranged(&cli.IntFlag{Name: "max-runs", Usage: "the sequential gate: judge after every pair (or block) and stop when it decides, at most `N` runs per side", Destination: &ab.MaxRuns}, flagrange.Int(1, 1000)),
 		&cli.StringFlag{Name: "design", Usage: "interleave (with --max-runs, the default there: one run per side, blocks of --block round trips alternating between the sides, each block pair's order drawn from --seed), random (whole runs, each pair A B or B A drawn from --seed; the default with --runs) or abba (whole runs in blocks A B B A or B A A B, drawn from --seed)", Destination: &ab.Design},
 		cliapp.Ranged(&cli.IntFlag{Name: "block", Value: runapp.DefaultBlock, Usage: "with --design interleave: round trips per block", Destination: &ab.Block}, flagrange.Int(1, 1000000)),
+		cliapp.Ranged(&cli.IntFlag{Name: "blocks", Value: runapp.DefaultPairs, Usage: "with --design interleave: block pairs of each sub-experiment and payload in a round", Destination: &ab.Pairs}, flagrange.Int(1, 10000)),
 		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the order of each pair or block (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
 		&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
 		&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\"", Destination: &ab.Candidate},
@@ -175,8 +176,11 @@ Examples:
 				if ab.MaxRuns > 0 {
 					ab.Design = runapp.DesignInterleave
 				}
-			} else if c.IsSet("block") && ab.Design != runapp.DesignInterleave {
-				return exit.Usagef("--block: only --design interleave measures in blocks of round trips; --design %s alternates whole runs", ab.Design)
+			}
+			for _, f := range []string{"block", "blocks"} {
+				if c.IsSet(f) && ab.Design != runapp.DesignInterleave {
+					return exit.Usagef("--%s: only --design interleave (the default of --max-runs) measures in blocks of round trips; --design %s alternates whole runs", f, ab.Design)
+				}
 			}
 			var err error
 			if ab.Margins.Pass, err = numflag.Tolerance.Parse(c.String("pass-margin")); err != nil {
