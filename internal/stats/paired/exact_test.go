@@ -144,7 +144,10 @@ func TestPassIsIntersectionUnion(t *testing.T) {
 			x[c][i] = 0.02 * rng.NormFloat64()
 		}
 	}
-	a, err := Analyze(checksOf(x), Pairs, Config{})
+	// The dependence test is set never to reject (its smallest p-value
+	// is 1/1000): the critical counts asked about are those of 40 units,
+	// not of blocks.
+	a, err := Analyze(checksOf(x), Pairs, Config{DependenceLevel: 1e-6})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ type Config struct {
 	// Seed seeds the random orders, so an analysis is reproducible.
 	Seed uint64
 	// DependenceLevel is the level of the serial-dependence test; default
-	// DefaultDependenceLevel.
+	// DefaultFixedDependenceLevel.
 	DependenceLevel float64
 	// MinBlock, when above 1, makes the verdict start from blocks of that
 	// many consecutive units whatever the dependence test finds (a caller
@@ -147,7 +147,7 @@ func (c Config) withDefaults() Config {
 		c.Flips = 999
 	}
 	if c.DependenceLevel == 0 {
-		c.DependenceLevel = DefaultDependenceLevel
+		c.DependenceLevel = DefaultFixedDependenceLevel
 	}
 	return c
 }
