@@ -79,3 +79,20 @@ func TestFastRTPSMigration(t *testing.T) {
 		t.Errorf("process does not say how it read the older header:\n%s", out)
 	}
 }
+
+// TestDemoSaysBuildTime: make demo says how long a cold build takes
+// before it starts building (here a build that fails at once).
+func TestDemoSaysBuildTime(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, filepath.Join("..", "..", "scripts"), filepath.Join(dir, "scripts"))
+	cmd := exec.Command("bash", filepath.Join(dir, "scripts", "demo.sh"))
+	cmd.Env = append(os.Environ(), "GO=false")
+	out, err := cmd.Output()
+	if err == nil {
+		t.Fatalf("demo went on after a failed build:\n%s", out)
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	if !strings.Contains(first, "cold build") || !strings.Contains(first, "minutes") {
+		t.Errorf("the first line does not say how long a cold build takes: %q", first)
+	}
+}
