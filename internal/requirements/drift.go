@@ -63,6 +63,10 @@ type Drift struct {
 	// "directory names" or both, with how many runs each.
 	Order  string
 	Checks []DriftCheck
+	// Pooled is the serial-correlation test of every check's log run
+	// values pooled over the checks (PooledSerial), which statistical
+	// requirements are refused on.
+	Pooled Pooled
 }
 
 // DriftOf tests the runs of every requirement row and column of in, and of
@@ -123,6 +127,7 @@ func DriftOf(in *Input) Drift {
 		return a.bytes < b.bytes
 	})
 	var ps, lagPs []float64
+	var logs [][]float64
 	for _, s := range all {
 		if len(s.vals) < 3 {
 			continue
@@ -142,6 +147,7 @@ func DriftOf(in *Input) Drift {
 			for i := range x {
 				x[i] = math.Log(x[i])
 			}
+			logs = append(logs, x)
 		}
 		st, err := trend.TestSerial(x)
 		if err != nil {
@@ -160,6 +166,7 @@ func DriftOf(in *Input) Drift {
 	for i, dec := range stats.Holm(lagPs, DriftLevel) {
 		d.Checks[i].Correlated = dec.Rejected
 	}
+	d.Pooled = PooledSerial(logs)
 	return d
 }
 

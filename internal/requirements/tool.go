@@ -168,6 +168,12 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	latObs, tputObs := in.Observations(), in.ThroughputObservations()
 	_, tputKeys := groupThroughput(tputObs)
+	// The drift report, and the serial-correlation test that refuses
+	// statistical requirements before anything is written.
+	drift := DriftOf(in)
+	if !percentile && drift.Pooled.Significant {
+		return exit.With(exit.Usage, refuseCorrelated(drift.Pooled))
+	}
 	var d *Derivation
 	var treqs []ThroughputRequirement
 	var twarnings []string
@@ -212,10 +218,8 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		}
 		files.Add("--throughput-output-file", tout, func(w io.Writer) error { return WriteThroughput(w, rows) })
 	}
-	var drift Drift
 	dpath := DriftFileFor(out)
 	if d != nil || treqs != nil {
-		drift = DriftOf(in)
 		files.Add(driftFlag, dpath, func(w io.Writer) error { return WriteDrift(w, drift) })
 	}
 	warnings := in.Warnings

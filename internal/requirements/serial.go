@@ -1,0 +1,82 @@
+package requirements
+
+import (
+	"fmt"
+
+	"github.com/mqgate/mqgate/internal/stats/paired"
+)
+
+// SerialLevel is the level of the pooled serial-correlation test of the
+// reference runs (PooledSerial) at which statistical requirements are
+// refused: their false-fail level rests on exchangeable runs, and runs that
+// wander together make an unchanged system fail several times as often.
+const SerialLevel = 0.05
+
+// serialOrders is the number of random orders behind PooledSerial.
+const serialOrders = 999
+
+// Pooled is the serial-correlation test of the reference runs pooled over
+// the checks: the lag-1 autocorrelation of every check's log run values in
+// run order, averaged over the checks, against random orders of the runs
+// (the same order for every check, so that what the checks of one run
+// share is kept; paired.SerialDependence). A slow spell of the machine
+// moves every payload of the runs it spans, so the pooled test sees a
+// correlation that each check's own test (Drift's Correlated, Holm over
+// the checks) misses.
+type Pooled struct {
+	// Tested says the test ran: 3 runs or more in Checks series of Runs
+	// values each (the series with the most common number of runs).
+	Tested       bool
+	Checks, Runs int
+	R, P         float64
+	// Significant says P ≤ SerialLevel.
+	Significant bool
+}
+
+// PooledSerial tests series, each one check's log run values in run order,
+// for positive lag-1 autocorrelation pooled over the checks. Only the
+// series with the most common number of values take part.
+func PooledSerial(series [][]float64) Pooled {
+	count := map[int]int{}
+	most := 0
+	for _, s := range series {
+		count[len(s)]++
+		if c := count[len(s)]; c > count[most] || (c == count[most] && len(s) > most) {
+			most = len(s)
+		}
+	}
+	var use [][]float64
+	for _, s := range series {
+		if len(s) == most {
+			use = append(use, s)
+		}
+	}
+	p := Pooled{Checks: len(use), Runs: most, P: 1}
+	if most < 3 {
+		return p
+	}
+	r, pv, ok := paired.SerialDependence(use, serialOrders, 1)
+	if !ok {
+		return p
+	}
+	p.Tested, p.R, p.P, p.Significant = true, r, pv, pv <= SerialLevel
+	return p
+}
+
+// Text says what the test found, in one sentence.
+func (p Pooled) Text() string {
+	if !p.Tested {
+		return "serial correlation of the runs not tested (fewer than 3 runs, or no check that varies)"
+	}
+	return fmt.Sprintf("lag-1 autocorrelation of the runs in run order %+.2f, pooled over %d checks of %d runs, randomisation p %.3g over %d orders",
+		p.R, p.Checks, p.Runs, p.P, serialOrders)
+}
+
+// refuseCorrelated is the error of statistical requirements from runs
+// that PooledSerial finds correlated.
+func refuseCorrelated(p Pooled) error {
+	return fmt.Errorf("the reference runs are serially correlated (%s, significant at %g): statistical requirements rest on exchangeable runs, "+
+		"and from runs that wander together an unchanged system fails far more often than --false-fail; nothing was written. "+
+		"Take the runs further apart in time, with other work between them, or derive percentile limits (the Fast-RTPS mode: --percentile, without --false-fail, --method, --normality-level and --order-rank), which claim no false-fail level",
+		p.Text(), SerialLevel)
+}
