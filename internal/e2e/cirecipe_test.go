@@ -74,18 +74,14 @@ func runShell(t *testing.T, dir string, env []string, script string) (int, strin
 	return 0, string(out)
 }
 
-// recipeEnv is the job's variables over this process's environment, with
-// fewer samples than the recipes', to keep the test short. The budget stays
-// the recipes' own: no sequential decision comes before pair 20, and where
-// consecutive pairs are alike (as on a loaded runner) the gate holds to the
-// budget for a verdict on blocks of pairs, which a smaller budget cannot
-// give even for a 200 µs slowdown.
+// recipeEnv is the job's variables over this process's environment, as
+// the recipes set them: margins, budget and all.
 func recipeEnv(vars map[string]string, extra ...string) []string {
 	env := os.Environ()
 	for k, v := range vars {
 		env = append(env, k+"="+v)
 	}
-	return append(append(env, "SAMPLES=500"), extra...)
+	return append(env, extra...)
 }
 
 // TestCIRecipes runs the shell steps of docs/ci.md's GitHub Actions and

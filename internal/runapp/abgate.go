@@ -456,6 +456,9 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", statusWord(v.Status), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
 	g.checkLines(stdout, v)
+	if line := g.spreadText(); line != "" {
+		fmt.Fprintf(stdout, "  spread: %s\n", line)
+	}
 	if g.seq != nil {
 		fmt.Fprintf(stdout, "  how: %s; minimum for a decision: %d %s; serial dependence: %s\n", g.modeText(), d.MinPairs, g.unitWord(), v.Decision.Dependence)
 	}
@@ -479,6 +482,26 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	default:
 		return exit.With(code, fmt.Errorf("exit %d: undecided, as the verdict on standard output says", code))
 	}
+}
+
+// spreadText says how far the units' log ratios spread, per check (the
+// robust spread, as the reports' dispersion gives each): the median over
+// the checks and the largest, which the margins are to be read against.
+func (g *abGate) spreadText() string {
+	if g.seq == nil || len(g.bad) == 0 || len(g.bad[0]) < 2 {
+		return ""
+	}
+	sp := make([]float64, len(g.bad))
+	worst := 0
+	for k, x := range g.bad {
+		sp[k] = robustSpread(x)
+		if sp[k] > sp[worst] {
+			worst = k
+		}
+	}
+	return fmt.Sprintf("of a %s log ratio, per check: median %.3f, largest %.3f (%s), against margins of %.3f (pass) and %.3f (fail) in log ratio",
+		strings.TrimSuffix(g.unitWord(), "s")+"'s", stats.Median(sp), sp[worst], g.seq.Checks()[worst].Name,
+		paired.Worse(g.cfg.Margins.Pass), paired.Worse(g.cfg.Margins.Fail))
 }
 
 // statusWord is a verdict's status as the closing line gives it.
