@@ -22,7 +22,9 @@
 //
 // Every derivation also tests each check's runs for drift over run order
 // (DriftOf: Mann–Kendall, Holm over the checks), reported beside the
-// requirements file.
+// requirements file, and the runs' serial correlation pooled over every
+// check (PooledSerial): statistical requirements from correlated runs are
+// refused, as their false-fail level rests on exchangeable runs.
 //
 // Throughput requirements (min_throughput_requirements.csv) are lower
 // limits on the Median [msg/s] of each sub-experiment, payload and offered
