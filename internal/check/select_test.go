@@ -71,7 +71,7 @@ func TestSubExperiments(t *testing.T) {
 		{[]string{"-s", "interprocess_reliable"}, exit.OK, "", true},
 		{[]string{"--subexperiments", "intraprocess_reliable"}, exit.GateFailed, "missing", false},
 		{[]string{"-s", "interprocess_reliable,intraprocess_reliabel"}, exit.Usage,
-			`check: --subexperiments: unknown sub-experiment "intraprocess_reliabel" (did you mean intraprocess_reliable?): the sub-experiments found are interprocess_reliable, intraprocess_reliable (in the runs and the requirements)`, false},
+			`check: --subexperiments: unknown sub-experiment "intraprocess_reliabel": the sub-experiments found are interprocess_reliable, intraprocess_reliable (in the runs and the requirements)`, false},
 		{[]string{"-s", ""}, exit.Usage, "--subexperiments", false},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

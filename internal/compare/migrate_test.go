@@ -46,7 +46,7 @@ func TestMissingEitherWay(t *testing.T) {
 		{name: "lost, allowed", ref: v193, res: v192, args: []string{"--allow-missing"}, code: exit.OK},
 		{name: "lost, selected", ref: v193, res: v192, args: []string{"--subexperiments", "intraprocess_reliable"}, code: exit.GateFailed},
 		{name: "unknown name", ref: v192, res: v193, args: []string{"-s", "interprocess_reliable,intraprocess"}, code: exit.Usage,
-			stderr: []string{`unknown sub-experiment "intraprocess" (did you mean intraprocess_reliable?)`, "the sub-experiments found are interprocess_reliable, intraprocess_reliable"}},
+			stderr: []string{`unknown sub-experiment "intraprocess": the sub-experiments found are`, "the sub-experiments found are interprocess_reliable, intraprocess_reliable"}},
 		{name: "empty name", ref: v192, res: v193, args: []string{"-s", "interprocess_reliable,"}, code: exit.Usage,
 			stderr: []string{"--subexperiments"}},
 	}

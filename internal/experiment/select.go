@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/mqgate/mqgate/internal/suggest"
 )
 
 // ParseSubExperiments reads a comma-separated list of sub-experiment names,
@@ -45,7 +43,7 @@ func Types(exps []*Experiment) []string {
 }
 
 // CheckSelection reports the first of names that is not among known (the
-// sub-experiments found), naming those found and the nearest one.
+// sub-experiments found), naming those found.
 func CheckSelection(names, known []string) error {
 	for _, n := range names {
 		if slices.Contains(known, n) {
@@ -55,15 +53,7 @@ func CheckSelection(names, known []string) error {
 		if len(known) > 0 {
 			found = strings.Join(known, ", ")
 		}
-		hint := ""
-		groups := make([][]string, len(known))
-		for i, k := range known {
-			groups[i] = []string{k}
-		}
-		if near := suggest.Nearest(n, groups...); near != "" {
-			hint = fmt.Sprintf(" (did you mean %s?)", near)
-		}
-		return fmt.Errorf("unknown sub-experiment %q%s: the sub-experiments found are %s", n, hint, found)
+		return fmt.Errorf("unknown sub-experiment %q: the sub-experiments found are %s", n, found)
 	}
 	return nil
 }
