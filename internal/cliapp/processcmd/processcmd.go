@@ -59,7 +59,7 @@ Examples:
    process --raw_csv measurements_interprocess_reliable.csv \
            --output_csv measurements_interprocess_reliable_summary.csv \
            --plots_directory plots/measurements_interprocess_reliable
-   process --sut-name Fast-RTPS --sut-version 1.9.2 --start 2019-11-15 fastrtps/v1.9.2
+   process --sut-name Fast-RTPS --sut-version 1.9.2 --start 2026-11-20T09:00:00Z results/2026-11-20_09-00-00
 
 Exit status: 0 done, 2 bad usage or input (no summary is left for a raw file that
 could not be read), 130 interrupted.`,
