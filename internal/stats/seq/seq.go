@@ -368,7 +368,7 @@ func (g *Gate) decide() Decision {
 			g.cfg.Level, len(g.specs), g.cfg.Level/float64(len(g.specs)), g.cfg.Level, g.Method())
 	}
 	due := (len(failing) > 0 || len(open) == 0) && n >= g.minPairs
-	if due && g.dependent(n) {
+	if due && g.dependent(n, len(failing) > 0) {
 		if g.gsFail != nil {
 			// Hold: the level not yet spent goes to one blocked
 			// analysis of every pair at the budget.
@@ -407,12 +407,63 @@ func (g *Gate) decide() Decision {
 // decision is due and reports whether it refuses the decision. It runs
 // once: testing again until dependence went unseen would let a dependent
 // series through.
-func (g *Gate) dependent(n int) bool {
-	r, p, ok := paired.SerialDependence(g.bad, 999, uint64(n))
-	g.dep = paired.Dependence{Tested: ok, R: r, P: p, Perms: 999, Level: g.cfg.DependenceLevel, Significant: ok && p <= g.cfg.DependenceLevel,
+//
+// What it tests are the log ratios seen from the margin decided on: every
+// check's log ratios clipped to two of its spreads (1.4826 MAD) either side
+// of the fail margin, for a FAIL, or of the pass margin, for a PASS, pooled
+// over the checks (a machine's slow changes reach them all). Near the margin, where dependence
+// moves a sign test's count and so its level, almost nothing is clipped and
+// the test sees what the log ratios do; a regression far beyond the margin
+// whose size drifts with the machine (a delay that grows and shrinks with
+// the load) clips to a constant, which moves no count and must not hold its
+// verdict.
+func (g *Gate) dependent(n int, failing bool) bool {
+	fail, pass := paired.Worse(g.cfg.Margins.Fail), paired.Worse(g.cfg.Margins.Pass)
+	var seen [][]float64
+	add := func(k int, at float64) {
+		s := slices.Clone(g.bad[k])
+		w := 2 * robustSpread(s)
+		for i, x := range s {
+			s[i] = min(max(x, at-w), at+w)
+		}
+		seen = append(seen, s)
+	}
+	at := pass
+	if failing {
+		at = fail
+	}
+	for k := range g.specs {
+		add(k, at)
+	}
+	r, p, ok := paired.SerialDependence(seen, 999, uint64(n))
+	if !ok {
+		r, p = 0, 1 // all clipped to a constant: no dependence the counts could feel
+	}
+	g.dep = paired.Dependence{Tested: true, Clipped: true, R: r, P: p, Perms: 999, Level: g.cfg.DependenceLevel, Significant: ok && p <= g.cfg.DependenceLevel,
 		Block: 1, Units: n}
 	g.dep.Refused = g.dep.Significant
 	return g.dep.Significant
+}
+
+// robustSpread is 1.4826 times the median absolute deviation of x.
+func robustSpread(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	m := median(s)
+	for i, v := range s {
+		s[i] = math.Abs(v - m)
+	}
+	slices.Sort(s)
+	return 1.4826 * median(s)
+}
+
+// median is the median of sorted values.
+func median(s []float64) float64 {
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func (g *Gate) names() []string {

@@ -267,3 +267,38 @@ func TestRefusesDependentPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftingRegressionFails: a check seven times slower whose size
+// wanders with the machine (its log ratio an AR(1) of φ 0.9 about 2) and
+// an unchanged one: the wandering moves no count of the sign tests, so
+// the gate fails at its first look rather than holding for serial
+// dependence (as it did when it tested the log ratios themselves, and
+// then refused a verdict at the budget of 60).
+func TestDriftingRegressionFails(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	first := 0
+	for rep := range 40 {
+		g, err := New([]Spec{{Name: "x"}, {Name: "y"}}, Config{MaxPairs: 60})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d Decision
+		var e float64
+		for d.Status == Continue {
+			e = 0.9*e + math.Sqrt(1-0.81)*rng.NormFloat64()
+			if d, err = g.Add([]float64{1, 1}, []float64{math.Exp(2 + 0.3*e), math.Exp(0.03 * rng.NormFloat64())}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d.Status == Pass {
+			t.Errorf("rep %d: passed: %s", rep, d.Reason)
+		}
+		if d.Status == Fail && d.Pairs == g.MinPairs() && !d.Dependence.Significant && strings.Contains(d.Dependence.Text(), "clipped to two spreads about the margin") {
+			first++
+		}
+	}
+	// The dependence test's own level (5 %) holds a few by chance.
+	if first < 36 {
+		t.Errorf("failed at the first look in %d of 40 gates, want nearly all", first)
+	}
+}
