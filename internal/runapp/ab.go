@@ -356,13 +356,21 @@ func claimSeries(path string) error {
 // block's orientation (A B B A or B A A B), drawn from the seed.
 func orderText(cfg ABConfig) string {
 	if cfg.Design == DesignInterleave {
-		return fmt.Sprintf("one run per side, rounds of %d block pairs of %d round trips, both sides' links opened afresh each round, the order of each opening and block pair drawn with --seed %d",
-			cfg.Pairs, cfg.Block, cfg.Seed)
+		return fmt.Sprintf("one run per side, rounds of %s of %d round trips, both sides' links opened afresh each round, the order of each opening and block pair drawn with --seed %d",
+			blockPairs(cfg.Pairs), cfg.Block, cfg.Seed)
 	}
 	if cfg.Design == DesignABBA {
 		return fmt.Sprintf("each block A B B A or B A A B as drawn with --seed %d", cfg.Seed)
 	}
 	return fmt.Sprintf("order of each pair drawn with --seed %d", cfg.Seed)
+}
+
+// blockPairs says n block pairs.
+func blockPairs(n int) string {
+	if n == 1 {
+		return "1 block pair"
+	}
+	return fmt.Sprintf("%d block pairs", n)
 }
 
 // unitRuns returns the runs of unit u, in run order.

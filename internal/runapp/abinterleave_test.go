@@ -42,7 +42,7 @@ func TestABInterleaveFails(t *testing.T) {
 	report := filepath.Join(out, "verdict.json")
 	code, stdout, stderr := run(t, "ab", "--max-runs", "60", "--block", "50", "--seed", "3", "--out", out, "--name", "i", "--candidate", "--echo-delay 20us",
 		"--json", report, "--", "-s", "intraprocess_reliable", "--payloads", "64,1024", "--warmup", "20")
-	if code != exit.GateFailed || strings.Count(stdout, "run ab: FAILED after ") != 1 || !strings.Contains(stdout, "(one run per side, rounds of 5 blocks of 50 round trips") {
+	if code != exit.GateFailed || strings.Count(stdout, "run ab: FAILED after ") != 1 || !strings.Contains(stdout, "(one run per side, rounds of 5 block pairs of 50 round trips") {
 		t.Fatalf("exit %d, want 1 with the verdict once\n%s\n%s", code, stdout, stderr)
 	}
 	var rounds int
