@@ -625,8 +625,8 @@ func catalogue(bins map[string]string) []catalogueTrial {
 	})
 	add("run", "output over an input", "ab --json a run's meta.json", `--json .*old/meta\.json lies in the experiment .*where it is the run's meta\.json`, func(t *testing.T, d string) []string {
 		prep(t, "run", append([]string{"--out", d, "--name", "old"}, small...)...)
-		return append([]string{"ab", "--max-runs", "2", "--out", filepath.Join(d, "ab"), "--name", "x", "--candidate", "--echo-delay 1ms",
-			"--json", filepath.Join(d, "old", "meta.json"), "--"}, small...)
+		return []string{"ab", "--max-runs", "2", "--out", filepath.Join(d, "ab"), "--name", "x", "--candidate", "--echo-delay 1ms",
+			"--json", filepath.Join(d, "old", "meta.json"), "--", "-s", catType, "--payloads", "64", "-q"}
 	})
 
 	// --- outputs in use or in the way -------------------------------------

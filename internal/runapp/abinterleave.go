@@ -73,6 +73,12 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if cfg.Pairs < 1 {
 		return exit.Usagef("--blocks %d: expected at least 1 block pair per round", cfg.Pairs)
 	}
+	// The gate's own flags first, as the whole-run designs check them
+	// before measuring anything.
+	g, err := newABGate(cfg, cfg.MaxRuns)
+	if err != nil {
+		return err
+	}
 	sides, err := sideArgs(cfg)
 	if err != nil {
 		return err
@@ -123,10 +129,6 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	}
 	if err := atomicfile.CheckFile(rounds); err != nil {
 		return exit.Usagef("--out: %v", err)
-	}
-	g, err := newABGate(cfg, cfg.MaxRuns)
-	if err != nil {
-		return err
 	}
 	if err := guardReports(cfg, plan, rounds); err != nil {
 		return err
