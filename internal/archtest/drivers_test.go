@@ -1,7 +1,14 @@
 package archtest
 
 import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"maps"
+	"os"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -24,38 +31,279 @@ func TestDriversStayBelow(t *testing.T) {
 	}
 }
 
+// registration is the file whose blank imports register the systems: the
+// one line a new system adds outside its own package.
+const registration = "internal/runapp/transports.go"
+
+// shared are the modules a driver may import although packages outside
+// the drivers import them too, each with why: they are no system's client.
+var shared = map[string]string{
+	"github.com/HdrHistogram/hdrhistogram-go": "the latency histogram encoding: the Zenoh helper reports in it, load and roles record in it",
+}
+
+// reachesSystem are the packages outside the drivers that import a
+// registered system's package directly, each with why (every other one
+// reaches systems through the registry).
+var reachesSystem = map[[2]string]string{
+	{internal("session"), internal("driver/udp")}:          "takes the default of the reliable-UDP flags from it",
+	{internal("session"), internal("driver/secure")}:       "generates the run's test certificates",
+	{module + "/tools/certgen", internal("driver/secure")}: "writes the test certificates to files",
+}
+
 // TestOneDriverPerClientLibrary: each messaging system's client library is
-// imported by its driver alone (the bench programs aside), and a system's
-// driver only by the registration (internal/runapp/transports.go).
+// imported by one driver alone (the bench programs aside, which measure the
+// client libraries bare). A client library is any module outside the
+// standard library that a package of internal/driver/<system>/ imports:
+// the owners come from the imports, so a new driver and its library are
+// held by this rule with no edit here.
 func TestOneDriverPerClientLibrary(t *testing.T) {
-	g := graph(t)
-	libraries := map[string]string{
-		"github.com/nats-io/nats.go":         internal("driver/nats"),
-		"github.com/eclipse/paho.golang":     internal("driver/mqtt"),
-		"github.com/mochi-mqtt/server":       internal("driver/mqtt"),
-		"github.com/rabbitmq/amqp091-go":     internal("driver/amqp"),
-		internal("driver/zenoh/zenohhelper"): internal("driver/zenoh"),
+	for _, p := range clientLibraryProblems(graph(t), requiredModules(t), shared) {
+		t.Error(p)
 	}
-	// zenohtest finds the helper for tests.
-	known := map[[2]string]bool{
-		{internal("driver/zenoh/zenohhelper/zenohtest"), internal("driver/zenoh/zenohhelper")}: true,
+}
+
+// TestSystemsThroughRegistry: a registered system's package (every blank
+// import of the registration file) is imported only by the registration,
+// by other drivers, and by the packages listed in reachesSystem; its
+// sub-packages are its own.
+func TestSystemsThroughRegistry(t *testing.T) {
+	systems := registered(t)
+	if len(systems) < 4 {
+		t.Fatalf("%s registers %d systems: the rule reads its blank imports", registration, len(systems))
 	}
-	systems := []string{"nats", "mqtt", "amqp", "zenoh"}
+	for _, p := range registryProblems(graph(t), systems, reachesSystem) {
+		t.Error(p)
+	}
+}
+
+// driverRoot returns internal/driver/<name> for a package at or below it,
+// or "" for a package outside the drivers (and for internal/driver itself).
+func driverRoot(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, internal("driver")+"/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return internal("driver/" + name)
+}
+
+// moduleOf returns the module of import path p among mods (the longest that
+// holds it), or p itself.
+func moduleOf(p string, mods []string) string {
+	best := ""
+	for _, m := range mods {
+		if under(p, m) && len(m) > len(best) {
+			best = m
+		}
+	}
+	if best == "" {
+		return p
+	}
+	return best
+}
+
+// clientLibraryProblems applies the one-importer rule to g: every module
+// (of mods, or an import path outside them) that a driver package imports,
+// shared ones aside, has all its importers below one driver root, the
+// bench programs aside.
+func clientLibraryProblems(g map[string][]string, mods []string, shared map[string]string) []string {
+	importers := map[string]map[string]bool{} // module -> importing packages
 	for pkg, imports := range g {
 		if under(pkg, module+"/bench") {
 			continue
 		}
 		for _, im := range imports {
-			for lib, owner := range libraries {
-				if under(im, lib) && pkg != owner && !under(pkg, lib) && !known[[2]string{pkg, lib}] {
-					t.Errorf("%s imports %s: only %s may", pkg, im, strings.TrimPrefix(owner, module+"/"))
-				}
+			if isStd(im) || under(im, module) {
+				continue
 			}
-			for _, s := range systems {
-				if im == internal("driver/"+s) && !under(pkg, internal("driver")) && pkg != internal("runapp") {
-					t.Errorf("%s imports %s: systems are reached through the driver registry", pkg, im)
-				}
+			m := moduleOf(im, mods)
+			if importers[m] == nil {
+				importers[m] = map[string]bool{}
 			}
+			importers[m][pkg] = true
+		}
+	}
+	var out []string
+	for m, pkgs := range importers {
+		if _, ok := shared[m]; ok {
+			continue
+		}
+		owners := map[string]bool{}
+		for pkg := range pkgs {
+			if r := driverRoot(pkg); r != "" {
+				owners[r] = true
+			}
+		}
+		switch len(owners) {
+		case 0:
+			continue // not a client library
+		case 1:
+		default:
+			out = append(out, fmt.Sprintf("%s is imported by %s: one driver per client library", m, rel(sorted(owners))))
+			continue
+		}
+		owner := sorted(owners)[0]
+		for _, pkg := range sorted(pkgs) {
+			if !under(pkg, owner) {
+				out = append(out, fmt.Sprintf("%s imports %s, the client library of %s: only that driver may (or add it to shared, saying why it is no system's client)",
+					rel([]string{pkg}), m, rel([]string{owner})))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// registryProblems applies the registry rule to g: a package below a
+// system's root is imported from outside that root only by the
+// registration's package, by other drivers (drivers build on one another:
+// secure wraps tcp and udp) or as allowed lists, and a system's
+// sub-packages only from inside its root.
+func registryProblems(g map[string][]string, systems []string, allowed map[[2]string]string) []string {
+	regPkg := module + "/internal/runapp"
+	var out []string
+	for pkg, imports := range g {
+		for _, im := range imports {
+			root := driverRoot(im)
+			if !slices.Contains(systems, root) || under(pkg, root) {
+				continue
+			}
+			switch {
+			case im != root:
+				out = append(out, fmt.Sprintf("%s imports %s: a system's sub-packages are its own", rel([]string{pkg}), rel([]string{im})))
+			case pkg == regPkg || driverRoot(pkg) != "":
+			case allowed[[2]string{pkg, im}] != "":
+			default:
+				out = append(out, fmt.Sprintf("%s imports %s: systems are reached through the driver registry", rel([]string{pkg}), rel([]string{im})))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// registered returns the systems' packages: the blank imports of the
+// registration file.
+func registered(t *testing.T) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "../../"+registration, nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, im := range f.Imports {
+		if p, _ := strconv.Unquote(im.Path.Value); im.Name != nil && im.Name.Name == "_" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// requiredModules returns the modules go.mod requires.
+func requiredModules(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mods []string
+	block := false
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case f[0] == "require" && len(f) > 1 && f[1] == "(":
+			block = true
+		case block && f[0] == ")":
+			block = false
+		case block:
+			mods = append(mods, f[0])
+		case f[0] == "require" && len(f) > 2:
+			mods = append(mods, f[1])
+		}
+	}
+	if len(mods) == 0 {
+		t.Fatal("go.mod requires no module: the rule reads its require lines")
+	}
+	return mods
+}
+
+func sorted(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rel names packages of the module by their path inside it.
+func rel(pkgs []string) string {
+	out := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		out[i] = strings.TrimPrefix(p, module+"/")
+	}
+	return strings.Join(out, " and ")
+}
+
+// TestClientLibraryRuleCatches: on a made-up module, a new system's client
+// library is held by the rule with no list naming it: a second importer, a
+// second driver, a tool reaching the system directly and a package using
+// its private sub-package are each caught; the embedded broker of the
+// same driver and the bench programs are not.
+func TestClientLibraryRuleCatches(t *testing.T) {
+	redis := internal("driver/redis")
+	g := map[string][]string{
+		redis:                         {"context", "github.com/redis/go-redis/v9", internal("driver")},
+		redis + "/embed":              {"github.com/redis/go-redis/v9/internal/proto", "github.com/alicebob/miniredis/v2"},
+		internal("driver/zenoh"):      {"github.com/HdrHistogram/hdrhistogram-go"},
+		internal("load"):              {"github.com/HdrHistogram/hdrhistogram-go"},
+		module + "/bench/redispong":   {"github.com/redis/go-redis/v9"},
+		internal("runapp"):            {redis},
+		internal("driver/nats"):       {"github.com/nats-io/nats.go"},
+		internal("driver/natsbridge"): {"github.com/nats-io/nats.go/jetstream"},
+		internal("session"):           {"github.com/redis/go-redis/v9", redis, redis + "/embed"},
+	}
+	mods := []string{"github.com/redis/go-redis/v9", "github.com/alicebob/miniredis/v2", "github.com/nats-io/nats.go", "github.com/HdrHistogram/hdrhistogram-go"}
+	got := clientLibraryProblems(g, mods, shared)
+	want := []string{
+		"github.com/nats-io/nats.go is imported by internal/driver/nats and internal/driver/natsbridge: one driver per client library",
+		"internal/session imports github.com/redis/go-redis/v9, the client library of internal/driver/redis: only that driver may (or add it to shared, saying why it is no system's client)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("client library problems:\n got %q\nwant %q", got, want)
+	}
+	got = registryProblems(g, []string{redis}, nil)
+	want = []string{
+		"internal/session imports internal/driver/redis/embed: a system's sub-packages are its own",
+		"internal/session imports internal/driver/redis: systems are reached through the driver registry",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("registry problems:\n got %q\nwant %q", got, want)
+	}
+	// hdrhistogram is shared: without saying so, it would be the Zenoh driver's.
+	if got := clientLibraryProblems(g, mods, nil); len(got) != 3 || !slices.ContainsFunc(got, func(p string) bool {
+		return strings.HasPrefix(p, "internal/load imports github.com/HdrHistogram/hdrhistogram-go, the client library of internal/driver/zenoh")
+	}) {
+		t.Errorf("without shared: %q", got)
+	}
+}
+
+// TestSharedAndAllowedAreUsed: every exception still has a use, so that the
+// lists shrink with the code.
+func TestSharedAndAllowedAreUsed(t *testing.T) {
+	g := graph(t)
+	mods := requiredModules(t)
+	for m := range shared {
+		rest := maps.Clone(shared)
+		delete(rest, m)
+		if len(clientLibraryProblems(g, mods, rest)) == 0 {
+			t.Errorf("shared lists %s, which no driver shares: remove it", m)
+		}
+	}
+	for pair := range reachesSystem {
+		if !slices.Contains(g[pair[0]], pair[1]) {
+			t.Errorf("reachesSystem lists %s importing %s, which it no longer does: remove it", rel([]string{pair[0]}), rel([]string{pair[1]}))
 		}
 	}
 }

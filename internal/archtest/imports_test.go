@@ -35,6 +35,9 @@ func graph(t *testing.T) map[string][]string {
 			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "target") {
 				return filepath.SkipDir
 			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); path != root && err == nil {
+				return filepath.SkipDir // another module (examples/: services under test)
+			}
 			return nil
 		}
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
