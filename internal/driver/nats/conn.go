@@ -24,7 +24,7 @@ import (
 // conn is one end's connection to the server.
 type conn struct {
 	nc       *natsgo.Conn
-	url      string // as given, for reconnecting ends (Addr)
+	url      string // as given, the one server or pool it dials; Addr gives it to the other ends
 	redacted string // for messages and meta.json
 	role     string // "pinger", "echo", "publisher", "subscriber"
 	p        params

@@ -122,9 +122,6 @@ func (p *corePinger) Counters() driver.Counters { return p.counters() }
 // SystemInfo describes the server.
 func (p *corePinger) SystemInfo() driver.SystemInfo { return p.c.info() }
 
-// MaxMessageSize is the server's max_payload.
-func (p *corePinger) MaxMessageSize() int { return p.c.maxPayload() }
-
 // Close closes the connection; a blocked Receive returns driver.ErrClosed.
 func (p *corePinger) Close() error { return p.c.close() }
 
@@ -179,9 +176,6 @@ func (e *coreEcho) Serve(ctx context.Context) error {
 // Counters reports pings nats.go dropped and asynchronous errors.
 func (e *coreEcho) Counters() driver.Counters { return e.counters() }
 
-// MaxMessageSize is the server's max_payload.
-func (e *coreEcho) MaxMessageSize() int { return e.c.maxPayload() }
-
 // Close closes the connection and stops Serve.
 func (e *coreEcho) Close() error { return e.c.close() }
 
@@ -206,9 +200,6 @@ func (p *corePublisher) Send(msg []byte) error {
 
 // SystemInfo describes the server.
 func (p *corePublisher) SystemInfo() driver.SystemInfo { return p.c.info() }
-
-// MaxMessageSize is the server's max_payload.
-func (p *corePublisher) MaxMessageSize() int { return p.c.maxPayload() }
 
 // Close flushes what was published and closes the connection.
 func (p *corePublisher) Close() error {

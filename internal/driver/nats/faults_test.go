@@ -240,8 +240,8 @@ func TestMaxPayload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := p.(interface{ MaxMessageSize() int }).MaxMessageSize(); n != 4096 {
-			t.Errorf("MaxMessageSize = %d, want the server's 4096", n)
+		if n := p.(driver.InfoReporter).SystemInfo().Extra["max_payload"]; n != "4096" {
+			t.Errorf("SystemInfo's max_payload = %q, want the server's 4096", n)
 		}
 		if err := p.Send(make([]byte, 5000)); err == nil || !strings.Contains(err.Error(), "max_payload") {
 			t.Errorf("Send of 5000 bytes = %v, want a max_payload error", err)

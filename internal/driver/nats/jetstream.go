@@ -371,9 +371,6 @@ func (p *jsPinger) Counters() driver.Counters { return p.counters() }
 // SystemInfo describes the server and the stream.
 func (p *jsPinger) SystemInfo() driver.SystemInfo { return p.info() }
 
-// MaxMessageSize is the server's max_payload.
-func (p *jsPinger) MaxMessageSize() int { return p.c.maxPayload() }
-
 // Close deletes the pinger's consumer (and the stream if it created it)
 // and closes the connection.
 func (p *jsPinger) Close() error { return p.close() }
@@ -439,9 +436,6 @@ func (e *jsEcho) Serve(ctx context.Context) error {
 // Counters reports redelivered pings as Retransmitted.
 func (e *jsEcho) Counters() driver.Counters { return e.counters() }
 
-// MaxMessageSize is the server's max_payload.
-func (e *jsEcho) MaxMessageSize() int { return e.c.maxPayload() }
-
 // Close stops Serve, deletes the echo's consumer (and the stream if it
 // created it) and closes the connection.
 func (e *jsEcho) Close() error { return e.close() }
@@ -472,9 +466,6 @@ func (p *jsPublisher) Send(msg []byte) error { return p.publish(p.subject, msg) 
 
 // SystemInfo describes the server and the stream.
 func (p *jsPublisher) SystemInfo() driver.SystemInfo { return p.info() }
-
-// MaxMessageSize is the server's max_payload.
-func (p *jsPublisher) MaxMessageSize() int { return p.c.maxPayload() }
 
 // Close closes the connection (deleting the stream if this publisher
 // created it). Call WaitAcks first to know every message was stored.

@@ -29,7 +29,8 @@ const DefaultURL = "nats://127.0.0.1:4222"
 
 // DefaultMaxPayload is nats-server's default max_payload (1 MiB), the
 // largest message a server accepts unless configured otherwise. Connected
-// ends report the server's own value (MaxMessageSize).
+// ends check the run's messages against the server's own value and report
+// it in their SystemInfo (max_payload).
 const DefaultMaxPayload = 1 << 20
 
 // Valid ranges of the numeric flags (driver.Flag.Range).
