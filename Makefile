@@ -13,7 +13,7 @@ ZENOH_STATIC := $(or $(CARGO_TARGET_DIR),tools/mqgate-zenoh/target)/x86_64-unkno
 IMAGE_HELPER := $(or $(MQGATE_ZENOH_HELPER),$(ZENOH_STATIC))
 IMAGE_HELPER_BUILD := $(if $(MQGATE_ZENOH_HELPER),,zenoh-static)
 
-.PHONY: all build test bench lint demo install clean zenoh zenoh-static zenoh-test static image
+.PHONY: all build test test-short bench lint demo install clean zenoh zenoh-static zenoh-test static image
 
 all: build
 
@@ -29,6 +29,12 @@ build:
 test:
 	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v '/internal/e2e$$')
 	$(GO) test -race -timeout 30m ./internal/e2e
+
+## test-short: the quick suite, for a change before make test: -short (the
+## tests that build and run every tool, bring Docker up or run long
+## simulations skip) without the race detector, every package at once
+test-short:
+	$(GO) test -short -timeout 15m ./...
 
 ## bench: speed figures against their targets (see scripts/bench.sh)
 bench:
