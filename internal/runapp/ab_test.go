@@ -145,7 +145,7 @@ func TestABUsage(t *testing.T) {
 		{[]string{"--candidate", "--out elsewhere"}, "ab names each run's experiment itself"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--", "--name=x"}, "ab names each run's experiment itself"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--name", "a/b"}, "plain directory name"},
-		{[]string{"--candidate", "--echo-delay 1ms", "--design", "abab"}, `--design "abab": expected random`},
+		{[]string{"--candidate", "--echo-delay 1ms", "--design", "abab"}, `--design "abab": expected interleave`},
 		{[]string{"--candidate", "--echo-delay 1ms", "--design", "abba", "--runs", "3"}, "--runs 3 with --design abba: expected an even number"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--design", "abba", "--max-runs", "5"}, "--max-runs 5 with --design abba"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--runs", "4", "--max-runs", "4"}, "not both"},
@@ -161,7 +161,8 @@ func TestABUsage(t *testing.T) {
 		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--columns", "Median,Median"}, "listed twice"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--runs", "4", "--json", "v.json"}, "--json: only the sequential gate (--max-runs) judges"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--pass-margin", "1%"}, "--pass-margin: only the sequential gate"},
-		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--markdown", "/proc/version/v.md"}, "--markdown: "},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--design", "random", "--markdown", "/proc/version/v.md"}, "--markdown: "},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--markdown", "/proc/version/v.md", "--", "-s", "intraprocess_reliable", "--payloads", "64"}, "--markdown: "},
 		// Sides that could not be compared.
 		{[]string{"--candidate", "--latency rtt"}, "the reference would measure --latency half-rtt (half the round trip), the candidate rtt (the whole round trip)"},
 		{[]string{"--candidate", "-s intraprocess_best_effort"}, "the reference would measure intraprocess_reliable, the candidate intraprocess_best_effort"},
@@ -171,7 +172,8 @@ func TestABUsage(t *testing.T) {
 		{[]string{"--candidate", "--echo-delay 1ms", "--", "--help"}, "--help: run would print its help or version instead of measuring"},
 		{[]string{"--candidate", "--echo-delay 1ms", "--", "-s", "intraprocess_reliable", "--version"}, "--version: run would print its help or version"},
 		{[]string{"--candidate", "-h"}, "candidate side: -h: run would print its help"},
-		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--json", "/proc/self/v.json"}, "--json: cannot write /proc/self/v.json"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--design", "random", "--json", "/proc/self/v.json"}, "--json: cannot write /proc/self/v.json"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--json", "/proc/self/v.json", "--", "-s", "intraprocess_reliable", "--payloads", "64"}, "--json: cannot write /proc/self/v.json"},
 	} {
 		out := t.TempDir()
 		args := append([]string{"ab", "--out", out}, c.args...)

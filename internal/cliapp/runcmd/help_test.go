@@ -25,7 +25,7 @@ func TestMeasuringHelp(t *testing.T) {
 		{throughputCommand(), []string{"searched by the delivered\nrate", "bisection stopped within the noise", "5 confirmation periods",
 			"95 % prediction interval", "the confirmation at the chosen\n                                 F"},
 			[]string{"the median throughput falls", "the best F of each payload: samples and the\n                                 median"}},
-		{abCommand(), []string{"exact sign tests", "O'Brien–Fleming", "candidate, reference,\nreference, candidate", "intersection–union",
+		{abCommand(), []string{"exact sign tests", "O'Brien–Fleming", "interleave", "block pair", "intersection–union",
 			"serial-dependence", "refuses a verdict", "the pairs the measured spread implies"},
 			[]string{"Howard", "normal-mixture", "--runs 3 ", "--runs 5 "}},
 	} {
