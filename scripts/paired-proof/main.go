@@ -453,13 +453,18 @@ func e2eGates(ctx context.Context, o options, delays []time.Duration, w io.Write
 	} {
 		for g := 1; g <= o.gates; g++ {
 			out := filepath.Join(o.out, "e2e", fmt.Sprintf("%s-%d", c.name, g))
-			args := []string{"ab", "--max-runs", strconv.Itoa(o.maxRuns), "--seed", strconv.FormatUint(o.seed+uint64(g), 10), "--out", out, "--name", "g",
+			// Whole runs in pairs drawn A B or B A, as the pools are
+			// measured (the default with --max-runs interleaves blocks of
+			// round trips within one run per side instead).
+			args := []string{"ab", "--max-runs", strconv.Itoa(o.maxRuns), "--design", "random", "--seed", strconv.FormatUint(o.seed+uint64(g), 10), "--out", out, "--name", "g",
 				"--reference", c.ref, "--candidate", c.cand, "--level", strconv.FormatFloat(o.level, 'g', -1, 64),
 				"--pass-margin", strconv.FormatFloat(o.passM, 'g', -1, 64), "--fail-margin", strconv.FormatFloat(o.failM, 'g', -1, 64),
 				"--json", filepath.Join(out, "verdict.json"), "--"}
 			args = append(args, runFlags(o, strings.Join(o.subs, ","))...)
 			start := time.Now()
 			cmd := exec.CommandContext(ctx, filepath.Join(o.bin, "run"), args...)
+			var errb strings.Builder
+			cmd.Stderr = &errb
 			outb, err := cmd.Output()
 			code := 0
 			if ee, ok := err.(*exec.ExitError); ok {
@@ -479,7 +484,7 @@ func e2eGates(ctx context.Context, o options, delays []time.Duration, w io.Write
 			}
 			fmt.Fprintf(w, "  %-10s gate %d: exit %d in %s: %s\n", c.name, g, code, time.Since(start).Round(time.Second), last)
 			if code == 2 {
-				return fmt.Errorf("run ab: exit 2:\n%s", outb)
+				return fmt.Errorf("run ab: exit 2:\n%s%s", outb, errb.String())
 			}
 		}
 	}
