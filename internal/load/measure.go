@@ -230,7 +230,8 @@ type PayloadResult struct {
 	Drained bool
 	// Acknowledged is true when the publishers' links acknowledge each
 	// message (driver.AckSender); System is what they reached, when the
-	// transport says (driver.InfoReporter).
+	// transport says (driver.InfoReporter), read after the drain so that
+	// its counts (AMQP transactions committed) are the whole payload's.
 	Acknowledged bool
 	System       *driver.SystemInfo
 }
@@ -419,13 +420,15 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	r.c.ReceivedSize = uint64(payload)
 	r.rawLeft.Store(int64(max(cfg.MaxRaw, 0)))
 	var acknowledged bool
-	var system *driver.SystemInfo
+	// reporter is the first publisher that says what it reached; it is
+	// read after the drain, so that what it counts during the run (AMQP
+	// transactions committed) is the whole measurement's.
+	var reporter driver.InfoReporter
 	for _, pe := range e.Pubs {
 		for _, p := range pe.Senders {
 			_, acknowledged = p.(driver.AckSender)
-			if ir, ok := p.(driver.InfoReporter); ok && system == nil {
-				info := ir.SystemInfo()
-				system = &info
+			if ir, ok := p.(driver.InfoReporter); ok && reporter == nil {
+				reporter = ir
 			}
 		}
 	}
@@ -581,6 +584,11 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 		}
 	}
 	r.stop.Store(true)
+	var system *driver.SystemInfo
+	if reporter != nil {
+		info := reporter.SystemInfo()
+		system = &info
+	}
 	closeEnds() // unblocks receivers
 	rwg.Wait()
 	if iv := r.rec.Interval(); iv.TotalCount() > 0 && ok {
