@@ -2,6 +2,7 @@ package process
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,25 @@ type Load struct {
 	// Figures are the plots as SVG, when asked for: latency and rates by
 	// payload.
 	Figures []htmlreport.Plot
+}
+
+// printLoadNotes prints what run load said of l on its console: the
+// error that stopped it and each payload's notes (publishers that did not
+// keep up, send delay, queueing), in run load's words, so that a summary
+// read again says as much as the run did.
+func printLoadNotes(w io.Writer, l Load) {
+	if !l.Completed {
+		msg := l.Error
+		if msg == "" {
+			msg = "the run did not complete"
+		}
+		fmt.Fprintf(w, "  %s: incomplete: %s\n", l.Type, msg)
+	}
+	for _, p := range l.Payloads {
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "  %s %6d B  note: %s\n", l.Type, p.Payload, n)
+		}
+	}
 }
 
 // PerMessage is one sub-experiment's run permessage summary

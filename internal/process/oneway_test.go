@@ -127,3 +127,44 @@ func TestBadLoadAndPerMessageSummaries(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadNotesOnTheConsole: process on a run load folder prints, under
+// each summary's line, what run load said at the end of each payload (the
+// summary's notes: publishers that did not keep up, send delay) and the
+// error of a run that did not complete; --quiet prints none of it.
+func TestLoadNotesOnTheConsole(t *testing.T) {
+	dir := copyDir(t, "load")
+	path := filepath.Join(dir, "load_nats_best_effort_summary.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := strings.Replace(string(b), `"completed": true`, `"completed": false, "error": "nats_best_effort: interrupted after 1.2s of the measured period"`, 1)
+	if stopped == string(b) {
+		t.Fatal("the summary has no completed field")
+	}
+	if err := os.WriteFile(path, []byte(stopped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runProcess(t, "--no-plots", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"  nats_best_effort: incomplete: nats_best_effort: interrupted after 1.2s of the measured period\n",
+		"  nats_best_effort     16 B  note: delivered 36.7% of the offered schedule (100.0% of what was sent): the publishers did not keep up\n",
+		"  nats_best_effort     16 B  note: send delay p99 18153.5 µs exceeds the period 500.0 µs: publishers were held back by the system\n",
+		"  intraprocess_best_effort     16 B  note: delivered 94.1% of the messages sent: past the knee (or lossy)\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	// Each note follows its own summary's line.
+	if i, j := strings.Index(stdout, "load_nats_best_effort_summary.json:"), strings.Index(stdout, "nats_best_effort     16 B  note: delivered 36.7%"); i < 0 || j < i {
+		t.Errorf("the NATS notes are not under the NATS summary's line:\n%s", stdout)
+	}
+	if code, stdout, _ := runProcess(t, "-q", "--no-plots", dir); code != 0 || stdout != "" {
+		t.Errorf("--quiet: exit %d, stdout %q", code, stdout)
+	}
+}

@@ -212,6 +212,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		if !quiet {
 			for _, l := range loads {
 				fmt.Fprintf(out, "%s: %d payloads -> plots\n", l.Path, len(l.Payloads))
+				printLoadNotes(out, l)
 			}
 			for _, pm := range pms {
 				fmt.Fprintf(out, "%s: %d payloads -> plots\n", pm.Path, len(pm.payloads()))
