@@ -145,7 +145,8 @@ func drawLoads(ls []Load, plotsDir string, f plots.Format, svg bool) ([]Load, in
 // draws, into plotsDir unless it is "", each sub-experiment's figures by
 // payload: latency L (permessage_<type>_latency), the median rates of the
 // M-message windows beside the overall rates (permessage_<type>_rates) and,
-// when measured, the CPU time per message (permessage_<type>_cpu). The
+// when measured, the CPU time per message of the sender, the receiver,
+// the client process and the broker (permessage_<type>_cpu). The
 // curves against the message number are run's (permessage/). With svg the
 // figures are kept too.
 func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, int, error) {
@@ -188,11 +189,14 @@ func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, 
 				[]plots.Line{{Name: "RT_n median (receiver)", Y: col("RT [msg/s]", med)}, {Name: "RT overall", Y: col("RT [msg/s]", all), Dashed: true},
 					{Name: "ST_n median (sender)", Y: col("ST [msg/s]", med)}, {Name: "ST overall", Y: col("ST [msg/s]", all), Dashed: true}})},
 		}
+		// The client is the whole measuring process, all threads (the
+		// client libraries' own goroutines too), which summaries of
+		// earlier versions lack.
 		var cpu []plots.Line
-		for _, end := range []string{"Sender", "Receiver", "Broker"} {
-			y := col(end+" CPU [ns/msg]", all)
+		for _, end := range []struct{ col, name string }{{"Sender", "sender"}, {"Receiver", "receiver"}, {"Client", "client process"}, {"Broker", "broker"}} {
+			y := col(end.col+" CPU [ns/msg]", all)
 			if slices.ContainsFunc(y, func(v float64) bool { return !math.IsNaN(v) }) {
-				cpu = append(cpu, plots.Line{Name: strings.ToLower(end), Y: y})
+				cpu = append(cpu, plots.Line{Name: end.name, Y: y})
 			}
 		}
 		if len(cpu) > 0 {

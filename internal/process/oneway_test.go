@@ -168,3 +168,40 @@ func TestLoadNotesOnTheConsole(t *testing.T) {
 		t.Errorf("--quiet: exit %d, stdout %q", code, stdout)
 	}
 }
+
+// TestPerMessageCPUPlotHasTheClientProcess: the CPU figure of a
+// per-message run whose summary has the client process's CPU (the whole
+// process, all threads: formats §10's Client CPU) draws it beside the
+// sender, the receiver and the broker; a summary without it (earlier
+// versions) draws the three.
+func TestPerMessageCPUPlotHasTheClientProcess(t *testing.T) {
+	for _, tc := range []struct {
+		dir    string
+		client bool
+	}{{"permessage-client", true}, {"permessage", false}} {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := copyDir(t, tc.dir)
+			html := filepath.Join(dir, "report.html")
+			if code, _, stderr := runProcess(t, "--html", html, dir); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			b, err := os.ReadFile(html)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(b)
+			i := strings.Index(page, "intraprocess_best_effort: CPU time per message by payload (whole run)")
+			if i < 0 {
+				t.Fatal("the report has no CPU figure")
+			}
+			fig := page[i:]
+			fig = fig[:strings.Index(fig, "</svg>")]
+			if got := strings.Contains(fig, ">client process<"); got != tc.client {
+				t.Errorf("the CPU figure draws the client process: %v, want %v", got, tc.client)
+			}
+			if !strings.Contains(fig, ">sender<") {
+				t.Error("the CPU figure lacks the sender")
+			}
+		})
+	}
+}
