@@ -9,15 +9,18 @@
 #   run -s interprocess_reliable_tcp --payloads SIZE --latency rtt --cpus PINGER,ECHOER
 #
 # and prints, for each side, the median over the rounds of its p50 and of
-# its p99 round trip, and run / sockperf for both (target: p50 <= 1.05 on
-# one core, placement 0,0; the two-core placement is printed with no
-# target). Like with like: both sides report whole round trips (sockperf
+# its p99 and mean round trip, and run / sockperf for each (target: p50 <=
+# 1.05 on one core, placement 0,0; the two-core placement is printed with
+# no target). The mean is sockperf's headline ("Round trip is"); on one
+# core its round trips fall in two modes, so that its mean and median
+# differ, and both are shown. Like with like: both sides report whole round trips (sockperf
 # halves them unless --full-rtt, run unless --latency rtt), of SIZE-byte
 # messages (sockperf's -m is the whole message, as run's payload is),
 # back to back over TCP on the loopback, one connection, Nagle off on
 # both, after a warm-up (sockperf's 400 ms, run's WARMUP round trips).
-# sockperf's p50 and p99 are its own "percentile 50.000" and "99.000"
-# lines; run's are numpy's median and linear p99 of its raw file.
+# sockperf's p50, p99 and mean are its own "percentile 50.000", "99.000"
+# and avg-rtt; run's are numpy's median and linear p99 of its raw file,
+# and its mean.
 # Rounds alternate the two so that whatever else the machine runs hits
 # both; the load average at the start and the end is printed.
 #
@@ -61,19 +64,20 @@ median() {
 	sort -g | awk '{ x[NR] = $1 } END { printf "%.3f\n", (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2 }'
 }
 
-# run_rtt CPUS NAME: "p50 p99" of run's round trips in µs (numpy's median
-# and linear percentile).
+# run_rtt CPUS NAME: "p50 p99 mean" of run's round trips in µs (numpy's
+# median and linear percentile).
 run_rtt() {
 	"$RUN" -q -s interprocess_reliable_tcp --payloads "$SIZE" --samples "$SAMPLES" --warmup "$WARMUP" \
 		--latency rtt --cpus "$1" --out "$TMP/results" --name "$2"
 	tail -n +2 "$TMP/results/$2/measurements_interprocess_reliable_tcp.csv" | cut -d, -f3 | sort -g | awk '
 		function q(p,   h, i) { h = (NR - 1) * p; i = int(h); return (i + 1 < NR) ? x[i + 1] + (h - i) * (x[i + 2] - x[i + 1]) : x[NR] }
 		{ x[NR] = $1 }
-		END { printf "%.3f %.3f\n", q(0.5), q(0.99) }'
+		{ sum += $1 }
+		END { printf "%.3f %.3f %.3f\n", q(0.5), q(0.99), sum / NR }'
 	rm -rf "$TMP/results/$2"
 }
 
-# sockperf_rtt PINGER_CPU ECHOER_CPU: "p50 p99" of sockperf's round trips
+# sockperf_rtt PINGER_CPU ECHOER_CPU: "p50 p99 mean" of sockperf's round trips
 # in µs, a server started and stopped for the round.
 sockperf_rtt() {
 	port=$((20000 + ($$ + $(date +%N | cut -c1-4)) % 30000))
@@ -95,16 +99,17 @@ sockperf_rtt() {
 	wait "$server" 2>/dev/null || true
 	server=
 	awk '/percentile 50.000 =/ { p50 = $NF } /percentile 99.000 =/ { p99 = $NF }
-		END { if (p50 == "" || p99 == "") exit 1; printf "%.3f %.3f\n", p50, p99 }' "$TMP/pp.log" ||
+		match($0, /avg-rtt=[0-9.]+/) { mean = substr($0, RSTART + 8, RLENGTH - 8) }
+		END { if (p50 == "" || p99 == "" || mean == "") exit 1; printf "%.3f %.3f %.3f\n", p50, p99, mean }' "$TMP/pp.log" ||
 		{ echo "no percentiles in sockperf's output:" >&2; cat "$TMP/pp.log" >&2; return 1; }
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
-echo "$SIZE-byte TCP round trip (whole round trips on both sides), p50 and p99 in µs, median over $ROUNDS alternating rounds"
+echo "$SIZE-byte TCP round trip (whole round trips on both sides), p50, p99 and mean in µs, median over $ROUNDS alternating rounds"
 echo "(sockperf pp -m $SIZE -t $TIME --full-rtt against sockperf sr; run: $SAMPLES round trips of interprocess_reliable_tcp --latency rtt)"
 echo "load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %10s %10s %7s   %10s %10s %7s\n' "cpus" "run p50" "sp p50" "ratio" "run p99" "sp p99" "ratio"
+printf '%-6s %9s %9s %6s  %9s %9s %6s  %9s %9s %6s\n' "cpus" "run p50" "sp p50" "ratio" "run p99" "sp p99" "ratio" "run mean" "sp mean" "ratio"
 status=0
 for placement in $CPUS; do
 	pinger=${placement%,*}
@@ -118,6 +123,8 @@ for placement in $CPUS; do
 	r99=$(cut -d' ' -f2 "$TMP/run" | median)
 	s50=$(cut -d' ' -f1 "$TMP/sp" | median)
 	s99=$(cut -d' ' -f2 "$TMP/sp" | median)
+	rmean=$(cut -d' ' -f3 "$TMP/run" | median)
+	smean=$(cut -d' ' -f3 "$TMP/sp" | median)
 	q50=$(ratio "$r50" "$s50")
 	verdict="(no target across cores)"
 	if [ "$pinger" = "$echoer" ]; then
@@ -128,8 +135,9 @@ for placement in $CPUS; do
 			status=1
 		fi
 	fi
-	printf '%-6s %10s %10s %7s   %10s %10s %7s  %s\n' "$placement" "$r50" "$s50" "$q50" "$r99" "$s99" "$(ratio "$r99" "$s99")" "$verdict"
-	printf '       rounds (p50 p99): run %s| sockperf %s\n' "$(tr '\n' ',' <"$TMP/run" | sed 's/,$//; s/,/, /g') " "$(tr '\n' ',' <"$TMP/sp" | sed 's/,$//; s/,/, /g')"
+	printf '%-6s %9s %9s %6s  %9s %9s %6s  %9s %9s %6s  %s\n' "$placement" "$r50" "$s50" "$q50" "$r99" "$s99" "$(ratio "$r99" "$s99")" \
+		"$rmean" "$smean" "$(ratio "$rmean" "$smean")" "$verdict"
+	printf '       rounds (p50 p99 mean): run %s| sockperf %s\n' "$(tr '\n' ',' <"$TMP/run" | sed 's/,$//; s/,/, /g') " "$(tr '\n' ',' <"$TMP/sp" | sed 's/,$//; s/,/, /g')"
 done
 echo "load average (1, 5, 15 min) at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $status
