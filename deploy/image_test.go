@@ -103,6 +103,9 @@ func volume(t *testing.T) string {
 // read-only, writes its experiment there (owned by that user), which
 // process then summarises in the image too.
 func TestImage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the container image; skipped with -short")
+	}
 	img := image(t)
 	if v := strings.TrimSpace(docker(t, 0, "image", "inspect", "--format", "{{.Config.User}}", img)); v != fmt.Sprintf("%d:%d", imageUID, imageUID) {
 		t.Errorf("image user %q, want %d:%d", v, imageUID, imageUID)

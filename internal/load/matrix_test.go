@@ -108,6 +108,9 @@ func matrixDrivers() []matrixDriver {
 // (formats §9): Σ over publishers of messages sent × subscribers of its
 // topic (one of them on round-robin).
 func TestScenariosPerDriver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every scenario over every one-way transport; skipped with -short")
+	}
 	scenarios := []struct {
 		name               string
 		pubs, subs, topics int

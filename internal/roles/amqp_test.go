@@ -20,6 +20,9 @@ import (
 // answered by two queryables, so that each query has a reply from each
 // (replies per query 2, time to first and to last reply).
 func TestAMQPRoles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the roles through RabbitMQ in both reliabilities; skipped with -short")
+	}
 	url := testenv.Service(t, "RabbitMQ", testenv.Getenv(amqp.EnvURL, amqp.DefaultURL), "start it with: rabbitmq-server -detached")
 	for _, rel := range []string{"best_effort", "reliable"} {
 		t.Run(rel, func(t *testing.T) {

@@ -127,6 +127,9 @@ func TestRoleFlagsEveryDriver(t *testing.T) {
 // answering at once and one a second later, a 100 ms window takes one
 // reply, a 3 s window both. The Zenoh helper takes no window and says so.
 func TestAggWindowEveryDriver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a 3 s window on every driver; skipped with -short")
+	}
 	for _, name := range roles.Drivers() {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()

@@ -161,6 +161,9 @@ func TestConformanceEmbeddedTLS(t *testing.T) {
 }
 
 func TestConformanceMosquitto(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole conformance suite against Mosquitto, every version and QoS (the embedded broker runs it); skipped with -short")
+	}
 	url := mosquittoURL(t)
 	forEach(t, func(t *testing.T, version string, qos int) {
 		drivertest.Run(t, conformance(url, options(t, version, qos)))
