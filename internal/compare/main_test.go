@@ -56,7 +56,7 @@ func TestSignalEndsLongModes(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(time.Second) // the runs are read; the resampling takes seconds
+			time.Sleep(300 * time.Millisecond) // the runs are read; the resampling takes a second or more
 			sent := time.Now()
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
