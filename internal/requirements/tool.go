@@ -171,7 +171,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// The drift report, and the serial-correlation test that refuses
 	// statistical requirements before anything is written.
 	drift := DriftOf(in)
-	if !percentile && drift.Pooled.Significant {
+	if !percentile && drift.Pooled.Refuse {
 		return exit.With(exit.Usage, refuseCorrelated(drift.Pooled))
 	}
 	var d *Derivation
