@@ -174,7 +174,7 @@ func TestCIRecipes(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(work, "gate.xml")); err != nil {
 				t.Errorf("no JUnit report for the test report step: %v", err)
 			}
-			if m, _ := filepath.Glob(filepath.Join(work, "ab", "*", "run-01", "measurements_*_summary.csv")); len(m) != 2 {
+			if m, _ := filepath.Glob(filepath.Join(work, "ab", "*", "run", "measurements_*_summary.csv")); len(m) != 2 {
 				t.Errorf("the runs kept as artifacts are not summarised: %v", m)
 			}
 		})
