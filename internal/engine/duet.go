@@ -205,12 +205,9 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%s: %w while connecting", sub.Type, ErrInterrupted)
 			}
-			link, err := sub.Open(ctx)
+			link, err := sub.open(ctx)
 			if err != nil {
-				if ctx.Err() != nil {
-					return nil, fmt.Errorf("%s: %w while connecting", sub.Type, ErrInterrupted)
-				}
-				return nil, &StopError{Type: sub.Type, Err: fmt.Errorf("cannot connect: %w", err)}
+				return nil, err
 			}
 			rec := &sides[k].recs[i]
 			if rec.System == nil {

@@ -178,12 +178,9 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%s: %w before it started", s.Type, ErrInterrupted)
 	}
-	link, err := s.Open(ctx)
+	link, err := s.open(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
-			return res, fmt.Errorf("%s: %w while connecting", s.Type, ErrInterrupted)
-		}
-		return res, &StopError{Type: s.Type, Err: fmt.Errorf("cannot connect: %w", err)}
+		return res, err
 	}
 	res.meta.System = link.System
 	_, res.meta.Acknowledged = link.Pinger.(driver.AckSender)
@@ -272,6 +269,19 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 		return res, &StopError{Type: s.Type, Payload: payload, Attempt: attempt + 1, Total: cfg.Warmup + cfg.Samples, Err: err}
 	}
 	return res, nil
+}
+
+// open connects s, saying an interrupted connection as ErrInterrupted
+// and a failed one as a StopError.
+func (s Sub) open(ctx context.Context) (*Link, error) {
+	link, err := s.Open(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w while connecting", s.Type, ErrInterrupted)
+		}
+		return nil, &StopError{Type: s.Type, Err: fmt.Errorf("cannot connect: %w", err)}
+	}
+	return link, nil
 }
 
 // kept counts the samples of payloads.

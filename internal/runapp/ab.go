@@ -331,16 +331,9 @@ func checkWritable(path string) error {
 // at once, both pass abPlan's checks, but only one creates the file; the
 // other stops here, before its first run.
 func claimSeries(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return exit.Usagef("--out: cannot create %s: %v", filepath.Dir(path), fileerr.Cause(err))
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if errors.Is(err, fs.ErrExist) {
-		return exit.Usagef("series file %s was created by another process meanwhile (another run ab given the same --out and --name?): "+
-			"a series belongs to one run ab; choose another --name or --out", path)
-	}
+	f, err := createExclusive(path, "series file", ": a series belongs to one run ab; choose another --name or --out")
 	if err != nil {
-		return exit.Usagef("series file: cannot create %s: %v", path, fileerr.Cause(err))
+		return err
 	}
 	cw := csv.NewWriter(f)
 	cw.Write(seriesHeader)
@@ -350,6 +343,23 @@ func claimSeries(path string) error {
 		return exit.Usagef("series file: cannot write %s: %v", path, fileerr.Cause(err))
 	}
 	return nil
+}
+
+// createExclusive creates the file what at path, and its folders, refusing
+// one that exists: of two run ab given the same --out and --name at once,
+// the second stops here, its error ending in meanwhile.
+func createExclusive(path, what, meanwhile string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, exit.Usagef("--out: cannot create %s: %v", filepath.Dir(path), fileerr.Cause(err))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, exit.Usagef("%s %s was created by another process meanwhile (another run ab given the same --out and --name?)%s", what, path, meanwhile)
+	}
+	if err != nil {
+		return nil, exit.Usagef("%s: cannot create %s: %v", what, path, fileerr.Cause(err))
+	}
+	return f, nil
 }
 
 // orderText says how the order of the runs was set: each pair's, or each
@@ -441,11 +451,8 @@ func writeSeries(path string, cfg ABConfig, started []abRun) error {
 // checkRunArgs refuses --out and --name among a side's run flags (ab
 // names each run's experiment itself), then parses them with check.
 func checkRunArgs(check func([]string) (Config, error), args []string) (Config, error) {
-	for _, a := range args {
-		flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && slices.Contains([]string{"out", "o", "name"}, flag) {
-			return Config{}, exit.Usagef("%s: ab names each run's experiment itself (--out and --name of 'run ab')", a)
-		}
+	if a := givenArg(args, "out", "o", "name"); a != "" {
+		return Config{}, exit.Usagef("%s: ab names each run's experiment itself (--out and --name of 'run ab')", a)
 	}
 	return check(args)
 }

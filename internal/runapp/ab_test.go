@@ -86,13 +86,20 @@ func TestAB(t *testing.T) {
 // seriesRows reads a series file's rows after its header.
 func seriesRows(t *testing.T, path string) [][]string {
 	t.Helper()
+	return csvRows(t, path, "Unit,Position,Side,Run,Experiment,Start,Design,Seed")
+}
+
+// csvRows reads a CSV file whose header must be header, and returns its
+// rows after it.
+func csvRows(t *testing.T, path, header string) [][]string {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) == 0 || strings.Join(rows[0], ",") != "Unit,Position,Side,Run,Experiment,Start,Design,Seed" {
+	if err != nil || len(rows) == 0 || strings.Join(rows[0], ",") != header {
 		t.Fatalf("%s: %v, %q", path, err, rows)
 	}
 	return rows[1:]

@@ -344,12 +344,7 @@ func robustSpread(x []float64) float64 {
 	if len(x) < 2 {
 		return 0
 	}
-	m := stats.Median(x)
-	dev := make([]float64, len(x))
-	for i, v := range x {
-		dev[i] = math.Abs(v - m)
-	}
-	if s := 1.4826 * stats.Median(dev); s > 0 {
+	if s := stats.MADSpread(x); s > 0 {
 		return s
 	}
 	var sum, sq float64

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -84,10 +83,8 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		return err
 	}
 	for _, side := range []string{SideReference, SideCandidate} {
-		for _, a := range append(slices.Clone(cfg.Common), sides[side]...) {
-			if given([]string{a}, "samples", "n") {
-				return exit.Usagef("%s: with --design interleave a side measures --blocks blocks of --block round trips per round and payload, and --max-runs rounds at most; give those", a)
-			}
+		if a := givenArg(append(slices.Clone(cfg.Common), sides[side]...), "samples"); a != "" {
+			return exit.Usagef("%s: with --design interleave a side measures --blocks blocks of --block round trips per round and payload, and --max-runs rounds at most; give those", a)
 		}
 	}
 	var parsed [2]Config
@@ -141,7 +138,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", plan[i].side, err))
 		}
 		sc.EchoStderr = stderr
-		if !given(append(slices.Clone(cfg.Common), sides[plan[i].side]...), "warmup", "w") {
+		if givenArg(append(slices.Clone(cfg.Common), sides[plan[i].side]...), "warmup") == "" {
 			sc.Engine.Warmup = DefaultRoundWarmup
 		}
 		s, err := session.Prepare(ctx, sc)
@@ -232,15 +229,16 @@ func sharedPinger(cfg ABConfig, ref, cand Config) error {
 	return nil
 }
 
-// given reports whether args give one of the flags named (without dashes).
-func given(args []string, names ...string) bool {
+// givenArg returns the first of args that gives one of the flags named
+// (without dashes), "" when none does.
+func givenArg(args []string, names ...string) string {
 	for _, a := range args {
 		flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "-") && slices.Contains(names, flag) {
-			return true
+			return a
 		}
 	}
-	return false
+	return ""
 }
 
 // sideArgs splits each side's run flags and refuses two sides alike.
@@ -350,15 +348,9 @@ type roundsWriter struct {
 // claimRounds creates the rounds file, which must not exist, with its
 // header.
 func claimRounds(path string) (*roundsWriter, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, exit.Usagef("--out: cannot create %s: %v", filepath.Dir(path), fileerr.Cause(err))
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, exit.Usagef("rounds file %s was created by another process meanwhile (another run ab given the same --out and --name?); choose another --name or --out", path)
-	}
+	f, err := createExclusive(path, "rounds file", "; choose another --name or --out")
 	if err != nil {
-		return nil, exit.Usagef("rounds file: cannot create %s: %v", path, fileerr.Cause(err))
+		return nil, err
 	}
 	w := &roundsWriter{f: f, cw: csv.NewWriter(f)}
 	if err := w.write([][]string{roundsHeader}); err != nil {

@@ -1,7 +1,6 @@
 package runapp_test
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,19 +14,10 @@ import (
 	"github.com/mqgate/mqgate/internal/runapp"
 )
 
-// roundsRows reads an interleaved gate's blocks file.
+// roundsRows reads an interleaved gate's rounds file.
 func roundsRows(t *testing.T, path string) [][]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) == 0 || strings.Join(rows[0], ",") != "Round,Sub-experiment,Payload,Reference first,Column,Reference,Candidate,Unit" {
-		t.Fatalf("%s: %v, %q", path, err, rows)
-	}
-	return rows[1:]
+	return csvRows(t, path, "Round,Sub-experiment,Payload,Reference first,Column,Reference,Candidate,Unit")
 }
 
 // TestABInterleaveFails gates, with the default design of --max-runs, an

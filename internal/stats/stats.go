@@ -90,6 +90,18 @@ func stdScratch(x, scratch []float64) float64 {
 	return math.Sqrt(Sum(d) / float64(len(x)))
 }
 
+// MADSpread returns 1.4826 times the median absolute deviation of x from
+// its median: the standard deviation for normal values, robust to a few
+// far ones. x is not modified. NaN when empty.
+func MADSpread(x []float64) float64 {
+	m := Median(x)
+	dev := make([]float64, len(x))
+	for i, v := range x {
+		dev[i] = math.Abs(v - m)
+	}
+	return 1.4826 * Median(dev)
+}
+
 // Median returns numpy's median of x: the middle value, or the mean of the
 // two middle values when n is even. x is not modified. NaN when empty.
 func Median(x []float64) float64 {

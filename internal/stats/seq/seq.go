@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
@@ -422,7 +423,7 @@ func (g *Gate) dependent(n int, failing bool) bool {
 	var seen [][]float64
 	add := func(k int, at float64) {
 		s := slices.Clone(g.bad[k])
-		w := 2 * robustSpread(s)
+		w := 2 * stats.MADSpread(s)
 		for i, x := range s {
 			s[i] = min(max(x, at-w), at+w)
 		}
@@ -443,27 +444,6 @@ func (g *Gate) dependent(n int, failing bool) bool {
 		Block: 1, Units: n}
 	g.dep.Refused = g.dep.Significant
 	return g.dep.Significant
-}
-
-// robustSpread is 1.4826 times the median absolute deviation of x.
-func robustSpread(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	m := median(s)
-	for i, v := range s {
-		s[i] = math.Abs(v - m)
-	}
-	slices.Sort(s)
-	return 1.4826 * median(s)
-}
-
-// median is the median of sorted values.
-func median(s []float64) float64 {
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func (g *Gate) names() []string {
