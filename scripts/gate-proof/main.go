@@ -15,7 +15,12 @@
 //     measured by a pilot run);
 //   - nats-unchanged, nats-slower: the same for nats_reliable, both sides'
 //     echo programs behind one nats-server (-nats URL), the delay 10 % of
-//     its round trip.
+//     its round trip;
+//   - drift-unchanged, drift-slower, nats-drift-unchanged, nats-drift-slower:
+//     the case named after "drift-" with a neighbour whose demand for the
+//     CPUs changes while each gate runs (phases of 1 to 8 s: idle, one or
+//     two threads spinning, one busy 1 ms in every 2), the drifting machine
+//     a shared runner is.
 //
 // It prints a Markdown table: per case the gates run, PASS, FAIL and
 // inconclusive counts with 95 % Clopper–Pearson intervals, the median and
@@ -52,6 +57,12 @@ type options struct {
 	extra          []string
 }
 
+// allCases are the cases the proof knows. A drift- case is the case after
+// it with a drifting neighbour on the machine while each gate runs
+// (drifter).
+var allCases = []string{"unchanged", "slower", "drift-unchanged", "drift-slower",
+	"nats-unchanged", "nats-slower", "nats-drift-unchanged", "nats-drift-slower"}
+
 // gateResult is one gate's outcome.
 type gateResult struct {
 	code    int
@@ -68,7 +79,7 @@ func main() {
 	flag.StringVar(&o.nats, "nats", "nats://127.0.0.1:4222", "the nats-server of the NATS cases")
 	flag.IntVar(&o.gates, "gates", 20, "gates per case")
 	flag.IntVar(&o.budget, "max-runs", 150, "each gate's budget (run ab --max-runs)")
-	flag.StringVar(&cases, "cases", "unchanged,slower", "cases, among unchanged, slower, nats-unchanged, nats-slower")
+	flag.StringVar(&cases, "cases", "unchanged,slower", "cases, comma-separated, among "+strings.Join(allCases, ", "))
 	flag.StringVar(&extra, "run-flags", "", "more run flags for both sides, space-separated (e.g. --blocks 3)")
 	flag.Parse()
 	o.cases = strings.Split(cases, ",")
@@ -87,8 +98,8 @@ func proof(o options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-gates %d, -max-runs %d: expected at least 1", o.gates, o.budget)
 	}
 	for _, c := range o.cases {
-		if !slices.Contains([]string{"unchanged", "slower", "nats-unchanged", "nats-slower"}, c) {
-			return fmt.Errorf("-cases: %q: expected unchanged, slower, nats-unchanged or nats-slower", c)
+		if !slices.Contains(allCases, c) {
+			return fmt.Errorf("-cases: %q: expected one of %s", c, strings.Join(allCases, ", "))
 		}
 	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
@@ -131,7 +142,14 @@ func proof(o options, stdout, stderr io.Writer) error {
 		}
 		var rs []gateResult
 		for g := 1; g <= o.gates; g++ {
+			var d *drifter
+			if strings.Contains(c, "drift-") {
+				d = startDrift(uint64(g))
+			}
 			r, err := gate(o, c, g, subs, cand)
+			if d != nil {
+				fmt.Fprintf(stderr, "%s %d/%d: %s\n", c, g, o.gates, d.Stop())
+			}
 			if err != nil {
 				return err
 			}
