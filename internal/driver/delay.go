@@ -2,27 +2,33 @@ package driver
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Delay is the processing time an echo end spends on each message before
 // it replies (run --echo-delay, mq-bench's --proc-delay): Mean, plus a
 // uniform jitter in [-Jitter, +Jitter] drawn from a generator seeded with
-// Seed, so that two runs with one seed delay the same sequence. The zero
-// value delays nothing.
+// Seed, so that two runs with one seed delay the same sequence. Work is
+// CPU work spent on each message before the delay (run --echo-work): a
+// calibrated loop that takes Work on an idle CPU and the same work,
+// not the same wall time, on a busy one. The zero value delays nothing.
 type Delay struct {
 	Mean, Jitter time.Duration
 	Seed         uint64
+	Work         time.Duration
 }
 
-// IsZero reports whether d delays nothing.
-func (d Delay) IsZero() bool { return d.Mean == 0 && d.Jitter == 0 }
+// IsZero reports whether d delays nothing and spends no work.
+func (d Delay) IsZero() bool { return d.Mean == 0 && d.Jitter == 0 && d.Work == 0 }
 
-// String is the DURATION[±JITTER] spelling ParseDelay reads.
+// String is the DURATION[±JITTER] spelling ParseDelay reads (the delay
+// alone: Work has a flag of its own).
 func (d Delay) String() string {
 	if d.Jitter == 0 {
 		return d.Mean.String()
@@ -69,15 +75,71 @@ type Delayer struct {
 	d   Delay
 	mu  sync.Mutex
 	rng *rand.Rand
+	// iters is the work loop's iterations per message (d.Work at the
+	// calibrated rate).
+	iters int
 }
 
 // NewDelayer returns a Delayer for d, or nil when d delays nothing (Wait
-// on a nil Delayer returns at once).
+// on a nil Delayer returns at once). With Work it calibrates the work
+// loop first (a few milliseconds at most).
 func (d Delay) NewDelayer() *Delayer {
 	if d.IsZero() {
 		return nil
 	}
-	return &Delayer{d: d, rng: rand.New(rand.NewPCG(d.Seed, 0x6d716761746520))}
+	p := &Delayer{d: d, rng: rand.New(rand.NewPCG(d.Seed, 0x6d716761746520))}
+	if d.Work > 0 {
+		p.iters = max(1, int(math.Round(WorkRate()*float64(d.Work))))
+	}
+	return p
+}
+
+// workSink keeps the work loop's result, so that the compiler cannot drop
+// the loop as dead code.
+var workSink atomic.Uint64
+
+// work runs n iterations of an xorshift step, each depending on the last:
+// a fixed amount of integer work that no compiler can fold or skip.
+//
+//go:noinline
+func work(n int) {
+	x := workSink.Load() | 1
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	workSink.Store(x)
+}
+
+// calibrationIters is the loop's length per calibration try (about ten
+// microseconds), calibrationTries how many tries and calibrationGap the
+// pause between them: the fastest try is the one least interrupted, so
+// the rate is that of an idle CPU, and the pauses spread the tries over a
+// few milliseconds, longer than a busy spell of a shared machine.
+const (
+	calibrationIters = 5000
+	calibrationTries = 15
+	calibrationGap   = 100 * time.Microsecond
+)
+
+// WorkRate times the work loop and returns its iterations per nanosecond
+// on this CPU: the fastest of several tries, so that preemption during
+// some makes the rate no slower.
+func WorkRate() float64 {
+	work(calibrationIters) // fault in and warm up
+	best := 0.0
+	for i := range calibrationTries {
+		if i > 0 {
+			time.Sleep(calibrationGap)
+		}
+		start := time.Now()
+		work(calibrationIters)
+		if el := time.Since(start); el > 0 {
+			best = max(best, calibrationIters/float64(el))
+		}
+	}
+	return best
 }
 
 // spinBelow is the part of a delay spent spinning rather than sleeping: a
@@ -85,12 +147,15 @@ func (d Delay) NewDelayer() *Delayer {
 // load), so the last stretch is measured by the clock instead.
 const spinBelow = 200 * time.Microsecond
 
-// Wait returns once the next delay has passed since it was called. It
-// sleeps through most of a long delay and spins (yielding the processor)
-// through the rest, as processing would keep the echo busy.
+// Wait spends the work on the message, then returns once the next delay
+// has passed. It sleeps through most of a long delay and spins (yielding
+// the processor) through the rest, as processing would keep the echo busy.
 func (p *Delayer) Wait() {
 	if p == nil {
 		return
+	}
+	if p.iters > 0 {
+		work(p.iters)
 	}
 	start := time.Now()
 	d := p.Next()
@@ -120,8 +185,9 @@ func (p *Delayer) Next() time.Duration {
 }
 
 // EchoDelayer is implemented by transports whose echo ends honour
-// Options.EchoDelay; the run command refuses --echo-delay for the others
-// rather than measuring without it.
+// Options.EchoDelay, its delay and its work alike (both are spent by
+// Delayer.Wait); the run command refuses --echo-delay and --echo-work for
+// the others rather than measuring without them.
 type EchoDelayer interface {
 	HonoursEchoDelay()
 }

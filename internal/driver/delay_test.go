@@ -119,3 +119,15 @@ func FuzzParseDelay(f *testing.F) {
 		}
 	})
 }
+
+// TestEchoWorkScales checks that the calibrated iterations grow with the
+// work asked for and that no work means no loop.
+func TestEchoWorkScales(t *testing.T) {
+	if p := (Delay{Mean: time.Microsecond}).NewDelayer(); p.iters != 0 {
+		t.Errorf("a delay without work runs %d iterations", p.iters)
+	}
+	a, b := Delay{Work: 10 * time.Microsecond}.NewDelayer(), Delay{Work: 100 * time.Microsecond}.NewDelayer()
+	if r := float64(b.iters) / float64(a.iters); r < 3 || r > 30 {
+		t.Errorf("10µs and 100µs of work calibrate to %d and %d iterations", a.iters, b.iters)
+	}
+}

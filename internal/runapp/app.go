@@ -55,17 +55,21 @@ type Config struct {
 	CPUs        string // --cpus
 	EchoCommand string // --echo-command
 	EchoDelay   string // --echo-delay
+	// EchoWork is --echo-work: CPU work each echo end this run starts
+	// spends on each message (driver.Delay.Work).
+	EchoWork time.Duration
 }
 
 // EchoConfig is `run echo`: the session's echo settings, and the flags
 // that make its delay, its certificates and its lifeline.
 type EchoConfig struct {
 	session.EchoConfig
-	Args          []string // arguments after the flags (refused)
-	EchoDelay     string   // --echo-delay
-	Seed          uint64   // --seed of the jitter
-	CA, Cert, Key string   // --ca, --cert, --key
-	StdinLifeline bool     // --stdin-lifeline
+	Args          []string      // arguments after the flags (refused)
+	EchoDelay     string        // --echo-delay
+	EchoWork      time.Duration // --echo-work
+	Seed          uint64        // --seed of the jitter
+	CA, Cert, Key string        // --ca, --cert, --key
+	StdinLifeline bool          // --stdin-lifeline
 }
 
 // list prints the registered sub-experiments.
@@ -114,6 +118,10 @@ func sessionConfig(cfg Config) (session.Config, error) {
 		}
 		sc.EchoDelay = d
 	}
+	if cfg.EchoWork < 0 || cfg.EchoWork > time.Minute {
+		return sc, fmt.Errorf("--echo-work %v: expected a duration from 0 to 1m", cfg.EchoWork)
+	}
+	sc.EchoDelay.Work = cfg.EchoWork
 	payloads, err := engine.ParsePayloads(cfg.Payloads)
 	if err != nil {
 		return sc, fmt.Errorf("--payloads: %v", err)
@@ -321,6 +329,10 @@ func Echo(ctx context.Context, cfg EchoConfig, stdout io.Writer) error {
 		ec.Delay = d
 		ec.Delay.Seed = cfg.Seed
 	}
+	if cfg.EchoWork < 0 || cfg.EchoWork > time.Minute {
+		return exit.Usagef("--echo-work %v: expected a duration from 0 to 1m", cfg.EchoWork)
+	}
+	ec.Delay.Work = cfg.EchoWork
 	if ca, cert, key := cfg.CA, cfg.Cert, cfg.Key; ca != "" || cert != "" || key != "" {
 		switch {
 		case ca == "":

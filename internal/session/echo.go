@@ -25,7 +25,7 @@ type EchoConfig struct {
 	MaxMessageSize int
 	QueueDepth     int
 	// Delay is spent on each message before its echo (its Seed draws the
-	// jitter).
+	// jitter), after its Work.
 	Delay driver.Delay
 	// Topic is the base topic a broker echoer serves.
 	Topic string
@@ -84,7 +84,11 @@ func ServeEcho(ctx context.Context, c EchoConfig) error {
 		return &UsageError{errors.New("--topic: a broker echo needs the topic to serve (the same as run's --topic)")}
 	}
 	if !c.Delay.IsZero() && !driver.HonoursEchoDelay(tr) {
-		return &UsageError{fmt.Errorf("--echo-delay: transport %s does not apply it", tr.Name())}
+		flag := "--echo-delay"
+		if c.Delay.Mean == 0 && c.Delay.Jitter == 0 {
+			flag = "--echo-work"
+		}
+		return &UsageError{fmt.Errorf("%s: transport %s does not apply it", flag, tr.Name())}
 	}
 	opts := driver.Options{Reliable: c.Reliable, Security: c.Security, MaxMessageSize: c.MaxMessageSize,
 		QueueDepth: c.QueueDepth, Topic: c.Topic, Params: c.Params, EchoDelay: c.Delay}

@@ -365,14 +365,19 @@ func (s *Session) placeBroker(p *plan, targets map[string]target, used map[strin
 // checkEchoDelay refuses an echo delay p cannot apply: its echo end is not
 // this run's, or its transport ignores the delay.
 func (s *Session) checkEchoDelay(p *plan) error {
-	if s.cfg.EchoDelay.IsZero() {
+	d := s.cfg.EchoDelay
+	if d.IsZero() {
 		return nil
 	}
+	flag := "--echo-delay"
+	if d.Mean == 0 && d.Jitter == 0 {
+		flag = "--echo-work"
+	}
 	if p.echo == EchoRemote {
-		return fmt.Errorf("%s: --echo-delay applies to the echoes this run starts; give it to the remote 'run echo' instead", p.sc.Type)
+		return fmt.Errorf("%s: %s applies to the echoes this run starts; give it to the remote 'run echo' instead", p.sc.Type, flag)
 	}
 	if !driver.HonoursEchoDelay(p.tr) {
-		return fmt.Errorf("%s: transport %s does not apply --echo-delay", p.sc.Type, p.tr.Name())
+		return fmt.Errorf("%s: transport %s does not apply %s", p.sc.Type, p.tr.Name(), flag)
 	}
 	return nil
 }
@@ -768,8 +773,11 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 	if o.QueueDepth > 0 {
 		argv = append(argv, "--queue-depth", strconv.Itoa(o.QueueDepth))
 	}
-	if !o.EchoDelay.IsZero() {
-		argv = append(argv, "--echo-delay", o.EchoDelay.String(), "--seed", strconv.FormatUint(o.EchoDelay.Seed, 10))
+	if d := o.EchoDelay; d.Mean != 0 || d.Jitter != 0 {
+		argv = append(argv, "--echo-delay", d.String(), "--seed", strconv.FormatUint(d.Seed, 10))
+	}
+	if w := o.EchoDelay.Work; w > 0 {
+		argv = append(argv, "--echo-work", w.String())
 	}
 	if sec := o.Security; sec != nil {
 		// A broker's echo is a client: with --ca alone it verifies the

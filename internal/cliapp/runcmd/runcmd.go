@@ -191,6 +191,7 @@ func runFlags(cfg *runapp.Config) []cli.Flag {
 		&cli.StringFlag{Name: "cpus", Usage: "pin the pinger and the echoer: PINGER_CPU,ECHOER_CPU, or none", DefaultText: "the first two CPUs run may use, when it may use two", Destination: &cfg.CPUs},
 		&cli.StringFlag{Name: "echo-command", Usage: "command line started in the echo role instead of this program (another build of run, a wrapper), quoted as in a shell; 'echo' and its flags are appended", Destination: &cfg.EchoCommand},
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay the echo ends this run starts spend on each message before replying: DURATION or DURATION±JITTER (also +-), e.g. 50us or 50us±10us; the jitter is uniform, drawn from --seed", Destination: &cfg.EchoDelay},
+		cliapp.Ranged(&cli.DurationFlag{Name: "echo-work", Usage: "CPU work the echo ends this run starts spend on each message before replying: a loop calibrated once per echo end to take DURATION on an idle CPU, e.g. 2us; unlike --echo-delay it costs the same CPU on a busy machine; valid wherever --echo-delay is", Destination: &cfg.EchoWork}, flagrange.Duration(0, time.Minute)),
 		cliapp.Ranged(&cli.DurationFlag{Name: "retransmit-timeout", Usage: "reliable UDP/DTLS: resend after this long without an echo (default: the transport's, 10ms)", Destination: &cfg.Session.RetransmitTimeout}, flagrange.Duration(time.Microsecond, time.Minute)),
 		cliapp.Ranged(&cli.IntFlag{Name: "max-retries", Usage: "reliable UDP/DTLS: resends per message (default: the transport's, 10)", Destination: &cfg.Session.MaxRetries}, flagrange.Int(1, 1000)),
 		cliapp.Ranged(&cli.IntFlag{Name: "queue-depth", Usage: "in-process queue depth in messages (default: the transport's)", Destination: &cfg.Session.QueueDepth}, queueDepthRange),
@@ -217,6 +218,7 @@ func echoFlags(echo *runapp.EchoConfig) []cli.Flag {
 		cliapp.Ranged(&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes", Destination: &echo.MaxMessageSize}, flagrange.Int(engine.HeaderSize, 1<<30)),
 		cliapp.Ranged(&cli.IntFlag{Name: "queue-depth", Usage: "queue depth in messages (default: the transport's)", Destination: &echo.QueueDepth}, queueDepthRange),
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay before each echo: DURATION or DURATION±JITTER (also +-), e.g. 50us±10us", Destination: &echo.EchoDelay},
+		cliapp.Ranged(&cli.DurationFlag{Name: "echo-work", Usage: "CPU work before each echo: a loop calibrated to take DURATION on an idle CPU, e.g. 2us", Destination: &echo.EchoWork}, flagrange.Duration(0, time.Minute)),
 		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the --echo-delay jitter", Destination: &echo.Seed}, flagrange.Uint64()),
 		&cli.BoolFlag{Name: "stdin-lifeline", Usage: "exit when standard input closes (set by a parent run)", Destination: &echo.StdinLifeline},
 	}
