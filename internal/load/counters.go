@@ -1,6 +1,10 @@
 package load
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/mqgate/mqgate/internal/loadsummary"
+)
 
 // Counters are the run's message counts, updated atomically by publishers,
 // subscribers and acknowledgement callbacks. Only messages of the measured
@@ -30,19 +34,8 @@ type Counters struct {
 	Errors          atomic.Uint64 // failed sends, malformed or foreign messages
 }
 
-// CounterValues is a plain copy of Counters.
-type CounterValues struct {
-	MessagesSent     uint64 `json:"messages_sent"`
-	MessagesReceived uint64 `json:"messages_received"`
-	MessagesAcked    uint64 `json:"messages_acked"`
-	MessagesRefused  uint64 `json:"messages_refused"`
-	BytesSent        uint64 `json:"bytes_sent"`
-	BytesReceived    uint64 `json:"bytes_received"`
-	Errors           uint64 `json:"errors"`
-	Skipped          uint64 `json:"skipped"`
-	Clamped          uint64 `json:"clamped"`
-	Warmup           uint64 `json:"warmup_received"`
-}
+// CounterValues is a plain copy of Counters, as the summary JSON holds it.
+type CounterValues = loadsummary.CounterValues
 
 // Load reads every counter (each atomically; together they are a
 // consistent view only once the traffic has stopped).
@@ -58,21 +51,5 @@ func (c *Counters) Load() CounterValues {
 		Skipped:          c.Skipped.Load(),
 		Clamped:          c.Clamped.Load(),
 		Warmup:           c.Warmup.Load(),
-	}
-}
-
-// Sub returns v − o field by field: the counts of an interval.
-func (v CounterValues) Sub(o CounterValues) CounterValues {
-	return CounterValues{
-		MessagesSent:     v.MessagesSent - o.MessagesSent,
-		MessagesReceived: v.MessagesReceived - o.MessagesReceived,
-		MessagesAcked:    v.MessagesAcked - o.MessagesAcked,
-		MessagesRefused:  v.MessagesRefused - o.MessagesRefused,
-		BytesSent:        v.BytesSent - o.BytesSent,
-		BytesReceived:    v.BytesReceived - o.BytesReceived,
-		Errors:           v.Errors - o.Errors,
-		Skipped:          v.Skipped - o.Skipped,
-		Clamped:          v.Clamped - o.Clamped,
-		Warmup:           v.Warmup - o.Warmup,
 	}
 }

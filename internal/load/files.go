@@ -3,7 +3,6 @@ package load
 import (
 	"bufio"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/loadsummary"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -20,7 +20,7 @@ import (
 func SnapshotsFileName(typ string) string { return "load_" + typ + "_snapshots.csv" }
 
 // SummaryFileName is the summary JSON of sub-experiment typ.
-func SummaryFileName(typ string) string { return "load_" + typ + "_summary.json" }
+func SummaryFileName(typ string) string { return loadsummary.FileName(typ) }
 
 // HistogramLogFileName is the HdrHistogram interval log of typ.
 func HistogramLogFileName(typ string) string { return "load_" + typ + ".hlog" }
@@ -96,89 +96,16 @@ func WriteSnapshots(w io.Writer, rows []Snapshot) error {
 	return bw.Flush()
 }
 
-// SummaryFormat identifies the summary JSON.
-const SummaryFormat = "mqgate-load-summary/2"
+// SummaryFormat identifies the summary JSON (loadsummary.Format).
+const SummaryFormat = loadsummary.Format
 
-// Summary is the summary JSON of one sub-experiment.
-type Summary struct {
-	Format        string           `json:"format"`
-	SubExperiment string           `json:"subexperiment"`
-	Transport     string           `json:"transport"`
-	Parameters    Parameters       `json:"parameters"`
-	Payloads      []PayloadSummary `json:"payloads"`
-	Completed     bool             `json:"completed"`
-	Error         string           `json:"error,omitempty"`
-}
-
-// Parameters are the settings of a load run.
-type Parameters struct {
-	Scenario    string  `json:"scenario"`
-	Publishers  int     `json:"publishers"`
-	Subscribers int     `json:"subscribers"`
-	Topics      int     `json:"topics"`
-	Rate        float64 `json:"rate_per_publisher"` // msg/s; 0 unpaced
-	Pacing      string  `json:"pacing"`
-	DurationS   float64 `json:"duration_s"`
-	WarmupS     float64 `json:"warmup_s"`
-	DrainS      float64 `json:"drain_s"`
-	IntervalS   float64 `json:"interval_s"`
-	RunID       uint32  `json:"run_id"`
-	Padding     Padding `json:"padding"`
-	PaddingSeed uint64  `json:"padding_seed,omitempty"`
-	Latency     string  `json:"latency"`
-	Clock       string  `json:"clock"`
-	Payloads    []int   `json:"payloads"`
-}
-
-// PayloadSummary is one payload's aggregates.
-type PayloadSummary struct {
-	Payload        int           `json:"payload"`
-	MeasuredS      float64       `json:"measured_s"`
-	ReceivePeriodS float64       `json:"receive_period_s"`
-	Counters       CounterValues `json:"counters"`
-	Expected       uint64        `json:"expected"`
-	Offered        uint64        `json:"expected_offered"`
-	Received       uint64        `json:"received_unique"`
-	Lost           uint64        `json:"lost"`
-	Duplicates     uint64        `json:"duplicates"`
-	OutOfOrder     uint64        `json:"out_of_order"`
-	DeliveryRatio  float64       `json:"delivery_ratio"` // of what was sent
-	DeliveryRate   float64       `json:"delivery_rate"`  // of the offered schedule
-	SendRate       float64       `json:"send_rate"`      // msg/s
-	ReceiveRate    float64       `json:"receive_rate"`   // msg/s, received_unique / measured_s
-	ReceiveMbps    float64       `json:"receive_mbps"`   // 10^6 bit/s, of receive_rate
-	// ReceiveRateToLastDelivery is received_unique / receive_period_s.
-	ReceiveRateToLastDelivery float64 `json:"receive_rate_to_last_delivery"`
-	// OfferedTotal is the slots every publisher's schedule offered, in
-	// total (each publisher's are its offered); OfferedRateTotal is the
-	// rate of all publishers together (rate_per_publisher × publishers, 0
-	// unpaced).
-	OfferedTotal     uint64  `json:"offered_total"`
-	OfferedRateTotal float64 `json:"offered_rate_total"`
-	// LatencyFrom says where Latency is measured from; LatencyFromSend is
-	// from the time each message was actually handed to the system (paced
-	// runs; the same as Latency unpaced), LatencyFromSendMissing the
-	// deliveries it lacks (in flight too long for the send times kept).
-	LatencyFrom            string `json:"latency_from"`
-	Latency                Stats  `json:"latency"`
-	LatencyFromSend        Stats  `json:"latency_from_send"`
-	LatencyFromSendMissing uint64 `json:"latency_from_send_missing"`
-	// The latency statistics again in µs, under the MQTT-bench spec's names.
-	LatencyMinUs  float64            `json:"latency_min_us"`
-	LatencyMaxUs  float64            `json:"latency_max_us"`
-	LatencyMeanUs float64            `json:"latency_mean_us"`
-	LatencyP50Us  float64            `json:"latency_p50_us"`
-	LatencyP95Us  float64            `json:"latency_p95_us"`
-	LatencyP99Us  float64            `json:"latency_p99_us"`
-	LatencyP999Us float64            `json:"latency_p999_us"`
-	SendDelay     Stats              `json:"send_delay"`
-	RawKept       int                `json:"raw_kept"`
-	RawDropped    uint64             `json:"raw_dropped"`
-	Drained       bool               `json:"drained"`
-	Publishers    []PublisherResult  `json:"publishers"`
-	Subscribers   []SubscriberResult `json:"subscribers"`
-	Notes         []string           `json:"notes"`
-}
+// The summary JSON's records, written through internal/loadsummary, the
+// format's reader and writer.
+type (
+	Summary        = loadsummary.Summary
+	Parameters     = loadsummary.Parameters
+	PayloadSummary = loadsummary.PayloadSummary
+)
 
 // SummaryOf summarises a payload result.
 func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
@@ -261,13 +188,6 @@ func KneeNotes(r *PayloadResult, cfg Config) []string {
 		notes = append(notes, fmt.Sprintf("%d latencies beyond the raw file's limit are in the histogram only", r.RawDropped))
 	}
 	return notes
-}
-
-// WriteSummary writes s as indented JSON.
-func WriteSummary(w io.Writer, s Summary) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
 }
 
 // WriteHistogramLog writes the interval histograms of every payload as an

@@ -3,17 +3,13 @@ package load
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
-	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/loadsummary"
 )
 
 // measured runs a short in-process measurement for the file tests.
@@ -59,10 +55,10 @@ func TestFilesRoundTrip(t *testing.T) {
 		sum.Payloads = append(sum.Payloads, SummaryOf(&res[i], cfg))
 	}
 	b.Reset()
-	if err := WriteSummary(&b, sum); err != nil {
+	if err := loadsummary.Write(&b, sum); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadSummary(bytes.NewReader(b.Bytes()), "s.json")
+	got, err := loadsummary.Read(bytes.NewReader(b.Bytes()), "s.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,44 +110,6 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
 		}
 	}
-	for _, c := range []struct{ in, want string }{
-		{`{"format": "other/1"}`, `format "other/1"`},
-		{"{\n\"format\": \"mqgate-load-summary/2\",\n\"bogus\": 1}", "unknown field"},
-		{`{"format": "mqgate-load-summary/1"}`, `format "mqgate-load-summary/1", expected "mqgate-load-summary/2"`},
-		{"{\n\"format\": \n}", "j.json:3:"},
-	} {
-		_, err := ReadSummary(strings.NewReader(c.in), "j.json")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.in, err, c.want)
-		}
-	}
-}
-
-// ReadSummary reads a summary JSON, refusing unknown fields and formats.
-func ReadSummary(r io.Reader, file string) (Summary, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return Summary{}, fmt.Errorf("%s: %w", file, err)
-	}
-	var s Summary
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		line := 0
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-		case errors.As(err, &te):
-			line = 1 + bytes.Count(data[:min(int(te.Offset), len(data))], []byte("\n"))
-		}
-		return s, fileerr.New(file, line, "", "%v (expected the %s summary JSON)", err, SummaryFormat)
-	}
-	if s.Format != SummaryFormat {
-		return s, fileerr.New(file, 0, "", "format %q, expected %q", s.Format, SummaryFormat)
-	}
-	return s, nil
 }
 
 // TestReadOldSnapshotHeader: snapshot files written before the time column

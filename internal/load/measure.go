@@ -13,6 +13,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/loadsummary"
 )
 
 // Defaults of a load run (issue 12).
@@ -160,38 +161,12 @@ type Tick struct {
 	Latency *hdrhistogram.Histogram
 }
 
-// SubscriberResult is how many measured messages one subscriber got (first
-// arrivals, from every publisher of its topic): the split among the
-// subscribers of a topic.
-type SubscriberResult struct {
-	Subscriber int    `json:"subscriber"`
-	Topic      int    `json:"topic"`
-	Received   uint64 `json:"received"`
-}
-
-// PublisherResult is what one publisher sent and its subscribers got.
-type PublisherResult struct {
-	Publisher  int    `json:"publisher"`
-	Topic      int    `json:"topic"`
-	Sent       uint64 `json:"sent"`
-	Expected   uint64 `json:"expected"` // Sent × the subscribers of its topic
-	Received   uint64 `json:"received"` // unique deliveries
-	Lost       uint64 `json:"lost"`
-	Duplicates uint64 `json:"duplicates"`
-	OutOfOrder uint64 `json:"out_of_order"`
-	Skipped    uint64 `json:"skipped"`
-	// Offered is the slots of its schedule due in the measured period
-	// (Sent + Skipped; Sent when unpaced); IntendedRate the schedule's rate
-	// (0 unpaced) and SendRate what it achieved, Sent over the measured
-	// period, in msg/s.
-	Offered      uint64  `json:"offered"`
-	IntendedRate float64 `json:"intended_rate"`
-	SendRate     float64 `json:"send_rate"`
-	// SentBytes is the bytes of its measured messages handed to the
-	// system: Sent × the payload × its links (one per subscriber on
-	// point-to-point links).
-	SentBytes uint64 `json:"sent_bytes"`
-}
+// SubscriberResult and PublisherResult are one subscriber's and one
+// publisher's counts, as the summary JSON holds them.
+type (
+	SubscriberResult = loadsummary.SubscriberResult
+	PublisherResult  = loadsummary.PublisherResult
+)
 
 // RawSample is one message's arrival (ns since the epoch) and latency (ns).
 type RawSample struct{ At, Latency int64 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+	"github.com/mqgate/mqgate/internal/loadsummary"
 )
 
 // slowTransport is the in-process link with a publisher that takes delay
@@ -175,7 +176,7 @@ func TestSummaryMicroseconds(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteSummary(&b, Summary{Format: SummaryFormat, Payloads: []PayloadSummary{s}}); err != nil {
+	if err := loadsummary.Write(&b, Summary{Format: SummaryFormat, Payloads: []PayloadSummary{s}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"latency_p50_us": 3,`) || !strings.Contains(b.String(), `"p50_ns": 3000,`) {

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mqgate/mqgate/internal/loadsummary"
 )
 
 // Histogram range: values in nanoseconds up to 10 s with 3 significant
@@ -122,18 +124,9 @@ func (r *Recorder) each(f func(*Shard)) {
 	}
 }
 
-// Stats summarise a latency histogram, in nanoseconds.
-type Stats struct {
-	Count      int64   `json:"count"`
-	MinNs      int64   `json:"min_ns"`
-	MaxNs      int64   `json:"max_ns"`
-	MeanNs     float64 `json:"mean_ns"`
-	P50Ns      int64   `json:"p50_ns"`
-	P95Ns      int64   `json:"p95_ns"`
-	P99Ns      int64   `json:"p99_ns"`
-	P999Ns     int64   `json:"p999_ns"`
-	AboveRange uint64  `json:"above_range"`
-}
+// Stats summarise a latency histogram, in nanoseconds, as the summary
+// JSON holds them.
+type Stats = loadsummary.Stats
 
 // StatsOf summarises h; above is the count of values over the range.
 // An empty histogram gives zero statistics.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/loadsummary"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -131,7 +132,7 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 		Parameters: Parameters{Scenario: cfg.Topology.Scenario, Publishers: cfg.Topology.Publishers, Subscribers: cfg.Topology.Subscribers,
 			Topics: cfg.Topology.Topics, Rate: cfg.Rate, Pacing: pacingName(cfg.Rate), DurationS: cfg.Duration.Seconds(),
 			WarmupS: cfg.Warmup.Seconds(), DrainS: cfg.Drain.Seconds(), IntervalS: cfg.Interval.Seconds(), RunID: cfg.RunID,
-			Padding: cfg.Padding, PaddingSeed: cfg.PaddingSeed,
+			Padding: string(cfg.Padding), PaddingSeed: cfg.PaddingSeed,
 			Latency: meta.LatencyOneWay, Clock: ClockName, Payloads: cfg.Payloads}}
 	if runErr != nil {
 		sum.Error = runErr.Error()
@@ -143,7 +144,7 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 	if err := atomicfile.Write(filepath.Join(r.Dir, SnapshotsFileName(s.Type)), func(w io.Writer) error { return WriteSnapshots(w, rows) }); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(s.Type)), func(w io.Writer) error { return WriteSummary(w, sum) }); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.Dir, SummaryFileName(s.Type)), func(w io.Writer) error { return loadsummary.Write(w, sum) }); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(r.Dir, HistogramLogFileName(s.Type)), func(w io.Writer) error {

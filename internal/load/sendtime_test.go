@@ -15,6 +15,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/intraprocess"
+	"github.com/mqgate/mqgate/internal/loadsummary"
 )
 
 // stampTransport is the in-process link whose publishers take delay over
@@ -220,7 +221,7 @@ func TestOldSummaryReadable(t *testing.T) {
 		Publishers: []PublisherResult{{Sent: 10, Offered: 10, SentBytes: 160}}, Latency: Stats{Count: 10, P50Ns: 1000}}
 	cfg := Config{Rate: 10, Topology: Topology{Publishers: 1}}.WithDefaults()
 	var b bytes.Buffer
-	if err := WriteSummary(&b, Summary{Format: SummaryFormat, Payloads: []PayloadSummary{SummaryOf(r, cfg)}}); err != nil {
+	if err := loadsummary.Write(&b, Summary{Format: SummaryFormat, Payloads: []PayloadSummary{SummaryOf(r, cfg)}}); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]any
@@ -240,7 +241,7 @@ func TestOldSummaryReadable(t *testing.T) {
 	if err := os.WriteFile(path, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ReadSummaryFile(path)
+	s, err := loadsummary.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

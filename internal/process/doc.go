@@ -15,8 +15,9 @@
 // The summaries of the other kinds of run are read and drawn too: run
 // throughput's (throughput.go), run burst's (burst.go), and run load's and
 // run permessage's (oneway.go: tables for the HTML report's headline and
-// figures by payload, from the files' readers in internal/load and
-// internal/throughput).
+// figures by payload, through the formats' readers internal/loadsummary and
+// internal/permessagefile: reading them pulls in none of what measured
+// them, no driver, histogram or metrics exporter).
 //
 // Work is spread over a pool of workers, one payload at a time: reader
 // goroutines stream each file and hand over a payload's samples as soon as

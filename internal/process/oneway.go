@@ -10,17 +10,17 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/htmlreport"
-	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/loadsummary"
+	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // Load is one sub-experiment's run load summary (load_<type>_summary.json).
 type Load struct {
 	Type string
 	Path string
-	load.Summary
+	loadsummary.Summary
 	// Figures are the plots as SVG, when asked for: latency and rates by
 	// payload.
 	Figures []htmlreport.Plot
@@ -50,7 +50,7 @@ func printLoadNotes(w io.Writer, l Load) {
 type PerMessage struct {
 	Type    string
 	Path    string
-	Rows    []throughput.AggregateRow
+	Rows    []permessagefile.Row
 	Figures []htmlreport.Plot // latency, rates and CPU by payload, when asked for
 }
 
@@ -98,7 +98,7 @@ func readLoads(dir string) ([]Load, error) {
 	}
 	out := make([]Load, len(types))
 	for i, typ := range types {
-		s, err := load.ReadSummaryFile(paths[i])
+		s, err := loadsummary.ReadFile(paths[i])
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +157,7 @@ func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, 
 	var out []PerMessage
 	n := 0
 	for i, typ := range types {
-		rows, err := throughput.ReadAggregatesFile(paths[i])
+		rows, err := permessagefile.ReadSummaryFile(paths[i])
 		if err != nil {
 			return nil, n, err
 		}
@@ -167,7 +167,7 @@ func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, 
 		for j, p := range payloads {
 			cats[j] = strconv.Itoa(p)
 		}
-		col := func(q string, v func(throughput.AggregateRow) float64) []float64 {
+		col := func(q string, v func(permessagefile.Row) float64) []float64 {
 			y := make([]float64, len(payloads))
 			for j, p := range payloads {
 				y[j] = math.NaN()
@@ -177,13 +177,13 @@ func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, 
 			}
 			return y
 		}
-		med := func(r throughput.AggregateRow) float64 { return r.Median }
-		all := func(r throughput.AggregateRow) float64 { return r.Overall }
+		med := func(r permessagefile.Row) float64 { return r.Median }
+		all := func(r permessagefile.Row) float64 { return r.Overall }
 		figs := []namedPlot{
 			{"permessage_" + typ + "_latency", plots.CategoryLines(typ+": latency L_n by payload", "Payload [Bytes]", "Latency [µs]", cats,
-				[]plots.Line{{Name: "p50", Y: col("L [µs]", med)}, {Name: "p90", Y: col("L [µs]", func(r throughput.AggregateRow) float64 { return r.P90 })},
-					{Name: "p99", Y: col("L [µs]", func(r throughput.AggregateRow) float64 { return r.P99 })},
-					{Name: "max", Y: col("L [µs]", func(r throughput.AggregateRow) float64 { return r.Max })}})},
+				[]plots.Line{{Name: "p50", Y: col("L [µs]", med)}, {Name: "p90", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.P90 })},
+					{Name: "p99", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.P99 })},
+					{Name: "max", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.Max })}})},
 			{"permessage_" + typ + "_rates", plots.CategoryLines(typ+": throughput by payload, median of the windows and overall",
 				"Payload [Bytes]", "Throughput [msg/s]", cats,
 				[]plots.Line{{Name: "RT_n median (receiver)", Y: col("RT [msg/s]", med)}, {Name: "RT overall", Y: col("RT [msg/s]", all), Dashed: true},
@@ -247,13 +247,13 @@ func (pm PerMessage) payloads() []int {
 }
 
 // row returns the row of quantity q at payload p.
-func (pm PerMessage) row(p int, q string) (throughput.AggregateRow, bool) {
+func (pm PerMessage) row(p int, q string) (permessagefile.Row, bool) {
 	for _, r := range pm.Rows {
 		if r.Payload == p && r.Quantity == q {
 			return r, true
 		}
 	}
-	return throughput.AggregateRow{}, false
+	return permessagefile.Row{}, false
 }
 
 // rate prints a rate in msg/s, whole.
@@ -375,7 +375,7 @@ func PerMessageTable(pms []PerMessage) htmlreport.Table {
 // PerMessageSection is a per-message sub-experiment's section: its summary
 // as in the file and its figures.
 func PerMessageSection(pm PerMessage) htmlreport.Section {
-	t := htmlreport.Table{Caption: filepath.Base(pm.Path), Header: throughput.AggregateHeader}
+	t := htmlreport.Table{Caption: filepath.Base(pm.Path), Header: permessagefile.SummaryHeader}
 	f := func(v float64) htmlreport.Cell {
 		if math.IsNaN(v) {
 			return htmlreport.Num("")

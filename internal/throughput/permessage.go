@@ -362,27 +362,6 @@ func (p *pacer) wait(since func() int64) {
 	p.next += p.interval
 }
 
-// Aggregate describes one per-message quantity over a payload's messages
-// (lost ones and the first M of a window rate left out).
-type Aggregate struct {
-	Count       int
-	Mean        float64
-	Median      float64
-	LowerMedian float64 // the ⌈n/2⌉-th smallest value
-	// RobustDev is the mean absolute deviation from the median,
-	// mean |x − median|.
-	RobustDev     float64
-	Min, Max      float64
-	P50, P90, P99 float64 // numpy's linear percentiles
-	// Bimodality is Sarle's bimodality coefficient
-	// b = (g² + 1) / (κ + 3(n−1)²/((n−2)(n−3))), g the sample skewness and
-	// κ the sample excess kurtosis (both bias-corrected); b > 5/9 (the
-	// value of a uniform distribution) indicates a bimodal or multimodal
-	// distribution: Multimodal is then true. NaN with fewer than 4 values.
-	Bimodality float64
-	Multimodal bool
-}
-
 // BimodalityThreshold is 5/9, the bimodality coefficient of a uniform
 // distribution.
 const BimodalityThreshold = 5.0 / 9

@@ -1,54 +1,48 @@
 package throughput
 
 import (
-	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
+	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/result"
 )
 
-// File names of the per-message method (formats §9).
-func PerMessageFileName(typ string) string { return "permessage_" + typ + ".csv" }
+// File names of the per-message method (formats §9), of permessagefile.
+func PerMessageFileName(typ string) string { return permessagefile.FileName(typ) }
 
 // PerMessageCPUFileName is the CPU samples of typ.
-func PerMessageCPUFileName(typ string) string { return "permessage_" + typ + "_cpu.csv" }
+func PerMessageCPUFileName(typ string) string { return permessagefile.CPUFileName(typ) }
 
 // PerMessageSummaryFileName is the aggregates of typ.
-func PerMessageSummaryFileName(typ string) string { return "permessage_" + typ + "_summary.csv" }
+func PerMessageSummaryFileName(typ string) string { return permessagefile.SummaryFileName(typ) }
 
-// Headers of the per-message files.
+// Headers of the per-message files (permessagefile's).
 var (
-	PerMessageHeader = []string{"Payload [Bytes]", "n", "O [ns]", "I [ns]", "L [µs]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]"}
-	CPUHeader        = []string{"Payload [Bytes]", "n", "Sender CPU [%]", "Receiver CPU [%]", "Client CPU [%]", "Broker CPU [%]",
-		"Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Client CPU [ns/msg]", "Broker CPU [ns/msg]"}
-	AggregateHeader = []string{"Payload [Bytes]", "Quantity", "Count", "Mean", "Median", "Lower median", "Robust deviation", "Min", "Max",
-		"p50", "p90", "p99", "Bimodality", "Multimodal", "Overall", "Note"}
+	PerMessageHeader = permessagefile.Header
+	CPUHeader        = permessagefile.CPUHeader
+	AggregateHeader  = permessagefile.SummaryHeader
 )
 
-// Table is a CSV of a header, then rows whose cells are numbers, an empty
-// cell for a missing value (NaN), except the text columns named in Text.
-type Table struct {
-	Header []string
-	Rows   [][]string
-}
+// The records of the per-message files, written and read through
+// internal/permessagefile.
+type (
+	// Table is a CSV of a header, then rows of cells.
+	Table = permessagefile.Table
+	// Summary is the aggregate of one quantity of a payload beside its
+	// value over the whole run, and a note.
+	Summary = permessagefile.Summary
+	// AggregateRow is one row of the aggregates CSV.
+	AggregateRow = permessagefile.Row
+	// Aggregate describes one per-message quantity over a payload's
+	// messages.
+	Aggregate = permessagefile.Aggregate
+)
 
-// cell formats v: empty for NaN, else up to 3 decimals.
-func cell(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return ""
-	}
-	// Round first, so a value that prints as a whole number (99.9996) is
-	// written as one, and reading a cell back gives the same cell.
-	if r := math.Round(v*1000) / 1000; r == math.Trunc(r) && math.Abs(r) < 1e15 {
-		return strconv.FormatInt(int64(r), 10)
-	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
-}
+// cell formats v as the per-message files do (permessagefile.Cell).
+func cell(v float64) string { return permessagefile.Cell(v) }
 
 // PerMessageTable is the per-message CSV of the payloads pms.
 func PerMessageTable(pms []*PerMessage) Table {
@@ -92,9 +86,7 @@ func CPUTable(pms []*PerMessage) Table {
 }
 
 // Quantities of the aggregates CSV, in order.
-var Quantities = []string{"L [µs]", "SO [ns]", "RO [ns]", "ST [msg/s]", "RT [msg/s]", "RT [Mb/s]",
-	"Sender CPU [%]", "Receiver CPU [%]", "Client CPU [%]", "Broker CPU [%]",
-	"Sender CPU [ns/msg]", "Receiver CPU [ns/msg]", "Client CPU [ns/msg]", "Broker CPU [ns/msg]"}
+var Quantities = permessagefile.Quantities
 
 // Indexes of Quantities.
 const (
@@ -111,27 +103,9 @@ const (
 	qSenderCPUPerMessage
 )
 
-// Summary is the aggregate of one quantity of a payload beside its value
-// over the whole run (NaN for latency), and a note: whether the median
-// agrees with the overall value within AgreementTolerance, or why a CPU
-// figure is missing.
-type Summary struct {
-	Aggregate
-	Overall float64
-	Note    string
-}
-
 // AgreementTolerance is how far, relative to the overall value, the median
-// of a window rate (or overhead) may be and still agree with it: ±10 %.
-// The robust deviation is no bound for that: windows that spread widely
-// would let a median 1.4× the overall rate "agree".
-const AgreementTolerance = 0.10
-
-// Agrees reports whether the median is within AgreementTolerance of the
-// overall value.
-func (s Summary) Agrees() bool {
-	return s.Overall > 0 && math.Abs(s.Median/s.Overall-1) <= AgreementTolerance
-}
+// of a window rate (or overhead) may be and still agree with it.
+const AgreementTolerance = permessagefile.AgreementTolerance
 
 // Aggregates returns the summaries of one payload, by Quantities.
 func Aggregates(pm *PerMessage) []Summary {
@@ -149,12 +123,12 @@ func Aggregates(pm *PerMessage) []Summary {
 	}
 	send, recv := pm.OverallSend(), pm.OverallReceive()
 	out := []Summary{
-		{Aggregated(l), math.NaN(), ""},
-		{Aggregated(pm.SO()), 1e9 / send, ""},
-		{Aggregated(pm.RO()), 1e9 / recv, ""},
-		{Aggregated(st), send, ""},
-		{Aggregated(rt), recv, ""},
-		{Aggregated(mb), result.Mbps(recv, pm.Payload), ""},
+		{Aggregate: Aggregated(l), Overall: math.NaN()},
+		{Aggregate: Aggregated(pm.SO()), Overall: 1e9 / send},
+		{Aggregate: Aggregated(pm.RO()), Overall: 1e9 / recv},
+		{Aggregate: Aggregated(st), Overall: send},
+		{Aggregate: Aggregated(rt), Overall: recv},
+		{Aggregate: Aggregated(mb), Overall: result.Mbps(recv, pm.Payload)},
 	}
 	// An overhead and its rate are one measurement: they agree when both do.
 	for _, same := range [][]int{{qSO, qST}, {qRO, qRT, qRTMbps}} {
@@ -173,7 +147,7 @@ func Aggregates(pm *PerMessage) []Summary {
 			for _, u := range s.Windows(pm.CPUEvery) {
 				v = append(v, pick(u, perMessage))
 			}
-			out = append(out, Summary{Aggregated(v), pick(s.Overall(pm.CPUEvery), perMessage), s.Note()})
+			out = append(out, Summary{Aggregate: Aggregated(v), Overall: pick(s.Overall(pm.CPUEvery), perMessage), Note: s.Note()})
 		}
 	}
 	return out
@@ -200,35 +174,16 @@ func rateNote(s Summary, agree bool) string {
 	return fmt.Sprintf("disagrees with overall: median %.2f× overall, beyond ±%g %% (bursts)", s.Median/s.Overall, 100*AgreementTolerance)
 }
 
-// disagrees reports whether the Note of s says that its median disagrees
-// with the overall value.
-func (s Summary) disagrees() bool { return strings.HasPrefix(s.Note, "disagrees") }
-
 // AggregateTable is the aggregates CSV of pms.
 func AggregateTable(pms []*PerMessage) Table {
-	t := Table{Header: AggregateHeader}
+	var rows []AggregateRow
 	for _, pm := range pms {
 		for i, a := range Aggregates(pm) {
-			mm := "no"
-			if a.Multimodal {
-				mm = "yes"
-			}
-			t.Rows = append(t.Rows, []string{strconv.Itoa(pm.Payload), Quantities[i], strconv.Itoa(a.Count), cell(a.Mean), cell(a.Median),
-				cell(a.LowerMedian), cell(a.RobustDev), cell(a.Min), cell(a.Max), cell(a.P50), cell(a.P90), cell(a.P99),
-				cell(a.Bimodality), mm, cell(a.Overall), a.Note})
+			rows = append(rows, AggregateRow{Payload: pm.Payload, Quantity: Quantities[i], Summary: a})
 		}
 	}
-	return t
+	return permessagefile.SummaryTable(rows)
 }
 
 // WriteTable writes t as CSV.
-func WriteTable(w io.Writer, t Table) error {
-	bw := bufio.NewWriter(w)
-	cw := csv.NewWriter(bw)
-	cw.Write(t.Header)
-	cw.WriteAll(t.Rows)
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
-}
+func WriteTable(w io.Writer, t Table) error { return permessagefile.WriteTable(w, t) }

@@ -185,7 +185,7 @@ func (p *progressPrinter) print(typ string, pm *PerMessage) {
 		what, when string
 	}{{qST, "ST: the median of the send windows disagrees with the overall send rate", "the send call returned in bursts (a client library that buffers sends accepts them faster than the link carries them, then blocks)"},
 		{qRT, "RT: the median of the receive windows disagrees with the overall receive rate", "the messages were delivered in bursts (queued on the way, then handed over together)"}} {
-		if s := a[c.q]; s.disagrees() && !p.explained[c.q] {
+		if s := a[c.q]; s.Disagrees() && !p.explained[c.q] {
 			p.explained[c.q] = true
 			fmt.Fprintf(p.w, "    %s (beyond ±%g %%): %s, so the median of M-message windows is the rate within a burst, and the overall rate, what the link carried, is the figure reported and written to the throughput file. Pace the sender below the link's capacity (--rate) for a steady run.\n",
 				c.what, 100*AgreementTolerance, c.when)

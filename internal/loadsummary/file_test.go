@@ -1,0 +1,114 @@
+package loadsummary
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRoundTrip: a summary as run load writes it reads back and writes
+// again to the same bytes.
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join("testdata", FileName("intraprocess_best_effort"))
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Payloads) != 2 || s.Parameters.Padding != "random" || s.Payloads[1].Latency.P99Ns == 0 {
+		t.Fatalf("read %+v", s)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("written again, %s differs", path)
+	}
+}
+
+// TestReadFileStrict checks that the summary JSON process reads is one
+// JSON object and nothing after it, in UTF-8: trailing data (a second
+// object, a stray brace, text) is refused at its line and column.
+func TestReadFileStrict(t *testing.T) {
+	good := `{"format": "` + Format + `"}`
+	for _, c := range []struct{ name, in, want string }{
+		{"second object", good + "\n" + good + "\n", "s.json:2:1: unexpected data after the JSON object"},
+		{"stray brace", good + "}", "s.json:1:36: unexpected data after the JSON object"},
+		{"stray bracket", good + "\n ]", "s.json:2:2: unexpected data after the JSON object"},
+		{"text", good + "\ngarbage", "s.json:2:1: unexpected data after the JSON object"},
+		{"not UTF-8", `{"format": "` + Format + `",` + "\n\"transport\": \"tc\xffp\"}", "s.json:2:17: byte 0xFF is not UTF-8"},
+		{"empty", "", "s.json: empty file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.json")
+			if err := os.WriteFile(path, []byte(c.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadFile(path)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%q: %v, want %q", c.in, err, c.want)
+			}
+		})
+	}
+	for _, in := range []string{good, good + "\n", " \n" + good + " \r\n\t"} {
+		path := filepath.Join(t.TempDir(), "s.json")
+		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadFile(path); err != nil {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}
+
+// TestReadErrors: another format, an unknown field and a syntax error are
+// refused, located in the file.
+func TestReadErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"format": "other/1"}`, `format "other/1"`},
+		{"{\n\"format\": \"mqgate-load-summary/2\",\n\"bogus\": 1}", `j.json:3:1: json: unknown field "bogus"`},
+		{`{"format": "mqgate-load-summary/1"}`, `format "mqgate-load-summary/1", expected "mqgate-load-summary/2"`},
+		{"{\n\"format\": \n}", "j.json:3:"},
+		{`{"format": "mqgate-load-summary/2", "payloads": [{"payload": "16"}]}`, "j.json:1:"},
+	} {
+		_, err := Read(strings.NewReader(c.in), "j.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+// FuzzRead: whatever Read accepts, Write writes and Read reads back to the
+// same bytes again.
+func FuzzRead(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join("testdata", FileName("intraprocess_best_effort"))); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"format": "` + Format + `"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Read(bytes.NewReader(data), "f.json")
+		if err != nil {
+			return
+		}
+		var once, twice bytes.Buffer
+		if err := Write(&once, s); err != nil {
+			t.Fatal(err)
+		}
+		s2, err := Read(bytes.NewReader(once.Bytes()), "f.json")
+		if err != nil {
+			t.Fatalf("written summary does not read back: %v", err)
+		}
+		if err := Write(&twice, s2); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(once.Bytes(), twice.Bytes()) {
+			t.Fatal("a second round trip changed the summary")
+		}
+	})
+}
