@@ -32,12 +32,16 @@ type RequestReply interface {
 }
 
 // Client is one connection of a distributed role (run pub|sub|req|qry) to
-// a messaging system: publish, subscribe, serve queries and query.
+// a messaging system: publish, subscribe, serve queries and query. It is
+// the system's one client, the one its Publisher and Subscriber are made
+// of, opened from the same Options.
 type Client interface {
 	PubSub
 	RequestReply
-	// Info describes what was reached, for meta.json.
-	Info() (product, version, url string)
+	// SystemInfo describes what was reached and how the client is set up,
+	// for meta.json: what the system's Publisher reports with the same
+	// Options.
+	InfoReporter
 	// Lost delivers an error once the connection to the system is lost
 	// for good.
 	Lost() <-chan error
@@ -45,14 +49,17 @@ type Client interface {
 }
 
 // ClientDialer is implemented by systems whose distributed roles run in
-// this process, through a Client of their own, with the system's topic
-// rules.
+// this process, through a Client made by the same constructors as the
+// system's Publisher and Subscriber, with the system's topic rules.
 type ClientDialer interface {
+	StreamTransport
 	RoleSystem
-	// DialClient connects to the system at endpoints (its default when
-	// none); reliable selects its acknowledged mode, timeout bounds the
-	// detection of a lost link.
-	DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (Client, error)
+	// DialClient connects to the system at endpoints (Options.Params'
+	// URL flag, else its default, when none) with opts, the Options the
+	// engine's ends take: opts.Reliable selects its acknowledged mode,
+	// opts.Security TLS, opts.Params its flags. timeout bounds the
+	// detection of a lost link where no flag the user gave sets it.
+	DialClient(ctx context.Context, endpoints []string, opts Options, timeout time.Duration) (Client, error)
 	// Wildcards are the characters that make an expression match several
 	// topics, e.g. "*>" in NATS.
 	Wildcards() string
@@ -81,12 +88,12 @@ type RoleUsage struct {
 	Reliability  string // what --reliability selects
 }
 
-// DialFirst connects to the first of endpoints (def when none) that
-// accepts, in order: a broker and its standbys. It stops at the first
-// error once ctx is done.
-func DialFirst(ctx context.Context, endpoints []string, def string, dial func(raw string) (Client, error)) (Client, error) {
+// DialFirst connects to the first of endpoints that accepts, in order: a
+// broker and its standbys; with none, to dial("") (the system's URL flag
+// or its default). It stops at the first error once ctx is done.
+func DialFirst(ctx context.Context, endpoints []string, dial func(raw string) (Client, error)) (Client, error) {
 	if len(endpoints) == 0 {
-		endpoints = []string{def}
+		endpoints = []string{""}
 	}
 	var errs []error
 	for _, raw := range endpoints {

@@ -3,14 +3,17 @@ package roles
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // Backend is a role's connection to its messaging system (the driver's
-// Client) with the system's topic rules. Each role opens its own.
+// Client, made as its engine ends are, from the same Options) with the
+// system's topic rules. Each role opens its own.
 type Backend struct {
 	driver.Client
 	rules driver.ClientDialer
@@ -32,14 +35,15 @@ func Drivers() []string {
 	return out
 }
 
-// Open connects a role to the system named.
-func Open(ctx context.Context, name string, endpoints []string, reliable bool, timeout time.Duration) (Backend, error) {
-	t, _ := driver.Lookup(name)
+// Open connects a role to the system s.Driver at s.Endpoints with the
+// Options run's ends would get from the same flags (Options).
+func Open(ctx context.Context, s Settings) (Backend, error) {
+	t, _ := driver.Lookup(s.Driver)
 	d, ok := t.(driver.ClientDialer)
 	if !ok {
-		return Backend{}, fmt.Errorf("--driver %q: expected one of %s", name, strings.Join(Drivers(), ", "))
+		return Backend{}, fmt.Errorf("--driver %q: expected one of %s", s.Driver, strings.Join(Drivers(), ", "))
 	}
-	c, err := d.DialClient(ctx, endpoints, reliable, timeout)
+	c, err := d.DialClient(ctx, s.Endpoints, s.Options(), s.Timeout)
 	return Backend{c, d}, err
 }
 
@@ -63,7 +67,7 @@ func Run(ctx context.Context, s Settings) Outcome {
 	// Connecting gets at least 10 s, however short the --timeout of the
 	// measurement: a loaded host or broker is slow to accept.
 	octx, cancel := context.WithTimeout(ctx, max(s.Timeout, 10*time.Second))
-	b, err := Open(octx, s.Driver, s.Endpoints, s.Reliable, s.Timeout)
+	b, err := Open(octx, s)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -73,8 +77,8 @@ func Run(ctx context.Context, s Settings) Outcome {
 	}
 	defer b.Close()
 	if s.Log != nil {
-		product, version, url := b.Info()
-		s.Log.Info("connected", "role", s.Role, "run_id", s.RunID, "system", product, "version", version, "url", url, "instance", s.Instance)
+		si := b.SystemInfo()
+		s.Log.Info("connected", "role", s.Role, "run_id", s.RunID, "system", si.Product, "version", si.Version, "url", si.URL, "instance", s.Instance)
 	}
 	out := Outcome{Err: fmt.Errorf("unknown role %q", s.Role)}
 	if run, ok := roleRuns[s.Role]; ok {
@@ -84,4 +88,17 @@ func Run(ctx context.Context, s Settings) Outcome {
 		out.Summary = s.Role + " " + s.RunID + ": " + out.Err.Error()
 	}
 	return out
+}
+
+// system is what meta.json records of the system: the client's
+// SystemInfo, as run's ends record it, with the role's facts added (extra
+// wins over a fact of the same name).
+func (b Backend) system(extra map[string]string) *meta.SystemInfo {
+	si := b.SystemInfo()
+	e := maps.Clone(si.Extra)
+	if e == nil {
+		e = map[string]string{}
+	}
+	maps.Copy(e, extra)
+	return &meta.SystemInfo{Product: si.Product, Version: si.Version, URL: driver.RedactURL(si.URL), Embedded: si.Embedded, Extra: e}
 }

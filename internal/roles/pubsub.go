@@ -507,7 +507,6 @@ loop:
 	rep.setLatency(micros)
 	rep.End = end.UTC()
 	counts.Completed = rep.Completed
-	product, version, url := b.Info()
 	extra := map[string]string{"role": "sub", "host": rep.Host, "subscribers": strconv.Itoa(s.Subscribers), "expr": s.Expr,
 		"clamped": strconv.FormatUint(rep.Clamped, 10)}
 	for inst, est := range rep.ClockOffset {
@@ -523,8 +522,8 @@ loop:
 	}
 	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts, Sub: meta.SubExperiment{
 		Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr, Completed: rep.Completed, Error: reason,
-		Start: start.UTC(), End: end.UTC(), System: &meta.SystemInfo{Product: product, Version: version, URL: url, Extra: extra},
-		Params: map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)},
+		Start: start.UTC(), End: end.UTC(), System: b.system(extra),
+		Params: s.recorded(map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}),
 	}}
 	errMsg := ""
 	if !rep.Completed && reason != "" {

@@ -290,7 +290,6 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 		rep.Error = e.Error()
 	}
 	rep.Completed = rep.Error == "" && !interrupted
-	product, version, url := b.Info()
 	extra := map[string]string{"role": "req", "host": rep.Host,
 		"qps": strconv.FormatFloat(rep.QPS, 'f', 3, 64), "queries": strconv.FormatUint(rep.Queries, 10),
 		"timeouts": strconv.FormatUint(rep.Timeouts, 10), "errors": strconv.FormatUint(rep.Errors, 10),
@@ -304,9 +303,9 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 		}
 		return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr,
 			Completed: rep.Completed, Error: rep.Error, Start: start.UTC(), End: endT.UTC(),
-			System: &meta.SystemInfo{Product: product, Version: version, URL: url, Extra: e},
-			Params: map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
-				"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}}
+			System: b.system(e),
+			Params: s.recorded(map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
+				"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()})}
 	}
 	counts := func(n int) meta.Payload {
 		return meta.Payload{Bytes: s.Payload, Samples: n, Lost: rep.Timeouts, Errors: rep.Errors, Completed: rep.Completed}

@@ -1,11 +1,15 @@
 package roles
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,8 +77,93 @@ type Settings struct {
 	WaitFor     []string
 	WaitTimeout time.Duration
 	Args        []string
+	// Params are the system's flags given to the role (DriverKeys), by
+	// name: its client's Options.Params, as run's ends take them.
+	Params map[string]string
+	// Security, when set (--ca), makes the client's link TLS, the server
+	// verified against Security.CAFile.
+	Security *driver.Security
 	// Log receives diagnostics at --log-level (nil: none).
 	Log *slog.Logger
+}
+
+// SecurityKeys are the TLS settings of a role's client, named as run's.
+var SecurityKeys = []string{"ca", "cert", "key", "server-name"}
+
+// DriverKeys are the settings of the systems' clients that a role takes
+// beside Keys: SecurityKeys and the flags of every system whose roles run
+// on a driver.Client (driver.FlagOwner), the flags run's ends take.
+func DriverKeys() []string {
+	out := slices.Clone(SecurityKeys)
+	for _, f := range clientFlags() {
+		if !slices.Contains(out, f.Name) {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// DriverUsage is the usage of a setting of DriverKeys.
+func DriverUsage(key string) (string, bool) {
+	switch key {
+	case "ca":
+		return "TLS: verify the server against this CA certificate (PEM) and connect over TLS (the system's TLS port or URL, as run's _security sub-experiments)", true
+	case "cert":
+		return "TLS: this client's certificate (PEM), with --key and --ca", true
+	case "key":
+		return "TLS: this client's private key (PEM), with --cert", true
+	case "server-name":
+		return "TLS: name expected in the server's certificate (default: the host dialled)", true
+	}
+	for _, f := range clientFlags() {
+		if f.Name == key {
+			return f.Usage + " (" + f.System + "; as run's, default: run's unless the role says otherwise)", true
+		}
+	}
+	return "", false
+}
+
+// systemFlag is a flag of a system with a role client.
+type systemFlag struct {
+	driver.Flag
+	System string
+}
+
+// clientFlags are the flags of the systems whose roles run on a
+// driver.Client, in the registry's order.
+func clientFlags() []systemFlag {
+	var out []systemFlag
+	for _, n := range driver.Names() {
+		t, _ := driver.Lookup(n)
+		if _, ok := t.(driver.ClientDialer); !ok {
+			continue
+		}
+		for _, f := range driver.FlagsOf(t) {
+			out = append(out, systemFlag{f, n})
+		}
+	}
+	return out
+}
+
+// AllKeys are Keys and DriverKeys: every setting a role takes.
+func AllKeys() []string { return append(slices.Clone(Keys), DriverKeys()...) }
+
+// Options are the driver.Options of the role's client: those run's ends
+// get from the same flags.
+func (s Settings) Options() driver.Options {
+	return driver.Options{Reliable: s.Reliable, Security: s.Security, Params: maps.Clone(s.Params),
+		MaxMessageSize: max(s.Payload, s.ReplySize), Topic: s.TopicPrefix}
+}
+
+// recorded is params with the system's flags given to the role that are
+// not secret, as meta.json records run's.
+func (s Settings) recorded(params map[string]string) map[string]string {
+	for _, f := range clientFlags() {
+		if v, ok := s.Params[f.Name]; ok && f.System == s.Driver && !f.Secret {
+			params[f.Name] = driver.RedactURL(v)
+		}
+	}
+	return params
 }
 
 // Keys are the settings every role takes, by flag name.
@@ -165,10 +254,73 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	s.Seed = uint64(num("seed", 1))
 	s.WaitFor = c.Strings("wait-for", nil)
 	s.WaitTimeout = dur("wait-timeout", time.Minute)
+	s.resolveClient(c)
 	if len(errs) > 0 {
 		return s, errs[0]
 	}
 	return s, s.check(c.Source)
+}
+
+// resolveClient reads the settings of the system's client given (no
+// default: the driver's applies).
+func (s *Settings) resolveClient(c *config.Config) {
+	for _, f := range clientFlags() {
+		if c.Source(f.Name) != "default" {
+			if s.Params == nil {
+				s.Params = map[string]string{}
+			}
+			s.Params[f.Name] = c.String(f.Name, "")
+		}
+	}
+	if ca := c.String("ca", ""); ca != "" || c.String("cert", "") != "" || c.String("key", "") != "" || c.String("server-name", "") != "" {
+		s.Security = &driver.Security{CAFile: ca, CertFile: c.String("cert", ""), KeyFile: c.String("key", ""), ServerName: c.String("server-name", "")}
+	}
+}
+
+// checkClient refuses the client settings the role's system would not
+// use or would refuse, before anything connects: another system's flag
+// (given as a flag; a variable may serve several roles), TLS settings
+// without --ca or a certificate without its key, settings of a system
+// whose roles run in a helper, and a value the driver refuses.
+func (s *Settings) checkClient(source func(key string) string) error {
+	for _, f := range clientFlags() {
+		if _, ok := s.Params[f.Name]; ok && f.System != s.Driver && source(f.Name) == "--"+f.Name {
+			return fmt.Errorf("--%s is a setting of --driver %s, not of --driver %s", f.Name, f.System, s.Driver)
+		}
+	}
+	t, err := driver.Lookup(s.Driver)
+	if err != nil {
+		return nil
+	}
+	if _, ok := t.(driver.ClientDialer); !ok {
+		for _, k := range SecurityKeys {
+			if source(k) != "default" {
+				return fromSource(fmt.Errorf("--%s: the %s roles run in a helper of their own, which takes no TLS settings", k, s.Driver), k, source(k))
+			}
+		}
+		return nil
+	}
+	if sec := s.Security; sec != nil {
+		switch {
+		case sec.CAFile == "":
+			return errors.New("--cert, --key and --server-name make the client's link TLS, which needs --ca (the CA certificate the server is verified against)")
+		case (sec.CertFile == "") != (sec.KeyFile == ""):
+			return errors.New("--cert and --key go together: the client's certificate and its private key")
+		}
+		for _, k := range []string{"ca", "cert", "key"} {
+			if f := map[string]string{"ca": sec.CAFile, "cert": sec.CertFile, "key": sec.KeyFile}[k]; f != "" {
+				if _, err := os.Stat(f); err != nil {
+					return fromSource(fmt.Errorf("--%s %s: %w", k, f, err), k, source(k))
+				}
+			}
+		}
+	}
+	if pc, ok := t.(driver.ParamChecker); ok {
+		if err := pc.CheckParams(s.Options()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ParseProcDelay reads "DELAY" or "DELAY±JITTER" (also "DELAY,JITTER"):
@@ -272,6 +424,9 @@ func (s *Settings) check(source func(key string) string) error {
 		return fmt.Errorf("--log-level %q: expected debug, info, warn or error", s.LogLevel)
 	}
 	if err := s.checkHelperKeys(source); err != nil {
+		return err
+	}
+	if err := s.checkClient(source); err != nil {
 		return err
 	}
 	if len(s.ServePrefixes) == 0 {

@@ -68,7 +68,7 @@ func Commands() []*cli.Command {
 	out := []*cli.Command{waitCommand()}
 	for _, role := range []string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry} {
 		flags := []cli.Flag{&cli.StringFlag{Name: "config", Usage: configUsage}}
-		for _, k := range roles.Keys {
+		for _, k := range roles.AllKeys() {
 			name, aliases := flagName(k)
 			switch {
 			case slices.Contains(listKeys, k):
@@ -197,6 +197,9 @@ func settingUsage(k string) string {
 		return usage[k] + " (valid: " + r.String() + ")"
 	}
 	if u, ok := systemUsage(k); ok {
+		return u
+	}
+	if u, ok := roles.DriverUsage(k); ok {
 		return u
 	}
 	return usage[k]
@@ -339,7 +342,7 @@ func action(c *cli.Context, role string) error {
 		return err
 	}
 	set := map[string]any{}
-	for _, k := range roles.Keys {
+	for _, k := range roles.AllKeys() {
 		if !c.IsSet(k) {
 			if slices.Contains(topKeys, k) {
 				if v, ok := topValue(c, k); ok {
@@ -358,7 +361,7 @@ func action(c *cli.Context, role string) error {
 	if !c.IsSet("config") {
 		file, _ = topValue(c, "config")
 	}
-	cfg, err := config.Load(config.Sources{File: file, Section: role, Environ: environ(), Flags: set, Known: roles.Keys})
+	cfg, err := config.Load(config.Sources{File: file, Section: role, Environ: environ(), Flags: set, Known: roles.AllKeys()})
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}

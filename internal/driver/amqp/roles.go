@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
+	"maps"
 	"sync"
 	"time"
 
@@ -15,24 +15,29 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
-// roleExchange routes every role message: RabbitMQ's predeclared topic
-// exchange, so that topics and wildcards (* one word, # any words) mean
-// what they mean in NATS, and every subscriber of a topic gets every
-// message.
+// roleExchange routes the role messages when --amqp-exchange names none:
+// RabbitMQ's predeclared topic exchange, so that topics and wildcards (*
+// one word, # any words) mean what they mean in NATS, and every
+// subscriber of a topic gets every message (the default exchange gives
+// each message to one queue).
 const roleExchange = "amq.topic"
 
 // directReplyTo is RabbitMQ's direct reply-to pseudo-queue.
 const directReplyTo = "amq.rabbitmq.reply-to"
 
-// roleClient runs the roles over AMQP 0-9-1 (RabbitMQ, amqp091-go), one
-// connection per role, a channel per use:
+// roleClient runs the roles over AMQP 0-9-1 (RabbitMQ, amqp091-go) on the
+// links every end opens (openPublisher, consumer), with the run's Options
+// and flags: one connection per role, a channel per use:
 //
-//   - publish/subscribe through the amq.topic exchange: each subscription
-//     (and each served key) declares an exclusive, auto-delete queue named
-//     by the broker and binds it under the role's expression;
+//   - publish/subscribe through --amqp-exchange, amq.topic when none: each
+//     subscription (and each served key) declares an exclusive,
+//     auto-delete queue named by the broker and binds it under the role's
+//     expression;
 //   - best_effort: transient messages, consumers in auto-ack mode;
 //     reliable: persistent messages with publisher confirms (Flush waits
-//     for them; a nack is an error), manual acknowledgements;
+//     for them; a nack is an error), manual acknowledgements under
+//     --amqp-prefetch; --amqp-persistent, --amqp-auto-ack and the
+//     transaction flags change them as for every end;
 //   - queries with RabbitMQ's direct reply-to: the requester consumes
 //     amq.rabbitmq.reply-to (no-ack) on the channel it publishes its
 //     queries on, and routes the replies by correlation id; a server
@@ -59,31 +64,40 @@ type roleClient struct {
 	seq  uint64
 }
 
+var _ driver.Client = (*roleClient)(nil)
+
 // DialClient connects a role to the first of endpoints that accepts, in
-// order (a broker and its standbys).
-func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	return driver.DialFirst(ctx, endpoints, DefaultURL, func(raw string) (driver.Client, error) {
-		return dialRoleClient(ctx, raw, reliable, timeout)
+// order (a broker and its standbys; --amqp-url when none), with the ends'
+// Options: TLS and the flags.
+func (Transport) DialClient(ctx context.Context, endpoints []string, opts driver.Options, timeout time.Duration) (driver.Client, error) {
+	return driver.DialFirst(ctx, endpoints, func(raw string) (driver.Client, error) {
+		return dialRoleClient(ctx, raw, opts, timeout)
 	})
 }
 
-func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Host == "" {
-		return nil, fmt.Errorf("--endpoint %q: expected amqp://USER:PASSWORD@HOST:PORT/VHOST (or amqps://)", driver.RedactURL(raw))
+func dialRoleClient(ctx context.Context, raw string, opts driver.Options, timeout time.Duration) (driver.Client, error) {
+	opts.Params = maps.Clone(opts.Params)
+	if opts.Params == nil {
+		opts.Params = map[string]string{}
+	}
+	if _, given := opts.Params[FlagHeartbeat]; !given {
+		// A broker (or host) that went away is noticed within about a
+		// --timeout, as with the other systems.
+		opts.Params[FlagHeartbeat] = max(timeout/2, time.Second).Round(time.Second).String()
+	}
+	s, a, err := resolve(raw, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.exchange == "" {
+		s.exchange = roleExchange
 	}
 	var tok [6]byte
 	rand.Read(tok[:])
 	b := &roleClient{wait: map[string]func([]byte, time.Time){}, token: hex.EncodeToString(tok[:]), lost: make(chan error, 1)}
-	// A heartbeat of half the --timeout: a broker (or host) that went away
-	// is noticed within about a --timeout, as with the other systems.
-	// Messages go through amq.topic; a reliable role's deliveries in
-	// flight are bounded, as acknowledgements come back.
-	s := &settings{reliable: reliable, persistent: reliable, autoAck: !reliable, exchange: roleExchange,
-		heartbeat: max(timeout/2, time.Second), prefetch: 1000}
 	ctx, cancel := context.WithTimeout(ctx, max(timeout, 10*time.Second))
 	defer cancel()
-	if b.p, err = openPublisher(ctx, address{broker: raw}, s, "role "+b.token); err != nil {
+	if b.p, err = openPublisher(ctx, a, s, "role "+b.token); err != nil {
 		return nil, err
 	}
 	b.watch("connection", b.p.conn.NotifyClose(make(chan *amqp091.Error, 1)))
@@ -139,13 +153,8 @@ func (Transport) RoleUsage() driver.RoleUsage {
 		Reliability: "transient, or persistent with confirms and acknowledgements"}
 }
 
-func (b *roleClient) Info() (string, string, string) {
-	si := b.p.info(b.p.s)
-	if si.Product == "" {
-		si.Product = "rabbitmq"
-	}
-	return si.Product, si.Version, si.URL
-}
+// SystemInfo is the broker's and the link's, as every end reports them.
+func (b *roleClient) SystemInfo() driver.SystemInfo { return b.p.info(b.p.s) }
 
 func (b *roleClient) Publish(topic string, msg []byte) error {
 	b.pubMu.Lock()
@@ -287,7 +296,7 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 	// The query is published on the reply consumer's channel, one at a
 	// time (a channel's frames must not interleave).
 	b.qMu.Lock()
-	err = ch.PublishWithContext(ctx, roleExchange, key, false, false,
+	err = ch.PublishWithContext(ctx, b.p.s.exchange, key, false, false,
 		amqp091.Publishing{DeliveryMode: b.p.mode, ReplyTo: directReplyTo, CorrelationId: corr, Body: req})
 	b.qMu.Unlock()
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"net/url"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -14,14 +14,16 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
-// roleClient runs the roles over MQTT 5 (client5, no reconnection):
-// publish/subscribe at QoS 0 (best_effort) or 1 (reliable), and
+// roleClient runs the roles over MQTT 5 on the client every end opens
+// (client5, with the run's Options; no reconnection):
+// publish/subscribe at the ends' QoS (0 best_effort, 1 reliable), and
 // request/response with the Response Topic and Correlation Data
 // properties: each requester subscribes once to a response topic of its
 // own and routes the replies by correlation data. Subscriptions with
 // wildcards get every message below a prefix.
 type roleClient struct {
 	c     *client5
+	info  infoOnce
 	lost  chan error
 	mu    sync.RWMutex
 	subs  []roleSub
@@ -30,32 +32,47 @@ type roleClient struct {
 	pubMu sync.Mutex
 }
 
+var _ driver.Client = (*roleClient)(nil)
+
 type roleSub struct {
 	filter string
 	f      func(topic string, msg []byte, props *paho.PublishProperties, at time.Time)
 }
 
 // DialClient connects a role to the first of endpoints that accepts, in
-// order (a broker and its standbys).
-func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	return driver.DialFirst(ctx, endpoints, "mqtt://127.0.0.1:1883", func(raw string) (driver.Client, error) {
-		return dialRoleClient(ctx, raw, reliable, timeout)
+// order (a broker and its standbys; --mqtt-url when none), with the ends'
+// Options: TLS, credentials and the flags.
+func (Transport) DialClient(ctx context.Context, endpoints []string, opts driver.Options, timeout time.Duration) (driver.Client, error) {
+	return driver.DialFirst(ctx, endpoints, func(raw string) (driver.Client, error) {
+		return dialRoleClient(ctx, raw, opts, timeout)
 	})
 }
 
-func dialRoleClient(ctx context.Context, raw string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	s := &settings{version: v5, clientPrefix: DefaultClientID, keepAlive: uint16(max(1, timeout/time.Second)), packetTimeout: timeout}
-	if u, err := url.Parse(raw); err != nil || u.Scheme != "mqtt" || u.Host == "" || s.parseURL(raw) != nil {
-		return nil, fmt.Errorf("--endpoint %q: expected mqtt://HOST:PORT", driver.RedactURL(raw))
+func dialRoleClient(ctx context.Context, raw string, opts driver.Options, timeout time.Duration) (driver.Client, error) {
+	opts.Params = maps.Clone(opts.Params)
+	if opts.Params == nil {
+		opts.Params = map[string]string{}
 	}
-	if reliable {
-		s.qos = 1
+	// Request/response is MQTT 5's.
+	if v, given := opts.Params[ParamVersion]; given && v != "5" {
+		return nil, fmt.Errorf("mqtt: --%s %s: the roles use MQTT 5 (request/response properties); give 5 or leave it out", ParamVersion, v)
 	}
+	opts.Params[ParamVersion] = "5"
+	if _, given := opts.Params[ParamKeepAlive]; !given {
+		// A broker that stops answering is noticed within about a
+		// --timeout.
+		opts.Params[ParamKeepAlive] = max(timeout, time.Second).String()
+	}
+	s, err := newSettings(raw, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.packetTimeout = timeout
 	c, err := connect5(ctx, s, "role", nil)
 	if err != nil {
 		return nil, err
 	}
-	b := &roleClient{c: c, lost: make(chan error, 1), wait: map[string]func([]byte, time.Time){}}
+	b := &roleClient{c: c, info: infoOnce{s: s}, lost: make(chan error, 1), wait: map[string]func([]byte, time.Time){}}
 	c.mu.Lock()
 	c.other = b.route
 	c.mu.Unlock()
@@ -117,9 +134,8 @@ func (Transport) RoleUsage() driver.RoleUsage {
 		EndpointNote: "tried in order until one accepts", Reliability: "QoS 0 or 1"}
 }
 
-func (b *roleClient) Info() (string, string, string) {
-	return "mqtt", "5", b.c.s.redacted
-}
+// SystemInfo is the broker's and the client's, as every end reports them.
+func (b *roleClient) SystemInfo() driver.SystemInfo { return b.info.get(b.c) }
 
 func (b *roleClient) publish(p *paho.Publish) error {
 	if p.QoS == 0 {

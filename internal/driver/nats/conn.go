@@ -61,9 +61,10 @@ func (d *ctxDialer) Dial(network, address string) (net.Conn, error) {
 }
 
 // connect opens role's connection to the server at addr (the URL; empty
-// means --nats-url). The connection never reconnects: a measurement whose
-// link broke stops with an error instead of silently measuring a new one.
-func connect(ctx context.Context, addr string, opts driver.Options, role string) (*conn, error) {
+// means --nats-url). The connection never reconnects unless extra says
+// so: a measurement whose link broke stops with an error instead of
+// silently measuring a new one. extra follow the options of opts.
+func connect(ctx context.Context, addr string, opts driver.Options, role string, extra ...natsgo.Option) (*conn, error) {
 	p, err := parseParams(opts.Params)
 	if err != nil {
 		return nil, err
@@ -118,7 +119,7 @@ func connect(ctx context.Context, addr string, opts driver.Options, role string)
 		o = append(o, natsgo.Secure(cfg))
 		c.tls = true
 	}
-	if err := c.open(ctx, p.connectTimeout, o...); err != nil {
+	if err := c.open(ctx, p.connectTimeout, append(o, extra...)...); err != nil {
 		return nil, c.connectErr(err, opts.Security)
 	}
 	c.sysinfo = c.readInfo()

@@ -3,6 +3,7 @@ package nats
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -11,7 +12,8 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
-// roleClient runs the roles over core NATS: publish/subscribe, and
+// roleClient runs the roles over core NATS on the connection every end
+// opens (connect, with the run's Options): publish/subscribe, and
 // request/reply with an inbox per query, so that every responder's reply
 // is seen (time to first and to last reply). Core NATS has one delivery
 // guarantee (at most once); "reliable" is recorded but changes nothing on
@@ -21,17 +23,24 @@ type roleClient struct {
 	lost chan error
 }
 
+var _ driver.Client = (*roleClient)(nil)
+
 // DialClient connects a role to the NATS servers at endpoints (a pool;
-// the local server when none).
-func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bool, timeout time.Duration) (driver.Client, error) {
-	if len(endpoints) == 0 {
-		endpoints = []string{natsgo.DefaultURL}
+// --nats-url when none) with the ends' Options: credentials, TLS and the
+// connection settings of the flags.
+func (Transport) DialClient(ctx context.Context, endpoints []string, opts driver.Options, timeout time.Duration) (driver.Client, error) {
+	opts.Params = maps.Clone(opts.Params)
+	if opts.Params == nil {
+		opts.Params = map[string]string{}
 	}
-	pool := strings.Join(endpoints, ",")
-	c := &conn{url: pool, redacted: driver.RedactURL(pool), role: "role", closedCh: make(chan struct{})}
-	err := c.open(ctx, max(timeout, 10*time.Second),
+	if _, given := opts.Params[FlagConnectTimeout]; !given {
+		// A loaded host or server is slow to accept.
+		opts.Params[FlagConnectTimeout] = max(timeout, 10*time.Second).String()
+	}
+	c, err := connect(ctx, strings.Join(endpoints, ","), opts, "role",
 		// A role that lost its server for longer than its --timeout has
 		// lost it: it reports instead of waiting for a reconnection.
+		func(o *natsgo.Options) error { o.AllowReconnect = true; return nil },
 		natsgo.ReconnectWait(timeout/4),
 		natsgo.MaxReconnects(4),
 		natsgo.DisconnectErrHandler(func(*natsgo.Conn, error) {}),
@@ -45,7 +54,7 @@ func (Transport) DialClient(ctx context.Context, endpoints []string, reliable bo
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, c.connectErr(err, nil)
+		return nil, err
 	}
 	b := &roleClient{conn: c, lost: make(chan error, 1)}
 	go func() {
@@ -61,6 +70,9 @@ func (b *roleClient) Flush(timeout time.Duration) error {
 }
 func (b *roleClient) Lost() <-chan error { return b.lost }
 
+// SystemInfo is the server's, as every end reports it.
+func (b *roleClient) SystemInfo() driver.SystemInfo { return b.info() }
+
 // Separator joins the parts of a subject.
 func (Transport) Separator() string { return "." }
 
@@ -74,10 +86,6 @@ func (Transport) Below(prefix string) []string { return []string{prefix, prefix 
 func (Transport) RoleUsage() driver.RoleUsage {
 	return driver.RoleUsage{What: "core NATS publish/subscribe, request/reply", Endpoint: "nats://host:4222",
 		EndpointNote: "a server pool", Reliability: "recorded only (core NATS has one guarantee)"}
-}
-
-func (b *roleClient) Info() (string, string, string) {
-	return "nats-server", b.nc.ConnectedServerVersion(), b.redacted
 }
 
 func (b *roleClient) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {
