@@ -79,6 +79,16 @@
 //     --help. ClientDialer: they run in this process through its Client
 //     (PubSub and RequestReply), with its wildcard rules. RoleRunner: they
 //     run in a helper of its own, which times the messages itself.
+//
+// One client per system: a ClientDialer is a StreamTransport, and its
+// Client is made by the same constructors as its Publisher and
+// Subscriber, from the same Options (Params, Security, Reliable), so
+// that the roles take the system's flags and TLS as run's ends do and
+// measure the client run load measures. A new broker driver adds to its
+// ends' connection only what request/reply needs (a reply topic, a
+// correlation id) and the defaults a role needs where no flag was given
+// (lost-link detection within --timeout, a topic exchange); it declares
+// no connection settings of its own for the roles.
 //   - FanOutChecker: some settings cannot give each of several
 //     subscribers of a topic every message (run load refuses them).
 //   - Embedder: it starts its broker inside this process
