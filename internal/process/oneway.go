@@ -150,18 +150,38 @@ func drawLoads(ls []Load, plotsDir string, f plots.Format, svg bool) ([]Load, in
 // curves against the message number are run's (permessage/). With svg the
 // figures are kept too.
 func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, int, error) {
-	types, paths, err := summaryFiles(dir, "permessage_", "_summary.csv")
+	pms, err := readPerMessages(dir)
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []PerMessage
-	n := 0
+	return drawPerMessages(pms, plotsDir, f, svg)
+}
+
+// readPerMessages reads the run permessage summaries of experiment dir
+// (permessage_<type>_summary.csv), refusing a malformed one, so that
+// process can check them all before it writes anything.
+func readPerMessages(dir string) ([]PerMessage, error) {
+	types, paths, err := summaryFiles(dir, "permessage_", "_summary.csv")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PerMessage, len(types))
 	for i, typ := range types {
 		rows, err := permessagefile.ReadSummaryFile(paths[i])
 		if err != nil {
-			return nil, n, err
+			return nil, err
 		}
-		pm := PerMessage{Type: typ, Path: paths[i], Rows: rows}
+		out[i] = PerMessage{Type: typ, Path: paths[i], Rows: rows}
+	}
+	return out, nil
+}
+
+// drawPerMessages draws the figures of PerMessages for pms.
+func drawPerMessages(pms []PerMessage, plotsDir string, f plots.Format, svg bool) ([]PerMessage, int, error) {
+	var out []PerMessage
+	n := 0
+	for _, pm := range pms {
+		typ := pm.Type
 		payloads := pm.payloads()
 		cats := make([]string, len(payloads))
 		for j, p := range payloads {

@@ -1,8 +1,10 @@
 package process_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -93,7 +95,8 @@ func TestLoadAndPerMessageFolders(t *testing.T) {
 }
 
 // TestBadLoadAndPerMessageSummaries: a damaged summary stops process with
-// exit 2 and names the file, the place and what was expected.
+// exit 2, names the file, the place and what was expected, and writes
+// nothing: no plot of the files read before it, no HTML report.
 func TestBadLoadAndPerMessageSummaries(t *testing.T) {
 	for _, tc := range []struct {
 		dir, file, old, new, want string
@@ -106,6 +109,8 @@ func TestBadLoadAndPerMessageSummaries(t *testing.T) {
 			`permessage_nats_best_effort_summary.csv:6: column "Count": "many" is not a count`},
 		{"permessage", "permessage_nats_best_effort_summary.csv", "16,SO [ns],19900,3311.236", "16,SO [ns],19900,3311.2x",
 			`permessage_nats_best_effort_summary.csv:3: column "Mean": "3311.2x" is not a number (an empty cell is a missing value)`},
+		{"permessage", "throughput_nats_best_effort.csv", "16,rate,0,19900,", "16,rate,0,lots,",
+			`throughput_nats_best_effort.csv:2`},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			dir := copyDir(t, tc.dir)
@@ -120,12 +125,43 @@ func TestBadLoadAndPerMessageSummaries(t *testing.T) {
 			if err := os.WriteFile(path, []byte(strings.Replace(string(b), tc.old, tc.new, 1)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, _, stderr := runProcess(t, dir)
+			// A raw file, whose summary process would write first.
+			copyFile(t, filepath.Join("testdata", "golden", "one_payload", "measurements_one_payload.csv"),
+				filepath.Join(dir, "measurements_intraprocess_best_effort.csv"))
+			before := files(t, dir)
+			code, _, stderr := runProcess(t, "--html", filepath.Join(dir, "report.html"), dir)
 			if code != 2 || !strings.Contains(stderr, filepath.Join(dir, tc.want)) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
 			}
+			after := files(t, dir)
+			for _, p := range slices.Sorted(maps.Keys(after)) {
+				if b, ok := before[p]; !ok || b != after[p] {
+					t.Errorf("refused, yet %s was written", p)
+				}
+			}
+			if len(after) != len(before) {
+				t.Errorf("refused, yet %d files became %d", len(before), len(after))
+			}
 		})
 	}
+}
+
+// files maps every file below dir, by its path, to its contents.
+func files(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		out[path] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestLoadNotesOnTheConsole: process on a run load folder prints, under

@@ -38,37 +38,47 @@ type Throughput struct {
 // payload's search (throughput_<type>_search_<payload>: the median rate at
 // every in-flight window F tried). With svg the figures are kept too.
 func Throughputs(dir, plotsDir string, f plots.Format, svg bool) ([]Throughput, int, error) {
-	files, err := experiment.ThroughputFiles(dir)
+	ts, err := readThroughputs(dir)
 	if err != nil {
 		return nil, 0, err
 	}
+	return drawThroughputs(ts, plotsDir, f, svg)
+}
+
+// readThroughputs reads the throughput summaries of experiment dir and
+// their search files, refusing a malformed one, so that process can check
+// them all before it writes anything.
+func readThroughputs(dir string) ([]Throughput, error) {
+	files, err := experiment.ThroughputFiles(dir)
+	if err != nil {
+		return nil, err
+	}
 	var out []Throughput
-	n := 0
 	for _, file := range files {
 		t := Throughput{Type: file.Type, Path: file.Path}
 		if t.Rows, err = experiment.ReadThroughputFile(file.Path); err != nil {
-			return nil, n, err
+			return nil, err
 		}
 		search := filepath.Join(dir, experiment.SearchFileName(file.Type))
 		if _, err := os.Lstat(search); !errors.Is(err, fs.ErrNotExist) {
 			if t.Search, err = readSearch(search); err != nil {
-				return nil, n, err
+				return nil, err
 			}
 		}
-		for _, fig := range throughputPlots(t) {
-			if plotsDir != "" {
-				if err := plots.Save(fig.p, filepath.Join(plotsDir, fig.name+f.Ext()), f); err != nil {
-					return nil, n, err
-				}
-				n++
-			}
-			if svg {
-				b, err := plots.SVG(fig.p)
-				if err != nil {
-					return nil, n, err
-				}
-				t.Figures = append(t.Figures, htmlreport.Plot{Title: fig.p.Title.Text, SVG: b})
-			}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// drawThroughputs draws the figures of Throughputs for ts.
+func drawThroughputs(ts []Throughput, plotsDir string, f plots.Format, svg bool) ([]Throughput, int, error) {
+	var out []Throughput
+	n := 0
+	for _, t := range ts {
+		k, err := saveFigures(throughputPlots(t), plotsDir, f, svg, &t.Figures)
+		n += k
+		if err != nil {
+			return nil, n, err
 		}
 		out = append(out, t)
 	}

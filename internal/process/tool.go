@@ -60,6 +60,8 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 
 	var inputs, bursts []Input
 	var loads []Load
+	var tputs []Throughput
+	var pms []PerMessage
 	var labelled *metaPlan
 	dirMode := false
 	switch raw := cfg.RawCSV; {
@@ -136,6 +138,12 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		if loads, err = readLoads(cfg.Dirs[0]); err != nil {
 			return exit.With(exit.Usage, err)
 		}
+		if tputs, err = readThroughputs(cfg.Dirs[0]); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		if pms, err = readPerMessages(cfg.Dirs[0]); err != nil {
+			return exit.With(exit.Usage, err)
+		}
 		if opt.Listed, err = admitListed(cfg.Dirs[0], append(inputs, bursts...), loads); err != nil {
 			return exit.With(exit.Usage, err)
 		}
@@ -182,8 +190,6 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			fmt.Fprintf(out, "%s: %s test cases -> %s\n", in.Raw, result.Count(len(rows)), in.Summary)
 		}
 	}
-	var tputs []Throughput
-	var pms []PerMessage
 	if dirMode {
 		dir := ""
 		if opt.Plots {
@@ -192,7 +198,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			}
 		}
 		n := 0
-		if tputs, n, err = Throughputs(cfg.Dirs[0], dir, format, opt.Figures); err != nil {
+		if tputs, n, err = drawThroughputs(tputs, dir, format, opt.Figures); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 		burstPlots += n
@@ -205,7 +211,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			return exit.With(exit.Usage, err)
 		}
 		burstPlots += n
-		if pms, n, err = PerMessages(cfg.Dirs[0], dir, format, opt.Figures); err != nil {
+		if pms, n, err = drawPerMessages(pms, dir, format, opt.Figures); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 		burstPlots += n
