@@ -64,6 +64,18 @@ type DuetUnit struct {
 	// A and B are the round's round trips in nanoseconds, its blocks in
 	// the order measured.
 	A, B []int64
+	// CPU is what the two echo ends spent on a CPU during the round's
+	// blocks of this payload, when both sides' links read it (Link.CPU)
+	// and every reading succeeded; nil otherwise.
+	CPU *DuetCPU
+}
+
+// DuetCPU is the on-CPU time of each side's echo process, read right
+// before and right after each of the side's measured blocks (not its
+// start-up nor the warm-up), and the round trips those blocks completed.
+type DuetCPU struct {
+	A, B                 time.Duration
+	AMessages, BMessages int
 }
 
 // duetCoin is the stream of the coin that orders the openings and the
@@ -277,6 +289,8 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 	for i := range n {
 		for j, p := range cfg.Payloads {
 			u := DuetUnit{Type: sides[0].subs[i].Type, Payload: p}
+			var cpu cpuTally
+			cpu.ok = open[i][0].link.CPU != nil && open[i][1].link.CPU != nil
 			for range d.Pairs {
 				order := []int{0, 1}
 				if coin.IntN(2) == 0 {
@@ -286,7 +300,9 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 				}
 				for _, k := range order {
 					var res driver.PayloadResult
+					before := cpu.read(open[i][k].link)
 					err := measure(k, i, j, block, &res)
+					cpu.add(k, before, cpu.read(open[i][k].link), len(res.Nanos))
 					sides[k].add(i, j, res)
 					if err != nil {
 						return nil, err
@@ -298,10 +314,51 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 					}
 				}
 			}
+			if cpu.ok {
+				u.CPU = &cpu.DuetCPU
+			}
 			units = append(units, u)
 		}
 	}
 	return units, nil
+}
+
+// cpuTally sums the echo processes' CPU time over a payload's blocks;
+// ok turns false at the first reading that fails or runs backwards (a
+// thread of the echo exited, taking its time out of the sum).
+type cpuTally struct {
+	DuetCPU
+	ok bool
+}
+
+func (c *cpuTally) read(l *Link) time.Duration {
+	if !c.ok {
+		return 0
+	}
+	t, err := l.CPU()
+	if err != nil {
+		c.ok = false
+	}
+	return t
+}
+
+// add counts side k's block: CPU time from before to after, and the
+// round trips it completed.
+func (c *cpuTally) add(k int, before, after time.Duration, messages int) {
+	if !c.ok {
+		return
+	}
+	if after < before {
+		c.ok = false
+		return
+	}
+	if k == 0 {
+		c.A += after - before
+		c.AMessages += messages
+	} else {
+		c.B += after - before
+		c.BMessages += messages
+	}
 }
 
 // begin starts r's meta.json, marked incomplete, with the duet's mode.

@@ -40,6 +40,10 @@ type Link struct {
 	// System, when non-nil, describes what the pinger connected to, for
 	// meta.json.
 	System *meta.SystemInfo
+	// CPU, when non-nil, reads how long the echo end's own process has
+	// been on a CPU so far (the sum over its threads); nil when the echo
+	// end has no process of its own (in process, remote, a broker).
+	CPU func() (time.Duration, error)
 }
 
 // Sub is one sub-experiment to measure.

@@ -61,8 +61,12 @@ type ABConfig struct {
 	// (report.Formats' flag → path, "" for none).
 	Margins paired.Margins
 	Level   float64
-	Metrics []result.Metric
-	Reports map[string]string
+	// CPUMargin (--cpu-margin) is the fail margin of the interleaved
+	// gate's echo CPU checks, one per sub-experiment whose two echo ends
+	// are processes of their own; 0: no such checks.
+	CPUMargin float64
+	Metrics   []result.Metric
+	Reports   map[string]string
 	// Check parses a run's flags (no "run") as the run would, giving the
 	// run's configuration; Run runs one
 	// run's command line, giving its exit code; Summarise writes the
@@ -234,6 +238,9 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 		parsed[i] = c
 	}
 	if err := comparable(cfg, parsed[0], parsed[1]); err != nil {
+		return nil, "", err
+	}
+	if err := samePinning(cfg, parsed[0], parsed[1]); err != nil {
 		return nil, "", err
 	}
 	for _, r := range plan {
@@ -461,6 +468,25 @@ func checkRunArgs(check func([]string) (Config, error), args []string) (Config, 
 // first run: latency measured differently (formats §2), or other
 // sub-experiments, which would be missing from one side. The runs are
 // checked again as they come in (abGate.add), by compare's rules.
+// samePinning refuses whole runs whose sides are pinned differently
+// (--cpus): where the pinger and the echo run weighs on the round trip
+// as much as a change of the system (docs/methods.md, pinned by default),
+// so the comparison would measure the placement, not the sides.
+func samePinning(cfg ABConfig, ref, cand Config) error {
+	a, b := strings.ReplaceAll(ref.CPUs, " ", ""), strings.ReplaceAll(cand.CPUs, " ", "")
+	if a == b {
+		return nil
+	}
+	show := func(s string) string {
+		if s == "" {
+			return "not given"
+		}
+		return s
+	}
+	return exit.Usagef("--reference %q and --candidate %q: --cpus differs (%s and %s): the sides would be placed on different CPUs, "+
+		"which changes the round trip as much as the system does; give --cpus to both sides, after --", cfg.Reference, cfg.Candidate, show(a), show(b))
+}
+
 func comparable(cfg ABConfig, ref, cand Config) error {
 	if a, b := ref.Session.Engine.Latency, cand.Session.Engine.Latency; a != b {
 		return exit.Usagef("--reference %q and --candidate %q: the reference would measure --latency %s (%s), the candidate %s (%s): "+

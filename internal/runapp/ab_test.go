@@ -173,6 +173,13 @@ func TestABUsage(t *testing.T) {
 		// Sides that could not be compared.
 		{[]string{"--candidate", "--latency rtt"}, "the reference would measure --latency half-rtt (half the round trip), the candidate rtt (the whole round trip)"},
 		{[]string{"--candidate", "-s intraprocess_best_effort"}, "the reference would measure intraprocess_reliable, the candidate intraprocess_best_effort"},
+		{[]string{"--runs", "4", "--reference", "--cpus 0,0", "--candidate", "--cpus none"}, "--cpus differs (0,0 and none): the sides would be placed on different CPUs"},
+		{[]string{"--runs", "4", "--design", "abba", "--candidate", "--cpus 0,0"}, "--cpus differs (not given and 0,0)"},
+		{[]string{"--max-runs", "4", "--design", "random", "--reference", "--cpus none", "--candidate", "--cpus 0,0"}, "--cpus differs (none and 0,0)"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--runs", "4", "--cpu-margin", "2%"}, "--cpu-margin: only the sequential gate"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--design", "random", "--cpu-margin", "2%"}, "--cpu-margin: only --design interleave"},
+		{[]string{"--candidate", "--echo-delay 1ms", "--max-runs", "4", "--cpu-margin", "fast"}, "--cpu-margin: "},
+		{[]string{"--candidate", "--echo-work -1us"}, "candidate side: "},
 		// Caught before the first run, not at it or after the series.
 		{[]string{"--candidate", "--samples 0"}, "candidate side: --samples 0: expected 1 to 1000000000"},
 		{[]string{"--reference", "--connect-timeout 0s", "--candidate", "--echo-delay 1ms"}, "reference side: --connect-timeout 0s"},

@@ -44,6 +44,66 @@ type abGate struct {
 	// missing are the checks of the sub-experiments the candidate did
 	// not measure, which stop the gate at once (stopMissing).
 	missing []gate.Check
+	// scale is, per check, what its log ratios are multiplied by before
+	// the sequential gate sees them: 1 for a latency, and for an echo CPU
+	// check the ratio of the latency fail margin to its own (in log
+	// ratio), so that one gate judges both at their margins (cpuScale).
+	scale []float64
+	// cpuNote says which sub-experiments have no echo CPU check and why.
+	cpuNote string
+}
+
+// EchoCPU is the column of an echo CPU check (the interleaved design):
+// the CPU time an echo process spent per message it echoed.
+var EchoCPU = result.Metric{Name: "Echo CPU/message", Unit: "ns", Better: result.LowerIsBetter}
+
+// isCPU reports whether check k is an echo CPU check.
+func (g *abGate) isCPU(k int) bool { return g.origins[k].Metric == EchoCPU }
+
+// cpuScale maps the echo CPU checks' log ratios onto the latency
+// margins: log(1+fail)/log(1+cpu fail). With no latency fail margin the
+// CPU checks keep the latency margins.
+func (g *abGate) cpuScale() float64 {
+	if g.cfg.Margins.Fail == 0 || g.cfg.CPUMargin == 0 {
+		return 1
+	}
+	return math.Log1p(g.cfg.Margins.Fail) / math.Log1p(g.cfg.CPUMargin)
+}
+
+// margins are check k's: the gate's, or for an echo CPU check
+// --cpu-margin as the fail margin and a pass margin in the proportion of
+// the gate's (the two equal when they are).
+func (g *abGate) margins(k int) paired.Margins {
+	m := g.cfg.Margins
+	if k >= len(g.scale) || g.scale[k] == 1 {
+		return m
+	}
+	s := g.scale[k]
+	return paired.Margins{Pass: math.Expm1(math.Log1p(m.Pass) / s), Fail: math.Expm1(math.Log1p(m.Fail) / s)}
+}
+
+// checks are the gate's check states with every ratio and bound in the
+// check's own terms (an echo CPU check's mapped back from the scale the
+// sequential gate saw).
+func (g *abGate) checks() []seq.CheckState {
+	sts := g.seq.Checks()
+	for k := range sts {
+		if k < len(g.scale) && g.scale[k] != 1 {
+			back := func(x float64) float64 { return math.Exp(math.Log(x) / g.scale[k]) }
+			sts[k].Ratio, sts[k].Low, sts[k].High = back(sts[k].Ratio), back(sts[k].Low), back(sts[k].High)
+		}
+	}
+	return sts
+}
+
+// what names check k's payload and column for messages: "64 B Median",
+// or "Echo CPU/message" (over every payload).
+func (g *abGate) what(k int) string {
+	o := g.origins[k]
+	if g.isCPU(k) {
+		return o.Metric.Name + " (all payloads)"
+	}
+	return fmt.Sprintf("%d B %s", o.Key.Payload, o.Metric.Name)
 }
 
 func newABGate(cfg ABConfig, units int) (*abGate, error) {
@@ -52,6 +112,9 @@ func newABGate(cfg ABConfig, units int) (*abGate, error) {
 	}
 	if !(cfg.Margins.Pass >= 0 && cfg.Margins.Pass < 10) || !(cfg.Margins.Fail >= 0 && cfg.Margins.Fail < 10) {
 		return nil, exit.Usagef("--pass-margin %v, --fail-margin %v: expected fractions from 0 to 10, e.g. 0.05 or 5%%", cfg.Margins.Pass, cfg.Margins.Fail)
+	}
+	if !(cfg.CPUMargin >= 0 && cfg.CPUMargin < 10) {
+		return nil, exit.Usagef("--cpu-margin %v: expected a fraction from 0 to 10, e.g. 0.05 or 5%%, or none", cfg.CPUMargin)
 	}
 	if cfg.Margins.Pass > cfg.Margins.Fail {
 		return nil, exit.Usagef("--pass-margin %v above --fail-margin %v: a change between them would both pass and fail", cfg.Margins.Pass, cfg.Margins.Fail)
@@ -165,14 +228,14 @@ func (g *abGate) feed(logA, logB []float64, stderr io.Writer) (bool, error) {
 			bad = -bad
 		}
 		g.bad[k] = append(g.bad[k], bad)
-		a[k], b[k] = math.Exp(logA[k]), math.Exp(logB[k])
+		a[k], b[k] = math.Exp(logA[k]), math.Exp(logA[k]+g.scale[k]*(logB[k]-logA[k]))
 	}
 	var err error
 	if g.last, err = g.seq.Add(a, b); err != nil {
 		return false, exit.Usagef("%v", err)
 	}
 	for k, st := range g.seq.Checks() {
-		g.maxEFail[k] = max(g.maxEFail[k], st.EFail)
+		g.maxEFail[k] = max(g.maxEFail[k], st.EFail) // e-values need no mapping back
 	}
 	if g.last.Status == seq.Continue {
 		fmt.Fprintln(stderr, g.progress(time.Now()))
@@ -221,6 +284,13 @@ func (g *abGate) start(checks []paired.Check, origins []pairing.Origin) error {
 		return exit.Usagef("%v", err)
 	}
 	g.origins = origins
+	g.scale = make([]float64, len(checks))
+	for k := range g.scale {
+		g.scale[k] = 1
+		if g.isCPU(k) {
+			g.scale[k] = g.cpuScale()
+		}
+	}
 	g.maxEFail = make([]float64, len(checks))
 	g.bad = make([][]float64, len(checks))
 	g.logA = make([]float64, len(checks))
@@ -264,7 +334,7 @@ func (g *abGate) progress(now time.Time) string {
 	open := g.openChecks(d.Checks)
 	line += fmt.Sprintf(": %d of %d checks open", len(open), len(g.origins))
 	if k := g.widest(open); k >= 0 {
-		st := g.seq.Checks()[k]
+		st := g.checks()[k]
 		line += fmt.Sprintf(", the widest %s ×%.3f", st.Name, st.Ratio)
 		if st.Low > 0 || !math.IsInf(st.High, 1) {
 			line += " in " + boundsText(st)
@@ -284,7 +354,7 @@ func (g *abGate) progress(now time.Time) string {
 // openChecks returns the indices of the checks named.
 func (g *abGate) openChecks(names []string) []int {
 	var out []int
-	for k, st := range g.seq.Checks() {
+	for k, st := range g.checks() {
 		if slices.Contains(names, st.Name) {
 			out = append(out, k)
 		}
@@ -296,7 +366,7 @@ func (g *abGate) openChecks(names []string) []int {
 // as before the first look when none has bounds, to the larger spread of
 // its units' log ratios); -1 when ks is empty.
 func (g *abGate) widest(ks []int) int {
-	sts := g.seq.Checks()
+	sts := g.checks()
 	best, bestW, bestS := -1, 0.0, 0.0
 	for _, k := range ks {
 		w := math.Log(sts[k].High / sts[k].Low)
@@ -330,7 +400,8 @@ func boundsText(st seq.CheckState) string {
 // for a throughput.
 func (g *abGate) marginsText(k int) string {
 	hib := g.origins[k].Metric.Better == result.HigherIsBetter
-	pass, fail := paired.Ratio(paired.Worse(g.cfg.Margins.Pass), hib), paired.Ratio(paired.Worse(g.cfg.Margins.Fail), hib)
+	mg := g.margins(k)
+	pass, fail := paired.Ratio(paired.Worse(mg.Pass), hib), paired.Ratio(paired.Worse(mg.Fail), hib)
 	if hib {
 		return fmt.Sprintf("pass > ×%.3f, fail < ×%.3f", pass, fail)
 	}
@@ -375,15 +446,16 @@ func (g *abGate) verdict() *gate.Verdict {
 		v.Finish()
 		return v
 	}
-	for i, st := range g.seq.Checks() {
+	for i, st := range g.checks() {
 		o := g.origins[i]
+		mg := g.margins(i)
 		sub, m := o.SubExperiment, o.Metric
 		if o.Throughput {
 			sub = result.ThroughputLabel(o.SubExperiment, o.Key)
 		}
 		ref, val := math.Exp(g.logA[i]/n), math.Exp(g.logB[i]/n)
-		ch := gate.Check{SubExperiment: sub, Payload: o.Key.Payload, Metric: m, Reference: ref, Threshold: g.cfg.Margins.Fail,
-			Limit: m.Limit(ref, g.cfg.Margins.Fail), Value: val, Difference: math.Abs(ref - val), Percent: (val - ref) * 100 / ref}
+		ch := gate.Check{SubExperiment: sub, Payload: o.Key.Payload, Metric: m, Reference: ref, Threshold: mg.Fail,
+			Limit: m.Limit(ref, mg.Fail), Value: val, Difference: math.Abs(ref - val), Percent: (val - ref) * 100 / ref}
 		ch.Margin = m.Worse(val, ch.Limit)
 		// The anytime-valid p-value of the sign bets, 1/(largest fail
 		// e-value); none (NaN, "crossed" in the reports) once a check
@@ -401,17 +473,17 @@ func (g *abGate) verdict() *gate.Verdict {
 		switch {
 		case failed:
 			ch.Status = gate.Failed
-			ch.Message = fmt.Sprintf("%d B %s: %s: shown worse than %+g %%", o.Key.Payload, m.Name, bounds, 100*g.cfg.Margins.Fail)
+			ch.Message = fmt.Sprintf("%s: %s: shown worse than %+g %%", g.what(i), bounds, 100*mg.Fail)
 		case d.Status == seq.Pass || (st.ShownWithin && d.Status != seq.Fail):
 			ch.Status = gate.Passed
-			ch.Message = fmt.Sprintf("%d B %s: %s: shown worse by less than %+g %%", o.Key.Payload, m.Name, bounds, 100*g.cfg.Margins.Pass)
+			ch.Message = fmt.Sprintf("%s: %s: shown worse by less than %+g %%", g.what(i), bounds, 100*mg.Pass)
 		default:
 			ch.Status = gate.Inconclusive
-			ch.Message = fmt.Sprintf("%d B %s: %s: not yet shown within %+g %% nor beyond %+g %%", o.Key.Payload, m.Name, bounds,
-				100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail)
+			ch.Message = fmt.Sprintf("%s: %s: not yet shown within %+g %% nor beyond %+g %%", g.what(i), bounds,
+				100*mg.Pass, 100*mg.Fail)
 			if d.Status == seq.Fail {
-				ch.Message = fmt.Sprintf("%d B %s: %s: not shown beyond %+g %% (another check failed the gate)", o.Key.Payload, m.Name, bounds,
-					100*g.cfg.Margins.Fail)
+				ch.Message = fmt.Sprintf("%s: %s: not shown beyond %+g %% (another check failed the gate)", g.what(i), bounds,
+					100*mg.Fail)
 			}
 		}
 		v.Add(ch)
@@ -429,9 +501,48 @@ func (g *abGate) modeText() string {
 		method = g.seq.Method()
 	}
 	k := max(len(g.origins), len(g.missing))
-	return fmt.Sprintf("sequential paired, %s design: the median of the %s' ratios per check; %s; FAIL at family-wise level %g (each of %d checks at %.3g), "+
+	text := fmt.Sprintf("sequential paired, %s design: the median of the %s' ratios per check; %s; FAIL at family-wise level %g (each of %d checks at %.3g), "+
 		"PASS when every check is shown within the pass margin, each at %g (intersection–union); pass margin %+g %%, fail margin %+g %%",
 		g.cfg.Design, g.unitWord(), method, g.cfg.Level, k, g.cfg.Level/float64(max(k, 1)), g.cfg.Level, 100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail)
+	for i := range g.origins {
+		if g.isCPU(i) {
+			mg := g.margins(i)
+			text += fmt.Sprintf("; echo CPU checks (CPU time of the echo process per message, over the round's blocks of every payload): pass margin %+.3g %%, fail margin %+.3g %%",
+				100*mg.Pass, 100*mg.Fail)
+			break
+		}
+	}
+	return text
+}
+
+// names are the checks' names.
+func (g *abGate) names() []string {
+	out := make([]string, len(g.origins))
+	for k, st := range g.seq.Checks() {
+		out[k] = st.Name
+	}
+	return out
+}
+
+// marginWord gives the margin of the checks named, pass or fail: the
+// gate's ("+5 %"), or both kinds' when they include echo CPU checks of
+// another margin ("+5 % (echo CPU +3 %)").
+func (g *abGate) marginWord(names []string, pass bool) string {
+	pick := func(m paired.Margins) string {
+		if pass {
+			return fmt.Sprintf("%+g %%", 100*m.Pass)
+		}
+		return fmt.Sprintf("%+g %%", 100*m.Fail)
+	}
+	word := pick(g.cfg.Margins)
+	for k, st := range g.seq.Checks() {
+		if g.isCPU(k) && g.scale[k] != 1 && slices.Contains(names, st.Name) {
+			mg := g.margins(k)
+			mg.Pass, mg.Fail = math.Round(1e4*mg.Pass)/1e4, math.Round(1e4*mg.Fail)/1e4
+			return word + " (echo CPU " + pick(mg) + ")"
+		}
+	}
+	return word
 }
 
 // finish writes the verdict: once, in plain words, on stdout with the
@@ -451,6 +562,9 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", statusWord(v.Status), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
 	g.checkLines(stdout, v)
+	if g.cpuNote != "" {
+		fmt.Fprintf(stdout, "  echo CPU: %s\n", g.cpuNote)
+	}
 	if line := g.spreadText(); line != "" {
 		fmt.Fprintf(stdout, "  spread: %s\n", line)
 	}
@@ -486,17 +600,38 @@ func (g *abGate) spreadText() string {
 	if g.seq == nil || len(g.bad) == 0 || len(g.bad[0]) < 2 {
 		return ""
 	}
-	sp := make([]float64, len(g.bad))
-	worst := 0
-	for k, x := range g.bad {
-		sp[k] = robustSpread(x)
-		if sp[k] > sp[worst] {
-			worst = k
+	line := ""
+	names := g.checks()
+	for _, cpu := range []bool{false, true} {
+		var sp []float64
+		worst, k0 := -1, -1
+		for k, x := range g.bad {
+			if g.isCPU(k) != cpu {
+				continue
+			}
+			sp = append(sp, robustSpread(x))
+			if worst < 0 || sp[len(sp)-1] > robustSpread(g.bad[worst]) {
+				worst = k
+			}
+			k0 = k
 		}
+		if len(sp) == 0 {
+			continue
+		}
+		mg := g.margins(k0)
+		if !cpu {
+			line = fmt.Sprintf("of a %s log ratio, per check: median %.3f, largest %.3f (%s), against margins of %.3f (pass) and %.3f (fail) in log ratio",
+				strings.TrimSuffix(g.unitWord(), "s")+"'s", stats.Median(sp), robustSpread(g.bad[worst]), names[worst].Name,
+				paired.Worse(mg.Pass), paired.Worse(mg.Fail))
+			continue
+		}
+		if line != "" {
+			line += "; "
+		}
+		line += fmt.Sprintf("echo CPU checks: median %.3f, largest %.3f (%s), against margins of %.3f and %.3f",
+			stats.Median(sp), robustSpread(g.bad[worst]), names[worst].Name, paired.Worse(mg.Pass), paired.Worse(mg.Fail))
 	}
-	return fmt.Sprintf("of a %s log ratio, per check: median %.3f, largest %.3f (%s), against margins of %.3f (pass) and %.3f (fail) in log ratio",
-		strings.TrimSuffix(g.unitWord(), "s")+"'s", stats.Median(sp), sp[worst], g.seq.Checks()[worst].Name,
-		paired.Worse(g.cfg.Margins.Pass), paired.Worse(g.cfg.Margins.Fail))
+	return line
 }
 
 // statusWord is a verdict's status as the closing line gives it.
@@ -517,9 +652,9 @@ func (g *abGate) plainReason(v *gate.Verdict) string {
 	case g.seq == nil:
 		return d.Reason
 	case d.Status == seq.Fail:
-		return fmt.Sprintf("%s worse than the %+g %% fail margin%s", shortList(d.Checks, 3), 100*g.cfg.Margins.Fail, held)
+		return fmt.Sprintf("%s worse than the %s fail margin%s", shortList(d.Checks, 3), g.marginWord(d.Checks, false), held)
 	case d.Status == seq.Pass:
-		return fmt.Sprintf("every check is within the %+g %% pass margin%s", 100*g.cfg.Margins.Pass, held)
+		return fmt.Sprintf("every check is within the %s pass margin%s", g.marginWord(g.names(), true), held)
 	case d.Status == seq.Refused:
 		return fmt.Sprintf("no verdict: consecutive %s were alike (lag-1 correlation %+.2f, p %.3g), which the gate's level cannot allow for; open: %s",
 			g.unitWord(), d.Dependence.R, d.Dependence.P, shortList(d.Checks, 3))
@@ -537,7 +672,11 @@ func (g *abGate) checkLines(w io.Writer, v *gate.Verdict) {
 			passed++
 			continue
 		}
-		fmt.Fprintf(w, "  %-12s %s %d B %s", c.Status, c.SubExperiment, c.Payload, c.Metric.Name)
+		if c.Metric == EchoCPU {
+			fmt.Fprintf(w, "  %-12s %s %s", c.Status, c.SubExperiment, c.Metric.Name)
+		} else {
+			fmt.Fprintf(w, "  %-12s %s %d B %s", c.Status, c.SubExperiment, c.Payload, c.Metric.Name)
+		}
 		if c.Stats != nil {
 			fmt.Fprintf(w, ": ×%.3f %s", c.Stats.Estimate, boundsText(seq.CheckState{Low: c.Stats.Low, High: c.Stats.High}))
 		} else {
@@ -586,7 +725,10 @@ func (g *abGate) toDecide() []string {
 		return append(out, "or quieten the machine (pin the runs to cores, stop other work), so that its slow changes no longer reach consecutive "+g.unitWord())
 	}
 	passAt, failAt := 0.0, math.Inf(-1)
-	for k, st := range g.seq.Checks() {
+	for k, st := range g.checks() {
+		if g.isCPU(k) {
+			continue // the margins offered are the latency checks'
+		}
 		lo, hi := badBounds(st, g.origins[k].Metric.Better == result.HigherIsBetter)
 		passAt = max(passAt, hi)
 		failAt = max(failAt, lo)
@@ -627,7 +769,6 @@ func badBounds(st seq.CheckState, higherIsBetter bool) (lo, hi float64) {
 // median at the margins); why says which.
 func (g *abGate) impliedUnits() (n int, fails bool, why string) {
 	k := float64(len(g.origins))
-	pass, fail := paired.Worse(g.cfg.Margins.Pass), paired.Worse(g.cfg.Margins.Fail)
 	need := func(p, alpha float64) float64 {
 		za, zb := normalQuantile(1-alpha), normalQuantile(0.9)
 		x := (za*0.5 + zb*math.Sqrt(p*(1-p))) / (p - 0.5)
@@ -636,6 +777,8 @@ func (g *abGate) impliedUnits() (n int, fails bool, why string) {
 	passN, failN := 0.0, math.Inf(1)
 	var stuck []string
 	for i, x := range g.bad {
+		mg := g.margins(i)
+		pass, fail := paired.Worse(mg.Pass), paired.Worse(mg.Fail)
 		m, s := stats.Median(x), max(robustSpread(x), 1e-9)
 		pIn, pOut := normalCDF((pass-m)/s), normalCDF((m-fail)/s)
 		switch {
@@ -644,7 +787,7 @@ func (g *abGate) impliedUnits() (n int, fails bool, why string) {
 		case pIn > 0.5:
 			passN = max(passN, need(pIn, g.cfg.Level))
 		default:
-			stuck = append(stuck, fmt.Sprintf("%s (median ratio ×%.3f)", g.seq.Checks()[i].Name, paired.Ratio(m, g.origins[i].Metric.Better == result.HigherIsBetter)))
+			stuck = append(stuck, fmt.Sprintf("%s (median ratio ×%.3f)", g.checks()[i].Name, paired.Ratio(m, g.origins[i].Metric.Better == result.HigherIsBetter)))
 		}
 	}
 	switch {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,10 @@ const (
 	DefaultPairs = 5
 )
 
+// DefaultCPUMargin is --cpu-margin's default: the fail margin of the echo
+// CPU checks (docs/methods.md, "CPU per message").
+const DefaultCPUMargin = 0.05
+
 // DefaultRoundWarmup is the round trips of each link and payload a round
 // discards after opening its links, unless the run flags give --warmup.
 const DefaultRoundWarmup = 100
@@ -56,8 +61,12 @@ const DefaultRoundWarmup = 100
 // NAME-rounds.csv in --out, one row per round and check (formats §12).
 const RoundsSuffix = "-rounds.csv"
 
-// roundsHeader is the rounds file's header.
-var roundsHeader = []string{"Round", "Sub-experiment", "Payload", "Reference first", "Column", "Reference", "Candidate", "Unit"}
+// roundsHeader is the rounds file's header. The last two columns, the
+// echo processes' CPU time per message over the payload's blocks, are
+// empty where it is not read (formats §12; files written before them end
+// at Unit).
+var roundsHeader = []string{"Round", "Sub-experiment", "Payload", "Reference first", "Column", "Reference", "Candidate", "Unit",
+	"Reference CPU/message", "Candidate CPU/message"}
 
 // abInterleave is `run ab --design interleave --max-runs N`: both sides
 // prepared in this process, measured side by side in one run each
@@ -152,7 +161,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		sess[i] = s
 		payloads = sc.Engine.WithDefaults().Payloads
 	}
-	if err := g.startInterleaved(sess[0].Subs(), payloads); err != nil {
+	if err := g.startInterleaved(sess[0].Subs(), sess[1].Subs(), payloads); err != nil {
 		return err
 	}
 	w, err := claimRounds(rounds)
@@ -273,8 +282,10 @@ func seriesName(cfg ABConfig) (string, error) {
 
 // startInterleaved sets the family of checks of an interleaved gate: every
 // sub-experiment of subs, payload and gated column, in the order the
-// rounds measure them.
-func (g *abGate) startInterleaved(subs []engine.Sub, payloads []int) error {
+// rounds measure them, then with --cpu-margin an echo CPU check per
+// sub-experiment whose echo ends on both sides (subs and other) are
+// processes of their own.
+func (g *abGate) startInterleaved(subs, other []engine.Sub, payloads []int) error {
 	var checks []paired.Check
 	var origins []pairing.Origin
 	for _, s := range subs {
@@ -289,7 +300,28 @@ func (g *abGate) startInterleaved(subs []engine.Sub, payloads []int) error {
 			}
 		}
 	}
+	if g.cfg.CPUMargin > 0 {
+		var none []string
+		for i, s := range subs {
+			if !ownProcesses(s, other[i]) {
+				none = append(none, s.Type)
+				continue
+			}
+			checks = append(checks, paired.Check{Name: s.Type + " echo CPU/message"})
+			origins = append(origins, pairing.Origin{SubExperiment: s.Type, Metric: EchoCPU})
+		}
+		if len(none) > 0 {
+			g.cpuNote = fmt.Sprintf("no check for %s: its echo ends are not processes of their own that this run starts (in process, remote or a broker), so their CPU time cannot be told apart",
+				strings.Join(none, ", "))
+		}
+	}
 	return g.start(checks, origins)
+}
+
+// ownProcesses reports whether both sides' echo ends of a sub-experiment
+// are processes this run starts, whose CPU time can be read.
+func ownProcesses(a, b engine.Sub) bool {
+	return a.Echo == engine.EchoSubprocess && b.Echo == engine.EchoSubprocess && runtime.GOOS == "linux"
 }
 
 // metricList names metrics, comma-separated.
@@ -314,9 +346,22 @@ func (g *abGate) roundValues(round int, bs []engine.DuetUnit, scale float64) (la
 		return result.SummaryRow{Summary: stats.Summarize(x, &sc)}
 	}
 	k := 0
+	// cpu sums each sub-experiment's echo CPU over its payloads.
+	cpu := map[string]*engine.DuetCPU{}
 	for _, b := range bs {
 		sa, sb := summary(b.A), summary(b.B)
 		first := strconv.Itoa(b.AFirst)
+		cpuA, cpuB := "", ""
+		if c := b.CPU; c != nil {
+			cpuA, cpuB = perMessage(c.A, c.AMessages), perMessage(c.B, c.BMessages)
+			sum := cpu[b.Type]
+			if sum == nil {
+				sum = &engine.DuetCPU{}
+				cpu[b.Type] = sum
+			}
+			sum.A, sum.B = sum.A+c.A, sum.B+c.B
+			sum.AMessages, sum.BMessages = sum.AMessages+c.AMessages, sum.BMessages+c.BMessages
+		}
 		for _, m := range g.cfg.Metrics {
 			if k >= len(g.origins) || g.origins[k].SubExperiment != b.Type || g.origins[k].Key.Payload != b.Payload {
 				return nil, nil, nil, fmt.Errorf("round %d: block pair %s %d B out of the gate's order", round, b.Type, b.Payload)
@@ -328,14 +373,34 @@ func (g *abGate) roundValues(round int, bs []engine.DuetUnit, scale float64) (la
 			}
 			la, lb = append(la, math.Log(va)), append(lb, math.Log(vb))
 			rows = append(rows, []string{strconv.Itoa(round), b.Type, strconv.Itoa(b.Payload), first, m.Name,
-				strconv.FormatFloat(va, 'f', 3, 64), strconv.FormatFloat(vb, 'f', 3, 64), result.UnitMicroseconds})
+				strconv.FormatFloat(va, 'f', 3, 64), strconv.FormatFloat(vb, 'f', 3, 64), result.UnitMicroseconds, cpuA, cpuB})
 			k++
 		}
+	}
+	for ; k < len(g.origins) && g.isCPU(k); k++ {
+		o := g.origins[k]
+		c := cpu[o.SubExperiment]
+		if c == nil || c.AMessages == 0 || c.BMessages == 0 || c.A <= 0 || c.B <= 0 {
+			return nil, nil, nil, exit.Usagef("round %d: %s: the echo processes' CPU time could not be read (a process or thread gone, or no round trip completed)", round, o.SubExperiment+" echo CPU/message")
+		}
+		va, vb := float64(c.A)/float64(c.AMessages), float64(c.B)/float64(c.BMessages)
+		la, lb = append(la, math.Log(va)), append(lb, math.Log(vb))
+		rows = append(rows, []string{strconv.Itoa(round), o.SubExperiment, "", "", EchoCPU.Name,
+			strconv.FormatFloat(va, 'f', 1, 64), strconv.FormatFloat(vb, 'f', 1, 64), EchoCPU.Unit, "", ""})
 	}
 	if k != len(g.origins) {
 		return nil, nil, nil, fmt.Errorf("round %d measured %d checks of %d", round, k, len(g.origins))
 	}
 	return la, lb, rows, nil
+}
+
+// perMessage is CPU time per message in ns, for the rounds file; empty
+// when no message was echoed.
+func perMessage(t time.Duration, messages int) string {
+	if messages == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(float64(t)/float64(messages), 'f', 1, 64)
 }
 
 // roundsWriter appends rows to the rounds file as the rounds come in: the

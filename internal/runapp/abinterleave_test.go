@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // roundsRows reads an interleaved gate's rounds file.
 func roundsRows(t *testing.T, path string) [][]string {
 	t.Helper()
-	return csvRows(t, path, "Round,Sub-experiment,Payload,Reference first,Column,Reference,Candidate,Unit")
+	return csvRows(t, path, "Round,Sub-experiment,Payload,Reference first,Column,Reference,Candidate,Unit,Reference CPU/message,Candidate CPU/message")
 }
 
 // TestABInterleaveFails gates, with the default design of --max-runs, an
@@ -134,6 +135,68 @@ func TestABInterleaveRefusals(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(out); len(entries) != 0 {
 			t.Errorf("%q: %d entries written in --out", c.args, len(entries))
+		}
+	}
+}
+
+// TestABEchoCPU gates the echo processes' CPU time per message beside the
+// latency (over TCP, whose echo ends are processes of their own): a
+// candidate whose echo spends 300 µs of CPU work on every message (several
+// times what the echo costs) fails its echo CPU check, and an unchanged
+// candidate never does; in process there is no such check, and the verdict
+// says why.
+func TestABEchoCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the echo processes' CPU time is read from /proc")
+	}
+	if testing.Short() {
+		t.Skip("two gates of 20 rounds, each starting two echo processes (about 20 s)")
+	}
+	for _, c := range []struct {
+		name, candidate string
+		fail            bool
+	}{
+		{"unchanged", "--echo-delay 0s", false},
+		{"work", "--echo-work 300us", true},
+	} {
+		out := t.TempDir()
+		report := filepath.Join(out, "verdict.json")
+		code, stdout, stderr := run(t, "ab", "--max-runs", "20", "--block", "20", "--blocks", "2", "--seed", "5", "--out", out, "--name", "c",
+			"--candidate", c.candidate, "--json", report, "--", "-s", "intraprocess_reliable,interprocess_reliable_tcp", "--payloads", "64", "--warmup", "20")
+		t.Logf("%s: exit %d\n%s", c.name, code, stdout)
+		failedCPU := strings.Contains(stdout, "failed       interprocess_reliable_tcp Echo CPU/message")
+		if c.fail && (code != exit.GateFailed || !failedCPU) {
+			t.Errorf("%s: exit %d, want 1 with the echo CPU check failed\n%s\n%s", c.name, code, stdout, stderr)
+		}
+		if !c.fail && failedCPU {
+			t.Errorf("%s: the echo CPU check failed an unchanged system\n%s", c.name, stdout)
+		}
+		if !strings.Contains(stdout, "echo CPU: no check for intraprocess_reliable") || !strings.Contains(stdout, "echo CPU checks: median") {
+			t.Errorf("%s: the verdict does not say which sub-experiments have an echo CPU check\n%s", c.name, stdout)
+		}
+		rows := roundsRows(t, filepath.Join(out, "c"+runapp.RoundsSuffix))
+		cpuRows := 0
+		for _, r := range rows {
+			switch {
+			case r[4] == "Echo CPU/message":
+				cpuRows++
+				ref, err1 := strconv.ParseFloat(r[5], 64)
+				cand, err2 := strconv.ParseFloat(r[6], 64)
+				if err1 != nil || err2 != nil || r[1] != "interprocess_reliable_tcp" || r[2] != "" || r[7] != "ns" || !(ref > 0) ||
+					c.fail && cand < ref+150e3 {
+					t.Errorf("%s: row %q", c.name, r)
+				}
+			case r[1] == "intraprocess_reliable" && (r[8] != "" || r[9] != ""),
+				r[1] == "interprocess_reliable_tcp" && (r[8] == "" || r[9] == ""):
+				t.Errorf("%s: row %q: the echo CPU columns are read for echo processes only", c.name, r)
+			}
+		}
+		if rounds := len(rows) / 3; cpuRows != rounds || rounds < 1 {
+			t.Errorf("%s: %d echo CPU rows in %d rows", c.name, cpuRows, len(rows))
+		}
+		b, err := os.ReadFile(report)
+		if err != nil || !strings.Contains(string(b), `"name": "Echo CPU/message"`) {
+			t.Errorf("%s: JSON report without the echo CPU check: %v\n%.800s", c.name, err, b)
 		}
 	}
 }

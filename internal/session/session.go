@@ -816,7 +816,8 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 		ep.stop()
 		return nil, err
 	}
-	return &engine.Link{Pinger: pinger, Failed: ep.failed, Close: ep.stop}, nil
+	pid := ep.cmd.Process.Pid
+	return &engine.Link{Pinger: pinger, Failed: ep.failed, Close: ep.stop, CPU: func() (time.Duration, error) { return processCPU(pid) }}, nil
 }
 
 // FlagEnv is the environment variable of a driver flag: its own, or
@@ -928,7 +929,7 @@ func (s *Session) MetaConfig() meta.Config {
 	if len(c.EchoCommand) > 0 {
 		mc.EchoCommand = RedactArgs(c.EchoCommand, secretFlags())
 	}
-	if !c.EchoDelay.IsZero() {
+	if d := c.EchoDelay; d.Mean != 0 || d.Jitter != 0 {
 		mc.EchoDelay = &meta.EchoDelay{Mean: meta.Duration(c.EchoDelay.Mean), Jitter: meta.Duration(c.EchoDelay.Jitter)}
 	}
 	var placements, targets []string

@@ -50,6 +50,8 @@ func abCommand() *cli.Command {
 			Usage: "with --max-runs: pass when every check is shown worse by less than this, a fraction (0.05) or a percentage (5%), " + numflag.Tolerance.Text()},
 		&cli.StringFlag{Name: "fail-margin", Value: numflag.Percent(paired.DefaultMargins.Fail),
 			Usage: "with --max-runs: fail when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
+		&cli.StringFlag{Name: "cpu-margin", Value: numflag.Percent(runapp.DefaultCPUMargin),
+			Usage: "with --design interleave: the fail margin of the echo CPU checks, one per sub-experiment whose echo ends are processes this run starts (the CPU time of the echo process per message, over the round's blocks of every payload), " + numflag.Tolerance.Text() + "; none (or 0): no such checks"},
 		&cli.StringFlag{Name: "false-fail", Aliases: []string{"level"}, Value: "1%",
 			Usage: "with --max-runs: the largest chance that the gate ever fails an unchanged system (or ever passes one worse than --pass-margin), however long it runs, " + numflag.CompareLevel.Text()},
 		&cli.StringFlag{Name: "columns", Value: metricNames(abDefaultColumns), Usage: "with --max-runs: comma-separated summary `COLUMNS` to gate, among " + metricNames(result.CompareMetrics)},
@@ -162,7 +164,7 @@ Examples:
 				}
 				ab.Runs = 0
 			} else {
-				for _, f := range []string{"pass-margin", "fail-margin", "false-fail", "columns", "junit", "markdown", "json"} {
+				for _, f := range []string{"pass-margin", "fail-margin", "cpu-margin", "false-fail", "columns", "junit", "markdown", "json"} {
 					if c.IsSet(f) {
 						return exit.Usagef("--%s: only the sequential gate (--max-runs) judges; with --runs, compare the two roots", f)
 					}
@@ -188,6 +190,16 @@ Examples:
 			}
 			if ab.Margins.Fail, err = numflag.Tolerance.Parse(c.String("fail-margin")); err != nil {
 				return exit.Usagef("--fail-margin: %v", err)
+			}
+			switch s := c.String("cpu-margin"); {
+			case c.IsSet("cpu-margin") && ab.Design != runapp.DesignInterleave:
+				return exit.Usagef("--cpu-margin: only --design interleave (the default of --max-runs) reads the echo processes' CPU time; --design %s alternates whole runs", ab.Design)
+			case s == "none" || s == "0":
+				ab.CPUMargin = 0
+			default:
+				if ab.CPUMargin, err = numflag.Tolerance.Parse(s); err != nil {
+					return exit.Usagef("--cpu-margin: %v, or none", err)
+				}
 			}
 			if ab.Level, err = numflag.CompareLevel.Parse(c.String("false-fail")); err != nil {
 				return exit.Usagef("--false-fail: %v", err)

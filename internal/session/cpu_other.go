@@ -1,0 +1,13 @@
+//go:build !linux
+
+package session
+
+import (
+	"errors"
+	"time"
+)
+
+// processCPU has no per-process CPU time to read here.
+func processCPU(pid int) (time.Duration, error) {
+	return 0, errors.New("reading a process's CPU time is only supported on Linux")
+}
