@@ -36,6 +36,34 @@
 //     round-robin, which place N publishers and M subscribers on T topics
 //     and give the expected number of deliveries.
 //
+// # Runs and files
+//
+// Runner measures sub-experiments one after the other (run load) and
+// writes, for each, the raw file of one-way latencies (formats §2), the
+// snapshot CSV, the histogram log and the summary JSON (formats §9; the
+// summary through internal/loadsummary, its reader and writer), and
+// meta.json after each. Progress prints each payload's lines as run load
+// shows them.
+//
+// RunOneWay is the one-way runner the other one-publisher modes share (the
+// throughput search and the per-message method of internal/throughput,
+// the bursts of internal/burst): it checks the payloads, records meta.json
+// as a run under way, and hands the mode a Trial per sub-experiment, whose
+// Open (or WithEnds) connects fresh ends on a topic of their own for each
+// measurement; what the mode measured is written and meta.json rewritten
+// before the next sub-experiment.
+//
+// # Prometheus exporter
+//
+// Exporter (prom.go; ServePrometheus starts it on the address of
+// --prom-port and --prom-addr, which PromAddr checks) serves the measurement in progress at /metrics: the counters, the rates
+// and messages in flight of the last interval, and the one-way latency
+// histogram of the payload in progress read from the Recorder at scrape
+// time, labelled by role, sub-experiment and payload, with
+// mqgate_build_info (BuildInfo); /health answers while it serves. It is an
+// Observer of the measurement, as Progress is; the distributed roles
+// register the same BuildInfo beside their own metrics.
+//
 // # Receiving
 //
 // Each subscriber link has a goroutine that calls Receive, unless the
