@@ -25,9 +25,16 @@ build:
 ## test: the whole test suite with the race detector; the end-to-end tests
 ## (internal/e2e) run after the rest, alone, because they gate real runs and
 ## assert the verdicts: other packages' tests on the same cores make
-## consecutive pairs alike, which holds the gate to its budget
+## consecutive pairs alike, which holds the gate to its budget. The
+## statistical simulations (tests named TestSim…, in files built only
+## without the race detector) run in a go test of their own, without -race:
+## arithmetic that the race detector slows several times over and has
+## nothing to find in. SIMS are the packages that hold them
+## (deploy's TestMakeTestRunsEverySimulation checks that each runs once).
+SIMS := ./internal/changepoint ./internal/history ./internal/stats/...
 test:
 	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v '/internal/e2e$$')
+	$(GO) test -timeout 30m -run '^TestSim' $(SIMS)
 	$(GO) test -race -timeout 30m ./internal/e2e
 
 ## test-short: the quick suite, for a change before make test: -short (the

@@ -98,7 +98,7 @@
 // each, no change), φ estimated from each series alone: a false change
 // point in 1.1 % of 100-value series (plain test: 76.6 %) and 8.3 % of
 // 30-value ones (plain: 37.9 %); whitened with the true φ, 30-value series
-// are at the level (TestShortSeriesLevel). The excess of the 30-value
+// are at the level (TestSimShortSeriesLevel). The excess of the 30-value
 // series lies wholly in the 13 % of them whose estimate, taken around a
 // plain segmentation that already split the drift, stays below 1.5
 // standard errors, so that they are not whitened; docs/methods.md says
