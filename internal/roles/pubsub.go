@@ -281,168 +281,19 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 		return Outcome{Err: err}
 	}
 	start := time.Now()
-	rep := SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
-		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}}
-	var mu sync.Mutex
-	// Each subscription counts every publisher on its own.
-	pubs := map[pubKey]*pubState{}
-	var arrivals []arrival
-	last := time.Now()
-	first := false
-	progress := make(chan struct{}, 1)
-	newInstance := make(chan uint8, 256) // one per instance: never blocks
-	seenInst := map[uint8]bool{}
-	runHash := s.RunHash()
-	handle := func(subIdx int, msg []byte, at time.Time) {
-		recv := at.UnixNano()
-		h, full, err := load.Parse(msg)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil || !full {
-			rep.Malformed++
-			met.Error()
-			return
-		}
-		if h.RunID != runHash {
-			rep.OtherRuns++
-			return
-		}
-		last, first = time.Now(), true
-		k := pubKey{subIdx, h.Publisher}
-		p := pubs[k]
-		if p == nil {
-			p = &pubState{}
-			pubs[k] = p
-		}
-		inst := uint8(h.Publisher >> 8)
-		if !seenInst[inst] {
-			seenInst[inst] = true
-			newInstance <- inst
-		}
-		if h.Flags&load.FlagEndPayload != 0 {
-			if !p.ended {
-				p.ended, p.sent = true, h.Seq
-			}
-			select {
-			case progress <- struct{}{}:
-			default:
-			}
-			return
-		}
-		if h.Flags&(load.FlagWarmup|load.FlagProbe) != 0 {
-			return
-		}
-		// The window's loss, duplicates and out-of-order arrivals.
-		gaps, dupes, late := p.seq.Gaps, p.seq.Duplicates, p.seq.OutOfOrder
-		unique := p.seq.Observe(h.Seq)
-		met.Count(Snapshot{Lost: int64(p.seq.Gaps) - int64(gaps), Duplicates: p.seq.Duplicates - dupes, OutOfOrder: p.seq.OutOfOrder - late}, nil, nil)
-		if !unique {
-			return // a duplicate
-		}
-		rawNs := recv - int64(h.SendNs)
-		arrivals = append(arrivals, arrival{rawNs: rawNs, instance: inst})
-		met.Received(len(msg), rawNs+offsetOf(&rep, inst))
-	}
-	var unsubs []func() error
-	for i := range s.Subscribers {
-		// A topic matches one of the expressions at most: no duplicates.
-		for _, expr := range subExprs(b, s.Expr) {
-			un, err := b.Subscribe(expr, func(_ string, msg []byte, at time.Time) { handle(i, msg, at) })
-			if err != nil {
-				for _, u := range unsubs {
-					u()
-				}
-				met.Abort()
-				return Outcome{Err: fmt.Errorf("subscribing to %s: %w", expr, err)}
-			}
-			unsubs = append(unsubs, un)
-		}
+	r := &subRun{s: s, b: b, met: met, rep: SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
+		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}},
+		pubs: map[pubKey]*pubState{}, last: time.Now(), progress: make(chan struct{}, 1),
+		newInstance: make(chan uint8, 256), seenInst: map[uint8]bool{}, runHash: s.RunHash()}
+	unsubs, err := r.subscribe()
+	if err != nil {
+		met.Abort()
+		return Outcome{Err: err}
 	}
 	met.Ready()
-	// One clock estimate per publisher host, made when its first message
-	// arrives.
-	var clockWG sync.WaitGroup
 	clockCtx, clockCancel := context.WithCancel(ctx)
-	go func() {
-		for {
-			select {
-			case <-clockCtx.Done():
-				return
-			case inst := <-newInstance:
-				if s.Log != nil {
-					s.Log.Debug("new publisher host", "instance", inst)
-				}
-				if !s.ClockOffset {
-					mu.Lock()
-					rep.ClockOffset[strconv.Itoa(int(inst))] = clockoffset.Estimate{Disabled: true, Peer: "instance " + strconv.Itoa(int(inst))}
-					mu.Unlock()
-					continue
-				}
-				clockWG.Add(1)
-				go func() {
-					defer clockWG.Done()
-					est, err := clockoffset.Measure(clockCtx, &clockExchanger{b: b, key: clockKey(b, s), instance: inst, timeout: s.Timeout}, s.ClockProbes, 5*time.Millisecond)
-					est.Peer = "instance " + strconv.Itoa(int(inst))
-					if err != nil {
-						// No estimate: the latencies of this publisher stay
-						// as measured, which the report says.
-						est.Disabled = true
-						est.Method = "failed: " + err.Error()
-					}
-					mu.Lock()
-					rep.ClockOffset[strconv.Itoa(int(inst))] = est
-					mu.Unlock()
-					if s.Log != nil {
-						s.Log.Info("clock offset", "peer", est.Peer, "offset_ns", est.OffsetNs, "error_bound_ns", est.ErrorBoundNs,
-							"method", est.Method, "kept", est.Kept, "exchanges", est.Exchanges)
-					}
-				}()
-			}
-		}
-	}()
-
-	// Wait for the end.
-	reason := ""
-	lostCh := b.Lost()
-	tick := time.NewTicker(50 * time.Millisecond)
-	deadline := start.Add(s.Duration + s.Timeout)
-	interrupted := false
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			interrupted = true
-			break loop
-		case e := <-lostCh:
-			reason = e.Error()
-			break loop
-		case <-progress:
-		case <-tick.C:
-		}
-		mu.Lock()
-		// Publishers that ended, as the subscription that saw fewest counts.
-		endedBy := make([]int, s.Subscribers)
-		for k, p := range pubs {
-			if p.ended {
-				endedBy[k.sub]++
-			}
-		}
-		ended := slices.Min(endedBy)
-		silent := time.Since(last)
-		got := first
-		mu.Unlock()
-		switch {
-		case ended >= s.Publishers:
-			break loop
-		case got && silent > s.Timeout:
-			reason = fmt.Sprintf("nothing arrived for --timeout %v; %d of %d publishers ended", s.Timeout, ended, s.Publishers)
-			break loop
-		case !got && time.Now().After(deadline):
-			reason = fmt.Sprintf("no message within --duration + --timeout (%v)", s.Duration+s.Timeout)
-			break loop
-		}
-	}
-	tick.Stop()
+	go r.clocks(clockCtx)
+	reason, interrupted := r.wait(ctx, start)
 	for _, u := range unsubs {
 		u()
 	}
@@ -451,29 +302,221 @@ loop:
 	if interrupted {
 		clockCancel()
 	}
-	waitTimeout(&clockWG, time.Duration(s.ClockProbes)*(s.Timeout+5*time.Millisecond))
+	waitTimeout(&r.clockWG, time.Duration(s.ClockProbes)*(s.Timeout+5*time.Millisecond))
 	clockCancel()
 	csvErr := met.Close()
 	end := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.finish(start, end, reason, interrupted, csvErr)
+}
 
-	mu.Lock()
-	defer mu.Unlock()
-	// Samples in arrival order, corrected by their publisher's offset.
-	micros := make([]float64, len(arrivals))
-	for i, a := range arrivals {
-		ns := a.rawNs + offsetOf(&rep, a.instance)
+// subRun is a sub role's subscriptions: what they received, by
+// subscription and publisher, and the clock offsets of the publisher
+// hosts.
+type subRun struct {
+	s   Settings
+	b   Backend
+	met *Metrics
+
+	mu  sync.Mutex
+	rep SubReport
+	// Each subscription counts every publisher on its own.
+	pubs        map[pubKey]*pubState
+	arrivals    []arrival
+	last        time.Time // the last message of this run
+	first       bool      // a message of this run arrived
+	progress    chan struct{}
+	newInstance chan uint8 // one per instance: never blocks
+	seenInst    map[uint8]bool
+	runHash     uint32
+	clockWG     sync.WaitGroup
+}
+
+// handle takes a message of subscription subIdx that arrived at at.
+func (r *subRun) handle(subIdx int, msg []byte, at time.Time) {
+	recv := at.UnixNano()
+	h, full, err := load.Parse(msg)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil || !full {
+		r.rep.Malformed++
+		r.met.Error()
+		return
+	}
+	if h.RunID != r.runHash {
+		r.rep.OtherRuns++
+		return
+	}
+	r.last, r.first = time.Now(), true
+	k := pubKey{subIdx, h.Publisher}
+	p := r.pubs[k]
+	if p == nil {
+		p = &pubState{}
+		r.pubs[k] = p
+	}
+	inst := uint8(h.Publisher >> 8)
+	if !r.seenInst[inst] {
+		r.seenInst[inst] = true
+		r.newInstance <- inst
+	}
+	if h.Flags&load.FlagEndPayload != 0 {
+		if !p.ended {
+			p.ended, p.sent = true, h.Seq
+		}
+		select {
+		case r.progress <- struct{}{}:
+		default:
+		}
+		return
+	}
+	if h.Flags&(load.FlagWarmup|load.FlagProbe) != 0 {
+		return
+	}
+	// The window's loss, duplicates and out-of-order arrivals.
+	gaps, dupes, late := p.seq.Gaps, p.seq.Duplicates, p.seq.OutOfOrder
+	unique := p.seq.Observe(h.Seq)
+	r.met.Count(Snapshot{Lost: int64(p.seq.Gaps) - int64(gaps), Duplicates: p.seq.Duplicates - dupes, OutOfOrder: p.seq.OutOfOrder - late}, nil, nil)
+	if !unique {
+		return // a duplicate
+	}
+	rawNs := recv - int64(h.SendNs)
+	r.arrivals = append(r.arrivals, arrival{rawNs: rawNs, instance: inst})
+	r.met.Received(len(msg), rawNs+offsetOf(&r.rep, inst))
+}
+
+// subscribe subscribes --subscribers times; on an error it unsubscribes
+// what it subscribed.
+func (r *subRun) subscribe() ([]func() error, error) {
+	var unsubs []func() error
+	for i := range r.s.Subscribers {
+		// A topic matches one of the expressions at most: no duplicates.
+		for _, expr := range subExprs(r.b, r.s.Expr) {
+			un, err := r.b.Subscribe(expr, func(_ string, msg []byte, at time.Time) { r.handle(i, msg, at) })
+			if err != nil {
+				for _, u := range unsubs {
+					u()
+				}
+				return nil, fmt.Errorf("subscribing to %s: %w", expr, err)
+			}
+			unsubs = append(unsubs, un)
+		}
+	}
+	return unsubs, nil
+}
+
+// clocks makes one clock estimate per publisher host, when its first
+// message arrives, until ctx is done.
+func (r *subRun) clocks(ctx context.Context) {
+	s := r.s
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case inst := <-r.newInstance:
+			if s.Log != nil {
+				s.Log.Debug("new publisher host", "instance", inst)
+			}
+			if !s.ClockOffset {
+				r.mu.Lock()
+				r.rep.ClockOffset[strconv.Itoa(int(inst))] = clockoffset.Estimate{Disabled: true, Peer: "instance " + strconv.Itoa(int(inst))}
+				r.mu.Unlock()
+				continue
+			}
+			r.clockWG.Add(1)
+			go func() {
+				defer r.clockWG.Done()
+				r.clock(ctx, inst)
+			}()
+		}
+	}
+}
+
+// clock estimates the clock offset of publisher host inst.
+func (r *subRun) clock(ctx context.Context, inst uint8) {
+	s, b := r.s, r.b
+	est, err := clockoffset.Measure(ctx, &clockExchanger{b: b, key: clockKey(b, s), instance: inst, timeout: s.Timeout}, s.ClockProbes, 5*time.Millisecond)
+	est.Peer = "instance " + strconv.Itoa(int(inst))
+	if err != nil {
+		// No estimate: the latencies of this publisher stay as measured,
+		// which the report says.
+		est.Disabled = true
+		est.Method = "failed: " + err.Error()
+	}
+	r.mu.Lock()
+	r.rep.ClockOffset[strconv.Itoa(int(inst))] = est
+	r.mu.Unlock()
+	if s.Log != nil {
+		s.Log.Info("clock offset", "peer", est.Peer, "offset_ns", est.OffsetNs, "error_bound_ns", est.ErrorBoundNs,
+			"method", est.Method, "kept", est.Kept, "exchanges", est.Exchanges)
+	}
+}
+
+// wait waits for the end: every publisher ended, silence for --timeout
+// after the first message, nothing by --duration + --timeout, the link
+// lost (reason says why the run is incomplete) or ctx done (interrupted).
+func (r *subRun) wait(ctx context.Context, start time.Time) (reason string, interrupted bool) {
+	s := r.s
+	lostCh := r.b.Lost()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := start.Add(s.Duration + s.Timeout)
+	for {
+		select {
+		case <-ctx.Done():
+			return "", true
+		case e := <-lostCh:
+			return e.Error(), false
+		case <-r.progress:
+		case <-tick.C:
+		}
+		r.mu.Lock()
+		// Publishers that ended, as the subscription that saw fewest counts.
+		endedBy := make([]int, s.Subscribers)
+		for k, p := range r.pubs {
+			if p.ended {
+				endedBy[k.sub]++
+			}
+		}
+		ended := slices.Min(endedBy)
+		silent := time.Since(r.last)
+		got := r.first
+		r.mu.Unlock()
+		switch {
+		case ended >= s.Publishers:
+			return "", false
+		case got && silent > s.Timeout:
+			return fmt.Sprintf("nothing arrived for --timeout %v; %d of %d publishers ended", s.Timeout, ended, s.Publishers), false
+		case !got && time.Now().After(deadline):
+			return fmt.Sprintf("no message within --duration + --timeout (%v)", s.Duration+s.Timeout), false
+		}
+	}
+}
+
+// samples are the latencies in arrival order, corrected by their
+// publisher's offset (negative ones clamped to 0 and counted), in µs.
+func (r *subRun) samples() []float64 {
+	micros := make([]float64, len(r.arrivals))
+	for i, a := range r.arrivals {
+		ns := a.rawNs + offsetOf(&r.rep, a.instance)
 		if ns < 0 {
 			ns = 0
-			rep.Clamped++
+			r.rep.Clamped++
 		}
 		micros[i] = float64(ns) / 1000
 	}
-	counts := meta.Payload{Bytes: s.Payload, Samples: len(micros)}
-	keys := make([]pubKey, 0, len(pubs))
-	ids := map[uint16]bool{}
-	for k := range pubs {
+	return micros
+}
+
+// publishers adds to the report and to counts what each subscription
+// received of each publisher, and returns the publishers seen and
+// whether each subscription saw every one of them end.
+func (r *subRun) publishers(counts *meta.Payload) (ids int, allEnded bool) {
+	keys := make([]pubKey, 0, len(r.pubs))
+	seen := map[uint16]bool{}
+	for k := range r.pubs {
 		keys = append(keys, k)
-		ids[k.pub] = true
+		seen[k.pub] = true
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].sub != keys[j].sub {
@@ -481,9 +524,9 @@ loop:
 		}
 		return keys[i].pub < keys[j].pub
 	})
-	allEnded := len(ids) >= s.Publishers && len(keys) == len(ids)*s.Subscribers
+	allEnded = len(seen) >= r.s.Publishers && len(keys) == len(seen)*r.s.Subscribers
 	for _, k := range keys {
-		p := pubs[k]
+		p := r.pubs[k]
 		pr := SubPublisherReport{Subscriber: k.sub, ID: k.pub, Received: p.seq.Unique, Duplicates: p.seq.Duplicates, OutOfOrder: p.seq.OutOfOrder}
 		if p.ended {
 			sent := p.sent
@@ -496,8 +539,18 @@ loop:
 		counts.Lost += pr.Lost
 		counts.Duplicates += pr.Duplicates
 		counts.OutOfOrder += pr.OutOfOrder
-		rep.Publishers = append(rep.Publishers, pr)
+		r.rep.Publishers = append(r.rep.Publishers, pr)
 	}
+	return len(seen), allEnded
+}
+
+// finish writes the sub-experiment into meta.json and the role's report,
+// and says what was done; r.mu is held.
+func (r *subRun) finish(start, end time.Time, reason string, interrupted bool, csvErr error) Outcome {
+	s, rep := r.s, &r.rep
+	micros := r.samples()
+	counts := meta.Payload{Bytes: s.Payload, Samples: len(micros)}
+	ids, allEnded := r.publishers(&counts)
 	counts.Errors = rep.Malformed
 	rep.Completed = reason == "" && !interrupted && allEnded
 	if !rep.Completed && reason == "" && !interrupted {
@@ -507,6 +560,28 @@ loop:
 	rep.setLatency(micros)
 	rep.End = end.UTC()
 	counts.Completed = rep.Completed
+	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts, Sub: meta.SubExperiment{
+		Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr, Completed: rep.Completed, Error: reason,
+		Start: start.UTC(), End: end.UTC(), System: r.b.system(r.extra()),
+		Params: s.recorded(map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}),
+	}}
+	errMsg := ""
+	if !rep.Completed && reason != "" {
+		errMsg = s.Type() + ": " + reason
+	}
+	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
+		start.UTC(), end.UTC(), interrupted, errMsg, []Measured{m})
+	path, repErr := WriteReport(s, *rep)
+	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr, csvErr)}
+	out.Summary = fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s%s; results in %s",
+		s.RunID, result.Count(len(micros)), ids, result.Count(counts.Lost), rep.latencyText(), statusWord(rep.Completed, interrupted, reason), s.Dir())
+	return out
+}
+
+// extra are the sub's facts for meta.json: its settings and the clock
+// offset of each publisher host.
+func (r *subRun) extra() map[string]string {
+	s, rep := r.s, &r.rep
 	extra := map[string]string{"role": "sub", "host": rep.Host, "subscribers": strconv.Itoa(s.Subscribers), "expr": s.Expr,
 		"clamped": strconv.FormatUint(rep.Clamped, 10)}
 	for inst, est := range rep.ClockOffset {
@@ -520,22 +595,7 @@ loop:
 			}
 		}
 	}
-	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts, Sub: meta.SubExperiment{
-		Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr, Completed: rep.Completed, Error: reason,
-		Start: start.UTC(), End: end.UTC(), System: b.system(extra),
-		Params: s.recorded(map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}),
-	}}
-	errMsg := ""
-	if !rep.Completed && reason != "" {
-		errMsg = s.Type() + ": " + reason
-	}
-	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
-		start.UTC(), end.UTC(), interrupted, errMsg, []Measured{m})
-	path, repErr := WriteReport(s, rep)
-	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr, csvErr)}
-	out.Summary = fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s%s; results in %s",
-		s.RunID, result.Count(len(micros)), len(ids), result.Count(counts.Lost), rep.latencyText(), statusWord(rep.Completed, interrupted, reason), s.Dir())
-	return out
+	return extra
 }
 
 // subExprs are expr when it has one of the system's wildcards, else expr

@@ -165,19 +165,47 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 		QPSTarget: s.QPS, Concurrency: s.Concurrency, Start: start.UTC()}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var lost errBox
+	r := &reqRun{s: s, b: b, met: met, sem: make(chan struct{}, s.Concurrency)}
 	go func() {
 		select {
 		case e := <-b.Lost():
-			lost.set(e)
+			r.lost.set(e)
 			cancel()
 		case <-runCtx.Done():
 		}
 	}()
-	sem := make(chan struct{}, s.Concurrency)
-	var mu sync.Mutex
-	var results []queryResult
-	var wg sync.WaitGroup
+	rep.Skipped = r.send(runCtx)
+	r.wg.Wait()
+	interrupted := ctx.Err() != nil
+	csvErr := met.Close()
+	endT := time.Now()
+	rep.End = endT.UTC()
+	first, lastMicros := r.tally(&rep)
+	if e := r.lost.get(); e != nil {
+		rep.Error = e.Error()
+	}
+	rep.Completed = rep.Error == "" && !interrupted
+	return r.finish(&rep, first, lastMicros, start, endT, interrupted, csvErr)
+}
+
+// reqRun is a req role's queries: the role's settings and client, the
+// slots in flight and what each query found.
+type reqRun struct {
+	s       Settings
+	b       Backend
+	met     *Metrics
+	sem     chan struct{} // --concurrency slots
+	lost    errBox
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	results []queryResult
+}
+
+// send sends a query per slot of --qps for --duration until runCtx is
+// done, each in a goroutine of its own (wg), and returns the slots
+// skipped because every --concurrency slot was busy.
+func (r *reqRun) send(runCtx context.Context) (skipped uint64) {
+	s := r.s
 	period := time.Duration(float64(time.Second) / s.QPS)
 	t0 := time.Now().Add(20 * time.Millisecond)
 	end := t0.Add(s.Duration)
@@ -195,88 +223,94 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 			}
 		}
 		select {
-		case sem <- struct{}{}:
+		case r.sem <- struct{}{}:
 		default:
-			rep.Skipped++
+			skipped++
 			continue
 		}
 		msg := make([]byte, s.Payload)
 		load.Fill(msg)
 		roleHeader(time.Now().UnixNano(), seq, uint16(s.Instance)<<8, load.FlagProbe, 0, s.RunHash()).Put(msg)
 		seq++
-		wg.Add(1)
-		met.Sent(1)
+		r.wg.Add(1)
+		r.met.Sent(1)
 		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			qctx, qcancel := context.WithTimeout(runCtx, s.Timeout)
-			defer qcancel()
-			var r queryResult
-			var rmu sync.Mutex // replies may still arrive as Query returns
-			var window *time.Timer
-			var closed atomic.Bool // the --agg-window after the first reply ended the query
-			sent := time.Now()
-			err := b.Query(qctx, s.Expr, msg, func(reply []byte, at time.Time) bool {
-				rmu.Lock()
-				defer rmu.Unlock()
-				ns := at.Sub(sent).Nanoseconds()
-				if r.replies == 0 {
-					r.firstNs = ns
-					met.Received(len(reply), ns)
-					if s.AggWindow > 0 {
-						window = time.AfterFunc(s.AggWindow, func() { closed.Store(true); qcancel() })
-					}
-				} else {
-					met.Received(len(reply), -1)
-				}
-				r.lastNs = ns
-				r.replies++
-				r.bytes += uint64(len(reply))
-				return s.AggWindow > 0 || r.replies < uint64(s.Replies)
-			})
-			rmu.Lock()
-			defer rmu.Unlock()
-			if window != nil {
-				window.Stop()
-			}
-			met.QueryDone(r.replies, r.lastNs)
-			if err != nil && runCtx.Err() == nil && !closed.Load() {
-				r.err = true
-				met.Error()
-			} else if r.replies < uint64(s.Replies) && runCtx.Err() == nil {
-				met.Timeout()
-			}
-			mu.Lock()
-			results = append(results, r)
-			mu.Unlock()
+			defer r.wg.Done()
+			defer func() { <-r.sem }()
+			r.query(runCtx, msg)
 		}()
 	}
-	wg.Wait()
-	interrupted := ctx.Err() != nil
-	csvErr := met.Close()
-	endT := time.Now()
-	rep.End = endT.UTC()
+	return skipped
+}
 
-	var first, lastMicros []float64
+// query sends msg and gathers its replies until --replies, the
+// --agg-window after the first, or --timeout, and records the result.
+func (r *reqRun) query(runCtx context.Context, msg []byte) {
+	s, met := r.s, r.met
+	qctx, qcancel := context.WithTimeout(runCtx, s.Timeout)
+	defer qcancel()
+	var q queryResult
+	var rmu sync.Mutex // replies may still arrive as Query returns
+	var window *time.Timer
+	var closed atomic.Bool // the --agg-window after the first reply ended the query
+	sent := time.Now()
+	err := r.b.Query(qctx, s.Expr, msg, func(reply []byte, at time.Time) bool {
+		rmu.Lock()
+		defer rmu.Unlock()
+		ns := at.Sub(sent).Nanoseconds()
+		if q.replies == 0 {
+			q.firstNs = ns
+			met.Received(len(reply), ns)
+			if s.AggWindow > 0 {
+				window = time.AfterFunc(s.AggWindow, func() { closed.Store(true); qcancel() })
+			}
+		} else {
+			met.Received(len(reply), -1)
+		}
+		q.lastNs = ns
+		q.replies++
+		q.bytes += uint64(len(reply))
+		return s.AggWindow > 0 || q.replies < uint64(s.Replies)
+	})
+	rmu.Lock()
+	defer rmu.Unlock()
+	if window != nil {
+		window.Stop()
+	}
+	met.QueryDone(q.replies, q.lastNs)
+	if err != nil && runCtx.Err() == nil && !closed.Load() {
+		q.err = true
+		met.Error()
+	} else if q.replies < uint64(s.Replies) && runCtx.Err() == nil {
+		met.Timeout()
+	}
+	r.mu.Lock()
+	r.results = append(r.results, q)
+	r.mu.Unlock()
+}
+
+// tally counts the queries' results into rep and returns the times to
+// the first and to the last reply of those answered, in µs.
+func (r *reqRun) tally(rep *ReqReport) (first, lastMicros []float64) {
 	rep.RepliesMin = ^uint64(0)
-	for _, r := range results {
+	for _, q := range r.results {
 		rep.Queries++
-		rep.Replies += r.replies
-		rep.ResultBytes += r.bytes
-		rep.RepliesMin = min(rep.RepliesMin, r.replies)
-		rep.RepliesMax = max(rep.RepliesMax, r.replies)
+		rep.Replies += q.replies
+		rep.ResultBytes += q.bytes
+		rep.RepliesMin = min(rep.RepliesMin, q.replies)
+		rep.RepliesMax = max(rep.RepliesMax, q.replies)
 		switch {
-		case r.err:
+		case q.err:
 			rep.Errors++
-		case r.replies < uint64(s.Replies):
+		case q.replies < uint64(r.s.Replies):
 			rep.Timeouts++
 		default:
 			rep.Complete++
 		}
-		if r.replies > 0 {
+		if q.replies > 0 {
 			rep.Answered++
-			first = append(first, float64(r.firstNs)/1000)
-			lastMicros = append(lastMicros, float64(r.lastNs)/1000)
+			first = append(first, float64(q.firstNs)/1000)
+			lastMicros = append(lastMicros, float64(q.lastNs)/1000)
 		}
 	}
 	if rep.Queries == 0 {
@@ -284,12 +318,15 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 	} else {
 		rep.RepliesMean = float64(rep.Replies) / float64(rep.Queries)
 	}
-	rep.QPS = float64(rep.Queries) / s.Duration.Seconds()
+	rep.QPS = float64(rep.Queries) / r.s.Duration.Seconds()
 	rep.setTimes(first, lastMicros)
-	if e := lost.get(); e != nil {
-		rep.Error = e.Error()
-	}
-	rep.Completed = rep.Error == "" && !interrupted
+	return first, lastMicros
+}
+
+// finish writes the two sub-experiments into meta.json and the role's
+// report, and says what was done.
+func (r *reqRun) finish(rep *ReqReport, first, lastMicros []float64, start, endT time.Time, interrupted bool, csvErr error) Outcome {
+	s := r.s
 	extra := map[string]string{"role": "req", "host": rep.Host,
 		"qps": strconv.FormatFloat(rep.QPS, 'f', 3, 64), "queries": strconv.FormatUint(rep.Queries, 10),
 		"timeouts": strconv.FormatUint(rep.Timeouts, 10), "errors": strconv.FormatUint(rep.Errors, 10),
@@ -303,7 +340,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 		}
 		return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr,
 			Completed: rep.Completed, Error: rep.Error, Start: start.UTC(), End: endT.UTC(),
-			System: b.system(e),
+			System: r.b.system(e),
 			Params: s.recorded(map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
 				"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()})}
 	}
@@ -319,7 +356,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 			{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: counts(len(first)), Sub: sub("time to first reply")},
 			{Type: s.LastType(), Payload: s.Payload, Micros: lastMicros, Counts: counts(len(lastMicros)), Sub: sub("time to last reply")},
 		})
-	path, repErr := WriteReport(s, rep)
+	path, repErr := WriteReport(s, *rep)
 	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr, csvErr)}
 	out.Summary = fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s%s; results in %s",
 		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors), result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us),
