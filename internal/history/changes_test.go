@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"html"
 	"math"
 	"math/rand/v2"
@@ -126,41 +125,6 @@ func TestChangesFindSlowdown(t *testing.T) {
 	}
 }
 
-var gateRuns = flag.Int("gate-runs", 60, "unchanged histories TestGateFalseFailRate gates")
-
-// TestGateFalseFailRate: unchanged systems (noise only, 30 experiments,
-// 44 judged series each) fail the gate in at most the family-wise level of
-// the histories, give or take three standard errors. The rate is logged.
-func TestGateFalseFailRate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("many histories")
-	}
-	runs := uint64(*gateRuns)
-	exps, fails, withChanges := 0, 0, 0
-	for seed := uint64(0); seed < runs; seed++ {
-		h := syntheticHistory(seed, 30, 0, 0)
-		if err := h.DetectChanges(context.Background(), ChangeOptions{Options: changepoint.Options{Seed: seed}}); err != nil {
-			t.Fatal(err)
-		}
-		if len(h.Changes()) > 0 {
-			withChanges++
-		}
-		g, err := h.Gate(context.Background(), GateOptions{Metrics: DefaultGateMetrics})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exps++
-		if g.Failed() {
-			fails++
-		}
-	}
-	rate := float64(fails) / float64(runs)
-	t.Logf("%d of %d unchanged histories failed the gate (%.3f); %d had at least one change point in 88 series", fails, runs, rate, withChanges)
-	if alpha := changepoint.DefaultAlpha; rate > alpha+3*math.Sqrt(alpha*(1-alpha)/float64(runs)) {
-		t.Errorf("false-fail rate %.3f", rate)
-	}
-}
-
 // syntheticHistory builds in memory a history of n experiments of two
 // sub-experiments, eleven payloads, log-normal noise of 4 % around fixed
 // medians (tails noisier), times slowdown from experiment slowFrom on when
@@ -200,24 +164,6 @@ func syntheticHistory(seed uint64, n int, slowdown float64, slowFrom int) *Histo
 		h.SubExperiments = append(h.SubExperiments, s)
 	}
 	return h
-}
-
-// TestGateSyntheticRegression: the same synthetic histories with a 10 %
-// slowdown in the newest 8 of 30 experiments fail a gate on the Medians.
-func TestGateSyntheticRegression(t *testing.T) {
-	for seed := uint64(0); seed < 3; seed++ {
-		h := syntheticHistory(seed, 30, 1.1, 22)
-		if err := h.DetectChanges(context.Background(), ChangeOptions{Options: changepoint.Options{Seed: seed}}); err != nil {
-			t.Fatal(err)
-		}
-		g, err := h.Gate(context.Background(), GateOptions{Metrics: []string{"Median"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !g.Failed() {
-			t.Errorf("seed %d: gate passed a 10 %% slowdown: %s", seed, g.Summary())
-		}
-	}
 }
 
 // TestChangesShortAndWindow: with 8 experiments no series is tested and
