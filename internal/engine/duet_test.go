@@ -261,3 +261,68 @@ func TestDuetRefusesUnlikeSides(t *testing.T) {
 		t.Error("meta.json written for a duet refused")
 	}
 }
+
+// TestDuetEchoCPU reads each side's echo CPU time right before and right
+// after each of its measured blocks: a side whose clock advances 5 µs per
+// read sums to 5 µs per block, whatever the other side's reads. A
+// sub-experiment one of whose sides has no CPU reader, or whose reading
+// runs backwards during a block (a thread gone with its time), has none.
+func TestDuetEchoCPU(t *testing.T) {
+	d, a, b, _ := duetOf(t, 2, 7)
+	type clock struct{ now time.Duration }
+	var clocks []*clock
+	withCPU := func(s *Sub, step time.Duration, backwards bool) {
+		open := s.Open
+		c := &clock{}
+		clocks = append(clocks, c)
+		s.Open = func(ctx context.Context) (*Link, error) {
+			l, err := open(ctx)
+			reads := 0
+			l.CPU = func() (time.Duration, error) {
+				reads++
+				if backwards && reads == 2 {
+					c.now -= time.Millisecond
+				}
+				c.now += step
+				return c.now, nil
+			}
+			return l, err
+		}
+	}
+	withCPU(&a[0], 5*time.Microsecond, false)
+	withCPU(&b[0], 5*time.Microsecond, false)
+	withCPU(&a[1], 5*time.Microsecond, false) // b[1] reads none
+	var units [][]DuetUnit
+	d.Round = func(_ int, us []DuetUnit) (bool, error) { units = append(units, us); return false, nil }
+	if err := d.Run(context.Background(), a, b); err != nil {
+		t.Fatal(err)
+	}
+	for r, us := range units {
+		for _, u := range us {
+			switch {
+			case u.Type == "two_reliable" && u.CPU != nil:
+				t.Errorf("round %d %s %d B: CPU %+v with one side unread", r+1, u.Type, u.Payload, u.CPU)
+			case u.Type == "one_reliable" && u.CPU == nil:
+				t.Errorf("round %d %s %d B: no CPU", r+1, u.Type, u.Payload)
+			case u.Type == "one_reliable":
+				// Pairs blocks per side, each from its read before to its
+				// read after: one step each.
+				want := DuetCPU{A: 2 * 5 * time.Microsecond, B: 2 * 5 * time.Microsecond, AMessages: 2 * 7, BMessages: 2 * 7}
+				if *u.CPU != want {
+					t.Errorf("round %d %s %d B: CPU %+v, want %+v", r+1, u.Type, u.Payload, *u.CPU, want)
+				}
+			}
+		}
+	}
+	d, a, b, _ = duetOf(t, 1, 7)
+	withCPU(&a[0], 5*time.Microsecond, true)
+	withCPU(&b[0], 5*time.Microsecond, false)
+	units = nil
+	d.Round = func(_ int, us []DuetUnit) (bool, error) { units = append(units, us); return false, nil }
+	if err := d.Run(context.Background(), a, b); err != nil {
+		t.Fatal(err)
+	}
+	if u := units[0][0]; u.CPU != nil {
+		t.Errorf("%s %d B: a reading that ran backwards gave CPU %+v", u.Type, u.Payload, *u.CPU)
+	}
+}
