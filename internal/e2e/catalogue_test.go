@@ -728,6 +728,37 @@ func catalogue(bins map[string]string) []catalogueTrial {
 		})
 	}
 
+	// A damaged per-message summary beside good files: refused before any
+	// summary or plot of the folder is written.
+	add("process", "malformed CSV", "per-message summary: a count that is not one", `permessage_nats_best_effort_summary\.csv:6: column "Count": "many" is not a count`, func(t *testing.T, d string) []string {
+		b, err := os.ReadFile(filepath.Join("..", "process", "testdata", "permessage", "permessage_nats_best_effort_summary.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := strings.Replace(string(b), "16,RT [msg/s],19900,", "16,RT [msg/s],many,", 1)
+		if bad == string(b) {
+			t.Fatal("the fixture no longer has the row the trial damages")
+		}
+		replace(t, filepath.Join(exp(d), "permessage_nats_best_effort_summary.csv"), bad)
+		return []string{"--quiet", exp(d)}
+	})
+
+	// --- the roles' client takes the systems' flags, checked before it
+	// connects or writes -----------------------------------------------------
+	for _, c := range []struct {
+		name, where string
+		args        []string
+	}{
+		{"another system's flag", `--amqp-prefetch is a setting of --driver amqp, not of --driver nats`, []string{"sub", "--amqp-prefetch", "5"}},
+		{"a driver flag's value", `amqp: --amqp-prefetch "many": expected a whole number from 0 to 65535`, []string{"pub", "--driver", "amqp", "--amqp-prefetch", "many"}},
+		{"a certificate without --ca", `which needs --ca`, []string{"sub", "--cert", "c.pem", "--key", "k.pem"}},
+	} {
+		c := c
+		add("run", "flag value", "roles: "+c.name, regexp.QuoteMeta(c.where), func(t *testing.T, d string) []string {
+			return append(c.args, "--out", filepath.Join(d, "roleout"), "--timeout", "1s")
+		})
+	}
+
 	// --- the series file of run ab against its runs -----------------------
 	add("compare", "series file", "Experiment cells of two runs swapped", `x-series\.csv:\d+: column "Experiment": reference/x-02 is run 2 of its side, but column "Run" says 1`, func(t *testing.T, d string) []string {
 		ab := filepath.Join(d, "ab")
