@@ -30,6 +30,17 @@ func isBurstFile(path string) bool {
 // payload's throughput and lost-samples scatter plots there. It returns the
 // rows read.
 func Burst(in Input, f plots.Format) ([]result.BurstRow, error) {
+	rows, err := readBurst(in)
+	if err != nil {
+		return nil, err
+	}
+	return rows, writeBurst(in, rows, f)
+}
+
+// readBurst reads the burst measurements file in.Raw, refusing a malformed
+// or empty one, so that process can check every input before it writes
+// anything.
+func readBurst(in Input) ([]result.BurstRow, error) {
 	r, err := fileerr.OpenRegular(in.Raw, "a burst measurements file")
 	if err != nil {
 		return nil, err
@@ -42,14 +53,20 @@ func Burst(in Input, f plots.Format) ([]result.BurstRow, error) {
 	if len(rows) == 0 {
 		return nil, fileerr.New(in.Raw, 0, "", "no measurements after the header")
 	}
+	return rows, nil
+}
+
+// writeBurst writes the summary and plots of Burst for rows, read from
+// in.Raw.
+func writeBurst(in Input, rows []result.BurstRow, f plots.Format) error {
 	if err := result.WriteBurstFile(in.Summary, result.BurstSummary(rows)); err != nil {
-		return nil, err
+		return err
 	}
 	if in.PlotsDir == "" {
-		return rows, nil
+		return nil
 	}
 	if err := os.MkdirAll(in.PlotsDir, 0o755); err != nil {
-		return nil, err
+		return err
 	}
-	return rows, plots.WriteBurstScatters(in.PlotsDir, rows, f)
+	return plots.WriteBurstScatters(in.PlotsDir, rows, f)
 }

@@ -61,3 +61,46 @@ func TestBurstFiles(t *testing.T) {
 		t.Errorf("--raw_csv summary:\n%s", got)
 	}
 }
+
+// TestBadBurstFileWritesNothing: a damaged burst measurements file stops
+// process with exit 2, naming the file, line, column and what was
+// expected, before anything is written: no summary or plot of the folder's
+// raw latency file, nor of a good burst file read before it.
+func TestBadBurstFileWritesNothing(t *testing.T) {
+	real := filepath.Join("testdata", "fastrtps-throughput", "results_all_2019-11-04_15-39-11.csv")
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(b), "\n")
+	for _, tc := range []struct{ name, content, want string }{
+		{"bad cell", strings.Replace(string(b), ",2883887,", ",28x3887,", 1),
+			`:3: column "Publication time [us]": "28x3887" is not a finite number ≥ 0`},
+		{"header only", header + "\n", `: no measurements after the header`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyFile(t, filepath.Join("testdata", "golden", "one_payload", "measurements_one_payload.csv"),
+				filepath.Join(dir, "measurements_intraprocess_best_effort.csv"))
+			copyFile(t, real, filepath.Join(dir, "burst_intraprocess_best_effort.csv"))
+			bad := filepath.Join(dir, "burst_nats_best_effort.csv")
+			if err := os.WriteFile(bad, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := files(t, dir)
+			code, _, stderr := runProcess(t, "--html", filepath.Join(dir, "report.html"), dir)
+			if code != 2 || !strings.Contains(stderr, bad+tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, bad+tc.want)
+			}
+			after := files(t, dir)
+			for p, b := range after {
+				if before[p] != b {
+					t.Errorf("refused, yet %s was written", p)
+				}
+			}
+			if len(after) != len(before) {
+				t.Errorf("refused, yet %d files became %d", len(before), len(after))
+			}
+		})
+	}
+}

@@ -148,6 +148,13 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			return exit.With(exit.Usage, err)
 		}
 	}
+	// A malformed burst file too is refused before anything is written.
+	burstRows := make([][]result.BurstRow, len(bursts))
+	for i, in := range bursts {
+		if burstRows[i], err = readBurst(in); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+	}
 	if !opt.Plots {
 		for i := range inputs {
 			inputs[i].PlotsDir = ""
@@ -173,9 +180,9 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		}
 	}
 	burstPlots := 0
-	for _, in := range bursts {
-		rows, err := Burst(in, format)
-		if err != nil {
+	for i, in := range bursts {
+		rows := burstRows[i]
+		if err := writeBurst(in, rows, format); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 		payloads := map[int]bool{}
