@@ -234,7 +234,7 @@ func TestRunLoadPadding(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := sum.Parameters
-		if p.Padding != c.padding || (c.seed != 0 && p.PaddingSeed != c.seed) || (c.padding == load.PaddingRandom && p.PaddingSeed == 0) {
+		if load.Padding(p.Padding) != c.padding || (c.seed != 0 && p.PaddingSeed != c.seed) || (c.padding == load.PaddingRandom && p.PaddingSeed == 0) {
 			t.Errorf("%v: padding %q seed %d, want %q seed %d", c.args, p.Padding, p.PaddingSeed, c.padding, c.seed)
 		}
 	}
