@@ -1,4 +1,12 @@
+//go:build !race
+
 package gatesim
+
+// The simulations draw thousands of families, arithmetic without
+// goroutines, which the race detector slows several times over and has
+// nothing to find in. go test -race leaves them out; make test runs them in
+// a go test of their own, without -race (every test named TestSim…, in
+// files built only without it).
 
 import (
 	"fmt"
@@ -23,8 +31,8 @@ var margins = paired.DefaultMargins
 // docs/methods.md quotes, with the stricter bound.
 func large() bool { return os.Getenv("GATESIM_LARGE") != "" }
 
-// reps is the number of sequences of a case: small by default, for CI
-// under -race, ×25 in the large run (10,000 sequences of a case at the
+// reps is the number of sequences of a case: small by default, so that
+// make test stays quick, ×25 in the large run (10,000 sequences of a case at the
 // margin, so that a test exact at 1 % shows an upper bound near 1.2 %).
 func reps(small int) int {
 	if large() {
@@ -263,7 +271,7 @@ func marginCases() []errorCase {
 			noise{k: 1, s: 0.05, centre: fill(1, at)}.draw, true, true, 0})
 	}
 	// Serial dependence between consecutive pairs (the fixed design at
-	// φ 0.3 is TestModestDependenceFixed, 10,000 families in every run).
+	// φ 0.3 is TestSimModestDependenceFixed, 10,000 families in every run).
 	for _, phi := range []float64{0.3, 0.6} {
 		if phi != 0.3 {
 			cs = append(cs, errorCase{fmt.Sprintf("fixed, 40 pairs, 1 check at the margin, AR(1) φ %g", phi), "fixed", 40, 400,
@@ -297,9 +305,9 @@ func marginCases() []errorCase {
 	return cs
 }
 
-// TestFalseDecisionsAtMostTheLevel runs every case where a FAIL or a PASS
+// TestSimFalseDecisionsAtMostTheLevel runs every case where a FAIL or a PASS
 // is an error and checks its rate against the level.
-func TestFalseDecisionsAtMostTheLevel(t *testing.T) {
+func TestSimFalseDecisionsAtMostTheLevel(t *testing.T) {
 	for _, c := range marginCases() {
 		tl := run(t, c.name, c.design, c.draw, c.n, reps(c.reps))
 		line := fmt.Sprintf("%s: ", c.name)
@@ -318,12 +326,12 @@ func TestFalseDecisionsAtMostTheLevel(t *testing.T) {
 	}
 }
 
-// TestDecidesWhereTheNoiseAllows: 22 checks with a per-pair spread of
+// TestSimDecidesWhereTheNoiseAllows: 22 checks with a per-pair spread of
 // 0.05: an unchanged family passes and a 10 % regression of one check
 // fails at least 95 % of the time with 60 pairs (fixed) and within a
 // budget of 100 (sequential); with a spread of 0.03, within 40 pairs
 // either way.
-func TestDecidesWhereTheNoiseAllows(t *testing.T) {
+func TestSimDecidesWhereTheNoiseAllows(t *testing.T) {
 	reg := paired.Worse(0.10)
 	for _, c := range []struct {
 		design string
@@ -344,11 +352,11 @@ func TestDecidesWhereTheNoiseAllows(t *testing.T) {
 	}
 }
 
-// TestOperatingCharacteristics prints, in the large run, the table of
+// TestSimOperatingCharacteristics prints, in the large run, the table of
 // docs/methods.md: 22 checks (common factor 0.5), per-pair spread × pairs
 // × design, the share of unchanged families passed and of families with
 // one check 10 % worse failed.
-func TestOperatingCharacteristics(t *testing.T) {
+func TestSimOperatingCharacteristics(t *testing.T) {
 	if !large() {
 		t.Skip("the table is the large run's (GATESIM_LARGE=1)")
 	}
@@ -369,14 +377,14 @@ func TestOperatingCharacteristics(t *testing.T) {
 	t.Log("\n" + b.String())
 }
 
-// TestModestDependenceFixed: one check of 40 pairs at the margin whose
+// TestSimModestDependenceFixed: one check of 40 pairs at the margin whose
 // consecutive pairs correlate by 0.3 (AR(1)), the dependence the
 // serial-dependence test finds least often at that size. Its false FAILs
 // and PASSes all come from families the test missed; at the fixed design's
 // dependence level (paired.DefaultFixedDependenceLevel) the upper 95 %
 // bound of each over 10,000 families stays within 1.5 % (at 5 % they were
 // 1.5 % and 1.4 %, upper bounds 1.8 % and 1.6 %).
-func TestModestDependenceFixed(t *testing.T) {
+func TestSimModestDependenceFixed(t *testing.T) {
 	at := paired.Worse(margins.Fail)
 	tl := run(t, "modest dependence", "fixed", noise{k: 1, s: 0.05, phi: 0.3, centre: fill(1, at)}.draw, 40, 10000)
 	t.Logf("fixed, 40 pairs, AR(1) φ 0.3 at the margin: false FAIL %s, false PASS %s (%d families)", tl.rate(tl.fail), tl.rate(tl.pass), tl.n)

@@ -1,9 +1,18 @@
+//go:build !race
+
 package paired
+
+// The statistical simulations of the paired analysis: hundreds of drawn
+// families each, arithmetic without goroutines, which the race detector
+// slows several times over and has nothing to find in. go test -race leaves
+// them out; make test runs them in a go test of their own, without -race
+// (every test named TestSim…, in files built only without it).
 
 import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/stats/dist"
@@ -90,10 +99,10 @@ func fmtRate(k, n int) string { return fmtPct(float64(k) / float64(n)) }
 
 func fmtPct(p float64) string { return strconvPct(100 * p) }
 
-// TestFalseFailAtTheMargin: every check exactly 5 % worse, the edge of what
+// TestSimFalseFailAtTheMargin: every check exactly 5 % worse, the edge of what
 // may not fail: the family fails at most Tail of the time, for normal and
 // heavy-tailed units, with exact (10 units) and drawn (20 units) flips.
-func TestFalseFailAtTheMargin(t *testing.T) {
+func TestSimFalseFailAtTheMargin(t *testing.T) {
 	const reps, k = 1000, 4
 	cfg := Config{Tail: 0.05, Flips: 2000}
 	for _, heavy := range []bool{false, true} {
@@ -108,12 +117,12 @@ func TestFalseFailAtTheMargin(t *testing.T) {
 	}
 }
 
-// TestDriftWithinPairs: the machine drifts 1 % per run (50 % over the 40
+// TestSimDriftWithinPairs: the machine drifts 1 % per run (50 % over the 40
 // runs of 20 pairs). With the order within each pair drawn at random the
 // drift cancels in distribution and an unchanged family at the margin
 // still fails at most Tail of the time; with A always first, every ratio
 // carries one run's drift and the level is lost.
-func TestDriftWithinPairs(t *testing.T) {
+func TestSimDriftWithinPairs(t *testing.T) {
 	const reps, k, n = 1000, 4, 20
 	cfg := Config{Tail: 0.05, Flips: 1000}
 	for _, fixed := range []bool{false, true} {
@@ -127,12 +136,12 @@ func TestDriftWithinPairs(t *testing.T) {
 	}
 }
 
-// TestDecidesUnchangedAndRegressed: ten checks whose unit ratios vary by
+// TestSimDecidesUnchangedAndRegressed: ten checks whose unit ratios vary by
 // 5 % and correlate by ½, 60 units: an unchanged system passes and a 10 %
 // regression of a single check fails nearly always, at the default level
 // (1 %) and margins (5 %). The sign tests of the median need about half as
 // many units again as a t test of the mean would (40 here).
-func TestDecidesUnchangedAndRegressed(t *testing.T) {
+func TestSimDecidesUnchangedAndRegressed(t *testing.T) {
 	const reps, k, n = 300, 10, 60
 	cfg := Config{Flips: 2000}
 	spread := repeat(0.05, k)
@@ -147,9 +156,9 @@ func TestDecidesUnchangedAndRegressed(t *testing.T) {
 	}
 }
 
-// TestPlanUnits plans from 40 A/A units and checks the plan on fresh
+// TestSimPlanUnits plans from 40 A/A units and checks the plan on fresh
 // comparisons from the same model.
-func TestPlanUnits(t *testing.T) {
+func TestSimPlanUnits(t *testing.T) {
 	const k = 3
 	spread := []float64{0.04, 0.07, 0.05}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -189,3 +198,45 @@ func TestPlanUnits(t *testing.T) {
 }
 
 func strconvPct(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + " %" }
+
+// TestSimSerialDependenceBlocksOrRefuses: pairs whose log ratios follow an
+// AR(1) with φ 0.8 are found dependent and the verdict is on blocks or
+// refused; independent pairs are found dependent about as often as the
+// test's level.
+func TestSimSerialDependenceBlocksOrRefuses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const reps = 200
+	found, falseAlarm := 0, 0
+	for range reps {
+		for _, phi := range []float64{0.8, 0} {
+			x := [][]float64{make([]float64, 40), make([]float64, 40)}
+			var e0, e1 float64
+			for i := range 40 {
+				e0 = phi*e0 + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+				e1 = phi*e1 + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+				x[0][i], x[1][i] = 0.05*e0, 0.05*e1
+			}
+			a, err := Analyze(checksOf(x), Pairs, Config{Seed: rng.Uint64()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dep := a.Dependence
+			if dep.Significant != (dep.Block > 1 || dep.Refused) {
+				t.Fatalf("dependence %+v: significant without blocks or refusal, or the reverse", dep)
+			}
+			if dep.Refused && (a.Verdict.Zone != Inconclusive || !strings.Contains(a.Verdict.Reason, "refused")) {
+				t.Errorf("refused, but %s: %s", a.Verdict.Zone, a.Verdict.Reason)
+			}
+			if phi > 0 && dep.Significant {
+				found++
+			}
+			if phi == 0 && dep.Significant {
+				falseAlarm++
+			}
+		}
+	}
+	t.Logf("φ 0.8: found %d of %d; independent: %d of %d", found, reps, falseAlarm, reps)
+	if found < reps*9/10 || falseAlarm > reps/10 {
+		t.Errorf("φ 0.8 found %d of %d, independent found %d of %d", found, reps, falseAlarm, reps)
+	}
+}

@@ -1,0 +1,179 @@
+//go:build !race
+
+package seq
+
+// The statistical simulations of the package: thousands of drawn series,
+// arithmetic without goroutines, which the race detector slows several times
+// over and has nothing to find in. go test -race leaves them out; make test
+// runs them in a go test of their own, without -race (every test named
+// TestSim…, in files built only without it).
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/stats/dist"
+	"github.com/mqgate/mqgate/internal/stats/paired"
+)
+
+// TestSimNeverFailsAtTheMargin: 10,000 sequences of three checks each exactly
+// at the fail margin, monitored after every pair up to 200 pairs (pass made
+// unreachable, so that nothing but the budget stops a sequence that does
+// not fail): the share ever failed stays below Level, for normal and
+// heavy-tailed pairs.
+func TestSimNeverFailsAtTheMargin(t *testing.T) {
+	const seqs = 10000
+	cfg := Config{Level: 0.05, Margins: paired.Margins{Pass: 0, Fail: 0.05}, MaxPairs: 200}
+	for _, heavy := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(11, 12))
+		at := paired.Worse(cfg.Margins.Fail)
+		f := family{theta: []float64{at, at, at}, spread: []float64{0.03, 0.05, 0.07}, heavy: heavy}
+		fails := 0
+		for range seqs {
+			if run(t, f, cfg, rng).Status == Fail {
+				fails++
+			}
+		}
+		lo, hi := rateCI(fails, seqs)
+		t.Logf("heavy %v: ever failed %d of %d = %.3f %% [%.3f, %.3f] at level %g", heavy, fails, seqs,
+			100*float64(fails)/seqs, 100*lo, 100*hi, cfg.Level)
+		// The observed count must not be significantly above the level.
+		if lo, _ := dist.ClopperPearson(fails, seqs, 0.002); lo > cfg.Level {
+			t.Errorf("heavy %v: ever failed %d of %d, above %g", heavy, fails, seqs, cfg.Level)
+		}
+	}
+}
+
+// TestSimNeverPassesAtTheMargin: the mirror guarantee, 10,000 sequences of
+// one check exactly at the pass margin (worse by δ_pass; with more checks
+// all would have to cross), fail made unreachable: the share ever passed
+// stays below Level.
+func TestSimNeverPassesAtTheMargin(t *testing.T) {
+	const seqs = 10000
+	cfg := Config{Level: 0.05, Margins: paired.Margins{Pass: 0.05, Fail: 10}, MaxPairs: 200}
+	rng := rand.New(rand.NewPCG(31, 32))
+	at := paired.Worse(cfg.Margins.Pass)
+	f := family{theta: []float64{at}, spread: []float64{0.05}}
+	passes := 0
+	for range seqs {
+		if run(t, f, cfg, rng).Status == Pass {
+			passes++
+		}
+	}
+	lo, hi := rateCI(passes, seqs)
+	t.Logf("ever passed %d of %d = %.3f %% [%.3f, %.3f] at level %g", passes, seqs, 100*float64(passes)/seqs, 100*lo, 100*hi, cfg.Level)
+	if lo, _ := dist.ClopperPearson(passes, seqs, 0.002); lo > cfg.Level {
+		t.Errorf("ever passed %d of %d, above %g", passes, seqs, cfg.Level)
+	}
+}
+
+// TestSimStopsEarly: three checks with pairs varying by 5 %, at the default
+// level (1 %) and margins (5 %), budget 100 pairs: a 10 % regression of
+// one check fails, and an unchanged family passes, nearly always; the
+// average number of pairs is logged beside the maximum.
+func TestSimStopsEarly(t *testing.T) {
+	const seqs = 2000
+	cfg := Config{MaxPairs: 100}
+	spread := []float64{0.05, 0.05, 0.05}
+	for _, tt := range []struct {
+		name  string
+		theta []float64
+		want  Status
+	}{
+		{"10 % regression", []float64{0, paired.Worse(0.10), 0}, Fail},
+		{"unchanged", []float64{0, 0, 0}, Pass},
+	} {
+		rng := rand.New(rand.NewPCG(21, 22))
+		hits, total, most := 0, 0, 0
+		for range seqs {
+			d := run(t, family{theta: tt.theta, spread: spread}, cfg, rng)
+			if d.Status == tt.want {
+				hits++
+			}
+			total += d.Pairs
+			most = max(most, d.Pairs)
+		}
+		lo, hi := rateCI(hits, seqs)
+		t.Logf("%s: %s %.2f %% [%.2f, %.2f], pairs on average %.1f, at most %d", tt.name, tt.want,
+			100*float64(hits)/seqs, 100*lo, 100*hi, float64(total)/seqs, most)
+		if hits < seqs*95/100 {
+			t.Errorf("%s: %s only %d of %d", tt.name, tt.want, hits, seqs)
+		}
+	}
+}
+
+// TestSimRefusesDependentPairs: one check 30 % worse whose pairs follow an
+// AR(1) with φ 0.9: when a decision is due the pairs are found serially
+// dependent and the gate stops as Refused, saying so; independent pairs
+// of the same check fail.
+func TestSimRefusesDependentPairs(t *testing.T) {
+	for _, phi := range []float64{0.9, 0} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		refused, failed := 0, 0
+		for range 50 {
+			g, err := New([]Spec{{Name: "x"}, {Name: "y"}}, Config{MaxPairs: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d Decision
+			var e0, e1 float64
+			for d.Status == Continue {
+				e0 = phi*e0 + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+				e1 = phi*e1 + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+				if d, err = g.Add([]float64{100, 100}, []float64{130 * math.Exp(0.1*e0), 100 * math.Exp(0.1*e1)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			switch d.Status {
+			case Refused:
+				refused++
+				if !d.Dependence.Significant || !strings.Contains(d.Reason, "refused") || d.Pairs < d.MinPairs {
+					t.Errorf("refused: %+v", d)
+				}
+			case Fail:
+				failed++
+			}
+		}
+		t.Logf("φ %g: refused %d, failed %d of 50", phi, refused, failed)
+		if phi > 0 && refused < 45 || phi == 0 && failed < 45 {
+			t.Errorf("φ %g: refused %d, failed %d of 50", phi, refused, failed)
+		}
+	}
+}
+
+// TestSimDriftingRegressionFails: a check seven times slower whose size
+// wanders with the machine (its log ratio an AR(1) of φ 0.9 about 2) and
+// an unchanged one: the wandering moves no count of the sign tests, so
+// the gate fails at its first look rather than holding for serial
+// dependence (as it did when it tested the log ratios themselves, and
+// then refused a verdict at the budget of 60).
+func TestSimDriftingRegressionFails(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	first := 0
+	for rep := range 40 {
+		g, err := New([]Spec{{Name: "x"}, {Name: "y"}}, Config{MaxPairs: 60})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d Decision
+		var e float64
+		for d.Status == Continue {
+			e = 0.9*e + math.Sqrt(1-0.81)*rng.NormFloat64()
+			if d, err = g.Add([]float64{1, 1}, []float64{math.Exp(2 + 0.3*e), math.Exp(0.03 * rng.NormFloat64())}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d.Status == Pass {
+			t.Errorf("rep %d: passed: %s", rep, d.Reason)
+		}
+		if d.Status == Fail && d.Pairs == g.MinPairs() && !d.Dependence.Significant && strings.Contains(d.Dependence.Text(), "clipped to two spreads about the margin") {
+			first++
+		}
+	}
+	// The dependence test's own level (5 %) holds a few by chance.
+	if first < 36 {
+		t.Errorf("failed at the first look in %d of 40 gates, want nearly all", first)
+	}
+}
