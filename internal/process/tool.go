@@ -46,70 +46,139 @@ type Config struct {
 // the HTML report, and prints its progress lines to stdout. Errors carry
 // their exit code (package exit).
 func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
+	j, err := newInvocation(cfg, stdout)
+	if err != nil {
+		return err
+	}
+	if done, err := j.findInputs(); err != nil || done {
+		return err
+	}
+	if err := j.checkOutputs(); err != nil {
+		return err
+	}
+	if err := j.readInputs(); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := j.summarise(ctx); err != nil {
+		return err
+	}
+	if err := j.writeBursts(); err != nil {
+		return err
+	}
+	if err := j.drawFolder(); err != nil {
+		return err
+	}
+	if err := j.writeComparisons(); err != nil {
+		return err
+	}
+	if err := j.writeHTML(); err != nil {
+		return err
+	}
+	if err := j.writeMeta(); err != nil {
+		return err
+	}
+	j.printTotals(start)
+	return nil
+}
+
+// invocation is one run of the process tool: its configuration, what it
+// read and what it wrote, passed from phase to phase of Run.
+type invocation struct {
+	cfg     Config
+	opt     Options
+	format  plots.Format
+	out     io.Writer
+	dirMode bool // an experiment folder, not --raw-csv
+
+	inputs, bursts []Input
+	burstRows      [][]result.BurstRow // the rows of each of bursts
+	loads          []Load
+	tputs          []Throughput
+	pms            []PerMessage
+	labelled       *metaPlan
+	results        []Result
+	plots          int // the plots of bursts, throughputs, loads and permessage files
+}
+
+// newInvocation checks the flags of cfg that need no file.
+func newInvocation(cfg Config, stdout io.Writer) (*invocation, error) {
 	format, err := plots.ParseFormat(cfg.Format)
 	if err != nil {
-		return exit.Usagef("--format: %v", err)
+		return nil, exit.Usagef("--format: %v", err)
 	}
 	if jobs := cfg.Jobs; cfg.JobsSet && (jobs < 1 || jobs > MaxJobs) {
-		return exit.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
+		return nil, exit.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
 			jobs, MaxJobs, MaxJobs)
 	}
-	htmlPath := cfg.HTML
-	opt := Options{Plots: !cfg.NoPlots, Format: format, Workers: cfg.Jobs, Figures: htmlPath != "",
+	opt := Options{Plots: !cfg.NoPlots, Format: format, Workers: cfg.Jobs, Figures: cfg.HTML != "",
 		LenientSamples: cfg.LenientSamples}
+	return &invocation{cfg: cfg, opt: opt, format: format, out: stdout}, nil
+}
 
-	var inputs, bursts []Input
-	var loads []Load
-	var tputs []Throughput
-	var pms []PerMessage
-	var labelled *metaPlan
-	dirMode := false
+// findInputs finds the raw and burst files to process: the one --raw-csv
+// file, or those of the experiment folder. done reports that the folder
+// holds only summaries and a label was given: then findInputs has written
+// the folder's meta.json (labelOnly), and Run is done.
+func (j *invocation) findInputs() (done bool, err error) {
+	cfg := j.cfg
 	switch raw := cfg.RawCSV; {
 	case raw != "" && len(cfg.Dirs) > 0:
-		return exit.Usagef("give either EXPERIMENT_DIR or --raw-csv, not both")
+		return false, exit.Usagef("give either EXPERIMENT_DIR or --raw-csv, not both")
 	case raw == "" && len(cfg.Dirs) == 0:
-		return exit.Usagef("EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')")
+		return false, exit.Usagef("EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')")
 	case len(cfg.Dirs) > 1:
-		return exit.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", len(cfg.Dirs), strings.Join(cfg.Dirs, " "))
+		return false, exit.Usagef("one EXPERIMENT_DIR at a time, got %d: %s", len(cfg.Dirs), strings.Join(cfg.Dirs, " "))
 	case raw != "" && cfg.Label.Given():
-		return exit.Usagef("--sut-name, --sut-version and --start label an experiment folder (its meta.json): give EXPERIMENT_DIR instead of --raw-csv")
+		return false, exit.Usagef("--sut-name, --sut-version and --start label an experiment folder (its meta.json): give EXPERIMENT_DIR instead of --raw-csv")
 	case raw != "":
-		if cfg.OutputCSVSet && cfg.OutputCSV == "" {
-			return exit.Usagef("--output-csv is empty")
-		}
-		in := rawInput(raw, cfg.OutputCSV, cfg.PlotsDirectory)
-		if sameFile(in.Raw, in.Summary) {
-			return exit.Usagef("--output-csv %s is the raw file itself: give another summary file", in.Summary)
-		}
-		inputs = []Input{in}
-		if isBurstFile(in.Raw) {
-			inputs, bursts = nil, inputs
-		} else if err := checkHeader(in.Raw); err != nil {
-			return exit.With(exit.Usage, err)
-		}
+		return false, j.takeRawFile(raw)
 	case cfg.OutputCSVSet:
-		return exit.Usagef("--output-csv %s is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written "+
+		return false, exit.Usagef("--output-csv %s is for --raw-csv FILE: with EXPERIMENT_DIR each summary is written "+
 			"beside its raw file as measurements_<type>_summary.csv (drop --output-csv, or give --raw-csv)", cfg.OutputCSV)
-	default:
-		dirMode = true
-		if cfg.Label.Given() {
-			if labelled, err = planMeta(cfg.Dirs[0], cfg.Label, cfg.ToolVersion); err != nil {
-				return exit.With(exit.Usage, err)
-			}
-			if summariesOnly(cfg.Dirs[0]) {
-				return labelOnly(cfg, labelled, stdout)
-			}
+	}
+	j.dirMode = true
+	if cfg.Label.Given() {
+		if j.labelled, err = planMeta(cfg.Dirs[0], cfg.Label, cfg.ToolVersion); err != nil {
+			return false, exit.With(exit.Usage, err)
 		}
-		inputs, bursts, err = ExperimentInputs(cfg.Dirs[0], cfg.PlotsDirectory)
-		if err != nil {
-			return err
+		if summariesOnly(cfg.Dirs[0]) {
+			return true, labelOnly(cfg, j.labelled, j.out)
 		}
 	}
+	j.inputs, j.bursts, err = ExperimentInputs(cfg.Dirs[0], cfg.PlotsDirectory)
+	return false, err
+}
+
+// takeRawFile takes the --raw-csv file raw as the one input, a latency or
+// a burst measurements file.
+func (j *invocation) takeRawFile(raw string) error {
+	cfg := j.cfg
+	if cfg.OutputCSVSet && cfg.OutputCSV == "" {
+		return exit.Usagef("--output-csv is empty")
+	}
+	in := rawInput(raw, cfg.OutputCSV, cfg.PlotsDirectory)
+	if sameFile(in.Raw, in.Summary) {
+		return exit.Usagef("--output-csv %s is the raw file itself: give another summary file", in.Summary)
+	}
+	j.inputs = []Input{in}
+	if isBurstFile(in.Raw) {
+		j.inputs, j.bursts = nil, j.inputs
+	} else if err := checkHeader(in.Raw); err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	return nil
+}
+
+// checkOutputs refuses an output over an input or a file the pipeline
+// owns, and an output path that cannot be written, before anything is.
+func (j *invocation) checkOutputs() error {
+	cfg := j.cfg
 	var guard clobber.Guard
-	if dirMode {
+	if j.dirMode {
 		guard.Experiment("EXPERIMENT_DIR", cfg.Dirs[0])
 	} else {
-		in := append(inputs, bursts...)[0]
+		in := append(j.inputs, j.bursts...)[0]
 		guard.File("--raw-csv", in.Raw)
 		if ownSummary(in) {
 			guard.OwnedOutput("--output-csv", in.Summary)
@@ -117,179 +186,221 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 			guard.Output("--output-csv", in.Summary)
 		}
 	}
-	guard.Output("--html", htmlPath)
+	guard.Output("--html", cfg.HTML)
 	if err := guard.Check(); err != nil {
 		return err
 	}
-	// Outputs that cannot be written are found before anything is.
 	summaryFlag, plotsFlag := "", ""
-	if !dirMode {
+	if !j.dirMode {
 		summaryFlag = "--output-csv"
 	}
 	if cfg.PlotsDirectory != "" {
 		plotsFlag = "--plots-directory"
 	}
-	if err := checkOutputs(append(inputs, bursts...), htmlPath, opt.Plots, summaryFlag, plotsFlag); err != nil {
-		return err
-	}
-	if dirMode {
+	return checkOutputs(append(j.inputs, j.bursts...), cfg.HTML, j.opt.Plots, summaryFlag, plotsFlag)
+}
+
+// readInputs reads and checks every input but the raw latency files (which
+// Summarise reads before it writes), so that a malformed one is refused
+// before any summary or plot is written.
+func (j *invocation) readInputs() (err error) {
+	if j.dirMode {
 		// A malformed load summary, and data meta.json does not list, are
 		// refused before any summary or plot is written.
-		if loads, err = readLoads(cfg.Dirs[0]); err != nil {
+		dir := j.cfg.Dirs[0]
+		if j.loads, err = readLoads(dir); err != nil {
 			return exit.With(exit.Usage, err)
 		}
-		if tputs, err = readThroughputs(cfg.Dirs[0]); err != nil {
+		if j.tputs, err = readThroughputs(dir); err != nil {
 			return exit.With(exit.Usage, err)
 		}
-		if pms, err = readPerMessages(cfg.Dirs[0]); err != nil {
+		if j.pms, err = readPerMessages(dir); err != nil {
 			return exit.With(exit.Usage, err)
 		}
-		if opt.Listed, err = admitListed(cfg.Dirs[0], append(inputs, bursts...), loads); err != nil {
+		if j.opt.Listed, err = admitListed(dir, append(j.inputs, j.bursts...), j.loads); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 	}
 	// A malformed burst file too is refused before anything is written.
-	burstRows := make([][]result.BurstRow, len(bursts))
-	for i, in := range bursts {
-		if burstRows[i], err = readBurst(in); err != nil {
+	j.burstRows = make([][]result.BurstRow, len(j.bursts))
+	for i, in := range j.bursts {
+		if j.burstRows[i], err = readBurst(in); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 	}
-	if !opt.Plots {
-		for i := range inputs {
-			inputs[i].PlotsDir = ""
+	if !j.opt.Plots {
+		for i := range j.inputs {
+			j.inputs[i].PlotsDir = ""
 		}
-		for i := range bursts {
-			bursts[i].PlotsDir = ""
+		for i := range j.bursts {
+			j.bursts[i].PlotsDir = ""
 		}
 	}
+	return nil
+}
 
-	start := time.Now()
-	results, err := Summarise(ctx, inputs, opt)
+// summarise writes the summaries and plots of the raw latency files.
+func (j *invocation) summarise(ctx context.Context) (err error) {
+	j.results, err = Summarise(ctx, j.inputs, j.opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return exit.With(exit.Interrupted, fmt.Errorf("interrupted; no summary written, the earlier ones are as they were"))
 		}
 		return err
 	}
-	out := stdout
-	quiet := cfg.Quiet
-	for _, r := range results {
-		if !quiet {
-			fmt.Fprintf(out, "%s: %d payloads, %s samples -> %s\n", r.Raw, len(r.Rows), result.Count(r.Samples), r.Summary)
+	for _, r := range j.results {
+		if !j.cfg.Quiet {
+			fmt.Fprintf(j.out, "%s: %d payloads, %s samples -> %s\n", r.Raw, len(r.Rows), result.Count(r.Samples), r.Summary)
 		}
 	}
-	burstPlots := 0
-	for i, in := range bursts {
-		rows := burstRows[i]
-		if err := writeBurst(in, rows, format); err != nil {
+	return nil
+}
+
+// writeBursts writes the summaries and plots of the burst files.
+func (j *invocation) writeBursts() error {
+	for i, in := range j.bursts {
+		rows := j.burstRows[i]
+		if err := writeBurst(in, rows, j.format); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 		payloads := map[int]bool{}
 		for _, r := range rows {
 			payloads[r.Payload] = true
 		}
-		burstPlots += 2 * len(payloads)
-		if !quiet {
+		j.plots += 2 * len(payloads)
+		if !j.cfg.Quiet {
 			if firstLine(in.Raw) == OldBurstHeader {
-				fmt.Fprintln(out, oldHeaderNote(in.Raw))
+				fmt.Fprintln(j.out, oldHeaderNote(in.Raw))
 			}
-			fmt.Fprintf(out, "%s: %s test cases -> %s\n", in.Raw, result.Count(len(rows)), in.Summary)
+			fmt.Fprintf(j.out, "%s: %s test cases -> %s\n", in.Raw, result.Count(len(rows)), in.Summary)
 		}
-	}
-	if dirMode {
-		dir := ""
-		if opt.Plots {
-			if dir = cfg.PlotsDirectory; dir == "" {
-				dir = experiment.PlotsDir(cfg.Dirs[0])
-			}
-		}
-		n := 0
-		if tputs, n, err = drawThroughputs(tputs, dir, format, opt.Figures); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		burstPlots += n
-		for _, t := range tputs {
-			if !quiet {
-				fmt.Fprintf(out, "%s: %s rows (%s search steps) -> plots\n", t.Path, result.Count(len(t.Rows)), result.Count(len(t.Search)))
-			}
-		}
-		if loads, n, err = drawLoads(loads, dir, format, opt.Figures); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		burstPlots += n
-		if pms, n, err = drawPerMessages(pms, dir, format, opt.Figures); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		burstPlots += n
-		if !quiet {
-			for _, l := range loads {
-				fmt.Fprintf(out, "%s: %d payloads -> plots\n", l.Path, len(l.Payloads))
-				printLoadNotes(out, l)
-			}
-			for _, pm := range pms {
-				fmt.Fprintf(out, "%s: %d payloads -> plots\n", pm.Path, len(pm.payloads()))
-			}
-		}
-	}
-	if dirMode && opt.Plots && len(inputs) > 0 {
-		dir := cfg.PlotsDirectory
-		if dir == "" {
-			dir = experiment.PlotsDir(cfg.Dirs[0])
-		}
-		if _, err := ComparisonPlots(dir, results, format); err != nil {
-			return err
-		}
-	}
-	if htmlPath != "" {
-		expDir := ""
-		if dirMode {
-			expDir = cfg.Dirs[0]
-		}
-		page, err := Page(expDir, Folder{Results: results, Throughputs: tputs, Loads: loads, PerMessages: pms})
-		if err != nil {
-			return err
-		}
-		if err := htmlreport.WriteFile(htmlPath, page); err != nil {
-			return err
-		}
-		if !quiet {
-			fmt.Fprintf(out, "HTML report: %s\n", htmlPath)
-		}
-	}
-	if labelled != nil {
-		if err := labelled.write(); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		if !quiet {
-			fmt.Fprintf(out, "%s: %s\n", labelled.path, labelled.what)
-		}
-	}
-	if !quiet {
-		if opt.Plots {
-			n := burstPlots
-			for _, r := range results {
-				n += 2 * len(r.Rows)
-			}
-			if dirMode && len(inputs) > 0 {
-				n += len(Comparisons)
-			}
-			var dir string
-			switch all := append(inputs, bursts...); {
-			case len(all) > 0 && dirMode:
-				dir = filepath.Dir(all[0].PlotsDir)
-			case len(all) > 0:
-				dir = all[0].PlotsDir
-			case cfg.PlotsDirectory != "":
-				dir = cfg.PlotsDirectory
-			default:
-				dir = experiment.PlotsDir(cfg.Dirs[0])
-			}
-			fmt.Fprintf(out, "%s plots in %s\n", result.Count(n), dir)
-		}
-		fmt.Fprintf(out, "processed %d file(s) in %.2fs\n", len(results)+len(bursts)+len(tputs)+len(loads)+len(pms), time.Since(start).Seconds())
 	}
 	return nil
+}
+
+// folderPlotsDir is where the plots of the experiment folder's own files
+// (not of one raw file) go.
+func (j *invocation) folderPlotsDir() string {
+	if dir := j.cfg.PlotsDirectory; dir != "" {
+		return dir
+	}
+	return experiment.PlotsDir(j.cfg.Dirs[0])
+}
+
+// drawFolder draws the figures of the folder's throughput, load and
+// permessage summaries.
+func (j *invocation) drawFolder() (err error) {
+	if !j.dirMode {
+		return nil
+	}
+	dir := ""
+	if j.opt.Plots {
+		dir = j.folderPlotsDir()
+	}
+	quiet, out := j.cfg.Quiet, j.out
+	n := 0
+	if j.tputs, n, err = drawThroughputs(j.tputs, dir, j.format, j.opt.Figures); err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	j.plots += n
+	for _, t := range j.tputs {
+		if !quiet {
+			fmt.Fprintf(out, "%s: %s rows (%s search steps) -> plots\n", t.Path, result.Count(len(t.Rows)), result.Count(len(t.Search)))
+		}
+	}
+	if j.loads, n, err = drawLoads(j.loads, dir, j.format, j.opt.Figures); err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	j.plots += n
+	if j.pms, n, err = drawPerMessages(j.pms, dir, j.format, j.opt.Figures); err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	j.plots += n
+	if !quiet {
+		for _, l := range j.loads {
+			fmt.Fprintf(out, "%s: %d payloads -> plots\n", l.Path, len(l.Payloads))
+			printLoadNotes(out, l)
+		}
+		for _, pm := range j.pms {
+			fmt.Fprintf(out, "%s: %d payloads -> plots\n", pm.Path, len(pm.payloads()))
+		}
+	}
+	return nil
+}
+
+// writeComparisons draws the folder's comparison plots of its raw files.
+func (j *invocation) writeComparisons() error {
+	if !j.dirMode || !j.opt.Plots || len(j.inputs) == 0 {
+		return nil
+	}
+	_, err := ComparisonPlots(j.folderPlotsDir(), j.results, j.format)
+	return err
+}
+
+// writeHTML writes the --html report, if asked for.
+func (j *invocation) writeHTML() error {
+	htmlPath := j.cfg.HTML
+	if htmlPath == "" {
+		return nil
+	}
+	expDir := ""
+	if j.dirMode {
+		expDir = j.cfg.Dirs[0]
+	}
+	page, err := Page(expDir, Folder{Results: j.results, Throughputs: j.tputs, Loads: j.loads, PerMessages: j.pms})
+	if err != nil {
+		return err
+	}
+	if err := htmlreport.WriteFile(htmlPath, page); err != nil {
+		return err
+	}
+	if !j.cfg.Quiet {
+		fmt.Fprintf(j.out, "HTML report: %s\n", htmlPath)
+	}
+	return nil
+}
+
+// writeMeta writes the folder's labelled meta.json, if a label was given.
+func (j *invocation) writeMeta() error {
+	if j.labelled == nil {
+		return nil
+	}
+	if err := j.labelled.write(); err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	if !j.cfg.Quiet {
+		fmt.Fprintf(j.out, "%s: %s\n", j.labelled.path, j.labelled.what)
+	}
+	return nil
+}
+
+// printTotals prints how many plots were written where, and how many files
+// were processed since start.
+func (j *invocation) printTotals(start time.Time) {
+	if j.cfg.Quiet {
+		return
+	}
+	if j.opt.Plots {
+		n := j.plots
+		for _, r := range j.results {
+			n += 2 * len(r.Rows)
+		}
+		if j.dirMode && len(j.inputs) > 0 {
+			n += len(Comparisons)
+		}
+		var dir string
+		switch all := append(j.inputs, j.bursts...); {
+		case len(all) > 0 && j.dirMode:
+			dir = filepath.Dir(all[0].PlotsDir)
+		case len(all) > 0:
+			dir = all[0].PlotsDir
+		default:
+			dir = j.folderPlotsDir()
+		}
+		fmt.Fprintf(j.out, "%s plots in %s\n", result.Count(n), dir)
+	}
+	fmt.Fprintf(j.out, "processed %d file(s) in %.2fs\n",
+		len(j.results)+len(j.bursts)+len(j.tputs)+len(j.loads)+len(j.pms), time.Since(start).Seconds())
 }
 
 // admitListed reads what the meta.json of experiment dir lists (formats
