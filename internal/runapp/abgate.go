@@ -49,8 +49,11 @@ type abGate struct {
 	// check the ratio of the latency fail margin to its own (in log
 	// ratio), so that one gate judges both at their margins (cpuScale).
 	scale []float64
-	// cpuNote says which sub-experiments have no echo CPU check and why.
-	cpuNote string
+	// cpuNote says which sub-experiments have no echo CPU check and why;
+	// unpinned says the echo processes are not pinned (--cpus none), which
+	// leaves out every echo CPU check.
+	cpuNote  string
+	unpinned bool
 }
 
 // EchoCPU is the column of an echo CPU check (the interleaved design):

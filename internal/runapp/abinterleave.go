@@ -113,6 +113,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if err := sharedPinger(cfg, parsed[0], parsed[1]); err != nil {
 		return err
 	}
+	g.unpinned = strings.TrimSpace(parsed[0].CPUs) == "none"
 	name, err := seriesName(cfg)
 	if err != nil {
 		return err
@@ -138,6 +139,12 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	}
 	if err := guardReports(cfg, plan, rounds); err != nil {
 		return err
+	}
+	// Both sides' echo processes copy their standard error to stderr at
+	// once, beside the gate's progress lines: a writer that is not a file
+	// takes them one at a time.
+	if _, ok := stderr.(*os.File); !ok {
+		stderr = &syncWriter{w: stderr}
 	}
 	var sess [2]*session.Session
 	var payloads []int
@@ -300,7 +307,10 @@ func (g *abGate) startInterleaved(subs, other []engine.Sub, payloads []int) erro
 			}
 		}
 	}
-	if g.cfg.CPUMargin > 0 {
+	if g.cfg.CPUMargin > 0 && g.unpinned {
+		g.cpuNote = "no checks with --cpus none: an unpinned echo process's CPU time holds the Go runtime's idle spinning on the other CPUs, which varies with the scheduling (an echo with GOMAXPROCS=1 measured ×0.69 of one without, unpinned; ×1.00 pinned)"
+	}
+	if g.cfg.CPUMargin > 0 && !g.unpinned {
 		var none []string
 		for i, s := range subs {
 			if !ownProcesses(s, other[i]) {

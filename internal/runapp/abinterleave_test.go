@@ -143,8 +143,8 @@ func TestABInterleaveRefusals(t *testing.T) {
 // latency (over TCP, whose echo ends are processes of their own): a
 // candidate whose echo spends 300 µs of CPU work on every message (several
 // times what the echo costs) fails its echo CPU check, and an unchanged
-// candidate never does; in process there is no such check, and the verdict
-// says why.
+// candidate never does; in process there is no such check, nor for echo
+// processes left unpinned (--cpus none), and the verdict says why.
 func TestABEchoCPU(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the echo processes' CPU time is read from /proc")
@@ -154,15 +154,20 @@ func TestABEchoCPU(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, candidate string
-		fail            bool
+		fail, unpinned  bool
 	}{
-		{"unchanged", "--echo-delay 0s", false},
-		{"work", "--echo-work 300us", true},
+		{"unchanged", "--echo-delay 0s", false, false},
+		{"work", "--echo-work 300us", true, false},
+		{"unpinned", "--echo-work 300us", false, true},
 	} {
+		common := []string{"-s", "intraprocess_reliable,interprocess_reliable_tcp", "--payloads", "64", "--warmup", "20"}
+		if c.unpinned {
+			common = append(common, "--cpus", "none")
+		}
 		out := t.TempDir()
 		report := filepath.Join(out, "verdict.json")
-		code, stdout, stderr := run(t, "ab", "--max-runs", "20", "--block", "20", "--blocks", "2", "--seed", "5", "--out", out, "--name", "c",
-			"--candidate", c.candidate, "--json", report, "--", "-s", "intraprocess_reliable,interprocess_reliable_tcp", "--payloads", "64", "--warmup", "20")
+		code, stdout, stderr := run(t, append([]string{"ab", "--max-runs", "20", "--block", "20", "--blocks", "2", "--seed", "5", "--out", out, "--name", "c",
+			"--candidate", c.candidate, "--json", report, "--"}, common...)...)
 		t.Logf("%s: exit %d\n%s", c.name, code, stdout)
 		failedCPU := strings.Contains(stdout, "failed       interprocess_reliable_tcp Echo CPU/message")
 		if c.fail && (code != exit.GateFailed || !failedCPU) {
@@ -170,6 +175,12 @@ func TestABEchoCPU(t *testing.T) {
 		}
 		if !c.fail && failedCPU {
 			t.Errorf("%s: the echo CPU check failed an unchanged system\n%s", c.name, stdout)
+		}
+		if c.unpinned {
+			if !strings.Contains(stdout, "echo CPU: no checks with --cpus none") || strings.Contains(stdout, "Echo CPU/message") {
+				t.Errorf("%s: echo CPU checks of unpinned echo processes\n%s", c.name, stdout)
+			}
+			continue
 		}
 		if !strings.Contains(stdout, "echo CPU: no check for intraprocess_reliable") || !strings.Contains(stdout, "echo CPU checks: median") {
 			t.Errorf("%s: the verdict does not say which sub-experiments have an echo CPU check\n%s", c.name, stdout)
