@@ -24,8 +24,10 @@
 //
 // It prints a Markdown table: per case the gates run, PASS, FAIL and
 // inconclusive counts with 95 % Clopper–Pearson intervals, the median and
-// largest time to a verdict, the median rounds, and the median and largest
-// per-check spread of a round's log ratio beside the margin.
+// largest time to a verdict, the median rounds, the median and largest
+// per-check spread of a round's log ratio beside the margin, for the
+// latency checks and for the echo CPU checks apart, and the gates that
+// failed on an echo CPU check.
 //
 //	go run ./scripts/gate-proof -out /tmp/gate-proof -gates 20
 //	go run ./scripts/gate-proof -out /tmp/gate-proof -gates 20 -cases nats-unchanged,nats-slower -nats nats://127.0.0.1:4222
@@ -65,10 +67,14 @@ var allCases = []string{"unchanged", "slower", "drift-unchanged", "drift-slower"
 
 // gateResult is one gate's outcome.
 type gateResult struct {
-	code    int
-	rounds  int
-	took    time.Duration
-	spreads []float64
+	code   int
+	rounds int
+	took   time.Duration
+	// spreads are the latency checks', cpu the echo CPU checks' (one per
+	// sub-experiment whose echo ends are processes of their own).
+	spreads, cpu []float64
+	// cpuFailed counts the echo CPU checks the gate failed on.
+	cpuFailed int
 }
 
 func main() {
@@ -121,8 +127,8 @@ func proof(o options, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(twin, b, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "| case | gates | PASS | FAIL | inconclusive | median / largest time | median rounds | spread median / largest (margin %.3f) |\n", math.Log(1.05))
-	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(stdout, "| case | gates | PASS | FAIL | inconclusive | median / largest time | median rounds | latency spread median / largest (margin %.3f) | echo CPU spread median / largest | gates failed on echo CPU |\n", math.Log(1.05))
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range o.cases {
 		subs := []string{"-s", "intraprocess_reliable,interprocess_reliable_tcp"}
 		pilot := []string{"-s", "interprocess_reliable_tcp"}
@@ -208,7 +214,11 @@ func gate(o options, c string, g int, subs []string, cand string) (gateResult, e
 	}
 	var v struct {
 		Checks []struct {
-			Stats *struct {
+			Metric struct {
+				Name string `json:"name"`
+			} `json:"metric"`
+			Status string `json:"status"`
+			Stats  *struct {
 				N          int     `json:"n_reference"`
 				Dispersion float64 `json:"dispersion"`
 			} `json:"stats"`
@@ -222,13 +232,25 @@ func gate(o options, c string, g int, subs []string, cand string) (gateResult, e
 		return r, fmt.Errorf("%s: report: %v", name, err)
 	}
 	for _, ch := range v.Checks {
-		if ch.Stats != nil {
-			r.rounds = max(r.rounds, ch.Stats.N)
+		cpu := ch.Metric.Name == echoCPU
+		if cpu && strings.EqualFold(ch.Status, "fail") {
+			r.cpuFailed++
+		}
+		if ch.Stats == nil {
+			continue
+		}
+		r.rounds = max(r.rounds, ch.Stats.N)
+		if cpu {
+			r.cpu = append(r.cpu, ch.Stats.Dispersion)
+		} else {
 			r.spreads = append(r.spreads, ch.Stats.Dispersion)
 		}
 	}
 	return r, nil
 }
+
+// echoCPU is the metric name of run ab's echo CPU checks.
+const echoCPU = "Echo CPU/message"
 
 // row is a case's line of the table.
 func row(c string, rs []gateResult) string {
@@ -243,22 +265,40 @@ func row(c string, rs []gateResult) string {
 		lo, hi := dist.ClopperPearson(k, n, 0.05)
 		return fmt.Sprintf("%d (%.0f–%.0f %%)", k, 100*lo, 100*hi)
 	}
-	var took, rounds, med, largest []float64
+	var took, rounds []float64
+	var lat, cpu spreads
+	cpuFailed := 0
 	for _, r := range rs {
 		took = append(took, r.took.Seconds())
 		rounds = append(rounds, float64(r.rounds))
-		if len(r.spreads) > 0 {
-			med = append(med, stats.Median(r.spreads))
-			largest = append(largest, slices.Max(r.spreads))
+		lat.add(r.spreads)
+		cpu.add(r.cpu)
+		if r.cpuFailed > 0 {
+			cpuFailed++
 		}
 	}
-	spread := "–"
-	if len(med) > 0 {
-		spread = fmt.Sprintf("%.3f / %.3f", stats.Median(med), slices.Max(largest))
-	}
-	return fmt.Sprintf("| %s | %d | %s | %s | %s | %s / %s | %.0f | %s |", c, n, count(0), count(1), count(3),
+	return fmt.Sprintf("| %s | %d | %s | %s | %s | %s / %s | %.0f | %s | %s | %d |", c, n, count(0), count(1), count(3),
 		seconds(stats.Median(took)), seconds(slices.Max(took)),
-		stats.Median(rounds), spread)
+		stats.Median(rounds), lat, cpu, cpuFailed)
+}
+
+// spreads gathers, over a case's gates, the median and the largest of each
+// gate's checks' spreads.
+type spreads struct{ med, largest []float64 }
+
+func (s *spreads) add(x []float64) {
+	if len(x) > 0 {
+		s.med = append(s.med, stats.Median(x))
+		s.largest = append(s.largest, slices.Max(x))
+	}
+}
+
+// String is "median / largest", or "–" without a check.
+func (s spreads) String() string {
+	if len(s.med) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f / %.3f", stats.Median(s.med), slices.Max(s.largest))
 }
 
 // seconds writes s seconds as a duration.

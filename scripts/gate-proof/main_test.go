@@ -35,15 +35,16 @@ func TestSmallProof(t *testing.T) {
 	rows := map[string][]string{}
 	for _, line := range strings.Split(stdout.String(), "\n") {
 		f := strings.Split(line, "|")
-		if len(f) == 10 {
-			rows[strings.TrimSpace(f[1])] = f[2:9]
+		if len(f) == 12 {
+			rows[strings.TrimSpace(f[1])] = f[2:11]
 		}
 	}
 	u, s := rows["unchanged"], rows["slower"]
 	if u == nil || s == nil {
 		t.Fatalf("no row of a case:\n%s", stdout.String())
 	}
-	// Columns: gates, PASS, FAIL, inconclusive, time, rounds, spread.
+	// Columns: gates, PASS, FAIL, inconclusive, time, rounds, latency
+	// spread, echo CPU spread, gates failed on echo CPU.
 	if !strings.HasPrefix(strings.TrimSpace(u[2]), "0 (") || strings.HasPrefix(strings.TrimSpace(u[1]), "0 (") {
 		t.Errorf("unchanged: PASS %s, FAIL %s: want never failed and passed at least once", u[1], u[2])
 	}
@@ -52,6 +53,12 @@ func TestSmallProof(t *testing.T) {
 	}
 	if !strings.Contains(u[6], " / ") || strings.Contains(u[6], "–") {
 		t.Errorf("unchanged: no spread: %q", u[6])
+	}
+	// The TCP sub-experiment's echo ends are processes of their own:
+	// its echo CPU check is gated by default, and never fails an
+	// unchanged system.
+	if !strings.Contains(u[7], " / ") || strings.TrimSpace(u[8]) != "0" {
+		t.Errorf("unchanged: echo CPU spread %q, gates failed on it %q: want a spread and none failed", u[7], u[8])
 	}
 	if _, err := os.Stat(filepath.Join(out, "unchanged-01.json")); err != nil {
 		t.Errorf("no report of the first gate: %v", err)
