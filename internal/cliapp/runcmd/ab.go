@@ -124,6 +124,10 @@ stops as soon as
   - N units are spent without either: INCONCLUSIVE, exit 3, naming
     the checks that keep it open, the pairs the measured spread implies at
     these margins and the margins with which these pairs would have decided.
+With --design interleave, a sub-experiment whose echo ends are processes
+this run starts (over TCP, not in process; pinned, not --cpus none) has one
+more check: the echo process's CPU time per message over the round's blocks,
+read from /proc, at --cpu-margin (5 %; none: no such checks).
 An unchanged system (no check worse than --fail-margin) is ever failed with
 chance at most --false-fail over the whole family of checks (each at
 --false-fail/checks), however early the gate stops; one with a check worse
