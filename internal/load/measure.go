@@ -376,6 +376,9 @@ func (r *run) fail(err error) {
 	r.halt.Store(true)
 }
 
+// measurePayload measures one payload over links: it opens the ends,
+// starts the receivers and publishers, ticks through the measured period,
+// drains, and returns what was measured.
 func measurePayload(ctx context.Context, sub string, links Links, cfg Config, payload int) (*PayloadResult, error) {
 	e, err := links.Open(ctx, cfg.Topology, payload)
 	if err != nil {
@@ -384,29 +387,8 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 		}
 		return nil, fmt.Errorf("cannot connect: %w", err)
 	}
-	r := &run{sub: sub, cfg: cfg, payload: payload, tp: cfg.Topology, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder(), fromSend: NewRecorder()}
-	if cfg.Rate > 0 {
-		r.times = make([]*sendTimes, cfg.Topology.Publishers)
-		n := sendTimesLen(cfg.Rate, cfg.Topology.Publishers)
-		for i := range r.times {
-			r.times[i] = newSendTimes(n)
-		}
-	}
-	r.c.ReceivedSize = uint64(payload)
-	r.rawLeft.Store(int64(max(cfg.MaxRaw, 0)))
-	var acknowledged bool
-	// reporter is the first publisher that says what it reached; it is
-	// read after the drain, so that what it counts during the run (AMQP
-	// transactions committed) is the whole measurement's.
-	var reporter driver.InfoReporter
-	for _, pe := range e.Pubs {
-		for _, p := range pe.Senders {
-			_, acknowledged = p.(driver.AckSender)
-			if ir, ok := p.(driver.InfoReporter); ok && reporter == nil {
-				reporter = ir
-			}
-		}
-	}
+	r := newRun(sub, cfg, payload)
+	acknowledged, reporter := senderKinds(e)
 	closed := false
 	closeEnds := func() {
 		if !closed {
@@ -420,15 +402,105 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	start := time.Now().Add(20 * time.Millisecond)
 	r.t0 = start.Add(cfg.Warmup)
 	r.t1 = r.t0.Add(cfg.Duration)
+	recvs, rwg := r.startReceivers(e)
+	sends, swg := r.startPublishers(e, start)
+	for _, o := range cfg.Observers {
+		o.Begin(sub, payload, &r.c, r.rec, cfg)
+	}
 
+	tk := &ticker{r: r, prevAt: r.t0}
+	w := &waiter{ctx: ctx, r: r}
+	ok := r.measurePeriod(w, tk)
+	end := time.Now()
+	if end.After(r.t1) {
+		end = r.t1
+	}
+	swg.Wait() // publishers stop at t1, or on halt
+	sent := make([]uint64, cfg.Topology.Publishers)
+	for _, s := range sends {
+		sent[s.end.Pub] = s.sent
+	}
+	expected := cfg.Topology.Expected(sent)
+	drained := true
+	if ok {
+		drained = r.drain(w, tk, sends, expected)
+	}
+	r.stop.Store(true)
+	var system *driver.SystemInfo
+	if reporter != nil {
+		info := reporter.SystemInfo()
+		system = &info
+	}
+	closeEnds() // unblocks receivers
+	rwg.Wait()
+	if ok {
+		tk.last()
+	}
+
+	res := r.result(recvs, sends, sent, expected, end, tk.ticks)
+	res.Acknowledged, res.System = acknowledged, system
+	res.Drained = drained && res.Unique >= expected
+	for _, o := range cfg.Observers {
+		o.End(res)
+	}
+	switch {
+	case w.interrupted:
+		return res, fmt.Errorf("%w after %v of the measured period", ErrInterrupted, max(0, end.Sub(r.t0)).Round(time.Millisecond))
+	case r.err != nil:
+		return res, fmt.Errorf("%w: %w", errBroken, r.err)
+	}
+	return res, nil
+}
+
+// newRun returns the state of one payload's measurement, its send times
+// held when paced.
+func newRun(sub string, cfg Config, payload int) *run {
+	r := &run{sub: sub, cfg: cfg, payload: payload, tp: cfg.Topology, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder(), fromSend: NewRecorder()}
+	if cfg.Rate > 0 {
+		r.times = make([]*sendTimes, cfg.Topology.Publishers)
+		n := sendTimesLen(cfg.Rate, cfg.Topology.Publishers)
+		for i := range r.times {
+			r.times[i] = newSendTimes(n)
+		}
+	}
+	r.c.ReceivedSize = uint64(payload)
+	r.rawLeft.Store(int64(max(cfg.MaxRaw, 0)))
+	return r
+}
+
+// senderKinds reports whether the publishers of e are acknowledged, and
+// the reporter: the first publisher that says what it reached; it is read
+// after the drain, so that what it counts during the run (AMQP
+// transactions committed) is the whole measurement's.
+func senderKinds(e *Ends) (acknowledged bool, reporter driver.InfoReporter) {
+	for _, pe := range e.Pubs {
+		for _, p := range pe.Senders {
+			_, acknowledged = p.(driver.AckSender)
+			if ir, ok := p.(driver.InfoReporter); ok && reporter == nil {
+				reporter = ir
+			}
+		}
+	}
+	return acknowledged, reporter
+}
+
+// startReceivers starts a receiver per subscriber link of e; the
+// WaitGroup ends when they do.
+func (r *run) startReceivers(e *Ends) ([]*receiver, *sync.WaitGroup) {
 	recvs := make([]*receiver, len(e.Subs))
 	var rwg sync.WaitGroup
 	for k, l := range e.Subs {
 		rv := r.newReceiver(l)
 		recvs[k] = rv
 		rwg.Add(1)
-		go func() { defer rwg.Done(); r.receive(rv, payload) }()
+		go func() { defer rwg.Done(); r.receive(rv, r.payload) }()
 	}
+	return recvs, &rwg
+}
+
+// startPublishers starts a publisher per publisher end of e from start,
+// counting acknowledgements; the WaitGroup ends when they do.
+func (r *run) startPublishers(e *Ends, start time.Time) ([]*sender, *sync.WaitGroup) {
 	sends := make([]*sender, len(e.Pubs))
 	var swg sync.WaitGroup
 	for k, pe := range e.Pubs {
@@ -446,149 +518,147 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 		// Publishers are staggered over one period so that their slots
 		// do not coincide.
 		offset := time.Duration(0)
-		if cfg.Rate > 0 {
-			offset = time.Duration(float64(k) / float64(len(e.Pubs)) * 1e9 / cfg.Rate)
+		if r.cfg.Rate > 0 {
+			offset = time.Duration(float64(k) / float64(len(e.Pubs)) * 1e9 / r.cfg.Rate)
 		}
 		swg.Add(1)
-		go func() { defer swg.Done(); r.publish(s, payload, start.Add(offset)) }()
+		go func() { defer swg.Done(); r.publish(s, r.payload, start.Add(offset)) }()
 	}
-	for _, o := range cfg.Observers {
-		o.Begin(sub, payload, &r.c, r.rec, cfg)
-	}
+	return sends, &swg
+}
 
-	// Ticks from t0: the measured period, then the drain.
-	var ticks []Tick
-	var prev CounterValues
-	prevAt := r.t0
-	tick := func(now time.Time, drain bool) {
-		v := r.c.Load()
-		t := Tick{Sub: sub, Payload: payload, Elapsed: now.Sub(r.t0), Drain: drain, Period: now.Sub(prevAt),
-			Values: v, Delta: v.Sub(prev), Latency: r.rec.Interval()}
-		prev, prevAt = v, now
-		ticks = append(ticks, t)
-		for _, o := range cfg.Observers {
-			o.Tick(t)
-		}
+// ticker makes the ticks of a run from t0: the measured period, then the
+// drain, each handed to the observers.
+type ticker struct {
+	r      *run
+	ticks  []Tick
+	prev   CounterValues
+	prevAt time.Time
+}
+
+// tick records the counters and latencies since the previous tick.
+func (tk *ticker) tick(now time.Time, drain bool) {
+	r := tk.r
+	v := r.c.Load()
+	t := Tick{Sub: r.sub, Payload: r.payload, Elapsed: now.Sub(r.t0), Drain: drain, Period: now.Sub(tk.prevAt),
+		Values: v, Delta: v.Sub(tk.prev), Latency: r.rec.Interval()}
+	tk.prev, tk.prevAt = v, now
+	tk.ticks = append(tk.ticks, t)
+	for _, o := range r.cfg.Observers {
+		o.Tick(t)
 	}
-	interrupted := false
-	wait := func(until time.Time) bool { // false when interrupted or failed
-		d := time.Until(until)
-		if d <= 0 {
+}
+
+// last records what arrived after the last tick, if anything did.
+func (tk *ticker) last() {
+	r := tk.r
+	iv := r.rec.Interval()
+	if iv.TotalCount() == 0 {
+		return
+	}
+	v := r.c.Load()
+	t := Tick{Sub: r.sub, Payload: r.payload, Elapsed: time.Since(r.t0), Drain: true, Period: time.Since(tk.prevAt), Values: v, Delta: v.Sub(tk.prev), Latency: iv}
+	tk.ticks = append(tk.ticks, t)
+	for _, o := range r.cfg.Observers {
+		o.Tick(t)
+	}
+}
+
+// waiter waits for a time while watching for an interruption (ctx) and
+// a run that halts.
+type waiter struct {
+	ctx         context.Context
+	r           *run
+	interrupted bool
+}
+
+// wait waits until until; false when interrupted or failed.
+func (w *waiter) wait(until time.Time) bool {
+	r := w.r
+	d := time.Until(until)
+	if d <= 0 {
+		return !r.halt.Load()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-w.ctx.Done():
+			w.interrupted = true
+			r.halt.Store(true)
+			return false
+		case <-tm.C:
 			return !r.halt.Load()
-		}
-		tm := time.NewTimer(d)
-		defer tm.Stop()
-		poll := time.NewTicker(10 * time.Millisecond)
-		defer poll.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				interrupted = true
-				r.halt.Store(true)
+		case <-poll.C:
+			if r.halt.Load() {
 				return false
-			case <-tm.C:
-				return !r.halt.Load()
-			case <-poll.C:
-				if r.halt.Load() {
-					return false
-				}
 			}
 		}
 	}
-	ok := wait(r.t0)
-	if ok {
-		for next := r.t0.Add(cfg.Interval); ok; next = next.Add(cfg.Interval) {
-			if next.After(r.t1) {
-				next = r.t1
-			}
-			if ok = wait(next); !ok {
-				break
-			}
-			tick(time.Now(), false)
-			if !next.Before(r.t1) {
-				break
-			}
-		}
-	}
-	end := time.Now()
-	if end.After(r.t1) {
-		end = r.t1
-	}
-	swg.Wait() // publishers stop at t1, or on halt
-	sent := make([]uint64, cfg.Topology.Publishers)
-	for _, s := range sends {
-		sent[s.end.Pub] = s.sent
-	}
-	expected := cfg.Topology.Expected(sent)
+}
 
-	// Drain: until every expected delivery arrived and every
-	// acknowledgement came, or the drain timeout.
+// measurePeriod ticks every interval from t0 to t1; false when
+// interrupted or failed.
+func (r *run) measurePeriod(w *waiter, tk *ticker) bool {
+	ok := w.wait(r.t0)
+	if !ok {
+		return false
+	}
+	for next := r.t0.Add(r.cfg.Interval); ok; next = next.Add(r.cfg.Interval) {
+		if next.After(r.t1) {
+			next = r.t1
+		}
+		if ok = w.wait(next); !ok {
+			break
+		}
+		tk.tick(time.Now(), false)
+		if !next.Before(r.t1) {
+			break
+		}
+	}
+	return ok
+}
+
+// drain waits until every expected delivery arrived and every
+// acknowledgement came, or the drain timeout, ticking on; it reports
+// whether all came.
+func (r *run) drain(w *waiter, tk *ticker, sends []*sender, expected uint64) bool {
 	drained := true
-	if ok {
-		deadline := r.t1.Add(cfg.Drain)
-		if d := time.Now(); d.After(r.t1) {
-			deadline = d.Add(cfg.Drain)
-		}
-		for _, s := range sends {
-			for _, p := range s.end.Senders {
-				if as, isAck := p.(driver.AckSender); isAck {
-					if err := as.WaitAcks(deadline); err != nil {
-						drained = false
-					}
+	deadline := r.t1.Add(r.cfg.Drain)
+	if d := time.Now(); d.After(r.t1) {
+		deadline = d.Add(r.cfg.Drain)
+	}
+	for _, s := range sends {
+		for _, p := range s.end.Senders {
+			if as, isAck := p.(driver.AckSender); isAck {
+				if err := as.WaitAcks(deadline); err != nil {
+					drained = false
 				}
 			}
 		}
-		nextTick := time.Now().Add(cfg.Interval)
-		for r.unique() < expected && !r.halt.Load() {
-			now := time.Now()
-			if !now.Before(deadline) {
-				drained = false
-				break
-			}
-			if !now.Before(nextTick) {
-				tick(now, true)
-				nextTick = nextTick.Add(cfg.Interval)
-			}
-			step := now.Add(5 * time.Millisecond)
-			if step.After(deadline) {
-				step = deadline
-			}
-			if !wait(step) && (interrupted || r.err != nil) {
-				break
-			}
+	}
+	nextTick := time.Now().Add(r.cfg.Interval)
+	for r.unique() < expected && !r.halt.Load() {
+		now := time.Now()
+		if !now.Before(deadline) {
+			drained = false
+			break
+		}
+		if !now.Before(nextTick) {
+			tk.tick(now, true)
+			nextTick = nextTick.Add(r.cfg.Interval)
+		}
+		step := now.Add(5 * time.Millisecond)
+		if step.After(deadline) {
+			step = deadline
+		}
+		if !w.wait(step) && (w.interrupted || r.err != nil) {
+			break
 		}
 	}
-	r.stop.Store(true)
-	var system *driver.SystemInfo
-	if reporter != nil {
-		info := reporter.SystemInfo()
-		system = &info
-	}
-	closeEnds() // unblocks receivers
-	rwg.Wait()
-	if iv := r.rec.Interval(); iv.TotalCount() > 0 && ok {
-		// What arrived after the last tick.
-		v := r.c.Load()
-		t := Tick{Sub: sub, Payload: payload, Elapsed: time.Since(r.t0), Drain: true, Period: time.Since(prevAt), Values: v, Delta: v.Sub(prev), Latency: iv}
-		ticks = append(ticks, t)
-		for _, o := range cfg.Observers {
-			o.Tick(t)
-		}
-	}
-
-	res := r.result(recvs, sends, sent, expected, end, ticks)
-	res.Acknowledged, res.System = acknowledged, system
-	res.Drained = drained && res.Unique >= expected
-	for _, o := range cfg.Observers {
-		o.End(res)
-	}
-	switch {
-	case interrupted:
-		return res, fmt.Errorf("%w after %v of the measured period", ErrInterrupted, max(0, end.Sub(r.t0)).Round(time.Millisecond))
-	case r.err != nil:
-		return res, fmt.Errorf("%w: %w", errBroken, r.err)
-	}
-	return res, nil
+	return drained
 }
 
 // newReceiver returns the state of subscriber link l, with its first
