@@ -201,6 +201,56 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 	if err != nil {
 		return nil, err
 	}
+	m := newPerMessageRun(ctx, pub, sub, payload, cfg)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); m.receive() }()
+	go func() { defer wg.Done(); m.send() }()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		ends.Close()
+		<-done
+		return m.pm, load.ErrInterrupted
+	}
+	if m.pubErr != nil {
+		return m.pm, fmt.Errorf("publisher: %w", m.pubErr)
+	}
+	if m.subErr != nil {
+		return m.pm, fmt.Errorf("subscriber: %w", m.subErr)
+	}
+	return m.pm, m.tally()
+}
+
+// perMessageRun is one measurement of MeasurePerMessage: a sender and a
+// receiver goroutine, each locked to its thread, filling in pm.
+type perMessageRun struct {
+	ctx     context.Context
+	pub     driver.Publisher
+	sub     driver.Subscriber
+	payload int
+	cfg     PerMessageConfig
+	n, nCPU int // messages, and CPU readings after the first
+	broker  CPUSource
+	pm      *PerMessage
+	origin  time.Time
+	ready   chan struct{} // closed once the receiver took its first reading
+	pubErr  error
+	subErr  error
+
+	// The receiver reads the sender thread's clock too, to take both
+	// measuring threads out of an in-process broker's figure. When the
+	// sender is done its last reading stands (its thread then ends).
+	senderTid  chan int
+	senderLast atomic.Int64
+	senderCPU  func() int64
+}
+
+// newPerMessageRun prepares the arrays and CPU series of a measurement of
+// cfg.Count messages.
+func newPerMessageRun(ctx context.Context, pub driver.Publisher, sub driver.Subscriber, payload int, cfg PerMessageConfig) *perMessageRun {
 	n := cfg.Count
 	pm := &PerMessage{Payload: payload, M: cfg.Window, O: make([]int64, n), I: make([]int64, n), CPUEvery: cfg.CPUEvery}
 	for i := range pm.I {
@@ -214,123 +264,118 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 	}
 	pm.Sender, pm.Receiver, pm.Client = newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1)
 	pm.Broker = newCPUSeries(nCPU, broker.Resolution)
-	// The receiver reads the sender thread's clock too, to take both
-	// measuring threads out of an in-process broker's figure. When the
-	// sender is done its last reading stands (its thread then ends).
-	senderTid := make(chan int, 1)
-	var senderLast atomic.Int64
-	senderLast.Store(-1)
-	var senderCPU func() int64
-	readAt := func(k int, t int64) {
-		r, c := threadCPU(), processCPU()
-		pm.Receiver.read(k, r, t)
-		pm.Client.read(k, c, t)
-		b := broker.Read()
-		if broker.InProcess {
-			s := senderLast.Load()
-			if s < 0 && senderCPU != nil {
-				if s = senderCPU(); s < 0 { // the thread ended meanwhile
-					s = senderLast.Load()
-				}
-			}
-			if b < 0 || r < 0 || s < 0 {
-				b = -1
-			} else {
-				b -= r + s
-			}
-		}
-		pm.Broker.read(k, b, t)
-	}
-	origin := time.Now()
-	since := func() int64 { return int64(time.Since(origin)) }
-	var pubErr, subErr error
-	var wg sync.WaitGroup
-	ready := make(chan struct{})
-	wg.Add(2)
-	go func() { // receiver
-		defer wg.Done()
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		buf := make([]byte, payload+64)
-		senderCPU = tidCPU(<-senderTid)
-		readAt(0, since())
-		close(ready)
-		got := 0
-		for got < n {
-			m, at, err := sub.Receive(buf, time.Now().Add(cfg.Timeout))
-			if err != nil {
-				if !errors.Is(err, driver.ErrTimeout) {
-					subErr = err
-				}
-				return // nothing for Timeout: the rest is lost
-			}
-			h, full, err := load.Parse(buf[:m])
-			if err != nil || m != payload || (full && h.RunID != cfg.RunID) || h.Seq >= uint64(n) || pm.I[h.Seq] != Never {
-				continue
-			}
-			pm.I[h.Seq] = int64(at.Sub(origin))
-			got++
-			if got%cfg.CPUEvery == 0 && got/cfg.CPUEvery <= nCPU {
-				readAt(got/cfg.CPUEvery, since())
+	m := &perMessageRun{ctx: ctx, pub: pub, sub: sub, payload: payload, cfg: cfg, n: n, nCPU: nCPU, broker: broker, pm: pm,
+		ready: make(chan struct{}), senderTid: make(chan int, 1)}
+	m.senderLast.Store(-1)
+	m.origin = time.Now()
+	return m
+}
+
+// since is the time since the run's origin, in ns.
+func (m *perMessageRun) since() int64 { return int64(time.Since(m.origin)) }
+
+// readAt takes CPU reading k at time t, on the receiver's thread: the
+// receiver's, the client process's and the broker's.
+func (m *perMessageRun) readAt(k int, t int64) {
+	pm := m.pm
+	r, c := threadCPU(), processCPU()
+	pm.Receiver.read(k, r, t)
+	pm.Client.read(k, c, t)
+	b := m.broker.Read()
+	if m.broker.InProcess {
+		s := m.senderLast.Load()
+		if s < 0 && m.senderCPU != nil {
+			if s = m.senderCPU(); s < 0 { // the thread ended meanwhile
+				s = m.senderLast.Load()
 			}
 		}
-	}()
-	go func() { // sender
-		defer wg.Done()
-		// The thread stays locked, so that it ends with this goroutine
-		// and its clock counts nothing of other goroutines.
-		runtime.LockOSThread()
-		senderTid <- threadID()
-		defer func() { senderLast.Store(threadCPU()) }()
-		<-ready
-		msg, h := load.NewMessage(payload, cfg.RunID)
-		clock := load.NewClock()
-		pm.Sender.read(0, threadCPU(), since())
-		pace := pacer{interval: 1e9 / cfg.Rate, next: float64(since())}
-		for i := 0; i < n; i++ {
-			if ctx.Err() != nil {
-				return
-			}
-			if cfg.Rate > 0 {
-				pace.wait(since)
-			}
-			h.Seq, h.SendNs = uint64(i), uint64(clock.Now())
-			load.PutTime(msg, h.SendNs)
-			h.PutSeq(msg)
-			// O_n is the moment the message is handed to the client
-			// library (the method's definition): a Send that blocks
-			// afterwards must not move it past the delivery.
-			pm.O[i] = since()
-			if err := pub.Send(msg); err != nil {
-				pubErr = err
-				return
-			}
-			if (i+1)%cfg.CPUEvery == 0 {
-				pm.Sender.read((i+1)/cfg.CPUEvery, threadCPU(), pm.O[i])
-			}
+		if b < 0 || r < 0 || s < 0 {
+			b = -1
+		} else {
+			b -= r + s
 		}
-		// The last messages may be held back (an open transaction).
-		if b, ok := pub.(driver.BatchSender); ok {
-			if err := b.FlushBatch(); err != nil {
-				pubErr = err
+	}
+	pm.Broker.read(k, b, t)
+}
+
+// receive stamps the arrival I_n of every message, until all came or none
+// for cfg.Timeout.
+func (m *perMessageRun) receive() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pm, n, cfg := m.pm, m.n, m.cfg
+	buf := make([]byte, m.payload+64)
+	m.senderCPU = tidCPU(<-m.senderTid)
+	m.readAt(0, m.since())
+	close(m.ready)
+	got := 0
+	for got < n {
+		k, at, err := m.sub.Receive(buf, time.Now().Add(cfg.Timeout))
+		if err != nil {
+			if !errors.Is(err, driver.ErrTimeout) {
+				m.subErr = err
 			}
+			return // nothing for Timeout: the rest is lost
 		}
-	}()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		ends.Close()
-		<-done
-		return pm, load.ErrInterrupted
+		h, full, err := load.Parse(buf[:k])
+		if err != nil || k != m.payload || (full && h.RunID != cfg.RunID) || h.Seq >= uint64(n) || pm.I[h.Seq] != Never {
+			continue
+		}
+		pm.I[h.Seq] = int64(at.Sub(m.origin))
+		got++
+		if got%cfg.CPUEvery == 0 && got/cfg.CPUEvery <= m.nCPU {
+			m.readAt(got/cfg.CPUEvery, m.since())
+		}
 	}
-	if pubErr != nil {
-		return pm, fmt.Errorf("publisher: %w", pubErr)
+}
+
+// send sends the messages, stamping O_n, paced at cfg.Rate if given.
+func (m *perMessageRun) send() {
+	// The thread stays locked, so that it ends with this goroutine
+	// and its clock counts nothing of other goroutines.
+	runtime.LockOSThread()
+	m.senderTid <- threadID()
+	defer func() { m.senderLast.Store(threadCPU()) }()
+	<-m.ready
+	pm, cfg, since := m.pm, m.cfg, m.since
+	msg, h := load.NewMessage(m.payload, cfg.RunID)
+	clock := load.NewClock()
+	pm.Sender.read(0, threadCPU(), since())
+	pace := pacer{interval: 1e9 / cfg.Rate, next: float64(since())}
+	for i := 0; i < m.n; i++ {
+		if m.ctx.Err() != nil {
+			return
+		}
+		if cfg.Rate > 0 {
+			pace.wait(since)
+		}
+		h.Seq, h.SendNs = uint64(i), uint64(clock.Now())
+		load.PutTime(msg, h.SendNs)
+		h.PutSeq(msg)
+		// O_n is the moment the message is handed to the client
+		// library (the method's definition): a Send that blocks
+		// afterwards must not move it past the delivery.
+		pm.O[i] = since()
+		if err := m.pub.Send(msg); err != nil {
+			m.pubErr = err
+			return
+		}
+		if (i+1)%cfg.CPUEvery == 0 {
+			pm.Sender.read((i+1)/cfg.CPUEvery, threadCPU(), pm.O[i])
+		}
 	}
-	if subErr != nil {
-		return pm, fmt.Errorf("subscriber: %w", subErr)
+	// The last messages may be held back (an open transaction).
+	if b, ok := m.pub.(driver.BatchSender); ok {
+		if err := b.FlushBatch(); err != nil {
+			m.pubErr = err
+		}
 	}
+}
+
+// tally counts the messages lost and those delivered before they were
+// sent, refusing the latter: the stamps are then not on one clock.
+func (m *perMessageRun) tally() error {
+	pm := m.pm
 	worst := int64(0)
 	for n, t := range pm.I {
 		switch {
@@ -342,10 +387,10 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 		}
 	}
 	if pm.Negative > 0 {
-		return pm, fmt.Errorf("%w: %d of %d messages delivered before they were sent (L down to %s): the arrival stamps are not on the sender's clock",
-			ErrNegativeLatency, pm.Negative, n-pm.Lost, result.Micros(float64(worst)/1e3))
+		return fmt.Errorf("%w: %d of %d messages delivered before they were sent (L down to %s): the arrival stamps are not on the sender's clock",
+			ErrNegativeLatency, pm.Negative, m.n-pm.Lost, result.Micros(float64(worst)/1e3))
 	}
-	return pm, nil
+	return nil
 }
 
 // pacer spaces sends interval ns apart on a fixed schedule (open loop, as

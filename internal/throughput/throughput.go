@@ -161,156 +161,196 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 	if err != nil {
 		return pt, err
 	}
-	batch, _ := pub.(driver.BatchSender)
-	var stop atomic.Bool
-	stopped := make(chan struct{})
-	var stopOnce sync.Once
-	halt := func() { stopOnce.Do(func() { stop.Store(true); close(stopped) }) }
-	tokens := make(chan struct{}, f)
+	m := &window{ctx: ctx, pub: pub, sub: sub, payload: payload, f: f, cfg: cfg,
+		stopped: make(chan struct{}), tokens: make(chan struct{}, f), pubDone: make(chan struct{}),
+		samples: make([]float64, 0, cfg.Windows)}
+	m.batch, _ = pub.(driver.BatchSender)
 	for range f {
-		tokens <- struct{}{}
+		m.tokens <- struct{}{}
 	}
-	samples := make([]float64, 0, cfg.Windows)
-	var delivered int
-	var period time.Duration
-	var lost atomic.Uint64
-	var pubErr, subErr error
 	var wg sync.WaitGroup
 	wg.Add(2)
-	pubDone := make(chan struct{})
-	go func() { // publisher
-		defer wg.Done()
-		defer close(pubDone)
-		msg, h := load.NewMessage(payload, cfg.RunID)
-		cfg.Padding.Fill(msg, cfg.PaddingSeed, 0)
-		clock := load.NewClock()
-		timer := time.NewTimer(cfg.Timeout)
-		defer timer.Stop()
-		for seq := uint64(0); !stop.Load(); seq++ {
-			select {
-			case <-tokens:
-			default:
-				// Nothing may stay held back while waiting for
-				// deliveries (a transaction larger than F).
-				if batch != nil {
-					if err := batch.FlushBatch(); err != nil {
-						pubErr = err
-						halt()
-						return
-					}
-				}
-				timer.Reset(cfg.Timeout)
-				select {
-				case <-tokens:
-				case <-timer.C:
-					if stop.Load() {
-						return
-					}
-					lost.Add(1) // the oldest message in flight is taken for lost
-				case <-stopped:
-					return
-				case <-ctx.Done():
-					return
-				}
-			}
-			if stop.Load() {
-				return
-			}
-			h.Seq, h.SendNs = seq, uint64(clock.Now())
-			load.PutTime(msg, h.SendNs)
-			h.PutSeq(msg)
-			if err := pub.Send(msg); err != nil {
-				pubErr = err
-				halt()
-				return
-			}
-		}
-	}()
-	go func() { // subscriber
-		defer wg.Done()
-		// Once measured, keep receiving (and discarding) until the
-		// publisher stopped: a publisher blocked on a full reliable link
-		// is released that way.
-		buf := make([]byte, payload+64)
-		defer func() {
-			halt()
-			for {
-				select {
-				case <-pubDone:
-					return
-				default:
-				}
-				if _, _, err := sub.Receive(buf, time.Now().Add(10*time.Millisecond)); err != nil && !errors.Is(err, driver.ErrTimeout) {
-					return
-				}
-			}
-		}()
-		var tr load.Tracker
-		received, count := 0, 0
-		var windowStart time.Time
-		for !stop.Load() {
-			n, at, err := sub.Receive(buf, time.Now().Add(cfg.Timeout))
-			if err != nil {
-				if errors.Is(err, driver.ErrTimeout) {
-					if ctx.Err() != nil {
-						return
-					}
-					if received == 0 {
-						subErr = fmt.Errorf("nothing received within %v: %w", cfg.Timeout, err)
-						return
-					}
-					continue
-				}
-				subErr = err
-				return
-			}
-			h, full, err := load.Parse(buf[:n])
-			if err != nil || n != payload || (full && h.RunID != cfg.RunID) || !tr.Observe(h.Seq) {
-				continue
-			}
-			select {
-			case tokens <- struct{}{}:
-			default:
-			}
-			received++
-			switch {
-			case received < 2*f:
-				continue
-			case received == 2*f:
-				windowStart = at
-				continue
-			}
-			count++
-			if d := at.Sub(windowStart); d >= cfg.MinWindow {
-				samples = append(samples, float64(count)/d.Seconds())
-				delivered, period = delivered+count, period+d
-				windowStart, count = at, 0
-				if len(samples) == cfg.Windows {
-					return
-				}
-			}
-		}
-	}()
+	go func() { defer wg.Done(); m.publish() }()
+	go func() { defer wg.Done(); m.subscribe() }()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():
-		halt()
+		m.halt()
 		ends.Close() // unblocks a Send or Receive in progress
 		<-done
 	}
-	pt.Samples, pt.Lost, pt.Delivered, pt.Period = samples, lost.Load(), delivered, period
+	pt.Samples, pt.Lost, pt.Delivered, pt.Period = m.samples, m.lost.Load(), m.delivered, m.period
 	pt.Summarise()
 	switch {
 	case ctx.Err() != nil:
 		return pt, fmt.Errorf("%w", load.ErrInterrupted)
-	case pubErr != nil:
-		return pt, fmt.Errorf("publisher: %w", pubErr)
-	case subErr != nil:
-		return pt, fmt.Errorf("subscriber: %w", subErr)
+	case m.pubErr != nil:
+		return pt, fmt.Errorf("publisher: %w", m.pubErr)
+	case m.subErr != nil:
+		return pt, fmt.Errorf("subscriber: %w", m.subErr)
 	}
 	return pt, nil
+}
+
+// window is one measurement of Measure: a publisher that keeps at most f
+// messages in flight (tokens) and a subscriber that returns a token per
+// delivery and times windows of deliveries.
+type window struct {
+	ctx        context.Context
+	pub        driver.Publisher
+	batch      driver.BatchSender // pub, when it batches
+	sub        driver.Subscriber
+	payload, f int
+	cfg        Config
+
+	stop     atomic.Bool
+	stopped  chan struct{} // closed by halt
+	stopOnce sync.Once
+	tokens   chan struct{}
+	lost     atomic.Uint64
+	pubDone  chan struct{} // closed when the publisher returns
+	pubErr   error
+
+	// The subscriber's: the rate of each window, and the deliveries and
+	// time they add up to.
+	samples   []float64
+	delivered int
+	period    time.Duration
+	subErr    error
+}
+
+// halt stops the publisher and the subscriber.
+func (m *window) halt() { m.stopOnce.Do(func() { m.stop.Store(true); close(m.stopped) }) }
+
+// publish sends messages while it holds a token, until halted.
+func (m *window) publish() {
+	defer close(m.pubDone)
+	msg, h := load.NewMessage(m.payload, m.cfg.RunID)
+	m.cfg.Padding.Fill(msg, m.cfg.PaddingSeed, 0)
+	clock := load.NewClock()
+	timer := time.NewTimer(m.cfg.Timeout)
+	defer timer.Stop()
+	for seq := uint64(0); !m.stop.Load(); seq++ {
+		if !m.takeToken(timer) {
+			return
+		}
+		if m.stop.Load() {
+			return
+		}
+		h.Seq, h.SendNs = seq, uint64(clock.Now())
+		load.PutTime(msg, h.SendNs)
+		h.PutSeq(msg)
+		if err := m.pub.Send(msg); err != nil {
+			m.pubErr = err
+			m.halt()
+			return
+		}
+	}
+}
+
+// takeToken takes a token, waiting at most the timeout for one, after
+// which the oldest message in flight is taken for lost; false when the
+// publisher is to return.
+func (m *window) takeToken(timer *time.Timer) bool {
+	select {
+	case <-m.tokens:
+		return true
+	default:
+	}
+	// Nothing may stay held back while waiting for deliveries (a
+	// transaction larger than F).
+	if m.batch != nil {
+		if err := m.batch.FlushBatch(); err != nil {
+			m.pubErr = err
+			m.halt()
+			return false
+		}
+	}
+	timer.Reset(m.cfg.Timeout)
+	select {
+	case <-m.tokens:
+	case <-timer.C:
+		if m.stop.Load() {
+			return false
+		}
+		m.lost.Add(1) // the oldest message in flight is taken for lost
+	case <-m.stopped:
+		return false
+	case <-m.ctx.Done():
+		return false
+	}
+	return true
+}
+
+// subscribe receives until cfg.Windows windows are timed, returning a
+// token per delivery; windows start after the first 2F deliveries.
+func (m *window) subscribe() {
+	buf := make([]byte, m.payload+64)
+	defer m.release(buf)
+	var tr load.Tracker
+	received, count := 0, 0
+	var windowStart time.Time
+	for !m.stop.Load() {
+		n, at, err := m.sub.Receive(buf, time.Now().Add(m.cfg.Timeout))
+		if err != nil {
+			if errors.Is(err, driver.ErrTimeout) {
+				if m.ctx.Err() != nil {
+					return
+				}
+				if received == 0 {
+					m.subErr = fmt.Errorf("nothing received within %v: %w", m.cfg.Timeout, err)
+					return
+				}
+				continue
+			}
+			m.subErr = err
+			return
+		}
+		h, full, err := load.Parse(buf[:n])
+		if err != nil || n != m.payload || (full && h.RunID != m.cfg.RunID) || !tr.Observe(h.Seq) {
+			continue
+		}
+		select {
+		case m.tokens <- struct{}{}:
+		default:
+		}
+		received++
+		switch {
+		case received < 2*m.f:
+			continue
+		case received == 2*m.f:
+			windowStart = at
+			continue
+		}
+		count++
+		if d := at.Sub(windowStart); d >= m.cfg.MinWindow {
+			m.samples = append(m.samples, float64(count)/d.Seconds())
+			m.delivered, m.period = m.delivered+count, m.period+d
+			windowStart, count = at, 0
+			if len(m.samples) == m.cfg.Windows {
+				return
+			}
+		}
+	}
+}
+
+// release halts, then, once measured, keeps receiving (and discarding)
+// until the publisher stopped: a publisher blocked on a full reliable link
+// is released that way.
+func (m *window) release(buf []byte) {
+	m.halt()
+	for {
+		select {
+		case <-m.pubDone:
+			return
+		default:
+		}
+		if _, _, err := m.sub.Receive(buf, time.Now().Add(10*time.Millisecond)); err != nil && !errors.Is(err, driver.ErrTimeout) {
+			return
+		}
+	}
 }
 
 // Step is one measurement of a search.
