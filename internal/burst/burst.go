@@ -105,69 +105,96 @@ func Measure(ctx context.Context, ends *load.Ends, payload, demand, recoveryMs i
 	if err != nil {
 		return result.BurstRow{}, err
 	}
-	recovery := time.Duration(recoveryMs) * time.Millisecond
-	var (
-		start, pubEnd time.Time
-		sent          atomic.Int64
-		pubDone       = make(chan struct{})
-		pubErr        error
-	)
-	start = time.Now()
-	go func() { // publisher
-		defer close(pubDone)
-		msg, h := load.NewMessage(payload, cfg.RunID)
-		clock := load.NewClock()
-		end := start
-		for seq := uint64(0); end.Sub(start) < cfg.TestTime && ctx.Err() == nil; {
-			burstStart := time.Now()
-			for range demand {
-				h.Seq = seq
-				load.PutTime(msg, uint64(clock.Now()))
-				h.PutSeq(msg)
-				if err := pub.Send(msg); err != nil {
-					pubErr = err
-					return
-				}
-				seq++
+	c := &testCase{ctx: ctx, pub: pub, payload: payload, demand: demand,
+		recovery: time.Duration(recoveryMs) * time.Millisecond, cfg: cfg, pubDone: make(chan struct{})}
+	c.start = time.Now()
+	go c.publish()
+	tr, last, subErr := c.receive(sub)
+	if ctx.Err() != nil {
+		ends.Close() // unblocks a Send in progress
+	}
+	<-c.pubDone
+	switch {
+	case ctx.Err() != nil:
+		return result.BurstRow{}, load.ErrInterrupted
+	case c.pubErr != nil:
+		return result.BurstRow{}, fmt.Errorf("publisher: %w", c.pubErr)
+	case subErr != nil:
+		return result.BurstRow{}, fmt.Errorf("subscriber: %w", subErr)
+	}
+	us := func(t time.Time) float64 { return float64(t.Sub(c.start)) / 1e3 }
+	return result.NewBurstRow(payload, demand, recoveryMs, int(c.sent.Load()), us(c.pubEnd), int(tr.Unique), max(us(c.pubEnd), us(last))), nil
+}
+
+// testCase is one test case of Measure: a publisher of bursts of demand
+// messages, recovery apart, for cfg.TestTime.
+type testCase struct {
+	ctx             context.Context
+	pub             driver.Publisher
+	payload, demand int
+	recovery        time.Duration
+	cfg             Config
+	start, pubEnd   time.Time // pubEnd: when the last burst was published
+	sent            atomic.Int64
+	pubDone         chan struct{} // closed when publish returns
+	pubErr          error
+}
+
+// publish sends the bursts, each followed by the rest of its recovery
+// time.
+func (c *testCase) publish() {
+	defer close(c.pubDone)
+	msg, h := load.NewMessage(c.payload, c.cfg.RunID)
+	clock := load.NewClock()
+	end := c.start
+	for seq := uint64(0); end.Sub(c.start) < c.cfg.TestTime && c.ctx.Err() == nil; {
+		burstStart := time.Now()
+		for range c.demand {
+			h.Seq = seq
+			load.PutTime(msg, uint64(clock.Now()))
+			h.PutSeq(msg)
+			if err := c.pub.Send(msg); err != nil {
+				c.pubErr = err
+				return
 			}
-			// A burst ends with its messages deliverable (an open
-			// transaction commits): publishing the burst includes it.
-			if b, ok := pub.(driver.BatchSender); ok {
-				if err := b.FlushBatch(); err != nil {
-					pubErr = err
-					return
-				}
-			}
-			end = time.Now()
-			pubEnd = end
-			sent.Add(int64(demand))
-			if rest := recovery - end.Sub(burstStart); rest > 0 {
-				select {
-				case <-time.After(rest):
-				case <-ctx.Done():
-				}
+			seq++
+		}
+		// A burst ends with its messages deliverable (an open
+		// transaction commits): publishing the burst includes it.
+		if b, ok := c.pub.(driver.BatchSender); ok {
+			if err := b.FlushBatch(); err != nil {
+				c.pubErr = err
+				return
 			}
 		}
-	}()
+		end = time.Now()
+		c.pubEnd = end
+		c.sent.Add(int64(c.demand))
+		if rest := c.recovery - end.Sub(burstStart); rest > 0 {
+			select {
+			case <-time.After(rest):
+			case <-c.ctx.Done():
+			}
+		}
+	}
+}
 
-	// The subscriber counts the first arrival of each message until every
-	// message sent arrived, or Timeout passed after the publication
-	// without a delivery.
-	var tr load.Tracker
-	var last time.Time
-	var subErr error
-	buf := make([]byte, payload+64)
+// receive counts the first arrival of each message on sub until every
+// message sent arrived, or Timeout passed after the publication without a
+// delivery; last is the latest such arrival.
+func (c *testCase) receive(sub driver.Subscriber) (tr load.Tracker, last time.Time, subErr error) {
+	buf := make([]byte, c.payload+64)
 	published := false
 	var quietSince time.Time
-	for ctx.Err() == nil {
+	for c.ctx.Err() == nil {
 		if !published {
 			select {
-			case <-pubDone:
+			case <-c.pubDone:
 				published, quietSince = true, time.Now()
 			default:
 			}
 		}
-		if published && (pubErr != nil || tr.Unique >= uint64(sent.Load()) || time.Since(quietSince) > cfg.Timeout) {
+		if published && (c.pubErr != nil || tr.Unique >= uint64(c.sent.Load()) || time.Since(quietSince) > c.cfg.Timeout) {
 			break
 		}
 		n, at, err := sub.Receive(buf, time.Now().Add(10*time.Millisecond))
@@ -179,23 +206,10 @@ func Measure(ctx context.Context, ends *load.Ends, payload, demand, recoveryMs i
 			break
 		}
 		h, full, err := load.Parse(buf[:n])
-		if err != nil || n != payload || (full && h.RunID != cfg.RunID) || !tr.Observe(h.Seq) {
+		if err != nil || n != c.payload || (full && h.RunID != c.cfg.RunID) || !tr.Observe(h.Seq) {
 			continue
 		}
 		last, quietSince = at, time.Now()
 	}
-	if ctx.Err() != nil {
-		ends.Close() // unblocks a Send in progress
-	}
-	<-pubDone
-	switch {
-	case ctx.Err() != nil:
-		return result.BurstRow{}, load.ErrInterrupted
-	case pubErr != nil:
-		return result.BurstRow{}, fmt.Errorf("publisher: %w", pubErr)
-	case subErr != nil:
-		return result.BurstRow{}, fmt.Errorf("subscriber: %w", subErr)
-	}
-	us := func(t time.Time) float64 { return float64(t.Sub(start)) / 1e3 }
-	return result.NewBurstRow(payload, demand, recoveryMs, int(sent.Load()), us(pubEnd), int(tr.Unique), max(us(pubEnd), us(last))), nil
+	return tr, last, subErr
 }
