@@ -121,6 +121,8 @@ func TestComposeSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("brings the Compose topology up; skipped with -short")
 	}
+	// Mostly waiting for containers: the image and Compose tests overlap.
+	t.Parallel()
 	img := image(t)
 	compose := testenv.Program(t, "docker-compose", "install it with: apt-get install docker-compose")
 	results := volume(t)
@@ -200,6 +202,8 @@ func TestComposeForeignBroker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("brings the Compose topology up; skipped with -short")
 	}
+	// Mostly waiting for containers: the image and Compose tests overlap.
+	t.Parallel()
 	img := image(t)
 	compose := testenv.Program(t, "docker-compose", "install it with: apt-get install docker-compose")
 	results := volume(t)

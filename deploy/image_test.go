@@ -106,6 +106,8 @@ func TestImage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the container image; skipped with -short")
 	}
+	// Mostly waiting for containers: the image and Compose tests overlap.
+	t.Parallel()
 	img := image(t)
 	if v := strings.TrimSpace(docker(t, 0, "image", "inspect", "--format", "{{.Config.User}}", img)); v != fmt.Sprintf("%d:%d", imageUID, imageUID) {
 		t.Errorf("image user %q, want %d:%d", v, imageUID, imageUID)

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -596,21 +597,28 @@ func (t *topology) jobPods(w workload) ([]rolePod, []error) {
 		fail("command %q: expected run pub|sub|req|qry, every setting in MQ_* variables", c.Command)
 		return nil, errs
 	}
-	out := ""
-	var pods []rolePod
-	for i := range int(*spec.Completions) {
+	// run parses every index's settings, the last index first: a Job too
+	// large for the instance range is refused there, and once one pod is
+	// refused the Job's other indices need not be parsed (a Job of 257
+	// pods would take 257 parses to find the one refusal).
+	pods := make([]rolePod, *spec.Completions)
+	refused := false
+	for i := len(pods) - 1; i >= 0; i-- {
 		env, err := t.podEnv(c, i)
 		if err != nil {
 			fail("%v", err)
 			return nil, errs
 		}
-		p := rolePod{w: w, c: c, role: c.Command[1], index: i, env: env}
-		if err := runAccepts(c.Command, env); err != nil {
-			errs = append(errs, fmt.Errorf("%v: %w", p, err))
+		pods[i] = rolePod{w: w, c: c, role: c.Command[1], index: i, env: env}
+		if refused {
+			continue
 		}
-		pods = append(pods, p)
-		out = p.setting("MQ_OUT_DIR", "results")
+		if err := runAcceptsCached(c.Command, env); err != nil {
+			errs = append(errs, fmt.Errorf("%v: %w", pods[i], err))
+			refused = true
+		}
 	}
+	out := pods[len(pods)-1].setting("MQ_OUT_DIR", "results")
 	if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
 		return m.MountPath == out && slices.ContainsFunc(w.pod.Spec.Volumes, func(v corev1.Volume) bool {
 			return v.Name == m.Name && v.PersistentVolumeClaim != nil
@@ -675,6 +683,35 @@ func expand(v string, env map[string]string) (string, error) {
 		return val
 	})
 	return out, err
+}
+
+// accepted holds runAccepts' answers by command and MQ_* variables, which
+// are all it depends on: the rejected cases check the topology again with
+// one manifest changed, so that most pods' settings are parsed by run
+// already (under -race a parse takes tenths of a second).
+var accepted = struct {
+	sync.Mutex
+	m map[string]error
+}{m: map[string]error{}}
+
+// runAcceptsCached is runAccepts, asked once per command and MQ_*
+// variables.
+func runAcceptsCached(command []string, env map[string]string) error {
+	var key strings.Builder
+	key.WriteString(strings.Join(command, "\x00"))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if strings.HasPrefix(k, "MQ_") {
+			fmt.Fprintf(&key, "\x01%s=%s", k, env[k])
+		}
+	}
+	accepted.Lock()
+	defer accepted.Unlock()
+	if err, ok := accepted.m[key.String()]; ok {
+		return err
+	}
+	err := runAccepts(command, env)
+	accepted.m[key.String()] = err
+	return err
 }
 
 // runAccepts runs run's role command (["run", role]) in this process with
