@@ -110,56 +110,86 @@ func (e *Ends) Close() {
 // Open opens every subscriber, then every publisher, of tp for payload,
 // each within ConnectTimeout. On error nothing is left open.
 func (l Links) Open(ctx context.Context, tp Topology, payload int) (_ *Ends, err error) {
-	e := &Ends{}
+	o := &opener{l: l, ctx: ctx, tp: tp, payload: payload, e: &Ends{}}
 	defer func() {
 		if err != nil {
-			e.Close()
+			o.e.Close()
 		}
 	}()
-	timeout := l.ConnectTimeout
-	if timeout <= 0 {
-		timeout = 5 * time.Second
+	o.timeout = l.ConnectTimeout
+	if o.timeout <= 0 {
+		o.timeout = 5 * time.Second
 	}
-	listen := l.Listen
-	if listen == "" {
-		listen = "127.0.0.1:0"
+	o.listen = l.Listen
+	if o.listen == "" {
+		o.listen = "127.0.0.1:0"
 	}
 	if l.perPair() {
-		listen = ""
+		o.listen = ""
 	}
-	step := func(what string, f func(context.Context) error) error {
-		cctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		if err := f(cctx); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("%s: %w", what, err)
+	addrs, err := o.openSubscribers()
+	if err != nil {
+		return nil, err
+	}
+	if err := o.openPublishers(addrs); err != nil {
+		return nil, err
+	}
+	return o.e, nil
+}
+
+// opener opens the ends of Links.Open into e.
+type opener struct {
+	l       Links
+	ctx     context.Context
+	tp      Topology
+	payload int
+	timeout time.Duration
+	listen  string // where a point-to-point subscriber listens
+	e       *Ends
+}
+
+// step runs f within the timeout; what names the link in its error.
+func (o *opener) step(what string, f func(context.Context) error) error {
+	cctx, cancel := context.WithTimeout(o.ctx, o.timeout)
+	defer cancel()
+	if err := f(cctx); err != nil {
+		if o.ctx.Err() != nil {
+			return o.ctx.Err()
 		}
-		return nil
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	subOpts := func(topic int) driver.Options {
-		o := l.Subscribe
-		o.Topic = TopicName(l.Subscribe.Topic, payload, topic)
-		if tp.Shared() && len(tp.SubscribersOf(topic)) > 1 {
-			o.Group = o.Topic
-		}
-		return o
+	return nil
+}
+
+// subOpts are the options of a subscriber of topic.
+func (o *opener) subOpts(topic int) driver.Options {
+	opt := o.l.Subscribe
+	opt.Topic = TopicName(o.l.Subscribe.Topic, o.payload, topic)
+	if o.tp.Shared() && len(o.tp.SubscribersOf(topic)) > 1 {
+		opt.Group = opt.Topic
 	}
-	pubOpts := func(topic int) driver.Options {
-		o := l.Publish
-		o.Topic = TopicName(l.Publish.Topic, payload, topic)
-		return o
-	}
-	// addrs[j][i]: where publisher i reaches subscriber j (per pair), or
-	// addrs[j][0] for every publisher.
+	return opt
+}
+
+// pubOpts are the options of a publisher of topic.
+func (o *opener) pubOpts(topic int) driver.Options {
+	opt := o.l.Publish
+	opt.Topic = TopicName(o.l.Publish.Topic, o.payload, topic)
+	return opt
+}
+
+// openSubscribers opens every subscriber's links. addrs[j][i] is where
+// publisher i reaches subscriber j (per pair), or addrs[j][-1] for every
+// publisher (point to point); none with a broker.
+func (o *opener) openSubscribers() ([]map[int]string, error) {
+	l, tp, e := o.l, o.tp, o.e
 	addrs := make([]map[int]string, tp.Subscribers)
 	for j := range tp.Subscribers {
 		addrs[j] = map[int]string{}
 		topic := tp.SubTopic[j]
 		if l.broker() {
-			if err := step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
-				s, err := l.Transport.Subscribe(c, l.URL, subOpts(topic))
+			if err := o.step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
+				s, err := l.Transport.Subscribe(c, l.URL, o.subOpts(topic))
 				if err == nil {
 					e.Subs = append(e.Subs, SubLink{Sub: j, R: s})
 				}
@@ -174,8 +204,8 @@ func (l Links) Open(ctx context.Context, tp Topology, payload int) (_ *Ends, err
 			pairs = tp.PublishersOf(topic)
 		}
 		for _, i := range pairs {
-			if err := step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
-				s, err := l.Transport.Subscribe(c, listen, subOpts(topic))
+			if err := o.step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
+				s, err := l.Transport.Subscribe(c, o.listen, o.subOpts(topic))
 				if err == nil {
 					e.Subs = append(e.Subs, SubLink{Sub: j, R: s})
 					addrs[j][i] = s.Addr()
@@ -186,6 +216,13 @@ func (l Links) Open(ctx context.Context, tp Topology, payload int) (_ *Ends, err
 			}
 		}
 	}
+	return addrs, nil
+}
+
+// openPublishers opens every publisher's links: to the broker, or to the
+// subscribers of its topic at addrs.
+func (o *opener) openPublishers(addrs []map[int]string) error {
+	l, tp, e := o.l, o.tp, o.e
 	for i := range tp.Publishers {
 		topic := tp.PubTopic[i]
 		pe := PubEnd{Pub: i}
@@ -203,20 +240,20 @@ func (l Links) Open(ctx context.Context, tp Topology, payload int) (_ *Ends, err
 			}
 		}
 		for _, addr := range targets {
-			if err := step(fmt.Sprintf("publisher %d", i), func(c context.Context) error {
-				p, err := l.Transport.Publish(c, addr, pubOpts(topic))
+			if err := o.step(fmt.Sprintf("publisher %d", i), func(c context.Context) error {
+				p, err := l.Transport.Publish(c, addr, o.pubOpts(topic))
 				if err == nil {
 					pe.Senders = append(pe.Senders, p)
 				}
 				return err
 			}); err != nil {
 				e.Pubs = append(e.Pubs, pe)
-				return nil, err
+				return err
 			}
 		}
 		e.Pubs = append(e.Pubs, pe)
 	}
-	return e, nil
+	return nil
 }
 
 // errBroken wraps the error of a link that failed during a measurement.

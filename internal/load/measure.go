@@ -830,7 +830,10 @@ const (
 )
 
 // publish is a publisher's loop: warm-up from start, measured from t0 to
-// t1, then an end-of-payload marker.
+// t1, then an end-of-payload marker (endPublish). The loop stays one
+// function over 80 lines: it runs once per message, at up to millions a
+// second, and its state (the schedule, the counts not yet published, the
+// sequence numbers) stays in locals rather than passing through calls.
 func (r *run) publish(s *sender, payload int, start time.Time) {
 	msg := make([]byte, payload)
 	h := Header{Publisher: uint16(s.end.Pub), Topic: uint16(r.tp.PubTopic[s.end.Pub]), RunID: r.cfg.RunID}
@@ -943,7 +946,15 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 	if !measuring {
 		s.warm.Store(warmSeq)
 	}
-	if p := sched.Period(); p > 0 && !r.halt.Load() {
+	r.endPublish(s, sched.Period(), start, msg, h)
+}
+
+// endPublish ends the publisher s, whose schedule from start had period
+// (0 unpaced), once it sent s.sent measured messages: it counts the slots
+// skipped and sends the end marker, msg with header h.
+func (r *run) endPublish(s *sender, period time.Duration, start time.Time, msg []byte, h Header) {
+	seq := s.sent
+	if p := period; p > 0 && !r.halt.Load() {
 		// Every slot due in the measured period was sent or skipped: this
 		// also counts slots skipped across its start and its end.
 		slots := uint64(slotsBefore(r.t1, start, p) - slotsBefore(r.t0, start, p))
@@ -957,7 +968,7 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 	h.SendNs = uint64(r.clock.Now())
 	PutTime(msg, h.SendNs)
 	h.PutSeq(msg)
-	for _, p := range senders {
+	for _, p := range s.end.Senders {
 		p.Send(msg) // best effort: the counts here come from the publisher itself
 	}
 }
@@ -973,8 +984,25 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 		fh, fabove := r.fromSend.Snapshot()
 		res.FromSend, res.Unpaired = StatsOf(fh, fabove), r.unpaired.Load()
 	}
-	// Acknowledgements of measured messages: every one counted minus
-	// those of the warm-up (they arrive in order), the end marker aside.
+	r.countAcks(res, sends)
+	pubs := r.publisherResults(res, sends, sent)
+	got, last := mergeTrackers(recvs)
+	r.countDeliveries(res, pubs, got, sent)
+	res.Publishers = pubs
+	for j := range res.Subscribers {
+		res.Subscribers[j].Subscriber, res.Subscribers[j].Topic = j, r.tp.SubTopic[j]
+	}
+	if last > 0 {
+		res.LastArrival = r.t0.Add(time.Duration(last - r.clock.Ns(r.t0)))
+	}
+	res.Raw = rawByArrival(recvs)
+	return res
+}
+
+// countAcks sets the acknowledgements of measured messages in res and
+// the run's counters: every one counted minus those of the warm-up (they
+// arrive in order), the end marker aside; then res.Counters.
+func (r *run) countAcks(res *PayloadResult, sends []*sender) {
 	for _, s := range sends {
 		for x := range s.end.Senders {
 			a := s.acked[x].Load()
@@ -987,7 +1015,11 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	r.c.MessagesAcked.Store(res.Counters.MessagesAcked)
 	r.c.MessagesRefused.Store(res.Counters.MessagesRefused)
 	res.Counters = r.c.Load()
+}
 
+// publisherResults returns what each publisher sent and offered, adding
+// the offered deliveries to res.
+func (r *run) publisherResults(res *PayloadResult, sends []*sender, sent []uint64) []PublisherResult {
 	pubs := make([]PublisherResult, r.tp.Publishers)
 	for i := range pubs {
 		pubs[i] = PublisherResult{Publisher: i, Topic: r.tp.PubTopic[i], Sent: sent[i], Expected: sent[i] * r.tp.Reach(r.tp.PubTopic[i])}
@@ -1001,12 +1033,14 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 		p.Offered, p.IntendedRate, p.SendRate = p.Sent+p.Skipped, r.cfg.Rate, rate(p.Sent, res.Measured())
 		res.Offered += p.Offered * r.tp.Reach(p.Topic)
 	}
-	// Each subscriber of a publisher's topic should have every message;
-	// one that got none has no tracker and lost them all. Subscribers
-	// that compete (Shared) should have every message between them: more
-	// than were sent are duplicates across them.
-	got := map[[2]int]*Tracker{}
-	var last int64
+	return pubs
+}
+
+// mergeTrackers returns the trackers of recvs by subscriber and publisher,
+// those of the per-pair links of one subscriber summed, and the latest
+// arrival.
+func mergeTrackers(recvs []*receiver) (got map[[2]int]*Tracker, last int64) {
+	got = map[[2]int]*Tracker{}
 	for _, rv := range recvs {
 		last = max(last, rv.last)
 		for p, tr := range rv.trackers {
@@ -1022,6 +1056,16 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 			got[k] = &c
 		}
 	}
+	return got, last
+}
+
+// countDeliveries sets what each publisher's messages met and what each
+// subscriber received, and their totals in res. Each subscriber of a
+// publisher's topic should have every message; one that got none has no
+// tracker and lost them all. Subscribers that compete (Shared) should have
+// every message between them: more than were sent are duplicates across
+// them.
+func (r *run) countDeliveries(res *PayloadResult, pubs []PublisherResult, got map[[2]int]*Tracker, sent []uint64) {
 	res.Subscribers = make([]SubscriberResult, r.tp.Subscribers)
 	for i := range pubs {
 		var group Tracker
@@ -1054,34 +1098,31 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 		res.Duplicates += pubs[i].Duplicates
 		res.OutOfOrder += pubs[i].OutOfOrder
 	}
-	res.Publishers = pubs
-	for j := range res.Subscribers {
-		res.Subscribers[j].Subscriber, res.Subscribers[j].Topic = j, r.tp.SubTopic[j]
-	}
-	if last > 0 {
-		res.LastArrival = r.t0.Add(time.Duration(last - r.clock.Ns(r.t0)))
-	}
-	// Raw samples by arrival.
+}
+
+// rawByArrival returns the raw samples of recvs by arrival, nil for none.
+func rawByArrival(recvs []*receiver) []RawSample {
 	n := 0
 	for _, rv := range recvs {
 		n += rv.raw.len()
 	}
-	if n > 0 {
-		res.Raw = make([]RawSample, 0, n)
-		for _, rv := range recvs {
-			res.Raw = rv.raw.appendTo(res.Raw)
-		}
-		slices.SortFunc(res.Raw, func(a, b RawSample) int {
-			switch {
-			case a.At < b.At:
-				return -1
-			case a.At > b.At:
-				return 1
-			}
-			return 0
-		})
+	if n == 0 {
+		return nil
 	}
-	return res
+	raw := make([]RawSample, 0, n)
+	for _, rv := range recvs {
+		raw = rv.raw.appendTo(raw)
+	}
+	slices.SortFunc(raw, func(a, b RawSample) int {
+		switch {
+		case a.At < b.At:
+			return -1
+		case a.At > b.At:
+			return 1
+		}
+		return 0
+	})
+	return raw
 }
 
 // slotsBefore counts the slots start + k·period (k ≥ 0) before t.
