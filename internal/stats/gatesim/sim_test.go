@@ -308,6 +308,9 @@ func marginCases() []errorCase {
 // TestSimFalseDecisionsAtMostTheLevel runs every case where a FAIL or a PASS
 // is an error and checks its rate against the level.
 func TestSimFalseDecisionsAtMostTheLevel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every case at the margin")
+	}
 	for _, c := range marginCases() {
 		tl := run(t, c.name, c.design, c.draw, c.n, reps(c.reps))
 		line := fmt.Sprintf("%s: ", c.name)
@@ -385,6 +388,9 @@ func TestSimOperatingCharacteristics(t *testing.T) {
 // bound of each over 10,000 families stays within 1.5 % (at 5 % they were
 // 1.5 % and 1.4 %, upper bounds 1.8 % and 1.6 %).
 func TestSimModestDependenceFixed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 families")
+	}
 	at := paired.Worse(margins.Fail)
 	tl := run(t, "modest dependence", "fixed", noise{k: 1, s: 0.05, phi: 0.3, centre: fill(1, at)}.draw, 40, 10000)
 	t.Logf("fixed, 40 pairs, AR(1) φ 0.3 at the margin: false FAIL %s, false PASS %s (%d families)", tl.rate(tl.fail), tl.rate(tl.pass), tl.n)

@@ -103,6 +103,9 @@ func fmtPct(p float64) string { return strconvPct(100 * p) }
 // may not fail: the family fails at most Tail of the time, for normal and
 // heavy-tailed units, with exact (10 units) and drawn (20 units) flips.
 func TestSimFalseFailAtTheMargin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4,000 analyses")
+	}
 	const reps, k = 1000, 4
 	cfg := Config{Tail: 0.05, Flips: 2000}
 	for _, heavy := range []bool{false, true} {

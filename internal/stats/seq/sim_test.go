@@ -24,6 +24,9 @@ import (
 // not fail): the share ever failed stays below Level, for normal and
 // heavy-tailed pairs.
 func TestSimNeverFailsAtTheMargin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20,000 sequences")
+	}
 	const seqs = 10000
 	cfg := Config{Level: 0.05, Margins: paired.Margins{Pass: 0, Fail: 0.05}, MaxPairs: 200}
 	for _, heavy := range []bool{false, true} {
@@ -51,6 +54,9 @@ func TestSimNeverFailsAtTheMargin(t *testing.T) {
 // all would have to cross), fail made unreachable: the share ever passed
 // stays below Level.
 func TestSimNeverPassesAtTheMargin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 sequences")
+	}
 	const seqs = 10000
 	cfg := Config{Level: 0.05, Margins: paired.Margins{Pass: 0.05, Fail: 10}, MaxPairs: 200}
 	rng := rand.New(rand.NewPCG(31, 32))

@@ -23,6 +23,9 @@ import (
 // runs, with or without a drift. Run with -v for the rates;
 // MQGATE_SIM_TRIALS=5000 for the figures of docs/methods.md.
 func TestSimSerialLevel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3,600 series")
+	}
 	trials := simTrials(400)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{10, 20, 40} {
