@@ -142,9 +142,57 @@ func Judge(ctx context.Context, cfg Config) (*Result, error) {
 // run is Judge; it lists in *earlier the check reports found in the report
 // directory once the outputs are known not to clash with the inputs.
 func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
+	cfg, reportDir, err := prepare(cfg, earlier)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Requirements != "" && requirements.IsBurstFile(cfg.Requirements) {
+		breqs, err := requirements.ReadBurstFile(cfg.Requirements)
+		if err != nil {
+			return nil, exit.With(exit.Usage, fmt.Errorf("requirements: %w", err))
+		}
+		return runBurst(ctx, cfg, breqs)
+	}
+	reqs, treqs, err := readRequirements(cfg)
+	if err != nil {
+		return nil, err
+	}
+	exps, subject, warnings, err := admitRuns(ctx, cfg, &reqs, &treqs)
+	if err != nil {
+		return nil, err
+	}
+	// Latency, then throughput: each kind's checks, its family step, its
+	// reports and plots. The latency reports are written even when only
+	// throughput is checked (kind.perSummary).
+	parts := []part{{k: latencyKind, file: cfg.Requirements, reqs: reqs, columns: cfg.Columns},
+		{k: throughputKind, file: cfg.ThroughputRequirements, reqs: treqs}}
+	v := judgeParts(cfg, parts, exps, subject, warnings)
+	res := &Result{Verdict: v}
+	svgs, err := writeCheckReports(ctx, cfg, reportDir, parts, exps, res)
+	if err != nil {
+		return res, err
+	}
+	written, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
+	res.Files = append(res.Files, written...)
+	if err != nil {
+		return res, err
+	}
+	if cfg.HTML != "" {
+		if err := htmlreport.WriteFile(cfg.HTML, Page(v, svgs)); err != nil {
+			return res, err
+		}
+		res.Files = append(res.Files, cfg.HTML)
+	}
+	return res, nil
+}
+
+// prepare checks cfg and its outputs, fills in the defaults of the plots
+// folder and format, and returns the folder of the check reports ("" for
+// none), listing in *earlier the reports an earlier check left there.
+func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 	single := cfg.ExperimentDir != ""
 	if n := len(cfg.ExperimentDirs); (single && (n > 0 || cfg.ExperimentsRoot != "")) || (!single && n == 0 && cfg.ExperimentsRoot == "") {
-		return nil, exit.Usagef("give the candidate runs as one experiment directory, as several, or as a folder of experiments")
+		return cfg, "", exit.Usagef("give the candidate runs as one experiment directory, as several, or as a folder of experiments")
 	}
 	if cfg.PlotsDir == "" {
 		cfg.PlotsDir = defaultPlotsDir(cfg)
@@ -153,13 +201,13 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 		cfg.Format = plots.FormatPNG
 	}
 	if !(cfg.Margin >= 0) || math.IsInf(cfg.Margin, 0) {
-		return nil, exit.Usagef("--margin %v: expected a fraction ≥ 0 (0.1 or 10%% raises every requirement by 10%%)", cfg.Margin)
+		return cfg, "", exit.Usagef("--margin %v: expected a fraction ≥ 0 (0.1 or 10%% raises every requirement by 10%%)", cfg.Margin)
 	}
 	if err := Guard(cfg).Check(); err != nil {
-		return nil, err
+		return cfg, "", err
 	}
 	if err := outputNotARun(cfg); err != nil {
-		return nil, err
+		return cfg, "", err
 	}
 	// Reports of an earlier check stay until this one's are written (Judge).
 	reportDir := cfg.ExperimentDir
@@ -169,68 +217,77 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 	if reportDir != "" {
 		old, err := filepath.Glob(filepath.Join(reportDir, ReportFileName("*")))
 		if err != nil {
-			return nil, err
+			return cfg, "", err
 		}
 		*earlier = old
 	}
-	if cfg.Requirements != "" && requirements.IsBurstFile(cfg.Requirements) {
-		breqs, err := requirements.ReadBurstFile(cfg.Requirements)
-		if err != nil {
-			return nil, exit.With(exit.Usage, fmt.Errorf("requirements: %w", err))
-		}
-		return runBurst(ctx, cfg, breqs)
-	}
+	return cfg, reportDir, nil
+}
+
+// readRequirements reads the latency and throughput requirements files of
+// cfg (nil for a file not given); at least one is required.
+func readRequirements(cfg Config) (reqs, treqs []requirements.KeyedRow, err error) {
 	if cfg.Requirements == "" && cfg.ThroughputRequirements == "" {
-		return nil, exit.Usagef("--requirements FILE or --throughput-requirements FILE (or both) is required")
+		return nil, nil, exit.Usagef("--requirements FILE or --throughput-requirements FILE (or both) is required")
 	}
-	var reqs []requirements.KeyedRow
-	var err error
 	if cfg.Requirements != "" {
 		reqs, err = requirements.ReadFile(cfg.Requirements)
 		if err != nil {
-			return nil, exit.With(exit.Usage, fmt.Errorf("requirements: %w", err))
+			return nil, nil, exit.With(exit.Usage, fmt.Errorf("requirements: %w", err))
 		}
 	}
-	var treqs []requirements.KeyedRow
 	if cfg.ThroughputRequirements != "" {
 		treqs, err = requirements.ReadThroughputFile(cfg.ThroughputRequirements)
 		if err != nil {
-			return nil, exit.With(exit.Usage, fmt.Errorf("throughput requirements: %w", err))
+			return nil, nil, exit.With(exit.Usage, fmt.Errorf("throughput requirements: %w", err))
 		}
 	}
-	exps, subject, warnings, err := loadRuns(ctx, cfg)
+	return reqs, treqs, nil
+}
+
+// admitRuns reads the candidate runs of cfg, keeps the sub-experiments
+// selected (narrowing *reqs and *treqs alike), and refuses runs that are
+// incomplete or of another latency definition than the requirements.
+func admitRuns(ctx context.Context, cfg Config, reqs, treqs *[]requirements.KeyedRow) (exps []*experiment.Experiment, subject string, warnings []string, err error) {
+	exps, subject, warnings, err = loadRuns(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, exit.With(exit.Interrupted, err)
+			return nil, "", nil, exit.With(exit.Interrupted, err)
 		}
-		return nil, exit.With(exit.Usage, err)
+		return nil, "", nil, exit.With(exit.Usage, err)
 	}
-	if exps, err = selectSubs(cfg, exps, &reqs, &treqs); err != nil {
-		return nil, err
+	if exps, err = selectSubs(cfg, exps, reqs, treqs); err != nil {
+		return nil, "", nil, err
 	}
 	latency, more, err := experiment.Admit(exps, cfg.AllowIncomplete)
 	if err != nil {
-		return nil, exit.With(exit.Usage, err)
+		return nil, "", nil, exit.With(exit.Usage, err)
 	}
 	warnings = append(warnings, more...)
-	if reqs != nil && slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Summaries) > 0 }) {
-		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), latency); err != nil {
-			return nil, exit.With(exit.Usage, err)
+	if *reqs != nil && slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Summaries) > 0 }) {
+		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(*reqs), latency); err != nil {
+			return nil, "", nil, exit.With(exit.Usage, err)
 		}
 	}
-	if treqs == nil && slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Throughputs) > 0 }) {
+	if *treqs == nil && slices.ContainsFunc(exps, func(e *experiment.Experiment) bool { return len(e.Throughputs) > 0 }) {
 		warnings = append(warnings, "the experiments hold throughput summaries (throughput_<type>.csv) that were not checked: give --throughput-requirements")
 	}
-	// Latency, then throughput: each kind's checks, its family step, its
-	// reports and plots. The latency reports are written even when only
-	// throughput is checked (kind.perSummary).
-	parts := []struct {
-		k       *kind
-		file    string
-		reqs    []requirements.KeyedRow
-		columns []result.Metric
-		checks  []rowCheck
-	}{{k: latencyKind, file: cfg.Requirements, reqs: reqs, columns: cfg.Columns}, {k: throughputKind, file: cfg.ThroughputRequirements, reqs: treqs}}
+	return exps, subject, warnings, nil
+}
+
+// part is one kind of check of run: its requirements file and rows (nil
+// when not given), the metrics checked, and, once judged, its checks.
+type part struct {
+	k       *kind
+	file    string
+	reqs    []requirements.KeyedRow
+	columns []result.Metric
+	checks  []rowCheck
+}
+
+// judgeParts judges exps against each part's requirements, filling in its
+// checks, and returns the verdict of them all.
+func judgeParts(cfg Config, parts []part, exps []*experiment.Experiment, subject string, warnings []string) *gate.Verdict {
 	v := &gate.Verdict{Tool: Tool, ReferenceName: referenceName, Subject: subject, AllowMissing: cfg.AllowMissing}
 	var baselines, modes []string
 	for i, p := range parts {
@@ -252,13 +309,18 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 		v.Warn(w)
 	}
 	v.Finish()
+	return v
+}
 
-	res := &Result{Verdict: v}
+// writeCheckReports writes each part's check report per sub-experiment in
+// reportDir (none when it is "") and its plots, adding their paths to
+// res.Files. It returns the plots as SVG by label, for the HTML report.
+func writeCheckReports(ctx context.Context, cfg Config, reportDir string, parts []part, exps []*experiment.Experiment, res *Result) (map[string][]htmlreport.Plot, error) {
 	var svgs = map[string][]htmlreport.Plot{}
 	for _, p := range parts {
 		for _, typ := range p.k.reportTypes(exps, p.checks) {
 			if ctx.Err() != nil {
-				return res, exit.With(exit.Interrupted, ctx.Err())
+				return svgs, exit.With(exit.Interrupted, ctx.Err())
 			}
 			if reportDir == "" {
 				break
@@ -271,38 +333,36 @@ func run(ctx context.Context, cfg Config, earlier *[]string) (*Result, error) {
 			}
 			path := filepath.Join(reportDir, ReportFileName(p.k.prefix+typ))
 			if err := atomicfile.Write(path, func(w io.Writer) error { return p.k.writeReport(w, checks, cfg.AllowMissing) }); err != nil {
-				return res, err
+				return svgs, err
 			}
 			res.Files = append(res.Files, path)
-			for _, fig := range p.k.figures(typ, checks, p.columns) {
-				path := filepath.Join(cfg.PlotsDir, fig.Path+cfg.Format.Ext())
-				if err := plots.Save(fig.Plot, path, cfg.Format); err != nil {
-					return res, err
-				}
-				res.Files = append(res.Files, path)
-				if cfg.HTML == "" {
-					continue
-				}
-				svg, err := plots.SVG(fig.Plot)
-				if err != nil {
-					return res, err
-				}
-				svgs[fig.Label] = append(svgs[fig.Label], htmlreport.Plot{Title: fig.Plot.Title.Text, SVG: svg})
+			if err := saveCheckFigures(cfg, p.k.figures(typ, checks, p.columns), res, svgs); err != nil {
+				return svgs, err
 			}
 		}
 	}
-	written, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
-	res.Files = append(res.Files, written...)
-	if err != nil {
-		return res, err
-	}
-	if cfg.HTML != "" {
-		if err := htmlreport.WriteFile(cfg.HTML, Page(v, svgs)); err != nil {
-			return res, err
+	return svgs, nil
+}
+
+// saveCheckFigures saves figs in cfg.PlotsDir, adding their paths to
+// res.Files and, with an HTML report, their SVG to svgs.
+func saveCheckFigures(cfg Config, figs []Figure, res *Result, svgs map[string][]htmlreport.Plot) error {
+	for _, fig := range figs {
+		path := filepath.Join(cfg.PlotsDir, fig.Path+cfg.Format.Ext())
+		if err := plots.Save(fig.Plot, path, cfg.Format); err != nil {
+			return err
 		}
-		res.Files = append(res.Files, cfg.HTML)
+		res.Files = append(res.Files, path)
+		if cfg.HTML == "" {
+			continue
+		}
+		svg, err := plots.SVG(fig.Plot)
+		if err != nil {
+			return err
+		}
+		svgs[fig.Label] = append(svgs[fig.Label], htmlreport.Plot{Title: fig.Plot.Title.Text, SVG: svg})
 	}
-	return res, nil
+	return nil
 }
 
 // defaultPlotsDir is where the plots go without --plots-directory: the
