@@ -414,77 +414,147 @@ var NoiseMargin = dist.NormalQuantile(0.975) * math.Sqrt2
 // ends of its bracket again (phase "confirmation"). report, when non-nil,
 // is called after each step.
 func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, steps []Step, err error) {
-	cfg = cfg.WithDefaults()
-	at := map[int]Point{}
-	step := func(phase string, f int) (Point, error) {
-		p, err := measure(f)
+	s := &searcher{measure: measure, cfg: cfg.WithDefaults(), report: report, at: map[int]Point{}}
+	scale, err := s.exponential()
+	if err != nil {
+		return out, s.steps, err
+	}
+	lo, b, hi := s.bracket(scale)
+	if s.narrow(lo, hi) {
+		if out.Noise, err = s.noise(b); err != nil {
+			return out, s.steps, err
+		}
+		out.NoiseF = b
+	}
+	if lo, b, hi, out.WithinNoise, err = s.bisect(lo, b, hi, out.Noise); err != nil {
+		return out, s.steps, err
+	}
+	out.SearchBest = s.at[b]
+	out.Lo, out.Hi, out.F = lo, hi, int(math.Round(float64(lo+hi)/2))
+	if out.WithinNoise {
+		// A bracket flat within the noise may still be wide: its mean
+		// was never measured, its best was.
+		out.F = b
+	}
+	// Confirmation: fresh measurements, never the search's own.
+	if err := out.confirm(s.cfg.Periods, s.step); err != nil {
+		return out, s.steps, err
+	}
+	for _, f := range []int{lo, hi} {
+		if f == out.F || (f == hi && hi == lo) {
+			continue
+		}
+		p, err := s.step("confirmation", f)
 		if err != nil {
-			return p, fmt.Errorf("F = %d: %w", f, err)
+			return out, s.steps, err
 		}
-		s := Step{Phase: phase, Point: p}
-		steps = append(steps, s)
-		if report != nil {
-			report(s)
-		}
+		out.Neighbours = append(out.Neighbours, p)
+	}
+	return out, s.steps, nil
+}
+
+// searcher is one Search: the steps taken, and the point of each window
+// size measured by the search proper (not the noise or confirmation).
+type searcher struct {
+	measure MeasureFunc
+	cfg     Config
+	report  func(Step)
+	at      map[int]Point
+	steps   []Step
+}
+
+// step measures window size f afresh, as a step of phase.
+func (s *searcher) step(phase string, f int) (Point, error) {
+	p, err := s.measure(f)
+	if err != nil {
+		return p, fmt.Errorf("F = %d: %w", f, err)
+	}
+	st := Step{Phase: phase, Point: p}
+	s.steps = append(s.steps, st)
+	if s.report != nil {
+		s.report(st)
+	}
+	return p, nil
+}
+
+// run measures f as a step of phase unless the search has measured it.
+func (s *searcher) run(phase string, f int) (Point, error) {
+	if p, ok := s.at[f]; ok {
 		return p, nil
 	}
-	run := func(phase string, f int) (Point, error) {
-		if p, ok := at[f]; ok {
-			return p, nil
-		}
-		p, err := step(phase, f)
-		if err == nil {
-			at[f] = p
-		}
-		return p, err
+	p, err := s.step(phase, f)
+	if err == nil {
+		s.at[f] = p
 	}
-	rate := func(f int) float64 { return at[f].DeliveredRate() }
-	// Exponential scale: 1, 10, 100, … until the rate falls.
+	return p, err
+}
+
+// rate is the delivered rate the search measured at f.
+func (s *searcher) rate(f int) float64 { return s.at[f].DeliveredRate() }
+
+// exponential measures the scale 1, 10, 100, … until the rate falls.
+func (s *searcher) exponential() ([]int, error) {
 	var scale []int
-	for f := 1; f <= cfg.MaxF; f *= 10 {
-		if _, err := run("exponential", f); err != nil {
-			return out, steps, err
+	for f := 1; f <= s.cfg.MaxF; f *= 10 {
+		if _, err := s.run("exponential", f); err != nil {
+			return nil, err
 		}
 		scale = append(scale, f)
-		if len(scale) > 1 && rate(f) < rate(scale[len(scale)-2]) {
+		if len(scale) > 1 && s.rate(f) < s.rate(scale[len(scale)-2]) {
 			break
 		}
-		if f > cfg.MaxF/10 {
+		if f > s.cfg.MaxF/10 {
 			break
 		}
 	}
-	// The bracket (lo, b, hi) around the best of the scale.
+	return scale, nil
+}
+
+// bracket returns the bracket (lo, b, hi) around the best b of the scale.
+func (s *searcher) bracket(scale []int) (lo, b, hi int) {
 	bi := 0
 	for i, f := range scale {
-		if rate(f) > rate(scale[bi]) {
+		if s.rate(f) > s.rate(scale[bi]) {
 			bi = i
 		}
 	}
-	b := scale[bi]
-	lo, hi := b, b
+	b = scale[bi]
+	lo, hi = b, b
 	if bi > 0 {
 		lo = scale[bi-1]
 	}
 	if bi < len(scale)-1 {
 		hi = scale[bi+1]
 	}
-	bisect := func() bool { return float64(hi-lo) >= cfg.Precision*float64(hi+lo)/2 && hi-lo > 2 }
-	if bisect() {
-		// The noise: b measured again, Periods times in all, on links of
-		// its own each time.
-		rates := []float64{rate(b)}
-		for range cfg.Periods - 1 {
-			p, err := step("noise", b)
-			if err != nil {
-				return out, steps, err
-			}
-			rates = append(rates, p.DeliveredRate())
+	return lo, b, hi
+}
+
+// narrow reports whether the bracket (lo, hi) is still to be bisected.
+func (s *searcher) narrow(lo, hi int) bool {
+	return float64(hi-lo) >= s.cfg.Precision*float64(hi+lo)/2 && hi-lo > 2
+}
+
+// noise measures b again, Periods times in all, on links of its own each
+// time, and returns the sample standard deviation of its rates.
+func (s *searcher) noise(b int) (float64, error) {
+	rates := []float64{s.rate(b)}
+	for range s.cfg.Periods - 1 {
+		p, err := s.step("noise", b)
+		if err != nil {
+			return 0, err
 		}
-		out.Noise, out.NoiseF = sampleStd(rates), b
+		rates = append(rates, p.DeliveredRate())
 	}
-	for bisect() {
-		if max(math.Abs(rate(b)-rate(lo)), math.Abs(rate(b)-rate(hi))) <= NoiseMargin*out.Noise {
-			out.WithinNoise = true // no side is better than the noise tells
+	return sampleStd(rates), nil
+}
+
+// bisect halves the larger side of the bracket (lo, b, hi) until it is
+// narrow enough or no side is better than the noise tells (withinNoise).
+func (s *searcher) bisect(lo, b, hi int, noise float64) (_, _, _ int, withinNoise bool, err error) {
+	rate := s.rate
+	for s.narrow(lo, hi) {
+		if max(math.Abs(rate(b)-rate(lo)), math.Abs(rate(b)-rate(hi))) <= NoiseMargin*noise {
+			withinNoise = true // no side is better than the noise tells
 			break
 		}
 		// Halve the larger side.
@@ -497,8 +567,8 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 		if m == lo || m == b || m == hi {
 			break
 		}
-		if _, err := run("bisection", m); err != nil {
-			return out, steps, err
+		if _, err := s.run("bisection", m); err != nil {
+			return lo, b, hi, withinNoise, err
 		}
 		switch {
 		case rate(m) > rate(b) && m < b:
@@ -511,28 +581,7 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 			hi = m
 		}
 	}
-	out.SearchBest = at[b]
-	out.Lo, out.Hi, out.F = lo, hi, int(math.Round(float64(lo+hi)/2))
-	if out.WithinNoise {
-		// A bracket flat within the noise may still be wide: its mean
-		// was never measured, its best was.
-		out.F = b
-	}
-	// Confirmation: fresh measurements, never the search's own.
-	if err := out.confirm(cfg.Periods, step); err != nil {
-		return out, steps, err
-	}
-	for _, f := range []int{lo, hi} {
-		if f == out.F || (f == hi && hi == lo) {
-			continue
-		}
-		p, err := step("confirmation", f)
-		if err != nil {
-			return out, steps, err
-		}
-		out.Neighbours = append(out.Neighbours, p)
-	}
-	return out, steps, nil
+	return lo, b, hi, withinNoise, nil
 }
 
 // confirm measures out.F n times and fills the figures reported.
