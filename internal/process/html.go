@@ -35,50 +35,13 @@ type Folder struct {
 // produced with its figures as SVG (Options.Figures).
 func Page(expDir string, f Folder) (htmlreport.Page, error) {
 	results, tputs := f.Results, f.Throughputs
-	page := htmlreport.Page{Title: "Latency summary", Subtitle: "mqgate process"}
-	// Without meta.json, or a latency in it, raw files hold half round
-	// trips (formats §2).
-	latency := meta.LatencyHalfRTT
-	if expDir != "" {
-		page.Title = "Latency summary: " + filepath.Base(filepath.Clean(expDir))
-		page.Meta = append(page.Meta, htmlreport.KV{Key: "Experiment", Value: expDir})
-		m, err := meta.ReadFile(filepath.Join(expDir, "meta.json"))
-		switch {
-		case err == nil:
-			page.Meta = append(page.Meta, metaKVs(m)...)
-			if m.Latency != "" {
-				latency = m.Latency
-			}
-		case !errors.Is(err, os.ErrNotExist):
-			page.Notes = append(page.Notes, "meta.json could not be read: "+err.Error())
-		}
-	}
+	page, latency := pageOf(expDir)
 	var samples int
 	for _, r := range results {
 		samples += r.Samples
 	}
-	// A sub-experiment of run load or run permessage has a throughput file
-	// too: it is counted once, and its rates are shown in its own table,
-	// beside what they need to be read (delivery, the overall rate).
-	owned := map[string]bool{}
-	subs := map[string]bool{}
-	for _, l := range f.Loads {
-		owned[l.Type], subs[l.Type] = true, true
-	}
-	for _, pm := range f.PerMessages {
-		owned[pm.Type], subs[pm.Type] = true, true
-	}
-	var plain []Throughput
-	for _, t := range tputs {
-		subs[t.Type] = true
-		if !owned[t.Type] {
-			plain = append(plain, t)
-		}
-	}
-	for _, r := range results {
-		subs[r.Type] = true
-	}
-	page.Meta = append(page.Meta, htmlreport.KV{Key: "Sub-experiments", Value: strconv.Itoa(len(subs))})
+	subs, plain := f.subExperiments()
+	page.Meta = append(page.Meta, htmlreport.KV{Key: "Sub-experiments", Value: strconv.Itoa(subs)})
 	if len(results) > 0 {
 		page.Meta = append(page.Meta, htmlreport.KV{Key: "Samples", Value: result.Count(samples)})
 	}
@@ -109,36 +72,104 @@ func Page(expDir string, f Folder) (htmlreport.Page, error) {
 		page.Sections = append(page.Sections, PerMessageSection(pm))
 	}
 	if len(results) > 1 {
-		sec := htmlreport.Section{ID: "comparison", Title: "Sub-experiment comparison"}
-		for _, c := range Comparisons {
-			svg, err := plots.SVG(ComparisonPlot(results, c))
-			if err != nil {
-				return page, err
-			}
-			sec.Plots = append(sec.Plots, htmlreport.Plot{Title: c.Title, SVG: svg})
+		sec, err := comparisonSection(results)
+		if err != nil {
+			return page, err
 		}
-		// The same figures as a list, for reading values off and copying
-		// them, collapsed: at ten sub-experiments it is 110 rows long.
-		sec.Sections = []htmlreport.Section{{ID: "table", Title: "Every sub-experiment and payload as a table",
-			Tables: []htmlreport.Table{PayloadRowsTable(results)}}}
 		page.Sections = append(page.Sections, sec)
 	}
 	for _, r := range results {
-		sec := htmlreport.Section{ID: r.Type, Title: r.Type, Tables: []htmlreport.Table{SummaryTable(r)}}
-		for i, row := range r.Rows {
-			p := strconv.Itoa(row.Bytes)
-			sub := htmlreport.Section{ID: p, Title: p + " Bytes"}
-			if i < len(r.Figures) && r.Figures[i].Histogram != nil {
-				sub.Plots = []htmlreport.Plot{
-					{Title: "Latency histogram - " + p + " Bytes", SVG: r.Figures[i].Histogram},
-					{Title: "Latency series - " + p + " Bytes", SVG: r.Figures[i].Series},
-				}
-			}
-			sec.Sections = append(sec.Sections, sub)
-		}
-		page.Sections = append(page.Sections, sec)
+		page.Sections = append(page.Sections, resultSection(r))
 	}
 	return page, nil
+}
+
+// pageOf starts the page of experiment expDir ("" in single-file mode):
+// its title and what its meta.json says, and the latency its raw files
+// hold.
+func pageOf(expDir string) (page htmlreport.Page, latency string) {
+	page = htmlreport.Page{Title: "Latency summary", Subtitle: "mqgate process"}
+	// Without meta.json, or a latency in it, raw files hold half round
+	// trips (formats §2).
+	latency = meta.LatencyHalfRTT
+	if expDir == "" {
+		return page, latency
+	}
+	page.Title = "Latency summary: " + filepath.Base(filepath.Clean(expDir))
+	page.Meta = append(page.Meta, htmlreport.KV{Key: "Experiment", Value: expDir})
+	m, err := meta.ReadFile(filepath.Join(expDir, "meta.json"))
+	switch {
+	case err == nil:
+		page.Meta = append(page.Meta, metaKVs(m)...)
+		if m.Latency != "" {
+			latency = m.Latency
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		page.Notes = append(page.Notes, "meta.json could not be read: "+err.Error())
+	}
+	return page, latency
+}
+
+// subExperiments counts the sub-experiments of f, and returns its plain
+// throughput summaries: those of no run load or run permessage. A
+// sub-experiment of run load or run permessage has a throughput file too:
+// it is counted once, and its rates are shown in its own table, beside
+// what they need to be read (delivery, the overall rate).
+func (f Folder) subExperiments() (n int, plain []Throughput) {
+	owned := map[string]bool{}
+	subs := map[string]bool{}
+	for _, l := range f.Loads {
+		owned[l.Type], subs[l.Type] = true, true
+	}
+	for _, pm := range f.PerMessages {
+		owned[pm.Type], subs[pm.Type] = true, true
+	}
+	for _, t := range f.Throughputs {
+		subs[t.Type] = true
+		if !owned[t.Type] {
+			plain = append(plain, t)
+		}
+	}
+	for _, r := range f.Results {
+		subs[r.Type] = true
+	}
+	return len(subs), plain
+}
+
+// comparisonSection holds the comparison heat maps of results and,
+// collapsed, the same figures as one table.
+func comparisonSection(results []Result) (htmlreport.Section, error) {
+	sec := htmlreport.Section{ID: "comparison", Title: "Sub-experiment comparison"}
+	for _, c := range Comparisons {
+		svg, err := plots.SVG(ComparisonPlot(results, c))
+		if err != nil {
+			return sec, err
+		}
+		sec.Plots = append(sec.Plots, htmlreport.Plot{Title: c.Title, SVG: svg})
+	}
+	// The same figures as a list, for reading values off and copying
+	// them, collapsed: at ten sub-experiments it is 110 rows long.
+	sec.Sections = []htmlreport.Section{{ID: "table", Title: "Every sub-experiment and payload as a table",
+		Tables: []htmlreport.Table{PayloadRowsTable(results)}}}
+	return sec, nil
+}
+
+// resultSection is the section of one raw file: its summary table and,
+// per payload, its histogram and series.
+func resultSection(r Result) htmlreport.Section {
+	sec := htmlreport.Section{ID: r.Type, Title: r.Type, Tables: []htmlreport.Table{SummaryTable(r)}}
+	for i, row := range r.Rows {
+		p := strconv.Itoa(row.Bytes)
+		sub := htmlreport.Section{ID: p, Title: p + " Bytes"}
+		if i < len(r.Figures) && r.Figures[i].Histogram != nil {
+			sub.Plots = []htmlreport.Plot{
+				{Title: "Latency histogram - " + p + " Bytes", SVG: r.Figures[i].Histogram},
+				{Title: "Latency series - " + p + " Bytes", SVG: r.Figures[i].Series},
+			}
+		}
+		sec.Sections = append(sec.Sections, sub)
+	}
+	return sec
 }
 
 // MatrixTable is what a reader wants first, the whole answer on one

@@ -196,47 +196,13 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 	parent := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	s := &summariser{ctx: ctx, cancel: cancel, inputs: inputs, opt: opt, states: make([]fileState, len(inputs)), jobs: make(chan job)}
 
-	states := make([]fileState, len(inputs))
-	jobs := make(chan job)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var scratch stats.Scratch
-			for j := range jobs {
-				s := stats.Summarize(j.samples, &scratch)
-				if err := stats.CheckRange(s, j.samples); err != nil {
-					cancel(&inputError{j.file, rangeError(inputs[j.file].Raw, &j, err)})
-				}
-				st := &states[j.file]
-				st.mu.Lock()
-				st.rows[j.index] = result.SummaryRow{Bytes: j.payload, Summary: s}
-				st.mu.Unlock()
-				if (opt.Plots || opt.Figures) && ctx.Err() == nil {
-					dir := inputs[j.file].PlotsDir
-					if !opt.Plots {
-						dir = ""
-					}
-					fig, err := payloadPlots(dir, inputs[j.file].Type, j.payload, j.samples, opt.Format, opt.Figures)
-					if err != nil {
-						cancel(err)
-					}
-					if opt.Figures {
-						st.mu.Lock()
-						if len(st.figures) < len(st.rows) {
-							st.figures = append(st.figures, make([]Figures, len(st.rows)-len(st.figures))...)
-						}
-						st.figures[j.index] = fig
-						st.mu.Unlock()
-					}
-				}
-				j.recycle <- j.samples[:0]
-			}
-		}()
+		go func() { defer wg.Done(); s.work() }()
 	}
-
 	// Readers: one file at a time each, as many as workers but no more
 	// than files.
 	files := make(chan int, len(inputs))
@@ -248,61 +214,16 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 	var rwg sync.WaitGroup
 	for r := 0; r < readers; r++ {
 		rwg.Add(1)
-		go func() {
-			defer rwg.Done()
-			// Two buffers per reader: one being filled, one at a worker.
-			recycle := make(chan []float64, 2)
-			recycle <- nil
-			recycle <- nil
-			for i := range files {
-				if ctx.Err() != nil {
-					return
-				}
-				admit := func(line, payload int) error {
-					if err := opt.Listed.Payload(inputs[i].Raw, line, inputs[i].Type, payload); err != nil {
-						return notListed{err}
-					}
-					return nil
-				}
-				if err := readFile(ctx, i, inputs[i].Raw, opt.LenientSamples, admit, &states[i], jobs, recycle); err != nil {
-					if nl, ok := errors.AsType[notListed](err); ok {
-						// The raw file is not of this run: its summary, if
-						// any, is left as it was, like every other file.
-						cancel(nl.error)
-						return
-					}
-					cancel(&inputError{i, err})
-					return
-				}
-			}
-		}()
+		go func() { defer rwg.Done(); s.read(files) }()
 	}
 	rwg.Wait()
-	close(jobs)
+	close(s.jobs)
 	wg.Wait()
 
 	if err := context.Cause(ctx); err != nil {
-		var ie *inputError
-		if parent.Err() == nil && errors.As(err, &ie) {
-			// Only now, with no replacement to come: the summary of a raw
-			// file that could not be read does not describe it.
-			if fi, statErr := os.Lstat(inputs[ie.file].Summary); statErr == nil && !fi.IsDir() {
-				if rmErr := os.Remove(inputs[ie.file].Summary); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
-					return nil, fmt.Errorf("%w (and the earlier summary %s, which no longer describes it, could not be removed: %v)",
-						ie.err, inputs[ie.file].Summary, rmErr)
-				}
-			}
-			return nil, ie.err
-		}
-		return nil, err
+		return nil, s.failed(parent, err)
 	}
-	results := make([]Result, len(inputs))
-	for i, in := range inputs {
-		results[i] = Result{Input: in, Rows: states[i].rows, Samples: states[i].samples}
-		if opt.Figures {
-			results[i].Figures = append(states[i].figures, make([]Figures, len(states[i].rows)-len(states[i].figures))...)
-		}
-	}
+	results := s.results()
 	for _, r := range results {
 		// Replacing a summary keeps its permissions (atomicfile).
 		if err := result.WriteSummaryFile(r.Summary, r.Rows); err != nil {
@@ -310,6 +231,122 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 		}
 	}
 	return results, nil
+}
+
+// summariser is one Summarise: its readers hand payloads to its workers
+// (jobs), which fill in states, one per input; the first error cancels
+// ctx with its cause.
+type summariser struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	inputs []Input
+	opt    Options
+	states []fileState
+	jobs   chan job
+}
+
+// work is a worker: it summarises (and plots) each payload it is handed.
+func (s *summariser) work() {
+	var scratch stats.Scratch
+	for j := range s.jobs {
+		sm := stats.Summarize(j.samples, &scratch)
+		if err := stats.CheckRange(sm, j.samples); err != nil {
+			s.cancel(&inputError{j.file, rangeError(s.inputs[j.file].Raw, &j, err)})
+		}
+		st := &s.states[j.file]
+		st.mu.Lock()
+		st.rows[j.index] = result.SummaryRow{Bytes: j.payload, Summary: sm}
+		st.mu.Unlock()
+		if (s.opt.Plots || s.opt.Figures) && s.ctx.Err() == nil {
+			s.plot(&j, st)
+		}
+		j.recycle <- j.samples[:0]
+	}
+}
+
+// plot draws the figures of payload j, saved when plots are asked for and
+// kept in st when figures are.
+func (s *summariser) plot(j *job, st *fileState) {
+	opt := s.opt
+	dir := s.inputs[j.file].PlotsDir
+	if !opt.Plots {
+		dir = ""
+	}
+	fig, err := payloadPlots(dir, s.inputs[j.file].Type, j.payload, j.samples, opt.Format, opt.Figures)
+	if err != nil {
+		s.cancel(err)
+	}
+	if opt.Figures {
+		st.mu.Lock()
+		if len(st.figures) < len(st.rows) {
+			st.figures = append(st.figures, make([]Figures, len(st.rows)-len(st.figures))...)
+		}
+		st.figures[j.index] = fig
+		st.mu.Unlock()
+	}
+}
+
+// read is a reader: it streams each file of files to the workers.
+func (s *summariser) read(files <-chan int) {
+	// Two buffers per reader: one being filled, one at a worker.
+	recycle := make(chan []float64, 2)
+	recycle <- nil
+	recycle <- nil
+	for i := range files {
+		if s.ctx.Err() != nil {
+			return
+		}
+		in := s.inputs[i]
+		admit := func(line, payload int) error {
+			if err := s.opt.Listed.Payload(in.Raw, line, in.Type, payload); err != nil {
+				return notListed{err}
+			}
+			return nil
+		}
+		if err := readFile(s.ctx, i, in.Raw, s.opt.LenientSamples, admit, &s.states[i], s.jobs, recycle); err != nil {
+			if nl, ok := errors.AsType[notListed](err); ok {
+				// The raw file is not of this run: its summary, if
+				// any, is left as it was, like every other file.
+				s.cancel(nl.error)
+				return
+			}
+			s.cancel(&inputError{i, err})
+			return
+		}
+	}
+}
+
+// failed returns the error err that stopped the summaries; unless parent
+// was cancelled, the earlier summary of a raw file that could not be read
+// is removed first.
+func (s *summariser) failed(parent context.Context, err error) error {
+	var ie *inputError
+	if parent.Err() != nil || !errors.As(err, &ie) {
+		return err
+	}
+	// Only now, with no replacement to come: the summary of a raw
+	// file that could not be read does not describe it.
+	summary := s.inputs[ie.file].Summary
+	if fi, statErr := os.Lstat(summary); statErr == nil && !fi.IsDir() {
+		if rmErr := os.Remove(summary); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+			return fmt.Errorf("%w (and the earlier summary %s, which no longer describes it, could not be removed: %v)",
+				ie.err, summary, rmErr)
+		}
+	}
+	return ie.err
+}
+
+// results are the summaries of the inputs, in input order.
+func (s *summariser) results() []Result {
+	results := make([]Result, len(s.inputs))
+	for i, in := range s.inputs {
+		st := &s.states[i]
+		results[i] = Result{Input: in, Rows: st.rows, Samples: st.samples}
+		if s.opt.Figures {
+			results[i].Figures = append(st.figures, make([]Figures, len(st.rows)-len(st.figures))...)
+		}
+	}
+	return results
 }
 
 // inputError is an error in reading or summarising the raw file
@@ -371,99 +408,121 @@ func readFile(ctx context.Context, i int, path string, lenient bool, admit func(
 // first appears.
 func streamGroups(ctx context.Context, i int, path string, lenient bool, admit func(line, payload int) error, st *fileState, jobs chan<- job,
 	recycle chan []float64, only int) ([]int, error) {
-	f, err := fileerr.OpenRegular(path, "a raw measurements file")
-	if _, ok := fileerr.As(err); ok {
+	r, f, err := openRaw(path, lenient)
+	if err != nil {
 		return nil, err
 	}
-	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
-	}
 	defer f.Close()
-	r := measurements.NewReader(f, path)
-	r.SetLenientSamples(lenient)
-	r.SetSampleHint(LenientHint)
-
+	g := &groupSender{ctx: ctx, file: i, st: st, jobs: jobs, recycle: recycle, buf: (<-recycle)[:0]}
 	seen := map[int]bool{}
 	var order []int
-	cur := 0
-	buf := (<-recycle)[:0]
 	split := false
-	first := 0      // the line of buf[0]
-	var lines []int // with only > 0, the line of each sample
-	send := func() error {
-		st.mu.Lock()
-		idx := len(st.rows)
-		st.rows = append(st.rows, result.SummaryRow{})
-		st.samples += len(buf)
-		st.mu.Unlock()
-		select {
-		case jobs <- job{file: i, index: idx, payload: cur, samples: buf, firstLine: first, lines: lines, recycle: recycle}:
-		case <-ctx.Done():
-			recycle <- buf
-			return context.Cause(ctx)
-		}
-		buf = (<-recycle)[:0]
-		return nil
-	}
 	for r.Next() {
 		s := r.Sample()
 		if only > 0 {
 			if s.Payload == only {
-				buf = append(buf, s.Latency)
-				lines = append(lines, r.Line())
+				g.buf = append(g.buf, s.Latency)
+				g.lines = append(g.lines, r.Line())
 			}
 			continue
 		}
-		if s.Payload != cur {
+		if s.Payload != g.cur {
 			if seen[s.Payload] {
 				split = true
 			} else if admit != nil {
 				if err := admit(r.Line(), s.Payload); err != nil {
-					recycle <- buf
+					recycle <- g.buf
 					return nil, err
 				}
 			}
-			if !split && cur != 0 {
-				if err := send(); err != nil {
+			if !split && g.cur != 0 {
+				if err := g.send(); err != nil {
 					return nil, err
 				}
-				buf = buf[:0]
+				g.buf = g.buf[:0]
 			}
-			cur = s.Payload
-			first = r.Line()
-			if !seen[cur] {
-				seen[cur] = true
-				order = append(order, cur)
+			g.cur = s.Payload
+			g.first = r.Line()
+			if !seen[g.cur] {
+				seen[g.cur] = true
+				order = append(order, g.cur)
 			}
 		}
 		if !split {
-			buf = append(buf, s.Latency)
+			g.buf = append(g.buf, s.Latency)
 		}
 		if r.Line()&0xffff == 0 && ctx.Err() != nil {
-			recycle <- buf
+			recycle <- g.buf
 			return nil, context.Cause(ctx)
 		}
 	}
 	if err := r.Err(); err != nil {
-		recycle <- buf
+		recycle <- g.buf
 		return nil, err
 	}
 	if split {
-		recycle <- buf
+		recycle <- g.buf
 		return order, errNotContiguous
 	}
 	if only > 0 {
-		cur = only
+		g.cur = only
 	}
-	if len(buf) == 0 {
-		recycle <- buf
+	if len(g.buf) == 0 {
+		recycle <- g.buf
 		return order, nil
 	}
-	if err := send(); err != nil {
+	if err := g.send(); err != nil {
 		return nil, err
 	}
-	recycle <- buf
+	recycle <- g.buf
 	return order, nil
+}
+
+// openRaw opens the raw measurements file at path for reading.
+func openRaw(path string, lenient bool) (*measurements.Reader, *os.File, error) {
+	f, err := fileerr.OpenRegular(path, "a raw measurements file")
+	if _, ok := fileerr.As(err); ok {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
+	}
+	r := measurements.NewReader(f, path)
+	r.SetLenientSamples(lenient)
+	r.SetSampleHint(LenientHint)
+	return r, f, nil
+}
+
+// groupSender hands the samples of one payload group at a time, buf, of
+// file to the workers, taking a buffer back from recycle for the next.
+type groupSender struct {
+	ctx     context.Context
+	file    int
+	st      *fileState
+	jobs    chan<- job
+	recycle chan []float64
+	buf     []float64
+	cur     int   // the payload of buf
+	first   int   // the line of buf[0]
+	lines   []int // with only > 0, the line of each sample
+}
+
+// send hands buf to a worker as the next row of the file.
+func (g *groupSender) send() error {
+	st := g.st
+	st.mu.Lock()
+	idx := len(st.rows)
+	st.rows = append(st.rows, result.SummaryRow{})
+	st.samples += len(g.buf)
+	st.mu.Unlock()
+	select {
+	case g.jobs <- job{file: g.file, index: idx, payload: g.cur, samples: g.buf, firstLine: g.first, lines: g.lines, recycle: g.recycle}:
+	case <-g.ctx.Done():
+		g.recycle <- g.buf
+		return context.Cause(g.ctx)
+	}
+	g.buf = (<-g.recycle)[:0]
+	return nil
 }
 
 // payloadPlots draws one payload's histogram and series, titled with the
