@@ -6,5 +6,8 @@
 // (internal/testenv). The Kubernetes manifests of deploy/kubernetes need
 // neither Docker nor a cluster: their tests decode them strictly with the
 // Kubernetes API types and have run, nats-server and the Zenoh helper
-// parse every command line and MQ_* variable in them.
+// parse every command line and MQ_* variable in them. The Makefile's
+// tests read what its targets run (make -n), among them that make test runs
+// every statistical simulation (TestSim…, built only without the race
+// detector) exactly once, in its go test without -race.
 package deploy
