@@ -45,114 +45,22 @@ func ParseColumns(s string) ([]result.Metric, error) {
 // requirements and a multi-run check make together, calibrated on a pool
 // of unchanged runs (CheckGate, package calibrate).
 func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr io.Writer) error {
-	for _, f := range []string{"percentile", "runs", "out", "output-file", "throughput-output-file"} {
-		if cfg.Set[f] {
-			return exit.Usagef("--%s does not go with --calibrate: a calibration derives requirements from each split of --experiments-results and writes text, --json and plots", f)
-		}
-	}
-	if err := noArgs(cfg.Args); err != nil {
+	opt, format, err := calibrateOptions(cfg, st)
+	if err != nil {
 		return err
 	}
-	dir := cfg.ExperimentsResults
-	if dir == "" {
-		return exit.Usagef("--calibrate needs the unchanged runs: --experiments-results DIR")
-	}
-	plotsDir := cfg.PlotsDirectory
-	if plotsDir == "" {
-		return exit.Usagef("--calibrate needs --plots-directory DIR for its plots")
-	}
-	format, err := plots.ParseFormat(cfg.Format)
-	if err != nil {
-		return exit.Usagef("--format: %v", err)
-	}
-	margin, err := numflag.Tolerance.Parse(cfg.Margin)
-	if err != nil {
-		return exit.Usagef("--margin: %v", err)
-	}
-	columns, err := ParseColumns(cfg.Columns)
-	if err != nil {
-		return exit.Usagef("--columns: %v", err)
-	}
-	for _, r := range []struct {
-		flag string
-		r    numflag.Int
-		n    int
-	}{{"splits", calibrate.SplitsRange, cfg.Splits}, {"reference-runs", calibrate.ReferenceRange, cfg.ReferenceRuns}, {"candidate-runs", calibrate.CandidateRange, cfg.CandidateRuns}} {
-		if err := r.r.Check("--"+r.flag, r.n); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-	}
-	factors := DefaultCheckFactors
-	if s := cfg.Factors; s != "" {
-		if factors, err = calibrate.ParseFactors(s); err != nil {
-			return exit.Usagef("--factors: %v", err)
-		}
-	}
-	margins, err := numflag.Tolerance.ParseList(cfg.Margins)
-	if err != nil {
-		return exit.Usagef("--margins: %v", err)
-	}
-	if err := calibrateGuard(cfg).Check(); err != nil {
+	if err := calibrateOutputs(cfg); err != nil {
 		return err
 	}
-	if err := checkOutputFile("--json", cfg.JSON); err != nil {
-		return err
-	}
-	if err := atomicfile.CheckDir(plotsDir); err != nil {
-		return exit.Usagef("--plots-directory: %v", err)
-	}
-	if err := sameFolder(cfg.Regressed, dir); err != nil {
-		return err
-	}
-	in, err := Load(ctx, dir, cfg.AllowIncomplete)
+	in, obs, regressed, err := loadCalibrationPool(ctx, cfg)
 	if err != nil {
-		if exit.Cancelled(ctx) {
-			return exit.With(exit.Interrupted, err)
-		}
-		return exit.With(exit.Usage, err)
-	}
-	// The pool's run order is the runs' start times, which ordered and
-	// blocked splits and the held-out validation rely on.
-	experiment.SortChronological(in.Experiments)
-	obs := in.Observations()
-	regressed := 0
-	if rdir := cfg.Regressed; rdir != "" {
-		if err := regressedIsPoolRun(rdir, dir, in); err != nil {
-			return err
-		}
-		reg, err := Load(ctx, rdir, cfg.AllowIncomplete)
-		if err != nil {
-			if exit.Cancelled(ctx) {
-				return exit.With(exit.Interrupted, err)
-			}
-			return exit.With(exit.Usage, err)
-		}
-		if err := sharedRuns(rdir, reg, dir, in); err != nil {
-			return err
-		}
-		if reg.Latency != in.Latency {
-			return exit.With(exit.Usage, fmt.Errorf("--regressed %s measures %s latency, --experiments-results %s %s", rdir, reg.Latency, dir, in.Latency))
-		}
-		regressed = len(reg.Experiments)
-		experiment.SortChronological(reg.Experiments)
-		in.Warnings = append(in.Warnings, reg.Warnings...)
-		for _, o := range reg.Observations() {
-			// Names apart from the unchanged runs' (run ab names both
-			// sides alike).
-			o.Experiment = "regressed/" + o.Experiment
-			obs = append(obs, o)
-		}
+		return err
 	}
 	pool, err := CheckPool(obs)
 	if err != nil {
-		return exit.With(exit.Usage, fmt.Errorf("%s: %w", dir, err))
+		return exit.With(exit.Usage, fmt.Errorf("%s: %w", cfg.ExperimentsResults, err))
 	}
-	opt := calibrate.Options{
-		Gate:      CheckGate{Config: st, Margin: margin, Columns: columns},
-		Reference: cfg.ReferenceRuns, Candidate: cfg.CandidateRuns,
-		Splits: cfg.Splits, Split: cfg.Split, Seed: cfg.Seed,
-		FalseFail: st.FalseFail, Factors: factors, Regressed: regressed, Thresholds: margins,
-	}
+	opt.Regressed = regressed
 	if opt.Reference == 0 && opt.Candidate == 0 {
 		opt.Candidate = (pool.Runs() - regressed) / 2
 	}
@@ -163,7 +71,134 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 		}
 		return exit.With(exit.Usage, err)
 	}
-	// The JSON and the plots land together or not at all.
+	return writeCalibration(cfg, res, format, in.Warnings, stdout, stderr)
+}
+
+// calibrateOptions checks the flags of requirements --calibrate and
+// returns the calibration's options but those the pool sets, and the
+// plots' format.
+func calibrateOptions(cfg Config, st StatConfig) (calibrate.Options, plots.Format, error) {
+	var none calibrate.Options
+	for _, f := range []string{"percentile", "runs", "out", "output-file", "throughput-output-file"} {
+		if cfg.Set[f] {
+			return none, "", exit.Usagef("--%s does not go with --calibrate: a calibration derives requirements from each split of --experiments-results and writes text, --json and plots", f)
+		}
+	}
+	if err := noArgs(cfg.Args); err != nil {
+		return none, "", err
+	}
+	if cfg.ExperimentsResults == "" {
+		return none, "", exit.Usagef("--calibrate needs the unchanged runs: --experiments-results DIR")
+	}
+	if cfg.PlotsDirectory == "" {
+		return none, "", exit.Usagef("--calibrate needs --plots-directory DIR for its plots")
+	}
+	format, err := plots.ParseFormat(cfg.Format)
+	if err != nil {
+		return none, "", exit.Usagef("--format: %v", err)
+	}
+	margin, err := numflag.Tolerance.Parse(cfg.Margin)
+	if err != nil {
+		return none, "", exit.Usagef("--margin: %v", err)
+	}
+	columns, err := ParseColumns(cfg.Columns)
+	if err != nil {
+		return none, "", exit.Usagef("--columns: %v", err)
+	}
+	for _, r := range []struct {
+		flag string
+		r    numflag.Int
+		n    int
+	}{{"splits", calibrate.SplitsRange, cfg.Splits}, {"reference-runs", calibrate.ReferenceRange, cfg.ReferenceRuns}, {"candidate-runs", calibrate.CandidateRange, cfg.CandidateRuns}} {
+		if err := r.r.Check("--"+r.flag, r.n); err != nil {
+			return none, "", exit.With(exit.Usage, err)
+		}
+	}
+	factors := DefaultCheckFactors
+	if s := cfg.Factors; s != "" {
+		if factors, err = calibrate.ParseFactors(s); err != nil {
+			return none, "", exit.Usagef("--factors: %v", err)
+		}
+	}
+	margins, err := numflag.Tolerance.ParseList(cfg.Margins)
+	if err != nil {
+		return none, "", exit.Usagef("--margins: %v", err)
+	}
+	return calibrate.Options{
+		Gate:      CheckGate{Config: st, Margin: margin, Columns: columns},
+		Reference: cfg.ReferenceRuns, Candidate: cfg.CandidateRuns,
+		Splits: cfg.Splits, Split: cfg.Split, Seed: cfg.Seed,
+		FalseFail: st.FalseFail, Factors: factors, Thresholds: margins,
+	}, format, nil
+}
+
+// calibrateOutputs refuses, before anything is read, outputs over the
+// inputs, paths that cannot be written and --regressed the pool itself.
+func calibrateOutputs(cfg Config) error {
+	if err := calibrateGuard(cfg).Check(); err != nil {
+		return err
+	}
+	if err := checkOutputFile("--json", cfg.JSON); err != nil {
+		return err
+	}
+	if err := atomicfile.CheckDir(cfg.PlotsDirectory); err != nil {
+		return exit.Usagef("--plots-directory: %v", err)
+	}
+	return sameFolder(cfg.Regressed, cfg.ExperimentsResults)
+}
+
+// loadCalibrationPool reads the unchanged runs of --experiments-results
+// and the regressed runs of --regressed, if given, and returns their
+// observations (the regressed runs' last, named regressed/<run>) and the
+// number of regressed runs.
+func loadCalibrationPool(ctx context.Context, cfg Config) (in *Input, obs []Observation, regressed int, err error) {
+	dir := cfg.ExperimentsResults
+	in, err = Load(ctx, dir, cfg.AllowIncomplete)
+	if err != nil {
+		if exit.Cancelled(ctx) {
+			return nil, nil, 0, exit.With(exit.Interrupted, err)
+		}
+		return nil, nil, 0, exit.With(exit.Usage, err)
+	}
+	// The pool's run order is the runs' start times, which ordered and
+	// blocked splits and the held-out validation rely on.
+	experiment.SortChronological(in.Experiments)
+	obs = in.Observations()
+	rdir := cfg.Regressed
+	if rdir == "" {
+		return in, obs, 0, nil
+	}
+	if err := regressedIsPoolRun(rdir, dir, in); err != nil {
+		return nil, nil, 0, err
+	}
+	reg, err := Load(ctx, rdir, cfg.AllowIncomplete)
+	if err != nil {
+		if exit.Cancelled(ctx) {
+			return nil, nil, 0, exit.With(exit.Interrupted, err)
+		}
+		return nil, nil, 0, exit.With(exit.Usage, err)
+	}
+	if err := sharedRuns(rdir, reg, dir, in); err != nil {
+		return nil, nil, 0, err
+	}
+	if reg.Latency != in.Latency {
+		return nil, nil, 0, exit.With(exit.Usage, fmt.Errorf("--regressed %s measures %s latency, --experiments-results %s %s", rdir, reg.Latency, dir, in.Latency))
+	}
+	experiment.SortChronological(reg.Experiments)
+	in.Warnings = append(in.Warnings, reg.Warnings...)
+	for _, o := range reg.Observations() {
+		// Names apart from the unchanged runs' (run ab names both
+		// sides alike).
+		o.Experiment = "regressed/" + o.Experiment
+		obs = append(obs, o)
+	}
+	return in, obs, len(reg.Experiments), nil
+}
+
+// writeCalibration prints warnings to stderr, writes the --json file and
+// the plots of res, which land together or not at all, and prints res to
+// stdout.
+func writeCalibration(cfg Config, res *calibrate.Result, format plots.Format, warnings []string, stdout, stderr io.Writer) error {
 	var files outputs
 	if path := cfg.JSON; path != "" {
 		files.Add("--json", path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) })
@@ -173,9 +208,9 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 		return exit.With(exit.Usage, err)
 	}
 	for _, f := range figs {
-		files.Add("--plots-directory", filepath.Join(plotsDir, f.Name+format.Ext()), func(w io.Writer) error { return plots.Encode(w, f.Plot, format) })
+		files.Add("--plots-directory", filepath.Join(cfg.PlotsDirectory, f.Name+format.Ext()), func(w io.Writer) error { return plots.Encode(w, f.Plot, format) })
 	}
-	for _, w := range in.Warnings {
+	for _, w := range warnings {
 		fmt.Fprintf(stderr, "requirements: warning: %s\n", w)
 	}
 	paths, err := files.Commit()

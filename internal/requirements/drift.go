@@ -75,74 +75,15 @@ type Drift struct {
 // experiment.SortChronological orders them. Checks with fewer than 3 runs
 // are left out: their test cannot reject at DriftLevel.
 func DriftOf(in *Input) Drift {
-	exps := append([]*experiment.Experiment(nil), in.Experiments...)
-	experiment.SortChronological(exps)
-	rank := map[string]int{}
-	from := map[string]int{}
-	for i, e := range exps {
-		rank[e.Name] = i
-		from[e.StartFrom]++
-	}
-	var order []string
-	for _, f := range []struct{ key, text string }{{"meta.json", "meta.json start times"}, {"name", "directory names"}, {"", "names, undated"}} {
-		if from[f.key] > 0 {
-			order = append(order, fmt.Sprintf("%s (%d runs)", f.text, from[f.key]))
-		}
-	}
-	if len(from) == 1 {
-		order[0] = order[0][:strings.Index(order[0], " (")]
-	}
-	d := Drift{Order: strings.Join(order, ", ")}
-	type series struct {
-		typ, metric string
-		bytes       int
-		at          []int
-		vals        []float64
-	}
-	var all []*series
-	index := map[string]*series{}
-	add := func(typ string, bytes int, metric, exp string, v float64) {
-		id := fmt.Sprintf("%s\x00%d\x00%s", typ, bytes, metric)
-		s := index[id]
-		if s == nil {
-			s = &series{typ: typ, metric: metric, bytes: bytes}
-			index[id] = s
-			all = append(all, s)
-		}
-		s.at, s.vals = append(s.at, rank[exp]), append(s.vals, v)
-	}
-	for _, o := range in.Observations() {
-		for i, get := range observationColumns {
-			add(o.Type, o.Bytes, metricNames[i], o.Experiment, get(o))
-		}
-	}
-	for _, o := range in.ThroughputObservations() {
-		add(result.ThroughputLabel(o.Type, o.Key), o.Key.Payload, ThroughputColumns[len(ThroughputColumns)-1], o.Experiment, o.Median)
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.typ != b.typ {
-			return a.typ < b.typ
-		}
-		return a.bytes < b.bytes
-	})
+	rank, order := runOrder(in)
+	d := Drift{Order: order}
 	var ps, lagPs []float64
 	var logs [][]float64
-	for _, s := range all {
+	for _, s := range driftSeriesOf(in, rank) {
 		if len(s.vals) < 3 {
 			continue
 		}
-		idx := make([]int, len(s.vals))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(i, j int) bool { return s.at[idx[i]] < s.at[idx[j]] })
-		x := make([]float64, len(idx))
-		positive := true
-		for i, j := range idx {
-			x[i] = s.vals[j]
-			positive = positive && x[i] > 0
-		}
+		x, positive := s.inOrder()
 		if positive {
 			for i := range x {
 				x[i] = math.Log(x[i])
@@ -168,6 +109,88 @@ func DriftOf(in *Input) Drift {
 	}
 	d.Pooled = PooledSerial(logs)
 	return d
+}
+
+// runOrder ranks the experiments of in by start time (0 for the first),
+// by name, and says where the order comes from (Drift.Order).
+func runOrder(in *Input) (rank map[string]int, order string) {
+	exps := append([]*experiment.Experiment(nil), in.Experiments...)
+	experiment.SortChronological(exps)
+	rank = map[string]int{}
+	from := map[string]int{}
+	for i, e := range exps {
+		rank[e.Name] = i
+		from[e.StartFrom]++
+	}
+	var parts []string
+	for _, f := range []struct{ key, text string }{{"meta.json", "meta.json start times"}, {"name", "directory names"}, {"", "names, undated"}} {
+		if from[f.key] > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%d runs)", f.text, from[f.key]))
+		}
+	}
+	if len(from) == 1 {
+		parts[0] = parts[0][:strings.Index(parts[0], " (")]
+	}
+	return rank, strings.Join(parts, ", ")
+}
+
+// driftSeries is the runs' values of one check: sub-experiment, payload
+// and metric, with the rank of each value's run.
+type driftSeries struct {
+	typ, metric string
+	bytes       int
+	at          []int
+	vals        []float64
+}
+
+// driftSeriesOf gathers the series of every requirement row and column of
+// in, and of every throughput row, by sub-experiment and payload.
+func driftSeriesOf(in *Input, rank map[string]int) []*driftSeries {
+	var all []*driftSeries
+	index := map[string]*driftSeries{}
+	add := func(typ string, bytes int, metric, exp string, v float64) {
+		id := fmt.Sprintf("%s\x00%d\x00%s", typ, bytes, metric)
+		s := index[id]
+		if s == nil {
+			s = &driftSeries{typ: typ, metric: metric, bytes: bytes}
+			index[id] = s
+			all = append(all, s)
+		}
+		s.at, s.vals = append(s.at, rank[exp]), append(s.vals, v)
+	}
+	for _, o := range in.Observations() {
+		for i, get := range observationColumns {
+			add(o.Type, o.Bytes, metricNames[i], o.Experiment, get(o))
+		}
+	}
+	for _, o := range in.ThroughputObservations() {
+		add(result.ThroughputLabel(o.Type, o.Key), o.Key.Payload, ThroughputColumns[len(ThroughputColumns)-1], o.Experiment, o.Median)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.typ != b.typ {
+			return a.typ < b.typ
+		}
+		return a.bytes < b.bytes
+	})
+	return all
+}
+
+// inOrder returns the values of s in run order, and whether all are
+// positive.
+func (s *driftSeries) inOrder() (x []float64, positive bool) {
+	idx := make([]int, len(s.vals))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return s.at[idx[i]] < s.at[idx[j]] })
+	x = make([]float64, len(idx))
+	positive = true
+	for i, j := range idx {
+		x[i] = s.vals[j]
+		positive = positive && x[i] > 0
+	}
+	return x, positive
 }
 
 // Correlated returns the checks whose consecutive runs are correlated at

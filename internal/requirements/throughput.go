@@ -257,22 +257,9 @@ func ReadThroughputFile(path string) ([]KeyedRow, error) {
 func ReadThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(ThroughputColumns, ","))
-	}
+	header, stat, err := readThroughputHeader(cr, file)
 	if err != nil {
-		return nil, fileerr.New(file, 1, "", "%v", err)
-	}
-	statHeader := append(slices.Clone(ThroughputColumns), ThroughputStatColumns...)
-	stat := false
-	switch strings.Join(header, ",") {
-	case strings.Join(ThroughputColumns, ","):
-	case strings.Join(statHeader, ","):
-		stat = true
-	default:
-		return nil, fileerr.New(file, 1, "", "header %q, expected %q or, statistical, %q", strings.Join(header, ","),
-			strings.Join(ThroughputColumns, ","), strings.Join(statHeader, ","))
+		return nil, err
 	}
 	var rows []KeyedRow
 	for line := 2; ; line++ {
@@ -290,29 +277,10 @@ func ReadThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 		if len(rec) != len(header) {
 			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(header), strings.Join(header, ","))
 		}
-		row := KeyedRow{Limits: map[string]float64{}}
-		if err := experiment.ValidateType(rec[0]); err != nil {
-			return nil, fileerr.New(file, line, header[0], "%v", err)
+		row, err := parseThroughputRow(rec, header, file, line)
+		if err != nil {
+			return nil, err
 		}
-		row.Type = rec[0]
-		if row.Key.Payload, err = strconv.Atoi(rec[1]); err != nil || row.Key.Payload < 1 {
-			return nil, fileerr.New(file, line, header[1], "%q is not a positive byte count", rec[1])
-		}
-		if rec[2] != result.ModeWindow && rec[2] != result.ModeRate {
-			return nil, fileerr.New(file, line, header[2], "%q: expected %s or %s", rec[2], result.ModeWindow, result.ModeRate)
-		}
-		row.Key.Mode = rec[2]
-		if row.Key.Offered, err = strconv.ParseFloat(rec[3], 64); err != nil || !(row.Key.Offered >= 0) || math.IsInf(row.Key.Offered, 0) {
-			return nil, fileerr.New(file, line, header[3], "%q is not an offered rate ≥ 0 in msg/s", rec[3])
-		}
-		if row.Key.Mode == result.ModeWindow {
-			row.Key.Offered = 0
-		}
-		v, err := strconv.ParseFloat(rec[4], 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fileerr.New(file, line, header[4], "%q is not a throughput > 0 in msg/s", rec[4])
-		}
-		row.Limits[result.MessageRate.Name] = v
 		if stat {
 			// The model columns are a latency file's with one fit: its
 			// parser reads them with that fit given for all three columns.
@@ -336,4 +304,55 @@ func ReadThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 		return nil, fileerr.New(file, 2, "", "no requirements: expected one row per sub-experiment, payload and offered load")
 	}
 	return rows, nil
+}
+
+// readThroughputHeader reads the header of a throughput requirements CSV;
+// stat reports the statistical one.
+func readThroughputHeader(cr *csv.Reader, file string) (header []string, stat bool, err error) {
+	header, err = cr.Read()
+	if err == io.EOF {
+		return nil, false, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(ThroughputColumns, ","))
+	}
+	if err != nil {
+		return nil, false, fileerr.New(file, 1, "", "%v", err)
+	}
+	statHeader := append(slices.Clone(ThroughputColumns), ThroughputStatColumns...)
+	switch strings.Join(header, ",") {
+	case strings.Join(ThroughputColumns, ","):
+		return header, false, nil
+	case strings.Join(statHeader, ","):
+		return header, true, nil
+	}
+	return nil, false, fileerr.New(file, 1, "", "header %q, expected %q or, statistical, %q", strings.Join(header, ","),
+		strings.Join(ThroughputColumns, ","), strings.Join(statHeader, ","))
+}
+
+// parseThroughputRow parses the key and limit of record rec, at line of
+// file.
+func parseThroughputRow(rec, header []string, file string, line int) (KeyedRow, error) {
+	var err error
+	row := KeyedRow{Limits: map[string]float64{}}
+	if err := experiment.ValidateType(rec[0]); err != nil {
+		return row, fileerr.New(file, line, header[0], "%v", err)
+	}
+	row.Type = rec[0]
+	if row.Key.Payload, err = strconv.Atoi(rec[1]); err != nil || row.Key.Payload < 1 {
+		return row, fileerr.New(file, line, header[1], "%q is not a positive byte count", rec[1])
+	}
+	if rec[2] != result.ModeWindow && rec[2] != result.ModeRate {
+		return row, fileerr.New(file, line, header[2], "%q: expected %s or %s", rec[2], result.ModeWindow, result.ModeRate)
+	}
+	row.Key.Mode = rec[2]
+	if row.Key.Offered, err = strconv.ParseFloat(rec[3], 64); err != nil || !(row.Key.Offered >= 0) || math.IsInf(row.Key.Offered, 0) {
+		return row, fileerr.New(file, line, header[3], "%q is not an offered rate ≥ 0 in msg/s", rec[3])
+	}
+	if row.Key.Mode == result.ModeWindow {
+		row.Key.Offered = 0
+	}
+	v, err := strconv.ParseFloat(rec[4], 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return row, fileerr.New(file, line, header[4], "%q is not a throughput > 0 in msg/s", rec[4])
+	}
+	row.Limits[result.MessageRate.Name] = v
+	return row, nil
 }

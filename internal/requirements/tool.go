@@ -66,97 +66,19 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if cfg.BurstOutputFile != "" {
 		return deriveBurstFile(cfg, stdout, stderr)
 	}
-	// Statistical when any of its flags is given; otherwise the Fast-RTPS
-	// percentile mode, which stays the default for compatibility.
-	percentile := !(cfg.Set["false-fail"] || cfg.Set["method"] || cfg.Set["normality-level"] || cfg.Set["order-rank"] || cfg.Calibrate)
-	p := cfg.Percentile
-	st := StatConfig{Method: cfg.Method, OrderRank: cfg.OrderRank}
-	var err error
-	if st.FalseFail, err = numflag.Level.Parse(cfg.FalseFail); err != nil {
-		return exit.Usagef("--false-fail: %v", err)
-	}
-	if st.NormalityLevel, err = numflag.Level.Parse(cfg.NormalityLevel); err != nil {
-		return exit.Usagef("--normality-level: %v", err)
-	}
-	if !cfg.Set["order-rank"] {
-		st.OrderRank = 0 // chosen from the runs (OrderRankFor)
-	} else if err := OrderRankRange.Check("--order-rank", st.OrderRank); err != nil {
-		return exit.With(exit.Usage, err)
-	}
-	if cfg.Set["runs"] {
-		if err := RunsRange.Check("--runs", cfg.Runs); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		if cfg.Set["order-rank"] && st.OrderRank >= cfg.Runs {
-			return exit.Usagef("--order-rank %d with --runs %d: expected fewer than the runs (1 is the largest run)", st.OrderRank, cfg.Runs)
-		}
-	}
-	if !cfg.Calibrate {
-		if err := calibrateMisused(cfg.Set); err != nil {
-			return err
-		}
-	}
-	switch {
-	case !percentile && cfg.Set["percentile"]:
-		return exit.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
-	case percentile && !(p > 0 && p <= 100):
-		return exit.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", p)
-	case !percentile && st.Method != gate.MethodOrder && st.Method != gate.MethodLogNormal:
-		return exit.Usagef("--method %q: expected %s or %s", st.Method, gate.MethodOrder, gate.MethodLogNormal)
+	percentile, st, err := modeOf(cfg)
+	if err != nil {
+		return err
 	}
 	if cfg.Calibrate {
 		return runCalibrate(ctx, cfg, st, stdout, stderr)
 	}
-	dir, out := cfg.ExperimentsResults, cfg.OutputFile
-	if out == "" {
-		return exit.Usagef("--output-file is empty: expected the requirements CSV to write")
+	out, tout, err := outputFiles(cfg)
+	if err != nil {
+		return err
 	}
-	tout := cfg.ThroughputOutputFile
-	if !cfg.Set["throughput-output-file"] {
-		tout = filepath.Join(filepath.Dir(out), DefaultThroughputFileName)
-	}
-	if tout == "" {
-		return exit.Usagef("--throughput-output-file is empty: expected the throughput requirements CSV to write")
-	}
-	// Refused before any run or read: a path that cannot become a file.
-	// The default throughput file is checked when it is written, with the
-	// others, as it is written only for throughput summaries.
-	for _, f := range []struct{ flag, path string }{{"--output-file", out}, {driftFlag, DriftFileFor(out)}, {"--throughput-output-file", tout}} {
-		if f.flag != "--throughput-output-file" || cfg.Set["throughput-output-file"] {
-			if err := checkOutputFile(f.flag, f.path); err != nil {
-				return err
-			}
-		}
-	}
-	switch {
-	case cfg.Set["runs"] || cfg.Set["out"]:
-		if dir != "" {
-			return exit.Usagef("--experiments-results and --runs/--out exclude each other: --runs derives from --out")
-		}
-		if !cfg.Set["runs"] || cfg.Out == "" {
-			return exit.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see 'requirements --help')")
-		}
-		if err := guard("--out", cfg.Out, out, tout).Check(); err != nil {
-			return err
-		}
-		r := Runs{N: cfg.Runs, Out: cfg.Out, RunArgs: cfg.Args, Stdout: stdout, Stderr: stderr}
-		if _, err := r.Execute(ctx); err != nil {
-			return err
-		}
-		dir = r.Out
-	case dir == "":
-		return exit.Usagef("--experiments-results DIR (or --runs N --out DIR) is required (see 'requirements --help')")
-	default:
-		// Arguments are run's, and only with --runs.
-		if err := noArgs(cfg.Args); err != nil {
-			return err
-		}
-	}
-	rootFlag := "--experiments-results"
-	if cfg.Set["out"] {
-		rootFlag = "--out"
-	}
-	if err := guard(rootFlag, dir, out, tout).Check(); err != nil {
+	dir, err := experimentsRoot(ctx, cfg, out, tout, stdout, stderr)
+	if err != nil {
 		return err
 	}
 	in, err := Load(ctx, dir, cfg.AllowIncomplete)
@@ -166,73 +88,208 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		}
 		return exit.With(exit.Usage, err)
 	}
+	dv, err := derive(in, percentile, cfg.Percentile, st)
+	if err != nil {
+		return err
+	}
+	if err := dv.write(in, out, tout, stderr); err != nil {
+		return err
+	}
+	return dv.print(stdout, in, percentile, cfg.Percentile, out, tout)
+}
+
+// modeOf checks the flags that choose how requirements are derived:
+// percentile reports the Fast-RTPS percentile mode, st the statistical
+// mode's settings.
+func modeOf(cfg Config) (percentile bool, st StatConfig, err error) {
+	// Statistical when any of its flags is given; otherwise the Fast-RTPS
+	// percentile mode, which stays the default for compatibility.
+	percentile = !(cfg.Set["false-fail"] || cfg.Set["method"] || cfg.Set["normality-level"] || cfg.Set["order-rank"] || cfg.Calibrate)
+	p := cfg.Percentile
+	st = StatConfig{Method: cfg.Method, OrderRank: cfg.OrderRank}
+	if st.FalseFail, err = numflag.Level.Parse(cfg.FalseFail); err != nil {
+		return false, st, exit.Usagef("--false-fail: %v", err)
+	}
+	if st.NormalityLevel, err = numflag.Level.Parse(cfg.NormalityLevel); err != nil {
+		return false, st, exit.Usagef("--normality-level: %v", err)
+	}
+	if !cfg.Set["order-rank"] {
+		st.OrderRank = 0 // chosen from the runs (OrderRankFor)
+	} else if err := OrderRankRange.Check("--order-rank", st.OrderRank); err != nil {
+		return false, st, exit.With(exit.Usage, err)
+	}
+	if cfg.Set["runs"] {
+		if err := RunsRange.Check("--runs", cfg.Runs); err != nil {
+			return false, st, exit.With(exit.Usage, err)
+		}
+		if cfg.Set["order-rank"] && st.OrderRank >= cfg.Runs {
+			return false, st, exit.Usagef("--order-rank %d with --runs %d: expected fewer than the runs (1 is the largest run)", st.OrderRank, cfg.Runs)
+		}
+	}
+	if !cfg.Calibrate {
+		if err := calibrateMisused(cfg.Set); err != nil {
+			return false, st, err
+		}
+	}
+	switch {
+	case !percentile && cfg.Set["percentile"]:
+		return false, st, exit.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
+	case percentile && !(p > 0 && p <= 100):
+		return false, st, exit.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", p)
+	case !percentile && st.Method != gate.MethodOrder && st.Method != gate.MethodLogNormal:
+		return false, st, exit.Usagef("--method %q: expected %s or %s", st.Method, gate.MethodOrder, gate.MethodLogNormal)
+	}
+	return percentile, st, nil
+}
+
+// outputFiles returns the latency and throughput requirements files to
+// write, refusing before any run or read a path that cannot become a file.
+func outputFiles(cfg Config) (out, tout string, err error) {
+	out = cfg.OutputFile
+	if out == "" {
+		return "", "", exit.Usagef("--output-file is empty: expected the requirements CSV to write")
+	}
+	tout = cfg.ThroughputOutputFile
+	if !cfg.Set["throughput-output-file"] {
+		tout = filepath.Join(filepath.Dir(out), DefaultThroughputFileName)
+	}
+	if tout == "" {
+		return "", "", exit.Usagef("--throughput-output-file is empty: expected the throughput requirements CSV to write")
+	}
+	// The default throughput file is checked when it is written, with the
+	// others, as it is written only for throughput summaries.
+	for _, f := range []struct{ flag, path string }{{"--output-file", out}, {driftFlag, DriftFileFor(out)}, {"--throughput-output-file", tout}} {
+		if f.flag != "--throughput-output-file" || cfg.Set["throughput-output-file"] {
+			if err := checkOutputFile(f.flag, f.path); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	return out, tout, nil
+}
+
+// experimentsRoot returns the folder of experiments to derive from:
+// --experiments-results, or --out once the runs of --runs are done. It
+// refuses outputs out and tout inside it.
+func experimentsRoot(ctx context.Context, cfg Config, out, tout string, stdout, stderr io.Writer) (string, error) {
+	dir := cfg.ExperimentsResults
+	switch {
+	case cfg.Set["runs"] || cfg.Set["out"]:
+		if dir != "" {
+			return "", exit.Usagef("--experiments-results and --runs/--out exclude each other: --runs derives from --out")
+		}
+		if !cfg.Set["runs"] || cfg.Out == "" {
+			return "", exit.Usagef("--runs needs a number of runs ≥ 1 and --out DIR (see 'requirements --help')")
+		}
+		if err := guard("--out", cfg.Out, out, tout).Check(); err != nil {
+			return "", err
+		}
+		r := Runs{N: cfg.Runs, Out: cfg.Out, RunArgs: cfg.Args, Stdout: stdout, Stderr: stderr}
+		if _, err := r.Execute(ctx); err != nil {
+			return "", err
+		}
+		dir = r.Out
+	case dir == "":
+		return "", exit.Usagef("--experiments-results DIR (or --runs N --out DIR) is required (see 'requirements --help')")
+	default:
+		// Arguments are run's, and only with --runs.
+		if err := noArgs(cfg.Args); err != nil {
+			return "", err
+		}
+	}
+	rootFlag := "--experiments-results"
+	if cfg.Set["out"] {
+		rootFlag = "--out"
+	}
+	if err := guard(rootFlag, dir, out, tout).Check(); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// derived is what Run derives from the experiments: the latency
+// requirements (nil without latency summaries), the throughput ones (nil
+// without throughput summaries) with their warnings, and the drift report.
+type derived struct {
+	d         *Derivation
+	treqs     []ThroughputRequirement
+	twarnings []string
+	drift     Drift
+}
+
+// derive derives the requirements of in, at percentile p or, unless
+// percentile, statistically with st. The serial-correlation test refuses
+// statistical requirements here, before anything is written.
+func derive(in *Input, percentile bool, p float64, st StatConfig) (dv derived, err error) {
 	latObs, tputObs := in.Observations(), in.ThroughputObservations()
 	_, tputKeys := groupThroughput(tputObs)
-	// The drift report, and the serial-correlation test that refuses
-	// statistical requirements before anything is written.
-	drift := DriftOf(in)
-	if !percentile && drift.Pooled.Refuse {
-		return exit.With(exit.Usage, refuseCorrelated(drift.Pooled))
+	dv.drift = DriftOf(in)
+	if !percentile && dv.drift.Pooled.Refuse {
+		return dv, exit.With(exit.Usage, refuseCorrelated(dv.drift.Pooled))
 	}
-	var d *Derivation
-	var treqs []ThroughputRequirement
-	var twarnings []string
 	if len(latObs) > 0 {
 		if percentile {
-			d, err = Derive(latObs, p)
+			dv.d, err = Derive(latObs, p)
 		} else {
-			d, err = DeriveStatisticalWith(latObs, st, len(tputKeys))
+			dv.d, err = DeriveStatisticalWith(latObs, st, len(tputKeys))
 		}
 		if err != nil {
-			return exit.With(exit.Usage, err)
+			return dv, exit.With(exit.Usage, err)
 		}
 	}
 	if len(tputObs) > 0 {
 		if percentile {
-			treqs, err = DeriveThroughput(tputObs, p)
+			dv.treqs, err = DeriveThroughput(tputObs, p)
 		} else {
 			latRows := 0
-			if d != nil {
-				latRows = len(d.Requirements)
+			if dv.d != nil {
+				latRows = len(dv.d.Requirements)
 			}
-			treqs, twarnings, err = DeriveThroughputStatistical(tputObs, st, CheckLevelFor(st.FalseFail, latRows, len(tputKeys)))
+			dv.treqs, dv.twarnings, err = DeriveThroughputStatistical(tputObs, st, CheckLevelFor(st.FalseFail, latRows, len(tputKeys)))
 		}
 		if err != nil {
-			return exit.With(exit.Usage, err)
+			return dv, exit.With(exit.Usage, err)
 		}
 	}
-	// The requirements and the drift report land together or not at all:
-	// a call failing on one leaves the earlier files as they were.
+	return dv, nil
+}
+
+// write prints the warnings to stderr and writes the requirements files
+// out and tout and the drift report: they land together or not at all, so
+// that a call failing on one leaves the earlier files as they were.
+func (dv derived) write(in *Input, out, tout string, stderr io.Writer) error {
 	var files outputs
-	if d != nil {
-		rows := d.Rows()
+	if dv.d != nil {
+		rows := dv.d.Rows()
 		for i := range rows {
 			rows[i].Latency = in.Latency
 		}
 		files.Add("--output-file", out, func(w io.Writer) error { return Write(w, rows) })
 	}
-	if treqs != nil {
-		rows := make([]KeyedRow, len(treqs))
-		for i, r := range treqs {
+	if dv.treqs != nil {
+		rows := make([]KeyedRow, len(dv.treqs))
+		for i, r := range dv.treqs {
 			rows[i] = r.KeyedRow
 		}
 		files.Add("--throughput-output-file", tout, func(w io.Writer) error { return WriteThroughput(w, rows) })
 	}
-	dpath := DriftFileFor(out)
-	if d != nil || treqs != nil {
-		files.Add(driftFlag, dpath, func(w io.Writer) error { return WriteDrift(w, drift) })
+	if dv.d != nil || dv.treqs != nil {
+		files.Add(driftFlag, DriftFileFor(out), func(w io.Writer) error { return WriteDrift(w, dv.drift) })
 	}
 	warnings := in.Warnings
-	if d != nil {
-		warnings = append(warnings, d.Warnings...)
+	if dv.d != nil {
+		warnings = append(warnings, dv.d.Warnings...)
 	}
-	for _, w := range append(warnings, twarnings...) {
+	for _, w := range append(warnings, dv.twarnings...) {
 		fmt.Fprintf(stderr, "requirements: warning: %s\n", w)
 	}
-	if _, err := files.Commit(); err != nil {
-		return err
-	}
-	if d != nil {
+	_, err := files.Commit()
+	return err
+}
+
+// print writes the tables of what write wrote to stdout.
+func (dv derived) print(stdout io.Writer, in *Input, percentile bool, p float64, out, tout string) error {
+	if d := dv.d; d != nil {
 		print := PrintTable
 		if !percentile {
 			print = PrintStatTable
@@ -242,17 +299,17 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%d requirement(s) from %d experiment(s) written to %s\n", len(d.Requirements), len(in.Experiments), out)
 	}
-	if treqs != nil {
-		if err := PrintThroughputTable(stdout, treqs, percentile, p); err != nil {
+	if dv.treqs != nil {
+		if err := PrintThroughputTable(stdout, dv.treqs, percentile, p); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%d throughput requirement(s) (lower limits, higher is better) from %d experiment(s) written to %s\n", len(treqs), len(in.Experiments), tout)
+		fmt.Fprintf(stdout, "%d throughput requirement(s) (lower limits, higher is better) from %d experiment(s) written to %s\n", len(dv.treqs), len(in.Experiments), tout)
 	}
-	if d != nil || treqs != nil {
-		if err := PrintDrift(stdout, drift); err != nil {
+	if dv.d != nil || dv.treqs != nil {
+		if err := PrintDrift(stdout, dv.drift); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "drift report written to %s\n", dpath)
+		fmt.Fprintf(stdout, "drift report written to %s\n", DriftFileFor(out))
 	}
 	return nil
 }
