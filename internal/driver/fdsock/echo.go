@@ -18,6 +18,59 @@ import (
 // calls happens per message: a read (held at most RawWait, then a wait
 // through the scheduler), and a write.
 func (s *Conn) Echo(buf []byte) error {
+	return s.EchoEach(buf, Framing{}, nil)
+}
+
+// Framing tells EchoEach where messages end: each message is a header of
+// Header bytes followed by Length(header) bytes.
+type Framing struct {
+	Header int
+	Length func(header []byte) int
+}
+
+// frames follows a stream of messages framed by Framing across reads.
+type frames struct {
+	f    Framing
+	hdr  [16]byte
+	have int // header bytes read of the current message
+	left int // body bytes still to come, when in the body
+	body bool
+}
+
+// advance reads p up to the end of the current message: it returns how
+// many bytes of p belong to it and whether it ends there.
+func (fr *frames) advance(p []byte) (int, bool) {
+	i := 0
+	if !fr.body {
+		k := min(fr.f.Header-fr.have, len(p))
+		copy(fr.hdr[fr.have:], p[:k])
+		fr.have += k
+		i = k
+		if fr.have < fr.f.Header {
+			return i, false
+		}
+		fr.have, fr.body, fr.left = 0, true, max(fr.f.Length(fr.hdr[:fr.f.Header]), 0)
+	}
+	k := min(fr.left, len(p)-i)
+	fr.left -= k
+	i += k
+	if fr.left == 0 {
+		fr.body = false
+		return i, true
+	}
+	return i, false
+}
+
+// EchoEach is Echo calling each, when not nil, once per message framed by
+// f, after the message's last byte is read and before it is written back:
+// an echo that spends a delay on each message (run --echo-delay,
+// --echo-work) keeps the system calls of the plain echo, a read and a
+// write per message, rather than taking another path that costs more by
+// itself.
+func (s *Conn) EchoEach(buf []byte, f Framing, each func()) error {
+	if each != nil && (f.Header < 1 || f.Header > len(frames{}.hdr) || f.Length == nil) {
+		return fmt.Errorf("echo: framing of a %d-byte header", f.Header)
+	}
 	if len(buf) == 0 {
 		return errors.New("echo: empty buffer")
 	}
@@ -29,7 +82,11 @@ func (s *Conn) Echo(buf []byte) error {
 		return nil
 	}
 	s.ebuf, s.eerr = buf, 0
-	s.echo(s.fd)
+	if each == nil {
+		s.echo(s.fd)
+	} else {
+		s.echoEach(s.fd, &frames{f: f}, each)
+	}
 	s.ebuf = nil
 	s.release()
 	switch {
@@ -72,21 +129,74 @@ func (s *Conn) echo(fd uintptr) {
 		if n == 0 {
 			return // end of stream, or shut down
 		}
-		for off := uintptr(0); off < n; {
-			w, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, p+off, n-off,
-				syscall.MSG_NOSIGNAL|syscall.MSG_DONTWAIT, 0, 0)
-			if e == syscall.EAGAIN {
-				// No room: wait for it (SO_SNDTIMEO bounds the wait).
-				w, _, e = syscall.Syscall6(syscall.SYS_SENDTO, fd, p+off, n-off, syscall.MSG_NOSIGNAL, 0, 0)
-			}
-			switch e {
-			case 0:
-				off += w
-			case syscall.EINTR:
-			default:
-				s.eerr = e
+		if !s.writeAll(fd, p, n) {
+			return
+		}
+	}
+}
+
+// writeAll writes the n bytes at p, false (with s.eerr set) when a system
+// call fails.
+func (s *Conn) writeAll(fd, p, n uintptr) bool {
+	for off := uintptr(0); off < n; {
+		w, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, p+off, n-off,
+			syscall.MSG_NOSIGNAL|syscall.MSG_DONTWAIT, 0, 0)
+		if e == syscall.EAGAIN {
+			// No room: wait for it (SO_SNDTIMEO bounds the wait).
+			w, _, e = syscall.Syscall6(syscall.SYS_SENDTO, fd, p+off, n-off, syscall.MSG_NOSIGNAL, 0, 0)
+		}
+		switch e {
+		case 0:
+			off += w
+		case syscall.EINTR:
+		default:
+			s.eerr = e
+			return false
+		}
+	}
+	return true
+}
+
+// echoEach is echo with each called at the end of every message, before
+// the bytes that end it are written back; the bytes of a message not yet
+// whole are written back as they come, as echo does.
+func (s *Conn) echoEach(fd uintptr, fr *frames, each func()) {
+	p, size := uintptr(unsafe.Pointer(&s.ebuf[0])), uintptr(len(s.ebuf))
+	for {
+		var n uintptr
+		var e syscall.Errno
+		if s.armed != 0 && rawOK(true) {
+			n, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, p, size)
+		} else {
+			n, _, e = syscall.Syscall(syscall.SYS_READ, fd, p, size)
+		}
+		switch e {
+		case 0:
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			s.ptsPtr = nil
+			if s.poll(fd); s.perr != 0 && s.perr != syscall.EINTR {
+				s.eerr = s.perr
 				return
 			}
+			continue
+		default:
+			s.eerr = e
+			return
+		}
+		if n == 0 {
+			return
+		}
+		for off := uintptr(0); off < n; {
+			k, whole := fr.advance(s.ebuf[off:n])
+			if whole {
+				each()
+			}
+			if !s.writeAll(fd, p+off, uintptr(k)) {
+				return
+			}
+			off += uintptr(k)
 		}
 	}
 }

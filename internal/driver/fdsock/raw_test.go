@@ -2,10 +2,12 @@ package fdsock
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,5 +166,56 @@ func TestEcho(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("Echo did not end")
 		}
+	}
+}
+
+// TestEchoEach: with a framing, the echo calls each once per message,
+// before the message's last byte goes back, whether a read holds part of a
+// header, several messages or a message larger than the buffer; and the
+// bytes come back unchanged.
+func TestEchoEach(t *testing.T) {
+	s, c := echoPair(t)
+	var calls atomic.Int64
+	f := Framing{Header: 4, Length: func(h []byte) int { return int(binary.BigEndian.Uint32(h)) }}
+	done := make(chan error, 1)
+	go func() { done <- s.EchoEach(make([]byte, 100), f, func() { calls.Add(1) }) }()
+	frame := func(size int, fill byte) []byte {
+		b := make([]byte, 4+size)
+		binary.BigEndian.PutUint32(b, uint32(size))
+		for i := range size {
+			b[4+i] = fill
+		}
+		return b
+	}
+	// Each write is some whole messages, or a message cut anywhere: in
+	// its header, in its body, and one longer than the echo's buffer.
+	m1, m2, m3, m4, m5 := frame(16, 1), frame(0, 2), frame(300, 3), frame(7, 4), frame(1, 5)
+	writes := [][]byte{m1, append(append([]byte{}, m2...), m3...), m4[:2], m4[2:9], m4[9:], m5}
+	ends := []int{1, 3, 3, 3, 4, 5} // messages whole after each write
+	for i, w := range writes {
+		if _, err := c.Write(w); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(w))
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, w) {
+			t.Fatalf("write %d: echo of %d bytes: %v (or content differs)", i, len(w), err)
+		}
+		// Every message whose last byte came back was counted before it.
+		if n := calls.Load(); n != int64(ends[i]) {
+			t.Errorf("after write %d: each called %d times, want %d", i, n, ends[i])
+		}
+	}
+	c.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("EchoEach after the peer closed: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("EchoEach did not end")
+	}
+	if err := s.EchoEach(make([]byte, 10), Framing{}, func() {}); err == nil {
+		t.Error("EchoEach with each but no framing: no error")
 	}
 }

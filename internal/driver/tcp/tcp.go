@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -279,18 +280,27 @@ func (e *Echoer) serveConn(ctx context.Context, c net.Conn) {
 // echo echoes s until ctx is done or the stream ends. A plain TCP stream
 // echoes in one loop of system calls (fdsock.Conn.Echo); others, such as
 // TLS, through Echo.
+//
+// A delay (--echo-delay, --echo-work) is spent on each message: on a plain
+// TCP stream within the same loop of system calls, which finds where each
+// message ends (fdsock.Conn.EchoEach), so that a delayed echo differs from
+// the plain one by its delay alone; others echo frame by frame
+// (EchoFrames).
 func (e *Echoer) echo(ctx context.Context, s Stream) error {
-	if !e.Delay.IsZero() {
+	ss, sock := s.(*SockStream)
+	if !e.Delay.IsZero() && !sock {
 		return EchoFrames(ctx, s, make([]byte, max(e.MaxMessage, 1)), e.Delay.NewDelayer())
 	}
 	buf := make([]byte, EchoBuffer)
-	ss, ok := s.(*SockStream)
-	if !ok {
+	if !sock {
 		return Echo(ctx, s, buf)
 	}
 	stop := context.AfterFunc(ctx, func() { s.Close() })
 	defer stop()
-	return ss.Conn.Echo(buf)
+	if e.Delay.IsZero() {
+		return ss.Conn.Echo(buf)
+	}
+	return ss.Conn.EchoEach(buf, fdsock.Framing{Header: HeaderSize, Length: func(h []byte) int { return int(binary.BigEndian.Uint32(h)) }}, e.Delay.NewDelayer().Wait)
 }
 
 func (e *Echoer) countErr() {
