@@ -117,7 +117,7 @@ func DriverUsage(key string) (string, bool) {
 	}
 	for _, f := range clientFlags() {
 		if f.Name == key {
-			return f.Usage + " (" + f.System + "; as run's, default: run's unless the role says otherwise)", true
+			return f.Usage + " (" + f.System + "; as for run unless the role says otherwise)", true
 		}
 	}
 	return "", false
