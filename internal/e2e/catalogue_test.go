@@ -743,6 +743,46 @@ func catalogue(bins map[string]string) []catalogueTrial {
 		return []string{"--quiet", exp(d)}
 	})
 
+	// A damaged burst file beside good raw files: every input is read and
+	// checked before any summary or plot is written.
+	add("process", "malformed CSV", "burst file: a time that is not a number", `burst_nats_best_effort\.csv:3: column "Publication time \[us\]": "28x3887" is not a finite number ≥ 0`, func(t *testing.T, d string) []string {
+		b, err := os.ReadFile(filepath.Join("..", "process", "testdata", "fastrtps-throughput", "results_all_2019-11-04_15-39-11.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := strings.Replace(string(b), ",2883887,", ",28x3887,", 1)
+		if bad == string(b) {
+			t.Fatal("the fixture no longer has the cell the trial damages")
+		}
+		replace(t, filepath.Join(exp(d), "burst_intraprocess_best_effort.csv"), string(b))
+		replace(t, filepath.Join(exp(d), "burst_nats_best_effort.csv"), bad)
+		writeMeta(t, exp(d), func(m *meta.Meta) {
+			catListed(m)
+			m.Config.SubExperiments = append(m.Config.SubExperiments, "intraprocess_best_effort", "nats_best_effort")
+		})
+		return []string{"--quiet", "--html", filepath.Join(exp(d), "report.html"), exp(d)}
+	})
+
+	// --- run ab's sides and the echo CPU checks ---------------------------
+	for _, c := range []struct {
+		name, where string
+		args        []string
+	}{
+		{"sides pinned differently", `--cpus differs (0,0 and none)`,
+			[]string{"ab", "--runs", "4", "--reference", "--cpus 0,0", "--candidate", "--cpus none", "--", "-s", "intraprocess_reliable", "--payloads", "64", "--samples", "100"}},
+		{"--cpu-margin outside the interleaved design", `--cpu-margin: only --design interleave`,
+			[]string{"ab", "--max-runs", "4", "--design", "random", "--cpu-margin", "2%", "--candidate", "--echo-delay 1ms", "--", "-s", "intraprocess_reliable"}},
+	} {
+		c := c
+		add("run", "flag value", "ab: "+c.name, regexp.QuoteMeta(c.where), func(t *testing.T, d string) []string {
+			// --out before the sides: run ab's own flags end at "--".
+			return append([]string{c.args[0], "--out", filepath.Join(d, "about")}, c.args[1:]...)
+		})
+	}
+	add("run", "flag value", "--echo-work on a remote echo", regexp.QuoteMeta(`--echo-work applies to the echoes this run starts`), func(t *testing.T, d string) []string {
+		return []string{"-s", "interprocess_reliable_tcp", "--echo", "remote", "--target", "127.0.0.1:1", "--echo-work", "1us", "--out", filepath.Join(d, "remote")}
+	})
+
 	// --- the roles' client takes the systems' flags, checked before it
 	// connects or writes -----------------------------------------------------
 	for _, c := range []struct {
