@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/clockoffset"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // RoleRunner is implemented by systems whose distributed roles run in a
@@ -54,7 +55,7 @@ type RoleRun struct {
 	Completed   bool   // the helper ran to its end
 	Interrupted bool   // ctx was done first
 	Reason      string // why not completed
-	System      SystemInfo
+	System      meta.SystemInfo
 	// Counts are the first payload's (a role measures one), Total the
 	// sums of Sent, Received, Errors and Timeouts over every payload.
 	Counts     RoleCounts

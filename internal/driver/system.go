@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"time"
+
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // Flag is a command-line setting a driver owns. The run command turns each
@@ -61,26 +63,21 @@ type FlagOwner interface {
 	Flags() []Flag
 }
 
-// SystemInfo describes the system a link reached, for meta.json.
-type SystemInfo struct {
-	// Product and Version of the server or library, as it reported them
-	// (AMQP server properties, NATS INFO, MQTT has none: the client
-	// library).
-	Product string `json:"product,omitempty"`
-	Version string `json:"version,omitempty"`
-	// URL the link connected to, without credentials (RedactURL).
-	URL string `json:"url,omitempty"`
-	// Embedded is true when the broker ran inside this process
-	// (--broker embedded).
-	Embedded bool `json:"embedded,omitempty"`
-	// Extra holds further facts (cluster name, protocol version).
-	Extra map[string]string `json:"extra,omitempty"`
+// InfoReporter is implemented by pingers, publishers and subscribers that
+// can say what they connected to: the system measured, which meta.json
+// records through Recorded.
+type InfoReporter interface {
+	SystemInfo() meta.SystemInfo
 }
 
-// InfoReporter is implemented by pingers, publishers and subscribers that
-// can say what they connected to.
-type InfoReporter interface {
-	SystemInfo() SystemInfo
+// Recorded is info as meta.json records it: its URL without credentials
+// (RedactURL), and Embedded also when the broker ran inside this process
+// although the driver could not tell (embedded, --broker embedded). Extra
+// is info's map, not a copy.
+func Recorded(info meta.SystemInfo, embedded bool) *meta.SystemInfo {
+	info.URL = RedactURL(info.URL)
+	info.Embedded = info.Embedded || embedded
+	return &info
 }
 
 // Embedder is implemented by transports whose broker can run inside this

@@ -1,9 +1,12 @@
 package driver
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // brokerTransport declares schemes and a URL flag.
@@ -73,6 +76,25 @@ func TestRedactURL(t *testing.T) {
 	} {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRecorded: what meta.json records of a reported system has its URL
+// redacted and is embedded when either the run or the driver says so; the
+// reported value itself is left as it was.
+func TestRecorded(t *testing.T) {
+	info := meta.SystemInfo{Product: "RabbitMQ", Version: "3.12.1", URL: "amqp://guest:guest@h:5672/", Extra: map[string]string{"mode": "confirm"}}
+	for _, c := range []struct{ reported, run, want bool }{{false, false, false}, {false, true, true}, {true, false, true}} {
+		in := info
+		in.Embedded = c.reported
+		got := Recorded(in, c.run)
+		want := meta.SystemInfo{Product: "RabbitMQ", Version: "3.12.1", URL: "amqp://guest:xxxxx@h:5672/", Embedded: c.want, Extra: info.Extra}
+		if !reflect.DeepEqual(*got, want) {
+			t.Errorf("Recorded(embedded %v, run embedded %v) = %+v, want %+v", c.reported, c.run, *got, want)
+		}
+		if in.URL != info.URL {
+			t.Errorf("Recorded changed its argument's URL to %q", in.URL)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/loadsummary"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // Defaults of a load run (issue 12).
@@ -208,7 +209,7 @@ type PayloadResult struct {
 	// transport says (driver.InfoReporter), read after the drain so that
 	// its counts (AMQP transactions committed) are the whole payload's.
 	Acknowledged bool
-	System       *driver.SystemInfo
+	System       *meta.SystemInfo
 }
 
 // Measured is the length of the measured period.
@@ -426,7 +427,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 		drained = r.drain(w, tk, sends, expected)
 	}
 	r.stop.Store(true)
-	var system *driver.SystemInfo
+	var system *meta.SystemInfo
 	if reporter != nil {
 		info := reporter.SystemInfo()
 		system = &info

@@ -41,9 +41,7 @@ func (t *Trial) Open(payload int) (*Ends, error) {
 	}
 	pub := ends.Pubs[0].Senders[0]
 	if ir, ok := pub.(driver.InfoReporter); ok && t.Rec.System == nil {
-		info := ir.SystemInfo()
-		t.Rec.System = &meta.SystemInfo{Product: info.Product, Version: info.Version, URL: driver.RedactURL(info.URL),
-			Embedded: t.Embedded || info.Embedded, Extra: info.Extra}
+		t.Rec.System = driver.Recorded(ir.SystemInfo(), t.Embedded)
 	}
 	_, t.Rec.Acknowledged = pub.(driver.AckSender)
 	return ends, nil

@@ -88,8 +88,7 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 		for _, p := range res {
 			rec.Acknowledged = p.Acknowledged
 			if p.System != nil && rec.System == nil {
-				rec.System = &meta.SystemInfo{Product: p.System.Product, Version: p.System.Version,
-					URL: driver.RedactURL(p.System.URL), Embedded: s.Embedded || p.System.Embedded, Extra: p.System.Extra}
+				rec.System = driver.Recorded(*p.System, s.Embedded)
 			}
 			rec.Payloads = append(rec.Payloads, meta.Payload{
 				Bytes: p.Payload, Samples: len(p.Raw), Warmup: int(p.Counters.Warmup),

@@ -33,8 +33,8 @@ func (p *countingPublisher) Send(msg []byte) error {
 	return err
 }
 
-func (p *countingPublisher) SystemInfo() driver.SystemInfo {
-	return driver.SystemInfo{Product: "counting", Extra: map[string]string{"mode": sentSoFar(p.sent.Load())}}
+func (p *countingPublisher) SystemInfo() meta.SystemInfo {
+	return meta.SystemInfo{Product: "counting", Extra: map[string]string{"mode": sentSoFar(p.sent.Load())}}
 }
 
 func sentSoFar(n uint64) string { return fmt.Sprintf("%d sent", n) }

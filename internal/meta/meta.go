@@ -220,15 +220,21 @@ type Payload struct {
 	Completed       bool   `json:"completed"`
 }
 
-// SystemInfo describes the system a sub-experiment's link reached.
+// SystemInfo describes the system a sub-experiment's link reached: what a
+// driver's ends and the roles' clients report (driver.InfoReporter) and
+// what meta.json records of it, one type from the driver to the file.
 type SystemInfo struct {
+	// Product and Version of the server or library, as it reported them
+	// (AMQP server properties, NATS INFO, MQTT has none: the client
+	// library).
 	Product string `json:"product,omitempty"`
 	Version string `json:"version,omitempty"`
 	// URL is the address connected to, without credentials.
 	URL string `json:"url,omitempty"`
 	// Embedded is true when the broker ran inside run (--broker embedded).
-	Embedded bool              `json:"embedded"`
-	Extra    map[string]string `json:"extra,omitempty"`
+	Embedded bool `json:"embedded"`
+	// Extra holds further facts (cluster name, protocol version, mode).
+	Extra map[string]string `json:"extra,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("1.5s").

@@ -100,5 +100,6 @@ func (b Backend) system(extra map[string]string) *meta.SystemInfo {
 		e = map[string]string{}
 	}
 	maps.Copy(e, extra)
-	return &meta.SystemInfo{Product: si.Product, Version: si.Version, URL: driver.RedactURL(si.URL), Embedded: si.Embedded, Extra: e}
+	si.Extra = e
+	return driver.Recorded(si, false)
 }

@@ -3,6 +3,7 @@ package roles
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -106,13 +107,11 @@ func measuredByHelper(s Settings, met *Metrics, run driver.RoleRun, out, latency
 		o.Summary = fmt.Sprintf("%s %s (%s): %s messages%s; helper output in %s%s", s.Role, s.RunID, s.Driver, result.Count(n), statusWord(completed, interrupted, reason), out, report)
 		return o
 	}
-	sysInfo := run.System
-	sys := &meta.SystemInfo{Product: sysInfo.Product, Version: sysInfo.Version, URL: sysInfo.URL, Extra: map[string]string{
-		"role": s.Role, "host": hostname(),
-	}}
-	for k, v := range sysInfo.Extra {
-		sys.Extra[k] = v
-	}
+	// The helper's facts win over the role's of the same name.
+	info := run.System
+	info.Extra = map[string]string{"role": s.Role, "host": hostname()}
+	maps.Copy(info.Extra, run.System.Extra)
+	sys := driver.Recorded(info, false)
 	base := meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: run.Topic, Completed: completed, Error: reason,
 		Start: start.UTC(), End: end.UTC(), System: sys}
 	pc := run.Counts

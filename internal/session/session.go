@@ -614,7 +614,7 @@ func (s *Session) open(ctx context.Context, p *plan) (link *engine.Link, err err
 
 // systemInfo describes what p's pinger reached, for meta.json.
 func (s *Session) systemInfo(p *plan, pinger driver.Pinger) *meta.SystemInfo {
-	var info driver.SystemInfo
+	var info meta.SystemInfo
 	ir, ok := pinger.(driver.InfoReporter)
 	if ok {
 		info = ir.SystemInfo()
@@ -625,8 +625,7 @@ func (s *Session) systemInfo(p *plan, pinger driver.Pinger) *meta.SystemInfo {
 	if info.URL == "" && p.broker {
 		info.URL = p.addr
 	}
-	return &meta.SystemInfo{Product: info.Product, Version: info.Version, URL: driver.RedactURL(info.URL),
-		Embedded: p.embedded || info.Embedded, Extra: info.Extra}
+	return driver.Recorded(info, p.embedded)
 }
 
 // dial connects a pinger within the connect timeout.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // Name is the registry name of the transport.
@@ -329,7 +330,7 @@ func (p *pinger) Close() error {
 func (p *pinger) Counters() driver.Counters { return p.pub.counters() }
 
 // SystemInfo implements driver.InfoReporter.
-func (p *pinger) SystemInfo() driver.SystemInfo { return p.pub.info(p.s) }
+func (p *pinger) SystemInfo() meta.SystemInfo { return p.pub.info(p.s) }
 
 // ackPinger is a pinger whose pings the broker acknowledges: publisher
 // confirms (reliable) or a commit per message (--amqp-tx-size 1).
@@ -438,7 +439,7 @@ func (e *echoer) Counters() driver.Counters {
 }
 
 // SystemInfo implements driver.InfoReporter.
-func (e *echoer) SystemInfo() driver.SystemInfo { return e.con.info(e.s) }
+func (e *echoer) SystemInfo() meta.SystemInfo { return e.con.info(e.s) }
 
 // subscriber is the receiving end of one-way traffic.
 type subscriber struct {
@@ -479,7 +480,7 @@ func (s *subscriber) Close() error {
 }
 
 // SystemInfo implements driver.InfoReporter.
-func (s *subscriber) SystemInfo() driver.SystemInfo { return s.con.info(s.s) }
+func (s *subscriber) SystemInfo() meta.SystemInfo { return s.con.info(s.s) }
 
 // oneWayPublisher is the sending end of one-way traffic.
 type oneWayPublisher struct {
@@ -516,7 +517,7 @@ func (p *oneWayPublisher) Close() error {
 func (p *oneWayPublisher) Counters() driver.Counters { return p.pub.counters() }
 
 // SystemInfo implements driver.InfoReporter.
-func (p *oneWayPublisher) SystemInfo() driver.SystemInfo { return p.pub.info(p.pub.s) }
+func (p *oneWayPublisher) SystemInfo() meta.SystemInfo { return p.pub.info(p.pub.s) }
 
 // ackPublisher is a oneWayPublisher whose messages the broker
 // acknowledges.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/secure"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // HandshakeTimeout bounds the TCP, TLS and AMQP handshakes of a connection
@@ -358,10 +359,10 @@ func (l *link) close() error {
 }
 
 // info describes the broker the link reached, for meta.json.
-func (l *link) info(s *settings) driver.SystemInfo { return l.infoTx(s, txCount{}) }
+func (l *link) info(s *settings) meta.SystemInfo { return l.infoTx(s, txCount{}) }
 
 // infoTx is info with the transactions a publisher committed so far.
-func (l *link) infoTx(s *settings, tx txCount) driver.SystemInfo {
+func (l *link) infoTx(s *settings, tx txCount) meta.SystemInfo {
 	p := l.conn.Properties
 	str := func(k string) string {
 		switch v := p[k].(type) {
@@ -372,7 +373,7 @@ func (l *link) infoTx(s *settings, tx txCount) driver.SystemInfo {
 		}
 		return ""
 	}
-	si := driver.SystemInfo{Product: str("product"), Version: str("version"), URL: l.url, Extra: map[string]string{
+	si := meta.SystemInfo{Product: str("product"), Version: str("version"), URL: l.url, Extra: map[string]string{
 		"protocol":  "AMQP 0-9-1",
 		"frame_max": strconv.Itoa(l.conn.Config.FrameSize),
 		"heartbeat": l.conn.Config.Heartbeat.String(),

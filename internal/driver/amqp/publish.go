@@ -11,6 +11,7 @@ import (
 	amqp091 "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // eventBuffer is the capacity of the confirmation and return channels
@@ -258,7 +259,7 @@ func (p *publisher) commitLocked() error {
 }
 
 // info describes the broker and what this publisher committed.
-func (p *publisher) info(s *settings) driver.SystemInfo {
+func (p *publisher) info(s *settings) meta.SystemInfo {
 	return p.infoTx(s, txCount{p.commits.Load(), p.committed.Load()})
 }
 

@@ -13,6 +13,7 @@ import (
 	amqp091 "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // roleExchange routes the role messages when --amqp-exchange names none:
@@ -154,7 +155,7 @@ func (Transport) RoleUsage() driver.RoleUsage {
 }
 
 // SystemInfo is the broker's and the link's, as every end reports them.
-func (b *roleClient) SystemInfo() driver.SystemInfo { return b.p.info(b.p.s) }
+func (b *roleClient) SystemInfo() meta.SystemInfo { return b.p.info(b.p.s) }
 
 func (b *roleClient) Publish(topic string, msg []byte) error {
 	b.pubMu.Lock()

@@ -190,7 +190,7 @@ func (Transport) Dial(ctx context.Context, _ string, opts driver.Options) (drive
 	if !ok {
 		return nil, fmt.Errorf("no --%s", FlagCommand)
 	}
-	p := &program{cfg: c, info: driver.SystemInfo{Product: filepath.Base(c.argv[0]), Extra: map[string]string{}}}
+	p := &program{cfg: c, info: meta.SystemInfo{Product: filepath.Base(c.argv[0]), Extra: map[string]string{}}}
 	p.info.Extra["command"] = QuoteArgv(c.argv)
 	p.info.Extra["format"] = c.format
 	if c.versionArgv != nil {

@@ -39,7 +39,7 @@ var ErrTimedOut = errors.New("ran longer than --" + FlagTimeout)
 // workload starts the program and reads what it wrote (driver.SelfMeasuring).
 type program struct {
 	cfg  config
-	info driver.SystemInfo
+	info meta.SystemInfo
 
 	mu      sync.Mutex
 	closed  bool
@@ -70,7 +70,7 @@ func (p *program) Close() error {
 
 // SystemInfo reports the program, its version and command line; the
 // workload adds the exit statuses.
-func (p *program) SystemInfo() driver.SystemInfo { return p.info }
+func (p *program) SystemInfo() meta.SystemInfo { return p.info }
 
 // Workload returns the workload that starts the program; its files are
 // kept in dir.

@@ -81,8 +81,7 @@ func TestAdviceAgainstMosquitto(t *testing.T) {
 			}
 			sys := meta.SystemInfo{Product: "mosquitto"}
 			if r, ok := p.(driver.InfoReporter); ok {
-				info := r.SystemInfo()
-				sys = meta.SystemInfo{Product: info.Product, Version: info.Version}
+				sys = r.SystemInfo()
 			}
 			sub := meta.SubExperiment{Type: "mqtt_reliable", Transport: Name, Params: o.Params, System: &sys}
 			got := driver.Advice(sub, []driver.PayloadResult{res})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // receiver is what a Pinger and a Subscriber share: a connection
@@ -42,7 +43,7 @@ func (r *receiver) Counters() driver.Counters {
 }
 
 // SystemInfo describes the broker and the connection.
-func (r *receiver) SystemInfo() driver.SystemInfo { return r.info.get(r.c) }
+func (r *receiver) SystemInfo() meta.SystemInfo { return r.info.get(r.c) }
 
 // Close disconnects; a blocked Receive returns an error wrapping
 // driver.ErrClosed.
@@ -273,7 +274,7 @@ func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) 
 func (p *Publisher) Send(msg []byte) error { return p.c.publish(p.topic, msg, false) }
 
 // SystemInfo describes the broker and the connection.
-func (p *Publisher) SystemInfo() driver.SystemInfo { return p.info.get(p.c) }
+func (p *Publisher) SystemInfo() meta.SystemInfo { return p.info.get(p.c) }
 
 // Close disconnects. Messages not yet acknowledged are refused.
 func (p *Publisher) Close() error { return p.c.close() }

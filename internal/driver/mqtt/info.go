@@ -12,7 +12,7 @@ import (
 
 	mochi "github.com/mochi-mqtt/server/v2"
 
-	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // Bounds of the broker version question: subscribing, then waiting for the
@@ -26,10 +26,10 @@ const (
 type infoOnce struct {
 	s    *settings
 	once sync.Once
-	info driver.SystemInfo
+	info meta.SystemInfo
 }
 
-func (o *infoOnce) get(c client) driver.SystemInfo {
+func (o *infoOnce) get(c client) meta.SystemInfo {
 	o.once.Do(func() { o.info = systemInfo(o.s, c) })
 	return o.info
 }
@@ -39,8 +39,8 @@ func (o *infoOnce) get(c client) driver.SystemInfo {
 // built with; otherwise the retained message of s.versionTopic ($SYS/
 // broker/version: Mosquitto answers "mosquitto version 2.0.11", mochi-mqtt
 // its version alone) is read once, when the broker publishes it.
-func systemInfo(s *settings, c client) driver.SystemInfo {
-	si := driver.SystemInfo{URL: s.url.String(), Extra: c.facts()}
+func systemInfo(s *settings, c client) meta.SystemInfo {
+	si := meta.SystemInfo{URL: s.url.String(), Extra: c.facts()}
 	if isEmbedded(s.url.Host) {
 		si.Product, si.Version, si.Embedded = "mochi-mqtt", mochi.Version, true
 		return si

@@ -12,6 +12,7 @@ import (
 	"github.com/eclipse/paho.golang/paho"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // roleClient runs the roles over MQTT 5 on the client every end opens
@@ -135,7 +136,7 @@ func (Transport) RoleUsage() driver.RoleUsage {
 }
 
 // SystemInfo is the broker's and the client's, as every end reports them.
-func (b *roleClient) SystemInfo() driver.SystemInfo { return b.info.get(b.c) }
+func (b *roleClient) SystemInfo() meta.SystemInfo { return b.info.get(b.c) }
 
 func (b *roleClient) publish(p *paho.Publish) error {
 	if p.QoS == 0 {

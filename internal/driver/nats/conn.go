@@ -19,6 +19,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/secure"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // conn is one end's connection to the server.
@@ -31,7 +32,7 @@ type conn struct {
 	tls      bool
 	depth    int    // Options.QueueDepth: a core subscription's queue, 0 for nats.go's
 	group    string // Options.Group: the queue group of a core subscription
-	sysinfo  driver.SystemInfo
+	sysinfo  meta.SystemInfo
 
 	closing  atomic.Bool   // Close was called: a closed link is no failure
 	closedCh chan struct{} // closed when the connection is closed
@@ -267,15 +268,15 @@ func (c *conn) sendErr(subject string, n int, err error) error {
 
 // info describes the server this end is connected to, as it was when it
 // connected (a connection never moves to another server).
-func (c *conn) info() driver.SystemInfo {
+func (c *conn) info() meta.SystemInfo {
 	si := c.sysinfo
 	si.Extra = maps.Clone(si.Extra)
 	return si
 }
 
-func (c *conn) readInfo() driver.SystemInfo {
+func (c *conn) readInfo() meta.SystemInfo {
 	nc := c.nc
-	si := driver.SystemInfo{
+	si := meta.SystemInfo{
 		Product: "nats-server",
 		Version: nc.ConnectedServerVersion(),
 		URL:     c.redacted,

@@ -9,6 +9,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // coreRecv receives a core NATS subscription. It waits on the
@@ -120,7 +121,7 @@ func (p *corePinger) Receive(buf []byte, deadline time.Time) (int, time.Time, er
 func (p *corePinger) Counters() driver.Counters { return p.counters() }
 
 // SystemInfo describes the server.
-func (p *corePinger) SystemInfo() driver.SystemInfo { return p.c.info() }
+func (p *corePinger) SystemInfo() meta.SystemInfo { return p.c.info() }
 
 // Close closes the connection; a blocked Receive returns driver.ErrClosed.
 func (p *corePinger) Close() error { return p.c.close() }
@@ -199,7 +200,7 @@ func (p *corePublisher) Send(msg []byte) error {
 }
 
 // SystemInfo describes the server.
-func (p *corePublisher) SystemInfo() driver.SystemInfo { return p.c.info() }
+func (p *corePublisher) SystemInfo() meta.SystemInfo { return p.c.info() }
 
 // Close flushes what was published and closes the connection.
 func (p *corePublisher) Close() error {
@@ -273,7 +274,7 @@ func (s *coreSubscriber) Counters() driver.Counters {
 }
 
 // SystemInfo describes the server.
-func (s *coreSubscriber) SystemInfo() driver.SystemInfo { return s.c.info() }
+func (s *coreSubscriber) SystemInfo() meta.SystemInfo { return s.c.info() }
 
 // Close closes the connection.
 func (s *coreSubscriber) Close() error {

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // consumerInactive is how long the server keeps a consumer nobody pulls
@@ -276,7 +277,7 @@ func (e *jsEnd) counters() driver.Counters {
 	return c
 }
 
-func (e *jsEnd) info() driver.SystemInfo {
+func (e *jsEnd) info() meta.SystemInfo {
 	si := e.c.info()
 	storage := "file"
 	if e.c.p.memory {
@@ -369,7 +370,7 @@ func (p *jsPinger) Receive(buf []byte, deadline time.Time) (int, time.Time, erro
 func (p *jsPinger) Counters() driver.Counters { return p.counters() }
 
 // SystemInfo describes the server and the stream.
-func (p *jsPinger) SystemInfo() driver.SystemInfo { return p.info() }
+func (p *jsPinger) SystemInfo() meta.SystemInfo { return p.info() }
 
 // Close deletes the pinger's consumer (and the stream if it created it)
 // and closes the connection.
@@ -465,7 +466,7 @@ func publishJS(ctx context.Context, c *conn, topic string) (*jsPublisher, error)
 func (p *jsPublisher) Send(msg []byte) error { return p.publish(p.subject, msg) }
 
 // SystemInfo describes the server and the stream.
-func (p *jsPublisher) SystemInfo() driver.SystemInfo { return p.info() }
+func (p *jsPublisher) SystemInfo() meta.SystemInfo { return p.info() }
 
 // Close closes the connection (deleting the stream if this publisher
 // created it). Call WaitAcks first to know every message was stored.
@@ -506,7 +507,7 @@ func (s *jsSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, 
 func (s *jsSubscriber) Counters() driver.Counters { return s.counters() }
 
 // SystemInfo describes the server and the stream.
-func (s *jsSubscriber) SystemInfo() driver.SystemInfo { return s.info() }
+func (s *jsSubscriber) SystemInfo() meta.SystemInfo { return s.info() }
 
 // Close deletes the consumer (and the stream if this end created it) and
 // closes the connection.

@@ -10,6 +10,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // roleClient runs the roles over core NATS on the connection every end
@@ -71,7 +72,7 @@ func (b *roleClient) Flush(timeout time.Duration) error {
 func (b *roleClient) Lost() <-chan error { return b.lost }
 
 // SystemInfo is the server's, as every end reports it.
-func (b *roleClient) SystemInfo() driver.SystemInfo { return b.info() }
+func (b *roleClient) SystemInfo() meta.SystemInfo { return b.info() }
 
 // Separator joins the parts of a subject.
 func (Transport) Separator() string { return "." }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/external"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // SendTimeout bounds writing one message to the adapter: a pipe that stays
@@ -277,8 +278,8 @@ func (a *adapter) stop(wait time.Duration) {
 }
 
 // SystemInfo reports the adapter and its hello, for meta.json.
-func (a *adapter) SystemInfo() driver.SystemInfo {
-	return driver.SystemInfo{Product: filepath.Base(a.argv[0]), Version: a.hello,
+func (a *adapter) SystemInfo() meta.SystemInfo {
+	return meta.SystemInfo{Product: filepath.Base(a.argv[0]), Version: a.hello,
 		Extra: map[string]string{"command": external.QuoteArgv(a.argv), "hello": a.hello}}
 }
 

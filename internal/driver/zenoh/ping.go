@@ -54,8 +54,8 @@ func (p *Pinger) Close() error {
 }
 
 // SystemInfo names Zenoh, its version and the endpoint.
-func (p *Pinger) SystemInfo() driver.SystemInfo {
-	info := driver.SystemInfo{Product: "zenoh", URL: p.connect, Extra: map[string]string{
+func (p *Pinger) SystemInfo() meta.SystemInfo {
+	info := meta.SystemInfo{Product: "zenoh", URL: p.connect, Extra: map[string]string{
 		"helper": p.version, "mode": p.s.mode, "key": p.s.key,
 	}}
 	if m := zenohVersionRE.FindStringSubmatch(p.version); m != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // minRoleLease is the shortest lease a role announces: keep-alives go out
@@ -125,7 +126,7 @@ func (Transport) PrepareRole(ctx context.Context, sp driver.RoleSpec) (func(cont
 		if !out.Completed && out.Reason == "" && exit.Err() != nil {
 			out.Reason = exit.Err().Error()
 		}
-		out.System = driver.SystemInfo{Product: "zenoh", Version: sum.ZenohVersion, URL: sp.Endpoints[0],
+		out.System = meta.SystemInfo{Product: "zenoh", Version: sum.ZenohVersion, URL: sp.Endpoints[0],
 			Extra: map[string]string{"helper": version, "links": fmt.Sprint(sum.Links)}}
 		for i, pc := range sum.Payloads {
 			if i == 0 {

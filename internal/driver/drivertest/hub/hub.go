@@ -18,6 +18,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/secure"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // Frame operations (see the package documentation).
@@ -354,9 +355,9 @@ func (u unacked) Send(msg []byte) error { return u.c.Send(msg) }
 func (u unacked) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	return u.c.Receive(buf, deadline)
 }
-func (u unacked) Close() error                  { return u.c.Close() }
-func (u unacked) Addr() string                  { return u.c.Addr() }
-func (u unacked) SystemInfo() driver.SystemInfo { return u.c.SystemInfo() }
+func (u unacked) Close() error                { return u.c.Close() }
+func (u unacked) Addr() string                { return u.c.Addr() }
+func (u unacked) SystemInfo() meta.SystemInfo { return u.c.SystemInfo() }
 
 // Subscribe connects a subscriber of opts.Topic.
 func (t Transport) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
@@ -590,8 +591,8 @@ func (h *hubClient) Receive(buf []byte, deadline time.Time) (int, time.Time, err
 func (h *hubClient) Addr() string { return h.url }
 
 // SystemInfo implements driver.InfoReporter.
-func (h *hubClient) SystemInfo() driver.SystemInfo {
-	return driver.SystemInfo{Product: "mqgate test hub", Version: "1", URL: driver.RedactURL(h.url)}
+func (h *hubClient) SystemInfo() meta.SystemInfo {
+	return meta.SystemInfo{Product: "mqgate test hub", Version: "1", URL: driver.RedactURL(h.url)}
 }
 
 // Close closes the connection.
