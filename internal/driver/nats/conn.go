@@ -62,9 +62,10 @@ func (d *ctxDialer) Dial(network, address string) (net.Conn, error) {
 }
 
 // connect opens role's connection to the server at addr (the URL; empty
-// means --nats-url). The connection never reconnects unless extra says
-// so: a measurement whose link broke stops with an error instead of
-// silently measuring a new one. extra follow the options of opts.
+// means --nats-url). It never reconnects (NoReconnect), so that an engine's
+// end whose link broke stops the measurement with an error instead of
+// silently measuring a new link. extra follow the options of opts: the
+// roles' client alone passes some, which let it reconnect (DialClient).
 func connect(ctx context.Context, addr string, opts driver.Options, role string, extra ...natsgo.Option) (*conn, error) {
 	p, err := parseParams(opts.Params)
 	if err != nil {
@@ -210,7 +211,8 @@ func (c *conn) connectErr(err error, sec *driver.Security) error {
 }
 
 // lost explains a connection that closed without Close: the server went
-// away or cut this client off.
+// away or cut this client off (for the roles' client, once its attempts to
+// reconnect failed).
 func (c *conn) lost() error {
 	if c.closing.Load() {
 		return fmt.Errorf("nats: %s: %w", c.role, driver.ErrClosed)

@@ -83,9 +83,11 @@
 //
 // # Failures
 //
-// Connections never reconnect: a run whose link to the server broke stops
-// with an error naming the URL (without its password or token) instead of
-// silently measuring a new link. Receive returns an error wrapping
+// The engine's ends never reconnect: a run whose link to the server broke
+// stops with an error naming the URL (without its password or token)
+// instead of silently measuring a new link. A role's client
+// (run pub|sub|req|qry) does reconnect, up to 4 times a quarter of its
+// --timeout apart, and then reports the connection lost. Receive returns an error wrapping
 // driver.ErrClosed when the connection is lost and driver.ErrTimeout only
 // when nothing arrived in time; unreachable servers, refused credentials,
 // TLS failures, servers without JetStream and messages over the server's

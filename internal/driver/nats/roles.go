@@ -39,8 +39,11 @@ func (Transport) DialClient(ctx context.Context, endpoints []string, opts driver
 		opts.Params[FlagConnectTimeout] = max(timeout, 10*time.Second).String()
 	}
 	c, err := connect(ctx, strings.Join(endpoints, ","), opts, "role",
-		// A role that lost its server for longer than its --timeout has
-		// lost it: it reports instead of waiting for a reconnection.
+		// Unlike the engine's ends, a role reconnects: nats.go tries the
+		// pool again up to 4 times, --timeout/4 (and a jitter) apart, so a
+		// server away for about --timeout (longer when each dial waits
+		// out the connect timeout) is lost and the role reports it (Lost)
+		// instead of waiting on.
 		func(o *natsgo.Options) error { o.AllowReconnect = true; return nil },
 		natsgo.ReconnectWait(timeout/4),
 		natsgo.MaxReconnects(4),
