@@ -183,3 +183,42 @@ func TestSimDriftingRegressionFails(t *testing.T) {
 		t.Errorf("failed at the first look in %d of 40 gates, want nearly all", first)
 	}
 }
+
+// TestSimWideDriftingRegressionFails: a check 25 times slower whose size
+// wanders widely with the machine (its log ratio an AR(1) of φ 0.9 about
+// 3.2 with a spread near 0.9, as an echo delay 25 times an in-process
+// round trip gave on a loaded machine) beside one 12 % slower with
+// independent rounds. Clipped to two of its own spreads about the margin,
+// the wide check kept enough of its wandering to hold the gate for serial
+// dependence; every one of its log ratios lies beyond the margin, so no
+// count can move, and it is left out of the test: the gate fails at its
+// first look.
+func TestSimWideDriftingRegressionFails(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	first := 0
+	for rep := range 40 {
+		g, err := New([]Spec{{Name: "wide"}, {Name: "tcp"}}, Config{MaxPairs: 150})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d Decision
+		var e float64
+		for d.Status == Continue {
+			e = 0.9*e + math.Sqrt(1-0.81)*rng.NormFloat64()
+			wide := math.Max(3.2+0.9*e, 0.5) // beyond the margin throughout, as measured
+			if d, err = g.Add([]float64{1, 1}, []float64{math.Exp(wide), math.Exp(0.113 + 0.03*rng.NormFloat64())}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d.Status != Fail {
+			t.Errorf("rep %d: %s after %d pairs: %s", rep, d.Status, d.Pairs, d.Reason)
+		}
+		if d.Status == Fail && d.Pairs == g.MinPairs() && !d.Dependence.Significant {
+			first++
+		}
+	}
+	// The dependence test's own level (5 %) holds a few by chance.
+	if first < 36 {
+		t.Errorf("failed at the first look in %d of 40 gates, want nearly all", first)
+	}
+}
