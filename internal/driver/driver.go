@@ -154,9 +154,9 @@ type Options struct {
 	// MaxRetries bounds the resends of one message. Zero means the
 	// transport's default; after the last one Receive times out normally.
 	MaxRetries int
-	// MaxMessageSize is the largest message the run will send, so that
+	// LargestMessage is the largest message the run will send, so that
 	// transports can size buffers once. Zero means 64 KiB.
-	MaxMessageSize int
+	LargestMessage int
 	// QueueDepth is the receive queue of an in-process or best-effort end,
 	// in messages. Zero means the transport's default.
 	QueueDepth int
@@ -190,10 +190,10 @@ type Security struct {
 	ServerName string
 }
 
-// MaxMessageSizeOrDefault returns o.MaxMessageSize, or 64 KiB when unset.
-func (o Options) MaxMessageSizeOrDefault() int {
-	if o.MaxMessageSize > 0 {
-		return o.MaxMessageSize
+// LargestMessageOrDefault returns o.LargestMessage, or 64 KiB when unset.
+func (o Options) LargestMessageOrDefault() int {
+	if o.LargestMessage > 0 {
+		return o.LargestMessage
 	}
 	return 64 << 10
 }

@@ -23,10 +23,10 @@ type Broker interface {
 // size: the run command refuses a larger payload before it creates
 // anything, naming the limit.
 type SizeLimiter interface {
-	// MaxMessageSize is the largest message, in bytes, a link opened with
+	// MessageLimit is the largest message, in bytes, a link opened with
 	// opts carries (for a broker, its default limit: NATS max_payload,
 	// RabbitMQ max_message_size).
-	MaxMessageSize(opts Options) int
+	MessageLimit(opts Options) int
 }
 
 // ProcessBound is implemented by transports whose two ends must live in
@@ -116,11 +116,11 @@ func ForScheme(scheme string) (Transport, error) {
 	return nil, fmt.Errorf("no registered transport takes %s:// URLs (available: %s)", scheme, strings.Join(all, ", "))
 }
 
-// MaxMessageSize returns the largest message t carries with opts, or 0
+// MessageLimitOf returns the largest message t carries with opts, or 0
 // when t declares no limit.
-func MaxMessageSize(t Transport, opts Options) int {
+func MessageLimitOf(t Transport, opts Options) int {
 	if l, ok := t.(SizeLimiter); ok {
-		return l.MaxMessageSize(opts)
+		return l.MessageLimit(opts)
 	}
 	return 0
 }

@@ -19,7 +19,7 @@ func (b brokerTransport) Schemes() []string { return b.schemes }
 func (b brokerTransport) Flags() []Flag {
 	return []Flag{{Name: URLFlag(b.name), EnvVar: URLEnv(b.name)}, {Name: b.name + "-password", Secret: true}}
 }
-func (b brokerTransport) MaxMessageSize(Options) int { return 1 << 20 }
+func (b brokerTransport) MessageLimit(Options) int { return 1 << 20 }
 
 // urlFlagOnly is a broker by its URL flag alone.
 type urlFlagOnly struct{ fakeTransport }
@@ -46,8 +46,8 @@ func TestTraits(t *testing.T) {
 	if _, err := ForScheme("nosuch"); err == nil || !strings.Contains(err.Error(), b.schemes[1]+"://") {
 		t.Errorf("ForScheme(nosuch) error %v should list the schemes", err)
 	}
-	if MaxMessageSize(b, Options{}) != 1<<20 || MaxMessageSize(u, Options{}) != 0 {
-		t.Error("MaxMessageSize")
+	if MessageLimitOf(b, Options{}) != 1<<20 || MessageLimitOf(u, Options{}) != 0 {
+		t.Error("MessageLimitOf")
 	}
 	if IsProcessBound(b) {
 		t.Error("IsProcessBound")

@@ -27,7 +27,7 @@ func intraSub(typ string, reliable bool, wrap func(driver.Pinger) driver.Pinger)
 	return Sub{
 		Type: typ, Transport: driver.Intraprocess, Reliable: reliable, Echo: EchoInProcess,
 		Open: func(ctx context.Context) (*Link, error) {
-			opts := driver.Options{Reliable: reliable, MaxMessageSize: 4096}
+			opts := driver.Options{Reliable: reliable, LargestMessage: 4096}
 			e, err := intraprocess.Transport{}.Listen(ctx, "", opts)
 			if err != nil {
 				return nil, err
@@ -494,7 +494,7 @@ func FuzzParsePayloads(f *testing.F) {
 // in-process transport (ns/op is a full round trip).
 func BenchmarkPingLoop(b *testing.B) {
 	ctx := context.Background()
-	opts := driver.Options{Reliable: true, MaxMessageSize: 16}
+	opts := driver.Options{Reliable: true, LargestMessage: 16}
 	e, _ := intraprocess.Transport{}.Listen(ctx, "", opts)
 	p, _ := intraprocess.Transport{}.Dial(ctx, e.Addr(), opts)
 	sctx, cancel := context.WithCancel(ctx)

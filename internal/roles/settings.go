@@ -152,7 +152,7 @@ func AllKeys() []string { return append(slices.Clone(Keys), DriverKeys()...) }
 // get from the same flags.
 func (s Settings) Options() driver.Options {
 	return driver.Options{Reliable: s.Reliable, Security: s.Security, Params: maps.Clone(s.Params),
-		MaxMessageSize: max(s.Payload, s.ReplySize), Topic: s.TopicPrefix}
+		LargestMessage: max(s.Payload, s.ReplySize), Topic: s.TopicPrefix}
 }
 
 // recorded is params with the system's flags given to the role that are

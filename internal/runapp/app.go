@@ -89,7 +89,7 @@ func list(w io.Writer) error {
 			far = "echo process"
 		}
 		size := "-"
-		if n := driver.MaxMessageSize(t, driver.Options{Reliable: sc.Reliable}); n > 0 {
+		if n := driver.MessageLimitOf(t, driver.Options{Reliable: sc.Reliable}); n > 0 {
 			size = strconv.Itoa(n) + " B"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Type, sc.Transport, yesNo(sc.Reliable), yesNo(sc.Security), far, size)

@@ -101,7 +101,7 @@
 //			{Name: "nats-password", Secret: true, Usage: "password when the URL has none"},
 //		}
 //	}
-//	func (Transport) MaxMessageSize(driver.Options) int { return 1 << 20 } // driver.SizeLimiter
+//	func (Transport) MessageLimit(driver.Options) int { return 1 << 20 } // driver.SizeLimiter
 //	func (Transport) StartEmbedded(ctx context.Context, o driver.Options) (string, func() error, error) // driver.Embedder
 //	func (Transport) Listen(ctx context.Context, url string, o driver.Options) (driver.Echoer, error)   // echo client
 //	func (Transport) Dial(ctx context.Context, url string, o driver.Options) (driver.Pinger, error)     // measuring client

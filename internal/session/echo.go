@@ -22,7 +22,7 @@ type EchoConfig struct {
 	// plaintext link.
 	Security       *driver.Security
 	CPU            int // pin the whole process; -1: not pinned
-	MaxMessageSize int
+	LargestMessage int
 	QueueDepth     int
 	// Delay is spent on each message before its echo (its Seed draws the
 	// jitter), after its Work.
@@ -90,9 +90,9 @@ func ServeEcho(ctx context.Context, c EchoConfig) error {
 		}
 		return &UsageError{fmt.Errorf("%s: transport %s does not apply it", flag, tr.Name())}
 	}
-	opts := driver.Options{Reliable: c.Reliable, Security: c.Security, MaxMessageSize: c.MaxMessageSize,
+	opts := driver.Options{Reliable: c.Reliable, Security: c.Security, LargestMessage: c.LargestMessage,
 		QueueDepth: c.QueueDepth, Topic: c.Topic, Params: c.Params, EchoDelay: c.Delay}
-	if err := checkSize(&plan{tr: tr, sc: driver.Scenario{Type: "run echo"}, opts: opts}, c.MaxMessageSize); err != nil {
+	if err := checkSize(&plan{tr: tr, sc: driver.Scenario{Type: "run echo"}, opts: opts}, c.LargestMessage); err != nil {
 		return &UsageError{err}
 	}
 	// The whole echo process runs on its CPU, as under taskset.

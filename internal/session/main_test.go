@@ -38,7 +38,7 @@ func serveTestEcho(args []string, statusPath string) error {
 	fs.BoolVar(&c.Reliable, "reliable", false, "")
 	fs.BoolVar(&lifeline, "stdin-lifeline", false, "")
 	fs.IntVar(&c.CPU, "cpu", -1, "")
-	fs.IntVar(&c.MaxMessageSize, "max-message-size", 0, "")
+	fs.IntVar(&c.LargestMessage, "max-message-size", 0, "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -417,7 +417,7 @@ func (s *Session) setOptions(p *plan) {
 		Reliable:          p.sc.Reliable,
 		RetransmitTimeout: c.RetransmitTimeout,
 		MaxRetries:        c.MaxRetries,
-		MaxMessageSize:    c.Engine.MaxPayload(),
+		LargestMessage:    c.Engine.MaxPayload(),
 		QueueDepth:        c.QueueDepth,
 		Params:            p.params,
 	}
@@ -443,7 +443,7 @@ func (s *Session) setOptions(p *plan) {
 
 // checkSize refuses a payload larger than the transport carries.
 func checkSize(p *plan, maxPayload int) error {
-	limit := driver.MaxMessageSize(p.tr, p.opts)
+	limit := driver.MessageLimitOf(p.tr, p.opts)
 	if limit > 0 && maxPayload > limit {
 		return fmt.Errorf("payload %d B is larger than the %d-byte maximum message of transport %s (sub-experiment %s); choose smaller --payloads",
 			maxPayload, limit, p.tr.Name(), p.sc.Type)
@@ -533,7 +533,7 @@ func (s *Session) probe(ctx context.Context, p *plan) error {
 	// Sequence number 0 is never one of the engine's.
 	msg := make([]byte, engine.HeaderSize)
 	binary.LittleEndian.PutUint64(msg[8:], uint64(time.Now().UnixNano()))
-	buf := make([]byte, p.opts.MaxMessageSizeOrDefault()+1)
+	buf := make([]byte, p.opts.LargestMessageOrDefault()+1)
 	deadline, _ := cctx.Deadline()
 	if err := pinger.Send(msg); err != nil {
 		return fmt.Errorf("%s: %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)
@@ -755,7 +755,7 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 	}
 	o := p.echoOpts
 	argv = append(slices.Clone(argv), "echo", "--transport", p.tr.Name(), "--stdin-lifeline",
-		"--max-message-size", strconv.Itoa(o.MaxMessageSize))
+		"--max-message-size", strconv.Itoa(o.LargestMessage))
 	env := os.Environ()
 	if p.broker {
 		env = append(env, ListenEnv+"="+p.addr)

@@ -215,7 +215,7 @@ func echoFlags(echo *runapp.EchoConfig) []cli.Flag {
 		&cli.StringFlag{Name: "cert", Usage: "secure transports: this echoer's certificate (PEM); a broker transport's echo, a client, may do without (--ca alone verifies the broker)", Destination: &echo.Cert},
 		&cli.StringFlag{Name: "key", Usage: "secure transports: this echoer's private key (PEM), with --cert", Destination: &echo.Key},
 		cliapp.Ranged(&cli.IntFlag{Name: "cpu", Value: -1, Usage: "pin the echo process to this CPU (default: not pinned)", Destination: &echo.CPU}, flagrange.Int(0, int64(runtime.NumCPU()-1))),
-		cliapp.Ranged(&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes", Destination: &echo.MaxMessageSize}, flagrange.Int(engine.HeaderSize, 1<<30)),
+		cliapp.Ranged(&cli.IntFlag{Name: "max-message-size", Value: 16384, Usage: "largest message in bytes", Destination: &echo.LargestMessage}, flagrange.Int(engine.HeaderSize, 1<<30)),
 		cliapp.Ranged(&cli.IntFlag{Name: "queue-depth", Usage: "queue depth in messages (default: the transport's)", Destination: &echo.QueueDepth}, queueDepthRange),
 		&cli.StringFlag{Name: "echo-delay", Usage: "processing delay before each echo: DURATION or DURATION±JITTER (also +-), e.g. 50us±10us", Destination: &echo.EchoDelay},
 		cliapp.Ranged(&cli.DurationFlag{Name: "echo-work", Usage: "CPU work before each echo: a loop calibrated to take DURATION on an idle CPU, e.g. 2us", Destination: &echo.EchoWork}, flagrange.Duration(0, time.Minute)),

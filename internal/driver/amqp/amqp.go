@@ -48,9 +48,9 @@ func (Transport) Name() string { return Name }
 // HonoursEchoDelay marks the transport as applying Options.EchoDelay.
 func (Transport) HonoursEchoDelay() {}
 
-// MaxMessageSize is the largest message the transport carries (see the
+// MessageLimit is the largest message the transport carries (see the
 // package constant).
-func (Transport) MaxMessageSize(driver.Options) int { return MaxMessageSize }
+func (Transport) MessageLimit(driver.Options) int { return DefaultMaxMessageSize }
 
 // Schemes are the URL schemes of the transport's brokers.
 func (Transport) Schemes() []string { return []string{"amqp", "amqps"} }

@@ -174,7 +174,7 @@ func TestBadSettings(t *testing.T) {
 		}
 	}
 	o := opts(false)
-	o.MaxMessageSize = MaxMessageSize + 1
+	o.LargestMessage = DefaultMaxMessageSize + 1
 	if _, err := parseSettings(o); err == nil || !strings.Contains(err.Error(), "max_message_size") {
 		t.Errorf("a message over 128 MiB: %v", err)
 	}
@@ -496,7 +496,7 @@ func TestRunNames(t *testing.T) {
 	if FlagURL != driver.URLFlag(Name) || EnvURL != driver.URLEnv(Name) {
 		t.Errorf("URL flag %s (%s), want run's %s (%s)", FlagURL, EnvURL, driver.URLFlag(Name), driver.URLEnv(Name))
 	}
-	if !driver.IsBroker(Transport{}) || driver.MaxMessageSize(Transport{}, driver.Options{}) != 128<<20 {
+	if !driver.IsBroker(Transport{}) || driver.MessageLimitOf(Transport{}, driver.Options{}) != 128<<20 {
 		t.Error("not a broker of 128 MiB messages")
 	}
 }

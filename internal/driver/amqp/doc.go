@@ -157,7 +157,7 @@
 // # Message size
 //
 // RabbitMQ refuses messages larger than max_message_size, 128 MiB by
-// default (MaxMessageSize), by closing the channel. A message travels as a
+// default (DefaultMaxMessageSize), by closing the channel. A message travels as a
 // method frame, a header frame and body frames of at most frame_max − 8
 // bytes; the client proposes --amqp-frame-max (131072, RabbitMQ's default)
 // and the broker may lower it.

@@ -49,11 +49,11 @@ var (
 	heartbeatRange = driver.DurationRange(time.Second, 65535*time.Second)
 )
 
-// MaxMessageSize is the largest message RabbitMQ accepts by default
+// DefaultMaxMessageSize is the largest message RabbitMQ accepts by default
 // (max_message_size, 128 MiB since RabbitMQ 3.8); larger publishes close the
 // channel with PRECONDITION_FAILED. A message larger than a frame is sent
 // as several body frames of at most frame_max − 8 bytes.
-const MaxMessageSize = 128 << 20
+const DefaultMaxMessageSize = 128 << 20
 
 // Values of the three-way flags (--amqp-durable, --amqp-auto-ack,
 // --amqp-persistent): auto follows the sub-experiment (reliable or best
@@ -139,7 +139,7 @@ func parseSettings(opts driver.Options) (*settings, error) {
 		tlsPort:   DefaultTLSPort,
 		frameMax:  DefaultFrameMax,
 		heartbeat: DefaultHeartbeat,
-		maxSize:   opts.MaxMessageSizeOrDefault(),
+		maxSize:   opts.LargestMessageOrDefault(),
 		topic:     opts.Topic,
 	}
 	p := opts.Params
@@ -200,8 +200,8 @@ func parseSettings(opts driver.Options) (*settings, error) {
 		}
 		s.heartbeat = d
 	}
-	if s.maxSize > MaxMessageSize {
-		return nil, fmt.Errorf("amqp: messages of %d bytes exceed RabbitMQ's default max_message_size of %d bytes", s.maxSize, MaxMessageSize)
+	if s.maxSize > DefaultMaxMessageSize {
+		return nil, fmt.Errorf("amqp: messages of %d bytes exceed RabbitMQ's default max_message_size of %d bytes", s.maxSize, DefaultMaxMessageSize)
 	}
 	return s, nil
 }

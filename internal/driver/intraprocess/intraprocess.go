@@ -20,7 +20,7 @@ func init() { driver.Register(Transport{}) }
 type Transport struct{}
 
 // MaxMessage is the largest message: each of a link's two rings holds
-// QueueDepth slots of Options.MaxMessageSize bytes, allocated up front.
+// QueueDepth slots of Options.LargestMessage bytes, allocated up front.
 const MaxMessage = 16 << 20
 
 var (
@@ -68,8 +68,8 @@ func (Transport) Name() string { return driver.Intraprocess }
 // HonoursEchoDelay marks the transport as applying Options.EchoDelay.
 func (Transport) HonoursEchoDelay() {}
 
-// MaxMessageSize returns MaxMessage.
-func (Transport) MaxMessageSize(driver.Options) int { return MaxMessage }
+// MessageLimit returns MaxMessage.
+func (Transport) MessageLimit(driver.Options) int { return MaxMessage }
 
 // ProcessBound returns true: both ends live in one process.
 func (Transport) ProcessBound() bool { return true }
@@ -80,7 +80,7 @@ func (Transport) Listen(_ context.Context, addr string, opts driver.Options) (dr
 	if depth <= 0 {
 		depth = DefaultQueueDepth
 	}
-	max := opts.MaxMessageSizeOrDefault()
+	max := opts.LargestMessageOrDefault()
 	if addr == "" || strings.HasSuffix(addr, ":0") {
 		addr = fmt.Sprintf("%sintraprocess-%d", strings.TrimSuffix(addr, ":0"), nextID.Add(1))
 	}

@@ -46,7 +46,7 @@ func pair(t testing.TB, opts driver.Options, serve bool) (driver.Pinger, driver.
 func TestEcho(t *testing.T) {
 	for _, reliable := range []bool{false, true} {
 		t.Run(fmt.Sprint("reliable=", reliable), func(t *testing.T) {
-			p, _ := pair(t, driver.Options{Reliable: reliable, MaxMessageSize: 1024}, true)
+			p, _ := pair(t, driver.Options{Reliable: reliable, LargestMessage: 1024}, true)
 			buf := make([]byte, 1024)
 			for i, size := range []int{16, 17, 1000, 1024} {
 				msg := bytes.Repeat([]byte{byte(i + 1)}, size)
@@ -62,7 +62,7 @@ func TestEcho(t *testing.T) {
 				}
 			}
 			if err := p.Send(make([]byte, 1025)); err == nil {
-				t.Error("sending more than MaxMessageSize succeeded")
+				t.Error("sending more than LargestMessage succeeded")
 			}
 		})
 	}
@@ -191,7 +191,7 @@ func TestOneP(t *testing.T) {
 func BenchmarkRoundTrip(b *testing.B) {
 	for _, size := range []int{16, 1024, 16384} {
 		b.Run(fmt.Sprint(size), func(b *testing.B) {
-			p, _ := pair(b, driver.Options{Reliable: true, MaxMessageSize: size}, true)
+			p, _ := pair(b, driver.Options{Reliable: true, LargestMessage: size}, true)
 			msg := make([]byte, size)
 			buf := make([]byte, size)
 			b.SetBytes(int64(size))

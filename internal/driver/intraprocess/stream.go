@@ -49,7 +49,7 @@ func (Transport) Subscribe(_ context.Context, addr string, opts driver.Options) 
 	if addr == "" || strings.HasSuffix(addr, ":0") {
 		addr = fmt.Sprintf("%sintraprocess-stream-%d", strings.TrimSuffix(addr, ":0"), nextID.Add(1))
 	}
-	c := &channel{name: addr, reliable: opts.Reliable, r: newRing(depth, opts.MaxMessageSizeOrDefault())}
+	c := &channel{name: addr, reliable: opts.Reliable, r: newRing(depth, opts.LargestMessageOrDefault())}
 	tableMu.Lock()
 	defer tableMu.Unlock()
 	if _, taken := streams[addr]; taken {

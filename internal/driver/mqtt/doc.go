@@ -67,7 +67,7 @@
 //
 // # Broker
 //
-// MaxMessageSize is the protocol's limit, 268,435,455 bytes for a whole
+// MessageLimit is the protocol's limit, 268,435,455 bytes for a whole
 // PUBLISH less its topic and header, which Mosquitto (message_size_limit
 // 0) and mochi-mqtt (MaximumPacketSize 0) accept by default. MQTT has no
 // field for the broker's version: SystemInfo reads the retained

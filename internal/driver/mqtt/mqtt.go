@@ -67,19 +67,19 @@ const MaxPacket = 268_435_455
 // identifier (QoS 1 and 2) and, in MQTT 5, a 1-byte empty property length.
 const publishOverhead = 2 + 2 + 1
 
-// MaxMessageSize returns the largest payload a PUBLISH to topic can carry
+// PublishLimit returns the largest payload a PUBLISH to topic can carry
 // under the protocol limit (MaxPacket). Mosquitto (message_size_limit and
 // max_packet_size 0) and mochi-mqtt (MaximumPacketSize 0) accept up to this
 // by default; an MQTT 5 broker that declares a smaller Maximum Packet Size
 // in its CONNACK is checked by Send.
-func MaxMessageSize(topic string) int {
+func PublishLimit(topic string) int {
 	return MaxPacket - publishOverhead - len(topic)
 }
 
-// MaxMessageSize returns the largest message the round trip of opts can
+// MessageLimit returns the largest message the round trip of opts can
 // carry: the limit of its longer topic, <topic>/ping or <topic>/pong.
-func (Transport) MaxMessageSize(opts driver.Options) int {
-	return MaxMessageSize(topicOf(opts) + PingSuffix)
+func (Transport) MessageLimit(opts driver.Options) int {
+	return PublishLimit(topicOf(opts) + PingSuffix)
 }
 
 func init() {

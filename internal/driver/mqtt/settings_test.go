@@ -45,14 +45,14 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
-func TestMaxMessageSize(t *testing.T) {
+func TestMessageLimit(t *testing.T) {
 	o := driver.Options{Topic: "abc"}
 	// 268,435,455 − (2 + 2 + 1) − len("abc/ping")
-	if got := (Transport{}).MaxMessageSize(o); got != 268_435_442 {
-		t.Errorf("MaxMessageSize = %d", got)
+	if got := (Transport{}).MessageLimit(o); got != 268_435_442 {
+		t.Errorf("MessageLimit = %d", got)
 	}
 	// The largest message still fits a PUBLISH of the protocol's size.
-	if n := packetSize("abc/ping", 2, MaxMessageSize("abc/ping")); n > 1+4+MaxPacket {
+	if n := packetSize("abc/ping", 2, PublishLimit("abc/ping")); n > 1+4+MaxPacket {
 		t.Errorf("largest PUBLISH is %d bytes", n)
 	}
 }

@@ -252,10 +252,10 @@ func (c *conn) maxPayload() int {
 
 // checkSize refuses a run whose messages the server would refuse.
 func (c *conn) checkSize(opts driver.Options) error {
-	if opts.MaxMessageSize > c.maxPayload() {
+	if opts.LargestMessage > c.maxPayload() {
 		c.close()
 		return fmt.Errorf("nats: the run sends messages of up to %d bytes, but %s accepts at most %d (its max_payload)",
-			opts.MaxMessageSize, c.redacted, c.maxPayload())
+			opts.LargestMessage, c.redacted, c.maxPayload())
 	}
 	return nil
 }

@@ -104,9 +104,9 @@
 // # Message size
 //
 // NATS refuses messages over the server's max_payload (DefaultMaxPayload, 1
-// MiB, unless configured). Dial and Publish fail when Options.MaxMessageSize
-// exceeds the connected server's value; connected ends report it by their
-// MaxMessageSize method.
+// MiB, unless configured). Dial and Publish fail when Options.LargestMessage
+// exceeds the connected server's value; connected ends report it in their
+// SystemInfo (max_payload), the Transport's MessageLimit is the default.
 //
 // # Settings
 //

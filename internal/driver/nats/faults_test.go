@@ -226,12 +226,12 @@ func TestMaxPayload(t *testing.T) {
 	}
 	defer stop()
 	for _, reliable := range []bool{false, true} {
-		opts := driver.Options{Reliable: reliable, Topic: topic(t), MaxMessageSize: 4097}
+		opts := driver.Options{Reliable: reliable, Topic: topic(t), LargestMessage: 4097}
 		if _, err := (Transport{}).Dial(dialCtx(t), url, opts); err == nil || !strings.Contains(err.Error(), "max_payload") ||
 			!strings.Contains(err.Error(), "4096") {
 			t.Errorf("Dial for 4097-byte messages with max_payload 4096 = %v", err)
 		}
-		opts.MaxMessageSize = 4096
+		opts.LargestMessage = 4096
 		e, err := Transport{}.Listen(dialCtx(t), url, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -56,10 +56,10 @@ func (Transport) Name() string { return Name }
 // upgrades to TLS as the server asks).
 func (Transport) Schemes() []string { return []string{"nats", "tls"} }
 
-// MaxMessageSize is nats-server's default max_payload, the largest message
+// MessageLimit is nats-server's default max_payload, the largest message
 // a server accepts unless configured otherwise. Dial and Publish check the
 // connected server's own value.
-func (Transport) MaxMessageSize(driver.Options) int { return DefaultMaxPayload }
+func (Transport) MessageLimit(driver.Options) int { return DefaultMaxPayload }
 
 // Flags returns the settings the transport reads from Options.Params.
 func (Transport) Flags() []driver.Flag { return append([]driver.Flag(nil), flags...) }

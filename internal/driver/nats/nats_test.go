@@ -114,8 +114,8 @@ func TestRegistered(t *testing.T) {
 	if got := fmt.Sprint(Transport{}.Schemes()); got != "[nats tls]" {
 		t.Errorf("Schemes = %s", got)
 	}
-	if got := (Transport{}).MaxMessageSize(driver.Options{}); got != 1<<20 {
-		t.Errorf("MaxMessageSize = %d, want nats-server's default max_payload", got)
+	if got := (Transport{}).MessageLimit(driver.Options{}); got != 1<<20 {
+		t.Errorf("MessageLimit = %d, want nats-server's default max_payload", got)
 	}
 	for _, sc := range scenarios {
 		s, ok := driver.ScenarioOf(sc.name)

@@ -56,7 +56,7 @@ type adapter struct {
 
 // startAdapter starts the adapter and waits, within ctx, for its hello.
 func startAdapter(ctx context.Context, c config, opts driver.Options, e *echoer) (*adapter, error) {
-	max := opts.MaxMessageSizeOrDefault()
+	max := opts.LargestMessageOrDefault()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -44,8 +44,8 @@ var (
 	_ driver.SizeLimiter = DTLS{}
 )
 
-// MaxMessageSize returns MaxDTLSMessage.
-func (DTLS) MaxMessageSize(driver.Options) int { return MaxDTLSMessage }
+// MessageLimit returns MaxDTLSMessage.
+func (DTLS) MessageLimit(driver.Options) int { return MaxDTLSMessage }
 
 // Name returns driver.DTLS.
 func (DTLS) Name() string { return driver.DTLS }
@@ -235,7 +235,7 @@ func (DTLS) Dial(ctx context.Context, addr string, opts driver.Options) (driver.
 	p := &DTLSPinger{c: c, addr: addr,
 		wbuf: make([]byte, MaxRecordPlaintext), rbuf: make([]byte, MaxRecordPlaintext+512)}
 	if opts.Reliable {
-		p.resend.Init(opts, udp.DefaultRetransmitTimeout, udp.DefaultMaxRetries, min(opts.MaxMessageSizeOrDefault(), MaxDTLSMessage))
+		p.resend.Init(opts, udp.DefaultRetransmitTimeout, udp.DefaultMaxRetries, min(opts.LargestMessageOrDefault(), MaxDTLSMessage))
 	}
 	deadline, ok := hctx.Deadline()
 	if !ok {

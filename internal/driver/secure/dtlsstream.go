@@ -36,8 +36,8 @@ func (DTLS) Subscribe(ctx context.Context, addr string, opts driver.Options) (dr
 	if depth <= 0 {
 		depth = 64
 	}
-	s := &DTLSSubscriber{l: l, size: opts.MaxMessageSizeOrDefault(),
-		inbox: driver.NewInbox("dtls subscriber at "+l.Addr().String(), depth, opts.MaxMessageSizeOrDefault())}
+	s := &DTLSSubscriber{l: l, size: opts.LargestMessageOrDefault(),
+		inbox: driver.NewInbox("dtls subscriber at "+l.Addr().String(), depth, opts.LargestMessageOrDefault())}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil

@@ -31,8 +31,8 @@ var (
 	_ driver.SizeLimiter     = TLS{}
 )
 
-// MaxMessageSize returns tcp.MaxMessage: TLS frames messages as TCP does.
-func (TLS) MaxMessageSize(driver.Options) int { return tcp.MaxMessage }
+// MessageLimit returns tcp.MaxMessage: TLS frames messages as TCP does.
+func (TLS) MessageLimit(driver.Options) int { return tcp.MaxMessage }
 
 // Name returns driver.TLS.
 func (TLS) Name() string { return driver.TLS }
@@ -47,7 +47,7 @@ func (TLS) Listen(ctx context.Context, addr string, opts driver.Options) (driver
 	if err != nil {
 		return nil, err
 	}
-	e.Delay, e.MaxMessage = opts.EchoDelay, opts.MaxMessageSizeOrDefault()
+	e.Delay, e.MaxMessage = opts.EchoDelay, opts.LargestMessageOrDefault()
 	return e, nil
 }
 

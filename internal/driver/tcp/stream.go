@@ -55,7 +55,7 @@ type Subscriber struct {
 
 // Subscribe is the subscriber of the tcp and tls transports: name prefixes
 // errors, wrap turns an accepted connection into a Stream (TLS handshakes
-// there). Options.QueueDepth frames (default 64) of Options.MaxMessageSize
+// there). Options.QueueDepth frames (default 64) of Options.LargestMessage
 // bytes are buffered.
 func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap func(net.Conn) (Stream, error)) (*Subscriber, error) {
 	var lc net.ListenConfig
@@ -68,7 +68,7 @@ func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap
 		depth = 64
 	}
 	s := &Subscriber{l: l, name: name, wrap: wrap,
-		inbox: driver.NewInbox(name+" subscriber at "+l.Addr().String(), depth, opts.MaxMessageSizeOrDefault())}
+		inbox: driver.NewInbox(name+" subscriber at "+l.Addr().String(), depth, opts.LargestMessageOrDefault())}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil

@@ -40,8 +40,8 @@ var (
 // connection.
 const MaxMessage = 4 << 20
 
-// MaxMessageSize returns MaxMessage.
-func (Transport) MaxMessageSize(driver.Options) int { return MaxMessage }
+// MessageLimit returns MaxMessage.
+func (Transport) MessageLimit(driver.Options) int { return MaxMessage }
 
 // Name returns driver.TCP.
 func (Transport) Name() string { return driver.TCP }
@@ -55,7 +55,7 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	if err != nil {
 		return nil, err
 	}
-	e.Delay, e.MaxMessage = opts.EchoDelay, opts.MaxMessageSizeOrDefault()
+	e.Delay, e.MaxMessage = opts.EchoDelay, opts.LargestMessageOrDefault()
 	return e, nil
 }
 

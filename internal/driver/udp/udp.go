@@ -33,8 +33,8 @@ var (
 	_ driver.SizeLimiter = Transport{}
 )
 
-// MaxMessageSize returns MaxDatagram: a message is one datagram.
-func (Transport) MaxMessageSize(driver.Options) int { return MaxDatagram }
+// MessageLimit returns MaxDatagram: a message is one datagram.
+func (Transport) MessageLimit(driver.Options) int { return MaxDatagram }
 
 // Name returns driver.UDP.
 func (Transport) Name() string { return driver.UDP }
@@ -198,7 +198,7 @@ func Dial(ctx context.Context, addr string, opts driver.Options) (*Pinger, error
 	}
 	p := &Pinger{sock: s, addr: addr}
 	if opts.Reliable {
-		p.resend.Init(opts, DefaultRetransmitTimeout, DefaultMaxRetries, min(opts.MaxMessageSizeOrDefault(), MaxDatagram))
+		p.resend.Init(opts, DefaultRetransmitTimeout, DefaultMaxRetries, min(opts.LargestMessageOrDefault(), MaxDatagram))
 	}
 	return p, nil
 }

@@ -58,9 +58,9 @@ func (Transport) Flags() []driver.Flag {
 	}
 }
 
-// MaxMessageSize: the helper's messages are at least 16 bytes and Zenoh
+// MessageLimit: the helper's messages are at least 16 bytes and Zenoh
 // fragments large ones; 16 MiB bounds the helper's buffers.
-func (Transport) MaxMessageSize(driver.Options) int { return 16 << 20 }
+func (Transport) MessageLimit(driver.Options) int { return 16 << 20 }
 
 // settings are the flag values of one end.
 type settings struct {

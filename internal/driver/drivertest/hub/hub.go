@@ -290,8 +290,8 @@ func (Transport) Flags() []driver.Flag {
 	}
 }
 
-// MaxMessageSize returns MaxMessage.
-func (Transport) MaxMessageSize(driver.Options) int { return MaxMessage }
+// MessageLimit returns MaxMessage.
+func (Transport) MessageLimit(driver.Options) int { return MaxMessage }
 
 // StartEmbedded starts a hub with a random password.
 func (Transport) StartEmbedded(_ context.Context, opts driver.Options) (string, func() error, error) {
