@@ -29,10 +29,9 @@ type Dependence struct {
 	// Tested says the test ran (it needs 3 units or more).
 	Tested bool
 	// Clipped says the test was of the log ratios clipped to two spreads
-	// either side of the margin decided on (the sequential gate's), the
-	// checks whose log ratios all lie on one side of it left out, so that
-	// the size of a regression beyond the margin, which moves no sign
-	// test's count, cannot hold a verdict.
+	// either side of the margin decided on (the sequential gate's), so
+	// that the size of a regression far beyond the margin, which moves no
+	// sign test's count, cannot hold a verdict.
 	Clipped bool
 	// R is the lag-1 autocorrelation of the units' log ratios, averaged
 	// over the checks; P its one-sided randomisation p-value (the same
@@ -64,7 +63,7 @@ func (d Dependence) Text() string {
 	head := fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order %+.2f (pooled over the checks), randomisation p %s over %d orders",
 		d.R, pText(d.P), d.Perms)
 	if d.Clipped {
-		head = fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order, clipped to two spreads about the margin decided on, %+.2f (pooled over the checks with log ratios on both sides of it), randomisation p %s over %d orders",
+		head = fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order, clipped to two spreads about the margin decided on, %+.2f (pooled over the checks), randomisation p %s over %d orders",
 			d.R, pText(d.P), d.Perms)
 	}
 	switch {

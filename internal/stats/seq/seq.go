@@ -412,38 +412,20 @@ func (g *Gate) decide() Decision {
 // What it tests are the log ratios seen from the margin decided on: every
 // check's log ratios clipped to two of its spreads (1.4826 MAD) either side
 // of the fail margin, for a FAIL, or of the pass margin, for a PASS, pooled
-// over the checks (a machine's slow changes reach them all). Near the
-// margin, where dependence moves a sign test's count and so its level,
-// almost nothing is clipped and the test sees what the log ratios do; a
-// regression far beyond the margin whose size drifts with the machine (a
-// delay that grows and shrinks with the load) clips to a constant, which
-// moves no count and must not hold its verdict. A check whose log ratios
-// all lie on one side of the margin is left out: however its size wanders,
-// its sign test's count cannot move, and a wide wandering (a delay 25 times
-// an in-process round trip, its log ratio spreading by 0.5–1.1) would
-// otherwise leave enough unclipped to hold the verdict.
-// clipSpreads is how many spreads either side of the margin the
-// dependence test keeps of each log ratio. One spread, or the signs
-// alone, would lose the power that holds the level of a check at the
-// margin (gatesim, one check, AR(1) φ 0.6: false FAIL 1.8 % and 3.0 %
-// against 1.2 % with two).
-const clipSpreads = 2
-
+// over the checks (a machine's slow changes reach them all). Near the margin, where dependence
+// moves a sign test's count and so its level, almost nothing is clipped and
+// the test sees what the log ratios do; a regression far beyond the margin
+// whose size drifts with the machine (a delay that grows and shrinks with
+// the load) clips to a constant, which moves no count and must not hold its
+// verdict.
 func (g *Gate) dependent(n int, failing bool) bool {
 	fail, pass := paired.Worse(g.cfg.Margins.Fail), paired.Worse(g.cfg.Margins.Pass)
 	var seen [][]float64
 	add := func(k int, at float64) {
 		s := slices.Clone(g.bad[k])
-		w := clipSpreads * stats.MADSpread(s)
-		above := 0
+		w := 2 * stats.MADSpread(s)
 		for i, x := range s {
-			if x > at+tieSlack {
-				above++
-			}
 			s[i] = min(max(x, at-w), at+w)
-		}
-		if above == 0 || above == len(s) {
-			return // on one side throughout: no count to move
 		}
 		seen = append(seen, s)
 	}
@@ -454,12 +436,9 @@ func (g *Gate) dependent(n int, failing bool) bool {
 	for k := range g.specs {
 		add(k, at)
 	}
-	r, p, ok := 0.0, 1.0, false
-	if len(seen) > 0 {
-		r, p, ok = paired.SerialDependence(seen, 999, uint64(n))
-	}
+	r, p, ok := paired.SerialDependence(seen, 999, uint64(n))
 	if !ok {
-		r, p = 0, 1 // every check one-sided or clipped to a constant: no dependence the counts could feel
+		r, p = 0, 1 // all clipped to a constant: no dependence the counts could feel
 	}
 	g.dep = paired.Dependence{Tested: true, Clipped: true, R: r, P: p, Perms: 999, Level: g.cfg.DependenceLevel, Significant: ok && p <= g.cfg.DependenceLevel,
 		Block: 1, Units: n}
