@@ -783,6 +783,15 @@ func catalogue(bins map[string]string) []catalogueTrial {
 		return []string{"-s", "interprocess_reliable_tcp", "--echo", "remote", "--target", "127.0.0.1:1", "--echo-work", "1us", "--out", filepath.Join(d, "remote")}
 	})
 
+	// --- message sizes: a payload over a transport's limit, an echo's
+	// largest message out of range ----------------------------------------
+	add("run", "flag value", "--payloads over the transport's largest message", regexp.QuoteMeta(`payload 2000000 B is larger than the 1048576-byte maximum message of transport nats (sub-experiment nats_best_effort); choose smaller --payloads`), func(t *testing.T, d string) []string {
+		return []string{"-s", "nats_best_effort", "--broker", "embedded", "--payloads", "2000000", "--samples", "10", "--out", filepath.Join(d, "big")}
+	})
+	add("run", "flag value", "echo --max-message-size below a header", regexp.QuoteMeta(`--max-message-size 8: expected 16 to 1073741824`), func(t *testing.T, d string) []string {
+		return []string{"echo", "--transport", "tcp", "--max-message-size", "8"}
+	})
+
 	// --- the roles' client takes the systems' flags, checked before it
 	// connects or writes -----------------------------------------------------
 	for _, c := range []struct {
