@@ -18,8 +18,8 @@ type CPUSource struct {
 	// in this process: its CPU is this process's less the measuring
 	// sender and receiver threads, which have figures of their own.
 	InProcess bool
-	// Resolution is the step of Read: 1 ns for a CPU clock, 10 ms for the
-	// ticks of /proc/<pid>/stat.
+	// Resolution is the step of Read: the scheduler tick for a process's
+	// CPU clock (processTick), 10 ms for the ticks of /proc/<pid>/stat.
 	Resolution int64
 }
 
@@ -34,7 +34,7 @@ const InProcessWhat = "this process less the sender and receiver threads: the br
 // measuring threads when it listens here (an embedded broker) or there is
 // no port (an in-process transport); not available for another host's.
 func BrokerCPU(brokerURL string) CPUSource {
-	self := CPUSource{What: InProcessWhat, Read: processCPU, Resolution: 1, InProcess: true}
+	self := CPUSource{What: InProcessWhat, Read: processCPU, Resolution: processTick(), InProcess: true}
 	u, err := url.Parse(brokerURL)
 	if err != nil || u.Port() == "" {
 		return self
@@ -60,7 +60,7 @@ func BrokerCPU(brokerURL string) CPUSource {
 			}
 			what := "broker process " + strconv.Itoa(int(c.Pid))
 			if read := pidCPU(int(c.Pid)); read != nil {
-				return CPUSource{What: what, Read: read, Resolution: 1}
+				return CPUSource{What: what, Read: read, Resolution: processTick()}
 			}
 			return CPUSource{What: what, Resolution: tickNs, Read: func() int64 {
 				t, err := p.Times()

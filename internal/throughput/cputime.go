@@ -103,12 +103,30 @@ func (s CPUSeries) Windows(every int) []CPUUse {
 	return out
 }
 
-// Overall is the CPU use from the first reading to the last.
+// Overall is the CPU use from the first reading to the last, of those
+// read (a reading preempted at every try is left unread).
 func (s CPUSeries) Overall(every int) CPUUse {
-	if end := s.taken() - 1; end > 0 {
-		return s.use(0, end, every)
+	a, b := 0, s.taken()-1
+	for a < b && s.R[a].U < 0 {
+		a++
+	}
+	for b > a && s.R[b].U < 0 {
+		b--
+	}
+	if b > a {
+		return s.use(a, b, every)
 	}
 	return noUse
+}
+
+// anyRead reports whether any reading was read.
+func (s CPUSeries) anyRead() bool {
+	for _, r := range s.R[:s.taken()] {
+		if r.U >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Note says why the series has no values, or "".
@@ -117,7 +135,7 @@ func (s CPUSeries) Note() string {
 	switch {
 	case end < 1:
 		return ""
-	case s.R[0].U < 0:
+	case !s.anyRead():
 		return "not available"
 	case s.R[end].T-s.R[0].T < minSteps*s.Resolution:
 		return fmt.Sprintf("below resolution: %s steps over a %s run", result.Elapsed(time.Duration(s.Resolution)), result.Elapsed(time.Duration(s.R[end].T-s.R[0].T)))

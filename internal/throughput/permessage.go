@@ -246,6 +246,8 @@ type perMessageRun struct {
 	senderTid  chan int
 	senderLast atomic.Int64
 	senderCPU  func() int64
+	// clock stamps the CPU readings: the time since the origin in ns.
+	clock func() int64
 }
 
 // newPerMessageRun prepares the arrays and CPU series of a measurement of
@@ -262,40 +264,95 @@ func newPerMessageRun(ctx context.Context, pub driver.Publisher, sub driver.Subs
 		broker = *cfg.Broker
 		pm.BrokerWhat, pm.BrokerInProcess = broker.What, broker.InProcess
 	}
-	pm.Sender, pm.Receiver, pm.Client = newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1)
+	// The measuring threads read their own clocks, exact to the ns; the
+	// process's clock is exact only to a scheduler tick (processTick).
+	pm.Sender, pm.Receiver, pm.Client = newCPUSeries(nCPU, 1), newCPUSeries(nCPU, 1), newCPUSeries(nCPU, processTick())
 	pm.Broker = newCPUSeries(nCPU, broker.Resolution)
 	m := &perMessageRun{ctx: ctx, pub: pub, sub: sub, payload: payload, cfg: cfg, n: n, nCPU: nCPU, broker: broker, pm: pm,
 		ready: make(chan struct{}), senderTid: make(chan int, 1)}
 	m.senderLast.Store(-1)
 	m.origin = time.Now()
+	m.clock = m.since
 	return m
 }
 
 // since is the time since the run's origin, in ns.
 func (m *perMessageRun) since() int64 { return int64(time.Since(m.origin)) }
 
-// readAt takes CPU reading k at time t, on the receiver's thread: the
-// receiver's, the client process's and the broker's.
-func (m *perMessageRun) readAt(k int, t int64) {
+// readAt takes CPU reading k on the receiver's thread: its own thread's
+// clock, the process's, and the broker's (for a broker in this process,
+// the process's less the sender and receiver threads), stamped with the
+// time in the middle of the reading. A reading whose clocks are further
+// apart than readSpan was preempted in between: the process's clock then
+// holds the other threads' CPU time of the pause, which the stamp does not
+// cover (a client at 389 % of a core on two CPUs, an in-process broker
+// below zero), so it is taken again, and left unread after readTries.
+func (m *perMessageRun) readAt(k int) {
 	pm := m.pm
-	r, c := threadCPU(), processCPU()
-	pm.Receiver.read(k, r, t)
-	pm.Client.read(k, c, t)
-	b := m.broker.Read()
-	if m.broker.InProcess {
-		s := m.senderLast.Load()
-		if s < 0 && m.senderCPU != nil {
-			if s = m.senderCPU(); s < 0 { // the thread ended meanwhile
-				s = m.senderLast.Load()
+	for range readTries {
+		t0 := m.clock()
+		r, s := threadCPU(), m.senderNow()
+		c := processCPU()
+		b := c
+		if !m.broker.InProcess {
+			b = m.broker.Read()
+		}
+		t1 := m.clock()
+		if t1-t0 > int64(readSpan) {
+			continue
+		}
+		t := t0 + (t1-t0)/2
+		if m.broker.InProcess {
+			if c < 0 || r < 0 || s < 0 {
+				b = -1
+			} else {
+				b = c - r - s
 			}
 		}
-		if b < 0 || r < 0 || s < 0 {
-			b = -1
-		} else {
-			b -= r + s
+		pm.Receiver.read(k, r, t)
+		pm.Client.read(k, c, t)
+		pm.Broker.read(k, b, t)
+		return
+	}
+	t := m.clock()
+	pm.Receiver.read(k, -1, t)
+	pm.Client.read(k, -1, t)
+	pm.Broker.read(k, -1, t)
+}
+
+// readSpan is the longest a CPU reading may take from its first clock to
+// its last; readTries the readings tried before one is left unread.
+const (
+	readSpan  = 50 * time.Microsecond
+	readTries = 5
+)
+
+// stamped reads clock read between two readings of the time, and returns
+// it with the time in the middle; read again when the two lie further apart
+// than readSpan (the thread preempted in between, which would shift the
+// stamp off the reading), -1 after readTries.
+func stamped(now func() int64, read func() int64) (u, t int64) {
+	for range readTries {
+		t0 := now()
+		u = read()
+		t1 := now()
+		if t1-t0 <= int64(readSpan) {
+			return u, t0 + (t1-t0)/2
 		}
 	}
-	pm.Broker.read(k, b, t)
+	return -1, now()
+}
+
+// senderNow is the sender thread's CPU time: its clock while it runs, its
+// last reading once it is done (its thread then ends).
+func (m *perMessageRun) senderNow() int64 {
+	s := m.senderLast.Load()
+	if s < 0 && m.senderCPU != nil {
+		if s = m.senderCPU(); s < 0 { // the thread ended meanwhile
+			s = m.senderLast.Load()
+		}
+	}
+	return s
 }
 
 // receive stamps the arrival I_n of every message, until all came or none
@@ -306,7 +363,7 @@ func (m *perMessageRun) receive() {
 	pm, n, cfg := m.pm, m.n, m.cfg
 	buf := make([]byte, m.payload+64)
 	m.senderCPU = tidCPU(<-m.senderTid)
-	m.readAt(0, m.since())
+	m.readAt(0)
 	close(m.ready)
 	got := 0
 	for got < n {
@@ -324,7 +381,7 @@ func (m *perMessageRun) receive() {
 		pm.I[h.Seq] = int64(at.Sub(m.origin))
 		got++
 		if got%cfg.CPUEvery == 0 && got/cfg.CPUEvery <= m.nCPU {
-			m.readAt(got/cfg.CPUEvery, m.since())
+			m.readAt(got / cfg.CPUEvery)
 		}
 	}
 }
@@ -361,7 +418,11 @@ func (m *perMessageRun) send() {
 			return
 		}
 		if (i+1)%cfg.CPUEvery == 0 {
-			pm.Sender.read((i+1)/cfg.CPUEvery, threadCPU(), pm.O[i])
+			// Stamped around the clock's reading, after Send: O_n came
+			// before Send, and a window stamped with it would lack the
+			// time a blocking Send took (a thread above 100 % of a core).
+			u, t := stamped(since, threadCPU)
+			pm.Sender.read((i+1)/cfg.CPUEvery, u, t)
 		}
 	}
 	// The last messages may be held back (an open transaction).

@@ -131,7 +131,7 @@ func TestPerMessageIntraprocess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pm.Lost != 0 || len(pm.Sender.R) != 11 || pm.Broker.Resolution != 1 {
+	if pm.Lost != 0 || len(pm.Sender.R) != 11 || pm.Broker.Resolution != processTick() || pm.Sender.Resolution != 1 {
 		t.Fatalf("lost %d, %d CPU readings, resolution %d", pm.Lost, len(pm.Sender.R), pm.Broker.Resolution)
 	}
 	for n := 1; n < len(pm.O); n++ {
