@@ -82,11 +82,11 @@ func (s *Conn) EchoEach(buf []byte, f Framing, each func()) error {
 		return nil
 	}
 	s.ebuf, s.eerr = buf, 0
-	if each == nil {
-		s.echo(s.fd)
-	} else {
-		s.echoEach(s.fd, &frames{f: f}, each)
+	var fr *frames
+	if each != nil {
+		fr = &frames{f: f}
 	}
+	s.echo(s.fd, fr, each)
 	s.ebuf = nil
 	s.release()
 	switch {
@@ -100,7 +100,11 @@ func (s *Conn) EchoEach(buf []byte, f Framing, each func()) error {
 	return nil
 }
 
-func (s *Conn) echo(fd uintptr) {
+// echo is the loop of Echo and EchoEach: with fr nil it writes back what
+// each read brought at once; with fr it calls each at the end of every
+// message, before the bytes that end it are written back (the bytes of a
+// message not yet whole go back as they come).
+func (s *Conn) echo(fd uintptr, fr *frames, each func()) {
 	p, size := uintptr(unsafe.Pointer(&s.ebuf[0])), uintptr(len(s.ebuf))
 	for {
 		var n uintptr
@@ -129,8 +133,21 @@ func (s *Conn) echo(fd uintptr) {
 		if n == 0 {
 			return // end of stream, or shut down
 		}
-		if !s.writeAll(fd, p, n) {
-			return
+		if fr == nil {
+			if !s.writeAll(fd, p, n) {
+				return
+			}
+			continue
+		}
+		for off := uintptr(0); off < n; {
+			k, whole := fr.advance(s.ebuf[off:n])
+			if whole {
+				each()
+			}
+			if !s.writeAll(fd, p+off, uintptr(k)) {
+				return
+			}
+			off += uintptr(k)
 		}
 	}
 }
@@ -155,48 +172,4 @@ func (s *Conn) writeAll(fd, p, n uintptr) bool {
 		}
 	}
 	return true
-}
-
-// echoEach is echo with each called at the end of every message, before
-// the bytes that end it are written back; the bytes of a message not yet
-// whole are written back as they come, as echo does.
-func (s *Conn) echoEach(fd uintptr, fr *frames, each func()) {
-	p, size := uintptr(unsafe.Pointer(&s.ebuf[0])), uintptr(len(s.ebuf))
-	for {
-		var n uintptr
-		var e syscall.Errno
-		if s.armed != 0 && rawOK(true) {
-			n, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, p, size)
-		} else {
-			n, _, e = syscall.Syscall(syscall.SYS_READ, fd, p, size)
-		}
-		switch e {
-		case 0:
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			s.ptsPtr = nil
-			if s.poll(fd); s.perr != 0 && s.perr != syscall.EINTR {
-				s.eerr = s.perr
-				return
-			}
-			continue
-		default:
-			s.eerr = e
-			return
-		}
-		if n == 0 {
-			return
-		}
-		for off := uintptr(0); off < n; {
-			k, whole := fr.advance(s.ebuf[off:n])
-			if whole {
-				each()
-			}
-			if !s.writeAll(fd, p+off, uintptr(k)) {
-				return
-			}
-			off += uintptr(k)
-		}
-	}
 }
