@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"maps"
 	"time"
 )
 
@@ -177,6 +178,18 @@ type Options struct {
 	// EchoDelay is spent by an echo end on each message before it replies
 	// (transports that implement EchoDelayer); pingers ignore it.
 	EchoDelay Delay
+}
+
+// WithDefault returns o with Params[key] set to value unless it was
+// given, in a map of its own: a caller's Params are never written to.
+func (o Options) WithDefault(key, value string) Options {
+	ps := make(map[string]string, len(o.Params)+1)
+	maps.Copy(ps, o.Params)
+	if _, given := ps[key]; !given {
+		ps[key] = value
+	}
+	o.Params = ps
+	return o
 }
 
 // Security names the PEM files of a secure link. The same CA signs both

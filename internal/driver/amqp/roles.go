@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
@@ -77,15 +76,9 @@ func (Transport) DialClient(ctx context.Context, endpoints []string, opts driver
 }
 
 func dialRoleClient(ctx context.Context, raw string, opts driver.Options, timeout time.Duration) (driver.Client, error) {
-	opts.Params = maps.Clone(opts.Params)
-	if opts.Params == nil {
-		opts.Params = map[string]string{}
-	}
-	if _, given := opts.Params[FlagHeartbeat]; !given {
-		// A broker (or host) that went away is noticed within about a
-		// --timeout, as with the other systems.
-		opts.Params[FlagHeartbeat] = max(timeout/2, time.Second).Round(time.Second).String()
-	}
+	// A broker (or host) that went away is noticed within about a
+	// --timeout, as with the other systems.
+	opts = opts.WithDefault(FlagHeartbeat, max(timeout/2, time.Second).Round(time.Second).String())
 	s, a, err := resolve(raw, opts)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -50,20 +49,12 @@ func (Transport) DialClient(ctx context.Context, endpoints []string, opts driver
 }
 
 func dialRoleClient(ctx context.Context, raw string, opts driver.Options, timeout time.Duration) (driver.Client, error) {
-	opts.Params = maps.Clone(opts.Params)
-	if opts.Params == nil {
-		opts.Params = map[string]string{}
-	}
 	// Request/response is MQTT 5's.
 	if v, given := opts.Params[ParamVersion]; given && v != "5" {
 		return nil, fmt.Errorf("mqtt: --%s %s: the roles use MQTT 5 (request/response properties); give 5 or leave it out", ParamVersion, v)
 	}
-	opts.Params[ParamVersion] = "5"
-	if _, given := opts.Params[ParamKeepAlive]; !given {
-		// A broker that stops answering is noticed within about a
-		// --timeout.
-		opts.Params[ParamKeepAlive] = max(timeout, time.Second).String()
-	}
+	// A broker that stops answering is noticed within about a --timeout.
+	opts = opts.WithDefault(ParamVersion, "5").WithDefault(ParamKeepAlive, max(timeout, time.Second).String())
 	s, err := newSettings(raw, opts)
 	if err != nil {
 		return nil, err

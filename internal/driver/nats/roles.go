@@ -3,7 +3,6 @@ package nats
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
@@ -30,14 +29,8 @@ var _ driver.Client = (*roleClient)(nil)
 // --nats-url when none) with the ends' Options: credentials, TLS and the
 // connection settings of the flags.
 func (Transport) DialClient(ctx context.Context, endpoints []string, opts driver.Options, timeout time.Duration) (driver.Client, error) {
-	opts.Params = maps.Clone(opts.Params)
-	if opts.Params == nil {
-		opts.Params = map[string]string{}
-	}
-	if _, given := opts.Params[FlagConnectTimeout]; !given {
-		// A loaded host or server is slow to accept.
-		opts.Params[FlagConnectTimeout] = max(timeout, 10*time.Second).String()
-	}
+	// A loaded host or server is slow to accept.
+	opts = opts.WithDefault(FlagConnectTimeout, max(timeout, 10*time.Second).String())
 	c, err := connect(ctx, strings.Join(endpoints, ","), opts, "role",
 		// Unlike the engine's ends, a role reconnects: nats.go tries the
 		// pool again up to 4 times, --timeout/4 (and a jitter) apart, so a
