@@ -101,7 +101,12 @@ func Analyze(checks []Check, d Design, cfg Config) (Analysis, error) {
 	k := len(checks)
 	failTail := cfg.Tail / float64(k)
 	minPairs := max(MinPairs(failTail), MinPairs(cfg.Tail))
-	units, dep := diagnose(bad, cfg.DependenceLevel, cfg.Flips, cfg.Seed, minPairs, cfg.MinBlock)
+	view := func(d [][]float64) [][]float64 { return d }
+	if cfg.Clipped {
+		view = func(d [][]float64) [][]float64 { return clippedView(d, cfg.Margins) }
+	}
+	units, dep := diagnose(bad, view, cfg.DependenceLevel, cfg.Flips, cfg.Seed, minPairs, cfg.MinBlock)
+	dep.Clipped = cfg.Clipped
 	n := len(units[0])
 	cFail, cPass := signCritical(n, failTail), signCritical(n, cfg.Tail)
 	a := Analysis{Units: len(bad[0]), Exact: true, Flips: cfg.Flips, CriticalFail: float64(cFail), CriticalPass: float64(cPass),

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // DefaultDependenceLevel is the level of the serial-dependence test of the
@@ -167,15 +169,42 @@ func blocks(d [][]float64, b int) [][]float64 {
 	return out
 }
 
-// diagnose tests d for serial dependence and returns the units of the
-// verdict: d itself, or, when dependent, the means of blocks of b
+// ClipAbout returns x clipped to two of its spreads (1.4826 MAD) either
+// side of at: the log ratios as a sign test about a margin at sees them.
+// Near the margin, where dependence moves a sign test's count and so its
+// level, almost nothing is clipped; a check far beyond it whose size
+// wanders clips to a constant, which moves no count.
+func ClipAbout(x []float64, at float64) []float64 {
+	w := 2 * stats.MADSpread(x)
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = min(max(v, at-w), at+w)
+	}
+	return out
+}
+
+// clippedView is every check of d clipped about the fail margin and, when
+// it differs, also about the pass margin, pooled as further checks.
+func clippedView(d [][]float64, m Margins) [][]float64 {
+	var out [][]float64
+	for _, x := range d {
+		out = append(out, ClipAbout(x, Worse(m.Fail)))
+		if m.Pass != m.Fail {
+			out = append(out, ClipAbout(x, Worse(m.Pass)))
+		}
+	}
+	return out
+}
+
+// diagnose tests view(d) for serial dependence and returns the units of
+// the verdict: d itself, or, when dependent, the means of blocks of b
 // consecutive units, b starting from BlockFor of the autocorrelation found
-// (at least minBlock) and doubled until the blocks test independent;
-// refused when that leaves fewer than least blocks (or fewer than 3 to
-// test).
-func diagnose(d [][]float64, level float64, perms int, seed uint64, least, minBlock int) ([][]float64, Dependence) {
+// (at least minBlock) and doubled until view of the blocks tests
+// independent; refused when that leaves fewer than least blocks (or fewer
+// than 3 to test).
+func diagnose(d [][]float64, view func([][]float64) [][]float64, level float64, perms int, seed uint64, least, minBlock int) ([][]float64, Dependence) {
 	dep := Dependence{Level: level, Perms: perms, Block: 1, Units: len(d[0])}
-	r, p, ok := SerialDependence(d, perms, seed)
+	r, p, ok := SerialDependence(view(d), perms, seed)
 	if !ok {
 		return d, dep
 	}
@@ -196,7 +225,7 @@ func diagnose(d [][]float64, level float64, perms int, seed uint64, least, minBl
 			return d, dep // the verdict is refused; the estimates are the units'
 
 		}
-		_, bp, bok := SerialDependence(units, perms, seed+uint64(dep.Block))
+		_, bp, bok := SerialDependence(view(units), perms, seed+uint64(dep.Block))
 		sig = bok && bp <= level
 	}
 	return units, dep

@@ -134,6 +134,13 @@ type Config struct {
 	// that has already found the units dependent, as a held sequential
 	// gate has, sets it from their autocorrelation with BlockFor).
 	MinBlock int
+	// Clipped makes the dependence test see each check's units clipped to
+	// two spreads either side of the fail margin and, when it differs, of
+	// the pass margin (ClipAbout), as the sequential gate's test does: a
+	// check far beyond a margin whose size wanders with the machine moves
+	// no sign test's count, so it must neither block nor refuse a
+	// verdict. The sign tests still see the units themselves.
+	Clipped bool
 }
 
 func (c Config) withDefaults() Config {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
@@ -420,21 +419,13 @@ func (g *Gate) decide() Decision {
 // verdict.
 func (g *Gate) dependent(n int, failing bool) bool {
 	fail, pass := paired.Worse(g.cfg.Margins.Fail), paired.Worse(g.cfg.Margins.Pass)
-	var seen [][]float64
-	add := func(k int, at float64) {
-		s := slices.Clone(g.bad[k])
-		w := 2 * stats.MADSpread(s)
-		for i, x := range s {
-			s[i] = min(max(x, at-w), at+w)
-		}
-		seen = append(seen, s)
-	}
 	at := pass
 	if failing {
 		at = fail
 	}
+	seen := make([][]float64, len(g.specs))
 	for k := range g.specs {
-		add(k, at)
+		seen[k] = paired.ClipAbout(g.bad[k], at)
 	}
 	r, p, ok := paired.SerialDependence(seen, 999, uint64(n))
 	if !ok {
@@ -533,7 +524,7 @@ func (g *Gate) heldDecision(n int) Decision {
 		}
 	}
 	a, err := paired.Analyze(checks, paired.Pairs, paired.Config{Tail: tail, Margins: g.cfg.Margins, DependenceLevel: g.cfg.DependenceLevel,
-		Seed: uint64(n), MinBlock: paired.BlockFor(g.dep.R)})
+		Seed: uint64(n), MinBlock: paired.BlockFor(g.dep.R), Clipped: true})
 	if err != nil {
 		d.Status, d.Checks, d.Reason = Refused, g.names(), "the held analysis failed: "+err.Error()
 		return d
