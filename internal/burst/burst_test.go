@@ -53,6 +53,8 @@ func (l *bucketLink) Dial(context.Context, string, driver.Options) (driver.Pinge
 	return nil, errors.New("one-way only")
 }
 
+func (l *bucketLink) Capabilities() driver.Capabilities { return driver.Capabilities{} }
+
 func (l *bucketLink) Subscribe(context.Context, string, driver.Options) (driver.Subscriber, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -183,17 +183,3 @@ func (p *Delayer) Next() time.Duration {
 	defer p.mu.Unlock()
 	return p.d.Mean - p.d.Jitter + time.Duration(p.rng.Int64N(int64(2*p.d.Jitter)+1))
 }
-
-// EchoDelayer is implemented by transports whose echo ends honour
-// Options.EchoDelay, its delay and its work alike (both are spent by
-// Delayer.Wait); the run command refuses --echo-delay and --echo-work for
-// the others rather than measuring without them.
-type EchoDelayer interface {
-	HonoursEchoDelay()
-}
-
-// HonoursEchoDelay reports whether t's echo ends apply Options.EchoDelay.
-func HonoursEchoDelay(t Transport) bool {
-	_, ok := t.(EchoDelayer)
-	return ok
-}

@@ -54,18 +54,29 @@
 // the settings they fix; the ten built-in ones are registered here, and
 // `run --list` prints them all.
 //
+// # Capabilities
+//
+// A transport declares in one value, Transport.Capabilities, what changes
+// what the run command accepts and no method of its own carries:
+//
+//   - Broker: it reaches a broker by URL, with these Schemes (nats, tls;
+//     mqtt, mqtts; amqp, amqps). A --target URL selects the transport by
+//     its scheme; it declares its URL flag, URLFlag(name).
+//   - ProcessBound: its ends share a process (intraprocess, an external
+//     program), so it cannot serve `run echo`.
+//   - EchoDelay: its echo ends apply Options.EchoDelay (--echo-delay,
+//     --echo-work), which run refuses for the others.
+//
+// Register checks the value, `run --list` prints it, and the conformance
+// suite (drivertest.Run) runs the checks each declared field implies.
+//
 // # Optional interfaces
 //
-// A transport says more about itself by implementing small interfaces,
+// A transport says what it can do by implementing small interfaces,
 // each checked by the run command before anything is created:
 //
 //   - SizeLimiter: the largest message it carries; a larger payload is
 //     refused up front, naming the limit.
-//   - ProcessBound: its ends share a process (intraprocess), so it cannot
-//     serve `run echo`.
-//   - Broker: it reaches a broker by URL, with these schemes (nats, tls;
-//     mqtt, mqtts; amqp, amqps). A --target URL selects the transport by
-//     its scheme.
 //   - FlagOwner: its own settings as plain Flags; run adds each to `run`
 //     and `run echo` with an environment variable (Flag.EnvVar, else
 //     EnvName) and passes the values in Options.Params. A broker declares

@@ -78,6 +78,9 @@ type Transport interface {
 	// Dial connects a pinger to the echoer at addr. ctx bounds the
 	// connection set-up (handshakes), not the pinger's life.
 	Dial(ctx context.Context, addr string, opts Options) (Pinger, error)
+	// Capabilities is what the transport declares about itself: one
+	// value, the same on every call.
+	Capabilities() Capabilities
 }
 
 // StreamTransport is implemented by transports that also carry one-way
@@ -176,7 +179,7 @@ type Options struct {
 	// credentials file, an external program's command line.
 	Params map[string]string
 	// EchoDelay is spent by an echo end on each message before it replies
-	// (transports that implement EchoDelayer); pingers ignore it.
+	// (transports that declare Capabilities.EchoDelay); pingers ignore it.
 	EchoDelay Delay
 }
 

@@ -19,6 +19,7 @@ func (f fakeTransport) Listen(context.Context, string, Options) (Echoer, error) 
 func (f fakeTransport) Dial(context.Context, string, Options) (Pinger, error) {
 	return nil, errors.New("unused")
 }
+func (f fakeTransport) Capabilities() Capabilities { return Capabilities{} }
 
 // registrations makes each TestRegistry run register new names, since the
 // registry lives as long as the test binary (go test -count=N).

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,7 +14,9 @@ var (
 )
 
 // Register makes t available under t.Name(). It is meant to be called from
-// an init function and panics when the name is empty or taken.
+// an init function and panics when the name is empty or taken, or when
+// t's Capabilities are inconsistent or claim a URL scheme another
+// registered transport has.
 func Register(t Transport) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -23,6 +26,16 @@ func Register(t Transport) {
 	}
 	if _, dup := registry[name]; dup {
 		panic("driver: transport " + name + " registered twice")
+	}
+	if err := t.Capabilities().check(name); err != nil {
+		panic("driver: " + err.Error())
+	}
+	for _, s := range SchemesOf(t) {
+		for _, o := range registry {
+			if slices.Contains(SchemesOf(o), s) {
+				panic(fmt.Sprintf("driver: transport %s declares URL scheme %s, which transport %s has", name, s, o.Name()))
+			}
+		}
 	}
 	registry[name] = t
 }

@@ -3,21 +3,8 @@ package driver
 import (
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 )
-
-// Broker is implemented by transports that reach a message broker by URL
-// instead of listening at a socket address. The run command then resolves
-// a sub-experiment's address from --target (a URL with one of Schemes, or
-// TRANSPORT=URL), else from the transport's URL flag (URLFlag), else from
-// the embedded broker (--broker embedded, Embedder).
-type Broker interface {
-	// Schemes are the URL schemes the transport accepts, e.g. "nats" and
-	// "tls", or "mqtt" and "mqtts". No two registered transports may share
-	// one.
-	Schemes() []string
-}
 
 // SizeLimiter is implemented by transports that carry messages up to a
 // size: the run command refuses a larger payload before it creates
@@ -27,13 +14,6 @@ type SizeLimiter interface {
 	// opts carries (for a broker, its default limit: NATS max_payload,
 	// RabbitMQ max_message_size).
 	MessageLimit(opts Options) int
-}
-
-// ProcessBound is implemented by transports whose two ends must live in
-// one process (intraprocess): they cannot serve `run echo`, and their
-// echoer always runs in the measuring process.
-type ProcessBound interface {
-	ProcessBound() bool
 }
 
 // Grouper is implemented by broker transports whose subscribers can
@@ -54,8 +34,8 @@ func CanGroup(t Transport, opts Options) error {
 	return fmt.Errorf("%s cannot share a topic's messages among subscribers: it has no queue groups, shared subscriptions or competing consumers", t.Name())
 }
 
-// URLFlag is the name of the flag a broker transport declares (FlagOwner)
-// for its broker URL: "<transport>-url", e.g. "nats-url".
+// URLFlag is the name of the flag a broker transport (Capabilities.Broker)
+// declares (FlagOwner) for its broker URL: "<transport>-url", e.g. "nats-url".
 func URLFlag(transport string) string { return transport + "-url" }
 
 // URLEnv is the environment variable of the URL flag: MQGATE_<TRANSPORT>_URL.
@@ -72,27 +52,6 @@ func EnvName(flag string) string {
 func FlagsOf(t Transport) []Flag {
 	if fo, ok := t.(FlagOwner); ok {
 		return fo.Flags()
-	}
-	return nil
-}
-
-// IsBroker reports whether t reaches a broker by URL: it implements Broker
-// or declares a URL flag.
-func IsBroker(t Transport) bool {
-	if _, ok := t.(Broker); ok {
-		return true
-	}
-	return slices.ContainsFunc(FlagsOf(t), func(f Flag) bool { return f.Name == URLFlag(t.Name()) })
-}
-
-// SchemesOf returns the URL schemes of a broker transport: its Schemes, or
-// its name when it declares none.
-func SchemesOf(t Transport) []string {
-	if b, ok := t.(Broker); ok {
-		return b.Schemes()
-	}
-	if IsBroker(t) {
-		return []string{t.Name()}
 	}
 	return nil
 }
@@ -123,12 +82,6 @@ func MessageLimitOf(t Transport, opts Options) int {
 		return l.MessageLimit(opts)
 	}
 	return 0
-}
-
-// IsProcessBound reports whether t's ends must share a process.
-func IsProcessBound(t Transport) bool {
-	pb, ok := t.(ProcessBound)
-	return ok && pb.ProcessBound()
 }
 
 // URLScheme returns the scheme of addr when it is a URL ("scheme://…"),

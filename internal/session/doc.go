@@ -22,7 +22,7 @@
 //     and certificates are generated for the run (secure scenarios only;
 //     certificate flags without a secure scenario are refused);
 //   - each broker scenario has a broker URL: a --target URL whose scheme
-//     the transport declares (driver.Broker), TRANSPORT=URL, the driver's
+//     the transport declares (driver.Capabilities.Schemes), TRANSPORT=URL, the driver's
 //     URL flag ("<transport>-url", driver.URLFlag) or its environment
 //     variable (MQGATE_<TRANSPORT>_URL), or an embedded broker;
 //   - with Broker = "embedded", each broker transport's StartEmbedded is
@@ -40,7 +40,7 @@
 // # Placing the echo
 //
 // A round trip needs an echo end. In-process scenarios (and transports
-// whose ends share a process, driver.ProcessBound) echo on a goroutine.
+// whose ends share a process, driver.Capabilities.ProcessBound) echo on a goroutine.
 // Interprocess ones follow Config.Echo: EchoInProcess (a goroutine with a
 // connection of its own: for a broker, a second client), EchoSubprocess
 // (`run echo` on this host, started per sub-experiment, its CPU pinned when
@@ -53,7 +53,7 @@
 // Config.EchoDelay stands in for processing: every echo end the run starts
 // (in-process, echo process, broker client) spends it on each message
 // before replying (driver.Options.EchoDelay; a transport declares that it
-// applies it with driver.EchoDelayer, and the others are refused, as is a
+// applies it with driver.Capabilities.EchoDelay, and the others are refused, as is a
 // remote echo, which has its own `run echo --echo-delay`).
 //
 // Each broker sub-experiment publishes to a topic of its own,
@@ -94,7 +94,9 @@
 //	}
 //
 //	func (Transport) Name() string      { return "nats" }
-//	func (Transport) Schemes() []string { return []string{"nats", "tls"} } // driver.Broker
+//	func (Transport) Capabilities() driver.Capabilities {
+//		return driver.Capabilities{Broker: true, Schemes: []string{"nats", "tls"}, EchoDelay: true}
+//	}
 //	func (Transport) Flags() []driver.Flag { // driver.FlagOwner: --nats-url, MQGATE_NATS_URL
 //		return []driver.Flag{
 //			{Name: driver.URLFlag("nats"), EnvVar: driver.URLEnv("nats"), Default: "nats://127.0.0.1:4222", Usage: "NATS server URL"},

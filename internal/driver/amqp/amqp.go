@@ -37,7 +37,6 @@ var (
 	_ driver.FanOutChecker   = Transport{}
 	_ driver.StreamTransport = Transport{}
 	_ driver.FlagOwner       = Transport{}
-	_ driver.Broker          = Transport{}
 	_ driver.SizeLimiter     = Transport{}
 	_ driver.ParamChecker    = Transport{}
 )
@@ -45,15 +44,15 @@ var (
 // Name returns "amqp".
 func (Transport) Name() string { return Name }
 
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (Transport) HonoursEchoDelay() {}
-
 // MessageLimit is the largest message the transport carries (see the
 // package constant).
 func (Transport) MessageLimit(driver.Options) int { return DefaultMaxMessageSize }
 
-// Schemes are the URL schemes of the transport's brokers.
-func (Transport) Schemes() []string { return []string{"amqp", "amqps"} }
+// Capabilities: a broker reached at amqp:// and amqps:// URLs, whose echo
+// applies Options.EchoDelay.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{Broker: true, Schemes: []string{"amqp", "amqps"}, EchoDelay: true}
+}
 
 // errTxRoundTrip refuses transactions of several messages in a round trip,
 // where one message is in flight: the message would stay uncommitted, so

@@ -53,9 +53,11 @@ type Transport struct{}
 // Name returns "external".
 func (Transport) Name() string { return Name }
 
-// ProcessBound returns true: the program is started by the measuring
-// process, never by `run echo`.
-func (Transport) ProcessBound() bool { return true }
+// Capabilities: process-bound, since the program is started by the
+// measuring process, never by `run echo`.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{ProcessBound: true}
+}
 
 // Flags declares the driver's settings.
 func (Transport) Flags() []driver.Flag {
@@ -231,5 +233,4 @@ var (
 	_ driver.Transport       = Transport{}
 	_ driver.FlagOwner       = Transport{}
 	_ driver.ScenarioDefiner = Transport{}
-	_ driver.ProcessBound    = Transport{}
 )

@@ -26,7 +26,6 @@ const MaxMessage = 16 << 20
 var (
 	_ driver.Transport     = Transport{}
 	_ driver.SizeLimiter   = Transport{}
-	_ driver.ProcessBound  = Transport{}
 	_ driver.Pinger        = (*pinger)(nil)
 	_ driver.Echoer        = (*echoer)(nil)
 	_ driver.CounterReader = (*pinger)(nil)
@@ -65,14 +64,14 @@ func (l *link) close() {
 // Name returns driver.Intraprocess.
 func (Transport) Name() string { return driver.Intraprocess }
 
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (Transport) HonoursEchoDelay() {}
-
 // MessageLimit returns MaxMessage.
 func (Transport) MessageLimit(driver.Options) int { return MaxMessage }
 
-// ProcessBound returns true: both ends live in one process.
-func (Transport) ProcessBound() bool { return true }
+// Capabilities: both ends live in one process, and the echo applies
+// Options.EchoDelay.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{ProcessBound: true, EchoDelay: true}
+}
 
 // Listen creates an echoer named addr.
 func (Transport) Listen(_ context.Context, addr string, opts driver.Options) (driver.Echoer, error) {

@@ -116,7 +116,6 @@ type Transport struct{}
 
 var (
 	_ driver.StreamTransport = Transport{}
-	_ driver.Broker          = Transport{}
 	_ driver.SizeLimiter     = Transport{}
 	_ driver.FlagOwner       = Transport{}
 	_ driver.Embedder        = Transport{}
@@ -126,9 +125,11 @@ var (
 // Name returns "mqtt".
 func (Transport) Name() string { return Name }
 
-// Schemes are the URL schemes of MQTT brokers: mqtt:// (TCP) and mqtts://
-// (TLS).
-func (Transport) Schemes() []string { return []string{"mqtt", "mqtts"} }
+// Capabilities: a broker reached at mqtt:// (TCP) and mqtts:// (TLS)
+// URLs, whose echo applies Options.EchoDelay.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{Broker: true, Schemes: []string{"mqtt", "mqtts"}, EchoDelay: true}
+}
 
 // Flags declares the transport's settings.
 func (Transport) Flags() []driver.Flag {
@@ -151,9 +152,6 @@ func (Transport) Flags() []driver.Flag {
 			Usage: "retained topic holding the broker's version, read once for meta.json (empty: do not ask)"},
 	}
 }
-
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (Transport) HonoursEchoDelay() {}
 
 // topicOf returns the link's topic.
 func topicOf(opts driver.Options) string {

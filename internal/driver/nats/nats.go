@@ -51,10 +51,13 @@ var (
 // Name returns "nats".
 func (Transport) Name() string { return Name }
 
-// Schemes are the URL schemes of NATS servers: nats:// and tls:// (TLS from
-// the first byte on the client's side; a nats:// URL with Options.Security
-// upgrades to TLS as the server asks).
-func (Transport) Schemes() []string { return []string{"nats", "tls"} }
+// Capabilities: a broker reached at nats:// and tls:// URLs (TLS from the
+// first byte on the client's side; a nats:// URL with Options.Security
+// upgrades to TLS as the server asks), whose echo applies
+// Options.EchoDelay.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{Broker: true, Schemes: []string{"nats", "tls"}, EchoDelay: true}
+}
 
 // MessageLimit is nats-server's default max_payload, the largest message
 // a server accepts unless configured otherwise. Dial and Publish check the
@@ -77,9 +80,6 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	}
 	return listenCore(c, topic, opts.EchoDelay.NewDelayer())
 }
-
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (Transport) HonoursEchoDelay() {}
 
 // Dial connects the pinger to the server at addr: it publishes on
 // <topic>.ping and receives from <topic>.pong.

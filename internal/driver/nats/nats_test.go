@@ -111,7 +111,7 @@ func TestRegistered(t *testing.T) {
 	if tr, err := driver.Lookup(Name); err != nil || tr.Name() != Name {
 		t.Fatalf("Lookup(nats) = %v, %v", tr, err)
 	}
-	if got := fmt.Sprint(Transport{}.Schemes()); got != "[nats tls]" {
+	if got := fmt.Sprint(driver.SchemesOf(Transport{})); got != "[nats tls]" {
 		t.Errorf("Schemes = %s", got)
 	}
 	if got := (Transport{}).MessageLimit(driver.Options{}); got != 1<<20 {

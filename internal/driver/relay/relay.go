@@ -42,9 +42,11 @@ type Transport struct{}
 // Name returns "relay".
 func (Transport) Name() string { return Name }
 
-// ProcessBound returns true: the adapter is started by the measuring
-// process, over pipes, never by `run echo`.
-func (Transport) ProcessBound() bool { return true }
+// Capabilities: process-bound, since the adapter is started by the
+// measuring process, over pipes, never by `run echo`.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{ProcessBound: true}
+}
 
 // Flags declares the driver's settings.
 func (Transport) Flags() []driver.Flag {
@@ -203,5 +205,4 @@ var (
 	_ driver.Transport       = Transport{}
 	_ driver.FlagOwner       = Transport{}
 	_ driver.ScenarioDefiner = Transport{}
-	_ driver.ProcessBound    = Transport{}
 )

@@ -83,8 +83,10 @@ func (DTLS) Listen(ctx context.Context, addr string, opts driver.Options) (drive
 	return &DTLSEchoer{l: l, delay: opts.EchoDelay}, nil
 }
 
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (DTLS) HonoursEchoDelay() {}
+// Capabilities: the echo applies Options.EchoDelay.
+func (DTLS) Capabilities() driver.Capabilities {
+	return driver.Capabilities{EchoDelay: true}
+}
 
 // DTLSEchoer accepts DTLS associations and echoes every record back.
 type DTLSEchoer struct {

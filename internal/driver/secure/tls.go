@@ -34,6 +34,11 @@ var (
 // MessageLimit returns tcp.MaxMessage: TLS frames messages as TCP does.
 func (TLS) MessageLimit(driver.Options) int { return tcp.MaxMessage }
 
+// Capabilities: the echo applies Options.EchoDelay.
+func (TLS) Capabilities() driver.Capabilities {
+	return driver.Capabilities{EchoDelay: true}
+}
+
 // Name returns driver.TLS.
 func (TLS) Name() string { return driver.TLS }
 
@@ -50,9 +55,6 @@ func (TLS) Listen(ctx context.Context, addr string, opts driver.Options) (driver
 	e.Delay, e.MaxMessage = opts.EchoDelay, opts.LargestMessageOrDefault()
 	return e, nil
 }
-
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (TLS) HonoursEchoDelay() {}
 
 // serverStream returns the wrap of an accepted connection: the server's
 // handshake, bounded by HandshakeTimeout.

@@ -43,6 +43,11 @@ const MaxMessage = 4 << 20
 // MessageLimit returns MaxMessage.
 func (Transport) MessageLimit(driver.Options) int { return MaxMessage }
 
+// Capabilities: the echo applies Options.EchoDelay.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{EchoDelay: true}
+}
+
 // Name returns driver.TCP.
 func (Transport) Name() string { return driver.TCP }
 
@@ -58,9 +63,6 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	e.Delay, e.MaxMessage = opts.EchoDelay, opts.LargestMessageOrDefault()
 	return e, nil
 }
-
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (Transport) HonoursEchoDelay() {}
 
 // Dial connects a pinger to the echoer at addr.
 func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {

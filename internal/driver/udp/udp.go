@@ -36,6 +36,11 @@ var (
 // MessageLimit returns MaxDatagram: a message is one datagram.
 func (Transport) MessageLimit(driver.Options) int { return MaxDatagram }
 
+// Capabilities: the echo applies Options.EchoDelay.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{EchoDelay: true}
+}
+
 // Name returns driver.UDP.
 func (Transport) Name() string { return driver.UDP }
 
@@ -51,9 +56,6 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	e.Delay = opts.EchoDelay
 	return e, nil
 }
-
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (Transport) HonoursEchoDelay() {}
 
 // Dial connects a pinger to the echoer at addr.
 func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {

@@ -36,6 +36,10 @@ func init() {
 // Transport opens Zenoh links through the helper.
 type Transport struct{}
 
+// Capabilities: none declared. The helper's pong does not apply
+// Options.EchoDelay, so run refuses --echo-delay and --echo-work.
+func (Transport) Capabilities() driver.Capabilities { return driver.Capabilities{} }
+
 // Name returns "zenoh".
 func (Transport) Name() string { return Name }
 

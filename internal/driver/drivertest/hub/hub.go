@@ -264,7 +264,6 @@ type Transport struct{}
 
 var (
 	_ driver.StreamTransport = Transport{}
-	_ driver.Broker          = Transport{}
 	_ driver.FlagOwner       = Transport{}
 	_ driver.Embedder        = Transport{}
 	_ driver.SizeLimiter     = Transport{}
@@ -278,8 +277,11 @@ var (
 // Name returns Name.
 func (Transport) Name() string { return Name }
 
-// Schemes returns hub and hubs (TLS).
-func (Transport) Schemes() []string { return []string{"hub", "hubs"} }
+// Capabilities: a broker reached at hub:// and hubs:// (TLS) URLs, whose
+// echo applies Options.EchoDelay.
+func (Transport) Capabilities() driver.Capabilities {
+	return driver.Capabilities{Broker: true, Schemes: []string{"hub", "hubs"}, EchoDelay: true}
+}
 
 // Flags declares the hub's URL, a secret password and a tag.
 func (Transport) Flags() []driver.Flag {
@@ -303,9 +305,6 @@ func (Transport) StartEmbedded(_ context.Context, opts driver.Options) (string, 
 	}
 	return h.URL(), h.Close, nil
 }
-
-// HonoursEchoDelay marks the transport as applying Options.EchoDelay.
-func (Transport) HonoursEchoDelay() {}
 
 // Listen connects an echoer to the hub at addr.
 func (t Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
