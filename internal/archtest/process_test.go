@@ -11,7 +11,7 @@ import (
 // histogram or metrics exporter.
 func TestProcessReadsFormats(t *testing.T) {
 	g := graph(t)
-	measuring := []string{internal("load"), internal("throughput"), internal("engine"), internal("driver"),
+	measuring := []string{internal("load"), internal("throughput"), internal("permessage"), internal("engine"), internal("driver"),
 		"github.com/HdrHistogram/hdrhistogram-go", "github.com/prometheus/client_golang"}
 	for _, d := range deps(g, internal("process")) {
 		for _, m := range measuring {

@@ -12,10 +12,10 @@ import (
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/measurements"
+	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/roles"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // TestFastRTPSHeadersUnchanged: the headers of the Fast-RTPS formats (formats
@@ -98,10 +98,10 @@ func TestHeaderUnits(t *testing.T) {
 		"throughput summary (§9)":           strings.Split(result.ThroughputHeader, ","),
 		"load snapshots (§9)":               strings.Split(load.SnapshotsHeader, ","),
 		"role snapshots (§9)":               strings.Split(roles.SnapshotHeader, ","),
-		"per-message (§9)":                  throughput.PerMessageHeader,
-		"per-message CPU (§9)":              throughput.CPUHeader,
-		"per-message summary (§9)":          throughput.AggregateHeader,
-		"per-message quantities (§9)":       throughput.Quantities,
+		"per-message (§9)":                  permessagefile.Header,
+		"per-message CPU (§9)":              permessagefile.CPUHeader,
+		"per-message summary (§9)":          permessagefile.SummaryHeader,
+		"per-message quantities (§9)":       permessagefile.Quantities,
 		"statistical requirements (§11)":    append([]string{requirements.LatencyColumn}, requirements.StatColumns...),
 		"throughput requirements (§4, §11)": append(slices.Clone(requirements.ThroughputColumns), requirements.ThroughputStatColumns...),
 		"drift report (§11)":                requirements.DriftColumns,

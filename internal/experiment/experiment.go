@@ -24,7 +24,7 @@ const (
 	searchSuffix  = "_search.csv"
 	// Files of run load (load.SnapshotsFileName, load.SummaryFileName,
 	// load.HistogramLogFileName) and run permessage
-	// (throughput.PerMessageFileName and its _cpu and _summary files),
+	// (permessagefile.FileName and its _cpu and _summary files),
 	// formats §9.
 	loadPrefix       = "load_"
 	permessagePrefix = "permessage_"

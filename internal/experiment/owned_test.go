@@ -5,7 +5,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/experiment"
 	loadfiles "github.com/mqgate/mqgate/internal/load"
-	"github.com/mqgate/mqgate/internal/throughput"
+	"github.com/mqgate/mqgate/internal/permessagefile"
 )
 
 // TestOwned is an external test: the names it checks come from the
@@ -31,9 +31,9 @@ func TestOwned(t *testing.T) {
 		{loadfiles.SnapshotsFileName("nats_reliable"), true},
 		{loadfiles.SummaryFileName("nats_reliable"), true},
 		{loadfiles.HistogramLogFileName("nats_reliable"), true},
-		{throughput.PerMessageFileName("interprocess_best_effort_tcp"), true},
-		{throughput.PerMessageCPUFileName("interprocess_best_effort_tcp"), true},
-		{throughput.PerMessageSummaryFileName("interprocess_best_effort_tcp"), true},
+		{permessagefile.FileName("interprocess_best_effort_tcp"), true},
+		{permessagefile.CPUFileName("interprocess_best_effort_tcp"), true},
+		{permessagefile.SummaryFileName("interprocess_best_effort_tcp"), true},
 		{"load_notes.md", false},
 		{"load_.hlog", false},
 		{"load_summary.csv", false},

@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"math"
@@ -17,9 +17,9 @@ import (
 // sigma around gap ns (M = 1): the median of the window rates is
 // exp(sigma²/2) times the overall rate, while the windows spread so widely
 // that the robust deviation covers the difference.
-func spreadRun(n int, gap, sigma float64, seed uint64) *PerMessage {
+func spreadRun(n int, gap, sigma float64, seed uint64) *Record {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	pm := &PerMessage{Payload: 64, M: 1, O: make([]int64, n), I: make([]int64, n), CPUEvery: n}
+	pm := &Record{Payload: 64, M: 1, O: make([]int64, n), I: make([]int64, n), CPUEvery: n}
 	t := 1e6
 	for i := range n {
 		t += gap * math.Exp(sigma*rng.NormFloat64())
@@ -32,7 +32,7 @@ func spreadRun(n int, gap, sigma float64, seed uint64) *PerMessage {
 
 // deliveredRate is what the link carried, from the raw I_n: delivered
 // messages less one over the span from the first delivery to the last.
-func deliveredRate(pm *PerMessage) float64 {
+func deliveredRate(pm *Record) float64 {
 	first, last, got := int64(math.MaxInt64), int64(math.MinInt64), 0
 	for _, v := range pm.I {
 		if v != Never {
@@ -61,9 +61,9 @@ func TestAgreementIsRelative(t *testing.T) {
 		t.Errorf("steady run, median %.3f× overall: %q", st.Median/st.Overall, st.Note)
 	}
 	dir := t.TempDir()
-	r := &PerMessageRunner{Dir: dir, Meta: &meta.Meta{}, NoPlots: true}
+	r := &Runner{Dir: dir, Meta: &meta.Meta{}, NoPlots: true}
 	wide.Payload, steady.Payload = 64, 128
-	if err := r.write("x", []*PerMessage{wide, steady}); err != nil {
+	if err := r.write("x", []*Record{wide, steady}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(dir, experiment.ThroughputFileName("x")))

@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/url"
@@ -24,6 +23,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/nats"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/testenv"
 )
 
@@ -71,7 +71,7 @@ func listenerPid(port int) string {
 // cpuRun measures count 16 B messages back to back over links, and returns
 // the record, the console line and the /proc CPU time of this process and
 // of broker (when not "") over the measurement.
-func cpuRun(t *testing.T, links load.Links, count int, broker string) (pm *PerMessage, line string, self, brk int64) {
+func cpuRun(t *testing.T, links load.Links, count int, broker string) (pm *Record, line string, self, brk int64) {
 	t.Helper()
 	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
 	ends, err := links.Open(context.Background(), tp, 16)
@@ -80,12 +80,12 @@ func cpuRun(t *testing.T, links load.Links, count int, broker string) (pm *PerMe
 	}
 	defer ends.Close()
 	src := BrokerCPU(links.URL)
-	cfg := PerMessageConfig{Count: count, Window: 100, CPUEvery: 1000, Timeout: 2 * time.Second, Broker: &src}.WithDefaults()
+	cfg := Config{Count: count, Window: 100, CPUEvery: 1000, Timeout: 2 * time.Second, Broker: &src}.WithDefaults()
 	s0, b0 := procCPU(t, "self"), int64(0)
 	if broker != "" {
 		b0 = procCPU(t, broker)
 	}
-	pm, err = MeasurePerMessage(context.Background(), ends, 16, cfg)
+	pm, err = Measure(context.Background(), ends, 16, cfg)
 	self = procCPU(t, "self") - s0
 	if broker != "" {
 		brk = procCPU(t, broker) - b0
@@ -117,7 +117,7 @@ func near(got, want float64, n int) bool {
 
 // covered is the number of messages the CPU figures are over: from the
 // first reading to the last.
-func covered(pm *PerMessage) int { return (pm.Receiver.taken() - 1) * pm.CPUEvery }
+func covered(pm *Record) int { return (pm.Receiver.taken() - 1) * pm.CPUEvery }
 
 // TestPerMessageCPUAgainstProc checks the CPU figures against the kernel's
 // account in /proc. Through the nats-server of this host, unpaced (its
@@ -145,7 +145,7 @@ func TestPerMessageCPUAgainstProc(t *testing.T) {
 		n := covered(pm)
 		a := Aggregates(pm)
 		client := math.NaN()
-		if i := slices.Index(Quantities, "Client CPU [ns/msg]"); i >= 0 {
+		if i := slices.Index(permessagefile.Quantities, "Client CPU [ns/msg]"); i >= 0 {
 			client = a[i].Overall
 		}
 		t.Logf("%s\n/proc: this process %.0f ns/msg, nats-server %s %.0f ns/msg over %d messages", line, float64(self)/float64(n), pid, float64(brk)/float64(n), n)
@@ -233,7 +233,7 @@ func TestPerMessageRecordsTheBroker(t *testing.T) {
 	start0 := loadavg()
 	m := &meta.Meta{Start: time.Now().UTC(), System: meta.System{Name: "mqgate-builtin"}, Host: meta.HostFingerprint()}
 	start1 := loadavg()
-	r := &PerMessageRunner{Config: PerMessageConfig{Count: 2000, Window: 100, CPUEvery: 500}, Payloads: []int{64}, Dir: dir, Meta: m, NoPlots: true}
+	r := &Runner{Config: Config{Count: 2000, Window: 100, CPUEvery: 500}, Payloads: []int{64}, Dir: dir, Meta: m, NoPlots: true}
 	sub := load.Sub{Type: "nats_best_effort", Transport: "nats", Topic: topic,
 		Links: load.Links{Transport: nats.Transport{}, URL: addr, Publish: driver.Options{Topic: topic}, Subscribe: driver.Options{Topic: topic}}}
 	end0 := loadavg()
@@ -263,82 +263,5 @@ func TestPerMessageRecordsTheBroker(t *testing.T) {
 	}
 	if got := doc.Host.Load["end"]; !in(got, end0, end1) {
 		t.Errorf("load average at the end %v, /proc/loadavg %v then %v", got, end0, end1)
-	}
-}
-
-// TestThroughputPadding: run throughput pads its messages as run load's
-// --padding does. A plain client subscribed to every subject of the
-// broker reads the messages on the wire: zeros, or the seeded random
-// stream (the same for the same seed), and by default the pattern.
-func TestThroughputPadding(t *testing.T) {
-	natsURL, stop, err := nats.Transport{}.StartEmbedded(context.Background(), driver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	u, _ := url.Parse(natsURL)
-	const size = 64
-	wire := func(t *testing.T, pad load.Padding, seed uint64) []byte {
-		c, err := net.Dial("tcp", u.Host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		r := bufio.NewReader(c)
-		fmt.Fprintf(c, "CONNECT {\"verbose\":false}\r\nSUB > 1\r\nPING\r\n")
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasPrefix(line, "PONG") {
-				break
-			}
-		}
-		topic := drivertest.TestTopic(t)
-		links := load.Links{Transport: nats.Transport{}, URL: natsURL, Publish: driver.Options{Topic: topic}, Subscribe: driver.Options{Topic: topic}}
-		tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
-		ends, err := links.Open(context.Background(), tp, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ends.Close()
-		cfg := Config{MinWindow: time.Millisecond, Windows: 2, Padding: pad, PaddingSeed: seed}.WithDefaults()
-		if _, err := Measure(context.Background(), ends, size, 1, cfg); err != nil {
-			t.Fatal(err)
-		}
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := strings.Fields(line)
-			if len(f) < 4 || f[0] != "MSG" {
-				continue
-			}
-			n, _ := strconv.Atoi(f[len(f)-1])
-			body := make([]byte, n+2)
-			if _, err := io.ReadFull(r, body); err != nil {
-				t.Fatal(err)
-			}
-			if n == size {
-				return body[load.HeaderSize:n]
-			}
-		}
-	}
-	zeros := wire(t, load.PaddingZeros, 0)
-	if !bytes.Equal(zeros, make([]byte, size-load.HeaderSize)) {
-		t.Errorf("zeros padding on the wire: % x", zeros)
-	}
-	r1, r2, r3 := wire(t, load.PaddingRandom, 7), wire(t, load.PaddingRandom, 7), wire(t, load.PaddingRandom, 8)
-	if !bytes.Equal(r1, r2) || bytes.Equal(r1, r3) || bytes.Equal(r1, zeros) {
-		t.Errorf("random padding, seeds 7, 7, 8: % x / % x / % x", r1, r2, r3)
-	}
-	pattern := wire(t, "", 0)
-	for i, b := range pattern {
-		if want := byte((load.HeaderSize + i) % 251); b != want {
-			t.Fatalf("default padding byte %d: %d, want the pattern's %d", load.HeaderSize+i, b, want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // middle of the reading that was not; one preempted at every try is left
 // unread, and the overall figure spans the readings that were read.
 func TestCPUReadingRetaken(t *testing.T) {
-	cfg := PerMessageConfig{Count: 4, CPUEvery: 1}.WithDefaults()
+	cfg := Config{Count: 4, CPUEvery: 1}.WithDefaults()
 	src := CPUSource{What: InProcessWhat, Read: processCPU, Resolution: 1, InProcess: true}
 	cfg.Broker = &src
 	m := newPerMessageRun(context.Background(), nil, nil, 64, cfg)

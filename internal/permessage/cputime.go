@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package throughput
+package permessage
 
 // threadCPU is not available here.
 func threadCPU() int64 { return -1 }

@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/mqgate/mqgate/internal/driver/udp"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/testenv"
+	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // TestEveryDriver measures a bounded in-flight window (F = 1 and 16) and
@@ -83,7 +84,7 @@ func TestEveryDriver(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := Measure(context.Background(), ends, size, f, Config{MinWindow: time.Millisecond, Windows: 10}.WithDefaults())
+				p, err := throughput.Measure(context.Background(), ends, size, f, throughput.Config{MinWindow: time.Millisecond, Windows: 10}.WithDefaults())
 				ends.Close()
 				if err != nil {
 					t.Fatalf("F %d: %v", f, err)
@@ -101,8 +102,8 @@ func TestEveryDriver(t *testing.T) {
 			if d.lossy {
 				timeout = time.Second // a lost message is waited for this long
 			}
-			cfg := PerMessageConfig{Count: 2000, Window: 50, CPUEvery: 500, Timeout: timeout}.WithDefaults()
-			pm, err := MeasurePerMessage(context.Background(), ends, size, cfg)
+			cfg := Config{Count: 2000, Window: 50, CPUEvery: 500, Timeout: timeout}.WithDefaults()
+			pm, err := Measure(context.Background(), ends, size, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +111,7 @@ func TestEveryDriver(t *testing.T) {
 				t.Fatalf("%d messages, %d lost", len(pm.O), pm.Lost)
 			}
 			// O_n is read before the message is handed to Send: it
-			// arrives after O_n (MeasurePerMessage fails the run
+			// arrives after O_n (Measure fails the run
 			// otherwise).
 			for n := range pm.O {
 				if pm.I[n] != Never && pm.I[n] < pm.O[n] {

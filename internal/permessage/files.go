@@ -1,29 +1,12 @@
-package throughput
+package permessage
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 
 	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/result"
-)
-
-// File names of the per-message method (formats §9), of permessagefile.
-func PerMessageFileName(typ string) string { return permessagefile.FileName(typ) }
-
-// PerMessageCPUFileName is the CPU samples of typ.
-func PerMessageCPUFileName(typ string) string { return permessagefile.CPUFileName(typ) }
-
-// PerMessageSummaryFileName is the aggregates of typ.
-func PerMessageSummaryFileName(typ string) string { return permessagefile.SummaryFileName(typ) }
-
-// Headers of the per-message files (permessagefile's).
-var (
-	PerMessageHeader = permessagefile.Header
-	CPUHeader        = permessagefile.CPUHeader
-	AggregateHeader  = permessagefile.SummaryHeader
 )
 
 // The records of the per-message files, written and read through
@@ -44,9 +27,9 @@ type (
 // cell formats v as the per-message files do (permessagefile.Cell).
 func cell(v float64) string { return permessagefile.Cell(v) }
 
-// PerMessageTable is the per-message CSV of the payloads pms.
-func PerMessageTable(pms []*PerMessage) Table {
-	t := Table{Header: PerMessageHeader}
+// MessageTable is the per-message CSV of the payloads pms.
+func MessageTable(pms []*Record) Table {
+	t := Table{Header: permessagefile.Header}
 	for _, pm := range pms {
 		l, so, ro := pm.L(), pm.SO(), pm.RO()
 		for n := range pm.O {
@@ -63,8 +46,8 @@ func PerMessageTable(pms []*PerMessage) Table {
 
 // CPUTable is the CPU samples CSV of pms: one row per k-message window,
 // n its last message.
-func CPUTable(pms []*PerMessage) Table {
-	t := Table{Header: CPUHeader}
+func CPUTable(pms []*Record) Table {
+	t := Table{Header: permessagefile.CPUHeader}
 	for _, pm := range pms {
 		w := [][]CPUUse{pm.Sender.Windows(pm.CPUEvery), pm.Receiver.Windows(pm.CPUEvery), pm.Client.Windows(pm.CPUEvery), pm.Broker.Windows(pm.CPUEvery)}
 		for j := range w[0] {
@@ -85,10 +68,7 @@ func CPUTable(pms []*PerMessage) Table {
 	return t
 }
 
-// Quantities of the aggregates CSV, in order.
-var Quantities = permessagefile.Quantities
-
-// Indexes of Quantities.
+// Indexes of permessagefile.Quantities.
 const (
 	qL = iota
 	qSO
@@ -107,8 +87,8 @@ const (
 // of a window rate (or overhead) may be and still agree with it.
 const AgreementTolerance = permessagefile.AgreementTolerance
 
-// Aggregates returns the summaries of one payload, by Quantities.
-func Aggregates(pm *PerMessage) []Summary {
+// Aggregates returns the summaries of one payload, by permessagefile.Quantities.
+func Aggregates(pm *Record) []Summary {
 	l := pm.L()
 	for i := range l {
 		if l[i] < 0 { // an error of the run (Negative), not a sample
@@ -175,15 +155,12 @@ func rateNote(s Summary, agree bool) string {
 }
 
 // AggregateTable is the aggregates CSV of pms.
-func AggregateTable(pms []*PerMessage) Table {
+func AggregateTable(pms []*Record) Table {
 	var rows []AggregateRow
 	for _, pm := range pms {
 		for i, a := range Aggregates(pm) {
-			rows = append(rows, AggregateRow{Payload: pm.Payload, Quantity: Quantities[i], Summary: a})
+			rows = append(rows, AggregateRow{Payload: pm.Payload, Quantity: permessagefile.Quantities[i], Summary: a})
 		}
 	}
 	return permessagefile.SummaryTable(rows)
 }
-
-// WriteTable writes t as CSV.
-func WriteTable(w io.Writer, t Table) error { return permessagefile.WriteTable(w, t) }

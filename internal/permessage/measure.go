@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"context"
@@ -16,11 +16,12 @@ import (
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
+	"github.com/mqgate/mqgate/internal/throughput"
 )
 
-// PerMessageConfig configures the per-message method (ZeroMQ's
+// Config configures the per-message method (ZeroMQ's
 // "measuring messaging performance").
-type PerMessageConfig struct {
+type Config struct {
 	Count int // messages per payload
 	// Window is M of ST_n and RT_n (default 100).
 	Window int
@@ -39,7 +40,7 @@ type PerMessageConfig struct {
 }
 
 // WithDefaults fills the zero fields.
-func (c PerMessageConfig) WithDefaults() PerMessageConfig {
+func (c Config) WithDefaults() Config {
 	if c.Count == 0 {
 		c.Count = 10000
 	}
@@ -50,7 +51,7 @@ func (c PerMessageConfig) WithDefaults() PerMessageConfig {
 		c.CPUEvery = 1000
 	}
 	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+		c.Timeout = throughput.DefaultTimeout
 	}
 	if c.RunID == 0 {
 		c.RunID = 0x706d // "pm"
@@ -59,7 +60,7 @@ func (c PerMessageConfig) WithDefaults() PerMessageConfig {
 }
 
 // Validate reports the first setting that cannot be measured.
-func (c PerMessageConfig) Validate() error {
+func (c Config) Validate() error {
 	switch {
 	case c.Count < 2:
 		return fmt.Errorf("count %d: expected at least 2 messages", c.Count)
@@ -75,11 +76,11 @@ func (c PerMessageConfig) Validate() error {
 	return nil
 }
 
-// PerMessage is the record of one payload: O_n and I_n in ns since a
+// Record is the measurement of one payload: O_n and I_n in ns since a
 // common origin (Never: never arrived) and the CPU time of sender, receiver
 // and broker every CPUEvery-th message, in memory allocated before the
 // first message.
-type PerMessage struct {
+type Record struct {
 	Payload int
 	M       int
 	O, I    []int64
@@ -115,7 +116,7 @@ const Never = math.MinInt64
 
 // L returns L_n = I_n − O_n in ns (NaN for a lost message). A negative
 // L_n is kept here, as measured, and left out of the aggregates.
-func (p *PerMessage) L() []float64 {
+func (p *Record) L() []float64 {
 	out := make([]float64, len(p.O))
 	for n := range out {
 		if p.I[n] == Never {
@@ -128,17 +129,17 @@ func (p *PerMessage) L() []float64 {
 }
 
 // SO returns SO_n = (O_n − O_{n−M}) / M in ns for n ≥ M (NaN before).
-func (p *PerMessage) SO() []float64 { return windowOverhead(p.O, p.M) }
+func (p *Record) SO() []float64 { return windowOverhead(p.O, p.M) }
 
 // RO returns RO_n = (I_n − I_{n−M}) / M in ns (NaN before M and where
 // either end was lost).
-func (p *PerMessage) RO() []float64 { return windowOverhead(p.I, p.M) }
+func (p *Record) RO() []float64 { return windowOverhead(p.I, p.M) }
 
 // ST returns ST_n = 1 / SO_n in msg/s.
-func (p *PerMessage) ST() []float64 { return inverse(p.SO()) }
+func (p *Record) ST() []float64 { return inverse(p.SO()) }
 
 // RT returns RT_n = 1 / RO_n in msg/s.
-func (p *PerMessage) RT() []float64 { return inverse(p.RO()) }
+func (p *Record) RT() []float64 { return inverse(p.RO()) }
 
 func windowOverhead(t []int64, m int) []float64 {
 	out := make([]float64, len(t))
@@ -162,11 +163,11 @@ func inverse(o []float64) []float64 {
 
 // OverallSend is the send rate over the whole run, (N − 1) / (O_N − O_1)
 // in msg/s.
-func (p *PerMessage) OverallSend() float64 { return overallRate(p.O) }
+func (p *Record) OverallSend() float64 { return overallRate(p.O) }
 
 // OverallReceive is the receive rate over the whole run, (messages
 // delivered − 1) / (last I − first I) in msg/s.
-func (p *PerMessage) OverallReceive() float64 { return overallRate(p.I) }
+func (p *Record) OverallReceive() float64 { return overallRate(p.I) }
 
 func overallRate(t []int64) float64 {
 	first, last, got := int64(math.MaxInt64), int64(math.MinInt64), 0
@@ -181,7 +182,7 @@ func overallRate(t []int64) float64 {
 	return float64(got-1) / (float64(last-first) / 1e9)
 }
 
-// MeasurePerMessage sends cfg.Count messages of payload bytes from the
+// Measure sends cfg.Count messages of payload bytes from the
 // publisher to the subscriber of ends, back to back or paced at cfg.Rate,
 // and records when each was sent (O_n, just before it is handed to Send)
 // and delivered (I_n, the driver's arrival time). A message delivered
@@ -196,7 +197,7 @@ func overallRate(t []int64) float64 {
 // fewer messages is a burst wherever I_n is read. Paced below the link's
 // capacity, messages come one or a few to a read, and the window rates
 // are the link's.
-func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg PerMessageConfig) (*PerMessage, error) {
+func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Record, error) {
 	pub, sub, err := ends.Pair("per-message")
 	if err != nil {
 		return nil, err
@@ -224,17 +225,17 @@ func MeasurePerMessage(ctx context.Context, ends *load.Ends, payload int, cfg Pe
 	return m.pm, m.tally()
 }
 
-// perMessageRun is one measurement of MeasurePerMessage: a sender and a
+// perMessageRun is one measurement of Measure: a sender and a
 // receiver goroutine, each locked to its thread, filling in pm.
 type perMessageRun struct {
 	ctx     context.Context
 	pub     driver.Publisher
 	sub     driver.Subscriber
 	payload int
-	cfg     PerMessageConfig
+	cfg     Config
 	n, nCPU int // messages, and CPU readings after the first
 	broker  CPUSource
-	pm      *PerMessage
+	pm      *Record
 	origin  time.Time
 	ready   chan struct{} // closed once the receiver took its first reading
 	pubErr  error
@@ -252,9 +253,9 @@ type perMessageRun struct {
 
 // newPerMessageRun prepares the arrays and CPU series of a measurement of
 // cfg.Count messages.
-func newPerMessageRun(ctx context.Context, pub driver.Publisher, sub driver.Subscriber, payload int, cfg PerMessageConfig) *perMessageRun {
+func newPerMessageRun(ctx context.Context, pub driver.Publisher, sub driver.Subscriber, payload int, cfg Config) *perMessageRun {
 	n := cfg.Count
-	pm := &PerMessage{Payload: payload, M: cfg.Window, O: make([]int64, n), I: make([]int64, n), CPUEvery: cfg.CPUEvery}
+	pm := &Record{Payload: payload, M: cfg.Window, O: make([]int64, n), I: make([]int64, n), CPUEvery: cfg.CPUEvery}
 	for i := range pm.I {
 		pm.I[i] = Never
 	}

@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"bytes"
@@ -62,7 +62,7 @@ func TestAggregated(t *testing.T) {
 }
 
 func TestWindowRates(t *testing.T) {
-	pm := &PerMessage{M: 2, O: []int64{0, 1e6, 2e6, 4e6}, I: []int64{5e5, Never, 3e6, 3.5e6}}
+	pm := &Record{M: 2, O: []int64{0, 1e6, 2e6, 4e6}, I: []int64{5e5, Never, 3e6, 3.5e6}}
 	st, rt, l, so, ro := pm.ST(), pm.RT(), pm.L(), pm.SO(), pm.RO()
 	// SO_2 = 2 ms / 2, ST_2 = 1000/s; SO_3 = 3 ms / 2, ST_3 = 2 / 3 ms.
 	if !math.IsNaN(st[1]) || st[2] != 1000 || math.Abs(st[3]-2/0.003) > 1e-9 || so[2] != 1e6 || so[3] != 1.5e6 || !math.IsNaN(so[1]) {
@@ -124,10 +124,10 @@ func TestPerMessageIntraprocess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ends.Close()
-	cfg := PerMessageConfig{Count: 5000, Window: 50, CPUEvery: 500, Timeout: 10 * time.Second}.WithDefaults()
+	cfg := Config{Count: 5000, Window: 50, CPUEvery: 500, Timeout: 10 * time.Second}.WithDefaults()
 	src := BrokerCPU("")
 	cfg.Broker = &src
-	pm, err := MeasurePerMessage(context.Background(), ends, 32, cfg)
+	pm, err := Measure(context.Background(), ends, 32, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,10 +153,10 @@ func TestPerMessageIntraprocess(t *testing.T) {
 		t    Table
 		hdr  []string
 		text []string
-	}{{PerMessageTable([]*PerMessage{pm}), PerMessageHeader, nil}, {CPUTable([]*PerMessage{pm}), CPUHeader, nil},
-		{AggregateTable([]*PerMessage{pm}), AggregateHeader, []string{"Quantity", "Multimodal", "Note"}}} {
+	}{{MessageTable([]*Record{pm}), permessagefile.Header, nil}, {CPUTable([]*Record{pm}), permessagefile.CPUHeader, nil},
+		{AggregateTable([]*Record{pm}), permessagefile.SummaryHeader, []string{"Quantity", "Multimodal", "Note"}}} {
 		var b bytes.Buffer
-		if err := WriteTable(&b, tab.t); err != nil {
+		if err := permessagefile.WriteTable(&b, tab.t); err != nil {
 			t.Fatal(err)
 		}
 		back, err := ReadTable(bytes.NewReader(b.Bytes()), "f.csv", tab.hdr, tab.text...)
@@ -169,10 +169,10 @@ func TestPerMessageIntraprocess(t *testing.T) {
 	}
 	dir := t.TempDir()
 	// The aggregates' reader gives back every cell.
-	agg := AggregateTable([]*PerMessage{pm})
-	path := filepath.Join(dir, PerMessageSummaryFileName("intraprocess_reliable"))
+	agg := AggregateTable([]*Record{pm})
+	path := filepath.Join(dir, permessagefile.SummaryFileName("intraprocess_reliable"))
 	var b bytes.Buffer
-	if err := WriteTable(&b, agg); err != nil {
+	if err := permessagefile.WriteTable(&b, agg); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -190,11 +190,11 @@ func TestPerMessageIntraprocess(t *testing.T) {
 			t.Errorf("row %d read back as %q, written %q", i+2, got, agg.Rows[i])
 		}
 	}
-	paths, err := PlotPerMessage(dir, "intraprocess_reliable", pm)
+	paths, err := Plot(dir, "intraprocess_reliable", pm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := PlotVsSize(dir, "intraprocess_reliable", []*PerMessage{pm})
+	more, err := PlotVsSize(dir, "intraprocess_reliable", []*Record{pm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestPerMessageSteady(t *testing.T) {
 				}
 				for _, q := range []int{qSO, qRO, qST, qRT, qRTMbps} {
 					if s := a[q]; !s.Agrees() || !strings.HasPrefix(s.Note, "agrees with overall within ±10 %") {
-						t.Errorf("%s: median %g, overall %g, robust deviation %g: %s", Quantities[q], s.Median, s.Overall, s.RobustDev, s.Note)
+						t.Errorf("%s: median %g, overall %g, robust deviation %g: %s", permessagefile.Quantities[q], s.Median, s.Overall, s.RobustDev, s.Note)
 					}
 				}
 				if r := a[qRT].Overall; math.Abs(r-rate) > 0.1*rate {
@@ -265,8 +265,8 @@ func steadyRun(t *testing.T, links load.Links) ([]Summary, float64) {
 	}
 	defer ends.Close()
 	src := BrokerCPU(links.URL)
-	cfg := PerMessageConfig{Count: 3000, Window: 100, Rate: 5000, CPUEvery: 500, Timeout: 10 * time.Second, Broker: &src}.WithDefaults()
-	pm, err := MeasurePerMessage(context.Background(), ends, 64, cfg)
+	cfg := Config{Count: 3000, Window: 100, Rate: 5000, CPUEvery: 500, Timeout: 10 * time.Second, Broker: &src}.WithDefaults()
+	pm, err := Measure(context.Background(), ends, 64, cfg)
 	if err != nil || pm.Lost != 0 {
 		t.Fatalf("%v, %d lost", err, pm.Lost)
 	}
@@ -315,8 +315,8 @@ func (l *burstLink) Close() error { return nil }
 func TestPerMessageBursts(t *testing.T) {
 	link := &burstLink{size: 500, batches: make(chan [][]byte, 100)}
 	ends := &load.Ends{Pubs: []load.PubEnd{{Senders: []driver.Publisher{link}}}, Subs: []load.SubLink{{R: link}}}
-	cfg := PerMessageConfig{Count: 6000, Window: 200, Rate: 20000, CPUEvery: 1000, Timeout: 5 * time.Second}.WithDefaults()
-	pm, err := MeasurePerMessage(context.Background(), ends, 32, cfg)
+	cfg := Config{Count: 6000, Window: 200, Rate: 20000, CPUEvery: 1000, Timeout: 5 * time.Second}.WithDefaults()
+	pm, err := Measure(context.Background(), ends, 32, cfg)
 	if err != nil || pm.Lost != 0 {
 		t.Fatalf("%v, %d lost", err, pm.Lost)
 	}
@@ -350,10 +350,10 @@ func TestReadTableErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "f.csv: empty file"},
 		{"a,b\n", "f.csv:1: header"},
-		{strings.Join(CPUHeader, ",") + "\n16,1,2,3\n", "f.csv:2: 4 columns"},
-		{strings.Join(CPUHeader, ",") + "\n16,1,x,3,4,5,6,7,8,9\n", `f.csv:2: column "Sender CPU [%]": "x" is not a number`},
+		{strings.Join(permessagefile.CPUHeader, ",") + "\n16,1,2,3\n", "f.csv:2: 4 columns"},
+		{strings.Join(permessagefile.CPUHeader, ",") + "\n16,1,x,3,4,5,6,7,8,9\n", `f.csv:2: column "Sender CPU [%]": "x" is not a number`},
 	} {
-		if _, err := ReadTable(strings.NewReader(c.in), "f.csv", CPUHeader); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := ReadTable(strings.NewReader(c.in), "f.csv", permessagefile.CPUHeader); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"bytes"
@@ -61,8 +61,8 @@ func handEnds(l *handLink) *load.Ends {
 func TestSendStampBeforeSend(t *testing.T) {
 	const block = 3 * time.Millisecond
 	l := &handLink{block: block, got: make(chan handed, 100)}
-	cfg := PerMessageConfig{Count: 40, Window: 5, CPUEvery: 10, Timeout: 5 * time.Second}.WithDefaults()
-	pm, err := MeasurePerMessage(context.Background(), handEnds(l), 32, cfg)
+	cfg := Config{Count: 40, Window: 5, CPUEvery: 10, Timeout: 5 * time.Second}.WithDefaults()
+	pm, err := Measure(context.Background(), handEnds(l), 32, cfg)
 	if err != nil || pm.Lost != 0 {
 		t.Fatalf("%v, %d lost", err, pm.Lost)
 	}
@@ -83,8 +83,8 @@ func TestSendStampBeforeSend(t *testing.T) {
 // and reported, never a latency sample.
 func TestNegativeLatencyFailsTheRun(t *testing.T) {
 	l := &handLink{skew: -50 * time.Millisecond, got: make(chan handed, 100)}
-	cfg := PerMessageConfig{Count: 30, Window: 5, CPUEvery: 10, Timeout: 5 * time.Second}.WithDefaults()
-	pm, err := MeasurePerMessage(context.Background(), handEnds(l), 32, cfg)
+	cfg := Config{Count: 30, Window: 5, CPUEvery: 10, Timeout: 5 * time.Second}.WithDefaults()
+	pm, err := Measure(context.Background(), handEnds(l), 32, cfg)
 	if !errors.Is(err, ErrNegativeLatency) || !strings.Contains(err.Error(), "30 of 30 messages") {
 		t.Fatalf("error %v, want ErrNegativeLatency naming 30 of 30 messages", err)
 	}

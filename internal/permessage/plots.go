@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"fmt"
@@ -28,11 +28,11 @@ func finite(y []float64) (xs, ys []float64) {
 	return xs, ys
 }
 
-// PlotPerMessage writes the figures of one payload into dir and returns
+// Plot writes the figures of one payload into dir and returns
 // their paths: latency vs message number, ST and RT vs message number (one
 // graph), the CPU usage of sender, receiver and broker vs message number
 // (one graph), and the histograms of latency and of RT.
-func PlotPerMessage(dir, typ string, pm *PerMessage) ([]string, error) {
+func Plot(dir, typ string, pm *Record) ([]string, error) {
 	base := filepath.Join(dir, fmt.Sprintf("%s_%d", typ, pm.Payload))
 	var out []string
 	save := func(p *plot.Plot, suffix string) error {
@@ -149,7 +149,7 @@ func linesAgainstN(title, yLabel string, curves []nCurve) (*plot.Plot, error) {
 
 // PlotVsSize writes the overall receive rate and the median of RT against
 // the message size, in msg/s and in Mb/s, and returns the paths.
-func PlotVsSize(dir, typ string, pms []*PerMessage) ([]string, error) {
+func PlotVsSize(dir, typ string, pms []*Record) ([]string, error) {
 	var cats []string
 	var msgs, mbps, all, allMbps []float64
 	for _, pm := range pms {

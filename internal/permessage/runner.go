@@ -1,4 +1,4 @@
-package throughput
+package permessage
 
 import (
 	"context"
@@ -13,16 +13,18 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/throughput"
 )
 
-// PerMessageRunner runs the per-message method over every payload of
+// Runner runs the per-message method over every payload of
 // every sub-experiment and writes permessage_<type>.csv (O_n, I_n, L_n,
 // ST_n, RT_n), permessage_<type>_cpu.csv, permessage_<type>_summary.csv,
-// throughput_<type>.csv (PerMessageRow: mode rate, unpaced) and, unless
+// throughput_<type>.csv (Row: mode rate, unpaced) and, unless
 // NoPlots, the figures under permessage/.
-type PerMessageRunner struct {
-	Config   PerMessageConfig
+type Runner struct {
+	Config   Config
 	Payloads []int
 	Dir      string
 	Meta     *meta.Meta
@@ -31,7 +33,7 @@ type PerMessageRunner struct {
 }
 
 // Run measures subs (one publisher, one subscriber each).
-func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
+func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 	cfg := r.Config.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -47,7 +49,7 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 		c := cfg
 		src := BrokerCPU(t.Links.URL)
 		c.Broker = &src
-		var pms []*PerMessage
+		var pms []*Record
 		write := func() error {
 			if len(pms) == 0 {
 				return nil
@@ -55,7 +57,7 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 			return r.write(t.Type, pms)
 		}
 		for _, payload := range r.Payloads {
-			pm, err := load.WithEnds(t, payload, func(ends *load.Ends) (*PerMessage, error) { return MeasurePerMessage(ctx, ends, payload, c) })
+			pm, err := load.WithEnds(t, payload, func(ends *load.Ends) (*Record, error) { return Measure(ctx, ends, payload, c) })
 			// A run with negative latencies is written, for the raw O_n
 			// and I_n, then fails.
 			if pm != nil && (err == nil || errors.Is(err, ErrNegativeLatency)) {
@@ -73,19 +75,19 @@ func (r *PerMessageRunner) Run(ctx context.Context, subs []load.Sub) error {
 	})
 }
 
-func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
+func (r *Runner) write(typ string, pms []*Record) error {
 	for name, t := range map[string]Table{
-		PerMessageFileName(typ):        PerMessageTable(pms),
-		PerMessageCPUFileName(typ):     CPUTable(pms),
-		PerMessageSummaryFileName(typ): AggregateTable(pms),
+		permessagefile.FileName(typ):        MessageTable(pms),
+		permessagefile.CPUFileName(typ):     CPUTable(pms),
+		permessagefile.SummaryFileName(typ): AggregateTable(pms),
 	} {
-		if err := atomicfile.Write(filepath.Join(r.Dir, name), func(w io.Writer) error { return WriteTable(w, t) }); err != nil {
+		if err := atomicfile.Write(filepath.Join(r.Dir, name), func(w io.Writer) error { return permessagefile.WriteTable(w, t) }); err != nil {
 			return err
 		}
 	}
 	var rows []result.ThroughputRow
 	for _, pm := range pms {
-		rows = append(rows, PerMessageRow(pm))
+		rows = append(rows, Row(pm))
 	}
 	if err := result.WriteThroughputFile(filepath.Join(r.Dir, experiment.ThroughputFileName(typ)), rows); err != nil {
 		return err
@@ -98,7 +100,7 @@ func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
 		return err
 	}
 	for _, pm := range pms {
-		if _, err := PlotPerMessage(dir, typ, pm); err != nil {
+		if _, err := Plot(dir, typ, pm); err != nil {
 			return err
 		}
 	}
@@ -106,19 +108,19 @@ func (r *PerMessageRunner) write(typ string, pms []*PerMessage) error {
 	return err
 }
 
-// PerMessageRow is the throughput row of one payload: the median of the
+// Row is the throughput row of one payload: the median of the
 // RT_n windows when it agrees with the overall receive rate, else the
 // overall rate itself, one sample (the windows then measured the rate
 // within bursts, not what the link carried).
-func PerMessageRow(pm *PerMessage) result.ThroughputRow {
+func Row(pm *Record) result.ThroughputRow {
 	rt := Aggregates(pm)[qRT]
 	if !rt.Agrees() && !math.IsNaN(rt.Overall) {
-		return RowOf(Point{Payload: pm.Payload, Samples: []float64{rt.Overall}, Median: rt.Overall, Mean: rt.Overall})
+		return throughput.RowOf(throughput.Point{Payload: pm.Payload, Samples: []float64{rt.Overall}, Median: rt.Overall, Mean: rt.Overall})
 	}
 	_, v := finite(pm.RT())
-	p := Point{Payload: pm.Payload, Samples: v}
+	p := throughput.Point{Payload: pm.Payload, Samples: v}
 	p.Summarise()
-	return RowOf(p)
+	return throughput.RowOf(p)
 }
 
 // progressPrinter prints one line per payload; the reason a median
@@ -140,22 +142,17 @@ func rateText(name string, s Summary, m, payload int) string {
 		orDash(mbps, result.Mbps(s.Overall, payload)), m, orDash(result.Thousands, s.Median), orDash(times, s.Median/s.Overall))
 }
 
+// orDash gives "—" for a missing value, as run throughput does.
+var orDash = throughput.OrDash
+
 func mbps(v float64) string  { return fmt.Sprintf("%.3f", v) }
 func times(v float64) string { return fmt.Sprintf("%.2f", v) }
-
-// orDash formats v, or gives "—" for a missing value (NaN or infinite).
-func orDash(f func(float64) string, v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	return f(v)
-}
 
 // cpuText is the CPU time per message of each participant over the whole
 // run (from the first reading to the last, so that a window of a burst,
 // in which a broker had nothing to do, weighs no more than its share),
 // each named by what it covers.
-func cpuText(pm *PerMessage, a []Summary) string {
+func cpuText(pm *Record, a []Summary) string {
 	ns := func(q int) string { return orDash(result.Thousands, a[q].Overall) + " ns/msg" }
 	client := ns(qSenderCPUPerMessage + 2)
 	if pm.BrokerInProcess {
@@ -171,7 +168,7 @@ func cpuText(pm *PerMessage, a []Summary) string {
 
 // print prints one payload's figures, and says once per run why a median
 // disagrees with the overall rate.
-func (p *progressPrinter) print(typ string, pm *PerMessage) {
+func (p *progressPrinter) print(typ string, pm *Record) {
 	a := Aggregates(pm)
 	fmt.Fprintf(p.w, "%-32s %6d B  %s messages, %s lost  L median %s  %s  %s  RT bimodality %s\n",
 		typ, pm.Payload, result.Count(len(pm.O)), result.Count(pm.Lost), orDash(result.Micros, a[qL].Median),

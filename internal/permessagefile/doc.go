@@ -10,6 +10,6 @@
 // value, and the few text columns. SummaryTable lays out the summary's rows
 // and ReadSummaryFile reads them back, strictly: a bad cell is an input
 // error naming file, line and column. The package knows the files, not the
-// measurement (internal/throughput), so that process reads a summary
+// measurement (internal/permessage), so that process reads a summary
 // without pulling in drivers.
 package permessagefile

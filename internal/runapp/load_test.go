@@ -17,8 +17,9 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/permessage"
+	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/result"
-	"github.com/mqgate/mqgate/internal/throughput"
 )
 
 // TestRunLoad runs `run load` over an in-process and a TCP link and an
@@ -163,25 +164,25 @@ func TestRunThroughputAndPerMessage(t *testing.T) {
 		t.Fatalf("permessage: exit %d: %s", code, stderr)
 	}
 	dir := filepath.Join(out, "p")
-	pf, err := os.Open(filepath.Join(dir, throughput.PerMessageSummaryFileName("intraprocess_reliable")))
+	pf, err := os.Open(filepath.Join(dir, permessagefile.SummaryFileName("intraprocess_reliable")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(pf).ReadAll()
 	pf.Close()
-	if err != nil || len(recs) != 1+2*len(throughput.Quantities) || !slices.Equal(recs[0], throughput.AggregateHeader) {
+	if err != nil || len(recs) != 1+2*len(permessagefile.Quantities) || !slices.Equal(recs[0], permessagefile.SummaryHeader) {
 		t.Fatalf("%d records, %v", len(recs), err)
 	}
 	for _, rec := range recs[1:] {
 		for i, c := range rec {
-			if h := throughput.AggregateHeader[i]; h != "Quantity" && h != "Multimodal" && h != "Note" && c != "" {
+			if h := permessagefile.SummaryHeader[i]; h != "Quantity" && h != "Multimodal" && h != "Note" && c != "" {
 				if _, err := strconv.ParseFloat(c, 64); err != nil {
 					t.Errorf("column %s: %q is not a number", h, c)
 				}
 			}
 		}
 	}
-	pngs, _ := filepath.Glob(filepath.Join(dir, throughput.PlotsDir, "*.png"))
+	pngs, _ := filepath.Glob(filepath.Join(dir, permessage.PlotsDir, "*.png"))
 	if len(pngs) != 2*5+2 {
 		t.Fatalf("%d figures: %v", len(pngs), pngs)
 	}

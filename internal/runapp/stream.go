@@ -18,6 +18,7 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/permessage"
 	"github.com/mqgate/mqgate/internal/session"
 	"github.com/mqgate/mqgate/internal/throughput"
 )
@@ -291,12 +292,12 @@ func Throughput(ctx context.Context, tc ThroughputConfig, stderr io.Writer) erro
 // --no-plots.
 type PerMessageConfig struct {
 	Base
-	PerMessage throughput.PerMessageConfig
+	PerMessage permessage.Config
 	NoPlots    bool
 }
 
 // PerMessage is `run permessage`: per-message throughput (the ZeroMQ
-// method, internal/throughput), with progress on stderr.
+// method, internal/permessage), with progress on stderr.
 func PerMessage(ctx context.Context, pc PerMessageConfig, stderr io.Writer) error {
 	cfg := pc.PerMessage
 	if cfg.Window >= cfg.Count {
@@ -313,7 +314,7 @@ func PerMessage(ctx context.Context, pc PerMessageConfig, stderr io.Writer) erro
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
-	runner := &throughput.PerMessageRunner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: pc.NoPlots}
+	runner := &permessage.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: pc.NoPlots}
 	if r.progress {
 		runner.Progress = r.stderr
 	}

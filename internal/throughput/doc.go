@@ -41,25 +41,7 @@
 // Each step opens links of its own on a topic of its own, so that messages
 // of one step never reach the next.
 //
-// # The per-message method
-//
-// The package also holds run permessage, the per-message method (ZeroMQ's
-// "measuring messaging performance"; permessage*.go, with the CPU time it
-// reads in cputime*.go and broker.go). MeasurePerMessage sends Count
-// messages of one payload from one publisher to one subscriber, back to
-// back or paced at Rate, and records when each was sent (O_n) and
-// delivered (I_n), in memory allocated before the first message; from them
-// come the latency L_n = I_n − O_n, the overheads SO_n and RO_n and the
-// rates ST_n and RT_n over windows of M messages. Every k-th message the
-// CPU time of the sender and receiver threads, of the whole process and of
-// the broker's process (BrokerCPU) is read. Aggregates summarises each
-// quantity (median, lower median, robust deviation, percentiles, Sarle's
-// bimodality) beside its value over the whole run, and notes when the
-// windows' median disagrees with it (bursts). PerMessageRunner runs it
-// over sub-experiments (through load.RunOneWay) and writes
-// permessage_<type>.csv, permessage_<type>_cpu.csv and
-// permessage_<type>_summary.csv through internal/permessagefile, the
-// throughput summary CSV of the overall receive rates, and the curves
-// against the message number and by payload under permessage/
-// (permessage_plots.go).
+// LoadRows and WriteLoadSummary give run load the same throughput summary
+// (fromload.go). The per-message method, run permessage, is
+// internal/permessage.
 package throughput

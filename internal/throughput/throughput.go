@@ -634,7 +634,7 @@ func (o Outcome) Summary(payload int) string {
 	var b strings.Builder
 	w := o.Windows
 	fmt.Fprintf(&b, "F = %d (bracket %d–%d): delivered %s msg/s, %.3f Mb/s over %d periods (%g %% prediction interval of one more period %s–%s); its %s windows: median %s, mean %s, stdev %s",
-		o.F, o.Lo, o.Hi, result.Thousands(o.Rate), result.Mbps(o.Rate, payload), len(o.Periods), 100*ConfidenceLevel, orDash(result.Thousands, o.Low), orDash(result.Thousands, o.High),
+		o.F, o.Lo, o.Hi, result.Thousands(o.Rate), result.Mbps(o.Rate, payload), len(o.Periods), 100*ConfidenceLevel, OrDash(result.Thousands, o.Low), OrDash(result.Thousands, o.High),
 		result.Count(len(w.Samples)), result.Thousands(w.Median), result.Thousands(w.Mean), result.Thousands(w.Stdev))
 	for _, n := range o.Neighbours {
 		fmt.Fprintf(&b, "; F = %d: %s", n.F, result.Thousands(n.DeliveredRate()))
@@ -645,6 +645,14 @@ func (o Outcome) Summary(payload int) string {
 			result.Thousands(NoiseMargin*o.Noise), NoiseMargin, result.Thousands(o.Noise), o.NoiseF, len(o.Periods))
 	}
 	return b.String()
+}
+
+// OrDash formats v, or gives "—" for a missing value (NaN or infinite).
+func OrDash(f func(float64) string, v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return f(v)
 }
 
 // PredictionInterval returns the interval in which one more value drawn

@@ -56,7 +56,7 @@ type options struct {
 	run, out, nats string
 	gates, budget  int
 	cases          []string
-	extra          []string
+	extra, abExtra []string
 }
 
 // allCases are the cases the proof knows. A drift- case is the case after
@@ -79,17 +79,19 @@ type gateResult struct {
 
 func main() {
 	var o options
-	var cases, extra string
+	var cases, extra, abExtra string
 	flag.StringVar(&o.run, "run", "", "the run program (default: built from this repository)")
 	flag.StringVar(&o.out, "out", "", "folder for the gates' outputs (required)")
 	flag.StringVar(&o.nats, "nats", "nats://127.0.0.1:4222", "the nats-server of the NATS cases")
 	flag.IntVar(&o.gates, "gates", 20, "gates per case")
 	flag.IntVar(&o.budget, "max-runs", 150, "each gate's budget (run ab --max-runs)")
 	flag.StringVar(&cases, "cases", "unchanged,slower", "cases, comma-separated, among "+strings.Join(allCases, ", "))
-	flag.StringVar(&extra, "run-flags", "", "more run flags for both sides, space-separated (e.g. --blocks 3)")
+	flag.StringVar(&extra, "run-flags", "", "more run flags for both sides, space-separated (e.g. --warmup 20)")
+	flag.StringVar(&abExtra, "ab-flags", "", "more run ab flags, space-separated (e.g. --blocks 3)")
 	flag.Parse()
 	o.cases = strings.Split(cases, ",")
 	o.extra = strings.Fields(extra)
+	o.abExtra = strings.Fields(abExtra)
 	if err := proof(o, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "gate-proof:", err)
 		os.Exit(2)
@@ -203,8 +205,9 @@ func gate(o options, c string, g int, subs []string, cand string) (gateResult, e
 	name := fmt.Sprintf("%s-%02d", c, g)
 	report := filepath.Join(o.out, name+".json")
 	args := []string{"ab", "--max-runs", strconv.Itoa(o.budget), "--out", filepath.Join(o.out, "ab"), "--name", name,
-		"--reference", "--echo-command " + o.run, "--candidate", cand, "--json", report, "--", "--quiet"}
-	args = append(append(args, subs...), o.extra...)
+		"--reference", "--echo-command " + o.run, "--candidate", cand, "--json", report}
+	args = append(append(append(args, o.abExtra...), "--", "--quiet"), subs...)
+	args = append(args, o.extra...)
 	start := time.Now()
 	cmd := exec.Command(o.run, args...)
 	out, err := cmd.CombinedOutput()

@@ -514,7 +514,7 @@ Examples:
 }
 
 // perMessageCommand is `run permessage`: per-message throughput (the
-// ZeroMQ method, internal/throughput).
+// ZeroMQ method, internal/permessage).
 func perMessageCommand() *cli.Command {
 	pc := &runapp.PerMessageConfig{}
 	return &cli.Command{
