@@ -35,6 +35,12 @@
 //   - Topology: the scenarios fan-in, fan-out, straight-run and
 //     round-robin, which place N publishers and M subscribers on T topics
 //     and give the expected number of deliveries.
+//   - Links and Ends (ends.go): a transport with its publish and subscribe
+//     options, and the connected publishers and subscribers of one
+//     topology, opened on topics of their own for each payload.
+//   - Measure (measure.go): every payload of a Config over Links, warm-up,
+//     measured period and drain, each payload's PayloadResult (counts,
+//     rates, histograms, per-interval Ticks) followed live by Observers.
 //
 // # Runs and files
 //
@@ -42,12 +48,13 @@
 // writes, for each, the raw file of one-way latencies (formats §2), the
 // snapshot CSV, the histogram log and the summary JSON (formats §9; the
 // summary through internal/loadsummary, its reader and writer), and
-// meta.json after each. Progress prints each payload's lines as run load
-// shows them.
+// meta.json after each (StartMeta, meta.go), and the figures of each
+// sub-experiment (Plot, plots.go). Progress prints each payload's lines as
+// run load shows them.
 //
 // RunOneWay is the one-way runner the other one-publisher modes share (the
-// throughput search and the per-message method of internal/throughput,
-// the bursts of internal/burst): it checks the payloads, records meta.json
+// throughput search of internal/throughput, the per-message method of
+// internal/permessage, the bursts of internal/burst): it checks the payloads, records meta.json
 // as a run under way, and hands the mode a Trial per sub-experiment, whose
 // Open (or WithEnds) connects fresh ends on a topic of their own for each
 // measurement; what the mode measured is written and meta.json rewritten
