@@ -10,6 +10,12 @@
 // unblocks a Receive, that a dead echoer makes Receive return instead of
 // hanging, that one echoer serves several pingers, that Serve returns when
 // its context ends, and optionally that a round trip allocates nothing.
+// Then it runs the checks the transport's declared driver.Capabilities
+// imply (RunDeclared): a broker declares its URL flag and the scheme it is
+// reached by, and a broker dying mid-run (the suite reaches it through a
+// TCP proxy it kills) makes the pinger report the lost link and the
+// echoer's Serve return an error, rather than time out or hang; an echo
+// that declares EchoDelay makes each round trip last at least the delay.
 //
 // The same suite runs against a broker: Config.Addr is the broker URL, the
 // pinger dials the echoer's Addr, and both ends share a topic. RunStream is
@@ -21,6 +27,7 @@
 // (StartEchoProcess, with ServeEchoProcess called from TestMain), and the
 // round-trip benchmark body (BenchmarkRoundTrip).
 //
-// Tests here never assert on elapsed time; a watchdog only turns a hang into
-// a failure with a message.
+// Tests here never assert on elapsed time beyond the lower bound a declared
+// echo delay sets; a watchdog only turns a hang into a failure with a
+// message.
 package drivertest

@@ -29,6 +29,9 @@ type Config struct {
 	// DeadEchoErr, when set, must hold for the error of a Receive after
 	// the echoer was closed (beyond "it is an error").
 	DeadEchoErr func(error) bool
+	// OnePinger says that an echoer serves one pinger only (an in-process
+	// link's two queues), so that TwoPingers is skipped.
+	OnePinger bool
 }
 
 // DefaultSizes are the payloads of the built-in experiments (16 B … 16 KB
@@ -57,7 +60,9 @@ func (c Config) sizes() []int {
 	return DefaultSizes
 }
 
-// Run runs the conformance suite as subtests of t. Addr may be a broker
+// Run runs the conformance suite as subtests of t, then the checks the
+// transport's declared capabilities imply (Capabilities, EchoDelay,
+// BrokerDies). Addr may be a broker
 // URL: the echoer is opened there with the Listen options and the pinger
 // dials the echoer's Addr, so both must carry the same Topic (when both are
 // empty, each test gets a topic of its own).
@@ -66,12 +71,15 @@ func Run(t *testing.T, c Config) {
 	t.Run("Timeout", func(t *testing.T) { testTimeout(t, c.forTest(t)) })
 	t.Run("CloseUnblocksReceive", func(t *testing.T) { testCloseUnblocks(t, c.forTest(t)) })
 	t.Run("DeadEcho", func(t *testing.T) { testDeadEcho(t, c.forTest(t)) })
-	t.Run("TwoPingers", func(t *testing.T) { testTwoPingers(t, c.forTest(t)) })
+	if !c.OnePinger {
+		t.Run("TwoPingers", func(t *testing.T) { testTwoPingers(t, c.forTest(t)) })
+	}
 	t.Run("ServeStopsWithContext", func(t *testing.T) { testServeStops(t, c.forTest(t)) })
 	t.Run("ShortBuffer", func(t *testing.T) { testShortBuffer(t, c.forTest(t)) })
 	if c.MaxAllocs >= 0 {
 		t.Run("Allocs", func(t *testing.T) { testAllocs(t, c.forTest(t)) })
 	}
+	RunDeclared(t, c)
 }
 
 // forTest gives a broker's ends a topic of their own for this test.

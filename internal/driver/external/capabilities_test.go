@@ -1,0 +1,15 @@
+package external_test
+
+import (
+	"testing"
+
+	"github.com/mqgate/mqgate/internal/driver/drivertest"
+	"github.com/mqgate/mqgate/internal/driver/external"
+)
+
+// TestDeclared runs the checks of the capabilities the transport declares
+// (its ends are driven by the end-to-end tests: its pinger times its own
+// messages).
+func TestDeclared(t *testing.T) {
+	drivertest.RunDeclared(t, drivertest.Config{Transport: external.Transport{}})
+}
