@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -49,6 +50,21 @@ const (
 	DefaultPairs = 5
 )
 
+// DefaultBrokerPairs and DefaultBrokerRoundWarmup replace DefaultPairs and
+// DefaultRoundWarmup when a sub-experiment goes through a broker, unless
+// --blocks and --warmup are given. A broker's round trip is 5–8 times
+// TCP's, so a round of 5 pairs and 100 warm-up round trips took about 5 s
+// there; a round's spread is nearly all its blocks' sampling noise, so the
+// rounds a decision needs grow as the pairs per round fall, while the
+// warm-up is paid every round. Over NATS, 3 pairs and 20 warm-up round
+// trips cost 53 % of a round for about a quarter more rounds, and the
+// first block after 20 warm-up round trips measured no slower than the
+// later ones (docs/methods.md).
+const (
+	DefaultBrokerPairs       = 3
+	DefaultBrokerRoundWarmup = 20
+)
+
 // DefaultCPUMargin is --cpu-margin's default: the fail margin of the echo
 // CPU checks (docs/methods.md, "CPU per message").
 const DefaultCPUMargin = 0.05
@@ -78,7 +94,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if cfg.Block < 1 {
 		return exit.Usagef("--block %d: expected at least 1 round trip per block", cfg.Block)
 	}
-	if cfg.Pairs < 1 {
+	if cfg.Pairs < 0 {
 		return exit.Usagef("--blocks %d: expected at least 1 block pair per round", cfg.Pairs)
 	}
 	// The gate's own flags first, as the whole-run designs check them
@@ -154,8 +170,13 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", plan[i].side, err))
 		}
 		sc.EchoStderr = stderr
+		pairs, warmup := roundDefaults(sc.Scenarios)
 		if givenArg(append(slices.Clone(cfg.Common), sides[plan[i].side]...), "warmup") == "" {
-			sc.Engine.Warmup = DefaultRoundWarmup
+			sc.Engine.Warmup = warmup
+		}
+		if cfg.Pairs == 0 {
+			cfg.Pairs = pairs
+			g.cfg.Pairs = pairs
 		}
 		s, err := session.Prepare(ctx, sc)
 		if err != nil {
@@ -217,6 +238,23 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		return exit.Usagef("rounds file %s: %v", rounds, err)
 	}
 	return g.finish(cfg, stdout)
+}
+
+// roundDefaults returns the block pairs and warm-up round trips of a
+// round for the sub-experiments named: DefaultBrokerPairs and
+// DefaultBrokerRoundWarmup when one of them goes through a broker, else
+// DefaultPairs and DefaultRoundWarmup.
+func roundDefaults(subs []string) (pairs, warmup int) {
+	for _, name := range subs {
+		sc, ok := driver.ScenarioOf(name)
+		if !ok {
+			continue
+		}
+		if t, err := driver.Lookup(sc.Transport); err == nil && driver.IsBroker(t) {
+			return DefaultBrokerPairs, DefaultBrokerRoundWarmup
+		}
+	}
+	return DefaultPairs, DefaultRoundWarmup
 }
 
 // sharedPinger refuses sides whose pingers would differ: the interleaved

@@ -211,3 +211,37 @@ func TestABEchoCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestABInterleaveBrokerRound: through a broker a round is 3 block pairs
+// after 20 warm-up round trips of each payload, unless --blocks and
+// --warmup say otherwise; without one it stays 5 pairs after 100.
+func TestABInterleaveBrokerRound(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		flags []string
+		run   []string
+		pairs int
+		warm  int
+	}{
+		{"nats", nil, []string{"-s", "nats_reliable", "--broker", "embedded"}, 3, 20},
+		{"nats-given", []string{"--blocks", "4"}, []string{"-s", "nats_reliable", "--broker", "embedded", "--warmup", "7"}, 4, 7},
+		{"in-process", nil, []string{"-s", "intraprocess_reliable"}, 5, 100},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"ab", "--max-runs", "2", "--block", "10", "--seed", "1", "--out", out, "--name", "b", "--candidate", "--echo-delay 0s"}, c.flags...)
+			args = append(append(append(args, "--"), c.run...), "--payloads", "64")
+			code, stdout, stderr := run(t, args...)
+			want := fmt.Sprintf("rounds of %d block pairs of 10 round trips", c.pairs)
+			if code != exit.Inconclusive || !strings.Contains(stderr, want) {
+				t.Fatalf("exit %d, want 3 (budget of 2 rounds) and %q\n%s\n%s", code, want, stdout, stderr)
+			}
+			for _, side := range []string{runapp.SideReference, runapp.SideCandidate} {
+				m, _ := readMeta(t, filepath.Join(out, side, "b"))
+				if p := m.SubExperiments[0].Payloads[0]; p.Warmup != 2*c.warm || p.Samples != 2*10*c.pairs {
+					t.Errorf("%s: warm-up %d and %d round trips, want %d and %d", side, p.Warmup, p.Samples, 2*c.warm, 2*10*c.pairs)
+				}
+			}
+		})
+	}
+}

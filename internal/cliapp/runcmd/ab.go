@@ -40,7 +40,7 @@ func abCommand() *cli.Command {
 		cliapp.Ranged(&cli.IntFlag{Name: "max-runs", Usage: "the sequential gate: judge after every pair (or block) and stop when it decides, at most `N` runs per side", Destination: &ab.MaxRuns}, flagrange.Int(1, 1000)),
 		&cli.StringFlag{Name: "design", Usage: "interleave (only with --max-runs, where it is the default: one run per side, blocks of --block round trips alternating between the sides, each block pair's order drawn from --seed), random (whole runs, each pair A B or B A drawn from --seed; so with --runs unless abba) or abba (whole runs in blocks A B B A or B A A B, drawn from --seed)", Destination: &ab.Design},
 		cliapp.Ranged(&cli.IntFlag{Name: "block", Value: runapp.DefaultBlock, Usage: "with --design interleave: round trips per block", Destination: &ab.Block}, flagrange.Int(1, 1000000)),
-		cliapp.Ranged(&cli.IntFlag{Name: "blocks", Value: runapp.DefaultPairs, Usage: "with --design interleave: block pairs of each sub-experiment and payload in a round", Destination: &ab.Pairs}, flagrange.Int(1, 10000)),
+		cliapp.Ranged(&cli.IntFlag{Name: "blocks", Usage: "with --design interleave: block pairs of each sub-experiment and payload in a round", DefaultText: fmt.Sprintf("%d, or %d (and --warmup %d) when a sub-experiment goes through a broker", runapp.DefaultPairs, runapp.DefaultBrokerPairs, runapp.DefaultBrokerRoundWarmup), Destination: &ab.Pairs}, flagrange.Int(1, 10000)),
 		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the order of each pair or block (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
 		&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
 		&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\"", Destination: &ab.Candidate},
@@ -72,18 +72,20 @@ ab starts both sides' far ends at once (each side's echo process, or
 in-process echo, or its own subject on a broker) and measures them in one
 run each, with one pinger that alternates blocks of --block round trips
 between the two, the order of each block pair drawn from a coin seeded by
---seed. A round measures one block pair of every sub-experiment and
-payload; it is a unit of the gate, judged by the ratio of the blocks'
-medians. What stays the same over a run weighs on both blocks of a pair
-alike and cancels: on a 2-vCPU virtual machine the spread of a unit's log
-ratio falls from 0.5-1.4 (whole runs, unpinned) to 0.02-0.04 in process
-and 0.06-0.15 over TCP. DIR/reference/NAME and DIR/candidate/NAME are
-each side's experiment, every block's round trips in its raw files;
-DIR/NAME-blocks.csv has one row per round and check: its order and both
-blocks' values (formats §12). The sides may differ in what their far ends
-are (--echo-command, --echo-delay, --target, transport flags); the pinger's
-settings (--payloads, --warmup, --timeout, --fill, --seed, --cpus) are one
-for both, and --samples is replaced by --block.
+--seed. A round opens both sides' links afresh, discards --warmup round
+trips of each payload (100, or 20 when a sub-experiment goes through a
+broker) and measures --blocks block pairs of every sub-experiment and
+payload; it is a unit of the gate, judged by the ratio of the two sides'
+medians over the round. What stays the same over a run weighs on both
+blocks of a pair alike and cancels: on a 2-vCPU virtual machine the spread
+of a unit's log ratio falls from 0.5-1.4 (whole runs, unpinned) to
+0.02-0.04 in process and 0.06-0.15 over TCP. DIR/reference/NAME and
+DIR/candidate/NAME are each side's experiment, every block's round trips
+in its raw files; DIR/NAME-rounds.csv has one row per round and check: its
+order and both sides' values (formats §12). The sides may differ in what
+their far ends are (--echo-command, --echo-delay, --target, transport
+flags); the pinger's settings (--payloads, --warmup, --timeout, --fill,
+--seed, --cpus) are one for both, and --samples is replaced by --block.
 
 --design random and abba interleave whole runs instead, the only designs
 of --runs N: with random the runs come in pairs, each pair reference then
