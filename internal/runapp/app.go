@@ -72,7 +72,8 @@ type EchoConfig struct {
 	StdinLifeline bool          // --stdin-lifeline
 }
 
-// list prints the registered sub-experiments.
+// list prints the registered sub-experiments, then what each registered
+// transport declares it can do (driver.Capabilities).
 func list(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SUB-EXPERIMENT\tTRANSPORT\tRELIABLE\tSECURE\tFAR END\tMAX MESSAGE")
@@ -93,6 +94,13 @@ func list(w io.Writer) error {
 			size = strconv.Itoa(n) + " B"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Type, sc.Transport, yesNo(sc.Reliable), yesNo(sc.Security), far, size)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "TRANSPORT\tCAPABILITIES")
+	for _, n := range driver.Names() {
+		if t, err := driver.Lookup(n); err == nil {
+			fmt.Fprintf(tw, "%s\t%s\n", n, driver.CapabilitiesOf(t))
+		}
 	}
 	return tw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -336,7 +337,8 @@ func TestBrokerUsageErrors(t *testing.T) {
 }
 
 // TestList shows the registered sub-experiments, brokers included, and
-// the unknown-name error points to it.
+// each transport's declared capabilities, and the unknown-name error
+// points to it.
 func TestList(t *testing.T) {
 	code, stdout, stderr := run(t, "--list")
 	if code != 0 {
@@ -345,6 +347,18 @@ func TestList(t *testing.T) {
 	for _, want := range []string{"SUB-EXPERIMENT", "interprocess_reliable_tcp_security", "hub_reliable_security", "broker (hub, hubs)", "65507 B"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("--list lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{
+		`(?m)^TRANSPORT +CAPABILITIES$`,
+		`(?m)^hub +broker \(hub, hubs\), echo delay$`,
+		`(?m)^intraprocess +process-bound, echo delay$`,
+		`(?m)^external +process-bound$`,
+		`(?m)^udp +echo delay$`,
+		`(?m)^zenoh +-$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(stdout) {
+			t.Errorf("--list lacks a line matching %s:\n%s", want, stdout)
 		}
 	}
 	code, _, stderr = run(t, "-s", "nosuch_reliable")
