@@ -11,6 +11,10 @@
 // runs less Sen's line (a permutation test) and corrects the variance of
 // the Mann–Kendall statistic for AR(1) correlation at the upper 95 % bound
 // of φ (Hamed & Rao 1998), so that runs that wander together are not
-// reported as a drift more often than the level. It is pure and depends
-// on the standard library and package stats only.
+// reported as a drift more often than the level. TestHinge tests a rise
+// that begins at a known run against the runs before it, which fix the
+// level (least squares whitened for AR(1) correlation): far more powerful
+// than Mann–Kendall for a creep that starts where the runs tested begin.
+// It is pure and depends on the standard library and packages stats and
+// stats/dist only.
 package trend
