@@ -324,6 +324,10 @@ type GateSeries struct {
 	// the window holds fewer than 2 × --min-segment values after its
 	// newest acknowledged change point).
 	Trend *trend.Serial
+	// Hinge is the test of a rise from the window's start against the
+	// values before it in the same segment, when it decided the trend's
+	// p-value instead of Trend (trendTest); nil otherwise.
+	Hinge *trend.Hinge
 	// Rule is what decided the series (a Rule constant).
 	Rule string
 	// Ack is the acknowledgement covering Change, when Rule is
@@ -352,7 +356,8 @@ type GateTest struct {
 	Change                  changepoint.ChangePoint
 	RefFrom, CurFrom, CurTo int
 	// P is the test's one-sided p-value: the permutation test of the two
-	// stretches (changepoint.SegmentsTest) or half the trend's P.
+	// stretches (changepoint.SegmentsTest), or for the trend the hinge's
+	// one-sided p-value (GateSeries.Hinge) or else half Mann–Kendall's.
 	P float64
 	// Weight is the test's share of the series' level (weighted
 	// Bonferroni): the series' p-value is the smallest P/Weight.
@@ -416,6 +421,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	for i, e := range h.Experiments {
 		expIndex[e.Name] = i
 	}
+	pooled := h.pooledTrendPhi(opt, n)
 	for _, s := range h.SubExperiments {
 		metrics := opt.Metrics
 		if s.Throughput || s.Burst {
@@ -432,7 +438,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 				}
 				gs := GateSeries{Type: s.Type, Payload: b, Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
 					Autocorrelation: sc.Autocorrelation}
-				opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex)
+				opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex, pooled[mag])
 				g.Series = append(g.Series, gs)
 			}
 		}
@@ -483,7 +489,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		return nil, err
 	}
 	for i := range g.Series {
-		g.Series[i].decisive()
+		g.Series[i].decisive(co.Alpha / float64(S))
 	}
 	rules := make([]gate.Rule, len(g.Series))
 	for i := range g.Series {
@@ -604,12 +610,14 @@ func joinFirst(names []string, n int) string {
 //     before it, so that a later partial recovery, or further steps each
 //     below the minimum change, cannot hide it;
 //   - the window's values after its newest acknowledged change point are
-//     tested for a trend (trend.TestSerialPhi, with φ from the values
-//     before them: trendPhi), so that a creep that no change
+//     tested for a rise against the values before them in their segment
+//     (trend.TestHinge; trend.TestSerialPhi over the window when fewer
+//     than trendHingeBase), with φ from the values before the window
+//     (trendPhi, and pooledTrendPhi), so that a creep that no change
 //     point resolves is judged too.
 //
 // A shift that is not slower by more than MinChange is not tested.
-func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, minSegment int, expIndex map[string]int) {
+func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, minSegment int, expIndex map[string]int, pooled float64) {
 	cps := sc.ChangePoints
 	win := sc.From
 	if opt.Window > 0 {
@@ -635,7 +643,15 @@ func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, m
 	if k := len(cps); k > 0 && cps[k-1].Index < win {
 		set(RuleOutside, cps[k-1], start(k-1), nil)
 	}
-	trendFrom := win
+	trendFrom, acked := win, false
+	// An acknowledged shift in the window starts the trend even when no
+	// change point was found at it: the hinge against the values before it
+	// would otherwise judge the step that was accepted.
+	for _, a := range opt.Acks {
+		if e, ok := expIndex[a.Experiment]; ok && e >= trendFrom && e < n && a.covers(gs.Type, gs.Payload, gs.Magnitude) {
+			trendFrom, acked = e, true
+		}
+	}
 	for k, c := range cps {
 		if c.Index < win {
 			if acks[k] == nil {
@@ -645,7 +661,7 @@ func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, m
 		}
 		if acks[k] != nil {
 			set(RuleAcknowledged, c, start(k), acks[k])
-			trendFrom = max(trendFrom, c.Index)
+			trendFrom, acked = max(trendFrom, c.Index), true
 			continue
 		}
 		curFrom, curTo := sc.From, n
@@ -675,7 +691,7 @@ func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, m
 			gs.Tests = append(gs.Tests, t)
 		}
 	}
-	if t, ok := opt.trendTest(gs, sc, x, trendFrom, n, minSegment, len(gs.Tests) == 0); ok {
+	if t, ok := opt.trendTest(gs, sc, x, trendFrom, n, minSegment, acked, pooled); ok {
 		gs.Tests = append(gs.Tests, t)
 	}
 	if gs.Candidate = len(gs.Tests) > 0; gs.Candidate {
@@ -719,13 +735,13 @@ func (opt GateOptions) stale(gs *GateSeries, x []float64, c changepoint.ChangePo
 	}
 }
 
-// trendTest tests the values x[from:n] for a trend. It sets gs.Trend and
-// returns the test when the trend is a slowdown by more than MinChange
-// over those experiments. The variance of the test is corrected for the
-// AR(1) correlation φ of the series' values before from (trendPhi), not of
-// the tested values themselves: over a window of 10, a steady creep looks
-// like autocorrelation, and their own φ bound took most of the power.
-func (opt GateOptions) trendTest(gs *GateSeries, sc SeriesChanges, x []float64, from, n, minSegment int, reach bool) (GateTest, bool) {
+// trendTest tests the values x[from:n] for a trend. It sets gs.Trend (and
+// gs.Hinge) and returns the test when the trend is a slowdown by more than
+// MinChange over those experiments. The AR(1) correlation φ the test is
+// corrected for is that of the series' values before from (trendPhi), not
+// of the tested values themselves: over a window of 10, a steady creep
+// looks like autocorrelation, and their own φ bound took most of the power.
+func (opt GateOptions) trendTest(gs *GateSeries, sc SeriesChanges, x []float64, from, n, minSegment int, acked bool, pooled float64) (GateTest, bool) {
 	v := finite(x[from:n])
 	if len(v) < 2*minSegment {
 		return GateTest{}, false
@@ -733,38 +749,48 @@ func (opt GateOptions) trendTest(gs *GateSeries, sc SeriesChanges, x []float64, 
 	var tr trend.Serial
 	var err error
 	phi, known := trendPhi(sc, x, from)
-	// With φ known from before the window, and no change point in the
-	// window tested (reach), the test runs over the window and the values
-	// before it in the same segment (trendBase): a creep that starts at the
-	// window rises above a level those values fix, which Mann–Kendall over
-	// the window's 10 values alone barely shows in noise of half the creep
-	// per experiment. A step in the window is its change point's to judge
-	// and name; the trend then stays the window's own.
-	tested := v
-	if reach {
-		tested = finite(x[trendBase(sc, from, len(v)):n])
-	}
-	switch {
-	case known:
-		tr, err = trend.TestSerialPhi(tested, phi)
-	default:
+	// Nor below the bound pooled over the magnitude's series: 20 values
+	// before the window estimate φ = 0.8 at 0.45–0.7 even raised, and the
+	// hinge, a comparison of levels, is far more sensitive to too small a
+	// φ than Mann–Kendall (11 payloads sharing φ = 0.8: 2.25 % of 4,000
+	// histories failed with each series' own bound).
+	phi = max(phi, pooled)
+	if known {
+		tr, err = trend.TestSerialPhi(v, phi)
+	} else {
 		tr, err = trend.TestSerial(v)
 	}
 	if err != nil {
 		return GateTest{}, false
 	}
 	gs.Trend = &tr
-	c := changepoint.ChangePoint{Index: from, P: tr.P}
+	p := tr.P / 2
+	// With φ known from before the window, the rise is tested against the
+	// values before the window in the same segment (trendBase), which fix
+	// the level a creep rises from: a hinge at the window's start, by
+	// least squares whitened with φ (trend.TestHinge). Mann–Kendall over
+	// the window's 10 values alone barely shows a creep of half the noise
+	// per experiment, and over the window with the values before it looks
+	// for a line through all of them. A step in the window is still its
+	// change point's to name (decisive).
+	if known {
+		tested := finite(x[trendBase(sc, from, len(v), acked):n])
+		if start := len(tested) - len(v); start >= trendHingeBase {
+			hg, err := trend.TestHinge(tested, start, phi)
+			if err != nil {
+				return GateTest{}, false
+			}
+			gs.Hinge = &hg
+			p = hg.PUp
+			if metricOf(gs.Magnitude).Better == result.HigherIsBetter {
+				p = hg.PDown
+			}
+		}
+	}
+	c := changepoint.ChangePoint{Index: from, P: p}
 	// The size of the trend is the window's own: Sen's line of its
 	// values, through the median of the values less the slope.
 	slope := tr.Test.Slope
-	if known {
-		own, err := trend.Test(v)
-		if err != nil {
-			return GateTest{}, false
-		}
-		slope = own.Slope
-	}
 	base := make([]float64, len(v))
 	for i, y := range v {
 		base[i] = y - slope*float64(i)
@@ -775,8 +801,13 @@ func (opt GateOptions) trendTest(gs *GateSeries, sc SeriesChanges, x []float64, 
 	if !regressed(gs.Magnitude, c.Ratio) || math.Abs(c.Ratio-1) <= opt.MinChange || c.Before <= 0 {
 		return GateTest{}, false
 	}
-	return GateTest{Trend: true, Change: c, RefFrom: from, CurFrom: from, CurTo: n, P: tr.P / 2}, true
+	return GateTest{Trend: true, Change: c, RefFrom: from, CurFrom: from, CurTo: n, P: p}, true
 }
+
+// trendHingeBase is the fewest values before the window, in its segment,
+// that the hinge test of a trend needs (trendTest); with fewer, the
+// window's own Mann–Kendall test decides.
+const trendHingeBase = 5
 
 // trendBaseShare is how many values before the window, per value of it,
 // the trend test takes with it (when φ is known from before the window
@@ -786,13 +817,15 @@ const trendBaseShare = 3
 
 // trendBase returns the first value of the trend test of a window from
 // from with w values: up to trendBaseShare·w values before it, not before
-// the start of the segment the window starts in (the newest change point
-// at or before from, else sc.From), so that an older step is not taken
-// for a trend.
-func trendBase(sc SeriesChanges, from, w int) int {
+// the start of the segment they are in (the newest change point before
+// from, or at from when it is acknowledged, else sc.From), so that an
+// older step, or an acknowledged one at the window's start, is not taken
+// for a trend. A change point at from that is not acknowledged does not
+// cut: it is where a creep that begins with the window is seen to begin.
+func trendBase(sc SeriesChanges, from, w int, acked bool) int {
 	seg := sc.From
 	for _, c := range sc.ChangePoints {
-		if c.Index <= from && c.Index > seg {
+		if (c.Index < from || acked && c.Index == from) && c.Index > seg {
 			seg = c.Index
 		}
 	}
@@ -808,7 +841,7 @@ func trendBase(sc SeriesChanges, from, w int) int {
 // none); not raised at all, the false FAILs rise above the level (one
 // AR(1) series of φ 0.6, 30 experiments: 1.4 % of 1,000 histories against
 // 1.0 % with 0.5; 11 payloads, 3 of them φ 0.8: 1.0 % against 0.4 %).
-const trendPhiRaise = 0.5
+const trendPhiRaise = 2
 
 // trendPhiValues is the number of values before a trend's that trendPhi
 // needs to estimate φ from them; with fewer the trend test estimates it
@@ -821,8 +854,19 @@ const trendPhiValues = 10
 // trendPhiRaise standard errors), and false when they are fewer than
 // trendPhiValues.
 func trendPhi(sc SeriesChanges, x []float64, from int) (float64, bool) {
-	if from <= sc.From || len(finite(x[sc.From:from])) < trendPhiValues {
+	var a changepoint.Lag1
+	if addBefore(&a, sc, x, from) < trendPhiValues {
 		return 0, false
+	}
+	return a.Upper(trendPhiRaise), true
+}
+
+// addBefore adds to a the values x[sc.From:from] of a series around their
+// segments (its change points sc before from) and returns how many are not
+// gaps.
+func addBefore(a *changepoint.Lag1, sc SeriesChanges, x []float64, from int) int {
+	if from <= sc.From {
+		return 0
 	}
 	var r changepoint.Result
 	for _, c := range sc.ChangePoints {
@@ -831,22 +875,72 @@ func trendPhi(sc SeriesChanges, x []float64, from int) (float64, bool) {
 			r.ChangePoints = append(r.ChangePoints, c)
 		}
 	}
-	var a changepoint.Lag1
 	a.Add(x[sc.From:from], r)
-	return a.Upper(trendPhiRaise), true
+	return len(finite(x[sc.From:from]))
+}
+
+// pooledTrendPhi returns, per magnitude judged, the upper bound of φ
+// (trendPhiRaise standard errors) pooled over the values before the gate
+// window of every series of that magnitude the gate judges (one
+// machine's noise, as DetectChanges pools it): 0 when they hold fewer
+// than trendPhiValues values.
+func (h *History) pooledTrendPhi(opt GateOptions, n int) map[string]float64 {
+	lags, counts := map[string]*changepoint.Lag1{}, map[string]int{}
+	for _, s := range h.SubExperiments {
+		metrics := opt.Metrics
+		if s.Throughput || s.Burst {
+			metrics = s.Mags()
+		}
+		for _, mag := range metrics {
+			m := slices.Index(s.Mags(), mag)
+			for p := range s.Payloads {
+				sc := s.Changes[m][p]
+				if sc.Reason != "" {
+					continue
+				}
+				win := sc.From
+				if opt.Window > 0 {
+					win = max(win, n-opt.Window)
+				}
+				if lags[mag] == nil {
+					lags[mag] = &changepoint.Lag1{}
+				}
+				counts[mag] += addBefore(lags[mag], sc, s.Values[m][p], win)
+			}
+		}
+	}
+	out := map[string]float64{}
+	for mag, a := range lags {
+		if counts[mag] >= trendPhiValues {
+			out[mag] = a.Upper(trendPhiRaise)
+		}
+	}
+	return out
 }
 
 // decisive sets the series' P (Bonferroni over its tests) and, for a
-// candidate, Change and SegmentFrom to its test of the smallest p-value.
-func (gs *GateSeries) decisive() {
+// candidate, Change and SegmentFrom to its test of the smallest p-value —
+// unless that is the trend and a change point's test is significant at
+// strict (Alpha/S, the strictest of Holm's levels): the series then fails
+// whatever the others' p-values, and it fails on that change point, named
+// and with its p-value. The trend's hinge test resolves p-values far below
+// a permutation test's, and would otherwise name the window's start for a
+// fresh step.
+func (gs *GateSeries) decisive(strict float64) {
 	if !gs.Candidate {
 		return
 	}
-	best := 0
+	best, step := 0, -1
 	for i, t := range gs.Tests {
 		if t.P/t.Weight < gs.Tests[best].P/gs.Tests[best].Weight || math.IsNaN(gs.Tests[best].P) {
 			best = i
 		}
+		if !t.Trend && t.P/t.Weight <= strict && (step < 0 || t.P/t.Weight < gs.Tests[step].P/gs.Tests[step].Weight) {
+			step = i
+		}
+	}
+	if gs.Tests[best].Trend && step >= 0 {
+		best = step
 	}
 	t := &gs.Tests[best]
 	gs.P = min(1, t.P/t.Weight)
@@ -900,7 +994,7 @@ func (g *GateResult) Rules() string {
 	return fmt.Sprintf("change point rule: a series fails when, after any change point that %s and %s, its level (the newest segment) "+
 		"is slower than the segment before that change point by more than %s (--min-change) and a permutation test of the two "+
 		"(pre-whitened for lag-1 autocorrelation) finds that significant, or when its values since the window's start rise by more "+
-		"than %s along Sen's line and Mann–Kendall (corrected for lag-1 autocorrelation) finds that significant; "+
+		"than %s along Sen's line and a test of that rise against the values before the window (least squares, or Mann–Kendall over the window; corrected for lag-1 autocorrelation) finds that significant; "+
 		"a series' tests share its level (weighted Bonferroni); Holm over N = %d series at family-wise level %g; series by the rule that decided: %s",
 		window, acks, percent(g.Options.MinChange), percent(g.Options.MinChange), len(g.Series), g.Alpha, strings.Join(tally, ", "))
 }
@@ -953,9 +1047,13 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 		result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit))
 	if t := s.Decisive; t != nil {
 		if t.Trend {
-			c.Message = fmt.Sprintf("%s over the %d experiments since %s (Sen's line %s -> %s %s, Mann–Kendall corrected for lag-1 autocorrelation",
+			how := "Mann–Kendall corrected for lag-1 autocorrelation"
+			if hg := s.Hinge; hg != nil {
+				how = fmt.Sprintf("a rise from it against the %d experiments before it, least squares corrected for lag-1 autocorrelation", hg.Start)
+			}
+			c.Message = fmt.Sprintf("%s over the %d experiments since %s (Sen's line %s -> %s %s, %s",
 				shiftText(s.Change.Ratio), t.CurTo-t.CurFrom, r.h.Experiments[t.CurFrom].Label(),
-				result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit))
+				result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit), how)
 		} else if t.CurFrom != s.Change.Index || t.CurTo != len(r.h.Experiments) {
 			c.Message = fmt.Sprintf("%s since %s (median %s before it -> %s %s since %s", shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label(),
 				result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit), r.h.Experiments[t.CurFrom].Label())

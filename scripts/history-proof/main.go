@@ -18,7 +18,8 @@
 //   - a fresh 3 % step in 0.5 % noise: gated with --min-change 0 and with
 //     the default 5 % (should be 0);
 //   - 11 payloads without a change, 3 of them AR(1) with φ = 0.8 and 8
-//     independent: the gate's false FAIL;
+//     independent, and one series or 11 payloads sharing φ = 0.6 or 0.8:
+//     the gate's false FAIL;
 //   - in noise of 4, 2 and 1 %, with --gate-window 10 and 20: a 20 % rise
 //     followed by a fall of 8 %, a creep of 1 % per experiment over the
 //     newest 10, and three steps of 4 %: failed;
@@ -446,6 +447,33 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 	}
 	add(stepAsIs)
 	add(stepH0)
+
+	fmt.Fprintln(w, "\nhistories of 30 experiments without a change, AR(1) noise of 4 %: the gate fails (--gate-window 10, --min-change 5 %)")
+	for _, c := range []struct {
+		name     string
+		phi      float64
+		payloads []int
+		stream   uint64
+	}{
+		{"one series, φ = 0.8", 0.8, one, 12},
+		{"11 payloads sharing φ = 0.6", 0.6, synth.DefaultPayloads, 13},
+		{"11 payloads sharing φ = 0.8", 0.8, synth.DefaultPayloads, 14},
+	} {
+		r := Rate{Name: "  " + c.name}
+		for i := 0; i < n; i++ {
+			s := seed + uint64(i)
+			h := simHistory(rand.New(rand.NewPCG(s, c.stream)), 30, c.payloads, 0.04, c.phi, 1, 30)
+			g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
+			if err != nil {
+				return nil, err
+			}
+			r.N++
+			if g[0].Failed() {
+				r.K++
+			}
+		}
+		add(r)
+	}
 
 	fmt.Fprintln(w, "\nsteps 7 experiments old (at experiment 33 of 40), independent noise of 4 %, --gate-window 10, --min-change 5 %:")
 	for _, step := range []float64{1.10, 1.20} {

@@ -16,8 +16,8 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rates) != 51 {
-		t.Fatalf("%d rates, want 51:\n%s", len(rates), out.String())
+	if len(rates) != 54 {
+		t.Fatalf("%d rates, want 54:\n%s", len(rates), out.String())
 	}
 	for _, r := range rates {
 		if (r.N < 20 && !strings.Contains(r.Name, "among")) || !strings.Contains(out.String(), r.Name) {
