@@ -523,8 +523,18 @@ func (g *Gate) heldDecision(n int) Decision {
 			checks[c].A[i], checks[c].B[i] = 1, math.Exp(x)
 		}
 	}
+	// The blocks start from the size the hold's autocorrelation calls
+	// for, but no larger than leaves enough blocks for a decision: the
+	// analysis's own test of the blocks then says whether they are
+	// independent enough, and refuses when they are not, where a block
+	// fixed too large for the budget refused whatever the pairs did.
+	least := max(paired.MinPairs(tail/k), paired.MinPairs(tail))
+	b := paired.BlockFor(g.dep.R)
+	for b > 1 && n/b < least {
+		b /= 2
+	}
 	a, err := paired.Analyze(checks, paired.Pairs, paired.Config{Tail: tail, Margins: g.cfg.Margins, DependenceLevel: g.cfg.DependenceLevel,
-		Seed: uint64(n), MinBlock: paired.BlockFor(g.dep.R), Clipped: true})
+		Seed: uint64(n), MinBlock: b, Clipped: true})
 	if err != nil {
 		d.Status, d.Checks, d.Reason = Refused, g.names(), "the held analysis failed: "+err.Error()
 		return d
