@@ -1,5 +1,5 @@
 // Command requirements derives latency requirements from many experiments;
-// see internal/requirements.
+// see internal/requirementsapp.
 package main
 
 import (

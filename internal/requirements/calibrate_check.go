@@ -12,6 +12,10 @@ import (
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
+// DefaultCheckFactors are the regressions of the check calibration's power
+// curve.
+var DefaultCheckFactors = []float64{1.05, 1.1, 1.25, 1.5, 2}
+
 // CheckPool gathers unchanged runs into a calibration pool for CheckGate:
 // one check per sub-experiment, payload and requirement column (Median,
 // 99%, Max: a statistical requirements file always holds the three, and
@@ -127,16 +131,16 @@ func (g CheckGate) checked(i int) bool {
 // payload) the pool index of its Median, 99% and Max (−1 when absent).
 type checkIndex struct {
 	keys []groupKey
-	at   map[groupKey]*[ChecksPerRequirement]int
+	at   map[groupKey]*[checksPerRequirement]int
 }
 
 func indexPool(pool calibrate.Pool) (checkIndex, error) {
-	ix := checkIndex{at: map[groupKey]*[ChecksPerRequirement]int{}}
+	ix := checkIndex{at: map[groupKey]*[checksPerRequirement]int{}}
 	for k, key := range pool.Keys {
 		gk := groupKey{key.SubExperiment, key.Payload}
 		cols := ix.at[gk]
 		if cols == nil {
-			cols = &[ChecksPerRequirement]int{-1, -1, -1}
+			cols = &[checksPerRequirement]int{-1, -1, -1}
 			ix.at[gk] = cols
 			ix.keys = append(ix.keys, gk)
 		}
@@ -222,7 +226,7 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 	}
 	var notes []string
 	byMethod := map[string]int{}
-	var sds [ChecksPerRequirement][]float64
+	var sds [checksPerRequirement][]float64
 	for _, req := range d.Requirements {
 		for i, f := range req.Stat.Fits {
 			if g.checked(i) {
@@ -234,10 +238,10 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 		}
 	}
 	notes = append(notes, fmt.Sprintf("on the first %d runs of the pool, %d checked limit(s) are log-normal and %d distribution-free (Bonferroni over all %d limits of the file, %s each)",
-		r.Reference, byMethod[gate.MethodLogNormal], byMethod[gate.MethodOrder], len(d.Requirements)*ChecksPerRequirement, pct(d.CheckLevel)))
+		r.Reference, byMethod[gate.MethodLogNormal], byMethod[gate.MethodOrder], len(d.Requirements)*checksPerRequirement, pct(d.CheckLevel)))
 	if byMethod[gate.MethodOrder] > 0 {
 		j := g.Config.rankFor(r.Reference)
-		need := OrderRunsNeededRank(r.Reference, j, d.CheckLevel)
+		need := orderRunsNeededRank(r.Reference, j, d.CheckLevel)
 		limit := fmt.Sprintf("a distribution-free limit (the %s of %d reference runs)", largest(j), r.Reference)
 		switch {
 		case need < 0:
@@ -264,8 +268,8 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 		sort.Float64s(col)
 		sd := col[len(col)/2]
 		cols = append(cols, fmt.Sprintf("%s (%d limits): log sd %.3g, detects ×%.3g, ×%g needs %s candidate runs", result.RequirementMetrics[i].Name, len(col), sd,
-			LogNormalDetectable(sd, r.Reference, r.Candidate, d.CheckLevel, r.Power, g.Margin), targetFactor,
-			runsText(LogNormalRunsFor(sd, r.Reference, d.CheckLevel, r.Power, g.Margin, targetFactor))))
+			logNormalDetectable(sd, r.Reference, r.Candidate, d.CheckLevel, r.Power, g.Margin), targetFactor,
+			runsText(logNormalRunsFor(sd, r.Reference, d.CheckLevel, r.Power, g.Margin, targetFactor))))
 	}
 	if len(cols) > 0 {
 		notes = append(notes, fmt.Sprintf("log-normal limits at their median run-to-run log sd, with %s power at these runs: %s", pctShort(r.Power), strings.Join(cols, "; ")))
@@ -298,7 +302,7 @@ func pctShort(p float64) string { return fmt.Sprintf("%g%%", 100*p) }
 // level; k+1 when none does.
 func orderFailCount(n, k, j int, level float64) int {
 	for r := 1; r <= k; r++ {
-		if OrderTail(n, k, j, r) <= level {
+		if orderTail(n, k, j, r) <= level {
 			return r
 		}
 	}
@@ -313,25 +317,25 @@ func runsText(k int) string {
 	return fmt.Sprint(k)
 }
 
-// LogNormalDetectable is the regression factor that a log-normal check of
+// logNormalDetectable is the regression factor that a log-normal check of
 // n reference runs with log standard deviation s detects with probability
 // power from k candidate runs at level, limits raised by margin. It uses
 // the known-variance approximation: shifted by log f, the k-run log mean
 // minus the reference mean, normal with sd s·√(1/n+1/k), must exceed
 // t·s·√(1/n+1/k) + log(1+margin), so log f = (t + z_power)·s·√(1/n+1/k) +
 // log(1+margin).
-func LogNormalDetectable(s float64, n, k int, level, power, margin float64) float64 {
+func logNormalDetectable(s float64, n, k int, level, power, margin float64) float64 {
 	t := dist.TQuantile(n-1, 1-level)
 	z := dist.NormalQuantile(power)
 	return (1 + margin) * math.Exp((t+z)*s*math.Sqrt(1/float64(n)+1/float64(k)))
 }
 
-// LogNormalRunsFor is about how many candidate runs a log-normal check
-// (LogNormalDetectable's terms) needs to detect factor with probability
+// logNormalRunsFor is about how many candidate runs a log-normal check
+// (logNormalDetectable's terms) needs to detect factor with probability
 // power; −1 when no number of runs does (the n reference runs alone leave
 // too much doubt).
-func LogNormalRunsFor(s float64, n int, level, power, margin, factor float64) int {
-	detects := func(k int) bool { return LogNormalDetectable(s, n, k, level, power, margin) <= factor }
+func logNormalRunsFor(s float64, n int, level, power, margin, factor float64) int {
+	detects := func(k int) bool { return logNormalDetectable(s, n, k, level, power, margin) <= factor }
 	if detects(1) {
 		return 1
 	}

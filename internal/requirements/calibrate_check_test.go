@@ -65,7 +65,7 @@ func TestCheckGateFalseFailKnown(t *testing.T) {
 			case gate.MethodOrder:
 				// ≥ 2 of 5 above the largest of 10 has chance
 				// C(5,2)/C(15,2) = 0.095 ≤ P/3 per check.
-				order := 1 - math.Pow(1-OrderChance(10, 5, 2), 3)
+				order := 1 - math.Pow(1-orderChance(10, 5, 2), 3)
 				if math.Abs(got-order) > 3.3*math.Sqrt(order*(1-order)/splits) {
 					t.Errorf("order false fails %v, expected %v", got, order)
 				}
@@ -152,14 +152,14 @@ func TestCheckGateNotes(t *testing.T) {
 // TestLogNormalDetectable compares with the closed form computed by scipy:
 // exp((t.ppf(1-0.01/66, 9) + norm.ppf(0.95)) * 0.03 * sqrt(1/10 + 1/10)).
 func TestLogNormalDetectable(t *testing.T) {
-	got := LogNormalDetectable(0.03, 10, 10, 0.01/66, 0.95, 0)
+	got := logNormalDetectable(0.03, 10, 10, 0.01/66, 0.95, 0)
 	if want := 1.1032193125663576; math.Abs(got-want) > 1e-6 {
 		t.Errorf("detectable %v, scipy %v", got, want)
 	}
-	if k := LogNormalRunsFor(0.03, 10, 0.01/66, 0.95, 0, 1.1); k != 12 {
+	if k := logNormalRunsFor(0.03, 10, 0.01/66, 0.95, 0, 1.1); k != 12 {
 		t.Errorf("runs for ×1.1: %d", k)
 	}
-	if k := LogNormalRunsFor(0.3, 10, 0.01/66, 0.95, 0, 1.1); k != -1 {
+	if k := logNormalRunsFor(0.3, 10, 0.01/66, 0.95, 0, 1.1); k != -1 {
 		t.Errorf("runs for ×1.1 at log sd 0.3: %d", k)
 	}
 }

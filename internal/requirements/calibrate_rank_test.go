@@ -46,17 +46,17 @@ func TestOrderTail(t *testing.T) {
 		for k := 1; k <= 6; k++ {
 			for j := 1; j <= min(n, 3); j++ {
 				for r := 0; r <= k+1; r++ {
-					got, want := OrderTail(n, k, j, r), bruteTail(n, k, j, r)
+					got, want := orderTail(n, k, j, r), bruteTail(n, k, j, r)
 					if math.Abs(got-want) > 1e-12 {
-						t.Errorf("OrderTail(%d, %d, %d, %d) = %v, enumeration %v", n, k, j, r, got, want)
+						t.Errorf("orderTail(%d, %d, %d, %d) = %v, enumeration %v", n, k, j, r, got, want)
 					}
 				}
 			}
 		}
 	}
 	// (1 + k)/C(n+k, n) for j = 2, r = k: 9/C(18, 10) for n = 10, k = 8.
-	if got := OrderTail(10, 8, 2, 8); math.Abs(got-9.0/43758) > 1e-15 {
-		t.Errorf("OrderTail(10, 8, 2, 8) = %v", got)
+	if got := orderTail(10, 8, 2, 8); math.Abs(got-9.0/43758) > 1e-15 {
+		t.Errorf("orderTail(10, 8, 2, 8) = %v", got)
 	}
 	for _, tt := range []struct {
 		n, j  int
@@ -65,15 +65,15 @@ func TestOrderTail(t *testing.T) {
 	}{
 		{10, 1, 0.01 / 66, 6}, {10, 2, 0.01 / 66, 9}, {10, 2, 0.01 / 33, 8}, {10, 11, 0.01, -1}, {20, 3, 0.01 / 66, 6},
 	} {
-		if got := OrderRunsNeededRank(tt.n, tt.j, tt.level); got != tt.want {
-			t.Errorf("OrderRunsNeededRank(%d, %d, %v) = %d, want %d", tt.n, tt.j, tt.level, got, tt.want)
+		if got := orderRunsNeededRank(tt.n, tt.j, tt.level); got != tt.want {
+			t.Errorf("orderRunsNeededRank(%d, %d, %v) = %d, want %d", tt.n, tt.j, tt.level, got, tt.want)
 		}
 	}
 }
 
 // TestOrderRankDeriveJudgeFile: --order-rank 2 sets each limit at the
 // second largest run, writes "order:2", reads it back, and judges with
-// OrderTail.
+// orderTail.
 func TestOrderRankDeriveJudgeFile(t *testing.T) {
 	obs := lognormalObservations(4, 10, 2, 0.1)
 	d, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: 2})
@@ -88,7 +88,7 @@ func TestOrderRankDeriveJudgeFile(t *testing.T) {
 	}
 	second := secondLargest(med)
 	r := d.Requirements[0]
-	if r.Limits["Median"] != second || r.Stat.Fits[0].MethodText() != "order:2" || r.NeedRuns[0] != OrderRunsNeededRank(10, 2, 0.01/6) {
+	if r.Limits["Median"] != second || r.Stat.Fits[0].MethodText() != "order:2" || r.NeedRuns[0] != orderRunsNeededRank(10, 2, 0.01/6) {
 		t.Errorf("limit %v (second largest %v), method %q, need %d", r.Limits["Median"], second, r.Stat.Fits[0].MethodText(), r.NeedRuns[0])
 	}
 	path := filepath.Join(t.TempDir(), "req.csv")
@@ -106,10 +106,10 @@ func TestOrderRankDeriveJudgeFile(t *testing.T) {
 	if f := rows[0].Stat.Fits[0]; f.Method != gate.MethodOrder || f.Rank != 2 {
 		t.Errorf("read back %+v", f)
 	}
-	// 5 of 6 runs above the second largest of 10: OrderTail(10, 6, 2, 5).
+	// 5 of 6 runs above the second largest of 10: orderTail(10, 6, 2, 5).
 	vals := []float64{2 * second, 2 * second, 2 * second, 2 * second, 2 * second, second / 2}
 	j := Judge(rows[0].Limit(result.RequirementMetrics[0]), vals, 0)
-	if j.Over != 5 || math.Abs(j.P-OrderTail(10, 6, 2, 5)) > 1e-15 {
+	if j.Over != 5 || math.Abs(j.P-orderTail(10, 6, 2, 5)) > 1e-15 {
 		t.Errorf("judgement %+v", j)
 	}
 	for _, bad := range []string{"order:1", "order:x", "order:02", "order:11"} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,7 @@ func LatencyRow(typ string, bytes int, median, p99, max float64) KeyedRow {
 }
 
 // LatencyOf returns the latency definition of rows: that of the first
-// (Read makes them agree), half-rtt when it is not stated.
+// (read makes them agree), half-rtt when it is not stated.
 func LatencyOf(rows []KeyedRow) string {
 	if len(rows) == 0 || rows[0].Latency == "" {
 		return meta.LatencyHalfRTT
@@ -60,7 +61,7 @@ func LatencyOf(rows []KeyedRow) string {
 	return rows[0].Latency
 }
 
-// ReadFile reads a requirements CSV. See Read.
+// ReadFile reads a requirements CSV. See read.
 func ReadFile(path string) ([]KeyedRow, error) {
 	f, err := fileerr.OpenRegular(path, "a requirements CSV")
 	if err != nil {
@@ -71,17 +72,17 @@ func ReadFile(path string) ([]KeyedRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Read(bytes.NewReader(b), path)
+	return read(bytes.NewReader(b), path)
 }
 
-// Read reads a requirements CSV from r; file names it in errors. The header
+// read reads a requirements CSV from r; file names it in errors. The header
 // must be exactly Columns, optionally followed by LatencyColumn, whose value
 // must then be the same known latency definition on every row. Every row needs a valid sub-experiment name, a
 // non-negative integer payload (Fast-RTPS files may write it as "16.0") and
 // finite, non-negative latencies; a (type, payload) pair may appear only
 // once, and the file must hold at least one row. Errors name file, line and
 // column. Rows are returned in file order.
-func Read(r io.Reader, file string) ([]KeyedRow, error) {
+func read(r io.Reader, file string) ([]KeyedRow, error) {
 	cr := csvfile.NewReader(r)
 	columns, err := readHeader(cr, file)
 	if err != nil {
@@ -331,4 +332,14 @@ func parseModel(rec []string, file string, line int) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// ParseColumns parses check's --columns: a comma-separated list of Median,
+// 99%, Max (any case), returned in the requirements' order.
+func ParseColumns(s string) ([]result.Metric, error) {
+	asked, err := result.ParseList(s, result.RequirementMetrics)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(slices.Clone(result.RequirementMetrics), func(m result.Metric) bool { return !slices.Contains(asked, m) }), nil
 }

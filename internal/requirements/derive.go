@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
@@ -13,9 +14,9 @@ import (
 // set at, as in the Fast-RTPS scripts.
 const DefaultPercentile = 99
 
-// ChecksPerRequirement is the number of checks one requirement row makes
+// checksPerRequirement is the number of checks one requirement row makes
 // (Median, 99%, Max).
-const ChecksPerRequirement = 3
+const checksPerRequirement = 3
 
 // Observation is what one experiment measured for one payload of one
 // sub-experiment: the Median, 99% and Max columns of its summary row.
@@ -48,11 +49,11 @@ type Requirement struct {
 	// Chances are the chances that one run of an unchanged system fails
 	// the check (Fit.Chance with k = 1) and NeedRuns the candidate runs
 	// needed before the check can fail at all (Fit.RunsNeeded).
-	Chances  [ChecksPerRequirement]float64
-	NeedRuns [ChecksPerRequirement]int
+	Chances  [checksPerRequirement]float64
+	NeedRuns [checksPerRequirement]int
 }
 
-// Derivation is the result of Derive.
+// Derivation is the result of derive.
 //
 // # The chance that an unchanged system fails
 //
@@ -72,12 +73,12 @@ type Requirement struct {
 // FailChance = 1.04/6 ≈ 0.173, about one run in six, between 1/6 and 2/6.
 //
 // CheckFailChance is the chance that a whole check of a run (every
-// requirement, ChecksPerRequirement checks each) fails somewhere:
+// requirement, checksPerRequirement checks each) fails somewhere:
 // 1 − Π(1 − FailChance)^3, assuming every check fails independently. Checks
 // of one run are in practice positively correlated (a slow run is slow in
 // every column), which makes the true chance lower than this estimate.
 type Derivation struct {
-	// Mode is ModePercentile (Derive) or the method of DeriveStatistical.
+	// Mode is modePercentile (derive) or the method of DeriveStatistical.
 	Mode string
 	// FalseFail and CheckLevel are those of a statistical derivation: the
 	// family-wise level asked and each check's share of it.
@@ -100,11 +101,11 @@ func (d *Derivation) Rows() []KeyedRow {
 	return rows
 }
 
-// Derive sets, per sub-experiment and payload, each requirement column to the
+// derive sets, per sub-experiment and payload, each requirement column to the
 // percentile-th percentile (numpy's linear method) of that column over the
 // experiments that measured it. Rows are ordered by sub-experiment, then
 // payload ascending. percentile must be in (0, 100].
-func Derive(obs []Observation, percentile float64) (*Derivation, error) {
+func derive(obs []Observation, percentile float64) (*Derivation, error) {
 	if !(percentile > 0 && percentile <= 100) {
 		return nil, fmt.Errorf("percentile %v is outside (0, 100]", percentile)
 	}
@@ -115,7 +116,7 @@ func Derive(obs []Observation, percentile float64) (*Derivation, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Derivation{Mode: ModePercentile, Percentile: percentile, Experiments: experiments}
+	d := &Derivation{Mode: modePercentile, Percentile: percentile, Experiments: experiments}
 	pass := 1.0
 	col := make([]float64, 0, experiments)
 	pct := func(g []Observation, get func(Observation) float64) float64 {
@@ -133,8 +134,8 @@ func Derive(obs []Observation, percentile float64) (*Derivation, error) {
 			pct(g, func(o Observation) float64 { return o.Median }),
 			pct(g, func(o Observation) float64 { return o.P99 }),
 			pct(g, func(o Observation) float64 { return o.Max })), N: n}
-		r.Rank, r.FailChance, r.FailChanceMin, r.FailChanceMax = FailChance(n, percentile)
-		pass *= math.Pow(1-r.FailChance, ChecksPerRequirement)
+		r.Rank, r.FailChance, r.FailChanceMin, r.FailChanceMax = failChance(n, percentile)
+		pass *= math.Pow(1-r.FailChance, checksPerRequirement)
 		d.Requirements = append(d.Requirements, r)
 	}
 	d.CheckFailChance = 1 - pass
@@ -179,11 +180,11 @@ func group(obs []Observation) (map[groupKey][]Observation, []groupKey, int, erro
 	return groups, keys, len(experiments), nil
 }
 
-// FailChance returns, for a requirement at the percentile-th percentile of n
+// failChance returns, for a requirement at the percentile-th percentile of n
 // experiments, its fractional rank among them and the chance that the next
 // run of an unchanged system exceeds it, with the bounds described at
 // Derivation.
-func FailChance(n int, percentile float64) (rank, chance, lo, hi float64) {
+func failChance(n int, percentile float64) (rank, chance, lo, hi float64) {
 	rank = 1 + float64(n-1)*percentile/100
 	chance = (float64(n) - rank + 1) / float64(n+1)
 	lo = (float64(n) - math.Ceil(rank) + 1) / float64(n+1)
@@ -191,12 +192,12 @@ func FailChance(n int, percentile float64) (rank, chance, lo, hi float64) {
 	return rank, chance, lo, hi
 }
 
-// MinExperiments is the number of experiments from which on the
+// minExperiments is the number of experiments from which on the
 // percentile-th percentile has, in expectation, at least one experiment above
 // it: ⌈100/(100−p)⌉. Fewer, and the requirement is interpolated between the
 // largest values, so it says more about those few runs than about the
 // percentile. It is 1 for p = 100 (the maximum, asked for as such).
-func MinExperiments(percentile float64) int {
+func minExperiments(percentile float64) int {
 	if percentile >= 100 {
 		return 1
 	}
@@ -206,7 +207,7 @@ func MinExperiments(percentile float64) int {
 // warnings explains, grouped by the number of backing experiments, when
 // there are too few of them for the percentile.
 func warnings(d *Derivation) []string {
-	need := MinExperiments(d.Percentile)
+	need := minExperiments(d.Percentile)
 	byN := map[int][]string{}
 	var ns []int
 	for _, r := range d.Requirements {
@@ -221,7 +222,7 @@ func warnings(d *Derivation) []string {
 	sort.Ints(ns)
 	var ws []string
 	for _, n := range ns {
-		_, chance, _, _ := FailChance(n, d.Percentile)
+		_, chance, _, _ := failChance(n, d.Percentile)
 		what := byN[n]
 		list := strings.Join(what, ", ")
 		if len(what) > 4 {
@@ -230,13 +231,13 @@ func warnings(d *Derivation) []string {
 		ws = append(ws, fmt.Sprintf(
 			"%d requirement(s) rest on %d experiment(s) (%s): too few for the %s percentile, which needs at least %d; "+
 				"each of their checks fails an unchanged system with chance %.1f%% (1 run in %.1f), not %.2g%%",
-			len(what), n, list, ordinal(d.Percentile), need, chance*100, 1/chance, 100-d.Percentile))
+			len(what), n, list, Ordinal(d.Percentile), need, chance*100, 1/chance, 100-d.Percentile))
 	}
 	return ws
 }
 
-// ordinal writes 99 as "99th", 1 as "1st", 99.9 as "99.9th".
-func ordinal(p float64) string {
+// Ordinal writes 99 as "99th", 1 as "1st", 99.9 as "99.9th".
+func Ordinal(p float64) string {
 	s := fmt.Sprintf("%g", p)
 	if p != math.Trunc(p) {
 		return s + "th"
@@ -252,4 +253,77 @@ func ordinal(p float64) string {
 		return s + "rd"
 	}
 	return s + "th"
+}
+
+// Derived is what requirements are derived from one Input: the latency
+// requirements (nil without latency summaries), the throughput ones (nil
+// without throughput summaries) with their warnings, and the drift report.
+type Derived struct {
+	Latency            *Derivation
+	Throughput         []ThroughputRequirement
+	ThroughputWarnings []string
+	Drift              Drift
+}
+
+// DeriveInput derives the requirements of in, at percentile p or, unless
+// percentile, statistically with st. The serial-correlation test refuses
+// statistical requirements here, before anything is written.
+func DeriveInput(in *Input, percentile bool, p float64, st StatConfig) (dv Derived, err error) {
+	latObs, tputObs := in.Observations(), in.ThroughputObservations()
+	_, tputKeys := groupThroughput(tputObs)
+	dv.Drift = driftOf(in)
+	if !percentile && dv.Drift.Pooled.Refuse {
+		return dv, refuseCorrelated(dv.Drift.Pooled)
+	}
+	if len(latObs) > 0 {
+		if percentile {
+			dv.Latency, err = derive(latObs, p)
+		} else {
+			dv.Latency, err = deriveStatisticalWith(latObs, st, len(tputKeys))
+		}
+		if err != nil {
+			return dv, err
+		}
+	}
+	if len(tputObs) > 0 {
+		if percentile {
+			dv.Throughput, err = deriveThroughput(tputObs, p)
+		} else {
+			latRows := 0
+			if dv.Latency != nil {
+				latRows = len(dv.Latency.Requirements)
+			}
+			dv.Throughput, dv.ThroughputWarnings, err = DeriveThroughputStatistical(tputObs, st, CheckLevelFor(st.FalseFail, latRows, len(tputKeys)))
+		}
+		if err != nil {
+			return dv, err
+		}
+	}
+	return dv, nil
+}
+
+// Input is what requirements are derived from: the experiments under a
+// results root, admitted together (experiment.Admit).
+type Input struct {
+	// Experiments in name order.
+	Experiments []*experiment.Experiment
+	// Latency is the latency definition they share (formats §2).
+	Latency string
+	// Warnings name the entries skipped and the incomplete experiments
+	// admitted.
+	Warnings []string
+}
+
+// Observations returns the Median, 99% and Max of every payload of every
+// summary, experiment by experiment.
+func (in *Input) Observations() []Observation {
+	var obs []Observation
+	for _, e := range in.Experiments {
+		for _, s := range e.Summaries {
+			for _, r := range s.Rows {
+				obs = append(obs, Observation{Experiment: e.Name, Type: s.Type, Bytes: r.Bytes, Median: r.Median, P99: r.P99, Max: r.Max})
+			}
+		}
+	}
+	return obs
 }

@@ -11,18 +11,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/trend"
 )
 
-// DriftLevel is the family-wise level of the drift tests: Holm over every
+// driftLevel is the family-wise level of the drift tests: Holm over every
 // check's Mann–Kendall test. It is looser than a gate's false-fail level
 // because missing a drift is the costlier error here: limits from drifting
 // runs are not what their guarantee assumes.
-const DriftLevel = 0.05
+const driftLevel = 0.05
 
 // DriftColumns is the header of the drift report CSV (formats §11).
 var DriftColumns = []string{"Experiment type", "Bytes", "Metric", "Runs", "Order", "Tau", "P", "Holm P", "Slope per run", "Drifting",
@@ -43,11 +42,11 @@ type DriftCheck struct {
 	Test   trend.MannKendall
 	Serial trend.Serial
 	// PAdjusted is Serial.P after Holm's correction over the family;
-	// Drifting says it is within DriftLevel.
+	// Drifting says it is within driftLevel.
 	PAdjusted float64
 	Drifting  bool
 	// Correlated says consecutive runs are positively correlated:
-	// Serial.Lag1P within DriftLevel after Holm over the family. The
+	// Serial.Lag1P within driftLevel after Holm over the family. The
 	// limits' false-fail guarantee assumes exchangeable runs, which such
 	// runs are not.
 	Correlated bool
@@ -57,24 +56,24 @@ type DriftCheck struct {
 }
 
 // Drift is the drift report of a derivation: every check's runs tested
-// for a trend over run order, the family at DriftLevel (Holm).
+// for a trend over run order, the family at driftLevel (Holm).
 type Drift struct {
 	// Order says where the run order comes from: "meta.json start times",
 	// "directory names" or both, with how many runs each.
 	Order  string
 	Checks []DriftCheck
 	// Pooled is the serial-correlation test of every check's log run
-	// values pooled over the checks (PooledSerial), which statistical
+	// values pooled over the checks (pooledSerial), which statistical
 	// requirements are refused on.
 	Pooled Pooled
 }
 
-// DriftOf tests the runs of every requirement row and column of in, and of
+// driftOf tests the runs of every requirement row and column of in, and of
 // every throughput row, for a trend over run order: the experiments'
 // start times (meta.json, else the directory name), as
 // experiment.SortChronological orders them. Checks with fewer than 3 runs
-// are left out: their test cannot reject at DriftLevel.
-func DriftOf(in *Input) Drift {
+// are left out: their test cannot reject at driftLevel.
+func driftOf(in *Input) Drift {
 	rank, order := runOrder(in)
 	d := Drift{Order: order}
 	var ps, lagPs []float64
@@ -101,13 +100,13 @@ func DriftOf(in *Input) Drift {
 		d.Checks = append(d.Checks, c)
 		ps, lagPs = append(ps, st.P), append(lagPs, st.Lag1P)
 	}
-	for i, dec := range stats.Holm(ps, DriftLevel) {
+	for i, dec := range stats.Holm(ps, driftLevel) {
 		d.Checks[i].PAdjusted, d.Checks[i].Drifting = dec.Adjusted, dec.Rejected
 	}
-	for i, dec := range stats.Holm(lagPs, DriftLevel) {
+	for i, dec := range stats.Holm(lagPs, driftLevel) {
 		d.Checks[i].Correlated = dec.Rejected
 	}
-	d.Pooled = PooledSerial(logs)
+	d.Pooled = pooledSerial(logs)
 	return d
 }
 
@@ -236,7 +235,7 @@ func PrintDrift(w io.Writer, d Drift) error {
 		return bw.Flush()
 	}
 	head := fmt.Sprintf("Drift over run order (Mann–Kendall per check, its variance corrected for lag-1 autocorrelation, order from %s, Holm over %d checks at %s)",
-		d.Order, len(d.Checks), pct(DriftLevel))
+		d.Order, len(d.Checks), pct(driftLevel))
 	drifting := d.Drifting()
 	if len(drifting) == 0 {
 		low := d.Checks[0]
@@ -276,7 +275,7 @@ func (c DriftCheck) factorText() string {
 // printSerial writes the statement on serial correlation between
 // consecutive runs.
 func printSerial(w io.Writer, d Drift) {
-	head := "Serial correlation of consecutive runs (lag-1 autocorrelation of the runs less Sen's line, permutation test, Holm at " + pct(DriftLevel) + ")"
+	head := "Serial correlation of consecutive runs (lag-1 autocorrelation of the runs less Sen's line, permutation test, Holm at " + pct(driftLevel) + ")"
 	tested, high := 0, -1
 	for i, c := range d.Checks {
 		if !math.IsNaN(c.Serial.Lag1) {
@@ -315,11 +314,6 @@ func printSerial(w io.Writer, d Drift) {
 // its name less the extension, then "_drift.csv".
 func DriftFileFor(out string) string {
 	return strings.TrimSuffix(out, filepath.Ext(out)) + "_drift.csv"
-}
-
-// WriteDriftFile writes d as the drift report CSV (formats §11), atomically.
-func WriteDriftFile(path string, d Drift) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return WriteDrift(w, d) })
 }
 
 // WriteDrift writes d as the drift report CSV (formats §11).

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +37,7 @@ func driftInput(rng *rand.Rand, n int, drift float64) *Input {
 // and the CSV holds every check.
 func TestDriftOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	d := DriftOf(driftInput(rng, 20, 0.02))
+	d := driftOf(driftInput(rng, 20, 0.02))
 	if len(d.Checks) != 3 || d.Order != "meta.json start times" {
 		t.Fatalf("%+v", d)
 	}
@@ -58,12 +56,12 @@ func TestDriftOf(t *testing.T) {
 	if !strings.Contains(b.String(), "1 of 3 checks DRIFT") || !strings.Contains(b.String(), "a_b 16 B Max: 20 runs, tau +") {
 		t.Errorf("text:\n%s", b.String())
 	}
-	path := filepath.Join(t.TempDir(), "req_drift.csv")
-	if err := WriteDriftFile(path, d); err != nil {
+	var csvOut bytes.Buffer
+	if err := WriteDrift(&csvOut, d); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+	got := csvOut.String()
+	lines := strings.Split(strings.TrimSpace(got), "\n")
 	if len(lines) != 4 || lines[0] != strings.Join(DriftColumns, ",") || strings.Split(lines[3], ",")[9] != "yes" || !strings.HasPrefix(lines[3], "a_b,16,Max,20,meta.json start times,") ||
 		len(strings.Split(lines[3], ",")) != len(DriftColumns) {
 		t.Errorf("CSV:\n%s", got)
@@ -74,19 +72,19 @@ func TestDriftOf(t *testing.T) {
 }
 
 // TestDriftLevel: on 2,000 seeded families of 3 steady checks of 20 runs,
-// the family is flagged at most about DriftLevel of the time (Holm).
+// the family is flagged at most about driftLevel of the time (Holm).
 func TestDriftLevel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const families = 2000
 	flagged := 0
 	for range families {
-		if len(DriftOf(driftInput(rng, 20, 0)).Drifting()) > 0 {
+		if len(driftOf(driftInput(rng, 20, 0)).Drifting()) > 0 {
 			flagged++
 		}
 	}
 	rate := float64(flagged) / families
-	t.Logf("steady runs: family flagged %.2f%% at %.0f%%", 100*rate, 100*DriftLevel)
-	if rate > DriftLevel+0.015 {
-		t.Errorf("steady runs flagged %.4f of the time, level %v", rate, DriftLevel)
+	t.Logf("steady runs: family flagged %.2f%% at %.0f%%", 100*rate, 100*driftLevel)
+	if rate > driftLevel+0.015 {
+		t.Errorf("steady runs flagged %.4f of the time, level %v", rate, driftLevel)
 	}
 }

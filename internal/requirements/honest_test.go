@@ -88,7 +88,7 @@ func TestMedianWithinLevel(t *testing.T) {
 		for k := 1; k <= 40; k++ {
 			var pass float64
 			for over := 0; over <= k; over++ {
-				if MedianWithin(k, over, level) {
+				if medianWithin(k, over, level) {
 					pass += math.Exp(lchoose(k, over) - float64(k)*math.Ln2)
 				}
 			}
@@ -96,7 +96,7 @@ func TestMedianWithinLevel(t *testing.T) {
 				t.Errorf("k %d level %v: passes a median at the limit with chance %v", k, level, pass)
 			}
 		}
-		if k := signRuns(level); MedianWithin(k-1, 0, level) || !MedianWithin(k, 0, level) {
+		if k := signRuns(level); medianWithin(k-1, 0, level) || !medianWithin(k, 0, level) {
 			t.Errorf("level %v: signRuns %d", level, k)
 		}
 	}
@@ -142,10 +142,10 @@ func TestLogNormalRareSlowMode(t *testing.T) {
 			mean, sd := meanSD(logs)
 			if _, p, err := dist.ShapiroWilk(logs); err == nil && p >= 0.05 {
 				kept++
-				if cand > LogNormalLimit(mean, sd, tc.n, 1, level) {
+				if cand > logNormalLimit(mean, sd, tc.n, 1, level) {
 					oldFails++
 				}
-			} else if OrderChance(tc.n, 1, 1) <= level && cand > maxOf(vals) {
+			} else if orderChance(tc.n, 1, 1) <= level && cand > maxOf(vals) {
 				oldFails++
 			}
 			d, err := DeriveStatistical(obs, StatConfig{FalseFail: tc.falseFail, Method: gate.MethodLogNormal, NormalityLevel: 0.05})

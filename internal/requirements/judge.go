@@ -73,8 +73,8 @@ type Limit struct {
 //
 // Distribution-free fit: the check fails when so many runs exceed the limit
 // (the j-th largest reference run, times 1 + margin) that an unchanged system
-// would do so with chance OrderTail(n, k, j, over) ≤ level; it passes when so
-// few exceed it that the median run is shown within it (MedianWithin at the
+// would do so with chance orderTail(n, k, j, over) ≤ level; it passes when so
+// few exceed it that the median run is shown within it (medianWithin at the
 // family-wise level), and is inconclusive otherwise (in particular whenever
 // k is too small for the check to fail at all).
 //
@@ -121,8 +121,8 @@ func Judge(l Limit, values []float64, margin float64) Judgement {
 	}
 	m := l.Stat
 	rank := m.Fits[l.Fit].rank()
-	j.P = OrderTail(m.Runs, k, rank, j.Over)
-	j.NeedRuns = OrderRunsNeededRank(m.Runs, rank, m.CheckLevel)
+	j.P = orderTail(m.Runs, k, rank, j.Over)
+	j.NeedRuns = orderRunsNeededRank(m.Runs, rank, m.CheckLevel)
 	chance := fmt.Sprintf("an unchanged system does that with chance %s", pct(j.P))
 	switch {
 	case j.P <= m.CheckLevel:
@@ -287,7 +287,7 @@ func searchRuns(k int, decides func(int) bool) int {
 // none up to 100000 would.
 func moreOrderRuns(n, k, rank, over int, level float64) int {
 	frac := float64(over) / float64(k)
-	return searchRuns(k, func(kk int) bool { return OrderTail(n, kk, rank, int(math.Round(frac*float64(kk)))) <= level })
+	return searchRuns(k, func(kk int) bool { return orderTail(n, kk, rank, int(math.Round(frac*float64(kk)))) <= level })
 }
 
 func overText(j Judgement, k int) string {

@@ -49,7 +49,7 @@ func TestJudgeLogNormalMatchesScipy(t *testing.T) {
 // TestJudgeCalibration simulates unchanged systems (seeded): requirements
 // derived from n runs, then k candidate runs of the same system. The
 // log-normal check fails with chance level (exactly, by construction), the
-// distribution-free one with at most OrderChance(n, k, k); 3000 trials
+// distribution-free one with at most orderChance(n, k, k); 3000 trials
 // keep the binomial noise inside the tolerances (5 standard deviations).
 func TestJudgeCalibration(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 20))
@@ -88,7 +88,7 @@ func TestJudgeCalibration(t *testing.T) {
 		rate := float64(fails) / trials
 		want := level
 		if tc.method == gate.MethodOrder {
-			want = OrderChance(tc.n, tc.k, tc.k)
+			want = orderChance(tc.n, tc.k, tc.k)
 		}
 		// ±5 binomial standard deviations.
 		sd := math.Sqrt(want * (1 - want) / trials)

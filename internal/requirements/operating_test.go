@@ -99,10 +99,10 @@ func checkRates(rng *rand.Rand, trials, n, k int, sd, phi, factor float64, rank 
 // 30 % with 10 candidate runs. Before (the limit the largest reference
 // run, --order-rank 1) more reference runs made the check more lenient: a
 // 1.5× regression passed 4.7 % of the time at 10 runs, 8.8 % at 20 and
-// 16 % at 40. By default the limit is now the OrderRankFor(n)-th largest
+// 16 % at 40. By default the limit is now the orderRankFor(n)-th largest
 // run, the reference runs' 90th percentile: an unchanged system still
 // fails a check at most at its level (the exchangeability formula,
-// OrderTail, is exact for every rank), and the regression's pass rate does
+// orderTail, is exact for every rank), and the regression's pass rate does
 // not grow with the reference runs, nor its fail rate fall. Run with -v
 // for the table of docs/methods.md.
 func TestBaselineRunsDoNotLoosen(t *testing.T) {
@@ -131,7 +131,7 @@ func TestBaselineRunsDoNotLoosen(t *testing.T) {
 		for _, side := range []struct {
 			name string
 			r    row
-		}{{"largest run (before)", before[i]}, {largest(OrderRankFor(n)) + " run (now)", after[i]}} {
+		}{{"largest run (before)", before[i]}, {largest(orderRankFor(n)) + " run (now)", after[i]}} {
 			fmt.Fprintf(&tab, "| %d | %s | %s | %s | %s | %s |\n", n, side.name, side.r.fail0, side.r.pass0, side.r.fail15, side.r.pass15)
 		}
 	}
@@ -181,7 +181,7 @@ func TestCorrelatedRunsAreReported(t *testing.T) {
 			f0, _ := checkRates(rng, trials, n, 10, sd, phi, 1, 0)
 			found := rate{n: trials / 5}
 			for range found.n {
-				if len(DriftOf(ar1Input(rng, n, phi, sd)).Correlated()) > 0 {
+				if len(driftOf(ar1Input(rng, n, phi, sd)).Correlated()) > 0 {
 					found.k++
 				}
 			}
@@ -199,7 +199,7 @@ func TestCorrelatedRunsAreReported(t *testing.T) {
 // standard deviation sd, without trend, the columns independent.
 func ar1Input(rng *rand.Rand, n int, phi, sd float64) *Input {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var cols [ChecksPerRequirement][]float64
+	var cols [checksPerRequirement][]float64
 	for i := range cols {
 		cols[i] = make([]float64, n)
 		ar1Logs(rng, cols[i], phi, sd)
@@ -216,7 +216,7 @@ func ar1Input(rng *rand.Rand, n int, phi, sd float64) *Input {
 	return in
 }
 
-// TestDriftLevelAutocorrelated: DriftOf on AR(1) runs without trend
+// TestDriftLevelAutocorrelated: driftOf on AR(1) runs without trend
 // (φ = 0, 0.3, 0.6; 10, 20 and 40 runs; 3 checks, Holm at 5 %). Before, on
 // the plain Mann–Kendall p-values, one check at 5 % was flagged in 10–14 %
 // of the series at φ = 0.3 and 21–34 % at φ = 0.6, the family in 17–48 %;
@@ -231,18 +231,18 @@ func TestDriftLevelAutocorrelated(t *testing.T) {
 			single := [2]rate{{n: trials}, {n: trials}} // the Median check alone, before and now
 			family := [2]rate{{n: trials}, {n: trials}}
 			for range trials {
-				d := DriftOf(ar1Input(rng, n, phi, 0.1))
+				d := driftOf(ar1Input(rng, n, phi, 0.1))
 				var plain []float64
 				for _, c := range d.Checks {
 					plain = append(plain, c.Test.P)
 				}
-				if d.Checks[0].Test.P <= DriftLevel {
+				if d.Checks[0].Test.P <= driftLevel {
 					single[0].k++
 				}
-				if d.Checks[0].Serial.P <= DriftLevel {
+				if d.Checks[0].Serial.P <= driftLevel {
 					single[1].k++
 				}
-				for _, dec := range stats.Holm(plain, DriftLevel) {
+				for _, dec := range stats.Holm(plain, driftLevel) {
 					if dec.Rejected {
 						family[0].k++
 						break
@@ -254,7 +254,7 @@ func TestDriftLevelAutocorrelated(t *testing.T) {
 			}
 			t.Logf("φ %.1f, %d runs: one check before %v, now %v; family of 3 (Holm) before %v, now %v", phi, n, single[0], single[1], family[0], family[1])
 			for _, r := range []rate{single[1], family[1]} {
-				if lo, _ := r.ci(); r.p() > DriftLevel || lo > DriftLevel {
+				if lo, _ := r.ci(); r.p() > driftLevel || lo > driftLevel {
 					t.Errorf("φ %v, %d runs: drift flagged in %v of series without trend", phi, n, r)
 				}
 			}

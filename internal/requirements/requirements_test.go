@@ -49,14 +49,14 @@ func observations(t testing.TB) []Observation {
 	return obs
 }
 
-// TestDeriveMatchesNumpy compares Derive with numpy.percentile over the same
+// TestDeriveMatchesNumpy compares derive with numpy.percentile over the same
 // values; testdata/numpy_p<p>.csv were computed with numpy 1.24, one
 // np.percentile per column, printed with "%.3f".
 func TestDeriveMatchesNumpy(t *testing.T) {
 	obs := observations(t)
 	for _, p := range []float64{99, 90, 50, 100, 33.3} {
 		t.Run(strconv.FormatFloat(p, 'g', -1, 64), func(t *testing.T) {
-			d, err := Derive(obs, p)
+			d, err := derive(obs, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestDeriveMatchesNumpy(t *testing.T) {
 				t.Fatal(err)
 			}
 			if b.String() != string(want) {
-				t.Errorf("Derive(p=%v):\n%s\nnumpy:\n%s", p, b.String(), want)
+				t.Errorf("derive(p=%v):\n%s\nnumpy:\n%s", p, b.String(), want)
 			}
 			if d.Experiments != 7 {
 				t.Errorf("Experiments = %d, want 7", d.Experiments)
@@ -79,7 +79,7 @@ func TestDeriveMatchesNumpy(t *testing.T) {
 }
 
 func TestDeriveEvidence(t *testing.T) {
-	d, err := Derive(observations(t), 99)
+	d, err := derive(observations(t), 99)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,18 +129,18 @@ func TestFailChance(t *testing.T) {
 		{1, 99, 1, 0.5, 0.5, 0.5},
 	}
 	for _, tt := range tests {
-		rank, chance, lo, hi := FailChance(tt.n, tt.p)
+		rank, chance, lo, hi := failChance(tt.n, tt.p)
 		near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 		if !near(rank, tt.rank) || !near(chance, tt.chance) || !near(lo, tt.lo) || !near(hi, tt.hi) {
-			t.Errorf("FailChance(%d, %v) = %v %v %v %v, want %v %v %v %v", tt.n, tt.p, rank, chance, lo, hi, tt.rank, tt.chance, tt.lo, tt.hi)
+			t.Errorf("failChance(%d, %v) = %v %v %v %v, want %v %v %v %v", tt.n, tt.p, rank, chance, lo, hi, tt.rank, tt.chance, tt.lo, tt.hi)
 		}
 	}
 }
 
 func TestMinExperiments(t *testing.T) {
 	for p, want := range map[float64]int{99: 100, 90: 10, 50: 2, 100: 1, 99.9: 1000, 95: 20} {
-		if got := MinExperiments(p); got != want {
-			t.Errorf("MinExperiments(%v) = %d, want %d", p, got, want)
+		if got := minExperiments(p); got != want {
+			t.Errorf("minExperiments(%v) = %d, want %d", p, got, want)
 		}
 	}
 }
@@ -148,21 +148,21 @@ func TestMinExperiments(t *testing.T) {
 func TestDeriveErrors(t *testing.T) {
 	obs := observations(t)
 	for _, p := range []float64{0, -1, 100.5, math.NaN()} {
-		if _, err := Derive(obs, p); err == nil {
-			t.Errorf("Derive(p=%v) succeeded", p)
+		if _, err := derive(obs, p); err == nil {
+			t.Errorf("derive(p=%v) succeeded", p)
 		}
 	}
-	if _, err := Derive(nil, 99); err == nil {
-		t.Error("Derive of nothing succeeded")
+	if _, err := derive(nil, 99); err == nil {
+		t.Error("derive of nothing succeeded")
 	}
 	dup := append([]Observation{}, obs[0], obs[0])
-	if _, err := Derive(dup, 99); err == nil || !strings.Contains(err.Error(), "two rows") {
+	if _, err := derive(dup, 99); err == nil || !strings.Contains(err.Error(), "two rows") {
 		t.Errorf("duplicate observation: %v", err)
 	}
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
-	d, err := Derive(observations(t), 99)
+	d, err := derive(observations(t), 99)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "written.csv", b.Bytes())
-	rows, err := Read(bytes.NewReader(b.Bytes()), "written.csv")
+	rows, err := read(bytes.NewReader(b.Bytes()), "written.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestWriteFile(t *testing.T) {
 func TestReadFastRTPSFile(t *testing.T) {
 	// As pandas writes it: Bytes may come out as a float.
 	in := "Experiment type,Bytes,Median,99%,Max\r\ninterprocess_reliable,16.0,29.706,85.156,504.453\r\n"
-	rows, err := Read(strings.NewReader(in), "r.csv")
+	rows, err := read(strings.NewReader(in), "r.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestLatencyColumn(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("written\n%s\nwant\n%s", b.String(), want)
 	}
-	rows, err := Read(&b, "r.csv")
+	rows, err := read(&b, "r.csv")
 	if err != nil || LatencyOf(rows) != meta.LatencyRTT || rows[1].Latency != meta.LatencyRTT {
 		t.Fatalf("read back %+v, %v", rows, err)
 	}
@@ -241,7 +241,7 @@ func TestLatencyColumn(t *testing.T) {
 	if got := b.String(); got != "Experiment type,Bytes,Median,99%,Max\na,16,1.000,2.000,3.000\n" {
 		t.Errorf("half-rtt written as\n%s", got)
 	}
-	rows, err = Read(&b, "r.csv")
+	rows, err = read(&b, "r.csv")
 	if err != nil || LatencyOf(rows) != meta.LatencyHalfRTT {
 		t.Fatalf("read back %+v, %v", rows, err)
 	}
@@ -275,7 +275,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Read(strings.NewReader(tt.in), "r.csv")
+			_, err := read(strings.NewReader(tt.in), "r.csv")
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -294,7 +294,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("Experiment type,Bytes,Median,99%,Max\na,16.0,1,2,3\nb,0,0,0,0\n"))
 	f.Add([]byte("Experiment type,Bytes,Median,99%,Max\na,1,\"1\",2,3"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		rows, err := Read(bytes.NewReader(in), "f.csv")
+		rows, err := read(bytes.NewReader(in), "f.csv")
 		if err != nil {
 			if _, ok := fileerr.As(err); !ok && !strings.HasPrefix(err.Error(), "f.csv: ") {
 				t.Fatalf("error without file name: %v", err)
@@ -307,7 +307,7 @@ func FuzzRead(f *testing.F) {
 		if err := Write(&b, rows); err != nil {
 			t.Fatal(err)
 		}
-		again, err := Read(&b, "again.csv")
+		again, err := read(&b, "again.csv")
 		if err != nil {
 			t.Fatalf("rewritten file does not parse: %v\n%s", err, b.String())
 		}
@@ -325,7 +325,7 @@ func FuzzRead(f *testing.F) {
 func BenchmarkDerive(b *testing.B) {
 	obs := observations(b)
 	for b.Loop() {
-		if _, err := Derive(obs, 99); err != nil {
+		if _, err := derive(obs, 99); err != nil {
 			b.Fatal(err)
 		}
 	}

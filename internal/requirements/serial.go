@@ -6,22 +6,22 @@ import (
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
-// SerialLevel is the level of the pooled serial-correlation test of the
-// reference runs (PooledSerial) at which statistical requirements are
+// serialLevel is the level of the pooled serial-correlation test of the
+// reference runs (pooledSerial) at which statistical requirements are
 // refused: their false-fail level rests on exchangeable runs, and runs that
 // wander together make an unchanged system fail several times as often.
-const SerialLevel = 0.05
+const serialLevel = 0.05
 
-// SerialPhi is the lag-1 correlation of the runs, corrected for the bias of
+// serialPhi is the lag-1 correlation of the runs, corrected for the bias of
 // its estimate from few runs (Pooled.Phi), from which significant
 // correlation refuses statistical requirements. Below it the false-fail
 // level holds: 11 payloads whose 12 runs share an AR(1) wander of φ 0.1,
 // 0.15 and 0.2 failed an unchanged system's check 0.03, 0.03 and 0.00 % of
 // 4,000 derivations (level 0.03 %), φ 0.3 0.10 % [0.03, 0.26]; and a
 // pooled test over 66 checks finds φ 0.15 significant one time in six.
-const SerialPhi = 0.25
+const serialPhi = 0.25
 
-// serialOrders is the number of random orders behind PooledSerial.
+// serialOrders is the number of random orders behind pooledSerial.
 const serialOrders = 999
 
 // Pooled is the serial-correlation test of the reference runs pooled over
@@ -41,15 +41,15 @@ type Pooled struct {
 	// Phi is R corrected for the bias of a lag-1 autocorrelation
 	// estimated from n runs (about −(1 + 3φ)/n): (R + 1/n)/(1 − 3/n).
 	Phi float64
-	// Significant says P ≤ SerialLevel; Refuse that the correlation is
-	// also strong enough to void the false-fail level: Phi ≥ SerialPhi.
+	// Significant says P ≤ serialLevel; Refuse that the correlation is
+	// also strong enough to void the false-fail level: Phi ≥ serialPhi.
 	Significant, Refuse bool
 }
 
-// PooledSerial tests series, each one check's log run values in run order,
+// pooledSerial tests series, each one check's log run values in run order,
 // for positive lag-1 autocorrelation pooled over the checks. Only the
 // series with the most common number of values take part.
-func PooledSerial(series [][]float64) Pooled {
+func pooledSerial(series [][]float64) Pooled {
 	count := map[int]int{}
 	most := 0
 	for _, s := range series {
@@ -72,10 +72,10 @@ func PooledSerial(series [][]float64) Pooled {
 	if !ok {
 		return p
 	}
-	p.Tested, p.R, p.P, p.Significant = true, r, pv, pv <= SerialLevel
+	p.Tested, p.R, p.P, p.Significant = true, r, pv, pv <= serialLevel
 	n := float64(most)
 	p.Phi = (r + 1/n) / max(1-3/n, 0.1)
-	p.Refuse = p.Significant && p.Phi >= SerialPhi
+	p.Refuse = p.Significant && p.Phi >= serialPhi
 	return p
 }
 
@@ -87,16 +87,16 @@ func (p Pooled) Text() string {
 	text := fmt.Sprintf("lag-1 autocorrelation of the runs in run order %+.2f (%+.2f corrected for the bias of %d runs), pooled over %d checks, randomisation p %.3g over %d orders",
 		p.R, p.Phi, p.Runs, p.Checks, p.P, serialOrders)
 	if p.Significant && !p.Refuse {
-		text += fmt.Sprintf(": significant at %g, but below %g, where the false-fail level still holds", SerialLevel, SerialPhi)
+		text += fmt.Sprintf(": significant at %g, but below %g, where the false-fail level still holds", serialLevel, serialPhi)
 	}
 	return text
 }
 
 // refuseCorrelated is the error of statistical requirements from runs
-// that PooledSerial finds correlated.
+// that pooledSerial finds correlated.
 func refuseCorrelated(p Pooled) error {
 	return fmt.Errorf("the reference runs are serially correlated (%s, significant at %g and at least %g): statistical requirements rest on exchangeable runs, "+
 		"and from runs that wander together an unchanged system fails far more often than --false-fail; nothing was written. "+
 		"Take the runs further apart in time, with other work between them, or derive percentile limits (the Fast-RTPS mode: --percentile, without --false-fail, --method, --normality-level and --order-rank), which claim no false-fail level",
-		p.Text(), SerialLevel, SerialPhi)
+		p.Text(), serialLevel, serialPhi)
 }

@@ -15,7 +15,7 @@ import (
 // share a machine's wander: each payload's log value is sd·(√½·common +
 // √½·own), both AR(1) with phi over the runs (reference first, then
 // candidate). The Median of the first payload is judged on k candidate
-// runs. With refuse, a derivation whose reference runs PooledSerial finds
+// runs. With refuse, a derivation whose reference runs pooledSerial finds
 // correlated is refused, as requirements does, and counted in refused
 // instead of judged.
 func sharedRates(rng *rand.Rand, trials, rows, n, k int, sd, phi float64, refuse bool) (fail, refused rate) {
@@ -42,7 +42,7 @@ func sharedRates(rng *rand.Rand, trials, rows, n, k int, sd, phi float64, refuse
 			}
 			logs = append(logs, x, x, x)
 		}
-		if refuse && PooledSerial(logs).Refuse {
+		if refuse && pooledSerial(logs).Refuse {
 			refused.k++
 			continue
 		}
@@ -64,12 +64,12 @@ func sharedRates(rng *rand.Rand, trials, rows, n, k int, sd, phi float64, refuse
 // TestCorrelatedRunsAreRefused: reference runs that wander together (AR(1)
 // over the runs) make an unchanged system fail a check several times as
 // often as its level, and nothing computed from them restores
-// exchangeability; requirements refuses them instead (PooledSerial at
-// SerialLevel, before anything is written). For a derivation of 11
+// exchangeability; requirements refuses them instead (pooledSerial at
+// serialLevel, before anything is written). For a derivation of 11
 // payloads whose runs share the wander, the false-fail rate of the
 // requirements it writes is at the level from 20 runs at φ 0.3 and 0.6
 // (before: 2–10 times it), and independent runs are refused at about
-// SerialLevel. One row of 10 runs cannot show the correlation: that case
+// serialLevel. One row of 10 runs cannot show the correlation: that case
 // keeps its excess (docs/methods.md). Run with -v for the figures.
 func TestCorrelatedRunsAreRefused(t *testing.T) {
 	trials := simTrials(1000)
@@ -93,8 +93,8 @@ func TestCorrelatedRunsAreRefused(t *testing.T) {
 						t.Errorf("φ %g, %d rows, %d runs: unchanged fails %v, above the check level %.3g %%", phi, rows, n, now, 100*lvl)
 					}
 				case phi == 0:
-					if lo, _ := refused.ci(); lo > SerialLevel {
-						t.Errorf("independent runs, %d rows, %d runs: refused %v, above %g", rows, n, refused, SerialLevel)
+					if lo, _ := refused.ci(); lo > serialLevel {
+						t.Errorf("independent runs, %d rows, %d runs: refused %v, above %g", rows, n, refused, serialLevel)
 					}
 				}
 			}
@@ -107,9 +107,9 @@ func TestCorrelatedRunsAreRefused(t *testing.T) {
 // weakly (AR(1), φ 0.15), as the 66 checks of the README's baseline do on
 // a shared machine (lag-1 +0.02, p 0.03 there): pooled over that many
 // checks, the test finds the weak correlation most of the time, yet
-// requirements from such runs keep the false-fail level (SerialPhi's
+// requirements from such runs keep the false-fail level (serialPhi's
 // figures), so they are written, the finding said; a correlation of
-// SerialPhi or more is refused.
+// serialPhi or more is refused.
 func TestWeakCorrelationNotRefused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	significant, refused := 0, 0
@@ -120,7 +120,7 @@ func TestWeakCorrelationNotRefused(t *testing.T) {
 			ar1Logs(rng, x, 0.15, 0.1)
 			logs = append(logs, x)
 		}
-		p := PooledSerial(logs)
+		p := pooledSerial(logs)
 		if p.Significant {
 			significant++
 			if !p.Refuse && !strings.Contains(p.Text(), "but below 0.25, where the false-fail level still holds") {
@@ -144,7 +144,7 @@ func TestWeakCorrelationNotRefused(t *testing.T) {
 			ar1Logs(rng, x, 0.6, 0.1)
 			logs = append(logs, x)
 		}
-		if PooledSerial(logs).Refuse {
+		if pooledSerial(logs).Refuse {
 			refused++
 		}
 	}

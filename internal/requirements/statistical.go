@@ -12,9 +12,9 @@ import (
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
-// ModePercentile names the Fast-RTPS mode (--percentile) in messages; it is
+// modePercentile names the Fast-RTPS mode (--percentile) in messages; it is
 // never written to a file.
-const ModePercentile = "percentile"
+const modePercentile = "percentile"
 
 // Defaults of the statistical mode.
 const (
@@ -38,7 +38,7 @@ type Model struct {
 	// checks of the file (Bonferroni).
 	CheckLevel float64
 	// Fits are the Median, 99% and Max fits, in RequirementMetrics order.
-	Fits [ChecksPerRequirement]Fit
+	Fits [checksPerRequirement]Fit
 }
 
 // Fit is how one check's limit was set.
@@ -88,17 +88,17 @@ func parseFitMethod(s string, f *Fit) bool {
 	return true
 }
 
-// OrderTail is the chance that at least r of k new runs exceed the j-th
+// orderTail is the chance that at least r of k new runs exceed the j-th
 // largest of n runs when all n+k are exchangeable and continuous: the r-th
 // largest new run then comes before the j-th largest old one in the joint
 // order, with i < j old runs above it, so the chance is
 //
 //	Σ_{i<j} C(r−1+i, i) · C(n+k−r−i, n−i) / C(n+k, n).
 //
-// j = 1 is OrderChance. It is 1 for r ≤ 0 and 0 for r > k.
-func OrderTail(n, k, j, r int) float64 {
+// j = 1 is orderChance. It is 1 for r ≤ 0 and 0 for r > k.
+func orderTail(n, k, j, r int) float64 {
 	if j <= 1 {
-		return OrderChance(n, k, r)
+		return orderChance(n, k, r)
 	}
 	if r <= 0 {
 		return 1
@@ -121,30 +121,30 @@ func lchoose(a, b int) float64 {
 	return x - y - z
 }
 
-// OrderRunsNeededRank is the smallest number k of candidate runs for which
+// orderRunsNeededRank is the smallest number k of candidate runs for which
 // k runs all exceeding the j-th largest of n reference runs has chance ≤
-// level (OrderTail), so that such a check can fail at that level; −1 when
-// no k up to 10000 does. j = 1 is OrderRunsNeeded.
-func OrderRunsNeededRank(n, j int, level float64) int {
+// level (orderTail), so that such a check can fail at that level; −1 when
+// no k up to 10000 does. j = 1 is orderRunsNeeded.
+func orderRunsNeededRank(n, j int, level float64) int {
 	if j <= 1 {
-		return OrderRunsNeeded(n, level)
+		return orderRunsNeeded(n, level)
 	}
 	if j > n {
 		return -1
 	}
 	for k := 1; k <= 10000; k++ {
-		if OrderTail(n, k, j, k) <= level {
+		if orderTail(n, k, j, k) <= level {
 			return k
 		}
 	}
 	return -1
 }
 
-// OrderChance is the chance that at least r of k new runs exceed the largest
+// orderChance is the chance that at least r of k new runs exceed the largest
 // of n runs when all n+k are exchangeable and continuous: the r largest of
 // the n+k values are then equally likely to be any r of them, so the chance
 // that they all are new runs is C(k, r)/C(n+k, r). It is 1 for r = 0.
-func OrderChance(n, k, r int) float64 {
+func orderChance(n, k, r int) float64 {
 	if r <= 0 {
 		return 1
 	}
@@ -159,21 +159,21 @@ func OrderChance(n, k, r int) float64 {
 	return p
 }
 
-// OrderRunsNeeded is the smallest number k of candidate runs for which k
+// orderRunsNeeded is the smallest number k of candidate runs for which k
 // runs all exceeding the largest of n reference runs has chance ≤ level, so
 // that a distribution-free check can fail at that level; −1 beyond 100000.
-func OrderRunsNeeded(n int, level float64) int {
+func orderRunsNeeded(n int, level float64) int {
 	// 1/C(n+k, k) falls as k grows.
-	if OrderChance(n, 1, 1) <= level {
+	if orderChance(n, 1, 1) <= level {
 		return 1
 	}
-	if k := searchRuns(1, func(k int) bool { return OrderChance(n, k, k) <= level }); k > 0 {
+	if k := searchRuns(1, func(k int) bool { return orderChance(n, k, k) <= level }); k > 0 {
 		return 1 + k
 	}
 	return -1
 }
 
-// LogNormalLimit is the one-sided prediction bound, at chance level of
+// logNormalLimit is the one-sided prediction bound, at chance level of
 // being exceeded, for the geometric mean of k new runs given n runs whose
 // log values have mean logMean and standard deviation logSD:
 //
@@ -182,7 +182,7 @@ func OrderRunsNeeded(n int, level float64) int {
 // If the log values are normal, the geometric mean of k new runs of the
 // same system exceeds it with chance exactly level (over both the n runs and
 // the new ones). k = 1 bounds a single run.
-func LogNormalLimit(logMean, logSD float64, n, k int, level float64) float64 {
+func logNormalLimit(logMean, logSD float64, n, k int, level float64) float64 {
 	return math.Exp(logMean + dist.TQuantile(n-1, 1-level)*logSD*math.Sqrt(1/float64(n)+1/float64(k)))
 }
 
@@ -197,33 +197,33 @@ type StatConfig struct {
 	NormalityLevel float64
 	// OrderRank is which largest run a distribution-free limit is: j ≥ 1
 	// the j-th largest (1 the largest), which one slow reference run cannot
-	// raise (formats §11); 0 chooses it from the runs, OrderRankFor(n).
+	// raise (formats §11); 0 chooses it from the runs, orderRankFor(n).
 	OrderRank int
 }
 
-// OrderQuantile is the quantile of the reference runs that a
+// orderQuantile is the quantile of the reference runs that a
 // distribution-free limit estimates when no rank is asked: the largest of
-// up to 18 runs, then the OrderRankFor(n)-th largest, so that one new run
-// of the unchanged system exceeds it with chance j/(n+1) ≈ 1 − OrderQuantile
+// up to 18 runs, then the orderRankFor(n)-th largest, so that one new run
+// of the unchanged system exceeds it with chance j/(n+1) ≈ 1 − orderQuantile
 // whatever n. The largest of n runs instead moves into the tail as n
 // grows (one new run exceeds it with chance 1/(n+1)), so that more
 // reference runs would make the check more lenient: a regression would
 // pass more often and fail less often.
-const OrderQuantile = 0.9
+const orderQuantile = 0.9
 
-// OrderRankFor is the rank a distribution-free limit of n runs takes when
-// none is asked: max(1, ⌊(n+1)·(1 − OrderQuantile)⌋), the largest order
-// statistic whose expected exceedance j/(n+1) is at most 1 − OrderQuantile
+// orderRankFor is the rank a distribution-free limit of n runs takes when
+// none is asked: max(1, ⌊(n+1)·(1 − orderQuantile)⌋), the largest order
+// statistic whose expected exceedance j/(n+1) is at most 1 − orderQuantile
 // (the largest run below 19 runs, the 2nd largest of 19–28, the 4th of
 // 39–48).
-func OrderRankFor(n int) int { return max(1, (n+1)/10) }
+func orderRankFor(n int) int { return max(1, (n+1)/10) }
 
 // rankFor is the rank cfg asks for n runs.
 func (c StatConfig) rankFor(n int) int {
 	if c.OrderRank > 0 {
 		return c.OrderRank
 	}
-	return OrderRankFor(n)
+	return orderRankFor(n)
 }
 
 // Validate checks the configuration's ranges.
@@ -249,16 +249,16 @@ func (c StatConfig) Validate() error {
 //   - the level is split evenly over the m = 3·rows checks (Bonferroni):
 //     each gets CheckLevel = FalseFail/m, whatever the dependence between
 //     checks;
-//   - gate.MethodLogNormal: the limit is LogNormalLimit(…, k = 1, CheckLevel)
+//   - gate.MethodLogNormal: the limit is logNormalLimit(…, k = 1, CheckLevel)
 //     when the n runs can back the check level, CheckLevel ≥ 1/(n+1) (the
 //     smallest chance n runs show), and Shapiro–Wilk does not reject
 //     normality of the log values at NormalityLevel. Passing the pretest
 //     is no evidence for the tail beyond 1/(n+1): a rare slow mode absent
 //     from the runs fails a single run past a normal bound. Otherwise, or
 //     with gate.MethodOrder, the limit is the j-th largest run value
-//     (cfg.OrderRank, else OrderRankFor(n): the largest below 19 runs),
+//     (cfg.OrderRank, else orderRankFor(n): the largest below 19 runs),
 //     which one new run exceeds with chance j/(n+1) and at least r of k new
-//     runs exceed with chance OrderTail(n, k, j, r), under exchangeability
+//     runs exceed with chance orderTail(n, k, j, r), under exchangeability
 //     alone.
 //
 // Every group needs at least 2 runs.
@@ -266,10 +266,10 @@ func DeriveStatistical(obs []Observation, cfg StatConfig) (*Derivation, error) {
 	return deriveStatistical(obs, cfg, 0)
 }
 
-// DeriveStatisticalWith is DeriveStatistical for a derivation that also
+// deriveStatisticalWith is DeriveStatistical for a derivation that also
 // sets extraChecks other checks (throughput requirements, one check each)
 // from the same runs: the level is split over all of them.
-func DeriveStatisticalWith(obs []Observation, cfg StatConfig, extraChecks int) (*Derivation, error) {
+func deriveStatisticalWith(obs []Observation, cfg StatConfig, extraChecks int) (*Derivation, error) {
 	return deriveStatistical(obs, cfg, extraChecks)
 }
 
@@ -281,7 +281,7 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 	if err != nil {
 		return nil, err
 	}
-	m := len(keys)*ChecksPerRequirement + extraChecks
+	m := len(keys)*checksPerRequirement + extraChecks
 	level := cfg.FalseFail / float64(m)
 	d := &Derivation{Mode: cfg.Method, FalseFail: cfg.FalseFail, CheckLevel: level, Experiments: experiments}
 	var few []string
@@ -332,14 +332,14 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 
 // observationColumns read the checked columns of an observation, in
 // RequirementMetrics order.
-var observationColumns = [ChecksPerRequirement]func(Observation) float64{
+var observationColumns = [checksPerRequirement]func(Observation) float64{
 	func(o Observation) float64 { return o.Median },
 	func(o Observation) float64 { return o.P99 },
 	func(o Observation) float64 { return o.Max },
 }
 
 // metricNames are the checked summary columns, in order.
-var metricNames = [ChecksPerRequirement]string{"Median", "99%", "Max"}
+var metricNames = [checksPerRequirement]string{"Median", "99%", "Max"}
 
 // fitLimit fits one check's run values; why says why a log-normal fit asked
 // for was not used ("" when it was, or was not asked).
@@ -391,7 +391,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 		return max, f, fmt.Sprintf("Shapiro–Wilk rejects log-normality at %g", cfg.NormalityLevel)
 	}
 	f.Method, f.Rank = gate.MethodLogNormal, 0
-	return LogNormalLimit(mean, f.LogSD, n, 1, level), f, ""
+	return logNormalLimit(mean, f.LogSD, n, 1, level), f, ""
 }
 
 // meanSD returns the mean and the standard deviation (n−1) of x.
@@ -413,25 +413,25 @@ func meanSD(x []float64) (mean, sd float64) {
 // Chance is the chance that k candidate runs of an unchanged system fail the
 // check fitted from n runs: level for a log-normal fit; for a
 // distribution-free one the chance that all k exceed the largest run,
-// OrderChance(n, k, k), when that is at most level, else 0, since such a
+// orderChance(n, k, k), when that is at most level, else 0, since such a
 // check does not fail (see Judge).
 func (f Fit) Chance(n, k int, level float64) float64 {
 	if f.Method == gate.MethodLogNormal {
 		return level
 	}
-	if p := OrderTail(n, k, f.rank(), k); p <= level {
+	if p := orderTail(n, k, f.rank(), k); p <= level {
 		return p
 	}
 	return 0
 }
 
 // RunsNeeded is the number of candidate runs from which on the check can
-// fail at level: 1 for a log-normal fit, OrderRunsNeeded for an order one.
+// fail at level: 1 for a log-normal fit, orderRunsNeeded for an order one.
 func (f Fit) RunsNeeded(n int, level float64) int {
 	if f.Method == gate.MethodLogNormal {
 		return 1
 	}
-	return OrderRunsNeededRank(n, f.rank(), level)
+	return orderRunsNeededRank(n, f.rank(), level)
 }
 
 // statWarnings says which checks cannot fail with a single candidate run.
@@ -479,22 +479,22 @@ func signTail(k, r int) float64 {
 	return math.Min(p, 1)
 }
 
-// MedianWithin reports whether k candidate runs, over of them above a
+// medianWithin reports whether k candidate runs, over of them above a
 // limit, show that the candidate's median run is within it at level: a
 // candidate whose median run sat at the limit (or beyond) has each run
 // above it with chance ½ or more, so it shows so few above with chance at
 // most signTail(k, over) ≤ level (the sign test). This is the
 // distribution-free "passed" of formats §11, a non-inferiority statement
 // about the candidate; "at most half of the runs above" is not one.
-func MedianWithin(k, over int, level float64) bool { return signTail(k, over) <= level }
+func medianWithin(k, over int, level float64) bool { return signTail(k, over) <= level }
 
 // orderNoFail decides a distribution-free check that did not fail, with at
-// most half of its k runs above the limit: passed when MedianWithin at
+// most half of its k runs above the limit: passed when medianWithin at
 // the model's family-wise level (a false pass is an error of one check,
 // not of the family), else inconclusive, "no evidence of regression",
 // with roughly how many more runs in the same proportion would pass.
 func orderNoFail(j *Judgement, k int, level float64) {
-	if MedianWithin(k, j.Over, level) {
+	if medianWithin(k, j.Over, level) {
 		j.Status = gate.Passed
 		j.Why = fmt.Sprintf("%s: the median run is within it at %s confidence (sign test: at most %d of %d above has chance %s for a median at the limit)",
 			overText(*j, k), confOne(level), j.Over, k, pct(signTail(k, j.Over)))
@@ -504,7 +504,7 @@ func orderNoFail(j *Judgement, k int, level float64) {
 	frac := float64(j.Over) / float64(k)
 	j.MoreRuns = -1
 	if frac < 0.5 { // at half above, no number of runs shows the median within
-		j.MoreRuns = searchRuns(k, func(kk int) bool { return MedianWithin(kk, int(math.Round(frac*float64(kk))), level) })
+		j.MoreRuns = searchRuns(k, func(kk int) bool { return medianWithin(kk, int(math.Round(frac*float64(kk))), level) })
 	}
 	j.Why = fmt.Sprintf("no evidence of regression, not a pass: %s, too few to fail, but %d run(s) cannot show the median run within the limit at %s confidence (sign test: needs ≥ %d runs all within it)",
 		overText(*j, k), k, confOne(level), signRuns(level))

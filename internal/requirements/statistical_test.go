@@ -154,8 +154,8 @@ func TestTQuantileAndLimitMatchScipy(t *testing.T) {
 		}
 	}
 	for _, c := range v.LogNormalLimit {
-		if got := LogNormalLimit(c.Mean, c.SD, c.N, c.K, c.Level); !near(got, c.Limit, 1e-8) {
-			t.Errorf("LogNormalLimit(%+v) = %v, scipy %v", c, got, c.Limit)
+		if got := logNormalLimit(c.Mean, c.SD, c.N, c.K, c.Level); !near(got, c.Limit, 1e-8) {
+			t.Errorf("logNormalLimit(%+v) = %v, scipy %v", c, got, c.Limit)
 		}
 	}
 }
@@ -165,8 +165,8 @@ func TestTQuantileAndLimitMatchScipy(t *testing.T) {
 // equally likely.
 func TestOrderChance(t *testing.T) {
 	for _, c := range loadScipy(t).OrderChance {
-		if got := OrderChance(c.N, c.K, c.R); !near(got, c.P, 1e-12) {
-			t.Errorf("OrderChance(%d, %d, %d) = %v, want %v", c.N, c.K, c.R, got, c.P)
+		if got := orderChance(c.N, c.K, c.R); !near(got, c.P, 1e-12) {
+			t.Errorf("orderChance(%d, %d, %d) = %v, want %v", c.N, c.K, c.R, got, c.P)
 		}
 	}
 	for n := 1; n <= 6; n++ {
@@ -190,8 +190,8 @@ func TestOrderChance(t *testing.T) {
 				}
 			}
 			for r := 0; r <= k; r++ {
-				if got, want := OrderChance(n, k, r), float64(count[r])/float64(total); !near(got, want, 1e-12) {
-					t.Errorf("OrderChance(%d, %d, %d) = %v, counting gives %v", n, k, r, got, want)
+				if got, want := orderChance(n, k, r), float64(count[r])/float64(total); !near(got, want, 1e-12) {
+					t.Errorf("orderChance(%d, %d, %d) = %v, counting gives %v", n, k, r, got, want)
 				}
 			}
 		}
@@ -210,8 +210,8 @@ func TestOrderRunsNeeded(t *testing.T) {
 	level := 0.01 / 66
 	// 1/C(16,10) = 1/8008 ≤ level < 1/C(15,9) = 1/5005.
 	for n, want := range map[int]int{6: 10, 10: 6, 12: 6, 20: 4, 10000: 1} {
-		if got := OrderRunsNeeded(n, level); got != want {
-			t.Errorf("OrderRunsNeeded(%d) = %d, want %d", n, got, want)
+		if got := orderRunsNeeded(n, level); got != want {
+			t.Errorf("orderRunsNeeded(%d) = %d, want %d", n, got, want)
 		}
 	}
 }
@@ -221,7 +221,7 @@ func TestOrderRunsNeeded(t *testing.T) {
 // cannot back a log-normal bound (1/(n+1) is 12.5 % or 20 %), so every
 // column is refused with the reason and set distribution-free; the log
 // standard deviations, Shapiro–Wilk p-values and the log-normal bounds
-// refused (LogNormalLimit from the runs' log mean and sd) match scipy's.
+// refused (logNormalLimit from the runs' log mean and sd) match scipy's.
 func TestDeriveStatisticalMatchesScipy(t *testing.T) {
 	v := loadScipy(t)
 	obs := observations(t)
@@ -253,8 +253,8 @@ func TestDeriveStatisticalMatchesScipy(t *testing.T) {
 				t.Errorf("%s %d %s: %s limit %v sd %v p %v; want order at the largest run %v, scipy sd %v p %v", r.Type, r.Key.Payload, col,
 					f.Method, r.Limits[metricNames[ci]], f.LogSD, f.NormalityP, slices.Max(vals), w.SD, w.P)
 			}
-			if mean, sd := meanSD(logs); w.Method == gate.MethodLogNormal && !near(LogNormalLimit(mean, sd, r.N, 1, d.CheckLevel), w.Limit, 1e-9) {
-				t.Errorf("%s %d %s: log-normal bound %v, scipy %v", r.Type, r.Key.Payload, col, LogNormalLimit(mean, sd, r.N, 1, d.CheckLevel), w.Limit)
+			if mean, sd := meanSD(logs); w.Method == gate.MethodLogNormal && !near(logNormalLimit(mean, sd, r.N, 1, d.CheckLevel), w.Limit, 1e-9) {
+				t.Errorf("%s %d %s: log-normal bound %v, scipy %v", r.Type, r.Key.Payload, col, logNormalLimit(mean, sd, r.N, 1, d.CheckLevel), w.Limit)
 			}
 			if r.Chances[ci] != 0 { // 1/(n+1) > the level: a single run cannot fail it
 				t.Errorf("%s %d %s: chance %v, want 0", r.Type, r.Key.Payload, col, r.Chances[ci])
@@ -274,14 +274,14 @@ func TestDeriveStatisticalOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pd, _ := Derive(obs, 100)
+	pd, _ := derive(obs, 100)
 	for i, r := range d.Requirements {
 		// The distribution-free limit is the largest run: the 100th percentile.
 		if !maps.Equal(r.Limits, pd.Requirements[i].Limits) {
 			t.Errorf("%s %d: %v, maxima %v", r.Type, r.Key.Payload, r.Limits, pd.Requirements[i].Limits)
 		}
 		for ci, f := range r.Stat.Fits {
-			if f.Method != gate.MethodOrder || r.NeedRuns[ci] != OrderRunsNeeded(r.N, 0.05/15) {
+			if f.Method != gate.MethodOrder || r.NeedRuns[ci] != orderRunsNeeded(r.N, 0.05/15) {
 				t.Errorf("%s %d: fit %+v needs %d", r.Type, r.Key.Payload, f, r.NeedRuns[ci])
 			}
 		}
@@ -311,7 +311,7 @@ func TestDeriveStatisticalErrors(t *testing.T) {
 }
 
 // TestStatisticalFileRoundTrip: a statistical file says its mode and keeps
-// the model through Write and Read.
+// the model through Write and read.
 func TestStatisticalFileRoundTrip(t *testing.T) {
 	d, err := DeriveStatistical(observations(t), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05})
 	if err != nil {
@@ -322,7 +322,7 @@ func TestStatisticalFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "statistical_lognormal.csv", b.Bytes())
-	rows, err := Read(bytes.NewReader(b.Bytes()), "s.csv")
+	rows, err := read(bytes.NewReader(b.Bytes()), "s.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestStatisticalFileRoundTrip(t *testing.T) {
 func TestStatisticalReadErrors(t *testing.T) {
 	header := "Experiment type,Bytes,Median,99%,Max,Latency," + strings.Join(StatColumns, ",") + "\n"
 	good := "a_b,16,1.000,2.000,3.000,half-rtt,order,6,0.01,0.001,order,0.1,0.5,order,0.2,0.5,lognormal,0.3,0.5\n"
-	if _, err := Read(strings.NewReader(header+good), "s.csv"); err != nil {
+	if _, err := read(strings.NewReader(header+good), "s.csv"); err != nil {
 		t.Fatalf("good file: %v", err)
 	}
 	for _, tt := range []struct{ name, row, want string }{
@@ -356,26 +356,26 @@ func TestStatisticalReadErrors(t *testing.T) {
 		{"log sd", strings.Replace(good, ",lognormal,0.3,", ",lognormal,,", 1), `s.csv:2: column "Max log sd": empty: a log-normal limit needs the log standard deviation`},
 		{"p", strings.Replace(good, ",0.2,0.5,", ",0.2,1.5,", 1), `s.csv:2: column "99% normality p": "1.5" is not a valid value`},
 	} {
-		_, err := Read(strings.NewReader(header+tt.row), "s.csv")
+		_, err := read(strings.NewReader(header+tt.row), "s.csv")
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
 		}
 	}
 	mixed := header + good + strings.Replace(good, "a_b,16,", "a_b,32,", 1)
 	mixed = mixed[:len(mixed)-len(good)] + strings.Replace(strings.Replace(good, "a_b,16,", "a_b,32,", 1), ",0.01,", ",0.05,", 1)
-	if _, err := Read(strings.NewReader(mixed), "s.csv"); err == nil || !strings.Contains(err.Error(), "one file holds one derivation") {
+	if _, err := read(strings.NewReader(mixed), "s.csv"); err == nil || !strings.Contains(err.Error(), "one file holds one derivation") {
 		t.Errorf("two derivations in one file: %v", err)
 	}
 }
 
 // TestDefaultRankFollowsRuns: without --order-rank a distribution-free
-// limit is the largest of up to 18 runs and the OrderRankFor(n)-th largest
+// limit is the largest of up to 18 runs and the orderRankFor(n)-th largest
 // beyond (the 90th percentile of the runs), written as order:J so that
 // check judges it with that rank; --order-rank 1 keeps the largest.
 func TestDefaultRankFollowsRuns(t *testing.T) {
 	for _, tt := range []struct{ n, rank int }{{2, 1}, {18, 1}, {19, 2}, {28, 2}, {29, 3}, {40, 4}, {100, 10}} {
-		if got := OrderRankFor(tt.n); got != tt.rank {
-			t.Errorf("OrderRankFor(%d) = %d, want %d", tt.n, got, tt.rank)
+		if got := orderRankFor(tt.n); got != tt.rank {
+			t.Errorf("orderRankFor(%d) = %d, want %d", tt.n, got, tt.rank)
 		}
 	}
 	var obs []Observation

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/result"
@@ -137,10 +136,10 @@ func groupThroughput(obs []ThroughputObservation) (map[tputKey][]float64, []tput
 	return groups, keys
 }
 
-// DeriveThroughput sets each throughput requirement to the (100 −
+// deriveThroughput sets each throughput requirement to the (100 −
 // percentile)-th percentile (numpy's linear method) of the runs' Median
 // [msg/s]: the low end, mirroring the latency requirements' high one.
-func DeriveThroughput(obs []ThroughputObservation, percentile float64) ([]ThroughputRequirement, error) {
+func deriveThroughput(obs []ThroughputObservation, percentile float64) ([]ThroughputRequirement, error) {
 	if !(percentile > 0 && percentile <= 100) {
 		return nil, fmt.Errorf("percentile %v is outside (0, 100]", percentile)
 	}
@@ -203,7 +202,7 @@ func DeriveThroughputStatistical(obs []ThroughputObservation, cfg StatConfig, le
 // check against both files fails an unchanged system with chance at most
 // falseFail.
 func CheckLevelFor(falseFail float64, latencyRows, throughputRows int) float64 {
-	return falseFail / float64(ChecksPerRequirement*latencyRows+throughputRows)
+	return falseFail / float64(checksPerRequirement*latencyRows+throughputRows)
 }
 
 // WriteThroughput writes rows as a throughput requirements CSV (formats
@@ -234,11 +233,6 @@ func WriteThroughput(w io.Writer, rows []KeyedRow) error {
 	return bw.Flush()
 }
 
-// WriteThroughputFile writes rows to path atomically.
-func WriteThroughputFile(path string, rows []KeyedRow) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return WriteThroughput(w, rows) })
-}
-
 // ReadThroughputFile reads a throughput requirements CSV.
 func ReadThroughputFile(path string) ([]KeyedRow, error) {
 	f, err := fileerr.OpenRegular(path, "a throughput requirements CSV")
@@ -249,12 +243,12 @@ func ReadThroughputFile(path string) ([]KeyedRow, error) {
 		return nil, fileerr.New(path, 0, "", "cannot read the throughput requirements: %v", errors.Unwrap(err))
 	}
 	defer f.Close()
-	return ReadThroughput(f, path)
+	return readThroughput(f, path)
 }
 
-// ReadThroughput reads a throughput requirements CSV; errors name file,
+// readThroughput reads a throughput requirements CSV; errors name file,
 // line and column and say what was expected.
-func ReadThroughput(r io.Reader, file string) ([]KeyedRow, error) {
+func readThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	header, stat, err := readThroughputHeader(cr, file)

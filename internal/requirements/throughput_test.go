@@ -25,7 +25,7 @@ func tputObs(vals []float64) []ThroughputObservation {
 // scipy: the 1st percentile for --percentile 99; the smallest run (order);
 // the lower log-normal prediction bound exp(ȳ − t·s·√(1+1/n)).
 func TestDeriveThroughput(t *testing.T) {
-	reqs, err := DeriveThroughput(tputObs(tputValues), 99)
+	reqs, err := deriveThroughput(tputObs(tputValues), 99)
 	if err != nil || len(reqs) != 1 || math.Abs(reqs[0].Limits["Messages/s"]-90.35) > 1e-9 {
 		t.Fatalf("percentile: %+v, %v (numpy: 90.35)", reqs, err)
 	}
@@ -42,7 +42,7 @@ func TestDeriveThroughput(t *testing.T) {
 	}
 	mean, sd := meanSD(inv)
 	if err != nil || ln[0].Limits["Messages/s"] != 90 || ln[0].Stat.Fits[0].Method != gate.MethodOrder ||
-		math.Abs(ln[0].Stat.Fits[0].NormalityP-0.9997076988220215) > 1e-4 || math.Abs(1/LogNormalLimit(mean, sd, 8, 1, 0.01/4)-76.39001455837693) > 1e-6 {
+		math.Abs(ln[0].Stat.Fits[0].NormalityP-0.9997076988220215) > 1e-4 || math.Abs(1/logNormalLimit(mean, sd, 8, 1, 0.01/4)-76.39001455837693) > 1e-6 {
 		t.Fatalf("lognormal: %+v %+v, %v (scipy: 76.39001455837693, p 0.99971)", ln[0], ln[0].Stat.Fits[0], err)
 	}
 	if _, _, err := DeriveThroughputStatistical(tputObs(tputValues[:1]), StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01); err == nil {
@@ -59,7 +59,7 @@ func TestJudgeThroughput(t *testing.T) {
 	cfgL := StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}
 	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), cfgL, 0.2) // ≥ 1/(n+1): log-normal
 	order, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05}, 0.01)
-	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
+	pct, _ := deriveThroughput(tputObs(tputValues), 99)
 	for _, tt := range []struct {
 		name   string
 		row    KeyedRow
@@ -128,14 +128,14 @@ func TestThroughputFalseFail(t *testing.T) {
 
 func TestThroughputCSV(t *testing.T) {
 	ln, _, _ := DeriveThroughputStatistical(tputObs(tputValues), StatConfig{FalseFail: 0.01, Method: gate.MethodLogNormal, NormalityLevel: 0.05}, 0.0025)
-	pct, _ := DeriveThroughput(tputObs(tputValues), 99)
+	pct, _ := deriveThroughput(tputObs(tputValues), 99)
 	rate := KeyedRow{Type: "t", Key: result.Key{Payload: 1024, Mode: result.ModeRate, Offered: 5000}, Limits: map[string]float64{"Messages/s": 4900.5}}
 	for _, rows := range [][]KeyedRow{{pct[0].KeyedRow, rate}, {ln[0].KeyedRow}} {
 		var b bytes.Buffer
 		if err := WriteThroughput(&b, rows); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ReadThroughput(bytes.NewReader(b.Bytes()), "x.csv")
+		back, err := readThroughput(bytes.NewReader(b.Bytes()), "x.csv")
 		if err != nil || len(back) != len(rows) {
 			t.Fatalf("%s: %v", b.String(), err)
 		}
@@ -159,7 +159,7 @@ func TestThroughputCSV(t *testing.T) {
 		{header + "t,16,rate,10,1\nt,16,rate,10,2\n", "x.csv:3: t 16 B rate 10 msg/s repeats an earlier row"},
 		{header + "T,16,rate,10,1\n", `x.csv:2: column "Experiment type"`},
 	} {
-		_, err := ReadThroughput(strings.NewReader(tt.text), "x.csv")
+		_, err := readThroughput(strings.NewReader(tt.text), "x.csv")
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: %v, want %q", tt.text, err, tt.want)
 		}

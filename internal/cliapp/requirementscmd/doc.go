@@ -1,4 +1,4 @@
 // Package requirementscmd is the command line of the requirements tool: its
-// flags, help text and the action that fills a requirements.Config. The
-// work is requirements.Run's.
+// flags, help text and the action that fills a requirementsapp.Config. The
+// work is requirementsapp.Run's.
 package requirementscmd

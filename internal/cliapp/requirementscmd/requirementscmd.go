@@ -9,10 +9,11 @@ import (
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/requirementsapp"
 )
 
 // App returns the requirements command: its flags and help, and the
-// action that turns them into a requirements.Config.
+// action that turns them into a requirementsapp.Config.
 func App() *cli.App {
 	return &cli.App{
 		Name:  "requirements",
@@ -98,7 +99,7 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, TakesFile: true,
 				Usage: "directory holding one folder per experiment"},
-			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Usage: "first run and process `N` experiments into --out, " + requirements.RunsRange.Text()},
+			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Usage: "first run and process `N` experiments into --out, " + requirementsapp.RunsRange.Text()},
 			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "results root for --runs; the requirements are derived from every experiment in it"},
 			&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: requirements.DefaultFileName, TakesFile: true,
 				Usage: "requirements CSV to write"},
@@ -111,7 +112,7 @@ Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrup
 			&cli.StringFlag{Name: "method", Value: requirements.DefaultMethod,
 				Usage: "statistical mode: order (distribution-free) or lognormal (where the runs can back the check level, else order)"},
 			&cli.IntFlag{Name: "order-rank",
-				Usage: "statistical mode: a distribution-free limit is the `J`-th largest run (1: the largest); 2 or 3 keeps one slow reference run from raising it, so that fewer candidate runs fail it (formats §11); " + requirements.OrderRankRange.Text() + ", fewer than the runs (default: chosen from the runs n, max(1, ⌊(n+1)/10⌋), the reference runs' 90th percentile, so that more runs never make the check more lenient)"},
+				Usage: "statistical mode: a distribution-free limit is the `J`-th largest run (1: the largest); 2 or 3 keeps one slow reference run from raising it, so that fewer candidate runs fail it (formats §11); " + requirementsapp.OrderRankRange.Text() + ", fewer than the runs (default: chosen from the runs n, max(1, ⌊(n+1)/10⌋), the reference runs' 90th percentile, so that more runs never make the check more lenient)"},
 			&cli.StringFlag{Name: "normality-level", Value: strconv.FormatFloat(requirements.DefaultNormalityLevel, 'g', -1, 64),
 				Usage: "statistical mode, lognormal: Shapiro–Wilk p-value below which a check falls back to the distribution-free bound, a fraction (0.05) or a percentage (5%), " + numflag.Level.Text()},
 			&cli.Float64Flag{Name: "percentile", Value: requirements.DefaultPercentile,
@@ -143,7 +144,7 @@ func calibrateFlags() []cli.Flag {
 	}
 }
 
-// action turns the command line into a requirements.Config.
+// action turns the command line into a requirementsapp.Config.
 func action(c *cli.Context) error {
 	set := map[string]bool{}
 	for _, f := range c.App.Flags {
@@ -151,7 +152,7 @@ func action(c *cli.Context) error {
 			set[name] = true
 		}
 	}
-	return requirements.Run(c.Context, requirements.Config{
+	return requirementsapp.Run(c.Context, requirementsapp.Config{
 		ExperimentsResults:   c.String("experiments-results"),
 		Runs:                 c.Int("runs"),
 		Out:                  c.String("out"),

@@ -1,4 +1,4 @@
-package requirements
+package requirementsapp
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
@@ -17,34 +16,20 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
-	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/requirements"
 )
 
 // CalibrationPlotStem starts the file names of the check calibration's
 // plots: <stem>_power and <stem>_outcomes in the plots directory.
 const CalibrationPlotStem = "calibration_check"
 
-// DefaultCheckFactors are the regressions of the check calibration's power
-// curve.
-var DefaultCheckFactors = []float64{1.05, 1.1, 1.25, 1.5, 2}
-
 // calibrateOnly are the flags that mean nothing without --calibrate.
 var calibrateOnly = []string{"reference-runs", "candidate-runs", "margin", "columns", "splits", "split", "seed", "factors", "margins", "regressed", "json", "plots-directory", "format"}
-
-// ParseColumns parses check's --columns: a comma-separated list of Median,
-// 99%, Max (any case), returned in the requirements' order.
-func ParseColumns(s string) ([]result.Metric, error) {
-	asked, err := result.ParseList(s, result.RequirementMetrics)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(slices.Clone(result.RequirementMetrics), func(m result.Metric) bool { return !slices.Contains(asked, m) }), nil
-}
 
 // runCalibrate is requirements --calibrate: the gate that statistical
 // requirements and a multi-run check make together, calibrated on a pool
 // of unchanged runs (CheckGate, package calibrate).
-func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr io.Writer) error {
+func runCalibrate(ctx context.Context, cfg Config, st requirements.StatConfig, stdout, stderr io.Writer) error {
 	opt, format, err := calibrateOptions(cfg, st)
 	if err != nil {
 		return err
@@ -56,7 +41,7 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 	if err != nil {
 		return err
 	}
-	pool, err := CheckPool(obs)
+	pool, err := requirements.CheckPool(obs)
 	if err != nil {
 		return exit.With(exit.Usage, fmt.Errorf("%s: %w", cfg.ExperimentsResults, err))
 	}
@@ -77,7 +62,7 @@ func runCalibrate(ctx context.Context, cfg Config, st StatConfig, stdout, stderr
 // calibrateOptions checks the flags of requirements --calibrate and
 // returns the calibration's options but those the pool sets, and the
 // plots' format.
-func calibrateOptions(cfg Config, st StatConfig) (calibrate.Options, plots.Format, error) {
+func calibrateOptions(cfg Config, st requirements.StatConfig) (calibrate.Options, plots.Format, error) {
 	var none calibrate.Options
 	for _, f := range []string{"percentile", "runs", "out", "output-file", "throughput-output-file"} {
 		if cfg.Set[f] {
@@ -101,7 +86,7 @@ func calibrateOptions(cfg Config, st StatConfig) (calibrate.Options, plots.Forma
 	if err != nil {
 		return none, "", exit.Usagef("--margin: %v", err)
 	}
-	columns, err := ParseColumns(cfg.Columns)
+	columns, err := requirements.ParseColumns(cfg.Columns)
 	if err != nil {
 		return none, "", exit.Usagef("--columns: %v", err)
 	}
@@ -114,7 +99,7 @@ func calibrateOptions(cfg Config, st StatConfig) (calibrate.Options, plots.Forma
 			return none, "", exit.With(exit.Usage, err)
 		}
 	}
-	factors := DefaultCheckFactors
+	factors := requirements.DefaultCheckFactors
 	if s := cfg.Factors; s != "" {
 		if factors, err = calibrate.ParseFactors(s); err != nil {
 			return none, "", exit.Usagef("--factors: %v", err)
@@ -125,7 +110,7 @@ func calibrateOptions(cfg Config, st StatConfig) (calibrate.Options, plots.Forma
 		return none, "", exit.Usagef("--margins: %v", err)
 	}
 	return calibrate.Options{
-		Gate:      CheckGate{Config: st, Margin: margin, Columns: columns},
+		Gate:      requirements.CheckGate{Config: st, Margin: margin, Columns: columns},
 		Reference: cfg.ReferenceRuns, Candidate: cfg.CandidateRuns,
 		Splits: cfg.Splits, Split: cfg.Split, Seed: cfg.Seed,
 		FalseFail: st.FalseFail, Factors: factors, Thresholds: margins,
@@ -151,9 +136,9 @@ func calibrateOutputs(cfg Config) error {
 // and the regressed runs of --regressed, if given, and returns their
 // observations (the regressed runs' last, named regressed/<run>) and the
 // number of regressed runs.
-func loadCalibrationPool(ctx context.Context, cfg Config) (in *Input, obs []Observation, regressed int, err error) {
+func loadCalibrationPool(ctx context.Context, cfg Config) (in *requirements.Input, obs []requirements.Observation, regressed int, err error) {
 	dir := cfg.ExperimentsResults
-	in, err = Load(ctx, dir, cfg.AllowIncomplete)
+	in, err = loadInput(ctx, dir, cfg.AllowIncomplete)
 	if err != nil {
 		if exit.Cancelled(ctx) {
 			return nil, nil, 0, exit.With(exit.Interrupted, err)
@@ -171,7 +156,7 @@ func loadCalibrationPool(ctx context.Context, cfg Config) (in *Input, obs []Obse
 	if err := regressedIsPoolRun(rdir, dir, in); err != nil {
 		return nil, nil, 0, err
 	}
-	reg, err := Load(ctx, rdir, cfg.AllowIncomplete)
+	reg, err := loadInput(ctx, rdir, cfg.AllowIncomplete)
 	if err != nil {
 		if exit.Cancelled(ctx) {
 			return nil, nil, 0, exit.With(exit.Interrupted, err)
@@ -259,7 +244,7 @@ func sameFolder(regressed, pool string) error {
 }
 
 // regressedIsPoolRun refuses --regressed naming one of the pool's runs.
-func regressedIsPoolRun(regressed, pool string, in *Input) error {
+func regressedIsPoolRun(regressed, pool string, in *requirements.Input) error {
 	for _, e := range in.Experiments {
 		if sameDir(regressed, e.Dir) {
 			return exit.Usagef("--regressed %s is the run %s of --experiments-results %s: the regressed runs must be other runs than the unchanged ones; give the folder of runs with the regression",
@@ -272,7 +257,7 @@ func regressedIsPoolRun(regressed, pool string, in *Input) error {
 // sharedRuns refuses regressed runs that are runs of the pool too (through
 // a symbolic link, or the same run copied: meta.json's start and host
 // alike): the same run would count as unchanged and as regressed.
-func sharedRuns(regressed string, reg *Input, pool string, in *Input) error {
+func sharedRuns(regressed string, reg *requirements.Input, pool string, in *requirements.Input) error {
 	for _, r := range reg.Experiments {
 		for _, e := range in.Experiments {
 			how := ""

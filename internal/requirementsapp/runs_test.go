@@ -1,4 +1,4 @@
-package requirements
+package requirementsapp
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestRunsArgs(t *testing.T) {
-	r := Runs{Out: "o", RunArgs: []string{"throughput", "-s", "x"}}
+	r := repeatedRuns{Out: "o", RunArgs: []string{"throughput", "-s", "x"}}
 	if got := strings.Join(r.runArgs("n"), " "); got != "throughput --out o --name n -s x" {
 		t.Errorf("subcommand: %q", got)
 	}

@@ -1,4 +1,4 @@
-package requirements
+package requirementsapp
 
 import (
 	"errors"

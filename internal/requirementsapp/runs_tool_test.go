@@ -1,4 +1,4 @@
-package requirements
+package requirementsapp
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func TestRunsUnderFront(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "runs")
 	ctx := program.NewContext(context.Background(), program.Invocation{Exe: exe, Front: program.Front, Tool: "requirements"})
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	r := Runs{N: 1, Out: out, RunArgs: []string{"-s", "interprocess_reliable_tcp"}, Stdout: io.Discard, Stderr: io.Discard,
+	r := repeatedRuns{N: 1, Out: out, RunArgs: []string{"-s", "interprocess_reliable_tcp"}, Stdout: io.Discard, Stderr: io.Discard,
 		Now: func() time.Time { return now }}
 	names, err := r.Execute(ctx)
 	if err != nil || len(names) != 1 {
@@ -62,7 +62,7 @@ func TestRunsToolMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	out := filepath.Join(t.TempDir(), "runs")
 	ctx := program.NewContext(context.Background(), program.Invocation{Exe: filepath.Join(bin, "requirements"), Tool: "requirements"})
-	r := Runs{N: 1, Out: out, Stdout: io.Discard, Stderr: io.Discard}
+	r := repeatedRuns{N: 1, Out: out, Stdout: io.Discard, Stderr: io.Discard}
 	_, err := r.Execute(ctx)
 	if err == nil || !strings.Contains(err.Error(), "cannot find the run tool") || !strings.Contains(err.Error(), "mqgate") {
 		t.Errorf("Execute = %v, want the run tool not found", err)

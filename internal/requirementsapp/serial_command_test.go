@@ -1,4 +1,4 @@
-package requirements_test
+package requirementsapp_test
 
 import (
 	"fmt"

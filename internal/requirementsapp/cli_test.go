@@ -1,4 +1,4 @@
-package requirements_test
+package requirementsapp_test
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/requirementscmd"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
 )
 
@@ -23,11 +22,11 @@ func runRequirements(t *testing.T, dir string, args ...string) (int, string, str
 	return code, strings.ReplaceAll(stdout.String(), dir, "$DIR"), strings.ReplaceAll(stderr.String(), dir, "$DIR")
 }
 
-// writeExperiments writes testdata/observations.csv as experiment folders
+// writeExperiments writes the library's testdata/observations.csv as experiment folders
 // with one summary per sub-experiment, under a temporary root.
 func writeExperiments(t *testing.T) string {
 	t.Helper()
-	return writePool(t, requirements.SampleObservations(t))
+	return writePool(t, sampleObservations(t))
 }
 
 func TestCommand(t *testing.T) {
@@ -45,7 +44,7 @@ func TestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile("testdata/numpy_p99.csv")
+	want, err := os.ReadFile(filepath.Join(libTestdata, "numpy_p99.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +52,8 @@ func TestCommand(t *testing.T) {
 		t.Errorf("requirements file differs from numpy's:\n%s\nwant\n%s", got, want)
 	}
 	stdout = strings.ReplaceAll(stdout, filepath.Dir(filepath.Dir(out)), "$OUT")
-	requirements.Golden(t, "command.stdout", []byte(stdout))
-	requirements.Golden(t, "command.stderr", []byte(stderr))
+	golden(t, "command.stdout", []byte(stdout))
+	golden(t, "command.stderr", []byte(stderr))
 }
 
 func TestCommandPercentile(t *testing.T) {
@@ -65,7 +64,7 @@ func TestCommandPercentile(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	got, _ := os.ReadFile(out)
-	want, _ := os.ReadFile("testdata/numpy_p50.csv")
+	want, _ := os.ReadFile(filepath.Join(libTestdata, "numpy_p50.csv"))
 	if !bytes.Equal(got, want) {
 		t.Errorf("p50 requirements differ from numpy's:\n%s\nwant\n%s", got, want)
 	}
@@ -148,7 +147,7 @@ func TestCommandStatistical(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same as TestStatisticalFileRoundTrip's scipy-checked derivation.
-	want, err := os.ReadFile("testdata/statistical_lognormal.csv")
+	want, err := os.ReadFile(filepath.Join(libTestdata, "statistical_lognormal.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +155,8 @@ func TestCommandStatistical(t *testing.T) {
 		t.Errorf("file:\n%s\nwant\n%s", got, want)
 	}
 	stdout = strings.ReplaceAll(stdout, filepath.Dir(out), "$OUT")
-	requirements.Golden(t, "statistical.stdout", []byte(stdout))
-	requirements.Golden(t, "statistical.stderr", []byte(stderr))
+	golden(t, "statistical.stdout", []byte(stdout))
+	golden(t, "statistical.stderr", []byte(stderr))
 
 	code, stdout, _ = runRequirements(t, root, "-e", root, "-o", out, "--false-fail", "0.01")
 	if code != 0 || !strings.Contains(stdout, "Mode: statistical, distribution-free (order statistics; runs assumed exchangeable).") ||

@@ -1,4 +1,4 @@
-package requirements_test
+package requirementsapp_test
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func writePool(t *testing.T, obs []requirements.Observation) string {
 }
 
 func TestCalibrateCommand(t *testing.T) {
-	root := writePool(t, requirements.LogNormalObservations(2, 16, 3, 0.05))
+	root := writePool(t, logNormalObservations(2, 16, 3, 0.05))
 	out := t.TempDir()
 	js := filepath.Join(out, "cal.json")
 	code, stdout, stderr := runRequirements(t, out, "--calibrate", "-e", root, "--method", "lognormal", "--candidate-runs", "6", "--splits", "30",
@@ -108,8 +108,8 @@ func TestCalibrateCommand(t *testing.T) {
 // TestCalibrateCommandRegressed: --regressed runs (here 3 times slower,
 // named as the unchanged runs are, as run ab names them) are detected.
 func TestCalibrateCommandRegressed(t *testing.T) {
-	root := writePool(t, requirements.LogNormalObservations(2, 16, 2, 0.05))
-	slow := requirements.LogNormalObservations(9, 8, 2, 0.05)
+	root := writePool(t, logNormalObservations(2, 16, 2, 0.05))
+	slow := logNormalObservations(9, 8, 2, 0.05)
 	for i := range slow {
 		slow[i].Median, slow[i].P99, slow[i].Max = 3*slow[i].Median, 3*slow[i].P99, 3*slow[i].Max
 	}
@@ -131,7 +131,7 @@ func TestCalibrateCommandRegressed(t *testing.T) {
 }
 
 func TestOrderRankCommand(t *testing.T) {
-	root := writePool(t, requirements.LogNormalObservations(2, 6, 2, 0.05))
+	root := writePool(t, logNormalObservations(2, 6, 2, 0.05))
 	out := filepath.Join(t.TempDir(), "req.csv")
 	code, _, stderr := runRequirements(t, root, "-e", root, "-o", out, "--order-rank", "2")
 	if code != 0 {

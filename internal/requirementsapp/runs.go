@@ -1,4 +1,4 @@
-package requirements
+package requirementsapp
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 	"github.com/mqgate/mqgate/internal/program"
 )
 
-// Runs is the "extrapolate" step of the Fast-RTPS scripts: run the
+// repeatedRuns is the "extrapolate" step of the Fast-RTPS scripts: run the
 // experiment N times, process each run, then derive requirements from every
 // experiment in the output directory.
-type Runs struct {
+type repeatedRuns struct {
 	// N is the number of runs.
 	N int
 	// Out is the results root the runs are written to.
@@ -45,7 +45,7 @@ var reservedRunFlags = []string{"--out", "-o", "--name"}
 // by its UTC start time, as run and the Fast-RTPS scripts name them; a run
 // starting within the same second as the previous one waits for the next
 // second rather than overwrite it.
-func (r *Runs) Execute(ctx context.Context) (names []string, err error) {
+func (r *repeatedRuns) Execute(ctx context.Context) (names []string, err error) {
 	for _, a := range r.RunArgs {
 		for _, f := range reservedRunFlags {
 			if a == f || strings.HasPrefix(a, f+"=") {
@@ -101,7 +101,7 @@ func (r *Runs) Execute(ctx context.Context) (names []string, err error) {
 // runArgs is run's command line for experiment name: the output flags
 // first, or right after a subcommand's name (throughput, load, …), whose
 // flags they are.
-func (r *Runs) runArgs(name string) []string {
+func (r *repeatedRuns) runArgs(name string) []string {
 	out := []string{"--out", r.Out, "--name", name}
 	if len(r.RunArgs) > 0 && !strings.HasPrefix(r.RunArgs[0], "-") {
 		return slices.Concat(r.RunArgs[:1], out, r.RunArgs[1:])
@@ -112,7 +112,7 @@ func (r *Runs) runArgs(name string) []string {
 // exec runs one tool, the command line argv followed by args; on
 // cancellation the tool gets SIGINT, so that it flushes what it measured,
 // and 10 s to exit.
-func (r *Runs) exec(ctx context.Context, argv, args []string) error {
+func (r *repeatedRuns) exec(ctx context.Context, argv, args []string) error {
 	args = append(slices.Clone(argv[1:]), args...)
 	cmd := exec.CommandContext(ctx, argv[0], args...)
 	cmd.Stdout, cmd.Stderr = r.Stderr, r.Stderr

@@ -1,4 +1,4 @@
-package requirements_test
+package requirementsapp_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/requirements"
+	"github.com/mqgate/mqgate/internal/requirementsapp"
 	"github.com/mqgate/mqgate/internal/synth"
 )
 
@@ -96,10 +97,10 @@ func calibrationPools(t *testing.T) (base, pool, regressed string) {
 	t.Helper()
 	base = t.TempDir()
 	pool, regressed = filepath.Join(base, "pool"), filepath.Join(base, "regressed")
-	if err := os.Rename(writePool(t, requirements.LogNormalObservations(2, 12, 1, 0.05)), pool); err != nil {
+	if err := os.Rename(writePool(t, logNormalObservations(2, 12, 1, 0.05)), pool); err != nil {
 		t.Fatal(err)
 	}
-	slow := requirements.LogNormalObservations(9, 6, 1, 0.05)
+	slow := logNormalObservations(9, 6, 1, 0.05)
 	for i := range slow {
 		slow[i].Median, slow[i].P99, slow[i].Max = 3*slow[i].Median, 3*slow[i].P99, 3*slow[i].Max
 		slow[i].Experiment = "slow-" + slow[i].Experiment
@@ -148,12 +149,12 @@ func TestCalibrateOutputsOverInputs(t *testing.T) {
 		{"plots into a folder of the pool", "", filepath.Join(pool, "plots"), "is a folder in the results root --experiments-results", false},
 		{"plots into the regressed runs", "", regressed, "--plots-directory " + regressed + " is the results root --regressed", true},
 		{"plots into a regressed run", "", regRuns[0], "is an experiment folder", true},
-		{"json over a plot", filepath.Join(plotsDir, requirements.CalibrationPlotStem+"_power.png"), plotsDir, "is one of the files written into --plots-directory", false},
-		{"plot over a directory", "", filepath.Join(base, "blocked"), "--plots-directory: cannot write " + filepath.Join(base, "blocked", requirements.CalibrationPlotStem+"_power.png") + ": it is a directory", false},
+		{"json over a plot", filepath.Join(plotsDir, requirementsapp.CalibrationPlotStem+"_power.png"), plotsDir, "is one of the files written into --plots-directory", false},
+		{"plot over a directory", "", filepath.Join(base, "blocked"), "--plots-directory: cannot write " + filepath.Join(base, "blocked", requirementsapp.CalibrationPlotStem+"_power.png") + ": it is a directory", false},
 		{"json over a directory", filepath.Join(base, "dir.json"), plotsDir, "--json: cannot write " + filepath.Join(base, "dir.json") + ": it is a directory", false},
 		{"plots directory a file", "", filepath.Join(base, "file"), "--plots-directory: cannot create the directory", false},
 	}
-	if err := os.MkdirAll(filepath.Join(base, "blocked", requirements.CalibrationPlotStem+"_power.png"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(base, "blocked", requirementsapp.CalibrationPlotStem+"_power.png"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(base, "dir.json"), 0o755); err != nil {
