@@ -9,27 +9,12 @@ import (
 	"github.com/mqgate/mqgate/internal/result"
 )
 
-// The records of the per-message files, written and read through
-// internal/permessagefile.
-type (
-	// Table is a CSV of a header, then rows of cells.
-	Table = permessagefile.Table
-	// Summary is the aggregate of one quantity of a payload beside its
-	// value over the whole run, and a note.
-	Summary = permessagefile.Summary
-	// AggregateRow is one row of the aggregates CSV.
-	AggregateRow = permessagefile.Row
-	// Aggregate describes one per-message quantity over a payload's
-	// messages.
-	Aggregate = permessagefile.Aggregate
-)
-
 // cell formats v as the per-message files do (permessagefile.Cell).
 func cell(v float64) string { return permessagefile.Cell(v) }
 
 // MessageTable is the per-message CSV of the payloads pms.
-func MessageTable(pms []*Record) Table {
-	t := Table{Header: permessagefile.Header}
+func MessageTable(pms []*Record) permessagefile.Table {
+	t := permessagefile.Table{Header: permessagefile.Header}
 	for _, pm := range pms {
 		l, so, ro := pm.L(), pm.SO(), pm.RO()
 		for n := range pm.O {
@@ -46,8 +31,8 @@ func MessageTable(pms []*Record) Table {
 
 // CPUTable is the CPU samples CSV of pms: one row per k-message window,
 // n its last message.
-func CPUTable(pms []*Record) Table {
-	t := Table{Header: permessagefile.CPUHeader}
+func CPUTable(pms []*Record) permessagefile.Table {
+	t := permessagefile.Table{Header: permessagefile.CPUHeader}
 	for _, pm := range pms {
 		w := [][]CPUUse{pm.Sender.Windows(pm.CPUEvery), pm.Receiver.Windows(pm.CPUEvery), pm.Client.Windows(pm.CPUEvery), pm.Broker.Windows(pm.CPUEvery)}
 		for j := range w[0] {
@@ -83,12 +68,8 @@ const (
 	qSenderCPUPerMessage
 )
 
-// AgreementTolerance is how far, relative to the overall value, the median
-// of a window rate (or overhead) may be and still agree with it.
-const AgreementTolerance = permessagefile.AgreementTolerance
-
 // Aggregates returns the summaries of one payload, by permessagefile.Quantities.
-func Aggregates(pm *Record) []Summary {
+func Aggregates(pm *Record) []permessagefile.Summary {
 	l := pm.L()
 	for i := range l {
 		if l[i] < 0 { // an error of the run (Negative), not a sample
@@ -102,7 +83,7 @@ func Aggregates(pm *Record) []Summary {
 		mb[i] = result.Mbps(v, pm.Payload)
 	}
 	send, recv := pm.OverallSend(), pm.OverallReceive()
-	out := []Summary{
+	out := []permessagefile.Summary{
 		{Aggregate: Aggregated(l), Overall: math.NaN()},
 		{Aggregate: Aggregated(pm.SO()), Overall: 1e9 / send},
 		{Aggregate: Aggregated(pm.RO()), Overall: 1e9 / recv},
@@ -127,7 +108,7 @@ func Aggregates(pm *Record) []Summary {
 			for _, u := range s.Windows(pm.CPUEvery) {
 				v = append(v, pick(u, perMessage))
 			}
-			out = append(out, Summary{Aggregate: Aggregated(v), Overall: pick(s.Overall(pm.CPUEvery), perMessage), Note: s.Note()})
+			out = append(out, permessagefile.Summary{Aggregate: Aggregated(v), Overall: pick(s.Overall(pm.CPUEvery), perMessage), Note: s.Note()})
 		}
 	}
 	return out
@@ -144,22 +125,22 @@ func pick(u CPUUse, perMessage bool) float64 {
 // with the overall one, and when it does not, how far off it is: the
 // median of M-message windows is the rate within bursts when the messages
 // go or come in bursts.
-func rateNote(s Summary, agree bool) string {
+func rateNote(s permessagefile.Summary, agree bool) string {
 	switch {
 	case s.Count == 0 || math.IsNaN(s.Overall):
 		return ""
 	case agree:
-		return fmt.Sprintf("agrees with overall within ±%g %%", 100*AgreementTolerance)
+		return fmt.Sprintf("agrees with overall within ±%g %%", 100*permessagefile.AgreementTolerance)
 	}
-	return fmt.Sprintf("disagrees with overall: median %.2f× overall, beyond ±%g %% (bursts)", s.Median/s.Overall, 100*AgreementTolerance)
+	return fmt.Sprintf("disagrees with overall: median %.2f× overall, beyond ±%g %% (bursts)", s.Median/s.Overall, 100*permessagefile.AgreementTolerance)
 }
 
 // AggregateTable is the aggregates CSV of pms.
-func AggregateTable(pms []*Record) Table {
-	var rows []AggregateRow
+func AggregateTable(pms []*Record) permessagefile.Table {
+	var rows []permessagefile.Row
 	for _, pm := range pms {
 		for i, a := range Aggregates(pm) {
-			rows = append(rows, AggregateRow{Payload: pm.Payload, Quantity: permessagefile.Quantities[i], Summary: a})
+			rows = append(rows, permessagefile.Row{Payload: pm.Payload, Quantity: permessagefile.Quantities[i], Summary: a})
 		}
 	}
 	return permessagefile.SummaryTable(rows)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/load"
+	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/throughput"
@@ -474,7 +475,7 @@ func (p *pacer) wait(since func() int64) {
 const BimodalityThreshold = 5.0 / 9
 
 // Aggregated summarises the finite values of x.
-func Aggregated(x []float64) Aggregate {
+func Aggregated(x []float64) permessagefile.Aggregate {
 	v := make([]float64, 0, len(x))
 	for _, f := range x {
 		if !math.IsNaN(f) && !math.IsInf(f, 0) {
@@ -483,9 +484,9 @@ func Aggregated(x []float64) Aggregate {
 	}
 	if len(v) == 0 {
 		nan := math.NaN()
-		return Aggregate{Mean: nan, Median: nan, LowerMedian: nan, RobustDev: nan, Min: nan, Max: nan, P50: nan, P90: nan, P99: nan, Bimodality: nan}
+		return permessagefile.Aggregate{Mean: nan, Median: nan, LowerMedian: nan, RobustDev: nan, Min: nan, Max: nan, P50: nan, P90: nan, P99: nan, Bimodality: nan}
 	}
-	a := Aggregate{Count: len(v)}
+	a := permessagefile.Aggregate{Count: len(v)}
 	slices.Sort(v)
 	a.Mean, a.Median = stats.Mean(v), stats.MedianSorted(v)
 	a.LowerMedian = v[(len(v)-1)/2]

@@ -150,7 +150,7 @@ func TestPerMessageIntraprocess(t *testing.T) {
 	}
 	// Files round trip and plots are drawn.
 	for _, tab := range []struct {
-		t    Table
+		t    permessagefile.Table
 		hdr  []string
 		text []string
 	}{{MessageTable([]*Record{pm}), permessagefile.Header, nil}, {CPUTable([]*Record{pm}), permessagefile.CPUHeader, nil},
@@ -257,7 +257,7 @@ func TestPerMessageSteady(t *testing.T) {
 
 // steadyRun measures 3000 messages paced at 5,000 msg/s over links and
 // returns the summaries and the pace.
-func steadyRun(t *testing.T, links load.Links) ([]Summary, float64) {
+func steadyRun(t *testing.T, links load.Links) ([]permessagefile.Summary, float64) {
 	tp, _ := load.NewTopology(load.FanIn, 1, 1, 1)
 	ends, err := links.Open(context.Background(), tp, 64)
 	if err != nil {
@@ -362,10 +362,10 @@ func TestReadTableErrors(t *testing.T) {
 // ReadTable reads a CSV written by WriteTable with header: every cell of
 // a column not in text must be empty or a finite number. Errors name file,
 // line and column.
-func ReadTable(r io.Reader, file string, header []string, text ...string) (Table, error) {
+func ReadTable(r io.Reader, file string, header []string, text ...string) (permessagefile.Table, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
-	t := Table{Header: header}
+	t := permessagefile.Table{Header: header}
 	isText := map[int]bool{}
 	for i, h := range header {
 		for _, x := range text {

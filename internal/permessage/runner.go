@@ -76,7 +76,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 }
 
 func (r *Runner) write(typ string, pms []*Record) error {
-	for name, t := range map[string]Table{
+	for name, t := range map[string]permessagefile.Table{
 		permessagefile.FileName(typ):        MessageTable(pms),
 		permessagefile.CPUFileName(typ):     CPUTable(pms),
 		permessagefile.SummaryFileName(typ): AggregateTable(pms),
@@ -133,10 +133,10 @@ type progressPrinter struct {
 // rateText is a rate quantity of the progress line: the overall rate
 // leads, and the median of the windows is beside it, labelled as the
 // rate within bursts when it disagrees.
-func rateText(name string, s Summary, m, payload int) string {
+func rateText(name string, s permessagefile.Summary, m, payload int) string {
 	if s.Agrees() {
 		return fmt.Sprintf("%s median %s msg/s (overall %s, agrees within ±%g %%; %s Mb/s)", name, orDash(result.Thousands, s.Median),
-			orDash(result.Thousands, s.Overall), 100*AgreementTolerance, orDash(mbps, result.Mbps(s.Median, payload)))
+			orDash(result.Thousands, s.Overall), 100*permessagefile.AgreementTolerance, orDash(mbps, result.Mbps(s.Median, payload)))
 	}
 	return fmt.Sprintf("%s overall %s msg/s (%s Mb/s; within bursts, the median of %d-message windows: %s, %s×)", name, orDash(result.Thousands, s.Overall),
 		orDash(mbps, result.Mbps(s.Overall, payload)), m, orDash(result.Thousands, s.Median), orDash(times, s.Median/s.Overall))
@@ -152,7 +152,7 @@ func times(v float64) string { return fmt.Sprintf("%.2f", v) }
 // run (from the first reading to the last, so that a window of a burst,
 // in which a broker had nothing to do, weighs no more than its share),
 // each named by what it covers.
-func cpuText(pm *Record, a []Summary) string {
+func cpuText(pm *Record, a []permessagefile.Summary) string {
 	ns := func(q int) string { return orDash(result.Thousands, a[q].Overall) + " ns/msg" }
 	client := ns(qSenderCPUPerMessage + 2)
 	if pm.BrokerInProcess {
@@ -185,7 +185,7 @@ func (p *progressPrinter) print(typ string, pm *Record) {
 		if s := a[c.q]; s.Disagrees() && !p.explained[c.q] {
 			p.explained[c.q] = true
 			fmt.Fprintf(p.w, "    %s (beyond ±%g %%): %s, so the median of M-message windows is the rate within a burst, and the overall rate, what the link carried, is the figure reported and written to the throughput file. Pace the sender below the link's capacity (--rate) for a steady run.\n",
-				c.what, 100*AgreementTolerance, c.when)
+				c.what, 100*permessagefile.AgreementTolerance, c.when)
 		}
 	}
 	if note := pm.Broker.Note(); note != "" {
