@@ -52,6 +52,9 @@ var roleRuns = map[string]func(context.Context, Settings, Backend) Outcome{RoleP
 
 // Run runs the role s.Role with its settings.
 func Run(ctx context.Context, s Settings) Outcome {
+	if u, ok := ReadCgroup(); ok {
+		s.cgroupStart = &u
+	}
 	if err := WaitReady(ctx, s.WaitFor, s.WaitTimeout); err != nil {
 		if ctx.Err() != nil {
 			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while waiting for --wait-for; nothing written"}

@@ -182,6 +182,18 @@ func (m *Metrics) registerProm(s Settings) {
 		m.pLat = prometheus.NewHistogram(prometheus.HistogramOpts{Name: n.latency[0], Help: n.latency[1], ConstLabels: labels, Buckets: load.LatencyBuckets})
 		m.reg.MustRegister(m.pLat)
 	}
+	// The cgroup's (a container's) CPU and memory, read at each scrape,
+	// when the role runs in a cgroup of its own.
+	if u, ok := ReadCgroup(); ok {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "mqgate_cgroup_cpu_seconds_total", ConstLabels: labels,
+			Help: "CPU time of every process of the role's cgroup (cpu.stat usage_usec), e.g. its container."},
+			func() float64 { u, _ := ReadCgroup(); return float64(u.CPUUsec) / 1e6 }))
+		if u.MemoryBytes > 0 { // a cgroup without the memory controller has no memory.current
+			m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mqgate_cgroup_memory_bytes", ConstLabels: labels,
+				Help: "Memory charged to the role's cgroup (memory.current), page cache included."},
+				func() float64 { u, _ := ReadCgroup(); return float64(u.MemoryBytes) }))
+		}
+	}
 }
 
 // Ready makes /health answer "ok": the role takes part.

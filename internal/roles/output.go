@@ -172,6 +172,9 @@ func WriteReport(s Settings, report any) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}
+	if s.cgroupStart != nil {
+		report = withCgroup(report, *s.cgroupStart)
+	}
 	return path, atomicfile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

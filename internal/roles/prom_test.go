@@ -33,6 +33,9 @@ func TestPrometheusNames(t *testing.T) {
 			`mqgate_query_timeouts_total{role="req"} 1`, `mqgate_time_to_first_reply_seconds_count{role="req"} 1`},
 		roles.RoleQry: {`mqgate_replies_sent_total{role="qry"} 2`, `mqgate_queries_received_total{role="qry"} 1`},
 	}
+	// No cgroup of its own (in a container the roles also serve its CPU
+	// and memory, TestCgroupInReportAndPrometheus).
+	roles.SetCgroupFiles(t, t.TempDir(), t.TempDir())
 	for _, role := range []string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry} {
 		t.Run(role, func(t *testing.T) {
 			m, err := roles.NewMetrics(roles.Settings{Role: role, RunID: "r1", PromAddr: "127.0.0.1:0", SnapshotInterval: time.Hour})

@@ -85,6 +85,9 @@ type Settings struct {
 	Security *driver.Security
 	// Log receives diagnostics at --log-level (nil: none).
 	Log *slog.Logger
+	// cgroupStart is the role's cgroup usage when it started (Run), nil
+	// without a cgroup of its own.
+	cgroupStart *CgroupUsage
 }
 
 // SecurityKeys are the TLS settings of a role's client, named as run's.
