@@ -46,6 +46,28 @@ type RoleSpec struct {
 	// Ready, when set, is called once the helper's role takes part (a sub
 	// subscribed, a queryable serving).
 	Ready func()
+	// AggWindow (req), when positive, ends a query that long after its
+	// first reply, with every reply that came by then.
+	AggWindow time.Duration
+	// OnWindow, when set, is called with what the role counted in each
+	// Window while it runs, in order; the windows add up to the RoleRun's
+	// counts.
+	Window   time.Duration
+	OnWindow func(RoleWindow)
+}
+
+// RoleWindow is what a helper's role counted in one window: Sent (pub
+// messages, req queries, qry replies), Received (sub messages, req
+// replies, qry queries), Bytes of what was received, Lost the change in
+// sequence numbers missing (sub), Queries ended with Replies (req); and
+// the latencies (sub one-way as measured, req time to first reply) and
+// times to the last reply (req), ns.
+type RoleWindow struct {
+	Sent, Received, Errors, Timeouts, Bytes uint64
+	Lost                                    int64
+	Duplicates, OutOfOrder                  uint64
+	Queries, Replies                        uint64
+	Latencies, Lasts                        []int64
 }
 
 // RoleRun is what a helper's role measured.

@@ -1,12 +1,14 @@
 package roles
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"math"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/clockoffset"
@@ -25,12 +27,18 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 	fail := func(err error) Outcome {
 		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
 	}
-	if s.Role == RoleReq && s.AggWindow > 0 {
-		return fail(fmt.Errorf("--agg-window %v: the %s helper gathers a query's replies until --replies or --timeout, without a window", s.AggWindow, s.Driver))
-	}
 	out := filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("helper-%s-%s-%d", s.Role, s.Label, s.Instance))
 	var met *Metrics // set before the role starts, which calls Ready
-	startRole, err := rr.PrepareRole(ctx, driver.RoleSpec{Ready: func() { met.Ready() }, Role: s.Role, Endpoints: s.Endpoints, TopicPrefix: s.TopicPrefix,
+	// The helper counts in windows of --snapshot-interval, which reach the
+	// --csv snapshots and Prometheus as they come.
+	var windows atomic.Int64
+	onWindow := func(w driver.RoleWindow) {
+		windows.Add(1)
+		met.Count(Snapshot{Sent: w.Sent, Received: w.Received, Errors: w.Errors, Timeouts: w.Timeouts, Bytes: w.Bytes, Lost: w.Lost,
+			Duplicates: w.Duplicates, OutOfOrder: w.OutOfOrder, Queries: w.Queries, Replies: w.Replies}, w.Latencies, w.Lasts)
+	}
+	startRole, err := rr.PrepareRole(ctx, driver.RoleSpec{Ready: func() { met.Ready() }, Window: cmp.Or(s.SnapshotInterval, time.Second), OnWindow: onWindow,
+		AggWindow: s.AggWindow, Role: s.Role, Endpoints: s.Endpoints, TopicPrefix: s.TopicPrefix,
 		Reliable: s.Reliable, Out: out, Timeout: s.Timeout, Duration: s.Duration, Payload: s.Payload, Rate: s.Rate,
 		Publishers: s.Publishers, Topics: s.Topics, Instance: s.Instance, RunHash: s.RunHash(), QPS: s.QPS,
 		Concurrency: s.Concurrency, Replies: s.Replies, ReplySize: s.ReplySize, ProcDelay: s.ProcDelay,
@@ -56,8 +64,6 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 			return fail(err)
 		}
 	}
-	// The helper times its messages itself: what it counted reaches the
-	// --csv snapshots and Prometheus when it is done.
 	met, err = NewMetrics(s)
 	if err != nil {
 		return fail(err)
@@ -69,9 +75,14 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 		met.Abort()
 		return fail(err)
 	}
-	o := measuredByHelper(s, met, run, out, latency, start, end)
-	// What the helper counted is in the last window: the --csv file is
-	// complete once the role's results are.
+	count := met.Count
+	if windows.Load() > 0 {
+		count = func(Snapshot, []int64, []int64) {} // counted as it came
+	}
+	o := measuredByHelper(s, count, run, out, latency, start, end)
+	// A helper that printed no window (it ended before its first) has
+	// its counts in the last window: the --csv file is complete once the
+	// role's results are.
 	if err := met.Close(); err != nil && o.Err == nil {
 		o.Err = err
 	}
@@ -79,13 +90,14 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 }
 
 // measuredByHelper records what the helper measured: raw files, meta.json
-// and the role report of a sub or req, the counts of the others.
-func measuredByHelper(s Settings, met *Metrics, run driver.RoleRun, out, latency string, start, end time.Time) Outcome {
+// and the role report of a sub or req, the counts of the others; count
+// takes the run's counts into the snapshots and Prometheus (Metrics.Count).
+func measuredByHelper(s Settings, count func(Snapshot, []int64, []int64), run driver.RoleRun, out, latency string, start, end time.Time) Outcome {
 	interrupted, completed, reason := run.Interrupted, run.Completed, run.Reason
 	o := Outcome{Paths: []string{out}, Interrupted: interrupted, Incomplete: !completed && !interrupted}
 	counted := Snapshot{Sent: run.Total.Sent, Received: run.Total.Received, Errors: run.Total.Errors, Timeouts: run.Total.Timeouts}
 	if latency == "" {
-		met.Count(counted, nil, nil)
+		count(counted, nil, nil)
 		n := counted.Sent + counted.Received
 		var rep any
 		switch s.Role {
@@ -130,7 +142,7 @@ func measuredByHelper(s Settings, met *Metrics, run driver.RoleRun, out, latency
 		}
 		counted.Bytes = uint64(len(v) * c.Bytes)
 		counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
-		met.Count(counted, nanos(v), nil)
+		count(counted, nanos(v), nil)
 		for k, v := range hs.extra {
 			sys.Extra[k] = v
 		}
@@ -179,7 +191,7 @@ func measuredByHelper(s Settings, met *Metrics, run driver.RoleRun, out, latency
 			counted.Bytes = *pc.ResultBytes
 		}
 		counted.Queries, counted.Replies = pc.Sent, pc.Replies
-		met.Count(counted, nanos(first), nanos(last))
+		count(counted, nanos(first), nanos(last))
 		rep := helperReqReport(s, pc, first, last, start, end, completed, reason)
 		hreq = &rep
 	}

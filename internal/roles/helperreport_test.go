@@ -30,7 +30,7 @@ func TestHelperPubQryReports(t *testing.T) {
 		Counts:     driver.RoleCounts{Sent: 22, Skipped: 3, Errors: 1},
 		Total:      driver.RoleCounts{Sent: 22, Errors: 1},
 		Publishers: []driver.RolePublisher{{ID: 3 << 8, Sent: &ten}, {ID: 3<<8 | 1, Sent: &twelve}}}
-	o := measuredByHelper(pub, met, run, filepath.Join(out, "h", ReportsDir, "helper-pub-pubsub-3"), "", start, end)
+	o := measuredByHelper(pub, met.Count, run, filepath.Join(out, "h", ReportsDir, "helper-pub-pubsub-3"), "", start, end)
 	met.Close()
 	var pr map[string]any
 	readReport(t, filepath.Join(out, "h", ReportsDir, "pub-pubsub-3.json"), &pr)
@@ -52,7 +52,7 @@ func TestHelperPubQryReports(t *testing.T) {
 	}
 	run = driver.RoleRun{Helper: "mqgate-zenoh", Topic: "k", Reason: "the router went away",
 		Counts: driver.RoleCounts{Received: 7, Replies: 6, Errors: 1}, Total: driver.RoleCounts{Received: 7, Errors: 1}}
-	measuredByHelper(qry, met, run, filepath.Join(out, "h", ReportsDir, "helper-qry-query-3"), "", start, end)
+	measuredByHelper(qry, met.Count, run, filepath.Join(out, "h", ReportsDir, "helper-qry-query-3"), "", start, end)
 	met.Close()
 	var qr map[string]any
 	readReport(t, filepath.Join(out, "h", ReportsDir, "qry-query-3.json"), &qr)

@@ -55,6 +55,9 @@ func (Transport) PrepareRole(ctx context.Context, sp driver.RoleSpec) (func(cont
 	clockKey := key + "/clock"
 	lease := roleLease(sp.Timeout)
 	c := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: sp.Endpoints, Key: key, Reliable: sp.Reliable, Out: sp.Out, Lease: lease}
+	if sp.OnWindow != nil {
+		c.Window = sp.Window
+	}
 	run := sp.RunHash
 	var args []string
 	switch sp.Role {
@@ -70,7 +73,7 @@ func (Transport) PrepareRole(ctx context.Context, sp driver.RoleSpec) (func(cont
 		n := max(1, int(sp.QPS*sp.Duration.Seconds()))
 		args = zenohhelper.Query{Common: c, Payloads: []int{sp.Payload}, Samples: n, Replies: sp.Replies, Timeout: sp.Timeout,
 			Target: zenohhelper.TargetAll, WaitPeer: sp.Timeout, MaxTimeouts: 1 << 30, Rate: sp.QPS, Concurrency: sp.Concurrency,
-			ResultBytes: true}.Args()
+			ResultBytes: true, AggWindow: sp.AggWindow}.Args()
 	case "qry":
 		size := sp.ReplySize
 		args = zenohhelper.Queryable{Common: c, Replies: sp.Replies, Duration: sp.Duration, ReplySize: &size,
@@ -91,7 +94,11 @@ func (Transport) PrepareRole(ctx context.Context, sp driver.RoleSpec) (func(cont
 				return driver.RoleRun{}, fmt.Errorf("starting the clock prober: %w", err)
 			}
 		}
-		p, err := zenohhelper.Start(context.Background(), bin, args)
+		var onWindow func(zenohhelper.Window)
+		if sp.OnWindow != nil {
+			onWindow = func(w zenohhelper.Window) { sp.OnWindow(roleWindow(w)) }
+		}
+		p, err := zenohhelper.StartWindows(context.Background(), bin, args, onWindow)
 		if err != nil {
 			if prober != nil {
 				prober.Stop(30 * time.Second)
@@ -177,4 +184,11 @@ func (Transport) PrepareRole(ctx context.Context, sp driver.RoleSpec) (func(cont
 		}
 		return out, nil
 	}, nil
+}
+
+// roleWindow is a helper's window as the roles count it.
+func roleWindow(w zenohhelper.Window) driver.RoleWindow {
+	return driver.RoleWindow{Sent: w.Sent, Received: w.Received, Errors: w.Errors, Timeouts: w.Timeouts, Bytes: w.Bytes,
+		Lost: w.Lost, Duplicates: w.Duplicates, OutOfOrder: w.OutOfOrder, Queries: w.Queries, Replies: w.Replies,
+		Latencies: zenohhelper.Values(w.Latency), Lasts: zenohhelper.Values(w.Last)}
 }

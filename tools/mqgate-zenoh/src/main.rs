@@ -18,6 +18,7 @@ mod output;
 mod rate;
 mod roles;
 mod stats;
+mod window;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -153,6 +154,10 @@ pub struct Common {
     /// Directory for the output files; created if missing.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Print a `window …` line of what the role counted every SECONDS (pub,
+    /// sub, query, queryable), and the last one before its files.
+    #[arg(long, value_parser = parse_secs, value_name = "SECONDS")]
+    pub window: Option<Duration>,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,6 +19,7 @@ use crate::header::{self, Header};
 use crate::output::{self, Latency, PayloadCounts, PublisherCounts, Summary};
 use crate::rate::Schedule;
 use crate::stats::{LatencyHistogram, Seen, StreamTracker};
+use crate::window::{Window, Windows};
 use crate::{epoch_at, epoch_ns, links, parse_payloads, parse_secs, ready, stopped, Common, End, Failure, Mode};
 
 /// How often waiting loops look at the stop flag and the far end.
@@ -208,6 +209,12 @@ pub struct QueryArgs {
     /// (`result_bytes` in summary.json).
     #[arg(long)]
     pub result_bytes: bool,
+    /// Open loop: a query ends this long after its first reply, with every
+    /// reply that came by then, past --replies (fewer than --replies: a
+    /// timeout); without it a query ends when Zenoh ends it (all replies
+    /// in, or --timeout).
+    #[arg(long, value_parser = parse_secs, value_name = "SECONDS")]
+    pub agg_window: Option<Duration>,
 }
 
 #[derive(Args, Debug)]
@@ -590,7 +597,7 @@ struct PubResult {
     error: Option<String>,
 }
 
-fn publish_one(session: &Session, a: &PubArgs, i: u16, run_id: u32, start: Instant) -> PubResult {
+fn publish_one(session: &Session, a: &PubArgs, i: u16, run_id: u32, start: Instant, w: &Window) -> PubResult {
     let c = &a.common;
     let id = a.id_base + i;
     let topic = i % a.topics;
@@ -660,8 +667,12 @@ fn publish_one(session: &Session, a: &PubArgs, i: u16, run_id: u32, start: Insta
                 Ok(()) => {
                     seq += 1;
                     counts.sent += 1;
+                    Window::add(&w.sent, 1);
                 }
-                Err(_) => counts.errors += 1,
+                Err(_) => {
+                    counts.errors += 1;
+                    Window::add(&w.errors, 1);
+                }
             }
         }
         // Checked before the end marker: once the subscriber has every last
@@ -676,6 +687,7 @@ fn publish_one(session: &Session, a: &PubArgs, i: u16, run_id: u32, start: Insta
                 .encode(&mut msg);
             if publisher.put(msg).wait().is_err() {
                 counts.errors += 1;
+                Window::add(&w.errors, 1);
             }
             thread::sleep(Duration::from_millis(1));
         }
@@ -763,15 +775,17 @@ pub fn publish(a: &PubArgs) -> Result<End, Failure> {
     }
 
     let start = Instant::now() + Duration::from_millis(50);
+    let windows = Windows::start("pub", c.window);
     let results: Vec<PubResult> = thread::scope(|s| {
         let handles: Vec<_> = (0..a.publishers)
             .map(|i| {
-                let session = &session;
-                s.spawn(move || publish_one(session, a, i, run_id, start))
+                let (session, w) = (&session, &*windows.w);
+                s.spawn(move || publish_one(session, a, i, run_id, start, w))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("publisher thread")).collect()
     });
+    windows.finish();
     for (i, &size) in a.payloads.iter().enumerate() {
         let mut total = PayloadCounts { payload: size as u64, ..Default::default() };
         let mut any = false;
@@ -845,12 +859,13 @@ impl SubState {
         &mut self.payloads[i]
     }
 
-    fn on_message(&mut self, size: usize, head: &[u8], recv_ns: u64, at: Instant, run_filter: Option<u32>) {
+    fn on_message(&mut self, size: usize, head: &[u8], recv_ns: u64, at: Instant, run_filter: Option<u32>, w: &Window) {
         self.last = Some(at);
         let h = match Header::decode(head) {
             Ok(h) => h,
             Err(_) => {
                 self.malformed += 1;
+                Window::add(&w.errors, 1);
                 return;
             }
         };
@@ -863,7 +878,9 @@ impl SubState {
         if h.is(header::FLAG_END_PAYLOAD) {
             let p = self.payload(size);
             let s = p.streams.entry(h.publisher).or_default();
+            let lost = s.0.lost();
             s.0.sent = Some(h.seq);
+            w.lost.fetch_add(s.0.lost() as i64 - lost as i64, std::sync::atomic::Ordering::Relaxed);
             s.1 = h.run_id;
             if h.is(header::FLAG_END_RUN) {
                 self.ended.insert(h.publisher);
@@ -877,14 +894,23 @@ impl SubState {
         }
         let s = p.streams.entry(h.publisher).or_default();
         s.1 = h.run_id;
+        let (lost, ooo) = (s.0.lost(), s.0.out_of_order);
         match s.0.observe(h.seq) {
-            Seen::Duplicate => return,
+            Seen::Duplicate => {
+                Window::add(&w.duplicates, 1);
+                return;
+            }
             Seen::OutOfRange => {
                 p.counts.errors += 1;
+                Window::add(&w.errors, 1);
                 return;
             }
             Seen::First => {}
         }
+        w.lost.fetch_add(s.0.lost() as i64 - lost as i64, std::sync::atomic::Ordering::Relaxed);
+        Window::add(&w.out_of_order, s.0.out_of_order - ooo);
+        Window::add(&w.received, 1);
+        Window::add(&w.bytes, size as u64);
         let lat = if recv_ns < h.send_ns {
             p.counts.clamped += 1;
             0
@@ -894,6 +920,7 @@ impl SubState {
         p.latencies.push(lat);
         p.arrivals.push((h.publisher, recv_ns as i64 - h.send_ns as i64));
         p.hist.record(lat);
+        w.record(lat, None);
     }
 }
 
@@ -903,6 +930,8 @@ pub fn subscribe(a: &SubArgs) -> Result<End, Failure> {
     let state = Arc::new(Mutex::new(SubState::default()));
     let st = state.clone();
     let run_filter = a.run_id;
+    let windows = Windows::start("sub", c.window);
+    let w = windows.w.clone();
     let _sub = session
         .declare_subscriber(format!("{}/data/**", c.key))
         .callback(move |s: Sample| {
@@ -910,7 +939,7 @@ pub fn subscribe(a: &SubArgs) -> Result<End, Failure> {
             let at = Instant::now();
             let mut b = [0u8; header::FULL_SIZE];
             let n = head(s.payload(), &mut b);
-            st.lock().unwrap().on_message(s.payload().len(), &b[..n], recv_ns, at, run_filter);
+            st.lock().unwrap().on_message(s.payload().len(), &b[..n], recv_ns, at, run_filter, &w);
         })
         .wait()
         .map_err(zerr("declaring the subscriber"))?;
@@ -952,6 +981,7 @@ pub fn subscribe(a: &SubArgs) -> Result<End, Failure> {
         }
     }
     drop(_sub);
+    windows.finish();
     let mut st = state.lock().unwrap();
     let (foreign, malformed) = (st.foreign, st.malformed);
     let mut raw = Vec::new();
@@ -1050,6 +1080,8 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
         thread::sleep(POLL);
     }
     let run_id = (epoch_ns() & 0xffff_ffff) as u32;
+    let windows = Windows::start("query", c.window);
+    let w = &*windows.w;
     let (mut first_all, mut last_all) = (Vec::new(), Vec::new());
     let mut seq = 0u64;
     let mut consecutive = 0u64;
@@ -1058,7 +1090,7 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
             break;
         }
         if a.rate > 0.0 {
-            let r = open_loop_payload(a, &querier, size, run_id, &mut seq);
+            let r = open_loop_payload(a, &querier, size, run_id, &mut seq, w);
             interrupted |= r.interrupted;
             if let Some(reason) = r.reason {
                 summary.completed = false;
@@ -1113,6 +1145,7 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
                 .wait();
             if let Err(e) = sent {
                 counts.errors += 1;
+                Window::add(&w.errors, 1);
                 eprintln!("mqgate-zenoh query: get: {e}");
                 continue;
             }
@@ -1145,6 +1178,9 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
             counts.sent += 1;
             counts.errors += errs;
             counts.replies += n;
+            let q = OpenQuery { started: Some(t0), replies: n, errors: errs, bytes, first: t_first, last: t_last, ..Default::default() };
+            Window::add(&w.sent, 1);
+            account(&q, 0, a.replies, w);
             if let Some(total) = counts.result_bytes.as_mut() {
                 *total += bytes;
             }
@@ -1190,6 +1226,7 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
         first_all.push((size, first));
         last_all.push((size, last));
     }
+    windows.finish();
     write(c, Some((Latency::Rtt, &first_all, "measurements.csv")), &summary)?;
     if let Some(dir) = &c.out {
         output::write_raw_file(&dir.join("measurements_last.csv"), Latency::Rtt, &last_all)?;
@@ -1212,6 +1249,8 @@ pub fn queryable(a: &QueryableArgs) -> Result<End, Failure> {
     let served_cb = served.clone();
     let (reply_size, delay, jitter) = (a.reply_size, a.proc_delay, a.proc_jitter);
     let rng = Arc::new(Mutex::new(SplitMix(a.seed)));
+    let windows = Windows::start("queryable", c.window);
+    let w = windows.w.clone();
     let _q = session
         .declare_queryable(format!("{}/query", c.key))
         .callback(move |q| {
@@ -1223,7 +1262,7 @@ pub fn queryable(a: &QueryableArgs) -> Result<End, Failure> {
                 let k = head(&payload, &mut h);
                 ZBytes::from(reply_body(&h[..k], n))
             });
-            let (cb, served_cb, rng) = (cb.clone(), served_cb.clone(), rng.clone());
+            let (cb, served_cb, rng, w) = (cb.clone(), served_cb.clone(), rng.clone(), w.clone());
             let answer = move || {
                 let mut errors = 0;
                 for _ in 0..replies {
@@ -1237,6 +1276,11 @@ pub fn queryable(a: &QueryableArgs) -> Result<End, Failure> {
                     }
                 }
                 served_cb.fetch_add(1, Ordering::Relaxed);
+                // Queries taken (and their bytes) and replies sent.
+                Window::add(&w.received, 1);
+                Window::add(&w.bytes, size as u64);
+                Window::add(&w.sent, replies - errors);
+                Window::add(&w.errors, errors);
                 cb.add(size, |p| {
                     p.received += 1;
                     p.replies += replies - errors;
@@ -1256,6 +1300,7 @@ pub fn queryable(a: &QueryableArgs) -> Result<End, Failure> {
     ready("queryable", &session);
     serve_until(a.duration);
     drop(_q);
+    windows.finish();
     let mut summary = c.summary("queryable", c.mode, &session);
     summary.payloads = counts.take();
     write(c, None, &summary)?;
@@ -1309,25 +1354,90 @@ struct OpenLoop {
     interrupted: bool,
 }
 
-fn on_query_event(ev: QueryEvent, qs: &mut [OpenQuery], in_flight: &mut usize) {
-    match ev {
-        QueryEvent::Reply(i, at, ok) => {
-            let q = &mut qs[i];
-            if let Some(bytes) = ok {
-                q.replies += 1;
-                q.bytes += bytes;
-                q.first.get_or_insert(at);
-                q.last = Some(at);
-            } else {
-                q.errors += 1;
+/// The open-loop queries of a payload: what each saw, how many are in
+/// flight, and, with --agg-window, when those that had a reply close.
+struct OpenQueries {
+    qs: Vec<OpenQuery>,
+    in_flight: usize,
+    agg: Option<Duration>,
+    /// (closing time, slot), in the order of the first replies: the window
+    /// is the same for all, so the times are in order.
+    closing: std::collections::VecDeque<(Instant, usize)>,
+    /// --replies: a measured query that ended with fewer is a timeout.
+    want: u64,
+}
+
+impl OpenQueries {
+    fn new(n: usize, agg: Option<Duration>, want: u64) -> OpenQueries {
+        OpenQueries { qs: vec![OpenQuery::default(); n], in_flight: 0, agg, closing: Default::default(), want }
+    }
+
+    fn on_event(&mut self, ev: QueryEvent, w: &Window) {
+        match ev {
+            QueryEvent::Reply(i, at, ok) => {
+                let q = &mut self.qs[i];
+                let closed = match (self.agg, q.first) {
+                    (Some(agg), Some(f)) => at > f + agg,
+                    _ => false,
+                };
+                if q.done || closed {
+                    return; // after its --agg-window
+                }
+                if let Some(bytes) = ok {
+                    if q.first.is_none() {
+                        if let Some(agg) = self.agg {
+                            self.closing.push_back((at + agg, i));
+                        }
+                    }
+                    q.replies += 1;
+                    q.bytes += bytes;
+                    q.first.get_or_insert(at);
+                    q.last = Some(at);
+                } else {
+                    q.errors += 1;
+                }
             }
+            QueryEvent::Done(i) => self.end(i, w),
         }
-        QueryEvent::Done(i) => {
-            if !qs[i].done {
-                qs[i].done = true;
-                *in_flight -= 1;
+    }
+
+    /// Ends the queries whose --agg-window closed by now.
+    fn expire(&mut self, now: Instant, w: &Window) {
+        while let Some(&(t, i)) = self.closing.front() {
+            if t > now {
+                break;
             }
+            self.closing.pop_front();
+            self.end(i, w);
         }
+    }
+
+    /// Ends query i (once) and counts it into the window.
+    fn end(&mut self, i: usize, w: &Window) {
+        let q = &mut self.qs[i];
+        if q.done {
+            return;
+        }
+        q.done = true;
+        self.in_flight -= 1;
+        if !q.warm {
+            account(q, 0, self.want, w);
+        }
+    }
+}
+
+/// Counts an ended measured query into the window: replies received, their
+/// bytes, errors (plus extra), a timeout below want replies, and its times
+/// to the first and last reply.
+fn account(q: &OpenQuery, extra_errors: u64, want: u64, w: &Window) {
+    Window::add(&w.queries, 1);
+    Window::add(&w.replies, q.replies);
+    Window::add(&w.received, q.replies);
+    Window::add(&w.bytes, q.bytes);
+    Window::add(&w.errors, q.errors + extra_errors);
+    Window::add(&w.timeouts, u64::from(q.replies < want));
+    if let (Some(t0), Some(f), Some(l)) = (q.started, q.first, q.last) {
+        w.record(f.duration_since(t0).as_nanos() as u64, Some(l.duration_since(t0).as_nanos() as u64));
     }
 }
 
@@ -1341,12 +1451,12 @@ fn open_loop_payload(
     size: usize,
     run_id: u32,
     seq: &mut u64,
+    w: &Window,
 ) -> OpenLoop {
     let total = a.warmup + a.samples;
     let period_ns = (1e9 / a.rate).round() as u64;
     let (tx, rx) = mpsc::channel::<QueryEvent>();
-    let mut qs = vec![OpenQuery::default(); total];
-    let mut in_flight = 0usize;
+    let mut oq = OpenQueries::new(total, a.agg_window, a.replies);
     let mut out = OpenLoop {
         counts: PayloadCounts {
             payload: size as u64,
@@ -1369,22 +1479,24 @@ fn open_loop_payload(
         // Replies and ends arrive while the slot is awaited.
         loop {
             let now = Instant::now();
+            oq.expire(now, w);
             if now >= due || stopped() {
                 break;
             }
             if let Ok(ev) = rx.recv_timeout((due - now).min(POLL)) {
-                on_query_event(ev, &mut qs, &mut in_flight);
+                oq.on_event(ev, w);
             }
         }
         while let Ok(ev) = rx.try_recv() {
-            on_query_event(ev, &mut qs, &mut in_flight);
+            oq.on_event(ev, w);
         }
+        oq.expire(Instant::now(), w);
         if stopped() {
             out.interrupted = true;
             break;
         }
         let warm = i < a.warmup;
-        if in_flight >= a.concurrency {
+        if oq.in_flight >= a.concurrency {
             if !warm {
                 out.counts.skipped += 1;
             }
@@ -1402,9 +1514,12 @@ fn open_loop_payload(
         .encode(&mut msg);
         *seq += 1;
         let (reply_tx, done) = (tx.clone(), QueryDone { slot: i, tx: tx.clone() });
-        in_flight += 1;
-        qs[i].warm = warm;
-        qs[i].started = Some(Instant::now());
+        oq.in_flight += 1;
+        oq.qs[i].warm = warm;
+        oq.qs[i].started = Some(Instant::now());
+        if !warm {
+            Window::add(&w.sent, 1);
+        }
         // The callback owns `done`: when Zenoh ends the query (all replies
         // in, or its timeout) and drops the callback, the end is reported.
         let sent = querier
@@ -1417,20 +1532,31 @@ fn open_loop_payload(
             })
             .wait();
         if let Err(e) = sent {
-            qs[i].errors += 1;
+            oq.qs[i].errors += 1;
             eprintln!("mqgate-zenoh query: get: {e}");
         }
     }
-    // The queries in flight end by their timeout; Zenoh is given 5 s more.
+    // The queries in flight end by their timeout (or --agg-window); Zenoh
+    // is given 5 s more.
     let guard = Instant::now() + a.timeout + Duration::from_secs(5);
-    while in_flight > 0 {
-        match rx.recv_timeout(guard.saturating_duration_since(Instant::now())) {
-            Ok(ev) => on_query_event(ev, &mut qs, &mut in_flight),
-            Err(_) => break,
+    while oq.in_flight > 0 {
+        let now = Instant::now();
+        oq.expire(now, w);
+        if oq.in_flight == 0 || now >= guard {
+            break;
+        }
+        match rx.recv_timeout(guard.saturating_duration_since(now).min(POLL)) {
+            Ok(ev) => oq.on_event(ev, w),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
         }
     }
+    // Queries Zenoh never ended count as errors, in the last window too.
+    for q in oq.qs.iter().filter(|q| q.started.is_some() && !q.warm && !q.done) {
+        account(q, 1, a.replies, w);
+    }
     let (mut hf, mut hl) = (LatencyHistogram::default(), LatencyHistogram::default());
-    for q in &qs {
+    for q in &oq.qs {
         let Some(t0) = q.started else { continue };
         if q.warm {
             out.counts.warmup += 1;
@@ -1605,16 +1731,49 @@ mod tests {
 
     #[test]
     fn open_loop_events_count_replies_and_bytes() {
-        let mut qs = vec![OpenQuery::default(); 2];
-        let mut in_flight = 2;
+        let w = Window::default();
+        let mut oq = OpenQueries::new(2, None, 2);
+        oq.in_flight = 2;
         let at = Instant::now();
-        on_query_event(QueryEvent::Reply(0, at, Some(100)), &mut qs, &mut in_flight);
-        on_query_event(QueryEvent::Reply(0, at, Some(28)), &mut qs, &mut in_flight);
-        on_query_event(QueryEvent::Reply(0, at, None), &mut qs, &mut in_flight);
-        on_query_event(QueryEvent::Done(0), &mut qs, &mut in_flight);
-        on_query_event(QueryEvent::Done(0), &mut qs, &mut in_flight);
-        assert_eq!((qs[0].replies, qs[0].bytes, qs[0].errors, qs[0].done), (2, 128, 1, true));
-        assert_eq!((qs[1].replies, qs[1].bytes, in_flight), (0, 0, 1));
+        oq.qs[0].started = Some(at);
+        oq.on_event(QueryEvent::Reply(0, at + Duration::from_micros(10), Some(100)), &w);
+        oq.on_event(QueryEvent::Reply(0, at + Duration::from_micros(30), Some(28)), &w);
+        oq.on_event(QueryEvent::Reply(0, at, None), &w);
+        oq.on_event(QueryEvent::Done(0), &w);
+        oq.on_event(QueryEvent::Done(0), &w);
+        let q = &oq.qs[0];
+        assert_eq!((q.replies, q.bytes, q.errors, q.done), (2, 128, 1, true));
+        assert_eq!((oq.qs[1].replies, oq.qs[1].bytes, oq.in_flight), (0, 0, 1));
+        let o = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        assert_eq!((o(&w.queries), o(&w.replies), o(&w.bytes), o(&w.errors), o(&w.timeouts)), (1, 2, 128, 1, 0));
+    }
+
+    #[test]
+    fn agg_window_ends_a_query_after_its_first_reply() {
+        let w = Window::default();
+        let mut oq = OpenQueries::new(1, Some(Duration::from_millis(5)), 3);
+        oq.in_flight = 1;
+        let at = Instant::now();
+        oq.qs[0].started = Some(at);
+        oq.on_event(QueryEvent::Reply(0, at + Duration::from_millis(1), Some(8)), &w);
+        oq.on_event(QueryEvent::Reply(0, at + Duration::from_millis(2), Some(8)), &w);
+        oq.expire(at + Duration::from_millis(5), &w);
+        assert_eq!((oq.in_flight, oq.qs[0].done), (1, false), "open until 1 ms + 5 ms");
+        oq.expire(at + Duration::from_millis(6), &w);
+        assert_eq!((oq.in_flight, oq.qs[0].done), (0, true));
+        // A late reply and Zenoh's end change nothing.
+        oq.on_event(QueryEvent::Reply(0, at + Duration::from_millis(7), Some(8)), &w);
+        // Nor does a reply after the window that is read before it closes.
+        let mut late = OpenQueries::new(1, Some(Duration::from_millis(5)), 1);
+        late.in_flight = 1;
+        late.qs[0].started = Some(at);
+        late.on_event(QueryEvent::Reply(0, at + Duration::from_millis(1), Some(8)), &w);
+        late.on_event(QueryEvent::Reply(0, at + Duration::from_millis(7), Some(8)), &w);
+        assert_eq!(late.qs[0].replies, 1);
+        oq.on_event(QueryEvent::Done(0), &w);
+        assert_eq!((oq.qs[0].replies, oq.in_flight), (2, 0));
+        let o = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        assert_eq!((o(&w.queries), o(&w.replies), o(&w.timeouts)), (1, 2, 1), "2 of --replies 3: a timeout");
     }
 
     #[test]
@@ -1632,12 +1791,13 @@ mod tests {
     #[test]
     fn subscriber_state_counts_per_publisher() {
         let mut st = SubState::default();
+        let w = Window::default();
         let t = Instant::now();
         let base = Header { send_ns: 1_000, topic: Some(0), run_id: Some(7), ..Default::default() };
         // Publisher 0: warm-up, then 0 1 1 3 2 and an end marker of 5.
-        st.on_message(32, &msg(Header { flags: header::FLAG_WARMUP, ..base }, 32)[..24], 2_000, t, Some(7));
+        st.on_message(32, &msg(Header { flags: header::FLAG_WARMUP, ..base }, 32)[..24], 2_000, t, Some(7), &w);
         for s in [0, 1, 1, 3, 2] {
-            st.on_message(32, &msg(Header { seq: s, ..base }, 32)[..24], 1_500 + s, t, Some(7));
+            st.on_message(32, &msg(Header { seq: s, ..base }, 32)[..24], 1_500 + s, t, Some(7), &w);
         }
         st.on_message(
             32,
@@ -1645,13 +1805,14 @@ mod tests {
             0,
             t,
             Some(7),
+            &w,
         );
         // Publisher 1, whose clock is ahead: clamped to 0.
-        st.on_message(32, &msg(Header { publisher: 1, send_ns: 9_000, ..base }, 32)[..24], 2_000, t, Some(7));
+        st.on_message(32, &msg(Header { publisher: 1, send_ns: 9_000, ..base }, 32)[..24], 2_000, t, Some(7), &w);
         // Another run: ignored.
-        st.on_message(32, &msg(Header { run_id: Some(8), ..base }, 32)[..24], 2_000, t, Some(7));
+        st.on_message(32, &msg(Header { run_id: Some(8), ..base }, 32)[..24], 2_000, t, Some(7), &w);
         // Too short to hold a header.
-        st.on_message(8, &[0u8; 8], 2_000, t, Some(7));
+        st.on_message(8, &[0u8; 8], 2_000, t, Some(7), &w);
         assert_eq!((st.foreign, st.malformed), (1, 1));
         assert_eq!(st.ended.len(), 1);
         let p = &st.payloads[0];
@@ -1662,5 +1823,11 @@ mod tests {
         let (t0, run) = &p.streams[&0];
         assert_eq!((t0.unique, t0.duplicates, t0.out_of_order, t0.lost(), *run), (4, 1, 1, 1, Some(7)));
         assert_eq!(p.streams[&1].0.sent, None);
+        // The window counted the same: 4 + 1 unique measured messages of 32
+        // bytes, one duplicate, one out of order, one malformed, the one gap
+        // (0 1 3 2 of 5) and publisher 1's gap-free stream.
+        let o = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+        assert_eq!((o(&w.received), o(&w.bytes), o(&w.duplicates), o(&w.out_of_order), o(&w.errors)), (5, 160, 1, 1, 1));
+        assert_eq!(w.lost.load(Ordering::Relaxed), 1);
     }
 }

@@ -35,6 +35,9 @@ type Common struct {
 	// (transport/link/tx/lease; zero: Zenoh's 10 s): the far end closes the
 	// link when nothing arrived from it within the lease.
 	Lease time.Duration
+	// Window, when positive, makes pub, sub, query and queryable print a
+	// `window …` line of their counts every Window (ParseWindow).
+	Window time.Duration
 }
 
 func (c Common) args() []string {
@@ -71,6 +74,7 @@ func (c Common) args() []string {
 	if c.Out != "" {
 		a = append(a, "--out", c.Out)
 	}
+	a = opt(a, "--window", c.Window > 0, secs(c.Window))
 	return opt(a, "--lease", c.Lease > 0, secs(c.Lease))
 }
 
@@ -253,6 +257,9 @@ type Query struct {
 	// ResultBytes counts the payload bytes of the replies (result_bytes in
 	// summary.json).
 	ResultBytes bool
+	// AggWindow, when positive, ends an open-loop query this long after its
+	// first reply with every reply that came by then, past Replies.
+	AggWindow time.Duration
 }
 
 // Args returns the helper's command line for q.
@@ -271,7 +278,7 @@ func (q Query) Args() []string {
 	if q.ResultBytes {
 		a = append(a, "--result-bytes")
 	}
-	return a
+	return opt(a, "--agg-window", q.AggWindow > 0, secs(q.AggWindow))
 }
 
 // Queryable replies to queries.

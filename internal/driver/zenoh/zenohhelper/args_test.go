@@ -38,6 +38,8 @@ func TestArgs(t *testing.T) {
 		{Query{Samples: 100, Rate: 50, Concurrency: 4}.Args(), "query --reliability best-effort --samples 100 --warmup 0 --rate 50 --concurrency 4"},
 		{Query{Common: Common{Lease: 2500 * time.Millisecond}, Samples: 100, ResultBytes: true}.Args(),
 			"query --reliability best-effort --lease 2.5 --samples 100 --warmup 0 --result-bytes"},
+		{Query{Common: Common{Window: 250 * time.Millisecond}, Samples: 100, Rate: 50, AggWindow: 20 * time.Millisecond}.Args(),
+			"query --reliability best-effort --window 0.25 --samples 100 --warmup 0 --rate 50 --agg-window 0.02"},
 		{RouterArgs(Serve{Common: Common{Listen: []string{"tcp/127.0.0.1:0"}, Lease: 3 * time.Second}}),
 			"router --listen tcp/127.0.0.1:0 --reliability best-effort --lease 3"},
 		{Queryable{ReplySize: &spin, ProcDelay: 2 * time.Millisecond, ProcJitter: 500 * time.Microsecond, Seed: 7}.Args(),

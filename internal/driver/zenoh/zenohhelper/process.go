@@ -117,6 +117,14 @@ var ReadyTimeout = 60 * time.Second
 // Start starts bin with args (a role and its flags, see Args) and returns
 // once the role printed its ready line. ctx ends the process when done.
 func Start(ctx context.Context, bin string, args []string) (*Process, error) {
+	return StartWindows(ctx, bin, args, nil)
+}
+
+// StartWindows is Start with onWindow called with each of the role's
+// window lines (Common.Window), in order, from one goroutine: every window
+// has been delivered when the process is Done. A malformed window line
+// ends the process with an error.
+func StartWindows(ctx context.Context, bin string, args []string, onWindow func(Window)) (*Process, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
@@ -146,6 +154,14 @@ func Start(ctx context.Context, bin string, args []string) (*Process, error) {
 					readyc <- r
 				}
 				gotReady = true
+			case onWindow != nil && strings.HasPrefix(line, "window "):
+				w, err := ParseWindow(line)
+				if err != nil {
+					p.tail.Write([]byte("\n" + err.Error()))
+					_ = cmd.Process.Kill()
+					continue
+				}
+				onWindow(w)
 			case strings.HasPrefix(line, "measuring "):
 				select {
 				case p.prog <- line:
