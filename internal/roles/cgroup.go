@@ -6,24 +6,26 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// cgroupFS is where the cgroup v2 hierarchy is mounted ("/sys/fs/cgroup",
-// or its "unified" directory on a host that mounts v1 there too) and
-// procCgroup the file naming the process's cgroup; tests point them at
-// a directory of their own.
+// cgroupFS is where the cgroup hierarchies are mounted (v2 there, or in
+// its "unified" directory on a host that mounts v1's controllers there
+// too) and procCgroup the file naming the process's cgroups; tests point
+// them at a directory of their own.
 var (
 	cgroupFS   = "/sys/fs/cgroup"
 	procCgroup = "/proc/self/cgroup"
 )
 
-// CgroupUsage is what the role's cgroup (v2) used, as its files say: the
+// CgroupUsage is what the role's cgroup used, as its files say: the
 // container's when the role runs in one (Compose, Kubernetes). CPUUsec is
-// cpu.stat's usage_usec, the CPU time of every process of the cgroup;
-// MemoryBytes memory.current, the memory charged to it (page cache
-// included), MemoryPeakBytes memory.peak (0 where the kernel has none).
+// the CPU time of every process of the cgroup (v2 cpu.stat's usage_usec,
+// v1 cpuacct.usage); MemoryBytes the memory charged to it, page cache
+// included (v2 memory.current, v1 memory.usage_in_bytes), MemoryPeakBytes
+// its peak (memory.peak, memory.max_usage_in_bytes; 0 where there is none).
 type CgroupUsage struct {
 	Path            string `json:"path"`
 	CPUUsec         uint64 `json:"cpu_usec"`
@@ -57,9 +59,68 @@ func cgroupDir() string {
 	return dir
 }
 
-// ReadCgroup reads the role's cgroup usage; ok is false when the process
-// has no cgroup of its own (cgroupDir) or its cpu.stat cannot be read.
+// ReadCgroup reads the role's cgroup usage, v2's or else v1's; ok is
+// false when the process has no cgroup of its own (cgroupDir, v1Path) or
+// its CPU time cannot be read.
 func ReadCgroup() (u CgroupUsage, ok bool) {
+	if u, ok := readCgroupV2(); ok {
+		return u, true
+	}
+	return readCgroupV1()
+}
+
+// v1Path is the process's cgroup in the v1 hierarchy of controller, ""
+// when it has none.
+func v1Path(controller string) string {
+	b, _ := os.ReadFile(procCgroup)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) == 3 && slices.Contains(strings.Split(f[1], ","), controller) {
+			return f[2]
+		}
+	}
+	return ""
+}
+
+// v1Dir is the directory of the cgroup at path in controller's hierarchy:
+// under its mount, or the mount itself in a container, which sees its own
+// cgroup mounted there.
+func v1Dir(controller, path string) string {
+	mount := filepath.Join(cgroupFS, controller)
+	if d := filepath.Join(mount, path); path != "/" {
+		if _, err := os.Stat(d); err == nil {
+			return d
+		}
+	}
+	return mount
+}
+
+// readCgroupV1 reads a cgroup v1 of the process's own (not the root):
+// cpuacct.usage (ns) and the memory controller's usage and peak.
+func readCgroupV1() (u CgroupUsage, ok bool) {
+	p := v1Path("cpuacct")
+	if p == "" || p == "/" {
+		return u, false
+	}
+	b, err := os.ReadFile(filepath.Join(v1Dir("cpuacct", p), "cpuacct.usage"))
+	if err != nil {
+		return u, false
+	}
+	ns, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return u, false
+	}
+	u = CgroupUsage{Path: p, CPUUsec: ns / 1000}
+	if mp := v1Path("memory"); mp != "" && mp != "/" {
+		d := v1Dir("memory", mp)
+		u.MemoryBytes = readUint(filepath.Join(d, "memory.usage_in_bytes"))
+		u.MemoryPeakBytes = readUint(filepath.Join(d, "memory.max_usage_in_bytes"))
+	}
+	return u, true
+}
+
+// readCgroupV2 reads the process's cgroup v2 (cgroupDir).
+func readCgroupV2() (u CgroupUsage, ok bool) {
 	dir := cgroupDir()
 	if dir == "" {
 		return u, false

@@ -41,8 +41,9 @@ const cpuStat = "usage_usec 5000\nuser_usec 3000\nsystem_usec 2000\nnr_periods 0
 // TestReadCgroup reads a cgroup v2 the way a container shows it: a
 // cgroup of its own (Compose with the host's cgroup namespace, a unit's
 // slice), the root of its own namespace (Docker's default, told apart by
-// memory.current), a hybrid host's v2 beside v1; and reports none for the
-// host's root cgroup (the machine's counts) and a host without v2.
+// memory.current), a hybrid host's v2 beside v1; a cgroup v1 of a
+// container (its cgroup mounted as the root) or of a host; and reports
+// none for the host's root cgroup (the machine's counts), v1's included.
 func TestReadCgroup(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -57,6 +58,11 @@ func TestReadCgroup(t *testing.T) {
 			roles.CgroupUsage{Path: "/", CPUUsec: 5000, MemoryBytes: 4096}, true},
 		{"hybrid", map[string]string{"proc": "4:memory:/x\n0::/job\n", "fs/unified/cgroup.controllers": "\n", "fs/unified/job/cpu.stat": cpuStat},
 			roles.CgroupUsage{Path: "/job", CPUUsec: 5000}, true},
+		{"v1 container", map[string]string{"proc": "12:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n", "fs/cpuacct/cpuacct.usage": "7000123\n",
+			"fs/memory/memory.usage_in_bytes": "8192\n", "fs/memory/memory.max_usage_in_bytes": "16384\n", "fs/unified/cgroup.controllers": "\n", "fs/unified/cpu.stat": cpuStat},
+			roles.CgroupUsage{Path: "/docker/abc", CPUUsec: 7000, MemoryBytes: 8192, MemoryPeakBytes: 16384}, true},
+		{"v1 own", map[string]string{"proc": "3:cpuacct:/job\n", "fs/cpuacct/cpuacct.usage": "1\n", "fs/cpuacct/job/cpuacct.usage": "2000\n"},
+			roles.CgroupUsage{Path: "/job", CPUUsec: 2}, true},
 		{"host root", map[string]string{"proc": "0::/\n", "fs/cgroup.controllers": "cpu memory\n", "fs/cpu.stat": cpuStat}, roles.CgroupUsage{}, false},
 		{"v1 only", map[string]string{"proc": "4:memory:/x\n1:cpu:/\n", "fs/cpu/cpuacct.usage": "1\n"}, roles.CgroupUsage{}, false},
 		{"no usage", map[string]string{"proc": "0::/a\n", "fs/cgroup.controllers": "\n", "fs/a/cpu.stat": "nr_periods 0\n"}, roles.CgroupUsage{}, false},
@@ -150,25 +156,50 @@ func procCPUUsec(t testing.TB) uint64 {
 // cgroupChildEnv makes the test binary the child of TestCgroupAgainstProc.
 const cgroupChildEnv = "MQGATE_TEST_CGROUP_CHILD"
 
-// TestCgroupAgainstProc reads a real cgroup v2 holding one process, a child
-// of the test that spins for 300 ms of CPU once moved into a cgroup made for it:
-// the CPU time ReadCgroup gives over the spin is the child's own, by
-// /proc/self/stat, within its 10 ms ticks. It needs a writable cgroup v2
-// (root, or a delegated cgroup); without one it skips, saying why.
+// TestCgroupAgainstProc reads a real cgroup holding one process, v2 and
+// v1 (cpuacct) where they are mounted: a child of the test that spins for
+// 300 ms of CPU once moved into a cgroup made for it. The CPU time
+// ReadCgroup gives over the spin is the child's own, by /proc/self/stat,
+// within its 10 ms ticks. It needs a cgroup to make (root, or a delegated
+// cgroup); without one it skips, saying why.
 func TestCgroupAgainstProc(t *testing.T) {
 	if os.Getenv(cgroupChildEnv) != "" {
 		cgroupChild(t)
 		return
 	}
-	mount := "/sys/fs/cgroup"
-	if _, err := os.Stat(filepath.Join(mount, "cgroup.controllers")); err != nil {
-		mount = filepath.Join(mount, "unified")
+	v2 := "/sys/fs/cgroup"
+	if _, err := os.Stat(filepath.Join(v2, "cgroup.controllers")); err != nil {
+		v2 = filepath.Join(v2, "unified")
 	}
-	cg := filepath.Join(mount, fmt.Sprintf("mqgate-test-%d", os.Getpid()))
-	if err := os.Mkdir(cg, 0o755); err != nil {
-		t.Skipf("no cgroup v2 to make a cgroup in (%v): ReadCgroup is checked against /proc only where one can be made", err)
+	for name, mount := range map[string]string{"v2": v2, "v1": "/sys/fs/cgroup/cpuacct"} {
+		t.Run(name, func(t *testing.T) {
+			if name == "v1" {
+				if _, err := os.Stat(filepath.Join(mount, "cpuacct.usage")); err != nil {
+					t.Skipf("no cgroup v1 cpuacct hierarchy at %s", mount)
+				}
+			}
+			cg := filepath.Join(mount, fmt.Sprintf("mqgate-test-%d", os.Getpid()))
+			if err := os.Mkdir(cg, 0o755); err != nil {
+				t.Skipf("no cgroup to make at %s (%v): ReadCgroup is checked against /proc only where one can be made", mount, err)
+			}
+			defer os.Remove(cg)
+			cgUsec, procUsec, path := spinInCgroup(t, cg)
+			if path != "/"+filepath.Base(cg) || procUsec < 250_000 {
+				t.Fatalf("child read cgroup %q, spun %d us", path, procUsec)
+			}
+			if diff := int64(cgUsec) - int64(procUsec); diff < -20_000 || diff > 20_000 {
+				t.Errorf("the cgroup's CPU time over the spin %d us, the process's own %d us (/proc/self/stat)", cgUsec, procUsec)
+			}
+			t.Logf("over the spin: cgroup %d us, /proc/self/stat %d us", cgUsec, procUsec)
+		})
 	}
-	defer os.Remove(cg)
+}
+
+// spinInCgroup runs the child (cgroupChild) in the cgroup cg and returns
+// what it read: the cgroup's CPU time and its own over its spin, and the
+// cgroup's path.
+func spinInCgroup(t *testing.T, cg string) (cgUsec, procUsec uint64, path string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCgroupAgainstProc$", "-test.v")
 	cmd.Env = append(os.Environ(), cgroupChildEnv+"=1")
 	in, _ := cmd.StdinPipe()
@@ -187,20 +218,13 @@ func TestCgroupAgainstProc(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("child: %v\n%s", err, out.String())
 	}
-	var cgUsec, procUsec uint64
-	var path string
 	for _, l := range strings.Split(out.String(), "\n") {
 		if _, err := fmt.Sscanf(strings.TrimSpace(l), "cgroup %s %d proc %d", &path, &cgUsec, &procUsec); err == nil {
-			break
+			return cgUsec, procUsec, path
 		}
 	}
-	if path != "/"+filepath.Base(cg) || procUsec < 250_000 {
-		t.Fatalf("child read cgroup %q, spun %d us:\n%s", path, procUsec, out.String())
-	}
-	if diff := int64(cgUsec) - int64(procUsec); diff < -20_000 || diff > 20_000 {
-		t.Errorf("the cgroup's CPU time over the spin %d us, the process's own %d us (/proc/self/stat)", cgUsec, procUsec)
-	}
-	t.Logf("over the spin: cgroup %d us, /proc/self/stat %d us", cgUsec, procUsec)
+	t.Fatalf("child printed no reading:\n%s", out.String())
+	return
 }
 
 // cgroupChild waits to be moved into its cgroup, then spins 300 ms of CPU between
