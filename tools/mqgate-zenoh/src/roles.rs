@@ -1178,7 +1178,15 @@ pub fn query(a: &QueryArgs) -> Result<End, Failure> {
             counts.sent += 1;
             counts.errors += errs;
             counts.replies += n;
-            let q = OpenQuery { started: Some(t0), replies: n, errors: errs, bytes, first: t_first, last: t_last, ..Default::default() };
+            let q = OpenQuery {
+                started: Some(t0),
+                replies: n,
+                errors: errs,
+                bytes,
+                first: t_first,
+                last: t_last,
+                ..Default::default()
+            };
             Window::add(&w.sent, 1);
             account(&q, 0, a.replies, w);
             if let Some(total) = counts.result_bytes.as_mut() {
@@ -1827,7 +1835,10 @@ mod tests {
         // bytes, one duplicate, one out of order, one malformed, the one gap
         // (0 1 3 2 of 5) and publisher 1's gap-free stream.
         let o = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
-        assert_eq!((o(&w.received), o(&w.bytes), o(&w.duplicates), o(&w.out_of_order), o(&w.errors)), (5, 160, 1, 1, 1));
+        assert_eq!(
+            (o(&w.received), o(&w.bytes), o(&w.duplicates), o(&w.out_of_order), o(&w.errors)),
+            (5, 160, 1, 1, 1)
+        );
         assert_eq!(w.lost.load(Ordering::Relaxed), 1);
     }
 }

@@ -83,12 +83,12 @@ pub struct Windows {
 }
 
 impl Windows {
-    /// Starts printing every interval; None: no window lines, the counts
-    /// are kept and dropped.
+    /// Starts printing every interval; None or zero: no window lines, the
+    /// counts are kept and dropped.
     pub fn start(role: &'static str, interval: Option<Duration>) -> Windows {
         let w = Arc::new(Window::default());
         let stop = Arc::new(AtomicBool::new(false));
-        let ticker = interval.map(|every| {
+        let ticker = interval.filter(|d| !d.is_zero()).map(|every| {
             let (w, stop) = (w.clone(), stop.clone());
             thread::spawn(move || {
                 let mut next = std::time::Instant::now() + every;
