@@ -792,6 +792,38 @@ func catalogue(bins map[string]string) []catalogueTrial {
 		return []string{"echo", "--transport", "tcp", "--max-message-size", "8"}
 	})
 
+	// --- what a transport declares it can do, and the round of a gate ---
+	for _, c := range []struct {
+		name, where string
+		args        func(d string) []string
+	}{
+		{"an echo of a process-bound transport", `--transport intraprocess: its two ends share one process, so it cannot be a separate echo`,
+			func(string) []string { return []string{"echo", "--transport", "intraprocess"} }},
+		{"--echo-delay on a transport that does not apply it", `zenoh_best_effort: transport zenoh does not apply --echo-delay`,
+			func(d string) []string {
+				return []string{"-s", "zenoh_best_effort", "--echo-delay", "1ms", "--out", filepath.Join(d, "zd")}
+			}},
+		{"--target with a scheme no transport takes", `--target "foo://127.0.0.1:1": no registered transport takes foo:// URLs`,
+			func(d string) []string {
+				return []string{"-s", "nats_best_effort", "--target", "foo://127.0.0.1:1", "--out", filepath.Join(d, "foo")}
+			}},
+		{"ab --blocks 0", `--blocks 0: expected 1 to 10000`,
+			func(d string) []string {
+				return []string{"ab", "--max-runs", "5", "--blocks", "0", "--out", filepath.Join(d, "ab0"), "--", "-s", "intraprocess_reliable"}
+			}},
+		{"zenoh req --agg-window below a millisecond", `--agg-window 500µs: expected 0 (none) or 1ms to 1h`,
+			func(d string) []string {
+				return []string{"req", "--driver", "zenoh", "--endpoint", "tcp/127.0.0.1:1", "--name", "bic", "--out", filepath.Join(d, "zr"), "--agg-window", "500us"}
+			}},
+		{"zenoh qry serving a prefix the helper does not", `--serve-prefix "a/x": the zenoh helper serves mqgate/bench/query only`,
+			func(d string) []string {
+				return []string{"qry", "--driver", "zenoh", "--endpoint", "tcp/127.0.0.1:1", "--name", "bic", "--out", filepath.Join(d, "zq"), "--serve-prefix", "a/x", "--serve-prefix", "b/y"}
+			}},
+	} {
+		c := c
+		add("run", "flag value", c.name, regexp.QuoteMeta(c.where), func(t *testing.T, d string) []string { return c.args(d) })
+	}
+
 	// --- the roles' client takes the systems' flags, checked before it
 	// connects or writes -----------------------------------------------------
 	for _, c := range []struct {
