@@ -23,9 +23,12 @@ type Flag struct {
 	Secret bool
 	// Range, for a flag holding a number or a duration, is its valid
 	// range: run states it in --help and refuses a value outside it, or
-	// one that does not parse, before anything starts. The driver parses
-	// the value with the same bounds (Range.Contains).
+	// one that does not parse, before anything starts. The driver reads
+	// the value through ParseParams, which checks it the same way.
 	Range Range
+	// Boolean flags hold true or false (strconv.ParseBool), which
+	// ParseParams checks.
+	Boolean bool
 }
 
 // RangeKind is what a numeric Flag holds.
