@@ -266,7 +266,7 @@ func TestSecureUsesTLSPort(t *testing.T) {
 	}
 	o.Params[ParamTLSPort] = "https"
 	_, err = Transport{}.Dial(dialCtx(t), "mqtt://127.0.0.1:1883", o)
-	wantErr(t, err, ParamTLSPort+` "https": want a port number`)
+	wantErr(t, err, "--"+ParamTLSPort+` "https": expected a whole number, 1 to 65535`)
 }
 
 // TestSecureMaterialMissing: a CA file that does not exist is named.

@@ -46,7 +46,6 @@ const (
 // the keep alive in whole seconds and the in-flight window in packet
 // identifiers, 16-bit fields.
 var (
-	tlsPortRange     = driver.IntRange(1, 65535)
 	keepAliveRange   = driver.DurationRange(time.Second, 65535*time.Second)
 	maxInflightRange = driver.IntRange(1, 65535)
 )
@@ -136,7 +135,7 @@ func (Transport) Flags() []driver.Flag {
 	return []driver.Flag{
 		{Name: ParamURL, Default: DefaultURL, EnvVar: driver.URLEnv(Name),
 			Usage: "MQTT broker URL, mqtt://[USER:PASSWORD@]HOST:PORT, or mqtts:// for TLS (the _security sub-experiments use mqtts:// on --" + ParamTLSPort + " when it is mqtt://)"},
-		{Name: ParamTLSPort, Default: DefaultTLSPort, EnvVar: driver.EnvName(ParamTLSPort), Range: tlsPortRange,
+		{Name: ParamTLSPort, Default: DefaultTLSPort, EnvVar: driver.EnvName(ParamTLSPort), Range: driver.IntRange(1, 65535),
 			Usage: "port of the broker's TLS listener, used by the _security sub-experiments when the URL is mqtt://"},
 		{Name: ParamVersion, Default: DefaultVersion, EnvVar: driver.EnvName(ParamVersion),
 			Usage: "MQTT protocol version: 3.1.1 (client github.com/eclipse/paho.mqtt.golang) or 5 (github.com/eclipse/paho.golang)"},

@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
@@ -65,22 +66,21 @@ var errShared = fmt.Errorf("mqtt: shared subscriptions ($share/<group>/<topic>) 
 
 // newSettings checks addr and opts: every error names the setting.
 func newSettings(addr string, opts driver.Options) (*settings, error) {
-	p := func(k, def string) string {
-		if v, ok := opts.Params[k]; ok && v != "" {
-			return v
-		}
-		return def
+	ps, err := driver.ParseParams(Transport{}.Flags(), opts.Params)
+	if err != nil {
+		return nil, fmt.Errorf("mqtt: %w", err)
 	}
 	s := &settings{
 		topic:        topicOf(opts),
 		queueDepth:   opts.QueueDepth,
 		security:     opts.Security,
 		group:        opts.Group,
-		clientPrefix: p(ParamClientID, DefaultClientID),
-		versionTopic: DefaultVersionTopic,
-	}
-	if v, ok := opts.Params[ParamVersionTopic]; ok {
-		s.versionTopic = v // empty turns the question off
+		clientPrefix: cmp.Or(ps.String(ParamClientID), DefaultClientID),
+		versionTopic: ps.String(ParamVersionTopic), // empty turns the question off
+		// MQTT counts the keep alive in whole seconds: rounded up, within
+		// the flag's range, 1 to 65535.
+		keepAlive:   uint16((ps.Duration(ParamKeepAlive) + time.Second - 1) / time.Second),
+		maxInflight: ps.Int(ParamMaxInflight),
 	}
 	if s.queueDepth <= 0 {
 		s.queueDepth = DefaultQueueDepth
@@ -89,7 +89,7 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
 
-	switch v := p(ParamVersion, DefaultVersion); v {
+	switch v := cmp.Or(ps.String(ParamVersion), DefaultVersion); v {
 	case "3.1.1":
 		s.version = v311
 	case "5":
@@ -102,7 +102,7 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		return nil, errShared
 	}
 
-	switch q := p(ParamQoS, ""); q {
+	switch q := opts.Params[ParamQoS]; q {
 	case "":
 		if opts.Reliable {
 			s.qos = 1
@@ -113,24 +113,8 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		return nil, fmt.Errorf("mqtt: %s %q: want 0, 1 or 2", ParamQoS, q)
 	}
 
-	ka, err := time.ParseDuration(p(ParamKeepAlive, DefaultKeepAlive))
-	if err != nil {
-		return nil, fmt.Errorf("mqtt: %s: %w", ParamKeepAlive, err)
-	}
-	secs := (ka + time.Second - 1) / time.Second
-	if !keepAliveRange.Contains(int64(secs * time.Second)) {
-		return nil, fmt.Errorf("mqtt: %s %v: want 1s to 18h12m15s (MQTT counts it in seconds, 1 to 65535)", ParamKeepAlive, ka)
-	}
-	s.keepAlive = uint16(secs)
-
-	mi, err := strconv.Atoi(p(ParamMaxInflight, DefaultMaxInflight))
-	if err != nil || !maxInflightRange.Contains(int64(mi)) {
-		return nil, fmt.Errorf("mqtt: %s %q: want a number of messages from 1 to 65535", ParamMaxInflight, p(ParamMaxInflight, DefaultMaxInflight))
-	}
-	s.maxInflight = mi
-
 	if addr == "" {
-		addr = p(ParamURL, DefaultURL)
+		addr = cmp.Or(ps.String(ParamURL), DefaultURL)
 	}
 	s.raw = addr
 	if err := s.parseURL(addr); err != nil {
@@ -138,19 +122,15 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 	}
 	if opts.Security != nil && s.url.Scheme == "mqtt" {
 		// A secure link goes to the broker's TLS listener.
-		port, err := strconv.Atoi(p(ParamTLSPort, DefaultTLSPort))
-		if err != nil || !tlsPortRange.Contains(int64(port)) {
-			return nil, fmt.Errorf("mqtt: %s %q: want a port number", ParamTLSPort, p(ParamTLSPort, DefaultTLSPort))
-		}
 		s.url.Scheme = "mqtts"
-		s.url.Host = net.JoinHostPort(s.url.Hostname(), strconv.Itoa(port))
+		s.url.Host = net.JoinHostPort(s.url.Hostname(), strconv.Itoa(ps.Int(ParamTLSPort)))
 		s.raw = withSchemeHost(s.raw, "mqtts", s.url.Host)
 		s.redacted = driver.RedactURL(s.raw)
 	}
-	if u := p(ParamUsername, ""); u != "" && !s.hasUser {
+	if u := ps.String(ParamUsername); u != "" && !s.hasUser {
 		s.username, s.hasUser = u, true
 	}
-	if pw := p(ParamPassword, ""); pw != "" && !s.hasPassword {
+	if pw := ps.String(ParamPassword); pw != "" && !s.hasPassword {
 		s.password, s.hasPassword = pw, true
 	}
 	if s.hasPassword && !s.hasUser && s.version == v311 {
