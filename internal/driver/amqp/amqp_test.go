@@ -169,7 +169,7 @@ func TestBadSettings(t *testing.T) {
 		{FlagTLSPort, "70000"},
 	} {
 		_, err := parseSettings(opts(false, tc.flag, tc.value))
-		if err == nil || !strings.Contains(err.Error(), "--"+tc.flag) || !strings.Contains(err.Error(), strconv.Quote(tc.value)) {
+		if err == nil || !strings.Contains(err.Error(), "--"+tc.flag) || !strings.Contains(err.Error(), " "+tc.value) && !strings.Contains(err.Error(), strconv.Quote(tc.value)) {
 			t.Errorf("--%s %q: %v, want an error naming the flag and the value", tc.flag, tc.value, err)
 		}
 	}

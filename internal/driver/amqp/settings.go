@@ -42,10 +42,7 @@ const (
 // Valid ranges of the numeric flags (driver.Flag.Range). AMQP counts the
 // heartbeat in whole seconds, a 16-bit field.
 var (
-	tlsPortRange   = driver.IntRange(1, 65535)
-	prefetchRange  = driver.IntRange(0, 65535)
 	txSizeRange    = driver.IntRange(0, 1<<30) // producer and consumer transactions
-	frameMaxRange  = driver.IntRange(4096, 1<<31-1)
 	heartbeatRange = driver.DurationRange(time.Second, 65535*time.Second)
 )
 
@@ -79,11 +76,11 @@ func (Transport) Flags() []driver.Flag {
 	return []driver.Flag{
 		{Name: FlagURL, Default: DefaultURL, EnvVar: EnvURL, Secret: true,
 			Usage: "RabbitMQ broker URL, amqp://USER:PASSWORD@HOST:PORT/VHOST (the _security sub-experiments use amqps:// on --amqp-tls-port)"},
-		{Name: FlagTLSPort, Default: strconv.Itoa(DefaultTLSPort), Range: tlsPortRange,
+		{Name: FlagTLSPort, Default: strconv.Itoa(DefaultTLSPort), Range: driver.IntRange(1, 65535),
 			Usage: "port of the broker's TLS listener, used by the _security sub-experiments when the URL is amqp://"},
-		{Name: FlagMandatory, Default: "false",
+		{Name: FlagMandatory, Default: "false", Boolean: true,
 			Usage: "publish with the mandatory flag: unroutable messages come back (basic.return) and are counted; a returned ping stops a round trip at once, a returned message a one-way run (the error gives the count)"},
-		{Name: FlagPrefetch, Default: "0", Range: prefetchRange,
+		{Name: FlagPrefetch, Default: "0", Range: driver.IntRange(0, 65535),
 			Usage: "consumer prefetch (basic.qos) of acknowledging consumers (--amqp-auto-ack); 0 means no limit; auto-ack consumers ignore it"},
 		{Name: FlagTxSize, Default: "0", Range: txSizeRange, Aliases: []string{"amqp-producer-tx-size"},
 			Usage: "messages per producer transaction: publish in AMQP transactions of this many messages (tx.select, tx.commit) instead of publisher confirms; 0 means no transactions; round trips need 1 (one message in flight); one-way modes commit an open transaction before waiting for deliveries"},
@@ -93,7 +90,7 @@ func (Transport) Flags() []driver.Flag {
 			Usage: "consumers in auto-ack mode (the broker forgets a message once sent) or acknowledging each delivery (basic.ack): auto (auto-ack for best-effort sub-experiments, manual acks for reliable ones), true or false"},
 		{Name: FlagPersistent, Default: valueAuto,
 			Usage: "publish persistent messages (delivery mode 2) or transient ones (delivery mode 1): auto (persistent for reliable sub-experiments), true or false; --amqp-durable auto follows it"},
-		{Name: FlagImmediate, Default: "false",
+		{Name: FlagImmediate, Default: "false", Boolean: true,
 			Usage: "publish with the immediate flag: true is refused, RabbitMQ removed immediate in 3.0 (the broker closes the connection, 540 NOT_IMPLEMENTED); false is recorded"},
 		{Name: FlagQueue, Default: queueTopic,
 			Usage: "queue of one-way subscribers: topic (the queue is named after the topic) or server (as the RabbitMQ throughput method: exclusive, auto-delete, named by the broker amq.gen-…, no binding but the implicit one of its name; the publisher in this process routes to it by name; not for competing consumers); a round trip's measuring end always consumes from a queue named by the broker"},
@@ -101,7 +98,7 @@ func (Transport) Flags() []driver.Flag {
 			Usage: "publish to this existing exchange (e.g. amq.direct) instead of the default exchange; queues are bound to it"},
 		{Name: FlagDurable, Default: valueAuto,
 			Usage: "declare durable queues: auto (durable when messages are persistent, so that they reach disk), true or false"},
-		{Name: FlagFrameMax, Default: strconv.Itoa(DefaultFrameMax), Range: frameMaxRange,
+		{Name: FlagFrameMax, Default: strconv.Itoa(DefaultFrameMax), Range: driver.IntRange(4096, 1<<31-1),
 			Usage: "largest AMQP frame the client proposes, in bytes (the broker may lower it); larger messages travel as several body frames"},
 		{Name: FlagHeartbeat, Default: DefaultHeartbeat.String(), Range: heartbeatRange,
 			Usage: "AMQP heartbeat interval the client proposes (whole seconds; the broker may lower it; ?heartbeat=0 in the URL turns heartbeats off)"},
@@ -130,53 +127,41 @@ type settings struct {
 	topic          string // names the connections, for operators
 }
 
-// parseSettings reads opts.Params, naming the flag of a bad value.
+// parseSettings reads opts.Params against the flags (driver.ParseParams),
+// naming the flag of a bad value.
 func parseSettings(opts driver.Options) (*settings, error) {
-	s := &settings{
-		reliable:  opts.Reliable,
-		group:     opts.Group,
-		security:  opts.Security,
-		tlsPort:   DefaultTLSPort,
-		frameMax:  DefaultFrameMax,
-		heartbeat: DefaultHeartbeat,
-		maxSize:   opts.LargestMessageOrDefault(),
-		topic:     opts.Topic,
-	}
-	p := opts.Params
-	var err error
-	if s.tlsPort, err = intParam(p, FlagTLSPort, DefaultTLSPort, tlsPortRange); err != nil {
-		return nil, err
-	}
-	if s.mandatory, err = boolParam(p, FlagMandatory); err != nil {
-		return nil, err
-	}
-	if s.prefetch, err = intParam(p, FlagPrefetch, 0, prefetchRange); err != nil {
-		return nil, err
-	}
-	if s.txSize, err = intParam(p, FlagTxSize, 0, txSizeRange); err != nil {
-		return nil, err
-	}
-	if s.consumerTxSize, err = intParam(p, FlagConsumerTxSize, 0, txSizeRange); err != nil {
-		return nil, err
-	}
-	s.exchange = strings.TrimSpace(p[FlagExchange])
-	if s.autoAck, err = autoParam(p, FlagAutoAck, !opts.Reliable); err != nil {
-		return nil, err
-	}
-	if s.persistent, err = autoParam(p, FlagPersistent, opts.Reliable); err != nil {
-		return nil, err
-	}
-	if s.durable, err = autoParam(p, FlagDurable, s.persistent); err != nil {
-		return nil, err
-	}
-	immediate, err := boolParam(p, FlagImmediate)
+	ps, err := driver.ParseParams(Transport{}.Flags(), opts.Params)
 	if err != nil {
+		return nil, fmt.Errorf("amqp: %w", err)
+	}
+	s := &settings{
+		reliable:       opts.Reliable,
+		group:          opts.Group,
+		security:       opts.Security,
+		tlsPort:        ps.Int(FlagTLSPort),
+		mandatory:      ps.Bool(FlagMandatory),
+		prefetch:       ps.Int(FlagPrefetch),
+		txSize:         ps.Int(FlagTxSize),
+		consumerTxSize: ps.Int(FlagConsumerTxSize),
+		exchange:       strings.TrimSpace(ps.String(FlagExchange)),
+		frameMax:       ps.Int(FlagFrameMax),
+		heartbeat:      ps.Duration(FlagHeartbeat),
+		maxSize:        opts.LargestMessageOrDefault(),
+		topic:          opts.Topic,
+	}
+	if s.autoAck, err = autoParam(ps, FlagAutoAck, !opts.Reliable); err != nil {
 		return nil, err
 	}
-	if immediate {
+	if s.persistent, err = autoParam(ps, FlagPersistent, opts.Reliable); err != nil {
+		return nil, err
+	}
+	if s.durable, err = autoParam(ps, FlagDurable, s.persistent); err != nil {
+		return nil, err
+	}
+	if ps.Bool(FlagImmediate) {
 		return nil, errImmediate
 	}
-	switch v := strings.TrimSpace(p[FlagQueue]); v {
+	switch v := strings.TrimSpace(ps.String(FlagQueue)); v {
 	case "", queueTopic:
 	case queueServer:
 		s.serverNamed = true
@@ -189,38 +174,15 @@ func parseSettings(opts driver.Options) (*settings, error) {
 	case s.consumerTxSize > 0 && s.prefetch > 0 && s.consumerTxSize > s.prefetch:
 		return nil, fmt.Errorf("amqp: --%s %d exceeds --%s %d: the broker would stop delivering before a transaction of acknowledgements is full", FlagConsumerTxSize, s.consumerTxSize, FlagPrefetch, s.prefetch)
 	}
-	if s.frameMax, err = intParam(p, FlagFrameMax, DefaultFrameMax, frameMaxRange); err != nil {
-		return nil, err
-	}
-	if v := strings.TrimSpace(p[FlagHeartbeat]); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || !heartbeatRange.Contains(int64(d)) {
-			return nil, fmt.Errorf("amqp: --%s %q: expected a duration from %v to %v, such as 10s", FlagHeartbeat, v,
-				time.Duration(heartbeatRange.Min), time.Duration(heartbeatRange.Max))
-		}
-		s.heartbeat = d
-	}
 	if s.maxSize > DefaultMaxMessageSize {
 		return nil, fmt.Errorf("amqp: messages of %d bytes exceed RabbitMQ's default max_message_size of %d bytes", s.maxSize, DefaultMaxMessageSize)
 	}
 	return s, nil
 }
 
-func intParam(p map[string]string, name string, def int, r driver.Range) (int, error) {
-	v := strings.TrimSpace(p[name])
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || !r.Contains(int64(n)) {
-		return 0, fmt.Errorf("amqp: --%s %q: expected a whole number from %d to %d", name, v, r.Min, r.Max)
-	}
-	return n, nil
-}
-
 // autoParam reads a flag of auto, true or false; auto is def.
-func autoParam(p map[string]string, name string, def bool) (bool, error) {
-	switch v := strings.TrimSpace(p[name]); v {
+func autoParam(ps driver.Params, name string, def bool) (bool, error) {
+	switch v := strings.TrimSpace(ps.String(name)); v {
 	case "", valueAuto:
 		return def, nil
 	case valueTrue, valueFalse:
@@ -228,18 +190,6 @@ func autoParam(p map[string]string, name string, def bool) (bool, error) {
 	default:
 		return false, fmt.Errorf("amqp: --%s %q: expected auto, true or false", name, v)
 	}
-}
-
-func boolParam(p map[string]string, name string) (bool, error) {
-	v := strings.TrimSpace(p[name])
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("amqp: --%s %q: expected true or false", name, v)
-	}
-	return b, nil
 }
 
 // deliveryMode is what messages are published with: persistent (2) or
