@@ -37,9 +37,6 @@ const (
 	versionTimeout = 5 * time.Second
 )
 
-// timeoutRange is the valid range of --external-timeout.
-var timeoutRange = driver.DurationRange(time.Millisecond, 7*24*time.Hour)
-
 // NoVersion as --external-version-command skips the version query.
 const NoVersion = "none"
 
@@ -69,7 +66,7 @@ func (Transport) Flags() []driver.Flag {
 			" (Fast DDS LatencyTest raw CSV, sockperf --full-log, zenoh z_ping lines, one latency per line)"},
 		{Name: FlagUnit, Default: "us", Usage: "--external-format lines: the unit of the values, " + strings.Join(extformat.Units, ", ")},
 		{Name: FlagLatency, Default: meta.LatencyRTT, Usage: "--external-format lines: what the values are, rtt, half-rtt or one-way"},
-		{Name: FlagTimeout, Default: DefaultTimeout.String(), Range: timeoutRange, Usage: "stop the program (its whole process group) when one start of it runs longer; what it wrote is kept and the run is marked incomplete"},
+		{Name: FlagTimeout, Default: DefaultTimeout.String(), Range: driver.DurationRange(time.Millisecond, 7*24*time.Hour), Usage: "stop the program (its whole process group) when one start of it runs longer; what it wrote is kept and the run is marked incomplete"},
 		{Name: FlagVersionCommand, Usage: "command printing the program's version for meta.json (default: the program with --version; its first line is kept); none skips it"},
 	}
 }
@@ -85,6 +82,15 @@ type config struct {
 // parseConfig reads and checks the flag values. It reports ok false when no
 // command is set (the driver is not used).
 func parseConfig(value func(string) string) (c config, ok bool, err error) {
+	given := map[string]string{}
+	for _, f := range (Transport{}).Flags() {
+		given[f.Name] = value(f.Name)
+	}
+	ps, err := driver.ParseParams(Transport{}.Flags(), given)
+	if err != nil {
+		return c, false, err
+	}
+	c.timeout = ps.Duration(FlagTimeout)
 	cmd := value(FlagCommand)
 	if strings.TrimSpace(cmd) == "" {
 		for _, f := range []string{FlagName, FlagFormat} {
@@ -118,10 +124,6 @@ func parseConfig(value func(string) string) (c config, ok bool, err error) {
 			flag = FlagLatency
 		}
 		return c, false, fmt.Errorf("--%s: %v", flag, err)
-	}
-	if c.timeout, err = time.ParseDuration(value(FlagTimeout)); err != nil || !timeoutRange.Contains(int64(c.timeout)) {
-		return c, false, fmt.Errorf("--%s %q: expected a duration from %v to %v, such as 90s or 10m", FlagTimeout, value(FlagTimeout),
-			time.Duration(timeoutRange.Min), time.Duration(timeoutRange.Max))
 	}
 	switch v := strings.TrimSpace(value(FlagVersionCommand)); v {
 	case NoVersion:
