@@ -79,9 +79,11 @@
 //     refused up front, naming the limit.
 //   - FlagOwner: its own settings as plain Flags; run adds each to `run`
 //     and `run echo` with an environment variable (Flag.EnvVar, else
-//     EnvName) and passes the values in Options.Params. A broker declares
-//     its URL flag, URLFlag(name) with URLEnv(name). Secret values are
-//     never written to meta.json.
+//     EnvName) and passes the values in Options.Params, which the driver
+//     reads through ParseParams alone: defaults, Flag.Range and Boolean
+//     flags checked there, in run's words. A broker declares its URL flag,
+//     URLFlag(name) with URLEnv(name). Secret values are never written to
+//     meta.json.
 //   - ScenarioDefiner: its sub-experiments are named by the user, by its
 //     flags (an external program, a relay adapter), rather than
 //     registered.

@@ -58,9 +58,6 @@ func DurationRange(lo, hi time.Duration) Range {
 	return Range{Kind: DurationValue, Min: int64(lo), Max: int64(hi)}
 }
 
-// Contains reports whether n (ns for a duration) is in r.
-func (r Range) Contains(n int64) bool { return n >= r.Min && n <= r.Max }
-
 // FlagOwner is implemented by transports with settings of their own.
 type FlagOwner interface {
 	Flags() []Flag
