@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,10 +34,7 @@ func ParseParams(flags []Flag, values map[string]string) (Params, error) {
 		if f.Range.Kind == NotNumeric && !f.Boolean {
 			continue
 		}
-		if strings.TrimSpace(v) == "" {
-			v = f.Default
-		}
-		n, err := f.parse(v)
+		n, err := f.parse(cmp.Or(strings.TrimSpace(v), f.Default))
 		if err != nil {
 			return Params{}, err
 		}
@@ -88,7 +86,7 @@ func (r Range) Flagrange() (flagrange.Range, bool) {
 // duration within f.Range (flagrange.Range.Parse, the command line's check).
 func (f Flag) parse(s string) (float64, error) {
 	if f.Boolean {
-		b, err := strconv.ParseBool(strings.TrimSpace(s))
+		b, err := strconv.ParseBool(s)
 		if err != nil {
 			return 0, exit.Usagef("--%s %q: expected true or false", f.Name, s)
 		}
