@@ -42,14 +42,6 @@ const (
 	DefaultTopic = "mqgate"
 )
 
-// Valid ranges of the numeric settings (driver.Flag.Range): MQTT counts
-// the keep alive in whole seconds and the in-flight window in packet
-// identifiers, 16-bit fields.
-var (
-	keepAliveRange   = driver.DurationRange(time.Second, 65535*time.Second)
-	maxInflightRange = driver.IntRange(1, 65535)
-)
-
 // Topic suffixes of a round trip: the pinger publishes to <topic>/ping,
 // the echoer republishes to <topic>/pong.
 const (
@@ -143,9 +135,9 @@ func (Transport) Flags() []driver.Flag {
 		{Name: ParamPassword, EnvVar: driver.EnvName(ParamPassword), Usage: "MQTT password, when the URL has none", Secret: true},
 		{Name: ParamClientID, Default: DefaultClientID, EnvVar: driver.EnvName(ParamClientID),
 			Usage: "MQTT client identifiers are <prefix>-<role>-<random>"},
-		{Name: ParamKeepAlive, Default: DefaultKeepAlive, EnvVar: driver.EnvName(ParamKeepAlive), Range: keepAliveRange,
+		{Name: ParamKeepAlive, Default: DefaultKeepAlive, EnvVar: driver.EnvName(ParamKeepAlive), Range: driver.DurationRange(time.Second, 65535*time.Second), // whole seconds, a 16-bit field
 			Usage: "MQTT keep alive (whole seconds, rounded up); a broker that stops answering is detected within about twice it"},
-		{Name: ParamMaxInflight, Default: DefaultMaxInflight, EnvVar: driver.EnvName(ParamMaxInflight), Range: maxInflightRange,
+		{Name: ParamMaxInflight, Default: DefaultMaxInflight, EnvVar: driver.EnvName(ParamMaxInflight), Range: driver.IntRange(1, 65535), // packet identifiers, 16-bit
 			Usage: "MQTT 3.1.1 publishers: most QoS 1 and 2 messages awaiting acknowledgement (MQTT 5 uses the broker's Receive Maximum); Mosquitto drops QoS 2 messages beyond its max_inflight_messages, 20 by default"},
 		{Name: ParamVersionTopic, Default: DefaultVersionTopic, EnvVar: driver.EnvName(ParamVersionTopic),
 			Usage: "retained topic holding the broker's version, read once for meta.json (empty: do not ask)"},
