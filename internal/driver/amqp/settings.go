@@ -39,13 +39,6 @@ const (
 	EnvURL = "MQGATE_AMQP_URL"
 )
 
-// Valid ranges of the numeric flags (driver.Flag.Range). AMQP counts the
-// heartbeat in whole seconds, a 16-bit field.
-var (
-	txSizeRange    = driver.IntRange(0, 1<<30) // producer and consumer transactions
-	heartbeatRange = driver.DurationRange(time.Second, 65535*time.Second)
-)
-
 // DefaultMaxMessageSize is the largest message RabbitMQ accepts by default
 // (max_message_size, 128 MiB since RabbitMQ 3.8); larger publishes close the
 // channel with PRECONDITION_FAILED. A message larger than a frame is sent
@@ -82,9 +75,9 @@ func (Transport) Flags() []driver.Flag {
 			Usage: "publish with the mandatory flag: unroutable messages come back (basic.return) and are counted; a returned ping stops a round trip at once, a returned message a one-way run (the error gives the count)"},
 		{Name: FlagPrefetch, Default: "0", Range: driver.IntRange(0, 65535),
 			Usage: "consumer prefetch (basic.qos) of acknowledging consumers (--amqp-auto-ack); 0 means no limit; auto-ack consumers ignore it"},
-		{Name: FlagTxSize, Default: "0", Range: txSizeRange, Aliases: []string{"amqp-producer-tx-size"},
+		{Name: FlagTxSize, Default: "0", Range: driver.IntRange(0, 1<<30), Aliases: []string{"amqp-producer-tx-size"},
 			Usage: "messages per producer transaction: publish in AMQP transactions of this many messages (tx.select, tx.commit) instead of publisher confirms; 0 means no transactions; round trips need 1 (one message in flight); one-way modes commit an open transaction before waiting for deliveries"},
-		{Name: FlagConsumerTxSize, Default: "0", Range: txSizeRange,
+		{Name: FlagConsumerTxSize, Default: "0", Range: driver.IntRange(0, 1<<30),
 			Usage: "messages per consumer transaction: acknowledge deliveries in AMQP transactions of this many (tx.select on the consuming channel, tx.commit after N basic.ack); needs manual acks (--amqp-auto-ack=false or a reliable sub-experiment) and no smaller --amqp-prefetch; 0 means none"},
 		{Name: FlagAutoAck, Default: valueAuto,
 			Usage: "consumers in auto-ack mode (the broker forgets a message once sent) or acknowledging each delivery (basic.ack): auto (auto-ack for best-effort sub-experiments, manual acks for reliable ones), true or false"},
@@ -100,7 +93,7 @@ func (Transport) Flags() []driver.Flag {
 			Usage: "declare durable queues: auto (durable when messages are persistent, so that they reach disk), true or false"},
 		{Name: FlagFrameMax, Default: strconv.Itoa(DefaultFrameMax), Range: driver.IntRange(4096, 1<<31-1),
 			Usage: "largest AMQP frame the client proposes, in bytes (the broker may lower it); larger messages travel as several body frames"},
-		{Name: FlagHeartbeat, Default: DefaultHeartbeat.String(), Range: heartbeatRange,
+		{Name: FlagHeartbeat, Default: DefaultHeartbeat.String(), Range: driver.DurationRange(time.Second, 65535*time.Second), // whole seconds, a 16-bit field
 			Usage: "AMQP heartbeat interval the client proposes (whole seconds; the broker may lower it; ?heartbeat=0 in the URL turns heartbeats off)"},
 	}
 }
