@@ -219,7 +219,7 @@ func TestRoleClientRefusals(t *testing.T) {
 		{[]string{"sub", "--amqp-prefetch", "5"}, "--amqp-prefetch is a setting of --driver amqp, not of --driver nats"},
 		{[]string{"sub", "--cert", "c.pem", "--key", "k.pem"}, "which needs --ca"},
 		{[]string{"sub", "--ca", filepath.Join(out, "missing.pem")}, "--ca " + filepath.Join(out, "missing.pem")},
-		{[]string{"pub", "--driver", "amqp", "--amqp-prefetch", "many"}, `amqp: --amqp-prefetch "many": expected a whole number from 0 to 65535`},
+		{[]string{"pub", "--driver", "amqp", "--amqp-prefetch", "many"}, `amqp: --amqp-prefetch "many": expected a whole number, 0 to 65535`},
 		{[]string{"pub", "--driver", "mqtt", "--mqtt-version", "3.1.1", "--target", "mqtt://127.0.0.1:1"}, "the roles use MQTT 5"},
 	} {
 		code, stderr := runApp(context.Background(), t, nil, append(c.args, "--out", out, "--timeout", "1s")...)
