@@ -831,7 +831,7 @@ func catalogue(bins map[string]string) []catalogueTrial {
 		args        []string
 	}{
 		{"another system's flag", `--amqp-prefetch is a setting of --driver amqp, not of --driver nats`, []string{"sub", "--amqp-prefetch", "5"}},
-		{"a driver flag's value", `amqp: --amqp-prefetch "many": expected a whole number from 0 to 65535`, []string{"pub", "--driver", "amqp", "--amqp-prefetch", "many"}},
+		{"a driver flag's value", `amqp: --amqp-prefetch "many": expected a whole number, 0 to 65535`, []string{"pub", "--driver", "amqp", "--amqp-prefetch", "many"}},
 		{"a certificate without --ca", `which needs --ca`, []string{"sub", "--cert", "c.pem", "--key", "k.pem"}},
 	} {
 		c := c
