@@ -422,27 +422,17 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		expIndex[e.Name] = i
 	}
 	pooled := h.pooledTrendPhi(opt, n)
-	for _, s := range h.SubExperiments {
-		metrics := opt.Metrics
-		if s.Throughput || s.Burst {
-			// Throughput and burst series are always judged.
-			metrics = s.Mags()
+	h.eachJudged(opt, func(s *SubExperiment, mag string, m, p int) {
+		sc := s.Changes[m][p]
+		if sc.Reason != "" {
+			g.Short++
+			return
 		}
-		for _, mag := range metrics {
-			m := slices.Index(s.Mags(), mag)
-			for p, b := range s.Payloads {
-				sc := s.Changes[m][p]
-				if sc.Reason != "" {
-					g.Short++
-					continue
-				}
-				gs := GateSeries{Type: s.Type, Payload: b, Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
-					Autocorrelation: sc.Autocorrelation}
-				opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex, pooled[mag])
-				g.Series = append(g.Series, gs)
-			}
-		}
-	}
+		gs := GateSeries{Type: s.Type, Payload: s.Payloads[p], Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
+			Autocorrelation: sc.Autocorrelation}
+		opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex, pooled[mag])
+		g.Series = append(g.Series, gs)
+	})
 	S := len(g.Series)
 	weight := 1.0
 	for _, gs := range g.Series {
@@ -883,6 +873,34 @@ func addBefore(a *changepoint.Lag1, sc SeriesChanges, x []float64, from int) int
 // than trendPhiValues values.
 func (h *History) pooledTrendPhi(opt GateOptions, n int) map[string]float64 {
 	lags, counts := map[string]*changepoint.Lag1{}, map[string]int{}
+	h.eachJudged(opt, func(s *SubExperiment, mag string, m, p int) {
+		sc := s.Changes[m][p]
+		if sc.Reason != "" {
+			return
+		}
+		win := sc.From
+		if opt.Window > 0 {
+			win = max(win, n-opt.Window)
+		}
+		if lags[mag] == nil {
+			lags[mag] = &changepoint.Lag1{}
+		}
+		counts[mag] += addBefore(lags[mag], sc, s.Values[m][p], win)
+	})
+	out := map[string]float64{}
+	for mag, a := range lags {
+		if counts[mag] >= trendPhiValues {
+			out[mag] = a.Upper(trendPhiRaise)
+		}
+	}
+	return out
+}
+
+// eachJudged calls f for every series the gate judges, in order: each
+// sub-experiment's magnitudes of opt.Metrics (every magnitude of a
+// throughput or burst sub-experiment, which are always judged), payload
+// by payload; m and p index s.Changes and s.Values.
+func (h *History) eachJudged(opt GateOptions, f func(s *SubExperiment, mag string, m, p int)) {
 	for _, s := range h.SubExperiments {
 		metrics := opt.Metrics
 		if s.Throughput || s.Burst {
@@ -891,28 +909,10 @@ func (h *History) pooledTrendPhi(opt GateOptions, n int) map[string]float64 {
 		for _, mag := range metrics {
 			m := slices.Index(s.Mags(), mag)
 			for p := range s.Payloads {
-				sc := s.Changes[m][p]
-				if sc.Reason != "" {
-					continue
-				}
-				win := sc.From
-				if opt.Window > 0 {
-					win = max(win, n-opt.Window)
-				}
-				if lags[mag] == nil {
-					lags[mag] = &changepoint.Lag1{}
-				}
-				counts[mag] += addBefore(lags[mag], sc, s.Values[m][p], win)
+				f(s, mag, m, p)
 			}
 		}
 	}
-	out := map[string]float64{}
-	for mag, a := range lags {
-		if counts[mag] >= trendPhiValues {
-			out[mag] = a.Upper(trendPhiRaise)
-		}
-	}
-	return out
 }
 
 // decisive sets the series' P (Bonferroni over its tests) and, for a
