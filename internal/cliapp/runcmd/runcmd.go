@@ -237,25 +237,13 @@ func driverFlags() []cli.Flag {
 			}
 			sf := &cli.StringFlag{Name: f.Name, Aliases: f.Aliases, Value: f.Default, Usage: usage,
 				EnvVars: []string{session.FlagEnv(f)}, Category: "transport " + n}
-			if r, ok := driverRange(f.Range); ok {
+			if r, ok := f.Range.Flagrange(); ok {
 				cliapp.Ranged(sf, r)
 			}
 			out = append(out, sf)
 		}
 	}
 	return out
-}
-
-// driverRange is the flagrange form of a driver flag's range; false for a
-// text flag.
-func driverRange(r driver.Range) (flagrange.Range, bool) {
-	switch r.Kind {
-	case driver.WholeNumber:
-		return flagrange.Int(r.Min, r.Max), true
-	case driver.DurationValue:
-		return flagrange.Duration(time.Duration(r.Min), time.Duration(r.Max)), true
-	}
-	return flagrange.Range{}, false
 }
 
 // driverParams collects the values of the drivers' flags.
