@@ -815,6 +815,18 @@ func catalogue(bins map[string]string) []catalogueTrial {
 			func(d string) []string {
 				return []string{"req", "--driver", "zenoh", "--endpoint", "tcp/127.0.0.1:1", "--name", "bic", "--out", filepath.Join(d, "zr"), "--agg-window", "500us"}
 			}},
+		{"a role's driver setting out of range", `nats: --nats-replicas 9: expected 1 to 5`,
+			func(d string) []string {
+				return []string{"pub", "--driver", "nats", "--nats-replicas", "9", "--out", filepath.Join(d, "rn"), "--timeout", "1s"}
+			}},
+		{"a role's keep alive under a second", `mqtt: --mqtt-keepalive 500ms: expected 1s to 18h12m15s`,
+			func(d string) []string {
+				return []string{"sub", "--driver", "mqtt", "--mqtt-keepalive", "500ms", "--out", filepath.Join(d, "rm"), "--timeout", "1s"}
+			}},
+		{"a role's true-or-false setting neither", `amqp: --amqp-mandatory "maybe": expected true or false`,
+			func(d string) []string {
+				return []string{"pub", "--driver", "amqp", "--amqp-mandatory", "maybe", "--out", filepath.Join(d, "ra"), "--timeout", "1s"}
+			}},
 		{"zenoh qry serving a prefix the helper does not", `--serve-prefix "a/x": the zenoh helper serves mqgate/bench/query only`,
 			func(d string) []string {
 				return []string{"qry", "--driver", "zenoh", "--endpoint", "tcp/127.0.0.1:1", "--name", "bic", "--out", filepath.Join(d, "zq"), "--serve-prefix", "a/x", "--serve-prefix", "b/y"}
