@@ -100,7 +100,7 @@ func Analyze(checks []Check, d Design, cfg Config) (Analysis, error) {
 	}
 	k := len(checks)
 	failTail := cfg.Tail / float64(k)
-	minPairs := max(MinPairs(failTail), MinPairs(cfg.Tail))
+	minPairs := MinUnits(cfg.Tail, k)
 	view := func(d [][]float64) [][]float64 { return d }
 	if cfg.Clipped {
 		view = func(d [][]float64) [][]float64 { return clippedView(d, cfg.Margins) }

@@ -56,6 +56,13 @@ func MinPairs(alpha float64) int {
 	return n
 }
 
+// MinUnits is the fewest units with which Analyze can decide a family of
+// k checks at tail: a FAIL is tested at tail/k per check (Bonferroni), a
+// PASS at tail (intersection–union).
+func MinUnits(tail float64, k int) int {
+	return max(MinPairs(tail/float64(k)), MinPairs(tail))
+}
+
 // signBounds returns the sign test's bounds on the median of x: low, the
 // cFail-th largest value (−Inf when cFail > len(x)), below which every
 // median is rejected by the fail-side test; high, the cPass-th smallest

@@ -528,7 +528,7 @@ func (g *Gate) heldDecision(n int) Decision {
 	// analysis's own test of the blocks then says whether they are
 	// independent enough, and refuses when they are not, where a block
 	// fixed too large for the budget refused whatever the pairs did.
-	least := max(paired.MinPairs(tail/k), paired.MinPairs(tail))
+	least := paired.MinUnits(tail, len(g.specs))
 	b := paired.BlockFor(g.dep.R)
 	for b > 1 && n/b < least {
 		b /= 2
