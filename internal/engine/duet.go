@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,12 @@ type Duet struct {
 	// Block is the round trips of one block; Pairs the block pairs of
 	// each sub-experiment and payload in a round.
 	Block, Pairs int
+	// Shapes, when given, holds each sub-experiment's own block and block
+	// pairs (by index), in place of Block and Pairs: the block that
+	// cancels most of the machine's drift is measured in round trips
+	// where a round trip is long, and is longer where a round trip costs
+	// less than a switch between the two sides.
+	Shapes []DuetShape
 	// Rounds is the most rounds.
 	Rounds int
 	// Seed seeds the coin that orders the openings and the block pairs.
@@ -70,9 +77,14 @@ type DuetUnit struct {
 	CPU *DuetCPU
 }
 
-// DuetCPU is the on-CPU time of each side's echo process, read right
-// before and right after each of the side's measured blocks (not its
-// start-up nor the warm-up), and the round trips those blocks completed.
+// DuetShape is one sub-experiment's blocks in a round: Pairs block pairs
+// of Block round trips per payload.
+type DuetShape struct{ Block, Pairs int }
+
+// DuetCPU is the on-CPU time of each side's echo process over a payload's
+// measured block pairs (read right before the first and right after the
+// last: not its start-up nor the warm-up), and the round trips its blocks
+// completed.
 type DuetCPU struct {
 	A, B                 time.Duration
 	AMessages, BMessages int
@@ -107,26 +119,31 @@ type duetLink struct {
 // so far and their meta.json are written.
 func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 	cfg := d.Config.WithDefaults()
-	cfg.Samples = d.Block
+	cfg.Samples = max(d.Block, 1) // each block sets its own
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	if _, ok := cfg.Workload.(RoundTrip); !ok {
 		return errors.New("a duet measures round trips")
 	}
-	if d.Block < 1 || d.Pairs < 1 || d.Rounds < 1 {
-		return fmt.Errorf("a duet needs blocks of at least one round trip, a block pair per round and a round (block %d, pairs %d, rounds %d)", d.Block, d.Pairs, d.Rounds)
-	}
 	if len(subsA) != len(subsB) {
 		return fmt.Errorf("the sides measure %d and %d sub-experiments", len(subsA), len(subsB))
+	}
+	if d.Shapes != nil && len(d.Shapes) != len(subsA) {
+		return fmt.Errorf("a duet of %d sub-experiments given the blocks of %d", len(subsA), len(d.Shapes))
+	}
+	for i := range subsA {
+		if sh := d.shape(i); sh.Block < 1 || sh.Pairs < 1 || d.Rounds < 1 {
+			return fmt.Errorf("a duet needs blocks of at least one round trip, a block pair per round and a round (%s: block %d, pairs %d, rounds %d)", subsA[i].Type, sh.Block, sh.Pairs, d.Rounds)
+		}
 	}
 	for i := range subsA {
 		if subsA[i].Type != subsB[i].Type {
 			return fmt.Errorf("sub-experiment %d is %s on one side and %s on the other", i+1, subsA[i].Type, subsB[i].Type)
 		}
 	}
-	mode := fmt.Sprintf("round-trip closed-loop, interleaved: rounds of %d block pairs of %d round trips alternating between this side and %%s, "+
-		"both sides' links opened afresh each round, the order of each opening and block pair drawn from seed %d", d.Pairs, d.Block, d.Seed)
+	mode := fmt.Sprintf("round-trip closed-loop, interleaved: rounds of %s alternating between this side and %%s, "+
+		"both sides' links opened afresh each round, the order of each opening and block pair drawn from seed %d", d.shapesText(subsA), d.Seed)
 	sides := []*duetSide{{r: d.A, subs: subsA}, {r: d.B, subs: subsB}}
 	for i, s := range sides {
 		other := sides[1-i].r.Dir
@@ -287,11 +304,15 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 	}
 	units := make([]DuetUnit, 0, n*len(cfg.Payloads))
 	for i := range n {
+		shape := d.shape(i)
+		blk := block
+		blk.Samples = shape.Block
 		for j, p := range cfg.Payloads {
 			u := DuetUnit{Type: sides[0].subs[i].Type, Payload: p}
 			var cpu cpuTally
 			cpu.ok = open[i][0].link.CPU != nil && open[i][1].link.CPU != nil
-			for range d.Pairs {
+			cpu.start(open[i][0].link, open[i][1].link)
+			for range shape.Pairs {
 				order := []int{0, 1}
 				if coin.IntN(2) == 0 {
 					u.AFirst++
@@ -300,9 +321,7 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 				}
 				for _, k := range order {
 					var res driver.PayloadResult
-					before := cpu.read(open[i][k].link)
-					err := measure(k, i, j, block, &res)
-					cpu.add(k, before, cpu.read(open[i][k].link), len(res.Nanos))
+					err := measure(k, i, j, blk, &res)
 					sides[k].add(i, j, res)
 					if err != nil {
 						return nil, err
@@ -314,6 +333,7 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 					}
 				}
 			}
+			cpu.end(open[i][0].link, open[i][1].link, len(u.A), len(u.B))
 			if cpu.ok {
 				u.CPU = &cpu.DuetCPU
 			}
@@ -323,12 +343,62 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 	return units, nil
 }
 
-// cpuTally sums the echo processes' CPU time over a payload's blocks;
-// ok turns false at the first reading that fails or runs backwards (a
-// thread of the echo exited, taking its time out of the sum).
+// shape is sub-experiment i's block and block pairs: Shapes[i] when
+// given, else Block and Pairs.
+func (d *Duet) shape(i int) DuetShape {
+	if i < len(d.Shapes) {
+		return d.Shapes[i]
+	}
+	return DuetShape{Block: d.Block, Pairs: d.Pairs}
+}
+
+// shapesText says the blocks of a round (ShapesText).
+func (d *Duet) shapesText(subs []Sub) string {
+	shapes := make([]DuetShape, len(subs))
+	for i := range subs {
+		shapes[i] = d.shape(i)
+	}
+	return ShapesText(subs, shapes)
+}
+
+// ShapesText says the blocks of a round of subs, shapes[i] being sub i's:
+// "5 block pairs of 100 round trips", or per sub-experiment when they
+// differ ("5 block pairs of 100 round trips (intraprocess_reliable), 250
+// block pairs of 2 round trips (interprocess_reliable_tcp)").
+func ShapesText(subs []Sub, shapes []DuetShape) string {
+	text := func(sh DuetShape) string {
+		pairs := fmt.Sprintf("%d block pairs", sh.Pairs)
+		if sh.Pairs == 1 {
+			pairs = "1 block pair"
+		}
+		return fmt.Sprintf("%s of %d round trips", pairs, sh.Block)
+	}
+	same := true
+	for _, sh := range shapes {
+		same = same && sh == shapes[0]
+	}
+	if same && len(shapes) > 0 {
+		return text(shapes[0])
+	}
+	parts := make([]string, len(subs))
+	for i, sub := range subs {
+		parts[i] = fmt.Sprintf("%s (%s)", text(shapes[i]), sub.Type)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cpuTally reads the two echo processes' CPU time over a payload's block
+// pairs: once before the first block and once after the last, so that a
+// reading (tens of microseconds of /proc, longer than a block of a few
+// round trips) weighs on no block. Over the payload each echo serves its
+// own blocks and waits in a read during the other side's, which costs it
+// nothing measurable. ok turns false at the first reading that fails or
+// runs backwards (a thread of the echo exited, taking its time out of the
+// sum).
 type cpuTally struct {
 	DuetCPU
-	ok bool
+	ok     bool
+	a0, b0 time.Duration
 }
 
 func (c *cpuTally) read(l *Link) time.Duration {
@@ -342,23 +412,24 @@ func (c *cpuTally) read(l *Link) time.Duration {
 	return t
 }
 
-// add counts side k's block: CPU time from before to after, and the
-// round trips it completed.
-func (c *cpuTally) add(k int, before, after time.Duration, messages int) {
+// start takes the readings before the payload's first block.
+func (c *cpuTally) start(a, b *Link) {
+	c.a0, c.b0 = c.read(a), c.read(b)
+}
+
+// end takes the readings after the payload's last block, the sides
+// having completed na and nb round trips.
+func (c *cpuTally) end(a, b *Link, na, nb int) {
+	a1, b1 := c.read(a), c.read(b)
 	if !c.ok {
 		return
 	}
-	if after < before {
+	if a1 < c.a0 || b1 < c.b0 {
 		c.ok = false
 		return
 	}
-	if k == 0 {
-		c.A += after - before
-		c.AMessages += messages
-	} else {
-		c.B += after - before
-		c.BMessages += messages
-	}
+	c.A, c.AMessages = a1-c.a0, na
+	c.B, c.BMessages = b1-c.b0, nb
 }
 
 // begin starts r's meta.json, marked incomplete, with the duet's mode.

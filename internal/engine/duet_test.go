@@ -251,6 +251,74 @@ func TestDuetInterrupted(t *testing.T) {
 	}
 }
 
+// TestDuetShapes gives each sub-experiment its own blocks: the first 3
+// block pairs of 4 round trips, the second 1 pair of 9, every unit and raw
+// file holding what its shape says, the mode naming both; a shape of no
+// round trips is refused before anything is written.
+func TestDuetShapes(t *testing.T) {
+	d, a, b, log := duetOf(t, 2, 3)
+	d.Block, d.Pairs = 0, 0
+	d.Shapes = []DuetShape{{Block: 4, Pairs: 3}, {Block: 9, Pairs: 1}}
+	var units [][]DuetUnit
+	d.Round = func(_ int, us []DuetUnit) (bool, error) { units = append(units, us); return false, nil }
+	if err := d.Run(context.Background(), a, b); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"one_reliable": 12, "two_reliable": 9}
+	for r, us := range units {
+		for _, u := range us {
+			if len(u.A) != want[u.Type] || len(u.B) != want[u.Type] {
+				t.Errorf("round %d %s %d B: %d and %d round trips, want %d", r+1, u.Type, u.Payload, len(u.A), len(u.B), want[u.Type])
+			}
+		}
+	}
+	// The sends of the first round after its warm-up: 48 of the first
+	// sub-experiment (2 payloads, 2 sides, 3 blocks of 4), in runs of
+	// whole blocks of one side (A B then B A makes a run of two blocks),
+	// then 36 of the second in blocks of 9.
+	runs := func(sends []string) []int {
+		var out []int
+		for i := 0; i < len(sends); {
+			j := i
+			for j < len(sends) && sends[j] == sends[i] {
+				j++
+			}
+			out = append(out, j-i)
+			i = j
+		}
+		return out
+	}
+	warm := 3 * 2 * 2 * 2 // 3 round trips per side, sub-experiment and payload
+	for _, part := range []struct {
+		sends []string
+		block int
+	}{{log.sends[warm : warm+48], 4}, {log.sends[warm+48 : warm+84], 9}} {
+		for _, n := range runs(part.sends) {
+			if n%part.block != 0 {
+				t.Errorf("blocks of %d: a run of %d sends of one side in %v", part.block, n, part.sends)
+			}
+		}
+	}
+	if len(log.sends) != 2*(warm+84) {
+		t.Errorf("%d sends in two rounds, want %d", len(log.sends), 2*(warm+84))
+	}
+	m, err := meta.ReadFile(filepath.Join(d.A.Dir, meta.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(m.Mode, "3 block pairs of 4 round trips (one_reliable), 1 block pair of 9 round trips (two_reliable)") {
+		t.Errorf("mode %q", m.Mode)
+	}
+	d, a, b, _ = duetOf(t, 1, 3)
+	d.Shapes = []DuetShape{{Block: 4, Pairs: 3}, {Block: 0, Pairs: 1}}
+	if err := d.Run(context.Background(), a, b); err == nil || !strings.Contains(err.Error(), "two_reliable: block 0") {
+		t.Errorf("a shape of no round trips: err = %v", err)
+	}
+	if _, err := meta.ReadFile(filepath.Join(d.A.Dir, meta.FileName)); err == nil {
+		t.Error("meta.json written for a duet refused")
+	}
+}
+
 func TestDuetRefusesUnlikeSides(t *testing.T) {
 	d, a, b, _ := duetOf(t, 1, 1)
 	b[1].Type = "three_reliable"
@@ -262,9 +330,11 @@ func TestDuetRefusesUnlikeSides(t *testing.T) {
 	}
 }
 
-// TestDuetEchoCPU reads each side's echo CPU time right before and right
-// after each of its measured blocks: a side whose clock advances 5 µs per
-// read sums to 5 µs per block, whatever the other side's reads. A
+// TestDuetEchoCPU reads each side's echo CPU time right before the first
+// and right after the last block pair of each payload, and never between
+// blocks, where a reading of /proc would weigh on a block of a few round
+// trips: a side whose clock advances 5 µs per read has spent 5 µs over
+// the payload's round trips, whatever the other side's reads. A
 // sub-experiment one of whose sides has no CPU reader, or whose reading
 // runs backwards during a block (a thread gone with its time), has none.
 func TestDuetEchoCPU(t *testing.T) {
@@ -305,9 +375,9 @@ func TestDuetEchoCPU(t *testing.T) {
 			case u.Type == "one_reliable" && u.CPU == nil:
 				t.Errorf("round %d %s %d B: no CPU", r+1, u.Type, u.Payload)
 			case u.Type == "one_reliable":
-				// Pairs blocks per side, each from its read before to its
-				// read after: one step each.
-				want := DuetCPU{A: 2 * 5 * time.Microsecond, B: 2 * 5 * time.Microsecond, AMessages: 2 * 7, BMessages: 2 * 7}
+				// One reading before the payload's blocks and one after:
+				// one step per side, over its 2 blocks of 7.
+				want := DuetCPU{A: 5 * time.Microsecond, B: 5 * time.Microsecond, AMessages: 2 * 7, BMessages: 2 * 7}
 				if *u.CPU != want {
 					t.Errorf("round %d %s %d B: CPU %+v, want %+v", r+1, u.Type, u.Payload, *u.CPU, want)
 				}

@@ -54,8 +54,12 @@ type ABConfig struct {
 	Design        string // DesignRandom, DesignABBA or DesignInterleave
 	Seed          uint64 // seeds the order of each pair, or orientation of each block
 	// Block is the round trips of a block of DesignInterleave, Pairs
-	// the block pairs of each payload in a round.
+	// the block pairs of each payload in a round; 0 chooses by where each
+	// sub-experiment's far end is (roundShapes).
 	Block, Pairs int
+	// rounds says a round's blocks once the sub-experiments are known
+	// (shapesText).
+	rounds string
 	// The sequential gate (MaxRuns > 0): its margins and family-wise
 	// level, the summary columns it judges, and the report files it writes
 	// (report.Formats' flag → path, "" for none).
@@ -373,21 +377,13 @@ func createExclusive(path, what, meanwhile string) (*os.File, error) {
 // block's orientation (A B B A or B A A B), drawn from the seed.
 func orderText(cfg ABConfig) string {
 	if cfg.Design == DesignInterleave {
-		return fmt.Sprintf("one run per side, rounds of %s of %d round trips, both sides' links opened afresh each round, the order of each opening and block pair drawn with --seed %d",
-			blockPairs(cfg.Pairs), cfg.Block, cfg.Seed)
+		return fmt.Sprintf("one run per side, rounds of %s, both sides' links opened afresh each round, the order of each opening and block pair drawn with --seed %d",
+			cfg.rounds, cfg.Seed)
 	}
 	if cfg.Design == DesignABBA {
 		return fmt.Sprintf("each block A B B A or B A A B as drawn with --seed %d", cfg.Seed)
 	}
 	return fmt.Sprintf("order of each pair drawn with --seed %d", cfg.Seed)
-}
-
-// blockPairs says n block pairs.
-func blockPairs(n int) string {
-	if n == 1 {
-		return "1 block pair"
-	}
-	return fmt.Sprintf("%d block pairs", n)
 }
 
 // unitRuns returns the runs of unit u, in run order.

@@ -561,7 +561,7 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	d := g.last
 	sides := fmt.Sprintf("%d runs per side", g.runs)
 	if g.cfg.Design == DesignInterleave {
-		sides = fmt.Sprintf("one run per side, rounds of %s of %d round trips", blockPairs(g.cfg.Pairs), g.cfg.Block)
+		sides = "one run per side, rounds of " + g.cfg.rounds
 	}
 	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", statusWord(v.Status), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
 	g.checkLines(stdout, v)

@@ -40,28 +40,45 @@ import (
 // cancels from their ratio.
 const DesignInterleave = "interleave"
 
-// DefaultBlock is the round trips of a block of the interleaved design,
-// and DefaultPairs the block pairs of each payload in a round: on a
-// 2-vCPU virtual machine blocks of 100 gave a smaller spread of a block
-// pair's log ratio than blocks of 20 (0.08 against 0.15 over TCP), and 5
-// pairs keep a round of 22 checks within about a second.
+// DefaultBlock and DefaultRoundTrips shape a round of the interleaved
+// design where the far end is another process (over a network or through
+// a broker): blocks of 2 round trips, and 500 round trips of each side and
+// payload per round (250 block pairs). On this project's 2-vCPU virtual
+// machine the spread of a round's log ratio over TCP fell from 0.042 with
+// blocks of 100 to 0.015 with 10, 0.014 with 5 and 0.008 with 2 or 1, the
+// round trips per round and the time per round unchanged (A/A, one run
+// each): the finer the alternation, the more of the machine's drift falls
+// on both sides alike (docs/methods.md).
+//
+// DefaultInProcessBlock and DefaultPairs shape it where the echo is in
+// this process: 5 block pairs of 100. A round trip there is a fraction of
+// a microsecond, less than a switch between the two sides' echo
+// goroutines, so blocks of 10 spread more (0.035 against 0.020).
 const (
-	DefaultBlock = 100
-	DefaultPairs = 5
+	DefaultBlock          = 2
+	DefaultRoundTrips     = 500
+	DefaultInProcessBlock = 100
+	DefaultPairs          = 5
 )
 
-// DefaultBrokerPairs and DefaultBrokerRoundWarmup replace DefaultPairs and
-// DefaultRoundWarmup when a sub-experiment goes through a broker, unless
-// --blocks and --warmup are given. A broker's round trip is 5–8 times
-// TCP's, so a round of 5 pairs and 100 warm-up round trips took about 5 s
-// there; a round's spread is nearly all its blocks' sampling noise, so the
-// rounds a decision needs grow as the pairs per round fall, while the
-// warm-up is paid every round. Over NATS, 3 pairs and 20 warm-up round
-// trips cost 53 % of a round for about a quarter more rounds, and the
-// first block after 20 warm-up round trips measured no slower than the
-// later ones (docs/methods.md).
+// DefaultBrokerBlock, DefaultBrokerRoundTrips and DefaultBrokerRoundWarmup
+// replace DefaultBlock, DefaultRoundTrips and DefaultRoundWarmup when a
+// sub-experiment goes through a broker, unless --block, --blocks and
+// --warmup are given. Through NATS the spread of a round's log ratio was
+// 0.068 with blocks of 100, 0.029 with 10, 0.028 with 3 and 0.027 with 2,
+// but blocks of 2 made a round a third longer (each block waits for its
+// messages' acknowledgements). A broker's
+// round trip is 5–8 times TCP's, so a round of 500 round trips per side
+// and payload and 100 warm-up round trips took about 5 s there; a round's
+// spread is nearly all its sampling noise, so the rounds a decision needs
+// grow as the round trips per round fall, while the warm-up is paid every
+// round. Over NATS, 300 round trips and 20 warm-up round trips cost 53 %
+// of a round for about a quarter more rounds, and the first block after 20
+// warm-up round trips measured no slower than the later ones
+// (docs/methods.md).
 const (
-	DefaultBrokerPairs       = 3
+	DefaultBrokerBlock       = 10
+	DefaultBrokerRoundTrips  = 300
 	DefaultBrokerRoundWarmup = 20
 )
 
@@ -91,7 +108,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if cfg.MaxRuns < 1 {
 		return exit.Usagef("--design interleave is the sequential gate's: give --max-runs N, the most rounds (each --blocks block pairs of every sub-experiment and payload)")
 	}
-	if cfg.Block < 1 {
+	if cfg.Block < 0 {
 		return exit.Usagef("--block %d: expected at least 1 round trip per block", cfg.Block)
 	}
 	if cfg.Pairs < 0 {
@@ -170,13 +187,8 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", plan[i].side, err))
 		}
 		sc.EchoStderr = stderr
-		pairs, warmup := roundDefaults(sc.Scenarios)
 		if givenArg(append(slices.Clone(cfg.Common), sides[plan[i].side]...), "warmup") == "" {
-			sc.Engine.Warmup = warmup
-		}
-		if cfg.Pairs == 0 {
-			cfg.Pairs = pairs
-			g.cfg.Pairs = pairs
+			sc.Engine.Warmup = roundWarmup(sc.Scenarios)
 		}
 		s, err := session.Prepare(ctx, sc)
 		if err != nil {
@@ -192,6 +204,8 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if err := g.startInterleaved(sess[0].Subs(), sess[1].Subs(), payloads); err != nil {
 		return err
 	}
+	shapes := roundShapes(sess[0].Subs(), cfg.Block, cfg.Pairs)
+	g.cfg.rounds = engine.ShapesText(sess[0].Subs(), shapes)
 	w, err := claimRounds(rounds)
 	if err != nil {
 		return err
@@ -212,7 +226,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if parsed[0].Session.Engine.Latency == meta.LatencyHalfRTT {
 		scale /= 2
 	}
-	d := engine.Duet{Block: cfg.Block, Pairs: cfg.Pairs, Rounds: cfg.MaxRuns, Seed: cfg.Seed,
+	d := engine.Duet{Shapes: shapes, Rounds: cfg.MaxRuns, Seed: cfg.Seed,
 		Round: func(round int, bs []engine.DuetUnit) (bool, error) {
 			la, lb, rows, err := g.roundValues(round, bs, scale)
 			if err != nil {
@@ -240,21 +254,54 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	return g.finish(cfg, stdout)
 }
 
-// roundDefaults returns the block pairs and warm-up round trips of a
-// round for the sub-experiments named: DefaultBrokerPairs and
-// DefaultBrokerRoundWarmup when one of them goes through a broker, else
-// DefaultPairs and DefaultRoundWarmup.
-func roundDefaults(subs []string) (pairs, warmup int) {
+// roundWarmup returns the warm-up round trips of each link and payload a
+// round discards for the sub-experiments named: DefaultBrokerRoundWarmup
+// when one of them goes through a broker, else DefaultRoundWarmup.
+func roundWarmup(subs []string) int {
 	for _, name := range subs {
 		sc, ok := driver.ScenarioOf(name)
 		if !ok {
 			continue
 		}
 		if t, err := driver.Lookup(sc.Transport); err == nil && driver.IsBroker(t) {
-			return DefaultBrokerPairs, DefaultBrokerRoundWarmup
+			return DefaultBrokerRoundWarmup
 		}
 	}
-	return DefaultPairs, DefaultRoundWarmup
+	return DefaultRoundWarmup
+}
+
+// roundShapes returns each sub-experiment's blocks in a round: --block
+// and --blocks where given (block and pairs above 0), else by where its
+// far end is (DefaultBlock and DefaultRoundTrips; DefaultBrokerBlock and
+// DefaultBrokerRoundTrips through a broker; DefaultInProcessBlock and
+// DefaultPairs in this process), the pairs
+// making up the round trips of the default when only --block is given.
+func roundShapes(subs []engine.Sub, block, pairs int) []engine.DuetShape {
+	out := make([]engine.DuetShape, len(subs))
+	for i, sub := range subs {
+		b, trips := DefaultBlock, DefaultRoundTrips
+		switch {
+		case sub.Echo == engine.EchoInProcess:
+			b, trips = DefaultInProcessBlock, DefaultInProcessBlock*DefaultPairs
+		case isBroker(sub.Transport):
+			b, trips = DefaultBrokerBlock, DefaultBrokerRoundTrips
+		}
+		if block > 0 {
+			b = block
+		}
+		p := pairs
+		if p == 0 {
+			p = max(1, (trips+b-1)/b)
+		}
+		out[i] = engine.DuetShape{Block: b, Pairs: p}
+	}
+	return out
+}
+
+// isBroker reports whether the driver named goes through a broker.
+func isBroker(transport string) bool {
+	t, err := driver.Lookup(transport)
+	return err == nil && driver.IsBroker(t)
 }
 
 // sharedPinger refuses sides whose pingers would differ: the interleaved

@@ -31,7 +31,7 @@ func roundsRows(t *testing.T, path string) [][]string {
 func TestABInterleaveFails(t *testing.T) {
 	out := t.TempDir()
 	report := filepath.Join(out, "verdict.json")
-	code, stdout, stderr := run(t, "ab", "--max-runs", "60", "--block", "50", "--seed", "3", "--out", out, "--name", "i", "--candidate", "--echo-delay 20us",
+	code, stdout, stderr := run(t, "ab", "--max-runs", "60", "--block", "50", "--blocks", "5", "--seed", "3", "--out", out, "--name", "i", "--candidate", "--echo-delay 20us",
 		"--json", report, "--", "-s", "intraprocess_reliable", "--payloads", "64,1024", "--warmup", "20")
 	if code != exit.GateFailed || strings.Count(stdout, "run ab: FAILED after ") != 1 || !strings.Contains(stdout, "(one run per side, rounds of 5 block pairs of 50 round trips") {
 		t.Fatalf("exit %d, want 1 with the verdict once\n%s\n%s", code, stdout, stderr)
@@ -212,34 +212,43 @@ func TestABEchoCPU(t *testing.T) {
 	}
 }
 
-// TestABInterleaveBrokerRound: through a broker a round is 3 block pairs
-// after 20 warm-up round trips of each payload, unless --blocks and
-// --warmup say otherwise; without one it stays 5 pairs after 100.
+// TestABInterleaveBrokerRound: a round's blocks follow where the far end
+// is: through a broker 30 block pairs of 10 round trips after 20 warm-up
+// round trips of each payload, over a network 250 pairs of 2 after 100,
+// in process 5 pairs of 100 after 100; --block alone keeps the round
+// trips of a round, --blocks and --warmup say otherwise.
 func TestABInterleaveBrokerRound(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		flags []string
 		run   []string
+		block int
 		pairs int
 		warm  int
 	}{
-		{"nats", nil, []string{"-s", "nats_reliable", "--broker", "embedded"}, 3, 20},
-		{"nats-given", []string{"--blocks", "4"}, []string{"-s", "nats_reliable", "--broker", "embedded", "--warmup", "7"}, 4, 7},
-		{"in-process", nil, []string{"-s", "intraprocess_reliable"}, 5, 100},
+		{"nats", nil, []string{"-s", "nats_reliable", "--broker", "embedded"}, 10, 30, 20},
+		{"nats-block", []string{"--block", "3"}, []string{"-s", "nats_reliable", "--broker", "embedded"}, 3, 100, 20},
+		{"nats-given", []string{"--block", "10", "--blocks", "4"}, []string{"-s", "nats_reliable", "--broker", "embedded", "--warmup", "7"}, 10, 4, 7},
+		{"tcp", nil, []string{"-s", "interprocess_reliable_tcp"}, 2, 250, 100},
+		{"in-process", nil, []string{"-s", "intraprocess_reliable"}, 100, 5, 100},
+		{"in-process-block", []string{"--block", "10"}, []string{"-s", "intraprocess_reliable"}, 10, 50, 100},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
-			args := append([]string{"ab", "--max-runs", "2", "--block", "10", "--seed", "1", "--out", out, "--name", "b", "--candidate", "--echo-delay 0s"}, c.flags...)
+			args := append([]string{"ab", "--max-runs", "2", "--seed", "1", "--out", out, "--name", "b", "--candidate", "--echo-delay 0s"}, c.flags...)
 			args = append(append(append(args, "--"), c.run...), "--payloads", "64")
 			code, stdout, stderr := run(t, args...)
-			want := fmt.Sprintf("rounds of %d block pairs of 10 round trips", c.pairs)
-			if code != exit.Inconclusive || !strings.Contains(stderr, want) {
+			want := fmt.Sprintf("rounds of %d block pairs of %d round trips", c.pairs, c.block)
+			if code != exit.Inconclusive || !strings.Contains(stderr, want) || !strings.Contains(stdout, want) {
 				t.Fatalf("exit %d, want 3 (budget of 2 rounds) and %q\n%s\n%s", code, want, stdout, stderr)
 			}
 			for _, side := range []string{runapp.SideReference, runapp.SideCandidate} {
 				m, _ := readMeta(t, filepath.Join(out, side, "b"))
-				if p := m.SubExperiments[0].Payloads[0]; p.Warmup != 2*c.warm || p.Samples != 2*10*c.pairs {
-					t.Errorf("%s: warm-up %d and %d round trips, want %d and %d", side, p.Warmup, p.Samples, 2*c.warm, 2*10*c.pairs)
+				if p := m.SubExperiments[0].Payloads[0]; p.Warmup != 2*c.warm || p.Samples != 2*c.block*c.pairs {
+					t.Errorf("%s: warm-up %d and %d round trips, want %d and %d", side, p.Warmup, p.Samples, 2*c.warm, 2*c.block*c.pairs)
+				}
+				if !strings.Contains(m.Mode, want) {
+					t.Errorf("%s: mode %q, want %q", side, m.Mode, want)
 				}
 			}
 		})
