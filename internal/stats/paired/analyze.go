@@ -103,7 +103,7 @@ func Analyze(checks []Check, d Design, cfg Config) (Analysis, error) {
 	minPairs := MinUnits(cfg.Tail, k)
 	view := func(d [][]float64) [][]float64 { return d }
 	if cfg.Clipped {
-		view = func(d [][]float64) [][]float64 { return clippedView(d, cfg.Margins) }
+		view = func(d [][]float64) [][]float64 { return ClippedView(d, cfg.Margins) }
 	}
 	units, dep := diagnose(bad, view, cfg.DependenceLevel, cfg.Flips, cfg.Seed, minPairs, cfg.MinBlock)
 	dep.Clipped = cfg.Clipped

@@ -33,12 +33,16 @@
 //
 // Before a decision the pairs so far are tested for serial dependence
 // (paired.SerialDependence, the lag-1 autocorrelation of their log ratios
-// in measured order, pooled over the checks), as the boundaries assume
-// independent pairs. When it is significant, a gate with a budget holds:
-// it takes pairs to the budget and then decides once by the fixed design
-// (paired.Analyze) on blocks of consecutive pairs sized from the
-// autocorrelation found (paired.BlockFor), at the level its boundaries had
-// not spent, or refuses when too few blocks remain; a gate without a
-// budget stops as Refused. No decision comes before DecideFrom pairs, so
-// that the test has the pairs to see a strong dependence.
+// in measured order, pooled over the checks, at 10 %), as the boundaries
+// assume independent pairs. When it is significant, a gate with a budget
+// holds: it takes pairs to the budget and then decides once by the fixed
+// design (paired.Analyze) at the level its boundaries had not spent. That
+// analysis tests the pairs as the sign tests feel them, clipped about the
+// margins, and when they are dependent judges blocks of consecutive pairs
+// sized from the bias-corrected autocorrelation of the checks near a
+// margin (paired.BlockForSample), refusing when too few blocks remain; a
+// check every pair of which clips to a constant is judged on its pairs. A
+// gate without a budget stops as Refused. No decision comes before
+// DecideFrom pairs, so that the test has the pairs to see a strong
+// dependence.
 package seq

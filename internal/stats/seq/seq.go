@@ -368,7 +368,7 @@ func (g *Gate) decide() Decision {
 			g.cfg.Level, len(g.specs), g.cfg.Level/float64(len(g.specs)), g.cfg.Level, g.Method())
 	}
 	due := (len(failing) > 0 || len(open) == 0) && n >= g.minPairs
-	if due && g.dependent(n, len(failing) > 0) {
+	if due && g.dependent(n) {
 		if g.gsFail != nil {
 			// Hold: the level not yet spent goes to one blocked
 			// analysis of every pair at the budget.
@@ -408,30 +408,23 @@ func (g *Gate) decide() Decision {
 // once: testing again until dependence went unseen would let a dependent
 // series through.
 //
-// What it tests are the log ratios seen from the margin decided on: every
-// check's log ratios clipped to two of its spreads (1.4826 MAD) either side
-// of the fail margin, for a FAIL, or of the pass margin, for a PASS, pooled
-// over the checks (a machine's slow changes reach them all). Near the margin, where dependence
-// moves a sign test's count and so its level, almost nothing is clipped and
-// the test sees what the log ratios do; a regression far beyond the margin
-// whose size drifts with the machine (a delay that grows and shrinks with
-// the load) clips to a constant, which moves no count and must not hold its
-// verdict.
-func (g *Gate) dependent(n int, failing bool) bool {
-	fail, pass := paired.Worse(g.cfg.Margins.Fail), paired.Worse(g.cfg.Margins.Pass)
-	at := pass
-	if failing {
-		at = fail
-	}
-	seen := make([][]float64, len(g.specs))
-	for k := range g.specs {
-		seen[k] = paired.ClipAbout(g.bad[k], at)
-	}
-	r, p, ok := paired.SerialDependence(seen, 999, uint64(n))
+// It tests the log ratios themselves, pooled over the checks (a machine's
+// slow changes reach them all), not as clipped about the margin: the
+// first decisions a budget allows need every pair, or nearly, beyond the
+// margin, which is what a dependent family at the margin does on a long
+// excursion, and over such a stretch the log ratios vary so little that
+// clipped to two of their spreads about the margin they were a constant,
+// with no dependence to see (one check at the margin, AR(1) pairs of φ
+// 0.95, budget 60: 8.5 % false FAIL, nearly all at the first look). A
+// regression far beyond the margin whose size wanders with the machine
+// looks the same over such a stretch, and is held too; the held analysis
+// at the budget, which sees the pairs clipped, fails it there.
+func (g *Gate) dependent(n int) bool {
+	r, p, ok := paired.SerialDependence(g.bad, 999, uint64(n))
 	if !ok {
-		r, p = 0, 1 // all clipped to a constant: no dependence the counts could feel
+		r, p = 0, 1 // no check varies: no order to test
 	}
-	g.dep = paired.Dependence{Tested: true, Clipped: true, R: r, P: p, Perms: 999, Level: g.cfg.DependenceLevel, Significant: ok && p <= g.cfg.DependenceLevel,
+	g.dep = paired.Dependence{Tested: ok, R: r, P: p, Perms: 999, Level: g.cfg.DependenceLevel, Significant: ok && p <= g.cfg.DependenceLevel,
 		Block: 1, Units: n}
 	g.dep.Refused = g.dep.Significant
 	return g.dep.Significant
@@ -523,15 +516,21 @@ func (g *Gate) heldDecision(n int) Decision {
 			checks[c].A[i], checks[c].B[i] = 1, math.Exp(x)
 		}
 	}
-	// The blocks start from the size the hold's autocorrelation calls
-	// for, but no larger than leaves enough blocks for a decision: the
-	// analysis's own test of the blocks then says whether they are
-	// independent enough, and refuses when they are not, where a block
-	// fixed too large for the budget refused whatever the pairs did.
-	least := paired.MinUnits(tail, len(g.specs))
-	b := paired.BlockFor(g.dep.R)
-	for b > 1 && n/b < least {
-		b /= 2
+	// The blocks are sized when the pairs as the sign tests feel them
+	// (clipped about the margins, the view the analysis tests) are
+	// dependent, from the autocorrelation of the log ratios of the checks
+	// near a margin, corrected for its bias: clipping, and the few pairs,
+	// both make the autocorrelation look smaller than the dependence the
+	// blocks must remove. They are never shrunk to fit the budget: a test
+	// of the few blocks left has little power, so blocks too small for the
+	// dependence passed it and their sign tests failed a dependent family
+	// at the margin. When the blocks needed leave too few for a decision
+	// the analysis refuses. A check far beyond the margin clips to a
+	// constant, moves no count, and neither sizes the blocks nor keeps a
+	// regression from failing on every pair.
+	b := 1
+	if _, p, ok := paired.SerialDependence(paired.ClippedView(g.bad, g.cfg.Margins), 999, uint64(n)); ok && p <= g.cfg.DependenceLevel {
+		b = paired.BlockForSample(lag1(g.nearMargin()), n)
 	}
 	a, err := paired.Analyze(checks, paired.Pairs, paired.Config{Tail: tail, Margins: g.cfg.Margins, DependenceLevel: g.cfg.DependenceLevel,
 		Seed: uint64(n), MinBlock: b, Clipped: true})
@@ -542,6 +541,14 @@ func (g *Gate) heldDecision(n int) Decision {
 	d.Dependence, d.Estimand = a.Dependence, a.Estimand
 	why := fmt.Sprintf("held at pair %d for serial dependence, then judged on all %d pairs by the fixed design at the level not yet spent, %.3g: %s",
 		g.heldAt, n, tail, a.Verdict.Reason)
+	if a.Dependence.Refused {
+		if f, ok := g.farFail(checks, tail, n); ok {
+			d.Status, d.Checks = Fail, f.Verdict.Checks
+			d.Reason = why + fmt.Sprintf("; but %s, every pair clipped to a constant about the margins so that no dependence moves its count, fails on its own pairs: %s",
+				strings.Join(f.Verdict.Checks, ", "), f.Verdict.Reason)
+			return d
+		}
+	}
 	switch {
 	case a.Verdict.Zone == paired.Fail:
 		d.Status, d.Checks = Fail, a.Verdict.Checks
@@ -554,4 +561,57 @@ func (g *Gate) heldDecision(n int) Decision {
 	}
 	d.Reason = why
 	return d
+}
+
+// near reports whether some pair puts check k near a margin: its log
+// ratios not clipped to a constant about either one.
+func (g *Gate) near(k int) bool {
+	for _, m := range []float64{g.cfg.Margins.Fail, g.cfg.Margins.Pass} {
+		if c := paired.ClipAbout(g.bad[k], paired.Worse(m)); slices.Min(c) < slices.Max(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearMargin returns the log ratios of the checks near a margin.
+func (g *Gate) nearMargin() [][]float64 {
+	var out [][]float64
+	for k, x := range g.bad {
+		if g.near(k) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// farFail is the held analysis of the checks far from both margins alone,
+// for when the family's was refused: their counts move with no dependence
+// (all their pairs clip to a constant), so each may still fail at its
+// share of the level, tail/K, as in the family's analysis; the checks
+// near a margin, whose dependence refused the family, can neither fail
+// nor pass. ok says some far check fails.
+func (g *Gate) farFail(checks []paired.Check, tail float64, n int) (paired.Analysis, bool) {
+	var far []paired.Check
+	for k, c := range checks {
+		if !g.near(k) {
+			far = append(far, c)
+		}
+	}
+	if len(far) == 0 {
+		return paired.Analysis{}, false
+	}
+	a, err := paired.Analyze(far, paired.Pairs, paired.Config{Tail: tail * float64(len(far)) / float64(len(checks)), Margins: g.cfg.Margins,
+		DependenceLevel: g.cfg.DependenceLevel, Seed: uint64(n), Clipped: true})
+	return a, err == nil && a.Verdict.Zone == paired.Fail
+}
+
+// lag1 is the lag-1 autocorrelation of the log ratios, averaged over the
+// checks that vary (SerialDependence's statistic).
+func lag1(bad [][]float64) float64 {
+	if len(bad) == 0 {
+		return 0
+	}
+	r, _, _ := paired.SerialDependence(bad, 1, 0)
+	return r
 }
