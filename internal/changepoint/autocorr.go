@@ -19,6 +19,21 @@ type Lag1 struct {
 	// segments of all of them.
 	sum  float64
 	n, k int
+	// kendall: the bias is corrected by K(1+4φ)/n (Kendall).
+	kendall bool
+}
+
+// Kendall returns a whose Estimate, Shown and Upper correct the bias of the
+// lag-1 autocorrelation by K(1+4φ)/n (Kendall 1954) instead of K(1+3φ)/n.
+// The estimate around segment means divides n−K lagged products by n
+// squares, which adds K·φ/n to the least-squares estimator's bias of
+// K(1+3φ)/n (Marriott & Pope 1954; Shaman & Stine 1988). Bounds of φ for
+// a test that must hold its level use it; detection keeps 1+3φ, since
+// whitening independent series more often cost the power to find a fresh
+// step.
+func (a Lag1) Kendall() Lag1 {
+	a.kendall = true
+	return a
 }
 
 // Add adds series x (NaN gaps are left out, as Detect does) around the
@@ -89,20 +104,22 @@ func (a *Lag1) add(v []float64, bounds []int) {
 // makes the permutation test conservative); a larger one is raised by 2
 // standard errors, because whitening too little is what makes the test find
 // changes that are not there, and clamped to MaxAutocorrelation.
-func (a Lag1) Estimate() float64 {
-	if a.n < 4 {
+func (a Lag1) Estimate() float64 { return a.Shown(1.5, 2) }
+
+// Shown returns a's bias-corrected estimate of φ raised by raise standard
+// errors √((1−φ²)/n), at most MaxAutocorrelation, when it is above shown
+// standard errors, and 0 otherwise (or when a holds too little): φ as
+// far as a shows that there is some. Estimate is Shown(1.5, 2).
+func (a Lag1) Shown(shown, raise float64) float64 {
+	phi, ok := a.corrected()
+	if !ok {
 		return 0
 	}
-	b := float64(a.k) / float64(a.n)
-	if 3*b >= 1 {
-		return 0 // too many segments for what their values can say
-	}
-	phi := (a.sum/float64(a.n) + b) / (1 - 3*b)
 	se := math.Sqrt((1 - min(phi*phi, 1)) / float64(a.n))
-	if !(phi > 1.5*se) {
+	if !(phi > shown*se) {
 		return 0
 	}
-	return min(MaxAutocorrelation, phi+2*se)
+	return min(MaxAutocorrelation, phi+raise*se)
 }
 
 // whiten returns u pre-whitened with φ: w_0 = √(1−φ²)·u_0, w_i = u_i −
@@ -142,15 +159,19 @@ func (a Lag1) corrected() (float64, bool) {
 		return 0, false
 	}
 	b := float64(a.k) / float64(a.n)
-	if 3*b >= 1 {
+	c := 3.0
+	if a.kendall {
+		c = 4
+	}
+	if c*b >= 1 {
 		return 0, false
 	}
-	return (a.sum/float64(a.n) + b) / (1 - 3*b), true
+	return (a.sum/float64(a.n) + b) / (1 - c*b), true
 }
 
 // merge returns a and b pooled.
 func (a Lag1) merge(b Lag1) Lag1 {
-	return Lag1{sum: a.sum + b.sum, n: a.n + b.n, k: a.k + b.k}
+	return Lag1{sum: a.sum + b.sum, n: a.n + b.n, k: a.k + b.k, kendall: a.kendall || b.kendall}
 }
 
 // Share returns the φ to pre-whiten each of several series with, from two
@@ -253,4 +274,24 @@ func chi2Upper(df int, alpha float64) float64 {
 	d := float64(df)
 	c := 1 - 2/(9*d) + z*math.Sqrt(2/(9*d))
 	return d * c * c * c
+}
+
+// AddResiduals adds the residuals r (no gaps) of a regression with params
+// coefficients, a level among them: their lag-1 autocorrelation, with the
+// bias of params estimated coefficients corrected as that of as many
+// segment means.
+func (a *Lag1) AddResiduals(r []float64, params int) {
+	var num, den float64
+	for i, x := range r {
+		den += x * x
+		if i > 0 {
+			num += x * r[i-1]
+		}
+	}
+	if !(den > 0) {
+		return
+	}
+	a.sum += float64(len(r)) * num / den
+	a.n += len(r)
+	a.k += params
 }

@@ -330,3 +330,44 @@ func TestLag1(t *testing.T) {
 		t.Errorf("autocorrelation 1: %v", err)
 	}
 }
+
+// TestLag1Kendall: the lag-1 autocorrelation r of values around their K
+// segment means, n values, is corrected to (r + K/n)/(1 − 3K/n) by
+// default and to (r + K/n)/(1 − 4K/n) by Kendall; AddResiduals counts
+// its parameters as segments.
+func TestLag1Kendall(t *testing.T) {
+	x := []float64{1, 3, 2, 5, 4, 6, 5, 8, 7, 9, 8, 7, 9, 6, 8, 5, 7, 4, 6, 3}
+	mean := 0.0
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	var num, den float64
+	for i, v := range x {
+		den += (v - mean) * (v - mean)
+		if i > 0 {
+			num += (v - mean) * (x[i-1] - mean)
+		}
+	}
+	r, b := num/den, 1/float64(len(x))
+	var a, res Lag1
+	a.Add(x, Result{})
+	u := make([]float64, len(x))
+	for i, v := range x {
+		u[i] = v - mean
+	}
+	res.AddResiduals(u, 1)
+	for _, c := range []struct {
+		name string
+		a    Lag1
+		want float64
+	}{
+		{"default", a, (r + b) / (1 - 3*b)},
+		{"Kendall", a.Kendall(), (r + b) / (1 - 4*b)},
+		{"residuals, Kendall", res.Kendall(), (r + b) / (1 - 4*b)},
+	} {
+		if got := c.a.Upper(0); math.Abs(got-min(MaxAutocorrelation, c.want)) > 1e-12 {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}

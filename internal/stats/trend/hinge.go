@@ -131,3 +131,48 @@ func flat(y []float64) bool {
 	}
 	return true
 }
+
+// HingeResiduals returns the residuals of the ordinary least-squares fit
+// of TestHinge's model (a level, then a change per run from run start on)
+// to the runs x, of their logarithms when all are positive: the noise
+// around a rise, from which its AR(1) correlation can be estimated without
+// taking the rise for correlation. Its arguments are TestHinge's.
+func HingeResiduals(x []float64, start int) ([]float64, error) {
+	n := len(x)
+	if start < 2 || start >= n {
+		return nil, fmt.Errorf("rise from run %d of %d: expected at least 2 runs before it and 1 from it on", start, n)
+	}
+	y := make([]float64, n)
+	pos := true
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("run %d: value %v: expected a finite number", i, v)
+		}
+		pos = pos && v > 0
+	}
+	for i, v := range x {
+		y[i] = v
+		if pos {
+			y[i] = math.Log(v)
+		}
+	}
+	var sb, sbb, sy, sby float64
+	for i, v := range y {
+		b := float64(max(0, i-start+1))
+		sb += b
+		sbb += b * b
+		sy += v
+		sby += b * v
+	}
+	fn := float64(n)
+	det := fn*sbb - sb*sb
+	if !(det > 0) {
+		return nil, errors.New("the hinge cannot be told from the level")
+	}
+	slope := (fn*sby - sb*sy) / det
+	c0 := (sy - slope*sb) / fn
+	for i := range y {
+		y[i] -= c0 + slope*float64(max(0, i-start+1))
+	}
+	return y, nil
+}

@@ -100,3 +100,32 @@ func gls(y []float64, start int, phi float64) (slope, se float64) {
 	}
 	return beta[1], math.Sqrt(q / float64(n-2) * A[0][0] / det)
 }
+
+// TestHingeResiduals: values that are exactly a level and then a rise per
+// run from start leave residuals of 0 (of their logarithms); noise added
+// to them is what remains, less its own fit.
+func TestHingeResiduals(t *testing.T) {
+	x := make([]float64, 30)
+	for i := range x {
+		x[i] = 100 * math.Exp(0.02*float64(max(0, i-19)))
+	}
+	r, err := HingeResiduals(x, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range r {
+		if math.Abs(v) > 1e-12 {
+			t.Fatalf("residual %d: %g, want 0", i, v)
+		}
+	}
+	r, err = HingeResiduals(x, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r[25] == 0 {
+		t.Errorf("a hinge at the wrong run fits exactly: %v", r)
+	}
+	if _, err := HingeResiduals(x, 1); err == nil {
+		t.Error("a rise from run 1 was accepted")
+	}
+}
