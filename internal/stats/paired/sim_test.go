@@ -243,3 +243,29 @@ func TestSimSerialDependenceBlocksOrRefuses(t *testing.T) {
 		t.Errorf("φ 0.8 found %d of %d, independent found %d of %d", found, reps, falseAlarm, reps)
 	}
 }
+
+// TestSimBlockForSample: the lag-1 autocorrelation of 60 units of an AR(1)
+// with φ 0.53, averaged over 2,000 series, is biased low enough that
+// BlockFor of it gives blocks a size too small for φ; BlockForSample of it
+// gives BlockFor(φ).
+func TestSimBlockForSample(t *testing.T) {
+	const phi, n, reps = 0.53, 60, 2000
+	rng := rand.New(rand.NewPCG(9, 10))
+	var sum float64
+	x := [][]float64{make([]float64, n)}
+	for range reps {
+		e := rng.NormFloat64()
+		for i := range n {
+			e = phi*e + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+			x[0][i] = e
+		}
+		r, _, _ := SerialDependence(x, 1, 0)
+		sum += r
+	}
+	r := sum / reps
+	t.Logf("mean r %.3f for φ %g: BlockFor %d, BlockForSample %d, BlockFor(φ) %d", r, phi, BlockFor(r), BlockForSample(r, n), BlockFor(phi))
+	if BlockFor(r) >= BlockFor(phi) || BlockForSample(r, n) != BlockFor(phi) {
+		t.Errorf("mean r %.3f for φ %g: BlockFor %d, BlockForSample %d, want BlockFor(r) below BlockFor(φ) = %d and BlockForSample equal to it",
+			r, phi, BlockFor(r), BlockForSample(r, n), BlockFor(phi))
+	}
+}

@@ -23,6 +23,16 @@ type arFamily struct {
 	theta  []float64
 	spread float64
 	phi    float64
+	// wander, when set, gives check k its own spread and φ instead.
+	wander map[int][2]float64
+}
+
+// of returns check k's spread and φ.
+func (f arFamily) of(k int) (spread, phi float64) {
+	if w, ok := f.wander[k]; ok {
+		return w[0], w[1]
+	}
+	return f.spread, f.phi
 }
 
 // arOutcome counts how the gates of one scenario stopped.
@@ -57,7 +67,6 @@ func simAR(t *testing.T, f arFamily, budget, gates int, seed uint64) arOutcome {
 	o := arOutcome{gates: gates}
 	e := make([]float64, len(f.theta))
 	a, b := make([]float64, len(f.theta)), make([]float64, len(f.theta))
-	innov := math.Sqrt(1 - f.phi*f.phi)
 	for range gates {
 		g, err := New(specs, Config{MaxPairs: budget})
 		if err != nil {
@@ -69,8 +78,9 @@ func simAR(t *testing.T, f arFamily, budget, gates int, seed uint64) arOutcome {
 		var d Decision
 		for d.Status == Continue {
 			for k := range e {
-				e[k] = f.phi*e[k] + innov*rng.NormFloat64()
-				a[k], b[k] = 1, math.Exp(f.theta[k]+f.spread*e[k])
+				spread, phi := f.of(k)
+				e[k] = phi*e[k] + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+				a[k], b[k] = 1, math.Exp(f.theta[k]+spread*e[k])
 			}
 			if d, err = g.Add(a, b); err != nil {
 				t.Fatal(err)
@@ -187,5 +197,15 @@ func TestSimDependentTable(t *testing.T) {
 			t.Logf("| %d | 10 %% regression of 1 of 22 checks, spread %.2f | FAIL %s | PASS %d, spent %d, refused %d | median pairs %d |",
 				budget, sp, o.rate(o.fails), o.passes, o.spent, o.refused, o.medianPairs())
 		}
+		// Four checks 24 times slower whose size wanders with the load
+		// (log ratio spread 0.7, AR(1) φ 0.9), 18 unchanged (spread 0.03).
+		theta := make([]float64, 22)
+		w := map[int][2]float64{}
+		for k := range 4 {
+			theta[k], w[k] = math.Log(24), [2]float64{0.7, 0.9}
+		}
+		o := simAR(t, arFamily{theta: theta, spread: 0.03, wander: w}, budget, gates, 4)
+		t.Logf("| %d | ×24 in 4 of 22 checks, wandering (spread 0.7, φ 0.9) | FAIL %s (early %d, held %d) | PASS %d, spent %d, refused %d | median pairs %d |",
+			budget, o.rate(o.fails), o.early, o.held, o.passes, o.spent, o.refused, o.medianPairs())
 	}
 }
