@@ -371,6 +371,9 @@ func ShapesText(subs []Sub, shapes []DuetShape) string {
 		if sh.Pairs == 1 {
 			pairs = "1 block pair"
 		}
+		if sh.Block == 1 {
+			return pairs + " of 1 round trip"
+		}
 		return fmt.Sprintf("%s of %d round trips", pairs, sh.Block)
 	}
 	same := true

@@ -704,7 +704,7 @@ func (g *abGate) toDecide() []string {
 	d := g.last
 	n, fails, why := g.impliedUnits()
 	if d.Dependence.Significant {
-		b := paired.BlockFor(d.Dependence.R)
+		b := paired.BlockForSample(d.Dependence.R, d.Pairs) // r of few units is biased low
 		least := paired.MinPairs(g.cfg.Level)
 		if fails {
 			least = paired.MinPairs(g.cfg.Level / float64(len(g.origins)))

@@ -65,9 +65,9 @@ const (
 // replace DefaultBlock, DefaultRoundTrips and DefaultRoundWarmup when a
 // sub-experiment goes through a broker, unless --block, --blocks and
 // --warmup are given. Through NATS the spread of a round's log ratio was
-// 0.068 with blocks of 100, 0.029 with 10, 0.028 with 3 and 0.027 with 2,
-// but blocks of 2 made a round a third longer (each block waits for its
-// messages' acknowledgements). A broker's
+// 0.068 with blocks of 100, 0.028–0.029 with 10 or 3 and 0.020–0.023 with
+// 1, whose gates passed at their first look (91–98 s at a budget of 60)
+// where blocks of 10 took 32 and 60 rounds (115 and 211 s). A broker's
 // round trip is 5–8 times TCP's, so a round of 500 round trips per side
 // and payload and 100 warm-up round trips took about 5 s there; a round's
 // spread is nearly all its sampling noise, so the rounds a decision needs
@@ -77,7 +77,7 @@ const (
 // warm-up round trips measured no slower than the later ones
 // (docs/methods.md).
 const (
-	DefaultBrokerBlock       = 10
+	DefaultBrokerBlock       = 1
 	DefaultBrokerRoundTrips  = 300
 	DefaultBrokerRoundWarmup = 20
 )
