@@ -169,6 +169,21 @@ func (a Lag1) corrected() (float64, bool) {
 	return (a.sum/float64(a.n) + b) / (1 - c*b), true
 }
 
+// Without returns a less b, a series (or series) added to a: the
+// estimate pooled over the others, which does not count a series' own
+// values twice when a bound from the others is set beside its own.
+func (a Lag1) Without(b Lag1) Lag1 {
+	return Lag1{sum: a.sum - b.sum, n: a.n - b.n, k: a.k - b.k, kendall: a.kendall}
+}
+
+// Enough reports whether a holds enough values for its bias to be
+// corrected: when it does not, Upper and Estimate return 0, which says
+// nothing about φ.
+func (a Lag1) Enough() bool {
+	_, ok := a.corrected()
+	return ok
+}
+
 // merge returns a and b pooled.
 func (a Lag1) merge(b Lag1) Lag1 {
 	return Lag1{sum: a.sum + b.sum, n: a.n + b.n, k: a.k + b.k, kendall: a.kendall || b.kendall}

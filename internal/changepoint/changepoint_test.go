@@ -371,3 +371,26 @@ func TestLag1Kendall(t *testing.T) {
 		}
 	}
 }
+
+// TestLag1Without: a pooled estimate less one of its series is the
+// estimate of the others; Enough says when the bias can be corrected.
+func TestLag1Without(t *testing.T) {
+	x := []float64{1, 3, 2, 5, 4, 6, 5, 8, 7, 9, 8, 7, 9, 6, 8, 5, 7, 4, 6, 3}
+	y := []float64{2, 2, 3, 1, 4, 2, 5, 3, 3, 4, 2, 5, 1, 4, 3, 2, 4, 3, 5, 2}
+	var a, b, both Lag1
+	a.Add(x, Result{})
+	b.Add(y, Result{})
+	both.Add(x, Result{})
+	both.Add(y, Result{})
+	if got, want := both.Kendall().Without(b).Upper(1), a.Kendall().Upper(1); math.Abs(got-want) > 1e-12 {
+		t.Errorf("pooled less y: %v, want x's %v", got, want)
+	}
+	if !a.Enough() {
+		t.Error("20 values around 1 mean: not enough")
+	}
+	var few Lag1
+	few.AddResiduals([]float64{1, -1, 2, -2, 1, -1}, 3)
+	if few.Enough() {
+		t.Error("6 residuals of 3 parameters: enough")
+	}
+}

@@ -337,8 +337,9 @@ type GateSeries struct {
 	// pre-whitened with (changepoint.Result).
 	Autocorrelation float64
 	// TestAutocorrelation is the φ the tests of its change points
-	// whiten with: Autocorrelation, or the estimate pooled over the values
-	// before the gate window when that is larger (pooledTrendPhi).
+	// whiten with: Autocorrelation, or the floor from the estimate pooled
+	// over the other series' values before the gate window when that is
+	// larger (pooledTrendPhi).
 	TestAutocorrelation float64
 	// P is the series' p-value: the smallest p-value of its Tests times
 	// their number (Bonferroni; NaN when not a candidate).
@@ -433,8 +434,8 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 			return
 		}
 		gs := GateSeries{Type: s.Type, Payload: s.Payloads[p], Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
-			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, floor[mag])}
-		opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex, pooled[mag], floor[mag])
+			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, floor[seriesKey{s, m, p}])}
+		opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex, pooled[mag], floor[seriesKey{s, m, p}])
 		g.Series = append(g.Series, gs)
 	})
 	S := len(g.Series)
@@ -605,8 +606,9 @@ func joinFirst(names []string, n int) string {
 //     below the minimum change, cannot hide it;
 //   - the window's values after its newest acknowledged change point are
 //     tested for a rise against the values before them in their segment
-//     (trend.TestHinge, with φ from the noise around the best hinge:
-//     hingePhi; trend.TestSerialPhi over the window when fewer than
+//     (trend.TestHinge, with φ from the noise around the best hinge, or
+//     from the values before the window when smaller: hingePhi;
+//     trend.TestSerialPhi over the window when fewer than
 //     trendHingeBase, with φ from the values before the window: trendPhi
 //     and pooledTrendPhi), so that a creep that no change point resolves
 //     is judged too.
@@ -734,8 +736,8 @@ func (opt GateOptions) stale(gs *GateSeries, x []float64, c changepoint.ChangePo
 // gs.Hinge) and returns the test when the trend is a slowdown by more than
 // MinChange over those experiments. The AR(1) correlation φ the test is
 // corrected for is that of the series' values before from (trendPhi), or
-// for the hinge that of the noise around the best hinge (hingePhi), not of
-// the tested values around their mean: over a window of 10, a steady creep
+// for the hinge the smaller of that and the φ of the noise around the best
+// hinge (hingePhi), not of the tested values around their mean: over a window of 10, a steady creep
 // looks like autocorrelation, and their own φ bound took most of the power.
 // Neither is below floor, the φ shown pooled over the magnitude's series.
 func (opt GateOptions) trendTest(gs *GateSeries, sc SeriesChanges, x []float64, from, n, minSegment int, acked bool, pooled, floor float64) (GateTest, bool) {
@@ -771,15 +773,21 @@ func (opt GateOptions) trendTest(gs *GateSeries, sc SeriesChanges, x []float64, 
 	// for a line through all of them. A step in the window is still its
 	// change point's to name (decisive).
 	if known {
-		tested := finite(x[trendBase(sc, from, len(v), acked):n])
+		base := trendBase(sc, from, len(v), acked)
+		tested := finite(x[base:n])
 		if start := len(tested) - len(v); start >= trendHingeBase {
-			// φ from the noise around the best hinge over the values tested
-			// (hingePhi), not the values before the window alone: 20
-			// independent values bound φ at 0.45 to 0.9, which took the
-			// power to see three small steps in a window of 20.
-			hphi, ok := hingePhi(tested, start)
-			if !ok {
-				return GateTest{}, false
+			// φ is the smaller of two upper bounds: from the noise around
+			// the best hinge over the values tested, around the change
+			// points among them (hingePhi), and from the values before
+			// the window (phi). 20 independent values before a window of
+			// 20 bound φ at 0.45 to 0.9, which took the power to see three
+			// small steps in it; steps that no change point resolves
+			// inflate the first as much, which took it in a window of 10.
+			// Each bound holds its level; the smaller misses φ at most as
+			// often as both together.
+			hphi := phi
+			if b, ok := hingePhi(sc, x, base, n, start); ok {
+				hphi = min(b, phi)
 			}
 			hphi = max(hphi, floor)
 			hg, err := trend.TestHinge(tested, start, hphi)
@@ -865,28 +873,51 @@ func trendPhi(sc SeriesChanges, x []float64, from int) (float64, bool) {
 }
 
 // hingePhi returns an upper bound of the lag-1 autocorrelation φ of the
-// noise of the values x whose rise from start on the hinge tests: the
-// residuals of the best hinge, by least squares, that starts at start or
-// later (changepoint.Lag1.AddResiduals with its level, slope and start as
-// parameters; Kendall's bias, raised by trendPhiRaise standard errors).
-// The hinge's own start would leave a creep that begins later, or steps,
-// in the residuals, looking like autocorrelation; and all of x bound φ
-// far closer than the values before the window alone. False when no hinge
-// fits.
-func hingePhi(x []float64, start int) (float64, bool) {
-	r, err := trend.HingeResiduals(x, start)
-	if err != nil {
-		return 0, false
+// noise of the values x[base:n] (gaps left out) whose rise from the
+// start-th of them on the hinge tests: the residuals of the best hinge, by
+// least squares, that starts there or later, with a level of its own for
+// each segment the change points sc among them begin
+// (trend.SegmentedHingeResiduals; changepoint.Lag1.AddResiduals with the
+// levels, slope and start as parameters; Kendall's bias, raised by
+// trendPhiRaise standard errors). A creep that begins later, or a step,
+// left in the residuals would look like autocorrelation. When the values
+// are too few for that many parameters, the change points are left out;
+// false when no hinge fits.
+func hingePhi(sc SeriesChanges, x []float64, base, n, start int) (float64, bool) {
+	tested := finite(x[base:n])
+	var cuts []int
+	for _, c := range sc.ChangePoints {
+		if c.Index > base && c.Index < n {
+			if k := len(finite(x[base:c.Index])); k > 0 && k < len(tested) && (len(cuts) == 0 || k > cuts[len(cuts)-1]) {
+				cuts = append(cuts, k)
+			}
+		}
 	}
-	best := sumSquares(r)
-	for s := start + 1; s < len(x)-1; s++ {
-		if q, err := trend.HingeResiduals(x, s); err == nil && sumSquares(q) < best {
+	if phi, ok := bestHingePhi(tested, start, cuts); ok || cuts == nil {
+		return phi, ok
+	}
+	return bestHingePhi(tested, start, nil)
+}
+
+// bestHingePhi is hingePhi around the segments that cuts begin, false when
+// no hinge fits or its values are too few for their parameters.
+func bestHingePhi(tested []float64, start int, cuts []int) (float64, bool) {
+	var r []float64
+	best := math.Inf(1)
+	for s := start; s < max(start+1, len(tested)-1); s++ {
+		if q, err := trend.SegmentedHingeResiduals(tested, s, cuts); err == nil && sumSquares(q) < best {
 			r, best = q, sumSquares(q)
 		}
 	}
+	if r == nil {
+		return 0, false
+	}
 	var a changepoint.Lag1
-	a.AddResiduals(r, 3)
-	return a.Kendall().Upper(trendPhiRaise), true
+	a.AddResiduals(r, len(cuts)+3)
+	if a = a.Kendall(); !a.Enough() {
+		return 0, false
+	}
+	return a.Upper(trendPhiRaise), true
 }
 
 // sumSquares returns Σ r_i².
@@ -899,8 +930,8 @@ func sumSquares(r []float64) float64 {
 }
 
 // floorShown is the number of standard errors by which the φ pooled over
-// the values before the gate window must be shown above 0 to floor every
-// judged series' φ (pooledTrendPhi): pooled over 11 series sharing φ =
+// the values before the gate window of a series' others must be shown
+// above 0 to floor its φ (pooledTrendPhi): pooled over 11 series sharing φ =
 // 0.8, the pooled φ is clear, and the change points' tests, whitened with
 // the φ each series' own segmentation left, failed 1.4 % of 4,000 such
 // histories; independent series almost never reach it.
@@ -927,12 +958,18 @@ func addBefore(a *changepoint.Lag1, sc SeriesChanges, x []float64, from int) int
 // pooledTrendPhi returns, per magnitude judged, the upper bound of φ
 // (trendPhiRaise standard errors, Kendall's bias) pooled over the values
 // before the gate window of every series of that magnitude the gate
-// judges (one machine's noise, as DetectChanges pools it), and the floor
-// of every such series' φ: that bound when the pooled φ is above
-// floorShown standard errors, else 0. Both are 0 when the values are
-// fewer than trendPhiValues.
-func (h *History) pooledTrendPhi(opt GateOptions, n int) (bound, floor map[string]float64) {
+// judges (one machine's noise, as DetectChanges pools it), 0 when they
+// hold fewer than trendPhiValues values; and per series, the floor of its
+// φ: the bound pooled over the other series of its magnitude when their φ
+// is above floorShown standard errors, else 0 (and 0 when they hold fewer
+// than trendPhiValues values). A series' own values are not its floor: a
+// step that no change point resolves before the window looks like φ, and
+// floored the tests of the steps after it (three +4 % steps in 1 % noise,
+// window 10: 48 % failed, not 72 %); its own φ is its change points' and
+// its trend's already.
+func (h *History) pooledTrendPhi(opt GateOptions, n int) (bound map[string]float64, floor map[seriesKey]float64) {
 	lags, counts := map[string]*changepoint.Lag1{}, map[string]int{}
+	own, owns := map[seriesKey]changepoint.Lag1{}, map[seriesKey]int{}
 	h.eachJudged(opt, func(s *SubExperiment, mag string, m, p int) {
 		sc := s.Changes[m][p]
 		if sc.Reason != "" {
@@ -946,16 +983,33 @@ func (h *History) pooledTrendPhi(opt GateOptions, n int) (bound, floor map[strin
 			l := changepoint.Lag1{}.Kendall()
 			lags[mag] = &l
 		}
-		counts[mag] += addBefore(lags[mag], sc, s.Values[m][p], win)
+		var a changepoint.Lag1
+		k := seriesKey{s, m, p}
+		owns[k] = addBefore(&a, sc, s.Values[m][p], win)
+		own[k] = a
+		addBefore(lags[mag], sc, s.Values[m][p], win)
+		counts[mag] += owns[k]
 	})
-	bound, floor = map[string]float64{}, map[string]float64{}
+	bound, floor = map[string]float64{}, map[seriesKey]float64{}
 	for mag, a := range lags {
 		if counts[mag] >= trendPhiValues {
 			bound[mag] = a.Upper(trendPhiRaise)
-			floor[mag] = a.Shown(floorShown, trendPhiRaise)
+		}
+	}
+	for k, a := range own {
+		mag := k.s.Mags()[k.m]
+		if counts[mag]-owns[k] >= trendPhiValues {
+			floor[k] = lags[mag].Without(a).Shown(floorShown, trendPhiRaise)
 		}
 	}
 	return bound, floor
+}
+
+// seriesKey names one series of a sub-experiment: its magnitude m and
+// payload p.
+type seriesKey struct {
+	s    *SubExperiment
+	m, p int
 }
 
 // eachJudged calls f for every series the gate judges, in order: each

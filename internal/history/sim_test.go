@@ -400,6 +400,42 @@ func TestSimGateSmallStepsInNoise(t *testing.T) {
 	}
 }
 
+// TestSimGateSmallStepsDefaultWindow: the three +4 % steps of
+// TestSimGateSmallSteps in noise of 1 % (each step four standard
+// deviations), gated with the default window of 10, which holds the steps
+// at 30 and 35: at least 56 % of 800 series (400 histories of two) fail.
+// A series' own values before the window floored its change points' φ,
+// and the hinge's φ came from the noise around the best hinge alone: both
+// take the steps that no change point resolves for autocorrelation, and
+// 44 % failed; with the floor from the other series only and the hinge's
+// φ the smaller of that bound (around the change points, too) and the
+// values' before the window, 63 %.
+func TestSimGateSmallStepsDefaultWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("800 series")
+	}
+	const histories = 400
+	fails := 0
+	for seed := uint64(0); seed < histories; seed++ {
+		h := shapeHistory(seed, 0.01, func(i int) float64 {
+			l := 1.0
+			for _, at := range []int{25, 30, 35} {
+				if i >= at {
+					l *= 1.04
+				}
+			}
+			return l
+		})
+		g := gateSim(t, h, seed, GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange})
+		fails += len(g[0].Failures())
+	}
+	lo, hi := dist.ClopperPearson(fails, 2*histories, 0.05)
+	t.Logf("three +4 %% steps in noise of 1 %%, window 10: %d of %d series fail [%.2f, %.2f %%]", fails, 2*histories, 100*lo, 100*hi)
+	if fails < 2*histories*56/100 {
+		t.Errorf("three +4 %% steps in noise of 1 %%, window 10: %d of %d series failed", fails, 2*histories)
+	}
+}
+
 // TestSimGateCreep: histories of one series that creeps up 1 % per
 // experiment over the newest 10 of 40 fail with the default gate in a
 // share whose 95 % Clopper–Pearson lower bound is at least 95 %, in noise

@@ -138,6 +138,14 @@ func flat(y []float64) bool {
 // around a rise, from which its AR(1) correlation can be estimated without
 // taking the rise for correlation. Its arguments are TestHinge's.
 func HingeResiduals(x []float64, start int) ([]float64, error) {
+	return SegmentedHingeResiduals(x, start, nil)
+}
+
+// SegmentedHingeResiduals is HingeResiduals with a level of its own for
+// each segment of x that the runs cuts (ascending, each in (0, len(x)))
+// begin: the noise around steps as well as a rise, since steps left in the
+// residuals of a hinge look like autocorrelation.
+func SegmentedHingeResiduals(x []float64, start int, cuts []int) ([]float64, error) {
 	n := len(x)
 	if start < 2 || start >= n {
 		return nil, fmt.Errorf("rise from run %d of %d: expected at least 2 runs before it and 1 from it on", start, n)
@@ -156,23 +164,48 @@ func HingeResiduals(x []float64, start int) ([]float64, error) {
 			y[i] = math.Log(v)
 		}
 	}
-	var sb, sbb, sy, sby float64
-	for i, v := range y {
-		b := float64(max(0, i-start+1))
-		sb += b
-		sbb += b * b
-		sy += v
-		sby += b * v
+	// Frisch–Waugh: the values and the hinge, each less its segment's
+	// mean, then the slope of the one on the other.
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = float64(max(0, i-start+1))
 	}
-	fn := float64(n)
-	det := fn*sbb - sb*sb
-	if !(det > 0) {
-		return nil, errors.New("the hinge cannot be told from the level")
+	lo := 0
+	for k := 0; k <= len(cuts); k++ {
+		hi := n
+		if k < len(cuts) {
+			hi = cuts[k]
+		}
+		if hi <= lo || hi > n {
+			return nil, fmt.Errorf("segment from run %d to %d of %d: expected cuts ascending within the runs", lo, hi, n)
+		}
+		demean(y[lo:hi])
+		demean(b[lo:hi])
+		lo = hi
 	}
-	slope := (fn*sby - sb*sy) / det
-	c0 := (sy - slope*sb) / fn
+	var sbb, sby float64
 	for i := range y {
-		y[i] -= c0 + slope*float64(max(0, i-start+1))
+		sbb += b[i] * b[i]
+		sby += b[i] * y[i]
+	}
+	if !(sbb > 1e-12) {
+		return nil, errors.New("the hinge cannot be told from the levels")
+	}
+	slope := sby / sbb
+	for i := range y {
+		y[i] -= slope * b[i]
 	}
 	return y, nil
+}
+
+// demean subtracts from v its mean.
+func demean(v []float64) {
+	m := 0.0
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	for i := range v {
+		v[i] -= m
+	}
 }

@@ -129,3 +129,35 @@ func TestHingeResiduals(t *testing.T) {
 		t.Error("a rise from run 1 was accepted")
 	}
 }
+
+// TestSegmentedHingeResiduals: values that are exactly levels that step at
+// the cuts and then a rise from start leave residuals of 0 around those
+// segments, not around one level; cuts out of order are refused.
+func TestSegmentedHingeResiduals(t *testing.T) {
+	x := make([]float64, 30)
+	for i := range x {
+		l := 0.0
+		if i >= 10 {
+			l += 0.04
+		}
+		if i >= 25 {
+			l += 0.04
+		}
+		x[i] = 100 * math.Exp(l+0.02*float64(max(0, i-19)))
+	}
+	r, err := SegmentedHingeResiduals(x, 20, []int{10, 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range r {
+		if math.Abs(v) > 1e-12 {
+			t.Fatalf("residual %d: %g, want 0", i, v)
+		}
+	}
+	if r, _ := HingeResiduals(x, 20); math.Abs(r[12]) < 1e-3 {
+		t.Errorf("the steps fit without their segments: %v", r)
+	}
+	if _, err := SegmentedHingeResiduals(x, 20, []int{25, 10}); err == nil {
+		t.Error("cuts out of order were accepted")
+	}
+}
