@@ -121,7 +121,9 @@ func TestABSequentialStops(t *testing.T) {
 		{"at the margin", 1.05, 8, exit.Inconclusive, "the budget is spent with fake 16 B Median, fake 1024 B Median neither within the +5 % pass margin nor beyond the +5 % fail margin", "inconclusive", false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := &fakeSeries{ratio: c.ratio, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
+			// Independent pairs, whose dependence test (at 10 %) holds one
+			// gate in ten to its budget by chance: a seed it does not hold.
+			f := &fakeSeries{ratio: c.ratio, spread: 0.02, rng: rand.New(rand.NewPCG(1, 4))}
 			cfg := f.config(t, c.budget)
 			cfg.Reports = map[string]string{"json": filepath.Join(cfg.Out, "v.json"), "markdown": filepath.Join(cfg.Out, "v.md")}
 			var stdout, stderr bytes.Buffer
