@@ -71,15 +71,18 @@ With --max-runs N, the sequential gate, the default design is interleave:
 ab starts both sides' far ends at once (each side's echo process, or
 in-process echo, or its own subject on a broker) and measures them in one
 run each, with one pinger that alternates blocks of --block round trips
-between the two, the order of each block pair drawn from a coin seeded by
---seed. A round opens both sides' links afresh, discards --warmup round
-trips of each payload (100, or 20 when a sub-experiment goes through a
-broker) and measures --blocks block pairs of every sub-experiment and
-payload; it is a unit of the gate, judged by the ratio of the two sides'
-medians over the round. What stays the same over a run weighs on both
-blocks of a pair alike and cancels: on a 2-vCPU virtual machine the spread
-of a unit's log ratio falls from 0.5-1.4 (whole runs, unpinned) to
-0.02-0.04 in process and 0.06-0.15 over TCP. DIR/reference/NAME and
+between the two (2 over a network, 1 through a broker, 100 in process),
+the order of each block pair drawn from a coin seeded by --seed. A round
+opens both sides' links afresh, discards --warmup round trips of each
+payload (100, or 20 when a sub-experiment goes through a broker) and
+measures --blocks block pairs of every sub-experiment and payload (500
+round trips of each side, 300 through a broker); it is a unit of the
+gate, judged by the ratio of the two sides' medians over the round. What
+stays the same over a run weighs on both blocks of a pair alike and
+cancels, the more so the finer the alternation: on a 2-vCPU virtual
+machine the spread of a unit's log ratio falls from 0.5-1.4 (whole runs,
+unpinned) to 0.01-0.07 in process, about 0.01 over TCP and 0.02 through
+NATS. DIR/reference/NAME and
 DIR/candidate/NAME are each side's experiment, every block's round trips
 in its raw files; DIR/NAME-rounds.csv has one row per round and check: its
 order and both sides' values (formats §12). The sides may differ in what
