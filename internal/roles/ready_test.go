@@ -60,17 +60,19 @@ func TestWaitReadyNATSName(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	err := roles.WaitReady(context.Background(), []string{url + "?server_name=mqgate-topology"}, 500*time.Millisecond)
-	want := url + `?server_name=mqgate-topology: not ready within 500ms: the NATS server there is named "mqgate-embedded", not "mqgate-topology": another server holds the port`
+	// The bounds are seconds, not milliseconds: on a loaded machine a
+	// loopback dial alone has taken longer than 300 ms.
+	err := roles.WaitReady(context.Background(), []string{url + "?server_name=mqgate-topology"}, 2*time.Second)
+	want := url + `?server_name=mqgate-topology: not ready within 2s: the NATS server there is named "mqgate-embedded", not "mqgate-topology": another server holds the port`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
 	}
-	if d := time.Since(start); d < 500*time.Millisecond {
+	if d := time.Since(start); d < 2*time.Second {
 		t.Errorf("gave up after %v, before the bound", d)
 	}
 	// Something that is not a NATS server at all.
 	addr := silentServer(t, "HTTP/1.1 400 Bad Request\r\n")
-	err = roles.WaitReady(context.Background(), []string{"nats://" + addr}, 300*time.Millisecond)
+	err = roles.WaitReady(context.Background(), []string{"nats://" + addr}, 2*time.Second)
 	if err == nil || !strings.Contains(err.Error(), `not a NATS server: it sent "HTTP/1.1 400 Bad Request\r\n"`) {
 		t.Errorf("error %v", err)
 	}
@@ -218,8 +220,8 @@ func TestWaitReadyZenohID(t *testing.T) {
 	if syn := <-syns; len(syn) < 4 || syn[0] != 0x01 || syn[1] != 0x09 || syn[2]&0b11 != 0b10 || len(syn) != 3+int(syn[2]>>4)+1 {
 		t.Errorf("InitSyn % x", syn)
 	}
-	err := roles.WaitReady(context.Background(), []string{"zenoh://" + addr + "?zid=6d71676174652d62"}, 300*time.Millisecond)
-	if err == nil || !strings.HasSuffix(err.Error(), "not ready within 300ms: the Zenoh router there has id 6d71676174652d61, not 6d71676174652d62: another router holds the port") {
+	err := roles.WaitReady(context.Background(), []string{"zenoh://" + addr + "?zid=6d71676174652d62"}, 2*time.Second)
+	if err == nil || !strings.HasSuffix(err.Error(), "not ready within 2s: the Zenoh router there has id 6d71676174652d61, not 6d71676174652d62: another router holds the port") {
 		t.Errorf("error %v", err)
 	}
 	short, _ := fakeRouter(t, []byte{0x0a, 0x00}, 0)
@@ -227,12 +229,12 @@ func TestWaitReadyZenohID(t *testing.T) {
 		t.Errorf("id a: %v", err)
 	}
 	peer, _ := fakeRouter(t, []byte{1}, 1)
-	err = roles.WaitReady(context.Background(), []string{"zenoh://" + peer}, 300*time.Millisecond)
+	err = roles.WaitReady(context.Background(), []string{"zenoh://" + peer}, 2*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "the Zenoh node there is not a router (whatami 1)") {
 		t.Errorf("peer: %v", err)
 	}
 	nats := silentServer(t, "INFO {}\r\n")
-	err = roles.WaitReady(context.Background(), []string{"zenoh://" + nats}, 300*time.Millisecond)
+	err = roles.WaitReady(context.Background(), []string{"zenoh://" + nats}, 2*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "not a Zenoh router") && !strings.Contains(err.Error(), "no Zenoh InitAck") {
 		t.Errorf("a NATS server: %v", err)
 	}
