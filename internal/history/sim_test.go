@@ -379,20 +379,7 @@ func TestSimGateSmallStepsInNoise(t *testing.T) {
 		t.Skip("600 series")
 	}
 	const histories = 300
-	fails := 0
-	for seed := uint64(0); seed < histories; seed++ {
-		h := shapeHistory(seed, 0.04, func(i int) float64 {
-			l := 1.0
-			for _, at := range []int{25, 30, 35} {
-				if i >= at {
-					l *= 1.04
-				}
-			}
-			return l
-		})
-		g := gateSim(t, h, seed, GateOptions{Window: 20, MinChange: DefaultMinChange})
-		fails += len(g[0].Failures())
-	}
+	fails := threeStepFailures(t, histories, 0.04, 20)
 	lo, hi := dist.ClopperPearson(fails, 2*histories, 0.05)
 	t.Logf("three +4 %% steps in noise of 4 %%: %d of %d series fail [%.2f, %.2f %%]", fails, 2*histories, 100*lo, 100*hi)
 	if fails < 2*histories*91/100 {
@@ -415,20 +402,7 @@ func TestSimGateSmallStepsDefaultWindow(t *testing.T) {
 		t.Skip("800 series")
 	}
 	const histories = 400
-	fails := 0
-	for seed := uint64(0); seed < histories; seed++ {
-		h := shapeHistory(seed, 0.01, func(i int) float64 {
-			l := 1.0
-			for _, at := range []int{25, 30, 35} {
-				if i >= at {
-					l *= 1.04
-				}
-			}
-			return l
-		})
-		g := gateSim(t, h, seed, GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange})
-		fails += len(g[0].Failures())
-	}
+	fails := threeStepFailures(t, histories, 0.01, DefaultGateWindow)
 	lo, hi := dist.ClopperPearson(fails, 2*histories, 0.05)
 	t.Logf("three +4 %% steps in noise of 1 %%, window 10: %d of %d series fail [%.2f, %.2f %%]", fails, 2*histories, 100*lo, 100*hi)
 	if fails < 2*histories*56/100 {
@@ -503,4 +477,25 @@ func TestSimGateSyntheticRegression(t *testing.T) {
 			t.Errorf("seed %d: gate passed a 10 %% slowdown: %s", seed, g.Summary())
 		}
 	}
+}
+
+// threeStepFailures gates histories of two series rising +4 % at 25, 30
+// and 35 in noise of sigma, with the gate window given, and counts the
+// series that failed.
+func threeStepFailures(t *testing.T, histories int, sigma float64, window int) int {
+	fails := 0
+	for seed := uint64(0); seed < uint64(histories); seed++ {
+		h := shapeHistory(seed, sigma, func(i int) float64 {
+			l := 1.0
+			for _, at := range []int{25, 30, 35} {
+				if i >= at {
+					l *= 1.04
+				}
+			}
+			return l
+		})
+		g := gateSim(t, h, seed, GateOptions{Window: window, MinChange: DefaultMinChange})
+		fails += len(g[0].Failures())
+	}
+	return fails
 }
