@@ -263,7 +263,7 @@ func roundWarmup(subs []string) int {
 		if !ok {
 			continue
 		}
-		if t, err := driver.Lookup(sc.Transport); err == nil && driver.IsBroker(t) {
+		if isBroker(sc.Transport) {
 			return DefaultBrokerRoundWarmup
 		}
 	}
