@@ -97,27 +97,7 @@ func measuredByHelper(s Settings, count func(Snapshot, []int64, []int64), run dr
 	o := Outcome{Paths: []string{out}, Interrupted: interrupted, Incomplete: !completed && !interrupted}
 	counted := Snapshot{Sent: run.Total.Sent, Received: run.Total.Received, Errors: run.Total.Errors, Timeouts: run.Total.Timeouts}
 	if latency == "" {
-		count(counted, nil, nil)
-		n := counted.Sent + counted.Received
-		var rep any
-		switch s.Role {
-		case RolePub:
-			rep = helperPubReport(s, run, start, end)
-		case RoleQry:
-			rep = helperQryReport(s, run, start, end)
-		}
-		report := ""
-		if rep != nil {
-			path, err := WriteReport(s, rep)
-			if err != nil {
-				o.Err = err
-			} else {
-				o.Paths = append(o.Paths, path)
-				report = "; report " + path
-			}
-		}
-		o.Summary = fmt.Sprintf("%s %s (%s): %s messages%s; helper output in %s%s", s.Role, s.RunID, s.Driver, result.Count(n), statusWord(completed, interrupted, reason), out, report)
-		return o
+		return countedByHelper(s, count, run, counted, o, out, start, end)
 	}
 	// The helper's facts win over the role's of the same name.
 	info := run.System
@@ -134,79 +114,17 @@ func measuredByHelper(s Settings, count func(Snapshot, []int64, []int64), run dr
 	if s.Role == RoleSub {
 		hs := correctHelperSub(s, run)
 		hsub = &hs
-		v := hs.micros
-		c := counts
-		c.Samples = len(v)
-		if len(v) > 0 {
-			c.Bytes = run.SampleBytes
-		}
-		counted.Bytes = uint64(len(v) * c.Bytes)
-		counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
-		count(counted, nanos(v), nil)
-		for k, v := range hs.extra {
-			sys.Extra[k] = v
-		}
-		base.Params = map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
-		ms = []Measured{{Type: s.Type(), Payload: c.Bytes, Micros: v, Counts: c, Sub: base}}
+		ms = helperSubMeasured(s, count, run, hs, counted, counts, base, sys)
 	} else {
-		first, last := run.First, run.Last
-		sys.Extra["queries"] = strconv.FormatUint(pc.Sent, 10)
-		sys.Extra["timeouts"] = strconv.FormatUint(pc.Timeouts, 10)
-		sys.Extra["replies"] = strconv.FormatUint(pc.Replies, 10)
-		sys.Extra["replies_per_query_min"] = strconv.FormatUint(pc.RepliesMin, 10)
-		sys.Extra["replies_per_query_max"] = strconv.FormatUint(pc.RepliesMax, 10)
-		sys.Extra["errors"] = strconv.FormatUint(pc.Errors, 10)
-		sys.Extra["skipped"] = strconv.FormatUint(pc.Skipped, 10)
-		if pc.ResultBytes != nil {
-			sys.Extra["result_bytes"] = strconv.FormatUint(*pc.ResultBytes, 10)
-		}
-		mean := 0.0
-		if pc.Sent > 0 {
-			mean = float64(pc.Replies) / float64(pc.Sent)
-		}
-		sys.Extra["replies_per_query_mean"] = strconv.FormatFloat(mean, 'f', 3, 64)
-		// Queries sent per second of --duration, as the other drivers' req.
-		sys.Extra["qps"] = strconv.FormatFloat(float64(pc.Sent)/s.Duration.Seconds(), 'f', 3, 64)
-		firstSys := *sys
-		firstSys.Extra = map[string]string{"measures": "time to first reply"}
-		for k, v := range sys.Extra {
-			firstSys.Extra[k] = v
-		}
-		base.System = &firstSys
-		base.Params = map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
-			"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
-		c1, c2 := counts, counts
-		c1.Samples, c2.Samples = len(first), len(last)
-		lastSys := *sys
-		lastSys.Extra = map[string]string{"measures": "time to last reply"}
-		for k, v := range sys.Extra {
-			lastSys.Extra[k] = v
-		}
-		lastSub := base
-		lastSub.System = &lastSys
-		ms = []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: base},
-			{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: lastSub}}
-		counted.Received = pc.Replies
-		if pc.ResultBytes != nil {
-			counted.Bytes = *pc.ResultBytes
-		}
-		counted.Queries, counted.Replies = pc.Sent, pc.Replies
-		count(counted, nanos(first), nanos(last))
-		rep := helperReqReport(s, pc, first, last, start, end, completed, reason)
+		ms = helperReqMeasured(s, count, run, counted, counts, base, sys)
+		rep := helperReqReport(s, pc, run.First, run.Last, start, end, completed, reason)
 		hreq = &rep
 	}
 	errMsg := ""
 	if !completed && reason != "" {
 		errMsg = s.Type() + ": " + reason
 	}
-	mode := "one-way open-loop (" + run.Helper + ")"
-	clock := "CLOCK_REALTIME across hosts (" + run.Helper + "), corrected by the estimated clock offset"
-	if !s.ClockOffset {
-		clock = "CLOCK_REALTIME across hosts (" + run.Helper + "), not corrected (--clock-offset false)"
-	}
-	if s.Role == RoleReq {
-		mode, clock = "query open-loop ("+run.Helper+")", "CLOCK_MONOTONIC ("+run.Helper+")"
-	}
+	mode, clock := helperModeClock(s, run.Helper)
 	if err := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, errMsg, ms); err != nil {
 		o.Err = err
 	}
@@ -215,21 +133,134 @@ func measuredByHelper(s Settings, count func(Snapshot, []int64, []int64), run dr
 	if hsub != nil {
 		rep := hsub.report(s, run, start, end)
 		latText = rep.latencyText()
-		path, err := WriteReport(s, rep)
-		if err != nil && o.Err == nil {
-			o.Err = err
-		}
-		o.Paths = append(o.Paths, path)
+		o.addReport(WriteReport(s, rep))
 	}
 	if hreq != nil {
-		path, err := WriteReport(s, *hreq)
-		if err != nil && o.Err == nil {
-			o.Err = err
-		}
-		o.Paths = append(o.Paths, path)
+		o.addReport(WriteReport(s, *hreq))
 	}
 	o.Summary = fmt.Sprintf("%s %s (%s): %s samples%s%s; results in %s", s.Role, s.RunID, s.Driver, result.Count(ms[0].Counts.Samples), latText, statusWord(completed, interrupted, reason), s.Dir())
 	return o
+}
+
+// addReport lists a role report's path and keeps the first error writing
+// one: a report that failed still names where it was to be.
+func (o *Outcome) addReport(path string, err error) {
+	if err != nil && o.Err == nil {
+		o.Err = err
+	}
+	o.Paths = append(o.Paths, path)
+}
+
+// countedByHelper is measuredByHelper for a role whose helper counts but
+// times nothing (pub, qry): its counts, its role report and a summary.
+func countedByHelper(s Settings, count func(Snapshot, []int64, []int64), run driver.RoleRun, counted Snapshot, o Outcome, out string, start, end time.Time) Outcome {
+	count(counted, nil, nil)
+	n := counted.Sent + counted.Received
+	var rep any
+	switch s.Role {
+	case RolePub:
+		rep = helperPubReport(s, run, start, end)
+	case RoleQry:
+		rep = helperQryReport(s, run, start, end)
+	}
+	report := ""
+	if rep != nil {
+		path, err := WriteReport(s, rep)
+		if err != nil {
+			o.Err = err
+		} else {
+			o.Paths = append(o.Paths, path)
+			report = "; report " + path
+		}
+	}
+	o.Summary = fmt.Sprintf("%s %s (%s): %s messages%s; helper output in %s%s", s.Role, s.RunID, s.Driver, result.Count(n), statusWord(run.Completed, run.Interrupted, run.Reason), out, report)
+	return o
+}
+
+// helperSubMeasured counts a helper sub's corrected samples and returns them
+// as the sub-experiment to merge; the helper's facts about the run go into
+// sys, which base records.
+func helperSubMeasured(s Settings, count func(Snapshot, []int64, []int64), run driver.RoleRun, hs helperSub, counted Snapshot, counts meta.Payload, base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
+	pc := run.Counts
+	v := hs.micros
+	c := counts
+	c.Samples = len(v)
+	if len(v) > 0 {
+		c.Bytes = run.SampleBytes
+	}
+	counted.Bytes = uint64(len(v) * c.Bytes)
+	counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
+	count(counted, nanos(v), nil)
+	for k, v := range hs.extra {
+		sys.Extra[k] = v
+	}
+	base.Params = map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
+	return []Measured{{Type: s.Type(), Payload: c.Bytes, Micros: v, Counts: c, Sub: base}}
+}
+
+// helperReqMeasured counts a helper req's times to the first and last reply
+// and returns them as the two sub-experiments to merge, each system naming
+// what it measures beside the helper's query counts.
+func helperReqMeasured(s Settings, count func(Snapshot, []int64, []int64), run driver.RoleRun, counted Snapshot, counts meta.Payload, base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
+	first, last := run.First, run.Last
+	pc := run.Counts
+	sys.Extra["queries"] = strconv.FormatUint(pc.Sent, 10)
+	sys.Extra["timeouts"] = strconv.FormatUint(pc.Timeouts, 10)
+	sys.Extra["replies"] = strconv.FormatUint(pc.Replies, 10)
+	sys.Extra["replies_per_query_min"] = strconv.FormatUint(pc.RepliesMin, 10)
+	sys.Extra["replies_per_query_max"] = strconv.FormatUint(pc.RepliesMax, 10)
+	sys.Extra["errors"] = strconv.FormatUint(pc.Errors, 10)
+	sys.Extra["skipped"] = strconv.FormatUint(pc.Skipped, 10)
+	if pc.ResultBytes != nil {
+		sys.Extra["result_bytes"] = strconv.FormatUint(*pc.ResultBytes, 10)
+	}
+	mean := 0.0
+	if pc.Sent > 0 {
+		mean = float64(pc.Replies) / float64(pc.Sent)
+	}
+	sys.Extra["replies_per_query_mean"] = strconv.FormatFloat(mean, 'f', 3, 64)
+	// Queries sent per second of --duration, as the other drivers' req.
+	sys.Extra["qps"] = strconv.FormatFloat(float64(pc.Sent)/s.Duration.Seconds(), 'f', 3, 64)
+	base.System = measuring(sys, "time to first reply")
+	base.Params = map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
+		"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
+	c1, c2 := counts, counts
+	c1.Samples, c2.Samples = len(first), len(last)
+	lastSub := base
+	lastSub.System = measuring(sys, "time to last reply")
+	counted.Received = pc.Replies
+	if pc.ResultBytes != nil {
+		counted.Bytes = *pc.ResultBytes
+	}
+	counted.Queries, counted.Replies = pc.Sent, pc.Replies
+	count(counted, nanos(first), nanos(last))
+	return []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: base},
+		{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: lastSub}}
+}
+
+// measuring is a copy of sys whose extra facts also say what its samples
+// measure.
+func measuring(sys *meta.SystemInfo, what string) *meta.SystemInfo {
+	c := *sys
+	c.Extra = map[string]string{"measures": what}
+	for k, v := range sys.Extra {
+		c.Extra[k] = v
+	}
+	return &c
+}
+
+// helperModeClock is the mode and clock meta.json records for a helper's
+// samples: a sub's one-way times across hosts, a req's round trips.
+func helperModeClock(s Settings, helper string) (mode, clock string) {
+	if s.Role == RoleReq {
+		return "query open-loop (" + helper + ")", "CLOCK_MONOTONIC (" + helper + ")"
+	}
+	mode = "one-way open-loop (" + helper + ")"
+	clock = "CLOCK_REALTIME across hosts (" + helper + "), corrected by the estimated clock offset"
+	if !s.ClockOffset {
+		clock = "CLOCK_REALTIME across hosts (" + helper + "), not corrected (--clock-offset false)"
+	}
+	return mode, clock
 }
 
 // helperPubReport is a helper pub's role report (formats §9), the other

@@ -70,26 +70,13 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 		return Outcome{Err: err}
 	}
 	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, Start: time.Now().UTC()}
-	var probes sync.Mutex
-	var answered uint64
-	stopClock, err := b.Serve(clockKey(b, s), func(req []byte, at time.Time) [][]byte {
-		r, err := clockoffset.Reply(req, at.UnixNano(), func() int64 { return time.Now().UnixNano() })
-		if err != nil {
-			return nil
-		}
-		probes.Lock()
-		answered++
-		probes.Unlock()
-		return [][]byte{append(r, byte(s.Instance))}
-	})
+	answered, stopClock, err := serveClockProbes(b, s)
 	if err != nil {
 		met.Abort()
 		return Outcome{Err: fmt.Errorf("serving clock probes: %w", err)}
 	}
 	met.Ready()
-	period := time.Duration(float64(time.Second) / s.Rate)
 	start := time.Now().Add(50 * time.Millisecond)
-	end := start.Add(s.Duration)
 	reps := make([]PublisherReport, s.Publishers)
 	var wg sync.WaitGroup
 	var lost errBox
@@ -106,48 +93,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			id := uint16(s.Instance)<<8 | uint16(i)
-			topicIdx := i % s.Topics
-			topic := b.join(s.TopicPrefix, "data", strconv.Itoa(topicIdx))
-			r := &reps[i]
-			r.ID, r.Topic = id, topic
-			msg := make([]byte, s.Payload)
-			load.Fill(msg)
-			// Phases are spread over one period, so that publishers do not
-			// send in bursts.
-			phase := period * time.Duration(i) / time.Duration(s.Publishers)
-			sched := load.NewSchedule(s.Rate, start.Add(phase))
-			stopped := func() bool { return runCtx.Err() != nil }
-			var seq uint64
-			for {
-				due, skipped := sched.Next(time.Now())
-				r.Skipped += skipped
-				if !due.Before(end) || stopped() {
-					break
-				}
-				load.Wait(due, stopped)
-				if stopped() {
-					break
-				}
-				// The intended time goes in the header: a stalled sender
-				// shows as latency (no coordinated omission).
-				roleHeader(due.UnixNano(), seq, id, 0, uint16(topicIdx), s.RunHash()).Put(msg)
-				if err := b.Publish(topic, msg); err != nil {
-					r.Errors++
-					met.Error()
-					continue
-				}
-				seq++
-				r.Sent++
-				met.Sent(1)
-			}
-			// The end marker says how many were sent; best-effort links may
-			// lose one, so it goes three times.
-			endMsg := make([]byte, HeaderSize)
-			for range 3 {
-				roleHeader(time.Now().UnixNano(), r.Sent, id, load.FlagEndPayload|load.FlagEndRun, uint16(topicIdx), s.RunHash()).Put(endMsg)
-				b.Publish(topic, endMsg)
-			}
+			publishRole(runCtx, s, b, met, i, start, &reps[i])
 		}()
 	}
 	wg.Wait()
@@ -165,19 +111,96 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 	cancel()
 	rep.End = time.Now().UTC()
 	rep.Publishers = reps
-	probes.Lock()
-	rep.ClockProbes = answered
-	probes.Unlock()
+	rep.ClockProbes = answered()
+	return pubOutcome(s, rep, interrupted, lost.get(), flushErr, csvErr)
+}
+
+// serveClockProbes answers the subscribers' clock probes on clockKey until
+// stop; answered counts the probes answered so far.
+func serveClockProbes(b Backend, s Settings) (answered func() uint64, stop func() error, err error) {
+	var probes sync.Mutex
+	var n uint64
+	stop, err = b.Serve(clockKey(b, s), func(req []byte, at time.Time) [][]byte {
+		r, err := clockoffset.Reply(req, at.UnixNano(), func() int64 { return time.Now().UnixNano() })
+		if err != nil {
+			return nil
+		}
+		probes.Lock()
+		n++
+		probes.Unlock()
+		return [][]byte{append(r, byte(s.Instance))}
+	})
+	answered = func() uint64 {
+		probes.Lock()
+		defer probes.Unlock()
+		return n
+	}
+	return answered, stop, err
+}
+
+// publishRole is publisher i of a pub role: it publishes at --rate from
+// start for --duration, or until runCtx is done, counting into r and met,
+// then sends its end marker.
+func publishRole(runCtx context.Context, s Settings, b Backend, met *Metrics, i int, start time.Time, r *PublisherReport) {
+	period := time.Duration(float64(time.Second) / s.Rate)
+	end := start.Add(s.Duration)
+	id := uint16(s.Instance)<<8 | uint16(i)
+	topicIdx := i % s.Topics
+	topic := b.join(s.TopicPrefix, "data", strconv.Itoa(topicIdx))
+	r.ID, r.Topic = id, topic
+	msg := make([]byte, s.Payload)
+	load.Fill(msg)
+	// Phases are spread over one period, so that publishers do not
+	// send in bursts.
+	phase := period * time.Duration(i) / time.Duration(s.Publishers)
+	sched := load.NewSchedule(s.Rate, start.Add(phase))
+	stopped := func() bool { return runCtx.Err() != nil }
+	var seq uint64
+	for {
+		due, skipped := sched.Next(time.Now())
+		r.Skipped += skipped
+		if !due.Before(end) || stopped() {
+			break
+		}
+		load.Wait(due, stopped)
+		if stopped() {
+			break
+		}
+		// The intended time goes in the header: a stalled sender
+		// shows as latency (no coordinated omission).
+		roleHeader(due.UnixNano(), seq, id, 0, uint16(topicIdx), s.RunHash()).Put(msg)
+		if err := b.Publish(topic, msg); err != nil {
+			r.Errors++
+			met.Error()
+			continue
+		}
+		seq++
+		r.Sent++
+		met.Sent(1)
+	}
+	// The end marker says how many were sent; best-effort links may
+	// lose one, so it goes three times.
+	endMsg := make([]byte, HeaderSize)
+	for range 3 {
+		roleHeader(time.Now().UnixNano(), r.Sent, id, load.FlagEndPayload|load.FlagEndRun, uint16(topicIdx), s.RunHash()).Put(endMsg)
+		b.Publish(topic, endMsg)
+	}
+}
+
+// pubOutcome totals a pub role's publishers into rep, writes it and
+// summarises the run; lost (the connection) wins over a failed flush as the
+// reason the run is incomplete.
+func pubOutcome(s Settings, rep PubReport, interrupted bool, lost, flushErr, csvErr error) Outcome {
 	var total, skipped, errs uint64
-	for _, r := range reps {
+	for _, r := range rep.Publishers {
 		total += r.Sent
 		skipped += r.Skipped
 		errs += r.Errors
 	}
 	rep.Skipped, rep.Errors = skipped, errs
 	switch {
-	case lost.get() != nil:
-		rep.Error = lost.get().Error()
+	case lost != nil:
+		rep.Error = lost.Error()
 	case flushErr != nil:
 		rep.Error = "flush: " + flushErr.Error()
 	}
