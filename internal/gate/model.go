@@ -230,19 +230,7 @@ func missingReason(s Series, referenceName string, err error) string {
 // regression" end from eff and its threshold end from pass.
 func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, referenceName string) Check {
 	m := s.Metric
-	ref, val := stats.Median(s.Reference), stats.Median(s.Candidate)
-	c := Check{
-		SubExperiment: s.SubExperiment,
-		Payload:       s.Payload,
-		Metric:        m,
-		Reference:     ref,
-		Threshold:     s.Threshold,
-		Value:         val,
-		Limit:         m.Limit(ref, s.Threshold),
-		Difference:    math.Abs(ref - val),
-		Percent:       percent(val, ref),
-	}
-	c.Margin = m.Worse(val, c.Limit)
+	c := newCheck(s)
 	// Latency: Low is the "no regression" end, High the threshold end;
 	// throughput (worse is lower) the other way round.
 	if m.Better == result.HigherIsBetter {
@@ -273,25 +261,9 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 		loBad, hiBad = hiBad, loBad
 	}
 	n := min(eff.NReference, eff.NCandidate)
-	// Runs needed for an interval end to lie within distance of the
-	// estimate: from the dispersion (runsNeeded), and from the interval
-	// actually found, whose half-width shrinks as 1/√n; the larger, as
-	// heavy tails widen the interval beyond what the dispersion says.
 	// The half-width on the side that must move: above the estimate to
 	// pass, below it to fail.
-	half, tail := hiBad-shift, pass.Tail
-	need := func(distance float64) int {
-		k := runsNeeded(eff.Dispersion, distance, tail)
-		if k < 0 || math.IsInf(half, 0) || math.IsNaN(half) {
-			return k
-		}
-		m := float64(n) * math.Pow(half/distance, 2)
-		if m > 10000 {
-			return -1
-		}
-		return max(k, int(math.Ceil(m)))
-	}
-	st.NeedRuns = need(tau)
+	st.NeedRuns = runsToReach(eff.Dispersion, pass.Tail, n, hiBad-shift, tau)
 	st.Gateable = st.NeedRuns >= 0 && st.NeedRuns <= n
 
 	limit := 1 + s.Threshold
@@ -314,14 +286,11 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 		c.Message = fmt.Sprintf("%s: %s", head, notGateable(st, n, eff.Dispersion))
 	default:
 		c.Status = Inconclusive
-		target := tau - shift // to pass: the upper end below tau
+		target, half, tail := tau-shift, hiBad-shift, pass.Tail // to pass: the upper end below tau
 		if shift > tau {
-			target = shift // to fail: the lower end above 0
+			target, half, tail = shift, shift-loBad, eff.Tail // to fail: the lower end above 0
 		}
-		if shift > tau {
-			half, tail = shift-loBad, eff.Tail
-		}
-		switch k := need(target); {
+		switch k := runsToReach(eff.Dispersion, tail, n, half, target); {
 		case k < 0:
 			st.MoreRuns = -1
 		default:
@@ -330,6 +299,44 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 		c.Message = fmt.Sprintf("%s: %s", head, moreRunsText(st.MoreRuns))
 	}
 	return c
+}
+
+// newCheck is s's check before it is judged: the medians, the limit and
+// how far the candidate's median is from the reference's and the limit.
+func newCheck(s Series) Check {
+	m := s.Metric
+	ref, val := stats.Median(s.Reference), stats.Median(s.Candidate)
+	c := Check{
+		SubExperiment: s.SubExperiment,
+		Payload:       s.Payload,
+		Metric:        m,
+		Reference:     ref,
+		Threshold:     s.Threshold,
+		Value:         val,
+		Limit:         m.Limit(ref, s.Threshold),
+		Difference:    math.Abs(ref - val),
+		Percent:       percent(val, ref),
+	}
+	c.Margin = m.Worse(val, c.Limit)
+	return c
+}
+
+// runsToReach is how many runs per side make an interval end (at error
+// tail) lie within distance of the estimate, n runs having given it
+// half-width half: from the dispersion sd (runsNeeded), and from the
+// interval actually found, whose half-width shrinks as 1/√n; the larger,
+// as heavy tails widen the interval beyond what the dispersion says. −1
+// when too many to say (>10000).
+func runsToReach(sd, tail float64, n int, half, distance float64) int {
+	k := runsNeeded(sd, distance, tail)
+	if k < 0 || math.IsInf(half, 0) || math.IsNaN(half) {
+		return k
+	}
+	m := float64(n) * math.Pow(half/distance, 2)
+	if m > 10000 {
+		return -1
+	}
+	return max(k, int(math.Ceil(m)))
 }
 
 // toleranceLog is the threshold as a log ratio in the bad direction.
