@@ -119,10 +119,8 @@ func ReadSeries(path string) (*Series, error) {
 	if err := csvfile.ReadHeader(cr, path, SeriesHeader); err != nil {
 		return nil, err
 	}
-	s := &Series{Path: path}
-	var seed, stem string
-	experiments := map[string]int{}
-	runs := map[[2]string]int{}
+	sr := &seriesReader{s: &Series{Path: path}, path: path, experiments: map[string]int{}, runs: map[[2]string]int{}}
+	s := sr.s
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -131,63 +129,8 @@ func ReadSeries(path string) (*Series, error) {
 		if err != nil {
 			return nil, csvfile.Error(path, err)
 		}
-		bad := func(col, format string, args ...any) error {
-			return fileerr.New(path, line, col, format, args...)
-		}
-		if len(rec) != len(SeriesHeader) {
-			return nil, bad("", "%d fields, expected %d (%s)", len(rec), len(SeriesHeader), strings.Join(SeriesHeader, ","))
-		}
-		r := SeriesRun{Line: line, Side: rec[2], Experiment: rec[4]}
-		for _, n := range []struct {
-			col string
-			v   string
-			to  *int
-		}{{"Unit", rec[0], &r.Unit}, {"Position", rec[1], &r.Position}, {"Run", rec[3], &r.Run}} {
-			if *n.to, err = strconv.Atoi(n.v); err != nil || *n.to < 1 {
-				return nil, bad(n.col, "%q: expected a whole number from 1", n.v)
-			}
-		}
-		if r.Position != len(s.Runs)+1 {
-			return nil, bad("Position", "%d: expected %d (the rows are the runs in the order they started)", r.Position, len(s.Runs)+1)
-		}
-		if r.Side != SideReference && r.Side != SideCandidate {
-			return nil, bad("Side", "%q: expected %s or %s", r.Side, SideReference, SideCandidate)
-		}
-		if prev, dup := runs[[2]string{r.Side, rec[3]}]; dup {
-			return nil, bad("Run", "%s run %d is listed twice (also on line %d)", r.Side, r.Run, prev)
-		}
-		runs[[2]string{r.Side, rec[3]}] = line
-		if r.Experiment == "" || filepath.IsAbs(filepath.FromSlash(r.Experiment)) {
-			return nil, bad("Experiment", "%q: expected the experiment folder relative to the series file's folder, e.g. %s/NAME-01", r.Experiment, r.Side)
-		}
-		if err := s.checkExperiment(r, &stem); err != nil {
-			return nil, bad("Experiment", "%v", err)
-		}
-		key := filepath.Clean(filepath.FromSlash(r.Experiment))
-		if prev, dup := experiments[key]; dup {
-			return nil, bad("Experiment", "%s is listed twice (also on line %d)", r.Experiment, prev)
-		}
-		experiments[key] = line
-		if r.Start, err = time.Parse(time.RFC3339Nano, rec[5]); err != nil {
-			return nil, bad("Start", "%q: expected a time in RFC 3339, e.g. 2026-11-27T13:03:07.97873606Z", rec[5])
-		}
-		if n := len(s.Runs); n > 0 && r.Start.Before(s.Runs[n-1].Start) {
-			return nil, bad("Start", "%s is earlier than the run before (line %d, %s): expected the runs in the order they started",
-				rec[5], s.Runs[n-1].Line, s.Runs[n-1].Start.Format(time.RFC3339Nano))
-		}
-		if len(s.Runs) == 0 {
-			s.Design, seed = rec[6], rec[7]
-			if s.Design != DesignRandom && s.Design != DesignABBA {
-				return nil, bad("Design", "%q: expected %s or %s", s.Design, DesignRandom, DesignABBA)
-			}
-		}
-		if rec[6] != s.Design {
-			return nil, bad("Design", "%q, but line 2 says %q: expected one design for the whole series", rec[6], s.Design)
-		}
-		if rec[7] != seed {
-			return nil, bad("Seed", "%q, but line 2 says %q: expected one seed for the whole series", rec[7], seed)
-		}
-		if err := s.checkUnit(r, rec[0]); err != nil {
+		r, err := sr.row(line, rec)
+		if err != nil {
 			return nil, err
 		}
 		s.Runs = append(s.Runs, r)
@@ -203,6 +146,107 @@ func ReadSeries(path string) (*Series, error) {
 		s.Units--
 	}
 	return s, nil
+}
+
+// seriesReader is ReadSeries reading the rows of one file into s.
+type seriesReader struct {
+	s          *Series
+	path       string
+	seed, stem string // line 2's seed, the experiments' NAME (checkExperiment)
+	// experiments and runs are the line of each experiment folder and of
+	// each side's run number, which must not come twice.
+	experiments map[string]int
+	runs        map[[2]string]int
+}
+
+// badCell is the error for a cell of a series file's row: the file, the
+// line, the column (CSV header name) and what was expected.
+type badCell func(col, format string, args ...any) error
+
+// row reads the row at line after the rows before it.
+func (sr *seriesReader) row(line int, rec []string) (SeriesRun, error) {
+	bad := badCell(func(col, format string, args ...any) error {
+		return fileerr.New(sr.path, line, col, format, args...)
+	})
+	if len(rec) != len(SeriesHeader) {
+		return SeriesRun{}, bad("", "%d fields, expected %d (%s)", len(rec), len(SeriesHeader), strings.Join(SeriesHeader, ","))
+	}
+	s := sr.s
+	r := SeriesRun{Line: line, Side: rec[2], Experiment: rec[4]}
+	var err error
+	for _, n := range []struct {
+		col string
+		v   string
+		to  *int
+	}{{"Unit", rec[0], &r.Unit}, {"Position", rec[1], &r.Position}, {"Run", rec[3], &r.Run}} {
+		if *n.to, err = strconv.Atoi(n.v); err != nil || *n.to < 1 {
+			return SeriesRun{}, bad(n.col, "%q: expected a whole number from 1", n.v)
+		}
+	}
+	if r.Position != len(s.Runs)+1 {
+		return SeriesRun{}, bad("Position", "%d: expected %d (the rows are the runs in the order they started)", r.Position, len(s.Runs)+1)
+	}
+	if r.Side != SideReference && r.Side != SideCandidate {
+		return SeriesRun{}, bad("Side", "%q: expected %s or %s", r.Side, SideReference, SideCandidate)
+	}
+	if prev, dup := sr.runs[[2]string{r.Side, rec[3]}]; dup {
+		return SeriesRun{}, bad("Run", "%s run %d is listed twice (also on line %d)", r.Side, r.Run, prev)
+	}
+	sr.runs[[2]string{r.Side, rec[3]}] = line
+	if err := sr.experiment(r, bad); err != nil {
+		return SeriesRun{}, err
+	}
+	if err := sr.startAndDesign(&r, rec, bad); err != nil {
+		return SeriesRun{}, err
+	}
+	if err := s.checkUnit(r, rec[0]); err != nil {
+		return SeriesRun{}, err
+	}
+	return r, nil
+}
+
+// experiment checks run r's experiment folder: relative, the one run ab
+// gives the run, and listed once.
+func (sr *seriesReader) experiment(r SeriesRun, bad badCell) error {
+	if r.Experiment == "" || filepath.IsAbs(filepath.FromSlash(r.Experiment)) {
+		return bad("Experiment", "%q: expected the experiment folder relative to the series file's folder, e.g. %s/NAME-01", r.Experiment, r.Side)
+	}
+	if err := sr.s.checkExperiment(r, &sr.stem); err != nil {
+		return bad("Experiment", "%v", err)
+	}
+	key := filepath.Clean(filepath.FromSlash(r.Experiment))
+	if prev, dup := sr.experiments[key]; dup {
+		return bad("Experiment", "%s is listed twice (also on line %d)", r.Experiment, prev)
+	}
+	sr.experiments[key] = r.Line
+	return nil
+}
+
+// startAndDesign reads run r's start time, never earlier than the run
+// before, and checks its design and seed are line 2's (line 2 sets them).
+func (sr *seriesReader) startAndDesign(r *SeriesRun, rec []string, bad badCell) error {
+	s := sr.s
+	var err error
+	if r.Start, err = time.Parse(time.RFC3339Nano, rec[5]); err != nil {
+		return bad("Start", "%q: expected a time in RFC 3339, e.g. 2026-11-27T13:03:07.97873606Z", rec[5])
+	}
+	if n := len(s.Runs); n > 0 && r.Start.Before(s.Runs[n-1].Start) {
+		return bad("Start", "%s is earlier than the run before (line %d, %s): expected the runs in the order they started",
+			rec[5], s.Runs[n-1].Line, s.Runs[n-1].Start.Format(time.RFC3339Nano))
+	}
+	if len(s.Runs) == 0 {
+		s.Design, sr.seed = rec[6], rec[7]
+		if s.Design != DesignRandom && s.Design != DesignABBA {
+			return bad("Design", "%q: expected %s or %s", s.Design, DesignRandom, DesignABBA)
+		}
+	}
+	if rec[6] != s.Design {
+		return bad("Design", "%q, but line 2 says %q: expected one design for the whole series", rec[6], s.Design)
+	}
+	if rec[7] != sr.seed {
+		return bad("Seed", "%q, but line 2 says %q: expected one seed for the whole series", rec[7], sr.seed)
+	}
+	return nil
 }
 
 // checkExperiment checks that run r's experiment is the folder run ab
