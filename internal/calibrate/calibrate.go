@@ -456,20 +456,8 @@ func (CompareGate) Notes(Pool, *Result) []string { return nil }
 // fails (the false-fail rate), passes or is inconclusive, and again with
 // every candidate value made worse by each factor (the power curve).
 func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
-	runs := pool.Runs()
-	if len(pool.Keys) == 0 {
-		return nil, errors.New("calibration needs at least one check")
-	}
-	for k, v := range pool.Values {
-		if len(v) != runs {
-			return nil, fmt.Errorf("check %d has %d values for %d runs", k, len(v), runs)
-		}
-	}
-	if opt.Regressed < 0 || opt.Regressed >= runs {
-		return nil, fmt.Errorf("%d regressed runs in a pool of %d: expected unchanged runs besides them", opt.Regressed, runs)
-	}
-	runs -= opt.Regressed
-	if err := opt.defaults(runs); err != nil {
+	runs, err := opt.prepare(pool)
+	if err != nil {
 		return nil, err
 	}
 	splits := opt.splits(runs)
@@ -479,21 +467,9 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var tg Thresholder
-	if len(opt.Thresholds) > 0 {
-		var ok bool
-		if tg, ok = opt.Gate.(Thresholder); !ok {
-			return nil, fmt.Errorf("the %s gate has no threshold to vary", opt.Gate.Name())
-		}
-	}
-	byThreshold := make([][][]Outcome, len(opt.Thresholds))
-	for i, t := range opt.Thresholds {
-		if !(t >= 0) || math.IsInf(t, 0) {
-			return nil, fmt.Errorf("threshold %v: expected a number ≥ 0 (0.1 = 10 %%)", t)
-		}
-		if byThreshold[i], err = judgeAll(ctx, tg.WithThreshold(t), pool, splits, []float64{1}); err != nil {
-			return nil, err
-		}
+	tg, byThreshold, err := opt.judgeThresholds(ctx, pool, splits)
+	if err != nil {
+		return nil, err
 	}
 	heldOut, heldNote, err := opt.heldOut(ctx, tg, pool, runs)
 	if err != nil {
@@ -516,45 +492,15 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 		res.Seed = 0
 	}
 	res.SplitNote = SplitNote(opt.Split)
-	count := func(out [][]Outcome, f int) Point {
-		n := len(out)
-		var failed, inconclusive, passed, checksFailed, checks int
-		for s := range out {
-			o := out[s][f]
-			switch o.Status {
-			case gate.Failed:
-				failed++
-			case gate.Inconclusive:
-				inconclusive++
-			case gate.Passed:
-				passed++
-			}
-			checksFailed += o.Failed
-			checks += o.Checks
-		}
-		return Point{Factor: factors[f], Gate: rate(failed, n), Check: rate(checksFailed, checks),
-			Passed: rate(passed, n), Inconclusive: rate(inconclusive, n)}
-	}
-	unchanged := count(out, 0)
-	res.FalseFails, res.Inconclusive, res.Passed = unchanged.Gate, unchanged.Inconclusive, unchanged.Passed
-	for f := 1; f < len(factors); f++ {
-		p := count(out, f)
-		res.Curve = append(res.Curve, p)
-		if math.IsNaN(res.Detect) && p.Gate.Rate >= opt.Power {
-			res.Detect = p.Factor
-		}
-		if math.IsNaN(res.DetectCheck) && p.Check.Rate >= opt.Power {
-			res.DetectCheck = p.Factor
-		}
-	}
+	res.addCurve(out, factors, opt.Power)
 	if opt.Regressed > 0 {
-		p := count(regression, 0)
+		p := countAt(regression, 0, 1)
 		res.Regressed, res.Regression = opt.Regressed, &p
 	}
 	if tg != nil {
 		res.ThresholdName = tg.ThresholdName()
 		for i, t := range opt.Thresholds {
-			p := count(byThreshold[i], 0)
+			p := countAt(byThreshold[i], 0, 1)
 			res.Thresholds = append(res.Thresholds, ThresholdPoint{Threshold: t, Failed: p.Gate, Inconclusive: p.Inconclusive, Passed: p.Passed})
 		}
 	}
@@ -565,6 +511,90 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 		res.Notes = append(res.Notes, heldNote)
 	}
 	return res, nil
+}
+
+// prepare checks pool against o and fills in o's defaults; runs are the
+// pool's unchanged runs.
+func (o *Options) prepare(pool Pool) (runs int, err error) {
+	runs = pool.Runs()
+	if len(pool.Keys) == 0 {
+		return 0, errors.New("calibration needs at least one check")
+	}
+	for k, v := range pool.Values {
+		if len(v) != runs {
+			return 0, fmt.Errorf("check %d has %d values for %d runs", k, len(v), runs)
+		}
+	}
+	if o.Regressed < 0 || o.Regressed >= runs {
+		return 0, fmt.Errorf("%d regressed runs in a pool of %d: expected unchanged runs besides them", o.Regressed, runs)
+	}
+	runs -= o.Regressed
+	if err := o.defaults(runs); err != nil {
+		return 0, err
+	}
+	return runs, nil
+}
+
+// judgeThresholds judges every split with the gate at each of
+// o.Thresholds (byThreshold[i][s][0]); tg is the gate as a Thresholder,
+// nil without thresholds.
+func (o Options) judgeThresholds(ctx context.Context, pool Pool, splits []split) (tg Thresholder, byThreshold [][][]Outcome, err error) {
+	if len(o.Thresholds) > 0 {
+		var ok bool
+		if tg, ok = o.Gate.(Thresholder); !ok {
+			return nil, nil, fmt.Errorf("the %s gate has no threshold to vary", o.Gate.Name())
+		}
+	}
+	byThreshold = make([][][]Outcome, len(o.Thresholds))
+	for i, t := range o.Thresholds {
+		if !(t >= 0) || math.IsInf(t, 0) {
+			return nil, nil, fmt.Errorf("threshold %v: expected a number ≥ 0 (0.1 = 10 %%)", t)
+		}
+		if byThreshold[i], err = judgeAll(ctx, tg.WithThreshold(t), pool, splits, []float64{1}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return tg, byThreshold, nil
+}
+
+// addCurve sets the rates of the unchanged runs (factor index 0 of out) and
+// the power curve over the other factors, with the smallest factor the
+// gate, and a check, detects at the rate power.
+func (res *Result) addCurve(out [][]Outcome, factors []float64, power float64) {
+	unchanged := countAt(out, 0, factors[0])
+	res.FalseFails, res.Inconclusive, res.Passed = unchanged.Gate, unchanged.Inconclusive, unchanged.Passed
+	for f := 1; f < len(factors); f++ {
+		p := countAt(out, f, factors[f])
+		res.Curve = append(res.Curve, p)
+		if math.IsNaN(res.Detect) && p.Gate.Rate >= power {
+			res.Detect = p.Factor
+		}
+		if math.IsNaN(res.DetectCheck) && p.Check.Rate >= power {
+			res.DetectCheck = p.Factor
+		}
+	}
+}
+
+// countAt counts the outcomes of every split at factor index f of out (the
+// factor, factor, is what the point records).
+func countAt(out [][]Outcome, f int, factor float64) Point {
+	n := len(out)
+	var failed, inconclusive, passed, checksFailed, checks int
+	for s := range out {
+		o := out[s][f]
+		switch o.Status {
+		case gate.Failed:
+			failed++
+		case gate.Inconclusive:
+			inconclusive++
+		case gate.Passed:
+			passed++
+		}
+		checksFailed += o.Failed
+		checks += o.Checks
+	}
+	return Point{Factor: factor, Gate: rate(failed, n), Check: rate(checksFailed, checks),
+		Passed: rate(passed, n), Inconclusive: rate(inconclusive, n)}
 }
 
 // heldOut chooses a threshold on the first half of the unchanged runs and
@@ -619,13 +649,7 @@ func (o Options) heldOut(ctx context.Context, tg Thresholder, pool Pool, runs in
 // falseFails is the rate at which the gate failed over the splits of out
 // (at their first factor).
 func falseFails(out [][]Outcome) Rate {
-	failed := 0
-	for _, o := range out {
-		if o[0].Status == gate.Failed {
-			failed++
-		}
-	}
-	return rate(failed, len(out))
+	return countAt(out, 0, 1).Gate
 }
 
 // judgeAll judges every split at every factor, on every processor;
