@@ -185,6 +185,28 @@ func TestRunsNeededFollowsTheInterval(t *testing.T) {
 	}
 }
 
+// TestRunsToReach: the runs an interval end needs are the dispersion's
+// (runsNeeded) or, when the interval found is wider, its half-width scaled
+// as 1/√n; too many to say is −1.
+func TestRunsToReach(t *testing.T) {
+	const tail = 0.05
+	for _, c := range []struct {
+		name               string
+		sd, half, distance float64
+		n, want            int
+	}{
+		{"no interval: the dispersion's", 0.01, math.Inf(1), 0.05, 10, runsNeeded(0.01, 0.05, tail)},
+		{"twice too wide: 4 n", 0, 0.1, 0.05, 10, 40},
+		{"narrow: the dispersion's", 0.05, 0.001, 0.05, 10, runsNeeded(0.05, 0.05, tail)},
+		{"far too wide", 0, 10, 0.05, 10, -1},
+		{"no distance", 0, 0.1, 0, 10, -1},
+	} {
+		if got := runsToReach(c.sd, tail, c.n, c.half, c.distance); got != c.want {
+			t.Errorf("%s: runsToReach(sd %v, n %d, half %v, distance %v) = %d, want %d", c.name, c.sd, c.n, c.half, c.distance, got, c.want)
+		}
+	}
+}
+
 // TestIntervalEnds: the "no regression" end of the interval is at the Holm
 // tail (false fails, family-wise), the threshold end at the false-fail
 // level itself (false passes, per check), for either direction.
