@@ -151,6 +151,47 @@ func (p *plan) useAddr() {
 
 // resolve checks the configuration and places every sub-experiment.
 func (s *Session) resolve() error {
+	if err := s.checkConfig(); err != nil {
+		return err
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	s.runID = hex.EncodeToString(b[:])
+	if err := s.selectScenarios(); err != nil {
+		return err
+	}
+	targets, err := parseTargets(s.cfg.Targets)
+	if err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for _, p := range s.plans {
+		if err := s.place(p, targets, used); err != nil {
+			return err
+		}
+		if err := s.checkEchoDelay(p); err != nil {
+			return err
+		}
+	}
+	if len(s.cfg.EchoCommand) > 0 && !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.echo == EchoSubprocess }) {
+		return errors.New("--echo-command: no selected sub-experiment starts an echo process (it applies to --echo subprocess)")
+	}
+	if err := s.checkEchoProgram(); err != nil {
+		return err
+	}
+	// A target no sub-experiment uses is a mistake: a misspelt transport
+	// would silently measure a local echo instead.
+	for key, t := range targets {
+		if !used[key] {
+			return s.unusedTarget(key, t)
+		}
+	}
+	return nil
+}
+
+// checkConfig fills in the configuration's defaults and checks its
+// settings that need no sub-experiment.
+func (s *Session) checkConfig() error {
 	c := &s.cfg
 	c.Engine = c.Engine.WithDefaults()
 	if err := c.Engine.Validate(); err != nil {
@@ -185,10 +226,14 @@ func (s *Session) resolve() error {
 	if len(c.Scenarios) == 0 {
 		return errors.New("no sub-experiment selected")
 	}
-	var b [4]byte
-	rand.Read(b[:])
-	s.runID = hex.EncodeToString(b[:])
+	return nil
+}
 
+// selectScenarios plans every sub-experiment of --subexperiments, built in
+// or defined by transport flags, each once, and refuses a defined one that
+// is not selected.
+func (s *Session) selectScenarios() error {
+	c := &s.cfg
 	defined, err := s.defineScenarios()
 	if err != nil {
 		return err
@@ -199,14 +244,7 @@ func (s *Session) resolve() error {
 			sc, ok = defined[name]
 		}
 		if !ok {
-			known := scenarioNames()
-			for n := range defined {
-				known = append(known, n)
-			}
-			if near := suggest.Nearest(name, known); near != "" {
-				return fmt.Errorf("--subexperiments: unknown sub-experiment %q: did you mean %s? ('run --list' lists the %d known)", name, near, len(known))
-			}
-			return fmt.Errorf("--subexperiments: unknown sub-experiment %q; expected some of %s (see 'run --list')%s", name, strings.Join(known, ", "), definerHint())
+			return unknownScenario(name, defined)
 		}
 		if slices.ContainsFunc(s.plans, func(p *plan) bool { return p.sc.Type == name }) {
 			return fmt.Errorf("--subexperiments: %s is listed twice", name)
@@ -225,56 +263,57 @@ func (s *Session) resolve() error {
 			return fmt.Errorf("sub-experiment %s is defined by the flags of transport %s but not selected: add it to --subexperiments", name, sc.Transport)
 		}
 	}
+	return nil
+}
 
+// unknownScenario is the error for a sub-experiment name neither built in
+// nor defined: the nearest known name, or all of them.
+func unknownScenario(name string, defined map[string]driver.Scenario) error {
+	known := scenarioNames()
+	for n := range defined {
+		known = append(known, n)
+	}
+	if near := suggest.Nearest(name, known); near != "" {
+		return fmt.Errorf("--subexperiments: unknown sub-experiment %q: did you mean %s? ('run --list' lists the %d known)", name, near, len(known))
+	}
+	return fmt.Errorf("--subexperiments: unknown sub-experiment %q; expected some of %s (see 'run --list')%s", name, strings.Join(known, ", "), definerHint())
+}
+
+// parseTargets reads the --target flags by transport ("" for one that
+// names none), at most one each.
+func parseTargets(raws []string) (map[string]target, error) {
 	targets := map[string]target{}
-	for _, raw := range c.Targets {
+	for _, raw := range raws {
 		t, err := parseTarget(raw)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if o, dup := targets[t.transport]; dup {
-			return fmt.Errorf("--target %q and %q: one target per transport", driver.RedactURL(o.raw), driver.RedactURL(raw))
+			return nil, fmt.Errorf("--target %q and %q: one target per transport", driver.RedactURL(o.raw), driver.RedactURL(raw))
 		}
 		targets[t.transport] = t
 	}
-	used := map[string]bool{}
+	return targets, nil
+}
+
+// unusedTarget is the error for a target (of transport key) no selected
+// sub-experiment uses, saying why.
+func (s *Session) unusedTarget(key string, t target) error {
+	var transports []string
 	for _, p := range s.plans {
-		if err := s.place(p, targets, used); err != nil {
-			return err
-		}
-		if err := s.checkEchoDelay(p); err != nil {
-			return err
+		if p.sc.Interprocess && !slices.Contains(transports, p.tr.Name()) {
+			transports = append(transports, p.tr.Name())
 		}
 	}
-	if len(c.EchoCommand) > 0 && !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.echo == EchoSubprocess }) {
-		return errors.New("--echo-command: no selected sub-experiment starts an echo process (it applies to --echo subprocess)")
+	switch {
+	case len(transports) == 0:
+		return fmt.Errorf("--target %q: no selected sub-experiment is interprocess", driver.RedactURL(t.raw))
+	case key != "" && !slices.Contains(transports, key):
+		return fmt.Errorf("--target %q: no selected sub-experiment uses transport %q; expected one of %s",
+			driver.RedactURL(t.raw), key, strings.Join(transports, ", "))
+	default:
+		return fmt.Errorf("--target %q: no selected sub-experiment reaches it (the echo placement is not remote)", driver.RedactURL(t.raw))
 	}
-	if err := s.checkEchoProgram(); err != nil {
-		return err
-	}
-	// A target no sub-experiment uses is a mistake: a misspelt transport
-	// would silently measure a local echo instead.
-	for key, t := range targets {
-		if used[key] {
-			continue
-		}
-		var transports []string
-		for _, p := range s.plans {
-			if p.sc.Interprocess && !slices.Contains(transports, p.tr.Name()) {
-				transports = append(transports, p.tr.Name())
-			}
-		}
-		switch {
-		case len(transports) == 0:
-			return fmt.Errorf("--target %q: no selected sub-experiment is interprocess", driver.RedactURL(t.raw))
-		case key != "" && !slices.Contains(transports, key):
-			return fmt.Errorf("--target %q: no selected sub-experiment uses transport %q; expected one of %s",
-				driver.RedactURL(t.raw), key, strings.Join(transports, ", "))
-		default:
-			return fmt.Errorf("--target %q: no selected sub-experiment reaches it (the echo placement is not remote)", driver.RedactURL(t.raw))
-		}
-	}
-	return nil
 }
 
 // place decides where p's echoer runs and which address it uses.
