@@ -112,6 +112,43 @@ type link struct {
 // dial opens a connection and a channel to a.broker within ctx.
 func dial(ctx context.Context, a address, s *settings, role string) (*link, error) {
 	redacted := driver.RedactURL(a.broker)
+	cfg := connConfig(s, role)
+	dialURL, tc, err := dialTLS(a, s)
+	if err != nil {
+		return nil, fmt.Errorf("amqp: %s: %w", redacted, err)
+	}
+	dl := &dialer{ctx: ctx, tc: tc}
+	cfg.Dial = dl.dial
+	conn, err := amqp091.DialConfig(dialURL, cfg)
+	dl.mu.Lock()
+	if dl.stop != nil {
+		dl.stop()
+	}
+	dl.mu.Unlock()
+	if err != nil {
+		if dl.raw != nil {
+			dl.raw.Close()
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+		}
+		if dl.sc != nil {
+			return nil, dl.sc.refusal(err, redacted, s.security)
+		}
+		return nil, dialError(err, redacted, s.security)
+	}
+	l := &link{conn: conn, url: redacted, role: role}
+	l.connClosed = conn.NotifyClose(make(chan *amqp091.Error, 1))
+	if l.ch, err = conn.Channel(); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("amqp: opening a channel on %s: %w", redacted, err)
+	}
+	l.chClosed = l.ch.NotifyClose(make(chan *amqp091.Error, 1))
+	return l, nil
+}
+
+// connConfig is the AMQP configuration of a connection for role.
+func connConfig(s *settings, role string) amqp091.Config {
 	cfg := amqp091.Config{
 		FrameSize:  s.frameMax,
 		Heartbeat:  s.heartbeat,
@@ -125,83 +162,71 @@ func dial(ctx context.Context, a address, s *settings, role string) (*link, erro
 		name += " " + s.topic
 	}
 	cfg.Properties.SetClientConnectionName(name)
-	dialURL := a.broker
-	var tc *tls.Config
-	if s.security != nil {
-		u, _ := url.Parse(a.broker)
-		var err error
-		if tc, err = secure.ClientTLSConfig(s.security, u.Host); err != nil {
-			return nil, fmt.Errorf("amqp: %s: %w", redacted, err)
-		}
-		// RabbitMQ offers TLS 1.3 only when configured to; 1.2 is its
-		// default, and as safe with the suites Go offers.
-		tc.MinVersion = tls.VersionTLS12
-		// The TLS handshake is done here (cfg.Dial) rather than by
-		// amqp091, so that a refusal the broker sends after it is read.
-		u.Scheme = "amqp"
-		dialURL = u.String()
+	return cfg
+}
+
+// dialTLS is the URL amqp091 dials and, with --tls settings, the TLS
+// configuration the dialer's handshake uses (tc nil without).
+func dialTLS(a address, s *settings) (dialURL string, tc *tls.Config, err error) {
+	if s.security == nil {
+		return a.broker, nil, nil
 	}
-	var (
-		mu   sync.Mutex
-		stop func() bool
-		raw  net.Conn
-		sc   *tlsConn
-	)
-	cfg.Dial = func(network, addr string) (net.Conn, error) {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		deadline, ok := ctx.Deadline()
-		if !ok {
-			deadline = time.Now().Add(HandshakeTimeout)
-		}
-		// amqp091 clears the deadline once the AMQP handshake is done.
-		c.SetDeadline(deadline)
-		mu.Lock()
-		raw = c
-		stop = context.AfterFunc(ctx, func() { c.Close() })
-		mu.Unlock()
-		if tc == nil {
-			return c, nil
-		}
-		t := tls.Client(c, tc)
-		if err := t.HandshakeContext(ctx); err != nil {
-			c.Close()
-			return nil, err
-		}
-		mu.Lock()
-		sc = &tlsConn{Conn: t, readErr: make(chan error, 1)}
-		mu.Unlock()
-		return sc, nil
+	u, _ := url.Parse(a.broker)
+	if tc, err = secure.ClientTLSConfig(s.security, u.Host); err != nil {
+		return "", nil, err
 	}
-	conn, err := amqp091.DialConfig(dialURL, cfg)
-	mu.Lock()
-	if stop != nil {
-		stop()
-	}
-	mu.Unlock()
+	// RabbitMQ offers TLS 1.3 only when configured to; 1.2 is its
+	// default, and as safe with the suites Go offers.
+	tc.MinVersion = tls.VersionTLS12
+	// The TLS handshake is done here (cfg.Dial) rather than by
+	// amqp091, so that a refusal the broker sends after it is read.
+	u.Scheme = "amqp"
+	return u.String(), tc, nil
+}
+
+// dialer is amqp091's Dial for one connection within ctx, over TLS when tc
+// is set. It keeps the socket (raw) and the TLS connection over it (sc), so
+// that a failed dial can close the one and ask the other why the broker
+// refused; stop ends closing the socket when ctx is done.
+type dialer struct {
+	ctx context.Context
+	tc  *tls.Config
+
+	mu   sync.Mutex
+	stop func() bool
+	raw  net.Conn
+	sc   *tlsConn
+}
+
+func (dl *dialer) dial(network, addr string) (net.Conn, error) {
+	ctx := dl.ctx
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		if raw != nil {
-			raw.Close()
-		}
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
-		}
-		if sc != nil {
-			return nil, sc.refusal(err, redacted, s.security)
-		}
-		return nil, dialError(err, redacted, s.security)
+		return nil, err
 	}
-	l := &link{conn: conn, url: redacted, role: role}
-	l.connClosed = conn.NotifyClose(make(chan *amqp091.Error, 1))
-	if l.ch, err = conn.Channel(); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("amqp: opening a channel on %s: %w", redacted, err)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(HandshakeTimeout)
 	}
-	l.chClosed = l.ch.NotifyClose(make(chan *amqp091.Error, 1))
-	return l, nil
+	// amqp091 clears the deadline once the AMQP handshake is done.
+	c.SetDeadline(deadline)
+	dl.mu.Lock()
+	dl.raw = c
+	dl.stop = context.AfterFunc(ctx, func() { c.Close() })
+	dl.mu.Unlock()
+	if dl.tc == nil {
+		return c, nil
+	}
+	t := tls.Client(c, dl.tc)
+	if err := t.HandshakeContext(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	dl.mu.Lock()
+	dl.sc = &tlsConn{Conn: t, readErr: make(chan error, 1)}
+	dl.mu.Unlock()
+	return dl.sc, nil
 }
 
 // dialError explains why a connection could not be opened. It names the
