@@ -125,6 +125,12 @@ func TestInstalledProgram(t *testing.T) {
 		runInstalled(t, env, dir, 0, append([]string{"run", "-s", "interprocess_reliable_tcp", "--out", "results", "--name", "tcp"}, small...)...)
 		wantFiles(t, filepath.Join(dir, "results", "tcp"), "meta.json", "measurements_interprocess_reliable_tcp.csv")
 	})
+	t.Run("echo-command", func(t *testing.T) {
+		// Another build's installed front as the far end, as run ab's
+		// --reference "--echo-command /old/mqgate" names it.
+		runInstalled(t, env, dir, 0, append([]string{"run", "-s", "interprocess_reliable_tcp", "--echo-command", "mqgate", "--out", "results", "--name", "other"}, small...)...)
+		wantFiles(t, filepath.Join(dir, "results", "other"), "meta.json", "measurements_interprocess_reliable_tcp.csv")
+	})
 	t.Run("broker", func(t *testing.T) {
 		runInstalled(t, env, dir, 0, append([]string{"run", "-s", "nats_reliable", "--broker", "embedded", "--out", "results", "--name", "nats"}, small...)...)
 		wantFiles(t, filepath.Join(dir, "results", "nats"), "meta.json", "measurements_nats_reliable.csv")

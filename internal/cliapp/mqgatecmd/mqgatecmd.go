@@ -50,6 +50,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exit.Usage
 	}
+	if args[1] == "echo" {
+		// Another build's front named by run's --echo-command: run starts
+		// that program as `PROGRAM echo …`, which here is run's echo role.
+		args = slices.Concat([]string{args[0], "run"}, args[1:])
+	}
 	switch name := args[1]; name {
 	case "-h", "--help", "help":
 		usage(stdout)
@@ -95,5 +100,6 @@ func usage(w io.Writer) {
 		fmt.Fprintf(&b, "  %-13s %s\n", t.name, t.app().Usage)
 	}
 	b.WriteString("\nEach tool is also built on its own as bin/TOOL (make build).\n")
+	b.WriteString("mqgate echo … is mqgate run echo …, so that run --echo-command can name another build's mqgate.\n")
 	fmt.Fprint(w, b.String())
 }

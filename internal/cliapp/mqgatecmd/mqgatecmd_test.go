@@ -63,6 +63,7 @@ func TestNamesAsInvoked(t *testing.T) {
 		{[]string{"run", "--sampels", "5"}, "mqgate run: unknown flag --sampels: did you mean --samples? (see 'mqgate run --help')\n"},
 		{[]string{"run", "extra"}, "mqgate run: unexpected argument \"extra\" (run takes flags only; see 'mqgate run --help')\n"},
 		{[]string{"run", "echo", "--bad-flag"}, "mqgate run: unknown flag --bad-flag (see 'mqgate run echo --help')\n"},
+		{[]string{"echo", "--bad-flag"}, "mqgate run: unknown flag --bad-flag (see 'mqgate run echo --help')\n"},
 		{[]string{"run", "--samples"}, "mqgate run: --samples needs a value (see 'mqgate run --help')\n"},
 		{[]string{"process"}, "mqgate process: EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'mqgate process --help')\n"},
 		{[]string{"history", "--bad-flag"}, "mqgate history: unknown flag --bad-flag (see 'mqgate history --help')\n"},
