@@ -86,22 +86,9 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	if err := inv.distinctDirs(); err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	series, seriesNote, err := inv.seriesFile()
+	seriesNote, err := inv.readSeries(&cfg)
 	if err != nil {
-		return exit.With(exit.Usage, err)
-	}
-	g := inv.guard()
-	g.File("--series", series)
-	if err := g.Check(); err != nil {
 		return err
-	}
-	if series != "" {
-		if cfg.Series, err = pairing.ReadSeries(series); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		if inv.Series != "" {
-			cfg.Pairing = PairAlways // --series asks for its pairs
-		}
 	}
 	if inv.Plan {
 		return inv.runPlan(ctx, cfg, stdout)
@@ -112,20 +99,9 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 		}
 		return inv.runCalibrate(ctx, cfg, opt, format, stdout)
 	}
-	refs, targets, warnings, err := inv.loadSides(ctx)
+	res, err := inv.compareSides(ctx, cfg, seriesNote)
 	if err != nil {
 		return err
-	}
-	res, err := cancellable(ctx, func() (*Result, error) { return CompareRuns(refs, targets, cfg) })
-	if err != nil {
-		return inputError(ctx, err)
-	}
-	if err := inv.checkModeFlags(res); err != nil {
-		return exit.With(exit.Usage, err)
-	}
-	res.Warnings = append(warnings, res.Warnings...)
-	if seriesNote != "" {
-		res.Warnings = append(res.Warnings, seriesNote)
 	}
 
 	// The plots directory is this call's from here on (claimDir): two
@@ -144,29 +120,10 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	var written []string
-	for _, s := range res.sections() {
-		if exit.Cancelled(ctx) {
-			return exit.With(exit.Interrupted, errors.New("interrupted"))
-		}
-		path, err := res.writeCSVFile(dir, s)
-		if err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		written = append(written, path)
-		if inv.PrintSummaries {
-			fmt.Fprintf(stdout, "%s:\n", s.csvName())
-			if err := s.writeTo(res, stdout); err != nil {
-				return err
-			}
-		}
-		for _, f := range s.figures(res) {
-			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
-				return exit.With(exit.Usage, err)
-			}
-		}
+	written, err := inv.writeSections(ctx, res, dir, format, stdout)
+	if err != nil {
+		return err
 	}
-
 	if err := removeComparisons(earlier, written); err != nil {
 		return exit.With(exit.Usage, err)
 	}
@@ -183,6 +140,79 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 		return exit.With(code, fmt.Errorf("%s", failureSummary(res, v)))
 	}
 	return nil
+}
+
+// readSeries reads the series file, --series or the one beside the runs,
+// into cfg, after checking no output would overwrite it; note is the
+// warning seriesFile gives with it.
+func (inv Invocation) readSeries(cfg *Config) (note string, err error) {
+	series, note, err := inv.seriesFile()
+	if err != nil {
+		return "", exit.With(exit.Usage, err)
+	}
+	g := inv.guard()
+	g.File("--series", series)
+	if err := g.Check(); err != nil {
+		return "", err
+	}
+	if series != "" {
+		if cfg.Series, err = pairing.ReadSeries(series); err != nil {
+			return "", exit.With(exit.Usage, err)
+		}
+		if inv.Series != "" {
+			cfg.Pairing = PairAlways // --series asks for its pairs
+		}
+	}
+	return note, nil
+}
+
+// compareSides loads both sides and compares them, refusing the flags the
+// comparison's mode does not take; the result's warnings are the loading's,
+// its own, then seriesNote.
+func (inv Invocation) compareSides(ctx context.Context, cfg Config, seriesNote string) (*Result, error) {
+	refs, targets, warnings, err := inv.loadSides(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cancellable(ctx, func() (*Result, error) { return CompareRuns(refs, targets, cfg) })
+	if err != nil {
+		return nil, inputError(ctx, err)
+	}
+	if err := inv.checkModeFlags(res); err != nil {
+		return nil, exit.With(exit.Usage, err)
+	}
+	res.Warnings = append(warnings, res.Warnings...)
+	if seriesNote != "" {
+		res.Warnings = append(res.Warnings, seriesNote)
+	}
+	return res, nil
+}
+
+// writeSections writes each section's CSV file and plots into dir, and its
+// summary to stdout with --print-summaries; written are the CSV files.
+func (inv Invocation) writeSections(ctx context.Context, res *Result, dir string, format plots.Format, stdout io.Writer) (written []string, err error) {
+	for _, s := range res.sections() {
+		if exit.Cancelled(ctx) {
+			return nil, exit.With(exit.Interrupted, errors.New("interrupted"))
+		}
+		path, err := res.writeCSVFile(dir, s)
+		if err != nil {
+			return nil, exit.With(exit.Usage, err)
+		}
+		written = append(written, path)
+		if inv.PrintSummaries {
+			fmt.Fprintf(stdout, "%s:\n", s.csvName())
+			if err := s.writeTo(res, stdout); err != nil {
+				return nil, err
+			}
+		}
+		for _, f := range s.figures(res) {
+			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
+				return nil, exit.With(exit.Usage, err)
+			}
+		}
+	}
+	return written, nil
 }
 
 // loadSides reads both sides' runs, and refuses a run given twice (on one
