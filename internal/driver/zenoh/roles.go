@@ -52,138 +52,177 @@ func (Transport) PrepareRole(ctx context.Context, sp driver.RoleSpec) (func(cont
 	if key == "mqgate.bench" {
 		key = "mqgate/bench"
 	}
-	clockKey := key + "/clock"
-	lease := roleLease(sp.Timeout)
-	c := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: sp.Endpoints, Key: key, Reliable: sp.Reliable, Out: sp.Out, Lease: lease}
+	r := &helperRole{sp: sp, bin: bin, version: version, key: key, clockKey: key + "/clock", lease: roleLease(sp.Timeout)}
+	r.args = r.roleArgs()
+	return r.run, nil
+}
+
+// helperRole is a role PrepareRole prepared: the helper binary and its
+// version, the key expression the role uses (clockKey for clock probes),
+// the lease it announces and the helper's arguments.
+type helperRole struct {
+	sp                          driver.RoleSpec
+	bin, version, key, clockKey string
+	lease                       time.Duration
+	args                        []string
+}
+
+// roleArgs are the arguments of mqgate-zenoh's role matching r's.
+func (r *helperRole) roleArgs() []string {
+	sp := r.sp
+	c := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: sp.Endpoints, Key: r.key, Reliable: sp.Reliable, Out: sp.Out, Lease: r.lease}
 	if sp.OnWindow != nil {
 		c.Window = sp.Window
 	}
 	run := sp.RunHash
-	var args []string
 	switch sp.Role {
 	case "pub":
 		// Late clock probes are answered for a while after the last
 		// message, as the other drivers' pubs do.
 		linger := min(sp.Timeout, 2*time.Second)
-		args = zenohhelper.Pub{Common: c, Payloads: []int{sp.Payload}, Rate: sp.Rate, Publishers: sp.Publishers, Topics: sp.Topics,
-			Duration: sp.Duration, RunID: &run, WaitPeer: sp.Timeout, IDBase: sp.Instance * 256, ClockKey: clockKey, ClockLinger: &linger}.Args()
+		return zenohhelper.Pub{Common: c, Payloads: []int{sp.Payload}, Rate: sp.Rate, Publishers: sp.Publishers, Topics: sp.Topics,
+			Duration: sp.Duration, RunID: &run, WaitPeer: sp.Timeout, IDBase: sp.Instance * 256, ClockKey: r.clockKey, ClockLinger: &linger}.Args()
 	case "sub":
-		args = zenohhelper.Sub{Common: c, Publishers: sp.Publishers, Timeout: sp.Timeout, WaitPeer: sp.Duration + sp.Timeout, RunID: &run, Arrivals: true}.Args()
+		return zenohhelper.Sub{Common: c, Publishers: sp.Publishers, Timeout: sp.Timeout, WaitPeer: sp.Duration + sp.Timeout, RunID: &run, Arrivals: true}.Args()
 	case "req":
 		n := max(1, int(sp.QPS*sp.Duration.Seconds()))
-		args = zenohhelper.Query{Common: c, Payloads: []int{sp.Payload}, Samples: n, Replies: sp.Replies, Timeout: sp.Timeout,
+		return zenohhelper.Query{Common: c, Payloads: []int{sp.Payload}, Samples: n, Replies: sp.Replies, Timeout: sp.Timeout,
 			Target: zenohhelper.TargetAll, WaitPeer: sp.Timeout, MaxTimeouts: 1 << 30, Rate: sp.QPS, Concurrency: sp.Concurrency,
 			ResultBytes: true, AggWindow: sp.AggWindow}.Args()
 	case "qry":
 		size := sp.ReplySize
-		args = zenohhelper.Queryable{Common: c, Replies: sp.Replies, Duration: sp.Duration, ReplySize: &size,
+		return zenohhelper.Queryable{Common: c, Replies: sp.Replies, Duration: sp.Duration, ReplySize: &size,
 			ProcDelay: sp.ProcDelay, ProcJitter: sp.ProcJitter, Seed: sp.Seed<<8 | uint64(sp.Instance)}.Args()
 	}
-	return func(ctx context.Context) (driver.RoleRun, error) {
-		// The clock prober starts first: it probes each publisher host as
-		// soon as it answers, until the subscriber is done.
-		var prober *zenohhelper.Process
-		clockOut := sp.Out + "-clock"
-		probing := sp.Role == "sub" && sp.ClockOffset
-		var err error
-		if probing {
-			cc := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: sp.Endpoints, Key: clockKey, Out: clockOut, Lease: lease}
-			prober, err = zenohhelper.Start(context.Background(), bin, zenohhelper.Clock{Common: cc, Probes: sp.ClockProbes,
-				Interval: 5 * time.Millisecond, Timeout: min(sp.Timeout, time.Second)}.Args())
-			if err != nil {
-				return driver.RoleRun{}, fmt.Errorf("starting the clock prober: %w", err)
-			}
-		}
-		var onWindow func(zenohhelper.Window)
-		if sp.OnWindow != nil {
-			onWindow = func(w zenohhelper.Window) { sp.OnWindow(roleWindow(w)) }
-		}
-		p, err := zenohhelper.StartWindows(context.Background(), bin, args, onWindow)
+	return nil
+}
+
+// clockOut is where the clock prober writes.
+func (r *helperRole) clockOut() string { return r.sp.Out + "-clock" }
+
+// probing says whether a clock prober runs beside the role: a sub's, with
+// --clock-offset.
+func (r *helperRole) probing() bool { return r.sp.Role == "sub" && r.sp.ClockOffset }
+
+// run runs the role until the helper is done or ctx is, and reads what it
+// wrote.
+func (r *helperRole) run(ctx context.Context) (driver.RoleRun, error) {
+	sp := r.sp
+	// The clock prober starts first: it probes each publisher host as
+	// soon as it answers, until the subscriber is done.
+	var prober *zenohhelper.Process
+	var err error
+	if r.probing() {
+		cc := zenohhelper.Common{Mode: zenohhelper.ModeClient, Connect: sp.Endpoints, Key: r.clockKey, Out: r.clockOut(), Lease: r.lease}
+		prober, err = zenohhelper.Start(context.Background(), r.bin, zenohhelper.Clock{Common: cc, Probes: sp.ClockProbes,
+			Interval: 5 * time.Millisecond, Timeout: min(sp.Timeout, time.Second)}.Args())
 		if err != nil {
-			if prober != nil {
-				prober.Stop(30 * time.Second)
-			}
-			return driver.RoleRun{}, err
+			return driver.RoleRun{}, fmt.Errorf("starting the clock prober: %w", err)
 		}
-		if sp.Ready != nil {
-			sp.Ready()
-		}
-		out := driver.RoleRun{Helper: zenohhelper.BinaryName, Topic: key}
-		var exit zenohhelper.Exit
-		select {
-		case <-ctx.Done():
-			out.Interrupted = true
-			exit = p.Stop(30 * time.Second)
-		case <-p.Done():
-			exit = p.Wait()
-		}
-		var clockErr error
+	}
+	var onWindow func(zenohhelper.Window)
+	if sp.OnWindow != nil {
+		onWindow = func(w zenohhelper.Window) { sp.OnWindow(roleWindow(w)) }
+	}
+	p, err := zenohhelper.StartWindows(context.Background(), r.bin, r.args, onWindow)
+	if err != nil {
 		if prober != nil {
-			if ce := prober.Stop(30 * time.Second); ce.Code != zenohhelper.ExitInterrupted && ce.Code != zenohhelper.ExitComplete {
-				clockErr = ce.Err()
-			}
+			prober.Stop(30 * time.Second)
 		}
-		res, err := zenohhelper.ReadResults(sp.Out)
-		if err != nil {
-			return out, fmt.Errorf("reading what mqgate-zenoh wrote: %w (%v)", err, exit.Err())
+		return driver.RoleRun{}, err
+	}
+	if sp.Ready != nil {
+		sp.Ready()
+	}
+	out := driver.RoleRun{Helper: zenohhelper.BinaryName, Topic: r.key}
+	var exit zenohhelper.Exit
+	select {
+	case <-ctx.Done():
+		out.Interrupted = true
+		exit = p.Stop(30 * time.Second)
+	case <-p.Done():
+		exit = p.Wait()
+	}
+	var clockErr error
+	if prober != nil {
+		if ce := prober.Stop(30 * time.Second); ce.Code != zenohhelper.ExitInterrupted && ce.Code != zenohhelper.ExitComplete {
+			clockErr = ce.Err()
 		}
-		sum := res.Summary
-		out.Completed = sum.Completed && !out.Interrupted && exit.Code == zenohhelper.ExitComplete
-		out.Reason = sum.Reason
-		if !out.Completed && out.Reason == "" && exit.Err() != nil {
-			out.Reason = exit.Err().Error()
-		}
-		out.System = meta.SystemInfo{Product: "zenoh", Version: sum.ZenohVersion, URL: sp.Endpoints[0],
-			Extra: map[string]string{"helper": version, "links": fmt.Sprint(sum.Links)}}
-		for i, pc := range sum.Payloads {
-			if i == 0 {
-				out.Counts = driver.RoleCounts{Sent: pc.Sent, Received: pc.Received, Lost: pc.Lost, Duplicates: pc.Duplicates,
-					OutOfOrder: pc.OutOfOrder, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped, Replies: pc.Replies,
-					RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax, ResultBytes: pc.ResultBytes}
-			}
-			out.Total.Sent += pc.Sent
-			out.Total.Received += pc.Received
-			out.Total.Errors += pc.Errors
-			out.Total.Timeouts += pc.Timeouts
-			for _, pub := range pc.Publishers {
-				out.Publishers = append(out.Publishers, driver.RolePublisher{ID: pub.Publisher, Sent: pub.Sent, Received: pub.Received,
-					Lost: pub.Lost, Duplicates: pub.Duplicates, OutOfOrder: pub.OutOfOrder})
-			}
-		}
-		for _, s := range res.Samples {
-			out.First = append(out.First, s.Latency)
-		}
-		for _, s := range res.Last {
-			out.Last = append(out.Last, s.Latency)
-		}
-		if len(res.Samples) > 0 {
-			out.SampleBytes = res.Samples[0].Payload
-		}
-		if sp.Role != "sub" {
-			return out, nil
-		}
-		arr, err := zenohhelper.ReadArrivals(filepath.Join(sp.Out, zenohhelper.ArrivalsFile))
-		if errors.Is(err, fs.ErrNotExist) && len(res.Samples) == 0 {
-			err = nil // nothing measured, nothing written
-		}
-		if err != nil {
-			return out, fmt.Errorf("reading what mqgate-zenoh wrote: %w", err)
-		}
-		if len(arr) != len(res.Samples) {
-			return out, fmt.Errorf("%s has %d rows, %s %d: they go row for row", filepath.Join(sp.Out, zenohhelper.ArrivalsFile),
-				len(arr), filepath.Join(sp.Out, zenohhelper.RawFile), len(res.Samples))
-		}
-		for _, a := range arr {
-			out.Arrivals = append(out.Arrivals, driver.Arrival{Publisher: a.Publisher, Ns: a.Ns})
-		}
-		if probing {
-			out.Clock, out.ClockErr = zenohhelper.ReadClock(filepath.Join(clockOut, zenohhelper.ClockFile))
-			if out.ClockErr != nil && clockErr != nil {
-				out.ClockErr = fmt.Errorf("%v (%v)", out.ClockErr, clockErr)
-			}
-		}
+	}
+	res, err := zenohhelper.ReadResults(sp.Out)
+	if err != nil {
+		return out, fmt.Errorf("reading what mqgate-zenoh wrote: %w (%v)", err, exit.Err())
+	}
+	r.results(&out, res, exit)
+	if sp.Role != "sub" {
 		return out, nil
-	}, nil
+	}
+	err = r.arrivals(&out, res, clockErr)
+	return out, err
+}
+
+// results takes the helper's results and exit into out.
+func (r *helperRole) results(out *driver.RoleRun, res zenohhelper.Results, exit zenohhelper.Exit) {
+	sum := res.Summary
+	out.Completed = sum.Completed && !out.Interrupted && exit.Code == zenohhelper.ExitComplete
+	out.Reason = sum.Reason
+	if !out.Completed && out.Reason == "" && exit.Err() != nil {
+		out.Reason = exit.Err().Error()
+	}
+	out.System = meta.SystemInfo{Product: "zenoh", Version: sum.ZenohVersion, URL: r.sp.Endpoints[0],
+		Extra: map[string]string{"helper": r.version, "links": fmt.Sprint(sum.Links)}}
+	for i, pc := range sum.Payloads {
+		if i == 0 {
+			out.Counts = driver.RoleCounts{Sent: pc.Sent, Received: pc.Received, Lost: pc.Lost, Duplicates: pc.Duplicates,
+				OutOfOrder: pc.OutOfOrder, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped, Replies: pc.Replies,
+				RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax, ResultBytes: pc.ResultBytes}
+		}
+		out.Total.Sent += pc.Sent
+		out.Total.Received += pc.Received
+		out.Total.Errors += pc.Errors
+		out.Total.Timeouts += pc.Timeouts
+		for _, pub := range pc.Publishers {
+			out.Publishers = append(out.Publishers, driver.RolePublisher{ID: pub.Publisher, Sent: pub.Sent, Received: pub.Received,
+				Lost: pub.Lost, Duplicates: pub.Duplicates, OutOfOrder: pub.OutOfOrder})
+		}
+	}
+	for _, s := range res.Samples {
+		out.First = append(out.First, s.Latency)
+	}
+	for _, s := range res.Last {
+		out.Last = append(out.Last, s.Latency)
+	}
+	if len(res.Samples) > 0 {
+		out.SampleBytes = res.Samples[0].Payload
+	}
+}
+
+// arrivals takes a sub's arrivals, row for row with its samples, and the
+// clock prober's estimates (clockErr: how the prober ended, if badly) into
+// out.
+func (r *helperRole) arrivals(out *driver.RoleRun, res zenohhelper.Results, clockErr error) error {
+	sp := r.sp
+	arr, err := zenohhelper.ReadArrivals(filepath.Join(sp.Out, zenohhelper.ArrivalsFile))
+	if errors.Is(err, fs.ErrNotExist) && len(res.Samples) == 0 {
+		err = nil // nothing measured, nothing written
+	}
+	if err != nil {
+		return fmt.Errorf("reading what mqgate-zenoh wrote: %w", err)
+	}
+	if len(arr) != len(res.Samples) {
+		return fmt.Errorf("%s has %d rows, %s %d: they go row for row", filepath.Join(sp.Out, zenohhelper.ArrivalsFile),
+			len(arr), filepath.Join(sp.Out, zenohhelper.RawFile), len(res.Samples))
+	}
+	for _, a := range arr {
+		out.Arrivals = append(out.Arrivals, driver.Arrival{Publisher: a.Publisher, Ns: a.Ns})
+	}
+	if r.probing() {
+		out.Clock, out.ClockErr = zenohhelper.ReadClock(filepath.Join(r.clockOut(), zenohhelper.ClockFile))
+		if out.ClockErr != nil && clockErr != nil {
+			out.ClockErr = fmt.Errorf("%v (%v)", out.ClockErr, clockErr)
+		}
+	}
+	return nil
 }
 
 // roleWindow is a helper's window as the roles count it.
