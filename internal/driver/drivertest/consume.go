@@ -24,67 +24,22 @@ func RunConsume(t *testing.T, sub driver.Subscriber, pub driver.Publisher) {
 	if !ok {
 		t.Fatalf("%T is no driver.Consumer", sub)
 	}
-	const before, n, size = 20, 2000, 24
-	// Send times as monotonic offsets, atomic: the race detector cannot
-	// see that a message's arrival follows its send.
-	origin := time.Now()
-	sent := make([]atomic.Int64, n)
-	send := func(from, to int) {
-		msg := make([]byte, size)
-		for i := from; i < to; i++ {
-			sent[i].Store(int64(time.Since(origin)))
-			binary.LittleEndian.PutUint64(msg, uint64(i))
-			binary.LittleEndian.PutUint64(msg[8:], ^uint64(i))
-			if err := pub.Send(msg); err != nil {
-				t.Errorf("Send %d: %v", i, err)
-				return
-			}
-		}
-	}
-	send(0, before)
+	const before = 20
+	k := &consumeCheck{origin: time.Now(), sent: make([]atomic.Int64, consumeN), all: make(chan struct{})}
+	k.send(t, pub, 0, before)
 	time.Sleep(100 * time.Millisecond) // let them reach the subscriber's queue
 
-	var mu sync.Mutex
-	got, after := 0, 0
-	var last time.Time
-	var bad []string
-	returned := false
-	all := make(chan struct{})
 	consumed := make(chan error, 1)
-	go func() {
-		consumed <- c.Consume(func(msg []byte, at time.Time) {
-			now := time.Now()
-			mu.Lock()
-			defer mu.Unlock()
-			if returned {
-				after++
-				return
-			}
-			i := int(binary.LittleEndian.Uint64(msg))
-			switch {
-			case len(msg) != size || i < 0 || i >= n || binary.LittleEndian.Uint64(msg[8:]) != ^uint64(i):
-				bad = append(bad, "corrupt message")
-			case i != got:
-				bad = append(bad, "out of order")
-			case int64(at.Sub(origin)) < sent[i].Load() || at.After(now) || at.Before(last):
-				bad = append(bad, "arrival time outside [send, call] or decreasing")
-			}
-			got++
-			last = at
-			if got == n {
-				close(all)
-			}
-		})
-	}()
-	send(before, n)
+	go func() { consumed <- c.Consume(k.deliver) }()
+	k.send(t, pub, before, consumeN)
 	select {
-	case <-all:
+	case <-k.all:
 	case err := <-consumed:
-		t.Fatalf("Consume returned %v before the %d messages arrived", err, n)
+		t.Fatalf("Consume returned %v before the %d messages arrived", err, consumeN)
 	case <-time.After(Watchdog):
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("%d of %d messages consumed within %v", got, n, Watchdog)
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		t.Fatalf("%d of %d messages consumed within %v", k.got, consumeN, Watchdog)
 	}
 	pub.Close()
 	if err := sub.Close(); err != nil {
@@ -98,19 +53,81 @@ func RunConsume(t *testing.T, sub driver.Subscriber, pub driver.Publisher) {
 	case <-time.After(Watchdog):
 		t.Fatal("Consume did not return after Close")
 	}
-	mu.Lock()
-	returned = true
-	mu.Unlock()
-	if len(bad) > 0 {
-		t.Errorf("%d bad deliveries, the first: %s", len(bad), bad[0])
+	k.mu.Lock()
+	k.returned = true
+	k.mu.Unlock()
+	if len(k.bad) > 0 {
+		t.Errorf("%d bad deliveries, the first: %s", len(k.bad), k.bad[0])
 	}
 	if err := c.Consume(func([]byte, time.Time) {}); err == nil {
 		t.Error("a second Consume returned nil, want an error")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if after != 0 {
-		t.Errorf("the consumer was called %d times after Consume returned", after)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.after != 0 {
+		t.Errorf("the consumer was called %d times after Consume returned", k.after)
+	}
+}
+
+// consumeN and consumeSize are how many messages RunConsume sends, and of
+// how many bytes.
+const consumeN, consumeSize = 2000, 24
+
+// consumeCheck is RunConsume's consumer: it checks each message it is
+// handed against what was sent (got so far, the last arrival time, bad
+// deliveries) and counts the calls after Consume returned (after).
+type consumeCheck struct {
+	// Send times as monotonic offsets from origin, atomic: the race
+	// detector cannot see that a message's arrival follows its send.
+	origin time.Time
+	sent   []atomic.Int64
+	all    chan struct{} // closed when every message arrived
+
+	mu       sync.Mutex
+	got      int
+	after    int
+	last     time.Time
+	bad      []string
+	returned bool
+}
+
+// send sends messages from to to (exclusive): each its number and the
+// number's complement.
+func (k *consumeCheck) send(t *testing.T, pub driver.Publisher, from, to int) {
+	msg := make([]byte, consumeSize)
+	for i := from; i < to; i++ {
+		k.sent[i].Store(int64(time.Since(k.origin)))
+		binary.LittleEndian.PutUint64(msg, uint64(i))
+		binary.LittleEndian.PutUint64(msg[8:], ^uint64(i))
+		if err := pub.Send(msg); err != nil {
+			t.Errorf("Send %d: %v", i, err)
+			return
+		}
+	}
+}
+
+// deliver is the consumer handed to Consume.
+func (k *consumeCheck) deliver(msg []byte, at time.Time) {
+	now := time.Now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.returned {
+		k.after++
+		return
+	}
+	i := int(binary.LittleEndian.Uint64(msg))
+	switch {
+	case len(msg) != consumeSize || i < 0 || i >= consumeN || binary.LittleEndian.Uint64(msg[8:]) != ^uint64(i):
+		k.bad = append(k.bad, "corrupt message")
+	case i != k.got:
+		k.bad = append(k.bad, "out of order")
+	case int64(at.Sub(k.origin)) < k.sent[i].Load() || at.After(now) || at.Before(k.last):
+		k.bad = append(k.bad, "arrival time outside [send, call] or decreasing")
+	}
+	k.got++
+	k.last = at
+	if k.got == consumeN {
+		close(k.all)
 	}
 }
 
