@@ -65,6 +65,30 @@ type (
 // check is <skipped>. Warnings become "warning" properties of every suite.
 func JUnit(w io.Writer, v *gate.Verdict) error {
 	doc := junitSuites{Name: "mqgate " + v.Tool}
+	props := junitProps(v)
+	for _, sub := range v.SubExperiments() {
+		s := junitSubSuite(v, sub, props)
+		doc.Suites = append(doc.Suites, s)
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Skipped += s.Skipped
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// junitProps is the verdict's run-level facts (subject, baseline, mode, the
+// decision and the warnings) as properties shared by every suite, or nil when
+// there are none, so that an empty <properties> is left out.
+func junitProps(v *gate.Verdict) *junitProperties {
 	var props *junitProperties
 	add := func(name, value string) {
 		if props == nil {
@@ -108,45 +132,36 @@ func JUnit(w io.Writer, v *gate.Verdict) error {
 	for _, msg := range v.Warnings {
 		add("warning", msg)
 	}
-	for _, sub := range v.SubExperiments() {
-		s := junitSuite{Name: v.Tool + "." + sub, Time: "0", Properties: props}
-		for _, c := range v.Checks {
-			if c.SubExperiment != sub {
-				continue
-			}
-			tc := junitCase{
-				Name:      fmt.Sprintf("%d B %s", c.Payload, c.Metric.Name),
-				ClassName: v.Tool + "." + sub,
-				Time:      "0",
-			}
-			switch {
-			case v.Counts(c):
-				tc.Failure = &junitFailure{Message: c.Message, Type: string(c.Status), Text: details(v, c)}
-				s.Failures++
-			case c.Status == gate.Passed:
-				tc.SystemOut = c.Message
-			default:
-				tc.Skipped = &junitSkipped{Message: checkStatus(v, c) + ": " + c.Message}
-				s.Skipped++
-			}
-			s.Cases = append(s.Cases, tc)
-			s.Tests++
+	return props
+}
+
+// junitSubSuite is the test suite of one sub-experiment: a test case per
+// check of that sub-experiment, counted as failed, passed or skipped.
+func junitSubSuite(v *gate.Verdict, sub string, props *junitProperties) junitSuite {
+	s := junitSuite{Name: v.Tool + "." + sub, Time: "0", Properties: props}
+	for _, c := range v.Checks {
+		if c.SubExperiment != sub {
+			continue
 		}
-		doc.Suites = append(doc.Suites, s)
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
+		tc := junitCase{
+			Name:      fmt.Sprintf("%d B %s", c.Payload, c.Metric.Name),
+			ClassName: v.Tool + "." + sub,
+			Time:      "0",
+		}
+		switch {
+		case v.Counts(c):
+			tc.Failure = &junitFailure{Message: c.Message, Type: string(c.Status), Text: details(v, c)}
+			s.Failures++
+		case c.Status == gate.Passed:
+			tc.SystemOut = c.Message
+		default:
+			tc.Skipped = &junitSkipped{Message: checkStatus(v, c) + ": " + c.Message}
+			s.Skipped++
+		}
+		s.Cases = append(s.Cases, tc)
+		s.Tests++
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return s
 }
 
 // details lists a check's numbers, one per line, for the failure body. The
