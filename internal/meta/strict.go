@@ -174,35 +174,47 @@ func (w *walker) value(tok json.Token, off int, t reflect.Type, path string) err
 		case v == '{' && t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
 			return w.object(t, path, true)
 		case v == '[' && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
-			for i := 0; w.dec.More(); i++ {
-				tok, off, err := w.next()
-				if err != nil {
-					return err
-				}
-				if err := w.value(tok, off, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-					return err
-				}
-			}
-			_, _, err := w.next()
-			return err
+			return w.array(t, path)
 		}
 		return wrong()
+	}
+	if !scalarFits(tok, t) {
+		return wrong()
+	}
+	return nil
+}
+
+// array checks the elements of an array (its '[' read) against the element
+// type of slice or array type t, and reads its ']'.
+func (w *walker) array(t reflect.Type, path string) error {
+	for i := 0; w.dec.More(); i++ {
+		tok, off, err := w.next()
+		if err != nil {
+			return err
+		}
+		if err := w.value(tok, off, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			return err
+		}
+	}
+	_, _, err := w.next()
+	return err
+}
+
+// scalarFits reports whether tok, a string, number or boolean, is a value
+// of type t: a time or duration string must parse, and a number must fit
+// t's kind and size.
+func scalarFits(tok json.Token, t reflect.Type) bool {
+	switch v := tok.(type) {
 	case string:
 		switch {
 		case t == timeType:
-			if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
-				return wrong()
-			}
-			return nil
+			_, err := time.Parse(time.RFC3339Nano, v)
+			return err == nil
 		case t == durationType:
-			if _, err := time.ParseDuration(v); err != nil {
-				return wrong()
-			}
-			return nil
-		case t.Kind() == reflect.String:
-			return nil
+			_, err := time.ParseDuration(v)
+			return err == nil
 		}
-		return wrong()
+		return t.Kind() == reflect.String
 	case json.Number:
 		var err error
 		switch t.Kind() {
@@ -213,19 +225,13 @@ func (w *walker) value(tok json.Token, off int, t reflect.Type, path string) err
 		case reflect.Float32, reflect.Float64:
 			_, err = strconv.ParseFloat(v.String(), t.Bits())
 		default:
-			return wrong()
+			return false
 		}
-		if err != nil {
-			return wrong()
-		}
-		return nil
+		return err == nil
 	case bool:
-		if t.Kind() == reflect.Bool {
-			return nil
-		}
-		return wrong()
+		return t.Kind() == reflect.Bool
 	}
-	return wrong()
+	return false
 }
 
 // object checks the members of an object (its '{' read) against struct or
