@@ -141,54 +141,76 @@ func StartWindows(ctx context.Context, bin string, args []string, onWindow func(
 	readyc := make(chan Ready, 1)
 	badc := make(chan error, 1)
 	go func() {
-		sc := bufio.NewScanner(stdout)
-		gotReady := false
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case !gotReady && strings.HasPrefix(line, "ready "):
-				r, err := ParseReady(line)
-				if err != nil {
-					badc <- err
-				} else {
-					readyc <- r
-				}
-				gotReady = true
-			case onWindow != nil && strings.HasPrefix(line, "window "):
-				w, err := ParseWindow(line)
-				if err != nil {
-					p.tail.Write([]byte("\n" + err.Error()))
-					_ = cmd.Process.Kill()
-					continue
-				}
-				onWindow(w)
-			case strings.HasPrefix(line, "measuring "):
-				select {
-				case p.prog <- line:
-				default: // nobody is following the progress
-				}
-			case strings.HasPrefix(line, "done "):
-				for _, f := range strings.Fields(line)[1:] {
-					if v, ok := strings.CutPrefix(f, "status="); ok {
-						p.mu.Lock()
-						p.state = v
-						p.mu.Unlock()
-					}
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-		err := cmd.Wait()
-		p.mu.Lock()
-		p.exit = Exit{Code: cmd.ProcessState.ExitCode(), Status: p.state, Stderr: p.tail.String()}
-		if err != nil && p.exit.Code == -1 {
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				p.exit.Code = 128 + int(ws.Signal())
-			}
-		}
-		p.mu.Unlock()
-		close(p.done)
+		p.follow(stdout, onWindow, readyc, badc)
+		p.reap(stdout)
 	}()
+	return p.awaitReady(bin, args, readyc, badc)
+}
+
+// follow reads the role's stdout lines until it closes: the first ready
+// line goes to readyc (or, malformed, its error to badc), window lines to
+// onWindow (a malformed one kills the process), progress lines to Progress
+// and the done line's status to p.state.
+func (p *Process) follow(stdout io.Reader, onWindow func(Window), readyc chan<- Ready, badc chan<- error) {
+	sc := bufio.NewScanner(stdout)
+	gotReady := false
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case !gotReady && strings.HasPrefix(line, "ready "):
+			r, err := ParseReady(line)
+			if err != nil {
+				badc <- err
+			} else {
+				readyc <- r
+			}
+			gotReady = true
+		case onWindow != nil && strings.HasPrefix(line, "window "):
+			w, err := ParseWindow(line)
+			if err != nil {
+				p.tail.Write([]byte("\n" + err.Error()))
+				_ = p.cmd.Process.Kill()
+				continue
+			}
+			onWindow(w)
+		case strings.HasPrefix(line, "measuring "):
+			select {
+			case p.prog <- line:
+			default: // nobody is following the progress
+			}
+		case strings.HasPrefix(line, "done "):
+			for _, f := range strings.Fields(line)[1:] {
+				if v, ok := strings.CutPrefix(f, "status="); ok {
+					p.mu.Lock()
+					p.state = v
+					p.mu.Unlock()
+				}
+			}
+		}
+	}
+}
+
+// reap drains what is left of stdout, waits for the process and records
+// how it ended (a signal as 128+signal, as a shell reports it) before
+// closing done.
+func (p *Process) reap(stdout io.Reader) {
+	_, _ = io.Copy(io.Discard, stdout)
+	err := p.cmd.Wait()
+	p.mu.Lock()
+	p.exit = Exit{Code: p.cmd.ProcessState.ExitCode(), Status: p.state, Stderr: p.tail.String()}
+	if err != nil && p.exit.Code == -1 {
+		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			p.exit.Code = 128 + int(ws.Signal())
+		}
+	}
+	p.mu.Unlock()
+	close(p.done)
+}
+
+// awaitReady returns p once the role's ready line came, and otherwise an
+// error naming bin and args: a malformed ready line or no ready line within
+// ReadyTimeout (the process is killed), or the process ending first.
+func (p *Process) awaitReady(bin string, args []string, readyc <-chan Ready, badc <-chan error) (*Process, error) {
 	timer := time.NewTimer(ReadyTimeout)
 	defer timer.Stop()
 	select {
