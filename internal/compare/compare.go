@@ -179,19 +179,9 @@ const referenceName = "reference"
 // differ between runs; the error names every such sub-experiment and
 // payload.
 func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	mode, err := runMode(references, targets, cfg)
+	if err != nil {
 		return nil, err
-	}
-	if len(references) == 0 || len(targets) == 0 {
-		return nil, errors.New("compare needs at least one reference run and one run to gate")
-	}
-	mode := gate.ModeSingleRun
-	switch {
-	case len(references) >= 2 && len(targets) >= 2:
-		mode = gate.ModeStatistical
-	case len(references) != len(targets):
-		return nil, fmt.Errorf("%d reference runs and %d runs to gate: give one run per side (the single-run threshold rule) or at least 2 per side (the statistical gate)",
-			len(references), len(targets))
 	}
 	pairs, seriesWarnings, err := pairsOf(references, targets, cfg)
 	if err != nil {
@@ -204,14 +194,8 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 			references[i], targets[i] = p.Reference, p.Candidate
 		}
 	}
-	if mode != gate.ModeSingleRun && len(cfg.Metrics) == 0 {
-		cfg.Metrics = result.DefaultStatisticalMetrics
-		if err := cfg.Validate(); err != nil {
-			return nil, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, result.Names(cfg.Metrics))
-		}
-	}
-	if cfg.FalseFail == 0 {
-		cfg.FalseFail = gate.DefaultFalseFail
+	if cfg, err = modeDefaults(cfg, mode); err != nil {
+		return nil, err
 	}
 	all := append(append([]*experiment.Experiment(nil), references...), targets...)
 	latency, admitted, err := experiment.Admit(all, cfg.AllowIncomplete)
@@ -220,16 +204,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	}
 	res := &Result{Reference: references[0], Target: targets[0], References: references, Targets: targets,
 		Config: cfg, Mode: mode, Latency: latency, Pairs: pairs}
-	var errs []error
-	for _, target := range targets {
-		for _, t := range target.Summaries {
-			if references[0].Summary(t.Type) == nil {
-				if err := res.noReference(t.Type, t.Path, experiment.SummaryFileName(t.Type)); err != nil {
-					errs = append(errs, err)
-				}
-			}
-		}
-	}
+	errs := res.unreferenced()
 	for _, e := range all {
 		res.Warnings = append(res.Warnings, e.Warnings...)
 	}
@@ -237,37 +212,105 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	if w, ok := hostWarning(references, targets); ok {
 		res.Warnings = append(res.Warnings, w)
 	}
-	errs = append(errs, latencyKind.match(references, targets, func(string, []*experiment.Summary) error { return nil }, // said above
+	errs = append(errs, res.matchSubs()...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := res.decide(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runMode checks cfg and the number of runs per side and returns the mode
+// they call for before pairing: one run per side is single-run, two or more
+// on each side statistical.
+func runMode(references, targets []*experiment.Experiment, cfg Config) (string, error) {
+	if err := cfg.Validate(); err != nil {
+		return "", err
+	}
+	if len(references) == 0 || len(targets) == 0 {
+		return "", errors.New("compare needs at least one reference run and one run to gate")
+	}
+	switch {
+	case len(references) >= 2 && len(targets) >= 2:
+		return gate.ModeStatistical, nil
+	case len(references) != len(targets):
+		return "", fmt.Errorf("%d reference runs and %d runs to gate: give one run per side (the single-run threshold rule) or at least 2 per side (the statistical gate)",
+			len(references), len(targets))
+	}
+	return gate.ModeSingleRun, nil
+}
+
+// modeDefaults fills in what cfg leaves to the mode: the default columns
+// when several runs per side are gated (checked again, since they must suit
+// the other settings) and the default false-fail rate.
+func modeDefaults(cfg Config, mode string) (Config, error) {
+	if mode != gate.ModeSingleRun && len(cfg.Metrics) == 0 {
+		cfg.Metrics = result.DefaultStatisticalMetrics
+		if err := cfg.Validate(); err != nil {
+			return cfg, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, result.Names(cfg.Metrics))
+		}
+	}
+	if cfg.FalseFail == 0 {
+		cfg.FalseFail = gate.DefaultFalseFail
+	}
+	return cfg, nil
+}
+
+// unreferenced returns an error for each latency sub-experiment of a target
+// run that the first reference run lacks (or, with AllowMissing, records it
+// as new).
+func (r *Result) unreferenced() []error {
+	var errs []error
+	for _, target := range r.Targets {
+		for _, t := range target.Summaries {
+			if r.References[0].Summary(t.Type) == nil {
+				if err := r.noReference(t.Type, t.Path, experiment.SummaryFileName(t.Type)); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// matchSubs pairs the sides' latency and then throughput sub-experiments
+// into r.Subs and r.Throughputs, returning an error for each that does
+// not match (a throughput sub-experiment without reference included).
+func (r *Result) matchSubs() []error {
+	references, targets := r.References, r.Targets
+	errs := latencyKind.match(references, targets, func(string, []*experiment.Summary) error { return nil }, // said by unreferenced
 		func(refRuns, tgtRuns []*experiment.Summary) {
 			sr := SubResult{Sub: Sub[result.SummaryRow]{Type: refRuns[0].Type, ReferenceRuns: refRuns, TargetRuns: tgtRuns},
 				Reference: medianSummary(refRuns)}
 			if tgtRuns != nil {
 				sr.Target = medianSummary(tgtRuns)
 			}
-			res.Subs = append(res.Subs, sr)
-		})...)
-	errs = append(errs, throughputKind.match(references, targets, func(typ string, tgtRuns []*experiment.Throughput) error {
-		return res.noReference("throughput of "+typ, tgtRuns[0].Path, experiment.ThroughputFileName(typ))
+			r.Subs = append(r.Subs, sr)
+		})
+	return append(errs, throughputKind.match(references, targets, func(typ string, tgtRuns []*experiment.Throughput) error {
+		return r.noReference("throughput of "+typ, tgtRuns[0].Path, experiment.ThroughputFileName(typ))
 	}, func(refRuns, tgtRuns []*experiment.Throughput) {
-		res.Throughputs = append(res.Throughputs, ThroughputResult{Sub: Sub[result.ThroughputRow]{Type: refRuns[0].Type,
+		r.Throughputs = append(r.Throughputs, ThroughputResult{Sub: Sub[result.ThroughputRow]{Type: refRuns[0].Type,
 			ReferenceRuns: refRuns, TargetRuns: tgtRuns}, Keys: refRuns[0].Keys()})
 	})...)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	switch mode {
+}
+
+// decide judges every check by r.Mode: the threshold rule for one run per
+// side, the statistical model for several, the paired model for pairs.
+func (r *Result) decide() error {
+	switch r.Mode {
 	case gate.ModeSingleRun:
-		res.slots(func(_ pairing.Origin, se gate.Series, set func(gate.Check)) {
+		r.slots(func(_ pairing.Origin, se gate.Series, set func(gate.Check)) {
 			set(gate.Evaluate(se.SubExperiment, se.Payload, se.Metric, referenceName, se.Reference[0], se.Threshold, se.Candidate[0]))
 		})
 	case gate.ModeStatistical:
-		res.judge()
+		r.judge()
 	case gate.ModePaired:
-		if err := res.judgePaired(); err != nil {
-			return nil, err
-		}
+		return r.judgePaired()
 	}
-	return res, nil
+	return nil
 }
 
 // samePayloadsAll checks that every run of both sides measured the payloads
