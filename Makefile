@@ -31,7 +31,7 @@ build:
 ## arithmetic that the race detector slows several times over and has
 ## nothing to find in. SIMS are the packages that hold them
 ## (deploy's TestMakeTestRunsEverySimulation checks that each runs once).
-SIMS := ./internal/changepoint ./internal/history ./internal/stats/...
+SIMS := ./internal/changepoint ./internal/history ./internal/requirements ./internal/stats/...
 test:
 	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v '/internal/e2e$$')
 	$(GO) test -timeout 30m -run '^TestSim' $(SIMS)

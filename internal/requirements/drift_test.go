@@ -70,21 +70,3 @@ func TestDriftOf(t *testing.T) {
 		t.Errorf("drift file of /x/requirements.csv: %s", DriftFileFor("/x/requirements.csv"))
 	}
 }
-
-// TestDriftLevel: on 2,000 seeded families of 3 steady checks of 20 runs,
-// the family is flagged at most about driftLevel of the time (Holm).
-func TestDriftLevel(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const families = 2000
-	flagged := 0
-	for range families {
-		if len(driftOf(driftInput(rng, 20, 0)).Drifting()) > 0 {
-			flagged++
-		}
-	}
-	rate := float64(flagged) / families
-	t.Logf("steady runs: family flagged %.2f%% at %.0f%%", 100*rate, 100*driftLevel)
-	if rate > driftLevel+0.015 {
-		t.Errorf("steady runs flagged %.4f of the time, level %v", rate, driftLevel)
-	}
-}

@@ -2,7 +2,6 @@ package requirements
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -43,58 +42,6 @@ func TestJudgeLogNormalMatchesScipy(t *testing.T) {
 	inc := Judge(logNormalRow(v.JudgeLogNormal.Cases[2].Limit1, 0.1, 10, v.JudgeLogNormal.Level).Limit(result.RequirementMetrics[0]), v.JudgeLogNormal.Cases[2].Values, 0.05)
 	if inc.MoreRuns < 1 || !strings.Contains(inc.Why, "upper end") {
 		t.Errorf("inconclusive: more runs %d, why %q", inc.MoreRuns, inc.Why)
-	}
-}
-
-// TestJudgeCalibration simulates unchanged systems (seeded): requirements
-// derived from n runs, then k candidate runs of the same system. The
-// log-normal check fails with chance level (exactly, by construction), the
-// distribution-free one with at most orderChance(n, k, k); 3000 trials
-// keep the binomial noise inside the tolerances (5 standard deviations).
-func TestJudgeCalibration(t *testing.T) {
-	r := rand.New(rand.NewPCG(10, 20))
-	const trials = 3000
-	const level = 0.05
-	for _, tc := range []struct {
-		method string
-		n, k   int
-		heavy  bool // runs from a heavy-tailed, not log-normal, distribution
-	}{{gate.MethodLogNormal, 20, 1, false}, {gate.MethodLogNormal, 20, 4, false}, {gate.MethodOrder, 6, 3, true}, {gate.MethodOrder, 10, 2, true}} {
-		draw := func() float64 {
-			if tc.heavy {
-				return 10 + math.Abs(r.NormFloat64())/math.Max(r.Float64(), 1e-9) // ratio: heavy tail
-			}
-			return math.Exp(2 + 0.3*r.NormFloat64())
-		}
-		fails := 0
-		for i := 0; i < trials; i++ {
-			obs := make([]Observation, tc.n)
-			for j := range obs {
-				x := draw()
-				obs[j] = Observation{Experiment: string(rune('a' + j)), Type: "a_b", Bytes: 16, Median: x, P99: x, Max: x}
-			}
-			d, err := DeriveStatistical(obs, StatConfig{FalseFail: 3 * level, Method: tc.method, NormalityLevel: 1e-9})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cand := make([]float64, tc.k)
-			for j := range cand {
-				cand[j] = draw()
-			}
-			if Judge(d.Requirements[0].Limit(result.RequirementMetrics[0]), cand, 0).Status == "failed" {
-				fails++
-			}
-		}
-		rate := float64(fails) / trials
-		want := level
-		if tc.method == gate.MethodOrder {
-			want = orderChance(tc.n, tc.k, tc.k)
-		}
-		// ±5 binomial standard deviations.
-		sd := math.Sqrt(want * (1 - want) / trials)
-		if math.Abs(rate-want) > 5*sd {
-			t.Errorf("%s n=%d k=%d: unchanged systems fail %.4f of the time, want %.4f", tc.method, tc.n, tc.k, rate, want)
-		}
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/result"
-	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
 
@@ -162,38 +161,6 @@ func TestBaselineRunsDoNotLoosen(t *testing.T) {
 	}
 }
 
-// TestCorrelatedRunsAreReported: when consecutive runs are AR(1)-correlated
-// (φ = 0.6), the candidate block follows the reference block and an
-// unchanged system fails a check far more often than its level, whichever
-// the rank: exchangeability, which the guarantee rests on, does not hold,
-// and no limit from the runs alone can restore it. What requirements does
-// is say so: the drift report tests each check's lag-1 autocorrelation,
-// and finds it in most series of 20 and 40 runs. Run with -v for the
-// figures.
-func TestCorrelatedRunsAreReported(t *testing.T) {
-	trials := simTrials(1500)
-	sd := math.Sqrt(math.Log(1 + 0.3*0.3))
-	const level = 0.01 / 3
-	rng := rand.New(rand.NewPCG(23, 24))
-	for _, phi := range []float64{0.3, 0.6} {
-		for _, n := range []int{10, 20, 40} {
-			f1, _ := checkRates(rng, trials, n, 10, sd, phi, 1, 1)
-			f0, _ := checkRates(rng, trials, n, 10, sd, phi, 1, 0)
-			found := rate{n: trials / 5}
-			for range found.n {
-				if len(driftOf(ar1Input(rng, n, phi, sd)).Correlated()) > 0 {
-					found.k++
-				}
-			}
-			t.Logf("φ %.1f, %d runs: unchanged fails %v (largest run, %.0f× the level), %v (now, %.0f×); correlation reported in %v of the reference series",
-				phi, n, f1, f1.p()/level, f0, f0.p()/level, found)
-			if phi == 0.6 && n >= 20 && found.p() < 0.5 {
-				t.Errorf("φ 0.6, %d runs: correlation reported in only %v", n, found)
-			}
-		}
-	}
-}
-
 // ar1Input is n experiments of one sub-experiment and payload in start
 // order, each column's log value an AR(1) series of correlation phi and
 // standard deviation sd, without trend, the columns independent.
@@ -214,53 +181,4 @@ func ar1Input(rng *rand.Rand, n int, phi, sd float64) *Input {
 		})
 	}
 	return in
-}
-
-// TestDriftLevelAutocorrelated: driftOf on AR(1) runs without trend
-// (φ = 0, 0.3, 0.6; 10, 20 and 40 runs; 3 checks, Holm at 5 %). Before, on
-// the plain Mann–Kendall p-values, one check at 5 % was flagged in 10–14 %
-// of the series at φ = 0.3 and 21–34 % at φ = 0.6, the family in 17–48 %;
-// with the variance corrected for lag-1 autocorrelation each stays at or
-// below 5 % (the rate and the lower end of its 95 % interval). Run with -v
-// for the figures.
-func TestDriftLevelAutocorrelated(t *testing.T) {
-	trials := simTrials(600)
-	rng := rand.New(rand.NewPCG(25, 26))
-	for _, phi := range []float64{0, 0.3, 0.6} {
-		for _, n := range []int{10, 20, 40} {
-			single := [2]rate{{n: trials}, {n: trials}} // the Median check alone, before and now
-			family := [2]rate{{n: trials}, {n: trials}}
-			for range trials {
-				d := driftOf(ar1Input(rng, n, phi, 0.1))
-				var plain []float64
-				for _, c := range d.Checks {
-					plain = append(plain, c.Test.P)
-				}
-				if d.Checks[0].Test.P <= driftLevel {
-					single[0].k++
-				}
-				if d.Checks[0].Serial.P <= driftLevel {
-					single[1].k++
-				}
-				for _, dec := range stats.Holm(plain, driftLevel) {
-					if dec.Rejected {
-						family[0].k++
-						break
-					}
-				}
-				if len(d.Drifting()) > 0 {
-					family[1].k++
-				}
-			}
-			t.Logf("φ %.1f, %d runs: one check before %v, now %v; family of 3 (Holm) before %v, now %v", phi, n, single[0], single[1], family[0], family[1])
-			for _, r := range []rate{single[1], family[1]} {
-				if lo, _ := r.ci(); r.p() > driftLevel || lo > driftLevel {
-					t.Errorf("φ %v, %d runs: drift flagged in %v of series without trend", phi, n, r)
-				}
-			}
-			if phi == 0.6 && single[0].p() < 0.15 {
-				t.Errorf("φ 0.6, %d runs: the plain test flags only %v: the simulation does not show the excess", n, single[0])
-			}
-		}
-	}
 }

@@ -61,48 +61,6 @@ func sharedRates(rng *rand.Rand, trials, rows, n, k int, sd, phi float64, refuse
 	return fail, refused
 }
 
-// TestCorrelatedRunsAreRefused: reference runs that wander together (AR(1)
-// over the runs) make an unchanged system fail a check several times as
-// often as its level, and nothing computed from them restores
-// exchangeability; requirements refuses them instead (pooledSerial at
-// serialLevel, before anything is written). For a derivation of 11
-// payloads whose runs share the wander, the false-fail rate of the
-// requirements it writes is at the level from 20 runs at φ 0.3 and 0.6
-// (before: 2–10 times it), and independent runs are refused at about
-// serialLevel. One row of 10 runs cannot show the correlation: that case
-// keeps its excess (docs/methods.md). Run with -v for the figures.
-func TestCorrelatedRunsAreRefused(t *testing.T) {
-	trials := simTrials(1000)
-	sd := math.Sqrt(math.Log(1 + 0.3*0.3))
-	const k = 10
-	rng := rand.New(rand.NewPCG(25, 26))
-	var b strings.Builder
-	b.WriteString("| φ | rows | reference runs | unchanged fails, before | unchanged fails, now (refused not counted) | refused |\n|---|---|---|---|---|---|\n")
-	for _, phi := range []float64{0, 0.3, 0.6} {
-		for _, rows := range []int{1, 11} {
-			for _, n := range []int{10, 20, 40} {
-				before, _ := sharedRates(rng, trials, rows, n, k, sd, phi, false)
-				now, refused := sharedRates(rng, trials, rows, n, k, sd, phi, true)
-				lvl := 0.01 / float64(3*rows)
-				b.WriteString("| " + strconv.FormatFloat(phi, 'g', -1, 64) + " | " + strconv.Itoa(rows) + " | " + strconv.Itoa(n) + " | " +
-					before.String() + " | " + now.String() + " | " + refused.String() + " |\n")
-				switch {
-				case rows == 11 && n >= 20:
-					// The requirements written hold the check level.
-					if lo, _ := now.ci(); lo > lvl {
-						t.Errorf("φ %g, %d rows, %d runs: unchanged fails %v, above the check level %.3g %%", phi, rows, n, now, 100*lvl)
-					}
-				case phi == 0:
-					if lo, _ := refused.ci(); lo > serialLevel {
-						t.Errorf("independent runs, %d rows, %d runs: refused %v, above %g", rows, n, refused, serialLevel)
-					}
-				}
-			}
-		}
-	}
-	t.Logf("CV 30 %%, %d candidate runs, %d derivations per cell, level per check 0.01/(3·rows):\n%s", k, trials, b.String())
-}
-
 // TestWeakCorrelationNotRefused: 12 runs of 66 checks, each wandering
 // weakly (AR(1), φ 0.15), as the 66 checks of the README's baseline do on
 // a shared machine (lag-1 +0.02, p 0.03 there): pooled over that many
