@@ -81,14 +81,7 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 	var wg sync.WaitGroup
 	var lost errBox
 	runCtx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case e := <-b.Lost():
-			lost.set(e)
-			cancel()
-		case <-runCtx.Done():
-		}
-	}()
+	lost.watchLost(runCtx, b.Lost(), cancel)
 	for i := range s.Publishers {
 		wg.Add(1)
 		go func() {

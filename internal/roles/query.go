@@ -166,14 +166,7 @@ func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &reqRun{s: s, b: b, met: met, sem: make(chan struct{}, s.Concurrency)}
-	go func() {
-		select {
-		case e := <-b.Lost():
-			r.lost.set(e)
-			cancel()
-		case <-runCtx.Done():
-		}
-	}()
+	r.lost.watchLost(runCtx, b.Lost(), cancel)
 	rep.Skipped = r.send(runCtx)
 	r.wg.Wait()
 	interrupted := ctx.Err() != nil

@@ -1,6 +1,7 @@
 package roles
 
 import (
+	"context"
 	"os"
 	"sync"
 )
@@ -33,4 +34,17 @@ func (b *errBox) get() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.err
+}
+
+// watchLost records in b the error of a connection reported lost on lost
+// and then cancels the run; it stops watching when ctx is done first.
+func (b *errBox) watchLost(ctx context.Context, lost <-chan error, cancel context.CancelFunc) {
+	go func() {
+		select {
+		case e := <-lost:
+			b.set(e)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 }
