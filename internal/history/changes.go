@@ -974,12 +974,13 @@ const ownRaise = 4
 // steps, down and then up again: φ around those cuts reads near 0,
 // detection whitens nothing, and the rise out of the dip, tested against
 // the dip, failed the gate in 1.45 % of 4,000 histories (1.07 % with this
-// bound; 0.90 % with the true φ). Raised by 3 standard errors, 1.15 %; by
-// 4 for every change point whose reference segment begins at a change
-// point, the steps that rise one after the other lost their power (three
-// +4 % steps in 2 % noise, the default window: 40 % failed instead of
-// 53 %); for every change point (shown above 0.5 standard errors, raised
-// by 2), a fresh 10 % step failed 61 % instead of 78.5 %.
+// bound; 0.90 % with the true φ). Raised by 3 standard errors, 1.15 %;
+// by 3 for every change point whose reference segment begins at a change
+// point, 1.05 %, but the steps that rise one after the other lost their
+// power (three +4 % steps in 2 % noise, the default window: 40 % failed
+// instead of 53 %); for every change point (shown above 0.5 standard
+// errors, raised by 2), 1.10 %, but a fresh 10 % step failed 61 % instead
+// of 78.5 %.
 func ownTestPhi(sc SeriesChanges, x []float64) float64 {
 	r := sc.Result
 	r.ChangePoints = slices.Clone(r.ChangePoints)
