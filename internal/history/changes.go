@@ -367,12 +367,6 @@ type GateTest struct {
 	// Weight is the test's share of the series' level (weighted
 	// Bonferroni): the series' p-value is the smallest P/Weight.
 	Weight float64
-	// Autocorrelation is the φ a change point's test whitens with: the
-	// series' TestAutocorrelation, or, when its reference segment begins
-	// at a change point where the series got faster (afterDip) and no
-	// other series of its magnitude floors its φ, the larger of that and
-	// the bound of its own φ (ownTestPhi).
-	Autocorrelation float64
 }
 
 // GateResult is the verdict of history --gate.
@@ -439,22 +433,9 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 			g.Short++
 			return
 		}
-		fl, pooledOthers := floor[seriesKey{s, m, p}]
 		gs := GateSeries{Type: s.Type, Payload: s.Payloads[p], Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
-			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, fl)}
-		opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex, pooled[mag], fl)
-		own := 0.0
-		if !pooledOthers {
-			own = ownTestPhi(sc, s.Values[m][p])
-		}
-		for i := range gs.Tests {
-			if t := &gs.Tests[i]; !t.Trend {
-				t.Autocorrelation = gs.TestAutocorrelation
-				if afterDip(sc, mag, t.RefFrom) {
-					t.Autocorrelation = max(t.Autocorrelation, own)
-				}
-			}
-		}
+			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, floor[seriesKey{s, m, p}])}
+		opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex, pooled[mag], floor[seriesKey{s, m, p}])
 		g.Series = append(g.Series, gs)
 	})
 	S := len(g.Series)
@@ -488,7 +469,7 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		x := s.Values[slices.Index(s.Mags(), gs.Magnitude)][slices.Index(s.Payloads, gs.Payload)]
 		// A p-value above Alpha/tests is never rejected by Holm: stop there.
 		p, err := changepoint.SegmentsTest(x, gt.RefFrom, gt.Change.Index, gt.CurFrom, gt.CurTo, co.MinSegment, g.Permutations,
-			seriesSeed(co.Seed^0x6761746500000000, k), gt.Autocorrelation, co.Alpha*gt.Weight)
+			seriesSeed(co.Seed^0x6761746500000000, k), gs.TestAutocorrelation, co.Alpha*gt.Weight)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil && firstErr == nil {
@@ -957,53 +938,6 @@ func sumSquares(r []float64) float64 {
 // the φ each series' own segmentation left, failed 1.4 % of 4,000 such
 // histories; independent series almost never reach it.
 const floorShown = 3
-
-// ownRaise is the number of standard errors ownTestPhi raises its
-// estimate by.
-const ownRaise = 4
-
-// ownTestPhi returns an upper bound of the lag-1 autocorrelation φ of the
-// noise of series x over its change-point window, around its change points
-// sc: Kendall's bias K(1 + 4φ)/n, raised by ownRaise standard errors,
-// without a threshold (changepoint.Lag1.Upper).
-//
-// The gate whitens with it the test of a change point that follows a dip
-// (afterDip) in a series with no other series of its magnitude to pool φ
-// from (pooledTrendPhi). One series of 30 AR(1) values of φ 0.8 has none,
-// and its plain segmentation cuts its wander where it looks most like
-// steps, down and then up again: φ around those cuts reads near 0,
-// detection whitens nothing, and the rise out of the dip, tested against
-// the dip, failed the gate in 1.45 % of 4,000 histories (1.07 % with this
-// bound; 0.90 % with the true φ). Raised by 3 standard errors, 1.15 %;
-// by 3 for every change point whose reference segment begins at a change
-// point, 1.05 %, but the steps that rise one after the other lost their
-// power (three +4 % steps in 2 % noise, the default window: 40 % failed
-// instead of 53 %); for every change point (shown above 0.5 standard
-// errors, raised by 2), 1.10 %, but a fresh 10 % step failed 61 % instead
-// of 78.5 %.
-func ownTestPhi(sc SeriesChanges, x []float64) float64 {
-	r := sc.Result
-	r.ChangePoints = slices.Clone(r.ChangePoints)
-	for k := range r.ChangePoints {
-		r.ChangePoints[k].Index -= sc.From
-	}
-	var a changepoint.Lag1
-	a.Add(x[sc.From:], r)
-	return a.Kendall().Upper(ownRaise)
-}
-
-// afterDip reports whether the segment from refFrom on, a change point's
-// reference, begins at a change point of sc where the series of magnitude
-// mag got faster: a stretch cut at both ends by its own segmentation, on
-// which the rise that ends it is tested.
-func afterDip(sc SeriesChanges, mag string, refFrom int) bool {
-	for _, c := range sc.ChangePoints {
-		if c.Index == refFrom {
-			return refFrom > sc.From && !regressed(mag, c.Ratio)
-		}
-	}
-	return false
-}
 
 // addBefore adds to a the values x[sc.From:from] of a series around their
 // segments (its change points sc before from) and returns how many are not

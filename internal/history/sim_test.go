@@ -499,31 +499,3 @@ func threeStepFailures(t *testing.T, histories int, sigma float64, window int) i
 	}
 	return fails
 }
-
-// TestSimGateOneSeriesAutocorrelated: histories of one series without a
-// change, 30 experiments of AR(1) noise of φ = 0.8 (4 %), fail the default
-// gate in at most its level, 1 %, of 8,000 histories (MQGATE_SIM_TRIALS
-// sets how many). Such a series has no other series to pool φ from: its
-// plain segmentation cuts its wander into a dip and a rise, φ around the
-// cuts reads near 0, and the rise was tested against the dip unwhitened;
-// 95 of these 8,000 failed (1.19 %), 1.45 % of history-proof's 4,000. A
-// change point after a dip is now tested with the series' own φ bound
-// (afterDip, ownTestPhi): 66 (0.83 %).
-func TestSimGateOneSeriesAutocorrelated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("8,000 histories")
-	}
-	histories := simTrials(8000)
-	fails := 0
-	for seed := uint64(0); seed < uint64(histories); seed++ {
-		g := gateSim(t, simHistory(seed, 30, []int{1024}, 0.04, 0.8, 1, 30), seed, GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange})
-		if g[0].Failed() {
-			fails++
-		}
-	}
-	lo, hi := dist.ClopperPearson(fails, histories, 0.05)
-	t.Logf("one AR(1) series, φ = 0.8: %d of %d histories fail [%.2f, %.2f %%]", fails, histories, 100*lo, 100*hi)
-	if float64(fails)/float64(histories) > changepoint.DefaultAlpha {
-		t.Errorf("one AR(1) series, φ = 0.8: %d of %d histories failed [%.4f, %.4f], more than %g", fails, histories, lo, hi, changepoint.DefaultAlpha)
-	}
-}
