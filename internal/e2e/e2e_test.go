@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,27 +29,82 @@ const (
 	rawName = "measurements_interprocess_reliable.csv"
 )
 
-// buildTools compiles the tools, and the cmd/ patterns in more (such as
-// "..." for all), into dir and returns the tools' paths by name.
+// built is the folder into which buildOnce compiles every command of cmd/,
+// once for all the package's tests; TestMain removes it.
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built != "" {
+		os.RemoveAll(built)
+	}
+	os.Exit(code)
+}
+
+// buildTools puts the tools, and the cmd/ patterns in more (such as "..."
+// for all), into dir and returns the tools' paths by name.
 func buildTools(t *testing.T, dir string, more ...string) map[string]string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
+	names := append(tools[:len(tools):len(tools)], more...)
+	if slices.Contains(more, "...") {
+		names = nil
 	}
-	args := []string{"build", "-o", dir + string(filepath.Separator)}
-	for _, name := range append(tools[:len(tools):len(tools)], more...) {
-		args = append(args, "github.com/mqgate/mqgate/cmd/"+name)
-	}
-	cmd := exec.Command(goTool, args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
+	copyTools(t, dir, names...)
 	bins := map[string]string{}
 	for _, name := range tools {
 		bins[name] = filepath.Join(dir, name)
 	}
 	return bins
+}
+
+// copyTools copies the commands of cmd/ named (all of them when none is)
+// into dir, compiling them all on the first call: linking the seven
+// programs is most of what a build costs even with the build cache, and
+// every test would pay it again for the same programs. Each test gets
+// copies of its own, so that none can change another's.
+func copyTools(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		if built, buildErr = os.MkdirTemp("", "mqgate-e2e-bin-"); buildErr != nil {
+			return
+		}
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goTool); err != nil {
+			goTool = "go"
+		}
+		args := []string{"build", "-o", built + string(filepath.Separator), "github.com/mqgate/mqgate/cmd/..."}
+		if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	if len(names) == 0 {
+		entries, err := os.ReadDir(built)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(built, name))
+		if err != nil {
+			t.Fatalf("%s: not among the commands of cmd/: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // hasFlag reports whether the tool's --help lists flag.

@@ -4,29 +4,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// migrateTools compiles the tools a migration from the Fast-RTPS scripts
-// uses into dir and returns their paths by name.
+// migrateTools puts the tools a migration from the Fast-RTPS scripts uses
+// into dir and returns their paths by name.
 func migrateTools(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
 	names := []string{"process", "compare", "check", "history"}
-	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	copyTools(t, dir, names...)
 	bins := map[string]string{}
 	for _, name := range names {
-		args = append(args, "github.com/mqgate/mqgate/cmd/"+name)
 		bins[name] = filepath.Join(dir, name)
-	}
-	if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return bins
 }

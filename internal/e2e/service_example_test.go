@@ -128,10 +128,9 @@ func TestMQTTNagleWarning(t *testing.T) {
 		}
 	}
 	// run alone is built: nothing else takes part.
-	runBin := filepath.Join(t.TempDir(), "run")
-	if b, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", runBin, "github.com/mqgate/mqgate/cmd/run").CombinedOutput(); err != nil {
-		t.Fatalf("go build run: %v\n%s", err, b)
-	}
+	binDir := t.TempDir()
+	copyTools(t, binDir, "run")
+	runBin := filepath.Join(binDir, "run")
 	cmd := exec.Command(runBin, "-s", "mqtt_best_effort,mqtt_reliable", "--target", "mqtt://127.0.0.1:"+port,
 		"--payloads", "64", "--samples", "30", "--warmup", "5", "--out", dir, "--name", "nagle")
 	out, err := cmd.CombinedOutput()
