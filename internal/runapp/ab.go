@@ -166,29 +166,9 @@ func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
 // whole series (the sequential gate's up to its budget), refusing a run
 // that would land on an existing experiment and an existing series file.
 func abPlan(cfg ABConfig) ([]abRun, string, error) {
-	runs := cfg.Runs
-	switch {
-	case cfg.Runs > 0 && cfg.MaxRuns > 0:
-		return nil, "", exit.Usagef("--runs %d and --max-runs %d: give --runs for a fixed number of runs or --max-runs for the sequential gate, not both",
-			cfg.Runs, cfg.MaxRuns)
-	case cfg.MaxRuns > 0:
-		runs = cfg.MaxRuns
-	case cfg.Runs < 1:
-		return nil, "", exit.Usagef("--runs %d: expected at least 1", cfg.Runs)
-	}
-	flag := "--runs"
-	if cfg.MaxRuns > 0 {
-		flag = "--max-runs"
-	}
-	switch cfg.Design {
-	case DesignRandom:
-	case DesignABBA:
-		if runs%2 != 0 {
-			return nil, "", exit.Usagef("%s %d with --design abba: expected an even number, two runs per side in each block (A B B A or B A A B)", flag, runs)
-		}
-	default:
-		return nil, "", exit.Usagef("--design %q: expected %s (blocks of round trips alternating inside one run per side), %s (each pair's order drawn at random) or %s (blocks A B B A or B A A B, drawn at random)",
-			cfg.Design, DesignInterleave, DesignRandom, DesignABBA)
+	runs, err := abRunCount(cfg)
+	if err != nil {
+		return nil, "", err
 	}
 	sides, err := sideArgs(cfg)
 	if err != nil {
@@ -203,6 +183,54 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 			return nil, "", exit.Usagef("--out: %v", err)
 		}
 	}
+	plan := abOrder(cfg, runs, name, sides)
+	// Check both sides' flags, and that nothing would land on an existing
+	// file, before the first run.
+	if err := checkSides(cfg, sides); err != nil {
+		return nil, "", err
+	}
+	series, err := abFree(cfg, plan, name)
+	if err != nil {
+		return nil, "", err
+	}
+	return plan, series, nil
+}
+
+// abRunCount is the number of runs per side the series may take (--runs,
+// or --max-runs for the sequential gate), refused when both or neither are
+// given or when it does not fit the design.
+func abRunCount(cfg ABConfig) (int, error) {
+	runs := cfg.Runs
+	switch {
+	case cfg.Runs > 0 && cfg.MaxRuns > 0:
+		return 0, exit.Usagef("--runs %d and --max-runs %d: give --runs for a fixed number of runs or --max-runs for the sequential gate, not both",
+			cfg.Runs, cfg.MaxRuns)
+	case cfg.MaxRuns > 0:
+		runs = cfg.MaxRuns
+	case cfg.Runs < 1:
+		return 0, exit.Usagef("--runs %d: expected at least 1", cfg.Runs)
+	}
+	flag := "--runs"
+	if cfg.MaxRuns > 0 {
+		flag = "--max-runs"
+	}
+	switch cfg.Design {
+	case DesignRandom:
+	case DesignABBA:
+		if runs%2 != 0 {
+			return 0, exit.Usagef("%s %d with --design abba: expected an even number, two runs per side in each block (A B B A or B A A B)", flag, runs)
+		}
+	default:
+		return 0, exit.Usagef("--design %q: expected %s (blocks of round trips alternating inside one run per side), %s (each pair's order drawn at random) or %s (blocks A B B A or B A A B, drawn at random)",
+			cfg.Design, DesignInterleave, DesignRandom, DesignABBA)
+	}
+	return runs, nil
+}
+
+// abOrder lays out runs runs per side in units (pairs, or ABBA blocks),
+// each run's experiment named after the series name and its side's run
+// number, with the 'run' arguments that make it.
+func abOrder(cfg ABConfig, runs int, name string, sides map[string][]string) []abRun {
 	var plan []abRun
 	add := func(unit int, side string, n int) {
 		exp := fmt.Sprintf("%s-%02d", name, n)
@@ -231,39 +259,47 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 			add(u, second, u)
 		}
 	}
-	// Check both sides' flags, and that nothing would land on an existing
-	// file, before the first run.
+	return plan
+}
+
+// checkSides checks each side's run flags, then that the two sides
+// measure comparably and are pinned alike.
+func checkSides(cfg ABConfig, sides map[string][]string) error {
 	var parsed [2]Config
 	for i, side := range []string{SideReference, SideCandidate} {
 		c, err := checkRunArgs(cfg.Check, append(cfg.Common, sides[side]...))
 		if err != nil {
-			return nil, "", exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
+			return exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
 		}
 		parsed[i] = c
 	}
 	if err := comparable(cfg, parsed[0], parsed[1]); err != nil {
-		return nil, "", err
+		return err
 	}
-	if err := samePinning(cfg, parsed[0], parsed[1]); err != nil {
-		return nil, "", err
-	}
+	return samePinning(cfg, parsed[0], parsed[1])
+}
+
+// abFree refuses a run of plan that would land on an existing experiment
+// or folder, and an existing or unwritable series file; it returns the
+// series file's path.
+func abFree(cfg ABConfig, plan []abRun, name string) (string, error) {
 	for _, r := range plan {
 		if _, err := os.Stat(filepath.Join(r.dir, meta.FileName)); err == nil {
-			return nil, "", exit.Usagef("experiment %s exists already; choose another --name or --out", r.dir)
+			return "", exit.Usagef("experiment %s exists already; choose another --name or --out", r.dir)
 		}
 		// Each run creates its folder and refuses one that exists.
 		if _, err := os.Lstat(r.dir); err == nil {
-			return nil, "", exit.Usagef("%s exists already, where %s run %d would go; choose another --name or --out", r.dir, r.side, r.n)
+			return "", exit.Usagef("%s exists already, where %s run %d would go; choose another --name or --out", r.dir, r.side, r.n)
 		}
 	}
 	series := filepath.Join(cfg.Out, name+SeriesSuffix)
 	if _, err := os.Lstat(series); err == nil {
-		return nil, "", exit.Usagef("series file %s exists already; choose another --name or --out", series)
+		return "", exit.Usagef("series file %s exists already; choose another --name or --out", series)
 	}
 	if err := atomicfile.CheckFile(series); err != nil {
-		return nil, "", exit.Usagef("--out: %v", err)
+		return "", exit.Usagef("--out: %v", err)
 	}
-	return plan, series, nil
+	return series, nil
 }
 
 // guardReports refuses, before the first run, report files (--json,

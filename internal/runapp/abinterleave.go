@@ -105,6 +105,68 @@ var roundsHeader = []string{"Round", "Sub-experiment", "Payload", "Reference fir
 // prepared in this process, measured side by side in one run each
 // (session.RunDuet), the gate fed after every round.
 func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
+	iv := &interleave{cfg: cfg}
+	if err := iv.check(); err != nil {
+		return err
+	}
+	name, err := seriesName(cfg)
+	if err != nil {
+		return err
+	}
+	start := time.Now().UTC()
+	if err := iv.guardFiles(name); err != nil {
+		return err
+	}
+	// Both sides' echo processes copy their standard error to stderr at
+	// once, beside the gate's progress lines: a writer that is not a file
+	// takes them one at a time.
+	if _, ok := stderr.(*os.File); !ok {
+		stderr = &syncWriter{w: stderr}
+	}
+	iv.stderr = stderr
+	if err := iv.prepare(ctx); err != nil {
+		return err
+	}
+	defer iv.sess[0].Close()
+	defer iv.sess[1].Close()
+	if err := iv.g.startInterleaved(iv.sess[0].Subs(), iv.sess[1].Subs(), iv.payloads); err != nil {
+		return err
+	}
+	shapes := roundShapes(iv.sess[0].Subs(), cfg.Block, cfg.Pairs)
+	iv.g.cfg.rounds = engine.ShapesText(iv.sess[0].Subs(), shapes)
+	w, err := claimRounds(iv.rounds)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	for _, r := range iv.plan {
+		if err := claimDir(r.dir); err != nil {
+			return err
+		}
+	}
+	return iv.measure(ctx, w, shapes, start, stdout)
+}
+
+// interleave is one interleaved series as abInterleave's phases build it:
+// the gate and both sides' flags (check), the folders and files it will
+// write (guardFiles), then both sides' sessions (prepare).
+type interleave struct {
+	cfg      ABConfig
+	g        *abGate
+	sides    map[string][]string // each side's run flags, by side
+	parsed   [2]Config           // reference, candidate
+	plan     []abRun             // one run per side
+	rounds   string              // the rounds file
+	stderr   io.Writer
+	sess     [2]*session.Session
+	payloads []int
+}
+
+// check checks the interleaved design's flags, the gate's, and both sides'
+// run flags (which must measure comparably through one pinger), before
+// anything is measured or written.
+func (iv *interleave) check() error {
+	cfg := iv.cfg
 	if cfg.MaxRuns < 1 {
 		return exit.Usagef("--design interleave is the sequential gate's: give --max-runs N, the most rounds (each --blocks block pairs of every sub-experiment and payload)")
 	}
@@ -129,7 +191,6 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 			return exit.Usagef("%s: with --design interleave a side measures --blocks blocks of --block round trips per round and payload, and --max-runs rounds at most; give those", a)
 		}
 	}
-	var parsed [2]Config
 	for i, side := range []string{SideReference, SideCandidate} {
 		c, err := checkRunArgs(cfg.Check, append(slices.Clone(cfg.Common), sides[side]...))
 		if err != nil {
@@ -138,56 +199,65 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		if c.List {
 			return exit.Usagef("%s side: --list measures nothing", side)
 		}
-		parsed[i] = c
+		iv.parsed[i] = c
 	}
-	if err := comparable(cfg, parsed[0], parsed[1]); err != nil {
+	if err := comparable(cfg, iv.parsed[0], iv.parsed[1]); err != nil {
 		return err
 	}
-	if err := sharedPinger(cfg, parsed[0], parsed[1]); err != nil {
+	if err := sharedPinger(cfg, iv.parsed[0], iv.parsed[1]); err != nil {
 		return err
 	}
-	g.unpinned = strings.TrimSpace(parsed[0].CPUs) == "none"
-	name, err := seriesName(cfg)
-	if err != nil {
-		return err
-	}
-	start := time.Now().UTC()
-	var plan []abRun
+	g.unpinned = strings.TrimSpace(iv.parsed[0].CPUs) == "none"
+	iv.g, iv.sides = g, sides
+	return nil
+}
+
+// guardFiles lays out each side's one run, experiment name, in --out and
+// refuses, before anything is written, an experiment or rounds file that
+// exists or cannot be written and report files that would clash with them.
+func (iv *interleave) guardFiles(name string) error {
+	cfg := iv.cfg
 	for i, side := range []string{SideReference, SideCandidate} {
 		dir := filepath.Join(cfg.Out, side, name)
 		if err := atomicfile.CheckDir(filepath.Join(cfg.Out, side)); err != nil {
 			return exit.Usagef("--out: %v", err)
 		}
-		if err := parsed[i].guardExperiment(dir); err != nil {
+		if err := iv.parsed[i].guardExperiment(dir); err != nil {
 			return err
 		}
-		plan = append(plan, abRun{unit: 1, pos: i + 1, side: side, n: 1, dir: dir})
+		iv.plan = append(iv.plan, abRun{unit: 1, pos: i + 1, side: side, n: 1, dir: dir})
 	}
-	rounds := filepath.Join(cfg.Out, name+RoundsSuffix)
-	if _, err := os.Lstat(rounds); err == nil {
-		return exit.Usagef("rounds file %s exists already; choose another --name or --out", rounds)
+	iv.rounds = filepath.Join(cfg.Out, name+RoundsSuffix)
+	if _, err := os.Lstat(iv.rounds); err == nil {
+		return exit.Usagef("rounds file %s exists already; choose another --name or --out", iv.rounds)
 	}
-	if err := atomicfile.CheckFile(rounds); err != nil {
+	if err := atomicfile.CheckFile(iv.rounds); err != nil {
 		return exit.Usagef("--out: %v", err)
 	}
-	if err := guardReports(cfg, plan, rounds); err != nil {
-		return err
-	}
-	// Both sides' echo processes copy their standard error to stderr at
-	// once, beside the gate's progress lines: a writer that is not a file
-	// takes them one at a time.
-	if _, ok := stderr.(*os.File); !ok {
-		stderr = &syncWriter{w: stderr}
-	}
-	var sess [2]*session.Session
-	var payloads []int
-	for i := range sess {
-		sc, err := sessionConfig(parsed[i])
+	return guardReports(cfg, iv.plan, iv.rounds)
+}
+
+// prepare prepares both sides' sessions, their echo processes writing to
+// iv.stderr, each discarding a round's warm-up unless its flags give
+// --warmup. When one fails, those prepared are closed.
+func (iv *interleave) prepare(ctx context.Context) (err error) {
+	defer func() {
 		if err != nil {
-			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", plan[i].side, err))
+			for i := len(iv.sess) - 1; i >= 0; i-- {
+				if iv.sess[i] != nil {
+					iv.sess[i].Close()
+				}
+			}
 		}
-		sc.EchoStderr = stderr
-		if givenArg(append(slices.Clone(cfg.Common), sides[plan[i].side]...), "warmup") == "" {
+	}()
+	for i := range iv.sess {
+		side := iv.plan[i].side
+		sc, err := sessionConfig(iv.parsed[i])
+		if err != nil {
+			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", side, err))
+		}
+		sc.EchoStderr = iv.stderr
+		if givenArg(append(slices.Clone(iv.cfg.Common), iv.sides[side]...), "warmup") == "" {
 			sc.Engine.Warmup = roundWarmup(sc.Scenarios)
 		}
 		s, err := session.Prepare(ctx, sc)
@@ -195,38 +265,30 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 			if errors.Is(err, engine.ErrInterrupted) {
 				return exit.With(exit.Interrupted, err)
 			}
-			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", plan[i].side, err))
+			return exit.With(exit.Usage, fmt.Errorf("%s side: %w", side, err))
 		}
-		defer s.Close()
-		sess[i] = s
-		payloads = sc.Engine.WithDefaults().Payloads
+		iv.sess[i] = s
+		iv.payloads = sc.Engine.WithDefaults().Payloads
 	}
-	if err := g.startInterleaved(sess[0].Subs(), sess[1].Subs(), payloads); err != nil {
-		return err
-	}
-	shapes := roundShapes(sess[0].Subs(), cfg.Block, cfg.Pairs)
-	g.cfg.rounds = engine.ShapesText(sess[0].Subs(), shapes)
-	w, err := claimRounds(rounds)
-	if err != nil {
-		return err
-	}
-	defer w.close()
-	for _, r := range plan {
-		if err := claimDir(r.dir); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(stderr, g.opening(rounds))
+	return nil
+}
+
+// measure runs the rounds (session.RunDuet) in shapes, writing each
+// round's rows to w and feeding the gate after it, and once the gate or
+// the rounds end writes its result to stdout.
+func (iv *interleave) measure(ctx context.Context, w *roundsWriter, shapes []engine.DuetShape, start time.Time, stdout io.Writer) error {
+	g, plan, stderr := iv.g, iv.plan, iv.stderr
+	fmt.Fprintln(stderr, g.opening(iv.rounds))
 	g.began = time.Now()
 	outs := [2]session.Output{}
 	for i, r := range plan {
-		outs[i] = session.Output{Dir: r.dir, Meta: parsed[i].meta("run", r.dir, start)}
+		outs[i] = session.Output{Dir: r.dir, Meta: iv.parsed[i].meta("run", r.dir, start)}
 	}
 	scale := 1e-3 // ns to µs
-	if parsed[0].Session.Engine.Latency == meta.LatencyHalfRTT {
+	if iv.parsed[0].Session.Engine.Latency == meta.LatencyHalfRTT {
 		scale /= 2
 	}
-	d := engine.Duet{Shapes: shapes, Rounds: cfg.MaxRuns, Seed: cfg.Seed,
+	d := engine.Duet{Shapes: shapes, Rounds: iv.cfg.MaxRuns, Seed: iv.cfg.Seed,
 		Round: func(round int, bs []engine.DuetUnit) (bool, error) {
 			la, lb, rows, err := g.roundValues(round, bs, scale)
 			if err != nil {
@@ -238,7 +300,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 			g.runs = round
 			return g.feed(la, lb, stderr)
 		}}
-	err = session.RunDuet(ctx, sess[0], sess[1], outs[0], outs[1], d)
+	err := session.RunDuet(ctx, iv.sess[0], iv.sess[1], outs[0], outs[1], d)
 	switch {
 	case err == nil:
 	case errors.Is(err, engine.ErrInterrupted):
@@ -249,9 +311,9 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		return exit.With(exit.Usage, err)
 	}
 	if err := w.close(); err != nil {
-		return exit.Usagef("rounds file %s: %v", rounds, err)
+		return exit.Usagef("rounds file %s: %v", iv.rounds, err)
 	}
-	return g.finish(cfg, stdout)
+	return g.finish(iv.cfg, stdout)
 }
 
 // roundWarmup returns the warm-up round trips of each link and payload a
