@@ -367,7 +367,7 @@ func TestABSequentialReal(t *testing.T) {
 	}
 	var pairs int
 	fmt.Sscanf(stdout[strings.Index(stdout, "run ab: FAILED after "):], "run ab: FAILED after %d pairs", &pairs)
-	held := strings.Contains(stdout, "(consecutive pairs were alike, so the gate waited for its budget and judged blocks of them)")
+	held := strings.Contains(stdout, "(consecutive pairs were alike, so the gate judged blocks of them, at set pairs: ")
 	first := 0
 	if i := strings.Index(stderr, "no decision before pair "); i >= 0 {
 		fmt.Sscanf(stderr[i:], "no decision before pair %d", &first)

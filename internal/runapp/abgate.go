@@ -346,8 +346,8 @@ func (g *abGate) progress(now time.Time) string {
 	}
 	switch {
 	case d.Dependence.Significant:
-		line += fmt.Sprintf("; held for serial dependence (consecutive %s alike, r %+.2f): the verdict comes at %s %d, on blocks of %s",
-			g.unitWord(), d.Dependence.R, g.unitSingular(), g.units, g.unitWord())
+		line += fmt.Sprintf("; held for serial dependence (consecutive %s alike, r %+.2f): it judges blocks of %s at %s %s",
+			g.unitWord(), d.Dependence.R, g.unitWord(), g.unitWord(), lookList(g.seq.HeldLooks(), d.Pairs))
 	case d.Pairs < g.seq.MinPairs():
 		line += fmt.Sprintf("; no decision before %s %d", g.unitSingular(), g.seq.MinPairs())
 	}
@@ -649,7 +649,7 @@ func (g *abGate) plainReason(v *gate.Verdict) string {
 	d := g.last
 	held := ""
 	if strings.HasPrefix(d.Reason, "held at pair") {
-		held = fmt.Sprintf(" (consecutive %s were alike, so the gate waited for its budget and judged blocks of them)", g.unitWord())
+		held = fmt.Sprintf(" (consecutive %s were alike, so the gate judged blocks of them, at set %s: %s)", g.unitWord(), g.unitWord(), lookList(g.seq.HeldLooks(), 0))
 	}
 	switch {
 	case g.seq == nil:
@@ -806,3 +806,8 @@ func (g *abGate) impliedUnits() (n int, fails bool, why string) {
 func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// lookList lists the looks of a held gate from pair from on.
+func lookList(looks []int, from int) string {
+	return seq.ListPairs(slices.DeleteFunc(looks, func(n int) bool { return n < from }))
+}

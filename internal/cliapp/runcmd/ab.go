@@ -141,9 +141,11 @@ check must be shown within the pass margin, each at the full level:
 intersection–union). When a decision comes due, a randomisation test of the
 lag-1 autocorrelation of the pairs' log ratios in measured order runs first:
 pairs alike from one to the next (a machine's slowly changing state) would
-void the level, so the gate then holds until the budget and judges means of
-blocks of consecutive pairs at the level not yet spent, or refuses a verdict
-(exit 3) when too few blocks remain. It prints a line per pair on standard
+void the level, so the gate then holds: it judges means of blocks of
+consecutive pairs at the budget, or refuses a verdict (exit 3) when too few
+blocks remain, and with room for them at up to two looks before it, at least
+40 pairs apart, fails a check all of whose pairs lie far beyond the margins;
+the looks share the level not yet spent. It prints a line per pair on standard
 error (pairs so far and left, time, the widest open check with its median
 ratio, bounds and margins), then its verdict once on standard output, and
 writes --junit, --markdown and --json reports. No decision comes before 20

@@ -11,6 +11,7 @@ package seq
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,46 +152,58 @@ func TestSimRefusesDependentPairs(t *testing.T) {
 
 // TestSimDriftingRegressionFails: a check seven times slower whose size
 // wanders with the machine (its log ratio an AR(1) of φ 0.9 about 2) and
-// an unchanged one, budget 60: the gate fails it, and never passes.
+// an unchanged one: the gate fails it, and never passes.
 // Over the first 20 pairs the wandering looks as a family at the margin on
 // a long excursion beyond it does, so the first look's test of the log
-// ratios holds most gates; the held analysis at the budget sees the pairs
-// clipped about the margin, where the slow check is a constant that moves
-// no count and sizes no blocks, and fails it on every pair, on its own
-// when the unchanged check tests dependent by chance and refuses the
-// family. A gate whose slow check wanders to within two of its spreads of
-// the margin is, like a dependent family at the margin, refused.
+// ratios holds most gates; the held analysis sees the pairs clipped about
+// the margin, where the slow check is a constant that moves no count and
+// sizes no blocks, and fails it on every pair, on its own when the
+// unchanged check tests dependent by chance and refuses the family. A gate
+// whose slow check wanders to within two of its spreads of the margin is,
+// like a dependent family at the margin, refused. With a budget of 60 the
+// held gate judges at the budget; with 150 it has looks before it too, and
+// fails there.
 func TestSimDriftingRegressionFails(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	held, failed := 0, 0
-	for rep := range 400 {
-		g, err := New([]Spec{{Name: "x"}, {Name: "y"}}, Config{MaxPairs: 60})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d Decision
-		var e float64
-		for d.Status == Continue {
-			e = 0.9*e + math.Sqrt(1-0.81)*rng.NormFloat64()
-			if d, err = g.Add([]float64{1, 1}, []float64{math.Exp(2 + 0.3*e), math.Exp(0.03 * rng.NormFloat64())}); err != nil {
+	for _, budget := range []int{60, 150} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		held, heldEarly, failed := 0, 0, 0
+		for rep := range 400 {
+			g, err := New([]Spec{{Name: "x"}, {Name: "y"}}, Config{MaxPairs: budget})
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		switch {
-		case d.Status == Fail && len(d.Checks) == 1 && d.Checks[0] == "x":
-			failed++
-		case d.Status != Refused:
-			t.Errorf("rep %d: %v %v, not FAIL of x: %s", rep, d.Status, d.Checks, d.Reason)
-		}
-		if strings.HasPrefix(d.Method, "held") {
-			held++
-			if d.Pairs != 60 {
-				t.Errorf("rep %d: held, decided after %d pairs, not at the budget", rep, d.Pairs)
+			var d Decision
+			var e float64
+			for d.Status == Continue {
+				e = 0.9*e + math.Sqrt(1-0.81)*rng.NormFloat64()
+				if d, err = g.Add([]float64{1, 1}, []float64{math.Exp(2 + 0.3*e), math.Exp(0.03 * rng.NormFloat64())}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			switch {
+			case d.Status == Fail && len(d.Checks) == 1 && d.Checks[0] == "x":
+				failed++
+			case d.Status != Refused:
+				t.Errorf("budget %d, rep %d: %v %v, not FAIL of x: %s", budget, rep, d.Status, d.Checks, d.Reason)
+			}
+			if strings.HasPrefix(d.Method, "held") {
+				held++
+				if looks := g.HeldLooks(); !slices.Contains(looks, d.Pairs) {
+					t.Errorf("budget %d, rep %d: held, decided after %d pairs, not at one of its looks %v", budget, rep, d.Pairs, looks)
+				}
+				if d.Status == Fail && d.Pairs < budget {
+					heldEarly++
+				}
 			}
 		}
-	}
-	t.Logf("failed %d of 400 gates, %d held to the budget", failed, held)
-	if failed < 392 || held < 200 {
-		t.Errorf("failed %d of 400 gates (want at least 392), held %d (want most: the test of the log ratios sees the wandering)", failed, held)
+		t.Logf("budget %d: failed %d of 400 gates, %d held, %d of them failed before the budget", budget, failed, held, heldEarly)
+		if failed < 392 || held < 200 {
+			t.Errorf("budget %d: failed %d of 400 gates (want at least 392), held %d (want most: the test of the log ratios sees the wandering)", budget, failed, held)
+		}
+		// With room for looks before the budget, a held regression far
+		// beyond the margin fails at one of them.
+		if budget == 150 && heldEarly < held*9/10 {
+			t.Errorf("budget 150: %d of %d held gates failed before the budget; want at least 90 %%", heldEarly, held)
+		}
 	}
 }
