@@ -575,20 +575,7 @@ func (g *Gate) heldDecision(n int) Decision {
 		}
 	}
 	if !last {
-		// Before the budget only the checks far from both margins are
-		// judged: every one of their pairs clips to a constant, so no
-		// dependence moves their counts, while blocks sized from the few
-		// pairs of a dependent family at the margin would be too small.
-		if f, ok := g.farFail(checks, tail, n); ok {
-			d.Status, d.Checks = Fail, f.Verdict.Checks
-			d.Reason = fmt.Sprintf("held at pair %d for serial dependence; at pair %d %s, every pair clipped to a constant about the margins so that no dependence moves its count, fails on its own pairs at its share of the level not yet spent, %.3g: %s",
-				g.heldAt, n, strings.Join(f.Verdict.Checks, ", "), tail, f.Verdict.Reason)
-			return d
-		}
-		d.Status, d.Checks = Continue, g.names()
-		d.Reason = fmt.Sprintf("held since pair %d, the pairs being serially dependent (%s); at pair %d no check far from the margins fails: the next verdict comes at pair %d",
-			g.heldAt, g.dep.Text(), n, g.heldLooks[look+1])
-		return d
+		return g.heldInterim(d, checks, tail, look)
 	}
 	// The blocks are sized when the pairs as the sign tests feel them
 	// (clipped about the margins, the view the analysis tests) are
@@ -634,6 +621,24 @@ func (g *Gate) heldDecision(n int) Decision {
 		d.Status, d.Checks = Spent, a.Verdict.Checks
 	}
 	d.Reason = why
+	return d
+}
+
+// heldInterim is a held gate's look before the budget: only the checks far
+// from both margins are judged. Every one of their pairs clips to a
+// constant, so no dependence moves their counts, while blocks sized from
+// the few pairs of a dependent family at the margin would be too small.
+func (g *Gate) heldInterim(d Decision, checks []paired.Check, tail float64, look int) Decision {
+	n := d.Pairs
+	if f, ok := g.farFail(checks, tail, n); ok {
+		d.Status, d.Checks = Fail, f.Verdict.Checks
+		d.Reason = fmt.Sprintf("held at pair %d for serial dependence; at pair %d %s, every pair clipped to a constant about the margins so that no dependence moves its count, fails on its own pairs at its share of the level not yet spent, %.3g: %s",
+			g.heldAt, n, strings.Join(f.Verdict.Checks, ", "), tail, f.Verdict.Reason)
+		return d
+	}
+	d.Status, d.Checks = Continue, g.names()
+	d.Reason = fmt.Sprintf("held since pair %d, the pairs being serially dependent (%s); at pair %d no check far from the margins fails: the next verdict comes at pair %d",
+		g.heldAt, g.dep.Text(), n, g.heldLooks[look+1])
 	return d
 }
 
