@@ -45,13 +45,14 @@ func RangeOf(f cli.Flag) (flagrange.Range, bool) {
 // a range (a driver's setting) holds a number or a duration as text:
 // Parse reads it.
 func CheckRanges(c *cli.Context, flags []cli.Flag) error {
+	isSet := SetFlags(c)
 	for _, f := range flags {
 		r, ok := RangeOf(f)
 		if !ok {
 			continue
 		}
 		name := f.Names()[0]
-		if !c.IsSet(name) {
+		if !isSet(name) {
 			continue
 		}
 		var v float64
@@ -81,6 +82,25 @@ func CheckRanges(c *cli.Context, flags []cli.Flag) error {
 		}
 	}
 	return nil
+}
+
+// SetFlags returns c.IsSet for asking about many flags. c.IsSet looks an
+// unset flag up among all the flags of c's commands by each of their names,
+// which urfave/cli derives with a regular expression per flag: asked about
+// every flag of a command, that is flags² regular expressions, most of a
+// refused run's time. SetFlags lists once the names of the flags that are
+// set (c.FlagNames: urfave/cli sets a flag given by one of its names under
+// all of them, and lists every name of a flag set by its environment
+// variable) and asks c.IsSet about those only, so that the answers stay
+// c.IsSet's.
+func SetFlags(c *cli.Context) func(name string) bool {
+	given := map[string]bool{}
+	for _, n := range c.FlagNames() {
+		given[n] = true
+	}
+	return func(name string) bool {
+		return given[name] && c.IsSet(name)
+	}
 }
 
 // RangesChecked returns an action that checks the ranges of flags, then calls

@@ -3,6 +3,7 @@ package cliapp
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,58 @@ func TestRangesChecked(t *testing.T) {
 	for _, want := range []string{"a port (valid: 0 (off) or 1 to 65535)", "a timeout (valid: 1ms to 1h)", "a count (valid: 0 to 65535)"} {
 		if !strings.Contains(help.String(), want) {
 			t.Errorf("--help lacks %q:\n%s", want, help.String())
+		}
+	}
+}
+
+// TestSetFlags: SetFlags answers as c.IsSet for every flag of a command and
+// of its parent, whether given by its name, by an alias, by its
+// environment variable, before or after the subcommand's name, or not at
+// all.
+func TestSetFlags(t *testing.T) {
+	t.Setenv("SETFLAGS_TEST_RATE", "2")
+	t.Setenv("SETFLAGS_TEST_UNUSED", "")
+	os.Unsetenv("SETFLAGS_TEST_UNUSED")
+	top := []cli.Flag{
+		&cli.IntFlag{Name: "samples", Aliases: []string{"n"}},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}},
+		&cli.Float64Flag{Name: "rate", EnvVars: []string{"SETFLAGS_TEST_RATE"}},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: []string{"SETFLAGS_TEST_UNUSED"}},
+	}
+	sub := []cli.Flag{
+		&cli.DurationFlag{Name: "time", Aliases: []string{"t"}},
+		&cli.IntFlag{Name: "windows", Aliases: []string{"w"}},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}},
+	}
+	var names []string
+	for _, f := range append(append([]cli.Flag{}, top...), sub...) {
+		names = append(names, f.Names()...)
+	}
+	names = append(names, "help", "h", "version")
+	for _, args := range [][]string{
+		nil,
+		{"-n", "5"},
+		{"--samples", "5", "-q"},
+		{"-o", "d", "sub"},
+		{"sub", "-t", "1s", "--windows", "2"},
+		{"--out", "d", "sub", "-w", "2", "-o", "e"},
+		{"-n", "1", "sub", "--time", "1s"},
+	} {
+		checked := 0
+		check := func(c *cli.Context) error {
+			isSet := SetFlags(c)
+			for _, n := range names {
+				if got, want := isSet(n), c.IsSet(n); got != want {
+					t.Errorf("%q, %s: SetFlags says %v, c.IsSet %v", args, n, got, want)
+				}
+			}
+			checked++
+			return nil
+		}
+		app := &cli.App{Name: "t", Flags: top, Action: check, Writer: io.Discard, ErrWriter: io.Discard,
+			Commands: []*cli.Command{{Name: "sub", Flags: sub, Action: check}}}
+		if err := app.Run(append([]string{"t"}, args...)); err != nil || checked != 1 {
+			t.Fatalf("%q: %v, checked %d times", args, err, checked)
 		}
 	}
 }

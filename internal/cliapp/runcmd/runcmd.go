@@ -280,9 +280,10 @@ func checkFlagsBeforeSubcommand(c *cli.Context, roundTrip []cli.Flag) error {
 	if next == "" || strings.HasPrefix(next, "-") || c.App.Command(next) == nil {
 		return nil
 	}
+	isSet := cliapp.SetFlags(c)
 	for _, f := range roundTrip {
 		name := f.Names()[0]
-		if !c.IsSet(name) || fromEnv(f) || rolescmd.ServesRole(next, name) {
+		if !isSet(name) || fromEnv(f) || rolescmd.ServesRole(next, name) {
 			continue
 		}
 		run := c.App.HelpName // "mqgate run" under the front
