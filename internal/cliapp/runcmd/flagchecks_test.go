@@ -51,7 +51,9 @@ func TestFlagChecksLinear(t *testing.T) {
 	for name, args := range flagCheckArgs {
 		c, flags := parsedRun(t, args)
 		allocs := testing.AllocsPerRun(3, func() { flagChecks(t, c, flags) })
-		if limit := float64(10 * len(flags)); allocs > limit {
+		// 25 a flag: the checks made 1.5–5.4 a flag, 12 under the race
+		// detector, which allocates more; the pairwise lookup made 46–248.
+		if limit := float64(25 * len(flags)); allocs > limit {
 			t.Errorf("%s: %.0f allocations checking %d flags, want at most %.0f", name, allocs, len(flags), limit)
 		}
 	}
