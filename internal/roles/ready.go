@@ -91,8 +91,12 @@ func WaitReady(ctx context.Context, addrs []string, timeout time.Duration) error
 			if err == nil {
 				break
 			}
-			if last == nil || ctx.Err() == nil {
-				last = err // not the probe the bound cut short: it says less
+			if last == nil || ctx.Err() == nil && !(timedOut(err) && !timedOut(last)) {
+				// Neither the probe the bound cut short nor a probe that
+				// timed out after one that said what is there: on a loaded
+				// machine a dial or a read outlasts its second, and "another
+				// server holds the port" is what the user needs.
+				last = err
 			}
 			select {
 			case <-ctx.Done():
@@ -105,6 +109,12 @@ func WaitReady(ctx context.Context, addrs []string, timeout time.Duration) error
 		}
 	}
 	return nil
+}
+
+// timedOut reports whether err is a network timeout.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // probeReady asks addr once.

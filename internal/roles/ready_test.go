@@ -78,6 +78,35 @@ func TestWaitReadyNATSName(t *testing.T) {
 	}
 }
 
+// TestWaitReadyKeepsWhatAnswered: a probe that times out (a loaded
+// machine) after one that found another NATS server on the port does not
+// hide that finding: the error still says who holds the port.
+func TestWaitReadyKeepsWhatAnswered(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for first := true; ; first = false {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if first {
+				io.WriteString(c, `INFO {"server_id":"x","server_name":"host-broker"}`+"\r\n")
+			}
+			t.Cleanup(func() { c.Close() }) // later connections hear nothing
+		}
+	}()
+	url := "nats://" + ln.Addr().String() + "?server_name=mqgate-topology"
+	err = roles.WaitReady(context.Background(), []string{url}, 3*time.Second)
+	want := url + `: not ready within 3s: the NATS server there is named "host-broker", not "mqgate-topology": another server holds the port`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
+
 // silentServer is a loopback listener that writes greeting to each
 // connection, then holds it.
 func silentServer(t *testing.T, greeting string) string {
