@@ -498,12 +498,11 @@ func (g *Gate) critical(n int, logThr float64) int {
 
 // hold holds the gate at pair n for serial dependence and places its
 // looks: up to two before the budget, evenly spread and at least
-// heldSpacing pairs apart, which share half the level not yet spent, and
-// the budget, which has the rest (all of it when there is no room for
-// another look). A regression far beyond the margin whose size wanders
-// then fails at the first of them (held at pair 20 with a budget of 150:
-// at pair 64), not only at the budget, and the verdict at the budget
-// keeps half the level or more.
+// heldSpacing pairs apart, which share heldEarlyShare of the level not
+// yet spent, and the budget, which has the rest (all of it when there is
+// no room for another look). A regression far beyond the margin whose
+// size wanders then fails at the first of them (held at pair 20 with a
+// budget of 150: at pair 64), not only at the budget.
 func (g *Gate) hold(n int) {
 	g.held, g.heldAt = true, n
 	left := g.cfg.MaxPairs - n
@@ -512,14 +511,22 @@ func (g *Gate) hold(n int) {
 		g.heldLooks = append(g.heldLooks, n+(i*left+j-1)/j)
 		share := 1.0
 		if j > 1 {
-			share = 0.5
+			share = 1 - heldEarlyShare
 			if i < j {
-				share = 0.5 / float64(j-1)
+				share = heldEarlyShare / float64(j-1)
 			}
 		}
 		g.heldShare = append(g.heldShare, share)
 	}
 }
+
+// heldEarlyShare is the share of a held gate's level its looks before the
+// budget spend. Small: they fail only checks all of whose pairs lie beyond
+// the margin, which a sign test shows at any level over a few dozen pairs
+// (2^-40 for 40), while the analysis at the budget needs as much as it can
+// keep: at half the level, blocks of consecutive pairs more often left too
+// few units for a decision, and the gate refused it.
+const heldEarlyShare = 0.1
 
 // HeldLooks are the pairs at which a gate held for serial dependence
 // judges blocks of its pairs, the budget last; nil while it is not held.
