@@ -169,10 +169,8 @@ type Gate struct {
 	held   bool
 	heldAt int
 	// heldLooks are the pairs at which a held gate runs its analysis,
-	// the budget last; heldShare is the share of the level not yet spent
-	// that each spends (Bonferroni over them).
+	// the budget last (heldShare: the level each spends).
 	heldLooks []int
-	heldShare []float64
 	dep       paired.Dependence
 	decided   bool
 	last      Decision
@@ -509,15 +507,21 @@ func (g *Gate) hold(n int) {
 	j := min(3, max(1, left/heldSpacing))
 	for i := 1; i <= j; i++ {
 		g.heldLooks = append(g.heldLooks, n+(i*left+j-1)/j)
-		share := 1.0
-		if j > 1 {
-			share = 1 - heldEarlyShare
-			if i < j {
-				share = heldEarlyShare / float64(j-1)
-			}
-		}
-		g.heldShare = append(g.heldShare, share)
 	}
+}
+
+// heldShare is the share of the level not yet spent that the held gate's
+// look spends (Bonferroni over the looks): heldEarlyShare split over the
+// looks before the budget, the rest at the budget.
+func (g *Gate) heldShare(look int) float64 {
+	early := len(g.heldLooks) - 1
+	switch {
+	case early == 0:
+		return 1
+	case look < early:
+		return heldEarlyShare / float64(early)
+	}
+	return 1 - heldEarlyShare
 }
 
 // heldEarlyShare is the share of a held gate's level its looks before the
@@ -572,7 +576,7 @@ func (g *Gate) heldDecision(n int) Decision {
 	}
 	t := float64(g.heldAt-1) / float64(g.cfg.MaxPairs) // spent up to the last look before the hold
 	k := float64(len(g.specs))
-	tail := g.heldShare[look] * min(g.cfg.Level-k*spend(g.cfg.Level/k, t), g.cfg.Level-spend(g.cfg.Level, t))
+	tail := g.heldShare(look) * min(g.cfg.Level-k*spend(g.cfg.Level/k, t), g.cfg.Level-spend(g.cfg.Level, t))
 	last := look == len(g.heldLooks)-1
 	checks := make([]paired.Check, len(g.specs))
 	for c, sp := range g.specs {
