@@ -61,6 +61,24 @@ func gateExits(out string) map[string]int {
 	return exits
 }
 
+// refusedCorrelated begins requirements' refusal of baseline runs that
+// wander together (requirements.refuseCorrelated).
+const refusedCorrelated = "the reference runs are serially correlated"
+
+// runREADME runs script in a fresh work folder holding the tools in bin/.
+func runREADME(t *testing.T, script string) (work string, out []byte, err error) {
+	t.Helper()
+	work = t.TempDir()
+	buildTools(t, filepath.Join(work, "bin"), "...")
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = work
+	out, err = cmd.CombinedOutput()
+	return work, out, err
+}
+
+// tail is the last n bytes of b.
+func tail(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
+
 // TestREADMECommands runs every ```sh block of the README, in order, in one
 // shell session in a fresh directory with the tools in bin/, as a reader
 // would in one terminal, so that the documented commands cannot drift from
@@ -90,16 +108,19 @@ func TestREADMECommands(t *testing.T) {
 	if len(blocks) < 3 {
 		t.Fatalf("found %d sh blocks in README.md, expected the walkthrough", len(blocks))
 	}
-	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	buildTools(t, bin, "...")
 	script := gateTrap
 	for i, b := range blocks {
 		script += fmt.Sprintf("echo '--- README sh block %d'\n%s", i+1, b)
 	}
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = work
-	out, err := cmd.CombinedOutput()
+	work, out, err := runREADME(t, script)
+	if err != nil && strings.Contains(string(out), refusedCorrelated) {
+		// The baseline's twelve runs, measured back to back on a loaded
+		// machine, wandered together and requirements refused them, as
+		// it is built to; its message says to measure them again apart
+		// in time, which the reader does: once.
+		t.Logf("requirements refused the baseline as serially correlated; the walkthrough runs again from the start:\n%s", tail(out, 1500))
+		work, out, err = runREADME(t, script)
+	}
 	if err != nil {
 		t.Fatalf("README sh blocks failed: %v\n--- output\n%s", err, out)
 	}
