@@ -63,28 +63,11 @@ func ParseLatency(b []byte) (v float64, ok bool) {
 		number = -number
 	}
 	if p < n && (b[p] == 'e' || b[p] == 'E') {
-		q := p + 1
-		eneg := false
-		if q < n && (b[q] == '-' || b[q] == '+') {
-			eneg = b[q] == '-'
-			q++
-		}
-		e, edigits := 0, 0
-		for q < n && isDigit(b[q]) {
-			if e < 1e6 {
-				e = e*10 + int(b[q]-'0')
-			}
-			q++
-			edigits++
-		}
-		if edigits == 0 {
+		e, q, ok := readExponent(b, p)
+		if !ok {
 			return 0, false
 		}
-		if eneg {
-			exponent -= e
-		} else {
-			exponent += e
-		}
+		exponent += e
 		p = q
 	}
 	if p != n {
@@ -102,6 +85,31 @@ func ParseLatency(b []byte) (v float64, ok bool) {
 		return 0, false
 	}
 	return number, true
+}
+
+// readExponent reads the exponent that starts at b[p] ('e' or 'E'): an
+// optional sign and digits, its magnitude gathered up to just past 10^6
+// (far beyond the bounds ParseLatency checks). It returns the exponent,
+// the index after it, and false when no digit follows.
+func readExponent(b []byte, p int) (e, next int, ok bool) {
+	q, n := p+1, len(b)
+	neg := false
+	if q < n && (b[q] == '-' || b[q] == '+') {
+		neg = b[q] == '-'
+		q++
+	}
+	digits := 0
+	for q < n && isDigit(b[q]) {
+		if e < 1e6 {
+			e = e*10 + int(b[q]-'0')
+		}
+		q++
+		digits++
+	}
+	if neg {
+		e = -e
+	}
+	return e, q, digits > 0
 }
 
 // maxExactDigits is the most digits whose value, gathered one digit at a

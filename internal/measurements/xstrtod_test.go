@@ -177,3 +177,21 @@ func FuzzCommonRow(f *testing.F) {
 	f.Add([]byte("1,16,1e3"))
 	f.Fuzz(func(t *testing.T, b []byte) { checkCommonRow(t, b) })
 }
+
+// BenchmarkParseLatency is the cost of reading one latency field, over
+// the spellings a raw file holds (plain decimals, an exponent now and then).
+func BenchmarkParseLatency(b *testing.B) {
+	fields := [][]byte{[]byte("58.625"), []byte("1234.5"), []byte("0.001"), []byte("17"), []byte("1.5e3"), []byte("123456789012.25")}
+	b.ReportAllocs()
+	sum := 0.0
+	for i := range b.N {
+		v, ok := ParseLatency(fields[i%len(fields)])
+		if !ok {
+			b.Fatal(string(fields[i%len(fields)]))
+		}
+		sum += v
+	}
+	if sum <= 0 {
+		b.Fatal(sum)
+	}
+}
