@@ -1,6 +1,8 @@
 package checkcmd
 
 import (
+	"slices"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/check"
@@ -73,32 +75,52 @@ Exit status: 0 every check passed, 1 a check failed, 2 usage or input error, 3 n
 but one is inconclusive (take more runs), 130 interrupted.`,
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
-		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"}, TakesFile: true,
-				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max,…); required unless --throughput-requirements is given"},
-			&cli.StringFlag{Name: "throughput-requirements", TakesFile: true,
-				Usage: "throughput requirements CSV (Experiment type,Bytes,Load,Offered,Median [msg/s],…; lower limits, higher is better)"},
-			&cli.StringSliceFlag{Name: "experiment-directory", Aliases: []string{"experiment_directory", "e"}, TakesFile: true,
-				Usage: "experiment directory holding measurements_<type>_summary.csv files; repeat it for several runs"},
-			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results"}, TakesFile: true,
-				Usage: "folder holding one experiment folder per candidate run (instead of, or with, --experiment-directory)"},
-			&cli.StringFlag{Name: "margin", Value: "0",
-				Usage: "raise every requirement by this fraction (0.1) or percentage (10%), against a machine busier than the reference's; " + numflag.Tolerance.Text()},
-			&cli.StringFlag{Name: "columns", Value: "Median,99%,Max",
-				Usage: "the columns to check: leave out those whose run-to-run spread on this machine is too large to gate (often Max)"},
-			&cli.StringFlag{Name: "output-directory", TakesFile: true,
-				Usage: "several runs: directory for the check reports checks_<type>.csv (and the plots, in DIR/plots)"},
-			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, TakesFile: true,
-				Usage: "directory for the check plots (default: DIR/plots)"},
-			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "let checks without requirement or data neither pass nor fail"},
-			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "check an experiment whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
-			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print every check, not only those that failed"},
-			&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Usage: "check only these comma-separated sub-experiments, against their requirements alone (default: every one); a name neither the runs nor the requirements hold is an error"},
-		}, cliapp.ReportFlags("", "")...),
-			&cli.StringFlag{Name: "html", TakesFile: true, Usage: "write a self-contained HTML report to `FILE`"},
-			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"}),
-		Action: action,
+		Flags:                     slices.Concat(inputFlags(), checkFlags(), reportFlags()),
+		Action:                    action,
 	}
+}
+
+// inputFlags are check's flags naming what is checked against what: the
+// requirements and the runs.
+func inputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "requirements", Aliases: []string{"r"}, TakesFile: true,
+			Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max,…); required unless --throughput-requirements is given"},
+		&cli.StringFlag{Name: "throughput-requirements", TakesFile: true,
+			Usage: "throughput requirements CSV (Experiment type,Bytes,Load,Offered,Median [msg/s],…; lower limits, higher is better)"},
+		&cli.StringSliceFlag{Name: "experiment-directory", Aliases: []string{"experiment_directory", "e"}, TakesFile: true,
+			Usage: "experiment directory holding measurements_<type>_summary.csv files; repeat it for several runs"},
+		&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results"}, TakesFile: true,
+			Usage: "folder holding one experiment folder per candidate run (instead of, or with, --experiment-directory)"},
+	}
+}
+
+// checkFlags are check's flags of how the runs are checked and where the
+// check reports and plots go: the margin, the columns, the directories,
+// what may be missing or incomplete, and the sub-experiments checked.
+func checkFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "margin", Value: "0",
+			Usage: "raise every requirement by this fraction (0.1) or percentage (10%), against a machine busier than the reference's; " + numflag.Tolerance.Text()},
+		&cli.StringFlag{Name: "columns", Value: "Median,99%,Max",
+			Usage: "the columns to check: leave out those whose run-to-run spread on this machine is too large to gate (often Max)"},
+		&cli.StringFlag{Name: "output-directory", TakesFile: true,
+			Usage: "several runs: directory for the check reports checks_<type>.csv (and the plots, in DIR/plots)"},
+		&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, TakesFile: true,
+			Usage: "directory for the check plots (default: DIR/plots)"},
+		&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "let checks without requirement or data neither pass nor fail"},
+		&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "check an experiment whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
+		&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print every check, not only those that failed"},
+		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Usage: "check only these comma-separated sub-experiments, against their requirements alone (default: every one); a name neither the runs nor the requirements hold is an error"},
+	}
+}
+
+// reportFlags are check's flags of the reports for CI (JUnit, Markdown,
+// JSON, HTML) and of the plots' image format.
+func reportFlags() []cli.Flag {
+	return append(cliapp.ReportFlags("", ""),
+		&cli.StringFlag{Name: "html", TakesFile: true, Usage: "write a self-contained HTML report to `FILE`"},
+		&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"})
 }
 
 // action turns the command line into a check.Config.
