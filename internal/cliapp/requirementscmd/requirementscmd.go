@@ -1,6 +1,7 @@
 package requirementscmd
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -12,18 +13,8 @@ import (
 	"github.com/mqgate/mqgate/internal/requirementsapp"
 )
 
-// App returns the requirements command: its flags and help, and the
-// action that turns them into a requirementsapp.Config.
-func App() *cli.App {
-	return &cli.App{
-		Name:  "requirements",
-		Usage: "derive latency requirements from many experiments",
-		UsageText: "requirements --experiments-results DIR [--output-file FILE] --false-fail 0.01 [--method order|lognormal]\n" +
-			"requirements --experiments-results DIR [--output-file FILE] [--percentile 99]\n" +
-			"requirements --runs N --out DIR [--output-file FILE] [--false-fail 0.01 | --percentile 99] -- [run arguments]\n" +
-			"requirements --calibrate --experiments-results POOL --plots-directory DIR [--false-fail 0.01] [--method order|lognormal]\n" +
-			"      [--reference-runs N] [--candidate-runs K] [--margin 0] [--columns Median,99%,Max] [--margins 0,0.1] [--regressed DIR] [--json FILE]",
-		Description: `Reads every experiment folder in DIR (each holding measurements_<type>_summary.csv files) and
+// description is the requirements command's help text.
+const description = `Reads every experiment folder in DIR (each holding measurements_<type>_summary.csv files) and
 writes the requirements CSV (Experiment type,Bytes,Median,99%,Max,…): a limit per sub-experiment,
 payload and column (a "check"), set from the runs' values of that column.
 
@@ -94,33 +85,67 @@ DIR/calibration_check_power and DIR/calibration_check_outcomes (verdict shares p
   requirements --calibrate -e unchanged --method order --reference-runs 10 --candidate-runs 10 \
                --regressed delayed --plots-directory calibration --json calibration.json
 
-Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrupted.`,
+Exit status: 0 done, 2 usage or input error (or a run that failed), 130 interrupted.`
+
+// App returns the requirements command: its flags and help, and the
+// action that turns them into a requirementsapp.Config.
+func App() *cli.App {
+	return &cli.App{
+		Name:  "requirements",
+		Usage: "derive latency requirements from many experiments",
+		UsageText: "requirements --experiments-results DIR [--output-file FILE] --false-fail 0.01 [--method order|lognormal]\n" +
+			"requirements --experiments-results DIR [--output-file FILE] [--percentile 99]\n" +
+			"requirements --runs N --out DIR [--output-file FILE] [--false-fail 0.01 | --percentile 99] -- [run arguments]\n" +
+			"requirements --calibrate --experiments-results POOL --plots-directory DIR [--false-fail 0.01] [--method order|lognormal]\n" +
+			"      [--reference-runs N] [--candidate-runs K] [--margin 0] [--columns Median,99%,Max] [--margins 0,0.1] [--regressed DIR] [--json FILE]",
+		Description:     description,
 		HideHelpCommand: true,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, TakesFile: true,
-				Usage: "directory holding one folder per experiment"},
-			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Usage: "first run and process `N` experiments into --out, " + requirementsapp.RunsRange.Text()},
-			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "results root for --runs; the requirements are derived from every experiment in it"},
-			&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: requirements.DefaultFileName, TakesFile: true,
-				Usage: "requirements CSV to write"},
-			&cli.StringFlag{Name: "throughput-output-file", TakesFile: true,
-				Usage: "throughput requirements CSV to write when the experiments hold throughput summaries (default: " + requirements.DefaultThroughputFileName + " beside --output-file)"},
-			&cli.StringFlag{Name: "burst-output-file", TakesFile: true,
-				Usage: "derive burst requirements (Lost, Subscription throughput at their 99th percentile) from the burst summaries of the experiments into this CSV, instead of latency and throughput requirements (formats §9)"},
-			&cli.StringFlag{Name: "false-fail", Value: strconv.FormatFloat(requirements.DefaultFalseFail, 'g', -1, 64),
-				Usage: "statistical mode: chance that an unchanged system fails a whole check, a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
-			&cli.StringFlag{Name: "method", Value: requirements.DefaultMethod,
-				Usage: "statistical mode: order (distribution-free) or lognormal (where the runs can back the check level, else order)"},
-			&cli.IntFlag{Name: "order-rank",
-				Usage: "statistical mode: a distribution-free limit is the `J`-th largest run (1: the largest); 2 or 3 keeps one slow reference run from raising it, so that fewer candidate runs fail it (formats §11); " + requirementsapp.OrderRankRange.Text() + ", fewer than the runs (default: chosen from the runs n, max(1, ⌊(n+1)/10⌋), the reference runs' 90th percentile, so that more runs never make the check more lenient)"},
-			&cli.StringFlag{Name: "normality-level", Value: strconv.FormatFloat(requirements.DefaultNormalityLevel, 'g', -1, 64),
-				Usage: "statistical mode, lognormal: Shapiro–Wilk p-value below which a check falls back to the distribution-free bound, a fraction (0.05) or a percentage (5%), " + numflag.Level.Text()},
-			&cli.Float64Flag{Name: "percentile", Value: requirements.DefaultPercentile,
-				Usage: "percentile mode (Fast-RTPS): percentile over the experiments, above 0 and at most 100; 100 is their maximum"},
-			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
-				Usage: "derive from experiments whose run did not complete (meta.json \"completed\": false) too, with a warning"},
-		}, calibrateFlags()...),
-		Action: action,
+		Flags:           slices.Concat(inputFlags(), outputFlags(), derivationFlags(), calibrateFlags()),
+		Action:          action,
+	}
+}
+
+// inputFlags are requirements' flags of the experiments the requirements
+// are derived from: a results root, or runs made first into one.
+func inputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, TakesFile: true,
+			Usage: "directory holding one folder per experiment"},
+		&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Usage: "first run and process `N` experiments into --out, " + requirementsapp.RunsRange.Text()},
+		&cli.StringFlag{Name: "out", TakesFile: true, Usage: "results root for --runs; the requirements are derived from every experiment in it"},
+	}
+}
+
+// outputFlags are requirements' flags of the files written: the latency,
+// throughput and burst requirements.
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output-file", Aliases: []string{"output_file", "o"}, Value: requirements.DefaultFileName, TakesFile: true,
+			Usage: "requirements CSV to write"},
+		&cli.StringFlag{Name: "throughput-output-file", TakesFile: true,
+			Usage: "throughput requirements CSV to write when the experiments hold throughput summaries (default: " + requirements.DefaultThroughputFileName + " beside --output-file)"},
+		&cli.StringFlag{Name: "burst-output-file", TakesFile: true,
+			Usage: "derive burst requirements (Lost, Subscription throughput at their 99th percentile) from the burst summaries of the experiments into this CSV, instead of latency and throughput requirements (formats §9)"},
+	}
+}
+
+// derivationFlags are requirements' flags of how the limits are derived:
+// the statistical mode and its method, the percentile mode, and whether
+// incomplete runs count.
+func derivationFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "false-fail", Value: strconv.FormatFloat(requirements.DefaultFalseFail, 'g', -1, 64),
+			Usage: "statistical mode: chance that an unchanged system fails a whole check, a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
+		&cli.StringFlag{Name: "method", Value: requirements.DefaultMethod,
+			Usage: "statistical mode: order (distribution-free) or lognormal (where the runs can back the check level, else order)"},
+		&cli.IntFlag{Name: "order-rank",
+			Usage: "statistical mode: a distribution-free limit is the `J`-th largest run (1: the largest); 2 or 3 keeps one slow reference run from raising it, so that fewer candidate runs fail it (formats §11); " + requirementsapp.OrderRankRange.Text() + ", fewer than the runs (default: chosen from the runs n, max(1, ⌊(n+1)/10⌋), the reference runs' 90th percentile, so that more runs never make the check more lenient)"},
+		&cli.StringFlag{Name: "normality-level", Value: strconv.FormatFloat(requirements.DefaultNormalityLevel, 'g', -1, 64),
+			Usage: "statistical mode, lognormal: Shapiro–Wilk p-value below which a check falls back to the distribution-free bound, a fraction (0.05) or a percentage (5%), " + numflag.Level.Text()},
+		&cli.Float64Flag{Name: "percentile", Value: requirements.DefaultPercentile,
+			Usage: "percentile mode (Fast-RTPS): percentile over the experiments, above 0 and at most 100; 100 is their maximum"},
+		&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
+			Usage: "derive from experiments whose run did not complete (meta.json \"completed\": false) too, with a warning"},
 	}
 }
 
