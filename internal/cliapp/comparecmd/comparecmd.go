@@ -1,6 +1,7 @@
 package comparecmd
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -15,14 +16,8 @@ import (
 	"github.com/mqgate/mqgate/internal/result"
 )
 
-// App returns the compare command. Flags are kebab-case, with the Fast-RTPS
-// script's names (and its one-letter flags) as aliases.
-func App() *cli.App {
-	return &cli.App{
-		Name:      "compare",
-		Usage:     "gate experiments against reference experiments",
-		UsageText: "compare --reference DIR... --results DIR... --plots-directory DIR [--fail-threshold 0.1] [options]",
-		Description: `Compares every sub-experiment (measurements_<type>_summary.csv) of the results
+// description is the compare command's help text.
+const description = `Compares every sub-experiment (measurements_<type>_summary.csv) of the results
 with the same sub-experiment of the reference. For each it writes
 <type>_comparison.csv and the comparison plots <type>_min_median and
 <type>_max_99% into the plots directory, and prints PASSED, FAILED or
@@ -154,31 +149,60 @@ definitions, one run on one side and several on the other, an output that
 would overwrite an input, a bad flag or one the mode does not use, the same
 run on both sides, a plots directory another compare is writing into), 3
 inconclusive: no check failed, but more runs are needed to decide some, 130
-interrupted (SIGINT, SIGTERM: at once, in every mode).`,
+interrupted (SIGINT, SIGTERM: at once, in every mode).`
+
+// App returns the compare command. Flags are kebab-case, with the Fast-RTPS
+// script's names (and its one-letter flags) as aliases.
+func App() *cli.App {
+	return &cli.App{
+		Name:            "compare",
+		Usage:           "gate experiments against reference experiments",
+		UsageText:       "compare --reference DIR... --results DIR... --plots-directory DIR [--fail-threshold 0.1] [options]",
+		Description:     description,
 		HideHelpCommand: true,
 		// Directories may hold commas; repeat a flag to give several.
 		DisableSliceFlagSeparator: true,
-		Flags: append(append(append(append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`, or folder of experiments (repeatable)"},
-			&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)"},
-			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created); required"},
-			&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Usage: "compare only these comma-separated sub-experiments (default: every one); a name neither side holds is an error"},
-			&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(compare.DefaultThreshold, 'g', -1, 64),
-				Usage: "single-run and statistical modes: relative margin allowed over the reference, a fraction (0.1) or a percentage (10%), " + numflag.Tolerance.Text()},
-			&cli.StringFlag{Name: "columns", Usage: "comma-separated `COLUMNS` to gate, among " + result.Names(result.CompareMetrics) +
-				" (default: " + result.Names(result.DefaultCompareMetrics) + " with one run per side, " + result.Names(result.DefaultStatisticalMetrics) + " with several)"},
-			&cli.StringFlag{Name: "false-fail", Aliases: []string{"false_fail"}, Value: strconv.FormatFloat(gate.DefaultFalseFail, 'g', -1, 64),
-				Usage: "with several runs per side: the largest chance that an unchanged system fails the gate, a fraction (0.01) or a percentage (1%), " + numflag.CompareLevel.Text()},
-			&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable), " + numflag.Tolerance.Text()},
-			&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "pass when a reference sub-experiment is missing from the results, and report one the reference lacks as new, not compared"},
-			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "gate experiments whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
-		}, cliapp.ReportFlags("", "")...),
-			&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report to `FILE`"},
-			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot `FORMAT`: png or svg"},
-			&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print each comparison CSV"}),
-			pairedFlags()...), calibrateFlags()...),
-		Action: action,
+		Flags:                     slices.Concat(inputFlags(), gateFlags(), reportFlags(), pairedFlags(), calibrateFlags()),
+		Action:                    action,
 	}
+}
+
+// inputFlags are compare's flags of what is compared and where the
+// comparisons go: the two sides, the plots directory and the
+// sub-experiments.
+func inputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "reference", Aliases: []string{"R"}, Usage: "reference experiment `DIR`, or folder of experiments (repeatable)"},
+		&cli.StringSliceFlag{Name: "results", Aliases: []string{"r"}, Usage: "experiment `DIR` to gate, or folder of experiments (repeatable)"},
+		&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the comparison CSVs and plots (created); required"},
+		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Usage: "compare only these comma-separated sub-experiments (default: every one); a name neither side holds is an error"},
+	}
+}
+
+// gateFlags are compare's flags of how the single-run and statistical
+// gates judge: the thresholds, the columns, the family level, and what
+// may be missing or incomplete.
+func gateFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "fail-threshold", Aliases: []string{"fail_threshold", "t"}, Value: strconv.FormatFloat(compare.DefaultThreshold, 'g', -1, 64),
+			Usage: "single-run and statistical modes: relative margin allowed over the reference, a fraction (0.1) or a percentage (10%), " + numflag.Tolerance.Text()},
+		&cli.StringFlag{Name: "columns", Usage: "comma-separated `COLUMNS` to gate, among " + result.Names(result.CompareMetrics) +
+			" (default: " + result.Names(result.DefaultCompareMetrics) + " with one run per side, " + result.Names(result.DefaultStatisticalMetrics) + " with several)"},
+		&cli.StringFlag{Name: "false-fail", Aliases: []string{"false_fail"}, Value: strconv.FormatFloat(gate.DefaultFalseFail, 'g', -1, 64),
+			Usage: "with several runs per side: the largest chance that an unchanged system fails the gate, a fraction (0.01) or a percentage (1%), " + numflag.CompareLevel.Text()},
+		&cli.StringSliceFlag{Name: "threshold", Usage: "per-column threshold `COLUMN=VALUE`, e.g. 99%=0.2 or 99%=20% (repeatable), " + numflag.Tolerance.Text()},
+		&cli.BoolFlag{Name: "allow-missing", Aliases: []string{"allow_missing"}, Usage: "pass when a reference sub-experiment is missing from the results, and report one the reference lacks as new, not compared"},
+		&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"}, Usage: "gate experiments whose run did not complete (meta.json \"completed\": false), with a warning in every report"},
+	}
+}
+
+// reportFlags are compare's flags of the reports for CI (JUnit, Markdown,
+// JSON, HTML), the plots' image format and the summaries printed.
+func reportFlags() []cli.Flag {
+	return append(cliapp.ReportFlags("", ""),
+		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report to `FILE`"},
+		&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot `FORMAT`: png or svg"},
+		&cli.BoolFlag{Name: "print-summaries", Aliases: []string{"print_summaries", "P"}, Usage: "print each comparison CSV"})
 }
 
 // pairedFlags are compare's flags of the paired gate and its plan.
