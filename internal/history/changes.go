@@ -411,21 +411,45 @@ func (g *GateResult) Failures() []GateSeries {
 // fails at most Alpha (the --significance level) for the whole gate.
 // DetectChanges must have run.
 func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error) {
-	if !h.changesDetected {
-		return nil, fmt.Errorf("gate: change points were not detected")
+	if err := h.checkGate(opt); err != nil {
+		return nil, err
 	}
-	for _, m := range opt.Metrics {
-		if slices.Index(Magnitudes, m) < 0 {
-			return nil, fmt.Errorf("gate metric %q: expected one of %s", m, strings.Join(Magnitudes, ", "))
-		}
-	}
-	co := h.ChangeOptions
 	n := len(h.Experiments)
-	g := &GateResult{Options: opt, Alpha: co.Alpha, Experiments: n}
+	g := &GateResult{Options: opt, Alpha: h.ChangeOptions.Alpha, Experiments: n}
 	expIndex := make(map[string]int, n)
 	for i, e := range h.Experiments {
 		expIndex[e.Name] = i
 	}
+	h.judgeSeries(g, expIndex)
+	g.Permutations = g.permutations(h.ChangeOptions)
+	if err := h.testChangePoints(ctx, g); err != nil {
+		return nil, err
+	}
+	h.decide(g)
+	h.warnStale(g)
+	h.warnAcks(g, expIndex)
+	return g, nil
+}
+
+// checkGate refuses to gate h before DetectChanges ran, or on a metric
+// that is not a magnitude.
+func (h *History) checkGate(opt GateOptions) error {
+	if !h.changesDetected {
+		return fmt.Errorf("gate: change points were not detected")
+	}
+	for _, m := range opt.Metrics {
+		if slices.Index(Magnitudes, m) < 0 {
+			return fmt.Errorf("gate metric %q: expected one of %s", m, strings.Join(Magnitudes, ", "))
+		}
+	}
+	return nil
+}
+
+// judgeSeries adds to g.Series every series the gate judges, with what it
+// tests in it (GateOptions.judge), and counts in g.Short those too short
+// to test. expIndex maps experiment names to indices.
+func (h *History) judgeSeries(g *GateResult, expIndex map[string]int) {
+	opt, n := g.Options, g.Experiments
 	pooled, floor := h.pooledTrendPhi(opt, n)
 	h.eachJudged(opt, func(s *SubExperiment, mag string, m, p int) {
 		sc := s.Changes[m][p]
@@ -435,10 +459,16 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		}
 		gs := GateSeries{Type: s.Type, Payload: s.Payloads[p], Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
 			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, floor[seriesKey{s, m, p}])}
-		opt.judge(&gs, sc, s.Values[m][p], n, co.MinSegment, expIndex, pooled[mag], floor[seriesKey{s, m, p}])
+		opt.judge(&gs, sc, s.Values[m][p], n, h.ChangeOptions.MinSegment, expIndex, pooled[mag], floor[seriesKey{s, m, p}])
 		g.Series = append(g.Series, gs)
 	})
-	S := len(g.Series)
+}
+
+// permutations returns the permutations of each change point's test: at
+// least co.Permutations, and enough to resolve p-values to half of the
+// smallest share of Alpha/S, the smallest Holm level over the S series of
+// g, that a series' tests get (weighted Bonferroni).
+func (g *GateResult) permutations(co ChangeOptions) int {
 	weight := 1.0
 	for _, gs := range g.Series {
 		for _, t := range gs.Tests {
@@ -447,10 +477,13 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 			}
 		}
 	}
-	// The smallest Holm level is Alpha/S, shared by a series' tests
-	// (weighted Bonferroni); permutation p-values resolve to half of
-	// the smallest share.
-	g.Permutations = max(co.Permutations, int(math.Ceil(2*float64(S)/(weight*co.Alpha)))-1)
+	return max(co.Permutations, int(math.Ceil(2*float64(len(g.Series))/(weight*co.Alpha)))-1)
+}
+
+// testChangePoints runs the permutation test (changepoint.SegmentsTest) of
+// every change point the series of g test, in parallel, and sets their P.
+func (h *History) testChangePoints(ctx context.Context, g *GateResult) error {
+	co := h.ChangeOptions
 	type job struct{ s, t int }
 	var jobs []job
 	for i, gs := range g.Series {
@@ -478,17 +511,22 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		gt.P = p
 	})
 	if firstErr != nil {
-		return nil, firstErr
+		return firstErr
 	}
-	if err != nil {
-		return nil, err
-	}
+	return err
+}
+
+// decide sets each series' p-value and decisive test, judges the series
+// by Holm's procedure into g.Verdict, and makes the verdict inconclusive
+// when no series was long enough to judge.
+func (h *History) decide(g *GateResult) {
+	co, S := h.ChangeOptions, len(g.Series)
 	for i := range g.Series {
 		g.Series[i].decisive(co.Alpha / float64(S))
 	}
 	rules := make([]gate.Rule, len(g.Series))
 	for i := range g.Series {
-		rules[i] = changeRule{h, &g.Series[i], opt.MinChange}
+		rules[i] = changeRule{h, &g.Series[i], g.Options.MinChange}
 	}
 	g.Verdict = &gate.Verdict{Tool: "history", Baseline: "each series' previous segment", ReferenceName: "previous segment", FalseFail: co.Alpha}
 	g.Verdict.Add(gate.Family{Correction: gate.Holm, Alpha: co.Alpha}.Judge(rules)...)
@@ -499,6 +537,12 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 		g.Verdict.Status = gate.Inconclusive
 		g.Verdict.Warn(fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need))
 	}
+}
+
+// warnStale warns of the slowdowns older than the gate window that no
+// acknowledgement covers and that last to the newest experiment
+// (GateSeries.Stale): the gate no longer judges them.
+func (h *History) warnStale(g *GateResult) {
 	var stale []string
 	for _, s := range g.Series {
 		for _, c := range s.Stale {
@@ -508,14 +552,21 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 	if len(stale) > 0 {
 		g.Verdict.Warn(fmt.Sprintf("%d slowdown(s) began before the newest %d experiments (--gate-window), were never acknowledged and last to the newest experiment; "+
 			"the gate no longer judges them, their level is the baseline now: %s. Acknowledge them (--acknowledged) or judge every age (--gate-window 0)",
-			len(stale), opt.Window, joinFirst(stale, 5)))
+			len(stale), g.Options.Window, joinFirst(stale, 5)))
 	}
+}
+
+// warnAcks warns of each acknowledgement that matches no judged series or
+// names no experiment of h (expIndex maps names to indices), and names
+// the series that pass because one covers their shift.
+func (h *History) warnAcks(g *GateResult, expIndex map[string]int) {
+	opt := g.Options
 	for i, a := range opt.Acks {
 		if why := h.unmatched(a, opt.Metrics); why != "" {
 			g.Verdict.Warn(fmt.Sprintf("%s: matches no series of the history: %s; it can never cover a change point", a.Where(), why))
 		}
 		if _, ok := expIndex[a.Experiment]; !ok {
-			g.Verdict.Warn(fmt.Sprintf("%s: acknowledges a shift at experiment %q, which is not among the %d experiments: it covers nothing", a.Where(), a.Experiment, n))
+			g.Verdict.Warn(fmt.Sprintf("%s: acknowledges a shift at experiment %q, which is not among the %d experiments: it covers nothing", a.Where(), a.Experiment, g.Experiments))
 			continue
 		}
 		// Reports list the checks that pass without their messages: say
@@ -531,7 +582,6 @@ func (h *History) Gate(ctx context.Context, opt GateOptions) (*GateResult, error
 				a.Where(), a.Note, a.Experiment, len(covered), strings.Join(covered, ", ")))
 		}
 	}
-	return g, nil
 }
 
 // unmatched says why acknowledgement a covers none of the series the gate
@@ -640,15 +690,7 @@ func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, m
 	if k := len(cps); k > 0 && cps[k-1].Index < win {
 		set(RuleOutside, cps[k-1], start(k-1), nil)
 	}
-	trendFrom, acked := win, false
-	// An acknowledged shift in the window starts the trend even when no
-	// change point was found at it: the hinge against the values before it
-	// would otherwise judge the step that was accepted.
-	for _, a := range opt.Acks {
-		if e, ok := expIndex[a.Experiment]; ok && e >= trendFrom && e < n && a.covers(gs.Type, gs.Payload, gs.Magnitude) {
-			trendFrom, acked = e, true
-		}
-	}
+	trendFrom, acked := opt.trendStart(gs, win, n, expIndex)
 	for k, c := range cps {
 		if c.Index < win {
 			if acks[k] == nil {
@@ -661,30 +703,16 @@ func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, m
 			trendFrom, acked = max(trendFrom, c.Index), true
 			continue
 		}
-		curFrom, curTo := sc.From, n
-		if len(cps) > 0 {
-			curFrom = cps[len(cps)-1].Index
-		}
+		curFrom, curTo := cps[len(cps)-1].Index, n
 		for l := k + 1; l < len(cps); l++ {
 			if acks[l] != nil {
 				curFrom, curTo = start(l), cps[l].Index
 				break
 			}
 		}
-		t := GateTest{Change: c, RefFrom: start(k), CurFrom: curFrom, CurTo: curTo, P: math.NaN()}
-		t.Change.Before, t.Change.After = stats.Median(finite(x[t.RefFrom:c.Index])), stats.Median(finite(x[curFrom:curTo]))
-		t.Change.Ratio = changepoint.Ratio(t.Change.After, t.Change.Before)
-		// The newest minSegment values must be as slow: a fix too recent
-		// to be a change point of its own is not failed as the slowdown
-		// it undid.
-		cur := finite(x[curFrom:curTo])
-		tail := changepoint.Ratio(stats.Median(cur[max(0, len(cur)-minSegment):]), t.Change.Before)
-		switch {
-		case !regressed(gs.Magnitude, t.Change.Ratio) || !regressed(gs.Magnitude, tail):
-			set(RuleFaster, t.Change, t.RefFrom, nil)
-		case math.Abs(t.Change.Ratio-1) <= opt.MinChange || math.Abs(tail-1) <= opt.MinChange:
-			set(RuleBelowMin, t.Change, t.RefFrom, nil)
-		default:
+		if t, rule := opt.shiftTest(gs.Magnitude, x, c, start(k), curFrom, curTo, minSegment); rule != "" {
+			set(rule, t.Change, t.RefFrom, nil)
+		} else {
 			gs.Tests = append(gs.Tests, t)
 		}
 	}
@@ -694,9 +722,53 @@ func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, m
 	if gs.Candidate = len(gs.Tests) > 0; gs.Candidate {
 		gs.Rule, gs.Ack = RuleNotSig, nil
 	}
-	// Bonferroni with weights: the change points share changeWeight of
-	// the series' level when the trend is tested too, which is rarely
-	// what finds a regression that they miss.
+	gs.weigh()
+}
+
+// trendStart returns the experiment the trend of gs's series is tested
+// from: win, or the newest experiment from win on, before n, at which an
+// acknowledgement of the series accepts a shift; and whether there is
+// one. An acknowledged shift in the window starts the trend even when no
+// change point was found at it: the hinge against the values before it
+// would otherwise judge the step that was accepted.
+func (opt GateOptions) trendStart(gs *GateSeries, win, n int, expIndex map[string]int) (int, bool) {
+	trendFrom, acked := win, false
+	for _, a := range opt.Acks {
+		if e, ok := expIndex[a.Experiment]; ok && e >= trendFrom && e < n && a.covers(gs.Type, gs.Payload, gs.Magnitude) {
+			trendFrom, acked = e, true
+		}
+	}
+	return trendFrom, acked
+}
+
+// shiftTest returns the test of change point c of series x of magnitude,
+// the level [curFrom, curTo) after it against the segment [ref, c.Index)
+// before it, and "" when the gate tests it; else the rule that decides
+// the shift instead: RuleFaster when it is not slower, or the newest
+// minSegment values of the level are not, RuleBelowMin when either is
+// not slower by more than MinChange.
+func (opt GateOptions) shiftTest(magnitude string, x []float64, c changepoint.ChangePoint, ref, curFrom, curTo, minSegment int) (GateTest, string) {
+	t := GateTest{Change: c, RefFrom: ref, CurFrom: curFrom, CurTo: curTo, P: math.NaN()}
+	t.Change.Before, t.Change.After = stats.Median(finite(x[t.RefFrom:c.Index])), stats.Median(finite(x[curFrom:curTo]))
+	t.Change.Ratio = changepoint.Ratio(t.Change.After, t.Change.Before)
+	// The newest minSegment values must be as slow: a fix too recent
+	// to be a change point of its own is not failed as the slowdown
+	// it undid.
+	cur := finite(x[curFrom:curTo])
+	tail := changepoint.Ratio(stats.Median(cur[max(0, len(cur)-minSegment):]), t.Change.Before)
+	switch {
+	case !regressed(magnitude, t.Change.Ratio) || !regressed(magnitude, tail):
+		return t, RuleFaster
+	case math.Abs(t.Change.Ratio-1) <= opt.MinChange || math.Abs(tail-1) <= opt.MinChange:
+		return t, RuleBelowMin
+	}
+	return t, ""
+}
+
+// weigh shares gs's level among its Tests (Bonferroni with weights): the
+// change points share changeWeight of it when the trend is tested too,
+// which is rarely what finds a regression that they miss.
+func (gs *GateSeries) weigh() {
 	var w float64 = 1
 	if n := len(gs.Tests); n > 1 && gs.Tests[n-1].Trend {
 		gs.Tests[n-1].Weight = 1 - changeWeight
