@@ -34,7 +34,7 @@ func App() *cli.App {
 
 // newApp returns the run command and the Config its round-trip flags fill.
 func newApp() (*cli.App, *runapp.Config) {
-	cfg, echo := &runapp.Config{}, &runapp.EchoConfig{}
+	cfg := &runapp.Config{}
 	a := &cli.App{
 		Name:      "run",
 		Usage:     "measure round-trip latency of sub-experiments (built-in links and brokers) and write raw results",
@@ -79,23 +79,10 @@ Examples:
    run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
    run echo --listen 0.0.0.0:7400 --transport tcp
    run -s interprocess_reliable_tcp --target otherhost:7400`,
-		Version: cliapp.VersionString(),
-		Flags:   append(runFlags(cfg), driverFlags()...),
-		Action:  withBase(&cfg.Base, func(c *cli.Context) error { return runapp.Run(c.Context, *cfg, c.App.Writer, c.App.ErrWriter) }),
-		Commands: []*cli.Command{{
-			Name:      "echo",
-			Usage:     "echo every message back: the far end of an interprocess or broker sub-experiment",
-			UsageText: "run echo --transport NAME [--listen ADDR] [--topic TOPIC] [--reliable] [--ca FILE --cert FILE --key FILE]",
-			Description: `Prints the address it listens at (a broker URL without its password) as the
-first line of standard output, then echoes until SIGINT/SIGTERM (or until
-standard input closes, with --stdin-lifeline). A broker echo subscribes to
-the requests of --topic and publishes the replies. Transports: ` + strings.Join(session.EchoTransports(), ", ") + ".",
-			Flags: append(echoFlags(echo), driverFlags()...),
-			Action: func(c *cli.Context) error {
-				echo.Args, echo.Params = c.Args().Slice(), driverParams(c)
-				return runapp.Echo(c.Context, *echo, c.App.Writer)
-			},
-		}, abCommand(), burstCommand(), loadCommand(), perMessageCommand()},
+		Version:  cliapp.VersionString(),
+		Flags:    append(runFlags(cfg), driverFlags()...),
+		Action:   withBase(&cfg.Base, func(c *cli.Context) error { return runapp.Run(c.Context, *cfg, c.App.Writer, c.App.ErrWriter) }),
+		Commands: []*cli.Command{echoCommand(), abCommand(), burstCommand(), loadCommand(), perMessageCommand()},
 	}
 	a.Commands = append(append(a.Commands, rolescmd.Commands()...), throughputCommand())
 	roundTripFlags := a.Flags
@@ -115,6 +102,26 @@ the requests of --topic and publishes the replies. Transports: ` + strings.Join(
 		cmd.Action = cliapp.RangesChecked(cmd.Flags, cmd.Action)
 	}
 	return a, cfg
+}
+
+// echoCommand is `run echo`: the far end of an interprocess or broker
+// sub-experiment, echoing every message back.
+func echoCommand() *cli.Command {
+	echo := &runapp.EchoConfig{}
+	return &cli.Command{
+		Name:      "echo",
+		Usage:     "echo every message back: the far end of an interprocess or broker sub-experiment",
+		UsageText: "run echo --transport NAME [--listen ADDR] [--topic TOPIC] [--reliable] [--ca FILE --cert FILE --key FILE]",
+		Description: `Prints the address it listens at (a broker URL without its password) as the
+first line of standard output, then echoes until SIGINT/SIGTERM (or until
+standard input closes, with --stdin-lifeline). A broker echo subscribes to
+the requests of --topic and publishes the replies. Transports: ` + strings.Join(session.EchoTransports(), ", ") + ".",
+		Flags: append(echoFlags(echo), driverFlags()...),
+		Action: func(c *cli.Context) error {
+			echo.Args, echo.Params = c.Args().Slice(), driverParams(c)
+			return runapp.Echo(c.Context, *echo, c.App.Writer)
+		},
+	}
 }
 
 // withBase returns action after completing b, filled by the flags, with
