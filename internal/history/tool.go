@@ -64,33 +64,31 @@ type Config struct {
 // plots (Plot) and prints what it wrote, the change points and the gate's
 // verdict to stdout. Errors carry their exit code (package exit).
 func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
+	opt, err := plotOptions(cfg)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := Plot(ctx, opt)
+	if err != nil {
+		return err
+	}
+	printPlotted(stdout, cfg.Stderr, opt, res, start)
+	if g := res.Gate; g != nil {
+		return printGate(stdout, cfg.Stderr, g)
+	}
+	return nil
+}
+
+// plotOptions checks the flags of cfg and turns them into Plot's Options.
+func plotOptions(cfg Config) (Options, error) {
 	f, err := plots.ParseFormat(cfg.Format)
 	if err != nil {
-		return exit.Usagef("--format: %v", err)
+		return Options{}, exit.Usagef("--format: %v", err)
 	}
-	alpha, err := numflag.Level.Parse(cfg.Significance)
+	co, err := changeOptions(cfg)
 	if err != nil {
-		return exit.Usagef("--significance: %v", err)
-	}
-	co := ChangeOptions{
-		Options: changepoint.Options{Alpha: alpha, Permutations: cfg.Permutations,
-			MinSegment: cfg.MinSegment, Seed: cfg.Seed},
-		Window: cfg.ChangeWindow,
-	}
-	for _, r := range []struct {
-		flag string
-		r    numflag.Int
-		n    int
-	}{{"--permutations", PermutationsRange, co.Permutations}, {"--min-segment", MinSegmentRange, co.MinSegment}, {"--change-window", ChangeWindowRange, co.Window}} {
-		if err := r.r.Check(r.flag, r.n); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-	}
-	if err := co.Options.Validate(); err != nil {
-		return exit.Usagef("--permutations: %v (--significance %v)", err, alpha)
-	}
-	if co.Window == 0 {
-		co.Window = AllExperiments
+		return Options{}, err
 	}
 	opt := Options{
 		Experiments:     cfg.Experiments,
@@ -103,38 +101,83 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 		Change:          co,
 		SubExperiments:  cfg.SubExperiments,
 	}
-	if cfg.Gate {
-		g, err := parseGate(cfg.GateMetrics, cfg.MinChange)
-		if err != nil {
-			return err
-		}
-		if err := GateWindowRange.Check("--gate-window", cfg.GateWindow); err != nil {
-			return exit.With(exit.Usage, err)
-		}
-		if cfg.GateWindow > 0 && cfg.GateWindow < co.MinSegment {
-			return exit.Usagef("--gate-window %d is below --min-segment %d: a change point needs --min-segment experiments after it, so none could be judged", cfg.GateWindow, co.MinSegment)
-		}
-		g.Window, g.AcksFile = cfg.GateWindow, cfg.Acknowledged
-		opt.Gate = g
+	if opt.Gate, err = gateOptions(cfg, co.MinSegment); err != nil {
+		return Options{}, err
+	}
+	if opt.Gate != nil {
 		opt.GateReports = cfg.GateReports
-	} else if given := gateOnly(cfg); len(given) > 0 {
-		return exit.Usagef("%s: need --gate", strings.Join(given, ", "))
-	} else {
+	}
+	return opt, nil
+}
+
+// changeOptions checks the flags of cfg that say how change points are
+// looked for (--significance, --permutations, --min-segment,
+// --change-window) and returns them as ChangeOptions.
+func changeOptions(cfg Config) (ChangeOptions, error) {
+	alpha, err := numflag.Level.Parse(cfg.Significance)
+	if err != nil {
+		return ChangeOptions{}, exit.Usagef("--significance: %v", err)
+	}
+	co := ChangeOptions{
+		Options: changepoint.Options{Alpha: alpha, Permutations: cfg.Permutations,
+			MinSegment: cfg.MinSegment, Seed: cfg.Seed},
+		Window: cfg.ChangeWindow,
+	}
+	for _, r := range []struct {
+		flag string
+		r    numflag.Int
+		n    int
+	}{{"--permutations", PermutationsRange, co.Permutations}, {"--min-segment", MinSegmentRange, co.MinSegment}, {"--change-window", ChangeWindowRange, co.Window}} {
+		if err := r.r.Check(r.flag, r.n); err != nil {
+			return ChangeOptions{}, exit.With(exit.Usage, err)
+		}
+	}
+	if err := co.Options.Validate(); err != nil {
+		return ChangeOptions{}, exit.Usagef("--permutations: %v (--significance %v)", err, alpha)
+	}
+	if co.Window == 0 {
+		co.Window = AllExperiments
+	}
+	return co, nil
+}
+
+// gateOptions checks the gate's flags of cfg and returns the gate's
+// options, nil without --gate; minSegment is --min-segment. A flag that
+// needs --gate is refused without it.
+func gateOptions(cfg Config, minSegment int) (*GateOptions, error) {
+	if !cfg.Gate {
+		if given := gateOnly(cfg); len(given) > 0 {
+			return nil, exit.Usagef("%s: need --gate", strings.Join(given, ", "))
+		}
 		for _, f := range report.Formats {
 			if cfg.GateReportsSet[f.Flag] {
-				return exit.Usagef("--gate-%s needs --gate", f.Flag)
+				return nil, exit.Usagef("--gate-%s needs --gate", f.Flag)
 			}
 		}
+		return nil, nil
 	}
-	start := time.Now()
-	res, err := Plot(ctx, opt)
+	g, err := parseGate(cfg.GateMetrics, cfg.MinChange)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	if err := GateWindowRange.Check("--gate-window", cfg.GateWindow); err != nil {
+		return nil, exit.With(exit.Usage, err)
+	}
+	if cfg.GateWindow > 0 && cfg.GateWindow < minSegment {
+		return nil, exit.Usagef("--gate-window %d is below --min-segment %d: a change point needs --min-segment experiments after it, so none could be judged", cfg.GateWindow, minSegment)
+	}
+	g.Window, g.AcksFile = cfg.GateWindow, cfg.Acknowledged
+	return g, nil
+}
+
+// printPlotted writes the history's warnings to stderr (none when it is
+// nil), and to stdout what Plot wrote for opt, the time since start and
+// the change points found.
+func printPlotted(stdout, stderr io.Writer, opt Options, res *Result, start time.Time) {
 	h := res.History
-	if cfg.Stderr != nil {
+	if stderr != nil {
 		for _, w := range h.Warnings {
-			fmt.Fprintf(cfg.Stderr, "history: warning: %s\n", w)
+			fmt.Fprintf(stderr, "history: warning: %s\n", w)
 		}
 	}
 	fmt.Fprintf(stdout, "%d experiment(s), %d sub-experiment(s): %d plots in %s, values in %s (%.2f s)\n",
@@ -155,24 +198,29 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	if opt.JSON != "" {
 		fmt.Fprintf(stdout, "JSON report: %s\n", opt.JSON)
 	}
-	if g := res.Gate; g != nil {
-		for i, w := range g.Verdict.Warnings {
-			if cfg.Stderr != nil && (i > 0 || g.Verdict.Status != gate.Inconclusive) {
-				fmt.Fprintf(cfg.Stderr, "history: warning: %s\n", w)
-			}
+}
+
+// printGate writes the gate's warnings to stderr (none when it is nil; not
+// the first of an inconclusive verdict, which its error says), and its
+// failed checks and summary to stdout. It returns the verdict's exit
+// error, nil when the gate passed.
+func printGate(stdout, stderr io.Writer, g *GateResult) error {
+	for i, w := range g.Verdict.Warnings {
+		if stderr != nil && (i > 0 || g.Verdict.Status != gate.Inconclusive) {
+			fmt.Fprintf(stderr, "history: warning: %s\n", w)
 		}
-		for _, ck := range g.Verdict.Checks {
-			if ck.Status == gate.Failed {
-				fmt.Fprintf(stdout, "FAILED %s, %d bytes, %s: %s\n", ck.SubExperiment, ck.Payload, ck.Metric.Name, ck.Message)
-			}
+	}
+	for _, ck := range g.Verdict.Checks {
+		if ck.Status == gate.Failed {
+			fmt.Fprintf(stdout, "FAILED %s, %d bytes, %s: %s\n", ck.SubExperiment, ck.Payload, ck.Metric.Name, ck.Message)
 		}
-		fmt.Fprintf(stdout, "gate %s\n", g.Summary())
-		switch g.Verdict.Status {
-		case gate.Inconclusive:
-			return exit.With(g.Verdict.ExitCode(), fmt.Errorf("inconclusive: %s", g.Verdict.Warnings[0]))
-		case gate.Failed:
-			return exit.With(g.Verdict.ExitCode(), fmt.Errorf("%d series end in a significant slowdown", len(g.Failures())))
-		}
+	}
+	fmt.Fprintf(stdout, "gate %s\n", g.Summary())
+	switch g.Verdict.Status {
+	case gate.Inconclusive:
+		return exit.With(g.Verdict.ExitCode(), fmt.Errorf("inconclusive: %s", g.Verdict.Warnings[0]))
+	case gate.Failed:
+		return exit.With(g.Verdict.ExitCode(), fmt.Errorf("%d series end in a significant slowdown", len(g.Failures())))
 	}
 	return nil
 }
@@ -228,49 +276,24 @@ func Plot(ctx context.Context, cfg Options) (*Result, error) {
 	if err := Guard(cfg).Check(); err != nil {
 		return nil, err
 	}
-	var reqs []requirements.KeyedRow
-	var burstReqs []requirements.KeyedRow
-	var err error
-	switch {
-	case cfg.Requirements == "":
-	case requirements.IsBurstFile(cfg.Requirements):
-		burstReqs, err = requirements.ReadBurstFile(cfg.Requirements)
-	default:
-		reqs, err = requirements.ReadFile(cfg.Requirements)
-	}
+	reqs, burstReqs, err := readRequirements(cfg.Requirements)
 	if err != nil {
-		return nil, exit.With(exit.Usage, err)
+		return nil, err
 	}
-	if cfg.Gate != nil && cfg.Gate.AcksFile != "" {
-		g := *cfg.Gate
-		if g.Acks, err = ReadAcksFile(g.AcksFile); err != nil {
-			return nil, exit.With(exit.Usage, err)
-		}
-		cfg.Gate = &g
+	if cfg, err = withAcks(cfg); err != nil {
+		return nil, err
 	}
-	h, err := LoadSelected(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete, cfg.SubExperiments)
+	h, err := loadHistory(ctx, cfg, reqs, burstReqs)
 	if err != nil {
-		return nil, interruptedOr(ctx, err)
-	}
-	burstReqs = selectedRows(burstReqs, cfg.SubExperiments)
-	h.setBurstRequirements(burstReqs)
-	if reqs != nil && h.hasLatency() {
-		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
-			return nil, exit.With(exit.Usage, err)
-		}
+		return nil, err
 	}
 	if cfg.Change.Workers == 0 {
 		cfg.Change.Workers = cfg.Workers
 	}
 	t0 := time.Now()
-	if err := h.DetectChanges(ctx, cfg.Change); err != nil {
-		return nil, interruptedOr(ctx, err)
-	}
-	var verdict *GateResult
-	if cfg.Gate != nil {
-		if verdict, err = h.Gate(ctx, *cfg.Gate); err != nil {
-			return nil, interruptedOr(ctx, err)
-		}
+	verdict, err := h.detectAndGate(ctx, cfg.Change, cfg.Gate)
+	if err != nil {
+		return nil, err
 	}
 	changeTime := time.Since(t0)
 	jobs := h.Jobs()
@@ -278,40 +301,125 @@ func Plot(ctx context.Context, cfg Options) (*Result, error) {
 	if cfg.HTML != "" {
 		opt.SVG = make([][]byte, len(jobs))
 	}
-	// history.csv is written while the plots are drawn: with 1,000
-	// experiments it is half a million rows.
-	csvPath := filepath.Join(cfg.PlotsDir, CSVFileName)
-	csvErr := make(chan error, 1)
-	go func() { csvErr <- h.WriteCSVFile(csvPath) }()
-	err = RenderPlots(ctx, jobs, opt)
-	if cerr := <-csvErr; cerr != nil {
-		return nil, cerr
+	csvPath, err := h.render(ctx, jobs, opt)
+	if err != nil {
+		return nil, err
 	}
+	if err := h.writeReports(cfg, jobs, opt.SVG, verdict); err != nil {
+		return nil, err
+	}
+	return &Result{History: h, Plots: len(jobs), CSV: csvPath, Gate: verdict, ChangeTime: changeTime}, nil
+}
+
+// readRequirements reads the requirements file at path: latency
+// requirements, or burst requirements; none when path is "". Its errors
+// are usage errors.
+func readRequirements(path string) (reqs, burstReqs []requirements.KeyedRow, err error) {
+	switch {
+	case path == "":
+	case requirements.IsBurstFile(path):
+		burstReqs, err = requirements.ReadBurstFile(path)
+	default:
+		reqs, err = requirements.ReadFile(path)
+	}
+	if err != nil {
+		return nil, nil, exit.With(exit.Usage, err)
+	}
+	return reqs, burstReqs, nil
+}
+
+// withAcks returns cfg with the acknowledgements of the gate's
+// acknowledgements file read into a copy of its gate options. Its errors
+// are usage errors.
+func withAcks(cfg Options) (Options, error) {
+	if cfg.Gate != nil && cfg.Gate.AcksFile != "" {
+		g := *cfg.Gate
+		var err error
+		if g.Acks, err = ReadAcksFile(g.AcksFile); err != nil {
+			return cfg, exit.With(exit.Usage, err)
+		}
+		cfg.Gate = &g
+	}
+	return cfg, nil
+}
+
+// loadHistory loads the experiments of cfg (its sub-experiments alone,
+// when it names them) with the latency requirements reqs and burst
+// requirements burstReqs, and refuses latency requirements measured
+// differently from the experiments.
+func loadHistory(ctx context.Context, cfg Options, reqs, burstReqs []requirements.KeyedRow) (*History, error) {
+	h, err := LoadSelected(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete, cfg.SubExperiments)
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
+	h.setBurstRequirements(selectedRows(burstReqs, cfg.SubExperiments))
+	if reqs != nil && h.hasLatency() {
+		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
+			return nil, exit.With(exit.Usage, err)
+		}
+	}
+	return h, nil
+}
+
+// detectAndGate looks for the change points of h with co and, when g is
+// set, gates them: it returns the verdict, nil without g.
+func (h *History) detectAndGate(ctx context.Context, co ChangeOptions, g *GateOptions) (*GateResult, error) {
+	if err := h.DetectChanges(ctx, co); err != nil {
+		return nil, interruptedOr(ctx, err)
+	}
+	if g == nil {
+		return nil, nil
+	}
+	verdict, err := h.Gate(ctx, *g)
+	if err != nil {
+		return nil, interruptedOr(ctx, err)
+	}
+	return verdict, nil
+}
+
+// render draws the plots of jobs with opt and writes history.csv into
+// opt.Dir while they are drawn: with 1,000 experiments it is half a
+// million rows. It returns the path of history.csv.
+func (h *History) render(ctx context.Context, jobs []Job, opt RenderOptions) (string, error) {
+	csvPath := filepath.Join(opt.Dir, CSVFileName)
+	csvErr := make(chan error, 1)
+	go func() { csvErr <- h.WriteCSVFile(csvPath) }()
+	err := RenderPlots(ctx, jobs, opt)
+	if cerr := <-csvErr; cerr != nil {
+		return "", cerr
+	}
+	if err != nil {
+		return "", interruptedOr(ctx, err)
+	}
+	return csvPath, nil
+}
+
+// writeReports writes the reports cfg asks for: the HTML report, with
+// the plots of jobs drawn as svg, the JSON report, and the gate's verdict
+// (nil without --gate) in the report formats.
+func (h *History) writeReports(cfg Options, jobs []Job, svg [][]byte, verdict *GateResult) error {
 	if cfg.HTML != "" {
-		page := h.PageWithGate(jobs, opt.SVG, []htmlreport.KV{
+		page := h.PageWithGate(jobs, svg, []htmlreport.KV{
 			{Key: "Experiments", Value: cfg.Experiments},
 			{Key: "Requirements", Value: cfg.Requirements},
 			{Key: "Generated", Value: time.Now().UTC().Format(time.RFC3339)},
 		}, verdict)
 		if err := htmlreport.WriteFile(cfg.HTML, page); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.JSON != "" {
 		if err := WriteJSONFile(cfg.JSON, h.JSONDoc(verdict)); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if verdict != nil {
 		verdict.Verdict.Subject = cfg.Experiments
 		if _, err := report.WriteFiles(verdict.Verdict, "gate-", func(flag string) string { return cfg.GateReports[flag] }); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return &Result{History: h, Plots: len(jobs), CSV: csvPath, Gate: verdict, ChangeTime: changeTime}, nil
+	return nil
 }
 
 // Guard declares what a history with cfg reads and writes (see package
