@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,35 +36,27 @@ func abCommand() *cli.Command {
 	}, Summarise: func(ctx context.Context, dir string) error {
 		return process.Run(ctx, process.Config{Dirs: []string{dir}, NoPlots: true, Format: "png", Quiet: true}, io.Discard)
 	}}
-	flags := []cli.Flag{
-		cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side, a fixed number (a paired compare decides from 7 pairs at 1 %, 11 with 14 checks; compare --plan says how many)", Destination: &ab.Runs}, flagrange.Int(1, 1000)),
-		cliapp.Ranged(&cli.IntFlag{Name: "max-runs", Usage: "the sequential gate: judge after every pair (or block) and stop when it decides, at most `N` runs per side", Destination: &ab.MaxRuns}, flagrange.Int(1, 1000)),
-		&cli.StringFlag{Name: "design", Usage: "interleave (only with --max-runs, where it is the default: one run per side, blocks of --block round trips alternating between the sides, each block pair's order drawn from --seed), random (whole runs, each pair A B or B A drawn from --seed; so with --runs unless abba) or abba (whole runs in blocks A B B A or B A A B, drawn from --seed)", Destination: &ab.Design},
-		cliapp.Ranged(&cli.IntFlag{Name: "block", Usage: "with --design interleave: round trips per block", DefaultText: fmt.Sprintf("%d, %d through a broker, %d where the echo is in process", runapp.DefaultBlock, runapp.DefaultBrokerBlock, runapp.DefaultInProcessBlock), Destination: &ab.Block}, flagrange.Int(1, 1000000)),
-		cliapp.Ranged(&cli.IntFlag{Name: "blocks", Usage: "with --design interleave: block pairs of each sub-experiment and payload in a round", DefaultText: fmt.Sprintf("%d round trips of each side and payload per round, or %d (and --warmup %d) through a broker", runapp.DefaultRoundTrips, runapp.DefaultBrokerRoundTrips, runapp.DefaultBrokerRoundWarmup), Destination: &ab.Pairs}, flagrange.Int(1, 10000)),
-		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the order of each pair or block (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
-		&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
-		&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\"", Destination: &ab.Candidate},
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "ab", Usage: "directory of the reference/ and candidate/ results roots and the series file", Destination: &ab.Out},
-		&cli.StringFlag{Name: "name", Usage: "experiment name stem, numbered per run (default: UTC start time, " + experiment.DirTimeLayout + ")", Destination: &ab.Name},
-		&cli.StringFlag{Name: "pass-margin", Value: numflag.Percent(paired.DefaultMargins.Pass),
-			Usage: "with --max-runs: pass when every check is shown worse by less than this, a fraction (0.05) or a percentage (5%), " + numflag.Tolerance.Text()},
-		&cli.StringFlag{Name: "fail-margin", Value: numflag.Percent(paired.DefaultMargins.Fail),
-			Usage: "with --max-runs: fail when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
-		&cli.StringFlag{Name: "cpu-margin", Value: numflag.Percent(runapp.DefaultCPUMargin),
-			Usage: "with --design interleave: the fail margin of the echo CPU checks, one per sub-experiment whose echo ends are processes this run starts (the CPU time of the echo process per message, over the round's blocks of every payload), " + numflag.Tolerance.Text() + "; none (or 0): no such checks"},
-		&cli.StringFlag{Name: "false-fail", Aliases: []string{"level"}, Value: "1%",
-			Usage: "with --max-runs: the largest chance that the gate ever fails an unchanged system (or ever passes one worse than --pass-margin), however long it runs, " + numflag.CompareLevel.Text()},
-		&cli.StringFlag{Name: "columns", Value: metricNames(abDefaultColumns), Usage: "with --max-runs: comma-separated summary `COLUMNS` to gate, among " + metricNames(result.CompareMetrics)},
-	}
-	for _, f := range report.Formats {
-		flags = append(flags, &cli.StringFlag{Name: f.Flag, Usage: "with --max-runs: " + f.Usage})
-	}
 	return &cli.Command{
-		Name:      "ab",
-		Usage:     "interleave runs of a reference and a candidate system on one machine; with --max-runs, gate the candidate as the runs come in",
-		UsageText: "run ab --max-runs N [--block B] | --runs N [--reference 'RUN FLAGS'] [--candidate 'RUN FLAGS'] [--design interleave|random|abba] [--seed S] [--out DIR] [--name NAME] [gate flags] -- RUN FLAGS FOR BOTH",
-		Description: `ab compares two systems on one machine without letting the machine's state
+		Name:        "ab",
+		Usage:       "interleave runs of a reference and a candidate system on one machine; with --max-runs, gate the candidate as the runs come in",
+		UsageText:   "run ab --max-runs N [--block B] | --runs N [--reference 'RUN FLAGS'] [--candidate 'RUN FLAGS'] [--design interleave|random|abba] [--seed S] [--out DIR] [--name NAME] [gate flags] -- RUN FLAGS FOR BOTH",
+		Description: abDescription,
+		Flags:       slices.Concat(abDesignFlags(ab), abSideFlags(ab), abGateFlags()),
+		Action: func(c *cli.Context) error {
+			ab.Common = c.Args().Slice()
+			if err := abDesign(c, ab); err != nil {
+				return err
+			}
+			if err := abGate(c, ab); err != nil {
+				return err
+			}
+			return runapp.AB(c.Context, *ab, c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+// abDescription is the help text of `run ab`.
+const abDescription = `ab compares two systems on one machine without letting the machine's state
 (other load, placement, thermal state, frequency scaling, the scheduling
 mode a process settles in) favour either.
 
@@ -165,66 +158,117 @@ Examples:
    run ab --max-runs 150 --candidate "--echo-delay 2us" -- -s interprocess_reliable_tcp
    run ab --runs 12 --out ab --reference "--echo-command ./old/bin/run" --candidate "--echo-command ./new/bin/run" -- -s interprocess_reliable_tcp --payloads 16,1024 --samples 2000
    run ab --runs 12 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
-   run ab --runs 24 --design abba --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`,
-		Flags: flags,
-		Action: func(c *cli.Context) error {
-			ab.Common = c.Args().Slice()
-			if c.IsSet("max-runs") {
-				if c.IsSet("runs") {
-					return exit.Usagef("--runs and --max-runs: give --runs for a fixed number of runs or --max-runs for the sequential gate, not both")
-				}
-				ab.Runs = 0
-			} else {
-				for _, f := range []string{"pass-margin", "fail-margin", "cpu-margin", "false-fail", "columns", "junit", "markdown", "json"} {
-					if c.IsSet(f) {
-						return exit.Usagef("--%s: only the sequential gate (--max-runs) judges; with --runs, compare the two roots", f)
-					}
-				}
-			}
-			if !c.IsSet("seed") {
-				ab.Seed = uint64(time.Now().UnixNano())
-			}
-			if !c.IsSet("design") {
-				ab.Design = runapp.DesignRandom
-				if ab.MaxRuns > 0 {
-					ab.Design = runapp.DesignInterleave
-				}
-			}
-			for _, f := range []string{"block", "blocks"} {
-				if c.IsSet(f) && ab.Design != runapp.DesignInterleave {
-					return exit.Usagef("--%s: only --design interleave (the default of --max-runs) measures in blocks of round trips; --design %s alternates whole runs", f, ab.Design)
-				}
-			}
-			var err error
-			if ab.Margins.Pass, err = numflag.Tolerance.Parse(c.String("pass-margin")); err != nil {
-				return exit.Usagef("--pass-margin: %v", err)
-			}
-			if ab.Margins.Fail, err = numflag.Tolerance.Parse(c.String("fail-margin")); err != nil {
-				return exit.Usagef("--fail-margin: %v", err)
-			}
-			switch s := c.String("cpu-margin"); {
-			case c.IsSet("cpu-margin") && ab.Design != runapp.DesignInterleave:
-				return exit.Usagef("--cpu-margin: only --design interleave (the default of --max-runs) reads the echo processes' CPU time; --design %s alternates whole runs", ab.Design)
-			case s == "none" || s == "0":
-				ab.CPUMargin = 0
-			default:
-				if ab.CPUMargin, err = numflag.Tolerance.Parse(s); err != nil {
-					return exit.Usagef("--cpu-margin: %v, or none", err)
-				}
-			}
-			if ab.Level, err = numflag.CompareLevel.Parse(c.String("false-fail")); err != nil {
-				return exit.Usagef("--false-fail: %v", err)
-			}
-			if ab.Metrics, err = parseColumns(c.String("columns")); err != nil {
-				return exit.Usagef("--columns: %v", err)
-			}
-			ab.Reports = map[string]string{}
-			for _, f := range report.Formats {
-				ab.Reports[f.Flag] = c.String(f.Flag)
-			}
-			return runapp.AB(c.Context, *ab, c.App.Writer, c.App.ErrWriter)
-		},
+   run ab --runs 24 --design abba --reference "--target nats://old-host:4222" --candidate "--target nats://new-host:4222" -- -s nats_reliable --payloads 256`
+
+// abDesignFlags are run ab's flags of how many runs are made and in what
+// order: a fixed number or the sequential gate's budget, the design, its
+// blocks and the seed of its coin.
+func abDesignFlags(ab *runapp.ABConfig) []cli.Flag {
+	return []cli.Flag{
+		cliapp.Ranged(&cli.IntFlag{Name: "runs", Value: 10, Usage: "runs per side, a fixed number (a paired compare decides from 7 pairs at 1 %, 11 with 14 checks; compare --plan says how many)", Destination: &ab.Runs}, flagrange.Int(1, 1000)),
+		cliapp.Ranged(&cli.IntFlag{Name: "max-runs", Usage: "the sequential gate: judge after every pair (or block) and stop when it decides, at most `N` runs per side", Destination: &ab.MaxRuns}, flagrange.Int(1, 1000)),
+		&cli.StringFlag{Name: "design", Usage: "interleave (only with --max-runs, where it is the default: one run per side, blocks of --block round trips alternating between the sides, each block pair's order drawn from --seed), random (whole runs, each pair A B or B A drawn from --seed; so with --runs unless abba) or abba (whole runs in blocks A B B A or B A A B, drawn from --seed)", Destination: &ab.Design},
+		cliapp.Ranged(&cli.IntFlag{Name: "block", Usage: "with --design interleave: round trips per block", DefaultText: fmt.Sprintf("%d, %d through a broker, %d where the echo is in process", runapp.DefaultBlock, runapp.DefaultBrokerBlock, runapp.DefaultInProcessBlock), Destination: &ab.Block}, flagrange.Int(1, 1000000)),
+		cliapp.Ranged(&cli.IntFlag{Name: "blocks", Usage: "with --design interleave: block pairs of each sub-experiment and payload in a round", DefaultText: fmt.Sprintf("%d round trips of each side and payload per round, or %d (and --warmup %d) through a broker", runapp.DefaultRoundTrips, runapp.DefaultBrokerRoundTrips, runapp.DefaultBrokerRoundWarmup), Destination: &ab.Pairs}, flagrange.Int(1, 10000)),
+		cliapp.Ranged(&cli.Uint64Flag{Name: "seed", Usage: "seed of the order of each pair or block (default: from the clock; printed and recorded in the series file)", Destination: &ab.Seed}, flagrange.Uint64()),
 	}
+}
+
+// abSideFlags are run ab's flags of the two sides: each side's own run
+// flags, and where and under what name their runs are written.
+func abSideFlags(ab *runapp.ABConfig) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "reference", Usage: "run flags of the reference side only, e.g. \"--echo-command ./old/run\"", Destination: &ab.Reference},
+		&cli.StringFlag{Name: "candidate", Usage: "run flags of the candidate side only, e.g. \"--echo-command ./new/run\"", Destination: &ab.Candidate},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "ab", Usage: "directory of the reference/ and candidate/ results roots and the series file", Destination: &ab.Out},
+		&cli.StringFlag{Name: "name", Usage: "experiment name stem, numbered per run (default: UTC start time, " + experiment.DirTimeLayout + ")", Destination: &ab.Name},
+	}
+}
+
+// abGateFlags are run ab's flags of the sequential gate (--max-runs): its
+// margins, level and columns, and its reports.
+func abGateFlags() []cli.Flag {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "pass-margin", Value: numflag.Percent(paired.DefaultMargins.Pass),
+			Usage: "with --max-runs: pass when every check is shown worse by less than this, a fraction (0.05) or a percentage (5%), " + numflag.Tolerance.Text()},
+		&cli.StringFlag{Name: "fail-margin", Value: numflag.Percent(paired.DefaultMargins.Fail),
+			Usage: "with --max-runs: fail when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
+		&cli.StringFlag{Name: "cpu-margin", Value: numflag.Percent(runapp.DefaultCPUMargin),
+			Usage: "with --design interleave: the fail margin of the echo CPU checks, one per sub-experiment whose echo ends are processes this run starts (the CPU time of the echo process per message, over the round's blocks of every payload), " + numflag.Tolerance.Text() + "; none (or 0): no such checks"},
+		&cli.StringFlag{Name: "false-fail", Aliases: []string{"level"}, Value: "1%",
+			Usage: "with --max-runs: the largest chance that the gate ever fails an unchanged system (or ever passes one worse than --pass-margin), however long it runs, " + numflag.CompareLevel.Text()},
+		&cli.StringFlag{Name: "columns", Value: metricNames(abDefaultColumns), Usage: "with --max-runs: comma-separated summary `COLUMNS` to gate, among " + metricNames(result.CompareMetrics)},
+	}
+	for _, f := range report.Formats {
+		flags = append(flags, &cli.StringFlag{Name: f.Flag, Usage: "with --max-runs: " + f.Usage})
+	}
+	return flags
+}
+
+// abDesign completes ab with the design the flags give: a fixed number of
+// runs or the sequential gate (refusing the gate's flags without it), the
+// seed, the design and its blocks.
+func abDesign(c *cli.Context, ab *runapp.ABConfig) error {
+	if c.IsSet("max-runs") {
+		if c.IsSet("runs") {
+			return exit.Usagef("--runs and --max-runs: give --runs for a fixed number of runs or --max-runs for the sequential gate, not both")
+		}
+		ab.Runs = 0
+	} else {
+		for _, f := range []string{"pass-margin", "fail-margin", "cpu-margin", "false-fail", "columns", "junit", "markdown", "json"} {
+			if c.IsSet(f) {
+				return exit.Usagef("--%s: only the sequential gate (--max-runs) judges; with --runs, compare the two roots", f)
+			}
+		}
+	}
+	if !c.IsSet("seed") {
+		ab.Seed = uint64(time.Now().UnixNano())
+	}
+	if !c.IsSet("design") {
+		ab.Design = runapp.DesignRandom
+		if ab.MaxRuns > 0 {
+			ab.Design = runapp.DesignInterleave
+		}
+	}
+	for _, f := range []string{"block", "blocks"} {
+		if c.IsSet(f) && ab.Design != runapp.DesignInterleave {
+			return exit.Usagef("--%s: only --design interleave (the default of --max-runs) measures in blocks of round trips; --design %s alternates whole runs", f, ab.Design)
+		}
+	}
+	return nil
+}
+
+// abGate completes ab with the sequential gate's settings: its margins,
+// the echo CPU checks' margin, its level, columns and reports.
+func abGate(c *cli.Context, ab *runapp.ABConfig) error {
+	var err error
+	if ab.Margins.Pass, err = numflag.Tolerance.Parse(c.String("pass-margin")); err != nil {
+		return exit.Usagef("--pass-margin: %v", err)
+	}
+	if ab.Margins.Fail, err = numflag.Tolerance.Parse(c.String("fail-margin")); err != nil {
+		return exit.Usagef("--fail-margin: %v", err)
+	}
+	switch s := c.String("cpu-margin"); {
+	case c.IsSet("cpu-margin") && ab.Design != runapp.DesignInterleave:
+		return exit.Usagef("--cpu-margin: only --design interleave (the default of --max-runs) reads the echo processes' CPU time; --design %s alternates whole runs", ab.Design)
+	case s == "none" || s == "0":
+		ab.CPUMargin = 0
+	default:
+		if ab.CPUMargin, err = numflag.Tolerance.Parse(s); err != nil {
+			return exit.Usagef("--cpu-margin: %v, or none", err)
+		}
+	}
+	if ab.Level, err = numflag.CompareLevel.Parse(c.String("false-fail")); err != nil {
+		return exit.Usagef("--false-fail: %v", err)
+	}
+	if ab.Metrics, err = parseColumns(c.String("columns")); err != nil {
+		return exit.Usagef("--columns: %v", err)
+	}
+	ab.Reports = map[string]string{}
+	for _, f := range report.Formats {
+		ab.Reports[f.Flag] = c.String(f.Flag)
+	}
+	return nil
 }
 
 // parseColumns reads a comma-separated list of summary columns compare can
