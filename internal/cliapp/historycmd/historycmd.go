@@ -1,6 +1,7 @@
 package historycmd
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,10 +21,70 @@ import (
 // that turns them into a history.Config.
 func App() *cli.App {
 	return &cli.App{
-		Name:      "history",
-		Usage:     "plot latency across experiments (commits, builds), find where it shifted, and gate on the newest shift",
-		UsageText: "history --experiments-results DIR --requirements FILE --plots-directory DIR [--format png|svg] [--html FILE] [--json FILE] [--gate]",
-		Description: `Orders the experiments under DIR chronologically (meta.json start time, else the folder name
+		Name:            "history",
+		Usage:           "plot latency across experiments (commits, builds), find where it shifted, and gate on the newest shift",
+		UsageText:       "history --experiments-results DIR --requirements FILE --plots-directory DIR [--format png|svg] [--html FILE] [--json FILE] [--gate]",
+		Description:     description,
+		HideHelpCommand: true,
+		Flags:           slices.Concat(fileFlags(), changeFlags(), gateFlags()),
+		Action:          action,
+	}
+}
+
+// fileFlags are history's flags of what it reads and writes: the
+// experiments, the requirements, the plots and reports, and which
+// experiments and sub-experiments it follows.
+func fileFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
+			Usage: "directory holding one folder per experiment", TakesFile: true},
+		&cli.StringFlag{Name: "requirements", Aliases: []string{"r"},
+			Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max), or burst requirements (Experiment type,Payload [Bytes],Lost [samples],…); without it the plots have no requirement line", TakesFile: true},
+		&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Required: true,
+			Usage: "directory for the plots and history.csv", TakesFile: true},
+		&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},
+		&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report to `FILE`", TakesFile: true},
+		&cli.StringFlag{Name: "json", Usage: "also write the change points (and the gate's verdict) as JSON to `FILE`", TakesFile: true},
+		&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
+			Usage: "include experiments whose run did not complete (meta.json \"completed\": false), labelled so"},
+		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"},
+			Usage: "follow only these comma-separated sub-experiments, with their requirements alone (default: every one); a name no experiment holds is an error"},
+	}
+}
+
+// changeFlags are history's flags of how change points are looked for.
+func changeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "significance", Value: strconv.FormatFloat(changepoint.DefaultAlpha, 'g', -1, 64),
+			Usage: "significance level of each change point, and family-wise level of --gate: a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
+		&cli.IntFlag{Name: "permutations", Value: changepoint.DefaultPermutations,
+			Usage: "shuffles per permutation test (the smallest p-value is 1/(permutations+1)), " + history.PermutationsRange.Text() + ", at least 1/significance − 1"},
+		&cli.IntFlag{Name: "min-segment", Value: changepoint.MinSegmentFloor,
+			Usage: "fewest experiments in a segment, " + history.MinSegmentRange.Text()},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the permutations: equal inputs and seed, equal change points; any whole number from 0 to 2^64-1"},
+		&cli.IntFlag{Name: "change-window", Value: history.DefaultChangeWindow,
+			Usage: "look for change points among the newest `N` experiments (the cost grows with N²), " + history.ChangeWindowRange.Text()},
+	}
+}
+
+// gateFlags are the flags of --gate: what it judges, its window, its
+// acknowledgements and its reports.
+func gateFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: "gate", Usage: "exit 1 when a judged series is significantly slower than before a change point in the window, or trends slower"},
+		&cli.StringFlag{Name: "gate-metrics", Value: strings.Join(history.DefaultGateMetrics, ","),
+			Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(history.Magnitudes, ", ")},
+		&cli.StringFlag{Name: "min-change", Aliases: []string{"gate-threshold"}, Value: percentFlag(history.DefaultMinChange),
+			Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%), " + numflag.Tolerance.Text() + "; smaller shifts are reported, not failed (--gate-threshold is its former name)"},
+		&cli.IntFlag{Name: "gate-window", Value: history.DefaultGateWindow,
+			Usage: "--gate judges a change point only when its new segment begins among the newest `K` experiments, " + history.GateWindowRange.Text() + ", at least --min-segment"},
+		&cli.StringFlag{Name: "acknowledged", TakesFile: true,
+			Usage: "with --gate, a CSV of accepted shifts (sub-experiment,payload,metric,experiment,note; formats §10) that do not fail the gate"},
+	}, cliapp.ReportFlags("gate-", "with --gate, ")...)
+}
+
+// description is the history command's help text, after its usage.
+const description = `Orders the experiments under DIR chronologically (meta.json start time, else the folder name
 YYYY-MM-DD_HH-MM-SS; folders imported from Fast-RTPS get a meta.json from 'process --sut-name
 NAME --sut-version V --start DATE DIR', which orders them by DATE and labels them by V) and draws, for each sub-experiment:
   <plots>/<type>/history_<Min|Median|Max|99>.<ext>    experiments along x, one series per payload
@@ -99,44 +160,7 @@ As a CI gate (exit 1 on a significant slowdown of more than 5 % among the newest
 
 Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) a series is significantly
 slower than before a change point in the window, or trends slower, 2 usage or input error, 3 (--gate) inconclusive: no series
-has 2 × --min-segment experiments to test, 130 interrupted.`,
-		HideHelpCommand: true,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "experiments-results", Aliases: []string{"experiments_results", "e"}, Required: true,
-				Usage: "directory holding one folder per experiment", TakesFile: true},
-			&cli.StringFlag{Name: "requirements", Aliases: []string{"r"},
-				Usage: "requirements CSV (Experiment type,Bytes,Median,99%,Max), or burst requirements (Experiment type,Payload [Bytes],Lost [samples],…); without it the plots have no requirement line", TakesFile: true},
-			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Required: true,
-				Usage: "directory for the plots and history.csv", TakesFile: true},
-			&cli.StringFlag{Name: "format", Value: string(plots.FormatPNG), Usage: "plot image format: png or svg"},
-			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML report to `FILE`", TakesFile: true},
-			&cli.StringFlag{Name: "json", Usage: "also write the change points (and the gate's verdict) as JSON to `FILE`", TakesFile: true},
-			&cli.BoolFlag{Name: "allow-incomplete", Aliases: []string{"allow_incomplete"},
-				Usage: "include experiments whose run did not complete (meta.json \"completed\": false), labelled so"},
-			&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"},
-				Usage: "follow only these comma-separated sub-experiments, with their requirements alone (default: every one); a name no experiment holds is an error"},
-			&cli.StringFlag{Name: "significance", Value: strconv.FormatFloat(changepoint.DefaultAlpha, 'g', -1, 64),
-				Usage: "significance level of each change point, and family-wise level of --gate: a fraction (0.01) or a percentage (1%), " + numflag.Level.Text()},
-			&cli.IntFlag{Name: "permutations", Value: changepoint.DefaultPermutations,
-				Usage: "shuffles per permutation test (the smallest p-value is 1/(permutations+1)), " + history.PermutationsRange.Text() + ", at least 1/significance − 1"},
-			&cli.IntFlag{Name: "min-segment", Value: changepoint.MinSegmentFloor,
-				Usage: "fewest experiments in a segment, " + history.MinSegmentRange.Text()},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the permutations: equal inputs and seed, equal change points; any whole number from 0 to 2^64-1"},
-			&cli.IntFlag{Name: "change-window", Value: history.DefaultChangeWindow,
-				Usage: "look for change points among the newest `N` experiments (the cost grows with N²), " + history.ChangeWindowRange.Text()},
-			&cli.BoolFlag{Name: "gate", Usage: "exit 1 when a judged series is significantly slower than before a change point in the window, or trends slower"},
-			&cli.StringFlag{Name: "gate-metrics", Value: strings.Join(history.DefaultGateMetrics, ","),
-				Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(history.Magnitudes, ", ")},
-			&cli.StringFlag{Name: "min-change", Aliases: []string{"gate-threshold"}, Value: percentFlag(history.DefaultMinChange),
-				Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%), " + numflag.Tolerance.Text() + "; smaller shifts are reported, not failed (--gate-threshold is its former name)"},
-			&cli.IntFlag{Name: "gate-window", Value: history.DefaultGateWindow,
-				Usage: "--gate judges a change point only when its new segment begins among the newest `K` experiments, " + history.GateWindowRange.Text() + ", at least --min-segment"},
-			&cli.StringFlag{Name: "acknowledged", TakesFile: true,
-				Usage: "with --gate, a CSV of accepted shifts (sub-experiment,payload,metric,experiment,note; formats §10) that do not fail the gate"},
-		}, cliapp.ReportFlags("gate-", "with --gate, ")...),
-		Action: action,
-	}
-}
+has 2 × --min-segment experiments to test, 130 interrupted.`
 
 // percentFlag writes a fraction as a flag value: 0.05 → "5%".
 func percentFlag(x float64) string { return strconv.FormatFloat(100*x, 'g', 6, 64) + "%" }
