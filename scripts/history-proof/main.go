@@ -319,6 +319,9 @@ func failedNear(g *history.GateResult, at int) int {
 	return k
 }
 
+// one is the payloads of a history of one series.
+var one = []int{1024}
+
 // run simulates every case with n series each and prints the rates.
 func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 	var rates []Rate
@@ -326,10 +329,22 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 		rates = append(rates, r)
 		fmt.Fprintln(w, r)
 	}
-	one := []int{1024}
 	fmt.Fprintf(w, "history-proof: %d series per case, --significance %g, %d permutations, --min-segment %d; rates with 95 %% Clopper–Pearson intervals\n\n",
 		n, changepoint.DefaultAlpha, changepoint.DefaultPermutations, changepoint.MinSegmentFloor)
+	for _, c := range []func(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error{
+		falseChangesRun, whiteningRun, estimateCostRun, falseFailsRun, freshStepsRun, stepsRun, shapesRun,
+	} {
+		if err := c(ctx, w, add, n, seed); err != nil {
+			return nil, err
+		}
+	}
+	return rates, nil
+}
 
+// falseChangesRun counts the false change points of series without a
+// change, independent or AR(1), one series or 11 payloads pooled: as
+// history finds them (pre-whitened) and as they are (changepoint.Detect).
+func falseChangesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "false change points, 30 experiments without a change (a series with any change point counts):")
 	for _, c := range []struct {
 		name     string
@@ -346,7 +361,7 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 			s := seed + uint64(i)
 			h := simHistory(rand.New(rand.NewPCG(s, 1)), 30, c.payloads, 0.04, c.phi, 1, 30)
 			if _, err := gate(ctx, h, s); err != nil {
-				return nil, err
+				return err
 			}
 			vals, changes := medians(h)
 			for p := range vals {
@@ -356,7 +371,7 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 				}
 				res, err := changepoint.Detect(vals[p], changepoint.Options{Seed: s})
 				if err != nil {
-					return nil, err
+					return err
 				}
 				plain.N++
 				if len(res.ChangePoints) > 0 {
@@ -367,7 +382,14 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 		add(whitened)
 		add(plain)
 	}
+	return nil
+}
 
+// whiteningRun shows where the false change points of one AR(1) series
+// without a change come from: how often it is whitened, its change points
+// whitened or not, with the true φ and with φ estimated as if there were
+// no change, and how often the gate fails.
+func whiteningRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "\none series of 30, AR(1) φ = 0.6 without a change: where its false change points come from (docs/methods.md):")
 	known, h0, gated := Rate{Name: "  whitened with the true φ = 0.6"}, Rate{Name: "  whitened with φ estimated as if there were no change"},
 		Rate{Name: "  the gate fails (--gate-window 10, --min-change 5 %)"}
@@ -378,7 +400,7 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 		h := simHistory(rand.New(rand.NewPCG(s, 1)), 30, one, 0.04, 0.6, 1, 30)
 		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		gated.N++
 		if g[0].Failed() {
@@ -403,7 +425,7 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 		}{{&known, 0.6}, {&h0, a.Estimate()}} {
 			res, err := changepoint.Detect(vals[0], changepoint.Options{Seed: s, Autocorrelation: r.phi})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			r.rate.N++
 			if len(res.ChangePoints) > 0 {
@@ -417,20 +439,27 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 	add(known)
 	add(h0)
 	add(gated)
+	return nil
+}
+
+// estimateCostRun measures what estimating φ as if there were no change
+// costs in power: a 4 sd step found near it, with φ estimated around the
+// plain segmentation (as history does) and with that estimate.
+func estimateCostRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "  and the cost of estimating φ as if there were no change: a 4 sd step at 20 of 30 independent values found within 1 of it")
 	stepAsIs, stepH0 := Rate{Name: "    φ estimated around the plain segmentation (as history does)"}, Rate{Name: "    φ estimated as if there were no change"}
 	for i := 0; i < n; i++ {
 		s := seed + uint64(i)
 		h := simHistory(rand.New(rand.NewPCG(s, 6)), 30, one, 0.04, 0, math.Exp(4*0.04), 20)
 		if _, err := gate(ctx, h, s); err != nil {
-			return nil, err
+			return err
 		}
 		vals, changes := medians(h)
 		var a changepoint.Lag1
 		a.Add(vals[0], changepoint.Result{})
 		res, err := changepoint.Detect(vals[0], changepoint.Options{Seed: s, Autocorrelation: a.Estimate()})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, r := range []struct {
 			rate *Rate
@@ -447,7 +476,12 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 	}
 	add(stepAsIs)
 	add(stepH0)
+	return nil
+}
 
+// falseFailsRun counts the gate's false fails in AR(1) histories without
+// a change: one series, and 11 payloads sharing φ.
+func falseFailsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "\nhistories of 30 experiments without a change, AR(1) noise of 4 %: the gate fails (--gate-window 10, --min-change 5 %)")
 	for _, c := range []struct {
 		name     string
@@ -465,7 +499,7 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 			h := simHistory(rand.New(rand.NewPCG(s, c.stream)), 30, c.payloads, 0.04, c.phi, 1, 30)
 			g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			r.N++
 			if g[0].Failed() {
@@ -474,7 +508,12 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 		}
 		add(r)
 	}
+	return nil
+}
 
+// freshStepsRun counts the steps 7 experiments old that a change point
+// finds and that the gate fails on.
+func freshStepsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "\nsteps 7 experiments old (at experiment 33 of 40), independent noise of 4 %, --gate-window 10, --min-change 5 %:")
 	for _, step := range []float64{1.10, 1.20} {
 		pct := math.Round(100 * (step - 1))
@@ -484,7 +523,7 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 			h := simHistory(rand.New(rand.NewPCG(s, 2)), 40, one, 0.04, 0, step, 33)
 			g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			_, changes := medians(h)
 			found.N++
@@ -500,62 +539,55 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 		add(found)
 		add(failed)
 	}
+	return nil
+}
 
-	fmt.Fprintln(w, "\na 20 % step 30 experiments old (at experiment 10 of 40), independent noise of 4 %:")
-	stale, every := Rate{Name: "  gated on it with --gate-window 10 (expected 0)"}, Rate{Name: "  gated on it judging every age (--gate-window 0)"}
-	for i := 0; i < n; i++ {
-		s := seed + uint64(i)
-		h := simHistory(rand.New(rand.NewPCG(s, 3)), 40, one, 0.04, 0, 1.2, 10)
-		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange},
-			history.GateOptions{Window: 0, MinChange: history.DefaultMinChange})
-		if err != nil {
-			return nil, err
-		}
-		stale.N++
-		stale.K += failedNear(g[0], 10)
-		every.N++
-		every.K += failedNear(g[1], 10)
-	}
-	add(stale)
-	add(every)
+// gatedStep is a case of stepsRun: a step in histories of one series of
+// 40 experiments, in independent noise of sigma, gated with each of opts.
+type gatedStep struct {
+	heading     string
+	stream      uint64
+	sigma, step float64
+	at          int
+	names       [2]string
+	opts        [2]history.GateOptions
+}
 
-	fmt.Fprintln(w, "\na fresh 20 % step (at experiment 33 of 40) acknowledged at its experiment (--acknowledged):")
+// stepsRun counts the gates that fail on a step when they should not: 30
+// experiments old (beside every age judged), acknowledged (beside not),
+// and below --min-change (beside --min-change 0).
+func stepsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+	def := history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange}
 	ack := history.Ack{SubExperiment: sub, Payload: one[0], Metric: "Median", Experiment: "e033", Note: "accepted", File: "acks.csv", Line: 2}
-	acked, unacked := Rate{Name: "  gated on it, acknowledged (expected 0)"}, Rate{Name: "  gated on it, not acknowledged"}
-	for i := 0; i < n; i++ {
-		s := seed + uint64(i)
-		h := simHistory(rand.New(rand.NewPCG(s, 4)), 40, one, 0.04, 0, 1.2, 33)
-		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange, Acks: []history.Ack{ack}, AcksFile: "acks.csv"},
-			history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
-		if err != nil {
-			return nil, err
+	acked := def
+	acked.Acks, acked.AcksFile = []history.Ack{ack}, "acks.csv"
+	for _, c := range []gatedStep{
+		{"\na 20 % step 30 experiments old (at experiment 10 of 40), independent noise of 4 %:", 3, 0.04, 1.2, 10,
+			[2]string{"  gated on it with --gate-window 10 (expected 0)", "  gated on it judging every age (--gate-window 0)"},
+			[2]history.GateOptions{def, {Window: 0, MinChange: history.DefaultMinChange}}},
+		{"\na fresh 20 % step (at experiment 33 of 40) acknowledged at its experiment (--acknowledged):", 4, 0.04, 1.2, 33,
+			[2]string{"  gated on it, acknowledged (expected 0)", "  gated on it, not acknowledged"},
+			[2]history.GateOptions{acked, def}},
+		{"\na fresh 3 % step (at experiment 33 of 40) in noise of 0.5 %:", 5, 0.005, 1.03, 33,
+			[2]string{"  gated on it with --min-change 0", fmt.Sprintf("  gated on it with --min-change %g %% (expected 0)", 100*history.DefaultMinChange)},
+			[2]history.GateOptions{{Window: history.DefaultGateWindow}, def}},
+	} {
+		fmt.Fprintln(w, c.heading)
+		rates := [2]Rate{{Name: c.names[0]}, {Name: c.names[1]}}
+		for i := 0; i < n; i++ {
+			s := seed + uint64(i)
+			h := simHistory(rand.New(rand.NewPCG(s, c.stream)), 40, one, c.sigma, 0, c.step, c.at)
+			g, err := gate(ctx, h, s, c.opts[:]...)
+			if err != nil {
+				return err
+			}
+			for k := range rates {
+				rates[k].N++
+				rates[k].K += failedNear(g[k], c.at)
+			}
 		}
-		acked.N++
-		acked.K += failedNear(g[0], 33)
-		unacked.N++
-		unacked.K += failedNear(g[1], 33)
+		add(rates[0])
+		add(rates[1])
 	}
-	add(acked)
-	add(unacked)
-
-	fmt.Fprintln(w, "\na fresh 3 % step (at experiment 33 of 40) in noise of 0.5 %:")
-	zero, def := Rate{Name: "  gated on it with --min-change 0"}, Rate{Name: fmt.Sprintf("  gated on it with --min-change %g %% (expected 0)", 100*history.DefaultMinChange)}
-	for i := 0; i < n; i++ {
-		s := seed + uint64(i)
-		h := simHistory(rand.New(rand.NewPCG(s, 5)), 40, one, 0.005, 0, 1.03, 33)
-		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow}, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
-		if err != nil {
-			return nil, err
-		}
-		zero.N++
-		zero.K += failedNear(g[0], 33)
-		def.N++
-		def.K += failedNear(g[1], 33)
-	}
-	add(zero)
-	add(def)
-	if err := shapesRun(ctx, w, add, n, seed); err != nil {
-		return nil, err
-	}
-	return rates, nil
+	return nil
 }
