@@ -86,44 +86,11 @@ func (e *lostInRowError) Error() string {
 // measured before it and the error says at which round trip it happened.
 func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int, err error) {
 	cfg := &l.cfg
-	msg := l.msg[:payload]
-	clear(msg)
-	if cfg.Fill == FillRandom {
-		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(payload)))
-		for i := HeaderSize; i < len(msg); i++ {
-			msg[i] = byte(rng.Uint32())
-		}
-	}
+	msg := l.message(payload)
 	c := &res.Counts
 	*c = meta.Payload{Bytes: payload}
-	// The transport's counters are read when the warm-up ends, so that,
-	// like every other count, they cover the measured round trips only.
-	// Acknowledgements are counted the same way: the acknowledgements of
-	// the warm-up are awaited before the first measured message, and those
-	// of the measured messages at the end, so that nothing is left
-	// unconfirmed and the counts are exact.
-	var before driver.Counters
-	var ackedBefore, refusedBefore uint64
-	snapped := false
-	cr, counting := l.p.(driver.CounterReader)
-	defer func() {
-		if snapped && counting {
-			d := cr.Counters().Sub(before)
-			c.Retransmitted, c.Dropped, c.Errors = d.Retransmitted, d.Dropped, c.Errors+d.Errors
-		}
-		if snapped && l.ack != nil {
-			if err == nil {
-				if err = l.waitAcks(); err != nil {
-					c.Completed = false
-				}
-			}
-			c.MessagesAcked = l.acked.Load() - ackedBefore
-			c.MessagesRefused = l.refused.Load() - refusedBefore
-		}
-		c.Samples = len(res.Nanos)
-		c.Warmup = min(attempt, cfg.Warmup)
-	}()
-
+	var before countsBefore
+	defer func() { err = l.settle(res, &before, attempt, err) }()
 	total := cfg.Warmup + cfg.Samples
 	first := l.seq + 1
 	// echoed[i] is set when the echo of sequence first+i arrived (on time or
@@ -139,17 +106,10 @@ func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int,
 		}
 		measured := i >= cfg.Warmup
 		if i == cfg.Warmup {
-			if l.ack != nil {
-				if err := l.waitAcks(); err != nil {
-					res.Nanos = rtt
-					return i, err
-				}
-				ackedBefore, refusedBefore = l.acked.Load(), l.refused.Load()
+			if err := l.countFrom(&before); err != nil {
+				res.Nanos = rtt
+				return i, err
 			}
-			if counting {
-				before = cr.Counters()
-			}
-			snapped = true
 		}
 		l.seq++
 		seq := l.seq
@@ -164,16 +124,9 @@ func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int,
 		for {
 			n, at, err := l.p.Receive(l.buf, deadline)
 			if err != nil {
-				if !errors.Is(err, driver.ErrTimeout) {
+				if lostInRow, err = l.missed(err, measured, lostInRow, c); err != nil {
 					res.Nanos = rtt
-					return i, fmt.Errorf("receive: %w", err)
-				}
-				if measured {
-					c.Lost++
-				}
-				if lostInRow++; lostInRow >= cfg.MaxLostInRow {
-					res.Nanos = rtt
-					return i, &lostInRowError{lostInRow, cfg.Timeout}
+					return i, err
 				}
 				break
 			}
@@ -184,50 +137,146 @@ func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int,
 				continue
 			}
 			got := binary.LittleEndian.Uint64(l.buf[0:8])
-			if got == seq {
-				t1 := int64(at.Sub(l.base)) // arrival, on the monotonic clock
-				if n != payload || binary.LittleEndian.Uint64(l.buf[8:16]) != uint64(t0) {
-					if measured {
-						c.Errors++ // corrupted echo: neither a sample nor a loss
-					}
-					continue
-				}
-				echoed[i] = true
-				lostInRow = 0
-				if measured {
-					rtt = append(rtt, t1-t0)
-				}
-				if l.tick != nil && t1-lastTick > int64(liveEvery) {
-					lastTick = t1
-					l.tick(payload, i+1, total, rtt)
-				}
-				break
+			if got != seq {
+				countStray(got, first, seq, echoed, measured, c)
+				continue
 			}
-			switch {
-			case got >= first && got < seq:
-				dup := echoed[got-first]
-				echoed[got-first] = true
-				switch {
-				case !measured:
-				case dup:
-					c.Duplicates++
-				default:
-					c.OutOfOrder++
-				}
-			case got < first:
-				// A late or repeated echo from an earlier payload: which of
-				// the two is unknown here, so it counts as late.
+			t1 := int64(at.Sub(l.base)) // arrival, on the monotonic clock
+			if n != payload || binary.LittleEndian.Uint64(l.buf[8:16]) != uint64(t0) {
 				if measured {
-					c.OutOfOrder++
+					c.Errors++ // corrupted echo: neither a sample nor a loss
 				}
-			default:
-				if measured {
-					c.Errors++ // a sequence number never sent
-				}
+				continue
 			}
+			echoed[i] = true
+			lostInRow = 0
+			if measured {
+				rtt = append(rtt, t1-t0)
+			}
+			if l.tick != nil && t1-lastTick > int64(liveEvery) {
+				lastTick = t1
+				l.tick(payload, i+1, total, rtt)
+			}
+			break
 		}
 	}
 	res.Nanos = rtt
 	c.Completed = true
 	return total, nil
+}
+
+// message is l's message of payload bytes, its header yet to be written:
+// zeros, or with FillRandom bytes drawn from the seed and the payload.
+func (l *pingLoop) message(payload int) []byte {
+	msg := l.msg[:payload]
+	clear(msg)
+	if l.cfg.Fill == FillRandom {
+		rng := rand.New(rand.NewPCG(l.cfg.Seed, uint64(payload)))
+		for i := HeaderSize; i < len(msg); i++ {
+			msg[i] = byte(rng.Uint32())
+		}
+	}
+	return msg
+}
+
+// countsBefore is what the transport's counters and the acknowledgements
+// stood at when a payload's warm-up ended. Like every other count, a
+// payload's transport counts and acknowledgements cover its measured round
+// trips only: the acknowledgements of the warm-up are awaited before the
+// first measured message (countFrom), and those of the measured messages
+// at the end (settle), so that nothing is left unconfirmed and the counts
+// are exact.
+type countsBefore struct {
+	taken          bool
+	cr             driver.CounterReader // nil when the transport counts nothing
+	counters       driver.Counters
+	acked, refused uint64
+}
+
+// countFrom takes the counts at the end of the warm-up, once its
+// acknowledgements have come.
+func (l *pingLoop) countFrom(b *countsBefore) error {
+	if l.ack != nil {
+		if err := l.waitAcks(); err != nil {
+			return err
+		}
+		b.acked, b.refused = l.acked.Load(), l.refused.Load()
+	}
+	if cr, ok := l.p.(driver.CounterReader); ok {
+		b.cr, b.counters = cr, cr.Counters()
+	}
+	b.taken = true
+	return nil
+}
+
+// settle completes res's counts when Measure ends after attempt round
+// trips with err: the transport's and the acknowledgements' since b was
+// taken, the latter once every measured message is confirmed. It returns
+// err, or the error of that wait when Measure had none.
+func (l *pingLoop) settle(res *driver.PayloadResult, b *countsBefore, attempt int, err error) error {
+	c := &res.Counts
+	if b.taken && b.cr != nil {
+		d := b.cr.Counters().Sub(b.counters)
+		c.Retransmitted, c.Dropped, c.Errors = d.Retransmitted, d.Dropped, c.Errors+d.Errors
+	}
+	if b.taken && l.ack != nil {
+		if err == nil {
+			if err = l.waitAcks(); err != nil {
+				c.Completed = false
+			}
+		}
+		c.MessagesAcked = l.acked.Load() - b.acked
+		c.MessagesRefused = l.refused.Load() - b.refused
+	}
+	c.Samples = len(res.Nanos)
+	c.Warmup = min(attempt, l.cfg.Warmup)
+	return err
+}
+
+// missed handles a Receive that failed with err while lostInRow echoes
+// in a row were missing before: a timeout is a lost message (counted when
+// measured), and ends the payload once MaxLostInRow are lost in a row;
+// any other error ends it at once. It returns the echoes missing in a row
+// and the error that ends the payload, nil to go on.
+func (l *pingLoop) missed(err error, measured bool, lostInRow int, c *meta.Payload) (int, error) {
+	if !errors.Is(err, driver.ErrTimeout) {
+		return lostInRow, fmt.Errorf("receive: %w", err)
+	}
+	if measured {
+		c.Lost++
+	}
+	if lostInRow++; lostInRow >= l.cfg.MaxLostInRow {
+		return lostInRow, &lostInRowError{lostInRow, l.cfg.Timeout}
+	}
+	return lostInRow, nil
+}
+
+// countStray counts an echo of sequence got while seq is awaited, the
+// payload's first being first: an earlier one of the payload arrived again
+// (a duplicate) or late (out of order), one of an earlier payload is late,
+// and one never sent an error. echoed[i] says that sequence first+i was
+// echoed; only the measured round trips count.
+func countStray(got, first, seq uint64, echoed []bool, measured bool, c *meta.Payload) {
+	switch {
+	case got >= first && got < seq:
+		dup := echoed[got-first]
+		echoed[got-first] = true
+		switch {
+		case !measured:
+		case dup:
+			c.Duplicates++
+		default:
+			c.OutOfOrder++
+		}
+	case got < first:
+		// A late or repeated echo from an earlier payload: which of
+		// the two is unknown here, so it counts as late.
+		if measured {
+			c.OutOfOrder++
+		}
+	default:
+		if measured {
+			c.Errors++ // a sequence number never sent
+		}
+	}
 }
