@@ -171,14 +171,7 @@ type subResult struct {
 func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, err error) {
 	res.meta = meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: s.Echo,
 		Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
-	defer func() {
-		res.meta.End = time.Now().UTC()
-		res.elapsed = res.meta.End.Sub(res.meta.Start)
-		for _, p := range res.payloads {
-			res.meta.Payloads = append(res.meta.Payloads, p.Counts)
-		}
-		res.meta.Completed = err == nil
-	}()
+	defer func() { res.finish(err) }()
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%s: %w before it started", s.Type, ErrInterrupted)
 	}
@@ -188,16 +181,8 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 	}
 	res.meta.System = link.System
 	_, res.meta.Acknowledged = link.Pinger.(driver.AckSender)
-	var closeOnce sync.Once
-	closeLink := func() {
-		closeOnce.Do(func() {
-			link.Pinger.Close()
-			if link.Close != nil {
-				link.Close()
-			}
-		})
-	}
-	defer closeLink()
+	wl := &watchedLink{link: link}
+	defer wl.close()
 
 	// Every sample slot is allocated before the first message.
 	res.payloads = make([]driver.PayloadResult, 0, len(cfg.Payloads))
@@ -205,74 +190,145 @@ func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, 
 	for i := range slots {
 		slots[i] = make([]int64, 0, cfg.Samples)
 	}
-
-	// A watcher turns cancellation and echoer death into a stop flag and
-	// closes the pinger, which unblocks a Receive in progress.
-	var stop atomic.Bool
-	var why atomic.Pointer[error]
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		var cause error
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-			cause = ErrInterrupted
-		case e := <-link.Failed:
-			cause = fmt.Errorf("the echoer died: %w", e)
-		}
-		why.Store(&cause)
-		stop.Store(true)
-		closeLink()
-	}()
+	go wl.watch(ctx, done)
 
 	var tick driver.TickFunc
 	if r.Progress != nil {
 		tick = func(payload, done, total int, kept []int64) { r.tick(s.Type, payload, done, total, kept, cfg) }
 	}
-	w := cfg.Workload
-	if sm, ok := link.Pinger.(driver.SelfMeasuring); ok {
-		// The far end times its own messages (an external program): its
-		// workload measures this sub-experiment, into the run's latency
-		// definition.
-		w = selfWorkload{sm.Workload(r.Dir)}
-		if err := w.Check(cfg); err != nil {
-			return res, &StopError{Type: s.Type, Err: err}
-		}
-		if l := w.Latency(cfg); l != r.Meta.Latency {
-			return res, &StopError{Type: s.Type, Err: fmt.Errorf("its latencies are %s and the run's %s", l, r.Meta.Latency)}
-		}
+	w, err := r.workload(cfg, s, link)
+	if err != nil {
+		return res, err
 	}
-	m := w.Start(link, cfg, &stop, tick)
+	m := w.Start(link, cfg, &wl.stop, tick)
 	for i, payload := range cfg.Payloads {
 		res.payloads = append(res.payloads, driver.PayloadResult{Nanos: slots[i]})
 		pr := &res.payloads[len(res.payloads)-1]
 		if tick != nil {
 			tick(payload, 0, cfg.Warmup+cfg.Samples, nil)
 		}
-		attempt, err := m.Measure(payload, pr)
-		if err == nil {
-			continue
+		if attempt, err := m.Measure(payload, pr); err != nil {
+			return res, wl.stopError(s.Type, cfg, payload, attempt, err)
 		}
-		// Let the watcher explain a broken link: an echo process that died
-		// usually shows first as a reset connection or a refused datagram.
-		if !stop.Load() && link.Failed != nil {
-			select {
-			case e := <-link.Failed:
-				err = fmt.Errorf("%w (the echoer died: %v)", err, e)
-			case <-time.After(min(cfg.Timeout, 500*time.Millisecond)):
-			}
-		}
-		if p := why.Load(); p != nil && stop.Load() {
-			err = *p
-		}
-		if errors.Is(err, ErrInterrupted) {
-			return res, fmt.Errorf("%s: %w at payload %d B, round trip %d of %d", s.Type, ErrInterrupted, payload, attempt+1, cfg.Warmup+cfg.Samples)
-		}
-		return res, &StopError{Type: s.Type, Payload: payload, Attempt: attempt + 1, Total: cfg.Warmup + cfg.Samples, Err: err}
 	}
 	return res, nil
+}
+
+// finish completes the record of a sub-experiment that ended with err.
+func (res *subResult) finish(err error) {
+	res.meta.End = time.Now().UTC()
+	res.elapsed = res.meta.End.Sub(res.meta.Start)
+	for _, p := range res.payloads {
+		res.meta.Payloads = append(res.meta.Payloads, p.Counts)
+	}
+	res.meta.Completed = err == nil
+}
+
+// workload is what measures sub-experiment s over link: the run's
+// workload, or the far end's own when it times its own messages (an
+// external program, driver.SelfMeasuring), into the run's latency
+// definition.
+func (r *Runner) workload(cfg Config, s Sub, link *Link) (Workload, error) {
+	sm, ok := link.Pinger.(driver.SelfMeasuring)
+	if !ok {
+		return cfg.Workload, nil
+	}
+	w := selfWorkload{sm.Workload(r.Dir)}
+	if err := w.Check(cfg); err != nil {
+		return nil, &StopError{Type: s.Type, Err: err}
+	}
+	if l := w.Latency(cfg); l != r.Meta.Latency {
+		return nil, &StopError{Type: s.Type, Err: fmt.Errorf("its latencies are %s and the run's %s", l, r.Meta.Latency)}
+	}
+	return w, nil
+}
+
+// stopper is the flag that ends a measurement from another goroutine,
+// and the cause it was set for.
+type stopper struct {
+	stop atomic.Bool
+	why  atomic.Pointer[error]
+}
+
+// halt sets the flag for cause, unless it was set before: it reports
+// whether this call set it.
+func (s *stopper) halt(cause error) bool {
+	if !s.why.CompareAndSwap(nil, &cause) {
+		return false
+	}
+	s.stop.Store(true)
+	return true
+}
+
+// cause is the cause the flag was set for, once set; err before.
+func (s *stopper) cause(err error) error {
+	if p := s.why.Load(); p != nil && s.stop.Load() {
+		return *p
+	}
+	return err
+}
+
+// watchCause waits until done is closed (nil), ctx is cancelled
+// (ErrInterrupted) or failed delivers the echoer's death.
+func watchCause(ctx context.Context, done <-chan struct{}, failed <-chan error) error {
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ErrInterrupted
+	case e := <-failed:
+		return fmt.Errorf("the echoer died: %w", e)
+	}
+}
+
+// watchedLink is a sub-experiment's open link and the flag that stops its
+// measurement.
+type watchedLink struct {
+	stopper
+	link      *Link
+	closeOnce sync.Once
+}
+
+// watch turns cancellation and the echoer's death into the stop flag and
+// closes the link, which unblocks a Receive in progress; it returns when
+// done is closed.
+func (w *watchedLink) watch(ctx context.Context, done <-chan struct{}) {
+	if cause := watchCause(ctx, done, w.link.Failed); cause != nil {
+		w.halt(cause)
+		w.close()
+	}
+}
+
+// close closes the pinger, then what Open started, once.
+func (w *watchedLink) close() {
+	w.closeOnce.Do(func() {
+		w.link.Pinger.Close()
+		if w.link.Close != nil {
+			w.link.Close()
+		}
+	})
+}
+
+// stopError is the error of sub-experiment typ whose payload stopped at
+// round trip attempt (0-based) with err. The watcher may explain a broken
+// link: an echo process that died usually shows first as a reset
+// connection or a refused datagram.
+func (w *watchedLink) stopError(typ string, cfg Config, payload, attempt int, err error) error {
+	if !w.stop.Load() && w.link.Failed != nil {
+		select {
+		case e := <-w.link.Failed:
+			err = fmt.Errorf("%w (the echoer died: %v)", err, e)
+		case <-time.After(min(cfg.Timeout, 500*time.Millisecond)):
+		}
+	}
+	err = w.cause(err)
+	total := cfg.Warmup + cfg.Samples
+	if errors.Is(err, ErrInterrupted) {
+		return fmt.Errorf("%s: %w at payload %d B, round trip %d of %d", typ, ErrInterrupted, payload, attempt+1, total)
+	}
+	return &StopError{Type: typ, Payload: payload, Attempt: attempt + 1, Total: total, Err: err}
 }
 
 // open connects s, saying an interrupted connection as ErrInterrupted
