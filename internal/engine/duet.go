@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -190,157 +189,199 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 // round opens every link of both sides, the side opened first drawn per
 // sub-experiment, warms them up, measures the block pairs of every
 // sub-experiment and payload and closes the links.
-func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *rand.Rand) (_ []DuetUnit, err error) {
+func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *rand.Rand) ([]DuetUnit, error) {
 	n := len(sides[0].subs)
-	open := make([][2]*duetLink, n)
-	var stop atomic.Bool
-	var why atomic.Pointer[error]
-	done := make(chan struct{})
-	var watchers sync.WaitGroup
-	halt := func(cause error) {
-		if why.CompareAndSwap(nil, &cause) {
-			stop.Store(true)
-			for _, pair := range open {
-				for _, l := range pair {
-					l.close()
-				}
-			}
-		}
+	rd := &duetRound{d: d, cfg: cfg, sides: sides, open: make([][2]*duetLink, n), done: make(chan struct{})}
+	defer rd.close()
+	if err := rd.openLinks(ctx, coin); err != nil {
+		return nil, err
 	}
-	defer func() {
-		close(done)
-		watchers.Wait()
-		for _, pair := range open {
-			for _, l := range pair {
-				if l == nil {
-					continue
-				}
-				l.close()
-				if l.link.Close != nil {
-					l.link.Close()
-				}
-			}
-		}
-	}()
-	block := cfg
-	block.Warmup = 0
-	for i := range n {
-		order := []int{0, 1}
-		if coin.IntN(2) == 1 {
-			order = []int{1, 0}
-		}
-		for _, k := range order {
-			sub := sides[k].subs[i]
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("%s: %w while connecting", sub.Type, ErrInterrupted)
-			}
-			link, err := sub.open(ctx)
-			if err != nil {
-				return nil, err
-			}
-			rec := &sides[k].recs[i]
-			if rec.System == nil {
-				rec.System = link.System
-			}
-			_, rec.Acknowledged = link.Pinger.(driver.AckSender)
-			open[i][k] = &duetLink{link: link, loop: newPingLoop(block, link.Pinger, &stop), close: sync.OnceFunc(func() { link.Pinger.Close() })}
-		}
-	}
-	// The watchers start once every link is open, so that halt never
-	// meets a link half made.
-	for _, pair := range open {
-		for _, l := range pair {
-			watchers.Add(1)
-			go func() {
-				defer watchers.Done()
-				select {
-				case <-done:
-				case <-ctx.Done():
-					halt(ErrInterrupted)
-				case e := <-l.link.Failed:
-					halt(fmt.Errorf("the echoer died: %w", e))
-				}
-			}()
-		}
-	}
-	// measure runs c.Samples round trips (c.Warmup discarded) of payload
-	// j on side k's link of sub-experiment i into res.
-	measure := func(k, i, j int, c Config, res *driver.PayloadResult) error {
-		l := open[i][k].loop
-		l.cfg = c
-		res.Nanos = make([]int64, 0, c.Samples)
-		attempt, err := l.Measure(cfg.Payloads[j], res)
-		if err == nil {
-			return nil
-		}
-		// Let the watcher explain a broken link: an echo process that
-		// died usually shows first as a reset connection.
-		if open[i][k].link.Failed != nil {
-			for wait := time.Now().Add(min(cfg.Timeout, 500*time.Millisecond)); !stop.Load() && time.Now().Before(wait); {
-				time.Sleep(time.Millisecond)
-			}
-		}
-		if p := why.Load(); p != nil && stop.Load() {
-			err = *p
-		}
-		sub := sides[k].subs[i]
-		if errors.Is(err, ErrInterrupted) {
-			return fmt.Errorf("%s: %w at payload %d B", sub.Type, ErrInterrupted, cfg.Payloads[j])
-		}
-		return &StopError{Type: sub.Type, Payload: cfg.Payloads[j], Attempt: attempt + 1, Total: c.Warmup + c.Samples, Err: err}
-	}
-	warm := cfg
-	warm.Samples, warm.Warmup = 0, cfg.Warmup
-	for i := range n {
-		for j := range cfg.Payloads {
-			for k, s := range sides {
-				var res driver.PayloadResult
-				if err := measure(k, i, j, warm, &res); err != nil {
-					return nil, err
-				}
-				s.payloads[i][j].Counts.Warmup += cfg.Warmup
-			}
-		}
+	rd.watch(ctx)
+	if err := rd.warm(); err != nil {
+		return nil, err
 	}
 	units := make([]DuetUnit, 0, n*len(cfg.Payloads))
 	for i := range n {
-		shape := d.shape(i)
-		blk := block
-		blk.Samples = shape.Block
-		for j, p := range cfg.Payloads {
-			u := DuetUnit{Type: sides[0].subs[i].Type, Payload: p}
-			var cpu cpuTally
-			cpu.ok = open[i][0].link.CPU != nil && open[i][1].link.CPU != nil
-			cpu.start(open[i][0].link, open[i][1].link)
-			for range shape.Pairs {
-				order := []int{0, 1}
-				if coin.IntN(2) == 0 {
-					u.AFirst++
-				} else {
-					order = []int{1, 0}
-				}
-				for _, k := range order {
-					var res driver.PayloadResult
-					err := measure(k, i, j, blk, &res)
-					sides[k].add(i, j, res)
-					if err != nil {
-						return nil, err
-					}
-					if k == 0 {
-						u.A = append(u.A, res.Nanos...)
-					} else {
-						u.B = append(u.B, res.Nanos...)
-					}
-				}
-			}
-			cpu.end(open[i][0].link, open[i][1].link, len(u.A), len(u.B))
-			if cpu.ok {
-				u.CPU = &cpu.DuetCPU
+		for j := range cfg.Payloads {
+			u, err := rd.unit(i, j, coin)
+			if err != nil {
+				return nil, err
 			}
 			units = append(units, u)
 		}
 	}
 	return units, nil
+}
+
+// duetRound is one round: both sides' open links of every sub-experiment
+// (open[i][k], side k's of sub-experiment i), the flag that stops them
+// all, and the watchers that set it.
+type duetRound struct {
+	d        *Duet
+	cfg      Config
+	sides    []*duetSide
+	open     [][2]*duetLink
+	stopper  // set by a watcher, which then closes every pinger
+	done     chan struct{}
+	watchers sync.WaitGroup
+}
+
+// openLinks opens both sides' links of every sub-experiment, the side
+// opened first drawn from the coin.
+func (rd *duetRound) openLinks(ctx context.Context, coin *rand.Rand) error {
+	block := rd.cfg
+	block.Warmup = 0
+	for i := range rd.open {
+		order := []int{0, 1}
+		if coin.IntN(2) == 1 {
+			order = []int{1, 0}
+		}
+		for _, k := range order {
+			sub := rd.sides[k].subs[i]
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: %w while connecting", sub.Type, ErrInterrupted)
+			}
+			link, err := sub.open(ctx)
+			if err != nil {
+				return err
+			}
+			rec := &rd.sides[k].recs[i]
+			if rec.System == nil {
+				rec.System = link.System
+			}
+			_, rec.Acknowledged = link.Pinger.(driver.AckSender)
+			rd.open[i][k] = &duetLink{link: link, loop: newPingLoop(block, link.Pinger, &rd.stop), close: sync.OnceFunc(func() { link.Pinger.Close() })}
+		}
+	}
+	return nil
+}
+
+// watch starts a watcher of every link, which halts the round when ctx is
+// cancelled or the link's echoer dies. The watchers start once every link
+// is open, so that halt never meets a link half made.
+func (rd *duetRound) watch(ctx context.Context) {
+	for _, pair := range rd.open {
+		for _, l := range pair {
+			rd.watchers.Add(1)
+			go func() {
+				defer rd.watchers.Done()
+				if cause := watchCause(ctx, rd.done, l.link.Failed); cause != nil {
+					rd.halt(cause)
+				}
+			}()
+		}
+	}
+}
+
+// halt stops the round for cause, the first time, and closes every
+// pinger, which unblocks a Receive in progress.
+func (rd *duetRound) halt(cause error) {
+	if rd.stopper.halt(cause) {
+		for _, pair := range rd.open {
+			for _, l := range pair {
+				l.close()
+			}
+		}
+	}
+}
+
+// close stops the watchers and closes every link opened.
+func (rd *duetRound) close() {
+	close(rd.done)
+	rd.watchers.Wait()
+	for _, pair := range rd.open {
+		for _, l := range pair {
+			if l == nil {
+				continue
+			}
+			l.close()
+			if l.link.Close != nil {
+				l.link.Close()
+			}
+		}
+	}
+}
+
+// warm runs the warm-up of every sub-experiment and payload on both sides.
+func (rd *duetRound) warm() error {
+	warm := rd.cfg
+	warm.Samples, warm.Warmup = 0, rd.cfg.Warmup
+	for i := range rd.open {
+		for j := range rd.cfg.Payloads {
+			for k, s := range rd.sides {
+				var res driver.PayloadResult
+				if err := rd.measure(k, i, j, warm, &res); err != nil {
+					return err
+				}
+				s.payloads[i][j].Counts.Warmup += rd.cfg.Warmup
+			}
+		}
+	}
+	return nil
+}
+
+// unit measures the block pairs of payload j of sub-experiment i, the
+// order of each pair drawn from the coin.
+func (rd *duetRound) unit(i, j int, coin *rand.Rand) (DuetUnit, error) {
+	shape := rd.d.shape(i)
+	blk := rd.cfg
+	blk.Warmup, blk.Samples = 0, shape.Block
+	a, b := rd.open[i][0].link, rd.open[i][1].link
+	u := DuetUnit{Type: rd.sides[0].subs[i].Type, Payload: rd.cfg.Payloads[j]}
+	var cpu cpuTally
+	cpu.ok = a.CPU != nil && b.CPU != nil
+	cpu.start(a, b)
+	for range shape.Pairs {
+		order := []int{0, 1}
+		if coin.IntN(2) == 0 {
+			u.AFirst++
+		} else {
+			order = []int{1, 0}
+		}
+		for _, k := range order {
+			var res driver.PayloadResult
+			err := rd.measure(k, i, j, blk, &res)
+			rd.sides[k].add(i, j, res)
+			if err != nil {
+				return u, err
+			}
+			if k == 0 {
+				u.A = append(u.A, res.Nanos...)
+			} else {
+				u.B = append(u.B, res.Nanos...)
+			}
+		}
+	}
+	cpu.end(a, b, len(u.A), len(u.B))
+	if cpu.ok {
+		u.CPU = &cpu.DuetCPU
+	}
+	return u, nil
+}
+
+// measure runs c.Samples round trips (c.Warmup discarded) of payload j on
+// side k's link of sub-experiment i into res.
+func (rd *duetRound) measure(k, i, j int, c Config, res *driver.PayloadResult) error {
+	l := rd.open[i][k]
+	l.loop.cfg = c
+	res.Nanos = make([]int64, 0, c.Samples)
+	attempt, err := l.loop.Measure(rd.cfg.Payloads[j], res)
+	if err == nil {
+		return nil
+	}
+	// Let the watcher explain a broken link: an echo process that died
+	// usually shows first as a reset connection.
+	if l.link.Failed != nil {
+		for wait := time.Now().Add(min(rd.cfg.Timeout, 500*time.Millisecond)); !rd.stop.Load() && time.Now().Before(wait); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	err = rd.cause(err)
+	sub := rd.sides[k].subs[i]
+	if errors.Is(err, ErrInterrupted) {
+		return fmt.Errorf("%s: %w at payload %d B", sub.Type, ErrInterrupted, rd.cfg.Payloads[j])
+	}
+	return &StopError{Type: sub.Type, Payload: rd.cfg.Payloads[j], Attempt: attempt + 1, Total: c.Warmup + c.Samples, Err: err}
 }
 
 // shape is sub-experiment i's block and block pairs: Shapes[i] when
