@@ -11,8 +11,6 @@ import (
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/mqgate/mqgate/internal/driver"
 )
 
@@ -153,18 +151,21 @@ func dupBlocking(c filer) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	var nfd int
+	var nfd uintptr
 	var derr error
 	if err := rc.Control(func(fd uintptr) {
-		if nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); derr == nil {
-			if derr = unix.SetNonblock(nfd, false); derr != nil {
-				unix.Close(nfd)
-			}
+		var e syscall.Errno
+		if nfd, _, e = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0); e != 0 {
+			derr = e
+			return
+		}
+		if derr = syscall.SetNonblock(int(nfd), false); derr != nil {
+			syscall.Close(int(nfd))
 		}
 	}); err != nil {
 		return 0, err
 	}
-	return uintptr(nfd), derr
+	return nfd, derr
 }
 
 // File returns the underlying file, for socket options.
