@@ -93,45 +93,26 @@ func main() {
 // value.
 type pair struct{ a, b []float64 }
 
+// run builds the tools unless o.bin holds them, measures the pools (or
+// reads those of o.pool), resamples them through the sequential gate and
+// the fixed design, prints the rates to w, and runs o.gates real
+// end-to-end sequential gates per case.
 func run(ctx context.Context, o options, w io.Writer) error {
 	if o.bin == "" {
-		dir, err := os.MkdirTemp("", "paired-proof-bin")
+		dir, err := buildTools(ctx)
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", dir+"/", "./cmd/run", "./cmd/process").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
-		}
 		o.bin = dir
 	}
 	if err := os.MkdirAll(o.out, 0o777); err != nil {
 		return err
 	}
-	started := time.Now()
-	pool := o.pool
-	delays, err := pilotDelays(ctx, o, firstNonEmpty(pool, o.out))
+	delays, specs, pools, err := preparePools(ctx, o, w)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "paired-proof: %s, payloads %s, %d samples%s; pilot median round trips give echo delays (10 %%) %s\n",
-		strings.Join(o.subs, ","), o.payloads, o.samples, flagsText(o.runFlags), delayText(o.subs, delays))
-	if pool == "" {
-		pool = o.out
-		if err := measurePools(ctx, o, pool, delays); err != nil {
-			return err
-		}
-	}
-	specs, pools, err := loadPools(ctx, o, pool)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "pools of real interleaved pairs (seeded random order within each pair) in %s: %d checks (sub-experiment × payload × Median);\n", pool, len(specs))
-	for _, c := range cases {
-		fmt.Fprintf(w, "  %-10s %3d pairs: %s\n", c.name, len(pools[c.name]), c.what)
-	}
-	fmt.Fprintf(w, "measuring took %s; what follows resamples whole pairs of these pools with replacement (not new runs)\n\n", time.Since(started).Round(time.Second))
-
 	// Resampling makes the pool's own mean ratios the truth of the
 	// resampled world; the null cases are also shown centred (every
 	// check's mean log ratio moved to 0, as paired.PlanUnits does), which
@@ -140,10 +121,72 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	pools["unchanged centred"] = centred(pools["unchanged"])
 	pools["drift centred"] = centred(pools["drift"])
 	cfg := seq.Config{Level: o.level, Margins: paired.Margins{Pass: o.passM, Fail: o.failM}, MaxPairs: o.maxRuns, Horizon: min(o.maxRuns, 30)}
+	rng := rand.New(rand.NewPCG(o.seed, 99))
+	if err := sequentialRates(w, o, cfg, specs, pools, names, rng); err != nil {
+		return err
+	}
+	if err := fixedRates(w, o, cfg.Margins, specs, pools, names, rng); err != nil {
+		return err
+	}
+	if o.gates > 0 {
+		fmt.Fprintf(w, "\nreal end-to-end sequential gates (bin/run ab --max-runs %d, both sub-experiments in each run; the slower side's echo delay is 10 %% of the slowest sub-experiment's median round trip, more for the others):\n", o.maxRuns)
+		return e2eGates(ctx, o, delays, w)
+	}
+	return nil
+}
+
+// buildTools builds run and process into a new temporary directory and
+// returns it; the caller removes it.
+func buildTools(ctx context.Context) (string, error) {
+	dir, err := os.MkdirTemp("", "paired-proof-bin")
+	if err != nil {
+		return "", err
+	}
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", dir+"/", "./cmd/run", "./cmd/process").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return dir, nil
+}
+
+// preparePools measures the pilot runs and the pools of real pairs, or
+// reads them from the earlier output o.pool, and prints what they hold. It
+// returns the slower case's echo delays per sub-experiment, the checks,
+// and the pools by case.
+func preparePools(ctx context.Context, o options, w io.Writer) ([]time.Duration, []seq.Spec, map[string][]pair, error) {
+	started := time.Now()
+	pool := o.pool
+	delays, err := pilotDelays(ctx, o, firstNonEmpty(pool, o.out))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fmt.Fprintf(w, "paired-proof: %s, payloads %s, %d samples%s; pilot median round trips give echo delays (10 %%) %s\n",
+		strings.Join(o.subs, ","), o.payloads, o.samples, flagsText(o.runFlags), delayText(o.subs, delays))
+	if pool == "" {
+		pool = o.out
+		if err := measurePools(ctx, o, pool, delays); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	specs, pools, err := loadPools(ctx, o, pool)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fmt.Fprintf(w, "pools of real interleaved pairs (seeded random order within each pair) in %s: %d checks (sub-experiment × payload × Median);\n", pool, len(specs))
+	for _, c := range cases {
+		fmt.Fprintf(w, "  %-10s %3d pairs: %s\n", c.name, len(pools[c.name]), c.what)
+	}
+	fmt.Fprintf(w, "measuring took %s; what follows resamples whole pairs of these pools with replacement (not new runs)\n\n", time.Since(started).Round(time.Second))
+	return delays, specs, pools, nil
+}
+
+// sequentialRates runs the sequential gate cfg on o.resamples sequences of
+// pairs drawn with rng from the pool of each case of names, and prints how
+// often it fails, passes and spends its budget, and the pairs it takes.
+func sequentialRates(w io.Writer, o options, cfg seq.Config, specs []seq.Spec, pools map[string][]pair, names []string, rng *rand.Rand) error {
 	fmt.Fprintf(w, "sequential gate (run ab --max-runs %d): level %g, pass margin %g %%, fail margin %g %%, %d sequences per case\n",
 		o.maxRuns, o.level, 100*o.passM, 100*o.failM, o.resamples)
 	fmt.Fprintf(w, "  %-18s %-28s %-28s %-28s %s\n", "case", "failed", "passed", "inconclusive", "pairs mean / max")
-	rng := rand.New(rand.NewPCG(o.seed, 99))
 	for _, name := range names {
 		counts := map[seq.Status]int{}
 		total, most := 0, 0
@@ -166,9 +209,16 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		fmt.Fprintf(w, "  %-18s %-28s %-28s %-28s %.1f / %d\n", name, rate(counts[seq.Fail], o.resamples),
 			rate(counts[seq.Pass], o.resamples), rate(counts[seq.Spent], o.resamples), float64(total)/float64(o.resamples), most)
 	}
+	return nil
+}
 
+// fixedRates plans the fixed design's N from the unchanged pool (or takes
+// o.maxRuns when no N reaches its power), compares o.fixedSamples draws of
+// N pairs with rng from the pool of each case of names, and prints how
+// often it fails, passes and is inconclusive.
+func fixedRates(w io.Writer, o options, margins paired.Margins, specs []seq.Spec, pools map[string][]pair, names []string, rng *rand.Rand) error {
 	aa := checksOf(specs, pools["unchanged"])
-	pc := paired.PlanConfig{Config: paired.Config{Tail: o.level, Margins: cfg.Margins, Seed: o.seed}, Regression: o.reg, Resamples: 200}
+	pc := paired.PlanConfig{Config: paired.Config{Tail: o.level, Margins: margins, Seed: o.seed}, Regression: o.reg, Resamples: 200}
 	plan, err := paired.PlanUnits(aa, paired.Pairs, pc)
 	if err != nil {
 		return err
@@ -189,7 +239,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 			for i := range drawn {
 				drawn[i] = pools[name][rng.IntN(len(pools[name]))]
 			}
-			an, err := paired.Analyze(checksOf(specs, drawn), paired.Pairs, paired.Config{Tail: o.level, Margins: cfg.Margins, Flips: 1000, Seed: uint64(r)})
+			an, err := paired.Analyze(checksOf(specs, drawn), paired.Pairs, paired.Config{Tail: o.level, Margins: margins, Flips: 1000, Seed: uint64(r)})
 			if err != nil {
 				return err
 			}
@@ -197,10 +247,6 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  %-18s %-28s %-28s %-28s\n", name, rate(counts[paired.Fail], o.fixedSamples),
 			rate(counts[paired.Pass], o.fixedSamples), rate(counts[paired.Inconclusive], o.fixedSamples))
-	}
-	if o.gates > 0 {
-		fmt.Fprintf(w, "\nreal end-to-end sequential gates (bin/run ab --max-runs %d, both sub-experiments in each run; the slower side's echo delay is 10 %% of the slowest sub-experiment's median round trip, more for the others):\n", o.maxRuns)
-		return e2eGates(ctx, o, delays, w)
 	}
 	return nil
 }
