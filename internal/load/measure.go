@@ -831,16 +831,15 @@ const (
 )
 
 // publish is a publisher's loop: warm-up from start, measured from t0 to
-// t1, then an end-of-payload marker (endPublish). The loop stays one
-// function over 80 lines: it runs once per message, and its state (the
-// schedule, the counts not yet published, the sequence numbers) stays in
-// locals; split into methods of a state struct (next slot, stamp, send,
-// count) it cost some 13 % more CPU per message in BenchmarkPublish.
+// t1, then an end-of-payload marker (endPublish). It stays one function
+// over 80 lines: its per-message loop alone is about 80, and its state
+// (the schedule, the counts not yet published, the sequence numbers) stays
+// in locals; split into methods of a state struct (next slot, stamp, send,
+// count) it cost some 13 % more CPU per message in BenchmarkPublish. What
+// runs once is outside it: the message (message), a failed send
+// (sendFailed) and the end (endPublish).
 func (r *run) publish(s *sender, payload int, start time.Time) {
-	msg := make([]byte, payload)
-	h := Header{Publisher: uint16(s.end.Pub), Topic: uint16(r.tp.PubTopic[s.end.Pub]), RunID: r.cfg.RunID}
-	r.cfg.Padding.Fill(msg, r.cfg.PaddingSeed, s.end.Pub)
-	h.Put(msg)
+	msg, h := r.message(s, payload)
 	sched := NewSchedule(r.cfg.Rate, start)
 	paced := sched.Period() > 0
 	senders := s.end.Senders
@@ -927,9 +926,7 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 		}
 		if err != nil {
 			count()
-			s.sent = seq
-			r.c.Errors.Add(1)
-			r.fail(fmt.Errorf("publisher %d: %w", s.end.Pub, err))
+			r.sendFailed(s, seq, err)
 			return
 		}
 		if !measuring {
@@ -949,6 +946,24 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 		s.warm.Store(warmSeq)
 	}
 	r.endPublish(s, sched.Period(), start, msg, h)
+}
+
+// message is publisher s's message of payload bytes, padded, its header h
+// written but for the send time and sequence number each send sets.
+func (r *run) message(s *sender, payload int) ([]byte, Header) {
+	msg := make([]byte, payload)
+	h := Header{Publisher: uint16(s.end.Pub), Topic: uint16(r.tp.PubTopic[s.end.Pub]), RunID: r.cfg.RunID}
+	r.cfg.Padding.Fill(msg, r.cfg.PaddingSeed, s.end.Pub)
+	h.Put(msg)
+	return msg, h
+}
+
+// sendFailed ends the run after publisher s, having sent seq measured
+// messages, failed to send with err.
+func (r *run) sendFailed(s *sender, seq uint64, err error) {
+	s.sent = seq
+	r.c.Errors.Add(1)
+	r.fail(fmt.Errorf("publisher %d: %w", s.end.Pub, err))
 }
 
 // endPublish ends the publisher s, whose schedule from start had period
