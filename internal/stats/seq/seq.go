@@ -498,9 +498,10 @@ func (g *Gate) critical(n int, logThr float64) int {
 // looks: up to two before the budget, evenly spread and at least
 // heldSpacing pairs apart, which share heldEarlyShare of the level not
 // yet spent, and the budget, which has the rest (all of it when there is
-// no room for another look). A regression far beyond the margin whose
-// size wanders then fails at the first of them (held at pair 20 with a
-// budget of 150: at pair 64), not only at the budget.
+// no room for another look). Each look judges every check on blocks
+// (heldAnalysis), so that a regression whose size wanders fails at the
+// first of them (held at pair 39 with a budget of 150: at pair 95), not
+// only at the budget, and a held unchanged system may pass there.
 func (g *Gate) hold(n int) {
 	g.held, g.heldAt = true, n
 	left := g.cfg.MaxPairs - n
@@ -525,12 +526,17 @@ func (g *Gate) heldShare(look int) float64 {
 }
 
 // heldEarlyShare is the share of a held gate's level its looks before the
-// budget spend. Small: they fail only checks all of whose pairs lie beyond
-// the margin, which a sign test shows at any level over a few dozen pairs
-// (2^-40 for 40), while the analysis at the budget needs as much as it can
-// keep: it refuses when its blocks leave fewer units than its level needs
-// (with 23 checks, 12 at the whole level, 13 at half).
-const heldEarlyShare = 0.1
+// budget spend. With a tenth, a regression whose size wanders over most of
+// its own scale, near the margin in its own spreads, failed before the
+// budget in 113–122 of about 385 held gates (the simulation of
+// TestSimWideWanderingFailsAtALook with φ 0.5): the blocks its dependence
+// needs left too few units for so small a share. With three tenths 366–393
+// did, and none was refused; with half, as many failed early but 4–9 more
+// were refused at the budget, whose blocked analysis refuses when its
+// blocks leave fewer units than its level needs (with 23 checks, 12 at the
+// whole level, 13 at half). The simulations' levels hold at three tenths
+// (TestSimDependentTable at a budget of 150).
+const heldEarlyShare = 0.3
 
 // HeldLooks are the pairs at which a gate held for serial dependence
 // judges blocks of its pairs, the budget last; nil while it is not held.
@@ -585,34 +591,18 @@ func (g *Gate) heldDecision(n int) Decision {
 			checks[c].A[i], checks[c].B[i] = 1, math.Exp(x)
 		}
 	}
-	if !last {
-		return g.heldInterim(d, checks, tail, look)
-	}
-	// The blocks are sized when the pairs as the sign tests feel them
-	// (clipped about the margins, the view the analysis tests) are
-	// dependent, from the autocorrelation of the log ratios of the checks
-	// near a margin, corrected for its bias: clipping, and the few pairs,
-	// both make the autocorrelation look smaller than the dependence the
-	// blocks must remove. They are never shrunk to fit the budget: a test
-	// of the few blocks left has little power, so blocks too small for the
-	// dependence passed it and their sign tests failed a dependent family
-	// at the margin. When the blocks needed leave too few for a decision
-	// the analysis refuses. A check far beyond the margin clips to a
-	// constant, moves no count, and neither sizes the blocks nor keeps a
-	// regression from failing on every pair.
-	b := 1
-	if _, p, ok := paired.SerialDependence(paired.ClippedView(g.bad, g.cfg.Margins), 999, uint64(n)); ok && p <= g.cfg.DependenceLevel {
-		b = paired.BlockForSample(lag1(g.nearMargin()), n)
-	}
-	a, err := paired.Analyze(checks, paired.Pairs, paired.Config{Tail: tail, Margins: g.cfg.Margins, DependenceLevel: g.cfg.DependenceLevel,
-		Seed: uint64(n), MinBlock: b, Clipped: true})
+	a, err := g.heldAnalysis(checks, tail, n)
 	if err != nil {
 		d.Status, d.Checks, d.Reason = Refused, g.names(), "the held analysis failed: "+err.Error()
 		return d
 	}
 	d.Dependence, d.Estimand = a.Dependence, a.Estimand
-	why := fmt.Sprintf("held at pair %d for serial dependence, then judged on all %d pairs by the fixed design at its share of the level not yet spent, %.3g: %s",
-		g.heldAt, n, tail, a.Verdict.Reason)
+	at := "then judged"
+	if !last {
+		at = fmt.Sprintf("at look %d of %d judged", look+1, len(g.heldLooks))
+	}
+	why := fmt.Sprintf("held at pair %d for serial dependence, %s on all %d pairs by the fixed design at its share of the level not yet spent, %.3g: %s",
+		g.heldAt, at, n, tail, a.Verdict.Reason)
 	if a.Dependence.Refused {
 		if f, ok := g.farFail(checks, tail, n); ok {
 			d.Status, d.Checks = Fail, f.Verdict.Checks
@@ -621,36 +611,45 @@ func (g *Gate) heldDecision(n int) Decision {
 			return d
 		}
 	}
+	d.Reason = why
 	switch {
 	case a.Verdict.Zone == paired.Fail:
 		d.Status, d.Checks = Fail, a.Verdict.Checks
 	case a.Verdict.Zone == paired.Pass:
 		d.Status = Pass
+	case !last:
+		d.Status, d.Checks = Continue, g.names()
+		d.Reason = fmt.Sprintf("%s; the next verdict comes at pair %d", why, g.heldLooks[look+1])
 	case a.Dependence.Refused:
 		d.Status, d.Checks = Refused, a.Verdict.Checks
 	default:
 		d.Status, d.Checks = Spent, a.Verdict.Checks
 	}
-	d.Reason = why
 	return d
 }
 
-// heldInterim is a held gate's look before the budget: only the checks far
-// from both margins are judged. Every one of their pairs clips to a
-// constant, so no dependence moves their counts, while blocks sized from
-// the few pairs of a dependent family at the margin would be too small.
-func (g *Gate) heldInterim(d Decision, checks []paired.Check, tail float64, look int) Decision {
-	n := d.Pairs
-	if f, ok := g.farFail(checks, tail, n); ok {
-		d.Status, d.Checks = Fail, f.Verdict.Checks
-		d.Reason = fmt.Sprintf("held at pair %d for serial dependence; at pair %d %s, every pair clipped to a constant about the margins so that no dependence moves its count, fails on its own pairs at its share of the level not yet spent, %.3g: %s",
-			g.heldAt, n, strings.Join(f.Verdict.Checks, ", "), tail, f.Verdict.Reason)
-		return d
+// heldAnalysis is the fixed design of a held look over the n pairs so far
+// at level tail.
+//
+// The blocks are sized when the pairs as the sign tests feel them
+// (clipped about the margins, the view the analysis tests) are dependent,
+// from the autocorrelation of the log ratios of the checks near a margin,
+// corrected for its bias: clipping, and the few pairs, both make the
+// autocorrelation look smaller than the dependence the blocks must
+// remove. They are never shrunk to fit the pairs: a test of the few
+// blocks left has little power, so blocks too small for the dependence
+// passed it and their sign tests failed a dependent family at the margin.
+// When the blocks needed leave too few for a decision the analysis
+// refuses. A check far beyond the margin clips to a constant, moves no
+// count, and neither sizes the blocks nor keeps a regression from failing
+// on every pair.
+func (g *Gate) heldAnalysis(checks []paired.Check, tail float64, n int) (paired.Analysis, error) {
+	b := 1
+	if _, p, ok := paired.SerialDependence(paired.ClippedView(g.bad, g.cfg.Margins), 999, uint64(n)); ok && p <= g.cfg.DependenceLevel {
+		b = paired.BlockForSample(lag1(g.nearMargin()), n)
 	}
-	d.Status, d.Checks = Continue, g.names()
-	d.Reason = fmt.Sprintf("held since pair %d, the pairs being serially dependent (%s); at pair %d no check far from the margins fails: the next verdict comes at pair %d",
-		g.heldAt, g.dep.Text(), n, g.heldLooks[look+1])
-	return d
+	return paired.Analyze(checks, paired.Pairs, paired.Config{Tail: tail, Margins: g.cfg.Margins, DependenceLevel: g.cfg.DependenceLevel,
+		Seed: uint64(n), MinBlock: b, Clipped: true})
 }
 
 // near reports whether some pair puts check k near a margin: its log
