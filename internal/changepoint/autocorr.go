@@ -39,20 +39,26 @@ func (a Lag1) Kendall() Lag1 {
 // Add adds series x (NaN gaps are left out, as Detect does) around the
 // segments of res, a result of Detect for x.
 func (a *Lag1) Add(x []float64, res Result) {
-	vals := make([]float64, 0, len(x))
-	cut := make([]int, 0, len(res.ChangePoints)+2)
-	cut = append(cut, 0)
+	a.add(segments(x, res))
+}
+
+// segments returns the values of x without its gaps and the bounds of the
+// segments of res among them (0 = b_0 ≤ b_1 ≤ … ≤ b_K = len(v)).
+func segments(x []float64, res Result) (v []float64, bounds []int) {
+	v = make([]float64, 0, len(x))
+	bounds = make([]int, 0, len(res.ChangePoints)+2)
+	bounds = append(bounds, 0)
 	next := 0
-	for i, v := range x {
+	for i, y := range x {
 		for next < len(res.ChangePoints) && res.ChangePoints[next].Index <= i {
-			cut = append(cut, len(vals))
+			bounds = append(bounds, len(v))
 			next++
 		}
-		if !math.IsNaN(v) {
-			vals = append(vals, v)
+		if !math.IsNaN(y) {
+			v = append(v, y)
 		}
 	}
-	a.add(vals, append(cut, len(vals)))
+	return v, append(bounds, len(v))
 }
 
 // add adds the values v, without gaps, around the segment bounds (0 = b_0

@@ -107,6 +107,13 @@
 // chance in independent series, which then lose power: a step of 4 sd at 20
 // of 30 independent values is found at its index in 86.5 % of series
 // (plain: 94.9 %); pooled over a history's series that does not happen.
+// A test of change points already found can weigh them instead: Wander
+// compares the segments, by the Bayesian information criterion, with an
+// AR(1) process about one level, and gives the AR(1) fit's φ when that
+// explains the series better (history's gate uses it for a series no φ is
+// pooled for: one series of φ = 0.8 failed the gate in 1.45 % of unchanged
+// histories without it, 1.07 % with it, with no row of power more than 0.3
+// points lower).
 // Iterating estimate and segmentation to a fixed point reached 1.0 % and
 // 4.9 % but can run away: a shift lost in one round inflates the next
 // estimate of φ, which loses it for good. Block permutation (Kirch, "Block

@@ -337,9 +337,11 @@ type GateSeries struct {
 	// pre-whitened with (changepoint.Result).
 	Autocorrelation float64
 	// TestAutocorrelation is the φ the tests of its change points
-	// whiten with: Autocorrelation, or the floor from the estimate pooled
-	// over the other series' values before the gate window when that is
-	// larger (pooledTrendPhi).
+	// whiten with: the largest of Autocorrelation, the floor from the
+	// estimate pooled over the other series' values before the gate
+	// window (pooledTrendPhi), and, when that floor is 0, the φ of an
+	// AR(1) fit that explains the series better than its segments
+	// (changepoint.Wander).
 	TestAutocorrelation float64
 	// P is the series' p-value: the smallest p-value of its Tests times
 	// their number (Bonferroni; NaN when not a candidate).
@@ -457,11 +459,31 @@ func (h *History) judgeSeries(g *GateResult, expIndex map[string]int) {
 			g.Short++
 			return
 		}
+		fl := floor[seriesKey{s, m, p}]
 		gs := GateSeries{Type: s.Type, Payload: s.Payloads[p], Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
-			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, floor[seriesKey{s, m, p}])}
+			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, fl)}
+		if fl == 0 {
+			// No φ shown over the others: the series must tell its own
+			// wander from steps (one series of φ 0.8 failed 1.45 % of
+			// 4,000 unchanged histories without this, 1.08 % with it).
+			gs.TestAutocorrelation = max(gs.TestAutocorrelation, wander(sc, s.Values[m][p], n))
+		}
 		opt.judge(&gs, sc, s.Values[m][p], n, h.ChangeOptions.MinSegment, expIndex, pooled[mag], floor[seriesKey{s, m, p}])
 		g.Series = append(g.Series, gs)
 	})
+}
+
+// wander is changepoint.Wander over the values of series x that its
+// change points sc were detected in, x[sc.From:n].
+func wander(sc SeriesChanges, x []float64, n int) float64 {
+	var r changepoint.Result
+	for _, c := range sc.ChangePoints {
+		if c.Index >= sc.From && c.Index < n {
+			c.Index -= sc.From
+			r.ChangePoints = append(r.ChangePoints, c)
+		}
+	}
+	return changepoint.Wander(x[sc.From:n], r)
 }
 
 // permutations returns the permutations of each change point's test: at

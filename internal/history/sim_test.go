@@ -280,6 +280,32 @@ func TestSimGateMixedAutocorrelation(t *testing.T) {
 	}
 }
 
+// TestSimGateLoneAutocorrelated: 4,000 histories of one series, 30
+// experiments without a change, AR(1) noise of φ = 0.8 and 4 %, fail the
+// gate (defaults) with a 95 % Clopper–Pearson upper bound of at most
+// 1.5 %. With no other series to pool φ from, the detector's segments
+// absorbed the wander and their tests, unwhitened, failed 1.45 % of such
+// histories (history-proof, upper bound 1.87 %); now a series no φ is
+// shown for weighs an AR(1) fit against its segments (changepoint.Wander).
+func TestSimGateLoneAutocorrelated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4,000 series")
+	}
+	const histories = 4000
+	fails := 0
+	for seed := uint64(0); seed < histories; seed++ {
+		h := simHistory(seed, 30, []int{1024}, 0.04, 0.8, 1, 30)
+		if g := gateSim(t, h, seed, GateOptions{Window: DefaultGateWindow, MinChange: DefaultMinChange}); g[0].Failed() {
+			fails++
+		}
+	}
+	_, hi := dist.ClopperPearson(fails, histories, 0.05)
+	t.Logf("%d of %d histories fail the gate (upper bound %.2f %%)", fails, histories, 100*hi)
+	if hi > 0.015 {
+		t.Errorf("%d of %d histories failed the gate: upper bound %.2f %%, want at most 1.5 %%", fails, histories, 100*hi)
+	}
+}
+
 // shapeHistory is simHistory(seed, 40, twoPayloads, sigma, 0, 1, 40) with
 // every value times level(experiment).
 func shapeHistory(seed uint64, sigma float64, level func(int) float64) *History {
