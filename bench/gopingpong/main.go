@@ -1,9 +1,13 @@
 // Command gopingpong is the Go floor of the overhead benchmark: the C
 // ping-pong client of bench/pingpong.c written in Go, with no transport and
 // no engine — one goroutine locked to its OS thread doing blocking write
-// and read system calls on the socket. Its round trip minus the C one is
-// what the Go runtime itself costs; run's minus this one is what the
-// transport and the engine add.
+// and read system calls, as raw system calls (the goroutine keeps its P),
+// on a socket made and connected by system calls. The socket never meets
+// Go's network poller: one from net.Dial stays registered with it even
+// through a duplicate from File(), and every arrival then wakes a thread
+// parked in epoll_wait (0.1–0.2 µs of a 4.4 µs round trip on one core).
+// Its round trip minus the C one is what the Go runtime itself costs;
+// run's minus this one is what the transport and the engine add.
 //
 //	gopingpong PORT N [SIZE] [WARMUP]
 //
@@ -14,7 +18,6 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"runtime"
 	"syscall"
 	"time"
@@ -40,29 +43,24 @@ func run(args []string) error {
 	}
 
 	runtime.LockOSThread()
-	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	fd, err := dial(port)
 	if err != nil {
 		return err
 	}
-	if err := c.(*net.TCPConn).SetNoDelay(true); err != nil {
-		return err
-	}
-	// File returns a duplicate descriptor in blocking mode: reads block in
-	// the kernel on this thread, as in C, with no network poller.
-	f, err := c.(*net.TCPConn).File()
-	if err != nil {
-		return err
-	}
-	fd, size := f.Fd(), p.Size
+	defer syscall.Close(fd)
+	size := p.Size
 	msg, buf := make([]byte, size), make([]byte, size)
 	base := time.Now()
 	p50, err := p.Median(func(int) (time.Duration, error) {
 		t0 := time.Since(base)
-		if _, _, e := syscall.Syscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&msg[0])), uintptr(size)); e != 0 {
+		if _, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&msg[0])), uintptr(size)); e != 0 {
 			return 0, fmt.Errorf("write: %v", e)
 		}
 		for got := 0; got < size; {
-			r, _, e := syscall.Syscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[got])), uintptr(size-got))
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[got])), uintptr(size-got))
+			if e == syscall.EINTR {
+				continue
+			}
 			if e != 0 || r == 0 {
 				return 0, fmt.Errorf("read: %v (%d bytes)", e, r)
 			}
@@ -74,6 +72,23 @@ func run(args []string) error {
 		return err
 	}
 	_, err = fmt.Printf("%.0f\n", p50)
-	runtime.KeepAlive(f)
 	return err
+}
+
+// dial returns a blocking TCP socket connected to 127.0.0.1:port with
+// Nagle's algorithm off, made by system calls alone.
+func dial(port int) (int, error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return -1, fmt.Errorf("socket: %w", err)
+	}
+	if err := syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1); err != nil {
+		syscall.Close(fd)
+		return -1, fmt.Errorf("TCP_NODELAY: %w", err)
+	}
+	if err := syscall.Connect(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		syscall.Close(fd)
+		return -1, fmt.Errorf("connect to 127.0.0.1:%d: %w", port, err)
+	}
+	return fd, nil
 }
