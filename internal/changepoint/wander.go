@@ -44,10 +44,14 @@ func Wander(x []float64, res Result) float64 {
 	bicSteps := stepsBIC(v, bounds)
 	for {
 		nb, ok := bestSplit(v, bounds)
-		if !ok || !(stepsBIC(v, nb) < bicSteps) {
+		if !ok {
 			break
 		}
-		bounds, bicSteps = nb, stepsBIC(v, nb)
+		b := stepsBIC(v, nb)
+		if !(b < bicSteps) {
+			break
+		}
+		bounds, bicSteps = nb, b
 	}
 	n := float64(len(v))
 	if !(n*math.Log(ar1Squares(v, phi)/n)+3*math.Log(n) < bicSteps) {

@@ -7,8 +7,8 @@ import (
 )
 
 // wanderSeries is 30 values of AR(1) noise (φ = 0.6, sd 4 around 100,
-// numpy's default_rng(2), rounded to 3 decimals), and wanderSteps the
-// same values cut at 12 and 21 as a detector might. Reference values
+// numpy's default_rng(2), rounded to 3 decimals), cut by
+// TestWanderReference at 12 and 21 as a detector might. Reference values
 // from numpy: the segments' residual sum of squares 327.1169486944445,
 // the AR(1) fit's 298.0123901287296 with φ 0.29327406924051247, BIC
 // 98.883 against 79.082 (the AR(1) fit wins), and the bound returned
