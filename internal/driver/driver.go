@@ -47,6 +47,16 @@ type Receiver interface {
 	Close() error
 }
 
+// nowBase anchors Now.
+var nowBase = time.Now()
+
+// Now is time.Now with one clock reading instead of two, for a Receiver's
+// arrival time: its monotonic reading is the clock's, its wall reading is
+// derived from it (a round trip is measured on the monotonic clock, which
+// the wall clock's adjustments must not reach anyway). The second reading
+// time.Now takes costs 16 ns, a third of a percent of a TCP round trip.
+func Now() time.Time { return nowBase.Add(time.Since(nowBase)) }
+
 // Pinger is the measuring end of a round-trip sub-experiment: it sends a
 // message and receives the echo. A Pinger is used by one goroutine.
 type Pinger interface {

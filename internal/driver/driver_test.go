@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 type fakeTransport struct{ name string }
@@ -99,5 +100,21 @@ func TestCounters(t *testing.T) {
 	}
 	if got := fmt.Sprint(a.Sub(b)); got != "{3 1 1}" {
 		t.Errorf("a-b = %s", got)
+	}
+}
+
+// TestNow: Now reads the monotonic clock between two time.Now calls, and
+// its wall reading is time.Now's within the wall clock's adjustments.
+func TestNow(t *testing.T) {
+	for range 1000 {
+		before := time.Now()
+		now := Now()
+		after := time.Now()
+		if now.Sub(before) < 0 || after.Sub(now) < 0 {
+			t.Fatalf("Now %v not between %v and %v on the monotonic clock", now, before, after)
+		}
+		if d := now.Round(0).Sub(before.Round(0)); d < -time.Second || d > time.Second {
+			t.Fatalf("Now's wall clock %v is %v from time.Now's", now.Round(0), d)
+		}
 	}
 }

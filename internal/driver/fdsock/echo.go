@@ -109,7 +109,7 @@ func (s *Conn) echo(fd uintptr, fr *frames, each func()) {
 	for {
 		var n uintptr
 		var e syscall.Errno
-		if s.armed != 0 && rawOK(true) {
+		if s.armed != 0 && s.rawOK(true) {
 			n, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, p, size)
 		} else {
 			n, _, e = syscall.Syscall(syscall.SYS_READ, fd, p, size)

@@ -37,10 +37,23 @@ func rawAllowed(conns, procs int, echo bool) bool {
 	return conns == 1 && (echo || procs > 1)
 }
 
-// rawOK applies rawAllowed to this process now.
-func rawOK(echo bool) bool {
-	n := open.Load()
-	return n == 1 && rawAllowed(int(n), runtime.GOMAXPROCS(0), echo)
+// rawOK applies rawAllowed to this process now. The number of Ps is
+// looked up once every 256 reads (runtime.GOMAXPROCS takes a lock: 14 ns,
+// a third of a percent of a TCP round trip on one core) and not at all by
+// an echo loop, which may wait raw whatever it is. A change of GOMAXPROCS
+// seen late costs at most RawWait a read, never a message.
+func (s *Conn) rawOK(echo bool) bool {
+	if open.Load() != 1 {
+		return false
+	}
+	if echo {
+		return true
+	}
+	if s.procsAge == 0 {
+		s.procs = runtime.GOMAXPROCS(0)
+	}
+	s.procsAge++
+	return rawAllowed(1, s.procs, false)
 }
 
 // filer is what *net.TCPConn, *net.UDPConn and *net.TCPListener share.
@@ -66,22 +79,24 @@ type Conn struct {
 
 	// Read-side state, reused by every call so that the callbacks handed
 	// to RawConn are bound once and nothing escapes per call.
-	rbuf    []byte
-	rbuf2   []byte // second buffer of a vectored read, or nil
-	riov    [2]syscall.Iovec
-	rmsg    syscall.Msghdr
-	rflags  int
-	rn      int
-	rerr    syscall.Errno
-	rfrom   bool
-	rraw    bool // wait in a raw system call
-	rsa     syscall.RawSockaddrAny
-	rsalen  uint32
-	armed   time.Duration // SO_RCVTIMEO in force, 0 = none
-	tv      syscall.Timeval
-	armFn   func(uintptr)
-	armErr  syscall.Errno
-	armWant time.Duration
+	rbuf     []byte
+	rbuf2    []byte // second buffer of a vectored read, or nil
+	riov     [2]syscall.Iovec
+	rmsg     syscall.Msghdr
+	rflags   int
+	rn       int
+	rerr     syscall.Errno
+	rfrom    bool
+	rraw     bool  // wait in a raw system call
+	procs    int   // runtime.GOMAXPROCS, as rawOK last looked it up
+	procsAge uint8 // reads since
+	rsa      syscall.RawSockaddrAny
+	rsalen   uint32
+	armed    time.Duration // SO_RCVTIMEO in force, 0 = none
+	tv       syscall.Timeval
+	armFn    func(uintptr)
+	armErr   syscall.Errno
+	armWant  time.Duration
 
 	// poll(2) state: waiting through the scheduler once a read found
 	// nothing within RawWait.
@@ -200,7 +215,7 @@ func (s *Conn) recvAny(buf []byte, flags int, deadline time.Time, from bool) (in
 		if s.closed.Load() {
 			return 0, fmt.Errorf("recv: %w", driver.ErrClosed)
 		}
-		raw := rawOK(false)
+		raw := s.rawOK(false)
 		if err := s.armDeadline(deadline, raw); err != nil {
 			return 0, err
 		}

@@ -34,6 +34,32 @@ func TestRawAllowed(t *testing.T) {
 	}
 }
 
+// TestRawOKSeesGOMAXPROCS: the pinger's cached number of Ps follows a
+// change within 256 reads, and an echo loop waits raw on one P.
+func TestRawOKSeesGOMAXPROCS(t *testing.T) {
+	s, _, _ := soleConn(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	if !s.rawOK(false) {
+		t.Fatal("sole Conn on 2 Ps: a pinger's read should wait raw")
+	}
+	runtime.GOMAXPROCS(1)
+	if !s.rawOK(true) {
+		t.Error("an echo loop on 1 P should wait raw")
+	}
+	reads := 0
+	for s.rawOK(false) {
+		if reads++; reads > 256 {
+			t.Fatal("GOMAXPROCS 1 not seen after 256 reads")
+		}
+	}
+	runtime.GOMAXPROCS(2)
+	for reads = 0; !s.rawOK(false); {
+		if reads++; reads > 256 {
+			t.Fatal("GOMAXPROCS 2 not seen after 256 reads")
+		}
+	}
+}
+
 // soleConn returns the only Conn of the process, so that its reads wait
 // in raw system calls (see RawWait), connected to a UDP socket on Go's
 // network poller.

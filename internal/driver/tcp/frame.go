@@ -117,7 +117,7 @@ func (p *Pinger) Send(msg []byte) error {
 // next Receive.
 func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	n, err := p.receive(buf, deadline)
-	return n, time.Now(), err
+	return n, driver.Now(), err
 }
 
 func (p *Pinger) receive(buf []byte, deadline time.Time) (int, error) {

@@ -225,7 +225,7 @@ func (p *Pinger) send(msg []byte) error {
 // message on a reliable link as described in the package documentation.
 func (p *Pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	n, err := p.receive(buf, deadline)
-	return n, time.Now(), err
+	return n, driver.Now(), err
 }
 
 func (p *Pinger) receive(buf []byte, deadline time.Time) (int, error) {
