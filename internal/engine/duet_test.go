@@ -57,7 +57,7 @@ func delayedSub(typ string, p *delayed) Sub {
 func duetOf(t *testing.T, rounds int, seed uint64) (*Duet, []Sub, []Sub, *sendLog) {
 	log := &sendLog{}
 	dir := t.TempDir()
-	d := &Duet{Config: Config{Payloads: []int{16, 32}, Warmup: 3, Latency: meta.LatencyRTT}, Block: 7, Pairs: 2, Rounds: rounds, Seed: seed,
+	d := &Duet{Config: Config{Payloads: []int{16, 32}, Warmup: 3, Latency: meta.LatencyRTT, Timeout: time.Minute}, Block: 7, Pairs: 2, Rounds: rounds, Seed: seed,
 		A: &Runner{Dir: filepath.Join(dir, "reference", "x"), Meta: &meta.Meta{Experiment: "x"}},
 		B: &Runner{Dir: filepath.Join(dir, "candidate", "x"), Meta: &meta.Meta{Experiment: "x"}}}
 	a := []Sub{delayedSub("one_reliable", &delayed{name: "A", d: time.Second, log: log}), delayedSub("two_reliable", &delayed{name: "A", d: time.Second, log: log})}

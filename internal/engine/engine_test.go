@@ -174,8 +174,11 @@ type scripted struct {
 	dupAt  map[int]bool // echo message k twice
 	lateAt map[int]bool // hold message k back until the next send
 	junkAt map[int]bool // echo message k with a sequence never sent
-	held   [][]byte
-	closed bool
+	// stampLate: report the echo of sequence k an hour after it came, as a
+	// driver that sees its deadline late would deliver it
+	stampLate map[uint64]bool
+	held      [][]byte
+	closed    bool
 }
 
 func (s *scripted) Send(msg []byte) error {
@@ -200,6 +203,9 @@ func (s *scripted) Send(msg []byte) error {
 
 func (s *scripted) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	n, err := s.receive(buf, deadline)
+	if err == nil && n >= 8 && s.stampLate[binary.LittleEndian.Uint64(buf)] {
+		return n, time.Now().Add(time.Hour), nil
+	}
 	return n, time.Now(), err
 }
 
@@ -245,6 +251,22 @@ func TestDuplicatesAndOutOfOrder(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("payload %d:\n got %+v\nwant %+v", want[i].Bytes, got[i], want[i])
 		}
+	}
+}
+
+// TestEchoAfterTimeoutIsLost: an echo that arrives after its timeout (a
+// driver's read may return it, seeing its deadline late) is lost and late,
+// as it is when the wait ends on time and the echo comes later.
+func TestEchoAfterTimeoutIsLost(t *testing.T) {
+	s := &scripted{stampLate: map[uint64]bool{2: true, 7: true, 8: true}}
+	r := newRunner(t, Config{Payloads: []int{16}, Samples: 10, Warmup: 3, Timeout: time.Second})
+	if err := r.Run(context.Background(), []Sub{scriptedSub(s)}); err != nil {
+		t.Fatal(err)
+	}
+	// 2 is a warm-up round trip; 7 and 8 are measured.
+	want := meta.Payload{Bytes: 16, Samples: 8, Warmup: 3, Lost: 2, OutOfOrder: 2, Completed: true}
+	if got := r.Meta.SubExperiments[0].Payloads[0]; got != want {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }
 

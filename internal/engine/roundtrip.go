@@ -149,6 +149,19 @@ func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int,
 				continue
 			}
 			echoed[i] = true
+			if t1-t0 > int64(cfg.Timeout) {
+				// Later than its deadline, which a driver may see late
+				// (fdsock's raw read by up to RawWait): lost, then late,
+				// as if the wait had ended on time.
+				if measured {
+					c.OutOfOrder++
+				}
+				if lostInRow, err = l.missed(driver.ErrTimeout, measured, lostInRow, c); err != nil {
+					res.Nanos = rtt
+					return i, err
+				}
+				break
+			}
 			lostInRow = 0
 			if measured {
 				rtt = append(rtt, t1-t0)

@@ -35,7 +35,12 @@
 // the goroutine (a garbage collection waits for it). SO_RCVTIMEO counts in
 // kernel ticks: a deadline closer than RawWait may be met up to a tick late
 // (4 ms at HZ=250), which is fine for loss detection; a longer one is met
-// by ppoll's timer.
+// by ppoll's timer. Once armed with RawWait, a raw read does not read the
+// clock before it waits (a pinger's echo comes well within RawWait), so a
+// deadline that has come closer than RawWait is met up to RawWait and a
+// tick late, and data that arrives meanwhile is returned: a caller that
+// must not count it (the round-trip engine) compares the arrival with its
+// own timeout.
 //
 // Close unblocks a concurrent read: it shuts the socket down first (which
 // wakes a blocked recv or ppoll), then releases the descriptor once no

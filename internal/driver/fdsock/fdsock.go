@@ -104,6 +104,7 @@ type Conn struct {
 	pts    syscall.Timespec
 	ptsPtr *syscall.Timespec // nil: no timeout
 	perr   syscall.Errno
+	pready int // descriptors ready, 0 when ppoll timed out
 
 	// echo loop state
 	ebuf []byte
@@ -271,7 +272,10 @@ func (s *Conn) waitReadable(deadline time.Time) error {
 	if s.perr != 0 && s.perr != syscall.EINTR {
 		return os.NewSyscallError("poll", s.perr)
 	}
-	return nil // readable, timed out or interrupted: the caller reads again
+	if s.perr == 0 && s.pready == 0 && s.ptsPtr != nil && time.Until(deadline) <= 0 {
+		return Timeout // not another raw read's wait past the deadline
+	}
+	return nil // readable or interrupted: the caller reads again
 }
 
 // pollFd is struct pollfd.
@@ -285,9 +289,9 @@ const pollIn = 0x1 // POLLIN
 
 func (s *Conn) poll(fd uintptr) {
 	s.pfd = pollFd{fd: int32(fd), events: pollIn}
-	_, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&s.pfd)), 1,
+	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&s.pfd)), 1,
 		uintptr(unsafe.Pointer(s.ptsPtr)), 0, 0, 0)
-	s.perr = e
+	s.pready, s.perr = int(n), e
 }
 
 func (s *Conn) recv(fd uintptr) {
@@ -329,9 +333,19 @@ func (s *Conn) recv(fd uintptr) {
 // armDeadline sets SO_RCVTIMEO to the time left before deadline (none
 // for a zero deadline), at most RawWait for a raw read, unless the armed
 // value is already within 1/32 of it.
+//
+// A raw read armed with RawWait does not look at the clock: it waits at
+// most that long, then waitReadable checks the deadline. A deadline closer
+// than RawWait is then met up to RawWait and a tick late, and what arrives
+// in that time is returned; a pinger's read, which in a steady ping-pong
+// always finds its echo within RawWait, is spared a clock reading between
+// the send and the echo (23 ns, half a percent of a TCP round trip).
 func (s *Conn) armDeadline(deadline time.Time, raw bool) error {
 	var want time.Duration
 	if raw {
+		if s.armed == RawWait {
+			return nil
+		}
 		want = RawWait
 	}
 	if !deadline.IsZero() {
