@@ -197,16 +197,17 @@ func TestABEchoCPU(t *testing.T) {
 		}
 		rows := roundsRows(t, filepath.Join(out, "c"+runapp.RoundsSuffix))
 		cpuRows := 0
+		var extra []float64 // the candidate's echo CPU per message over the reference's, per round
 		for _, r := range rows {
 			switch {
 			case r[4] == "Echo CPU/message":
 				cpuRows++
 				ref, err1 := strconv.ParseFloat(r[5], 64)
 				cand, err2 := strconv.ParseFloat(r[6], 64)
-				if err1 != nil || err2 != nil || r[1] != "interprocess_reliable_tcp" || r[2] != "" || r[7] != "ns" || !(ref > 0) ||
-					c.fail && cand < ref+150e3 {
+				if err1 != nil || err2 != nil || r[1] != "interprocess_reliable_tcp" || r[2] != "" || r[7] != "ns" || !(ref > 0) || !(cand > 0) {
 					t.Errorf("%s: row %q", c.name, r)
 				}
+				extra = append(extra, cand-ref)
 			case r[1] == "intraprocess_reliable" && (r[8] != "" || r[9] != ""),
 				r[1] == "interprocess_reliable_tcp" && (r[8] == "" || r[9] == ""):
 				t.Errorf("%s: row %q: the echo CPU columns are read for echo processes only", c.name, r)
@@ -214,6 +215,13 @@ func TestABEchoCPU(t *testing.T) {
 		}
 		if rounds := len(rows) / 3; cpuRows != rounds || rounds < 1 {
 			t.Errorf("%s: %d echo CPU rows in %d rows", c.name, cpuRows, len(rows))
+		}
+		// A round's echo CPU per message is the process's CPU time over 40
+		// messages, mostly per round, not per message: a burst of the
+		// process's own (CI saw 13 ms in one round of a reference echo,
+		// 324 µs a message) outweighs the work, so it shows in the median.
+		if slices.Sort(extra); c.fail && len(extra) > 0 && extra[len(extra)/2] < 150e3 {
+			t.Errorf("%s: the candidate's echo spent a median %.0f ns a message more than the reference's, want 150 µs of its 300 µs of work", c.name, extra[len(extra)/2])
 		}
 		b, err := os.ReadFile(report)
 		if err != nil || !strings.Contains(string(b), `"name": "Echo CPU/message"`) {
