@@ -80,7 +80,7 @@ run_rtt() {
 # sockperf_rtt PINGER_CPU ECHOER_CPU: "p50 p99 mean" of sockperf's round trips
 # in µs, a server started and stopped for the round.
 sockperf_rtt() {
-	port=$((20000 + ($$ + $(date +%N | cut -c1-4)) % 30000))
+	port=$((20000 + ($$ + 10#$(date +%N | cut -c1-4)) % 30000)) # 10#: a leading 0 is not octal
 	while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 	taskset -c "$2" sockperf sr --tcp -i 127.0.0.1 -p "$port" >"$TMP/sr.log" 2>&1 &
 	server=$!
