@@ -363,11 +363,27 @@ func (l *link) brokenErr(what string, e *amqp091.Error, ok bool) error {
 	if !ok || e == nil {
 		return fmt.Errorf("amqp: the %s %s to %s is closed: %w", l.role, what, l.url, driver.ErrClosed)
 	}
-	by := "by the broker"
-	if !e.Server {
-		by = "by the client library"
+	switch {
+	case e.Server:
+		return fmt.Errorf("amqp: the %s %s to %s was closed by the broker: %w", l.role, what, l.url, e)
+	case socketLost(e.Reason):
+		// The client library reports its own failed read or write, and
+		// drops any reason the broker sent just before it closed the
+		// socket (a publish racing with a close-ok does that).
+		return fmt.Errorf("amqp: the %s %s to %s was cut by the broker or the network: %w", l.role, what, l.url, e)
 	}
-	return fmt.Errorf("amqp: the %s %s to %s was closed %s: %w", l.role, what, l.url, by, e)
+	return fmt.Errorf("amqp: the %s %s to %s was closed by the client library: %w", l.role, what, l.url, e)
+}
+
+// socketLost says whether a client library error's reason is the socket
+// failing under it.
+func socketLost(reason string) bool {
+	for _, s := range []string{"connection reset by peer", "broken pipe", "EOF"} {
+		if strings.Contains(reason, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // close closes the connection (and so its channel), waiting at most

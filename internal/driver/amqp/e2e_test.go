@@ -231,9 +231,13 @@ func TestRunStopsWhenBrokerClosesConnection(t *testing.T) {
 	}
 	select {
 	case r := <-done:
-		if r.code != exit.Usage || !strings.Contains(r.stderr, "CONNECTION_FORCED") ||
+		// The broker's reason, unless a publish raced with the close
+		// and the client library kept only its own failed write (seen
+		// once under a loaded CI run): then what happened.
+		said := strings.Contains(r.stderr, "CONNECTION_FORCED") || strings.Contains(r.stderr, "was cut by the broker or the network")
+		if r.code != exit.Usage || !said ||
 			!strings.Contains(r.stderr, "amqp://guest:xxxxx@") || strings.Contains(r.stderr, ":guest@") {
-			t.Fatalf("exit %d, stderr %q; want 2 and the broker's reason, naming the URL without its password", r.code, r.stderr)
+			t.Fatalf("exit %d, stderr %q; want 2 and the broker's reason (or that the broker cut the link), naming the URL without its password", r.code, r.stderr)
 		}
 		t.Log(strings.TrimSpace(r.stderr))
 	case <-time.After(25 * time.Second): // less than --timeout: not a timeout

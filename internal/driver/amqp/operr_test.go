@@ -55,3 +55,25 @@ func TestOpErrPrefersBrokersReason(t *testing.T) {
 		t.Errorf("closed here: %v", err)
 	}
 }
+
+// TestBrokenErrSaysWhoClosed: a close the broker sent is the broker's; a
+// socket the client library saw fail, with the broker's reason lost in the
+// race, is said to be cut by the broker or the network, not closed by the
+// library.
+func TestBrokenErrSaysWhoClosed(t *testing.T) {
+	l := &link{url: "amqp://guest:xxxxx@127.0.0.1:5672/", role: "pinger consuming"}
+	for _, c := range []struct {
+		e    *amqp091.Error
+		want string
+	}{
+		{&amqp091.Error{Code: amqp091.ConnectionForced, Reason: "CONNECTION_FORCED - mqgate test", Server: true}, "was closed by the broker: Exception (320) Reason: \"CONNECTION_FORCED - mqgate test\""},
+		{&amqp091.Error{Code: amqp091.FrameError, Reason: "write tcp 127.0.0.1:58598->127.0.0.1:5672: write: connection reset by peer"}, "was cut by the broker or the network: Exception (501)"},
+		{&amqp091.Error{Code: amqp091.FrameError, Reason: "EOF"}, "was cut by the broker or the network"},
+		{&amqp091.Error{Code: amqp091.ChannelError, Reason: "frame too large"}, "was closed by the client library"},
+	} {
+		err := l.brokenErr("connection", c.e, true)
+		if !strings.Contains(err.Error(), "the pinger consuming connection to amqp://guest:xxxxx@127.0.0.1:5672/ "+c.want) {
+			t.Errorf("%+v: %v, want %q", c.e, err, c.want)
+		}
+	}
+}
