@@ -191,3 +191,34 @@ func TestTopology(t *testing.T) {
 		}
 	}
 }
+
+// TestLastTickKeepsCounts: a message counted after a tick read the
+// counters, its latency already taken by that tick's interval, is in the
+// last tick; the ticks then hold every reception, as the run's counters do.
+func TestLastTickKeepsCounts(t *testing.T) {
+	r := &run{payload: 16, rec: NewRecorder(), t0: time.Now()}
+	tk := &ticker{r: r, prevAt: r.t0}
+	s := r.rec.Shard()
+	r.c.MessagesReceived.Add(1)
+	s.Record(1000)
+	r.c.MessagesReceived.Add(1) // counted after the tick's counters...
+	s.Record(2000)              // ...its latency before the tick's interval
+	v := r.c.Load()
+	v.MessagesReceived--
+	tk.ticks = append(tk.ticks, Tick{Values: v, Delta: v, Latency: r.rec.Interval()})
+	tk.prev = v
+	tk.last()
+	var lat int64
+	var recv uint64
+	for _, x := range tk.ticks {
+		lat += x.Latency.TotalCount()
+		recv += x.Delta.MessagesReceived
+	}
+	if len(tk.ticks) != 2 || lat != 2 || recv != 2 {
+		t.Fatalf("%d ticks holding %d latencies and %d receptions, want 2, 2 and 2", len(tk.ticks), lat, recv)
+	}
+	tk.last()
+	if len(tk.ticks) != 2 {
+		t.Errorf("a last tick with nothing new: %d ticks", len(tk.ticks))
+	}
+}

@@ -550,15 +550,19 @@ func (tk *ticker) tick(now time.Time, drain bool) {
 	}
 }
 
-// last records what arrived after the last tick, if anything did.
+// last records what arrived after the last tick, if anything did: a
+// latency, or only a count (a tick reads the counters, then the interval's
+// latencies, so a message that came between the two is counted in the
+// next tick and its latency in this one).
 func (tk *ticker) last() {
 	r := tk.r
+	v := r.c.Load()
 	iv := r.rec.Interval()
-	if iv.TotalCount() == 0 {
+	if iv.TotalCount() == 0 && v == tk.prev {
 		return
 	}
-	v := r.c.Load()
 	t := Tick{Sub: r.sub, Payload: r.payload, Elapsed: time.Since(r.t0), Drain: true, Period: time.Since(tk.prevAt), Values: v, Delta: v.Sub(tk.prev), Latency: iv}
+	tk.prev, tk.prevAt = v, time.Now()
 	tk.ticks = append(tk.ticks, t)
 	for _, o := range r.cfg.Observers {
 		o.Tick(t)
