@@ -539,15 +539,7 @@ type ticker struct {
 
 // tick records the counters and latencies since the previous tick.
 func (tk *ticker) tick(now time.Time, drain bool) {
-	r := tk.r
-	v := r.c.Load()
-	t := Tick{Sub: r.sub, Payload: r.payload, Elapsed: now.Sub(r.t0), Drain: drain, Period: now.Sub(tk.prevAt),
-		Values: v, Delta: v.Sub(tk.prev), Latency: r.rec.Interval()}
-	tk.prev, tk.prevAt = v, now
-	tk.ticks = append(tk.ticks, t)
-	for _, o := range r.cfg.Observers {
-		o.Tick(t)
-	}
+	tk.emit(now, drain, tk.r.c.Load(), tk.r.rec.Interval())
 }
 
 // last records what arrived after the last tick, if anything did: a
@@ -555,14 +547,21 @@ func (tk *ticker) tick(now time.Time, drain bool) {
 // latencies, so a message that came between the two is counted in the
 // next tick and its latency in this one).
 func (tk *ticker) last() {
-	r := tk.r
-	v := r.c.Load()
-	iv := r.rec.Interval()
+	v := tk.r.c.Load()
+	iv := tk.r.rec.Interval()
 	if iv.TotalCount() == 0 && v == tk.prev {
 		return
 	}
-	t := Tick{Sub: r.sub, Payload: r.payload, Elapsed: time.Since(r.t0), Drain: true, Period: time.Since(tk.prevAt), Values: v, Delta: v.Sub(tk.prev), Latency: iv}
-	tk.prev, tk.prevAt = v, time.Now()
+	tk.emit(time.Now(), true, v, iv)
+}
+
+// emit hands the tick of counters v and interval iv, at now, to the
+// observers and keeps it.
+func (tk *ticker) emit(now time.Time, drain bool, v CounterValues, iv *hdrhistogram.Histogram) {
+	r := tk.r
+	t := Tick{Sub: r.sub, Payload: r.payload, Elapsed: now.Sub(r.t0), Drain: drain, Period: now.Sub(tk.prevAt),
+		Values: v, Delta: v.Sub(tk.prev), Latency: iv}
+	tk.prev, tk.prevAt = v, now
 	tk.ticks = append(tk.ticks, t)
 	for _, o := range r.cfg.Observers {
 		o.Tick(t)
