@@ -26,19 +26,20 @@ build:
 ## (internal/e2e) run after the rest, alone, because they gate real runs and
 ## assert the verdicts: other packages' tests on the same cores make
 ## consecutive pairs alike, which holds the gate to its budget. The
-## statistical simulations (tests named TestSim…, in files built only
-## without the race detector) run in a go test of their own, without -race:
-## arithmetic that the race detector slows several times over and has
-## nothing to find in. SIMS are the packages that hold them
-## (deploy's TestMakeTestRunsEverySimulation checks that each runs once).
-SIMS := ./internal/changepoint ./internal/history ./internal/requirements ./internal/stats/...
+## statistical simulations (tests named TestSim…) and the sweeps of one
+## goroutine through many inputs (TestSweep…), in files built only without
+## the race detector, run in a go test of their own, without -race: work
+## that the race detector slows several times over and has nothing to find
+## in. SIMS are the packages that hold them (deploy's
+## TestMakeTestRunsEverySimulation checks that each runs once).
+SIMS := ./internal/changepoint ./internal/history ./internal/requirements ./internal/runapp ./internal/stats/...
 ## RACE_ENV: a race-built program (every test binary and the programs the
 ## tests build with -race and start) sleeps 1 s at exit by default, to let
 ## late goroutines report; a race still ends it with exit 66 and its report.
 RACE_ENV := GORACE="$${GORACE:-atexit_sleep_ms=0}"
 test:
 	$(RACE_ENV) $(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v '/internal/e2e$$')
-	$(GO) test -timeout 30m -run '^TestSim' $(SIMS)
+	$(GO) test -timeout 30m -run '^Test(Sim|Sweep)' $(SIMS)
 	$(RACE_ENV) $(GO) test -race -timeout 30m ./internal/e2e
 
 ## test-short: the quick suite, for a change before make test: -short (the

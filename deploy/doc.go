@@ -8,6 +8,7 @@
 // Kubernetes API types and have run, nats-server and the Zenoh helper
 // parse every command line and MQ_* variable in them. The Makefile's
 // tests read what its targets run (make -n), among them that make test runs
-// every statistical simulation (TestSim…, built only without the race
-// detector) exactly once, in its go test without -race.
+// every statistical simulation and input sweep (TestSim…, TestSweep…, built
+// only without the race detector) exactly once, in its go test without
+// -race.
 package deploy

@@ -14,19 +14,21 @@ import (
 	"testing"
 )
 
-// simsRun is the -run pattern of make test's go test of the simulations.
-const simsRun = "-run '^TestSim'"
+// simsRun is the -run pattern of make test's go test of the simulations
+// and sweeps.
+const simsRun = "-run '^Test(Sim|Sweep)'"
 
 // simsLine is make test's go test of the simulations, from `make -n test`:
 // it must run without the race detector.
 var simsLine = regexp.MustCompile(`(?m)^.*go test .*` + regexp.QuoteMeta(simsRun) + `(.*)$`)
 
-// TestMakeTestRunsEverySimulation: the statistical simulations are built
-// only without the race detector (//go:build !race), so make test's go test
-// -race leaves them out; its second go test, without -race, runs exactly
-// them (-run '^TestSim') in the packages SIMS names. So every test runs
-// once: each test of a file built only without -race is named TestSim… in
-// a package of SIMS, and no other file holds a TestSim….
+// TestMakeTestRunsEverySimulation: the statistical simulations and the
+// sweeps are built only without the race detector (//go:build !race), so
+// make test's go test -race leaves them out; its second go test, without
+// -race, runs exactly them (-run '^Test(Sim|Sweep)') in the packages SIMS
+// names. So every test runs once: each test of a file built only without
+// -race is named TestSim… or TestSweep… in a package of SIMS, and no other
+// file holds one.
 func TestMakeTestRunsEverySimulation(t *testing.T) {
 	out := makeDryRun(t, "", "test")
 	m := simsLine.FindStringSubmatch(out)
@@ -73,14 +75,14 @@ func TestMakeTestRunsEverySimulation(t *testing.T) {
 			return nil
 		}
 		for _, name := range tests {
-			sim := strings.HasPrefix(name, "TestSim")
+			sim := strings.HasPrefix(name, "TestSim") || strings.HasPrefix(name, "TestSweep")
 			switch {
 			case noRace && !sim:
-				t.Errorf("%s: %s is built only without the race detector and is not named TestSim…: make test would never run it", rel, name)
+				t.Errorf("%s: %s is built only without the race detector and is not named TestSim… or TestSweep…: make test would never run it", rel, name)
 			case noRace && !slices.Contains(sims, filepath.Dir(path)):
 				t.Errorf("%s: %s is a simulation in a package that make test's SIMS does not name: it would never run", rel, name)
 			case !noRace && sim:
-				t.Errorf("%s: %s is named TestSim… in a file built with the race detector too: make test would run it twice (add //go:build !race, or rename it)", rel, name)
+				t.Errorf("%s: %s is named TestSim… or TestSweep… in a file built with the race detector too: make test would run it twice (add //go:build !race, or rename it)", rel, name)
 			case sim:
 				found++
 			}
