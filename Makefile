@@ -32,7 +32,7 @@ build:
 ## that the race detector slows several times over and has nothing to find
 ## in. SIMS are the packages that hold them (deploy's
 ## TestMakeTestRunsEverySimulation checks that each runs once).
-SIMS := ./internal/changepoint ./internal/history ./internal/requirements ./internal/runapp ./internal/stats/...
+SIMS := ./internal/changepoint ./internal/compare ./internal/history ./internal/requirements ./internal/runapp ./internal/stats/...
 ## RACE_ENV: a race-built program (every test binary and the programs the
 ## tests build with -race and start) sleeps 1 s at exit by default, to let
 ## late goroutines report; a race still ends it with exit 66 and its report.

@@ -6,5 +6,5 @@
 # Usage: scripts/paired-drift-sim.sh [REPEATS]   (default 1000)
 set -eu
 cd "$(dirname "$0")/.."
-MQGATE_SIM_REPEATS="${1:-1000}" go test -count=1 -timeout 3h -run 'TestPairedCancelsDrift$' -v ./internal/compare |
+MQGATE_SIM_REPEATS="${1:-1000}" go test -count=1 -timeout 3h -run 'TestSimPairedCancelsDrift$' -v ./internal/compare |
 	grep -E 'pass +[0-9]+, fail'
