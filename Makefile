@@ -37,8 +37,12 @@ SIMS := ./internal/changepoint ./internal/compare ./internal/history ./internal/
 ## tests build with -race and start) sleeps 1 s at exit by default, to let
 ## late goroutines report; a race still ends it with exit 66 and its report.
 RACE_ENV := GORACE="$${GORACE:-atexit_sleep_ms=0}"
+## SLOWEST: the packages whose tests take longest (a minute or more each),
+## named first: go test starts packages in the order it is given them (and
+## runs each once), so the race pass does not end on one of them alone.
+SLOWEST := ./internal/roles ./internal/runapp ./scripts/gate-proof ./deploy ./internal/load ./internal/driver/mqtt ./cmd/history ./internal/driver/amqp
 test:
-	$(RACE_ENV) $(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v '/internal/e2e$$')
+	$(RACE_ENV) $(GO) test -race -timeout 30m $(SLOWEST) $$($(GO) list ./... | grep -v '/internal/e2e$$')
 	$(GO) test -timeout 30m -run '^Test(Sim|Sweep)' $(SIMS)
 	$(RACE_ENV) $(GO) test -race -timeout 30m ./internal/e2e
 

@@ -191,6 +191,7 @@ type page struct {
 
 // TestReports runs the whole chain and opens every HTML report in Chromium.
 func TestReports(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("skipping end-to-end test in -short mode")
 	}

@@ -107,6 +107,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // input experiment as a file the pipeline owns, or is given twice; and
 // nothing in the workspace changes.
 func TestOutputsNeverReplaceInputs(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds and runs every tool; skipped with -short")
 	}
@@ -195,6 +196,7 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 // TestIncompleteRuns: an interrupted run fails or errors in every tool
 // unless --allow-incomplete, and then every report says so.
 func TestIncompleteRuns(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds and runs every tool; skipped with -short")
 	}
@@ -254,6 +256,7 @@ func TestIncompleteRuns(t *testing.T) {
 // TestStaleSummary: a summary older than its raw file (raw rewritten after
 // process) is refused by every tool, telling to run process again.
 func TestStaleSummary(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds and runs every tool; skipped with -short")
 	}
@@ -291,6 +294,7 @@ func TestStaleSummary(t *testing.T) {
 // TestLatencyDefinitions: no tool mixes latency definitions; experiments
 // without meta.json (Fast-RTPS) count as half-rtt.
 func TestLatencyDefinitions(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds and runs every tool; skipped with -short")
 	}
@@ -360,6 +364,7 @@ func TestLatencyDefinitions(t *testing.T) {
 // experiments from the same root, following symbolic links to directories,
 // and warn about every entry they skip.
 func TestSameExperimentsEverywhere(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds and runs every tool; skipped with -short")
 	}
@@ -413,6 +418,7 @@ func TestSameExperimentsEverywhere(t *testing.T) {
 // sign test needs to decide, is inconclusive (exit 3): neither FAIL nor
 // PASS, saying how many pairs would decide; not an input error.
 func TestPairedTooFewPairs(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds and runs every tool; skipped with -short")
 	}

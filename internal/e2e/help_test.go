@@ -39,6 +39,7 @@ func helpExamples(out string) []string {
 // laid out as the examples assume, so that --help cannot drift from the
 // tools. Examples that need another host (run echo, --target) are skipped.
 func TestHelpExamples(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("runs every --help example; skipped with -short")
 	}

@@ -104,6 +104,7 @@ func wantFiles(t *testing.T, dir string, paths ...string) {
 // ab, and requirements --runs, which starts run and process; its messages
 // name the tools as typed.
 func TestInstalledProgram(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("installs mqgate and measures")
 	}
@@ -176,6 +177,7 @@ func TestInstalledProgram(t *testing.T) {
 // start themselves and each other from beside one another, with nothing
 // on PATH, and name themselves by their own names.
 func TestSeparateTools(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds the tools and measures")
 	}

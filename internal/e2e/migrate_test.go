@@ -29,6 +29,7 @@ func migrateTools(t *testing.T, dir string) map[string]string {
 // intraprocess sub-experiment with -s or --allow-missing, and process reads
 // the throughput results.
 func TestFastRTPSMigration(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	bins := migrateTools(t, t.TempDir())
 	root := filepath.Join(t.TempDir(), "fastrtps")
 	copyTree(t, filepath.Join("..", "..", "testdata", "fastrtps-versions"), root)
@@ -74,6 +75,7 @@ func TestFastRTPSMigration(t *testing.T) {
 // TestDemoSaysBuildTime: make demo says how long a cold build takes
 // before it starts building (here a build that fails at once).
 func TestDemoSaysBuildTime(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	dir := t.TempDir()
 	copyTree(t, filepath.Join("..", "..", "scripts"), filepath.Join(dir, "scripts"))
 	cmd := exec.Command("bash", filepath.Join(dir, "scripts", "demo.sh"))

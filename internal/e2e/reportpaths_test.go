@@ -17,6 +17,7 @@ import (
 // where a file is expected is refused naming it, without blocking. Nothing
 // in the workspace changes.
 func TestReportPathsAndFileTypes(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds and runs every tool; skipped with -short")
 	}

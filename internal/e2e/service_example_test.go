@@ -95,6 +95,7 @@ func lastLines(s string, n int) string {
 // mosquitto.conf, when it measures a Mosquitto that leaves Nagle on (as it
 // ships); QoS 0 on the same broker, fast, gets no such line.
 func TestMQTTNagleWarning(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("starts Mosquitto and measures; skipped with -short")
 	}

@@ -117,6 +117,7 @@ func rawFiles(t *testing.T, dirs []string) map[string][]byte {
 // its previous outputs. The temporary files the kills leave behind are then
 // shown to be ignored: a full run over them writes the same outputs.
 func TestSIGKILLKeepsOutputs(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	if testing.Short() {
 		t.Skip("builds and kills the tools; skipped with -short")
 	}

@@ -70,6 +70,7 @@ func oneOf(t *testing.T, what string, code int, want ...int) {
 // with its throughput divided by 20 fails every gate while an exact copy
 // passes compare.
 func TestThroughputChain(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	dir := t.TempDir()
 	bins := buildTools(t, filepath.Join(dir, "bin"))
 	root := filepath.Join(dir, "results")
@@ -140,6 +141,7 @@ func TestThroughputChain(t *testing.T) {
 // requirements+check, compare and history --gate; unchanged runs pass or
 // are inconclusive, never fail.
 func TestThroughputGatesVerdicts(t *testing.T) {
+	t.Parallel() // gates nothing real: after the gating tests, beside the others (doc.go)
 	dir := t.TempDir()
 	bins := buildTools(t, filepath.Join(dir, "bin"))
 	loads := []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 100}, {Mode: result.ModeRate, Offered: 5000}}
