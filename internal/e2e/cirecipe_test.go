@@ -28,10 +28,10 @@ func ciYAMLBlocks(t *testing.T) []string {
 // folder whose `make build` puts its run into bin/. The head is the base
 // build itself, or with slower a build spending 20 µs more on every
 // message (run echo --echo-delay), its round trips about 1.4 times the
-// unchanged build's here. A far larger delay (200 µs, ×4) made the
-// rounds' ratios wander with the machine, and the gate, held for serial
-// dependence, failed it only at its first held look (94 rounds, 3m42s,
-// against 37 rounds, 38 s, at 20 µs).
+// unchanged build's here: the gate fails it at round 37, or, when the
+// rounds' ratios wander together and the gate is held for serial
+// dependence, at its first held look, round 94 (38 s and 93 s here). With
+// 200 µs (×4) each round took 2.4 s and the held gate 3m42s.
 func demoBuilds(t *testing.T, work, bin, base, head string, slower bool) {
 	t.Helper()
 	tools := filepath.Join(work, "mqgate", "bin")
