@@ -71,10 +71,25 @@ func runREADME(t *testing.T, script string) (work string, out []byte, err error)
 	t.Helper()
 	work = t.TempDir()
 	buildTools(t, filepath.Join(work, "bin"), "...")
+	out, err = runIn(work, script)
+	return work, out, err
+}
+
+// runIn runs script with bash in the folder work.
+func runIn(work, script string) ([]byte, error) {
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = work
-	out, err = cmd.CombinedOutput()
-	return work, out, err
+	return cmd.CombinedOutput()
+}
+
+// blocksScript is the README's sh blocks from index from on, each after a
+// line naming it, as one script.
+func blocksScript(blocks []string, from int) string {
+	var script strings.Builder
+	for i := from; i < len(blocks); i++ {
+		fmt.Fprintf(&script, "echo '--- README sh block %d'\n%s", i+1, blocks[i])
+	}
+	return script.String()
 }
 
 // tail is the last n bytes of b.
@@ -111,10 +126,7 @@ func TestREADMECommands(t *testing.T) {
 	if len(blocks) < 3 {
 		t.Fatalf("found %d sh blocks in README.md, expected the walkthrough", len(blocks))
 	}
-	script := gateTrap
-	for i, b := range blocks {
-		script += fmt.Sprintf("echo '--- README sh block %d'\n%s", i+1, b)
-	}
+	script := gateTrap + blocksScript(blocks, 0)
 	work, out, err := runREADME(t, script)
 	if err != nil && strings.Contains(string(out), refusedCorrelated) {
 		// The baseline's twelve runs, measured back to back, wandered
@@ -127,13 +139,7 @@ func TestREADMECommands(t *testing.T) {
 			t.Fatalf("requirements refused the baseline, but no README sh block measures one (--out baseline):\n%s", tail(out, 1500))
 		}
 		t.Logf("requirements refused the baseline as serially correlated; the walkthrough measures it again, from block %d:\n%s", from+1, tail(out, 1500))
-		again := gateTrap + "cd ci && rm -rf baseline\n"
-		for i := from; i < len(blocks); i++ {
-			again += fmt.Sprintf("echo '--- README sh block %d'\n%s", i+1, blocks[i])
-		}
-		cmd := exec.Command("bash", "-c", again)
-		cmd.Dir = work
-		more, errAgain := cmd.CombinedOutput()
+		more, errAgain := runIn(work, gateTrap+"cd ci && rm -rf baseline\n"+blocksScript(blocks, from))
 		out, err = append(out, more...), errAgain
 	}
 	if err != nil {
