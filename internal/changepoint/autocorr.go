@@ -94,12 +94,18 @@ func (a *Lag1) add(v []float64, bounds []int) {
 			}
 		}
 	}
-	if !(den > 0) {
-		return // constant: no information
+	a.pool(num, den, used, k)
+}
+
+// pool adds the lag-1 autocorrelation num/den of n values around k
+// estimated parameters (segment means, coefficients); nothing when den is
+// 0 (constant values: no information).
+func (a *Lag1) pool(num, den float64, n, k int) {
+	if den > 0 {
+		a.sum += float64(n) * num / den
+		a.n += n
+		a.k += k
 	}
-	a.sum += float64(used) * num / den
-	a.n += used
-	a.k += k
 }
 
 // Estimate returns the φ to pre-whiten with, 0 for none. The weighted mean
@@ -121,7 +127,7 @@ func (a Lag1) Shown(shown, raise float64) float64 {
 	if !ok {
 		return 0
 	}
-	se := math.Sqrt((1 - min(phi*phi, 1)) / float64(a.n))
+	se := a.se(phi)
 	if !(phi > shown*se) {
 		return 0
 	}
@@ -263,7 +269,7 @@ func Share(seg, whole []Lag1) []float64 {
 	for i, p := range seg {
 		out[i] = shared
 		if _, ok := whole[i].corrected(); ok && !in[i] {
-			out[i] = max(shared, p.raised())
+			out[i] = max(shared, p.Upper(2))
 		}
 	}
 	return out
@@ -279,13 +285,11 @@ func (a Lag1) Upper(z float64) float64 {
 		return 0
 	}
 	phi = max(0, phi)
-	se := math.Sqrt((1 - min(phi*phi, 1)) / float64(a.n))
-	return min(MaxAutocorrelation, phi+z*se)
+	return min(MaxAutocorrelation, phi+z*a.se(phi))
 }
 
-// raised is a's bias-corrected estimate raised by 2 standard errors, in
-// [0, MaxAutocorrelation]; 0 when a holds too little.
-func (a Lag1) raised() float64 { return a.Upper(2) }
+// se is the standard error √((1−φ²)/n) of a's estimate phi.
+func (a Lag1) se(phi float64) float64 { return math.Sqrt((1 - min(phi*phi, 1)) / float64(a.n)) }
 
 // chi2Upper is the upper alpha quantile of χ² with df degrees of freedom
 // (Wilson–Hilferty: 3.75 for 1 degree of freedom at 5 %, where the exact
@@ -309,10 +313,5 @@ func (a *Lag1) AddResiduals(r []float64, params int) {
 			num += x * r[i-1]
 		}
 	}
-	if !(den > 0) {
-		return
-	}
-	a.sum += float64(len(r)) * num / den
-	a.n += len(r)
-	a.k += params
+	a.pool(num, den, len(r), params)
 }

@@ -134,30 +134,20 @@ func Detect(x []float64, opt Options) (Result, error) {
 		// around it, the segmentation of the pre-whitened values.
 		d := newDetector(vals, 0, opt)
 		cps := d.run()
+		res.Tests = d.tests
 		var a Lag1
 		a.add(vals, bounds(cps, len(vals)))
 		if phi = a.Estimate(); phi == 0 {
-			res.Tests = d.tests
-			res.ChangePoints = index(describe(vals, cps), pos)
+			res.ChangePoints = describe(vals, cps, pos)
 			return res, nil
 		}
-		res.Tests = d.tests
 	}
 	d := newDetector(vals, phi, opt)
 	cps := d.run()
 	res.Tests += d.tests
 	res.Autocorrelation = phi
-	res.ChangePoints = index(describe(vals, cps), pos)
+	res.ChangePoints = describe(vals, cps, pos)
 	return res, nil
-}
-
-// index maps the indices of cps, into the values without gaps, to their
-// positions pos in the series given.
-func index(cps []ChangePoint, pos []int) []ChangePoint {
-	for i := range cps {
-		cps[i].Index = pos[cps[i].Index]
-	}
-	return cps
 }
 
 // bounds returns the segment bounds of change points cps (Index into n
@@ -171,22 +161,20 @@ func bounds(cps []ChangePoint, n int) []int {
 	return append(b, n)
 }
 
-// describe sorts cps by index and fills in the medians of their segments.
-func describe(vals []float64, cps []ChangePoint) []ChangePoint {
+// describe sorts cps by index, fills in the medians of their segments and
+// maps their indices, into the values without gaps, to their positions pos
+// in the series given.
+func describe(vals []float64, cps []ChangePoint, pos []int) []ChangePoint {
 	sort.Slice(cps, func(i, j int) bool { return cps[i].Index < cps[j].Index })
-	bounds := make([]int, 0, len(cps)+2)
-	bounds = append(bounds, 0)
-	for _, c := range cps {
-		bounds = append(bounds, c.Index)
-	}
-	bounds = append(bounds, len(vals))
-	meds := make([]float64, len(bounds)-1)
+	b := bounds(cps, len(vals))
+	meds := make([]float64, len(b)-1)
 	for i := range meds {
-		meds[i] = stats.Median(vals[bounds[i]:bounds[i+1]])
+		meds[i] = stats.Median(vals[b[i]:b[i+1]])
 	}
 	for i := range cps {
 		cps[i].Before, cps[i].After = meds[i], meds[i+1]
 		cps[i].Ratio = Ratio(meds[i+1], meds[i])
+		cps[i].Index = pos[cps[i].Index]
 	}
 	return cps
 }
@@ -275,8 +263,7 @@ func (d *detector) run() []ChangePoint {
 // maxExceed is the most permuted statistics at or above the observed one
 // that still leave p = (1+k)/(R+1) ≤ alpha.
 func maxExceed(alpha float64, r int) int {
-	k := int(math.Floor(alpha*float64(r+1)+1e-9)) - 1
-	return k
+	return int(math.Floor(alpha*float64(r+1)+1e-9)) - 1
 }
 
 // test runs the permutation test of a candidate with statistic q against
@@ -287,26 +274,34 @@ func (d *detector) test(ivs []interval, q float64) (float64, bool) {
 	if !(q > 0) {
 		return math.NaN(), false // no separation at all (e.g. constant values)
 	}
+	p, stopped := d.pValue(ivs, q, maxExceed(d.opt.Alpha, d.opt.Permutations))
+	if stopped {
+		return math.NaN(), false
+	}
+	return p, true
+}
+
+// pValue draws Permutations shuffles within every interval of ivs that
+// can be split and counts those whose largest statistic reaches q: it
+// returns the p-value (1+count)/(Permutations+1), and whether it stopped
+// early, once the count exceeded limit (a lower bound of p then).
+func (d *detector) pValue(ivs []interval, q float64, limit int) (float64, bool) {
 	r := d.opt.Permutations
-	limit := maxExceed(d.opt.Alpha, r)
 	exceed := 0
 	for k := 0; k < r; k++ {
 		qmax := math.Inf(-1)
 		for _, iv := range ivs {
-			if iv.tau < 0 {
-				continue
+			if iv.tau >= 0 {
+				qmax = max(qmax, d.permuted(iv.lo, iv.hi))
 			}
-			pq := d.permuted(iv.lo, iv.hi)
-			qmax = max(qmax, pq)
 		}
 		if atLeast(qmax, q) {
-			exceed++
-			if exceed > limit {
-				return math.NaN(), false
+			if exceed++; exceed > limit {
+				return float64(1+exceed) / float64(r+1), true
 			}
 		}
 	}
-	return float64(1+exceed) / float64(r+1), true
+	return float64(1+exceed) / float64(r+1), false
 }
 
 // atLeast reports whether a permuted statistic reaches the observed q,
@@ -340,25 +335,39 @@ func LocalTest(x []float64, lo, hi, minSegment, permutations int, seed uint64, p
 	if lo < 0 || hi > len(x) || lo >= hi {
 		return math.NaN(), fmt.Errorf("range [%d, %d) outside the series of %d values", lo, hi, len(x))
 	}
+	vals, err := testValues(minSegment, permutations, x[lo:hi])
+	if err != nil {
+		return math.NaN(), err
+	}
+	return bestSplitP(vals[0], phi, minSegment, permutations, seed, stopAbove), nil
+}
+
+// testValues checks the arguments of a LocalTest or SegmentsTest and
+// returns the values of each stretch, NaN gaps left out; together they
+// must be enough for a split.
+func testValues(minSegment, permutations int, stretches ...[]float64) ([][]float64, error) {
 	if minSegment < MinSegmentFloor {
-		return math.NaN(), fmt.Errorf("minimum segment length %d: expected at least %d", minSegment, MinSegmentFloor)
+		return nil, fmt.Errorf("minimum segment length %d: expected at least %d", minSegment, MinSegmentFloor)
 	}
 	if permutations < 1 {
-		return math.NaN(), errors.New("expected at least 1 permutation")
+		return nil, errors.New("expected at least 1 permutation")
 	}
-	var vals []float64
-	for _, v := range x[lo:hi] {
-		if math.IsInf(v, 0) {
-			return math.NaN(), fmt.Errorf("value %v: expected a finite number", v)
+	parts, n := make([][]float64, len(stretches)), 0
+	for k, x := range stretches {
+		for _, v := range x {
+			if math.IsInf(v, 0) {
+				return nil, fmt.Errorf("value %v: expected a finite number", v)
+			}
+			if !math.IsNaN(v) {
+				parts[k] = append(parts[k], v)
+			}
 		}
-		if !math.IsNaN(v) {
-			vals = append(vals, v)
-		}
+		n += len(parts[k])
 	}
-	if len(vals) < 2*minSegment {
-		return math.NaN(), fmt.Errorf("%d value(s): a split needs at least %d", len(vals), 2*minSegment)
+	if n < 2*minSegment {
+		return nil, fmt.Errorf("%d value(s): a split needs at least %d", n, 2*minSegment)
 	}
-	return bestSplitP(vals, phi, minSegment, permutations, seed, stopAbove), nil
+	return parts, nil
 }
 
 // SegmentsTest is LocalTest of two stretches of x that need not touch: a
@@ -377,25 +386,9 @@ func SegmentsTest(x []float64, refLo, refHi, curLo, curHi, minSegment, permutati
 	if refHi == curLo {
 		return LocalTest(x, refLo, curHi, minSegment, permutations, seed, phi, stopAbove)
 	}
-	if minSegment < MinSegmentFloor {
-		return math.NaN(), fmt.Errorf("minimum segment length %d: expected at least %d", minSegment, MinSegmentFloor)
-	}
-	if permutations < 1 {
-		return math.NaN(), errors.New("expected at least 1 permutation")
-	}
-	var parts [2][]float64
-	for k, r := range [2][2]int{{refLo, refHi}, {curLo, curHi}} {
-		for _, v := range x[r[0]:r[1]] {
-			if math.IsInf(v, 0) {
-				return math.NaN(), fmt.Errorf("value %v: expected a finite number", v)
-			}
-			if !math.IsNaN(v) {
-				parts[k] = append(parts[k], v)
-			}
-		}
-	}
-	if len(parts[0])+len(parts[1]) < 2*minSegment {
-		return math.NaN(), fmt.Errorf("%d value(s): a split needs at least %d", len(parts[0])+len(parts[1]), 2*minSegment)
+	parts, err := testValues(minSegment, permutations, x[refLo:refHi], x[curLo:curHi])
+	if err != nil {
+		return math.NaN(), err
 	}
 	c := stats.Median(append(slices.Clone(parts[0]), parts[1]...))
 	var w []float64
@@ -420,16 +413,8 @@ func bestSplitP(vals []float64, phi float64, minSegment, permutations int, seed 
 	}
 	limit := permutations + 1 // never stops
 	if stopAbove < 1 {
-		limit = int(math.Floor(stopAbove*float64(permutations+1)+1e-9)) - 1
+		limit = maxExceed(stopAbove, permutations)
 	}
-	exceed := 0
-	for k := 0; k < permutations; k++ {
-		if atLeast(d.permuted(0, len(vals)), iv.q) {
-			exceed++
-			if exceed > limit {
-				return float64(1+exceed) / float64(permutations+1)
-			}
-		}
-	}
-	return float64(1+exceed) / float64(permutations+1)
+	p, _ := d.pValue([]interval{iv}, iv.q, limit)
+	return p
 }

@@ -112,7 +112,7 @@ func ReadAcks(r io.Reader, file string) ([]Ack, error) {
 			a.Payload = n
 		}
 		if m := strings.TrimSpace(rec[2]); m != AnyValue {
-			if a.Metric = ackMetric(m); a.Metric == "" {
+			if a.Metric = magnitudeNamed(allMagnitudes(), m); a.Metric == "" {
 				return nil, fileerr.New(file, line, AckColumns[2], "%q: expected one of %s, or %s for every one", m, strings.Join(allMagnitudes(), ", "), AnyValue)
 			}
 		}
@@ -145,10 +145,10 @@ func allMagnitudes() []string {
 	return append(append(append([]string{}, Magnitudes...), ThroughputMagnitudes...), BurstMagnitudes...)
 }
 
-// ackMetric returns the magnitude m names (its name or its plot-file name,
-// any case), "" for none.
-func ackMetric(m string) string {
-	for _, name := range allMagnitudes() {
+// magnitudeNamed returns the entry of names that m names (its name or its
+// plot-file name, any case), "" for none.
+func magnitudeNamed(names []string, m string) string {
+	for _, name := range names {
 		if strings.EqualFold(name, m) || strings.EqualFold(fileMagnitude(name), m) {
 			return name
 		}

@@ -27,11 +27,8 @@ func LabelledIndices(n int) []int {
 	}
 	step := (n + MaxLabels - 1) / MaxLabels
 	var idx []int
-	for i := n - 1; i >= 0; i -= step {
+	for i := (n - 1) % step; i < n; i += step {
 		idx = append(idx, i)
-	}
-	for i, j := 0, len(idx)-1; i < j; i, j = i+1, j-1 {
-		idx[i], idx[j] = idx[j], idx[i]
 	}
 	return idx
 }
@@ -140,7 +137,4 @@ func (h *hLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 // Thumbnail implements plot.Thumbnailer.
-func (h *hLine) Thumbnail(c *draw.Canvas) {
-	y := c.Center().Y
-	c.StrokeLine2(h.Style, c.Min.X, y, c.Max.X, y)
-}
+func (h *hLine) Thumbnail(c *draw.Canvas) { legendLine(h.Style).Thumbnail(c) }

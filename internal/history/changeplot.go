@@ -55,12 +55,6 @@ func (l changeLines) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// DataRange implements plot.DataRanger: the lines span the axes as they
-// are.
-func (changeLines) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-}
-
 // shiftText is a ratio as a signed percentage: 1.231 → "+23.1 %".
 func shiftText(r float64) string {
 	if math.IsInf(r, 1) {
@@ -93,16 +87,9 @@ func newSegmentMedians(y []float64, from int, cps []changepoint.ChangePoint) *se
 	bounds = append(bounds, len(y))
 	s := &segmentMedians{style: draw.LineStyle{Color: segmentColor, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1.5)}}}
 	for i := 0; i+1 < len(bounds); i++ {
-		var v []float64
-		for _, x := range y[bounds[i]:bounds[i+1]] {
-			if !math.IsNaN(x) {
-				v = append(v, x)
-			}
+		if v := finite(y[bounds[i]:bounds[i+1]]); len(v) > 0 {
+			s.segs = append(s.segs, [3]float64{float64(bounds[i]), float64(bounds[i+1] - 1), stats.Median(v)})
 		}
-		if len(v) == 0 {
-			continue
-		}
-		s.segs = append(s.segs, [3]float64{float64(bounds[i]), float64(bounds[i+1] - 1), stats.Median(v)})
 	}
 	return s
 }
@@ -116,11 +103,6 @@ func (s *segmentMedians) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// DataRange implements plot.DataRanger: medians lie within the data.
-func (s *segmentMedians) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-}
-
 // windowLine marks where change-point detection starts when it does not
 // look at every experiment.
 type windowLine struct{ from int }
@@ -132,11 +114,6 @@ func (w windowLine) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x := trX(float64(w.from) - 0.5)
 	c.StrokeLine2(windowStyle, x, c.Min.Y, x, c.Max.Y)
-}
-
-// DataRange implements plot.DataRanger.
-func (windowLine) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 }
 
 // changeMarks draws a triangle at each change point of several series (a
@@ -169,29 +146,12 @@ func newChangeMarks(magnitude string, values [][]float64, changes []SeriesChange
 	return m
 }
 
-// counts returns the number of slowdowns and speed-ups marked.
-func (m *changeMarks) counts() (slower, faster int) {
-	for _, p := range m.points {
-		if p.slower {
-			slower++
-		} else {
-			faster++
-		}
-	}
-	return
-}
-
 // Plot implements plot.Plotter.
 func (m *changeMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	for _, pt := range m.points {
 		c.DrawGlyph(changeGlyph(pt.slower, pt.up), vg.Point{X: trX(pt.x), Y: trY(pt.y)})
 	}
-}
-
-// DataRange implements plot.DataRanger.
-func (m *changeMarks) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 }
 
 func changeGlyph(slower, up bool) draw.GlyphStyle {
@@ -237,8 +197,7 @@ func addChanges(p *plot.Plot, magnitude string, y []float64, labels []string, sc
 		return
 	}
 	if sc.From > 0 {
-		p.Add(windowLine{from: sc.From})
-		p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", len(y)-sc.From), legendLine(windowStyle))
+		addWindow(p, sc.From, len(y))
 	}
 	if sc.Reason != "" {
 		return
@@ -252,29 +211,18 @@ func addChanges(p *plot.Plot, magnitude string, y []float64, labels []string, sc
 	p.Add(changeLines{magnitude: magnitude, cps: sc.ChangePoints})
 	if len(sc.ChangePoints) <= maxChangeEntries {
 		for _, c := range sc.ChangePoints {
-			slower := regressed(magnitude, c.Ratio)
-			dir := "faster"
-			if slower {
-				dir = "slower"
-			}
-			p.Legend.Add(fmt.Sprintf("%s %s from %s", dir, shiftText(c.Ratio), labels[c.Index]), legendLine(changeStyle(slower)))
+			ch := Change{Magnitude: magnitude, ChangePoint: c}
+			p.Legend.Add(fmt.Sprintf("%s %s from %s", ch.Direction(), shiftText(c.Ratio), labels[c.Index]), legendLine(changeStyle(ch.Slower())))
 		}
 		return
 	}
-	slower, faster := 0, 0
+	slower := 0
 	for _, c := range sc.ChangePoints {
 		if regressed(magnitude, c.Ratio) {
 			slower++
-		} else {
-			faster++
 		}
 	}
-	if slower > 0 {
-		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), legendLine(changeStyle(true)))
-	}
-	if faster > 0 {
-		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), legendLine(changeStyle(false)))
-	}
+	addCounts(p, slower, len(sc.ChangePoints)-slower, func(s bool) plot.Thumbnailer { return legendLine(changeStyle(s)) })
 }
 
 // addChangeMarks marks the change points of every payload on a magnitude
@@ -284,19 +232,39 @@ func addChangeMarks(p *plot.Plot, magnitude string, values [][]float64, changes 
 		return
 	}
 	if from > 0 && len(values) > 0 {
-		p.Add(windowLine{from: from})
-		p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", len(values[0])-from), legendLine(windowStyle))
+		addWindow(p, from, len(values[0]))
 	}
 	m := newChangeMarks(magnitude, values, changes)
 	if len(m.points) == 0 {
 		return
 	}
 	p.Add(m)
-	slower, faster := m.counts()
+	slower := 0
+	for _, pt := range m.points {
+		if pt.slower {
+			slower++
+		}
+	}
+	// A slowdown's triangle points the way a slower value goes.
+	addCounts(p, slower, len(m.points)-slower, func(s bool) plot.Thumbnailer {
+		return glyphThumb(changeGlyph(s, regressed(magnitude, 2) == s))
+	})
+}
+
+// addWindow marks on p where change-point detection started, at
+// experiment from of n, and says so in the legend.
+func addWindow(p *plot.Plot, from, n int) {
+	p.Add(windowLine{from: from})
+	p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", n-from), legendLine(windowStyle))
+}
+
+// addCounts names in p's legend how many of the change points marked are
+// slowdowns and how many speed-ups, each with the thumbnail thumb gives.
+func addCounts(p *plot.Plot, slower, faster int, thumb func(slower bool) plot.Thumbnailer) {
 	if slower > 0 {
-		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), glyphThumb(changeGlyph(true, regressed(magnitude, 2))))
+		p.Legend.Add(fmt.Sprintf("change point: slower (%d)", slower), thumb(true))
 	}
 	if faster > 0 {
-		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), glyphThumb(changeGlyph(false, !regressed(magnitude, 2))))
+		p.Legend.Add(fmt.Sprintf("change point: faster (%d)", faster), thumb(false))
 	}
 }

@@ -107,13 +107,13 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 	}
 	h.ChangeOptions = opt
 	h.ChangeFrom = from
-	var jobs []seriesJob
-	for si, s := range h.SubExperiments {
+	var jobs []seriesKey
+	for _, s := range h.SubExperiments {
 		s.Changes = make([][]SeriesChanges, len(s.Mags()))
 		for m := range s.Mags() {
 			s.Changes[m] = make([]SeriesChanges, len(s.Payloads))
 			for p := range s.Payloads {
-				jobs = append(jobs, seriesJob{si, m, p})
+				jobs = append(jobs, seriesKey{s, m, p})
 			}
 		}
 	}
@@ -123,13 +123,10 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 	// when it was shown to differ from them (changepoint.Share).
 	phis := make([]float64, len(jobs))
 	for round := 0; round < 2; round++ {
-		var (
-			mu       sync.Mutex
-			firstErr error
-		)
+		var errs firstError
 		err := parallel.Each(ctx, opt.Workers, len(jobs), func(i int) {
 			j := jobs[i]
-			s := h.SubExperiments[j.s]
+			s := j.s
 			o := opt.Options
 			o.Seed = seriesSeed(opt.Seed, i)
 			if o.Autocorrelation = phis[i]; round > 0 && o.Autocorrelation == 0 {
@@ -137,11 +134,7 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 			}
 			res, err := changepoint.Detect(s.Values[j.m][j.p][from:], o)
 			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], s.Mags()[j.m], err)
-				}
-				mu.Unlock()
+				errs.set(fmt.Errorf("%s, %d bytes, %s: %w", s.Type, s.Payloads[j.p], s.Mags()[j.m], err))
 				return
 			}
 			for k := range res.ChangePoints {
@@ -149,16 +142,10 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 			}
 			s.Changes[j.m][j.p] = SeriesChanges{From: from, Result: res}
 		})
-		if firstErr != nil {
-			return firstErr
-		}
-		if err != nil {
+		if err := errs.or(err); err != nil {
 			return err
 		}
-		if round > 0 {
-			break
-		}
-		if !h.sharePhis(jobs, from, phis) {
+		if round > 0 || !h.sharePhis(jobs, from, phis) {
 			break
 		}
 	}
@@ -166,30 +153,21 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 	return nil
 }
 
-// seriesJob is one series of DetectChanges: sub-experiment s, magnitude m,
-// payload p.
-type seriesJob struct{ s, m, p int }
-
 // sharePhis sets phis[i], the φ to pre-whiten series jobs[i] with, from
 // their plain segmentations (windows from from on): changepoint.Share over
 // the series of each magnitude. It reports whether any φ is above 0.
-func (h *History) sharePhis(jobs []seriesJob, from int, phis []float64) bool {
+func (h *History) sharePhis(jobs []seriesKey, from int, phis []float64) bool {
 	groups := map[string][]int{}
 	lags := make([]changepoint.Lag1, len(jobs))
 	whole := make([]changepoint.Lag1, len(jobs))
 	for i, j := range jobs {
-		s := h.SubExperiments[j.s]
-		sc, mag := s.Changes[j.m][j.p], s.Mags()[j.m]
+		sc, x := j.s.Changes[j.m][j.p], j.s.Values[j.m][j.p]
 		if sc.Reason != "" {
 			continue
 		}
-		r := sc.Result
-		r.ChangePoints = slices.Clone(r.ChangePoints)
-		for k := range r.ChangePoints {
-			r.ChangePoints[k].Index -= from
-		}
-		lags[i].Add(s.Values[j.m][j.p][from:], r)
-		whole[i].Add(s.Values[j.m][j.p][from:], changepoint.Result{})
+		lags[i].Add(x[from:], sc.before(len(x)))
+		whole[i].Add(x[from:], changepoint.Result{})
+		mag := j.s.Mags()[j.m]
 		groups[mag] = append(groups[mag], i)
 	}
 	any := false
@@ -343,8 +321,8 @@ type GateSeries struct {
 	// AR(1) fit that explains the series better than its segments
 	// (changepoint.Wander).
 	TestAutocorrelation float64
-	// P is the series' p-value: the smallest p-value of its Tests times
-	// their number (Bonferroni; NaN when not a candidate).
+	// P is the series' p-value: P/Weight of its deciding test (Decisive),
+	// at most 1 (weighted Bonferroni; NaN when not a candidate).
 	P float64
 	// Level is the Holm level P was held to; Failed when P ≤ Level.
 	Level  float64
@@ -466,17 +444,11 @@ func (h *History) judgeSeries(g *GateResult, expIndex map[string]int) {
 			// No φ shown over the others: the series must tell its own
 			// wander from steps (one series of φ 0.8 failed 1.45 % of
 			// 4,000 unchanged histories without this, 1.07 % with it).
-			gs.TestAutocorrelation = max(gs.TestAutocorrelation, wander(sc, s.Values[m][p], n))
+			gs.TestAutocorrelation = max(gs.TestAutocorrelation, changepoint.Wander(s.Values[m][p][sc.From:n], sc.before(n)))
 		}
 		opt.judge(&gs, sc, s.Values[m][p], n, h.ChangeOptions.MinSegment, expIndex, pooled[mag], fl)
 		g.Series = append(g.Series, gs)
 	})
-}
-
-// wander is changepoint.Wander over the values of series x that its
-// change points sc were detected in, x[sc.From:n].
-func wander(sc SeriesChanges, x []float64, n int) float64 {
-	return changepoint.Wander(x[sc.From:n], sc.before(n))
 }
 
 // before returns sc's change points before experiment to, indexed from
@@ -521,8 +493,7 @@ func (h *History) testChangePoints(ctx context.Context, g *GateResult) error {
 			}
 		}
 	}
-	var mu sync.Mutex
-	var firstErr error
+	var errs firstError
 	err := parallel.Each(ctx, max(co.Workers, runtime.GOMAXPROCS(0)), len(jobs), func(k int) {
 		gs := &g.Series[jobs[k].s]
 		gt := &gs.Tests[jobs[k].t]
@@ -531,15 +502,33 @@ func (h *History) testChangePoints(ctx context.Context, g *GateResult) error {
 		// A p-value above Alpha/tests is never rejected by Holm: stop there.
 		p, err := changepoint.SegmentsTest(x, gt.RefFrom, gt.Change.Index, gt.CurFrom, gt.CurTo, co.MinSegment, g.Permutations,
 			seriesSeed(co.Seed^0x6761746500000000, k), gs.TestAutocorrelation, co.Alpha*gt.Weight)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("gate: %s, %d bytes, %s: %w", gs.Type, gs.Payload, gs.Magnitude, err)
+		if err != nil {
+			errs.set(fmt.Errorf("gate: %s, %d bytes, %s: %w", gs.Type, gs.Payload, gs.Magnitude, err))
 		}
 		gt.P = p
 	})
-	if firstErr != nil {
-		return firstErr
+	return errs.or(err)
+}
+
+// firstError keeps the first error that parallel jobs report.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+// set records err unless an error is recorded already.
+func (f *firstError) set(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// or returns the first error recorded, else err.
+func (f *firstError) or(err error) error {
+	if f.err != nil {
+		return f.err
 	}
 	return err
 }
@@ -580,7 +569,7 @@ func (h *History) warnStale(g *GateResult) {
 	if len(stale) > 0 {
 		g.Verdict.Warn(fmt.Sprintf("%d slowdown(s) began before the newest %d experiments (--gate-window), were never acknowledged and last to the newest experiment; "+
 			"the gate no longer judges them, their level is the baseline now: %s. Acknowledge them (--acknowledged) or judge every age (--gate-window 0)",
-			len(stale), g.Options.Window, joinFirst(stale, 5)))
+			len(stale), g.Options.Window, list(stale, 5)))
 	}
 }
 
@@ -633,11 +622,7 @@ func (h *History) unmatched(a Ack, metrics []string) string {
 			continue
 		}
 		payloadSeen = true
-		mags := metrics
-		if s.Throughput || s.Burst {
-			mags = s.Mags()
-		}
-		if a.Metric == "" && len(mags) > 0 || slices.Contains(mags, a.Metric) {
+		if mags := s.judged(metrics); a.Metric == "" && len(mags) > 0 || slices.Contains(mags, a.Metric) {
 			return ""
 		}
 	}
@@ -649,7 +634,7 @@ func (h *History) unmatched(a Ack, metrics []string) string {
 	case len(types) == 0:
 		return "the history holds no series"
 	case !typeSeen:
-		return fmt.Sprintf("sub-experiment %s is not in it (it holds %s)", a.SubExperiment, joinFirst(types, 5))
+		return fmt.Sprintf("sub-experiment %s is not in it (it holds %s)", a.SubExperiment, list(types, 5))
 	case !payloadSeen:
 		return fmt.Sprintf("payload %d B is not measured by %s", a.Payload, sub)
 	}
@@ -663,14 +648,6 @@ func payloadText(p int) string {
 		return "any payload"
 	}
 	return fmt.Sprintf("%d B", p)
-}
-
-// joinFirst joins at most n names, saying how many more there are.
-func joinFirst(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // judge finds what the gate tests in series x (its change points sc) of a
@@ -776,9 +753,7 @@ func (opt GateOptions) trendStart(gs *GateSeries, win, n int, expIndex map[strin
 // minSegment values of the level are not, RuleBelowMin when either is
 // not slower by more than MinChange.
 func (opt GateOptions) shiftTest(magnitude string, x []float64, c changepoint.ChangePoint, ref, curFrom, curTo, minSegment int) (GateTest, string) {
-	t := GateTest{Change: c, RefFrom: ref, CurFrom: curFrom, CurTo: curTo, P: math.NaN()}
-	t.Change.Before, t.Change.After = stats.Median(finite(x[t.RefFrom:c.Index])), stats.Median(finite(x[curFrom:curTo]))
-	t.Change.Ratio = changepoint.Ratio(t.Change.After, t.Change.Before)
+	t := GateTest{Change: levels(c, x, ref, curFrom, curTo), RefFrom: ref, CurFrom: curFrom, CurTo: curTo, P: math.NaN()}
 	// The newest minSegment values must be as slow: a fix too recent
 	// to be a change point of its own is not failed as the slowdown
 	// it undid.
@@ -797,15 +772,13 @@ func (opt GateOptions) shiftTest(magnitude string, x []float64, c changepoint.Ch
 // change points share changeWeight of it when the trend is tested too,
 // which is rarely what finds a regression that they miss.
 func (gs *GateSeries) weigh() {
-	var w float64 = 1
-	if n := len(gs.Tests); n > 1 && gs.Tests[n-1].Trend {
+	w, n := 1.0, len(gs.Tests)
+	if n > 1 && gs.Tests[n-1].Trend { // the trend is the last test, if any
 		gs.Tests[n-1].Weight = 1 - changeWeight
-		w = changeWeight
+		w, n = changeWeight, n-1
 	}
-	for i := range gs.Tests {
-		if !gs.Tests[i].Trend || len(gs.Tests) == 1 {
-			gs.Tests[i].Weight = w / float64(len(gs.Tests)-btoi(w < 1))
-		}
+	for i := range gs.Tests[:n] {
+		gs.Tests[i].Weight = w / float64(n)
 	}
 }
 
@@ -813,23 +786,22 @@ func (gs *GateSeries) weigh() {
 // get when its trend is tested too.
 const changeWeight = 0.8
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // stale records in gs.Stale change point c, older than the window and not
 // acknowledged, when the newest segment [cur, n) is still slower than the
 // segment before c, [ref, c.Index), by more than MinChange: the gate no
 // longer judges it (that level is now the series' baseline), and says so.
 func (opt GateOptions) stale(gs *GateSeries, x []float64, c changepoint.ChangePoint, ref, cur, n int) {
-	c.Before, c.After = stats.Median(finite(x[ref:c.Index])), stats.Median(finite(x[cur:n]))
-	c.Ratio = changepoint.Ratio(c.After, c.Before)
-	if regressed(gs.Magnitude, c.Ratio) && math.Abs(c.Ratio-1) > opt.MinChange {
+	if c = levels(c, x, ref, cur, n); regressed(gs.Magnitude, c.Ratio) && math.Abs(c.Ratio-1) > opt.MinChange {
 		gs.Stale = append(gs.Stale, c)
 	}
+}
+
+// levels returns c with Before and After the medians of the series x
+// over [ref, c.Index) and [from, to), gaps left out, and Ratio theirs.
+func levels(c changepoint.ChangePoint, x []float64, ref, from, to int) changepoint.ChangePoint {
+	c.Before, c.After = stats.Median(finite(x[ref:c.Index])), stats.Median(finite(x[from:to]))
+	c.Ratio = changepoint.Ratio(c.After, c.Before)
+	return c
 }
 
 // trendTest tests the values x[from:n] for a trend. It sets gs.Trend (and
@@ -1113,17 +1085,22 @@ type seriesKey struct {
 // by payload; m and p index s.Changes and s.Values.
 func (h *History) eachJudged(opt GateOptions, f func(s *SubExperiment, mag string, m, p int)) {
 	for _, s := range h.SubExperiments {
-		metrics := opt.Metrics
-		if s.Throughput || s.Burst {
-			metrics = s.Mags()
-		}
-		for _, mag := range metrics {
+		for _, mag := range s.judged(opt.Metrics) {
 			m := slices.Index(s.Mags(), mag)
 			for p := range s.Payloads {
 				f(s, mag, m, p)
 			}
 		}
 	}
+}
+
+// judged returns the magnitudes of s the gate judges: metrics (the latency
+// ones asked for), or every magnitude of a throughput or burst series.
+func (s *SubExperiment) judged(metrics []string) []string {
+	if s.Throughput || s.Burst {
+		return s.Mags()
+	}
+	return metrics
 }
 
 // decisive sets the series' P (Bonferroni over its tests) and, for a
@@ -1251,20 +1228,20 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	}
 	c := gate.Evaluate(s.Type, s.Payload, m, "previous segment", s.Change.Before, r.minChange, s.Change.After)
 	c.Status = gate.Passed
-	c.Message = fmt.Sprintf("%s since %s (median %s -> %s %s", shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label(),
-		result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit))
+	shift, since := shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label()
+	before, after := result.Format3(s.Change.Before), result.Format3(s.Change.After)+" "+result.UnitText(m.Unit)
+	c.Message = fmt.Sprintf("%s since %s (median %s -> %s", shift, since, before, after)
 	if t := s.Decisive; t != nil {
 		if t.Trend {
 			how := "Mann–Kendall corrected for lag-1 autocorrelation"
 			if hg := s.Hinge; hg != nil {
 				how = fmt.Sprintf("a rise from it against the %d experiments before it, least squares corrected for lag-1 autocorrelation", hg.Start)
 			}
-			c.Message = fmt.Sprintf("%s over the %d experiments since %s (Sen's line %s -> %s %s, %s",
-				shiftText(s.Change.Ratio), t.CurTo-t.CurFrom, r.h.Experiments[t.CurFrom].Label(),
-				result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit), how)
+			c.Message = fmt.Sprintf("%s over the %d experiments since %s (Sen's line %s -> %s, %s",
+				shift, t.CurTo-t.CurFrom, r.h.Experiments[t.CurFrom].Label(), before, after, how)
 		} else if t.CurFrom != s.Change.Index || t.CurTo != len(r.h.Experiments) {
-			c.Message = fmt.Sprintf("%s since %s (median %s before it -> %s %s since %s", shiftText(s.Change.Ratio), r.h.Experiments[s.Change.Index].Label(),
-				result.Format3(s.Change.Before), result.Format3(s.Change.After), result.UnitText(m.Unit), r.h.Experiments[t.CurFrom].Label())
+			c.Message = fmt.Sprintf("%s since %s (median %s before it -> %s since %s", shift, since, before, after,
+				r.h.Experiments[t.CurFrom].Label())
 		}
 		if len(s.Tests) > 1 {
 			c.Message += fmt.Sprintf(", the most significant of %d shifts tested", len(s.Tests))

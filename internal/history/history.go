@@ -425,16 +425,6 @@ func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []in
 	return none
 }
 
-// setBurstRequirements draws reqs (a burst requirements file, formats §9)
-// as the requirement lines of the burst series.
-func (h *History) setBurstRequirements(reqs []requirements.KeyedRow) {
-	for _, s := range h.SubExperiments {
-		if s.Burst {
-			s.setRequirements(reqs)
-		}
-	}
-}
-
 // list joins at most max names, saying how many more there are.
 func list(names []string, max int) string {
 	if len(names) <= max {

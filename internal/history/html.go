@@ -75,14 +75,13 @@ func (h *History) PageWithGate(jobs []Job, svgs [][]byte, meta []htmlreport.KV, 
 		}
 		for p, b := range s.Payloads {
 			t, status := payloadTable(h, s, p)
-			sub := htmlreport.Section{
+			sec.Sections = append(sec.Sections, htmlreport.Section{
 				ID:     strconv.Itoa(b),
 				Title:  fmt.Sprintf("%d bytes", b),
 				Status: status,
 				Tables: []htmlreport.Table{t},
 				Plots:  plotsOf[key{s.Type, b}],
-			}
-			sec.Sections = append(sec.Sections, sub)
+			})
 		}
 		page.Sections = append(page.Sections, sec)
 	}

@@ -150,11 +150,7 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 		e := h.Experiments[c.Index]
 		jc := JSONChangePoint{SubExperiment: c.Type, Payload: c.Payload, Metric: c.Magnitude, Experiment: e.Name,
 			Version: e.Version, Commit: e.Commit, Index: c.Index, Before: c.Before, After: c.After,
-			Direction: c.Direction(), P: c.P, Order: c.Order}
-		if !math.IsInf(c.Ratio, 0) {
-			r := c.Ratio
-			jc.Ratio = &r
-		}
+			Ratio: finiteRatio(c.Ratio), Direction: c.Direction(), P: c.P, Order: c.Order}
 		doc.ChangePoints = append(doc.ChangePoints, jc)
 	}
 	if g != nil {
@@ -168,10 +164,7 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 			}
 			e := h.Experiments[s.Change.Index]
 			jc := JSONGateChange{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude, Experiment: e.Name, Commit: e.Commit,
-				Rule: s.Rule, Autocorrelation: s.Autocorrelation}
-			if r := s.Change.Ratio; !math.IsInf(r, 0) {
-				jc.Ratio = &r
-			}
+				Ratio: finiteRatio(s.Change.Ratio), Rule: s.Rule, Autocorrelation: s.Autocorrelation}
 			if s.Ack != nil {
 				jc.Acknowledged, jc.Note = s.Ack.Where(), s.Ack.Note
 			}
@@ -179,14 +172,20 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 			if !s.Candidate {
 				continue
 			}
-			jcand := JSONGateSeries{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude,
-				Experiment: e.Name, Commit: e.Commit, P: s.P, Level: s.Level, Failed: s.Failed, Rule: s.Rule}
-			jcand.Ratio = jc.Ratio
-			jg.Candidates = append(jg.Candidates, jcand)
+			jg.Candidates = append(jg.Candidates, JSONGateSeries{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude,
+				Experiment: e.Name, Commit: e.Commit, Ratio: jc.Ratio, P: s.P, Level: s.Level, Failed: s.Failed, Rule: s.Rule})
 		}
 		doc.Gate = jg
 	}
 	return doc
+}
+
+// finiteRatio is r, nil when it is infinite (JSON has no infinity).
+func finiteRatio(r float64) *float64 {
+	if math.IsInf(r, 0) {
+		return nil
+	}
+	return &r
 }
 
 // WriteJSON writes doc, indented, to w.

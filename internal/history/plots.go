@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/plot"
 
@@ -179,16 +178,9 @@ type RenderOptions struct {
 func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var (
-		mu       sync.Mutex
-		firstErr error
-	)
+	var errs firstError
 	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
+		errs.set(err)
 		cancel()
 	}
 	// Magnitude plots, with a line per payload, take longest: start them
@@ -220,8 +212,5 @@ func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
 			opt.SVG[i] = svg
 		}
 	})
-	if firstErr != nil {
-		return firstErr
-	}
-	return err
+	return errs.or(err)
 }

@@ -352,7 +352,12 @@ func loadHistory(ctx context.Context, cfg Options, reqs, burstReqs []requirement
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
-	h.setBurstRequirements(selectedRows(burstReqs, cfg.SubExperiments))
+	burst := selectedRows(burstReqs, cfg.SubExperiments)
+	for _, s := range h.SubExperiments {
+		if s.Burst {
+			s.setRequirements(burst) // a burst requirements file, formats §9
+		}
+	}
 	if reqs != nil && h.hasLatency() {
 		if err := experiment.MatchLatency("the requirements file "+cfg.Requirements, requirements.LatencyOf(reqs), h.Latency); err != nil {
 			return nil, exit.With(exit.Usage, err)
@@ -478,17 +483,12 @@ func parseGate(metrics, minChange string) (*GateOptions, error) {
 		if m == "" {
 			continue
 		}
-		k := -1
-		for i, name := range Magnitudes {
-			if strings.EqualFold(name, m) || strings.EqualFold(fileMagnitude(name), m) {
-				k = i
-			}
-		}
-		if k < 0 {
+		name := magnitudeNamed(Magnitudes, m)
+		if name == "" {
 			return nil, exit.Usagef("--gate-metrics: unknown magnitude %q: expected a comma-separated list of %s", m, strings.Join(Magnitudes, ", "))
 		}
-		if !slices.Contains(g.Metrics, Magnitudes[k]) {
-			g.Metrics = append(g.Metrics, Magnitudes[k])
+		if !slices.Contains(g.Metrics, name) {
+			g.Metrics = append(g.Metrics, name)
 		}
 	}
 	if len(g.Metrics) == 0 {
