@@ -1,6 +1,7 @@
 package roles
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -47,8 +48,10 @@ func Open(ctx context.Context, s Settings) (Backend, error) {
 	return Backend{c, d}, err
 }
 
-// roleRuns run each role, by name, over its connection.
-var roleRuns = map[string]func(context.Context, Settings, Backend) Outcome{RolePub: RunPub, RoleSub: RunSub, RoleReq: RunReq, RoleQry: RunQry}
+// roleRuns run each role, by name, over its connection, counting into its
+// started metrics.
+var roleRuns = map[string]func(context.Context, Settings, Backend, *Metrics) Outcome{
+	RolePub: RunPub, RoleSub: RunSub, RoleReq: RunReq, RoleQry: RunQry}
 
 // Run runs the role s.Role with its settings.
 func Run(ctx context.Context, s Settings) Outcome {
@@ -59,13 +62,11 @@ func Run(ctx context.Context, s Settings) Outcome {
 		if ctx.Err() != nil {
 			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while waiting for --wait-for; nothing written"}
 		}
-		err = fmt.Errorf("--wait-for %w (--wait-timeout)", err)
-		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
+		return s.failed(fmt.Errorf("--wait-for %w (--wait-timeout)", err))
 	}
-	if t, err := driver.Lookup(s.Driver); err == nil {
-		if rr, ok := t.(driver.RoleRunner); ok {
-			return runHelper(ctx, s, rr)
-		}
+	t, _ := driver.Lookup(s.Driver)
+	if rr, ok := t.(driver.RoleRunner); ok {
+		return runHelper(ctx, s, rr)
 	}
 	// Connecting gets at least 10 s, however short the --timeout of the
 	// measurement: a loaded host or broker is slow to accept.
@@ -76,21 +77,71 @@ func Run(ctx context.Context, s Settings) Outcome {
 		if ctx.Err() != nil {
 			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while connecting; nothing written"}
 		}
-		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
+		return s.failed(err)
 	}
 	defer b.Close()
 	if s.Log != nil {
 		si := b.SystemInfo()
 		s.Log.Info("connected", "role", s.Role, "run_id", s.RunID, "system", si.Product, "version", si.Version, "url", si.URL, "instance", s.Instance)
 	}
-	out := Outcome{Err: fmt.Errorf("unknown role %q", s.Role)}
-	if run, ok := roleRuns[s.Role]; ok {
-		out = run(ctx, s, b)
+	run, ok := roleRuns[s.Role]
+	if !ok {
+		return s.failed(fmt.Errorf("unknown role %q", s.Role))
 	}
+	met, err := s.startMetrics()
+	if err != nil {
+		return s.failed(err)
+	}
+	out := run(ctx, s, b, met)
 	if out.Summary == "" && out.Err != nil {
-		out.Summary = s.Role + " " + s.RunID + ": " + out.Err.Error()
+		out.Summary = s.failed(out.Err).Summary
 	}
 	return out
+}
+
+// failed is the Outcome of a role that failed with err: the error, and a
+// summary naming the role and run.
+func (s Settings) failed(err error) Outcome {
+	return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
+}
+
+// startMetrics checks that a measuring role can write its results into the
+// experiment directory (Preflight) and starts the role's metrics.
+func (s Settings) startMetrics() (*Metrics, error) {
+	if latency, types := s.measures(); latency != "" {
+		if err := Preflight(s, latency, types); err != nil {
+			return nil, err
+		}
+	}
+	return NewMetrics(s)
+}
+
+// measures is the latency definition and the sub-experiments of a role
+// that measures (sub, req); "" and none for the others.
+func (s Settings) measures() (latency string, types []string) {
+	switch s.Role {
+	case RoleSub:
+		return meta.LatencyOneWay, []string{s.Type()}
+	case RoleReq:
+		return meta.LatencyRTT, []string{s.Type(), s.LastType()}
+	}
+	return "", nil
+}
+
+// ended is the Outcome of a role that ran: its summary says what it did,
+// how it ended and where its results are; err is the first of errs.
+func ended(did string, completed, interrupted bool, reason, where string, paths []string, errs ...error) Outcome {
+	status := ""
+	switch {
+	case interrupted:
+		status = ", interrupted"
+	case !completed && reason != "":
+		status = ", incomplete: " + reason
+	case !completed:
+		status = ", incomplete"
+	}
+	return Outcome{Summary: did + status + "; " + where, Paths: paths, Interrupted: interrupted,
+		Incomplete: !completed && !interrupted, Err: cmp.Or(errs...)}
 }
 
 // system is what meta.json records of the system: the client's
@@ -98,10 +149,8 @@ func Run(ctx context.Context, s Settings) Outcome {
 // wins over a fact of the same name).
 func (b Backend) system(extra map[string]string) *meta.SystemInfo {
 	si := b.SystemInfo()
-	e := maps.Clone(si.Extra)
-	if e == nil {
-		e = map[string]string{}
-	}
+	e := map[string]string{}
+	maps.Copy(e, si.Extra)
 	maps.Copy(e, extra)
 	si.Extra = e
 	return driver.Recorded(si, false)

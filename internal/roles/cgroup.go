@@ -1,8 +1,6 @@
 package roles
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -72,10 +70,17 @@ func ReadCgroup() (u CgroupUsage, ok bool) {
 // v1Path is the process's cgroup in the v1 hierarchy of controller, ""
 // when it has none.
 func v1Path(controller string) string {
+	return procCgroupPath(func(id, controllers string) bool {
+		return slices.Contains(strings.Split(controllers, ","), controller)
+	})
+}
+
+// procCgroupPath is the cgroup of the first line of /proc/self/cgroup
+// (hierarchy-ID:controllers:path) that match accepts, "" when none does.
+func procCgroupPath(match func(id, controllers string) bool) string {
 	b, _ := os.ReadFile(procCgroup)
 	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.SplitN(line, ":", 3)
-		if len(f) == 3 && slices.Contains(strings.Split(f[1], ","), controller) {
+		if f := strings.SplitN(line, ":", 3); len(f) == 3 && match(f[0], f[1]) {
 			return f[2]
 		}
 	}
@@ -102,19 +107,15 @@ func readCgroupV1() (u CgroupUsage, ok bool) {
 	if p == "" || p == "/" {
 		return u, false
 	}
-	b, err := os.ReadFile(filepath.Join(v1Dir("cpuacct", p), "cpuacct.usage"))
-	if err != nil {
-		return u, false
-	}
-	ns, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	ns, err := readUint(filepath.Join(v1Dir("cpuacct", p), "cpuacct.usage"))
 	if err != nil {
 		return u, false
 	}
 	u = CgroupUsage{Path: p, CPUUsec: ns / 1000}
 	if mp := v1Path("memory"); mp != "" && mp != "/" {
 		d := v1Dir("memory", mp)
-		u.MemoryBytes = readUint(filepath.Join(d, "memory.usage_in_bytes"))
-		u.MemoryPeakBytes = readUint(filepath.Join(d, "memory.max_usage_in_bytes"))
+		u.MemoryBytes, _ = readUint(filepath.Join(d, "memory.usage_in_bytes"))
+		u.MemoryPeakBytes, _ = readUint(filepath.Join(d, "memory.max_usage_in_bytes"))
 	}
 	return u, true
 }
@@ -129,10 +130,9 @@ func readCgroupV2() (u CgroupUsage, ok bool) {
 	if err != nil {
 		return u, false
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
 	found := false
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "usage_usec "); ok {
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
 			u.CPUUsec, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 			found = err == nil
 		}
@@ -141,30 +141,24 @@ func readCgroupV2() (u CgroupUsage, ok bool) {
 		return u, false
 	}
 	u.Path = cgroupPath()
-	u.MemoryBytes = readUint(filepath.Join(dir, "memory.current"))
-	u.MemoryPeakBytes = readUint(filepath.Join(dir, "memory.peak"))
+	u.MemoryBytes, _ = readUint(filepath.Join(dir, "memory.current"))
+	u.MemoryPeakBytes, _ = readUint(filepath.Join(dir, "memory.peak"))
 	return u, true
 }
 
-// cgroupPath is the process's cgroup as /proc/self/cgroup names it.
+// cgroupPath is the process's cgroup v2 as /proc/self/cgroup names it.
 func cgroupPath() string {
-	b, _ := os.ReadFile(procCgroup)
-	for _, line := range strings.Split(string(b), "\n") {
-		if p, ok := strings.CutPrefix(line, "0::"); ok {
-			return p
-		}
-	}
-	return ""
+	return procCgroupPath(func(id, controllers string) bool { return id == "0" && controllers == "" })
 }
 
-// readUint reads a file holding one number; 0 when it cannot.
-func readUint(path string) uint64 {
+// readUint reads a file holding one number; 0 and the error when it
+// cannot.
+func readUint(path string) (uint64, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0
+		return 0, err
 	}
-	v, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	return v
+	return strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 }
 
 // withCgroup is report's JSON with a last field "cgroup": the cgroup's

@@ -24,9 +24,6 @@ import (
 // estimates it from the helper prober's exchanges; --clock-offset false: as
 // measured), a req's times to the first and last reply.
 func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
-	fail := func(err error) Outcome {
-		return Outcome{Err: err, Summary: s.Role + " " + s.RunID + ": " + err.Error()}
-	}
 	out := filepath.Join(s.Dir(), ReportsDir, fmt.Sprintf("helper-%s-%s-%d", s.Role, s.Label, s.Instance))
 	var met *Metrics // set before the role starts, which calls Ready
 	// The helper counts in windows of --snapshot-interval, which reach the
@@ -44,41 +41,23 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 		Concurrency: s.Concurrency, Replies: s.Replies, ReplySize: s.ReplySize, ProcDelay: s.ProcDelay,
 		ProcJitter: s.ProcJitter, Seed: s.Seed, ClockOffset: s.ClockOffset, ClockProbes: s.ClockProbes})
 	if err != nil {
-		return fail(err)
+		return s.failed(err)
 	}
-	latency := ""
-	switch s.Role {
-	case RoleSub:
-		latency = meta.LatencyOneWay
-	case RoleReq:
-		latency = meta.LatencyRTT
-	}
-	var types []string
-	if s.Role == RoleSub {
-		types = []string{s.Type()}
-	} else if s.Role == RoleReq {
-		types = []string{s.Type(), s.LastType()}
-	}
-	if latency != "" {
-		if err := Preflight(s, latency, types); err != nil {
-			return fail(err)
-		}
-	}
-	met, err = NewMetrics(s)
-	if err != nil {
-		return fail(err)
+	if met, err = s.startMetrics(); err != nil {
+		return s.failed(err)
 	}
 	start := time.Now()
 	run, err := startRole(ctx)
 	end := time.Now()
 	if err != nil {
 		met.Abort()
-		return fail(err)
+		return s.failed(err)
 	}
 	count := met.Count
 	if windows.Load() > 0 {
 		count = func(Snapshot, []int64, []int64) {} // counted as it came
 	}
+	latency, _ := s.measures()
 	o := measuredByHelper(s, count, run, out, latency, start, end)
 	// A helper that printed no window (it ended before its first) has
 	// its counts in the last window: the --csv file is complete once the
@@ -89,15 +68,17 @@ func runHelper(ctx context.Context, s Settings, rr driver.RoleRunner) Outcome {
 	return o
 }
 
+// countFunc takes counts into the snapshots and Prometheus (Metrics.Count).
+type countFunc = func(c Snapshot, latencies, lasts []int64)
+
 // measuredByHelper records what the helper measured: raw files, meta.json
 // and the role report of a sub or req, the counts of the others; count
 // takes the run's counts into the snapshots and Prometheus (Metrics.Count).
-func measuredByHelper(s Settings, count func(Snapshot, []int64, []int64), run driver.RoleRun, out, latency string, start, end time.Time) Outcome {
+func measuredByHelper(s Settings, count countFunc, run driver.RoleRun, out, latency string, start, end time.Time) Outcome {
 	interrupted, completed, reason := run.Interrupted, run.Completed, run.Reason
-	o := Outcome{Paths: []string{out}, Interrupted: interrupted, Incomplete: !completed && !interrupted}
 	counted := Snapshot{Sent: run.Total.Sent, Received: run.Total.Received, Errors: run.Total.Errors, Timeouts: run.Total.Timeouts}
 	if latency == "" {
-		return countedByHelper(s, count, run, counted, o, out, start, end)
+		return countedByHelper(s, count, run, counted, out, start, end)
 	}
 	// The helper's facts win over the role's of the same name.
 	info := run.System
@@ -109,53 +90,34 @@ func measuredByHelper(s Settings, count func(Snapshot, []int64, []int64), run dr
 	pc := run.Counts
 	counts := meta.Payload{Bytes: s.Payload, Lost: pc.Lost, Duplicates: pc.Duplicates, OutOfOrder: pc.OutOfOrder, Errors: pc.Errors, Completed: completed}
 	var ms []Measured
-	var hsub *helperSub
-	var hreq *ReqReport
+	var rep any
+	latText := ""
 	if s.Role == RoleSub {
 		hs := correctHelperSub(s, run)
-		hsub = &hs
 		ms = helperSubMeasured(s, count, run, hs, counted, counts, base, sys)
+		sr := hs.report(s, run, start, end)
+		rep, latText = sr, sr.latencyText()
 	} else {
-		ms = helperReqMeasured(s, count, run, counted, counts, base, sys)
-		rep := helperReqReport(s, pc, run.First, run.Last, start, end, completed, reason)
-		hreq = &rep
+		rr := helperReqReport(s, pc, run.First, run.Last, start, end, completed, reason)
+		ms = helperReqMeasured(s, count, run, rr, counted, counts, base, sys)
+		rep = rr
 	}
 	errMsg := ""
 	if !completed && reason != "" {
 		errMsg = s.Type() + ": " + reason
 	}
 	mode, clock := helperModeClock(s, run.Helper)
-	if err := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, errMsg, ms); err != nil {
-		o.Err = err
-	}
-	o.Paths = append([]string{s.Dir()}, o.Paths...)
-	latText := ""
-	if hsub != nil {
-		rep := hsub.report(s, run, start, end)
-		latText = rep.latencyText()
-		o.addReport(WriteReport(s, rep))
-	}
-	if hreq != nil {
-		o.addReport(WriteReport(s, *hreq))
-	}
-	o.Summary = fmt.Sprintf("%s %s (%s): %s samples%s%s; results in %s", s.Role, s.RunID, s.Driver, result.Count(ms[0].Counts.Samples), latText, statusWord(completed, interrupted, reason), s.Dir())
-	return o
-}
-
-// addReport lists a role report's path and keeps the first error writing
-// one: a report that failed still names where it was to be.
-func (o *Outcome) addReport(path string, err error) {
-	if err != nil && o.Err == nil {
-		o.Err = err
-	}
-	o.Paths = append(o.Paths, path)
+	mergeErr := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, errMsg, ms)
+	// A report that failed still names where it was to be.
+	path, err := WriteReport(s, rep)
+	did := fmt.Sprintf("%s %s (%s): %s samples%s", s.Role, s.RunID, s.Driver, result.Count(ms[0].Counts.Samples), latText)
+	return ended(did, completed, interrupted, reason, "results in "+s.Dir(), []string{s.Dir(), out, path}, mergeErr, err)
 }
 
 // countedByHelper is measuredByHelper for a role whose helper counts but
 // times nothing (pub, qry): its counts, its role report and a summary.
-func countedByHelper(s Settings, count func(Snapshot, []int64, []int64), run driver.RoleRun, counted Snapshot, o Outcome, out string, start, end time.Time) Outcome {
+func countedByHelper(s Settings, count countFunc, run driver.RoleRun, counted Snapshot, out string, start, end time.Time) Outcome {
 	count(counted, nil, nil)
-	n := counted.Sent + counted.Received
 	var rep any
 	switch s.Role {
 	case RolePub:
@@ -163,24 +125,23 @@ func countedByHelper(s Settings, count func(Snapshot, []int64, []int64), run dri
 	case RoleQry:
 		rep = helperQryReport(s, run, start, end)
 	}
-	report := ""
+	paths, where := []string{out}, "helper output in "+out
+	var err error
 	if rep != nil {
-		path, err := WriteReport(s, rep)
-		if err != nil {
-			o.Err = err
-		} else {
-			o.Paths = append(o.Paths, path)
-			report = "; report " + path
+		var path string
+		if path, err = WriteReport(s, rep); err == nil {
+			paths, where = append(paths, path), where+"; report "+path
 		}
 	}
-	o.Summary = fmt.Sprintf("%s %s (%s): %s messages%s; helper output in %s%s", s.Role, s.RunID, s.Driver, result.Count(n), statusWord(run.Completed, run.Interrupted, run.Reason), out, report)
-	return o
+	did := fmt.Sprintf("%s %s (%s): %s messages", s.Role, s.RunID, s.Driver, result.Count(counted.Sent+counted.Received))
+	return ended(did, run.Completed, run.Interrupted, run.Reason, where, paths, err)
 }
 
 // helperSubMeasured counts a helper sub's corrected samples and returns them
 // as the sub-experiment to merge; the helper's facts about the run go into
 // sys, which base records.
-func helperSubMeasured(s Settings, count func(Snapshot, []int64, []int64), run driver.RoleRun, hs helperSub, counted Snapshot, counts meta.Payload, base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
+func helperSubMeasured(s Settings, count countFunc, run driver.RoleRun, hs helperSub, counted Snapshot, counts meta.Payload,
+	base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
 	pc := run.Counts
 	v := hs.micros
 	c := counts
@@ -191,36 +152,25 @@ func helperSubMeasured(s Settings, count func(Snapshot, []int64, []int64), run d
 	counted.Bytes = uint64(len(v) * c.Bytes)
 	counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
 	count(counted, nanos(v), nil)
-	for k, v := range hs.extra {
-		sys.Extra[k] = v
-	}
+	maps.Copy(sys.Extra, hs.extra)
 	base.Params = map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
 	return []Measured{{Type: s.Type(), Payload: c.Bytes, Micros: v, Counts: c, Sub: base}}
 }
 
 // helperReqMeasured counts a helper req's times to the first and last reply
 // and returns them as the two sub-experiments to merge, each system naming
-// what it measures beside the helper's query counts.
-func helperReqMeasured(s Settings, count func(Snapshot, []int64, []int64), run driver.RoleRun, counted Snapshot, counts meta.Payload, base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
+// what it measures beside the helper's query counts (those of rep, its
+// report, and the replies).
+func helperReqMeasured(s Settings, count countFunc, run driver.RoleRun, rep ReqReport, counted Snapshot, counts meta.Payload,
+	base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
 	first, last := run.First, run.Last
 	pc := run.Counts
-	sys.Extra["queries"] = strconv.FormatUint(pc.Sent, 10)
-	sys.Extra["timeouts"] = strconv.FormatUint(pc.Timeouts, 10)
+	facts := rep.facts()
+	if pc.ResultBytes == nil {
+		delete(facts, "result_bytes") // the helper did not count them
+	}
+	maps.Copy(sys.Extra, facts)
 	sys.Extra["replies"] = strconv.FormatUint(pc.Replies, 10)
-	sys.Extra["replies_per_query_min"] = strconv.FormatUint(pc.RepliesMin, 10)
-	sys.Extra["replies_per_query_max"] = strconv.FormatUint(pc.RepliesMax, 10)
-	sys.Extra["errors"] = strconv.FormatUint(pc.Errors, 10)
-	sys.Extra["skipped"] = strconv.FormatUint(pc.Skipped, 10)
-	if pc.ResultBytes != nil {
-		sys.Extra["result_bytes"] = strconv.FormatUint(*pc.ResultBytes, 10)
-	}
-	mean := 0.0
-	if pc.Sent > 0 {
-		mean = float64(pc.Replies) / float64(pc.Sent)
-	}
-	sys.Extra["replies_per_query_mean"] = strconv.FormatFloat(mean, 'f', 3, 64)
-	// Queries sent per second of --duration, as the other drivers' req.
-	sys.Extra["qps"] = strconv.FormatFloat(float64(pc.Sent)/s.Duration.Seconds(), 'f', 3, 64)
 	base.System = measuring(sys, "time to first reply")
 	base.Params = map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
 		"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
@@ -228,10 +178,7 @@ func helperReqMeasured(s Settings, count func(Snapshot, []int64, []int64), run d
 	c1.Samples, c2.Samples = len(first), len(last)
 	lastSub := base
 	lastSub.System = measuring(sys, "time to last reply")
-	counted.Received = pc.Replies
-	if pc.ResultBytes != nil {
-		counted.Bytes = *pc.ResultBytes
-	}
+	counted.Received, counted.Bytes = pc.Replies, rep.ResultBytes
 	counted.Queries, counted.Replies = pc.Sent, pc.Replies
 	count(counted, nanos(first), nanos(last))
 	return []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: base},
@@ -243,9 +190,7 @@ func helperReqMeasured(s Settings, count func(Snapshot, []int64, []int64), run d
 func measuring(sys *meta.SystemInfo, what string) *meta.SystemInfo {
 	c := *sys
 	c.Extra = map[string]string{"measures": what}
-	for k, v := range sys.Extra {
-		c.Extra[k] = v
-	}
+	maps.Copy(c.Extra, sys.Extra)
 	return &c
 }
 
@@ -385,13 +330,8 @@ func correctHelperSub(s Settings, run driver.RoleRun) helperSub {
 		if !est.Disabled {
 			offset[inst] = est.OffsetNs
 		}
-		hs.extra["clock_offset_ns."+key] = strconv.FormatInt(est.OffsetNs, 10)
-		hs.extra["clock_offset_error_bound_ns."+key] = strconv.FormatInt(est.ErrorBoundNs, 10)
-		hs.extra["clock_offset_method."+key] = est.Method
-		if s.Log != nil {
-			s.Log.Info("clock offset", "peer", est.Peer, "offset_ns", est.OffsetNs, "error_bound_ns", est.ErrorBoundNs,
-				"method", est.Method, "kept", est.Kept, "exchanges", est.Exchanges)
-		}
+		addClockOffset(hs.extra, key, est)
+		logClock(s, est)
 	}
 	hs.micros = make([]float64, len(run.Arrivals))
 	for i, a := range run.Arrivals {

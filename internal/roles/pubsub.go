@@ -5,15 +5,15 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/mqgate/mqgate/internal/load"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/clockoffset"
+	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -64,11 +64,7 @@ type PublisherReport struct {
 // RunPub publishes --publishers open-loop streams at --rate each for
 // --duration, then end markers, and answers clock probes meanwhile (and
 // for --timeout after, so that late subscribers can estimate).
-func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
-	met, err := NewMetrics(s)
-	if err != nil {
-		return Outcome{Err: err}
-	}
+func RunPub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, Start: time.Now().UTC()}
 	answered, stopClock, err := serveClockProbes(b, s)
 	if err != nil {
@@ -104,30 +100,22 @@ func RunPub(ctx context.Context, s Settings, b Backend) Outcome {
 	cancel()
 	rep.End = time.Now().UTC()
 	rep.Publishers = reps
-	rep.ClockProbes = answered()
+	rep.ClockProbes = answered.Load()
 	return pubOutcome(s, rep, interrupted, lost.get(), flushErr, csvErr)
 }
 
 // serveClockProbes answers the subscribers' clock probes on clockKey until
 // stop; answered counts the probes answered so far.
-func serveClockProbes(b Backend, s Settings) (answered func() uint64, stop func() error, err error) {
-	var probes sync.Mutex
-	var n uint64
+func serveClockProbes(b Backend, s Settings) (answered *atomic.Uint64, stop func() error, err error) {
+	answered = new(atomic.Uint64)
 	stop, err = b.Serve(clockKey(b, s), func(req []byte, at time.Time) [][]byte {
 		r, err := clockoffset.Reply(req, at.UnixNano(), func() int64 { return time.Now().UnixNano() })
 		if err != nil {
 			return nil
 		}
-		probes.Lock()
-		n++
-		probes.Unlock()
+		answered.Add(1)
 		return [][]byte{append(r, byte(s.Instance))}
 	})
-	answered = func() uint64 {
-		probes.Lock()
-		defer probes.Unlock()
-		return n
-	}
 	return answered, stop, err
 }
 
@@ -199,22 +187,9 @@ func pubOutcome(s Settings, rep PubReport, interrupted bool, lost, flushErr, csv
 	}
 	rep.Completed = rep.Error == "" && !interrupted
 	path, err := WriteReport(s, rep)
-	out := Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(err, csvErr)}
-	out.Summary = fmt.Sprintf("pub %s: %s messages of %d B from %d publishers (%s skipped, %s errors)%s; report %s",
-		s.RunID, result.Count(total), s.Payload, s.Publishers, result.Count(skipped), result.Count(errs), statusWord(rep.Completed, interrupted, rep.Error), path)
-	return out
-}
-
-func statusWord(completed, interrupted bool, errMsg string) string {
-	switch {
-	case interrupted:
-		return ", interrupted"
-	case !completed && errMsg != "":
-		return ", incomplete: " + errMsg
-	case !completed:
-		return ", incomplete"
-	}
-	return ""
+	return ended(fmt.Sprintf("pub %s: %s messages of %d B from %d publishers (%s skipped, %s errors)",
+		s.RunID, result.Count(total), s.Payload, s.Publishers, result.Count(skipped), result.Count(errs)),
+		rep.Completed, interrupted, rep.Error, "report "+path, []string{path}, err, csvErr)
 }
 
 // pubState is what a subscription knows of one publisher.
@@ -288,14 +263,7 @@ type SubPublisherReport struct {
 // sent its end marker, or nothing arrived for --timeout after the first
 // message (a publisher gone), or --duration plus --timeout passed without
 // any. Latencies are corrected by each publisher host's clock offset.
-func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
-	if err := Preflight(s, meta.LatencyOneWay, []string{s.Type()}); err != nil {
-		return Outcome{Err: err}
-	}
-	met, err := NewMetrics(s)
-	if err != nil {
-		return Outcome{Err: err}
-	}
+func RunSub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	start := time.Now()
 	r := &subRun{s: s, b: b, met: met, rep: SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
 		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}},
@@ -310,9 +278,7 @@ func RunSub(ctx context.Context, s Settings, b Backend) Outcome {
 	clockCtx, clockCancel := context.WithCancel(ctx)
 	go r.clocks(clockCtx)
 	reason, interrupted := r.wait(ctx, start)
-	for _, u := range unsubs {
-		u()
-	}
+	callAll(unsubs)
 	// Clock estimates in progress finish (they are bounded by their
 	// probes' timeouts), unless the run was interrupted.
 	if interrupted {
@@ -410,9 +376,7 @@ func (r *subRun) subscribe() ([]func() error, error) {
 		for _, expr := range subExprs(r.b, r.s.Expr) {
 			un, err := r.b.Subscribe(expr, func(_ string, msg []byte, at time.Time) { r.handle(i, msg, at) })
 			if err != nil {
-				for _, u := range unsubs {
-					u()
-				}
+				callAll(unsubs)
 				return nil, fmt.Errorf("subscribing to %s: %w", expr, err)
 			}
 			unsubs = append(unsubs, un)
@@ -462,10 +426,7 @@ func (r *subRun) clock(ctx context.Context, inst uint8) {
 	r.mu.Lock()
 	r.rep.ClockOffset[strconv.Itoa(int(inst))] = est
 	r.mu.Unlock()
-	if s.Log != nil {
-		s.Log.Info("clock offset", "peer", est.Peer, "offset_ns", est.OffsetNs, "error_bound_ns", est.ErrorBoundNs,
-			"method", est.Method, "kept", est.Kept, "exchanges", est.Exchanges)
-	}
+	logClock(s, est)
 }
 
 // wait waits for the end: every publisher ended, silence for --timeout
@@ -534,12 +495,7 @@ func (r *subRun) publishers(counts *meta.Payload) (ids int, allEnded bool) {
 		keys = append(keys, k)
 		seen[k.pub] = true
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].sub != keys[j].sub {
-			return keys[i].sub < keys[j].sub
-		}
-		return keys[i].pub < keys[j].pub
-	})
+	slices.SortFunc(keys, func(a, b pubKey) int { return cmp.Or(cmp.Compare(a.sub, b.sub), cmp.Compare(a.pub, b.pub)) })
 	allEnded = len(seen) >= r.s.Publishers && len(keys) == len(seen)*r.s.Subscribers
 	for _, k := range keys {
 		p := r.pubs[k]
@@ -588,10 +544,9 @@ func (r *subRun) finish(start, end time.Time, reason string, interrupted bool, c
 	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
 		start.UTC(), end.UTC(), interrupted, errMsg, []Measured{m})
 	path, repErr := WriteReport(s, *rep)
-	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr, csvErr)}
-	out.Summary = fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s%s; results in %s",
-		s.RunID, result.Count(len(micros)), ids, result.Count(counts.Lost), rep.latencyText(), statusWord(rep.Completed, interrupted, reason), s.Dir())
-	return out
+	return ended(fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s",
+		s.RunID, result.Count(len(micros)), ids, result.Count(counts.Lost), rep.latencyText()),
+		rep.Completed, interrupted, reason, "results in "+s.Dir(), []string{s.Dir(), path}, mergeErr, repErr, csvErr)
 }
 
 // extra are the sub's facts for meta.json: its settings and the clock
@@ -601,17 +556,28 @@ func (r *subRun) extra() map[string]string {
 	extra := map[string]string{"role": "sub", "host": rep.Host, "subscribers": strconv.Itoa(s.Subscribers), "expr": s.Expr,
 		"clamped": strconv.FormatUint(rep.Clamped, 10)}
 	for inst, est := range rep.ClockOffset {
-		extra["clock_offset_ns."+inst] = strconv.FormatInt(est.OffsetNs, 10)
-		extra["clock_offset_error_bound_ns."+inst] = strconv.FormatInt(est.ErrorBoundNs, 10)
-		extra["clock_offset_method."+inst] = est.Method
-		if est.Disabled {
-			extra["clock_offset_method."+inst] = "disabled"
-			if est.Method != "" {
-				extra["clock_offset_method."+inst] = est.Method
-			}
-		}
+		addClockOffset(extra, inst, est)
 	}
 	return extra
+}
+
+// addClockOffset records in extra, as meta.json names them, the clock
+// offset of publisher host inst and how it was estimated.
+func addClockOffset(extra map[string]string, inst string, est clockoffset.Estimate) {
+	extra["clock_offset_ns."+inst] = strconv.FormatInt(est.OffsetNs, 10)
+	extra["clock_offset_error_bound_ns."+inst] = strconv.FormatInt(est.ErrorBoundNs, 10)
+	extra["clock_offset_method."+inst] = est.Method
+	if est.Disabled && est.Method == "" {
+		extra["clock_offset_method."+inst] = "disabled"
+	}
+}
+
+// logClock logs the clock offset estimated of a publisher host.
+func logClock(s Settings, est clockoffset.Estimate) {
+	if s.Log != nil {
+		s.Log.Info("clock offset", "peer", est.Peer, "offset_ns", est.OffsetNs, "error_bound_ns", est.ErrorBoundNs,
+			"method", est.Method, "kept", est.Kept, "exchanges", est.Exchanges)
+	}
 }
 
 // subExprs are expr when it has one of the system's wildcards, else expr
@@ -631,6 +597,14 @@ func offsetOf(rep *SubReport, inst uint8) int64 {
 		return 0
 	}
 	return est.OffsetNs
+}
+
+// callAll calls each of fs: it unsubscribes, or stops serving, what a
+// role opened.
+func callAll(fs []func() error) {
+	for _, f := range fs {
+		f()
+	}
 }
 
 func waitTimeout(wg *sync.WaitGroup, d time.Duration) {

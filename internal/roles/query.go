@@ -1,10 +1,9 @@
 package roles
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"github.com/mqgate/mqgate/internal/load"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
@@ -39,11 +39,7 @@ type QryReport struct {
 // --replies replies of --reply-size bytes, each after --proc-delay (±
 // its jitter, uniform, seeded by --seed), until --duration passed or it is
 // stopped.
-func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
-	met, err := NewMetrics(s)
-	if err != nil {
-		return Outcome{Err: err}
-	}
+func RunQry(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	rep := QryReport{reportHead: s.head(RoleQry),
 		ServePrefix: s.ServePrefixes[0], ServePrefixes: s.ServePrefixes, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Start: time.Now().UTC()}
 	var rngMu sync.Mutex
@@ -67,9 +63,7 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 			// The reply starts with the query's header, so that the
 			// requester can match it.
 			copy(r, req[:min(len(req), HeaderSize, len(r))])
-			for i := HeaderSize; i < len(r); i++ {
-				r[i] = byte(i % 251)
-			}
+			load.Fill(r)
 			out = append(out, r)
 		}
 		replies.Add(uint64(len(out)))
@@ -81,9 +75,7 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 		for _, expr := range b.rules.Below(prefix) {
 			stop, err := b.Serve(expr, serve)
 			if err != nil {
-				for _, stop := range stops {
-					stop()
-				}
+				callAll(stops)
 				met.Abort()
 				return Outcome{Err: fmt.Errorf("serving %s: %w", expr, err)}
 			}
@@ -99,17 +91,14 @@ func RunQry(ctx context.Context, s Settings, b Backend) Outcome {
 		rep.Error = e.Error()
 	case <-time.After(s.Duration):
 	}
-	for _, stop := range stops {
-		stop()
-	}
+	callAll(stops)
 	csvErr := met.Close()
 	rep.End = time.Now().UTC()
 	rep.Queries, rep.Replies = queries.Load(), replies.Load()
 	rep.Completed = rep.Error == "" && !interrupted
 	path, err := WriteReport(s, rep)
-	return Outcome{Paths: []string{path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(err, csvErr),
-		Summary: fmt.Sprintf("qry %s: answered %s queries with %s replies%s; report %s", s.RunID, result.Count(rep.Queries), result.Count(rep.Replies),
-			statusWord(rep.Completed, interrupted, rep.Error), path)}
+	did := fmt.Sprintf("qry %s: answered %s queries with %s replies", s.RunID, result.Count(rep.Queries), result.Count(rep.Replies))
+	return ended(did, rep.Completed, interrupted, rep.Error, "report "+path, []string{path}, err, csvErr)
 }
 
 // ReqReport is a req role's report: the query metrics.
@@ -151,14 +140,7 @@ type queryResult struct {
 // skipped and counted), each waiting up to --timeout for --replies
 // replies. The time to the first and to the last reply of each answered
 // query are the two raw files (whole round trips, "rtt").
-func RunReq(ctx context.Context, s Settings, b Backend) Outcome {
-	if err := Preflight(s, meta.LatencyRTT, []string{s.Type(), s.LastType()}); err != nil {
-		return Outcome{Err: err}
-	}
-	met, err := NewMetrics(s)
-	if err != nil {
-		return Outcome{Err: err}
-	}
+func RunReq(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	met.Ready()
 	start := time.Now()
 	rep := ReqReport{reportHead: s.head(RoleReq), Expr: s.Expr,
@@ -320,17 +302,11 @@ func (r *reqRun) tally(rep *ReqReport) (first, lastMicros []float64) {
 // report, and says what was done.
 func (r *reqRun) finish(rep *ReqReport, first, lastMicros []float64, start, endT time.Time, interrupted bool, csvErr error) Outcome {
 	s := r.s
-	extra := map[string]string{"role": "req", "host": rep.Host,
-		"qps": strconv.FormatFloat(rep.QPS, 'f', 3, 64), "queries": strconv.FormatUint(rep.Queries, 10),
-		"timeouts": strconv.FormatUint(rep.Timeouts, 10), "errors": strconv.FormatUint(rep.Errors, 10),
-		"replies_per_query_mean": strconv.FormatFloat(rep.RepliesMean, 'f', 3, 64),
-		"replies_per_query_min":  strconv.FormatUint(rep.RepliesMin, 10), "replies_per_query_max": strconv.FormatUint(rep.RepliesMax, 10),
-		"result_bytes": strconv.FormatUint(rep.ResultBytes, 10), "skipped": strconv.FormatUint(rep.Skipped, 10)}
+	extra := rep.facts()
+	extra["role"], extra["host"] = "req", rep.Host
 	sub := func(what string) meta.SubExperiment {
 		e := map[string]string{"measures": what}
-		for k, v := range extra {
-			e[k] = v
-		}
+		maps.Copy(e, extra)
 		return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr,
 			Completed: rep.Completed, Error: rep.Error, Start: start.UTC(), End: endT.UTC(),
 			System: r.b.system(e),
@@ -350,11 +326,20 @@ func (r *reqRun) finish(rep *ReqReport, first, lastMicros []float64, start, endT
 			{Type: s.LastType(), Payload: s.Payload, Micros: lastMicros, Counts: counts(len(lastMicros)), Sub: sub("time to last reply")},
 		})
 	path, repErr := WriteReport(s, *rep)
-	out := Outcome{Paths: []string{s.Dir(), path}, Interrupted: interrupted, Incomplete: !rep.Completed && !interrupted, Err: cmp.Or(mergeErr, repErr, csvErr)}
-	out.Summary = fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s%s; results in %s",
-		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors), result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us),
-		statusWord(rep.Completed, interrupted, rep.Error), s.Dir())
-	return out
+	return ended(fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s",
+		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors),
+		result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us)),
+		rep.Completed, interrupted, rep.Error, "results in "+s.Dir(), []string{s.Dir(), path}, mergeErr, repErr, csvErr)
+}
+
+// facts are the query counts of the report that meta.json records among
+// the system's facts.
+func (r *ReqReport) facts() map[string]string {
+	return map[string]string{"qps": strconv.FormatFloat(r.QPS, 'f', 3, 64), "queries": strconv.FormatUint(r.Queries, 10),
+		"timeouts": strconv.FormatUint(r.Timeouts, 10), "errors": strconv.FormatUint(r.Errors, 10),
+		"replies_per_query_mean": strconv.FormatFloat(r.RepliesMean, 'f', 3, 64),
+		"replies_per_query_min":  strconv.FormatUint(r.RepliesMin, 10), "replies_per_query_max": strconv.FormatUint(r.RepliesMax, 10),
+		"result_bytes": strconv.FormatUint(r.ResultBytes, 10), "skipped": strconv.FormatUint(r.Skipped, 10)}
 }
 
 // percentiles are the ps-th percentiles of us (numpy's method), 0 when

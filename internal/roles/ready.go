@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -215,9 +216,7 @@ func probeZenoh(c net.Conn, zid string) error {
 // zidString is a Zenoh id as Zenoh writes it: the little-endian bytes of
 // a 128-bit number, in hexadecimal without leading zeros.
 func zidString(le []byte) string {
-	be := make([]byte, len(le))
-	for i, b := range le {
-		be[len(le)-1-i] = b
-	}
+	be := slices.Clone(le)
+	slices.Reverse(be)
 	return strings.TrimLeft(hex.EncodeToString(be), "0")
 }

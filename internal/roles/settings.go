@@ -187,35 +187,15 @@ var (
 func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 	s := Settings{Role: role}
 	var errs []error
-	num := func(key string, def int) int {
-		v, err := c.Int(key, def)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		return v
-	}
-	flt := func(key string, def float64) float64 {
-		v, err := c.Float(key, def)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		return v
-	}
-	dur := func(key string, def time.Duration) time.Duration {
-		v, err := c.Duration(key, def)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		return v
-	}
+	num, flt, dur := kept[int](&errs), kept[float64](&errs), kept[time.Duration](&errs)
 	s.Driver = c.String("driver", "nats")
 	s.Endpoints = c.Strings("endpoint", nil)
 	s.TopicPrefix = c.String("topic-prefix", "mqgate.bench")
-	s.Topics = num("topics", 1)
-	s.Publishers = num("publishers", 1)
-	s.Payload = num("payload", 64)
-	s.Rate = flt("rate", 1000)
-	s.Duration = dur("duration", 10*time.Second)
+	s.Topics = num(c.Int("topics", 1))
+	s.Publishers = num(c.Int("publishers", 1))
+	s.Payload = num(c.Int("payload", 64))
+	s.Rate = flt(c.Float("rate", 1000))
+	s.Duration = dur(c.Duration("duration", 10*time.Second))
 	rel := c.String("reliability", "best_effort")
 	switch strings.ReplaceAll(rel, "-", "_") {
 	case "best_effort", "best":
@@ -225,43 +205,49 @@ func Resolve(role string, c *config.Config, now time.Time) (Settings, error) {
 		errs = append(errs, fmt.Errorf("reliability (from %s): %q, expected best_effort or reliable", c.Source("reliability"), rel))
 	}
 	s.Expr = c.String("expr", "")
-	s.Subscribers = num("subscribers", 1)
-	s.QPS = flt("qps", 100)
-	s.Concurrency = num("concurrency", 8)
-	s.Timeout = dur("timeout", 5*time.Second)
-	s.AggWindow = dur("agg-window", 0)
-	s.SnapshotInterval = dur("snapshot-interval", time.Second)
+	s.Subscribers = num(c.Int("subscribers", 1))
+	s.QPS = flt(c.Float("qps", 100))
+	s.Concurrency = num(c.Int("concurrency", 8))
+	s.Timeout = dur(c.Duration("timeout", 5*time.Second))
+	s.AggWindow = dur(c.Duration("agg-window", 0))
+	s.SnapshotInterval = dur(c.Duration("snapshot-interval", time.Second))
 	s.ServePrefixes = c.Strings("serve-prefix", nil)
-	s.ReplySize = num("reply-size", 64)
+	s.ReplySize = num(c.Int("reply-size", 64))
 	if pd := c.String("proc-delay", "0"); pd != "" {
 		var err error
 		if s.ProcDelay, s.ProcJitter, err = ParseProcDelay(pd); err != nil {
 			errs = append(errs, fmt.Errorf("proc-delay (from %s): %v", c.Source("proc-delay"), err))
 		}
 	}
-	s.Replies = num("replies", 1)
+	s.Replies = num(c.Int("replies", 1))
 	s.CSV = c.String("csv", "")
 	s.RunID = c.String("run-id", now.UTC().Format(experiment.DirTimeLayout))
 	s.OutDir = c.String("out-dir", "results")
-	s.PromPort = num("prom-port", 0)
+	s.PromPort = num(c.Int("prom-port", 0))
 	s.PromAddr = c.String("prom-addr", "")
 	s.LogLevel = c.String("log-level", "info")
 	s.Label = c.String("label", "")
-	s.Instance = num("instance", 0) // not given: random (check)
-	s.ClockProbes = num("clock-probes", 32)
-	co, err := c.Bool("clock-offset", true)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	s.ClockOffset = co
-	s.Seed = uint64(num("seed", 1))
+	s.Instance = num(c.Int("instance", 0)) // not given: random (check)
+	s.ClockProbes = num(c.Int("clock-probes", 32))
+	s.ClockOffset = kept[bool](&errs)(c.Bool("clock-offset", true))
+	s.Seed = uint64(num(c.Int("seed", 1)))
 	s.WaitFor = c.Strings("wait-for", nil)
-	s.WaitTimeout = dur("wait-timeout", time.Minute)
+	s.WaitTimeout = dur(c.Duration("wait-timeout", time.Minute))
 	s.resolveClient(c)
 	if len(errs) > 0 {
 		return s, errs[0]
 	}
 	return s, s.check(c.Source)
+}
+
+// kept returns a setting's value, keeping its error, if any, in errs.
+func kept[T any](errs *[]error) func(T, error) T {
+	return func(v T, err error) T {
+		if err != nil {
+			*errs = append(*errs, err)
+		}
+		return v
+	}
 }
 
 // resolveClient reads the settings of the system's client given (no
@@ -331,13 +317,11 @@ func (s *Settings) checkClient(source func(key string) string) error {
 // least 0.
 func ParseProcDelay(v string) (delay, jitter time.Duration, err error) {
 	d, j, has := strings.Cut(strings.ReplaceAll(v, "±", ","), ",")
-	if delay, err = parseDur(d); err != nil {
-		return 0, 0, fmt.Errorf("%q: expected DELAY or DELAY±JITTER, e.g. 2ms±500us", v)
+	if delay, err = parseDur(d); err == nil && has {
+		jitter, err = parseDur(j)
 	}
-	if has {
-		if jitter, err = parseDur(j); err != nil {
-			return 0, 0, fmt.Errorf("%q: expected DELAY or DELAY±JITTER, e.g. 2ms±500us", v)
-		}
+	if err != nil {
+		return 0, 0, fmt.Errorf("%q: expected DELAY or DELAY±JITTER, e.g. 2ms±500us", v)
 	}
 	if delay < 0 || jitter < 0 {
 		return 0, 0, fmt.Errorf("%q: delays are not negative", v)
@@ -421,9 +405,7 @@ func (s *Settings) check(source func(key string) string) error {
 	if !runIDRE.MatchString(s.RunID) {
 		return fmt.Errorf("--run-id %q: expected letters, digits, '.', '_' or '-' (a directory name)", s.RunID)
 	}
-	switch s.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, s.LogLevel) {
 		return fmt.Errorf("--log-level %q: expected debug, info, warn or error", s.LogLevel)
 	}
 	if err := s.checkHelperKeys(source); err != nil {
@@ -451,7 +433,7 @@ func (s *Settings) check(source func(key string) string) error {
 	}
 	if source("instance") == "default" {
 		h := fnv.New32a()
-		fmt.Fprintf(h, "%s/%d/%d", hostname(), pid(), time.Now().UnixNano())
+		fmt.Fprintf(h, "%s/%d/%d", hostname(), os.Getpid(), time.Now().UnixNano())
 		s.Instance = int(h.Sum32() % 256)
 	}
 	if s.CSV == "true" { // --csv alone
@@ -468,10 +450,11 @@ func checkServePrefixes(prefixes []string, sep, src string) error {
 			switch {
 			case p == q:
 				return fromSource(fmt.Errorf("--serve-prefix %q is given twice: expected distinct keys", p), "serve-prefix", src)
+			case strings.HasPrefix(q, p+sep):
+				p, q = q, p
+				fallthrough
 			case strings.HasPrefix(p, q+sep):
 				return fromSource(fmt.Errorf("--serve-prefix %q is below --serve-prefix %q, which answers its queries already", p, q), "serve-prefix", src)
-			case strings.HasPrefix(q, p+sep):
-				return fromSource(fmt.Errorf("--serve-prefix %q is below --serve-prefix %q, which answers its queries already", q, p), "serve-prefix", src)
 			}
 		}
 	}
@@ -483,33 +466,27 @@ func checkServePrefixes(prefixes []string, sep, src string) error {
 // keys the helper uses, <prefix>/query and <prefix>/data: the helper takes
 // only the topic prefix, and would ignore them.
 func (s *Settings) checkHelperKeys(source func(key string) string) error {
-	t, err := driver.Lookup(s.Driver)
-	if err != nil {
-		return nil
-	}
+	t, _ := driver.Lookup(s.Driver)
 	if _, ok := t.(driver.RoleRunner); !ok {
 		return nil
 	}
-	key := helperKey(s.TopicPrefix)
+	key, own := helperKey(s.TopicPrefix), s.TopicPrefix+sep(s.Driver)
 	query, data := key+"/query", key+"/data"
-	hint := "; choose the keys with --topic-prefix"
+	refuse := func(flag, v, does string) error {
+		err := fmt.Errorf("--%s %q: the %s helper %s; choose the keys with --topic-prefix", flag, v, s.Driver, does)
+		return fromSource(err, flag, source(flag))
+	}
 	for _, p := range s.ServePrefixes {
-		if p != query && p != s.TopicPrefix+sep(s.Driver)+"query" {
-			return fromSource(fmt.Errorf("--serve-prefix %q: the %s helper serves %s only%s", p, s.Driver, query, hint), "serve-prefix", source("serve-prefix"))
+		if p != query && p != own+"query" {
+			return refuse("serve-prefix", p, "serves "+query+" only")
 		}
 	}
-	if s.Expr == "" {
-		return nil
-	}
-	switch s.Role {
-	case RoleReq:
-		if s.Expr != query && s.Expr != s.TopicPrefix+sep(s.Driver)+"query" {
-			return fromSource(fmt.Errorf("--expr %q: the %s helper queries %s only%s", s.Expr, s.Driver, query, hint), "expr", source("expr"))
-		}
-	case RoleSub:
-		if s.Expr != data && s.Expr != data+"/**" && s.Expr != s.TopicPrefix+sep(s.Driver)+"data" {
-			return fromSource(fmt.Errorf("--expr %q: the %s helper subscribes to %s only (and below it)%s", s.Expr, s.Driver, data, hint), "expr", source("expr"))
-		}
+	switch {
+	case s.Expr == "":
+	case s.Role == RoleReq && s.Expr != query && s.Expr != own+"query":
+		return refuse("expr", s.Expr, "queries "+query+" only")
+	case s.Role == RoleSub && s.Expr != data && s.Expr != data+"/**" && s.Expr != own+"data":
+		return refuse("expr", s.Expr, "subscribes to "+data+" only (and below it)")
 	}
 	return nil
 }
@@ -534,10 +511,9 @@ func fromSource(err error, key, src string) error {
 
 // sep is the topic separator of the system named ("." when unknown).
 func sep(name string) string {
-	if t, err := driver.Lookup(name); err == nil {
-		if ts, ok := t.(driver.RoleSystem); ok {
-			return ts.Separator()
-		}
+	t, _ := driver.Lookup(name)
+	if ts, ok := t.(driver.RoleSystem); ok {
+		return ts.Separator()
 	}
 	return "."
 }

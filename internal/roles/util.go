@@ -14,8 +14,6 @@ func hostname() string {
 	return h
 }
 
-func pid() int { return os.Getpid() }
-
 // errBox holds an error set by one goroutine and read by another.
 type errBox struct {
 	mu  sync.Mutex

@@ -180,15 +180,8 @@ func TopFlags() []cli.Flag {
 // ServesRole reports whether run's own flag name, given before next, is a
 // setting of the role next: --name and --out (run --name r1 --out D sub …).
 func ServesRole(next, name string) bool {
-	if _, ok := roleUsage[next]; !ok {
-		return false
-	}
-	for _, k := range topKeys {
-		if flagNames[k] == name {
-			return true
-		}
-	}
-	return false
+	_, role := roleUsage[next]
+	return role && slices.ContainsFunc(topKeys, func(k string) bool { return flagNames[k] == name })
 }
 
 // settingUsage is the usage of setting k, with its valid range.
@@ -343,18 +336,15 @@ func action(c *cli.Context, role string) error {
 	}
 	set := map[string]any{}
 	for _, k := range roles.AllKeys() {
-		if !c.IsSet(k) {
-			if slices.Contains(topKeys, k) {
-				if v, ok := topValue(c, k); ok {
-					set[k] = v
-				}
-			}
-			continue
-		}
-		if slices.Contains(listKeys, k) {
+		switch {
+		case c.IsSet(k) && slices.Contains(listKeys, k):
 			set[k] = c.StringSlice(k)
-		} else {
+		case c.IsSet(k):
 			set[k] = c.String(k)
+		case slices.Contains(topKeys, k):
+			if v, ok := topValue(c, k); ok {
+				set[k] = v
+			}
 		}
 	}
 	file := c.String("config")
@@ -395,9 +385,7 @@ func action(c *cli.Context, role string) error {
 // newLogger returns the diagnostics logger of a role: text lines on w at
 // level (debug, info, warn, error).
 func newLogger(w io.Writer, level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
+	var l slog.Level // an unknown level leaves it Info, the zero Level
+	l.UnmarshalText([]byte(level))
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
