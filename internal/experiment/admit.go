@@ -24,10 +24,9 @@ const AllowIncompleteFlag = "--allow-incomplete"
 //     error: half a round trip against a whole one is not a regression.
 func Admit(exps []*Experiment, allowIncomplete bool) (latency string, warnings []string, err error) {
 	warnings, err = Incomplete(exps, allowIncomplete)
-	if err != nil {
-		return "", nil, err
+	if err == nil {
+		latency, err = SameLatency(exps)
 	}
-	latency, err = SameLatency(exps)
 	if err != nil {
 		return "", nil, err
 	}
@@ -71,16 +70,19 @@ func SameLatency(exps []*Experiment) (string, error) {
 	if len(withLatency) == 0 {
 		return exps[0].Latency, nil
 	}
-	exps = withLatency
 	var defs []string
 	by := map[string][]string{}
-	for _, e := range exps {
+	for _, e := range withLatency {
 		if _, ok := by[e.Latency]; !ok {
 			defs = append(defs, e.Latency)
 		}
 		name := e.Dir
-		if !e.LatencyStated {
-			name += " (" + unstated(e) + ")"
+		switch {
+		case e.LatencyStated:
+		case e.Meta == nil:
+			name += " (no meta.json: half-rtt, as Fast-RTPS)"
+		default:
+			name += " (meta.json states no latency: half-rtt)"
 		}
 		by[e.Latency] = append(by[e.Latency], name)
 	}
@@ -117,13 +119,6 @@ func LatencyMeaning(def string) string {
 		return "sender to receiver"
 	}
 	return "unknown"
-}
-
-func unstated(e *Experiment) string {
-	if e.Meta == nil {
-		return "no meta.json: half-rtt, as Fast-RTPS"
-	}
-	return "meta.json states no latency: half-rtt"
 }
 
 // joinNames joins at most max names, saying how many more there are.

@@ -45,14 +45,22 @@ func CheckReportFileName(typ string) string { return checksPrefix + typ + csvSuf
 
 // TypeOfCheckReport returns the sub-experiment type of a check report file
 // name (checks_<type>.csv), or false if name is not one.
-func TypeOfCheckReport(name string) (string, bool) {
+func TypeOfCheckReport(name string) (string, bool) { return typeOf(name, checksPrefix, csvSuffix, "") }
+
+// typeOf returns the sub-experiment type of the file name (its base)
+// prefix<type>suffix, or false if name is not one; a name ending in not
+// (when given) is not one either.
+func typeOf(name, prefix, suffix, not string) (string, bool) {
 	name = filepath.Base(name)
-	if !strings.HasPrefix(name, checksPrefix) || !strings.HasSuffix(name, csvSuffix) {
+	if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) || not != "" && strings.HasSuffix(name, not) {
 		return "", false
 	}
-	t := strings.TrimSuffix(strings.TrimPrefix(name, checksPrefix), csvSuffix)
+	t := strings.TrimSuffix(strings.TrimPrefix(name, prefix), suffix)
 	return t, t != ""
 }
+
+// is reports whether a TypeOf… function took the name.
+func is(_ string, ok bool) bool { return ok }
 
 // Owned reports whether rel, a slash- or separator-separated path relative
 // to an experiment directory, names a file the pipeline owns there (formats
@@ -75,19 +83,19 @@ func Owned(rel string) (what string, ok bool) {
 	switch {
 	case rel == metaFileName:
 		return "the run's " + metaFileName, true
-	case isSummary(rel):
+	case is(TypeOfSummary(rel)):
 		return "a summary", true
-	case isRaw(rel):
+	case is(TypeOfRaw(rel)):
 		return "a raw measurements file", true
-	case isCheckReport(rel):
+	case is(TypeOfCheckReport(rel)):
 		return "a check report", true
-	case strings.HasPrefix(rel, tputPrefix) && strings.HasSuffix(rel, csvSuffix) && len(rel) > len(tputPrefix+csvSuffix):
+	case is(typeOf(rel, tputPrefix, csvSuffix, "")):
 		return "a throughput file (run throughput and run load write it)", true
 	case isLoadFile(rel):
 		return "a load file (run load writes it)", true
-	case strings.HasPrefix(rel, permessagePrefix) && strings.HasSuffix(rel, csvSuffix) && len(rel) > len(permessagePrefix+csvSuffix):
+	case is(typeOf(rel, permessagePrefix, csvSuffix, "")):
 		return "a per-message file (run permessage writes it)", true
-	case strings.HasPrefix(rel, burstPrefix) && strings.HasSuffix(rel, csvSuffix) && len(rel) > len(burstPrefix+csvSuffix):
+	case is(typeOf(rel, burstPrefix, csvSuffix, "")):
 		return "a burst file (run burst and process write it)", true
 	}
 	return "", false
@@ -109,33 +117,14 @@ func isLoadFile(name string) bool {
 	return false
 }
 
-func isRaw(name string) bool         { _, ok := TypeOfRaw(name); return ok }
-func isSummary(name string) bool     { _, ok := TypeOfSummary(name); return ok }
-func isCheckReport(name string) bool { _, ok := TypeOfCheckReport(name); return ok }
-
 // TypeOfRaw returns the sub-experiment type of a raw measurements file name
 // (measurements_<type>.csv), or false if name is not one. Summary files are
 // not raw files.
-func TypeOfRaw(name string) (string, bool) {
-	name = filepath.Base(name)
-	if !strings.HasPrefix(name, rawPrefix) || !strings.HasSuffix(name, csvSuffix) ||
-		strings.HasSuffix(name, summarySuffix) {
-		return "", false
-	}
-	t := strings.TrimSuffix(strings.TrimPrefix(name, rawPrefix), csvSuffix)
-	return t, t != ""
-}
+func TypeOfRaw(name string) (string, bool) { return typeOf(name, rawPrefix, csvSuffix, summarySuffix) }
 
 // TypeOfSummary returns the sub-experiment type of a summary file name
 // (measurements_<type>_summary.csv), or false if name is not one.
-func TypeOfSummary(name string) (string, bool) {
-	name = filepath.Base(name)
-	if !strings.HasPrefix(name, rawPrefix) || !strings.HasSuffix(name, summarySuffix) {
-		return "", false
-	}
-	t := strings.TrimSuffix(strings.TrimPrefix(name, rawPrefix), summarySuffix)
-	return t, t != ""
-}
+func TypeOfSummary(name string) (string, bool) { return typeOf(name, rawPrefix, summarySuffix, "") }
 
 // ThroughputFileName is the throughput summary file name of sub-experiment
 // typ (formats §9), written by run throughput and run load.
@@ -150,12 +139,7 @@ func SearchFileName(typ string) string { return tputPrefix + typ + searchSuffix 
 // search file of run throughput (throughput_<type>_search.csv) is not a
 // summary: it holds every step of the search, not the result.
 func TypeOfThroughput(name string) (string, bool) {
-	name = filepath.Base(name)
-	if !strings.HasPrefix(name, tputPrefix) || !strings.HasSuffix(name, csvSuffix) || strings.HasSuffix(name, searchSuffix) {
-		return "", false
-	}
-	t := strings.TrimSuffix(strings.TrimPrefix(name, tputPrefix), csvSuffix)
-	return t, t != ""
+	return typeOf(name, tputPrefix, csvSuffix, searchSuffix)
 }
 
 // BurstFileName is the burst measurements file name of sub-experiment typ
@@ -168,12 +152,7 @@ func BurstSummaryFileName(typ string) string { return burstPrefix + typ + summar
 // TypeOfBurst returns the sub-experiment type of a burst measurements file
 // name (burst_<type>.csv, not its summary), or false if name is not one.
 func TypeOfBurst(name string) (string, bool) {
-	name = filepath.Base(name)
-	if !strings.HasPrefix(name, burstPrefix) || !strings.HasSuffix(name, csvSuffix) || strings.HasSuffix(name, summarySuffix) {
-		return "", false
-	}
-	t := strings.TrimSuffix(strings.TrimPrefix(name, burstPrefix), csvSuffix)
-	return t, t != ""
+	return typeOf(name, burstPrefix, csvSuffix, summarySuffix)
 }
 
 // BurstFiles lists the burst measurements files in dir, sorted by type.
@@ -262,13 +241,10 @@ func list(dir string, typeOf func(string) (string, bool)) ([]File, error) {
 		path := filepath.Join(dir, e.Name())
 		mode := e.Type()
 		if mode&fs.ModeSymlink != 0 {
-			st, err := os.Stat(path)
-			if err != nil {
-				// Dangling or looping: the reader says why it cannot read it.
-				files = append(files, File{Type: t, Path: path})
-				continue
+			mode = 0 // dangling or looping: listed, and its reader says why it cannot read it
+			if st, err := os.Stat(path); err == nil {
+				mode = st.Mode()
 			}
-			mode = st.Mode()
 		}
 		if !mode.IsRegular() {
 			return nil, fileerr.NotRegular(path, mode, describe(e.Name()))

@@ -1,16 +1,13 @@
 package experiment
 
 import (
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Listed is what an experiment's meta.json says ran (formats §6): the
@@ -60,16 +57,9 @@ func listedOf(path string, m *meta.Meta) *Listed {
 // error) when dir has no meta.json or it lists no sub-experiment. A
 // malformed meta.json is an error, as for Load.
 func ReadListed(dir string) (*Listed, error) {
-	path := filepath.Join(dir, meta.FileName)
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	m, err := readMetaFile(path)
-	if err != nil {
-		if _, ok := fileerr.As(err); ok {
-			return nil, err
-		}
-		return nil, fileerr.New(path, 0, "", "cannot read meta.json: %v", fileerr.Cause(err))
+	path, m, err := readMeta(dir)
+	if err != nil || m == nil {
+		return nil, err
 	}
 	return listedOf(path, m), nil
 }
@@ -115,18 +105,18 @@ func (l *Listed) check(e *Experiment, raws []File) error {
 		return nil
 	}
 	for _, s := range e.Summaries {
-		if err := l.rows(s.Path, s.Type, payloadsOf(s.Rows, func(r int) int { return s.Rows[r].Bytes }), true); err != nil {
+		if err := checkRows(l, s.Path, s.Type, s.Rows, func(r result.SummaryRow) int { return r.Bytes }, true); err != nil {
 			return err
 		}
 	}
 	for _, t := range e.Throughputs {
-		if err := l.rows(t.Path, t.Type, payloadsOf(t.Rows, func(r int) int { return t.Rows[r].Payload }), true); err != nil {
+		if err := checkRows(l, t.Path, t.Type, t.Rows, func(r result.ThroughputRow) int { return r.Payload }, true); err != nil {
 			return err
 		}
 	}
 	for _, b := range e.Bursts {
 		// ReadBurst keeps some rows of each payload: no line to name.
-		if err := l.rows(b.Path, b.Type, payloadsOf(b.Rows, func(r int) int { return b.Rows[r].Payload }), false); err != nil {
+		if err := checkRows(l, b.Path, b.Type, b.Rows, func(r result.BurstRow) int { return r.Payload }, false); err != nil {
 			return err
 		}
 	}
@@ -138,29 +128,20 @@ func (l *Listed) check(e *Experiment, raws []File) error {
 	return nil
 }
 
-// rows checks the type of file and the payload of each of its rows; with
-// lines, row i is on line i+2 (after the header).
-func (l *Listed) rows(file, typ string, payloads []int, lines bool) error {
+// checkRows checks the type of file and the payload of each of its rows;
+// with lines, row i is on line i+2 (after the header).
+func checkRows[R any](l *Listed, file, typ string, rows []R, payload func(R) int, lines bool) error {
 	if err := l.Type(file, typ); err != nil {
 		return err
 	}
-	for i, p := range payloads {
+	for i, r := range rows {
 		line := 0
 		if lines {
 			line = i + 2
 		}
-		if err := l.Payload(file, line, typ, p); err != nil {
+		if err := l.Payload(file, line, typ, payload(r)); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// payloadsOf lists the payload of each of rows.
-func payloadsOf[R any](rows []R, payload func(int) int) []int {
-	out := make([]int, len(rows))
-	for i := range rows {
-		out[i] = payload(i)
-	}
-	return out
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -125,17 +126,15 @@ func (e *Experiment) Completed() bool { return e.Meta == nil || e.Meta.Completed
 
 // Incompleteness says why the experiment is incomplete, "" when it is not.
 func (e *Experiment) Incompleteness() string {
-	if e.Completed() {
-		return ""
-	}
-	why := "meta.json says the run did not complete"
 	switch {
+	case e.Completed():
+		return ""
 	case e.Meta.Interrupted:
-		why = "meta.json says the run was interrupted"
+		return "meta.json says the run was interrupted"
 	case e.Meta.Error != "":
-		why = "meta.json says the run stopped on an error: " + e.Meta.Error
+		return "meta.json says the run stopped on an error: " + e.Meta.Error
 	}
-	return why
+	return "meta.json says the run did not complete"
 }
 
 // Host is the fingerprint of the machine the experiment ran on; nil without
@@ -150,17 +149,10 @@ func (e *Experiment) Host() *meta.Host {
 // System returns the version of the system under test, else its commit
 // abbreviated to 8 characters, else "".
 func (e *Experiment) System() string {
-	switch {
-	case e.Version != "":
+	if e.Version != "" {
 		return e.Version
-	case e.Commit != "":
-		c := e.Commit
-		if len(c) > 8 {
-			c = c[:8]
-		}
-		return c
 	}
-	return ""
+	return e.Commit[:min(8, len(e.Commit))]
 }
 
 // Label names the experiment for people: its name, followed by the version
@@ -187,52 +179,76 @@ func (e *Experiment) Label() string {
 // process ran), and when a file holds a sub-experiment or payload that
 // meta.json does not list (Listed).
 func Load(dir string) (*Experiment, error) {
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fileerr.New(dir, 0, "", "no such directory (expected an experiment directory)")
-	case err != nil:
-		return nil, fileerr.New(dir, 0, "", "cannot read the experiment directory: %v", fileerr.Cause(err))
-	case !st.IsDir():
-		return nil, fileerr.New(dir, 0, "", "not a directory (expected an experiment directory)")
+	if err := checkDir(dir, "an experiment directory", "the experiment directory"); err != nil {
+		return nil, err
 	}
-	files, tputs, bursts, err := allResultFiles(dir)
+	files, err := allResultFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 && len(tputs) == 0 && len(bursts) == 0 {
+	if files.empty() {
 		if hint := RootHint(dir, "name one (PATH), or give the root where a folder of experiments is expected (check --experiments-results, compare --reference and --results, requirements --experiments-results)"); hint != "" {
 			return nil, fileerr.New(dir, 0, "", "%s", hint)
 		}
 		return nil, fileerr.New(dir, 0, "", "no summary (%s): run process on the experiment first (it holds no throughput summary %s either)",
 			SummaryFileName("<type>"), ThroughputFileName("<type>"))
 	}
-	return load(dir, files, tputs, bursts)
+	return load(dir, files)
 }
+
+// checkDir returns an error when dir is not a directory it can read:
+// expected says what dir should be, what names it in other errors.
+func checkDir(dir, expected, what string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fileerr.New(dir, 0, "", "no such directory (expected %s)", expected)
+	case err != nil:
+		return fileerr.New(dir, 0, "", "cannot read %s: %v", what, fileerr.Cause(err))
+	case !st.IsDir():
+		return fileerr.New(dir, 0, "", "not a directory (expected %s)", expected)
+	}
+	return nil
+}
+
+// resultFiles are an experiment's summaries, throughput summaries and
+// burst summaries.
+type resultFiles struct{ sums, tputs, bursts []File }
+
+func (f resultFiles) empty() bool { return len(f.sums)+len(f.tputs)+len(f.bursts) == 0 }
 
 // allResultFiles lists dir's summaries, throughput summaries and burst
 // summaries.
-func allResultFiles(dir string) (files, tputs, bursts []File, err error) {
-	if files, tputs, err = ResultFiles(dir); err != nil {
-		return nil, nil, nil, err
+func allResultFiles(dir string) (f resultFiles, err error) {
+	if f.sums, f.tputs, err = ResultFiles(dir); err != nil {
+		return resultFiles{}, err
 	}
-	bursts, err = BurstSummaryFiles(dir)
-	return files, tputs, bursts, err
+	f.bursts, err = BurstSummaryFiles(dir)
+	return f, err
 }
 
-// load reads the experiment dir whose summary files are files, whose
-// throughput summaries are tputs and whose burst summaries are bursts.
-func load(dir string, files, tputs, bursts []File) (*Experiment, error) {
+// load reads the experiment dir whose result files are files.
+func load(dir string, files resultFiles) (*Experiment, error) {
 	e := &Experiment{Name: baseName(dir), Dir: dir, Latency: meta.LatencyHalfRTT}
-	if err := e.readMeta(); err != nil {
+	_, m, err := readMeta(dir)
+	if err != nil {
 		return nil, err
+	}
+	if m != nil {
+		// meta.Decode refused any other definition, at its line and column.
+		if m.Latency != "" {
+			e.Latency, e.LatencyStated = m.Latency, true
+		}
+		e.Meta = m
+		e.Start, e.StartFrom = m.Start, meta.FileName
+		e.Version, e.Commit = m.System.Version, m.System.Commit
 	}
 	if e.Start.IsZero() {
 		if t, err := time.Parse(DirTimeLayout, e.Name); err == nil {
 			e.Start, e.StartFrom = t, "name"
 		}
 	}
-	for _, f := range files {
+	for _, f := range files.sums {
 		if err := checkFresh(dir, f); err != nil {
 			return nil, err
 		}
@@ -242,14 +258,14 @@ func load(dir string, files, tputs, bursts []File) (*Experiment, error) {
 		}
 		e.Summaries = append(e.Summaries, Summary{Type: f.Type, Path: f.Path, Rows: rows})
 	}
-	for _, f := range tputs {
+	for _, f := range files.tputs {
 		rows, err := ReadThroughputFile(f.Path)
 		if err != nil {
 			return nil, err
 		}
 		e.Throughputs = append(e.Throughputs, Throughput{Type: f.Type, Path: f.Path, Rows: rows})
 	}
-	for _, f := range bursts {
+	for _, f := range files.bursts {
 		rows, err := readBurst(f.Path)
 		if err != nil {
 			return nil, err
@@ -279,11 +295,8 @@ func load(dir string, files, tputs, bursts []File) (*Experiment, error) {
 // a gate matches rows on it, so a repeat is ambiguous.
 func ReadThroughputFile(path string) ([]result.ThroughputRow, error) {
 	f, err := fileerr.OpenRegular(path, "a throughput summary")
-	if _, ok := fileerr.As(err); ok {
-		return nil, err
-	}
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read throughput summary: %v", fileerr.Cause(err))
+		return nil, readErr(path, "throughput summary", err)
 	}
 	defer f.Close()
 	rows, err := result.ReadThroughput(f, path)
@@ -324,37 +337,31 @@ func readBurst(path string) ([]result.BurstRow, error) {
 	return rows, err
 }
 
-// readMeta fills e from its meta.json, if any.
-func (e *Experiment) readMeta() error {
-	path := filepath.Join(e.Dir, meta.FileName)
+// readMeta reads the meta.json of experiment dir, a regular file: its path,
+// and nil when dir has none.
+func readMeta(dir string) (path string, m *meta.Meta, err error) {
+	path = filepath.Join(dir, meta.FileName)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return path, nil, nil
 	}
-	m, err := readMetaFile(path)
+	f, err := fileerr.OpenRegular(path, "the run's "+meta.FileName)
+	if err == nil {
+		defer f.Close()
+		m, err = meta.Decode(f, path)
+	}
 	if err != nil {
-		if _, ok := fileerr.As(err); ok {
-			return err
-		}
-		return fileerr.New(path, 0, "", "cannot read meta.json: %v", fileerr.Cause(err))
+		return path, nil, readErr(path, "meta.json", err)
 	}
-	// meta.Decode refused any other definition, at its line and column.
-	if m.Latency != "" {
-		e.Latency, e.LatencyStated = m.Latency, true
-	}
-	e.Meta = m
-	e.Start, e.StartFrom = m.Start, meta.FileName
-	e.Version, e.Commit = m.System.Version, m.System.Commit
-	return nil
+	return path, m, nil
 }
 
-// readMetaFile reads the meta.json at path, a regular file.
-func readMetaFile(path string) (*meta.Meta, error) {
-	f, err := fileerr.OpenRegular(path, "the run's "+meta.FileName)
-	if err != nil {
-		return nil, err
+// readErr is err, an error reading path, as it is when it names its place
+// (a fileerr.Error), else as "cannot read what: cause" at path.
+func readErr(path, what string, err error) error {
+	if _, ok := fileerr.As(err); ok {
+		return err
 	}
-	defer f.Close()
-	return meta.Decode(f, path)
+	return fileerr.New(path, 0, "", "cannot read %s: %v", what, fileerr.Cause(err))
 }
 
 // checkFresh returns an error when the summary f is stale: its raw file was
@@ -367,7 +374,7 @@ func checkFresh(dir string, f File) error {
 	}
 	sum, err := os.Stat(f.Path)
 	if err != nil {
-		return fileerr.New(f.Path, 0, "", "cannot read summary file: %v", fileerr.Cause(err))
+		return readErr(f.Path, "summary file", err)
 	}
 	if d := raw.ModTime().Sub(sum.ModTime()); d > StaleTolerance {
 		return fileerr.New(f.Path, 0, "", "stale: %s was modified %s after this summary was written, so the summary may not describe it; run process on %s again",
@@ -404,13 +411,13 @@ func LoadDirs(ctx context.Context, dirs []string) ([]*Experiment, error) {
 }
 
 // loadAll loads dirs in parallel; files[i], when given, are dirs[i]'s
-// summary, throughput and burst files, already listed.
-func loadAll(ctx context.Context, dirs []string, files [][3][]File) ([]*Experiment, error) {
+// result files, already listed.
+func loadAll(ctx context.Context, dirs []string, files []resultFiles) ([]*Experiment, error) {
 	exps := make([]*Experiment, len(dirs))
 	errs := make([]error, len(dirs))
 	err := parallel.Each(ctx, 0, len(dirs), func(i int) {
 		if files != nil {
-			exps[i], errs[i] = load(dirs[i], files[i][0], files[i][1], files[i][2])
+			exps[i], errs[i] = load(dirs[i], files[i])
 		} else {
 			exps[i], errs[i] = Load(dirs[i])
 		}
@@ -430,15 +437,9 @@ func loadAll(ctx context.Context, dirs []string, files [][3][]File) ([]*Experime
 // discover lists the experiment folders under root in name order, with
 // their summary, throughput and burst files, and a warning for every entry
 // skipped.
-func discover(root string) (dirs []string, files [][3][]File, warnings []string, err error) {
-	st, err := os.Stat(root)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, nil, fileerr.New(root, 0, "", "no such directory (expected a directory holding one folder per experiment)")
-	case err != nil:
-		return nil, nil, nil, fileerr.New(root, 0, "", "cannot read the experiments directory: %v", fileerr.Cause(err))
-	case !st.IsDir():
-		return nil, nil, nil, fileerr.New(root, 0, "", "not a directory (expected a directory holding one folder per experiment)")
+func discover(root string) (dirs []string, files []resultFiles, warnings []string, err error) {
+	if err := checkDir(root, "a directory holding one folder per experiment", "the experiments directory"); err != nil {
+		return nil, nil, nil, err
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -469,24 +470,24 @@ func discover(root string) (dirs []string, files [][3][]File, warnings []string,
 			skip(path, "not a directory")
 			continue
 		}
-		if i := slicesIndex(seen, st); i >= 0 {
+		if i := slices.IndexFunc(seen, func(s seenDir) bool { return os.SameFile(s.info, st) }); i >= 0 {
 			skip(path, fmt.Sprintf("the same directory as %s, read once", seen[i].path))
 			continue
 		}
-		sums, tps, bursts, err := allResultFiles(path)
+		rf, err := allResultFiles(path)
 		if err != nil {
 			return nil, nil, warnings, err
 		}
-		if len(sums) == 0 && len(tps) == 0 && len(bursts) == 0 {
+		if rf.empty() {
 			skip(path, fmt.Sprintf("no %s in it (run process on it first?), nor %s", SummaryFileName("<type>"), ThroughputFileName("<type>")))
 			continue
 		}
 		seen = append(seen, seenDir{path, st})
 		dirs = append(dirs, path)
-		files = append(files, [3][]File{sums, tps, bursts})
+		files = append(files, rf)
 	}
 	if len(dirs) == 0 {
-		if sums, tps, bursts, _ := allResultFiles(root); len(sums) > 0 || len(tps) > 0 || len(bursts) > 0 {
+		if rf, _ := allResultFiles(root); !rf.empty() {
 			return nil, nil, warnings, fileerr.New(root, 0, "", "holds summaries itself but no experiment folder: pass the directory that holds the experiment folders")
 		}
 		if len(entries) == 0 {
@@ -500,15 +501,6 @@ func discover(root string) (dirs []string, files [][3][]File, warnings []string,
 type seenDir struct {
 	path string
 	info fs.FileInfo
-}
-
-func slicesIndex(seen []seenDir, st fs.FileInfo) int {
-	for i, s := range seen {
-		if os.SameFile(s.info, st) {
-			return i
-		}
-	}
-	return -1
 }
 
 // SortChronological orders exps by start time, ties broken by name, then
@@ -596,8 +588,7 @@ func Folders(dir string) []string {
 			continue
 		}
 		raw, _ := RawFiles(path)
-		sums, tps, bursts, _ := allResultFiles(path)
-		if len(raw)+len(sums)+len(tps)+len(bursts) > 0 {
+		if rf, _ := allResultFiles(path); len(raw) > 0 || !rf.empty() {
 			out = append(out, ent.Name())
 		}
 	}

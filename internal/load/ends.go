@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,10 +121,7 @@ func (l Links) Open(ctx context.Context, tp Topology, payload int) (_ *Ends, err
 	if o.timeout <= 0 {
 		o.timeout = 5 * time.Second
 	}
-	o.listen = l.Listen
-	if o.listen == "" {
-		o.listen = "127.0.0.1:0"
-	}
+	o.listen = cmp.Or(l.Listen, "127.0.0.1:0")
 	if l.perPair() {
 		o.listen = ""
 	}
@@ -187,28 +185,20 @@ func (o *opener) openSubscribers() ([]map[int]string, error) {
 	for j := range tp.Subscribers {
 		addrs[j] = map[int]string{}
 		topic := tp.SubTopic[j]
+		at, pairs := o.listen, []int{-1}
 		if l.broker() {
-			if err := o.step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
-				s, err := l.Transport.Subscribe(c, l.URL, o.subOpts(topic))
-				if err == nil {
-					e.Subs = append(e.Subs, SubLink{Sub: j, R: s})
-				}
-				return err
-			}); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		pairs := []int{-1}
-		if l.perPair() {
+			at = l.URL
+		} else if l.perPair() {
 			pairs = tp.PublishersOf(topic)
 		}
 		for _, i := range pairs {
 			if err := o.step(fmt.Sprintf("subscriber %d", j), func(c context.Context) error {
-				s, err := l.Transport.Subscribe(c, o.listen, o.subOpts(topic))
+				s, err := l.Transport.Subscribe(c, at, o.subOpts(topic))
 				if err == nil {
 					e.Subs = append(e.Subs, SubLink{Sub: j, R: s})
-					addrs[j][i] = s.Addr()
+					if !l.broker() {
+						addrs[j][i] = s.Addr()
+					}
 				}
 				return err
 			}); err != nil {
@@ -226,17 +216,15 @@ func (o *opener) openPublishers(addrs []map[int]string) error {
 	for i := range tp.Publishers {
 		topic := tp.PubTopic[i]
 		pe := PubEnd{Pub: i}
-		var targets []string
-		switch {
-		case l.broker():
-			targets = []string{l.URL}
-		case l.perPair():
-			for _, j := range tp.SubscribersOf(topic) {
-				targets = append(targets, addrs[j][i])
+		targets := []string{l.URL}
+		if !l.broker() {
+			targets = nil
+			key := -1 // the address of every publisher (point to point), else of this one (per pair)
+			if l.perPair() {
+				key = i
 			}
-		default:
 			for _, j := range tp.SubscribersOf(topic) {
-				targets = append(targets, addrs[j][-1])
+				targets = append(targets, addrs[j][key])
 			}
 		}
 		for _, addr := range targets {

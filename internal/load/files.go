@@ -64,13 +64,13 @@ func Snapshots(typ string, r *PayloadResult) []Snapshot {
 			}
 			return float64(n) / sec
 		}
-		us := func(ns int64) float64 { return float64(ns) / 1000 }
 		v := t.Values
 		for i, val := range []float64{
 			float64(v.MessagesSent), float64(v.MessagesReceived), float64(v.MessagesAcked), float64(v.BytesSent), float64(v.BytesReceived),
 			float64(v.Errors), float64(v.Skipped), float64(v.Clamped),
 			per(t.Delta.MessagesSent), per(t.Delta.MessagesReceived), per(t.Delta.BytesReceived) * 8 / 1e6,
-			float64(st.Count), us(st.MinNs), us(st.P50Ns), us(st.P95Ns), us(st.P99Ns), us(st.P999Ns), us(st.MaxNs),
+			float64(st.Count), micros(st.MinNs), micros(st.P50Ns), micros(st.P95Ns), micros(st.P99Ns), micros(st.P999Ns),
+			micros(st.MaxNs),
 		} {
 			out = append(out, Snapshot{T: t.Elapsed.Seconds(), Metric: SnapshotMetrics[i], Value: val, Tags: tags})
 		}
@@ -124,10 +124,10 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 	if s.Subscribers == nil {
 		s.Subscribers = []SubscriberResult{}
 	}
-	us := func(ns int64) float64 { return float64(ns) / 1e3 }
 	l := r.Latency
-	s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs = us(l.MinNs), us(l.MaxNs), l.MeanNs/1e3
-	s.LatencyP50Us, s.LatencyP95Us, s.LatencyP99Us, s.LatencyP999Us = us(l.P50Ns), us(l.P95Ns), us(l.P99Ns), us(l.P999Ns)
+	s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs = micros(l.MinNs), micros(l.MaxNs), l.MeanNs/1e3
+	s.LatencyP50Us, s.LatencyP95Us = micros(l.P50Ns), micros(l.P95Ns)
+	s.LatencyP99Us, s.LatencyP999Us = micros(l.P99Ns), micros(l.P999Ns)
 	return s
 }
 

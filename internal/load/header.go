@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // The message header (formats §9, shared with mqgate-zenoh): little-endian,
@@ -130,10 +131,8 @@ var Paddings = []Padding{PaddingRandom, PaddingZeros, PaddingPattern}
 
 // ParsePadding reads a padding name.
 func ParsePadding(s string) (Padding, error) {
-	for _, p := range Paddings {
-		if string(p) == s {
-			return p, nil
-		}
+	if p := Padding(s); slices.Contains(Paddings, p) {
+		return p, nil
 	}
 	return "", fmt.Errorf("padding %q: expected random, zeros or pattern", s)
 }

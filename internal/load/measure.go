@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,23 +70,15 @@ type Config struct {
 
 // WithDefaults fills the zero durations.
 func (c Config) WithDefaults() Config {
-	if c.Duration == 0 {
-		c.Duration = DefaultDuration
-	}
-	if c.Interval == 0 {
-		c.Interval = DefaultInterval
-	}
-	if c.MaxRaw == 0 {
-		c.MaxRaw = DefaultMaxRaw
-	}
+	c.Duration = cmp.Or(c.Duration, DefaultDuration)
+	c.Interval = cmp.Or(c.Interval, DefaultInterval)
+	c.MaxRaw = cmp.Or(c.MaxRaw, DefaultMaxRaw)
+	c.Padding = cmp.Or(c.Padding, PaddingRandom)
 	if c.Clock == nil {
 		c.Clock = NewClock()
 	}
 	if c.RunID == 0 {
 		c.RunID = rand.Uint32() | 1
-	}
-	if c.Padding == "" {
-		c.Padding = PaddingRandom
 	}
 	if c.Padding == PaddingRandom && c.PaddingSeed == 0 {
 		c.PaddingSeed = rand.Uint64() | 1
@@ -131,7 +124,12 @@ func (c Config) Validate() error {
 	case c.Topology.Publishers == 0:
 		return errors.New("no topology: call NewTopology")
 	}
-	for _, p := range c.Payloads {
+	return checkSizes(c.Payloads)
+}
+
+// checkSizes refuses a payload smaller than the message header.
+func checkSizes(payloads []int) error {
+	for _, p := range payloads {
 		if p < MinMessage {
 			return fmt.Errorf("payload %d B is smaller than the %d-byte message header", p, MinMessage)
 		}
@@ -390,13 +388,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 	}
 	r := newRun(sub, cfg, payload)
 	acknowledged, reporter := senderKinds(e)
-	closed := false
-	closeEnds := func() {
-		if !closed {
-			closed = true
-			e.Close()
-		}
-	}
+	closeEnds := sync.OnceFunc(e.Close)
 	defer closeEnds()
 
 	// A short lead lets every goroutine start before the first slot.
@@ -606,23 +598,20 @@ func (w *waiter) wait(until time.Time) bool {
 // measurePeriod ticks every interval from t0 to t1; false when
 // interrupted or failed.
 func (r *run) measurePeriod(w *waiter, tk *ticker) bool {
-	ok := w.wait(r.t0)
-	if !ok {
+	if !w.wait(r.t0) {
 		return false
 	}
-	for next := r.t0.Add(r.cfg.Interval); ok; next = next.Add(r.cfg.Interval) {
+	for next := r.t0; next.Before(r.t1); {
+		next = next.Add(r.cfg.Interval)
 		if next.After(r.t1) {
 			next = r.t1
 		}
-		if ok = w.wait(next); !ok {
-			break
+		if !w.wait(next) {
+			return false
 		}
 		tk.tick(time.Now(), false)
-		if !next.Before(r.t1) {
-			break
-		}
 	}
-	return ok
+	return true
 }
 
 // drain waits until every expected delivery arrived and every
@@ -809,17 +798,14 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 // recordFromSend records a paced message's latency from the time its
 // publisher actually sent it, when its record still holds that time.
 func (r *run) recordFromSend(rv *receiver, h Header, atNs int64) {
-	if int(h.Publisher) >= len(r.times) {
-		r.unpaired.Add(1)
-		return
+	if int(h.Publisher) < len(r.times) {
+		if sentNs, ok := r.times[h.Publisher].get(h.Seq); ok {
+			lat, _ := Clamp(atNs - sentNs)
+			rv.fromSend.Record(lat)
+			return
+		}
 	}
-	sentNs, ok := r.times[h.Publisher].get(h.Seq)
-	if !ok {
-		r.unpaired.Add(1)
-		return
-	}
-	lat, _ := Clamp(atNs - sentNs)
-	rv.fromSend.Record(lat)
+	r.unpaired.Add(1)
 }
 
 // A loop keeps its counts in variables of its own and adds them to the
@@ -1066,10 +1052,7 @@ func mergeTrackers(recvs []*receiver) (got map[[2]int]*Tracker, last int64) {
 		for p, tr := range rv.trackers {
 			k := [2]int{rv.link.Sub, int(p)}
 			if o := got[k]; o != nil {
-				// Per-pair links of one subscriber: sum.
-				o.Unique += tr.Unique
-				o.Duplicates += tr.Duplicates
-				o.OutOfOrder += tr.OutOfOrder
+				o.add(tr) // per-pair links of one subscriber: sum
 				continue
 			}
 			c := *tr
@@ -1096,9 +1079,7 @@ func (r *run) countDeliveries(res *PayloadResult, pubs []PublisherResult, got ma
 			}
 			res.Subscribers[j].Received += tr.Unique
 			if r.tp.Shared() {
-				group.Unique += tr.Unique
-				group.Duplicates += tr.Duplicates
-				group.OutOfOrder += tr.OutOfOrder
+				group.add(tr)
 				continue
 			}
 			pubs[i].Received += tr.Unique
@@ -1133,15 +1114,7 @@ func rawByArrival(recvs []*receiver) []RawSample {
 	for _, rv := range recvs {
 		raw = rv.raw.appendTo(raw)
 	}
-	slices.SortFunc(raw, func(a, b RawSample) int {
-		switch {
-		case a.At < b.At:
-			return -1
-		case a.At > b.At:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(raw, func(a, b RawSample) int { return cmp.Compare(a.At, b.At) })
 	return raw
 }
 

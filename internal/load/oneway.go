@@ -69,31 +69,42 @@ func RunOneWay(ctx context.Context, dir string, m *meta.Meta, payloads []int, su
 	if len(payloads) == 0 {
 		return errors.New("no payload sizes")
 	}
-	for _, p := range payloads {
-		if p < MinMessage {
-			return fmt.Errorf("payload %d B is smaller than the %d-byte message header", p, MinMessage)
-		}
+	if err := checkSizes(payloads); err != nil {
+		return err
 	}
+	tp, _ := NewTopology(FanIn, 1, 1, 1)
+	return runSubs(dir, m, subs, func(s Sub, rec *meta.SubExperiment) (func() error, error) {
+		return measure(&Trial{Sub: s, Rec: rec, ctx: ctx, tp: tp, tag: tag})
+	})
+}
+
+// runSubs runs the sub-experiments subs one after the other, recording m,
+// one-way, as a run under way in dir (StartMeta). For each it calls
+// measure with the sub-experiment's record, which measure fills with its
+// payloads; measure returns how to write what it measured (nil: nothing)
+// and its error. The record is completed, the files written and meta.json
+// rewritten before the next.
+func runSubs(dir string, m *meta.Meta, subs []Sub,
+	measure func(Sub, *meta.SubExperiment) (write func() error, err error)) (err error) {
 	if m.Start.IsZero() {
 		m.Start = time.Now().UTC()
 	}
-	m.Latency = meta.LatencyOneWay // no latency file is written; the clock is the one-way one
+	m.Latency = meta.LatencyOneWay // run load's latency file is one-way; the others use the one-way clock
 	metaPath, finish, err := StartMeta(dir, m)
 	if err != nil {
 		return err
 	}
 	defer finish(&err)
-	tp, _ := NewTopology(FanIn, 1, 1, 1)
 	for _, s := range subs {
-		t := &Trial{Sub: s, ctx: ctx, tp: tp, tag: tag, Rec: &meta.SubExperiment{Type: s.Type, Transport: s.Transport,
-			Reliable: s.Reliable, Echo: "none (one-way)", Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}}
-		write, runErr := measure(t)
-		t.Rec.End = time.Now().UTC()
-		t.Rec.Completed = runErr == nil
+		rec := &meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
+			Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+		write, runErr := measure(s, rec)
+		rec.End = time.Now().UTC()
+		rec.Completed = runErr == nil
 		if runErr != nil {
-			t.Rec.Error = runErr.Error()
+			rec.Error = runErr.Error()
 		}
-		m.SubExperiments = append(m.SubExperiments, *t.Rec)
+		m.SubExperiments = append(m.SubExperiments, *rec)
 		if write != nil {
 			if err := write(); err != nil {
 				return err

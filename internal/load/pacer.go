@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -27,10 +28,7 @@ type Schedule struct {
 func NewSchedule(rate float64, start time.Time) *Schedule {
 	s := &Schedule{start: start}
 	if rate > 0 {
-		s.period = time.Duration(1e9 / rate)
-		if s.period < 1 {
-			s.period = 1
-		}
+		s.period = max(1, time.Duration(1e9/rate))
 	}
 	return s
 }
@@ -72,7 +70,7 @@ func Wait(t time.Time, stop func() bool) {
 			continue
 		}
 		// Yield rather than burn the core the subscribers need.
-		waitYield()
+		runtime.Gosched()
 	}
 }
 

@@ -35,8 +35,8 @@ func Plot(dir, typ string, res []PayloadResult) ([]string, error) {
 			}
 			cats = append(cats, label)
 			st := StatsOf(t.Latency, 0)
-			us := func(ns int64) float64 { return float64(ns) / 1000 }
-			p50, p99, p999, mx = append(p50, us(st.P50Ns)), append(p99, us(st.P99Ns)), append(p999, us(st.P999Ns)), append(mx, us(st.MaxNs))
+			p50, p99, p999, mx = append(p50, micros(st.P50Ns)), append(p99, micros(st.P99Ns)), append(p999, micros(st.P999Ns)),
+				append(mx, micros(st.MaxNs))
 			if t.Drain { // nothing is sent while draining
 				sent = append(sent, math.NaN())
 			} else {

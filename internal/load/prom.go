@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -105,10 +106,7 @@ func (e *Exporter) Close() error {
 
 // Begin makes the payload the one served.
 func (e *Exporter) Begin(sub string, payload int, c *Counters, r *Recorder, cfg Config) {
-	ones := make([]uint64, cfg.Topology.Publishers)
-	for i := range ones {
-		ones[i] = 1
-	}
+	ones := slices.Repeat([]uint64{1}, cfg.Topology.Publishers)
 	e.mu.Lock()
 	e.sub, e.payload, e.counters, e.rec, e.last = sub, payload, c, r, Tick{}
 	e.fanout = float64(cfg.Topology.Expected(ones)) / float64(max(1, cfg.Topology.Publishers))

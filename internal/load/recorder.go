@@ -128,6 +128,9 @@ func (r *Recorder) each(f func(*Shard)) {
 // JSON holds them.
 type Stats = loadsummary.Stats
 
+// micros is ns in µs.
+func micros(ns int64) float64 { return float64(ns) / 1000 }
+
 // StatsOf summarises h; above is the count of values over the range.
 // An empty histogram gives zero statistics.
 func StatsOf(h *hdrhistogram.Histogram, above uint64) Stats {

@@ -55,7 +55,7 @@ type Runner struct {
 // sub-experiment was measured, an error wrapping ErrInterrupted when ctx
 // was cancelled, or the error that stopped it; the files of what was
 // measured are written in every case.
-func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
+func (r *Runner) Run(ctx context.Context, subs []Sub) error {
 	cfg := r.Config.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -63,27 +63,12 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 	if r.Progress != nil {
 		cfg.Observers = append(cfg.Observers, &Progress{W: r.Progress, Terminal: r.Terminal})
 	}
-	m := r.Meta
-	if m.Start.IsZero() {
-		m.Start = time.Now().UTC()
-	}
-	m.Latency = meta.LatencyOneWay
-	m.Mode = fmt.Sprintf("one-way %s, %s", pacingName(cfg.Rate), cfg.Topology)
-	m.Clock = ClockName
-	metaPath, finish, err := StartMeta(r.Dir, m)
-	if err != nil {
-		return err
-	}
-	defer finish(&err)
-	for _, s := range subs {
-		rec := meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
-			Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+	r.Meta.Mode = fmt.Sprintf("one-way %s, %s", pacingName(cfg.Rate), cfg.Topology)
+	r.Meta.Clock = ClockName
+	return runSubs(r.Dir, r.Meta, subs, func(s Sub, rec *meta.SubExperiment) (func() error, error) {
 		res, runErr := Measure(ctx, s.Type, s.Links, cfg)
-		rec.End = time.Now().UTC()
-		rec.Completed = runErr == nil
 		if runErr != nil {
 			runErr = fmt.Errorf("%s: %w", s.Type, runErr)
-			rec.Error = runErr.Error()
 		}
 		for _, p := range res {
 			rec.Acknowledged = p.Acknowledged
@@ -97,35 +82,15 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 				Completed: runErr == nil || p.Payload != res[len(res)-1].Payload,
 			})
 		}
-		m.SubExperiments = append(m.SubExperiments, rec)
-		if len(res) > 0 {
-			if err := r.write(s, cfg, res, runErr); err != nil {
-				return err
-			}
+		if len(res) == 0 {
+			return nil, runErr
 		}
-		if runErr != nil {
-			return runErr
-		}
-		if err := meta.Write(metaPath, m); err != nil {
-			return err
-		}
-	}
-	return nil
+		return func() error { return r.write(s, cfg, res, runErr) }, runErr
+	})
 }
 
 // write writes the files of one sub-experiment.
 func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) error {
-	if kept := func() int {
-		n := 0
-		for _, p := range res {
-			n += len(p.Raw)
-		}
-		return n
-	}(); kept > 0 {
-		if err := WriteRaw(r.Dir, s.Type, res); err != nil {
-			return err
-		}
-	}
 	var rows []Snapshot
 	sum := Summary{Format: SummaryFormat, SubExperiment: s.Type, Transport: s.Transport, Completed: runErr == nil,
 		Parameters: Parameters{Scenario: cfg.Topology.Scenario, Publishers: cfg.Topology.Publishers, Subscribers: cfg.Topology.Subscribers,
@@ -136,9 +101,16 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 	if runErr != nil {
 		sum.Error = runErr.Error()
 	}
+	kept := 0
 	for i := range res {
+		kept += len(res[i].Raw)
 		rows = append(rows, Snapshots(s.Type, &res[i])...)
 		sum.Payloads = append(sum.Payloads, SummaryOf(&res[i], cfg))
+	}
+	if kept > 0 {
+		if err := WriteRaw(r.Dir, s.Type, res); err != nil {
+			return err
+		}
 	}
 	if err := atomicfile.Write(filepath.Join(r.Dir, SnapshotsFileName(s.Type)), func(w io.Writer) error { return WriteSnapshots(w, rows) }); err != nil {
 		return err

@@ -40,26 +40,27 @@ func (t *Tracker) Observe(seq uint64) bool {
 		t.Unique++
 		return true
 	}
-	if t.next-seq > SeqWindow {
-		// Too old to tell: a late first arrival.
-		t.OutOfOrder++
-		t.Unique++
-		if t.Gaps > 0 {
-			t.Gaps--
+	if t.next-seq <= SeqWindow { // else too old to tell: a late first arrival
+		if t.isSet(seq) {
+			t.Duplicates++
+			return false
 		}
-		return true
+		t.set(seq)
 	}
-	if t.isSet(seq) {
-		t.Duplicates++
-		return false
-	}
-	t.set(seq)
 	t.OutOfOrder++
 	t.Unique++
 	if t.Gaps > 0 {
 		t.Gaps--
 	}
 	return true
+}
+
+// add adds the counts of o, another link's tracker of the same publisher
+// and subscriber, or of a subscriber competing for its messages.
+func (t *Tracker) add(o *Tracker) {
+	t.Unique += o.Unique
+	t.Duplicates += o.Duplicates
+	t.OutOfOrder += o.OutOfOrder
 }
 
 // Lost returns how many of sent messages (numbered 0..sent−1) never

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -60,19 +61,13 @@ func NewTopology(scenario string, pubs, subs, topics int) (Topology, error) {
 		t.Subscribers, t.Topics = 1, 1
 	case FanOut:
 		t.Subscribers = def(subs, 1)
-		if err := fixed("publishers", pubs, 1); err != nil {
-			return t, err
-		}
-		if err := fixed("topics", topics, 1); err != nil {
+		if err := cmp.Or(fixed("publishers", pubs, 1), fixed("topics", topics, 1)); err != nil {
 			return t, err
 		}
 		t.Publishers, t.Topics = 1, 1
 	case StraightRun:
 		t.Publishers = def(pubs, def(subs, 1))
-		if err := fixed("subscribers", subs, t.Publishers); err != nil {
-			return t, err
-		}
-		if err := fixed("topics", topics, t.Publishers); err != nil {
+		if err := cmp.Or(fixed("subscribers", subs, t.Publishers), fixed("topics", topics, t.Publishers)); err != nil {
 			return t, err
 		}
 		t.Subscribers, t.Topics = t.Publishers, t.Publishers
@@ -89,32 +84,25 @@ func NewTopology(scenario string, pubs, subs, topics int) (Topology, error) {
 	if t.Publishers > 1<<16 || t.Topics > 1<<16 {
 		return t, fmt.Errorf("%d publishers, %d topics: the header numbers at most 65536 of each", t.Publishers, t.Topics)
 	}
-	t.PubTopic = make([]int, t.Publishers)
-	for i := range t.PubTopic {
-		t.PubTopic[i] = i % t.Topics
-	}
-	t.SubTopic = make([]int, t.Subscribers)
-	for j := range t.SubTopic {
-		t.SubTopic[j] = j % t.Topics
+	t.PubTopic, t.SubTopic = make([]int, t.Publishers), make([]int, t.Subscribers)
+	for _, ends := range [][]int{t.PubTopic, t.SubTopic} {
+		for i := range ends {
+			ends[i] = i % t.Topics
+		}
 	}
 	return t, nil
 }
 
 // SubscribersOf returns the subscribers of topic.
-func (t Topology) SubscribersOf(topic int) []int {
-	var out []int
-	for j, tp := range t.SubTopic {
-		if tp == topic {
-			out = append(out, j)
-		}
-	}
-	return out
-}
+func (t Topology) SubscribersOf(topic int) []int { return onTopic(t.SubTopic, topic) }
 
 // PublishersOf returns the publishers of topic.
-func (t Topology) PublishersOf(topic int) []int {
+func (t Topology) PublishersOf(topic int) []int { return onTopic(t.PubTopic, topic) }
+
+// onTopic returns the ends whose topic, in topics, is topic.
+func onTopic(topics []int, topic int) []int {
 	var out []int
-	for i, tp := range t.PubTopic {
+	for i, tp := range topics {
 		if tp == topic {
 			out = append(out, i)
 		}
