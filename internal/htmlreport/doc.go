@@ -13,7 +13,7 @@
 // at least 700 pixels wide, so that on a phone the verdict and the first
 // section are on the first screen.
 //
-// Tools build a Page (accumulate, then render) and call Render or WriteFile.
+// Tools build a Page (accumulate, then render) and call WriteFile.
 // Every string of the model is escaped by html/template; section IDs are
 // sanitised into anchors that are unique within the page, nested sections
 // being prefixed by their parent's anchor. Plot SVG, as written by gonum's

@@ -29,7 +29,7 @@ func inlineSVG(doc []byte, label string) (template.HTML, error) {
 		}
 		b = b[loc[1]:]
 	}
-	if !bytes.HasPrefix(b, []byte("<svg")) || len(b) < 5 || !isSpaceOrEnd(b[4]) {
+	if !bytes.HasPrefix(b, []byte("<svg")) || len(b) < 5 || strings.IndexByte(" \t\n\r>/", b[4]) < 0 {
 		return "", errors.New("plot is not SVG: the document does not start with an <svg> element")
 	}
 	end := bytes.IndexByte(b, '>')
@@ -52,10 +52,6 @@ func inlineSVG(doc []byte, label string) (template.HTML, error) {
 	out.WriteByte('"')
 	out.Write(bytes.TrimRight(b[end:], " \t\r\n"))
 	return template.HTML(out.String()), nil
-}
-
-func isSpaceOrEnd(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '>' || c == '/'
 }
 
 // unsafeElements could run code or embed another document.
@@ -88,20 +84,14 @@ func checkSafe(doc []byte) error {
 
 func checkTag(tag []byte) error {
 	tag = bytes.TrimPrefix(tag, []byte("/"))
-	n := bytes.IndexAny(tag, " \t\r\n/")
-	if n < 0 {
-		n = len(tag)
-	}
+	n := upTo(tag, " \t\r\n/")
 	if name := string(tag[:n]); unsafeElements[name] {
 		return fmt.Errorf("element <%s>", name)
 	}
 	rest := tag[n:]
 	for len(rest) > 0 {
 		rest = bytes.TrimLeft(rest, " \t\r\n/")
-		e := bytes.IndexAny(rest, "= \t\r\n")
-		if e < 0 {
-			e = len(rest)
-		}
+		e := upTo(rest, "= \t\r\n")
 		attr := string(rest[:e])
 		rest = bytes.TrimLeft(rest[e:], " \t\r\n")
 		var val []byte
@@ -115,10 +105,7 @@ func checkTag(tag []byte) error {
 				}
 				val, rest = rest[1:1+end], rest[2+end:]
 			} else {
-				end := bytes.IndexAny(rest, " \t\r\n")
-				if end < 0 {
-					end = len(rest)
-				}
+				end := upTo(rest, " \t\r\n")
 				val, rest = rest[:end], rest[end:]
 			}
 		}
@@ -135,4 +122,12 @@ func checkTag(tag []byte) error {
 		}
 	}
 	return nil
+}
+
+// upTo returns the index of the first of chars in b, or len(b).
+func upTo(b []byte, chars string) int {
+	if i := bytes.IndexAny(b, chars); i >= 0 {
+		return i
+	}
+	return len(b)
 }

@@ -30,18 +30,11 @@ type plotView struct {
 	SVG   template.HTML
 }
 
-// reservedIDs are the anchors of the page's own parts.
-var reservedIDs = []string{"top", "verdict", "contents", "notes"}
-
+// ids are the anchors used on a page.
 type ids map[string]bool
 
-func newIDs() ids {
-	s := ids{}
-	for _, id := range reservedIDs {
-		s[id] = true
-	}
-	return s
-}
+// newIDs returns the anchors of the page's own parts.
+func newIDs() ids { return ids{"top": true, "verdict": true, "contents": true, "notes": true} }
 
 // unique returns id, or id with the smallest suffix "-N" that makes it
 // unused, and marks it used.
@@ -74,20 +67,20 @@ func slug(s string) string {
 	return strings.Trim(b.String(), "-.")
 }
 
-func validStatus(s string) bool {
+// statusError says why s is not the status of a section or a cell, nil when
+// it is one.
+func statusError(s string) error {
 	switch s {
 	case "", StatusPassed, StatusFailed, StatusInconclusive:
-		return true
+		return nil
 	}
-	return false
+	return fmt.Errorf("status %q: expected %q, %q, %q or none", s, StatusPassed, StatusFailed, StatusInconclusive)
 }
 
 func buildView(p Page) (*pageView, error) {
 	v := &pageView{Page: p}
 	if p.Verdict != nil {
-		switch p.Verdict.Status {
-		case StatusPassed, StatusFailed, StatusInconclusive:
-		default:
+		if st := p.Verdict.Status; st == "" || statusError(st) != nil {
 			return nil, fmt.Errorf("verdict: status %q: expected %q, %q or %q",
 				p.Verdict.Status, StatusPassed, StatusFailed, StatusInconclusive)
 		}
@@ -124,8 +117,8 @@ func buildSections(v *pageView, secs []Section, parent string, depth int, used i
 		}
 		sv := sectionView{Section: s, Anchor: used.unique(id), Depth: depth}
 		where := fmt.Sprintf("section %q", s.Title)
-		if !validStatus(s.Status) {
-			return nil, fmt.Errorf("%s: status %q: expected %q, %q, %q or none", where, s.Status, StatusPassed, StatusFailed, StatusInconclusive)
+		if err := statusError(s.Status); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		for _, t := range s.Tables {
 			if err := checkTable(t); err != nil {
@@ -159,9 +152,8 @@ func checkTable(t Table) error {
 	for i, row := range t.Rows {
 		for j, c := range row {
 			for _, st := range []string{c.Status, c.SubStatus} {
-				if !validStatus(st) {
-					return fmt.Errorf("table %q: row %d, cell %d: status %q: expected %q, %q, %q or none",
-						t.Caption, i+1, j+1, st, StatusPassed, StatusFailed, StatusInconclusive)
+				if err := statusError(st); err != nil {
+					return fmt.Errorf("table %q: row %d, cell %d: %w", t.Caption, i+1, j+1, err)
 				}
 			}
 		}

@@ -87,9 +87,8 @@ func (b *bubbleSet) radius(v float64) vg.Length {
 
 // color of the bubble of value v, 65% opaque.
 func (b *bubbleSet) color(v float64) color.NRGBA {
-	f := b.frac(v)
-	mix := func(a, c uint8) uint8 { return uint8(math.Round(float64(a) + f*(float64(c)-float64(a)))) }
-	return color.NRGBA{mix(b.ramp.Low.R, b.ramp.High.R), mix(b.ramp.Low.G, b.ramp.High.G), mix(b.ramp.Low.B, b.ramp.High.B), 0xa6}
+	c := mix(b.ramp.Low, b.ramp.High, b.frac(v))
+	return color.NRGBA{c.R, c.G, c.B, 0xa6}
 }
 
 // DataRange implements plot.DataRanger.

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -44,12 +45,12 @@ const (
 func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Line) *plot.Plot {
 	p := newPlot(title, xLabel, yLabel)
 	addGrid(p, false)
-	k := len(categories)
+	k, lo, hi := len(categories), math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
 		k = max(k, len(l.Y))
+		_, _, ylo, yhi := dataRange(l.Y, index, finite)
+		lo, hi = min(lo, ylo), max(hi, yhi)
 	}
-	withGlyphs := k <= maxMarkedCategories
-
 	cls := make([]*catLine, 0, len(lines))
 	for i, l := range lines {
 		col, shape, dash := seriesStyle(i)
@@ -57,14 +58,10 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 			dash = dashedPattern
 		}
 		cl := &catLine{
-			Line: l,
-			line: draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: dash},
-			glyph: draw.GlyphStyle{
-				Color:  col,
-				Radius: vg.Points(2.5),
-				Shape:  shape,
-			},
-			allGlyphs: withGlyphs,
+			Line:      l,
+			line:      draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: dash},
+			glyph:     draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: shape},
+			allGlyphs: k <= maxMarkedCategories,
 		}
 		cls = append(cls, cl)
 		p.Add(cl)
@@ -73,26 +70,21 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 		}
 	}
 	// Highlighted points go on top of every line.
-	p.Add(&catMarks{lines: cls})
-	p.Add(legendSpace{})
+	p.Add(&catMarks{lines: cls}, legendSpace{})
 
-	p.X.Min, p.X.Max = -0.5, float64(k)-0.5
-	if k == 0 {
-		p.X.Max = 0.5
-	}
+	p.X.Min, p.X.Max = -0.5, max(float64(k)-0.5, 0.5)
 	p.X.Tick.Marker = categoryTicks(categories)
 	p.X.Tick.Label = categoryTickStyle(p.X.Tick.Label, categories)
 	if math.IsInf(p.Y.Min, 0) || math.IsInf(p.Y.Max, 0) {
 		p.Y.Min, p.Y.Max = 0, 1
 	}
-	if lo, hi := valueRange(lines); UseLogScale(lo, hi) {
+	if UseLogScale(lo, hi) {
 		p.Y.Scale = logScale{}
 		p.Y.Tick.Marker = logTicks{}
 		p.Y.Label.Text += ", log scale"
 	}
 	if k := len(categories); k > 0 && p.X.Tick.Label.Rotation != 0 {
-		step := max((k+maxTickLabels-1)/maxTickLabels, 1)
-		first := (k - 1) % step // the first labelled category
+		first := (k - 1) % labelStep(k) // the first labelled category
 		// The label's tick stands right of the data area's left edge; the
 		// data area is at least about 6 in wide (Size widens for the legend).
 		offset := vg.Length((float64(first)+0.5)/float64(k)) * 6 * vg.Inch
@@ -101,19 +93,9 @@ func CategoryLines(title, xLabel, yLabel string, categories []string, lines []Li
 	return p
 }
 
-// valueRange returns the smallest and largest finite value of the lines;
-// +Inf and -Inf when there is none.
-func valueRange(lines []Line) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, l := range lines {
-		for _, y := range l.Y {
-			if !math.IsNaN(y) && !math.IsInf(y, 0) {
-				lo, hi = min(lo, y), max(hi, y)
-			}
-		}
-	}
-	return lo, hi
-}
+// labelStep is the step between labelled categories of k: 1 up to
+// maxTickLabels, so that at most that many are labelled.
+func labelStep(k int) int { return max((k+maxTickLabels-1)/maxTickLabels, 1) }
 
 // categoryTicks returns a ticker with a labelled tick at every step-th
 // category, counted back from the last so that the newest experiment of a
@@ -121,7 +103,7 @@ func valueRange(lines []Line) (lo, hi float64) {
 // they are few enough to tell apart.
 func categoryTicks(categories []string) plot.ConstantTicks {
 	k := len(categories)
-	step := max((k+maxTickLabels-1)/maxTickLabels, 1)
+	step := labelStep(k)
 	var ticks plot.ConstantTicks
 	for i, c := range categories {
 		if (k-1-i)%step == 0 {
@@ -140,7 +122,7 @@ func categoryTicks(categories []string) plot.ConstantTicks {
 // they would not fit the width the data area usually gets.
 func categoryTickStyle(sty text.Style, categories []string) text.Style {
 	k := len(categories)
-	step := max((k+maxTickLabels-1)/maxTickLabels, 1)
+	step := labelStep(k)
 	shown := (k + step - 1) / step
 	var widest vg.Length
 	for i := (k - 1) % step; i < k; i += step {
@@ -151,9 +133,13 @@ func categoryTickStyle(sty text.Style, categories []string) text.Style {
 	if vg.Length(shown)*(widest+vg.Points(6)) <= avail {
 		return sty
 	}
+	return turned(sty)
+}
+
+// turned returns sty turned by 45°, each label ending at its tick.
+func turned(sty text.Style) text.Style {
 	sty.Rotation = math.Pi / 4
-	sty.XAlign = draw.XRight
-	sty.YAlign = draw.YCenter
+	sty.XAlign, sty.YAlign = draw.XRight, draw.YCenter
 	return sty
 }
 
@@ -164,12 +150,7 @@ func categoryTickStyle(sty text.Style, categories []string) text.Style {
 // moves the axis, the data and the first label right together.
 func leftOverhang(p *plot.Plot, first string) vg.Length {
 	hang := -p.X.Tick.Label.Rectangle(first).Min.X
-	// The y axis area: label, padding, widest tick label, tick, padding.
-	yw := p.Y.Label.TextStyle.Height(p.Y.Label.Text) + p.Y.Label.Padding + p.Y.Tick.Length + p.Y.Padding
-	var widest vg.Length
-	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
-		widest = max(widest, p.Y.Tick.Label.Width(t.Label))
-	}
+	yw, widest := yAxisWidth(p)
 	return max(0, hang-yw-widest)
 }
 
@@ -187,26 +168,14 @@ type catLine struct {
 	allGlyphs bool // draw a marker at every point, not only isolated ones
 }
 
-// DataRange implements plot.DataRanger.
+// DataRange implements plot.DataRanger. Without data it leaves the plot's
+// range untouched (xmin > xmax).
 func (l *catLine) DataRange() (xmin, xmax, ymin, ymax float64) {
-	first := true
-	for i, y := range l.Y {
-		if math.IsNaN(y) || math.IsInf(y, 0) {
-			continue
-		}
-		if first {
-			xmin, xmax, ymin, ymax = float64(i), float64(i), y, y
-			first = false
-		}
-		xmax = float64(i)
-		ymin, ymax = min(ymin, y), max(ymax, y)
-	}
-	if first {
-		// No data: leave the plot's range untouched.
-		return math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	}
-	return xmin, xmax, ymin, ymax
+	return dataRange(l.Y, index, finite)
 }
+
+// index is the x of point i of a catLine.
+func index(i int) float64 { return float64(i) }
 
 // GlyphBoxes implements plot.GlyphBoxer so that markers at the edges of the
 // data are not clipped. Only the extreme points matter for padding.
@@ -216,7 +185,7 @@ func (l *catLine) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 		return nil
 	}
 	r := l.glyph.Rectangle()
-	if l.hasMarks() {
+	if slices.Contains(l.Marked, true) {
 		r = markGlyph.Rectangle()
 	}
 	var boxes []plot.GlyphBox
@@ -229,38 +198,14 @@ func (l *catLine) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 	return boxes
 }
 
-func (l *catLine) hasMarks() bool {
-	for _, m := range l.Marked {
-		if m {
-			return true
-		}
-	}
-	return false
-}
-
 // valid reports whether point i exists.
 func (l *catLine) valid(i int) bool {
-	return i >= 0 && i < len(l.Y) && !math.IsNaN(l.Y[i]) && !math.IsInf(l.Y[i], 0)
+	return i >= 0 && i < len(l.Y) && finite(l.Y[i])
 }
 
 // Plot implements plot.Plotter.
 func (l *catLine) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
-	pts := make([]vg.Point, 0, len(l.Y))
-	var lines [][]vg.Point
-	for i, y := range l.Y {
-		if !l.valid(i) {
-			if len(pts) > 0 {
-				lines = append(lines, pts)
-				pts = pts[len(pts):]
-			}
-			continue
-		}
-		pts = append(pts, vg.Point{X: trX(float64(i)), Y: trY(y)})
-	}
-	if len(pts) > 0 {
-		lines = append(lines, pts)
-	}
+	lines := segments(&c, p, l.Y, index, finite)
 	if isRaster(c.Canvas) && len(l.line.Dashes) == 0 {
 		// Long histories (a thousand experiments) rasterise far faster in
 		// chunks. Vector output keeps one path; chunks would restart a

@@ -52,12 +52,8 @@ func (f Format) Ext() string { return "." + string(f) }
 // the series names are (CategoryLines puts the legend beside the data), and
 // a HeatMap heightened so that each of its rows has room.
 func Size(p *plot.Plot) (w, h vg.Length) {
-	w, h = DefaultWidth, DefaultHeight
-	r := p.Legend.Rectangle(draw.Canvas{})
-	if lw := r.Max.X - r.Min.X; lw > 0 {
-		w += lw + vg.Points(legendGap)
-	}
-	return w, heatHeight(p, w, h)
+	w = DefaultWidth + legendRoom(p)
+	return w, heatHeight(p, w, DefaultHeight)
 }
 
 // Encode draws p at its Size and writes it to w in format f.
@@ -71,16 +67,11 @@ func Encode(w io.Writer, p *plot.Plot, f Format) error {
 		drawPlot(p, inMargin(draw.New(newRasterCanvas(img))))
 		return encodePNG(w, img)
 	case FormatSVG:
-		c := vgsvg.New(width, height)
-		dc := draw.New(c)
-		dc.SetColor(color.White)
-		dc.Fill(dc.Rectangle.Path())
-		drawPlot(p, inMargin(dc))
-		var b bytes.Buffer
-		if _, err := c.WriteTo(&b); err != nil {
+		b, err := svgDocument(width, height, func(c vg.Canvas) { drawPlot(p, inMargin(whiteCanvas(c, width, height))) })
+		if err != nil {
 			return err
 		}
-		_, err := w.Write(bytes.ReplaceAll(b.Bytes(), svgFont, svgFontFallback))
+		_, err = w.Write(b)
 		return err
 	}
 	return errFormat(string(f))
@@ -97,6 +88,26 @@ var (
 	svgFont         = []byte("font-family:Liberation Sans;")
 	svgFontFallback = []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
 )
+
+// svgDocument returns the SVG document of what drawOn draws on a w × h
+// canvas.
+func svgDocument(w, h vg.Length, drawOn func(vg.Canvas)) ([]byte, error) {
+	c := vgsvg.New(w, h)
+	drawOn(c)
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return bytes.ReplaceAll(b.Bytes(), svgFont, svgFontFallback), nil
+}
+
+// whiteCanvas returns the whole of c, w × h, painted white.
+func whiteCanvas(c vg.Canvas, w, h vg.Length) draw.Canvas {
+	dc := draw.NewCanvas(c, w, h)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	return dc
+}
 
 // margin keeps the labels off the image border.
 const margin = 8

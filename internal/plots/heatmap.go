@@ -61,25 +61,17 @@ const (
 // with the rows so that each keeps room for its name and its labels.
 func HeatMap(title, xLabel string, categories []string, rows []HeatRow, format func(float64) string) *plot.Plot {
 	p := newPlot(title, xLabel, "")
-	k := len(categories)
+	h := &heatCells{rows: rows, k: len(categories), format: format, lo: math.Inf(1), hi: math.Inf(-1)}
 	for _, r := range rows {
-		k = max(k, len(r.Values))
-	}
-	h := &heatCells{rows: rows, k: k, format: format, lo: math.Inf(1), hi: math.Inf(-1)}
-	for _, r := range rows {
-		for _, v := range r.Values {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				h.lo, h.hi = min(h.lo, v), max(h.hi, v)
-			}
-		}
-	}
-	h.log = UseLogScale(h.lo, h.hi)
-	for _, r := range rows {
+		h.k = max(h.k, len(r.Values))
+		_, _, lo, hi := dataRange(r.Values, index, finite)
+		h.lo, h.hi = min(h.lo, lo), max(h.hi, hi)
 		h.marked = h.marked || slices.Contains(r.Marked, true)
 	}
+	h.log = UseLogScale(h.lo, h.hi)
 	p.Add(h, legendSpace{})
 
-	p.X.Min, p.X.Max = -0.5, max(float64(k)-0.5, 0.5)
+	p.X.Min, p.X.Max = -0.5, max(float64(h.k)-0.5, 0.5)
 	p.X.Tick.Marker = categoryTicks(categories)
 	p.X.Tick.Label = categoryTickStyle(p.X.Tick.Label, categories)
 	p.Y.Min, p.Y.Max = 0, max(float64(len(rows)), 1)
@@ -119,13 +111,8 @@ type heatCells struct {
 // missing reports whether a cell has no value.
 func (h *heatCells) missing() bool {
 	for _, r := range h.rows {
-		if len(r.Values) < h.k {
+		if len(r.Values) < h.k || slices.ContainsFunc(r.Values, func(v float64) bool { return !finite(v) }) {
 			return true
-		}
-		for _, v := range r.Values {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return true
-			}
 		}
 	}
 	return false
@@ -143,9 +130,7 @@ func (h *heatCells) color(v float64) color.Color {
 	}
 	f = min(max(f, 0), 1) * float64(len(heatRamp)-1)
 	i := min(int(f), len(heatRamp)-2)
-	a, b, t := heatRamp[i], heatRamp[i+1], f-float64(i)
-	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + t*(float64(y)-float64(x)))) }
-	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
+	return mix(heatRamp[i], heatRamp[i+1], f-float64(i))
 }
 
 // textStyle is the style of the row names and cell labels: the plot's tick
@@ -180,7 +165,7 @@ func (h *heatCells) rowHeight(sty text.Style, w vg.Length) vg.Length {
 	lines := 1
 	for _, r := range h.rows {
 		for _, v := range r.Values {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			if finite(v) {
 				lines = max(lines, len(h.labelLines(sty, v, w)))
 			}
 		}
@@ -221,7 +206,7 @@ func (h *heatCells) Plot(c draw.Canvas, p *plot.Plot) {
 			if j < len(r.Values) {
 				v = r.Values[j]
 			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if !finite(v) {
 				c.SetColor(missingColor)
 				c.Fill(rect.Path())
 				continue

@@ -48,26 +48,19 @@ func Bin(samples []float64, bins int) Bins {
 
 // binRange counts the finite samples of [lo, hi] into bins equal-width bins.
 func binRange(samples []float64, bins int, lo, hi float64) Bins {
-	if bins < 1 {
-		bins = 1
-	}
+	bins = max(bins, 1)
 	b := Bins{Min: lo, Width: (hi - lo) / float64(bins), Counts: make([]int, bins)}
 	// Halving keeps the span finite when it exceeds the largest float64.
-	half := math.IsInf(hi-lo, 0)
-	span := hi - lo
-	if half {
-		span = hi/2 - lo/2
+	scale := 1.0
+	if math.IsInf(hi-lo, 0) {
+		scale = 0.5
 	}
+	span := hi*scale - lo*scale
 	for _, v := range samples {
 		if !(v >= lo && v <= hi) { // also false for NaN
 			continue
 		}
-		var t float64 // position in [0, 1]
-		if half {
-			t = (v/2 - lo/2) / span
-		} else {
-			t = (v - lo) / span
-		}
+		t := (v*scale - lo*scale) / span // position in [0, 1]
 		i := int(t * float64(bins))
 		if i >= bins {
 			i = bins - 1 // the right edge belongs to the last bin
@@ -82,10 +75,9 @@ func binRange(samples []float64, bins int, lo, hi float64) Bins {
 func finiteRange(samples []float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, v := range samples {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			continue
+		if finite(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
 	switch {
 	case lo > hi:
@@ -129,15 +121,8 @@ const (
 //
 // With fewer than ten samples in the body it is Bin.
 func BodyBins(samples []float64, bins int) Bins {
-	if bins < 1 {
-		bins = 1
-	}
-	sorted := make([]float64, 0, len(samples))
-	for _, v := range samples {
-		if !math.IsInf(v, 0) && !math.IsNaN(v) {
-			sorted = append(sorted, v)
-		}
-	}
+	bins = max(bins, 1)
+	sorted := finiteValues(samples)
 	n := len(sorted)
 	if int(BodyQuantile*float64(n)) < minBody {
 		return Bin(samples, bins)
@@ -237,7 +222,7 @@ func (h *histBars) note(samples []float64) string {
 	}
 	n := 0
 	for _, v := range samples {
-		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+		if finite(v) {
 			n++
 		}
 	}
@@ -340,14 +325,9 @@ func (h *histBars) Plot(c draw.Canvas, p *plot.Plot) {
 		if y1-y0 < vg.Points(minBarHeight) {
 			y1 = y0 + vg.Points(minBarHeight)
 		}
-		var path vg.Path
-		path.Move(vg.Point{X: x0, Y: y0})
-		path.Line(vg.Point{X: x1, Y: y0})
-		path.Line(vg.Point{X: x1, Y: y1})
-		path.Line(vg.Point{X: x0, Y: y1})
-		path.Close()
-		c.Fill(path)
-		return vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}
+		r := vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}
+		c.Fill(r.Path())
+		return r
 	}
 	tops := make([]vg.Rectangle, 0, len(h.Counts))
 	for i, n := range h.Counts {
@@ -384,14 +364,8 @@ func (h *histBars) Plot(c draw.Canvas, p *plot.Plot) {
 	bx := trX(h.past(overGap / 2))
 	ay := c.Min.Y - p.X.Padding - p.X.LineStyle.Width/2
 	gap, rise := vg.Points(2.5), vg.Points(4)
-	var hole vg.Path
-	hole.Move(vg.Point{X: bx - gap, Y: ay - rise})
-	hole.Line(vg.Point{X: bx + gap, Y: ay - rise})
-	hole.Line(vg.Point{X: bx + gap, Y: ay + rise})
-	hole.Line(vg.Point{X: bx - gap, Y: ay + rise})
-	hole.Close()
 	c.SetColor(color.White)
-	c.Fill(hole)
+	c.Fill(vg.Rectangle{Min: vg.Point{X: bx - gap, Y: ay - rise}, Max: vg.Point{X: bx + gap, Y: ay + rise}}.Path())
 	ls := draw.LineStyle{Color: color.Black, Width: p.X.LineStyle.Width}
 	for _, dx := range []vg.Length{-gap, gap} {
 		c.StrokeLine2(ls, bx+dx-rise/2, ay-rise, bx+dx+rise/2, ay+rise)

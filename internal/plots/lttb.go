@@ -32,9 +32,8 @@ func LTTB(x, y []float64, threshold int) (xs, ys []float64) {
 		}
 		return xs, ys
 	}
-	xs = make([]float64, 0, threshold)
-	ys = make([]float64, 0, threshold)
-	xs, ys = append(xs, x[0]), append(ys, y[0])
+	xs = append(make([]float64, 0, threshold), x[0])
+	ys = append(make([]float64, 0, threshold), y[0])
 
 	// Buckets cover the points 1..n-2; bucket i is [lo(i), lo(i+1)).
 	// Integer arithmetic gives the exact floor(i·(n−2)/(threshold−2)).
@@ -51,37 +50,35 @@ func LTTB(x, y []float64, threshold int) (xs, ys []float64) {
 	a := 0
 	for i := 0; i < threshold-2; i++ {
 		from, to := lo(i), lo(i+1)
+		best := from
 		switch {
 		case from <= iMax && iMax < to:
-			xs, ys = append(xs, x[iMax]), append(ys, y[iMax])
-			a = iMax
-			continue
+			best = iMax
 		case from <= iMin && iMin < to:
-			xs, ys = append(xs, x[iMin]), append(ys, y[iMin])
-			a = iMin
-			continue
-		}
-		// Average of the next bucket; for the last bucket, the last point.
-		nextLo, nextHi := lo(i+1), lo(i+2)
-		if i == threshold-3 {
-			nextLo, nextHi = n-1, n
-		}
-		var avgX, avgY float64
-		for j := nextLo; j < nextHi; j++ {
-			avgX += x[j]
-			avgY += y[j]
-		}
-		m := float64(nextHi - nextLo)
-		avgX /= m
-		avgY /= m
+			best = iMin
+		default:
+			// Average of the next bucket; for the last bucket, the last point.
+			nextLo, nextHi := to, lo(i+2)
+			if i == threshold-3 {
+				nextLo, nextHi = n-1, n
+			}
+			var avgX, avgY float64
+			for j := nextLo; j < nextHi; j++ {
+				avgX += x[j]
+				avgY += y[j]
+			}
+			m := float64(nextHi - nextLo)
+			avgX /= m
+			avgY /= m
 
-		ax, ay := x[a], y[a]
-		best, bestArea := from, -1.0
-		for j := from; j < to; j++ {
-			// Twice the triangle's area; the factor does not change the argmax.
-			area := math.Abs((ax-avgX)*(y[j]-ay) - (ax-x[j])*(avgY-ay))
-			if area > bestArea {
-				best, bestArea = j, area
+			ax, ay := x[a], y[a]
+			bestArea := -1.0
+			for j := from; j < to; j++ {
+				// Twice the triangle's area; the factor does not change the argmax.
+				area := math.Abs((ax-avgX)*(y[j]-ay) - (ax-x[j])*(avgY-ay))
+				if area > bestArea {
+					best, bestArea = j, area
+				}
 			}
 		}
 		xs, ys = append(xs, x[best]), append(ys, y[best])

@@ -1,10 +1,9 @@
 package plots
 
 import (
-	"bytes"
 	"image"
-	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -12,7 +11,6 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Size of a figure in an HTML page (SVG), before the legend, which goes
@@ -47,13 +45,7 @@ const (
 // it as before.
 func SVG(p *plot.Plot) ([]byte, error) {
 	f := newPageFigure(p)
-	c := vgsvg.New(f.size())
-	f.draw(c)
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return bytes.ReplaceAll(b.Bytes(), svgFont, svgFontFallback), nil
+	return svgDocument(f.w, f.h+f.lh, f.draw)
 }
 
 // pageFigure is a plot laid out for a page: the plot, drawn in the upper
@@ -77,14 +69,9 @@ func newPageFigure(p *plot.Plot) *pageFigure {
 	return f
 }
 
-// size returns the size of the figure.
-func (f *pageFigure) size() (w, h vg.Length) { return f.w, f.h + f.lh }
-
-// draw draws the figure on c, which is f.size() large.
+// draw draws the figure on c, which is f.w × (f.h + f.lh) large.
 func (f *pageFigure) draw(c vg.Canvas) {
-	dc := draw.NewCanvas(c, f.w, f.h+f.lh)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
+	dc := whiteCanvas(c, f.w, f.h+f.lh)
 	drawPlot(f.q, inMargin(draw.Crop(dc, 0, 0, f.lh, 0)))
 	if f.rows == 0 {
 		return
@@ -123,7 +110,8 @@ func pageLayout(p *plot.Plot) (*plot.Plot, plot.Legend) {
 
 	inner := PageWidth - 2*vg.Points(margin)
 	q.Title.Text = wrapText(q.Title.TextStyle, q.Title.Text, inner)
-	pageCategoryAxis(&q, inner-yAxisWidth(&q))
+	yw, widest := yAxisWidth(&q)
+	pageCategoryAxis(&q, inner-(yw+widest))
 	return &q, leg
 }
 
@@ -154,16 +142,13 @@ func pageCategoryAxis(q *plot.Plot, w vg.Length) {
 		if n*(widest+vg.Points(6)) <= w {
 			return
 		}
-		q.X.Tick.Label.Rotation = math.Pi / 4
-		q.X.Tick.Label.XAlign = draw.XRight
-		q.X.Tick.Label.YAlign = draw.YCenter
+		q.X.Tick.Label = turned(q.X.Tick.Label)
 	}
 	// Turned labels are a line height times √2 apart at least, and a
 	// little more.
 	room := q.X.Tick.Label.Height("X")*math.Sqrt2 + vg.Points(2)
 	if k := int(math.Ceil(float64(n * room / w))); k > 1 {
-		thinned := make(plot.ConstantTicks, len(ticks))
-		copy(thinned, ticks)
+		thinned := slices.Clone(ticks)
 		for j, i := range labelled {
 			if (len(labelled)-1-j)%k != 0 {
 				thinned[i].Label = ""
@@ -181,15 +166,14 @@ func pageCategoryAxis(q *plot.Plot, w vg.Length) {
 	}
 }
 
-// yAxisWidth returns the width of q's y axis: label, padding, widest tick
-// label, tick and padding.
-func yAxisWidth(q *plot.Plot) vg.Length {
-	w := q.Y.Label.TextStyle.Height(q.Y.Label.Text) + q.Y.Label.Padding + q.Y.Tick.Length + q.Y.Padding
-	var widest vg.Length
+// yAxisWidth returns the width of q's y axis, w + widest: label, padding,
+// tick and padding (w), and the widest tick label.
+func yAxisWidth(q *plot.Plot) (w, widest vg.Length) {
+	w = q.Y.Label.TextStyle.Height(q.Y.Label.Text) + q.Y.Label.Padding + q.Y.Tick.Length + q.Y.Padding
 	for _, t := range q.Y.Tick.Marker.Ticks(q.Y.Min, q.Y.Max) {
 		widest = max(widest, q.Y.Tick.Label.Width(t.Label))
 	}
-	return w + widest
+	return w, widest
 }
 
 // pageHeight returns the height of the page figure of q, legend aside: the

@@ -77,9 +77,7 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	if err := e.zw.Close(); err != nil {
 		return err
 	}
-	if err := idat.flush(); err != nil {
-		return err
-	}
+	idat.flush()
 	writeChunk(bw, "IEND", nil)
 	return bw.Flush()
 }
@@ -165,19 +163,17 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 		c.buf = append(c.buf, p[:k]...)
 		p = p[k:]
 		if len(c.buf) == maxChunk {
-			if err := c.flush(); err != nil {
-				return 0, err
-			}
+			c.flush()
 		}
 	}
 	return n, nil
 }
 
-func (c *chunkWriter) flush() error {
-	if len(c.buf) == 0 {
-		return nil
+// flush writes the buffered data as a chunk, if there is any. Errors are
+// sticky in the bufio.Writer, as in writeChunk.
+func (c *chunkWriter) flush() {
+	if len(c.buf) > 0 {
+		writeChunk(c.w, c.typ, c.buf)
+		c.buf = c.buf[:0]
 	}
-	writeChunk(c.w, c.typ, c.buf)
-	c.buf = c.buf[:0]
-	return nil
 }

@@ -64,12 +64,7 @@ func Series(samples []float64, maxPoints int, title string) *plot.Plot {
 // spikeClip returns where Series clips the latency axis, how many samples
 // lie above it and the largest; above is 0 when nothing is clipped.
 func spikeClip(samples []float64) (top float64, above int, highest float64) {
-	sorted := make([]float64, 0, len(samples))
-	for _, v := range samples {
-		if !math.IsInf(v, 0) && !math.IsNaN(v) {
-			sorted = append(sorted, v)
-		}
-	}
+	sorted := finiteValues(samples)
 	n := len(sorted)
 	k := int(BodyQuantile * float64(n))
 	if k < minBody {
@@ -95,30 +90,61 @@ type polyline struct {
 	style draw.LineStyle
 }
 
-// DataRange implements plot.DataRanger.
+// DataRange implements plot.DataRanger: a unit range without a point.
 func (l *polyline) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return rangeOf(l.x, l.y)
+	xmin, xmax, ymin, ymax = dataRange(l.y, l.xAt, notNaN)
+	if xmin > xmax {
+		return 0, 1, 0, 1
+	}
+	return xmin, xmax, ymin, ymax
 }
+
+func (l *polyline) xAt(i int) float64 { return l.x[i] }
 
 // Plot implements plot.Plotter.
 func (l *polyline) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
-	pts := make([]vg.Point, 0, len(l.y))
+	strokeChunked(c, l.style, c.ClipLinesXY(segments(&c, p, l.y, l.xAt, notNaN)...), chunkPoints)
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (l *polyline) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+// segments returns the points (x(i), y[i]) on c, split into lines where
+// ok(y[i]) is false: a missing value breaks the line.
+func segments(c *draw.Canvas, p *plot.Plot, y []float64, x func(int) float64, ok func(float64) bool) [][]vg.Point {
+	trX, trY := p.Transforms(c)
+	pts := make([]vg.Point, 0, len(y))
 	var lines [][]vg.Point
-	for i, y := range l.y {
-		if y != y { // NaN: end the current segment
+	for i, v := range y {
+		if !ok(v) {
 			if len(pts) > 0 {
 				lines = append(lines, pts)
 				pts = pts[len(pts):]
 			}
 			continue
 		}
-		pts = append(pts, vg.Point{X: trX(l.x[i]), Y: trY(y)})
+		pts = append(pts, vg.Point{X: trX(x(i)), Y: trY(v)})
 	}
 	if len(pts) > 0 {
 		lines = append(lines, pts)
 	}
-	strokeChunked(c, l.style, c.ClipLinesXY(lines...), chunkPoints)
+	return lines
+}
+
+// dataRange returns the range of the points (x(i), y[i]) with ok(y[i]);
+// xmin > xmax when there is none.
+func dataRange(y []float64, x func(int) float64, ok func(float64) bool) (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax, ymin, ymax = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i, v := range y {
+		if ok(v) {
+			xmin, xmax = min(xmin, x(i)), max(xmax, x(i))
+			ymin, ymax = min(ymin, v), max(ymax, v)
+		}
+	}
+	return xmin, xmax, ymin, ymax
 }
 
 // chunkPoints is the most points stroked as one path. The raster backend
@@ -141,30 +167,12 @@ func strokeChunked(c draw.Canvas, sty draw.LineStyle, lines [][]vg.Point, n int)
 	c.StrokeLines(sty, chunks...)
 }
 
-// Thumbnail implements plot.Thumbnailer.
-func (l *polyline) Thumbnail(c *draw.Canvas) {
-	y := c.Center().Y
-	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
-}
+func notNaN(v float64) bool { return !math.IsNaN(v) }
 
-// rangeOf returns the range of x and of the non-NaN y; with no such point, a
-// unit range.
-func rangeOf(x, y []float64) (xmin, xmax, ymin, ymax float64) {
-	first := true
-	for i, v := range y {
-		if v != v {
-			continue
-		}
-		if first {
-			xmin, xmax, ymin, ymax = x[i], x[i], v, v
-			first = false
-			continue
-		}
-		xmin, xmax = min(xmin, x[i]), max(xmax, x[i])
-		ymin, ymax = min(ymin, v), max(ymax, v)
-	}
-	if first {
-		return 0, 1, 0, 1
-	}
-	return xmin, xmax, ymin, ymax
+// finite reports whether v is a value: neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// finiteValues returns a copy of the finite values of samples.
+func finiteValues(samples []float64) []float64 {
+	return slices.DeleteFunc(slices.Clone(samples), func(v float64) bool { return !finite(v) })
 }

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -73,6 +74,12 @@ func seriesStyle(i int) (color.RGBA, marker, []vg.Length) {
 	return palette[i%len(palette)], markers[i%len(markers)], dashes[(i/len(palette))%len(dashes)]
 }
 
+// mix returns the opaque colour a fraction t of the way from a to b.
+func mix(a, b color.RGBA, t float64) color.RGBA {
+	m := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + t*(float64(y)-float64(x)))) }
+	return color.RGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 0xff}
+}
+
 // newPlot returns a plot with the house style: fonts, title, axis labels.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
@@ -101,13 +108,10 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 // vertical is set.
 func addGrid(p *plot.Plot, vertical bool) {
 	g := plotter.NewGrid()
-	g.Horizontal.Color = gridColor
-	g.Horizontal.Width = vg.Points(0.5)
-	if vertical {
-		g.Vertical.Color = gridColor
-		g.Vertical.Width = vg.Points(0.5)
-	} else {
-		g.Vertical.Color = nil
+	g.Horizontal.Color, g.Horizontal.Width = gridColor, vg.Points(0.5)
+	g.Vertical = g.Horizontal
+	if !vertical {
+		g.Vertical.Color = nil // not drawn
 	}
 	p.Add(g)
 }
@@ -126,14 +130,19 @@ func (legendSpace) Plot(draw.Canvas, *plot.Plot) {}
 
 // GlyphBoxes implements plot.GlyphBoxer.
 func (legendSpace) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
-	r := p.Legend.Rectangle(draw.Canvas{})
-	w := r.Max.X - r.Min.X
-	if w <= 0 {
+	w := legendRoom(p)
+	if w == 0 {
 		return nil
 	}
-	return []plot.GlyphBox{{
-		X:         1,
-		Y:         0.5,
-		Rectangle: vg.Rectangle{Max: vg.Point{X: w + vg.Points(legendGap)}},
-	}}
+	return []plot.GlyphBox{{X: 1, Y: 0.5, Rectangle: vg.Rectangle{Max: vg.Point{X: w}}}}
+}
+
+// legendRoom is the width of p's legend and the gap before it, 0 without
+// a legend.
+func legendRoom(p *plot.Plot) vg.Length {
+	r := p.Legend.Rectangle(draw.Canvas{})
+	if w := r.Max.X - r.Min.X; w > 0 {
+		return w + vg.Points(legendGap)
+	}
+	return 0
 }

@@ -305,14 +305,11 @@ func transformRect(s2d *f64.Aff3, sr *image.Rectangle) (dr image.Rectangle) {
 		{sr.Min.X, sr.Max.Y},
 		{sr.Max.X, sr.Max.Y},
 	}
-	for i, p := range ps {
+	dr = image.Rectangle{Min: image.Pt(math.MaxInt, math.MaxInt), Max: image.Pt(math.MinInt, math.MinInt)}
+	for _, p := range ps {
 		sxf, syf := float64(p.X), float64(p.Y)
 		dx := int(math.Floor(float64(s2d[0]*sxf) + float64(s2d[1]*syf) + s2d[2]))
 		dy := int(math.Floor(float64(s2d[3]*sxf) + float64(s2d[4]*syf) + s2d[5]))
-		if i == 0 {
-			dr = image.Rect(dx, dy, dx+1, dy+1)
-			continue
-		}
 		dr.Min.X, dr.Max.X = min(dr.Min.X, dx), max(dr.Max.X, dx+1)
 		dr.Min.Y, dr.Max.Y = min(dr.Min.Y, dy), max(dr.Max.Y, dy+1)
 	}
@@ -376,11 +373,7 @@ func (gf glyphFont) glyph(face *glyphFace, fnt font.Face, dpi float64, dot fixed
 		g.mask = image.NewAlpha(image.Rect(0, 0, dr.Dx(), dr.Dy()))
 		draw.Draw(g.mask, g.mask.Rect, mask, maskp, draw.Src)
 	}
-	if glyphCount.Load() < maxCachedGlyphs {
-		if _, loaded := glyphCache.LoadOrStore(k, g); !loaded {
-			glyphCount.Add(1)
-		}
-	}
+	cacheGlyph(k, g)
 	return g
 }
 
@@ -391,12 +384,17 @@ func (gf glyphFont) kern(face *glyphFace, fnt font.Face, dpi float64, r0, r1 run
 		return v.(fixed.Int26_6)
 	}
 	v := gf.face(face, fnt, dpi).Kern(r0, r1)
+	cacheGlyph(k, v)
+	return v
+}
+
+// cacheGlyph stores v under k in the glyph cache unless the cache is full.
+func cacheGlyph(k, v any) {
 	if glyphCount.Load() < maxCachedGlyphs {
 		if _, loaded := glyphCache.LoadOrStore(k, v); !loaded {
 			glyphCount.Add(1)
 		}
 	}
-	return v
 }
 
 // face returns *face, making it first if needed.

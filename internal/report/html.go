@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/gate"
@@ -51,10 +52,7 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 	} else {
 		t.Header = append(t.Header, "vs "+name)
 	}
-	withMsg := false
-	for _, c := range checks {
-		withMsg = withMsg || (c.Status != gate.Passed && !stat)
-	}
+	withMsg := !stat && slices.ContainsFunc(checks, func(c gate.Check) bool { return c.Status != gate.Passed })
 	if withMsg {
 		t.Header = append(t.Header, "Message")
 	}
@@ -66,17 +64,7 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 		if withSub {
 			row = append(row, htmlreport.Text(c.SubExperiment))
 		}
-		status := htmlreport.Cell{Text: checkStatus(v, c)}
-		switch {
-		case v.Counts(c):
-			status.Status = htmlreport.StatusFailed
-		case c.Status == gate.Passed:
-			status.Status = htmlreport.StatusPassed
-		default:
-			status.Status = htmlreport.StatusInconclusive
-		}
-		u := c.Metric.Unit
-		row = append(row, status,
+		row = append(row, htmlreport.Cell{Text: checkStatus(v, c), Status: HTMLStatus(outcome(v, c))},
 			htmlreport.Num(fmt.Sprint(c.Payload)),
 			htmlreport.Text(metricText(c.Metric)),
 			htmlreport.Num(valueText(c, c.Value)),
@@ -85,9 +73,10 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 		if v.Thresholded() {
 			row = append(row, htmlreport.Num(valueText(c, c.Limit)))
 		}
-		row = append(row, htmlreport.Num(withUnit(signed3(c.Margin), u)))
+		row = append(row, htmlreport.Num(withUnit(signed3(c.Margin), c.Metric.Unit)))
 		if stat {
-			row = append(row, htmlreport.Num(estimateText(c)), htmlreport.Num(intervalCell(c)), htmlreport.Num(pText(c)), htmlreport.Num(runsText(c)))
+			ratio, interval, p, runs := Evidence(c)
+			row = append(row, htmlreport.Num(ratio), htmlreport.Num(interval), htmlreport.Num(p), htmlreport.Num(runs))
 		} else {
 			row = append(row, htmlreport.Num(c.PercentText(name)))
 		}

@@ -96,15 +96,15 @@ func junitProps(v *gate.Verdict) *junitProperties {
 		}
 		props.Property = append(props.Property, junitProperty{name, value})
 	}
-	if v.Subject != "" {
-		add("subject", v.Subject)
+	// set adds a property that has a value.
+	set := func(name, value string) {
+		if value != "" {
+			add(name, value)
+		}
 	}
-	if v.Baseline != "" {
-		add("baseline", v.Baseline)
-	}
-	if v.Mode != "" {
-		add("mode", v.Mode)
-	}
+	set("subject", v.Subject)
+	set("baseline", v.Baseline)
+	set("mode", v.Mode)
 	if v.Mode == gate.ModeStatistical || v.Mode == gate.ModePaired {
 		add("false_fail", strconv.FormatFloat(v.FalseFail, 'g', -1, 64))
 	}
@@ -116,18 +116,12 @@ func junitProps(v *gate.Verdict) *junitProperties {
 		}
 		add("level", strconv.FormatFloat(d.Level, 'g', -1, 64))
 		add("n", strconv.Itoa(d.N))
-		if d.Drift != "" {
-			add("drift", d.Drift)
-		}
-		if d.Estimand != "" {
-			add("estimand", d.Estimand)
-		}
+		set("drift", d.Drift)
+		set("estimand", d.Estimand)
 		if d.MinPairs > 0 {
 			add("min_pairs", strconv.Itoa(d.MinPairs))
 		}
-		if d.Dependence != "" {
-			add("dependence", d.Dependence)
-		}
+		set("dependence", d.Dependence)
 	}
 	for _, msg := range v.Warnings {
 		add("warning", msg)
@@ -148,11 +142,11 @@ func junitSubSuite(v *gate.Verdict, sub string, props *junitProperties) junitSui
 			ClassName: v.Tool + "." + sub,
 			Time:      "0",
 		}
-		switch {
-		case v.Counts(c):
+		switch outcome(v, c) {
+		case gate.Failed:
 			tc.Failure = &junitFailure{Message: c.Message, Type: string(c.Status), Text: details(v, c)}
 			s.Failures++
-		case c.Status == gate.Passed:
+		case gate.Passed:
 			tc.SystemOut = c.Message
 		default:
 			tc.Skipped = &junitSkipped{Message: checkStatus(v, c) + ": " + c.Message}
@@ -177,13 +171,13 @@ func details(v *gate.Verdict, c gate.Check) string {
 		fmt.Fprintf(&b, "threshold: %s\nlimit: %s\n", f3(c.Threshold), valueText(c, c.Limit))
 	}
 	fmt.Fprintf(&b, "%s: %s\npercentage over %s: %s\n", strings.ToLower(over), withUnit(signed3(c.Margin), u), name, c.PercentText(name))
-	switch {
-	case c.Stats != nil && c.Stats.Method == gate.MethodPaired:
-		fmt.Fprintf(&b, "ratio (median of the pairs' ratios): %s\ninterval (sign-test bounds: the fail side at level/checks, the pass side at level): %s\np (one-sided sign test): %s\npairs: %s\n",
-			estimateText(c), intervalText(c), pText(c), runsText(c))
-	case c.Stats != nil:
-		fmt.Fprintf(&b, "ratio (Hodges–Lehmann): %s\ninterval: %s\np (one-sided Mann–Whitney): %s\nruns: %s\n",
-			estimateText(c), intervalText(c), pText(c), runsText(c))
+	if s := c.Stats; s != nil {
+		format := "ratio (Hodges–Lehmann): %s\ninterval: %s\np (one-sided Mann–Whitney): %s\nruns: %s\n"
+		if s.Method == gate.MethodPaired {
+			format = "ratio (median of the pairs' ratios): %s\ninterval (sign-test bounds: the fail side at level/checks, " +
+				"the pass side at level): %s\np (one-sided sign test): %s\npairs: %s\n"
+		}
+		fmt.Fprintf(&b, format, "×"+f3(s.Estimate), intervalText(s), pText(s), runsText(s))
 	}
 	return b.String()
 }

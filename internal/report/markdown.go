@@ -16,14 +16,11 @@ import (
 // in a <details> block.
 func Markdown(w io.Writer, v *gate.Verdict) error {
 	bw := bufio.NewWriter(w)
-	icon := map[gate.Status]string{gate.Passed: "✅", gate.Failed: "❌", gate.Inconclusive: "❔"}[v.Status]
-	fmt.Fprintf(bw, "### %s %s %s: %d of %d checks passed\n\n", icon, v.Tool, statusWord(v.Status), v.Passed, len(v.Checks))
+	fmt.Fprintf(bw, "### %s %s %s: %d of %d checks passed\n\n", mdIcons[v.Status], v.Tool, statusWord(v.Status), v.Passed, len(v.Checks))
 	if v.Subject != "" || v.Baseline != "" {
-		fmt.Fprintf(bw, "`%s` against `%s`", mdEscape(v.Subject), mdEscape(v.Baseline))
-		fmt.Fprintf(bw, " — %d failed, %d missing, %d inconclusive\n\n", v.Failed, v.Missing, v.Inconclusive)
-	} else {
-		fmt.Fprintf(bw, "%d failed, %d missing, %d inconclusive\n\n", v.Failed, v.Missing, v.Inconclusive)
+		fmt.Fprintf(bw, "`%s` against `%s` — ", mdEscape(v.Subject), mdEscape(v.Baseline))
 	}
+	fmt.Fprintf(bw, "%d failed, %d missing, %d inconclusive\n\n", v.Failed, v.Missing, v.Inconclusive)
 	if m := modeLine(v); m != "" {
 		fmt.Fprintf(bw, "_%s_\n\n", mdEscape(m))
 	}
@@ -62,27 +59,21 @@ func Markdown(w io.Writer, v *gate.Verdict) error {
 func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
 	limit, over := limitNames(v, cs)
 	stat := statistical(v)
-	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s |", limit, over)
+	head, align := " vs "+v.RefName()+" |", "---:|"
 	if stat {
 		// One estimate: the ratio the rule read, not also the ratio of
 		// the two sides' values.
-		fmt.Fprint(w, " Ratio | Interval | p | Runs |")
-	} else {
-		fmt.Fprintf(w, " vs %s |", v.RefName())
+		head, align = " Ratio | Interval | p | Runs |", "---:|---|---|---:|"
 	}
-	fmt.Fprint(w, "\n|---|---|---:|---|---:|---:|---:|")
-	if stat {
-		fmt.Fprint(w, "---:|---|---|---:|")
-	} else {
-		fmt.Fprint(w, "---:|")
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s |%s\n", limit, over, head)
+	fmt.Fprintf(w, "|---|---|---:|---|---:|---:|---:|%s\n", align)
 	for _, c := range cs {
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s |",
-			mdStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(metricText(c.Metric)),
+		fmt.Fprintf(w, "| %s %s | %s | %d | %s | %s | %s | %s |",
+			mdIcons[outcome(v, c)], checkStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(metricText(c.Metric)),
 			valueText(c, c.Value), valueText(c, c.Limit), signed3(c.Margin))
 		if stat {
-			fmt.Fprintf(w, " %s | %s | %s | %s |", estimateText(c), intervalCell(c), pText(c), runsText(c))
+			ratio, interval, p, runs := Evidence(c)
+			fmt.Fprintf(w, " %s | %s | %s | %s |", ratio, interval, p, runs)
 		} else {
 			fmt.Fprintf(w, " %s |", mdEscape(c.PercentText(v.RefName())))
 		}
@@ -96,15 +87,8 @@ func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
 	}
 }
 
-func mdStatus(v *gate.Verdict, c gate.Check) string {
-	switch {
-	case v.Counts(c):
-		return "❌ " + checkStatus(v, c)
-	case c.Status == gate.Passed:
-		return "✅ passed"
-	}
-	return "❔ " + checkStatus(v, c)
-}
+// mdIcons mark verdicts and checks by status (outcome).
+var mdIcons = map[gate.Status]string{gate.Passed: "✅", gate.Failed: "❌", gate.Inconclusive: "❔"}
 
 func withUnit(s, unit string) string {
 	if s == "n/a" {

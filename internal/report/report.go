@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,16 +41,33 @@ func f3(x float64) string {
 	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
-// signed3 formats x with a sign and 3 decimals, "n/a" when it does not exist.
+// signed3 is f3 with a sign.
 func signed3(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "n/a"
-	}
-	s := strconv.FormatFloat(x, 'f', 3, 64)
-	if x >= 0 {
+	s := f3(x)
+	if x >= 0 && s != "n/a" {
 		s = "+" + s
 	}
 	return s
+}
+
+// upper is f3 for the upper bound of an interval: "∞" when it has none.
+func upper(x float64) string {
+	if math.IsInf(x, 1) {
+		return "∞"
+	}
+	return f3(x)
+}
+
+// outcome is how c counts for the gate, as the reports mark it: Failed,
+// Passed or, for anything else, Inconclusive.
+func outcome(v *gate.Verdict, c gate.Check) gate.Status {
+	switch {
+	case v.Counts(c):
+		return gate.Failed
+	case c.Status == gate.Passed:
+		return gate.Passed
+	}
+	return gate.Inconclusive
 }
 
 // limitNames names the limit column and the margin column: "Limit" and
@@ -91,14 +109,8 @@ func marginName(limit string, cs []gate.Check) string {
 // statusWord is the upper-case status used in headings and console lines.
 func statusWord(s gate.Status) string {
 	switch s {
-	case gate.Passed:
-		return "PASSED"
-	case gate.Failed:
-		return "FAILED"
-	case gate.Missing:
-		return "MISSING"
-	case gate.Inconclusive:
-		return "INCONCLUSIVE"
+	case gate.Passed, gate.Failed, gate.Missing, gate.Inconclusive:
+		return strings.ToUpper(string(s))
 	}
 	return string(s)
 }
@@ -123,12 +135,7 @@ func percentPassed(v *gate.Verdict) float64 {
 // statistical reports whether any check of v was judged on several runs per
 // side and so carries an estimate, interval, p-value and runs (formats §8).
 func statistical(v *gate.Verdict) bool {
-	for _, c := range v.Checks {
-		if c.Stats != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(v.Checks, func(c gate.Check) bool { return c.Stats != nil })
 }
 
 // modeLine says how v judged its checks, for every report: the mode and,
@@ -180,11 +187,7 @@ func decisionLines(v *gate.Verdict) []string {
 	}
 	iv := "no interval"
 	if d.Check != "" {
-		hi := f3(d.High)
-		if math.IsInf(d.High, 1) {
-			hi = "∞"
-		}
-		iv = fmt.Sprintf("interval of %s: [%s, %s]", d.Check, f3(d.Low), hi)
+		iv = fmt.Sprintf("interval of %s: [%s, %s]", d.Check, f3(d.Low), upper(d.High))
 	}
 	lines = append(lines, fmt.Sprintf("%s; family level %s; N = %d %s", iv, percentText(d.Level), d.N, units))
 	if d.Estimand != "" {
@@ -205,45 +208,20 @@ func decisionLines(v *gate.Verdict) []string {
 	return lines
 }
 
-// The statistical columns of a check; "" for a single-run check.
-func estimateText(c gate.Check) string {
-	if c.Stats == nil {
-		return ""
-	}
-	return "×" + f3(c.Stats.Estimate)
-}
-
-func intervalText(c gate.Check) string {
-	if c.Stats == nil {
-		return ""
-	}
-	if none := c.Stats.NoInterval(); none != "" {
+// The statistical columns of a check judged on several runs (s = c.Stats),
+// with the interval in full: why there is none, or its confidence.
+func intervalText(s *gate.Stats) string {
+	if none := s.NoInterval(); none != "" {
 		return none
 	}
-	hi := f3(c.Stats.High)
-	if math.IsInf(c.Stats.High, 1) {
-		hi = "∞"
-	}
-	return fmt.Sprintf("[%s, %s] (%s)", f3(c.Stats.Low), hi, gate.ConfidenceText(c.Stats.Confidence))
+	return fmt.Sprintf("[%s, %s] (%s)", f3(s.Low), upper(s.High), gate.ConfidenceText(s.Confidence))
 }
 
-// intervalCell is intervalText for a table cell: the interval only, "none"
-// without one (notes say why).
-func intervalCell(c gate.Check) string {
-	if c.Stats != nil && c.Stats.NoInterval() != "" {
-		return "none"
-	}
-	return intervalText(c)
-}
-
-func pText(c gate.Check) string {
-	if c.Stats == nil {
-		return ""
-	}
-	if c.Stats.Method == gate.MethodPaired && math.IsNaN(c.Stats.P) {
+func pText(s *gate.Stats) string {
+	if s.Method == gate.MethodPaired && math.IsNaN(s.P) {
 		return "crossed" // a group-sequential boundary decides by counts, with no p-value
 	}
-	return fmt.Sprintf("%s (%s %s)", pValue(c.Stats.P), c.Stats.Correction(), pValue(c.Stats.PAdjusted))
+	return fmt.Sprintf("%s (%s %s)", pValue(s.P), s.Correction(), pValue(s.PAdjusted))
 }
 
 func pValue(p float64) string {
@@ -253,11 +231,8 @@ func pValue(p float64) string {
 	return strconv.FormatFloat(p, 'f', 4, 64)
 }
 
-func runsText(c gate.Check) string {
-	if c.Stats == nil {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", c.Stats.NCandidate, c.Stats.NReference)
+func runsText(s *gate.Stats) string {
+	return fmt.Sprintf("%d/%d", s.NCandidate, s.NReference)
 }
 
 // percentText writes a fraction as a percentage with up to 6 significant
@@ -325,7 +300,7 @@ func note(c gate.Check) string {
 	if c.Stats == nil || c.Status != gate.Inconclusive {
 		return ""
 	}
-	for _, sep := range []string{"runs " + runsText(c) + ": ", "pairs " + strconv.Itoa(c.Stats.NCandidate) + ": "} {
+	for _, sep := range []string{"runs " + runsText(c.Stats) + ": ", "pairs " + strconv.Itoa(c.Stats.NCandidate) + ": "} {
 		if _, after, ok := strings.Cut(c.Message, sep); ok {
 			return after
 		}
@@ -341,5 +316,13 @@ func note(c gate.Check) string {
 // and the runs per side ("10/10", results/reference).
 // All are "" for a single-run check.
 func Evidence(c gate.Check) (ratio, interval, p, runs string) {
-	return estimateText(c), intervalCell(c), pText(c), runsText(c)
+	s := c.Stats
+	if s == nil {
+		return "", "", "", ""
+	}
+	interval = intervalText(s)
+	if s.NoInterval() != "" {
+		interval = "none"
+	}
+	return "×" + f3(s.Estimate), interval, pText(s), runsText(s)
 }

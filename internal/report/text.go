@@ -12,10 +12,7 @@ import (
 // indented line per check that did not pass, then the totals and warnings.
 func Text(w io.Writer, v *gate.Verdict) error {
 	bw := bufio.NewWriter(w)
-	if m := modeLine(v); m != "" {
-		fmt.Fprintln(bw, m)
-	}
-	for _, l := range decisionLines(v) {
+	for _, l := range Basis(v) {
 		fmt.Fprintln(bw, l)
 	}
 	failedSubs := 0
