@@ -298,10 +298,8 @@ func (inv Invocation) guard() *clobber.Guard {
 	}
 	g.Output("--html", inv.HTML)
 	g.ReportDir("--plots-directory", inv.PlotsDirectory, "its comparison CSVs and plots", func(rel string) bool {
-		if strings.Contains(rel, "/") {
-			return false
-		}
-		return strings.HasSuffix(rel, "_comparison.csv") || strings.HasSuffix(rel, plots.FormatPNG.Ext()) || strings.HasSuffix(rel, plots.FormatSVG.Ext())
+		return !strings.Contains(rel, "/") && (strings.HasSuffix(rel, "_comparison.csv") ||
+			strings.HasSuffix(rel, plots.FormatPNG.Ext()) || strings.HasSuffix(rel, plots.FormatSVG.Ext()))
 	})
 	return g
 }

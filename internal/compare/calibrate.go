@@ -13,7 +13,6 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
-	"github.com/mqgate/mqgate/internal/result"
 )
 
 // PowerPlotName is the file name (without extension) of the calibration's
@@ -27,13 +26,8 @@ const PowerPlotName = "calibration_power"
 // run, runs in the order given. Every run must have the same
 // sub-experiments, payloads and throughput rows.
 func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
-	if len(cfg.Metrics) == 0 {
-		cfg.Metrics = result.DefaultStatisticalMetrics
-	}
-	if err := cfg.Validate(); err != nil {
-		return calibrate.Pool{}, err
-	}
-	if _, _, err := experiment.Admit(exps, cfg.AllowIncomplete); err != nil {
+	cfg, err := statisticalConfig(cfg, exps)
+	if err != nil {
 		return calibrate.Pool{}, err
 	}
 	var pool calibrate.Pool

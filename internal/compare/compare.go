@@ -417,31 +417,34 @@ func missingCheck(o pairing.Origin, se gate.Series) gate.Check {
 // samePayloads reports an error naming the payloads that only one side of a
 // sub-experiment has.
 func samePayloads(ref, target *experiment.Summary) error {
-	onlyRef := keysNotIn(ref, target, payloadText)
-	onlyTarget := keysNotIn(target, ref, payloadText)
-	if len(onlyRef) == 0 && len(onlyTarget) == 0 {
+	parts := onlyIn(ref, target, payloadText, "payloads ", "the reference "+ref.Path, "the results "+target.Path)
+	if len(parts) == 0 {
 		return nil
-	}
-	var parts []string
-	if len(onlyRef) > 0 {
-		parts = append(parts, fmt.Sprintf("payloads %s only in the reference %s", strings.Join(onlyRef, ", "), ref.Path))
-	}
-	if len(onlyTarget) > 0 {
-		parts = append(parts, fmt.Sprintf("payloads %s only in the results %s", strings.Join(onlyTarget, ", "), target.Path))
 	}
 	return fileerr.New(target.Path, 0, "Bytes", "sub-experiment %q: the two sides measured different payloads: %s; compare experiments run with the same payloads",
 		ref.Type, strings.Join(parts, "; "))
 }
 
-// keysNotIn names, as text says, the keys of t's rows that other lacks.
-func keysNotIn[R result.Row](t, other *experiment.Table[R], text func(result.Key) string) []string {
-	var out []string
-	for _, k := range t.Keys() {
-		if other.At(k) == nil {
-			out = append(out, text(k))
+// onlyIn names, as text says, the keys of a's rows that b lacks and then
+// those of b's that a lacks, each list as "<prefix>KEYS only in <where>";
+// nil when both have the same keys.
+func onlyIn[R result.Row](a, b *experiment.Table[R], text func(result.Key) string, prefix, aWhere, bWhere string) []string {
+	var parts []string
+	for _, s := range []struct {
+		t, other *experiment.Table[R]
+		where    string
+	}{{a, b, aWhere}, {b, a, bWhere}} {
+		var only []string
+		for _, k := range s.t.Keys() {
+			if s.other.At(k) == nil {
+				only = append(only, text(k))
+			}
+		}
+		if len(only) > 0 {
+			parts = append(parts, fmt.Sprintf("%s%s only in %s", prefix, strings.Join(only, ", "), s.where))
 		}
 	}
-	return out
+	return parts
 }
 
 // payloadText names a summary row by its payload.

@@ -170,13 +170,9 @@ func (r *Result) subTable(v *gate.Verdict, s *SubResult) htmlreport.Table {
 					ratio, interval, _, _ := report.Evidence(c)
 					change.Text = ratio + " " + interval
 				}
-				switch {
-				case v.Counts(c):
+				change.Status = htmlStatus(c.Status)
+				if v.Counts(c) {
 					change.Status = htmlreport.StatusFailed
-				case c.Status == gate.Passed:
-					change.Status = htmlreport.StatusPassed
-				case c.Status == gate.Inconclusive:
-					change.Status = htmlreport.StatusInconclusive
 				}
 				if c.Status == gate.Missing {
 					change.Text = "missing"

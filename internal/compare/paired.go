@@ -181,7 +181,7 @@ func (r *Result) pairedCheck(o pairing.Origin, c paired.Check, cr paired.CheckRe
 		Dispersion: cr.Spread, Gateable: true, Method: gate.MethodPaired}
 	head := fmt.Sprintf("%d B %s: candidate/%s ×%.3f (median of the pairs' ratios), sign-test bounds [%.3f, %.3f] (%s end at %g%%/%d, %s end at %g%%), p %s (%s %s), pairs %d",
 		o.Key.Payload, m.Name, referenceName, cr.Ratio, cr.Low, cr.High, failEnd(c.HigherIsBetter), 100*a.Tail, len(a.Checks),
-		passEnd(c.HigherIsBetter), 100*a.Tail, pValueText(cr.P), gate.Bonferroni, pValueText(cr.PAdjusted), a.Units)
+		failEnd(!c.HigherIsBetter), 100*a.Tail, pValueText(cr.P), gate.Bonferroni, pValueText(cr.PAdjusted), a.Units)
 	pass, fail := marginRatio(c.HigherIsBetter, mg.Pass), marginRatio(c.HigherIsBetter, mg.Fail)
 	switch cr.Zone {
 	case paired.Fail:
@@ -198,22 +198,15 @@ func (r *Result) pairedCheck(o pairing.Origin, c paired.Check, cr paired.CheckRe
 	return gc
 }
 
-// failEnd and passEnd name the end of a check's ratio bounds that the FAIL
-// and the PASS test read: for lower is better, a FAIL is the low end
-// beyond 1+δ_fail and a PASS the high end within 1+δ_pass; for higher is
-// better, the other way round.
+// failEnd names the end of a check's ratio bounds that the FAIL test
+// reads, the PASS test reading the other: for lower is better, a FAIL is
+// the low end beyond 1+δ_fail and a PASS the high end within 1+δ_pass; for
+// higher is better, the other way round.
 func failEnd(higherIsBetter bool) string {
 	if higherIsBetter {
 		return "high"
 	}
 	return "low"
-}
-
-func passEnd(higherIsBetter bool) string {
-	if higherIsBetter {
-		return "low"
-	}
-	return "high"
 }
 
 // openWhy says why a check is neither passed nor failed: too few pairs for

@@ -36,13 +36,8 @@ const PlanPower = 0.95
 // the runs paired by name when cfg.Pairing is PairAlways; otherwise
 // nothing says the runs were interleaved, and Plan refuses them.
 func Plan(references, targets []*experiment.Experiment, cfg Config, regression float64, seed uint64) (paired.Plan, []string, error) {
-	if len(cfg.Metrics) == 0 {
-		cfg.Metrics = result.DefaultStatisticalMetrics
-	}
-	if err := cfg.Validate(); err != nil {
-		return paired.Plan{}, nil, err
-	}
-	if _, _, err := experiment.Admit(append(append([]*experiment.Experiment(nil), references...), targets...), cfg.AllowIncomplete); err != nil {
+	cfg, err := statisticalConfig(cfg, append(append([]*experiment.Experiment(nil), references...), targets...))
+	if err != nil {
 		return paired.Plan{}, nil, err
 	}
 	if cfg.Series == nil && cfg.Pairing != PairAlways {
@@ -65,6 +60,20 @@ func Plan(references, targets []*experiment.Experiment, cfg Config, regression f
 		Config:     paired.Config{Tail: cfg.FalseFail, Margins: cfg.margins(), Seed: seed},
 		Regression: regression, Power: PlanPower})
 	return p, names, err
+}
+
+// statisticalConfig is cfg with the columns of the statistical mode when
+// it gives none, checked, for runs exps that must be comparable
+// (experiment.Admit): what calibration and plans take.
+func statisticalConfig(cfg Config, exps []*experiment.Experiment) (Config, error) {
+	if len(cfg.Metrics) == 0 {
+		cfg.Metrics = result.DefaultStatisticalMetrics
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	_, _, err := experiment.Admit(exps, cfg.AllowIncomplete)
+	return cfg, err
 }
 
 // runPlan is compare --plan.
@@ -99,18 +108,14 @@ func (inv Invocation) runPlan(ctx context.Context, cfg Config, stdout io.Writer)
 	}
 	// The resampling takes minutes on large families and does not watch
 	// ctx: a signal ends the plan at once (exit 130), printing nothing.
-	type planned struct {
-		p     paired.Plan
-		names []string
-	}
-	pl, err := cancellable(ctx, func() (planned, error) {
-		p, names, err := Plan(refs, tgts, cfg, regression, inv.Seed)
-		return planned{p, names}, err
+	var names []string // read only once Plan has returned
+	p, err := cancellable(ctx, func() (p paired.Plan, err error) {
+		p, names, err = Plan(refs, tgts, cfg, regression, inv.Seed)
+		return p, err
 	})
 	if err != nil {
 		return inputError(ctx, err)
 	}
-	p, names := pl.p, pl.names
 	for _, w := range warnings {
 		fmt.Fprintf(stdout, "warning: %s\n", w)
 	}

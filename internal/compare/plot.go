@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,17 +89,13 @@ func (r *Result) figureSpecs(s *SubResult) []figureSpec {
 			tgt := plots.Line{Name: "Result " + m.Name, Y: make([]float64, len(categories)), Marked: make([]bool, len(categories))}
 			for j, row := range s.Reference.Rows {
 				tgt.Y[j] = math.NaN()
-				if k := indexOf(s.Target.Rows, row.Bytes); k >= 0 {
-					tgt.Y[j] = value(s.Target.Rows[k], m)
+				if t := s.Target.At(row.Key()); t != nil {
+					tgt.Y[j] = value(*t, m)
 				}
-			}
-			for _, c := range s.Checks {
-				if c.Metric.Name == m.Name && c.Status == gate.Failed {
-					if j := indexOf(s.Reference.Rows, c.Payload); j >= 0 {
-						tgt.Marked[j] = true
-						spec.marked = true
-					}
-				}
+				tgt.Marked[j] = slices.ContainsFunc(s.Checks, func(c gate.Check) bool {
+					return c.Metric.Name == m.Name && c.Status == gate.Failed && c.Payload == row.Bytes
+				})
+				spec.marked = spec.marked || tgt.Marked[j]
 			}
 			spec.lines = append(spec.lines, tgt)
 		}
@@ -110,13 +107,4 @@ func (r *Result) figureSpecs(s *SubResult) []figureSpec {
 		specs = append(specs, spec)
 	}
 	return specs
-}
-
-func indexOf(rows []result.SummaryRow, payload int) int {
-	for i, r := range rows {
-		if r.Bytes == payload {
-			return i
-		}
-	}
-	return -1
 }

@@ -69,20 +69,10 @@ func sameThroughputRows(refRuns, tgtRuns []*experiment.Throughput) error {
 	first := refRuns[0]
 	var errs []error
 	for _, run := range append(append([]*experiment.Throughput(nil), refRuns[1:]...), tgtRuns...) {
-		onlyRef := keysNotIn(first, run, result.Key.String)
-		onlyRun := keysNotIn(run, first, result.Key.String)
-		if len(onlyRef) == 0 && len(onlyRun) == 0 {
-			continue
+		if parts := onlyIn(first, run, result.Key.String, "", "the reference "+first.Path, run.Path); len(parts) > 0 {
+			errs = append(errs, fileerr.New(run.Path, 0, "", "throughput of sub-experiment %q: the runs measured different payloads, modes or offered rates: %s; compare runs made with the same --payloads and --rate",
+				first.Type, strings.Join(parts, "; ")))
 		}
-		var parts []string
-		if len(onlyRef) > 0 {
-			parts = append(parts, fmt.Sprintf("%s only in the reference %s", strings.Join(onlyRef, ", "), first.Path))
-		}
-		if len(onlyRun) > 0 {
-			parts = append(parts, fmt.Sprintf("%s only in %s", strings.Join(onlyRun, ", "), run.Path))
-		}
-		errs = append(errs, fileerr.New(run.Path, 0, "", "throughput of sub-experiment %q: the runs measured different payloads, modes or offered rates: %s; compare runs made with the same --payloads and --rate",
-			first.Type, strings.Join(parts, "; ")))
 	}
 	return errors.Join(errs...)
 }

@@ -174,7 +174,7 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	name, err := seriesName(cfg)
+	name, err := runName(cfg.Name, time.Now().UTC())
 	if err != nil {
 		return nil, "", err
 	}
@@ -186,7 +186,7 @@ func abPlan(cfg ABConfig) ([]abRun, string, error) {
 	plan := abOrder(cfg, runs, name, sides)
 	// Check both sides' flags, and that nothing would land on an existing
 	// file, before the first run.
-	if err := checkSides(cfg, sides); err != nil {
+	if _, err := parseSides(cfg, sides, samePinning); err != nil {
 		return nil, "", err
 	}
 	series, err := abFree(cfg, plan, name)
@@ -262,21 +262,26 @@ func abOrder(cfg ABConfig, runs int, name string, sides map[string][]string) []a
 	return plan
 }
 
-// checkSides checks each side's run flags, then that the two sides
-// measure comparably and are pinned alike.
-func checkSides(cfg ABConfig, sides map[string][]string) error {
+// parseSides parses each side's run flags (reference, candidate), then
+// checks that the two sides measure comparably and that alike says they
+// may be compared: pinned alike (samePinning), or fit for one pinger
+// (sharedPinger).
+func parseSides(cfg ABConfig, sides map[string][]string, alike func(cfg ABConfig, ref, cand Config) error) ([2]Config, error) {
 	var parsed [2]Config
 	for i, side := range []string{SideReference, SideCandidate} {
-		c, err := checkRunArgs(cfg.Check, append(cfg.Common, sides[side]...))
+		c, err := checkRunArgs(cfg.Check, append(slices.Clone(cfg.Common), sides[side]...))
 		if err != nil {
-			return exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
+			return parsed, exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
+		}
+		if c.List {
+			return parsed, exit.Usagef("%s side: --list measures nothing", side)
 		}
 		parsed[i] = c
 	}
 	if err := comparable(cfg, parsed[0], parsed[1]); err != nil {
-		return err
+		return parsed, err
 	}
-	return samePinning(cfg, parsed[0], parsed[1])
+	return parsed, alike(cfg, parsed[0], parsed[1])
 }
 
 // abFree refuses a run of plan that would land on an existing experiment
@@ -441,15 +446,19 @@ func unitSize(design string) int {
 	return 1
 }
 
-func unitName(design string, u int) string {
-	if design == DesignInterleave {
-		return fmt.Sprintf("round %d", u)
+// unitOf names one unit of the design: a pair, an ABBA block or a round.
+func unitOf(design string) string {
+	switch design {
+	case DesignInterleave:
+		return "round"
+	case DesignABBA:
+		return "block"
 	}
-	if design == DesignABBA {
-		return fmt.Sprintf("block %d", u)
-	}
-	return fmt.Sprintf("pair %d", u)
+	return "pair"
 }
+
+// unitName names unit u of the design: "pair 3".
+func unitName(design string, u int) string { return fmt.Sprintf("%s %d", unitOf(design), u) }
 
 // SeriesSuffix ends the name of the series file `run ab` writes into
 // --out: NAME-series.csv (formats §12; package pairing reads it).
@@ -496,10 +505,6 @@ func checkRunArgs(check func([]string) (Config, error), args []string) (Config, 
 	return check(args)
 }
 
-// comparable refuses sides whose runs could not be compared, before the
-// first run: latency measured differently (formats §2), or other
-// sub-experiments, which would be missing from one side. The runs are
-// checked again as they come in (abGate.add), by compare's rules.
 // samePinning refuses whole runs whose sides are pinned differently
 // (--cpus): where the pinger and the echo run weighs on the round trip
 // as much as a change of the system (docs/methods.md, pinned by default),
@@ -519,6 +524,10 @@ func samePinning(cfg ABConfig, ref, cand Config) error {
 		"which changes the round trip as much as the system does; give --cpus to both sides, after --", cfg.Reference, cfg.Candidate, show(a), show(b))
 }
 
+// comparable refuses sides whose runs could not be compared, before the
+// first run: latency measured differently (formats §2), or other
+// sub-experiments, which would be missing from one side. The runs are
+// checked again as they come in (abGate.add), by compare's rules.
 func comparable(cfg ABConfig, ref, cand Config) error {
 	if a, b := ref.Session.Engine.Latency, cand.Session.Engine.Latency; a != b {
 		return exit.Usagef("--reference %q and --candidate %q: the reference would measure --latency %s (%s), the candidate %s (%s): "+

@@ -137,15 +137,7 @@ func newABGate(cfg ABConfig, units int) (*abGate, error) {
 }
 
 // unitWord names the units of the design, plural.
-func (g *abGate) unitWord() string {
-	if g.cfg.Design == DesignInterleave {
-		return "rounds"
-	}
-	if g.cfg.Design == DesignABBA {
-		return "blocks"
-	}
-	return "pairs"
-}
+func (g *abGate) unitWord() string { return unitOf(g.cfg.Design) + "s" }
 
 // add summarises and reads the runs of one completed unit and feeds its
 // values to the gate; it reports whether the gate has stopped. The family
@@ -320,9 +312,6 @@ func (g *abGate) opening(series string) string {
 		g.units, g.unitWord(), g.cfg.MaxRuns, orderText(g.cfg), series)
 }
 
-// unitSingular names one unit of the design.
-func (g *abGate) unitSingular() string { return strings.TrimSuffix(g.unitWord(), "s") }
-
 // progress is the line after each unit that does not stop the gate: the
 // units so far and left, the time, and the widest open check with its
 // median ratio, its current bounds and the ratios that pass and fail.
@@ -330,7 +319,7 @@ func (g *abGate) progress(now time.Time) string {
 	d := g.last
 	took := now.Sub(g.began).Round(time.Second)
 	left := g.units - d.Pairs
-	line := fmt.Sprintf("ab: %s %d of at most %d, %s, %d left", g.unitSingular(), d.Pairs, g.units, took, left)
+	line := fmt.Sprintf("ab: %s of at most %d, %s, %d left", unitName(g.cfg.Design, d.Pairs), g.units, took, left)
 	if d.Pairs > 0 && left > 0 {
 		line += fmt.Sprintf(" (at most %s more)", (took / time.Duration(d.Pairs) * time.Duration(left)).Round(time.Second))
 	}
@@ -349,7 +338,7 @@ func (g *abGate) progress(now time.Time) string {
 		line += fmt.Sprintf("; held for serial dependence (consecutive %s alike, r %+.2f): it judges blocks of %s at %s %s",
 			g.unitWord(), d.Dependence.R, g.unitWord(), g.unitWord(), lookList(g.seq.HeldLooks(), d.Pairs))
 	case d.Pairs < g.seq.MinPairs():
-		line += fmt.Sprintf("; no decision before %s %d", g.unitSingular(), g.seq.MinPairs())
+		line += "; no decision before " + unitName(g.cfg.Design, g.seq.MinPairs())
 	}
 	return line
 }
@@ -471,23 +460,21 @@ func (g *abGate) verdict() *gate.Verdict {
 		ch.Stats = &gate.Stats{NReference: g.runs, NCandidate: g.runs, Estimate: st.Ratio, Low: st.Low, High: st.High,
 			Tail: lvl / k, PassTail: lvl, Confidence: 1 - lvl/k - lvl, P: p, PAdjusted: math.Min(1, k*p), Method: gate.MethodPaired,
 			Dispersion: robustSpread(g.bad[i]), NeedRuns: -1, Gateable: true}
-		bounds := fmt.Sprintf("median pair ratio ×%.3f, bounds %s after %d %s", st.Ratio, boundsText(st), d.Pairs, g.unitWord())
-		failed := d.Status == seq.Fail && slices.Contains(d.Checks, st.Name)
+		head := fmt.Sprintf("%s: median pair ratio ×%.3f, bounds %s after %d %s: ", g.what(i), st.Ratio, boundsText(st),
+			d.Pairs, g.unitWord())
 		switch {
-		case failed:
+		case d.Status == seq.Fail && slices.Contains(d.Checks, st.Name):
 			ch.Status = gate.Failed
-			ch.Message = fmt.Sprintf("%s: %s: shown worse than %+g %%", g.what(i), bounds, 100*mg.Fail)
+			ch.Message = head + fmt.Sprintf("shown worse than %+g %%", 100*mg.Fail)
 		case d.Status == seq.Pass || (st.ShownWithin && d.Status != seq.Fail):
 			ch.Status = gate.Passed
-			ch.Message = fmt.Sprintf("%s: %s: shown worse by less than %+g %%", g.what(i), bounds, 100*mg.Pass)
+			ch.Message = head + fmt.Sprintf("shown worse by less than %+g %%", 100*mg.Pass)
+		case d.Status == seq.Fail:
+			ch.Status = gate.Inconclusive
+			ch.Message = head + fmt.Sprintf("not shown beyond %+g %% (another check failed the gate)", 100*mg.Fail)
 		default:
 			ch.Status = gate.Inconclusive
-			ch.Message = fmt.Sprintf("%s: %s: not yet shown within %+g %% nor beyond %+g %%", g.what(i), bounds,
-				100*mg.Pass, 100*mg.Fail)
-			if d.Status == seq.Fail {
-				ch.Message = fmt.Sprintf("%s: %s: not shown beyond %+g %% (another check failed the gate)", g.what(i), bounds,
-					100*mg.Fail)
-			}
+			ch.Message = head + fmt.Sprintf("not yet shown within %+g %% nor beyond %+g %%", 100*mg.Pass, 100*mg.Fail)
 		}
 		v.Add(ch)
 	}
@@ -507,13 +494,10 @@ func (g *abGate) modeText() string {
 	text := fmt.Sprintf("sequential paired, %s design: the median of the %s' ratios per check; %s; FAIL at family-wise level %g (each of %d checks at %.3g), "+
 		"PASS when every check is shown within the pass margin, each at %g (intersection–union); pass margin %+g %%, fail margin %+g %%",
 		g.cfg.Design, g.unitWord(), method, g.cfg.Level, k, g.cfg.Level/float64(max(k, 1)), g.cfg.Level, 100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail)
-	for i := range g.origins {
-		if g.isCPU(i) {
-			mg := g.margins(i)
-			text += fmt.Sprintf("; echo CPU checks (CPU time of the echo process per message, over the round's blocks of every payload): pass margin %+.3g %%, fail margin %+.3g %%",
-				100*mg.Pass, 100*mg.Fail)
-			break
-		}
+	if i := slices.IndexFunc(g.origins, func(o pairing.Origin) bool { return o.Metric == EchoCPU }); i >= 0 {
+		mg := g.margins(i)
+		text += fmt.Sprintf("; echo CPU checks (CPU time of the echo process per message, over the round's blocks of every payload): pass margin %+.3g %%, fail margin %+.3g %%",
+			100*mg.Pass, 100*mg.Fail)
 	}
 	return text
 }
@@ -563,7 +547,7 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	if g.cfg.Design == DesignInterleave {
 		sides = "one run per side, rounds of " + g.cfg.rounds
 	}
-	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", statusWord(v.Status), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
+	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", strings.ToUpper(string(v.Status)), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
 	g.checkLines(stdout, v)
 	if g.cpuNote != "" {
 		fmt.Fprintf(stdout, "  echo CPU: %s\n", g.cpuNote)
@@ -624,7 +608,7 @@ func (g *abGate) spreadText() string {
 		mg := g.margins(k0)
 		if !cpu {
 			line = fmt.Sprintf("of a %s log ratio, per check: median %.3f, largest %.3f (%s), against margins of %.3f (pass) and %.3f (fail) in log ratio",
-				strings.TrimSuffix(g.unitWord(), "s")+"'s", stats.Median(sp), robustSpread(g.bad[worst]), names[worst].Name,
+				unitOf(g.cfg.Design)+"'s", stats.Median(sp), robustSpread(g.bad[worst]), names[worst].Name,
 				paired.Worse(mg.Pass), paired.Worse(mg.Fail))
 			continue
 		}
@@ -635,11 +619,6 @@ func (g *abGate) spreadText() string {
 			stats.Median(sp), robustSpread(g.bad[worst]), names[worst].Name, paired.Worse(mg.Pass), paired.Worse(mg.Fail))
 	}
 	return line
-}
-
-// statusWord is a verdict's status as the closing line gives it.
-func statusWord(s gate.Status) string {
-	return strings.ToUpper(string(s))
 }
 
 // plainReason says in plain words why the gate stopped: which checks are

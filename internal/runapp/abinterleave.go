@@ -19,7 +19,6 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/engine"
 	"github.com/mqgate/mqgate/internal/exit"
-	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/pairing"
@@ -109,7 +108,7 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if err := iv.check(); err != nil {
 		return err
 	}
-	name, err := seriesName(cfg)
+	name, err := runName(cfg.Name, time.Now().UTC())
 	if err != nil {
 		return err
 	}
@@ -191,20 +190,7 @@ func (iv *interleave) check() error {
 			return exit.Usagef("%s: with --design interleave a side measures --blocks blocks of --block round trips per round and payload, and --max-runs rounds at most; give those", a)
 		}
 	}
-	for i, side := range []string{SideReference, SideCandidate} {
-		c, err := checkRunArgs(cfg.Check, append(slices.Clone(cfg.Common), sides[side]...))
-		if err != nil {
-			return exit.With(exit.Code(err), fmt.Errorf("%s side: %w", side, err))
-		}
-		if c.List {
-			return exit.Usagef("%s side: --list measures nothing", side)
-		}
-		iv.parsed[i] = c
-	}
-	if err := comparable(cfg, iv.parsed[0], iv.parsed[1]); err != nil {
-		return err
-	}
-	if err := sharedPinger(cfg, iv.parsed[0], iv.parsed[1]); err != nil {
+	if iv.parsed, err = parseSides(cfg, sides, sharedPinger); err != nil {
 		return err
 	}
 	g.unpinned = strings.TrimSpace(iv.parsed[0].CPUs) == "none"
@@ -300,15 +286,15 @@ func (iv *interleave) measure(ctx context.Context, w *roundsWriter, shapes []eng
 			g.runs = round
 			return g.feed(la, lb, stderr)
 		}}
-	err := session.RunDuet(ctx, iv.sess[0], iv.sess[1], outs[0], outs[1], d)
-	switch {
-	case err == nil:
-	case errors.Is(err, engine.ErrInterrupted):
-		return exit.With(exit.Interrupted, fmt.Errorf("%w; the block pairs measured so far are in %s and %s (meta.json marks them incomplete)", err, plan[0].dir, plan[1].dir))
-	case exit.Code(err) != exit.Usage || errors.As(err, new(*engine.StopError)):
-		return exit.With(exit.Code(err), fmt.Errorf("%w; the block pairs measured so far are in %s and %s (meta.json marks them incomplete)", err, plan[0].dir, plan[1].dir))
-	default:
-		return exit.With(exit.Usage, err)
+	if err := session.RunDuet(ctx, iv.sess[0], iv.sess[1], outs[0], outs[1], d); err != nil {
+		code := exit.Code(err)
+		switch {
+		case errors.Is(err, engine.ErrInterrupted):
+			code = exit.Interrupted
+		case code == exit.Usage && !errors.As(err, new(*engine.StopError)):
+			return exit.With(exit.Usage, err)
+		}
+		return exit.With(code, fmt.Errorf("%w; the block pairs measured so far are in %s and %s (meta.json marks them incomplete)", err, plan[0].dir, plan[1].dir))
 	}
 	if err := w.close(); err != nil {
 		return exit.Usagef("rounds file %s: %v", iv.rounds, err)
@@ -321,11 +307,7 @@ func (iv *interleave) measure(ctx context.Context, w *roundsWriter, shapes []eng
 // when one of them goes through a broker, else DefaultRoundWarmup.
 func roundWarmup(subs []string) int {
 	for _, name := range subs {
-		sc, ok := driver.ScenarioOf(name)
-		if !ok {
-			continue
-		}
-		if isBroker(sc.Transport) {
+		if sc, ok := driver.ScenarioOf(name); ok && isBroker(sc.Transport) {
 			return DefaultBrokerRoundWarmup
 		}
 	}
@@ -422,18 +404,6 @@ func sideArgs(cfg ABConfig) (map[string][]string, error) {
 	return sides, nil
 }
 
-// seriesName is --name, or the start time, checked as a folder name.
-func seriesName(cfg ABConfig) (string, error) {
-	name := cfg.Name
-	if name == "" {
-		name = time.Now().UTC().Format(experiment.DirTimeLayout)
-	}
-	if name != filepath.Base(name) || name == "." || name == ".." {
-		return "", exit.Usagef("--name %q: expected a plain directory name", name)
-	}
-	return name, nil
-}
-
 // startInterleaved sets the family of checks of an interleaved gate: every
 // sub-experiment of subs, payload and gated column, in the order the
 // rounds measure them, then with --cpu-margin an echo CPU check per
@@ -446,7 +416,7 @@ func (g *abGate) startInterleaved(subs, other []engine.Sub, payloads []int) erro
 		for _, p := range payloads {
 			for _, m := range g.cfg.Metrics {
 				if m.Unit != result.UnitMicroseconds {
-					return exit.Usagef("--columns %s: an interleaved gate judges latency columns (%s)", m.Name, metricList(result.CompareMetrics))
+					return exit.Usagef("--columns %s: an interleaved gate judges latency columns (%s)", m.Name, result.Names(result.CompareMetrics))
 				}
 				o := pairing.Origin{SubExperiment: s.Type, Key: result.Key{Payload: p}, Metric: m}
 				checks = append(checks, paired.Check{Name: o.Label(), HigherIsBetter: m.Better == result.HigherIsBetter})
@@ -479,15 +449,6 @@ func (g *abGate) startInterleaved(subs, other []engine.Sub, payloads []int) erro
 // are processes this run starts, whose CPU time can be read.
 func ownProcesses(a, b engine.Sub) bool {
 	return a.Echo == engine.EchoSubprocess && b.Echo == engine.EchoSubprocess && runtime.GOOS == "linux"
-}
-
-// metricList names metrics, comma-separated.
-func metricList(ms []result.Metric) string {
-	names := make([]string, len(ms))
-	for i, m := range ms {
-		names[i] = m.Name
-	}
-	return strings.Join(names, ", ")
 }
 
 // roundValues turns one round's block pairs into the gate's unit: per

@@ -119,17 +119,9 @@ func sessionConfig(cfg Config) (session.Config, error) {
 	if sc.ConnectTimeout <= 0 {
 		return sc, fmt.Errorf("--connect-timeout %v: expected a positive duration", sc.ConnectTimeout)
 	}
-	if s := cfg.EchoDelay; s != "" {
-		d, err := driver.ParseDelay(s)
-		if err != nil {
-			return sc, fmt.Errorf("--echo-delay %v", err)
-		}
-		sc.EchoDelay = d
+	if err := echoDelay(&sc.EchoDelay, cfg.EchoDelay, cfg.EchoWork); err != nil {
+		return sc, err
 	}
-	if cfg.EchoWork < 0 || cfg.EchoWork > time.Minute {
-		return sc, fmt.Errorf("--echo-work %v: expected a duration from 0 to 1m", cfg.EchoWork)
-	}
-	sc.EchoDelay.Work = cfg.EchoWork
 	payloads, err := engine.ParsePayloads(cfg.Payloads)
 	if err != nil {
 		return sc, fmt.Errorf("--payloads: %v", err)
@@ -161,6 +153,23 @@ func sessionConfig(cfg Config) (session.Config, error) {
 	return sc, nil
 }
 
+// echoDelay sets d to --echo-delay s, when given, and its Work to
+// --echo-work.
+func echoDelay(d *driver.Delay, s string, work time.Duration) error {
+	if s != "" {
+		parsed, err := driver.ParseDelay(s)
+		if err != nil {
+			return fmt.Errorf("--echo-delay %v", err)
+		}
+		*d = parsed
+	}
+	if work < 0 || work > time.Minute {
+		return fmt.Errorf("--echo-work %v: expected a duration from 0 to 1m", work)
+	}
+	d.Work = work
+	return nil
+}
+
 // splitList splits a comma-separated list, trimming each name.
 func splitList(s string) []string {
 	var out []string
@@ -172,14 +181,23 @@ func splitList(s string) []string {
 
 // experimentDir is --out/--name, the name the start time when not given.
 func (o Base) experimentDir(start time.Time) (string, error) {
-	name := o.Name
+	name, err := runName(o.Name, start)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(o.Out, name), nil
+}
+
+// runName is --name (of a run, or of run ab's series), or the start time
+// when not given, checked as a plain folder name.
+func runName(name string, start time.Time) (string, error) {
 	if name == "" {
 		name = start.Format(experiment.DirTimeLayout)
 	}
 	if name != filepath.Base(name) || name == "." || name == ".." {
 		return "", exit.Usagef("--name %q: expected a plain directory name", name)
 	}
-	return filepath.Join(o.Out, name), nil
+	return name, nil
 }
 
 // guardExperiment refuses an experiment directory that holds one already,
@@ -303,8 +321,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		out.Progress = progress
 		out.Terminal = isTerminal(stderr)
 	}
-	err = s.Run(ctx, out)
-	switch {
+	switch err := s.Run(ctx, out); {
 	case err == nil:
 		if !cfg.Quiet {
 			fmt.Fprintf(progress, "results in %s\n", dir)
@@ -312,11 +329,9 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return nil
 	case errors.Is(err, engine.ErrInterrupted):
 		return exit.With(exit.Interrupted, fmt.Errorf("%w; samples measured so far are in %s (meta.json marks the run incomplete)", err, dir))
+	case errors.As(err, new(*engine.StopError)):
+		return exit.With(exit.Usage, fmt.Errorf("%w; samples measured so far are in %s (meta.json marks the run incomplete)", err, dir))
 	default:
-		var se *engine.StopError
-		if errors.As(err, &se) {
-			return exit.With(exit.Usage, fmt.Errorf("%w; samples measured so far are in %s (meta.json marks the run incomplete)", err, dir))
-		}
 		return exit.With(exit.Usage, err)
 	}
 }
@@ -329,18 +344,12 @@ func Echo(ctx context.Context, cfg EchoConfig, stdout io.Writer) error {
 	}
 	ec := cfg.EchoConfig
 	ec.Ready = stdout
-	if s := cfg.EchoDelay; s != "" {
-		d, err := driver.ParseDelay(s)
-		if err != nil {
-			return exit.Usagef("--echo-delay %v", err)
-		}
-		ec.Delay = d
+	if err := echoDelay(&ec.Delay, cfg.EchoDelay, cfg.EchoWork); err != nil {
+		return exit.With(exit.Usage, err)
+	}
+	if cfg.EchoDelay != "" {
 		ec.Delay.Seed = cfg.Seed
 	}
-	if cfg.EchoWork < 0 || cfg.EchoWork > time.Minute {
-		return exit.Usagef("--echo-work %v: expected a duration from 0 to 1m", cfg.EchoWork)
-	}
-	ec.Delay.Work = cfg.EchoWork
 	if ca, cert, key := cfg.CA, cfg.Cert, cfg.Key; ca != "" || cert != "" || key != "" {
 		switch {
 		case ca == "":

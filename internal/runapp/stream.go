@@ -120,15 +120,28 @@ func (r *streamRun) checkPayloads() error {
 	return nil
 }
 
-// finish maps the outcome of a one-way run to the exit codes of formats §5.
-func (r *streamRun) finish(err error, interrupted func(error) bool) error {
+// progressTo is where a runner writes its progress: nil with --quiet.
+func (r *streamRun) progressTo() io.Writer {
+	if r.progress {
+		return r.stderr
+	}
+	return nil
+}
+
+// run claims the experiment folder, runs run over subs and maps its
+// outcome to the exit codes of formats §5.
+func (r *streamRun) run(ctx context.Context, run func(context.Context, []load.Sub) error, subs []load.Sub) error {
+	if err := claimDir(r.dir); err != nil {
+		return err
+	}
+	err := run(ctx, subs)
 	switch {
 	case err == nil:
 		if r.progress {
 			fmt.Fprintf(r.stderr, "results in %s\n", r.dir)
 		}
 		return nil
-	case interrupted(err):
+	case errors.Is(err, load.ErrInterrupted):
 		return exit.With(exit.Interrupted, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
 	}
 	if _, statErr := os.Stat(filepath.Join(r.dir, meta.FileName)); statErr == nil {
@@ -235,15 +248,8 @@ func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
 		}
 	}
 	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal, Also: throughput.WriteLoadSummary,
-		NoPlots: lc.NoPlots}
-	if r.progress {
-		runner.Progress = r.stderr
-	}
-	if err := claimDir(r.dir); err != nil {
-		return err
-	}
-	err = runner.Run(ctx, subs)
-	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+		NoPlots: lc.NoPlots, Progress: r.progressTo()}
+	return r.run(ctx, runner.Run, subs)
 }
 
 // ThroughputConfig is `run throughput`: the shared one-way flags and the
@@ -276,15 +282,8 @@ func Throughput(ctx context.Context, tc ThroughputConfig, stderr io.Writer) erro
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
-	runner := &throughput.Runner{Config: tc.Throughput, Payloads: r.payloads, Dir: r.dir, Meta: r.meta}
-	if r.progress {
-		runner.Progress = r.stderr
-	}
-	if err := claimDir(r.dir); err != nil {
-		return err
-	}
-	err = runner.Run(ctx, r.subs(tc.Session.ConnectTimeout))
-	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+	runner := &throughput.Runner{Config: tc.Throughput, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, Progress: r.progressTo()}
+	return r.run(ctx, runner.Run, r.subs(tc.Session.ConnectTimeout))
 }
 
 // PerMessageConfig is `run permessage`: the shared one-way flags, the
@@ -314,15 +313,8 @@ func PerMessage(ctx context.Context, pc PerMessageConfig, stderr io.Writer) erro
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
-	runner := &permessage.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: pc.NoPlots}
-	if r.progress {
-		runner.Progress = r.stderr
-	}
-	if err := claimDir(r.dir); err != nil {
-		return err
-	}
-	err = runner.Run(ctx, r.subs(pc.Session.ConnectTimeout))
-	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+	runner := &permessage.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: pc.NoPlots, Progress: r.progressTo()}
+	return r.run(ctx, runner.Run, r.subs(pc.Session.ConnectTimeout))
 }
 
 // BurstConfig is `run burst`: the shared one-way flags, the bursts'
@@ -376,13 +368,6 @@ func Burst(ctx context.Context, bc BurstConfig, stderr io.Writer) error {
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
-	runner := &burst.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta}
-	if r.progress {
-		runner.Progress = r.stderr
-	}
-	if err := claimDir(r.dir); err != nil {
-		return err
-	}
-	err = runner.Run(ctx, r.subs(bc.Session.ConnectTimeout))
-	return r.finish(err, func(err error) bool { return errors.Is(err, load.ErrInterrupted) })
+	runner := &burst.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, Progress: r.progressTo()}
+	return r.run(ctx, runner.Run, r.subs(bc.Session.ConnectTimeout))
 }
