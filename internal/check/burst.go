@@ -29,10 +29,19 @@ func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*R
 	if err := plotsFolder(cfg.ExperimentDir); err != nil {
 		return nil, err
 	}
-	if err := checkBurstSelection(cfg, files, reqs); err != nil {
-		return nil, err
+	if sel := cfg.SubExperiments; len(sel) > 0 {
+		var known []string
+		for _, f := range files {
+			known = append(known, f.Type)
+		}
+		for _, r := range reqs {
+			known = append(known, r.Type)
+		}
+		if err := checkSelection(cfg, known, "the burst summaries"); err != nil {
+			return nil, err
+		}
+		files = slices.DeleteFunc(files, func(f experiment.File) bool { return !slices.Contains(sel, f.Type) })
 	}
-	files = slices.DeleteFunc(files, func(f experiment.File) bool { return unselected(cfg, f.Type) })
 	if len(files) == 0 {
 		return nil, exit.With(exit.Usage, fmt.Errorf("%s: no burst summary (%s): run process on the experiment first",
 			cfg.ExperimentDir, experiment.BurstSummaryFileName("<type>")))

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"slices"
+
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/report"
@@ -20,12 +22,7 @@ func Page(v *gate.Verdict, figures map[string][]htmlreport.Plot) htmlreport.Page
 		Notes:   v.Warnings,
 	}
 	for _, sub := range v.SubExperiments() {
-		var checks []gate.Check
-		for _, c := range v.Checks {
-			if c.SubExperiment == sub {
-				checks = append(checks, c)
-			}
-		}
+		checks := slices.DeleteFunc(slices.Clone(v.Checks), func(c gate.Check) bool { return c.SubExperiment != sub })
 		s := htmlreport.Section{
 			ID:     sub,
 			Title:  sub,

@@ -36,7 +36,7 @@ type Config struct {
 	// are written there.
 	ExperimentDir string
 	// ExperimentDirs and ExperimentsRoot (a folder of experiments) give
-	// several candidate runs instead, judged together (EvaluateRuns); the
+	// several candidate runs instead, judged together (Judge); the
 	// check reports then go to OutputDir, and are not written without it.
 	ExperimentDirs  []string
 	ExperimentsRoot string
@@ -98,10 +98,7 @@ func Guard(cfg Config) *clobber.Guard {
 		_, ok := experiment.TypeOfCheckReport(rel)
 		return ok && !strings.Contains(rel, "/")
 	})
-	plotsDir := cfg.PlotsDir
-	if plotsDir == "" {
-		plotsDir = defaultPlotsDir(cfg)
-	}
+	plotsDir := cmp.Or(cfg.PlotsDir, defaultPlotsDir(cfg))
 	g.OutputDir("--plots-directory", plotsDir, "its check plots measurements_<type>/comparison_<median|99|max> and throughput_<type>/check_<load>", func(rel string) bool {
 		dir, name, ok := strings.Cut(rel, "/")
 		if !ok || strings.Contains(name, "/") {
@@ -133,10 +130,7 @@ func Judge(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if rmErr := removeReports(earlier, res.Files); rmErr != nil {
-		return res, rmErr
-	}
-	return res, nil
+	return res, removeReports(earlier, res.Files)
 }
 
 // run is Judge; it lists in *earlier the check reports found in the report
@@ -194,12 +188,8 @@ func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 	if n := len(cfg.ExperimentDirs); (single && (n > 0 || cfg.ExperimentsRoot != "")) || (!single && n == 0 && cfg.ExperimentsRoot == "") {
 		return cfg, "", exit.Usagef("give the candidate runs as one experiment directory, as several, or as a folder of experiments")
 	}
-	if cfg.PlotsDir == "" {
-		cfg.PlotsDir = defaultPlotsDir(cfg)
-	}
-	if cfg.Format == "" {
-		cfg.Format = plots.FormatPNG
-	}
+	cfg.PlotsDir = cmp.Or(cfg.PlotsDir, defaultPlotsDir(cfg))
+	cfg.Format = cmp.Or(cfg.Format, plots.FormatPNG)
 	if !(cfg.Margin >= 0) || math.IsInf(cfg.Margin, 0) {
 		return cfg, "", exit.Usagef("--margin %v: expected a fraction ≥ 0 (0.1 or 10%% raises every requirement by 10%%)", cfg.Margin)
 	}
@@ -325,12 +315,7 @@ func writeCheckReports(ctx context.Context, cfg Config, reportDir string, parts 
 			if reportDir == "" {
 				break
 			}
-			var checks []rowCheck
-			for _, c := range p.checks {
-				if c.Type == typ {
-					checks = append(checks, c)
-				}
-			}
+			checks := slices.DeleteFunc(slices.Clone(p.checks), func(c rowCheck) bool { return c.Type != typ })
 			path := filepath.Join(reportDir, ReportFileName(p.k.prefix+typ))
 			if err := atomicfile.Write(path, func(w io.Writer) error { return p.k.writeReport(w, checks, cfg.AllowMissing) }); err != nil {
 				return svgs, err

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -135,13 +136,5 @@ func hasHave(n int) string {
 
 // checked reports whether m is among columns (nil: every column).
 func checked(columns []result.Metric, m result.Metric) bool {
-	if columns == nil {
-		return true
-	}
-	for _, c := range columns {
-		if c == m {
-			return true
-		}
-	}
-	return false
+	return columns == nil || slices.Contains(columns, m)
 }

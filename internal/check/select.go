@@ -24,14 +24,11 @@ func selectSubs(cfg Config, exps []*experiment.Experiment, reqs ...*[]requiremen
 	known := experiment.Types(exps)
 	for _, rs := range reqs {
 		for _, r := range *rs {
-			if !slices.Contains(known, r.Type) {
-				known = append(known, r.Type)
-			}
+			known = append(known, r.Type)
 		}
 	}
-	slices.Sort(known)
-	if err := experiment.CheckSelection(cfg.SubExperiments, known); err != nil {
-		return nil, exit.Usagef("--subexperiments: %v (in the runs and the requirements)", err)
+	if err := checkSelection(cfg, known, "the runs"); err != nil {
+		return nil, err
 	}
 	for _, rs := range reqs {
 		if *rs != nil {
@@ -85,28 +82,13 @@ func holdsResults(dir string) bool {
 	return false
 }
 
-// unselected reports whether the burst summary of type typ is left out by
-// cfg.SubExperiments.
-func unselected(cfg Config, typ string) bool {
-	return len(cfg.SubExperiments) > 0 && !slices.Contains(cfg.SubExperiments, typ)
-}
-
-// checkBurstSelection refuses a name of cfg.SubExperiments that neither the
-// burst summaries nor the burst requirements hold.
-func checkBurstSelection(cfg Config, files []experiment.File, reqs []requirements.KeyedRow) error {
-	if len(cfg.SubExperiments) == 0 {
-		return nil
-	}
-	var known []string
-	for _, f := range files {
-		known = append(known, f.Type)
-	}
-	for _, r := range reqs {
-		known = append(known, r.Type)
-	}
+// checkSelection refuses a name of cfg.SubExperiments that is not among
+// the sub-experiments known, which what (the runs, the burst summaries)
+// and the requirements hold.
+func checkSelection(cfg Config, known []string, what string) error {
 	slices.Sort(known)
 	if err := experiment.CheckSelection(cfg.SubExperiments, slices.Compact(known)); err != nil {
-		return exit.Usagef("--subexperiments: %v (in the burst summaries and the requirements)", err)
+		return exit.Usagef("--subexperiments: %v (in %s and the requirements)", err, what)
 	}
 	return nil
 }

@@ -108,15 +108,11 @@ type BurstSummary struct {
 // payload, each requirement at the BurstPercentile-th percentile (numpy's)
 // of the runs' values, as the Fast-RTPS script does.
 func DeriveBurst(runs []BurstSummary) []KeyedRow {
-	type key struct {
-		typ     string
-		payload int
-	}
-	var keys []key
-	lost, mbps := map[key][]float64{}, map[key][]float64{}
+	var keys []groupKey
+	lost, mbps := map[groupKey][]float64{}, map[groupKey][]float64{}
 	for _, s := range runs {
 		for _, r := range s.Rows {
-			k := key{s.Type, r.Payload}
+			k := groupKey{s.Type, r.Payload}
 			if _, seen := lost[k]; !seen {
 				keys = append(keys, k)
 			}
@@ -131,14 +127,11 @@ func DeriveBurst(runs []BurstSummary) []KeyedRow {
 			types = append(types, k.typ)
 		}
 	}
+	slices.SortStableFunc(keys, func(a, b groupKey) int { return slices.Index(types, a.typ) - slices.Index(types, b.typ) })
 	var out []KeyedRow
-	for _, t := range types {
-		for _, k := range keys {
-			if k.typ == t {
-				out = append(out, KeyedRow{Type: t, Key: result.Key{Payload: k.payload}, Limits: map[string]float64{
-					result.BurstLost: stats.PercentileOf(lost[k], BurstPercentile), result.BurstThroughput: stats.PercentileOf(mbps[k], BurstPercentile)}})
-			}
-		}
+	for _, k := range keys {
+		out = append(out, KeyedRow{Type: k.typ, Key: result.Key{Payload: k.bytes}, Limits: map[string]float64{
+			result.BurstLost: stats.PercentileOf(lost[k], BurstPercentile), result.BurstThroughput: stats.PercentileOf(mbps[k], BurstPercentile)}})
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package requirements
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,16 +116,9 @@ func (g CheckGate) Describe() string {
 		g.Config.FalseFail, g.Config.Method, rank, g.Config.NormalityLevel, strings.Join(cols, ","), margin)
 }
 
+// checked reports whether g checks the i-th requirement column.
 func (g CheckGate) checked(i int) bool {
-	if g.Columns == nil {
-		return true
-	}
-	for _, c := range g.Columns {
-		if c == result.RequirementMetrics[i] {
-			return true
-		}
-	}
-	return false
+	return g.Columns == nil || slices.Contains(g.Columns, result.RequirementMetrics[i])
 }
 
 // checkIndex maps a pool's checks to requirement rows: for every (type,
@@ -144,15 +138,11 @@ func indexPool(pool calibrate.Pool) (checkIndex, error) {
 			ix.at[gk] = cols
 			ix.keys = append(ix.keys, gk)
 		}
-		found := false
-		for i, m := range result.RequirementMetrics {
-			if m == key.Metric {
-				cols[i], found = k, true
-			}
-		}
-		if !found {
+		i := slices.Index(result.RequirementMetrics, key.Metric)
+		if i < 0 {
 			return ix, fmt.Errorf("check %s %d B %s: requirements hold only Median, 99%% and Max", key.SubExperiment, key.Payload, key.Metric.Name)
 		}
+		cols[i] = k
 	}
 	for _, gk := range ix.keys {
 		for i, at := range ix.at[gk] {
@@ -272,30 +262,21 @@ func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
 			runsText(logNormalRunsFor(sd, r.Reference, d.CheckLevel, r.Power, g.Margin, targetFactor))))
 	}
 	if len(cols) > 0 {
-		notes = append(notes, fmt.Sprintf("log-normal limits at their median run-to-run log sd, with %s power at these runs: %s", pctShort(r.Power), strings.Join(cols, "; ")))
+		notes = append(notes, fmt.Sprintf("log-normal limits at their median run-to-run log sd, with %g%% power at these runs: %s", 100*r.Power, strings.Join(cols, "; ")))
 	}
 	return notes
 }
 
 // largest names the j-th largest run: "largest", "2nd largest", …
 func largest(j int) string {
-	switch {
-	case j <= 1:
+	if j <= 1 {
 		return "largest"
-	case j%10 == 2 && j%100 != 12:
-		return fmt.Sprintf("%dnd largest", j)
-	case j%10 == 3 && j%100 != 13:
-		return fmt.Sprintf("%drd largest", j)
-	case j%10 == 1 && j%100 != 11:
-		return fmt.Sprintf("%dst largest", j)
 	}
-	return fmt.Sprintf("%dth largest", j)
+	return Ordinal(float64(j)) + " largest"
 }
 
 // targetFactor is the regression the notes size the candidate runs for.
 const targetFactor = 1.1
-
-func pctShort(p float64) string { return fmt.Sprintf("%g%%", 100*p) }
 
 // orderFailCount is the fewest of k candidate runs above a
 // distribution-free limit (the j-th largest of n runs) that fail a check at
@@ -335,13 +316,5 @@ func logNormalDetectable(s float64, n, k int, level, power, margin float64) floa
 // power; −1 when no number of runs does (the n reference runs alone leave
 // too much doubt).
 func logNormalRunsFor(s float64, n int, level, power, margin, factor float64) int {
-	detects := func(k int) bool { return logNormalDetectable(s, n, k, level, power, margin) <= factor }
-	if detects(1) {
-		return 1
-	}
-	more := searchRuns(1, detects)
-	if more < 0 {
-		return -1
-	}
-	return 1 + more
+	return searchRuns(0, func(k int) bool { return logNormalDetectable(s, n, k, level, power, margin) <= factor })
 }

@@ -88,11 +88,7 @@ func read(r io.Reader, file string) ([]KeyedRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		typ   string
-		bytes int
-	}
-	first := map[key]int{}
+	first := map[groupKey]int{}
 	var rows []KeyedRow
 	for {
 		rec, err := cr.Read()
@@ -136,7 +132,7 @@ func read(r io.Reader, file string) ([]KeyedRow, error) {
 					row.Latency, rows[0].Latency)
 			}
 		}
-		k := key{row.Type, row.Key.Payload}
+		k := groupKey{row.Type, row.Key.Payload}
 		if l, dup := first[k]; dup {
 			return nil, fileerr.New(file, line, "", "duplicate requirement for %s, %d bytes (first on line %d): keep one row per sub-experiment and payload", row.Type, row.Key.Payload, l)
 		}

@@ -1,8 +1,11 @@
 package requirements
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,32 +112,22 @@ func derive(obs []Observation, percentile float64) (*Derivation, error) {
 	if !(percentile > 0 && percentile <= 100) {
 		return nil, fmt.Errorf("percentile %v is outside (0, 100]", percentile)
 	}
-	if len(obs) == 0 {
-		return nil, fmt.Errorf("no experiment results to derive requirements from")
-	}
 	groups, keys, experiments, err := group(obs)
 	if err != nil {
 		return nil, err
 	}
 	d := &Derivation{Mode: modePercentile, Percentile: percentile, Experiments: experiments}
 	pass := 1.0
-	col := make([]float64, 0, experiments)
-	pct := func(g []Observation, get func(Observation) float64) float64 {
-		col = col[:0]
-		for _, o := range g {
-			col = append(col, get(o))
-		}
-		sort.Float64s(col)
-		return stats.Percentile(col, percentile)
-	}
 	for _, k := range keys {
 		g := groups[k]
-		n := len(g)
-		r := Requirement{KeyedRow: LatencyRow(k.typ, k.bytes,
-			pct(g, func(o Observation) float64 { return o.Median }),
-			pct(g, func(o Observation) float64 { return o.P99 }),
-			pct(g, func(o Observation) float64 { return o.Max })), N: n}
-		r.Rank, r.FailChance, r.FailChanceMin, r.FailChanceMax = failChance(n, percentile)
+		var lim [checksPerRequirement]float64
+		for i, get := range observationColumns {
+			col := column(g, get)
+			sort.Float64s(col)
+			lim[i] = stats.Percentile(col, percentile)
+		}
+		r := Requirement{KeyedRow: LatencyRow(k.typ, k.bytes, lim[0], lim[1], lim[2]), N: len(g)}
+		r.Rank, r.FailChance, r.FailChanceMin, r.FailChanceMax = failChance(len(g), percentile)
 		pass *= math.Pow(1-r.FailChance, checksPerRequirement)
 		d.Requirements = append(d.Requirements, r)
 	}
@@ -171,11 +164,8 @@ func group(obs []Observation) (map[groupKey][]Observation, []groupKey, int, erro
 	for k := range groups {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].typ != keys[j].typ {
-			return keys[i].typ < keys[j].typ
-		}
-		return keys[i].bytes < keys[j].bytes
+	slices.SortFunc(keys, func(a, b groupKey) int {
+		return cmp.Or(strings.Compare(a.typ, b.typ), cmp.Compare(a.bytes, b.bytes))
 	})
 	return groups, keys, len(experiments), nil
 }
@@ -209,29 +199,18 @@ func minExperiments(percentile float64) int {
 func warnings(d *Derivation) []string {
 	need := minExperiments(d.Percentile)
 	byN := map[int][]string{}
-	var ns []int
 	for _, r := range d.Requirements {
-		if r.N >= need {
-			continue
+		if r.N < need {
+			byN[r.N] = append(byN[r.N], fmt.Sprintf("%s %d B", r.Type, r.Key.Payload))
 		}
-		if _, ok := byN[r.N]; !ok {
-			ns = append(ns, r.N)
-		}
-		byN[r.N] = append(byN[r.N], fmt.Sprintf("%s %d B", r.Type, r.Key.Payload))
 	}
-	sort.Ints(ns)
 	var ws []string
-	for _, n := range ns {
+	for _, n := range slices.Sorted(maps.Keys(byN)) {
 		_, chance, _, _ := failChance(n, d.Percentile)
-		what := byN[n]
-		list := strings.Join(what, ", ")
-		if len(what) > 4 {
-			list = strings.Join(what[:3], ", ") + fmt.Sprintf(" and %d more", len(what)-3)
-		}
 		ws = append(ws, fmt.Sprintf(
 			"%d requirement(s) rest on %d experiment(s) (%s): too few for the %s percentile, which needs at least %d; "+
 				"each of their checks fails an unchanged system with chance %.1f%% (1 run in %.1f), not %.2g%%",
-			len(what), n, list, Ordinal(d.Percentile), need, chance*100, 1/chance, 100-d.Percentile))
+			len(byN[n]), n, listSome(byN[n]), Ordinal(d.Percentile), need, chance*100, 1/chance, 100-d.Percentile))
 	}
 	return ws
 }
@@ -279,7 +258,7 @@ func DeriveInput(in *Input, percentile bool, p float64, st StatConfig) (dv Deriv
 		if percentile {
 			dv.Latency, err = derive(latObs, p)
 		} else {
-			dv.Latency, err = deriveStatisticalWith(latObs, st, len(tputKeys))
+			dv.Latency, err = deriveStatistical(latObs, st, len(tputKeys))
 		}
 		if err != nil {
 			return dv, err

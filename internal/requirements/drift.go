@@ -2,11 +2,13 @@ package requirements
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -165,12 +167,8 @@ func driftSeriesOf(in *Input, rank map[string]int) []*driftSeries {
 	for _, o := range in.ThroughputObservations() {
 		add(result.ThroughputLabel(o.Type, o.Key), o.Key.Payload, ThroughputColumns[len(ThroughputColumns)-1], o.Experiment, o.Median)
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.typ != b.typ {
-			return a.typ < b.typ
-		}
-		return a.bytes < b.bytes
+	slices.SortStableFunc(all, func(a, b *driftSeries) int {
+		return cmp.Or(strings.Compare(a.typ, b.typ), cmp.Compare(a.bytes, b.bytes))
 	})
 	return all
 }
@@ -195,20 +193,17 @@ func (s *driftSeries) inOrder() (x []float64, positive bool) {
 // Correlated returns the checks whose consecutive runs are correlated at
 // the family level.
 func (d Drift) Correlated() []DriftCheck {
-	var out []DriftCheck
-	for _, c := range d.Checks {
-		if c.Correlated {
-			out = append(out, c)
-		}
-	}
-	return out
+	return d.where(func(c DriftCheck) bool { return c.Correlated })
 }
 
 // Drifting returns the checks whose runs drift at the family level.
-func (d Drift) Drifting() []DriftCheck {
+func (d Drift) Drifting() []DriftCheck { return d.where(func(c DriftCheck) bool { return c.Drifting }) }
+
+// where returns the checks of d for which keep holds.
+func (d Drift) where(keep func(DriftCheck) bool) []DriftCheck {
 	var out []DriftCheck
 	for _, c := range d.Checks {
-		if c.Drifting {
+		if keep(c) {
 			out = append(out, c)
 		}
 	}
@@ -251,13 +246,9 @@ func PrintDrift(w io.Writer, d Drift) error {
 		fmt.Fprintf(bw, "%s: none found (smallest p %.3g, %s).%s\n", head, low.Serial.P, low.label(), few)
 	} else {
 		fmt.Fprintf(bw, "%s: %d of %d checks DRIFT; their limits assume exchangeable runs, which drifting runs are not:\n", head, len(drifting), len(d.Checks))
-		for i, c := range drifting {
-			if i == 8 {
-				fmt.Fprintf(bw, "  … and %d more (see the drift report)\n", len(drifting)-i)
-				break
-			}
-			fmt.Fprintf(bw, "  %s: %d runs, tau %+.2f, Sen's slope %s, p %.3g (Holm %.3g)%s\n", c.label(), c.Test.N, c.Test.Tau, c.slopeText(), c.Serial.P, c.PAdjusted, c.factorText())
-		}
+		listChecks(bw, drifting, func(c DriftCheck) string {
+			return fmt.Sprintf("%d runs, tau %+.2f, Sen's slope %s, p %.3g (Holm %.3g)%s", c.Test.N, c.Test.Tau, c.slopeText(), c.Serial.P, c.PAdjusted, c.factorText())
+		})
 	}
 	printSerial(bw, d)
 	return bw.Flush()
@@ -301,12 +292,20 @@ func printSerial(w io.Writer, d Drift) {
 	}
 	fmt.Fprintf(w, "%s: %d of %d checks CORRELATED; their limits assume exchangeable runs, and an unchanged system fails them more often than the false-fail level says (runs that wander together put a whole candidate block above the limit); take the runs further apart, or in a quieter setting:\n",
 		head, len(correlated), tested)
-	for i, c := range correlated {
+	listChecks(w, correlated, func(c DriftCheck) string {
+		return fmt.Sprintf("%d runs, lag-1 autocorrelation %+.2f, p %.3g", c.Test.N, c.Serial.Lag1, c.Serial.Lag1P)
+	})
+}
+
+// listChecks writes up to 8 checks, one a line, each its label and what
+// says of it, then how many more the drift report holds.
+func listChecks(w io.Writer, checks []DriftCheck, what func(DriftCheck) string) {
+	for i, c := range checks {
 		if i == 8 {
-			fmt.Fprintf(w, "  … and %d more (see the drift report)\n", len(correlated)-i)
-			break
+			fmt.Fprintf(w, "  … and %d more (see the drift report)\n", len(checks)-i)
+			return
 		}
-		fmt.Fprintf(w, "  %s: %d runs, lag-1 autocorrelation %+.2f, p %.3g\n", c.label(), c.Test.N, c.Serial.Lag1, c.Serial.Lag1P)
+		fmt.Fprintf(w, "  %s: %s\n", c.label(), what(c))
 	}
 }
 
@@ -322,17 +321,13 @@ func WriteDrift(w io.Writer, d Drift) error {
 	cw.Write(DriftColumns)
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, c := range d.Checks {
-		slope := ""
-		if !math.IsNaN(c.Slope) {
-			slope = g(c.Slope)
-		}
 		lag, lagP := "", ""
 		if !math.IsNaN(c.Serial.Lag1) {
 			lag, lagP = g(c.Serial.Lag1), g(c.Serial.Lag1P)
 		}
 		yes := map[bool]string{true: "yes", false: "no"}
 		cw.Write([]string{c.Type, strconv.Itoa(c.Bytes), c.Metric, strconv.Itoa(c.Test.N), d.Order,
-			g(c.Test.Tau), g(c.Serial.P), g(c.PAdjusted), slope, yes[c.Drifting], lag, lagP, g(c.Serial.Factor), yes[c.Correlated]})
+			g(c.Test.Tau), g(c.Serial.P), g(c.PAdjusted), gfmt(c.Slope), yes[c.Drifting], lag, lagP, g(c.Serial.Factor), yes[c.Correlated]})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -102,11 +102,7 @@ func Judge(l Limit, values []float64, margin float64) Judgement {
 		return judgeLogNormal(j, l.Stat, l.Stat.Fits[l.Fit], limit1, values, margin)
 	}
 	j.Limit = j.Requirement * (1 + margin)
-	for _, v := range values {
-		if v > j.Limit {
-			j.Over++
-		}
-	}
+	j.Over = countOver(values, j.Limit)
 	half := j.Over*2 <= k
 	if l.Stat == nil {
 		switch {
@@ -144,10 +140,6 @@ func Judge(l Limit, values []float64, margin float64) Judgement {
 
 // judgeReciprocals is Judge of a higher-is-better limit.
 func judgeReciprocals(l Limit, values []float64, margin float64) Judgement {
-	inv := make([]float64, len(values))
-	for i, v := range values {
-		inv[i] = 1 / v
-	}
 	m := 0.0
 	if margin > 0 {
 		m = 1/(1-margin) - 1
@@ -155,7 +147,7 @@ func judgeReciprocals(l Limit, values []float64, margin float64) Judgement {
 			m = math.Inf(1)
 		}
 	}
-	j := Judge(Limit{Metric: result.Metric{Better: result.LowerIsBetter}, Value: 1 / l.Value, Stat: l.Stat, Fit: l.Fit}, inv, m)
+	j := Judge(Limit{Metric: result.Metric{Better: result.LowerIsBetter}, Value: 1 / l.Value, Stat: l.Stat, Fit: l.Fit}, reciprocals(values), m)
 	j.Value, j.Requirement, j.Limit = 1/j.Value, 1/j.Requirement, 1/j.Limit
 	j.Low, j.High = 1/j.High, 1/j.Low
 	j.Why = strings.NewReplacer("exceed the limit", "fall below the limit", "exceeds the limit", "falls below the limit",
@@ -189,11 +181,7 @@ func judgeLogNormal(j Judgement, m *Model, f Fit, limit1 float64, values []float
 	if k > 1 {
 		j.Statistic = fmt.Sprintf("geometric mean of %d runs", k)
 	}
-	for _, v := range values {
-		if v > j.Limit {
-			j.Over++
-		}
-	}
+	j.Over = countOver(values, j.Limit)
 	// P: chance that an unchanged system's k-run geometric mean, divided by
 	// 1 + margin, is this high or higher.
 	if scale > 0 {
@@ -205,27 +193,23 @@ func judgeLogNormal(j Judgement, m *Model, f Fit, limit1 float64, values []float
 		j.P = 1
 	}
 	bound := fmt.Sprintf("the log-normal bound for %s at %s", map[bool]string{true: "one run", false: fmt.Sprintf("the geometric mean of %d runs", k)}[k == 1], pct(m.CheckLevel))
-	if j.Value > j.Limit {
+	if k > 1 {
+		j.Low, j.High = logNormalInterval(mean, sc, s, n, k, m.CheckLevel)
+	}
+	switch {
+	case j.Value > j.Limit:
 		j.Status = gate.Failed
 		j.Why = fmt.Sprintf("above %s (an unchanged system gets this far with chance %s)", bound, pct(j.P))
-		if k > 1 {
-			j.Low, j.High = logNormalInterval(mean, sc, s, n, k, m.CheckLevel)
-		}
-		return j
-	}
-	if k == 1 {
+	case k == 1:
 		j.Status, j.Why = gate.Passed, "within "+bound
-		return j
-	}
-	j.Low, j.High = logNormalInterval(mean, sc, s, n, k, m.CheckLevel)
-	if j.High <= j.Limit {
+	case j.High <= j.Limit:
 		j.Status = gate.Passed
 		j.Why = fmt.Sprintf("within %s, and so is the upper end of its %s interval", bound, confText(m.CheckLevel))
-		return j
+	default:
+		j.Status = gate.Inconclusive
+		j.Why = fmt.Sprintf("within %s, but the upper end of its %s interval, %.3f, is not", bound, confText(m.CheckLevel), j.High)
+		j.MoreRuns = moreLogNormalRuns(mean, sc, s, n, k, m.CheckLevel, center, t, margin)
 	}
-	j.Status = gate.Inconclusive
-	j.Why = fmt.Sprintf("within %s, but the upper end of its %s interval, %.3f, is not", bound, confText(m.CheckLevel), j.High)
-	j.MoreRuns = moreLogNormalRuns(mean, sc, s, n, k, m.CheckLevel, center, t, margin)
 	return j
 }
 
@@ -262,7 +246,7 @@ func moreLogNormalRuns(mean, sc, s float64, n, k int, level, center, t, margin f
 
 // searchRuns returns the smallest k' > k for which decides(k') holds,
 // minus k, assuming it holds from some k' on; −1 when it does not up to
-// 100000.
+// 100000. With k = 0 it is the smallest k' ≥ 1 itself.
 func searchRuns(k int, decides func(int) bool) int {
 	lo, hi := k, k+1
 	for !decides(hi) {
@@ -288,6 +272,26 @@ func searchRuns(k int, decides func(int) bool) int {
 func moreOrderRuns(n, k, rank, over int, level float64) int {
 	frac := float64(over) / float64(k)
 	return searchRuns(k, func(kk int) bool { return orderTail(n, kk, rank, int(math.Round(frac*float64(kk)))) <= level })
+}
+
+// countOver is the number of values above limit.
+func countOver(values []float64, limit float64) int {
+	n := 0
+	for _, v := range values {
+		if v > limit {
+			n++
+		}
+	}
+	return n
+}
+
+// reciprocals returns 1/x of every x of values.
+func reciprocals(values []float64) []float64 {
+	inv := make([]float64, len(values))
+	for i, v := range values {
+		inv[i] = 1 / v
+	}
+	return inv
 }
 
 func overText(j Judgement, k int) string {

@@ -18,11 +18,8 @@ func PrintThroughputTable(w io.Writer, reqs []ThroughputRequirement, percentile 
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%-58s %8s %16s %5s  %s\n", "Throughput (higher is better)", "Bytes", "Min [msg/s]", "Runs", "Chance an unchanged run fails the check; candidate runs needed to fail")
 	for _, r := range reqs {
-		need := strconv.Itoa(r.NeedRuns)
-		if r.NeedRuns < 0 {
-			need = ">100000"
-		}
-		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", result.ThroughputLabel(r.Type, r.Key), r.Key.Payload, r.Limits[result.MessageRate.Name], r.N, 100*r.FailChance, need)
+		fmt.Fprintf(bw, "%-58s %8d %16.3f %5d  %.3g%%; %s\n", result.ThroughputLabel(r.Type, r.Key), r.Key.Payload, r.Limits[result.MessageRate.Name], r.N,
+			100*r.FailChance, needText(r.NeedRuns))
 	}
 	if percentile {
 		fmt.Fprintf(bw, "Mode: percentile: each limit is the %s percentile of the runs' Median [msg/s] (the low end, as latency takes the %s).\n", Ordinal(100-p), Ordinal(p))
@@ -76,11 +73,7 @@ func PrintStatTable(w io.Writer, d *Derivation) error {
 			if r.NeedRuns[i] == 1 {
 				gateable++
 			}
-			need := strconv.Itoa(r.NeedRuns[i])
-			if r.NeedRuns[i] < 0 {
-				need = ">100000"
-			}
-			cols = append(cols, tag+" "+need)
+			cols = append(cols, tag+" "+needText(r.NeedRuns[i]))
 		}
 		fmt.Fprintf(bw, "%-40s %8d %12.3f %12.3f %12.3f %5d  %s\n", r.Type, r.Key.Payload, r.Limits[metricNames[0]], r.Limits[metricNames[1]], r.Limits[metricNames[2]], r.N, strings.Join(cols, "; "))
 	}
@@ -97,6 +90,15 @@ func PrintStatTable(w io.Writer, d *Derivation) error {
 		pct(d.FalseFail), m, pct(d.CheckLevel))
 	fmt.Fprintf(bw, "%d of %d checks can fail on a single candidate run; the others need the candidate runs listed, all above the limit (L: log-normal, O: distribution-free).\n", gateable, m)
 	return bw.Flush()
+}
+
+// needText writes the candidate runs a check needs before it can fail,
+// a negative count (no number found) as ">100000".
+func needText(k int) string {
+	if k < 0 {
+		return ">100000"
+	}
+	return strconv.Itoa(k)
 }
 
 // rankText says which order statistic the distribution-free limits of d

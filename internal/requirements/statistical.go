@@ -2,7 +2,9 @@ package requirements
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -164,13 +166,7 @@ func orderChance(n, k, r int) float64 {
 // that a distribution-free check can fail at that level; −1 beyond 100000.
 func orderRunsNeeded(n int, level float64) int {
 	// 1/C(n+k, k) falls as k grows.
-	if orderChance(n, 1, 1) <= level {
-		return 1
-	}
-	if k := searchRuns(1, func(k int) bool { return orderChance(n, k, k) <= level }); k > 0 {
-		return 1 + k
-	}
-	return -1
+	return searchRuns(0, func(k int) bool { return orderChance(n, k, k) <= level })
 }
 
 // logNormalLimit is the one-sided prediction bound, at chance level of
@@ -266,13 +262,9 @@ func DeriveStatistical(obs []Observation, cfg StatConfig) (*Derivation, error) {
 	return deriveStatistical(obs, cfg, 0)
 }
 
-// deriveStatisticalWith is DeriveStatistical for a derivation that also
-// sets extraChecks other checks (throughput requirements, one check each)
-// from the same runs: the level is split over all of them.
-func deriveStatisticalWith(obs []Observation, cfg StatConfig, extraChecks int) (*Derivation, error) {
-	return deriveStatistical(obs, cfg, extraChecks)
-}
-
+// deriveStatistical is DeriveStatistical for a derivation that also sets
+// extraChecks other checks (throughput requirements, one check each) from
+// the same runs: the level is split over all of them.
 func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Derivation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -297,11 +289,7 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 		model := &Model{Method: cfg.Method, Runs: n, FalseFail: cfg.FalseFail, CheckLevel: level}
 		r := Requirement{KeyedRow: KeyedRow{Type: k.typ, Key: result.Key{Payload: k.bytes}, Limits: map[string]float64{}, Stat: model}, N: n}
 		for i, get := range observationColumns {
-			vals := make([]float64, n)
-			for j, o := range g {
-				vals[j] = get(o)
-			}
-			limit, f, why := fitLimit(vals, cfg, level)
+			limit, f, why := fitLimit(column(g, get), cfg, level)
 			model.Fits[i] = f
 			r.Limits[metricNames[i]] = limit
 			r.Chances[i], r.NeedRuns[i] = f.Chance(n, 1, level), f.RunsNeeded(n, level)
@@ -336,6 +324,15 @@ var observationColumns = [checksPerRequirement]func(Observation) float64{
 	func(o Observation) float64 { return o.Median },
 	func(o Observation) float64 { return o.P99 },
 	func(o Observation) float64 { return o.Max },
+}
+
+// column returns get of every observation of g.
+func column(g []Observation, get func(Observation) float64) []float64 {
+	v := make([]float64, len(g))
+	for i, o := range g {
+		v[i] = get(o)
+	}
+	return v
 }
 
 // metricNames are the checked summary columns, in order.
@@ -437,20 +434,15 @@ func (f Fit) RunsNeeded(n int, level float64) int {
 // statWarnings says which checks cannot fail with a single candidate run.
 func statWarnings(d *Derivation) []string {
 	byNeed := map[int]int{}
-	var needs []int
 	for _, r := range d.Requirements {
-		for i := range r.NeedRuns {
-			if k := r.NeedRuns[i]; k > 1 {
-				if byNeed[k] == 0 {
-					needs = append(needs, k)
-				}
+		for _, k := range r.NeedRuns {
+			if k > 1 {
 				byNeed[k]++
 			}
 		}
 	}
-	sort.Ints(needs)
 	var ws []string
-	for _, k := range needs {
+	for _, k := range slices.Sorted(maps.Keys(byNeed)) {
 		ws = append(ws, fmt.Sprintf("%d distribution-free check(s) can fail only when all of at least %d candidate runs exceed them "+
 			"(check --experiment-directory … repeated %d times); with fewer runs, exceeding them is inconclusive, not a failure",
 			byNeed[k], k, k))

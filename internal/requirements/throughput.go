@@ -1,7 +1,7 @@
 package requirements
 
 import (
-	"bufio"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -121,17 +121,10 @@ func groupThroughput(obs []ThroughputObservation) (map[tputKey][]float64, []tput
 		}
 		groups[k] = append(groups[k], o.Median)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		switch {
-		case a.typ != b.typ:
-			return a.typ < b.typ
-		case a.key.Payload != b.key.Payload:
-			return a.key.Payload < b.key.Payload
-		case a.key.Mode != b.key.Mode:
-			return a.key.Mode > b.key.Mode // window first
-		}
-		return a.key.Offered < b.key.Offered
+	slices.SortFunc(keys, func(a, b tputKey) int {
+		return cmp.Or(strings.Compare(a.typ, b.typ), cmp.Compare(a.key.Payload, b.key.Payload),
+			strings.Compare(b.key.Mode, a.key.Mode), // window first
+			cmp.Compare(a.key.Offered, b.key.Offered))
 	})
 	return groups, keys
 }
@@ -176,11 +169,7 @@ func DeriveThroughputStatistical(obs []ThroughputObservation, cfg StatConfig, le
 			few = append(few, result.ThroughputLabel(k.typ, k.key)+" "+strconv.Itoa(k.key.Payload)+" B")
 			continue
 		}
-		inv := make([]float64, n)
-		for i, x := range v {
-			inv[i] = 1 / x
-		}
-		limit, fit, why := fitLimit(inv, cfg, level)
+		limit, fit, why := fitLimit(reciprocals(v), cfg, level)
 		if why != "" {
 			warnings = append(warnings, fmt.Sprintf("%s %d B Median [msg/s] falls back to the distribution-free bound (%s)", result.ThroughputLabel(k.typ, k.key), k.key.Payload, why))
 		}
@@ -209,8 +198,7 @@ func CheckLevelFor(falseFail float64, latencyRows, throughputRows int) float64 {
 // §4, §11): limits with 3 decimals, the Offered column as the throughput
 // CSV writes it (0 for window rows, whose F is not matched).
 func WriteThroughput(w io.Writer, rows []KeyedRow) error {
-	bw := bufio.NewWriter(w)
-	cw := csv.NewWriter(bw)
+	cw := csv.NewWriter(w)
 	header := slices.Clone(ThroughputColumns)
 	stat := Statistical(rows)
 	if stat {
@@ -220,17 +208,13 @@ func WriteThroughput(w io.Writer, rows []KeyedRow) error {
 	for _, r := range rows {
 		rec := []string{r.Type, strconv.Itoa(r.Key.Payload), r.Key.Mode, result.FormatOffered(r.Key.Offered), f3(r.Limits[result.MessageRate.Name])}
 		if stat {
-			f := r.Stat.Fits[0]
-			rec = append(rec, r.Stat.Method, strconv.Itoa(r.Stat.Runs), strconv.FormatFloat(r.Stat.FalseFail, 'g', -1, 64), gfmt(r.Stat.CheckLevel),
-				f.MethodText(), gfmt(f.LogSD), gfmt(f.NormalityP))
+			// A latency model's columns with the one fit.
+			rec = append(rec, formatModel(r.Stat)[:len(ThroughputStatColumns)]...)
 		}
 		cw.Write(rec)
 	}
 	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return cw.Error()
 }
 
 // ReadThroughputFile reads a throughput requirements CSV.

@@ -140,10 +140,7 @@ func loadCalibrationPool(ctx context.Context, cfg Config) (in *requirements.Inpu
 	dir := cfg.ExperimentsResults
 	in, err = loadInput(ctx, dir, cfg.AllowIncomplete)
 	if err != nil {
-		if exit.Cancelled(ctx) {
-			return nil, nil, 0, exit.With(exit.Interrupted, err)
-		}
-		return nil, nil, 0, exit.With(exit.Usage, err)
+		return nil, nil, 0, err
 	}
 	// The pool's run order is the runs' start times, which ordered and
 	// blocked splits and the held-out validation rely on.
@@ -158,10 +155,7 @@ func loadCalibrationPool(ctx context.Context, cfg Config) (in *requirements.Inpu
 	}
 	reg, err := loadInput(ctx, rdir, cfg.AllowIncomplete)
 	if err != nil {
-		if exit.Cancelled(ctx) {
-			return nil, nil, 0, exit.With(exit.Interrupted, err)
-		}
-		return nil, nil, 0, exit.With(exit.Usage, err)
+		return nil, nil, 0, err
 	}
 	if err := sharedRuns(rdir, reg, dir, in); err != nil {
 		return nil, nil, 0, err

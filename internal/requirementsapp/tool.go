@@ -81,10 +81,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	in, err := loadInput(ctx, dir, cfg.AllowIncomplete)
 	if err != nil {
-		if exit.Cancelled(ctx) {
-			return exit.With(exit.Interrupted, err)
-		}
-		return exit.With(exit.Usage, err)
+		return err
 	}
 	res, err := requirements.DeriveInput(in, percentile, cfg.Percentile, st)
 	if err != nil {
@@ -290,18 +287,24 @@ func noArgs(args []string) error {
 // loadInput reads every experiment folder under root (experiment.LoadRoot) and
 // admits them together: an incomplete run is an error unless
 // allowIncomplete, and so are experiments with different latency
-// definitions.
+// definitions. Errors carry exit code 2, or 130 once ctx is cancelled.
 func loadInput(ctx context.Context, root string, allowIncomplete bool) (*requirements.Input, error) {
+	fail := func(err error) (*requirements.Input, error) {
+		if exit.Cancelled(ctx) {
+			return nil, exit.With(exit.Interrupted, err)
+		}
+		return nil, exit.With(exit.Usage, err)
+	}
 	exps, warnings, err := experiment.LoadRoot(ctx, root)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	for _, e := range exps {
 		warnings = append(warnings, e.Warnings...)
 	}
 	latency, more, err := experiment.Admit(exps, allowIncomplete)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	return &requirements.Input{Experiments: exps, Latency: latency, Warnings: append(warnings, more...)}, nil
 }
