@@ -1,9 +1,7 @@
 package process
 
 import (
-	"bufio"
 	"os"
-	"strings"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -14,27 +12,8 @@ import (
 // measurements header (formats §9), or its older form OldBurstHeader: a
 // Fast-RTPS throughput file, whatever its name.
 func isBurstFile(path string) bool {
-	f, err := fileerr.OpenRegular(path, "a raw file")
-	if err != nil {
-		return false // the latency reader says why
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	h := strings.TrimPrefix(strings.TrimRight(line, "\r\n"), "\ufeff")
+	h := firstLine(path) // "" when unreadable: the latency reader says why
 	return h == result.BurstHeader || h == OldBurstHeader
-}
-
-// Burst processes one burst measurements file, as the Fast-RTPS throughput
-// script does: its summary (each payload's row of greatest subscription
-// throughput) at in.Summary and, unless in.PlotsDir is empty, each
-// payload's throughput and lost-samples scatter plots there. It returns the
-// rows read.
-func Burst(in Input, f plots.Format) ([]result.BurstRow, error) {
-	rows, err := readBurst(in)
-	if err != nil {
-		return nil, err
-	}
-	return rows, writeBurst(in, rows, f)
 }
 
 // readBurst reads the burst measurements file in.Raw, refusing a malformed
@@ -56,8 +35,10 @@ func readBurst(in Input) ([]result.BurstRow, error) {
 	return rows, nil
 }
 
-// writeBurst writes the summary and plots of Burst for rows, read from
-// in.Raw.
+// writeBurst processes the burst measurements rows read from in.Raw, as the
+// Fast-RTPS throughput script does: their summary (each payload's row of
+// greatest subscription throughput) at in.Summary and, unless in.PlotsDir is
+// empty, each payload's throughput and lost-samples scatter plots there.
 func writeBurst(in Input, rows []result.BurstRow, f plots.Format) error {
 	if err := result.WriteBurstFile(in.Summary, result.BurstSummary(rows)); err != nil {
 		return err

@@ -58,11 +58,10 @@ func newHeader(r io.Reader) io.Reader {
 	if err != nil && line == "" {
 		return br
 	}
-	end := line[len(strings.TrimRight(line, "\r\n")):]
-	if strings.TrimPrefix(strings.TrimRight(line, "\r\n"), "\ufeff") != OldBurstHeader {
-		return io.MultiReader(strings.NewReader(line), br)
+	if h := strings.TrimRight(line, "\r\n"); strings.TrimPrefix(h, "\ufeff") == OldBurstHeader {
+		line = result.BurstHeader + line[len(h):]
 	}
-	return io.MultiReader(strings.NewReader(result.BurstHeader+end), br)
+	return io.MultiReader(strings.NewReader(line), br)
 }
 
 // oldHeaderNote says how a file with OldBurstHeader was read, for the

@@ -189,19 +189,7 @@ func MatrixTable(results []Result, latency string) htmlreport.Table {
 		t.Header = append(t.Header, strconv.Itoa(p)+" B")
 	}
 	cols := []string{"Median", "99%"}
-	worst, best := spread(results, cols)
-	group := func(bytes int) int {
-		if len(results) == 1 {
-			return 0
-		}
-		return bytes
-	}
-	marked := func(g, i int, v float64) string {
-		if v == worst[g][i] && v > best[g][i] {
-			return htmlreport.StatusInconclusive
-		}
-		return ""
-	}
+	marked := marker(results, cols)
 	for _, r := range results {
 		cells := make([]htmlreport.Cell, 1+len(payloads))
 		cells[0] = htmlreport.Text(r.Type)
@@ -211,27 +199,30 @@ func MatrixTable(results []Result, latency string) htmlreport.Table {
 		for _, row := range r.Rows {
 			p50, _ := row.Get(cols[0])
 			p99, _ := row.Get(cols[1])
-			g := group(row.Bytes)
 			cells[1+slices.Index(payloads, row.Bytes)] = htmlreport.Cell{Numeric: true,
-				Text: result.Micros(p50), Status: marked(g, 0, p50),
-				Sub: result.Micros(p99), SubStatus: marked(g, 1, p99)}
+				Text: result.Micros(p50), Status: marked(row.Bytes, 0, p50),
+				Sub: result.Micros(p99), SubStatus: marked(row.Bytes, 1, p99)}
 		}
 		t.Rows = append(t.Rows, cells)
 	}
 	return t
 }
 
-// spread returns, for each column of cols, its highest and lowest values
-// in each group: a payload, or, when there is one sub-experiment, all of
-// them (group 0).
-func spread(results []Result, cols []string) (worst, best map[int][]float64) {
-	worst, best = map[int][]float64{}, map[int][]float64{}
+// marker returns the status of value v of column cols[i] at payload bytes:
+// marked when it is the highest of its group (a payload, or, when there is
+// one sub-experiment, all of them) and the group's values differ (a column
+// without spread has no worst).
+func marker(results []Result, cols []string) func(bytes, i int, v float64) string {
+	group := func(bytes int) int {
+		if len(results) == 1 {
+			return 0
+		}
+		return bytes
+	}
+	worst, best := map[int][]float64{}, map[int][]float64{}
 	for _, r := range results {
 		for _, row := range r.Rows {
-			g := row.Bytes
-			if len(results) == 1 {
-				g = 0
-			}
+			g := group(row.Bytes)
 			if worst[g] == nil {
 				worst[g] = make([]float64, len(cols))
 				best[g] = make([]float64, len(cols))
@@ -245,11 +236,13 @@ func spread(results []Result, cols []string) (worst, best map[int][]float64) {
 			}
 		}
 	}
-	return worst, best
+	return func(bytes, i int, v float64) string {
+		if g := group(bytes); v == worst[g][i] && v > best[g][i] {
+			return htmlreport.StatusInconclusive
+		}
+		return ""
+	}
 }
-
-// rowsColumns are the summary columns of PayloadRowsTable.
-var rowsColumns = []string{"Median", "99%", "Max"}
 
 // PayloadRowsTable is the matrix's figures and the maximum as a list: per
 // sub-experiment and payload the median, 99th percentile and maximum,
@@ -262,24 +255,15 @@ func PayloadRowsTable(results []Result) htmlreport.Table {
 	if len(results) == 1 {
 		t.Caption = "Latency per payload (marked: the worst of each column)"
 	}
-	// worst[group][col] and best[group][col] are the highest and lowest
-	// values of col in the group. A column without spread has no worst.
-	worst, best := spread(results, rowsColumns)
-	group := func(bytes int) int {
-		if len(results) == 1 {
-			return 0
-		}
-		return bytes
-	}
+	cols := []string{"Median", "99%", "Max"}
+	marked := marker(results, cols)
 	for _, r := range results {
 		for _, row := range r.Rows {
 			cells := []htmlreport.Cell{{Text: r.Type}, htmlreport.Num(strconv.Itoa(row.Bytes) + " B")}
-			for i, col := range rowsColumns {
+			for i, col := range cols {
 				v, _ := row.Get(col)
 				c := htmlreport.Num(result.Micros(v))
-				if g := group(row.Bytes); v == worst[g][i] && v > best[g][i] {
-					c.Status = htmlreport.StatusInconclusive
-				}
+				c.Status = marked(row.Bytes, i, v)
 				cells = append(cells, c)
 			}
 			t.Rows = append(t.Rows, cells)

@@ -32,14 +32,11 @@ type Label struct {
 // Given reports whether any field of l was given.
 func (l Label) Given() bool { return l.System != "" || l.Version != "" || !l.Start.IsZero() }
 
-// startLayouts are the forms --start takes: RFC 3339, or a date (midnight
-// UTC), as the Fast-RTPS results name their folders.
-var startLayouts = []string{time.RFC3339Nano, "2006-01-02"}
-
 // ParseStart reads --start: an RFC 3339 time (2019-11-15T10:00:00Z) or a
-// date (2019-11-15, midnight UTC).
+// date (2019-11-15, midnight UTC), as the Fast-RTPS results name their
+// folders.
 func ParseStart(s string) (time.Time, error) {
-	for _, layout := range startLayouts {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.UTC(), nil
 		}

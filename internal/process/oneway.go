@@ -2,7 +2,6 @@ package process
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -26,21 +25,23 @@ type Load struct {
 	Figures []htmlreport.Plot
 }
 
+func (l *Load) figures() *[]htmlreport.Plot { return &l.Figures }
+
 // printLoadNotes prints what run load said of l on its console: the
 // error that stopped it and each payload's notes (publishers that did not
 // keep up, send delay, queueing), in run load's words, so that a summary
 // read again says as much as the run did.
-func printLoadNotes(w io.Writer, l Load) {
+func (j *invocation) printLoadNotes(l Load) {
 	if !l.Completed {
 		msg := l.Error
 		if msg == "" {
 			msg = "the run did not complete"
 		}
-		fmt.Fprintf(w, "  %s: incomplete: %s\n", l.Type, msg)
+		j.printf("  %s: incomplete: %s\n", l.Type, msg)
 	}
 	for _, p := range l.Payloads {
 		for _, n := range p.Notes {
-			fmt.Fprintf(w, "  %s %6d B  note: %s\n", l.Type, p.Payload, n)
+			j.printf("  %s %6d B  note: %s\n", l.Type, p.Payload, n)
 		}
 	}
 }
@@ -54,24 +55,30 @@ type PerMessage struct {
 	Figures []htmlreport.Plot // latency, rates and CPU by payload, when asked for
 }
 
-// summaryFiles returns the sub-experiment types and paths of the files
-// prefix<type>suffix in dir, in name order.
-func summaryFiles(dir, prefix, suffix string) (types, paths []string, err error) {
-	paths, err = filepath.Glob(filepath.Join(dir, prefix+"*"+suffix))
+func (pm *PerMessage) figures() *[]htmlreport.Plot { return &pm.Figures }
+
+// readSummaries reads with read each file prefix<type>suffix of experiment
+// dir, in name order, refusing a malformed one, so that process can check
+// them all before it writes anything.
+func readSummaries[T any](dir, prefix, suffix string, read func(typ, path string) (T, error)) ([]T, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, prefix+"*"+suffix))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	slices.Sort(paths)
-	for i := 0; i < len(paths); i++ {
-		t := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(paths[i]), prefix), suffix)
+	var out []T
+	for _, path := range paths {
+		t := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), prefix), suffix)
 		if t == "" || checkType(t) != nil {
-			paths = slices.Delete(paths, i, i+1)
-			i--
 			continue
 		}
-		types = append(types, t)
+		v, err := read(t, path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
 	}
-	return types, paths, nil
+	return out, nil
 }
 
 // Loads reads the run load summaries of experiment dir and draws, into
@@ -85,60 +92,39 @@ func Loads(dir, plotsDir string, f plots.Format, svg bool) ([]Load, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	return drawLoads(ls, plotsDir, f, svg)
+	return drawEach(ls, loadPlots, (*Load).figures, plotsDir, f, svg)
 }
 
 // readLoads reads the run load summaries of experiment dir
-// (load_<type>_summary.json), refusing a malformed one, so that process
-// can check them before it writes anything.
+// (load_<type>_summary.json).
 func readLoads(dir string) ([]Load, error) {
-	types, paths, err := summaryFiles(dir, "load_", "_summary.json")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Load, len(types))
-	for i, typ := range types {
-		s, err := loadsummary.ReadFile(paths[i])
-		if err != nil {
-			return nil, err
-		}
-		out[i] = Load{Type: typ, Path: paths[i], Summary: s}
-	}
-	return out, nil
+	return readSummaries(dir, "load_", "_summary.json", func(typ, path string) (Load, error) {
+		s, err := loadsummary.ReadFile(path)
+		return Load{Type: typ, Path: path, Summary: s}, err
+	})
 }
 
-// drawLoads draws the figures of Loads for ls.
-func drawLoads(ls []Load, plotsDir string, f plots.Format, svg bool) ([]Load, int, error) {
-	var out []Load
-	n := 0
-	for _, l := range ls {
-		typ, s := l.Type, l.Summary
-		cats := make([]string, len(s.Payloads))
-		var p50, p99, p999, mx, offered, sent, recv []float64
-		us := func(ns int64) float64 { return float64(ns) / 1000 }
-		for j, p := range s.Payloads {
-			cats[j] = strconv.Itoa(p.Payload)
-			p50, p99, p999, mx = append(p50, us(p.Latency.P50Ns)), append(p99, us(p.Latency.P99Ns)), append(p999, us(p.Latency.P999Ns)), append(mx, us(p.Latency.MaxNs))
-			o := math.NaN() // unpaced: no schedule
-			if s.Parameters.Rate > 0 {
-				o = s.Parameters.Rate * float64(s.Parameters.Publishers)
-			}
-			offered, sent, recv = append(offered, o), append(sent, p.SendRate), append(recv, p.ReceiveRate)
-		}
-		figs := []namedPlot{
-			{"load_" + typ + "_latency", plots.CategoryLines(typ+": one-way latency by payload (every measured message)", "Payload [Bytes]", "Latency [µs]", cats,
-				[]plots.Line{{Name: "p50", Y: p50}, {Name: "p99", Y: p99}, {Name: "p99.9", Y: p999}, {Name: "max", Y: mx}})},
-			{"load_" + typ + "_rates", plots.CategoryLines(typ+": rates by payload (all publishers)", "Payload [Bytes]", "Messages per second", cats,
-				[]plots.Line{{Name: "offered (schedule)", Y: offered, Dashed: true}, {Name: "sent", Y: sent}, {Name: "received (unique)", Y: recv}})},
-		}
-		k, err := saveFigures(figs, plotsDir, f, svg, &l.Figures)
-		n += k
-		if err != nil {
-			return nil, n, err
-		}
-		out = append(out, l)
+// loadPlots are the figures of Loads for l.
+func loadPlots(l Load) []namedPlot {
+	typ, s := l.Type, l.Summary
+	cats := make([]string, len(s.Payloads))
+	var p50, p99, p999, mx, offered, sent, recv []float64
+	us := func(ns int64) float64 { return float64(ns) / 1000 }
+	o := math.NaN() // unpaced: no schedule
+	if s.Parameters.Rate > 0 {
+		o = s.Parameters.Rate * float64(s.Parameters.Publishers)
 	}
-	return out, n, nil
+	for j, p := range s.Payloads {
+		cats[j] = strconv.Itoa(p.Payload)
+		p50, p99, p999, mx = append(p50, us(p.Latency.P50Ns)), append(p99, us(p.Latency.P99Ns)), append(p999, us(p.Latency.P999Ns)), append(mx, us(p.Latency.MaxNs))
+		offered, sent, recv = append(offered, o), append(sent, p.SendRate), append(recv, p.ReceiveRate)
+	}
+	return []namedPlot{
+		{"load_" + typ + "_latency", plots.CategoryLines(typ+": one-way latency by payload (every measured message)", "Payload [Bytes]", "Latency [µs]", cats,
+			[]plots.Line{{Name: "p50", Y: p50}, {Name: "p99", Y: p99}, {Name: "p99.9", Y: p999}, {Name: "max", Y: mx}})},
+		{"load_" + typ + "_rates", plots.CategoryLines(typ+": rates by payload (all publishers)", "Payload [Bytes]", "Messages per second", cats,
+			[]plots.Line{{Name: "offered (schedule)", Y: offered, Dashed: true}, {Name: "sent", Y: sent}, {Name: "received (unique)", Y: recv}})},
+	}
 }
 
 // PerMessages reads the run permessage summaries of experiment dir and
@@ -154,105 +140,91 @@ func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, 
 	if err != nil {
 		return nil, 0, err
 	}
-	return drawPerMessages(pms, plotsDir, f, svg)
+	return drawEach(pms, perMessagePlots, (*PerMessage).figures, plotsDir, f, svg)
 }
 
 // readPerMessages reads the run permessage summaries of experiment dir
-// (permessage_<type>_summary.csv), refusing a malformed one, so that
-// process can check them all before it writes anything.
+// (permessage_<type>_summary.csv).
 func readPerMessages(dir string) ([]PerMessage, error) {
-	types, paths, err := summaryFiles(dir, "permessage_", "_summary.csv")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]PerMessage, len(types))
-	for i, typ := range types {
-		rows, err := permessagefile.ReadSummaryFile(paths[i])
-		if err != nil {
-			return nil, err
-		}
-		out[i] = PerMessage{Type: typ, Path: paths[i], Rows: rows}
-	}
-	return out, nil
+	return readSummaries(dir, "permessage_", "_summary.csv", func(typ, path string) (PerMessage, error) {
+		rows, err := permessagefile.ReadSummaryFile(path)
+		return PerMessage{Type: typ, Path: path, Rows: rows}, err
+	})
 }
 
-// drawPerMessages draws the figures of PerMessages for pms.
-func drawPerMessages(pms []PerMessage, plotsDir string, f plots.Format, svg bool) ([]PerMessage, int, error) {
-	var out []PerMessage
-	n := 0
-	for _, pm := range pms {
-		typ := pm.Type
-		payloads := pm.payloads()
-		cats := make([]string, len(payloads))
+// perMessagePlots are the figures of PerMessages for pm.
+func perMessagePlots(pm PerMessage) []namedPlot {
+	typ := pm.Type
+	payloads := pm.payloads()
+	cats := make([]string, len(payloads))
+	for j, p := range payloads {
+		cats[j] = strconv.Itoa(p)
+	}
+	col := func(q string, v func(permessagefile.Row) float64) []float64 {
+		y := make([]float64, len(payloads))
 		for j, p := range payloads {
-			cats[j] = strconv.Itoa(p)
+			y[j] = math.NaN()
+			if r, ok := pm.row(p, q); ok {
+				y[j] = v(r)
+			}
 		}
-		col := func(q string, v func(permessagefile.Row) float64) []float64 {
-			y := make([]float64, len(payloads))
-			for j, p := range payloads {
-				y[j] = math.NaN()
-				if r, ok := pm.row(p, q); ok {
-					y[j] = v(r)
+		return y
+	}
+	med := func(r permessagefile.Row) float64 { return r.Median }
+	all := func(r permessagefile.Row) float64 { return r.Overall }
+	figs := []namedPlot{
+		{"permessage_" + typ + "_latency", plots.CategoryLines(typ+": latency L_n by payload", "Payload [Bytes]", "Latency [µs]", cats,
+			[]plots.Line{{Name: "p50", Y: col("L [µs]", med)}, {Name: "p90", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.P90 })},
+				{Name: "p99", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.P99 })},
+				{Name: "max", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.Max })}})},
+		{"permessage_" + typ + "_rates", plots.CategoryLines(typ+": throughput by payload, median of the windows and overall",
+			"Payload [Bytes]", "Throughput [msg/s]", cats,
+			[]plots.Line{{Name: "RT_n median (receiver)", Y: col("RT [msg/s]", med)}, {Name: "RT overall", Y: col("RT [msg/s]", all), Dashed: true},
+				{Name: "ST_n median (sender)", Y: col("ST [msg/s]", med)}, {Name: "ST overall", Y: col("ST [msg/s]", all), Dashed: true}})},
+	}
+	// The client is the whole measuring process, all threads (the
+	// client libraries' own goroutines too), which summaries of
+	// earlier versions lack.
+	var cpu []plots.Line
+	for _, end := range []struct{ col, name string }{{"Sender", "sender"}, {"Receiver", "receiver"}, {"Client", "client process"}, {"Broker", "broker"}} {
+		y := col(end.col+" CPU [ns/msg]", all)
+		if slices.ContainsFunc(y, func(v float64) bool { return !math.IsNaN(v) }) {
+			cpu = append(cpu, plots.Line{Name: end.name, Y: y})
+		}
+	}
+	if len(cpu) > 0 {
+		figs = append(figs, namedPlot{"permessage_" + typ + "_cpu", plots.CategoryLines(typ+": CPU time per message by payload (whole run)",
+			"Payload [Bytes]", "CPU [ns/msg]", cats, cpu)})
+	}
+	return figs
+}
+
+// drawEach draws the figures (figs) of each of items into dir unless it is
+// "" and, with svg, appends them as SVG to the item's Figures (kept). It
+// returns the items and the number of plot files written.
+func drawEach[T any](items []T, figs func(T) []namedPlot, kept func(*T) *[]htmlreport.Plot, dir string, f plots.Format,
+	svg bool) ([]T, int, error) {
+	var out []T
+	n := 0
+	for _, it := range items {
+		for _, fig := range figs(it) {
+			if dir != "" {
+				if err := plots.Save(fig.p, filepath.Join(dir, fig.name+f.Ext()), f); err != nil {
+					return nil, n, err
 				}
+				n++
 			}
-			return y
-		}
-		med := func(r permessagefile.Row) float64 { return r.Median }
-		all := func(r permessagefile.Row) float64 { return r.Overall }
-		figs := []namedPlot{
-			{"permessage_" + typ + "_latency", plots.CategoryLines(typ+": latency L_n by payload", "Payload [Bytes]", "Latency [µs]", cats,
-				[]plots.Line{{Name: "p50", Y: col("L [µs]", med)}, {Name: "p90", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.P90 })},
-					{Name: "p99", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.P99 })},
-					{Name: "max", Y: col("L [µs]", func(r permessagefile.Row) float64 { return r.Max })}})},
-			{"permessage_" + typ + "_rates", plots.CategoryLines(typ+": throughput by payload, median of the windows and overall",
-				"Payload [Bytes]", "Throughput [msg/s]", cats,
-				[]plots.Line{{Name: "RT_n median (receiver)", Y: col("RT [msg/s]", med)}, {Name: "RT overall", Y: col("RT [msg/s]", all), Dashed: true},
-					{Name: "ST_n median (sender)", Y: col("ST [msg/s]", med)}, {Name: "ST overall", Y: col("ST [msg/s]", all), Dashed: true}})},
-		}
-		// The client is the whole measuring process, all threads (the
-		// client libraries' own goroutines too), which summaries of
-		// earlier versions lack.
-		var cpu []plots.Line
-		for _, end := range []struct{ col, name string }{{"Sender", "sender"}, {"Receiver", "receiver"}, {"Client", "client process"}, {"Broker", "broker"}} {
-			y := col(end.col+" CPU [ns/msg]", all)
-			if slices.ContainsFunc(y, func(v float64) bool { return !math.IsNaN(v) }) {
-				cpu = append(cpu, plots.Line{Name: end.name, Y: y})
+			if svg {
+				b, err := plots.SVG(fig.p)
+				if err != nil {
+					return nil, n, err
+				}
+				*kept(&it) = append(*kept(&it), htmlreport.Plot{Title: fig.p.Title.Text, SVG: b})
 			}
 		}
-		if len(cpu) > 0 {
-			figs = append(figs, namedPlot{"permessage_" + typ + "_cpu", plots.CategoryLines(typ+": CPU time per message by payload (whole run)",
-				"Payload [Bytes]", "CPU [ns/msg]", cats, cpu)})
-		}
-		k, err := saveFigures(figs, plotsDir, f, svg, &pm.Figures)
-		n += k
-		if err != nil {
-			return nil, n, err
-		}
-		out = append(out, pm)
+		out = append(out, it)
 	}
 	return out, n, nil
-}
-
-// saveFigures saves figs into dir unless it is "" and, with svg, appends
-// them to kept as SVG. It returns the number of files written.
-func saveFigures(figs []namedPlot, dir string, f plots.Format, svg bool, kept *[]htmlreport.Plot) (int, error) {
-	n := 0
-	for _, fig := range figs {
-		if dir != "" {
-			if err := plots.Save(fig.p, filepath.Join(dir, fig.name+f.Ext()), f); err != nil {
-				return n, err
-			}
-			n++
-		}
-		if svg {
-			b, err := plots.SVG(fig.p)
-			if err != nil {
-				return n, err
-			}
-			*kept = append(*kept, htmlreport.Plot{Title: fig.p.Title.Text, SVG: b})
-		}
-	}
-	return n, nil
 }
 
 // payloads returns the payloads of pm, in file order.

@@ -97,7 +97,7 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 	}
 	if len(files) == 0 && len(burstFiles) == 0 {
 		if tputs, err := experiment.ThroughputFiles(dir); err == nil && len(tputs) > 0 {
-			return nil, nil, nil // throughput only: see Throughputs
+			return nil, nil, nil // throughput only: see readThroughputs
 		}
 		if hint := experiment.RootHint(dir, `process takes one experiment (process PATH); process each: for d in `+dir+`/*/; do process "$d"; done`); hint != "" {
 			return nil, nil, fileerr.New(dir, 0, "", "%s", hint)
@@ -162,11 +162,12 @@ func (j *job) line(i int) int {
 	return j.firstLine + i
 }
 
-// fileState collects one file's rows as workers finish them.
+// fileState collects one file's rows, and their figures, as workers finish
+// them.
 type fileState struct {
 	mu      sync.Mutex
 	rows    []result.SummaryRow
-	figures []Figures
+	figures []Figures // one per row
 	samples int
 }
 
@@ -199,9 +200,8 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 	s := &summariser{ctx: ctx, cancel: cancel, inputs: inputs, opt: opt, states: make([]fileState, len(inputs)), jobs: make(chan job)}
 
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); s.work() }()
+	for range workers {
+		wg.Go(s.work)
 	}
 	// Readers: one file at a time each, as many as workers but no more
 	// than files.
@@ -210,11 +210,9 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 		files <- i
 	}
 	close(files)
-	readers := min(workers, len(inputs))
 	var rwg sync.WaitGroup
-	for r := 0; r < readers; r++ {
-		rwg.Add(1)
-		go func() { defer rwg.Done(); s.read(files) }()
+	for range min(workers, len(inputs)) {
+		rwg.Go(func() { s.read(files) })
 	}
 	rwg.Wait()
 	close(s.jobs)
@@ -278,9 +276,6 @@ func (s *summariser) plot(j *job, st *fileState) {
 	}
 	if opt.Figures {
 		st.mu.Lock()
-		if len(st.figures) < len(st.rows) {
-			st.figures = append(st.figures, make([]Figures, len(st.rows)-len(st.figures))...)
-		}
 		st.figures[j.index] = fig
 		st.mu.Unlock()
 	}
@@ -343,7 +338,7 @@ func (s *summariser) results() []Result {
 		st := &s.states[i]
 		results[i] = Result{Input: in, Rows: st.rows, Samples: st.samples}
 		if s.opt.Figures {
-			results[i].Figures = append(st.figures, make([]Figures, len(st.rows)-len(st.figures))...)
+			results[i].Figures = st.figures
 		}
 	}
 	return results
@@ -467,12 +462,10 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 	if only > 0 {
 		g.cur = only
 	}
-	if len(g.buf) == 0 {
-		recycle <- g.buf
-		return order, nil
-	}
-	if err := g.send(); err != nil {
-		return nil, err
+	if len(g.buf) > 0 {
+		if err := g.send(); err != nil {
+			return nil, err
+		}
 	}
 	recycle <- g.buf
 	return order, nil
@@ -513,6 +506,7 @@ func (g *groupSender) send() error {
 	st.mu.Lock()
 	idx := len(st.rows)
 	st.rows = append(st.rows, result.SummaryRow{})
+	st.figures = append(st.figures, Figures{})
 	st.samples += len(g.buf)
 	st.mu.Unlock()
 	select {
@@ -617,16 +611,13 @@ func ComparisonPlot(results []Result, c Comparison) *plot.Plot {
 }
 
 // ComparisonPlots writes the four comparison plots of results into dir.
-func ComparisonPlots(dir string, results []Result, f plots.Format) ([]string, error) {
-	var written []string
+func ComparisonPlots(dir string, results []Result, f plots.Format) error {
 	for _, c := range Comparisons {
-		path := filepath.Join(dir, c.Name+f.Ext())
-		if err := plots.Save(ComparisonPlot(results, c), path, f); err != nil {
-			return written, fmt.Errorf("comparison plot: %w", err)
+		if err := plots.Save(ComparisonPlot(results, c), filepath.Join(dir, c.Name+f.Ext()), f); err != nil {
+			return fmt.Errorf("comparison plot: %w", err)
 		}
-		written = append(written, path)
 	}
-	return written, nil
+	return nil
 }
 
 // payloadsOf lists, in increasing order, every payload a row of results

@@ -32,18 +32,7 @@ type Throughput struct {
 	Figures []htmlreport.Plot
 }
 
-// Throughputs reads the throughput summaries of experiment dir and their
-// search files, and draws, into plotsDir unless it is "", each
-// sub-experiment's median rate by payload (throughput_<type>) and each
-// payload's search (throughput_<type>_search_<payload>: the median rate at
-// every in-flight window F tried). With svg the figures are kept too.
-func Throughputs(dir, plotsDir string, f plots.Format, svg bool) ([]Throughput, int, error) {
-	ts, err := readThroughputs(dir)
-	if err != nil {
-		return nil, 0, err
-	}
-	return drawThroughputs(ts, plotsDir, f, svg)
-}
+func (t *Throughput) figures() *[]htmlreport.Plot { return &t.Figures }
 
 // readThroughputs reads the throughput summaries of experiment dir and
 // their search files, refusing a malformed one, so that process can check
@@ -70,21 +59,6 @@ func readThroughputs(dir string) ([]Throughput, error) {
 	return out, nil
 }
 
-// drawThroughputs draws the figures of Throughputs for ts.
-func drawThroughputs(ts []Throughput, plotsDir string, f plots.Format, svg bool) ([]Throughput, int, error) {
-	var out []Throughput
-	n := 0
-	for _, t := range ts {
-		k, err := saveFigures(throughputPlots(t), plotsDir, f, svg, &t.Figures)
-		n += k
-		if err != nil {
-			return nil, n, err
-		}
-		out = append(out, t)
-	}
-	return out, n, nil
-}
-
 // namedPlot is a figure and its file name without extension.
 type namedPlot struct {
 	name string
@@ -92,8 +66,10 @@ type namedPlot struct {
 }
 
 // throughputPlots are a sub-experiment's figures: its median rate by
-// payload, one line per load (the window search's F, or each offered
-// rate), then each payload's search.
+// payload (throughput_<type>), one line per load (the window search's F, or
+// each offered rate), then each payload's search
+// (throughput_<type>_search_<payload>: the median rate at every in-flight
+// window F tried).
 func throughputPlots(t Throughput) []namedPlot {
 	var payloads []int
 	type load struct {
@@ -141,24 +117,20 @@ func throughputPlots(t Throughput) []namedPlot {
 	out := []namedPlot{{"throughput_" + t.Type, plots.CategoryLines(t.Type+": median throughput by payload",
 		"Payload [Bytes]", "Throughput [msg/s]", cats, lines)}}
 	for _, p := range payloads {
-		var fs, y []float64
+		var steps []result.ThroughputRow
 		for _, r := range t.Search {
 			if r.Payload == p && r.Mode == result.ModeWindow {
-				fs, y = append(fs, r.Offered), append(y, r.Median)
+				steps = append(steps, r)
 			}
 		}
-		if len(fs) == 0 {
+		if len(steps) == 0 {
 			continue
 		}
-		order := make([]int, len(fs))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fs[a], fs[b]) })
-		fcats := make([]string, len(fs))
-		ys := make([]float64, len(fs))
-		for i, j := range order {
-			fcats[i], ys[i] = strconv.FormatFloat(fs[j], 'f', -1, 64), y[j]
+		slices.SortStableFunc(steps, func(a, b result.ThroughputRow) int { return cmp.Compare(a.Offered, b.Offered) })
+		fcats := make([]string, len(steps))
+		ys := make([]float64, len(steps))
+		for i, r := range steps {
+			fcats[i], ys[i] = strconv.FormatFloat(r.Offered, 'f', -1, 64), r.Median
 		}
 		chosen := math.NaN()
 		for _, r := range t.Rows {

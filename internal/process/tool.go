@@ -63,20 +63,10 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) error {
 	if err := j.summarise(ctx); err != nil {
 		return err
 	}
-	if err := j.writeBursts(); err != nil {
-		return err
-	}
-	if err := j.drawFolder(); err != nil {
-		return err
-	}
-	if err := j.writeComparisons(); err != nil {
-		return err
-	}
-	if err := j.writeHTML(); err != nil {
-		return err
-	}
-	if err := j.writeMeta(); err != nil {
-		return err
+	for _, phase := range []func() error{j.writeBursts, j.drawFolder, j.writeComparisons, j.writeHTML, j.writeMeta} {
+		if err := phase(); err != nil {
+			return err
+		}
 	}
 	j.printTotals(start)
 	return nil
@@ -171,33 +161,55 @@ func (j *invocation) takeRawFile(raw string) error {
 }
 
 // checkOutputs refuses an output over an input or a file the pipeline
-// owns, and an output path that cannot be written, before anything is.
+// owns, and an output path that cannot be written (a directory where a
+// file goes, a file or looping link where a directory goes), before
+// anything is removed or written. The errors name the flag that gave the
+// path, if one did.
 func (j *invocation) checkOutputs() error {
 	cfg := j.cfg
+	all := append(j.inputs, j.bursts...)
 	var guard clobber.Guard
+	summaryFlag, plotsFlag := "", ""
 	if j.dirMode {
 		guard.Experiment("EXPERIMENT_DIR", cfg.Dirs[0])
 	} else {
-		in := append(j.inputs, j.bursts...)[0]
-		guard.File("--raw-csv", in.Raw)
-		if ownSummary(in) {
-			guard.OwnedOutput("--output-csv", in.Summary)
+		summaryFlag = "--output-csv"
+		guard.File("--raw-csv", all[0].Raw)
+		if ownSummary(all[0]) {
+			guard.OwnedOutput("--output-csv", all[0].Summary)
 		} else {
-			guard.Output("--output-csv", in.Summary)
+			guard.Output("--output-csv", all[0].Summary)
 		}
 	}
 	guard.Output("--html", cfg.HTML)
 	if err := guard.Check(); err != nil {
 		return err
 	}
-	summaryFlag, plotsFlag := "", ""
-	if !j.dirMode {
-		summaryFlag = "--output-csv"
-	}
 	if cfg.PlotsDirectory != "" {
 		plotsFlag = "--plots-directory"
 	}
-	return checkOutputs(append(j.inputs, j.bursts...), cfg.HTML, j.opt.Plots, summaryFlag, plotsFlag)
+	named := func(flag string, err error) error {
+		if flag != "" {
+			return exit.Usagef("%s: %v", flag, err)
+		}
+		return exit.With(exit.Usage, err)
+	}
+	if cfg.HTML != "" {
+		if err := atomicfile.CheckFile(cfg.HTML); err != nil {
+			return named("--html", err)
+		}
+	}
+	for _, in := range all {
+		if err := atomicfile.CheckFile(in.Summary); err != nil {
+			return named(summaryFlag, err)
+		}
+		if j.opt.Plots && in.PlotsDir != "" {
+			if err := atomicfile.CheckDir(in.PlotsDir); err != nil {
+				return named(plotsFlag, err)
+			}
+		}
+	}
+	return nil
 }
 
 // readInputs reads and checks every input but the raw latency files (which
@@ -239,6 +251,13 @@ func (j *invocation) readInputs() (err error) {
 	return nil
 }
 
+// printf prints a progress line, unless --quiet.
+func (j *invocation) printf(format string, args ...any) {
+	if !j.cfg.Quiet {
+		fmt.Fprintf(j.out, format, args...)
+	}
+}
+
 // summarise writes the summaries and plots of the raw latency files.
 func (j *invocation) summarise(ctx context.Context) (err error) {
 	j.results, err = Summarise(ctx, j.inputs, j.opt)
@@ -249,9 +268,7 @@ func (j *invocation) summarise(ctx context.Context) (err error) {
 		return err
 	}
 	for _, r := range j.results {
-		if !j.cfg.Quiet {
-			fmt.Fprintf(j.out, "%s: %d payloads, %s samples -> %s\n", r.Raw, len(r.Rows), result.Count(r.Samples), r.Summary)
-		}
+		j.printf("%s: %d payloads, %s samples -> %s\n", r.Raw, len(r.Rows), result.Count(r.Samples), r.Summary)
 	}
 	return nil
 }
@@ -268,12 +285,10 @@ func (j *invocation) writeBursts() error {
 			payloads[r.Payload] = true
 		}
 		j.plots += 2 * len(payloads)
-		if !j.cfg.Quiet {
-			if firstLine(in.Raw) == OldBurstHeader {
-				fmt.Fprintln(j.out, oldHeaderNote(in.Raw))
-			}
-			fmt.Fprintf(j.out, "%s: %s test cases -> %s\n", in.Raw, result.Count(len(rows)), in.Summary)
+		if !j.cfg.Quiet && firstLine(in.Raw) == OldBurstHeader {
+			j.printf("%s\n", oldHeaderNote(in.Raw))
 		}
+		j.printf("%s: %s test cases -> %s\n", in.Raw, result.Count(len(rows)), in.Summary)
 	}
 	return nil
 }
@@ -297,33 +312,28 @@ func (j *invocation) drawFolder() (err error) {
 	if j.opt.Plots {
 		dir = j.folderPlotsDir()
 	}
-	quiet, out := j.cfg.Quiet, j.out
-	n := 0
-	if j.tputs, n, err = drawThroughputs(j.tputs, dir, j.format, j.opt.Figures); err != nil {
+	n, svg := 0, j.opt.Figures
+	if j.tputs, n, err = drawEach(j.tputs, throughputPlots, (*Throughput).figures, dir, j.format, svg); err != nil {
 		return exit.With(exit.Usage, err)
 	}
 	j.plots += n
 	for _, t := range j.tputs {
-		if !quiet {
-			fmt.Fprintf(out, "%s: %s rows (%s search steps) -> plots\n", t.Path, result.Count(len(t.Rows)), result.Count(len(t.Search)))
-		}
+		j.printf("%s: %s rows (%s search steps) -> plots\n", t.Path, result.Count(len(t.Rows)), result.Count(len(t.Search)))
 	}
-	if j.loads, n, err = drawLoads(j.loads, dir, j.format, j.opt.Figures); err != nil {
+	if j.loads, n, err = drawEach(j.loads, loadPlots, (*Load).figures, dir, j.format, svg); err != nil {
 		return exit.With(exit.Usage, err)
 	}
 	j.plots += n
-	if j.pms, n, err = drawPerMessages(j.pms, dir, j.format, j.opt.Figures); err != nil {
+	if j.pms, n, err = drawEach(j.pms, perMessagePlots, (*PerMessage).figures, dir, j.format, svg); err != nil {
 		return exit.With(exit.Usage, err)
 	}
 	j.plots += n
-	if !quiet {
-		for _, l := range j.loads {
-			fmt.Fprintf(out, "%s: %d payloads -> plots\n", l.Path, len(l.Payloads))
-			printLoadNotes(out, l)
-		}
-		for _, pm := range j.pms {
-			fmt.Fprintf(out, "%s: %d payloads -> plots\n", pm.Path, len(pm.payloads()))
-		}
+	for _, l := range j.loads {
+		j.printf("%s: %d payloads -> plots\n", l.Path, len(l.Payloads))
+		j.printLoadNotes(l)
+	}
+	for _, pm := range j.pms {
+		j.printf("%s: %d payloads -> plots\n", pm.Path, len(pm.payloads()))
 	}
 	return nil
 }
@@ -333,8 +343,7 @@ func (j *invocation) writeComparisons() error {
 	if !j.dirMode || !j.opt.Plots || len(j.inputs) == 0 {
 		return nil
 	}
-	_, err := ComparisonPlots(j.folderPlotsDir(), j.results, j.format)
-	return err
+	return ComparisonPlots(j.folderPlotsDir(), j.results, j.format)
 }
 
 // writeHTML writes the --html report, if asked for.
@@ -354,9 +363,7 @@ func (j *invocation) writeHTML() error {
 	if err := htmlreport.WriteFile(htmlPath, page); err != nil {
 		return err
 	}
-	if !j.cfg.Quiet {
-		fmt.Fprintf(j.out, "HTML report: %s\n", htmlPath)
-	}
+	j.printf("HTML report: %s\n", htmlPath)
 	return nil
 }
 
@@ -368,9 +375,7 @@ func (j *invocation) writeMeta() error {
 	if err := j.labelled.write(); err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	if !j.cfg.Quiet {
-		fmt.Fprintf(j.out, "%s: %s\n", j.labelled.path, j.labelled.what)
-	}
+	j.printf("%s: %s\n", j.labelled.path, j.labelled.what)
 	return nil
 }
 
@@ -444,35 +449,6 @@ func admitListed(dir string, inputs []Input, loads []Load) (*experiment.Listed, 
 		}
 	}
 	return listed, nil
-}
-
-// checkOutputs reports an output path that cannot be written (a directory
-// where a file goes, a file or looping link where a directory goes), so
-// that process fails before it removes or writes anything.
-// The errors name the flag that gave the path, if one did.
-func checkOutputs(inputs []Input, htmlPath string, plots bool, summaryFlag, plotsFlag string) error {
-	named := func(flag string, err error) error {
-		if flag != "" {
-			return exit.Usagef("%s: %v", flag, err)
-		}
-		return exit.With(exit.Usage, err)
-	}
-	if htmlPath != "" {
-		if err := atomicfile.CheckFile(htmlPath); err != nil {
-			return named("--html", err)
-		}
-	}
-	for _, in := range inputs {
-		if err := atomicfile.CheckFile(in.Summary); err != nil {
-			return named(summaryFlag, err)
-		}
-		if plots && in.PlotsDir != "" {
-			if err := atomicfile.CheckDir(in.PlotsDir); err != nil {
-				return named(plotsFlag, err)
-			}
-		}
-	}
-	return nil
 }
 
 // rawInput is the Fast-RTPS single-file mode: defaults follow that script's

@@ -84,11 +84,7 @@ func ServeEcho(ctx context.Context, c EchoConfig) error {
 		return &UsageError{errors.New("--topic: a broker echo needs the topic to serve (the same as run's --topic)")}
 	}
 	if !c.Delay.IsZero() && !driver.HonoursEchoDelay(tr) {
-		flag := "--echo-delay"
-		if c.Delay.Mean == 0 && c.Delay.Jitter == 0 {
-			flag = "--echo-work"
-		}
-		return &UsageError{fmt.Errorf("%s: transport %s does not apply it", flag, tr.Name())}
+		return &UsageError{fmt.Errorf("%s: transport %s does not apply it", delayFlag(c.Delay), tr.Name())}
 	}
 	opts := driver.Options{Reliable: c.Reliable, Security: c.Security, LargestMessage: c.LargestMessage,
 		QueueDepth: c.QueueDepth, Topic: c.Topic, Params: c.Params, EchoDelay: c.Delay}

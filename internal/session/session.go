@@ -404,14 +404,10 @@ func (s *Session) placeBroker(p *plan, targets map[string]target, used map[strin
 // checkEchoDelay refuses an echo delay p cannot apply: its echo end is not
 // this run's, or its transport ignores the delay.
 func (s *Session) checkEchoDelay(p *plan) error {
-	d := s.cfg.EchoDelay
-	if d.IsZero() {
+	if s.cfg.EchoDelay.IsZero() {
 		return nil
 	}
-	flag := "--echo-delay"
-	if d.Mean == 0 && d.Jitter == 0 {
-		flag = "--echo-work"
-	}
+	flag := delayFlag(s.cfg.EchoDelay)
 	if p.echo == EchoRemote {
 		return fmt.Errorf("%s: %s applies to the echoes this run starts; give it to the remote 'run echo' instead", p.sc.Type, flag)
 	}
@@ -419,6 +415,14 @@ func (s *Session) checkEchoDelay(p *plan) error {
 		return fmt.Errorf("%s: transport %s does not apply %s", p.sc.Type, p.tr.Name(), flag)
 	}
 	return nil
+}
+
+// delayFlag names the flag that gave d: --echo-work when it has no delay.
+func delayFlag(d driver.Delay) string {
+	if d.Mean == 0 && d.Jitter == 0 {
+		return "--echo-work"
+	}
+	return "--echo-delay"
 }
 
 // param returns the value of t's flag name: as configured, or its default.
@@ -534,19 +538,15 @@ func (s *Session) probe(ctx context.Context, p *plan) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 	defer cancel()
-	if st, ok := p.tr.(driver.StreamTransport); ok && s.cfg.OneWay && p.echo != EchoRemote {
-		if err := probeOneWay(cctx, st, p); err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("%s: %w while connecting", p.sc.Type, engine.ErrInterrupted)
-			}
-			if expired(cctx) {
-				err = fmt.Errorf("%w (nothing within --connect-timeout %v)", err, s.cfg.ConnectTimeout)
-			}
-			return fmt.Errorf("%s: cannot reach %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)
-		}
-		return nil
+	st, oneWay := p.tr.(driver.StreamTransport)
+	oneWay = oneWay && s.cfg.OneWay && p.echo != EchoRemote
+	var pinger driver.Pinger
+	var err error
+	if oneWay {
+		err = probeOneWay(cctx, st, p)
+	} else {
+		pinger, err = p.tr.Dial(cctx, p.addr, p.opts)
 	}
-	pinger, err := p.tr.Dial(cctx, p.addr, p.opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: %w while connecting", p.sc.Type, engine.ErrInterrupted)
@@ -555,6 +555,9 @@ func (s *Session) probe(ctx context.Context, p *plan) error {
 			err = fmt.Errorf("%w (nothing within --connect-timeout %v)", err, s.cfg.ConnectTimeout)
 		}
 		return fmt.Errorf("%s: cannot reach %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)
+	}
+	if oneWay {
+		return nil // probeOneWay closed its ends
 	}
 	defer pinger.Close()
 	if p.echo != EchoRemote {
@@ -620,7 +623,6 @@ func (s *Session) Close() error {
 func (s *Session) Subs() []engine.Sub {
 	subs := make([]engine.Sub, len(s.plans))
 	for i, p := range s.plans {
-		p := p
 		subs[i] = engine.Sub{
 			Type: p.sc.Type, Transport: p.tr.Name(), Reliable: p.sc.Reliable, Echo: recordedEcho(p.echo),
 			Topic: p.opts.Topic, Params: p.recorded,
@@ -714,14 +716,12 @@ func (s *Session) openInProcess(ctx context.Context, p *plan) (*engine.Link, err
 	failed := make(chan error, 1)
 	pinned := make(chan error, 1)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		pinned <- pinThread(s.pongerCPU())
 		if err := e.Serve(sctx); err != nil && sctx.Err() == nil {
 			failed <- err
 		}
-	}()
+	})
 	closeEcho := func() error {
 		stop()
 		e.Close()
@@ -910,8 +910,7 @@ func (s *Session) runner(out Output) *engine.Runner {
 }
 
 // asPinger runs measure on a goroutine of its own pinned to the pinger's
-// CPU, so that pinning never leaks a pinned thread to the rest of the
-// program.
+// CPU (Run says why).
 func (s *Session) asPinger(measure func() error) error {
 	errc := make(chan error, 1)
 	go func() {
@@ -989,15 +988,13 @@ func (s *Session) MetaConfig() meta.Config {
 		}
 	}
 	for _, raw := range c.Targets {
-		targets = append(targets, RedactArgs([]string{raw}, nil)[0])
+		targets = append(targets, redactValue(raw))
 	}
 	slices.Sort(targets)
 	mc.Target = strings.Join(targets, ",")
-	switch len(placements) {
-	case 0:
+	mc.Echo = strings.Join(placements, ",")
+	if len(placements) == 0 {
 		mc.Echo = engine.EchoInProcess
-	default:
-		mc.Echo = strings.Join(placements, ",")
 	}
 	return mc
 }
@@ -1026,8 +1023,8 @@ func RedactArgs(args []string, secret map[string]bool) []string {
 			out[i], hide = "xxxxx", false
 			continue
 		}
-		if name, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), ""); ok && strings.HasPrefix(a, "-") {
-			flag, _, hasValue := strings.Cut(name, "=")
+		if strings.HasPrefix(a, "-") {
+			flag, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			if secret[flag] {
 				if hasValue {
 					out[i] = a[:strings.Index(a, "=")+1] + "xxxxx"

@@ -30,20 +30,17 @@ type echoProcess struct {
 func startEchoProcess(ctx context.Context, argv, env []string, stderr io.Writer, wait time.Duration) (*echoProcess, error) {
 	// Fork from a fresh goroutine: the caller may run on an OS thread
 	// pinned to a CPU, whose affinity the child would inherit.
-	type started struct {
-		p   *echoProcess
-		err error
-	}
-	c := make(chan started, 1)
+	var p *echoProcess
+	var err error
+	spawned := make(chan struct{})
 	go func() {
-		p, err := spawn(argv, env, stderr)
-		c <- started{p, err}
+		p, err = spawn(argv, env, stderr)
+		close(spawned)
 	}()
-	s := <-c
-	if s.err != nil {
-		return nil, s.err
+	<-spawned
+	if err != nil {
+		return nil, err
 	}
-	p := s.p
 	line := make(chan string, 1)
 	go func() {
 		r := bufio.NewReader(p.out)
