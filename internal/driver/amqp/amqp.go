@@ -1,6 +1,7 @@
 package amqp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,12 +91,8 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	if s.txSize > 1 {
 		return nil, errTxRoundTrip
 	}
-	e := &echoer{s: s, done: make(chan struct{}), delay: opts.EchoDelay.NewDelayer()}
-	if e.con, err = openConsumer(ctx, a, s, "echo", echoQueue(a, opts.Topic), "", e.done); err != nil {
-		return nil, err
-	}
-	if e.pub, err = openPublisher(ctx, a, s, "echo"); err != nil {
-		e.con.close()
+	e := &echoer{delay: opts.EchoDelay.NewDelayer()}
+	if err := e.open(ctx, a, s, "echo", echoQueue(a, opts.Topic)); err != nil {
 		return nil, err
 	}
 	e.addr = withQueue(a.broker, e.con.queue)
@@ -119,16 +116,12 @@ func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (dr
 	if s.txSize > 1 {
 		return nil, errTxRoundTrip
 	}
-	p := &pinger{s: s, echoQueue: q, done: make(chan struct{})}
-	if p.con, err = openConsumer(ctx, a, s, "pinger", "", "", p.done); err != nil {
-		return nil, err
-	}
-	if p.pub, err = openPublisher(ctx, a, s, "pinger"); err != nil {
-		p.con.close()
+	p := &pinger{echoQueue: q}
+	if err := p.open(ctx, a, s, "pinger", ""); err != nil {
 		return nil, err
 	}
 	if s.txSize > 0 || s.confirms() {
-		return &ackPinger{p}, nil
+		return &ackPinger{p, p.pub}, nil
 	}
 	return p, nil
 }
@@ -159,7 +152,7 @@ func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options
 	case s.group != "":
 		name = s.group + "." + opts.Topic
 	}
-	sub := &subscriber{s: s, done: make(chan struct{})}
+	sub := &subscriber{done: make(chan struct{})}
 	if sub.con, err = openConsumer(ctx, a, s, "subscriber", name, opts.Topic, sub.done); err != nil {
 		return nil, err
 	}
@@ -262,7 +255,7 @@ func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) 
 	}
 	p := &oneWayPublisher{pub: pub, key: key}
 	if s.txSize > 0 || s.confirms() {
-		return &ackPublisher{p}, nil
+		return &ackPublisher{p, pub}, nil
 	}
 	return p, nil
 }
@@ -273,22 +266,47 @@ func resolve(addr string, opts driver.Options) (*settings, address, error) {
 	if err != nil {
 		return nil, address{}, err
 	}
-	if addr == "" {
-		addr = opts.Params[FlagURL]
-	}
-	a, err := parseAddress(addr, s)
+	a, err := parseAddress(cmp.Or(addr, opts.Params[FlagURL]), s)
 	return s, a, err
+}
+
+// roundTripEnd is what both ends of a round trip have: a consuming and a
+// publishing link, closed together.
+type roundTripEnd struct {
+	pub       *publisher
+	con       *consumer
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// open opens the consuming link, on queue (or one the broker names when
+// it is empty), then the publishing link.
+func (r *roundTripEnd) open(ctx context.Context, a address, s *settings, role, queue string) (err error) {
+	r.done = make(chan struct{})
+	if r.con, err = openConsumer(ctx, a, s, role, queue, "", r.done); err != nil {
+		return err
+	}
+	if r.pub, err = openPublisher(ctx, a, s, role); err != nil {
+		r.con.close()
+	}
+	return err
+}
+
+// Close stops an echoer's Serve and closes both connections; the end's
+// queue goes with them.
+func (r *roundTripEnd) Close() error {
+	r.closeOnce.Do(func() {
+		close(r.done)
+		r.closeErr = errors.Join(r.pub.close(), r.con.close())
+	})
+	return r.closeErr
 }
 
 // pinger is the measuring end of a round trip.
 type pinger struct {
-	s         *settings
-	pub       *publisher
-	con       *consumer
+	roundTripEnd
 	echoQueue string
-	done      chan struct{}
-	closeOnce sync.Once
-	closeErr  error
 }
 
 var (
@@ -315,44 +333,28 @@ func (p *pinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error)
 	return p.con.receive(buf, deadline, p.pub)
 }
 
-// Close closes both connections; the pinger's queue goes with them.
-func (p *pinger) Close() error {
-	p.closeOnce.Do(func() {
-		close(p.done)
-		p.closeErr = errors.Join(p.pub.close(), p.con.close())
-	})
-	return p.closeErr
-}
-
 // Counters implements driver.CounterReader: returned pings as dropped,
 // refused (nacked) ones as errors.
 func (p *pinger) Counters() driver.Counters { return p.pub.counters() }
 
 // SystemInfo implements driver.InfoReporter.
-func (p *pinger) SystemInfo() meta.SystemInfo { return p.pub.info(p.s) }
+func (p *pinger) SystemInfo() meta.SystemInfo { return p.pub.info() }
 
 // ackPinger is a pinger whose pings the broker acknowledges: publisher
-// confirms (reliable) or a commit per message (--amqp-tx-size 1).
-type ackPinger struct{ *pinger }
+// confirms (reliable) or a commit per message (--amqp-tx-size 1). Its
+// publisher is its driver.AckSender.
+type ackPinger struct {
+	*pinger
+	*publisher
+}
 
 var _ driver.AckSender = (*ackPinger)(nil)
 
-// OnAck implements driver.AckSender.
-func (p *ackPinger) OnAck(f func(error)) { p.pub.OnAck(f) }
-
-// WaitAcks implements driver.AckSender.
-func (p *ackPinger) WaitAcks(deadline time.Time) error { return p.pub.WaitAcks(deadline) }
-
 // echoer is the far end of a round trip.
 type echoer struct {
-	s         *settings
+	roundTripEnd
 	delay     *driver.Delayer // nil: reply at once
-	pub       *publisher
-	con       *consumer
 	addr      string
-	done      chan struct{}
-	closeOnce sync.Once
-	closeErr  error
 	noReplyTo atomic.Uint64
 }
 
@@ -418,16 +420,6 @@ func (e *echoer) stopped(err error) error {
 	}
 }
 
-// Close stops Serve and closes both connections; the echoer's queue goes
-// with them.
-func (e *echoer) Close() error {
-	e.closeOnce.Do(func() {
-		close(e.done)
-		e.closeErr = errors.Join(e.pub.close(), e.con.close())
-	})
-	return e.closeErr
-}
-
 // Counters implements driver.CounterReader: echoes returned as unroutable
 // (their pinger's queue is gone) as dropped; refused echoes and messages
 // without reply_to as errors.
@@ -438,11 +430,10 @@ func (e *echoer) Counters() driver.Counters {
 }
 
 // SystemInfo implements driver.InfoReporter.
-func (e *echoer) SystemInfo() meta.SystemInfo { return e.con.info(e.s) }
+func (e *echoer) SystemInfo() meta.SystemInfo { return e.con.info() }
 
 // subscriber is the receiving end of one-way traffic.
 type subscriber struct {
-	s         *settings
 	con       *consumer
 	addr      string
 	forget    func() // removes a queue named by the broker from serverQueues
@@ -479,7 +470,7 @@ func (s *subscriber) Close() error {
 }
 
 // SystemInfo implements driver.InfoReporter.
-func (s *subscriber) SystemInfo() meta.SystemInfo { return s.con.info(s.s) }
+func (s *subscriber) SystemInfo() meta.SystemInfo { return s.con.info() }
 
 // oneWayPublisher is the sending end of one-way traffic.
 type oneWayPublisher struct {
@@ -516,11 +507,14 @@ func (p *oneWayPublisher) Close() error {
 func (p *oneWayPublisher) Counters() driver.Counters { return p.pub.counters() }
 
 // SystemInfo implements driver.InfoReporter.
-func (p *oneWayPublisher) SystemInfo() meta.SystemInfo { return p.pub.info(p.pub.s) }
+func (p *oneWayPublisher) SystemInfo() meta.SystemInfo { return p.pub.info() }
 
 // ackPublisher is a oneWayPublisher whose messages the broker
-// acknowledges.
-type ackPublisher struct{ *oneWayPublisher }
+// acknowledges. Its publisher is its driver.AckSender.
+type ackPublisher struct {
+	*oneWayPublisher
+	*publisher
+}
 
 var (
 	_ driver.AckSender   = (*ackPublisher)(nil)
@@ -537,11 +531,3 @@ func (p *ackPublisher) FlushBatch() error {
 	defer p.pub.txMu.Unlock()
 	return p.pub.commitLocked()
 }
-
-// OnAck implements driver.AckSender: f is called once per message from
-// the publisher's confirmation goroutine (confirms) or from Send and
-// WaitAcks when a transaction commits.
-func (p *ackPublisher) OnAck(f func(error)) { p.pub.OnAck(f) }
-
-// WaitAcks implements driver.AckSender.
-func (p *ackPublisher) WaitAcks(deadline time.Time) error { return p.pub.WaitAcks(deadline) }

@@ -1,6 +1,7 @@
 package amqp
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -40,9 +41,7 @@ type address struct {
 // plain end refuses amqps:// so that a sub-experiment is never measured
 // over TLS under a plain name.
 func parseAddress(addr string, s *settings) (address, error) {
-	if addr == "" {
-		addr = DefaultURL
-	}
+	addr = cmp.Or(addr, DefaultURL)
 	u, err := url.Parse(addr)
 	if err != nil {
 		return address{}, fmt.Errorf("amqp: %q is not a URL: expected amqp://USER:PASSWORD@HOST:PORT/VHOST", redact(addr))
@@ -99,6 +98,7 @@ func withQueue(broker, queue string) string {
 type link struct {
 	conn *amqp091.Connection
 	ch   *amqp091.Channel
+	s    *settings
 	url  string // redacted, for messages
 	role string // e.g. "pinger publishing", for messages
 
@@ -137,7 +137,7 @@ func dial(ctx context.Context, a address, s *settings, role string) (*link, erro
 		}
 		return nil, dialError(err, redacted, s.security)
 	}
-	l := &link{conn: conn, url: redacted, role: role}
+	l := &link{conn: conn, s: s, url: redacted, role: role}
 	l.connClosed = conn.NotifyClose(make(chan *amqp091.Error, 1))
 	if l.ch, err = conn.Channel(); err != nil {
 		conn.Close()
@@ -351,10 +351,16 @@ func (l *link) opErr(what string, err error) error {
 // broke records and returns the error of a close notification received
 // by a select elsewhere.
 func (l *link) broke(what string, e *amqp091.Error, ok bool) error {
+	return l.fail(l.brokenErr(what, e, ok))
+}
+
+// fail records err as why the link broke, unless it already broke, and
+// returns the reason recorded.
+func (l *link) fail(err error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err == nil {
-		l.err = l.brokenErr(what, e, ok)
+		l.err = err
 	}
 	return l.err
 }
@@ -400,10 +406,11 @@ func (l *link) close() error {
 }
 
 // info describes the broker the link reached, for meta.json.
-func (l *link) info(s *settings) meta.SystemInfo { return l.infoTx(s, txCount{}) }
+func (l *link) info() meta.SystemInfo { return l.infoTx(txCount{}) }
 
 // infoTx is info with the transactions a publisher committed so far.
-func (l *link) infoTx(s *settings, tx txCount) meta.SystemInfo {
+func (l *link) infoTx(tx txCount) meta.SystemInfo {
+	s := l.s
 	p := l.conn.Properties
 	str := func(k string) string {
 		switch v := p[k].(type) {
@@ -420,11 +427,10 @@ func (l *link) infoTx(s *settings, tx txCount) meta.SystemInfo {
 		"heartbeat": l.conn.Config.Heartbeat.String(),
 		"mode":      s.mode(tx),
 	}}
-	if v := str("cluster_name"); v != "" {
-		si.Extra["cluster_name"] = v
-	}
-	if v := str("platform"); v != "" {
-		si.Extra["platform"] = v
+	for _, k := range []string{"cluster_name", "platform"} {
+		if v := str(k); v != "" {
+			si.Extra[k] = v
+		}
 	}
 	if s.security != nil {
 		si.Extra["tls"] = tls.VersionName(l.conn.ConnectionState().Version)

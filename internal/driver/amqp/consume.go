@@ -1,6 +1,7 @@
 package amqp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,6 @@ import (
 // queue named by the broker (or by the caller), and one consumer on it.
 type consumer struct {
 	*link
-	s          *settings
 	queue      string
 	deliveries <-chan amqp091.Delivery
 	cancelled  chan string
@@ -35,7 +35,7 @@ func openConsumer(ctx context.Context, a address, s *settings, role, name, bindK
 	if err != nil {
 		return nil, err
 	}
-	c := &consumer{link: l, s: s, done: done}
+	c := &consumer{link: l, done: done}
 	if err := c.setUp(name, bindKey); err != nil {
 		l.close()
 		return nil, err
@@ -60,10 +60,7 @@ func (c *consumer) setUp(name, bindKey string) error {
 	}
 	c.queue = q.Name
 	if c.s.exchange != "" {
-		if bindKey == "" {
-			bindKey = q.Name
-		}
-		if err := c.ch.QueueBind(q.Name, bindKey, c.s.exchange, false, nil); err != nil {
+		if err := c.ch.QueueBind(q.Name, cmp.Or(bindKey, q.Name), c.s.exchange, false, nil); err != nil {
 			return fmt.Errorf("amqp: binding queue %s to exchange %q on %s (does the exchange exist? --%s): %w", q.Name, c.s.exchange, c.url, FlagExchange, err)
 		}
 	}
@@ -209,12 +206,8 @@ func (c *consumer) cancelErr(tag string, ok bool) error {
 	if !ok {
 		return c.stopped()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err == nil {
-		c.err = fmt.Errorf("amqp: the broker cancelled consumer %q of queue %s on %s (was the queue deleted?)", tag, c.queue, c.url)
-	}
-	return c.err
+	return c.fail(fmt.Errorf("amqp: the broker cancelled consumer %q of queue %s on %s (was the queue deleted?)",
+		tag, c.queue, c.url))
 }
 
 // stopped explains why the delivery channel was closed.
@@ -232,10 +225,5 @@ func (c *consumer) stopped() error {
 		return c.cancelErr(tag, ok)
 	default:
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err == nil {
-		c.err = fmt.Errorf("amqp: the consumer of queue %s on %s stopped: %w", c.queue, c.url, driver.ErrClosed)
-	}
-	return c.err
+	return c.fail(fmt.Errorf("amqp: the consumer of queue %s on %s stopped: %w", c.queue, c.url, driver.ErrClosed))
 }

@@ -30,7 +30,6 @@ var ErrNacked = errors.New("the broker refused the message (basic.nack)")
 // publisher confirms, transactions and returned messages.
 type publisher struct {
 	*link
-	s    *settings
 	ctx  context.Context // publishing context; ends with the end
 	mode uint8
 
@@ -67,7 +66,7 @@ func openPublisher(ctx context.Context, a address, s *settings, role string) (*p
 	if err != nil {
 		return nil, err
 	}
-	p := &publisher{link: l, s: s, ctx: context.Background(), mode: s.deliveryMode(), progress: make(chan struct{}, 1)}
+	p := &publisher{link: l, ctx: context.Background(), mode: s.deliveryMode(), progress: make(chan struct{}, 1)}
 	if err := p.setUp(); err != nil {
 		l.close()
 		return nil, err
@@ -209,7 +208,7 @@ func (p *publisher) send(exchange, routingKey string, msg amqp091.Publishing) er
 	}
 	err := p.ch.PublishWithContext(p.ctx, exchange, routingKey, p.s.mandatory, false, msg)
 	if err != nil {
-		return p.sendErr("publish", err)
+		return p.opErr("publish", err)
 	}
 	if p.s.txSize == 0 {
 		p.sent.Add(1)
@@ -234,7 +233,7 @@ func (p *publisher) commitLocked() error {
 	p.inTx = 0
 	err := p.ch.TxCommit()
 	if err != nil {
-		err = p.sendErr("tx.commit", err)
+		err = p.opErr("tx.commit", err)
 		p.txErr = err
 	} else {
 		p.countNotifiedReturns()
@@ -259,13 +258,9 @@ func (p *publisher) commitLocked() error {
 }
 
 // info describes the broker and what this publisher committed.
-func (p *publisher) info(s *settings) meta.SystemInfo {
-	return p.infoTx(s, txCount{p.commits.Load(), p.committed.Load()})
+func (p *publisher) info() meta.SystemInfo {
+	return p.infoTx(txCount{p.commits.Load(), p.committed.Load()})
 }
-
-// sendErr explains a failed publish or commit, preferring the reason the
-// link broke.
-func (p *publisher) sendErr(what string, err error) error { return p.opErr(what, err) }
 
 func (p *publisher) returnErr(r amqp091.Return) error {
 	return fmt.Errorf("amqp: the broker returned a message published to %q as unroutable (%d %s): the queue it was sent to no longer exists", r.RoutingKey, r.ReplyCode, r.ReplyText)
@@ -290,7 +285,9 @@ func (p *publisher) returnedErr() error {
 	return fmt.Errorf("amqp: the broker returned %d message(s) as unroutable (basic.return, --%s), the latest published to %q: %d %s", n, FlagMandatory, r.RoutingKey, r.ReplyCode, r.ReplyText)
 }
 
-// OnAck implements driver.AckSender.
+// OnAck implements driver.AckSender: f is called once per message from
+// the confirmation goroutine (confirms) or from Send and WaitAcks when a
+// transaction commits.
 func (p *publisher) OnAck(f func(error)) {
 	p.onAckMu.Lock()
 	p.onAck = f

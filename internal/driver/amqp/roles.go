@@ -1,6 +1,7 @@
 package amqp
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -83,9 +84,7 @@ func dialRoleClient(ctx context.Context, raw string, opts driver.Options, timeou
 	if err != nil {
 		return nil, err
 	}
-	if s.exchange == "" {
-		s.exchange = roleExchange
-	}
+	s.exchange = cmp.Or(s.exchange, roleExchange)
 	var tok [6]byte
 	rand.Read(tok[:])
 	b := &roleClient{wait: map[string]func([]byte, time.Time){}, token: hex.EncodeToString(tok[:]), lost: make(chan error, 1)}
@@ -148,7 +147,7 @@ func (Transport) RoleUsage() driver.RoleUsage {
 }
 
 // SystemInfo is the broker's and the link's, as every end reports them.
-func (b *roleClient) SystemInfo() meta.SystemInfo { return b.p.info(b.p.s) }
+func (b *roleClient) SystemInfo() meta.SystemInfo { return b.p.info() }
 
 func (b *roleClient) Publish(topic string, msg []byte) error {
 	b.pubMu.Lock()
@@ -182,7 +181,7 @@ func (b *roleClient) consume(what, expr string, f func(d *amqp091.Delivery, at t
 	if err != nil {
 		return nil, err
 	}
-	c := &consumer{link: &link{conn: b.p.conn, ch: ch, url: b.p.url, role: "role " + what}, s: b.p.s}
+	c := &consumer{link: &link{conn: b.p.conn, ch: ch, s: b.p.s, url: b.p.url, role: "role " + what}}
 	if err := c.setUp("", expr); err != nil {
 		ch.Close()
 		return nil, err

@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -72,6 +73,15 @@ func (b *base) err() error {
 	}
 }
 
+// opErr explains a failed operation (what, e.g. "publishing to t"),
+// preferring the loss of the connection when it was lost.
+func (b *base) opErr(what string, err error) error {
+	if lerr := b.err(); lerr != nil {
+		return lerr
+	}
+	return fmt.Errorf("mqtt: %s on %s: %w", what, b.s.redacted, err)
+}
+
 // lost records that the connection broke (not by close): err is what the
 // library reported.
 func (b *base) lost(err error) {
@@ -102,7 +112,7 @@ func (b *base) facts() map[string]string {
 	}
 	m := map[string]string{
 		"protocol":  b.s.protocol(),
-		"client":    lib + " " + moduleVersion(lib),
+		"client":    lib + " " + cmp.Or(buildDeps()[lib], "(unknown version)"),
 		"qos":       strconv.Itoa(int(b.s.qos)),
 		"keepalive": (time.Duration(b.s.keepAlive) * time.Second).String(),
 	}

@@ -18,9 +18,10 @@ import (
 const readBufferSize = 64 << 10
 
 // dialBroker opens the TCP (TCP_NODELAY, Go's default) or TLS connection
-// to the broker within ctx. batchWrites wraps it for paho.golang
-// (batchConn).
-func dialBroker(ctx context.Context, s *settings, batchWrites bool) (net.Conn, error) {
+// to the broker within ctx, and names its TLS version and cipher suite in
+// b.tls. batchWrites wraps it for paho.golang (batchConn).
+func (b *base) dialBroker(ctx context.Context, batchWrites bool) (net.Conn, error) {
+	s := b.s
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", s.url.Host)
 	if err != nil {
@@ -33,12 +34,15 @@ func dialBroker(ctx context.Context, s *settings, batchWrites bool) (net.Conn, e
 			c.Close()
 			return nil, s.handshakeErr(err)
 		}
+		st := tc.ConnectionState()
+		b.tls = tls.VersionName(st.Version) + " " + tls.CipherSuiteName(st.CipherSuite)
 		nc = tc
 	}
+	rc := readConn{Conn: nc, r: bufio.NewReaderSize(nc, readBufferSize)}
 	if batchWrites {
-		return &batchConn{Conn: nc, r: bufio.NewReaderSize(nc, readBufferSize)}, nil
+		return &batchConn{readConn: rc}, nil
 	}
-	return &readConn{Conn: nc, r: bufio.NewReaderSize(nc, readBufferSize)}, nil
+	return &rc, nil
 }
 
 // handshakeErr explains a failed TLS handshake with the broker.
@@ -101,8 +105,7 @@ func (c *readConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 // of paho.golang goes through WriteTo, so Write is only ever called under
 // the lock.
 type batchConn struct {
-	net.Conn
-	r      *bufio.Reader
+	readConn
 	mu     sync.Mutex
 	buf    []byte
 	err    error                 // a failed send; the connection is closed
@@ -125,8 +128,6 @@ func (c *batchConn) writeErr() error {
 	}
 	return nil
 }
-
-func (c *batchConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // Lock starts a packet.
 func (c *batchConn) Lock() { c.mu.Lock() }

@@ -59,18 +59,14 @@ func StartBroker(sec *driver.Security, h mochi.Hook, config any) (url string, st
 		return "", nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
 	hostport := l.Address()
-	embeddedMu.Lock()
-	embeddedHosts[hostport] = true
-	embeddedMu.Unlock()
+	embeddedHosts.Store(hostport, true)
 	var (
 		once    sync.Once
 		stopErr error
 	)
 	stop = func() error {
 		once.Do(func() {
-			embeddedMu.Lock()
-			delete(embeddedHosts, hostport)
-			embeddedMu.Unlock()
+			embeddedHosts.Delete(hostport)
 			stopErr = l.shutdown(srv)
 		})
 		return stopErr

@@ -15,7 +15,7 @@ import (
 type receiver struct {
 	c    client
 	in   *driver.Handoff
-	info infoOnce
+	info func() meta.SystemInfo
 }
 
 // receive connects role's client and subscribes it to topic.
@@ -24,7 +24,7 @@ func receive(ctx context.Context, s *settings, role string, acks *ackTracker, to
 	if err != nil {
 		return nil, err
 	}
-	r := &receiver{c: c, in: newInbox(s, c, topic), info: infoOnce{s: s}}
+	r := &receiver{c: c, in: newInbox(s, c, topic), info: infoOnce(s, c)}
 	if err := c.subscribe(ctx, topic, s.qos, r.in.Deliver); err != nil {
 		c.close()
 		return nil, err
@@ -43,7 +43,7 @@ func (r *receiver) Counters() driver.Counters {
 }
 
 // SystemInfo describes the broker and the connection.
-func (r *receiver) SystemInfo() meta.SystemInfo { return r.info.get(r.c) }
+func (r *receiver) SystemInfo() meta.SystemInfo { return r.info() }
 
 // Close disconnects; a blocked Receive returns an error wrapping
 // driver.ErrClosed.
@@ -228,7 +228,7 @@ func (s *Subscriber) Consume(f func(msg []byte, at time.Time)) error { return s.
 type Publisher struct {
 	c     client
 	topic string
-	info  infoOnce
+	info  func() meta.SystemInfo
 }
 
 var (
@@ -261,20 +261,16 @@ func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) 
 		return nil, err
 	}
 	if acks == nil {
-		p := &Publisher{c: c, topic: s.topic}
-		p.info.s = s
-		return p, nil
+		return &Publisher{c: c, topic: s.topic, info: infoOnce(s, c)}, nil
 	}
-	p := &AckPublisher{Publisher: Publisher{c: c, topic: s.topic}, ackTracker: acks}
-	p.info.s = s
-	return p, nil
+	return &AckPublisher{Publisher: Publisher{c: c, topic: s.topic, info: infoOnce(s, c)}, ackTracker: acks}, nil
 }
 
 // Send publishes msg; it does not wait for an acknowledgement.
 func (p *Publisher) Send(msg []byte) error { return p.c.publish(p.topic, msg, false) }
 
 // SystemInfo describes the broker and the connection.
-func (p *Publisher) SystemInfo() meta.SystemInfo { return p.info.get(p.c) }
+func (p *Publisher) SystemInfo() meta.SystemInfo { return p.info() }
 
 // Close disconnects. Messages not yet acknowledged are refused.
 func (p *Publisher) Close() error { return p.c.close() }

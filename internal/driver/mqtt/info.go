@@ -2,8 +2,6 @@ package mqtt
 
 import (
 	"context"
-	"crypto/tls"
-	"net"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -22,16 +20,9 @@ const (
 	versionWait             = time.Second
 )
 
-// infoOnce computes an end's SystemInfo once.
-type infoOnce struct {
-	s    *settings
-	once sync.Once
-	info meta.SystemInfo
-}
-
-func (o *infoOnce) get(c client) meta.SystemInfo {
-	o.once.Do(func() { o.info = systemInfo(o.s, c) })
-	return o.info
+// infoOnce returns an end's SystemInfo, computed on the first call.
+func infoOnce(s *settings, c client) func() meta.SystemInfo {
+	return sync.OnceValue(func() meta.SystemInfo { return systemInfo(s, c) })
 }
 
 // systemInfo describes the broker and the connection. MQTT has no version
@@ -41,7 +32,7 @@ func (o *infoOnce) get(c client) meta.SystemInfo {
 // its version alone) is read once, when the broker publishes it.
 func systemInfo(s *settings, c client) meta.SystemInfo {
 	si := meta.SystemInfo{URL: s.url.String(), Extra: c.facts()}
-	if isEmbedded(s.url.Host) {
+	if _, ok := embeddedHosts.Load(s.url.Host); ok {
 		si.Product, si.Version, si.Embedded = "mochi-mqtt", mochi.Version, true
 		return si
 	}
@@ -99,24 +90,7 @@ func parseBrokerVersion(raw string) (product, version string) {
 	return "", strings.TrimSpace(raw)
 }
 
-// tlsFacts names the TLS version and cipher suite of conn, "" for plain
-// TCP.
-func tlsFacts(conn net.Conn) string {
-	var inner net.Conn
-	switch c := conn.(type) {
-	case *readConn:
-		inner = c.Conn
-	case *batchConn:
-		inner = c.Conn
-	}
-	tc, ok := inner.(*tls.Conn)
-	if !ok {
-		return ""
-	}
-	st := tc.ConnectionState()
-	return tls.VersionName(st.Version) + " " + tls.CipherSuiteName(st.CipherSuite)
-}
-
+// buildDeps holds the version of each module this program was built with.
 var buildDeps = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -131,23 +105,6 @@ var buildDeps = sync.OnceValue(func() map[string]string {
 	return m
 })
 
-// moduleVersion is the version of the module at path this program was
-// built with.
-func moduleVersion(path string) string {
-	if v := buildDeps()[path]; v != "" {
-		return v
-	}
-	return "(unknown version)"
-}
-
-// Brokers started by StartEmbedded in this process, by host:port.
-var (
-	embeddedMu    sync.Mutex
-	embeddedHosts = map[string]bool{}
-)
-
-func isEmbedded(hostport string) bool {
-	embeddedMu.Lock()
-	defer embeddedMu.Unlock()
-	return embeddedHosts[hostport]
-}
+// embeddedHosts holds the host:port of the brokers StartEmbedded started in
+// this process.
+var embeddedHosts sync.Map

@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -145,12 +146,7 @@ func (Transport) Flags() []driver.Flag {
 }
 
 // topicOf returns the link's topic.
-func topicOf(opts driver.Options) string {
-	if opts.Topic != "" {
-		return opts.Topic
-	}
-	return DefaultTopic
-}
+func topicOf(opts driver.Options) string { return cmp.Or(opts.Topic, DefaultTopic) }
 
 // checkTopic refuses topics a PUBLISH cannot carry.
 func checkTopic(topic string) error {

@@ -23,7 +23,7 @@ import (
 // wildcards get every message below a prefix.
 type roleClient struct {
 	c     *client5
-	info  infoOnce
+	info  func() meta.SystemInfo
 	lost  chan error
 	mu    sync.RWMutex
 	subs  []roleSub
@@ -64,7 +64,7 @@ func dialRoleClient(ctx context.Context, raw string, opts driver.Options, timeou
 	if err != nil {
 		return nil, err
 	}
-	b := &roleClient{c: c, info: infoOnce{s: s}, lost: make(chan error, 1), wait: map[string]func([]byte, time.Time){}}
+	b := &roleClient{c: c, info: infoOnce(s, c), lost: make(chan error, 1), wait: map[string]func([]byte, time.Time){}}
 	c.mu.Lock()
 	c.other = b.route
 	c.mu.Unlock()
@@ -127,7 +127,7 @@ func (Transport) RoleUsage() driver.RoleUsage {
 }
 
 // SystemInfo is the broker's and the client's, as every end reports them.
-func (b *roleClient) SystemInfo() meta.SystemInfo { return b.info.get(b.c) }
+func (b *roleClient) SystemInfo() meta.SystemInfo { return b.info() }
 
 func (b *roleClient) publish(p *paho.Publish) error {
 	if p.QoS == 0 {

@@ -72,7 +72,7 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 	}
 	s := &settings{
 		topic:        topicOf(opts),
-		queueDepth:   opts.QueueDepth,
+		queueDepth:   cmp.Or(max(opts.QueueDepth, 0), DefaultQueueDepth),
 		security:     opts.Security,
 		group:        opts.Group,
 		clientPrefix: cmp.Or(ps.String(ParamClientID), DefaultClientID),
@@ -81,9 +81,6 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		// the flag's range, 1 to 65535.
 		keepAlive:   uint16((ps.Duration(ParamKeepAlive) + time.Second - 1) / time.Second),
 		maxInflight: ps.Int(ParamMaxInflight),
-	}
-	if s.queueDepth <= 0 {
-		s.queueDepth = DefaultQueueDepth
 	}
 	if err := checkTopic(s.topic); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
@@ -113,9 +110,7 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		return nil, fmt.Errorf("mqtt: %s %q: want 0, 1 or 2", ParamQoS, q)
 	}
 
-	if addr == "" {
-		addr = cmp.Or(ps.String(ParamURL), DefaultURL)
-	}
+	addr = cmp.Or(addr, ps.String(ParamURL), DefaultURL)
 	s.raw = addr
 	if err := s.parseURL(addr); err != nil {
 		return nil, err
@@ -192,11 +187,8 @@ func (s *settings) parseURL(raw string) error {
 // withSchemeHost returns the URL raw with its scheme and host:port
 // replaced, its credentials kept.
 func withSchemeHost(raw, scheme, hostport string) string {
-	if !strings.Contains(raw, "://") {
-		return scheme + "://" + hostport
-	}
 	u, err := url.Parse(raw)
-	if err != nil {
+	if err != nil || !strings.Contains(raw, "://") {
 		return scheme + "://" + hostport
 	}
 	u.Scheme, u.Host = scheme, hostport

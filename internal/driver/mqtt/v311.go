@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,11 +46,10 @@ var _ client = (*client311)(nil)
 
 func connect311(ctx context.Context, s *settings, role string, acks *ackTracker) (*client311, error) {
 	c := &client311{base: newBase(s, role, acks), stop: make(chan struct{})}
-	conn, err := dialBroker(ctx, s, false)
+	conn, err := c.dialBroker(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	c.tls = tlsFacts(conn)
 	timeout := defaultConnectTimeout
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
@@ -93,7 +93,7 @@ func connect311(ctx context.Context, s *settings, role string, acks *ackTracker)
 		raw.Close()
 		if rc := tok.(*paho.ConnectToken).ReturnCode(); rc > packets.Accepted && rc < packets.ErrNetworkError {
 			return nil, fmt.Errorf("mqtt: the broker at %s refused the connection of client %s: CONNACK return code %d (%s)",
-				s.redacted, c.id, rc, connackText311(rc))
+				s.redacted, c.id, rc, cmp.Or(packets.ConnackReturnCodes[rc], "unknown"))
 		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
@@ -108,22 +108,13 @@ func connect311(ctx context.Context, s *settings, role string, acks *ackTracker)
 	return c, nil
 }
 
-func connackText311(rc byte) string {
-	if t, ok := packets.ConnackReturnCodes[rc]; ok {
-		return t
-	}
-	return "unknown"
-}
-
 // publish hands the message to the library's writer goroutine, which
 // writes it later: a payload the caller may reuse is copied. MQTT 3.1.1
 // has no flow control, so a tracked publish first waits until fewer than
 // maxInflight messages await their acknowledgement.
 func (c *client311) publish(topic string, payload []byte, owned bool) error {
-	select {
-	case <-c.lostCh:
-		return c.err()
-	default:
+	if err := c.err(); err != nil {
+		return err
 	}
 	tracked := c.tokens != nil
 	if tracked {
@@ -151,10 +142,7 @@ func (c *client311) publish(topic string, payload []byte, owned bool) error {
 					return nil // refused through OnAck
 				}
 			}
-			if lerr := c.err(); lerr != nil {
-				return lerr
-			}
-			return fmt.Errorf("mqtt: publishing to %s on %s: %w", topic, c.s.redacted, err)
+			return c.opErr("publishing to "+topic, err)
 		}
 	default:
 	}

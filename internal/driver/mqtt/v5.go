@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -41,12 +42,11 @@ var _ client = (*client5)(nil)
 
 func connect5(ctx context.Context, s *settings, role string, acks *ackTracker) (*client5, error) {
 	c := &client5{base: newBase(s, role, acks), handlers: map[string]func([]byte){}}
-	conn, err := dialBroker(ctx, s, true)
+	conn, err := c.dialBroker(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	c.conn = conn.(*batchConn)
-	c.tls = tlsFacts(conn)
 	var tracked *ackTracker
 	if s.qos > 0 {
 		tracked = acks
@@ -133,10 +133,8 @@ func packetSize(topic string, qos byte, payload int) int {
 // publish writes the message before it returns (QoS 0), or adds it to the
 // session state and writes it (QoS 1 and 2): payload is not kept.
 func (c *client5) publish(topic string, payload []byte, _ bool) error {
-	select {
-	case <-c.lostCh:
-		return c.err()
-	default:
+	if err := c.err(); err != nil {
+		return err
 	}
 	if c.maxPacket > 0 {
 		if n := packetSize(topic, c.s.qos, len(payload)); n > int(c.maxPacket) {
@@ -166,10 +164,7 @@ func (c *client5) publish(topic string, payload []byte, _ bool) error {
 		if tracked && !c.acks.unadd() {
 			return nil // refused through OnAck
 		}
-		if lerr := c.err(); lerr != nil {
-			return lerr
-		}
-		return fmt.Errorf("mqtt: publishing to %s on %s: %w", topic, c.s.redacted, err)
+		return c.opErr("publishing to "+topic, err)
 	}
 	return nil
 }
@@ -187,16 +182,13 @@ func (c *client5) subscribe(ctx context.Context, topic string, qos byte, h func(
 		switch r := sa.Reasons[0]; {
 		case r >= 0x80:
 			return fmt.Errorf("mqtt: the broker at %s refused the subscription of client %s to %s: SUBACK reason code 0x%02X (%s)%s",
-				c.s.redacted, c.id, topic, r, subackText(r), subackReason(sa))
+				c.s.redacted, c.id, topic, r, cmp.Or(subackTexts[r], "unknown"), subackReason(sa))
 		case r < qos:
 			return fmt.Errorf("mqtt: the broker at %s granted QoS %d for %s, not the QoS %d asked for", c.s.redacted, r, topic, qos)
 		}
 	}
 	if err != nil {
-		if lerr := c.err(); lerr != nil {
-			return lerr
-		}
-		return fmt.Errorf("mqtt: subscribing to %s on %s: %w", topic, c.s.redacted, err)
+		return c.opErr("subscribing to "+topic, err)
 	}
 	return nil
 }
@@ -208,29 +200,17 @@ func subackReason(sa *paho.Suback) string {
 	return ": " + sa.Properties.ReasonString
 }
 
-// subackText names the SUBACK failure codes of MQTT 5 (section 3.9.3).
-func subackText(r byte) string {
-	switch r {
-	case 0x80:
-		return "unspecified error"
-	case 0x83:
-		return "implementation specific error"
-	case 0x87:
-		return "not authorized"
-	case 0x8F:
-		return "topic filter invalid"
-	case 0x91:
-		return "packet identifier in use"
-	case 0x97:
-		return "quota exceeded"
-	case 0x9E:
-		return "shared subscriptions not supported"
-	case 0xA1:
-		return "subscription identifiers not supported"
-	case 0xA2:
-		return "wildcard subscriptions not supported"
-	}
-	return "unknown"
+// subackTexts names the SUBACK failure codes of MQTT 5 (section 3.9.3).
+var subackTexts = map[byte]string{
+	0x80: "unspecified error",
+	0x83: "implementation specific error",
+	0x87: "not authorized",
+	0x8F: "topic filter invalid",
+	0x91: "packet identifier in use",
+	0x97: "quota exceeded",
+	0x9E: "shared subscriptions not supported",
+	0xA1: "subscription identifiers not supported",
+	0xA2: "wildcard subscriptions not supported",
 }
 
 func (c *client5) unsubscribe(ctx context.Context, topic string) error {
@@ -259,18 +239,10 @@ func (c *client5) close() error {
 func (c *client5) facts() map[string]string {
 	m := c.base.facts()
 	if p := c.connack.Properties; p != nil {
-		if p.MaximumPacketSize != nil {
-			m["broker_maximum_packet_size"] = strconv.FormatUint(uint64(*p.MaximumPacketSize), 10)
-		}
-		if p.ReceiveMaximum != nil {
-			m["broker_receive_maximum"] = strconv.Itoa(int(*p.ReceiveMaximum))
-		}
-		if p.MaximumQoS != nil {
-			m["broker_maximum_qos"] = strconv.Itoa(int(*p.MaximumQoS))
-		}
-		if p.TopicAliasMaximum != nil {
-			m["broker_topic_alias_maximum"] = strconv.Itoa(int(*p.TopicAliasMaximum))
-		}
+		putUint(m, "broker_maximum_packet_size", p.MaximumPacketSize)
+		putUint(m, "broker_receive_maximum", p.ReceiveMaximum)
+		putUint(m, "broker_maximum_qos", p.MaximumQoS)
+		putUint(m, "broker_topic_alias_maximum", p.TopicAliasMaximum)
 		if p.ServerKeepAlive != nil {
 			m["broker_keepalive"] = (time.Duration(*p.ServerKeepAlive) * time.Second).String()
 		}
@@ -282,6 +254,13 @@ func (c *client5) facts() map[string]string {
 		}
 	}
 	return m
+}
+
+// putUint sets m[k] to *v in decimal, unless v is nil.
+func putUint[T uint32 | uint16 | byte](m map[string]string, k string, v *T) {
+	if v != nil {
+		m[k] = strconv.FormatUint(uint64(*v), 10)
+	}
 }
 
 // session5 is paho.golang's session state, with the acknowledgements of

@@ -1,6 +1,7 @@
 package nats
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -37,8 +38,7 @@ type conn struct {
 	closing  atomic.Bool   // Close was called: a closed link is no failure
 	closedCh chan struct{} // closed when the connection is closed
 	dialErr  atomic.Pointer[error]
-	asyncErr atomic.Pointer[error] // last asynchronous error (slow consumer, permissions)
-	errs     atomic.Uint64         // asynchronous errors counted
+	errs     atomic.Uint64 // asynchronous errors counted (slow consumers aside)
 }
 
 // embedded holds the URLs of servers started by StartEmbedded in this
@@ -71,9 +71,7 @@ func connect(ctx context.Context, addr string, opts driver.Options, role string,
 	if err != nil {
 		return nil, err
 	}
-	if addr == "" {
-		addr = p.url
-	}
+	addr = cmp.Or(addr, p.url)
 	c := &conn{url: addr, redacted: redact(addr), role: role, p: p, depth: opts.QueueDepth, group: opts.Group, closedCh: make(chan struct{})}
 	if _, err := url.Parse(addr); err != nil || !strings.Contains(addr, "://") {
 		if !validHostPort(addr) {
@@ -91,7 +89,6 @@ func connect(ctx context.Context, addr string, opts driver.Options, role string,
 				return // the subscription counts what it dropped
 			}
 			c.errs.Add(1)
-			c.asyncErr.Store(&err)
 		}),
 	}
 	switch {
@@ -233,8 +230,9 @@ func (c *conn) linkErr(what string, err error) error {
 	return fmt.Errorf("nats: %s %s: %w", c.role, what, err)
 }
 
-// close closes the connection once; a closed connection is no error.
-func (c *conn) close() error {
+// Close closes the connection once; a closed connection is no error. A
+// blocked Receive then returns driver.ErrClosed, and an echo's Serve nil.
+func (c *conn) Close() error {
 	if c.closing.Swap(true) {
 		return nil
 	}
@@ -253,9 +251,17 @@ func (c *conn) maxPayload() int {
 // checkSize refuses a run whose messages the server would refuse.
 func (c *conn) checkSize(opts driver.Options) error {
 	if opts.LargestMessage > c.maxPayload() {
-		c.close()
+		c.Close()
 		return fmt.Errorf("nats: the run sends messages of up to %d bytes, but %s accepts at most %d (its max_payload)",
 			opts.LargestMessage, c.redacted, c.maxPayload())
+	}
+	return nil
+}
+
+// publish publishes msg on subject (core NATS).
+func (c *conn) publish(subject string, msg []byte) error {
+	if err := c.nc.Publish(subject, msg); err != nil {
+		return c.sendErr(subject, len(msg), err)
 	}
 	return nil
 }
@@ -268,9 +274,18 @@ func (c *conn) sendErr(subject string, n int, err error) error {
 	return c.linkErr("publishing to "+subject, err)
 }
 
-// info describes the server this end is connected to, as it was when it
-// connected (a connection never moves to another server).
-func (c *conn) info() meta.SystemInfo {
+// stopped is what an echo's Serve returns for err: nil once ctx is done or
+// the end is closing (its link failing is then expected), else err.
+func (c *conn) stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil || c.closing.Load() {
+		return nil
+	}
+	return err
+}
+
+// SystemInfo describes the server this end is connected to, as it was when
+// it connected (a connection never moves to another server).
+func (c *conn) SystemInfo() meta.SystemInfo {
 	si := c.sysinfo
 	si.Extra = maps.Clone(si.Extra)
 	return si

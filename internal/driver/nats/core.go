@@ -1,6 +1,7 @@
 package nats
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 
 	"github.com/mqgate/mqgate/internal/driver"
-	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // coreRecv receives a core NATS subscription. It waits on the
@@ -17,15 +17,14 @@ import (
 // is handed over by nats.go's reader straight to the goroutine that called
 // Receive, and the arrival time is read the moment it is.
 type coreRecv struct {
-	c   *conn
+	*conn
 	sub *natsgo.Subscription
 }
 
 // subscribe subscribes to subject, in the connection's queue group if it
-// has one, synchronously when h is nil, with at
-// most pending messages waiting (0: nats.go's limit, -1: none), and waits
-// until the server has the subscription, so that nothing published after
-// it returns is missed.
+// has one, synchronously when h is nil, with at most pending messages
+// waiting (0: nats.go's limit, -1: none), and waits until the server has
+// the subscription, so that nothing published after it returns is missed.
 func (c *conn) subscribe(subject string, pending int, h natsgo.MsgHandler) (*natsgo.Subscription, error) {
 	var sub *natsgo.Subscription
 	var err error
@@ -48,7 +47,7 @@ func (c *conn) subscribe(subject string, pending int, h natsgo.MsgHandler) (*nat
 func subscribeEnd(c *conn, subject string, h natsgo.MsgHandler) (*natsgo.Subscription, error) {
 	sub, err := c.subscribe(subject, max(c.depth, 0), h)
 	if err != nil {
-		c.close()
+		c.Close()
 		return nil, fmt.Errorf("nats: %s subscribing to %s on %s: %w", c.role, subject, c.redacted, err)
 	}
 	return sub, nil
@@ -72,14 +71,16 @@ func (r *coreRecv) receive(buf []byte, deadline time.Time) (int, time.Time, erro
 			// Messages were dropped (counted by the subscription); the
 			// next one is still to come.
 		default:
-			return 0, time.Time{}, r.c.linkErr("receiving on "+r.sub.Subject, err)
+			return 0, time.Time{}, r.linkErr("receiving on "+r.sub.Subject, err)
 		}
 	}
 }
 
-func (r *coreRecv) counters() driver.Counters {
+// Counters reports messages nats.go dropped because they arrived faster
+// than they were received (slow consumer), and asynchronous errors.
+func (r *coreRecv) Counters() driver.Counters {
 	d, _ := r.sub.Dropped()
-	return driver.Counters{Dropped: uint64(max(d, 0)), Errors: r.c.errs.Load()}
+	return driver.Counters{Dropped: uint64(max(d, 0)), Errors: r.errs.Load()}
 }
 
 // corePinger publishes on <topic>.ping and receives <topic>.pong.
@@ -99,32 +100,17 @@ func dialCore(c *conn, topic string) (*corePinger, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &corePinger{coreRecv: coreRecv{c: c, sub: sub}, ping: topic + PingSuffix}, nil
+	return &corePinger{coreRecv: coreRecv{conn: c, sub: sub}, ping: topic + PingSuffix}, nil
 }
 
 // Send publishes msg on <topic>.ping.
-func (p *corePinger) Send(msg []byte) error {
-	if err := p.c.nc.Publish(p.ping, msg); err != nil {
-		return p.c.sendErr(p.ping, len(msg), err)
-	}
-	return nil
-}
+func (p *corePinger) Send(msg []byte) error { return p.publish(p.ping, msg) }
 
 // Receive returns the next message on <topic>.pong and when nats.go
 // handed it over.
 func (p *corePinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	return p.receive(buf, deadline)
 }
-
-// Counters reports messages nats.go dropped because they arrived faster
-// than they were received, and asynchronous errors.
-func (p *corePinger) Counters() driver.Counters { return p.counters() }
-
-// SystemInfo describes the server.
-func (p *corePinger) SystemInfo() meta.SystemInfo { return p.c.info() }
-
-// Close closes the connection; a blocked Receive returns driver.ErrClosed.
-func (p *corePinger) Close() error { return p.c.close() }
 
 // coreEcho republishes <topic>.ping on <topic>.pong.
 type coreEcho struct {
@@ -143,11 +129,11 @@ func listenCore(c *conn, topic string, delay *driver.Delayer) (*coreEcho, error)
 	if err != nil {
 		return nil, err
 	}
-	return &coreEcho{coreRecv: coreRecv{c: c, sub: sub}, pong: topic + PongSuffix, delay: delay}, nil
+	return &coreEcho{coreRecv: coreRecv{conn: c, sub: sub}, pong: topic + PongSuffix, delay: delay}, nil
 }
 
 // Addr is the server URL the echo is connected to.
-func (e *coreEcho) Addr() string { return e.c.url }
+func (e *coreEcho) Addr() string { return e.url }
 
 // Serve echoes until ctx is done (nil), Close is called (nil) or the
 // connection is lost (an error).
@@ -159,30 +145,21 @@ func (e *coreEcho) Serve(ctx context.Context) error {
 		switch {
 		case err == nil:
 			e.delay.Wait()
-			if err := e.c.nc.Publish(e.pong, m.Data); err != nil {
-				if ctx.Err() != nil || e.c.closing.Load() {
-					return nil
-				}
-				return e.c.sendErr(e.pong, len(m.Data), err)
-			}
+			err = e.publish(e.pong, m.Data)
 		case errors.Is(err, natsgo.ErrTimeout), errors.Is(err, natsgo.ErrSlowConsumer):
-		case ctx.Err() != nil || e.c.closing.Load():
-			return nil
+			continue
 		default:
-			return e.c.linkErr("receiving on "+e.sub.Subject, err)
+			err = e.linkErr("receiving on "+e.sub.Subject, err)
+		}
+		if err != nil {
+			return e.stopped(ctx, err)
 		}
 	}
 }
 
-// Counters reports pings nats.go dropped and asynchronous errors.
-func (e *coreEcho) Counters() driver.Counters { return e.counters() }
-
-// Close closes the connection and stops Serve.
-func (e *coreEcho) Close() error { return e.c.close() }
-
 // corePublisher publishes on <topic>.
 type corePublisher struct {
-	c       *conn
+	*conn
 	subject string
 }
 
@@ -192,22 +169,14 @@ var (
 )
 
 // Send publishes msg on <topic>.
-func (p *corePublisher) Send(msg []byte) error {
-	if err := p.c.nc.Publish(p.subject, msg); err != nil {
-		return p.c.sendErr(p.subject, len(msg), err)
-	}
-	return nil
-}
-
-// SystemInfo describes the server.
-func (p *corePublisher) SystemInfo() meta.SystemInfo { return p.c.info() }
+func (p *corePublisher) Send(msg []byte) error { return p.publish(p.subject, msg) }
 
 // Close flushes what was published and closes the connection.
 func (p *corePublisher) Close() error {
-	if !p.c.closing.Load() && !p.c.nc.IsClosed() {
-		p.c.nc.FlushTimeout(5 * time.Second)
+	if !p.closing.Load() && !p.nc.IsClosed() {
+		p.nc.FlushTimeout(5 * time.Second)
 	}
-	return p.c.close()
+	return p.conn.Close()
 }
 
 // defaultInbox is the queue of a core subscriber for Receive when
@@ -222,9 +191,8 @@ const defaultInbox = 1024
 // goroutine (as `nats bench` subscribes), which queues it for Receive or
 // passes it to the consumer (Consume) there and then.
 type coreSubscriber struct {
-	c   *conn
-	sub *natsgo.Subscription
-	in  *driver.Handoff
+	coreRecv
+	in *driver.Handoff
 }
 
 var (
@@ -237,11 +205,8 @@ var (
 // subscribeCore subscribes to topic and waits until the server has the
 // subscription, so that nothing published after it returns is missed.
 func subscribeCore(c *conn, topic string) (*coreSubscriber, error) {
-	depth := c.depth
-	if depth <= 0 {
-		depth = defaultInbox
-	}
-	in := driver.NewHandoff(driver.HandoffConfig{Name: "nats", Depth: depth, Lost: c.closedCh, LostErr: c.lost,
+	in := driver.NewHandoff(driver.HandoffConfig{Name: "nats", Depth: cmp.Or(max(c.depth, 0), defaultInbox),
+		Lost: c.closedCh, LostErr: c.lost,
 		Closed:  fmt.Errorf("nats: %s receiving from %s: %w", c.role, topic, driver.ErrClosed),
 		Timeout: timeoutErr(topic)})
 	// nats.go calls the handler for each message on the subscription's
@@ -250,11 +215,11 @@ func subscribeCore(c *conn, topic string) (*coreSubscriber, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &coreSubscriber{c: c, sub: sub, in: in}, nil
+	return &coreSubscriber{coreRecv: coreRecv{conn: c, sub: sub}, in: in}, nil
 }
 
 // Addr is the server URL.
-func (s *coreSubscriber) Addr() string { return s.c.url }
+func (s *coreSubscriber) Addr() string { return s.url }
 
 // Receive returns the next message and when nats.go handed it over.
 func (s *coreSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
@@ -267,17 +232,8 @@ func (s *coreSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time
 // drops (counted in Counters().Dropped).
 func (s *coreSubscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.Consume(f) }
 
-// Counters reports messages dropped by nats.go (slow consumer).
-func (s *coreSubscriber) Counters() driver.Counters {
-	d, _ := s.sub.Dropped()
-	return driver.Counters{Dropped: uint64(max(d, 0)), Errors: s.c.errs.Load()}
-}
-
-// SystemInfo describes the server.
-func (s *coreSubscriber) SystemInfo() meta.SystemInfo { return s.c.info() }
-
 // Close closes the connection.
 func (s *coreSubscriber) Close() error {
 	s.in.Close()
-	return s.c.close()
+	return s.conn.Close()
 }

@@ -38,6 +38,10 @@ func startEmbedded(ctx context.Context, opts driver.Options, tweak func(*server.
 	if err != nil {
 		return "", nil, fmt.Errorf("nats: embedded server store: %w", err)
 	}
+	fail := func(err error) (string, func() error, error) {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
 	so := &server.Options{
 		ServerName:             "mqgate-embedded",
 		Host:                   "127.0.0.1",
@@ -57,8 +61,7 @@ func startEmbedded(ctx context.Context, opts driver.Options, tweak func(*server.
 	if sec := opts.Security; sec != nil {
 		cfg, err := secure.ServerTLSConfig(sec)
 		if err != nil {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("nats: embedded server TLS: %w", err)
+			return fail(fmt.Errorf("nats: embedded server TLS: %w", err))
 		}
 		so.TLS, so.TLSVerify, so.TLSConfig, so.TLSTimeout = true, true, cfg, 5
 	}
@@ -67,8 +70,7 @@ func startEmbedded(ctx context.Context, opts driver.Options, tweak func(*server.
 	}
 	s, err := server.NewServer(so)
 	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("nats: embedded server: %w", err)
+		return fail(fmt.Errorf("nats: embedded server: %w", err))
 	}
 	go s.Start()
 	wait := embeddedStartTimeout
@@ -78,16 +80,14 @@ func startEmbedded(ctx context.Context, opts driver.Options, tweak func(*server.
 	if !s.ReadyForConnections(wait) {
 		s.Shutdown()
 		s.WaitForShutdown()
-		os.RemoveAll(dir)
-		return "", nil, errors.New("nats: the embedded server did not accept connections within " + wait.String())
+		return fail(errors.New("nats: the embedded server did not accept connections within " + wait.String()))
 	}
 	url := fmt.Sprintf("nats://%s", s.Addr())
 	embedded.Store(url, true)
-	stop := func() error {
+	return url, func() error {
 		embedded.Delete(url)
 		s.Shutdown()
 		s.WaitForShutdown()
 		return os.RemoveAll(dir)
-	}
-	return url, stop, nil
+	}, nil
 }

@@ -55,8 +55,9 @@ type jsEnd struct {
 }
 
 // newJS sets up the JetStream context of c, with acknowledgement handlers
-// that report to OnAck, and makes sure the stream of topic exists.
-func newJS(ctx context.Context, c *conn, topic string) (*jsEnd, error) {
+// that report to OnAck, makes sure the stream of topic exists and, unless
+// subject is empty, starts this end's consumer of subject (consume).
+func newJS(ctx context.Context, c *conn, topic, subject string) (*jsEnd, error) {
 	e := &jsEnd{c: c, stream: StreamName(topic)}
 	js, err := jetstream.New(c.nc,
 		jetstream.WithPublishAsyncAckHandler(func(jetstream.JetStream, *natsgo.Msg, *jetstream.PubAck) {
@@ -73,13 +74,18 @@ func newJS(ctx context.Context, c *conn, topic string) (*jsEnd, error) {
 		}),
 	)
 	if err != nil {
-		c.close()
+		c.Close()
 		return nil, fmt.Errorf("nats: %w", err)
 	}
 	e.js = js
 	if err := e.ensureStream(ctx, topic); err != nil {
-		c.close()
+		c.Close()
 		return nil, err
+	}
+	if subject != "" {
+		if err := e.consume(ctx, subject); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
@@ -159,7 +165,7 @@ func (e *jsEnd) consume(ctx context.Context, subject string) error {
 	}
 	if err != nil {
 		e.cleanup()
-		e.c.close()
+		e.c.Close()
 		return e.jsErr(fmt.Sprintf("creating consumer %s of stream %s", e.cons, e.stream), err)
 	}
 	return nil
@@ -271,14 +277,12 @@ func (e *jsEnd) WaitAcks(deadline time.Time) error {
 }
 
 func (e *jsEnd) counters() driver.Counters {
-	var c driver.Counters
-	c.Retransmitted = e.redelivered.Load()
-	c.Errors = e.c.errs.Load()
-	return c
+	return driver.Counters{Retransmitted: e.redelivered.Load(), Errors: e.c.errs.Load()}
 }
 
-func (e *jsEnd) info() meta.SystemInfo {
-	si := e.c.info()
+// SystemInfo describes the server and the stream.
+func (e *jsEnd) SystemInfo() meta.SystemInfo {
+	si := e.c.SystemInfo()
 	storage := "file"
 	if e.c.p.memory {
 		storage = "memory"
@@ -321,8 +325,10 @@ func (e *jsEnd) cleanup() error {
 	return errors.Join(errs...)
 }
 
-// close cleans up and closes the connection once.
-func (e *jsEnd) close() error {
+// Close deletes this end's consumer (and the stream if this end created
+// it) and closes the connection, once. Call a publisher's WaitAcks first to
+// know every message was stored.
+func (e *jsEnd) Close() error {
 	if e.c.closing.Swap(true) {
 		return nil
 	}
@@ -346,11 +352,8 @@ var (
 )
 
 func dialJS(ctx context.Context, c *conn, topic string) (*jsPinger, error) {
-	e, err := newJS(ctx, c, topic)
+	e, err := newJS(ctx, c, topic, topic+PongSuffix)
 	if err != nil {
-		return nil, err
-	}
-	if err := e.consume(ctx, topic+PongSuffix); err != nil {
 		return nil, err
 	}
 	return &jsPinger{jsEnd: e, ping: topic + PingSuffix}, nil
@@ -369,13 +372,6 @@ func (p *jsPinger) Receive(buf []byte, deadline time.Time) (int, time.Time, erro
 // Counters reports redelivered echoes as Retransmitted.
 func (p *jsPinger) Counters() driver.Counters { return p.counters() }
 
-// SystemInfo describes the server and the stream.
-func (p *jsPinger) SystemInfo() meta.SystemInfo { return p.info() }
-
-// Close deletes the pinger's consumer (and the stream if it created it)
-// and closes the connection.
-func (p *jsPinger) Close() error { return p.close() }
-
 // jsEcho consumes <topic>.ping and republishes each message on
 // <topic>.pong through JetStream, acknowledging the ping once the stream
 // stored the pong: a crash in between redelivers the ping rather than
@@ -392,11 +388,8 @@ var (
 )
 
 func listenJS(ctx context.Context, c *conn, topic string, delay *driver.Delayer) (*jsEcho, error) {
-	e, err := newJS(ctx, c, topic)
+	e, err := newJS(ctx, c, topic, topic+PingSuffix)
 	if err != nil {
-		return nil, err
-	}
-	if err := e.consume(ctx, topic+PingSuffix); err != nil {
 		return nil, err
 	}
 	return &jsEcho{jsEnd: e, pong: topic + PongSuffix, delay: delay}, nil
@@ -413,33 +406,20 @@ func (e *jsEcho) Serve(ctx context.Context) error {
 	for {
 		m, _, err := e.next(time.Time{})
 		if err != nil {
-			if ctx.Err() != nil || e.c.closing.Load() {
-				return nil
-			}
-			return err
+			return e.c.stopped(ctx, err)
 		}
 		e.delay.Wait()
 		if _, err := e.js.Publish(ctx, e.pong, m.Data()); err != nil {
-			if ctx.Err() != nil || e.c.closing.Load() {
-				return nil
-			}
-			return e.jsErr("publishing on "+e.pong, err)
+			return e.c.stopped(ctx, e.jsErr("publishing on "+e.pong, err))
 		}
 		if err := e.ack(ctx, m); err != nil {
-			if ctx.Err() != nil || e.c.closing.Load() {
-				return nil
-			}
-			return err
+			return e.c.stopped(ctx, err)
 		}
 	}
 }
 
 // Counters reports redelivered pings as Retransmitted.
 func (e *jsEcho) Counters() driver.Counters { return e.counters() }
-
-// Close stops Serve, deletes the echo's consumer (and the stream if it
-// created it) and closes the connection.
-func (e *jsEcho) Close() error { return e.close() }
 
 // jsPublisher publishes on <topic> through JetStream.
 type jsPublisher struct {
@@ -454,7 +434,7 @@ var (
 )
 
 func publishJS(ctx context.Context, c *conn, topic string) (*jsPublisher, error) {
-	e, err := newJS(ctx, c, topic)
+	e, err := newJS(ctx, c, topic, "")
 	if err != nil {
 		return nil, err
 	}
@@ -464,13 +444,6 @@ func publishJS(ctx context.Context, c *conn, topic string) (*jsPublisher, error)
 // Send publishes msg on <topic>; the stream's acknowledgement reaches
 // OnAck later.
 func (p *jsPublisher) Send(msg []byte) error { return p.publish(p.subject, msg) }
-
-// SystemInfo describes the server and the stream.
-func (p *jsPublisher) SystemInfo() meta.SystemInfo { return p.info() }
-
-// Close closes the connection (deleting the stream if this publisher
-// created it). Call WaitAcks first to know every message was stored.
-func (p *jsPublisher) Close() error { return p.close() }
 
 // jsSubscriber consumes <topic> with explicit acknowledgements.
 type jsSubscriber struct {
@@ -484,11 +457,8 @@ var (
 )
 
 func subscribeJS(ctx context.Context, c *conn, topic string) (*jsSubscriber, error) {
-	e, err := newJS(ctx, c, topic)
+	e, err := newJS(ctx, c, topic, topic)
 	if err != nil {
-		return nil, err
-	}
-	if err := e.consume(ctx, topic); err != nil {
 		return nil, err
 	}
 	return &jsSubscriber{e}, nil
@@ -506,39 +476,24 @@ func (s *jsSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, 
 // Counters reports redelivered messages as Retransmitted.
 func (s *jsSubscriber) Counters() driver.Counters { return s.counters() }
 
-// SystemInfo describes the server and the stream.
-func (s *jsSubscriber) SystemInfo() meta.SystemInfo { return s.info() }
-
-// Close deletes the consumer (and the stream if this end created it) and
-// closes the connection.
-func (s *jsSubscriber) Close() error { return s.close() }
-
 // redelivered reports whether the acknowledgement subject of a JetStream
 // message says it was delivered more than once, reading it in place (the
 // library's Metadata allocates): $JS.ACK.<stream>.<consumer>.<delivered>.…
 // (9 tokens), or with a domain and an account hash after $JS.ACK (11 or 12
 // tokens).
 func redelivered(reply string) bool {
-	var tokens [12]string
-	n := 0
-	for n < len(tokens) {
-		i := strings.IndexByte(reply, '.')
-		if i < 0 {
-			tokens[n] = reply
-			n++
-			break
-		}
-		tokens[n], reply = reply[:i], reply[i+1:]
-		n++
-	}
-	var d string
-	switch n {
+	var skip int
+	switch min(strings.Count(reply, ".")+1, 12) { // a 13th token on is part of the 12th
 	case 9:
-		d = tokens[4]
+		skip = 4
 	case 11, 12:
-		d = tokens[6]
+		skip = 6
 	default:
 		return false
 	}
+	for range skip {
+		_, reply, _ = strings.Cut(reply, ".")
+	}
+	d, _, _ := strings.Cut(reply, ".")
 	return d != "1" && d != ""
 }

@@ -1,6 +1,7 @@
 package nats
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -126,7 +127,7 @@ func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) 
 	if opts.Reliable {
 		return publishJS(ctx, c, topic)
 	}
-	return &corePublisher{c: c, subject: topic}, nil
+	return &corePublisher{conn: c, subject: topic}, nil
 }
 
 // end connects role's end of the run's subject (topicOf) to the server at
@@ -150,10 +151,7 @@ func end(ctx context.Context, addr string, opts driver.Options, role string, sen
 // client may publish to: dot-separated non-empty tokens, no wildcards, no
 // white space.
 func topicOf(opts driver.Options) (string, error) {
-	t := opts.Topic
-	if t == "" {
-		t = DefaultTopic
-	}
+	t := cmp.Or(opts.Topic, DefaultTopic)
 	for _, tok := range strings.Split(t, ".") {
 		if tok == "" || tok == "*" || tok == ">" || strings.ContainsAny(tok, " \t\r\n") {
 			return "", fmt.Errorf("nats: topic %q is not a NATS subject to publish to (dot-separated tokens, no wildcards or white space)", t)

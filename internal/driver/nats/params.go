@@ -1,6 +1,7 @@
 package nats
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -75,12 +76,10 @@ func parseParams(p map[string]string) (params, error) {
 		return params{}, fmt.Errorf("nats: %w", err)
 	}
 	r := params{
-		url: ps.String(FlagURL), user: ps.String(FlagUser), password: ps.String(FlagPassword), token: ps.String(FlagToken),
-		creds: ps.String(FlagCreds), nkey: ps.String(FlagNKey), replicas: ps.Int(FlagReplicas), doubleAck: ps.Bool(FlagDoubleAck),
+		url: cmp.Or(ps.String(FlagURL), DefaultURL), user: ps.String(FlagUser), password: ps.String(FlagPassword),
+		token: ps.String(FlagToken), creds: ps.String(FlagCreds), nkey: ps.String(FlagNKey),
+		replicas: ps.Int(FlagReplicas), doubleAck: ps.Bool(FlagDoubleAck),
 		pullBatch: ps.Int(FlagPullBatch), writeBuffer: ps.Int(FlagWriteBuffer), connectTimeout: ps.Duration(FlagConnectTimeout),
-	}
-	if r.url == "" {
-		r.url = DefaultURL
 	}
 	switch v := ps.String(FlagStorage); v {
 	case "file":

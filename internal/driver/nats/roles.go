@@ -9,7 +9,6 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 
 	"github.com/mqgate/mqgate/internal/driver"
-	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // roleClient runs the roles over core NATS on the connection every end
@@ -66,9 +65,6 @@ func (b *roleClient) Flush(timeout time.Duration) error {
 	return driver.Bounded(timeout, func() error { return b.nc.FlushTimeout(timeout) })
 }
 func (b *roleClient) Lost() <-chan error { return b.lost }
-
-// SystemInfo is the server's, as every end reports it.
-func (b *roleClient) SystemInfo() meta.SystemInfo { return b.info() }
 
 // Separator joins the parts of a subject.
 func (Transport) Separator() string { return "." }
@@ -140,5 +136,5 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 // Close closes the connection, waiting at most a few seconds for a
 // connection whose far end went away.
 func (b *roleClient) Close() error {
-	return driver.Bounded(5*time.Second, b.close)
+	return driver.Bounded(5*time.Second, b.conn.Close)
 }
