@@ -57,18 +57,11 @@
 // # Capabilities
 //
 // A transport declares in one value, Transport.Capabilities, what changes
-// what the run command accepts and no method of its own carries:
-//
-//   - Broker: it reaches a broker by URL, with these Schemes (nats, tls;
-//     mqtt, mqtts; amqp, amqps). A --target URL selects the transport by
-//     its scheme; it declares its URL flag, URLFlag(name).
-//   - ProcessBound: its ends share a process (intraprocess, an external
-//     program), so it cannot serve `run echo`.
-//   - EchoDelay: its echo ends apply Options.EchoDelay (--echo-delay,
-//     --echo-work), which run refuses for the others.
-//
-// Register checks the value, `run --list` prints it, and the conformance
-// suite (drivertest.Run) runs the checks each declared field implies.
+// what the run command accepts and no method of its own carries (Broker
+// with its URL Schemes and URLFlag(name), ProcessBound, EchoDelay: see
+// Capabilities). Register checks the value, `run --list` prints it, and
+// the conformance suite (drivertest.Run) runs the checks each declared
+// field implies.
 //
 // # Optional interfaces
 //

@@ -70,7 +70,7 @@ func NewHandoff(cfg HandoffConfig) *Handoff {
 // Deliver is the message handler's part: it runs on the library's goroutine
 // and reads the arrival time first. payload is the handoff's from then on.
 func (b *Handoff) Deliver(payload []byte) {
-	d := handed{payload: payload, at: MonoNow()}
+	d := handed{payload: payload, at: Now()}
 	if b.on.Load() {
 		b.pass(&d)
 		return
@@ -204,13 +204,3 @@ func (b *Handoff) Dropped() uint64 { return b.dropped.Load() }
 
 // Close unblocks Receive, Consume and a waiting Deliver for good.
 func (b *Handoff) Close() { b.once.Do(func() { close(b.closed) }) }
-
-// monoBase anchors MonoNow.
-var monoBase = time.Now()
-
-// MonoNow is time.Now read from the monotonic clock alone (its wall part
-// follows the monotonic clock from the start of the process): half the
-// cost of time.Now, which also reads the wall clock, for a stamp taken per
-// message at hundreds of thousands of messages per second. Latencies are
-// differences of monotonic readings either way.
-func MonoNow() time.Time { return monoBase.Add(time.Since(monoBase)) }

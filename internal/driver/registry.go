@@ -2,8 +2,8 @@ package driver
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -43,26 +43,17 @@ func Register(t Transport) {
 // Lookup returns the transport registered under name.
 func Lookup(name string) (Transport, error) {
 	registryMu.RLock()
-	defer registryMu.RUnlock()
-	if t, ok := registry[name]; ok {
+	t, ok := registry[name]
+	registryMu.RUnlock()
+	if ok {
 		return t, nil
 	}
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return nil, fmt.Errorf("transport %q is not available (available: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("transport %q is not available (available: %s)", name, strings.Join(Names(), ", "))
 }
 
 // Names returns the registered transport names, sorted.
 func Names() []string {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(registry))
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,21 +60,11 @@ func (c Config) WithDefaults() Config {
 	if c.Payloads == nil {
 		c.Payloads = DefaultPayloads()
 	}
-	if c.Samples == 0 {
-		c.Samples = DefaultSamples
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.MaxLostInRow == 0 {
-		c.MaxLostInRow = DefaultMaxLostInRow
-	}
-	if c.Fill == "" {
-		c.Fill = FillZero
-	}
-	if c.Latency == "" {
-		c.Latency = meta.LatencyHalfRTT
-	}
+	c.Samples = cmp.Or(c.Samples, DefaultSamples)
+	c.Timeout = cmp.Or(c.Timeout, DefaultTimeout)
+	c.MaxLostInRow = cmp.Or(c.MaxLostInRow, DefaultMaxLostInRow)
+	c.Fill = cmp.Or(c.Fill, FillZero)
+	c.Latency = cmp.Or(c.Latency, meta.LatencyHalfRTT)
 	if c.Workload == nil {
 		c.Workload = RoundTrip{}
 	}

@@ -1,11 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -131,8 +131,10 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 	if d.Shapes != nil && len(d.Shapes) != len(subsA) {
 		return fmt.Errorf("a duet of %d sub-experiments given the blocks of %d", len(subsA), len(d.Shapes))
 	}
+	shapes := make([]DuetShape, len(subsA))
 	for i := range subsA {
-		if sh := d.shape(i); sh.Block < 1 || sh.Pairs < 1 || d.Rounds < 1 {
+		shapes[i] = d.shape(i)
+		if sh := shapes[i]; sh.Block < 1 || sh.Pairs < 1 || d.Rounds < 1 {
 			return fmt.Errorf("a duet needs blocks of at least one round trip, a block pair per round and a round (%s: block %d, pairs %d, rounds %d)", subsA[i].Type, sh.Block, sh.Pairs, d.Rounds)
 		}
 	}
@@ -142,7 +144,7 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 		}
 	}
 	mode := fmt.Sprintf("round-trip closed-loop, interleaved: rounds of %s alternating between this side and %%s, "+
-		"both sides' links opened afresh each round, the order of each opening and block pair drawn from seed %d", d.shapesText(subsA), d.Seed)
+		"both sides' links opened afresh each round, the order of each opening and block pair drawn from seed %d", ShapesText(subsA, shapes), d.Seed)
 	sides := []*duetSide{{r: d.A, subs: subsA}, {r: d.B, subs: subsB}}
 	for i, s := range sides {
 		other := sides[1-i].r.Dir
@@ -154,8 +156,7 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 			return err
 		}
 		for _, sub := range s.subs {
-			s.recs = append(s.recs, meta.SubExperiment{Type: sub.Type, Transport: sub.Transport, Reliable: sub.Reliable, Echo: sub.Echo,
-				Topic: sub.Topic, Params: sub.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}})
+			s.recs = append(s.recs, sub.record())
 			ps := make([]driver.PayloadResult, len(cfg.Payloads))
 			for j, p := range cfg.Payloads {
 				ps[j].Counts = meta.Payload{Bytes: p, Completed: true}
@@ -328,9 +329,8 @@ func (rd *duetRound) unit(i, j int, coin *rand.Rand) (DuetUnit, error) {
 	blk.Warmup, blk.Samples = 0, shape.Block
 	a, b := rd.open[i][0].link, rd.open[i][1].link
 	u := DuetUnit{Type: rd.sides[0].subs[i].Type, Payload: rd.cfg.Payloads[j]}
-	var cpu cpuTally
-	cpu.ok = a.CPU != nil && b.CPU != nil
-	cpu.start(a, b)
+	cpu := cpuTally{ok: a.CPU != nil && b.CPU != nil}
+	cpu.a0, cpu.b0 = cpu.read(a), cpu.read(b) // before the payload's first block
 	for range shape.Pairs {
 		order := []int{0, 1}
 		if coin.IntN(2) == 0 {
@@ -393,15 +393,6 @@ func (d *Duet) shape(i int) DuetShape {
 	return DuetShape{Block: d.Block, Pairs: d.Pairs}
 }
 
-// shapesText says the blocks of a round (ShapesText).
-func (d *Duet) shapesText(subs []Sub) string {
-	shapes := make([]DuetShape, len(subs))
-	for i := range subs {
-		shapes[i] = d.shape(i)
-	}
-	return ShapesText(subs, shapes)
-}
-
 // ShapesText says the blocks of a round of subs, shapes[i] being sub i's:
 // "5 block pairs of 100 round trips", or per sub-experiment when they
 // differ ("5 block pairs of 100 round trips (intraprocess_reliable), 250
@@ -456,11 +447,6 @@ func (c *cpuTally) read(l *Link) time.Duration {
 	return t
 }
 
-// start takes the readings before the payload's first block.
-func (c *cpuTally) start(a, b *Link) {
-	c.a0, c.b0 = c.read(a), c.read(b)
-}
-
 // end takes the readings after the payload's last block, the sides
 // having completed na and nb round trips.
 func (c *cpuTally) end(a, b *Link, na, nb int) {
@@ -474,24 +460,6 @@ func (c *cpuTally) end(a, b *Link, na, nb int) {
 	}
 	c.A, c.AMessages = a1-c.a0, na
 	c.B, c.BMessages = b1-c.b0, nb
-}
-
-// begin starts r's meta.json, marked incomplete, with the duet's mode.
-func (r *Runner) begin(cfg Config, mode string) error {
-	m := r.Meta
-	if m.Start.IsZero() {
-		m.Start = time.Now().UTC()
-	}
-	m.Latency = cfg.Workload.Latency(cfg)
-	m.Mode = mode
-	m.Clock = "monotonic (Go runtime, ns)"
-	m.Completed, m.Interrupted, m.Error = false, false, ""
-	m.SubExperiments = []meta.SubExperiment{}
-	m.End = m.Start
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
-		return err
-	}
-	return meta.Write(filepath.Join(r.Dir, meta.FileName), m)
 }
 
 // add appends one block's round trips and counts to payload j of
@@ -535,16 +503,8 @@ func (s *duetSide) finish(err error) error {
 			werr = s.r.sink().Write(s.r.Dir, s.subs[i], m.Latency, s.payloads[i])
 		}
 	}
-	m.End = time.Now().UTC()
-	m.Completed = err == nil && werr == nil
-	m.Interrupted = errors.Is(err, ErrInterrupted)
-	switch {
-	case err != nil:
-		m.Error = err.Error()
-	case werr != nil:
-		m.Error = werr.Error()
-	}
-	if e := meta.Write(filepath.Join(s.r.Dir, meta.FileName), m); e != nil && werr == nil {
+	// meta.json records how the duet ended, else the write's error.
+	if e := s.r.end(cmp.Or(err, werr)); werr == nil {
 		werr = e
 	}
 	return werr

@@ -69,10 +69,7 @@ func (r *Runner) tick(typ string, payload, done, total int, rtt []int64, cfg Con
 	p50, p99 := "warm-up", ""
 	var med float64
 	if len(rtt) > 0 {
-		w := make([]float64, 0, window)
-		for _, ns := range rtt[max(0, len(rtt)-window):] {
-			w = append(w, r.latency(ns, cfg))
-		}
+		w := micros(driver.PayloadResult{Nanos: rtt[max(0, len(rtt)-window):]}, perMicro(cfg))
 		slices.Sort(w)
 		med = stats.Percentile(w, 50)
 		p50, p99 = "p50 "+result.Micros(med), "  p99 "+result.Micros(stats.Percentile(w, 99))
@@ -112,11 +109,12 @@ func slowWarning(typ string, p50, each, rate float64, left int, eta time.Duratio
 	return b.String()
 }
 
-func (r *Runner) latency(ns int64, cfg Config) float64 {
+// perMicro divides a round trip in ns into cfg's latency in µs.
+func perMicro(cfg Config) float64 {
 	if cfg.Latency == meta.LatencyRTT {
-		return float64(ns) / 1000
+		return 1000
 	}
-	return float64(ns) / 2000
+	return 2000
 }
 
 // report prints the line that closes a sub-experiment and a table of every
@@ -162,14 +160,7 @@ func (r *Runner) payloadTable(cfg Config, res subResult) string {
 		if b.Len() == 0 {
 			fmt.Fprintf(&b, "  %9s %9s %10s %10s %10s %10s %10s  (%s)\n", "payload", "samples", "min", "p50", "p90", "p99", "max", latencyWords(cfg))
 		}
-		// A program's own samples (Micros) are exact; Nanos rounds them.
-		x := slices.Clone(p.Micros)
-		if x == nil {
-			x = make([]float64, len(p.Nanos))
-			for i, ns := range p.Nanos {
-				x[i] = r.latency(ns, cfg)
-			}
-		}
+		x := micros(p, perMicro(cfg))
 		slices.Sort(x)
 		fmt.Fprintf(&b, "  %9s %9s %10s %10s %10s %10s %10s\n", fmt.Sprintf("%d B", p.Counts.Bytes), result.Count(len(x)),
 			result.Micros(x[0]), result.Micros(stats.Percentile(x, 50)), result.Micros(stats.Percentile(x, 90)),

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
-	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
@@ -109,42 +108,19 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	m := r.Meta
-	if m.Start.IsZero() {
-		m.Start = time.Now().UTC()
-	}
-	m.Latency = cfg.Workload.Latency(cfg)
-	m.Mode = cfg.Workload.Mode(cfg.Pacer)
-	m.Clock = "monotonic (Go runtime, ns)"
-	m.Completed, m.Interrupted, m.Error = false, false, ""
-	m.SubExperiments = []meta.SubExperiment{} // [] not null in the first meta.json
-	metaPath := filepath.Join(r.Dir, meta.FileName)
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
-		return err
-	}
 	// meta.json exists, marked incomplete, from the first round trip on.
-	m.End = m.Start
-	if err := meta.Write(metaPath, m); err != nil {
+	if err := r.begin(cfg, cfg.Workload.Mode(cfg.Pacer)); err != nil {
 		return err
 	}
+	m := r.Meta
 	defer func() {
-		m.End = time.Now().UTC()
-		m.Completed = err == nil
-		m.Interrupted = errors.Is(err, ErrInterrupted)
-		if err != nil {
-			m.Error = err.Error()
-		}
-		if werr := meta.Write(metaPath, m); werr != nil && err == nil {
+		if werr := r.end(err); werr != nil && err == nil {
 			err = werr
 		}
 	}()
 	for _, s := range subs {
 		res, runErr := r.runSub(ctx, cfg, s)
-		rec := res.meta
-		if runErr != nil {
-			rec.Error = runErr.Error()
-		}
-		m.SubExperiments = append(m.SubExperiments, rec)
+		m.SubExperiments = append(m.SubExperiments, res.meta)
 		if kept(res.payloads) > 0 {
 			if err := r.sink().Write(r.Dir, s, m.Latency, res.payloads); err != nil {
 				return err
@@ -154,12 +130,44 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) (err error) {
 		if runErr != nil {
 			return runErr
 		}
-		if err := meta.Write(metaPath, m); err != nil {
+		if err := r.writeMeta(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// begin starts r's meta.json, marked incomplete, with mode.
+func (r *Runner) begin(cfg Config, mode string) error {
+	m := r.Meta
+	if m.Start.IsZero() {
+		m.Start = time.Now().UTC()
+	}
+	m.Latency = cfg.Workload.Latency(cfg)
+	m.Mode = mode
+	m.Clock = "monotonic (Go runtime, ns)"
+	m.Completed, m.Interrupted, m.Error = false, false, ""
+	m.SubExperiments = []meta.SubExperiment{} // [] not null in the first meta.json
+	m.End = m.Start
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return err
+	}
+	return r.writeMeta()
+}
+
+// end completes r's meta.json for a run that ended with err.
+func (r *Runner) end(err error) error {
+	m := r.Meta
+	m.End = time.Now().UTC()
+	m.Completed = err == nil
+	m.Interrupted = errors.Is(err, ErrInterrupted)
+	if err != nil {
+		m.Error = err.Error()
+	}
+	return r.writeMeta()
+}
+
+func (r *Runner) writeMeta() error { return meta.Write(filepath.Join(r.Dir, meta.FileName), r.Meta) }
 
 type subResult struct {
 	meta     meta.SubExperiment
@@ -169,8 +177,7 @@ type subResult struct {
 
 // runSub measures one sub-experiment.
 func (r *Runner) runSub(ctx context.Context, cfg Config, s Sub) (res subResult, err error) {
-	res.meta = meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: s.Echo,
-		Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+	res.meta = s.record()
 	defer func() { res.finish(err) }()
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%s: %w before it started", s.Type, ErrInterrupted)
@@ -224,6 +231,9 @@ func (res *subResult) finish(err error) {
 		res.meta.Payloads = append(res.meta.Payloads, p.Counts)
 	}
 	res.meta.Completed = err == nil
+	if err != nil {
+		res.meta.Error = err.Error()
+	}
 }
 
 // workload is what measures sub-experiment s over link: the run's
@@ -331,6 +341,12 @@ func (w *watchedLink) stopError(typ string, cfg Config, payload, attempt int, er
 	return &StopError{Type: typ, Payload: payload, Attempt: attempt + 1, Total: total, Err: err}
 }
 
+// record starts s's record in meta.json.
+func (s Sub) record() meta.SubExperiment {
+	return meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: s.Echo,
+		Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}
+}
+
 // open connects s, saying an interrupted connection as ErrInterrupted
 // and a failed one as a StopError.
 func (s Sub) open(ctx context.Context) (*Link, error) {
@@ -352,9 +368,6 @@ func kept(payloads []driver.PayloadResult) int {
 	}
 	return n
 }
-
-// rawPath is the raw file of sub-experiment typ in dir.
-func rawPath(dir, typ string) string { return filepath.Join(dir, experiment.RawFileName(typ)) }
 
 func (r *Runner) sink() Sink {
 	if r.Sink != nil {

@@ -3,11 +3,13 @@ package engine
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
 )
@@ -113,25 +115,44 @@ func (RawCSV) Write(dir string, sub Sub, latency string, payloads []driver.Paylo
 	if latency == meta.LatencyHalfRTT {
 		div = 2000 // ns round trip → µs half round trip
 	}
-	return atomicfile.Write(rawPath(dir, sub.Type), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, experiment.RawFileName(sub.Type)), func(w io.Writer) error {
 		mw := measurements.NewWriter(w)
 		for _, p := range payloads {
-			if p.Micros != nil {
-				for i, us := range p.Micros {
-					if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: p.Counts.Bytes, Latency: us}); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			for i, ns := range p.Nanos {
-				if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: p.Counts.Bytes, Latency: float64(ns) / div}); err != nil {
+			for i := range sampleCount(p) {
+				if err := mw.Write(measurements.Sample{Sample: i + 1, Payload: p.Counts.Bytes, Latency: microAt(p, div, i)}); err != nil {
 					return err
 				}
 			}
 		}
 		return mw.Flush()
 	})
+}
+
+// micros is a copy of p's samples in µs (microAt).
+func micros(p driver.PayloadResult, div float64) []float64 {
+	x := make([]float64, sampleCount(p))
+	for i := range x {
+		x[i] = microAt(p, div, i)
+	}
+	return x
+}
+
+// sampleCount is how many samples p holds: its Micros when it has them.
+func sampleCount(p driver.PayloadResult) int {
+	if p.Micros != nil {
+		return len(p.Micros)
+	}
+	return len(p.Nanos)
+}
+
+// microAt is p's sample i in µs: from Micros when p has them (a program's
+// own samples are exact; Nanos rounds them), else Nanos[i] / div. The raw
+// file is written sample by sample through it, with no copy of a payload.
+func microAt(p driver.PayloadResult, div float64, i int) float64 {
+	if p.Micros != nil {
+		return p.Micros[i]
+	}
+	return float64(p.Nanos[i]) / div
 }
 
 // Compile-time checks of the implementations.
