@@ -62,14 +62,6 @@ type Check struct {
 // relative threshold in m's bad direction. referenceName names the reference
 // in the message ("requirement", "reference").
 func Evaluate(sub string, payload int, m result.Metric, referenceName string, reference, threshold, value float64) Check {
-	c := Check{
-		SubExperiment: sub,
-		Payload:       payload,
-		Metric:        m,
-		Reference:     reference,
-		Threshold:     threshold,
-		Value:         value,
-	}
 	if math.IsNaN(reference) || math.IsNaN(value) {
 		what := "value"
 		if math.IsNaN(reference) {
@@ -77,10 +69,7 @@ func Evaluate(sub string, payload int, m result.Metric, referenceName string, re
 		}
 		return MissingCheck(sub, payload, m, reference, value, fmt.Sprintf("%d B %s: no %s", payload, m.Name, what))
 	}
-	c.Limit = m.Limit(reference, threshold)
-	c.Difference = math.Abs(reference - value)
-	c.Percent = percent(value, reference)
-	c.Margin = m.Worse(value, c.Limit)
+	c := measured(sub, payload, m, reference, threshold, value)
 	u := result.UnitText(m.Unit)
 	limitName := referenceName
 	if threshold != 0 {
@@ -99,6 +88,15 @@ func Evaluate(sub string, payload int, m result.Metric, referenceName string, re
 		c.Message = fmt.Sprintf("%d B %s %.3f %s within %s %.3f %s (%.3f %s to spare, %s)",
 			payload, m.Name, value, u, limitName, c.Limit, u, math.Abs(c.Margin), u, percentPhrase(c, referenceName))
 	}
+	return c
+}
+
+// measured is the check of value against reference before it is judged:
+// the limit and how far value is from the reference and the limit.
+func measured(sub string, payload int, m result.Metric, reference, threshold, value float64) Check {
+	c := Check{SubExperiment: sub, Payload: payload, Metric: m, Reference: reference, Threshold: threshold, Value: value,
+		Limit: m.Limit(reference, threshold), Difference: math.Abs(reference - value), Percent: percent(value, reference)}
+	c.Margin = m.Worse(value, c.Limit)
 	return c
 }
 

@@ -230,7 +230,7 @@ func missingReason(s Series, referenceName string, err error) string {
 // regression" end from eff and its threshold end from pass.
 func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, referenceName string) Check {
 	m := s.Metric
-	c := newCheck(s)
+	c := measured(s.SubExperiment, s.Payload, m, stats.Median(s.Reference), s.Threshold, stats.Median(s.Candidate))
 	// Latency: Low is the "no regression" end, High the threshold end;
 	// throughput (worse is lower) the other way round.
 	if m.Better == result.HigherIsBetter {
@@ -266,10 +266,7 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 	st.NeedRuns = runsToReach(eff.Dispersion, pass.Tail, n, hiBad-shift, tau)
 	st.Gateable = st.NeedRuns >= 0 && st.NeedRuns <= n
 
-	limit := 1 + s.Threshold
-	if m.Better == result.HigherIsBetter {
-		limit = 1 - s.Threshold
-	}
+	limit := 1 + signedThreshold(m, s.Threshold)
 	evidence := fmt.Sprintf("%s/%s ×%.3f, %s interval %s, p %s (Holm %s), runs %d/%d",
 		"candidate", referenceName, eff.Estimate, ConfidenceText(st.Confidence), intervalText(eff.Low, eff.High),
 		pText(eff.P), pText(pAdj), eff.NCandidate, eff.NReference)
@@ -290,34 +287,12 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 		if shift > tau {
 			target, half, tail = shift, shift-loBad, eff.Tail // to fail: the lower end above 0
 		}
-		switch k := runsToReach(eff.Dispersion, tail, n, half, target); {
-		case k < 0:
-			st.MoreRuns = -1
-		default:
+		st.MoreRuns = -1
+		if k := runsToReach(eff.Dispersion, tail, n, half, target); k >= 0 {
 			st.MoreRuns = max(k-n, 1)
 		}
 		c.Message = fmt.Sprintf("%s: %s", head, moreRunsText(st.MoreRuns))
 	}
-	return c
-}
-
-// newCheck is s's check before it is judged: the medians, the limit and
-// how far the candidate's median is from the reference's and the limit.
-func newCheck(s Series) Check {
-	m := s.Metric
-	ref, val := stats.Median(s.Reference), stats.Median(s.Candidate)
-	c := Check{
-		SubExperiment: s.SubExperiment,
-		Payload:       s.Payload,
-		Metric:        m,
-		Reference:     ref,
-		Threshold:     s.Threshold,
-		Value:         val,
-		Limit:         m.Limit(ref, s.Threshold),
-		Difference:    math.Abs(ref - val),
-		Percent:       percent(val, ref),
-	}
-	c.Margin = m.Worse(val, c.Limit)
 	return c
 }
 

@@ -130,43 +130,14 @@ func Checks(pairs []Pair, latency []result.Metric) ([]paired.Check, []Origin, er
 	if len(pairs) == 0 {
 		return nil, nil, errors.New("no pairs of runs")
 	}
-	var errs []error
-	var checks []paired.Check
-	var origins []Origin
-	first := pairs[0].Reference
-	for _, typ := range types(pairs, func(e *experiment.Experiment) []string { return tableTypes(e.Summaries) }) {
-		if !anyCandidate(pairs, typ, (*experiment.Experiment).Summary) {
-			continue
-		}
-		tabs, err := tables(pairs, typ, (*experiment.Experiment).Summary)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, m := range latency {
-			c, o, err := family(tabs, typ, m, false)
-			errs = append(errs, err)
-			checks, origins = append(checks, c...), append(origins, o...)
-		}
-	}
-	for _, typ := range types(pairs, func(e *experiment.Experiment) []string { return tableTypes(e.Throughputs) }) {
-		if !anyCandidate(pairs, typ, (*experiment.Experiment).Throughput) {
-			continue
-		}
-		tabs, err := tables(pairs, typ, (*experiment.Experiment).Throughput)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		c, o, err := family(tabs, typ, ThroughputMetric, true)
-		errs = append(errs, err)
-		checks, origins = append(checks, c...), append(origins, o...)
-	}
-	if err := errors.Join(errs...); err != nil {
+	checks, origins, errs := collect(pairs, summaries, latency, false, true)
+	c, o, terrs := collect(pairs, throughputs, []result.Metric{ThroughputMetric}, true, true)
+	checks, origins = append(checks, c...), append(origins, o...)
+	if err := errors.Join(append(errs, terrs...)...); err != nil {
 		return nil, nil, err
 	}
 	if len(checks) == 0 {
-		return nil, nil, fmt.Errorf("%s holds no summary to compare", first.Dir)
+		return nil, nil, fmt.Errorf("%s holds no summary to compare", pairs[0].Reference.Dir)
 	}
 	return checks, origins, nil
 }
@@ -178,23 +149,60 @@ func Checks(pairs []Pair, latency []result.Metric) ([]paired.Check, []Origin, er
 // them missing from the results, which fails the gate as a failed check
 // does.
 func Missing(pairs []Pair, latency []result.Metric) ([]paired.Check, []Origin) {
+	checks, origins, _ := collect(pairs, summaries, latency, false, false)
+	c, o, _ := collect(pairs, throughputs, []result.Metric{ThroughputMetric}, true, false)
+	return append(checks, c...), append(origins, o...)
+}
+
+// tablesOf is one kind of an experiment's tables: its latency summaries or
+// its throughput summaries, all of them and one by type.
+type tablesOf[R result.Row] struct {
+	all func(*experiment.Experiment) []experiment.Table[R]
+	get func(*experiment.Experiment, string) *experiment.Table[R]
+}
+
+var (
+	summaries = tablesOf[result.SummaryRow]{
+		func(e *experiment.Experiment) []experiment.Summary { return e.Summaries }, (*experiment.Experiment).Summary}
+	throughputs = tablesOf[result.ThroughputRow]{
+		func(e *experiment.Experiment) []experiment.Throughput { return e.Throughputs }, (*experiment.Experiment).Throughput}
+)
+
+// collect returns, for every sub-experiment of kind that any run holds (in
+// type order) and every metric, the checks of family when held and some
+// candidate run holds the sub-experiment, or those of missing when !held
+// and none does.
+func collect[R result.Row](pairs []Pair, kind tablesOf[R], metrics []result.Metric, throughput, held bool) (
+	[]paired.Check, []Origin, []error) {
 	var checks []paired.Check
 	var origins []Origin
-	for _, typ := range types(pairs, func(e *experiment.Experiment) []string { return tableTypes(e.Summaries) }) {
-		if !anyCandidate(pairs, typ, (*experiment.Experiment).Summary) {
-			for _, m := range latency {
-				c, o := missing(pairs, typ, m, false, (*experiment.Experiment).Summary)
-				checks, origins = append(checks, c...), append(origins, o...)
+	var errs []error
+	for _, typ := range types(pairs, kind.all) {
+		if slices.ContainsFunc(pairs, func(p Pair) bool { return kind.get(p.Candidate, typ) != nil }) != held {
+			continue
+		}
+		var tabs [][2]*experiment.Table[R]
+		if held {
+			var err error
+			if tabs, err = tables(pairs, typ, kind.get); err != nil {
+				errs = append(errs, err)
+				continue
 			}
 		}
-	}
-	for _, typ := range types(pairs, func(e *experiment.Experiment) []string { return tableTypes(e.Throughputs) }) {
-		if !anyCandidate(pairs, typ, (*experiment.Experiment).Throughput) {
-			c, o := missing(pairs, typ, ThroughputMetric, true, (*experiment.Experiment).Throughput)
+		for _, m := range metrics {
+			var c []paired.Check
+			var o []Origin
+			var err error
+			if held {
+				c, o, err = family(tabs, typ, m, throughput)
+			} else {
+				c, o = missing(pairs, typ, m, throughput, kind.get)
+			}
+			errs = append(errs, err)
 			checks, origins = append(checks, c...), append(origins, o...)
 		}
 	}
-	return checks, origins
+	return checks, origins, errs
 }
 
 // missing returns the checks of metric m over the rows of the first
@@ -229,29 +237,16 @@ func missing[R result.Row](pairs []Pair, typ string, m result.Metric, throughput
 }
 
 // types returns the sub-experiment types any run of pairs holds, sorted.
-func types(pairs []Pair, of func(*experiment.Experiment) []string) []string {
+func types[R result.Row](pairs []Pair, all func(*experiment.Experiment) []experiment.Table[R]) []string {
 	set := map[string]bool{}
 	for _, p := range pairs {
 		for _, e := range []*experiment.Experiment{p.Reference, p.Candidate} {
-			for _, t := range of(e) {
-				set[t] = true
+			for _, t := range all(e) {
+				set[t.Type] = true
 			}
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
-}
-
-func tableTypes[R result.Row](ts []experiment.Table[R]) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Type
-	}
-	return out
-}
-
-// anyCandidate reports whether some candidate run holds sub-experiment typ.
-func anyCandidate[R result.Row](pairs []Pair, typ string, get func(*experiment.Experiment, string) *experiment.Table[R]) bool {
-	return slices.ContainsFunc(pairs, func(p Pair) bool { return get(p.Candidate, typ) != nil })
 }
 
 // tables returns sub-experiment typ of every pair's runs, [pair][0 ref, 1

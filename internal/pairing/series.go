@@ -3,6 +3,7 @@ package pairing
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -138,14 +139,28 @@ func ReadSeries(path string) (*Series, error) {
 	if len(s.Runs) == 0 {
 		return nil, fileerr.New(path, 0, "", "no runs: expected a row per run after the header")
 	}
+	s.Units = s.Runs[len(s.Runs)-1].Unit
+	s.dropLastUnit(unitSize(s.Design))
+	return s, nil
+}
+
+// dropLastUnit makes the last unit Partial when it has fewer than least runs.
+func (s *Series) dropLastUnit(least int) {
 	last := s.Runs[len(s.Runs)-1].Unit
-	s.Units = last
-	if i := slices.IndexFunc(s.Runs, func(r SeriesRun) bool { return r.Unit == last }); len(s.Runs)-i < unitSize(s.Design) {
-		s.Partial = s.Runs[i:]
+	if i := slices.IndexFunc(s.Runs, func(r SeriesRun) bool { return r.Unit == last }); len(s.Runs)-i < least {
+		s.Partial = slices.Clone(s.Runs[i:])
 		s.Runs = s.Runs[:i]
 		s.Units--
 	}
-	return s, nil
+}
+
+// partialNames lists the experiments of the Partial runs.
+func (s *Series) partialNames() string {
+	var names []string
+	for _, r := range s.Partial {
+		names = append(names, r.Experiment)
+	}
+	return strings.Join(names, ", ")
 }
 
 // seriesReader is ReadSeries reading the rows of one file into s.
@@ -346,13 +361,14 @@ func other(side string) string {
 // runs of an incomplete last unit are left out, and a warning says which.
 func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, error) {
 	root := filepath.Dir(s.Path)
+	dir := func(r SeriesRun) string { return filepath.Join(root, filepath.FromSlash(r.Experiment)) }
 	byPath := map[string]*SeriesRun{}
 	for i := range s.Runs {
-		byPath[absPath(filepath.Join(root, filepath.FromSlash(s.Runs[i].Experiment)))] = &s.Runs[i]
+		byPath[absPath(dir(s.Runs[i]))] = &s.Runs[i]
 	}
-	partial := map[string]SeriesRun{}
+	partial := map[string]bool{}
 	for _, r := range s.Partial {
-		partial[absPath(filepath.Join(root, filepath.FromSlash(r.Experiment)))] = r
+		partial[absPath(dir(r))] = true
 	}
 	given := map[*SeriesRun]*experiment.Experiment{}
 	for _, side := range []struct {
@@ -369,7 +385,7 @@ func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, 
 			case ok:
 				given[r] = e
 			default:
-				if _, ok := partial[p]; ok {
+				if partial[p] {
 					continue // left out, with a warning
 				}
 				return nil, nil, fileerr.New(s.Path, 0, "", "%s (given by %s) is not listed: expected a row for every run compared, as run ab writes them",
@@ -385,7 +401,7 @@ func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, 
 				flag = "--results"
 			}
 			return nil, nil, fileerr.New(s.Path, r.Line, "Experiment", "%s, %s run %d of unit %d, is not among the runs of %s: expected its experiment folder %s",
-				r.Experiment, r.Side, r.Run, r.Unit, flag, filepath.Join(root, filepath.FromSlash(r.Experiment)))
+				r.Experiment, r.Side, r.Run, r.Unit, flag, dir(*r))
 		}
 	}
 	var warnings []string
@@ -409,12 +425,8 @@ func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, 
 		}
 	}
 	if len(s.Partial) > 0 && len(warnings) == 0 {
-		var names []string
-		for _, r := range s.Partial {
-			names = append(names, r.Experiment)
-		}
 		warnings = append(warnings, fmt.Sprintf("%s: unit %d has %d of its %d runs (the series was interrupted); left out: %s",
-			s.Path, s.Partial[0].Unit, len(s.Partial), unitSize(s.Design), strings.Join(names, ", ")))
+			s.Path, s.Partial[0].Unit, len(s.Partial), unitSize(s.Design), s.partialNames()))
 	}
 	return pairs, warnings, nil
 }
@@ -433,16 +445,9 @@ func (s *Series) dropInterrupted(given map[*SeriesRun]*experiment.Experiment) st
 	if e == nil || e.Completed() {
 		return ""
 	}
-	i := slices.IndexFunc(s.Runs, func(r SeriesRun) bool { return r.Unit == last.Unit })
-	s.Partial = slices.Clone(s.Runs[i:])
-	s.Runs = s.Runs[:i]
-	s.Units--
-	var names []string
-	for _, r := range s.Partial {
-		names = append(names, r.Experiment)
-	}
+	s.dropLastUnit(math.MaxInt)
 	return fmt.Sprintf("%s: unit %d lists its %d runs, but its last, %s, did not complete (%s): the series stopped during it; left out: %s",
-		s.Path, last.Unit, len(s.Partial), last.Experiment, e.Incompleteness(), strings.Join(names, ", "))
+		s.Path, last.Unit, len(s.Partial), last.Experiment, e.Incompleteness(), s.partialNames())
 }
 
 // absPath returns p absolute and clean, or clean when it has no absolute

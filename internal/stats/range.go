@@ -55,7 +55,7 @@ func CheckRange(s result.Summary, x []float64) error {
 		return at("Mean", "in their sum", firstInfiniteSum(len(x), func(i int) float64 { return x[i] }, argmaxAbs(x)))
 	case !finite(s.Median):
 		// The mean of the two middle values: blame the larger one.
-		return at("Median", "in the sum of the two middle values", firstEqual(x, upperMiddle(x)))
+		return at("Median", "in the sum of the two middle values", max(slices.Index(x, upperMiddle(x)), 0))
 	case !finite(s.Stdev):
 		// Blame the largest latency: every distance from a mean it drags up
 		// is large, the small latencies' too.
@@ -97,15 +97,6 @@ func firstInfiniteSum(n int, term func(int) float64, fallback int) int {
 		}
 	}
 	return max(fallback, 0)
-}
-
-func firstEqual(x []float64, v float64) int {
-	for i, xi := range x {
-		if xi == v {
-			return i
-		}
-	}
-	return 0
 }
 
 func argmaxAbs(x []float64) int {

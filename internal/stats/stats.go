@@ -41,6 +41,7 @@ func pairwise(a []float64) float64 {
 		copy(r[:], a[:8])
 		i := 8
 		for ; i < n-n%8; i += 8 {
+			// Unrolled, so that the eight sums stay in registers.
 			r[0] += a[i]
 			r[1] += a[i+1]
 			r[2] += a[i+2]

@@ -159,7 +159,10 @@ func pooledDispersion(r, c []float64) float64 {
 		if len(x) < 2 {
 			continue
 		}
-		s := robustSD(x)
+		s := stats.MADSpread(x)
+		if s == 0 {
+			s = stat.StdDev(x, nil)
+		}
 		ss += s * s * float64(len(x)-1)
 		df += float64(len(x) - 1)
 	}
@@ -167,21 +170,6 @@ func pooledDispersion(r, c []float64) float64 {
 		return math.NaN()
 	}
 	return math.Sqrt(ss / df)
-}
-
-func robustSD(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	m := stats.MedianSorted(s)
-	dev := make([]float64, len(s))
-	for i, v := range s {
-		dev[i] = math.Abs(v - m)
-	}
-	sort.Float64s(dev)
-	if mad := stats.MedianSorted(dev); mad > 0 {
-		return 1.4826 * mad
-	}
-	return stat.StdDev(x, nil)
 }
 
 // intervalRank returns k such that the k-th smallest and k-th largest of the

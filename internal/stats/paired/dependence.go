@@ -67,12 +67,12 @@ func (d Dependence) Text() string {
 	if !d.Tested {
 		return "serial dependence not tested (fewer than 3 units)"
 	}
-	head := fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order %+.2f (pooled over the checks), randomisation p %s over %d orders",
-		d.R, pText(d.P), d.Perms)
+	clipped := ""
 	if d.Clipped {
-		head = fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order, clipped to two spreads about the margin decided on, %+.2f (pooled over the checks), randomisation p %s over %d orders",
-			d.R, pText(d.P), d.Perms)
+		clipped = ", clipped to two spreads about the margin decided on,"
 	}
+	head := fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order%s %+.2f (pooled over the checks), randomisation p %s over %d orders",
+		clipped, d.R, pText(d.P), d.Perms)
 	switch {
 	case d.Refused:
 		return fmt.Sprintf("%s: serially dependent at %g, and blocks of consecutive pairs leave too few units to remove it; the verdict is refused (inconclusive)", head, d.Level)

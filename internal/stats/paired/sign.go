@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"slices"
+
+	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // tieSlack is how far beyond a margin a log ratio must lie to count as
@@ -73,10 +75,7 @@ func signBounds(x []float64, cFail, cPass int) (median, low, high float64) {
 	s := slices.Clone(x)
 	slices.Sort(s)
 	n := len(s)
-	median = s[n/2]
-	if n%2 == 0 {
-		median = (s[n/2-1] + s[n/2]) / 2
-	}
+	median = stats.MedianSorted(s)
 	low, high = math.Inf(-1), math.Inf(1)
 	if cFail >= 1 && cFail <= n {
 		low = s[n-cFail]

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
@@ -284,20 +285,14 @@ func (g *Gate) Method() string {
 	return "e-processes of sign bets (a mixture of fixed bets on each pair lying beyond the margin), Ville's inequality"
 }
 
-// crossFail and crossPass report whether check counts cross the fail and
-// the pass boundary after n pairs.
-func (g *Gate) crossFail(n, above int) bool {
-	if g.gsFail != nil {
-		return above >= g.gsFail[n]
+// cross reports whether a check's count crosses a boundary after n pairs:
+// gs's (the group-sequential boundary, when the budget allows one), else
+// the mixture's threshold exp(logThr).
+func (g *Gate) cross(n, count int, gs []int, logThr float64) bool {
+	if gs != nil {
+		return count >= gs[n]
 	}
-	return g.mix.logE(n, above) >= g.logFail
-}
-
-func (g *Gate) crossPass(n, below int) bool {
-	if g.gsPass != nil {
-		return below >= g.gsPass[n]
-	}
-	return g.mix.logE(n, below) >= g.logPass
+	return g.mix.logE(n, count) >= logThr
 }
 
 // MinPairs is the fewest pairs with which the gate can decide.
@@ -342,12 +337,6 @@ func (g *Gate) Add(a, b []float64) (Decision, error) {
 // decides nothing.
 const tieSlack = 1e-12
 
-// counts returns check k's pairs, those beyond the fail margin and those
-// within the pass margin.
-func (g *Gate) counts(k int) (n, above, below int) {
-	return len(g.bad[k]), g.above[k], g.below[k]
-}
-
 func (g *Gate) decide() Decision {
 	n := len(g.bad[0])
 	if g.held {
@@ -355,11 +344,10 @@ func (g *Gate) decide() Decision {
 	}
 	var failing, open []string
 	for k := range g.specs {
-		_, above, below := g.counts(k)
-		if g.crossFail(n, above) {
+		if g.cross(n, g.above[k], g.gsFail, g.logFail) {
 			failing = append(failing, g.specs[k].Name)
 		}
-		if g.crossPass(n, below) {
+		if g.cross(n, g.below[k], g.gsPass, g.logPass) {
 			g.within[k] = true
 		}
 		if !g.within[k] {
@@ -446,15 +434,12 @@ func (g *Gate) names() []string {
 func (g *Gate) Checks() []CheckState {
 	out := make([]CheckState, len(g.specs))
 	for k, sp := range g.specs {
-		n, above, below := g.counts(k)
+		n, above, below := len(g.bad[k]), g.above[k], g.below[k]
 		st := CheckState{Name: sp.Name, Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), EFail: 1, EPass: 1, ShownWithin: g.within[k]}
 		if n > 0 {
 			s := slices.Clone(g.bad[k])
 			slices.Sort(s)
-			med := s[n/2]
-			if n%2 == 0 {
-				med = (s[n/2-1] + s[n/2]) / 2
-			}
+			med := stats.MedianSorted(s)
 			lo, hi := math.Inf(-1), math.Inf(1)
 			// The c-th largest is the lower bound when c pairs above a
 			// median reject it; likewise the c-th smallest.
@@ -471,7 +456,7 @@ func (g *Gate) Checks() []CheckState {
 			st.Low, st.High = paired.RatioBounds(lo, hi, sp.HigherIsBetter)
 			st.Ratio = paired.Ratio(med, sp.HigherIsBetter)
 			st.EFail, st.EPass = math.Exp(g.mix.logE(n, above)), math.Exp(g.mix.logE(n, below))
-			if g.gsFail != nil && g.crossFail(n, above) {
+			if g.gsFail != nil && g.cross(n, above, g.gsFail, g.logFail) {
 				st.EFail = math.Inf(1)
 			}
 			if g.gsPass != nil && g.within[k] {

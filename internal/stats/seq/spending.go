@@ -39,22 +39,6 @@ func boundaries(budget, first int, alpha float64) []int {
 	if c, ok := boundaryCache.Load(key); ok {
 		return c.([]int)
 	}
-	c := computeBoundaries(budget, first, alpha)
-	boundaryCache.Store(key, c)
-	return c
-}
-
-// boundaryCache keeps the boundaries computed, which depend on the budget,
-// the first look and the level only: gates of one configuration share them
-// (read only).
-var boundaryCache sync.Map
-
-type boundaryKey struct {
-	budget, first int
-	alpha         float64
-}
-
-func computeBoundaries(budget, first int, alpha float64) []int {
 	c := make([]int, budget+1)
 	c[0] = 1
 	prob := []float64{1} // P(count = s, not crossed) after n pairs
@@ -81,5 +65,16 @@ func computeBoundaries(budget, first int, alpha float64) []int {
 			prob[s] = 0
 		}
 	}
+	boundaryCache.Store(key, c)
 	return c
+}
+
+// boundaryCache keeps the boundaries computed, which depend on the budget,
+// the first look and the level only: gates of one configuration share them
+// (read only).
+var boundaryCache sync.Map
+
+type boundaryKey struct {
+	budget, first int
+	alpha         float64
 }

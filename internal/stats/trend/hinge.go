@@ -54,23 +54,11 @@ func TestHinge(x []float64, start int, phi float64) (Hinge, error) {
 	if !(phi >= 0 && phi < 1) {
 		return Hinge{}, fmt.Errorf("autocorrelation %v: expected a number from 0 to below 1", phi)
 	}
-	if start < 2 || start >= n {
-		return Hinge{}, fmt.Errorf("rise from run %d of %d: expected at least 2 runs before it and 1 from it on", start, n)
+	y, log, err := hingeRuns(x, start)
+	if err != nil {
+		return Hinge{}, err
 	}
-	y := make([]float64, n)
-	h := Hinge{N: n, Start: start, Log: true, Phi: phi}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return Hinge{}, fmt.Errorf("run %d: value %v: expected a finite number", i, v)
-		}
-		h.Log = h.Log && v > 0
-	}
-	for i, v := range x {
-		y[i] = v
-		if h.Log {
-			y[i] = math.Log(v)
-		}
-	}
+	h := Hinge{N: n, Start: start, Log: log, Phi: phi}
 	if flat(y) {
 		h.PUp, h.PDown = 1, 1
 		return h, nil
@@ -121,6 +109,30 @@ func TestHinge(x []float64, start int, phi float64) (Hinge, error) {
 	return h, nil
 }
 
+// hingeRuns checks the runs x and the rise's first run start of TestHinge
+// and returns the values tested: the logarithms of x when all are positive
+// (log), else x.
+func hingeRuns(x []float64, start int) (y []float64, log bool, err error) {
+	if start < 2 || start >= len(x) {
+		return nil, false, fmt.Errorf("rise from run %d of %d: expected at least 2 runs before it and 1 from it on", start, len(x))
+	}
+	log = true
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, false, fmt.Errorf("run %d: value %v: expected a finite number", i, v)
+		}
+		log = log && v > 0
+	}
+	y = make([]float64, len(x))
+	for i, v := range x {
+		y[i] = v
+		if log {
+			y[i] = math.Log(v)
+		}
+	}
+	return y, log, nil
+}
+
 // flat reports whether the values of y are all equal: no rise and no fall,
 // which rounding would otherwise turn into a t of either sign.
 func flat(y []float64) bool {
@@ -146,24 +158,11 @@ func HingeResiduals(x []float64, start int) ([]float64, error) {
 // begin: the noise around steps as well as a rise, since steps left in the
 // residuals of a hinge look like autocorrelation.
 func SegmentedHingeResiduals(x []float64, start int, cuts []int) ([]float64, error) {
+	y, _, err := hingeRuns(x, start)
+	if err != nil {
+		return nil, err
+	}
 	n := len(x)
-	if start < 2 || start >= n {
-		return nil, fmt.Errorf("rise from run %d of %d: expected at least 2 runs before it and 1 from it on", start, n)
-	}
-	y := make([]float64, n)
-	pos := true
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("run %d: value %v: expected a finite number", i, v)
-		}
-		pos = pos && v > 0
-	}
-	for i, v := range x {
-		y[i] = v
-		if pos {
-			y[i] = math.Log(v)
-		}
-	}
 	// Frisch–Waugh: the values and the hinge, each less its segment's
 	// mean, then the slope of the one on the other.
 	b := make([]float64, n)
