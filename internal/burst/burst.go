@@ -1,6 +1,7 @@
 package burst
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,15 +53,9 @@ func (c Config) WithDefaults() Config {
 	if len(c.Recoveries) == 0 {
 		c.Recoveries = DefaultRecoveries
 	}
-	if c.TestTime == 0 {
-		c.TestTime = DefaultTestTime
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.RunID == 0 {
-		c.RunID = 0x6272 // "br"
-	}
+	c.TestTime = cmp.Or(c.TestTime, DefaultTestTime)
+	c.Timeout = cmp.Or(c.Timeout, DefaultTimeout)
+	c.RunID = cmp.Or(c.RunID, 0x6272) // "br"
 	return c
 }
 

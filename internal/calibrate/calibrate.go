@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -237,12 +238,7 @@ func (o *Options) defaults(runs int) error {
 	if o.PerSide == 0 && o.Reference == 0 && o.Candidate == 0 {
 		o.PerSide = runs / 2
 	}
-	if o.Reference == 0 {
-		o.Reference = o.PerSide
-	}
-	if o.Candidate == 0 {
-		o.Candidate = o.PerSide
-	}
+	o.Reference, o.Candidate = cmp.Or(o.Reference, o.PerSide), cmp.Or(o.Candidate, o.PerSide)
 	if o.Reference == 0 && o.Candidate > 0 {
 		o.Reference = runs - o.Candidate
 	}
@@ -267,18 +263,11 @@ func (o *Options) defaults(runs int) error {
 		return fmt.Errorf("%d reference and %d candidate runs need at least %d unchanged runs; the pool has %d",
 			o.Reference, o.Candidate, o.Reference+o.Candidate, runs)
 	}
-	if o.Splits == 0 {
-		o.Splits = 200
-	}
-	if o.Split == "" {
-		o.Split = SplitRandom
-	}
+	o.Splits, o.Split = cmp.Or(o.Splits, 200), cmp.Or(o.Split, SplitRandom)
 	if o.Split != SplitRandom && o.Split != SplitOrdered && o.Split != SplitBlocked {
 		return fmt.Errorf("unknown split %q: expected %s, %s or %s", o.Split, SplitRandom, SplitOrdered, SplitBlocked)
 	}
-	if o.FalseFail == 0 {
-		o.FalseFail = gate.DefaultFalseFail
-	}
+	o.FalseFail = cmp.Or(o.FalseFail, gate.DefaultFalseFail)
 	if o.Factors == nil {
 		o.Factors = DefaultFactors
 	}
@@ -287,9 +276,7 @@ func (o *Options) defaults(runs int) error {
 			return fmt.Errorf("regression factor %v: expected a number above 1 (1.1 = 10 %% worse)", f)
 		}
 	}
-	if o.Power == 0 {
-		o.Power = 0.95
-	}
+	o.Power = cmp.Or(o.Power, 0.95)
 	if o.Gate == nil {
 		o.Gate = CompareGate{FalseFail: o.FalseFail}
 	}
@@ -504,7 +491,6 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 			res.Thresholds = append(res.Thresholds, ThresholdPoint{Threshold: t, Failed: p.Gate, Inconclusive: p.Inconclusive, Passed: p.Passed})
 		}
 	}
-	res.Runs = runs
 	res.HeldOut = heldOut
 	res.Notes = opt.Gate.Notes(pool, res)
 	if heldNote != "" {

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,20 +42,24 @@ func factorText(f float64) string {
 	return fmt.Sprintf("×%g (+%g%%)", f, math.Round((f-1)*1000)/10)
 }
 
-// sidesText says how many runs each side of a split has.
-func sidesText(r *Result) string {
+// sidesText says how many runs each side of a split has; perSide follows
+// the runs per side of a symmetric split ("per side", "runs per side").
+func sidesText(r *Result, perSide string) string {
 	if r.PerSide != 0 {
-		return fmt.Sprintf("%d per side", r.PerSide)
+		return fmt.Sprintf("%d %s", r.PerSide, perSide)
 	}
 	return fmt.Sprintf("%d reference and %d candidate runs", r.Reference, r.Candidate)
 }
 
 // atRuns says at how many runs the power was measured.
-func atRuns(r *Result) string {
-	if r.PerSide != 0 {
-		return fmt.Sprintf("%d runs per side", r.PerSide)
+func atRuns(r *Result) string { return sidesText(r, "runs per side") }
+
+// levelVerdict says whether false fails at rate are within the level.
+func levelVerdict(rate Rate, level float64) string {
+	if rate.Low > level {
+		return "ABOVE"
 	}
-	return fmt.Sprintf("%d reference and %d candidate runs", r.Reference, r.Candidate)
+	return "within"
 }
 
 // WriteText writes r for people.
@@ -69,19 +74,16 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	if r.Gate == "" || r.Gate == "compare" {
 		fmt.Fprintf(bw, "calibration: %d unchanged runs, %s, %s, %d checks, gate at family-wise false-fail level %s (Holm)\n",
-			r.Runs, sidesText(r), how, r.Checks, pct(r.FalseFail))
+			r.Runs, sidesText(r, "per side"), how, r.Checks, pct(r.FalseFail))
 	} else {
 		fmt.Fprintf(bw, "calibration of %s: %d unchanged runs, %s, %s, %d checks, family-wise false-fail level %s\n",
-			r.Gate, r.Runs, sidesText(r), how, r.Checks, pct(r.FalseFail))
+			r.Gate, r.Runs, sidesText(r, "per side"), how, r.Checks, pct(r.FalseFail))
 		if r.Description != "" {
 			fmt.Fprintf(bw, "gate: %s\n", r.Description)
 		}
 	}
-	verdict := "within"
-	if r.FalseFails.Low > r.FalseFail {
-		verdict = "ABOVE"
-	}
-	fmt.Fprintf(bw, "false fails:  %s: %s the level asked\n", rateText(r.FalseFails), verdict)
+	fmt.Fprintf(bw, "false fails:  %s: %s the level asked\n",
+		rateText(r.FalseFails), levelVerdict(r.FalseFails, r.FalseFail))
 	fmt.Fprintf(bw, "inconclusive: %s\n", rateText(r.Inconclusive))
 	fmt.Fprintf(bw, "passed:       %s\n", rateText(r.Passed))
 	fmt.Fprintln(bw, "power: every candidate value made worse by the factor (latency ×f, throughput ÷f)")
@@ -104,12 +106,9 @@ func WriteText(w io.Writer, r *Result) error {
 		if math.IsNaN(float64(h.Chosen)) {
 			fmt.Fprintf(bw, "held-out validation: no %s tried keeps the false fails of the first %d runs within %s: none to choose\n", r.ThresholdName, h.ChooseRuns, pct(r.FalseFail))
 		} else {
-			verdict := "within"
-			if h.Held.Low > r.FalseFail {
-				verdict = "ABOVE"
-			}
 			fmt.Fprintf(bw, "held-out validation: %s %s chosen on the first %d runs (false fails %s); on the %d later runs alone: false fails %s: %s the level asked\n",
-				r.ThresholdName, pct(float64(h.Chosen)), h.ChooseRuns, pct(h.Choose.Rate), h.HeldRuns, rateText(h.Held), verdict)
+				r.ThresholdName, pct(float64(h.Chosen)), h.ChooseRuns, pct(h.Choose.Rate),
+				h.HeldRuns, rateText(h.Held), levelVerdict(h.Held, r.FalseFail))
 		}
 	}
 	if g := r.Regression; g != nil {
@@ -162,13 +161,7 @@ func PowerPlot(r *Result) *plot.Plot {
 		gateY = append(gateY, p.Gate.Rate)
 		checkY = append(checkY, p.Check.Rate)
 	}
-	flat := func(v float64) []float64 {
-		y := make([]float64, len(cats))
-		for i := range y {
-			y[i] = v
-		}
-		return y
-	}
+	flat := func(v float64) []float64 { return slices.Repeat([]float64{v}, len(cats)) }
 	title := fmt.Sprintf("%s power at %s (%d checks, false-fail level %s, %s splits)", gateTitle(r), atRuns(r), r.Checks, pct(r.FalseFail), r.Split)
 	p := plots.CategoryLines(title, "Regression injected (candidate / reference)", "Detection rate", cats, []plots.Line{
 		{Name: "gate fails", Y: gateY},
@@ -176,13 +169,17 @@ func PowerPlot(r *Result) *plot.Plot {
 		{Name: pct(r.Power) + " power", Y: flat(r.Power), Dashed: true},
 		{Name: "false-fail level", Y: flat(r.FalseFail), Dashed: true},
 	})
-	// Rates belong on a linear axis from 0 to 1 (CategoryLines goes
-	// logarithmic for values spanning decades).
+	shareAxis(p, "Detection rate")
+	return p
+}
+
+// shareAxis makes p's Y axis a linear one from 0 to 1, for rates and
+// shares (CategoryLines goes logarithmic for values spanning decades).
+func shareAxis(p *plot.Plot, label string) {
 	p.Y.Scale = plot.LinearScale{}
 	p.Y.Tick.Marker = plot.DefaultTicks{}
-	p.Y.Label.Text = "Detection rate"
+	p.Y.Label.Text = label
 	p.Y.Min, p.Y.Max = 0, 1
-	return p
 }
 
 // gateTitle names r's gate at the start of a plot title.
@@ -206,53 +203,58 @@ var (
 // the splits: what an unchanged system meets (×1) and how the verdicts
 // move as the regression grows.
 func OutcomePlot(r *Result) (*plot.Plot, error) {
-	cats := []string{"×1"}
-	passed := plotter.Values{r.Passed.Rate}
-	inconclusive := plotter.Values{r.Inconclusive.Rate}
-	failed := plotter.Values{r.FalseFails.Rate}
+	var v verdictShares
+	v.add("×1", r.Passed, r.Inconclusive, r.FalseFails)
 	for _, p := range r.Curve {
-		cats = append(cats, "×"+strconv.FormatFloat(p.Factor, 'g', -1, 64))
-		passed = append(passed, p.Passed.Rate)
-		inconclusive = append(inconclusive, p.Inconclusive.Rate)
-		failed = append(failed, p.Gate.Rate)
+		v.add("×"+strconv.FormatFloat(p.Factor, 'g', -1, 64), p.Passed, p.Inconclusive, p.Gate)
 	}
 	if g := r.Regression; g != nil {
-		cats = append(cats, "real regression")
-		passed = append(passed, g.Passed.Rate)
-		inconclusive = append(inconclusive, g.Inconclusive.Rate)
-		failed = append(failed, g.Gate.Rate)
+		v.add("real regression", g.Passed, g.Inconclusive, g.Gate)
 	}
 	title := fmt.Sprintf("%s verdicts at %s (%d %s splits, false-fail level %s)", gateTitle(r), atRuns(r), r.FalseFails.Trials, r.Split, pct(r.FalseFail))
-	return verdictBars(title, "Regression injected (candidate / reference)", cats, passed, inconclusive, failed)
+	return verdictBars(title, "Regression injected (candidate / reference)", v)
 }
 
 // ThresholdPlot draws, per threshold of Result.Thresholds, how often the
 // gate passed, was inconclusive and failed on the unchanged splits, as
 // stacked bars: the threshold at which an unchanged system passes.
 func ThresholdPlot(r *Result) (*plot.Plot, error) {
-	var cats []string
-	var passed, inconclusive, failed plotter.Values
+	var v verdictShares
 	for _, t := range r.Thresholds {
-		cats = append(cats, pct(t.Threshold))
-		passed = append(passed, t.Passed.Rate)
-		inconclusive = append(inconclusive, t.Inconclusive.Rate)
-		failed = append(failed, t.Failed.Rate)
+		v.add(pct(t.Threshold), t.Passed, t.Inconclusive, t.Failed)
 	}
 	title := fmt.Sprintf("%s verdicts on an unchanged system at %s (%d %s splits)", gateTitle(r), atRuns(r), r.FalseFails.Trials, r.Split)
-	return verdictBars(title, r.ThresholdName, cats, passed, inconclusive, failed)
+	return verdictBars(title, r.ThresholdName, v)
 }
 
-// verdictBars draws the shares of passed, inconclusive and failed splits
-// per category as stacked bars on a 0–1 axis.
-func verdictBars(title, xLabel string, cats []string, passed, inconclusive, failed plotter.Values) (*plot.Plot, error) {
-	p := plots.CategoryLines(title, xLabel, "Share of splits", cats, nil)
+// verdictShares are the categories of a verdict plot and, per category,
+// the shares of passed, inconclusive and failed splits.
+type verdictShares struct {
+	cats                         []string
+	passed, inconclusive, failed plotter.Values
+}
+
+func (v *verdictShares) add(cat string, passed, inconclusive, failed Rate) {
+	v.cats = append(v.cats, cat)
+	v.passed = append(v.passed, passed.Rate)
+	v.inconclusive = append(v.inconclusive, inconclusive.Rate)
+	v.failed = append(v.failed, failed.Rate)
+}
+
+// verdictBars draws the shares of v as stacked bars on a 0–1 axis.
+func verdictBars(title, xLabel string, v verdictShares) (*plot.Plot, error) {
+	p := plots.CategoryLines(title, xLabel, "Share of splits", v.cats, nil)
 	width := vg.Points(36)
 	var prev *plotter.BarChart
 	for _, b := range []struct {
 		name string
 		v    plotter.Values
 		col  color.Color
-	}{{"passed", passed, passedColor}, {"inconclusive", inconclusive, inconclusiveColor}, {"failed", failed, failedColor}} {
+	}{
+		{"passed", v.passed, passedColor},
+		{"inconclusive", v.inconclusive, inconclusiveColor},
+		{"failed", v.failed, failedColor},
+	} {
 		bars, err := plotter.NewBarChart(b.v, width)
 		if err != nil {
 			return nil, err
@@ -266,10 +268,7 @@ func verdictBars(title, xLabel string, cats []string, passed, inconclusive, fail
 		p.Legend.Add(b.name, bars)
 		prev = bars
 	}
-	p.Y.Scale = plot.LinearScale{}
-	p.Y.Tick.Marker = plot.DefaultTicks{}
-	p.Y.Label.Text = "Share of splits"
-	p.Y.Min, p.Y.Max = 0, 1
-	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
+	shareAxis(p, "Share of splits")
+	p.X.Min, p.X.Max = -0.5, float64(len(v.cats))-0.5
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package clockoffset
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -74,7 +75,7 @@ func FromExchanges(exs []Exchange) (Estimate, error) {
 	if len(ok) == 0 {
 		return Estimate{Exchanges: len(exs)}, ErrNoExchange
 	}
-	slices.SortStableFunc(ok, func(a, b Exchange) int { return cmp64(a.Delay(), b.Delay()) })
+	slices.SortStableFunc(ok, func(a, b Exchange) int { return cmp.Compare(a.Delay(), b.Delay()) })
 	keep := max(1, int(math.Ceil(float64(len(ok))*KeepFraction)))
 	// Each kept exchange puts the true offset within delay/2 of its own
 	// offset; all of them together, within the intersection of those
@@ -92,29 +93,12 @@ func FromExchanges(exs []Exchange) (Estimate, error) {
 		// them): NTP's choice, the exchange of the smallest delay.
 		offset, bound = ok[0].Offset(), ok[0].Delay()/2
 	}
-	est := Estimate{
-		OffsetNs:      offset,
-		MinDelayNs:    ok[0].Delay(),
-		MedianDelayNs: ok[len(ok)/2].Delay(),
-		ErrorBoundNs:  bound,
-		Exchanges:     len(exs),
-		Kept:          keep,
-		Method:        MethodNTP,
-	}
+	method := MethodNTP
 	if halfRTT {
-		est.Method = MethodHalfRTT
+		method = MethodHalfRTT
 	}
-	return est, nil
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return Estimate{OffsetNs: offset, MinDelayNs: ok[0].Delay(), MedianDelayNs: ok[len(ok)/2].Delay(),
+		ErrorBoundNs: bound, Exchanges: len(exs), Kept: keep, Method: method}, nil
 }
 
 // Correct returns a one-way latency measured as (receive on this host) −
@@ -141,8 +125,7 @@ func Measure(ctx context.Context, ex Exchanger, n int, gap time.Duration) (Estim
 		if ctx.Err() != nil {
 			break
 		}
-		e, err := ex.Exchange(ctx)
-		if err != nil {
+		if e, err := ex.Exchange(ctx); err != nil {
 			last = err
 		} else {
 			exs = append(exs, e)
@@ -194,10 +177,6 @@ func DecodeReply(rep []byte, t4 int64) (Exchange, error) {
 	if len(rep) != ReplySize {
 		return Exchange{}, fmt.Errorf("clock reply of %d bytes, expected %d", len(rep), ReplySize)
 	}
-	return Exchange{
-		T1: int64(binary.LittleEndian.Uint64(rep)),
-		T2: int64(binary.LittleEndian.Uint64(rep[8:])),
-		T3: int64(binary.LittleEndian.Uint64(rep[16:])),
-		T4: t4,
-	}, nil
+	u := func(i int) int64 { return int64(binary.LittleEndian.Uint64(rep[i:])) }
+	return Exchange{T1: u(0), T2: u(8), T3: u(16), T4: t4}, nil
 }

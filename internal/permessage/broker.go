@@ -3,6 +3,7 @@ package permessage
 import (
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 
 	psnet "github.com/shirou/gopsutil/v4/net"
@@ -52,10 +53,7 @@ func BrokerCPU(brokerURL string) CPUSource {
 	for _, c := range conns {
 		if c.Status == "LISTEN" && int(c.Laddr.Port) == port && c.Pid > 0 {
 			p, err := process.NewProcess(c.Pid)
-			if err != nil {
-				return self
-			}
-			if c.Pid == int32(selfPid()) {
+			if err != nil || c.Pid == int32(os.Getpid()) {
 				return self
 			}
 			what := "broker process " + strconv.Itoa(int(c.Pid))

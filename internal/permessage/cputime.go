@@ -3,6 +3,7 @@ package permessage
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/result"
@@ -27,11 +28,7 @@ type CPUSeries struct {
 const minSteps = 20
 
 func newCPUSeries(windows int, resolution int64) CPUSeries {
-	s := CPUSeries{Resolution: max(resolution, 1), R: make([]CPUReading, windows+1)}
-	for j := range s.R {
-		s.R[j] = CPUReading{-1, -1}
-	}
-	return s
+	return CPUSeries{Resolution: max(resolution, 1), R: slices.Repeat([]CPUReading{{-1, -1}}, windows+1)}
 }
 
 func (s *CPUSeries) read(j int, u, t int64) { s.R[j] = CPUReading{u, t} }
@@ -47,7 +44,7 @@ type CPUUse struct {
 
 var noUse = CPUUse{math.NaN(), math.NaN()}
 
-// read returns how many readings were taken, all of them from R[0] on.
+// taken returns how many readings were taken, all of them from R[0] on.
 func (s CPUSeries) taken() int {
 	for j, r := range s.R {
 		if r.T < 0 {
@@ -80,10 +77,7 @@ func (s CPUSeries) Windows(every int) []CPUUse {
 	if len(s.R) == 0 { // never read (a record made without this series)
 		return nil
 	}
-	out := make([]CPUUse, len(s.R)-1)
-	for j := range out {
-		out[j] = noUse
-	}
+	out := slices.Repeat([]CPUUse{noUse}, len(s.R)-1)
 	end := s.taken() - 1 // the last reading
 	span := minSteps * s.Resolution
 	for a := 0; a < end; {

@@ -24,13 +24,7 @@ func processCPU() int64 { return clockNs(unix.CLOCK_PROCESS_CPUTIME_ID) }
 // threads, to the nanosecond, unlike the 10 ms ticks of /proc/<pid>/stat),
 // or nil when that clock cannot be read. The clock id is the kernel's
 // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED), clock_getcpuclockid(3).
-func pidCPU(pid int) func() int64 {
-	id := int32(^pid)<<3 | 2
-	if clockNs(id) < 0 {
-		return nil
-	}
-	return func() int64 { return clockNs(id) }
-}
+func pidCPU(pid int) func() int64 { return clockReader(int32(^pid)<<3 | 2) }
 
 // threadID returns the id of the calling OS thread.
 func threadID() int { return unix.Gettid() }
@@ -39,8 +33,10 @@ func threadID() int { return unix.Gettid() }
 // ns, or nil when its clock cannot be read: the kernel's
 // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), pthread_getcpuclockid(3), so
 // that one thread reads another's.
-func tidCPU(tid int) func() int64 {
-	id := int32(^tid)<<3 | 4 | 2
+func tidCPU(tid int) func() int64 { return clockReader(int32(^tid)<<3 | 4 | 2) }
+
+// clockReader returns a reader of clock id, or nil when it cannot be read.
+func clockReader(id int32) func() int64 {
 	if clockNs(id) < 0 {
 		return nil
 	}

@@ -1,11 +1,11 @@
 package permessage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -42,21 +42,11 @@ type Config struct {
 
 // WithDefaults fills the zero fields.
 func (c Config) WithDefaults() Config {
-	if c.Count == 0 {
-		c.Count = 10000
-	}
-	if c.Window == 0 {
-		c.Window = 100
-	}
-	if c.CPUEvery == 0 {
-		c.CPUEvery = 1000
-	}
-	if c.Timeout == 0 {
-		c.Timeout = throughput.DefaultTimeout
-	}
-	if c.RunID == 0 {
-		c.RunID = 0x706d // "pm"
-	}
+	c.Count = cmp.Or(c.Count, 10000)
+	c.Window = cmp.Or(c.Window, 100)
+	c.CPUEvery = cmp.Or(c.CPUEvery, 1000)
+	c.Timeout = cmp.Or(c.Timeout, throughput.DefaultTimeout)
+	c.RunID = cmp.Or(c.RunID, 0x706d) // "pm"
 	return c
 }
 
@@ -256,10 +246,8 @@ type perMessageRun struct {
 // cfg.Count messages.
 func newPerMessageRun(ctx context.Context, pub driver.Publisher, sub driver.Subscriber, payload int, cfg Config) *perMessageRun {
 	n := cfg.Count
-	pm := &Record{Payload: payload, M: cfg.Window, O: make([]int64, n), I: make([]int64, n), CPUEvery: cfg.CPUEvery}
-	for i := range pm.I {
-		pm.I[i] = Never
-	}
+	pm := &Record{Payload: payload, M: cfg.Window, CPUEvery: cfg.CPUEvery,
+		O: make([]int64, n), I: slices.Repeat([]int64{Never}, n)}
 	nCPU := n / cfg.CPUEvery
 	broker := CPUSource{Read: func() int64 { return -1 }, Resolution: 1}
 	if cfg.Broker != nil {
@@ -290,36 +278,26 @@ func (m *perMessageRun) since() int64 { return int64(time.Since(m.origin)) }
 // cover (a client at 389 % of a core on two CPUs, an in-process broker
 // below zero), so it is taken again, and left unread after readTries.
 func (m *perMessageRun) readAt(k int) {
-	pm := m.pm
-	for range readTries {
-		t0 := m.clock()
-		r, s := threadCPU(), m.senderNow()
-		c := processCPU()
-		b := c
+	var r, s, c, b int64
+	read, t := stamped(m.clock, func() int64 {
+		r, s, c = threadCPU(), m.senderNow(), processCPU()
+		b = c
 		if !m.broker.InProcess {
 			b = m.broker.Read()
 		}
-		t1 := m.clock()
-		if t1-t0 > int64(readSpan) {
-			continue
-		}
-		t := t0 + (t1-t0)/2
-		if m.broker.InProcess {
-			if c < 0 || r < 0 || s < 0 {
-				b = -1
-			} else {
-				b = c - r - s
-			}
-		}
-		pm.Receiver.read(k, r, t)
-		pm.Client.read(k, c, t)
-		pm.Broker.read(k, b, t)
-		return
+		return 0
+	})
+	switch {
+	case read < 0: // preempted at every try
+		r, c, b = -1, -1, -1
+	case m.broker.InProcess && (c < 0 || r < 0 || s < 0):
+		b = -1
+	case m.broker.InProcess:
+		b = c - r - s
 	}
-	t := m.clock()
-	pm.Receiver.read(k, -1, t)
-	pm.Client.read(k, -1, t)
-	pm.Broker.read(k, -1, t)
+	m.pm.Receiver.read(k, r, t)
+	m.pm.Client.read(k, c, t)
+	m.pm.Broker.read(k, b, t)
 }
 
 // readSpan is the longest a CPU reading may take from its first clock to
@@ -527,5 +505,3 @@ func bimodality(v []float64, mean float64) float64 {
 	G2 := (n - 1) / ((n - 2) * (n - 3)) * ((n+1)*g2 + 6)
 	return (G1*G1 + 1) / (G2 + 3*(n-1)*(n-1)/((n-2)*(n-3)))
 }
-
-func selfPid() int { return os.Getpid() }

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -71,10 +72,7 @@ func Plot(dir, typ string, pm *Record) ([]string, error) {
 		name string
 		s    CPUSeries
 	}{{"sender thread", pm.Sender}, {"receiver thread", pm.Receiver}, {"client process (all threads)", pm.Client}, {broker, pm.Broker}} {
-		y := make([]float64, len(pm.O))
-		for n := range y {
-			y[n] = math.NaN()
-		}
+		y := slices.Repeat([]float64{math.NaN()}, len(pm.O))
 		for j, u := range c.s.Windows(pm.CPUEvery) {
 			y[(j+1)*pm.CPUEvery-1] = u.Percent
 		}

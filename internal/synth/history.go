@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -59,9 +60,7 @@ func Generate(dir string, n int, opt GenerateOptions) ([]string, error) {
 	opt = opt.WithDefaults()
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6d71676174652068))
 	dirs := make([]string, 0, n)
-	drift := 1.0
-	step := 1.0
-	stepLeft := 0
+	drift, step, stepLeft := 1.0, 1.0, 0
 	for i := 0; i < n; i++ {
 		start := opt.Start.Add(time.Duration(i) * opt.Interval)
 		name := start.Format(experiment.DirTimeLayout)
@@ -122,18 +121,11 @@ func Generate(dir string, n int, opt GenerateOptions) ([]string, error) {
 
 // WithDefaults fills in the defaults of the fields left zero.
 func (o GenerateOptions) WithDefaults() GenerateOptions {
-	if len(o.Types) == 0 {
-		o.Types = driver.BuiltinTypes()
-	}
-	if len(o.Payloads) == 0 {
-		o.Payloads = DefaultPayloads
-	}
+	o.Types, o.Payloads = orElse(o.Types, driver.BuiltinTypes()), orElse(o.Payloads, DefaultPayloads)
 	if o.Start.IsZero() {
 		o.Start = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
-	if o.Interval == 0 {
-		o.Interval = 24 * time.Hour
-	}
+	o.Interval = cmp.Or(o.Interval, 24*time.Hour)
 	return o
 }
 

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -27,23 +28,21 @@ type Spec struct {
 	Slowdown float64
 }
 
+// orElse returns s, or def when s is empty.
+func orElse[T any](s, def []T) []T {
+	if len(s) == 0 {
+		return def
+	}
+	return s
+}
+
 // WriteExperiment writes one measurements_<type>.csv per type into dir.
 func WriteExperiment(dir string, s Spec) error {
-	types := s.Types
-	if len(types) == 0 {
-		types = driver.BuiltinTypes()
-	}
-	payloads := s.Payloads
-	if len(payloads) == 0 {
-		payloads = DefaultPayloads
-	}
+	types, payloads := orElse(s.Types, driver.BuiltinTypes()), orElse(s.Payloads, DefaultPayloads)
 	if s.Samples <= 0 {
 		return fmt.Errorf("synth: samples must be positive, not %d", s.Samples)
 	}
-	slow := s.Slowdown
-	if slow == 0 {
-		slow = 1
-	}
+	slow := cmp.Or(s.Slowdown, 1)
 	for ti, typ := range types {
 		path := filepath.Join(dir, experiment.RawFileName(typ))
 		err := atomicfile.Write(path, func(w io.Writer) error {

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -46,25 +47,9 @@ type ThroughputSpec struct {
 // Run i draws its noise from (s.Seed, i), so the same run is the same
 // whatever n.
 func WriteThroughputRuns(root string, s ThroughputSpec, first, n int) ([]string, error) {
-	types := s.Types
-	if len(types) == 0 {
-		types = []string{"intraprocess_best_effort"}
-	}
-	payloads := s.Payloads
-	if len(payloads) == 0 {
-		payloads = []int{16, 1024}
-	}
-	loads := s.Loads
-	if len(loads) == 0 {
-		loads = []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 100}}
-	}
-	base, factor := s.Base, s.Factor
-	if base == 0 {
-		base = 100000
-	}
-	if factor == 0 {
-		factor = 1
-	}
+	types, payloads := orElse(s.Types, []string{"intraprocess_best_effort"}), orElse(s.Payloads, []int{16, 1024})
+	loads := orElse(s.Loads, []result.ThroughputRow{{Mode: result.ModeWindow, Offered: 100}})
+	base, factor := cmp.Or(s.Base, 100000), cmp.Or(s.Factor, 1)
 	start := s.Start
 	if start.IsZero() {
 		start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -1,6 +1,7 @@
 package throughput
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,30 +56,14 @@ type Config struct {
 
 // WithDefaults fills the zero fields.
 func (c Config) WithDefaults() Config {
-	if c.MinWindow == 0 {
-		c.MinWindow = DefaultMinWindow
-	}
-	if c.Windows == 0 {
-		c.Windows = DefaultWindows
-	}
-	if c.MaxF == 0 {
-		c.MaxF = DefaultMaxF
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.Precision == 0 {
-		c.Precision = DefaultPrecision
-	}
-	if c.Periods == 0 {
-		c.Periods = DefaultPeriods
-	}
-	if c.RunID == 0 {
-		c.RunID = 0x7470 // "tp"
-	}
-	if c.Padding == "" {
-		c.Padding = load.PaddingPattern
-	}
+	c.MinWindow = cmp.Or(c.MinWindow, DefaultMinWindow)
+	c.Windows = cmp.Or(c.Windows, DefaultWindows)
+	c.MaxF = cmp.Or(c.MaxF, DefaultMaxF)
+	c.Timeout = cmp.Or(c.Timeout, DefaultTimeout)
+	c.Precision = cmp.Or(c.Precision, DefaultPrecision)
+	c.Periods = cmp.Or(c.Periods, DefaultPeriods)
+	c.RunID = cmp.Or(c.RunID, 0x7470) // "tp"
+	c.Padding = cmp.Or(c.Padding, load.PaddingPattern)
 	return c
 }
 
