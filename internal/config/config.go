@@ -46,10 +46,7 @@ type Config struct {
 // Load merges src (see the package documentation).
 func Load(src Sources) (*Config, error) {
 	c := &Config{k: koanf.New("."), source: map[string]string{}}
-	known := map[string]bool{}
-	for _, k := range src.Known {
-		known[k] = true
-	}
+	known := func(key string) bool { return slices.Contains(src.Known, key) }
 	if src.File != "" {
 		if err := c.loadFile(src, known); err != nil {
 			return nil, err
@@ -62,7 +59,7 @@ func Load(src Sources) (*Config, error) {
 			continue
 		}
 		key := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "_", "-"))
-		if !known[key] {
+		if !known(key) {
 			return nil, fmt.Errorf("environment variable %s: unknown setting %q; expected one of %s", name, key, keyList(src.Known, EnvPrefix))
 		}
 		envMap[key] = value
@@ -74,7 +71,7 @@ func Load(src Sources) (*Config, error) {
 		return nil, err
 	}
 	for key := range src.Flags {
-		if !known[key] {
+		if !known(key) {
 			return nil, fmt.Errorf("--%s: not a setting of this command", key)
 		}
 		c.source[key] = "--" + key
@@ -88,7 +85,7 @@ func Load(src Sources) (*Config, error) {
 // Environ returns the process environment, for Sources.Environ.
 func Environ() []string { return os.Environ() }
 
-func (c *Config) loadFile(src Sources, known map[string]bool) error {
+func (c *Config) loadFile(src Sources, known func(string) bool) error {
 	var parser koanf.Parser
 	switch strings.ToLower(filepath.Ext(src.File)) {
 	case ".yaml", ".yml":
@@ -121,16 +118,17 @@ func (c *Config) loadFile(src Sources, known map[string]bool) error {
 		if m, ok := v.(map[string]any); ok && slices.Contains(roles, norm) {
 			for sk, sv := range m {
 				sn := strings.ReplaceAll(sk, "_", "-")
-				if !known[sn] && norm == src.Section {
+				if norm != src.Section {
+					continue
+				}
+				if !known(sn) {
 					return fmt.Errorf("--config %s%s: %s.%s: unknown setting; expected one of %s", src.File, lineOfKey(data, sk, key), key, sk, keyList(src.Known, ""))
 				}
-				if norm == src.Section {
-					section[sn] = sv
-				}
+				section[sn] = sv
 			}
 			continue
 		}
-		if !known[norm] {
+		if !known(norm) {
 			return fmt.Errorf("--config %s%s: %s: unknown setting; expected one of %s (or a section pub, sub, req, qry)", src.File, lineOfKey(data, key, ""), key, keyList(src.Known, ""))
 		}
 		top[norm] = v

@@ -144,14 +144,9 @@ func (p *parser) next() bool {
 	return true
 }
 
-// failed is the error of the current line.
-func (p *parser) failed(format string, args ...any) error {
-	return p.failedCol("", format, args...)
-}
-
-// failedCol is the error of the current line about a column.
-func (p *parser) failedCol(col, format string, args ...any) error {
-	return fileerr.New(p.name, p.line, col, format, args...)
+// failed is the error of the current line, about column col ("" for none).
+func (p *parser) failed(col, format string, args ...any) (Result, error) {
+	return p.res, fileerr.New(p.name, p.line, col, format, args...)
 }
 
 func (p *parser) add(payload int, micros float64) {
@@ -178,42 +173,28 @@ func (p *parser) fastRTPS() (Result, error) {
 	if strings.TrimPrefix(p.text, "\ufeff") != fastRTPSHeader {
 		return p.res, fileerr.New(p.name, 1, "", "header %q: expected %q (Fast DDS LatencyTest --raw_data_file)", p.text, fastRTPSHeader)
 	}
-	for {
-		if !p.next() {
-			return p.res, nil
-		}
+	for p.next() {
 		if p.text == "" {
 			continue
 		}
 		f := strings.Split(p.text, ",")
 		if len(f) != 3 {
-			if err := p.failed("%d fields: expected 3 (Sample,Payload [Bytes],Latency [us])", len(f)); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed("", "%d fields: expected 3 (Sample,Payload [Bytes],Latency [us])", len(f))
 		}
 		if n, err := strconv.Atoi(strings.TrimSpace(f[0])); err != nil || n < 1 {
-			if err := p.failedCol("Sample", "%q is not a positive integer", f[0]); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed("Sample", "%q is not a positive integer", f[0])
 		}
 		payload, err := strconv.Atoi(strings.TrimSpace(f[1]))
 		if err != nil || payload < 1 {
-			if err := p.failedCol("Payload [Bytes]", "%q is not a positive integer", f[1]); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed("Payload [Bytes]", "%q is not a positive integer", f[1])
 		}
 		v, ok := latency(f[2])
 		if !ok {
-			if err := p.failedCol("Latency [us]", "%q is not a finite number ≥ 0", f[2]); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed("Latency [us]", "%q is not a finite number ≥ 0", f[2])
 		}
 		p.add(payload, v)
 	}
+	return p.res, nil
 }
 
 var (
@@ -244,23 +225,17 @@ func (p *parser) sockperf() (Result, error) {
 	if payload < 1 {
 		return p.res, fileerr.New(p.name, p.line, "", "no --msg-size in the \"test was performed using the following parameters\" line before the header: expected a sockperf ping-pong --full-log file")
 	}
-	for {
-		if !p.next() {
-			return p.res, nil
-		}
+	for p.next() {
 		t := strings.TrimSpace(p.text)
 		if t == "" {
 			continue
 		}
 		if strings.Trim(t, "-") == "" {
-			return p.res, nil // the closing line
+			break // the closing line
 		}
 		f := strings.Split(t, ",")
 		if len(f) != 4 {
-			if err := p.failed("%d fields: expected 4 (packet, txTime(sec), rxTime(sec), latency(usec))", len(f)); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed("", "%d fields: expected 4 (packet, txTime(sec), rxTime(sec), latency(usec))", len(f))
 		}
 		v, ok := latency(f[3])
 		if !ok {
@@ -268,13 +243,11 @@ func (p *parser) sockperf() (Result, error) {
 			if p.res.Latency == meta.LatencyRTT {
 				col = "rtt(usec)"
 			}
-			if err := p.failedCol(col, "%q is not a finite number ≥ 0", strings.TrimSpace(f[3])); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed(col, "%q is not a finite number ≥ 0", strings.TrimSpace(f[3]))
 		}
 		p.add(payload, v)
 	}
+	return p.res, nil
 }
 
 var (
@@ -286,57 +259,44 @@ var (
 // warm-up notice, log lines) are skipped; those that do must be whole.
 func (p *parser) zping() (Result, error) {
 	p.res.Latency = meta.LatencyRTT
-	for {
-		if !p.next() {
-			if len(p.res.Samples) == 0 && p.res.Dropped == 0 {
-				return p.res, fileerr.New(p.name, 0, "", "no \"N bytes: seq=N rtt=Nµs lat=Nµs\" line: expected the output of zenoh's z_ping")
-			}
-			return p.res, nil
-		}
+	for p.next() {
 		t := strings.TrimSpace(p.text)
 		if !zpingStart.MatchString(t) {
 			continue
 		}
 		m := zpingLine.FindStringSubmatch(t)
 		if m == nil {
-			if err := p.failed("%q: expected \"N bytes: seq=N rtt=Nµs lat=Nµs\"", t); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed("", "%q: expected \"N bytes: seq=N rtt=Nµs lat=Nµs\"", t)
 		}
 		payload, err := strconv.Atoi(m[1])
 		v, ok := latency(m[3])
 		if err != nil || payload < 1 || !ok {
-			if err := p.failed("%q: expected a positive size and a finite rtt", t); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed("", "%q: expected a positive size and a finite rtt", t)
 		}
 		p.add(payload, v)
 	}
+	if len(p.res.Samples) == 0 && p.res.Dropped == 0 {
+		return p.res, fileerr.New(p.name, 0, "", "no \"N bytes: seq=N rtt=Nµs lat=Nµs\" line: expected the output of zenoh's z_ping")
+	}
+	return p.res, nil
 }
 
 // plain reads one latency per line, in opts.Unit.
 func (p *parser) plain() (Result, error) {
 	p.res.Latency = p.opts.Latency
 	scale := units[p.opts.Unit]
-	for {
-		if !p.next() {
-			return p.res, nil
-		}
+	for p.next() {
 		t := strings.TrimSpace(p.text)
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
 		v, ok := latency(t)
 		if !ok {
-			if err := p.failed("%q is not a latency: expected one finite number ≥ 0 (in %s) per line", t, p.opts.Unit); err != nil {
-				return p.res, err
-			}
-			continue
+			return p.failed("", "%q is not a latency: expected one finite number ≥ 0 (in %s) per line", t, p.opts.Unit)
 		}
 		p.add(0, v*scale)
 	}
+	return p.res, nil
 }
 
 // Convert returns micros, a latency of definition from, in definition to:

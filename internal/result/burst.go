@@ -1,7 +1,6 @@
 package result
 
 import (
-	"bufio"
 	"io"
 	"math"
 	"strconv"
@@ -63,12 +62,7 @@ func (r BurstRow) Record() []string {
 
 // WriteBurst writes rows under BurstHeader.
 func WriteBurst(w io.Writer, rows []BurstRow) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString(BurstHeader + "\n")
-	for _, r := range rows {
-		bw.WriteString(strings.Join(r.Record(), ",") + "\n")
-	}
-	return bw.Flush()
+	return writeRows(w, BurstHeader, rows)
 }
 
 // WriteBurstFile writes rows to path atomically.

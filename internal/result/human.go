@@ -25,17 +25,12 @@ func Micros(us float64) string {
 		name  string
 		scale float64
 	}{{"ns", 1e-3}, {"µs", 1}, {"ms", 1e3}} {
-		if s := sig3(us / u.scale); math.Abs(parse(s)) < 1000 {
+		s := sig3(us / u.scale)
+		if v, _ := strconv.ParseFloat(s, 64); math.Abs(v) < 1000 {
 			return s + " " + u.name
 		}
 	}
 	return sig3(us/1e6) + " s"
-}
-
-// parse reads back a number sig3 wrote.
-func parse(s string) float64 {
-	v, _ := strconv.ParseFloat(s, 64)
-	return v
 }
 
 // sig3 prints v with three significant digits (no exponent below 1000).

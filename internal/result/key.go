@@ -3,6 +3,7 @@ package result
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Key says which throughput row of a sub-experiment a gate compares between
@@ -90,13 +91,8 @@ func ThroughputLabel(typ string, k Key) string {
 // it: "throughput_<type>_window", "throughput_<type>_rate_5000",
 // "throughput_<type>_rate_unpaced".
 func ThroughputSeriesName(typ string, k Key) string {
-	switch {
-	case k.Mode == ModeWindow:
-		return throughputPrefix + typ + "_window"
-	case k.Offered == 0:
-		return throughputPrefix + typ + "_rate_unpaced"
-	}
-	return throughputPrefix + typ + "_rate_" + FormatOffered(k.Offered)
+	// Load without its unit, spaces made underscores (FormatOffered has none).
+	return throughputPrefix + typ + "_" + strings.ReplaceAll(strings.TrimSuffix(k.Load(), " msg/s"), " ", "_")
 }
 
 // FormatOffered writes an offered load as the throughput CSV does: the

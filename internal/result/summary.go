@@ -47,13 +47,22 @@ func (r *SummaryRow) floats() []*float64 {
 		&r.MaxJitter, &r.P90, &r.P99, &r.P9999}
 }
 
+// column returns a pointer to the float column named as in the header, or
+// nil for an unknown or integer column.
+func (r *SummaryRow) column(name string) *float64 {
+	for i, c := range SummaryColumns[2:] {
+		if c == name {
+			return r.floats()[i]
+		}
+	}
+	return nil
+}
+
 // Get returns the value of the float column named as in the header
 // ("Median", "99%", "Max", ...), or false for an unknown or integer column.
 func (r SummaryRow) Get(column string) (float64, bool) {
-	for i, name := range SummaryColumns[2:] {
-		if name == column {
-			return *r.floats()[i], true
-		}
+	if p := r.column(column); p != nil {
+		return *p, true
 	}
 	return 0, false
 }
@@ -61,13 +70,11 @@ func (r SummaryRow) Get(column string) (float64, bool) {
 // Set sets the float column named as in the header to v, and reports
 // whether there is one.
 func (r *SummaryRow) Set(column string, v float64) bool {
-	for i, name := range SummaryColumns[2:] {
-		if name == column {
-			*r.floats()[i] = v
-			return true
-		}
+	p := r.column(column)
+	if p != nil {
+		*p = v
 	}
-	return false
+	return p != nil
 }
 
 // Record returns r's fields in SummaryColumns order, as WriteSummary writes
@@ -98,10 +105,16 @@ func WriteSummary(w io.Writer, rows []SummaryRow) error {
 			return fmt.Errorf("summary row of payload %d: %w", rows[i].Bytes, err)
 		}
 	}
+	return writeRows(w, strings.Join(SummaryColumns, ","), rows)
+}
+
+// writeRows writes header and the records of rows, comma-separated, in one
+// write.
+func writeRows[R interface{ Record() []string }](w io.Writer, header string, rows []R) error {
 	var b strings.Builder
-	b.WriteString(strings.Join(SummaryColumns, ",") + "\n")
-	for i := range rows {
-		b.WriteString(strings.Join(rows[i].Record(), ",") + "\n")
+	b.WriteString(header + "\n")
+	for _, r := range rows {
+		b.WriteString(strings.Join(r.Record(), ",") + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -200,11 +213,10 @@ func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
 				len(rec), len(SummaryColumns), strings.Join(SummaryColumns, ","))
 		}
 		var row SummaryRow
-		if row.Bytes, err = positive(rec[0]); err != nil {
-			return nil, fileerr.New(file, line, SummaryColumns[0], "%q is not a positive integer", rec[0])
-		}
-		if row.Samples, err = positive(rec[1]); err != nil {
-			return nil, fileerr.New(file, line, SummaryColumns[1], "%q is not a positive integer", rec[1])
+		for i, dst := range []*int{&row.Bytes, &row.Samples} {
+			if *dst, err = positive(rec[i]); err != nil {
+				return nil, fileerr.New(file, line, SummaryColumns[i], "%q is not a positive integer", rec[i])
+			}
 		}
 		for i, dst := range row.floats() {
 			col := SummaryColumns[2+i]

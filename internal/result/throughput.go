@@ -1,7 +1,6 @@
 package result
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -41,12 +40,7 @@ func Mbps(msgs float64, payload int) float64 { return msgs * float64(payload) * 
 
 // WriteThroughput writes rows with 3 decimals (formats §3's convention).
 func WriteThroughput(w io.Writer, rows []ThroughputRow) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString(ThroughputHeader + "\n")
-	for _, r := range rows {
-		bw.WriteString(strings.Join(r.Record(), ",") + "\n")
-	}
-	return bw.Flush()
+	return writeRows(w, ThroughputHeader, rows)
 }
 
 // Record returns r's fields in ThroughputHeader order, as WriteThroughput
