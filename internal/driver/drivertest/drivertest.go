@@ -2,6 +2,7 @@ package drivertest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,16 +47,14 @@ const Watchdog = 20 * time.Second
 // succeed.
 const ReceiveDeadline = 5 * time.Second
 
-func (c Config) addr() string {
-	if c.Addr != "" {
-		return c.Addr
-	}
-	return "127.0.0.1:0"
-}
+func (c Config) addr() string { return cmp.Or(c.Addr, "127.0.0.1:0") }
 
-func (c Config) sizes() []int {
-	if c.Sizes != nil {
-		return c.Sizes
+func (c Config) sizes() []int { return sizesOr(c.Sizes) }
+
+// sizesOr is sizes, or DefaultSizes when nil.
+func sizesOr(sizes []int) []int {
+	if sizes != nil {
+		return sizes
 	}
 	return DefaultSizes
 }
@@ -84,11 +83,17 @@ func Run(t *testing.T, c Config) {
 
 // forTest gives a broker's ends a topic of their own for this test.
 func (c Config) forTest(t testing.TB) Config {
-	if driver.IsBroker(c.Transport) && c.Listen.Topic == "" && c.Dial.Topic == "" {
-		c.Listen.Topic = TestTopic(t)
-		c.Dial.Topic = c.Listen.Topic
-	}
+	ownTopic(t, c.Transport, &c.Listen, &c.Dial)
 	return c
+}
+
+// ownTopic gives a broker's two ends, a and b, a topic of their own for
+// this test when neither has one.
+func ownTopic(t testing.TB, tr driver.Transport, a, b *driver.Options) {
+	if driver.IsBroker(tr) && a.Topic == "" && b.Topic == "" {
+		a.Topic = TestTopic(t)
+		b.Topic = a.Topic
+	}
 }
 
 // Echo is a running echoer.

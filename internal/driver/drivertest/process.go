@@ -32,10 +32,13 @@ func ServeEchoProcess(transports ...driver.Transport) {
 	if spec == "" {
 		return
 	}
+	fail := func(code int, why ...any) {
+		fmt.Fprintln(os.Stderr, append([]any{"echo process:"}, why...)...)
+		os.Exit(code)
+	}
 	var s echoSpec
 	if err := json.Unmarshal([]byte(spec), &s); err != nil {
-		fmt.Fprintln(os.Stderr, "echo process:", err)
-		os.Exit(2)
+		fail(2, err)
 	}
 	var tr driver.Transport
 	for _, t := range transports {
@@ -44,14 +47,12 @@ func ServeEchoProcess(transports ...driver.Transport) {
 		}
 	}
 	if tr == nil {
-		fmt.Fprintln(os.Stderr, "echo process: unknown transport", s.Transport)
-		os.Exit(2)
+		fail(2, "unknown transport", s.Transport)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e, err := tr.Listen(ctx, s.Addr, s.Options)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "echo process:", err)
-		os.Exit(2)
+		fail(2, err)
 	}
 	fmt.Println(e.Addr())
 	go func() {
@@ -59,8 +60,7 @@ func ServeEchoProcess(transports ...driver.Transport) {
 		cancel()
 	}()
 	if err := e.Serve(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "echo process:", err)
-		os.Exit(1)
+		fail(1, err)
 	}
 	e.Close()
 	os.Exit(0)

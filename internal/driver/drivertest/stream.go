@@ -2,6 +2,7 @@ package drivertest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -54,10 +55,7 @@ func (c StreamConfig) burst() int {
 
 // forTest gives a broker's ends a topic of their own for this test.
 func (c StreamConfig) forTest(t testing.TB) StreamConfig {
-	if driver.IsBroker(c.Transport) && c.Subscribe.Topic == "" && c.Publish.Topic == "" {
-		c.Subscribe.Topic = TestTopic(t)
-		c.Publish.Topic = c.Subscribe.Topic
-	}
+	ownTopic(t, c.Transport, &c.Subscribe, &c.Publish)
 	return c
 }
 
@@ -78,12 +76,7 @@ func TestTopic(t testing.TB) string {
 	return b.String()
 }
 
-func (c StreamConfig) addr() string {
-	if c.Addr != "" {
-		return c.Addr
-	}
-	return "127.0.0.1:0"
-}
+func (c StreamConfig) addr() string { return cmp.Or(c.Addr, "127.0.0.1:0") }
 
 // StartStream opens a subscriber and a publisher given the subscriber's
 // Addr; both are closed at the end of the test.
@@ -110,12 +103,7 @@ func StartStream(t testing.TB, c StreamConfig) (driver.Subscriber, driver.Publis
 	return s, p
 }
 
-func (c StreamConfig) sizes() []int {
-	if c.Sizes != nil {
-		return c.Sizes
-	}
-	return DefaultSizes
-}
+func (c StreamConfig) sizes() []int { return sizesOr(c.Sizes) }
 
 // receiveSeq receives until a message whose first 8 bytes are seq arrives
 // (a best-effort link may deliver a late one first).

@@ -181,7 +181,7 @@ func unwrapExec(err error) error {
 // Listen returns an echoer that does nothing: the program measures its
 // own round trips.
 func (Transport) Listen(context.Context, string, driver.Options) (driver.Echoer, error) {
-	return newIdle(), nil
+	return &idle{done: make(chan struct{})}, nil
 }
 
 // Dial prepares the program (it starts when the engine measures) and asks
@@ -194,9 +194,8 @@ func (Transport) Dial(ctx context.Context, _ string, opts driver.Options) (drive
 	if !ok {
 		return nil, fmt.Errorf("no --%s", FlagCommand)
 	}
-	p := &program{cfg: c, info: meta.SystemInfo{Product: filepath.Base(c.argv[0]), Extra: map[string]string{}}}
-	p.info.Extra["command"] = QuoteArgv(c.argv)
-	p.info.Extra["format"] = c.format
+	p := &program{cfg: c, info: meta.SystemInfo{Product: filepath.Base(c.argv[0]),
+		Extra: map[string]string{"command": QuoteArgv(c.argv), "format": c.format}}}
 	if c.versionArgv != nil {
 		v, err := version(ctx, c.versionArgv)
 		if err != nil {
@@ -212,8 +211,6 @@ type idle struct {
 	once sync.Once
 	done chan struct{}
 }
-
-func newIdle() *idle { return &idle{done: make(chan struct{})} }
 
 func (*idle) Addr() string { return Name }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,14 +228,10 @@ func checkPayloads(r runResult, payload int) error {
 }
 
 func payloadList(by map[int][]extformat.Sample) string {
-	var ps []int
-	for p := range by {
-		ps = append(ps, p)
-	}
+	ps := slices.Sorted(maps.Keys(by))
 	if len(ps) == 0 {
 		return "none"
 	}
-	slices.Sort(ps)
 	s := make([]string, len(ps))
 	for i, p := range ps {
 		s[i] = strconv.Itoa(p) + " B"
@@ -478,12 +475,18 @@ func exitStatus(err error) string {
 // tail returns the last lines of the program's standard error for an
 // error message, or "" when it wrote none.
 func tail(path string) string {
-	const maxBytes, maxLines = 2000, 10
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
-	s := strings.TrimRight(string(data), "\n")
+	return StderrTail(string(data))
+}
+
+// StderrTail is the end of what a program wrote on its standard error, for
+// an error message: its last 10 lines within its last 2000 bytes.
+func StderrTail(stderr string) string {
+	const maxBytes, maxLines = 2000, 10
+	s := strings.TrimRight(stderr, "\n")
 	if s == "" {
 		return "; its standard error is empty"
 	}

@@ -47,8 +47,15 @@ type link struct {
 	dialed   atomic.Bool
 }
 
-func (l *link) counters() driver.Counters {
+// Counters counts the messages both rings dropped, for either end.
+func (l *link) Counters() driver.Counters {
 	return driver.Counters{Dropped: l.ping.dropped.Load() + l.pong.dropped.Load()}
+}
+
+// Close closes the link, from either end.
+func (l *link) Close() error {
+	l.close()
+	return nil
 }
 
 func (l *link) close() {
@@ -75,14 +82,8 @@ func (Transport) Capabilities() driver.Capabilities {
 
 // Listen creates an echoer named addr.
 func (Transport) Listen(_ context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
-	depth := opts.QueueDepth
-	if depth <= 0 {
-		depth = DefaultQueueDepth
-	}
-	max := opts.LargestMessageOrDefault()
-	if addr == "" || strings.HasSuffix(addr, ":0") {
-		addr = fmt.Sprintf("%sintraprocess-%d", strings.TrimSuffix(addr, ":0"), nextID.Add(1))
-	}
+	depth, max := queueDepth(opts), opts.LargestMessageOrDefault()
+	addr = freshName(addr, "intraprocess")
 	l := &link{name: addr, reliable: opts.Reliable, ping: newRing(depth, max), pong: newRing(depth, max)}
 	tableMu.Lock()
 	defer tableMu.Unlock()
@@ -106,6 +107,22 @@ func (Transport) Dial(_ context.Context, addr string, opts driver.Options) (driv
 		return nil, fmt.Errorf("intraprocess: echoer %q already has a pinger", addr)
 	}
 	return &pinger{link: l, timer: stoppedTimer()}, nil
+}
+
+// queueDepth is a ring's size in messages.
+func queueDepth(opts driver.Options) int {
+	if opts.QueueDepth <= 0 {
+		return DefaultQueueDepth
+	}
+	return opts.QueueDepth
+}
+
+// freshName is addr, or a fresh name when addr is empty or ends in ":0".
+func freshName(addr, kind string) string {
+	if addr == "" || strings.HasSuffix(addr, ":0") {
+		return fmt.Sprintf("%s%s-%d", strings.TrimSuffix(addr, ":0"), kind, nextID.Add(1))
+	}
+	return addr
 }
 
 func stoppedTimer() *time.Timer {
@@ -140,13 +157,6 @@ func (p *pinger) receive(buf []byte, deadline time.Time) (int, error) {
 	return copy(buf, msg), nil
 }
 
-func (p *pinger) Close() error {
-	p.link.close()
-	return nil
-}
-
-func (p *pinger) Counters() driver.Counters { return p.counters() }
-
 type echoer struct {
 	*link
 	timer *time.Timer
@@ -177,10 +187,3 @@ func (e *echoer) Serve(ctx context.Context) error {
 		}
 	}
 }
-
-func (e *echoer) Close() error {
-	e.link.close()
-	return nil
-}
-
-func (e *echoer) Counters() driver.Counters { return e.counters() }

@@ -3,7 +3,6 @@ package intraprocess
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -22,7 +21,6 @@ var (
 // subscriber, in the same table as the round-trip links.
 type channel struct {
 	name      string
-	reliable  bool
 	r         *ring
 	published atomic.Bool
 }
@@ -42,14 +40,8 @@ var streams = map[string]*channel{}
 // Subscribe creates a subscriber named addr (empty or ending in ":0": a
 // fresh name) with a ring of Options.QueueDepth messages.
 func (Transport) Subscribe(_ context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
-	depth := opts.QueueDepth
-	if depth <= 0 {
-		depth = DefaultQueueDepth
-	}
-	if addr == "" || strings.HasSuffix(addr, ":0") {
-		addr = fmt.Sprintf("%sintraprocess-stream-%d", strings.TrimSuffix(addr, ":0"), nextID.Add(1))
-	}
-	c := &channel{name: addr, reliable: opts.Reliable, r: newRing(depth, opts.LargestMessageOrDefault())}
+	addr = freshName(addr, "intraprocess-stream")
+	c := &channel{name: addr, r: newRing(queueDepth(opts), opts.LargestMessageOrDefault())}
 	tableMu.Lock()
 	defer tableMu.Unlock()
 	if _, taken := streams[addr]; taken {

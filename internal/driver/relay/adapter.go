@@ -339,16 +339,5 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 func (t *tailWriter) tail() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := strings.TrimRight(string(t.buf), "\n")
-	if s == "" {
-		return "; its standard error is empty"
-	}
-	if len(s) > tailBytes {
-		s = s[len(s)-tailBytes:]
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > 10 {
-		lines = lines[len(lines)-10:]
-	}
-	return "; its standard error ends with:\n    " + strings.Join(lines, "\n    ")
+	return external.StderrTail(string(t.buf))
 }

@@ -147,13 +147,12 @@ func (e *DTLSEchoer) serveConn(ctx context.Context, c net.Conn) {
 			if isClosed(err) || ctx.Err() != nil {
 				return
 			}
-			var te *dtls.TemporaryError
-			if errors.As(err, &te) {
-				e.errs.Add(1)
-				continue
-			}
 			e.errs.Add(1)
-			return
+			var te *dtls.TemporaryError
+			if !errors.As(err, &te) {
+				return
+			}
+			continue
 		}
 		// A message's delay is spent on its first fragment: the others
 		// are echoed after it, in order. Message 0 is a connection probe.
@@ -239,10 +238,7 @@ func (DTLS) Dial(ctx context.Context, addr string, opts driver.Options) (driver.
 	if opts.Reliable {
 		p.resend.Init(opts, udp.DefaultRetransmitTimeout, udp.DefaultMaxRetries, min(opts.LargestMessageOrDefault(), MaxDTLSMessage))
 	}
-	deadline, ok := hctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(HandshakeTimeout)
-	}
+	deadline, _ := hctx.Deadline() // set above when ctx had none
 	if err := p.settle(deadline); err != nil {
 		c.Close()
 		return nil, err

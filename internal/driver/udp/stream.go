@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"syscall"
 	"time"
 
@@ -25,11 +24,8 @@ var errOneWayReliable = errors.New("udp: a one-way link is best effort (a reliab
 // Subscribe binds a UDP socket at addr and receives the datagrams sent to
 // it, from any number of publishers.
 func (Transport) Subscribe(_ context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
-	if opts.Security != nil {
-		return nil, errors.New("udp: a secure link is the dtls transport")
-	}
-	if opts.Reliable {
-		return nil, errOneWayReliable
+	if err := checkOneWay(opts); err != nil {
+		return nil, err
 	}
 	s, local, err := bind(addr)
 	if err != nil {
@@ -40,22 +36,25 @@ func (Transport) Subscribe(_ context.Context, addr string, opts driver.Options) 
 
 // Publish connects a publisher to the subscriber at addr.
 func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) (driver.Publisher, error) {
-	if opts.Security != nil {
-		return nil, errors.New("udp: a secure link is the dtls transport")
+	if err := checkOneWay(opts); err != nil {
+		return nil, err
 	}
-	if opts.Reliable {
-		return nil, errOneWayReliable
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "udp", addr)
+	p, err := Dial(ctx, addr, driver.Options{}) // a best-effort pinger's socket
 	if err != nil {
-		return nil, fmt.Errorf("udp: %w", err)
+		return nil, err
 	}
-	s, err := fdsock.New(c.(*net.UDPConn))
-	if err != nil {
-		return nil, fmt.Errorf("udp: %w", err)
+	return &Publisher{sock: p.sock, addr: addr}, nil
+}
+
+// checkOneWay refuses what a one-way UDP link cannot be: secure or reliable.
+func checkOneWay(opts driver.Options) error {
+	switch {
+	case opts.Security != nil:
+		return errSecure
+	case opts.Reliable:
+		return errOneWayReliable
 	}
-	return &Publisher{sock: s, addr: addr}, nil
+	return nil
 }
 
 // Subscriber receives datagrams at its address.
@@ -103,10 +102,7 @@ func (p *Publisher) Send(msg []byte) error {
 		return fmt.Errorf("udp: a %d-byte message does not fit in one datagram (max %d)", len(msg), MaxDatagram)
 	}
 	if _, err := p.sock.Send(msg, 0); err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) {
-			return fmt.Errorf("udp: nothing listens at %s any more (connection refused): %w", p.addr, err)
-		}
-		return fmt.Errorf("udp: %w", err)
+		return linkErr(p.addr, err)
 	}
 	return nil
 }

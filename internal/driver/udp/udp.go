@@ -47,7 +47,7 @@ func (Transport) Name() string { return driver.UDP }
 // Listen binds a UDP socket at addr and returns its echoer.
 func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
 	if opts.Security != nil {
-		return nil, errors.New("udp: a secure link is the dtls transport")
+		return nil, errSecure
 	}
 	e, err := Listen(addr)
 	if err != nil {
@@ -60,10 +60,13 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 // Dial connects a pinger to the echoer at addr.
 func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
 	if opts.Security != nil {
-		return nil, errors.New("udp: a secure link is the dtls transport")
+		return nil, errSecure
 	}
 	return Dial(ctx, addr, opts)
 }
+
+// errSecure refuses a secure link, which is another transport's.
+var errSecure = errors.New("udp: a secure link is the dtls transport")
 
 // Echoer sends every datagram it receives back to its sender.
 type Echoer struct {
@@ -216,7 +219,7 @@ func (p *Pinger) Send(msg []byte) error {
 
 func (p *Pinger) send(msg []byte) error {
 	if _, err := p.sock.Send(msg, 0); err != nil {
-		return p.linkErr(err)
+		return linkErr(p.addr, err)
 	}
 	return nil
 }
@@ -238,7 +241,7 @@ func (p *Pinger) receive(buf []byte, deadline time.Time) (int, error) {
 			return n, nil
 		}
 		if !errors.Is(err, driver.ErrTimeout) {
-			return 0, p.linkErr(err)
+			return 0, linkErr(p.addr, err)
 		}
 		if !p.resend.Due() {
 			return 0, fmt.Errorf("udp: no echo from %s: %w", p.addr, err)
@@ -249,9 +252,10 @@ func (p *Pinger) receive(buf []byte, deadline time.Time) (int, error) {
 	}
 }
 
-func (p *Pinger) linkErr(err error) error {
+// linkErr explains a failed send or receive on a link to addr.
+func linkErr(addr string, err error) error {
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return fmt.Errorf("udp: nothing listens at %s any more (connection refused): %w", p.addr, err)
+		return fmt.Errorf("udp: nothing listens at %s any more (connection refused): %w", addr, err)
 	}
 	return fmt.Errorf("udp: %w", err)
 }

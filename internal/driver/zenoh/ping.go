@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -209,13 +210,7 @@ func (m *measurer) Measure(payload int, res *driver.PayloadResult) (int, error) 
 		return 0, m.err
 	}
 	sum := m.res.Summary
-	idx := -1
-	for i, pc := range sum.Payloads {
-		if int(pc.Payload) == payload {
-			idx = i
-			break
-		}
-	}
+	idx := slices.IndexFunc(sum.Payloads, func(pc zenohhelper.PayloadCounts) bool { return int(pc.Payload) == payload })
 	if idx < 0 {
 		return 0, m.helperErr("measured nothing of payload %d B", payload)
 	}

@@ -67,12 +67,7 @@ func (Transport) Flags() []driver.Flag {
 func (Transport) MessageLimit(driver.Options) int { return 16 << 20 }
 
 // settings are the flag values of one end.
-type settings struct {
-	bin      string
-	mode     string
-	endpoint string
-	key      string
-}
+type settings struct{ bin, mode, endpoint, key string }
 
 // CheckParams checks the flag values, and that the helper is there,
 // before a run creates anything (driver.ParamChecker).
@@ -185,31 +180,27 @@ func (Transport) Listen(ctx context.Context, addr string, o driver.Options) (dri
 	}
 	e := &echoer{}
 	c := s.common(o)
+	var loc string // where pingers connect: the router's, else the pong's
 	switch {
 	case s.mode == zenohhelper.ModePeer:
 		c.Listen = []string{endpoint(addr)}
 	case s.endpoint != "":
-		c.Connect = []string{s.endpoint}
+		c.Connect, loc = []string{s.endpoint}, s.endpoint
 	default:
 		e.router, err = start(ctx, s.bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{endpoint(addr)}}}))
 		if err != nil {
 			return nil, fmt.Errorf("starting the Zenoh router: %w", err)
 		}
-		c.Connect = []string{e.router.Ready.Locator("tcp")}
+		loc = e.router.Ready.Locator("tcp")
+		c.Connect = []string{loc}
 	}
 	e.pong, err = start(ctx, s.bin, zenohhelper.PongArgs(zenohhelper.Serve{Common: c}))
 	if err != nil {
 		e.Close()
 		return nil, fmt.Errorf("starting the Zenoh pong: %w", err)
 	}
-	var loc string
-	switch {
-	case s.mode == zenohhelper.ModePeer:
+	if s.mode == zenohhelper.ModePeer {
 		loc = e.pong.Ready.Locator("tcp")
-	case s.endpoint != "":
-		loc = s.endpoint
-	default:
-		loc = e.router.Ready.Locator("tcp")
 	}
 	if e.addr, err = hostPort(loc); err != nil {
 		e.Close()

@@ -308,12 +308,8 @@ func (Transport) StartEmbedded(_ context.Context, opts driver.Options) (string, 
 
 // Listen connects an echoer to the hub at addr.
 func (t Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
-	c, err := dialHub(ctx, addr, opts)
+	c, err := dialSubscribed(ctx, addr, opts, opts.Topic+".ping")
 	if err != nil {
-		return nil, err
-	}
-	if err := c.subscribe(opts.Topic + ".ping"); err != nil {
-		c.Close()
 		return nil, err
 	}
 	return &hubEchoer{c: c, topic: opts.Topic + ".pong", delay: opts.EchoDelay.NewDelayer()}, nil
@@ -321,12 +317,8 @@ func (t Transport) Listen(ctx context.Context, addr string, opts driver.Options)
 
 // Dial connects a pinger to the hub at addr.
 func (t Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
-	c, err := dialHub(ctx, addr, opts)
+	c, err := dialSubscribed(ctx, addr, opts, opts.Topic+".pong")
 	if err != nil {
-		return nil, err
-	}
-	if err := c.subscribe(opts.Topic + ".pong"); err != nil {
-		c.Close()
 		return nil, err
 	}
 	c.pubTopic = opts.Topic + ".ping"
@@ -360,11 +352,20 @@ func (u unacked) SystemInfo() meta.SystemInfo { return u.c.SystemInfo() }
 
 // Subscribe connects a subscriber of opts.Topic.
 func (t Transport) Subscribe(ctx context.Context, addr string, opts driver.Options) (driver.Subscriber, error) {
+	c, err := dialSubscribed(ctx, addr, opts, opts.Topic)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// dialSubscribed connects to the hub at addr and subscribes to topic.
+func dialSubscribed(ctx context.Context, addr string, opts driver.Options, topic string) (*hubClient, error) {
 	c, err := dialHub(ctx, addr, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.subscribe(opts.Topic); err != nil {
+	if err := c.subscribe(topic); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -411,25 +412,20 @@ func dialHub(ctx context.Context, addr string, opts driver.Options) (*hubClient,
 	if err != nil || (u.Scheme != "hub" && u.Scheme != "hubs") || u.Host == "" {
 		return nil, fmt.Errorf("hub: %q is not a hub:// or hubs:// URL", addr)
 	}
-	var d net.Dialer
-	var c net.Conn
+	d := &net.Dialer{}
+	dial := d.DialContext
 	if u.Scheme == "hubs" {
 		cfg, err := secure.ClientTLSConfig(opts.Security, u.Host)
 		if err != nil {
 			return nil, fmt.Errorf("hub: %w", err)
 		}
-		c, err = (&tls.Dialer{NetDialer: &d, Config: cfg}).DialContext(ctx, "tcp", u.Host)
-		if err != nil {
-			return nil, fmt.Errorf("hub: cannot connect to %s: %w", driver.RedactURL(addr), err)
-		}
-	} else {
-		if opts.Security != nil {
-			return nil, fmt.Errorf("hub: a secure link needs a hubs:// URL, not %s", driver.RedactURL(addr))
-		}
-		c, err = d.DialContext(ctx, "tcp", u.Host)
-		if err != nil {
-			return nil, fmt.Errorf("hub: cannot connect to %s: %w", driver.RedactURL(addr), err)
-		}
+		dial = (&tls.Dialer{NetDialer: d, Config: cfg}).DialContext
+	} else if opts.Security != nil {
+		return nil, fmt.Errorf("hub: a secure link needs a hubs:// URL, not %s", driver.RedactURL(addr))
+	}
+	c, err := dial(ctx, "tcp", u.Host)
+	if err != nil {
+		return nil, fmt.Errorf("hub: cannot connect to %s: %w", driver.RedactURL(addr), err)
 	}
 	h := &hubClient{hc: &hubConn{c: c, w: bufio.NewWriter(c)}, url: addr, reliable: opts.Reliable,
 		msgs: make(chan hubMessage, 1024), control: make(chan error, 1), done: make(chan struct{})}

@@ -41,39 +41,24 @@ type Common struct {
 }
 
 func (c Common) args() []string {
-	var a []string
-	if c.Mode != "" {
-		a = append(a, "--mode", c.Mode)
-	}
+	a := opt(nil, "--mode", c.Mode != "", c.Mode)
 	for _, e := range c.Connect {
 		a = append(a, "--connect", e)
 	}
 	for _, e := range c.Listen {
 		a = append(a, "--listen", e)
 	}
-	if c.ConfigFile != "" {
-		a = append(a, "--config", c.ConfigFile)
-	}
-	if c.MaxLinks > 0 {
-		a = append(a, "--max-links", strconv.Itoa(c.MaxLinks))
-	}
-	if c.Key != "" {
-		a = append(a, "--key", c.Key)
-	}
+	a = opt(a, "--config", c.ConfigFile != "", c.ConfigFile)
+	a = opt(a, "--max-links", c.MaxLinks > 0, strconv.Itoa(c.MaxLinks))
+	a = opt(a, "--key", c.Key != "", c.Key)
+	rel := "best-effort"
 	if c.Reliable {
-		a = append(a, "--reliability", "reliable")
-	} else {
-		a = append(a, "--reliability", "best-effort")
+		rel = "reliable"
 	}
-	if c.CongestionControl != "" {
-		a = append(a, "--congestion-control", c.CongestionControl)
-	}
-	if c.NoExpress {
-		a = append(a, "--no-express")
-	}
-	if c.Out != "" {
-		a = append(a, "--out", c.Out)
-	}
+	a = append(a, "--reliability", rel)
+	a = opt(a, "--congestion-control", c.CongestionControl != "", c.CongestionControl)
+	a = flag(a, "--no-express", c.NoExpress)
+	a = opt(a, "--out", c.Out != "", c.Out)
 	a = opt(a, "--window", c.Window > 0, secs(c.Window))
 	return opt(a, "--lease", c.Lease > 0, secs(c.Lease))
 }
@@ -92,6 +77,14 @@ func ints(v []int) string {
 func opt(a []string, flag string, set bool, value string) []string {
 	if set {
 		return append(a, flag, value)
+	}
+	return a
+}
+
+// flag appends a flag without a value when it is set.
+func flag(a []string, name string, set bool) []string {
+	if set {
+		return append(a, name)
 	}
 	return a
 }
@@ -117,10 +110,7 @@ func (p Ping) Args() []string {
 	a = opt(a, "--timeout", p.Timeout > 0, secs(p.Timeout))
 	a = opt(a, "--wait-peer", p.WaitPeer > 0, secs(p.WaitPeer))
 	a = opt(a, "--max-timeouts", p.MaxTimeouts > 0, strconv.Itoa(p.MaxTimeouts))
-	if p.RTT {
-		a = append(a, "--latency", "rtt")
-	}
-	return a
+	return opt(a, "--latency", p.RTT, "rtt")
 }
 
 // Serve are the settings of the serving roles pong and router.
@@ -206,10 +196,7 @@ func (s Sub) Args() []string {
 	if s.RunID != nil {
 		a = append(a, "--run-id", strconv.FormatUint(uint64(*s.RunID), 10))
 	}
-	if s.Arrivals {
-		a = append(a, "--arrivals")
-	}
-	return a
+	return flag(a, "--arrivals", s.Arrivals)
 }
 
 // Clock probes the clocks of the publishers answering at Common.Key (their
@@ -275,9 +262,7 @@ func (q Query) Args() []string {
 	a = opt(a, "--max-timeouts", q.MaxTimeouts > 0, strconv.Itoa(q.MaxTimeouts))
 	a = opt(a, "--rate", q.Rate > 0, strconv.FormatFloat(q.Rate, 'f', -1, 64))
 	a = opt(a, "--concurrency", q.Concurrency > 0, strconv.Itoa(q.Concurrency))
-	if q.ResultBytes {
-		a = append(a, "--result-bytes")
-	}
+	a = flag(a, "--result-bytes", q.ResultBytes)
 	return opt(a, "--agg-window", q.AggWindow > 0, secs(q.AggWindow))
 }
 
