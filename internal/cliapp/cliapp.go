@@ -137,11 +137,7 @@ func requireFlags(cmd string, flags []cli.Flag, before cli.BeforeFunc) cli.Befor
 	return func(c *cli.Context) error {
 		var missing []string
 		for _, f := range required {
-			set := false
-			for _, name := range f.Names() {
-				set = set || c.IsSet(name)
-			}
-			if !set {
+			if !slices.ContainsFunc(f.Names(), c.IsSet) {
 				missing = append(missing, dashed(f.Names()[0]))
 			}
 		}
@@ -173,8 +169,9 @@ func oneDefault(stringer cli.FlagStringFunc) cli.FlagStringFunc {
 			return s
 		}
 		if dt := df.GetDefaultText(); dt != "" {
-			if i := strings.LastIndex(s, " (default: "+dt+")"); i >= 0 {
-				s = s[:i] + s[i+len(" (default: "+dt+")"):]
+			literal := " (default: " + dt + ")"
+			if i := strings.LastIndex(s, literal); i >= 0 {
+				s = s[:i] + s[i+len(literal):]
 			}
 		}
 		return s
@@ -258,4 +255,16 @@ func NoArgs(c *cli.Context) error {
 		return exit.Usagef("unexpected argument %q (see '%s --help')", c.Args().First(), c.App.HelpName)
 	}
 	return nil
+}
+
+// Given returns the flags of c's app that were given, by first name, for
+// tools that refuse a flag their mode does not use rather than ignore it.
+func Given(c *cli.Context) map[string]bool {
+	given := map[string]bool{}
+	for _, f := range c.App.Flags {
+		if name := f.Names()[0]; c.IsSet(name) {
+			given[name] = true
+		}
+	}
+	return given
 }

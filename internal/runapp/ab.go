@@ -58,7 +58,7 @@ type ABConfig struct {
 	// sub-experiment's far end is (roundShapes).
 	Block, Pairs int
 	// rounds says a round's blocks once the sub-experiments are known
-	// (shapesText).
+	// (engine.ShapesText).
 	rounds string
 	// The sequential gate (MaxRuns > 0): its margins and family-wise
 	// level, the summary columns it judges, and the report files it writes

@@ -41,6 +41,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/changepoint"
@@ -72,6 +73,14 @@ type Rate struct {
 	K, N int
 }
 
+// count adds a series to r, and to its k when hit.
+func (r *Rate) count(hit bool) {
+	r.N++
+	if hit {
+		r.K++
+	}
+}
+
 func (r Rate) String() string {
 	if r.N == 0 {
 		return fmt.Sprintf("%-80s %5d / %-5d (none)", r.Name, r.K, r.N)
@@ -87,36 +96,16 @@ const sub = "interprocess_reliable"
 // autocorrelation phi across experiments, times step from experiment
 // stepAt on.
 func simHistory(rng *rand.Rand, n int, payloads []int, sigma, phi, step float64, stepAt int) *history.History {
-	exps := make([]*experiment.Experiment, n)
-	for e := range exps {
-		exps[e] = &experiment.Experiment{Name: fmt.Sprintf("e%03d", e)}
+	phis := make([]float64, len(payloads))
+	for p := range phis {
+		phis[p] = phi
 	}
-	s := &history.SubExperiment{Type: sub, Payloads: payloads}
-	s.Requirements = make([][]float64, len(history.Checks))
-	for c := range s.Requirements {
-		s.Requirements[c] = gaps(len(payloads))
-	}
-	s.Values = make([][][]float64, len(history.Magnitudes))
-	for m, mag := range history.Magnitudes {
-		s.Values[m] = make([][]float64, len(payloads))
-		for p, b := range payloads {
-			v := gaps(n)
-			if mag == "Median" {
-				e := rng.NormFloat64() / math.Sqrt(1-phi*phi)
-				for i := range v {
-					if i > 0 {
-						e = phi*e + rng.NormFloat64()
-					}
-					v[i] = synth.BaseLatency(sub, b) * math.Exp(sigma*e*math.Sqrt(1-phi*phi))
-					if i >= stepAt {
-						v[i] *= step
-					}
-				}
-			}
-			s.Values[m][p] = v
+	return simLevels(rng, n, payloads, sigma, phis, func(i int) float64 {
+		if i >= stepAt {
+			return step
 		}
-	}
-	return &history.History{Experiments: exps, SubExperiments: []*history.SubExperiment{s}}
+		return 1
+	})
 }
 
 // simLevels returns a history of n experiments of sub and payloads with
@@ -193,31 +182,24 @@ var shapes = []struct {
 // shapesRun gates the mixed-φ histories and the regressions of shapes and
 // the stale regression.
 func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
-	def := history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange}
 	fmt.Fprintln(w, "\n11 payloads, 30 experiments without a change, AR(1) φ = 0.8 for 3 payloads and independent for 8 (--gate-window 10, --min-change 5 %):")
 	mixed, mixedFP := Rate{Name: "  histories the gate fails"}, Rate{Name: "  series with a change point"}
 	for i := 0; i < n; i++ {
 		s := seed + uint64(i)
 		h := simLevels(rand.New(rand.NewPCG(s, 7)), 30, synth.DefaultPayloads, 0.04, mixedPhis(), func(int) float64 { return 1 })
-		g, err := gate(ctx, h, s, def)
+		g, err := gate(ctx, h, s, defaultGate)
 		if err != nil {
 			return err
 		}
-		mixed.N++
-		if g[0].Failed() {
-			mixed.K++
-		}
+		mixed.count(g[0].Failed())
 		_, changes := medians(h)
 		for _, c := range changes {
-			mixedFP.N++
-			if len(c.ChangePoints) > 0 {
-				mixedFP.K++
-			}
+			mixedFP.count(len(c.ChangePoints) > 0)
 		}
 	}
 	add(mixed)
 	add(mixedFP)
-	wide := def
+	wide := defaultGate
 	wide.Window = 20
 	for _, sigma := range []float64{0.04, 0.02, 0.01} {
 		fmt.Fprintf(w, "\nregressions in the newest experiments of 40, independent noise of %g %%, --min-change 5 %%:\n", 100*sigma)
@@ -227,18 +209,12 @@ func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uin
 			for i := 0; i < n; i++ {
 				s := seed + uint64(i)
 				h := simLevels(rand.New(rand.NewPCG(s, uint64(8+k))), 40, []int{1024}, sigma, []float64{0}, sh.level)
-				g, err := gate(ctx, h, s, def, wide)
+				g, err := gate(ctx, h, s, defaultGate, wide)
 				if err != nil {
 					return err
 				}
-				r.N++
-				if g[0].Failed() {
-					r.K++
-				}
-				r20.N++
-				if g[1].Failed() {
-					r20.K++
-				}
+				r.count(g[0].Failed())
+				r20.count(g[1].Failed())
 			}
 			add(r)
 			add(r20)
@@ -255,14 +231,11 @@ func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uin
 				}
 				return 1
 			})
-			g, err := gate(ctx, h, s, def)
+			g, err := gate(ctx, h, s, defaultGate)
 			if err != nil {
 				return err
 			}
-			r.N++
-			if g[0].Failed() {
-				r.K++
-			}
+			r.count(g[0].Failed())
 		}
 		add(r)
 	}
@@ -280,13 +253,7 @@ func gaps(n int) []float64 {
 // medians returns the Median series of h's payloads with their change
 // points.
 func medians(h *history.History) ([][]float64, []history.SeriesChanges) {
-	s := h.SubExperiments[0]
-	m := 0
-	for i, mag := range history.Magnitudes {
-		if mag == "Median" {
-			m = i
-		}
-	}
+	s, m := h.SubExperiments[0], slices.Index(history.Magnitudes, "Median")
 	return s.Values[m], s.Changes[m]
 }
 
@@ -307,6 +274,11 @@ func gate(ctx context.Context, h *history.History, seed uint64, opts ...history.
 	return out, nil
 }
 
+// changeWithin reports whether one of cps is at experiment lo to hi.
+func changeWithin(cps []changepoint.ChangePoint, lo, hi int) bool {
+	return slices.ContainsFunc(cps, func(c changepoint.ChangePoint) bool { return c.Index >= lo && c.Index <= hi })
+}
+
 // failedNear counts the series of g that failed on a change point within 2
 // experiments of at.
 func failedNear(g *history.GateResult, at int) int {
@@ -318,6 +290,9 @@ func failedNear(g *history.GateResult, at int) int {
 	}
 	return k
 }
+
+// defaultGate is history's gate by default: --gate-window 10, --min-change 5 %.
+var defaultGate = history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange}
 
 // one is the payloads of a history of one series.
 var one = []int{1024}
@@ -365,18 +340,12 @@ func falseChangesRun(ctx context.Context, w io.Writer, add func(Rate), n int, se
 			}
 			vals, changes := medians(h)
 			for p := range vals {
-				whitened.N++
-				if len(changes[p].ChangePoints) > 0 {
-					whitened.K++
-				}
+				whitened.count(len(changes[p].ChangePoints) > 0)
 				res, err := changepoint.Detect(vals[p], changepoint.Options{Seed: s})
 				if err != nil {
 					return err
 				}
-				plain.N++
-				if len(res.ChangePoints) > 0 {
-					plain.K++
-				}
+				plain.count(len(res.ChangePoints) > 0)
 			}
 		}
 		add(whitened)
@@ -398,14 +367,11 @@ func whiteningRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed 
 	for i := 0; i < n; i++ {
 		s := seed + uint64(i)
 		h := simHistory(rand.New(rand.NewPCG(s, 1)), 30, one, 0.04, 0.6, 1, 30)
-		g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
+		g, err := gate(ctx, h, s, defaultGate)
 		if err != nil {
 			return err
 		}
-		gated.N++
-		if g[0].Failed() {
-			gated.K++
-		}
+		gated.count(g[0].Failed())
 		vals, changes := medians(h)
 		fp := &fpWhitened
 		unwhitened.N++
@@ -413,10 +379,7 @@ func whiteningRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed 
 			unwhitened.K++
 			fp = &fpUnwhitened
 		}
-		fp.N++
-		if len(changes[0].ChangePoints) > 0 {
-			fp.K++
-		}
+		fp.count(len(changes[0].ChangePoints) > 0)
 		var a changepoint.Lag1
 		a.Add(vals[0], changepoint.Result{})
 		for _, r := range []struct {
@@ -427,10 +390,7 @@ func whiteningRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed 
 			if err != nil {
 				return err
 			}
-			r.rate.N++
-			if len(res.ChangePoints) > 0 {
-				r.rate.K++
-			}
+			r.rate.count(len(res.ChangePoints) > 0)
 		}
 	}
 	add(unwhitened)
@@ -461,18 +421,8 @@ func estimateCostRun(ctx context.Context, w io.Writer, add func(Rate), n int, se
 		if err != nil {
 			return err
 		}
-		for _, r := range []struct {
-			rate *Rate
-			cps  []changepoint.ChangePoint
-		}{{&stepAsIs, changes[0].ChangePoints}, {&stepH0, res.ChangePoints}} {
-			r.rate.N++
-			for _, c := range r.cps {
-				if c.Index >= 19 && c.Index <= 21 {
-					r.rate.K++
-					break
-				}
-			}
-		}
+		stepAsIs.count(changeWithin(changes[0].ChangePoints, 19, 21))
+		stepH0.count(changeWithin(res.ChangePoints, 19, 21))
 	}
 	add(stepAsIs)
 	add(stepH0)
@@ -497,14 +447,11 @@ func falseFailsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed
 		for i := 0; i < n; i++ {
 			s := seed + uint64(i)
 			h := simHistory(rand.New(rand.NewPCG(s, c.stream)), 30, c.payloads, 0.04, c.phi, 1, 30)
-			g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
+			g, err := gate(ctx, h, s, defaultGate)
 			if err != nil {
 				return err
 			}
-			r.N++
-			if g[0].Failed() {
-				r.K++
-			}
+			r.count(g[0].Failed())
 		}
 		add(r)
 	}
@@ -521,18 +468,12 @@ func freshStepsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed
 		for i := 0; i < n; i++ {
 			s := seed + uint64(i)
 			h := simHistory(rand.New(rand.NewPCG(s, 2)), 40, one, 0.04, 0, step, 33)
-			g, err := gate(ctx, h, s, history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange})
+			g, err := gate(ctx, h, s, defaultGate)
 			if err != nil {
 				return err
 			}
 			_, changes := medians(h)
-			found.N++
-			for _, c := range changes[0].ChangePoints {
-				if c.Index >= 31 && c.Index <= 35 {
-					found.K++
-					break
-				}
-			}
+			found.count(changeWithin(changes[0].ChangePoints, 31, 35))
 			failed.N++
 			failed.K += failedNear(g[0], 33)
 		}
@@ -557,20 +498,19 @@ type gatedStep struct {
 // experiments old (beside every age judged), acknowledged (beside not),
 // and below --min-change (beside --min-change 0).
 func stepsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
-	def := history.GateOptions{Window: history.DefaultGateWindow, MinChange: history.DefaultMinChange}
 	ack := history.Ack{SubExperiment: sub, Payload: one[0], Metric: "Median", Experiment: "e033", Note: "accepted", File: "acks.csv", Line: 2}
-	acked := def
+	acked := defaultGate
 	acked.Acks, acked.AcksFile = []history.Ack{ack}, "acks.csv"
 	for _, c := range []gatedStep{
 		{"\na 20 % step 30 experiments old (at experiment 10 of 40), independent noise of 4 %:", 3, 0.04, 1.2, 10,
 			[2]string{"  gated on it with --gate-window 10 (expected 0)", "  gated on it judging every age (--gate-window 0)"},
-			[2]history.GateOptions{def, {Window: 0, MinChange: history.DefaultMinChange}}},
+			[2]history.GateOptions{defaultGate, {Window: 0, MinChange: history.DefaultMinChange}}},
 		{"\na fresh 20 % step (at experiment 33 of 40) acknowledged at its experiment (--acknowledged):", 4, 0.04, 1.2, 33,
 			[2]string{"  gated on it, acknowledged (expected 0)", "  gated on it, not acknowledged"},
-			[2]history.GateOptions{acked, def}},
+			[2]history.GateOptions{acked, defaultGate}},
 		{"\na fresh 3 % step (at experiment 33 of 40) in noise of 0.5 %:", 5, 0.005, 1.03, 33,
 			[2]string{"  gated on it with --min-change 0", fmt.Sprintf("  gated on it with --min-change %g %% (expected 0)", 100*history.DefaultMinChange)},
-			[2]history.GateOptions{{Window: history.DefaultGateWindow}, def}},
+			[2]history.GateOptions{{Window: history.DefaultGateWindow}, defaultGate}},
 	} {
 		fmt.Fprintln(w, c.heading)
 		rates := [2]Rate{{Name: c.names[0]}, {Name: c.names[1]}}

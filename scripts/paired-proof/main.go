@@ -22,6 +22,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"flag"
@@ -156,7 +157,7 @@ func buildTools(ctx context.Context) (string, error) {
 func preparePools(ctx context.Context, o options, w io.Writer) ([]time.Duration, []seq.Spec, map[string][]pair, error) {
 	started := time.Now()
 	pool := o.pool
-	delays, err := pilotDelays(ctx, o, firstNonEmpty(pool, o.out))
+	delays, err := pilotDelays(ctx, o, cmp.Or(pool, o.out))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -258,11 +259,13 @@ var cases = []struct{ name, what string }{
 	{"drift", "the same system on both sides, an echo delay ramping from 0 to the -drift share of the round trip over the series"},
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
+// abCases are the cases measured by run ab: the unchanged one, and the
+// slower one with the candidate's echo delayed by delay.
+func abCases(delay time.Duration) []struct{ name, ref, cand string } {
+	return []struct{ name, ref, cand string }{
+		{"unchanged", "--echo-delay 0s", ""},
+		{"slower", "", "--echo-delay " + delay.String()},
 	}
-	return b
 }
 
 // rate writes k of n as a percentage with its 95 % Clopper–Pearson
@@ -282,9 +285,7 @@ func delayText(subs []string, d []time.Duration) string {
 
 // tool runs one of the built tools, failing with its output.
 func tool(ctx context.Context, o options, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(o.bin, name), args...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
+	if out, err := exec.CommandContext(ctx, filepath.Join(o.bin, name), args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
 	return nil
@@ -342,10 +343,7 @@ func pilotDelays(ctx context.Context, o options, root string) ([]time.Duration, 
 // interleaved pairs with seeded random order, each run summarised.
 func measurePools(ctx context.Context, o options, root string, delays []time.Duration) error {
 	for i, sub := range o.subs {
-		for _, c := range []struct{ name, ref, cand string }{
-			{"unchanged", "--echo-delay 0s", ""},
-			{"slower", "", "--echo-delay " + delays[i].String()},
-		} {
+		for _, c := range abCases(delays[i]) {
 			out := filepath.Join(root, "pool", c.name, sub)
 			args := []string{"ab", "--runs", strconv.Itoa(o.pairs), "--seed", strconv.FormatUint(o.seed, 10), "--out", out, "--name", "p",
 				"--reference", c.ref, "--candidate", c.cand, "--"}
@@ -493,10 +491,7 @@ func checksOf(specs []seq.Spec, pairs []pair) []paired.Check {
 // and slower cases and prints each one's verdict and pairs.
 func e2eGates(ctx context.Context, o options, delays []time.Duration, w io.Writer) error {
 	slow := slices.Max(delays)
-	for _, c := range []struct{ name, ref, cand string }{
-		{"unchanged", "--echo-delay 0s", ""},
-		{"slower", "", "--echo-delay " + slow.String()},
-	} {
+	for _, c := range abCases(slow) {
 		for g := 1; g <= o.gates; g++ {
 			out := filepath.Join(o.out, "e2e", fmt.Sprintf("%s-%d", c.name, g))
 			// Whole runs in pairs drawn A B or B A, as the pools are

@@ -207,14 +207,13 @@ func reportFlags() []cli.Flag {
 
 // pairedFlags are compare's flags of the paired gate and its plan.
 func pairedFlags() []cli.Flag {
-	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'g', -1, 64) + "%" }
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "paired", Usage: "the runs were interleaved: compare them in pairs, by the series file if there is one, else by name (the reference and results experiments of the same name); runs that do not pair are an error (default: in pairs only when run ab's series file is beside the two sides' folders)"},
 		&cli.BoolFlag{Name: "unpaired", Usage: "compare several runs per side unpaired even when a series file pairs them (drift is then not controlled)"},
-		&cli.StringFlag{Name: "pass-margin", Value: pct(compare.DefaultMargins.Pass), Usage: "paired: the gate passes when every check is shown worse by less than this, a fraction or a percentage above 0 and below 100%"},
-		&cli.StringFlag{Name: "fail-margin", Value: pct(compare.DefaultMargins.Fail), Usage: "paired: the gate fails when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
+		&cli.StringFlag{Name: "pass-margin", Value: numflag.Percent(compare.DefaultMargins.Pass), Usage: "paired: the gate passes when every check is shown worse by less than this, a fraction or a percentage above 0 and below 100%"},
+		&cli.StringFlag{Name: "fail-margin", Value: numflag.Percent(compare.DefaultMargins.Fail), Usage: "paired: the gate fails when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
 		&cli.BoolFlag{Name: "plan", Usage: "instead of gating, plan the paired gate from A/A pairs (--reference and --results the same build, interleaved: a series file, --series or --paired): the pairs at which an unchanged system passes and --regression fails, each with ≥ 95% probability"},
-		&cli.StringFlag{Name: "regression", Value: pct(compare.DefaultRegression), Usage: "with --plan: the regression that must fail, a fraction or a percentage above 0 and below 100%"},
+		&cli.StringFlag{Name: "regression", Value: numflag.Percent(compare.DefaultRegression), Usage: "with --plan: the regression that must fail, a fraction or a percentage above 0 and below 100%"},
 		&cli.StringFlag{Name: "series", Usage: "run ab's series `FILE` (NAME-series.csv): take the pairs or ABBA blocks from it; every run given must match it (default: the one series file beside the two sides' folders, if any)"},
 	}
 }
@@ -236,14 +235,6 @@ func calibrateFlags() []cli.Flag {
 func action(c *cli.Context) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
-	}
-	// Flags given explicitly, by first name: compare refuses those its
-	// mode does not use rather than ignore them.
-	given := map[string]bool{}
-	for _, f := range c.App.Flags {
-		if name := f.Names()[0]; c.IsSet(name) {
-			given[name] = true
-		}
 	}
 	reports := map[string]string{}
 	for _, f := range report.Formats {
@@ -284,6 +275,6 @@ func action(c *cli.Context) error {
 		FailMargin:        c.String("fail-margin"),
 		Plan:              c.Bool("plan"),
 		Regression:        c.String("regression"),
-		Given:             given,
+		Given:             cliapp.Given(c),
 	}, c.App.Writer)
 }

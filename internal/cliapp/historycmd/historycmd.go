@@ -74,7 +74,7 @@ func gateFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "gate", Usage: "exit 1 when a judged series is significantly slower than before a change point in the window, or trends slower"},
 		&cli.StringFlag{Name: "gate-metrics", Value: strings.Join(history.DefaultGateMetrics, ","),
 			Usage: "magnitudes --gate judges, comma-separated: " + strings.Join(history.Magnitudes, ", ")},
-		&cli.StringFlag{Name: "min-change", Aliases: []string{"gate-threshold"}, Value: percentFlag(history.DefaultMinChange),
+		&cli.StringFlag{Name: "min-change", Aliases: []string{"gate-threshold"}, Value: numflag.Percent(history.DefaultMinChange),
 			Usage: "least slowdown --gate fails on, as a fraction (0.05) or percentage (5%), " + numflag.Tolerance.Text() + "; smaller shifts are reported, not failed (--gate-threshold is its former name)"},
 		&cli.IntFlag{Name: "gate-window", Value: history.DefaultGateWindow,
 			Usage: "--gate judges a change point only when its new segment begins among the newest `K` experiments, " + history.GateWindowRange.Text() + ", at least --min-segment"},
@@ -161,9 +161,6 @@ As a CI gate (exit 1 on a significant slowdown of more than 5 % among the newest
 Exit status: 0 done (with --gate: no significant slowdown), 1 (--gate) a series is significantly
 slower than before a change point in the window, or trends slower, 2 usage or input error, 3 (--gate) inconclusive: no series
 has 2 × --min-segment experiments to test, 130 interrupted.`
-
-// percentFlag writes a fraction as a flag value: 0.05 → "5%".
-func percentFlag(x float64) string { return strconv.FormatFloat(100*x, 'g', 6, 64) + "%" }
 
 // action turns the command line into a history.Config.
 func action(c *cli.Context) error {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -94,12 +93,10 @@ func Main() {
 }
 
 func usage(w io.Writer) {
-	var b strings.Builder
-	b.WriteString("usage: mqgate TOOL [options]   (mqgate TOOL --help for each tool's options)\n\ntools:\n")
+	fmt.Fprint(w, "usage: mqgate TOOL [options]   (mqgate TOOL --help for each tool's options)\n\ntools:\n")
 	for _, t := range tools {
-		fmt.Fprintf(&b, "  %-13s %s\n", t.name, t.app().Usage)
+		fmt.Fprintf(w, "  %-13s %s\n", t.name, t.app().Usage)
 	}
-	b.WriteString("\nEach tool is also built on its own as bin/TOOL (make build).\n")
-	b.WriteString("mqgate echo … is mqgate run echo …, so that run --echo-command can name another build's mqgate.\n")
-	fmt.Fprint(w, b.String())
+	fmt.Fprint(w, "\nEach tool is also built on its own as bin/TOOL (make build).\n"+
+		"mqgate echo … is mqgate run echo …, so that run --echo-command can name another build's mqgate.\n")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mqgate/mqgate/internal/calibrate"
+	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -171,12 +172,6 @@ func calibrateFlags() []cli.Flag {
 
 // action turns the command line into a requirementsapp.Config.
 func action(c *cli.Context) error {
-	set := map[string]bool{}
-	for _, f := range c.App.Flags {
-		if name := f.Names()[0]; c.IsSet(name) {
-			set[name] = true
-		}
-	}
 	return requirementsapp.Run(c.Context, requirementsapp.Config{
 		ExperimentsResults:   c.String("experiments-results"),
 		Runs:                 c.Int("runs"),
@@ -205,6 +200,6 @@ func action(c *cli.Context) error {
 		JSON:                 c.String("json"),
 		PlotsDirectory:       c.String("plots-directory"),
 		Format:               c.String("format"),
-		Set:                  set,
+		Set:                  cliapp.Given(c),
 	}, c.App.Writer, c.App.ErrWriter)
 }

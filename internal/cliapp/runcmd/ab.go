@@ -264,10 +264,7 @@ func abGate(c *cli.Context, ab *runapp.ABConfig) error {
 	if ab.Metrics, err = parseColumns(c.String("columns")); err != nil {
 		return exit.Usagef("--columns: %v", err)
 	}
-	ab.Reports = map[string]string{}
-	for _, f := range report.Formats {
-		ab.Reports[f.Flag] = c.String(f.Flag)
-	}
+	ab.Reports = cliapp.Reports(c, "")
 	return nil
 }
 
@@ -278,21 +275,12 @@ func parseColumns(s string) ([]result.Metric, error) {
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		m, ok := result.Lookup(name)
-		if !ok || !contains(result.CompareMetrics, m) {
+		if !ok || !slices.ContainsFunc(result.CompareMetrics, func(x result.Metric) bool { return x.Name == m.Name }) {
 			return nil, fmt.Errorf("%q: expected columns among %s", name, metricNames(result.CompareMetrics))
 		}
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-func contains(ms []result.Metric, m result.Metric) bool {
-	for _, x := range ms {
-		if x.Name == m.Name {
-			return true
-		}
-	}
-	return false
 }
 
 func metricNames(ms []result.Metric) string {
