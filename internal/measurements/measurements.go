@@ -272,19 +272,51 @@ func parseCommonRow(b []byte) (sample, payload int, v float64, ok bool) {
 // up to the first byte that is not part of its latency, b[n] (n = len(b) if
 // b ends there).
 func parseCommon(b []byte) (sample, payload int, v float64, n int, ok bool) {
-	sample, i, ok := commonInt(b, 0)
-	if ok {
-		payload, i, ok = commonInt(b, i)
+	i, end := 0, len(b)
+	for ; i < end && b[i] != ','; i++ {
+		d := b[i] - '0'
+		if d > 9 {
+			return 0, 0, 0, 0, false
+		}
+		sample = sample*10 + int(d)
 	}
-	if !ok {
+	if i == 0 || i > 16 || i == end || sample == 0 {
 		return 0, 0, 0, 0, false
 	}
-	m, digits := gather(b[i:], 0)
-	i += digits
-	decimals := 0
-	if i < len(b) && b[i] == '.' {
-		m, decimals = gather(b[i+1:], m)
-		i += 1 + decimals
+	i++
+	start := i
+	for ; i < end && b[i] != ','; i++ {
+		d := b[i] - '0'
+		if d > 9 {
+			return 0, 0, 0, 0, false
+		}
+		payload = payload*10 + int(d)
+	}
+	if i == start || i-start > 16 || i == end || payload == 0 {
+		return 0, 0, 0, 0, false
+	}
+	i++
+	start = i
+	var m uint64
+	for ; i < end; i++ {
+		d := b[i] - '0'
+		if d > 9 {
+			break
+		}
+		m = m*10 + uint64(d)
+	}
+	digits, decimals := i-start, 0
+	if i < end && b[i] == '.' {
+		i++
+		start = i
+		for ; i < end; i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			m = m*10 + uint64(d)
+		}
+		decimals = i - start
 		digits += decimals
 	}
 	if digits == 0 || digits > maxExactDigits {
@@ -293,47 +325,30 @@ func parseCommon(b []byte) (sample, payload int, v float64, n int, ok bool) {
 	return sample, payload, scaleXstrtod(float64(m), -decimals), i, true
 }
 
-// commonInt reads the positive integer of at most 16 digits at b[i:] that a
-// comma ends: its value and the index after the comma.
-func commonInt(b []byte, i int) (n, next int, ok bool) {
-	v, digits := gather(b[i:], 0)
-	i += digits
-	if digits == 0 || digits > 16 || i == len(b) || b[i] != ',' || v == 0 {
-		return 0, 0, false
-	}
-	return int(v), i + 1, true
-}
-
-// gather appends the decimal digits at the start of b to m, one digit at a
-// time, and returns m and how many digits there were.
-func gather(b []byte, m uint64) (uint64, int) {
-	i := 0
-	for ; i < len(b) && b[i]-'0' <= 9; i++ {
-		m = m*10 + uint64(b[i]-'0')
-	}
-	return m, i
-}
-
 // parseOtherRow parses a row parseCommonRow did not take: it reads what
 // formats §2 allows (a sign, an exponent, long digit strings) and otherwise
 // fails (ok false, Err set) naming the row and column.
 func (r *Reader) parseOtherRow(b []byte) (sample, payload int, v float64, ok bool) {
-	f := bytes.Split(b, []byte(","))
-	if len(f) != 3 {
-		has := map[int]string{1: "1 field", 2: "2 fields"}[len(f)]
-		if has == "" {
-			has = "more than 3 fields"
-		}
-		return 0, 0, 0, r.fail(r.line, "", "row %q has %s, expected 3 (Sample,Payload,Latency)", b, has)
+	c1 := bytes.IndexByte(b, ',')
+	if c1 < 0 {
+		return 0, 0, 0, r.fail(r.line, "", "row %q has 1 field, expected 3 (Sample,Payload,Latency)", b)
 	}
-	lat := f[2]
-	sample, ok = parsePositive(f[0])
-	if !ok {
-		return 0, 0, 0, r.fail(r.line, ColSample, "%q is not a positive integer", f[0])
+	rest := b[c1+1:]
+	c2 := bytes.IndexByte(rest, ',')
+	if c2 < 0 {
+		return 0, 0, 0, r.fail(r.line, "", "row %q has 2 fields, expected 3 (Sample,Payload,Latency)", b)
 	}
-	payload, ok = parsePositive(f[1])
+	lat := rest[c2+1:]
+	if bytes.IndexByte(lat, ',') >= 0 {
+		return 0, 0, 0, r.fail(r.line, "", "row %q has more than 3 fields, expected 3 (Sample,Payload,Latency)", b)
+	}
+	sample, ok = parsePositive(b[:c1])
 	if !ok {
-		return 0, 0, 0, r.fail(r.line, ColPayload, "%q is not a positive integer", f[1])
+		return 0, 0, 0, r.fail(r.line, ColSample, "%q is not a positive integer", b[:c1])
+	}
+	payload, ok = parsePositive(rest[:c2])
+	if !ok {
+		return 0, 0, 0, r.fail(r.line, ColPayload, "%q is not a positive integer", rest[:c2])
 	}
 	v, ok = ParseLatency(lat)
 	if !ok {
@@ -467,11 +482,17 @@ func isDecimal(b []byte) bool {
 		return false
 	}
 	if p < n && (b[p] == 'e' || b[p] == 'E') {
-		_, q, ok := readExponent(b, p)
-		if !ok {
+		p++
+		if p < n && (b[p] == '+' || b[p] == '-') {
+			p++
+		}
+		start := p
+		for p < n && isDigit(b[p]) {
+			p++
+		}
+		if p == start {
 			return false
 		}
-		p = q
 	}
 	return p == n
 }
@@ -503,8 +524,17 @@ func quoteField(b []byte) string {
 
 // parsePositive parses a decimal integer in 1..2^53 with no sign or spaces.
 func parsePositive(b []byte) (int, bool) {
-	n, digits := gather(b, 0)
-	return int(n), digits == len(b) && digits > 0 && digits <= 16 && n > 0
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n > 0
 }
 
 // AppendLatency appends us as the decimal with the fewest decimals, at
