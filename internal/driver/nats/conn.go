@@ -283,9 +283,9 @@ func (c *conn) stopped(ctx context.Context, err error) error {
 	return err
 }
 
-// SystemInfo describes the server this end is connected to, as it was when
+// info describes the server this end is connected to, as it was when
 // it connected (a connection never moves to another server).
-func (c *conn) SystemInfo() meta.SystemInfo {
+func (c *conn) info() meta.SystemInfo {
 	si := c.sysinfo
 	si.Extra = maps.Clone(si.Extra)
 	return si

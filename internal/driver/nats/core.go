@@ -10,6 +10,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // coreRecv receives a core NATS subscription. It waits on the
@@ -89,6 +90,9 @@ type corePinger struct {
 	ping string
 }
 
+// SystemInfo describes the server.
+func (p *corePinger) SystemInfo() meta.SystemInfo { return p.info() }
+
 var (
 	_ driver.Pinger        = (*corePinger)(nil)
 	_ driver.CounterReader = (*corePinger)(nil)
@@ -163,6 +167,9 @@ type corePublisher struct {
 	subject string
 }
 
+// SystemInfo describes the server.
+func (p *corePublisher) SystemInfo() meta.SystemInfo { return p.info() }
+
 var (
 	_ driver.Publisher    = (*corePublisher)(nil)
 	_ driver.InfoReporter = (*corePublisher)(nil)
@@ -194,6 +201,9 @@ type coreSubscriber struct {
 	coreRecv
 	in *driver.Handoff
 }
+
+// SystemInfo describes the server.
+func (s *coreSubscriber) SystemInfo() meta.SystemInfo { return s.info() }
 
 var (
 	_ driver.Subscriber    = (*coreSubscriber)(nil)

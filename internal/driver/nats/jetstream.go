@@ -280,9 +280,9 @@ func (e *jsEnd) counters() driver.Counters {
 	return driver.Counters{Retransmitted: e.redelivered.Load(), Errors: e.c.errs.Load()}
 }
 
-// SystemInfo describes the server and the stream.
-func (e *jsEnd) SystemInfo() meta.SystemInfo {
-	si := e.c.SystemInfo()
+// info describes the server and the stream.
+func (e *jsEnd) info() meta.SystemInfo {
+	si := e.c.info()
 	storage := "file"
 	if e.c.p.memory {
 		storage = "memory"
@@ -343,6 +343,9 @@ type jsPinger struct {
 	*jsEnd
 	ping string
 }
+
+// SystemInfo describes the server and the stream.
+func (p *jsPinger) SystemInfo() meta.SystemInfo { return p.info() }
 
 var (
 	_ driver.Pinger        = (*jsPinger)(nil)
@@ -427,6 +430,9 @@ type jsPublisher struct {
 	subject string
 }
 
+// SystemInfo describes the server and the stream.
+func (p *jsPublisher) SystemInfo() meta.SystemInfo { return p.info() }
+
 var (
 	_ driver.Publisher    = (*jsPublisher)(nil)
 	_ driver.AckSender    = (*jsPublisher)(nil)
@@ -449,6 +455,9 @@ func (p *jsPublisher) Send(msg []byte) error { return p.publish(p.subject, msg) 
 type jsSubscriber struct {
 	*jsEnd
 }
+
+// SystemInfo describes the server and the stream.
+func (s *jsSubscriber) SystemInfo() meta.SystemInfo { return s.info() }
 
 var (
 	_ driver.Subscriber    = (*jsSubscriber)(nil)

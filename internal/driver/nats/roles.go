@@ -9,6 +9,7 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 
 	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // roleClient runs the roles over core NATS on the connection every end
@@ -21,6 +22,9 @@ type roleClient struct {
 	*conn
 	lost chan error
 }
+
+// SystemInfo describes the server.
+func (c *roleClient) SystemInfo() meta.SystemInfo { return c.info() }
 
 var _ driver.Client = (*roleClient)(nil)
 
