@@ -41,6 +41,7 @@
 # What mqgate does per message that the peers do not: it reads the clock
 # at the send and at the arrival and records every message (header,
 # sequence tracking, counters, HDR histogram, raw sample: BenchmarkRecord,
+# and its two clock readings: BenchmarkClockNow,
 # printed at the end). Profile the path with
 # `go test -run '^$' -bench LoadBroker/nats -cpuprofile cpu.out ./internal/load`.
 #
@@ -301,8 +302,8 @@ fi
 if [ -n "$tcp_skip" ]; then skipline "TCP 16 KB" "$tcp_skip"; else compare "TCP 16 KB" iperf3 0.5 Mb/s "${tcp_m% }" "${tcp_r% }"; fi
 
 echo "load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg) at the end, $load0 at the start; a busy machine lowers either side's rate by chance, the CPU time per message below far less"
-echo "mqgate's own cost per message: recording a delivery (header, sequence, counters, HDR histogram, raw sample) and publishing one (clock, header, counters):"
-go test -run '^$' -bench 'Record|Publish$' -benchmem -benchtime 2000000x ./internal/load | grep -E '^Benchmark'
+echo "mqgate's own cost per message: recording a delivery (header, sequence, counters, HDR histogram, raw sample), publishing one (clock, header, counters), and one of the two clock readings each message takes (send, arrival), which the peers do not:"
+go test -run '^$' -bench 'Record|Publish$|ClockNow' -benchmem -benchtime 2000000x ./internal/load | grep -E '^Benchmark'
 if [ -z "$nats_skip" ]; then
 	echo "CPU time per NATS message, run load's path (LoadBroker/nats) and nats-bench's loops (NATSBench) in one test process, alternating:"
 	go test -c -o "$TMP/load.test" ./internal/load || exit 2

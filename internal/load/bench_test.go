@@ -39,6 +39,29 @@ func reportCPU(b *testing.B, cpu time.Duration) {
 	b.ReportMetric(float64(cpuTime(b)-cpu)/float64(b.N), "cpu-ns/op")
 }
 
+// BenchmarkClockNow is one reading of the clock a message takes twice:
+// the publisher's send time (Clock.Now) and the subscriber's arrival time
+// (driver.Now, which the links read as a message is handed over). On a
+// virtual machine a reading can cost most of BenchmarkPublish (docs/methods.md,
+// the peers); the reference clients of bench/load-vs-reference.sh read none.
+func BenchmarkClockNow(b *testing.B) {
+	c := NewClock()
+	var sum int64
+	b.Run("send", func(b *testing.B) {
+		for range b.N {
+			sum += c.Now()
+		}
+	})
+	b.Run("arrival", func(b *testing.B) {
+		for range b.N {
+			sum += c.Ns(driver.Now())
+		}
+	})
+	if sum == 0 {
+		b.Log("no reading") // keeps the readings from being optimised away
+	}
+}
+
 // BenchmarkShardRecord is the HDR recording alone.
 func BenchmarkShardRecord(b *testing.B) {
 	b.ReportAllocs()
