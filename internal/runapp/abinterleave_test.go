@@ -53,6 +53,7 @@ func TestABInterleaveFails(t *testing.T) {
 	}
 	firsts := 0
 	slower := 0
+	var diffs []float64
 	for _, r := range rows {
 		n, err := strconv.Atoi(r[3])
 		if err != nil || n < 0 || n > 5 {
@@ -64,13 +65,21 @@ func TestABInterleaveFails(t *testing.T) {
 		if err1 != nil || err2 != nil || r[4] != "Median" || r[7] != "us" {
 			t.Fatalf("row %q", r)
 		}
-		// Half of 20 µs of echo delay at least, on every block.
-		if cand-ref > 9 {
+		diffs = append(diffs, cand-ref)
+		if cand-ref > 5 {
 			slower++
 		}
 	}
-	if slower != len(rows) || firsts == 0 || firsts == 5*len(rows) {
-		t.Errorf("candidate 10 µs slower in %d of %d block pairs; first sides %v", slower, len(rows), firsts)
+	// Each row's sides are the medians of one round's 250 round trips. The
+	// 20 µs of echo delay made the candidate's medians 10.4 to 14.9 µs
+	// slower, not 20, in every row of seven runs on an idle two-core
+	// machine, with and without -race: asked here, more than 9 µs in the
+	// median row and more than 5 µs in nine rows of ten. Not in every
+	// row: a test package beside this one on two cores can stall the
+	// reference's pinger for most of a round.
+	slices.Sort(diffs)
+	if med := diffs[len(diffs)/2]; med <= 9 || 10*slower < 9*len(rows) || firsts == 0 || firsts == 5*len(rows) {
+		t.Errorf("candidate slower by %.1f µs in the median row, by more than 5 µs in %d of %d rows; first sides %v", med, slower, len(rows), firsts)
 	}
 	for _, side := range []string{runapp.SideReference, runapp.SideCandidate} {
 		dir := filepath.Join(out, side, "i")
