@@ -41,14 +41,15 @@ RACE_ENV := GORACE="$${GORACE:-atexit_sleep_ms=0}"
 ## named first: go test starts packages in the order it is given them (and
 ## runs each once), so the race pass does not end on one of them alone.
 SLOWEST := ./internal/roles ./internal/runapp ./scripts/gate-proof ./deploy ./internal/load ./internal/driver/mqtt ./cmd/history ./internal/driver/amqp
-## RACE_P: packages the race pass tests at once, one more than the cores:
-## its tests wait on brokers, the programs they start and timers for about
-## a fifth of the pass (18.6 % of two cores idle at go test's default, one
-## per core), and on two cores a third package cut the pass from 11 min 50 s
-## to 9 min 6 s. The simulations, CPU-bound, keep the default.
-RACE_P ?= $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 ))
+## TEST_P: packages the race pass and test-short test at once, one more
+## than the cores: their tests wait on brokers, the programs they start and
+## timers for about a fifth of the race pass (18.6 % of two cores idle at go
+## test's default, one per core); on two cores a third package cut the race
+## pass from 11 min 50 s to 9 min 6 s, and test-short from 4 min 49 s to
+## 4 min 17 s. The simulations, CPU-bound, keep the default.
+TEST_P ?= $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 ))
 test:
-	$(RACE_ENV) $(GO) test -race -p $(RACE_P) -timeout 30m $(SLOWEST) $$($(GO) list ./... | grep -v '/internal/e2e$$')
+	$(RACE_ENV) $(GO) test -race -p $(TEST_P) -timeout 30m $(SLOWEST) $$($(GO) list ./... | grep -v '/internal/e2e$$')
 	$(GO) test -timeout 30m -run '^Test(Sim|Sweep)' $(SIMS)
 	$(RACE_ENV) $(GO) test -race -timeout 30m ./internal/e2e
 
@@ -56,7 +57,7 @@ test:
 ## tests that build and run every tool, bring Docker up or run long
 ## simulations skip) without the race detector, every package at once
 test-short:
-	$(GO) test -short -timeout 15m ./...
+	$(GO) test -short -p $(TEST_P) -timeout 15m ./...
 
 ## bench: speed figures against their targets (see scripts/bench.sh)
 bench:
