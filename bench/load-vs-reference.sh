@@ -304,11 +304,22 @@ if [ -n "$tcp_skip" ]; then skipline "TCP 16 KB" "$tcp_skip"; else compare "TCP 
 echo "load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg) at the end, $load0 at the start; a busy machine lowers either side's rate by chance, the CPU time per message below far less"
 echo "mqgate's own cost per message: recording a delivery (header, sequence, counters, HDR histogram, raw sample), publishing one (clock, header, counters), and one of the two clock readings each message takes (send, arrival), which the peers do not:"
 go test -run '^$' -bench 'Record|Publish$|ClockNow' -benchmem -benchtime 2000000x ./internal/load | grep -E '^Benchmark'
+if [ -z "$nats_skip" ] || [ -z "$mqtt_skip" ]; then
+	go test -c -o "$TMP/load.test" ./internal/load || exit 2
+fi
 if [ -z "$nats_skip" ]; then
 	echo "CPU time per NATS message, run load's path (LoadBroker/nats) and nats-bench's loops (NATSBench) in one test process, alternating:"
-	go test -c -o "$TMP/load.test" ./internal/load || exit 2
 	for _ in 1 2 3; do
 		(cd internal/load && MQGATE_NATS_URL=$NATS_URL "$TMP/load.test" -test.run '^$' -test.bench 'LoadBroker/nats$|NATSBench' -test.benchtime 30x) | grep -E '^Benchmark'
+	done
+fi
+# The MQTT peers are C programs on libmosquitto; mqgate's MQTT 3.1.1
+# client is paho.mqtt.golang. A plain client of that library (MQTTPlain)
+# says how much of the difference is the library's.
+if [ -z "$mqtt_skip" ]; then
+	echo "CPU time per MQTT QoS 0 message, run load's path (LoadBroker/mqtt-qos0) and a plain paho.mqtt.golang client's loops (MQTTPlain) in one test process, alternating:"
+	for _ in 1 2 3; do
+		(cd internal/load && MQGATE_MQTT_URL=$MQTT_URL "$TMP/load.test" -test.run '^$' -test.bench 'LoadBroker/mqtt-qos0$|MQTTPlain' -test.benchtime 30x) | grep -E '^Benchmark'
 	done
 fi
 exit "$missed"

@@ -2,11 +2,13 @@ package load
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	paho "github.com/eclipse/paho.mqtt.golang"
 	natsgo "github.com/nats-io/nats.go"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -116,6 +118,71 @@ func BenchmarkNATSBench(b *testing.B) {
 	cpu = cpuTime(b) - cpu
 	b.ReportMetric(float64(n)/t1.Sub(t0).Seconds(), "recv-msg/s")
 	b.ReportMetric(float64(n)/sent.Seconds(), "sent-msg/s")
+	b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/msg")
+}
+
+// BenchmarkMQTTPlain is what a plain client of the library that
+// mqtt_best_effort uses at MQTT 3.1.1 (paho.mqtt.golang, its default
+// options: its own dialer, no write timeout) does with b.N × 30,000
+// messages, in this process: one client publishing a fixed 16-byte
+// message at QoS 0 in a loop, and one whose handler counts the deliveries.
+// Its cpu-ns/msg is the floor that the library sets for
+// BenchmarkLoadBroker/mqtt-qos0, which also reads through a buffer (the
+// library reads a packet's header byte by byte) and bounds each write;
+// mosquitto_pub and mosquitto_sub, the peers of
+// bench/load-vs-reference.sh, are C programs on libmosquitto.
+func BenchmarkMQTTPlain(b *testing.B) {
+	url := testenv.Service(b, "mqtt-qos0", testenv.Getenv("MQGATE_MQTT_URL", "mqtt://127.0.0.1:1883"), "start the broker")
+	broker := "tcp://" + strings.TrimPrefix(url, "mqtt://")
+	n := b.N * 30_000
+	topic := drivertest.TestTopic(b)
+	connect := func(id string) paho.Client {
+		c := paho.NewClient(paho.NewClientOptions().AddBroker(broker).SetClientID(id).SetAutoReconnect(false))
+		if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+			b.Fatalf("connecting to %s: %v", broker, tok.Error())
+		}
+		return c
+	}
+	pub := connect(topic + "-pub")
+	defer pub.Disconnect(0)
+	sc := connect(topic + "-sub")
+	defer sc.Disconnect(0)
+	var received atomic.Int64
+	var last atomic.Int64 // arrival of the latest delivery, Unix ns
+	first := make(chan time.Time, 1)
+	tok := sc.Subscribe(topic, 0, func(paho.Client, paho.Message) {
+		now := time.Now()
+		if received.Add(1) == 1 {
+			first <- now
+		}
+		last.Store(now.UnixNano())
+	})
+	if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		b.Fatalf("subscribing: %v", tok.Error())
+	}
+	msg := make([]byte, 16)
+	b.ResetTimer()
+	cpu := cpuTime(b)
+	start := time.Now()
+	for range n {
+		pub.Publish(topic, 0, false, msg)
+	}
+	sent := time.Since(start)
+	// QoS 0: what the broker dropped never comes, so the wait ends when
+	// all came or when a second passes without one.
+	for seen := int64(-1); received.Load() < int64(n) && received.Load() != seen; {
+		seen = received.Load()
+		time.Sleep(time.Second)
+	}
+	cpu = cpuTime(b) - cpu
+	got := received.Load()
+	if got == 0 {
+		b.Fatalf("none of %d messages received", n)
+	}
+	t0 := <-first
+	b.ReportMetric(float64(got)/time.Unix(0, last.Load()).Sub(t0).Seconds(), "recv-msg/s")
+	b.ReportMetric(float64(n)/sent.Seconds(), "sent-msg/s")
+	b.ReportMetric(float64(got)/float64(n), "delivered")
 	b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/msg")
 }
 
