@@ -66,6 +66,11 @@ func gateExits(out string) map[string]int {
 // wander together (requirements.refuseCorrelated).
 const refusedCorrelated = "the reference runs are serially correlated"
 
+// baselineTries is how many baselines TestREADMECommands measures before
+// it takes requirements' refusal as the walkthrough's failure: at the 1 in
+// 2 refusals seen on a drifting machine, one test in 64.
+const baselineTries = 6
+
 // runREADME runs script in a fresh work folder holding the tools in bin/.
 func runREADME(t *testing.T, script string) (work string, out []byte, err error) {
 	t.Helper()
@@ -128,19 +133,26 @@ func TestREADMECommands(t *testing.T) {
 	}
 	script := gateTrap + blocksScript(blocks, 0)
 	work, out, err := runREADME(t, script)
-	if err != nil && strings.Contains(string(out), refusedCorrelated) {
-		// The baseline's twelve runs, measured back to back, wandered
-		// together and requirements refused them, as it is built to; its
-		// message says to measure them again apart in time, which the
-		// reader does, once: from the block that measures them on, in the
-		// same folder (what the blocks before it wrote stands).
+	// The baseline's twelve runs, measured back to back, wander together
+	// on a shared machine often enough that requirements refuses them, as
+	// it is built to (on one 2-vCPU machine, 3 of 6 baselines, and 2 of 6
+	// with 3 s between runs; twice in a row once in CI). Its message says
+	// to measure them again, which the reader does: from the block that
+	// measures them on, in the same folder (what the blocks before it
+	// wrote stands), up to baselineTries baselines in all. A refused
+	// baseline costs about 20 s.
+	last := out
+	for try := 1; err != nil && strings.Contains(string(last), refusedCorrelated); try++ {
 		from := slices.IndexFunc(blocks, func(b string) bool { return strings.Contains(b, "--out baseline") })
 		if from < 0 {
 			t.Fatalf("requirements refused the baseline, but no README sh block measures one (--out baseline):\n%s", tail(out, 1500))
 		}
-		t.Logf("requirements refused the baseline as serially correlated; the walkthrough measures it again, from block %d:\n%s", from+1, tail(out, 1500))
-		more, errAgain := runIn(work, gateTrap+"cd ci && rm -rf baseline\n"+blocksScript(blocks, from))
-		out, err = append(out, more...), errAgain
+		if try == baselineTries {
+			t.Fatalf("requirements refused %d baselines in a row as serially correlated:\n%s", try, tail(out, 3000))
+		}
+		t.Logf("requirements refused baseline %d as serially correlated; the walkthrough measures it again, from block %d:\n%s", try, from+1, tail(last, 1500))
+		last, err = runIn(work, gateTrap+"cd ci && rm -rf baseline\n"+blocksScript(blocks, from))
+		out = append(out, last...)
 	}
 	if err != nil {
 		t.Fatalf("README sh blocks failed: %v\n--- output\n%s", err, out)
