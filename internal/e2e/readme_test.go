@@ -141,9 +141,9 @@ func TestREADMECommands(t *testing.T) {
 	// measures them on, in the same folder (what the blocks before it
 	// wrote stands), up to baselineTries baselines in all. A refused
 	// baseline costs about 20 s.
+	from := slices.IndexFunc(blocks, func(b string) bool { return strings.Contains(b, "--out baseline") })
 	last := out
 	for try := 1; err != nil && strings.Contains(string(last), refusedCorrelated); try++ {
-		from := slices.IndexFunc(blocks, func(b string) bool { return strings.Contains(b, "--out baseline") })
 		if from < 0 {
 			t.Fatalf("requirements refused the baseline, but no README sh block measures one (--out baseline):\n%s", tail(out, 1500))
 		}
