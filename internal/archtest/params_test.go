@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/ast"
@@ -9,7 +10,9 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -76,29 +79,51 @@ func refusal(tr driver.Transport, opts driver.Options) error {
 	return err
 }
 
-// parsesBesideSettings are the calls of strconv's and time's parsers that
-// driver packages make on what is not one of their settings, each with
-// why, keyed by the package and the call as written. A setting (a value of
-// Options.Params) is read through driver.ParseParams alone, against its
-// declared flag, so that its range and its message live in one place.
+// parsesBesideSettings are the parser calls (strconv's, time's and fmt's
+// scanners, however the package is imported) that the packages under
+// internal/driver make on what is not one of their settings, each with
+// why, keyed by the package, the function and the call as written. A
+// setting (a value of Options.Params) is read through driver.ParseParams
+// alone, against its declared flag, so that its range and its message live
+// in one place: the core's own calls are listed too, so that a second
+// parser added beside ParseParams is caught.
 var parsesBesideSettings = map[string]string{
-	"driver/mqtt: strconv.Atoi(u.Port())":                    "the port of the broker URL",
-	"driver/nats: strconv.Atoi(port)":                        "the port of a host:port server address",
-	"driver/zenoh: strconv.Atoi(n)":                          "a payload size the helper prints",
-	"driver/zenoh/zenohhelper: strconv.ParseInt(v, 10, 64)":  "the helper's window lines",
-	"driver/zenoh/zenohhelper: strconv.ParseUint(v, 10, 64)": "the helper's window lines",
-	"driver/zenoh/zenohhelper: strconv.ParseInt(s, 10, 64)":  "the helper's clock lines",
+	"driver: Flag.parse: strconv.ParseBool(s)":                            "ParseParams's check of a true-or-false flag",
+	"driver: ParseDelay: time.ParseDuration(strings.TrimSpace(mean))":     "--echo-delay, a flag of run's, not of a driver",
+	"driver: ParseDelay: time.ParseDuration(strings.TrimSpace(jitter))":   "--echo-delay, a flag of run's, not of a driver",
+	"driver/mqtt: settings.parseURL: strconv.Atoi(u.Port())":              "the port of the broker URL",
+	"driver/nats: validHostPort: strconv.Atoi(port)":                      "the port of a host:port server address",
+	"driver/zenoh: measurer.run: strconv.Atoi(n)":                         "a payload size the helper prints",
+	"driver/zenoh/zenohhelper: ParseWindow: strconv.ParseInt(v, 10, 64)":  "the helper's window lines",
+	"driver/zenoh/zenohhelper: ParseWindow: strconv.ParseUint(v, 10, 64)": "the helper's window lines",
+	"driver/zenoh/zenohhelper: readCSV: strconv.ParseInt(s, 10, 64)":      "the helper's clock lines",
 }
 
-// TestDriversParseNoSettings: the packages under internal/driver/ (the
-// core, home of driver.ParseParams and --echo-delay's parser, aside) call
-// no strconv parser or time.ParseDuration but those listed in
-// parsesBesideSettings, and every listed call is still made.
+// TestDriversParseNoSettings: the packages under internal/driver/, the
+// core with them, call no parser but those listed in parsesBesideSettings,
+// and every listed call is still made.
 func TestDriversParseNoSettings(t *testing.T) {
-	root := filepath.Join("..", "driver")
 	calls := map[string]bool{}
+	for pkg, files := range driverFiles(t) {
+		for _, src := range files {
+			for _, c := range settingParses(pkg, src) {
+				calls[c] = true
+			}
+		}
+	}
+	for _, p := range parseProblems(calls, parsesBesideSettings) {
+		t.Error(p)
+	}
+}
+
+// driverFiles maps each package at or below internal/driver ("driver",
+// "driver/nats", …) to the sources of its non-test files.
+func driverFiles(t *testing.T) map[string][][]byte {
+	t.Helper()
+	root := filepath.Join("..", "driver")
+	out := map[string][][]byte{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || path == root || filepath.Dir(path) == root || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
 		if strings.Contains(filepath.ToSlash(path), "/testdata/") {
@@ -112,36 +137,71 @@ func TestDriversParseNoSettings(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, c := range settingParses("driver/"+filepath.ToSlash(rel), src) {
-			calls[c] = true
+		pkg := "driver"
+		if rel != "." {
+			pkg += "/" + filepath.ToSlash(rel)
 		}
+		out[pkg] = append(out[pkg], src)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range parseProblems(calls, parsesBesideSettings) {
-		t.Error(p)
+	if len(out["driver"]) == 0 || len(out["driver/nats"]) == 0 {
+		t.Fatalf("found no driver sources under %s", root)
 	}
+	return out
+}
+
+// parsers are the functions that turn text into a number, a duration or
+// true or false, by import path.
+var parsers = map[string][]string{
+	"strconv": {"Atoi", "ParseInt", "ParseUint", "ParseFloat", "ParseBool"},
+	"time":    {"ParseDuration"},
+	"fmt":     {"Sscan", "Sscanf", "Sscanln"},
 }
 
 // settingParses lists the parser calls of one file of package pkg, as
-// "pkg: call".
+// "pkg: function: call", the function being the one that makes the call
+// (T.M for a method), the parser's package named as imported.
 func settingParses(pkg string, src []byte) []string {
 	f, err := parser.ParseFile(token.NewFileSet(), "", src, 0)
 	if err != nil {
 		return []string{pkg + ": " + err.Error()}
 	}
+	local := map[string]string{} // the name a parser package goes by here
+	for _, im := range f.Imports {
+		path, _ := strconv.Unquote(im.Path.Value)
+		if _, ok := parsers[path]; ok {
+			name := path
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			local[name] = path
+		}
+	}
 	var out []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok {
-			switch selector(c.Fun) {
-			case "strconv.Atoi", "strconv.ParseInt", "strconv.ParseUint", "strconv.ParseFloat", "strconv.ParseBool", "time.ParseDuration":
-				out = append(out, pkg+": "+types.ExprString(c))
+	for _, d := range f.Decls {
+		fn := "(package level)"
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			fn = fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) == 1 {
+				fn = typeName(fd.Recv.List[0].Type) + "." + fn
 			}
 		}
-		return true
-	})
+		ast.Inspect(d, func(n ast.Node) bool {
+			c, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if s, ok := c.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := s.X.(*ast.Ident); ok && slices.Contains(parsers[local[x.Name]], s.Sel.Name) {
+					out = append(out, pkg+": "+fn+": "+types.ExprString(c))
+				}
+			}
+			return true
+		})
+	}
 	return out
 }
 
@@ -163,21 +223,192 @@ func parseProblems(calls map[string]bool, allowed map[string]string) []string {
 }
 
 // TestParseRuleCatches: a driver reading a setting by hand, as the
-// drivers did before driver.ParseParams, is caught, and so is a listed
-// call that went.
+// drivers did before driver.ParseParams, is caught however the parser is
+// imported or named, so is a second parser in the core, and so is a
+// listed call that went.
 func TestParseRuleCatches(t *testing.T) {
 	src := []byte(`package nats
-func parse(p map[string]string) (int, error) { return strconv.Atoi(p[FlagReplicas]) }
+import (sc "strconv"; "time"; "fmt")
+func parse(p map[string]string) (int, error) { return sc.Atoi(p[FlagReplicas]) }
 func wait(get func(string) string) (time.Duration, error) { return time.ParseDuration(get(FlagConnectTimeout)) }
+func (s *settings) scan(p map[string]string) { fmt.Sscan(p[FlagPullBatch], &s.batch) }
+`)
+	core := []byte(`package driver
+import "strconv"
+func ParamInt(p map[string]string, k string) int { n, _ := strconv.Atoi(p[k]); return n }
 `)
 	calls := map[string]bool{}
-	for _, c := range settingParses("driver/nats", src) {
+	for _, c := range append(settingParses("driver/nats", src), settingParses("driver", core)...) {
 		calls[c] = true
 	}
-	got := strings.Join(parseProblems(calls, map[string]string{"driver/nats: strconv.Atoi(port)": "gone"}), "\n")
-	for _, want := range []string{"driver/nats: strconv.Atoi(p[FlagReplicas]): a driver parses", "driver/nats: time.ParseDuration(get(FlagConnectTimeout))", "strconv.Atoi(port) is listed"} {
+	got := strings.Join(parseProblems(calls, map[string]string{"driver/nats: validHostPort: strconv.Atoi(port)": "gone"}), "\n")
+	for _, want := range []string{
+		"driver/nats: parse: sc.Atoi(p[FlagReplicas]): a driver parses",
+		"driver/nats: wait: time.ParseDuration(get(FlagConnectTimeout))",
+		"driver/nats: settings.scan: fmt.Sscan(p[FlagPullBatch], &s.batch)",
+		"driver: ParamInt: strconv.Atoi(p[k])",
+		"strconv.Atoi(port) is listed",
+	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems %q\nwant %q", got, want)
+		}
+	}
+}
+
+// TestDriversReadTypedSettingsThroughParseParams: no package under
+// internal/driver reads a number, duration or true-or-false setting from
+// the text of Options.Params (an index by the flag's name, or the name
+// passed beside the raw map to a function of its own): whatever it does
+// with the text (== "true", a scanner of its own) escapes the declared
+// range and the shared message. Text settings (URLs, names) are read as
+// they are.
+func TestDriversReadTypedSettingsThroughParseParams(t *testing.T) {
+	typed := map[string]bool{}
+	for _, name := range driver.Names() {
+		tr, _ := driver.Lookup(name)
+		for _, f := range driver.FlagsOf(tr) {
+			if f.Boolean || f.Range.Kind != driver.NotNumeric {
+				for _, n := range append([]string{f.Name}, f.Aliases...) {
+					typed[n] = true
+				}
+			}
+		}
+	}
+	if len(typed) < 16 {
+		t.Fatalf("%d typed flags; want at least the 16 of nats, mqtt, amqp and external", len(typed))
+	}
+	files := driverFiles(t)
+	for _, p := range typedReads(files, stringConsts(files), typed) {
+		t.Error(p)
+	}
+}
+
+// stringConsts maps each string constant of the driver packages to its
+// value, as a reference to it reads in its own package ("driver/nats
+// FlagUser") and in another ("nats.FlagUser").
+func stringConsts(files map[string][][]byte) map[string]string {
+	out := map[string]string{}
+	for pkg, srcs := range files {
+		for _, src := range srcs {
+			f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+			if err != nil {
+				continue // settingParses reports it
+			}
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
+					continue
+				}
+				for _, sp := range g.Specs {
+					vs := sp.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if i < len(vs.Values) {
+							if v, ok := stringLit(vs.Values[i]); ok {
+								out[pkg+" "+n.Name] = v
+								out[f.Name.Name+"."+n.Name] = v
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// stringLit is the value of a string literal.
+func stringLit(e ast.Expr) (string, bool) {
+	if b, ok := e.(*ast.BasicLit); ok && b.Kind == token.STRING {
+		s, err := strconv.Unquote(b.Value)
+		return s, err == nil
+	}
+	return "", false
+}
+
+// typedReads lists the reads of a typed flag's text in files: an index
+// whose key is the flag's name (a literal or a constant), and a call that
+// passes the name beside a raw map (an argument X.Params).
+func typedReads(files map[string][][]byte, consts map[string]string, typed map[string]bool) []string {
+	var out []string
+	for pkg, srcs := range files {
+		for _, src := range srcs {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, pkg+"/file.go", src, parser.SkipObjectResolution)
+			if err != nil {
+				continue
+			}
+			flag := func(e ast.Expr) string {
+				v, ok := stringLit(e)
+				switch e := e.(type) {
+				case *ast.Ident:
+					v, ok = consts[pkg+" "+e.Name]
+				case *ast.SelectorExpr:
+					v, ok = consts[types.ExprString(e)]
+				}
+				if ok && typed[v] {
+					return v
+				}
+				return ""
+			}
+			report := func(n ast.Node, name string) {
+				out = append(out, fmt.Sprintf("%s: %s reads --%s from the text of Options.Params: read it through driver.ParseParams (Params.Int, Duration, Bool), which checks its declared range",
+					pkg, types.ExprString(n.(ast.Expr)), name))
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.IndexExpr:
+					if name := flag(n.Index); name != "" {
+						report(n, name)
+					}
+				case *ast.CallExpr:
+					raw, name := false, ""
+					for _, a := range n.Args {
+						if s, ok := a.(*ast.SelectorExpr); ok && s.Sel.Name == "Params" {
+							raw = true
+						}
+						name = cmp.Or(name, flag(a))
+					}
+					if raw && name != "" {
+						report(n, name)
+					}
+				}
+				return true
+			})
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestTypedReadRuleCatches: the readings of a typed setting's text that
+// the parser rule cannot see (a comparison, a helper taking the raw map,
+// another package's constant, a literal name) are caught; a text setting
+// and a read through driver.Params are not.
+func TestTypedReadRuleCatches(t *testing.T) {
+	files := map[string][][]byte{
+		"driver/amqp": {[]byte(`package amqp
+const (FlagMandatory = "amqp-mandatory"; FlagPrefetch = "amqp-prefetch"; FlagQueue = "amqp-queue")
+func parse(opts driver.Options, ps driver.Params) settings {
+	return settings{mandatory: opts.Params[FlagMandatory] == "true", prefetch: driver.ParamInt(opts.Params, FlagPrefetch),
+		queue: opts.Params[FlagQueue], batch: ps.Int(FlagPrefetch), n: len(opts.Params["amqp-prefetch"])}
+}`)},
+		"driver/relay": {[]byte(`package relay
+func f(o driver.Options) bool { return o.Params[amqp.FlagMandatory] != "" }`)},
+	}
+	typed := map[string]bool{"amqp-mandatory": true, "amqp-prefetch": true}
+	got := typedReads(files, stringConsts(files), typed)
+	want := []string{
+		`driver/amqp: driver.ParamInt(opts.Params, FlagPrefetch) reads --amqp-prefetch`,
+		`driver/amqp: opts.Params["amqp-prefetch"] reads --amqp-prefetch`,
+		`driver/amqp: opts.Params[FlagMandatory] reads --amqp-mandatory`,
+		`driver/relay: o.Params[amqp.FlagMandatory] reads --amqp-mandatory`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("problem %d: %q\nwant it to begin %q", i, got[i], want[i])
 		}
 	}
 }
