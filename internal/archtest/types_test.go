@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -35,6 +36,81 @@ func TestOneTypePerConcept(t *testing.T) {
 			}
 		}
 	}
+	for _, p := range systemInfoCopies(t) {
+		t.Error(p)
+	}
+}
+
+// systemInfoCopies finds SystemInfo under another name: a struct type
+// outside internal/meta with fields Product and Version, and a method
+// returning a product and a version as two strings (the tuple that
+// Client.Info() was).
+func systemInfoCopies(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	walkSources(t, func(pkg string, fset *token.FileSet, f *ast.File) {
+		out = append(out, infoCopies(pkg, fset, f)...)
+	})
+	return out
+}
+
+// infoCopies applies systemInfoCopies's rule to one file of pkg.
+func infoCopies(pkg string, fset *token.FileSet, f *ast.File) []string {
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.StructType:
+			fields := map[string]bool{}
+			for _, fl := range n.Fields.List {
+				for _, nm := range fl.Names {
+					fields[nm.Name] = true
+				}
+			}
+			if fields["Product"] && fields["Version"] && pkg != oneType["SystemInfo"].owner {
+				out = append(out, fmt.Sprintf("%s: a struct with Product and Version: the system measured is internal/meta's SystemInfo (%s)", fset.Position(n.Pos()), oneType["SystemInfo"].why))
+			}
+		case *ast.FuncDecl:
+			res := n.Type.Results
+			if n.Recv == nil || res == nil || res.NumFields() != 2 {
+				return true
+			}
+			var names []string
+			for _, fl := range res.List {
+				if id, ok := fl.Type.(*ast.Ident); !ok || id.Name != "string" {
+					return true
+				}
+				for _, nm := range fl.Names {
+					names = append(names, strings.ToLower(nm.Name))
+				}
+			}
+			if slices.Equal(names, []string{"product", "version"}) {
+				out = append(out, fmt.Sprintf("%s: %s returns a product and a version: return internal/meta's SystemInfo", fset.Position(n.Pos()), n.Name.Name))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestInfoCopyRuleCatches: a renamed copy of SystemInfo and an Info
+// method returning the tuple are caught; a struct with a Version alone and
+// a plain function parsing a banner into two strings are not.
+func TestInfoCopyRuleCatches(t *testing.T) {
+	src := `package load
+type BrokerInfo struct { Product, Version, URL string; Extra map[string]string }
+type Release struct { Version string }
+func (c *Client) Info() (product, version string) { return "", "" }
+func parseBanner(raw string) (product, version string) { return "", "" }
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "load.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := infoCopies("internal/load", fset, f)
+	if len(got) != 2 || !strings.Contains(got[0], "load.go:2:") || !strings.Contains(got[1], "Info returns a product and a version") {
+		t.Errorf("problems %q; want the struct on line 2 and the Info method", got)
+	}
 }
 
 // typeDeclarations maps each type name declared at package level by a
@@ -42,11 +118,33 @@ func TestOneTypePerConcept(t *testing.T) {
 // the module root) that declare it.
 func typeDeclarations(t *testing.T) map[string][]string {
 	t.Helper()
+	out := map[string][]string{}
+	walkSources(t, func(pkg string, _ *token.FileSet, f *ast.File) {
+		for _, dl := range f.Decls {
+			g, ok := dl.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range g.Specs {
+				name := s.(*ast.TypeSpec).Name.Name
+				if !slices.Contains(out[name], pkg) {
+					out[name] = append(out[name], pkg)
+				}
+			}
+		}
+	})
+	return out
+}
+
+// walkSources calls fn with each non-test Go file of the module (other
+// modules, testdata and build output aside), parsed, and its package's
+// directory relative to the module root.
+func walkSources(t *testing.T, fn func(pkg string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][]string{}
 	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -63,28 +161,20 @@ func typeDeclarations(t *testing.T) map[string][]string {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, filepath.Dir(path))
-		pkg := filepath.ToSlash(rel)
-		for _, dl := range f.Decls {
-			g, ok := dl.(*ast.GenDecl)
-			if !ok || g.Tok != token.TYPE {
-				continue
-			}
-			for _, s := range g.Specs {
-				name := s.(*ast.TypeSpec).Name.Name
-				if !slices.Contains(out[name], pkg) {
-					out[name] = append(out[name], pkg)
-				}
-			}
+		rel, _ := filepath.Rel(root, path)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, filepath.ToSlash(rel), src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
 		}
+		fn(filepath.ToSlash(filepath.Dir(rel)), fset, f)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
