@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -170,5 +171,145 @@ var tr = T{}
 func init() { driver.Register(tr) }`)}
 	if got := declarationProblems("internal/driver/v", byVar); len(got) != 3 || !strings.Contains(got[0], "register a composite literal") {
 		t.Errorf("registering a variable: %q", got)
+	}
+}
+
+// TestOneRegistrationFile: the systems are registered in the registration
+// file alone, so that the rules reading its blank imports (capabilities
+// declared, the conformance suite run, the registry) hold every system: no
+// other non-test file imports a driver package blank, and every package
+// under internal/driver that registers a transport from init
+// (driver.Register) is one of its blank imports (the test kit's hub
+// registers when a test asks it to).
+func TestOneRegistrationFile(t *testing.T) {
+	systems := registered(t)
+	walkSources(t, func(pkg string, fset *token.FileSet, f *ast.File) {
+		file := fset.Position(f.Package).Filename
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if im.Name != nil && im.Name.Name == "_" && driverRoot(p) != "" && file != registration {
+				t.Errorf("%s registers %s: register every system in %s, where the rules find it", file, rel([]string{p}), registration)
+			}
+		}
+		if driverRoot(module+"/"+pkg) == "" || slices.Contains(systems, module+"/"+pkg) {
+			return
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == "init" && fd.Recv == nil {
+				ast.Inspect(fd, func(n ast.Node) bool {
+					if c, ok := n.(*ast.CallExpr); ok && selector(c.Fun) == "driver.Register" {
+						t.Errorf("%s: %s registers a transport from init but is not imported by %s", fset.Position(c.Pos()), pkg, registration)
+					}
+					return true
+				})
+			}
+		}
+	})
+}
+
+// notAcceptance are the interfaces of internal/driver that change nothing
+// of what run accepts, each with why; every other one is a capability the
+// how-to (docs/architecture.md, "What changes what `run` accepts") names.
+var notAcceptance = map[string]string{
+	"Transport":     "what every system implements (the how-to's first step)",
+	"Sender":        "a half of the ends Transport and StreamTransport open",
+	"Receiver":      "a half of the ends Transport and StreamTransport open",
+	"Pinger":        "the measuring end Transport opens",
+	"Echoer":        "the echoing end Transport opens",
+	"Publisher":     "the sending end StreamTransport opens",
+	"Subscriber":    "the receiving end StreamTransport opens",
+	"Client":        "the roles' client, which ClientDialer opens",
+	"PubSub":        "a part of Client",
+	"RequestReply":  "a part of Client",
+	"RoleSystem":    "ClientDialer or RoleRunner, which the how-to names",
+	"Consumer":      "a subscriber's delivery on the library's goroutine: faster, accepting the same",
+	"AckSender":     "a sender's acknowledgements, counted and recorded in meta.json",
+	"BatchSender":   "when an end's batched messages become deliverable; its size is a flag (FlagOwner)",
+	"CounterReader": "what an end counted, recorded in meta.json",
+	"InfoReporter":  "the system reached, recorded in meta.json",
+	"Advisor":       "a cause named beside slow round trips",
+	"SelfMeasuring": "how the engine measures a link that times itself: the same modes and flags",
+	"SelfWorkload":  "what SelfMeasuring returns",
+	"Measurer":      "a part of SelfWorkload",
+}
+
+// TestHowToNamesEveryCapability: each interface package driver declares is
+// either named in the how-to's list of what changes what run accepts or
+// listed in notAcceptance with why, not both; a new optional interface
+// is a decision, not a type assertion somewhere.
+func TestHowToNamesEveryCapability(t *testing.T) {
+	doc := mapDoc(t)
+	start, end := strings.Index(doc, "What changes what `run` accepts"), strings.Index(doc, "Nothing else:")
+	if start < 0 || end < start {
+		t.Fatal("docs/architecture.md: the how-to's list of what changes what run accepts is not found")
+	}
+	named := map[string]bool{}
+	for _, m := range backticked.FindAllStringSubmatch(doc[start:end], -1) {
+		named[m[1]] = true
+	}
+	for _, p := range capabilityProblems(driverInterfaces(t), named, notAcceptance) {
+		t.Error(p)
+	}
+}
+
+// capabilityProblems applies TestHowToNamesEveryCapability's rule.
+func capabilityProblems(interfaces []string, named map[string]bool, not map[string]string) []string {
+	var out []string
+	for _, n := range interfaces {
+		_, listed := not[n]
+		switch {
+		case named[n] && listed:
+			out = append(out, fmt.Sprintf("driver.%s is both in the how-to and in notAcceptance: keep one", n))
+		case !named[n] && !listed:
+			out = append(out, fmt.Sprintf("driver.%s: name it in docs/architecture.md's how-to if it changes what run accepts, else in notAcceptance with why", n))
+		}
+	}
+	for n := range not {
+		if !slices.Contains(interfaces, n) {
+			out = append(out, fmt.Sprintf("notAcceptance lists driver.%s, which package driver no longer declares", n))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// driverInterfaces are the exported interface types of package driver.
+func driverInterfaces(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	walkSources(t, func(pkg string, _ *token.FileSet, f *ast.File) {
+		if pkg != "internal/driver" {
+			return
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+				for _, s := range g.Specs {
+					ts := s.(*ast.TypeSpec)
+					if _, ok := ts.Type.(*ast.InterfaceType); ok && ts.Name.IsExported() {
+						out = append(out, ts.Name.Name)
+					}
+				}
+			}
+		}
+	})
+	if len(out) < 20 {
+		t.Fatalf("package driver declares %d interfaces; the rule reads internal/driver/*.go", len(out))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestCapabilityRuleCatches: an interface neither named nor listed, one
+// both named and listed, and a listed one that went are each caught.
+func TestCapabilityRuleCatches(t *testing.T) {
+	got := capabilityProblems([]string{"Grouper", "Pinned", "Transport"}, map[string]bool{"Grouper": true, "Transport": true},
+		map[string]string{"Transport": "", "Gone": ""})
+	want := []string{
+		"driver.Pinned: name it in docs/architecture.md's how-to if it changes what run accepts, else in notAcceptance with why",
+		"driver.Transport is both in the how-to and in notAcceptance: keep one",
+		"notAcceptance lists driver.Gone, which package driver no longer declares",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n got %q\nwant %q", got, want)
 	}
 }
