@@ -131,3 +131,22 @@ func promValue(metrics, prefix string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// TestEndMarkerAckNotCounted: the live count takes the acknowledgements
+// of measured messages alone: neither the warm-up's before them nor the
+// end marker's after them, so that no snapshot has more acknowledged than
+// sent (the drain's did, by one a link, before the final count).
+func TestEndMarkerAckNotCounted(t *testing.T) {
+	r := &run{}
+	s := &sender{acked: make([]atomic.Uint64, 1), refused: make([]atomic.Uint64, 1)}
+	s.warm.Store(2)
+	s.measured.Store(^uint64(0))
+	for range 2 + 5 {
+		r.onAck(s, 0, nil)
+	}
+	s.measured.Store(5) // the end marker goes
+	r.onAck(s, 0, nil)
+	if got := r.c.MessagesAcked.Load(); got != 5 {
+		t.Errorf("%d acknowledgements counted live; want the 5 measured messages'", got)
+	}
+}

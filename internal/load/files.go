@@ -165,10 +165,16 @@ func KneeNotes(r *PayloadResult, cfg Config) []string {
 	if cfg.Rate > 0 {
 		period := 1e9 / cfg.Rate
 		if float64(r.SendDelay.P99Ns) > period {
-			notes = append(notes, fmt.Sprintf("send delay p99 %s exceeds the period %s: publishers were held back by the system", result.Nanos(r.SendDelay.P99Ns), result.Micros(period/1000)))
+			notes = append(notes, fmt.Sprintf("send delay p99 %s exceeds the period %s: the publishers sent late (a send call that blocked, or the generator's timer waking late: the latency from the actual send leaves both out)", result.Nanos(r.SendDelay.P99Ns), result.Micros(period/1000)))
 		}
 	}
-	if r.ReceivePeriod() > r.Measured()+r.Measured()/10 {
+	if r.Expected > 0 && r.Latency.Count == 0 {
+		notes = append(notes, "no latency measured: none of the measured period's messages was delivered, and the summary's latencies are empty (0, count 0), not a latency of 0")
+	}
+	if !r.Drained && r.Lost > 0 {
+		notes = append(notes, fmt.Sprintf("the drain ended before every message came: the %s counted lost may still be queued in the system (a longer --drain tells)", result.Count(r.Lost)))
+	}
+	if r.Measured() > 0 && r.ReceivePeriod() > r.Measured()+r.Measured()/10 {
 		notes = append(notes, fmt.Sprintf("deliveries took %.2f s for %.2f s of sending: the system queued messages", r.ReceivePeriod().Seconds(), r.Measured().Seconds()))
 	}
 	if d, l := r.SendDelay.P50Ns, r.Latency.P50Ns; r.SendDelay.Count > 0 && l > 0 && 10*d > l {

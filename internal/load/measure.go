@@ -210,8 +210,9 @@ type PayloadResult struct {
 	System       *meta.SystemInfo
 }
 
-// Measured is the length of the measured period.
-func (r *PayloadResult) Measured() time.Duration { return r.End.Sub(r.Start) }
+// Measured is the length of the measured period: 0 when it never began
+// (a link broke in the warm-up).
+func (r *PayloadResult) Measured() time.Duration { return max(0, r.End.Sub(r.Start)) }
 
 // ReceivePeriod is from the start of the measured period to the later of
 // its end and the last measured arrival: the receive rate of a system that
@@ -221,7 +222,7 @@ func (r *PayloadResult) ReceivePeriod() time.Duration {
 	if r.LastArrival.After(end) {
 		end = r.LastArrival
 	}
-	return end.Sub(r.Start)
+	return max(0, end.Sub(r.Start))
 }
 
 // SendRate is the measured messages sent per second over the measured
@@ -252,7 +253,8 @@ func (r *PayloadResult) OfferedSends() uint64 {
 }
 
 // DeliveryRatio is unique deliveries over those the messages sent should
-// make (1 when none were sent): loss in the system alone.
+// make (0 when none were sent: nothing was delivered): loss in the system
+// alone.
 func (r *PayloadResult) DeliveryRatio() float64 { return ratio(r.Unique, r.Expected) }
 
 // DeliveryRate is unique deliveries over those the offered schedule should
@@ -263,7 +265,7 @@ func (r *PayloadResult) DeliveryRate() float64 { return ratio(r.Unique, r.Offere
 // ratio is n/of, 1 when of is 0 (nothing was expected, nothing is missing).
 func ratio(n, of uint64) float64 {
 	if of == 0 {
-		return 1
+		return 0
 	}
 	return float64(n) / float64(of)
 }
@@ -317,7 +319,11 @@ type sender struct {
 	// warm is the warm-up messages sent (per sender link), warmUnknown
 	// until the first measured message: an acknowledgement counted beyond
 	// it is a measured message's (they arrive in order).
-	warm       atomic.Uint64
+	warm atomic.Uint64
+	// measured is sent as the end marker goes (every link sends each
+	// message), unbounded before: an acknowledgement beyond warm+measured
+	// is the end marker's, counted in neither.
+	measured   atomic.Uint64
 	skipped    uint64
 	acked      []atomic.Uint64 // per sender link: every acknowledgement
 	refused    []atomic.Uint64
@@ -338,7 +344,7 @@ func (r *run) onAck(s *sender, x int, err error) {
 		return
 	}
 	n := s.acked[x].Add(1)
-	if w := s.warm.Load(); w != warmUnknown && n > w {
+	if w := s.warm.Load(); w != warmUnknown && n > w && n-w <= s.measured.Load() {
 		r.c.MessagesAcked.Add(1)
 	}
 }
@@ -499,6 +505,7 @@ func (r *run) startPublishers(e *Ends, start time.Time) ([]*sender, *sync.WaitGr
 	for k, pe := range e.Pubs {
 		s := &sender{end: pe, acked: make([]atomic.Uint64, len(pe.Senders)), refused: make([]atomic.Uint64, len(pe.Senders)), delayShard: r.delays.Shard()}
 		s.warm.Store(warmUnknown)
+		s.measured.Store(^uint64(0))
 		if r.times != nil {
 			s.times = r.times[pe.Pub]
 		}
@@ -970,6 +977,7 @@ func (r *run) endPublish(s *sender, period time.Duration, start time.Time, msg [
 		}
 	}
 	// The end marker tells a subscriber elsewhere how many were sent.
+	s.measured.Store(seq)
 	h.Seq, h.Flags = seq, FlagEndPayload
 	h.SendNs = uint64(r.clock.Now())
 	PutTime(msg, h.SendNs)

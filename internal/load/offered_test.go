@@ -114,6 +114,43 @@ func TestClosingLine(t *testing.T) {
 	}
 }
 
+// TestClosingLineNothingMeasured: a payload whose measured messages
+// never came (a consumer still in the warm-up's backlog when the drain
+// ended) says that no latency was measured, not 0 µs, calls the missing
+// messages undelivered by the drain's end rather than lost, and on
+// fan-out gives the ratio of the deliveries the sends make; a period that
+// never began (End before Start) is 0 long, and nothing sent is no
+// delivery at all.
+func TestClosingLineNothingMeasured(t *testing.T) {
+	r := &PayloadResult{Payload: 16, Start: time.Unix(0, 0), End: time.Unix(3, 0), Expected: 300, Offered: 300, Lost: 300,
+		Counters:    CounterValues{MessagesSent: 100},
+		Publishers:  []PublisherResult{{Sent: 100, Offered: 100}},
+		Subscribers: make([]SubscriberResult, 3)}
+	var b bytes.Buffer
+	p := &Progress{W: &b}
+	p.Begin("nats_reliable", 16, nil, nil, Config{Duration: 3 * time.Second})
+	p.End(r)
+	for _, want := range []string{
+		"0.00% of 300 deliveries the sends make)",
+		"not delivered by the drain's end 300",
+		"latency: none measured (no message of the measured period was delivered)",
+		"note: no latency measured",
+		"note: the drain ended before every message came: the 300 counted lost may still be queued in the system",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("closing lines\n%s\nwant them to contain\n%s", b.String(), want)
+		}
+	}
+	if strings.Contains(b.String(), "0 µs") {
+		t.Errorf("closing lines give a latency of 0:\n%s", b.String())
+	}
+	broken := &PayloadResult{Start: time.Unix(3, 0), End: time.Unix(2, 0)}
+	if broken.Measured() != 0 || broken.ReceivePeriod() != 0 || broken.DeliveryRatio() != 0 || broken.DeliveryRate() != 0 {
+		t.Errorf("a period that never began: measured %v, receive period %v, delivery ratio %g, rate %g; want 0 each",
+			broken.Measured(), broken.ReceivePeriod(), broken.DeliveryRatio(), broken.DeliveryRate())
+	}
+}
+
 // TestPadding: each padding fills only what follows the header; random is
 // the same for the same seed, publisher and size, and differs otherwise.
 func TestPadding(t *testing.T) {

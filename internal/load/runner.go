@@ -195,9 +195,19 @@ func (p *Progress) End(r *PayloadResult) {
 		}
 		split = "  per subscriber " + strings.Join(parts, "/")
 	}
-	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %s (%s msg/s; %.2f%% of %s deliveries offered, %.2f%% of %s sent)%s  lost %s  dup %s  ooo %s\n",
+	// With several subscribers of a topic a message sent makes several
+	// deliveries: the ratio is of those.
+	of := "sent"
+	if r.Expected != r.Counters.MessagesSent {
+		of = "deliveries the sends make"
+	}
+	lost := "lost"
+	if !r.Drained && r.Lost > 0 {
+		lost = "not delivered by the drain's end"
+	}
+	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %s (%s msg/s; %.2f%% of %s deliveries offered, %.2f%% of %s %s)%s  %s %s  dup %s  ooo %s\n",
 		p.sub, r.Payload, sent, result.Count(r.Unique), result.Thousands(r.ReceiveRate()), 100*r.DeliveryRate(), result.Count(r.Offered),
-		100*r.DeliveryRatio(), result.Count(r.Expected), split, result.Count(r.Lost), result.Count(r.Duplicates), result.Count(r.OutOfOrder))
+		100*r.DeliveryRatio(), result.Count(r.Expected), of, split, lost, result.Count(r.Lost), result.Count(r.Duplicates), result.Count(r.OutOfOrder))
 	fmt.Fprintf(p.W, "%-38s %6d B  %s\n", "", r.Payload, latencyLine(r, p.cfg.Rate))
 	for _, n := range KneeNotes(r, p.cfg) {
 		fmt.Fprintf(p.W, "%-38s %6d B  note: %s\n", "", r.Payload, n)
@@ -210,6 +220,9 @@ func (p *Progress) End(r *PayloadResult) {
 func latencyLine(r *PayloadResult, rate float64) string {
 	st := func(s Stats) string {
 		return fmt.Sprintf("p50 %s  p99 %s  max %s", result.Nanos(s.P50Ns), result.Nanos(s.P99Ns), result.Nanos(s.MaxNs))
+	}
+	if r.Latency.Count == 0 {
+		return "latency: none measured (no message of the measured period was delivered)"
 	}
 	if rate <= 0 {
 		return "latency from the send call " + st(r.Latency)
