@@ -124,10 +124,12 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 	if s.Subscribers == nil {
 		s.Subscribers = []SubscriberResult{}
 	}
-	l := r.Latency
-	s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs = micros(l.MinNs), micros(l.MaxNs), l.MeanNs/1e3
-	s.LatencyP50Us, s.LatencyP95Us = micros(l.P50Ns), micros(l.P95Ns)
-	s.LatencyP99Us, s.LatencyP999Us = micros(l.P99Ns), micros(l.P999Ns)
+	if l := r.Latency; l.Count > 0 {
+		us := func(v float64) *float64 { return &v }
+		s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs = us(micros(l.MinNs)), us(micros(l.MaxNs)), us(l.MeanNs/1e3)
+		s.LatencyP50Us, s.LatencyP95Us = us(micros(l.P50Ns)), us(micros(l.P95Ns))
+		s.LatencyP99Us, s.LatencyP999Us = us(micros(l.P99Ns)), us(micros(l.P999Ns))
+	}
 	return s
 }
 

@@ -204,12 +204,11 @@ func TestPadding(t *testing.T) {
 func TestSummaryMicroseconds(t *testing.T) {
 	r := &PayloadResult{Payload: 16, Latency: Stats{Count: 3, MinNs: 1500, MaxNs: 9000, MeanNs: 4250.5, P50Ns: 3000, P95Ns: 8000, P99Ns: 8500, P999Ns: 9000}}
 	s := SummaryOf(r, Config{}.WithDefaults())
-	got := []float64{s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs, s.LatencyP50Us, s.LatencyP95Us, s.LatencyP99Us, s.LatencyP999Us}
+	fields := []*float64{s.LatencyMinUs, s.LatencyMaxUs, s.LatencyMeanUs, s.LatencyP50Us, s.LatencyP95Us, s.LatencyP99Us, s.LatencyP999Us}
 	want := []float64{1.5, 9, 4.2505, 3, 8, 8.5, 9}
 	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("µs statistics %v, want %v", got, want)
-			break
+		if fields[i] == nil || *fields[i] != want[i] {
+			t.Errorf("µs statistic %d: %v, want %g", i, fields[i], want[i])
 		}
 	}
 	var b bytes.Buffer
@@ -218,5 +217,16 @@ func TestSummaryMicroseconds(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `"latency_p50_us": 3,`) || !strings.Contains(b.String(), `"p50_ns": 3000,`) {
 		t.Errorf("summary JSON lacks latency_p50_us beside p50_ns:\n%s", b.String())
+	}
+	// No latency measured: null under the spec's names, not 0.
+	none := SummaryOf(&PayloadResult{Payload: 16}, Config{}.WithDefaults())
+	b.Reset()
+	if err := loadsummary.Write(&b, Summary{Format: SummaryFormat, Payloads: []PayloadSummary{none}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"min", "max", "mean", "p50", "p95", "p99", "p999"} {
+		if want := `"latency_` + name + `_us": null`; !strings.Contains(b.String(), want) {
+			t.Errorf("no latency measured: summary JSON lacks %s:\n%s", want, b.String())
+		}
 	}
 }

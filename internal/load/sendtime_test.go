@@ -111,8 +111,8 @@ func TestLatencyFromActualSend(t *testing.T) {
 		t.Errorf("send delay p50 %d ns, intended−actual p50 %d ns: the test's publisher was not late", r.SendDelay.P50Ns, median(intended)-median(actual))
 	}
 	sum := SummaryOf(&r, cfg)
-	if sum.LatencyFromSend != r.FromSend || !strings.HasPrefix(sum.LatencyFrom, "intended send time") || sum.LatencyP50Us != float64(r.Latency.P50Ns)/1e3 {
-		t.Errorf("summary: latency_from %q, latency_from_send %+v, latency_p50_us %g", sum.LatencyFrom, sum.LatencyFromSend, sum.LatencyP50Us)
+	if sum.LatencyFromSend != r.FromSend || !strings.HasPrefix(sum.LatencyFrom, "intended send time") || sum.LatencyP50Us == nil || *sum.LatencyP50Us != float64(r.Latency.P50Ns)/1e3 {
+		t.Errorf("summary: latency_from %q, latency_from_send %+v, latency_p50_us %v", sum.LatencyFrom, sum.LatencyFromSend, sum.LatencyP50Us)
 	}
 	line := out.String()
 	for _, want := range []string{"latency from the intended send time p50 ", "from the actual send p50 ", "send delay p50 ",

@@ -70,14 +70,16 @@ type PayloadSummary struct {
 	Latency                Stats  `json:"latency"`
 	LatencyFromSend        Stats  `json:"latency_from_send"`
 	LatencyFromSendMissing uint64 `json:"latency_from_send_missing"`
-	// The latency statistics again in µs, under the MQTT-bench spec's names.
-	LatencyMinUs  float64            `json:"latency_min_us"`
-	LatencyMaxUs  float64            `json:"latency_max_us"`
-	LatencyMeanUs float64            `json:"latency_mean_us"`
-	LatencyP50Us  float64            `json:"latency_p50_us"`
-	LatencyP95Us  float64            `json:"latency_p95_us"`
-	LatencyP99Us  float64            `json:"latency_p99_us"`
-	LatencyP999Us float64            `json:"latency_p999_us"`
+	// The latency statistics again in µs, under the MQTT-bench spec's
+	// names: null (nil) when no latency was measured (Latency.Count 0),
+	// never a latency of 0.
+	LatencyMinUs  *float64           `json:"latency_min_us"`
+	LatencyMaxUs  *float64           `json:"latency_max_us"`
+	LatencyMeanUs *float64           `json:"latency_mean_us"`
+	LatencyP50Us  *float64           `json:"latency_p50_us"`
+	LatencyP95Us  *float64           `json:"latency_p95_us"`
+	LatencyP99Us  *float64           `json:"latency_p99_us"`
+	LatencyP999Us *float64           `json:"latency_p999_us"`
 	SendDelay     Stats              `json:"send_delay"`
 	RawKept       int                `json:"raw_kept"`
 	RawDropped    uint64             `json:"raw_dropped"`

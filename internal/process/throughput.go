@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 
@@ -30,6 +31,43 @@ type Throughput struct {
 	// Figures are the plots as SVG, when asked for (Options.Figures): the
 	// rate by payload, then the search of each payload.
 	Figures []htmlreport.Plot
+	// Owner is what else wrote this sub-experiment's throughput file, so
+	// that its figures say what the rates are (formats §9): "load" (run
+	// load: the median of the intervals' receive rates, Offered the rate
+	// per publisher), "permessage" (run permessage: the median of RT_n, or
+	// the overall receive rate) or "" (run throughput, or a file without
+	// its summary). Set by ownThroughputs.
+	Owner string
+	// Publishers and Interval are the load summary's (Owner "load"): the
+	// publishers whose rates add up to the offered total, and the
+	// interval of the rate samples in seconds (0: not known).
+	Publishers int
+	Interval   float64
+}
+
+// The owners of a throughput file (Throughput.Owner).
+const (
+	ownerLoad       = "load"
+	ownerPerMessage = "permessage"
+)
+
+// ownThroughputs marks the throughput files that a load or per-message
+// summary of the same sub-experiment owns, with what their figures need
+// from it.
+func ownThroughputs(ts []Throughput, loads []Load, pms []PerMessage) {
+	for i := range ts {
+		t := &ts[i]
+		for _, pm := range pms {
+			if pm.Type == t.Type {
+				t.Owner = ownerPerMessage
+			}
+		}
+		for _, l := range loads {
+			if l.Type == t.Type {
+				t.Owner, t.Publishers, t.Interval = ownerLoad, l.Parameters.Publishers, l.Parameters.IntervalS
+			}
+		}
+	}
 }
 
 func (t *Throughput) figures() *[]htmlreport.Plot { return &t.Figures }
@@ -65,11 +103,15 @@ type namedPlot struct {
 	p    *plot.Plot
 }
 
-// throughputPlots are a sub-experiment's figures: its median rate by
-// payload (throughput_<type>), one line per load (the window search's F, or
-// each offered rate), then each payload's search
-// (throughput_<type>_search_<payload>: the median rate at every in-flight
-// window F tried).
+// throughputPlots are a sub-experiment's figures: its rate by payload
+// (throughput_<type>), one line per load (the window search's F, or each
+// offered rate), each named by what its Median column holds (formats §9):
+// run throughput's delivered rate over the confirmation periods, run load's
+// median of the intervals' receive rates (its offered rate the total of
+// every publisher), run permessage's median RT_n; then each payload's
+// search (throughput_<type>_search_<payload>: the median of the windows at
+// every in-flight window F tried, which is not the delivered rate the
+// search ranked the Fs by: the search file does not hold that).
 func throughputPlots(t Throughput) []namedPlot {
 	var payloads []int
 	type load struct {
@@ -95,6 +137,7 @@ func throughputPlots(t Throughput) []namedPlot {
 		cats[i] = strconv.Itoa(p)
 	}
 	var lines []plots.Line
+	var whats []string
 	for _, l := range loads {
 		y := make([]float64, len(payloads))
 		for i := range y {
@@ -105,16 +148,23 @@ func throughputPlots(t Throughput) []namedPlot {
 				y[slices.Index(payloads, r.Payload)] = r.Median
 			}
 		}
-		name := "in-flight window F (searched)"
-		switch {
-		case l.mode == result.ModeRate && l.offered == 0:
-			name = "unpaced"
-		case l.mode == result.ModeRate:
-			name = "offered " + strconv.FormatFloat(l.offered, 'f', -1, 64) + " msg/s"
-		}
+		what, name := t.lineName(l.mode, l.offered)
+		whats = append(whats, what)
 		lines = append(lines, plots.Line{Name: name, Y: y})
 	}
-	out := []namedPlot{{"throughput_" + t.Type, plots.CategoryLines(t.Type+": median throughput by payload",
+	// The title says what the lines are when they are one kind (the
+	// rows of one run); otherwise each line's name does.
+	title := t.Type + ": throughput by payload"
+	switch {
+	case len(whats) == 0: // no rows: an empty figure
+	case !slices.ContainsFunc(whats, func(w string) bool { return w != whats[0] }):
+		title = t.Type + ": " + whats[0] + ", by payload"
+	default:
+		for i := range lines {
+			lines[i].Name = whats[i] + ", " + lines[i].Name
+		}
+	}
+	out := []namedPlot{{"throughput_" + t.Type, plots.CategoryLines(title,
 		"Payload [Bytes]", "Throughput [msg/s]", cats, lines)}}
 	for _, p := range payloads {
 		var steps []result.ThroughputRow
@@ -138,18 +188,65 @@ func throughputPlots(t Throughput) []namedPlot {
 				chosen = r.Offered
 			}
 		}
-		title := fmt.Sprintf("%s %d B: the search for the in-flight window (reported F = %s)", t.Type, p, strconv.FormatFloat(chosen, 'f', -1, 64))
+		title := fmt.Sprintf("%s %d B: the search for the in-flight window, ranked by delivered rate (reported F = %s)",
+			t.Type, p, strconv.FormatFloat(chosen, 'f', -1, 64))
 		out = append(out, namedPlot{fmt.Sprintf("throughput_%s_search_%d", t.Type, p),
-			plots.CategoryLines(title, "Messages in flight F (each window tried, ascending)", "Median throughput [msg/s]", fcats,
-				[]plots.Line{{Name: "median of the step's windows", Y: ys}})})
+			plots.CategoryLines(title, "Messages in flight F (each window tried, ascending)", "Median of the step's windows [msg/s]", fcats,
+				[]plots.Line{{Name: "median of the step's windows, not its delivered rate", Y: ys}})})
 	}
 	return out
 }
 
+// lineName is what the Median column of t's rows of a load (mode and
+// offered rate) holds, and the load in words.
+func (t Throughput) lineName(mode string, offered float64) (what, load string) {
+	rate := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	switch {
+	case mode == result.ModeWindow:
+		return "rate delivered over the confirmation periods", "at the reported F"
+	case t.Owner == ownerPerMessage:
+		return "median RT_n (or, where it disagrees, the overall receive rate)", "receiver"
+	case t.Owner == ownerLoad:
+		what = "median receive rate of the intervals"
+		if t.Interval > 0 {
+			what = "median receive rate of the " + rate(t.Interval) + " s intervals"
+		}
+		if offered > 0 && t.Publishers > 0 {
+			return what, fmt.Sprintf("offered %s msg/s in total (%s per publisher × %d)", rate(offered*float64(t.Publishers)), rate(offered), t.Publishers)
+		}
+	default:
+		what = "median of the samples"
+	}
+	if offered == 0 {
+		return what, "unpaced"
+	}
+	return what, "offered " + rate(offered) + " msg/s per publisher"
+}
+
 // ThroughputTable is the headline of throughput results: per sub-experiment,
-// payload and load, the samples and the median rate in msg/s and Mb/s.
+// payload and load, the samples and the rate in msg/s and Mb/s: at an
+// in-flight window F (run throughput), the delivered rate over the
+// confirmation periods (formats §9: not the median of the windows); at a
+// rate, the median of the samples. The caption says which the table holds.
 func ThroughputTable(ts []Throughput) htmlreport.Table {
-	t := htmlreport.Table{RowHeaders: true, Caption: "Throughput per sub-experiment and payload (median of the windows)",
+	var window, rate bool
+	for _, th := range ts {
+		for _, r := range th.Rows {
+			window, rate = window || r.Mode == result.ModeWindow, rate || r.Mode == result.ModeRate
+		}
+	}
+	var what []string
+	if window {
+		what = append(what, "at F in flight, the rate delivered over the confirmation periods: their messages over their measured time, not the median of the windows; Samples: the periods")
+	}
+	if rate {
+		what = append(what, "at a rate, the median of the samples")
+	}
+	caption := "Throughput per sub-experiment and payload"
+	if len(what) > 0 {
+		caption += " (" + strings.Join(what, "; ") + ")"
+	}
+	t := htmlreport.Table{RowHeaders: true, Caption: caption,
 		Header: []string{"Sub-experiment", "Payload", "Load", "Samples", "msg/s", "Mb/s"}}
 	for _, th := range ts {
 		for _, r := range th.Rows {

@@ -229,6 +229,7 @@ func (j *invocation) readInputs() (err error) {
 		if j.pms, err = readPerMessages(dir); err != nil {
 			return exit.With(exit.Usage, err)
 		}
+		ownThroughputs(j.tputs, j.loads, j.pms)
 		if j.opt.Listed, err = admitListed(dir, append(j.inputs, j.bursts...), j.loads); err != nil {
 			return exit.With(exit.Usage, err)
 		}
