@@ -94,6 +94,11 @@ type Record struct {
 	// Negative counts the messages delivered before they were sent
 	// (I_n < O_n): an error of the run, never a latency sample.
 	Negative int
+	// Acked and Refused are the acknowledgements the publisher's link
+	// received for the messages sent (awaited within Timeout at the end):
+	// the system's confirmations, and its refusals. 0 on a link that
+	// acknowledges nothing (not a driver.AckSender).
+	Acked, Refused uint64
 }
 
 // ErrNegativeLatency is the error of a run in which a message was
@@ -194,6 +199,12 @@ func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Re
 		return nil, err
 	}
 	m := newPerMessageRun(ctx, pub, sub, payload, cfg)
+	// Pair discarded the acknowledgements; they are counted instead
+	// (registered before the first Send, replacing Pair's).
+	as, acking := pub.(driver.AckSender)
+	if acking {
+		as.OnAck(m.onAck)
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); m.receive() }()
@@ -205,8 +216,16 @@ func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Re
 	case <-ctx.Done():
 		ends.Close()
 		<-done
+		m.pm.Acked, m.pm.Refused = m.acked.Load(), m.refused.Load()
 		return m.pm, load.ErrInterrupted
 	}
+	if acking && m.pubErr == nil {
+		// The acknowledgements still to come: counted as they come within
+		// Timeout; a link that does not confirm every message is recorded
+		// as such (fewer acknowledged than sent), not failed.
+		_ = as.WaitAcks(time.Now().Add(cfg.Timeout))
+	}
+	m.pm.Acked, m.pm.Refused = m.acked.Load(), m.refused.Load()
 	if m.pubErr != nil {
 		return m.pm, fmt.Errorf("publisher: %w", m.pubErr)
 	}
@@ -231,6 +250,8 @@ type perMessageRun struct {
 	ready   chan struct{} // closed once the receiver took its first reading
 	pubErr  error
 	subErr  error
+	// The acknowledgements the publisher received, and the refusals.
+	acked, refused atomic.Uint64
 
 	// The receiver reads the sender thread's clock too, to take both
 	// measuring threads out of an in-process broker's figure. When the
@@ -264,6 +285,16 @@ func newPerMessageRun(ctx context.Context, pub driver.Publisher, sub driver.Subs
 	m.origin = time.Now()
 	m.clock = m.since
 	return m
+}
+
+// onAck counts one acknowledgement (err nil) or refusal of the publisher's
+// link; called from any goroutine.
+func (m *perMessageRun) onAck(err error) {
+	if err != nil {
+		m.refused.Add(1)
+		return
+	}
+	m.acked.Add(1)
 }
 
 // since is the time since the run's origin, in ns.

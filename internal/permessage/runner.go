@@ -62,7 +62,8 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 			// and I_n, then fails.
 			if pm != nil && (err == nil || errors.Is(err, ErrNegativeLatency)) {
 				pms = append(pms, pm)
-				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost - pm.Negative, Lost: uint64(pm.Lost), Completed: err == nil})
+				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost - pm.Negative, Lost: uint64(pm.Lost),
+					MessagesAcked: pm.Acked, MessagesRefused: pm.Refused, Completed: err == nil})
 				if r.Progress != nil {
 					pp.print(t.Type, pm)
 				}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
@@ -25,6 +26,41 @@ type Runner struct {
 	Meta     *meta.Meta
 	// Progress receives the search, a line per step (nil: quiet).
 	Progress io.Writer
+
+	// search is Search unless a test sets it.
+	search func(MeasureFunc, Config, func(Step)) (Outcome, []Step, error)
+}
+
+// chosenPoint is the point a search of one payload measured again.
+type chosenPoint struct {
+	typ     string
+	payload int
+	choice  Choice
+}
+
+// choiceText says which point of the bracket the searches done so far
+// measured again: the rule before the first, the one choice when all made
+// it, else each choice with the payloads that made it.
+func choiceText(chosen []chosenPoint) string {
+	if len(chosen) == 0 {
+		return "the chosen F (" + string(ChoiceMean) + ", or its best point when the bisection stopped within the noise)"
+	}
+	var order []Choice
+	by := map[Choice][]string{}
+	for _, c := range chosen {
+		if _, ok := by[c.choice]; !ok {
+			order = append(order, c.choice)
+		}
+		by[c.choice] = append(by[c.choice], fmt.Sprintf("%s %d B", c.typ, c.payload))
+	}
+	if len(order) == 1 {
+		return string(order[0])
+	}
+	parts := make([]string, len(order))
+	for i, c := range order {
+		parts[i] = fmt.Sprintf("%s for %s", c, strings.Join(by[c], ", "))
+	}
+	return "the chosen F (" + strings.Join(parts, "; ") + ")"
 }
 
 // Run measures subs (their Links; one publisher, one subscriber each).
@@ -40,8 +76,12 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 		}
 		padding += fmt.Sprintf(" (seed %d)", cfg.PaddingSeed)
 	}
-	r.Meta.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d by the delivered rate (messages / measured time), then bisected to %g%% or until the bracket is within the noise (the scale's best F measured %d times); the bracket's mean measured again %d times for the reported rate and its prediction interval, its ends once; windows ≥ %v, %d per measurement; messages padded after the header with %s",
-		cfg.MaxF, 100*cfg.Precision, cfg.Periods, cfg.Periods, cfg.MinWindow, cfg.Windows, padding)
+	var chosen []chosenPoint
+	setMode := func() {
+		r.Meta.Mode = fmt.Sprintf("throughput, bounded in-flight window searched 1, 10, … ≤ %d by the delivered rate (messages / measured time), then bisected to %g%% or until the bracket is within the noise (the scale's best F measured %d times); %s measured again %d times for the reported rate and its prediction interval, the bracket's ends once; windows ≥ %v, %d per measurement; messages padded after the header with %s",
+			cfg.MaxF, 100*cfg.Precision, cfg.Periods, choiceText(chosen), cfg.Periods, cfg.MinWindow, cfg.Windows, padding)
+	}
+	setMode()
 	r.Meta.Clock = "Go monotonic clock at delivery"
 	return load.RunOneWay(ctx, r.Dir, r.Meta, r.Payloads, subs, "f", func(t *load.Trial) (func() error, error) {
 		var best, steps []result.ThroughputRow
@@ -68,15 +108,22 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 						result.Thousands(st.Median), result.Thousands(st.Mean), result.Thousands(st.Stdev), result.Count(st.Lost))
 				}
 			}
-			o, _, err := Search(measure, cfg, report)
+			search := r.search
+			if search == nil {
+				search = Search
+			}
+			o, _, err := search(measure, cfg, report)
 			if err != nil {
 				return write, fmt.Errorf("%s: payload %d B: %w", t.Type, payload, err)
 			}
 			best = append(best, o.Row())
+			chosen = append(chosen, chosenPoint{typ: t.Type, payload: payload, choice: o.Choice})
+			setMode()
 			if r.Progress != nil {
 				fmt.Fprintf(r.Progress, "%-32s %6d B  %s\n", t.Type, payload, o.Summary(payload))
 			}
-			t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: len(o.Windows.Samples), Lost: o.Windows.Lost, Completed: true})
+			t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: len(o.Windows.Samples), Lost: o.Windows.Lost,
+				MessagesAcked: o.Windows.Acked, MessagesRefused: o.Windows.Refused, Completed: true})
 		}
 		return write, nil
 	})

@@ -107,6 +107,12 @@ type Point struct {
 	// ratio.
 	Delivered int
 	Period    time.Duration
+	// Acked and Refused are the acknowledgements the publisher's link
+	// received over the measurement (every message it sent, warm-up and
+	// the messages in flight at the end included, awaited within Timeout
+	// once it stopped): the system's confirmations, and its refusals. 0 on
+	// a link that acknowledges nothing (not a driver.AckSender).
+	Acked, Refused uint64
 }
 
 // DeliveredRate is the delivered rate over the measured period, Delivered /
@@ -150,6 +156,12 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 		stopped: make(chan struct{}), tokens: make(chan struct{}, f), pubDone: make(chan struct{}),
 		samples: make([]float64, 0, cfg.Windows)}
 	m.batch, _ = pub.(driver.BatchSender)
+	// Pair discarded the acknowledgements; they are counted instead
+	// (registered before the first Send, replacing Pair's).
+	as, acking := pub.(driver.AckSender)
+	if acking {
+		as.OnAck(m.onAck)
+	}
 	for range f {
 		m.tokens <- struct{}{}
 	}
@@ -166,7 +178,14 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 		ends.Close() // unblocks a Send or Receive in progress
 		<-done
 	}
+	if acking && ctx.Err() == nil && m.pubErr == nil {
+		// The acknowledgements of the messages still in flight when the
+		// publisher stopped: counted as they come within Timeout, a link
+		// that does not confirm them all is recorded as such, not failed.
+		_ = as.WaitAcks(time.Now().Add(cfg.Timeout))
+	}
 	pt.Samples, pt.Lost, pt.Delivered, pt.Period = m.samples, m.lost.Load(), m.delivered, m.period
+	pt.Acked, pt.Refused = m.acked.Load(), m.refused.Load()
 	pt.Summarise()
 	switch {
 	case ctx.Err() != nil:
@@ -197,6 +216,8 @@ type window struct {
 	lost     atomic.Uint64
 	pubDone  chan struct{} // closed when the publisher returns
 	pubErr   error
+	// The acknowledgements the publisher received, and the refusals.
+	acked, refused atomic.Uint64
 
 	// The subscriber's: the rate of each window, and the deliveries and
 	// time they add up to.
@@ -204,6 +225,16 @@ type window struct {
 	delivered int
 	period    time.Duration
 	subErr    error
+}
+
+// onAck counts one acknowledgement (err nil) or refusal of the publisher's
+// link; called from any goroutine.
+func (m *window) onAck(err error) {
+	if err != nil {
+		m.refused.Add(1)
+		return
+	}
+	m.acked.Add(1)
 }
 
 // halt stops the publisher and the subscriber.
@@ -355,8 +386,9 @@ type MeasureFunc func(f int) (Point, error)
 type Outcome struct {
 	// F is the window chosen: the mean of the final bracket [Lo, Hi] (the
 	// method's optimal F), rounded; its best point when the bisection
-	// stopped within the noise.
+	// stopped within the noise. Choice says which.
 	F, Lo, Hi int
+	Choice    Choice
 	// Periods are F's confirmation periods, each measured on links of its
 	// own.
 	Periods []Point
@@ -369,7 +401,8 @@ type Outcome struct {
 	// no less than 0).
 	Low, High float64
 	// Windows pools the windows of Periods: their median, mean and
-	// standard deviation, the method's statistics, reported beside Rate.
+	// standard deviation, the method's statistics, reported beside Rate;
+	// their losses and acknowledgements added up.
 	Windows Point
 	// Neighbours are the bracket's ends, Lo and Hi, measured again (one
 	// point when they are F itself).
@@ -385,6 +418,20 @@ type Outcome struct {
 	NoiseF      int
 	WithinNoise bool
 }
+
+// Choice is which point of the final bracket a search measured again for
+// its figure: its text says so (run throughput records it in meta.json's
+// mode).
+type Choice string
+
+// The choices of Search.
+const (
+	// ChoiceMean is the bracket's mean, the method's optimal F.
+	ChoiceMean Choice = "the bracket's mean"
+	// ChoiceBest is the bracket's best point, when the bisection stopped
+	// within the noise: the mean of a wide bracket was never measured.
+	ChoiceBest Choice = "the bracket's best point (the bisection stopped within the noise)"
+)
 
 // ConfidenceLevel is the level of Outcome's interval.
 const ConfidenceLevel = 0.95
@@ -415,11 +462,11 @@ func Search(measure MeasureFunc, cfg Config, report func(Step)) (out Outcome, st
 		return out, s.steps, err
 	}
 	out.SearchBest = s.at[b]
-	out.Lo, out.Hi, out.F = lo, hi, int(math.Round(float64(lo+hi)/2))
+	out.Lo, out.Hi, out.F, out.Choice = lo, hi, int(math.Round(float64(lo+hi)/2)), ChoiceMean
 	if out.WithinNoise {
 		// A bracket flat within the noise may still be wide: its mean
 		// was never measured, its best was.
-		out.F = b
+		out.F, out.Choice = b, ChoiceBest
 	}
 	// Confirmation: fresh measurements, never the search's own.
 	if err := out.confirm(s.cfg.Periods, s.step); err != nil {
@@ -584,6 +631,7 @@ func (out *Outcome) confirm(n int, step func(string, int) (Point, error)) error 
 		delivered, period = delivered+p.Delivered, period+p.Period
 		rates = append(rates, p.DeliveredRate())
 		out.Windows.Payload, out.Windows.Lost = p.Payload, out.Windows.Lost+p.Lost
+		out.Windows.Acked, out.Windows.Refused = out.Windows.Acked+p.Acked, out.Windows.Refused+p.Refused
 		out.Windows.Samples = append(out.Windows.Samples, p.Samples...)
 	}
 	out.Windows.Delivered, out.Windows.Period = delivered, period
