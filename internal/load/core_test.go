@@ -222,3 +222,43 @@ func TestLastTickKeepsCounts(t *testing.T) {
 		t.Errorf("a last tick with nothing new: %d ticks", len(tk.ticks))
 	}
 }
+
+// TestWaitLearnsLateSleeps: on a host whose sleeps wake 800 µs late (a
+// fake clock: each sleep takes 800 µs more than asked, each look at the
+// clock while yielding 1 µs), a schedule of 500 msg/s returns from each
+// wait after its slot and, once its first sleeps have shown how late they
+// wake, within 10 µs of it, yielding for less than half a period; then,
+// with the lateness gone, it sleeps again for most of each period.
+func TestWaitLearnsLateSleeps(t *testing.T) {
+	start := time.Unix(1000, 0)
+	clock := start
+	overshoot := 800 * time.Microsecond
+	looks := 0
+	s := NewSchedule(500, start) // 2 ms period
+	s.now = func() time.Time { looks++; clock = clock.Add(time.Microsecond); return clock }
+	s.sleep = func(d time.Duration) { clock = clock.Add(d + overshoot) }
+	never := func() bool { return false }
+	for k := range 200 {
+		due, skipped := s.Next(clock)
+		if skipped != 0 {
+			t.Fatalf("slot %d: %d skipped", k, skipped)
+		}
+		looks = 0
+		s.Wait(due, never)
+		if late := clock.Sub(due); late < 0 || (k >= 20 && late > 10*time.Microsecond) {
+			t.Fatalf("slot %d: returned %v after its time", k, late)
+		}
+		if k >= 20 && time.Duration(looks)*time.Microsecond > time.Millisecond {
+			t.Fatalf("slot %d: yielded through %d µs of a 2 ms period", k, looks)
+		}
+	}
+	overshoot = 0
+	for k := range 200 {
+		due, _ := s.Next(clock)
+		looks = 0
+		s.Wait(due, never)
+		if k >= 50 && time.Duration(looks)*time.Microsecond > 300*time.Microsecond {
+			t.Fatalf("punctual sleeps, slot %d: yielded through %d µs; want the wait asleep for most of the period", k, looks)
+		}
+	}
+}

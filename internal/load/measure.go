@@ -868,7 +868,7 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 			if unsent > 0 && due.After(now) {
 				count()
 			}
-			Wait(due, r.halt.Load)
+			sched.Wait(due, r.halt.Load)
 			if r.halt.Load() {
 				break
 			}

@@ -143,7 +143,7 @@ func publishRole(runCtx context.Context, s Settings, b Backend, met *Metrics, i 
 		if !due.Before(end) || stopped() {
 			break
 		}
-		load.Wait(due, stopped)
+		sched.Wait(due, stopped)
 		if stopped() {
 			break
 		}
