@@ -164,7 +164,7 @@ func (p *Delayer) Wait() {
 	}
 	end := start.Add(d)
 	if d > spinBelow {
-		time.Sleep(d - spinBelow)
+		Sleep(d - spinBelow)
 	}
 	for time.Now().Before(end) {
 		runtime.Gosched()

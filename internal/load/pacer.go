@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
 )
 
 // Schedule is one publisher's open-loop scheduler: slot k is due at
@@ -75,7 +77,7 @@ const (
 )
 
 // Wait returns at t, or at once when t has passed or stop is set. It
-// sleeps (preciseSleep) while more time is left than its sleeps wake late
+// sleeps (driver.Sleep) while more time is left than its sleeps wake late
 // and yields the processor for the rest. time.Sleep wakes up to a
 // millisecond late on Linux (0.83 ms at the median for 233 µs on a
 // 2-vCPU VM), which made the send delay most of a paced run's latency at
@@ -86,7 +88,7 @@ const (
 // is shorter than the lateness the publisher yields through every period,
 // which costs it CPU (reported as the sender's) but keeps the schedule.
 func (s *Schedule) Wait(t time.Time, stop func() bool) {
-	now, sleep := time.Now, preciseSleep
+	now, sleep := time.Now, driver.Sleep
 	if s.now != nil {
 		now, sleep = s.now, s.sleep
 	}

@@ -474,7 +474,7 @@ type pacer struct{ interval, next float64 }
 
 func (p *pacer) wait(since func() int64) {
 	if d := p.next - float64(since()); d > 0 {
-		time.Sleep(time.Duration(d))
+		driver.Sleep(time.Duration(d))
 	}
 	p.next += p.interval
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/load"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
@@ -57,7 +58,7 @@ func RunQry(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 				rngMu.Unlock()
 			}
 			if d > 0 {
-				time.Sleep(time.Until(at.Add(d)))
+				driver.Sleep(time.Until(at.Add(d)))
 			}
 			r := make([]byte, s.ReplySize)
 			// The reply starts with the query's header, so that the

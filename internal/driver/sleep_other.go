@@ -1,0 +1,8 @@
+//go:build !linux
+
+package driver
+
+import "time"
+
+// Sleep is time.Sleep where nanosleep is not at hand.
+func Sleep(d time.Duration) { time.Sleep(d) }
