@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"slices"
@@ -311,5 +312,102 @@ func TestCapabilityRuleCatches(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("problems:\n got %q\nwant %q", got, want)
+	}
+}
+
+// undeclaredAssertions are the assertions to an interface that package
+// driver does not declare, made outside the drivers, each with why it is
+// no capability of a system: keyed by package and the assertion as
+// written.
+var undeclaredAssertions = map[string]string{
+	"internal/cliapp/runcmd: f.(interface{GetEnvVars() []string})": "a command-line flag of urfave/cli: whether it reads the environment",
+	"internal/session: c.Ready.(interface{Sync() error})":          "the file the ready line goes to, synced when it is one",
+	"internal/calibrate: o.Gate.(Thresholder)":                     "a gate of calibrate's own whose threshold can vary",
+}
+
+// TestNoUndeclaredCapabilities: outside internal/driver no code asks a
+// value for a method set of its own making (an interface literal, or an
+// interface declared in the asking package) but those listed in
+// undeclaredAssertions: a system's capability is a field of
+// driver.Capabilities or an interface of package driver, which the how-to
+// names (TestHowToNamesEveryCapability), never a type assertion somewhere.
+func TestNoUndeclaredCapabilities(t *testing.T) {
+	files := map[string][]*ast.File{}
+	walkSources(t, func(pkg string, _ *token.FileSet, f *ast.File) {
+		files[pkg] = append(files[pkg], f)
+	})
+	found := map[string]bool{}
+	for pkg, fs := range files {
+		if pkg == "internal/driver" || strings.HasPrefix(pkg, "internal/driver/") {
+			continue // drivers build on one another's ends
+		}
+		for _, a := range undeclaredAsserts(pkg, fs) {
+			found[a] = true
+		}
+	}
+	for _, p := range listProblems(found, undeclaredAssertions, "an assertion to an interface package driver does not declare: declare the capability in internal/driver (and name it in the how-to), or list it in undeclaredAssertions with why it is none", "undeclaredAssertions") {
+		t.Error(p)
+	}
+}
+
+// undeclaredAsserts lists the type assertions of one package's files to an
+// interface literal or to an interface the package declares, as
+// "pkg: x.(T)".
+func undeclaredAsserts(pkg string, fs []*ast.File) []string {
+	local := map[string]bool{}
+	for _, f := range fs {
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+				for _, s := range g.Specs {
+					if ts := s.(*ast.TypeSpec); ts != nil {
+						if _, ok := ts.Type.(*ast.InterfaceType); ok {
+							local[ts.Name.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	var out []string
+	for _, f := range fs {
+		ast.Inspect(f, func(n ast.Node) bool {
+			ta, ok := n.(*ast.TypeAssertExpr)
+			if !ok || ta.Type == nil {
+				return true
+			}
+			switch tt := ta.Type.(type) {
+			case *ast.InterfaceType:
+				out = append(out, pkg+": "+types.ExprString(ta))
+			case *ast.Ident:
+				if local[tt.Name] {
+					out = append(out, pkg+": "+types.ExprString(ta))
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// TestUndeclaredAssertionRuleCatches: a capability asked by an interface
+// literal, or by an interface of the asking package, is caught; one of
+// package driver's is not.
+func TestUndeclaredAssertionRuleCatches(t *testing.T) {
+	src := `package session
+type pinned interface{ PinnedEcho() bool }
+func f(tr driver.Transport) bool {
+	if ne, ok := tr.(interface{ NoRemoteEcho() bool }); ok && ne.NoRemoteEcho() { return false }
+	if _, ok := tr.(pinned); ok { return true }
+	_, ok := tr.(driver.Embedder)
+	return ok
+}`
+	f, err := parser.ParseFile(token.NewFileSet(), "echo.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := undeclaredAsserts("internal/session", []*ast.File{f})
+	want := []string{"internal/session: tr.(interface{NoRemoteEcho() bool})", "internal/session: tr.(pinned)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("assertions %q, want %q", got, want)
 	}
 }

@@ -207,15 +207,21 @@ func settingParses(pkg string, src []byte) []string {
 
 // parseProblems: calls not allowed, and allowed calls no longer made.
 func parseProblems(calls map[string]bool, allowed map[string]string) []string {
+	return listProblems(calls, allowed, "a driver parses a value by hand; read a setting through driver.ParseParams, against its declared flag (or list a value that is no setting in parsesBesideSettings, with why)", "parsesBesideSettings")
+}
+
+// listProblems: what was found but is not allowed (with advice), and what
+// the allowed list (named list) holds but was not found.
+func listProblems(found map[string]bool, allowed map[string]string, advice, list string) []string {
 	var out []string
-	for c := range calls {
+	for c := range found {
 		if _, ok := allowed[c]; !ok {
-			out = append(out, fmt.Sprintf("%s: a driver parses a value by hand; read a setting through driver.ParseParams, against its declared flag (or list a value that is no setting in parsesBesideSettings, with why)", c))
+			out = append(out, fmt.Sprintf("%s: %s", c, advice))
 		}
 	}
 	for c := range allowed {
-		if !calls[c] {
-			out = append(out, fmt.Sprintf("%s is listed in parsesBesideSettings but no longer made: remove it", c))
+		if !found[c] {
+			out = append(out, fmt.Sprintf("%s is listed in %s but no longer made: remove it", c, list))
 		}
 	}
 	sort.Strings(out)
