@@ -307,3 +307,73 @@ func TestSharedAndAllowedAreUsed(t *testing.T) {
 		}
 	}
 }
+
+// driverImports are the packages of the module outside internal/driver
+// that the drivers import, each with why: what a driver needs that no
+// system owns. A client library wrapped in a package of its own elsewhere
+// would escape the one-importer rule (its importers are no driver), so a
+// system's code, its wrappers included, lives below internal/driver/.
+var driverImports = map[string]string{
+	"meta":         "the system measured (SystemInfo), which drivers report",
+	"exit":         "usage errors (exit code 2) for bad settings",
+	"flagrange":    "the declared ranges that ParseParams checks",
+	"subexp":       "sub-experiment names the registry checks",
+	"clockoffset":  "the clock offset of a helper process or a remote end",
+	"extformat":    "the external program's output format",
+	"fileerr":      "errors naming the certificate file and line",
+	"measurements": "the raw sample files the Zenoh helper's results become",
+	"result":       "the numbers' formatting in messages",
+	"testenv":      "the test kit's brokers and helpers (zenohtest)",
+}
+
+// TestDriversImportBelowThem: a package below internal/driver imports,
+// from the module, other drivers and the packages of driverImports only,
+// and each listed package is still imported.
+func TestDriversImportBelowThem(t *testing.T) {
+	for _, p := range driverImportProblems(graph(t), driverImports) {
+		t.Error(p)
+	}
+}
+
+// driverImportProblems applies TestDriversImportBelowThem's rule to g.
+func driverImportProblems(g map[string][]string, allowed map[string]string) []string {
+	found := map[string]bool{}
+	var out []string
+	for _, pkg := range slices.Sorted(maps.Keys(g)) {
+		if !under(pkg, internal("driver")) {
+			continue
+		}
+		for _, im := range g[pkg] {
+			name, ok := strings.CutPrefix(im, module+"/internal/")
+			if !under(im, module) || under(im, internal("driver")) {
+				continue
+			}
+			if _, listed := allowed[name]; !ok || !listed {
+				out = append(out, fmt.Sprintf("%s imports %s: a system's code (a client library's wrapper too) lives below internal/driver/<system>/; list what no system owns in driverImports, with why", rel([]string{pkg}), rel([]string{im})))
+				continue
+			}
+			found[name] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(allowed)) {
+		if !found[name] {
+			out = append(out, fmt.Sprintf("driverImports lists internal/%s, which no driver imports any more: remove it", name))
+		}
+	}
+	return out
+}
+
+// TestDriverImportRuleCatches: a driver reaching its client library
+// through a wrapper outside internal/driver is caught, and so is a listed
+// package no driver imports.
+func TestDriverImportRuleCatches(t *testing.T) {
+	g := map[string][]string{
+		internal("driver/loopq"): {internal("loopqclient"), internal("meta"), internal("driver")},
+		internal("loopqclient"):  {"sigs.k8s.io/yaml"},
+		internal("session"):      {"sigs.k8s.io/yaml"},
+	}
+	got := driverImportProblems(g, map[string]string{"meta": "", "exit": ""})
+	if len(got) != 2 || !strings.HasPrefix(got[0], "internal/driver/loopq imports internal/loopqclient:") || !strings.Contains(got[1], "internal/exit, which no driver imports") {
+		t.Errorf("problems %q", got)
+	}
+}
