@@ -92,12 +92,27 @@ type Config struct {
 	Args           []string `json:"args"`
 	SubExperiments []string `json:"subexperiments"`
 	Payloads       []int    `json:"payloads"`
-	Samples        int      `json:"samples"`
-	Warmup         int      `json:"warmup"`
-	Timeout        Duration `json:"timeout"`
+	// Samples and Warmup are the round trips measured, and measured then
+	// discarded, per payload (run's --samples and --warmup). The one-way
+	// stream modes (run load, throughput, permessage, burst) measure no
+	// such counts: they set OmitCounts and the two are left out.
+	Samples int `json:"samples"`
+	Warmup  int `json:"warmup"`
+	// OmitCounts leaves Samples and Warmup out of meta.json: set by the
+	// modes they mean nothing to, and by Decode when both are absent.
+	OmitCounts bool `json:"-"`
+	// WarmupDuration is run load's --warmup: the time each payload was
+	// measured then discarded before its measured period; absent in the
+	// other modes.
+	WarmupDuration *Duration `json:"warmup_duration,omitempty"`
+	Timeout        Duration  `json:"timeout"`
 	// MaxLostInRow stops a sub-experiment after that many consecutive
 	// losses (the echoer is taken for dead).
-	MaxLostInRow      int      `json:"max_lost_in_row"`
+	MaxLostInRow int `json:"max_lost_in_row"`
+	// Fill is what filled the messages: the round-trip mode's --fill
+	// (zero, random), or a one-way stream mode's padding after the
+	// message header (random, zeros or pattern: run load's --padding,
+	// run throughput's --padding, pattern for permessage and burst).
 	Fill              string   `json:"fill"`
 	Seed              int64    `json:"seed"`
 	RetransmitTimeout Duration `json:"retransmit_timeout"`
@@ -129,6 +144,44 @@ type Config struct {
 	// EchoCommand is the program started in the echo role when it was not
 	// run itself (run --echo-command): another build, a wrapper.
 	EchoCommand []string `json:"echo_command,omitempty"`
+}
+
+// MarshalJSON writes c, without samples and warmup when c.OmitCounts.
+func (c Config) MarshalJSON() ([]byte, error) {
+	type plain Config
+	if !c.OmitCounts {
+		return json.Marshal(plain(c))
+	}
+	// The outer fields hide plain's of the same name; nil, they are left
+	// out, and every other field keeps its place.
+	return json.Marshal(struct {
+		plain
+		Samples *int `json:"samples,omitempty"`
+		Warmup  *int `json:"warmup,omitempty"`
+	}{plain: plain(c)})
+}
+
+// UnmarshalJSON reads c; a config without samples and warmup (a one-way
+// stream mode's) sets OmitCounts, so that it is written again as read.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config
+	var v struct {
+		plain
+		Samples *int `json:"samples"`
+		Warmup  *int `json:"warmup"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = Config(v.plain)
+	if v.Samples != nil {
+		c.Samples = *v.Samples
+	}
+	if v.Warmup != nil {
+		c.Warmup = *v.Warmup
+	}
+	c.OmitCounts = v.Samples == nil && v.Warmup == nil
+	return nil
 }
 
 // EchoDelay is a processing delay: Mean plus a uniform jitter in

@@ -8,6 +8,9 @@ import (
 
 	psnet "github.com/shirou/gopsutil/v4/net"
 	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/load"
 )
 
 // CPUSource reads the CPU time (ns) of the process that serves a broker.
@@ -22,6 +25,11 @@ type CPUSource struct {
 	// Resolution is the step of Read: the scheduler tick for a process's
 	// CPU clock (processTick), 10 ms for the ticks of /proc/<pid>/stat.
 	Resolution int64
+	// NoBroker is true when the link has no broker (sockets, in-process
+	// queues: a transport not declaring driver.Capabilities.Broker): the
+	// figure is then the rest of this process, InProcess, and is named so
+	// (RestOfProcessLabel), not a broker's.
+	NoBroker bool
 }
 
 // tickNs is the step of the process times read from /proc (USER_HZ 100).
@@ -29,6 +37,31 @@ const tickNs = 10_000_000
 
 // InProcessWhat says what the broker CPU of an in-process broker covers.
 const InProcessWhat = "this process less the sender and receiver threads: the broker in this process with the client libraries' own goroutines"
+
+// RestOfProcessWhat says what the figure in the broker's place covers on
+// a link without a broker.
+const RestOfProcessWhat = "no broker: this process less the sender and receiver threads, the client libraries' own goroutines and the Go runtime"
+
+// RestOfProcessLabel names that figure on the console, in the figures and
+// in the summary's Note, in place of "broker".
+const RestOfProcessLabel = "rest of this process"
+
+// NoBrokerCPU is the source of the figure in the broker's place on a link
+// without a broker: this process less the measuring threads.
+func NoBrokerCPU() CPUSource {
+	return CPUSource{What: RestOfProcessWhat, Read: processCPU, Resolution: processTick(), InProcess: true, NoBroker: true}
+}
+
+// LinkCPU returns the source of the broker CPU figure of links: the
+// broker's (BrokerCPU) when its transport declares a broker
+// (driver.Capabilities.Broker), else the rest of this process
+// (NoBrokerCPU).
+func LinkCPU(links load.Links) CPUSource {
+	if links.Transport != nil && !driver.IsBroker(links.Transport) {
+		return NoBrokerCPU()
+	}
+	return BrokerCPU(links.URL)
+}
 
 // BrokerCPU returns the CPU time source of the broker at brokerURL when
 // a process of this host listens at its port; of this process less the

@@ -136,3 +136,46 @@ func (s CPUSeries) Note() string {
 	}
 	return ""
 }
+
+// cpuReason says why series s of p has no figure, or "": no sample at all
+// when fewer messages than CPUEvery were sent (or, sender false, were
+// delivered: the receiver's, client's and broker's readings are taken at
+// the k-th delivery), else its Note.
+func (p *Record) cpuReason(s CPUSeries, sender bool) string {
+	k := p.CPUEvery
+	switch {
+	case len(s.R) == 0: // never read
+		return ""
+	case len(s.R) == 1: // no reading after the first was due
+		return fmt.Sprintf("no sample: %d messages sent, fewer than --cpu-every %d, so no CPU sample was taken", len(p.O), k)
+	case s.taken() > 1:
+		return s.Note()
+	case sender:
+		return fmt.Sprintf("no sample: sending stopped before message %d of --cpu-every %d, so no CPU sample was taken", k, k)
+	}
+	return fmt.Sprintf("no sample: %d messages delivered, fewer than --cpu-every %d, so no CPU sample was taken", len(p.O)-p.Lost, k)
+}
+
+// brokerLabel names the Broker series: the broker, or the rest of this
+// process on a link without a broker.
+func (p *Record) brokerLabel() string {
+	if p.NoBroker {
+		return RestOfProcessLabel
+	}
+	return "broker"
+}
+
+// cpuNotes are the Notes of the sender's, receiver's, client's and
+// broker's CPU quantities: why a figure is missing, the broker's led by
+// what it is on a link without a broker.
+func (p *Record) cpuNotes() []string {
+	notes := []string{p.cpuReason(p.Sender, true), p.cpuReason(p.Receiver, false), p.cpuReason(p.Client, false), p.cpuReason(p.Broker, false)}
+	if p.NoBroker {
+		lead := RestOfProcessLabel + " (no broker)"
+		if notes[3] != "" {
+			lead += "; " + notes[3]
+		}
+		notes[3] = lead
+	}
+	return notes
+}

@@ -101,14 +101,14 @@ func Aggregates(pm *Record) []permessagefile.Summary {
 			out[q].Note = rateNote(out[q], agree)
 		}
 	}
-	series := []CPUSeries{pm.Sender, pm.Receiver, pm.Client, pm.Broker}
+	series, notes := []CPUSeries{pm.Sender, pm.Receiver, pm.Client, pm.Broker}, pm.cpuNotes()
 	for _, perMessage := range []bool{false, true} {
-		for _, s := range series {
+		for i, s := range series {
 			var v []float64
 			for _, u := range s.Windows(pm.CPUEvery) {
 				v = append(v, pick(u, perMessage))
 			}
-			out = append(out, permessagefile.Summary{Aggregate: Aggregated(v), Overall: pick(s.Overall(pm.CPUEvery), perMessage), Note: s.Note()})
+			out = append(out, permessagefile.Summary{Aggregate: Aggregated(v), Overall: pick(s.Overall(pm.CPUEvery), perMessage), Note: notes[i]})
 		}
 	}
 	return out

@@ -87,9 +87,12 @@ type Record struct {
 	// the broker runs here.
 	Sender, Receiver, Client, Broker CPUSeries
 	// BrokerWhat says whose CPU Broker is; BrokerInProcess is true when
-	// it is this process's less the measuring threads.
+	// it is this process's less the measuring threads; NoBroker when the
+	// link has no broker, Broker then being the rest of this process
+	// (named RestOfProcessLabel, not a broker).
 	BrokerWhat      string
 	BrokerInProcess bool
+	NoBroker        bool
 	Lost            int
 	// Negative counts the messages delivered before they were sent
 	// (I_n < O_n): an error of the run, never a latency sample.
@@ -273,7 +276,7 @@ func newPerMessageRun(ctx context.Context, pub driver.Publisher, sub driver.Subs
 	broker := CPUSource{Read: func() int64 { return -1 }, Resolution: 1}
 	if cfg.Broker != nil {
 		broker = *cfg.Broker
-		pm.BrokerWhat, pm.BrokerInProcess = broker.What, broker.InProcess
+		pm.BrokerWhat, pm.BrokerInProcess, pm.NoBroker = broker.What, broker.InProcess, broker.NoBroker
 	}
 	// The measuring threads read their own clocks, exact to the ns; the
 	// process's clock is exact only to a scheduler tick (processTick).

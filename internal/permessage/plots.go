@@ -65,7 +65,10 @@ func Plot(dir, typ string, pm *Record) ([]string, error) {
 	}
 	var cpu []nCurve
 	broker := "broker (" + pm.BrokerWhat + ")"
-	if pm.BrokerInProcess {
+	switch {
+	case pm.NoBroker:
+		broker = RestOfProcessLabel + " (less sender and receiver; no broker)"
+	case pm.BrokerInProcess:
 		broker = "broker (this process less sender and receiver)"
 	}
 	for _, c := range []struct {

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -47,7 +49,7 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 	pp := &progressPrinter{w: r.Progress}
 	return load.RunOneWay(ctx, r.Dir, r.Meta, r.Payloads, subs, "pm", func(t *load.Trial) (func() error, error) {
 		c := cfg
-		src := BrokerCPU(t.Links.URL)
+		src := LinkCPU(t.Links)
 		c.Broker = &src
 		var pms []*Record
 		write := func() error {
@@ -156,15 +158,46 @@ func times(v float64) string { return fmt.Sprintf("%.2f", v) }
 func cpuText(pm *Record, a []permessagefile.Summary) string {
 	ns := func(q int) string { return orDash(result.Thousands, a[q].Overall) + " ns/msg" }
 	client := ns(qSenderCPUPerMessage + 2)
-	if pm.BrokerInProcess {
+	if pm.BrokerInProcess && !pm.NoBroker {
 		client += ", the broker's included"
 	}
 	brokerWhat := pm.BrokerWhat
 	if brokerWhat == "" {
 		brokerWhat = "not read"
 	}
-	return fmt.Sprintf("CPU per message over the run: sender thread %s, receiver thread %s, client process (all threads) %s, broker (%s) %s",
-		ns(qSenderCPUPerMessage), ns(qSenderCPUPerMessage+1), client, brokerWhat, ns(qSenderCPUPerMessage+3))
+	return fmt.Sprintf("CPU per message over the run: sender thread %s, receiver thread %s, client process (all threads) %s, %s (%s) %s",
+		ns(qSenderCPUPerMessage), ns(qSenderCPUPerMessage+1), client, pm.brokerLabel(), brokerWhat, ns(qSenderCPUPerMessage+3))
+}
+
+// cpuReasons are the lines saying why CPU figures are missing ("—"), one
+// per reason, naming the participants it applies to: "no CPU figure for
+// the sender thread, receiver thread, client process and broker: no
+// sample: 300 messages sent, fewer than --cpu-every 1000, so no CPU
+// sample was taken".
+func cpuReasons(pm *Record) []string {
+	names := []string{"sender thread", "receiver thread", "client process", pm.brokerLabel()}
+	if pm.BrokerWhat != "" && !pm.BrokerInProcess {
+		names[3] += " (" + pm.BrokerWhat + ")"
+	}
+	reasons := []string{pm.cpuReason(pm.Sender, true), pm.cpuReason(pm.Receiver, false), pm.cpuReason(pm.Client, false), pm.cpuReason(pm.Broker, false)}
+	var out []string
+	for i, r := range reasons {
+		if r == "" || slices.Contains(reasons[:i], r) {
+			continue
+		}
+		var who []string
+		for j := i; j < len(reasons); j++ {
+			if reasons[j] == r {
+				who = append(who, names[j])
+			}
+		}
+		list := who[len(who)-1]
+		if len(who) > 1 {
+			list = strings.Join(who[:len(who)-1], ", ") + " and " + list
+		}
+		out = append(out, fmt.Sprintf("no CPU figure for the %s: %s", list, r))
+	}
+	return out
 }
 
 // print prints one payload's figures, and says once per run why a median
@@ -189,7 +222,7 @@ func (p *progressPrinter) print(typ string, pm *Record) {
 				c.what, 100*permessagefile.AgreementTolerance, c.when)
 		}
 	}
-	if note := pm.Broker.Note(); note != "" {
-		fmt.Fprintf(p.w, "    broker CPU (%s): %s\n", pm.BrokerWhat, note)
+	for _, r := range cpuReasons(pm) {
+		fmt.Fprintf(p.w, "    %s\n", r)
 	}
 }
