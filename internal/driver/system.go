@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
@@ -101,4 +102,26 @@ func RedactURL(raw string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// RecordApplied records in extra (a SystemInfo's Extra) the value of each
+// of a system's flags as its connection applied it, under "--<flag>":
+// the ends and the roles' client of one system report alike for the same
+// Options, which the roles' tests check (one client per system), and
+// meta.json shows what was measured. Secrets are left out by the caller.
+func RecordApplied(extra, applied map[string]string) {
+	for k, v := range applied {
+		extra["--"+k] = v
+	}
+}
+
+// Applied is what RecordApplied recorded in extra, by flag name.
+func Applied(extra map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range extra {
+		if name, ok := strings.CutPrefix(k, "--"); ok {
+			out[name] = v
+		}
+	}
+	return out
 }

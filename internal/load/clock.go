@@ -28,5 +28,21 @@ func (c *Clock) Ns(t time.Time) int64 { return c.baseNs + int64(t.Sub(c.base)) }
 // monotonic clock) on the publishers' hot path.
 func (c *Clock) Now() int64 { return c.baseNs + int64(time.Since(c.base)) }
 
-// ClockName is meta.json's "clock" for one-way latencies.
-const ClockName = "wall clock read once per process plus Go's monotonic time (ns since the Unix epoch); one-way latency = receive − intended send"
+// ClockName is meta.json's "clock" for the one-way latencies of a paced
+// run load (--rate > 0), measured from the intended send time (the
+// schedule's slot), and ClockNameUnpaced that of an unpaced one, measured
+// from the send call: the summary's latency_from (LatencyFrom) in words.
+const (
+	ClockName        = clockBase + "; one-way latency = receive − intended send"
+	ClockNameUnpaced = clockBase + "; one-way latency = receive − send call (unpaced)"
+	clockBase        = "wall clock read once per process plus Go's monotonic time (ns since the Unix epoch)"
+)
+
+// ClockNameFor is meta.json's "clock" for a run load at rate msg/s per
+// publisher (0: unpaced).
+func ClockNameFor(rate float64) string {
+	if rate > 0 {
+		return ClockName
+	}
+	return ClockNameUnpaced
+}

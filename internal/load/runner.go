@@ -64,7 +64,7 @@ func (r *Runner) Run(ctx context.Context, subs []Sub) error {
 		cfg.Observers = append(cfg.Observers, &Progress{W: r.Progress, Terminal: r.Terminal})
 	}
 	r.Meta.Mode = fmt.Sprintf("one-way %s, %s", pacingName(cfg.Rate), cfg.Topology)
-	r.Meta.Clock = ClockName
+	r.Meta.Clock = ClockNameFor(cfg.Rate)
 	return runSubs(r.Dir, r.Meta, subs, func(s Sub, rec *meta.SubExperiment) (func() error, error) {
 		res, runErr := Measure(ctx, s.Type, s.Links, cfg)
 		if runErr != nil {
@@ -97,7 +97,7 @@ func (r *Runner) write(s Sub, cfg Config, res []PayloadResult, runErr error) err
 			Topics: cfg.Topology.Topics, Rate: cfg.Rate, Pacing: pacingName(cfg.Rate), DurationS: cfg.Duration.Seconds(),
 			WarmupS: cfg.Warmup.Seconds(), DrainS: cfg.Drain.Seconds(), IntervalS: cfg.Interval.Seconds(), RunID: cfg.RunID,
 			Padding: string(cfg.Padding), PaddingSeed: cfg.PaddingSeed,
-			Latency: meta.LatencyOneWay, Clock: ClockName, Payloads: cfg.Payloads}}
+			Latency: meta.LatencyOneWay, Clock: ClockNameFor(cfg.Rate), Payloads: cfg.Payloads}}
 	if runErr != nil {
 		sum.Error = runErr.Error()
 	}

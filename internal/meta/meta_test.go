@@ -371,3 +371,62 @@ func TestSystemFromBrokers(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigOmitCounts: a one-way stream mode's config (OmitCounts) has
+// no samples nor warmup, and its run load warm-up as a duration; it reads
+// back as written. A round-trip config keeps both, 0 included.
+func TestConfigOmitCounts(t *testing.T) {
+	m := sample()
+	m.Config.Warmup = 0
+	var buf bytes.Buffer
+	if err := Encode(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	if s := buf.String(); !strings.Contains(s, `"samples": 10,`) || !strings.Contains(s, `"warmup": 0,`) || strings.Contains(s, "warmup_duration") {
+		t.Fatalf("round-trip config:\n%s", s)
+	}
+	warmup := Duration(time.Second)
+	m.Config.Samples, m.Config.OmitCounts, m.Config.WarmupDuration, m.Config.Fill = 0, true, &warmup, "random"
+	m.Config.Echo = "none (one-way)"
+	buf.Reset()
+	if err := Encode(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Config map[string]any `json:"config"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc.Config["samples"]; ok {
+		t.Errorf("config.samples written: %v", doc.Config)
+	}
+	if _, ok := doc.Config["warmup"]; ok {
+		t.Errorf("config.warmup written: %v", doc.Config)
+	}
+	if doc.Config["warmup_duration"] != "1s" || doc.Config["fill"] != "random" || doc.Config["timeout"] != "1s" {
+		t.Errorf("config %v", doc.Config)
+	}
+	if missing, err := metatest.MissingFields(buf.Bytes()); err != nil || len(missing) != 0 {
+		t.Errorf("missing %v (%v)", missing, err)
+	}
+	back, err := Decode(bytes.NewReader(buf.Bytes()), FileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Config.OmitCounts || back.Config.WarmupDuration == nil || *back.Config.WarmupDuration != warmup || back.Config.Payloads[1] != 32 {
+		t.Errorf("read back %+v", back.Config)
+	}
+	var again bytes.Buffer
+	if err := Encode(&again, back); err != nil || again.String() != buf.String() {
+		t.Errorf("written again differently (%v):\n%s\nwas\n%s", err, again.String(), buf.String())
+	}
+	// A round-trip config reads back with its counts.
+	rt, err := Decode(strings.NewReader(`{"schema": 1, "start": "2025-01-01T00:00:00Z", "config": {"samples": 5, "warmup": 0}}`), FileName)
+	if err != nil || rt.Config.OmitCounts || rt.Config.Samples != 5 {
+		t.Errorf("round-trip config read back %+v, %v", rt.Config, err)
+	}
+	if _, err := Decode(strings.NewReader(`{"schema": 1, "start": "2025-01-01T00:00:00Z", "config": {"warmup_duration": "five"}}`), FileName); err == nil {
+		t.Error("a warmup_duration that is not a duration was read")
+	}
+}

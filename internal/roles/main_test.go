@@ -14,11 +14,9 @@ import (
 
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/rolescmd"
-	// The drivers the tests run the roles over register themselves.
-	_ "github.com/mqgate/mqgate/internal/driver/amqp"
-	_ "github.com/mqgate/mqgate/internal/driver/mqtt"
-	_ "github.com/mqgate/mqgate/internal/driver/nats"
-	_ "github.com/mqgate/mqgate/internal/driver/zenoh"
+	// Every system run registers, so that the tests iterating the
+	// registered systems (roles.Drivers, driver.Names) check a new one too.
+	_ "github.com/mqgate/mqgate/internal/runapp"
 )
 
 // The test binary plays two more parts when started by the tests in other

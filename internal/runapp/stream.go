@@ -83,7 +83,11 @@ func prepareStream(ctx context.Context, sc Base, tool string, stderr io.Writer) 
 	m := sc.meta(tool, dir, start)
 	m.Config = s.MetaConfig()
 	m.Config.Out = sc.Out
-	m.Config.Samples, m.Config.Warmup, m.Config.Echo = 0, 0, "none (one-way)"
+	// The round-trip counts (--samples, --warmup) and fill are not this
+	// mode's: samples and warmup are left out, and each mode records the
+	// padding (and run load its warm-up) it used (setPadding, Load).
+	m.Config.Samples, m.Config.Warmup, m.Config.OmitCounts, m.Config.Echo = 0, 0, true, "none (one-way)"
+	m.Config.Fill = string(load.PaddingPattern) // load.NewMessage's, unless the mode pads otherwise
 	for _, st := range streams {
 		scope, _, _ := strings.Cut(st.Scenario.Type, "_")
 		if !slices.Contains(m.System.Scopes, scope) {
@@ -247,6 +251,12 @@ func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
 			fmt.Fprintf(r.stderr, "Prometheus metrics at http://%s/metrics\n", exp.Addr())
 		}
 	}
+	// meta.json records the padding and warm-up the runner uses: its
+	// defaults filled in as Runner.Run fills them.
+	used := cfg.WithDefaults()
+	r.meta.Config.Fill = string(used.Padding)
+	warmup := meta.Duration(used.Warmup)
+	r.meta.Config.WarmupDuration = &warmup
 	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal, Also: throughput.WriteLoadSummary,
 		NoPlots: lc.NoPlots, Progress: r.progressTo()}
 	return r.run(ctx, runner.Run, subs)
@@ -282,6 +292,7 @@ func Throughput(ctx context.Context, tc ThroughputConfig, stderr io.Writer) erro
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
+	r.meta.Config.Fill = string(tc.Throughput.WithDefaults().Padding)
 	runner := &throughput.Runner{Config: tc.Throughput, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, Progress: r.progressTo()}
 	return r.run(ctx, runner.Run, r.subs(tc.Session.ConnectTimeout))
 }

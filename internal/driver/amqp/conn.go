@@ -438,6 +438,7 @@ func (l *link) infoTx(tx txCount) meta.SystemInfo {
 	if s.exchange != "" {
 		si.Extra["exchange"] = s.exchange
 	}
+	driver.RecordApplied(si.Extra, l.appliedFlags())
 	if s.mandatory {
 		si.Extra["mandatory"] = "true"
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -66,6 +67,32 @@ type roleClient struct {
 }
 
 var _ driver.Client = (*roleClient)(nil)
+
+// appliedFlags is the value of each of AMQP's flags the link was opened
+// with, by flag name, as it applies them (the frame size and heartbeat
+// as negotiated with the broker, auto values resolved; the URL left
+// out): SystemInfo records it (driver.RecordApplied).
+func (l *link) appliedFlags() map[string]string {
+	s := l.s
+	queue := queueTopic
+	if s.serverNamed {
+		queue = queueServer
+	}
+	return map[string]string{
+		FlagTLSPort:        strconv.Itoa(s.tlsPort),
+		FlagMandatory:      strconv.FormatBool(s.mandatory),
+		FlagPrefetch:       strconv.Itoa(s.prefetch),
+		FlagTxSize:         strconv.Itoa(s.txSize),
+		FlagConsumerTxSize: strconv.Itoa(s.consumerTxSize),
+		FlagAutoAck:        strconv.FormatBool(s.autoAck),
+		FlagPersistent:     strconv.FormatBool(s.persistent),
+		FlagDurable:        strconv.FormatBool(s.durable),
+		FlagQueue:          queue,
+		FlagExchange:       s.exchange,
+		FlagFrameMax:       strconv.Itoa(l.conn.Config.FrameSize),
+		FlagHeartbeat:      l.conn.Config.Heartbeat.String(),
+	}
+}
 
 // DialClient connects a role to the first of endpoints that accepts, in
 // order (a broker and its standbys; --amqp-url when none), with the ends'

@@ -10,6 +10,7 @@ import (
 
 	mochi "github.com/mochi-mqtt/server/v2"
 
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
@@ -32,6 +33,7 @@ func infoOnce(s *settings, c client) func() meta.SystemInfo {
 // its version alone) is read once, when the broker publishes it.
 func systemInfo(s *settings, c client) meta.SystemInfo {
 	si := meta.SystemInfo{URL: s.url.String(), Extra: c.facts()}
+	driver.RecordApplied(si.Extra, appliedFlags(s))
 	if _, ok := embeddedHosts.Load(s.url.Host); ok {
 		si.Product, si.Version, si.Embedded = "mochi-mqtt", mochi.Version, true
 		return si

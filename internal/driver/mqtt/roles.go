@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,25 @@ type roleClient struct {
 }
 
 var _ driver.Client = (*roleClient)(nil)
+
+// appliedFlags is the value of each of MQTT's flags a client of s was
+// opened with, by flag name, as its settings apply it (the keep alive in
+// the whole seconds CONNECT carries; the URL, its TLS port and the
+// password left out): SystemInfo records it (driver.RecordApplied).
+func appliedFlags(s *settings) map[string]string {
+	version := "3.1.1"
+	if s.version == v5 {
+		version = "5"
+	}
+	return map[string]string{
+		ParamVersion:      version,
+		ParamUsername:     s.username,
+		ParamClientID:     s.clientPrefix,
+		ParamKeepAlive:    (time.Duration(s.keepAlive) * time.Second).String(),
+		ParamMaxInflight:  strconv.Itoa(s.maxInflight),
+		ParamVersionTopic: s.versionTopic,
+	}
+}
 
 type roleSub struct {
 	filter string

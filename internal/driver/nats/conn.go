@@ -313,6 +313,7 @@ func (c *conn) readInfo() meta.SystemInfo {
 	if _, ok := embedded.Load(c.url); ok {
 		si.Embedded = true
 	}
+	driver.RecordApplied(si.Extra, c.appliedFlags())
 	return si
 }
 

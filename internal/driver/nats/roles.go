@@ -3,6 +3,7 @@ package nats
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,30 @@ type roleClient struct {
 func (c *roleClient) SystemInfo() meta.SystemInfo { return c.info() }
 
 var _ driver.Client = (*roleClient)(nil)
+
+// appliedFlags is the value of each of NATS's flags this connection was
+// opened with, by flag name, as connect applied it (the connection's own
+// options where nats.go keeps them, else the parsed value, defaults filled
+// in; the URL and secrets left out): SystemInfo records it
+// (driver.RecordApplied).
+func (c *conn) appliedFlags() map[string]string {
+	p := c.p
+	storage := "file"
+	if p.memory {
+		storage = "memory"
+	}
+	return map[string]string{
+		FlagUser:           p.user,
+		FlagCreds:          p.creds,
+		FlagNKey:           p.nkey,
+		FlagStorage:        storage,
+		FlagReplicas:       strconv.Itoa(p.replicas),
+		FlagDoubleAck:      strconv.FormatBool(p.doubleAck),
+		FlagPullBatch:      strconv.Itoa(p.pullBatch),
+		FlagWriteBuffer:    strconv.Itoa(c.nc.Opts.WriteBufferSize),
+		FlagConnectTimeout: c.nc.Opts.Timeout.String(),
+	}
+}
 
 // DialClient connects a role to the NATS servers at endpoints (a pool;
 // --nats-url when none) with the ends' Options: credentials, TLS and the

@@ -5,6 +5,7 @@ package metatest
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,20 @@ var RequiredFields = []string{
 	"subexperiments.*.payloads.*.errors", "subexperiments.*.payloads.*.messages_acked",
 }
 
+// RoundTripCounts are the RequiredFields a one-way stream mode (run load,
+// throughput, permessage, burst: config.echo "none (one-way)") leaves out:
+// it measures no round trips, and its per-payload counts are in
+// subexperiments.*.payloads.
+var RoundTripCounts = []string{"config.samples", "config.warmup"}
+
+// oneWayStream reports whether doc is the meta.json of a one-way stream
+// mode.
+func oneWayStream(doc any) bool {
+	m, _ := doc.(map[string]any)
+	c, _ := m["config"].(map[string]any)
+	return c["echo"] == "none (one-way)"
+}
+
 // MissingFields returns the RequiredFields absent from a meta.json
 // document (the system's version and commit are optional: they are only
 // known when given).
@@ -33,6 +48,9 @@ func MissingFields(doc []byte) ([]string, error) {
 	}
 	var missing []string
 	for _, path := range RequiredFields {
+		if slices.Contains(RoundTripCounts, path) && oneWayStream(v) {
+			continue
+		}
 		if !has(v, strings.Split(path, ".")) {
 			missing = append(missing, path)
 		}
