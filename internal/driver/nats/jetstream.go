@@ -240,13 +240,22 @@ func (e *jsEnd) receive(buf []byte, deadline time.Time) (int, time.Time, error) 
 	return n, at, nil
 }
 
+// stallWait is how long a publish waits when the stream has not yet
+// acknowledged the 4,000 messages nats.go lets wait (its limit): the
+// publisher is held back, which a paced run records as send delay and
+// skipped slots, rather than failing after nats.go's 200 ms (unpaced
+// publishers stalled so on a healthy server: "stalled with too many
+// outstanding async published messages"). A stream that acknowledges
+// nothing for this long fails the run.
+var stallWait = jetstream.WithStallWait(10 * time.Second)
+
 // publish publishes msg on subject without waiting for the stream's
 // acknowledgement, which reaches OnAck.
 func (e *jsEnd) publish(subject string, msg []byte) error {
 	if ep := e.ackErr.Load(); ep != nil {
 		return *ep
 	}
-	if _, err := e.js.PublishAsync(subject, msg); err != nil {
+	if _, err := e.js.PublishAsync(subject, msg, stallWait); err != nil {
 		return e.c.sendErr(subject, len(msg), err)
 	}
 	return nil
