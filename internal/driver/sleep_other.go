@@ -4,5 +4,5 @@ package driver
 
 import "time"
 
-// Sleep is time.Sleep where nanosleep is not at hand.
+// Sleep is time.Sleep where a timerfd is not at hand.
 func Sleep(d time.Duration) { time.Sleep(d) }

@@ -81,8 +81,9 @@ const (
 // and yields the processor for the rest. time.Sleep wakes up to a
 // millisecond late on Linux (0.83 ms at the median for 233 µs on a
 // 2-vCPU VM), which made the send delay most of a paced run's latency at
-// 500 msg/s and skipped a quarter of the slots at 3,000; nanosleep wakes
-// some 60 µs late, and each sleep's lateness is measured so that the next
+// 500 msg/s and skipped a quarter of the slots at 3,000; driver.Sleep (a
+// timerfd, parking the goroutine) wakes some 10 µs late, and each
+// sleep's lateness is measured so that the next
 // ends that much sooner (a moving average); a wait with no room to sleep
 // lets the estimate decay, so that a stall passes. At rates whose period
 // is shorter than the lateness the publisher yields through every period,
