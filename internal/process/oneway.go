@@ -116,6 +116,10 @@ func loadPlots(l Load) []namedPlot {
 	}
 	for j, p := range s.Payloads {
 		cats[j] = strconv.Itoa(p.Payload)
+		us := us
+		if p.Latency.Count == 0 {
+			us = func(int64) float64 { return math.NaN() } // none measured: a gap, not 0
+		}
 		p50, p99, p999, mx = append(p50, us(p.Latency.P50Ns)), append(p99, us(p.Latency.P99Ns)), append(p999, us(p.Latency.P999Ns)), append(mx, us(p.Latency.MaxNs))
 		offered, sent, recv = append(offered, o), append(sent, p.SendRate), append(recv, p.ReceiveRate)
 	}
@@ -317,11 +321,19 @@ func LoadSection(l Load) htmlreport.Section {
 			"p50", "p95", "p99", "p99.9", "Max", "Send delay p99"}}
 	for _, p := range l.Payloads {
 		n := func(v uint64) htmlreport.Cell { return htmlreport.Num(strconv.FormatUint(v, 10)) }
-		us := func(ns int64) htmlreport.Cell { return htmlreport.Num(result.Micros(float64(ns) / 1000)) }
+		// A statistic of no value (no latency measured; no send delay
+		// unpaced) is "—", never 0 µs.
+		us := func(s loadsummary.Stats, ns int64) htmlreport.Cell {
+			if s.Count == 0 {
+				return htmlreport.Num("—")
+			}
+			return htmlreport.Num(result.Micros(float64(ns) / 1000))
+		}
+		l := p.Latency
 		t.Rows = append(t.Rows, []htmlreport.Cell{htmlreport.Num(strconv.Itoa(p.Payload)), n(p.Counters.MessagesSent), n(p.Received), n(p.Lost),
 			n(p.Duplicates), n(p.OutOfOrder), htmlreport.Num(rate(p.SendRate)), htmlreport.Num(rate(p.ReceiveRate)),
-			htmlreport.Num(strconv.FormatFloat(p.ReceiveMbps, 'f', 2, 64)), us(p.Latency.P50Ns), us(p.Latency.P95Ns), us(p.Latency.P99Ns),
-			us(p.Latency.P999Ns), us(p.Latency.MaxNs), us(p.SendDelay.P99Ns)})
+			htmlreport.Num(strconv.FormatFloat(p.ReceiveMbps, 'f', 2, 64)), us(l, l.P50Ns), us(l, l.P95Ns), us(l, l.P99Ns),
+			us(l, l.P999Ns), us(l, l.MaxNs), us(p.SendDelay, p.SendDelay.P99Ns)})
 		for _, note := range p.Notes {
 			sec.Notes = append(sec.Notes, fmt.Sprintf("%d B: %s", p.Payload, note))
 		}

@@ -1,6 +1,7 @@
 package process_test
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -239,5 +240,49 @@ func TestPerMessageCPUPlotHasTheClientProcess(t *testing.T) {
 				t.Error("the CPU figure lacks the sender")
 			}
 		})
+	}
+}
+
+// TestLoadNothingMeasuredShowsNoLatency: a payload of which no latency was
+// measured (latency.count 0: none of its messages came) shows "—" in the
+// report's latency and send-delay cells, not 0 µs.
+func TestLoadNothingMeasuredShowsNoLatency(t *testing.T) {
+	dashes := func(dir string) int {
+		t.Helper()
+		html := filepath.Join(dir, "report.html")
+		if code, _, stderr := runProcess(t, "--no-plots", "--html", html, dir); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(html)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(b), ">—<")
+	}
+	before := dashes(copyDir(t, "load"))
+	dir := copyDir(t, "load")
+	path := filepath.Join(dir, "load_nats_best_effort_summary.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	p := sum["payloads"].([]any)[0].(map[string]any)
+	none := map[string]any{"count": 0, "min_ns": 0, "max_ns": 0, "mean_ns": 0, "p50_ns": 0, "p95_ns": 0, "p99_ns": 0, "p999_ns": 0, "above_range": 0}
+	p["latency"], p["latency_from_send"], p["send_delay"] = none, none, none
+	for _, k := range []string{"min", "max", "mean", "p50", "p95", "p99", "p999"} {
+		p["latency_"+k+"_us"] = nil
+	}
+	if b, err = json.Marshal(sum); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := dashes(dir) - before; got != 6 {
+		t.Errorf("%d more cells read — with no latency measured; want 6 (p50, p95, p99, p99.9, max, send delay p99)", got)
 	}
 }
