@@ -22,9 +22,10 @@ histogram and a time series per payload and four comparison plots across
 sub-experiments (min, median, max and 99th percentile vs payload).
 
 A run throughput folder (throughput_<type>.csv, without raw latency files) gets
-plots/throughput_<type> (median msg/s by payload) and, per payload,
-plots/throughput_<type>_search_<payload> (the median rate at each in-flight
-window tried); --html starts with their table.
+plots/throughput_<type> (by payload, the rate delivered over the
+confirmation periods at the reported in-flight window) and, per payload,
+plots/throughput_<type>_search_<payload> (the median of each step's windows
+at each in-flight window tried); --html starts with their table.
 
 With --raw_csv it processes one file as the Fast-RTPS latency_process_results.py
 script does; --output-file applies to that mode only.
