@@ -72,13 +72,13 @@ func Wait(t time.Time, stop func() bool) { new(Schedule).Wait(t, stop) }
 // lateness (a sleep stalled by a descheduled thread says nothing of the
 // next).
 const (
-	spinFor = 100 * time.Microsecond
+	spinFor = 50 * time.Microsecond
 	lateCap = 5 * time.Millisecond
 )
 
 // Wait returns at t, or at once when t has passed or stop is set. It
 // sleeps (driver.Sleep) while more time is left than its sleeps wake late
-// and yields the processor for the rest. time.Sleep wakes up to a
+// and yields the processor for the rest (50 µs and the lateness). time.Sleep wakes up to a
 // millisecond late on Linux (0.83 ms at the median for 233 µs on a
 // 2-vCPU VM), which made the send delay most of a paced run's latency at
 // 500 msg/s and skipped a quarter of the slots at 3,000; driver.Sleep (a
