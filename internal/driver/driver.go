@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"sync/atomic"
 	"time"
 )
 
@@ -139,6 +140,22 @@ type AckSender interface {
 	// error wrapping ErrTimeout).
 	WaitAcks(deadline time.Time) error
 }
+
+// AckCount counts the acknowledgements and refusals an AckSender reports:
+// On is its OnAck function.
+type AckCount struct{ acked, refused atomic.Uint64 }
+
+// On counts one acknowledgement (err nil) or refusal; from any goroutine.
+func (c *AckCount) On(err error) {
+	if err != nil {
+		c.refused.Add(1)
+		return
+	}
+	c.acked.Add(1)
+}
+
+// Counts returns the acknowledgements and refusals counted so far.
+func (c *AckCount) Counts() (acked, refused uint64) { return c.acked.Load(), c.refused.Load() }
 
 // BatchSender is implemented by senders that may hold messages back until
 // more are sent (AMQP transactions of several messages are routed when they

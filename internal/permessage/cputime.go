@@ -169,7 +169,7 @@ func (p *Record) brokerLabel() string {
 // broker's CPU quantities: why a figure is missing, the broker's led by
 // what it is on a link without a broker.
 func (p *Record) cpuNotes() []string {
-	notes := []string{p.cpuReason(p.Sender, true), p.cpuReason(p.Receiver, false), p.cpuReason(p.Client, false), p.cpuReason(p.Broker, false)}
+	notes := p.cpuReasons()
 	if p.NoBroker {
 		lead := RestOfProcessLabel + " (no broker)"
 		if notes[3] != "" {
@@ -178,4 +178,10 @@ func (p *Record) cpuNotes() []string {
 		notes[3] = lead
 	}
 	return notes
+}
+
+// cpuReasons are cpuReason of the sender's, receiver's, client's and
+// broker's series, in that order.
+func (p *Record) cpuReasons() []string {
+	return []string{p.cpuReason(p.Sender, true), p.cpuReason(p.Receiver, false), p.cpuReason(p.Client, false), p.cpuReason(p.Broker, false)}
 }

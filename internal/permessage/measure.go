@@ -206,7 +206,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Re
 	// (registered before the first Send, replacing Pair's).
 	as, acking := pub.(driver.AckSender)
 	if acking {
-		as.OnAck(m.onAck)
+		as.OnAck(m.acks.On)
 	}
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -219,7 +219,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Re
 	case <-ctx.Done():
 		ends.Close()
 		<-done
-		m.pm.Acked, m.pm.Refused = m.acked.Load(), m.refused.Load()
+		m.pm.Acked, m.pm.Refused = m.acks.Counts()
 		return m.pm, load.ErrInterrupted
 	}
 	if acking && m.pubErr == nil {
@@ -228,7 +228,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Re
 		// as such (fewer acknowledged than sent), not failed.
 		_ = as.WaitAcks(time.Now().Add(cfg.Timeout))
 	}
-	m.pm.Acked, m.pm.Refused = m.acked.Load(), m.refused.Load()
+	m.pm.Acked, m.pm.Refused = m.acks.Counts()
 	if m.pubErr != nil {
 		return m.pm, fmt.Errorf("publisher: %w", m.pubErr)
 	}
@@ -254,7 +254,7 @@ type perMessageRun struct {
 	pubErr  error
 	subErr  error
 	// The acknowledgements the publisher received, and the refusals.
-	acked, refused atomic.Uint64
+	acks driver.AckCount
 
 	// The receiver reads the sender thread's clock too, to take both
 	// measuring threads out of an in-process broker's figure. When the
@@ -288,16 +288,6 @@ func newPerMessageRun(ctx context.Context, pub driver.Publisher, sub driver.Subs
 	m.origin = time.Now()
 	m.clock = m.since
 	return m
-}
-
-// onAck counts one acknowledgement (err nil) or refusal of the publisher's
-// link; called from any goroutine.
-func (m *perMessageRun) onAck(err error) {
-	if err != nil {
-		m.refused.Add(1)
-		return
-	}
-	m.acked.Add(1)
 }
 
 // since is the time since the run's origin, in ns.

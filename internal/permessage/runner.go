@@ -179,7 +179,7 @@ func cpuReasons(pm *Record) []string {
 	if pm.BrokerWhat != "" && !pm.BrokerInProcess {
 		names[3] += " (" + pm.BrokerWhat + ")"
 	}
-	reasons := []string{pm.cpuReason(pm.Sender, true), pm.cpuReason(pm.Receiver, false), pm.cpuReason(pm.Client, false), pm.cpuReason(pm.Broker, false)}
+	reasons := pm.cpuReasons()
 	var out []string
 	for i, r := range reasons {
 		if r == "" || slices.Contains(reasons[:i], r) {

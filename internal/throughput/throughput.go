@@ -160,7 +160,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 	// (registered before the first Send, replacing Pair's).
 	as, acking := pub.(driver.AckSender)
 	if acking {
-		as.OnAck(m.onAck)
+		as.OnAck(m.acks.On)
 	}
 	for range f {
 		m.tokens <- struct{}{}
@@ -185,7 +185,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 		_ = as.WaitAcks(time.Now().Add(cfg.Timeout))
 	}
 	pt.Samples, pt.Lost, pt.Delivered, pt.Period = m.samples, m.lost.Load(), m.delivered, m.period
-	pt.Acked, pt.Refused = m.acked.Load(), m.refused.Load()
+	pt.Acked, pt.Refused = m.acks.Counts()
 	pt.Summarise()
 	switch {
 	case ctx.Err() != nil:
@@ -217,7 +217,7 @@ type window struct {
 	pubDone  chan struct{} // closed when the publisher returns
 	pubErr   error
 	// The acknowledgements the publisher received, and the refusals.
-	acked, refused atomic.Uint64
+	acks driver.AckCount
 
 	// The subscriber's: the rate of each window, and the deliveries and
 	// time they add up to.
@@ -225,16 +225,6 @@ type window struct {
 	delivered int
 	period    time.Duration
 	subErr    error
-}
-
-// onAck counts one acknowledgement (err nil) or refusal of the publisher's
-// link; called from any goroutine.
-func (m *window) onAck(err error) {
-	if err != nil {
-		m.refused.Add(1)
-		return
-	}
-	m.acked.Add(1)
 }
 
 // halt stops the publisher and the subscriber.
