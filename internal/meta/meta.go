@@ -95,12 +95,14 @@ type Config struct {
 	// Samples and Warmup are the round trips measured, and measured then
 	// discarded, per payload (run's --samples and --warmup). The one-way
 	// stream modes (run load, throughput, permessage, burst) measure no
-	// such counts: they set OmitCounts and the two are left out.
+	// such counts: they set OneWay and the two are left out.
 	Samples int `json:"samples"`
 	Warmup  int `json:"warmup"`
-	// OmitCounts leaves Samples and Warmup out of meta.json: set by the
-	// modes they mean nothing to, and by Decode when both are absent.
-	OmitCounts bool `json:"-"`
+	// OneWay leaves out of meta.json what only the round-trip engine
+	// reads (Samples, Warmup, MaxLostInRow, Seed) and a zero Timeout (run
+	// load waits by --drain, not a timeout): set by the one-way stream
+	// modes, and by Decode when samples and warmup are both absent.
+	OneWay bool `json:"-"`
 	// WarmupDuration is run load's --warmup: the time each payload was
 	// measured then discarded before its measured period; absent in the
 	// other modes.
@@ -113,7 +115,10 @@ type Config struct {
 	// (zero, random), or a one-way stream mode's padding after the
 	// message header (random, zeros or pattern: run load's --padding,
 	// run throughput's --padding, pattern for permessage and burst).
-	Fill              string   `json:"fill"`
+	Fill string `json:"fill"`
+	// PaddingSeed seeds the random padding of run load and run throughput
+	// (--padding random); absent otherwise.
+	PaddingSeed       uint64   `json:"padding_seed,omitempty"`
 	Seed              int64    `json:"seed"`
 	RetransmitTimeout Duration `json:"retransmit_timeout"`
 	MaxRetries        int      `json:"max_retries"`
@@ -146,23 +151,31 @@ type Config struct {
 	EchoCommand []string `json:"echo_command,omitempty"`
 }
 
-// MarshalJSON writes c, without samples and warmup when c.OmitCounts.
+// MarshalJSON writes c, without the round-trip engine's settings when
+// c.OneWay.
 func (c Config) MarshalJSON() ([]byte, error) {
 	type plain Config
-	if !c.OmitCounts {
+	if !c.OneWay {
 		return json.Marshal(plain(c))
 	}
 	// The outer fields hide plain's of the same name; nil, they are left
 	// out, and every other field keeps its place.
+	var timeout *Duration
+	if c.Timeout != 0 {
+		timeout = &c.Timeout
+	}
 	return json.Marshal(struct {
 		plain
-		Samples *int `json:"samples,omitempty"`
-		Warmup  *int `json:"warmup,omitempty"`
-	}{plain: plain(c)})
+		Samples      *int      `json:"samples,omitempty"`
+		Warmup       *int      `json:"warmup,omitempty"`
+		MaxLostInRow *int      `json:"max_lost_in_row,omitempty"`
+		Seed         *int64    `json:"seed,omitempty"`
+		Timeout      *Duration `json:"timeout,omitempty"`
+	}{plain: plain(c), Timeout: timeout})
 }
 
 // UnmarshalJSON reads c; a config without samples and warmup (a one-way
-// stream mode's) sets OmitCounts, so that it is written again as read.
+// stream mode's) sets OneWay, so that it is written again as read.
 func (c *Config) UnmarshalJSON(b []byte) error {
 	type plain Config
 	var v struct {
@@ -180,7 +193,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	if v.Warmup != nil {
 		c.Warmup = *v.Warmup
 	}
-	c.OmitCounts = v.Samples == nil && v.Warmup == nil
+	c.OneWay = v.Samples == nil && v.Warmup == nil
 	return nil
 }
 

@@ -372,10 +372,12 @@ func TestSystemFromBrokers(t *testing.T) {
 	}
 }
 
-// TestConfigOmitCounts: a one-way stream mode's config (OmitCounts) has
-// no samples nor warmup, and its run load warm-up as a duration; it reads
-// back as written. A round-trip config keeps both, 0 included.
-func TestConfigOmitCounts(t *testing.T) {
+// TestConfigOneWay: a one-way stream mode's config (OneWay) has none of
+// the round-trip engine's settings (samples, warmup, seed,
+// max_lost_in_row), its timeout only when it has one, and its run load
+// warm-up as a duration; it reads back as written. A round-trip config
+// keeps them all, 0 included.
+func TestConfigOneWay(t *testing.T) {
 	m := sample()
 	m.Config.Warmup = 0
 	var buf bytes.Buffer
@@ -386,7 +388,7 @@ func TestConfigOmitCounts(t *testing.T) {
 		t.Fatalf("round-trip config:\n%s", s)
 	}
 	warmup := Duration(time.Second)
-	m.Config.Samples, m.Config.OmitCounts, m.Config.WarmupDuration, m.Config.Fill = 0, true, &warmup, "random"
+	m.Config.Samples, m.Config.OneWay, m.Config.WarmupDuration, m.Config.Fill, m.Config.Seed = 0, true, &warmup, "random", 42
 	m.Config.Echo = "none (one-way)"
 	buf.Reset()
 	if err := Encode(&buf, m); err != nil {
@@ -401,8 +403,10 @@ func TestConfigOmitCounts(t *testing.T) {
 	if _, ok := doc.Config["samples"]; ok {
 		t.Errorf("config.samples written: %v", doc.Config)
 	}
-	if _, ok := doc.Config["warmup"]; ok {
-		t.Errorf("config.warmup written: %v", doc.Config)
+	for _, key := range []string{"warmup", "seed", "max_lost_in_row"} {
+		if _, ok := doc.Config[key]; ok {
+			t.Errorf("config.%s written: %v", key, doc.Config)
+		}
 	}
 	if doc.Config["warmup_duration"] != "1s" || doc.Config["fill"] != "random" || doc.Config["timeout"] != "1s" {
 		t.Errorf("config %v", doc.Config)
@@ -414,16 +418,26 @@ func TestConfigOmitCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !back.Config.OmitCounts || back.Config.WarmupDuration == nil || *back.Config.WarmupDuration != warmup || back.Config.Payloads[1] != 32 {
+	if !back.Config.OneWay || back.Config.WarmupDuration == nil || *back.Config.WarmupDuration != warmup || back.Config.Payloads[1] != 32 {
 		t.Errorf("read back %+v", back.Config)
 	}
 	var again bytes.Buffer
 	if err := Encode(&again, back); err != nil || again.String() != buf.String() {
 		t.Errorf("written again differently (%v):\n%s\nwas\n%s", err, again.String(), buf.String())
 	}
+	// Without a timeout (run load's), none is written; the seed of the
+	// padding is.
+	back.Config.Timeout, back.Config.PaddingSeed = 0, 7
+	again.Reset()
+	if err := Encode(&again, back); err != nil {
+		t.Fatal(err)
+	}
+	if s := again.String(); strings.Contains(s, `"timeout"`) || !strings.Contains(s, `"padding_seed": 7`) {
+		t.Errorf("one-way config without a timeout:\n%s", s)
+	}
 	// A round-trip config reads back with its counts.
 	rt, err := Decode(strings.NewReader(`{"schema": 1, "start": "2025-01-01T00:00:00Z", "config": {"samples": 5, "warmup": 0}}`), FileName)
-	if err != nil || rt.Config.OmitCounts || rt.Config.Samples != 5 {
+	if err != nil || rt.Config.OneWay || rt.Config.Samples != 5 {
 		t.Errorf("round-trip config read back %+v, %v", rt.Config, err)
 	}
 	if _, err := Decode(strings.NewReader(`{"schema": 1, "start": "2025-01-01T00:00:00Z", "config": {"warmup_duration": "five"}}`), FileName); err == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,10 +84,12 @@ func prepareStream(ctx context.Context, sc Base, tool string, stderr io.Writer) 
 	m := sc.meta(tool, dir, start)
 	m.Config = s.MetaConfig()
 	m.Config.Out = sc.Out
-	// The round-trip counts (--samples, --warmup) and fill are not this
-	// mode's: samples and warmup are left out, and each mode records the
-	// padding (and run load its warm-up) it used (setPadding, Load).
-	m.Config.Samples, m.Config.Warmup, m.Config.OmitCounts, m.Config.Echo = 0, 0, true, "none (one-way)"
+	// The round-trip engine's settings (--samples, --warmup, --timeout,
+	// --seed, --max-lost-in-row) and fill are not this mode's: they are
+	// left out (meta.Config.OneWay), and each mode records its own timeout,
+	// padding (and run load its warm-up) as it uses them.
+	m.Config.Samples, m.Config.Warmup, m.Config.OneWay, m.Config.Echo = 0, 0, true, "none (one-way)"
+	m.Config.Timeout, m.Config.Seed, m.Config.MaxLostInRow = 0, 0, 0
 	m.Config.Fill = string(load.PaddingPattern) // load.NewMessage's, unless the mode pads otherwise
 	for _, st := range streams {
 		scope, _, _ := strings.Cut(st.Scenario.Type, "_")
@@ -251,13 +254,13 @@ func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
 			fmt.Fprintf(r.stderr, "Prometheus metrics at http://%s/metrics\n", exp.Addr())
 		}
 	}
-	// meta.json records the padding and warm-up the runner uses: its
-	// defaults filled in as Runner.Run fills them.
+	// meta.json records the padding, its seed and the warm-up the runner
+	// uses: its defaults filled in (the random seed drawn) here, once.
 	used := cfg.WithDefaults()
-	r.meta.Config.Fill = string(used.Padding)
+	r.meta.Config.Fill, r.meta.Config.PaddingSeed = string(used.Padding), used.PaddingSeed
 	warmup := meta.Duration(used.Warmup)
 	r.meta.Config.WarmupDuration = &warmup
-	runner := &load.Runner{Config: cfg, Dir: r.dir, Meta: r.meta, Terminal: r.terminal, Also: throughput.WriteLoadSummary,
+	runner := &load.Runner{Config: used, Dir: r.dir, Meta: r.meta, Terminal: r.terminal, Also: throughput.WriteLoadSummary,
 		NoPlots: lc.NoPlots, Progress: r.progressTo()}
 	return r.run(ctx, runner.Run, subs)
 }
@@ -292,8 +295,13 @@ func Throughput(ctx context.Context, tc ThroughputConfig, stderr io.Writer) erro
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
-	r.meta.Config.Fill = string(tc.Throughput.WithDefaults().Padding)
-	runner := &throughput.Runner{Config: tc.Throughput, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, Progress: r.progressTo()}
+	used := tc.Throughput.WithDefaults()
+	if used.Padding == load.PaddingRandom && used.PaddingSeed == 0 {
+		used.PaddingSeed = rand.Uint64() | 1 // as Runner.Run would draw it, recorded
+	}
+	r.meta.Config.Fill, r.meta.Config.PaddingSeed = string(used.Padding), used.PaddingSeed
+	r.meta.Config.Timeout = meta.Duration(used.Timeout)
+	runner := &throughput.Runner{Config: used, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, Progress: r.progressTo()}
 	return r.run(ctx, runner.Run, r.subs(tc.Session.ConnectTimeout))
 }
 
@@ -324,6 +332,7 @@ func PerMessage(ctx context.Context, pc PerMessageConfig, stderr io.Writer) erro
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
+	r.meta.Config.Timeout = meta.Duration(cfg.WithDefaults().Timeout)
 	runner := &permessage.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: pc.NoPlots, Progress: r.progressTo()}
 	return r.run(ctx, runner.Run, r.subs(pc.Session.ConnectTimeout))
 }
@@ -379,6 +388,7 @@ func Burst(ctx context.Context, bc BurstConfig, stderr io.Writer) error {
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
+	r.meta.Config.Timeout = meta.Duration(cfg.WithDefaults().Timeout)
 	runner := &burst.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, Progress: r.progressTo()}
 	return r.run(ctx, runner.Run, r.subs(bc.Session.ConnectTimeout))
 }

@@ -27,18 +27,21 @@ func TestStreamMetaConfig(t *testing.T) {
 		name   string
 		args   []string
 		fill   string
-		warmup string // config.warmup_duration; "": absent
-		clock  string // "": not checked
+		warmup  string // config.warmup_duration; "": absent
+		clock   string // "": not checked
+		timeout string // config.timeout, the mode's own; "": absent
 	}{
-		{"load paced", slices.Concat(loadArgs, []string{"--rate", "200", "--warmup", "150ms"}), "random", "150ms", load.ClockName},
-		{"load unpaced", slices.Concat(loadArgs, []string{"--warmup", "20ms", "--padding", "zeros"}), "zeros", "20ms", load.ClockNameUnpaced},
-		{"load default warm-up", slices.Concat(loadArgs, []string{"--rate", "200", "--padding", "pattern"}), "pattern", load.DefaultWarmup.String(), load.ClockName},
+		{"load paced", slices.Concat(loadArgs, []string{"--rate", "200", "--warmup", "150ms"}), "random", "150ms", load.ClockName, ""},
+		{"load unpaced", slices.Concat(loadArgs, []string{"--warmup", "20ms", "--padding", "zeros"}), "zeros", "20ms", load.ClockNameUnpaced, ""},
+		{"load default warm-up", slices.Concat(loadArgs, []string{"--rate", "200", "--padding", "pattern"}), "pattern", load.DefaultWarmup.String(), load.ClockName, ""},
 		{"throughput", append(append([]string{"throughput"}, streamArgs...), "--windows", "2", "--window", "1ms",
-			"--max-in-flight", "10", "--precision", "0.5"), "pattern", "", ""},
+			"--max-in-flight", "10", "--precision", "0.5", "--timeout", "3s"), "pattern", "", "", "3s"},
 		{"throughput random", append(append([]string{"throughput"}, streamArgs...), "--windows", "2", "--window", "1ms",
-			"--max-in-flight", "10", "--precision", "0.5", "--padding", "random"), "random", "", ""},
+			"--max-in-flight", "10", "--precision", "0.5", "--padding", "random"), "random", "", "", "1s"},
 		{"permessage", append(append([]string{"permessage"}, streamArgs...), "--count", "200", "--window", "10",
-			"--cpu-every", "100", "--no-plots"), "pattern", "", ""},
+			"--cpu-every", "100", "--no-plots", "--timeout", "2s"), "pattern", "", "", "2s"},
+		{"burst", []string{"burst", "-s", "intraprocess_reliable", "--payloads", "16", "--demand", "10", "--time", "0.05",
+			"--timeout", "1500ms"}, "pattern", "", "", "1.5s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if testing.Short() && c.warmup == load.DefaultWarmup.String() {
@@ -63,10 +66,21 @@ func TestStreamMetaConfig(t *testing.T) {
 			if got := raw.Config["fill"]; got != c.fill {
 				t.Errorf("config.fill %v, want %q", got, c.fill)
 			}
-			for _, key := range []string{"samples", "warmup"} {
+			// Before, a one-way meta.json carried the round-trip engine's
+			// settings: seed and max_lost_in_row it never read, and its
+			// timeout (1s) in place of the mode's --timeout.
+			for _, key := range []string{"samples", "warmup", "seed", "max_lost_in_row"} {
 				if v, ok := raw.Config[key]; ok {
-					t.Errorf("config.%s %v: a round-trip count this mode does not measure", key, v)
+					t.Errorf("config.%s %v: a round-trip setting this mode does not use", key, v)
 				}
+			}
+			if got, ok := raw.Config["timeout"]; c.timeout == "" && ok {
+				t.Errorf("config.timeout %v in a mode without one", got)
+			} else if c.timeout != "" && got != c.timeout {
+				t.Errorf("config.timeout %v, want the mode's --timeout %q", got, c.timeout)
+			}
+			if seed, ok := raw.Config["padding_seed"].(float64); (c.fill == "random") != (ok && seed != 0) {
+				t.Errorf("config.padding_seed %v with padding %s", raw.Config["padding_seed"], c.fill)
 			}
 			if got, ok := raw.Config["warmup_duration"]; c.warmup == "" && ok {
 				t.Errorf("config.warmup_duration %v in a mode without a warm-up setting", got)
@@ -83,8 +97,8 @@ func TestStreamMetaConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !m.Config.OmitCounts || m.Config.Fill != c.fill {
-				t.Errorf("read back: omit counts %v, fill %q", m.Config.OmitCounts, m.Config.Fill)
+			if !m.Config.OneWay || m.Config.Fill != c.fill {
+				t.Errorf("read back: one-way %v, fill %q", m.Config.OneWay, m.Config.Fill)
 			}
 			if c.clock == "" {
 				return
@@ -101,6 +115,9 @@ func TestStreamMetaConfig(t *testing.T) {
 			}
 			if len(sum.Payloads) != 1 {
 				t.Fatalf("%d payloads in the summary", len(sum.Payloads))
+			}
+			if c.fill == "random" && sum.Parameters.PaddingSeed != m.Config.PaddingSeed {
+				t.Errorf("padding seed %d in the summary, %d in meta.json", sum.Parameters.PaddingSeed, m.Config.PaddingSeed)
 			}
 			latencyFrom := sum.Payloads[0].LatencyFrom
 			from := "intended send"

@@ -24,11 +24,12 @@ var RequiredFields = []string{
 	"subexperiments.*.payloads.*.errors", "subexperiments.*.payloads.*.messages_acked",
 }
 
-// RoundTripCounts are the RequiredFields a one-way stream mode (run load,
-// throughput, permessage, burst: config.echo "none (one-way)") leaves out:
-// it measures no round trips, and its per-payload counts are in
-// subexperiments.*.payloads.
-var RoundTripCounts = []string{"config.samples", "config.warmup"}
+// NotOneWay are the RequiredFields a one-way stream mode (run load,
+// throughput, permessage, burst: config.echo "none (one-way)") may leave
+// out: it measures no round trips (its per-payload counts are in
+// subexperiments.*.payloads), and run load has no timeout (it waits by
+// --drain).
+var NotOneWay = []string{"config.samples", "config.warmup", "config.timeout"}
 
 // oneWayStream reports whether doc is the meta.json of a one-way stream
 // mode.
@@ -48,7 +49,7 @@ func MissingFields(doc []byte) ([]string, error) {
 	}
 	var missing []string
 	for _, path := range RequiredFields {
-		if slices.Contains(RoundTripCounts, path) && oneWayStream(v) {
+		if slices.Contains(NotOneWay, path) && oneWayStream(v) {
 			continue
 		}
 		if !has(v, strings.Split(path, ".")) {
