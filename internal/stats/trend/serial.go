@@ -107,7 +107,7 @@ func testSerial(x []float64, phi float64) (Serial, error) {
 	if s.Factor > 1 && mk.P < 1 {
 		v := nf * (nf - 1) * (2*nf + 5) / 18
 		if !mk.Exact {
-			v = tieVariance(x)
+			_, v = ties(x)
 		}
 		z := math.Abs(float64(mk.S)) / math.Sqrt(v*s.Factor)
 		s.P = math.Max(mk.P, math.Erfc(z/math.Sqrt2))
@@ -133,20 +133,22 @@ func ar1Factor(n int, phi float64) float64 {
 	return 1 + 2/(nf*(nf-1)*(nf-2))*sum
 }
 
-// tieVariance is the variance of S under independent runs, corrected for
-// ties among the values of x.
-func tieVariance(x []float64) float64 {
+// ties returns the pairs of runs of x tied in value, t(t−1)/2 per group of
+// t equal values, and the variance of S under independent runs, corrected
+// for those ties (t(t−1)(2t+5) per group).
+func ties(x []float64) (pairs int, variance float64) {
 	counts := map[float64]int{}
 	for _, v := range x {
 		counts[v]++
 	}
 	nf := float64(len(x))
-	v := nf * (nf - 1) * (2*nf + 5)
+	variance = nf * (nf - 1) * (2*nf + 5)
 	for _, t := range counts {
+		pairs += t * (t - 1) / 2
 		tf := float64(t)
-		v -= tf * (tf - 1) * (2*tf + 5)
+		variance -= tf * (tf - 1) * (2*tf + 5)
 	}
-	return v / 18
+	return pairs, variance / 18
 }
 
 // lag1 is the lag-1 autocorrelation of x about its mean; NaN when x is
