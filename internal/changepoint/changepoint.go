@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -38,15 +39,9 @@ type Options struct {
 
 // WithDefaults returns o with zero fields set to the defaults.
 func (o Options) WithDefaults() Options {
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if o.Permutations == 0 {
-		o.Permutations = DefaultPermutations
-	}
-	if o.MinSegment == 0 {
-		o.MinSegment = MinSegmentFloor
-	}
+	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
+	o.Permutations = cmp.Or(o.Permutations, DefaultPermutations)
+	o.MinSegment = cmp.Or(o.MinSegment, MinSegmentFloor)
 	return o
 }
 
