@@ -1145,15 +1145,7 @@ func (opt GateOptions) ackFor(gs *GateSeries, index int, expIndex map[string]int
 }
 
 // finite returns the values of x that are not NaN gaps.
-func finite(x []float64) []float64 {
-	out := make([]float64, 0, len(x))
-	for _, v := range x {
-		if !math.IsNaN(v) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func finite(x []float64) []float64 { return slices.DeleteFunc(slices.Clone(x), math.IsNaN) }
 
 // Rules says in one sentence how the gate decides, with its window,
 // minimum change, acknowledgements, level and number of series: every gate
