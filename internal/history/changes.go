@@ -538,11 +538,9 @@ func (f *firstError) or(err error) error {
 // when no series was long enough to judge.
 func (h *History) decide(g *GateResult) {
 	co, S := h.ChangeOptions, len(g.Series)
-	for i := range g.Series {
-		g.Series[i].decisive(co.Alpha / float64(S))
-	}
 	rules := make([]gate.Rule, len(g.Series))
 	for i := range g.Series {
+		g.Series[i].decisive(co.Alpha / float64(S))
 		rules[i] = changeRule{h, &g.Series[i], g.Options.MinChange}
 	}
 	g.Verdict = &gate.Verdict{Tool: "history", Baseline: "each series' previous segment", ReferenceName: "previous segment", FalseFail: co.Alpha}
@@ -1283,11 +1281,8 @@ func (h *History) sub(typ, magnitude string) *SubExperiment {
 // (Median, 99%) end in a significant slowdown".
 func (g *GateResult) Summary() string {
 	metrics := strings.Join(g.Options.Metrics, ", ")
-	for _, s := range g.Series {
-		if s.Magnitude == result.MessageRate.Name {
-			metrics += "; throughput " + s.Magnitude
-			break
-		}
+	if slices.ContainsFunc(g.Series, func(s GateSeries) bool { return s.Magnitude == result.MessageRate.Name }) {
+		metrics += "; throughput " + result.MessageRate.Name
 	}
 	cands := 0
 	for _, s := range g.Series {
