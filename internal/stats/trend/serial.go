@@ -98,8 +98,7 @@ func testSerial(x []float64, phi float64) (Serial, error) {
 	case math.IsNaN(s.Lag1):
 		return s, nil
 	default:
-		phi := s.Lag1 + (3+4*s.Lag1)/nf
-		phi = math.Min(phi, 0.95)
+		phi := math.Min(s.Lag1+(3+4*s.Lag1)/nf, 0.95)
 		phi += 1.645 * math.Sqrt(math.Max(1-phi*phi, 0)/nf)
 		s.Phi = math.Max(0, math.Min(phi, 0.95))
 	}

@@ -3,6 +3,7 @@ package trend
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/mqgate/mqgate/internal/stats"
 )
@@ -38,10 +39,8 @@ func Test(x []float64) (MannKendall, error) {
 	if n < 2 {
 		return MannKendall{}, errors.New("a trend needs at least 2 runs")
 	}
-	for _, v := range x {
-		if math.IsNaN(v) {
-			return MannKendall{}, errors.New("a run's value is NaN")
-		}
+	if slices.ContainsFunc(x, math.IsNaN) {
+		return MannKendall{}, errors.New("a run's value is NaN")
 	}
 	r := MannKendall{N: n, P: 1}
 	var con, dis int
