@@ -65,12 +65,7 @@ func (c Change) Slower() bool { return regressed(c.Magnitude, c.Ratio) }
 
 // regressed reports whether a ratio after/before of magnitude is a regression,
 // by the metric's direction (internal/gate).
-func regressed(magnitude string, ratio float64) bool {
-	if metricOf(magnitude).Better == result.HigherIsBetter {
-		return ratio < 1
-	}
-	return ratio > 1
-}
+func regressed(magnitude string, ratio float64) bool { return worseThan(magnitude, ratio, 1) }
 
 // Direction is "slower" or "faster".
 func (c Change) Direction() string {

@@ -156,11 +156,10 @@ func payloadTable(h *History, s *SubExperiment, p int) (htmlreport.Table, string
 
 // worse returns the worse of two statuses: failed, then passed, then none.
 func worse(a, b string) string {
-	if a == htmlreport.StatusFailed || b == htmlreport.StatusFailed {
-		return htmlreport.StatusFailed
-	}
-	if a == htmlreport.StatusPassed || b == htmlreport.StatusPassed {
-		return htmlreport.StatusPassed
+	for _, s := range []string{htmlreport.StatusFailed, htmlreport.StatusPassed} {
+		if a == s || b == s {
+			return s
+		}
 	}
 	return ""
 }
@@ -220,10 +219,9 @@ func (h *History) changeSection(g *GateResult) htmlreport.Section {
 	for _, c := range cs {
 		e := h.Experiments[c.Index]
 		shift := htmlreport.Num(shiftText(c.Ratio) + " " + c.Direction())
+		shift.Status = htmlreport.StatusPassed
 		if c.Slower() {
 			shift.Status = htmlreport.StatusFailed
-		} else {
-			shift.Status = htmlreport.StatusPassed
 		}
 		t.Rows = append(t.Rows, []htmlreport.Cell{
 			htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Text(c.Type),
