@@ -212,13 +212,9 @@ func (h *History) Changes() []Change {
 // ChangeSummary counts the series analysed and those too short to test.
 func (h *History) ChangeSummary() (series, short int) {
 	for _, s := range h.SubExperiments {
-		for m := range s.Changes {
-			for _, c := range s.Changes[m] {
-				series++
-				if c.Reason != "" {
-					short++
-				}
-			}
+		for _, cs := range s.Changes {
+			series += len(cs)
+			short += countFunc(cs, func(c SeriesChanges) bool { return c.Reason != "" })
 		}
 	}
 	return series, short
@@ -367,13 +363,7 @@ func (g *GateResult) Failed() bool { return g.Verdict.Status == gate.Failed }
 
 // Failures returns the series that failed.
 func (g *GateResult) Failures() []GateSeries {
-	var out []GateSeries
-	for _, s := range g.Series {
-		if s.Failed {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(g.Series), func(s GateSeries) bool { return !s.Failed })
 }
 
 // Gate decides whether any judged series is significantly slower than
@@ -1171,9 +1161,14 @@ func (g *GateResult) Rules() string {
 
 // count returns the number of series decided by rule.
 func (g *GateResult) count(rule string) int {
+	return countFunc(g.Series, func(s GateSeries) bool { return s.Rule == rule })
+}
+
+// countFunc returns the number of elements of s that f holds for.
+func countFunc[E any](s []E, f func(E) bool) int {
 	n := 0
-	for _, s := range g.Series {
-		if s.Rule == rule {
+	for _, e := range s {
+		if f(e) {
 			n++
 		}
 	}
@@ -1279,12 +1274,7 @@ func (g *GateResult) Summary() string {
 	if slices.ContainsFunc(g.Series, func(s GateSeries) bool { return s.Magnitude == result.MessageRate.Name }) {
 		metrics += "; throughput " + result.MessageRate.Name
 	}
-	cands := 0
-	for _, s := range g.Series {
-		if s.Candidate {
-			cands++
-		}
-	}
+	cands := countFunc(g.Series, func(s GateSeries) bool { return s.Candidate })
 	window := fmt.Sprintf("gate window: newest %d experiments", g.Options.Window)
 	if g.Options.Window == 0 {
 		window = "gate window: every experiment"
