@@ -6,12 +6,12 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/parallel"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
@@ -1156,7 +1156,7 @@ func (g *GateResult) Rules() string {
 		"(pre-whitened for lag-1 autocorrelation) finds that significant, or when its values since the window's start rise by more "+
 		"than %s along Sen's line and a test of that rise against the values before the window (least squares, or Mann–Kendall over the window; corrected for lag-1 autocorrelation) finds that significant; "+
 		"a series' tests share its level (weighted Bonferroni); Holm over N = %d series at family-wise level %g; series by the rule that decided: %s",
-		window, acks, percent(g.Options.MinChange), percent(g.Options.MinChange), len(g.Series), g.Alpha, strings.Join(tally, ", "))
+		window, acks, numflag.Percent(g.Options.MinChange), numflag.Percent(g.Options.MinChange), len(g.Series), g.Alpha, strings.Join(tally, ", "))
 }
 
 // count returns the number of series decided by rule.
@@ -1174,9 +1174,6 @@ func countFunc[E any](s []E, f func(E) bool) int {
 	}
 	return n
 }
-
-// percent writes a fraction as a percentage: 0.05 → "5%".
-func percent(x float64) string { return strconv.FormatFloat(100*x, 'g', 6, 64) + "%" }
 
 // changeRule is the gate's rule for one judged series: it fails when the
 // series' p-value (GateSeries.P) is rejected by Holm over every
@@ -1240,7 +1237,7 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	case s.Rule == RuleAcknowledged:
 		c.Message += fmt.Sprintf("): %s in %s (%s)", RuleAcknowledged, s.Ack.Where(), s.Ack.Note)
 	case s.Rule == RuleBelowMin:
-		c.Message += fmt.Sprintf("): %s %s", RuleBelowMin, percent(r.minChange))
+		c.Message += fmt.Sprintf("): %s %s", RuleBelowMin, numflag.Percent(r.minChange))
 	default:
 		c.Message += "): " + s.Rule
 	}
@@ -1279,7 +1276,7 @@ func (g *GateResult) Summary() string {
 	if g.Options.Window == 0 {
 		window = "gate window: every experiment"
 	}
-	rules := fmt.Sprintf("%s; min change %s", window, percent(g.Options.MinChange))
+	rules := fmt.Sprintf("%s; min change %s", window, numflag.Percent(g.Options.MinChange))
 	if g.Options.AcksFile != "" {
 		rules += fmt.Sprintf("; %d acknowledged", g.count(RuleAcknowledged))
 	}
