@@ -190,12 +190,17 @@ func SegmentedHingeResiduals(x []float64, start int, cuts []int) ([]float64, err
 
 // demean subtracts from v its mean.
 func demean(v []float64) {
+	m := mean(v)
+	for i := range v {
+		v[i] -= m
+	}
+}
+
+// mean is the mean of v, summed in order.
+func mean(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
 		m += x
 	}
-	m /= float64(len(v))
-	for i := range v {
-		v[i] -= m
-	}
+	return m / float64(len(v))
 }

@@ -153,16 +153,12 @@ func ties(x []float64) (pairs int, variance float64) {
 // lag1 is the lag-1 autocorrelation of x about its mean; NaN when x is
 // constant.
 func lag1(x []float64) float64 {
-	var mean float64
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
+	m := mean(x)
 	var num, den float64
 	for i, v := range x {
-		den += (v - mean) * (v - mean)
+		den += (v - m) * (v - m)
 		if i > 0 {
-			num += (v - mean) * (x[i-1] - mean)
+			num += (v - m) * (x[i-1] - m)
 		}
 	}
 	if den == 0 {
