@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -38,15 +39,9 @@ type Options struct {
 
 // WithDefaults returns o with zero fields set to the defaults.
 func (o Options) WithDefaults() Options {
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if o.Permutations == 0 {
-		o.Permutations = DefaultPermutations
-	}
-	if o.MinSegment == 0 {
-		o.MinSegment = MinSegmentFloor
-	}
+	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
+	o.Permutations = cmp.Or(o.Permutations, DefaultPermutations)
+	o.MinSegment = cmp.Or(o.MinSegment, MinSegmentFloor)
 	return o
 }
 
@@ -211,18 +206,22 @@ type detector struct {
 func newDetector(vals []float64, phi float64, opt Options) *detector {
 	// Centring keeps the running sums small next to the differences they
 	// yield, and gives the first whitened value the level of the others.
-	c := stats.Median(vals)
-	cv := make([]float64, len(vals))
-	for i, v := range vals {
-		cv[i] = v - c
-	}
 	return &detector{
-		vals: whiten(cv, phi),
+		vals: whiten(centred(vals, stats.Median(vals)), phi),
 		opt:  opt,
 		rng:  rand.New(rand.NewPCG(opt.Seed, 0x65646976)),
 		sc:   newScanner(len(vals)),
 		pv:   make([]float64, len(vals)),
 	}
+}
+
+// centred returns the values v less c.
+func centred(v []float64, c float64) []float64 {
+	u := make([]float64, len(v))
+	for i, x := range v {
+		u[i] = x - c
+	}
+	return u
 }
 
 // newInterval finds the best split of [lo, hi).
@@ -393,11 +392,7 @@ func SegmentsTest(x []float64, refLo, refHi, curLo, curHi, minSegment, permutati
 	c := stats.Median(append(slices.Clone(parts[0]), parts[1]...))
 	var w []float64
 	for _, p := range parts {
-		u := make([]float64, len(p))
-		for i, v := range p {
-			u[i] = v - c
-		}
-		w = append(w, whiten(u, phi)...)
+		w = append(w, whiten(centred(p, c), phi)...)
 	}
 	return bestSplitP(w, 0, minSegment, permutations, seed, stopAbove), nil
 }

@@ -216,12 +216,7 @@ func addChanges(p *plot.Plot, magnitude string, y []float64, labels []string, sc
 		}
 		return
 	}
-	slower := 0
-	for _, c := range sc.ChangePoints {
-		if regressed(magnitude, c.Ratio) {
-			slower++
-		}
-	}
+	slower := countFunc(sc.ChangePoints, func(c changepoint.ChangePoint) bool { return regressed(magnitude, c.Ratio) })
 	addCounts(p, slower, len(sc.ChangePoints)-slower, func(s bool) plot.Thumbnailer { return legendLine(changeStyle(s)) })
 }
 
@@ -239,12 +234,7 @@ func addChangeMarks(p *plot.Plot, magnitude string, values [][]float64, changes 
 		return
 	}
 	p.Add(m)
-	slower := 0
-	for _, pt := range m.points {
-		if pt.slower {
-			slower++
-		}
-	}
+	slower := countFunc(m.points, func(pt markPoint) bool { return pt.slower })
 	// A slowdown's triangle points the way a slower value goes.
 	addCounts(p, slower, len(m.points)-slower, func(s bool) plot.Thumbnailer {
 		return glyphThumb(changeGlyph(s, regressed(magnitude, 2) == s))

@@ -6,12 +6,12 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mqgate/mqgate/internal/changepoint"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/parallel"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats"
@@ -65,12 +65,7 @@ func (c Change) Slower() bool { return regressed(c.Magnitude, c.Ratio) }
 
 // regressed reports whether a ratio after/before of magnitude is a regression,
 // by the metric's direction (internal/gate).
-func regressed(magnitude string, ratio float64) bool {
-	if metricOf(magnitude).Better == result.HigherIsBetter {
-		return ratio < 1
-	}
-	return ratio > 1
-}
+func regressed(magnitude string, ratio float64) bool { return worseThan(magnitude, ratio, 1) }
 
 // Direction is "slower" or "faster".
 func (c Change) Direction() string {
@@ -217,13 +212,9 @@ func (h *History) Changes() []Change {
 // ChangeSummary counts the series analysed and those too short to test.
 func (h *History) ChangeSummary() (series, short int) {
 	for _, s := range h.SubExperiments {
-		for m := range s.Changes {
-			for _, c := range s.Changes[m] {
-				series++
-				if c.Reason != "" {
-					short++
-				}
-			}
+		for _, cs := range s.Changes {
+			series += len(cs)
+			short += countFunc(cs, func(c SeriesChanges) bool { return c.Reason != "" })
 		}
 	}
 	return series, short
@@ -372,13 +363,7 @@ func (g *GateResult) Failed() bool { return g.Verdict.Status == gate.Failed }
 
 // Failures returns the series that failed.
 func (g *GateResult) Failures() []GateSeries {
-	var out []GateSeries
-	for _, s := range g.Series {
-		if s.Failed {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(g.Series), func(s GateSeries) bool { return !s.Failed })
 }
 
 // Gate decides whether any judged series is significantly slower than
@@ -538,11 +523,9 @@ func (f *firstError) or(err error) error {
 // when no series was long enough to judge.
 func (h *History) decide(g *GateResult) {
 	co, S := h.ChangeOptions, len(g.Series)
-	for i := range g.Series {
-		g.Series[i].decisive(co.Alpha / float64(S))
-	}
 	rules := make([]gate.Rule, len(g.Series))
 	for i := range g.Series {
+		g.Series[i].decisive(co.Alpha / float64(S))
 		rules[i] = changeRule{h, &g.Series[i], g.Options.MinChange}
 	}
 	g.Verdict = &gate.Verdict{Tool: "history", Baseline: "each series' previous segment", ReferenceName: "previous segment", FalseFail: co.Alpha}
@@ -1145,15 +1128,7 @@ func (opt GateOptions) ackFor(gs *GateSeries, index int, expIndex map[string]int
 }
 
 // finite returns the values of x that are not NaN gaps.
-func finite(x []float64) []float64 {
-	out := make([]float64, 0, len(x))
-	for _, v := range x {
-		if !math.IsNaN(v) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func finite(x []float64) []float64 { return slices.DeleteFunc(slices.Clone(x), math.IsNaN) }
 
 // Rules says in one sentence how the gate decides, with its window,
 // minimum change, acknowledgements, level and number of series: every gate
@@ -1181,22 +1156,24 @@ func (g *GateResult) Rules() string {
 		"(pre-whitened for lag-1 autocorrelation) finds that significant, or when its values since the window's start rise by more "+
 		"than %s along Sen's line and a test of that rise against the values before the window (least squares, or Mann–Kendall over the window; corrected for lag-1 autocorrelation) finds that significant; "+
 		"a series' tests share its level (weighted Bonferroni); Holm over N = %d series at family-wise level %g; series by the rule that decided: %s",
-		window, acks, percent(g.Options.MinChange), percent(g.Options.MinChange), len(g.Series), g.Alpha, strings.Join(tally, ", "))
+		window, acks, numflag.Percent(g.Options.MinChange), numflag.Percent(g.Options.MinChange), len(g.Series), g.Alpha, strings.Join(tally, ", "))
 }
 
 // count returns the number of series decided by rule.
 func (g *GateResult) count(rule string) int {
+	return countFunc(g.Series, func(s GateSeries) bool { return s.Rule == rule })
+}
+
+// countFunc returns the number of elements of s that f holds for.
+func countFunc[E any](s []E, f func(E) bool) int {
 	n := 0
-	for _, s := range g.Series {
-		if s.Rule == rule {
+	for _, e := range s {
+		if f(e) {
 			n++
 		}
 	}
 	return n
 }
-
-// percent writes a fraction as a percentage: 0.05 → "5%".
-func percent(x float64) string { return strconv.FormatFloat(100*x, 'g', 6, 64) + "%" }
 
 // changeRule is the gate's rule for one judged series: it fails when the
 // series' p-value (GateSeries.P) is rejected by Holm over every
@@ -1260,7 +1237,7 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 	case s.Rule == RuleAcknowledged:
 		c.Message += fmt.Sprintf("): %s in %s (%s)", RuleAcknowledged, s.Ack.Where(), s.Ack.Note)
 	case s.Rule == RuleBelowMin:
-		c.Message += fmt.Sprintf("): %s %s", RuleBelowMin, percent(r.minChange))
+		c.Message += fmt.Sprintf("): %s %s", RuleBelowMin, numflag.Percent(r.minChange))
 	default:
 		c.Message += "): " + s.Rule
 	}
@@ -1291,23 +1268,15 @@ func (h *History) sub(typ, magnitude string) *SubExperiment {
 // (Median, 99%) end in a significant slowdown".
 func (g *GateResult) Summary() string {
 	metrics := strings.Join(g.Options.Metrics, ", ")
-	for _, s := range g.Series {
-		if s.Magnitude == result.MessageRate.Name {
-			metrics += "; throughput " + s.Magnitude
-			break
-		}
+	if slices.ContainsFunc(g.Series, func(s GateSeries) bool { return s.Magnitude == result.MessageRate.Name }) {
+		metrics += "; throughput " + result.MessageRate.Name
 	}
-	cands := 0
-	for _, s := range g.Series {
-		if s.Candidate {
-			cands++
-		}
-	}
+	cands := countFunc(g.Series, func(s GateSeries) bool { return s.Candidate })
 	window := fmt.Sprintf("gate window: newest %d experiments", g.Options.Window)
 	if g.Options.Window == 0 {
 		window = "gate window: every experiment"
 	}
-	rules := fmt.Sprintf("%s; min change %s", window, percent(g.Options.MinChange))
+	rules := fmt.Sprintf("%s; min change %s", window, numflag.Percent(g.Options.MinChange))
 	if g.Options.AcksFile != "" {
 		rules += fmt.Sprintf("; %d acknowledged", g.count(RuleAcknowledged))
 	}

@@ -433,20 +433,9 @@ func list(names []string, max int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
-func nanSlice(n int) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = math.NaN()
-	}
-	return s
-}
+func nanSlice(n int) []float64 { return slices.Repeat([]float64{math.NaN()}, n) }
 
 // hasLatency reports whether h holds a latency sub-experiment.
 func (h *History) hasLatency() bool {
-	for _, s := range h.SubExperiments {
-		if !s.Throughput && !s.Burst {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(h.SubExperiments, func(s *SubExperiment) bool { return !s.Throughput && !s.Burst })
 }

@@ -156,11 +156,10 @@ func payloadTable(h *History, s *SubExperiment, p int) (htmlreport.Table, string
 
 // worse returns the worse of two statuses: failed, then passed, then none.
 func worse(a, b string) string {
-	if a == htmlreport.StatusFailed || b == htmlreport.StatusFailed {
-		return htmlreport.StatusFailed
-	}
-	if a == htmlreport.StatusPassed || b == htmlreport.StatusPassed {
-		return htmlreport.StatusPassed
+	for _, s := range []string{htmlreport.StatusFailed, htmlreport.StatusPassed} {
+		if a == s || b == s {
+			return s
+		}
 	}
 	return ""
 }
@@ -220,10 +219,9 @@ func (h *History) changeSection(g *GateResult) htmlreport.Section {
 	for _, c := range cs {
 		e := h.Experiments[c.Index]
 		shift := htmlreport.Num(shiftText(c.Ratio) + " " + c.Direction())
+		shift.Status = htmlreport.StatusPassed
 		if c.Slower() {
 			shift.Status = htmlreport.StatusFailed
-		} else {
-			shift.Status = htmlreport.StatusPassed
 		}
 		t.Rows = append(t.Rows, []htmlreport.Cell{
 			htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Text(c.Type),
@@ -252,7 +250,6 @@ func gateTable(h *History, g *GateResult) htmlreport.Table {
 		if s.Change == nil {
 			continue
 		}
-		e := h.Experiments[s.Change.Index]
 		rule := htmlreport.Text(s.Rule)
 		switch {
 		case s.Failed:
@@ -260,12 +257,17 @@ func gateTable(h *History, g *GateResult) htmlreport.Table {
 		case s.Ack != nil:
 			rule = htmlreport.Text(fmt.Sprintf("%s in %s: %s", s.Rule, s.Ack.Where(), s.Ack.Note))
 		}
-		t.Rows = append(t.Rows, []htmlreport.Cell{
-			htmlreport.Text(s.Type), htmlreport.Num(strconv.Itoa(s.Payload)), htmlreport.Text(s.Magnitude),
-			htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Num(shiftText(s.Change.Ratio)), rule,
-		})
+		t.Rows = append(t.Rows, shiftCells(h, s, rule))
 	}
 	return t
+}
+
+// shiftCells are the cells naming judged series s and the shift that
+// decided it (its change point's experiment, commit and shift), then more.
+func shiftCells(h *History, s GateSeries, more ...htmlreport.Cell) []htmlreport.Cell {
+	e := h.Experiments[s.Change.Index]
+	return append([]htmlreport.Cell{htmlreport.Text(s.Type), htmlreport.Num(strconv.Itoa(s.Payload)), htmlreport.Text(s.Magnitude),
+		htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Num(shiftText(s.Change.Ratio))}, more...)
 }
 
 // gateVerdict is the page's verdict of history --gate.
@@ -276,12 +278,7 @@ func gateVerdict(h *History, g *GateResult) *htmlreport.Verdict {
 		Header:  []string{"Sub-experiment", "Bytes", "Metric", "Shift starts at", "Commit", "Shift", "p", "Holm level"},
 	}
 	for _, s := range g.Failures() {
-		e := h.Experiments[s.Change.Index]
-		v.Failures.Rows = append(v.Failures.Rows, []htmlreport.Cell{
-			htmlreport.Text(s.Type), htmlreport.Num(strconv.Itoa(s.Payload)), htmlreport.Text(s.Magnitude),
-			htmlreport.Text(e.Label()), htmlreport.Text(e.Commit), htmlreport.Num(shiftText(s.Change.Ratio)),
-			htmlreport.Num(formatP(s.P)), htmlreport.Num(formatP(s.Level)),
-		})
+		v.Failures.Rows = append(v.Failures.Rows, shiftCells(h, s, htmlreport.Num(formatP(s.P)), htmlreport.Num(formatP(s.Level))))
 	}
 	return v
 }

@@ -97,12 +97,7 @@ type JSONGate struct {
 // JSONGateChange is the change point (or trend) that decided a judged
 // series and what the gate made of it.
 type JSONGateChange struct {
-	SubExperiment string   `json:"sub_experiment"`
-	Payload       int      `json:"payload"`
-	Metric        string   `json:"metric"`
-	Experiment    string   `json:"experiment"`
-	Commit        string   `json:"commit,omitempty"`
-	Ratio         *float64 `json:"ratio"`
+	JSONSeriesShift
 	// Rule is what decided the series (GateSeries.Rule).
 	Rule string `json:"rule"`
 	// Acknowledged is the file:line of the acknowledgement covering it,
@@ -114,17 +109,23 @@ type JSONGateChange struct {
 	Autocorrelation float64 `json:"autocorrelation"`
 }
 
-// JSONGateSeries is one candidate of the gate.
-type JSONGateSeries struct {
+// JSONSeriesShift names a judged series and the experiment (with its
+// commit) where the shift that decided it begins, and the shift's ratio.
+type JSONSeriesShift struct {
 	SubExperiment string   `json:"sub_experiment"`
 	Payload       int      `json:"payload"`
 	Metric        string   `json:"metric"`
 	Experiment    string   `json:"experiment"`
 	Commit        string   `json:"commit,omitempty"`
 	Ratio         *float64 `json:"ratio"`
-	P             float64  `json:"p_value"`
-	Level         float64  `json:"holm_level"`
-	Failed        bool     `json:"failed"`
+}
+
+// JSONGateSeries is one candidate of the gate.
+type JSONGateSeries struct {
+	JSONSeriesShift
+	P      float64 `json:"p_value"`
+	Level  float64 `json:"holm_level"`
+	Failed bool    `json:"failed"`
 	// Rule is what decided it: significant slowdown or not significant.
 	Rule string `json:"rule"`
 }
@@ -148,10 +149,9 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 	doc.Series, doc.ShortSeries = h.ChangeSummary()
 	for _, c := range h.Changes() {
 		e := h.Experiments[c.Index]
-		jc := JSONChangePoint{SubExperiment: c.Type, Payload: c.Payload, Metric: c.Magnitude, Experiment: e.Name,
-			Version: e.Version, Commit: e.Commit, Index: c.Index, Before: c.Before, After: c.After,
-			Ratio: finiteRatio(c.Ratio), Direction: c.Direction(), P: c.P, Order: c.Order}
-		doc.ChangePoints = append(doc.ChangePoints, jc)
+		doc.ChangePoints = append(doc.ChangePoints, JSONChangePoint{SubExperiment: c.Type, Payload: c.Payload, Metric: c.Magnitude,
+			Experiment: e.Name, Version: e.Version, Commit: e.Commit, Index: c.Index, Before: c.Before, After: c.After,
+			Ratio: finiteRatio(c.Ratio), Direction: c.Direction(), P: c.P, Order: c.Order})
 	}
 	if g != nil {
 		jg := &JSONGate{Verdict: string(g.Verdict.Status), Metrics: g.Options.Metrics, Threshold: g.Options.MinChange, FamilyLevel: g.Alpha,
@@ -163,8 +163,9 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 				continue
 			}
 			e := h.Experiments[s.Change.Index]
-			jc := JSONGateChange{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude, Experiment: e.Name, Commit: e.Commit,
-				Ratio: finiteRatio(s.Change.Ratio), Rule: s.Rule, Autocorrelation: s.Autocorrelation}
+			shift := JSONSeriesShift{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude, Experiment: e.Name, Commit: e.Commit,
+				Ratio: finiteRatio(s.Change.Ratio)}
+			jc := JSONGateChange{JSONSeriesShift: shift, Rule: s.Rule, Autocorrelation: s.Autocorrelation}
 			if s.Ack != nil {
 				jc.Acknowledged, jc.Note = s.Ack.Where(), s.Ack.Note
 			}
@@ -172,8 +173,7 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 			if !s.Candidate {
 				continue
 			}
-			jg.Candidates = append(jg.Candidates, JSONGateSeries{SubExperiment: s.Type, Payload: s.Payload, Metric: s.Magnitude,
-				Experiment: e.Name, Commit: e.Commit, Ratio: jc.Ratio, P: s.P, Level: s.Level, Failed: s.Failed, Rule: s.Rule})
+			jg.Candidates = append(jg.Candidates, JSONGateSeries{JSONSeriesShift: shift, P: s.P, Level: s.Level, Failed: s.Failed, Rule: s.Rule})
 		}
 		doc.Gate = jg
 	}

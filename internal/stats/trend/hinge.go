@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
@@ -59,7 +60,9 @@ func TestHinge(x []float64, start int, phi float64) (Hinge, error) {
 		return Hinge{}, err
 	}
 	h := Hinge{N: n, Start: start, Log: log, Phi: phi}
-	if flat(y) {
+	// All values equal: no rise and no fall, which rounding would otherwise
+	// turn into a t of either sign.
+	if !slices.ContainsFunc(y, func(v float64) bool { return v != y[0] }) {
 		h.PUp, h.PDown = 1, 1
 		return h, nil
 	}
@@ -123,25 +126,13 @@ func hingeRuns(x []float64, start int) (y []float64, log bool, err error) {
 		}
 		log = log && v > 0
 	}
-	y = make([]float64, len(x))
-	for i, v := range x {
-		y[i] = v
-		if log {
+	y = slices.Clone(x)
+	if log {
+		for i, v := range y {
 			y[i] = math.Log(v)
 		}
 	}
 	return y, log, nil
-}
-
-// flat reports whether the values of y are all equal: no rise and no fall,
-// which rounding would otherwise turn into a t of either sign.
-func flat(y []float64) bool {
-	for _, v := range y {
-		if v != y[0] {
-			return false
-		}
-	}
-	return true
 }
 
 // HingeResiduals returns the residuals of the ordinary least-squares fit
@@ -199,12 +190,17 @@ func SegmentedHingeResiduals(x []float64, start int, cuts []int) ([]float64, err
 
 // demean subtracts from v its mean.
 func demean(v []float64) {
+	m := mean(v)
+	for i := range v {
+		v[i] -= m
+	}
+}
+
+// mean is the mean of v, summed in order.
+func mean(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
 		m += x
 	}
-	m /= float64(len(v))
-	for i := range v {
-		v[i] -= m
-	}
+	return m / float64(len(v))
 }

@@ -98,8 +98,7 @@ func testSerial(x []float64, phi float64) (Serial, error) {
 	case math.IsNaN(s.Lag1):
 		return s, nil
 	default:
-		phi := s.Lag1 + (3+4*s.Lag1)/nf
-		phi = math.Min(phi, 0.95)
+		phi := math.Min(s.Lag1+(3+4*s.Lag1)/nf, 0.95)
 		phi += 1.645 * math.Sqrt(math.Max(1-phi*phi, 0)/nf)
 		s.Phi = math.Max(0, math.Min(phi, 0.95))
 	}
@@ -107,7 +106,7 @@ func testSerial(x []float64, phi float64) (Serial, error) {
 	if s.Factor > 1 && mk.P < 1 {
 		v := nf * (nf - 1) * (2*nf + 5) / 18
 		if !mk.Exact {
-			v = tieVariance(x)
+			_, v = ties(x)
 		}
 		z := math.Abs(float64(mk.S)) / math.Sqrt(v*s.Factor)
 		s.P = math.Max(mk.P, math.Erfc(z/math.Sqrt2))
@@ -133,35 +132,33 @@ func ar1Factor(n int, phi float64) float64 {
 	return 1 + 2/(nf*(nf-1)*(nf-2))*sum
 }
 
-// tieVariance is the variance of S under independent runs, corrected for
-// ties among the values of x.
-func tieVariance(x []float64) float64 {
+// ties returns the pairs of runs of x tied in value, t(t−1)/2 per group of
+// t equal values, and the variance of S under independent runs, corrected
+// for those ties (t(t−1)(2t+5) per group).
+func ties(x []float64) (pairs int, variance float64) {
 	counts := map[float64]int{}
 	for _, v := range x {
 		counts[v]++
 	}
 	nf := float64(len(x))
-	v := nf * (nf - 1) * (2*nf + 5)
+	variance = nf * (nf - 1) * (2*nf + 5)
 	for _, t := range counts {
+		pairs += t * (t - 1) / 2
 		tf := float64(t)
-		v -= tf * (tf - 1) * (2*tf + 5)
+		variance -= tf * (tf - 1) * (2*tf + 5)
 	}
-	return v / 18
+	return pairs, variance / 18
 }
 
 // lag1 is the lag-1 autocorrelation of x about its mean; NaN when x is
 // constant.
 func lag1(x []float64) float64 {
-	var mean float64
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
+	m := mean(x)
 	var num, den float64
 	for i, v := range x {
-		den += (v - mean) * (v - mean)
+		den += (v - m) * (v - m)
 		if i > 0 {
-			num += (v - mean) * (x[i-1] - mean)
+			num += (v - m) * (x[i-1] - m)
 		}
 	}
 	if den == 0 {

@@ -39,10 +39,8 @@ func Test(x []float64) (MannKendall, error) {
 	if n < 2 {
 		return MannKendall{}, errors.New("a trend needs at least 2 runs")
 	}
-	for _, v := range x {
-		if math.IsNaN(v) {
-			return MannKendall{}, errors.New("a run's value is NaN")
-		}
+	if slices.ContainsFunc(x, math.IsNaN) {
+		return MannKendall{}, errors.New("a run's value is NaN")
 	}
 	r := MannKendall{N: n, P: 1}
 	var con, dis int
@@ -61,21 +59,7 @@ func Test(x []float64) (MannKendall, error) {
 	r.S = con - dis
 	r.Slope = stats.Median(slopes)
 	tot := n * (n - 1) / 2
-	// Ties among the values: t(t−1)/2 pairs and t(t−1)(2t+5) per group.
-	sorted := append([]float64(nil), x...)
-	slices.Sort(sorted)
-	var tiePairs int
-	var tieVar float64
-	for i := 0; i < n; {
-		j := i
-		for j+1 < n && sorted[j+1] == sorted[i] {
-			j++
-		}
-		t := j - i + 1
-		tiePairs += t * (t - 1) / 2
-		tieVar += float64(t * (t - 1) * (2*t + 5))
-		i = j + 1
-	}
+	tiePairs, v := ties(x)
 	if tiePairs == tot {
 		return r, nil
 	}
@@ -85,8 +69,6 @@ func Test(x []float64) (MannKendall, error) {
 		r.P = exactP(n, min(con, dis))
 		return r, nil
 	}
-	nf := float64(n)
-	v := (nf*(nf-1)*(2*nf+5) - tieVar) / 18
 	z := math.Abs(float64(r.S)) / math.Sqrt(v)
 	r.P = math.Erfc(z / math.Sqrt2)
 	return r, nil
