@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -122,9 +121,7 @@ func derive(obs []Observation, percentile float64) (*Derivation, error) {
 		g := groups[k]
 		var lim [checksPerRequirement]float64
 		for i, get := range observationColumns {
-			col := column(g, get)
-			sort.Float64s(col)
-			lim[i] = stats.Percentile(col, percentile)
+			lim[i] = stats.Percentile(slices.Sorted(slices.Values(column(g, get))), percentile)
 		}
 		r := Requirement{KeyedRow: LatencyRow(k.typ, k.bytes, lim[0], lim[1], lim[2]), N: len(g)}
 		r.Rank, r.FailChance, r.FailChanceMin, r.FailChanceMax = failChance(len(g), percentile)
@@ -160,10 +157,7 @@ func group(obs []Observation) (map[groupKey][]Observation, []groupKey, int, erro
 		groups[k] = append(groups[k], o)
 		experiments[o.Experiment] = true
 	}
-	keys := make([]groupKey, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(groups))
 	slices.SortFunc(keys, func(a, b groupKey) int {
 		return cmp.Or(strings.Compare(a.typ, b.typ), cmp.Compare(a.bytes, b.bytes))
 	})

@@ -193,21 +193,12 @@ func (s *driftSeries) inOrder() (x []float64, positive bool) {
 // Correlated returns the checks whose consecutive runs are correlated at
 // the family level.
 func (d Drift) Correlated() []DriftCheck {
-	return d.where(func(c DriftCheck) bool { return c.Correlated })
+	return slices.DeleteFunc(slices.Clone(d.Checks), func(c DriftCheck) bool { return !c.Correlated })
 }
 
 // Drifting returns the checks whose runs drift at the family level.
-func (d Drift) Drifting() []DriftCheck { return d.where(func(c DriftCheck) bool { return c.Drifting }) }
-
-// where returns the checks of d for which keep holds.
-func (d Drift) where(keep func(DriftCheck) bool) []DriftCheck {
-	var out []DriftCheck
-	for _, c := range d.Checks {
-		if keep(c) {
-			out = append(out, c)
-		}
-	}
-	return out
+func (d Drift) Drifting() []DriftCheck {
+	return slices.DeleteFunc(slices.Clone(d.Checks), func(c DriftCheck) bool { return !c.Drifting })
 }
 
 // label names a check in text.

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -363,8 +362,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 	}
 	// The distribution-free limit: the j-th largest run (the largest when
 	// j = 1; DeriveStatistical checks j ≤ n).
-	sorted := append([]float64(nil), vals...)
-	sort.Float64s(sorted)
+	sorted := slices.Sorted(slices.Values(vals))
 	f.Rank = cfg.rankFor(n)
 	max := sorted[n-min(f.Rank, n)]
 	if f.Rank == 1 {
