@@ -212,18 +212,8 @@ func warnings(d *Derivation) []string {
 // Ordinal writes 99 as "99th", 1 as "1st", 99.9 as "99.9th".
 func Ordinal(p float64) string {
 	s := fmt.Sprintf("%g", p)
-	if p != math.Trunc(p) {
-		return s + "th"
-	}
-	switch n := int(p); {
-	case n%100 >= 11 && n%100 <= 13:
-		return s + "th"
-	case n%10 == 1:
-		return s + "st"
-	case n%10 == 2:
-		return s + "nd"
-	case n%10 == 3:
-		return s + "rd"
+	if n := int(p); p == math.Trunc(p) && (n%100 < 11 || n%100 > 13) && n%10 >= 1 && n%10 <= 3 {
+		return s + [...]string{"st", "nd", "rd"}[n%10-1]
 	}
 	return s + "th"
 }
