@@ -41,12 +41,8 @@ func CheckPool(obs []Observation) (calibrate.Pool, error) {
 	for _, k := range keys {
 		g := groups[k]
 		if len(g) != runs {
-			have := map[string]bool{}
-			for _, o := range g {
-				have[o.Experiment] = true
-			}
 			for _, name := range pool.RunNames {
-				if !have[name] {
+				if !slices.ContainsFunc(g, func(o Observation) bool { return o.Experiment == name }) {
 					lacking = append(lacking, fmt.Sprintf("%s has no %d-byte row of %s", name, k.bytes, k.typ))
 				}
 			}

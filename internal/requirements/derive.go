@@ -149,10 +149,8 @@ func group(obs []Observation) (map[groupKey][]Observation, []groupKey, int, erro
 	experiments := map[string]bool{}
 	for _, o := range obs {
 		k := groupKey{o.Type, o.Bytes}
-		for _, prev := range groups[k] {
-			if prev.Experiment == o.Experiment {
-				return nil, nil, 0, fmt.Errorf("experiment %s has two rows for %s, %d bytes", o.Experiment, o.Type, o.Bytes)
-			}
+		if slices.ContainsFunc(groups[k], func(prev Observation) bool { return prev.Experiment == o.Experiment }) {
+			return nil, nil, 0, fmt.Errorf("experiment %s has two rows for %s, %d bytes", o.Experiment, o.Type, o.Bytes)
 		}
 		groups[k] = append(groups[k], o)
 		experiments[o.Experiment] = true

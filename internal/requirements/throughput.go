@@ -269,10 +269,8 @@ func readThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 			}
 			row.Stat = m
 		}
-		for _, o := range rows {
-			if o.Type == row.Type && o.Key == row.Key {
-				return nil, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
-			}
+		if slices.ContainsFunc(rows, func(o KeyedRow) bool { return o.Type == row.Type && o.Key == row.Key }) {
+			return nil, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
 		}
 		rows = append(rows, row)
 	}
