@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
@@ -215,14 +216,9 @@ func calibrateGuard(cfg Config) *clobber.Guard {
 	g.Experiments("--regressed", cfg.Regressed)
 	g.OutputOutside("--json", cfg.JSON)
 	g.ReportDir("--plots-directory", cfg.PlotsDirectory, "its calibration plots", func(rel string) bool {
-		for _, plot := range []string{"_power", "_outcomes", "_thresholds"} {
-			for _, f := range []plots.Format{plots.FormatPNG, plots.FormatSVG} {
-				if rel == CalibrationPlotStem+plot+f.Ext() {
-					return true
-				}
-			}
-		}
-		return false
+		return slices.ContainsFunc([]string{"_power", "_outcomes", "_thresholds"}, func(plot string) bool {
+			return rel == CalibrationPlotStem+plot+plots.FormatPNG.Ext() || rel == CalibrationPlotStem+plot+plots.FormatSVG.Ext()
+		})
 	})
 	return g
 }
