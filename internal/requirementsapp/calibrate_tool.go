@@ -286,10 +286,8 @@ func sameRun(a, b *experiment.Experiment) bool {
 
 // calibrateMisused reports a calibration flag given without --calibrate.
 func calibrateMisused(set map[string]bool) error {
-	for _, f := range calibrateOnly {
-		if set[f] {
-			return exit.Usagef("--%s is a --calibrate flag: add --calibrate, or leave it out", f)
-		}
+	if i := slices.IndexFunc(calibrateOnly, func(f string) bool { return set[f] }); i >= 0 {
+		return exit.Usagef("--%s is a --calibrate flag: add --calibrate, or leave it out", calibrateOnly[i])
 	}
 	return nil
 }
