@@ -146,9 +146,6 @@ func orderRunsNeededRank(n, j int, level float64) int {
 // the n+k values are then equally likely to be any r of them, so the chance
 // that they all are new runs is C(k, r)/C(n+k, r). It is 1 for r = 0.
 func orderChance(n, k, r int) float64 {
-	if r <= 0 {
-		return 1
-	}
 	if r > k {
 		return 0
 	}
