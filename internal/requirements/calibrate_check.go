@@ -41,12 +41,8 @@ func CheckPool(obs []Observation) (calibrate.Pool, error) {
 	for _, k := range keys {
 		g := groups[k]
 		if len(g) != runs {
-			have := map[string]bool{}
-			for _, o := range g {
-				have[o.Experiment] = true
-			}
 			for _, name := range pool.RunNames {
-				if !have[name] {
+				if !slices.ContainsFunc(g, func(o Observation) bool { return o.Experiment == name }) {
 					lacking = append(lacking, fmt.Sprintf("%s has no %d-byte row of %s", name, k.bytes, k.typ))
 				}
 			}
@@ -154,8 +150,13 @@ func indexPool(pool calibrate.Pool) (checkIndex, error) {
 	return ix, nil
 }
 
-// derive derives the requirements of the reference runs ref.
-func (g CheckGate) derive(pool calibrate.Pool, ix checkIndex, ref []int) (*Derivation, error) {
+// derive derives the requirements of the reference runs ref, and returns
+// them with the pool's index.
+func (g CheckGate) derive(pool calibrate.Pool, ref []int) (checkIndex, *Derivation, error) {
+	ix, err := indexPool(pool)
+	if err != nil {
+		return ix, nil, err
+	}
 	obs := make([]Observation, 0, len(ix.keys)*len(ref))
 	for _, gk := range ix.keys {
 		cols := ix.at[gk]
@@ -164,16 +165,13 @@ func (g CheckGate) derive(pool calibrate.Pool, ix checkIndex, ref []int) (*Deriv
 				Median: pool.Values[cols[0]][r], P99: pool.Values[cols[1]][r], Max: pool.Values[cols[2]][r]})
 		}
 	}
-	return DeriveStatistical(obs, g.Config)
+	d, err := DeriveStatistical(obs, g.Config)
+	return ix, d, err
 }
 
 // Judge implements calibrate.Gate.
 func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64) ([]calibrate.Outcome, error) {
-	ix, err := indexPool(pool)
-	if err != nil {
-		return nil, err
-	}
-	d, err := g.derive(pool, ix, ref)
+	ix, d, err := g.derive(pool, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -202,15 +200,11 @@ func (g CheckGate) Judge(pool calibrate.Pool, ref, cand []int, factors []float64
 // first reference runs of the pool, and what the distribution-free checks
 // need before they can fail.
 func (g CheckGate) Notes(pool calibrate.Pool, r *calibrate.Result) []string {
-	ix, err := indexPool(pool)
-	if err != nil {
-		return nil
-	}
 	ref := make([]int, r.Reference)
 	for i := range ref {
 		ref[i] = i
 	}
-	d, err := g.derive(pool, ix, ref)
+	_, d, err := g.derive(pool, ref)
 	if err != nil {
 		return nil
 	}

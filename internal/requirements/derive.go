@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -122,9 +121,7 @@ func derive(obs []Observation, percentile float64) (*Derivation, error) {
 		g := groups[k]
 		var lim [checksPerRequirement]float64
 		for i, get := range observationColumns {
-			col := column(g, get)
-			sort.Float64s(col)
-			lim[i] = stats.Percentile(col, percentile)
+			lim[i] = stats.Percentile(slices.Sorted(slices.Values(column(g, get))), percentile)
 		}
 		r := Requirement{KeyedRow: LatencyRow(k.typ, k.bytes, lim[0], lim[1], lim[2]), N: len(g)}
 		r.Rank, r.FailChance, r.FailChanceMin, r.FailChanceMax = failChance(len(g), percentile)
@@ -152,18 +149,13 @@ func group(obs []Observation) (map[groupKey][]Observation, []groupKey, int, erro
 	experiments := map[string]bool{}
 	for _, o := range obs {
 		k := groupKey{o.Type, o.Bytes}
-		for _, prev := range groups[k] {
-			if prev.Experiment == o.Experiment {
-				return nil, nil, 0, fmt.Errorf("experiment %s has two rows for %s, %d bytes", o.Experiment, o.Type, o.Bytes)
-			}
+		if slices.ContainsFunc(groups[k], func(prev Observation) bool { return prev.Experiment == o.Experiment }) {
+			return nil, nil, 0, fmt.Errorf("experiment %s has two rows for %s, %d bytes", o.Experiment, o.Type, o.Bytes)
 		}
 		groups[k] = append(groups[k], o)
 		experiments[o.Experiment] = true
 	}
-	keys := make([]groupKey, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(groups))
 	slices.SortFunc(keys, func(a, b groupKey) int {
 		return cmp.Or(strings.Compare(a.typ, b.typ), cmp.Compare(a.bytes, b.bytes))
 	})
@@ -218,18 +210,8 @@ func warnings(d *Derivation) []string {
 // Ordinal writes 99 as "99th", 1 as "1st", 99.9 as "99.9th".
 func Ordinal(p float64) string {
 	s := fmt.Sprintf("%g", p)
-	if p != math.Trunc(p) {
-		return s + "th"
-	}
-	switch n := int(p); {
-	case n%100 >= 11 && n%100 <= 13:
-		return s + "th"
-	case n%10 == 1:
-		return s + "st"
-	case n%10 == 2:
-		return s + "nd"
-	case n%10 == 3:
-		return s + "rd"
+	if n := int(p); p == math.Trunc(p) && (n%100 < 11 || n%100 > 13) && n%10 >= 1 && n%10 <= 3 {
+		return s + [...]string{"st", "nd", "rd"}[n%10-1]
 	}
 	return s + "th"
 }

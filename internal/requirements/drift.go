@@ -193,21 +193,12 @@ func (s *driftSeries) inOrder() (x []float64, positive bool) {
 // Correlated returns the checks whose consecutive runs are correlated at
 // the family level.
 func (d Drift) Correlated() []DriftCheck {
-	return d.where(func(c DriftCheck) bool { return c.Correlated })
+	return slices.DeleteFunc(slices.Clone(d.Checks), func(c DriftCheck) bool { return !c.Correlated })
 }
 
 // Drifting returns the checks whose runs drift at the family level.
-func (d Drift) Drifting() []DriftCheck { return d.where(func(c DriftCheck) bool { return c.Drifting }) }
-
-// where returns the checks of d for which keep holds.
-func (d Drift) where(keep func(DriftCheck) bool) []DriftCheck {
-	var out []DriftCheck
-	for _, c := range d.Checks {
-		if keep(c) {
-			out = append(out, c)
-		}
-	}
-	return out
+func (d Drift) Drifting() []DriftCheck {
+	return slices.DeleteFunc(slices.Clone(d.Checks), func(c DriftCheck) bool { return !c.Drifting })
 }
 
 // label names a check in text.
@@ -233,12 +224,7 @@ func PrintDrift(w io.Writer, d Drift) error {
 		d.Order, len(d.Checks), pct(driftLevel))
 	drifting := d.Drifting()
 	if len(drifting) == 0 {
-		low := d.Checks[0]
-		for _, c := range d.Checks {
-			if c.Serial.P < low.Serial.P {
-				low = c
-			}
-		}
+		low := slices.MinFunc(d.Checks, func(a, b DriftCheck) int { return cmp.Compare(a.Serial.P, b.Serial.P) })
 		few := ""
 		if low.Test.N < 10 {
 			few = fmt.Sprintf(" %d runs detect only strong drift.", low.Test.N)
@@ -267,22 +253,14 @@ func (c DriftCheck) factorText() string {
 // consecutive runs.
 func printSerial(w io.Writer, d Drift) {
 	head := "Serial correlation of consecutive runs (lag-1 autocorrelation of the runs less Sen's line, permutation test, Holm at " + pct(driftLevel) + ")"
-	tested, high := 0, -1
-	for i, c := range d.Checks {
-		if !math.IsNaN(c.Serial.Lag1) {
-			tested++
-			if high < 0 || c.Serial.Lag1 > d.Checks[high].Serial.Lag1 {
-				high = i
-			}
-		}
-	}
-	if tested == 0 {
+	tested := slices.DeleteFunc(slices.Clone(d.Checks), func(c DriftCheck) bool { return math.IsNaN(c.Serial.Lag1) })
+	if len(tested) == 0 {
 		fmt.Fprintf(w, "%s: not tested (every check has fewer than 4 runs).\n", head)
 		return
 	}
 	correlated := d.Correlated()
 	if len(correlated) == 0 {
-		c := d.Checks[high]
+		c := slices.MaxFunc(tested, func(a, b DriftCheck) int { return cmp.Compare(a.Serial.Lag1, b.Serial.Lag1) })
 		few := ""
 		if c.Test.N < 20 {
 			few = fmt.Sprintf(" %d runs detect only strong correlation.", c.Test.N)
@@ -291,7 +269,7 @@ func printSerial(w io.Writer, d Drift) {
 		return
 	}
 	fmt.Fprintf(w, "%s: %d of %d checks CORRELATED; their limits assume exchangeable runs, and an unchanged system fails them more often than the false-fail level says (runs that wander together put a whole candidate block above the limit); take the runs further apart, or in a quieter setting:\n",
-		head, len(correlated), tested)
+		head, len(correlated), len(tested))
 	listChecks(w, correlated, func(c DriftCheck) string {
 		return fmt.Sprintf("%d runs, lag-1 autocorrelation %+.2f, p %.3g", c.Test.N, c.Serial.Lag1, c.Serial.Lag1P)
 	})

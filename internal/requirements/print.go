@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -106,18 +107,15 @@ func needText(k int) string {
 // "" when every one is.
 func rankText(d *Derivation) string {
 	var parts []string
-	seen := map[[2]int]bool{}
 	for _, r := range d.Requirements {
 		if r.Stat == nil {
 			continue
 		}
 		for _, f := range r.Stat.Fits {
-			key := [2]int{f.rank(), r.N}
-			if f.Method != gate.MethodOrder || f.rank() == 1 || seen[key] {
-				continue
+			part := fmt.Sprintf("the %s of %d runs", largest(f.rank()), r.N)
+			if f.Method == gate.MethodOrder && f.rank() > 1 && !slices.Contains(parts, part) {
+				parts = append(parts, part)
 			}
-			seen[key] = true
-			parts = append(parts, fmt.Sprintf("the %s of %d runs", largest(f.rank()), r.N))
 		}
 	}
 	if len(parts) == 0 {

@@ -2,6 +2,7 @@ package requirements
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
@@ -58,12 +59,7 @@ func pooledSerial(series [][]float64) Pooled {
 			most = len(s)
 		}
 	}
-	var use [][]float64
-	for _, s := range series {
-		if len(s) == most {
-			use = append(use, s)
-		}
-	}
+	use := slices.DeleteFunc(slices.Clone(series), func(s []float64) bool { return len(s) != most })
 	p := Pooled{Checks: len(use), Runs: most, P: 1}
 	if most < 3 {
 		return p

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -147,9 +146,6 @@ func orderRunsNeededRank(n, j int, level float64) int {
 // the n+k values are then equally likely to be any r of them, so the chance
 // that they all are new runs is C(k, r)/C(n+k, r). It is 1 for r = 0.
 func orderChance(n, k, r int) float64 {
-	if r <= 0 {
-		return 1
-	}
 	if r > k {
 		return 0
 	}
@@ -363,8 +359,7 @@ func fitLimit(vals []float64, cfg StatConfig, level float64) (limit float64, f F
 	}
 	// The distribution-free limit: the j-th largest run (the largest when
 	// j = 1; DeriveStatistical checks j ≤ n).
-	sorted := append([]float64(nil), vals...)
-	sort.Float64s(sorted)
+	sorted := slices.Sorted(slices.Values(vals))
 	f.Rank = cfg.rankFor(n)
 	max := sorted[n-min(f.Rank, n)]
 	if f.Rank == 1 {

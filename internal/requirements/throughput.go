@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -139,8 +138,7 @@ func deriveThroughput(obs []ThroughputObservation, percentile float64) ([]Throug
 	groups, keys := groupThroughput(obs)
 	var reqs []ThroughputRequirement
 	for _, k := range keys {
-		v := slices.Clone(groups[k])
-		sort.Float64s(v)
+		v := slices.Sorted(slices.Values(groups[k]))
 		n := len(v)
 		rank := 1 + float64(n-1)*(100-percentile)/100
 		reqs = append(reqs, ThroughputRequirement{KeyedRow: throughputRow(k.typ, k.key, stats.Percentile(v, 100-percentile), nil),
@@ -271,10 +269,8 @@ func readThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 			}
 			row.Stat = m
 		}
-		for _, o := range rows {
-			if o.Type == row.Type && o.Key == row.Key {
-				return nil, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
-			}
+		if slices.ContainsFunc(rows, func(o KeyedRow) bool { return o.Type == row.Type && o.Key == row.Key }) {
+			return nil, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
 		}
 		rows = append(rows, row)
 	}

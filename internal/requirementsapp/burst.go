@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
@@ -25,10 +26,8 @@ func deriveBurstFile(cfg Config, stdout, stderr io.Writer) error {
 	if cfg.Set["runs"] || cfg.Calibrate {
 		return exit.Usagef("--burst-output-file derives from the experiments as they are: it excludes --runs and --calibrate")
 	}
-	for _, f := range burstExcludes {
-		if cfg.Set[f] {
-			return exit.Usagef("--%s does not go with --burst-output-file, which derives burst requirements only, at their %s percentile", f, requirements.Ordinal(requirements.BurstPercentile))
-		}
+	if i := slices.IndexFunc(burstExcludes, func(f string) bool { return cfg.Set[f] }); i >= 0 {
+		return exit.Usagef("--%s does not go with --burst-output-file, which derives burst requirements only, at their %s percentile", burstExcludes[i], requirements.Ordinal(requirements.BurstPercentile))
 	}
 	var g clobber.Guard
 	g.Experiments("--experiments-results", cfg.ExperimentsResults)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
@@ -215,14 +216,9 @@ func calibrateGuard(cfg Config) *clobber.Guard {
 	g.Experiments("--regressed", cfg.Regressed)
 	g.OutputOutside("--json", cfg.JSON)
 	g.ReportDir("--plots-directory", cfg.PlotsDirectory, "its calibration plots", func(rel string) bool {
-		for _, plot := range []string{"_power", "_outcomes", "_thresholds"} {
-			for _, f := range []plots.Format{plots.FormatPNG, plots.FormatSVG} {
-				if rel == CalibrationPlotStem+plot+f.Ext() {
-					return true
-				}
-			}
-		}
-		return false
+		return slices.ContainsFunc([]string{"_power", "_outcomes", "_thresholds"}, func(plot string) bool {
+			return rel == CalibrationPlotStem+plot+plots.FormatPNG.Ext() || rel == CalibrationPlotStem+plot+plots.FormatSVG.Ext()
+		})
 	})
 	return g
 }
@@ -290,10 +286,8 @@ func sameRun(a, b *experiment.Experiment) bool {
 
 // calibrateMisused reports a calibration flag given without --calibrate.
 func calibrateMisused(set map[string]bool) error {
-	for _, f := range calibrateOnly {
-		if set[f] {
-			return exit.Usagef("--%s is a --calibrate flag: add --calibrate, or leave it out", f)
-		}
+	if i := slices.IndexFunc(calibrateOnly, func(f string) bool { return set[f] }); i >= 0 {
+		return exit.Usagef("--%s is a --calibrate flag: add --calibrate, or leave it out", calibrateOnly[i])
 	}
 	return nil
 }

@@ -79,8 +79,7 @@ func (r *repeatedRuns) Execute(ctx context.Context) (names []string, err error) 
 			name = now().UTC().Format(experiment.DirTimeLayout)
 		}
 		fmt.Fprintf(r.Stdout, "run %d/%d: %s\n", i, r.N, filepath.Join(r.Out, name))
-		args := r.runArgs(name)
-		if err := r.exec(ctx, r.Run, args); err != nil {
+		if err := r.exec(ctx, r.Run, r.runArgs(name)); err != nil {
 			return names, err
 		}
 		names = append(names, name)

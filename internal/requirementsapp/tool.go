@@ -100,7 +100,6 @@ func modeOf(cfg Config) (percentile bool, st requirements.StatConfig, err error)
 	// Statistical when any of its flags is given; otherwise the Fast-RTPS
 	// percentile mode, which stays the default for compatibility.
 	percentile = !(cfg.Set["false-fail"] || cfg.Set["method"] || cfg.Set["normality-level"] || cfg.Set["order-rank"] || cfg.Calibrate)
-	p := cfg.Percentile
 	st = requirements.StatConfig{Method: cfg.Method, OrderRank: cfg.OrderRank}
 	if st.FalseFail, err = numflag.Level.Parse(cfg.FalseFail); err != nil {
 		return false, st, exit.Usagef("--false-fail: %v", err)
@@ -129,8 +128,8 @@ func modeOf(cfg Config) (percentile bool, st requirements.StatConfig, err error)
 	switch {
 	case !percentile && cfg.Set["percentile"]:
 		return false, st, exit.Usagef("--percentile (the Fast-RTPS mode) excludes --false-fail, --method and --normality-level (the statistical mode)")
-	case percentile && !(p > 0 && p <= 100):
-		return false, st, exit.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", p)
+	case percentile && !(cfg.Percentile > 0 && cfg.Percentile <= 100):
+		return false, st, exit.Usagef("--percentile %v: expected a number above 0 and at most 100, e.g. 99", cfg.Percentile)
 	case !percentile && st.Method != gate.MethodOrder && st.Method != gate.MethodLogNormal:
 		return false, st, exit.Usagef("--method %q: expected %s or %s", st.Method, gate.MethodOrder, gate.MethodLogNormal)
 	}
