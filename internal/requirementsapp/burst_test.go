@@ -97,3 +97,32 @@ func TestBurstExperimentFolders(t *testing.T) {
 		os.WriteFile(out, nil, 0o644)
 	}
 }
+
+// TestBurstOnlyWithoutBurstFlag: experiments holding burst summaries only,
+// without --burst-output-file, have nothing to derive latency or
+// throughput requirements from: exit 2 naming the flag, and no file
+// written (the tool exited 0 having written and said nothing).
+func TestBurstOnlyWithoutBurstFlag(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"runa", "runb"} {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sum := result.BurstHeader + "\n16,100,0,1000,1000.000,1000000.000,128.000,1000,0,1000.000,1000000.000,100.000\n"
+		if err := os.WriteFile(filepath.Join(dir, "burst_nats_best_effort_summary.csv"), []byte(sum), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outDir := t.TempDir()
+	out := filepath.Join(outDir, "req.csv")
+	for _, mode := range [][]string{nil, {"--false-fail", "1%"}} {
+		code, _, stderr := runRequirements(t, root, append([]string{"--experiments-results", root, "-o", out}, mode...)...)
+		if code != 2 || !strings.Contains(stderr, "$DIR: no latency summary") || !strings.Contains(stderr, "--burst-output-file") {
+			t.Errorf("%v: exit %d: %s", mode, code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != 0 {
+		t.Errorf("wrote %v", entries)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/requirements"
@@ -87,10 +88,28 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
+	if res.Latency == nil && res.Throughput == nil {
+		return exit.With(exit.Usage, nothingDerived(dir, in))
+	}
 	if err := writeDerived(res, in, out, tout, stderr); err != nil {
 		return err
 	}
 	return printDerived(res, stdout, in, percentile, cfg.Percentile, out, tout)
+}
+
+// nothingDerived is the error of experiments that hold neither latency nor
+// throughput summaries (experiments of run burst only): without it the tool
+// exited 0 having written and said nothing.
+func nothingDerived(root string, in *requirements.Input) error {
+	hint := "run process on the experiments first"
+	for _, e := range in.Experiments {
+		if files, _ := experiment.BurstSummaryFiles(e.Dir); len(files) > 0 {
+			hint = fmt.Sprintf("%s holds burst summaries (%s): derive their requirements with --burst-output-file", e.Dir, experiment.BurstSummaryFileName("<type>"))
+			break
+		}
+	}
+	return fileerr.New(root, 0, "", "no latency summary (%s) nor throughput summary (%s) in its experiments to derive requirements from: %s",
+		experiment.SummaryFileName("<type>"), experiment.ThroughputFileName("<type>"), hint)
 }
 
 // modeOf checks the flags that choose how requirements are derived:
