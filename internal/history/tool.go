@@ -147,7 +147,11 @@ func changeOptions(cfg Config) (ChangeOptions, error) {
 func gateOptions(cfg Config, minSegment int) (*GateOptions, error) {
 	if !cfg.Gate {
 		if given := gateOnly(cfg); len(given) > 0 {
-			return nil, exit.Usagef("%s: need --gate", strings.Join(given, ", "))
+			verb := "needs"
+			if len(given) > 1 {
+				verb = "need"
+			}
+			return nil, exit.Usagef("%s %s --gate", strings.Join(given, ", "), verb)
 		}
 		for _, f := range report.Formats {
 			if cfg.GateReportsSet[f.Flag] {
