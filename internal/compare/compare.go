@@ -97,13 +97,7 @@ func (s *Sub[R]) Missing() bool { return s.TargetRuns == nil }
 
 // Failed returns the checks that failed.
 func (s *Sub[R]) Failed() []gate.Check {
-	var f []gate.Check
-	for _, c := range s.Checks {
-		if c.Status == gate.Failed {
-			f = append(f, c)
-		}
-	}
-	return f
+	return slices.DeleteFunc(slices.Clone(s.Checks), func(c gate.Check) bool { return c.Status != gate.Failed })
 }
 
 // Passed reports whether the sub-experiment passes: every check passed, or,
