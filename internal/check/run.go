@@ -200,10 +200,7 @@ func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 		return cfg, "", err
 	}
 	// Reports of an earlier check stay until this one's are written (Judge).
-	reportDir := cfg.ExperimentDir
-	if !single {
-		reportDir = cfg.OutputDir
-	}
+	reportDir := cmp.Or(cfg.ExperimentDir, cfg.OutputDir)
 	if reportDir != "" {
 		old, err := filepath.Glob(filepath.Join(reportDir, ReportFileName("*")))
 		if err != nil {
