@@ -250,7 +250,7 @@ func (inv Invocation) seriesFile() (path, note string, err error) {
 		return "", "", nil
 	}
 	root, rootAbs := "", ""
-	for _, d := range append(slices.Clone(inv.Reference), inv.Results...) {
+	for _, d := range slices.Concat(inv.Reference, inv.Results) {
 		folder := d
 		if isExperiment(d) {
 			folder = filepath.Dir(d)

@@ -37,7 +37,7 @@ const PlanPower = 0.95
 // the runs paired by name when cfg.Pairing is PairAlways; otherwise
 // nothing says the runs were interleaved, and Plan refuses them.
 func Plan(references, targets []*experiment.Experiment, cfg Config, regression float64, seed uint64) (paired.Plan, []string, error) {
-	cfg, err := statisticalConfig(cfg, append(append([]*experiment.Experiment(nil), references...), targets...))
+	cfg, err := statisticalConfig(cfg, slices.Concat(references, targets))
 	if err != nil {
 		return paired.Plan{}, nil, err
 	}
