@@ -81,8 +81,7 @@ func Guard(cfg Config) *clobber.Guard {
 	g := &clobber.Guard{}
 	g.File("--requirements", cfg.Requirements)
 	g.File("--throughput-requirements", cfg.ThroughputRequirements)
-	g.Experiment("--experiment-directory", cfg.ExperimentDir)
-	for _, d := range cfg.ExperimentDirs {
+	for _, d := range append([]string{cfg.ExperimentDir}, cfg.ExperimentDirs...) {
 		g.Experiment("--experiment-directory", d)
 	}
 	g.Experiments("--experiments-results", cfg.ExperimentsRoot)
