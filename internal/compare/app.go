@@ -302,7 +302,7 @@ func (inv Invocation) guard() *clobber.Guard {
 
 // config reads the gating flags.
 func (inv Invocation) config() (Config, plots.Format, error) {
-	cfg := Config{AllowMissing: inv.AllowMissing, AllowIncomplete: inv.AllowIncomplete}
+	cfg := Config{AllowMissing: inv.AllowMissing, AllowIncomplete: inv.AllowIncomplete, Thresholds: map[string]float64{}}
 	t, err := numflag.Tolerance.Parse(inv.FailThreshold)
 	if err != nil {
 		return cfg, "", fmt.Errorf("--fail-threshold: %w", err)
@@ -343,9 +343,6 @@ func (inv Invocation) config() (Config, plots.Format, error) {
 		col, t, err := ParseThreshold(s)
 		if err != nil {
 			return cfg, "", fmt.Errorf("--threshold: %w", err)
-		}
-		if cfg.Thresholds == nil {
-			cfg.Thresholds = map[string]float64{}
 		}
 		if _, dup := cfg.Thresholds[col]; dup {
 			return cfg, "", fmt.Errorf("--threshold: column %q given twice", col)
