@@ -34,10 +34,7 @@ func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*R
 		for _, f := range files {
 			known = append(known, f.Type)
 		}
-		for _, r := range reqs {
-			known = append(known, r.Type)
-		}
-		if err := checkSelection(cfg, known, "the burst summaries"); err != nil {
+		if err := checkSelection(cfg, known, "the burst summaries", &reqs); err != nil {
 			return nil, err
 		}
 		files = slices.DeleteFunc(files, func(f experiment.File) bool { return !slices.Contains(sel, f.Type) })

@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -264,13 +265,7 @@ func (k *kind) judge(reqs []requirements.KeyedRow, runs []*experiment.Experiment
 		j.tables = append(j.tables, byType)
 	}
 	if k.sorted {
-		var absent []string
-		for typ := range j.required {
-			if !slices.Contains(measured, typ) {
-				absent = append(absent, typ)
-			}
-		}
-		slices.Sort(absent)
+		absent := slices.DeleteFunc(slices.Sorted(maps.Keys(j.required)), func(typ string) bool { return slices.Contains(measured, typ) })
 		order := append(measured, absent...)
 		slices.SortStableFunc(cells, func(a, b cell) int {
 			return cmp.Or(slices.Index(order, a.typ)-slices.Index(order, b.typ), a.key.Payload-b.key.Payload)

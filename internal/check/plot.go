@@ -65,7 +65,7 @@ func (k *kind) figures(typ string, checks []rowCheck, columns []result.Metric) [
 			if !checked(columns, m) {
 				continue
 			}
-			exp, req, failed := nans(len(payloads)), nans(len(payloads)), make([]bool, len(payloads))
+			exp, req, failed := slices.Repeat([]float64{math.NaN()}, len(payloads)), slices.Repeat([]float64{math.NaN()}, len(payloads)), make([]bool, len(payloads))
 			for _, c := range checks {
 				if c.Type == typ && loadOf(c) == load && c.Metric == m {
 					i := slices.Index(payloads, c.Payload)
@@ -84,12 +84,4 @@ func (k *kind) figures(typ string, checks []rowCheck, columns []result.Metric) [
 		}
 	}
 	return figs
-}
-
-func nans(n int) []float64 {
-	y := make([]float64, n)
-	for i := range y {
-		y[i] = math.NaN()
-	}
-	return y
 }

@@ -81,8 +81,7 @@ func Guard(cfg Config) *clobber.Guard {
 	g := &clobber.Guard{}
 	g.File("--requirements", cfg.Requirements)
 	g.File("--throughput-requirements", cfg.ThroughputRequirements)
-	g.Experiment("--experiment-directory", cfg.ExperimentDir)
-	for _, d := range cfg.ExperimentDirs {
+	for _, d := range append([]string{cfg.ExperimentDir}, cfg.ExperimentDirs...) {
 		g.Experiment("--experiment-directory", d)
 	}
 	g.Experiments("--experiments-results", cfg.ExperimentsRoot)
@@ -200,10 +199,7 @@ func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 		return cfg, "", err
 	}
 	// Reports of an earlier check stay until this one's are written (Judge).
-	reportDir := cfg.ExperimentDir
-	if !single {
-		reportDir = cfg.OutputDir
-	}
+	reportDir := cmp.Or(cfg.ExperimentDir, cfg.OutputDir)
 	if reportDir != "" {
 		old, err := filepath.Glob(filepath.Join(reportDir, ReportFileName("*")))
 		if err != nil {

@@ -21,13 +21,7 @@ func selectSubs(cfg Config, exps []*experiment.Experiment, reqs ...*[]requiremen
 	if len(cfg.SubExperiments) == 0 {
 		return exps, nil
 	}
-	known := experiment.Types(exps)
-	for _, rs := range reqs {
-		for _, r := range *rs {
-			known = append(known, r.Type)
-		}
-	}
-	if err := checkSelection(cfg, known, "the runs"); err != nil {
+	if err := checkSelection(cfg, experiment.Types(exps), "the runs", reqs...); err != nil {
 		return nil, err
 	}
 	for _, rs := range reqs {
@@ -84,8 +78,13 @@ func holdsResults(dir string) bool {
 
 // checkSelection refuses a name of cfg.SubExperiments that is not among
 // the sub-experiments known, which what (the runs, the burst summaries)
-// and the requirements hold.
-func checkSelection(cfg Config, known []string, what string) error {
+// holds, and those of reqs.
+func checkSelection(cfg Config, known []string, what string, reqs ...*[]requirements.KeyedRow) error {
+	for _, rs := range reqs {
+		for _, r := range *rs {
+			known = append(known, r.Type)
+		}
+	}
 	slices.Sort(known)
 	if err := experiment.CheckSelection(cfg.SubExperiments, slices.Compact(known)); err != nil {
 		return exit.Usagef("--subexperiments: %v (in %s and the requirements)", err, what)

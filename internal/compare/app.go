@@ -26,38 +26,34 @@ import (
 // gives it (internal/cliapp/comparecmd). Config is what it gates and how
 // strictly, read from these flags.
 type Invocation struct {
-	Reference         []string          // --reference: experiments or folders of experiments
-	Results           []string          // --results: likewise
-	PlotsDirectory    string            // --plots-directory
-	FailThreshold     string            // --fail-threshold, as given
-	Columns           string            // --columns
-	ColumnsSet        bool              // --columns was given
-	FalseFail         string            // --false-fail, as given
-	Thresholds        []string          // --threshold: COLUMN=VALUE each
-	AllowMissing      bool              // --allow-missing
-	AllowMissingSet   bool              // --allow-missing was given
-	AllowIncomplete   bool              // --allow-incomplete
-	Reports           map[string]string // report files by report.Formats flag, only those given
-	HTML              string            // --html
-	HTMLSet           bool              // --html was given
-	Format            string            // --format: png or svg
-	PrintSummaries    bool              // --print-summaries
-	PrintSummariesSet bool              // --print-summaries was given
-	Calibrate         bool              // --calibrate
-	RunsPerSide       int               // --runs-per-side
-	Splits            int               // --splits
-	Split             string            // --split
-	Seed              uint64            // --seed
-	Factors           string            // --factors
-	CalibThresholds   string            // --thresholds
-	Paired            bool              // --paired
-	Unpaired          bool              // --unpaired
-	PassMargin        string            // --pass-margin, as given
-	FailMargin        string            // --fail-margin, as given
-	Plan              bool              // --plan
-	Regression        string            // --regression, as given
-	Series            string            // --series: run ab's series file
-	SubExperiments    string            // -s/--subexperiments: comma-separated, "" for every one
+	Reference       []string          // --reference: experiments or folders of experiments
+	Results         []string          // --results: likewise
+	PlotsDirectory  string            // --plots-directory
+	FailThreshold   string            // --fail-threshold, as given
+	Columns         string            // --columns
+	FalseFail       string            // --false-fail, as given
+	Thresholds      []string          // --threshold: COLUMN=VALUE each
+	AllowMissing    bool              // --allow-missing
+	AllowIncomplete bool              // --allow-incomplete
+	Reports         map[string]string // report files by report.Formats flag, "" for none
+	HTML            string            // --html
+	Format          string            // --format: png or svg
+	PrintSummaries  bool              // --print-summaries
+	Calibrate       bool              // --calibrate
+	RunsPerSide     int               // --runs-per-side
+	Splits          int               // --splits
+	Split           string            // --split
+	Seed            uint64            // --seed
+	Factors         string            // --factors
+	CalibThresholds string            // --thresholds
+	Paired          bool              // --paired
+	Unpaired        bool              // --unpaired
+	PassMargin      string            // --pass-margin, as given
+	FailMargin      string            // --fail-margin, as given
+	Plan            bool              // --plan
+	Regression      string            // --regression, as given
+	Series          string            // --series: run ab's series file
+	SubExperiments  string            // -s/--subexperiments: comma-separated, "" for every one
 	// Given holds the flags given on the command line, by their first
 	// name ("fail-threshold"): a flag given explicitly that the mode does
 	// not use is refused rather than ignored.
@@ -193,7 +189,7 @@ func (inv Invocation) compareSides(ctx context.Context, cfg Config, seriesNote s
 func (inv Invocation) writeSections(ctx context.Context, res *Result, dir string, format plots.Format, stdout io.Writer) (written []string, err error) {
 	for _, s := range res.sections() {
 		if exit.Cancelled(ctx) {
-			return nil, exit.With(exit.Interrupted, errors.New("interrupted"))
+			return nil, interrupted()
 		}
 		path, err := res.writeCSVFile(dir, s)
 		if err != nil {
@@ -254,7 +250,7 @@ func (inv Invocation) seriesFile() (path, note string, err error) {
 		return "", "", nil
 	}
 	root, rootAbs := "", ""
-	for _, d := range append(slices.Clone(inv.Reference), inv.Results...) {
+	for _, d := range slices.Concat(inv.Reference, inv.Results) {
 		folder := d
 		if isExperiment(d) {
 			folder = filepath.Dir(d)
@@ -306,13 +302,13 @@ func (inv Invocation) guard() *clobber.Guard {
 
 // config reads the gating flags.
 func (inv Invocation) config() (Config, plots.Format, error) {
-	cfg := Config{AllowMissing: inv.AllowMissing, AllowIncomplete: inv.AllowIncomplete}
+	cfg := Config{AllowMissing: inv.AllowMissing, AllowIncomplete: inv.AllowIncomplete, Thresholds: map[string]float64{}}
 	t, err := numflag.Tolerance.Parse(inv.FailThreshold)
 	if err != nil {
 		return cfg, "", fmt.Errorf("--fail-threshold: %w", err)
 	}
 	cfg.Threshold = t
-	if inv.ColumnsSet {
+	if inv.Given["columns"] {
 		ms, err := result.ParseList(inv.Columns, result.CompareMetrics)
 		if err != nil {
 			return cfg, "", fmt.Errorf("--columns: %w", err)
@@ -347,9 +343,6 @@ func (inv Invocation) config() (Config, plots.Format, error) {
 		col, t, err := ParseThreshold(s)
 		if err != nil {
 			return cfg, "", fmt.Errorf("--threshold: %w", err)
-		}
-		if cfg.Thresholds == nil {
-			cfg.Thresholds = map[string]float64{}
 		}
 		if _, dup := cfg.Thresholds[col]; dup {
 			return cfg, "", fmt.Errorf("--threshold: column %q given twice", col)

@@ -75,15 +75,8 @@ func (inv Invocation) calibrateOptions(cfg Config) (calibrate.Options, error) {
 
 // runCalibrate is compare --calibrate.
 func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrate.Options, format plots.Format, stdout io.Writer) error {
-	_, junit := inv.Reports["junit"]
-	_, markdown := inv.Reports["markdown"]
-	for _, f := range []struct {
-		flag string
-		set  bool
-	}{{"junit", junit}, {"markdown", markdown}, {"html", inv.HTMLSet}, {"print-summaries", inv.PrintSummariesSet}, {"allow-missing", inv.AllowMissingSet}} {
-		if f.set {
-			return exit.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f.flag)
-		}
+	if f := inv.given("junit", "markdown", "html", "print-summaries", "allow-missing"); f != "" {
+		return exit.Usagef("--%s does not go with --calibrate: a calibration writes text, --json and its power plot", f)
 	}
 	refs, targets, warnings, err := inv.loadSides(ctx)
 	if err != nil {
@@ -100,7 +93,7 @@ func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrat
 	res, err := calibrate.Run(ctx, pool, opt)
 	if err != nil {
 		if exit.Cancelled(ctx) {
-			return exit.With(exit.Interrupted, errors.New("interrupted"))
+			return interrupted()
 		}
 		return exit.With(exit.Usage, err)
 	}

@@ -61,7 +61,7 @@ type Result struct {
 // It names the first reference run and the first run on another host.
 func hostWarning(references, targets []*experiment.Experiment) (string, bool) {
 	var first *experiment.Experiment
-	for _, e := range append(append([]*experiment.Experiment(nil), references...), targets...) {
+	for _, e := range slices.Concat(references, targets) {
 		if e.Host() == nil {
 			continue
 		}
@@ -97,13 +97,7 @@ func (s *Sub[R]) Missing() bool { return s.TargetRuns == nil }
 
 // Failed returns the checks that failed.
 func (s *Sub[R]) Failed() []gate.Check {
-	var f []gate.Check
-	for _, c := range s.Checks {
-		if c.Status == gate.Failed {
-			f = append(f, c)
-		}
-	}
-	return f
+	return slices.DeleteFunc(slices.Clone(s.Checks), func(c gate.Check) bool { return c.Status != gate.Failed })
 }
 
 // Passed reports whether the sub-experiment passes: every check passed, or,
@@ -197,7 +191,7 @@ func CompareRuns(references, targets []*experiment.Experiment, cfg Config) (*Res
 	if cfg, err = modeDefaults(cfg, mode); err != nil {
 		return nil, err
 	}
-	all := append(append([]*experiment.Experiment(nil), references...), targets...)
+	all := slices.Concat(references, targets)
 	latency, admitted, err := experiment.Admit(all, cfg.AllowIncomplete)
 	if err != nil {
 		return nil, err
@@ -317,7 +311,7 @@ func (r *Result) decide() error {
 // of the first reference run.
 func samePayloadsAll(refRuns, tgtRuns []*experiment.Summary) error {
 	var errs []error
-	for _, s := range append(append([]*experiment.Summary(nil), refRuns[1:]...), tgtRuns...) {
+	for _, s := range slices.Concat(refRuns[1:], tgtRuns) {
 		if err := samePayloads(refRuns[0], s); err != nil {
 			errs = append(errs, err)
 		}

@@ -115,11 +115,10 @@ func (r *Result) throughputTable(t *ThroughputResult) htmlreport.Table {
 	}
 	for j, k := range t.Keys {
 		c := t.Checks[j]
-		cell := htmlreport.Cell{Text: string(c.Status), Status: htmlStatus(c.Status)}
 		tb.Rows = append(tb.Rows, []htmlreport.Cell{
 			htmlreport.Num(strconv.Itoa(k.Payload)), htmlreport.Text(k.Load()),
 			htmlreport.Num(num3(c.Reference)), htmlreport.Num(num3(c.Value)), htmlreport.Num(c.PercentText(referenceName)),
-			cell, htmlreport.Text(c.Message),
+			{Text: string(c.Status), Status: htmlStatus(c.Status)}, htmlreport.Text(c.Message),
 		})
 	}
 	return tb

@@ -73,7 +73,7 @@ func (k kind[R]) runs(exps []*experiment.Experiment, typ, side string) ([]*exper
 func (k kind[R]) match(refs, tgts []*experiment.Experiment, noRef func(typ string, tgtRuns []*experiment.Table[R]) error,
 	add func(refRuns, tgtRuns []*experiment.Table[R])) []error {
 	types := map[string]bool{}
-	for _, e := range append(slices.Clone(refs), tgts...) {
+	for _, e := range slices.Concat(refs, tgts) {
 		for _, t := range k.tables(e) {
 			types[t.Type] = true
 		}

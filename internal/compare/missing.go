@@ -55,7 +55,7 @@ func commonTypes(refs, tgts []*experiment.Experiment) []string {
 	var common []string
 	for _, typ := range experiment.Types(refs[:1]) {
 		all := true
-		for _, e := range append(slices.Clone(refs), tgts...) {
+		for _, e := range slices.Concat(refs, tgts) {
 			all = all && slices.Contains(experiment.Types([]*experiment.Experiment{e}), typ)
 		}
 		if all {
@@ -76,7 +76,7 @@ func (inv Invocation) selectSubs(refs, targets []*experiment.Experiment) ([]*exp
 	if err != nil {
 		return nil, nil, fmt.Errorf("--subexperiments %w", err)
 	}
-	all, err := experiment.Select(append(slices.Clone(refs), targets...), names)
+	all, err := experiment.Select(slices.Concat(refs, targets), names)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--subexperiments: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/pairing"
+	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
@@ -36,7 +37,7 @@ const PlanPower = 0.95
 // the runs paired by name when cfg.Pairing is PairAlways; otherwise
 // nothing says the runs were interleaved, and Plan refuses them.
 func Plan(references, targets []*experiment.Experiment, cfg Config, regression float64, seed uint64) (paired.Plan, []string, error) {
-	cfg, err := statisticalConfig(cfg, append(append([]*experiment.Experiment(nil), references...), targets...))
+	cfg, err := statisticalConfig(cfg, slices.Concat(references, targets))
 	if err != nil {
 		return paired.Plan{}, nil, err
 	}
@@ -81,15 +82,10 @@ func (inv Invocation) runPlan(ctx context.Context, cfg Config, stdout io.Writer)
 	if inv.Calibrate || inv.Unpaired {
 		return exit.Usagef("--plan does not go with --calibrate or --unpaired: it plans the paired gate")
 	}
-	for _, f := range []struct {
-		flag string
-		set  bool
-	}{{"html", inv.HTMLSet}, {"print-summaries", inv.PrintSummariesSet}, {"allow-missing", inv.AllowMissingSet}} {
-		if f.set {
-			return exit.Usagef("--%s does not go with --plan: a plan prints text only", f.flag)
-		}
+	if f := inv.given("html", "print-summaries", "allow-missing"); f != "" {
+		return exit.Usagef("--%s does not go with --plan: a plan prints text only", f)
 	}
-	if len(inv.Reports) > 0 {
+	if slices.ContainsFunc(report.Formats, func(f report.Format) bool { return inv.Given[f.Flag] }) {
 		return exit.Usagef("the report flags do not go with --plan: a plan prints text only")
 	}
 	regression, err := numflag.Level.Parse(inv.Regression)

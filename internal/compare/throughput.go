@@ -29,11 +29,10 @@ type ThroughputResult struct {
 	Keys []result.Key
 }
 
-func (t *ThroughputResult) csvName() string { return ThroughputCSVFileName(t.Type) }
+func (t *ThroughputResult) csvName() string { return CSVFileName("throughput_" + t.Type) }
 func (t *ThroughputResult) writeTo(r *Result, w io.Writer) error {
 	return t.writeCSV(r, w, strings.Split(result.ThroughputHeader, ","))
 }
-func (t *ThroughputResult) figures(r *Result) []Figure { return r.ThroughputFigures(t) }
 
 // describe adds to c's message what a throughput check of key k needs to
 // be read: the direction, the values in Mb/s and, in window mode, the F of
@@ -68,7 +67,7 @@ func offeredRange(runs []*experiment.Throughput, k result.Key) string {
 func sameThroughputRows(refRuns, tgtRuns []*experiment.Throughput) error {
 	first := refRuns[0]
 	var errs []error
-	for _, run := range append(append([]*experiment.Throughput(nil), refRuns[1:]...), tgtRuns...) {
+	for _, run := range slices.Concat(refRuns[1:], tgtRuns) {
 		if parts := onlyIn(first, run, result.Key.String, "", "the reference "+first.Path, run.Path); len(parts) > 0 {
 			errs = append(errs, fileerr.New(run.Path, 0, "", "throughput of sub-experiment %q: the runs measured different payloads, modes or offered rates: %s; compare runs made with the same --payloads and --rate",
 				first.Type, strings.Join(parts, "; ")))
@@ -77,15 +76,11 @@ func sameThroughputRows(refRuns, tgtRuns []*experiment.Throughput) error {
 	return errors.Join(errs...)
 }
 
-// ThroughputCSVFileName is the name of a sub-experiment's throughput
-// comparison CSV in the plots directory.
-func ThroughputCSVFileName(typ string) string { return CSVFileName("throughput_" + typ) }
-
-// ThroughputFigures returns the throughput comparison plots of t, one per
+// figures returns the throughput comparison plots of t, one per
 // offered load: the median msg/s over the payloads (with several runs per
 // side, the median over each side's runs), reference dashed, results solid,
 // regressions marked; higher is better.
-func (r *Result) ThroughputFigures(t *ThroughputResult) []Figure {
+func (t *ThroughputResult) figures(r *Result) []Figure {
 	var loads []result.Key // payload 0: one figure per load
 	for _, k := range t.Keys {
 		l := result.Key{Mode: k.Mode, Offered: k.Offered}

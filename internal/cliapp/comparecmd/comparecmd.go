@@ -12,7 +12,6 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
-	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/result"
 )
 
@@ -236,45 +235,35 @@ func action(c *cli.Context) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
 	}
-	reports := map[string]string{}
-	for _, f := range report.Formats {
-		if c.IsSet(f.Flag) {
-			reports[f.Flag] = c.String(f.Flag)
-		}
-	}
 	return compare.Run(c.Context, compare.Invocation{
-		Reference:         c.StringSlice("reference"),
-		Results:           c.StringSlice("results"),
-		PlotsDirectory:    c.String("plots-directory"),
-		FailThreshold:     c.String("fail-threshold"),
-		Columns:           c.String("columns"),
-		ColumnsSet:        c.IsSet("columns"),
-		FalseFail:         c.String("false-fail"),
-		Thresholds:        c.StringSlice("threshold"),
-		AllowMissing:      c.Bool("allow-missing"),
-		AllowMissingSet:   c.IsSet("allow-missing"),
-		AllowIncomplete:   c.Bool("allow-incomplete"),
-		Reports:           reports,
-		HTML:              c.String("html"),
-		HTMLSet:           c.IsSet("html"),
-		Format:            c.String("format"),
-		PrintSummaries:    c.Bool("print-summaries"),
-		PrintSummariesSet: c.IsSet("print-summaries"),
-		Series:            c.String("series"),
-		SubExperiments:    c.String("subexperiments"),
-		Calibrate:         c.Bool("calibrate"),
-		RunsPerSide:       c.Int("runs-per-side"),
-		Splits:            c.Int("splits"),
-		Split:             c.String("split"),
-		Seed:              c.Uint64("seed"),
-		Factors:           c.String("factors"),
-		CalibThresholds:   c.String("thresholds"),
-		Paired:            c.Bool("paired"),
-		Unpaired:          c.Bool("unpaired"),
-		PassMargin:        c.String("pass-margin"),
-		FailMargin:        c.String("fail-margin"),
-		Plan:              c.Bool("plan"),
-		Regression:        c.String("regression"),
-		Given:             cliapp.Given(c),
+		Reference:       c.StringSlice("reference"),
+		Results:         c.StringSlice("results"),
+		PlotsDirectory:  c.String("plots-directory"),
+		FailThreshold:   c.String("fail-threshold"),
+		Columns:         c.String("columns"),
+		FalseFail:       c.String("false-fail"),
+		Thresholds:      c.StringSlice("threshold"),
+		AllowMissing:    c.Bool("allow-missing"),
+		AllowIncomplete: c.Bool("allow-incomplete"),
+		Reports:         cliapp.Reports(c, ""),
+		HTML:            c.String("html"),
+		Format:          c.String("format"),
+		PrintSummaries:  c.Bool("print-summaries"),
+		Series:          c.String("series"),
+		SubExperiments:  c.String("subexperiments"),
+		Calibrate:       c.Bool("calibrate"),
+		RunsPerSide:     c.Int("runs-per-side"),
+		Splits:          c.Int("splits"),
+		Split:           c.String("split"),
+		Seed:            c.Uint64("seed"),
+		Factors:         c.String("factors"),
+		CalibThresholds: c.String("thresholds"),
+		Paired:          c.Bool("paired"),
+		Unpaired:        c.Bool("unpaired"),
+		PassMargin:      c.String("pass-margin"),
+		FailMargin:      c.String("fail-margin"),
+		Plan:            c.Bool("plan"),
+		Regression:      c.String("regression"),
+		Given:           cliapp.Given(c),
 	}, c.App.Writer)
 }
