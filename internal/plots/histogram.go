@@ -220,12 +220,7 @@ func (h *histBars) note(samples []float64) string {
 		}
 		return log + "bins"
 	}
-	n := 0
-	for _, v := range samples {
-		if finite(v) {
-			n++
-		}
-	}
+	n := len(finiteValues(samples))
 	// At most two decimals, without trailing zeros: 99.9, 99.89.
 	pct := strconv.FormatFloat(100*float64(n-h.Over)/float64(n), 'f', 2, 64)
 	pct = strings.TrimSuffix(strings.TrimRight(pct, "0"), ".")
@@ -297,13 +292,7 @@ func (h *histBars) overRange() (x0, x1 float64) {
 
 // DataRange implements plot.DataRanger.
 func (h *histBars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	maxCount := h.Over
-	for _, c := range h.Counts {
-		maxCount = max(maxCount, c)
-	}
-	if maxCount == 0 {
-		maxCount = 1
-	}
+	maxCount := max(h.Over, slices.Max(h.Counts), 1)
 	xmax = h.Max()
 	if h.Over > 0 {
 		_, xmax = h.overRange()

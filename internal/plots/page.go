@@ -256,10 +256,7 @@ type legendColumns struct {
 
 // offset returns how far to move what is drawn at height y.
 func (l *legendColumns) offset(y vg.Length) vg.Point {
-	i := int(math.Floor(float64((l.top - y) / l.step)))
-	if i < 0 {
-		i = 0
-	}
+	i := max(0, int(math.Floor(float64((l.top-y)/l.step))))
 	col := i / l.rows
 	return vg.Point{X: vg.Length(col) * l.colW, Y: vg.Length(col*l.rows) * l.step}
 }
