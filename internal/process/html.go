@@ -224,11 +224,7 @@ func marker(results []Result, cols []string) func(bytes, i int, v float64) strin
 		for _, row := range r.Rows {
 			g := group(row.Bytes)
 			if worst[g] == nil {
-				worst[g] = make([]float64, len(cols))
-				best[g] = make([]float64, len(cols))
-				for i := range best[g] {
-					best[g][i] = math.Inf(1)
-				}
+				worst[g], best[g] = make([]float64, len(cols)), slices.Repeat([]float64{math.Inf(1)}, len(cols))
 			}
 			for i, col := range cols {
 				v, _ := row.Get(col)

@@ -165,9 +165,8 @@ func perMessagePlots(pm PerMessage) []namedPlot {
 		cats[j] = strconv.Itoa(p)
 	}
 	col := func(q string, v func(permessagefile.Row) float64) []float64 {
-		y := make([]float64, len(payloads))
+		y := slices.Repeat([]float64{math.NaN()}, len(payloads))
 		for j, p := range payloads {
-			y[j] = math.NaN()
 			if r, ok := pm.row(p, q); ok {
 				y[j] = v(r)
 			}

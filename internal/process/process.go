@@ -409,6 +409,7 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 	}
 	defer f.Close()
 	g := &groupSender{ctx: ctx, file: i, st: st, jobs: jobs, recycle: recycle, buf: (<-recycle)[:0]}
+	defer func() { recycle <- g.buf }()
 	seen := map[int]bool{}
 	var order []int
 	split := false
@@ -426,7 +427,6 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 				split = true
 			} else if admit != nil {
 				if err := admit(r.Line(), s.Payload); err != nil {
-					recycle <- g.buf
 					return nil, err
 				}
 			}
@@ -447,16 +447,13 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 			g.buf = append(g.buf, s.Latency)
 		}
 		if r.Line()&0xffff == 0 && ctx.Err() != nil {
-			recycle <- g.buf
 			return nil, context.Cause(ctx)
 		}
 	}
 	if err := r.Err(); err != nil {
-		recycle <- g.buf
 		return nil, err
 	}
 	if split {
-		recycle <- g.buf
 		return order, errNotContiguous
 	}
 	if only > 0 {
@@ -467,7 +464,6 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 			return nil, err
 		}
 	}
-	recycle <- g.buf
 	return order, nil
 }
 
@@ -500,7 +496,8 @@ type groupSender struct {
 	lines   []int // with only > 0, the line of each sample
 }
 
-// send hands buf to a worker as the next row of the file.
+// send hands buf to a worker as the next row of the file; interrupted, it
+// keeps buf, for streamGroups to give back.
 func (g *groupSender) send() error {
 	st := g.st
 	st.mu.Lock()
@@ -512,7 +509,6 @@ func (g *groupSender) send() error {
 	select {
 	case g.jobs <- job{file: g.file, index: idx, payload: g.cur, samples: g.buf, firstLine: g.first, lines: g.lines, recycle: g.recycle}:
 	case <-g.ctx.Done():
-		g.recycle <- g.buf
 		return context.Cause(g.ctx)
 	}
 	g.buf = (<-g.recycle)[:0]
@@ -579,15 +575,9 @@ func ComparisonPlot(results []Result, c Comparison) *plot.Plot {
 		cats[i] = strconv.Itoa(p)
 	}
 	rows := make([]plots.HeatRow, len(results))
-	lo, hi := make([]float64, len(payloads)), make([]float64, len(payloads))
-	for i := range payloads {
-		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
-	}
+	lo, hi := slices.Repeat([]float64{math.Inf(1)}, len(payloads)), slices.Repeat([]float64{math.Inf(-1)}, len(payloads))
 	for i, r := range results {
-		y := make([]float64, len(payloads))
-		for k := range y {
-			y[k] = math.NaN()
-		}
+		y := slices.Repeat([]float64{math.NaN()}, len(payloads))
 		for _, row := range r.Rows {
 			k := slices.Index(payloads, row.Bytes)
 			y[k], _ = row.Get(c.Column)
@@ -626,11 +616,9 @@ func payloadsOf(results []Result) []int {
 	var payloads []int
 	for _, r := range results {
 		for _, row := range r.Rows {
-			if !slices.Contains(payloads, row.Bytes) {
-				payloads = append(payloads, row.Bytes)
-			}
+			payloads = append(payloads, row.Bytes)
 		}
 	}
 	slices.Sort(payloads)
-	return payloads
+	return slices.Compact(payloads)
 }

@@ -120,9 +120,7 @@ func throughputPlots(t Throughput) []namedPlot {
 	}
 	var loads []load
 	for _, r := range t.Rows {
-		if !slices.Contains(payloads, r.Payload) {
-			payloads = append(payloads, r.Payload)
-		}
+		payloads = append(payloads, r.Payload)
 		l := load{r.Mode, r.Offered}
 		if r.Mode == result.ModeWindow {
 			l.offered = 0 // each payload has its own F: one line
@@ -132,6 +130,7 @@ func throughputPlots(t Throughput) []namedPlot {
 		}
 	}
 	slices.Sort(payloads)
+	payloads = slices.Compact(payloads)
 	cats := make([]string, len(payloads))
 	for i, p := range payloads {
 		cats[i] = strconv.Itoa(p)
@@ -139,10 +138,7 @@ func throughputPlots(t Throughput) []namedPlot {
 	var lines []plots.Line
 	var whats []string
 	for _, l := range loads {
-		y := make([]float64, len(payloads))
-		for i := range y {
-			y[i] = math.NaN()
-		}
+		y := slices.Repeat([]float64{math.NaN()}, len(payloads))
 		for _, r := range t.Rows {
 			if r.Mode == l.mode && (l.mode == result.ModeWindow || r.Offered == l.offered) {
 				y[slices.Index(payloads, r.Payload)] = r.Median

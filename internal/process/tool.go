@@ -242,11 +242,10 @@ func (j *invocation) readInputs() (err error) {
 		}
 	}
 	if !j.opt.Plots {
-		for i := range j.inputs {
-			j.inputs[i].PlotsDir = ""
-		}
-		for i := range j.bursts {
-			j.bursts[i].PlotsDir = ""
+		for _, ins := range [][]Input{j.inputs, j.bursts} {
+			for i := range ins {
+				ins[i].PlotsDir = ""
+			}
 		}
 	}
 	return nil
