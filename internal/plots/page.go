@@ -208,15 +208,14 @@ func wrapText(sty text.Style, s string, w vg.Length) string {
 		}
 		cur := ""
 		for _, word := range strings.Fields(line) {
-			if cur != "" && sty.Width(cur+" "+word) > w {
-				out = append(out, cur)
+			switch {
+			case cur == "":
 				cur = word
-				continue
+			case sty.Width(cur+" "+word) > w:
+				out, cur = append(out, cur), word
+			default:
+				cur += " " + word
 			}
-			if cur != "" {
-				cur += " "
-			}
-			cur += word
 		}
 		out = append(out, cur)
 	}
@@ -277,12 +276,9 @@ func (l *legendColumns) movePath(p vg.Path) vg.Path {
 	out := make(vg.Path, len(p))
 	for i, c := range p {
 		c.Pos = c.Pos.Add(off)
-		if len(c.Control) > 0 {
-			ctl := make([]vg.Point, len(c.Control))
-			for j, pt := range c.Control {
-				ctl[j] = pt.Add(off)
-			}
-			c.Control = ctl
+		c.Control = slices.Clone(c.Control)
+		for j := range c.Control {
+			c.Control[j] = c.Control[j].Add(off)
 		}
 		out[i] = c
 	}
