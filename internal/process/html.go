@@ -191,11 +191,7 @@ func MatrixTable(results []Result, latency string) htmlreport.Table {
 	cols := []string{"Median", "99%"}
 	marked := marker(results, cols)
 	for _, r := range results {
-		cells := make([]htmlreport.Cell, 1+len(payloads))
-		cells[0] = htmlreport.Text(r.Type)
-		for k := range payloads {
-			cells[1+k] = htmlreport.Num("–")
-		}
+		cells := append([]htmlreport.Cell{htmlreport.Text(r.Type)}, slices.Repeat([]htmlreport.Cell{htmlreport.Num("–")}, len(payloads))...)
 		for _, row := range r.Rows {
 			p50, _ := row.Get(cols[0])
 			p99, _ := row.Get(cols[1])

@@ -110,15 +110,13 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 			return nil, nil, fileerr.New(f.Path, 0, "", "%v", err)
 		}
 	}
-	for _, f := range files {
-		if err := checkHeader(f.Path); err != nil {
-			return nil, nil, err
-		}
-	}
 	if plotsDir == "" {
 		plotsDir = experiment.PlotsDir(dir)
 	}
 	for _, f := range files {
+		if err := checkHeader(f.Path); err != nil {
+			return nil, nil, err
+		}
 		inputs = append(inputs, Input{
 			Type:     f.Type,
 			Raw:      f.Path,

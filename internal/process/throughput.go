@@ -57,10 +57,8 @@ const (
 func ownThroughputs(ts []Throughput, loads []Load, pms []PerMessage) {
 	for i := range ts {
 		t := &ts[i]
-		for _, pm := range pms {
-			if pm.Type == t.Type {
-				t.Owner = ownerPerMessage
-			}
+		if slices.ContainsFunc(pms, func(pm PerMessage) bool { return pm.Type == t.Type }) {
+			t.Owner = ownerPerMessage
 		}
 		for _, l := range loads {
 			if l.Type == t.Type {
