@@ -73,12 +73,7 @@ func binRange(samples []float64, bins int, lo, hi float64) Bins {
 // finiteRange returns the range of the finite samples, [v−0.5, v+0.5] when
 // they are all equal to v, and [0, 1] when there are none.
 func finiteRange(samples []float64) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, v := range samples {
-		if finite(v) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
+	_, _, lo, hi = dataRange(samples, index, finite)
 	switch {
 	case lo > hi:
 		return 0, 1
