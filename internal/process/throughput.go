@@ -161,12 +161,7 @@ func throughputPlots(t Throughput) []namedPlot {
 	out := []namedPlot{{"throughput_" + t.Type, plots.CategoryLines(title,
 		"Payload [Bytes]", "Throughput [msg/s]", cats, lines)}}
 	for _, p := range payloads {
-		var steps []result.ThroughputRow
-		for _, r := range t.Search {
-			if r.Payload == p && r.Mode == result.ModeWindow {
-				steps = append(steps, r)
-			}
-		}
+		steps := slices.DeleteFunc(slices.Clone(t.Search), func(r result.ThroughputRow) bool { return r.Payload != p || r.Mode != result.ModeWindow })
 		if len(steps) == 0 {
 			continue
 		}
