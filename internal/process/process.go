@@ -516,33 +516,19 @@ func (g *groupSender) send() error {
 // payloadPlots draws one payload's histogram and series, titled with the
 // sub-experiment typ, saves them in dir (unless dir is ""), and returns
 // them as SVG when svg is set.
-func payloadPlots(dir, typ string, payload int, samples []float64, f plots.Format, svg bool) (Figures, error) {
-	var fig Figures
+func payloadPlots(dir, typ string, payload int, samples []float64, f plots.Format, svg bool) (fig Figures, err error) {
 	p := strconv.Itoa(payload)
 	what := p + " Bytes"
 	if typ != "" {
 		what = typ + " - " + what
 	}
-	h := plots.Histogram(samples, HistogramBins, "Latency histogram - "+what)
-	s := plots.Series(samples, plots.SeriesPoints, "Latency series - "+what)
-	if dir != "" {
-		if err := plots.Save(h, filepath.Join(dir, "histogram_"+p+f.Ext()), f); err != nil {
-			return fig, err
-		}
-		if err := plots.Save(s, filepath.Join(dir, "series_"+p+f.Ext()), f); err != nil {
-			return fig, err
-		}
+	h := namedPlot{"histogram_" + p, plots.Histogram(samples, HistogramBins, "Latency histogram - "+what)}
+	s := namedPlot{"series_" + p, plots.Series(samples, plots.SeriesPoints, "Latency series - "+what)}
+	if fig.Histogram, err = h.draw(dir, f, svg); err != nil {
+		return fig, err
 	}
-	if svg {
-		var err error
-		if fig.Histogram, err = plots.SVG(h); err != nil {
-			return fig, err
-		}
-		if fig.Series, err = plots.SVG(s); err != nil {
-			return fig, err
-		}
-	}
-	return fig, nil
+	fig.Series, err = s.draw(dir, f, svg)
+	return fig, err
 }
 
 // Comparison is one of the sub-experiment comparison plots.

@@ -101,6 +101,20 @@ type namedPlot struct {
 	p    *plot.Plot
 }
 
+// draw saves the figure into dir, unless dir is "", and returns it as SVG
+// when svg is set.
+func (fig namedPlot) draw(dir string, f plots.Format, svg bool) ([]byte, error) {
+	if dir != "" {
+		if err := plots.Save(fig.p, filepath.Join(dir, fig.name+f.Ext()), f); err != nil {
+			return nil, err
+		}
+	}
+	if !svg {
+		return nil, nil
+	}
+	return plots.SVG(fig.p)
+}
+
 // throughputPlots are a sub-experiment's figures: its rate by payload
 // (throughput_<type>), one line per load (the window search's F, or each
 // offered rate), each named by what its Median column holds (formats §9):
