@@ -110,12 +110,9 @@ type heatCells struct {
 
 // missing reports whether a cell has no value.
 func (h *heatCells) missing() bool {
-	for _, r := range h.rows {
-		if len(r.Values) < h.k || slices.ContainsFunc(r.Values, func(v float64) bool { return !finite(v) }) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(h.rows, func(r HeatRow) bool {
+		return len(r.Values) < h.k || slices.ContainsFunc(r.Values, func(v float64) bool { return !finite(v) })
+	})
 }
 
 // color returns the colour of value v on the map's scale.

@@ -73,12 +73,7 @@ func binRange(samples []float64, bins int, lo, hi float64) Bins {
 // finiteRange returns the range of the finite samples, [v−0.5, v+0.5] when
 // they are all equal to v, and [0, 1] when there are none.
 func finiteRange(samples []float64) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, v := range samples {
-		if finite(v) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
+	_, _, lo, hi = dataRange(samples, index, finite)
 	switch {
 	case lo > hi:
 		return 0, 1
@@ -220,12 +215,7 @@ func (h *histBars) note(samples []float64) string {
 		}
 		return log + "bins"
 	}
-	n := 0
-	for _, v := range samples {
-		if finite(v) {
-			n++
-		}
-	}
+	n := len(finiteValues(samples))
 	// At most two decimals, without trailing zeros: 99.9, 99.89.
 	pct := strconv.FormatFloat(100*float64(n-h.Over)/float64(n), 'f', 2, 64)
 	pct = strings.TrimSuffix(strings.TrimRight(pct, "0"), ".")
@@ -297,13 +287,7 @@ func (h *histBars) overRange() (x0, x1 float64) {
 
 // DataRange implements plot.DataRanger.
 func (h *histBars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	maxCount := h.Over
-	for _, c := range h.Counts {
-		maxCount = max(maxCount, c)
-	}
-	if maxCount == 0 {
-		maxCount = 1
-	}
+	maxCount := max(h.Over, slices.Max(h.Counts), 1)
 	xmax = h.Max()
 	if h.Over > 0 {
 		_, xmax = h.overRange()

@@ -81,12 +81,10 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	for _, labelled := range sets {
 		n := 0
 		for i, t := range ticks {
-			m, d := mantissa(t.Value)
-			if labelled(m) {
+			ticks[i].Label = ""
+			if m, d := mantissa(t.Value); labelled(m) {
 				ticks[i].Label = strconv.FormatFloat(t.Value, 'f', max(0, -d), 64)
 				n++
-			} else {
-				ticks[i].Label = ""
 			}
 		}
 		if n >= 3 {

@@ -208,15 +208,14 @@ func wrapText(sty text.Style, s string, w vg.Length) string {
 		}
 		cur := ""
 		for _, word := range strings.Fields(line) {
-			if cur != "" && sty.Width(cur+" "+word) > w {
-				out = append(out, cur)
+			switch {
+			case cur == "":
 				cur = word
-				continue
+			case sty.Width(cur+" "+word) > w:
+				out, cur = append(out, cur), word
+			default:
+				cur += " " + word
 			}
-			if cur != "" {
-				cur += " "
-			}
-			cur += word
 		}
 		out = append(out, cur)
 	}
@@ -256,10 +255,7 @@ type legendColumns struct {
 
 // offset returns how far to move what is drawn at height y.
 func (l *legendColumns) offset(y vg.Length) vg.Point {
-	i := int(math.Floor(float64((l.top - y) / l.step)))
-	if i < 0 {
-		i = 0
-	}
+	i := max(0, int(math.Floor(float64((l.top-y)/l.step))))
 	col := i / l.rows
 	return vg.Point{X: vg.Length(col) * l.colW, Y: vg.Length(col*l.rows) * l.step}
 }
@@ -280,12 +276,9 @@ func (l *legendColumns) movePath(p vg.Path) vg.Path {
 	out := make(vg.Path, len(p))
 	for i, c := range p {
 		c.Pos = c.Pos.Add(off)
-		if len(c.Control) > 0 {
-			ctl := make([]vg.Point, len(c.Control))
-			for j, pt := range c.Control {
-				ctl[j] = pt.Add(off)
-			}
-			c.Control = ctl
+		c.Control = slices.Clone(c.Control)
+		for j := range c.Control {
+			c.Control[j] = c.Control[j].Add(off)
 		}
 		out[i] = c
 	}

@@ -76,12 +76,8 @@ func spikeClip(samples []float64) (top float64, above int, highest float64) {
 		return 0, 0, 0
 	}
 	top = cut + 0.25*(cut-lo)
-	for _, v := range sorted {
-		if v > top {
-			above++
-		}
-	}
-	return top, above, hi
+	m, _ := slices.BinarySearch(sorted, math.Nextafter(top, math.Inf(1))) // the first sample above top
+	return top, n - m, hi
 }
 
 // polyline draws y over x as one line, broken at NaN values of y.

@@ -274,14 +274,7 @@ func drawGlyphAt(dst *image.RGBA, at image.Point, mask *image.Alpha, col [4]uint
 
 // fffftou converts [0, 65535] to a 16-bit value, rounding, as x/image/draw.
 func fffftou(f float64) uint16 {
-	i := int32(f + 0.5)
-	if i > 0xffff {
-		return 0xffff
-	}
-	if i > 0 {
-		return uint16(i)
-	}
-	return 0
+	return uint16(min(max(int32(f+0.5), 0), 0xffff))
 }
 
 // invert returns the inverse of m, as x/image/draw computes it.

@@ -191,11 +191,7 @@ func MatrixTable(results []Result, latency string) htmlreport.Table {
 	cols := []string{"Median", "99%"}
 	marked := marker(results, cols)
 	for _, r := range results {
-		cells := make([]htmlreport.Cell, 1+len(payloads))
-		cells[0] = htmlreport.Text(r.Type)
-		for k := range payloads {
-			cells[1+k] = htmlreport.Num("–")
-		}
+		cells := append([]htmlreport.Cell{htmlreport.Text(r.Type)}, slices.Repeat([]htmlreport.Cell{htmlreport.Num("–")}, len(payloads))...)
 		for _, row := range r.Rows {
 			p50, _ := row.Get(cols[0])
 			p99, _ := row.Get(cols[1])
@@ -224,11 +220,7 @@ func marker(results []Result, cols []string) func(bytes, i int, v float64) strin
 		for _, row := range r.Rows {
 			g := group(row.Bytes)
 			if worst[g] == nil {
-				worst[g] = make([]float64, len(cols))
-				best[g] = make([]float64, len(cols))
-				for i := range best[g] {
-					best[g][i] = math.Inf(1)
-				}
+				worst[g], best[g] = make([]float64, len(cols)), slices.Repeat([]float64{math.Inf(1)}, len(cols))
 			}
 			for i, col := range cols {
 				v, _ := row.Get(col)

@@ -165,9 +165,8 @@ func perMessagePlots(pm PerMessage) []namedPlot {
 		cats[j] = strconv.Itoa(p)
 	}
 	col := func(q string, v func(permessagefile.Row) float64) []float64 {
-		y := make([]float64, len(payloads))
+		y := slices.Repeat([]float64{math.NaN()}, len(payloads))
 		for j, p := range payloads {
-			y[j] = math.NaN()
 			if r, ok := pm.row(p, q); ok {
 				y[j] = v(r)
 			}
@@ -212,17 +211,14 @@ func drawEach[T any](items []T, figs func(T) []namedPlot, kept func(*T) *[]htmlr
 	n := 0
 	for _, it := range items {
 		for _, fig := range figs(it) {
+			b, err := fig.draw(dir, f, svg)
+			if err != nil {
+				return nil, n, err
+			}
 			if dir != "" {
-				if err := plots.Save(fig.p, filepath.Join(dir, fig.name+f.Ext()), f); err != nil {
-					return nil, n, err
-				}
 				n++
 			}
 			if svg {
-				b, err := plots.SVG(fig.p)
-				if err != nil {
-					return nil, n, err
-				}
 				*kept(&it) = append(*kept(&it), htmlreport.Plot{Title: fig.p.Title.Text, SVG: b})
 			}
 		}

@@ -110,15 +110,13 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 			return nil, nil, fileerr.New(f.Path, 0, "", "%v", err)
 		}
 	}
-	for _, f := range files {
-		if err := checkHeader(f.Path); err != nil {
-			return nil, nil, err
-		}
-	}
 	if plotsDir == "" {
 		plotsDir = experiment.PlotsDir(dir)
 	}
 	for _, f := range files {
+		if err := checkHeader(f.Path); err != nil {
+			return nil, nil, err
+		}
 		inputs = append(inputs, Input{
 			Type:     f.Type,
 			Raw:      f.Path,
@@ -409,6 +407,7 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 	}
 	defer f.Close()
 	g := &groupSender{ctx: ctx, file: i, st: st, jobs: jobs, recycle: recycle, buf: (<-recycle)[:0]}
+	defer func() { recycle <- g.buf }()
 	seen := map[int]bool{}
 	var order []int
 	split := false
@@ -426,7 +425,6 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 				split = true
 			} else if admit != nil {
 				if err := admit(r.Line(), s.Payload); err != nil {
-					recycle <- g.buf
 					return nil, err
 				}
 			}
@@ -447,16 +445,13 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 			g.buf = append(g.buf, s.Latency)
 		}
 		if r.Line()&0xffff == 0 && ctx.Err() != nil {
-			recycle <- g.buf
 			return nil, context.Cause(ctx)
 		}
 	}
 	if err := r.Err(); err != nil {
-		recycle <- g.buf
 		return nil, err
 	}
 	if split {
-		recycle <- g.buf
 		return order, errNotContiguous
 	}
 	if only > 0 {
@@ -467,7 +462,6 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 			return nil, err
 		}
 	}
-	recycle <- g.buf
 	return order, nil
 }
 
@@ -500,7 +494,8 @@ type groupSender struct {
 	lines   []int // with only > 0, the line of each sample
 }
 
-// send hands buf to a worker as the next row of the file.
+// send hands buf to a worker as the next row of the file; interrupted, it
+// keeps buf, for streamGroups to give back.
 func (g *groupSender) send() error {
 	st := g.st
 	st.mu.Lock()
@@ -512,7 +507,6 @@ func (g *groupSender) send() error {
 	select {
 	case g.jobs <- job{file: g.file, index: idx, payload: g.cur, samples: g.buf, firstLine: g.first, lines: g.lines, recycle: g.recycle}:
 	case <-g.ctx.Done():
-		g.recycle <- g.buf
 		return context.Cause(g.ctx)
 	}
 	g.buf = (<-g.recycle)[:0]
@@ -522,33 +516,19 @@ func (g *groupSender) send() error {
 // payloadPlots draws one payload's histogram and series, titled with the
 // sub-experiment typ, saves them in dir (unless dir is ""), and returns
 // them as SVG when svg is set.
-func payloadPlots(dir, typ string, payload int, samples []float64, f plots.Format, svg bool) (Figures, error) {
-	var fig Figures
+func payloadPlots(dir, typ string, payload int, samples []float64, f plots.Format, svg bool) (fig Figures, err error) {
 	p := strconv.Itoa(payload)
 	what := p + " Bytes"
 	if typ != "" {
 		what = typ + " - " + what
 	}
-	h := plots.Histogram(samples, HistogramBins, "Latency histogram - "+what)
-	s := plots.Series(samples, plots.SeriesPoints, "Latency series - "+what)
-	if dir != "" {
-		if err := plots.Save(h, filepath.Join(dir, "histogram_"+p+f.Ext()), f); err != nil {
-			return fig, err
-		}
-		if err := plots.Save(s, filepath.Join(dir, "series_"+p+f.Ext()), f); err != nil {
-			return fig, err
-		}
+	h := namedPlot{"histogram_" + p, plots.Histogram(samples, HistogramBins, "Latency histogram - "+what)}
+	s := namedPlot{"series_" + p, plots.Series(samples, plots.SeriesPoints, "Latency series - "+what)}
+	if fig.Histogram, err = h.draw(dir, f, svg); err != nil {
+		return fig, err
 	}
-	if svg {
-		var err error
-		if fig.Histogram, err = plots.SVG(h); err != nil {
-			return fig, err
-		}
-		if fig.Series, err = plots.SVG(s); err != nil {
-			return fig, err
-		}
-	}
-	return fig, nil
+	fig.Series, err = s.draw(dir, f, svg)
+	return fig, err
 }
 
 // Comparison is one of the sub-experiment comparison plots.
@@ -579,15 +559,9 @@ func ComparisonPlot(results []Result, c Comparison) *plot.Plot {
 		cats[i] = strconv.Itoa(p)
 	}
 	rows := make([]plots.HeatRow, len(results))
-	lo, hi := make([]float64, len(payloads)), make([]float64, len(payloads))
-	for i := range payloads {
-		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
-	}
+	lo, hi := slices.Repeat([]float64{math.Inf(1)}, len(payloads)), slices.Repeat([]float64{math.Inf(-1)}, len(payloads))
 	for i, r := range results {
-		y := make([]float64, len(payloads))
-		for k := range y {
-			y[k] = math.NaN()
-		}
+		y := slices.Repeat([]float64{math.NaN()}, len(payloads))
 		for _, row := range r.Rows {
 			k := slices.Index(payloads, row.Bytes)
 			y[k], _ = row.Get(c.Column)
@@ -626,11 +600,9 @@ func payloadsOf(results []Result) []int {
 	var payloads []int
 	for _, r := range results {
 		for _, row := range r.Rows {
-			if !slices.Contains(payloads, row.Bytes) {
-				payloads = append(payloads, row.Bytes)
-			}
+			payloads = append(payloads, row.Bytes)
 		}
 	}
 	slices.Sort(payloads)
-	return payloads
+	return slices.Compact(payloads)
 }

@@ -57,10 +57,8 @@ const (
 func ownThroughputs(ts []Throughput, loads []Load, pms []PerMessage) {
 	for i := range ts {
 		t := &ts[i]
-		for _, pm := range pms {
-			if pm.Type == t.Type {
-				t.Owner = ownerPerMessage
-			}
+		if slices.ContainsFunc(pms, func(pm PerMessage) bool { return pm.Type == t.Type }) {
+			t.Owner = ownerPerMessage
 		}
 		for _, l := range loads {
 			if l.Type == t.Type {
@@ -103,6 +101,20 @@ type namedPlot struct {
 	p    *plot.Plot
 }
 
+// draw saves the figure into dir, unless dir is "", and returns it as SVG
+// when svg is set.
+func (fig namedPlot) draw(dir string, f plots.Format, svg bool) ([]byte, error) {
+	if dir != "" {
+		if err := plots.Save(fig.p, filepath.Join(dir, fig.name+f.Ext()), f); err != nil {
+			return nil, err
+		}
+	}
+	if !svg {
+		return nil, nil
+	}
+	return plots.SVG(fig.p)
+}
+
 // throughputPlots are a sub-experiment's figures: its rate by payload
 // (throughput_<type>), one line per load (the window search's F, or each
 // offered rate), each named by what its Median column holds (formats §9):
@@ -120,9 +132,7 @@ func throughputPlots(t Throughput) []namedPlot {
 	}
 	var loads []load
 	for _, r := range t.Rows {
-		if !slices.Contains(payloads, r.Payload) {
-			payloads = append(payloads, r.Payload)
-		}
+		payloads = append(payloads, r.Payload)
 		l := load{r.Mode, r.Offered}
 		if r.Mode == result.ModeWindow {
 			l.offered = 0 // each payload has its own F: one line
@@ -132,6 +142,7 @@ func throughputPlots(t Throughput) []namedPlot {
 		}
 	}
 	slices.Sort(payloads)
+	payloads = slices.Compact(payloads)
 	cats := make([]string, len(payloads))
 	for i, p := range payloads {
 		cats[i] = strconv.Itoa(p)
@@ -139,10 +150,7 @@ func throughputPlots(t Throughput) []namedPlot {
 	var lines []plots.Line
 	var whats []string
 	for _, l := range loads {
-		y := make([]float64, len(payloads))
-		for i := range y {
-			y[i] = math.NaN()
-		}
+		y := slices.Repeat([]float64{math.NaN()}, len(payloads))
 		for _, r := range t.Rows {
 			if r.Mode == l.mode && (l.mode == result.ModeWindow || r.Offered == l.offered) {
 				y[slices.Index(payloads, r.Payload)] = r.Median
@@ -167,12 +175,7 @@ func throughputPlots(t Throughput) []namedPlot {
 	out := []namedPlot{{"throughput_" + t.Type, plots.CategoryLines(title,
 		"Payload [Bytes]", "Throughput [msg/s]", cats, lines)}}
 	for _, p := range payloads {
-		var steps []result.ThroughputRow
-		for _, r := range t.Search {
-			if r.Payload == p && r.Mode == result.ModeWindow {
-				steps = append(steps, r)
-			}
-		}
+		steps := slices.DeleteFunc(slices.Clone(t.Search), func(r result.ThroughputRow) bool { return r.Payload != p || r.Mode != result.ModeWindow })
 		if len(steps) == 0 {
 			continue
 		}

@@ -230,7 +230,7 @@ func (j *invocation) readInputs() (err error) {
 			return exit.With(exit.Usage, err)
 		}
 		ownThroughputs(j.tputs, j.loads, j.pms)
-		if j.opt.Listed, err = admitListed(dir, append(j.inputs, j.bursts...), j.loads); err != nil {
+		if j.opt.Listed, err = admitListed(dir, append(j.inputs, j.bursts...), j.tputs, j.loads); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 	}
@@ -242,11 +242,10 @@ func (j *invocation) readInputs() (err error) {
 		}
 	}
 	if !j.opt.Plots {
-		for i := range j.inputs {
-			j.inputs[i].PlotsDir = ""
-		}
-		for i := range j.bursts {
-			j.bursts[i].PlotsDir = ""
+		for _, ins := range [][]Input{j.inputs, j.bursts} {
+			for i := range ins {
+				ins[i].PlotsDir = ""
+			}
 		}
 	}
 	return nil
@@ -413,7 +412,7 @@ func (j *invocation) printTotals(start time.Time) {
 // §6) and refuses a raw file, throughput summary or load summary of a
 // sub-experiment it does not list: data of another run in the folder. The
 // raw files' payloads are checked as they are read (Options.Listed).
-func admitListed(dir string, inputs []Input, loads []Load) (*experiment.Listed, error) {
+func admitListed(dir string, inputs []Input, tputs []Throughput, loads []Load) (*experiment.Listed, error) {
 	listed, err := experiment.ReadListed(dir)
 	if err != nil || listed == nil {
 		return nil, err
@@ -423,17 +422,10 @@ func admitListed(dir string, inputs []Input, loads []Load) (*experiment.Listed, 
 			return nil, err
 		}
 	}
-	tputs, err := experiment.ThroughputFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range tputs {
-		rows, err := experiment.ReadThroughputFile(f.Path)
-		if err == nil {
-			err = listed.Type(f.Path, f.Type)
-		}
-		for i := 0; err == nil && i < len(rows); i++ {
-			err = listed.Payload(f.Path, i+2, f.Type, rows[i].Payload)
+	for _, t := range tputs {
+		err := listed.Type(t.Path, t.Type)
+		for i := 0; err == nil && i < len(t.Rows); i++ {
+			err = listed.Payload(t.Path, i+2, t.Type, t.Rows[i].Payload)
 		}
 		if err != nil {
 			return nil, err
