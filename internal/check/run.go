@@ -187,6 +187,11 @@ func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 	if n := len(cfg.ExperimentDirs); (single && (n > 0 || cfg.ExperimentsRoot != "")) || (!single && n == 0 && cfg.ExperimentsRoot == "") {
 		return cfg, "", exit.Usagef("give the candidate runs as one experiment directory, as several, or as a folder of experiments")
 	}
+	if !single && cfg.OutputDir == "" && cfg.PlotsDir != "" {
+		// Several runs write their reports, and the plots beside them,
+		// only with --output-directory: an explicit -p was ignored.
+		return cfg, "", exit.Usagef("--plots-directory %s: several runs write their check reports and plots only with --output-directory: give it too", cfg.PlotsDir)
+	}
 	cfg.PlotsDir = cmp.Or(cfg.PlotsDir, defaultPlotsDir(cfg))
 	cfg.Format = cmp.Or(cfg.Format, plots.FormatPNG)
 	if !(cfg.Margin >= 0) || math.IsInf(cfg.Margin, 0) {

@@ -239,6 +239,9 @@ func TestSeveralRunsErrors(t *testing.T) {
 		{"margin not a number", append(dirArgs(runs), "--requirements", req, "--margin", "lots"), `--margin: "lots" is not a number`},
 		{"output directory is a run", append(dirArgs(runs), "--requirements", req, "--output-directory", runs[0]), "is one of the candidate runs"},
 		{"output directory in the folder of runs", []string{"--experiments-results", filepath.Dir(runs[0]), "--requirements", req, "--output-directory", filepath.Join(filepath.Dir(runs[0]), "check")}, "is, or is in, the folder of runs"},
+		// Several runs write plots beside their reports: an explicit -p
+		// without -o was ignored (exit 0, no plot, no word).
+		{"plots directory without output directory", append(dirArgs(runs), "--requirements", req, "-p", filepath.Join(root, "p")), "several runs write their check reports and plots only with --output-directory"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runCheck(t, root, tt.args...)

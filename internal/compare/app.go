@@ -439,3 +439,11 @@ func removeComparisons(earlier, written []string) error {
 	}
 	return nil
 }
+
+// runWord is "run" or "runs" after a count of n.
+func runWord(n int) string {
+	if n == 1 {
+		return "run"
+	}
+	return "runs"
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
 )
 
 // The flags that only some modes use, by their first name.
@@ -53,7 +54,7 @@ func (inv Invocation) checkFlags(cfg Config) error {
 		return fmt.Errorf("--%s does not go with --plan: the paired gate it plans decides by --pass-margin and --fail-margin", f)
 	}
 	if m := cfg.Margins; m.Pass > m.Fail {
-		return fmt.Errorf("--pass-margin %v above --fail-margin %v: a change between them would both pass and fail", m.Pass, m.Fail)
+		return fmt.Errorf("--pass-margin %s above --fail-margin %s: a change between them would both pass and fail", numflag.Percent(m.Pass), numflag.Percent(m.Fail))
 	}
 	return nil
 }

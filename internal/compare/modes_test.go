@@ -84,7 +84,7 @@ func TestFlagsOutOfMode(t *testing.T) {
 		{"margin not interleaved", with(several, "--fail-margin", "10%"), "--fail-margin applies to the paired gate only, and these runs are compared unpaired"},
 		{"margin one run", with(one, "--fail-margin", "10%"), "--fail-margin does not apply with one run per side"},
 		{"false fail one run", with(one, "--false-fail", "5%"), "--false-fail does not apply with one run per side"},
-		{"pass above fail", with(several, "--paired", "--pass-margin", "20%", "--fail-margin", "10%"), "--pass-margin 0.2 above --fail-margin 0.1: a change between them would both pass and fail"},
+		{"pass above fail", with(several, "--paired", "--pass-margin", "20%", "--fail-margin", "10%"), "--pass-margin 20% above --fail-margin 10%: a change between them would both pass and fail"},
 		{"calibrate paired", with(several, "--calibrate", "--paired"), "--paired does not go with --calibrate"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

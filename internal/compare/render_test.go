@@ -169,3 +169,27 @@ func BenchmarkFigures(b *testing.B) {
 		}
 	}
 }
+
+// TestInconclusiveSummaryCounts: the error line counts runs and checks in
+// the singular when there is one ("≈ 1 more runs" before).
+func TestInconclusiveSummaryCounts(t *testing.T) {
+	check := func(more int) gate.Check {
+		return gate.Check{Status: gate.Inconclusive, Stats: &gate.Stats{Gateable: true, MoreRuns: more}}
+	}
+	for _, c := range []struct {
+		more []int
+		want string
+	}{
+		{[]int{1}, "inconclusive: 1 check could not be decided; ≈ 1 more run per side would decide 1 check"},
+		{[]int{3, 3}, "inconclusive: 2 checks could not be decided; ≈ 3 more runs per side would decide 2 checks"},
+		{[]int{1, 4}, "≈ 1 more run per side would decide half of 2 checks, ≈ 4 all"},
+	} {
+		v := &gate.Verdict{Inconclusive: len(c.more)}
+		for _, m := range c.more {
+			v.Checks = append(v.Checks, check(m))
+		}
+		if got := inconclusiveSummary(v); !strings.Contains(got, c.want) {
+			t.Errorf("%v: %q, want %q", c.more, got, c.want)
+		}
+	}
+}

@@ -87,9 +87,9 @@ func inconclusiveSummary(v *gate.Verdict) string {
 		slices.Sort(more)
 		half := more[(len(more)-1)/2]
 		if half == more[len(more)-1] {
-			parts = append(parts, fmt.Sprintf("≈ %d more runs per side would decide %s", half, plural(len(more), "check")))
+			parts = append(parts, fmt.Sprintf("≈ %d more %s per side would decide %s", half, runWord(half), plural(len(more), "check")))
 		} else {
-			parts = append(parts, fmt.Sprintf("≈ %d more runs per side would decide half of %s, ≈ %d all", half, plural(len(more), "check"), more[len(more)-1]))
+			parts = append(parts, fmt.Sprintf("≈ %d more %s per side would decide half of %s, ≈ %d all", half, runWord(half), plural(len(more), "check"), more[len(more)-1]))
 		}
 	}
 	if undecidable > 0 {

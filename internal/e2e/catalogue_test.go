@@ -897,7 +897,7 @@ func catalogue(bins map[string]string) []catalogueTrial {
 		{"load --rate 2000000000", `--rate 2000000000: expected 0 \(as fast as possible\) to 1000000000`, []string{"load", "-s", "intraprocess_best_effort", "--rate", "2000000000", "--duration", "1s"}},
 		{"load --payloads 8", `payload 8 B is smaller than the 16-byte message header`, []string{"load", "-s", "intraprocess_best_effort", "--payloads", "8", "--duration", "1s"}},
 		{"ab --false-fail 0.6", `--false-fail: 0\.6 .*out of range.*below 50%`, append([]string{"ab", "--max-runs", "40", "--false-fail", "0.6", "--candidate", "--echo-delay 1ms", "--"}, small...)},
-		{"ab --pass-margin above --fail-margin", `--pass-margin 0\.1 above --fail-margin 0\.05`, append([]string{"ab", "--max-runs", "40", "--pass-margin", "0.1", "--fail-margin", "0.05", "--candidate", "--echo-delay 1ms", "--"}, small...)},
+		{"ab --pass-margin above --fail-margin", `--pass-margin 10% above --fail-margin 5%`, append([]string{"ab", "--max-runs", "40", "--pass-margin", "0.1", "--fail-margin", "0.05", "--candidate", "--echo-delay 1ms", "--"}, small...)},
 		{"ab --candidate --samples 0", `candidate side: --samples 0: expected 1 to 1000000000`, []string{"ab", "--runs", "2", "--candidate", "--samples 0", "--", "-s", catType}},
 	} {
 		c := c

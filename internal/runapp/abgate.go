@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/result"
@@ -120,7 +121,7 @@ func newABGate(cfg ABConfig, units int) (*abGate, error) {
 		return nil, exit.Usagef("--cpu-margin %v: expected a fraction from 0 to 10, e.g. 0.05 or 5%%, or none", cfg.CPUMargin)
 	}
 	if cfg.Margins.Pass > cfg.Margins.Fail {
-		return nil, exit.Usagef("--pass-margin %v above --fail-margin %v: a change between them would both pass and fail", cfg.Margins.Pass, cfg.Margins.Fail)
+		return nil, exit.Usagef("--pass-margin %s above --fail-margin %s: a change between them would both pass and fail", numflag.Percent(cfg.Margins.Pass), numflag.Percent(cfg.Margins.Fail))
 	}
 	if len(cfg.Metrics) == 0 {
 		return nil, exit.Usagef("--columns: no column to gate")

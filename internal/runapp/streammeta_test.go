@@ -24,9 +24,9 @@ func TestStreamMetaConfig(t *testing.T) {
 		"--payloads", "64", "--no-plots", "--max-raw", "1000"}
 	streamArgs := []string{"-s", "intraprocess_reliable", "--payloads", "16"}
 	for _, c := range []struct {
-		name   string
-		args   []string
-		fill   string
+		name    string
+		args    []string
+		fill    string
 		warmup  string // config.warmup_duration; "": absent
 		clock   string // "": not checked
 		timeout string // config.timeout, the mode's own; "": absent
