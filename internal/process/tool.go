@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,7 +168,7 @@ func (j *invocation) takeRawFile(raw string) error {
 // path, if one did.
 func (j *invocation) checkOutputs() error {
 	cfg := j.cfg
-	all := append(j.inputs, j.bursts...)
+	all := slices.Concat(j.inputs, j.bursts)
 	var guard clobber.Guard
 	summaryFlag, plotsFlag := "", ""
 	if j.dirMode {
@@ -230,7 +231,7 @@ func (j *invocation) readInputs() (err error) {
 			return exit.With(exit.Usage, err)
 		}
 		ownThroughputs(j.tputs, j.loads, j.pms)
-		if j.opt.Listed, err = admitListed(dir, append(j.inputs, j.bursts...), j.tputs, j.loads); err != nil {
+		if j.opt.Listed, err = admitListed(dir, slices.Concat(j.inputs, j.bursts), j.tputs, j.loads); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 	}
@@ -394,7 +395,7 @@ func (j *invocation) printTotals(start time.Time) {
 			n += len(Comparisons)
 		}
 		var dir string
-		switch all := append(j.inputs, j.bursts...); {
+		switch all := slices.Concat(j.inputs, j.bursts); {
 		case len(all) > 0 && j.dirMode:
 			dir = filepath.Dir(all[0].PlotsDir)
 		case len(all) > 0:
