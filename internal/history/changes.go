@@ -284,10 +284,12 @@ type GateSeries struct {
 	// smallest p-value.
 	Candidate bool
 	Decisive  *GateTest
-	// Stale are the change points older than the gate window that no
-	// acknowledgement covers and after which the newest segment is still
-	// slower than before them by more than the minimum change, with Before
-	// and After those levels: the window's rule no longer judges them.
+	// Stale are the slowdowns older than the gate window that no
+	// acknowledgement covers and after which the segment the window begins
+	// in and the newest segment are both still slower than before them by
+	// more than the minimum change, with Before that level and After the
+	// less slow of the two (GateOptions.stale): the window's rule no
+	// longer judges them.
 	Stale []changepoint.ChangePoint
 	// Trend is the Mann–Kendall test of the gate window's values (nil when
 	// the window holds fewer than 2 × --min-segment values after its
@@ -679,10 +681,23 @@ func (opt GateOptions) judge(gs *GateSeries, sc SeriesChanges, x []float64, n, m
 		set(RuleOutside, cps[k-1], start(k-1), nil)
 	}
 	trendFrom, acked := opt.trendStart(gs, win, n, expIndex)
+	// The segment the window begins in, [before, inWin): what the changes
+	// older than the window left, before the window's own changes, which
+	// the gate judges.
+	inWin := n
+	if k := slices.IndexFunc(cps, func(c changepoint.ChangePoint) bool { return c.Index >= win }); k >= 0 {
+		inWin = cps[k].Index
+	}
+	before := sc.From
+	for _, c := range cps {
+		if c.Index < win {
+			before = c.Index
+		}
+	}
 	for k, c := range cps {
 		if c.Index < win {
 			if acks[k] == nil {
-				opt.stale(gs, x, c, start(k), cps[len(cps)-1].Index, n)
+				opt.stale(gs, x, c, start(k), [2]int{before, inWin}, [2]int{cps[len(cps)-1].Index, n})
 			}
 			continue
 		}
@@ -769,12 +784,23 @@ func (gs *GateSeries) weigh() {
 // get when its trend is tested too.
 const changeWeight = 0.8
 
-// stale records in gs.Stale change point c, older than the window and not
-// acknowledged, when the newest segment [cur, n) is still slower than the
+// stale records in gs.Stale change point c, older than the window, a
+// slowdown and not acknowledged, when both the segment the window begins
+// in (old) and the newest segment (newest) are still slower than the
 // segment before c, [ref, c.Index), by more than MinChange: the gate no
 // longer judges it (that level is now the series' baseline), and says so.
-func (opt GateOptions) stale(gs *GateSeries, x []float64, c changepoint.ChangePoint, ref, cur, n int) {
-	if c = levels(c, x, ref, cur, n); regressed(gs.Magnitude, c.Ratio) && math.Abs(c.Ratio-1) > opt.MinChange {
+// Its After is the less slow of the two levels: what lasts of it to the
+// newest experiment, without a slowdown of the window's own (which the
+// gate judges) nor a change point that was faster.
+func (opt GateOptions) stale(gs *GateSeries, x []float64, c changepoint.ChangePoint, ref int, old, newest [2]int) {
+	if !regressed(gs.Magnitude, c.Ratio) {
+		return
+	}
+	c = levels(c, x, ref, old[0], old[1])
+	if now := levels(c, x, ref, newest[0], newest[1]); worseThan(gs.Magnitude, c.Ratio, now.Ratio) {
+		c = now
+	}
+	if regressed(gs.Magnitude, c.Ratio) && math.Abs(c.Ratio-1) > opt.MinChange {
 		gs.Stale = append(gs.Stale, c)
 	}
 }
