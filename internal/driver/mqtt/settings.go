@@ -139,6 +139,9 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 	return s, nil
 }
 
+// defaultPorts are the ports of broker URLs without one, by scheme.
+var defaultPorts = map[string]string{"mqtt": "1883", "mqtts": "8883"}
+
 // parseURL takes mqtt:// (TCP) and mqtts:// (TLS) URLs, or host:port, and
 // moves the credentials out of the URL.
 func (s *settings) parseURL(raw string) error {
@@ -154,9 +157,9 @@ func (s *settings) parseURL(raw string) error {
 	if err != nil {
 		return fmt.Errorf("mqtt: broker URL %s: %w", driver.RedactURL(raw), err)
 	}
-	switch u.Scheme = strings.ToLower(u.Scheme); u.Scheme {
-	case "mqtt", "mqtts":
-	default:
+	u.Scheme = strings.ToLower(u.Scheme)
+	port, ok := defaultPorts[u.Scheme]
+	if !ok {
 		return fmt.Errorf("mqtt: broker URL %s: scheme %q: want mqtt:// or mqtts://", s.redacted, u.Scheme)
 	}
 	if u.Hostname() == "" {
@@ -166,10 +169,6 @@ func (s *settings) parseURL(raw string) error {
 		return fmt.Errorf("mqtt: broker URL %s: want scheme://host:port, without a path or query", s.redacted)
 	}
 	if u.Port() == "" {
-		port := "1883"
-		if u.Scheme == "mqtts" {
-			port = "8883"
-		}
 		u.Host = net.JoinHostPort(u.Hostname(), port)
 	} else if n, err := strconv.Atoi(u.Port()); err != nil || n < 1 || n > 65535 {
 		return fmt.Errorf("mqtt: broker URL %s: bad port %q", s.redacted, u.Port())
