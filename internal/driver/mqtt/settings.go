@@ -22,6 +22,9 @@ const (
 	v5   = 5
 )
 
+// protocolLevels are the protocol versions --mqtt-version names.
+var protocolLevels = map[string]int{"3.1.1": v311, "5": v5}
+
 // settings is one end's configuration, checked.
 type settings struct {
 	raw      string   // the broker URL as given: what Addr returns
@@ -86,12 +89,8 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
 
-	switch v := cmp.Or(ps.String(ParamVersion), DefaultVersion); v {
-	case "3.1.1":
-		s.version = v311
-	case "5":
-		s.version = v5
-	default:
+	v := cmp.Or(ps.String(ParamVersion), DefaultVersion)
+	if s.version = protocolLevels[v]; s.version == 0 {
 		return nil, fmt.Errorf("mqtt: %s %q: want 3.1.1 or 5", ParamVersion, v)
 	}
 
