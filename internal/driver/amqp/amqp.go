@@ -158,11 +158,12 @@ func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options
 	}
 	sub.addr = withQueue(a.broker, sub.con.queue)
 	if name == "" && s.exchange == "" && opts.Topic != "" {
-		if err := serverQueues.add(a.broker, opts.Topic, sub.con.queue); err != nil {
+		k := [2]string{a.broker, opts.Topic}
+		if q, taken := serverQueues.LoadOrStore(k, sub.con.queue); taken {
 			sub.con.close()
-			return nil, err
+			return nil, fmt.Errorf("amqp: topic %q already has a subscriber, on queue %s: with --%s server each subscriber has a queue of its own and the default exchange routes a message to one queue; add --%s amq.direct for several subscribers of a topic", opts.Topic, q, FlagQueue, FlagExchange)
 		}
-		sub.forget = func() { serverQueues.remove(a.broker, opts.Topic, sub.con.queue) }
+		sub.forget = func() { serverQueues.CompareAndDelete(k, sub.con.queue) }
 	}
 	return sub, nil
 }
@@ -188,43 +189,12 @@ func (Transport) CheckParams(opts driver.Options) error {
 	return err
 }
 
-// queueRegistry maps a broker and a topic to the queue the broker named
-// for its subscriber (--amqp-queue server on the default exchange), so that
-// publishers of the same process, given the broker URL and the topic,
-// route to it by name, as the method's producer does.
-type queueRegistry struct {
-	mu sync.Mutex
-	m  map[[2]string]string
-}
-
-var serverQueues = &queueRegistry{m: map[[2]string]string{}}
-
-func (r *queueRegistry) add(broker, topic, queue string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k := [2]string{broker, topic}
-	if q, ok := r.m[k]; ok {
-		return fmt.Errorf("amqp: topic %q already has a subscriber, on queue %s: with --%s server each subscriber has a queue of its own and the default exchange routes a message to one queue; add --%s amq.direct for several subscribers of a topic", topic, q, FlagQueue, FlagExchange)
-	}
-	r.m[k] = queue
-	return nil
-}
-
-func (r *queueRegistry) remove(broker, topic, queue string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k := [2]string{broker, topic}
-	if r.m[k] == queue {
-		delete(r.m, k)
-	}
-}
-
-func (r *queueRegistry) lookup(broker, topic string) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	q, ok := r.m[[2]string{broker, topic}]
-	return q, ok
-}
+// serverQueues maps a broker and a topic, [2]string{broker, topic}, to the
+// queue the broker named for its subscriber (--amqp-queue server on the
+// default exchange), so that publishers of the same process, given the
+// broker URL and the topic, route to it by name, as the method's producer
+// does.
+var serverQueues sync.Map
 
 // Publish opens a one-way publisher to addr: a Subscriber's Addr
 // (URL#QUEUE), or the broker URL with opts.Topic as the routing key. It
@@ -240,11 +210,11 @@ func (Transport) Publish(ctx context.Context, addr string, opts driver.Options) 
 		key = opts.Topic
 	}
 	if a.queue == "" && s.serverNamed && s.exchange == "" && key != "" {
-		q, ok := serverQueues.lookup(a.broker, key)
+		q, ok := serverQueues.Load([2]string{a.broker, key})
 		if !ok {
 			return nil, fmt.Errorf("amqp: topic %q has no subscriber in this process: with --%s server its queue is named by the broker; give the subscriber's address (URL#QUEUE)", key, FlagQueue)
 		}
-		key = q
+		key = q.(string)
 	}
 	if key == "" {
 		return nil, fmt.Errorf("amqp: %s: nothing to publish to: expected URL#QUEUE (a subscriber's address) or a topic", driver.RedactURL(addr))

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -384,12 +385,7 @@ func (l *link) brokenErr(what string, e *amqp091.Error, ok bool) error {
 // socketLost says whether a client library error's reason is the socket
 // failing under it.
 func socketLost(reason string) bool {
-	for _, s := range []string{"connection reset by peer", "broken pipe", "EOF"} {
-		if strings.Contains(reason, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"connection reset by peer", "broken pipe", "EOF"}, func(s string) bool { return strings.Contains(reason, s) })
 }
 
 // close closes the connection (and so its channel), waiting at most
@@ -442,10 +438,9 @@ func (l *link) infoTx(tx txCount) meta.SystemInfo {
 	if s.mandatory {
 		si.Extra["mandatory"] = "true"
 	}
+	si.Extra["queues"] = "transient"
 	if s.durable {
 		si.Extra["queues"] = "durable"
-	} else {
-		si.Extra["queues"] = "transient"
 	}
 	return si
 }

@@ -212,12 +212,7 @@ func (c *consumer) cancelErr(tag string, ok bool) error {
 
 // stopped explains why the delivery channel was closed.
 func (c *consumer) stopped() error {
-	select {
-	case <-c.done:
-		return c.closedErr()
-	default:
-	}
-	if err := c.failed(); err != nil {
+	if err := c.broken(nil); err != nil {
 		return err
 	}
 	select {

@@ -308,7 +308,8 @@ func (p *publisher) WaitAcks(deadline time.Time) error {
 	if p.confirms == nil {
 		return nil
 	}
-	var timer *time.Timer
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
 		sent, done := p.sent.Load(), p.acked.Load()+p.nacked.Load()
 		if done >= sent {
@@ -321,12 +322,7 @@ func (p *publisher) WaitAcks(deadline time.Time) error {
 		if wait <= 0 {
 			return fmt.Errorf("amqp: %d of %d messages unconfirmed on %s: %w", sent-done, sent, p.url, driver.ErrTimeout)
 		}
-		if timer == nil {
-			timer = time.NewTimer(wait)
-			defer timer.Stop()
-		} else {
-			timer.Reset(wait)
-		}
+		timer.Reset(wait)
 		select {
 		case <-p.progress:
 		case <-p.eventsDone:

@@ -60,17 +60,10 @@ func StartBroker(sec *driver.Security, h mochi.Hook, config any) (url string, st
 	}
 	hostport := l.Address()
 	embeddedHosts.Store(hostport, true)
-	var (
-		once    sync.Once
-		stopErr error
-	)
-	stop = func() error {
-		once.Do(func() {
-			embeddedHosts.Delete(hostport)
-			stopErr = l.shutdown(srv)
-		})
-		return stopErr
-	}
+	stop = sync.OnceValue(func() error {
+		embeddedHosts.Delete(hostport)
+		return l.shutdown(srv)
+	})
 	return scheme + "://" + hostport, stop, nil
 }
 

@@ -40,12 +40,8 @@ var _ driver.Client = (*roleClient)(nil)
 // the whole seconds CONNECT carries; the URL, its TLS port and the
 // password left out): SystemInfo records it (driver.RecordApplied).
 func appliedFlags(s *settings) map[string]string {
-	version := "3.1.1"
-	if s.version == v5 {
-		version = "5"
-	}
 	return map[string]string{
-		ParamVersion:      version,
+		ParamVersion:      strings.TrimPrefix(s.protocol(), "MQTT "),
 		ParamUsername:     s.username,
 		ParamClientID:     s.clientPrefix,
 		ParamKeepAlive:    (time.Duration(s.keepAlive) * time.Second).String(),

@@ -22,6 +22,9 @@ const (
 	v5   = 5
 )
 
+// protocolLevels are the protocol versions --mqtt-version names.
+var protocolLevels = map[string]int{"3.1.1": v311, "5": v5}
+
 // settings is one end's configuration, checked.
 type settings struct {
 	raw      string   // the broker URL as given: what Addr returns
@@ -86,12 +89,8 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
 
-	switch v := cmp.Or(ps.String(ParamVersion), DefaultVersion); v {
-	case "3.1.1":
-		s.version = v311
-	case "5":
-		s.version = v5
-	default:
+	v := cmp.Or(ps.String(ParamVersion), DefaultVersion)
+	if s.version = protocolLevels[v]; s.version == 0 {
 		return nil, fmt.Errorf("mqtt: %s %q: want 3.1.1 or 5", ParamVersion, v)
 	}
 
@@ -139,6 +138,9 @@ func newSettings(addr string, opts driver.Options) (*settings, error) {
 	return s, nil
 }
 
+// defaultPorts are the ports of broker URLs without one, by scheme.
+var defaultPorts = map[string]string{"mqtt": "1883", "mqtts": "8883"}
+
 // parseURL takes mqtt:// (TCP) and mqtts:// (TLS) URLs, or host:port, and
 // moves the credentials out of the URL.
 func (s *settings) parseURL(raw string) error {
@@ -154,9 +156,9 @@ func (s *settings) parseURL(raw string) error {
 	if err != nil {
 		return fmt.Errorf("mqtt: broker URL %s: %w", driver.RedactURL(raw), err)
 	}
-	switch u.Scheme = strings.ToLower(u.Scheme); u.Scheme {
-	case "mqtt", "mqtts":
-	default:
+	u.Scheme = strings.ToLower(u.Scheme)
+	port, ok := defaultPorts[u.Scheme]
+	if !ok {
 		return fmt.Errorf("mqtt: broker URL %s: scheme %q: want mqtt:// or mqtts://", s.redacted, u.Scheme)
 	}
 	if u.Hostname() == "" {
@@ -166,10 +168,6 @@ func (s *settings) parseURL(raw string) error {
 		return fmt.Errorf("mqtt: broker URL %s: want scheme://host:port, without a path or query", s.redacted)
 	}
 	if u.Port() == "" {
-		port := "1883"
-		if u.Scheme == "mqtts" {
-			port = "8883"
-		}
 		u.Host = net.JoinHostPort(u.Hostname(), port)
 	} else if n, err := strconv.Atoi(u.Port()); err != nil || n < 1 || n > 65535 {
 		return fmt.Errorf("mqtt: broker URL %s: bad port %q", s.redacted, u.Port())
