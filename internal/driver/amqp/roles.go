@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -160,7 +161,7 @@ func (Transport) Below(prefix string) []string { return []string{prefix + ".#"} 
 // CheckFanOut refuses more subscribers than topics on the default
 // exchange, which gives each message to one queue.
 func (Transport) CheckFanOut(subscribers, topics int, params map[string]string) error {
-	if subscribers > topics && params[FlagExchange] == "" {
+	if subscribers > topics && strings.TrimSpace(params[FlagExchange]) == "" { // as the settings read it
 		return fmt.Errorf("%d subscribers on %d topics: AMQP's default exchange gives each message to one queue; add --%s amq.direct", subscribers, topics, FlagExchange)
 	}
 	return nil

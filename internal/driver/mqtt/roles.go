@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,10 +28,13 @@ type roleClient struct {
 	info  func() meta.SystemInfo
 	lost  chan error
 	mu    sync.RWMutex
-	subs  []roleSub
-	reply string
+	subs  []roleSub                          // replaced, never changed in place: route reads a copy
+	reply string                             // set once subscribed to
 	wait  map[string]func([]byte, time.Time) // by correlation data
 	pubMu sync.Mutex
+	// replyMu is held while the reply topic is subscribed to, so that
+	// one query subscribes and the others wait for it.
+	replyMu sync.Mutex
 }
 
 var _ driver.Client = (*roleClient)(nil)
@@ -53,6 +57,7 @@ func appliedFlags(s *settings) map[string]string {
 type roleSub struct {
 	filter string
 	f      func(topic string, msg []byte, props *paho.PublishProperties, at time.Time)
+	id     *byte // identity, to remove this one of several of a filter
 }
 
 // DialClient connects a role to the first of endpoints that accepts, in
@@ -165,15 +170,25 @@ func (b *roleClient) Publish(topic string, msg []byte) error {
 func (b *roleClient) Flush(time.Duration) error { return nil }
 
 func (b *roleClient) subscribe(filter string, f func(string, []byte, *paho.PublishProperties, time.Time)) (func() error, error) {
+	sub := roleSub{filter, f, new(byte)}
 	b.mu.Lock()
-	b.subs = append(b.subs, roleSub{filter, f})
+	b.subs = append(slices.Clip(b.subs), sub)
 	b.mu.Unlock()
+	// A refused subscription, and an ended one, no longer receive what an
+	// overlapping subscription brings.
+	remove := func() {
+		b.mu.Lock()
+		b.subs = slices.DeleteFunc(slices.Clone(b.subs), func(s roleSub) bool { return s.id == sub.id })
+		b.mu.Unlock()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := b.c.subscribe(ctx, filter, b.c.s.qos, nil); err != nil {
+		remove()
 		return nil, err
 	}
 	return func() error {
+		remove()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return b.c.unsubscribe(ctx, filter)
@@ -201,22 +216,15 @@ func (b *roleClient) Serve(expr string, reply func([]byte, time.Time) [][]byte) 
 }
 
 func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([]byte, time.Time) bool) error {
-	b.mu.Lock()
-	if b.reply == "" {
-		b.reply = "mqgate/reply/" + b.c.id
-		b.mu.Unlock()
-		ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := b.c.subscribe(ctx2, b.reply, b.c.s.qos, nil)
-		cancel()
-		if err != nil {
-			return err
-		}
-		b.mu.Lock()
+	reply, err := b.replyTopic(ctx)
+	if err != nil {
+		return err
 	}
 	var tok [8]byte
 	rand.Read(tok[:])
 	corr := string(tok[:])
 	deliver, done := driver.Replies(f)
+	b.mu.Lock()
 	b.wait[corr] = deliver
 	b.mu.Unlock()
 	defer func() {
@@ -225,10 +233,35 @@ func (b *roleClient) Query(ctx context.Context, key string, req []byte, f func([
 		b.mu.Unlock()
 	}()
 	if err := b.publish(&paho.Publish{Topic: key, QoS: b.c.s.qos, Payload: req,
-		Properties: &paho.PublishProperties{ResponseTopic: b.reply, CorrelationData: []byte(corr)}}); err != nil {
+		Properties: &paho.PublishProperties{ResponseTopic: reply, CorrelationData: []byte(corr)}}); err != nil {
 		return err
 	}
 	return driver.AwaitReplies(ctx, done)
+}
+
+// replyTopic returns the topic this client's replies come to, subscribed
+// to by the first query; a refused subscription is tried again by the
+// next (it was taken for done, and the queries after it waited for replies
+// that could not come).
+func (b *roleClient) replyTopic(ctx context.Context) (string, error) {
+	b.replyMu.Lock()
+	defer b.replyMu.Unlock()
+	b.mu.RLock()
+	reply := b.reply
+	b.mu.RUnlock()
+	if reply != "" {
+		return reply, nil
+	}
+	reply = "mqgate/reply/" + b.c.id
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := b.c.subscribe(ctx, reply, b.c.s.qos, nil); err != nil {
+		return "", err
+	}
+	b.mu.Lock()
+	b.reply = reply
+	b.mu.Unlock()
+	return reply, nil
 }
 
 func (b *roleClient) Close() error {
