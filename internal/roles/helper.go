@@ -102,12 +102,8 @@ func measuredByHelper(s Settings, count countFunc, run driver.RoleRun, out, late
 		ms = helperReqMeasured(s, count, run, rr, counted, counts, base, sys)
 		rep = rr
 	}
-	errMsg := ""
-	if !completed && reason != "" {
-		errMsg = s.Type() + ": " + reason
-	}
 	mode, clock := helperModeClock(s, run.Helper)
-	mergeErr := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, errMsg, ms)
+	mergeErr := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, s.metaError(completed, reason), ms)
 	// A report that failed still names where it was to be.
 	path, err := WriteReport(s, rep)
 	did := fmt.Sprintf("%s %s (%s): %s samples%s", s.Role, s.RunID, s.Driver, result.Count(ms[0].Counts.Samples), latText)
@@ -153,7 +149,7 @@ func helperSubMeasured(s Settings, count countFunc, run driver.RoleRun, hs helpe
 	counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
 	count(counted, nanos(v), nil)
 	maps.Copy(sys.Extra, hs.extra)
-	base.Params = map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
+	base.Params = s.params()
 	return []Measured{{Type: s.Type(), Payload: c.Bytes, Micros: v, Counts: c, Sub: base}}
 }
 
@@ -172,8 +168,7 @@ func helperReqMeasured(s Settings, count countFunc, run driver.RoleRun, rep ReqR
 	maps.Copy(sys.Extra, facts)
 	sys.Extra["replies"] = strconv.FormatUint(pc.Replies, 10)
 	base.System = measuring(sys, "time to first reply")
-	base.Params = map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
-		"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
+	base.Params = s.params()
 	c1, c2 := counts, counts
 	c1.Samples, c2.Samples = len(first), len(last)
 	lastSub := base

@@ -535,14 +535,10 @@ func (r *subRun) finish(start, end time.Time, reason string, interrupted bool, c
 	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts, Sub: meta.SubExperiment{
 		Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr, Completed: rep.Completed, Error: reason,
 		Start: start.UTC(), End: end.UTC(), System: r.b.system(r.extra()),
-		Params: s.recorded(map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}),
+		Params: s.recorded(s.params()),
 	}}
-	errMsg := ""
-	if !rep.Completed && reason != "" {
-		errMsg = s.Type() + ": " + reason
-	}
 	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
-		start.UTC(), end.UTC(), interrupted, errMsg, []Measured{m})
+		start.UTC(), end.UTC(), interrupted, s.metaError(rep.Completed, reason), []Measured{m})
 	path, repErr := WriteReport(s, *rep)
 	return ended(fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s",
 		s.RunID, result.Count(len(micros)), ids, result.Count(counts.Lost), rep.latencyText()),

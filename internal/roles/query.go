@@ -3,7 +3,6 @@ package roles
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -305,23 +304,17 @@ func (r *reqRun) finish(rep *ReqReport, first, lastMicros []float64, start, endT
 	s := r.s
 	extra := rep.facts()
 	extra["role"], extra["host"] = "req", rep.Host
+	sys := r.b.system(extra)
 	sub := func(what string) meta.SubExperiment {
-		e := map[string]string{"measures": what}
-		maps.Copy(e, extra)
 		return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr,
 			Completed: rep.Completed, Error: rep.Error, Start: start.UTC(), End: endT.UTC(),
-			System: r.b.system(e),
-			Params: s.recorded(map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
-				"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()})}
+			System: measuring(sys, what), Params: s.recorded(s.params())}
 	}
 	counts := func(n int) meta.Payload {
 		return meta.Payload{Bytes: s.Payload, Samples: n, Lost: rep.Timeouts, Errors: rep.Errors, Completed: rep.Completed}
 	}
-	errMsg := ""
-	if rep.Error != "" {
-		errMsg = s.Type() + ": " + rep.Error
-	}
-	mergeErr := Merge(s, meta.LatencyRTT, "query open-loop (roles)", "monotonic (Go runtime, ns)", start.UTC(), endT.UTC(), interrupted, errMsg,
+	mergeErr := Merge(s, meta.LatencyRTT, "query open-loop (roles)", "monotonic (Go runtime, ns)", start.UTC(), endT.UTC(), interrupted,
+		s.metaError(rep.Completed, rep.Error),
 		[]Measured{
 			{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: counts(len(first)), Sub: sub("time to first reply")},
 			{Type: s.LastType(), Payload: s.Payload, Micros: lastMicros, Counts: counts(len(lastMicros)), Sub: sub("time to last reply")},

@@ -532,6 +532,24 @@ func (s Settings) Type() string { return s.Driver + "_" + s.Reliability() + "_" 
 // LastType is the query role's second sub-experiment: time to the last reply.
 func (s Settings) LastType() string { return s.Type() + "last" }
 
+// metaError is the error meta.json records of a role that did not
+// complete for reason ("" when it completed or has none).
+func (s Settings) metaError(completed bool, reason string) string {
+	if completed || reason == "" {
+		return ""
+	}
+	return s.Type() + ": " + reason
+}
+
+// params are the settings the sub-experiments of a sub or req record.
+func (s Settings) params() map[string]string {
+	if s.Role == RoleSub {
+		return map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
+	}
+	return map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
+		"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
+}
+
 // RunHash is the run id carried in message headers.
 func (s Settings) RunHash() uint32 {
 	h := fnv.New32a()
