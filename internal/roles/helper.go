@@ -211,8 +211,7 @@ func helperModeClock(s Settings, helper string) (mode, clock string) {
 // helper does not count the clock probes it answered: 0.
 func helperPubReport(s Settings, run driver.RoleRun, start, end time.Time) PubReport {
 	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate,
-		Start: start.UTC(), End: end.UTC(), Completed: run.Completed && !run.Interrupted,
-		Skipped: run.Counts.Skipped, Errors: run.Counts.Errors}
+		reportEnd: helperEnd(run, start, end), Skipped: run.Counts.Skipped, Errors: run.Counts.Errors}
 	for _, p := range run.Publishers {
 		pr := PublisherReport{ID: p.ID}
 		if p.Sent != nil {
@@ -226,9 +225,6 @@ func helperPubReport(s Settings, run driver.RoleRun, start, end time.Time) PubRe
 	if len(rep.Publishers) == 1 {
 		rep.Publishers[0].Skipped, rep.Publishers[0].Errors = rep.Skipped, rep.Errors
 	}
-	if !rep.Completed && !run.Interrupted {
-		rep.Error = run.Reason
-	}
 	return rep
 }
 
@@ -236,13 +232,9 @@ func helperPubReport(s Settings, run driver.RoleRun, start, end time.Time) PubRe
 // served, <key>/query, the queries it took and the replies it sent.
 func helperQryReport(s Settings, run driver.RoleRun, start, end time.Time) QryReport {
 	key := run.Topic + "/query"
-	rep := QryReport{reportHead: s.head(RoleQry), ServePrefix: key, ServePrefixes: []string{key}, ReplySize: s.ReplySize,
+	return QryReport{reportHead: s.head(RoleQry), ServePrefix: key, ServePrefixes: []string{key}, ReplySize: s.ReplySize,
 		ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Queries: run.Counts.Received, Replies: run.Counts.Replies,
-		Start: start.UTC(), End: end.UTC(), Completed: run.Completed && !run.Interrupted}
-	if !rep.Completed && !run.Interrupted {
-		rep.Error = run.Reason
-	}
-	return rep
+		reportEnd: helperEnd(run, start, end)}
 }
 
 // helperReqReport is a helper req's role report (formats §9), the query
@@ -255,7 +247,7 @@ func helperReqReport(s Settings, pc driver.RoleCounts, first, last []float64, st
 		QPSTarget: s.QPS, QPS: float64(pc.Sent) / s.Duration.Seconds(), Concurrency: s.Concurrency,
 		Queries: pc.Sent, Answered: pc.Received, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped,
 		Replies: pc.Replies, RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax,
-		Start: start.UTC(), End: end.UTC(), Completed: completed}
+		reportEnd: reportEnd{Start: start.UTC(), End: end.UTC(), Completed: completed}}
 	rep.setTimes(first, last)
 	if pc.Sent >= pc.Timeouts {
 		rep.Complete = pc.Sent - pc.Timeouts

@@ -43,13 +43,10 @@ type PubReport struct {
 	Rate        float64           `json:"rate"`
 	Publishers  []PublisherReport `json:"publishers"`
 	// Skipped and Errors are the publishers' in all.
-	Skipped     uint64    `json:"skipped"`
-	Errors      uint64    `json:"errors"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Completed   bool      `json:"completed"`
-	Error       string    `json:"error,omitempty"`
-	ClockProbes uint64    `json:"clock_probes_answered"`
+	Skipped uint64 `json:"skipped"`
+	Errors  uint64 `json:"errors"`
+	reportEnd
+	ClockProbes uint64 `json:"clock_probes_answered"`
 }
 
 // PublisherReport are one publisher's counts.
@@ -65,7 +62,7 @@ type PublisherReport struct {
 // --duration, then end markers, and answers clock probes meanwhile (and
 // for --timeout after, so that late subscribers can estimate).
 func RunPub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
-	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, Start: time.Now().UTC()}
+	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, reportEnd: reportEnd{Start: time.Now().UTC()}}
 	answered, stopClock, err := serveClockProbes(b, s)
 	if err != nil {
 		met.Abort()

@@ -22,17 +22,14 @@ type QryReport struct {
 	reportHead
 	// ServePrefix is the first of ServePrefixes, as reports named the one
 	// prefix before it was repeatable.
-	ServePrefix   string    `json:"serve_prefix"`
-	ServePrefixes []string  `json:"serve_prefixes"`
-	ReplySize     int       `json:"reply_size"`
-	ProcDelayNs   int64     `json:"proc_delay_ns"`
-	ProcJitter    int64     `json:"proc_jitter_ns"`
-	Queries       uint64    `json:"queries"`
-	Replies       uint64    `json:"replies"`
-	Start         time.Time `json:"start"`
-	End           time.Time `json:"end"`
-	Completed     bool      `json:"completed"`
-	Error         string    `json:"error,omitempty"`
+	ServePrefix   string   `json:"serve_prefix"`
+	ServePrefixes []string `json:"serve_prefixes"`
+	ReplySize     int      `json:"reply_size"`
+	ProcDelayNs   int64    `json:"proc_delay_ns"`
+	ProcJitter    int64    `json:"proc_jitter_ns"`
+	Queries       uint64   `json:"queries"`
+	Replies       uint64   `json:"replies"`
+	reportEnd
 }
 
 // RunQry answers every query on each --serve-prefix (and below it) with
@@ -41,7 +38,7 @@ type QryReport struct {
 // stopped.
 func RunQry(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	rep := QryReport{reportHead: s.head(RoleQry),
-		ServePrefix: s.ServePrefixes[0], ServePrefixes: s.ServePrefixes, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Start: time.Now().UTC()}
+		ServePrefix: s.ServePrefixes[0], ServePrefixes: s.ServePrefixes, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), reportEnd: reportEnd{Start: time.Now().UTC()}}
 	var rngMu sync.Mutex
 	rng := rand.New(rand.NewPCG(s.Seed, uint64(s.Instance)))
 	var queries, replies atomic.Uint64
@@ -104,29 +101,26 @@ func RunQry(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 // ReqReport is a req role's report: the query metrics.
 type ReqReport struct {
 	reportHead
-	Expr        string    `json:"expr"`
-	QPSTarget   float64   `json:"qps_target"`
-	QPS         float64   `json:"qps"` // queries sent per second of --duration
-	Concurrency int       `json:"concurrency"`
-	Queries     uint64    `json:"queries"`
-	Answered    uint64    `json:"answered"` // with at least one reply
-	Complete    uint64    `json:"complete"` // with --replies replies
-	Timeouts    uint64    `json:"timeouts"` // fewer than --replies within --timeout
-	Errors      uint64    `json:"errors"`
-	Skipped     uint64    `json:"skipped"` // slots missed: --concurrency queries in flight
-	Replies     uint64    `json:"replies"`
-	RepliesMin  uint64    `json:"replies_min"`
-	RepliesMax  uint64    `json:"replies_max"`
-	RepliesMean float64   `json:"replies_mean"`
-	ResultBytes uint64    `json:"result_bytes"`
-	FirstP50Us  float64   `json:"time_to_first_p50_us"`
-	FirstP99Us  float64   `json:"time_to_first_p99_us"`
-	LastP50Us   float64   `json:"time_to_last_p50_us"`
-	LastP99Us   float64   `json:"time_to_last_p99_us"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Completed   bool      `json:"completed"`
-	Error       string    `json:"error,omitempty"`
+	Expr        string  `json:"expr"`
+	QPSTarget   float64 `json:"qps_target"`
+	QPS         float64 `json:"qps"` // queries sent per second of --duration
+	Concurrency int     `json:"concurrency"`
+	Queries     uint64  `json:"queries"`
+	Answered    uint64  `json:"answered"` // with at least one reply
+	Complete    uint64  `json:"complete"` // with --replies replies
+	Timeouts    uint64  `json:"timeouts"` // fewer than --replies within --timeout
+	Errors      uint64  `json:"errors"`
+	Skipped     uint64  `json:"skipped"` // slots missed: --concurrency queries in flight
+	Replies     uint64  `json:"replies"`
+	RepliesMin  uint64  `json:"replies_min"`
+	RepliesMax  uint64  `json:"replies_max"`
+	RepliesMean float64 `json:"replies_mean"`
+	ResultBytes uint64  `json:"result_bytes"`
+	FirstP50Us  float64 `json:"time_to_first_p50_us"`
+	FirstP99Us  float64 `json:"time_to_first_p99_us"`
+	LastP50Us   float64 `json:"time_to_last_p50_us"`
+	LastP99Us   float64 `json:"time_to_last_p99_us"`
+	reportEnd
 }
 
 type queryResult struct {
@@ -144,7 +138,7 @@ func RunReq(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	met.Ready()
 	start := time.Now()
 	rep := ReqReport{reportHead: s.head(RoleReq), Expr: s.Expr,
-		QPSTarget: s.QPS, Concurrency: s.Concurrency, Start: start.UTC()}
+		QPSTarget: s.QPS, Concurrency: s.Concurrency, reportEnd: reportEnd{Start: start.UTC()}}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &reqRun{s: s, b: b, met: met, sem: make(chan struct{}, s.Concurrency)}
