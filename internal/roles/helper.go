@@ -139,18 +139,16 @@ func countedByHelper(s Settings, count countFunc, run driver.RoleRun, counted Sn
 func helperSubMeasured(s Settings, count countFunc, run driver.RoleRun, hs helperSub, counted Snapshot, counts meta.Payload,
 	base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
 	pc := run.Counts
-	v := hs.micros
-	c := counts
-	c.Samples = len(v)
-	if len(v) > 0 {
-		c.Bytes = run.SampleBytes
+	counts.Samples = len(hs.micros)
+	if len(hs.micros) > 0 {
+		counts.Bytes = run.SampleBytes
 	}
-	counted.Bytes = uint64(len(v) * c.Bytes)
+	counted.Bytes = uint64(len(hs.micros) * counts.Bytes)
 	counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
-	count(counted, nanos(v), nil)
+	count(counted, nanos(hs.micros), nil)
 	maps.Copy(sys.Extra, hs.extra)
 	base.Params = s.params()
-	return []Measured{{Type: s.Type(), Payload: c.Bytes, Micros: v, Counts: c, Sub: base}}
+	return []Measured{{Type: s.Type(), Payload: counts.Bytes, Micros: hs.micros, Counts: counts, Sub: base}}
 }
 
 // helperReqMeasured counts a helper req's times to the first and last reply
@@ -322,12 +320,7 @@ func correctHelperSub(s Settings, run driver.RoleRun) helperSub {
 	}
 	hs.micros = make([]float64, len(run.Arrivals))
 	for i, a := range run.Arrivals {
-		ns := a.Ns + offset[uint8(a.Publisher>>8)]
-		if ns < 0 {
-			ns = 0
-			hs.clamped++
-		}
-		hs.micros[i] = float64(ns) / 1000
+		hs.micros[i] = clampedUs(a.Ns+offset[uint8(a.Publisher>>8)], &hs.clamped)
 	}
 	hs.extra["clamped"] = strconv.FormatUint(hs.clamped, 10)
 	return hs

@@ -472,14 +472,19 @@ func (r *subRun) wait(ctx context.Context, start time.Time) (reason string, inte
 func (r *subRun) samples() []float64 {
 	micros := make([]float64, len(r.arrivals))
 	for i, a := range r.arrivals {
-		ns := a.rawNs + offsetOf(&r.rep, a.instance)
-		if ns < 0 {
-			ns = 0
-			r.rep.Clamped++
-		}
-		micros[i] = float64(ns) / 1000
+		micros[i] = clampedUs(a.rawNs+offsetOf(&r.rep, a.instance), &r.rep.Clamped)
 	}
 	return micros
+}
+
+// clampedUs is a corrected one-way latency of ns in µs, 0 when negative,
+// which clamped counts.
+func clampedUs(ns int64, clamped *uint64) float64 {
+	if ns < 0 {
+		*clamped++
+		return 0
+	}
+	return float64(ns) / 1000
 }
 
 // publishers adds to the report and to counts what each subscription

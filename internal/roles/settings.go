@@ -106,17 +106,18 @@ func DriverKeys() []string {
 	return out
 }
 
+// securityUsage is the usage of each of SecurityKeys.
+var securityUsage = map[string]string{
+	"ca":          "TLS: verify the server against this CA certificate (PEM) and connect over TLS (the system's TLS port or URL, as run's _security sub-experiments)",
+	"cert":        "TLS: this client's certificate (PEM), with --key and --ca",
+	"key":         "TLS: this client's private key (PEM), with --cert",
+	"server-name": "TLS: name expected in the server's certificate (default: the host dialled)",
+}
+
 // DriverUsage is the usage of a setting of DriverKeys.
 func DriverUsage(key string) (string, bool) {
-	switch key {
-	case "ca":
-		return "TLS: verify the server against this CA certificate (PEM) and connect over TLS (the system's TLS port or URL, as run's _security sub-experiments)", true
-	case "cert":
-		return "TLS: this client's certificate (PEM), with --key and --ca", true
-	case "key":
-		return "TLS: this client's private key (PEM), with --cert", true
-	case "server-name":
-		return "TLS: name expected in the server's certificate (default: the host dialled)", true
+	if u, ok := securityUsage[key]; ok {
+		return u, true
 	}
 	for _, f := range clientFlags() {
 		if f.Name == key {
