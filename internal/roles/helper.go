@@ -85,8 +85,7 @@ func measuredByHelper(s Settings, count countFunc, run driver.RoleRun, out, late
 	info.Extra = map[string]string{"role": s.Role, "host": hostname()}
 	maps.Copy(info.Extra, run.System.Extra)
 	sys := driver.Recorded(info, false)
-	base := meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: run.Topic, Completed: completed, Error: reason,
-		Start: start.UTC(), End: end.UTC(), System: sys}
+	base := s.subExperiment(run.Topic, completed, reason, start, end, sys, s.params())
 	pc := run.Counts
 	counts := meta.Payload{Bytes: s.Payload, Lost: pc.Lost, Duplicates: pc.Duplicates, OutOfOrder: pc.OutOfOrder, Errors: pc.Errors, Completed: completed}
 	var ms []Measured
@@ -147,7 +146,6 @@ func helperSubMeasured(s Settings, count countFunc, run driver.RoleRun, hs helpe
 	counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
 	count(counted, nanos(hs.micros), nil)
 	maps.Copy(sys.Extra, hs.extra)
-	base.Params = s.params()
 	return []Measured{{Type: s.Type(), Payload: counts.Bytes, Micros: hs.micros, Counts: counts, Sub: base}}
 }
 
@@ -157,7 +155,6 @@ func helperSubMeasured(s Settings, count countFunc, run driver.RoleRun, hs helpe
 // report, and the replies).
 func helperReqMeasured(s Settings, count countFunc, run driver.RoleRun, rep ReqReport, counted Snapshot, counts meta.Payload,
 	base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
-	first, last := run.First, run.Last
 	pc := run.Counts
 	facts := rep.facts()
 	if pc.ResultBytes == nil {
@@ -165,17 +162,10 @@ func helperReqMeasured(s Settings, count countFunc, run driver.RoleRun, rep ReqR
 	}
 	maps.Copy(sys.Extra, facts)
 	sys.Extra["replies"] = strconv.FormatUint(pc.Replies, 10)
-	base.System = measuring(sys, "time to first reply")
-	base.Params = s.params()
-	c1, c2 := counts, counts
-	c1.Samples, c2.Samples = len(first), len(last)
-	lastSub := base
-	lastSub.System = measuring(sys, "time to last reply")
 	counted.Received, counted.Bytes = pc.Replies, rep.ResultBytes
 	counted.Queries, counted.Replies = pc.Sent, pc.Replies
-	count(counted, nanos(first), nanos(last))
-	return []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: base},
-		{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: lastSub}}
+	count(counted, nanos(run.First), nanos(run.Last))
+	return reqMeasured(s, run.First, run.Last, counts, base, sys)
 }
 
 // measuring is a copy of sys whose extra facts also say what its samples

@@ -75,6 +75,13 @@ type Measured struct {
 	Sub    meta.SubExperiment // without Payloads; filled in by Merge
 }
 
+// subExperiment is what meta.json records of a sub-experiment of the role
+// on topic (Merge adds its type and payloads).
+func (s Settings) subExperiment(topic string, completed bool, reason string, start, end time.Time, sys *meta.SystemInfo, params map[string]string) meta.SubExperiment {
+	return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: topic, Completed: completed, Error: reason,
+		Start: start.UTC(), End: end.UTC(), System: sys, Params: params}
+}
+
 // Merge writes the raw files of ms and merges their sub-experiments into
 // the experiment's meta.json (created by the first role to finish), under
 // the directory lock.

@@ -534,11 +534,8 @@ func (r *subRun) finish(start, end time.Time, reason string, interrupted bool, c
 	rep.setLatency(micros)
 	rep.End = end.UTC()
 	counts.Completed = rep.Completed
-	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts, Sub: meta.SubExperiment{
-		Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr, Completed: rep.Completed, Error: reason,
-		Start: start.UTC(), End: end.UTC(), System: r.b.system(r.extra()),
-		Params: s.recorded(s.params()),
-	}}
+	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts,
+		Sub: s.subExperiment(s.Expr, rep.Completed, reason, start, end, r.b.system(r.extra()), s.recorded(s.params()))}
 	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
 		start.UTC(), end.UTC(), interrupted, s.metaError(rep.Completed, reason), []Measured{m})
 	path, repErr := WriteReport(s, *rep)

@@ -298,26 +298,27 @@ func (r *reqRun) finish(rep *ReqReport, first, lastMicros []float64, start, endT
 	s := r.s
 	extra := rep.facts()
 	extra["role"], extra["host"] = "req", rep.Host
-	sys := r.b.system(extra)
-	sub := func(what string) meta.SubExperiment {
-		return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr,
-			Completed: rep.Completed, Error: rep.Error, Start: start.UTC(), End: endT.UTC(),
-			System: measuring(sys, what), Params: s.recorded(s.params())}
-	}
-	counts := func(n int) meta.Payload {
-		return meta.Payload{Bytes: s.Payload, Samples: n, Lost: rep.Timeouts, Errors: rep.Errors, Completed: rep.Completed}
-	}
+	base := s.subExperiment(s.Expr, rep.Completed, rep.Error, start, endT, nil, s.recorded(s.params()))
+	counts := meta.Payload{Bytes: s.Payload, Lost: rep.Timeouts, Errors: rep.Errors, Completed: rep.Completed}
 	mergeErr := Merge(s, meta.LatencyRTT, "query open-loop (roles)", "monotonic (Go runtime, ns)", start.UTC(), endT.UTC(), interrupted,
-		s.metaError(rep.Completed, rep.Error),
-		[]Measured{
-			{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: counts(len(first)), Sub: sub("time to first reply")},
-			{Type: s.LastType(), Payload: s.Payload, Micros: lastMicros, Counts: counts(len(lastMicros)), Sub: sub("time to last reply")},
-		})
+		s.metaError(rep.Completed, rep.Error), reqMeasured(s, first, lastMicros, counts, base, r.b.system(extra)))
 	path, repErr := WriteReport(s, *rep)
 	return ended(fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s",
 		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors),
 		result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us)),
 		rep.Completed, interrupted, rep.Error, "results in "+s.Dir(), []string{s.Dir(), path}, mergeErr, repErr, csvErr)
+}
+
+// reqMeasured are a req's two sub-experiments of base, the times to the
+// first and to the last reply (µs), each system a copy of sys that names
+// what it measures.
+func reqMeasured(s Settings, first, last []float64, counts meta.Payload, base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
+	c1, c2 := counts, counts
+	c1.Samples, c2.Samples = len(first), len(last)
+	sub1, sub2 := base, base
+	sub1.System, sub2.System = measuring(sys, "time to first reply"), measuring(sys, "time to last reply")
+	return []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: sub1},
+		{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: sub2}}
 }
 
 // facts are the query counts of the report that meta.json records among
