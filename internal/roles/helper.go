@@ -183,12 +183,11 @@ func helperModeClock(s Settings, helper string) (mode, clock string) {
 	if s.Role == RoleReq {
 		return "query open-loop (" + helper + ")", "CLOCK_MONOTONIC (" + helper + ")"
 	}
-	mode = "one-way open-loop (" + helper + ")"
-	clock = "CLOCK_REALTIME across hosts (" + helper + "), corrected by the estimated clock offset"
+	how := "corrected by the estimated clock offset"
 	if !s.ClockOffset {
-		clock = "CLOCK_REALTIME across hosts (" + helper + "), not corrected (--clock-offset false)"
+		how = "not corrected (--clock-offset false)"
 	}
-	return mode, clock
+	return "one-way open-loop (" + helper + ")", "CLOCK_REALTIME across hosts (" + helper + "), " + how
 }
 
 // helperPubReport is a helper pub's role report (formats §9), the other
