@@ -85,8 +85,7 @@ func measuredByHelper(s Settings, count countFunc, run driver.RoleRun, out, late
 	info.Extra = map[string]string{"role": s.Role, "host": hostname()}
 	maps.Copy(info.Extra, run.System.Extra)
 	sys := driver.Recorded(info, false)
-	base := meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: run.Topic, Completed: completed, Error: reason,
-		Start: start.UTC(), End: end.UTC(), System: sys}
+	base := s.subExperiment(run.Topic, completed, reason, start, end, sys, s.params())
 	pc := run.Counts
 	counts := meta.Payload{Bytes: s.Payload, Lost: pc.Lost, Duplicates: pc.Duplicates, OutOfOrder: pc.OutOfOrder, Errors: pc.Errors, Completed: completed}
 	var ms []Measured
@@ -102,12 +101,8 @@ func measuredByHelper(s Settings, count countFunc, run driver.RoleRun, out, late
 		ms = helperReqMeasured(s, count, run, rr, counted, counts, base, sys)
 		rep = rr
 	}
-	errMsg := ""
-	if !completed && reason != "" {
-		errMsg = s.Type() + ": " + reason
-	}
 	mode, clock := helperModeClock(s, run.Helper)
-	mergeErr := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, errMsg, ms)
+	mergeErr := Merge(s, latency, mode, clock, start.UTC(), end.UTC(), interrupted, s.metaError(completed, reason), ms)
 	// A report that failed still names where it was to be.
 	path, err := WriteReport(s, rep)
 	did := fmt.Sprintf("%s %s (%s): %s samples%s", s.Role, s.RunID, s.Driver, result.Count(ms[0].Counts.Samples), latText)
@@ -143,18 +138,15 @@ func countedByHelper(s Settings, count countFunc, run driver.RoleRun, counted Sn
 func helperSubMeasured(s Settings, count countFunc, run driver.RoleRun, hs helperSub, counted Snapshot, counts meta.Payload,
 	base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
 	pc := run.Counts
-	v := hs.micros
-	c := counts
-	c.Samples = len(v)
-	if len(v) > 0 {
-		c.Bytes = run.SampleBytes
+	counts.Samples = len(hs.micros)
+	if len(hs.micros) > 0 {
+		counts.Bytes = run.SampleBytes
 	}
-	counted.Bytes = uint64(len(v) * c.Bytes)
+	counted.Bytes = uint64(len(hs.micros) * counts.Bytes)
 	counted.Lost, counted.Duplicates, counted.OutOfOrder = int64(pc.Lost), pc.Duplicates, pc.OutOfOrder
-	count(counted, nanos(v), nil)
+	count(counted, nanos(hs.micros), nil)
 	maps.Copy(sys.Extra, hs.extra)
-	base.Params = map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
-	return []Measured{{Type: s.Type(), Payload: c.Bytes, Micros: v, Counts: c, Sub: base}}
+	return []Measured{{Type: s.Type(), Payload: counts.Bytes, Micros: hs.micros, Counts: counts, Sub: base}}
 }
 
 // helperReqMeasured counts a helper req's times to the first and last reply
@@ -163,7 +155,6 @@ func helperSubMeasured(s Settings, count countFunc, run driver.RoleRun, hs helpe
 // report, and the replies).
 func helperReqMeasured(s Settings, count countFunc, run driver.RoleRun, rep ReqReport, counted Snapshot, counts meta.Payload,
 	base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
-	first, last := run.First, run.Last
 	pc := run.Counts
 	facts := rep.facts()
 	if pc.ResultBytes == nil {
@@ -171,18 +162,10 @@ func helperReqMeasured(s Settings, count countFunc, run driver.RoleRun, rep ReqR
 	}
 	maps.Copy(sys.Extra, facts)
 	sys.Extra["replies"] = strconv.FormatUint(pc.Replies, 10)
-	base.System = measuring(sys, "time to first reply")
-	base.Params = map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
-		"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
-	c1, c2 := counts, counts
-	c1.Samples, c2.Samples = len(first), len(last)
-	lastSub := base
-	lastSub.System = measuring(sys, "time to last reply")
 	counted.Received, counted.Bytes = pc.Replies, rep.ResultBytes
 	counted.Queries, counted.Replies = pc.Sent, pc.Replies
-	count(counted, nanos(first), nanos(last))
-	return []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: base},
-		{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: lastSub}}
+	count(counted, nanos(run.First), nanos(run.Last))
+	return reqMeasured(s, run.First, run.Last, counts, base, sys)
 }
 
 // measuring is a copy of sys whose extra facts also say what its samples
@@ -200,12 +183,11 @@ func helperModeClock(s Settings, helper string) (mode, clock string) {
 	if s.Role == RoleReq {
 		return "query open-loop (" + helper + ")", "CLOCK_MONOTONIC (" + helper + ")"
 	}
-	mode = "one-way open-loop (" + helper + ")"
-	clock = "CLOCK_REALTIME across hosts (" + helper + "), corrected by the estimated clock offset"
+	how := "corrected by the estimated clock offset"
 	if !s.ClockOffset {
-		clock = "CLOCK_REALTIME across hosts (" + helper + "), not corrected (--clock-offset false)"
+		how = "not corrected (--clock-offset false)"
 	}
-	return mode, clock
+	return "one-way open-loop (" + helper + ")", "CLOCK_REALTIME across hosts (" + helper + "), " + how
 }
 
 // helperPubReport is a helper pub's role report (formats §9), the other
@@ -216,8 +198,7 @@ func helperModeClock(s Settings, helper string) (mode, clock string) {
 // helper does not count the clock probes it answered: 0.
 func helperPubReport(s Settings, run driver.RoleRun, start, end time.Time) PubReport {
 	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate,
-		Start: start.UTC(), End: end.UTC(), Completed: run.Completed && !run.Interrupted,
-		Skipped: run.Counts.Skipped, Errors: run.Counts.Errors}
+		reportEnd: helperEnd(run, start, end), Skipped: run.Counts.Skipped, Errors: run.Counts.Errors}
 	for _, p := range run.Publishers {
 		pr := PublisherReport{ID: p.ID}
 		if p.Sent != nil {
@@ -231,9 +212,6 @@ func helperPubReport(s Settings, run driver.RoleRun, start, end time.Time) PubRe
 	if len(rep.Publishers) == 1 {
 		rep.Publishers[0].Skipped, rep.Publishers[0].Errors = rep.Skipped, rep.Errors
 	}
-	if !rep.Completed && !run.Interrupted {
-		rep.Error = run.Reason
-	}
 	return rep
 }
 
@@ -241,13 +219,9 @@ func helperPubReport(s Settings, run driver.RoleRun, start, end time.Time) PubRe
 // served, <key>/query, the queries it took and the replies it sent.
 func helperQryReport(s Settings, run driver.RoleRun, start, end time.Time) QryReport {
 	key := run.Topic + "/query"
-	rep := QryReport{reportHead: s.head(RoleQry), ServePrefix: key, ServePrefixes: []string{key}, ReplySize: s.ReplySize,
+	return QryReport{reportHead: s.head(RoleQry), ServePrefix: key, ServePrefixes: []string{key}, ReplySize: s.ReplySize,
 		ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Queries: run.Counts.Received, Replies: run.Counts.Replies,
-		Start: start.UTC(), End: end.UTC(), Completed: run.Completed && !run.Interrupted}
-	if !rep.Completed && !run.Interrupted {
-		rep.Error = run.Reason
-	}
-	return rep
+		reportEnd: helperEnd(run, start, end)}
 }
 
 // helperReqReport is a helper req's role report (formats §9), the query
@@ -260,7 +234,7 @@ func helperReqReport(s Settings, pc driver.RoleCounts, first, last []float64, st
 		QPSTarget: s.QPS, QPS: float64(pc.Sent) / s.Duration.Seconds(), Concurrency: s.Concurrency,
 		Queries: pc.Sent, Answered: pc.Received, Timeouts: pc.Timeouts, Errors: pc.Errors, Skipped: pc.Skipped,
 		Replies: pc.Replies, RepliesMin: pc.RepliesMin, RepliesMax: pc.RepliesMax,
-		Start: start.UTC(), End: end.UTC(), Completed: completed}
+		reportEnd: reportEnd{Start: start.UTC(), End: end.UTC(), Completed: completed}}
 	rep.setTimes(first, last)
 	if pc.Sent >= pc.Timeouts {
 		rep.Complete = pc.Sent - pc.Timeouts
@@ -335,12 +309,7 @@ func correctHelperSub(s Settings, run driver.RoleRun) helperSub {
 	}
 	hs.micros = make([]float64, len(run.Arrivals))
 	for i, a := range run.Arrivals {
-		ns := a.Ns + offset[uint8(a.Publisher>>8)]
-		if ns < 0 {
-			ns = 0
-			hs.clamped++
-		}
-		hs.micros[i] = float64(ns) / 1000
+		hs.micros[i] = clampedUs(a.Ns+offset[uint8(a.Publisher>>8)], &hs.clamped)
 	}
 	hs.extra["clamped"] = strconv.FormatUint(hs.clamped, 10)
 	return hs

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -72,6 +73,13 @@ type Measured struct {
 	Micros []float64
 	Counts meta.Payload
 	Sub    meta.SubExperiment // without Payloads; filled in by Merge
+}
+
+// subExperiment is what meta.json records of a sub-experiment of the role
+// on topic (Merge adds its type and payloads).
+func (s Settings) subExperiment(topic string, completed bool, reason string, start, end time.Time, sys *meta.SystemInfo, params map[string]string) meta.SubExperiment {
+	return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: topic, Completed: completed, Error: reason,
+		Start: start.UTC(), End: end.UTC(), System: sys, Params: params}
 }
 
 // Merge writes the raw files of ms and merges their sub-experiments into
@@ -158,6 +166,25 @@ type reportHead struct {
 	Host     string `json:"host"`
 	Instance int    `json:"instance"`
 	Driver   string `json:"driver"`
+}
+
+// reportEnd is how a pub, qry or req report ends: when the role ran,
+// whether it completed and, if not, what ended it.
+type reportEnd struct {
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	Completed bool      `json:"completed"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// helperEnd is the end of a helper pub's or qry's report: an interrupted
+// run did not complete, and has no error.
+func helperEnd(run driver.RoleRun, start, end time.Time) reportEnd {
+	e := reportEnd{Start: start.UTC(), End: end.UTC(), Completed: run.Completed && !run.Interrupted}
+	if !e.Completed && !run.Interrupted {
+		e.Error = run.Reason
+	}
+	return e
 }
 
 // head is the report head of role under s.

@@ -43,13 +43,10 @@ type PubReport struct {
 	Rate        float64           `json:"rate"`
 	Publishers  []PublisherReport `json:"publishers"`
 	// Skipped and Errors are the publishers' in all.
-	Skipped     uint64    `json:"skipped"`
-	Errors      uint64    `json:"errors"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Completed   bool      `json:"completed"`
-	Error       string    `json:"error,omitempty"`
-	ClockProbes uint64    `json:"clock_probes_answered"`
+	Skipped uint64 `json:"skipped"`
+	Errors  uint64 `json:"errors"`
+	reportEnd
+	ClockProbes uint64 `json:"clock_probes_answered"`
 }
 
 // PublisherReport are one publisher's counts.
@@ -65,7 +62,7 @@ type PublisherReport struct {
 // --duration, then end markers, and answers clock probes meanwhile (and
 // for --timeout after, so that late subscribers can estimate).
 func RunPub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
-	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, Start: time.Now().UTC()}
+	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, reportEnd: reportEnd{Start: time.Now().UTC()}}
 	answered, stopClock, err := serveClockProbes(b, s)
 	if err != nil {
 		met.Abort()
@@ -475,14 +472,19 @@ func (r *subRun) wait(ctx context.Context, start time.Time) (reason string, inte
 func (r *subRun) samples() []float64 {
 	micros := make([]float64, len(r.arrivals))
 	for i, a := range r.arrivals {
-		ns := a.rawNs + offsetOf(&r.rep, a.instance)
-		if ns < 0 {
-			ns = 0
-			r.rep.Clamped++
-		}
-		micros[i] = float64(ns) / 1000
+		micros[i] = clampedUs(a.rawNs+offsetOf(&r.rep, a.instance), &r.rep.Clamped)
 	}
 	return micros
+}
+
+// clampedUs is a corrected one-way latency of ns in µs, 0 when negative,
+// which clamped counts.
+func clampedUs(ns int64, clamped *uint64) float64 {
+	if ns < 0 {
+		*clamped++
+		return 0
+	}
+	return float64(ns) / 1000
 }
 
 // publishers adds to the report and to counts what each subscription
@@ -532,17 +534,10 @@ func (r *subRun) finish(start, end time.Time, reason string, interrupted bool, c
 	rep.setLatency(micros)
 	rep.End = end.UTC()
 	counts.Completed = rep.Completed
-	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts, Sub: meta.SubExperiment{
-		Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr, Completed: rep.Completed, Error: reason,
-		Start: start.UTC(), End: end.UTC(), System: r.b.system(r.extra()),
-		Params: s.recorded(map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}),
-	}}
-	errMsg := ""
-	if !rep.Completed && reason != "" {
-		errMsg = s.Type() + ": " + reason
-	}
+	m := Measured{Type: s.Type(), Payload: s.Payload, Micros: micros, Counts: counts,
+		Sub: s.subExperiment(s.Expr, rep.Completed, reason, start, end, r.b.system(r.extra()), s.recorded(s.params()))}
 	mergeErr := Merge(s, meta.LatencyOneWay, "one-way open-loop (roles)", "CLOCK_REALTIME across hosts, corrected by the estimated clock offset",
-		start.UTC(), end.UTC(), interrupted, errMsg, []Measured{m})
+		start.UTC(), end.UTC(), interrupted, s.metaError(rep.Completed, reason), []Measured{m})
 	path, repErr := WriteReport(s, *rep)
 	return ended(fmt.Sprintf("sub %s: %s samples from %d publishers, %s lost%s",
 		s.RunID, result.Count(len(micros)), ids, result.Count(counts.Lost), rep.latencyText()),

@@ -3,7 +3,6 @@ package roles
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -23,17 +22,14 @@ type QryReport struct {
 	reportHead
 	// ServePrefix is the first of ServePrefixes, as reports named the one
 	// prefix before it was repeatable.
-	ServePrefix   string    `json:"serve_prefix"`
-	ServePrefixes []string  `json:"serve_prefixes"`
-	ReplySize     int       `json:"reply_size"`
-	ProcDelayNs   int64     `json:"proc_delay_ns"`
-	ProcJitter    int64     `json:"proc_jitter_ns"`
-	Queries       uint64    `json:"queries"`
-	Replies       uint64    `json:"replies"`
-	Start         time.Time `json:"start"`
-	End           time.Time `json:"end"`
-	Completed     bool      `json:"completed"`
-	Error         string    `json:"error,omitempty"`
+	ServePrefix   string   `json:"serve_prefix"`
+	ServePrefixes []string `json:"serve_prefixes"`
+	ReplySize     int      `json:"reply_size"`
+	ProcDelayNs   int64    `json:"proc_delay_ns"`
+	ProcJitter    int64    `json:"proc_jitter_ns"`
+	Queries       uint64   `json:"queries"`
+	Replies       uint64   `json:"replies"`
+	reportEnd
 }
 
 // RunQry answers every query on each --serve-prefix (and below it) with
@@ -42,7 +38,7 @@ type QryReport struct {
 // stopped.
 func RunQry(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	rep := QryReport{reportHead: s.head(RoleQry),
-		ServePrefix: s.ServePrefixes[0], ServePrefixes: s.ServePrefixes, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), Start: time.Now().UTC()}
+		ServePrefix: s.ServePrefixes[0], ServePrefixes: s.ServePrefixes, ReplySize: s.ReplySize, ProcDelayNs: int64(s.ProcDelay), ProcJitter: int64(s.ProcJitter), reportEnd: reportEnd{Start: time.Now().UTC()}}
 	var rngMu sync.Mutex
 	rng := rand.New(rand.NewPCG(s.Seed, uint64(s.Instance)))
 	var queries, replies atomic.Uint64
@@ -105,29 +101,26 @@ func RunQry(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 // ReqReport is a req role's report: the query metrics.
 type ReqReport struct {
 	reportHead
-	Expr        string    `json:"expr"`
-	QPSTarget   float64   `json:"qps_target"`
-	QPS         float64   `json:"qps"` // queries sent per second of --duration
-	Concurrency int       `json:"concurrency"`
-	Queries     uint64    `json:"queries"`
-	Answered    uint64    `json:"answered"` // with at least one reply
-	Complete    uint64    `json:"complete"` // with --replies replies
-	Timeouts    uint64    `json:"timeouts"` // fewer than --replies within --timeout
-	Errors      uint64    `json:"errors"`
-	Skipped     uint64    `json:"skipped"` // slots missed: --concurrency queries in flight
-	Replies     uint64    `json:"replies"`
-	RepliesMin  uint64    `json:"replies_min"`
-	RepliesMax  uint64    `json:"replies_max"`
-	RepliesMean float64   `json:"replies_mean"`
-	ResultBytes uint64    `json:"result_bytes"`
-	FirstP50Us  float64   `json:"time_to_first_p50_us"`
-	FirstP99Us  float64   `json:"time_to_first_p99_us"`
-	LastP50Us   float64   `json:"time_to_last_p50_us"`
-	LastP99Us   float64   `json:"time_to_last_p99_us"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Completed   bool      `json:"completed"`
-	Error       string    `json:"error,omitempty"`
+	Expr        string  `json:"expr"`
+	QPSTarget   float64 `json:"qps_target"`
+	QPS         float64 `json:"qps"` // queries sent per second of --duration
+	Concurrency int     `json:"concurrency"`
+	Queries     uint64  `json:"queries"`
+	Answered    uint64  `json:"answered"` // with at least one reply
+	Complete    uint64  `json:"complete"` // with --replies replies
+	Timeouts    uint64  `json:"timeouts"` // fewer than --replies within --timeout
+	Errors      uint64  `json:"errors"`
+	Skipped     uint64  `json:"skipped"` // slots missed: --concurrency queries in flight
+	Replies     uint64  `json:"replies"`
+	RepliesMin  uint64  `json:"replies_min"`
+	RepliesMax  uint64  `json:"replies_max"`
+	RepliesMean float64 `json:"replies_mean"`
+	ResultBytes uint64  `json:"result_bytes"`
+	FirstP50Us  float64 `json:"time_to_first_p50_us"`
+	FirstP99Us  float64 `json:"time_to_first_p99_us"`
+	LastP50Us   float64 `json:"time_to_last_p50_us"`
+	LastP99Us   float64 `json:"time_to_last_p99_us"`
+	reportEnd
 }
 
 type queryResult struct {
@@ -145,7 +138,7 @@ func RunReq(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	met.Ready()
 	start := time.Now()
 	rep := ReqReport{reportHead: s.head(RoleReq), Expr: s.Expr,
-		QPSTarget: s.QPS, Concurrency: s.Concurrency, Start: start.UTC()}
+		QPSTarget: s.QPS, Concurrency: s.Concurrency, reportEnd: reportEnd{Start: start.UTC()}}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &reqRun{s: s, b: b, met: met, sem: make(chan struct{}, s.Concurrency)}
@@ -305,32 +298,27 @@ func (r *reqRun) finish(rep *ReqReport, first, lastMicros []float64, start, endT
 	s := r.s
 	extra := rep.facts()
 	extra["role"], extra["host"] = "req", rep.Host
-	sub := func(what string) meta.SubExperiment {
-		e := map[string]string{"measures": what}
-		maps.Copy(e, extra)
-		return meta.SubExperiment{Transport: s.Driver, Reliable: s.Reliable, Echo: "remote", Topic: s.Expr,
-			Completed: rep.Completed, Error: rep.Error, Start: start.UTC(), End: endT.UTC(),
-			System: r.b.system(e),
-			Params: s.recorded(map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
-				"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()})}
-	}
-	counts := func(n int) meta.Payload {
-		return meta.Payload{Bytes: s.Payload, Samples: n, Lost: rep.Timeouts, Errors: rep.Errors, Completed: rep.Completed}
-	}
-	errMsg := ""
-	if rep.Error != "" {
-		errMsg = s.Type() + ": " + rep.Error
-	}
-	mergeErr := Merge(s, meta.LatencyRTT, "query open-loop (roles)", "monotonic (Go runtime, ns)", start.UTC(), endT.UTC(), interrupted, errMsg,
-		[]Measured{
-			{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: counts(len(first)), Sub: sub("time to first reply")},
-			{Type: s.LastType(), Payload: s.Payload, Micros: lastMicros, Counts: counts(len(lastMicros)), Sub: sub("time to last reply")},
-		})
+	base := s.subExperiment(s.Expr, rep.Completed, rep.Error, start, endT, nil, s.recorded(s.params()))
+	counts := meta.Payload{Bytes: s.Payload, Lost: rep.Timeouts, Errors: rep.Errors, Completed: rep.Completed}
+	mergeErr := Merge(s, meta.LatencyRTT, "query open-loop (roles)", "monotonic (Go runtime, ns)", start.UTC(), endT.UTC(), interrupted,
+		s.metaError(rep.Completed, rep.Error), reqMeasured(s, first, lastMicros, counts, base, r.b.system(extra)))
 	path, repErr := WriteReport(s, *rep)
 	return ended(fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s",
 		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors),
 		result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us)),
 		rep.Completed, interrupted, rep.Error, "results in "+s.Dir(), []string{s.Dir(), path}, mergeErr, repErr, csvErr)
+}
+
+// reqMeasured are a req's two sub-experiments of base, the times to the
+// first and to the last reply (µs), each system a copy of sys that names
+// what it measures.
+func reqMeasured(s Settings, first, last []float64, counts meta.Payload, base meta.SubExperiment, sys *meta.SystemInfo) []Measured {
+	c1, c2 := counts, counts
+	c1.Samples, c2.Samples = len(first), len(last)
+	sub1, sub2 := base, base
+	sub1.System, sub2.System = measuring(sys, "time to first reply"), measuring(sys, "time to last reply")
+	return []Measured{{Type: s.Type(), Payload: s.Payload, Micros: first, Counts: c1, Sub: sub1},
+		{Type: s.LastType(), Payload: s.Payload, Micros: last, Counts: c2, Sub: sub2}}
 }
 
 // facts are the query counts of the report that meta.json records among

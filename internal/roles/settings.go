@@ -106,17 +106,18 @@ func DriverKeys() []string {
 	return out
 }
 
+// securityUsage is the usage of each of SecurityKeys.
+var securityUsage = map[string]string{
+	"ca":          "TLS: verify the server against this CA certificate (PEM) and connect over TLS (the system's TLS port or URL, as run's _security sub-experiments)",
+	"cert":        "TLS: this client's certificate (PEM), with --key and --ca",
+	"key":         "TLS: this client's private key (PEM), with --cert",
+	"server-name": "TLS: name expected in the server's certificate (default: the host dialled)",
+}
+
 // DriverUsage is the usage of a setting of DriverKeys.
 func DriverUsage(key string) (string, bool) {
-	switch key {
-	case "ca":
-		return "TLS: verify the server against this CA certificate (PEM) and connect over TLS (the system's TLS port or URL, as run's _security sub-experiments)", true
-	case "cert":
-		return "TLS: this client's certificate (PEM), with --key and --ca", true
-	case "key":
-		return "TLS: this client's private key (PEM), with --cert", true
-	case "server-name":
-		return "TLS: name expected in the server's certificate (default: the host dialled)", true
+	if u, ok := securityUsage[key]; ok {
+		return u, true
 	}
 	for _, f := range clientFlags() {
 		if f.Name == key {
@@ -531,6 +532,24 @@ func (s Settings) Type() string { return s.Driver + "_" + s.Reliability() + "_" 
 
 // LastType is the query role's second sub-experiment: time to the last reply.
 func (s Settings) LastType() string { return s.Type() + "last" }
+
+// metaError is the error meta.json records of a role that did not
+// complete for reason ("" when it completed or has none).
+func (s Settings) metaError(completed bool, reason string) string {
+	if completed || reason == "" {
+		return ""
+	}
+	return s.Type() + ": " + reason
+}
+
+// params are the settings the sub-experiments of a sub or req record.
+func (s Settings) params() map[string]string {
+	if s.Role == RoleSub {
+		return map[string]string{"clock-offset": strconv.FormatBool(s.ClockOffset), "publishers": strconv.Itoa(s.Publishers)}
+	}
+	return map[string]string{"qps": strconv.FormatFloat(s.QPS, 'f', -1, 64), "concurrency": strconv.Itoa(s.Concurrency),
+		"replies": strconv.Itoa(s.Replies), "timeout": s.Timeout.String()}
+}
 
 // RunHash is the run id carried in message headers.
 func (s Settings) RunHash() uint32 {
