@@ -396,7 +396,7 @@ func (r *subRun) clocks(ctx context.Context) {
 			}
 			if !s.ClockOffset {
 				r.mu.Lock()
-				r.rep.ClockOffset[strconv.Itoa(int(inst))] = clockoffset.Estimate{Disabled: true, Peer: "instance " + strconv.Itoa(int(inst))}
+				r.rep.ClockOffset[strconv.Itoa(int(inst))] = clockoffset.Estimate{Disabled: true, Peer: "instance " + strconv.Itoa(int(inst)), Method: "disabled"} // as the helper's report and meta.json say
 				r.mu.Unlock()
 				continue
 			}

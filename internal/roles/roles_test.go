@@ -285,3 +285,41 @@ func abs(v int64) int64 {
 	}
 	return v
 }
+
+// TestPubSubClockOffsetDisabled: with --clock-offset false the sub's report
+// says so as the Zenoh helper's report and meta.json do: method
+// "disabled" (it was empty).
+func TestPubSubClockOffsetDisabled(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	common := map[string]any{"endpoint": []string{url}, "run-id": "co", "out-dir": out, "timeout": "10s", "payload": "100"}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range common {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	sub := settings(t, roles.RoleSub, with(map[string]any{"publishers": "1", "clock-offset": "false"}))
+	var subOut roles.Outcome
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		subOut = roles.Run(context.Background(), sub)
+	}()
+	time.Sleep(300 * time.Millisecond) // the subscription is in place
+	pubOut := roles.Run(context.Background(), settings(t, roles.RolePub, with(map[string]any{"publishers": "1", "rate": "100", "duration": "500ms", "instance": "1"})))
+	wg.Wait()
+	if pubOut.Err != nil || subOut.Err != nil {
+		t.Fatalf("pub %+v, sub %+v", pubOut, subOut)
+	}
+	var sr roles.SubReport
+	readJSON(t, filepath.Join(out, "co", roles.ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json"), &sr)
+	if est, ok := sr.ClockOffset["1"]; !ok || !est.Disabled || est.Method != "disabled" {
+		t.Errorf("clock offsets %+v", sr.ClockOffset)
+	}
+}
