@@ -277,24 +277,20 @@ func (o *Options) defaults(runs int) error {
 		}
 	}
 	o.Power = cmp.Or(o.Power, 0.95)
-	if o.Gate == nil {
-		o.Gate = CompareGate{FalseFail: o.FalseFail}
-	}
+	o.Gate = cmp.Or(o.Gate, Gate(CompareGate{FalseFail: o.FalseFail}))
 	return nil
 }
 
 func (o Options) splits(runs int) []split {
 	var out []split
 	n, k := o.Reference, o.Candidate
-	switch o.Split {
-	case SplitOrdered:
+	if o.Split != SplitRandom {
 		for i := 0; i+n+k <= runs; i++ {
-			out = append(out, split{seq(i, n), seq(i+n, k)})
-		}
-		return out
-	case SplitBlocked:
-		for i := 0; i+n+k <= runs; i++ {
-			out = append(out, blocked(i, n, k))
+			if o.Split == SplitOrdered {
+				out = append(out, split{seq(i, n), seq(i+n, k)})
+			} else {
+				out = append(out, blocked(i, n, k))
+			}
 		}
 		return out
 	}
@@ -597,26 +593,23 @@ func (o Options) heldOut(ctx context.Context, tg Thresholder, pool Pool, runs in
 	}
 	part := func(from, n int) []split {
 		ss := o.splits(n)
-		for i := range ss {
-			for j := range ss[i].ref {
-				ss[i].ref[j] += from
-			}
-			for j := range ss[i].cand {
-				ss[i].cand[j] += from
+		for _, s := range ss {
+			for _, side := range [][]int{s.ref, s.cand} {
+				for j := range side {
+					side[j] += from
+				}
 			}
 		}
 		return ss
 	}
 	choose, held := part(0, first), part(first, runs-first)
-	thresholds := append([]float64(nil), o.Thresholds...)
-	slices.Sort(thresholds)
 	h := &HeldOut{Chosen: jsonFactor(math.NaN()), ChooseRuns: first, HeldRuns: runs - first}
-	for _, t := range thresholds {
+	for _, t := range slices.Sorted(slices.Values(o.Thresholds)) {
 		out, err := judgeAll(ctx, tg.WithThreshold(t), pool, choose, []float64{1})
 		if err != nil {
 			return nil, "", err
 		}
-		if r := falseFails(out); r.Rate <= o.FalseFail {
+		if r := countAt(out, 0, 1).Gate; r.Rate <= o.FalseFail {
 			h.Chosen, h.Choose = jsonFactor(t), r
 			break
 		}
@@ -628,14 +621,8 @@ func (o Options) heldOut(ctx context.Context, tg Thresholder, pool Pool, runs in
 	if err != nil {
 		return nil, "", err
 	}
-	h.Held = falseFails(out)
+	h.Held = countAt(out, 0, 1).Gate
 	return h, "", nil
-}
-
-// falseFails is the rate at which the gate failed over the splits of out
-// (at their first factor).
-func falseFails(out [][]Outcome) Rate {
-	return countAt(out, 0, 1).Gate
 }
 
 // judgeAll judges every split at every factor, on every processor;
