@@ -458,25 +458,23 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var regression [][]Outcome
-	if opt.Regressed > 0 {
-		if regression, err = judgeAll(ctx, opt.Gate, pool, opt.regressionSplits(runs), []float64{1}); err != nil {
-			return nil, err
-		}
-	}
 
 	res := &Result{Gate: opt.Gate.Name(), Description: opt.Gate.Describe(), Runs: runs, PerSide: opt.PerSide,
 		Reference: opt.Reference, Candidate: opt.Candidate, Checks: len(pool.Keys), Split: opt.Split, Seed: opt.Seed,
-		FalseFail: opt.FalseFail, Power: opt.Power, Detect: math.NaN(), DetectCheck: math.NaN()}
+		FalseFail: opt.FalseFail, Power: opt.Power, Detect: math.NaN(), DetectCheck: math.NaN(),
+		SplitNote: SplitNote(opt.Split), HeldOut: heldOut}
 	if len(out) > 0 && len(out[0]) > 0 {
 		res.Checks = out[0][0].Checks
 	}
 	if opt.Split != SplitRandom {
 		res.Seed = 0
 	}
-	res.SplitNote = SplitNote(opt.Split)
 	res.addCurve(out, factors, opt.Power)
 	if opt.Regressed > 0 {
+		regression, err := judgeAll(ctx, opt.Gate, pool, opt.regressionSplits(runs), []float64{1})
+		if err != nil {
+			return nil, err
+		}
 		p := countAt(regression, 0, 1)
 		res.Regressed, res.Regression = opt.Regressed, &p
 	}
@@ -487,7 +485,6 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 			res.Thresholds = append(res.Thresholds, ThresholdPoint{Threshold: t, Failed: p.Gate, Inconclusive: p.Inconclusive, Passed: p.Passed})
 		}
 	}
-	res.HeldOut = heldOut
 	res.Notes = opt.Gate.Notes(pool, res)
 	if heldNote != "" {
 		res.Notes = append(res.Notes, heldNote)
@@ -560,23 +557,15 @@ func (res *Result) addCurve(out [][]Outcome, factors []float64, power float64) {
 // countAt counts the outcomes of every split at factor index f of out (the
 // factor, factor, is what the point records).
 func countAt(out [][]Outcome, f int, factor float64) Point {
-	n := len(out)
-	var failed, inconclusive, passed, checksFailed, checks int
-	for s := range out {
-		o := out[s][f]
-		switch o.Status {
-		case gate.Failed:
-			failed++
-		case gate.Inconclusive:
-			inconclusive++
-		case gate.Passed:
-			passed++
-		}
-		checksFailed += o.Failed
-		checks += o.Checks
+	n, status := len(out), map[gate.Status]int{}
+	var checksFailed, checks int
+	for _, o := range out {
+		status[o[f].Status]++
+		checksFailed += o[f].Failed
+		checks += o[f].Checks
 	}
-	return Point{Factor: factor, Gate: rate(failed, n), Check: rate(checksFailed, checks),
-		Passed: rate(passed, n), Inconclusive: rate(inconclusive, n)}
+	return Point{Factor: factor, Gate: rate(status[gate.Failed], n), Check: rate(checksFailed, checks),
+		Passed: rate(status[gate.Passed], n), Inconclusive: rate(status[gate.Inconclusive], n)}
 }
 
 // heldOut chooses a threshold on the first half of the unchanged runs and
