@@ -1043,9 +1043,7 @@ func (s *Session) defineScenarios() (map[string]driver.Scenario, error) {
 			return nil, err
 		}
 		for _, sc := range scs {
-			if sc.Transport == "" {
-				sc.Transport = n
-			}
+			sc.Transport = cmp.Or(sc.Transport, n)
 			if err := driver.CheckScenario(sc); err != nil {
 				return nil, fmt.Errorf("transport %s: %v", n, err)
 			}
