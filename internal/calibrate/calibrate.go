@@ -277,24 +277,20 @@ func (o *Options) defaults(runs int) error {
 		}
 	}
 	o.Power = cmp.Or(o.Power, 0.95)
-	if o.Gate == nil {
-		o.Gate = CompareGate{FalseFail: o.FalseFail}
-	}
+	o.Gate = cmp.Or(o.Gate, Gate(CompareGate{FalseFail: o.FalseFail}))
 	return nil
 }
 
 func (o Options) splits(runs int) []split {
 	var out []split
 	n, k := o.Reference, o.Candidate
-	switch o.Split {
-	case SplitOrdered:
+	if o.Split != SplitRandom {
 		for i := 0; i+n+k <= runs; i++ {
-			out = append(out, split{seq(i, n), seq(i+n, k)})
-		}
-		return out
-	case SplitBlocked:
-		for i := 0; i+n+k <= runs; i++ {
-			out = append(out, blocked(i, n, k))
+			if o.Split == SplitOrdered {
+				out = append(out, split{seq(i, n), seq(i+n, k)})
+			} else {
+				out = append(out, blocked(i, n, k))
+			}
 		}
 		return out
 	}
@@ -462,25 +458,23 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var regression [][]Outcome
-	if opt.Regressed > 0 {
-		if regression, err = judgeAll(ctx, opt.Gate, pool, opt.regressionSplits(runs), []float64{1}); err != nil {
-			return nil, err
-		}
-	}
 
 	res := &Result{Gate: opt.Gate.Name(), Description: opt.Gate.Describe(), Runs: runs, PerSide: opt.PerSide,
 		Reference: opt.Reference, Candidate: opt.Candidate, Checks: len(pool.Keys), Split: opt.Split, Seed: opt.Seed,
-		FalseFail: opt.FalseFail, Power: opt.Power, Detect: math.NaN(), DetectCheck: math.NaN()}
+		FalseFail: opt.FalseFail, Power: opt.Power, Detect: math.NaN(), DetectCheck: math.NaN(),
+		SplitNote: SplitNote(opt.Split), HeldOut: heldOut}
 	if len(out) > 0 && len(out[0]) > 0 {
 		res.Checks = out[0][0].Checks
 	}
 	if opt.Split != SplitRandom {
 		res.Seed = 0
 	}
-	res.SplitNote = SplitNote(opt.Split)
 	res.addCurve(out, factors, opt.Power)
 	if opt.Regressed > 0 {
+		regression, err := judgeAll(ctx, opt.Gate, pool, opt.regressionSplits(runs), []float64{1})
+		if err != nil {
+			return nil, err
+		}
 		p := countAt(regression, 0, 1)
 		res.Regressed, res.Regression = opt.Regressed, &p
 	}
@@ -491,7 +485,6 @@ func Run(ctx context.Context, pool Pool, opt Options) (*Result, error) {
 			res.Thresholds = append(res.Thresholds, ThresholdPoint{Threshold: t, Failed: p.Gate, Inconclusive: p.Inconclusive, Passed: p.Passed})
 		}
 	}
-	res.HeldOut = heldOut
 	res.Notes = opt.Gate.Notes(pool, res)
 	if heldNote != "" {
 		res.Notes = append(res.Notes, heldNote)
@@ -564,23 +557,15 @@ func (res *Result) addCurve(out [][]Outcome, factors []float64, power float64) {
 // countAt counts the outcomes of every split at factor index f of out (the
 // factor, factor, is what the point records).
 func countAt(out [][]Outcome, f int, factor float64) Point {
-	n := len(out)
-	var failed, inconclusive, passed, checksFailed, checks int
-	for s := range out {
-		o := out[s][f]
-		switch o.Status {
-		case gate.Failed:
-			failed++
-		case gate.Inconclusive:
-			inconclusive++
-		case gate.Passed:
-			passed++
-		}
-		checksFailed += o.Failed
-		checks += o.Checks
+	n, status := len(out), map[gate.Status]int{}
+	var checksFailed, checks int
+	for _, o := range out {
+		status[o[f].Status]++
+		checksFailed += o[f].Failed
+		checks += o[f].Checks
 	}
-	return Point{Factor: factor, Gate: rate(failed, n), Check: rate(checksFailed, checks),
-		Passed: rate(passed, n), Inconclusive: rate(inconclusive, n)}
+	return Point{Factor: factor, Gate: rate(status[gate.Failed], n), Check: rate(checksFailed, checks),
+		Passed: rate(status[gate.Passed], n), Inconclusive: rate(status[gate.Inconclusive], n)}
 }
 
 // heldOut chooses a threshold on the first half of the unchanged runs and
@@ -597,26 +582,23 @@ func (o Options) heldOut(ctx context.Context, tg Thresholder, pool Pool, runs in
 	}
 	part := func(from, n int) []split {
 		ss := o.splits(n)
-		for i := range ss {
-			for j := range ss[i].ref {
-				ss[i].ref[j] += from
-			}
-			for j := range ss[i].cand {
-				ss[i].cand[j] += from
+		for _, s := range ss {
+			for _, side := range [][]int{s.ref, s.cand} {
+				for j := range side {
+					side[j] += from
+				}
 			}
 		}
 		return ss
 	}
 	choose, held := part(0, first), part(first, runs-first)
-	thresholds := append([]float64(nil), o.Thresholds...)
-	slices.Sort(thresholds)
 	h := &HeldOut{Chosen: jsonFactor(math.NaN()), ChooseRuns: first, HeldRuns: runs - first}
-	for _, t := range thresholds {
+	for _, t := range slices.Sorted(slices.Values(o.Thresholds)) {
 		out, err := judgeAll(ctx, tg.WithThreshold(t), pool, choose, []float64{1})
 		if err != nil {
 			return nil, "", err
 		}
-		if r := falseFails(out); r.Rate <= o.FalseFail {
+		if r := countAt(out, 0, 1).Gate; r.Rate <= o.FalseFail {
 			h.Chosen, h.Choose = jsonFactor(t), r
 			break
 		}
@@ -628,14 +610,8 @@ func (o Options) heldOut(ctx context.Context, tg Thresholder, pool Pool, runs in
 	if err != nil {
 		return nil, "", err
 	}
-	h.Held = falseFails(out)
+	h.Held = countAt(out, 0, 1).Gate
 	return h, "", nil
-}
-
-// falseFails is the rate at which the gate failed over the splits of out
-// (at their first factor).
-func falseFails(out [][]Outcome) Rate {
-	return countAt(out, 0, 1).Gate
 }
 
 // judgeAll judges every split at every factor, on every processor;

@@ -65,12 +65,8 @@ func (c Config) WithDefaults() Config {
 	c.MaxLostInRow = cmp.Or(c.MaxLostInRow, DefaultMaxLostInRow)
 	c.Fill = cmp.Or(c.Fill, FillZero)
 	c.Latency = cmp.Or(c.Latency, meta.LatencyHalfRTT)
-	if c.Workload == nil {
-		c.Workload = RoundTrip{}
-	}
-	if c.Pacer == nil {
-		c.Pacer = ClosedLoop{}
-	}
+	c.Workload = cmp.Or(c.Workload, Workload(RoundTrip{}))
+	c.Pacer = cmp.Or(c.Pacer, Pacer(ClosedLoop{}))
 	return c
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -370,8 +371,5 @@ func kept(payloads []driver.PayloadResult) int {
 }
 
 func (r *Runner) sink() Sink {
-	if r.Sink != nil {
-		return r.Sink
-	}
-	return RawCSV{}
+	return cmp.Or(r.Sink, Sink(RawCSV{}))
 }

@@ -154,12 +154,3 @@ func microAt(p driver.PayloadResult, div float64, i int) float64 {
 	}
 	return float64(p.Nanos[i]) / div
 }
-
-// Compile-time checks of the implementations.
-var (
-	_ Workload        = RoundTrip{}
-	_ driver.Measurer = (*pingLoop)(nil)
-	_ Workload        = selfWorkload{}
-	_ Pacer           = ClosedLoop{}
-	_ Sink            = RawCSV{}
-)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -30,14 +31,6 @@ import (
 // echoStartTimeout bounds how long a local echo process may take to start
 // and listen (a broker echo connects and subscribes in that time too).
 const echoStartTimeout = 15 * time.Second
-
-// Reliable datagram defaults, written into meta.json when the
-// configuration leaves them unset, so that the record holds the values
-// used.
-var (
-	defaultRetransmitTimeout = udp.DefaultRetransmitTimeout
-	defaultMaxRetries        = udp.DefaultMaxRetries
-)
 
 // Session is a prepared run: every sub-experiment resolved and checked,
 // certificates ready, embedded brokers started, external ends reached.
@@ -214,15 +207,11 @@ func (s *Session) checkConfig() error {
 	if c.RetransmitTimeout < 0 || c.MaxRetries < 0 || c.QueueDepth < 0 || c.ConnectTimeout < 0 {
 		return errors.New("--retransmit-timeout, --max-retries, --queue-depth and --connect-timeout must not be negative")
 	}
-	if c.RetransmitTimeout == 0 {
-		c.RetransmitTimeout = defaultRetransmitTimeout
-	}
-	if c.MaxRetries == 0 {
-		c.MaxRetries = defaultMaxRetries
-	}
-	if c.ConnectTimeout == 0 {
-		c.ConnectTimeout = DefaultConnectTimeout
-	}
+	// The reliable datagram defaults are filled in so that meta.json
+	// records the values used.
+	c.RetransmitTimeout = cmp.Or(c.RetransmitTimeout, udp.DefaultRetransmitTimeout)
+	c.MaxRetries = cmp.Or(c.MaxRetries, udp.DefaultMaxRetries)
+	c.ConnectTimeout = cmp.Or(c.ConnectTimeout, DefaultConnectTimeout)
 	if len(c.Scenarios) == 0 {
 		return errors.New("no sub-experiment selected")
 	}
@@ -269,10 +258,7 @@ func (s *Session) selectScenarios() error {
 // unknownScenario is the error for a sub-experiment name neither built in
 // nor defined: the nearest known name, or all of them.
 func unknownScenario(name string, defined map[string]driver.Scenario) error {
-	known := scenarioNames()
-	for n := range defined {
-		known = append(known, n)
-	}
+	known := slices.AppendSeq(scenarioNames(), maps.Keys(defined))
 	if near := suggest.Nearest(name, known); near != "" {
 		return fmt.Errorf("--subexperiments: unknown sub-experiment %q: did you mean %s? ('run --list' lists the %d known)", name, near, len(known))
 	}
@@ -328,10 +314,7 @@ func (s *Session) place(p *plan, targets map[string]target, used map[string]bool
 		return nil
 	}
 	if p.broker {
-		p.echo = c.Echo
-		if p.echo == EchoAuto {
-			p.echo = EchoSubprocess
-		}
+		p.echo = cmp.Or(c.Echo, EchoSubprocess) // EchoAuto is ""
 		return s.placeBroker(p, targets, used)
 	}
 	t, ok := targets[name]
@@ -465,10 +448,7 @@ func (s *Session) setOptions(p *plan) {
 		Params:            p.params,
 	}
 	if p.broker {
-		o.Topic = c.Topic
-		if o.Topic == "" {
-			o.Topic = "mqgate-" + s.runID + "-" + p.sc.Type
-		}
+		o.Topic = cmp.Or(c.Topic, "mqgate-"+s.runID+"-"+p.sc.Type)
 	}
 	p.opts, p.echoOpts = o, o
 	p.echoOpts.EchoDelay = c.EchoDelay
@@ -784,10 +764,7 @@ func (s *Session) echoProgram() (argv []string, what string, err error) {
 const ListenEnv = "MQGATE_ECHO_LISTEN"
 
 func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, error) {
-	stderr := s.cfg.EchoStderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
+	stderr := cmp.Or(s.cfg.EchoStderr, io.Discard)
 	argv, _, err := s.echoProgram()
 	if err != nil {
 		return nil, err
@@ -1066,9 +1043,7 @@ func (s *Session) defineScenarios() (map[string]driver.Scenario, error) {
 			return nil, err
 		}
 		for _, sc := range scs {
-			if sc.Transport == "" {
-				sc.Transport = n
-			}
+			sc.Transport = cmp.Or(sc.Transport, n)
 			if err := driver.CheckScenario(sc); err != nil {
 				return nil, fmt.Errorf("transport %s: %v", n, err)
 			}
