@@ -807,6 +807,18 @@ func catalogue(bins map[string]string) []catalogueTrial {
 			func(d string) []string {
 				return []string{"-s", "nats_best_effort", "--target", "foo://127.0.0.1:1", "--out", filepath.Join(d, "foo")}
 			}},
+		{"--echo remote with only in-process echoes", `--echo remote: no selected sub-experiment has its echo there`,
+			func(d string) []string {
+				return []string{"-s", "intraprocess_reliable", "--echo", "remote", "--out", filepath.Join(d, "er")}
+			}},
+		{"--topic with no broker", `--topic "foo": no selected sub-experiment goes through a broker`,
+			func(d string) []string {
+				return []string{"-s", "intraprocess_reliable", "--topic", "foo", "--out", filepath.Join(d, "tf")}
+			}},
+		{"--payloads range doubling does not reach", `payload range "20..100": doubling 20 does not reach 100`,
+			func(d string) []string {
+				return []string{"-s", "intraprocess_reliable", "--payloads", "20..100", "--out", filepath.Join(d, "pr")}
+			}},
 		{"ab --blocks 0", `--blocks 0: expected 1 to 10000`,
 			func(d string) []string {
 				return []string{"ab", "--max-runs", "5", "--blocks", "0", "--out", filepath.Join(d, "ab0"), "--", "-s", "intraprocess_reliable"}

@@ -112,8 +112,14 @@ func (c Config) MaxPayload() int {
 	return m
 }
 
+// LargestPayload is the largest payload run measures (1 GiB): each end
+// holds a message of it, and a larger range of doubled sizes would
+// overflow before it ended.
+const LargestPayload = 1 << 30
+
 // ParsePayloads parses a comma-separated list of byte counts such as
-// "16,64,1024", also accepting ranges "16..16384" (powers of two).
+// "16,64,1024", also accepting ranges "16..16384": LOW doubled until HIGH,
+// which it must reach (powers of two, or LOW·2^k).
 func ParsePayloads(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -124,14 +130,25 @@ func ParsePayloads(s string) ([]int, error) {
 			if err1 != nil || err2 != nil || a < 1 || b < a {
 				return nil, fmt.Errorf("payload range %q: expected LOW..HIGH byte counts, e.g. 16..16384", f)
 			}
-			for n := a; n <= b; n *= 2 {
+			if b > LargestPayload {
+				return nil, fmt.Errorf("payload range %q: %d bytes is above the largest payload, %d (1 GiB)", f, b, LargestPayload)
+			}
+			n := a
+			for ; n <= b; n *= 2 {
 				out = append(out, n)
+			}
+			if n/2 != b {
+				// Silently, 20..100 measured 20, 40 and 80.
+				return nil, fmt.Errorf("payload range %q: doubling %d does not reach %d (it stops at %d): give HIGH as LOW·2^k (powers of two, e.g. 16..1024), or list the payloads", f, a, b, n/2)
 			}
 			continue
 		}
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("payload %q: expected positive byte counts separated by commas (16,1024) or a range of powers of two (16..1024)", f)
+		}
+		if n > LargestPayload {
+			return nil, fmt.Errorf("payload %q: above the largest payload, %d bytes (1 GiB)", f, LargestPayload)
 		}
 		out = append(out, n)
 	}

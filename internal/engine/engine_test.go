@@ -465,7 +465,15 @@ func TestParsePayloads(t *testing.T) {
 		{"16", "[16]"},
 		{"16, 64,1024", "[16 64 1024]"},
 		{"16..128", "[16 32 64 128]"},
-		{"16..100,1000", "[16 32 64 1000]"},
+		{"20..80", "[20 40 80]"},
+		// A range that doubling does not reach was cut short without a
+		// word (16, 32, 64), and one past 2^62 overflowed, appending 0
+		// until memory ran out.
+		{"16..100,1000", "error"},
+		{"16..4611686018427387904", "error"},
+		{"16..2147483648", "error"},
+		{"1073741824", "[1073741824]"},
+		{"1073741825", "error"},
 		{"x", "error"},
 		{"0", "error"},
 		{"64..16", "error"},

@@ -169,6 +169,14 @@ func (s *Session) resolve() error {
 	if len(s.cfg.EchoCommand) > 0 && !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.echo == EchoSubprocess }) {
 		return errors.New("--echo-command: no selected sub-experiment starts an echo process (it applies to --echo subprocess)")
 	}
+	// A setting nothing applies was accepted and recorded in meta.json
+	// as if it had been.
+	if e := s.cfg.Echo; (e == EchoSubprocess || e == EchoRemote) && !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.echo == e }) {
+		return fmt.Errorf("--echo %s: no selected sub-experiment has its echo there (intraprocess ones, and links bound to this process, echo in it)", e)
+	}
+	if s.cfg.Topic != "" && !slices.ContainsFunc(s.plans, func(p *plan) bool { return p.broker }) {
+		return fmt.Errorf("--topic %q: no selected sub-experiment goes through a broker, whose topic it names", s.cfg.Topic)
+	}
 	if err := s.checkEchoProgram(); err != nil {
 		return err
 	}
