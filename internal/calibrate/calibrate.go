@@ -202,6 +202,10 @@ type HeldOut struct {
 	// Choose and Held are the false fails at Chosen on each part's splits.
 	Choose Rate `json:"choose"`
 	Held   Rate `json:"held"`
+	// Undecided says that no threshold was chosen because at every one
+	// tried the gate decided none of the first part's splits (all
+	// inconclusive): a gate that cannot fail has no false fails to count.
+	Undecided bool `json:"undecided,omitempty"`
 }
 
 // ThresholdPoint is the verdicts of the unchanged splits at one threshold.
@@ -220,6 +224,24 @@ type Thresholder interface {
 	ThresholdName() string
 	// WithThreshold returns the gate judging at threshold t.
 	WithThreshold(t float64) Gate
+}
+
+// SplitFlagsUsed refuses --splits and --seed (given says which were) with
+// ordered or blocked splits, which are the consecutive ones the runs make,
+// neither drawn nor counted: the flags were ignored without a word.
+func SplitFlagsUsed(split string, splits, seed bool) error {
+	if split != SplitOrdered && split != SplitBlocked {
+		return nil
+	}
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"splits", splits}, {"seed", seed}} {
+		if f.given {
+			return fmt.Errorf("--%s applies to random splits: --split %s judges the consecutive splits the runs make, neither drawn nor counted; leave it out", f.name, split)
+		}
+	}
+	return nil
 }
 
 func rate(k, n int) Rate {
@@ -592,14 +614,21 @@ func (o Options) heldOut(ctx context.Context, tg Thresholder, pool Pool, runs in
 		return ss
 	}
 	choose, held := part(0, first), part(first, runs-first)
-	h := &HeldOut{Chosen: jsonFactor(math.NaN()), ChooseRuns: first, HeldRuns: runs - first}
+	h := &HeldOut{Chosen: jsonFactor(math.NaN()), ChooseRuns: first, HeldRuns: runs - first, Undecided: true}
 	for _, t := range slices.Sorted(slices.Values(o.Thresholds)) {
 		out, err := judgeAll(ctx, tg.WithThreshold(t), pool, choose, []float64{1})
 		if err != nil {
 			return nil, "", err
 		}
-		if r := countAt(out, 0, 1).Gate; r.Rate <= o.FalseFail {
-			h.Chosen, h.Choose = jsonFactor(t), r
+		// A threshold at which every split stayed inconclusive was
+		// chosen for its 0 false fails: the gate could not fail there.
+		p := countAt(out, 0, 1)
+		if p.Inconclusive.Count == p.Inconclusive.Trials {
+			continue
+		}
+		h.Undecided = false
+		if p.Gate.Rate <= o.FalseFail {
+			h.Chosen, h.Choose = jsonFactor(t), p.Gate
 			break
 		}
 	}

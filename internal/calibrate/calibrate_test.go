@@ -12,6 +12,7 @@ import (
 
 	"github.com/aclements/go-moremath/stats"
 
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/result"
 )
 
@@ -271,7 +272,7 @@ func TestRenderings(t *testing.T) {
 	if err := WriteText(&text, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"16 unchanged runs, 8 per side, 40 random splits (seed 2), 6 checks", "false fails:  0 of 40 = 0.0% (95% CI 0.0%–8.8%): within",
+	for _, want := range []string{"16 unchanged runs, 8 per side, 40 random splits (seed 2), 6 checks", "false fails:  0 of 40 = 0.0% (95% CI 0.0%–8.8%): not shown above the level asked, nor within it",
 		"×1.5 ", "smallest regression detected with ≥ 95.0% power at 8 runs per side"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
@@ -494,5 +495,50 @@ func TestThresholds(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), pool, Options{Thresholds: []float64{-0.1}}); err == nil || !strings.Contains(err.Error(), "≥ 0") {
 		t.Errorf("negative threshold: %v", err)
+	}
+}
+
+// neverDecides is a gate that finds every split inconclusive, at any
+// threshold.
+type neverDecides struct{}
+
+func (neverDecides) Name() string     { return "undecided" }
+func (neverDecides) Describe() string { return "decides nothing" }
+func (neverDecides) Judge(_ Pool, _, _ []int, f []float64) ([]Outcome, error) {
+	out := make([]Outcome, len(f))
+	for i := range out {
+		out[i] = Outcome{Status: gate.Inconclusive, Checks: 1}
+	}
+	return out, nil
+}
+func (neverDecides) Notes(Pool, *Result) []string { return nil }
+func (neverDecides) ThresholdName() string        { return "--fail-threshold" }
+func (n neverDecides) WithThreshold(float64) Gate { return n }
+
+// TestHeldOutUndecided: a gate that decided no split at any threshold has
+// no threshold to choose (one was "chosen" for its 0 false fails, the gate
+// being unable to fail), and 0 false fails of 1 split is not "within" a
+// level of 1 % (95 % CI 0–97.5 %).
+func TestHeldOutUndecided(t *testing.T) {
+	r, err := Run(context.Background(), synthPool(13, 8, 2, 0.02, 0, 0), Options{PerSide: 2, Split: SplitOrdered, FalseFail: 0.01,
+		Factors: []float64{2}, Thresholds: []float64{0.05, 0.1}, Gate: neverDecides{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := r.HeldOut; h == nil || !h.Undecided || !math.IsNaN(float64(h.Chosen)) {
+		t.Fatalf("held out %+v", r.HeldOut)
+	}
+	var text bytes.Buffer
+	WriteText(&text, r)
+	if !strings.Contains(text.String(), "held-out validation: at every --fail-threshold tried the gate decided none of the splits of the first 4 runs (all inconclusive): none to choose") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	for _, c := range []struct {
+		k, n int
+		want string
+	}{{0, 1, "not shown above"}, {0, 400, "within"}, {10, 40, "ABOVE"}} {
+		if got := levelVerdict(rate(c.k, c.n), 0.01); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%d of %d at 1 %%: %q", c.k, c.n, got)
+		}
 	}
 }

@@ -54,12 +54,17 @@ func sidesText(r *Result, perSide string) string {
 // atRuns says at how many runs the power was measured.
 func atRuns(r *Result) string { return sidesText(r, "runs per side") }
 
-// levelVerdict says whether false fails at rate are within the level.
+// levelVerdict says whether false fails at rate are within the level
+// asked, above it, or neither shown (the interval spans the level:
+// "within" was written for 0 of 1 split, 95 % CI 0–97.5 %).
 func levelVerdict(rate Rate, level float64) string {
-	if rate.Low > level {
-		return "ABOVE"
+	switch {
+	case rate.Low > level:
+		return "ABOVE the level asked"
+	case rate.High <= level:
+		return "within the level asked"
 	}
-	return "within"
+	return "not shown above the level asked, nor within it (the interval spans it: more splits or runs narrow it)"
 }
 
 // WriteText writes r for people.
@@ -82,7 +87,7 @@ func WriteText(w io.Writer, r *Result) error {
 			fmt.Fprintf(bw, "gate: %s\n", r.Description)
 		}
 	}
-	fmt.Fprintf(bw, "false fails:  %s: %s the level asked\n",
+	fmt.Fprintf(bw, "false fails:  %s: %s\n",
 		rateText(r.FalseFails), levelVerdict(r.FalseFails, r.FalseFail))
 	fmt.Fprintf(bw, "inconclusive: %s\n", rateText(r.Inconclusive))
 	fmt.Fprintf(bw, "passed:       %s\n", rateText(r.Passed))
@@ -103,10 +108,12 @@ func WriteText(w io.Writer, r *Result) error {
 		}
 	}
 	if h := r.HeldOut; h != nil {
-		if math.IsNaN(float64(h.Chosen)) {
+		if h.Undecided {
+			fmt.Fprintf(bw, "held-out validation: at every %s tried the gate decided none of the splits of the first %d runs (all inconclusive): none to choose\n", r.ThresholdName, h.ChooseRuns)
+		} else if math.IsNaN(float64(h.Chosen)) {
 			fmt.Fprintf(bw, "held-out validation: no %s tried keeps the false fails of the first %d runs within %s: none to choose\n", r.ThresholdName, h.ChooseRuns, pct(r.FalseFail))
 		} else {
-			fmt.Fprintf(bw, "held-out validation: %s %s chosen on the first %d runs (false fails %s); on the %d later runs alone: false fails %s: %s the level asked\n",
+			fmt.Fprintf(bw, "held-out validation: %s %s chosen on the first %d runs (false fails %s); on the %d later runs alone: false fails %s: %s\n",
 				r.ThresholdName, pct(float64(h.Chosen)), h.ChooseRuns, pct(h.Choose.Rate),
 				h.HeldRuns, rateText(h.Held), levelVerdict(h.Held, r.FalseFail))
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
@@ -43,6 +44,9 @@ func (inv Invocation) checkFlags(cfg Config) error {
 		return fmt.Errorf("--%s applies to --calibrate and --plan only (the seed of their random splits or resamples); leave it out", f)
 	}
 	if inv.Calibrate {
+		if err := calibrate.SplitFlagsUsed(inv.Split, inv.given("splits") != "", inv.given("seed") != ""); err != nil {
+			return err
+		}
 		if f := inv.given(append([]string{"paired", "unpaired"}, marginFlags...)...); f != "" {
 			return fmt.Errorf("--%s does not go with --calibrate, which calibrates the unpaired statistical gate of the pooled runs (--fail-threshold, --threshold)", f)
 		}

@@ -86,6 +86,10 @@ func TestFlagsOutOfMode(t *testing.T) {
 		{"false fail one run", with(one, "--false-fail", "5%"), "--false-fail does not apply with one run per side"},
 		{"pass above fail", with(several, "--paired", "--pass-margin", "20%", "--fail-margin", "10%"), "--pass-margin 20% above --fail-margin 10%: a change between them would both pass and fail"},
 		{"calibrate paired", with(several, "--calibrate", "--paired"), "--paired does not go with --calibrate"},
+		// Ordered and blocked splits are the runs' own: --splits 50 judged
+		// one split and --seed 9 was written as seed 0, without a word.
+		{"splits with ordered splits", with(several, "--calibrate", "--split", "ordered", "--splits", "50"), "--splits applies to random splits: --split ordered judges the consecutive splits the runs make"},
+		{"seed with blocked splits", with(several, "--calibrate", "--split", "blocked", "--seed", "9"), "--seed applies to random splits: --split blocked"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -73,6 +73,9 @@ func calibrateOptions(cfg Config, st requirements.StatConfig) (calibrate.Options
 	if err := noArgs(cfg.Args); err != nil {
 		return none, "", err
 	}
+	if err := calibrate.SplitFlagsUsed(cfg.Split, cfg.Set["splits"], cfg.Set["seed"]); err != nil {
+		return none, "", exit.With(exit.Usage, err)
+	}
 	if cfg.ExperimentsResults == "" {
 		return none, "", exit.Usagef("--calibrate needs the unchanged runs: --experiments-results DIR")
 	}

@@ -89,6 +89,7 @@ func TestCalibrateCommand(t *testing.T) {
 		{[]string{"--calibrate", "-e", root}, "--plots-directory"},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--percentile", "90"}, "excludes"},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "-o", "x.csv"}, "--output-file does not go with --calibrate"},
+		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--split", "ordered", "--seed", "9"}, "--seed applies to random splits: --split ordered"},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--candidate-runs", "10", "--reference-runs", "10"}, "need at least 20 unchanged runs; the pool has 16"},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--columns", "Min"}, `unknown column "Min"`},
 		{[]string{"--calibrate", "-e", root, "--plots-directory", out, "--factors", "1.1,x"}, `"x" is not a number`},
