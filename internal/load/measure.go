@@ -262,7 +262,7 @@ func (r *PayloadResult) DeliveryRatio() float64 { return ratio(r.Unique, r.Expec
 // skipped slots lowers it as loss does, where DeliveryRatio hides it.
 func (r *PayloadResult) DeliveryRate() float64 { return ratio(r.Unique, r.Offered) }
 
-// ratio is n/of, 1 when of is 0 (nothing was expected, nothing is missing).
+// ratio is n/of, 0 when of is 0.
 func ratio(n, of uint64) float64 {
 	if of == 0 {
 		return 0
