@@ -177,11 +177,10 @@ func (p *Progress) End(r *PayloadResult) {
 	if p.Terminal {
 		fmt.Fprint(p.W, "\r\x1b[K")
 	}
-	pubs := len(r.Publishers)
 	sent := fmt.Sprintf("sent %s (%s msg/s)", result.Count(r.Counters.MessagesSent), result.Thousands(r.SendRate()))
 	if p.cfg.Rate > 0 {
 		sent = fmt.Sprintf("sent %s of %s offered in total (%s msg/s per publisher × %d; %s msg/s, %s skipped)", result.Count(r.Counters.MessagesSent),
-			result.Count(r.OfferedSends()), result.Thousands(p.cfg.Rate), pubs, result.Thousands(r.SendRate()), result.Count(r.Counters.Skipped))
+			result.Count(r.OfferedSends()), result.Thousands(p.cfg.Rate), len(r.Publishers), result.Thousands(r.SendRate()), result.Count(r.Counters.Skipped))
 	}
 	// Several subscribers: how the deliveries split among them.
 	split := ""
