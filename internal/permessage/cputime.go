@@ -46,10 +46,8 @@ var noUse = CPUUse{math.NaN(), math.NaN()}
 
 // taken returns how many readings were taken, all of them from R[0] on.
 func (s CPUSeries) taken() int {
-	for j, r := range s.R {
-		if r.T < 0 {
-			return j
-		}
+	if j := slices.IndexFunc(s.R, func(r CPUReading) bool { return r.T < 0 }); j >= 0 {
+		return j
 	}
 	return len(s.R)
 }
