@@ -57,18 +57,11 @@ func Snapshots(typ string, r *PayloadResult) []Snapshot {
 		}
 		tags := fmt.Sprintf("sub=%s;payload=%d;phase=%s", typ, t.Payload, phase)
 		st := StatsOf(t.Latency, 0)
-		sec := t.Period.Seconds()
-		per := func(n uint64) float64 {
-			if sec <= 0 {
-				return 0
-			}
-			return float64(n) / sec
-		}
 		v := t.Values
 		for i, val := range []float64{
 			float64(v.MessagesSent), float64(v.MessagesReceived), float64(v.MessagesAcked), float64(v.BytesSent), float64(v.BytesReceived),
 			float64(v.Errors), float64(v.Skipped), float64(v.Clamped),
-			per(t.Delta.MessagesSent), per(t.Delta.MessagesReceived), per(t.Delta.BytesReceived) * 8 / 1e6,
+			rate(t.Delta.MessagesSent, t.Period), rate(t.Delta.MessagesReceived, t.Period), rate(t.Delta.BytesReceived, t.Period) * 8 / 1e6,
 			float64(st.Count), micros(st.MinNs), micros(st.P50Ns), micros(st.P95Ns), micros(st.P99Ns), micros(st.P999Ns),
 			micros(st.MaxNs),
 		} {

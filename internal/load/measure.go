@@ -218,11 +218,7 @@ func (r *PayloadResult) Measured() time.Duration { return max(0, r.End.Sub(r.Sta
 // its end and the last measured arrival: the receive rate of a system that
 // fell behind is spread over the time it took to deliver.
 func (r *PayloadResult) ReceivePeriod() time.Duration {
-	end := r.End
-	if r.LastArrival.After(end) {
-		end = r.LastArrival
-	}
-	return max(0, end.Sub(r.Start))
+	return max(0, r.End.Sub(r.Start), r.LastArrival.Sub(r.Start))
 }
 
 // SendRate is the measured messages sent per second over the measured
@@ -262,7 +258,7 @@ func (r *PayloadResult) DeliveryRatio() float64 { return ratio(r.Unique, r.Expec
 // skipped slots lowers it as loss does, where DeliveryRatio hides it.
 func (r *PayloadResult) DeliveryRate() float64 { return ratio(r.Unique, r.Offered) }
 
-// ratio is n/of, 1 when of is 0 (nothing was expected, nothing is missing).
+// ratio is n/of, 0 when of is 0.
 func ratio(n, of uint64) float64 {
 	if of == 0 {
 		return 0

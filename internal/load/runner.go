@@ -160,17 +160,14 @@ func (p *Progress) Tick(t Tick) {
 	frac := min(1, t.Elapsed.Seconds()/p.cfg.Duration.Seconds())
 	done := int(frac * width)
 	bar := strings.Repeat("━", done) + strings.Repeat("─", width-done)
-	rate := 0.0
-	if t.Period > 0 {
-		rate = float64(t.Delta.MessagesReceived) / t.Period.Seconds()
-	}
+	recv := rate(t.Delta.MessagesReceived, t.Period)
 	p99 := StatsOf(t.Latency, 0).P99Ns
 	phase := ""
 	if t.Drain {
 		phase = " draining"
 	}
 	fmt.Fprintf(p.W, "\r\x1b[K%s %s %d B %s %s/%s%s  %s msg/s  P99: %s", p.cfg.Topology.Scenario, p.sub, p.payload, bar,
-		t.Elapsed.Round(time.Second), p.cfg.Duration.Round(time.Second), phase, result.Thousands(rate), result.Nanos(p99))
+		t.Elapsed.Round(time.Second), p.cfg.Duration.Round(time.Second), phase, result.Thousands(recv), result.Nanos(p99))
 }
 
 // End prints the payload's closing line, its latencies labelled by where
@@ -180,11 +177,10 @@ func (p *Progress) End(r *PayloadResult) {
 	if p.Terminal {
 		fmt.Fprint(p.W, "\r\x1b[K")
 	}
-	pubs := len(r.Publishers)
 	sent := fmt.Sprintf("sent %s (%s msg/s)", result.Count(r.Counters.MessagesSent), result.Thousands(r.SendRate()))
 	if p.cfg.Rate > 0 {
 		sent = fmt.Sprintf("sent %s of %s offered in total (%s msg/s per publisher × %d; %s msg/s, %s skipped)", result.Count(r.Counters.MessagesSent),
-			result.Count(r.OfferedSends()), result.Thousands(p.cfg.Rate), pubs, result.Thousands(r.SendRate()), result.Count(r.Counters.Skipped))
+			result.Count(r.OfferedSends()), result.Thousands(p.cfg.Rate), len(r.Publishers), result.Thousands(r.SendRate()), result.Count(r.Counters.Skipped))
 	}
 	// Several subscribers: how the deliveries split among them.
 	split := ""

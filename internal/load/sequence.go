@@ -66,10 +66,7 @@ func (t *Tracker) add(o *Tracker) {
 // Lost returns how many of sent messages (numbered 0..sent−1) never
 // arrived.
 func (t *Tracker) Lost(sent uint64) uint64 {
-	if t.Unique >= sent {
-		return 0
-	}
-	return sent - t.Unique
+	return sent - min(sent, t.Unique)
 }
 
 func (t *Tracker) set(k uint64)        { t.bits[(k/64)%(SeqWindow/64)] |= 1 << (k % 64) }

@@ -37,12 +37,6 @@ func NewTopology(scenario string, pubs, subs, topics int) (Topology, error) {
 	if pubs < 0 || subs < 0 || topics < 0 {
 		return t, fmt.Errorf("publishers %d, subscribers %d, topics %d: expected counts ≥ 1 (0: the scenario's default)", pubs, subs, topics)
 	}
-	def := func(v, d int) int {
-		if v == 0 {
-			return d
-		}
-		return v
-	}
 	fixed := func(what string, v, want int) error {
 		if v != 0 && v != want {
 			return fmt.Errorf("scenario %s: %d %s, expected %d", scenario, v, what, want)
@@ -51,7 +45,7 @@ func NewTopology(scenario string, pubs, subs, topics int) (Topology, error) {
 	}
 	switch scenario {
 	case FanIn:
-		t.Publishers = def(pubs, 1)
+		t.Publishers = cmp.Or(pubs, 1)
 		if err := fixed("subscribers", subs, 1); err != nil {
 			return t, fmt.Errorf("%w: fan-in gathers every publisher's messages at one subscriber; for several subscribers of one topic use round-robin (each message to one of them) or fan-out with one publisher (each message to each)", err)
 		}
@@ -60,20 +54,20 @@ func NewTopology(scenario string, pubs, subs, topics int) (Topology, error) {
 		}
 		t.Subscribers, t.Topics = 1, 1
 	case FanOut:
-		t.Subscribers = def(subs, 1)
+		t.Subscribers = cmp.Or(subs, 1)
 		if err := cmp.Or(fixed("publishers", pubs, 1), fixed("topics", topics, 1)); err != nil {
 			return t, err
 		}
 		t.Publishers, t.Topics = 1, 1
 	case StraightRun:
-		t.Publishers = def(pubs, def(subs, 1))
+		t.Publishers = cmp.Or(pubs, subs, 1)
 		if err := cmp.Or(fixed("subscribers", subs, t.Publishers), fixed("topics", topics, t.Publishers)); err != nil {
 			return t, err
 		}
 		t.Subscribers, t.Topics = t.Publishers, t.Publishers
 	case RoundRobin:
-		t.Publishers, t.Subscribers = def(pubs, 1), def(subs, 1)
-		t.Topics = def(topics, min(t.Publishers, t.Subscribers))
+		t.Publishers, t.Subscribers = cmp.Or(pubs, 1), cmp.Or(subs, 1)
+		t.Topics = cmp.Or(topics, min(t.Publishers, t.Subscribers))
 		if t.Topics > min(t.Publishers, t.Subscribers) {
 			return t, fmt.Errorf("scenario %s: %d topics for %d publishers and %d subscribers: expected at most %d, so that every topic has a publisher and a subscriber",
 				scenario, t.Topics, t.Publishers, t.Subscribers, min(t.Publishers, t.Subscribers))

@@ -46,10 +46,8 @@ var noUse = CPUUse{math.NaN(), math.NaN()}
 
 // taken returns how many readings were taken, all of them from R[0] on.
 func (s CPUSeries) taken() int {
-	for j, r := range s.R {
-		if r.T < 0 {
-			return j
-		}
+	if j := slices.IndexFunc(s.R, func(r CPUReading) bool { return r.T < 0 }); j >= 0 {
+		return j
 	}
 	return len(s.R)
 }
@@ -113,23 +111,13 @@ func (s CPUSeries) Overall(every int) CPUUse {
 	return noUse
 }
 
-// anyRead reports whether any reading was read.
-func (s CPUSeries) anyRead() bool {
-	for _, r := range s.R[:s.taken()] {
-		if r.U >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Note says why the series has no values, or "".
 func (s CPUSeries) Note() string {
 	end := s.taken() - 1
 	switch {
 	case end < 1:
 		return ""
-	case !s.anyRead():
+	case !slices.ContainsFunc(s.R[:s.taken()], func(r CPUReading) bool { return r.U >= 0 }): // no reading was read
 		return "not available"
 	case s.R[end].T-s.R[0].T < minSteps*s.Resolution:
 		return fmt.Sprintf("below resolution: %s steps over a %s run", result.Elapsed(time.Duration(s.Resolution)), result.Elapsed(time.Duration(s.R[end].T-s.R[0].T)))

@@ -3,6 +3,7 @@ package permessage
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/mqgate/mqgate/internal/permessagefile"
@@ -93,10 +94,7 @@ func Aggregates(pm *Record) []permessagefile.Summary {
 	}
 	// An overhead and its rate are one measurement: they agree when both do.
 	for _, same := range [][]int{{qSO, qST}, {qRO, qRT, qRTMbps}} {
-		agree := true
-		for _, q := range same {
-			agree = agree && out[q].Agrees()
-		}
+		agree := !slices.ContainsFunc(same, func(q int) bool { return !out[q].Agrees() })
 		for _, q := range same {
 			out[q].Note = rateNote(out[q], agree)
 		}

@@ -133,9 +133,7 @@ func linesAgainstN(title, yLabel string, curves []nCurve) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, y := range ys {
-			top = max(top, y)
-		}
+		top = max(top, slices.Max(ys))
 		line.Color, line.Width = curveColours[i%len(curveColours)], vg.Points(0.7)
 		p.Add(line)
 		p.Legend.Add(c.name, line)

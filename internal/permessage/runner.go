@@ -1,6 +1,7 @@
 package permessage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -161,10 +162,7 @@ func cpuText(pm *Record, a []permessagefile.Summary) string {
 	if pm.BrokerInProcess && !pm.NoBroker {
 		client += ", the broker's included"
 	}
-	brokerWhat := pm.BrokerWhat
-	if brokerWhat == "" {
-		brokerWhat = "not read"
-	}
+	brokerWhat := cmp.Or(pm.BrokerWhat, "not read")
 	return fmt.Sprintf("CPU per message over the run: sender thread %s, receiver thread %s, client process (all threads) %s, %s (%s) %s",
 		ns(qSenderCPUPerMessage), ns(qSenderCPUPerMessage+1), client, pm.brokerLabel(), brokerWhat, ns(qSenderCPUPerMessage+3))
 }

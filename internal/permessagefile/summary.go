@@ -1,6 +1,7 @@
 package permessagefile
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -152,9 +153,7 @@ func parseRow(rec []string, file string, line int) (Row, error) {
 	if r.Payload, err = strconv.Atoi(rec[0]); err != nil || r.Payload < 1 {
 		return r, fileerr.New(file, line, SummaryHeader[0], "%q is not a positive byte count", rec[0])
 	}
-	if r.Quantity = rec[1]; oldQuantities[r.Quantity] != "" {
-		r.Quantity = oldQuantities[r.Quantity]
-	}
+	r.Quantity = cmp.Or(oldQuantities[rec[1]], rec[1])
 	if !slices.Contains(Quantities, r.Quantity) {
 		return r, fileerr.New(file, line, SummaryHeader[1], "%q: expected one of %s", rec[1], strings.Join(Quantities, ", "))
 	}

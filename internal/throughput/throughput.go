@@ -534,13 +534,8 @@ func (s *searcher) exponential() ([]int, error) {
 
 // bracket returns the bracket (lo, b, hi) around the best b of the scale.
 func (s *searcher) bracket(scale []int) (lo, b, hi int) {
-	bi := 0
-	for i, f := range scale {
-		if s.rate(f) > s.rate(scale[bi]) {
-			bi = i
-		}
-	}
-	b = scale[bi]
+	b = slices.MaxFunc(scale, func(x, y int) int { return cmp.Compare(s.rate(x), s.rate(y)) }) // the first best
+	bi := slices.Index(scale, b)
 	lo, hi = b, b
 	if bi > 0 {
 		lo = scale[bi-1]
