@@ -214,3 +214,17 @@ func TestRunnerEmbeddedNATS(t *testing.T) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 }
+
+// TestDemandsText: meta.json's mode names the bursts measured: a demands
+// file's per payload (it named the default list, never measured), else the
+// list.
+func TestDemandsText(t *testing.T) {
+	cfg := Config{}.WithDefaults()
+	if got := demandsText(cfg, []int{16}); got != "[100 1000 10000 30000 50000] samples" {
+		t.Errorf("defaults: %q", got)
+	}
+	cfg.PayloadDemands = map[int][]int{64: {10}, 128: {5, 7}}
+	if got := demandsText(cfg, []int{64, 128}); got != "[10] samples at 64 B, [5 7] samples at 128 B" {
+		t.Errorf("demands file: %q", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/load"
@@ -32,8 +33,8 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	r.Meta.Mode = fmt.Sprintf("burst (Fast-RTPS throughput): bursts of %v samples (per payload: a demands file when given), recovery times %v ms, test time %v, in-flight wait %v",
-		cfg.Demands, cfg.Recoveries, cfg.TestTime, cfg.Timeout)
+	r.Meta.Mode = fmt.Sprintf("burst (Fast-RTPS throughput): bursts of %s, recovery times %v ms, test time %v, in-flight wait %v",
+		demandsText(cfg, r.Payloads), cfg.Recoveries, cfg.TestTime, cfg.Timeout)
 	r.Meta.Clock = "Go monotonic clock at delivery"
 	return load.RunOneWay(ctx, r.Dir, r.Meta, r.Payloads, subs, "b", func(t *load.Trial) (func() error, error) {
 		var rows []result.BurstRow
@@ -81,4 +82,18 @@ func WriteFiles(dir, typ string, rows []result.BurstRow) error {
 		return err
 	}
 	return plots.WriteBurstScatters(plotDir, rows, plots.FormatPNG)
+}
+
+// demandsText names the bursts measured: per payload when a demands file
+// gave them (the defaults were named, which were not measured), else the
+// list every payload uses.
+func demandsText(cfg Config, payloads []int) string {
+	if len(cfg.PayloadDemands) == 0 {
+		return fmt.Sprint(cfg.Demands) + " samples"
+	}
+	parts := make([]string, len(payloads))
+	for i, p := range payloads {
+		parts[i] = fmt.Sprintf("%v samples at %d B", cfg.DemandsOf(p), p)
+	}
+	return strings.Join(parts, ", ")
 }

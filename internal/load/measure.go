@@ -93,8 +93,9 @@ func (c Config) WithDefaults() Config {
 const MinRateWindows = 10
 
 // RateWindows is the number of whole snapshot intervals in the measured
-// period: the rate samples a payload gives.
-func (c Config) RateWindows() int { return int(c.Duration / c.Interval) }
+// period, or 1 when it is shorter than one: the rate samples a payload
+// gives (throughput.LoadRows).
+func (c Config) RateWindows() int { return max(int(c.Duration/c.Interval), 1) }
 
 // RateWarning is a sentence saying that the measured period holds fewer
 // than MinRateWindows intervals, or "" when it holds enough (c with its

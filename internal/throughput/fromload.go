@@ -8,19 +8,26 @@ import (
 	"github.com/mqgate/mqgate/internal/result"
 )
 
-// LoadRows turns the payloads of a load run into throughput rows (mode
-// rate, Offered the rate per publisher): the samples are the receive rates
-// of the intervals of the measured period (unique deliveries are not known
-// per interval, so received messages, duplicates included, count).
-func LoadRows(rate float64, res []load.PayloadResult) []result.ThroughputRow {
+// LoadRows turns the payloads of a load run with cfg into throughput rows
+// (mode rate, Offered the rate per publisher): the samples are the receive
+// rates of the whole intervals of the measured period (unique deliveries
+// are not known per interval, so received messages, duplicates included,
+// count); a shorter last interval is left out, as cfg.RateWindows counts,
+// unless the period is shorter than one interval (it counted as much as a
+// whole one in the median, mean and stdev).
+func LoadRows(cfg load.Config, res []load.PayloadResult) []result.ThroughputRow {
 	var rows []result.ThroughputRow
+	partial := cfg.Duration%cfg.Interval != 0 && cfg.Duration > cfg.Interval
 	for _, p := range res {
-		pt := Point{Payload: p.Payload, Rate: rate}
+		pt := Point{Payload: p.Payload, Rate: cfg.Rate}
 		for _, t := range p.Ticks {
 			if t.Drain || t.Period <= 0 {
 				continue
 			}
 			pt.Samples = append(pt.Samples, float64(t.Delta.MessagesReceived)/t.Period.Seconds())
+		}
+		if partial && len(pt.Samples) > cfg.RateWindows() {
+			pt.Samples = pt.Samples[:cfg.RateWindows()]
 		}
 		pt.Summarise()
 		rows = append(rows, RowOf(pt))
@@ -31,6 +38,6 @@ func LoadRows(rate float64, res []load.PayloadResult) []result.ThroughputRow {
 // WriteLoadSummary writes throughput_<type>.csv of a load run: the
 // load.Runner's Also hook.
 func WriteLoadSummary(dir string, s load.Sub, cfg load.Config, res []load.PayloadResult) error {
-	rows := LoadRows(cfg.Rate, res)
+	rows := LoadRows(cfg, res)
 	return result.WriteThroughputFile(filepath.Join(dir, experiment.ThroughputFileName(s.Type)), rows)
 }
