@@ -3,6 +3,7 @@ package meta
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -79,9 +80,7 @@ func HostFingerprint() Host {
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		h.CPUModel = cpuModel(b)
 	}
-	if h.CPUModel == "" {
-		h.CPUModel = "unknown " + runtime.GOARCH
-	}
+	h.CPUModel = cmp.Or(h.CPUModel, "unknown "+runtime.GOARCH)
 	if la, ok := readLoadAverage(); ok {
 		h.Load = &LoadAverage{Start: la}
 	}
