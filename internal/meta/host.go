@@ -90,7 +90,6 @@ func HostFingerprint() Host {
 // cpuModel extracts the CPU model from /proc/cpuinfo content (x86 "model
 // name", arm64 "CPU part"/"Hardware"/"Model").
 func cpuModel(cpuinfo []byte) string {
-	keys := []string{"model name", "Hardware", "Model", "cpu model", "CPU part"}
 	found := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(cpuinfo))
 	for sc.Scan() {
@@ -103,10 +102,5 @@ func cpuModel(cpuinfo []byte) string {
 			found[k] = v
 		}
 	}
-	for _, k := range keys {
-		if v := found[k]; v != "" {
-			return v
-		}
-	}
-	return ""
+	return cmp.Or(found["model name"], found["Hardware"], found["Model"], found["cpu model"], found["CPU part"])
 }
