@@ -126,19 +126,8 @@ func (c Check) PercentText(referenceName string) string {
 // be NaN.
 func MissingCheck(sub string, payload int, m result.Metric, reference, value float64, msg string) Check {
 	nan := math.NaN()
-	return Check{
-		SubExperiment: sub,
-		Payload:       payload,
-		Metric:        m,
-		Reference:     reference,
-		Limit:         nan,
-		Value:         value,
-		Difference:    nan,
-		Percent:       nan,
-		Margin:        nan,
-		Status:        Missing,
-		Message:       msg,
-	}
+	return Check{SubExperiment: sub, Payload: payload, Metric: m, Reference: reference, Limit: nan, Value: value,
+		Difference: nan, Percent: nan, Margin: nan, Status: Missing, Message: msg}
 }
 
 // percent is (value − reference)·100/reference, with IEEE semantics for a

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"math"
 
 	"github.com/mqgate/mqgate/internal/stats/paired"
@@ -12,9 +13,7 @@ import (
 // it is unset.
 func (d *Decision) SetPaired(a *paired.Analysis) {
 	d.Estimand, d.MinPairs, d.Dependence = a.Estimand, a.MinPairs, a.Dependence.Text()
-	if d.N == 0 {
-		d.N = a.Units
-	}
+	d.N = cmp.Or(d.N, a.Units)
 }
 
 // SetSequential fills the same facts from a sequential gate's decision.
@@ -24,9 +23,7 @@ func (d *Decision) SetSequential(s seq.Decision) {
 	if s.Dependence.Tested || s.Dependence.Perms > 0 {
 		d.Dependence = s.Dependence.Text()
 	}
-	if d.N == 0 {
-		d.N = s.Pairs
-	}
+	d.N = cmp.Or(d.N, s.Pairs)
 }
 
 // SequentialDecision is the Decision of a sequential paired gate (run ab

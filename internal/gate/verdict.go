@@ -3,6 +3,7 @@ package gate
 import (
 	"math"
 	"reflect"
+	"slices"
 
 	"github.com/mqgate/mqgate/internal/exit"
 )
@@ -184,10 +185,8 @@ func (v *Verdict) ExitCode() int {
 // appearance.
 func (v *Verdict) SubExperiments() []string {
 	var subs []string
-	seen := map[string]bool{}
 	for _, c := range v.Checks {
-		if !seen[c.SubExperiment] {
-			seen[c.SubExperiment] = true
+		if !slices.Contains(subs, c.SubExperiment) {
 			subs = append(subs, c.SubExperiment)
 		}
 	}

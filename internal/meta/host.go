@@ -3,6 +3,7 @@ package meta
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -79,9 +80,7 @@ func HostFingerprint() Host {
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		h.CPUModel = cpuModel(b)
 	}
-	if h.CPUModel == "" {
-		h.CPUModel = "unknown " + runtime.GOARCH
-	}
+	h.CPUModel = cmp.Or(h.CPUModel, "unknown "+runtime.GOARCH)
 	if la, ok := readLoadAverage(); ok {
 		h.Load = &LoadAverage{Start: la}
 	}
@@ -91,7 +90,6 @@ func HostFingerprint() Host {
 // cpuModel extracts the CPU model from /proc/cpuinfo content (x86 "model
 // name", arm64 "CPU part"/"Hardware"/"Model").
 func cpuModel(cpuinfo []byte) string {
-	keys := []string{"model name", "Hardware", "Model", "cpu model", "CPU part"}
 	found := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(cpuinfo))
 	for sc.Scan() {
@@ -104,10 +102,5 @@ func cpuModel(cpuinfo []byte) string {
 			found[k] = v
 		}
 	}
-	for _, k := range keys {
-		if v := found[k]; v != "" {
-			return v
-		}
-	}
-	return ""
+	return cmp.Or(found["model name"], found["Hardware"], found["Model"], found["cpu model"], found["CPU part"])
 }

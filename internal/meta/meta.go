@@ -2,6 +2,7 @@ package meta
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -340,9 +341,7 @@ func Encode(w io.Writer, m *Meta) error {
 		c.SubExperiments[i].Start = c.SubExperiments[i].Start.UTC()
 		c.SubExperiments[i].End = c.SubExperiments[i].End.UTC()
 	}
-	if c.Schema == 0 {
-		c.Schema = SchemaVersion
-	}
+	c.Schema = cmp.Or(c.Schema, SchemaVersion)
 	c.System = systemOf(c.System, c.SubExperiments)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -371,17 +371,18 @@ func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, 
 		partial[absPath(dir(r))] = true
 	}
 	given := map[*SeriesRun]*experiment.Experiment{}
+	flags := map[string]string{SideReference: "--reference", SideCandidate: "--results"}
 	for _, side := range []struct {
-		name, flag string
-		exps       []*experiment.Experiment
-	}{{SideReference, "--reference", refs}, {SideCandidate, "--results", cands}} {
+		name string
+		exps []*experiment.Experiment
+	}{{SideReference, refs}, {SideCandidate, cands}} {
 		for _, e := range side.exps {
 			p := absPath(e.Dir)
 			r, ok := byPath[p]
 			switch {
 			case ok && r.Side != side.name:
 				return nil, nil, fileerr.New(s.Path, r.Line, "Side", "%s is a %s run here, but %s gives it: expected it among the %s runs",
-					r.Experiment, r.Side, side.flag, r.Side)
+					r.Experiment, r.Side, flags[side.name], r.Side)
 			case ok:
 				given[r] = e
 			default:
@@ -389,19 +390,15 @@ func (s *Series) Pairs(refs, cands []*experiment.Experiment) ([]Pair, []string, 
 					continue // left out, with a warning
 				}
 				return nil, nil, fileerr.New(s.Path, 0, "", "%s (given by %s) is not listed: expected a row for every run compared, as run ab writes them",
-					e.Dir, side.flag)
+					e.Dir, flags[side.name])
 			}
 		}
 	}
 	for i := range s.Runs {
 		r := &s.Runs[i]
 		if given[r] == nil {
-			flag := "--reference"
-			if r.Side == SideCandidate {
-				flag = "--results"
-			}
 			return nil, nil, fileerr.New(s.Path, r.Line, "Experiment", "%s, %s run %d of unit %d, is not among the runs of %s: expected its experiment folder %s",
-				r.Experiment, r.Side, r.Run, r.Unit, flag, dir(*r))
+				r.Experiment, r.Side, r.Run, r.Unit, flags[r.Side], dir(*r))
 		}
 	}
 	var warnings []string

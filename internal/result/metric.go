@@ -27,10 +27,7 @@ func (d Direction) String() string {
 
 // MarshalText encodes d as "lower" or "higher".
 func (d Direction) MarshalText() ([]byte, error) {
-	if d == HigherIsBetter {
-		return []byte("higher"), nil
-	}
-	return []byte("lower"), nil
+	return []byte(strings.TrimSuffix(d.String(), " is better")), nil
 }
 
 // UnmarshalText decodes "lower" or "higher".

@@ -153,12 +153,11 @@ func (r *SummaryRow) contradiction() (column, msg string) {
 		if b.v >= a.v {
 			continue
 		}
+		const rule = ": expected Min ≤ Median ≤ 90% ≤ 99% ≤ 99.99% ≤ Max"
 		if b.name == "Max" {
-			return a.name, fmt.Sprintf("%s %s is more than Max %s: expected Min ≤ Median ≤ 90%% ≤ 99%% ≤ "+
-				"99.99%% ≤ Max", a.name, f(a.v), f(b.v))
+			return a.name, fmt.Sprintf("%s %s is more than Max %s", a.name, f(a.v), f(b.v)) + rule
 		}
-		return b.name, fmt.Sprintf("%s %s is less than %s %s: expected Min ≤ Median ≤ 90%% ≤ 99%% ≤ "+
-			"99.99%% ≤ Max", b.name, f(b.v), a.name, f(a.v))
+		return b.name, fmt.Sprintf("%s %s is less than %s %s", b.name, f(b.v), a.name, f(a.v)) + rule
 	}
 	return "", ""
 }

@@ -87,16 +87,14 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 		if len(rec) != len(cols) {
 			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), ThroughputHeader)
 		}
-		var row ThroughputRow
-		n, err := strconv.Atoi(rec[0])
-		if err != nil || n < 1 {
+		payload, err := strconv.Atoi(rec[0])
+		if err != nil || payload < 1 {
 			return nil, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
 		}
-		row.Payload = n
 		if rec[1] != ModeWindow && rec[1] != ModeRate {
 			return nil, fileerr.New(file, line, cols[1], "%q: expected %s or %s", rec[1], ModeWindow, ModeRate)
 		}
-		row.Mode = rec[1]
+		row := ThroughputRow{Payload: payload, Mode: rec[1]}
 		num := func(i int) (float64, error) {
 			v, err := strconv.ParseFloat(rec[i], 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
@@ -107,10 +105,8 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 		if row.Offered, err = num(2); err != nil {
 			return nil, err
 		}
-		if s, err := strconv.Atoi(rec[3]); err != nil || s < 0 {
+		if row.Samples, err = strconv.Atoi(rec[3]); err != nil || row.Samples < 0 {
 			return nil, fileerr.New(file, line, cols[3], "%q is not a count", rec[3])
-		} else {
-			row.Samples = s
 		}
 		var v [6]float64
 		for i := range v {

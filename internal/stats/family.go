@@ -54,11 +54,8 @@ func Holm(p []float64, alpha float64) []Decision {
 		level := alpha / m
 		if !stopped {
 			tail = level
-			if p[i] <= level {
-				out[i].Rejected = true
-			} else {
-				stopped = true
-			}
+			out[i].Rejected = p[i] <= level
+			stopped = !out[i].Rejected
 		}
 		out[i].Adjusted, out[i].Level, out[i].Tail = running, level, tail
 	}

@@ -131,8 +131,7 @@ func Percentile(sorted []float64, p float64) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	q := p / 100
-	h := float64(n-1) * q
+	h := float64(n-1) * (p / 100)
 	if h >= float64(n-1) {
 		return sorted[n-1]
 	}
@@ -140,9 +139,7 @@ func Percentile(sorted []float64, p float64) float64 {
 		return sorted[0]
 	}
 	lo := math.Floor(h)
-	i := int(lo)
-	a, b := sorted[i], sorted[i+1]
-	return lerp(a, b, h-lo)
+	return lerp(sorted[int(lo)], sorted[int(lo)+1], h-lo)
 }
 
 // lerp is numpy's _lerp: a + (b−a)·t, computed from b when t ≥ 0.5 so that

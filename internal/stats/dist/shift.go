@@ -80,14 +80,15 @@ func Compare(reference, candidate []float64, higherIsBetter bool, tail float64) 
 	}
 	d := pairwiseDifferences(r, c)
 	shift := stats.MedianSorted(d)
-	k, kExact := intervalRank(len(r), len(c), hasTies(r, c), tail)
+	// The interval and the p-value are exact under the same conditions
+	// (ExactLimit, exactTiesLimit with ties).
+	k, exact := intervalRank(len(r), len(c), hasTies(r, c), tail)
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if k >= 1 {
 		lo, hi = d[k-1], d[len(d)-k]
 	}
-	var uExact bool
-	e.P, e.U, uExact = uTestWorse(r, c)
-	e.Exact = uExact && kExact
+	e.P, e.U = uTestWorse(r, c)
+	e.Exact = exact
 	e.Dispersion = pooledDispersion(r, c)
 	if sign > 0 {
 		e.Estimate, e.Low, e.High = math.Exp(shift), math.Exp(lo), math.Exp(hi)
@@ -132,22 +133,20 @@ func hasTies(r, c []float64) bool {
 }
 
 // uTestWorse returns the one-sided Mann–Whitney p-value for "c is larger
-// than r", the candidate's U, and whether the exact distribution was used.
+// than r" and the candidate's U.
 // go-moremath's test is exact up to ExactLimit runs (exactTiesLimit with
 // ties, using the exact conditional distribution given the ties) and a
 // normal approximation with tie and continuity correction beyond. Its
 // LocationLess tail, P(U ≤ u), is exact also for the half-integer U of
 // ties, so the test is run as "r is less than c".
-func uTestWorse(r, c []float64) (p, u float64, exact bool) {
+func uTestWorse(r, c []float64) (p, u float64) {
 	n1, n2 := len(r), len(c)
-	ties := hasTies(r, c)
-	exact = n1 <= ExactLimit && n2 <= ExactLimit && (!ties || n1 <= exactTiesLimit && n2 <= exactTiesLimit)
 	res, err := moremath.MannWhitneyUTest(r, c, moremath.LocationLess)
 	if err != nil {
 		// Every value is equal: no evidence either way.
-		return 1, float64(n1*n2) / 2, exact
+		return 1, float64(n1*n2) / 2
 	}
-	return res.P, float64(n1*n2) - res.U, exact
+	return res.P, float64(n1*n2) - res.U
 }
 
 // pooledDispersion is the pooled robust standard deviation of the two

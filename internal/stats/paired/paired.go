@@ -1,6 +1,7 @@
 package paired
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -144,18 +145,10 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Tail == 0 {
-		c.Tail = 0.01
-	}
-	if c.Margins == (Margins{}) {
-		c.Margins = DefaultMargins
-	}
-	if c.Flips == 0 {
-		c.Flips = 999
-	}
-	if c.DependenceLevel == 0 {
-		c.DependenceLevel = DefaultFixedDependenceLevel
-	}
+	c.Tail = cmp.Or(c.Tail, 0.01)
+	c.Margins = cmp.Or(c.Margins, DefaultMargins)
+	c.Flips = cmp.Or(c.Flips, 999)
+	c.DependenceLevel = cmp.Or(c.DependenceLevel, DefaultFixedDependenceLevel)
 	return c
 }
 

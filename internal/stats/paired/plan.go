@@ -1,6 +1,7 @@
 package paired
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,22 +33,12 @@ type PlanConfig struct {
 }
 
 func (c PlanConfig) withDefaults() PlanConfig {
-	if c.Flips == 0 {
-		c.Flips = 1000
-	}
+	c.Flips = cmp.Or(c.Flips, 1000)
 	c.Config = c.Config.withDefaults()
-	if c.Regression == 0 {
-		c.Regression = 0.10
-	}
-	if c.Power == 0 {
-		c.Power = 0.95
-	}
-	if c.MaxUnits == 0 {
-		c.MaxUnits = 200
-	}
-	if c.Resamples == 0 {
-		c.Resamples = 400
-	}
+	c.Regression = cmp.Or(c.Regression, 0.10)
+	c.Power = cmp.Or(c.Power, 0.95)
+	c.MaxUnits = cmp.Or(c.MaxUnits, 200)
+	c.Resamples = cmp.Or(c.Resamples, 400)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package seq
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -71,24 +72,12 @@ type Config struct {
 const DefaultDecideFrom = 20
 
 func (c Config) withDefaults() Config {
-	if c.Level == 0 {
-		c.Level = 0.01
-	}
-	if c.Margins == (paired.Margins{}) {
-		c.Margins = paired.DefaultMargins
-	}
-	if c.Spread == 0 {
-		c.Spread = 0.05
-	}
-	if c.Horizon == 0 {
-		c.Horizon = 30
-	}
-	if c.DependenceLevel == 0 {
-		c.DependenceLevel = paired.DefaultDependenceLevel
-	}
-	if c.DecideFrom == 0 {
-		c.DecideFrom = DefaultDecideFrom
-	}
+	c.Level = cmp.Or(c.Level, 0.01)
+	c.Margins = cmp.Or(c.Margins, paired.DefaultMargins)
+	c.Spread = cmp.Or(c.Spread, 0.05)
+	c.Horizon = cmp.Or(c.Horizon, 30)
+	c.DependenceLevel = cmp.Or(c.DependenceLevel, paired.DefaultDependenceLevel)
+	c.DecideFrom = cmp.Or(c.DecideFrom, DefaultDecideFrom)
 	return c
 }
 
