@@ -22,7 +22,7 @@ func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*R
 	if cfg.ExperimentDir == "" {
 		return nil, exit.Usagef("burst requirements (%s) are checked against one experiment directory", cfg.Requirements)
 	}
-	files, err := experiment.BurstSummaryFiles(cfg.ExperimentDir)
+	files, err := experiment.FreshBurstSummaryFiles(cfg.ExperimentDir)
 	if err != nil {
 		return nil, exit.With(exit.Usage, err)
 	}

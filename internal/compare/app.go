@@ -99,6 +99,10 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(res.Verdict().Checks) == 0 {
+		// It exited 0, "compare PASSED (0/0)", having compared nothing.
+		return exit.With(exit.Usage, nothingCompared(res))
+	}
 
 	// The plots directory is this call's from here on (claimDir): two
 	// calls writing into one at once would mix their comparisons.
@@ -446,4 +450,19 @@ func runWord(n int) string {
 		return "run"
 	}
 	return "runs"
+}
+
+// nothingCompared is the error of sides that share no check: no latency
+// nor throughput summary (burst summaries are checked against burst
+// requirements, not compared).
+func nothingCompared(r *Result) error {
+	hint := ""
+	for _, e := range slices.Concat(r.References, r.Targets) {
+		if len(e.Bursts) > 0 {
+			hint = fmt.Sprintf("; %s holds burst summaries, which compare does not compare: derive burst requirements (requirements --burst-output-file) and check the runs against them", e.Dir)
+			break
+		}
+	}
+	return fmt.Errorf("nothing to compare: the runs hold no latency summary (%s) nor throughput summary (%s) to compare%s",
+		experiment.SummaryFileName("<type>"), experiment.ThroughputFileName("<type>"), hint)
 }

@@ -441,3 +441,28 @@ func TestThroughputCommand(t *testing.T) {
 	}
 	t.Log(stdout)
 }
+
+// TestBurstOnlyNothingCompared: runs holding only burst summaries share no
+// check: exit 2 saying so and where burst summaries are checked (it printed
+// "compare PASSED (0/0)", exit 0; an experiment folder given itself was
+// "holds summaries itself but no experiment folder").
+func TestBurstOnlyNothingCompared(t *testing.T) {
+	dir := t.TempDir()
+	for _, side := range []string{"ref", "new"} {
+		e := filepath.Join(dir, side, "e1")
+		if err := os.MkdirAll(e, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		row := "\n16,100,0,100,1000.000,100000.000,12.800,100,0,1000.000,100000.000,12.800\n"
+		if err := os.WriteFile(filepath.Join(e, "burst_tcp_summary.csv"), []byte(result.BurstHeader+row), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sides := range [][2]string{{"ref", "new"}, {"ref/e1", "new/e1"}} {
+		code, _, stderr := runCompare(t, dir, "--reference", filepath.Join(dir, sides[0]), "--results", filepath.Join(dir, sides[1]),
+			"--plots-directory", filepath.Join(dir, "plots"))
+		if code != exit.Usage || !strings.Contains(stderr, "nothing to compare") || !strings.Contains(stderr, "burst summaries, which compare does not compare") {
+			t.Errorf("%v: exit %d: %s", sides, code, stderr)
+		}
+	}
+}

@@ -17,6 +17,9 @@ func isExperiment(dir string) bool {
 	if fs, tps, err := experiment.ResultFiles(dir); err != nil || len(fs) > 0 || len(tps) > 0 {
 		return true // Load says what is wrong with it
 	}
+	if bs, err := experiment.BurstSummaryFiles(dir); err != nil || len(bs) > 0 {
+		return true // one of burst summaries: "holds summaries itself" was said of it
+	}
 	fs, err := experiment.RawFiles(dir)
 	return err != nil || len(fs) > 0
 }

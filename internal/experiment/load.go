@@ -249,7 +249,7 @@ func load(dir string, files resultFiles) (*Experiment, error) {
 		}
 	}
 	for _, f := range files.sums {
-		if err := checkFresh(dir, f); err != nil {
+		if err := checkFresh(dir, f, RawFileName(f.Type)); err != nil {
 			return nil, err
 		}
 		rows, err := result.ReadSummaryFile(f.Path)
@@ -266,6 +266,10 @@ func load(dir string, files resultFiles) (*Experiment, error) {
 		e.Throughputs = append(e.Throughputs, Throughput{Type: f.Type, Path: f.Path, Rows: rows})
 	}
 	for _, f := range files.bursts {
+		// A stale burst summary was read without a word, and gated.
+		if err := checkFresh(dir, f, BurstFileName(f.Type)); err != nil {
+			return nil, err
+		}
 		rows, err := readBurst(f.Path)
 		if err != nil {
 			return nil, err
@@ -364,11 +368,29 @@ func readErr(path, what string, err error) error {
 	return fileerr.New(path, 0, "", "cannot read %s: %v", what, fileerr.Cause(err))
 }
 
-// checkFresh returns an error when the summary f is stale: its raw file was
-// modified more than StaleTolerance after it. Without a raw file (published
-// Fast-RTPS summaries come alone) there is nothing to compare with.
-func checkFresh(dir string, f File) error {
-	raw, err := os.Stat(filepath.Join(dir, RawFileName(f.Type)))
+// FreshBurstSummaryFiles is BurstSummaryFiles, refusing a summary whose
+// raw burst file changed after it (checkFresh): the tools that read burst
+// summaries alone (requirements --burst-output-file, check) used a stale
+// one without a word.
+func FreshBurstSummaryFiles(dir string) ([]File, error) {
+	files, err := BurstSummaryFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := checkFresh(dir, f, BurstFileName(f.Type)); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// checkFresh returns an error when the summary f is stale: its raw file,
+// rawName in dir, was modified more than StaleTolerance after it. Without a
+// raw file (published Fast-RTPS summaries come alone) there is nothing to
+// compare with.
+func checkFresh(dir string, f File, rawName string) error {
+	raw, err := os.Stat(filepath.Join(dir, rawName))
 	if err != nil {
 		return nil
 	}
@@ -378,7 +400,7 @@ func checkFresh(dir string, f File) error {
 	}
 	if d := raw.ModTime().Sub(sum.ModTime()); d > StaleTolerance {
 		return fileerr.New(f.Path, 0, "", "stale: %s was modified %s after this summary was written, so the summary may not describe it; run process on %s again",
-			RawFileName(f.Type), d.Round(time.Second), dir)
+			rawName, d.Round(time.Second), dir)
 	}
 	return nil
 }

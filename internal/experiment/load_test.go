@@ -407,3 +407,30 @@ func TestLoadBurst(t *testing.T) {
 		t.Errorf("empty burst summary: %v", err)
 	}
 }
+
+// TestStaleBurst: a burst summary whose raw burst file was rewritten after
+// it is refused by Load and FreshBurstSummaryFiles, as a latency summary is
+// (it was read, and gated, without a word); a fresh one is read.
+func TestStaleBurst(t *testing.T) {
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, rawAfter := range []time.Duration{0, 2 * time.Second} {
+		dir := t.TempDir()
+		row := "\n16,100,0,100,1000.000,100000.000,12.800,100,0,1000.000,100000.000,12.800\n"
+		sum := write(t, filepath.Join(dir, BurstSummaryFileName("tcp")), result.BurstHeader+row)
+		raw := write(t, filepath.Join(dir, BurstFileName("tcp")), result.BurstHeader+row)
+		if err := os.Chtimes(sum, base, base); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(raw, base, base.Add(rawAfter)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(dir)
+		_, ferr := FreshBurstSummaryFiles(dir)
+		stale := rawAfter > StaleTolerance
+		for _, e := range []error{err, ferr} {
+			if (e != nil) != stale || (stale && !strings.Contains(e.Error(), sum+": stale: "+BurstFileName("tcp")+" was modified")) {
+				t.Errorf("raw %v after: %v", rawAfter, e)
+			}
+		}
+	}
+}

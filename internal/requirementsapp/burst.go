@@ -44,7 +44,7 @@ func deriveBurstFile(cfg Config, stdout, stderr io.Writer) error {
 	}
 	var runs []requirements.BurstSummary
 	for _, dir := range dirs {
-		files, err := experiment.BurstSummaryFiles(dir)
+		files, err := experiment.FreshBurstSummaryFiles(dir)
 		if err != nil {
 			return exit.With(exit.Usage, err)
 		}
