@@ -117,9 +117,10 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// TestContradictions: a row no latencies can have (Max < Min, Median
-// outside [Min, Max], percentiles out of order) is an error naming the line,
-// the column and the rule.
+// TestContradictions: a row no latencies can have (Max < Min, Median or
+// Mean outside [Min, Max], percentiles out of order, a mean jitter above
+// the largest) is an error naming the line, the column
+// and the rule.
 func TestContradictions(t *testing.T) {
 	h := strings.Join(SummaryColumns, ",") + "\n"
 	good := "16,10,9.000,1.000,4.000,4.000,2.000,1.000,3.000,7.000,8.000,8.900\n"
@@ -138,6 +139,12 @@ func TestContradictions(t *testing.T) {
 			`s.csv:3: column "99.99%": 99.99% 8.900 is less than 99% 8.950`},
 		{"99.99% above max", "32,10,9.000,1.000,4.000,4.000,2.000,1.000,3.000,7.000,8.000,9.001\n",
 			`s.csv:3: column "99.99%": 99.99% 9.001 is more than Max 9.000`},
+		{"mean below min", "32,10,9.000,1.000,0.001,4.000,2.000,1.000,3.000,7.000,8.000,8.900\n",
+			`s.csv:3: column "Mean": Mean 0.001 is outside Min 1.000 … Max 9.000`},
+		{"mean above max", "32,10,9.000,1.000,9.500,4.000,2.000,1.000,3.000,7.000,8.000,8.900\n",
+			`s.csv:3: column "Mean": Mean 9.500 is outside`},
+		{"max jitter below mean jitter", "32,10,9.000,1.000,4.000,4.000,2.000,1.000,0.000,7.000,8.000,8.900\n",
+			`s.csv:3: column "Max jitter": Max jitter 0.000 is less than Mean jitter 1.000`},
 	}
 	if _, err := ReadSummary(strings.NewReader(h+good), "s.csv"); err != nil {
 		t.Fatal(err)
