@@ -120,7 +120,7 @@ type Config struct {
 	// PaddingSeed seeds the random padding of run load and run throughput
 	// (--padding random); absent otherwise.
 	PaddingSeed       uint64   `json:"padding_seed,omitempty"`
-	Seed              int64    `json:"seed"`
+	Seed              uint64   `json:"seed"` // run's --seed (an int64 wrote one above 2^63 − 1 as negative)
 	RetransmitTimeout Duration `json:"retransmit_timeout"`
 	MaxRetries        int      `json:"max_retries"`
 	QueueDepth        int      `json:"queue_depth,omitempty"`
@@ -170,7 +170,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		Samples      *int      `json:"samples,omitempty"`
 		Warmup       *int      `json:"warmup,omitempty"`
 		MaxLostInRow *int      `json:"max_lost_in_row,omitempty"`
-		Seed         *int64    `json:"seed,omitempty"`
+		Seed         *uint64   `json:"seed,omitempty"`
 		Timeout      *Duration `json:"timeout,omitempty"`
 	}{plain: plain(c), Timeout: timeout})
 }

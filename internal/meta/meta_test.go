@@ -3,6 +3,7 @@ package meta
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -442,5 +443,24 @@ func TestConfigOneWay(t *testing.T) {
 	}
 	if _, err := Decode(strings.NewReader(`{"schema": 1, "start": "2025-01-01T00:00:00Z", "config": {"warmup_duration": "five"}}`), FileName); err == nil {
 		t.Error("a warmup_duration that is not a duration was read")
+	}
+}
+
+// TestSeedAboveInt64: run's --seed takes any uint64; one above 2^63 − 1
+// is written and read back as given (it was written as a negative number,
+// which --seed refuses).
+func TestSeedAboveInt64(t *testing.T) {
+	m := sample()
+	m.Config.Seed = math.MaxUint64
+	var buf bytes.Buffer
+	if err := Encode(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"seed": 18446744073709551615`) {
+		t.Fatalf("written:\n%s", buf.String())
+	}
+	back, err := Decode(bytes.NewReader(buf.Bytes()), FileName)
+	if err != nil || back.Config.Seed != math.MaxUint64 {
+		t.Errorf("read back %d, %v", back.Config.Seed, err)
 	}
 }

@@ -939,7 +939,7 @@ func (s *Session) MetaConfig() meta.Config {
 		Timeout:           meta.Duration(c.Engine.Timeout),
 		MaxLostInRow:      c.Engine.MaxLostInRow,
 		Fill:              c.Engine.Fill,
-		Seed:              int64(c.Engine.Seed),
+		Seed:              c.Engine.Seed,
 		RetransmitTimeout: meta.Duration(c.RetransmitTimeout),
 		MaxRetries:        c.MaxRetries,
 		QueueDepth:        c.QueueDepth,
