@@ -3,8 +3,8 @@ package meta
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
