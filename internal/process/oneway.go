@@ -69,7 +69,7 @@ func readSummaries[T any](dir, prefix, suffix string, read func(typ, path string
 	var out []T
 	for _, path := range paths {
 		t := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), prefix), suffix)
-		if t == "" || checkType(t) != nil {
+		if t == "" || checkType(t, "") != nil {
 			continue
 		}
 		v, err := read(t, path)

@@ -105,8 +105,13 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 		return nil, nil, fileerr.New(dir, 0, "", "no measurements_<type>.csv files: expected raw files as written by run "+
 			"or Fast-RTPS LatencyTest --export_raw_data (or burst_<type>.csv, written by run burst)%s", burstHint(dir))
 	}
-	for _, f := range append(files, burstFiles...) {
-		if err := checkType(f.Type); err != nil {
+	for _, f := range files {
+		if err := checkType(f.Type, "measurements_"); err != nil {
+			return nil, nil, fileerr.New(f.Path, 0, "", "%v", err)
+		}
+	}
+	for _, f := range burstFiles {
+		if err := checkType(f.Type, "burst_"); err != nil {
 			return nil, nil, fileerr.New(f.Path, 0, "", "%v", err)
 		}
 	}
@@ -133,12 +138,14 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 
 // checkType checks that a raw file's type is a formats §1 sub-experiment
 // name: its summary's name, and every tool after process, depend on it.
-func checkType(t string) error {
+// prefix is the file's kind ("measurements_", "burst_"), which the error
+// names (a burst file was told to be measurements_<type>.csv).
+func checkType(t, prefix string) error {
 	if subexp.Valid(t) {
 		return nil
 	}
-	return fmt.Errorf("%q is not a sub-experiment name: expected measurements_<type>.csv with <type> "+
-		subexp.Grammar+" (formats §1), e.g. measurements_interprocess_reliable.csv; rename the file", t)
+	return fmt.Errorf("%q is not a sub-experiment name: expected %s<type>.csv with <type> "+
+		subexp.Grammar+" (formats §1), e.g. %sinterprocess_reliable.csv; rename the file", t, prefix, prefix)
 }
 
 // job is one payload's samples on their way to a worker.

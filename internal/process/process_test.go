@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/processcmd"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/process"
+	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
 )
 
@@ -268,6 +269,15 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 	}
 	badName := t.TempDir()
 	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(badName, "measurements_Bad Name.csv"))
+	// A burst file so named is told its own pattern (it was told
+	// measurements_<type>.csv).
+	badBurst := filepath.Join(t.TempDir(), "badburst")
+	if err := os.MkdirAll(badBurst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(badBurst, "burst_x.csv"), []byte(result.BurstHeader+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A results root (run --out DIR): say so, and how to process its experiments.
 	root := t.TempDir()
 	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(root, "x1", "measurements_n_reliable.csv"))
@@ -292,6 +302,7 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 		{[]string{"--no-plots", "--html", filepath.Join(loop, "r.html"), good}, "process: --html: cannot create the directory for " + filepath.Join(loop, "r.html") + ": " + loop + " is a symbolic link that loops"},
 		{[]string{"--plots-directory", loop, good}, "process: --plots-directory: cannot create the directory " + loop + "/measurements_n_reliable: " + loop + " is a symbolic link that loops (it leads back to itself); expected a directory"},
 		{[]string{badName}, badName + `/measurements_Bad Name.csv: "Bad Name" is not a sub-experiment name: expected measurements_<type>.csv with <type> <scope>_<reliability>[_<transport>][_security], lower case, reliability best_effort, reliable or exactly_once (formats §1), e.g. measurements_interprocess_reliable.csv; rename the file`},
+		{[]string{badBurst}, badBurst + `/burst_x.csv: "x" is not a sub-experiment name: expected burst_<type>.csv with <type>`},
 	}
 	for _, c := range cases {
 		code, _, stderr := runProcess(t, c.args...)
