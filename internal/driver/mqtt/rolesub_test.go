@@ -64,13 +64,21 @@ func TestRoleQueryAfterRefusedReplies(t *testing.T) {
 	h.refuse.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := c.Query(ctx, "svc/q", []byte("a"), func([]byte, time.Time) bool { return true }); err == nil || !strings.Contains(err.Error(), "refused the subscription") {
+	// f returns false: one reply is all the query waits for.
+	if err := c.Query(ctx, "svc/q", []byte("a"), func([]byte, time.Time) bool { return false }); err == nil || !strings.Contains(err.Error(), "refused the subscription") {
 		t.Fatalf("refused reply topic: %v", err)
 	}
 	h.refuse.Store(false)
-	var got string
-	if err := c.Query(ctx, "svc/q", []byte("b"), func(r []byte, _ time.Time) bool { got = string(r); return true }); err != nil || got != "re:b" {
-		t.Fatalf("query after the refusal: %q, %v", got, err)
+	got := make(chan string, 1)
+	qerr := c.Query(ctx, "svc/q", []byte("b"), func(r []byte, _ time.Time) bool { got <- string(r); return false })
+	select {
+	case r := <-got:
+		if qerr != nil || r != "re:b" {
+			t.Fatalf("query after the refusal: %q, %v", r, qerr)
+		}
+	default:
+		// A query whose deadline passed ends without an error.
+		t.Fatalf("query after the refusal: no reply (%v)", qerr)
 	}
 }
 
