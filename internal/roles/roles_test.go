@@ -312,7 +312,7 @@ func TestPubSubClockOffsetDisabled(t *testing.T) {
 		subOut = roles.Run(context.Background(), sub)
 	}()
 	time.Sleep(300 * time.Millisecond) // the subscription is in place
-	pubOut := roles.Run(context.Background(), settings(t, roles.RolePub, with(map[string]any{"publishers": "1", "rate": "100", "duration": "500ms", "instance": "1"})))
+	pubOut := roles.Run(context.Background(), settings(t, roles.RolePub, with(map[string]any{"publishers": "1", "rate": "100", "duration": "1s", "instance": "1"})))
 	wg.Wait()
 	if pubOut.Err != nil || subOut.Err != nil {
 		t.Fatalf("pub %+v, sub %+v", pubOut, subOut)
