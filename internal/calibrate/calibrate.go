@@ -230,18 +230,18 @@ type Thresholder interface {
 // ordered or blocked splits, which are the consecutive ones the runs make,
 // neither drawn nor counted: the flags were ignored without a word.
 func SplitFlagsUsed(split string, splits, seed bool) error {
-	if split != SplitOrdered && split != SplitBlocked {
+	flag := ""
+	switch {
+	case split != SplitOrdered && split != SplitBlocked:
+	case splits:
+		flag = "splits"
+	case seed:
+		flag = "seed"
+	}
+	if flag == "" {
 		return nil
 	}
-	for _, f := range []struct {
-		name  string
-		given bool
-	}{{"splits", splits}, {"seed", seed}} {
-		if f.given {
-			return fmt.Errorf("--%s applies to random splits: --split %s judges the consecutive splits the runs make, neither drawn nor counted; leave it out", f.name, split)
-		}
-	}
-	return nil
+	return fmt.Errorf("--%s applies to random splits: --split %s judges the consecutive splits the runs make, neither drawn nor counted; leave it out", flag, split)
 }
 
 func rate(k, n int) Rate {

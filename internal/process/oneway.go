@@ -13,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
+	"github.com/mqgate/mqgate/internal/subexp"
 )
 
 // Load is one sub-experiment's run load summary (load_<type>_summary.json).
@@ -69,7 +70,7 @@ func readSummaries[T any](dir, prefix, suffix string, read func(typ, path string
 	var out []T
 	for _, path := range paths {
 		t := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), prefix), suffix)
-		if t == "" || checkType(t, "") != nil {
+		if t == "" || !subexp.Valid(t) {
 			continue
 		}
 		v, err := read(t, path)

@@ -33,16 +33,7 @@ func TestAMQPRoles(t *testing.T) {
 			prefix := "mqgate.test." + tag
 			base := map[string]any{"driver": "amqp", "endpoint": []string{url}, "out-dir": out, "timeout": "5s",
 				"reliability": rel, "topic-prefix": prefix}
-			with := func(extra map[string]any) map[string]any {
-				m := map[string]any{}
-				for k, v := range base {
-					m[k] = v
-				}
-				for k, v := range extra {
-					m[k] = v
-				}
-				return m
-			}
+			with := func(extra map[string]any) map[string]any { return merged(base, extra) }
 			// --endpoint is repeatable: the sub's first broker refuses, the
 			// second takes it.
 			sub := settings(t, roles.RoleSub, with(map[string]any{"run-id": "aps", "publishers": "2",

@@ -25,16 +25,7 @@ func TestMQTTRoles(t *testing.T) {
 	defer stop()
 	out := t.TempDir()
 	base := map[string]any{"driver": "mqtt", "endpoint": []string{url}, "out-dir": out, "timeout": "3s", "reliability": "reliable"}
-	with := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
-	}
+	with := func(extra map[string]any) map[string]any { return merged(base, extra) }
 	var wg sync.WaitGroup
 	var subOut, qryOut roles.Outcome
 	sub := settings(t, roles.RoleSub, with(map[string]any{"run-id": "mps", "publishers": "2"}))

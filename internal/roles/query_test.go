@@ -27,16 +27,7 @@ func TestReqQry(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
 	base := map[string]any{"endpoint": []string{url}, "run-id": "q", "out-dir": out, "timeout": "10s"}
-	with := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
-	}
+	with := func(extra map[string]any) map[string]any { return merged(base, extra) }
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	qry := []roles.Settings{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -39,6 +40,13 @@ func embeddedNATS(t *testing.T) string {
 	}
 	t.Cleanup(func() { stop() })
 	return url
+}
+
+// merged is base with extra's flags added over it, a new map.
+func merged(base, extra map[string]any) map[string]any {
+	m := maps.Clone(base)
+	maps.Copy(m, extra)
+	return m
 }
 
 // settings resolves a role's settings from flags, as the command does.
@@ -170,16 +178,7 @@ func TestPubSub(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
 	common := map[string]any{"endpoint": []string{url}, "run-id": "ps", "out-dir": out, "timeout": "10s", "payload": "100"}
-	with := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range common {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
-	}
+	with := func(extra map[string]any) map[string]any { return merged(common, extra) }
 	sub := settings(t, roles.RoleSub, with(map[string]any{"publishers": "3", "subscribers": "2", "csv": filepath.Join(out, "sub.csv"), "snapshot-interval": "200ms"}))
 	var subOut roles.Outcome
 	var wg sync.WaitGroup
@@ -293,16 +292,7 @@ func TestPubSubClockOffsetDisabled(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
 	common := map[string]any{"endpoint": []string{url}, "run-id": "co", "out-dir": out, "timeout": "10s", "payload": "100"}
-	with := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range common {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
-	}
+	with := func(extra map[string]any) map[string]any { return merged(common, extra) }
 	sub := settings(t, roles.RoleSub, with(map[string]any{"publishers": "1", "clock-offset": "false"}))
 	var subOut roles.Outcome
 	var wg sync.WaitGroup

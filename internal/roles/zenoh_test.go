@@ -31,16 +31,7 @@ func TestZenohRoles(t *testing.T) {
 	ep := router.Ready.Locator("tcp")
 	out := t.TempDir()
 	base := map[string]any{"driver": "zenoh", "endpoint": []string{ep}, "out-dir": out, "timeout": "3s", "payload": "64"}
-	with := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
-	}
+	with := func(extra map[string]any) map[string]any { return merged(base, extra) }
 	var wg sync.WaitGroup
 	var subOut, qryOut roles.Outcome
 	wg.Add(2)
