@@ -46,6 +46,9 @@ func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*R
 	v := &gate.Verdict{Tool: Tool, ReferenceName: referenceName, Subject: cfg.ExperimentDir, Baseline: cfg.Requirements,
 		Mode: "burst requirements (Fast-RTPS throughput): Lost at most, Subscription throughput at least", AllowMissing: cfg.AllowMissing}
 	res := &Result{Verdict: v}
+	// Every summary is read and judged before the first report is written:
+	// a malformed one leaves every earlier report as it was.
+	var outs []checkOutput
 	for _, f := range files {
 		if ctx.Err() != nil {
 			return res, exit.With(exit.Interrupted, ctx.Err())
@@ -62,11 +65,16 @@ func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*R
 			continue
 		}
 		v.Add(gates(checks)...)
-		path := filepath.Join(cfg.ExperimentDir, ReportFileName(burstKind.prefix+f.Type))
-		if err := atomicfile.Write(path, func(w io.Writer) error { return burstKind.writeReport(w, checks, cfg.AllowMissing) }); err != nil {
+		outs = append(outs, checkOutput{path: filepath.Join(cfg.ExperimentDir, ReportFileName(burstKind.prefix+f.Type)), k: burstKind, checks: checks})
+	}
+	if err := checkPaths(cfg, outs); err != nil {
+		return nil, err
+	}
+	for _, o := range outs {
+		if err := atomicfile.Write(o.path, func(w io.Writer) error { return o.k.writeReport(w, o.checks, cfg.AllowMissing) }); err != nil {
 			return res, err
 		}
-		res.Files = append(res.Files, path)
+		res.Files = append(res.Files, o.path)
 	}
 	v.Finish()
 	written, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })

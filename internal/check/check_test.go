@@ -12,6 +12,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/goldenfile"
 
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/plots"
@@ -312,5 +313,96 @@ func TestRefusedCheckKeepsEarlierReports(t *testing.T) {
 	}
 	if _, err := os.Stat(other); !os.IsNotExist(err) {
 		t.Fatalf("the report of a sub-experiment the completed check did not judge is still there: %v", err)
+	}
+}
+
+// TestUnwritableOutputWritesNothing: an output that cannot be written (a
+// report flag naming a directory, a plots folder that is a file, a file
+// where a plot's folder goes, an output folder that is a file) is refused
+// with exit 2 naming its flag before any check report or plot is written:
+// the check used to write the reports of the sub-experiments before the
+// one that failed, then exit 2 with half its outputs new.
+func TestUnwritableOutputWritesNothing(t *testing.T) {
+	scratch := t.TempDir()
+	aFile := filepath.Join(scratch, "a-file")
+	if err := os.WriteFile(aFile, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := filepath.Join(scratch, "req.csv")
+	if err := os.WriteFile(req, []byte("Experiment type,Bytes,Median,99%,Max\n"+
+		"interprocess_reliable,16,1,2,3\nintraprocess_reliable,16,1,2,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := "Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n" +
+		"16,100,2,0.5,1,0.9,0.3,0.1,0.5,1.5,1.8,2\n"
+	for _, c := range []struct {
+		name, flag string
+		cfg        func(dir string) Config
+	}{
+		{"plots folder is a file", "--plots-directory", func(dir string) Config { return Config{PlotsDir: aFile} }},
+		{"junit is a directory", "--junit", func(dir string) Config { return Config{Reports: map[string]string{"junit": scratch}} }},
+		{"html below a file", "--html", func(dir string) Config { return Config{HTML: filepath.Join(aFile, "r.html")} }},
+		{"a plot's folder is a file", "--plots-directory", func(dir string) Config {
+			plotsDir := filepath.Join(dir, "plots")
+			if err := os.MkdirAll(plotsDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// The second sub-experiment's folder: the first's plots and
+			// report would be written before it fails.
+			if err := os.WriteFile(filepath.Join(plotsDir, "measurements_intraprocess_reliable"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return Config{}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, typ := range []string{"interprocess_reliable", "intraprocess_reliable"} {
+				if err := os.WriteFile(filepath.Join(dir, "measurements_"+typ+"_summary.csv"), []byte(good), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg := c.cfg(dir)
+			cfg.Requirements, cfg.ExperimentDir = req, dir
+			_, err := Judge(context.Background(), cfg)
+			if exit.Code(err) != exit.Usage || err == nil || !strings.Contains(err.Error(), c.flag+": ") {
+				t.Errorf("got %v (exit %d), want exit 2 naming %s", err, exit.Code(err), c.flag)
+			}
+			for _, typ := range []string{"interprocess_reliable", "intraprocess_reliable"} {
+				if _, err := os.Stat(filepath.Join(dir, ReportFileName(typ))); !os.IsNotExist(err) {
+					t.Errorf("a refused check wrote the report of %s: %v", typ, err)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "plots", "measurements_"+typ, "comparison_median.png")); err == nil {
+					t.Errorf("a refused check wrote a plot of %s: %v", typ, err)
+				}
+			}
+		})
+	}
+}
+
+// TestUnwritableOutputDirectory: several runs' --output-directory that is
+// a file is refused naming the flag, before anything is written.
+func TestUnwritableOutputDirectory(t *testing.T) {
+	scratch := t.TempDir()
+	aFile := filepath.Join(scratch, "a-file")
+	if err := os.WriteFile(aFile, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := filepath.Join(scratch, "req.csv")
+	if err := os.WriteFile(req, []byte("Experiment type,Bytes,Median,99%,Max\nintraprocess_reliable,16,1,2,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for range 2 {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "measurements_intraprocess_reliable_summary.csv"), []byte(
+			"Bytes,Samples,Max,Min,Mean,Median,Stdev,Mean jitter,Max jitter,90%,99%,99.99%\n16,100,2,0.5,1,0.9,0.3,0.1,0.5,1.5,1.8,2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	_, err := Judge(context.Background(), Config{Requirements: req, ExperimentDirs: dirs, OutputDir: aFile})
+	if exit.Code(err) != exit.Usage || err == nil || !strings.Contains(err.Error(), "--output-directory: ") {
+		t.Fatalf("got %v (exit %d), want exit 2 naming --output-directory", err, exit.Code(err))
 	}
 }

@@ -89,11 +89,7 @@ func Guard(cfg Config) *clobber.Guard {
 		g.Output("--"+f.Flag, cfg.Reports[f.Flag])
 	}
 	g.Output("--html", cfg.HTML)
-	reportFlag, reportDir := "--experiment-directory", cfg.ExperimentDir
-	if cfg.ExperimentDir == "" {
-		reportFlag, reportDir = "--output-directory", cfg.OutputDir
-	}
-	g.OutputDir(reportFlag, reportDir, "its check reports "+ReportFileName("<type>"), func(rel string) bool {
+	g.OutputDir(reportDirFlag(cfg), cmp.Or(cfg.ExperimentDir, cfg.OutputDir), "its check reports "+ReportFileName("<type>"), func(rel string) bool {
 		_, ok := experiment.TypeOfCheckReport(rel)
 		return ok && !strings.Contains(rel, "/")
 	})
@@ -107,6 +103,14 @@ func Guard(cfg Config) *clobber.Guard {
 			strings.HasPrefix(dir, "throughput_") && strings.HasPrefix(name, "check_")
 	})
 	return g
+}
+
+// reportDirFlag is the flag that names the folder of cfg's check reports.
+func reportDirFlag(cfg Config) string {
+	if cfg.ExperimentDir == "" {
+		return "--output-directory"
+	}
+	return "--experiment-directory"
 }
 
 // Judge checks the summaries of cfg.ExperimentDir against cfg.Requirements,
@@ -203,8 +207,11 @@ func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 	if err := outputNotARun(cfg); err != nil {
 		return cfg, "", err
 	}
-	// Reports of an earlier check stay until this one's are written (Judge).
 	reportDir := cmp.Or(cfg.ExperimentDir, cfg.OutputDir)
+	if err := outputsWritable(cfg, reportDir); err != nil {
+		return cfg, "", err
+	}
+	// Reports of an earlier check stay until this one's are written (Judge).
 	if reportDir != "" {
 		old, err := filepath.Glob(filepath.Join(reportDir, ReportFileName("*")))
 		if err != nil {
@@ -213,6 +220,37 @@ func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 		*earlier = old
 	}
 	return cfg, reportDir, nil
+}
+
+// outputsWritable refuses, before anything is read or written, an output
+// of cfg that cannot be written: a report file that is a directory or lies
+// below a file, a report or plots folder that is a file. A check that
+// failed there would otherwise have replaced some reports and left the
+// others, then exited 2. The folders below the plots folder are checked
+// once the plots are known (checkPaths).
+func outputsWritable(cfg Config, reportDir string) error {
+	for _, f := range report.Formats {
+		if p := cfg.Reports[f.Flag]; p != "" {
+			if err := atomicfile.CheckFile(p); err != nil {
+				return exit.Usagef("--%s: %v", f.Flag, err)
+			}
+		}
+	}
+	if cfg.HTML != "" {
+		if err := atomicfile.CheckFile(cfg.HTML); err != nil {
+			return exit.Usagef("--html: %v", err)
+		}
+	}
+	if reportDir == "" {
+		return nil // several runs without --output-directory: no report, no plot
+	}
+	if err := atomicfile.CheckDir(reportDir); err != nil {
+		return exit.Usagef("%s: %v", reportDirFlag(cfg), err)
+	}
+	if err := atomicfile.CheckDir(cfg.PlotsDir); err != nil {
+		return exit.Usagef("--plots-directory: %v", err)
+	}
+	return nil
 }
 
 // readRequirements reads the latency and throughput requirements files of
@@ -306,28 +344,61 @@ func judgeParts(cfg Config, parts []part, exps []*experiment.Experiment, subject
 // writeCheckReports writes each part's check report per sub-experiment in
 // reportDir (none when it is "") and its plots, adding their paths to
 // res.Files. It returns the plots as SVG by label, for the HTML report.
+// Every path is checked before the first is written (checkPaths).
 func writeCheckReports(ctx context.Context, cfg Config, reportDir string, parts []part, exps []*experiment.Experiment, res *Result) (map[string][]htmlreport.Plot, error) {
 	var svgs = map[string][]htmlreport.Plot{}
+	if reportDir == "" {
+		return svgs, nil
+	}
+	var outs []checkOutput
 	for _, p := range parts {
 		for _, typ := range p.k.reportTypes(exps, p.checks) {
-			if ctx.Err() != nil {
-				return svgs, exit.With(exit.Interrupted, ctx.Err())
-			}
-			if reportDir == "" {
-				break
-			}
 			checks := slices.DeleteFunc(slices.Clone(p.checks), func(c rowCheck) bool { return c.Type != typ })
-			path := filepath.Join(reportDir, ReportFileName(p.k.prefix+typ))
-			if err := atomicfile.Write(path, func(w io.Writer) error { return p.k.writeReport(w, checks, cfg.AllowMissing) }); err != nil {
-				return svgs, err
-			}
-			res.Files = append(res.Files, path)
-			if err := saveCheckFigures(cfg, p.k.figures(typ, checks, p.columns), res, svgs); err != nil {
-				return svgs, err
-			}
+			outs = append(outs, checkOutput{path: filepath.Join(reportDir, ReportFileName(p.k.prefix+typ)), k: p.k, checks: checks,
+				figs: p.k.figures(typ, checks, p.columns)})
+		}
+	}
+	if err := checkPaths(cfg, outs); err != nil {
+		return svgs, err
+	}
+	for _, o := range outs {
+		if ctx.Err() != nil {
+			return svgs, exit.With(exit.Interrupted, ctx.Err())
+		}
+		if err := atomicfile.Write(o.path, func(w io.Writer) error { return o.k.writeReport(w, o.checks, cfg.AllowMissing) }); err != nil {
+			return svgs, err
+		}
+		res.Files = append(res.Files, o.path)
+		if err := saveCheckFigures(cfg, o.figs, res, svgs); err != nil {
+			return svgs, err
 		}
 	}
 	return svgs, nil
+}
+
+// checkOutput is one check report to write, of kind k, and its plots.
+type checkOutput struct {
+	path   string
+	k      *kind
+	checks []rowCheck
+	figs   []Figure
+}
+
+// checkPaths refuses, before anything is written, a check report or plot
+// of outs that cannot be written (a directory in its place, a file where
+// its folder would be), naming the flag of its folder.
+func checkPaths(cfg Config, outs []checkOutput) error {
+	for _, o := range outs {
+		if err := atomicfile.CheckFile(o.path); err != nil {
+			return exit.Usagef("%s: %v", reportDirFlag(cfg), err)
+		}
+		for _, fig := range o.figs {
+			if err := atomicfile.CheckFile(filepath.Join(cfg.PlotsDir, fig.Path+cfg.Format.Ext())); err != nil {
+				return exit.Usagef("--plots-directory: %v", err)
+			}
+		}
+	}
+	return nil
 }
 
 // saveCheckFigures saves figs in cfg.PlotsDir, adding their paths to
