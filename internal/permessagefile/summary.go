@@ -107,18 +107,23 @@ func ReadSummaryFile(path string) ([]Row, error) {
 
 // ReadSummary reads a summary CSV as WriteSummary writes it; an empty
 // cell is NaN, and a quantity of an earlier spelling (oldQuantities) is
-// read as today's. A bad row is an input error naming file, its line and
-// column.
+// read as today's. A leading byte-order mark is skipped. A bad row, a
+// second row of one payload and quantity, and a file without rows are
+// input errors naming file, the line and column.
 func ReadSummary(r io.Reader, file string) ([]Row, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	header := strings.Join(SummaryHeader, ",")
 	var out []Row
+	first := map[[2]string]int{} // line of each payload and quantity
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
-			if line == 1 {
+			switch line {
+			case 1:
 				return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", header)
+			case 2:
+				return nil, fileerr.New(file, 1, "", "no rows after the header: expected a row per payload and quantity")
 			}
 			return out, nil
 		}
@@ -130,6 +135,7 @@ func ReadSummary(r io.Reader, file string) ([]Row, error) {
 			return nil, fileerr.New(file, 0, "", "%v", err)
 		}
 		if line == 1 {
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
 			if got := strings.Join(rec, ","); got != header {
 				return nil, fileerr.New(file, 1, "", "header %q, expected %q", got, header)
 			}
@@ -139,6 +145,13 @@ func ReadSummary(r io.Reader, file string) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A reader takes one row of each: a second would be ignored.
+		key := [2]string{strconv.Itoa(r.Payload), r.Quantity}
+		if at, dup := first[key]; dup {
+			return nil, fileerr.New(file, line, SummaryHeader[1], "a second row of %s at payload %d (the first is on line %d): expected one row per payload and quantity",
+				r.Quantity, r.Payload, at)
+		}
+		first[key] = line
 		out = append(out, r)
 	}
 }

@@ -60,11 +60,27 @@ func TestReadSummaryErrors(t *testing.T) {
 		{h + "16,L [µs],10,1,1,1,0,1,1,1,1,Inf,,no,,\n", `s.csv:2: column "p99": "Inf" is not a number`},
 		{h + "16,L [µs],10,1,1,1,0,1,1,1,1,1,,maybe,,\n", `s.csv:2: column "Multimodal": "maybe": expected yes or no`},
 		{h + "16,\"L [µs],10\n", "s.csv:2:"},
+		// A reader takes one row of each payload and quantity: a second,
+		// or none at all, was read without a word.
+		{h, "s.csv:1: no rows after the header: expected a row per payload and quantity"},
+		{h + good + strings.Replace(good, ",10,", ",99,", 1),
+			`s.csv:3: column "Quantity": a second row of L [µs] at payload 16 (the first is on line 2): expected one row per payload and quantity`},
 	} {
 		_, err := ReadSummary(strings.NewReader(c.in), "s.csv")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
 		}
+	}
+}
+
+// TestSummaryByteOrderMark: a summary saved by an editor that starts it
+// with a UTF-8 byte-order mark reads as every other CSV of the pipeline
+// does (formats §6); it was refused as a wrong header.
+func TestSummaryByteOrderMark(t *testing.T) {
+	in := "\ufeff" + strings.Join(SummaryHeader, ",") + "\n16,L [µs],10,1,1,1,0,1,1,1,1,1,,no,,\n"
+	rows, err := ReadSummary(strings.NewReader(in), "s.csv")
+	if err != nil || len(rows) != 1 || rows[0].Count != 10 {
+		t.Fatalf("%+v, %v", rows, err)
 	}
 }
 

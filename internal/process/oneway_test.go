@@ -147,6 +147,52 @@ func TestBadLoadAndPerMessageSummaries(t *testing.T) {
 	}
 }
 
+// TestPerMessageSummaryNotListed: a per-message summary of a payload or
+// sub-experiment that meta.json does not list (another run's file copied
+// in) is refused, naming the file, its line and meta.json, before anything
+// is written, as the raw, throughput and load files are (formats §6); it
+// was drawn as this run's.
+func TestPerMessageSummaryNotListed(t *testing.T) {
+	const meta = `{"schema": 1, "experiment": "pm", "start": "2026-11-20T09:00:00Z", "end": "2026-11-20T09:01:00Z", "completed": true, "subexperiments": [` +
+		`{"type": "nats_best_effort", "payloads": [{"bytes": 16}, {"bytes": 32}, {"bytes": 64}, {"bytes": 128}, {"bytes": 256}]},` +
+		`{"type": "intraprocess_best_effort", "payloads": [{"bytes": 16}, {"bytes": 32}, {"bytes": 64}, {"bytes": 128}, {"bytes": 256}]}]}`
+	for _, tc := range []struct {
+		name string
+		edit func(t *testing.T, dir string)
+		want string
+	}{
+		{"payload", func(t *testing.T, dir string) {
+			path := filepath.Join(dir, "permessage_nats_best_effort_summary.csv")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(strings.Replace(string(b), "\n32,L [us],", "\n48,L [us],", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "permessage_nats_best_effort_summary.csv:14: payload 48 B of sub-experiment nats_best_effort is not in "},
+		{"sub-experiment", func(t *testing.T, dir string) {
+			copyFile(t, filepath.Join(dir, "permessage_nats_best_effort_summary.csv"), filepath.Join(dir, "permessage_zenoh_best_effort_summary.csv"))
+		}, "permessage_zenoh_best_effort_summary.csv: sub-experiment zenoh_best_effort is not in "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDir(t, "permessage")
+			if err := os.WriteFile(filepath.Join(dir, "meta.json"), []byte(meta), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(t, dir)
+			before := files(t, dir)
+			code, _, stderr := runProcess(t, dir)
+			if code != 2 || !strings.Contains(stderr, filepath.Join(dir, tc.want)) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+			if after := files(t, dir); len(after) != len(before) {
+				t.Errorf("refused, yet %d files became %d", len(before), len(after))
+			}
+		})
+	}
+}
+
 // files maps every file below dir, by its path, to its contents.
 func files(t *testing.T, dir string) map[string]string {
 	t.Helper()

@@ -231,7 +231,7 @@ func (j *invocation) readInputs() (err error) {
 			return exit.With(exit.Usage, err)
 		}
 		ownThroughputs(j.tputs, j.loads, j.pms)
-		if j.opt.Listed, err = admitListed(dir, slices.Concat(j.inputs, j.bursts), j.tputs, j.loads); err != nil {
+		if j.opt.Listed, err = admitListed(dir, slices.Concat(j.inputs, j.bursts), j.tputs, j.loads, j.pms); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 	}
@@ -410,10 +410,11 @@ func (j *invocation) printTotals(start time.Time) {
 }
 
 // admitListed reads what the meta.json of experiment dir lists (formats
-// §6) and refuses a raw file, throughput summary or load summary of a
-// sub-experiment it does not list: data of another run in the folder. The
-// raw files' payloads are checked as they are read (Options.Listed).
-func admitListed(dir string, inputs []Input, tputs []Throughput, loads []Load) (*experiment.Listed, error) {
+// §6) and refuses a raw file, throughput summary, load summary or
+// per-message summary of a sub-experiment it does not list, or holding a
+// payload it does not list: data of another run in the folder. The raw
+// files' payloads are checked as they are read (Options.Listed).
+func admitListed(dir string, inputs []Input, tputs []Throughput, loads []Load, pms []PerMessage) (*experiment.Listed, error) {
 	listed, err := experiment.ReadListed(dir)
 	if err != nil || listed == nil {
 		return nil, err
@@ -440,6 +441,15 @@ func admitListed(dir string, inputs []Input, tputs []Throughput, loads []Load) (
 			if err := listed.Payload(l.Path, 0, l.Type, p.Payload); err != nil {
 				return nil, err
 			}
+		}
+	}
+	for _, pm := range pms {
+		err := listed.Type(pm.Path, pm.Type)
+		for i := 0; err == nil && i < len(pm.Rows); i++ {
+			err = listed.Payload(pm.Path, i+2, pm.Type, pm.Rows[i].Payload)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	return listed, nil

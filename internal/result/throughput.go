@@ -79,6 +79,7 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if line == 1 {
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a byte-order mark, as in every CSV read
 			if strings.Join(rec, ",") != ThroughputHeader {
 				return nil, fileerr.New(file, 1, "", "header %q, expected %q", strings.Join(rec, ","), ThroughputHeader)
 			}
