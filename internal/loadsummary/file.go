@@ -43,8 +43,10 @@ func Read(r io.Reader, file string) (Summary, error) {
 // lacks, followed by the field's name in quotes.
 const unknownField = "json: unknown field "
 
-// parse reads the summary in data, the contents of file.
+// parse reads the summary in data, the contents of file. A leading UTF-8
+// byte-order mark is skipped, as in meta.json and the CSV files.
 func parse(data []byte, file string) (Summary, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	// encoding/json would read a byte that is not UTF-8 as U+FFFD.
 	if off := fileerr.InvalidUTF8(data); off >= 0 {
 		line, col := fileerr.Position(data, off)
@@ -69,6 +71,10 @@ func parse(data []byte, file string) (Summary, error) {
 			}
 		case errors.Is(err, io.EOF):
 			return Summary{}, fileerr.New(file, 0, "", "empty file: expected the JSON of run load's summary (%s)", Format)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			// The decoder reports no offset: the file ends inside the object.
+			line, col := fileerr.Position(data, len(data))
+			return Summary{}, fileerr.At(file, line, col, "truncated JSON: the object does not end (a file cut short?); expected run load's whole summary (%s)", Format)
 		}
 		line, col := fileerr.Position(data, off)
 		return Summary{}, fileerr.At(file, line, col, "%v (expected run load's summary, %s)", err, Format)
@@ -82,5 +88,63 @@ func parse(data []byte, file string) (Summary, error) {
 	if s.Format != Format {
 		return Summary{}, fileerr.New(file, 0, "", "format %q, expected %q (a summary of run load)", s.Format, Format)
 	}
+	if err := s.check(); err != nil {
+		return Summary{}, fileerr.New(file, 0, "", "%v", err)
+	}
 	return s, nil
+}
+
+// check returns what no run load writes in s: a payload that is not a
+// positive size or is given twice (a reader would draw it twice), a
+// negative rate, or a latency statistic below 0.
+func (s Summary) check() error {
+	seen := map[int]int{}
+	for i, p := range s.Payloads {
+		at := fmt.Sprintf("payloads[%d] (payload %d)", i, p.Payload)
+		if p.Payload < 1 {
+			return fmt.Errorf("%s: the payload is not a positive byte count", at)
+		}
+		if j, dup := seen[p.Payload]; dup {
+			return fmt.Errorf("%s: payload %d is given again (first in payloads[%d]): expected one entry per payload", at, p.Payload, j)
+		}
+		seen[p.Payload] = i
+		for _, r := range []struct {
+			name string
+			v    float64
+		}{{"send_rate", p.SendRate}, {"receive_rate", p.ReceiveRate}, {"receive_mbps", p.ReceiveMbps},
+			{"delivery_ratio", p.DeliveryRatio}, {"delivery_rate", p.DeliveryRate}, {"measured_s", p.MeasuredS}} {
+			if r.v < 0 {
+				return fmt.Errorf("%s: field %q is %g: expected at least 0", at, r.name, r.v)
+			}
+		}
+		for _, l := range []struct {
+			name string
+			s    Stats
+		}{{"latency", p.Latency}, {"latency_from_send", p.LatencyFromSend}} {
+			if err := l.s.check(); err != nil {
+				return fmt.Errorf("%s: field %q: %v", at, l.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// check returns an error when a statistic of a histogram with values is
+// below 0: no latency is (run load records a negative one as 0).
+func (st Stats) check() error {
+	if st.Count < 0 {
+		return fmt.Errorf("count %d is negative", st.Count)
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"min_ns", st.MinNs}, {"p50_ns", st.P50Ns}, {"p95_ns", st.P95Ns}, {"p99_ns", st.P99Ns}, {"p999_ns", st.P999Ns}, {"max_ns", st.MaxNs}} {
+		if f.v < 0 {
+			return fmt.Errorf("%s %d is negative: a latency is at least 0", f.name, f.v)
+		}
+	}
+	if st.MeanNs < 0 {
+		return fmt.Errorf("mean_ns %g is negative: a latency is at least 0", st.MeanNs)
+	}
+	return nil
 }

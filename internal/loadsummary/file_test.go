@@ -44,6 +44,18 @@ func TestReadFileStrict(t *testing.T) {
 		{"text", good + "\ngarbage", "s.json:2:1: unexpected data after the JSON object"},
 		{"not UTF-8", `{"format": "` + Format + `",` + "\n\"transport\": \"tc\xffp\"}", "s.json:2:17: byte 0xFF is not UTF-8"},
 		{"empty", "", "s.json: empty file"},
+		// Cut short: the decoder gives no offset, and the file was named at 1:1.
+		{"truncated", `{"format": "` + Format + `",` + "\n" + `"payloads": [{"payload": 16`,
+			"s.json:2:28: truncated JSON: the object does not end (a file cut short?)"},
+		// What no run writes, and process drew silently.
+		{"payload twice", `{"format": "` + Format + `", "payloads": [{"payload": 16}, {"payload": 16}]}`,
+			"s.json: payloads[1] (payload 16): payload 16 is given again (first in payloads[0])"},
+		{"payload 0", `{"format": "` + Format + `", "payloads": [{"payload": 0}]}`,
+			"s.json: payloads[0] (payload 0): the payload is not a positive byte count"},
+		{"negative latency", `{"format": "` + Format + `", "payloads": [{"payload": 16, "latency": {"count": 3, "p99_ns": -4}}]}`,
+			`s.json: payloads[0] (payload 16): field "latency": p99_ns -4 is negative: a latency is at least 0`},
+		{"negative rate", `{"format": "` + Format + `", "payloads": [{"payload": 16, "receive_rate": -1}]}`,
+			`s.json: payloads[0] (payload 16): field "receive_rate" is -1: expected at least 0`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.json")
@@ -111,4 +123,14 @@ func FuzzRead(f *testing.F) {
 			t.Fatal("a second round trip changed the summary")
 		}
 	})
+}
+
+// TestByteOrderMark: a summary saved by an editor that starts it with a
+// UTF-8 byte-order mark reads, as meta.json and the CSV files do; it was
+// refused as an invalid character.
+func TestByteOrderMark(t *testing.T) {
+	s, err := Read(strings.NewReader("\ufeff"+`{"format": "`+Format+`", "payloads": [{"payload": 16}]}`), "s.json")
+	if err != nil || len(s.Payloads) != 1 {
+		t.Fatalf("%+v, %v", s, err)
+	}
 }

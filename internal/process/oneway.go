@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/htmlreport"
 	"github.com/mqgate/mqgate/internal/loadsummary"
 	"github.com/mqgate/mqgate/internal/permessagefile"
@@ -97,10 +98,16 @@ func Loads(dir, plotsDir string, f plots.Format, svg bool) ([]Load, int, error) 
 }
 
 // readLoads reads the run load summaries of experiment dir
-// (load_<type>_summary.json).
+// (load_<type>_summary.json). A summary whose subexperiment is not the one
+// its name says (a file renamed, or copied over another's) is refused: it
+// would be drawn, and checked against meta.json, as the other.
 func readLoads(dir string) ([]Load, error) {
 	return readSummaries(dir, "load_", "_summary.json", func(typ, path string) (Load, error) {
 		s, err := loadsummary.ReadFile(path)
+		if err == nil && s.SubExperiment != typ {
+			err = fileerr.New(path, 0, "", "field \"subexperiment\" is %q, but the file name says %s: expected the summary of %s "+
+				"(a file renamed, or copied from another sub-experiment?)", s.SubExperiment, typ, typ)
+		}
 		return Load{Type: typ, Path: path, Summary: s}, err
 	})
 }

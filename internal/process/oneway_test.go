@@ -104,6 +104,10 @@ func TestBadLoadAndPerMessageSummaries(t *testing.T) {
 	}{
 		{"load", "load_nats_best_effort_summary.json", `"drained": true`, `"drained": true, "colour": 1`,
 			`load_nats_best_effort_summary.json:85:24: json: unknown field "colour" (expected run load's summary, mqgate-load-summary/2)`},
+		// A summary renamed, or copied over another's, was drawn as the
+		// sub-experiment its name says.
+		{"load", "load_nats_best_effort_summary.json", `"subexperiment": "nats_best_effort"`, `"subexperiment": "nats_reliable"`,
+			`load_nats_best_effort_summary.json: field "subexperiment" is "nats_reliable", but the file name says nats_best_effort`},
 		{"load", "load_nats_best_effort_summary.json", "mqgate-load-summary/2", "mqgate-load-summary/9",
 			`load_nats_best_effort_summary.json: format "mqgate-load-summary/9", expected "mqgate-load-summary/2"`},
 		{"permessage", "permessage_nats_best_effort_summary.csv", "16,RT [msg/s],19900,", "16,RT [msg/s],many,",
