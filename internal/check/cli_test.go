@@ -206,6 +206,15 @@ func TestExitUsage(t *testing.T) {
 		{"stray argument", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "extra"},
 			`check: unexpected argument "extra"`},
 		{"unknown flag", []string{"--fail_threshold", "0.1"}, `check: unknown flag --fail_threshold (see 'check --help')`},
+		// An empty path (an unset variable in a script) read as no flag:
+		// no report written, or the plots in their default folder, and
+		// the verdict's exit code.
+		{"empty junit", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "--junit", ""},
+			`check: --junit is empty: expected a path (an unset variable?)`},
+		{"empty html", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "--html", ""},
+			`check: --html is empty: expected a path`},
+		{"empty plots directory", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "-p", ""},
+			`check: --plots-directory is empty: expected a path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

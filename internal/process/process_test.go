@@ -303,6 +303,12 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 		{[]string{"--plots-directory", loop, good}, "process: --plots-directory: cannot create the directory " + loop + "/measurements_n_reliable: " + loop + " is a symbolic link that loops (it leads back to itself); expected a directory"},
 		{[]string{badName}, badName + `/measurements_Bad Name.csv: "Bad Name" is not a sub-experiment name: expected measurements_<type>.csv with <type> <scope>_<reliability>[_<transport>][_security], lower case, reliability best_effort, reliable or exactly_once (formats §1), e.g. measurements_interprocess_reliable.csv; rename the file`},
 		{[]string{badBurst}, badBurst + `/burst_x.csv: "x" is not a sub-experiment name: expected burst_<type>.csv with <type>`},
+		// An empty path (an unset variable in a script) read as no flag:
+		// no report, the plots in the default folder, the folder
+		// processed in place of --raw-csv, and exit 0.
+		{[]string{"--html", "", good}, "process: --html is empty: expected a path (an unset variable?)"},
+		{[]string{"--plots_directory", "", good}, "process: --plots-directory is empty: expected a path"},
+		{[]string{"--raw-csv", "", good}, "process: --raw-csv is empty: expected a path"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runProcess(t, c.args...)

@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
+	"github.com/mqgate/mqgate/internal/report"
 	"github.com/mqgate/mqgate/internal/requirements"
 )
 
@@ -128,6 +129,13 @@ func action(c *cli.Context) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
 	}
+	paths := []string{"requirements", "throughput-requirements", "experiments-results", "output-directory", "plots-directory", "html"}
+	for _, r := range report.Formats {
+		paths = append(paths, r.Flag)
+	}
+	if err := noEmptyPaths(c, paths...); err != nil {
+		return err
+	}
 	f, err := plots.ParseFormat(c.String("format"))
 	if err != nil {
 		return exit.Usagef("--format: %v", err)
@@ -163,4 +171,17 @@ func action(c *cli.Context) error {
 		HTML:                   c.String("html"),
 		PrintSummaries:         c.Bool("print-summaries"),
 	}, c.App.Writer)
+}
+
+// noEmptyPaths refuses a file or folder flag given an empty value (an
+// unset variable in a script, --junit "$REPORT"), which would otherwise
+// read as not given: no report written, the plots in their default folder,
+// and the exit code of the verdict.
+func noEmptyPaths(c *cli.Context, flags ...string) error {
+	for _, f := range flags {
+		if c.IsSet(f) && c.String(f) == "" {
+			return exit.Usagef("--%s is empty: expected a path (an unset variable?); leave the flag out for its default", f)
+		}
+	}
+	return nil
 }

@@ -85,6 +85,9 @@ could not be read), 130 interrupted.`,
 
 // action turns the command line into a process.Config.
 func action(c *cli.Context) error {
+	if err := noEmptyPaths(c, "raw-csv", "plots-directory", "html"); err != nil {
+		return err
+	}
 	label := process.Label{System: c.String("sut-name"), Version: c.String("sut-version")}
 	if c.IsSet("start") {
 		t, err := process.ParseStart(c.String("start"))
@@ -109,4 +112,17 @@ func action(c *cli.Context) error {
 		LenientSamples: c.Bool("lenient-samples"),
 		Quiet:          c.Bool("quiet"),
 	}, c.App.Writer)
+}
+
+// noEmptyPaths refuses a file or folder flag given an empty value (an
+// unset variable in a script, --html "$REPORT"), which would otherwise
+// read as not given: no report written, or the plots in their default
+// folder, and exit 0.
+func noEmptyPaths(c *cli.Context, flags ...string) error {
+	for _, f := range flags {
+		if c.IsSet(f) && c.String(f) == "" {
+			return exit.Usagef("--%s is empty: expected a path (an unset variable?); leave the flag out for its default", f)
+		}
+	}
+	return nil
 }
