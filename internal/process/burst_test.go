@@ -104,3 +104,27 @@ func TestBadBurstFileWritesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestBurstPayloadNotListed: a burst measurements file holding a payload
+// that meta.json does not list for its sub-experiment (another run's rows
+// copied in) is refused before anything is written, as a raw latency
+// file's is (formats §6); its summary was written, and gated.
+func TestBurstPayloadNotListed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "burst_nats_best_effort.csv"), []byte(burstFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	meta := `{"schema": 1, "experiment": "b", "start": "2026-11-20T09:00:00Z", "end": "2026-11-20T09:01:00Z", "completed": true, ` +
+		`"subexperiments": [{"type": "nats_best_effort", "payloads": [{"bytes": 16}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "meta.json"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runProcess(t, "--no-plots", dir)
+	want := filepath.Join(dir, "burst_nats_best_effort.csv") + ": payload 1024 B of sub-experiment nats_best_effort is not in "
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "burst_nats_best_effort_summary.csv")); !os.IsNotExist(err) {
+		t.Errorf("refused, yet the summary was written: %v", err)
+	}
+}

@@ -241,6 +241,12 @@ func (j *invocation) readInputs() (err error) {
 		if j.burstRows[i], err = readBurst(in); err != nil {
 			return exit.With(exit.Usage, err)
 		}
+		// Its payloads are meta.json's, as a raw file's are (admitListed).
+		for _, r := range j.burstRows[i] {
+			if err := j.opt.Listed.Payload(in.Raw, 0, in.Type, r.Payload); err != nil {
+				return exit.With(exit.Usage, err)
+			}
+		}
 	}
 	if !j.opt.Plots {
 		for _, ins := range [][]Input{j.inputs, j.bursts} {
