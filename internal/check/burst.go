@@ -45,6 +45,20 @@ func runBurst(ctx context.Context, cfg Config, reqs []requirements.KeyedRow) (*R
 	}
 	v := &gate.Verdict{Tool: Tool, ReferenceName: referenceName, Subject: cfg.ExperimentDir, Baseline: cfg.Requirements,
 		Mode: "burst requirements (Fast-RTPS throughput): Lost at most, Subscription throughput at least", AllowMissing: cfg.AllowMissing}
+	// The experiment as every check reads it: its meta.json read strictly,
+	// its files those meta.json lists, and an incomplete run refused unless
+	// --allow-incomplete (formats §6). A burst check read none of it.
+	e, err := experiment.Load(cfg.ExperimentDir)
+	if err != nil {
+		return nil, exit.With(exit.Usage, err)
+	}
+	warnings, err := experiment.Incomplete([]*experiment.Experiment{e}, cfg.AllowIncomplete)
+	if err != nil {
+		return nil, exit.With(exit.Usage, err)
+	}
+	for _, w := range append(e.Warnings, warnings...) {
+		v.Warn(w)
+	}
 	res := &Result{Verdict: v}
 	// Every summary is read and judged before the first report is written:
 	// a malformed one leaves every earlier report as it was.
