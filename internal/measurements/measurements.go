@@ -331,24 +331,24 @@ func parseCommon(b []byte) (sample, payload int, v float64, n int, ok bool) {
 func (r *Reader) parseOtherRow(b []byte) (sample, payload int, v float64, ok bool) {
 	c1 := bytes.IndexByte(b, ',')
 	if c1 < 0 {
-		return 0, 0, 0, r.fail(r.line, "", "row %q has 1 field, expected 3 (Sample,Payload,Latency)", b)
+		return 0, 0, 0, r.fail(r.line, "", "row %s has 1 field, expected 3 (Sample,Payload,Latency)", quoteField(b))
 	}
 	rest := b[c1+1:]
 	c2 := bytes.IndexByte(rest, ',')
 	if c2 < 0 {
-		return 0, 0, 0, r.fail(r.line, "", "row %q has 2 fields, expected 3 (Sample,Payload,Latency)", b)
+		return 0, 0, 0, r.fail(r.line, "", "row %s has 2 fields, expected 3 (Sample,Payload,Latency)", quoteField(b))
 	}
 	lat := rest[c2+1:]
 	if bytes.IndexByte(lat, ',') >= 0 {
-		return 0, 0, 0, r.fail(r.line, "", "row %q has more than 3 fields, expected 3 (Sample,Payload,Latency)", b)
+		return 0, 0, 0, r.fail(r.line, "", "row %s has more than 3 fields, expected 3 (Sample,Payload,Latency)", quoteField(b))
 	}
 	sample, ok = parsePositive(b[:c1])
 	if !ok {
-		return 0, 0, 0, r.fail(r.line, ColSample, "%q is not a positive integer", b[:c1])
+		return 0, 0, 0, r.fail(r.line, ColSample, "%s is not a positive integer", quoteField(b[:c1]))
 	}
 	payload, ok = parsePositive(rest[:c2])
 	if !ok {
-		return 0, 0, 0, r.fail(r.line, ColPayload, "%q is not a positive integer", rest[:c2])
+		return 0, 0, 0, r.fail(r.line, ColPayload, "%s is not a positive integer", quoteField(rest[:c2]))
 	}
 	v, ok = ParseLatency(lat)
 	if !ok {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
@@ -22,32 +24,53 @@ const OldBurstHeader = "Payload [Bytes],Demand [samples/burst],Recovery time [ms
 	"Publication sample rate [samples/s],Publication throughput [Mbits/s],Received [samples],Lost [samples]," +
 	"Subscription time [us],Subscription sample rate [samples/s],Subscription throughput [Mbits/s]"
 
-// firstLine returns the first line of the file at path, without a UTF-8
-// byte order mark or line end; "" when it cannot be read (the reader of the
-// file then says why).
+// maxHeader bounds what firstLine reads: far more than any header process
+// reads, so that a file without line ends (or of CR line ends) is not read
+// whole, nor printed whole in an error.
+const maxHeader = 4096
+
+// firstLine returns the first line of the file at path (at most maxHeader
+// bytes of it), without a UTF-8 byte order mark or line end; "" when it
+// cannot be read (the reader of the file then says why).
 func firstLine(path string) string {
 	f, err := fileerr.OpenRegular(path, "a raw file")
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
+	line, _ := bufio.NewReader(io.LimitReader(f, maxHeader)).ReadString('\n')
 	return strings.TrimPrefix(strings.TrimRight(line, "\r\n"), "\ufeff")
 }
 
 // checkHeader refuses a raw file whose header is none that process reads,
-// naming the header found and the ones it reads, before anything is
-// written. An empty first line is left to the file's reader.
+// naming the header found (its start, when long) and the ones it reads,
+// before anything is written. An empty first line is left to the file's
+// reader.
 func checkHeader(path string) error {
-	switch h := firstLine(path); h {
+	h := firstLine(path)
+	switch h {
 	case "", measurements.Header, result.BurstHeader, OldBurstHeader:
 		return nil
-	default:
-		return fileerr.New(path, 1, "", "header is %q, which process does not read: it reads raw latency files, header %q "+
-			"(run; Fast-RTPS LatencyTest --export_raw_data), and burst measurements, header %q (run burst; Fast-RTPS ThroughputTest), "+
-			"or the same columns under the older header of Fast-RTPS's published throughput results (results_all_*), %q",
-			h, measurements.Header, result.BurstHeader, OldBurstHeader)
 	}
+	if before, _, cr := strings.Cut(h, "\r"); cr && slices.Contains([]string{measurements.Header, result.BurstHeader, OldBurstHeader}, before) {
+		return fileerr.New(path, 1, "", "the lines end in a carriage return alone (CR, as classic Mac OS wrote text): "+
+			"expected LF or CRLF line ends; convert the file (tr '\\r' '\\n')")
+	}
+	return fileerr.New(path, 1, "", "header is %s, which process does not read: it reads raw latency files, header %q "+
+		"(run; Fast-RTPS LatencyTest --export_raw_data), and burst measurements, header %q (run burst; Fast-RTPS ThroughputTest), "+
+		"or the same columns under the older header of Fast-RTPS's published throughput results (results_all_*), %q",
+		quoteStart(h), measurements.Header, result.BurstHeader, OldBurstHeader)
+}
+
+// quoteStart quotes s, or only its first 1000 bytes when it is longer (a
+// header is shorter), so that a file without line ends is not printed
+// whole.
+func quoteStart(s string) string {
+	const keep = 1000
+	if len(s) <= keep {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s (the first %d bytes of a line of %d or more)", strconv.Quote(s[:keep]+"…"), keep, len(s))
 }
 
 // newHeader reads r with its first line, OldBurstHeader, read as

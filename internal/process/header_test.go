@@ -78,3 +78,30 @@ func TestUnknownHeader(t *testing.T) {
 		t.Errorf("written: %v, %v", entries, exp)
 	}
 }
+
+// TestCROnlyLineEnds: a raw file whose lines end in a carriage return
+// alone is refused saying so; the whole file was its "header", printed in
+// full in the error (2 MB for the Fast-RTPS fixture). A first line without
+// a line end is quoted by its start only, and a row of one long field too.
+func TestCROnlyLineEnds(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "measurements_interprocess_reliable.csv")
+	rows := "Sample,Payload [Bytes],Latency [us]\n" + strings.Repeat("1,16,1.000\n", 2000)
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"CR", strings.ReplaceAll(rows, "\n", "\r"), ":1: the lines end in a carriage return alone (CR, as classic Mac OS wrote text): expected LF or CRLF line ends"},
+		{"no line end", strings.Repeat("x", 100000), ":1: header is \"" + strings.Repeat("x", 1000) + "…\" (the first 1000 bytes of a line of "},
+		{"long row", "Sample,Payload [Bytes],Latency [us]\n" + strings.Repeat("9", 100000) + "\n", `:2: row "999999999999999999999999…99999999" (100000 characters) has 1 field`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(raw, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runProcess(t, "--no-plots", dir)
+			if code != exit.Usage || !strings.Contains(stderr, raw+c.want) || len(stderr) > 3000 {
+				t.Errorf("exit %d, %d bytes of stderr (want 2, a short message, and %q): %.600s", code, len(stderr), c.want, stderr)
+			}
+		})
+	}
+}
