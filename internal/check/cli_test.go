@@ -230,11 +230,11 @@ func TestExitUsage(t *testing.T) {
 		// no report written, or the plots in their default folder, and
 		// the verdict's exit code.
 		{"empty junit", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "--junit", ""},
-			`check: --junit is empty: expected a path (an unset variable?)`},
+			`check: --junit is empty (an unset variable?): give a value`},
 		{"empty html", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "--html", ""},
-			`check: --html is empty: expected a path`},
+			`check: --html is empty (an unset variable?)`},
 		{"empty plots directory", []string{"--requirements", "testdata/requirements.csv", "--experiment-directory", exp, "-p", ""},
-			`check: --plots-directory is empty: expected a path`},
+			`check: --plots-directory is empty (an unset variable?)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

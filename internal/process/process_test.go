@@ -306,9 +306,10 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 		// An empty path (an unset variable in a script) read as no flag:
 		// no report, the plots in the default folder, the folder
 		// processed in place of --raw-csv, and exit 0.
-		{[]string{"--html", "", good}, "process: --html is empty: expected a path (an unset variable?)"},
-		{[]string{"--plots_directory", "", good}, "process: --plots-directory is empty: expected a path"},
-		{[]string{"--raw-csv", "", good}, "process: --raw-csv is empty: expected a path"},
+		{[]string{"--html", "", good}, "process: --html is empty (an unset variable?): give a value"},
+		{[]string{"--plots_directory", "", good}, "process: --plots-directory is empty (an unset variable?)"},
+		{[]string{"--raw-csv", "", good}, "process: --raw-csv is empty (an unset variable?)"},
+		{[]string{"--sut-name", "x", "--sut-version", "", "--start", "2019-11-05", good}, "process: --sut-version is empty (an unset variable?)"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runProcess(t, c.args...)

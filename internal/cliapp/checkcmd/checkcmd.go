@@ -133,7 +133,7 @@ func action(c *cli.Context) error {
 	for _, r := range report.Formats {
 		paths = append(paths, r.Flag)
 	}
-	if err := noEmptyPaths(c, paths...); err != nil {
+	if err := noEmpty(c, paths...); err != nil {
 		return err
 	}
 	f, err := plots.ParseFormat(c.String("format"))
@@ -173,14 +173,14 @@ func action(c *cli.Context) error {
 	}, c.App.Writer)
 }
 
-// noEmptyPaths refuses a file or folder flag given an empty value (an
+// noEmpty refuses a file or folder flag given an empty value (an
 // unset variable in a script, --junit "$REPORT"), which would otherwise
 // read as not given: no report written, the plots in their default folder,
 // and the exit code of the verdict.
-func noEmptyPaths(c *cli.Context, flags ...string) error {
+func noEmpty(c *cli.Context, flags ...string) error {
 	for _, f := range flags {
 		if c.IsSet(f) && c.String(f) == "" {
-			return exit.Usagef("--%s is empty: expected a path (an unset variable?); leave the flag out for its default", f)
+			return exit.Usagef("--%s is empty (an unset variable?): give a value, or leave the flag out", f)
 		}
 	}
 	return nil
