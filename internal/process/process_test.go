@@ -281,6 +281,7 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 	// A results root (run --out DIR): say so, and how to process its experiments.
 	root := t.TempDir()
 	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(root, "x1", "measurements_n_reliable.csv"))
+	plotsDir := filepath.Join(t.TempDir(), "plots")
 	cases := []struct {
 		args []string
 		want string
@@ -310,6 +311,12 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 		{[]string{"--plots_directory", "", good}, "process: --plots-directory is empty (an unset variable?)"},
 		{[]string{"--raw-csv", "", good}, "process: --raw-csv is empty (an unset variable?)"},
 		{[]string{"--sut-name", "x", "--sut-version", "", "--start", "2019-11-05", good}, "process: --sut-version is empty (an unset variable?)"},
+		// A report or summary where a plot goes: the one written last
+		// replaced the other, and process exited 0.
+		{[]string{"--plots-directory", plotsDir, "--html", filepath.Join(plotsDir, "comparison_max.png"), good},
+			"process: --html " + filepath.Join(plotsDir, "comparison_max.png") + " is one of the files written into --plots-directory " + plotsDir},
+		{[]string{"--raw_csv", filepath.Join(good, "measurements_n_reliable.csv"), "--output_csv", filepath.Join(plotsDir, "histogram_16.png"), "--plots-directory", plotsDir},
+			"process: --output-csv " + filepath.Join(plotsDir, "histogram_16.png") + " is one of the files written into --plots-directory " + plotsDir},
 	}
 	for _, c := range cases {
 		code, _, stderr := runProcess(t, c.args...)

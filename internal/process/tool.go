@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -183,11 +184,18 @@ func (j *invocation) checkOutputs() error {
 		}
 	}
 	guard.Output("--html", cfg.HTML)
-	if err := guard.Check(); err != nil {
-		return err
-	}
 	if cfg.PlotsDirectory != "" {
 		plotsFlag = "--plots-directory"
+	}
+	if dir := j.plotsRoot(all); dir != "" {
+		// Every image of the plots' format below it may be a plot: a
+		// summary or report there would be replaced by one, or replace it.
+		ext := j.opt.Format.Ext()
+		guard.OutputDir(cmp.Or(plotsFlag, "the plots directory"), dir, "its plots, the "+ext+" files below it",
+			func(rel string) bool { return strings.HasSuffix(rel, ext) })
+	}
+	if err := guard.Check(); err != nil {
+		return err
 	}
 	named := func(flag string, err error) error {
 		if flag != "" {
@@ -298,6 +306,20 @@ func (j *invocation) writeBursts() error {
 		j.printf("%s: %s test cases -> %s\n", in.Raw, result.Count(len(rows)), in.Summary)
 	}
 	return nil
+}
+
+// plotsRoot is the folder below which process draws: the experiment
+// folder's plots folder, or the one raw file's; "" with --no-plots.
+func (j *invocation) plotsRoot(all []Input) string {
+	switch {
+	case !j.opt.Plots:
+		return ""
+	case j.dirMode:
+		return j.folderPlotsDir()
+	case len(all) > 0:
+		return all[0].PlotsDir
+	}
+	return ""
 }
 
 // folderPlotsDir is where the plots of the experiment folder's own files
