@@ -329,6 +329,9 @@ func parseCommon(b []byte) (sample, payload int, v float64, n int, ok bool) {
 // formats §2 allows (a sign, an exponent, long digit strings) and otherwise
 // fails (ok false, Err set) naming the row and column.
 func (r *Reader) parseOtherRow(b []byte) (sample, payload int, v float64, ok bool) {
+	if string(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))) == Header {
+		return 0, 0, 0, r.fail(r.line, "", "the header again (two files joined into one?): expected a row Sample,Payload,Latency")
+	}
 	c1 := bytes.IndexByte(b, ',')
 	if c1 < 0 {
 		return 0, 0, 0, r.fail(r.line, "", "row %s has 1 field, expected 3 (Sample,Payload,Latency)", quoteField(b))

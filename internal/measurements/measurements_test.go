@@ -140,6 +140,10 @@ func TestBadInput(t *testing.T) {
 		{"1e-2000", Header + "\n1,16,1e-2000\n", `f.csv:2: column "Latency [us]": "1e-2000" is out of range`},
 		{"hex", Header + "\n1,16,0x10\n", `f.csv:2: column "Latency [us]": "0x10" is not a number`},
 		{"infinity", Header + "\n1,16,-infinity\n", `f.csv:2: column "Latency [us]": "-infinity" is not a finite latency`},
+		// Two files joined (cat a.csv b.csv): the second header was told
+		// '"Sample" is not a positive integer'.
+		{"header again", Header + "\n1,16,2\n" + Header + "\n1,16,3\n", "f.csv:3: the header again (two files joined into one?): expected a row"},
+		{"header again CRLF", Header + "\r\n1,16,2\r\n" + Header + "\r\n1,16,3\r\n", "f.csv:3: the header again"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
