@@ -208,7 +208,7 @@ func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 		return cfg, "", err
 	}
 	reportDir := cmp.Or(cfg.ExperimentDir, cfg.OutputDir)
-	if err := outputsWritable(cfg, reportDir); err != nil {
+	if err := outputsWritable(cfg); err != nil {
 		return cfg, "", err
 	}
 	// Reports of an earlier check stay until this one's are written (Judge).
@@ -222,13 +222,12 @@ func prepare(cfg Config, earlier *[]string) (Config, string, error) {
 	return cfg, reportDir, nil
 }
 
-// outputsWritable refuses, before anything is read or written, an output
-// of cfg that cannot be written: a report file that is a directory or lies
-// below a file, a report or plots folder that is a file. A check that
-// failed there would otherwise have replaced some reports and left the
-// others, then exited 2. The folders below the plots folder are checked
-// once the plots are known (checkPaths).
-func outputsWritable(cfg Config, reportDir string) error {
+// outputsWritable refuses, before anything is read or written, a report
+// file of cfg that cannot be written: a directory, or below a file. A check
+// that failed there would otherwise have replaced its check reports and
+// plots, then exited 2. The check reports and plots are checked once the
+// runs are read and their paths known (checkPaths).
+func outputsWritable(cfg Config) error {
 	for _, f := range report.Formats {
 		if p := cfg.Reports[f.Flag]; p != "" {
 			if err := atomicfile.CheckFile(p); err != nil {
@@ -240,15 +239,6 @@ func outputsWritable(cfg Config, reportDir string) error {
 		if err := atomicfile.CheckFile(cfg.HTML); err != nil {
 			return exit.Usagef("--html: %v", err)
 		}
-	}
-	if reportDir == "" {
-		return nil // several runs without --output-directory: no report, no plot
-	}
-	if err := atomicfile.CheckDir(reportDir); err != nil {
-		return exit.Usagef("%s: %v", reportDirFlag(cfg), err)
-	}
-	if err := atomicfile.CheckDir(cfg.PlotsDir); err != nil {
-		return exit.Usagef("--plots-directory: %v", err)
 	}
 	return nil
 }
@@ -386,7 +376,8 @@ type checkOutput struct {
 
 // checkPaths refuses, before anything is written, a check report or plot
 // of outs that cannot be written (a directory in its place, a file where
-// its folder would be), naming the flag of its folder.
+// its folder, or the report or plots folder, would be), naming the flag of
+// its folder.
 func checkPaths(cfg Config, outs []checkOutput) error {
 	for _, o := range outs {
 		if err := atomicfile.CheckFile(o.path); err != nil {
