@@ -103,7 +103,8 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 			return nil, nil, fileerr.New(dir, 0, "", "%s", hint)
 		}
 		return nil, nil, fileerr.New(dir, 0, "", "no measurements_<type>.csv files: expected raw files as written by run "+
-			"or Fast-RTPS LatencyTest --export_raw_data (or burst_<type>.csv, written by run burst)%s", burstHint(dir))
+			"or Fast-RTPS LatencyTest --export_raw_data (or burst_<type>.csv, written by run burst, or throughput_<type>.csv, "+
+			"written by run throughput)%s", burstHint(dir))
 	}
 	for _, f := range files {
 		if err := checkType(f.Type, "measurements_"); err != nil {

@@ -282,12 +282,20 @@ func TestUsageAndDirectoryErrors(t *testing.T) {
 	root := t.TempDir()
 	copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(root, "x1", "measurements_n_reliable.csv"))
 	plotsDir := filepath.Join(t.TempDir(), "plots")
+	// A run throughput folder whose summary is gone (its search file
+	// left): the error named raw and burst files only.
+	searchOnly := t.TempDir()
+	if err := os.WriteFile(filepath.Join(searchOnly, "throughput_nats_reliable_search.csv"), []byte(result.ThroughputHeader+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		want string
 	}{
 		{nil, "process: EXPERIMENT_DIR (or --raw-csv FILE) is required (see 'process --help')"},
 		{[]string{empty}, "no measurements_<type>.csv files"},
+		{[]string{searchOnly}, "no measurements_<type>.csv files: expected raw files as written by run or Fast-RTPS LatencyTest --export_raw_data " +
+			"(or burst_<type>.csv, written by run burst, or throughput_<type>.csv, written by run throughput)"},
 		{[]string{root}, root + ": it is a results root holding 1 experiment (x1), not an experiment: process takes one experiment (process " + filepath.Join(root, "x1") + "); process each: for d in " + root + `/*/; do process "$d"; done`},
 		{[]string{filepath.Join(empty, "nope")}, "no such directory"},
 		{[]string{"--format", "gif", good}, `unknown plot format "gif"`},
