@@ -146,26 +146,6 @@ func mustRead(t *testing.T, path string) string {
 
 // TestPayloadWithoutRequirement: the fixture has 16384 bytes, the
 // requirements do not; that fails, and passes with --allow-missing.
-// TestUnprocessedRawFile: a required sub-experiment whose raw file is in
-// the experiment but was never processed is missing, and the message says
-// so and what to run; it said only that the experiment had no summary,
-// as if nothing had been measured.
-func TestUnprocessedRawFile(t *testing.T) {
-	root := fixture(t)
-	exp := filepath.Join(root, "exp")
-	writeFile(t, filepath.Join(exp, "measurements_intraprocess_reliable.csv"), "Sample,Payload [Bytes],Latency [us]\n1,16,1.000\n")
-	req := writeFile(t, filepath.Join(root, "req.csv"), mustRead(t, "testdata/requirements.csv")+"intraprocess_reliable,16,1.000,2.000,3.000\n")
-	code, stdout, stderr := runCheck(t, root, "--requirements", req, "--experiment-directory", exp)
-	if code != exit.GateFailed {
-		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
-	}
-	want := "missing: 16 B Median: required, but the experiment has no summary for intraprocess_reliable " +
-		"($DIR/exp/measurements_intraprocess_reliable.csv is there but was not processed: run process on $DIR/exp)"
-	if !strings.Contains(stdout, want) {
-		t.Errorf("stdout lacks\n%s\n%s", want, stdout)
-	}
-}
-
 func TestPayloadWithoutRequirement(t *testing.T) {
 	root := fixture(t)
 	reqs := mustRead(t, "testdata/requirements.csv")

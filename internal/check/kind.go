@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -87,7 +85,7 @@ var latencyKind = &kind{
 		case holds:
 			msg = fmt.Sprintf("required, but the summary of %s has no %d-byte row", c.typ, c.key.Payload)
 		default:
-			msg = "required, but the experiment has no summary for " + c.typ + unprocessed(lacking, c.typ)
+			msg = "required, but the experiment has no summary for " + c.typ
 		}
 		return stats.Median(values), what + ": " + msg
 	},
@@ -102,19 +100,6 @@ var latencyKind = &kind{
 		}
 		return modeText(reqs, runs, margin)
 	},
-}
-
-// unprocessed says, when a run of runs holds the raw file of typ that it
-// has no summary of, that process was not run on it: the missing check is
-// then no lack of measurements.
-func unprocessed(runs []*experiment.Experiment, typ string) string {
-	for _, e := range runs {
-		raw := filepath.Join(e.Dir, experiment.RawFileName(typ))
-		if fi, err := os.Stat(raw); err == nil && fi.Mode().IsRegular() {
-			return fmt.Sprintf(" (%s is there but was not processed: run process on %s)", raw, e.Dir)
-		}
-	}
-	return ""
 }
 
 // throughputKind: the Median [msg/s] of throughput summaries (formats §4,
