@@ -347,11 +347,11 @@ func (r *Reader) parseOtherRow(b []byte) (sample, payload int, v float64, ok boo
 	}
 	sample, ok = parsePositive(b[:c1])
 	if !ok {
-		return 0, 0, 0, r.fail(r.line, ColSample, "%s is not a positive integer", quoteField(b[:c1]))
+		return 0, 0, 0, r.fail(r.line, ColSample, "%s", positiveProblem(b[:c1]))
 	}
 	payload, ok = parsePositive(rest[:c2])
 	if !ok {
-		return 0, 0, 0, r.fail(r.line, ColPayload, "%s is not a positive integer", quoteField(rest[:c2]))
+		return 0, 0, 0, r.fail(r.line, ColPayload, "%s", positiveProblem(rest[:c2]))
 	}
 	v, ok = ParseLatency(lat)
 	if !ok {
@@ -525,9 +525,21 @@ func quoteField(b []byte) string {
 	return fmt.Sprintf("%s (%d characters)", strconv.Quote(string(b[:head])+"…"+string(b[len(b)-tail:])), len(b))
 }
 
+// positiveProblem says why parsePositive refused b: too many digits, or
+// not a positive integer at all.
+func positiveProblem(b []byte) string {
+	if len(b) > maxPositiveDigits && len(bytes.Trim(b, "0123456789")) == 0 {
+		return fmt.Sprintf("%s is too large: expected a positive integer of at most %d digits", quoteField(b), maxPositiveDigits)
+	}
+	return quoteField(b) + " is not a positive integer"
+}
+
+// maxPositiveDigits is the most digits parsePositive reads.
+const maxPositiveDigits = 16
+
 // parsePositive parses a decimal integer in 1..2^53 with no sign or spaces.
 func parsePositive(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 16 {
+	if len(b) == 0 || len(b) > maxPositiveDigits {
 		return 0, false
 	}
 	n := 0

@@ -121,6 +121,8 @@ func TestBadInput(t *testing.T) {
 		{"payload float", Header + "\n1,16.5,2\n", `f.csv:2: column "Payload [Bytes]": "16.5" is not a positive integer`},
 		{"payload negative", Header + "\n1,-16,2\n", `column "Payload [Bytes]": "-16" is not a positive integer`},
 		{"sample", Header + "\nx,16,2\n", `f.csv:2: column "Sample": "x" is not a positive integer`},
+		// Said "is not a positive integer" of a positive integer.
+		{"payload too large", Header + "\n1,99999999999999999999,2\n", `f.csv:2: column "Payload [Bytes]": "99999999999999999999" is too large: expected a positive integer of at most 16 digits`},
 		{"two fields", Header + "\n1,16\n", `f.csv:2: row "1,16" has 2 fields, expected 3`},
 		{"four fields", Header + "\n1,16,2,3\n", `f.csv:2: row "1,16,2,3" has more than 3 fields`},
 		{"cut off", Header + "\n1,16,2.5\n2,16,3.", `f.csv:3: the last row "2,16,3." is not terminated by a newline`},
