@@ -90,3 +90,35 @@ func TestToolsAreProgramTools(t *testing.T) {
 		t.Errorf("the front runs %q, program.Tools are %q", names, program.Tools)
 	}
 }
+
+// TestHelpTool: mqgate help TOOL [SUBCOMMAND] prints that tool's help, as
+// mqgate TOOL --help does, not the list of tools again; help of a tool
+// that does not exist is the unknown tool's usage error.
+func TestHelpTool(t *testing.T) {
+	for _, args := range [][]string{{"run"}, {"compare"}, {"run", "ab"}} {
+		code, out, errb := run(append([]string{"help"}, args...)...)
+		_, want, _ := run(append(slices.Clone(args), "--help")...)
+		if code != 0 || errb != "" || out != want {
+			name := strings.Join(args, " ")
+			t.Errorf("mqgate help %s: exit %d, stderr %q, stdout starts %.80q; want mqgate %s --help's %.80q",
+				name, code, errb, out, name, want)
+		}
+	}
+	if code, _, errb := run("help", "comapre"); code != 2 || errb != "mqgate: unknown tool \"comapre\": did you mean compare? (see 'mqgate --help')\n" {
+		t.Errorf("mqgate help comapre: exit %d, %q", code, errb)
+	}
+}
+
+// TestMistypedFrontFlag: a mistyped flag of the front is called a flag
+// and gets the flag it was meant to be, not "unknown tool".
+func TestMistypedFrontFlag(t *testing.T) {
+	for arg, want := range map[string]string{
+		"--verison": "mqgate: unknown flag --verison: did you mean --version? (see 'mqgate --help')\n",
+		"--hepl":    "mqgate: unknown flag --hepl: did you mean --help? (see 'mqgate --help')\n",
+		"-x":        "mqgate: unknown flag -x (see 'mqgate --help')\n",
+	} {
+		if code, out, errb := run(arg); code != 2 || out != "" || errb != want {
+			t.Errorf("mqgate %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", arg, code, out, errb, want)
+		}
+	}
+}
