@@ -71,6 +71,9 @@ func Run(ctx context.Context, app *cli.App, args []string, stdout, stderr io.Wri
 	ctx = program.NewContext(ctx, in)
 	app.HelpName = in.Name()
 	prepare(app, stdout, stderr)
+	if in.Front != "" {
+		frontExamples(app, in.Front)
+	}
 	err := app.RunContext(ctx, args)
 	code := exit.Code(err)
 	if err != nil {
@@ -111,6 +114,56 @@ func prepare(app *cli.App, stdout, stderr io.Writer) {
 	}
 	walk(app.HelpName, app.Commands)
 	flagStringerOnce.Do(func() { cli.FlagStringer = oneDefault(cli.FlagStringer) })
+}
+
+// frontExamples makes the command lines of app's help, and of its
+// commands', start the tools as front starts them (mqgate run …), so that
+// a user of the installed front can paste them: they name the tools as
+// their own programs, which are not on PATH then, or are others (compare
+// is ImageMagick's, history a shell builtin).
+func frontExamples(app *cli.App, front string) {
+	subcommands := map[string]bool{}
+	for _, c := range app.Commands {
+		for _, n := range c.Names() {
+			subcommands[n] = true
+		}
+	}
+	app.UsageText = frontLines(app.UsageText, front, 0, subcommands)
+	app.Description = frontLines(app.Description, front, 2, subcommands)
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			c.UsageText = frontLines(c.UsageText, front, 0, subcommands)
+			c.Description = frontLines(c.Description, front, 2, subcommands)
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+}
+
+// frontLines puts front before every command line of text whose first word
+// is a tool's name: with indent 0 (a usage text) every such line, else a
+// line indented by at least indent spaces whose second word is a flag, a
+// path or one of subcommands (run ab, process results/x, check
+// --requirements …). Prose that begins with a tool's name ("run measures,
+// …") is left as it is.
+func frontLines(text, front string, indent int, subcommands map[string]bool) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		body := strings.TrimLeft(line, " ")
+		if len(line)-len(body) < indent {
+			continue
+		}
+		words := strings.Fields(body)
+		if len(words) < 2 || !slices.Contains(program.Tools, words[0]) {
+			continue
+		}
+		// A usage line (indent 0) is a command line whatever follows the name.
+		if next := words[1]; indent == 0 || strings.HasPrefix(next, "-") || strings.Contains(next, "/") || subcommands[strings.TrimSuffix(next, "|sub|req|qry")] {
+			lines[i] = line[:len(line)-len(body)] + front + " " + body
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // requireFlags takes the checking of flags marked Required from urfave/cli,

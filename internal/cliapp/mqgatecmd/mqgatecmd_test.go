@@ -3,11 +3,14 @@ package mqgatecmd
 import (
 	"bytes"
 	"context"
+	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/cliapp"
+	"github.com/mqgate/mqgate/internal/cliapp/comparecmd"
 	"github.com/mqgate/mqgate/internal/program"
 )
 
@@ -120,5 +123,43 @@ func TestMistypedFrontFlag(t *testing.T) {
 		if code, out, errb := run(arg); code != 2 || out != "" || errb != want {
 			t.Errorf("mqgate %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", arg, code, out, errb, want)
 		}
+	}
+}
+
+// bareCommandLine matches a command line of a help text that starts a tool
+// by its own program's name (compare --reference …, run ab …).
+var bareCommandLine = regexp.MustCompile(`(?m)^\s+(run|process|check|compare|requirements|history) (-|\[|[\w.-]+/|(ab|echo|burst|load|permessage|wait|throughput|pub\|sub\|req\|qry) [-\[])`)
+
+// TestHelpCommandLines: under the front, every usage line and example of
+// the tools' and run's subcommands' help starts the tool as mqgate TOOL,
+// so that it can be pasted where mqgate alone is installed (compare and
+// history would be ImageMagick's and the shell's); prose that begins with
+// a tool's name is left alone, and the tools built on their own keep
+// their own names.
+func TestHelpCommandLines(t *testing.T) {
+	helps := [][]string{{"process"}, {"check"}, {"compare"}, {"requirements"}, {"history"}, {"run"}}
+	for _, sub := range []string{"echo", "ab", "burst", "load", "permessage", "wait", "throughput", "pub"} {
+		helps = append(helps, []string{"run", sub})
+	}
+	for _, args := range helps {
+		code, out, _ := run(append(slices.Clone(args), "--help")...)
+		if code != 0 {
+			t.Fatalf("mqgate %s --help: exit %d", strings.Join(args, " "), code)
+		}
+		if bad := bareCommandLine.FindAllString(out, -1); len(bad) > 0 {
+			t.Errorf("mqgate %s --help starts tools by their own names: %q", strings.Join(args, " "), bad)
+		}
+		if want := "\n   mqgate " + strings.Join(args, " ") + " "; !strings.Contains(out, want) {
+			t.Errorf("mqgate %s --help has no usage line %q:\n%.600s", strings.Join(args, " "), want, out)
+		}
+	}
+	_, out, _ := run("run", "--help")
+	if !strings.Contains(out, "\n   run measures, for every") {
+		t.Errorf("mqgate run --help rewrote the prose that begins with run:\n%.900s", out)
+	}
+	var own bytes.Buffer
+	cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--help"}, &own, io.Discard)
+	if !strings.Contains(own.String(), "\n      compare --reference results/") || strings.Contains(own.String(), "mqgate compare") {
+		t.Errorf("compare --help, built on its own, does not start its examples with compare:\n%s", own.String())
 	}
 }
