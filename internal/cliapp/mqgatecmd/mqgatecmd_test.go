@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -161,5 +162,40 @@ func TestHelpCommandLines(t *testing.T) {
 	cliapp.Run(context.Background(), comparecmd.App(), []string{"compare", "--help"}, &own, io.Discard)
 	if !strings.Contains(own.String(), "\n      compare --reference results/") || strings.Contains(own.String(), "mqgate compare") {
 		t.Errorf("compare --help, built on its own, does not start its examples with compare:\n%s", own.String())
+	}
+}
+
+// TestHowToAddATool: every program of cmd/ but the front is a tool the
+// front runs, and docs/architecture.md's how-to for a tool names the files
+// that make it one (this package's list and program.Tools), so that a new
+// tool is not left out of the only program make install puts on PATH.
+func TestHowToAddATool(t *testing.T) {
+	entries, err := os.ReadDir("../../../cmd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds, names []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "mqgate" {
+			cmds = append(cmds, e.Name())
+		}
+	}
+	for _, tl := range tools {
+		names = append(names, tl.name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(cmds, names) {
+		t.Errorf("cmd/ holds the tools %q, the front runs %q", cmds, names)
+	}
+	doc, err := os.ReadFile("../../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, howto, _ := strings.Cut(string(doc), "### a tool\n")
+	howto, _, _ = strings.Cut(howto, "\n#")
+	for _, file := range []string{"internal/cliapp/mqgatecmd/mqgatecmd.go", "internal/program/program.go"} {
+		if !strings.Contains(howto, "`"+file+"`") {
+			t.Errorf("docs/architecture.md's How to add a tool does not name %s:\n%s", file, howto)
+		}
 	}
 }
