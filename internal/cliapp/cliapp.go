@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -154,17 +155,23 @@ func frontLines(text, front string, indent int, subcommands map[string]bool) str
 		if len(line)-len(body) < indent {
 			continue
 		}
+		// A tool started inside an example's shell loop or list
+		// (for d in …; do process --no-plots "$d"; done).
+		body = inlineTool.ReplaceAllString(body, "${1}"+front+" $2")
 		words := strings.Fields(body)
-		if len(words) < 2 || !slices.Contains(program.Tools, words[0]) {
-			continue
-		}
 		// A usage line (indent 0) is a command line whatever follows the name.
-		if next := words[1]; indent == 0 || strings.HasPrefix(next, "-") || strings.Contains(next, "/") || subcommands[strings.TrimSuffix(next, "|sub|req|qry")] {
-			lines[i] = line[:len(line)-len(body)] + front + " " + body
+		if len(words) >= 2 && slices.Contains(program.Tools, words[0]) &&
+			(indent == 0 || strings.HasPrefix(words[1], "-") || strings.Contains(words[1], "/") || subcommands[strings.TrimSuffix(words[1], "|sub|req|qry")]) {
+			body = front + " " + body
 		}
+		lines[i] = line[:len(line)-len(strings.TrimLeft(line, " "))] + body
 	}
 	return strings.Join(lines, "\n")
 }
+
+// inlineTool matches a tool started after do or && in a shell line,
+// with a flag or a path after its name.
+var inlineTool = regexp.MustCompile(`(\bdo |&& )((?:` + strings.Join(program.Tools, "|") + `) (?:-|\S*/))`)
 
 // requireFlags takes the checking of flags marked Required from urfave/cli,
 // which prints the whole help before its error, and returns a Before that

@@ -128,8 +128,9 @@ func TestMistypedFrontFlag(t *testing.T) {
 }
 
 // bareCommandLine matches a command line of a help text that starts a tool
-// by its own program's name (compare --reference …, run ab …).
-var bareCommandLine = regexp.MustCompile(`(?m)^\s+(run|process|check|compare|requirements|history) (-|\[|[\w.-]+/|(ab|echo|burst|load|permessage|wait|throughput|pub\|sub\|req\|qry) [-\[])`)
+// by its own program's name (compare --reference …, run ab …, a loop's do
+// process …).
+var bareCommandLine = regexp.MustCompile(`(?m)(^\s+|\bdo |&& )(run|process|check|compare|requirements|history) (-|\[|[\w.*-]+/|(ab|echo|burst|load|permessage|wait|throughput|pub\|sub\|req\|qry) [-\[])`)
 
 // TestHelpCommandLines: under the front, every usage line and example of
 // the tools' and run's subcommands' help starts the tool as mqgate TOOL,
