@@ -2,6 +2,7 @@ package cliapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -75,12 +76,35 @@ func Run(ctx context.Context, app *cli.App, args []string, stdout, stderr io.Wri
 	if in.Front != "" {
 		frontExamples(app, in.Front)
 	}
-	err := app.RunContext(ctx, args)
+	err := helpTopicError(app, app.RunContext(ctx, args))
 	code := exit.Code(err)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", app.HelpName, in.Reword(err.Error()))
 	}
 	return code
+}
+
+// helpTopicError turns urfave/cli's refusal of a help topic (run help
+// nosuch, process --help DIR), which exits 3, the gates' inconclusive, into
+// a usage error, exit 2, with the subcommand meant when one is near.
+func helpTopicError(app *cli.App, err error) error {
+	var ee *exit.Error
+	if err == nil || errors.As(err, &ee) {
+		return err
+	}
+	rest, ok := strings.CutPrefix(err.Error(), "No help topic for '")
+	if !ok {
+		return err
+	}
+	topic := rest[:max(0, strings.LastIndex(rest, "'"))]
+	var names [][]string
+	for _, c := range app.Commands {
+		names = append(names, c.Names())
+	}
+	if near := suggest.Nearest(topic, names...); near != "" {
+		return exit.Usagef("no help topic %q: did you mean %s? (see '%s --help')", topic, near, app.HelpName)
+	}
+	return exit.Usagef("no help topic %q (see '%s --help')", topic, app.HelpName)
 }
 
 // Main runs app with the process's arguments and standard streams, cancels
