@@ -58,7 +58,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if args[1] == "help" && len(args) > 2 {
 		// mqgate help TOOL [SUBCOMMAND…] is the tool's own help, as git
 		// help and go help give it, not the list of tools again.
-		args = slices.Concat([]string{args[0]}, args[2:], []string{"--help"})
+		args = helpArgs(args)
 	}
 	switch name := args[1]; name {
 	case "-h", "--help", "help":
@@ -88,6 +88,24 @@ func Main() {
 	code := Run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// helpArgs turns `mqgate help TOOL [SUBCOMMAND…] [REST…]` into `mqgate
+// TOOL [SUBCOMMAND…] --help REST…`: --help right after the command named,
+// so that what follows it (a folder, a flag) is not taken for arguments of
+// the command run in its place.
+func helpArgs(args []string) []string {
+	n := 3 // mqgate help TOOL
+	if i := slices.IndexFunc(tools, func(t tool) bool { return t.name == args[2] }); i >= 0 {
+		for cmds := tools[i].app().Commands; n < len(args); n++ {
+			j := slices.IndexFunc(cmds, func(c *cli.Command) bool { return slices.Contains(c.Names(), args[n]) })
+			if j < 0 {
+				break
+			}
+			cmds = cmds[j].Subcommands
+		}
+	}
+	return slices.Concat([]string{args[0]}, args[2:n], []string{"--help"}, args[n:])
 }
 
 // unknown is the message for a first argument that is neither a tool nor

@@ -111,6 +111,11 @@ func TestHelpTool(t *testing.T) {
 	if code, _, errb := run("help", "comapre"); code != 2 || errb != "mqgate: unknown tool \"comapre\": did you mean compare? (see 'mqgate --help')\n" {
 		t.Errorf("mqgate help comapre: exit %d, %q", code, errb)
 	}
+	// What follows the command named is a help topic, not an argument of
+	// the command.
+	if code, _, errb := run("help", "process", "results/x"); code != 2 || errb != "mqgate process: no help topic \"results/x\" (see 'mqgate process --help')\n" {
+		t.Errorf("mqgate help process results/x: exit %d, %q", code, errb)
+	}
 }
 
 // TestMistypedFrontFlag: a mistyped flag of the front is called a flag
