@@ -55,9 +55,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// that program as `PROGRAM echo …`, which here is run's echo role.
 		args = slices.Concat([]string{args[0], "run"}, args[1:])
 	}
-	if args[1] == "help" && len(args) > 2 {
-		// mqgate help TOOL [SUBCOMMAND…] is the tool's own help, as git
-		// help and go help give it, not the list of tools again.
+	if slices.Contains([]string{"help", "-h", "--help"}, args[1]) && len(args) > 2 {
+		// mqgate help TOOL [SUBCOMMAND…] (or --help TOOL) is the tool's own
+		// help, as git help and go help give it, not the list of tools again.
 		args = helpArgs(args)
 	}
 	switch name := args[1]; name {

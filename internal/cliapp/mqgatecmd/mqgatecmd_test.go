@@ -95,17 +95,16 @@ func TestToolsAreProgramTools(t *testing.T) {
 	}
 }
 
-// TestHelpTool: mqgate help TOOL [SUBCOMMAND] prints that tool's help, as
+// TestHelpTool: mqgate help TOOL [SUBCOMMAND] (or --help TOOL) prints that tool's help, as
 // mqgate TOOL --help does, not the list of tools again; help of a tool
 // that does not exist is the unknown tool's usage error.
 func TestHelpTool(t *testing.T) {
-	for _, args := range [][]string{{"run"}, {"compare"}, {"run", "ab"}} {
-		code, out, errb := run(append([]string{"help"}, args...)...)
-		_, want, _ := run(append(slices.Clone(args), "--help")...)
+	for _, args := range [][]string{{"help", "run"}, {"help", "compare"}, {"help", "run", "ab"}, {"--help", "history"}, {"-h", "process"}} {
+		code, out, errb := run(args...)
+		_, want, _ := run(append(slices.Clone(args[1:]), "--help")...)
 		if code != 0 || errb != "" || out != want {
-			name := strings.Join(args, " ")
-			t.Errorf("mqgate help %s: exit %d, stderr %q, stdout starts %.80q; want mqgate %s --help's %.80q",
-				name, code, errb, out, name, want)
+			t.Errorf("mqgate %s: exit %d, stderr %q, stdout starts %.80q; want mqgate %s --help's %.80q",
+				strings.Join(args, " "), code, errb, out, strings.Join(args[1:], " "), want)
 		}
 	}
 	if code, _, errb := run("help", "comapre"); code != 2 || errb != "mqgate: unknown tool \"comapre\": did you mean compare? (see 'mqgate --help')\n" {
