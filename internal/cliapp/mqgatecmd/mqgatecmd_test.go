@@ -95,9 +95,10 @@ func TestToolsAreProgramTools(t *testing.T) {
 	}
 }
 
-// TestHelpTool: mqgate help TOOL [SUBCOMMAND] (or --help TOOL) prints that tool's help, as
-// mqgate TOOL --help does, not the list of tools again; help of a tool
-// that does not exist is the unknown tool's usage error.
+// TestHelpTool: mqgate help TOOL [SUBCOMMAND] (or --help TOOL) prints
+// that tool's help, as mqgate TOOL --help does, not the list of tools
+// again; help of a tool that does not exist is the unknown tool's usage
+// error.
 func TestHelpTool(t *testing.T) {
 	for _, args := range [][]string{{"help", "run"}, {"help", "compare"}, {"help", "run", "ab"}, {"--help", "history"}, {"-h", "process"}} {
 		code, out, errb := run(args...)
