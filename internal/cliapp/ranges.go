@@ -91,7 +91,7 @@ func CheckRanges(c *cli.Context, flags []cli.Flag) error {
 // variable does not hold came from the command line, which wins: err then
 // stands as it is.
 func fromEnv(f cli.Flag, value string, err error) error {
-	ef, ok := f.(interface{ GetEnvVars() []string })
+	ef, ok := f.(cli.DocGenerationFlag)
 	if !ok {
 		return err
 	}
