@@ -87,7 +87,7 @@ zenoh:
 zenoh-static:
 	bash scripts/build-zenoh.sh static
 
-## static: the image's contents in $(BIN)/image: the six tools and nats-server
+## static: the image's contents in $(BIN)/image: the six tools, mqgate and nats-server
 ## (CGO_ENABLED=0, the module's pinned nats-server), the static helper
 ## ($(MQGATE_ZENOH_HELPER) when set, else zenoh-static's), a passwd naming the
 ## unprivileged user

@@ -2,11 +2,13 @@ package cliapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"reflect"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -71,12 +73,38 @@ func Run(ctx context.Context, app *cli.App, args []string, stdout, stderr io.Wri
 	ctx = program.NewContext(ctx, in)
 	app.HelpName = in.Name()
 	prepare(app, stdout, stderr)
-	err := app.RunContext(ctx, args)
+	if in.Front != "" {
+		frontExamples(app, in.Front)
+	}
+	err := helpTopicError(app, app.RunContext(ctx, args))
 	code := exit.Code(err)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", app.HelpName, in.Reword(err.Error()))
 	}
 	return code
+}
+
+// helpTopicError turns urfave/cli's refusal of a help topic (run help
+// nosuch, process --help DIR), which exits 3, the gates' inconclusive, into
+// a usage error, exit 2, with the subcommand meant when one is near.
+func helpTopicError(app *cli.App, err error) error {
+	var ee *exit.Error
+	if err == nil || errors.As(err, &ee) {
+		return err
+	}
+	rest, ok := strings.CutPrefix(err.Error(), "No help topic for '")
+	if !ok {
+		return err
+	}
+	topic := rest[:max(0, strings.LastIndex(rest, "'"))]
+	var names [][]string
+	for _, c := range app.Commands {
+		names = append(names, c.Names())
+	}
+	if near := suggest.Nearest(topic, names...); near != "" {
+		return exit.Usagef("no help topic %q: did you mean %s? (see '%s --help')", topic, near, app.HelpName)
+	}
+	return exit.Usagef("no help topic %q (see '%s --help')", topic, app.HelpName)
 }
 
 // Main runs app with the process's arguments and standard streams, cancels
@@ -112,6 +140,62 @@ func prepare(app *cli.App, stdout, stderr io.Writer) {
 	walk(app.HelpName, app.Commands)
 	flagStringerOnce.Do(func() { cli.FlagStringer = oneDefault(cli.FlagStringer) })
 }
+
+// frontExamples makes the command lines of app's help, and of its
+// commands', start the tools as front starts them (mqgate run …), so that
+// a user of the installed front can paste them: they name the tools as
+// their own programs, which are not on PATH then, or are others (compare
+// is ImageMagick's, history a shell builtin).
+func frontExamples(app *cli.App, front string) {
+	subcommands := map[string]bool{}
+	for _, c := range app.Commands {
+		for _, n := range c.Names() {
+			subcommands[n] = true
+		}
+	}
+	app.UsageText = frontLines(app.UsageText, front, 0, subcommands)
+	app.Description = frontLines(app.Description, front, 2, subcommands)
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			c.UsageText = frontLines(c.UsageText, front, 0, subcommands)
+			c.Description = frontLines(c.Description, front, 2, subcommands)
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+}
+
+// frontLines puts front before every command line of text whose first word
+// is a tool's name: with indent 0 (a usage text) every such line, else a
+// line indented by at least indent spaces whose second word is a flag, a
+// path or one of subcommands (run ab, process results/x, check
+// --requirements …). Prose that begins with a tool's name ("run measures,
+// …") is left as it is.
+func frontLines(text, front string, indent int, subcommands map[string]bool) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		body := strings.TrimLeft(line, " ")
+		if len(line)-len(body) < indent {
+			continue
+		}
+		// A tool started inside an example's shell loop or list
+		// (for d in …; do process --no-plots "$d"; done).
+		body = inlineTool.ReplaceAllString(body, "${1}"+front+" $2")
+		words := strings.Fields(body)
+		// A usage line (indent 0) is a command line whatever follows the name.
+		if len(words) >= 2 && slices.Contains(program.Tools, words[0]) &&
+			(indent == 0 || strings.HasPrefix(words[1], "-") || strings.Contains(words[1], "/") || subcommands[strings.TrimSuffix(words[1], "|sub|req|qry")]) {
+			body = front + " " + body
+		}
+		lines[i] = line[:len(line)-len(strings.TrimLeft(line, " "))] + body
+	}
+	return strings.Join(lines, "\n")
+}
+
+// inlineTool matches a tool started after do or && in a shell line,
+// with a flag or a path after its name.
+var inlineTool = regexp.MustCompile(`(\bdo |&& )((?:` + strings.Join(program.Tools, "|") + `) (?:-|\S*/))`)
 
 // requireFlags takes the checking of flags marked Required from urfave/cli,
 // which prints the whole help before its error, and returns a Before that

@@ -2,6 +2,7 @@ package cliapp
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -71,17 +72,35 @@ func CheckRanges(c *cli.Context, flags []cli.Flag) error {
 			v = float64(c.Duration(name))
 		case *cli.StringFlag:
 			if _, err := r.Parse(name, c.String(name)); err != nil {
-				return err
+				return fromEnv(f, c.String(name), err)
 			}
 			continue
 		default:
 			continue
 		}
 		if err := r.Check(name, v); err != nil {
-			return err
+			return fromEnv(f, fmt.Sprint(c.Value(name)), err)
 		}
 	}
 	return nil
+}
+
+// fromEnv adds to err, the refusal of a flag's value, the environment
+// variable that value came from, as the roles name theirs: a flag set by
+// its variable is not on the command line the user looks at. A value the
+// variable does not hold came from the command line, which wins: err then
+// stands as it is.
+func fromEnv(f cli.Flag, value string, err error) error {
+	ef, ok := f.(cli.DocGenerationFlag)
+	if !ok {
+		return err
+	}
+	for _, env := range ef.GetEnvVars() {
+		if v, set := os.LookupEnv(env); set && strings.TrimSpace(v) == strings.TrimSpace(value) {
+			return fmt.Errorf("%w (from environment variable %s)", err, env)
+		}
+	}
+	return err
 }
 
 // SetFlags returns c.IsSet for asking about many flags. c.IsSet looks an

@@ -129,3 +129,34 @@ func TestSetFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRangesCheckedNameTheVariable: a value out of range that came from
+// the flag's environment variable is refused naming that variable, which
+// is not on the command line; a value given on the command line over the
+// variable is refused as the flag's alone.
+func TestRangesCheckedNameTheVariable(t *testing.T) {
+	newApp := func() *cli.App {
+		flags := []cli.Flag{
+			Ranged(&cli.StringFlag{Name: "pull-batch", Value: "500", EnvVars: []string{"MQGATE_T_PULL_BATCH"}}, flagrange.Int(1, 1000)),
+			Ranged(&cli.IntFlag{Name: "depth", Value: 1, EnvVars: []string{"MQGATE_T_DEPTH"}}, flagrange.Int(1, 64)),
+		}
+		return &cli.App{Name: "t", Flags: flags, Action: RangesChecked(flags, func(*cli.Context) error { return nil })}
+	}
+	for _, c := range []struct {
+		env, value string
+		args       []string
+		want       string
+	}{
+		{"MQGATE_T_PULL_BATCH", "0", nil, "t: --pull-batch 0: expected 1 to 1000 (from environment variable MQGATE_T_PULL_BATCH)\n"},
+		{"MQGATE_T_DEPTH", "99", nil, "t: --depth 99: expected 1 to 64 (from environment variable MQGATE_T_DEPTH)\n"},
+		{"MQGATE_T_PULL_BATCH", "5", []string{"--pull-batch", "0"}, "t: --pull-batch 0: expected 1 to 1000\n"},
+	} {
+		t.Setenv(c.env, c.value)
+		var stderr strings.Builder
+		code := Run(context.Background(), newApp(), append([]string{"t"}, c.args...), io.Discard, &stderr)
+		if code != exit.Usage || stderr.String() != c.want {
+			t.Errorf("%s=%s t %s: exit %d, %q; want exit 2 and %q", c.env, c.value, strings.Join(c.args, " "), code, stderr.String(), c.want)
+		}
+		os.Unsetenv(c.env)
+	}
+}

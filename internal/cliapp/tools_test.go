@@ -88,6 +88,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"requirements", "-e", "a", "stray"}, `requirements: unexpected argument "stray" (see 'requirements --help')`},
 		{[]string{"run", "stray"}, `run: unexpected argument "stray" (run takes flags only; see 'run --help')`},
 		{[]string{"process", "a", "b"}, "process: one EXPERIMENT_DIR at a time, got 2: a b"},
+		// A help topic that is no subcommand: a usage error, not urfave/cli's
+		// exit 3, which the gates' callers read as inconclusive.
+		{[]string{"run", "help", "abb"}, `run: no help topic "abb": did you mean ab? (see 'run --help')`},
+		{[]string{"compare", "--help", "x"}, `compare: no help topic "x" (see 'compare --help')`},
+		{[]string{"process", "--help", "results/x"}, `process: no help topic "results/x" (see 'process --help')`},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {

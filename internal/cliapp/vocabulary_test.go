@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -300,6 +302,52 @@ func TestRunFlagsBeforeRole(t *testing.T) {
 		code := cliapp.Run(context.Background(), app, tc.args, &stdout, &stderr)
 		if code != tc.code || ran != (tc.code == 0) || !strings.Contains(stderr.String(), tc.msg) {
 			t.Errorf("%v: exit %d, ran %v, stderr %q; want exit %d and %q", tc.args, code, ran, stderr.String(), tc.code, tc.msg)
+		}
+	}
+}
+
+// TestReportFilesRow: docs/cli.md's row of report files names, for each
+// command, flags it has: each ;-separated group of the row's tools column
+// is commands, and in brackets the flags they take (the row's flags when
+// none are given), so that the table offers no `run ab --html`.
+func TestReportFilesRow(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "| report files |") {
+			row = strings.Split(line, "|")
+		}
+	}
+	if len(row) < 5 {
+		t.Fatal(`docs/cli.md has no "| report files |" row`)
+	}
+	flagsOf := func(s string) []string { return regexp.MustCompile("`--([a-z-]+)`").FindAllString(s, -1) }
+	byPath := map[string][]cli.Flag{}
+	for _, cmd := range commands() {
+		byPath[cmd.path] = cmd.flags
+	}
+	for _, group := range strings.Split(row[4], ";") {
+		cmds, inBrackets, _ := strings.Cut(group, "(")
+		flags := flagsOf(inBrackets)
+		if inBrackets == "" {
+			flags = flagsOf(row[2])
+		}
+		for _, path := range strings.Split(cmds, ",") {
+			path = strings.Trim(strings.TrimSpace(path), "`")
+			have, ok := byPath[path]
+			if !ok {
+				t.Errorf("docs/cli.md's report files row names %q, no command", path)
+				continue
+			}
+			for _, f := range flags {
+				name := strings.Trim(f, "`-")
+				if !slices.ContainsFunc(have, func(g cli.Flag) bool { return slices.Contains(g.Names(), name) }) {
+					t.Errorf("docs/cli.md's report files row gives %s %s, which it does not take", path, f)
+				}
+			}
 		}
 	}
 }

@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -178,6 +181,9 @@ func TestCIRecipes(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(work, "gate.xml")); err != nil {
 				t.Errorf("no JUnit report for the test report step: %v", err)
 			}
+			if n, stated := gateChecks(t, filepath.Join(work, "gate.json")), statedChecks(t); n != stated {
+				t.Errorf("the gate judged %d checks; docs/ci.md says an unchanged build passes %d", n, stated)
+			}
 			if m, _ := filepath.Glob(filepath.Join(work, "ab", "*", "run", "measurements_*_summary.csv")); len(m) != 2 {
 				t.Errorf("the runs kept as artifacts are not summarised: %v", m)
 			}
@@ -211,4 +217,36 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// gateChecks is the number of checks of the gate's JSON verdict at path.
+func gateChecks(t *testing.T, path string) int {
+	t.Helper()
+	var v struct {
+		Checks []json.RawMessage `json:"checks"`
+	}
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	if err != nil {
+		t.Fatalf("the gate's JSON verdict: %v", err)
+	}
+	return len(v.Checks)
+}
+
+// statedChecks is the number of checks docs/ci.md says the jobs' gate
+// passes for an unchanged build ("passes the N checks").
+func statedChecks(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`passes the (\d+) checks`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal(`docs/ci.md does not say how many checks an unchanged build passes ("passes the N checks")`)
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
 }

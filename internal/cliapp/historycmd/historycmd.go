@@ -23,7 +23,7 @@ func App() *cli.App {
 	return &cli.App{
 		Name:            "history",
 		Usage:           "plot latency across experiments (commits, builds), find where it shifted, and gate on the newest shift",
-		UsageText:       "history --experiments-results DIR --requirements FILE --plots-directory DIR [--format png|svg] [--html FILE] [--json FILE] [--gate]",
+		UsageText:       "history --experiments-results DIR [--requirements FILE] --plots-directory DIR [--format png|svg] [--html FILE] [--json FILE] [--gate]",
 		Description:     description,
 		HideHelpCommand: true,
 		Flags:           slices.Concat(fileFlags(), changeFlags(), gateFlags()),

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -54,6 +55,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// that program as `PROGRAM echo …`, which here is run's echo role.
 		args = slices.Concat([]string{args[0], "run"}, args[1:])
 	}
+	if slices.Contains([]string{"help", "-h", "--help"}, args[1]) && len(args) > 2 {
+		// mqgate help TOOL [SUBCOMMAND…] (or --help TOOL) is the tool's own
+		// help, as git help and go help give it, not the list of tools again.
+		args = helpArgs(args)
+	}
 	switch name := args[1]; name {
 	case "-h", "--help", "help":
 		usage(stdout)
@@ -64,15 +70,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		i := slices.IndexFunc(tools, func(t tool) bool { return t.name == name })
 		if i < 0 {
-			var names [][]string
-			for _, t := range tools {
-				names = append(names, []string{t.name})
-			}
-			msg := fmt.Sprintf("mqgate: unknown tool %q", name)
-			if near := suggest.Nearest(name, names...); near != "" {
-				msg += fmt.Sprintf(": did you mean %s?", near)
-			}
-			fmt.Fprintf(stderr, "%s (see 'mqgate --help')\n", msg)
+			fmt.Fprintln(stderr, unknown(name))
 			return exit.Usage
 		}
 		// The tool learns that it runs under the front: it names itself
@@ -92,8 +90,50 @@ func Main() {
 	os.Exit(code)
 }
 
+// helpArgs turns `mqgate help TOOL [SUBCOMMAND…] [REST…]` into `mqgate
+// TOOL [SUBCOMMAND…] --help REST…`: --help right after the command named,
+// so that what follows it (a folder, a flag) is not taken for arguments of
+// the command run in its place.
+func helpArgs(args []string) []string {
+	n := 3 // mqgate help TOOL
+	if i := slices.IndexFunc(tools, func(t tool) bool { return t.name == args[2] }); i >= 0 {
+		for cmds := tools[i].app().Commands; n < len(args); n++ {
+			j := slices.IndexFunc(cmds, func(c *cli.Command) bool { return slices.Contains(c.Names(), args[n]) })
+			if j < 0 {
+				break
+			}
+			cmds = cmds[j].Subcommands
+		}
+	}
+	return slices.Concat([]string{args[0]}, args[2:n], []string{"--help"}, args[n:])
+}
+
+// unknown is the message for a first argument that is neither a tool nor
+// one of the front's own flags, with the nearest of those it might be.
+func unknown(name string) string {
+	var names [][]string
+	flag := strings.HasPrefix(name, "-")
+	if flag {
+		// A mistyped --version is a flag, not a tool: suggest among the flags.
+		names = [][]string{{"--help"}, {"--version"}}
+	} else {
+		for _, t := range tools {
+			names = append(names, []string{t.name})
+		}
+	}
+	msg := fmt.Sprintf("mqgate: unknown tool %q", name)
+	if flag {
+		// As the tools name an unknown flag: as typed, unquoted.
+		msg = "mqgate: unknown flag " + name
+	}
+	if near := suggest.Nearest(name, names...); near != "" {
+		msg += fmt.Sprintf(": did you mean %s?", near)
+	}
+	return msg + " (see 'mqgate --help')"
+}
+
 func usage(w io.Writer) {
-	fmt.Fprint(w, "usage: mqgate TOOL [options]   (mqgate TOOL --help for each tool's options)\n\ntools:\n")
+	fmt.Fprint(w, "usage: mqgate TOOL [options]   (mqgate TOOL --help, or mqgate help TOOL, for each tool's options)\n\ntools:\n")
 	for _, t := range tools {
 		fmt.Fprintf(w, "  %-13s %s\n", t.name, t.app().Usage)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/runapp"
 	"github.com/mqgate/mqgate/internal/session"
+	"github.com/mqgate/mqgate/internal/suggest"
 	"github.com/mqgate/mqgate/internal/throughput"
 )
 
@@ -88,6 +89,9 @@ Examples:
 	roundTripFlags := a.Flags
 	a.Before = func(c *cli.Context) error {
 		if err := rolescmd.CheckTopFlags(c); err != nil {
+			return err
+		}
+		if err := checkSubcommandName(c); err != nil {
 			return err
 		}
 		return checkFlagsBeforeSubcommand(c, roundTripFlags)
@@ -275,6 +279,25 @@ func scenarioNames() []string {
 		}
 	}
 	return out
+}
+
+// checkSubcommandName refuses a first argument that is no subcommand but
+// close to one's name (run abb, run sbu), naming the subcommand meant:
+// otherwise the round-trip run would refuse it as a stray argument, and the
+// user would not learn that only the subcommand's name was mistyped.
+func checkSubcommandName(c *cli.Context) error {
+	next := c.Args().First()
+	if next == "" || strings.HasPrefix(next, "-") || c.App.Command(next) != nil {
+		return nil
+	}
+	var names [][]string
+	for _, cmd := range c.App.Commands {
+		names = append(names, cmd.Names())
+	}
+	if near := suggest.Nearest(next, names...); near != "" {
+		return exit.Usagef("unknown subcommand %q: did you mean %s? (see '%s --help')", next, near, c.App.HelpName)
+	}
+	return nil
 }
 
 // checkFlagsBeforeSubcommand refuses a flag of the round-trip run given
