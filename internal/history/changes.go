@@ -535,10 +535,22 @@ func (h *History) decide(g *GateResult) {
 	g.Verdict.Mode = g.Rules()
 	g.Verdict.Finish()
 	if S == 0 {
-		need := 2 * co.MinSegment
 		g.Verdict.Status = gate.Inconclusive
-		g.Verdict.Warn(fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need))
+		g.Verdict.Warn(tooShort(co, len(h.Experiments)))
 	}
+}
+
+// tooShort says why no series could be judged and what would let one be:
+// more experiments, or, when the history holds enough but --change-window
+// looks at fewer, a wider window (it asked for more experiments that were
+// there already).
+func tooShort(co ChangeOptions, experiments int) string {
+	need := 2 * co.MinSegment
+	if co.Window != AllExperiments && co.Window < need && experiments >= need {
+		return fmt.Sprintf("no series has the %d values a test needs: --change-window %d looks at the newest %d of the %d experiments only; give --change-window %d or more (0 for every experiment)",
+			need, co.Window, co.Window, experiments, need)
+	}
+	return fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need)
 }
 
 // warnStale warns of the slowdowns older than the gate window that no

@@ -124,3 +124,16 @@ func TestThroughputHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestGateChangeWindowTooNarrow: 30 experiments, --change-window 5 --gate:
+// no series can be tested (10 values needed); the verdict is inconclusive
+// and says to widen --change-window, where it said "take at least 10
+// experiments" of a history of 30.
+func TestGateChangeWindowTooNarrow(t *testing.T) {
+	root := tputHistory(t, 1, 4)
+	code, _, stderr := runHistoryApp(t, "-e", root, "-p", filepath.Join(t.TempDir(), "plots"), "--gate", "--change-window", "5")
+	if code != exit.Inconclusive || strings.Contains(stderr, "take at least") ||
+		!strings.Contains(stderr, "--change-window 5 looks at the newest 5 of the 30 experiments only; give --change-window 10 or more") {
+		t.Errorf("exit %d, want 3; stderr:\n%s", code, stderr)
+	}
+}
