@@ -137,3 +137,16 @@ func TestGateChangeWindowTooNarrow(t *testing.T) {
 		t.Errorf("exit %d, want 3; stderr:\n%s", code, stderr)
 	}
 }
+
+// TestInterruptedSaysSo: a history interrupted (SIGINT, SIGTERM) exits 130
+// saying "interrupted"; it printed Go's "context canceled".
+func TestInterruptedSaysSo(t *testing.T) {
+	root := tputHistory(t, 1, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := cliapp.Run(ctx, historycmd.App(), []string{"history", "-e", root, "-p", filepath.Join(t.TempDir(), "plots")}, &out, &errb)
+	if code != exit.Interrupted || errb.String() != "history: interrupted\n" {
+		t.Errorf("exit %d, want 130; stderr %q", code, errb.String())
+	}
+}

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -456,10 +457,11 @@ func Guard(cfg Options) *clobber.Guard {
 }
 
 // interruptedOr maps a cancelled context to the interrupted exit code and
-// anything else to an input error.
+// anything else to an input error. An interruption says so, not what the
+// cancelled context's error says ("context canceled").
 func interruptedOr(ctx context.Context, err error) error {
 	if exit.Cancelled(ctx) {
-		return exit.With(exit.Interrupted, err)
+		return exit.With(exit.Interrupted, errors.New("interrupted"))
 	}
 	return exit.With(exit.Usage, err)
 }
