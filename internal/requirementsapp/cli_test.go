@@ -188,3 +188,16 @@ func TestCommandModeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedSaysSo: requirements interrupted while reading the runs
+// exits 130 saying "interrupted"; it printed Go's "context canceled".
+func TestInterruptedSaysSo(t *testing.T) {
+	root := writeExperiments(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := cliapp.Run(ctx, requirementscmd.App(), []string{"requirements", "-e", root, "-o", filepath.Join(t.TempDir(), "r.csv")}, &stdout, &stderr)
+	if code != exit.Interrupted || stderr.String() != "requirements: interrupted\n" {
+		t.Errorf("exit %d, want 130; stderr %q", code, stderr.String())
+	}
+}

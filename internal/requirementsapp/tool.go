@@ -2,6 +2,7 @@ package requirementsapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -309,7 +310,8 @@ func noArgs(args []string) error {
 func loadInput(ctx context.Context, root string, allowIncomplete bool) (*requirements.Input, error) {
 	fail := func(err error) (*requirements.Input, error) {
 		if exit.Cancelled(ctx) {
-			return nil, exit.With(exit.Interrupted, err)
+			// Say so, not the cancelled context's "context canceled".
+			return nil, exit.With(exit.Interrupted, errors.New("interrupted"))
 		}
 		return nil, exit.With(exit.Usage, err)
 	}
