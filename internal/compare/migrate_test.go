@@ -99,3 +99,21 @@ func TestAsksForRunsFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyFileFlags: a report or series flag given an empty value (an
+// unset variable in a CI script: --junit "$REPORT") is refused naming the
+// flag, before anything is written; it read as not given, so that the
+// gate ran, wrote no report and exited by its verdict.
+func TestEmptyFileFlags(t *testing.T) {
+	for _, flag := range []string{"--junit", "--markdown", "--json", "--html", "--series"} {
+		dir := t.TempDir()
+		code, stdout, stderr := runCompare(t, dir, "-R", expDir("v192"), "-r", expDir("v192-rerun"), "-p", filepath.Join(dir, "plots"), flag, "")
+		want := "compare: " + flag + " is empty: expected a file (an unset variable?); leave the flag out when there is none\n"
+		if code != exit.Usage || stdout != "" || stderr != want {
+			t.Errorf("%s \"\": exit %d, stdout %q, stderr %q; want 2 and %q", flag, code, stdout, stderr, want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s \"\": %d file(s) written in %s", flag, len(entries), dir)
+		}
+	}
+}
