@@ -201,3 +201,42 @@ func TestInterruptedSaysSo(t *testing.T) {
 		t.Errorf("exit %d, want 130; stderr %q", code, stderr.String())
 	}
 }
+
+// TestEmptyPathFlags: a file or folder flag given an empty value (an unset
+// variable in a CI script) is refused naming it, before anything is read
+// or written; --burst-output-file "" derived latency requirements instead
+// of burst ones, --json "" and --regressed "" calibrated without them, all
+// exiting 0.
+func TestEmptyPathFlags(t *testing.T) {
+	root := writeExperiments(t)
+	pool := writePool(t, logNormalObservations(2, 16, 3, 0.05)) // calibrates
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-e", root, "--burst-output-file", ""}, "--burst-output-file is empty: expected a file (an unset variable?); leave the flag out when there is none"},
+		{[]string{"-e", ""}, "--experiments-results is empty: expected a folder of experiments (an unset variable?)"},
+		{[]string{"--runs", "2", "--out", ""}, "--out is empty: expected a results folder (an unset variable?)"},
+		{[]string{"--calibrate", "-e", pool, "--splits", "5", "--plots-directory", "P", "--json", ""}, "--json is empty: expected a file"},
+		{[]string{"--calibrate", "-e", pool, "--splits", "5", "--plots-directory", "P", "--regressed", ""}, "--regressed is empty: expected a folder of runs"},
+		{[]string{"--calibrate", "-e", pool, "--splits", "5", "--plots-directory", ""}, "--plots-directory is empty: expected a folder (an unset variable?)"},
+	} {
+		dir := t.TempDir()
+		args := tt.args
+		if args[0] != "--calibrate" {
+			args = append([]string{"-o", filepath.Join(dir, "r.csv")}, args...)
+		}
+		for i, a := range args {
+			if a == "P" {
+				args[i] = filepath.Join(dir, "plots")
+			}
+		}
+		code, stdout, stderr := runRequirements(t, dir, args...)
+		if code != exit.Usage || stdout != "" || !strings.HasPrefix(stderr, "requirements: "+tt.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, stdout, stderr, tt.want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%q: %d file(s) written in %s", tt.args, len(entries), dir)
+		}
+	}
+}
