@@ -74,3 +74,31 @@ func TestNumericFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyPathFlags: a file or folder flag given an empty value (an unset
+// variable in a CI script) is refused naming it, before anything is
+// written; -p "" said "10 plots in ," and wrote history.csv into the
+// working folder, and the report flags wrote nothing, all exiting 0.
+func TestEmptyPathFlags(t *testing.T) {
+	for _, flag := range []string{"-e", "-p", "-r", "--html", "--json", "--acknowledged", "--gate-junit", "--gate-markdown", "--gate-json"} {
+		t.Run(flag, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			abs, err := filepath.Abs(filepath.Join(origDir, "testdata", "experiments"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-e", abs, "-p", filepath.Join(dir, "plots"), "--gate", flag, ""}
+			code, stdout, stderr := runHistoryApp(t, args...)
+			if code != exit.Usage || stdout != "" || !strings.Contains(stderr, " is empty: expected a ") {
+				t.Errorf("exit %d, want 2; stdout %q, stderr %q", code, stdout, stderr)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("%d file(s) written in %s", len(entries), dir)
+			}
+		})
+	}
+}
+
+// origDir is the package's folder, where the tests start.
+var origDir, _ = os.Getwd()
