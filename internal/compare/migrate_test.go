@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 // fastrtps holds Fast-RTPS's published v1.9.2 (interprocess only) and
@@ -114,6 +115,28 @@ func TestEmptyFileFlags(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("%s \"\": %d file(s) written in %s", flag, len(entries), dir)
+		}
+	}
+}
+
+// TestEmptyCalibrationLists: --factors "" and --thresholds "" (an unset
+// variable) read as not given: the default factors, no threshold table,
+// exit 0; now exit 2 naming the flag, nothing written.
+func TestEmptyCalibrationLists(t *testing.T) {
+	root := t.TempDir()
+	pool := filepath.Join(root, "pool")
+	if _, err := synth.WriteThroughputRuns(pool, synth.ThroughputSpec{SD: 0.03, Seed: 3}, 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--factors", "--thresholds"} {
+		out := filepath.Join(t.TempDir(), "cal")
+		code, stdout, stderr := runCompare(t, root, "--calibrate", "-r", pool, "-p", out, "--splits", "5", flag, "")
+		want := "compare: " + flag + " is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default\n"
+		if code != exit.Usage || stdout != "" || stderr != want {
+			t.Errorf("%s \"\": exit %d, stdout %q, stderr %q; want 2 and %q", flag, code, stdout, stderr, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s \"\": %s written", flag, out)
 		}
 	}
 }

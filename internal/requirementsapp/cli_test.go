@@ -240,3 +240,21 @@ func TestEmptyPathFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyCalibrationLists: --factors "" and --margins "" (an unset
+// variable) read as not given: the default factors, no margin table, exit
+// 0; now exit 2 naming the flag, nothing written.
+func TestEmptyCalibrationLists(t *testing.T) {
+	pool := writePool(t, logNormalObservations(2, 16, 3, 0.05))
+	for _, flag := range []string{"--factors", "--margins"} {
+		dir := t.TempDir()
+		code, stdout, stderr := runRequirements(t, dir, "--calibrate", "-e", pool, "--splits", "5", "--plots-directory", filepath.Join(dir, "plots"), flag, "")
+		want := "requirements: " + flag + " is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default\n"
+		if code != exit.Usage || stdout != "" || stderr != want {
+			t.Errorf("%s \"\": exit %d, stdout %q, stderr %q; want 2 and %q", flag, code, stdout, stderr, want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s \"\": %d file(s) written in %s", flag, len(entries), dir)
+		}
+	}
+}
