@@ -140,3 +140,43 @@ func TestEmptyCalibrationLists(t *testing.T) {
 		}
 	}
 }
+
+// TestCopiedRunRefused: a run's folder copied (a CI artifact downloaded
+// twice, "run (copy)") is the same run: on both sides it was compared with
+// itself, and twice on one side counted as two runs; now exit 2 naming
+// both folders. Runs with the same start on different hosts, and imported
+// folders with a start but no host, are different runs.
+func TestCopiedRunRefused(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, start, host string) string {
+		dir := filepath.Join(root, name)
+		copyDir(t, expDir("v192"), dir)
+		hostField := ""
+		if host != "" {
+			hostField = `, "host": {"hostname": "` + host + `"}`
+		}
+		m := `{"schema": 1, "experiment": "` + name + `", "start": "` + start + `", "completed": true` + hostField + `}`
+		if err := os.WriteFile(filepath.Join(dir, "meta.json"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a := write("a", "2026-11-20T09:00:00.123456789Z", "ci-1")
+	copied := write("a (copy)", "2026-11-20T09:00:00.123456789Z", "ci-1")
+	other := write("other-host", "2026-11-20T09:00:00.123456789Z", "ci-2")
+	imp1 := write("v1.9.1", "2019-11-15T00:00:00Z", "")
+	imp2 := write("v1.9.2", "2019-11-15T00:00:00Z", "")
+	code, _, stderr := runCompare(t, root, "-R", a, "-r", copied, "-p", filepath.Join(root, "p1"))
+	if code != exit.Usage || !strings.Contains(stderr, "is given on both sides (reference $OUT/a and results $OUT/a (copy), a copy of the same run (meta.json: same start and host))") {
+		t.Errorf("copy on both sides: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCompare(t, root, "-R", a, "-R", copied, "-r", other, "-r", imp1, "-p", filepath.Join(root, "p2"))
+	if code != exit.Usage || !strings.Contains(stderr, "is given twice on the reference side") {
+		t.Errorf("copy on one side: exit %d, stderr %q", code, stderr)
+	}
+	for _, pair := range [][2]string{{a, other}, {imp1, imp2}} {
+		if code, stdout, stderr := runCompare(t, root, "-R", pair[0], "-r", pair[1], "-p", filepath.Join(root, "p3")); code != exit.OK {
+			t.Errorf("%s against %s: exit %d\n%s%s", pair[1], pair[0], code, stdout, stderr)
+		}
+	}
+}

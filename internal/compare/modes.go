@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/clobber"
@@ -112,23 +113,44 @@ func (inv Invocation) distinctDirs() error {
 
 // distinctRuns refuses an experiment that is among the runs twice, on one
 // side or both: given once directly and once through a folder of
-// experiments, say. It names the experiment and both sides.
+// experiments, say, or copied (runID: meta.json's start and
+// host alike), which counted one run as two. It names the experiment and
+// both sides.
 func distinctRuns(refs, targets []*experiment.Experiment) error {
-	seen := map[string]string{}
+	seen, runs := map[string]string{}, map[string]string{}
 	for i, exps := range [][]*experiment.Experiment{refs, targets} {
 		side := []string{"reference", "results"}[i]
 		for _, e := range exps {
 			key := clobber.Canonical(e.Dir)
-			if prev, dup := seen[key]; dup {
+			prev, dup := seen[key]
+			copied := ""
+			if id := runID(e); !dup && id != "" {
+				if prev, dup = runs[id]; dup {
+					copied = ", a copy of the same run (meta.json: same start and host)"
+				}
+				runs[id] = side + " " + e.Dir
+			}
+			if dup {
 				what := "on both sides"
 				if strings.HasPrefix(prev, side+" ") {
 					what = "twice on the " + side + " side"
 				}
-				return fmt.Errorf("experiment %s is given %s (%s and %s %s): compare needs different runs on the two sides, each given once",
-					e.Dir, what, prev, side, e.Dir)
+				return fmt.Errorf("experiment %s is given %s (%s and %s %s%s): compare needs different runs on the two sides, each given once",
+					e.Dir, what, prev, side, e.Dir, copied)
 			}
 			seen[key] = side + " " + e.Dir
 		}
 	}
 	return nil
+}
+
+// runID identifies the run an experiment holds, so that a copy of its
+// folder is known for the same run: meta.json's start, to the
+// nanosecond, and host. "" without them (no meta.json, or an imported
+// folder's, which has a start date but no host).
+func runID(e *experiment.Experiment) string {
+	if e.Meta == nil || e.Meta.Start.IsZero() || e.Meta.Host.Hostname == "" {
+		return ""
+	}
+	return e.Meta.Start.UTC().Format(time.RFC3339Nano) + " " + e.Meta.Host.Hostname
 }
