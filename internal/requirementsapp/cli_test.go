@@ -3,6 +3,7 @@ package requirementsapp_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -256,5 +257,46 @@ func TestEmptyCalibrationLists(t *testing.T) {
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("%s \"\": %d file(s) written in %s", flag, len(entries), dir)
 		}
+	}
+}
+
+// TestCopiedRunRefused: a run's folder copied into the pool (a CI
+// artifact downloaded twice) is the same run (meta.json: same start and
+// host): it was counted twice ("from 4 experiments" of 3 runs), setting the
+// limits from more runs than there were; now exit 2 naming both folders,
+// nothing written. Imported folders of the same date and no host are
+// different runs.
+func TestCopiedRunRefused(t *testing.T) {
+	root := writePool(t, logNormalObservations(2, 6, 2, 0.05))
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range entries {
+		m := fmt.Sprintf(`{"schema": 1, "start": "2026-11-20T09:00:0%d.5Z", "completed": true, "host": {"hostname": "ci-1"}}`, i)
+		if i >= 4 {
+			m = `{"schema": 1, "start": "2019-11-15T00:00:00Z", "completed": true}` // imported, same date
+		}
+		if err := os.WriteFile(filepath.Join(root, e.Name(), "meta.json"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	if code, _, stderr := runRequirements(t, root, "-e", root, "-o", filepath.Join(out, "r.csv")); code != exit.OK {
+		t.Fatalf("distinct runs: exit %d\n%s", code, stderr)
+	}
+	first := filepath.Join(root, entries[0].Name())
+	copyTo := filepath.Join(root, entries[0].Name()+" (copy)")
+	if err := os.CopyFS(copyTo, os.DirFS(first)); err != nil {
+		t.Fatal(err)
+	}
+	out = t.TempDir()
+	code, stdout, stderr := runRequirements(t, root, "-e", root, "-o", filepath.Join(out, "r.csv"))
+	want := "requirements: $DIR/" + entries[0].Name() + " (copy): the same run as $DIR/" + entries[0].Name() + " (meta.json: same start 2026-11-20T09:00:00.5Z and host ci-1), a copy counted twice"
+	if code != exit.Usage || stdout != "" || !strings.HasPrefix(stderr, want) {
+		t.Errorf("copy: exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
+	}
+	if files, _ := os.ReadDir(out); len(files) != 0 {
+		t.Errorf("%d file(s) written", len(files))
 	}
 }

@@ -350,6 +350,9 @@ func loadInput(ctx context.Context, root string, allowIncomplete bool) (*require
 	if err != nil {
 		return fail(err)
 	}
+	if err := copiedRuns(root, exps); err != nil {
+		return fail(err)
+	}
 	for _, e := range exps {
 		warnings = append(warnings, e.Warnings...)
 	}
