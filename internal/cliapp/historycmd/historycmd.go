@@ -86,7 +86,8 @@ func gateFlags() []cli.Flag {
 // description is the history command's help text, after its usage.
 const description = `Orders the experiments under DIR chronologically (meta.json start time, else the folder name
 YYYY-MM-DD_HH-MM-SS; folders imported from Fast-RTPS get a meta.json from 'process --sut-name
-NAME --sut-version V --start DATE DIR', which orders them by DATE and labels them by V) and draws, for each sub-experiment:
+NAME --sut-version V --start DATE DIR', which orders them by DATE and labels them by V; a start in the
+future is warned about, and two folders of one run, a copy, are an error) and draws, for each sub-experiment:
   <plots>/<type>/history_<Min|Median|Max|99>.<ext>    experiments along x, one series per payload
   <plots>/<type>/<bytes>_bytes_<Median|99|Max>.<ext>  one payload against its requirement,
                                                       points over the requirement marked
