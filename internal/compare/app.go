@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -408,7 +409,8 @@ func failureSummary(res *Result, v *gate.Verdict) string {
 	if v.Status == gate.Inconclusive {
 		return inconclusiveSummary(v)
 	}
-	var regressed, missing int
+	var regressed, missing, noRatio int
+	why := ""
 	for _, s := range res.sections() {
 		switch {
 		case s.Missing() && !res.Config.AllowMissing:
@@ -416,10 +418,24 @@ func failureSummary(res *Result, v *gate.Verdict) string {
 		case !s.Missing() && len(s.Failed()) > 0:
 			regressed++
 		}
+		if !s.Missing() && !res.Config.AllowMissing {
+			for _, c := range s.checkList() {
+				if c.Status == gate.Missing {
+					noRatio++
+					why = cmp.Or(why, c.Message)
+				}
+			}
+		}
 	}
 	msg := fmt.Sprintf("%d of %d sub-experiments regressed (%s over threshold)", regressed, len(res.Subs)+len(res.Throughputs), plural(v.Failed, "check"))
 	if missing > 0 {
 		msg += fmt.Sprintf("; %d missing from the results (use --allow-missing to pass without them)", missing)
+	}
+	if noRatio > 0 {
+		// Checks of a sub-experiment both sides hold that could not be
+		// judged (a run's value ≤ 0 forms no ratio): the gate failed on
+		// them alone when nothing regressed.
+		msg += fmt.Sprintf("; %s missing (%s; use --allow-missing to pass without them)", plural(noRatio, "check"), why)
 	}
 	return msg
 }
