@@ -122,9 +122,13 @@ func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrat
 		}
 	}
 	// calibration_power and calibration_outcomes.
-	paths, err := calibrate.SavePlots(res, inv.PlotsDirectory, strings.TrimSuffix(PowerPlotName, "_power"), format)
+	stem := strings.TrimSuffix(PowerPlotName, "_power")
+	paths, err := calibrate.SavePlots(res, inv.PlotsDirectory, stem, format)
 	if err != nil {
 		return exit.With(exit.Usage, err)
+	}
+	if err := calibrate.RemoveStale(inv.PlotsDirectory, stem, paths); err != nil {
+		return exit.With(exit.Usage, fmt.Errorf("--plots-directory: %w", err))
 	}
 	fmt.Fprintf(stdout, "power curve: %s\nverdicts: %s\n", paths[0], paths[1])
 	if len(paths) > 2 {

@@ -180,3 +180,36 @@ func TestCopiedRunRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateRemovesEarlierPlots: a calibration into a folder that an
+// earlier one left removes the earlier plots it does not draw again: the
+// thresholds plot of a call given --thresholds, the plots of the other
+// format; they stayed, shown beside this call's. Other files stay.
+func TestCalibrateRemovesEarlierPlots(t *testing.T) {
+	root := t.TempDir()
+	pool := filepath.Join(root, "pool")
+	if _, err := synth.WriteThroughputRuns(pool, synth.ThroughputSpec{SD: 0.03, Seed: 3}, 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "cal")
+	if code, _, stderr := runCompare(t, root, "--calibrate", "-r", pool, "-p", out, "--splits", "5", "--thresholds", "0,10%", "--format", "png"); code != exit.OK {
+		t.Fatalf("first: exit %d\n%s", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCompare(t, root, "--calibrate", "-r", pool, "-p", out, "--splits", "5"); code != exit.OK {
+		t.Fatalf("second: exit %d\n%s", code, stderr)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := "calibration_outcomes.svg calibration_power.svg notes.txt"; strings.Join(names, " ") != want {
+		t.Errorf("folder holds %q, want %q", names, want)
+	}
+}

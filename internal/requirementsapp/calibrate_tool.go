@@ -209,6 +209,9 @@ func writeCalibration(cfg Config, res *calibrate.Result, format plots.Format, wa
 	if err != nil {
 		return err
 	}
+	if err := calibrate.RemoveStale(cfg.PlotsDirectory, CalibrationPlotStem, paths); err != nil {
+		return exit.Usagef("--plots-directory: %v", err)
+	}
 	if err := calibrate.WriteText(stdout, res); err != nil {
 		return err
 	}

@@ -300,3 +300,32 @@ func TestCopiedRunRefused(t *testing.T) {
 		t.Errorf("%d file(s) written", len(files))
 	}
 }
+
+// TestCalibrateRemovesEarlierPlots: requirements --calibrate into a folder
+// an earlier calibration left removes the earlier plots it does not draw
+// again (the thresholds plot of a call given --margins, the other
+// format); they stayed, shown beside this call's. Other files stay.
+func TestCalibrateRemovesEarlierPlots(t *testing.T) {
+	pool := writePool(t, logNormalObservations(2, 16, 3, 0.05))
+	out := filepath.Join(t.TempDir(), "cal")
+	if code, _, stderr := runRequirements(t, out, "--calibrate", "-e", pool, "--splits", "5", "--plots-directory", out, "--margins", "0,10%"); code != exit.OK {
+		t.Fatalf("first: exit %d\n%s", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runRequirements(t, out, "--calibrate", "-e", pool, "--splits", "5", "--plots-directory", out, "--format", "svg"); code != exit.OK {
+		t.Fatalf("second: exit %d\n%s", code, stderr)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := "calibration_check_outcomes.svg calibration_check_power.svg notes.txt"; strings.Join(names, " ") != want {
+		t.Errorf("folder holds %q, want %q", names, want)
+	}
+}
