@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
@@ -148,5 +150,32 @@ func TestInterruptedSaysSo(t *testing.T) {
 	code := cliapp.Run(ctx, historycmd.App(), []string{"history", "-e", root, "-p", filepath.Join(t.TempDir(), "plots")}, &out, &errb)
 	if code != exit.Interrupted || errb.String() != "history: interrupted\n" {
 		t.Errorf("exit %d, want 130; stderr %q", code, errb.String())
+	}
+}
+
+// TestGateNamesJudgedMetrics: the gate's sentence names the magnitudes of
+// the series it judged: a history of throughput series alone said "(Median,
+// 99%; throughput Messages/s)", of burst series alone "(Median, 99%)", the
+// --gate-metrics of latency series it did not have.
+func TestGateNamesJudgedMetrics(t *testing.T) {
+	root := tputHistory(t, 1, 4)
+	code, stdout, stderr := runHistoryApp(t, "-e", root, "-p", filepath.Join(t.TempDir(), "plots"), "--gate")
+	if code != exit.OK || !strings.Contains(stdout, "4 series (throughput Messages/s) is a significant slowdown") {
+		t.Errorf("throughput: exit %d\n%s%s", code, stdout, stderr)
+	}
+	burst := t.TempDir()
+	for e := range 12 {
+		dir := filepath.Join(burst, fmt.Sprintf("2026-01-%02d_00-00-00", e+1))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		row := result.BurstRow{Payload: 16, Demand: 100, Sent: 1000, Received: 1000, SubMbps: 100 + float64(e%3)}
+		if err := result.WriteBurstFile(filepath.Join(dir, experiment.BurstSummaryFileName("intraprocess_reliable")), []result.BurstRow{row}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr = runHistoryApp(t, "-e", burst, "-p", filepath.Join(t.TempDir(), "plots"), "--gate")
+	if code != exit.OK || !strings.Contains(stdout, "series (burst Lost [samples]; burst Subscription throughput [Mb/s]) is a significant slowdown") {
+		t.Errorf("burst: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
