@@ -144,8 +144,9 @@ func TestEmptyCalibrationLists(t *testing.T) {
 // TestCopiedRunRefused: a run's folder copied (a CI artifact downloaded
 // twice, "run (copy)") is the same run: on both sides it was compared with
 // itself, and twice on one side counted as two runs; now exit 2 naming
-// both folders. Runs with the same start on different hosts, and imported
-// folders with a start but no host, are different runs.
+// both folders. Runs with the same start on different hosts, imported
+// folders with a start but no host, and the two sides of an interleaved run
+// ab (one start and host, two meta.json) are different runs.
 func TestCopiedRunRefused(t *testing.T) {
 	root := t.TempDir()
 	write := func(name, start, host string) string {
@@ -162,19 +163,27 @@ func TestCopiedRunRefused(t *testing.T) {
 		return dir
 	}
 	a := write("a", "2026-11-20T09:00:00.123456789Z", "ci-1")
-	copied := write("a (copy)", "2026-11-20T09:00:00.123456789Z", "ci-1")
+	copied := filepath.Join(root, "a (copy)")
+	copyDir(t, a, copied)
 	other := write("other-host", "2026-11-20T09:00:00.123456789Z", "ci-2")
 	imp1 := write("v1.9.1", "2019-11-15T00:00:00Z", "")
 	imp2 := write("v1.9.2", "2019-11-15T00:00:00Z", "")
+	// The other side of an interleaved run ab: one start and host, another
+	// meta.json.
+	side := write("side", "2026-11-20T09:00:00.123456789Z", "ci-1")
+	m := `{"schema": 1, "experiment": "a", "start": "2026-11-20T09:00:00.123456789Z", "completed": true, "host": {"hostname": "ci-1"}, "mode": "interleaved"}`
+	if err := os.WriteFile(filepath.Join(side, "meta.json"), []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, _, stderr := runCompare(t, root, "-R", a, "-r", copied, "-p", filepath.Join(root, "p1"))
-	if code != exit.Usage || !strings.Contains(stderr, "is given on both sides (reference $OUT/a and results $OUT/a (copy), a copy of the same run (meta.json: same start and host))") {
+	if code != exit.Usage || !strings.Contains(stderr, "is given on both sides (reference $OUT/a and results $OUT/a (copy), a copy of the same run (the same meta.json: start, host and all))") {
 		t.Errorf("copy on both sides: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCompare(t, root, "-R", a, "-R", copied, "-r", other, "-r", imp1, "-p", filepath.Join(root, "p2"))
 	if code != exit.Usage || !strings.Contains(stderr, "is given twice on the reference side") {
 		t.Errorf("copy on one side: exit %d, stderr %q", code, stderr)
 	}
-	for _, pair := range [][2]string{{a, other}, {imp1, imp2}} {
+	for _, pair := range [][2]string{{a, other}, {imp1, imp2}, {a, side}} {
 		if code, stdout, stderr := runCompare(t, root, "-R", pair[0], "-r", pair[1], "-p", filepath.Join(root, "p3")); code != exit.OK {
 			t.Errorf("%s against %s: exit %d\n%s%s", pair[1], pair[0], code, stdout, stderr)
 		}

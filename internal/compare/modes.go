@@ -2,14 +2,15 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/pairing"
 )
 
 // The flags that only some modes use, by their first name.
@@ -113,22 +114,20 @@ func (inv Invocation) distinctDirs() error {
 
 // distinctRuns refuses an experiment that is among the runs twice, on one
 // side or both: given once directly and once through a folder of
-// experiments, say, or copied (runID: meta.json's start and
-// host alike), which counted one run as two. It names the experiment and
-// both sides.
+// experiments, say, or copied (pairing.SameRun), which counted one run as
+// two. It names the experiment and both sides.
 func distinctRuns(refs, targets []*experiment.Experiment) error {
-	seen, runs := map[string]string{}, map[string]string{}
+	seen := map[string]string{}
+	var all []*experiment.Experiment
 	for i, exps := range [][]*experiment.Experiment{refs, targets} {
 		side := []string{"reference", "results"}[i]
 		for _, e := range exps {
 			key := clobber.Canonical(e.Dir)
 			prev, dup := seen[key]
 			copied := ""
-			if id := runID(e); !dup && id != "" {
-				if prev, dup = runs[id]; dup {
-					copied = ", a copy of the same run (meta.json: same start and host)"
-				}
-				runs[id] = side + " " + e.Dir
+			if j := slices.IndexFunc(all, func(o *experiment.Experiment) bool { return pairing.SameRun(o, e) }); !dup && j >= 0 {
+				prev, dup = seen[clobber.Canonical(all[j].Dir)], true
+				copied = ", a copy of the same run (the same meta.json: start, host and all)"
 			}
 			if dup {
 				what := "on both sides"
@@ -139,18 +138,8 @@ func distinctRuns(refs, targets []*experiment.Experiment) error {
 					e.Dir, what, prev, side, e.Dir, copied)
 			}
 			seen[key] = side + " " + e.Dir
+			all = append(all, e)
 		}
 	}
 	return nil
-}
-
-// runID identifies the run an experiment holds, so that a copy of its
-// folder is known for the same run: meta.json's start, to the
-// nanosecond, and host. "" without them (no meta.json, or an imported
-// folder's, which has a start date but no host).
-func runID(e *experiment.Experiment) string {
-	if e.Meta == nil || e.Meta.Start.IsZero() || e.Meta.Host.Hostname == "" {
-		return ""
-	}
-	return e.Meta.Start.UTC().Format(time.RFC3339Nano) + " " + e.Meta.Host.Hostname
 }

@@ -68,9 +68,11 @@ func TestLoadWarnsOfFutureStarts(t *testing.T) {
 	}
 }
 
-// TestLoadRefusesCopiedRun: a run's folder copied into the results (meta.json
-// with the same start and host) was drawn twice and counted twice by the
-// change points' tests; now an input error naming both folders.
+// TestLoadRefusesCopiedRun: a run's folder copied into the results (the
+// same meta.json, start and host) was drawn twice and counted twice by the
+// change points' tests; now an input error naming both folders. Folders of
+// one start without host (imported), or with other meta.json (the sides of
+// an interleaved run ab), are other runs.
 func TestLoadRefusesCopiedRun(t *testing.T) {
 	root := t.TempDir()
 	copyTree(t, "testdata/experiments", root)
@@ -83,9 +85,16 @@ func TestLoadRefusesCopiedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	setMeta(t, filepath.Join(root, "build-a"), "host", map[string]any{"hostname": "ci-1"})
+	// The other side of an interleaved run ab: one start and host, another
+	// meta.json; another run.
+	copyTree(t, filepath.Join(root, "build-a"), filepath.Join(root, "build-b"))
+	setMeta(t, filepath.Join(root, "build-b"), "mode", "round-trip closed-loop, interleaved")
+	if _, err := Load(context.Background(), root, nil, false); err != nil {
+		t.Fatalf("the interleaved side: %v", err)
+	}
 	copyTree(t, filepath.Join(root, "build-a"), filepath.Join(root, "build-a (copy)"))
 	_, err := Load(context.Background(), root, nil, false)
-	if err == nil || !strings.Contains(err.Error(), "build-a (copy): the same run as "+filepath.Join(root, "build-a")+" (meta.json: same start") {
+	if err == nil || !strings.Contains(err.Error(), "build-a (copy): the same run as "+filepath.Join(root, "build-a")+" (the same meta.json: start") {
 		t.Errorf("err = %v", err)
 	}
 }

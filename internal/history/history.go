@@ -14,6 +14,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -197,23 +198,23 @@ func LoadSelected(ctx context.Context, root string, reqs []requirements.KeyedRow
 	return h, nil
 }
 
-// copiedRun refuses two experiments that hold one run (a folder copied, a
-// CI artifact downloaded twice: meta.json with the same start, to the
-// nanosecond, and host): drawn twice, its values counted twice in every
-// change point's test. Imported folders ('process --start DATE') record no
-// host: two of one date are two experiments.
+// copiedRun refuses two experiments that hold one run (pairing.SameRun: a
+// folder copied, a CI artifact downloaded twice): drawn twice, its values
+// counted twice in every change point's test.
 func copiedRun(exps []*experiment.Experiment) error {
-	seen := map[string]*experiment.Experiment{}
+	byStart := map[time.Time][]*experiment.Experiment{}
 	for _, e := range exps {
-		if e.Meta == nil || e.Meta.Start.IsZero() || e.Meta.Host.Hostname == "" {
+		if e.Meta == nil || e.Meta.Start.IsZero() {
 			continue
 		}
-		key := e.Meta.Start.UTC().Format(time.RFC3339Nano) + " " + e.Meta.Host.Hostname
-		if prev, ok := seen[key]; ok {
-			return fileerr.New(e.Dir, 0, "", "the same run as %s (meta.json: same start %s and host %s), a copy counted twice in the history; keep one of them",
-				prev.Dir, e.Meta.Start.UTC().Format(time.RFC3339Nano), e.Meta.Host.Hostname)
+		start := e.Meta.Start.UTC()
+		for _, prev := range byStart[start] {
+			if pairing.SameRun(prev, e) {
+				return fileerr.New(e.Dir, 0, "", "the same run as %s (the same meta.json: start %s, host %s and all), a copy counted twice in the history; keep one of them",
+					prev.Dir, start.Format(time.RFC3339Nano), e.Meta.Host.Hostname)
+			}
 		}
-		seen[key] = e
+		byStart[start] = append(byStart[start], e)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
 )
@@ -269,8 +270,8 @@ func sharedRuns(regressed string, reg *requirements.Input, pool string, in *requ
 			switch {
 			case sameDir(r.Dir, e.Dir):
 				how = "the same folder"
-			case sameRun(r, e):
-				how = "the same run (meta.json: same start and host)"
+			case pairing.SameRun(r, e):
+				how = "the same run (the same meta.json: start, host and all)"
 			default:
 				continue
 			}
@@ -292,24 +293,15 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
-// sameRun reports whether a and b are copies of one run: both have
-// meta.json, with the same start time (to the nanosecond) and host. A
-// folder imported with 'process --start DATE' records a date and no host:
-// two of the same date are two runs.
-func sameRun(a, b *experiment.Experiment) bool {
-	return a.Meta != nil && b.Meta != nil && !a.Meta.Start.IsZero() && a.Meta.Host.Hostname != "" &&
-		a.Meta.Start.Equal(b.Meta.Start) && a.Meta.Host.Hostname == b.Meta.Host.Hostname
-}
-
 // copiedRuns refuses two experiments of one pool that are the same run
-// (sameRun: a folder copied, a CI artifact downloaded twice): counted
-// twice, it set the limits from n runs where there were fewer, and a
-// statistical limit's false-fail level assumes n distinct runs.
+// (pairing.SameRun: a folder copied, a CI artifact downloaded twice):
+// counted twice, it set the limits from n runs where there were fewer, and
+// a statistical limit's false-fail level assumes n distinct runs.
 func copiedRuns(root string, exps []*experiment.Experiment) error {
 	for i, a := range exps {
 		for _, b := range exps[:i] {
-			if sameRun(a, b) {
-				return fileerr.New(a.Dir, 0, "", "the same run as %s (meta.json: same start %s and host %s), a copy counted twice among the runs of %s; keep one of them",
+			if pairing.SameRun(a, b) {
+				return fileerr.New(a.Dir, 0, "", "the same run as %s (the same meta.json: start %s, host %s and all), a copy counted twice among the runs of %s; keep one of them",
 					b.Dir, a.Meta.Start.UTC().Format(time.RFC3339Nano), a.Meta.Host.Hostname, root)
 			}
 		}

@@ -261,11 +261,11 @@ func TestEmptyCalibrationLists(t *testing.T) {
 }
 
 // TestCopiedRunRefused: a run's folder copied into the pool (a CI
-// artifact downloaded twice) is the same run (meta.json: same start and
-// host): it was counted twice ("from 4 experiments" of 3 runs), setting the
-// limits from more runs than there were; now exit 2 naming both folders,
-// nothing written. Imported folders of the same date and no host are
-// different runs.
+// artifact downloaded twice) is the same run (the same meta.json, start and
+// host): it was counted twice, setting the limits from more runs than
+// there were; now exit 2 naming both folders, nothing written. Imported
+// folders of the same date and no host are different runs, and so are the
+// two sides of an interleaved run ab (one start and host, two meta.json).
 func TestCopiedRunRefused(t *testing.T) {
 	root := writePool(t, logNormalObservations(2, 6, 2, 0.05))
 	entries, err := os.ReadDir(root)
@@ -281,6 +281,17 @@ func TestCopiedRunRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The other side of an interleaved run ab: the same start and host,
+	// another meta.json (what the side measured), another run.
+	sibling := filepath.Join(root, entries[3].Name())
+	b, err := os.ReadFile(filepath.Join(root, entries[0].Name(), "meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sib := strings.Replace(string(b), `"completed": true`, `"completed": true, "mode": "round-trip closed-loop, interleaved"`, 1)
+	if err := os.WriteFile(filepath.Join(sibling, "meta.json"), []byte(sib), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
 	if code, _, stderr := runRequirements(t, root, "-e", root, "-o", filepath.Join(out, "r.csv")); code != exit.OK {
 		t.Fatalf("distinct runs: exit %d\n%s", code, stderr)
@@ -292,7 +303,7 @@ func TestCopiedRunRefused(t *testing.T) {
 	}
 	out = t.TempDir()
 	code, stdout, stderr := runRequirements(t, root, "-e", root, "-o", filepath.Join(out, "r.csv"))
-	want := "requirements: $DIR/" + entries[0].Name() + " (copy): the same run as $DIR/" + entries[0].Name() + " (meta.json: same start 2026-11-20T09:00:00.5Z and host ci-1), a copy counted twice"
+	want := "requirements: $DIR/" + entries[0].Name() + " (copy): the same run as $DIR/" + entries[0].Name() + " (the same meta.json: start 2026-11-20T09:00:00.5Z, host ci-1 and all), a copy counted twice"
 	if code != exit.Usage || stdout != "" || !strings.HasPrefix(stderr, want) {
 		t.Errorf("copy: exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
 	}
@@ -327,5 +338,49 @@ func TestCalibrateRemovesEarlierPlots(t *testing.T) {
 	}
 	if want := "calibration_check_outcomes.svg calibration_check_power.svg notes.txt"; strings.Join(names, " ") != want {
 		t.Errorf("folder holds %q, want %q", names, want)
+	}
+}
+
+// TestCalibrateInterleavedCandidates: --regressed the candidate sides of
+// interleaved run ab runs whose reference sides are in the pool: each side
+// shares its start and host with the other (one pinger measured both) and
+// they are two runs; they were refused as "the same run (meta.json: same
+// start and host)". A copy (the same meta.json) is still refused.
+func TestCalibrateInterleavedCandidates(t *testing.T) {
+	pool := writePool(t, logNormalObservations(2, 16, 2, 0.05))
+	slow := logNormalObservations(9, 8, 2, 0.05)
+	for i := range slow {
+		slow[i].Median, slow[i].P99, slow[i].Max = 3*slow[i].Median, 3*slow[i].P99, 3*slow[i].Max
+	}
+	regressed := writePool(t, slow)
+	side := func(dir string, i int, mode string) {
+		m := fmt.Sprintf(`{"schema": 1, "start": "2026-11-20T09:00:%02d.5Z", "completed": true, "host": {"hostname": "ci-1"}, "mode": %q}`, i, mode)
+		if err := os.WriteFile(filepath.Join(dir, "meta.json"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, root := range []string{pool, regressed} {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range entries {
+			side(filepath.Join(root, e.Name()), i, "interleaved with the other side of "+filepath.Base(root))
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runRequirements(t, out, "--calibrate", "-e", pool, "--regressed", regressed, "--reference-runs", "10", "--candidate-runs", "6",
+		"--splits", "10", "--plots-directory", out)
+	if code != exit.OK || !strings.Contains(stdout, "real regression: 8 regressed runs") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	first, _ := os.ReadDir(pool)
+	copied := filepath.Join(regressed, "copy")
+	if err := os.CopyFS(copied, os.DirFS(filepath.Join(pool, first[0].Name()))); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runRequirements(t, out, "--calibrate", "-e", pool, "--regressed", regressed, "--plots-directory", out)
+	if code != exit.Usage || !strings.Contains(stderr, "the same run (the same meta.json: start, host and all)") {
+		t.Errorf("a copy of a pool run: exit %d, %s", code, stderr)
 	}
 }
