@@ -653,7 +653,18 @@ func judgeAll(ctx context.Context, g Gate, pool Pool, splits []split, factors []
 	}); err != nil {
 		return nil, err
 	}
-	return out, errors.Join(errs...)
+	// Splits of one pool mostly fail alike (a rank above the reference
+	// runs): each distinct error once, where 200 splits printed it 200
+	// times.
+	var distinct []error
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if e != nil && !seen[e.Error()] {
+			seen[e.Error()] = true
+			distinct = append(distinct, e)
+		}
+	}
+	return out, errors.Join(distinct...)
 }
 
 // series is the compare gate's input for one split, the candidate made

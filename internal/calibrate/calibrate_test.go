@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -540,5 +541,26 @@ func TestHeldOutUndecided(t *testing.T) {
 		if got := levelVerdict(rate(c.k, c.n), 0.01); !strings.HasPrefix(got, c.want) {
 			t.Errorf("%d of %d at 1 %%: %q", c.k, c.n, got)
 		}
+	}
+}
+
+// failingGate is a gate whose every split fails with the same error, as a
+// requirements gate does when --order-rank is above the reference runs.
+type failingGate struct{}
+
+func (failingGate) Name() string                 { return "check" }
+func (failingGate) Describe() string             { return "fails" }
+func (failingGate) Notes(Pool, *Result) []string { return nil }
+func (failingGate) Judge(Pool, []int, []int, []float64) ([]Outcome, error) {
+	return nil, errors.New("the 11-th largest of 10 runs does not exist")
+}
+
+// TestSplitErrorsOnce: an error every split meets is reported once; 200
+// splits printed it 200 times, one line each.
+func TestSplitErrorsOnce(t *testing.T) {
+	pool := synthPool(1, 20, 2, 0.05, 0.1, 0)
+	_, err := Run(context.Background(), pool, Options{Gate: failingGate{}, PerSide: 10, Splits: 200, Seed: 1, FalseFail: 0.01})
+	if err == nil || err.Error() != "the 11-th largest of 10 runs does not exist" {
+		t.Errorf("err = %q, want the split's error once", err)
 	}
 }

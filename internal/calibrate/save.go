@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,6 +60,26 @@ func SavePlots(r *Result, dir, stem string, f plots.Format) ([]string, error) {
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// RemoveStale removes from dir the calibration plots named after stem
+// (<stem>_power, <stem>_outcomes, <stem>_thresholds, either format) that
+// are not among written, the files this call wrote: left, a thresholds
+// plot of an earlier call given --thresholds, or a plot of the other
+// format, was shown beside this call's as if it were of it.
+func RemoveStale(dir, stem string, written []string) error {
+	for _, name := range []string{"_power", "_outcomes", "_thresholds"} {
+		for _, f := range []plots.Format{plots.FormatPNG, plots.FormatSVG} {
+			path := filepath.Join(dir, stem+name+f.Ext())
+			if slices.ContainsFunc(written, func(w string) bool { return filepath.Clean(w) == filepath.Clean(path) }) {
+				continue
+			}
+			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("cannot remove the earlier plot %s: %w", path, err)
+			}
+		}
+	}
+	return nil
 }
 
 // MaxFactor is the largest regression factor --factors takes.

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +117,7 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	// comparison refused for bad input changes nothing (formats §1), and one
 	// that completes removes the earlier ones it did not replace, so that no
 	// later step takes them for its own.
-	earlier, err := filepath.Glob(filepath.Join(dir, CSVFileName("*")))
+	earlier, err := earlierComparisons(dir)
 	if err != nil {
 		return exit.With(exit.Usage, err)
 	}
@@ -189,7 +190,7 @@ func (inv Invocation) compareSides(ctx context.Context, cfg Config, seriesNote s
 }
 
 // writeSections writes each section's CSV file and plots into dir, and its
-// summary to stdout with --print-summaries; written are the CSV files.
+// summary to stdout with --print-summaries; written are the files.
 func (inv Invocation) writeSections(ctx context.Context, res *Result, dir string, format plots.Format, stdout io.Writer) (written []string, err error) {
 	for _, s := range res.sections() {
 		if exit.Cancelled(ctx) {
@@ -207,9 +208,11 @@ func (inv Invocation) writeSections(ctx context.Context, res *Result, dir string
 			}
 		}
 		for _, f := range s.figures(res) {
-			if err := plots.Save(f.Plot, filepath.Join(dir, f.Name+format.Ext()), format); err != nil {
+			path := filepath.Join(dir, f.Name+format.Ext())
+			if err := plots.Save(f.Plot, path, format); err != nil {
 				return nil, exit.With(exit.Usage, err)
 			}
+			written = append(written, path)
 		}
 	}
 	return written, nil
@@ -406,7 +409,8 @@ func failureSummary(res *Result, v *gate.Verdict) string {
 	if v.Status == gate.Inconclusive {
 		return inconclusiveSummary(v)
 	}
-	var regressed, missing int
+	var regressed, missing, noRatio int
+	why := ""
 	for _, s := range res.sections() {
 		switch {
 		case s.Missing() && !res.Config.AllowMissing:
@@ -414,10 +418,24 @@ func failureSummary(res *Result, v *gate.Verdict) string {
 		case !s.Missing() && len(s.Failed()) > 0:
 			regressed++
 		}
+		if !s.Missing() && !res.Config.AllowMissing {
+			for _, c := range s.checkList() {
+				if c.Status == gate.Missing {
+					noRatio++
+					why = cmp.Or(why, c.Message)
+				}
+			}
+		}
 	}
 	msg := fmt.Sprintf("%d of %d sub-experiments regressed (%s over threshold)", regressed, len(res.Subs)+len(res.Throughputs), plural(v.Failed, "check"))
 	if missing > 0 {
 		msg += fmt.Sprintf("; %d missing from the results (use --allow-missing to pass without them)", missing)
+	}
+	if noRatio > 0 {
+		// Checks of a sub-experiment both sides hold that could not be
+		// judged (a run's value ≤ 0 forms no ratio): the gate failed on
+		// them alone when nothing regressed.
+		msg += fmt.Sprintf("; %s missing (%s; use --allow-missing to pass without them)", plural(noRatio, "check"), why)
 	}
 	return msg
 }
@@ -430,8 +448,34 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// removeComparisons removes the earlier comparison CSVs
-// (<type>_comparison.csv) that are not among the files written.
+// comparisonPlots are the names of the plots a comparison draws, as
+// patterns: each latency sub-experiment's two (Figures), each throughput
+// summary's one per load (window, rate_N_msgs, rate_unpaced).
+var comparisonPlots = []string{"*_min_median", "*_max_99%", "throughput_*_window", "throughput_*_rate_*"}
+
+// earlierComparisons lists the files in dir an earlier compare wrote: its
+// comparison CSVs (<type>_comparison.csv) and plots (comparisonPlots, in
+// either format). Those this call does not write again describe another
+// comparison: left, a plot of a sub-experiment no longer compared (or
+// drawn as png where this call draws svg) was shown beside this call's.
+func earlierComparisons(dir string) ([]string, error) {
+	patterns := []string{CSVFileName("*")}
+	for _, p := range comparisonPlots {
+		patterns = append(patterns, p+plots.FormatPNG.Ext(), p+plots.FormatSVG.Ext())
+	}
+	var out []string
+	for _, p := range patterns {
+		m, err := filepath.Glob(filepath.Join(dir, p))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+// removeComparisons removes the earlier comparisons (earlierComparisons)
+// that are not among the files written.
 func removeComparisons(earlier, written []string) error {
 	for _, f := range earlier {
 		if slices.Contains(written, f) {

@@ -364,6 +364,43 @@ func TestEarlierComparisons(t *testing.T) {
 	}
 }
 
+// TestEarlierPlots: the plots of an earlier comparison that this one does
+// not draw again (a sub-experiment no longer compared, a load no longer
+// measured, the other image format) are removed with its CSVs once this
+// comparison is written; they stayed, shown beside this call's plots as if
+// they were of it. A refused comparison keeps them; other files stay.
+func TestEarlierPlots(t *testing.T) {
+	dir := t.TempDir()
+	stale := []string{"intraprocess_reliable_tcp_min_median.png", "intraprocess_reliable_tcp_max_99%.svg",
+		"interprocess_reliable_min_median.png", "throughput_nats_reliable_window.svg", "throughput_nats_reliable_rate_5000_msgs.png"}
+	for _, f := range append([]string{"notes.txt", "diagram.png"}, stale...) {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, _ := runCompare(t, dir, "-R", expDir("v192"), "-r", filepath.Join(dir, "missing"), "-p", dir); code != exit.Usage {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	for _, f := range stale {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("a refused comparison removed %s: %v", f, err)
+		}
+	}
+	if code, _, stderr := runCompare(t, dir, "-R", expDir("v192"), "-r", expDir("v192-rerun"), "-p", dir); code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, stderr)
+	}
+	for _, f := range stale {
+		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+			t.Errorf("the earlier plot %s, which this comparison did not draw, is still there (%v)", f, err)
+		}
+	}
+	for _, f := range []string{"notes.txt", "diagram.png", "interprocess_reliable_min_median.svg", "interprocess_reliable_max_99%.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
 // TestThroughputCommand: compare on throughput experiments writes the
 // throughput comparison CSV and plots, reports in msg/s saying higher is
 // better, and exits 1 on a drop, 0 on a rise; calibration pools the

@@ -61,6 +61,13 @@ func (inv Invocation) calibrateOptions(cfg Config) (calibrate.Options, error) {
 	if err := calibrate.SplitsRange.Check("--splits", opt.Splits); err != nil {
 		return opt, err
 	}
+	// Given empty (an unset variable), a list read as not given: the
+	// default factors, no threshold table.
+	for _, f := range []struct{ flag, value string }{{"factors", inv.Factors}, {"thresholds", inv.CalibThresholds}} {
+		if inv.Given[f.flag] && strings.TrimSpace(f.value) == "" {
+			return opt, fmt.Errorf("--%s is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default", f.flag)
+		}
+	}
 	var err error
 	if s := inv.Factors; s != "" {
 		if opt.Factors, err = calibrate.ParseFactors(s); err != nil {
@@ -115,9 +122,13 @@ func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrat
 		}
 	}
 	// calibration_power and calibration_outcomes.
-	paths, err := calibrate.SavePlots(res, inv.PlotsDirectory, strings.TrimSuffix(PowerPlotName, "_power"), format)
+	stem := strings.TrimSuffix(PowerPlotName, "_power")
+	paths, err := calibrate.SavePlots(res, inv.PlotsDirectory, stem, format)
 	if err != nil {
 		return exit.With(exit.Usage, err)
+	}
+	if err := calibrate.RemoveStale(inv.PlotsDirectory, stem, paths); err != nil {
+		return exit.With(exit.Usage, fmt.Errorf("--plots-directory: %w", err))
 	}
 	fmt.Fprintf(stdout, "power curve: %s\nverdicts: %s\n", paths[0], paths[1])
 	if len(paths) > 2 {

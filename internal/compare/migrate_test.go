@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/synth"
 )
 
 // fastrtps holds Fast-RTPS's published v1.9.2 (interprocess only) and
@@ -97,5 +98,127 @@ func TestAsksForRunsFirst(t *testing.T) {
 		if code != exit.Usage || stdout != "" || stderr != c.want {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, stdout, stderr, c.want)
 		}
+	}
+}
+
+// TestEmptyFileFlags: a report or series flag given an empty value (an
+// unset variable in a CI script: --junit "$REPORT") is refused naming the
+// flag, before anything is written; it read as not given, so that the
+// gate ran, wrote no report and exited by its verdict.
+func TestEmptyFileFlags(t *testing.T) {
+	for _, flag := range []string{"--junit", "--markdown", "--json", "--html", "--series"} {
+		dir := t.TempDir()
+		code, stdout, stderr := runCompare(t, dir, "-R", expDir("v192"), "-r", expDir("v192-rerun"), "-p", filepath.Join(dir, "plots"), flag, "")
+		want := "compare: " + flag + " is empty: expected a file (an unset variable?); leave the flag out when there is none\n"
+		if code != exit.Usage || stdout != "" || stderr != want {
+			t.Errorf("%s \"\": exit %d, stdout %q, stderr %q; want 2 and %q", flag, code, stdout, stderr, want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s \"\": %d file(s) written in %s", flag, len(entries), dir)
+		}
+	}
+}
+
+// TestEmptyCalibrationLists: --factors "" and --thresholds "" (an unset
+// variable) read as not given: the default factors, no threshold table,
+// exit 0; now exit 2 naming the flag, nothing written.
+func TestEmptyCalibrationLists(t *testing.T) {
+	root := t.TempDir()
+	pool := filepath.Join(root, "pool")
+	if _, err := synth.WriteThroughputRuns(pool, synth.ThroughputSpec{SD: 0.03, Seed: 3}, 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--factors", "--thresholds"} {
+		out := filepath.Join(t.TempDir(), "cal")
+		code, stdout, stderr := runCompare(t, root, "--calibrate", "-r", pool, "-p", out, "--splits", "5", flag, "")
+		want := "compare: " + flag + " is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default\n"
+		if code != exit.Usage || stdout != "" || stderr != want {
+			t.Errorf("%s \"\": exit %d, stdout %q, stderr %q; want 2 and %q", flag, code, stdout, stderr, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s \"\": %s written", flag, out)
+		}
+	}
+}
+
+// TestCopiedRunRefused: a run's folder copied (a CI artifact downloaded
+// twice, "run (copy)") is the same run: on both sides it was compared with
+// itself, and twice on one side counted as two runs; now exit 2 naming
+// both folders. Runs with the same start on different hosts, imported
+// folders with a start but no host, and the two sides of an interleaved run
+// ab (one start and host, two meta.json) are different runs.
+func TestCopiedRunRefused(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, start, host string) string {
+		dir := filepath.Join(root, name)
+		copyDir(t, expDir("v192"), dir)
+		hostField := ""
+		if host != "" {
+			hostField = `, "host": {"hostname": "` + host + `"}`
+		}
+		m := `{"schema": 1, "experiment": "` + name + `", "start": "` + start + `", "completed": true` + hostField + `}`
+		if err := os.WriteFile(filepath.Join(dir, "meta.json"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a := write("a", "2026-11-20T09:00:00.123456789Z", "ci-1")
+	copied := filepath.Join(root, "a (copy)")
+	copyDir(t, a, copied)
+	other := write("other-host", "2026-11-20T09:00:00.123456789Z", "ci-2")
+	imp1 := write("v1.9.1", "2019-11-15T00:00:00Z", "")
+	imp2 := write("v1.9.2", "2019-11-15T00:00:00Z", "")
+	// The other side of an interleaved run ab: one start and host, another
+	// meta.json.
+	side := write("side", "2026-11-20T09:00:00.123456789Z", "ci-1")
+	m := `{"schema": 1, "experiment": "a", "start": "2026-11-20T09:00:00.123456789Z", "completed": true, "host": {"hostname": "ci-1"}, "mode": "interleaved"}`
+	if err := os.WriteFile(filepath.Join(side, "meta.json"), []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCompare(t, root, "-R", a, "-r", copied, "-p", filepath.Join(root, "p1"))
+	if code != exit.Usage || !strings.Contains(stderr, "is given on both sides (reference $OUT/a and results $OUT/a (copy), a copy of the same run (the same meta.json: start, host and all))") {
+		t.Errorf("copy on both sides: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCompare(t, root, "-R", a, "-R", copied, "-r", other, "-r", imp1, "-p", filepath.Join(root, "p2"))
+	if code != exit.Usage || !strings.Contains(stderr, "is given twice on the reference side") {
+		t.Errorf("copy on one side: exit %d, stderr %q", code, stderr)
+	}
+	for _, pair := range [][2]string{{a, other}, {imp1, imp2}, {a, side}} {
+		if code, stdout, stderr := runCompare(t, root, "-R", pair[0], "-r", pair[1], "-p", filepath.Join(root, "p3")); code != exit.OK {
+			t.Errorf("%s against %s: exit %d\n%s%s", pair[1], pair[0], code, stdout, stderr)
+		}
+	}
+}
+
+// TestCalibrateRemovesEarlierPlots: a calibration into a folder that an
+// earlier one left removes the earlier plots it does not draw again: the
+// thresholds plot of a call given --thresholds, the plots of the other
+// format; they stayed, shown beside this call's. Other files stay.
+func TestCalibrateRemovesEarlierPlots(t *testing.T) {
+	root := t.TempDir()
+	pool := filepath.Join(root, "pool")
+	if _, err := synth.WriteThroughputRuns(pool, synth.ThroughputSpec{SD: 0.03, Seed: 3}, 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "cal")
+	if code, _, stderr := runCompare(t, root, "--calibrate", "-r", pool, "-p", out, "--splits", "5", "--thresholds", "0,10%", "--format", "png"); code != exit.OK {
+		t.Fatalf("first: exit %d\n%s", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCompare(t, root, "--calibrate", "-r", pool, "-p", out, "--splits", "5"); code != exit.OK {
+		t.Fatalf("second: exit %d\n%s", code, stderr)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := "calibration_outcomes.svg calibration_power.svg notes.txt"; strings.Join(names, " ") != want {
+		t.Errorf("folder holds %q, want %q", names, want)
 	}
 }

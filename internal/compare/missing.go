@@ -2,12 +2,14 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/report"
 )
 
 // A sub-experiment on one side only is handled the same way in both
@@ -109,6 +111,17 @@ func (inv Invocation) required() error {
 			return exit.Usagef("--plots-directory is empty: expected a directory")
 		}
 		missing = append(missing, "--plots-directory DIR")
+	}
+	// A file flag given an empty value (an unset variable in a CI script,
+	// --junit "$REPORT") read as not given: no report written, exit 0.
+	files := map[string]string{"html": inv.HTML, "series": inv.Series}
+	for _, f := range report.Formats {
+		files[f.Flag] = inv.Reports[f.Flag]
+	}
+	for _, flag := range slices.Sorted(maps.Keys(files)) {
+		if files[flag] == "" && inv.Given[flag] {
+			return exit.Usagef("--%s is empty: expected a file (an unset variable?); leave the flag out when there is none", flag)
+		}
 	}
 	switch len(missing) {
 	case 0:

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/calibrate"
@@ -9,6 +10,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/pairing"
 )
 
 // The flags that only some modes use, by their first name.
@@ -112,22 +114,31 @@ func (inv Invocation) distinctDirs() error {
 
 // distinctRuns refuses an experiment that is among the runs twice, on one
 // side or both: given once directly and once through a folder of
-// experiments, say. It names the experiment and both sides.
+// experiments, say, or copied (pairing.SameRun), which counted one run as
+// two. It names the experiment and both sides.
 func distinctRuns(refs, targets []*experiment.Experiment) error {
 	seen := map[string]string{}
+	var all []*experiment.Experiment
 	for i, exps := range [][]*experiment.Experiment{refs, targets} {
 		side := []string{"reference", "results"}[i]
 		for _, e := range exps {
 			key := clobber.Canonical(e.Dir)
-			if prev, dup := seen[key]; dup {
+			prev, dup := seen[key]
+			copied := ""
+			if j := slices.IndexFunc(all, func(o *experiment.Experiment) bool { return pairing.SameRun(o, e) }); !dup && j >= 0 {
+				prev, dup = seen[clobber.Canonical(all[j].Dir)], true
+				copied = ", a copy of the same run (the same meta.json: start, host and all)"
+			}
+			if dup {
 				what := "on both sides"
 				if strings.HasPrefix(prev, side+" ") {
 					what = "twice on the " + side + " side"
 				}
-				return fmt.Errorf("experiment %s is given %s (%s and %s %s): compare needs different runs on the two sides, each given once",
-					e.Dir, what, prev, side, e.Dir)
+				return fmt.Errorf("experiment %s is given %s (%s and %s %s%s): compare needs different runs on the two sides, each given once",
+					e.Dir, what, prev, side, e.Dir, copied)
 			}
 			seen[key] = side + " " + e.Dir
+			all = append(all, e)
 		}
 	}
 	return nil

@@ -179,9 +179,12 @@ func (r *Result) pairedCheck(o pairing.Origin, c paired.Check, cr paired.CheckRe
 	gc.Stats = &gate.Stats{NReference: a.Units, NCandidate: a.Units, Estimate: cr.Ratio, Low: cr.Low, High: cr.High,
 		Tail: a.Tail / k, PassTail: a.Tail, Confidence: 1 - a.Tail/k - a.Tail, P: cr.P, PAdjusted: cr.PAdjusted, Exact: a.Exact,
 		Dispersion: cr.Spread, Gateable: true, Method: gate.MethodPaired}
-	head := fmt.Sprintf("%d B %s: candidate/%s ×%.3f (median of the pairs' ratios), sign-test bounds [%.3f, %.3f] (%s end at %g%%/%d, %s end at %g%%), p %s (%s %s), pairs %d",
-		o.Key.Payload, m.Name, referenceName, cr.Ratio, cr.Low, cr.High, failEnd(c.HigherIsBetter), 100*a.Tail, len(a.Checks),
-		failEnd(!c.HigherIsBetter), 100*a.Tail, pValueText(cr.P), gate.Bonferroni, pValueText(cr.PAdjusted), a.Units)
+	// The units are pairs, or the A B B A blocks of a series file: "pairs
+	// 8" of 8 blocks miscounted the 16 pairs measured.
+	units := r.Config.unitWord()
+	head := fmt.Sprintf("%d B %s: candidate/%s ×%.3f (median of the %s' ratios), sign-test bounds [%.3f, %.3f] (%s end at %g%%/%d, %s end at %g%%), p %s (%s %s), %s %d",
+		o.Key.Payload, m.Name, referenceName, cr.Ratio, units, cr.Low, cr.High, failEnd(c.HigherIsBetter), 100*a.Tail, len(a.Checks),
+		failEnd(!c.HigherIsBetter), 100*a.Tail, pValueText(cr.P), gate.Bonferroni, pValueText(cr.PAdjusted), units, a.Units)
 	pass, fail := marginRatio(c.HigherIsBetter, mg.Pass), marginRatio(c.HigherIsBetter, mg.Fail)
 	switch cr.Zone {
 	case paired.Fail:
@@ -193,7 +196,7 @@ func (r *Result) pairedCheck(o pairing.Origin, c paired.Check, cr paired.CheckRe
 	default:
 		gc.Status = gate.Inconclusive
 		gc.Message = fmt.Sprintf("%s: neither within the pass margin ×%.3f nor shown worse than the fail margin ×%.3f; %s",
-			head, pass, fail, openWhy(a, r.Config.unitWord()))
+			head, pass, fail, openWhy(a, units))
 	}
 	return gc
 }

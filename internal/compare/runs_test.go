@@ -1,6 +1,7 @@
 package compare_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -224,5 +225,61 @@ func TestCalibrateCommand(t *testing.T) {
 		if code != exit.Usage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d, want 2 and %q: %s%s", tt.args, code, tt.want, stdout, stderr)
 		}
+	}
+}
+
+// TestMissingChecksDecision: a statistical or paired gate that fails on
+// missing checks alone (a sub-experiment the results lost, a run's value
+// of 0 that forms no ratio) says so in its rule, reason and error line;
+// the rule read "fail: Holm's correction rejects a check …: 0 check(s)
+// failed", or the paired analysis' "inconclusive", and the error line
+// "0 of 2 sub-experiments regressed (0 checks over threshold)".
+func TestMissingChecksDecision(t *testing.T) {
+	root := t.TempDir()
+	refs := writeRuns(t, filepath.Join(root, "ref"), "v192", 10, 1, 0.02, 1)
+	lost := writeRuns(t, filepath.Join(root, "lost"), "v192", 10, 1, 0.02, 2)
+	zero := writeRuns(t, filepath.Join(root, "zero"), "v192", 10, 1, 0.02, 3)
+	for i := 1; i <= 10; i++ {
+		if err := os.Remove(filepath.Join(lost, fmt.Sprintf("run-%02d", i), experiment.SummaryFileName("intraprocess_best_effort"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(zero, "run-04", experiment.SummaryFileName("intraprocess_best_effort"))
+	s, err := result.ReadSummaryFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s[0].Set("Min", 0)
+	if err := result.WriteSummaryFile(path, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, results, reason, errLine string
+		paired                         bool
+	}{
+		{"lost", lost, "check(s) missing, each failing the gate: intraprocess_best_effort ", "1 missing from the results", false},
+		{"zero", zero, "1 check(s) missing, each failing the gate: intraprocess_best_effort ", "; 1 check missing (", false},
+		{"zero paired", zero, "1 check(s) missing, each failing the gate: intraprocess_best_effort ", "; 1 check missing (", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			js := filepath.Join(t.TempDir(), "v.json")
+			args := []string{"-R", refs, "-r", tt.results, "-p", filepath.Join(t.TempDir(), "p"), "--json", js}
+			if tt.paired {
+				args = append(args, "--paired")
+			}
+			code, stdout, stderr := runCompare(t, root, args...)
+			if code != exit.GateFailed || !strings.Contains(stdout, "rule: fail: a check is missing (formats §5)") || !strings.Contains(stdout, tt.reason) ||
+				!strings.Contains(stderr, tt.errLine) {
+				t.Errorf("exit %d, want 1\nstdout:\n%s\nstderr: %s", code, stdout, stderr)
+			}
+			b, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct{ Decision gate.Decision }
+			if err := json.Unmarshal(b, &doc); err != nil || !strings.HasPrefix(doc.Decision.Rule, "fail: a check is missing") || !strings.Contains(doc.Decision.Reason, tt.reason) {
+				t.Errorf("JSON decision %+v, %v", doc.Decision, err)
+			}
+		})
 	}
 }

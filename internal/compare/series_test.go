@@ -131,10 +131,16 @@ func TestSeriesPairs(t *testing.T) {
 	if code == exit.Usage {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"N = 4 blocks", "A B B A block", "$OUT/ab/blocks-series.csv (design abba; N counts blocks)"} {
+	// Each check counts its units as blocks too: it said "pairs 4" of the 8
+	// pairs measured.
+	for _, want := range []string{"N = 4 blocks", "A B B A block", "$OUT/ab/blocks-series.csv (design abba; N counts blocks)",
+		"(median of the blocks' ratios)", "(Bonferroni 1.0000), blocks 4: "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, stdout)
 		}
+	}
+	if strings.Contains(stdout, "pairs 4") {
+		t.Errorf("a check counts the 4 blocks as pairs:\n%s", stdout)
 	}
 	b, err := os.ReadFile(filepath.Join(root, "abba.json"))
 	if err != nil || !strings.Contains(string(b), `"n": 4`) || !strings.Contains(string(b), `"units": "blocks"`) || !strings.Contains(string(b), "blocks-series.csv") {

@@ -9,6 +9,7 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // isExperiment reports whether dir is one experiment (it holds summaries or
@@ -99,8 +100,20 @@ func inconclusiveSummary(v *gate.Verdict) string {
 		parts = append(parts, fmt.Sprintf("%s too close to the threshold to decide", plural(undecidable, "check")))
 	}
 	if ungateable > 0 {
-		parts = append(parts, fmt.Sprintf("%s not gateable with these runs (%s: see each check, or leave the column out with --columns)",
-			plural(ungateable, "check"), strings.Join(cols, ", ")))
+		// --columns takes the latency columns alone: a throughput summary's
+		// Messages/s is judged whenever one is compared.
+		latency := slices.DeleteFunc(slices.Clone(cols), func(name string) bool {
+			return !slices.ContainsFunc(result.CompareMetrics, func(m result.Metric) bool { return m.Name == name })
+		})
+		hint := "see each check, or leave the column out with --columns"
+		switch {
+		case len(latency) == 0:
+			hint = "see each check: more runs per side"
+		case len(latency) < len(cols):
+			hint = "see each check, or leave " + strings.Join(latency, ", ") + " out with --columns"
+		}
+		parts = append(parts, fmt.Sprintf("%s not gateable with these runs (%s: %s)",
+			plural(ungateable, "check"), strings.Join(cols, ", "), hint))
 	}
 	if len(parts) > 0 {
 		msg += "; " + strings.Join(parts, "; ")

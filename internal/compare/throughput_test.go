@@ -158,3 +158,26 @@ func TestThroughputMismatch(t *testing.T) {
 	}
 	_ = res
 }
+
+// TestInconclusiveSummaryThroughput: a throughput check not gateable with
+// these runs was advised to "leave the column out with --columns", which
+// refuses Messages/s (it takes latency columns); now the advice is more
+// runs, and --columns is named for the latency columns alone.
+func TestInconclusiveSummaryThroughput(t *testing.T) {
+	check := func(metric result.Metric) gate.Check {
+		return gate.Check{Metric: metric, Status: gate.Inconclusive, Stats: &gate.Stats{Gateable: false}}
+	}
+	for _, tt := range []struct {
+		checks []gate.Check
+		want   string
+	}{
+		{[]gate.Check{check(result.MessageRate)}, "(Messages/s: see each check: more runs per side)"},
+		{[]gate.Check{check(result.Max)}, "(Max: see each check, or leave the column out with --columns)"},
+		{[]gate.Check{check(result.MessageRate), check(result.Max)}, "(Messages/s, Max: see each check, or leave Max out with --columns)"},
+	} {
+		v := &gate.Verdict{Checks: tt.checks, Inconclusive: len(tt.checks)}
+		if got := inconclusiveSummary(v); !strings.HasSuffix(got, tt.want) {
+			t.Errorf("got %q, want it to end in %q", got, tt.want)
+		}
+	}
+}

@@ -535,10 +535,22 @@ func (h *History) decide(g *GateResult) {
 	g.Verdict.Mode = g.Rules()
 	g.Verdict.Finish()
 	if S == 0 {
-		need := 2 * co.MinSegment
 		g.Verdict.Status = gate.Inconclusive
-		g.Verdict.Warn(fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need))
+		g.Verdict.Warn(tooShort(co, len(h.Experiments)))
 	}
+}
+
+// tooShort says why no series could be judged and what would let one be:
+// more experiments, or, when the history holds enough but --change-window
+// looks at fewer, a wider window (it asked for more experiments that were
+// there already).
+func tooShort(co ChangeOptions, experiments int) string {
+	need := 2 * co.MinSegment
+	if co.Window != AllExperiments && co.Window < need && experiments >= need {
+		return fmt.Sprintf("no series has the %d values a test needs: --change-window %d looks at the newest %d of the %d experiments only; give --change-window %d or more (0 for every experiment)",
+			need, co.Window, co.Window, experiments, need)
+	}
+	return fmt.Sprintf("no series has the %d values a test needs: take at least %d experiments", need, need)
 }
 
 // warnStale warns of the slowdowns older than the gate window that no
@@ -1290,13 +1302,43 @@ func (h *History) sub(typ, magnitude string) *SubExperiment {
 	return nil
 }
 
+// judgedMetrics names the magnitudes of the judged series: the latency
+// ones of --gate-metrics when a latency series is judged, then throughput's
+// and the burst columns judged. It named --gate-metrics whatever was
+// judged: "(Median, 99%)" of a history of burst series alone. With no
+// series judged, --gate-metrics.
+func (g *GateResult) judgedMetrics() string {
+	var latency bool
+	var others []string
+	for _, s := range g.Series {
+		switch {
+		case slices.Contains(g.Options.Metrics, s.Magnitude):
+			latency = true
+		case s.Magnitude == result.MessageRate.Name:
+			others = appendNew(others, "throughput "+s.Magnitude)
+		default:
+			others = appendNew(others, "burst "+s.Magnitude)
+		}
+	}
+	var parts []string
+	if latency || len(g.Series) == 0 {
+		parts = append(parts, strings.Join(g.Options.Metrics, ", "))
+	}
+	return strings.Join(append(parts, others...), "; ")
+}
+
+// appendNew appends v to list unless it holds it.
+func appendNew(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
+
 // Summary is one sentence on the verdict, e.g. "failed: 3 of 44 series
 // (Median, 99%) end in a significant slowdown".
 func (g *GateResult) Summary() string {
-	metrics := strings.Join(g.Options.Metrics, ", ")
-	if slices.ContainsFunc(g.Series, func(s GateSeries) bool { return s.Magnitude == result.MessageRate.Name }) {
-		metrics += "; throughput " + result.MessageRate.Name
-	}
+	metrics := g.judgedMetrics()
 	cands := countFunc(g.Series, func(s GateSeries) bool { return s.Candidate })
 	window := fmt.Sprintf("gate window: newest %d experiments", g.Options.Window)
 	if g.Options.Window == 0 {

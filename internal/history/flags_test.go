@@ -74,3 +74,63 @@ func TestNumericFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyPathFlags: a file or folder flag given an empty value (an unset
+// variable in a CI script) is refused naming it, before anything is
+// written; -p "" said "10 plots in ," and wrote history.csv into the
+// working folder, and the report flags wrote nothing, all exiting 0.
+func TestEmptyPathFlags(t *testing.T) {
+	for _, flag := range []string{"-e", "-p", "-r", "--html", "--json", "--acknowledged", "--gate-junit", "--gate-markdown", "--gate-json"} {
+		t.Run(flag, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			abs, err := filepath.Abs(filepath.Join(origDir, "testdata", "experiments"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-e", abs, "-p", filepath.Join(dir, "plots"), "--gate", flag, ""}
+			code, stdout, stderr := runHistoryApp(t, args...)
+			if code != exit.Usage || stdout != "" || !strings.Contains(stderr, " is empty: expected a ") {
+				t.Errorf("exit %d, want 2; stdout %q, stderr %q", code, stdout, stderr)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("%d file(s) written in %s", len(entries), dir)
+			}
+		})
+	}
+}
+
+// origDir is the package's folder, where the tests start.
+var origDir, _ = os.Getwd()
+
+// TestEarlierPlotsRemoved: the plots of an earlier history that this one
+// does not draw again (a sub-experiment no longer followed, -s, the other
+// image format) are removed once this one's are drawn, and a folder left
+// empty with them; they stayed beside this call's plots as if of it. Other
+// files stay.
+func TestEarlierPlotsRemoved(t *testing.T) {
+	plots := filepath.Join(t.TempDir(), "plots")
+	stale := []string{"gone_reliable/history_Median.png", "gone_reliable/16_bytes_99.svg", "interprocess_reliable/history_Median.png"}
+	for _, f := range append([]string{"notes.txt", "interprocess_reliable/notes.txt"}, stale...) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(plots, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(plots, f), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr := runHistoryApp(t, "-e", "testdata/experiments", "-p", plots, "--format", "svg", "-s", "interprocess_reliable")
+	if code != exit.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, f := range append(stale, "gone_reliable") {
+		if _, err := os.Stat(filepath.Join(plots, f)); !os.IsNotExist(err) {
+			t.Errorf("the earlier %s, which this history did not draw, is still there (%v)", f, err)
+		}
+	}
+	for _, f := range []string{"notes.txt", "interprocess_reliable/notes.txt", "interprocess_reliable/history_Median.svg", "history.csv"} {
+		if _, err := os.Stat(filepath.Join(plots, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

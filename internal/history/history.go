@@ -9,9 +9,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/requirements"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -184,21 +187,67 @@ func LoadSelected(ctx context.Context, root string, reqs []requirements.KeyedRow
 		return nil, err
 	}
 	warnings = append(warnings, admitted...)
+	if err := copiedRun(exps); err != nil {
+		return nil, err
+	}
 	experiment.SortChronological(exps)
-	var undated []string
-	for _, e := range exps {
-		if e.Start.IsZero() {
-			undated = append(undated, e.Name)
-		}
-	}
-	if len(undated) > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d experiment(s) have no start time (no %s, folder name not %s): ordered by name after the dated ones: %s",
-			len(undated), meta.FileName, "YYYY-MM-DD_HH-MM-SS", list(undated, 5)))
-	}
+	warnings = append(warnings, orderWarnings(exps, time.Now())...)
 	h := Build(exps, reqs)
 	h.Latency = latency
 	h.Warnings = append(warnings, h.Warnings...)
 	return h, nil
+}
+
+// copiedRun refuses two experiments that hold one run (pairing.SameRun: a
+// folder copied, a CI artifact downloaded twice): drawn twice, its values
+// counted twice in every change point's test.
+func copiedRun(exps []*experiment.Experiment) error {
+	byStart := map[time.Time][]*experiment.Experiment{}
+	for _, e := range exps {
+		if e.Meta == nil || e.Meta.Start.IsZero() {
+			continue
+		}
+		start := e.Meta.Start.UTC()
+		for _, prev := range byStart[start] {
+			if pairing.SameRun(prev, e) {
+				return fileerr.New(e.Dir, 0, "", "the same run as %s (the same meta.json: start %s, host %s and all), a copy counted twice in the history; keep one of them",
+					prev.Dir, start.Format(time.RFC3339Nano), e.Meta.Host.Hostname)
+			}
+		}
+		byStart[start] = append(byStart[start], e)
+	}
+	return nil
+}
+
+// futureSlack is how far after now an experiment may start before history
+// warns: clocks of the hosts that measured differ by seconds, not hours.
+const futureSlack = time.Hour
+
+// orderWarnings warns of what the chronological order of exps (sorted)
+// rests on that may be wrong: experiments without a start time, ordered by
+// name after the dated ones, and experiments that start after now (a wrong
+// clock, or a wrong 'process --start'), ordered as the newest, where every
+// later experiment will come before them and the gate window judges them.
+func orderWarnings(exps []*experiment.Experiment, now time.Time) []string {
+	var undated, future []string
+	for _, e := range exps {
+		switch {
+		case e.Start.IsZero():
+			undated = append(undated, e.Name)
+		case e.Start.After(now.Add(futureSlack)):
+			future = append(future, fmt.Sprintf("%s (%s)", e.Name, e.Start.UTC().Format(time.RFC3339)))
+		}
+	}
+	var warnings []string
+	if len(undated) > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d experiment(s) have no start time (no %s, folder name not %s): ordered by name after the dated ones: %s",
+			len(undated), meta.FileName, "YYYY-MM-DD_HH-MM-SS", list(undated, 5)))
+	}
+	if len(future) > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d experiment(s) start in the future (after %s): ordered as the newest, so that every later experiment comes before them; check the clock of the host that ran them, or the --start given to process: %s",
+			len(future), now.UTC().Format(time.RFC3339), list(future, 5)))
+	}
+	return warnings
 }
 
 // Build arranges the summaries of exps, in their order, into a History,

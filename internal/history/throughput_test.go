@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp"
 	"github.com/mqgate/mqgate/internal/cliapp/historycmd"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/history"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
@@ -122,5 +124,58 @@ func TestThroughputHistory(t *testing.T) {
 				t.Errorf("gate %s, %d failed candidates", doc.Gate.Verdict, failed)
 			}
 		})
+	}
+}
+
+// TestGateChangeWindowTooNarrow: 30 experiments, --change-window 5 --gate:
+// no series can be tested (10 values needed); the verdict is inconclusive
+// and says to widen --change-window, where it said "take at least 10
+// experiments" of a history of 30.
+func TestGateChangeWindowTooNarrow(t *testing.T) {
+	root := tputHistory(t, 1, 4)
+	code, _, stderr := runHistoryApp(t, "-e", root, "-p", filepath.Join(t.TempDir(), "plots"), "--gate", "--change-window", "5")
+	if code != exit.Inconclusive || strings.Contains(stderr, "take at least") ||
+		!strings.Contains(stderr, "--change-window 5 looks at the newest 5 of the 30 experiments only; give --change-window 10 or more") {
+		t.Errorf("exit %d, want 3; stderr:\n%s", code, stderr)
+	}
+}
+
+// TestInterruptedSaysSo: a history interrupted (SIGINT, SIGTERM) exits 130
+// saying "interrupted"; it printed Go's "context canceled".
+func TestInterruptedSaysSo(t *testing.T) {
+	root := tputHistory(t, 1, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := cliapp.Run(ctx, historycmd.App(), []string{"history", "-e", root, "-p", filepath.Join(t.TempDir(), "plots")}, &out, &errb)
+	if code != exit.Interrupted || errb.String() != "history: interrupted\n" {
+		t.Errorf("exit %d, want 130; stderr %q", code, errb.String())
+	}
+}
+
+// TestGateNamesJudgedMetrics: the gate's sentence names the magnitudes of
+// the series it judged: a history of throughput series alone said "(Median,
+// 99%; throughput Messages/s)", of burst series alone "(Median, 99%)", the
+// --gate-metrics of latency series it did not have.
+func TestGateNamesJudgedMetrics(t *testing.T) {
+	root := tputHistory(t, 1, 4)
+	code, stdout, stderr := runHistoryApp(t, "-e", root, "-p", filepath.Join(t.TempDir(), "plots"), "--gate")
+	if code != exit.OK || !strings.Contains(stdout, "4 series (throughput Messages/s) is a significant slowdown") {
+		t.Errorf("throughput: exit %d\n%s%s", code, stdout, stderr)
+	}
+	burst := t.TempDir()
+	for e := range 12 {
+		dir := filepath.Join(burst, fmt.Sprintf("2026-01-%02d_00-00-00", e+1))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		row := result.BurstRow{Payload: 16, Demand: 100, Sent: 1000, Received: 1000, SubMbps: 100 + float64(e%3)}
+		if err := result.WriteBurstFile(filepath.Join(dir, experiment.BurstSummaryFileName("intraprocess_reliable")), []result.BurstRow{row}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr = runHistoryApp(t, "-e", burst, "-p", filepath.Join(t.TempDir(), "plots"), "--gate")
+	if code != exit.OK || !strings.Contains(stdout, "series (burst Lost [samples]; burst Subscription throughput [Mb/s]) is a significant slowdown") {
+		t.Errorf("burst: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -2,8 +2,10 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -391,16 +393,52 @@ func (h *History) detectAndGate(ctx context.Context, co ChangeOptions, g *GateOp
 // million rows. It returns the path of history.csv.
 func (h *History) render(ctx context.Context, jobs []Job, opt RenderOptions) (string, error) {
 	csvPath := filepath.Join(opt.Dir, CSVFileName)
+	earlier, err := earlierPlots(opt.Dir)
+	if err != nil {
+		return "", exit.With(exit.Usage, err)
+	}
 	csvErr := make(chan error, 1)
 	go func() { csvErr <- h.WriteCSVFile(csvPath) }()
-	err := RenderPlots(ctx, jobs, opt)
+	err = RenderPlots(ctx, jobs, opt)
 	if cerr := <-csvErr; cerr != nil {
 		return "", cerr
 	}
 	if err != nil {
 		return "", interruptedOr(ctx, err)
 	}
+	drawn := map[string]bool{}
+	for _, j := range jobs {
+		drawn[filepath.Join(opt.Dir, j.Name+opt.Format.Ext())] = true
+	}
+	for _, f := range earlier {
+		if drawn[f] {
+			continue
+		}
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return "", exit.Usagef("--plots-directory: cannot remove the earlier plot %s: %v", f, err)
+		}
+		os.Remove(filepath.Dir(f)) // the sub-experiment's folder, once empty
+	}
 	return csvPath, nil
+}
+
+// earlierPlots lists the plots an earlier history drew into dir
+// (<type>/history_* and <type>/<bytes>_bytes_*, either format). Those this
+// call does not draw again, removed once its own are drawn, were of a
+// sub-experiment or payload no longer in the history (or -s), or of the
+// other format: left, they were shown beside this call's as if of it.
+func earlierPlots(dir string) ([]string, error) {
+	var out []string
+	for _, p := range []string{"history_*", "*_bytes_*"} {
+		for _, f := range []plots.Format{plots.FormatPNG, plots.FormatSVG} {
+			m, err := filepath.Glob(filepath.Join(dir, "*", p+f.Ext()))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m...)
+		}
+	}
+	return out, nil
 }
 
 // writeReports writes the reports cfg asks for: the HTML report, with
@@ -456,10 +494,11 @@ func Guard(cfg Options) *clobber.Guard {
 }
 
 // interruptedOr maps a cancelled context to the interrupted exit code and
-// anything else to an input error.
+// anything else to an input error. An interruption says so, not what the
+// cancelled context's error says ("context canceled").
 func interruptedOr(ctx context.Context, err error) error {
 	if exit.Cancelled(ctx) {
-		return exit.With(exit.Interrupted, err)
+		return exit.With(exit.Interrupted, errors.New("interrupted"))
 	}
 	return exit.With(exit.Usage, err)
 }

@@ -255,7 +255,13 @@ func printSerial(w io.Writer, d Drift) {
 	head := "Serial correlation of consecutive runs (lag-1 autocorrelation of the runs less Sen's line, permutation test, Holm at " + pct(driftLevel) + ")"
 	tested := slices.DeleteFunc(slices.Clone(d.Checks), func(c DriftCheck) bool { return math.IsNaN(c.Serial.Lag1) })
 	if len(tested) == 0 {
-		fmt.Fprintf(w, "%s: not tested (every check has fewer than 4 runs).\n", head)
+		why := "every check has fewer than 4 runs"
+		if slices.ContainsFunc(d.Checks, func(c DriftCheck) bool { return c.Test.N >= 4 }) {
+			// 4 runs or more whose residuals from Sen's line are all
+			// equal: no correlation to estimate.
+			why = "no check of 4 runs or more varies about Sen's line: runs of equal values, nothing to correlate"
+		}
+		fmt.Fprintf(w, "%s: not tested (%s).\n", head, why)
 		return
 	}
 	correlated := d.Correlated()

@@ -70,3 +70,31 @@ func TestDriftOf(t *testing.T) {
 		t.Errorf("drift file of /x/requirements.csv: %s", DriftFileFor("/x/requirements.csv"))
 	}
 }
+
+// TestPrintDriftEqualRuns: five runs of equal values leave the serial
+// correlation untested; the report said "every check has fewer than 4
+// runs" of five, and now says why (requirements on identical runs).
+func TestPrintDriftEqualRuns(t *testing.T) {
+	for _, tc := range []struct {
+		runs int
+		want string
+	}{{5, "runs of equal values, nothing to correlate"}, {3, "every check has fewer than 4 runs"}} {
+		in := &Input{}
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := range tc.runs {
+			row := result.SummaryRow{Bytes: 16}
+			row.Median, row.P99, row.Max = 10, 15, 30
+			in.Experiments = append(in.Experiments, &experiment.Experiment{
+				Name: fmt.Sprintf("run-%02d", i), Start: start.Add(time.Duration(i) * time.Minute), StartFrom: "meta.json",
+				Summaries: []experiment.Summary{{Type: "a_b", Rows: []result.SummaryRow{row}}},
+			})
+		}
+		var b bytes.Buffer
+		if err := PrintDrift(&b, driftOf(in)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "Serial correlation") || !strings.Contains(b.String(), tc.want) {
+			t.Errorf("%d equal runs: want %q in:\n%s", tc.runs, tc.want, b.String())
+		}
+	}
+}

@@ -272,7 +272,7 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 	m := len(keys)*checksPerRequirement + extraChecks
 	level := cfg.FalseFail / float64(m)
 	d := &Derivation{Mode: cfg.Method, FalseFail: cfg.FalseFail, CheckLevel: level, Experiments: experiments}
-	var few []string
+	var few, atRank []string
 	rejected := map[string][]string{}
 	var rejectedOrder []string
 	for _, k := range keys {
@@ -280,6 +280,10 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 		n := len(g)
 		if n < max(2, cfg.OrderRank) {
 			few = append(few, fmt.Sprintf("%s %d B", k.typ, k.bytes))
+			continue
+		}
+		if n == cfg.OrderRank {
+			atRank = append(atRank, fmt.Sprintf("%s %d B", k.typ, k.bytes))
 			continue
 		}
 		model := &Model{Method: cfg.Method, Runs: n, FalseFail: cfg.FalseFail, CheckLevel: level}
@@ -307,11 +311,25 @@ func deriveStatistical(obs []Observation, cfg StatConfig, extraChecks int) (*Der
 		return nil, fmt.Errorf("statistical requirements need at least 2 runs per sub-experiment and payload; %s %s only one (take more runs, or use --percentile)",
 			listSome(few), map[bool]string{true: "has", false: "have"}[len(few) == 1])
 	}
+	if len(atRank) > 0 {
+		return nil, rankOfAll(cfg.OrderRank, atRank)
+	}
 	for _, why := range rejectedOrder {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d check(s) fall back to the distribution-free bound (%s): %s", len(rejected[why]), why, listSome(rejected[why])))
 	}
 	d.Warnings = append(d.Warnings, statWarnings(d)...)
 	return d, nil
+}
+
+// rankOfAll is the error of groups (named) whose runs are exactly the j
+// that --order-rank j asks for: the j-th worst of j runs is their best
+// (latency: the smallest), which a check fails only when more candidate
+// runs than anyone takes all pass it (formats §11: --order-rank below the runs). Written, it
+// was a limit no unchanged nor regressed system ever failed.
+func rankOfAll(j int, groups []string) error {
+	return fmt.Errorf("--order-rank %d of %d runs: the %d-th worst run of %d is the best one, a limit no practical number of candidate runs can fail; "+
+		"%s %s only %d runs: take more runs than --order-rank, or a lower rank", j, j, j, j, listSome(groups),
+		map[bool]string{true: "has", false: "have"}[len(groups) == 1], j)
 }
 
 // observationColumns read the checked columns of an observation, in

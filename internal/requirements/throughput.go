@@ -159,12 +159,22 @@ func DeriveThroughputStatistical(obs []ThroughputObservation, cfg StatConfig, le
 	}
 	groups, keys := groupThroughput(obs)
 	var reqs []ThroughputRequirement
-	var few, warnings []string
+	var few, fewRank, atRank, warnings []string
 	for _, k := range keys {
 		v := groups[k]
 		n := len(v)
-		if n < 2 {
-			few = append(few, result.ThroughputLabel(k.typ, k.key)+" "+strconv.Itoa(k.key.Payload)+" B")
+		name := result.ThroughputLabel(k.typ, k.key) + " " + strconv.Itoa(k.key.Payload) + " B"
+		switch {
+		case n < 2:
+			few = append(few, name)
+			continue
+		case n < cfg.OrderRank:
+			// The rank was not checked here: order:J of fewer runs was
+			// written, its limit the best run, a file check refuses.
+			fewRank = append(fewRank, name)
+			continue
+		case n == cfg.OrderRank:
+			atRank = append(atRank, name)
 			continue
 		}
 		limit, fit, why := fitLimit(reciprocals(v), cfg, level)
@@ -176,9 +186,15 @@ func DeriveThroughputStatistical(obs []ThroughputObservation, cfg StatConfig, le
 		reqs = append(reqs, ThroughputRequirement{KeyedRow: throughputRow(k.typ, k.key, 1/limit, model),
 			N: n, FailChance: fit.Chance(n, 1, level), NeedRuns: fit.RunsNeeded(n, level)})
 	}
-	if len(few) > 0 {
+	switch {
+	case len(few) > 0:
 		return nil, nil, fmt.Errorf("statistical requirements need at least 2 runs per throughput row; %s %s only one (take more runs, or use --percentile)",
 			listSome(few), map[bool]string{true: "has", false: "have"}[len(few) == 1])
+	case len(fewRank) > 0:
+		return nil, nil, fmt.Errorf("distribution-free limits at the %d-th largest run need at least %d runs per throughput row; %s %s fewer",
+			cfg.OrderRank, cfg.OrderRank, listSome(fewRank), map[bool]string{true: "has", false: "have"}[len(fewRank) == 1])
+	case len(atRank) > 0:
+		return nil, nil, rankOfAll(cfg.OrderRank, atRank)
 	}
 	return reqs, warnings, nil
 }

@@ -165,3 +165,33 @@ func TestThroughputCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestThroughputOrderRankOfTheRuns: --order-rank J of n throughput runs
+// needs J < n, as the latency rows do: with J > n the requirement written
+// said order:J of n runs, its limit the best run (a file check refuses);
+// with J = n the limit is the best run, which no practical number of
+// candidate runs fails. Both are refused now, latency rows at J = n too.
+func TestThroughputOrderRankOfTheRuns(t *testing.T) {
+	n := len(tputValues)
+	for _, tt := range []struct {
+		rank int
+		want string
+	}{{n + 3, "at the 11-th largest run need at least 11 runs per throughput row"}, {n, "--order-rank 8 of 8 runs: the 8-th worst run of 8 is the best one"}} {
+		cfg := StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: tt.rank}
+		if reqs, _, err := DeriveThroughputStatistical(tputObs(tputValues), cfg, 0.01/4); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("rank %d of %d runs: %+v, %v; want %q", tt.rank, n, reqs, err, tt.want)
+		}
+	}
+	cfg := StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: n - 1}
+	if reqs, _, err := DeriveThroughputStatistical(tputObs(tputValues), cfg, 0.01/4); err != nil || math.Abs(reqs[0].Limits["Messages/s"]-105) > 1e-9 {
+		t.Errorf("rank %d of %d runs: %+v, %v; want the 2nd best run, 105", n-1, n, reqs, err)
+	}
+	var obs []Observation
+	for i, v := range tputValues {
+		obs = append(obs, Observation{Experiment: string(rune('a' + i)), Type: "t", Bytes: 16, Median: v, P99: 2 * v, Max: 3 * v})
+	}
+	if _, err := DeriveStatistical(obs, StatConfig{FalseFail: 0.01, Method: gate.MethodOrder, NormalityLevel: 0.05, OrderRank: n}); err == nil ||
+		!strings.Contains(err.Error(), "--order-rank 8 of 8 runs") {
+		t.Errorf("latency, rank %d of %d runs: %v", n, n, err)
+	}
+}

@@ -9,13 +9,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/numflag"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/requirements"
 )
@@ -101,6 +104,13 @@ func calibrateOptions(cfg Config, st requirements.StatConfig) (calibrate.Options
 	}{{"splits", calibrate.SplitsRange, cfg.Splits}, {"reference-runs", calibrate.ReferenceRange, cfg.ReferenceRuns}, {"candidate-runs", calibrate.CandidateRange, cfg.CandidateRuns}} {
 		if err := r.r.Check("--"+r.flag, r.n); err != nil {
 			return none, "", exit.With(exit.Usage, err)
+		}
+	}
+	// Given empty (an unset variable), a list read as not given: the
+	// default factors, no margin table.
+	for _, f := range []struct{ flag, value string }{{"factors", cfg.Factors}, {"margins", cfg.Margins}} {
+		if cfg.Set[f.flag] && strings.TrimSpace(f.value) == "" {
+			return none, "", exit.Usagef("--%s is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default", f.flag)
 		}
 	}
 	factors := requirements.DefaultCheckFactors
@@ -200,6 +210,9 @@ func writeCalibration(cfg Config, res *calibrate.Result, format plots.Format, wa
 	if err != nil {
 		return err
 	}
+	if err := calibrate.RemoveStale(cfg.PlotsDirectory, CalibrationPlotStem, paths); err != nil {
+		return exit.Usagef("--plots-directory: %v", err)
+	}
 	if err := calibrate.WriteText(stdout, res); err != nil {
 		return err
 	}
@@ -257,8 +270,8 @@ func sharedRuns(regressed string, reg *requirements.Input, pool string, in *requ
 			switch {
 			case sameDir(r.Dir, e.Dir):
 				how = "the same folder"
-			case sameRun(r, e):
-				how = "the same run (meta.json: same start and host)"
+			case pairing.SameRun(r, e):
+				how = "the same run (the same meta.json: start, host and all)"
 			default:
 				continue
 			}
@@ -280,11 +293,20 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
-// sameRun reports whether a and b are copies of one run: both have
-// meta.json, with the same start time (to the nanosecond) and host.
-func sameRun(a, b *experiment.Experiment) bool {
-	return a.Meta != nil && b.Meta != nil && !a.Meta.Start.IsZero() &&
-		a.Meta.Start.Equal(b.Meta.Start) && a.Meta.Host.Hostname == b.Meta.Host.Hostname
+// copiedRuns refuses two experiments of one pool that are the same run
+// (pairing.SameRun: a folder copied, a CI artifact downloaded twice):
+// counted twice, it set the limits from n runs where there were fewer, and
+// a statistical limit's false-fail level assumes n distinct runs.
+func copiedRuns(root string, exps []*experiment.Experiment) error {
+	for i, a := range exps {
+		for _, b := range exps[:i] {
+			if pairing.SameRun(a, b) {
+				return fileerr.New(a.Dir, 0, "", "the same run as %s (the same meta.json: start %s, host %s and all), a copy counted twice among the runs of %s; keep one of them",
+					b.Dir, a.Meta.Start.UTC().Format(time.RFC3339Nano), a.Meta.Host.Hostname, root)
+			}
+		}
+	}
+	return nil
 }
 
 // calibrateMisused reports a calibration flag given without --calibrate.

@@ -237,7 +237,7 @@ func TestCalibrateRegressedOverlapsPool(t *testing.T) {
 		{"one of the pool's runs", runs[0], "--regressed " + runs[0] + " is the run " + runs[0] + " of --experiments-results"},
 		{"one of the pool's runs through a link", filepath.Join(link, filepath.Base(runs[1])), "is the run " + runs[1] + " of --experiments-results"},
 		{"links to runs of the pool", linked, "holds " + filepath.Join(linked, "z-"+filepath.Base(runs[0])) + ", and --experiments-results " + pool + " holds " + runs[0] + ", the same folder"},
-		{"a copy of a run of the pool", copied, ", the same run (meta.json: same start and host)"},
+		{"a copy of a run of the pool", copied, ", the same run (the same meta.json: start, host and all)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

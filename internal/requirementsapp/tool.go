@@ -2,6 +2,7 @@ package requirementsapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -62,6 +63,9 @@ type Config struct {
 // calibrates them (--calibrate), prints tables and progress to stdout and
 // warnings to stderr. Errors carry their exit code (package exit).
 func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	if err := emptyPaths(cfg); err != nil {
+		return err
+	}
 	if cfg.BurstOutputFile != "" {
 		return deriveBurstFile(cfg, stdout, stderr)
 	}
@@ -95,6 +99,34 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	return printDerived(res, stdout, in, percentile, cfg.Percentile, out, tout)
+}
+
+// emptyPaths refuses a file or folder flag given an empty value (an unset
+// variable in a CI script), which read as not given: --burst-output-file ""
+// derived latency requirements instead, --json "" and --regressed "" left
+// the calibration without them, all exiting 0. --output-file and
+// --throughput-output-file say it in outputFiles.
+func emptyPaths(cfg Config) error {
+	for _, f := range []struct {
+		flag, value, what string
+		optional          bool
+	}{
+		{"experiments-results", cfg.ExperimentsResults, "a folder of experiments", false},
+		{"out", cfg.Out, "a results folder", false},
+		{"burst-output-file", cfg.BurstOutputFile, "a file", true},
+		{"regressed", cfg.Regressed, "a folder of runs", true},
+		{"json", cfg.JSON, "a file", true},
+		{"plots-directory", cfg.PlotsDirectory, "a folder", false},
+	} {
+		if f.value == "" && cfg.Set[f.flag] {
+			hint := ""
+			if f.optional {
+				hint = "; leave the flag out when there is none"
+			}
+			return exit.Usagef("--%s is empty: expected %s (an unset variable?)%s", f.flag, f.what, hint)
+		}
+	}
+	return nil
 }
 
 // nothingDerived is the error of experiments that hold neither latency nor
@@ -309,12 +341,16 @@ func noArgs(args []string) error {
 func loadInput(ctx context.Context, root string, allowIncomplete bool) (*requirements.Input, error) {
 	fail := func(err error) (*requirements.Input, error) {
 		if exit.Cancelled(ctx) {
-			return nil, exit.With(exit.Interrupted, err)
+			// Say so, not the cancelled context's "context canceled".
+			return nil, exit.With(exit.Interrupted, errors.New("interrupted"))
 		}
 		return nil, exit.With(exit.Usage, err)
 	}
 	exps, warnings, err := experiment.LoadRoot(ctx, root)
 	if err != nil {
+		return fail(err)
+	}
+	if err := copiedRuns(root, exps); err != nil {
 		return fail(err)
 	}
 	for _, e := range exps {

@@ -75,7 +75,8 @@ goes with --plan, --seed with --plan or --calibrate, and --runs-per-side,
 --splits, --split, --factors and --thresholds with --calibrate.
 
 The same experiment or folder on both sides (however spelled, or through a
-symbolic link), or a run given twice, is refused (exit 2). The plots directory
+symbolic link), or a run given twice (a copy too: the same meta.json, naming a
+start and a host), is refused (exit 2). The plots directory
 belongs to one compare while it writes: another compare writing into it is
 refused (exit 2 naming it); a folder an earlier compare left is reused, its
 comparisons replaced.

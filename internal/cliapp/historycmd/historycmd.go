@@ -86,7 +86,8 @@ func gateFlags() []cli.Flag {
 // description is the history command's help text, after its usage.
 const description = `Orders the experiments under DIR chronologically (meta.json start time, else the folder name
 YYYY-MM-DD_HH-MM-SS; folders imported from Fast-RTPS get a meta.json from 'process --sut-name
-NAME --sut-version V --start DATE DIR', which orders them by DATE and labels them by V) and draws, for each sub-experiment:
+NAME --sut-version V --start DATE DIR', which orders them by DATE and labels them by V; a start in the
+future is warned about, and two folders of one run, a copy, are an error) and draws, for each sub-experiment:
   <plots>/<type>/history_<Min|Median|Max|99>.<ext>    experiments along x, one series per payload
   <plots>/<type>/<bytes>_bytes_<Median|99|Max>.<ext>  one payload against its requirement,
                                                       points over the requirement marked
@@ -167,6 +168,9 @@ func action(c *cli.Context) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
 	}
+	if err := noEmptyPaths(c); err != nil {
+		return err
+	}
 	set := map[string]bool{}
 	for _, f := range report.Formats {
 		set[f.Flag] = c.IsSet("gate-" + f.Flag)
@@ -204,4 +208,26 @@ func action(c *cli.Context) error {
 		GateReportsSet:  set,
 		Stderr:          c.App.ErrWriter,
 	}, c.App.Writer)
+}
+
+// noEmptyPaths refuses a file or folder flag given an empty value (an
+// unset variable in a CI script), which read as not given: -p "" claimed
+// its plots and wrote history.csv into the working folder, -r "" drew no
+// requirement line, --acknowledged "" failed the acknowledged shifts, and
+// the reports were not written, the exit code the verdict's.
+func noEmptyPaths(c *cli.Context) error {
+	flags := []string{"experiments-results", "plots-directory", "requirements", "html", "json", "acknowledged"}
+	for _, f := range report.Formats {
+		flags = append(flags, "gate-"+f.Flag)
+	}
+	for i, f := range flags {
+		if c.IsSet(f) && c.String(f) == "" {
+			what := "a file (an unset variable?); leave the flag out when there is none"
+			if i < 2 {
+				what = "a folder (an unset variable?)"
+			}
+			return exit.Usagef("--%s is empty: expected %s", f, what)
+		}
+	}
+	return nil
 }

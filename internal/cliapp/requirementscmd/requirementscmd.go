@@ -52,7 +52,8 @@ percentile of 5 runs (rank 4.96) fails about 1 run in 6.
 
 An experiment folder is a directory, or a symbolic link to one, holding summaries; every other
 entry is skipped with a warning. A run that did not complete (meta.json "completed": false) is an
-error unless --allow-incomplete, and so are experiments that measure latency differently and a
+error unless --allow-incomplete, and so are experiments that measure latency differently, two
+folders holding one run (a copy: the same meta.json, naming a start and a host) and a
 --output-file inside one of the experiments. Requirements derived from rtt or one-way runs, and
 statistical ones, carry a Latency column saying what they measure.
 

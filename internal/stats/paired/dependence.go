@@ -33,7 +33,8 @@ const DefaultFixedDependenceLevel = 0.10
 // Dependence is the serial-dependence diagnostic of a family's units in
 // measured order, and what the verdict did about it.
 type Dependence struct {
-	// Tested says the test ran (it needs 3 units or more).
+	// Tested says the test ran (it needs 3 units or more, and a check
+	// whose log ratios vary).
 	Tested bool
 	// Clipped says the test was of the log ratios clipped to two spreads
 	// either side of the margin decided on (the sequential gate's), so
@@ -65,6 +66,11 @@ type Dependence struct {
 // did, for every report.
 func (d Dependence) Text() string {
 	if !d.Tested {
+		if d.Units >= 3 {
+			// Every unit gave each check the same ratio: no order is
+			// more correlated than another.
+			return fmt.Sprintf("serial dependence not tested (no check's log ratio varies over the %d units)", d.Units)
+		}
 		return "serial dependence not tested (fewer than 3 units)"
 	}
 	clipped := ""
