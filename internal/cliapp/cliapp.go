@@ -341,6 +341,20 @@ func NoArgs(c *cli.Context) error {
 	return nil
 }
 
+// NoEmpty returns a usage error naming the first of flags that was given
+// an empty value: an unset variable in a script (--junit "$REPORT") would
+// otherwise read as the flag not given, and the tool would write no report,
+// put its plots in their default folder or leave a label out, and exit by
+// its verdict as if all were well.
+func NoEmpty(c *cli.Context, flags ...string) error {
+	for _, f := range flags {
+		if c.IsSet(f) && c.String(f) == "" {
+			return exit.Usagef("--%s is empty (an unset variable?): give a value, or leave the flag out", f)
+		}
+	}
+	return nil
+}
+
 // Given returns the flags of c's app that were given, by first name, for
 // tools that refuse a flag their mode does not use rather than ignore it.
 func Given(c *cli.Context) map[string]bool {

@@ -90,7 +90,7 @@ func TestEmptyPathFlags(t *testing.T) {
 			}
 			args := []string{"-e", abs, "-p", filepath.Join(dir, "plots"), "--gate", flag, ""}
 			code, stdout, stderr := runHistoryApp(t, args...)
-			if code != exit.Usage || stdout != "" || !strings.Contains(stderr, " is empty: expected a ") {
+			if code != exit.Usage || stdout != "" || !strings.Contains(stderr, " is empty (an unset variable?)") {
 				t.Errorf("exit %d, want 2; stdout %q, stderr %q", code, stdout, stderr)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {

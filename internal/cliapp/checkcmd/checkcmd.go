@@ -133,7 +133,7 @@ func action(c *cli.Context) error {
 	for _, r := range report.Formats {
 		paths = append(paths, r.Flag)
 	}
-	if err := noEmpty(c, paths...); err != nil {
+	if err := cliapp.NoEmpty(c, paths...); err != nil {
 		return err
 	}
 	f, err := plots.ParseFormat(c.String("format"))
@@ -171,17 +171,4 @@ func action(c *cli.Context) error {
 		HTML:                   c.String("html"),
 		PrintSummaries:         c.Bool("print-summaries"),
 	}, c.App.Writer)
-}
-
-// noEmpty refuses a file or folder flag given an empty value (an
-// unset variable in a script, --junit "$REPORT"), which would otherwise
-// read as not given: no report written, the plots in their default folder,
-// and the exit code of the verdict.
-func noEmpty(c *cli.Context, flags ...string) error {
-	for _, f := range flags {
-		if c.IsSet(f) && c.String(f) == "" {
-			return exit.Usagef("--%s is empty (an unset variable?): give a value, or leave the flag out", f)
-		}
-	}
-	return nil
 }

@@ -168,7 +168,11 @@ func action(c *cli.Context) error {
 	if err := cliapp.NoArgs(c); err != nil {
 		return err
 	}
-	if err := noEmptyPaths(c); err != nil {
+	paths := []string{"experiments-results", "plots-directory", "requirements", "html", "json", "acknowledged"}
+	for _, f := range report.Formats {
+		paths = append(paths, "gate-"+f.Flag)
+	}
+	if err := cliapp.NoEmpty(c, paths...); err != nil {
 		return err
 	}
 	set := map[string]bool{}
@@ -208,26 +212,4 @@ func action(c *cli.Context) error {
 		GateReportsSet:  set,
 		Stderr:          c.App.ErrWriter,
 	}, c.App.Writer)
-}
-
-// noEmptyPaths refuses a file or folder flag given an empty value (an
-// unset variable in a CI script), which read as not given: -p "" claimed
-// its plots and wrote history.csv into the working folder, -r "" drew no
-// requirement line, --acknowledged "" failed the acknowledged shifts, and
-// the reports were not written, the exit code the verdict's.
-func noEmptyPaths(c *cli.Context) error {
-	flags := []string{"experiments-results", "plots-directory", "requirements", "html", "json", "acknowledged"}
-	for _, f := range report.Formats {
-		flags = append(flags, "gate-"+f.Flag)
-	}
-	for i, f := range flags {
-		if c.IsSet(f) && c.String(f) == "" {
-			what := "a file (an unset variable?); leave the flag out when there is none"
-			if i < 2 {
-				what = "a folder (an unset variable?)"
-			}
-			return exit.Usagef("--%s is empty: expected %s", f, what)
-		}
-	}
-	return nil
 }

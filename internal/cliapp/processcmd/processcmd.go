@@ -85,7 +85,7 @@ could not be read), 130 interrupted.`,
 
 // action turns the command line into a process.Config.
 func action(c *cli.Context) error {
-	if err := noEmpty(c, "raw-csv", "plots-directory", "html", "sut-name", "sut-version"); err != nil {
+	if err := cliapp.NoEmpty(c, "raw-csv", "plots-directory", "html", "sut-name", "sut-version"); err != nil {
 		return err
 	}
 	label := process.Label{System: c.String("sut-name"), Version: c.String("sut-version")}
@@ -112,17 +112,4 @@ func action(c *cli.Context) error {
 		LenientSamples: c.Bool("lenient-samples"),
 		Quiet:          c.Bool("quiet"),
 	}, c.App.Writer)
-}
-
-// noEmpty refuses a file, folder or label flag given an empty value (an
-// unset variable in a script, --html "$REPORT"), which would otherwise
-// read as not given: no report written, the plots in their default
-// folder, or meta.json without the label, and exit 0.
-func noEmpty(c *cli.Context, flags ...string) error {
-	for _, f := range flags {
-		if c.IsSet(f) && c.String(f) == "" {
-			return exit.Usagef("--%s is empty (an unset variable?): give a value, or leave the flag out", f)
-		}
-	}
-	return nil
 }
