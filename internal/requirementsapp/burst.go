@@ -18,7 +18,8 @@ import (
 
 // deriveBurstFile is requirements --burst-output-file: the burst
 // requirements of the burst summaries of every experiment folder in
-// cfg.ExperimentsResults, as the Fast-RTPS throughput script derives them.
+// cfg.ExperimentsResults, as the Fast-RTPS throughput script derives them
+// but for the throughput limit (requirements.BurstPercentile says why).
 func deriveBurstFile(cfg Config, stdout, stderr io.Writer) error {
 	if cfg.ExperimentsResults == "" {
 		return exit.Usagef("--burst-output-file needs --experiments-results ROOT")
@@ -27,7 +28,8 @@ func deriveBurstFile(cfg Config, stdout, stderr io.Writer) error {
 		return exit.Usagef("--burst-output-file derives from the experiments as they are: it excludes --runs and --calibrate")
 	}
 	if i := slices.IndexFunc(burstExcludes, func(f string) bool { return cfg.Set[f] }); i >= 0 {
-		return exit.Usagef("--%s does not go with --burst-output-file, which derives burst requirements only, at their %s percentile", burstExcludes[i], requirements.Ordinal(requirements.BurstPercentile))
+		return exit.Usagef("--%s does not go with --burst-output-file, which derives burst requirements only: lost samples at their %s percentile, subscription throughput at its %s",
+			burstExcludes[i], requirements.Ordinal(requirements.BurstPercentile), requirements.Ordinal(100-requirements.BurstPercentile))
 	}
 	var g clobber.Guard
 	g.Experiments("--experiments-results", cfg.ExperimentsResults)

@@ -127,7 +127,7 @@ func outputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "throughput-output-file", TakesFile: true,
 			Usage: "throughput requirements CSV to write when the experiments hold throughput summaries (default: " + requirements.DefaultThroughputFileName + " beside --output-file)"},
 		&cli.StringFlag{Name: "burst-output-file", TakesFile: true,
-			Usage: "derive burst requirements (Lost, Subscription throughput at their 99th percentile) from the burst summaries of the experiments into this CSV, instead of latency and throughput requirements (formats §9)"},
+			Usage: "derive burst requirements (Lost at its 99th percentile over the runs, Subscription throughput at its 1st) from the burst summaries of the experiments into this CSV, instead of latency and throughput requirements (formats §9)"},
 	}
 }
 
