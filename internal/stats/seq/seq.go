@@ -345,7 +345,7 @@ func (g *Gate) decide() Decision {
 	}
 	d := Decision{Pairs: n, Estimand: paired.Estimand, MinPairs: g.minPairs, Method: g.Method()}
 	level := func() string {
-		return fmt.Sprintf("median pair ratio; FAIL at family-wise level %g (each of %d checks at %g), PASS intersection–union at %g; %s",
+		return fmt.Sprintf("median pair ratio; FAIL at family-wise level %g (each of %d checks at %.3g), PASS intersection–union at %g; %s",
 			g.cfg.Level, len(g.specs), g.cfg.Level/float64(len(g.specs)), g.cfg.Level, g.Method())
 	}
 	due := (len(failing) > 0 || len(open) == 0) && n >= g.minPairs

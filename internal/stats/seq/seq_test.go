@@ -1,8 +1,10 @@
 package seq
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/stats/dist"
@@ -138,5 +140,32 @@ func TestDecisionAndBounds(t *testing.T) {
 	}
 	if d.Status != Spent || d.Pairs != 3 || len(d.Checks) != 1 {
 		t.Errorf("after the budget: %+v", d)
+	}
+}
+
+// TestReasonLevels: the per-check level of a decision's reason is given to
+// three significant digits, as the reports' mode line gives it: 0.05 over
+// 60 checks once read 0.0008333333333333334.
+func TestReasonLevels(t *testing.T) {
+	specs := make([]Spec, 60)
+	for i := range specs {
+		specs[i] = Spec{Name: fmt.Sprintf("c%d", i)}
+	}
+	g, err := New(specs, Config{Level: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := make([]float64, len(specs)), make([]float64, len(specs))
+	var d Decision
+	for i := 0; d.Status == Continue && i < 10000; i++ {
+		for k := range a {
+			a[k], b[k] = 100, 200 // every pair twice as slow: a FAIL
+		}
+		if d, err = g.Add(a, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.Status != Fail || !strings.Contains(d.Reason, "each of 60 checks at 0.000833)") {
+		t.Errorf("%v: %s", d.Status, d.Reason)
 	}
 }
