@@ -355,7 +355,7 @@ Examples:
    run burst -s interprocess_best_effort_tcp --file payloads_demands.csv --recoveries_file recoveries.csv`,
 		Flags: append([]cli.Flag{
 			&cli.IntSliceFlag{Name: "demand", Aliases: []string{"d"}, Value: cli.NewIntSlice(burst.DefaultDemands...), Usage: "samples per burst, a list"},
-			&cli.IntSliceFlag{Name: "recovery_time", Value: cli.NewIntSlice(burst.DefaultRecoveries...), Usage: "recovery times in ms, a list"},
+			&cli.IntSliceFlag{Name: "recovery_time", Value: cli.NewIntSlice(burst.DefaultRecoveries...), Usage: "recovery times in ms, a list (each 0 to 86400000, 24 h)"},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "payload demands file (Fast-RTPS payloads_demands.csv: payload;demand;… per line); replaces --payloads and --demand", Destination: &bc.File},
 			&cli.StringFlag{Name: "recoveries_file", Usage: "recovery times file (Fast-RTPS recoveries.csv: ms;ms;…); replaces --recovery_time", Destination: &bc.RecoveriesFile},
 			cliapp.Ranged(&cli.Float64Flag{Name: "time", Aliases: []string{"t"}, Value: burst.DefaultTestTime.Seconds(), Usage: "test time of each case, seconds", Destination: &bc.Time},
