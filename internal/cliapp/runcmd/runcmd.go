@@ -551,7 +551,12 @@ RT_n windows, or, when it disagrees with the overall receive rate by more than
 ±10 % (deliveries in bursts), the overall rate, (delivered − 1) / (last I −
 first I), as one sample), and the figures in permessage/:
 latency, ST/RT and CPU against message number, histograms, and the median
-throughput against the payload size.
+throughput against the payload size. A payload interrupted (Ctrl-C) or cut
+by a broken link is written too, marked incomplete in meta.json: the
+messages sent (interrupted: up to the last one delivered).
+
+Exit codes: 0 done; 2 usage or environment error, or a link that broke; 130
+interrupted.
 
 Examples:
    run permessage -s nats_best_effort --broker embedded --payloads 16..4096
