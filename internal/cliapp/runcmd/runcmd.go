@@ -563,7 +563,7 @@ Examples:
    run permessage -s nats_best_effort --broker embedded --rate 100000 --window 1000
    run permessage -s interprocess_best_effort_tcp --count 100000 --window 1000`,
 		Flags: append([]cli.Flag{
-			cliapp.Ranged(&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload", Destination: &pc.PerMessage.Count}, flagrange.Int(2, 100_000_000)),
+			cliapp.Ranged(&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload; every payload's are held until the files are written, about 600 B a message: a run that would not fit in 80 % of the available memory is refused", Destination: &pc.PerMessage.Count}, flagrange.Int(2, 100_000_000)),
 			cliapp.Ranged(&cli.IntFlag{Name: "window", Value: 100, Usage: "M, the window of ST_n and RT_n, in messages, less than --count", Destination: &pc.PerMessage.Window}, flagrange.Int(1, 100_000_000-1)),
 			cliapp.Ranged(&cli.Float64Flag{Name: "rate", Usage: "pace the sender at this many messages per second, below the link's capacity for a steady run (default 0: back to back)", Destination: &pc.PerMessage.Rate},
 				flagrange.Float(0, load.MaxRate).Above().OrZero("back to back")),
