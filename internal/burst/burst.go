@@ -26,6 +26,11 @@ const (
 	DefaultTimeout  = time.Second
 )
 
+// MaxRecoveryMs is the longest recovery time, 24 h as the longest --time:
+// a longer one (from 2^63 ns, about 292 years) would overflow the pause
+// between bursts into none at all.
+const MaxRecoveryMs = int(24 * time.Hour / time.Millisecond)
+
 // Config says which test cases to measure and how long.
 type Config struct {
 	// Demands are the burst sizes of every payload, unless Payload
@@ -72,8 +77,8 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, r := range c.Recoveries {
-		if r < 0 {
-			return fmt.Errorf("recovery time %d ms: expected 0 or more", r)
+		if r < 0 || r > MaxRecoveryMs {
+			return fmt.Errorf("recovery time %d ms: expected 0 to %d (24 h)", r, MaxRecoveryMs)
 		}
 	}
 	switch {

@@ -228,3 +228,18 @@ func TestDemandsText(t *testing.T) {
 		t.Errorf("demands file: %q", got)
 	}
 }
+
+// TestRecoveryBound: a recovery time longer than 24 h is refused before
+// anything is measured; 9223372036854775807 ms was taken and overflowed
+// into no pause at all, the row still naming that recovery time.
+func TestRecoveryBound(t *testing.T) {
+	for _, c := range []struct {
+		ms int
+		ok bool
+	}{{0, true}, {MaxRecoveryMs, true}, {MaxRecoveryMs + 1, false}, {9223372036854775807, false}, {-1, false}} {
+		err := Config{Recoveries: []int{c.ms}}.WithDefaults().Validate()
+		if (err == nil) != c.ok {
+			t.Errorf("recovery %d ms: %v, want ok %v", c.ms, err, c.ok)
+		}
+	}
+}

@@ -343,6 +343,12 @@ func (rd *duetRound) unit(i, j int, coin *rand.Rand) (DuetUnit, error) {
 			err := rd.measure(k, i, j, blk, &res)
 			rd.sides[k].add(i, j, res)
 			if err != nil {
+				// The round's blocks of this payload stop on both sides,
+				// whichever side's block was cut (the other's may have
+				// completed its own).
+				for _, s := range rd.sides {
+					s.payloads[i][j].Counts.Completed = false
+				}
 				return u, err
 			}
 			if k == 0 {

@@ -233,6 +233,12 @@ func TestDuetEchoerDied(t *testing.T) {
 		if m.Completed || m.Error == "" || len(m.SubExperiments) != 2 {
 			t.Errorf("%s: meta completed %v, error %q, %d sub-experiments", r.Dir, m.Completed, m.Error, len(m.SubExperiments))
 		}
+		// B's pinger stops at its 61st send: round 2 (34 sends a round),
+		// in the blocks of 32 B. That payload was cut on both sides, the
+		// one before it was not, whichever side's block came first.
+		if ps := m.SubExperiments[0].Payloads; len(ps) != 2 || !ps[0].Completed || ps[1].Completed {
+			t.Errorf("%s: one_reliable payloads %+v, want 16 B completed and 32 B not", r.Dir, ps)
+		}
 	}
 }
 

@@ -201,7 +201,8 @@ type PayloadResult struct {
 	Publishers []PublisherResult
 	// Subscribers are the measured messages each subscriber got.
 	Subscribers []SubscriberResult
-	// Drained is false when the drain timed out with messages missing.
+	// Drained is false when the drain timed out with messages missing;
+	// true when no drain ran (an interrupted run, a broken link).
 	Drained bool
 	// Acknowledged is true when the publishers' links acknowledge each
 	// message (driver.AckSender); System is what they reached, when the
@@ -435,7 +436,9 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 
 	res := r.result(recvs, sends, sent, expected, end, tk.ticks)
 	res.Acknowledged, res.System = acknowledged, system
-	res.Drained = drained && res.Unique >= expected
+	// An interrupted or broken run has no drain: what was still on the
+	// way then is lost, and no drain ended too soon.
+	res.Drained = !ok || (drained && res.Unique >= expected)
 	for _, o := range cfg.Observers {
 		o.End(res)
 	}

@@ -220,6 +220,11 @@ func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Re
 		ends.Close()
 		<-done
 		m.pm.Acked, m.pm.Refused = m.acks.Counts()
+		// What was measured is kept: the messages up to the last one
+		// delivered (those after it were in flight when the run was
+		// stopped, neither delivered nor lost).
+		m.pm.truncate(m.pm.lastDelivered() + 1)
+		_ = m.tally() // counted; the interruption is the error
 		return m.pm, load.ErrInterrupted
 	}
 	if acking && m.pubErr == nil {
@@ -230,12 +235,41 @@ func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Re
 	}
 	m.pm.Acked, m.pm.Refused = m.acks.Counts()
 	if m.pubErr != nil {
+		// The messages sent before the link broke are kept, those
+		// not delivered lost.
+		m.pm.truncate(m.sent)
+		_ = m.tally() // counted; the broken link is the error
 		return m.pm, fmt.Errorf("publisher: %w", m.pubErr)
 	}
 	if m.subErr != nil {
+		m.pm.truncate(m.sent)
+		_ = m.tally() // counted; the broken link is the error
 		return m.pm, fmt.Errorf("subscriber: %w", m.subErr)
 	}
 	return m.pm, m.tally()
+}
+
+// truncate keeps the first n messages of the record and the CPU readings
+// of their windows (the j-th at the (j·k)-th message, j·k ≤ n).
+func (p *Record) truncate(n int) {
+	n = max(0, min(n, len(p.O)))
+	p.O, p.I = p.O[:n], p.I[:n]
+	for _, s := range []*CPUSeries{&p.Sender, &p.Receiver, &p.Client, &p.Broker} {
+		if k := n/max(p.CPUEvery, 1) + 1; k < len(s.R) {
+			s.R = s.R[:k]
+		}
+	}
+}
+
+// lastDelivered is the index of the last message delivered, -1 when none
+// was.
+func (p *Record) lastDelivered() int {
+	for n := len(p.I) - 1; n >= 0; n-- {
+		if p.I[n] != Never {
+			return n
+		}
+	}
+	return -1
 }
 
 // perMessageRun is one measurement of Measure: a sender and a
@@ -251,6 +285,7 @@ type perMessageRun struct {
 	pm      *Record
 	origin  time.Time
 	ready   chan struct{} // closed once the receiver took its first reading
+	sent    int           // messages handed to Send, set when send returns
 	pubErr  error
 	subErr  error
 	// The acknowledgements the publisher received, and the refusals.
@@ -403,8 +438,10 @@ func (m *perMessageRun) send() {
 	clock := load.NewClock()
 	pm.Sender.read(0, threadCPU(), since())
 	pace := pacer{interval: 1e9 / cfg.Rate, next: float64(since())}
+	m.sent = m.n
 	for i := 0; i < m.n; i++ {
 		if m.ctx.Err() != nil {
+			m.sent = i
 			return
 		}
 		if cfg.Rate > 0 {
@@ -418,7 +455,7 @@ func (m *perMessageRun) send() {
 		// afterwards must not move it past the delivery.
 		pm.O[i] = since()
 		if err := m.pub.Send(msg); err != nil {
-			m.pubErr = err
+			m.pubErr, m.sent = err, i
 			return
 		}
 		if (i+1)%cfg.CPUEvery == 0 {
@@ -453,7 +490,7 @@ func (m *perMessageRun) tally() error {
 	}
 	if pm.Negative > 0 {
 		return fmt.Errorf("%w: %d of %d messages delivered before they were sent (L down to %s): the arrival stamps are not on the sender's clock",
-			ErrNegativeLatency, pm.Negative, m.n-pm.Lost, result.Micros(float64(worst)/1e3))
+			ErrNegativeLatency, pm.Negative, len(pm.O)-pm.Lost, result.Micros(float64(worst)/1e3))
 	}
 	return nil
 }

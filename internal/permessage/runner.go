@@ -3,7 +3,6 @@ package permessage
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -62,10 +61,12 @@ func (r *Runner) Run(ctx context.Context, subs []load.Sub) error {
 		for _, payload := range r.Payloads {
 			pm, err := load.WithEnds(t, payload, func(ends *load.Ends) (*Record, error) { return Measure(ctx, ends, payload, c) })
 			// A run with negative latencies is written, for the raw O_n
-			// and I_n, then fails.
-			if pm != nil && (err == nil || errors.Is(err, ErrNegativeLatency)) {
+			// and I_n, then fails; so is what a run interrupted or
+			// stopped by a broken link measured (Measure kept the
+			// messages sent), its payload marked incomplete.
+			if pm != nil && len(pm.O) > 0 {
 				pms = append(pms, pm)
-				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: cfg.Count - pm.Lost - pm.Negative, Lost: uint64(pm.Lost),
+				t.Rec.Payloads = append(t.Rec.Payloads, meta.Payload{Bytes: payload, Samples: len(pm.O) - pm.Lost - pm.Negative, Lost: uint64(pm.Lost),
 					MessagesAcked: pm.Acked, MessagesRefused: pm.Refused, Completed: err == nil})
 				if r.Progress != nil {
 					pp.print(t.Type, pm)

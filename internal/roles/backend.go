@@ -58,6 +58,11 @@ func Run(ctx context.Context, s Settings) Outcome {
 	if u, ok := ReadCgroup(); ok {
 		s.cgroupStart = &u
 	}
+	release, err := claimReport(&s)
+	if err != nil {
+		return s.failed(err)
+	}
+	defer release()
 	if err := WaitReady(ctx, s.WaitFor, s.WaitTimeout); err != nil {
 		if ctx.Err() != nil {
 			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while waiting for --wait-for; nothing written"}

@@ -1,6 +1,7 @@
 package roles
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -207,6 +208,87 @@ func WriteReport(s Settings, report any) (string, error) {
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)
 	})
+}
+
+// claimReport reserves the role's report, roles/<role>-<label>-<instance>.json,
+// before the role runs, by creating it (a placeholder, replaced by the
+// report): another role of the run with the same role, label and instance
+// would otherwise replace its report at the end, and, for pub, send
+// under the same publisher ids. An instance drawn at random gives way to
+// the next free one; a given one (--instance) is refused. release removes
+// the placeholder when the role wrote no report over it.
+func claimReport(s *Settings) (release func(), err error) {
+	unmake, err := makeReportsDir(s.Dir())
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			unmake()
+		}
+	}()
+	csvDefault := s.CSV != "" && s.CSV == s.reportPath(".csv")
+	first := s.Instance
+	for range 256 {
+		path := s.reportPath(".json")
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			st, serr := f.Stat()
+			werr := json.NewEncoder(f).Encode(placeholder{s.head(s.Role), false, "running, or stopped before it wrote its report"})
+			if err := cmp.Or(serr, werr, f.Close()); err != nil {
+				os.Remove(path)
+				return nil, err
+			}
+			if csvDefault {
+				s.CSV = s.reportPath(".csv")
+			}
+			return func() {
+				if now, err := os.Stat(path); err == nil && os.SameFile(st, now) {
+					os.Remove(path)
+					unmake()
+				}
+			}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		if !s.instanceDrawn {
+			return nil, fmt.Errorf("%s exists: a %s of run %s has --instance %d already (its report would be replaced%s); give another --instance, or none for a free one",
+				path, s.Role, s.RunID, s.Instance, map[bool]string{true: ", and its publisher ids used twice"}[s.Role == RolePub])
+		}
+		if s.Instance = (s.Instance + 1) % 256; s.Instance == first {
+			break
+		}
+	}
+	return nil, fmt.Errorf("%s: every instance 0 to 255 of a %s of run %s has a report already; use another --name", filepath.Join(s.Dir(), ReportsDir), s.Role, s.RunID)
+}
+
+// makeReportsDir makes dir's roles/ folder; unmake removes again, deepest
+// first, the folders it made that are still empty, so that a role that
+// fails before it measures leaves nothing behind.
+func makeReportsDir(dir string) (unmake func(), err error) {
+	var made []string
+	for d := filepath.Join(dir, ReportsDir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		made = append(made, d)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ReportsDir), 0o755); err != nil {
+		return nil, err
+	}
+	return func() {
+		for _, d := range made {
+			os.Remove(d) // one another role wrote into stays
+		}
+	}, nil
+}
+
+// placeholder is what a claimed report holds until the role writes it.
+type placeholder struct {
+	reportHead
+	Completed bool   `json:"completed"`
+	Error     string `json:"error"`
 }
 
 // Version is the tool version written to meta.json; run sets it.

@@ -65,13 +65,16 @@ type Settings struct {
 	PromPort      int
 	// PromAddr is where the metrics are served when given (--prom-addr);
 	// --prom-port serves them on 127.0.0.1.
-	PromAddr    string
-	LogLevel    string
-	Label       string
-	Instance    int
-	ClockOffset bool
-	ClockProbes int
-	Seed        uint64
+	PromAddr string
+	LogLevel string
+	Label    string
+	Instance int
+	// instanceDrawn is true when Instance was drawn at random (no
+	// --instance): claimReport may draw another.
+	instanceDrawn bool
+	ClockOffset   bool
+	ClockProbes   int
+	Seed          uint64
 	// WaitFor are the addresses that must be ready before the role
 	// connects (WaitReady), within WaitTimeout.
 	WaitFor     []string
@@ -435,7 +438,7 @@ func (s *Settings) check(source func(key string) string) error {
 	if source("instance") == "default" {
 		h := fnv.New32a()
 		fmt.Fprintf(h, "%s/%d/%d", hostname(), os.Getpid(), time.Now().UnixNano())
-		s.Instance = int(h.Sum32() % 256)
+		s.Instance, s.instanceDrawn = int(h.Sum32()%256), true
 	}
 	if s.CSV == "true" { // --csv alone
 		s.CSV = s.reportPath(".csv")

@@ -204,8 +204,11 @@ func (iv *interleave) check() error {
 func (iv *interleave) guardFiles(name string) error {
 	cfg := iv.cfg
 	for i, side := range []string{SideReference, SideCandidate} {
-		dir := filepath.Join(cfg.Out, side, name)
-		if err := atomicfile.CheckDir(filepath.Join(cfg.Out, side)); err != nil {
+		// The side's results root, as the whole-run designs give each run
+		// --out: meta.json records it.
+		iv.parsed[i].Out = filepath.Join(cfg.Out, side)
+		dir := filepath.Join(iv.parsed[i].Out, name)
+		if err := atomicfile.CheckDir(iv.parsed[i].Out); err != nil {
 			return exit.Usagef("--out: %v", err)
 		}
 		if err := iv.parsed[i].guardExperiment(dir); err != nil {

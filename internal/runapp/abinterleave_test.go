@@ -243,7 +243,8 @@ func TestABEchoCPU(t *testing.T) {
 // is: through a broker 300 block pairs of 1 round trip after 20 warm-up
 // round trips of each payload, over a network 250 pairs of 2 after 100,
 // in process 5 pairs of 100 after 100; --block alone keeps the round
-// trips of a round, --blocks and --warmup say otherwise.
+// trips of a round, --blocks and --warmup say otherwise. Each side's
+// meta.json names the side's folder as its out.
 func TestABInterleaveBrokerRound(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -279,6 +280,11 @@ func TestABInterleaveBrokerRound(t *testing.T) {
 				}
 				if !strings.Contains(m.Mode, want) {
 					t.Errorf("%s: mode %q, want %q", side, m.Mode, want)
+				}
+				// The side's results root, as --runs gives each run's --out,
+				// not run's default "results", where nothing was written.
+				if want := filepath.Join(out, side); m.Config.Out != want {
+					t.Errorf("%s: config.out %q, want %q", side, m.Config.Out, want)
 				}
 			}
 		})

@@ -332,6 +332,9 @@ func PerMessage(ctx context.Context, pc PerMessageConfig, stderr io.Writer) erro
 	if err := r.checkPayloads(); err != nil {
 		return err
 	}
+	if err := permessage.CheckMemory(cfg.WithDefaults().Count, len(r.payloads)); err != nil {
+		return exit.Usagef("%v", err)
+	}
 	r.meta.Config.Timeout = meta.Duration(cfg.WithDefaults().Timeout)
 	runner := &permessage.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, NoPlots: pc.NoPlots, Progress: r.progressTo()}
 	return r.run(ctx, runner.Run, r.subs(pc.Session.ConnectTimeout))

@@ -47,7 +47,7 @@ var usage = map[string]string{
 	"prom-addr":         "serve Prometheus metrics at /metrics at HOST:PORT instead of --prom-port, e.g. 0.0.0.0:9102 to expose them on every interface (default: none)",
 	"log-level":         "debug, info, warn or error (default info)",
 	"label":             "sub, req: the sub-experiment is <driver>_<reliability>_<label> (default pubsub, query)",
-	"instance":          "pub: this process's publisher ids are instance·256 + i, 0..255 (default, when not given: random)",
+	"instance":          "pub: this process's publisher ids are instance·256 + i, 0..255; names the role's report, which no other role of the run replaces: one given twice is refused (default, when not given: random, the next free one when taken)",
 	"clock-offset":      "sub: estimate each publisher host's clock offset and correct one-way latencies (default true)",
 	"clock-probes":      "sub: clock probes per publisher host (default 32)",
 	"seed":              "qry: seed of the processing-delay jitter (default 1)",

@@ -378,7 +378,7 @@ Examples:
    run burst -s interprocess_best_effort_tcp --file payloads_demands.csv --recoveries_file recoveries.csv`,
 		Flags: append([]cli.Flag{
 			&cli.IntSliceFlag{Name: "demand", Aliases: []string{"d"}, Value: cli.NewIntSlice(burst.DefaultDemands...), Usage: "samples per burst, a list"},
-			&cli.IntSliceFlag{Name: "recovery_time", Value: cli.NewIntSlice(burst.DefaultRecoveries...), Usage: "recovery times in ms, a list"},
+			&cli.IntSliceFlag{Name: "recovery_time", Value: cli.NewIntSlice(burst.DefaultRecoveries...), Usage: "recovery times in ms, a list (each 0 to 86400000, 24 h)"},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "payload demands file (Fast-RTPS payloads_demands.csv: payload;demand;… per line); replaces --payloads and --demand", Destination: &bc.File},
 			&cli.StringFlag{Name: "recoveries_file", Usage: "recovery times file (Fast-RTPS recoveries.csv: ms;ms;…); replaces --recovery_time", Destination: &bc.RecoveriesFile},
 			cliapp.Ranged(&cli.Float64Flag{Name: "time", Aliases: []string{"t"}, Value: burst.DefaultTestTime.Seconds(), Usage: "test time of each case, seconds", Destination: &bc.Time},
@@ -574,14 +574,19 @@ RT_n windows, or, when it disagrees with the overall receive rate by more than
 ±10 % (deliveries in bursts), the overall rate, (delivered − 1) / (last I −
 first I), as one sample), and the figures in permessage/:
 latency, ST/RT and CPU against message number, histograms, and the median
-throughput against the payload size.
+throughput against the payload size. A payload interrupted (Ctrl-C) or cut
+by a broken link is written too, marked incomplete in meta.json: the
+messages sent (interrupted: up to the last one delivered).
+
+Exit codes: 0 done; 2 usage or environment error, or a link that broke; 130
+interrupted.
 
 Examples:
    run permessage -s nats_best_effort --broker embedded --payloads 16..4096
    run permessage -s nats_best_effort --broker embedded --rate 100000 --window 1000
    run permessage -s interprocess_best_effort_tcp --count 100000 --window 1000`,
 		Flags: append([]cli.Flag{
-			cliapp.Ranged(&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload", Destination: &pc.PerMessage.Count}, flagrange.Int(2, 100_000_000)),
+			cliapp.Ranged(&cli.IntFlag{Name: "count", Value: 10000, Usage: "messages per payload; every payload's are held until the files are written, about 600 B a message: a run that would not fit in 80 % of the available memory is refused", Destination: &pc.PerMessage.Count}, flagrange.Int(2, 100_000_000)),
 			cliapp.Ranged(&cli.IntFlag{Name: "window", Value: 100, Usage: "M, the window of ST_n and RT_n, in messages, less than --count", Destination: &pc.PerMessage.Window}, flagrange.Int(1, 100_000_000-1)),
 			cliapp.Ranged(&cli.Float64Flag{Name: "rate", Usage: "pace the sender at this many messages per second, below the link's capacity for a steady run (default 0: back to back)", Destination: &pc.PerMessage.Rate},
 				flagrange.Float(0, load.MaxRate).Above().OrZero("back to back")),

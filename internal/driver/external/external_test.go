@@ -309,20 +309,21 @@ func TestSingleRunFails(t *testing.T) {
 }
 
 // TestBadOutput checks that a program that exits 0 but writes what the
-// format does not allow stops the run with the file and line.
+// format does not allow stops the run with the file, by the path it has
+// from where run was started (in the experiment folder), and line.
 func TestBadOutput(t *testing.T) {
 	root := t.TempDir()
 	code, stderr := run(t, root, "-s", "fast_reliable", "--external-name", "fast_reliable", "--external-format", "zping",
 		"--external-command", fakeCommand(t, "-payloads", "{payload}", "-n", "3", "-format", "fastrtps"),
 		"--payloads", "16", "--samples", "3")
-	if code != 2 || !strings.Contains(stderr, `fast_reliable.external/stdout-16.log: no "N bytes: seq=N rtt=Nµs lat=Nµs" line`) {
+	if code != 2 || !strings.Contains(stderr, filepath.Join(root, "exp", "fast_reliable.external", "stdout-16.log")+`: no "N bytes: seq=N rtt=Nµs lat=Nµs" line`) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	root = t.TempDir()
 	code, stderr = run(t, root, "-s", "zping_best_effort", "--external-name", "zping_best_effort", "--external-format", "zping",
 		"--external-command", fakeCommand(t, "-format", "zping", "-payloads", "16,32", "-n", "2"),
 		"--payloads", "16", "--samples", "2")
-	if code != 2 || !strings.Contains(stderr, "zping_best_effort.external/stdout.log:5: a latency of payload 32 B, which is not in --payloads") {
+	if code != 2 || !strings.Contains(stderr, filepath.Join(root, "exp", "zping_best_effort.external", "stdout.log")+":5: a latency of payload 32 B, which is not in --payloads") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	root = t.TempDir()
@@ -336,7 +337,7 @@ func TestBadOutput(t *testing.T) {
 	code, stderr = run(t, root, "-s", "zping_best_effort", "--external-name", "zping_best_effort", "--external-format", "zping",
 		"--external-command", fakeCommand(t, "-format", "zping", "-payloads", "32", "-n", "2", "-stderr", "{payload}"),
 		"--payloads", "16", "--samples", "2")
-	if code != 2 || !strings.Contains(stderr, "zping_best_effort.external/stdout-16.log:2: a latency of payload 32 B, but the program was started for 16 B") {
+	if code != 2 || !strings.Contains(stderr, filepath.Join(root, "exp", "zping_best_effort.external", "stdout-16.log")+":2: a latency of payload 32 B, but the program was started for 16 B") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }

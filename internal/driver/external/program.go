@@ -269,7 +269,7 @@ func (m *measurer) fill(payload int, samples []extformat.Sample, latency string,
 type runResult struct {
 	samples []extformat.Sample
 	latency string
-	file    string // the file read, for errors
+	file    string // the file read, for errors: in the experiment folder, as run was given it
 }
 
 // folder is where the program's files are kept in the experiment folder.
@@ -316,7 +316,9 @@ func (m *measurer) run(payload int) (runResult, error) {
 	if uses(c.argv, PhOut) {
 		read = out
 	}
-	res := runResult{file: filepath.Base(folder) + "/" + filepath.Base(read)}
+	// Errors name the file by the path the run was given (--out), so
+	// that it opens from where run was started.
+	res := runResult{file: read}
 	if runErr != nil && errors.Is(runErr, errNotStarted) {
 		return res, runErr
 	}
