@@ -317,9 +317,18 @@ func checkFlagsBeforeSubcommand(c *cli.Context, roundTrip []cli.Flag) error {
 			continue
 		}
 		run := c.App.HelpName // "mqgate run" under the front
-		return exit.With(exit.Usage, fmt.Errorf("--%s was given before %s: it is a flag of the round-trip run, which %s %s ignores; give it after the subcommand's name (%s %s --%s …)", name, next, run, next, run, next, name))
+		advice := fmt.Sprintf("give it after the subcommand's name (%s %s --%s …)", run, next, name)
+		if !hasFlag(c.App.Command(next), name) {
+			advice = fmt.Sprintf("%s %s takes no --%s (see '%s %s --help')", run, next, name, run, next)
+		}
+		return exit.With(exit.Usage, fmt.Errorf("--%s was given before %s: it is a flag of the round-trip run, which %s %s ignores; %s", name, next, run, next, advice))
 	}
 	return nil
+}
+
+// hasFlag reports whether cmd takes a flag named name (or aliased so).
+func hasFlag(cmd *cli.Command, name string) bool {
+	return slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
 }
 
 // fromEnv reports whether one of f's environment variables is set.
