@@ -77,8 +77,12 @@ func TestNamesAsInvoked(t *testing.T) {
 			t.Errorf("mqgate %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, out, errb, c.want)
 		}
 	}
-	code, _, errb := run("run", "--samples", "5", "throughput")
-	if want := "which mqgate run throughput ignores; give it after the subcommand's name (mqgate run throughput --samples …)"; code != 2 || !strings.Contains(errb, want) {
+	code, _, errb := run("run", "--payloads", "16", "throughput")
+	if want := "which mqgate run throughput ignores; give it after the subcommand's name (mqgate run throughput --payloads …)"; code != 2 || !strings.Contains(errb, want) {
+		t.Errorf("mqgate run --payloads 16 throughput: exit %d, %q; want exit 2 and %q", code, errb, want)
+	}
+	code, _, errb = run("run", "--samples", "5", "throughput")
+	if want := "which mqgate run throughput ignores; mqgate run throughput takes no --samples (see 'mqgate run throughput --help')"; code != 2 || !strings.Contains(errb, want) {
 		t.Errorf("mqgate run --samples 5 throughput: exit %d, %q; want exit 2 and %q", code, errb, want)
 	}
 }
