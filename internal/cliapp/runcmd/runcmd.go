@@ -80,9 +80,14 @@ Examples:
    run ab --runs 3 --candidate "--echo-delay 50us" -- -s interprocess_reliable_tcp --payloads 64 --samples 500
    run echo --listen 0.0.0.0:7400 --transport tcp
    run -s interprocess_reliable_tcp --target otherhost:7400`,
-		Version:  cliapp.VersionString(),
-		Flags:    append(runFlags(cfg), driverFlags()...),
-		Action:   withBase(&cfg.Base, func(c *cli.Context) error { return runapp.Run(c.Context, *cfg, c.App.Writer, c.App.ErrWriter) }),
+		Version: cliapp.VersionString(),
+		Flags:   append(runFlags(cfg), driverFlags()...),
+		Action: withBase(&cfg.Base, func(c *cli.Context) error {
+			if err := listAlone(c); err != nil {
+				return err
+			}
+			return runapp.Run(c.Context, *cfg, c.App.Writer, c.App.ErrWriter)
+		}),
 		Commands: []*cli.Command{echoCommand(), abCommand(), burstCommand(), loadCommand(), perMessageCommand()},
 	}
 	a.Commands = append(append(a.Commands, rolescmd.Commands()...), throughputCommand())
@@ -180,7 +185,7 @@ func runFlags(cfg *runapp.Config) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "subexperiments", Aliases: []string{"s"}, Value: strings.Join(driver.BuiltinTypes(), ","),
 			Usage: "comma-separated sub-experiments to run, in order (see --list)", Destination: &cfg.Subexperiments},
-		&cli.BoolFlag{Name: "list", Usage: "list the sub-experiments available and exit", Destination: &cfg.List},
+		&cli.BoolFlag{Name: "list", Usage: "list the sub-experiments available and what each transport can do, and exit (given alone)", Destination: &cfg.List},
 		&cli.StringFlag{Name: "payloads", Value: "16..16384", Usage: "payload sizes in bytes: a list (16,64) or a range of powers of two (16..16384)", Destination: &cfg.Payloads},
 		cliapp.Ranged(&cli.IntFlag{Name: "samples", Value: engine.DefaultSamples, Usage: "round trips kept per payload", Destination: &cfg.Session.Engine.Samples}, flagrange.Int(1, 1_000_000_000)),
 		cliapp.Ranged(&cli.IntFlag{Name: "warmup", Value: engine.DefaultWarmup, Usage: "round trips discarded per payload before the samples (0: none)", Destination: &cfg.Session.Engine.Warmup}, flagrange.Int(0, 1_000_000_000)),
@@ -322,6 +327,23 @@ func checkFlagsBeforeSubcommand(c *cli.Context, roundTrip []cli.Flag) error {
 			advice = fmt.Sprintf("%s %s takes no --%s (see '%s %s --help')", run, next, name, run, next)
 		}
 		return exit.With(exit.Usage, fmt.Errorf("--%s was given before %s: it is a flag of the round-trip run, which %s %s ignores; %s", name, next, run, next, advice))
+	}
+	return nil
+}
+
+// listAlone refuses --list beside another flag of the command line: it
+// lists every sub-experiment whatever they say (run --list -s nosuch listed
+// them all and exited 0). A flag set by its environment variable is not
+// the user's choice for this command, and passes.
+func listAlone(c *cli.Context) error {
+	if !c.Bool("list") {
+		return nil
+	}
+	isSet := cliapp.SetFlags(c)
+	for _, f := range c.App.Flags {
+		if name := f.Names()[0]; name != "list" && isSet(name) && !fromEnv(f) {
+			return exit.Usagef("--list lists every sub-experiment and what each transport can do, and measures nothing: --%s does not go with it", name)
+		}
 	}
 	return nil
 }
