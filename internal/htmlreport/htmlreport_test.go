@@ -383,3 +383,24 @@ func BenchmarkRender(b *testing.B) {
 
 // statusCell returns a cell that shows a status and is coloured by it.
 func statusCell(status string) Cell { return Cell{Text: status, Status: status} }
+
+// TestVerdictNumbersKeepTheirUnits: the verdict table's text wraps, but a
+// numeric cell's value never parts from its unit (it broke between
+// "1.210" and "µs"); an interval, and a text cell, still wrap at their
+// spaces.
+func TestVerdictNumbersKeepTheirUnits(t *testing.T) {
+	var b bytes.Buffer
+	err := Render(&b, Page{Title: "t", Verdict: &Verdict{Status: StatusFailed, Summary: "s", Failures: Table{
+		Header: []string{"Metric", "Value", "Interval", "Runs"},
+		Rows:   [][]Cell{{Text("a median"), Num("1.210 µs"), Num("[1.02, 1.31] (95%)"), Num("2 runs")}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`>a median</td>`, ">1.210\u00a0µs</td>", ">[1.02, 1.31] (95%)</td>", ">2\u00a0runs</td>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
