@@ -292,7 +292,12 @@ func (r *Result) pairedDecision() *gate.Decision {
 // over per-check tests) and what is known of drift: not controlled, and a
 // Mann–Kendall test of each side's run order.
 func (r *Result) unpairedDecision(v *gate.Verdict) *gate.Decision {
-	d := &gate.Decision{Level: r.Config.FalseFail, N: min(len(r.References), len(r.Targets)), Low: math.NaN(), High: math.NaN()}
+	nr, nc := len(r.References), len(r.Targets)
+	d := &gate.Decision{Level: r.Config.FalseFail, N: min(nr, nc), Low: math.NaN(), High: math.NaN()}
+	if nr != nc {
+		// N is the smaller side's; "runs per side" would say both had it.
+		d.Units = fmt.Sprintf("runs on the smaller side (%d reference, %d candidate)", nr, nc)
+	}
 	var pick *gate.Check
 	worst := math.Inf(-1)
 	var open []string

@@ -67,6 +67,7 @@ func TestStatisticalExitCodes(t *testing.T) {
 	slow := writeRuns(t, filepath.Join(root, "slow"), "v192", 10, 1.5, 0.02, 3)
 	few := writeRuns(t, filepath.Join(root, "few"), "v192", 4, 1, 0.02, 4)
 	fewRef := writeRuns(t, filepath.Join(root, "fewref"), "v192", 4, 1, 0.02, 5)
+	nine := writeRuns(t, filepath.Join(root, "nine"), "v192", 9, 1, 0.02, 6)
 	tests := []struct {
 		name string
 		args []string
@@ -77,6 +78,9 @@ func TestStatisticalExitCodes(t *testing.T) {
 			[]string{"mode: statistical", "family-wise false-fail level 1%", "compare PASSED", "10 runs",
 				"rule: pass: every check's interval lies within its threshold", "N = 10 runs per side", "drift: not controlled",
 				"reference τ"}},
+		// Sides of 10 and 9 runs: N was "9 runs per side".
+		{"unequal sides", []string{"--reference", ref, "--results", nine}, exit.OK,
+			[]string{"N = 9 runs on the smaller side (10 reference, 9 candidate)"}},
 		{"regressed", []string{"--reference", ref, "--results", slow}, exit.GateFailed,
 			[]string{"failed: 16 B Median: candidate/reference ×1.5", "regression beyond ×1.100", "runs 10/10"}},
 		{"too few runs", []string{"--reference", fewRef, "--results", few}, exit.Inconclusive,
