@@ -2,6 +2,7 @@ package load
 
 import (
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,6 +189,12 @@ func TestTopology(t *testing.T) {
 	}{{FanIn, 2, 2, 0}, {FanOut, 2, 1, 0}, {StraightRun, 2, 3, 0}, {RoundRobin, 2, 2, 3}, {"mesh", 1, 1, 1}, {FanIn, -1, 0, 0}} {
 		if _, err := NewTopology(bad.scenario, bad.pubs, bad.subs, bad.topics); err == nil {
 			t.Errorf("%+v accepted", bad)
+		}
+	}
+	for name, want := range map[string]string{"fanout": "did you mean fan-out?", "fan": "round-robin", "mesh": "round-robin"} {
+		_, err := NewTopology(name, 1, 1, 1)
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("scenario %q: error %v, want it to end %q", name, err, want)
 		}
 	}
 }

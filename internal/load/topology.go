@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
+
+	"github.com/mqgate/mqgate/internal/suggest"
 )
 
 // Scenario names (mq-bench's and MQTT-bench's topologies).
@@ -73,6 +75,9 @@ func NewTopology(scenario string, pubs, subs, topics int) (Topology, error) {
 				scenario, t.Topics, t.Publishers, t.Subscribers, min(t.Publishers, t.Subscribers))
 		}
 	default:
+		if near := suggest.NearestName(scenario, Scenarios); near != "" {
+			return t, fmt.Errorf("scenario %q: expected one of %s: did you mean %s?", scenario, strings.Join(Scenarios, ", "), near)
+		}
 		return t, fmt.Errorf("scenario %q: expected one of %s", scenario, strings.Join(Scenarios, ", "))
 	}
 	if t.Publishers > 1<<16 || t.Topics > 1<<16 {

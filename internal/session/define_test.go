@@ -73,6 +73,9 @@ func TestDefinedScenarios(t *testing.T) {
 		// A near miss names what was meant, instead of listing every name.
 		{[]string{"intraprocess_relaible"}, "", `unknown sub-experiment "intraprocess_relaible": did you mean intraprocess_reliable? ('run --list' lists the`},
 		{[]string{"mine_relable"}, "mine_reliable", `unknown sub-experiment "mine_relable": did you mean mine_reliable?`},
+		// The beginning of several names guesses none (it got the first
+		// known name, intraprocess_best_effort).
+		{[]string{"inter"}, "", `unknown sub-experiment "inter"; expected some of`},
 	} {
 		_, err := Prepare(ctx, Config{Scenarios: tt.scenarios, Engine: eng, Params: map[string]string{"named-type": tt.names}})
 		if err == nil || !strings.Contains(err.Error(), tt.err) {

@@ -267,7 +267,7 @@ func (s *Session) selectScenarios() error {
 // nor defined: the nearest known name, or all of them.
 func unknownScenario(name string, defined map[string]driver.Scenario) error {
 	known := slices.AppendSeq(scenarioNames(), maps.Keys(defined))
-	if near := suggest.Nearest(name, known); near != "" {
+	if near := suggest.NearestName(name, known); near != "" {
 		return fmt.Errorf("--subexperiments: unknown sub-experiment %q: did you mean %s? ('run --list' lists the %d known)", name, near, len(known))
 	}
 	return fmt.Errorf("--subexperiments: unknown sub-experiment %q; expected some of %s (see 'run --list')%s", name, strings.Join(known, ", "), definerHint())

@@ -43,6 +43,17 @@ func Nearest(name string, groups ...[]string) string {
 	return ""
 }
 
+// NearestName is Nearest over names, each one item of its own: a list
+// given to Nearest as one group is one item, whose first name the prefix
+// rule returns ("nats" once got intraprocess_best_effort).
+func NearestName(name string, names []string) string {
+	groups := make([][]string, len(names))
+	for i, n := range names {
+		groups[i] = []string{n}
+	}
+	return Nearest(name, groups...)
+}
+
 // Distance is the optimal string alignment distance of a and b:
 // insertions, deletions, substitutions and transpositions of neighbours.
 func Distance(a, b string) int {

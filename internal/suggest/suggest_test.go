@@ -36,3 +36,20 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestNearestName: each name of the list is an item of its own, so that a
+// prefix of several names guesses none (given to Nearest as one group, the
+// list was one item and "nats" got its first name, intraprocess_best_effort).
+func TestNearestName(t *testing.T) {
+	names := []string{"intraprocess_best_effort", "nats_best_effort", "nats_reliable", "zenoh_reliable"}
+	for _, c := range []struct{ name, want string }{
+		{"nats", ""},
+		{"zenoh_rel", "zenoh_reliable"},
+		{"nats_relaible", "nats_reliable"},
+		{"intra", "intraprocess_best_effort"},
+	} {
+		if got := NearestName(c.name, names); got != c.want {
+			t.Errorf("NearestName(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
