@@ -144,6 +144,14 @@ func TestComposeSmoke(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	// Each pub of the run keeps its report (both were instance 1, and one
+	// report replaced the other).
+	for _, f := range []string{"pub-pubsub-1.json", "pub-pubsub-2.json"} {
+		b, err := os.ReadFile(filepath.Join(results, "smoke-pubsub", "roles", f))
+		if err != nil || !strings.Contains(string(b), `"completed": true`) {
+			t.Errorf("%s: %v\n%.300s", f, err, b)
+		}
+	}
 
 	// The merged results, summarised and gated in the image.
 	reqs := map[string]string{

@@ -58,11 +58,6 @@ func Run(ctx context.Context, s Settings) Outcome {
 	if u, ok := ReadCgroup(); ok {
 		s.cgroupStart = &u
 	}
-	release, err := claimReport(&s)
-	if err != nil {
-		return s.failed(err)
-	}
-	defer release()
 	if err := WaitReady(ctx, s.WaitFor, s.WaitTimeout); err != nil {
 		if ctx.Err() != nil {
 			return Outcome{Interrupted: true, Summary: s.Role + " " + s.RunID + ": interrupted while waiting for --wait-for; nothing written"}
@@ -71,6 +66,11 @@ func Run(ctx context.Context, s Settings) Outcome {
 	}
 	t, _ := driver.Lookup(s.Driver)
 	if rr, ok := t.(driver.RoleRunner); ok {
+		release, err := claimReport(&s)
+		if err != nil {
+			return s.failed(err)
+		}
+		defer release()
 		return runHelper(ctx, s, rr)
 	}
 	// Connecting gets at least 10 s, however short the --timeout of the
@@ -85,6 +85,14 @@ func Run(ctx context.Context, s Settings) Outcome {
 		return s.failed(err)
 	}
 	defer b.Close()
+	// The report is claimed once the system answered: a role that cannot
+	// reach it writes nothing (several failing at once raced to remove
+	// the folders one of them made, and left them).
+	release, err := claimReport(&s)
+	if err != nil {
+		return s.failed(err)
+	}
+	defer release()
 	if s.Log != nil {
 		si := b.SystemInfo()
 		s.Log.Info("connected", "role", s.Role, "run_id", s.RunID, "system", si.Product, "version", si.Version, "url", si.URL, "instance", s.Instance)

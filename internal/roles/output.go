@@ -211,12 +211,13 @@ func WriteReport(s Settings, report any) (string, error) {
 }
 
 // claimReport reserves the role's report, roles/<role>-<label>-<instance>.json,
-// before the role runs, by creating it (a placeholder, replaced by the
-// report): another role of the run with the same role, label and instance
-// would otherwise replace its report at the end, and, for pub, send
-// under the same publisher ids. An instance drawn at random gives way to
-// the next free one; a given one (--instance) is refused. release removes
-// the placeholder when the role wrote no report over it.
+// once the role has connected and before it measures, by creating it (a
+// placeholder, replaced by the report): another role of the run with the
+// same role, label and instance would otherwise replace its report at the
+// end, and, for pub, send under the same publisher ids. An instance drawn
+// at random gives way to the next free one; a given one (--instance) is
+// refused. release removes the placeholder when the role wrote no report
+// over it.
 func claimReport(s *Settings) (release func(), err error) {
 	unmake, err := makeReportsDir(s.Dir())
 	if err != nil {

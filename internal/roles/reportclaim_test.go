@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/roles"
@@ -58,5 +59,28 @@ func TestReportNeverReplaced(t *testing.T) {
 	o = roles.Run(context.Background(), settings(t, roles.RoleQry, merged(common, map[string]any{"instance": "3", "wait-for": []string{"tcp://127.0.0.1:1"}, "wait-timeout": "50ms"})))
 	if _, err := os.Stat(filepath.Join(dir, "qry-query-3.json")); o.Err == nil || err == nil {
 		t.Errorf("a qry that never served: %+v, its report %v", o, err)
+	}
+}
+
+// TestFailedRolesWriteNothing: the roles of a run that cannot reach their
+// system, failing at once (a Compose topology whose broker port another
+// server holds), leave no folder behind: claimed before the wait, their
+// reports' folders were made by one role and left by the others.
+func TestFailedRolesWriteNothing(t *testing.T) {
+	out := t.TempDir()
+	common := map[string]any{"endpoint": []string{"nats://127.0.0.1:1"}, "run-id": "down", "out-dir": out, "timeout": "1s",
+		"wait-for": []string{"tcp://127.0.0.1:1"}, "wait-timeout": "200ms"}
+	var wg sync.WaitGroup
+	for _, role := range []string{roles.RolePub, roles.RoleSub, roles.RoleReq, roles.RoleQry} {
+		s := settings(t, role, common)
+		wg.Go(func() {
+			if o := roles.Run(context.Background(), s); o.Err == nil {
+				t.Errorf("%s ran with nothing to reach: %+v", role, o)
+			}
+		})
+	}
+	wg.Wait()
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("the failed roles left %s in %s", entries[0].Name(), out)
 	}
 }
