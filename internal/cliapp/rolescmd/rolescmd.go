@@ -259,8 +259,9 @@ func topValue(c *cli.Context, key string) (string, bool) {
 	return "", false
 }
 
-// aliases are the harness design's spellings of the flags, by setting.
-var aliases = map[string][]string{"expr": {"key-expr"}}
+// aliases are the harness design's spellings of the flags, by setting,
+// and -o, which --out is on every other run subcommand.
+var aliases = map[string][]string{"expr": {"key-expr"}, "out-dir": {"o"}}
 
 // flagNames are the command-line names of the settings that run's
 // vocabulary spells otherwise (docs/cli.md): --target, --out, --name and

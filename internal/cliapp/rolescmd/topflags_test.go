@@ -61,6 +61,9 @@ func TestTopFlags(t *testing.T) {
 			want{"fromcli", "filedir", "error", 9101, 1, 10}},
 		{"after the role over before it", nil, []string{"--run-id", "before", "--out-dir", "b", "pub", "--run-id", "after"},
 			want{"after", "b", "info", 0, 1, 1000}},
+		// -o is --out after the role's name too, as on every run subcommand.
+		{"-o after the role", nil, []string{"pub", "--name", "n", "-o", "short"},
+			want{"n", "short", "info", 0, 1, 1000}},
 		{"config after the role replaces the one before", nil, []string{"--config", yml, "pub", "--config", tml},
 			want{"fromtoml", "results", "info", 9202, 1, 20}},
 		{"TOML before the role, its section", []string{"MQ_RATE=30"}, []string{"--config", tml, "--log-level", "warn", "pub"},
