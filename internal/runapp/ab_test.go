@@ -248,12 +248,15 @@ func TestABGated(t *testing.T) {
 	// trip, a fraction of a microsecond that drifts with this test
 	// process's state from run to run (a correlation of 0.7 was measured on
 	// a loaded machine: even 28 pairs were refused). Both sides sleep in
-	// their echo here, 1 ms and 3 ms, so that the ratios vary with the
+	// their echo here, 1 ms and 6 ms, so that the ratios vary with the
 	// sleeps' overshoot; 16 pairs leave the 8 blocks of 2 a mild
 	// dependence calls for (8 pairs were refused at r +0.10). A run's
-	// median of 50 sleeps of 1 or 3 ms is as plain as of 100.
+	// median of 50 sleeps of 1 or 6 ms is as plain as of 100. At 3 ms the
+	// sign test's lower bound, a pair's ratio, once came out at ×0.970
+	// beside the race pass (1 ms sleeps overshooting by 2 ms), and the gate
+	// was inconclusive.
 	const pairs = 16
-	code, _, stderr := run(t, "ab", "--runs", fmt.Sprint(pairs), "--out", out, "--name", "g", "--reference", "--echo-delay 1ms", "--candidate", "--echo-delay 3ms",
+	code, _, stderr := run(t, "ab", "--runs", fmt.Sprint(pairs), "--out", out, "--name", "g", "--reference", "--echo-delay 1ms", "--candidate", "--echo-delay 6ms",
 		"--", "-s", "intraprocess_reliable", "--payloads", "64", "--samples", "50", "--warmup", "5", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -343,7 +346,7 @@ func FuzzSplitCommand(f *testing.F) {
 // this test process (and the machine's load) from run to run, and the gate
 // held at pair 20 for it, then refused a verdict at the budget when the
 // dependence was too strong for blocks of 30 pairs. Both sides sleep in
-// their echo here (1 ms, 3 ms), so that the ratios vary with the sleeps'
+// their echo here (1 ms, 6 ms), so that the ratios vary with the sleeps'
 // overshoot; a milder dependence may still be found, and then the gate
 // holds and fails at the budget on blocks of pairs. Either way the verdict
 // is FAILED; the test checks that the path is the one the gate says it
@@ -353,7 +356,7 @@ func TestABSequentialReal(t *testing.T) {
 	out := t.TempDir()
 	report := filepath.Join(out, "verdict.json")
 	const budget = 30
-	code, stdout, stderr := run(t, "ab", "--max-runs", fmt.Sprint(budget), "--design", "random", "--seed", "5", "--out", out, "--name", "q", "--reference", "--echo-delay 1ms", "--candidate", "--echo-delay 3ms",
+	code, stdout, stderr := run(t, "ab", "--max-runs", fmt.Sprint(budget), "--design", "random", "--seed", "5", "--out", out, "--name", "q", "--reference", "--echo-delay 1ms", "--candidate", "--echo-delay 6ms",
 		"--json", report, "--", "-s", "intraprocess_reliable", "--payloads", "64", "--samples", "50", "--warmup", "5")
 	if code == exit.Inconclusive && strings.Count(stdout, "run ab: INCONCLUSIVE after ") == 1 && strings.Contains(stdout, "no verdict: consecutive pairs were alike") &&
 		strings.Contains(stderr, "; held for serial dependence") && !strings.Contains(stdout, "PASSED") {
