@@ -1,21 +1,26 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/experiment"
+	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/synth"
 )
 
 // scaledThroughput copies the experiment src to dst with every throughput
-// value multiplied by factor (the Mb/s columns follow).
-func scaledThroughput(t *testing.T, src, dst string, factor float64) {
+// value multiplied by factor (the Mb/s columns follow). A later start (and
+// end) in its meta.json makes it another run, as compare reads runs; given
+// 0, it is a copy of the same run.
+func scaledThroughput(t *testing.T, src, dst string, factor float64, later time.Duration) {
 	t.Helper()
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
@@ -47,6 +52,18 @@ func scaledThroughput(t *testing.T, src, dst string, factor float64) {
 				t.Fatal(err)
 			}
 			data = []byte(b.String())
+		}
+		if e.Name() == "meta.json" && later != 0 {
+			m, err := meta.Decode(bytes.NewReader(data), e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Start, m.End = m.Start.Add(later), m.End.Add(later)
+			var b bytes.Buffer
+			if err := meta.Encode(&b, m); err != nil {
+				t.Fatal(err)
+			}
+			data = b.Bytes()
 		}
 		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
 			t.Fatal(err)
@@ -108,14 +125,22 @@ func TestThroughputChain(t *testing.T) {
 	code, stdout, stderr = gateRun(t, bins["history"], "-e", root, "-p", filepath.Join(dir, "hist"), "--format", "svg", "--gate")
 	oneOf(t, "history --gate on 4 experiments\n"+stdout+stderr, code, 3)
 
-	// Real data made 20 times slower fails; an exact copy passes.
-	slow, same := filepath.Join(dir, "slow"), filepath.Join(dir, "same")
-	scaledThroughput(t, filepath.Join(root, "run-4"), slow, 0.05)
-	scaledThroughput(t, filepath.Join(root, "run-4"), same, 1)
+	// Real data made 20 times slower fails, and the same data as another
+	// run passes; a copy of the run itself is refused (compare would
+	// judge a run against itself).
+	slow, same, copied := filepath.Join(dir, "slow"), filepath.Join(dir, "same"), filepath.Join(dir, "copied")
+	scaledThroughput(t, filepath.Join(root, "run-4"), slow, 0.05, time.Hour)
+	scaledThroughput(t, filepath.Join(root, "run-4"), same, 1, time.Hour)
+	scaledThroughput(t, filepath.Join(root, "run-4"), copied, 1, 0)
 	code, stdout, stderr = gateRun(t, bins["compare"], "--reference", filepath.Join(root, "run-4"), "--results", slow, "-p", filepath.Join(dir, "cmp-slow"))
 	oneOf(t, "compare a run 20× slower\n"+stdout+stderr, code, 1)
 	code, stdout, stderr = gateRun(t, bins["compare"], "--reference", filepath.Join(root, "run-4"), "--results", same, "-p", filepath.Join(dir, "cmp-same"))
-	oneOf(t, "compare a copy\n"+stdout+stderr, code, 0)
+	oneOf(t, "compare the same values\n"+stdout+stderr, code, 0)
+	code, stdout, stderr = gateRun(t, bins["compare"], "--reference", filepath.Join(root, "run-4"), "--results", copied, "-p", filepath.Join(dir, "cmp-copied"))
+	oneOf(t, "compare a copy of the run\n"+stdout+stderr, code, 2)
+	if !strings.Contains(stderr, "a copy of the same run") {
+		t.Errorf("compare of a copy does not say so:\n%s", stderr)
+	}
 	code, stdout, stderr = gateRun(t, bins["check"], "--throughput-requirements", treq, "-e", slow)
 	oneOf(t, "check a run 20× slower\n"+stdout+stderr, code, 1)
 	if !strings.Contains(stdout, "falls below requirement") {
@@ -124,7 +149,7 @@ func TestThroughputChain(t *testing.T) {
 
 	// Bad input: a clear error naming file and line, exit 2.
 	bad := filepath.Join(dir, "bad")
-	scaledThroughput(t, filepath.Join(root, "run-4"), bad, 1)
+	scaledThroughput(t, filepath.Join(root, "run-4"), bad, 1, time.Hour)
 	path := filepath.Join(bad, experiment.ThroughputFileName("intraprocess_best_effort"))
 	data, _ := os.ReadFile(path)
 	lines := strings.SplitAfter(string(data), "\n")
