@@ -16,6 +16,7 @@ import (
 	"github.com/mqgate/mqgate/internal/cliapp/runcmd"
 	"github.com/mqgate/mqgate/internal/driver/secure"
 	"github.com/mqgate/mqgate/internal/exit"
+	"github.com/mqgate/mqgate/internal/meta"
 )
 
 // hundredPayloads is --payloads 16,17,…,115.
@@ -313,5 +314,42 @@ func TestSilentPeerInterrupted(t *testing.T) {
 			}
 			noDir(t, filepath.Join(out, "e"))
 		})
+	}
+}
+
+// TestInterruptedBurstSaysNothingKept: run burst interrupted inside its
+// only case keeps nothing measured, and says so, where it sent the user to
+// a folder holding meta.json alone ("what was measured is in").
+func TestInterruptedBurstSaysNothingKept(t *testing.T) {
+	out := t.TempDir()
+	dir := filepath.Join(out, "b")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan string, 1)
+	go func() {
+		var o, e bytes.Buffer
+		code := cliapp.Run(ctx, runcmd.App(), []string{"run", "burst", "-s", "intraprocess_best_effort", "--payloads", "16", "-d", "10",
+			"--recovery_time", "0", "--time", "30", "--out", out, "--name", "b", "-q"}, &o, &e)
+		done <- fmt.Sprintf("exit %d: %s", code, e.String())
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, meta.FileName)); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no meta.json within a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // inside the 30 s case
+	cancel()
+	got := <-done
+	want := "nothing measured was kept: " + dir + " holds its meta.json alone"
+	if !strings.HasPrefix(got, "exit 130: ") || !strings.Contains(got, want) {
+		t.Errorf("%s; want exit 130 and %q", got, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%s holds %d entries", dir, len(entries))
 	}
 }

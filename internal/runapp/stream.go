@@ -149,12 +149,26 @@ func (r *streamRun) run(ctx context.Context, run func(context.Context, []load.Su
 		}
 		return nil
 	case errors.Is(err, load.ErrInterrupted):
-		return exit.With(exit.Interrupted, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
+		return exit.With(exit.Interrupted, fmt.Errorf("%w; %s", err, keptIn(r.dir)))
 	}
 	if _, statErr := os.Stat(filepath.Join(r.dir, meta.FileName)); statErr == nil {
-		return exit.With(exit.Usage, fmt.Errorf("%w; what was measured is in %s (meta.json marks the run incomplete)", err, r.dir))
+		return exit.With(exit.Usage, fmt.Errorf("%w; %s", err, keptIn(r.dir)))
 	}
 	return exit.With(exit.Usage, err)
+}
+
+// keptIn says where what a run cut short measured is, or that nothing
+// was kept: a burst case interrupted before its end keeps none, and
+// "what was measured is in DIR" sent the user to a folder holding
+// meta.json alone.
+func keptIn(dir string) string {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != meta.FileName {
+			return fmt.Sprintf("what was measured is in %s (meta.json marks the run incomplete)", dir)
+		}
+	}
+	return fmt.Sprintf("nothing measured was kept: %s holds its meta.json alone, which marks the run incomplete", dir)
 }
 
 // probeStream opens one subscriber and one publisher of a socket or
