@@ -98,6 +98,19 @@ var (
 // factorsText states the range of a regression factor.
 var factorsText = fmt.Sprintf("expected factors above 1 and at most %d, such as 1.1,1.2,1.5", MaxFactor)
 
+// EmptyLists returns the error of the first list flag given an empty
+// value (an unset variable), which would read as not given: the default
+// factors, no threshold or margin table. given tells which flags were
+// given; values are the flags' values, in flags' order.
+func EmptyLists(given map[string]bool, flags []string, values ...string) error {
+	for i, f := range flags {
+		if given[f] && strings.TrimSpace(values[i]) == "" {
+			return fmt.Errorf("--%s is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default", f)
+		}
+	}
+	return nil
+}
+
 // ParseFactors parses a comma-separated list of regression factors
 // ("1.05,1.1,2"), each above 1 and at most MaxFactor.
 func ParseFactors(s string) ([]float64, error) {

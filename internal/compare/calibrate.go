@@ -61,12 +61,8 @@ func (inv Invocation) calibrateOptions(cfg Config) (calibrate.Options, error) {
 	if err := calibrate.SplitsRange.Check("--splits", opt.Splits); err != nil {
 		return opt, err
 	}
-	// Given empty (an unset variable), a list read as not given: the
-	// default factors, no threshold table.
-	for _, f := range []struct{ flag, value string }{{"factors", inv.Factors}, {"thresholds", inv.CalibThresholds}} {
-		if inv.Given[f.flag] && strings.TrimSpace(f.value) == "" {
-			return opt, fmt.Errorf("--%s is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default", f.flag)
-		}
+	if err := calibrate.EmptyLists(inv.Given, []string{"factors", "thresholds"}, inv.Factors, inv.CalibThresholds); err != nil {
+		return opt, err
 	}
 	var err error
 	if s := inv.Factors; s != "" {

@@ -106,12 +106,8 @@ func calibrateOptions(cfg Config, st requirements.StatConfig) (calibrate.Options
 			return none, "", exit.With(exit.Usage, err)
 		}
 	}
-	// Given empty (an unset variable), a list read as not given: the
-	// default factors, no margin table.
-	for _, f := range []struct{ flag, value string }{{"factors", cfg.Factors}, {"margins", cfg.Margins}} {
-		if cfg.Set[f.flag] && strings.TrimSpace(f.value) == "" {
-			return none, "", exit.Usagef("--%s is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default", f.flag)
-		}
+	if err := calibrate.EmptyLists(cfg.Set, []string{"factors", "margins"}, cfg.Factors, cfg.Margins); err != nil {
+		return none, "", exit.With(exit.Usage, err)
 	}
 	factors := requirements.DefaultCheckFactors
 	if s := cfg.Factors; s != "" {
