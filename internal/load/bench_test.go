@@ -18,7 +18,7 @@ func BenchmarkRecord(b *testing.B) {
 	cfg := Config{Topology: tp, Payloads: []int{16}, MaxRaw: b.N + 1, RunID: 7}.WithDefaults()
 	r := &run{cfg: cfg, payload: 16, tp: tp, clock: cfg.Clock, rec: NewRecorder(), delays: NewRecorder()}
 	r.rawLeft.Store(int64(b.N + 1))
-	rv := r.newReceiver(SubLink{})
+	rv := r.newReceiver(SubLink{}, 1)
 	msg := make([]byte, 16)
 	h := Header{RunID: 7}
 	now := time.Now()

@@ -1,11 +1,15 @@
 package load
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func TestHeaderRoundTrip(t *testing.T) {
@@ -153,6 +157,59 @@ func TestRecorderConcurrent(t *testing.T) {
 	r.Reset()
 	if h, _ := r.Snapshot(); h.TotalCount() != 0 {
 		t.Fatal("Reset left values")
+	}
+}
+
+// TestCountsIndex holds Shard's layout of the counts to hdrhistogram-go's.
+// Each value from 4,990 up, one at a time, lands in the count whose
+// histogram has it as an equivalent of its minimum and maximum. And a shard
+// fed many values (every value below 5,000, the powers of two and their
+// neighbours, the range's ends, a spread over every magnitude up to
+// HighestNs) gives the histogram the library's own recording gives, count
+// for count, over intervals taken and not.
+func TestCountsIndex(t *testing.T) {
+	var values []int64
+	for v := range int64(5000) {
+		values = append(values, v)
+	}
+	for p := int64(1); p <= HighestNs; p *= 2 {
+		values = append(values, p-1, p, p+1, min(3*p/2, HighestNs))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		values = append(values, int64(math.Exp(rng.Float64()*math.Log(HighestNs))))
+	}
+	values = append(values, HighestNs-1, HighestNs)
+	one := make([]int64, countsLen)
+	for _, v := range values[4990:] {
+		i := countsIndex(v)
+		if i < 0 || i >= countsLen {
+			t.Fatalf("%d: index %d outside %d counts", v, i, countsLen)
+		}
+		one[i] = 1
+		h := hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: LowestNs, HighestTrackableValue: HighestNs, SignificantFigures: SigFigs, Counts: one})
+		one[i] = 0
+		if !h.ValuesAreEquivalent(h.Min(), v) || !h.ValuesAreEquivalent(h.Max(), v) {
+			t.Fatalf("%d: recorded in the count of %d..%d", v, h.Min(), h.Max())
+		}
+	}
+	r, want := NewRecorder(), NewHistogram()
+	sh := r.Shard()
+	for k, v := range values {
+		for range 1 + k%3 {
+			sh.Record(v)
+			if err := want.RecordValue(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if k%1000 == 0 {
+			r.Interval()
+		}
+	}
+	got, _ := r.Snapshot()
+	if !slices.Equal(got.Export().Counts, want.Export().Counts) || got.TotalCount() != want.TotalCount() {
+		t.Fatalf("the shard's histogram differs from hdrhistogram's: %d and %d values, min %d and %d, max %d and %d",
+			got.TotalCount(), want.TotalCount(), got.Min(), want.Min(), got.Max(), want.Max())
 	}
 }
 

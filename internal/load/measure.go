@@ -367,8 +367,9 @@ type run struct {
 	halt     atomic.Bool   // publishers end early
 	_        [64]byte      // the flags, read at every message, apart from the counts
 	dups     atomic.Uint64 // measured messages received again: unique deliveries are MessagesReceived − dups
-	rawLeft  atomic.Int64
-	rawDrop  atomic.Uint64
+	// rawLeft is the raw samples not yet claimed: receivers claim them a
+	// chunk at a time, so that keeping a sample costs no atomic operation.
+	rawLeft atomic.Int64
 
 	errOnce sync.Once
 	err     error
@@ -489,7 +490,7 @@ func (r *run) startReceivers(e *Ends) ([]*receiver, *sync.WaitGroup) {
 	recvs := make([]*receiver, len(e.Subs))
 	var rwg sync.WaitGroup
 	for k, l := range e.Subs {
-		rv := r.newReceiver(l)
+		rv := r.newReceiver(l, len(e.Subs))
 		recvs[k] = rv
 		rwg.Add(1)
 		go func() { defer rwg.Done(); r.receive(rv, r.payload) }()
@@ -661,43 +662,77 @@ func (r *run) drain(w *waiter, tk *ticker, sends []*sender, expected uint64) boo
 	return drained
 }
 
-// newReceiver returns the state of subscriber link l, with its first
-// chunk of raw samples when they are kept.
-func (r *run) newReceiver(l SubLink) *receiver {
+// newReceiver returns the state of subscriber link l, one of links, with
+// its first chunk of raw samples when they are kept.
+func (r *run) newReceiver(l SubLink, links int) *receiver {
 	rv := &receiver{link: l, shard: r.rec.Shard(), trackers: map[uint16]*Tracker{}}
 	if r.times != nil {
 		rv.fromSend = r.fromSend.Shard()
 	}
 	if r.cfg.MaxRaw > 0 {
-		rv.raw.chunk = min(r.cfg.MaxRaw, rawChunk)
-		rv.raw.cur = make([]RawSample, 0, rv.raw.chunk)
+		// Claims of an eighth of a fair share, so that the room
+		// left unused in the receivers' last chunks is small.
+		rv.raw.left, rv.raw.size = &r.rawLeft, min(rawChunk, max(r.cfg.MaxRaw/(8*max(links, 1)), 1))
+		rv.raw.claim()
 	}
 	return rv
 }
 
-// rawChunk is how many raw samples a receiver allocates at a time: filling
-// chunks of a fixed size never copies a sample kept, where a slice grown by
-// append copies every one at each doubling (at a million messages a
-// second, half of the recording's cost).
+// rawChunk is the most raw samples a receiver claims and allocates at a
+// time: filling chunks of a fixed size never copies a sample kept, where a
+// slice grown by append copies every one at each doubling (at a million
+// messages a second, half of the recording's cost), and one claim of the
+// shared budget per chunk leaves the message's path free of atomic
+// operations on it.
 const rawChunk = 1 << 14
 
-// rawSamples are one receiver's raw samples, in arrival order, in chunks.
+// rawSamples are one receiver's raw samples, in arrival order, in chunks
+// claimed from the run's budget (left). With several receivers, one may
+// drop samples while another still holds room in its last chunk (at most
+// size), which the count dropped says.
 type rawSamples struct {
-	chunk int // samples per chunk; 0 keeps none
-	full  [][]RawSample
-	cur   []RawSample
+	left    *atomic.Int64 // the run's budget not yet claimed; nil keeps none
+	size    int           // of a claim
+	full    [][]RawSample
+	cur     []RawSample
+	n       int    // kept, in full
+	dropped uint64 // beyond the budget
 }
 
+// add keeps v, or counts it dropped once the budget is spent.
 func (s *rawSamples) add(v RawSample) {
-	if len(s.cur) == cap(s.cur) {
-		s.full = append(s.full, s.cur)
-		s.cur = make([]RawSample, 0, s.chunk)
+	if len(s.cur) == cap(s.cur) && !s.claim() {
+		s.dropped++
+		return
 	}
 	s.cur = append(s.cur, v)
 }
 
+// claim takes a new chunk of the budget, reporting whether any was left.
+func (s *rawSamples) claim() bool {
+	if s.left == nil {
+		return false
+	}
+	for {
+		left := s.left.Load()
+		n := min(left, int64(s.size))
+		if n <= 0 {
+			s.left = nil
+			return false
+		}
+		if s.left.CompareAndSwap(left, left-n) {
+			if len(s.cur) > 0 {
+				s.full = append(s.full, s.cur)
+				s.n += len(s.cur)
+			}
+			s.cur = make([]RawSample, 0, n)
+			return true
+		}
+	}
+}
+
 // len is the number of samples kept.
-func (s *rawSamples) len() int { return len(s.full)*s.chunk + len(s.cur) }
+func (s *rawSamples) len() int { return s.n + len(s.cur) }
 
 // appendTo appends the samples to dst.
 func (s *rawSamples) appendTo(dst []RawSample) []RawSample {
@@ -793,12 +828,8 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 		r.recordFromSend(rv, h, atNs)
 	}
 	rv.last = max(rv.last, atNs)
-	if rv.raw.chunk > 0 {
-		if r.rawLeft.Add(-1) >= 0 {
-			rv.raw.add(RawSample{At: atNs, Latency: lat})
-		} else {
-			r.rawDrop.Add(1)
-		}
+	if r.cfg.MaxRaw > 0 {
+		rv.raw.add(RawSample{At: atNs, Latency: lat})
 	}
 }
 
@@ -992,7 +1023,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	hist, above := r.rec.Snapshot()
 	dh, dabove := r.delays.Snapshot()
 	res := &PayloadResult{Payload: r.payload, Start: r.t0, End: end, Expected: expected, Histogram: hist,
-		Latency: StatsOf(hist, above), SendDelay: StatsOf(dh, dabove), Ticks: ticks, RawDropped: r.rawDrop.Load()}
+		Latency: StatsOf(hist, above), SendDelay: StatsOf(dh, dabove), Ticks: ticks, RawDropped: rawDropped(recvs)}
 	res.FromSend = res.Latency
 	if r.times != nil {
 		fh, fabove := r.fromSend.Snapshot()
@@ -1107,6 +1138,15 @@ func (r *run) countDeliveries(res *PayloadResult, pubs []PublisherResult, got ma
 		res.Duplicates += pubs[i].Duplicates
 		res.OutOfOrder += pubs[i].OutOfOrder
 	}
+}
+
+// rawDropped is the raw samples recvs dropped beyond the budget.
+func rawDropped(recvs []*receiver) uint64 {
+	var n uint64
+	for _, rv := range recvs {
+		n += rv.raw.dropped
+	}
+	return n
 }
 
 // rawByArrival returns the raw samples of recvs by arrival, nil for none.

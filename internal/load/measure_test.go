@@ -1,7 +1,9 @@
 package load
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,8 +63,8 @@ func checkComplete(t *testing.T, res []PayloadResult, cfg Config) {
 		if c.MessagesReceived != r.Unique+r.Duplicates || c.BytesReceived != c.MessagesReceived*uint64(r.Payload) {
 			t.Errorf("%d B: received %d (%d B), unique %d, duplicates %d", r.Payload, c.MessagesReceived, c.BytesReceived, r.Unique, r.Duplicates)
 		}
-		if r.Latency.Count != int64(r.Unique) || len(r.Raw) != int(r.Unique) {
-			t.Errorf("%d B: %d latencies in the histogram, %d raw, want %d", r.Payload, r.Latency.Count, len(r.Raw), r.Unique)
+		if r.Latency.Count != int64(r.Unique) || uint64(len(r.Raw))+r.RawDropped != r.Unique {
+			t.Errorf("%d B: %d latencies in the histogram, %d raw (%d dropped), want %d", r.Payload, r.Latency.Count, len(r.Raw), r.RawDropped, r.Unique)
 		}
 		if c.Errors != 0 {
 			t.Errorf("%d B: %d errors", r.Payload, c.Errors)
@@ -333,5 +335,43 @@ func TestRateWarning(t *testing.T) {
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%v / %v: %q, want %q", c.d, c.i, got, c.want)
 		}
+	}
+}
+
+// TestRawBudget checks the bound on the raw samples kept (Config.MaxRaw),
+// which the receivers claim from a chunk at a time: every unique delivery
+// is kept or counted dropped, never more than the budget is kept, and what
+// the receivers' last claims leave unused is small. One receiver keeps
+// exactly the budget.
+func TestRawBudget(t *testing.T) {
+	for _, c := range []struct {
+		scenario   string
+		pubs, subs int
+	}{{FanIn, 1, 0}, {FanOut, 0, 3}} {
+		t.Run(c.scenario, func(t *testing.T) {
+			cfg := quick(t, c.scenario, c.pubs, c.subs, 0)
+			cfg.MaxRaw = 150 // of 200 deliveries per subscriber
+			links := Links{Transport: intraprocess.Transport{}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 1024}}
+			res, err := Measure(context.Background(), "intraprocess_reliable", links, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkComplete(t, res, cfg)
+			subs := cfg.Topology.Subscribers
+			claim := cfg.MaxRaw / (8 * subs)
+			for _, r := range res {
+				kept := len(r.Raw)
+				if uint64(kept)+r.RawDropped != r.Unique {
+					t.Errorf("%d B: %d kept and %d dropped of %d unique deliveries", r.Payload, kept, r.RawDropped, r.Unique)
+				}
+				want := min(cfg.MaxRaw, int(r.Unique))
+				if kept > want || kept < want-subs*claim || (subs == 1 && kept != want) || (r.Unique > 2*uint64(cfg.MaxRaw) && r.RawDropped == 0) {
+					t.Errorf("%d B: %d raw samples kept by %d receivers, budget %d", r.Payload, kept, subs, cfg.MaxRaw)
+				}
+				if !slices.IsSortedFunc(r.Raw, func(a, b RawSample) int { return cmp.Compare(a.At, b.At) }) {
+					t.Errorf("%d B: raw samples out of arrival order", r.Payload)
+				}
+			}
+		})
 	}
 }

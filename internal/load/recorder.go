@@ -1,7 +1,9 @@
 package load
 
 import (
+	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -36,18 +38,22 @@ type Recorder struct {
 func NewRecorder() *Recorder { return &Recorder{} }
 
 // Shard is one goroutine's part of a Recorder. Record is safe to call
-// concurrently with the recorder's Snapshot and Interval, and (through its
-// mutex, uncontended in the normal case) with other Records.
+// concurrently with the recorder's Snapshot and Interval, and with other
+// Records: it adds one to a count of the interval histogram atomically,
+// where a histogram under a mutex would cost each message two atomic
+// operations and the histogram's own bookkeeping (BenchmarkShardRecord).
 type Shard struct {
-	mu       sync.Mutex
-	total    *hdrhistogram.Histogram // the whole measured period
-	interval *hdrhistogram.Histogram // since the last Interval
-	above    uint64
+	mu    sync.Mutex              // the readers': total, and taking the interval
+	total *hdrhistogram.Histogram // the whole measured period until the last Interval
+	// interval is what was recorded since the last Interval, as the
+	// counts of a histogram of the recorder's range (countsIndex).
+	interval []atomic.Int64
+	above    atomic.Uint64
 }
 
 // Shard returns a new shard of r.
 func (r *Recorder) Shard() *Shard {
-	s := &Shard{total: NewHistogram(), interval: NewHistogram()}
+	s := &Shard{total: NewHistogram(), interval: make([]atomic.Int64, countsLen)}
 	r.mu.Lock()
 	r.shards = append(r.shards, s)
 	r.mu.Unlock()
@@ -55,18 +61,51 @@ func (r *Recorder) Shard() *Shard {
 }
 
 // Record adds one latency in nanoseconds. A negative value is the caller's
-// to clamp (Clamp); a value over HighestNs is recorded as HighestNs.
+// to clamp (Clamp; it is recorded as 0); a value over HighestNs is recorded
+// as HighestNs and counted. The interval's counts are added to the total
+// when they are taken (Interval), so that a value is recorded once.
 func (s *Shard) Record(ns int64) {
-	s.mu.Lock()
 	if ns > HighestNs {
 		ns = HighestNs
-		s.above++
+		s.above.Add(1)
 	}
-	// RecordValue fails only out of range, which was just excluded. The
-	// interval histogram is added to the total when it is taken
-	// (Interval), so that a value is recorded once.
-	_ = s.interval.RecordValue(ns)
-	s.mu.Unlock()
+	s.interval[countsIndex(max(ns, 0))].Add(1)
+}
+
+// The layout of the counts of a histogram of the recorder's range, as
+// hdrhistogram-go sets it out for LowestNs 1 and SigFigs 3 (TestCountsIndex
+// holds the two together): values below 2,048 each have a count of their
+// own; above, each power of two holds 1,024 counts.
+const (
+	subBucketHalfCountMag = 10 // log2 of half the values 3 significant figures resolve one by one (2,000 → 2,048)
+	subBucketMask         = 1<<(subBucketHalfCountMag+1) - 1
+)
+
+// countsLen is the number of counts of a histogram of the recorder's range.
+var countsLen = len(NewHistogram().Export().Counts)
+
+// countsIndex is the index of the count of a histogram of the recorder's
+// range that ns, 0 ≤ ns ≤ HighestNs, is recorded in.
+func countsIndex(ns int64) int {
+	bucket := 64 - bits.LeadingZeros64(uint64(ns)|subBucketMask) - (subBucketHalfCountMag + 1)
+	return (bucket+1)<<subBucketHalfCountMag + int(ns>>bucket) - 1<<subBucketHalfCountMag
+}
+
+// intervalHistogram is the histogram of s's interval, emptied when take.
+// A value recorded meanwhile is in it or in the next one, never in both.
+func (s *Shard) intervalHistogram(take bool) *hdrhistogram.Histogram {
+	counts := make([]int64, countsLen)
+	for i := range s.interval {
+		c := &s.interval[i]
+		if n := c.Load(); n != 0 {
+			if take {
+				n = c.Swap(0)
+			}
+			counts[i] = n
+		}
+	}
+	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: LowestNs, HighestTrackableValue: HighestNs,
+		SignificantFigures: SigFigs, Counts: counts})
 }
 
 // Clamp returns ns, or 0 and true when ns is negative: a one-way latency
@@ -85,8 +124,8 @@ func (r *Recorder) Snapshot() (*hdrhistogram.Histogram, uint64) {
 	var above uint64
 	r.each(func(s *Shard) {
 		h.Merge(s.total)
-		h.Merge(s.interval)
-		above += s.above
+		h.Merge(s.intervalHistogram(false))
+		above += s.above.Load()
 	})
 	return h, above
 }
@@ -97,9 +136,9 @@ func (r *Recorder) Snapshot() (*hdrhistogram.Histogram, uint64) {
 func (r *Recorder) Interval() *hdrhistogram.Histogram {
 	h := NewHistogram()
 	r.each(func(s *Shard) {
-		h.Merge(s.interval)
-		s.total.Merge(s.interval)
-		s.interval.Reset()
+		ih := s.intervalHistogram(true)
+		h.Merge(ih)
+		s.total.Merge(ih)
 	})
 	return h
 }
@@ -108,8 +147,12 @@ func (r *Recorder) Interval() *hdrhistogram.Histogram {
 func (r *Recorder) Reset() {
 	r.each(func(s *Shard) {
 		s.total.Reset()
-		s.interval.Reset()
-		s.above = 0
+		for i := range s.interval {
+			if s.interval[i].Load() != 0 {
+				s.interval[i].Store(0)
+			}
+		}
+		s.above.Store(0)
 	})
 }
 
