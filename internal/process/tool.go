@@ -99,6 +99,11 @@ func newInvocation(cfg Config, stdout io.Writer) (*invocation, error) {
 	if err != nil {
 		return nil, exit.Usagef("--format: %v", err)
 	}
+	if cfg.NoPlots && cfg.PlotsDirectory != "" {
+		// Honouring either flag would ignore the other in silence.
+		return nil, exit.Usagef("--no-plots and --plots-directory %s contradict each other: --no-plots writes no plots, "+
+			"so --plots-directory has nothing to hold; drop one of the two", cfg.PlotsDirectory)
+	}
 	if jobs := cfg.Jobs; cfg.JobsSet && (jobs < 1 || jobs > MaxJobs) {
 		return nil, exit.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
 			jobs, MaxJobs, MaxJobs)
