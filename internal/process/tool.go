@@ -247,6 +247,9 @@ func (j *invocation) readInputs() (err error) {
 		if j.opt.Listed, err = admitListed(dir, slices.Concat(j.inputs, j.bursts), j.tputs, j.loads, j.pms); err != nil {
 			return exit.With(exit.Usage, err)
 		}
+		if err := admitMeasured(dir, j.inputs); err != nil {
+			return exit.With(exit.Usage, err)
+		}
 	}
 	// A malformed burst file too is refused before anything is written.
 	j.burstRows = make([][]result.BurstRow, len(j.bursts))
@@ -486,6 +489,25 @@ func admitListed(dir string, inputs []Input, tputs []Throughput, loads []Load, p
 		}
 	}
 	return listed, nil
+}
+
+// admitMeasured refuses a raw file of inputs holding fewer samples than the
+// meta.json of experiment dir says its run measured (checkMeasured), before
+// a summary or plot is written: its earlier summary, of the whole file
+// perhaps, is left as it was.
+func admitMeasured(dir string, inputs []Input) error {
+	byType, err := readMeasured(dir)
+	if err != nil || byType == nil {
+		return err
+	}
+	for _, in := range inputs {
+		if w, ok := byType[in.Type]; ok {
+			if err := checkMeasured(in.Raw, w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // rawInput is the Fast-RTPS single-file mode: defaults follow that script's

@@ -44,6 +44,10 @@ and the sample expected. --lenient-samples summarises such a file anyway: every
 row counts whatever its Sample, and a payload whose rows reappear is summarised
 with its earlier rows.
 
+A raw file holding fewer samples than meta.json says the run measured of the
+payloads it completed is refused (exit 2), naming both counts: it was cut at a line
+end (a copy interrupted, head -n) and would read as a whole file of fewer samples.
+
 A folder imported from the Fast-RTPS scripts has no meta.json, so history can
 order it only by a folder name of the form YYYY-MM-DD_HH-MM-SS and labels it by
 that name. --sut-name, --sut-version and --start write its meta.json (atomically)
