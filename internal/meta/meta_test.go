@@ -156,6 +156,12 @@ func TestDecodeErrors(t *testing.T) {
 		{"truncated", "{\n  \"schema\": 1,", 2, 15, "truncated"},
 		{"missing comma", "{\"schema\": 1 \"start\": 2}", 1, 14, "invalid JSON: invalid character"},
 		{"trailing comma", "{\"schema\": 1,\n \"config\": {\"payloads\": [1,]}}", 2, 28, "invalid JSON"},
+		// A bad value is placed at its offending byte, as a misplaced
+		// delimiter is (the decoder counts its offset otherwise).
+		{"not JSON", "garbage", 1, 1, "invalid JSON: invalid character 'g' looking for beginning of value"},
+		{"bad value", "{\n  \"schema\": 1,\n  \"experiment\": garbage\n}", 3, 17, "invalid JSON: invalid character 'g'"},
+		{"misspelt literal", "{\"schema\": 1,\n \"completed\": ture}", 2, 16, "invalid JSON: invalid character 'u' in literal true"},
+		{"bad escape", "{\"schema\": 1, \"experiment\": \"a\\qb\"}", 1, 32, "invalid JSON: invalid character 'q' in string escape code"},
 		{"empty file", "", 1, 1, "empty file; expected the JSON object run writes"},
 		{"blank file", "\n\n", 3, 1, "empty file"},
 		{"byte order mark only", "\uFEFF", 1, 1, "empty file"},

@@ -31,5 +31,8 @@
 // each summary and plot as it was or completely new; the summary of a raw
 // file that could not be read is removed once that is known. A raw file
 // that is not a regular file (a directory, a named pipe) is an input
-// error, and --jobs is 1 to MaxJobs.
+// error, and --jobs is 1 to MaxJobs. A raw file with fewer rows than its
+// folder's meta.json says the run wrote of the payloads it completed (a
+// file cut at a line end) is refused before anything is written
+// (admitMeasured).
 package process

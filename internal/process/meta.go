@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Label is what --sut-name, --sut-version and --start say of an imported
@@ -217,4 +219,110 @@ func labelOnly(cfg Config, p *metaPlan, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s: %s (the folder holds summaries and no raw file: nothing to summarise)\n", p.path, p.what)
 	}
 	return nil
+}
+
+// measured is what the meta.json of an experiment folder says its run
+// wrote into the raw file of one sub-experiment (formats §6): the samples
+// of the payloads it marks completed. A payload not completed (the one an
+// interrupted run was measuring) has the samples measured until the run
+// stopped, which meta.json counts too but a cut file cannot be told from:
+// those are not counted here.
+type measured struct {
+	meta     string // the meta.json, for messages
+	samples  int
+	payloads []int // the completed payloads, in meta.json's order
+	partial  bool  // a payload recorded is not completed
+}
+
+// readMeasured returns what the meta.json of dir says its run wrote, by
+// sub-experiment; nil when dir has no meta.json. A sub-experiment recorded
+// twice, or with no payload completed, is left out: nothing says what its
+// raw file holds.
+func readMeasured(dir string) (map[string]measured, error) {
+	path := filepath.Join(dir, meta.FileName)
+	f, err := fileerr.OpenRegular(path, "the run's "+meta.FileName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m, err := meta.Decode(f, path)
+	if err != nil {
+		return nil, err
+	}
+	byType, twice := map[string]measured{}, map[string]bool{}
+	for _, s := range m.SubExperiments {
+		if _, ok := byType[s.Type]; ok {
+			twice[s.Type] = true
+		}
+		w := measured{meta: path}
+		for _, p := range s.Payloads {
+			if !p.Completed {
+				w.partial = true
+				continue
+			}
+			w.samples += p.Samples
+			w.payloads = append(w.payloads, p.Bytes)
+		}
+		byType[s.Type] = w
+	}
+	for t, w := range byType {
+		if twice[t] || len(w.payloads) == 0 {
+			delete(byType, t)
+		}
+	}
+	return byType, nil
+}
+
+// checkMeasured refuses the raw file path when it holds fewer samples than
+// w, what its run wrote of the payloads it completed: a file cut at a line
+// end (a copy interrupted, head -n) reads as a complete file with fewer
+// samples, and would be summarised as one. The rows are counted, not
+// parsed: the reader refuses later whatever else is wrong with them.
+func checkMeasured(path string, w measured) error {
+	lines, err := countLines(path)
+	if err != nil {
+		return err
+	}
+	rows := max(lines-1, 0) // after the header
+	if rows >= w.samples {
+		return nil
+	}
+	sizes := make([]string, len(w.payloads))
+	for i, p := range w.payloads {
+		sizes[i] = strconv.Itoa(p)
+	}
+	of := "payloads " + strings.Join(sizes, ", ") + " B"
+	if w.partial {
+		of = "in the payloads it completed, " + strings.Join(sizes, ", ") + " B"
+	}
+	return fileerr.New(path, lines, "", "the file ends after %s samples, %s says the run measured %s (%s): "+
+		"the file is cut (copied before it was complete?); copy it whole from the run's folder, or measure again",
+		result.Count(rows), w.meta, result.Count(w.samples), of)
+}
+
+// countLines counts the line ends of the file at path.
+func countLines(path string) (int, error) {
+	f, err := fileerr.OpenRegular(path, "a raw measurements file")
+	if err != nil {
+		if _, ok := fileerr.As(err); ok {
+			return 0, err
+		}
+		return 0, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<16)
+	n := 0
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		switch {
+		case errors.Is(err, io.EOF):
+			return n, nil
+		case err != nil:
+			return 0, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
+		}
+	}
 }

@@ -489,3 +489,31 @@ func TestConsoleThousands(t *testing.T) {
 		t.Errorf("stdout %q lacks %q", stdout, want)
 	}
 }
+
+// TestNoPlotsWithPlotsDirectory: --no-plots with --plots-directory (-p)
+// contradict each other, and -p was ignored in silence; both are refused
+// with exit code 2 saying so, in a folder and with --raw-csv, before
+// anything is written.
+func TestNoPlotsWithPlotsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "measurements_n_reliable.csv")
+	copyFile(t, "testdata/golden/n2/measurements_n2.csv", raw)
+	plotsDir := filepath.Join(t.TempDir(), "plots")
+	for _, args := range [][]string{
+		{"--no-plots", "-p", plotsDir, dir},
+		{"--plots-directory", plotsDir, "--no-plots", dir},
+		{"--no-plots", "--plots_directory", plotsDir, "--raw_csv", raw},
+	} {
+		code, _, stderr := runProcess(t, args...)
+		want := "process: --no-plots and --plots-directory " + plotsDir + " contradict each other: --no-plots writes no plots, " +
+			"so --plots-directory has nothing to hold; drop one of the two"
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("process %v: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "measurements_n_reliable_summary.csv"), plotsDir} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written though the flags were refused", p)
+		}
+	}
+}

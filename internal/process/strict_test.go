@@ -118,3 +118,31 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestMalformedMetaLocated: a meta.json that is not JSON is refused with
+// exit code 2 at the line and character of its first wrong byte (the
+// character after it was named), before anything is written.
+func TestMalformedMetaLocated(t *testing.T) {
+	for _, c := range []struct{ name, content, at string }{
+		{"text", "garbage", ":1:1: invalid JSON: invalid character 'g' looking for beginning of value"},
+		{"bad value", "{\n  \"schema\": 1,\n  \"completed\": garbage\n}\n", ":3:16: invalid JSON: invalid character 'g'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyFile(t, "testdata/golden/n2/measurements_n2.csv", filepath.Join(dir, "measurements_n_reliable.csv"))
+			metaPath := filepath.Join(dir, meta.FileName)
+			if err := os.WriteFile(metaPath, []byte(c.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runProcess(t, dir)
+			if want := metaPath + c.at; code != 2 || !strings.Contains(stderr, want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+			}
+			for _, p := range []string{"measurements_n_reliable_summary.csv", "plots"} {
+				if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+					t.Errorf("%s was written though meta.json was refused", p)
+				}
+			}
+		})
+	}
+}

@@ -99,6 +99,11 @@ func newInvocation(cfg Config, stdout io.Writer) (*invocation, error) {
 	if err != nil {
 		return nil, exit.Usagef("--format: %v", err)
 	}
+	if cfg.NoPlots && cfg.PlotsDirectory != "" {
+		// Honouring either flag would ignore the other in silence.
+		return nil, exit.Usagef("--no-plots and --plots-directory %s contradict each other: --no-plots writes no plots, "+
+			"so --plots-directory has nothing to hold; drop one of the two", cfg.PlotsDirectory)
+	}
 	if jobs := cfg.Jobs; cfg.JobsSet && (jobs < 1 || jobs > MaxJobs) {
 		return nil, exit.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
 			jobs, MaxJobs, MaxJobs)
@@ -240,6 +245,9 @@ func (j *invocation) readInputs() (err error) {
 		}
 		ownThroughputs(j.tputs, j.loads, j.pms)
 		if j.opt.Listed, err = admitListed(dir, slices.Concat(j.inputs, j.bursts), j.tputs, j.loads, j.pms); err != nil {
+			return exit.With(exit.Usage, err)
+		}
+		if err := admitMeasured(dir, j.inputs); err != nil {
 			return exit.With(exit.Usage, err)
 		}
 	}
@@ -481,6 +489,25 @@ func admitListed(dir string, inputs []Input, tputs []Throughput, loads []Load, p
 		}
 	}
 	return listed, nil
+}
+
+// admitMeasured refuses a raw file of inputs holding fewer samples than the
+// meta.json of experiment dir says its run measured (checkMeasured), before
+// a summary or plot is written: its earlier summary, of the whole file
+// perhaps, is left as it was.
+func admitMeasured(dir string, inputs []Input) error {
+	byType, err := readMeasured(dir)
+	if err != nil || byType == nil {
+		return err
+	}
+	for _, in := range inputs {
+		if w, ok := byType[in.Type]; ok {
+			if err := checkMeasured(in.Raw, w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // rawInput is the Fast-RTPS single-file mode: defaults follow that script's

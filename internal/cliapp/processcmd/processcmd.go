@@ -44,6 +44,10 @@ and the sample expected. --lenient-samples summarises such a file anyway: every
 row counts whatever its Sample, and a payload whose rows reappear is summarised
 with its earlier rows.
 
+A raw file holding fewer samples than meta.json says the run measured of the
+payloads it completed is refused (exit 2), naming both counts: it was cut at a line
+end (a copy interrupted, head -n) and would read as a whole file of fewer samples.
+
 A folder imported from the Fast-RTPS scripts has no meta.json, so history can
 order it only by a folder name of the form YYYY-MM-DD_HH-MM-SS and labels it by
 that name. --sut-name, --sut-version and --start write its meta.json (atomically)
@@ -69,7 +73,7 @@ could not be read), 130 interrupted.`,
 			&cli.StringFlag{Name: "raw-csv", Aliases: []string{"raw_csv", "c"}, Usage: "process this one raw `FILE` instead of a directory"},
 			&cli.StringFlag{Name: "output-file", Aliases: []string{"output-csv", "output_csv", "o"}, Usage: "summary `FILE` for --raw-csv (default: <raw>_summary.csv beside it); not with EXPERIMENT_DIR"},
 			&cli.StringFlag{Name: "plots-directory", Aliases: []string{"plots_directory", "p"}, Usage: "`DIR` for the plots (default: EXPERIMENT_DIR/plots, or plots/<raw name> beside --raw-csv)"},
-			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only"},
+			&cli.BoolFlag{Name: "no-plots", Usage: "write summaries only (not with --plots-directory)"},
 			&cli.StringFlag{Name: "format", Value: "png", Usage: "plot image `FORMAT`: png or svg"},
 			&cli.BoolFlag{Name: "lenient-samples", Usage: "accept any Sample numbering (gaps, repeats, going back) and payloads that reappear; without it, formats §2's two numberings"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "payloads processed at once, 1 to 256", DefaultText: "number of CPUs, at most 256"},
