@@ -48,6 +48,16 @@ func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) (er
 			os.Remove(tmp)
 		}
 	}()
+	if fi, statErr := os.Stat(path); perm == 0 && statErr == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm() // replacing a file keeps its permissions
+	}
+	// Before the content: a key written 0600 is never readable by others,
+	// not even as the temporary file.
+	if perm != 0 {
+		if err = f.Chmod(perm.Perm()); err != nil {
+			return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		}
+	}
 	bw := bufio.NewWriterSize(f, 64<<10)
 	if err = write(bw); err != nil {
 		return err
@@ -57,14 +67,6 @@ func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) (er
 	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
-	}
-	if fi, statErr := os.Stat(path); perm == 0 && statErr == nil && fi.Mode().IsRegular() {
-		perm = fi.Mode().Perm() // replacing a file keeps its permissions
-	}
-	if perm != 0 {
-		if err = f.Chmod(perm.Perm()); err != nil {
-			return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
-		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))

@@ -103,6 +103,44 @@ func TestModeFollowsUmask(t *testing.T) {
 	}
 }
 
+// TestModeBeforeContent: the permissions asked for, or those of the file
+// replaced, are the temporary file's before anything is written to it, so
+// a key is never readable by others on its way.
+func TestModeBeforeContent(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	tempMode := func(t *testing.T, name string) os.FileMode {
+		t.Helper()
+		m, err := filepath.Glob(filepath.Join(dir, "."+name+".tmp*"))
+		if err != nil || len(m) != 1 {
+			t.Fatalf("temporary files %q, %v", m, err)
+		}
+		fi, err := os.Stat(m[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+	key := filepath.Join(dir, "key.pem")
+	if err := WriteMode(key, 0o600, func(w io.Writer) error {
+		if m := tempMode(t, "key.pem"); m != 0o600 {
+			t.Errorf("WriteMode 0600: temporary file %v while written", m)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(key, func(w io.Writer) error {
+		if m := tempMode(t, "key.pem"); m != 0o600 {
+			t.Errorf("replacing a 0600 file: temporary file %v while written", m)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestWhatIsInTheWay: when the file or its directory cannot be made, the
 // error says what is in the way, in words, not "mkdir: file exists".
 func TestWhatIsInTheWay(t *testing.T) {

@@ -22,7 +22,8 @@ func TestBurstRequirements(t *testing.T) {
 		dir := filepath.Join(root, "run"+string(rune('a'+i)))
 		os.MkdirAll(dir, 0o755)
 		mbps := []string{"100.000", "110.000", "90.000"}[i]
-		sum := result.BurstHeader + "\n16,100,0,1000,1000.000,1000000.000,128.000,1000," + lost + ",1000.000,1000000.000," + mbps + "\n"
+		received := []string{"1000", "990", "0"}[i] // Sent − Lost
+		sum := result.BurstHeader + "\n16,100,0,1000,1000.000,1000000.000,128.000," + received + "," + lost + ",1000.000,1000000.000," + mbps + "\n"
 		os.WriteFile(filepath.Join(dir, "burst_nats_best_effort_summary.csv"), []byte(sum), 0o644)
 	}
 	out := filepath.Join(t.TempDir(), "burst_requirements.csv")
@@ -65,7 +66,8 @@ func TestBurstExperimentFolders(t *testing.T) {
 			t.Fatal(err)
 		}
 		mbps := []string{"100.000", "110.000", "90.000"}[i]
-		sum := result.BurstHeader + "\n16,100,0,1000,1000.000,1000000.000,128.000,1000," + lost + ",1000.000,1000000.000," + mbps + "\n"
+		received := []string{"1000", "990", "0"}[i] // Sent − Lost
+		sum := result.BurstHeader + "\n16,100,0,1000,1000.000,1000000.000,128.000," + received + "," + lost + ",1000.000,1000000.000," + mbps + "\n"
 		if err := os.WriteFile(filepath.Join(dir, "burst_nats_best_effort_summary.csv"), []byte(sum), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -72,7 +72,8 @@ func WriteBurstFile(path string, rows []BurstRow) error {
 
 // ReadBurst reads a burst measurements CSV or summary; errors name file,
 // line and column. Counts are non-negative integers (a float written by
-// pandas, "16.0", is read too), every other field a finite number ≥ 0.
+// pandas, "16.0", is read too), every other field a finite number ≥ 0;
+// Received is at most Sent and Lost at most Sent − Received.
 func ReadBurst(r io.Reader, file string) ([]BurstRow, error) {
 	cr := csvfile.NewReader(r)
 	cols := strings.Split(BurstHeader, ",")
@@ -106,10 +107,30 @@ func ReadBurst(r io.Reader, file string) ([]BurstRow, error) {
 		if v[0] < 1 {
 			return nil, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
 		}
+		if err := checkBurstCounts(file, line, int(v[3]), int(v[7]), int(v[8])); err != nil {
+			return nil, err
+		}
 		out = append(out, BurstRow{Payload: int(v[0]), Demand: int(v[1]), RecoveryMs: int(v[2]), Sent: int(v[3]),
 			PubTimeUs: v[4], PubRate: v[5], PubMbps: v[6], Received: int(v[7]), Lost: int(v[8]),
 			SubTimeUs: v[9], SubRate: v[10], SubMbps: v[11]})
 	}
+}
+
+// checkBurstCounts refuses a row whose counts no writer produces: more
+// received than sent, or more lost than sent − received. Fewer lost is read:
+// Fast-DDS ThroughputTest before eProsima/Fast-DDS#3309 (2023), whose header
+// is BurstHeader, wrote the sequence gaps before the last arrival as Lost and
+// the last sequence number less them as Received, so messages lost after the
+// last arrival are in neither column; run burst and later ThroughputTest
+// write Lost = Sent − Received exactly.
+func checkBurstCounts(file string, line, sent, received, lost int) error {
+	if received > sent {
+		return fileerr.New(file, line, "", "received %d is more than sent %d", received, sent)
+	}
+	if lost > sent-received {
+		return fileerr.New(file, line, "", "lost %d is more than sent %d − received %d = %d", lost, sent, received, sent-received)
+	}
+	return nil
 }
 
 // BurstSummary returns, per payload in order of first appearance, the rows

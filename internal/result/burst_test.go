@@ -79,3 +79,28 @@ func TestReadBurstErrors(t *testing.T) {
 		t.Errorf("%+v, %v", rows, err)
 	}
 }
+
+// TestReadBurstCounts: a row with more received than sent, or more lost
+// than sent − received, is refused naming file, line and the counts; one
+// with fewer lost, as Fast-DDS ThroughputTest wrote before 2023 when the
+// last messages were lost, reads.
+func TestReadBurstCounts(t *testing.T) {
+	row := func(sent, received, lost string) string {
+		return "16,1000,0," + sent + ",1009243.093,67377.226,8.624," + received + "," + lost + ",1008973.053,67395.259,8.627"
+	}
+	ok := row("1000", "990", "10")
+	for _, c := range []struct{ bad, want string }{
+		{row("1000", "990", "12"), "b.csv:3: lost 12 is more than sent 1000 − received 990 = 10"},
+		{row("1000", "0", "1001"), "b.csv:3: lost 1001 is more than sent 1000 − received 0 = 1000"},
+		{row("1000", "1010", "0"), "b.csv:3: received 1010 is more than sent 1000"},
+	} {
+		_, err := ReadBurst(strings.NewReader(BurstHeader+"\n"+ok+"\n"+c.bad+"\n"), "b.csv")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v, want %q", c.bad, err, c.want)
+		}
+	}
+	rows, err := ReadBurst(strings.NewReader(BurstHeader+"\n"+ok+"\n"+row("1000", "990", "4")+"\n"), "b.csv")
+	if err != nil || len(rows) != 2 || rows[1].Lost != 4 {
+		t.Errorf("a loss after the last arrival uncounted: %+v, %v", rows, err)
+	}
+}

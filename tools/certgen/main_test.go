@@ -63,3 +63,47 @@ func TestCertgenUsage(t *testing.T) {
 		t.Error("a stray argument was accepted")
 	}
 }
+
+// TestCertgenKeepsExistingCA: a folder holding a CA and key of its own is
+// refused, naming them, with nothing in it changed or added; -force
+// replaces them with a new set, keys 0600.
+func TestCertgenKeepsExistingCA(t *testing.T) {
+	dir := t.TempDir()
+	own := map[string]string{secure.CAFileName: "their CA\n", secure.EchoKeyName: "their key\n"}
+	for name, data := range own {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	err := run([]string{"-out", dir}, &out, &out)
+	want := filepath.Join(dir, secure.CAFileName) + ", " + filepath.Join(dir, secure.EchoKeyName) + ": already there"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "-force") {
+		t.Fatalf("a folder with a CA: %v, want %q and -force", err, want)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(own) {
+		t.Errorf("after the refusal the folder holds %d entries, want %d", len(entries), len(own))
+	}
+	for name, data := range own {
+		if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != data {
+			t.Errorf("%s became %q", name, got)
+		}
+	}
+	out.Reset()
+	if err := run([]string{"-out", dir, "-force"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if ca, _ := os.ReadFile(filepath.Join(dir, secure.CAFileName)); !bytes.HasPrefix(ca, []byte("-----BEGIN CERTIFICATE-----")) {
+		t.Errorf("-force left the CA %q", ca)
+	}
+	for _, name := range []string{secure.EchoKeyName, secure.PingerKeyName} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, %v", name, fi.Mode(), err)
+		}
+	}
+	// A second run on the folder it wrote is refused too.
+	if err := run([]string{"-out", dir}, &out, &out); err == nil || !strings.Contains(err.Error(), secure.CAFileName) {
+		t.Errorf("second run: %v", err)
+	}
+}

@@ -121,40 +121,53 @@ const (
 	generatedCAName = "mqgate per-run CA"
 )
 
-// GenerateFiles creates a CA and one certificate for each end, valid for
-// DefaultHosts and hosts (e.g. the --target host), and writes them into
-// dir (created 0700; keys 0600). It returns the Security of the echoer and
-// of the pinger.
-func GenerateFiles(dir string, hosts ...string) (echo, pinger driver.Security, err error) {
+// File is one PEM file of a generated set: its name in the folder, its
+// content and its permissions (0600 for a key, 0644 for a certificate).
+type File struct {
+	Name string
+	Data []byte
+	Mode os.FileMode
+}
+
+// Generate creates a CA and one certificate for each end, valid for
+// DefaultHosts and hosts (e.g. the --target host), and returns the files
+// GenerateFiles writes: CAFileName, EchoCertName, EchoKeyName,
+// PingerCertName and PingerKeyName, in that order.
+func Generate(hosts ...string) ([]File, error) {
 	ca, err := NewAuthority(generatedCAName)
 	if err != nil {
-		return echo, pinger, err
+		return nil, err
 	}
 	all := append(append([]string(nil), DefaultHosts...), hosts...)
 	ecert, ekey, err := ca.Issue("mqgate echo", all)
 	if err != nil {
-		return echo, pinger, err
+		return nil, err
 	}
 	pcert, pkey, err := ca.Issue("mqgate pinger", all)
+	if err != nil {
+		return nil, err
+	}
+	return []File{
+		{CAFileName, ca.CertPEM, 0o644},
+		{EchoCertName, ecert, 0o644},
+		{EchoKeyName, ekey, 0o600},
+		{PingerCertName, pcert, 0o644},
+		{PingerKeyName, pkey, 0o600},
+	}, nil
+}
+
+// GenerateFiles writes the files of Generate into dir (created 0700) and
+// returns the Security of the echoer and of the pinger.
+func GenerateFiles(dir string, hosts ...string) (echo, pinger driver.Security, err error) {
+	files, err := Generate(hosts...)
 	if err != nil {
 		return echo, pinger, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return echo, pinger, err
 	}
-	files := []struct {
-		name string
-		data []byte
-		mode os.FileMode
-	}{
-		{CAFileName, ca.CertPEM, 0o644},
-		{EchoCertName, ecert, 0o644},
-		{EchoKeyName, ekey, 0o600},
-		{PingerCertName, pcert, 0o644},
-		{PingerKeyName, pkey, 0o600},
-	}
 	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
+		if err := writeFileAtomic(filepath.Join(dir, f.Name), f.Data, f.Mode); err != nil {
 			return echo, pinger, err
 		}
 	}
