@@ -3,6 +3,7 @@ package nats
 import (
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +72,54 @@ func TestRoleReconnects(t *testing.T) {
 	case err := <-c.Lost():
 		t.Fatalf("lost: %v", err)
 	default:
+	}
+}
+
+// TestRoleConfirm: a role's client confirms what the server has, and
+// refuses to confirm a span the link broke in, though nats.go took the
+// messages of it, even once it reconnected to a server on the same port;
+// the span after the reconnect is confirmed again.
+func TestRoleConfirm(t *testing.T) {
+	url, start := restartable(t)
+	stop := start()
+	defer func() { stop() }()
+	c, err := Transport{}.DialClient(dialCtx(t), []string{url}, driver.Options{}, 4*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := c.(driver.Confirmer)
+	publish := func() {
+		t.Helper()
+		for range 100 {
+			if err := c.Publish("confirm.test", make([]byte, 64)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	confirm := func(want bool) {
+		t.Helper()
+		marked := false
+		err := b.Confirm(2*time.Second, func() { marked = true })
+		if !marked || (err == nil) != want {
+			t.Fatalf("Confirm: marked %v, err %v; want confirmed %v", marked, err, want)
+		}
+		t.Log(err)
+	}
+	publish()
+	confirm(true)
+	stop()
+	publish() // taken while nats.go reconnects
+	stop = start()
+	reconnected(t, c, 1)
+	publish()
+	confirm(false) // the span the link broke in
+	publish()
+	confirm(true)
+	stop()
+	publish()
+	err = b.Confirm(2*time.Second, func() {})
+	if err == nil || !strings.Contains(err.Error(), "did not confirm") {
+		t.Fatalf("Confirm with the server gone: %v", err)
 	}
 }
