@@ -222,6 +222,7 @@ var notAcceptance = map[string]string{
 	"Client":        "the roles' client, which ClientDialer opens",
 	"PubSub":        "a part of Client",
 	"RequestReply":  "a part of Client",
+	"Confirmer":     "what a role's client confirms the system has, counted in the pub's report",
 	"RoleSystem":    "ClientDialer or RoleRunner, which the how-to names",
 	"Consumer":      "a subscriber's delivery on the library's goroutine: faster, accepting the same",
 	"AckSender":     "a sender's acknowledgements, counted and recorded in meta.json",

@@ -48,6 +48,20 @@ type Client interface {
 	Close() error
 }
 
+// Confirmer is implemented by a Client that can tell which of the
+// messages it published reached the system (a NATS server's PONG after
+// them): the roles' pub counts as sent only what was confirmed, the rest
+// apart, since a client may hold messages it then drops when its link
+// breaks.
+type Confirmer interface {
+	// Confirm calls mark, then waits within timeout until what was
+	// published before mark reached the system: nil when all that was
+	// published since the previous call's mark (since the client
+	// connected, at the first call) did, an error when some of it may not
+	// have (the link broke in between, even if it was made again).
+	Confirm(timeout time.Duration, mark func()) error
+}
+
 // ClientDialer is implemented by systems whose distributed roles run in
 // this process, through a Client made by the same constructors as the
 // system's Publisher and Subscriber, with the system's topic rules.

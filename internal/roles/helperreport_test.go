@@ -35,8 +35,9 @@ func TestHelperPubQryReports(t *testing.T) {
 	var pr map[string]any
 	readReport(t, filepath.Join(out, "h", ReportsDir, "pub-pubsub-3.json"), &pr)
 	want := `{"clock_probes_answered":0,"completed":true,"driver":"zenoh","end":"2026-01-02T03:04:07Z","errors":1,"host":"` + hostname() +
-		`","instance":3,"payload":64,"publishers":[{"errors":0,"id":768,"sent":10,"skipped":0,"topic":"k/data/0"},` +
-		`{"errors":0,"id":769,"sent":12,"skipped":0,"topic":"k/data/1"}],"rate":5,"reliability":"best_effort","role":"pub","run_id":"h","skipped":3,"start":"2026-01-02T03:04:05Z"}`
+		`","instance":3,"payload":64,"publishers":[{"errors":0,"id":768,"sent":10,"skipped":0,"topic":"k/data/0","unconfirmed":0},` +
+		`{"errors":0,"id":769,"sent":12,"skipped":0,"topic":"k/data/1","unconfirmed":0}],"rate":5,"reliability":"best_effort","role":"pub","run_id":"h","skipped":3,` +
+		`"start":"2026-01-02T03:04:05Z","unconfirmed":0}`
 	if b, _ := json.Marshal(pr); string(b) != want {
 		t.Errorf("pub report\n got %s\nwant %s", b, want)
 	}

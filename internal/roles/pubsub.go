@@ -42,25 +42,32 @@ type PubReport struct {
 	Payload     int               `json:"payload"`
 	Rate        float64           `json:"rate"`
 	Publishers  []PublisherReport `json:"publishers"`
-	// Skipped and Errors are the publishers' in all.
-	Skipped uint64 `json:"skipped"`
-	Errors  uint64 `json:"errors"`
+	// Skipped, Errors and Unconfirmed are the publishers' in all.
+	Skipped     uint64 `json:"skipped"`
+	Errors      uint64 `json:"errors"`
+	Unconfirmed uint64 `json:"unconfirmed"`
 	reportEnd
 	ClockProbes uint64 `json:"clock_probes_answered"`
 }
 
 // PublisherReport are one publisher's counts.
 type PublisherReport struct {
-	ID      uint16 `json:"id"`
-	Topic   string `json:"topic"`
-	Sent    uint64 `json:"sent"`
-	Skipped uint64 `json:"skipped"`
-	Errors  uint64 `json:"errors"`
+	ID    uint16 `json:"id"`
+	Topic string `json:"topic"`
+	// Sent are the messages the system confirmed having, when its client
+	// can tell (driver.Confirmer), else those handed to the client;
+	// Unconfirmed those handed to it that it did not confirm, which may
+	// not have reached it.
+	Sent        uint64 `json:"sent"`
+	Unconfirmed uint64 `json:"unconfirmed"`
+	Skipped     uint64 `json:"skipped"`
+	Errors      uint64 `json:"errors"`
 }
 
 // RunPub publishes --publishers open-loop streams at --rate each for
 // --duration, then end markers, and answers clock probes meanwhile (and
-// for --timeout after, so that late subscribers can estimate).
+// for --timeout after, so that late subscribers can estimate). A message
+// counts as sent once the system confirmed it, when its client can tell.
 func RunPub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	rep := PubReport{reportHead: s.head(RolePub), Reliability: s.Reliability(), Payload: s.Payload, Rate: s.Rate, reportEnd: reportEnd{Start: time.Now().UTC()}}
 	answered, stopClock, err := serveClockProbes(b, s)
@@ -75,15 +82,24 @@ func RunPub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	var lost errBox
 	runCtx, cancel := context.WithCancel(ctx)
 	lost.watchLost(runCtx, b.Lost(), cancel)
+	k := newConfirms(b, s.Publishers)
+	confirmCtx, stopConfirming := context.WithCancel(runCtx)
+	confirming := make(chan struct{})
+	go func() {
+		defer close(confirming)
+		k.confirming(confirmCtx, s.Timeout)
+	}()
 	for i := range s.Publishers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			publishRole(runCtx, s, b, met, i, start, &reps[i])
+			publishRole(runCtx, s, b, met, i, start, &reps[i], &k.handed[i])
 		}()
 	}
 	wg.Wait()
-	flushErr := b.Flush(s.Timeout)
+	stopConfirming()
+	<-confirming
+	flushErr := k.end(b, s.Timeout)
 	interrupted := ctx.Err() != nil
 	// Late clock probes are answered for a while after the last message.
 	if !interrupted && lost.get() == nil {
@@ -96,9 +112,12 @@ func RunPub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	csvErr := met.Close()
 	cancel()
 	rep.End = time.Now().UTC()
+	for i := range reps {
+		reps[i].Sent, reps[i].Unconfirmed = k.confirmed[i], k.unconfirmed[i]
+	}
 	rep.Publishers = reps
 	rep.ClockProbes = answered.Load()
-	return pubOutcome(s, rep, interrupted, lost.get(), flushErr, csvErr)
+	return pubOutcome(s, rep, interrupted, lost.get(), flushErr, k.why, csvErr)
 }
 
 // serveClockProbes answers the subscribers' clock probes on clockKey until
@@ -117,9 +136,9 @@ func serveClockProbes(b Backend, s Settings) (answered *atomic.Uint64, stop func
 }
 
 // publishRole is publisher i of a pub role: it publishes at --rate from
-// start for --duration, or until runCtx is done, counting into r and met,
-// then sends its end marker.
-func publishRole(runCtx context.Context, s Settings, b Backend, met *Metrics, i int, start time.Time, r *PublisherReport) {
+// start for --duration, or until runCtx is done, counting into r, handed
+// (the messages the client took) and met, then sends its end marker.
+func publishRole(runCtx context.Context, s Settings, b Backend, met *Metrics, i int, start time.Time, r *PublisherReport, handed *atomic.Uint64) {
 	period := time.Duration(float64(time.Second) / s.Rate)
 	end := start.Add(s.Duration)
 	id := uint16(s.Instance)<<8 | uint16(i)
@@ -153,40 +172,48 @@ func publishRole(runCtx context.Context, s Settings, b Backend, met *Metrics, i 
 			continue
 		}
 		seq++
-		r.Sent++
+		handed.Add(1)
 		met.Sent(1)
 	}
-	// The end marker says how many were sent; best-effort links may
-	// lose one, so it goes three times.
+	// The end marker says how many were handed to the client, the
+	// sequence numbers the subscribers expect; best-effort links may lose
+	// one, so it goes three times.
 	endMsg := make([]byte, HeaderSize)
 	for range 3 {
-		roleHeader(time.Now().UnixNano(), r.Sent, id, load.FlagEndPayload|load.FlagEndRun, uint16(topicIdx), s.RunHash()).Put(endMsg)
+		roleHeader(time.Now().UnixNano(), seq, id, load.FlagEndPayload|load.FlagEndRun, uint16(topicIdx), s.RunHash()).Put(endMsg)
 		b.Publish(topic, endMsg)
 	}
 }
 
 // pubOutcome totals a pub role's publishers into rep, writes it and
-// summarises the run; lost (the connection) wins over a failed flush as the
-// reason the run is incomplete.
-func pubOutcome(s Settings, rep PubReport, interrupted bool, lost, flushErr, csvErr error) Outcome {
-	var total, skipped, errs uint64
+// summarises the run; lost (the connection) wins over a failed flush, and
+// that over what left messages unconfirmed, as the reason the run is
+// incomplete.
+func pubOutcome(s Settings, rep PubReport, interrupted bool, lost, flushErr, unconfirmedErr, csvErr error) Outcome {
+	var total, skipped, errs, unconfirmed uint64
 	for _, r := range rep.Publishers {
 		total += r.Sent
 		skipped += r.Skipped
 		errs += r.Errors
+		unconfirmed += r.Unconfirmed
 	}
-	rep.Skipped, rep.Errors = skipped, errs
+	rep.Skipped, rep.Errors, rep.Unconfirmed = skipped, errs, unconfirmed
 	switch {
 	case lost != nil:
 		rep.Error = lost.Error()
 	case flushErr != nil:
 		rep.Error = "flush: " + flushErr.Error()
+	case unconfirmed > 0:
+		rep.Error = unconfirmedErr.Error()
 	}
 	rep.Completed = rep.Error == "" && !interrupted
 	path, err := WriteReport(s, rep)
-	return ended(fmt.Sprintf("pub %s: %s messages of %d B from %d publishers (%s skipped, %s errors)",
-		s.RunID, result.Count(total), s.Payload, s.Publishers, result.Count(skipped), result.Count(errs)),
-		rep.Completed, interrupted, rep.Error, "report "+path, []string{path}, err, csvErr)
+	did := fmt.Sprintf("pub %s: %s messages of %d B from %d publishers (%s skipped, %s errors)",
+		s.RunID, result.Count(total), s.Payload, s.Publishers, result.Count(skipped), result.Count(errs))
+	if unconfirmed > 0 {
+		did += fmt.Sprintf(", and %s more handed to the client that the system did not confirm (they may not have reached it)", result.Count(unconfirmed))
+	}
+	return ended(did, rep.Completed, interrupted, rep.Error, "report "+path, []string{path}, err, csvErr)
 }
 
 // pubState is what a subscription knows of one publisher.

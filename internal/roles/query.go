@@ -2,6 +2,7 @@ package roles
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -124,10 +125,15 @@ type ReqReport struct {
 }
 
 type queryResult struct {
-	firstNs, lastNs int64
+	sent            time.Time
+	firstNs, lastNs int64 // since sent
 	replies, bytes  uint64
 	err             bool
+	expired         bool // waited its whole --timeout
 }
+
+// complete is whether q got its --replies replies.
+func (q queryResult) complete(replies int) bool { return !q.err && q.replies >= uint64(replies) }
 
 // RunReq sends queries to --expr open-loop at --qps for --duration, at
 // most --concurrency in flight (a slot that finds them all busy is
@@ -152,6 +158,8 @@ func RunReq(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	first, lastMicros := r.tally(&rep)
 	if e := r.lost.get(); e != nil {
 		rep.Error = e.Error()
+	} else if !interrupted {
+		rep.Error = r.unanswered(start)
 	}
 	rep.Completed = rep.Error == "" && !interrupted
 	return r.finish(&rep, first, lastMicros, start, endT, interrupted, csvErr)
@@ -218,15 +226,14 @@ func (r *reqRun) query(runCtx context.Context, msg []byte) {
 	s, met := r.s, r.met
 	qctx, qcancel := context.WithTimeout(runCtx, s.Timeout)
 	defer qcancel()
-	var q queryResult
+	q := queryResult{sent: time.Now()}
 	var rmu sync.Mutex // replies may still arrive as Query returns
 	var window *time.Timer
 	var closed atomic.Bool // the --agg-window after the first reply ended the query
-	sent := time.Now()
 	err := r.b.Query(qctx, s.Expr, msg, func(reply []byte, at time.Time) bool {
 		rmu.Lock()
 		defer rmu.Unlock()
-		ns := at.Sub(sent).Nanoseconds()
+		ns := at.Sub(q.sent).Nanoseconds()
 		if q.replies == 0 {
 			q.firstNs = ns
 			met.Received(len(reply), ns)
@@ -247,6 +254,7 @@ func (r *reqRun) query(runCtx context.Context, msg []byte) {
 		window.Stop()
 	}
 	met.QueryDone(q.replies, q.lastNs)
+	q.expired = errors.Is(qctx.Err(), context.DeadlineExceeded) && runCtx.Err() == nil && !closed.Load()
 	if err != nil && runCtx.Err() == nil && !closed.Load() {
 		q.err = true
 		met.Error()
@@ -256,6 +264,41 @@ func (r *reqRun) query(runCtx context.Context, msg []byte) {
 	r.mu.Lock()
 	r.results = append(r.results, q)
 	r.mu.Unlock()
+}
+
+// unanswered is why the run did not complete when its queryables went
+// away (or fell silent) during it, "" when they did not: a query sent after
+// the last one that got its --replies replies waited its whole --timeout
+// without them, as a sub's run ends when nothing arrived for --timeout
+// after its first message. A run whose queries were never answered
+// completes with them all timed out: no queryable was there to go away.
+func (r *reqRun) unanswered(start time.Time) string {
+	var last time.Time // when the last complete query got its last reply
+	for _, q := range r.results {
+		if at := q.sent.Add(time.Duration(q.lastNs)); q.complete(r.s.Replies) && at.After(last) {
+			last = at
+		}
+	}
+	if last.IsZero() {
+		return ""
+	}
+	since, expired := 0, false
+	for _, q := range r.results {
+		if q.sent.After(last) {
+			since++
+			expired = expired || q.expired
+		}
+	}
+	if !expired {
+		return ""
+	}
+	after := last.Sub(start).Round(time.Millisecond)
+	if r.s.Replies == 1 {
+		return fmt.Sprintf("no query was answered after %v of the run (the queryable gone): the %d sent since got no reply within --timeout %v",
+			after, since, r.s.Timeout)
+	}
+	return fmt.Sprintf("no query was answered in full after %v of the run (a queryable gone): the %d sent since got fewer than --replies %d within --timeout %v",
+		after, since, r.s.Replies, r.s.Timeout)
 }
 
 // tally counts the queries' results into rep and returns the times to

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,6 +113,71 @@ func TestReqTimeouts(t *testing.T) {
 	if err != nil || m.SubExperiments[0].Payloads[0].Samples != 0 || m.SubExperiments[0].Payloads[0].Lost != rr.Queries {
 		t.Errorf("meta %+v %v", m, err)
 	}
+}
+
+// TestReqQueryableGone: the queryable stops once the req's queries are
+// answered, as when it dies: the queries after its last answer time out,
+// and the req's run is incomplete, saying how many went unanswered, with
+// exit 2 as a sub's whose publishers went silent.
+func TestReqQueryableGone(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	qctx, stopQry := context.WithCancel(context.Background())
+	defer stopQry()
+	qry := settings(t, roles.RoleQry, map[string]any{"endpoint": []string{url}, "run-id": "g", "out-dir": out, "duration": "1m"})
+	qryDone := make(chan roles.Outcome, 1)
+	go func() { qryDone <- roles.Run(qctx, qry) }()
+	time.Sleep(300 * time.Millisecond) // serving
+	csv := filepath.Join(out, "req.csv")
+	wctx, stopWaiting := context.WithCancel(context.Background())
+	waited := make(chan bool, 1)
+	go func() {
+		waited <- waitAnswered(wctx, filepath.Join(out, ".req.csv.tmp*"))
+		stopQry()
+	}()
+	code, stderr := runApp(context.Background(), t, nil, "req", "--endpoint", url, "--run-id", "g", "--out-dir", out,
+		"--instance", "3", "--qps", "50", "--duration", "3s", "--timeout", "200ms", "--log-level", "error",
+		"--csv", csv, "--snapshot-interval", "100ms")
+	stopWaiting()
+	if !<-waited {
+		t.Fatalf("the req counted no reply before it ended: exit %d: %s", code, stderr)
+	}
+	if o := <-qryDone; o.Err != nil || !o.Interrupted {
+		t.Fatalf("qry: %+v", o)
+	}
+	if code != exit.Usage || !strings.Contains(stderr, "incomplete: no query was answered after ") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rr roles.ReqReport
+	readJSON(t, filepath.Join(out, "g", roles.ReportsDir, "req-query-3.json"), &rr)
+	since := "the " + strconv.FormatUint(rr.Timeouts, 10) + " sent since got no reply within --timeout 200ms"
+	if rr.Completed || rr.Answered == 0 || rr.Timeouts == 0 || !strings.Contains(rr.Error, since) {
+		t.Errorf("report: completed %v, %d answered, %d timeouts, error %q", rr.Completed, rr.Answered, rr.Timeouts, rr.Error)
+	}
+	m, err := meta.ReadFile(filepath.Join(out, "g", meta.FileName))
+	if err != nil || m.Completed || m.SubExperiments[0].Completed || !strings.Contains(m.Error, since) {
+		t.Errorf("meta %+v, %v", m, err)
+	}
+}
+
+// waitAnswered waits until the snapshots being written to the file
+// matching glob count a reply (true), or ctx is done (false).
+func waitAnswered(ctx context.Context, glob string) bool {
+	col := slices.Index(strings.Split(roles.SnapshotHeader, ","), "Received")
+	for ; ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+		files, _ := filepath.Glob(glob)
+		if len(files) == 0 {
+			continue
+		}
+		data, _ := os.ReadFile(files[0])
+		rows := strings.Split(string(data), "\n")
+		for _, row := range rows[1 : max(len(rows), 2)-1] { // the last is being written
+			if f := strings.Split(row, ","); len(f) > col && f[col] != "0" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // runApp runs the roles as commands of a small app, as `run` does.

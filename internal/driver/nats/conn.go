@@ -46,15 +46,26 @@ type conn struct {
 var embedded sync.Map
 
 // ctxDialer dials the server within the set-up context and remembers why
-// a dial failed: nats.go only reports "no servers available".
+// a dial failed: nats.go only reports "no servers available". Once
+// connected (open), a dial is a reconnect of the roles' client, made when
+// the set-up context is long over: it gets a context of its own, bounded
+// by timeout.
 type ctxDialer struct {
-	ctx context.Context
-	c   *conn
-	d   net.Dialer
+	ctx       context.Context
+	timeout   time.Duration
+	connected atomic.Bool
+	c         *conn
+	d         net.Dialer
 }
 
 func (d *ctxDialer) Dial(network, address string) (net.Conn, error) {
-	nc, err := d.d.DialContext(d.ctx, network, address)
+	ctx := d.ctx
+	if d.connected.Load() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), d.timeout)
+		defer cancel()
+	}
+	nc, err := d.d.DialContext(ctx, network, address)
 	if err != nil {
 		d.c.dialErr.Store(&err)
 	}
@@ -130,12 +141,14 @@ func connect(ctx context.Context, addr string, opts driver.Options, role string,
 func (c *conn) open(ctx context.Context, timeout time.Duration, o ...natsgo.Option) error {
 	connectCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	d := &ctxDialer{ctx: connectCtx, timeout: timeout, c: c}
 	nc, err := natsgo.Connect(c.url, append([]natsgo.Option{
 		natsgo.Name("mqgate " + c.role),
 		natsgo.Timeout(timeout),
-		natsgo.SetCustomDialer(&ctxDialer{ctx: connectCtx, c: c}),
+		natsgo.SetCustomDialer(d),
 		natsgo.ClosedHandler(func(*natsgo.Conn) { close(c.closedCh) }),
 	}, o...)...)
+	d.connected.Store(true)
 	c.nc = nc
 	return err
 }

@@ -87,7 +87,10 @@
 // stops with an error naming the URL (without its password or token)
 // instead of silently measuring a new link. A role's client
 // (run pub|sub|req|qry) does reconnect, up to 4 times a quarter of its
-// --timeout apart, and then reports the connection lost. Receive returns an error wrapping
+// --timeout apart, and then reports the connection lost; it confirms
+// what it published by a PING (driver.Confirmer), and a span the link
+// broke in stays unconfirmed, since nats.go drops what it had not written
+// then, and what it held while reconnecting when it gives up. Receive returns an error wrapping
 // driver.ErrClosed when the connection is lost and driver.ErrTimeout only
 // when nothing arrived in time; unreachable servers, refused credentials,
 // TLS failures, servers without JetStream and messages over the server's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
@@ -22,12 +23,18 @@ import (
 type roleClient struct {
 	*conn
 	lost chan error
+	// marked is nats.go's count of reconnects read before the previous
+	// Confirm's mark: a Confirm fails when it moved since.
+	marked atomic.Uint64
 }
 
 // SystemInfo describes the server.
 func (c *roleClient) SystemInfo() meta.SystemInfo { return c.info() }
 
-var _ driver.Client = (*roleClient)(nil)
+var (
+	_ driver.Client    = (*roleClient)(nil)
+	_ driver.Confirmer = (*roleClient)(nil)
+)
 
 // appliedFlags is the value of each of NATS's flags this connection was
 // opened with, by flag name, as connect applied it (the connection's own
@@ -94,6 +101,25 @@ func (b *roleClient) Flush(timeout time.Duration) error {
 	return driver.Bounded(timeout, func() error { return b.nc.FlushTimeout(timeout) })
 }
 func (b *roleClient) Lost() <-chan error { return b.lost }
+
+// Confirm calls mark, then flushes: the server's PONG says it has
+// everything published before the PING (driver.Confirmer). A reconnect
+// since the previous mark fails it, PONG or not: when the link breaks,
+// nats.go drops what it had not yet written, and holds what is published
+// while it reconnects (sent once it reconnects, dropped when it gives up),
+// so the messages of that span may or may not have reached a server.
+func (b *roleClient) Confirm(timeout time.Duration, mark func()) error {
+	before := b.nc.Stats().Reconnects
+	mark()
+	prev := b.marked.Swap(before)
+	if err := b.Flush(timeout); err != nil {
+		return fmt.Errorf("the server did not confirm what was published: %w", err)
+	}
+	if n := b.nc.Stats().Reconnects; n != prev {
+		return fmt.Errorf("the connection to %s broke and was made again: what was published before may not have reached the server", b.redacted)
+	}
+	return nil
+}
 
 // Separator joins the parts of a subject.
 func (Transport) Separator() string { return "." }
