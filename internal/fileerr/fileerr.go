@@ -2,6 +2,7 @@ package fileerr
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -96,4 +97,19 @@ func ReadRegular(path, what string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// SyntaxOffset returns the offset of the byte where data stops being JSON,
+// off if a scan finds none. The Offset of a json.SyntaxError from a
+// json.Decoder is no position in data: at a misplaced delimiter it is the
+// offending byte's, but in a value it counts only the bytes of the values
+// decoded so far ("garbage" is placed one character late, a bad value deep
+// in the file lines early). So data is scanned again from its first byte,
+// where Offset counts every byte read, the offending one included.
+func SyntaxOffset(data []byte, off int) int {
+	var syn *json.SyntaxError
+	if err := json.Unmarshal(data, new(json.RawMessage)); errors.As(err, &syn) {
+		return int(syn.Offset) - 1
+	}
+	return off
 }

@@ -61,7 +61,7 @@ func parse(data []byte, file string) (Summary, error) {
 		off := int(d.InputOffset())
 		switch {
 		case errors.As(err, &se):
-			off = int(se.Offset)
+			off = fileerr.SyntaxOffset(data, int(se.Offset))
 		case errors.As(err, &te):
 			off = int(te.Offset)
 		case strings.HasPrefix(err.Error(), unknownField):

@@ -44,6 +44,11 @@ func TestReadFileStrict(t *testing.T) {
 		{"text", good + "\ngarbage", "s.json:2:1: unexpected data after the JSON object"},
 		{"not UTF-8", `{"format": "` + Format + `",` + "\n\"transport\": \"tc\xffp\"}", "s.json:2:17: byte 0xFF is not UTF-8"},
 		{"empty", "", "s.json: empty file"},
+		// Not JSON from the first byte, and a bad value deep in the file:
+		// the column is the offending byte's.
+		{"garbage", "garbage", "s.json:1:1: invalid character 'g'"},
+		{"bad value", `{"format": "` + Format + `",` + "\n" + `"payloads": [{"payload": 16, "receive_rate": x}]}`,
+			"s.json:2:46: invalid character 'x'"},
 		// Cut short: the decoder gives no offset, and the file was named at 1:1.
 		{"truncated", `{"format": "` + Format + `",` + "\n" + `"payloads": [{"payload": 16`,
 			"s.json:2:28: truncated JSON: the object does not end (a file cut short?)"},

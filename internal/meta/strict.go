@@ -65,27 +65,11 @@ func (w *walker) syntax(err error, off int) error {
 	var syn *json.SyntaxError
 	switch {
 	case errors.As(err, &syn):
-		return at(w.file, w.data, syntaxOffset(w.data, off), "invalid JSON: %v; expected the JSON object run writes", syn)
+		return at(w.file, w.data, fileerr.SyntaxOffset(w.data, off), "invalid JSON: %v; expected the JSON object run writes", syn)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return at(w.file, w.data, len(w.data), "truncated JSON: the object does not end; expected a complete object written by run")
 	}
 	return at(w.file, w.data, off, "invalid JSON: %v", err)
-}
-
-// syntaxOffset returns the offset of the byte where data stops being JSON,
-// off (where the failed token starts) if a scan finds none. The Offset of
-// a json.Decoder's Token error is no position in data: at a misplaced
-// delimiter it is the offending byte's, but in a value it counts only the
-// bytes of the values decoded so far, and after them ("garbage" was placed
-// one character late, a bad value deep in the file lines early). So data
-// is scanned again from its first byte, where Offset counts every byte
-// read, the offending one included.
-func syntaxOffset(data []byte, off int) int {
-	var syn *json.SyntaxError
-	if err := json.Unmarshal(data, new(json.RawMessage)); errors.As(err, &syn) {
-		return int(syn.Offset) - 1
-	}
-	return off
 }
 
 // describe says what a value of type t looks like in JSON.

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
 // SummaryFormat is the format name every summary.json carries.
@@ -157,7 +159,7 @@ func jsonError(file string, data []byte, off int64, err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		off = syn.Offset
+		off = int64(fileerr.SyntaxOffset(data, int(syn.Offset)))
 	case errors.As(err, &typ):
 		off = typ.Offset
 	}

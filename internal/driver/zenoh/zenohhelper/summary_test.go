@@ -91,7 +91,7 @@ func TestReadSummaryErrors(t *testing.T) {
 		name, text, want string
 	}{
 		{"empty", "", "x.json:1:1: EOF"},
-		{"truncated", mutate(t, `"express": true,`, `"express": tr`), "x.json:12:1: invalid character"},
+		{"truncated", mutate(t, `"express": true,`, `"express": tr`), "x.json:11:16: invalid character '\\n' in literal true"},
 		{"unknown field", mutate(t, `"express": true,`, `"express": true, "colour": 1,`), `unknown field "colour"`},
 		{"count not a number", mutate(t, `"warmup": 5,`, `"warmup": "5",`), "x.json:21:20: json: cannot unmarshal string"},
 		{"negative count", mutate(t, `"warmup": 5,`, `"warmup": -1,`), "x.json:21:19: json: cannot unmarshal number -1"},
