@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +18,30 @@ const (
 	DefaultWarmup       = 1000
 	DefaultTimeout      = time.Second
 	DefaultMaxLostInRow = 10
-	HeaderSize          = 16 // sequence u64 + send time u64
+	HeaderSize          = 16 // sequence word u64 + send time u64
 )
+
+// A round-trip message's sequence word (its first 8 bytes, little-endian)
+// holds the sequence number in its low seqBits bits and the run id above
+// them, so that the smallest message, 16 bytes (Fast-RTPS's smallest
+// payload), carries both beside the send time and no payload grows.
+const (
+	seqBits   = 40
+	runIDBits = 64 - seqBits
+	// maxRunID is the largest run id; 0 is no run's (run's echo probe,
+	// and builds whose messages carried none).
+	maxRunID = 1<<runIDBits - 1
+	seqMask  = 1<<seqBits - 1
+)
+
+// seqWord returns the sequence word of sequence number seq of run runID.
+func seqWord(runID uint32, seq uint64) uint64 { return uint64(runID)<<seqBits | seq&seqMask }
+
+// splitSeqWord returns the run id and sequence number of a sequence word.
+func splitSeqWord(w uint64) (runID uint32, seq uint64) { return uint32(w >> seqBits), w & seqMask }
+
+// newRunID draws a run id at random, never 0.
+func newRunID() uint32 { return uint32(rand.Uint64N(maxRunID)) + 1 }
 
 // Fill values: what follows the 16-byte header of a message.
 const (
@@ -53,6 +76,10 @@ type Config struct {
 	Workload Workload
 	// Pacer paces the messages of a payload; nil means ClosedLoop.
 	Pacer Pacer
+	// RunID is written into every round-trip message (seqWord), so that
+	// the pinger tells its own echoes from those of another run on the
+	// same topic; 0 means one drawn at random by WithDefaults.
+	RunID uint32
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -67,6 +94,9 @@ func (c Config) WithDefaults() Config {
 	c.Latency = cmp.Or(c.Latency, meta.LatencyHalfRTT)
 	c.Workload = cmp.Or(c.Workload, Workload(RoundTrip{}))
 	c.Pacer = cmp.Or(c.Pacer, Pacer(ClosedLoop{}))
+	if c.RunID == 0 {
+		c.RunID = newRunID()
+	}
 	return c
 }
 
@@ -91,8 +121,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("max lost in a row %d: expected at least 1", c.MaxLostInRow)
 	case c.Fill != FillZero && c.Fill != FillRandom:
 		return fmt.Errorf("fill %q: expected %q or %q", c.Fill, FillZero, FillRandom)
-	case c.Workload == nil || c.Pacer == nil:
-		return fmt.Errorf("no workload or pacer: call WithDefaults first")
+	case c.RunID > maxRunID:
+		return fmt.Errorf("run id %d: above the largest, %d (%d bits)", c.RunID, maxRunID, runIDBits)
+	case uint64(c.Warmup)+uint64(c.Samples) > seqMask/uint64(len(c.Payloads)):
+		// Sequence numbers run on across payloads and must not reach the
+		// run id's bits.
+		return fmt.Errorf("%d payloads of %d round trips: more than the %d a run numbers", len(c.Payloads), c.Warmup+c.Samples, uint64(seqMask))
+	case c.Workload == nil || c.Pacer == nil || c.RunID == 0:
+		return fmt.Errorf("no workload, pacer or run id: call WithDefaults first")
 	}
 	return c.Workload.Check(c)
 }

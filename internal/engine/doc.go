@@ -17,20 +17,23 @@
 //
 // The engine owns timing, pacing, recording and output; drivers only move
 // bytes. In the round-trip workload, for every payload size it sends a
-// message of exactly that many bytes — sequence number (u64) and send time
-// (u64, ns) little-endian in the first 16 bytes, the rest zero or
-// pseudo-random — waits for the echo, and stores the round trip, read from
-// Go's monotonic clock in nanoseconds, in a slice allocated before the first
-// message. One message is in flight at a time (closed loop). The first
-// Warmup round trips of each payload are discarded; the next Samples are
-// kept, except those whose echo did not arrive within Timeout, which are
-// counted as lost. An echo carrying an earlier sequence number is counted as
-// a duplicate (its sequence was already echoed) or out of order (it was
-// given up as lost), and ignored. On a link that acknowledges
-// (driver.AckSender), the acknowledgements of the warm-up are awaited before
-// the first measured message and those of the measured messages at the end
-// of the payload, so that the counts in meta.json are exact and nothing is
-// left unconfirmed. Statistics are computed only after the run.
+// message of exactly that many bytes — a sequence word (u64: the sequence
+// number in its low 40 bits, the run id above) and the send time (u64, ns)
+// little-endian in the first 16 bytes, the rest zero or pseudo-random
+// (formats §2 "Round-trip message") — waits for the echo, and stores the
+// round trip, read from Go's monotonic clock in nanoseconds, in a slice
+// allocated before the first message. One message is in flight at a time
+// (closed loop). The first Warmup round trips of each payload are discarded;
+// the next Samples are kept, except those whose echo did not arrive within
+// Timeout, which are counted as lost. An echo carrying an earlier sequence
+// number is counted as a duplicate (its sequence was already echoed) or out
+// of order (it was given up as lost), and ignored; one carrying another run
+// id (another run on the same topic) is counted as of another run and
+// ignored. On a link that acknowledges (driver.AckSender), the
+// acknowledgements of the warm-up are awaited before the first measured
+// message and those of the measured messages at the end of the payload, so
+// that the counts in meta.json are exact and nothing is left unconfirmed.
+// Statistics are computed only after the run.
 //
 // A Runner measures a list of sub-experiments (Sub), writes one raw file per
 // sub-experiment (measurements_<type>.csv) and meta.json in the experiment

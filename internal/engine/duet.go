@@ -480,6 +480,7 @@ func (s *duetSide) add(i, j int, res driver.PayloadResult) {
 	c.OutOfOrder += b.OutOfOrder
 	c.Dropped += b.Dropped
 	c.Errors += b.Errors
+	c.OtherRuns += b.OtherRuns
 	c.MessagesAcked += b.MessagesAcked
 	c.MessagesRefused += b.MessagesRefused
 	c.Completed = c.Completed && b.Completed

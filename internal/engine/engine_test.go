@@ -174,6 +174,9 @@ type scripted struct {
 	dupAt  map[int]bool // echo message k twice
 	lateAt map[int]bool // hold message k back until the next send
 	junkAt map[int]bool // echo message k with a sequence never sent
+	// otherAt: before message k's echo, echo a message of run id
+	// otherAt[k] with the same sequence number and send time
+	otherAt map[int]uint32
 	// stampLate: report the echo of sequence k an hour after it came, as a
 	// driver that sees its deadline late would deliver it
 	stampLate map[uint64]bool
@@ -193,18 +196,27 @@ func (s *scripted) Send(msg []byte) error {
 		s.queue = append(s.queue, m, m)
 	case s.junkAt[k]:
 		j := append([]byte(nil), m...)
-		binary.LittleEndian.PutUint64(j, 1<<60)
+		binary.LittleEndian.PutUint64(j, binary.LittleEndian.Uint64(m)|1<<39) // this run's id, a sequence never sent
 		s.queue = append(s.queue, j, m)
+	case s.hasOther(k):
+		o := append([]byte(nil), m...)
+		_, seq := splitSeqWord(binary.LittleEndian.Uint64(m))
+		binary.LittleEndian.PutUint64(o, seqWord(s.otherAt[k], seq))
+		s.queue = append(s.queue, o, m)
 	default:
 		s.queue = append(s.queue, m)
 	}
 	return nil
 }
 
+func (s *scripted) hasOther(k int) bool { _, ok := s.otherAt[k]; return ok }
+
 func (s *scripted) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	n, err := s.receive(buf, deadline)
-	if err == nil && n >= 8 && s.stampLate[binary.LittleEndian.Uint64(buf)] {
-		return n, time.Now().Add(time.Hour), nil
+	if err == nil && n >= 8 {
+		if _, seq := splitSeqWord(binary.LittleEndian.Uint64(buf)); s.stampLate[seq] {
+			return n, time.Now().Add(time.Hour), nil
+		}
 	}
 	return n, time.Now(), err
 }
@@ -250,6 +262,56 @@ func TestDuplicatesAndOutOfOrder(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("payload %d:\n got %+v\nwant %+v", want[i].Bytes, got[i], want[i])
+		}
+	}
+}
+
+// TestOtherRunIgnored: an echo of another run's message (another run on
+// the same topic) is counted as of another run and ignored, even one with
+// the very sequence number and send time awaited, and whatever its run id
+// (0 is the echo probe's, and that of builds whose messages carried none);
+// this run's own echo is then the sample.
+func TestOtherRunIgnored(t *testing.T) {
+	// Messages 1-5 are warm-up, 6-25 measured (payload 16), 26-30 warm-up
+	// and 31-50 measured (payload 32).
+	s := &scripted{otherAt: map[int]uint32{2: 7, 6: 0, 7: 0x5a5a5b, 30: 1, 40: maxRunID}}
+	r := newRunner(t, Config{Payloads: []int{16, 32}, Samples: 20, Warmup: 5, RunID: 0x5a5a5a})
+	if err := r.Run(context.Background(), []Sub{scriptedSub(s)}); err != nil {
+		t.Fatal(err)
+	}
+	got := r.Meta.SubExperiments[0].Payloads
+	want := []meta.Payload{
+		{Bytes: 16, Samples: 20, Warmup: 5, OtherRuns: 2, Completed: true},
+		{Bytes: 32, Samples: 20, Warmup: 5, OtherRuns: 1, Completed: true},
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("payload %d:\n got %+v\nwant %+v", want[i].Bytes, got[i], want[i])
+		}
+	}
+	if r.Meta.Config.RunID != 0x5a5a5a {
+		t.Errorf("meta.json's run id %#x, want 0x5a5a5a", r.Meta.Config.RunID)
+	}
+}
+
+// TestSeqWord: the run id sits above the sequence number, each read back
+// whole, and no sequence number reaches the run id's bits.
+func TestSeqWord(t *testing.T) {
+	for _, tt := range []struct {
+		run uint32
+		seq uint64
+	}{{1, 1}, {maxRunID, seqMask}, {0x5a5a5a, 12345}} {
+		w := seqWord(tt.run, tt.seq)
+		if run, seq := splitSeqWord(w); run != tt.run || seq != tt.seq {
+			t.Errorf("seqWord(%#x, %d) = %#x, read back as %#x, %d", tt.run, tt.seq, w, run, seq)
+		}
+	}
+	if run, _ := splitSeqWord(seqWord(3, seqMask+1)); run != 3 {
+		t.Errorf("a sequence number past its bits changed the run id to %#x", run)
+	}
+	for range 1000 {
+		if id := newRunID(); id == 0 || id > maxRunID {
+			t.Fatalf("newRunID() = %#x", id)
 		}
 	}
 }
@@ -450,6 +512,8 @@ func TestConfigValidate(t *testing.T) {
 		{"timeout", func(c *Config) { c.Timeout = -1 }, "timeout"},
 		{"fill", func(c *Config) { c.Fill = "ones" }, "fill"},
 		{"latency", func(c *Config) { c.Latency = "one-way" }, "latency"},
+		{"run id", func(c *Config) { c.RunID = 1 << 24 }, "run id 16777216: above the largest"},
+		{"round trips", func(c *Config) { c.Payloads, c.Samples = []int{16, 32}, 1<<39 }, "more than the 1099511627775 a run numbers"},
 	}
 	for _, tt := range tests {
 		c := ok

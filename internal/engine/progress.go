@@ -124,12 +124,13 @@ func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 		return
 	}
 	var kept int
-	var lost, dup, ooo uint64
+	var lost, dup, ooo, other uint64
 	for _, p := range res.payloads {
 		kept += len(p.Nanos)
 		lost += p.Counts.Lost
 		dup += p.Counts.Duplicates
 		ooo += p.Counts.OutOfOrder
+		other += p.Counts.OtherRuns
 	}
 	if r.Terminal {
 		fmt.Fprint(r.Progress, "\r\x1b[K")
@@ -142,10 +143,32 @@ func (r *Runner) report(cfg Config, s Sub, res subResult, err error) {
 	if res.elapsed > 0 {
 		rate = float64(kept) / res.elapsed.Seconds()
 	}
-	fmt.Fprintf(r.Progress, "%-38s %s: %d payloads, %s samples, %s lost, %s duplicates, %s out of order, %s samples/s, %s\n",
-		s.Type, status, len(res.payloads), result.Count(kept), result.Count(lost), result.Count(dup), result.Count(ooo), result.Thousands(rate), result.Elapsed(res.elapsed))
+	others := ""
+	if other > 0 {
+		others = ", " + result.Count(other) + " of another run"
+	}
+	fmt.Fprintf(r.Progress, "%-38s %s: %d payloads, %s samples, %s lost, %s duplicates, %s out of order%s, %s samples/s, %s\n",
+		s.Type, status, len(res.payloads), result.Count(kept), result.Count(lost), result.Count(dup), result.Count(ooo), others, result.Thousands(rate), result.Elapsed(res.elapsed))
 	fmt.Fprint(r.Progress, r.payloadTable(cfg, res))
+	fmt.Fprint(r.Progress, otherRunsWarning(s, other))
 	fmt.Fprint(r.Progress, driver.Advice(res.meta, res.payloads))
+}
+
+// otherRunsWarning says, when messages of another run came to s's pinger,
+// that another run shares its topic and what that does to the counts;
+// empty when none came.
+func otherRunsWarning(s Sub, other uint64) string {
+	if other == 0 {
+		return ""
+	}
+	topic := ""
+	if s.Topic != "" {
+		topic = " " + s.Topic
+	}
+	return fmt.Sprintf("warning: %s: %s messages of another run came on topic%s and were ignored (meta.json other_runs): "+
+		"another run shares the topic; its echo end echoes this run's messages too, whose second echoes count as duplicates, "+
+		"and both runs load the same broker. Give each run its own topic (run picks one per run unless --topic)\n",
+		s.Type, result.Count(other), topic)
 }
 
 // payloadTable is the closing table of a sub-experiment's payloads, the

@@ -13,7 +13,9 @@ import (
 )
 
 // pingLoop measures round trips over one pinger. Sequence numbers run on
-// across payloads, so that a late echo of an earlier payload is recognised.
+// across payloads, so that a late echo of an earlier payload is recognised;
+// each message's sequence word also carries the run id (seqWord), so that
+// an echo of another run's message on the same topic is recognised too.
 type pingLoop struct {
 	cfg  Config
 	p    driver.Pinger
@@ -114,7 +116,7 @@ func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int,
 		l.seq++
 		seq := l.seq
 		t0 := l.now()
-		binary.LittleEndian.PutUint64(msg[0:8], seq)
+		binary.LittleEndian.PutUint64(msg[0:8], seqWord(cfg.RunID, seq))
 		binary.LittleEndian.PutUint64(msg[8:16], uint64(t0))
 		if err := l.p.Send(msg); err != nil {
 			res.Nanos = rtt
@@ -136,7 +138,15 @@ func (l *pingLoop) Measure(payload int, res *driver.PayloadResult) (attempt int,
 				}
 				continue
 			}
-			got := binary.LittleEndian.Uint64(l.buf[0:8])
+			run, got := splitSeqWord(binary.LittleEndian.Uint64(l.buf[0:8]))
+			if run != cfg.RunID {
+				// Another run on the same topic: its echo, of its
+				// message, is none of ours whatever its sequence number.
+				if measured {
+					c.OtherRuns++
+				}
+				continue
+			}
 			if got != seq {
 				countStray(got, first, seq, echoed, measured, c)
 				continue

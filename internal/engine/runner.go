@@ -146,6 +146,9 @@ func (r *Runner) begin(cfg Config, mode string) error {
 	}
 	m.Latency = cfg.Workload.Latency(cfg)
 	m.Mode = mode
+	if _, ok := cfg.Workload.(RoundTrip); ok {
+		m.Config.RunID = cfg.RunID
+	}
 	m.Clock = "monotonic (Go runtime, ns)"
 	m.Completed, m.Interrupted, m.Error = false, false, ""
 	m.SubExperiments = []meta.SubExperiment{} // [] not null in the first meta.json

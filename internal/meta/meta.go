@@ -119,8 +119,11 @@ type Config struct {
 	Fill string `json:"fill"`
 	// PaddingSeed seeds the random padding of run load and run throughput
 	// (--padding random); absent otherwise.
-	PaddingSeed       uint64   `json:"padding_seed,omitempty"`
-	Seed              uint64   `json:"seed"` // run's --seed (an int64 wrote one above 2^63 − 1 as negative)
+	PaddingSeed uint64 `json:"padding_seed,omitempty"`
+	Seed        uint64 `json:"seed"` // run's --seed (an int64 wrote one above 2^63 − 1 as negative)
+	// RunID is the id every round-trip message of the run carries in its
+	// sequence word (formats §2); absent in the one-way stream modes.
+	RunID             uint32   `json:"run_id,omitempty"`
 	RetransmitTimeout Duration `json:"retransmit_timeout"`
 	MaxRetries        int      `json:"max_retries"`
 	QueueDepth        int      `json:"queue_depth,omitempty"`
@@ -279,6 +282,9 @@ type Payload struct {
 	// Errors counts echoes that were neither samples nor the above:
 	// corrupted, truncated, or of a sequence number never sent.
 	Errors uint64 `json:"errors"`
+	// OtherRuns counts round-trip messages of another run (another run
+	// id: a run on the same topic), ignored; absent when none.
+	OtherRuns uint64 `json:"other_runs,omitempty"`
 	// MessagesAcked and MessagesRefused count the measured messages the
 	// system acknowledged or refused (SubExperiment.Acknowledged); both
 	// are 0 on links without acknowledgements.
