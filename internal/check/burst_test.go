@@ -71,7 +71,7 @@ func TestBurstCheckReadsMeta(t *testing.T) {
 	}{
 		{"incomplete", head + `"completed": false}`, nil, 2, "is incomplete (meta.json says the run did not complete)"},
 		{"incomplete allowed", head + `"completed": false}`, []string{"--allow-incomplete"}, 0, ""},
-		{"malformed", "garbage", nil, 2, "meta.json:1:2: invalid JSON"},
+		{"malformed", "garbage", nil, 2, "meta.json:1:1: invalid JSON"},
 		{"payload not listed", head + `"completed": true, "subexperiments": [{"type": "nats_best_effort", "payloads": [{"bytes": 64}]}]}`, nil, 2,
 			"payload 16 B of sub-experiment nats_best_effort is not in "},
 	} {
