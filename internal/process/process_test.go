@@ -511,6 +511,10 @@ func TestNoPlotsWithPlotsDirectory(t *testing.T) {
 			t.Errorf("process %v: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
 		}
 	}
+	code, _, stderr := runProcess(t, "--no-plots", "--format", "svg", dir)
+	if want := "process: --no-plots and --format svg contradict each other"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("process --no-plots --format svg: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
 	for _, p := range []string{filepath.Join(dir, "measurements_n_reliable_summary.csv"), plotsDir} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s was written though the flags were refused", p)

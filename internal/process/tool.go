@@ -31,6 +31,7 @@ type Config struct {
 	PlotsDirectory string   // --plots-directory: "" for the default
 	NoPlots        bool     // --no-plots
 	Format         string   // --format: png or svg
+	FormatSet      bool     // --format was given (with NoPlots, refused)
 	Jobs           int      // --jobs: payloads at once, 0 for the number of CPUs
 	JobsSet        bool     // --jobs was given (then 0 is refused)
 	HTML           string   // --html: the report file, "" for none
@@ -103,6 +104,10 @@ func newInvocation(cfg Config, stdout io.Writer) (*invocation, error) {
 		// Honouring either flag would ignore the other in silence.
 		return nil, exit.Usagef("--no-plots and --plots-directory %s contradict each other: --no-plots writes no plots, "+
 			"so --plots-directory has nothing to hold; drop one of the two", cfg.PlotsDirectory)
+	}
+	if cfg.NoPlots && cfg.FormatSet {
+		return nil, exit.Usagef("--no-plots and --format %s contradict each other: --no-plots writes no plots, "+
+			"so --format has none to set; drop one of the two", cfg.Format)
 	}
 	if jobs := cfg.Jobs; cfg.JobsSet && (jobs < 1 || jobs > MaxJobs) {
 		return nil, exit.Usagef("--jobs %d: expected 1 to %d payloads processed at once (without --jobs: the number of CPUs, at most %d)",
