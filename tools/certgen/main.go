@@ -31,10 +31,17 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "certgen:", err)
-		os.Exit(2)
+	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// exitCode prints err and returns 2, or 0 for none and for -h (the usage
+// was printed, as asked).
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
 	}
+	fmt.Fprintln(stderr, "certgen:", err)
+	return 2
 }
 
 // hosts is a repeatable, comma-separated -host flag.
@@ -54,6 +61,10 @@ func (h *hosts) Set(v string) error {
 func run(args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("certgen", flag.ContinueOnError)
 	flags.SetOutput(stderr)
+	flags.Usage = func() {
+		fmt.Fprintln(flags.Output(), "usage: certgen -out DIR [-host NAME]... [-force]")
+		flags.PrintDefaults()
+	}
 	out := flags.String("out", "", "directory to write the PEM files into (created 0700)")
 	force := flags.Bool("force", false, "replace the CA, certificates and keys already in -out (refused without it)")
 	var extra hosts

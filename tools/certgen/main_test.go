@@ -62,6 +62,14 @@ func TestCertgenUsage(t *testing.T) {
 	if err := run([]string{"-out", t.TempDir(), "extra"}, &out, &out); err == nil {
 		t.Error("a stray argument was accepted")
 	}
+	// -h asks for the usage: printed, and no error (exit 0).
+	out.Reset()
+	if code := exitCode(run([]string{"-h"}, &out, &out), &out); code != 0 || !strings.Contains(out.String(), "usage: certgen -out DIR") {
+		t.Errorf("-h: exit %d, printed %q", code, out.String())
+	}
+	if code := exitCode(run(nil, &out, &out), &out); code != 2 {
+		t.Errorf("no -out: exit %d, want 2", code)
+	}
 }
 
 // TestCertgenKeepsExistingCA: a folder holding a CA and key of its own is
