@@ -22,10 +22,10 @@
 // Work is spread over a pool of workers, one payload at a time: reader
 // goroutines stream each file and hand over a payload's samples as soon as
 // its last row is read, so memory holds one payload per worker plus what is
-// being read. Summaries are written only once every file has been read
-// without error (the summaries of run throughput, load and permessage,
-// and the burst files, too), so a bad input leaves no summary or plot
-// behind. Every file is
+// being read, and the plots rendered so far. Summaries and those plots are
+// written only once every file has been read without error (the summaries
+// of run throughput, load and permessage, and the burst files, too), so a
+// bad input leaves no summary or plot behind. Every file is
 // replaced by the rename of a complete temporary file, and no earlier
 // summary is removed before that: a process killed at any point leaves
 // each summary and plot as it was or completely new; the summary of a raw

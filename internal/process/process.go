@@ -1,9 +1,11 @@
 package process
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -15,6 +17,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/measurements"
@@ -173,8 +176,15 @@ func (j *job) line(i int) int {
 type fileState struct {
 	mu      sync.Mutex
 	rows    []result.SummaryRow
-	figures []Figures // one per row
+	figures []Figures  // one per row
+	plots   []plotFile // rendered, saved once every input was read
 	samples int
+}
+
+// plotFile is a plot rendered in its file's format, and the file.
+type plotFile struct {
+	path string
+	data []byte
 }
 
 // Summarise processes inputs and writes their summaries (and plots when asked).
@@ -227,6 +237,15 @@ func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, erro
 	if err := context.Cause(ctx); err != nil {
 		return nil, s.failed(parent, err)
 	}
+	// The plots too were held until every input was read: a bad row in a
+	// later payload leaves no plot of an earlier one behind.
+	for i := range s.states {
+		for _, pf := range s.states[i].plots {
+			if err := atomicfile.Write(pf.path, func(w io.Writer) error { _, err := w.Write(pf.data); return err }); err != nil {
+				return nil, err
+			}
+		}
+	}
 	results := s.results()
 	for _, r := range results {
 		// Replacing a summary keeps its permissions (atomicfile).
@@ -268,23 +287,41 @@ func (s *summariser) work() {
 	}
 }
 
-// plot draws the figures of payload j, saved when plots are asked for and
-// kept in st when figures are.
+// plot draws the figures of payload j: rendered into st's plots when plots
+// are asked for, and kept in st as SVG when figures are.
 func (s *summariser) plot(j *job, st *fileState) {
 	opt := s.opt
-	dir := s.inputs[j.file].PlotsDir
-	if !opt.Plots {
-		dir = ""
+	var fig Figures
+	var files []plotFile
+	for k, np := range payloadPlots(s.inputs[j.file].Type, j.payload, j.samples) {
+		if opt.Plots {
+			path := filepath.Join(s.inputs[j.file].PlotsDir, np.name+opt.Format.Ext())
+			var b bytes.Buffer
+			if err := plots.Encode(&b, np.p, opt.Format); err != nil {
+				s.cancel(fmt.Errorf("cannot render %s: %w", path, err))
+				return
+			}
+			files = append(files, plotFile{path, b.Bytes()})
+		}
+		if opt.Figures {
+			svg, err := plots.SVG(np.p)
+			if err != nil {
+				s.cancel(err)
+				return
+			}
+			if k == 0 {
+				fig.Histogram = svg
+			} else {
+				fig.Series = svg
+			}
+		}
 	}
-	fig, err := payloadPlots(dir, s.inputs[j.file].Type, j.payload, j.samples, opt.Format, opt.Figures)
-	if err != nil {
-		s.cancel(err)
-	}
+	st.mu.Lock()
 	if opt.Figures {
-		st.mu.Lock()
 		st.figures[j.index] = fig
-		st.mu.Unlock()
 	}
+	st.plots = append(st.plots, files...)
+	st.mu.Unlock()
 }
 
 // read is a reader: it streams each file of files to the workers.
@@ -521,22 +558,18 @@ func (g *groupSender) send() error {
 	return nil
 }
 
-// payloadPlots draws one payload's histogram and series, titled with the
-// sub-experiment typ, saves them in dir (unless dir is ""), and returns
-// them as SVG when svg is set.
-func payloadPlots(dir, typ string, payload int, samples []float64, f plots.Format, svg bool) (fig Figures, err error) {
+// payloadPlots are one payload's histogram and series, titled with the
+// sub-experiment typ, in the order of Figures' fields.
+func payloadPlots(typ string, payload int, samples []float64) [2]namedPlot {
 	p := strconv.Itoa(payload)
 	what := p + " Bytes"
 	if typ != "" {
 		what = typ + " - " + what
 	}
-	h := namedPlot{"histogram_" + p, plots.Histogram(samples, HistogramBins, "Latency histogram - "+what)}
-	s := namedPlot{"series_" + p, plots.Series(samples, plots.SeriesPoints, "Latency series - "+what)}
-	if fig.Histogram, err = h.draw(dir, f, svg); err != nil {
-		return fig, err
+	return [2]namedPlot{
+		{"histogram_" + p, plots.Histogram(samples, HistogramBins, "Latency histogram - "+what)},
+		{"series_" + p, plots.Series(samples, plots.SeriesPoints, "Latency series - "+what)},
 	}
-	fig.Series, err = s.draw(dir, f, svg)
-	return fig, err
 }
 
 // Comparison is one of the sub-experiment comparison plots.

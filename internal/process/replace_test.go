@@ -3,8 +3,10 @@ package process_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -192,5 +194,58 @@ func TestReportsOverPipelineFiles(t *testing.T) {
 		if code, _, stderr := runProcess(t, args...); code != 0 {
 			t.Errorf("process %v: exit %d: %s", args, code, stderr)
 		}
+	}
+}
+
+// TestBadLaterPayloadDrawsNothing: a raw file whose second payload holds a
+// bad row is refused with nothing drawn; the plots of its first payload,
+// read and summarised before the bad row came, were saved (a plot of a run
+// process refused, beside the earlier plots of the folder), and an earlier
+// plot of that payload was replaced by it.
+func TestBadLaterPayloadDrawsNothing(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(measurements.Header + "\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "%d,16,%d.5\n", i+1, 10+i%7)
+	}
+	good := b.String()
+	raw := filepath.Join(dir, "measurements_x_reliable.csv")
+	if err := os.WriteFile(raw, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plotsDir := filepath.Join(t.TempDir(), "plots")
+	if code, _, stderr := runProcess(t, "-p", plotsDir, "-j", "1", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	hist := filepath.Join(plotsDir, "measurements_x_reliable", "histogram_16.png")
+	before, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Other latencies at 16 B (another plot), then a payload whose bad row
+	// comes after 16 B's plots were drawn.
+	b.Reset()
+	b.WriteString(strings.ReplaceAll(good, ".5\n", ".25\n"))
+	for i := range 400_000 {
+		fmt.Fprintf(&b, "%d,64,%d.5\n", 2001+i, 10+i%7)
+	}
+	b.WriteString("402001,64,x\n")
+	bad := b.String()
+	if err := os.WriteFile(raw, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runProcess(t, "-p", plotsDir, "-j", "1", dir)
+	if code != 2 || !strings.Contains(stderr, raw+":402002:") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming %s:402002", code, stderr, raw)
+	}
+	sameContent(t, hist, before)
+	entries, _ := os.ReadDir(filepath.Dir(hist))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"histogram_16.png", "series_16.png"}; !slices.Equal(names, want) {
+		t.Errorf("plots after the refused run: %v, want the earlier run's %v", names, want)
 	}
 }
