@@ -270,26 +270,35 @@ func (r *reqRun) query(runCtx context.Context, msg []byte) {
 // away (or fell silent) during it, "" when they did not: a query sent after
 // the last one that got its --replies replies waited its whole --timeout
 // without them, as a sub's run ends when nothing arrived for --timeout
-// after its first message. A run whose queries were never answered
-// completes with them all timed out: no queryable was there to go away.
+// after its first message. A run none of whose queries was answered in
+// full is incomplete too, as a sub's that got no message: it measured
+// nothing (no queryable on --expr, or none answering).
 func (r *reqRun) unanswered(start time.Time) string {
 	var last time.Time // when the last complete query got its last reply
+	expired := 0
 	for _, q := range r.results {
 		if at := q.sent.Add(time.Duration(q.lastNs)); q.complete(r.s.Replies) && at.After(last) {
 			last = at
 		}
+		if q.expired {
+			expired++
+		}
 	}
 	if last.IsZero() {
-		return ""
+		if expired == 0 {
+			return "" // nothing waited its --timeout: the run was cut short
+		}
+		return fmt.Sprintf("no query was answered with --replies %d within --timeout %v (%d of %d timed out): is a run qry serving --expr %q?",
+			r.s.Replies, r.s.Timeout, expired, len(r.results), r.s.Expr)
 	}
-	since, expired := 0, false
+	since, silent := 0, false
 	for _, q := range r.results {
 		if q.sent.After(last) {
 			since++
-			expired = expired || q.expired
+			silent = silent || q.expired
 		}
 	}
-	if !expired {
+	if !silent {
 		return ""
 	}
 	after := last.Sub(start).Round(time.Millisecond)

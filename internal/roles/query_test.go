@@ -91,19 +91,23 @@ func TestReqQry(t *testing.T) {
 }
 
 // TestReqTimeouts: without a queryable every query times out; the role
-// completes and counts them.
+// counts them, and its run is incomplete (it measured nothing), saying why,
+// as a sub's that got no message.
 func TestReqTimeouts(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
 	s := settings(t, roles.RoleReq, map[string]any{"endpoint": []string{url}, "run-id": "t", "out-dir": out, "timeout": "200ms", "qps": "20", "duration": "500ms"})
 	o := roles.Run(context.Background(), s)
-	if o.Err != nil || o.Incomplete {
+	if o.Err != nil || !o.Incomplete {
 		t.Fatalf("%+v", o)
 	}
 	var rr roles.ReqReport
 	readJSON(t, filepath.Join(out, "t", roles.ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json"), &rr)
 	if rr.Queries == 0 || rr.Timeouts != rr.Queries || rr.Answered != 0 || rr.RepliesMax != 0 {
 		t.Errorf("%+v", rr)
+	}
+	if want := "no query was answered with --replies 1 within --timeout 200ms"; rr.Completed || !strings.Contains(rr.Error, want) {
+		t.Errorf("completed %v, error %q; want incomplete, %q", rr.Completed, rr.Error, want)
 	}
 	// No sample, no raw file (formats §2); meta.json counts 0.
 	if _, err := os.Stat(filepath.Join(out, "t", "measurements_nats_best_effort_query.csv")); !os.IsNotExist(err) {
