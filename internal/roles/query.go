@@ -355,9 +355,14 @@ func (r *reqRun) finish(rep *ReqReport, first, lastMicros []float64, start, endT
 	mergeErr := Merge(s, meta.LatencyRTT, "query open-loop (roles)", "monotonic (Go runtime, ns)", start.UTC(), endT.UTC(), interrupted,
 		s.metaError(rep.Completed, rep.Error), reqMeasured(s, first, lastMicros, counts, base, r.b.system(extra)))
 	path, repErr := WriteReport(s, *rep)
-	return ended(fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, first reply p50 %s, last p50 %s",
-		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors),
-		result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us)),
+	// Without a reply there is no time to one: "p50 0 µs" would read as
+	// an instant answer.
+	times := "no reply"
+	if rep.Answered > 0 {
+		times = fmt.Sprintf("first reply p50 %s, last p50 %s", result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us))
+	}
+	return ended(fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, %s",
+		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors), times),
 		rep.Completed, interrupted, rep.Error, "results in "+s.Dir(), []string{s.Dir(), path}, mergeErr, repErr, csvErr)
 }
 

@@ -109,6 +109,10 @@ func TestReqTimeouts(t *testing.T) {
 	if want := "no query was answered with --replies 1 within --timeout 200ms"; rr.Completed || !strings.Contains(rr.Error, want) {
 		t.Errorf("completed %v, error %q; want incomplete, %q", rr.Completed, rr.Error, want)
 	}
+	// No time to a reply is printed for queries that got none.
+	if !strings.Contains(o.Summary, "0 errors, no reply, incomplete: ") || strings.Contains(o.Summary, "p50") {
+		t.Errorf("summary %q: want no reply time", o.Summary)
+	}
 	// No sample, no raw file (formats §2); meta.json counts 0.
 	if _, err := os.Stat(filepath.Join(out, "t", "measurements_nats_best_effort_query.csv")); !os.IsNotExist(err) {
 		t.Errorf("a raw file without samples: %v", err)
