@@ -29,17 +29,68 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 
 // WriteMode is Write giving the file the permissions perm instead, unless
 // perm is 0.
-func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) (err error) {
-	if err := CheckFile(path); err != nil {
+func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) error {
+	tmp, err := stage(path, perm, write)
+	if err != nil {
 		return err
+	}
+	return commit(tmp, path)
+}
+
+// File is one file of WriteAll.
+type File struct {
+	Path  string
+	Perm  fs.FileMode // 0: as Write gives
+	Write func(w io.Writer) error
+}
+
+// WriteAll writes files as a set: every one whole beside its path first,
+// then each renamed over its path. A set whose files belong together (a
+// CA and the certificates it signed) is not left half replaced when one
+// cannot be written (a full disk): on any error before the renames every
+// path is left as it was. A rename that fails (rarely: the temporary file
+// is in the path's own directory) leaves the paths before it replaced, and
+// the error says which.
+func WriteAll(files []File) error {
+	tmps := make([]string, 0, len(files))
+	for _, f := range files {
+		tmp, err := stage(f.Path, f.Perm, f.Write)
+		if err != nil {
+			for _, t := range tmps {
+				os.Remove(t)
+			}
+			return err
+		}
+		tmps = append(tmps, tmp)
+	}
+	for i, tmp := range tmps {
+		if err := commit(tmp, files[i].Path); err != nil {
+			for _, t := range tmps[i+1:] {
+				os.Remove(t)
+			}
+			if i > 0 {
+				return fmt.Errorf("%w (%d of the %d files were replaced, up to %s)", err, i, len(files), files[i-1].Path)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// stage writes what write writes to a temporary file beside path, with the
+// permissions perm (0: a new file's, or path's when it is a file), and
+// returns its name. On any error it removes it.
+func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (_ string, err error) {
+	if err := CheckFile(path); err != nil {
+		return "", err
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("cannot create the directory for %s: %s", path, whyNoDir(dir, err))
+		return "", fmt.Errorf("cannot create the directory for %s: %s", path, whyNoDir(dir, err))
 	}
 	f, err := CreateTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	tmp := f.Name()
 	defer func() {
@@ -55,29 +106,36 @@ func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) (er
 	// not even as the temporary file.
 	if perm != 0 {
 		if err = f.Chmod(perm.Perm()); err != nil {
-			return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+			return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 		}
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
 	if err = write(bw); err != nil {
-		return err
+		return "", err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
-			return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
-		}
-		return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+	return tmp, nil
+}
+
+// commit renames the staged tmp over path; on an error it removes tmp.
+func commit(tmp, path string) error {
+	err := os.Rename(tmp, path)
+	if err == nil {
+		return nil
 	}
-	return nil
+	os.Remove(tmp)
+	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
+	}
+	return fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 }
 
 // CheckFile reports, before anything is written, why path cannot become a

@@ -204,3 +204,55 @@ func WriteBytes(path string, data []byte) error {
 		return err
 	})
 }
+
+// TestWriteAllAsASet: a set one of whose files cannot be written replaces
+// none of them and leaves no temporary file; a set that can replaces all,
+// each with its permissions.
+func TestWriteAllAsASet(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{filepath.Join(dir, "ca.pem"), filepath.Join(dir, "server.pem"), filepath.Join(dir, "server.key")}
+	for _, p := range paths {
+		if err := WriteBytes(p, []byte("old "+filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := errors.New("no space left on device")
+	set := func(failAt int) []File {
+		var fs []File
+		for i, p := range paths {
+			fs = append(fs, File{Path: p, Perm: 0o600, Write: func(w io.Writer) error {
+				if i == failAt {
+					return full
+				}
+				_, err := fmt.Fprintf(w, "new %s", filepath.Base(p))
+				return err
+			}})
+		}
+		return fs
+	}
+	if err := WriteAll(set(2)); !errors.Is(err, full) {
+		t.Fatalf("WriteAll with the last file failing: %v, want %v", err, full)
+	}
+	for _, p := range paths {
+		if got, _ := os.ReadFile(p); string(got) != "old "+filepath.Base(p) {
+			t.Errorf("%s after a failed set: %q, want the old content", p, got)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != len(paths) {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("after a failed set the folder holds %v, want only the %d files", names, len(paths))
+	}
+	if err := WriteAll(set(-1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		got, _ := os.ReadFile(p)
+		fi, err := os.Stat(p)
+		if string(got) != "new "+filepath.Base(p) || err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s after the set: %q, mode %v (%v), want the new content, 0600", p, got, fi.Mode().Perm(), err)
+		}
+	}
+}

@@ -4,4 +4,6 @@
 // disk and only then renamed over the destination. After a process crash or
 // a power loss the destination holds either the old file or the complete new
 // one (the rename itself may be lost to a power loss, the content not).
+// Files that belong together (a CA and its certificates) go through
+// WriteAll: all are written before the first is renamed.
 package atomicfile

@@ -12,8 +12,9 @@
 //
 // A DIR already holding any of the five files is refused (exit 2, naming
 // them), as it may hold a CA of its own that brokers and clients trust:
-// -force replaces them. Each file is written whole under another name and
-// renamed over the old one, keys 0600 from the start.
+// -force replaces them. The five are written whole under other names, and
+// only then each renamed over the old one, keys 0600 from the start: a set
+// that cannot be written (a full disk) replaces none.
 package main
 
 import (
@@ -89,10 +90,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*out, 0o700); err != nil {
 		return fmt.Errorf("cannot create %s: %w", *out, err)
 	}
+	// As a set: a CA must not be replaced while a certificate it signed
+	// could not be.
+	set := make([]atomicfile.File, len(files))
 	for i, f := range files {
-		if err := atomicfile.WriteMode(paths[i], f.Mode, func(w io.Writer) error { _, err := w.Write(f.Data); return err }); err != nil {
-			return err
-		}
+		set[i] = atomicfile.File{Path: paths[i], Perm: f.Mode, Write: func(w io.Writer) error { _, err := w.Write(f.Data); return err }}
+	}
+	if err := atomicfile.WriteAll(set); err != nil {
+		return err
 	}
 	for _, p := range paths {
 		fmt.Fprintln(stdout, p)
