@@ -2,8 +2,10 @@ package roles
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +64,67 @@ func TestHelperPubQryReports(t *testing.T) {
 		`"serve_prefix":"k/query","serve_prefixes":["k/query"],"start":"2026-01-02T03:04:05Z"}`
 	if b, _ := json.Marshal(qr); string(b) != want {
 		t.Errorf("qry report\n got %s\nwant %s", b, want)
+	}
+}
+
+// TestHelperReqSubReports: a req and a sub run by a helper (Zenoh) write
+// the percentiles of what the helper measured, and null where it measured
+// nothing (no queryable answered, no message came), not 0, which would
+// read as an instant answer.
+func TestHelperReqSubReports(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	end := start.Add(2 * time.Second)
+	times := []string{"time_to_first_p50_us", "time_to_first_p99_us", "time_to_last_p50_us", "time_to_last_p99_us"}
+	lats := []string{"latency_p50_us", "latency_p90_us", "latency_p95_us", "latency_p99_us"}
+	for _, tc := range []struct {
+		name, role string
+		run        driver.RoleRun
+		want       map[string]string // field: its JSON
+	}{
+		{"req without reply", RoleReq, driver.RoleRun{Helper: "mqgate-zenoh", Topic: "k", Reason: "no queryable matched k/query within 1s"},
+			map[string]string{times[0]: "null", times[1]: "null", times[2]: "null", times[3]: "null", "answered": "0"}},
+		// numpy: p50 of 1, 2, 3, 10 is 2.5, p99 9.79; of 2, 4, 6, 20
+		// twice those.
+		{"req answered", RoleReq, driver.RoleRun{Helper: "mqgate-zenoh", Topic: "k", Completed: true,
+			Counts: driver.RoleCounts{Sent: 4, Received: 4, Replies: 4, RepliesMin: 1, RepliesMax: 1},
+			First:  []float64{10, 1, 3, 2}, Last: []float64{20, 2, 6, 4}},
+			map[string]string{times[0]: "2.5", times[1]: "9.79", times[2]: "5", times[3]: "19.58", "answered": "4"}},
+		{"sub without message", RoleSub, driver.RoleRun{Helper: "mqgate-zenoh", Topic: "k", Reason: "no message arrived on k/data/** within 2s"},
+			map[string]string{lats[0]: "null", lats[1]: "null", lats[2]: "null", lats[3]: "null", "samples": "0"}},
+		// One-way 1 to 5 µs as measured, the clock offset not corrected.
+		{"sub measured", RoleSub, driver.RoleRun{Helper: "mqgate-zenoh", Topic: "k", Completed: true, SampleBytes: 64,
+			First:    []float64{5, 1, 4, 2, 3},
+			Arrivals: []driver.Arrival{{Ns: 5000}, {Ns: 1000}, {Ns: 4000}, {Ns: 2000}, {Ns: 3000}}},
+			map[string]string{lats[0]: "3", lats[1]: "4.6", lats[2]: "4.8", lats[3]: "4.96", "samples": "5"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			s := Settings{Role: tc.role, Driver: "zenoh", RunID: "h", OutDir: out, Label: "query", Instance: 3, Payload: 64,
+				Expr: "k", Duration: time.Second, QPS: 4, Concurrency: 1, Replies: 1, Timeout: time.Second}
+			if tc.role == RoleSub {
+				s.Label, s.Publishers = "pubsub", 1
+			}
+			met, err := NewMetrics(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			latency, _ := s.measures()
+			o := measuredByHelper(s, met.Count, tc.run, filepath.Join(out, "h", ReportsDir, "helper-"+tc.role), latency, start, end)
+			met.Close()
+			if o.Err != nil {
+				t.Fatal(o.Err)
+			}
+			var rep map[string]json.RawMessage
+			readReport(t, filepath.Join(out, "h", ReportsDir, tc.role+"-"+s.Label+"-3.json"), &rep)
+			for f, want := range tc.want {
+				got := string(rep[f])
+				g, gerr := strconv.ParseFloat(got, 64)
+				w, werr := strconv.ParseFloat(want, 64)
+				if got != want && (gerr != nil || werr != nil || math.Abs(g-w) > 1e-9) {
+					t.Errorf("%s: %s, want %s", f, got, want)
+				}
+			}
+		})
 	}
 }
 

@@ -244,18 +244,20 @@ type SubReport struct {
 	Malformed   uint64                          `json:"malformed"`
 	OtherRuns   uint64                          `json:"other_runs"`
 	Samples     int                             `json:"samples"`
-	// The latency percentiles (numpy's method) of the samples, µs.
-	LatencyP50Us float64   `json:"latency_p50_us"`
-	LatencyP90Us float64   `json:"latency_p90_us"`
-	LatencyP95Us float64   `json:"latency_p95_us"`
-	LatencyP99Us float64   `json:"latency_p99_us"`
+	// The latency percentiles (numpy's method) of the samples, µs; null
+	// (nil) without samples, never a latency of 0: nothing was measured.
+	LatencyP50Us *float64  `json:"latency_p50_us"`
+	LatencyP90Us *float64  `json:"latency_p90_us"`
+	LatencyP95Us *float64  `json:"latency_p95_us"`
+	LatencyP99Us *float64  `json:"latency_p99_us"`
 	Start        time.Time `json:"start"`
 	End          time.Time `json:"end"`
 	Completed    bool      `json:"completed"`
 	Reason       string    `json:"reason,omitempty"`
 }
 
-// setLatency sets the samples (µs) and their percentiles.
+// setLatency sets the samples (µs) and their percentiles, nil without
+// samples.
 func (r *SubReport) setLatency(us []float64) {
 	r.Samples = len(us)
 	p := percentiles(us, 50, 90, 95, 99)
@@ -264,11 +266,11 @@ func (r *SubReport) setLatency(us []float64) {
 
 // latencyText is what the summary line says of the latencies.
 func (r SubReport) latencyText() string {
-	if r.Samples == 0 {
-		return ""
+	if r.LatencyP50Us == nil || r.LatencyP90Us == nil || r.LatencyP95Us == nil || r.LatencyP99Us == nil {
+		return "" // no sample
 	}
 	return fmt.Sprintf(", latency p50 %s, p90 %s, p95 %s, p99 %s",
-		result.Micros(r.LatencyP50Us), result.Micros(r.LatencyP90Us), result.Micros(r.LatencyP95Us), result.Micros(r.LatencyP99Us))
+		result.Micros(*r.LatencyP50Us), result.Micros(*r.LatencyP90Us), result.Micros(*r.LatencyP95Us), result.Micros(*r.LatencyP99Us))
 }
 
 // SubPublisherReport is what one subscription counted of one publisher.

@@ -117,10 +117,13 @@ type ReqReport struct {
 	RepliesMax  uint64  `json:"replies_max"`
 	RepliesMean float64 `json:"replies_mean"`
 	ResultBytes uint64  `json:"result_bytes"`
-	FirstP50Us  float64 `json:"time_to_first_p50_us"`
-	FirstP99Us  float64 `json:"time_to_first_p99_us"`
-	LastP50Us   float64 `json:"time_to_last_p50_us"`
-	LastP99Us   float64 `json:"time_to_last_p99_us"`
+	// The percentiles (numpy's method) of the times to the first and to
+	// the last reply of the answered queries, µs; null (nil) when none
+	// was answered, never a time of 0: nothing was measured.
+	FirstP50Us *float64 `json:"time_to_first_p50_us"`
+	FirstP99Us *float64 `json:"time_to_first_p99_us"`
+	LastP50Us  *float64 `json:"time_to_last_p50_us"`
+	LastP99Us  *float64 `json:"time_to_last_p99_us"`
 	reportEnd
 }
 
@@ -358,8 +361,8 @@ func (r *reqRun) finish(rep *ReqReport, first, lastMicros []float64, start, endT
 	// Without a reply there is no time to one: "p50 0 µs" would read as
 	// an instant answer.
 	times := "no reply"
-	if rep.Answered > 0 {
-		times = fmt.Sprintf("first reply p50 %s, last p50 %s", result.Micros(rep.FirstP50Us), result.Micros(rep.LastP50Us))
+	if rep.FirstP50Us != nil && rep.LastP50Us != nil {
+		times = fmt.Sprintf("first reply p50 %s, last p50 %s", result.Micros(*rep.FirstP50Us), result.Micros(*rep.LastP50Us))
 	}
 	return ended(fmt.Sprintf("req %s: %s queries (%.1f/s), %s timeouts, %s errors, %s",
 		s.RunID, result.Count(rep.Queries), rep.QPS, result.Count(rep.Timeouts), result.Count(rep.Errors), times),
@@ -388,21 +391,24 @@ func (r *ReqReport) facts() map[string]string {
 		"result_bytes": strconv.FormatUint(r.ResultBytes, 10), "skipped": strconv.FormatUint(r.Skipped, 10)}
 }
 
-// percentiles are the ps-th percentiles of us (numpy's method), 0 when
-// there are none.
-func percentiles(us []float64, ps ...float64) []float64 {
-	out := make([]float64, len(ps))
-	if len(us) > 0 {
-		sorted := slices.Sorted(slices.Values(us))
-		for i, p := range ps {
-			out[i] = stats.Percentile(sorted, p)
-		}
+// percentiles are the ps-th percentiles of us (numpy's method), each nil
+// when there are none: a report writes null for a figure never measured,
+// where 0 would read as an instant answer.
+func percentiles(us []float64, ps ...float64) []*float64 {
+	out := make([]*float64, len(ps))
+	if len(us) == 0 {
+		return out
+	}
+	sorted := slices.Sorted(slices.Values(us))
+	for i, p := range ps {
+		v := stats.Percentile(sorted, p)
+		out[i] = &v
 	}
 	return out
 }
 
 // setTimes sets the percentiles of the times to the first and last reply
-// (µs).
+// (µs), nil without an answered query.
 func (r *ReqReport) setTimes(first, last []float64) {
 	f, l := percentiles(first, 50, 99), percentiles(last, 50, 99)
 	r.FirstP50Us, r.FirstP99Us, r.LastP50Us, r.LastP99Us = f[0], f[1], l[0], l[1]

@@ -76,6 +76,8 @@ func TestReqQry(t *testing.T) {
 			t.Fatalf("query %d: first %.3f us, last %.3f us (the delayed reply takes ≥ 1 ms)", i+1, first[i].Latency, last[i].Latency)
 		}
 	}
+	// The report's times are the raw files': measured, numbers.
+	checkReqTimes(t, rr, first, last)
 	m, err := meta.ReadFile(filepath.Join(dir, meta.FileName))
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +94,7 @@ func TestReqQry(t *testing.T) {
 
 // TestReqTimeouts: without a queryable every query times out; the role
 // counts them, and its run is incomplete (it measured nothing), saying why,
-// as a sub's that got no message.
+// as a sub's that got no message; its report's times to a reply are null.
 func TestReqTimeouts(t *testing.T) {
 	url := embeddedNATS(t)
 	out := t.TempDir()
@@ -102,10 +104,13 @@ func TestReqTimeouts(t *testing.T) {
 		t.Fatalf("%+v", o)
 	}
 	var rr roles.ReqReport
-	readJSON(t, filepath.Join(out, "t", roles.ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json"), &rr)
+	path := filepath.Join(out, "t", roles.ReportsDir, "req-query-"+strconv.Itoa(s.Instance)+".json")
+	readJSON(t, path, &rr)
 	if rr.Queries == 0 || rr.Timeouts != rr.Queries || rr.Answered != 0 || rr.RepliesMax != 0 {
 		t.Errorf("%+v", rr)
 	}
+	// No reply, no time to one: null, not 0 (an instant answer).
+	checkNull(t, path, "time_to_first_p50_us", "time_to_first_p99_us", "time_to_last_p50_us", "time_to_last_p99_us")
 	if want := "no query was answered with --replies 1 within --timeout 200ms"; rr.Completed || !strings.Contains(rr.Error, want) {
 		t.Errorf("completed %v, error %q; want incomplete, %q", rr.Completed, rr.Error, want)
 	}

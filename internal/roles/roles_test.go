@@ -28,7 +28,6 @@ import (
 	"github.com/mqgate/mqgate/internal/meta/metatest"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/roles"
-	"github.com/mqgate/mqgate/internal/stats"
 )
 
 // embeddedNATS starts a NATS server inside the test process.
@@ -92,20 +91,75 @@ func checkSubLatency(t *testing.T, dir string, rows []measurements.Sample, summa
 	}
 	var sr roles.SubReport
 	readJSON(t, paths[0], &sr)
+	got := checkPercentiles(t, "sub latency", rows, []float64{50, 90, 95, 99},
+		[]*float64{sr.LatencyP50Us, sr.LatencyP90Us, sr.LatencyP95Us, sr.LatencyP99Us})
+	want := fmt.Sprintf(", latency p50 %s, p90 %s, p95 %s, p99 %s", result.Micros(got[0]), result.Micros(got[1]), result.Micros(got[2]), result.Micros(got[3]))
+	if !strings.Contains(summary, want) {
+		t.Errorf("summary %q lacks %q", summary, want)
+	}
+}
+
+// checkReqTimes checks a req's times to the first and last reply in its
+// report against its two raw files' samples.
+func checkReqTimes(t *testing.T, rr roles.ReqReport, first, last []measurements.Sample) {
+	t.Helper()
+	checkPercentiles(t, "time to first reply", first, []float64{50, 99}, []*float64{rr.FirstP50Us, rr.FirstP99Us})
+	checkPercentiles(t, "time to last reply", last, []float64{50, 99}, []*float64{rr.LastP50Us, rr.LastP99Us})
+}
+
+// checkPercentiles checks that a report's ps-th percentiles (µs) are those
+// of the samples of rows, and returns them; a null one fails t.
+func checkPercentiles(t *testing.T, what string, rows []measurements.Sample, ps []float64, report []*float64) []float64 {
+	t.Helper()
 	us := make([]float64, len(rows))
 	for i, r := range rows {
 		us[i] = r.Latency
 	}
 	slices.Sort(us)
-	got := []float64{sr.LatencyP50Us, sr.LatencyP90Us, sr.LatencyP95Us, sr.LatencyP99Us}
-	for i, p := range []float64{50, 90, 95, 99} {
-		if want := stats.Percentile(us, p); len(us) == 0 || math.Abs(got[i]-want) > 0.01 {
-			t.Errorf("p%g: report %g, raw file %g (%d samples)", p, got[i], want, len(us))
+	got := make([]float64, len(ps))
+	for i, p := range ps {
+		got[i] = measured(t, fmt.Sprintf("%s p%g", what, p), report[i])
+		if want := numpyPercentile(us, p); len(us) == 0 || !(math.Abs(got[i]-want) <= 0.01) {
+			t.Errorf("%s p%g: report %g, raw file %g (%d samples)", what, p, got[i], want, len(us))
 		}
 	}
-	want := fmt.Sprintf(", latency p50 %s, p90 %s, p95 %s, p99 %s", result.Micros(got[0]), result.Micros(got[1]), result.Micros(got[2]), result.Micros(got[3]))
-	if !strings.Contains(summary, want) {
-		t.Errorf("summary %q lacks %q", summary, want)
+	return got
+}
+
+// numpyPercentile is numpy's default percentile (linear interpolation
+// between the closest ranks) of sorted, written apart from the code under
+// test.
+func numpyPercentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	rank := p / 100 * float64(len(sorted)-1)
+	lo := int(math.Floor(rank))
+	hi := min(lo+1, len(sorted)-1)
+	return sorted[lo] + (rank-float64(lo))*(sorted[hi]-sorted[lo])
+}
+
+// measured is *v, a figure a report measured; a null one (nothing
+// measured) fails t, and is NaN.
+func measured(t *testing.T, what string, v *float64) float64 {
+	t.Helper()
+	if v == nil {
+		t.Errorf("%s: null in the report, want a measured value", what)
+		return math.NaN()
+	}
+	return *v
+}
+
+// checkNull checks that a report (path) writes each of fields as JSON
+// null: nothing was measured, and 0 would read as a measurement.
+func checkNull(t *testing.T, path string, fields ...string) {
+	t.Helper()
+	var rep map[string]json.RawMessage
+	readJSON(t, path, &rep)
+	for _, f := range fields {
+		if v, ok := rep[f]; !ok || string(v) != "null" {
+			t.Errorf("%s: %q is %s, want null (nothing measured)", path, f, v)
+		}
 	}
 }
 
@@ -276,6 +330,30 @@ func TestPubSub(t *testing.T) {
 	if o := roles.Run(context.Background(), settings(t, roles.RoleReq, with(nil))); o.Err == nil || !strings.Contains(o.Err.Error(), "holds one-way latencies and this role measures rtt") {
 		t.Errorf("req into a one-way experiment: %+v", o)
 	}
+}
+
+// TestSubNoMessage: a sub no publisher reaches measures nothing; its run is
+// incomplete, and its report's latency percentiles are null, not 0 (which
+// would read as instant delivery), as its summary line says none.
+func TestSubNoMessage(t *testing.T) {
+	url := embeddedNATS(t)
+	out := t.TempDir()
+	sub := settings(t, roles.RoleSub, map[string]any{"endpoint": []string{url}, "run-id": "nm", "out-dir": out,
+		"duration": "300ms", "timeout": "200ms"})
+	o := roles.Run(context.Background(), sub)
+	if o.Err != nil || !o.Incomplete || !strings.Contains(o.Summary, "no message within --duration + --timeout") {
+		t.Fatalf("%+v", o)
+	}
+	if strings.Contains(o.Summary, "latency") {
+		t.Errorf("summary %q: a latency without samples", o.Summary)
+	}
+	path := filepath.Join(out, "nm", roles.ReportsDir, "sub-pubsub-"+strconv.Itoa(sub.Instance)+".json")
+	var sr roles.SubReport
+	readJSON(t, path, &sr)
+	if sr.Samples != 0 || sr.Completed {
+		t.Errorf("report: %d samples, completed %v", sr.Samples, sr.Completed)
+	}
+	checkNull(t, path, "latency_p50_us", "latency_p90_us", "latency_p95_us", "latency_p99_us")
 }
 
 func abs(v int64) int64 {

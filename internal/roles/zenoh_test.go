@@ -139,8 +139,13 @@ func TestZenohRoles(t *testing.T) {
 	readJSON(t, reps[0], &rr)
 	if rr.Driver != "zenoh" || !rr.Completed || rr.Queries != uint64(queries) || rr.Answered != rr.Queries || rr.Complete != rr.Queries ||
 		rr.Replies != 2*rr.Queries || rr.ResultBytes != 100*rr.Replies || rr.Skipped != uint64(skipped) || rr.RepliesMin != 2 ||
-		rr.RepliesMean != 2 || rr.FirstP50Us < 10_000 || rr.LastP50Us < rr.FirstP50Us || rr.FirstP99Us < rr.FirstP50Us {
+		rr.RepliesMean != 2 {
 		t.Errorf("req report %+v", rr)
+	}
+	// Its times are the raw files' (the queryable waits 15 ms ± 5 ms).
+	checkReqTimes(t, rr, first, last)
+	if p50 := measured(t, "first p50", rr.FirstP50Us); p50 < 10_000 {
+		t.Errorf("time to first reply p50 %g µs, want ≥ 10 ms", p50)
 	}
 	if extra["result_bytes"] != strconv.FormatUint(rr.ResultBytes, 10) {
 		t.Errorf("meta result_bytes %q, report %d", extra["result_bytes"], rr.ResultBytes)

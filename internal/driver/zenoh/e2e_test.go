@@ -3,6 +3,7 @@ package zenoh_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,5 +271,56 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	if got := rawCounts(t, filepath.Join(out, "e"), "zenoh_reliable"); got[16] == 0 || got[16] != m.SubExperiments[0].Payloads[0].Samples {
 		t.Errorf("raw rows %v, meta %+v", got, m.SubExperiments[0].Payloads)
+	}
+}
+
+// TestRolesNothingMeasured runs `run req` and `run sub` over Zenoh with
+// nothing at the far end: no queryable serves the req's key, no publisher
+// sends to the sub. Both runs are incomplete (exit 2), and their reports
+// write the figures they never measured, the times to a reply and the
+// latency percentiles, as null, not as 0, which would read as an instant
+// answer.
+func TestRolesNothingMeasured(t *testing.T) {
+	bin := zenohtest.Helper(t)
+	t.Setenv(zenohhelper.EnvHelper, bin)
+	router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer router.Stop(10 * time.Second)
+	ep := router.Ready.Locator("tcp")
+	out := t.TempDir()
+	for _, tc := range []struct {
+		role, label, say string
+		args             []string
+		null             []string
+	}{
+		{"req", "query", "0 samples", []string{"--qps", "20", "--timeout", "1s"},
+			[]string{"time_to_first_p50_us", "time_to_first_p99_us", "time_to_last_p50_us", "time_to_last_p99_us"}},
+		{"sub", "pubsub", "0 samples", []string{"--timeout", "500ms"},
+			[]string{"latency_p50_us", "latency_p90_us", "latency_p95_us", "latency_p99_us"}},
+	} {
+		msg := tool(t, runcmd.App(), 2, append([]string{tc.role, "--driver", "zenoh", "--endpoint", ep, "--out-dir", out,
+			"--run-id", "n" + tc.role, "--instance", "1", "--duration", "500ms"}, tc.args...)...)
+		if !strings.Contains(msg, "incomplete") || !strings.Contains(msg, tc.say) || strings.Contains(msg, "p50") {
+			t.Errorf("%s: %s", tc.role, msg)
+		}
+		path := filepath.Join(out, "n"+tc.role, "roles", tc.role+"-"+tc.label+"-1.json")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep map[string]json.RawMessage
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if string(rep["completed"]) != "false" || string(rep["driver"]) != `"zenoh"` {
+			t.Errorf("%s: completed %s, driver %s", path, rep["completed"], rep["driver"])
+		}
+		for _, f := range tc.null {
+			if v, ok := rep[f]; !ok || string(v) != "null" {
+				t.Errorf("%s: %q is %s, want null (nothing measured):\n%s", path, f, v, b)
+			}
+		}
 	}
 }
