@@ -319,7 +319,7 @@ func correctHelperSub(s Settings, run driver.RoleRun) helperSub {
 // drivers' subs write it).
 func (hs helperSub) report(s Settings, run driver.RoleRun, start, end time.Time) SubReport {
 	rep := SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
-		Subscribers: 1, ClockOffset: hs.offsets, Clamped: hs.clamped,
+		Subscribers: 1, ClockOffset: hs.offsets, Clamped: hs.clamped, Publishers: []SubPublisherReport{},
 		Start: start.UTC(), End: end.UTC(), Completed: run.Completed, Malformed: run.Total.Errors}
 	rep.setLatency(hs.micros)
 	if !run.Completed {

@@ -90,7 +90,7 @@ func TestHelperReqSubReports(t *testing.T) {
 			First:  []float64{10, 1, 3, 2}, Last: []float64{20, 2, 6, 4}},
 			map[string]string{times[0]: "2.5", times[1]: "9.79", times[2]: "5", times[3]: "19.58", "answered": "4"}},
 		{"sub without message", RoleSub, driver.RoleRun{Helper: "mqgate-zenoh", Topic: "k", Reason: "no message arrived on k/data/** within 2s"},
-			map[string]string{lats[0]: "null", lats[1]: "null", lats[2]: "null", lats[3]: "null", "samples": "0"}},
+			map[string]string{lats[0]: "null", lats[1]: "null", lats[2]: "null", lats[3]: "null", "samples": "0", "publishers": "[]"}},
 		// One-way 1 to 5 µs as measured, the clock offset not corrected.
 		{"sub measured", RoleSub, driver.RoleRun{Helper: "mqgate-zenoh", Topic: "k", Completed: true, SampleBytes: 64,
 			First:    []float64{5, 1, 4, 2, 3},

@@ -292,7 +292,7 @@ type SubPublisherReport struct {
 func RunSub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	start := time.Now()
 	r := &subRun{s: s, b: b, met: met, rep: SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
-		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}},
+		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}, Publishers: []SubPublisherReport{}},
 		pubs: map[pubKey]*pubState{}, last: time.Now(), progress: make(chan struct{}, 1),
 		newInstance: make(chan uint8, 256), seenInst: map[uint8]bool{}, runHash: s.RunHash()}
 	unsubs, err := r.subscribe()

@@ -354,6 +354,11 @@ func TestSubNoMessage(t *testing.T) {
 		t.Errorf("report: %d samples, completed %v", sr.Samples, sr.Completed)
 	}
 	checkNull(t, path, "latency_p50_us", "latency_p90_us", "latency_p95_us", "latency_p99_us")
+	var raw map[string]json.RawMessage
+	readJSON(t, path, &raw)
+	if got := string(raw["publishers"]); got != "[]" {
+		t.Errorf("publishers: %s, want [] (none seen, not an unknown list)", got)
+	}
 }
 
 func abs(v int64) int64 {
