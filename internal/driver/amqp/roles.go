@@ -183,11 +183,12 @@ func (b *roleClient) Publish(topic string, msg []byte) error {
 	return b.p.publish(topic, "", msg)
 }
 
-// Flush waits, when reliable, until the broker confirmed every message
-// published (an error if it refused any); best-effort messages are written
+// Flush commits the open transaction (--amqp-tx-size), or waits, with
+// publisher confirms, until the broker confirmed every message published
+// (an error if it refused any); other best-effort messages are written
 // when Publish returns.
 func (b *roleClient) Flush(timeout time.Duration) error {
-	if !b.p.s.reliable {
+	if b.p.confirms == nil && b.p.s.txSize == 0 {
 		return nil
 	}
 	return driver.Bounded(timeout, func() error {
