@@ -119,6 +119,22 @@
 // default, topic, names the queue after the topic. A round trip's pinger
 // always consumes from a queue named by the broker.
 //
+// # Roles
+//
+// The roles (run pub|sub|req|qry) run on one connection opened as the
+// ends' publishing link, through amq.topic, queries by RabbitMQ's direct
+// reply-to (roles.go). A pub counts as sent what the broker confirmed
+// (driver.Confirmer), asked every 100 ms: reliable, its publisher confirms
+// of every message up to then; best effort, which does not switch
+// publisher confirms on (the broker would track and acknowledge each
+// message, which is not what best effort measures), the return of a mark
+// the client publishes after the messages on their channel, mandatory, to
+// no queue: a channel routes its messages in order. What was published
+// after the last confirmation when the link breaks stays unconfirmed. In
+// transactions (--amqp-tx-size) the client is no Confirmer: a Confirm
+// would commit, changing the transactions measured, so what it took
+// counts as sent, and Flush commits the last transaction.
+//
 // # Arrival time
 //
 // amqp091 hands deliveries over on a Go channel, fed by the connection's

@@ -163,6 +163,9 @@ func (p *publisher) drainReturns(returns chan amqp091.Return) {
 }
 
 func (p *publisher) countReturn(r amqp091.Return) {
+	if r.Type == markType {
+		return // a role's Confirm, not a message
+	}
 	p.returned.Add(1)
 	select {
 	case p.returnedPing <- r:
@@ -308,12 +311,22 @@ func (p *publisher) WaitAcks(deadline time.Time) error {
 	if p.confirms == nil {
 		return nil
 	}
+	if err := p.waitConfirmed(p.sent.Load, deadline); err != nil {
+		return err
+	}
+	return p.returnedErr()
+}
+
+// waitConfirmed waits until the broker confirmed or refused the first
+// upTo() messages published, or deadline passes, or the link breaks
+// before; the publisher uses confirms.
+func (p *publisher) waitConfirmed(upTo func() uint64, deadline time.Time) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		sent, done := p.sent.Load(), p.acked.Load()+p.nacked.Load()
+		sent, done := upTo(), p.acked.Load()+p.nacked.Load()
 		if done >= sent {
-			return p.returnedErr()
+			return nil
 		}
 		if err := p.failed(); err != nil {
 			return fmt.Errorf("%d of %d messages unconfirmed: %w", sent-done, sent, err)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	amqp091 "github.com/rabbitmq/amqp091-go"
@@ -65,9 +66,31 @@ type roleClient struct {
 	qCh  *amqp091.Channel // direct reply-to consumer and query publisher
 	wait map[string]func([]byte, time.Time)
 	seq  uint64
+
+	// confirmMu is held by a best-effort Confirm, one at a time, which
+	// publishes a mark; marksMu guards the counts of marks.
+	confirmMu sync.Mutex
+	noMarks   chan struct{} // closed once no mark can return: the channel closed
+	marksMu   sync.Mutex
+	marks     uint64        // marks published
+	returned  uint64        // marks the broker returned
+	nextMark  chan struct{} // closed at the next mark returned; nil while none waits
+	// nacked is the publisher's count of refusals when the previous
+	// reliable Confirm returned.
+	nacked atomic.Uint64
 }
 
-var _ driver.Client = (*roleClient)(nil)
+var (
+	_ driver.Client    = (*roleClient)(nil)
+	_ driver.Confirmer = (*roleClient)(nil)
+)
+
+// txClient is a role's client that publishes in transactions
+// (--amqp-tx-size): no driver.Confirmer. Its messages are the broker's
+// once their transaction commits, every --amqp-tx-size messages and at
+// Flush, and a Confirm that committed would change the transactions
+// measured, so what it took counts as sent.
+type txClient struct{ driver.Client }
 
 // appliedFlags is the value of each of AMQP's flags the link was opened
 // with, by flag name, as it applies them (the frame size and heartbeat
@@ -123,6 +146,9 @@ func dialRoleClient(ctx context.Context, raw string, opts driver.Options, timeou
 	}
 	b.watch("connection", b.p.conn.NotifyClose(make(chan *amqp091.Error, 1)))
 	b.watch("publishing channel", b.p.ch.NotifyClose(make(chan *amqp091.Error, 1)))
+	if s.txSize > 0 {
+		return txClient{b}, nil
+	}
 	return b, nil
 }
 
@@ -183,11 +209,12 @@ func (b *roleClient) Publish(topic string, msg []byte) error {
 	return b.p.publish(topic, "", msg)
 }
 
-// Flush waits, when reliable, until the broker confirmed every message
-// published (an error if it refused any); best-effort messages are written
+// Flush commits the open transaction (--amqp-tx-size), or waits, with
+// publisher confirms, until the broker confirmed every message published
+// (an error if it refused any); other best-effort messages are written
 // when Publish returns.
 func (b *roleClient) Flush(timeout time.Duration) error {
-	if !b.p.s.reliable {
+	if b.p.confirms == nil && b.p.s.txSize == 0 {
 		return nil
 	}
 	return driver.Bounded(timeout, func() error {
@@ -199,6 +226,124 @@ func (b *roleClient) Flush(timeout time.Duration) error {
 		}
 		return nil
 	})
+}
+
+// Confirm calls mark, then waits within timeout until the broker has what
+// was published before (driver.Confirmer). Reliable, the broker confirms
+// each message (basic.ack), and Confirm waits for the confirmations of
+// every message published before the mark; a refusal (basic.nack) since
+// the previous Confirm fails it. Best effort, the publishing channel is
+// not put in confirm mode, which would make the broker track and
+// acknowledge every message and so change what is measured: Confirm
+// publishes a mark after the messages, on their channel, that the broker
+// returns (mandatory, to a queue that does not exist), and a channel
+// handles its messages in order, so the mark's return says that it routed
+// every message published before (what it read but had not routed when
+// the link broke is lost with the channel). The client never reconnects:
+// a broken link fails every later Confirm too.
+func (b *roleClient) Confirm(timeout time.Duration, mark func()) error {
+	mark()
+	var err error
+	if b.p.confirms != nil {
+		err = b.confirmAcks(timeout)
+	} else {
+		err = b.confirmRouted(timeout)
+	}
+	if err != nil {
+		return fmt.Errorf("the broker did not confirm what was published: %w", err)
+	}
+	return nil
+}
+
+// confirmAcks waits for the confirmations of every message published so
+// far, then fails if the broker refused any since the previous call.
+func (b *roleClient) confirmAcks(timeout time.Duration) error {
+	n := b.p.sent.Load() // those handed before the mark, and maybe a few more
+	err := b.p.waitConfirmed(func() uint64 { return n }, time.Now().Add(timeout))
+	nacked := b.p.nacked.Load()
+	if prev := b.nacked.Swap(nacked); err == nil && nacked > prev {
+		err = fmt.Errorf("%w: %d messages", ErrNacked, nacked-prev)
+	}
+	return err
+}
+
+// markType is the type property of the marks a best-effort Confirm
+// publishes: their return is no returned message.
+const markType = "mqgate-confirm-mark"
+
+// confirmRouted publishes a mark and waits for its return.
+func (b *roleClient) confirmRouted(timeout time.Duration) error {
+	b.confirmMu.Lock()
+	defer b.confirmMu.Unlock()
+	if b.noMarks == nil {
+		b.noMarks = make(chan struct{})
+		go b.countMarks(b.p.ch.NotifyReturn(make(chan amqp091.Return, eventBuffer)))
+	}
+	b.pubMu.Lock()
+	err := b.p.ch.PublishWithContext(context.Background(), "", "mqgate.confirm."+b.token, true, false,
+		amqp091.Publishing{Type: markType, DeliveryMode: amqp091.Transient})
+	b.pubMu.Unlock()
+	if err != nil {
+		return b.p.opErr("publishing a mark", err)
+	}
+	b.marksMu.Lock()
+	b.marks++
+	rank := b.marks
+	b.marksMu.Unlock()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		next := b.markReturned(rank)
+		if next == nil {
+			return nil
+		}
+		select {
+		case <-next:
+		case <-b.noMarks:
+			if b.markReturned(rank) == nil {
+				return nil
+			}
+			if err := b.p.failed(); err != nil {
+				return err
+			}
+			return fmt.Errorf("amqp: the publishing channel to %s closed: %w", b.p.url, driver.ErrClosed)
+		case <-t.C:
+			return fmt.Errorf("amqp: the mark published to %s was not returned within %v: %w", b.p.url, timeout, driver.ErrTimeout)
+		}
+	}
+}
+
+// countMarks counts the marks among the returns until the channel closes:
+// the broker returns them in the order they were published. amqp091's
+// reader waits for returns to be taken, so every one is.
+func (b *roleClient) countMarks(returns <-chan amqp091.Return) {
+	defer close(b.noMarks)
+	for r := range returns {
+		if r.Type != markType {
+			continue
+		}
+		b.marksMu.Lock()
+		b.returned++
+		if b.nextMark != nil {
+			close(b.nextMark)
+			b.nextMark = nil
+		}
+		b.marksMu.Unlock()
+	}
+}
+
+// markReturned returns nil once the mark of the rank was returned, else a
+// channel closed at the next mark returned.
+func (b *roleClient) markReturned(rank uint64) <-chan struct{} {
+	b.marksMu.Lock()
+	defer b.marksMu.Unlock()
+	if b.returned >= rank {
+		return nil
+	}
+	if b.nextMark == nil {
+		b.nextMark = make(chan struct{})
+	}
+	return b.nextMark
 }
 
 // consume declares an exclusive, auto-delete queue bound to amq.topic

@@ -5,11 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/url"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -132,7 +128,7 @@ var lostWithin = Watchdog - time.Second
 // than a timeout within lostWithin, and the echoer's Serve must return an
 // error within Watchdog, rather than wait or reconnect silently.
 func checkBrokerDies(t *testing.T, c Config) error {
-	px, addr := startProxy(t, c.addr())
+	px, addr := StartProxy(t, c.addr())
 	c.Addr = addr
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -151,7 +147,7 @@ func checkBrokerDies(t *testing.T, c Config) error {
 			return fmt.Errorf("round trip through the proxy: %w", err)
 		}
 	}
-	px.kill()
+	px.Kill()
 	var lost error
 	withWatchdog(t, "a round trip after the broker died", func() {
 		for end := time.Now().Add(lostWithin); time.Now().Before(end); {
@@ -179,83 +175,4 @@ func checkBrokerDies(t *testing.T, c Config) error {
 		return fmt.Errorf("the echoer's Serve did not return %v after the broker died", Watchdog)
 	}
 	return nil
-}
-
-// proxy forwards TCP connections to a broker until killed.
-type proxy struct {
-	l      net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-	killed bool
-}
-
-// startProxy starts a proxy to the host and port of the broker URL raw and
-// returns raw with the proxy's address in their place.
-func startProxy(t *testing.T, raw string) (*proxy, string) {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil || u.Port() == "" {
-		t.Fatalf("broker address %s: expected a URL with a host and port", driver.RedactURL(raw))
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	px := &proxy{l: l, target: u.Host}
-	t.Cleanup(px.kill)
-	go px.accept()
-	u.Host = l.Addr().String()
-	return px, u.String()
-}
-
-func (px *proxy) accept() {
-	for {
-		in, err := px.l.Accept()
-		if err != nil {
-			return
-		}
-		out, err := net.Dial("tcp", px.target)
-		if err != nil {
-			in.Close()
-			continue
-		}
-		if !px.add(in, out) {
-			return
-		}
-		go px.pipe(in, out)
-		go px.pipe(out, in)
-	}
-}
-
-func (px *proxy) add(cs ...net.Conn) bool {
-	px.mu.Lock()
-	defer px.mu.Unlock()
-	if px.killed {
-		for _, c := range cs {
-			c.Close()
-		}
-		return false
-	}
-	px.conns = append(px.conns, cs...)
-	return true
-}
-
-func (px *proxy) pipe(dst, src net.Conn) {
-	io.Copy(dst, src)
-	dst.Close()
-	src.Close()
-}
-
-// kill closes the listener and every connection, as a broker's death
-// does. It may be called more than once.
-func (px *proxy) kill() {
-	px.mu.Lock()
-	defer px.mu.Unlock()
-	px.killed = true
-	px.l.Close()
-	for _, c := range px.conns {
-		c.Close()
-	}
-	px.conns = nil
 }

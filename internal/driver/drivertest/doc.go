@@ -23,7 +23,8 @@
 // and publisher), sockets and brokers alike.
 //
 // It also holds what transport tests and benchmarks share: a UDP relay that
-// drops every n-th datagram (LossyRelay), an echoer in a child process
+// drops every n-th datagram (LossyRelay), a TCP proxy to a broker that a
+// test cuts or stalls (StartProxy), an echoer in a child process
 // (StartEchoProcess, with ServeEchoProcess called from TestMain), and the
 // round-trip benchmark body (BenchmarkRoundTrip).
 //

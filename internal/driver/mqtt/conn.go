@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -110,7 +111,11 @@ type batchConn struct {
 	buf    []byte
 	err    error                 // a failed send; the connection is closed
 	failed atomic.Pointer[error] // err, for writers outside the lock
+	pings  uint64                // the PINGREQs sent, the keep-alive's too
 }
+
+// pingreq is a whole PINGREQ packet: it has no variable header or payload.
+var pingreq = []byte{0xC0, 0x00}
 
 // fail records err; out of line, so that the error escapes to the heap
 // only when there is one.
@@ -141,10 +146,20 @@ func (c *batchConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Unlock sends the packet. A failed send closes the connection, so that
-// the reading goroutine reports the loss.
+// Unlock sends the packet.
 func (c *batchConn) Unlock() {
+	c.send()
+	c.mu.Unlock()
+}
+
+// send sends the packet collected, counting it when it is a PINGREQ; c.mu
+// is held. A failed send closes the connection, so that the reading
+// goroutine reports the loss.
+func (c *batchConn) send() {
 	if len(c.buf) > 0 && c.err == nil {
+		if bytes.Equal(c.buf, pingreq) {
+			c.pings++
+		}
 		if _, err := c.Conn.Write(c.buf); err != nil {
 			c.fail(err)
 		}
@@ -154,5 +169,18 @@ func (c *batchConn) Unlock() {
 	} else {
 		c.buf = c.buf[:0]
 	}
-	c.mu.Unlock()
+}
+
+// ping sends a PINGREQ after every packet sent before, and returns how
+// many were sent in all, this one included: a broker answers them in the
+// order it reads them, so the PINGRESP of that rank is this one's.
+func (c *batchConn) ping() (rank uint64, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	c.buf = append(c.buf, pingreq...)
+	c.send()
+	return c.pings, c.err
 }

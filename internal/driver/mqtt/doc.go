@@ -65,6 +65,20 @@
 // default). MQTT 5 clients keep to the Receive Maximum and Maximum Packet
 // Size the broker declares in its CONNACK.
 //
+// # Roles
+//
+// The roles (run pub|sub|req|qry) run over MQTT 5 on the ends' client
+// (roles.go): publish/subscribe at the ends' QoS, request/response by the
+// Response Topic and Correlation Data properties. A pub counts as sent what
+// the broker confirmed (driver.Confirmer), asked every 100 ms: at QoS 1 and
+// 2 each publish waits for its PUBACK or PUBCOMP (a refusal is an error),
+// so every message the client took was; at QoS 0, which the broker
+// acknowledges nothing of, its PINGRESP to a PINGREQ sent after the
+// messages on their connection, since a broker reads a connection in order
+// (Mosquitto and mochi-mqtt route each PUBLISH before they read the next
+// packet). What was written after the last PINGRESP when the link breaks
+// stays unconfirmed.
+//
 // # Broker
 //
 // MessageLimit is the protocol's limit, 268,435,455 bytes for a whole

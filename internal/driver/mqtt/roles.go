@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/eclipse/paho.golang/packets"
 	"github.com/eclipse/paho.golang/paho"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -37,7 +38,10 @@ type roleClient struct {
 	replyMu sync.Mutex
 }
 
-var _ driver.Client = (*roleClient)(nil)
+var (
+	_ driver.Client    = (*roleClient)(nil)
+	_ driver.Confirmer = (*roleClient)(nil)
+)
 
 // appliedFlags is the value of each of MQTT's flags a client of s was
 // opened with, by flag name, as its settings apply it (the keep alive in
@@ -156,9 +160,36 @@ func (b *roleClient) publish(p *paho.Publish) error {
 		b.pubMu.Lock()
 		defer b.pubMu.Unlock()
 	}
-	// QoS 1 waits for the PUBACK within the packet timeout.
-	_, err := b.c.cli.Publish(context.Background(), p)
+	// QoS 1 waits for the PUBACK, QoS 2 for the PUBCOMP, within the packet
+	// timeout.
+	r, err := b.c.cli.Publish(context.Background(), p)
+	if err == nil && r != nil && r.ReasonCode >= 0x80 {
+		// paho.golang returns a QoS 2 message's refusing PUBREC as a
+		// response, not an error.
+		return refusal("PUBREC", r.ReasonCode, (&packets.Pubrec{ReasonCode: r.ReasonCode}).Reason())
+	}
 	return err
+}
+
+// Confirm calls mark, then waits until the broker has what was published
+// before (driver.Confirmer). At QoS 1 and 2 Publish returned once the
+// broker acknowledged the message (PUBACK, PUBCOMP), so everything handed
+// to the client is the broker's already. At QoS 0 the broker acknowledges
+// nothing: a PINGREQ sent after the mark, on the connection the messages
+// went on, is answered once the broker read what came before it (Mosquitto
+// and mochi-mqtt route each PUBLISH before they read the next packet), so
+// its PINGRESP confirms them; without it (the link broke, or no answer
+// within timeout) some may not have reached the broker. The client never
+// reconnects: a broken link fails every later Confirm too.
+func (b *roleClient) Confirm(timeout time.Duration, mark func()) error {
+	mark()
+	if b.c.s.qos > 0 {
+		return nil
+	}
+	if err := b.c.ping(timeout); err != nil {
+		return fmt.Errorf("the broker did not confirm what was published: %w", err)
+	}
+	return nil
 }
 
 func (b *roleClient) Publish(topic string, msg []byte) error {

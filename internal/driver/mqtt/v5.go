@@ -13,6 +13,8 @@ import (
 	"github.com/eclipse/paho.golang/paho"
 	"github.com/eclipse/paho.golang/paho/session"
 	"github.com/eclipse/paho.golang/paho/session/state"
+
+	"github.com/mqgate/mqgate/internal/driver"
 )
 
 // Library5 is the client library of MQTT 5.
@@ -26,9 +28,10 @@ const Library5 = "github.com/eclipse/paho.golang"
 // acknowledgement, which the session wrapper counts.
 type client5 struct {
 	base
-	cli  *paho.Client
-	conn *batchConn
-	pub  paho.Publish // reused: each client publishes from one goroutine
+	cli    *paho.Client
+	conn   *batchConn
+	pinger *pinger
+	pub    paho.Publish // reused: each client publishes from one goroutine
 
 	mu       sync.RWMutex
 	handlers map[string]func([]byte)
@@ -41,7 +44,7 @@ type client5 struct {
 var _ client = (*client5)(nil)
 
 func connect5(ctx context.Context, s *settings, role string, acks *ackTracker) (*client5, error) {
-	c := &client5{base: newBase(s, role, acks), handlers: map[string]func([]byte){}}
+	c := &client5{base: newBase(s, role, acks), handlers: map[string]func([]byte){}, pinger: &pinger{DefaultPinger: paho.NewDefaultPinger()}}
 	conn, err := c.dialBroker(ctx, true)
 	if err != nil {
 		return nil, err
@@ -55,6 +58,7 @@ func connect5(ctx context.Context, s *settings, role string, acks *ackTracker) (
 		ClientID:          c.id,
 		Conn:              conn,
 		PacketTimeout:     s.packetTimeout,
+		PingHandler:       c.pinger,
 		Session:           &session5{SessionManager: state.New(discard{}, discard{}), acks: tracked},
 		OnPublishReceived: []func(paho.PublishReceived) (bool, error){c.route},
 		OnClientError:     c.lost,
@@ -167,6 +171,73 @@ func (c *client5) publish(topic string, payload []byte, _ bool) error {
 		return c.opErr("publishing to "+topic, err)
 	}
 	return nil
+}
+
+// ping sends a PINGREQ and waits within timeout for the broker's PINGRESP
+// to it. A broker reads a connection in order and answers a PINGREQ once
+// it read it, so the answer says that it read every packet sent before.
+func (c *client5) ping(timeout time.Duration) error {
+	rank, err := c.conn.ping()
+	if err != nil {
+		return c.opErr("sending PINGREQ", err)
+	}
+	c.pinger.PacketSent()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		next := c.pinger.answered(rank)
+		if next == nil {
+			return nil
+		}
+		select {
+		case <-next:
+		case <-c.done():
+			if c.pinger.answered(rank) == nil {
+				return nil
+			}
+			return c.err()
+		case <-t.C:
+			return fmt.Errorf("mqtt: no PINGRESP from %s within %v: %w", c.s.redacted, timeout, driver.ErrTimeout)
+		}
+	}
+}
+
+// pinger is paho.golang's keep-alive pinger with the PINGRESPs counted,
+// so that a client can wait for the answer to a PINGREQ of its own
+// (client5.ping): the keep-alive's PINGREQs are counted with the others
+// as they are sent (batchConn).
+type pinger struct {
+	*paho.DefaultPinger
+	mu    sync.Mutex
+	resps uint64
+	next  chan struct{} // closed at the next PINGRESP; nil while none waits
+}
+
+// PingResp counts a PINGRESP, called by paho.golang's reading goroutine
+// in the order they arrive.
+func (p *pinger) PingResp() {
+	p.DefaultPinger.PingResp()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.resps++
+	if p.next != nil {
+		close(p.next)
+		p.next = nil
+	}
+}
+
+// answered returns nil once the PINGREQ of the rank was answered, else a
+// channel closed at the next PINGRESP.
+func (p *pinger) answered(rank uint64) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.resps >= rank {
+		return nil
+	}
+	if p.next == nil {
+		p.next = make(chan struct{})
+	}
+	return p.next
 }
 
 func (c *client5) subscribe(ctx context.Context, topic string, qos byte, h func([]byte)) error {
