@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
 )
@@ -149,4 +150,17 @@ func (px *Proxy) Kill() {
 		c.Close()
 	}
 	px.conns = nil
+}
+
+// Confirm asks c to confirm what it published, within timeout, and returns
+// its answer; it fails t if c did not call the mark.
+func Confirm(t *testing.T, c driver.Confirmer, timeout time.Duration) error {
+	t.Helper()
+	marked := false
+	err := c.Confirm(timeout, func() { marked = true })
+	if !marked {
+		t.Fatal("Confirm did not call mark")
+	}
+	t.Log(err)
+	return err
 }

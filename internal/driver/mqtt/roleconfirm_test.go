@@ -55,16 +55,7 @@ func TestRoleConfirm(t *testing.T) {
 				}
 				return handed
 			}
-			confirm := func(timeout time.Duration) error {
-				t.Helper()
-				marked := false
-				err := b.Confirm(timeout, func() { marked = true })
-				if !marked {
-					t.Fatal("Confirm did not call mark")
-				}
-				t.Log(err)
-				return err
-			}
+			confirm := func(timeout time.Duration) error { return drivertest.Confirm(t, b, timeout) }
 			publish()
 			if err := confirm(2 * time.Second); err != nil {
 				t.Fatalf("Confirm on a working link: %v", err)
