@@ -17,7 +17,6 @@ import (
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/amqp"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
-	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/roles"
@@ -39,14 +38,7 @@ var endpoints = map[string]func(t *testing.T) string{
 		return testenv.Service(t, "RabbitMQ", testenv.Getenv(amqp.EnvURL, amqp.DefaultURL), "start it with: rabbitmq-server -detached")
 	},
 	"zenoh": func(t *testing.T) string {
-		bin := zenohtest.Helper(t)
-		t.Setenv(zenohhelper.EnvHelper, bin)
-		router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { router.Stop(10 * time.Second) })
-		return router.Ready.Locator("tcp")
+		return zenohtest.Router(t)
 	},
 }
 

@@ -22,14 +22,7 @@ import (
 // and its report; with --clock-offset false the latencies stay as
 // measured: every one is below 0, written as 0 and counted.
 func TestZenohClockOffset(t *testing.T) {
-	bin := zenohtest.Helper(t)
-	t.Setenv(zenohhelper.EnvHelper, bin)
-	router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer router.Stop(10 * time.Second)
-	ep := router.Ready.Locator("tcp")
+	ep := zenohtest.Router(t)
 	out := t.TempDir()
 	const shift = int64(time.Second)
 	for _, correct := range []bool{true, false} {

@@ -14,7 +14,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper/zenohtest"
 	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/roles"
@@ -88,18 +87,12 @@ func csvRows(t *testing.T, path string) [][]string {
 // file computes them), times to the last reply included; the req's
 // --agg-window ends every query within the window after its first reply.
 func TestZenohLiveWindows(t *testing.T) {
-	bin := zenohtest.Helper(t)
-	t.Setenv(zenohhelper.EnvHelper, bin)
-	router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer router.Stop(10 * time.Second)
+	ep := zenohtest.Router(t)
 	out := t.TempDir()
 	ports := map[string]int{}
 	flags := func(name string, extra map[string]any) map[string]any {
 		ports[name] = freePort(t)
-		m := map[string]any{"driver": "zenoh", "endpoint": []string{router.Ready.Locator("tcp")}, "out-dir": out, "timeout": "3s",
+		m := map[string]any{"driver": "zenoh", "endpoint": []string{ep}, "out-dir": out, "timeout": "3s",
 			"payload": "64", "reliability": "reliable", "snapshot-interval": "250ms", "prom-port": strconv.Itoa(ports[name]),
 			"csv": filepath.Join(out, name+".csv")}
 		for k, v := range extra {

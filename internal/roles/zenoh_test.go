@@ -21,14 +21,7 @@ import (
 // samples and the req's first and last replies land in the experiments,
 // as the NATS roles' do.
 func TestZenohRoles(t *testing.T) {
-	bin := zenohtest.Helper(t)
-	t.Setenv(zenohhelper.EnvHelper, bin)
-	router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer router.Stop(10 * time.Second)
-	ep := router.Ready.Locator("tcp")
+	ep := zenohtest.Router(t)
 	out := t.TempDir()
 	base := map[string]any{"driver": "zenoh", "endpoint": []string{ep}, "out-dir": out, "timeout": "3s", "payload": "64"}
 	with := func(extra map[string]any) map[string]any { return merged(base, extra) }

@@ -281,14 +281,7 @@ func TestRunInterrupted(t *testing.T) {
 // latency percentiles, as null, not as 0, which would read as an instant
 // answer.
 func TestRolesNothingMeasured(t *testing.T) {
-	bin := zenohtest.Helper(t)
-	t.Setenv(zenohhelper.EnvHelper, bin)
-	router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer router.Stop(10 * time.Second)
-	ep := router.Ready.Locator("tcp")
+	ep := zenohtest.Router(t)
 	out := t.TempDir()
 	for _, tc := range []struct {
 		role, label, say string

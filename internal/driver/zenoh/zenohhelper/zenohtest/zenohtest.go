@@ -4,8 +4,10 @@
 package zenohtest
 
 import (
+	"context"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/driver/zenoh/zenohhelper"
 	"github.com/mqgate/mqgate/internal/testenv"
@@ -25,4 +27,20 @@ func Helper(tb testing.TB) string {
 		return ""
 	}
 	return bin
+}
+
+// Router starts a Zenoh router for t on a free loopback port, through the
+// helper (Helper, which it also names to the roles by
+// zenohhelper.EnvHelper), stopped when t ends, and returns its TCP
+// endpoint.
+func Router(t *testing.T) string {
+	t.Helper()
+	bin := Helper(t)
+	t.Setenv(zenohhelper.EnvHelper, bin)
+	router, err := zenohhelper.Start(context.Background(), bin, zenohhelper.RouterArgs(zenohhelper.Serve{Common: zenohhelper.Common{Listen: []string{"tcp/127.0.0.1:0"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { router.Stop(10 * time.Second) })
+	return router.Ready.Locator("tcp")
 }
