@@ -21,6 +21,14 @@ const (
 	Inconclusive Status = "inconclusive"
 )
 
+// NoVerdict is a whole gate's status when it judged nothing: it stopped
+// before a verdict (a run that broke, an interruption), or it has not come
+// to one yet (Verdict.Error says which). A gate that measures for minutes
+// writes it at its report paths when it starts, so that an earlier gate's
+// report there is never read as its verdict, and replaces it when it
+// ends. No check has it.
+const NoVerdict Status = "no_verdict"
+
 // Check is the result of judging one metric of one payload of one
 // sub-experiment.
 //

@@ -43,6 +43,8 @@ type Verdict struct {
 	Missing      int    `json:"missing"`
 	Inconclusive int    `json:"inconclusive"`
 	Status       Status `json:"status"`
+	// Error says why a gate gave no verdict (Status NoVerdict).
+	Error string `json:"error,omitempty"`
 	// Warnings are things the user should know that do not change the
 	// status, e.g. "experiments ran on different hosts".
 	Warnings []string `json:"warnings"`
@@ -177,8 +179,17 @@ func (v *Verdict) ExitCode() int {
 		return exit.OK
 	case Inconclusive:
 		return exit.Inconclusive
+	case NoVerdict:
+		return exit.Usage // could not judge: never a verdict
 	}
 	return exit.GateFailed
+}
+
+// Unjudged is the verdict of a gate that judged nothing (NoVerdict), and
+// why.
+func Unjudged(tool, subject, baseline, why string) *Verdict {
+	return &Verdict{Tool: tool, Subject: subject, Baseline: baseline, Status: NoVerdict, Error: why,
+		Checks: []Check{}, Warnings: []string{}}
 }
 
 // SubExperiments returns the sub-experiments of v's checks in order of first

@@ -45,6 +45,7 @@ type (
 		ClassName string        `xml:"classname,attr"`
 		Time      string        `xml:"time,attr"`
 		Failure   *junitFailure `xml:"failure,omitempty"`
+		Error     *junitFailure `xml:"error,omitempty"`
 		Skipped   *junitSkipped `xml:"skipped,omitempty"`
 		SystemOut string        `xml:"system-out,omitempty"`
 	}
@@ -63,6 +64,7 @@ type (
 // one unless missing checks are allowed, is a <failure> whose message gives
 // the value, the limit and the margin; an inconclusive or allowed-missing
 // check is <skipped>. Warnings become "warning" properties of every suite.
+// A gate with no verdict (gate.NoVerdict) is one test case in <error>.
 func JUnit(w io.Writer, v *gate.Verdict) error {
 	doc := junitSuites{Name: "mqgate " + v.Tool}
 	props := junitProps(v)
@@ -72,6 +74,14 @@ func JUnit(w io.Writer, v *gate.Verdict) error {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 		doc.Skipped += s.Skipped
+	}
+	if v.Status == gate.NoVerdict {
+		// One test case in error: a test report shows the gate as broken,
+		// not as passed for want of failed checks.
+		doc.Tests, doc.Errors = 1, 1
+		doc.Suites = []junitSuite{{Name: v.Tool, Tests: 1, Errors: 1, Time: "0", Properties: props,
+			Cases: []junitCase{{Name: "verdict", ClassName: v.Tool, Time: "0",
+				Error: &junitFailure{Message: v.Error, Type: string(gate.NoVerdict), Text: v.Error}}}}}
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

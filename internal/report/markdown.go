@@ -16,6 +16,14 @@ import (
 // in a <details> block.
 func Markdown(w io.Writer, v *gate.Verdict) error {
 	bw := bufio.NewWriter(w)
+	if v.Status == gate.NoVerdict {
+		fmt.Fprintf(bw, "### %s %s: %s\n\n", mdIcons[v.Status], v.Tool, statusWord(v.Status))
+		if v.Subject != "" || v.Baseline != "" {
+			fmt.Fprintf(bw, "`%s` against `%s`\n\n", mdEscape(v.Subject), mdEscape(v.Baseline))
+		}
+		fmt.Fprintf(bw, "%s\n", mdEscape(v.Error))
+		return bw.Flush()
+	}
 	fmt.Fprintf(bw, "### %s %s %s: %d of %d checks passed\n\n", mdIcons[v.Status], v.Tool, statusWord(v.Status), v.Passed, len(v.Checks))
 	if v.Subject != "" || v.Baseline != "" {
 		fmt.Fprintf(bw, "`%s` against `%s` — ", mdEscape(v.Subject), mdEscape(v.Baseline))
@@ -88,7 +96,7 @@ func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
 }
 
 // mdIcons mark verdicts and checks by status (outcome).
-var mdIcons = map[gate.Status]string{gate.Passed: "✅", gate.Failed: "❌", gate.Inconclusive: "❔"}
+var mdIcons = map[gate.Status]string{gate.Passed: "✅", gate.Failed: "❌", gate.Inconclusive: "❔", gate.NoVerdict: "⛔"}
 
 func withUnit(s, unit string) string {
 	if s == "n/a" {

@@ -111,6 +111,8 @@ func statusWord(s gate.Status) string {
 	switch s {
 	case gate.Passed, gate.Failed, gate.Missing, gate.Inconclusive:
 		return strings.ToUpper(string(s))
+	case gate.NoVerdict:
+		return "NO VERDICT"
 	}
 	return string(s)
 }

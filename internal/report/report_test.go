@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/goldenfile"
 	"github.com/mqgate/mqgate/internal/result"
 
@@ -365,5 +366,56 @@ func TestHTMLTable(t *testing.T) {
 	passedOnly := HTMLTable(v, v.Checks[:1], false)
 	if passedOnly.Header[len(passedOnly.Header)-1] == "Message" {
 		t.Errorf("a table of passed checks has a Message column")
+	}
+}
+
+// TestNoVerdictReports: a gate that judged nothing (gate.Unjudged) says so
+// in every format, with why: a headline, not "0 of 0 checks passed"; a
+// JUnit test case in error, which a test report shows as broken; the JSON
+// status no_verdict with the error; and no exit code of a verdict.
+func TestNoVerdictReports(t *testing.T) {
+	why := "round 5: the echo end of ab/candidate/run died: exit status 1 <&>"
+	v := gate.Unjudged("run ab", "ab/candidate/run", "ab/reference/run", why)
+	if v.ExitCode() != exit.Usage {
+		t.Errorf("exit code %d, want %d", v.ExitCode(), exit.Usage)
+	}
+	var md, ju, js bytes.Buffer
+	if err := Markdown(&md, v); err != nil {
+		t.Fatal(err)
+	}
+	if got := md.String(); !strings.HasPrefix(got, "### ⛔ run ab: NO VERDICT\n") || !strings.Contains(got, "exit status 1") || strings.Contains(got, "checks passed") {
+		t.Errorf("Markdown:\n%s", got)
+	}
+	if err := JUnit(&ju, v); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tests  int `xml:"tests,attr"`
+		Errors int `xml:"errors,attr"`
+		Suites []struct {
+			Cases []struct {
+				Name  string `xml:"name,attr"`
+				Error *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(ju.Bytes(), &doc); err != nil {
+		t.Fatalf("JUnit: %v\n%s", err, ju.String())
+	}
+	if doc.Tests != 1 || doc.Errors != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 1 ||
+		doc.Suites[0].Cases[0].Error == nil || doc.Suites[0].Cases[0].Error.Message != why {
+		t.Errorf("JUnit: %+v\n%s", doc, ju.String())
+	}
+	if err := JSON(&js, v); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["status"] != "no_verdict" || got["error"] != why {
+		t.Errorf("JSON: %s", js.String())
 	}
 }
