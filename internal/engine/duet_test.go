@@ -225,6 +225,11 @@ func TestDuetEchoerDied(t *testing.T) {
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "the echoer died: exit status 9") || se.Type != "one_reliable" {
 		t.Fatalf("err = %v, want the echoer's death", err)
 	}
+	// The message says the round and whose echo died: the block the round
+	// stopped at may be the other side's.
+	if want := "round 2: one_reliable: "; !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "(the echo end of "+d.B.Dir+")") {
+		t.Errorf("err = %v, want it to begin %q and name %s", err, want, d.B.Dir)
+	}
 	for _, r := range []*Runner{d.A, d.B} {
 		m, rerr := meta.ReadFile(filepath.Join(r.Dir, meta.FileName))
 		if rerr != nil {
