@@ -43,6 +43,12 @@ func abCommand() *cli.Command {
 		Description: abDescription,
 		Flags:       slices.Concat(abDesignFlags(ab), abSideFlags(ab), abGateFlags()),
 		Action: func(c *cli.Context) error {
+			// An unset variable (--json "$REPORT", --out "$DIR") read as
+			// not given wrote no report, or the runs and the rounds file
+			// into the working folder, and exited by the verdict.
+			if err := cliapp.NoEmpty(c, "out", "name", "junit", "markdown", "json"); err != nil {
+				return err
+			}
 			ab.Common = c.Args().Slice()
 			if err := abDesign(c, ab); err != nil {
 				return err
