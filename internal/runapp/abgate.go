@@ -55,6 +55,13 @@ type abGate struct {
 	// leaves out every echo CPU check.
 	cpuNote  string
 	unpinned bool
+	// heldAt is the unit at which the gate was held for serial dependence
+	// (0: not held), heldDep the dependence found there (nil when the
+	// hold fell on a look, whose analysis replaced it at once): the
+	// verdict's dependence is otherwise its last look's, of the units
+	// clipped about the margins, which can find none.
+	heldAt  int
+	heldDep *paired.Dependence
 }
 
 // EchoCPU is the column of an echo CPU check (the interleaved design):
@@ -232,6 +239,12 @@ func (g *abGate) feed(logA, logB []float64, stderr io.Writer) (bool, error) {
 	}
 	for k, st := range g.seq.Checks() {
 		g.maxEFail[k] = max(g.maxEFail[k], st.EFail) // e-values need no mapping back
+	}
+	if g.heldAt == 0 && len(g.seq.HeldLooks()) > 0 {
+		g.heldAt = g.last.Pairs
+		if dep := g.last.Dependence; dep.Significant {
+			g.heldDep = &dep
+		}
 	}
 	if g.last.Status == seq.Continue {
 		fmt.Fprintln(stderr, g.progress(time.Now()))
@@ -431,6 +444,9 @@ func (g *abGate) verdict() *gate.Verdict {
 	d := g.last
 	v := &gate.Verdict{Tool: "run ab", Subject: g.cfg.Out + "/" + SideCandidate, Baseline: g.cfg.Out + "/" + SideReference,
 		Mode: g.modeText(), FalseFail: lvl, Decision: gate.SequentialDecision(d, lvl, g.unitWord())}
+	if g.heldAt > 0 {
+		v.Decision.Dependence = g.heldText(v.Decision.Dependence)
+	}
 	n := float64(d.Pairs)
 	for _, c := range g.missing {
 		v.Add(c)
@@ -481,6 +497,22 @@ func (g *abGate) verdict() *gate.Verdict {
 	}
 	v.Finish()
 	return v
+}
+
+// heldText says the serial dependence of a gate that was held: what held
+// it, and where, then last, what its last look's analysis found. The
+// look's alone read "no serial dependence" in the verdict of a gate held
+// for serial dependence.
+func (g *abGate) heldText(last string) string {
+	u := unitOf(g.cfg.Design)
+	found := "consecutive " + g.unitWord() + " alike"
+	if dep := g.heldDep; dep != nil {
+		found = fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order %+.2f (pooled over the checks), randomisation p %.4f over %d orders: serially dependent at %g",
+			dep.R, dep.P, dep.Perms, dep.Level)
+	}
+	text := fmt.Sprintf("at %s %d, %s, so the gate held and judged blocks of %s at %s %s", u, g.heldAt, found, g.unitWord(), g.unitWord(),
+		lookList(g.seq.HeldLooks(), 0))
+	return text + fmt.Sprintf("; at %s %d, %s", u, g.last.Pairs, last)
 }
 
 // modeText says how the gate judges, for the reports' mode: the design,

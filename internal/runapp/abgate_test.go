@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -220,6 +221,41 @@ func TestABRefusedDependent(t *testing.T) {
 	}
 	if err != nil || v.Status != "inconclusive" || !strings.Contains(v.Decision.Rule, "refused") || !strings.Contains(v.Decision.Dependence, "refused") {
 		t.Errorf("JSON report: %v, status %q, decision %+v", err, v.Status, v.Decision)
+	}
+}
+
+// TestABHeldSaysWhy: a regression far beyond the margins whose size
+// wanders (AR(1), φ 0.95) holds the gate for serial dependence at its
+// first look and fails at a later one, whose analysis, of the pairs
+// clipped about the margins, finds no dependence. The verdict's serial
+// dependence says what held the gate, and where, before what the look
+// found; it said only "no serial dependence at 0.1", beside "consecutive
+// pairs were alike, so the gate judged blocks of them".
+func TestABHeldSaysWhy(t *testing.T) {
+	f := &fakeSeries{ratio: 1.3, spread: 0.01, rng: rand.New(rand.NewPCG(3, 4)), ar: 0.95, arSD: 0.1}
+	cfg := f.config(t, 150)
+	cfg.Reports = map[string]string{"json": filepath.Join(cfg.Out, "v.json")}
+	var stdout, stderr bytes.Buffer
+	err := AB(context.Background(), cfg, &stdout, &stderr)
+	out := stdout.String()
+	if exit.Code(err) != exit.GateFailed || !strings.Contains(out, "(consecutive pairs were alike, so the gate judged blocks of them") {
+		t.Fatalf("exit %d (%v), want 1 from a held gate\n%s", exit.Code(err), err, out)
+	}
+	var v struct {
+		Decision struct {
+			Dependence string `json:"dependence"`
+		} `json:"decision"`
+	}
+	b, err := os.ReadFile(cfg.Reports["json"])
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	held := regexp.MustCompile(`^at pair \d+, lag-1 autocorrelation of the log ratios in measured order \+0\.\d\d \(pooled over the checks\), randomisation p [0-9.]+ over 999 orders: serially dependent at 0\.1, so the gate held and judged blocks of pairs at pairs \d+ and 150; at pair \d+, `)
+	if err != nil || !held.MatchString(v.Decision.Dependence) {
+		t.Errorf("JSON report: %v, decision's dependence %q, want it to say what held the gate", err, v.Decision.Dependence)
+	}
+	if !strings.Contains(out, "; serial dependence: "+v.Decision.Dependence+"\n") {
+		t.Errorf("the verdict's how line does not say what held the gate:\n%s", out)
 	}
 }
 
