@@ -331,10 +331,12 @@ func (g *abGate) opening(series string) string {
 // median ratio, its current bounds and the ratios that pass and fail.
 func (g *abGate) progress(now time.Time) string {
 	d := g.last
-	took := now.Sub(g.began).Round(time.Second)
+	took := now.Sub(g.began)
 	left := g.units - d.Pairs
-	line := fmt.Sprintf("ab: %s of at most %d, %s, %d left", unitName(g.cfg.Design, d.Pairs), g.units, took, left)
+	line := fmt.Sprintf("ab: %s of at most %d, %s, %d left", unitName(g.cfg.Design, d.Pairs), g.units, took.Round(time.Second), left)
 	if d.Pairs > 0 && left > 0 {
+		// From the time unrounded: after a first round of 0.4 s, 149 more
+		// are about a minute, not the "0s" of the rounded time.
 		line += fmt.Sprintf(" (at most %s more)", (took / time.Duration(d.Pairs) * time.Duration(left)).Round(time.Second))
 	}
 	open := g.openChecks(d.Checks)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
@@ -445,4 +446,27 @@ func readSeries(t *testing.T, path string) [][]string {
 		t.Fatalf("%s: %v, header %q", path, err, rows)
 	}
 	return rows[1:]
+}
+
+// TestABProgressEstimate: the time left is estimated from the time taken
+// unrounded: after a first round of 0.4 s, 149 more take about a minute;
+// rounded first to 0 s, the line said "(at most 0s more)".
+func TestABProgressEstimate(t *testing.T) {
+	cfg := (&fakeSeries{}).config(t, 150)
+	cfg.Design = DesignInterleave
+	g, err := newABGate(cfg, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.start([]paired.Check{{Name: "fake 16 B Median"}}, []pairing.Origin{{SubExperiment: "fake", Key: result.Key{Payload: 16}, Metric: result.Median}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.feed([]float64{math.Log(10)}, []float64{math.Log(10.1)}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	g.began = now.Add(-400 * time.Millisecond)
+	if line := g.progress(now); !strings.HasPrefix(line, "ab: round 1 of at most 150, 0s, 149 left (at most 1m0s more): ") {
+		t.Errorf("progress %q, want about a minute more", line)
+	}
 }
