@@ -117,6 +117,9 @@ func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
 	if err := claimSeries(series); err != nil {
 		return err
 	}
+	if err := dropStaleReports(cfg); err != nil {
+		return err
+	}
 	// The runs' --quiet quiets the runs and the fixed design's progress;
 	// the sequential gate always says where it stands, one line per unit,
 	// as a gate that stays silent for minutes looks hung.
@@ -348,6 +351,26 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 		}
 		if err := checkWritable(path); err != nil {
 			return exit.Usagef("--%s: %v", f.Flag, err)
+		}
+	}
+	return nil
+}
+
+// dropStaleReports removes the files at the report paths (--json,
+// --markdown, --junit) once the gate has accepted its inputs: they are
+// this gate's from now on, and a gate that then stops without a verdict
+// (a run that broke, exit 2; an interruption, 130) writes none. Left in
+// place, an earlier gate's report read as this one's verdict: a job that
+// shows gate.md whenever it exists showed the earlier PASSED beside this
+// gate's exit 2.
+func dropStaleReports(cfg ABConfig) error {
+	for _, f := range report.Formats {
+		path := cfg.Reports[f.Flag]
+		if path == "" {
+			continue
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return exit.Usagef("--%s: cannot remove the earlier report %s: %v", f.Flag, path, fileerr.Cause(err))
 		}
 	}
 	return nil

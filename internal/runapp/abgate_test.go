@@ -470,3 +470,24 @@ func TestABProgressEstimate(t *testing.T) {
 		t.Errorf("progress %q, want about a minute more", line)
 	}
 }
+
+// TestABStaleReportDropped: a gate that accepted its inputs and then
+// stops without a verdict (here its first run interrupted, exit 130)
+// leaves no report at its report paths: an earlier gate's file there
+// read as this gate's verdict.
+func TestABStaleReportDropped(t *testing.T) {
+	f := &fakeSeries{ratio: 1, spread: 0.01, rng: rand.New(rand.NewPCG(1, 4)), interruptAt: 1}
+	cfg := f.config(t, 30)
+	stale := filepath.Join(t.TempDir(), "v.md")
+	if err := os.WriteFile(stale, []byte("### ✅ run ab PASSED\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Reports = map[string]string{"markdown": stale}
+	var stdout, stderr bytes.Buffer
+	if err := AB(context.Background(), cfg, &stdout, &stderr); exit.Code(err) != exit.Interrupted {
+		t.Fatalf("exit %d (%v), want 130", exit.Code(err), err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("%s, an earlier gate's report, is still there after a gate that gave no verdict", stale)
+	}
+}

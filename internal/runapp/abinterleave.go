@@ -116,6 +116,9 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if err := iv.guardFiles(name); err != nil {
 		return err
 	}
+	if err := dropStaleReports(cfg); err != nil {
+		return err
+	}
 	// Both sides' echo processes copy their standard error to stderr at
 	// once, beside the gate's progress lines: a writer that is not a file
 	// takes them one at a time.

@@ -279,6 +279,37 @@ func TestABEchoCPUWrapped(t *testing.T) {
 	}
 }
 
+// TestABInterleaveStaleReportDropped: an interleaved gate whose candidate
+// echo never starts (exit 2, after its inputs were accepted) leaves no
+// report at its report paths, where an earlier gate's PASSED read as its
+// verdict; a gate refused for its inputs (its experiment exists) keeps
+// them.
+func TestABInterleaveStaleReportDropped(t *testing.T) {
+	out := t.TempDir()
+	stale := filepath.Join(t.TempDir(), "v.json")
+	write := func() {
+		if err := os.WriteFile(stale, []byte(`{"status": "passed"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	args := []string{"ab", "--max-runs", "2", "--out", out, "--name", "s", "--candidate", "--echo-command /bin/false", "--json", stale,
+		"--", "-s", "interprocess_reliable_tcp", "--payloads", "64", "-q"}
+	if code, _, stderr := run(t, args...); code != exit.Usage {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("%s, an earlier gate's report, is still there after a gate that gave no verdict", stale)
+	}
+	write()
+	if code, _, stderr := run(t, args...); code != exit.Usage || !strings.Contains(stderr, "exists already") {
+		t.Fatalf("exit %d, want 2 for the existing experiment\n%s", code, stderr)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("a gate refused before it started removed %s: %v", stale, err)
+	}
+}
+
 // TestABInterleaveBrokerRound: a round's blocks follow where the far end
 // is: through a broker 300 block pairs of 1 round trip after 20 warm-up
 // round trips of each payload, over a network 250 pairs of 2 after 100,
