@@ -319,8 +319,16 @@ func shortList(items []string, n int) string {
 // and how the order of the runs is drawn.
 func (g *abGate) opening(series string) string {
 	if g.cfg.Design == DesignInterleave {
-		return fmt.Sprintf("ab: sequential gate, at most %d %s (%d checks); %s (%s)",
+		line := fmt.Sprintf("ab: sequential gate, at most %d %s (%d checks); %s (%s)",
 			g.units, g.unitWord(), len(g.origins), orderText(g.cfg), series)
+		if g.seq != nil && g.seq.MinPairs() > g.units {
+			// Said before the first round, not only by exit 3 after the
+			// whole budget.
+			line += fmt.Sprintf("\nab: no decision is possible within --max-runs %d: with %d checks at --false-fail %g no boundary can be crossed before %s %d, "+
+				"so the gate will end undecided (exit 3) when its budget is spent; raise --max-runs or --false-fail for a verdict",
+				g.units, len(g.origins), g.cfg.Level, unitOf(g.cfg.Design), g.seq.MinPairs())
+		}
+		return line
 	}
 	return fmt.Sprintf("ab: sequential gate, at most %d %s (%d runs per side); %s (%s)",
 		g.units, g.unitWord(), g.cfg.MaxRuns, orderText(g.cfg), series)

@@ -491,3 +491,28 @@ func TestABStaleReportDropped(t *testing.T) {
 		t.Errorf("%s, an earlier gate's report, is still there after a gate that gave no verdict", stale)
 	}
 }
+
+// TestABOpeningSaysUndecidable: a budget and level with which no boundary
+// can be crossed (--false-fail 1e-300 over 150 rounds) is said before the
+// first round; the gate said "no decision before round 151" of at most
+// 150 on every progress line and ended at exit 3 after the whole budget.
+func TestABOpeningSaysUndecidable(t *testing.T) {
+	for _, c := range []struct {
+		level float64
+		want  bool
+	}{{1e-300, true}, {0.01, false}} {
+		cfg := (&fakeSeries{}).config(t, 150)
+		cfg.Design, cfg.Level = DesignInterleave, c.level
+		g, err := newABGate(cfg, 150)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.start([]paired.Check{{Name: "fake 16 B Median"}}, []pairing.Origin{{SubExperiment: "fake", Key: result.Key{Payload: 16}, Metric: result.Median}}); err != nil {
+			t.Fatal(err)
+		}
+		line := g.opening("s-rounds.csv")
+		if got := strings.Contains(line, "\nab: no decision is possible within --max-runs 150: with 1 checks at --false-fail 1e-300 no boundary can be crossed before round "); got != c.want {
+			t.Errorf("--false-fail %g: opening %q, want the undecidable budget said: %v", c.level, line, c.want)
+		}
+	}
+}
