@@ -245,7 +245,11 @@ func (rd *duetRound) openLinks(ctx context.Context, coin *rand.Rand) error {
 			}
 			link, err := sub.open(ctx)
 			if err != nil {
-				return err
+				if errors.Is(err, ErrInterrupted) {
+					return err
+				}
+				// Whose link: an echo that never starts is one side's.
+				return fmt.Errorf("%w (opening the link of %s)", err, rd.sides[k].r.Dir)
 			}
 			rec := &rd.sides[k].recs[i]
 			if rec.System == nil {

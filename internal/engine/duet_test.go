@@ -407,3 +407,19 @@ func TestDuetEchoCPU(t *testing.T) {
 		t.Errorf("%s %d B: a reading that ran backwards gave CPU %+v", u.Type, u.Payload, *u.CPU)
 	}
 }
+
+// TestDuetOpenFails: a side whose link cannot be opened (an echo program
+// that never starts) stops the duet with an error naming the round and
+// the side; it named neither ("interprocess_reliable_tcp: cannot connect:
+// echo process did not print its address: exit status 127").
+func TestDuetOpenFails(t *testing.T) {
+	d, a, b, _ := duetOf(t, 3, 1)
+	b[1].Open = func(context.Context) (*Link, error) {
+		return nil, errors.New("echo process did not print its address: exit status 127")
+	}
+	err := d.Run(context.Background(), a, b)
+	if err == nil || !strings.HasPrefix(err.Error(), "round 1: ") || !strings.Contains(err.Error(), "exit status 127") ||
+		!strings.HasSuffix(err.Error(), "(opening the link of "+d.B.Dir+")") {
+		t.Fatalf("err = %v, want the round and %s named", err, d.B.Dir)
+	}
+}
