@@ -520,8 +520,12 @@ func (g *abGate) heldText(last string) string {
 		found = fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order %+.2f (pooled over the checks), randomisation p %.4f over %d orders: serially dependent at %g",
 			dep.R, dep.P, dep.Perms, dep.Level)
 	}
-	text := fmt.Sprintf("at %s %d, %s, so the gate held and judged blocks of %s at %s %s", u, g.heldAt, found, g.unitWord(), g.unitWord(),
-		lookList(g.seq.HeldLooks(), 0))
+	looks := g.seq.HeldLooks()
+	at := g.unitWord()
+	if len(looks) == 1 {
+		at = u
+	}
+	text := fmt.Sprintf("at %s %d, %s, so the gate held and judged blocks of %s at %s %s", u, g.heldAt, found, g.unitWord(), at, lookList(looks, 0))
 	return text + fmt.Sprintf("; at %s %d, %s", u, g.last.Pairs, last)
 }
 
