@@ -339,6 +339,12 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 			return exit.Usagef("--%s %s: a name ending in %s is a series file of run ab, which compare would read as one; choose another name",
 				f.Flag, path, SeriesSuffix)
 		}
+		// Another gate's rounds file in --out (an earlier --name) was
+		// replaced by the report, its rounds lost.
+		if strings.HasSuffix(filepath.Base(path), RoundsSuffix) {
+			return exit.Usagef("--%s %s: a name ending in %s is a rounds file of run ab, where an interleaved gate keeps its rounds; choose another name",
+				f.Flag, path, RoundsSuffix)
+		}
 		p := clobber.Canonical(path)
 		for i, d := range dirs {
 			if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {

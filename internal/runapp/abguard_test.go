@@ -38,6 +38,11 @@ func TestABReportsGuarded(t *testing.T) {
 		{"another series' file", func(_, old string) map[string]string {
 			return map[string]string{"junit": filepath.Join(old, "old"+SeriesSuffix)}
 		}, "is a series file of run ab"},
+		// An earlier interleaved gate's rounds file in the same --out was
+		// replaced by the report.
+		{"another gate's rounds file", func(_, old string) map[string]string {
+			return map[string]string{"json": filepath.Join(old, "old"+RoundsSuffix)}
+		}, "is a rounds file of run ab"},
 		{"a summary of an experiment", func(_, old string) map[string]string {
 			return map[string]string{"json": filepath.Join(old, "x-01", "measurements_fake_summary.csv")}
 		}, "where it is a summary"},
@@ -51,6 +56,7 @@ func TestABReportsGuarded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			old := t.TempDir()
 			keep := map[string]string{filepath.Join(old, "old"+SeriesSuffix): "Unit,Position,Side,Run,Experiment,Start,Design,Seed\n",
+				filepath.Join(old, "old"+RoundsSuffix):                      "Round,Sub-experiment,Payload,Reference first,Column,Reference,Candidate,Unit\n",
 				filepath.Join(old, "x-01", meta.FileName):                   `{"start": "2026-11-27T13:03:07Z", "completed": true}`,
 				filepath.Join(old, "x-01", "measurements_fake_summary.csv"): "Bytes,Samples\n"}
 			for p, text := range keep {
