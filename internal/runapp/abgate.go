@@ -144,6 +144,14 @@ func newABGate(cfg ABConfig, units int) (*abGate, error) {
 	return &abGate{cfg: cfg, units: units}, nil
 }
 
+// count says n units of the design: "1 round", "37 rounds".
+func (g *abGate) count(n int) string {
+	if n == 1 {
+		return "1 " + unitOf(g.cfg.Design)
+	}
+	return fmt.Sprintf("%d %s", n, g.unitWord())
+}
+
 // unitWord names the units of the design, plural.
 func (g *abGate) unitWord() string { return unitOf(g.cfg.Design) + "s" }
 
@@ -319,8 +327,8 @@ func shortList(items []string, n int) string {
 // and how the order of the runs is drawn.
 func (g *abGate) opening(series string) string {
 	if g.cfg.Design == DesignInterleave {
-		line := fmt.Sprintf("ab: sequential gate, at most %d %s (%d checks); %s (%s)",
-			g.units, g.unitWord(), len(g.origins), orderText(g.cfg), series)
+		line := fmt.Sprintf("ab: sequential gate, at most %s (%d checks); %s (%s)",
+			g.count(g.units), len(g.origins), orderText(g.cfg), series)
 		if g.seq != nil && g.seq.MinPairs() > g.units {
 			// Said before the first round, not only by exit 3 after the
 			// whole budget.
@@ -330,8 +338,8 @@ func (g *abGate) opening(series string) string {
 		}
 		return line
 	}
-	return fmt.Sprintf("ab: sequential gate, at most %d %s (%d runs per side); %s (%s)",
-		g.units, g.unitWord(), g.cfg.MaxRuns, orderText(g.cfg), series)
+	return fmt.Sprintf("ab: sequential gate, at most %s (%d runs per side); %s (%s)",
+		g.count(g.units), g.cfg.MaxRuns, orderText(g.cfg), series)
 }
 
 // progress is the line after each unit that does not stop the gate: the
@@ -594,7 +602,7 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	if g.cfg.Design == DesignInterleave {
 		sides = "one run per side, rounds of " + g.cfg.rounds
 	}
-	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", strings.ToUpper(string(v.Status)), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
+	fmt.Fprintf(stdout, "run ab: %s after %s (%s%s): %s\n", strings.ToUpper(string(v.Status)), g.count(d.Pairs), sides, took, g.plainReason(v))
 	g.checkLines(stdout, v)
 	if g.cpuNote != "" {
 		fmt.Fprintf(stdout, "  echo CPU: %s\n", g.cpuNote)

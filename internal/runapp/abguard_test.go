@@ -175,7 +175,7 @@ func TestABMissingSubexperiment(t *testing.T) {
 	cfg.Reports = map[string]string{"json": filepath.Join(t.TempDir(), "v.json")}
 	var stdout bytes.Buffer
 	err := AB(context.Background(), cfg, &stdout, io.Discard)
-	if exit.Code(err) != exit.GateFailed || !strings.Contains(stdout.String(), "run ab: FAILED after 1 pairs") ||
+	if exit.Code(err) != exit.GateFailed || !strings.Contains(stdout.String(), "run ab: FAILED after 1 pair ") ||
 		!strings.Contains(stdout.String(), "gone measured by the reference but not by the candidate: 2 checks missing from the results") {
 		t.Fatalf("exit %d, %v\n%s; want 1, gone missing", exit.Code(err), err, stdout.String())
 	}
