@@ -310,6 +310,23 @@ func TestABInterleaveStaleReportDropped(t *testing.T) {
 	}
 }
 
+// TestABInterleaveMemory: a gate whose rounds' round trips, kept until its
+// end, would not fit in memory is refused before its first round, naming
+// the flags and the numbers; it started measuring and would have run out
+// of memory rounds later, having written no raw file.
+func TestABInterleaveMemory(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, "ab", "--max-runs", "1000", "--block", "1000000", "--blocks", "10000", "--out", out, "--name", "m",
+		"--candidate", "--echo-delay 0s", "--", "-s", "intraprocess_reliable", "--payloads", "64", "-q")
+	if code != exit.Usage || !strings.Contains(stderr, "--max-runs 1000, --block, --blocks (10000 block pairs of 1000000 round trips a round): ") ||
+		!strings.Contains(stderr, " of memory for their round trips") {
+		t.Fatalf("exit %d, want 2 naming the flags and the memory\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "m"+runapp.RoundsSuffix)); err == nil {
+		t.Errorf("the rounds file was created before the refusal")
+	}
+}
+
 // TestABInterleaveBrokerRound: a round's blocks follow where the far end
 // is: through a broker 300 block pairs of 1 round trip after 20 warm-up
 // round trips of each payload, over a network 250 pairs of 2 after 100,
