@@ -355,11 +355,39 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 		if err := atomicfile.CheckFile(path); err != nil {
 			return exit.Usagef("--%s: %v", f.Flag, err)
 		}
+		if what := notRegular(path); what != "" {
+			return exit.Usagef("--%s %s is %s: a report is written whole beside its path and renamed over it, which would put a file in its place; give the name of a regular file",
+				f.Flag, path, what)
+		}
 		if err := checkWritable(path); err != nil {
 			return exit.Usagef("--%s: %v", f.Flag, err)
 		}
 	}
 	return nil
+}
+
+// notRegular says what path is when it exists and is not a regular file
+// ("a device", "a symbolic link to /proc/self/fd/1"), "" otherwise. A
+// report renamed over it replaced it: --markdown /dev/stdout, run as root,
+// left a regular file in place of the link, and --json /dev/null one in
+// place of the device, for every program on the machine.
+func notRegular(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return ""
+	}
+	switch m := fi.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return "a symbolic link to " + target
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // dropStaleReports removes the files at the report paths (--json,
@@ -374,6 +402,9 @@ func dropStaleReports(cfg ABConfig) error {
 		path := cfg.Reports[f.Flag]
 		if path == "" {
 			continue
+		}
+		if notRegular(path) != "" {
+			continue // refused by guardReports; never removed
 		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return exit.Usagef("--%s: cannot remove the earlier report %s: %v", f.Flag, path, fileerr.Cause(err))

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/exit"
@@ -17,6 +19,50 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/pairing"
 )
+
+// TestABReportsNotRegular: a report path that is not a regular file (a
+// symbolic link, as /dev/stdout is, a named pipe, a device such as
+// /dev/null) is refused before the first run, and left as it was: the
+// report, written beside it and renamed over it, put a regular file in
+// its place (run as root, --json /dev/null replaced the machine's
+// /dev/null).
+func TestABReportsNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.md")
+	if err := os.WriteFile(target, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link, fifo := filepath.Join(dir, "link.md"), filepath.Join(dir, "fifo.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		flag, path, want string
+	}{
+		{"markdown", link, "is a symbolic link to " + target},
+		{"json", fifo, "is a named pipe"},
+	} {
+		f := &fakeSeries{ratio: 1, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
+		cfg := f.config(t, 2)
+		cfg.Reports = map[string]string{c.flag: c.path}
+		err := AB(context.Background(), cfg, io.Discard, io.Discard)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--"+c.flag+" "+c.path+" "+c.want) || len(f.runs) > 0 {
+			t.Errorf("--%s %s: exit %d, %v, %d runs; want 2 and %q before any run", c.flag, c.path, exit.Code(err), err, len(f.runs), c.want)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a symbolic link: %v", link, err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("%s is no longer a named pipe: %v", fifo, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "kept\n" {
+		t.Errorf("%s: %q", target, b)
+	}
+}
 
 // TestABReportsGuarded: the sequential gate's report files are refused
 // before the first run, with exit 2 naming the flag and the file, when
