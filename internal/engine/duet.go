@@ -175,7 +175,8 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 	for round := 1; round <= d.Rounds; round++ {
 		units, err := d.round(ctx, cfg, sides, coin)
 		if err != nil {
-			return err
+			// Which round: the rounds before it are whole on both sides.
+			return fmt.Errorf("round %d: %w", round, err)
 		}
 		if d.Round != nil {
 			stopped, err := d.Round(round, units)
@@ -244,7 +245,11 @@ func (rd *duetRound) openLinks(ctx context.Context, coin *rand.Rand) error {
 			}
 			link, err := sub.open(ctx)
 			if err != nil {
-				return err
+				if errors.Is(err, ErrInterrupted) {
+					return err
+				}
+				// Whose link: an echo that never starts is one side's.
+				return fmt.Errorf("%w (opening the link of %s)", err, rd.sides[k].r.Dir)
 			}
 			rec := &rd.sides[k].recs[i]
 			if rec.System == nil {
@@ -262,11 +267,17 @@ func (rd *duetRound) openLinks(ctx context.Context, coin *rand.Rand) error {
 // is open, so that halt never meets a link half made.
 func (rd *duetRound) watch(ctx context.Context) {
 	for _, pair := range rd.open {
-		for _, l := range pair {
+		for k, l := range pair {
 			rd.watchers.Add(1)
 			go func() {
 				defer rd.watchers.Done()
-				if cause := watchCause(ctx, rd.done, l.link.Failed); cause != nil {
+				cause := watchCause(ctx, rd.done, l.link.Failed)
+				if cause != nil && !errors.Is(cause, ErrInterrupted) {
+					// Whose echo: the round trip the round stops at may be
+					// the other side's block.
+					cause = fmt.Errorf("%w (the echo end of %s)", cause, rd.sides[k].r.Dir)
+				}
+				if cause != nil {
 					rd.halt(cause)
 				}
 			}()

@@ -225,6 +225,11 @@ func TestDuetEchoerDied(t *testing.T) {
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "the echoer died: exit status 9") || se.Type != "one_reliable" {
 		t.Fatalf("err = %v, want the echoer's death", err)
 	}
+	// The message says the round and whose echo died: the block the round
+	// stopped at may be the other side's.
+	if want := "round 2: one_reliable: "; !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "(the echo end of "+d.B.Dir+")") {
+		t.Errorf("err = %v, want it to begin %q and name %s", err, want, d.B.Dir)
+	}
 	for _, r := range []*Runner{d.A, d.B} {
 		m, rerr := meta.ReadFile(filepath.Join(r.Dir, meta.FileName))
 		if rerr != nil {
@@ -400,5 +405,21 @@ func TestDuetEchoCPU(t *testing.T) {
 	}
 	if u := units[0][0]; u.CPU != nil {
 		t.Errorf("%s %d B: a reading that ran backwards gave CPU %+v", u.Type, u.Payload, *u.CPU)
+	}
+}
+
+// TestDuetOpenFails: a side whose link cannot be opened (an echo program
+// that never starts) stops the duet with an error naming the round and
+// the side; it named neither ("interprocess_reliable_tcp: cannot connect:
+// echo process did not print its address: exit status 127").
+func TestDuetOpenFails(t *testing.T) {
+	d, a, b, _ := duetOf(t, 3, 1)
+	b[1].Open = func(context.Context) (*Link, error) {
+		return nil, errors.New("echo process did not print its address: exit status 127")
+	}
+	err := d.Run(context.Background(), a, b)
+	if err == nil || !strings.HasPrefix(err.Error(), "round 1: ") || !strings.Contains(err.Error(), "exit status 127") ||
+		!strings.HasSuffix(err.Error(), "(opening the link of "+d.B.Dir+")") {
+		t.Fatalf("err = %v, want the round and %s named", err, d.B.Dir)
 	}
 }

@@ -78,3 +78,32 @@ const (
 	fallbackMemory = 4 << 30
 	fallbackSource = "a fixed cap of 4 GiB on this system"
 )
+
+// DuetMemoryNeeded is what a duet of rounds rounds keeps for its samples
+// until it writes them at its end: both sides' round trips of every
+// sub-experiment (shapes[i] its blocks) and payload, 8 bytes each. It
+// saturates at math.MaxUint64.
+func DuetMemoryNeeded(shapes []DuetShape, rounds, payloads int) uint64 {
+	var need float64
+	for _, sh := range shapes {
+		need += 2 * float64(rounds) * float64(sh.Pairs) * float64(sh.Block) * float64(payloads) * 8
+	}
+	if need >= math.MaxUint64 {
+		return math.MaxUint64
+	}
+	return uint64(need)
+}
+
+// CheckDuetMemory refuses a duet whose samples, kept for all its rounds,
+// would not fit in the memory available, so that a gate fails before its
+// first round with the numbers instead of running out of memory rounds
+// later, having written nothing (the raw files are written at the end).
+func CheckDuetMemory(shapes []DuetShape, rounds, payloads int) error {
+	need := DuetMemoryNeeded(shapes, rounds, payloads)
+	avail, source := AvailableMemory()
+	if float64(need) <= memoryShare*float64(avail) {
+		return nil
+	}
+	return fmt.Errorf("%d rounds of both sides' blocks of %d payloads need %s of memory for their round trips (8 B each, kept until the end), more than %.0f%% of the %s available (%s)",
+		rounds, payloads, humanBytes(need), memoryShare*100, humanBytes(avail), source)
+}

@@ -117,6 +117,9 @@ func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
 	if err := claimSeries(series); err != nil {
 		return err
 	}
+	if err := dropStaleReports(cfg); err != nil {
+		return err
+	}
 	// The runs' --quiet quiets the runs and the fixed design's progress;
 	// the sequential gate always says where it stands, one line per unit,
 	// as a gate that stays silent for minutes looks hung.
@@ -336,6 +339,12 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 			return exit.Usagef("--%s %s: a name ending in %s is a series file of run ab, which compare would read as one; choose another name",
 				f.Flag, path, SeriesSuffix)
 		}
+		// Another gate's rounds file in --out (an earlier --name) was
+		// replaced by the report, its rounds lost.
+		if strings.HasSuffix(filepath.Base(path), RoundsSuffix) {
+			return exit.Usagef("--%s %s: a name ending in %s is a rounds file of run ab, where an interleaved gate keeps its rounds; choose another name",
+				f.Flag, path, RoundsSuffix)
+		}
 		p := clobber.Canonical(path)
 		for i, d := range dirs {
 			if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
@@ -346,8 +355,59 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 		if err := atomicfile.CheckFile(path); err != nil {
 			return exit.Usagef("--%s: %v", f.Flag, err)
 		}
+		if what := notRegular(path); what != "" {
+			return exit.Usagef("--%s %s is %s: a report is written whole beside its path and renamed over it, which would put a file in its place; give the name of a regular file",
+				f.Flag, path, what)
+		}
 		if err := checkWritable(path); err != nil {
 			return exit.Usagef("--%s: %v", f.Flag, err)
+		}
+	}
+	return nil
+}
+
+// notRegular says what path is when it exists and is not a regular file
+// ("a device", "a symbolic link to /proc/self/fd/1"), "" otherwise. A
+// report renamed over it replaced it: --markdown /dev/stdout, run as root,
+// left a regular file in place of the link, and --json /dev/null one in
+// place of the device, for every program on the machine.
+func notRegular(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return ""
+	}
+	switch m := fi.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return "a symbolic link to " + target
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}
+
+// dropStaleReports removes the files at the report paths (--json,
+// --markdown, --junit) once the gate has accepted its inputs: they are
+// this gate's from now on, and a gate that then stops without a verdict
+// (a run that broke, exit 2; an interruption, 130) writes none. Left in
+// place, an earlier gate's report read as this one's verdict: a job that
+// shows gate.md whenever it exists showed the earlier PASSED beside this
+// gate's exit 2.
+func dropStaleReports(cfg ABConfig) error {
+	for _, f := range report.Formats {
+		path := cfg.Reports[f.Flag]
+		if path == "" {
+			continue
+		}
+		if notRegular(path) != "" {
+			continue // refused by guardReports; never removed
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return exit.Usagef("--%s: cannot remove the earlier report %s: %v", f.Flag, path, fileerr.Cause(err))
 		}
 	}
 	return nil

@@ -204,6 +204,26 @@ func TestABUsage(t *testing.T) {
 	}
 }
 
+// TestABEmptyValues: an empty --out, --name or report flag (an unset
+// variable in a job script) is a usage error naming the flag, before
+// anything is written. Read as not given, --out "" wrote the runs and the
+// rounds file into the working folder, and --json "" no report, and ab
+// exited by the verdict.
+func TestABEmptyValues(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	for _, flag := range []string{"--out", "--name", "--json", "--junit", "--markdown"} {
+		code, _, stderr := run(t, "ab", "--max-runs", "2", flag, "", "--candidate", "--echo-delay 1ms",
+			"--", "-s", "intraprocess_reliable", "--payloads", "64", "-q")
+		if want := flag + " is empty"; code != exit.Usage || !strings.Contains(stderr, want) {
+			t.Errorf("ab %s \"\": exit %d, %q; want 2 and %q", flag, code, stderr, want)
+		}
+	}
+	if entries, _ := os.ReadDir(wd); len(entries) > 0 {
+		t.Errorf("the working folder holds %v", entries)
+	}
+}
+
 func TestSplitCommand(t *testing.T) {
 	for in, want := range map[string][]string{
 		"":                             nil,

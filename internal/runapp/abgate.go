@@ -55,6 +55,13 @@ type abGate struct {
 	// leaves out every echo CPU check.
 	cpuNote  string
 	unpinned bool
+	// heldAt is the unit at which the gate was held for serial dependence
+	// (0: not held), heldDep the dependence found there (nil when the
+	// hold fell on a look, whose analysis replaced it at once): the
+	// verdict's dependence is otherwise its last look's, of the units
+	// clipped about the margins, which can find none.
+	heldAt  int
+	heldDep *paired.Dependence
 }
 
 // EchoCPU is the column of an echo CPU check (the interleaved design):
@@ -135,6 +142,14 @@ func newABGate(cfg ABConfig, units int) (*abGate, error) {
 		return nil, errors.New("ab: the sequential gate needs a summariser")
 	}
 	return &abGate{cfg: cfg, units: units}, nil
+}
+
+// count says n units of the design: "1 round", "37 rounds".
+func (g *abGate) count(n int) string {
+	if n == 1 {
+		return "1 " + unitOf(g.cfg.Design)
+	}
+	return fmt.Sprintf("%d %s", n, g.unitWord())
 }
 
 // unitWord names the units of the design, plural.
@@ -233,6 +248,12 @@ func (g *abGate) feed(logA, logB []float64, stderr io.Writer) (bool, error) {
 	for k, st := range g.seq.Checks() {
 		g.maxEFail[k] = max(g.maxEFail[k], st.EFail) // e-values need no mapping back
 	}
+	if g.heldAt == 0 && len(g.seq.HeldLooks()) > 0 {
+		g.heldAt = g.last.Pairs
+		if dep := g.last.Dependence; dep.Significant {
+			g.heldDep = &dep
+		}
+	}
 	if g.last.Status == seq.Continue {
 		fmt.Fprintln(stderr, g.progress(time.Now()))
 	}
@@ -306,11 +327,19 @@ func shortList(items []string, n int) string {
 // and how the order of the runs is drawn.
 func (g *abGate) opening(series string) string {
 	if g.cfg.Design == DesignInterleave {
-		return fmt.Sprintf("ab: sequential gate, at most %d %s (%d checks); %s (%s)",
-			g.units, g.unitWord(), len(g.origins), orderText(g.cfg), series)
+		line := fmt.Sprintf("ab: sequential gate, at most %s (%d checks); %s (%s)",
+			g.count(g.units), len(g.origins), orderText(g.cfg), series)
+		if g.seq != nil && g.seq.MinPairs() > g.units {
+			// Said before the first round, not only by exit 3 after the
+			// whole budget.
+			line += fmt.Sprintf("\nab: no decision is possible within --max-runs %d: with %d checks at --false-fail %g no boundary can be crossed before %s %d, "+
+				"so the gate will end undecided (exit 3) when its budget is spent; raise --max-runs or --false-fail for a verdict",
+				g.units, len(g.origins), g.cfg.Level, unitOf(g.cfg.Design), g.seq.MinPairs())
+		}
+		return line
 	}
-	return fmt.Sprintf("ab: sequential gate, at most %d %s (%d runs per side); %s (%s)",
-		g.units, g.unitWord(), g.cfg.MaxRuns, orderText(g.cfg), series)
+	return fmt.Sprintf("ab: sequential gate, at most %s (%d runs per side); %s (%s)",
+		g.count(g.units), g.cfg.MaxRuns, orderText(g.cfg), series)
 }
 
 // progress is the line after each unit that does not stop the gate: the
@@ -318,10 +347,12 @@ func (g *abGate) opening(series string) string {
 // median ratio, its current bounds and the ratios that pass and fail.
 func (g *abGate) progress(now time.Time) string {
 	d := g.last
-	took := now.Sub(g.began).Round(time.Second)
+	took := now.Sub(g.began)
 	left := g.units - d.Pairs
-	line := fmt.Sprintf("ab: %s of at most %d, %s, %d left", unitName(g.cfg.Design, d.Pairs), g.units, took, left)
+	line := fmt.Sprintf("ab: %s of at most %d, %s, %d left", unitName(g.cfg.Design, d.Pairs), g.units, took.Round(time.Second), left)
 	if d.Pairs > 0 && left > 0 {
+		// From the time unrounded: after a first round of 0.4 s, 149 more
+		// are about a minute, not the "0s" of the rounded time.
 		line += fmt.Sprintf(" (at most %s more)", (took / time.Duration(d.Pairs) * time.Duration(left)).Round(time.Second))
 	}
 	open := g.openChecks(d.Checks)
@@ -431,6 +462,9 @@ func (g *abGate) verdict() *gate.Verdict {
 	d := g.last
 	v := &gate.Verdict{Tool: "run ab", Subject: g.cfg.Out + "/" + SideCandidate, Baseline: g.cfg.Out + "/" + SideReference,
 		Mode: g.modeText(), FalseFail: lvl, Decision: gate.SequentialDecision(d, lvl, g.unitWord())}
+	if g.heldAt > 0 {
+		v.Decision.Dependence = g.heldText(v.Decision.Dependence)
+	}
 	n := float64(d.Pairs)
 	for _, c := range g.missing {
 		v.Add(c)
@@ -481,6 +515,26 @@ func (g *abGate) verdict() *gate.Verdict {
 	}
 	v.Finish()
 	return v
+}
+
+// heldText says the serial dependence of a gate that was held: what held
+// it, and where, then last, what its last look's analysis found. The
+// look's alone read "no serial dependence" in the verdict of a gate held
+// for serial dependence.
+func (g *abGate) heldText(last string) string {
+	u := unitOf(g.cfg.Design)
+	found := "consecutive " + g.unitWord() + " alike"
+	if dep := g.heldDep; dep != nil {
+		found = fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order %+.2f (pooled over the checks), randomisation p %.4f over %d orders: serially dependent at %g",
+			dep.R, dep.P, dep.Perms, dep.Level)
+	}
+	looks := g.seq.HeldLooks()
+	at := g.unitWord()
+	if len(looks) == 1 {
+		at = u
+	}
+	text := fmt.Sprintf("at %s %d, %s, so the gate held and judged blocks of %s at %s %s", u, g.heldAt, found, g.unitWord(), at, lookList(looks, 0))
+	return text + fmt.Sprintf("; at %s %d, %s", u, g.last.Pairs, last)
 }
 
 // modeText says how the gate judges, for the reports' mode: the design,
@@ -548,7 +602,7 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	if g.cfg.Design == DesignInterleave {
 		sides = "one run per side, rounds of " + g.cfg.rounds
 	}
-	fmt.Fprintf(stdout, "run ab: %s after %d %s (%s%s): %s\n", strings.ToUpper(string(v.Status)), d.Pairs, g.unitWord(), sides, took, g.plainReason(v))
+	fmt.Fprintf(stdout, "run ab: %s after %s (%s%s): %s\n", strings.ToUpper(string(v.Status)), g.count(d.Pairs), sides, took, g.plainReason(v))
 	g.checkLines(stdout, v)
 	if g.cpuNote != "" {
 		fmt.Fprintf(stdout, "  echo CPU: %s\n", g.cpuNote)

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/paired"
 )
@@ -223,6 +225,41 @@ func TestABRefusedDependent(t *testing.T) {
 	}
 }
 
+// TestABHeldSaysWhy: a regression far beyond the margins whose size
+// wanders (AR(1), φ 0.95) holds the gate for serial dependence at its
+// first look and fails at a later one, whose analysis, of the pairs
+// clipped about the margins, finds no dependence. The verdict's serial
+// dependence says what held the gate, and where, before what the look
+// found; it said only "no serial dependence at 0.1", beside "consecutive
+// pairs were alike, so the gate judged blocks of them".
+func TestABHeldSaysWhy(t *testing.T) {
+	f := &fakeSeries{ratio: 1.3, spread: 0.01, rng: rand.New(rand.NewPCG(3, 4)), ar: 0.95, arSD: 0.1}
+	cfg := f.config(t, 150)
+	cfg.Reports = map[string]string{"json": filepath.Join(cfg.Out, "v.json")}
+	var stdout, stderr bytes.Buffer
+	err := AB(context.Background(), cfg, &stdout, &stderr)
+	out := stdout.String()
+	if exit.Code(err) != exit.GateFailed || !strings.Contains(out, "(consecutive pairs were alike, so the gate judged blocks of them") {
+		t.Fatalf("exit %d (%v), want 1 from a held gate\n%s", exit.Code(err), err, out)
+	}
+	var v struct {
+		Decision struct {
+			Dependence string `json:"dependence"`
+		} `json:"decision"`
+	}
+	b, err := os.ReadFile(cfg.Reports["json"])
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	held := regexp.MustCompile(`^at pair \d+, lag-1 autocorrelation of the log ratios in measured order \+0\.\d\d \(pooled over the checks\), randomisation p [0-9.]+ over 999 orders: serially dependent at 0\.1, so the gate held and judged blocks of pairs at pairs \d+ and 150; at pair \d+, `)
+	if err != nil || !held.MatchString(v.Decision.Dependence) {
+		t.Errorf("JSON report: %v, decision's dependence %q, want it to say what held the gate", err, v.Decision.Dependence)
+	}
+	if !strings.Contains(out, "; serial dependence: "+v.Decision.Dependence+"\n") {
+		t.Errorf("the verdict's how line does not say what held the gate:\n%s", out)
+	}
+}
+
 // TestABVerdictOnce: the gate talks while it works and says its verdict
 // once: a progress line after every pair that does not stop it, even when
 // the runs are --quiet (the pairs so far and left, the time, the widest open
@@ -409,4 +446,73 @@ func readSeries(t *testing.T, path string) [][]string {
 		t.Fatalf("%s: %v, header %q", path, err, rows)
 	}
 	return rows[1:]
+}
+
+// TestABProgressEstimate: the time left is estimated from the time taken
+// unrounded: after a first round of 0.4 s, 149 more take about a minute;
+// rounded first to 0 s, the line said "(at most 0s more)".
+func TestABProgressEstimate(t *testing.T) {
+	cfg := (&fakeSeries{}).config(t, 150)
+	cfg.Design = DesignInterleave
+	g, err := newABGate(cfg, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.start([]paired.Check{{Name: "fake 16 B Median"}}, []pairing.Origin{{SubExperiment: "fake", Key: result.Key{Payload: 16}, Metric: result.Median}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.feed([]float64{math.Log(10)}, []float64{math.Log(10.1)}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	g.began = now.Add(-400 * time.Millisecond)
+	if line := g.progress(now); !strings.HasPrefix(line, "ab: round 1 of at most 150, 0s, 149 left (at most 1m0s more): ") {
+		t.Errorf("progress %q, want about a minute more", line)
+	}
+}
+
+// TestABStaleReportDropped: a gate that accepted its inputs and then
+// stops without a verdict (here its first run interrupted, exit 130)
+// leaves no report at its report paths: an earlier gate's file there
+// read as this gate's verdict.
+func TestABStaleReportDropped(t *testing.T) {
+	f := &fakeSeries{ratio: 1, spread: 0.01, rng: rand.New(rand.NewPCG(1, 4)), interruptAt: 1}
+	cfg := f.config(t, 30)
+	stale := filepath.Join(t.TempDir(), "v.md")
+	if err := os.WriteFile(stale, []byte("### ✅ run ab PASSED\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Reports = map[string]string{"markdown": stale}
+	var stdout, stderr bytes.Buffer
+	if err := AB(context.Background(), cfg, &stdout, &stderr); exit.Code(err) != exit.Interrupted {
+		t.Fatalf("exit %d (%v), want 130", exit.Code(err), err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("%s, an earlier gate's report, is still there after a gate that gave no verdict", stale)
+	}
+}
+
+// TestABOpeningSaysUndecidable: a budget and level with which no boundary
+// can be crossed (--false-fail 1e-300 over 150 rounds) is said before the
+// first round; the gate said "no decision before round 151" of at most
+// 150 on every progress line and ended at exit 3 after the whole budget.
+func TestABOpeningSaysUndecidable(t *testing.T) {
+	for _, c := range []struct {
+		level float64
+		want  bool
+	}{{1e-300, true}, {0.01, false}} {
+		cfg := (&fakeSeries{}).config(t, 150)
+		cfg.Design, cfg.Level = DesignInterleave, c.level
+		g, err := newABGate(cfg, 150)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.start([]paired.Check{{Name: "fake 16 B Median"}}, []pairing.Origin{{SubExperiment: "fake", Key: result.Key{Payload: 16}, Metric: result.Median}}); err != nil {
+			t.Fatal(err)
+		}
+		line := g.opening("s-rounds.csv")
+		if got := strings.Contains(line, "\nab: no decision is possible within --max-runs 150: with 1 checks at --false-fail 1e-300 no boundary can be crossed before round "); got != c.want {
+			t.Errorf("--false-fail %g: opening %q, want the undecidable budget said: %v", c.level, line, c.want)
+		}
+	}
 }

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/mqgate/mqgate/internal/exit"
@@ -17,6 +19,50 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/pairing"
 )
+
+// TestABReportsNotRegular: a report path that is not a regular file (a
+// symbolic link, as /dev/stdout is, a named pipe, a device such as
+// /dev/null) is refused before the first run, and left as it was: the
+// report, written beside it and renamed over it, put a regular file in
+// its place (run as root, --json /dev/null replaced the machine's
+// /dev/null).
+func TestABReportsNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.md")
+	if err := os.WriteFile(target, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link, fifo := filepath.Join(dir, "link.md"), filepath.Join(dir, "fifo.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		flag, path, want string
+	}{
+		{"markdown", link, "is a symbolic link to " + target},
+		{"json", fifo, "is a named pipe"},
+	} {
+		f := &fakeSeries{ratio: 1, spread: 0.02, rng: rand.New(rand.NewPCG(1, 2))}
+		cfg := f.config(t, 2)
+		cfg.Reports = map[string]string{c.flag: c.path}
+		err := AB(context.Background(), cfg, io.Discard, io.Discard)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--"+c.flag+" "+c.path+" "+c.want) || len(f.runs) > 0 {
+			t.Errorf("--%s %s: exit %d, %v, %d runs; want 2 and %q before any run", c.flag, c.path, exit.Code(err), err, len(f.runs), c.want)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a symbolic link: %v", link, err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("%s is no longer a named pipe: %v", fifo, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "kept\n" {
+		t.Errorf("%s: %q", target, b)
+	}
+}
 
 // TestABReportsGuarded: the sequential gate's report files are refused
 // before the first run, with exit 2 naming the flag and the file, when
@@ -38,6 +84,11 @@ func TestABReportsGuarded(t *testing.T) {
 		{"another series' file", func(_, old string) map[string]string {
 			return map[string]string{"junit": filepath.Join(old, "old"+SeriesSuffix)}
 		}, "is a series file of run ab"},
+		// An earlier interleaved gate's rounds file in the same --out was
+		// replaced by the report.
+		{"another gate's rounds file", func(_, old string) map[string]string {
+			return map[string]string{"json": filepath.Join(old, "old"+RoundsSuffix)}
+		}, "is a rounds file of run ab"},
 		{"a summary of an experiment", func(_, old string) map[string]string {
 			return map[string]string{"json": filepath.Join(old, "x-01", "measurements_fake_summary.csv")}
 		}, "where it is a summary"},
@@ -51,6 +102,7 @@ func TestABReportsGuarded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			old := t.TempDir()
 			keep := map[string]string{filepath.Join(old, "old"+SeriesSuffix): "Unit,Position,Side,Run,Experiment,Start,Design,Seed\n",
+				filepath.Join(old, "old"+RoundsSuffix):                      "Round,Sub-experiment,Payload,Reference first,Column,Reference,Candidate,Unit\n",
 				filepath.Join(old, "x-01", meta.FileName):                   `{"start": "2026-11-27T13:03:07Z", "completed": true}`,
 				filepath.Join(old, "x-01", "measurements_fake_summary.csv"): "Bytes,Samples\n"}
 			for p, text := range keep {
@@ -169,7 +221,7 @@ func TestABMissingSubexperiment(t *testing.T) {
 	cfg.Reports = map[string]string{"json": filepath.Join(t.TempDir(), "v.json")}
 	var stdout bytes.Buffer
 	err := AB(context.Background(), cfg, &stdout, io.Discard)
-	if exit.Code(err) != exit.GateFailed || !strings.Contains(stdout.String(), "run ab: FAILED after 1 pairs") ||
+	if exit.Code(err) != exit.GateFailed || !strings.Contains(stdout.String(), "run ab: FAILED after 1 pair ") ||
 		!strings.Contains(stdout.String(), "gone measured by the reference but not by the candidate: 2 checks missing from the results") {
 		t.Fatalf("exit %d, %v\n%s; want 1, gone missing", exit.Code(err), err, stdout.String())
 	}

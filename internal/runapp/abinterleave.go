@@ -116,6 +116,9 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if err := iv.guardFiles(name); err != nil {
 		return err
 	}
+	if err := dropStaleReports(cfg); err != nil {
+		return err
+	}
 	// Both sides' echo processes copy their standard error to stderr at
 	// once, beside the gate's progress lines: a writer that is not a file
 	// takes them one at a time.
@@ -132,6 +135,10 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 		return err
 	}
 	shapes := roundShapes(iv.sess[0].Subs(), cfg.Block, cfg.Pairs)
+	if err := engine.CheckDuetMemory(shapes, cfg.MaxRuns, len(iv.payloads)); err != nil {
+		return exit.Usagef("--max-runs %d, --block, --blocks (%s a round): %v; give fewer rounds, smaller blocks or fewer --payloads",
+			cfg.MaxRuns, engine.ShapesText(iv.sess[0].Subs(), shapes), err)
+	}
 	iv.g.cfg.rounds = engine.ShapesText(iv.sess[0].Subs(), shapes)
 	w, err := claimRounds(iv.rounds)
 	if err != nil {

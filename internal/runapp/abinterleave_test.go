@@ -239,6 +239,94 @@ func TestABEchoCPU(t *testing.T) {
 	}
 }
 
+// TestABEchoCPUWrapped gates a candidate whose --echo-command is a shell
+// script that starts the echo program without exec, as a build's wrapper
+// often does: the echo is the script's child, and its CPU time is read
+// with the script's. Read of the script alone it stood still, and the gate
+// stopped at its first round with exit 2 ("the echo processes' CPU time
+// could not be read").
+func TestABEchoCPUWrapped(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the echo processes' CPU time is read from /proc")
+	}
+	wrapper := filepath.Join(t.TempDir(), "wrapped-run")
+	script := "#!/bin/sh\n'" + os.Args[0] + "' \"$@\"\nexit $?\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := run(t, "ab", "--max-runs", "2", "--block", "20", "--blocks", "2", "--seed", "5", "--out", out, "--name", "w",
+		"--reference", "--echo-command '"+os.Args[0]+"'", "--candidate", "--echo-command "+wrapper,
+		"--", "-s", "interprocess_reliable_tcp", "--payloads", "64", "--warmup", "20")
+	if code != exit.Inconclusive || !strings.Contains(stdout, "Echo CPU/message") {
+		t.Fatalf("exit %d, want 3 (a budget of 2 rounds) with the echo CPU check judged\n%s\n%s", code, stdout, stderr)
+	}
+	cpuRows := 0
+	for _, r := range roundsRows(t, filepath.Join(out, "w"+runapp.RoundsSuffix)) {
+		if r[4] != "Echo CPU/message" {
+			continue
+		}
+		cpuRows++
+		if ref, err := strconv.ParseFloat(r[5], 64); err != nil || !(ref > 0) {
+			t.Errorf("row %q: the reference's echo CPU per message", r)
+		}
+		if cand, err := strconv.ParseFloat(r[6], 64); err != nil || !(cand > 0) {
+			t.Errorf("row %q: the wrapped candidate's echo CPU per message", r)
+		}
+	}
+	if cpuRows != 2 {
+		t.Errorf("%d echo CPU rows, want one per round", cpuRows)
+	}
+}
+
+// TestABInterleaveStaleReportDropped: an interleaved gate whose candidate
+// echo never starts (exit 2, after its inputs were accepted) leaves no
+// report at its report paths, where an earlier gate's PASSED read as its
+// verdict; a gate refused for its inputs (its experiment exists) keeps
+// them.
+func TestABInterleaveStaleReportDropped(t *testing.T) {
+	out := t.TempDir()
+	stale := filepath.Join(t.TempDir(), "v.json")
+	write := func() {
+		if err := os.WriteFile(stale, []byte(`{"status": "passed"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	args := []string{"ab", "--max-runs", "2", "--out", out, "--name", "s", "--candidate", "--echo-command /bin/false", "--json", stale,
+		"--", "-s", "interprocess_reliable_tcp", "--payloads", "64", "-q"}
+	if code, _, stderr := run(t, args...); code != exit.Usage {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("%s, an earlier gate's report, is still there after a gate that gave no verdict", stale)
+	}
+	write()
+	if code, _, stderr := run(t, args...); code != exit.Usage || !strings.Contains(stderr, "exists already") {
+		t.Fatalf("exit %d, want 2 for the existing experiment\n%s", code, stderr)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("a gate refused before it started removed %s: %v", stale, err)
+	}
+}
+
+// TestABInterleaveMemory: a gate whose rounds' round trips, kept until its
+// end, would not fit in memory is refused before its first round, naming
+// the flags and the numbers; it started measuring and would have run out
+// of memory rounds later, having written no raw file.
+func TestABInterleaveMemory(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, "ab", "--max-runs", "1000", "--block", "1000000", "--blocks", "10000", "--out", out, "--name", "m",
+		"--candidate", "--echo-delay 0s", "--", "-s", "intraprocess_reliable", "--payloads", "64", "-q")
+	if code != exit.Usage || !strings.Contains(stderr, "--max-runs 1000, --block, --blocks (10000 block pairs of 1000000 round trips a round): ") ||
+		!strings.Contains(stderr, " of memory for their round trips") {
+		t.Fatalf("exit %d, want 2 naming the flags and the memory\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "m"+runapp.RoundsSuffix)); err == nil {
+		t.Errorf("the rounds file was created before the refusal")
+	}
+}
+
 // TestABInterleaveBrokerRound: a round's blocks follow where the far end
 // is: through a broker 300 block pairs of 1 round trip after 20 warm-up
 // round trips of each payload, over a network 250 pairs of 2 after 100,

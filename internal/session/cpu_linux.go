@@ -11,6 +11,29 @@ import (
 	"time"
 )
 
+// echoCPU returns how long the echo process pid has been on a CPU so far,
+// with the processes it started: an --echo-command that wraps the echo
+// program without exec (a shell script, timeout, a profiler) is the
+// process run starts, and the echo its child, whose time is the echo's
+// (the wrapper, waiting, adds next to nothing). Read of pid alone, such a
+// wrapper's time stood still while the echo served, and the gate stopped
+// at its first round: "the echo processes' CPU time could not be read".
+// A child that exits between the listing and its reading is left out.
+func echoCPU(pid int) (time.Duration, error) {
+	sum, err := processCPU(pid)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range children(pid) {
+		t, err := echoCPU(c)
+		if err != nil {
+			continue // the child exited after the listing
+		}
+		sum += t
+	}
+	return sum, nil
+}
+
 // processCPU returns how long process pid's threads have been on a CPU
 // so far: the first field of each /proc/<pid>/task/<tid>/schedstat, in
 // ns, summed. A thread that exited after the listing is skipped; an

@@ -840,7 +840,7 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 		return nil, err
 	}
 	pid := ep.cmd.Process.Pid
-	return &engine.Link{Pinger: pinger, Failed: ep.failed, Close: ep.stop, CPU: func() (time.Duration, error) { return processCPU(pid) }}, nil
+	return &engine.Link{Pinger: pinger, Failed: ep.failed, Close: ep.stop, CPU: func() (time.Duration, error) { return echoCPU(pid) }}, nil
 }
 
 // FlagEnv is the environment variable of a driver flag: its own, or

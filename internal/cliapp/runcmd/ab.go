@@ -43,6 +43,12 @@ func abCommand() *cli.Command {
 		Description: abDescription,
 		Flags:       slices.Concat(abDesignFlags(ab), abSideFlags(ab), abGateFlags()),
 		Action: func(c *cli.Context) error {
+			// An unset variable (--json "$REPORT", --out "$DIR") read as
+			// not given wrote no report, or the runs and the rounds file
+			// into the working folder, and exited by the verdict.
+			if err := cliapp.NoEmpty(c, "out", "name", "junit", "markdown", "json"); err != nil {
+				return err
+			}
 			ab.Common = c.Args().Slice()
 			if err := abDesign(c, ab); err != nil {
 				return err
@@ -149,7 +155,10 @@ Everything is checked before the first run, and nothing is written if it
 fails: both sides' flags (their values and ranges; a flag that would print
 run's help or version instead of measuring is refused), that no run's folder
 and no series file of that name exist, and that the report files can be
-written and replace no file of the series or of an experiment. A run that
+written and replace no file of the series or of an experiment. Then the
+files at the report paths are removed: a gate that stops without a verdict
+(a run that broke, exit 2; interrupted, 130) leaves no earlier report there
+to be read as its own. A run that
 fails stops the series with its exit code; the runs already made stay, and
 compare leaves out the unit it interrupted.
 
