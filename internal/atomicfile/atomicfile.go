@@ -139,17 +139,46 @@ func commit(tmp, path string) error {
 }
 
 // CheckFile reports, before anything is written, why path cannot become a
-// file: it is a directory, or one of its would-be parent directories is in
-// the way (a file, a looping or dangling symbolic link). nil does not
+// file: it is a directory, or not a regular file (a device, a named pipe,
+// a symbolic link: renamed over, it would be replaced), or one of its
+// would-be parent directories is in the way (a file, a looping or dangling
+// symbolic link). nil does not
 // promise that writing will succeed (permissions, space).
 func CheckFile(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
 	}
+	if what := notRegular(path); what != "" {
+		return fmt.Errorf("cannot write %s: it is %s, and a file written beside it and renamed over it would take its place; give the name of a regular file", path, what)
+	}
 	if why := inTheWay(filepath.Dir(path)); why != "" {
 		return fmt.Errorf("cannot create the directory for %s: %s", path, why)
 	}
 	return nil
+}
+
+// notRegular says what path is when it exists and is neither a regular
+// file nor a directory ("a device", "a symbolic link to /proc/self/fd/1"),
+// "" otherwise. A file renamed over it replaces it: --json /dev/null, run
+// as root, left a regular file in place of the machine's /dev/null, and
+// --markdown /dev/stdout one in place of the link.
+func notRegular(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+		return ""
+	}
+	switch m := fi.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return "a symbolic link to " + target
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // CheckDir reports, before anything is written, why dir cannot be (or be

@@ -256,3 +256,40 @@ func TestWriteAllAsASet(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusesNonRegular: a path that is a symbolic link, a named pipe or a
+// device is refused, and left as it was: a file renamed over it would take
+// its place (run as root, a report written to /dev/null replaced the
+// machine's /dev/null with a regular file).
+func TestRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := WriteBytes(target, []byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	link, fifo := filepath.Join(dir, "link"), filepath.Join(dir, "fifo")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{link: "it is a symbolic link to " + target, fifo: "it is a named pipe"} {
+		if err := WriteBytes(path, []byte("new")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("writing %s: %v, want %q", path, err, want)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a link: %v", link, err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("%s is no longer a named pipe: %v", fifo, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "kept" {
+		t.Errorf("%s: %q", target, b)
+	}
+	// Checked only: a write that got through would replace the machine's.
+	if err := CheckFile(os.DevNull); err == nil || !strings.Contains(err.Error(), "it is a device") {
+		t.Errorf("CheckFile(%s): %v, want it refused as a device", os.DevNull, err)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
+	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/pairing"
 	"github.com/mqgate/mqgate/internal/report"
@@ -97,7 +98,7 @@ type abRun struct {
 // after each unit it feeds the unit's log ratios to the gate (package
 // stats/seq) and stops when the gate decides or the budget is spent, with
 // exit 0 (pass), 1 (fail) or 3 (inconclusive).
-func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
+func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) (err error) {
 	if cfg.Design == DesignInterleave {
 		return abInterleave(ctx, cfg, stdout, stderr)
 	}
@@ -117,9 +118,11 @@ func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
 	if err := claimSeries(series); err != nil {
 		return err
 	}
-	if err := dropStaleReports(cfg); err != nil {
+	ended, err := pendingReports(cfg, stderr)
+	if err != nil {
 		return err
 	}
+	defer func() { ended(err) }()
 	// The runs' --quiet quiets the runs and the fixed design's progress;
 	// the sequential gate always says where it stands, one line per unit,
 	// as a gate that stays silent for minutes looks hung.
@@ -355,10 +358,6 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 		if err := atomicfile.CheckFile(path); err != nil {
 			return exit.Usagef("--%s: %v", f.Flag, err)
 		}
-		if what := notRegular(path); what != "" {
-			return exit.Usagef("--%s %s is %s: a report is written whole beside its path and renamed over it, which would put a file in its place; give the name of a regular file",
-				f.Flag, path, what)
-		}
 		if err := checkWritable(path); err != nil {
 			return exit.Usagef("--%s: %v", f.Flag, err)
 		}
@@ -366,51 +365,34 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 	return nil
 }
 
-// notRegular says what path is when it exists and is not a regular file
-// ("a device", "a symbolic link to /proc/self/fd/1"), "" otherwise. A
-// report renamed over it replaced it: --markdown /dev/stdout, run as root,
-// left a regular file in place of the link, and --json /dev/null one in
-// place of the device, for every program on the machine.
-func notRegular(path string) string {
-	fi, err := os.Lstat(path)
-	if err != nil || fi.Mode().IsRegular() {
-		return ""
+// pendingReports writes, at the report paths (--json, --markdown,
+// --junit), once the gate has accepted its inputs, a report saying that it
+// has no verdict yet (gate.Unjudged); the verdict replaces it at the end.
+// An earlier gate's report left there read as this gate's verdict when
+// this one stopped without one: a job showing gate.md whenever it exists
+// showed the earlier PASSED beside this gate's exit 2. The returned func,
+// given the gate's outcome, replaces the pending report with why there is
+// no verdict when the gate stopped without one (a run that broke, exit 2;
+// an interruption, 130); a verdict (exit 0, 1, 3) wrote its own.
+func pendingReports(cfg ABConfig, stderr io.Writer) (func(error), error) {
+	unjudged := func(why string) error {
+		v := gate.Unjudged("run ab", cfg.Out+"/"+SideCandidate, cfg.Out+"/"+SideReference, why)
+		_, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
+		return err
 	}
-	switch m := fi.Mode(); {
-	case m&fs.ModeSymlink != 0:
-		target, _ := os.Readlink(path)
-		return "a symbolic link to " + target
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
+	start := time.Now().UTC().Format(time.RFC3339)
+	if err := unjudged("the gate started at " + start + " and has not come to a verdict; a gate that stopped without one, killed, leaves this report"); err != nil {
+		return nil, exit.Usagef("%v", err)
 	}
-	return "not a regular file"
-}
-
-// dropStaleReports removes the files at the report paths (--json,
-// --markdown, --junit) once the gate has accepted its inputs: they are
-// this gate's from now on, and a gate that then stops without a verdict
-// (a run that broke, exit 2; an interruption, 130) writes none. Left in
-// place, an earlier gate's report read as this one's verdict: a job that
-// shows gate.md whenever it exists showed the earlier PASSED beside this
-// gate's exit 2.
-func dropStaleReports(cfg ABConfig) error {
-	for _, f := range report.Formats {
-		path := cfg.Reports[f.Flag]
-		if path == "" {
-			continue
+	return func(err error) {
+		switch exit.Code(err) {
+		case exit.OK, exit.GateFailed, exit.Inconclusive:
+			return
 		}
-		if notRegular(path) != "" {
-			continue // refused by guardReports; never removed
+		if werr := unjudged("the gate started at " + start + " and stopped without a verdict: " + err.Error()); werr != nil {
+			fmt.Fprintf(stderr, "run ab: %v\n", werr)
 		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return exit.Usagef("--%s: cannot remove the earlier report %s: %v", f.Flag, path, fileerr.Cause(err))
-		}
-	}
-	return nil
+	}, nil
 }
 
 // checkWritable reports whether a file can be created where path would

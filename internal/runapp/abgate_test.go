@@ -471,11 +471,11 @@ func TestABProgressEstimate(t *testing.T) {
 	}
 }
 
-// TestABStaleReportDropped: a gate that accepted its inputs and then
+// TestABStaleReportReplaced: a gate that accepted its inputs and then
 // stops without a verdict (here its first run interrupted, exit 130)
-// leaves no report at its report paths: an earlier gate's file there
-// read as this gate's verdict.
-func TestABStaleReportDropped(t *testing.T) {
+// leaves at its report paths a report saying so and why, not an earlier
+// gate's, which read as this gate's verdict, nor nothing.
+func TestABStaleReportReplaced(t *testing.T) {
 	f := &fakeSeries{ratio: 1, spread: 0.01, rng: rand.New(rand.NewPCG(1, 4)), interruptAt: 1}
 	cfg := f.config(t, 30)
 	stale := filepath.Join(t.TempDir(), "v.md")
@@ -487,8 +487,9 @@ func TestABStaleReportDropped(t *testing.T) {
 	if err := AB(context.Background(), cfg, &stdout, &stderr); exit.Code(err) != exit.Interrupted {
 		t.Fatalf("exit %d (%v), want 130", exit.Code(err), err)
 	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Errorf("%s, an earlier gate's report, is still there after a gate that gave no verdict", stale)
+	b, err := os.ReadFile(stale)
+	if got := string(b); err != nil || !strings.HasPrefix(got, "### ⛔ run ab: NO VERDICT") || !strings.Contains(got, "stopped without a verdict: ab stopped at run 1 of 60") {
+		t.Errorf("%s after a gate that gave no verdict: %q, %v; want a report saying so", stale, got, err)
 	}
 }
 

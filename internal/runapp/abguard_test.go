@@ -49,7 +49,7 @@ func TestABReportsNotRegular(t *testing.T) {
 		cfg := f.config(t, 2)
 		cfg.Reports = map[string]string{c.flag: c.path}
 		err := AB(context.Background(), cfg, io.Discard, io.Discard)
-		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--"+c.flag+" "+c.path+" "+c.want) || len(f.runs) > 0 {
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--"+c.flag+": cannot write "+c.path+": it "+c.want) || len(f.runs) > 0 {
 			t.Errorf("--%s %s: exit %d, %v, %d runs; want 2 and %q before any run", c.flag, c.path, exit.Code(err), err, len(f.runs), c.want)
 		}
 	}

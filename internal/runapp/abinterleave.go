@@ -103,7 +103,7 @@ var roundsHeader = []string{"Round", "Sub-experiment", "Payload", "Reference fir
 // abInterleave is `run ab --design interleave --max-runs N`: both sides
 // prepared in this process, measured side by side in one run each
 // (session.RunDuet), the gate fed after every round.
-func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) error {
+func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) (err error) {
 	iv := &interleave{cfg: cfg}
 	if err := iv.check(); err != nil {
 		return err
@@ -116,9 +116,11 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) e
 	if err := iv.guardFiles(name); err != nil {
 		return err
 	}
-	if err := dropStaleReports(cfg); err != nil {
+	ended, err := pendingReports(cfg, stderr)
+	if err != nil {
 		return err
 	}
+	defer func() { ended(err) }()
 	// Both sides' echo processes copy their standard error to stderr at
 	// once, beside the gate's progress lines: a writer that is not a file
 	// takes them one at a time.

@@ -1,6 +1,7 @@
 package runapp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -279,34 +280,39 @@ func TestABEchoCPUWrapped(t *testing.T) {
 	}
 }
 
-// TestABInterleaveStaleReportDropped: an interleaved gate whose candidate
-// echo never starts (exit 2, after its inputs were accepted) leaves no
-// report at its report paths, where an earlier gate's PASSED read as its
-// verdict; a gate refused for its inputs (its experiment exists) keeps
-// them.
-func TestABInterleaveStaleReportDropped(t *testing.T) {
+// TestABInterleaveStaleReportReplaced: an interleaved gate whose
+// candidate echo never starts (exit 2, after its inputs were accepted)
+// leaves at its report path a report saying it gave no verdict and why,
+// where an earlier gate's PASSED read as its verdict; a gate refused for
+// its inputs (its experiment exists) leaves the report as it was.
+func TestABInterleaveStaleReportReplaced(t *testing.T) {
 	out := t.TempDir()
 	stale := filepath.Join(t.TempDir(), "v.json")
-	write := func() {
-		if err := os.WriteFile(stale, []byte(`{"status": "passed"}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	const earlier = `{"status": "passed"}`
+	if err := os.WriteFile(stale, []byte(earlier), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	write()
 	args := []string{"ab", "--max-runs", "2", "--out", out, "--name", "s", "--candidate", "--echo-command /bin/false", "--json", stale,
 		"--", "-s", "interprocess_reliable_tcp", "--payloads", "64", "-q"}
 	if code, _, stderr := run(t, args...); code != exit.Usage {
 		t.Fatalf("exit %d, want 2\n%s", code, stderr)
 	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Errorf("%s, an earlier gate's report, is still there after a gate that gave no verdict", stale)
+	var rep struct{ Status, Error string }
+	b, err := os.ReadFile(stale)
+	if err == nil {
+		err = json.Unmarshal(b, &rep)
 	}
-	write()
+	if err != nil || rep.Status != "no_verdict" || !strings.Contains(rep.Error, "stopped without a verdict") || !strings.Contains(rep.Error, "candidate") {
+		t.Errorf("%s after a gate that gave no verdict: %s (%v); want status no_verdict and why", stale, b, err)
+	}
+	if err := os.WriteFile(stale, []byte(earlier), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, stderr := run(t, args...); code != exit.Usage || !strings.Contains(stderr, "exists already") {
 		t.Fatalf("exit %d, want 2 for the existing experiment\n%s", code, stderr)
 	}
-	if _, err := os.Stat(stale); err != nil {
-		t.Errorf("a gate refused before it started removed %s: %v", stale, err)
+	if b, err := os.ReadFile(stale); err != nil || string(b) != earlier {
+		t.Errorf("a gate refused before it started changed %s: %q, %v", stale, b, err)
 	}
 }
 

@@ -156,10 +156,9 @@ fails: both sides' flags (their values and ranges; a flag that would print
 run's help or version instead of measuring is refused), that no run's folder
 and no series file of that name exist, and that the report files can be
 written and replace no file of the series or of an experiment. Then the
-files at the report paths are removed: a gate that stops without a verdict
-(a run that broke, exit 2; interrupted, 130) leaves no earlier report there
-to be read as its own. A run that
-fails stops the series with its exit code; the runs already made stay, and
+report files say the gate has no verdict yet; a gate that stops without
+one (a run that broke, exit 2; interrupted, 130) leaves them saying why, and
+no earlier report there to be read as its own. A run that fails stops the series with its exit code; the runs already made stay, and
 compare leaves out the unit it interrupted.
 
 Examples:
