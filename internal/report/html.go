@@ -65,7 +65,7 @@ func HTMLTable(v *gate.Verdict, checks []gate.Check, withSub bool) htmlreport.Ta
 			row = append(row, htmlreport.Text(c.SubExperiment))
 		}
 		row = append(row, htmlreport.Cell{Text: checkStatus(v, c), Status: HTMLStatus(outcome(v, c))},
-			htmlreport.Num(fmt.Sprint(c.Payload)),
+			htmlreport.Num(payloadText(c.Payload)),
 			htmlreport.Text(metricText(c.Metric)),
 			htmlreport.Num(valueText(c, c.Value)),
 			htmlreport.Num(valueText(c, c.Reference)),

@@ -148,7 +148,7 @@ func junitSubSuite(v *gate.Verdict, sub string, props *junitProperties) junitSui
 			continue
 		}
 		tc := junitCase{
-			Name:      fmt.Sprintf("%d B %s", c.Payload, c.Metric.Name),
+			Name:      bytesText(c.Payload) + " " + c.Metric.Name,
 			ClassName: v.Tool + "." + sub,
 			Time:      "0",
 		}
@@ -174,8 +174,8 @@ func junitSubSuite(v *gate.Verdict, sub string, props *junitProperties) junitSui
 func details(v *gate.Verdict, c gate.Check) string {
 	u, name := c.Metric.Unit, v.RefName()
 	var b strings.Builder
-	fmt.Fprintf(&b, "sub-experiment: %s\npayload: %d B\nmetric: %s (%s)\nvalue: %s\n%s: %s\n",
-		c.SubExperiment, c.Payload, c.Metric.Name, c.Metric.Better, valueText(c, c.Value), name, valueText(c, c.Reference))
+	fmt.Fprintf(&b, "sub-experiment: %s\npayload: %s\nmetric: %s (%s)\nvalue: %s\n%s: %s\n",
+		c.SubExperiment, bytesText(c.Payload), c.Metric.Name, c.Metric.Better, valueText(c, c.Value), name, valueText(c, c.Reference))
 	_, over := limitNames(v, []gate.Check{c})
 	if v.Thresholded() {
 		fmt.Fprintf(&b, "threshold: %s\nlimit: %s\n", f3(c.Threshold), valueText(c, c.Limit))

@@ -76,8 +76,8 @@ func table(w io.Writer, v *gate.Verdict, cs []gate.Check) {
 	fmt.Fprintf(w, "| Status | Sub-experiment | Bytes | Metric | Value | %s | %s |%s\n", limit, over, head)
 	fmt.Fprintf(w, "|---|---|---:|---|---:|---:|---:|%s\n", align)
 	for _, c := range cs {
-		fmt.Fprintf(w, "| %s %s | %s | %d | %s | %s | %s | %s |",
-			mdIcons[outcome(v, c)], checkStatus(v, c), mdEscape(c.SubExperiment), c.Payload, mdEscape(metricText(c.Metric)),
+		fmt.Fprintf(w, "| %s %s | %s | %s | %s | %s | %s | %s |",
+			mdIcons[outcome(v, c)], checkStatus(v, c), mdEscape(c.SubExperiment), payloadText(c.Payload), mdEscape(metricText(c.Metric)),
 			valueText(c, c.Value), valueText(c, c.Limit), signed3(c.Margin))
 		if stat {
 			ratio, interval, p, runs := Evidence(c)

@@ -328,3 +328,21 @@ func Evidence(c gate.Check) (ratio, interval, p, runs string) {
 	}
 	return "×" + f3(s.Estimate), interval, pText(s), runsText(s)
 }
+
+// payloadText is a check's payload in bytes for a report, "all" for payload
+// 0: a check over every payload at once (run ab's echo CPU time per
+// message), not one of 0 bytes.
+func payloadText(p int) string {
+	if p == 0 {
+		return "all"
+	}
+	return strconv.Itoa(p)
+}
+
+// bytesText is payloadText with its unit: "64 B", or "all payloads".
+func bytesText(p int) string {
+	if p == 0 {
+		return "all payloads"
+	}
+	return strconv.Itoa(p) + " B"
+}

@@ -419,3 +419,29 @@ func TestNoVerdictReports(t *testing.T) {
 		t.Errorf("JSON: %s", js.String())
 	}
 }
+
+// TestAllPayloads: a check over every payload at once (payload 0, run
+// ab's echo CPU time per message) is written "all", not "0 B", in every
+// table.
+func TestAllPayloads(t *testing.T) {
+	cpu := result.Metric{Name: "Echo CPU/message", Unit: "ns", Better: result.LowerIsBetter}
+	v := &gate.Verdict{Tool: "run ab", Subject: "b", Baseline: "a"}
+	v.Add(gate.Evaluate("interprocess_reliable_tcp", 0, cpu, "reference", 1000, 0.05, 1200))
+	v.Finish()
+	var md, ju bytes.Buffer
+	if err := Markdown(&md, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := JUnit(&ju, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| interprocess_reliable_tcp | all |") {
+		t.Errorf("Markdown:\n%s", md.String())
+	}
+	if !strings.Contains(ju.String(), `name="all payloads Echo CPU/message"`) || !strings.Contains(ju.String(), "payload: all payloads") {
+		t.Errorf("JUnit:\n%s", ju.String())
+	}
+	if strings.Contains(md.String()+ju.String(), " 0 B") {
+		t.Errorf("a check of every payload written as one of 0 B:\n%s\n%s", md.String(), ju.String())
+	}
+}
