@@ -167,18 +167,11 @@ func notRegular(path string) string {
 	if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 		return ""
 	}
-	switch m := fi.Mode(); {
-	case m&fs.ModeSymlink != 0:
+	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(path)
 		return "a symbolic link to " + target
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
 	}
-	return "not a regular file"
+	return fileerr.Kind(fi.Mode())
 }
 
 // CheckDir reports, before anything is written, why dir cannot be (or be

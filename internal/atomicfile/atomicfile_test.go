@@ -289,7 +289,7 @@ func TestRefusesNonRegular(t *testing.T) {
 		t.Errorf("%s: %q", target, b)
 	}
 	// Checked only: a write that got through would replace the machine's.
-	if err := CheckFile(os.DevNull); err == nil || !strings.Contains(err.Error(), "it is a device") {
+	if err := CheckFile(os.DevNull); err == nil || !strings.Contains(err.Error(), "it is a character device") {
 		t.Errorf("CheckFile(%s): %v, want it refused as a device", os.DevNull, err)
 	}
 }

@@ -49,11 +49,11 @@ func OpenRegular(path, what string) (*os.File, error) {
 // where a regular file was expected: it says what path is, what was
 // expected, and the fix.
 func NotRegular(path string, mode fs.FileMode, what string) error {
-	return New(path, 0, "", "is %s, not a regular file: expected %s; remove or rename it", fileKind(mode), what)
+	return New(path, 0, "", "is %s, not a regular file: expected %s; remove or rename it", Kind(mode), what)
 }
 
-// fileKind names the type of a file that is not regular.
-func fileKind(mode fs.FileMode) string {
+// Kind names the type of a file that is not regular ("a named pipe (FIFO)").
+func Kind(mode fs.FileMode) string {
 	switch {
 	case mode.IsDir():
 		return "a directory"
