@@ -423,3 +423,21 @@ func TestABSequentialReal(t *testing.T) {
 		t.Errorf("JSON report: %v\n%.500s", err, b)
 	}
 }
+
+// TestABPassMarginZero: --pass-margin 0 is refused (exit 2) as compare
+// refuses it, before anything is measured: with --fail-margin 0 as well
+// the gate judged at the default 5 % while its reports said 0 %, and
+// passed every unchanged system.
+func TestABPassMarginZero(t *testing.T) {
+	out := t.TempDir()
+	for _, margins := range [][]string{{"--pass-margin", "0", "--fail-margin", "0"}, {"--pass-margin", "0%", "--fail-margin", "5%"}} {
+		args := append([]string{"ab", "--max-runs", "30", "--out", out, "--name", "z", "--candidate", "--echo-delay 1ms"}, margins...)
+		code, _, stderr := run(t, append(args, "--", "-s", "intraprocess_reliable", "--payloads", "64", "-q")...)
+		if want := "--pass-margin 0: no comparison could pass"; code != exit.Usage || !strings.Contains(stderr, want) {
+			t.Errorf("ab %v: exit %d, %q; want 2 and %q", margins, code, stderr, want)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("--out holds %v", entries)
+	}
+}

@@ -198,7 +198,7 @@ func abSideFlags(ab *runapp.ABConfig) []cli.Flag {
 func abGateFlags() []cli.Flag {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "pass-margin", Value: numflag.Percent(paired.DefaultMargins.Pass),
-			Usage: "with --max-runs: pass when every check is shown worse by less than this, a fraction (0.05) or a percentage (5%), " + numflag.Tolerance.Text()},
+			Usage: "with --max-runs: pass when every check is shown worse by less than this, a fraction (0.05) or a percentage (5%) above 0, " + numflag.Tolerance.Text()},
 		&cli.StringFlag{Name: "fail-margin", Value: numflag.Percent(paired.DefaultMargins.Fail),
 			Usage: "with --max-runs: fail when a check is shown worse by more than this, " + numflag.Tolerance.Text()},
 		&cli.StringFlag{Name: "cpu-margin", Value: numflag.Percent(runapp.DefaultCPUMargin),
@@ -252,6 +252,12 @@ func abGate(c *cli.Context, ab *runapp.ABConfig) error {
 	var err error
 	if ab.Margins.Pass, err = numflag.Tolerance.Parse(c.String("pass-margin")); err != nil {
 		return exit.Usagef("--pass-margin: %v", err)
+	}
+	if ab.Margins.Pass == 0 {
+		// As compare: an unchanged system would have to be shown better.
+		// With --fail-margin 0 too the gate judged at the default 5 %
+		// while its reports said 0 %.
+		return exit.Usagef("--pass-margin 0: no comparison could pass; expected a margin above 0, e.g. 5%%")
 	}
 	if ab.Margins.Fail, err = numflag.Tolerance.Parse(c.String("fail-margin")); err != nil {
 		return exit.Usagef("--fail-margin: %v", err)

@@ -120,7 +120,8 @@ type Config struct {
 	// check's median ratio worse than δ_pass passes (intersection–union).
 	// Default 0.01.
 	Tail float64
-	// Margins of the verdict; default DefaultMargins.
+	// Margins of the verdict; default DefaultMargins, which the zero value
+	// stands for (the tools refuse a pass margin of 0).
 	Margins Margins
 	// Flips is the number of random orders of the units drawn by the
 	// serial-dependence test (SerialDependence). Default 999.

@@ -43,7 +43,9 @@ type Config struct {
 	// with a check's median ratio worse than δ_pass (intersection–union),
 	// however the gate is monitored. Default 0.01.
 	Level float64
-	// Margins of the verdict; default paired.DefaultMargins.
+	// Margins of the verdict; default paired.DefaultMargins, which the zero
+	// value stands for (so a pass margin of 0 with a fail margin of 0
+	// cannot be asked: the tools refuse a pass margin of 0).
 	Margins paired.Margins
 	// MaxPairs is the budget: after that many pairs without a decision the
 	// gate stops as Spent. 0: no budget.
