@@ -441,3 +441,22 @@ func TestABPassMarginZero(t *testing.T) {
 		t.Errorf("--out holds %v", entries)
 	}
 }
+
+// TestRunEmptyOut: run and its one-way modes refuse an empty --out (an
+// unset variable in a job script), which wrote the results into the
+// working folder.
+func TestRunEmptyOut(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	for _, args := range [][]string{
+		{"--out", "", "-s", "intraprocess_reliable", "--payloads", "16", "--samples", "100", "-q"},
+		{"load", "--out", "", "--duration", "1s", "-q"},
+	} {
+		if code, _, stderr := run(t, args...); code != exit.Usage || !strings.Contains(stderr, "--out is empty") {
+			t.Errorf("run %q: exit %d, %q; want 2 and --out is empty", args, code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(wd); len(entries) > 0 {
+		t.Errorf("the working folder holds %v", entries)
+	}
+}

@@ -148,8 +148,9 @@ the looks share the level not yet spent. It prints a line per pair on standard
 error (pairs so far and left, time, the widest open check with its median
 ratio, bounds and margins), then its verdict once on standard output, and
 writes --junit, --markdown and --json reports. No decision comes before 20
-pairs, nor before the boundaries can be crossed (more with many checks and
-a large budget: the first line names that pair).
+pairs (with --max-runs below 20, before the budget's last pair), nor before
+the boundaries can be crossed (more with many checks and a large budget:
+the first line names that pair).
 
 Everything is checked before the first run, and nothing is written if it
 fails: both sides' flags (their values and ranges; a flag that would print

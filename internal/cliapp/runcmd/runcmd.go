@@ -138,6 +138,11 @@ the requests of --topic and publishes the replies. Transports: ` + strings.Join(
 // the version.
 func withBase(b *runapp.Base, action cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		// --out "$DIR" with DIR unset wrote the results into the working
+		// folder.
+		if err := cliapp.NoEmpty(c, "out"); err != nil {
+			return err
+		}
 		b.Args, b.Session.Targets, b.Session.Params, b.Version = c.Args().Slice(), c.StringSlice("target"), driverParams(c), c.App.Version
 		return action(c)
 	}
