@@ -69,6 +69,11 @@ func (d Dependence) Text() string {
 		if d.Units >= 3 {
 			// Every unit gave each check the same ratio: no order is
 			// more correlated than another.
+			if d.Clipped {
+				// The units vary, but all beyond the margin decided
+				// on: no sign test's count can move.
+				return fmt.Sprintf("serial dependence not tested (no check's log ratio, clipped to two spreads about the margin decided on, varies over the %d units)", d.Units)
+			}
 			return fmt.Sprintf("serial dependence not tested (no check's log ratio varies over the %d units)", d.Units)
 		}
 		return "serial dependence not tested (fewer than 3 units)"

@@ -27,3 +27,23 @@ func TestDependenceTextSaysWhyNotTested(t *testing.T) {
 		t.Errorf("2 pairs: %q", got)
 	}
 }
+
+// TestDependenceTextClipped: units about 5 times worse, varying, all far
+// beyond the margins: clipped about the margin they no longer vary, and
+// the text says that it is the clipped ratios that do not (the ratios
+// themselves do).
+func TestDependenceTextClipped(t *testing.T) {
+	a := []float64{10, 10, 10, 10, 10, 10}
+	b := []float64{48, 52, 50, 49, 51, 53}
+	an, err := Analyze([]Check{{Name: "x", A: a, B: b}}, Pairs, Config{Tail: 0.01, Clipped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := an.Dependence.Text()
+	if an.Dependence.Tested {
+		t.Fatalf("tested, though no clipped ratio varies: %q", got)
+	}
+	if !strings.Contains(got, "clipped to two spreads about the margin decided on, varies over the 6 units") {
+		t.Errorf("clipped constant ratios: %q", got)
+	}
+}
