@@ -116,11 +116,6 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) (
 	if err := iv.guardFiles(name); err != nil {
 		return err
 	}
-	ended, err := pendingReports(cfg, stderr)
-	if err != nil {
-		return err
-	}
-	defer func() { ended(err) }()
 	// Both sides' echo processes copy their standard error to stderr at
 	// once, beside the gate's progress lines: a writer that is not a file
 	// takes them one at a time.
@@ -142,6 +137,12 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) (
 			cfg.MaxRuns, engine.ShapesText(iv.sess[0].Subs(), shapes), err)
 	}
 	iv.g.cfg.rounds = engine.ShapesText(iv.sess[0].Subs(), shapes)
+	// Every input accepted: from here the report paths are this gate's.
+	ended, err := pendingReports(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer func() { ended(err) }()
 	w, err := claimRounds(iv.rounds)
 	if err != nil {
 		return err
