@@ -249,7 +249,9 @@ type Counters struct {
 	Errors        uint64 // transient errors the transport recovered from
 }
 
-// CounterReader is implemented by pingers and echoers that count.
+// CounterReader is implemented by the ends that count: pingers, echoers,
+// and the publishers and subscribers of run load. A message dropped is
+// counted at one end only, so that the counts of a run's ends add up.
 type CounterReader interface {
 	Counters() Counters
 }

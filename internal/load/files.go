@@ -104,7 +104,7 @@ type (
 func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 	s := PayloadSummary{
 		Payload: r.Payload, MeasuredS: r.Measured().Seconds(), ReceivePeriodS: r.ReceivePeriod().Seconds(),
-		Counters: r.Counters, Expected: r.Expected, Received: r.Unique, Lost: r.Lost, Duplicates: r.Duplicates, OutOfOrder: r.OutOfOrder,
+		Counters: r.Counters, Expected: r.Expected, Received: r.Unique, Lost: r.Lost, TransportDropped: r.TransportDropped, Duplicates: r.Duplicates, OutOfOrder: r.OutOfOrder,
 		DeliveryRatio: r.DeliveryRatio(), DeliveryRate: r.DeliveryRate(), Offered: r.Offered, SendRate: r.SendRate(), ReceiveRate: r.ReceiveRate(),
 		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6, ReceiveRateToLastDelivery: r.ReceiveRateToLastDelivery(),
 		OfferedTotal: r.OfferedSends(), OfferedRateTotal: cfg.Rate * float64(cfg.Topology.Publishers),
@@ -166,8 +166,15 @@ func KneeNotes(r *PayloadResult, cfg Config) []string {
 	if r.Expected > 0 && r.Latency.Count == 0 {
 		notes = append(notes, "no latency measured: none of the measured period's messages was delivered, and the summary's latencies are empty (0, count 0), not a latency of 0")
 	}
-	if !r.Drained && r.Lost > 0 {
-		notes = append(notes, fmt.Sprintf("the drain ended before every message came: the %s counted lost may still be queued in the system (a longer --drain tells)", result.Count(r.Lost)))
+	switch d := r.TransportDropped; {
+	case r.DroppedByTransport():
+		notes = append(notes, fmt.Sprintf("the transport dropped %s messages it could not queue (counted by its own links): the %s counted lost are those", result.Count(*d), result.Count(r.Lost)))
+	case !r.Drained && r.Lost > 0:
+		also := ""
+		if d != nil && *d > 0 {
+			also = fmt.Sprintf("; the transport's links counted %s dropped", result.Count(*d))
+		}
+		notes = append(notes, fmt.Sprintf("the drain ended before every message came: the %s counted lost may still be queued in the system (a longer --drain tells)%s", result.Count(r.Lost), also))
 	}
 	if r.Measured() > 0 && r.ReceivePeriod() > r.Measured()+r.Measured()/10 {
 		notes = append(notes, fmt.Sprintf("deliveries took %.2f s for %.2f s of sending: the system queued messages", r.ReceivePeriod().Seconds(), r.Measured().Seconds()))

@@ -204,12 +204,25 @@ type PayloadResult struct {
 	// Drained is false when the drain timed out with messages missing;
 	// true when no drain ran (an interrupted run, a broken link).
 	Drained bool
+	// TransportDropped is what the links counted as dropped themselves
+	// from the start of the measured period to the drain's end (a full
+	// best-effort queue, an AMQP message returned unroutable); nil when
+	// they count nothing (the system's losses are then known only as
+	// deliveries missing). The drain ends once deliveries and these drops
+	// account for every expected delivery and nothing came for 50 ms.
+	TransportDropped *uint64
 	// Acknowledged is true when the publishers' links acknowledge each
 	// message (driver.AckSender); System is what they reached, when the
 	// transport says (driver.InfoReporter), read after the drain so that
 	// its counts (AMQP transactions committed) are the whole payload's.
 	Acknowledged bool
 	System       *meta.SystemInfo
+}
+
+// DroppedByTransport reports whether the links' own drop counts account
+// for every delivery lost (a best-effort queue that was full).
+func (r *PayloadResult) DroppedByTransport() bool {
+	return r.Lost > 0 && r.TransportDropped != nil && *r.TransportDropped >= r.Lost
 }
 
 // Measured is the length of the measured period: 0 when it never began
@@ -363,6 +376,7 @@ type run struct {
 	times    []*sendTimes
 	unpaired atomic.Uint64
 	t0, t1   time.Time
+	drops    *dropCounts   // nil when no link counts its drops
 	stop     atomic.Bool   // receivers end
 	halt     atomic.Bool   // publishers end early
 	_        [64]byte      // the flags, read at every message, apart from the counts
@@ -392,6 +406,7 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 		return nil, fmt.Errorf("cannot connect: %w", err)
 	}
 	r := newRun(sub, cfg, payload)
+	r.drops = newDropCounts(e)
 	acknowledged, reporter := senderKinds(e)
 	closeEnds := sync.OnceFunc(e.Close)
 	defer closeEnds()
@@ -437,6 +452,10 @@ func measurePayload(ctx context.Context, sub string, links Links, cfg Config, pa
 
 	res := r.result(recvs, sends, sent, expected, end, tk.ticks)
 	res.Acknowledged, res.System = acknowledged, system
+	if r.drops != nil {
+		d := r.drops.since()
+		res.TransportDropped = &d
+	}
 	// An interrupted or broken run has no drain: what was still on the
 	// way then is lost, and no drain ended too soon.
 	res.Drained = !ok || (drained && res.Unique >= expected)
@@ -641,9 +660,10 @@ func (r *run) drain(w *waiter, tk *ticker, sends []*sender, expected uint64) boo
 		}
 	}
 	nextTick := time.Now().Add(r.cfg.Interval)
+	dw := drainWatch{drops: r.drops}
 	for r.unique() < expected && !r.halt.Load() {
 		now := time.Now()
-		if !now.Before(deadline) {
+		if !now.Before(deadline) || dw.accounted(now, r.unique(), expected) {
 			drained = false
 			break
 		}
@@ -908,6 +928,7 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 			h.SendNs = uint64(r.clock.Ns(due))
 			if !measuring && !due.Before(r.t0) {
 				s.warm.Store(warmSeq)
+				r.drops.start()
 				measuring = true
 			}
 			if measuring {
@@ -924,6 +945,7 @@ func (r *run) publish(s *sender, payload int, start time.Time) {
 				// Every acknowledgement counted from here on is of a
 				// measured message once the warm-up's are subtracted.
 				s.warm.Store(warmSeq)
+				r.drops.start()
 				measuring = true
 			}
 		}

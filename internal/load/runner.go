@@ -197,13 +197,16 @@ func (p *Progress) End(r *PayloadResult) {
 	if r.Expected != r.Counters.MessagesSent {
 		of = "deliveries the sends make"
 	}
-	lost := "lost"
-	if !r.Drained && r.Lost > 0 {
-		lost = "not delivered by the drain's end"
+	lost := "lost " + result.Count(r.Lost)
+	switch d := r.TransportDropped; {
+	case r.DroppedByTransport():
+		lost = fmt.Sprintf("lost %s (dropped by the transport %s)", result.Count(r.Lost), result.Count(*d))
+	case !r.Drained && r.Lost > 0:
+		lost = "not delivered by the drain's end " + result.Count(r.Lost)
 	}
-	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %s (%s msg/s; %.2f%% of %s deliveries offered, %.2f%% of %s %s)%s  %s %s  dup %s  ooo %s\n",
+	fmt.Fprintf(p.W, "%-38s %6d B  %s  received %s (%s msg/s; %.2f%% of %s deliveries offered, %.2f%% of %s %s)%s  %s  dup %s  ooo %s\n",
 		p.sub, r.Payload, sent, result.Count(r.Unique), result.Thousands(r.ReceiveRate()), 100*r.DeliveryRate(), result.Count(r.Offered),
-		100*r.DeliveryRatio(), result.Count(r.Expected), of, split, lost, result.Count(r.Lost), result.Count(r.Duplicates), result.Count(r.OutOfOrder))
+		100*r.DeliveryRatio(), result.Count(r.Expected), of, split, lost, result.Count(r.Duplicates), result.Count(r.OutOfOrder))
 	fmt.Fprintf(p.W, "%-38s %6d B  %s\n", "", r.Payload, latencyLine(r, p.cfg.Rate))
 	for _, n := range KneeNotes(r, p.cfg) {
 		fmt.Fprintf(p.W, "%-38s %6d B  note: %s\n", "", r.Payload, n)

@@ -139,3 +139,33 @@ func TestByteOrderMark(t *testing.T) {
 		t.Fatalf("%+v, %v", s, err)
 	}
 }
+
+// TestEmptyStatsNull: statistics of no latency at all (an unpaced run's
+// send delay) are written null beside their count of 0, never as a latency
+// of 0, and read back as the empty Stats.
+func TestEmptyStatsNull(t *testing.T) {
+	s := Summary{Format: Format, Payloads: []PayloadSummary{{Payload: 16, SendDelay: Stats{}, Latency: Stats{Count: 2, P50Ns: 7, MaxNs: 9}}}}
+	var b bytes.Buffer
+	if err := Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`"send_delay": {
+        "count": 0,
+        "min_ns": null,`, `"p50_ns": 7,`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("written:\n%s\nwant it to contain %s", out, want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), FileName("x"))
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Payloads[0]; got.SendDelay != (Stats{}) || got.Latency.P50Ns != 7 {
+		t.Errorf("read back %+v", got)
+	}
+}

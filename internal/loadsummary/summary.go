@@ -1,5 +1,7 @@
 package loadsummary
 
+import "encoding/json"
+
 // Format identifies the summary JSON.
 const Format = "mqgate-load-summary/2"
 
@@ -47,13 +49,17 @@ type PayloadSummary struct {
 	Offered        uint64        `json:"expected_offered"`
 	Received       uint64        `json:"received_unique"`
 	Lost           uint64        `json:"lost"`
-	Duplicates     uint64        `json:"duplicates"`
-	OutOfOrder     uint64        `json:"out_of_order"`
-	DeliveryRatio  float64       `json:"delivery_ratio"` // of what was sent
-	DeliveryRate   float64       `json:"delivery_rate"`  // of the offered schedule
-	SendRate       float64       `json:"send_rate"`      // msg/s
-	ReceiveRate    float64       `json:"receive_rate"`   // msg/s, received_unique / measured_s
-	ReceiveMbps    float64       `json:"receive_mbps"`   // 10^6 bit/s, of receive_rate
+	// TransportDropped is what the links counted as dropped themselves
+	// (a full best-effort queue, an AMQP message returned unroutable),
+	// null when they count nothing.
+	TransportDropped *uint64 `json:"transport_dropped"`
+	Duplicates       uint64  `json:"duplicates"`
+	OutOfOrder       uint64  `json:"out_of_order"`
+	DeliveryRatio    float64 `json:"delivery_ratio"` // of what was sent
+	DeliveryRate     float64 `json:"delivery_rate"`  // of the offered schedule
+	SendRate         float64 `json:"send_rate"`      // msg/s
+	ReceiveRate      float64 `json:"receive_rate"`   // msg/s, received_unique / measured_s
+	ReceiveMbps      float64 `json:"receive_mbps"`   // 10^6 bit/s, of receive_rate
 	// ReceiveRateToLastDelivery is received_unique / receive_period_s.
 	ReceiveRateToLastDelivery float64 `json:"receive_rate_to_last_delivery"`
 	// OfferedTotal is the slots every publisher's schedule offered, in
@@ -131,6 +137,28 @@ type Stats struct {
 	P99Ns      int64   `json:"p99_ns"`
 	P999Ns     int64   `json:"p999_ns"`
 	AboveRange uint64  `json:"above_range"`
+}
+
+// MarshalJSON writes st, its statistics null when it holds no latency
+// (count 0: an unpaced run's send delay, a period nothing of was
+// delivered), never a latency of 0; a reader reads null as 0 beside the
+// count of 0.
+func (st Stats) MarshalJSON() ([]byte, error) {
+	type plain Stats
+	if st.Count != 0 {
+		return json.Marshal(plain(st))
+	}
+	return json.Marshal(struct {
+		Count      int64    `json:"count"`
+		MinNs      *int64   `json:"min_ns"`
+		MaxNs      *int64   `json:"max_ns"`
+		MeanNs     *float64 `json:"mean_ns"`
+		P50Ns      *int64   `json:"p50_ns"`
+		P95Ns      *int64   `json:"p95_ns"`
+		P99Ns      *int64   `json:"p99_ns"`
+		P999Ns     *int64   `json:"p999_ns"`
+		AboveRange uint64   `json:"above_range"`
+	}{AboveRange: st.AboveRange})
 }
 
 // SubscriberResult is how many measured messages one subscriber got (first

@@ -10,7 +10,8 @@
 // where a channel handoff costs a goroutine wake-up each way.
 //
 // Best effort (Options.Reliable false): a message that finds the ring full
-// is dropped and counted in Counters.Dropped. Reliable: the sender waits for
+// is dropped and counted in Counters.Dropped (a one-way link's by its
+// subscriber alone, so that the ends' counts add up). Reliable: the sender waits for
 // a free slot and nothing is ever dropped.
 //
 // Addresses are names in a process-wide table; Listen with "" or a name

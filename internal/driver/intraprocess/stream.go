@@ -14,7 +14,6 @@ var (
 	_ driver.Subscriber      = (*subscriber)(nil)
 	_ driver.Publisher       = (*publisher)(nil)
 	_ driver.CounterReader   = (*subscriber)(nil)
-	_ driver.CounterReader   = (*publisher)(nil)
 )
 
 // channel is one one-way link: a ring from its publisher to its
@@ -107,7 +106,3 @@ func (p *publisher) Send(msg []byte) error { return p.c.r.push(msg, p.reliable) 
 
 // Close ends the publisher; the subscriber stays until it is closed.
 func (p *publisher) Close() error { return nil }
-
-func (p *publisher) Counters() driver.Counters {
-	return driver.Counters{Dropped: p.c.r.dropped.Load()}
-}
