@@ -66,10 +66,11 @@ test-short:
 bench:
 	bash scripts/bench.sh
 
-## lint: formatting and vet
+## lint: formatting (Go, and the Zenoh helper's Rust when cargo is here) and vet
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@if command -v cargo >/dev/null 2>&1; then cargo fmt --check --manifest-path tools/mqgate-zenoh/Cargo.toml; else echo "lint: no cargo: the Zenoh helper's formatting is not checked"; fi
 
 ## demo: the whole chain on this machine, no broker needed (builds the tools itself, saying so)
 demo:

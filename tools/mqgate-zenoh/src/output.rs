@@ -302,7 +302,10 @@ mod tests {
         let without = text(PayloadCounts { payload: 16, replies_max: 2, ..Default::default() });
         assert!(!without.contains("result_bytes"), "{without}");
         let with = text(PayloadCounts { payload: 16, replies_max: 2, result_bytes: Some(4096), ..Default::default() });
-        assert!(with.contains("\"replies_max\": 2,\n      \"result_bytes\": 4096,\n      \"latency\": null,"), "{with}");
+        assert!(
+            with.contains("\"replies_max\": 2,\n      \"result_bytes\": 4096,\n      \"latency\": null,"),
+            "{with}"
+        );
     }
 
     #[test]
