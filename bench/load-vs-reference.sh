@@ -41,8 +41,10 @@
 # What mqgate does per message that the peers do not: it reads the clock
 # at the send and at the arrival and records every message (header,
 # sequence tracking, counters, HDR histogram, raw sample: BenchmarkRecord,
-# and its two clock readings: BenchmarkClockNow,
-# printed at the end). Profile the path with
+# and its two clock readings, each of the monotonic clock alone:
+# BenchmarkClockNow send and arrival, printed at the end; arrival-receive
+# is what a Receiver's arrival costs, which run load's NATS and MQTT
+# subscribers, consumers, do not take). Profile the path with
 # `go test -run '^$' -bench LoadBroker/nats -cpuprofile cpu.out ./internal/load`.
 #
 # Environment: NATS_URL, MQTT_URL and AMQP_URL, the brokers to use

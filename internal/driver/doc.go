@@ -39,7 +39,8 @@
 // buffers filled by a subscriber's own readers (TCP, DTLS), and Handoff,
 // what a client library hands to its message handler (NATS, MQTT), which
 // also passes each message straight to a Consumer on the library's
-// goroutine. Senders whose system acknowledges messages (publisher
+// goroutine, its arrival time a reading of the monotonic clock alone
+// (Mono). Senders whose system acknowledges messages (publisher
 // confirms, PUBACK/PUBCOMP, JetStream acks) also implement AckSender.
 //
 // # Registries

@@ -118,3 +118,24 @@ func TestNow(t *testing.T) {
 		}
 	}
 }
+
+// TestMono: Mono reads the monotonic clock between two time.Now calls,
+// MonoTime and MonoOf convert it both ways exactly, and Now is MonoTime of
+// a Mono reading (its wall reading derived, not read).
+func TestMono(t *testing.T) {
+	for range 1000 {
+		before := time.Now()
+		m := Mono()
+		after := time.Now()
+		if m < MonoOf(before) || m > MonoOf(after) {
+			t.Fatalf("Mono %d not between %d and %d", m, MonoOf(before), MonoOf(after))
+		}
+		if got := MonoOf(MonoTime(m)); got != m {
+			t.Fatalf("MonoOf(MonoTime(%d)) = %d", m, got)
+		}
+		now := Now()
+		if MonoTime(MonoOf(now)) != now {
+			t.Fatalf("Now %v is not MonoTime of its Mono reading", now)
+		}
+	}
+}

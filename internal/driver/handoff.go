@@ -29,7 +29,7 @@ type Handoff struct {
 	consuming chan struct{} // closed by Consume
 	on        atomic.Bool   // fn is set: Deliver calls it
 	mu        sync.Mutex    // held while fn runs, so that Consume can end it
-	fn        func([]byte, time.Time)
+	fn        func([]byte, int64)
 	used      bool // Consume was called
 }
 
@@ -53,10 +53,10 @@ type HandoffConfig struct {
 	Closed, Timeout error
 }
 
-// handed is one message as the library handed it over, and when.
+// handed is one message as the library handed it over, and when (Mono).
 type handed struct {
 	payload []byte
-	at      time.Time
+	at      int64
 }
 
 // NewHandoff returns an empty handoff.
@@ -68,9 +68,10 @@ func NewHandoff(cfg HandoffConfig) *Handoff {
 }
 
 // Deliver is the message handler's part: it runs on the library's goroutine
-// and reads the arrival time first. payload is the handoff's from then on.
+// and reads the arrival time first (Mono: the monotonic clock alone).
+// payload is the handoff's from then on.
 func (b *Handoff) Deliver(payload []byte) {
-	d := handed{payload: payload, at: Now()}
+	d := handed{payload: payload, at: Mono()}
 	if b.on.Load() {
 		b.pass(&d)
 		return
@@ -118,7 +119,7 @@ func (b *Handoff) pass(d *handed) {
 
 // Consume implements Consumer.Consume: it returns nil once the handoff is
 // closed, or the link's loss.
-func (b *Handoff) Consume(f func([]byte, time.Time)) error {
+func (b *Handoff) Consume(f func([]byte, int64)) error {
 	b.mu.Lock()
 	if b.used {
 		b.mu.Unlock()
@@ -190,10 +191,11 @@ func (b *Handoff) Receive(buf []byte, deadline time.Time) (int, time.Time, error
 }
 
 func (b *Handoff) place(d handed, buf []byte) (int, time.Time, error) {
+	at := MonoTime(d.at)
 	if len(d.payload) > len(buf) {
-		return 0, d.at, fmt.Errorf("%s: a %d-byte message does not fit the %d-byte receive buffer", b.cfg.Name, len(d.payload), len(buf))
+		return 0, at, fmt.Errorf("%s: a %d-byte message does not fit the %d-byte receive buffer", b.cfg.Name, len(d.payload), len(buf))
 	}
-	return copy(buf, d.payload), d.at, nil
+	return copy(buf, d.payload), at, nil
 }
 
 // Queued is the number of messages waiting for Receive.

@@ -78,6 +78,7 @@ func TestHandoffConsume(t *testing.T) {
 	for _, end := range []string{"close", "lost"} {
 		t.Run(end, func(t *testing.T) {
 			h, lost := newTestHandoff(4, false)
+			since := Mono()
 			h.Deliver([]byte{0})
 			h.Deliver([]byte{1})
 			var (
@@ -88,9 +89,11 @@ func TestHandoffConsume(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				close(started)
-				done <- h.Consume(func(msg []byte, at time.Time) {
-					if at.IsZero() {
-						t.Error("no arrival time")
+				done <- h.Consume(func(msg []byte, at int64) {
+					// The arrival time is the Mono reading of the
+					// Deliver that handed the message over.
+					if at < since || at > Mono() {
+						t.Errorf("arrival %d not between the first Deliver's start (%d) and the call", at, since)
 					}
 					mu.Lock()
 					got = append(got, msg[0])
@@ -119,7 +122,7 @@ func TestHandoffConsume(t *testing.T) {
 					t.Fatalf("message %d consumed as %d: out of order", i, b)
 				}
 			}
-			if err := h.Consume(func([]byte, time.Time) {}); err == nil || err.Error() != "test: Consume called twice" {
+			if err := h.Consume(func([]byte, int64) {}); err == nil || err.Error() != "test: Consume called twice" {
 				t.Errorf("second Consume: %v", err)
 			}
 			if end == "close" {

@@ -68,7 +68,10 @@ func BenchmarkLoadBroker(b *testing.B) {
 // without limits on what may wait. Its cpu-ns/msg is the floor that the
 // client library sets for BenchmarkLoadBroker/nats; the difference is
 // what mqgate does per message (clock readings, header, sequence
-// tracking, counters, histogram, raw samples).
+// tracking, counters, histogram, raw samples). To compare two builds,
+// compare that ratio, each build's two benchmarks run in one process:
+// where the linker places nats.go's code moves both by up to a tenth
+// (docs/methods.md, the peers).
 func BenchmarkNATSBench(b *testing.B) {
 	url := testenv.Service(b, "nats", testenv.Getenv("MQGATE_NATS_URL", "nats://127.0.0.1:4222"), "start it with: nats-server -js")
 	n := b.N * 100_000

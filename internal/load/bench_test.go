@@ -21,13 +21,13 @@ func BenchmarkRecord(b *testing.B) {
 	rv := r.newReceiver(SubLink{}, 1)
 	msg := make([]byte, 16)
 	h := Header{RunID: 7}
-	now := time.Now()
+	now := r.clock.Now()
 	b.ResetTimer()
 	cpu := cpuTime(b)
 	for i := range b.N {
-		h.Seq, h.SendNs = uint64(i), uint64(r.clock.Ns(now))
+		h.Seq, h.SendNs = uint64(i), uint64(now)
 		h.Put(msg)
-		r.deliver(rv, msg, now.Add(time.Duration(i%5000)*time.Microsecond))
+		r.deliver(rv, msg, now+int64(i%5000)*1000)
 	}
 	reportCPU(b, cpu)
 }
@@ -41,21 +41,34 @@ func reportCPU(b *testing.B, cpu time.Duration) {
 
 // BenchmarkClockNow is one reading of the clock a message takes twice:
 // the publisher's send time (Clock.Now) and the subscriber's arrival time
-// (driver.Now, which the links read as a message is handed over). On a
-// virtual machine a reading can cost most of BenchmarkPublish (docs/methods.md,
-// the peers); the reference clients of bench/load-vs-reference.sh read none.
+// (driver.Mono, which a Consumer's library handler reads as a message is
+// handed over, converted by Clock.Mono; arrival-receive is driver.Now,
+// what a Receiver returns, converted by Clock.Ns). On a virtual machine a
+// reading can cost most of BenchmarkPublish (docs/methods.md, the peers);
+// the reference clients of bench/load-vs-reference.sh read none.
 func BenchmarkClockNow(b *testing.B) {
 	c := NewClock()
 	var sum int64
 	b.Run("send", func(b *testing.B) {
+		cpu := cpuTime(b)
 		for range b.N {
 			sum += c.Now()
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("arrival", func(b *testing.B) {
+		cpu := cpuTime(b)
+		for range b.N {
+			sum += c.Mono(driver.Mono())
+		}
+		reportCPU(b, cpu)
+	})
+	b.Run("arrival-receive", func(b *testing.B) {
+		cpu := cpuTime(b)
 		for range b.N {
 			sum += c.Ns(driver.Now())
 		}
+		reportCPU(b, cpu)
 	})
 	if sum == 0 {
 		b.Log("no reading") // keeps the readings from being optimised away

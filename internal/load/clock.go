@@ -1,32 +1,47 @@
 package load
 
-import "time"
+import (
+	"time"
+
+	"github.com/mqgate/mqgate/internal/driver"
+)
 
 // Clock turns monotonic readings into ns since the Unix epoch: the wall
-// clock is read once, at NewClock, and every later reading adds Go's
-// monotonic time since then, so that a step of the wall clock (NTP) during
-// a run cannot produce a jump in the latencies. Publishers and subscribers
-// of one process share one Clock, so their one-way latencies are exact;
-// ends in different processes (`run pub`/`run sub`) compare two clocks,
-// and their latencies include the clocks' offset.
+// clock is read once, at NewClock, and every later reading adds the
+// kernel's monotonic time (CLOCK_MONOTONIC, through Go's runtime) since
+// then, so that a step of the wall clock (NTP) during a run cannot produce
+// a jump in the latencies. Publishers and subscribers of one process share
+// one Clock, so their one-way latencies are exact; ends in different
+// processes (`run pub`/`run sub`) compare two clocks, and their latencies
+// include the clocks' offset.
 type Clock struct {
 	base   time.Time // with a monotonic reading
 	baseNs int64
+	// monoNs is the epoch time of driver.Mono's zero: a Mono reading m
+	// is monoNs + m ns since the epoch.
+	monoNs int64
 }
 
 // NewClock reads the wall clock.
 func NewClock() *Clock {
 	now := time.Now()
-	return &Clock{base: now, baseNs: now.UnixNano()}
+	ns := now.UnixNano()
+	return &Clock{base: now, baseNs: ns, monoNs: ns - driver.MonoOf(now)}
 }
 
 // Ns returns t (with a monotonic reading) in ns since the Unix epoch.
 func (c *Clock) Ns(t time.Time) int64 { return c.baseNs + int64(t.Sub(c.base)) }
 
+// Mono returns a driver.Mono reading (a Consumer's arrival time) in ns
+// since the Unix epoch, as Ns(driver.MonoTime(m)) but without the
+// time.Time.
+func (c *Clock) Mono(m int64) int64 { return c.monoNs + m }
+
 // Now returns the current time in ns since the Unix epoch. It reads only
-// the monotonic clock, which costs half of time.Now (the wall clock and the
-// monotonic clock) on the publishers' hot path.
-func (c *Clock) Now() int64 { return c.baseNs + int64(time.Since(c.base)) }
+// the monotonic clock (driver.Mono, as a Consumer's arrival time is read),
+// which costs half of time.Now (the wall clock and the monotonic clock) on
+// the publishers' hot path.
+func (c *Clock) Now() int64 { return c.Mono(driver.Mono()) }
 
 // ClockName is meta.json's "clock" for the one-way latencies of a paced
 // run load (--rate > 0), measured from the intended send time (the

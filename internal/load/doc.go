@@ -16,7 +16,8 @@
 //     version, topic id and run id when the message has 24 bytes. The
 //     smallest message is 16 bytes.
 //   - Clock: ns since the epoch from one wall-clock reading plus the
-//     monotonic clock.
+//     monotonic clock (time.Time readings by Ns, driver.Mono readings by
+//     Mono).
 //   - Schedule and Wait (pacer.go): one publisher's open-loop scheduler,
 //     period 1e9/rate ns; a publisher more than one period behind skips
 //     forward to the latest slot due and counts the slots skipped.
@@ -77,8 +78,11 @@
 // link is a driver.Consumer (the NATS core and MQTT subscribers): then the
 // accounting (header, sequence, counters, histogram) runs in the client
 // library's delivery callback, as the libraries' own benchmarks consume
-// (`nats bench`), saving one goroutine hand-over per message. Unpaced
-// publishers read only the monotonic clock (Clock.Now) per message.
+// (`nats bench`), saving one goroutine hand-over per message. Both
+// readings of the clock a message takes are of the kernel's monotonic
+// clock alone: an unpaced publisher's send time (Clock.Now) and a
+// Consumer's arrival time (driver.Mono, read in the library's handler and
+// converted by Clock.Mono with no time.Time in between).
 //
 // # Coordinated omission
 //

@@ -765,12 +765,14 @@ func (s *rawSamples) appendTo(dst []RawSample) []RawSample {
 // receive is a subscriber link's loop. A subscriber whose library delivers
 // to a callback (driver.Consumer) is accounted for on that callback's
 // goroutine, as the libraries' own benchmarks consume: a hand-over to this
-// goroutine per message costs a fast link a large share of its rate.
+// goroutine per message costs a fast link a large share of its rate. Its
+// arrival times are monotonic readings (driver.Mono), converted without a
+// time.Time.
 func (r *run) receive(rv *receiver, payload int) {
 	if c, ok := rv.link.R.(driver.Consumer); ok {
-		err := c.Consume(func(msg []byte, at time.Time) {
+		err := c.Consume(func(msg []byte, at int64) {
 			if !r.stop.Load() {
-				r.deliver(rv, msg, at)
+				r.deliver(rv, msg, r.clock.Mono(at))
 			}
 		})
 		if err != nil && !r.stop.Load() {
@@ -797,7 +799,7 @@ func (r *run) receive(rv *receiver, payload int) {
 			r.fail(fmt.Errorf("subscriber %d: %w", rv.link.Sub, err))
 			return
 		}
-		r.deliver(rv, buf[:n], at)
+		r.deliver(rv, buf[:n], r.clock.Ns(at))
 	}
 }
 
@@ -811,8 +813,8 @@ func (r *run) unique() uint64 {
 // deliver accounts for one message. Its atomic operations are as few as
 // the counts allow (one, for a unique delivery, besides the histogram's
 // and the raw budget's): on a fast link each costs the subscriber a share
-// of its rate.
-func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
+// of its rate. atNs is its arrival in ns since the epoch (the run's clock).
+func (r *run) deliver(rv *receiver, msg []byte, atNs int64) {
 	h, full, err := Parse(msg)
 	if err != nil || (full && h.RunID != r.cfg.RunID) || len(msg) != r.payload {
 		r.c.Errors.Add(1) // malformed, of another run, or of another payload
@@ -838,7 +840,6 @@ func (r *run) deliver(rv *receiver, msg []byte, at time.Time) {
 		r.dups.Add(1)
 		return // a duplicate: no second sample
 	}
-	atNs := r.clock.Ns(at)
 	lat, clamped := Clamp(atNs - int64(h.SendNs))
 	if clamped {
 		r.c.Clamped.Add(1)

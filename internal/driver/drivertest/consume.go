@@ -59,7 +59,7 @@ func RunConsume(t *testing.T, sub driver.Subscriber, pub driver.Publisher) {
 	if len(k.bad) > 0 {
 		t.Errorf("%d bad deliveries, the first: %s", len(k.bad), k.bad[0])
 	}
-	if err := c.Consume(func([]byte, time.Time) {}); err == nil {
+	if err := c.Consume(func([]byte, int64) {}); err == nil {
 		t.Error("a second Consume returned nil, want an error")
 	}
 	k.mu.Lock()
@@ -106,9 +106,10 @@ func (k *consumeCheck) send(t *testing.T, pub driver.Publisher, from, to int) {
 	}
 }
 
-// deliver is the consumer handed to Consume.
-func (k *consumeCheck) deliver(msg []byte, at time.Time) {
+// deliver is the consumer handed to Consume; at is a driver.Mono reading.
+func (k *consumeCheck) deliver(msg []byte, mono int64) {
 	now := time.Now()
+	at := driver.MonoTime(mono)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.returned {
@@ -137,7 +138,7 @@ func ConsumeLost(t *testing.T, sub driver.Subscriber, kill func(), want string) 
 	t.Helper()
 	c := sub.(driver.Consumer)
 	consumed := make(chan error, 1)
-	go func() { consumed <- c.Consume(func([]byte, time.Time) {}) }()
+	go func() { consumed <- c.Consume(func([]byte, int64) {}) }()
 	time.Sleep(50 * time.Millisecond) // let Consume wait
 	kill()
 	select {

@@ -221,7 +221,7 @@ func (s *Subscriber) Addr() string { return s.addr }
 // from the first queued for Receive on (driver.Consumer); at every QoS a
 // slow f holds back the library (nothing is dropped in this end). It
 // returns nil once Close was called, or why the connection was lost.
-func (s *Subscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.Consume(f) }
+func (s *Subscriber) Consume(f func(msg []byte, at int64)) error { return s.in.Consume(f) }
 
 // Publisher publishes to the link's topic. At QoS 0 it is best effort; at
 // QoS 1 and 2 it is an AckPublisher.

@@ -240,7 +240,7 @@ func (s *coreSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time
 // the subscription (driver.Consumer). A slow f holds back that goroutine;
 // nats.go queues behind it up to the subscription's pending limits, then
 // drops (counted in Counters().Dropped).
-func (s *coreSubscriber) Consume(f func(msg []byte, at time.Time)) error { return s.in.Consume(f) }
+func (s *coreSubscriber) Consume(f func(msg []byte, at int64)) error { return s.in.Consume(f) }
 
 // Close closes the connection.
 func (s *coreSubscriber) Close() error {
