@@ -298,7 +298,11 @@ func (iv *interleave) measure(ctx context.Context, w *roundsWriter, shapes []eng
 			}
 			g.runs = round
 			return g.feed(la, lb, stderr)
-		}}
+		},
+		// A slow first round (a broker holding small packets for Nagle's
+		// algorithm: minutes a round) is said when its warm-up shows it,
+		// not after it.
+		Notice: func(s string) { fmt.Fprintln(stderr, "ab: warning: "+s) }}
 	if err := session.RunDuet(ctx, iv.sess[0], iv.sess[1], outs[0], outs[1], d); err != nil {
 		code := exit.Code(err)
 		switch {
