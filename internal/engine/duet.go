@@ -467,7 +467,15 @@ func (rd *duetRound) measure(k, i, j int, c Config, res *driver.PayloadResult) e
 	if errors.Is(err, ErrInterrupted) {
 		return fmt.Errorf("%s: %w at payload %d B", sub.Type, ErrInterrupted, rd.cfg.Payloads[j])
 	}
-	return &StopError{Type: sub.Type, Payload: rd.cfg.Payloads[j], Attempt: attempt + 1, Total: c.Warmup + c.Samples, Err: err}
+	// Whose link: with a broker per side, a message of one side's broker
+	// that went unacknowledged named neither the side nor the broker. A
+	// failure after the block's last round trip (waiting for its
+	// acknowledgements) is the last round trip's, not one past it.
+	if dir := rd.sides[k].r.Dir; !strings.Contains(err.Error(), dir) {
+		err = fmt.Errorf("%w (the link of %s)", err, dir)
+	}
+	total := c.Warmup + c.Samples
+	return &StopError{Type: sub.Type, Payload: rd.cfg.Payloads[j], Attempt: min(attempt+1, total), Total: total, Err: err}
 }
 
 // shape is sub-experiment i's block and block pairs: Shapes[i] when

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/meta"
 )
@@ -501,5 +502,49 @@ func TestDuetSaysASlowRound(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// unacked is a delayed pinger whose system acknowledges nothing from its
+// nth message on: a broker that stopped answering (nats-server stopped).
+type unacked struct {
+	delayed
+	n, sent int
+}
+
+func (p *unacked) OnAck(func(error)) {}
+
+func (p *unacked) Send(msg []byte) error {
+	p.sent++
+	return p.delayed.Send(msg)
+}
+
+func (p *unacked) WaitAcks(time.Time) error {
+	if p.sent >= p.n {
+		return fmt.Errorf("1 messages not acknowledged before the deadline: %w", driver.ErrTimeout)
+	}
+	return nil
+}
+
+// TestDuetNamesTheSideThatStopped: a side's broker that stopped
+// acknowledging (one nats-server per side, the candidate's stopped)
+// stopped the gate with "payload 8192 B, round trip 2 of 1: messages not
+// acknowledged within 1s", naming neither the side nor a round trip of
+// the block. The error now names the side's run, and the round trip is
+// the block's last.
+func TestDuetNamesTheSideThatStopped(t *testing.T) {
+	d, a, _, log := duetOf(t, 1000, 1)
+	p := &unacked{delayed: delayed{name: "B", d: 2 * time.Second, log: log}, n: 40}
+	b := []Sub{{Type: "one_reliable", Echo: EchoSubprocess, Open: func(context.Context) (*Link, error) { return &Link{Pinger: p}, nil }}, a[1]}
+	err := d.Run(context.Background(), a, b)
+	var se *StopError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "messages not acknowledged") {
+		t.Fatalf("err = %v, want the acknowledgements' timeout", err)
+	}
+	if !strings.Contains(err.Error(), "(the link of "+d.B.Dir+")") {
+		t.Errorf("err = %v, want it to name %s", err, d.B.Dir)
+	}
+	if se.Attempt > se.Total {
+		t.Errorf("err = %v: round trip %d of %d", err, se.Attempt, se.Total)
 	}
 }
