@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/meta"
+	"github.com/mqgate/mqgate/internal/result"
 )
 
 // Duet measures two systems side by side in one run each: one pinger
@@ -58,7 +59,24 @@ type Duet struct {
 	// Round is called after every round with its units, in the order
 	// measured; it returns true to end the duet (a gate that decided).
 	Round func(round int, units []DuetUnit) (stop bool, err error)
+	// Notice, when set, is told what the person waiting for the first
+	// round should know: once round 1's warm-up shows that a round will
+	// take SlowRound or more, how long a round and the budget take; and
+	// after round 1, a side's transport's advice on its round trips
+	// (driver.Advice: an MQTT broker holding small packets for Nagle's
+	// algorithm, 44 ms a round trip where a fraction of a millisecond was
+	// expected). A round is silent until it ends, and such a round of an
+	// interleaved gate ran for minutes saying nothing.
+	Notice func(text string)
+	// SlowRound is the projected length of a round from which Notice is
+	// told it; 0 means DefaultSlowRound.
+	SlowRound time.Duration
 }
+
+// DefaultSlowRound is Duet.SlowRound's default: a round projected to take
+// longer is announced after round 1's warm-up. Rounds of the defaults take
+// about a second over TCP and 3–9 s through a broker.
+const DefaultSlowRound = 30 * time.Second
 
 // DuetUnit is what one round measured of one sub-experiment's payload:
 // Pairs blocks of round trips on each side.
@@ -173,7 +191,7 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 	}()
 	coin := rand.New(rand.NewPCG(d.Seed, duetCoin))
 	for round := 1; round <= d.Rounds; round++ {
-		units, err := d.round(ctx, cfg, sides, coin)
+		units, err := d.round(ctx, cfg, sides, coin, round)
 		if err != nil {
 			// Which round: the rounds before it are whole on both sides.
 			return fmt.Errorf("round %d: %w", round, err)
@@ -191,7 +209,7 @@ func (d *Duet) Run(ctx context.Context, subsA, subsB []Sub) (err error) {
 // round opens every link of both sides, the side opened first drawn per
 // sub-experiment, warms them up, measures the block pairs of every
 // sub-experiment and payload and closes the links.
-func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *rand.Rand) ([]DuetUnit, error) {
+func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *rand.Rand, round int) ([]DuetUnit, error) {
 	n := len(sides[0].subs)
 	rd := &duetRound{d: d, cfg: cfg, sides: sides, open: make([][2]*duetLink, n), done: make(chan struct{})}
 	defer rd.close()
@@ -199,8 +217,24 @@ func (d *Duet) round(ctx context.Context, cfg Config, sides []*duetSide, coin *r
 		return nil, err
 	}
 	rd.watch(ctx)
-	if err := rd.warm(); err != nil {
+	began := time.Now()
+	warmed, err := rd.warm()
+	if err != nil {
 		return nil, err
+	}
+	if round == 1 && d.Notice != nil {
+		if s := d.slowRound(cfg, warmed, time.Since(began)); s != "" {
+			d.Notice(s)
+		}
+		defer func() {
+			for _, s := range sides {
+				for i, rec := range s.recs {
+					if a := driver.Advice(rec, s.payloads[i]); a != "" {
+						d.Notice(fmt.Sprintf("%s (%s)", strings.TrimSuffix(strings.TrimPrefix(a, "warning: "), "\n"), s.r.Dir))
+					}
+				}
+			}
+		}()
 	}
 	units := make([]DuetUnit, 0, n*len(cfg.Payloads))
 	for i := range n {
@@ -315,21 +349,56 @@ func (rd *duetRound) close() {
 }
 
 // warm runs the warm-up of every sub-experiment and payload on both sides.
-func (rd *duetRound) warm() error {
+// It returns how long each sub-experiment's warm-up took on both sides
+// together, by index.
+func (rd *duetRound) warm() ([]time.Duration, error) {
 	warm := rd.cfg
 	warm.Samples, warm.Warmup = 0, rd.cfg.Warmup
+	took := make([]time.Duration, len(rd.open))
 	for i := range rd.open {
+		began := time.Now()
 		for j := range rd.cfg.Payloads {
 			for k, s := range rd.sides {
 				var res driver.PayloadResult
 				if err := rd.measure(k, i, j, warm, &res); err != nil {
-					return err
+					return nil, err
 				}
 				s.payloads[i][j].Counts.Warmup += rd.cfg.Warmup
 			}
 		}
+		took[i] = time.Since(began)
 	}
-	return nil
+	return took, nil
+}
+
+// slowRound says, when a round projected from its warm-up takes SlowRound
+// or more, how long a round and the budget take; "" otherwise or without
+// a warm-up. took is each sub-experiment's warm-up on both sides, all the
+// warm-up round trips; the measured round trips are projected at the
+// warm-up's pace.
+func (d *Duet) slowRound(cfg Config, took []time.Duration, all time.Duration) string {
+	if cfg.Warmup < 1 {
+		return ""
+	}
+	warmTrips := 2 * cfg.Warmup * len(cfg.Payloads)
+	var round time.Duration
+	slowest := time.Duration(0)
+	for i, t := range took {
+		each := t / time.Duration(warmTrips)
+		sh := d.shape(i)
+		round += each * time.Duration(2*sh.Block*sh.Pairs*len(cfg.Payloads))
+		slowest = max(slowest, each)
+	}
+	round += all
+	if round < cmp.Or(d.SlowRound, DefaultSlowRound) {
+		return ""
+	}
+	s := fmt.Sprintf("round 1's warm-up took %s per round trip: a round will take about %s, the budget of %d rounds up to %s",
+		result.Micros(float64(slowest)/1e3), result.Remaining(round), d.Rounds, result.Remaining(round*time.Duration(d.Rounds)))
+	if ms := slowest.Seconds() * 1e3; ms >= 15 && ms <= 90 {
+		s += "; a round trip near 20 or 40 ms on a fast link is often the mark of Nagle's algorithm meeting delayed ACKs (an end or a broker that does not set TCP_NODELAY)"
+	}
+	return s
 }
 
 // unit measures the block pairs of payload j of sub-experiment i, the
@@ -398,7 +467,15 @@ func (rd *duetRound) measure(k, i, j int, c Config, res *driver.PayloadResult) e
 	if errors.Is(err, ErrInterrupted) {
 		return fmt.Errorf("%s: %w at payload %d B", sub.Type, ErrInterrupted, rd.cfg.Payloads[j])
 	}
-	return &StopError{Type: sub.Type, Payload: rd.cfg.Payloads[j], Attempt: attempt + 1, Total: c.Warmup + c.Samples, Err: err}
+	// Whose link: with a broker per side, a message of one side's broker
+	// that went unacknowledged named neither the side nor the broker. A
+	// failure after the block's last round trip (waiting for its
+	// acknowledgements) is the last round trip's, not one past it.
+	if dir := rd.sides[k].r.Dir; !strings.Contains(err.Error(), dir) {
+		err = fmt.Errorf("%w (the link of %s)", err, dir)
+	}
+	total := c.Warmup + c.Samples
+	return &StopError{Type: sub.Type, Payload: rd.cfg.Payloads[j], Attempt: min(attempt+1, total), Total: total, Err: err}
 }
 
 // shape is sub-experiment i's block and block pairs: Shapes[i] when

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/driver"
+	"github.com/mqgate/mqgate/internal/driver/mqtt"
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
@@ -421,5 +423,128 @@ func TestDuetOpenFails(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "round 1: ") || !strings.Contains(err.Error(), "exit status 127") ||
 		!strings.HasSuffix(err.Error(), "(opening the link of "+d.B.Dir+")") {
 		t.Fatalf("err = %v, want the round and %s named", err, d.B.Dir)
+	}
+}
+
+// sleepy is a pinger whose far end answers every message d after it was
+// sent, in real time: a link as slow as a broker that holds small packets
+// for Nagle's algorithm.
+type sleepy struct {
+	d    time.Duration
+	last []byte
+}
+
+func (p *sleepy) Send(msg []byte) error {
+	p.last = append(p.last[:0], msg...)
+	return nil
+}
+
+func (p *sleepy) Receive(buf []byte, _ time.Time) (int, time.Time, error) {
+	time.Sleep(p.d)
+	return copy(buf, p.last), time.Now(), nil
+}
+
+func (p *sleepy) Close() error { return nil }
+
+// TestDuetSaysASlowRound: a round of an interleaved gate is silent until
+// it ends, and through a Mosquitto that holds small packets for Nagle's
+// algorithm (44 ms a QoS 1 round trip) the first round of run ab's
+// defaults ran five minutes saying nothing, where run says why in a
+// warning. Round 1's warm-up now projects the round and the budget, and
+// the end of round 1 gives each side's transport's advice.
+func TestDuetSaysASlowRound(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		d     time.Duration
+		slow  bool
+		nagle bool
+	}{
+		{"nagle", 20 * time.Millisecond, true, true},
+		{"fast", 0, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			d := &Duet{Config: Config{Payloads: []int{16}, Warmup: 2, Latency: meta.LatencyRTT, Timeout: time.Minute}, Block: 1, Pairs: 3, Rounds: 3,
+				A:         &Runner{Dir: filepath.Join(dir, "reference", "x"), Meta: &meta.Meta{Experiment: "x"}},
+				B:         &Runner{Dir: filepath.Join(dir, "candidate", "x"), Meta: &meta.Meta{Experiment: "x"}},
+				SlowRound: 100 * time.Millisecond}
+			var notices []string
+			rounds := 0
+			d.Notice = func(s string) { notices = append(notices, fmt.Sprintf("%d: %s", rounds, s)) }
+			d.Round = func(round int, _ []DuetUnit) (bool, error) { rounds = round; return false, nil }
+			side := func() []Sub {
+				return []Sub{{Type: "mqtt_reliable", Transport: "mqtt", Echo: EchoSubprocess, Params: map[string]string{mqtt.ParamQoS: "1"},
+					Open: func(context.Context) (*Link, error) {
+						return &Link{Pinger: &sleepy{d: tc.d}, System: &meta.SystemInfo{Product: "mosquitto", Version: "2.0.11"}}, nil
+					}}}
+			}
+			if err := d.Run(context.Background(), side(), side()); err != nil {
+				t.Fatal(err)
+			}
+			all := strings.Join(notices, "\n")
+			if !tc.slow {
+				if len(notices) > 0 {
+					t.Fatalf("a fast duet was noticed:\n%s", all)
+				}
+				return
+			}
+			// Said during round 1 (before its Round call): the projection
+			// after the warm-up, each side's advice as it ends.
+			if len(notices) != 3 || !strings.HasPrefix(notices[0], "0: round 1's warm-up took") ||
+				!strings.Contains(notices[0], "the budget of 3 rounds") || !strings.Contains(notices[0], "Nagle") {
+				t.Fatalf("want the projection then the advice of both sides, in round 1; got:\n%s", all)
+			}
+			for i, side := range []string{"reference", "candidate"} {
+				n := notices[1+i]
+				if !strings.HasPrefix(n, "0: mqtt_reliable: median round trip") || !strings.Contains(n, "set_tcp_nodelay true") ||
+					!strings.Contains(n, filepath.Join(side, "x")) {
+					t.Errorf("advice %d: %s", i, n)
+				}
+			}
+		})
+	}
+}
+
+// unacked is a delayed pinger whose system acknowledges nothing from its
+// nth message on: a broker that stopped answering (nats-server stopped).
+type unacked struct {
+	delayed
+	n, sent int
+}
+
+func (p *unacked) OnAck(func(error)) {}
+
+func (p *unacked) Send(msg []byte) error {
+	p.sent++
+	return p.delayed.Send(msg)
+}
+
+func (p *unacked) WaitAcks(time.Time) error {
+	if p.sent >= p.n {
+		return fmt.Errorf("1 messages not acknowledged before the deadline: %w", driver.ErrTimeout)
+	}
+	return nil
+}
+
+// TestDuetNamesTheSideThatStopped: a side's broker that stopped
+// acknowledging (one nats-server per side, the candidate's stopped)
+// stopped the gate with "payload 8192 B, round trip 2 of 1: messages not
+// acknowledged within 1s", naming neither the side nor a round trip of
+// the block. The error now names the side's run, and the round trip is
+// the block's last.
+func TestDuetNamesTheSideThatStopped(t *testing.T) {
+	d, a, _, log := duetOf(t, 1000, 1)
+	p := &unacked{delayed: delayed{name: "B", d: 2 * time.Second, log: log}, n: 40}
+	b := []Sub{{Type: "one_reliable", Echo: EchoSubprocess, Open: func(context.Context) (*Link, error) { return &Link{Pinger: p}, nil }}, a[1]}
+	err := d.Run(context.Background(), a, b)
+	var se *StopError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "messages not acknowledged") {
+		t.Fatalf("err = %v, want the acknowledgements' timeout", err)
+	}
+	if !strings.Contains(err.Error(), "(the link of "+d.B.Dir+")") {
+		t.Errorf("err = %v, want it to name %s", err, d.B.Dir)
+	}
+	if se.Attempt > se.Total {
+		t.Errorf("err = %v: round trip %d of %d", err, se.Attempt, se.Total)
 	}
 }

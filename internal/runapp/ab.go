@@ -375,11 +375,7 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 // no verdict when the gate stopped without one (a run that broke, exit 2;
 // an interruption, 130); a verdict (exit 0, 1, 3) wrote its own.
 func pendingReports(cfg ABConfig, stderr io.Writer) (func(error), error) {
-	unjudged := func(why string) error {
-		v := gate.Unjudged("run ab", cfg.Out+"/"+SideCandidate, cfg.Out+"/"+SideReference, why)
-		_, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
-		return err
-	}
+	unjudged := func(why string) error { return unjudgedReports(cfg, why) }
 	start := time.Now().UTC().Format(time.RFC3339)
 	if err := unjudged("the gate started at " + start + " and has not come to a verdict; a gate that stopped without one, killed, leaves this report"); err != nil {
 		return nil, exit.Usagef("%v", err)
@@ -393,6 +389,24 @@ func pendingReports(cfg ABConfig, stderr io.Writer) (func(error), error) {
 			fmt.Fprintf(stderr, "run ab: %v\n", werr)
 		}
 	}, nil
+}
+
+// unjudgedReports writes the report files, each replaced whole, saying
+// that the gate has no verdict and why.
+func unjudgedReports(cfg ABConfig, why string) error {
+	v := gate.Unjudged("run ab", cfg.Out+"/"+SideCandidate, cfg.Out+"/"+SideReference, why)
+	_, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
+	return err
+}
+
+// noVerdict writes the report files of a gate that stopped without a
+// verdict after its report paths were accepted, before pendingReports
+// (a side whose system does not answer), saying why; a report it cannot
+// write is said on stderr.
+func noVerdict(cfg ABConfig, stderr io.Writer, why string) {
+	if err := unjudgedReports(cfg, why); err != nil {
+		fmt.Fprintf(stderr, "run ab: %v\n", err)
+	}
 }
 
 // checkWritable reports whether a file can be created where path would

@@ -367,8 +367,13 @@ func (g *abGate) progress(now time.Time) string {
 	}
 	switch {
 	case d.Dependence.Significant:
+		looks := slices.DeleteFunc(g.seq.HeldLooks(), func(n int) bool { return n < d.Pairs })
+		at := g.unitWord()
+		if len(looks) == 1 {
+			at = unitOf(g.cfg.Design) // "at round 150", not "at rounds 150"
+		}
 		line += fmt.Sprintf("; held for serial dependence (consecutive %s alike, r %+.2f): it judges blocks of %s at %s %s",
-			g.unitWord(), d.Dependence.R, g.unitWord(), g.unitWord(), lookList(g.seq.HeldLooks(), d.Pairs))
+			g.unitWord(), d.Dependence.R, g.unitWord(), at, seq.ListPairs(looks))
 	case d.Pairs < g.seq.MinPairs():
 		line += "; no decision before " + unitName(g.cfg.Design, g.seq.MinPairs())
 	}

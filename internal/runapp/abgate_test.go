@@ -209,6 +209,10 @@ func TestABRefusedDependent(t *testing.T) {
 	if strings.Contains(out, "budget is spent") || !strings.Contains(stderr.String(), "; held for serial dependence (consecutive pairs alike, r +") {
 		t.Errorf("the refusal said as a spent budget, or the hold not on standard error:\n%s\n%s", out, stderr.String())
 	}
+	// One look left, the budget's: "at pair 30", where it said "at pairs 30".
+	if !strings.Contains(stderr.String(), "): it judges blocks of pairs at pair 30\n") {
+		t.Errorf("the held progress lines do not name the one look left as one pair:\n%s", stderr.String())
+	}
 	var v struct {
 		Status   string `json:"status"`
 		Decision struct {

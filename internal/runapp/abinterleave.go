@@ -124,6 +124,13 @@ func abInterleave(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) (
 	}
 	iv.stderr = stderr
 	if err := iv.prepare(ctx); err != nil {
+		// A side's broker or remote echo that does not answer (a wrong
+		// --target, a broker down) is the gate's failure to judge, as an
+		// echo process that never answers is in the first round: its
+		// reports say so rather than keep an earlier gate's verdict.
+		if errors.As(err, new(*session.UnreachableError)) {
+			noVerdict(cfg, stderr, "the gate could not start measuring: "+err.Error())
+		}
 		return err
 	}
 	defer iv.sess[0].Close()
@@ -298,7 +305,11 @@ func (iv *interleave) measure(ctx context.Context, w *roundsWriter, shapes []eng
 			}
 			g.runs = round
 			return g.feed(la, lb, stderr)
-		}}
+		},
+		// A slow first round (a broker holding small packets for Nagle's
+		// algorithm: minutes a round) is said when its warm-up shows it,
+		// not after it.
+		Notice: func(s string) { fmt.Fprintln(stderr, "ab: warning: "+s) }}
 	if err := session.RunDuet(ctx, iv.sess[0], iv.sess[1], outs[0], outs[1], d); err != nil {
 		code := exit.Code(err)
 		switch {

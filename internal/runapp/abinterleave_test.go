@@ -3,6 +3,7 @@ package runapp_test
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -382,5 +383,67 @@ func TestABInterleaveBrokerRound(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestABInterleaveUnreachableTarget: a side whose broker does not answer
+// (a wrong --target; one nats-server per side, the candidate's not
+// started) stopped the gate with exit 2 before its first round and left
+// the report files as they were, an earlier gate's PASSED read as this
+// gate's verdict, where a candidate whose echo process never answers gets
+// reports saying there is no verdict and why. Now both do; a gate refused
+// for its flags still leaves them as they were.
+func TestABInterleaveUnreachableTarget(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	out := t.TempDir()
+	stale := filepath.Join(t.TempDir(), "v.json")
+	md := filepath.Join(filepath.Dir(stale), "v.md")
+	const earlier = `{"status": "passed"}`
+	for _, p := range []string{stale, md} {
+		if err := os.WriteFile(p, []byte(earlier), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"ab", "--max-runs", "2", "--out", out, "--name", "s", "--reference", "--broker embedded",
+		"--candidate", "--target nats://" + closed, "--json", stale, "--markdown", md,
+		"--", "-s", "nats_reliable", "--payloads", "64", "-q"}
+	if code, _, stderr := run(t, args...); code != exit.Usage || !strings.Contains(stderr, "cannot reach the broker") {
+		t.Fatalf("exit %d, want 2 naming the broker\n%s", code, stderr)
+	}
+	var rep struct{ Status, Error string }
+	b, err := os.ReadFile(stale)
+	if err == nil {
+		err = json.Unmarshal(b, &rep)
+	}
+	if err != nil || rep.Status != "no_verdict" || !strings.Contains(rep.Error, "could not start measuring") || !strings.Contains(rep.Error, "candidate side") ||
+		!strings.Contains(rep.Error, closed) {
+		t.Errorf("%s after a gate whose candidate broker does not answer: %s (%v); want status no_verdict and why", stale, b, err)
+	}
+	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "NO VERDICT") {
+		t.Errorf("%s: %q, %v; want NO VERDICT", md, b, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "s"+runapp.RoundsSuffix)); err == nil {
+		t.Errorf("the rounds file was created")
+	}
+	// Refused for its flags: the reports stay.
+	for _, p := range []string{stale, md} {
+		if err := os.WriteFile(p, []byte(earlier), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := slices.Clone(args)
+	bad[slices.Index(bad, "--payloads")+1] = "0"
+	if code, _, stderr := run(t, bad...); code != exit.Usage {
+		t.Fatalf("exit %d, want 2 for --payloads 0\n%s", code, stderr)
+	}
+	for _, p := range []string{stale, md} {
+		if b, err := os.ReadFile(p); err != nil || string(b) != earlier {
+			t.Errorf("a gate refused for its flags changed %s: %q, %v", p, b, err)
+		}
 	}
 }

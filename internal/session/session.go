@@ -125,6 +125,15 @@ func Prepare(ctx context.Context, cfg Config) (_ *Session, err error) {
 	return s, nil
 }
 
+// UnreachableError is Prepare's error when a broker or remote echo the
+// flags name does not answer: the system measured is not there, which is
+// the environment's failure rather than the flags' (a gate says it has no
+// verdict, as when an echo process it starts never answers).
+type UnreachableError struct{ Err error }
+
+func (e *UnreachableError) Error() string { return e.Err.Error() }
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
 // useAddr makes a broker's URL flag say the URL p uses, which may come from
 // --target or an embedded broker, so that the driver and meta.json see the
 // same address.
@@ -542,7 +551,7 @@ func (s *Session) probe(ctx context.Context, p *plan) error {
 		if expired(cctx) {
 			err = fmt.Errorf("%w (nothing within --connect-timeout %v)", err, s.cfg.ConnectTimeout)
 		}
-		return fmt.Errorf("%s: cannot reach %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)
+		return &UnreachableError{fmt.Errorf("%s: cannot reach %s at %s: %w", p.sc.Type, what, driver.RedactURL(p.addr), err)}
 	}
 	if oneWay {
 		return nil // probeOneWay closed its ends

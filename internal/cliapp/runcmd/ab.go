@@ -159,7 +159,8 @@ and no series file of that name exist, and that the report files can be
 written and replace no file of the series or of an experiment. Then the
 report files say the gate has no verdict yet; a gate that stops without
 one (a run that broke, exit 2; interrupted, 130) leaves them saying why, and
-no earlier report there to be read as its own. A run that fails stops the series with its exit code; the runs already made stay, and
+no earlier report there to be read as its own; so does one whose side's
+broker or remote echo does not answer (a wrong --target: exit 2). A run that fails stops the series with its exit code; the runs already made stay, and
 compare leaves out the unit it interrupted.
 
 Examples:
