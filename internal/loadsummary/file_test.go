@@ -2,8 +2,11 @@ package loadsummary
 
 import (
 	"bytes"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -167,5 +170,24 @@ func TestEmptyStatsNull(t *testing.T) {
 	}
 	if got := back.Payloads[0]; got.SendDelay != (Stats{}) || got.Latency.P50Ns != 7 {
 		t.Errorf("read back %+v", got)
+	}
+}
+
+// TestEmptyStatsFields: the empty Stats writes every field one with a
+// latency writes.
+func TestEmptyStatsFields(t *testing.T) {
+	keys := func(st Stats) []string {
+		b, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		return slices.Sorted(maps.Keys(m))
+	}
+	if empty, full := keys(Stats{}), keys(Stats{Count: 1, P50Ns: 3}); !slices.Equal(empty, full) {
+		t.Errorf("empty Stats writes %v, one with a latency %v", empty, full)
 	}
 }
