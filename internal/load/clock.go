@@ -15,8 +15,6 @@ import (
 // processes (`run pub`/`run sub`) compare two clocks, and their latencies
 // include the clocks' offset.
 type Clock struct {
-	base   time.Time // with a monotonic reading
-	baseNs int64
 	// monoNs is the epoch time of driver.Mono's zero: a Mono reading m
 	// is monoNs + m ns since the epoch.
 	monoNs int64
@@ -25,12 +23,11 @@ type Clock struct {
 // NewClock reads the wall clock.
 func NewClock() *Clock {
 	now := time.Now()
-	ns := now.UnixNano()
-	return &Clock{base: now, baseNs: ns, monoNs: ns - driver.MonoOf(now)}
+	return &Clock{monoNs: now.UnixNano() - driver.MonoOf(now)}
 }
 
 // Ns returns t (with a monotonic reading) in ns since the Unix epoch.
-func (c *Clock) Ns(t time.Time) int64 { return c.baseNs + int64(t.Sub(c.base)) }
+func (c *Clock) Ns(t time.Time) int64 { return c.Mono(driver.MonoOf(t)) }
 
 // Mono returns a driver.Mono reading (a Consumer's arrival time) in ns
 // since the Unix epoch, as Ns(driver.MonoTime(m)) but without the

@@ -375,9 +375,8 @@ func guardReports(cfg ABConfig, plan []abRun, series string) error {
 // no verdict when the gate stopped without one (a run that broke, exit 2;
 // an interruption, 130); a verdict (exit 0, 1, 3) wrote its own.
 func pendingReports(cfg ABConfig, stderr io.Writer) (func(error), error) {
-	unjudged := func(why string) error { return unjudgedReports(cfg, why) }
 	start := time.Now().UTC().Format(time.RFC3339)
-	if err := unjudged("the gate started at " + start + " and has not come to a verdict; a gate that stopped without one, killed, leaves this report"); err != nil {
+	if err := unjudgedReports(cfg, "the gate started at "+start+" and has not come to a verdict; a gate that stopped without one, killed, leaves this report"); err != nil {
 		return nil, exit.Usagef("%v", err)
 	}
 	return func(err error) {
@@ -385,7 +384,7 @@ func pendingReports(cfg ABConfig, stderr io.Writer) (func(error), error) {
 		case exit.OK, exit.GateFailed, exit.Inconclusive:
 			return
 		}
-		if werr := unjudged("the gate started at " + start + " and stopped without a verdict: " + err.Error()); werr != nil {
+		if werr := unjudgedReports(cfg, "the gate started at "+start+" and stopped without a verdict: "+err.Error()); werr != nil {
 			fmt.Fprintf(stderr, "run ab: %v\n", werr)
 		}
 	}, nil

@@ -367,13 +367,8 @@ func (g *abGate) progress(now time.Time) string {
 	}
 	switch {
 	case d.Dependence.Significant:
-		looks := slices.DeleteFunc(g.seq.HeldLooks(), func(n int) bool { return n < d.Pairs })
-		at := g.unitWord()
-		if len(looks) == 1 {
-			at = unitOf(g.cfg.Design) // "at round 150", not "at rounds 150"
-		}
-		line += fmt.Sprintf("; held for serial dependence (consecutive %s alike, r %+.2f): it judges blocks of %s at %s %s",
-			g.unitWord(), d.Dependence.R, g.unitWord(), at, seq.ListPairs(looks))
+		line += fmt.Sprintf("; held for serial dependence (consecutive %s alike, r %+.2f): it judges blocks of %s at %s",
+			g.unitWord(), d.Dependence.R, g.unitWord(), g.atLooks(d.Pairs))
 	case d.Pairs < g.seq.MinPairs():
 		line += "; no decision before " + unitName(g.cfg.Design, g.seq.MinPairs())
 	}
@@ -533,12 +528,7 @@ func (g *abGate) heldText(last string) string {
 		found = fmt.Sprintf("lag-1 autocorrelation of the log ratios in measured order %+.2f (pooled over the checks), randomisation p %.4f over %d orders: serially dependent at %g",
 			dep.R, dep.P, dep.Perms, dep.Level)
 	}
-	looks := g.seq.HeldLooks()
-	at := g.unitWord()
-	if len(looks) == 1 {
-		at = u
-	}
-	text := fmt.Sprintf("at %s %d, %s, so the gate held and judged blocks of %s at %s %s", u, g.heldAt, found, g.unitWord(), at, lookList(looks, 0))
+	text := fmt.Sprintf("at %s %d, %s, so the gate held and judged blocks of %s at %s", u, g.heldAt, found, g.unitWord(), g.atLooks(0))
 	return text + fmt.Sprintf("; at %s %d, %s", u, g.last.Pairs, last)
 }
 
@@ -688,7 +678,7 @@ func (g *abGate) plainReason(v *gate.Verdict) string {
 	d := g.last
 	held := ""
 	if strings.HasPrefix(d.Reason, "held at pair") {
-		held = fmt.Sprintf(" (consecutive %s were alike, so the gate judged blocks of them, at set %s: %s)", g.unitWord(), g.unitWord(), lookList(g.seq.HeldLooks(), 0))
+		held = fmt.Sprintf(" (consecutive %s were alike, so the gate judged blocks of them, at set %s: %s)", g.unitWord(), g.unitWord(), seq.ListPairs(g.seq.HeldLooks()))
 	}
 	switch {
 	case g.seq == nil:
@@ -846,7 +836,12 @@ func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 
-// lookList lists the looks of a held gate from pair from on.
-func lookList(looks []int, from int) string {
-	return seq.ListPairs(slices.DeleteFunc(looks, func(n int) bool { return n < from }))
+// atLooks names the looks of a held gate from pair from on, after "at":
+// "round 150" for one, "rounds 94, 122 and 150" for several.
+func (g *abGate) atLooks(from int) string {
+	looks := slices.DeleteFunc(g.seq.HeldLooks(), func(n int) bool { return n < from })
+	if len(looks) == 1 {
+		return unitOf(g.cfg.Design) + " " + seq.ListPairs(looks)
+	}
+	return g.unitWord() + " " + seq.ListPairs(looks)
 }
