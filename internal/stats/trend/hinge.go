@@ -135,19 +135,14 @@ func hingeRuns(x []float64, start int) (y []float64, log bool, err error) {
 	return y, log, nil
 }
 
-// HingeResiduals returns the residuals of the ordinary least-squares fit
-// of TestHinge's model (a level, then a change per run from run start on)
-// to the runs x, of their logarithms when all are positive: the noise
-// around a rise, from which its AR(1) correlation can be estimated without
-// taking the rise for correlation. Its arguments are TestHinge's.
-func HingeResiduals(x []float64, start int) ([]float64, error) {
-	return SegmentedHingeResiduals(x, start, nil)
-}
-
-// SegmentedHingeResiduals is HingeResiduals with a level of its own for
-// each segment of x that the runs cuts (ascending, each in (0, len(x)))
-// begin: the noise around steps as well as a rise, since steps left in the
-// residuals of a hinge look like autocorrelation.
+// SegmentedHingeResiduals returns the residuals of the ordinary
+// least-squares fit of TestHinge's model (a level, then a change per run
+// from run start on) to the runs x, of their logarithms when all are
+// positive, with a level of its own for each segment of x that the runs
+// cuts (ascending, each in (0, len(x))) begin: the noise around steps as
+// well as a rise, from which its AR(1) correlation can be estimated without
+// taking the rise for correlation, since steps left in the residuals of a
+// hinge look like autocorrelation. x and start are TestHinge's.
 func SegmentedHingeResiduals(x []float64, start int, cuts []int) ([]float64, error) {
 	y, _, err := hingeRuns(x, start)
 	if err != nil {

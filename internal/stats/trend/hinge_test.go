@@ -101,6 +101,12 @@ func gls(y []float64, start int, phi float64) (slope, se float64) {
 	return beta[1], math.Sqrt(q / float64(n-2) * A[0][0] / det)
 }
 
+// HingeResiduals is SegmentedHingeResiduals without cuts: the residuals
+// about one level and a rise.
+func HingeResiduals(x []float64, start int) ([]float64, error) {
+	return SegmentedHingeResiduals(x, start, nil)
+}
+
 // TestHingeResiduals: values that are exactly a level and then a rise per
 // run from start leave residuals of 0 (of their logarithms); noise added
 // to them is what remains, less its own fit.
