@@ -275,7 +275,7 @@ func (s *Session) selectScenarios() error {
 // unknownScenario is the error for a sub-experiment name neither built in
 // nor defined: the nearest known name, or all of them.
 func unknownScenario(name string, defined map[string]driver.Scenario) error {
-	known := slices.AppendSeq(scenarioNames(), maps.Keys(defined))
+	known := slices.AppendSeq(ScenarioNames(), maps.Keys(defined))
 	if near := suggest.NearestName(name, known); near != "" {
 		return fmt.Errorf("--subexperiments: unknown sub-experiment %q: did you mean %s? ('run --list' lists the %d known)", name, near, len(known))
 	}
@@ -855,10 +855,7 @@ func (s *Session) openSubprocess(ctx context.Context, p *plan) (*engine.Link, er
 // FlagEnv is the environment variable of a driver flag: its own, or
 // driver.EnvName of its name.
 func FlagEnv(f driver.Flag) string {
-	if f.EnvVar != "" {
-		return f.EnvVar
-	}
-	return driver.EnvName(f.Name)
+	return cmp.Or(f.EnvVar, driver.EnvName(f.Name))
 }
 
 // Output says where a session's results go.
@@ -1092,9 +1089,9 @@ func definerHint() string {
 	return "; the flags of transport " + strings.Join(names, ", ") + " define sub-experiments of other names (see 'run --help')"
 }
 
-// scenarioNames lists the registered scenarios whose transport is
-// available.
-func scenarioNames() []string {
+// ScenarioNames lists the registered sub-experiments whose transport is
+// available in this program.
+func ScenarioNames() []string {
 	var out []string
 	for _, sc := range driver.Scenarios() {
 		if _, err := driver.Lookup(sc.Transport); err == nil {

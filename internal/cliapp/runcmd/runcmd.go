@@ -70,7 +70,7 @@ during the run (echoer or broker died, connection reset, --max-lost-in-row
 consecutive losses); 130 interrupted. Measured samples and meta.json are
 written in every case; meta.json says whether the run completed.
 
-Sub-experiments: ` + strings.Join(scenarioNames(), ", ") + `.
+Sub-experiments: ` + strings.Join(session.ScenarioNames(), ", ") + `.
 
 Examples:
    run --samples 500 --warmup 50 --payloads 16,1024
@@ -277,18 +277,6 @@ func driverParams(c *cli.Context) map[string]string {
 		}
 	}
 	return params
-}
-
-// scenarioNames lists the registered sub-experiments whose transport is
-// available in this program.
-func scenarioNames() []string {
-	var out []string
-	for _, sc := range driver.Scenarios() {
-		if _, err := driver.Lookup(sc.Transport); err == nil {
-			out = append(out, sc.Type)
-		}
-	}
-	return out
 }
 
 // checkSubcommandName refuses a first argument that is no subcommand but
