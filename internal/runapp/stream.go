@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,8 +81,7 @@ func prepareStream(ctx context.Context, sc Base, tool string, stderr io.Writer) 
 		}
 	}
 	m := sc.meta(tool, dir, start)
-	m.Config = s.MetaConfig()
-	m.Config.Out = sc.Out
+	s.CompleteMeta(m)
 	// The round-trip engine's settings (--samples, --warmup, --timeout,
 	// --seed, --max-lost-in-row) and fill are not this mode's: they are
 	// left out (meta.Config.OneWay), and each mode records its own timeout,
@@ -91,12 +89,6 @@ func prepareStream(ctx context.Context, sc Base, tool string, stderr io.Writer) 
 	m.Config.Samples, m.Config.Warmup, m.Config.OneWay, m.Config.Echo = 0, 0, true, "none (one-way)"
 	m.Config.Timeout, m.Config.Seed, m.Config.MaxLostInRow = 0, 0, 0
 	m.Config.Fill = string(load.PaddingPattern) // load.NewMessage's, unless the mode pads otherwise
-	for _, st := range streams {
-		scope, _, _ := strings.Cut(st.Scenario.Type, "_")
-		if !slices.Contains(m.System.Scopes, scope) {
-			m.System.Scopes = append(m.System.Scopes, scope)
-		}
-	}
 	r := &streamRun{session: s, streams: streams, payloads: payloads, dir: dir, meta: m,
 		stderr: &syncWriter{w: stderr}, progress: !sc.Quiet}
 	// A live status line on a terminal; quiet in CI, where logs are files.

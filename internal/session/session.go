@@ -884,10 +884,17 @@ func (s *Session) Run(ctx context.Context, out Output) error {
 	return s.asPinger(func() error { return runner.Run(ctx, subs) })
 }
 
-// runner completes out's meta.json record with the configuration and the
-// scopes and gives the runner that writes out.
+// runner completes out's meta.json record and gives the runner that
+// writes out.
 func (s *Session) runner(out Output) *engine.Runner {
-	m := out.Meta
+	s.CompleteMeta(out.Meta)
+	return &engine.Runner{Config: s.cfg.Engine, Dir: out.Dir, Meta: out.Meta, Progress: out.Progress, Terminal: out.Terminal}
+}
+
+// CompleteMeta completes m, a run's meta.json record, with the
+// configuration (MetaConfig, keeping m's Config.Out) and the scopes of the
+// sub-experiments.
+func (s *Session) CompleteMeta(m *meta.Meta) {
 	dir := m.Config.Out
 	m.Config = s.MetaConfig()
 	m.Config.Out = dir
@@ -897,7 +904,6 @@ func (s *Session) runner(out Output) *engine.Runner {
 			m.System.Scopes = append(m.System.Scopes, scope)
 		}
 	}
-	return &engine.Runner{Config: s.cfg.Engine, Dir: out.Dir, Meta: m, Progress: out.Progress, Terminal: out.Terminal}
 }
 
 // asPinger runs measure on a goroutine of its own pinned to the pinger's
