@@ -489,7 +489,7 @@ func (g *abGate) roundValues(round int, bs []engine.DuetUnit, scale float64) (la
 	}
 	k := 0
 	// cpu sums each sub-experiment's echo CPU over its payloads.
-	cpu := map[string]*engine.DuetCPU{}
+	cpu := map[string]engine.DuetCPU{}
 	for _, b := range bs {
 		sa, sb := summary(b.A), summary(b.B)
 		first := strconv.Itoa(b.AFirst)
@@ -497,12 +497,9 @@ func (g *abGate) roundValues(round int, bs []engine.DuetUnit, scale float64) (la
 		if c := b.CPU; c != nil {
 			cpuA, cpuB = perMessage(c.A, c.AMessages), perMessage(c.B, c.BMessages)
 			sum := cpu[b.Type]
-			if sum == nil {
-				sum = &engine.DuetCPU{}
-				cpu[b.Type] = sum
-			}
 			sum.A, sum.B = sum.A+c.A, sum.B+c.B
 			sum.AMessages, sum.BMessages = sum.AMessages+c.AMessages, sum.BMessages+c.BMessages
+			cpu[b.Type] = sum
 		}
 		for _, m := range g.cfg.Metrics {
 			if k >= len(g.origins) || g.origins[k].SubExperiment != b.Type || g.origins[k].Key.Payload != b.Payload {
@@ -522,7 +519,7 @@ func (g *abGate) roundValues(round int, bs []engine.DuetUnit, scale float64) (la
 	for ; k < len(g.origins) && g.isCPU(k); k++ {
 		o := g.origins[k]
 		c := cpu[o.SubExperiment]
-		if c == nil || c.AMessages == 0 || c.BMessages == 0 || c.A <= 0 || c.B <= 0 {
+		if c.AMessages == 0 || c.BMessages == 0 || c.A <= 0 || c.B <= 0 {
 			return nil, nil, nil, exit.Usagef("round %d: %s: the echo processes' CPU time could not be read (a process or thread gone, or no round trip completed)", round, o.SubExperiment+" echo CPU/message")
 		}
 		va, vb := float64(c.A)/float64(c.AMessages), float64(c.B)/float64(c.BMessages)
