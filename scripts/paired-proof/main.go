@@ -34,6 +34,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -414,12 +415,7 @@ func loadPools(ctx context.Context, o options, root string) ([]seq.Spec, map[str
 			var sides [2][]*experiment.Experiment
 			for k, side := range []string{"reference", "candidate"} {
 				dirs, _ := filepath.Glob(filepath.Join(root, "pool", c.name, sub, side, "p-*"))
-				slices.SortFunc(dirs, func(a, b string) int {
-					if experiment.NaturalLess(a, b) {
-						return -1
-					}
-					return 1
-				})
+				sort.Slice(dirs, func(i, j int) bool { return experiment.NaturalLess(dirs[i], dirs[j]) })
 				exps, err := experiment.LoadDirs(ctx, dirs)
 				if err != nil {
 					return nil, nil, err
