@@ -155,7 +155,7 @@ func AB(ctx context.Context, cfg ABConfig, stdout, stderr io.Writer) (err error)
 		done, err := gate.add(ctx, unitRuns(plan, r.unit), stderr)
 		if err != nil || done {
 			if err == nil {
-				err = gate.finish(cfg, stdout)
+				err = gate.finish(stdout)
 			}
 			return err
 		}

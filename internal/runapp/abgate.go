@@ -586,7 +586,7 @@ func (g *abGate) marginWord(names []string, pass bool) string {
 // checks that decided or keep it open, how it was judged, what would
 // decide an undecided gate, and the report files; the error carries the
 // exit code of the verdict.
-func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
+func (g *abGate) finish(stdout io.Writer) error {
 	v := g.verdict()
 	took := ""
 	if !g.began.IsZero() {
@@ -597,7 +597,7 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 	if g.cfg.Design == DesignInterleave {
 		sides = "one run per side, rounds of " + g.cfg.rounds
 	}
-	fmt.Fprintf(stdout, "run ab: %s after %s (%s%s): %s\n", strings.ToUpper(string(v.Status)), g.count(d.Pairs), sides, took, g.plainReason(v))
+	fmt.Fprintf(stdout, "run ab: %s after %s (%s%s): %s\n", strings.ToUpper(string(v.Status)), g.count(d.Pairs), sides, took, g.plainReason())
 	g.checkLines(stdout, v)
 	if g.cpuNote != "" {
 		fmt.Fprintf(stdout, "  echo CPU: %s\n", g.cpuNote)
@@ -613,7 +613,7 @@ func (g *abGate) finish(cfg ABConfig, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  to decide: %s\n", l)
 		}
 	}
-	written, err := report.WriteFiles(v, "", func(flag string) string { return cfg.Reports[flag] })
+	written, err := report.WriteFiles(v, "", func(flag string) string { return g.cfg.Reports[flag] })
 	for _, f := range written {
 		fmt.Fprintf(stdout, "wrote %s\n", f)
 	}
@@ -674,7 +674,7 @@ func (g *abGate) spreadText() string {
 // plainReason says in plain words why the gate stopped: which checks are
 // worse than the fail margin, that every one is within the pass margin,
 // or which keep it open and why.
-func (g *abGate) plainReason(v *gate.Verdict) string {
+func (g *abGate) plainReason() string {
 	d := g.last
 	held := ""
 	if strings.HasPrefix(d.Reason, "held at pair") {

@@ -323,7 +323,7 @@ func (iv *interleave) measure(ctx context.Context, w *roundsWriter, shapes []eng
 	if err := w.close(); err != nil {
 		return exit.Usagef("rounds file %s: %v", iv.rounds, err)
 	}
-	return g.finish(iv.cfg, stdout)
+	return g.finish(stdout)
 }
 
 // roundWarmup returns the warm-up round trips of each link and payload a
