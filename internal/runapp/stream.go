@@ -37,8 +37,10 @@ type streamRun struct {
 }
 
 // prepareStream checks the shared flags and prepares the session: every
-// sub-experiment's transport must carry one-way traffic.
-func prepareStream(ctx context.Context, sc Base, tool string, stderr io.Writer) (*streamRun, error) {
+// sub-experiment's transport must carry one-way traffic and, with header
+// (the modes whose messages carry load's), every payload must hold the
+// message header.
+func prepareStream(ctx context.Context, sc Base, tool string, header bool, stderr io.Writer) (*streamRun, error) {
 	if len(sc.Args) > 0 {
 		return nil, exit.Usagef("unexpected argument %q (see '%s --help')", sc.Args[0], tool)
 	}
@@ -80,6 +82,12 @@ func prepareStream(ctx context.Context, sc Base, tool string, stderr io.Writer) 
 			return nil, exit.Usagef("%s: %v", st.Scenario.Type, err)
 		}
 	}
+	for _, p := range payloads {
+		if header && p < load.MinMessage {
+			s.Close()
+			return nil, exit.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
+		}
+	}
 	m := sc.meta(tool, dir, start)
 	s.CompleteMeta(m)
 	// The round-trip engine's settings (--samples, --warmup, --timeout,
@@ -107,16 +115,6 @@ func (r *streamRun) subs(timeout time.Duration) []load.Sub {
 				Subscribe: st.Subscribe, ConnectTimeout: timeout}})
 	}
 	return subs
-}
-
-// checkPayloads refuses a payload too small for the message header.
-func (r *streamRun) checkPayloads() error {
-	for _, p := range r.payloads {
-		if p < load.MinMessage {
-			return exit.Usagef("--payloads: payload %d B is smaller than the %d-byte message header", p, load.MinMessage)
-		}
-	}
-	return nil
 }
 
 // progressTo is where a runner writes its progress: nil with --quiet.
@@ -231,7 +229,7 @@ func Load(ctx context.Context, lc LoadConfig, stderr io.Writer) error {
 	if err != nil {
 		return exit.Usagef("%v", err)
 	}
-	r, err := prepareStream(ctx, lc.Base, "run load", stderr)
+	r, err := prepareStream(ctx, lc.Base, "run load", false, stderr)
 	if err != nil {
 		return err
 	}
@@ -293,14 +291,11 @@ func Throughput(ctx context.Context, tc ThroughputConfig, stderr io.Writer) erro
 	if err := tc.Throughput.WithDefaults().Validate(); err != nil {
 		return exit.Usagef("%v", err)
 	}
-	r, err := prepareStream(ctx, tc.Base, "run throughput", stderr)
+	r, err := prepareStream(ctx, tc.Base, "run throughput", true, stderr)
 	if err != nil {
 		return err
 	}
 	defer r.session.Close()
-	if err := r.checkPayloads(); err != nil {
-		return err
-	}
 	used := tc.Throughput.WithDefaults()
 	if used.Padding == load.PaddingRandom && used.PaddingSeed == 0 {
 		used.PaddingSeed = rand.Uint64() | 1 // as Runner.Run would draw it, recorded
@@ -330,14 +325,11 @@ func PerMessage(ctx context.Context, pc PerMessageConfig, stderr io.Writer) erro
 	if err := cfg.WithDefaults().Validate(); err != nil {
 		return exit.Usagef("%v", err)
 	}
-	r, err := prepareStream(ctx, pc.Base, "run permessage", stderr)
+	r, err := prepareStream(ctx, pc.Base, "run permessage", true, stderr)
 	if err != nil {
 		return err
 	}
 	defer r.session.Close()
-	if err := r.checkPayloads(); err != nil {
-		return err
-	}
 	if err := permessage.CheckMemory(cfg.WithDefaults().Count, len(r.payloads)); err != nil {
 		return exit.Usagef("%v", err)
 	}
@@ -389,14 +381,11 @@ func Burst(ctx context.Context, bc BurstConfig, stderr io.Writer) error {
 	if err := cfg.WithDefaults().Validate(); err != nil {
 		return exit.Usagef("%v", err)
 	}
-	r, err := prepareStream(ctx, bc.Base, "run burst", stderr)
+	r, err := prepareStream(ctx, bc.Base, "run burst", true, stderr)
 	if err != nil {
 		return err
 	}
 	defer r.session.Close()
-	if err := r.checkPayloads(); err != nil {
-		return err
-	}
 	r.meta.Config.Timeout = meta.Duration(cfg.WithDefaults().Timeout)
 	runner := &burst.Runner{Config: cfg, Payloads: r.payloads, Dir: r.dir, Meta: r.meta, Progress: r.progressTo()}
 	return r.run(ctx, runner.Run, r.subs(bc.Session.ConnectTimeout))
