@@ -48,6 +48,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/measurements"
 	"github.com/mqgate/mqgate/internal/stats"
 	"github.com/mqgate/mqgate/internal/stats/dist"
 )
@@ -179,20 +180,18 @@ func pilotRTT(run string, flags []string, dir string) (time.Duration, error) {
 	if len(files) != 1 {
 		return 0, fmt.Errorf("pilot run %s: %d raw files", dir, len(files))
 	}
-	b, err := os.ReadFile(files[0])
+	f, err := os.Open(files[0])
 	if err != nil {
 		return 0, err
 	}
+	defer f.Close()
 	var x []float64
-	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Split(line, ",")
-		if i == 0 || len(f) < 3 {
-			continue
-		}
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		if err == nil {
-			x = append(x, v)
-		}
+	r := measurements.NewReader(f, files[0])
+	for r.Next() {
+		x = append(x, r.Sample().Latency)
+	}
+	if err := r.Err(); err != nil {
+		return 0, fmt.Errorf("pilot run: %w", err)
 	}
 	if len(x) == 0 {
 		return 0, fmt.Errorf("pilot run %s: no samples", dir)
