@@ -8,10 +8,10 @@ import (
 	"github.com/mqgate/mqgate/internal/stats"
 )
 
-// tieSlack is how far beyond a margin a log ratio must lie to count as
+// TieSlack is how far beyond a margin a log ratio must lie to count as
 // beyond it: a ratio at the margin up to rounding (105/100 against a 5 %
 // margin) counts on the side that decides nothing.
-const tieSlack = 1e-12
+const TieSlack = 1e-12
 
 // signCritical returns the smallest count c with P(Bin(n, ½) ≥ c) ≤ alpha,
 // in exact integer arithmetic (the binomial coefficients summed as big
@@ -88,14 +88,14 @@ func signBounds(x []float64, cFail, cPass int) (median, low, high float64) {
 
 // beyondFail and withinPass read a check's sign tests from its bounds,
 // ties at the margin to the side that decides nothing.
-func beyondFail(low, failAt float64) bool  { return low > failAt+tieSlack }
-func withinPass(high, passAt float64) bool { return high < passAt-tieSlack }
+func beyondFail(low, failAt float64) bool  { return low > failAt+TieSlack }
+func withinPass(high, passAt float64) bool { return high < passAt-TieSlack }
 
 // countAbove returns #{x > theta}, ties to the side of no.
 func countAbove(x []float64, theta float64) int {
 	n := 0
 	for _, v := range x {
-		if v > theta+tieSlack {
+		if v > theta+TieSlack {
 			n++
 		}
 	}

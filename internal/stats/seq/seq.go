@@ -311,10 +311,10 @@ func (g *Gate) Add(a, b []float64) (Decision, error) {
 	fail, pass := paired.Worse(g.cfg.Margins.Fail), paired.Worse(g.cfg.Margins.Pass)
 	for k, x := range bad {
 		g.bad[k] = append(g.bad[k], x)
-		if x > fail+tieSlack {
+		if x > fail+paired.TieSlack {
 			g.above[k]++
 		}
-		if x < pass-tieSlack {
+		if x < pass-paired.TieSlack {
 			g.below[k]++
 		}
 	}
@@ -322,11 +322,6 @@ func (g *Gate) Add(a, b []float64) (Decision, error) {
 	g.decided = g.last.Status != Continue
 	return g.last, nil
 }
-
-// tieSlack is how far beyond a margin a log ratio must lie to count as
-// beyond it, as in package paired: a ratio at the margin up to rounding
-// decides nothing.
-const tieSlack = 1e-12
 
 func (g *Gate) decide() Decision {
 	n := len(g.bad[0])
