@@ -384,9 +384,7 @@ func pendingReports(cfg ABConfig, stderr io.Writer) (func(error), error) {
 		case exit.OK, exit.GateFailed, exit.Inconclusive:
 			return
 		}
-		if werr := unjudgedReports(cfg, "the gate started at "+start+" and stopped without a verdict: "+err.Error()); werr != nil {
-			fmt.Fprintf(stderr, "run ab: %v\n", werr)
-		}
+		noVerdict(cfg, stderr, "the gate started at "+start+" and stopped without a verdict: "+err.Error())
 	}, nil
 }
 
@@ -399,9 +397,9 @@ func unjudgedReports(cfg ABConfig, why string) error {
 }
 
 // noVerdict writes the report files of a gate that stopped without a
-// verdict after its report paths were accepted, before pendingReports
-// (a side whose system does not answer), saying why; a report it cannot
-// write is said on stderr.
+// verdict after its report paths were accepted (a side whose system does
+// not answer, before pendingReports, or a run that broke), saying why; a
+// report it cannot write is said on stderr.
 func noVerdict(cfg ABConfig, stderr io.Writer, why string) {
 	if err := unjudgedReports(cfg, why); err != nil {
 		fmt.Fprintf(stderr, "run ab: %v\n", err)
@@ -443,7 +441,7 @@ func claimSeries(path string) error {
 		return err
 	}
 	cw := csv.NewWriter(f)
-	cw.Write(seriesHeader)
+	cw.Write(pairing.SeriesHeader)
 	cw.Flush()
 	if err := errors.Join(cw.Error(), f.Close()); err != nil {
 		os.Remove(path)
@@ -519,9 +517,6 @@ func unitName(design string, u int) string { return fmt.Sprintf("%s %d", unitOf(
 // --out: NAME-series.csv (formats §12; package pairing reads it).
 const SeriesSuffix = pairing.SeriesSuffix
 
-// seriesHeader is the series file's header (formats §12).
-var seriesHeader = pairing.SeriesHeader
-
 // writeSeries rewrites the series file with the runs started so far, one
 // row each in run order, so that an interrupted series still says what
 // ran when.
@@ -529,7 +524,7 @@ func writeSeries(path string, cfg ABConfig, started []abRun) error {
 	seed := strconv.FormatUint(cfg.Seed, 10)
 	err := atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		if err := cw.Write(seriesHeader); err != nil {
+		if err := cw.Write(pairing.SeriesHeader); err != nil {
 			return err
 		}
 		for _, r := range started {

@@ -446,7 +446,7 @@ func readSeries(t *testing.T, path string) [][]string {
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) == 0 || !slices.Equal(rows[0], seriesHeader) {
+	if err != nil || len(rows) == 0 || !slices.Equal(rows[0], pairing.SeriesHeader) {
 		t.Fatalf("%s: %v, header %q", path, err, rows)
 	}
 	return rows[1:]
