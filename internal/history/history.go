@@ -291,10 +291,7 @@ func (h *History) addLatency(reqs []requirements.KeyedRow) {
 		},
 		whole: true,
 		done: func(s *SubExperiment) {
-			var noReq []string
-			for _, b := range s.setRequirements(reqs) {
-				noReq = append(noReq, strconv.Itoa(b))
-			}
+			noReq := s.setRequirements(reqs)
 			switch {
 			case len(noReq) == len(s.Payloads):
 				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements: payload plots drawn without a requirement line", s.Type))
@@ -456,7 +453,7 @@ func (h *History) warnMissing(series []*SubExperiment, has map[*SubExperiment][]
 // setRequirements draws reqs (matched on type and payload, the limits
 // named as its ChecksOf) as the requirement lines of s, and returns its
 // payloads without one.
-func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []int) {
+func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []string) {
 	for p, b := range s.Payloads {
 		found := false
 		for _, r := range reqs {
@@ -468,7 +465,7 @@ func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []in
 			}
 		}
 		if !found {
-			none = append(none, b)
+			none = append(none, strconv.Itoa(b))
 		}
 	}
 	return none

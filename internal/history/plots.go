@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -212,5 +213,5 @@ func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
 			opt.SVG[i] = svg
 		}
 	})
-	return errs.or(err)
+	return cmp.Or(errs.err, err)
 }
