@@ -30,11 +30,13 @@ func changeColor(slower bool) color.RGBA {
 	return fasterColor
 }
 
-// changeLines draws a dashed vertical line between the last experiment of
-// the old segment and the first of the new one at each change point.
-type changeLines struct {
-	magnitude string
-	cps       []changepoint.ChangePoint
+// vLine draws a vertical line across the data area between experiment
+// at−1 and experiment at: at a change point, dashed, between the last
+// experiment of the old segment and the first of the new one; or where
+// change-point detection starts when it does not look at every experiment.
+type vLine struct {
+	at    int
+	style draw.LineStyle
 }
 
 var changeDashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}
@@ -44,14 +46,10 @@ func changeStyle(slower bool) draw.LineStyle {
 }
 
 // Plot implements plot.Plotter.
-func (l changeLines) Plot(c draw.Canvas, p *plot.Plot) {
+func (l vLine) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	for _, cp := range l.cps {
-		x := trX(float64(cp.Index) - 0.5)
-		if x < c.Min.X || x > c.Max.X {
-			continue
-		}
-		c.StrokeLine2(changeStyle(regressed(l.magnitude, cp.Ratio)), x, c.Min.Y, x, c.Max.Y)
+	if x := trX(float64(l.at) - 0.5); x >= c.Min.X && x <= c.Max.X {
+		c.StrokeLine2(l.style, x, c.Min.Y, x, c.Max.Y)
 	}
 }
 
@@ -103,18 +101,7 @@ func (s *segmentMedians) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// windowLine marks where change-point detection starts when it does not
-// look at every experiment.
-type windowLine struct{ from int }
-
 var windowStyle = draw.LineStyle{Color: windowColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}}
-
-// Plot implements plot.Plotter.
-func (w windowLine) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	x := trX(float64(w.from) - 0.5)
-	c.StrokeLine2(windowStyle, x, c.Min.Y, x, c.Max.Y)
-}
 
 // changeMarks draws a triangle at each change point of several series (a
 // magnitude plot's payloads): pointing up, red, for a slowdown; down, green,
@@ -205,10 +192,9 @@ func addChanges(p *plot.Plot, magnitude string, y []float64, labels []string, sc
 	med := newSegmentMedians(y, sc.From, sc.ChangePoints)
 	p.Add(med)
 	p.Legend.Add("segment median", legendLine(med.style))
-	if len(sc.ChangePoints) == 0 {
-		return
+	for _, c := range sc.ChangePoints {
+		p.Add(vLine{at: c.Index, style: changeStyle(regressed(magnitude, c.Ratio))})
 	}
-	p.Add(changeLines{magnitude: magnitude, cps: sc.ChangePoints})
 	if len(sc.ChangePoints) <= maxChangeEntries {
 		for _, c := range sc.ChangePoints {
 			ch := Change{Magnitude: magnitude, ChangePoint: c}
@@ -244,7 +230,7 @@ func addChangeMarks(p *plot.Plot, magnitude string, values [][]float64, changes 
 // addWindow marks on p where change-point detection started, at
 // experiment from of n, and says so in the legend.
 func addWindow(p *plot.Plot, from, n int) {
-	p.Add(windowLine{from: from})
+	p.Add(vLine{at: from, style: windowStyle})
 	p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", n-from), legendLine(windowStyle))
 }
 
