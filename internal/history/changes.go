@@ -188,9 +188,6 @@ func seriesSeed(seed uint64, i int) uint64 {
 	return z ^ (z >> 31)
 }
 
-// ChangesDetected reports whether DetectChanges ran.
-func (h *History) ChangesDetected() bool { return h.changesDetected }
-
 // Changes returns every change point of h, by sub-experiment, payload,
 // magnitude (Magnitudes order) and experiment.
 func (h *History) Changes() []Change {
@@ -595,9 +592,7 @@ func (h *History) unmatched(a Ack, metrics []string) string {
 	var types []string
 	typeSeen, payloadSeen := false, false
 	for _, s := range h.SubExperiments {
-		if !slices.Contains(types, s.Type) {
-			types = append(types, s.Type)
-		}
+		types = appendNew(types, s.Type)
 		if a.SubExperiment != "" && s.Type != a.SubExperiment {
 			continue
 		}

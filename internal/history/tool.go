@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -530,9 +529,7 @@ func parseGate(metrics, minChange string) (*GateOptions, error) {
 		if name == "" {
 			return nil, exit.Usagef("--gate-metrics: unknown magnitude %q: expected a comma-separated list of %s", m, strings.Join(Magnitudes, ", "))
 		}
-		if !slices.Contains(g.Metrics, name) {
-			g.Metrics = append(g.Metrics, name)
-		}
+		g.Metrics = appendNew(g.Metrics, name)
 	}
 	if len(g.Metrics) == 0 {
 		return nil, exit.Usagef("--gate-metrics %q: expected a comma-separated list of %s", metrics, strings.Join(Magnitudes, ", "))
