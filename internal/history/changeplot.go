@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -59,15 +60,6 @@ func shiftText(r float64) string {
 		return "from 0"
 	}
 	return fmt.Sprintf("%+.1f %%", (r-1)*100)
-}
-
-// legendLine is a legend thumbnail of a line style.
-type legendLine draw.LineStyle
-
-// Thumbnail implements plot.Thumbnailer.
-func (l legendLine) Thumbnail(c *draw.Canvas) {
-	y := c.Center().Y
-	c.StrokeLine2(draw.LineStyle(l), c.Min.X, y, c.Max.X, y)
 }
 
 // segmentMedians draws each segment's median as a horizontal line over the
@@ -165,12 +157,6 @@ func (t triangle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.Stroke(p)
 }
 
-// glyphThumb is a legend thumbnail of a glyph.
-type glyphThumb draw.GlyphStyle
-
-// Thumbnail implements plot.Thumbnailer.
-func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(draw.GlyphStyle(g), c.Center()) }
-
 // maxChangeEntries is the most change points a payload plot's legend
 // names one by one; beyond, it counts them.
 const maxChangeEntries = 4
@@ -191,19 +177,20 @@ func addChanges(p *plot.Plot, magnitude string, y []float64, labels []string, sc
 	}
 	med := newSegmentMedians(y, sc.From, sc.ChangePoints)
 	p.Add(med)
-	p.Legend.Add("segment median", legendLine(med.style))
+	p.Legend.Add("segment median", &plotter.Line{LineStyle: med.style})
 	for _, c := range sc.ChangePoints {
 		p.Add(vLine{at: c.Index, style: changeStyle(regressed(magnitude, c.Ratio))})
 	}
 	if len(sc.ChangePoints) <= maxChangeEntries {
 		for _, c := range sc.ChangePoints {
 			ch := Change{Magnitude: magnitude, ChangePoint: c}
-			p.Legend.Add(fmt.Sprintf("%s %s from %s", ch.Direction(), shiftText(c.Ratio), labels[c.Index]), legendLine(changeStyle(ch.Slower())))
+			p.Legend.Add(fmt.Sprintf("%s %s from %s", ch.Direction(), shiftText(c.Ratio), labels[c.Index]),
+				&plotter.Line{LineStyle: changeStyle(ch.Slower())})
 		}
 		return
 	}
 	slower := countFunc(sc.ChangePoints, func(c changepoint.ChangePoint) bool { return regressed(magnitude, c.Ratio) })
-	addCounts(p, slower, len(sc.ChangePoints)-slower, func(s bool) plot.Thumbnailer { return legendLine(changeStyle(s)) })
+	addCounts(p, slower, len(sc.ChangePoints)-slower, func(s bool) plot.Thumbnailer { return &plotter.Line{LineStyle: changeStyle(s)} })
 }
 
 // addChangeMarks marks the change points of every payload on a magnitude
@@ -223,7 +210,7 @@ func addChangeMarks(p *plot.Plot, magnitude string, values [][]float64, changes 
 	slower := countFunc(m.points, func(pt markPoint) bool { return pt.slower })
 	// A slowdown's triangle points the way a slower value goes.
 	addCounts(p, slower, len(m.points)-slower, func(s bool) plot.Thumbnailer {
-		return glyphThumb(changeGlyph(s, regressed(magnitude, 2) == s))
+		return &plotter.Scatter{GlyphStyle: changeGlyph(s, regressed(magnitude, 2) == s)}
 	})
 }
 
@@ -231,7 +218,7 @@ func addChangeMarks(p *plot.Plot, magnitude string, values [][]float64, changes 
 // experiment from of n, and says so in the legend.
 func addWindow(p *plot.Plot, from, n int) {
 	p.Add(vLine{at: from, style: windowStyle})
-	p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", n-from), legendLine(windowStyle))
+	p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", n-from), &plotter.Line{LineStyle: windowStyle})
 }
 
 // addCounts names in p's legend how many of the change points marked are

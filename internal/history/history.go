@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -170,14 +171,18 @@ func Load(ctx context.Context, root string, reqs []requirements.KeyedRow, allowI
 }
 
 // LoadSelected is Load of the sub-experiments subs alone (every one when
-// subs is empty), their requirements alone too (selectSubs).
+// subs is empty), their requirements alone too. A name no experiment
+// holds is a usage error naming those they hold.
 func LoadSelected(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool, subs []string) (*History, error) {
 	exps, warnings, err := experiment.LoadRoot(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	if exps, err = selectSubs(exps, subs, &reqs); err != nil {
-		return nil, err
+	if len(subs) > 0 {
+		if exps, err = experiment.Select(exps, subs); err != nil {
+			return nil, exit.Usagef("--subexperiments: %v", err)
+		}
+		reqs = selectedRows(reqs, subs)
 	}
 	for _, e := range exps {
 		warnings = append(warnings, e.Warnings...)
@@ -196,6 +201,15 @@ func LoadSelected(ctx context.Context, root string, reqs []requirements.KeyedRow
 	h.Latency = latency
 	h.Warnings = append(warnings, h.Warnings...)
 	return h, nil
+}
+
+// selectedRows returns the requirement rows of the sub-experiments subs
+// (every row when subs is empty).
+func selectedRows(rows []requirements.KeyedRow, subs []string) []requirements.KeyedRow {
+	if len(subs) == 0 || rows == nil {
+		return rows
+	}
+	return slices.DeleteFunc(slices.Clone(rows), func(r requirements.KeyedRow) bool { return !slices.Contains(subs, r.Type) })
 }
 
 // copiedRun refuses two experiments that hold one run (pairing.SameRun: a
