@@ -160,20 +160,15 @@ func (s *SubExperiment) Mags() []string { return s.kind().mags }
 // Checks, or all its Mags.
 func (s *SubExperiment) ChecksOf() []string { return s.kind().checks }
 
-// Load reads the experiments under root (experiment.LoadRoot), admits them
-// together (experiment.Admit: an incomplete run is an error unless
-// allowIncomplete, and so are experiments with different latency
+// Load reads the experiments under root (experiment.LoadRoot), keeps the
+// sub-experiments subs alone when given, and their requirements alone (a
+// name no experiment holds is a usage error naming those they hold),
+// admits them together (experiment.Admit: an incomplete run is an error
+// unless allowIncomplete, and so are experiments with different latency
 // definitions), orders them chronologically (experiment.SortChronological)
 // and builds their History against reqs. It fails on a missing or empty
 // root and on an unreadable, malformed or stale summary, naming the file.
-func Load(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool) (*History, error) {
-	return LoadSelected(ctx, root, reqs, allowIncomplete, nil)
-}
-
-// LoadSelected is Load of the sub-experiments subs alone (every one when
-// subs is empty), their requirements alone too. A name no experiment
-// holds is a usage error naming those they hold.
-func LoadSelected(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool, subs []string) (*History, error) {
+func Load(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool, subs ...string) (*History, error) {
 	exps, warnings, err := experiment.LoadRoot(ctx, root)
 	if err != nil {
 		return nil, err

@@ -353,7 +353,7 @@ func withAcks(cfg Options) (Options, error) {
 // requirements burstReqs, and refuses latency requirements measured
 // differently from the experiments.
 func loadHistory(ctx context.Context, cfg Options, reqs, burstReqs []requirements.KeyedRow) (*History, error) {
-	h, err := LoadSelected(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete, cfg.SubExperiments)
+	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete, cfg.SubExperiments...)
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
