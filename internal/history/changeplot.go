@@ -42,6 +42,8 @@ type vLine struct {
 
 var changeDashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}
 
+var windowStyle = draw.LineStyle{Color: windowColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}}
+
 func changeStyle(slower bool) draw.LineStyle {
 	return draw.LineStyle{Color: changeColor(slower), Width: vg.Points(1.5), Dashes: changeDashes}
 }
@@ -92,8 +94,6 @@ func (s *segmentMedians) Plot(c draw.Canvas, p *plot.Plot) {
 		c.StrokeLines(s.style, c.ClipLinesXY([]vg.Point{{X: trX(g[0] - 0.4), Y: y}, {X: trX(g[1] + 0.4), Y: y}})...)
 	}
 }
-
-var windowStyle = draw.LineStyle{Color: windowColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}}
 
 // changeMarks draws a triangle at each change point of several series (a
 // magnitude plot's payloads): pointing up, red, for a slowdown; down, green,

@@ -400,16 +400,13 @@ func (h *History) addSeries(src seriesSource) {
 		sort.Ints(s.Payloads)
 		mags := len(s.Mags())
 		s.Values, s.Requirements = make([][][]float64, mags), make([][]float64, len(s.ChecksOf()))
-		for m := range s.Values {
-			s.Values[m] = make([][]float64, len(s.Payloads))
-		}
 		for c := range s.Requirements {
 			s.Requirements[c] = nanSlice(len(s.Payloads))
 		}
-		for p, b := range s.Payloads {
+		for _, b := range s.Payloads {
 			v := values[s][b]
 			for m := range v {
-				s.Values[m][p] = v[m]
+				s.Values[m] = append(s.Values[m], v[m])
 			}
 			var missing []string
 			for e, x := range v[mags-1] {
