@@ -249,9 +249,13 @@ func (d *detector) run() []ChangePoint {
 			return cps // nothing left long enough to split
 		}
 		cand := ivs[best]
-		p, ok := d.test(ivs, cand.q)
-		if !ok {
-			return cps
+		d.tests++
+		if !(cand.q > 0) {
+			return cps // no separation at all (e.g. constant values)
+		}
+		p, stopped := d.pValue(ivs, cand.q, maxExceed(d.opt.Alpha, d.opt.Permutations))
+		if stopped {
+			return cps // p is only known to exceed Alpha
 		}
 		cps = append(cps, ChangePoint{Index: cand.tau, Order: len(cps) + 1, Q: cand.q, P: p})
 		left, right := d.newInterval(cand.lo, cand.tau), d.newInterval(cand.tau, cand.hi)
@@ -263,21 +267,6 @@ func (d *detector) run() []ChangePoint {
 // that still leave p = (1+k)/(R+1) ≤ alpha.
 func maxExceed(alpha float64, r int) int {
 	return int(math.Floor(alpha*float64(r+1)+1e-9)) - 1
-}
-
-// test runs the permutation test of a candidate with statistic q against
-// the intervals ivs. It returns the p-value and whether it is ≤ Alpha; when
-// not, the p-value is only known to exceed Alpha and is returned as NaN.
-func (d *detector) test(ivs []interval, q float64) (float64, bool) {
-	d.tests++
-	if !(q > 0) {
-		return math.NaN(), false // no separation at all (e.g. constant values)
-	}
-	p, stopped := d.pValue(ivs, q, maxExceed(d.opt.Alpha, d.opt.Permutations))
-	if stopped {
-		return math.NaN(), false
-	}
-	return p, true
 }
 
 // pValue draws Permutations shuffles within every interval of ivs that

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -142,7 +143,7 @@ func checkText(file string, data []byte) error {
 
 // allMagnitudes are the magnitudes of every kind of series.
 func allMagnitudes() []string {
-	return append(append(append([]string{}, Magnitudes...), ThroughputMagnitudes...), BurstMagnitudes...)
+	return slices.Concat(Magnitudes, ThroughputMagnitudes, BurstMagnitudes)
 }
 
 // magnitudeNamed returns the entry of names that m names (its name or its

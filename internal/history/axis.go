@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -137,4 +138,4 @@ func (h *hLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 // Thumbnail implements plot.Thumbnailer.
-func (h *hLine) Thumbnail(c *draw.Canvas) { legendLine(h.Style).Thumbnail(c) }
+func (h *hLine) Thumbnail(c *draw.Canvas) { (&plotter.Line{LineStyle: h.Style}).Thumbnail(c) }

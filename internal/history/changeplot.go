@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -30,28 +31,28 @@ func changeColor(slower bool) color.RGBA {
 	return fasterColor
 }
 
-// changeLines draws a dashed vertical line between the last experiment of
-// the old segment and the first of the new one at each change point.
-type changeLines struct {
-	magnitude string
-	cps       []changepoint.ChangePoint
+// vLine draws a vertical line across the data area between experiment
+// at−1 and experiment at: at a change point, dashed, between the last
+// experiment of the old segment and the first of the new one; or where
+// change-point detection starts when it does not look at every experiment.
+type vLine struct {
+	at    int
+	style draw.LineStyle
 }
 
 var changeDashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}
+
+var windowStyle = draw.LineStyle{Color: windowColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}}
 
 func changeStyle(slower bool) draw.LineStyle {
 	return draw.LineStyle{Color: changeColor(slower), Width: vg.Points(1.5), Dashes: changeDashes}
 }
 
 // Plot implements plot.Plotter.
-func (l changeLines) Plot(c draw.Canvas, p *plot.Plot) {
+func (l vLine) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	for _, cp := range l.cps {
-		x := trX(float64(cp.Index) - 0.5)
-		if x < c.Min.X || x > c.Max.X {
-			continue
-		}
-		c.StrokeLine2(changeStyle(regressed(l.magnitude, cp.Ratio)), x, c.Min.Y, x, c.Max.Y)
+	if x := trX(float64(l.at) - 0.5); x >= c.Min.X && x <= c.Max.X {
+		c.StrokeLine2(l.style, x, c.Min.Y, x, c.Max.Y)
 	}
 }
 
@@ -61,15 +62,6 @@ func shiftText(r float64) string {
 		return "from 0"
 	}
 	return fmt.Sprintf("%+.1f %%", (r-1)*100)
-}
-
-// legendLine is a legend thumbnail of a line style.
-type legendLine draw.LineStyle
-
-// Thumbnail implements plot.Thumbnailer.
-func (l legendLine) Thumbnail(c *draw.Canvas) {
-	y := c.Center().Y
-	c.StrokeLine2(draw.LineStyle(l), c.Min.X, y, c.Max.X, y)
 }
 
 // segmentMedians draws each segment's median as a horizontal line over the
@@ -101,19 +93,6 @@ func (s *segmentMedians) Plot(c draw.Canvas, p *plot.Plot) {
 		y := trY(g[2])
 		c.StrokeLines(s.style, c.ClipLinesXY([]vg.Point{{X: trX(g[0] - 0.4), Y: y}, {X: trX(g[1] + 0.4), Y: y}})...)
 	}
-}
-
-// windowLine marks where change-point detection starts when it does not
-// look at every experiment.
-type windowLine struct{ from int }
-
-var windowStyle = draw.LineStyle{Color: windowColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}}
-
-// Plot implements plot.Plotter.
-func (w windowLine) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	x := trX(float64(w.from) - 0.5)
-	c.StrokeLine2(windowStyle, x, c.Min.Y, x, c.Max.Y)
 }
 
 // changeMarks draws a triangle at each change point of several series (a
@@ -178,12 +157,6 @@ func (t triangle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.Stroke(p)
 }
 
-// glyphThumb is a legend thumbnail of a glyph.
-type glyphThumb draw.GlyphStyle
-
-// Thumbnail implements plot.Thumbnailer.
-func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(draw.GlyphStyle(g), c.Center()) }
-
 // maxChangeEntries is the most change points a payload plot's legend
 // names one by one; beyond, it counts them.
 const maxChangeEntries = 4
@@ -204,20 +177,20 @@ func addChanges(p *plot.Plot, magnitude string, y []float64, labels []string, sc
 	}
 	med := newSegmentMedians(y, sc.From, sc.ChangePoints)
 	p.Add(med)
-	p.Legend.Add("segment median", legendLine(med.style))
-	if len(sc.ChangePoints) == 0 {
-		return
+	p.Legend.Add("segment median", &plotter.Line{LineStyle: med.style})
+	for _, c := range sc.ChangePoints {
+		p.Add(vLine{at: c.Index, style: changeStyle(regressed(magnitude, c.Ratio))})
 	}
-	p.Add(changeLines{magnitude: magnitude, cps: sc.ChangePoints})
 	if len(sc.ChangePoints) <= maxChangeEntries {
 		for _, c := range sc.ChangePoints {
 			ch := Change{Magnitude: magnitude, ChangePoint: c}
-			p.Legend.Add(fmt.Sprintf("%s %s from %s", ch.Direction(), shiftText(c.Ratio), labels[c.Index]), legendLine(changeStyle(ch.Slower())))
+			p.Legend.Add(fmt.Sprintf("%s %s from %s", ch.Direction(), shiftText(c.Ratio), labels[c.Index]),
+				&plotter.Line{LineStyle: changeStyle(ch.Slower())})
 		}
 		return
 	}
 	slower := countFunc(sc.ChangePoints, func(c changepoint.ChangePoint) bool { return regressed(magnitude, c.Ratio) })
-	addCounts(p, slower, len(sc.ChangePoints)-slower, func(s bool) plot.Thumbnailer { return legendLine(changeStyle(s)) })
+	addCounts(p, slower, len(sc.ChangePoints)-slower, func(s bool) plot.Thumbnailer { return &plotter.Line{LineStyle: changeStyle(s)} })
 }
 
 // addChangeMarks marks the change points of every payload on a magnitude
@@ -237,15 +210,15 @@ func addChangeMarks(p *plot.Plot, magnitude string, values [][]float64, changes 
 	slower := countFunc(m.points, func(pt markPoint) bool { return pt.slower })
 	// A slowdown's triangle points the way a slower value goes.
 	addCounts(p, slower, len(m.points)-slower, func(s bool) plot.Thumbnailer {
-		return glyphThumb(changeGlyph(s, regressed(magnitude, 2) == s))
+		return &plotter.Scatter{GlyphStyle: changeGlyph(s, regressed(magnitude, 2) == s)}
 	})
 }
 
 // addWindow marks on p where change-point detection started, at
 // experiment from of n, and says so in the legend.
 func addWindow(p *plot.Plot, from, n int) {
-	p.Add(windowLine{from: from})
-	p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", n-from), legendLine(windowStyle))
+	p.Add(vLine{at: from, style: windowStyle})
+	p.Legend.Add(fmt.Sprintf("change points looked for from here (newest %d)", n-from), &plotter.Line{LineStyle: windowStyle})
 }
 
 // addCounts names in p's legend how many of the change points marked are

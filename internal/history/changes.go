@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -137,7 +138,7 @@ func (h *History) DetectChanges(ctx context.Context, opt ChangeOptions) error {
 			}
 			s.Changes[j.m][j.p] = SeriesChanges{From: from, Result: res}
 		})
-		if err := errs.or(err); err != nil {
+		if err := cmp.Or(errs.err, err); err != nil {
 			return err
 		}
 		if round > 0 || !h.sharePhis(jobs, from, phis) {
@@ -186,9 +187,6 @@ func seriesSeed(seed uint64, i int) uint64 {
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
-
-// ChangesDetected reports whether DetectChanges ran.
-func (h *History) ChangesDetected() bool { return h.changesDetected }
 
 // Changes returns every change point of h, by sub-experiment, payload,
 // magnitude (Magnitudes order) and experiment.
@@ -320,6 +318,8 @@ type GateSeries struct {
 	// Level is the Holm level P was held to; Failed when P ≤ Level.
 	Level  float64
 	Failed bool
+	// values are the series' values, which its change points' tests take.
+	values []float64
 }
 
 // GateTest is one shift of a series that the gate tests.
@@ -426,7 +426,7 @@ func (h *History) judgeSeries(g *GateResult, expIndex map[string]int) {
 		}
 		fl := floor[seriesKey{s, m, p}]
 		gs := GateSeries{Type: s.Type, Payload: s.Payloads[p], Magnitude: mag, P: math.NaN(), Rule: RuleNoChange,
-			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, fl)}
+			Autocorrelation: sc.Autocorrelation, TestAutocorrelation: max(sc.Autocorrelation, fl), values: s.Values[m][p]}
 		if fl == 0 {
 			// No φ shown over the others: the series must tell its own
 			// wander from steps (one series of φ 0.8 failed 1.45 % of
@@ -484,41 +484,25 @@ func (h *History) testChangePoints(ctx context.Context, g *GateResult) error {
 	err := parallel.Each(ctx, max(co.Workers, runtime.GOMAXPROCS(0)), len(jobs), func(k int) {
 		gs := &g.Series[jobs[k].s]
 		gt := &gs.Tests[jobs[k].t]
-		s := h.sub(gs.Type, gs.Magnitude)
-		x := s.Values[slices.Index(s.Mags(), gs.Magnitude)][slices.Index(s.Payloads, gs.Payload)]
 		// A p-value above Alpha/tests is never rejected by Holm: stop there.
-		p, err := changepoint.SegmentsTest(x, gt.RefFrom, gt.Change.Index, gt.CurFrom, gt.CurTo, co.MinSegment, g.Permutations,
+		p, err := changepoint.SegmentsTest(gs.values, gt.RefFrom, gt.Change.Index, gt.CurFrom, gt.CurTo, co.MinSegment, g.Permutations,
 			seriesSeed(co.Seed^0x6761746500000000, k), gs.TestAutocorrelation, co.Alpha*gt.Weight)
 		if err != nil {
 			errs.set(fmt.Errorf("gate: %s, %d bytes, %s: %w", gs.Type, gs.Payload, gs.Magnitude, err))
 		}
 		gt.P = p
 	})
-	return errs.or(err)
+	return cmp.Or(errs.err, err)
 }
 
 // firstError keeps the first error that parallel jobs report.
 type firstError struct {
-	mu  sync.Mutex
-	err error
+	once sync.Once
+	err  error
 }
 
 // set records err unless an error is recorded already.
-func (f *firstError) set(err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err == nil {
-		f.err = err
-	}
-}
-
-// or returns the first error recorded, else err.
-func (f *firstError) or(err error) error {
-	if f.err != nil {
-		return f.err
-	}
-	return err
-}
+func (f *firstError) set(err error) { f.once.Do(func() { f.err = err }) }
 
 // decide sets each series' p-value and decisive test, judges the series
 // by Holm's procedure into g.Verdict, and makes the verdict inconclusive
@@ -608,9 +592,7 @@ func (h *History) unmatched(a Ack, metrics []string) string {
 	var types []string
 	typeSeen, payloadSeen := false, false
 	for _, s := range h.SubExperiments {
-		if !slices.Contains(types, s.Type) {
-			types = append(types, s.Type)
-		}
+		types = appendNew(types, s.Type)
 		if a.SubExperiment != "" && s.Type != a.SubExperiment {
 			continue
 		}
@@ -1289,17 +1271,6 @@ func (r changeRule) Decide(d stats.Decision) gate.Check {
 			P: s.P, PAdjusted: d.Adjusted, Dispersion: math.NaN(), NeedRuns: -1, Gateable: true}
 	}
 	return c
-}
-
-// sub is the sub-experiment typ holding magnitude: a burst series has the
-// type of a latency one, not its magnitudes.
-func (h *History) sub(typ, magnitude string) *SubExperiment {
-	for _, s := range h.SubExperiments {
-		if s.Type == typ && slices.Index(s.Mags(), magnitude) >= 0 {
-			return s
-		}
-	}
-	return nil
 }
 
 // judgedMetrics names the magnitudes of the judged series: the latency

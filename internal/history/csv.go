@@ -99,6 +99,3 @@ func formatRatio(r float64) string {
 
 // formatP prints a p-value with 4 significant digits.
 func formatP(p float64) string { return strconv.FormatFloat(p, 'g', 4, 64) }
-
-// payloadName is a payload as shown in legends and titles.
-func payloadName(b int) string { return strconv.Itoa(b) + " B" }

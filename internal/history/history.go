@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/meta"
@@ -159,25 +160,24 @@ func (s *SubExperiment) Mags() []string { return s.kind().mags }
 // Checks, or all its Mags.
 func (s *SubExperiment) ChecksOf() []string { return s.kind().checks }
 
-// Load reads the experiments under root (experiment.LoadRoot), admits them
-// together (experiment.Admit: an incomplete run is an error unless
-// allowIncomplete, and so are experiments with different latency
+// Load reads the experiments under root (experiment.LoadRoot), keeps the
+// sub-experiments subs alone when given, and their requirements alone (a
+// name no experiment holds is a usage error naming those they hold),
+// admits them together (experiment.Admit: an incomplete run is an error
+// unless allowIncomplete, and so are experiments with different latency
 // definitions), orders them chronologically (experiment.SortChronological)
 // and builds their History against reqs. It fails on a missing or empty
 // root and on an unreadable, malformed or stale summary, naming the file.
-func Load(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool) (*History, error) {
-	return LoadSelected(ctx, root, reqs, allowIncomplete, nil)
-}
-
-// LoadSelected is Load of the sub-experiments subs alone (every one when
-// subs is empty), their requirements alone too (selectSubs).
-func LoadSelected(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool, subs []string) (*History, error) {
+func Load(ctx context.Context, root string, reqs []requirements.KeyedRow, allowIncomplete bool, subs ...string) (*History, error) {
 	exps, warnings, err := experiment.LoadRoot(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	if exps, err = selectSubs(exps, subs, &reqs); err != nil {
-		return nil, err
+	if len(subs) > 0 {
+		if exps, err = experiment.Select(exps, subs); err != nil {
+			return nil, exit.Usagef("--subexperiments: %v", err)
+		}
+		reqs = selectedRows(reqs, subs)
 	}
 	for _, e := range exps {
 		warnings = append(warnings, e.Warnings...)
@@ -196,6 +196,15 @@ func LoadSelected(ctx context.Context, root string, reqs []requirements.KeyedRow
 	h.Latency = latency
 	h.Warnings = append(warnings, h.Warnings...)
 	return h, nil
+}
+
+// selectedRows returns the requirement rows of the sub-experiments subs
+// (every row when subs is empty).
+func selectedRows(rows []requirements.KeyedRow, subs []string) []requirements.KeyedRow {
+	if len(subs) == 0 || rows == nil {
+		return rows
+	}
+	return slices.DeleteFunc(slices.Clone(rows), func(r requirements.KeyedRow) bool { return !slices.Contains(subs, r.Type) })
 }
 
 // copiedRun refuses two experiments that hold one run (pairing.SameRun: a
@@ -291,10 +300,7 @@ func (h *History) addLatency(reqs []requirements.KeyedRow) {
 		},
 		whole: true,
 		done: func(s *SubExperiment) {
-			var noReq []string
-			for _, b := range s.setRequirements(reqs) {
-				noReq = append(noReq, strconv.Itoa(b))
-			}
+			noReq := s.setRequirements(reqs)
 			switch {
 			case len(noReq) == len(s.Payloads):
 				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements: payload plots drawn without a requirement line", s.Type))
@@ -394,16 +400,13 @@ func (h *History) addSeries(src seriesSource) {
 		sort.Ints(s.Payloads)
 		mags := len(s.Mags())
 		s.Values, s.Requirements = make([][][]float64, mags), make([][]float64, len(s.ChecksOf()))
-		for m := range s.Values {
-			s.Values[m] = make([][]float64, len(s.Payloads))
-		}
 		for c := range s.Requirements {
 			s.Requirements[c] = nanSlice(len(s.Payloads))
 		}
-		for p, b := range s.Payloads {
+		for _, b := range s.Payloads {
 			v := values[s][b]
 			for m := range v {
-				s.Values[m][p] = v[m]
+				s.Values[m] = append(s.Values[m], v[m])
 			}
 			var missing []string
 			for e, x := range v[mags-1] {
@@ -456,7 +459,7 @@ func (h *History) warnMissing(series []*SubExperiment, has map[*SubExperiment][]
 // setRequirements draws reqs (matched on type and payload, the limits
 // named as its ChecksOf) as the requirement lines of s, and returns its
 // payloads without one.
-func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []int) {
+func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []string) {
 	for p, b := range s.Payloads {
 		found := false
 		for _, r := range reqs {
@@ -468,7 +471,7 @@ func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []in
 			}
 		}
 		if !found {
-			none = append(none, b)
+			none = append(none, strconv.Itoa(b))
 		}
 	}
 	return none

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"time"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
 )
@@ -136,7 +137,7 @@ func (h *History) JSONDoc(g *GateResult) JSON {
 	for _, e := range h.Experiments {
 		je := JSONExperiment{Name: e.Name, Version: e.Version, Commit: e.Commit}
 		if !e.Start.IsZero() {
-			je.Start = e.Start.UTC().Format("2006-01-02T15:04:05Z07:00")
+			je.Start = e.Start.UTC().Format(time.RFC3339)
 		}
 		doc.Experiments = append(doc.Experiments, je)
 	}

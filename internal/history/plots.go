@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -121,7 +122,7 @@ func magnitudePlot(s *SubExperiment, m int, labels []string, from int) func() *p
 	return func() *plot.Plot {
 		lines := make([]plots.Line, len(s.Payloads))
 		for p, b := range s.Payloads {
-			lines[p] = plots.Line{Name: payloadName(b), Y: s.Values[m][p]}
+			lines[p] = plots.Line{Name: fmt.Sprintf("%d B", b), Y: s.Values[m][p]}
 		}
 		title := fmt.Sprintf("%s: %s %s", s.Type, s.Mags()[m], s.kind().word)
 		p := plots.CategoryLines(title, xLabel, yLabelOf(s, s.Mags()[m]), labels, lines)
@@ -212,5 +213,5 @@ func RenderPlots(ctx context.Context, jobs []Job, opt RenderOptions) error {
 			opt.SVG[i] = svg
 		}
 	})
-	return errs.or(err)
+	return cmp.Or(errs.err, err)
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -354,7 +353,7 @@ func withAcks(cfg Options) (Options, error) {
 // requirements burstReqs, and refuses latency requirements measured
 // differently from the experiments.
 func loadHistory(ctx context.Context, cfg Options, reqs, burstReqs []requirements.KeyedRow) (*History, error) {
-	h, err := LoadSelected(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete, cfg.SubExperiments)
+	h, err := Load(ctx, cfg.Experiments, reqs, cfg.AllowIncomplete, cfg.SubExperiments...)
 	if err != nil {
 		return nil, interruptedOr(ctx, err)
 	}
@@ -530,9 +529,7 @@ func parseGate(metrics, minChange string) (*GateOptions, error) {
 		if name == "" {
 			return nil, exit.Usagef("--gate-metrics: unknown magnitude %q: expected a comma-separated list of %s", m, strings.Join(Magnitudes, ", "))
 		}
-		if !slices.Contains(g.Metrics, name) {
-			g.Metrics = append(g.Metrics, name)
-		}
+		g.Metrics = appendNew(g.Metrics, name)
 	}
 	if len(g.Metrics) == 0 {
 		return nil, exit.Usagef("--gate-metrics %q: expected a comma-separated list of %s", metrics, strings.Join(Magnitudes, ", "))

@@ -3,14 +3,12 @@ package synth
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/meta"
 	"github.com/mqgate/mqgate/internal/result"
@@ -71,8 +69,7 @@ func WriteThroughputRuns(root string, s ThroughputSpec, first, n int) ([]string,
 						Median: m, Mean: m, Stdev: math.Round(m*50) / 1000})
 				}
 			}
-			path := filepath.Join(dir, experiment.ThroughputFileName(typ))
-			if err := atomicfile.Write(path, func(w io.Writer) error { return result.WriteThroughput(w, rows) }); err != nil {
+			if err := result.WriteThroughputFile(filepath.Join(dir, experiment.ThroughputFileName(typ)), rows); err != nil {
 				return nil, err
 			}
 		}

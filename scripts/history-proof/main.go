@@ -96,11 +96,7 @@ const sub = "interprocess_reliable"
 // autocorrelation phi across experiments, times step from experiment
 // stepAt on.
 func simHistory(rng *rand.Rand, n int, payloads []int, sigma, phi, step float64, stepAt int) *history.History {
-	phis := make([]float64, len(payloads))
-	for p := range phis {
-		phis[p] = phi
-	}
-	return simLevels(rng, n, payloads, sigma, phis, func(i int) float64 {
+	return simLevels(rng, n, payloads, sigma, slices.Repeat([]float64{phi}, len(payloads)), func(i int) float64 {
 		if i >= stepAt {
 			return step
 		}
@@ -181,7 +177,7 @@ var shapes = []struct {
 
 // shapesRun gates the mixed-φ histories and the regressions of shapes and
 // the stale regression.
-func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+func shapesRun(ctx context.Context, w io.Writer, add func(...Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "\n11 payloads, 30 experiments without a change, AR(1) φ = 0.8 for 3 payloads and independent for 8 (--gate-window 10, --min-change 5 %):")
 	mixed, mixedFP := Rate{Name: "  histories the gate fails"}, Rate{Name: "  series with a change point"}
 	for i := 0; i < n; i++ {
@@ -197,8 +193,7 @@ func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uin
 			mixedFP.count(len(c.ChangePoints) > 0)
 		}
 	}
-	add(mixed)
-	add(mixedFP)
+	add(mixed, mixedFP)
 	wide := defaultGate
 	wide.Window = 20
 	for _, sigma := range []float64{0.04, 0.02, 0.01} {
@@ -216,8 +211,7 @@ func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uin
 				r.count(g[0].Failed())
 				r20.count(g[1].Failed())
 			}
-			add(r)
-			add(r20)
+			add(r, r20)
 		}
 	}
 	fmt.Fprintln(w, "\na 20 % step never acknowledged, independent noise of 4 %, 40 experiments, --gate-window 10: the gate fails when it is k experiments old")
@@ -242,13 +236,8 @@ func shapesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uin
 	return nil
 }
 
-func gaps(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.NaN()
-	}
-	return v
-}
+// gaps returns n NaN values: a series without any value yet.
+func gaps(n int) []float64 { return slices.Repeat([]float64{math.NaN()}, n) }
 
 // medians returns the Median series of h's payloads with their change
 // points.
@@ -300,13 +289,15 @@ var one = []int{1024}
 // run simulates every case with n series each and prints the rates.
 func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 	var rates []Rate
-	add := func(r Rate) {
-		rates = append(rates, r)
-		fmt.Fprintln(w, r)
+	add := func(rs ...Rate) {
+		for _, r := range rs {
+			rates = append(rates, r)
+			fmt.Fprintln(w, r)
+		}
 	}
 	fmt.Fprintf(w, "history-proof: %d series per case, --significance %g, %d permutations, --min-segment %d; rates with 95 %% Clopper–Pearson intervals\n\n",
 		n, changepoint.DefaultAlpha, changepoint.DefaultPermutations, changepoint.MinSegmentFloor)
-	for _, c := range []func(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error{
+	for _, c := range []func(ctx context.Context, w io.Writer, add func(...Rate), n int, seed uint64) error{
 		falseChangesRun, whiteningRun, estimateCostRun, falseFailsRun, freshStepsRun, stepsRun, shapesRun,
 	} {
 		if err := c(ctx, w, add, n, seed); err != nil {
@@ -319,7 +310,7 @@ func run(ctx context.Context, w io.Writer, n int, seed uint64) ([]Rate, error) {
 // falseChangesRun counts the false change points of series without a
 // change, independent or AR(1), one series or 11 payloads pooled: as
 // history finds them (pre-whitened) and as they are (changepoint.Detect).
-func falseChangesRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+func falseChangesRun(ctx context.Context, w io.Writer, add func(...Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "false change points, 30 experiments without a change (a series with any change point counts):")
 	for _, c := range []struct {
 		name     string
@@ -348,8 +339,7 @@ func falseChangesRun(ctx context.Context, w io.Writer, add func(Rate), n int, se
 				plain.count(len(res.ChangePoints) > 0)
 			}
 		}
-		add(whitened)
-		add(plain)
+		add(whitened, plain)
 	}
 	return nil
 }
@@ -358,7 +348,7 @@ func falseChangesRun(ctx context.Context, w io.Writer, add func(Rate), n int, se
 // without a change come from: how often it is whitened, its change points
 // whitened or not, with the true φ and with φ estimated as if there were
 // no change, and how often the gate fails.
-func whiteningRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+func whiteningRun(ctx context.Context, w io.Writer, add func(...Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "\none series of 30, AR(1) φ = 0.6 without a change: where its false change points come from (docs/methods.md):")
 	known, h0, gated := Rate{Name: "  whitened with the true φ = 0.6"}, Rate{Name: "  whitened with φ estimated as if there were no change"},
 		Rate{Name: "  the gate fails (--gate-window 10, --min-change 5 %)"}
@@ -393,19 +383,14 @@ func whiteningRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed 
 			r.rate.count(len(res.ChangePoints) > 0)
 		}
 	}
-	add(unwhitened)
-	add(fpUnwhitened)
-	add(fpWhitened)
-	add(known)
-	add(h0)
-	add(gated)
+	add(unwhitened, fpUnwhitened, fpWhitened, known, h0, gated)
 	return nil
 }
 
 // estimateCostRun measures what estimating φ as if there were no change
 // costs in power: a 4 sd step found near it, with φ estimated around the
 // plain segmentation (as history does) and with that estimate.
-func estimateCostRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+func estimateCostRun(ctx context.Context, w io.Writer, add func(...Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "  and the cost of estimating φ as if there were no change: a 4 sd step at 20 of 30 independent values found within 1 of it")
 	stepAsIs, stepH0 := Rate{Name: "    φ estimated around the plain segmentation (as history does)"}, Rate{Name: "    φ estimated as if there were no change"}
 	for i := 0; i < n; i++ {
@@ -424,14 +409,13 @@ func estimateCostRun(ctx context.Context, w io.Writer, add func(Rate), n int, se
 		stepAsIs.count(changeWithin(changes[0].ChangePoints, 19, 21))
 		stepH0.count(changeWithin(res.ChangePoints, 19, 21))
 	}
-	add(stepAsIs)
-	add(stepH0)
+	add(stepAsIs, stepH0)
 	return nil
 }
 
 // falseFailsRun counts the gate's false fails in AR(1) histories without
 // a change: one series, and 11 payloads sharing φ.
-func falseFailsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+func falseFailsRun(ctx context.Context, w io.Writer, add func(...Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "\nhistories of 30 experiments without a change, AR(1) noise of 4 %: the gate fails (--gate-window 10, --min-change 5 %)")
 	for _, c := range []struct {
 		name     string
@@ -460,7 +444,7 @@ func falseFailsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed
 
 // freshStepsRun counts the steps 7 experiments old that a change point
 // finds and that the gate fails on.
-func freshStepsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+func freshStepsRun(ctx context.Context, w io.Writer, add func(...Rate), n int, seed uint64) error {
 	fmt.Fprintln(w, "\nsteps 7 experiments old (at experiment 33 of 40), independent noise of 4 %, --gate-window 10, --min-change 5 %:")
 	for _, step := range []float64{1.10, 1.20} {
 		pct := math.Round(100 * (step - 1))
@@ -477,8 +461,7 @@ func freshStepsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed
 			failed.N++
 			failed.K += failedNear(g[0], 33)
 		}
-		add(found)
-		add(failed)
+		add(found, failed)
 	}
 	return nil
 }
@@ -497,7 +480,7 @@ type gatedStep struct {
 // stepsRun counts the gates that fail on a step when they should not: 30
 // experiments old (beside every age judged), acknowledged (beside not),
 // and below --min-change (beside --min-change 0).
-func stepsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint64) error {
+func stepsRun(ctx context.Context, w io.Writer, add func(...Rate), n int, seed uint64) error {
 	ack := history.Ack{SubExperiment: sub, Payload: one[0], Metric: "Median", Experiment: "e033", Note: "accepted", File: "acks.csv", Line: 2}
 	acked := defaultGate
 	acked.Acks, acked.AcksFile = []history.Ack{ack}, "acks.csv"
@@ -526,8 +509,7 @@ func stepsRun(ctx context.Context, w io.Writer, add func(Rate), n int, seed uint
 				rates[k].K += failedNear(g[k], c.at)
 			}
 		}
-		add(rates[0])
-		add(rates[1])
+		add(rates[:]...)
 	}
 	return nil
 }
