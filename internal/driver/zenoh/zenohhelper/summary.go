@@ -163,16 +163,6 @@ func jsonError(file string, data []byte, off int64, err error) error {
 	case errors.As(err, &typ):
 		off = typ.Offset
 	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
+	line, col := fileerr.Position(data, int(off))
 	return fmt.Errorf("%s:%d:%d: %w", file, line, col, err)
 }
