@@ -68,13 +68,10 @@ const PingSuffix = ".ping"
 // address names (URL#QUEUE, an echoer's Addr), else the topic's, else none
 // (the echoer's is then named by the broker).
 func echoQueue(a address, topic string) string {
-	switch {
-	case a.queue != "":
+	if topic == "" {
 		return a.queue
-	case topic != "":
-		return topic + PingSuffix
 	}
-	return ""
+	return cmp.Or(a.queue, topic+PingSuffix)
 }
 
 // Listen starts an echoer on the broker at addr (a URL): it consumes from
