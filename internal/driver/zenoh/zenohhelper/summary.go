@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
@@ -87,15 +85,6 @@ type LatencyStats struct {
 	AboveRange uint64 `json:"above_range"`
 	// HDR is the histogram in HdrHistogram's V2 compressed encoding, base64.
 	HDR string `json:"hdr"`
-}
-
-// Histogram decodes the histogram.
-func (l *LatencyStats) Histogram() (*hdrhistogram.Histogram, error) {
-	h, err := hdrhistogram.Decode([]byte(l.HDR))
-	if err != nil {
-		return nil, fmt.Errorf("hdr: %w", err)
-	}
-	return h, nil
 }
 
 // PublisherCounts are what a subscriber counted of one publisher (and, in
