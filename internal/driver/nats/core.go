@@ -13,10 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
-// coreRecv receives a core NATS subscription. It waits on the
-// subscription's own channel (a synchronous subscription), so the message
-// is handed over by nats.go's reader straight to the goroutine that called
-// Receive, and the arrival time is read the moment it is.
+// coreRecv is an end's connection and its core NATS subscription.
 type coreRecv struct {
 	*conn
 	sub *natsgo.Subscription
@@ -88,7 +85,10 @@ func dialCore(c *conn, topic string) (*corePinger, error) {
 func (p *corePinger) Send(msg []byte) error { return p.publish(p.ping, msg) }
 
 // Receive returns the next message on <topic>.pong and when nats.go
-// handed it over.
+// handed it over. It waits on the subscription's own channel (a
+// synchronous subscription), so the message is handed over by nats.go's
+// reader straight to the goroutine that called Receive, and the arrival
+// time is read the moment it is.
 func (p *corePinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	for {
 		m, err := p.sub.NextMsg(waitFor(deadline))
