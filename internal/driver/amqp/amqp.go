@@ -85,9 +85,6 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	if err != nil {
 		return nil, err
 	}
-	if s.txSize > 1 {
-		return nil, errTxRoundTrip
-	}
 	e := &echoer{delay: opts.EchoDelay.NewDelayer()}
 	if err := e.open(ctx, a, s, "echo", echoQueue(a, opts.Topic)); err != nil {
 		return nil, err
@@ -109,9 +106,6 @@ func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (dr
 	q := echoQueue(a, opts.Topic)
 	if q == "" {
 		return nil, fmt.Errorf("amqp: %s: no echo to reach: expected a topic or an echo's address, URL#QUEUE", driver.RedactURL(addr))
-	}
-	if s.txSize > 1 {
-		return nil, errTxRoundTrip
 	}
 	p := &pinger{echoQueue: q}
 	if err := p.open(ctx, a, s, "pinger", ""); err != nil {
@@ -250,6 +244,9 @@ type roundTripEnd struct {
 // open opens the consuming link, on queue (or one the broker names when
 // it is empty), then the publishing link.
 func (r *roundTripEnd) open(ctx context.Context, a address, s *settings, role, queue string) (err error) {
+	if s.txSize > 1 {
+		return errTxRoundTrip
+	}
 	r.done = make(chan struct{})
 	if r.con, err = openConsumer(ctx, a, s, role, queue, "", r.done); err != nil {
 		return err
