@@ -68,13 +68,10 @@ const PingSuffix = ".ping"
 // address names (URL#QUEUE, an echoer's Addr), else the topic's, else none
 // (the echoer's is then named by the broker).
 func echoQueue(a address, topic string) string {
-	switch {
-	case a.queue != "":
+	if topic == "" {
 		return a.queue
-	case topic != "":
-		return topic + PingSuffix
 	}
-	return ""
+	return cmp.Or(a.queue, topic+PingSuffix)
 }
 
 // Listen starts an echoer on the broker at addr (a URL): it consumes from
@@ -87,9 +84,6 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	s, a, err := resolve(addr, opts)
 	if err != nil {
 		return nil, err
-	}
-	if s.txSize > 1 {
-		return nil, errTxRoundTrip
 	}
 	e := &echoer{delay: opts.EchoDelay.NewDelayer()}
 	if err := e.open(ctx, a, s, "echo", echoQueue(a, opts.Topic)); err != nil {
@@ -112,9 +106,6 @@ func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (dr
 	q := echoQueue(a, opts.Topic)
 	if q == "" {
 		return nil, fmt.Errorf("amqp: %s: no echo to reach: expected a topic or an echo's address, URL#QUEUE", driver.RedactURL(addr))
-	}
-	if s.txSize > 1 {
-		return nil, errTxRoundTrip
 	}
 	p := &pinger{echoQueue: q}
 	if err := p.open(ctx, a, s, "pinger", ""); err != nil {
@@ -253,6 +244,9 @@ type roundTripEnd struct {
 // open opens the consuming link, on queue (or one the broker names when
 // it is empty), then the publishing link.
 func (r *roundTripEnd) open(ctx context.Context, a address, s *settings, role, queue string) (err error) {
+	if s.txSize > 1 {
+		return errTxRoundTrip
+	}
 	r.done = make(chan struct{})
 	if r.con, err = openConsumer(ctx, a, s, role, queue, "", r.done); err != nil {
 		return err

@@ -49,8 +49,7 @@ type publisher struct {
 	commits, committed atomic.Uint64
 	progress           chan struct{} // signalled after each confirmation
 
-	onAckMu sync.Mutex
-	onAck   func(error)
+	onAck atomic.Pointer[func(error)]
 
 	// Transaction mode: messages published since the last commit.
 	txMu  sync.Mutex
@@ -178,11 +177,8 @@ func (p *publisher) confirmed(ack bool) {
 	if !ack {
 		err = fmt.Errorf("amqp: %s: %w", p.url, ErrNacked)
 	}
-	p.onAckMu.Lock()
-	f := p.onAck
-	p.onAckMu.Unlock()
-	if f != nil {
-		f(err)
+	if f := p.onAck.Load(); f != nil {
+		(*f)(err)
 	}
 	// Counted after the callback returned: WaitAcks returns on these
 	// counts, and its caller reads what the callback counted.
@@ -244,9 +240,7 @@ func (p *publisher) commitLocked() error {
 		p.committed.Add(uint64(n))
 	}
 	p.sent.Add(uint64(n))
-	p.onAckMu.Lock()
-	f := p.onAck
-	p.onAckMu.Unlock()
+	f := p.onAck.Load()
 	for range n {
 		if err == nil {
 			p.acked.Add(1)
@@ -254,7 +248,7 @@ func (p *publisher) commitLocked() error {
 			p.nacked.Add(1)
 		}
 		if f != nil {
-			f(err)
+			(*f)(err)
 		}
 	}
 	return err
@@ -291,11 +285,7 @@ func (p *publisher) returnedErr() error {
 // OnAck implements driver.AckSender: f is called once per message from
 // the confirmation goroutine (confirms) or from Send and WaitAcks when a
 // transaction commits.
-func (p *publisher) OnAck(f func(error)) {
-	p.onAckMu.Lock()
-	p.onAck = f
-	p.onAckMu.Unlock()
-}
+func (p *publisher) OnAck(f func(error)) { p.onAck.Store(&f) }
 
 // WaitAcks implements driver.AckSender: it commits an open transaction,
 // or waits until every published message was confirmed.

@@ -370,21 +370,17 @@ func (b *roleClient) consume(what, expr string, f func(d *amqp091.Delivery, at t
 			}
 		}
 	}()
-	var once sync.Once
-	return func() error {
-		var err error
-		once.Do(func() {
-			err = driver.Bounded(5*time.Second, func() error {
-				ch.Cancel(c.tag(), false)
-				return ch.Close()
-			})
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-			}
+	return sync.OnceValue(func() error {
+		err := driver.Bounded(5*time.Second, func() error {
+			ch.Cancel(c.tag(), false)
+			return ch.Close()
 		})
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
 		return err
-	}, nil
+	}), nil
 }
 
 func (b *roleClient) Subscribe(expr string, f func(string, []byte, time.Time)) (func() error, error) {

@@ -50,16 +50,12 @@ func connect5(ctx context.Context, s *settings, role string, acks *ackTracker) (
 		return nil, err
 	}
 	c.conn = conn.(*batchConn)
-	var tracked *ackTracker
-	if s.qos > 0 {
-		tracked = acks
-	}
 	c.cli = paho.NewClient(paho.ClientConfig{
 		ClientID:          c.id,
 		Conn:              conn,
 		PacketTimeout:     s.packetTimeout,
 		PingHandler:       c.pinger,
-		Session:           &session5{SessionManager: state.New(discard{}, discard{}), acks: tracked},
+		Session:           &session5{SessionManager: state.New(discard{}, discard{}), acks: acks},
 		OnPublishReceived: []func(paho.PublishReceived) (bool, error){c.route},
 		OnClientError:     c.lost,
 		OnServerDisconnect: func(d *paho.Disconnect) {

@@ -13,10 +13,7 @@ import (
 	"github.com/mqgate/mqgate/internal/meta"
 )
 
-// coreRecv receives a core NATS subscription. It waits on the
-// subscription's own channel (a synchronous subscription), so the message
-// is handed over by nats.go's reader straight to the goroutine that called
-// Receive, and the arrival time is read the moment it is.
+// coreRecv is an end's connection and its core NATS subscription.
 type coreRecv struct {
 	*conn
 	sub *natsgo.Subscription
@@ -54,29 +51,6 @@ func subscribeEnd(c *conn, subject string, h natsgo.MsgHandler) (*natsgo.Subscri
 	return sub, nil
 }
 
-func (r *coreRecv) receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	for {
-		m, err := r.sub.NextMsg(waitFor(deadline))
-		at := time.Now()
-		switch {
-		case err == nil:
-			if len(m.Data) > len(buf) {
-				return 0, at, fmt.Errorf("nats: a %d-byte message on %s does not fit the %d-byte buffer", len(m.Data), r.sub.Subject, len(buf))
-			}
-			return copy(buf, m.Data), at, nil
-		case errors.Is(err, natsgo.ErrTimeout):
-			if !deadline.IsZero() && !at.Before(deadline) {
-				return 0, time.Time{}, timeoutErr(r.sub.Subject)
-			}
-		case errors.Is(err, natsgo.ErrSlowConsumer):
-			// Messages were dropped (counted by the subscription); the
-			// next one is still to come.
-		default:
-			return 0, time.Time{}, r.linkErr("receiving on "+r.sub.Subject, err)
-		}
-	}
-}
-
 // Counters reports messages nats.go dropped because they arrived faster
 // than they were received (slow consumer), and asynchronous errors.
 func (r *coreRecv) Counters() driver.Counters {
@@ -111,9 +85,31 @@ func dialCore(c *conn, topic string) (*corePinger, error) {
 func (p *corePinger) Send(msg []byte) error { return p.publish(p.ping, msg) }
 
 // Receive returns the next message on <topic>.pong and when nats.go
-// handed it over.
+// handed it over. It waits on the subscription's own channel (a
+// synchronous subscription), so the message is handed over by nats.go's
+// reader straight to the goroutine that called Receive, and the arrival
+// time is read the moment it is.
 func (p *corePinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return p.receive(buf, deadline)
+	for {
+		m, err := p.sub.NextMsg(waitFor(deadline))
+		at := time.Now()
+		switch {
+		case err == nil:
+			if len(m.Data) > len(buf) {
+				return 0, at, fmt.Errorf("nats: a %d-byte message on %s does not fit the %d-byte buffer", len(m.Data), p.sub.Subject, len(buf))
+			}
+			return copy(buf, m.Data), at, nil
+		case errors.Is(err, natsgo.ErrTimeout):
+			if !deadline.IsZero() && !at.Before(deadline) {
+				return 0, time.Time{}, timeoutErr(p.sub.Subject)
+			}
+		case errors.Is(err, natsgo.ErrSlowConsumer):
+			// Messages were dropped (counted by the subscription); the
+			// next one is still to come.
+		default:
+			return 0, time.Time{}, p.linkErr("receiving on "+p.sub.Subject, err)
+		}
+	}
 }
 
 // coreEcho republishes <topic>.ping on <topic>.pong.

@@ -102,7 +102,7 @@ func (e *jsEnd) ensureStream(ctx context.Context, topic string) error {
 		Storage:     jetstream.FileStorage,
 		Replicas:    e.c.p.replicas,
 	}
-	if e.c.p.memory {
+	if e.c.p.storage == "memory" {
 		cfg.Storage = jetstream.MemoryStorage
 	}
 	s, err := e.js.Stream(ctx, e.stream)
@@ -222,8 +222,12 @@ func (e *jsEnd) ack(ctx context.Context, m jetstream.Msg) error {
 	return nil
 }
 
-// receive copies the next message into buf and acknowledges it.
-func (e *jsEnd) receive(buf []byte, deadline time.Time) (int, time.Time, error) {
+// jsRecv is a JetStream end that receives from its consumer.
+type jsRecv struct{ *jsEnd }
+
+// Receive returns the next message and when nats.go handed it over, and
+// acknowledges it.
+func (e jsRecv) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
 	m, at, err := e.next(deadline)
 	if err != nil {
 		return 0, time.Time{}, err
@@ -289,15 +293,17 @@ func (e *jsEnd) counters() driver.Counters {
 	return driver.Counters{Retransmitted: e.redelivered.Load(), Errors: e.c.errs.Load()}
 }
 
+// Counters reports redelivered messages as Retransmitted.
+func (e jsRecv) Counters() driver.Counters { return e.counters() }
+
+// SystemInfo describes the server and the stream.
+func (e jsRecv) SystemInfo() meta.SystemInfo { return e.info() }
+
 // info describes the server and the stream.
 func (e *jsEnd) info() meta.SystemInfo {
 	si := e.c.info()
-	storage := "file"
-	if e.c.p.memory {
-		storage = "memory"
-	}
 	si.Extra["jetstream_stream"] = e.stream
-	si.Extra["jetstream_storage"] = storage
+	si.Extra["jetstream_storage"] = e.c.p.storage
 	si.Extra["jetstream_replicas"] = fmt.Sprint(e.c.p.replicas)
 	if e.cons != "" {
 		si.Extra["jetstream_consumer"] = fmt.Sprintf("durable pull, explicit ack, double ack %v, pull batch %d", e.c.p.doubleAck, e.c.p.pullBatch)
@@ -349,12 +355,9 @@ func (e *jsEnd) Close() error {
 // jsPinger publishes on <topic>.ping through JetStream and consumes
 // <topic>.pong.
 type jsPinger struct {
-	*jsEnd
+	jsRecv
 	ping string
 }
-
-// SystemInfo describes the server and the stream.
-func (p *jsPinger) SystemInfo() meta.SystemInfo { return p.info() }
 
 var (
 	_ driver.Pinger        = (*jsPinger)(nil)
@@ -368,21 +371,12 @@ func dialJS(ctx context.Context, c *conn, topic string) (*jsPinger, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &jsPinger{jsEnd: e, ping: topic + PingSuffix}, nil
+	return &jsPinger{jsRecv: jsRecv{e}, ping: topic + PingSuffix}, nil
 }
 
 // Send publishes msg on <topic>.ping; the stream's acknowledgement reaches
 // OnAck later.
 func (p *jsPinger) Send(msg []byte) error { return p.publish(p.ping, msg) }
-
-// Receive returns the next message on <topic>.pong and when nats.go
-// handed it over, and acknowledges it.
-func (p *jsPinger) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return p.receive(buf, deadline)
-}
-
-// Counters reports redelivered echoes as Retransmitted.
-func (p *jsPinger) Counters() driver.Counters { return p.counters() }
 
 // jsEcho consumes <topic>.ping and republishes each message on
 // <topic>.pong through JetStream, acknowledging the ping once the stream
@@ -462,11 +456,8 @@ func (p *jsPublisher) Send(msg []byte) error { return p.publish(p.subject, msg) 
 
 // jsSubscriber consumes <topic> with explicit acknowledgements.
 type jsSubscriber struct {
-	*jsEnd
+	jsRecv
 }
-
-// SystemInfo describes the server and the stream.
-func (s *jsSubscriber) SystemInfo() meta.SystemInfo { return s.info() }
 
 var (
 	_ driver.Subscriber    = (*jsSubscriber)(nil)
@@ -479,20 +470,11 @@ func subscribeJS(ctx context.Context, c *conn, topic string) (*jsSubscriber, err
 	if err != nil {
 		return nil, err
 	}
-	return &jsSubscriber{e}, nil
+	return &jsSubscriber{jsRecv{e}}, nil
 }
 
 // Addr is the server URL.
 func (s *jsSubscriber) Addr() string { return s.c.url }
-
-// Receive returns the next message and when nats.go handed it over, and
-// acknowledges it.
-func (s *jsSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
-	return s.receive(buf, deadline)
-}
-
-// Counters reports redelivered messages as Retransmitted.
-func (s *jsSubscriber) Counters() driver.Counters { return s.counters() }
 
 // redelivered reports whether the acknowledgement subject of a JetStream
 // message says it was delivered more than once, reading it in place (the

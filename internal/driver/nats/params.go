@@ -59,7 +59,7 @@ type params struct {
 	user, password string
 	token          string
 	creds, nkey    string
-	memory         bool
+	storage        string // "file" or "memory"
 	replicas       int
 	doubleAck      bool
 	pullBatch      int
@@ -80,13 +80,10 @@ func parseParams(p map[string]string) (params, error) {
 		token: ps.String(FlagToken), creds: ps.String(FlagCreds), nkey: ps.String(FlagNKey),
 		replicas: ps.Int(FlagReplicas), doubleAck: ps.Bool(FlagDoubleAck),
 		pullBatch: ps.Int(FlagPullBatch), writeBuffer: ps.Int(FlagWriteBuffer), connectTimeout: ps.Duration(FlagConnectTimeout),
+		storage: ps.String(FlagStorage),
 	}
-	switch v := ps.String(FlagStorage); v {
-	case "file":
-	case "memory":
-		r.memory = true
-	default:
-		return r, fmt.Errorf("nats: --%s %q: want file or memory", FlagStorage, v)
+	if r.storage != "file" && r.storage != "memory" {
+		return r, fmt.Errorf("nats: --%s %q: want file or memory", FlagStorage, r.storage)
 	}
 	if r.token != "" && (r.user != "" || r.creds != "" || r.nkey != "") {
 		return r, fmt.Errorf("nats: --%s cannot be combined with --%s, --%s or --%s", FlagToken, FlagUser, FlagCreds, FlagNKey)

@@ -43,15 +43,11 @@ var (
 // (driver.RecordApplied).
 func (c *conn) appliedFlags() map[string]string {
 	p := c.p
-	storage := "file"
-	if p.memory {
-		storage = "memory"
-	}
 	return map[string]string{
 		FlagUser:           p.user,
 		FlagCreds:          p.creds,
 		FlagNKey:           p.nkey,
-		FlagStorage:        storage,
+		FlagStorage:        p.storage,
 		FlagReplicas:       strconv.Itoa(p.replicas),
 		FlagDoubleAck:      strconv.FormatBool(p.doubleAck),
 		FlagPullBatch:      strconv.Itoa(p.pullBatch),

@@ -349,7 +349,7 @@ func TestFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := parseParams(map[string]string{FlagStorage: "memory", FlagReplicas: "3", FlagDoubleAck: "true", FlagPullBatch: "1", FlagWriteBuffer: "1", FlagConnectTimeout: "1s"})
-	if err != nil || !p.memory || p.replicas != 3 || !p.doubleAck || p.pullBatch != 1 || p.writeBuffer != 1 || p.connectTimeout != time.Second {
+	if err != nil || p.storage != "memory" || p.replicas != 3 || !p.doubleAck || p.pullBatch != 1 || p.writeBuffer != 1 || p.connectTimeout != time.Second {
 		t.Fatalf("parseParams = %+v, %v", p, err)
 	}
 }

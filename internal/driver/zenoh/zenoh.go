@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -83,7 +82,7 @@ func parse(o driver.Options) (settings, error) {
 	}
 	if p := o.Params[FlagHelper]; p != "" {
 		s.bin = p
-		if fi, e := os.Stat(p); e != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		if !zenohhelper.IsExecutable(p) {
 			return s, fmt.Errorf("--%s %s: not an executable file", FlagHelper, p)
 		}
 	} else if s.bin, err = zenohhelper.Find(); err != nil {
@@ -126,30 +125,17 @@ func (s settings) common(o driver.Options) zenohhelper.Common {
 	return zenohhelper.Common{Mode: s.mode, Key: s.key, Reliable: o.Reliable}
 }
 
-// endpointRE is a Zenoh TCP endpoint: tcp/HOST:PORT.
-var endpointRE = regexp.MustCompile(`^tcp/(.+)$`)
-
 // hostPort returns HOST:PORT of a tcp/HOST:PORT endpoint or of HOST:PORT.
 func hostPort(addr string) (string, error) {
-	hp := addr
-	if m := endpointRE.FindStringSubmatch(addr); m != nil {
-		hp = m[1]
-	} else if strings.Contains(addr, "/") {
-		return "", fmt.Errorf("%q: expected tcp/HOST:PORT or HOST:PORT", addr)
-	}
-	if _, _, err := net.SplitHostPort(hp); err != nil {
+	hp, tcp := strings.CutPrefix(addr, "tcp/")
+	if _, _, err := net.SplitHostPort(hp); err != nil || !tcp && strings.Contains(addr, "/") {
 		return "", fmt.Errorf("%q: expected tcp/HOST:PORT or HOST:PORT", addr)
 	}
 	return hp, nil
 }
 
 // endpoint turns HOST:PORT into tcp/HOST:PORT.
-func endpoint(addr string) string {
-	if strings.HasPrefix(addr, "tcp/") {
-		return addr
-	}
-	return "tcp/" + addr
-}
+func endpoint(addr string) string { return "tcp/" + strings.TrimPrefix(addr, "tcp/") }
 
 // processStop is how long a helper has to write its summary and exit
 // after SIGTERM.

@@ -57,7 +57,7 @@ func BuiltPath(root string) string {
 // mqgate-zenoh on PATH. Its error wraps ErrNotFound and says how to build it.
 func Find() (string, error) {
 	if p := os.Getenv(EnvHelper); p != "" {
-		if !isExecutable(p) {
+		if !IsExecutable(p) {
 			return "", fmt.Errorf("%w: %s=%s is not an executable file", ErrNotFound, EnvHelper, p)
 		}
 		return p, nil
@@ -66,7 +66,7 @@ func Find() (string, error) {
 	if wd, err := os.Getwd(); err == nil {
 		if root, err := RepoRoot(wd); err == nil {
 			p := BuiltPath(root)
-			if isExecutable(p) {
+			if IsExecutable(p) {
 				return p, nil
 			}
 			tried = append(tried, p)
@@ -94,7 +94,8 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-func isExecutable(p string) bool {
+// IsExecutable says whether p is a regular file that may be executed.
+func IsExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
@@ -89,15 +87,6 @@ type LatencyStats struct {
 	HDR string `json:"hdr"`
 }
 
-// Histogram decodes the histogram.
-func (l *LatencyStats) Histogram() (*hdrhistogram.Histogram, error) {
-	h, err := hdrhistogram.Decode([]byte(l.HDR))
-	if err != nil {
-		return nil, fmt.Errorf("hdr: %w", err)
-	}
-	return h, nil
-}
-
 // PublisherCounts are what a subscriber counted of one publisher (and, in
 // a publisher's summary, what each of its publishers sent).
 type PublisherCounts struct {
@@ -163,16 +152,6 @@ func jsonError(file string, data []byte, off int64, err error) error {
 	case errors.As(err, &typ):
 		off = typ.Offset
 	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
+	line, col := fileerr.Position(data, int(off))
 	return fmt.Errorf("%s:%d:%d: %w", file, line, col, err)
 }

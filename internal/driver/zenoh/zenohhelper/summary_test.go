@@ -3,11 +3,14 @@ package zenohhelper
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // The files under testdata were written by mqgate-zenoh itself (a ping/pong,
@@ -217,6 +220,15 @@ func FuzzReadSummary(f *testing.F) {
 			t.Fatalf("second write differs:\n%s\n%s", first, w2.Bytes())
 		}
 	})
+}
+
+// Histogram decodes the histogram.
+func (l *LatencyStats) Histogram() (*hdrhistogram.Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(l.HDR))
+	if err != nil {
+		return nil, fmt.Errorf("hdr: %w", err)
+	}
+	return h, nil
 }
 
 // WriteSummary writes s as the helper does: JSON indented by two spaces,
