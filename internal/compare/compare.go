@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -246,9 +247,7 @@ func modeDefaults(cfg Config, mode string) (Config, error) {
 			return cfg, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, result.Names(cfg.Metrics))
 		}
 	}
-	if cfg.FalseFail == 0 {
-		cfg.FalseFail = gate.DefaultFalseFail
-	}
+	cfg.FalseFail = cmp.Or(cfg.FalseFail, gate.DefaultFalseFail)
 	return cfg, nil
 }
 

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"math"
 	"reflect"
 	"slices"
@@ -100,12 +101,7 @@ func (d *Decision) UnmarshalJSON(b []byte) error {
 }
 
 // RefName returns v.ReferenceName, "reference" when it is empty.
-func (v *Verdict) RefName() string {
-	if v.ReferenceName == "" {
-		return "reference"
-	}
-	return v.ReferenceName
-}
+func (v *Verdict) RefName() string { return cmp.Or(v.ReferenceName, "reference") }
 
 // Thresholded reports whether any check allows a threshold beyond its
 // reference; when none does, every Limit equals its Reference and reports
