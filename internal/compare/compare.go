@@ -410,6 +410,7 @@ func missingCheck(o pairing.Origin, se gate.Series) gate.Check {
 // samePayloads reports an error naming the payloads that only one side of a
 // sub-experiment has.
 func samePayloads(ref, target *experiment.Summary) error {
+	payloadText := func(k result.Key) string { return strconv.Itoa(k.Payload) }
 	parts := onlyIn(ref, target, payloadText, "payloads ", "the reference "+ref.Path, "the results "+target.Path)
 	if len(parts) == 0 {
 		return nil
@@ -439,9 +440,6 @@ func onlyIn[R result.Row](a, b *experiment.Table[R], text func(result.Key) strin
 	}
 	return parts
 }
-
-// payloadText names a summary row by its payload.
-func payloadText(k result.Key) string { return strconv.Itoa(k.Payload) }
 
 // value returns metric m of row r; the gated metrics are all ones the rows
 // hold.
