@@ -95,10 +95,7 @@ func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrat
 	}
 	res, err := calibrate.Run(ctx, pool, opt)
 	if err != nil {
-		if exit.Cancelled(ctx) {
-			return interrupted()
-		}
-		return exit.With(exit.Usage, err)
+		return inputError(ctx, err)
 	}
 	// The plots directory is this call's from here on (claimDir).
 	release, err := claimDir("--plots-directory", inv.PlotsDirectory)
