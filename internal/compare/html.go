@@ -222,15 +222,10 @@ func columnText(m result.Metric) string {
 // htmlStatus maps a gate status to the page's; missing is neutral here and
 // made failed by the caller when it counts.
 func htmlStatus(s gate.Status) string {
-	switch s {
-	case gate.Passed:
-		return htmlreport.StatusPassed
-	case gate.Failed:
-		return htmlreport.StatusFailed
-	case gate.Inconclusive:
-		return htmlreport.StatusInconclusive
+	if s == gate.Missing {
+		return ""
 	}
-	return ""
+	return report.HTMLStatus(s)
 }
 
 func verdictSummary(v *gate.Verdict) string {
