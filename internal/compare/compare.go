@@ -101,15 +101,6 @@ func (s *Sub[R]) Failed() []gate.Check {
 	return slices.DeleteFunc(slices.Clone(s.Checks), func(c gate.Check) bool { return c.Status != gate.Failed })
 }
 
-// Passed reports whether the sub-experiment passes: every check passed, or,
-// if allowMissing, it is missing from the results.
-func (s *Sub[R]) Passed(allowMissing bool) bool {
-	if s.Missing() {
-		return allowMissing
-	}
-	return len(s.Failed()) == 0
-}
-
 // checkList returns the checks of s.
 func (s *Sub[R]) checkList() []gate.Check { return s.Checks }
 
