@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/mqgate/mqgate/internal/gate"
@@ -30,9 +31,7 @@ func Page(v *gate.Verdict, figures map[string][]htmlreport.Plot) htmlreport.Page
 			Tables: []htmlreport.Table{report.HTMLTable(v, checks, false)},
 			Plots:  figures[sub],
 		}
-		if s.Tables[0].Caption == "" {
-			s.Tables[0].Caption = "Checks against " + v.Baseline
-		}
+		s.Tables[0].Caption = cmp.Or(s.Tables[0].Caption, "Checks against "+v.Baseline)
 		p.Sections = append(p.Sections, s)
 	}
 	return p

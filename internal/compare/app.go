@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/clobber"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
@@ -196,8 +197,8 @@ func (inv Invocation) writeSections(ctx context.Context, res *Result, dir string
 		if exit.Cancelled(ctx) {
 			return nil, interrupted()
 		}
-		path, err := res.writeCSVFile(dir, s)
-		if err != nil {
+		path := filepath.Join(dir, s.csvName())
+		if err := atomicfile.Write(path, func(w io.Writer) error { return s.writeTo(res, w) }); err != nil {
 			return nil, exit.With(exit.Usage, err)
 		}
 		written = append(written, path)

@@ -35,18 +35,6 @@ func Pool(exps []*experiment.Experiment, cfg Config) (calibrate.Pool, error) {
 		pool.RunNames = append(pool.RunNames, e.Name)
 	}
 	errs := append(latencyKind.pool(&pool, exps, cfg), throughputKind.pool(&pool, exps, cfg)...)
-	for _, e := range exps[1:] {
-		for _, t := range e.Throughputs {
-			if exps[0].Throughput(t.Type) == nil {
-				errs = append(errs, fmt.Errorf("%s: throughput of sub-experiment %q is not in %s: every unchanged run must measure the same sub-experiments", e.Dir, t.Type, exps[0].Dir))
-			}
-		}
-		for _, s := range e.Summaries {
-			if exps[0].Summary(s.Type) == nil {
-				errs = append(errs, fmt.Errorf("%s: sub-experiment %q is not in %s: every unchanged run must measure the same sub-experiments", e.Dir, s.Type, exps[0].Dir))
-			}
-		}
-	}
 	return pool, errors.Join(errs...)
 }
 
@@ -95,10 +83,7 @@ func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrat
 	}
 	res, err := calibrate.Run(ctx, pool, opt)
 	if err != nil {
-		if exit.Cancelled(ctx) {
-			return interrupted()
-		}
-		return exit.With(exit.Usage, err)
+		return inputError(ctx, err)
 	}
 	// The plots directory is this call's from here on (claimDir).
 	release, err := claimDir("--plots-directory", inv.PlotsDirectory)

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -98,15 +99,6 @@ func (s *Sub[R]) Missing() bool { return s.TargetRuns == nil }
 // Failed returns the checks that failed.
 func (s *Sub[R]) Failed() []gate.Check {
 	return slices.DeleteFunc(slices.Clone(s.Checks), func(c gate.Check) bool { return c.Status != gate.Failed })
-}
-
-// Passed reports whether the sub-experiment passes: every check passed, or,
-// if allowMissing, it is missing from the results.
-func (s *Sub[R]) Passed(allowMissing bool) bool {
-	if s.Missing() {
-		return allowMissing
-	}
-	return len(s.Failed()) == 0
 }
 
 // checkList returns the checks of s.
@@ -246,9 +238,7 @@ func modeDefaults(cfg Config, mode string) (Config, error) {
 			return cfg, fmt.Errorf("%w (with several runs per side the default columns are %s)", err, result.Names(cfg.Metrics))
 		}
 	}
-	if cfg.FalseFail == 0 {
-		cfg.FalseFail = gate.DefaultFalseFail
-	}
+	cfg.FalseFail = cmp.Or(cfg.FalseFail, gate.DefaultFalseFail)
 	return cfg, nil
 }
 
@@ -411,6 +401,7 @@ func missingCheck(o pairing.Origin, se gate.Series) gate.Check {
 // samePayloads reports an error naming the payloads that only one side of a
 // sub-experiment has.
 func samePayloads(ref, target *experiment.Summary) error {
+	payloadText := func(k result.Key) string { return strconv.Itoa(k.Payload) }
 	parts := onlyIn(ref, target, payloadText, "payloads ", "the reference "+ref.Path, "the results "+target.Path)
 	if len(parts) == 0 {
 		return nil
@@ -440,9 +431,6 @@ func onlyIn[R result.Row](a, b *experiment.Table[R], text func(result.Key) strin
 	}
 	return parts
 }
-
-// payloadText names a summary row by its payload.
-func payloadText(k result.Key) string { return strconv.Itoa(k.Payload) }
 
 // value returns metric m of row r; the gated metrics are all ones the rows
 // hold.

@@ -21,6 +21,15 @@ func DefaultConfig() Config {
 	return Config{Metrics: result.DefaultCompareMetrics, Threshold: DefaultThreshold}
 }
 
+// Passed reports whether the sub-experiment passes: every check passed, or,
+// if allowMissing, it is missing from the results.
+func (s *Sub[R]) Passed(allowMissing bool) bool {
+	if s.Missing() {
+		return allowMissing
+	}
+	return len(s.Failed()) == 0
+}
+
 // row returns a summary row whose every latency column is v.
 func row(payload int, v float64) result.SummaryRow {
 	return result.SummaryRow{

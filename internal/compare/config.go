@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -48,12 +49,7 @@ type Config struct {
 }
 
 // margins returns the paired margins, defaulted.
-func (c Config) margins() paired.Margins {
-	if c.Margins == (paired.Margins{}) {
-		return DefaultMargins
-	}
-	return c.Margins
-}
+func (c Config) margins() paired.Margins { return cmp.Or(c.Margins, DefaultMargins) }
 
 // metrics returns the gated metrics, defaulted.
 func (c Config) metrics() []result.Metric {

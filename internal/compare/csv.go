@@ -3,10 +3,8 @@ package compare
 import (
 	"encoding/csv"
 	"io"
-	"path/filepath"
 	"slices"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 )
 
@@ -52,11 +50,4 @@ func (s *Sub[R]) writeCSV(r *Result, w io.Writer, header []string) error {
 	write(s.TargetRuns, TargetLabel, r.Targets)
 	cw.Flush()
 	return cw.Error()
-}
-
-// writeCSVFile writes the comparison CSV of s atomically into dir and
-// returns its path.
-func (r *Result) writeCSVFile(dir string, s section) (string, error) {
-	path := filepath.Join(dir, s.csvName())
-	return path, atomicfile.Write(path, func(w io.Writer) error { return s.writeTo(r, w) })
 }

@@ -92,16 +92,8 @@ func (s *SubResult) htmlSection(r *Result, v *gate.Verdict) htmlreport.Section {
 // htmlSection is the HTML section of t: failed when a check counts against
 // the verdict, else inconclusive when one is, with its table.
 func (t *ThroughputResult) htmlSection(r *Result, v *gate.Verdict) htmlreport.Section {
-	status := gate.Passed
-	for _, c := range t.Checks {
-		if v.Counts(c) {
-			status = gate.Failed
-		} else if c.Status == gate.Inconclusive && status == gate.Passed {
-			status = gate.Inconclusive
-		}
-	}
 	name := "throughput_" + t.Type
-	return htmlreport.Section{ID: name, Title: name + " (higher is better)", Status: htmlStatus(status), Tables: []htmlreport.Table{r.throughputTable(t)}}
+	return htmlreport.Section{ID: name, Title: name + " (higher is better)", Status: htmlStatus(v.StatusOf(t.Checks)), Tables: []htmlreport.Table{r.throughputTable(t)}}
 }
 
 // throughputTable shows a throughput summary's checks one row a payload
@@ -222,15 +214,10 @@ func columnText(m result.Metric) string {
 // htmlStatus maps a gate status to the page's; missing is neutral here and
 // made failed by the caller when it counts.
 func htmlStatus(s gate.Status) string {
-	switch s {
-	case gate.Passed:
-		return htmlreport.StatusPassed
-	case gate.Failed:
-		return htmlreport.StatusFailed
-	case gate.Inconclusive:
-		return htmlreport.StatusInconclusive
+	if s == gate.Missing {
+		return ""
 	}
-	return ""
+	return report.HTMLStatus(s)
 }
 
 func verdictSummary(v *gate.Verdict) string {

@@ -119,9 +119,16 @@ func (k kind[R]) origins(t *experiment.Table[R], cfg Config) []pairing.Origin {
 
 // pool adds to pool a check per origin of every sub-experiment of this
 // kind in exps[0], its values those of every run; it returns the input
-// errors of runs that differ.
+// errors of runs that differ, or that hold a sub-experiment exps[0] lacks.
 func (k kind[R]) pool(pool *calibrate.Pool, exps []*experiment.Experiment, cfg Config) []error {
 	var errs []error
+	for _, e := range exps[1:] {
+		for _, t := range k.tables(e) {
+			if k.get(exps[0], t.Type) == nil {
+				errs = append(errs, fmt.Errorf("%s: %s is not in %s: every unchanged run must measure the same sub-experiments", e.Dir, k.what(t.Type), exps[0].Dir))
+			}
+		}
+	}
 	for _, t := range k.tables(exps[0]) {
 		runs, err := k.runs(exps, t.Type, "unchanged")
 		if err == nil {

@@ -22,10 +22,8 @@ var (
 
 // given returns the first of flags given on the command line, or "".
 func (inv Invocation) given(flags ...string) string {
-	for _, f := range flags {
-		if inv.Given[f] {
-			return f
-		}
+	if i := slices.IndexFunc(flags, func(f string) bool { return inv.Given[f] }); i >= 0 {
+		return flags[i]
 	}
 	return ""
 }

@@ -184,7 +184,7 @@ func (r *Result) pairedCheck(o pairing.Origin, c paired.Check, cr paired.CheckRe
 	units := r.Config.unitWord()
 	head := fmt.Sprintf("%d B %s: candidate/%s ×%.3f (median of the %s' ratios), sign-test bounds [%.3f, %.3f] (%s end at %g%%/%d, %s end at %g%%), p %s (%s %s), %s %d",
 		o.Key.Payload, m.Name, referenceName, cr.Ratio, units, cr.Low, cr.High, failEnd(c.HigherIsBetter), 100*a.Tail, len(a.Checks),
-		failEnd(!c.HigherIsBetter), 100*a.Tail, pValueText(cr.P), gate.Bonferroni, pValueText(cr.PAdjusted), units, a.Units)
+		failEnd(!c.HigherIsBetter), 100*a.Tail, gate.PText(cr.P), gate.Bonferroni, gate.PText(cr.PAdjusted), units, a.Units)
 	pass, fail := marginRatio(c.HigherIsBetter, mg.Pass), marginRatio(c.HigherIsBetter, mg.Fail)
 	switch cr.Zone {
 	case paired.Fail:
@@ -225,13 +225,6 @@ func openWhy(a *paired.Analysis, units string) string {
 		return fmt.Sprintf("no FAIL and no PASS below %d %s", a.MinPairs, units)
 	}
 	return "more " + units + " would decide"
-}
-
-func pValueText(p float64) string {
-	if p < 0.0001 {
-		return fmt.Sprintf("%.1e", p)
-	}
-	return fmt.Sprintf("%.4f", p)
 }
 
 // pairedDecision says how the paired analysis decided: the zone's rule and
@@ -409,5 +402,5 @@ func trendText(exps []*experiment.Experiment, level []float64, checks int) strin
 	if err != nil {
 		return "not tested (" + err.Error() + ")"
 	}
-	return fmt.Sprintf("τ %+.2f, p %s, Sen's slope %+.2f %% per run over %d runs (%s)", mk.Tau, pValueText(mk.P), 100*math.Expm1(mk.Slope), mk.N, by)
+	return fmt.Sprintf("τ %+.2f, p %s, Sen's slope %+.2f %% per run over %d runs (%s)", mk.Tau, gate.PText(mk.P), 100*math.Expm1(mk.Slope), mk.N, by)
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,9 +96,7 @@ func (inv Invocation) runPlan(ctx context.Context, cfg Config, stdout io.Writer)
 	if cfg.Series == nil && cfg.Pairing != PairAlways {
 		return exit.With(exit.Usage, errNotInterleaved)
 	}
-	if cfg.FalseFail == 0 {
-		cfg.FalseFail = gate.DefaultFalseFail
-	}
+	cfg.FalseFail = cmp.Or(cfg.FalseFail, gate.DefaultFalseFail)
 	refs, tgts, warnings, err := inv.loadSides(ctx)
 	if err != nil {
 		return err

@@ -269,7 +269,7 @@ func decide(s Series, eff, pass dist.Effect, pAdj float64, rejected bool, refere
 	limit := 1 + signedThreshold(m, s.Threshold)
 	evidence := fmt.Sprintf("%s/%s ×%.3f, %s interval %s, p %s (Holm %s), runs %d/%d",
 		"candidate", referenceName, eff.Estimate, ConfidenceText(st.Confidence), intervalText(eff.Low, eff.High),
-		pText(eff.P), pText(pAdj), eff.NCandidate, eff.NReference)
+		PText(eff.P), PText(pAdj), eff.NCandidate, eff.NReference)
 	head := fmt.Sprintf("%d B %s: %s", s.Payload, m.Name, evidence)
 	switch {
 	case rejected && loBad > 0 && shift > tau:
@@ -391,7 +391,9 @@ func intervalText(lo, hi float64) string {
 	return "[" + f(lo) + ", " + f(hi) + "]"
 }
 
-func pText(p float64) string {
+// PText writes a p-value with 4 decimals, or in scientific notation below
+// 0.0001: "0.0123", "3.2e-07".
+func PText(p float64) string {
 	if p < 0.0001 {
 		return fmt.Sprintf("%.1e", p)
 	}

@@ -35,10 +35,7 @@ func SequentialDecision(s seq.Decision, level float64, units string) *Decision {
 	// The rule names the construction that decided (s.Method): the
 	// group-sequential boundaries, the mixture of sign bets, or the held
 	// fixed design; never one the gate did not compute.
-	method := s.Method
-	if method == "" {
-		method = "sign tests of the median pair ratio"
-	}
+	method := cmp.Or(s.Method, "sign tests of the median pair ratio")
 	switch s.Status {
 	case seq.Fail:
 		d.Rule = "fail: a check's sign test reached its fail boundary at level/checks (median pair ratio beyond the fail margin; " + method + ")"

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"math"
 	"reflect"
 	"slices"
@@ -100,23 +101,13 @@ func (d *Decision) UnmarshalJSON(b []byte) error {
 }
 
 // RefName returns v.ReferenceName, "reference" when it is empty.
-func (v *Verdict) RefName() string {
-	if v.ReferenceName == "" {
-		return "reference"
-	}
-	return v.ReferenceName
-}
+func (v *Verdict) RefName() string { return cmp.Or(v.ReferenceName, "reference") }
 
 // Thresholded reports whether any check allows a threshold beyond its
 // reference; when none does, every Limit equals its Reference and reports
 // need not show both.
 func (v *Verdict) Thresholded() bool {
-	for _, c := range v.Checks {
-		if c.Threshold != 0 && !math.IsNaN(c.Threshold) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(v.Checks, func(c Check) bool { return c.Threshold != 0 && !math.IsNaN(c.Threshold) })
 }
 
 // Add appends checks to v.
@@ -207,11 +198,14 @@ func (v *Verdict) SubExperiments() []string {
 // SubStatus returns the status of one sub-experiment's checks, by the rules
 // of Finish.
 func (v *Verdict) SubStatus(sub string) Status {
+	return v.StatusOf(slices.DeleteFunc(slices.Clone(v.Checks), func(c Check) bool { return c.SubExperiment != sub }))
+}
+
+// StatusOf returns the status of checks, by the rules of Finish: failed
+// when one counts against v, else inconclusive when one is, else passed.
+func (v *Verdict) StatusOf(checks []Check) Status {
 	s := Passed
-	for _, c := range v.Checks {
-		if c.SubExperiment != sub {
-			continue
-		}
+	for _, c := range checks {
 		if v.Counts(c) {
 			return Failed
 		}

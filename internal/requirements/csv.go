@@ -63,12 +63,7 @@ func LatencyOf(rows []KeyedRow) string {
 
 // ReadFile reads a requirements CSV. See read.
 func ReadFile(path string) ([]KeyedRow, error) {
-	f, err := fileerr.OpenRegular(path, "a requirements CSV")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(f)
+	b, err := fileerr.ReadRegular(path, "a requirements CSV")
 	if err != nil {
 		return nil, err
 	}

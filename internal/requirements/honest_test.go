@@ -9,6 +9,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/dist"
+	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
 // simObs draws n runs of one check from draw, as observations.
@@ -96,8 +97,8 @@ func TestMedianWithinLevel(t *testing.T) {
 				t.Errorf("k %d level %v: passes a median at the limit with chance %v", k, level, pass)
 			}
 		}
-		if k := signRuns(level); medianWithin(k-1, 0, level) || !medianWithin(k, 0, level) {
-			t.Errorf("level %v: signRuns %d", level, k)
+		if k := paired.MinPairs(level); medianWithin(k-1, 0, level) || !medianWithin(k, 0, level) {
+			t.Errorf("level %v: paired.MinPairs %d", level, k)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/dist"
+	"github.com/mqgate/mqgate/internal/stats/paired"
 )
 
 // modePercentile names the Fast-RTPS mode (--percentile) in messages; it is
@@ -511,14 +512,10 @@ func orderNoFail(j *Judgement, k int, level float64) {
 	if frac < 0.5 { // at half above, no number of runs shows the median within
 		j.MoreRuns = searchRuns(k, func(kk int) bool { return medianWithin(kk, int(math.Round(frac*float64(kk))), level) })
 	}
+	// The fewest runs that can show a median within a limit at level are
+	// the sign test's: all of them within it, ½^k ≤ level.
 	j.Why = fmt.Sprintf("no evidence of regression, not a pass: %s, too few to fail, but %d run(s) cannot show the median run within the limit at %s confidence (sign test: needs ≥ %d runs all within it)",
-		overText(*j, k), k, confOne(level), signRuns(level))
-}
-
-// signRuns is the fewest runs that can show a median within a limit at
-// level: all of them within it, ½^k ≤ level.
-func signRuns(level float64) int {
-	return int(math.Ceil(math.Log2(1/level) - 1e-9))
+		overText(*j, k), k, confOne(level), paired.MinPairs(level))
 }
 
 // confOne names a one-sided confidence 1 − level.

@@ -271,9 +271,7 @@ func writeDerived(dv requirements.Derived, in *requirements.Input, out, tout str
 		}
 		files.Add("--throughput-output-file", tout, func(w io.Writer) error { return requirements.WriteThroughput(w, rows) })
 	}
-	if dv.Latency != nil || dv.Throughput != nil {
-		files.Add(driftFlag, requirements.DriftFileFor(out), func(w io.Writer) error { return requirements.WriteDrift(w, dv.Drift) })
-	}
+	files.Add(driftFlag, requirements.DriftFileFor(out), func(w io.Writer) error { return requirements.WriteDrift(w, dv.Drift) })
 	warnings := in.Warnings
 	if dv.Latency != nil {
 		warnings = append(warnings, dv.Latency.Warnings...)
@@ -303,12 +301,10 @@ func printDerived(dv requirements.Derived, stdout io.Writer, in *requirements.In
 		}
 		fmt.Fprintf(stdout, "%d throughput requirement(s) (lower limits, higher is better) from %d experiment(s) written to %s\n", len(dv.Throughput), len(in.Experiments), tout)
 	}
-	if dv.Latency != nil || dv.Throughput != nil {
-		if err := requirements.PrintDrift(stdout, dv.Drift); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "drift report written to %s\n", requirements.DriftFileFor(out))
+	if err := requirements.PrintDrift(stdout, dv.Drift); err != nil {
+		return err
 	}
+	fmt.Fprintf(stdout, "drift report written to %s\n", requirements.DriftFileFor(out))
 	return nil
 }
 
