@@ -75,10 +75,7 @@ func WriteBurstFile(path string, rows []BurstRow) error {
 // Received is at most Sent and Lost at most Sent − Received.
 func ReadBurst(r io.Reader, file string) ([]BurstRow, error) {
 	cols := strings.Split(BurstHeader, ",")
-	return readRows(r, file, cols, func(rec []string, line int) (BurstRow, error) {
-		if len(rec) != len(cols) {
-			return BurstRow{}, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), BurstHeader)
-		}
+	return readRows(r, file, cols, "%d columns, expected %d (%s)", func(rec []string, line int) (BurstRow, error) {
 		var v [12]float64
 		for i, s := range rec {
 			x, err := strconv.ParseFloat(s, 64)

@@ -205,11 +205,8 @@ func ReadSummaryFile(path string) ([]SummaryRow, error) {
 // writes it.
 func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
 	seen := map[int]int{}
-	rows, err := readRows(r, file, SummaryColumns, func(rec []string, line int) (row SummaryRow, err error) {
-		if len(rec) != len(SummaryColumns) {
-			return row, fileerr.New(file, line, "", "row has %d fields, expected %d (%s)",
-				len(rec), len(SummaryColumns), strings.Join(SummaryColumns, ","))
-		}
+	const count = "row has %d fields, expected %d (%s)"
+	rows, err := readRows(r, file, SummaryColumns, count, func(rec []string, line int) (row SummaryRow, err error) {
 		for i, dst := range []*int{&row.Bytes, &row.Samples} {
 			if *dst, err = positive(rec[i]); err != nil {
 				return row, fileerr.New(file, line, SummaryColumns[i], "%q is not a positive integer", rec[i])
@@ -247,8 +244,10 @@ func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
 }
 
 // readRows reads a CSV file whose header is cols: row reads each record
-// after it, found on line line. file names the input in errors.
-func readRows[R any](r io.Reader, file string, cols []string, row func(rec []string, line int) (R, error)) ([]R, error) {
+// after it, found on line line, once it has as many fields as cols
+// (otherwise the error is count, formatted with the fields found, the
+// fields expected and the header). file names the input in errors.
+func readRows[R any](r io.Reader, file string, cols []string, count string, row func(rec []string, line int) (R, error)) ([]R, error) {
 	cr := csvfile.NewReader(r)
 	if err := csvfile.ReadHeader(cr, file, cols); err != nil {
 		return nil, err
@@ -263,6 +262,9 @@ func readRows[R any](r io.Reader, file string, cols []string, row func(rec []str
 			return nil, csvfile.Error(file, err)
 		}
 		line, _ := cr.FieldPos(0)
+		if len(rec) != len(cols) {
+			return nil, fileerr.New(file, line, "", count, len(rec), len(cols), strings.Join(cols, ","))
+		}
 		v, err := row(rec, line)
 		if err != nil {
 			return nil, err

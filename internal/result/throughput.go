@@ -57,10 +57,7 @@ func WriteThroughputFile(path string, rows []ThroughputRow) error {
 // and column. The Mb/s columns must agree with the msg/s ones.
 func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 	cols := strings.Split(ThroughputHeader, ",")
-	return readRows(r, file, cols, func(rec []string, line int) (ThroughputRow, error) {
-		if len(rec) != len(cols) {
-			return ThroughputRow{}, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), ThroughputHeader)
-		}
+	return readRows(r, file, cols, "%d columns, expected %d (%s)", func(rec []string, line int) (ThroughputRow, error) {
 		payload, err := strconv.Atoi(rec[0])
 		if err != nil || payload < 1 {
 			return ThroughputRow{}, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
@@ -92,7 +89,8 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 		for i := range 3 {
 			want := Mbps(v[i], row.Payload)
 			if math.Abs(v[3+i]-want) > 0.0005+Mbps(0.0005, row.Payload)+1e-9*want {
-				return ThroughputRow{}, fileerr.New(file, line, cols[7+i], "%s disagrees with %s × %d B × 8 / 10^6 = %.3f", rec[7+i], cols[4+i], row.Payload, want)
+				return ThroughputRow{}, fileerr.New(file, line, cols[7+i], "%s disagrees with %s × %d B × 8 / 10^6 = %.3f",
+					rec[7+i], cols[4+i], row.Payload, want)
 			}
 		}
 		return row, nil
