@@ -485,17 +485,8 @@ func isDecimal(b []byte) bool {
 		return false
 	}
 	if p < n && (b[p] == 'e' || b[p] == 'E') {
-		p++
-		if p < n && (b[p] == '+' || b[p] == '-') {
-			p++
-		}
-		start := p
-		for p < n && isDigit(b[p]) {
-			p++
-		}
-		if p == start {
-			return false
-		}
+		_, end, ok := readExponent(b, p)
+		return ok && end == n
 	}
 	return p == n
 }
