@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -101,9 +102,7 @@ func pageOf(expDir string) (page htmlreport.Page, latency string) {
 	switch {
 	case err == nil:
 		page.Meta = append(page.Meta, metaKVs(m)...)
-		if m.Latency != "" {
-			latency = m.Latency
-		}
+		latency = cmp.Or(m.Latency, latency)
 	case !errors.Is(err, os.ErrNotExist):
 		page.Notes = append(page.Notes, "meta.json could not be read: "+err.Error())
 	}

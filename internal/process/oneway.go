@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -35,11 +36,7 @@ func (l *Load) figures() *[]htmlreport.Plot { return &l.Figures }
 // read again says as much as the run did.
 func (j *invocation) printLoadNotes(l Load) {
 	if !l.Completed {
-		msg := l.Error
-		if msg == "" {
-			msg = "the run did not complete"
-		}
-		j.printf("  %s: incomplete: %s\n", l.Type, msg)
+		j.printf("  %s: incomplete: %s\n", l.Type, cmp.Or(l.Error, "the run did not complete"))
 	}
 	for _, p := range l.Payloads {
 		for _, n := range p.Notes {

@@ -338,10 +338,7 @@ func (j *invocation) plotsRoot(all []Input) string {
 // folderPlotsDir is where the plots of the experiment folder's own files
 // (not of one raw file) go.
 func (j *invocation) folderPlotsDir() string {
-	if dir := j.cfg.PlotsDirectory; dir != "" {
-		return dir
-	}
-	return experiment.PlotsDir(j.cfg.Dirs[0])
+	return cmp.Or(j.cfg.PlotsDirectory, experiment.PlotsDir(j.cfg.Dirs[0]))
 }
 
 // drawFolder draws the figures of the folder's throughput, load and
@@ -514,12 +511,8 @@ func admitMeasured(dir string, inputs []Input) error {
 // job layout (summary beside the raw file, plots in plots/<raw name>).
 func rawInput(raw, output, plotsDir string) Input {
 	stem := strings.TrimSuffix(filepath.Base(raw), filepath.Ext(raw))
-	if output == "" {
-		output = filepath.Join(filepath.Dir(raw), stem+"_summary.csv")
-	}
-	if plotsDir == "" {
-		plotsDir = filepath.Join(filepath.Dir(raw), "plots", stem)
-	}
+	output = cmp.Or(output, filepath.Join(filepath.Dir(raw), stem+"_summary.csv"))
+	plotsDir = cmp.Or(plotsDir, filepath.Join(filepath.Dir(raw), "plots", stem))
 	typ, ok := experiment.TypeOfRaw(raw)
 	if !ok {
 		typ = stem
