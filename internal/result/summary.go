@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,10 +51,8 @@ func (r *SummaryRow) floats() []*float64 {
 // column returns a pointer to the float column named as in the header, or
 // nil for an unknown or integer column.
 func (r *SummaryRow) column(name string) *float64 {
-	for i, c := range SummaryColumns[2:] {
-		if c == name {
-			return r.floats()[i]
-		}
+	if i := slices.Index(SummaryColumns[2:], name); i >= 0 {
+		return r.floats()[i]
 	}
 	return nil
 }
