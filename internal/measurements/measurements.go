@@ -179,13 +179,11 @@ func (r *Reader) Next() bool {
 	// last row of the buffer and every other row are read by nextLine.
 	if r.header {
 		if sample, payload, v, n, ok := parseCommon(r.buf[r.pos:r.end]); ok {
+			if n < r.end-r.pos && r.buf[r.pos+n] == '\r' {
+				n++ // CRLF
+			}
 			if n < r.end-r.pos && r.buf[r.pos+n] == '\n' {
 				r.pos += n + 1
-				r.line++
-				return r.accept(sample, payload, v)
-			}
-			if n+1 < r.end-r.pos && r.buf[r.pos+n] == '\r' && r.buf[r.pos+n+1] == '\n' {
-				r.pos += n + 2
 				r.line++
 				return r.accept(sample, payload, v)
 			}
