@@ -150,10 +150,7 @@ func (r *Reader) readLine() (line []byte, complete bool, err error) {
 		if i := bytes.IndexByte(r.buf[r.pos:r.end], '\n'); i >= 0 {
 			b := r.buf[r.pos : r.pos+i]
 			r.pos += i + 1
-			if n := len(b); n > 0 && b[n-1] == '\r' {
-				b = b[:n-1]
-			}
-			return b, true, nil
+			return bytes.TrimSuffix(b, []byte("\r")), true, nil
 		}
 		switch {
 		case errors.Is(r.rerr, io.EOF):
