@@ -246,7 +246,8 @@ func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
 // after it, found on line line, once it has as many fields as cols
 // (otherwise the error is count, formatted with the fields found, the
 // fields expected and the header). file names the input in errors.
-func readRows[R any](r io.Reader, file string, cols []string, count string, row func(rec []string, line int) (R, error)) ([]R, error) {
+func readRows[R any](r io.Reader, file string, cols []string, count string,
+	row func(rec []string, line int) (R, error)) ([]R, error) {
 	cr := csvfile.NewReader(r)
 	if err := csvfile.ReadHeader(cr, file, cols); err != nil {
 		return nil, err
