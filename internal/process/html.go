@@ -267,10 +267,9 @@ func PayloadRowsTable(results []Result) htmlreport.Table {
 func SummaryTable(r Result) htmlreport.Table {
 	t := htmlreport.Table{Caption: filepath.Base(r.Summary) + " (latency in µs)", Header: result.SummaryColumns}
 	for _, row := range r.Rows {
-		cells := []htmlreport.Cell{htmlreport.Num(strconv.Itoa(row.Bytes)), htmlreport.Num(strconv.Itoa(row.Samples))}
-		for _, col := range result.SummaryColumns[2:] {
-			v, _ := row.Get(col)
-			cells = append(cells, htmlreport.Num(result.Format3(v)))
+		var cells []htmlreport.Cell
+		for _, v := range row.Record() {
+			cells = append(cells, htmlreport.Num(v))
 		}
 		t.Rows = append(t.Rows, cells)
 	}
