@@ -335,7 +335,7 @@ func PerMessageTable(pms []PerMessage) htmlreport.Table {
 				rt.Median, rt.Overall = math.NaN(), math.NaN()
 			}
 			med := htmlreport.Num(compactRate(rt.Median))
-			if strings.HasPrefix(rt.Note, "disagrees") {
+			if rt.Disagrees() {
 				med.Status = htmlreport.StatusInconclusive
 			}
 			// Every message sent is in the latency's count when delivered;
