@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"strconv"
@@ -105,13 +106,7 @@ func buildView(p Page) (*pageView, error) {
 func buildSections(v *pageView, secs []Section, parent string, depth int, used ids) ([]sectionView, error) {
 	out := make([]sectionView, 0, len(secs))
 	for i, s := range secs {
-		id := slug(s.ID)
-		if id == "" {
-			id = slug(s.Title)
-		}
-		if id == "" {
-			id = "section-" + strconv.Itoa(i+1)
-		}
+		id := cmp.Or(slug(s.ID), slug(s.Title), "section-"+strconv.Itoa(i+1))
 		if parent != "" {
 			id = parent + "-" + id
 		}
@@ -127,10 +122,7 @@ func buildSections(v *pageView, secs []Section, parent string, depth int, used i
 		}
 		v.NumTables += len(s.Tables)
 		for j, pl := range s.Plots {
-			label := pl.Title
-			if label == "" {
-				label = s.Title + " plot " + strconv.Itoa(j+1)
-			}
+			label := cmp.Or(pl.Title, s.Title+" plot "+strconv.Itoa(j+1))
 			svg, err := inlineSVG(pl.SVG, label)
 			if err != nil {
 				return nil, fmt.Errorf("%s: plot %q: %w", where, label, err)

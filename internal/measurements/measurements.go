@@ -150,10 +150,7 @@ func (r *Reader) readLine() (line []byte, complete bool, err error) {
 		if i := bytes.IndexByte(r.buf[r.pos:r.end], '\n'); i >= 0 {
 			b := r.buf[r.pos : r.pos+i]
 			r.pos += i + 1
-			if n := len(b); n > 0 && b[n-1] == '\r' {
-				b = b[:n-1]
-			}
-			return b, true, nil
+			return bytes.TrimSuffix(b, []byte("\r")), true, nil
 		}
 		switch {
 		case errors.Is(r.rerr, io.EOF):
@@ -179,13 +176,11 @@ func (r *Reader) Next() bool {
 	// last row of the buffer and every other row are read by nextLine.
 	if r.header {
 		if sample, payload, v, n, ok := parseCommon(r.buf[r.pos:r.end]); ok {
+			if n < r.end-r.pos && r.buf[r.pos+n] == '\r' {
+				n++ // CRLF
+			}
 			if n < r.end-r.pos && r.buf[r.pos+n] == '\n' {
 				r.pos += n + 1
-				r.line++
-				return r.accept(sample, payload, v)
-			}
-			if n+1 < r.end-r.pos && r.buf[r.pos+n] == '\r' && r.buf[r.pos+n+1] == '\n' {
-				r.pos += n + 2
 				r.line++
 				return r.accept(sample, payload, v)
 			}
@@ -485,17 +480,8 @@ func isDecimal(b []byte) bool {
 		return false
 	}
 	if p < n && (b[p] == 'e' || b[p] == 'E') {
-		p++
-		if p < n && (b[p] == '+' || b[p] == '-') {
-			p++
-		}
-		start := p
-		for p < n && isDigit(b[p]) {
-			p++
-		}
-		if p == start {
-			return false
-		}
+		_, end, ok := readExponent(b, p)
+		return ok && end == n
 	}
 	return p == n
 }

@@ -123,10 +123,7 @@ const maxExactDigits = 15
 // once, so not always the correctly rounded value).
 func scaleXstrtod(number float64, exponent int) float64 {
 	p10 := 10.0
-	e := exponent
-	if e < 0 {
-		e = -e
-	}
+	e := max(exponent, -exponent)
 	for e != 0 {
 		if e&1 != 0 {
 			if exponent < 0 {

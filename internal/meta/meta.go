@@ -371,10 +371,7 @@ func systemOf(sys System, subs []SubExperiment) System {
 		name := BuiltinSystem
 		if s.System != nil {
 			brokers++
-			name = s.System.Product
-			if name == "" {
-				name = UnknownProduct
-			}
+			name = cmp.Or(s.System.Product, UnknownProduct)
 			if !slices.Contains(versions, s.System.Version) {
 				versions = append(versions, s.System.Version)
 			}

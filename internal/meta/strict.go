@@ -2,6 +2,7 @@ package meta
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,9 +126,7 @@ func field(t reflect.Type, key string) (f reflect.StructField, ok bool, folded s
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" {
-			name = sf.Name
-		}
+		name = cmp.Or(name, sf.Name)
 		if name == "-" || !sf.IsExported() {
 			continue
 		}

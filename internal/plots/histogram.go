@@ -62,10 +62,7 @@ func binRange(samples []float64, bins int, lo, hi float64) Bins {
 		}
 		t := (v*scale - lo*scale) / span // position in [0, 1]
 		i := int(t * float64(bins))
-		if i >= bins {
-			i = bins - 1 // the right edge belongs to the last bin
-		}
-		b.Counts[max(i, 0)]++
+		b.Counts[min(max(i, 0), bins-1)]++ // the right edge belongs to the last bin
 	}
 	return b
 }

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -101,9 +102,7 @@ func pageOf(expDir string) (page htmlreport.Page, latency string) {
 	switch {
 	case err == nil:
 		page.Meta = append(page.Meta, metaKVs(m)...)
-		if m.Latency != "" {
-			latency = m.Latency
-		}
+		latency = cmp.Or(m.Latency, latency)
 	case !errors.Is(err, os.ErrNotExist):
 		page.Notes = append(page.Notes, "meta.json could not be read: "+err.Error())
 	}
@@ -268,10 +267,9 @@ func PayloadRowsTable(results []Result) htmlreport.Table {
 func SummaryTable(r Result) htmlreport.Table {
 	t := htmlreport.Table{Caption: filepath.Base(r.Summary) + " (latency in µs)", Header: result.SummaryColumns}
 	for _, row := range r.Rows {
-		cells := []htmlreport.Cell{htmlreport.Num(strconv.Itoa(row.Bytes)), htmlreport.Num(strconv.Itoa(row.Samples))}
-		for _, col := range result.SummaryColumns[2:] {
-			v, _ := row.Get(col)
-			cells = append(cells, htmlreport.Num(result.Format3(v)))
+		var cells []htmlreport.Cell
+		for _, v := range row.Record() {
+			cells = append(cells, htmlreport.Num(v))
 		}
 		t.Rows = append(t.Rows, cells)
 	}

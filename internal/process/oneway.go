@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -35,11 +36,7 @@ func (l *Load) figures() *[]htmlreport.Plot { return &l.Figures }
 // read again says as much as the run did.
 func (j *invocation) printLoadNotes(l Load) {
 	if !l.Completed {
-		msg := l.Error
-		if msg == "" {
-			msg = "the run did not complete"
-		}
-		j.printf("  %s: incomplete: %s\n", l.Type, msg)
+		j.printf("  %s: incomplete: %s\n", l.Type, cmp.Or(l.Error, "the run did not complete"))
 	}
 	for _, p := range l.Payloads {
 		for _, n := range p.Notes {
@@ -83,20 +80,6 @@ func readSummaries[T any](dir, prefix, suffix string, read func(typ, path string
 	return out, nil
 }
 
-// Loads reads the run load summaries of experiment dir and draws, into
-// plotsDir unless it is "", each sub-experiment's one-way latency by
-// payload (load_<type>_latency: p50 to max of the HDR histogram of every
-// measured message) and its rates by payload (load_<type>_rates: offered,
-// sent, received). With svg the figures are kept too. It returns the
-// number of plot files written.
-func Loads(dir, plotsDir string, f plots.Format, svg bool) ([]Load, int, error) {
-	ls, err := readLoads(dir)
-	if err != nil {
-		return nil, 0, err
-	}
-	return drawEach(ls, loadPlots, (*Load).figures, plotsDir, f, svg)
-}
-
 // readLoads reads the run load summaries of experiment dir
 // (load_<type>_summary.json). A summary whose subexperiment is not the one
 // its name says (a file renamed, or copied over another's) is refused: it
@@ -112,7 +95,10 @@ func readLoads(dir string) ([]Load, error) {
 	})
 }
 
-// loadPlots are the figures of Loads for l.
+// loadPlots are the figures of l: its one-way latency by payload
+// (load_<type>_latency: p50 to max of the HDR histogram of every measured
+// message) and its rates by payload (load_<type>_rates: offered, sent,
+// received).
 func loadPlots(l Load) []namedPlot {
 	typ, s := l.Type, l.Summary
 	cats := make([]string, len(s.Payloads))
@@ -139,22 +125,6 @@ func loadPlots(l Load) []namedPlot {
 	}
 }
 
-// PerMessages reads the run permessage summaries of experiment dir and
-// draws, into plotsDir unless it is "", each sub-experiment's figures by
-// payload: latency L (permessage_<type>_latency), the median rates of the
-// M-message windows beside the overall rates (permessage_<type>_rates) and,
-// when measured, the CPU time per message of the sender, the receiver,
-// the client process and the broker (permessage_<type>_cpu). The
-// curves against the message number are run's (permessage/). With svg the
-// figures are kept too.
-func PerMessages(dir, plotsDir string, f plots.Format, svg bool) ([]PerMessage, int, error) {
-	pms, err := readPerMessages(dir)
-	if err != nil {
-		return nil, 0, err
-	}
-	return drawEach(pms, perMessagePlots, (*PerMessage).figures, plotsDir, f, svg)
-}
-
 // readPerMessages reads the run permessage summaries of experiment dir
 // (permessage_<type>_summary.csv).
 func readPerMessages(dir string) ([]PerMessage, error) {
@@ -164,7 +134,12 @@ func readPerMessages(dir string) ([]PerMessage, error) {
 	})
 }
 
-// perMessagePlots are the figures of PerMessages for pm.
+// perMessagePlots are the figures of pm by payload: latency L
+// (permessage_<type>_latency), the median rates of the M-message windows
+// beside the overall rates (permessage_<type>_rates) and, when measured,
+// the CPU time per message of the sender, the receiver, the client process
+// and the broker (permessage_<type>_cpu). The curves against the message
+// number are run's (permessage/).
 func perMessagePlots(pm PerMessage) []namedPlot {
 	typ := pm.Type
 	payloads := pm.payloads()
@@ -211,28 +186,25 @@ func perMessagePlots(pm PerMessage) []namedPlot {
 }
 
 // drawEach draws the figures (figs) of each of items into dir unless it is
-// "" and, with svg, appends them as SVG to the item's Figures (kept). It
-// returns the items and the number of plot files written.
-func drawEach[T any](items []T, figs func(T) []namedPlot, kept func(*T) *[]htmlreport.Plot, dir string, f plots.Format,
-	svg bool) ([]T, int, error) {
-	var out []T
-	n := 0
-	for _, it := range items {
-		for _, fig := range figs(it) {
+// "", adding the number of plot files written to *n, and, with svg,
+// appends them as SVG to the item's Figures (kept).
+func drawEach[T any](n *int, items []T, figs func(T) []namedPlot, kept func(*T) *[]htmlreport.Plot, dir string, f plots.Format,
+	svg bool) error {
+	for i := range items {
+		for _, fig := range figs(items[i]) {
 			b, err := fig.draw(dir, f, svg)
 			if err != nil {
-				return nil, n, err
+				return err
 			}
 			if dir != "" {
-				n++
+				*n++
 			}
 			if svg {
-				*kept(&it) = append(*kept(&it), htmlreport.Plot{Title: fig.p.Title.Text, SVG: b})
+				*kept(&items[i]) = append(*kept(&items[i]), htmlreport.Plot{Title: fig.p.Title.Text, SVG: b})
 			}
 		}
-		out = append(out, it)
 	}
-	return out, n, nil
+	return nil
 }
 
 // payloads returns the payloads of pm, in file order.
@@ -363,7 +335,7 @@ func PerMessageTable(pms []PerMessage) htmlreport.Table {
 				rt.Median, rt.Overall = math.NaN(), math.NaN()
 			}
 			med := htmlreport.Num(compactRate(rt.Median))
-			if strings.HasPrefix(rt.Note, "disagrees") {
+			if rt.Disagrees() {
 				med.Status = htmlreport.StatusInconclusive
 			}
 			// Every message sent is in the latency's count when delivered;

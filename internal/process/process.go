@@ -2,6 +2,7 @@ package process
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,9 +120,7 @@ func ExperimentInputs(dir, plotsDir string) (inputs, bursts []Input, err error) 
 			return nil, nil, fileerr.New(f.Path, 0, "", "%v", err)
 		}
 	}
-	if plotsDir == "" {
-		plotsDir = experiment.PlotsDir(dir)
-	}
+	plotsDir = cmp.Or(plotsDir, experiment.PlotsDir(dir))
 	for _, f := range files {
 		if err := checkHeader(f.Path); err != nil {
 			return nil, nil, err
@@ -197,9 +196,7 @@ type plotFile struct {
 // describes it, is then removed. An interruption (ctx cancelled) leaves
 // every earlier summary as it was.
 func Summarise(ctx context.Context, inputs []Input, opt Options) ([]Result, error) {
-	if opt.Format == "" {
-		opt.Format = plots.FormatPNG
-	}
+	opt.Format = cmp.Or(opt.Format, plots.FormatPNG)
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

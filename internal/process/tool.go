@@ -338,15 +338,12 @@ func (j *invocation) plotsRoot(all []Input) string {
 // folderPlotsDir is where the plots of the experiment folder's own files
 // (not of one raw file) go.
 func (j *invocation) folderPlotsDir() string {
-	if dir := j.cfg.PlotsDirectory; dir != "" {
-		return dir
-	}
-	return experiment.PlotsDir(j.cfg.Dirs[0])
+	return cmp.Or(j.cfg.PlotsDirectory, experiment.PlotsDir(j.cfg.Dirs[0]))
 }
 
 // drawFolder draws the figures of the folder's throughput, load and
 // permessage summaries.
-func (j *invocation) drawFolder() (err error) {
+func (j *invocation) drawFolder() error {
 	if !j.dirMode {
 		return nil
 	}
@@ -354,22 +351,19 @@ func (j *invocation) drawFolder() (err error) {
 	if j.opt.Plots {
 		dir = j.folderPlotsDir()
 	}
-	n, svg := 0, j.opt.Figures
-	if j.tputs, n, err = drawEach(j.tputs, throughputPlots, (*Throughput).figures, dir, j.format, svg); err != nil {
+	svg := j.opt.Figures
+	if err := drawEach(&j.plots, j.tputs, throughputPlots, (*Throughput).figures, dir, j.format, svg); err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	j.plots += n
 	for _, t := range j.tputs {
 		j.printf("%s: %s rows (%s search steps) -> plots\n", t.Path, result.Count(len(t.Rows)), result.Count(len(t.Search)))
 	}
-	if j.loads, n, err = drawEach(j.loads, loadPlots, (*Load).figures, dir, j.format, svg); err != nil {
+	if err := drawEach(&j.plots, j.loads, loadPlots, (*Load).figures, dir, j.format, svg); err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	j.plots += n
-	if j.pms, n, err = drawEach(j.pms, perMessagePlots, (*PerMessage).figures, dir, j.format, svg); err != nil {
+	if err := drawEach(&j.plots, j.pms, perMessagePlots, (*PerMessage).figures, dir, j.format, svg); err != nil {
 		return exit.With(exit.Usage, err)
 	}
-	j.plots += n
 	for _, l := range j.loads {
 		j.printf("%s: %d payloads -> plots\n", l.Path, len(l.Payloads))
 		j.printLoadNotes(l)
@@ -465,31 +459,29 @@ func admitListed(dir string, inputs []Input, tputs []Throughput, loads []Load, p
 			return nil, err
 		}
 	}
-	for _, t := range tputs {
-		err := listed.Type(t.Path, t.Type)
-		for i := 0; err == nil && i < len(t.Rows); i++ {
-			err = listed.Payload(t.Path, i+2, t.Type, t.Rows[i].Payload)
+	// admit checks a file's sub-experiment and the payloads of its n rows:
+	// row i is on line line(i) (0 where the file has no lines) and holds
+	// payload payload(i).
+	admit := func(path, typ string, n int, row func(i int) (line, payload int)) error {
+		err := listed.Type(path, typ)
+		for i := 0; err == nil && i < n; i++ {
+			line, payload := row(i)
+			err = listed.Payload(path, line, typ, payload)
 		}
-		if err != nil {
+		return err
+	}
+	for _, t := range tputs {
+		if err := admit(t.Path, t.Type, len(t.Rows), func(i int) (int, int) { return i + 2, t.Rows[i].Payload }); err != nil {
 			return nil, err
 		}
 	}
 	for _, l := range loads {
-		if err := listed.Type(l.Path, l.Type); err != nil {
+		if err := admit(l.Path, l.Type, len(l.Payloads), func(i int) (int, int) { return 0, l.Payloads[i].Payload }); err != nil {
 			return nil, err
-		}
-		for _, p := range l.Summary.Payloads {
-			if err := listed.Payload(l.Path, 0, l.Type, p.Payload); err != nil {
-				return nil, err
-			}
 		}
 	}
 	for _, pm := range pms {
-		err := listed.Type(pm.Path, pm.Type)
-		for i := 0; err == nil && i < len(pm.Rows); i++ {
-			err = listed.Payload(pm.Path, i+2, pm.Type, pm.Rows[i].Payload)
-		}
-		if err != nil {
+		if err := admit(pm.Path, pm.Type, len(pm.Rows), func(i int) (int, int) { return i + 2, pm.Rows[i].Payload }); err != nil {
 			return nil, err
 		}
 	}
@@ -519,12 +511,8 @@ func admitMeasured(dir string, inputs []Input) error {
 // job layout (summary beside the raw file, plots in plots/<raw name>).
 func rawInput(raw, output, plotsDir string) Input {
 	stem := strings.TrimSuffix(filepath.Base(raw), filepath.Ext(raw))
-	if output == "" {
-		output = filepath.Join(filepath.Dir(raw), stem+"_summary.csv")
-	}
-	if plotsDir == "" {
-		plotsDir = filepath.Join(filepath.Dir(raw), "plots", stem)
-	}
+	output = cmp.Or(output, filepath.Join(filepath.Dir(raw), stem+"_summary.csv"))
+	plotsDir = cmp.Or(plotsDir, filepath.Join(filepath.Dir(raw), "plots", stem))
 	typ, ok := experiment.TypeOfRaw(raw)
 	if !ok {
 		typ = stem

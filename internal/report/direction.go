@@ -22,7 +22,7 @@ func metricText(m result.Metric) string {
 func valueText(c gate.Check, v float64) string {
 	s := withUnit(f3(v), c.Metric.Unit)
 	if c.Metric.Unit == result.UnitMessagesPerS && s != "n/a" && c.Payload > 0 {
-		s += fmt.Sprintf(" (%s %s)", f3(v*float64(c.Payload)*8/1e6), result.UnitMegabitsPerS)
+		s += fmt.Sprintf(" (%s %s)", f3(result.Mbps(v, c.Payload)), result.UnitMegabitsPerS)
 	}
 	return s
 }

@@ -12,12 +12,7 @@ import (
 // HTMLVerdict returns the verdict banner of an HTML report: the status, one
 // sentence of counts, and the checks that fail the gate.
 func HTMLVerdict(v *gate.Verdict) *htmlreport.Verdict {
-	var failures []gate.Check
-	for _, c := range ordered(v) {
-		if rank(v, c) < 3 {
-			failures = append(failures, c)
-		}
-	}
+	failures := slices.DeleteFunc(ordered(v), func(c gate.Check) bool { return rank(v, c) == 3 })
 	summary := fmt.Sprintf("%s %s: %d of %d checks passed, %d failed, %d missing, %d inconclusive",
 		v.Tool, statusWord(v.Status), v.Passed, len(v.Checks), v.Failed, v.Missing, v.Inconclusive)
 	for _, l := range BannerBasis(v) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
-	"github.com/mqgate/mqgate/internal/csvfile"
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
@@ -75,45 +74,29 @@ func WriteBurstFile(path string, rows []BurstRow) error {
 // pandas, "16.0", is read too), every other field a finite number ≥ 0;
 // Received is at most Sent and Lost at most Sent − Received.
 func ReadBurst(r io.Reader, file string) ([]BurstRow, error) {
-	cr := csvfile.NewReader(r)
 	cols := strings.Split(BurstHeader, ",")
-	if err := csvfile.ReadHeader(cr, file, cols); err != nil {
-		return nil, err
-	}
-	var out []BurstRow
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, csvfile.Error(file, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(cols) {
-			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), BurstHeader)
-		}
+	return readRows(r, file, cols, "%d columns, expected %d (%s)", func(rec []string, line int) (BurstRow, error) {
 		var v [12]float64
 		for i, s := range rec {
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-				return nil, fileerr.New(file, line, cols[i], "%q is not a finite number ≥ 0", s)
+				return BurstRow{}, fileerr.New(file, line, cols[i], "%q is not a finite number ≥ 0", s)
 			}
 			if isCount := i <= 3 || i == 7 || i == 8; isCount && (x != math.Trunc(x) || x > math.MaxInt32) {
-				return nil, fileerr.New(file, line, cols[i], "%q is not a count", s)
+				return BurstRow{}, fileerr.New(file, line, cols[i], "%q is not a count", s)
 			}
 			v[i] = x
 		}
 		if v[0] < 1 {
-			return nil, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
+			return BurstRow{}, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
 		}
 		if err := checkBurstCounts(file, line, int(v[3]), int(v[7]), int(v[8])); err != nil {
-			return nil, err
+			return BurstRow{}, err
 		}
-		out = append(out, BurstRow{Payload: int(v[0]), Demand: int(v[1]), RecoveryMs: int(v[2]), Sent: int(v[3]),
+		return BurstRow{Payload: int(v[0]), Demand: int(v[1]), RecoveryMs: int(v[2]), Sent: int(v[3]),
 			PubTimeUs: v[4], PubRate: v[5], PubMbps: v[6], Received: int(v[7]), Lost: int(v[8]),
-			SubTimeUs: v[9], SubRate: v[10], SubMbps: v[11]})
-	}
+			SubTimeUs: v[9], SubRate: v[10], SubMbps: v[11]}, nil
+	})
 }
 
 // checkBurstCounts refuses a row whose counts no writer produces: more

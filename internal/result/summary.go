@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,10 +51,8 @@ func (r *SummaryRow) floats() []*float64 {
 // column returns a pointer to the float column named as in the header, or
 // nil for an unknown or integer column.
 func (r *SummaryRow) column(name string) *float64 {
-	for i, c := range SummaryColumns[2:] {
-		if c == name {
-			return r.floats()[i]
-		}
+	if i := slices.Index(SummaryColumns[2:], name); i >= 0 {
+		return r.floats()[i]
 	}
 	return nil
 }
@@ -204,29 +203,12 @@ func ReadSummaryFile(path string) ([]SummaryRow, error) {
 // accepted only in the jitter columns of a one-sample payload, where numpy
 // writes it.
 func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
-	cr := csvfile.NewReader(r)
-	if err := csvfile.ReadHeader(cr, file, SummaryColumns); err != nil {
-		return nil, err
-	}
-	var rows []SummaryRow
 	seen := map[int]int{}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, csvfile.Error(file, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(SummaryColumns) {
-			return nil, fileerr.New(file, line, "", "row has %d fields, expected %d (%s)",
-				len(rec), len(SummaryColumns), strings.Join(SummaryColumns, ","))
-		}
-		var row SummaryRow
+	const count = "row has %d fields, expected %d (%s)"
+	rows, err := readRows(r, file, SummaryColumns, count, func(rec []string, line int) (row SummaryRow, err error) {
 		for i, dst := range []*int{&row.Bytes, &row.Samples} {
 			if *dst, err = positive(rec[i]); err != nil {
-				return nil, fileerr.New(file, line, SummaryColumns[i], "%q is not a positive integer", rec[i])
+				return row, fileerr.New(file, line, SummaryColumns[i], "%q is not a positive integer", rec[i])
 			}
 		}
 		for i, dst := range row.floats() {
@@ -234,30 +216,61 @@ func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
 			v, err := strconv.ParseFloat(rec[2+i], 64)
 			switch {
 			case err != nil:
-				return nil, fileerr.New(file, line, col, "%q is not a number", rec[2+i])
+				return row, fileerr.New(file, line, col, "%q is not a number", rec[2+i])
 			case math.IsNaN(v) && row.Samples == 1 && (col == "Mean jitter" || col == "Max jitter"):
 			case math.IsNaN(v) || math.IsInf(v, 0):
-				return nil, fileerr.New(file, line, col, "%q is not a finite latency", rec[2+i])
+				return row, fileerr.New(file, line, col, "%q is not a finite latency", rec[2+i])
 			case v < 0:
-				return nil, fileerr.New(file, line, col, "%q is negative; a latency is at least 0", rec[2+i])
+				return row, fileerr.New(file, line, col, "%q is negative; a latency is at least 0", rec[2+i])
 			}
 			*dst = v
 		}
 		if col, msg := row.contradiction(); msg != "" {
-			return nil, fileerr.New(file, line, col, "%s: the row contradicts itself, so it is not a summary "+
+			return row, fileerr.New(file, line, col, "%s: the row contradicts itself, so it is not a summary "+
 				"of latencies (run process again on its raw file)", msg)
 		}
 		if prev, dup := seen[row.Bytes]; dup {
-			return nil, fileerr.New(file, line, SummaryColumns[0], "payload %d appears again (first on line %d); "+
+			return row, fileerr.New(file, line, SummaryColumns[0], "payload %d appears again (first on line %d); "+
 				"expected one row per payload", row.Bytes, prev)
 		}
 		seen[row.Bytes] = line
-		rows = append(rows, row)
-	}
-	if len(rows) == 0 {
+		return row, nil
+	})
+	if err == nil && len(rows) == 0 {
 		return nil, fileerr.New(file, 1, "", "no rows after the header: expected one row per payload")
 	}
-	return rows, nil
+	return rows, err
+}
+
+// readRows reads a CSV file whose header is cols: row reads each record
+// after it, found on line line, once it has as many fields as cols
+// (otherwise the error is count, formatted with the fields found, the
+// fields expected and the header). file names the input in errors.
+func readRows[R any](r io.Reader, file string, cols []string, count string,
+	row func(rec []string, line int) (R, error)) ([]R, error) {
+	cr := csvfile.NewReader(r)
+	if err := csvfile.ReadHeader(cr, file, cols); err != nil {
+		return nil, err
+	}
+	var out []R
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, csvfile.Error(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(cols) {
+			return nil, fileerr.New(file, line, "", count, len(rec), len(cols), strings.Join(cols, ","))
+		}
+		v, err := row(rec, line)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
 }
 
 func positive(s string) (int, error) {

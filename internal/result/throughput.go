@@ -1,9 +1,6 @@
 package result
 
 import (
-	"encoding/csv"
-	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -59,41 +56,14 @@ func WriteThroughputFile(path string, rows []ThroughputRow) error {
 // ReadThroughput reads a throughput summary CSV; errors name file, line
 // and column. The Mb/s columns must agree with the msg/s ones.
 func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
 	cols := strings.Split(ThroughputHeader, ",")
-	var out []ThroughputRow
-	for line := 1; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			if line == 1 {
-				return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", ThroughputHeader)
-			}
-			return out, nil
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, fileerr.New(file, pe.Line, "", "%v", pe.Err)
-			}
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		if line == 1 {
-			rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a byte-order mark, as in every CSV read
-			if strings.Join(rec, ",") != ThroughputHeader {
-				return nil, fileerr.New(file, 1, "", "header %q, expected %q", strings.Join(rec, ","), ThroughputHeader)
-			}
-			continue
-		}
-		if len(rec) != len(cols) {
-			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(cols), ThroughputHeader)
-		}
+	return readRows(r, file, cols, "%d columns, expected %d (%s)", func(rec []string, line int) (ThroughputRow, error) {
 		payload, err := strconv.Atoi(rec[0])
 		if err != nil || payload < 1 {
-			return nil, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
+			return ThroughputRow{}, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])
 		}
 		if rec[1] != ModeWindow && rec[1] != ModeRate {
-			return nil, fileerr.New(file, line, cols[1], "%q: expected %s or %s", rec[1], ModeWindow, ModeRate)
+			return ThroughputRow{}, fileerr.New(file, line, cols[1], "%q: expected %s or %s", rec[1], ModeWindow, ModeRate)
 		}
 		row := ThroughputRow{Payload: payload, Mode: rec[1]}
 		num := func(i int) (float64, error) {
@@ -104,24 +74,25 @@ func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 			return v, nil
 		}
 		if row.Offered, err = num(2); err != nil {
-			return nil, err
+			return ThroughputRow{}, err
 		}
 		if row.Samples, err = strconv.Atoi(rec[3]); err != nil || row.Samples < 0 {
-			return nil, fileerr.New(file, line, cols[3], "%q is not a count", rec[3])
+			return ThroughputRow{}, fileerr.New(file, line, cols[3], "%q is not a count", rec[3])
 		}
 		var v [6]float64
 		for i := range v {
 			if v[i], err = num(4 + i); err != nil {
-				return nil, err
+				return ThroughputRow{}, err
 			}
 		}
 		row.Median, row.Mean, row.Stdev = v[0], v[1], v[2]
 		for i := range 3 {
 			want := Mbps(v[i], row.Payload)
 			if math.Abs(v[3+i]-want) > 0.0005+Mbps(0.0005, row.Payload)+1e-9*want {
-				return nil, fileerr.New(file, line, cols[7+i], "%s disagrees with %s × %d B × 8 / 10^6 = %.3f", rec[7+i], cols[4+i], row.Payload, want)
+				return ThroughputRow{}, fileerr.New(file, line, cols[7+i], "%s disagrees with %s × %d B × 8 / 10^6 = %.3f",
+					rec[7+i], cols[4+i], row.Payload, want)
 			}
 		}
-		out = append(out, row)
-	}
+		return row, nil
+	})
 }
