@@ -283,7 +283,7 @@ var envAliases = map[string]string{"MQ_ENDPOINTS": "MQ_ENDPOINT", "MQ_KEY_EXPR":
 // environ is the environment, with the design's spellings of variables
 // under their names.
 func environ() []string {
-	env := config.Environ()
+	env := os.Environ()
 	for i, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		if to, ok := envAliases[name]; ok {
