@@ -78,27 +78,19 @@ func RunPub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	met.Ready()
 	start := time.Now().Add(50 * time.Millisecond)
 	reps := make([]PublisherReport, s.Publishers)
-	var wg sync.WaitGroup
 	var lost errBox
 	runCtx, cancel := context.WithCancel(ctx)
 	lost.watchLost(runCtx, b.Lost(), cancel)
 	k := newConfirms(b, s.Publishers)
 	confirmCtx, stopConfirming := context.WithCancel(runCtx)
-	confirming := make(chan struct{})
-	go func() {
-		defer close(confirming)
-		k.confirming(confirmCtx, s.Timeout)
-	}()
+	var confirming, publishing sync.WaitGroup
+	confirming.Go(func() { k.confirming(confirmCtx, s.Timeout) })
 	for i := range s.Publishers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			publishRole(runCtx, s, b, met, i, start, &reps[i], &k.handed[i])
-		}()
+		publishing.Go(func() { publishRole(runCtx, s, b, met, i, start, &reps[i], &k.handed[i]) })
 	}
-	wg.Wait()
+	publishing.Wait()
 	stopConfirming()
-	<-confirming
+	confirming.Wait()
 	flushErr := k.end(b, s.Timeout)
 	interrupted := ctx.Err() != nil
 	// Late clock probes are answered for a while after the last message.
@@ -293,7 +285,7 @@ func RunSub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	start := time.Now()
 	r := &subRun{s: s, b: b, met: met, rep: SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
 		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}, Publishers: []SubPublisherReport{}},
-		pubs: map[pubKey]*pubState{}, last: time.Now(), progress: make(chan struct{}, 1),
+		pubs: map[pubKey]*pubState{}, progress: make(chan struct{}, 1),
 		newInstance: make(chan uint8, 256), seenInst: map[uint8]bool{}, runHash: s.RunHash()}
 	unsubs, err := r.subscribe()
 	if err != nil {
@@ -332,8 +324,7 @@ type subRun struct {
 	// Each subscription counts every publisher on its own.
 	pubs        map[pubKey]*pubState
 	arrivals    []arrival
-	last        time.Time // the last message of this run
-	first       bool      // a message of this run arrived
+	last        time.Time // the last message of this run, zero before the first
 	progress    chan struct{}
 	newInstance chan uint8 // one per instance: never blocks
 	seenInst    map[uint8]bool
@@ -356,7 +347,7 @@ func (r *subRun) handle(subIdx int, msg []byte, at time.Time) {
 		r.rep.OtherRuns++
 		return
 	}
-	r.last, r.first = time.Now(), true
+	r.last = time.Now()
 	k := pubKey{subIdx, h.Publisher}
 	p := r.pubs[k]
 	if p == nil {
@@ -429,11 +420,7 @@ func (r *subRun) clocks(ctx context.Context) {
 				r.mu.Unlock()
 				continue
 			}
-			r.clockWG.Add(1)
-			go func() {
-				defer r.clockWG.Done()
-				r.clock(ctx, inst)
-			}()
+			r.clockWG.Go(func() { r.clock(ctx, inst) })
 		}
 	}
 }
@@ -477,7 +464,7 @@ func (r *subRun) wait(ctx context.Context, start time.Time) (reason string, inte
 		}
 		ended := slices.Min(endedBy)
 		silent := time.Since(r.last)
-		got := r.first
+		got := !r.last.IsZero()
 		r.mu.Unlock()
 		switch {
 		case ended >= s.Publishers:
