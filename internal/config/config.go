@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -142,8 +141,7 @@ func (c *Config) loadFile(src Sources, known func(string) bool) error {
 }
 
 func keyList(keys []string, envPrefix string) string {
-	out := slices.Clone(keys)
-	sort.Strings(out)
+	out := slices.Sorted(slices.Values(keys))
 	if envPrefix != "" {
 		for i, k := range out {
 			out[i] = envPrefix + strings.ToUpper(strings.ReplaceAll(k, "-", "_"))
