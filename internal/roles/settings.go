@@ -309,9 +309,7 @@ func (s *Settings) checkClient(source func(key string) string) error {
 		}
 	}
 	if pc, ok := t.(driver.ParamChecker); ok {
-		if err := pc.CheckParams(s.Options()); err != nil {
-			return err
-		}
+		return pc.CheckParams(s.Options())
 	}
 	return nil
 }
