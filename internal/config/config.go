@@ -2,10 +2,8 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -82,9 +80,6 @@ func Load(src Sources) (*Config, error) {
 	return c, nil
 }
 
-// Environ returns the process environment, for Sources.Environ.
-func Environ() []string { return os.Environ() }
-
 func (c *Config) loadFile(src Sources, known func(string) bool) error {
 	var parser koanf.Parser
 	switch strings.ToLower(filepath.Ext(src.File)) {
@@ -146,8 +141,7 @@ func (c *Config) loadFile(src Sources, known func(string) bool) error {
 }
 
 func keyList(keys []string, envPrefix string) string {
-	out := slices.Clone(keys)
-	sort.Strings(out)
+	out := slices.Sorted(slices.Values(keys))
 	if envPrefix != "" {
 		for i, k := range out {
 			out[i] = envPrefix + strings.ToUpper(strings.ReplaceAll(k, "-", "_"))
@@ -163,10 +157,6 @@ func (c *Config) Source(key string) string {
 		return s
 	}
 	return "default"
-}
-
-func (c *Config) valueErr(key string, v any, want string) error {
-	return fmt.Errorf("%s (from %s): %v is not %s", key, c.Source(key), v, want)
 }
 
 // String returns key's value, or def.
@@ -211,91 +201,98 @@ func splitComma(s string) []string {
 	return out
 }
 
-// Int returns key's value as an integer, or def.
-func (c *Config) Int(key string, def int) (int, error) {
+// value is key's value as conv reads it, or def; an error saying what
+// it is not (want) when conv cannot read it.
+func value[T any](c *Config, key string, def T, want string, conv func(v any) (T, bool)) (T, error) {
 	if !c.k.Exists(key) {
 		return def, nil
 	}
 	v := c.k.Get(key)
-	switch n := v.(type) {
-	case int:
-		return n, nil
-	case int64:
-		return int(n), nil
-	case float64:
-		if n == float64(int(n)) {
-			return int(n), nil
-		}
-	case string:
-		if i, err := strconv.Atoi(strings.TrimSpace(n)); err == nil {
-			return i, nil
-		}
+	if t, ok := conv(v); ok {
+		return t, nil
 	}
-	return 0, c.valueErr(key, v, "an integer")
+	var zero T
+	return zero, fmt.Errorf("%s (from %s): %v is not %s", key, c.Source(key), v, want)
+}
+
+// Int returns key's value as an integer, or def.
+func (c *Config) Int(key string, def int) (int, error) {
+	return value(c, key, def, "an integer", func(v any) (int, bool) {
+		switch n := v.(type) {
+		case int:
+			return n, true
+		case int64:
+			return int(n), true
+		case float64:
+			return int(n), n == float64(int(n))
+		case string:
+			i, err := strconv.Atoi(strings.TrimSpace(n))
+			return i, err == nil
+		}
+		return 0, false
+	})
 }
 
 // Float returns key's value as a number, or def.
 func (c *Config) Float(key string, def float64) (float64, error) {
-	if !c.k.Exists(key) {
-		return def, nil
-	}
-	v := c.k.Get(key)
-	switch n := v.(type) {
-	case int:
-		return float64(n), nil
-	case int64:
-		return float64(n), nil
-	case float64:
-		return n, nil
-	case string:
-		if f, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil {
-			return f, nil
+	return value(c, key, def, "a number", func(v any) (float64, bool) {
+		switch n := v.(type) {
+		case int:
+			return float64(n), true
+		case int64:
+			return float64(n), true
+		case float64:
+			return n, true
+		case string:
+			f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+			return f, err == nil
 		}
-	}
-	return 0, c.valueErr(key, v, "a number")
+		return 0, false
+	})
 }
 
 // Bool returns key's value as a boolean, or def.
 func (c *Config) Bool(key string, def bool) (bool, error) {
-	if !c.k.Exists(key) {
-		return def, nil
-	}
-	v := c.k.Get(key)
-	switch b := v.(type) {
-	case bool:
-		return b, nil
-	case string:
-		if p, err := strconv.ParseBool(strings.TrimSpace(b)); err == nil {
-			return p, nil
+	return value(c, key, def, "true or false", func(v any) (bool, bool) {
+		switch b := v.(type) {
+		case bool:
+			return b, true
+		case string:
+			p, err := strconv.ParseBool(strings.TrimSpace(b))
+			return p, err == nil
 		}
-	}
-	return false, c.valueErr(key, v, "true or false")
+		return false, false
+	})
 }
 
 // Duration returns key's value as a duration ("1.5s", "200ms"; a bare
 // number is seconds), or def.
 func (c *Config) Duration(key string, def time.Duration) (time.Duration, error) {
-	if !c.k.Exists(key) {
-		return def, nil
-	}
-	v := c.k.Get(key)
-	switch d := v.(type) {
-	case time.Duration:
+	return value(c, key, def, `a duration such as "10s" or "250ms"`, func(v any) (time.Duration, bool) {
+		switch d := v.(type) {
+		case time.Duration:
+			return d, true
+		case int:
+			return time.Duration(d) * time.Second, true
+		case int64:
+			return time.Duration(d) * time.Second, true
+		case float64:
+			return time.Duration(d * float64(time.Second)), true
+		case string:
+			td, err := ParseDuration(d)
+			return td, err == nil
+		}
+		return 0, false
+	})
+}
+
+// ParseDuration reads a duration ("1.5s", "200ms"), or a bare number of
+// seconds, spaces around it ignored.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil {
 		return d, nil
-	case int:
-		return time.Duration(d) * time.Second, nil
-	case int64:
-		return time.Duration(d) * time.Second, nil
-	case float64:
-		return time.Duration(d * float64(time.Second)), nil
-	case string:
-		s := strings.TrimSpace(d)
-		if td, err := time.ParseDuration(s); err == nil {
-			return td, nil
-		}
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return time.Duration(f * float64(time.Second)), nil
-		}
 	}
-	return 0, c.valueErr(key, v, `a duration such as "10s" or "250ms"`)
+	f, err := strconv.ParseFloat(s, 64)
+	return time.Duration(f * float64(time.Second)), err
 }

@@ -61,18 +61,12 @@ func SameLatency(exps []*Experiment) (string, error) {
 	if len(exps) == 0 {
 		return meta.LatencyHalfRTT, nil
 	}
-	var withLatency []*Experiment
-	for _, e := range exps {
-		if len(e.Summaries) > 0 {
-			withLatency = append(withLatency, e)
-		}
-	}
-	if len(withLatency) == 0 {
-		return exps[0].Latency, nil
-	}
 	var defs []string
 	by := map[string][]string{}
-	for _, e := range withLatency {
+	for _, e := range exps {
+		if len(e.Summaries) == 0 {
+			continue
+		}
 		if _, ok := by[e.Latency]; !ok {
 			defs = append(defs, e.Latency)
 		}
@@ -86,7 +80,10 @@ func SameLatency(exps []*Experiment) (string, error) {
 		}
 		by[e.Latency] = append(by[e.Latency], name)
 	}
-	if len(defs) == 1 {
+	switch len(defs) {
+	case 0:
+		return exps[0].Latency, nil
+	case 1:
 		return defs[0], nil
 	}
 	parts := make([]string, len(defs))

@@ -31,30 +31,27 @@ type CgroupUsage struct {
 	MemoryPeakBytes uint64 `json:"memory_peak_bytes,omitempty"`
 }
 
-// cgroupDir is the directory of the process's cgroup v2, or "" when it
-// has none of its own: no v2 hierarchy, or the host's root cgroup (whose
-// counts are the whole machine's). A container's own namespace shows its
-// cgroup as the root "/", told apart by its memory.current, which the
-// host's root has not.
-func cgroupDir() string {
-	path := cgroupPath()
+// cgroupDir is the process's cgroup v2 as /proc/self/cgroup names it
+// (path) and its directory, or "" when it has none of its own: no v2
+// hierarchy, or the host's root cgroup (whose counts are the whole
+// machine's). A container's own namespace shows its cgroup as the root
+// "/", told apart by its memory.current, which the host's root has not.
+func cgroupDir() (path, dir string) {
+	path = procCgroupPath(func(id, controllers string) bool { return id == "0" && controllers == "" })
 	if path == "" {
-		return ""
+		return "", ""
 	}
 	root := cgroupFS
 	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err != nil {
 		root = filepath.Join(cgroupFS, "unified") // a hybrid host: v2 beside v1
 	}
-	dir := filepath.Join(root, path)
-	if _, err := os.Stat(filepath.Join(dir, "cpu.stat")); err != nil {
-		return ""
-	}
+	dir = filepath.Join(root, path)
 	if path == "/" {
 		if _, err := os.Stat(filepath.Join(dir, "memory.current")); err != nil {
-			return ""
+			return "", ""
 		}
 	}
-	return dir
+	return path, dir
 }
 
 // ReadCgroup reads the role's cgroup usage, v2's or else v1's; ok is
@@ -122,7 +119,7 @@ func readCgroupV1() (u CgroupUsage, ok bool) {
 
 // readCgroupV2 reads the process's cgroup v2 (cgroupDir).
 func readCgroupV2() (u CgroupUsage, ok bool) {
-	dir := cgroupDir()
+	path, dir := cgroupDir()
 	if dir == "" {
 		return u, false
 	}
@@ -140,15 +137,10 @@ func readCgroupV2() (u CgroupUsage, ok bool) {
 	if !found {
 		return u, false
 	}
-	u.Path = cgroupPath()
+	u.Path = path
 	u.MemoryBytes, _ = readUint(filepath.Join(dir, "memory.current"))
 	u.MemoryPeakBytes, _ = readUint(filepath.Join(dir, "memory.peak"))
 	return u, true
-}
-
-// cgroupPath is the process's cgroup v2 as /proc/self/cgroup names it.
-func cgroupPath() string {
-	return procCgroupPath(func(id, controllers string) bool { return id == "0" && controllers == "" })
 }
 
 // readUint reads a file holding one number; 0 and the error when it

@@ -3,6 +3,7 @@ package roles
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -276,40 +277,26 @@ type helperSub struct {
 // and counted.
 func correctHelperSub(s Settings, run driver.RoleRun) helperSub {
 	hs := helperSub{offsets: map[string]clockoffset.Estimate{}, extra: map[string]string{}}
-	offset := map[uint8]int64{}
 	for _, a := range run.Arrivals {
 		inst := uint8(a.Publisher >> 8)
 		key := strconv.Itoa(int(inst))
 		if _, done := hs.offsets[key]; done {
 			continue
 		}
-		peer := "instance " + key
-		var est clockoffset.Estimate
-		switch {
-		case !s.ClockOffset:
-			est = clockoffset.Estimate{Disabled: true, Peer: peer, Method: "disabled"}
-		case run.ClockErr != nil:
-			est = clockoffset.Estimate{Disabled: true, Peer: peer, Method: "failed: " + run.ClockErr.Error()}
-		default:
-			e, err := clockoffset.FromExchanges(run.Clock[inst])
-			e.Peer = peer
-			if err != nil {
-				// No estimate: this host's latencies stay as measured,
-				// which the report says.
-				e.Disabled, e.Method = true, "failed: no clock reply from "+peer
+		est, err := clockoffset.Estimate{}, run.ClockErr
+		if s.ClockOffset && err == nil {
+			if est, err = clockoffset.FromExchanges(run.Clock[inst]); err != nil {
+				err = errors.New("no clock reply from instance " + key)
 			}
-			est = e
 		}
+		est = hostClock(s, inst, est, err)
 		hs.offsets[key] = est
-		if !est.Disabled {
-			offset[inst] = est.OffsetNs
-		}
 		addClockOffset(hs.extra, key, est)
 		logClock(s, est)
 	}
 	hs.micros = make([]float64, len(run.Arrivals))
 	for i, a := range run.Arrivals {
-		hs.micros[i] = clampedUs(a.Ns+offset[uint8(a.Publisher>>8)], &hs.clamped)
+		hs.micros[i] = clampedUs(corrected(hs.offsets, uint8(a.Publisher>>8), a.Ns), &hs.clamped)
 	}
 	hs.extra["clamped"] = strconv.FormatUint(hs.clamped, 10)
 	return hs

@@ -78,27 +78,19 @@ func RunPub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	met.Ready()
 	start := time.Now().Add(50 * time.Millisecond)
 	reps := make([]PublisherReport, s.Publishers)
-	var wg sync.WaitGroup
 	var lost errBox
 	runCtx, cancel := context.WithCancel(ctx)
 	lost.watchLost(runCtx, b.Lost(), cancel)
 	k := newConfirms(b, s.Publishers)
 	confirmCtx, stopConfirming := context.WithCancel(runCtx)
-	confirming := make(chan struct{})
-	go func() {
-		defer close(confirming)
-		k.confirming(confirmCtx, s.Timeout)
-	}()
+	var confirming, publishing sync.WaitGroup
+	confirming.Go(func() { k.confirming(confirmCtx, s.Timeout) })
 	for i := range s.Publishers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			publishRole(runCtx, s, b, met, i, start, &reps[i], &k.handed[i])
-		}()
+		publishing.Go(func() { publishRole(runCtx, s, b, met, i, start, &reps[i], &k.handed[i]) })
 	}
-	wg.Wait()
+	publishing.Wait()
 	stopConfirming()
-	<-confirming
+	confirming.Wait()
 	flushErr := k.end(b, s.Timeout)
 	interrupted := ctx.Err() != nil
 	// Late clock probes are answered for a while after the last message.
@@ -293,7 +285,7 @@ func RunSub(ctx context.Context, s Settings, b Backend, met *Metrics) Outcome {
 	start := time.Now()
 	r := &subRun{s: s, b: b, met: met, rep: SubReport{reportHead: s.head(RoleSub), Expr: s.Expr,
 		Subscribers: s.Subscribers, Start: start.UTC(), ClockOffset: map[string]clockoffset.Estimate{}, Publishers: []SubPublisherReport{}},
-		pubs: map[pubKey]*pubState{}, last: time.Now(), progress: make(chan struct{}, 1),
+		pubs: map[pubKey]*pubState{}, progress: make(chan struct{}, 1),
 		newInstance: make(chan uint8, 256), seenInst: map[uint8]bool{}, runHash: s.RunHash()}
 	unsubs, err := r.subscribe()
 	if err != nil {
@@ -332,8 +324,7 @@ type subRun struct {
 	// Each subscription counts every publisher on its own.
 	pubs        map[pubKey]*pubState
 	arrivals    []arrival
-	last        time.Time // the last message of this run
-	first       bool      // a message of this run arrived
+	last        time.Time // the last message of this run, zero before the first
 	progress    chan struct{}
 	newInstance chan uint8 // one per instance: never blocks
 	seenInst    map[uint8]bool
@@ -356,7 +347,7 @@ func (r *subRun) handle(subIdx int, msg []byte, at time.Time) {
 		r.rep.OtherRuns++
 		return
 	}
-	r.last, r.first = time.Now(), true
+	r.last = time.Now()
 	k := pubKey{subIdx, h.Publisher}
 	p := r.pubs[k]
 	if p == nil {
@@ -390,7 +381,7 @@ func (r *subRun) handle(subIdx int, msg []byte, at time.Time) {
 	}
 	rawNs := recv - int64(h.SendNs)
 	r.arrivals = append(r.arrivals, arrival{rawNs: rawNs, instance: inst})
-	r.met.Received(len(msg), rawNs+offsetOf(&r.rep, inst))
+	r.met.Received(len(msg), corrected(r.rep.ClockOffset, inst, rawNs))
 }
 
 // subscribe subscribes --subscribers times; on an error it unsubscribes
@@ -425,15 +416,11 @@ func (r *subRun) clocks(ctx context.Context) {
 			}
 			if !s.ClockOffset {
 				r.mu.Lock()
-				r.rep.ClockOffset[strconv.Itoa(int(inst))] = clockoffset.Estimate{Disabled: true, Peer: "instance " + strconv.Itoa(int(inst)), Method: "disabled"} // as the helper's report and meta.json say
+				r.rep.ClockOffset[strconv.Itoa(int(inst))] = hostClock(s, inst, clockoffset.Estimate{}, nil)
 				r.mu.Unlock()
 				continue
 			}
-			r.clockWG.Add(1)
-			go func() {
-				defer r.clockWG.Done()
-				r.clock(ctx, inst)
-			}()
+			r.clockWG.Go(func() { r.clock(ctx, inst) })
 		}
 	}
 }
@@ -442,13 +429,7 @@ func (r *subRun) clocks(ctx context.Context) {
 func (r *subRun) clock(ctx context.Context, inst uint8) {
 	s, b := r.s, r.b
 	est, err := clockoffset.Measure(ctx, &clockExchanger{b: b, key: clockKey(b, s), instance: inst, timeout: s.Timeout}, s.ClockProbes, 5*time.Millisecond)
-	est.Peer = "instance " + strconv.Itoa(int(inst))
-	if err != nil {
-		// No estimate: the latencies of this publisher stay as measured,
-		// which the report says.
-		est.Disabled = true
-		est.Method = "failed: " + err.Error()
-	}
+	est = hostClock(s, inst, est, err)
 	r.mu.Lock()
 	r.rep.ClockOffset[strconv.Itoa(int(inst))] = est
 	r.mu.Unlock()
@@ -483,7 +464,7 @@ func (r *subRun) wait(ctx context.Context, start time.Time) (reason string, inte
 		}
 		ended := slices.Min(endedBy)
 		silent := time.Since(r.last)
-		got := r.first
+		got := !r.last.IsZero()
 		r.mu.Unlock()
 		switch {
 		case ended >= s.Publishers:
@@ -501,7 +482,7 @@ func (r *subRun) wait(ctx context.Context, start time.Time) (reason string, inte
 func (r *subRun) samples() []float64 {
 	micros := make([]float64, len(r.arrivals))
 	for i, a := range r.arrivals {
-		micros[i] = clampedUs(a.rawNs+offsetOf(&r.rep, a.instance), &r.rep.Clamped)
+		micros[i] = clampedUs(corrected(r.rep.ClockOffset, a.instance, a.rawNs), &r.rep.Clamped)
 	}
 	return micros
 }
@@ -596,6 +577,21 @@ func addClockOffset(extra map[string]string, inst string, est clockoffset.Estima
 	}
 }
 
+// hostClock is est, the clock offset of publisher host inst, named; when
+// err, none: the host's latencies stay as measured, which the report says.
+// With --clock-offset false none is made, as the helper's report and
+// meta.json say.
+func hostClock(s Settings, inst uint8, est clockoffset.Estimate, err error) clockoffset.Estimate {
+	est.Peer = "instance " + strconv.Itoa(int(inst))
+	switch {
+	case !s.ClockOffset:
+		return clockoffset.Estimate{Disabled: true, Peer: est.Peer, Method: "disabled"}
+	case err != nil:
+		est.Disabled, est.Method = true, "failed: "+err.Error()
+	}
+	return est
+}
+
 // logClock logs the clock offset estimated of a publisher host.
 func logClock(s Settings, est clockoffset.Estimate) {
 	if s.Log != nil {
@@ -613,14 +609,10 @@ func subExprs(b Backend, expr string) []string {
 	return b.rules.Below(expr)
 }
 
-// offsetOf is the clock offset of instance's host known so far (0 when
-// none: no correction).
-func offsetOf(rep *SubReport, inst uint8) int64 {
-	est, ok := rep.ClockOffset[strconv.Itoa(int(inst))]
-	if !ok || est.Disabled {
-		return 0
-	}
-	return est.OffsetNs
+// corrected is ns, a one-way latency from publisher host inst, corrected
+// by its clock offset in offsets (none: as measured).
+func corrected(offsets map[string]clockoffset.Estimate, inst uint8, ns int64) int64 {
+	return offsets[strconv.Itoa(int(inst))].Correct(ns)
 }
 
 // callAll calls each of fs: it unsubscribes, or stops serving, what a

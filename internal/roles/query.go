@@ -212,13 +212,11 @@ func (r *reqRun) send(runCtx context.Context) (skipped uint64) {
 		load.Fill(msg)
 		roleHeader(time.Now().UnixNano(), seq, uint16(s.Instance)<<8, load.FlagProbe, 0, s.RunHash()).Put(msg)
 		seq++
-		r.wg.Add(1)
 		r.met.Sent(1)
-		go func() {
-			defer r.wg.Done()
+		r.wg.Go(func() {
 			defer func() { <-r.sem }()
 			r.query(runCtx, msg)
-		}()
+		})
 	}
 	return skipped
 }

@@ -77,15 +77,17 @@ var zidRE = regexp.MustCompile(`^[1-9a-f][0-9a-f]{0,31}$`)
 // WaitReady (--wait-for, run wait) waits until every address is ready (see CheckReadyAddr), at
 // most timeout in all: the start barrier that lets subscribers and
 // queryables get ready before publishers and requesters send, whatever
-// order the processes start in.
+// order the processes start in; a malformed address is refused first.
 func WaitReady(ctx context.Context, addrs []string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	client := &http.Client{Timeout: time.Second}
 	for _, addr := range addrs {
 		if err := CheckReadyAddr(addr); err != nil {
 			return err
 		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second}
+	for _, addr := range addrs {
 		var last error
 		for {
 			err := probeReady(ctx, client, addr)

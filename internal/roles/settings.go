@@ -309,9 +309,7 @@ func (s *Settings) checkClient(source func(key string) string) error {
 		}
 	}
 	if pc, ok := t.(driver.ParamChecker); ok {
-		if err := pc.CheckParams(s.Options()); err != nil {
-			return err
-		}
+		return pc.CheckParams(s.Options())
 	}
 	return nil
 }
@@ -321,8 +319,8 @@ func (s *Settings) checkClient(source func(key string) string) error {
 // least 0.
 func ParseProcDelay(v string) (delay, jitter time.Duration, err error) {
 	d, j, has := strings.Cut(strings.ReplaceAll(v, "±", ","), ",")
-	if delay, err = parseDur(d); err == nil && has {
-		jitter, err = parseDur(j)
+	if delay, err = config.ParseDuration(d); err == nil && has {
+		jitter, err = config.ParseDuration(j)
 	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("%q: expected DELAY or DELAY±JITTER, e.g. 2ms±500us", v)
@@ -331,18 +329,6 @@ func ParseProcDelay(v string) (delay, jitter time.Duration, err error) {
 		return 0, 0, fmt.Errorf("%q: delays are not negative", v)
 	}
 	return delay, jitter, nil
-}
-
-func parseDur(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "0" {
-		return 0, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return d, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	return time.Duration(f * float64(time.Second)), err
 }
 
 // Ranges are the valid ranges of the numeric settings, by key (stated in

@@ -2,6 +2,7 @@ package roles
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,33 +77,25 @@ func (sf *snapshotFile) row(line string) (failed bool) {
 // any error, now or in an earlier row, the temporary file is removed and
 // the error returned.
 func (sf *snapshotFile) Commit() error {
-	err := sf.err
-	if err == nil {
-		if err = sf.w.Flush(); err == nil && sf.tmp != "" {
-			err = sf.f.Sync()
-		}
-		if err == nil && sf.tmp != "" {
-			err = sf.keepMode()
-		}
-		if err != nil {
-			err = sf.wrap(err)
-		}
+	if sf.err != nil {
+		sf.Discard()
+		return sf.err
 	}
-	if cerr := sf.f.Close(); cerr != nil && err == nil {
-		err = sf.wrap(cerr)
+	err := sf.w.Flush()
+	if err == nil && sf.tmp != "" {
+		err = cmp.Or(sf.f.Sync(), sf.keepMode())
 	}
-	if sf.tmp == "" {
-		return err
+	err = cmp.Or(err, sf.f.Close())
+	if err == nil && sf.tmp != "" {
+		err = os.Rename(sf.tmp, sf.path)
 	}
 	if err == nil {
-		if rerr := os.Rename(sf.tmp, sf.path); rerr != nil {
-			err = sf.wrap(rerr)
-		}
+		return nil
 	}
-	if err != nil {
+	if sf.tmp != "" {
 		os.Remove(sf.tmp)
 	}
-	return err
+	return sf.wrap(err)
 }
 
 // keepMode gives the new file the permissions of the file it replaces.

@@ -138,11 +138,6 @@ Example (a Compose healthcheck of a sub serving --prom-addr 127.0.0.1:9201):
 			if len(addrs) == 0 {
 				return exit.With(exit.Usage, errors.New("run wait: expected one or more addresses, tcp://HOST:PORT, nats://HOST:PORT?server_name=NAME, zenoh://HOST:PORT?zid=ID or http://HOST:PORT/PATH"))
 			}
-			for _, a := range addrs {
-				if err := roles.CheckReadyAddr(a); err != nil {
-					return exit.With(exit.Usage, err)
-				}
-			}
 			if err := roles.WaitReady(c.Context, addrs, c.Duration("timeout")); err != nil {
 				if c.Context.Err() != nil {
 					return exit.With(exit.Interrupted, errors.New("run wait: interrupted"))
@@ -283,7 +278,7 @@ var envAliases = map[string]string{"MQ_ENDPOINTS": "MQ_ENDPOINT", "MQ_KEY_EXPR":
 // environ is the environment, with the design's spellings of variables
 // under their names.
 func environ() []string {
-	env := config.Environ()
+	env := os.Environ()
 	for i, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		if to, ok := envAliases[name]; ok {
