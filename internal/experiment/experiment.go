@@ -55,8 +55,12 @@ func typeOf(name, prefix, suffix, not string) (string, bool) {
 	if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) || not != "" && strings.HasSuffix(name, not) {
 		return "", false
 	}
-	t := strings.TrimSuffix(strings.TrimPrefix(name, prefix), suffix)
-	return t, t != ""
+	// The type lies between the two: where they overlap
+	// (measurements_summary.csv), there is none.
+	if len(name) <= len(prefix)+len(suffix) {
+		return "", false
+	}
+	return name[len(prefix) : len(name)-len(suffix)], true
 }
 
 // is reports whether a TypeOf… function took the name.

@@ -19,6 +19,8 @@ func TestTypeOf(t *testing.T) {
 		{"measurements_interprocess_reliable_summary.csv", "", "interprocess_reliable", false, true},
 		{"dir/measurements_amqp_reliable_security.csv", "amqp_reliable_security", "", true, false},
 		{"measurements_.csv", "", "", false, false},
+		{"measurements_summary.csv", "", "", false, false}, // prefix and suffix share its "_"
+		{"measurements__summary.csv", "", "", false, false},
 		{"checks_interprocess_reliable.csv", "", "", false, false},
 		{"measurements_x.txt", "", "", false, false},
 	}
