@@ -715,7 +715,6 @@ type rawSamples struct {
 	size    int           // of a claim
 	full    [][]RawSample
 	cur     []RawSample
-	n       int    // kept, in full
 	dropped uint64 // beyond the budget
 }
 
@@ -743,23 +742,11 @@ func (s *rawSamples) claim() bool {
 		if s.left.CompareAndSwap(left, left-n) {
 			if len(s.cur) > 0 {
 				s.full = append(s.full, s.cur)
-				s.n += len(s.cur)
 			}
 			s.cur = make([]RawSample, 0, n)
 			return true
 		}
 	}
-}
-
-// len is the number of samples kept.
-func (s *rawSamples) len() int { return s.n + len(s.cur) }
-
-// appendTo appends the samples to dst.
-func (s *rawSamples) appendTo(dst []RawSample) []RawSample {
-	for _, c := range s.full {
-		dst = append(dst, c...)
-	}
-	return append(dst, s.cur...)
 }
 
 // receive is a subscriber link's loop. A subscriber whose library delivers
@@ -1046,7 +1033,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	hist, above := r.rec.Snapshot()
 	dh, dabove := r.delays.Snapshot()
 	res := &PayloadResult{Payload: r.payload, Start: r.t0, End: end, Expected: expected, Histogram: hist,
-		Latency: StatsOf(hist, above), SendDelay: StatsOf(dh, dabove), Ticks: ticks, RawDropped: rawDropped(recvs)}
+		Latency: StatsOf(hist, above), SendDelay: StatsOf(dh, dabove), Ticks: ticks}
 	res.FromSend = res.Latency
 	if r.times != nil {
 		fh, fabove := r.fromSend.Snapshot()
@@ -1063,7 +1050,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	if last > 0 {
 		res.LastArrival = r.t0.Add(time.Duration(last - r.clock.Ns(r.t0)))
 	}
-	res.Raw = rawByArrival(recvs)
+	res.Raw, res.RawDropped = rawOf(recvs)
 	return res
 }
 
@@ -1163,30 +1150,17 @@ func (r *run) countDeliveries(res *PayloadResult, pubs []PublisherResult, got ma
 	}
 }
 
-// rawDropped is the raw samples recvs dropped beyond the budget.
-func rawDropped(recvs []*receiver) uint64 {
-	var n uint64
+// rawOf returns the raw samples of recvs by arrival, nil for none, and
+// how many they dropped beyond the budget.
+func rawOf(recvs []*receiver) (raw []RawSample, dropped uint64) {
+	var chunks [][]RawSample
 	for _, rv := range recvs {
-		n += rv.raw.dropped
+		chunks = append(append(chunks, rv.raw.full...), rv.raw.cur)
+		dropped += rv.raw.dropped
 	}
-	return n
-}
-
-// rawByArrival returns the raw samples of recvs by arrival, nil for none.
-func rawByArrival(recvs []*receiver) []RawSample {
-	n := 0
-	for _, rv := range recvs {
-		n += rv.raw.len()
-	}
-	if n == 0 {
-		return nil
-	}
-	raw := make([]RawSample, 0, n)
-	for _, rv := range recvs {
-		raw = rv.raw.appendTo(raw)
-	}
+	raw = slices.Concat(chunks...) // nil when every chunk is empty
 	slices.SortFunc(raw, func(a, b RawSample) int { return cmp.Compare(a.At, b.At) })
-	return raw
+	return raw, dropped
 }
 
 // slotsBefore counts the slots start + k·period (k ≥ 0) before t.
