@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -94,6 +95,27 @@ func (e *Ends) Pair(what string) (driver.Publisher, driver.Subscriber, error) {
 		as.OnAck(func(error) {})
 	}
 	return pub, e.Subs[0].R, nil
+}
+
+// Run runs publish and subscribe, the two ends of a one-way measurement,
+// on goroutines of their own until both return. When ctx is cancelled
+// first, it calls halt and closes the links, which unblocks a Send or
+// Receive in progress, waits for both, and reports true.
+func (e *Ends) Run(ctx context.Context, halt, publish, subscribe func()) (interrupted bool) {
+	var wg sync.WaitGroup
+	wg.Go(publish)
+	wg.Go(subscribe)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return false
+	case <-ctx.Done():
+		halt()
+		e.Close()
+		<-done
+		return true
+	}
 }
 
 // Close closes every link.

@@ -165,19 +165,7 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 	for range f {
 		m.tokens <- struct{}{}
 	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); m.publish() }()
-	go func() { defer wg.Done(); m.subscribe() }()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		m.halt()
-		ends.Close() // unblocks a Send or Receive in progress
-		<-done
-	}
+	ends.Run(ctx, m.halt, m.publish, m.subscribe)
 	if acking && ctx.Err() == nil && m.pubErr == nil {
 		// The acknowledgements of the messages still in flight when the
 		// publisher stopped: counted as they come within Timeout, a link
