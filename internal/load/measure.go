@@ -511,8 +511,7 @@ func (r *run) startReceivers(e *Ends) ([]*receiver, *sync.WaitGroup) {
 	for k, l := range e.Subs {
 		rv := r.newReceiver(l, len(e.Subs))
 		recvs[k] = rv
-		rwg.Add(1)
-		go func() { defer rwg.Done(); r.receive(rv, r.payload) }()
+		rwg.Go(func() { r.receive(rv, r.payload) })
 	}
 	return recvs, &rwg
 }
@@ -541,8 +540,7 @@ func (r *run) startPublishers(e *Ends, start time.Time) ([]*sender, *sync.WaitGr
 		if r.cfg.Rate > 0 {
 			offset = time.Duration(float64(k) / float64(len(e.Pubs)) * 1e9 / r.cfg.Rate)
 		}
-		swg.Add(1)
-		go func() { defer swg.Done(); r.publish(s, r.payload, start.Add(offset)) }()
+		swg.Go(func() { r.publish(s, r.payload, start.Add(offset)) })
 	}
 	return sends, &swg
 }
