@@ -624,12 +624,10 @@ func (o Outcome) Row() result.ThroughputRow {
 	for i, p := range o.Periods {
 		rates[i] = p.DeliveredRate()
 	}
-	r := RowOf(Point{Payload: o.Windows.Payload, F: o.F, Samples: rates})
-	r.Median = o.Rate
-	if len(rates) > 0 {
-		r.Mean, r.Stdev = stats.Mean(rates), stats.Std(rates)
-	}
-	return r
+	p := Point{Payload: o.Windows.Payload, F: o.F, Samples: rates}
+	p.Summarise()
+	p.Median = o.Rate
+	return RowOf(p)
 }
 
 // Summary is the closing line of a search: the chosen window, the rate
