@@ -109,13 +109,9 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6, ReceiveRateToLastDelivery: r.ReceiveRateToLastDelivery(),
 		OfferedTotal: r.OfferedSends(), OfferedRateTotal: cfg.Rate * float64(cfg.Topology.Publishers),
 		LatencyFrom: LatencyFrom(cfg.Rate), Latency: r.Latency, LatencyFromSend: r.FromSend, LatencyFromSendMissing: r.Unpaired, SendDelay: r.SendDelay, RawKept: len(r.Raw), RawDropped: r.RawDropped, Drained: r.Drained,
-		Publishers: r.Publishers, Subscribers: r.Subscribers, Notes: notesOf(r, cfg),
-	}
-	if s.Publishers == nil {
-		s.Publishers = []PublisherResult{}
-	}
-	if s.Subscribers == nil {
-		s.Subscribers = []SubscriberResult{}
+		// Copied into empty lists, so that none is null in the JSON.
+		Publishers: append([]PublisherResult{}, r.Publishers...), Subscribers: append([]SubscriberResult{}, r.Subscribers...),
+		Notes: notesOf(r, cfg),
 	}
 	if l := r.Latency; l.Count > 0 {
 		us := func(v float64) *float64 { return &v }

@@ -650,10 +650,8 @@ func (r *run) drain(w *waiter, tk *ticker, sends []*sender, expected uint64) boo
 	}
 	for _, s := range sends {
 		for _, p := range s.end.Senders {
-			if as, isAck := p.(driver.AckSender); isAck {
-				if err := as.WaitAcks(deadline); err != nil {
-					drained = false
-				}
+			if as, ok := p.(driver.AckSender); ok && as.WaitAcks(deadline) != nil {
+				drained = false
 			}
 		}
 	}
@@ -1074,15 +1072,13 @@ func (r *run) countAcks(res *PayloadResult, sends []*sender) {
 // the offered deliveries to res.
 func (r *run) publisherResults(res *PayloadResult, sends []*sender, sent []uint64) []PublisherResult {
 	pubs := make([]PublisherResult, r.tp.Publishers)
-	for i := range pubs {
-		pubs[i] = PublisherResult{Publisher: i, Topic: r.tp.PubTopic[i], Sent: sent[i], Expected: sent[i] * r.tp.Reach(r.tp.PubTopic[i])}
-	}
 	for _, s := range sends {
 		pubs[s.end.Pub].Skipped = s.skipped
 		pubs[s.end.Pub].SentBytes = s.sent * uint64(r.payload*len(s.end.Senders))
 	}
 	for i := range pubs {
 		p := &pubs[i]
+		p.Publisher, p.Topic, p.Sent, p.Expected = i, r.tp.PubTopic[i], sent[i], sent[i]*r.tp.Reach(r.tp.PubTopic[i])
 		p.Offered, p.IntendedRate, p.SendRate = p.Sent+p.Skipped, r.cfg.Rate, rate(p.Sent, res.Measured())
 		res.Offered += p.Offered * r.tp.Reach(p.Topic)
 	}
