@@ -84,15 +84,21 @@ type Ends struct {
 	Pubs []PubEnd
 }
 
-// Pair returns the one publisher and the one subscriber of one-way ends, the
-// publisher's acknowledgements discarded; what names the mode in the error.
-func (e *Ends) Pair(what string) (driver.Publisher, driver.Subscriber, error) {
+// Pair returns the one publisher and the one subscriber of one-way ends;
+// what names the mode in the error. The publisher's acknowledgements, if
+// it has any, are counted in acks from the first Send on, or discarded
+// when acks is nil.
+func (e *Ends) Pair(what string, acks *driver.AckCount) (driver.Publisher, driver.Subscriber, error) {
 	if len(e.Pubs) != 1 || len(e.Pubs[0].Senders) != 1 || len(e.Subs) != 1 {
 		return nil, nil, errors.New(what + ": expected one publisher and one subscriber")
 	}
 	pub := e.Pubs[0].Senders[0]
 	if as, ok := pub.(driver.AckSender); ok {
-		as.OnAck(func(error) {})
+		on := func(error) {}
+		if acks != nil {
+			on = acks.On
+		}
+		as.OnAck(on)
 	}
 	return pub, e.Subs[0].R, nil
 }

@@ -196,26 +196,21 @@ func overallRate(t []int64) float64 {
 // capacity, messages come one or a few to a read, and the window rates
 // are the link's.
 func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Record, error) {
-	pub, sub, err := ends.Pair("per-message")
+	var acks driver.AckCount
+	pub, sub, err := ends.Pair("per-message", &acks)
 	if err != nil {
 		return nil, err
 	}
 	m := newPerMessageRun(ctx, pub, sub, payload, cfg)
-	// Pair discarded the acknowledgements; they are counted instead
-	// (registered before the first Send, replacing Pair's).
-	as, acking := pub.(driver.AckSender)
-	if acking {
-		as.OnAck(m.acks.On)
-	}
 	// The sender checks ctx itself: there is nothing to halt.
 	interrupted := ends.Run(ctx, func() {}, m.send, m.receive)
-	if acking && !interrupted && m.pubErr == nil {
+	if as, ok := pub.(driver.AckSender); ok && !interrupted && m.pubErr == nil {
 		// The acknowledgements still to come: counted as they come within
 		// Timeout; a link that does not confirm every message is recorded
 		// as such (fewer acknowledged than sent), not failed.
 		_ = as.WaitAcks(time.Now().Add(cfg.Timeout))
 	}
-	m.pm.Acked, m.pm.Refused = m.acks.Counts()
+	m.pm.Acked, m.pm.Refused = acks.Counts()
 	switch {
 	case interrupted:
 		// What was measured is kept: the messages up to the last one
@@ -276,8 +271,6 @@ type perMessageRun struct {
 	sent    int           // messages handed to Send, set when send returns
 	pubErr  error
 	subErr  error
-	// The acknowledgements the publisher received, and the refusals.
-	acks driver.AckCount
 
 	// The receiver reads the sender thread's clock too, to take both
 	// measuring threads out of an in-process broker's figure. When the
