@@ -1,12 +1,12 @@
 package load
 
 import (
-	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -74,19 +74,13 @@ func Snapshots(typ string, r *PayloadResult) []Snapshot {
 // WriteSnapshots writes rows as the snapshot CSV: t in seconds with 3
 // decimals, values with up to 3 decimals.
 func WriteSnapshots(w io.Writer, rows []Snapshot) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString(SnapshotsHeader + "\n")
-	cw := csv.NewWriter(bw)
+	cw := csv.NewWriter(w)
+	cw.Write(strings.Split(SnapshotsHeader, ","))
 	for _, r := range rows {
-		if err := cw.Write([]string{strconv.FormatFloat(r.T, 'f', 3, 64), r.Metric, strconv.FormatFloat(r.Value, 'f', -1, 64), r.Tags}); err != nil {
-			return err
-		}
+		cw.Write([]string{strconv.FormatFloat(r.T, 'f', 3, 64), r.Metric, strconv.FormatFloat(r.Value, 'f', -1, 64), r.Tags})
 	}
 	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return cw.Error() // the first write that failed
 }
 
 // SummaryFormat identifies the summary JSON (loadsummary.Format).
