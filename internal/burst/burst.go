@@ -101,7 +101,7 @@ func (c Config) DemandsOf(payload int) []int {
 // Measure measures one test case over ends (one publisher, one
 // subscriber) and returns its row.
 func Measure(ctx context.Context, ends *load.Ends, payload, demand, recoveryMs int, cfg Config) (result.BurstRow, error) {
-	pub, sub, err := ends.Pair("burst")
+	pub, sub, err := ends.Pair("burst", nil)
 	if err != nil {
 		return result.BurstRow{}, err
 	}

@@ -53,10 +53,11 @@ func TestConsumerLatencies(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if n := rv.raw.len(); n != len(link.msgs) {
+	raw, _ := rawOf([]*receiver{rv})
+	if n := len(raw); n != len(link.msgs) {
 		t.Fatalf("%d raw samples of %d messages", n, len(link.msgs))
 	}
-	for k, s := range rv.raw.appendTo(nil) {
+	for k, s := range raw {
 		if want := int64(k) * 1001; s.Latency != want || s.At != r.clock.Mono(link.at[k]) || s.At != r.clock.Ns(driver.MonoTime(link.at[k])) {
 			t.Errorf("message %d: latency %d ns at %d, want %d ns at %d", k, s.Latency, s.At, want, r.clock.Mono(link.at[k]))
 		}

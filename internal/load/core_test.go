@@ -360,3 +360,14 @@ func TestWaitSleepsAtHighRates(t *testing.T) {
 		t.Errorf("yielded through %.1f µs of each 50 µs period: the publisher keeps a core busy", per)
 	}
 }
+
+// Reset empties every shard of r.
+func (r *Recorder) Reset() {
+	r.each(func(s *Shard) {
+		s.total.Reset()
+		for i := range s.interval {
+			s.interval[i].Store(0)
+		}
+		s.above.Store(0)
+	})
+}

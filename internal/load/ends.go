@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -83,17 +84,44 @@ type Ends struct {
 	Pubs []PubEnd
 }
 
-// Pair returns the one publisher and the one subscriber of one-way ends, the
-// publisher's acknowledgements discarded; what names the mode in the error.
-func (e *Ends) Pair(what string) (driver.Publisher, driver.Subscriber, error) {
+// Pair returns the one publisher and the one subscriber of one-way ends;
+// what names the mode in the error. The publisher's acknowledgements, if
+// it has any, are counted in acks from the first Send on, or discarded
+// when acks is nil.
+func (e *Ends) Pair(what string, acks *driver.AckCount) (driver.Publisher, driver.Subscriber, error) {
 	if len(e.Pubs) != 1 || len(e.Pubs[0].Senders) != 1 || len(e.Subs) != 1 {
 		return nil, nil, errors.New(what + ": expected one publisher and one subscriber")
 	}
 	pub := e.Pubs[0].Senders[0]
 	if as, ok := pub.(driver.AckSender); ok {
-		as.OnAck(func(error) {})
+		on := func(error) {}
+		if acks != nil {
+			on = acks.On
+		}
+		as.OnAck(on)
 	}
 	return pub, e.Subs[0].R, nil
+}
+
+// Run runs publish and subscribe, the two ends of a one-way measurement,
+// on goroutines of their own until both return. When ctx is cancelled
+// first, it calls halt and closes the links, which unblocks a Send or
+// Receive in progress, waits for both, and reports true.
+func (e *Ends) Run(ctx context.Context, halt, publish, subscribe func()) (interrupted bool) {
+	var wg sync.WaitGroup
+	wg.Go(publish)
+	wg.Go(subscribe)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return false
+	case <-ctx.Done():
+		halt()
+		e.Close()
+		<-done
+		return true
+	}
 }
 
 // Close closes every link.

@@ -1,12 +1,12 @@
 package load
 
 import (
-	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -74,19 +74,13 @@ func Snapshots(typ string, r *PayloadResult) []Snapshot {
 // WriteSnapshots writes rows as the snapshot CSV: t in seconds with 3
 // decimals, values with up to 3 decimals.
 func WriteSnapshots(w io.Writer, rows []Snapshot) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString(SnapshotsHeader + "\n")
-	cw := csv.NewWriter(bw)
+	cw := csv.NewWriter(w)
+	cw.Write(strings.Split(SnapshotsHeader, ","))
 	for _, r := range rows {
-		if err := cw.Write([]string{strconv.FormatFloat(r.T, 'f', 3, 64), r.Metric, strconv.FormatFloat(r.Value, 'f', -1, 64), r.Tags}); err != nil {
-			return err
-		}
+		cw.Write([]string{strconv.FormatFloat(r.T, 'f', 3, 64), r.Metric, strconv.FormatFloat(r.Value, 'f', -1, 64), r.Tags})
 	}
 	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return cw.Error() // the first write that failed
 }
 
 // SummaryFormat identifies the summary JSON (loadsummary.Format).
@@ -109,13 +103,9 @@ func SummaryOf(r *PayloadResult, cfg Config) PayloadSummary {
 		ReceiveMbps: r.ReceiveRate() * float64(r.Payload) * 8 / 1e6, ReceiveRateToLastDelivery: r.ReceiveRateToLastDelivery(),
 		OfferedTotal: r.OfferedSends(), OfferedRateTotal: cfg.Rate * float64(cfg.Topology.Publishers),
 		LatencyFrom: LatencyFrom(cfg.Rate), Latency: r.Latency, LatencyFromSend: r.FromSend, LatencyFromSendMissing: r.Unpaired, SendDelay: r.SendDelay, RawKept: len(r.Raw), RawDropped: r.RawDropped, Drained: r.Drained,
-		Publishers: r.Publishers, Subscribers: r.Subscribers, Notes: notesOf(r, cfg),
-	}
-	if s.Publishers == nil {
-		s.Publishers = []PublisherResult{}
-	}
-	if s.Subscribers == nil {
-		s.Subscribers = []SubscriberResult{}
+		// Copied into empty lists, so that none is null in the JSON.
+		Publishers: append([]PublisherResult{}, r.Publishers...), Subscribers: append([]SubscriberResult{}, r.Subscribers...),
+		Notes: notesOf(r, cfg),
 	}
 	if l := r.Latency; l.Count > 0 {
 		us := func(v float64) *float64 { return &v }

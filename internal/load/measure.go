@@ -511,8 +511,7 @@ func (r *run) startReceivers(e *Ends) ([]*receiver, *sync.WaitGroup) {
 	for k, l := range e.Subs {
 		rv := r.newReceiver(l, len(e.Subs))
 		recvs[k] = rv
-		rwg.Add(1)
-		go func() { defer rwg.Done(); r.receive(rv, r.payload) }()
+		rwg.Go(func() { r.receive(rv, r.payload) })
 	}
 	return recvs, &rwg
 }
@@ -541,8 +540,7 @@ func (r *run) startPublishers(e *Ends, start time.Time) ([]*sender, *sync.WaitGr
 		if r.cfg.Rate > 0 {
 			offset = time.Duration(float64(k) / float64(len(e.Pubs)) * 1e9 / r.cfg.Rate)
 		}
-		swg.Add(1)
-		go func() { defer swg.Done(); r.publish(s, r.payload, start.Add(offset)) }()
+		swg.Go(func() { r.publish(s, r.payload, start.Add(offset)) })
 	}
 	return sends, &swg
 }
@@ -652,10 +650,8 @@ func (r *run) drain(w *waiter, tk *ticker, sends []*sender, expected uint64) boo
 	}
 	for _, s := range sends {
 		for _, p := range s.end.Senders {
-			if as, isAck := p.(driver.AckSender); isAck {
-				if err := as.WaitAcks(deadline); err != nil {
-					drained = false
-				}
+			if as, ok := p.(driver.AckSender); ok && as.WaitAcks(deadline) != nil {
+				drained = false
 			}
 		}
 	}
@@ -715,7 +711,6 @@ type rawSamples struct {
 	size    int           // of a claim
 	full    [][]RawSample
 	cur     []RawSample
-	n       int    // kept, in full
 	dropped uint64 // beyond the budget
 }
 
@@ -743,23 +738,11 @@ func (s *rawSamples) claim() bool {
 		if s.left.CompareAndSwap(left, left-n) {
 			if len(s.cur) > 0 {
 				s.full = append(s.full, s.cur)
-				s.n += len(s.cur)
 			}
 			s.cur = make([]RawSample, 0, n)
 			return true
 		}
 	}
-}
-
-// len is the number of samples kept.
-func (s *rawSamples) len() int { return s.n + len(s.cur) }
-
-// appendTo appends the samples to dst.
-func (s *rawSamples) appendTo(dst []RawSample) []RawSample {
-	for _, c := range s.full {
-		dst = append(dst, c...)
-	}
-	return append(dst, s.cur...)
 }
 
 // receive is a subscriber link's loop. A subscriber whose library delivers
@@ -1046,7 +1029,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	hist, above := r.rec.Snapshot()
 	dh, dabove := r.delays.Snapshot()
 	res := &PayloadResult{Payload: r.payload, Start: r.t0, End: end, Expected: expected, Histogram: hist,
-		Latency: StatsOf(hist, above), SendDelay: StatsOf(dh, dabove), Ticks: ticks, RawDropped: rawDropped(recvs)}
+		Latency: StatsOf(hist, above), SendDelay: StatsOf(dh, dabove), Ticks: ticks}
 	res.FromSend = res.Latency
 	if r.times != nil {
 		fh, fabove := r.fromSend.Snapshot()
@@ -1063,7 +1046,7 @@ func (r *run) result(recvs []*receiver, sends []*sender, sent []uint64, expected
 	if last > 0 {
 		res.LastArrival = r.t0.Add(time.Duration(last - r.clock.Ns(r.t0)))
 	}
-	res.Raw = rawByArrival(recvs)
+	res.Raw, res.RawDropped = rawOf(recvs)
 	return res
 }
 
@@ -1089,15 +1072,13 @@ func (r *run) countAcks(res *PayloadResult, sends []*sender) {
 // the offered deliveries to res.
 func (r *run) publisherResults(res *PayloadResult, sends []*sender, sent []uint64) []PublisherResult {
 	pubs := make([]PublisherResult, r.tp.Publishers)
-	for i := range pubs {
-		pubs[i] = PublisherResult{Publisher: i, Topic: r.tp.PubTopic[i], Sent: sent[i], Expected: sent[i] * r.tp.Reach(r.tp.PubTopic[i])}
-	}
 	for _, s := range sends {
 		pubs[s.end.Pub].Skipped = s.skipped
 		pubs[s.end.Pub].SentBytes = s.sent * uint64(r.payload*len(s.end.Senders))
 	}
 	for i := range pubs {
 		p := &pubs[i]
+		p.Publisher, p.Topic, p.Sent, p.Expected = i, r.tp.PubTopic[i], sent[i], sent[i]*r.tp.Reach(r.tp.PubTopic[i])
 		p.Offered, p.IntendedRate, p.SendRate = p.Sent+p.Skipped, r.cfg.Rate, rate(p.Sent, res.Measured())
 		res.Offered += p.Offered * r.tp.Reach(p.Topic)
 	}
@@ -1163,30 +1144,17 @@ func (r *run) countDeliveries(res *PayloadResult, pubs []PublisherResult, got ma
 	}
 }
 
-// rawDropped is the raw samples recvs dropped beyond the budget.
-func rawDropped(recvs []*receiver) uint64 {
-	var n uint64
+// rawOf returns the raw samples of recvs by arrival, nil for none, and
+// how many they dropped beyond the budget.
+func rawOf(recvs []*receiver) (raw []RawSample, dropped uint64) {
+	var chunks [][]RawSample
 	for _, rv := range recvs {
-		n += rv.raw.dropped
+		chunks = append(append(chunks, rv.raw.full...), rv.raw.cur)
+		dropped += rv.raw.dropped
 	}
-	return n
-}
-
-// rawByArrival returns the raw samples of recvs by arrival, nil for none.
-func rawByArrival(recvs []*receiver) []RawSample {
-	n := 0
-	for _, rv := range recvs {
-		n += rv.raw.len()
-	}
-	if n == 0 {
-		return nil
-	}
-	raw := make([]RawSample, 0, n)
-	for _, rv := range recvs {
-		raw = rv.raw.appendTo(raw)
-	}
+	raw = slices.Concat(chunks...) // nil when every chunk is empty
 	slices.SortFunc(raw, func(a, b RawSample) int { return cmp.Compare(a.At, b.At) })
-	return raw
+	return raw, dropped
 }
 
 // slotsBefore counts the slots start + k·period (k ≥ 0) before t.

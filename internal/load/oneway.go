@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -59,7 +61,7 @@ func WithEnds[T any](t *Trial, payload int, f func(*Ends) (T, error)) (T, error)
 
 // RunOneWay runs a one-way mode over subs, one after the other. It checks
 // the payload sizes, records m (its Mode and Clock set by the caller) as a
-// run under way (StartMeta), and for each sub-experiment calls measure,
+// run under way (runSubs), and for each sub-experiment calls measure,
 // which returns how to write what it measured (nil: nothing) and its
 // error; the sub-experiment's record is completed, its files written
 // and meta.json rewritten before the next. Topics of the measurements are
@@ -78,23 +80,44 @@ func RunOneWay(ctx context.Context, dir string, m *meta.Meta, payloads []int, su
 	})
 }
 
-// runSubs runs the sub-experiments subs one after the other, recording m,
-// one-way, as a run under way in dir (StartMeta). For each it calls
-// measure with the sub-experiment's record, which measure fills with its
-// payloads; measure returns how to write what it measured (nil: nothing)
-// and its error. The record is completed, the files written and meta.json
-// rewritten before the next.
+// runSubs runs the sub-experiments subs one after the other. It records
+// m, one-way, as a run under way in dir (made when missing): no
+// sub-experiment yet, neither completed nor interrupted. For each it
+// calls measure with the sub-experiment's record, which measure fills
+// with its payloads; measure returns how to write what it measured (nil:
+// nothing) and its error. The record is completed, the files written and
+// meta.json rewritten before the next. At the end meta.json records
+// whether the run completed, was interrupted or failed; a failed write
+// becomes the run's error when it had none. The load, throughput,
+// per-message and burst runners all go through it, so that each leaves
+// meta.json by the same rule.
 func runSubs(dir string, m *meta.Meta, subs []Sub,
 	measure func(Sub, *meta.SubExperiment) (write func() error, err error)) (err error) {
 	if m.Start.IsZero() {
 		m.Start = time.Now().UTC()
 	}
 	m.Latency = meta.LatencyOneWay // run load's latency file is one-way; the others use the one-way clock
-	metaPath, finish, err := StartMeta(dir, m)
-	if err != nil {
+	m.Completed, m.Interrupted, m.Error = false, false, ""
+	m.SubExperiments = []meta.SubExperiment{}
+	m.End = m.Start
+	metaPath := filepath.Join(dir, meta.FileName)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	defer finish(&err)
+	if err := meta.Write(metaPath, m); err != nil {
+		return err
+	}
+	defer func() {
+		m.End = time.Now().UTC()
+		m.Completed = err == nil
+		m.Interrupted = errors.Is(err, ErrInterrupted)
+		if err != nil {
+			m.Error = err.Error()
+		}
+		if werr := meta.Write(metaPath, m); werr != nil && err == nil {
+			err = werr
+		}
+	}()
 	for _, s := range subs {
 		rec := &meta.SubExperiment{Type: s.Type, Transport: s.Transport, Reliable: s.Reliable, Echo: "none (one-way)",
 			Topic: s.Topic, Params: s.Params, Start: time.Now().UTC(), Payloads: []meta.Payload{}}

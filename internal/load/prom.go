@@ -205,13 +205,9 @@ var LatencyBuckets = func() []float64 {
 
 // Describe sends the descriptors.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range descCounters {
+	for _, d := range slices.Concat(descCounters, []*prometheus.Desc{descRate, descInFlight, descLatency, descUp}) {
 		ch <- d
 	}
-	ch <- descRate
-	ch <- descInFlight
-	ch <- descLatency
-	ch <- descUp
 }
 
 // Collect reads the payload in progress.

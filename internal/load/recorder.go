@@ -143,19 +143,6 @@ func (r *Recorder) Interval() *hdrhistogram.Histogram {
 	return h
 }
 
-// Reset empties every shard (the warm-up is over).
-func (r *Recorder) Reset() {
-	r.each(func(s *Shard) {
-		s.total.Reset()
-		for i := range s.interval {
-			if s.interval[i].Load() != 0 {
-				s.interval[i].Store(0)
-			}
-		}
-		s.above.Store(0)
-	})
-}
-
 func (r *Recorder) each(f func(*Shard)) {
 	r.mu.Lock()
 	shards := append([]*Shard(nil), r.shards...)

@@ -8,7 +8,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -197,56 +196,40 @@ func overallRate(t []int64) float64 {
 // capacity, messages come one or a few to a read, and the window rates
 // are the link's.
 func Measure(ctx context.Context, ends *load.Ends, payload int, cfg Config) (*Record, error) {
-	pub, sub, err := ends.Pair("per-message")
+	var acks driver.AckCount
+	pub, sub, err := ends.Pair("per-message", &acks)
 	if err != nil {
 		return nil, err
 	}
 	m := newPerMessageRun(ctx, pub, sub, payload, cfg)
-	// Pair discarded the acknowledgements; they are counted instead
-	// (registered before the first Send, replacing Pair's).
-	as, acking := pub.(driver.AckSender)
-	if acking {
-		as.OnAck(m.acks.On)
-	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); m.receive() }()
-	go func() { defer wg.Done(); m.send() }()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		ends.Close()
-		<-done
-		m.pm.Acked, m.pm.Refused = m.acks.Counts()
-		// What was measured is kept: the messages up to the last one
-		// delivered (those after it were in flight when the run was
-		// stopped, neither delivered nor lost).
-		m.pm.truncate(m.pm.lastDelivered() + 1)
-		_ = m.tally() // counted; the interruption is the error
-		return m.pm, load.ErrInterrupted
-	}
-	if acking && m.pubErr == nil {
+	// The sender checks ctx itself: there is nothing to halt.
+	interrupted := ends.Run(ctx, func() {}, m.send, m.receive)
+	if as, ok := pub.(driver.AckSender); ok && !interrupted && m.pubErr == nil {
 		// The acknowledgements still to come: counted as they come within
 		// Timeout; a link that does not confirm every message is recorded
 		// as such (fewer acknowledged than sent), not failed.
 		_ = as.WaitAcks(time.Now().Add(cfg.Timeout))
 	}
-	m.pm.Acked, m.pm.Refused = m.acks.Counts()
-	if m.pubErr != nil {
+	m.pm.Acked, m.pm.Refused = acks.Counts()
+	switch {
+	case interrupted:
+		// What was measured is kept: the messages up to the last one
+		// delivered (those after it were in flight when the run was
+		// stopped, neither delivered nor lost).
+		m.pm.truncate(m.pm.lastDelivered() + 1)
+		err = load.ErrInterrupted
+	case m.pubErr != nil:
 		// The messages sent before the link broke are kept, those
 		// not delivered lost.
 		m.pm.truncate(m.sent)
-		_ = m.tally() // counted; the broken link is the error
-		return m.pm, fmt.Errorf("publisher: %w", m.pubErr)
-	}
-	if m.subErr != nil {
+		err = fmt.Errorf("publisher: %w", m.pubErr)
+	case m.subErr != nil:
 		m.pm.truncate(m.sent)
-		_ = m.tally() // counted; the broken link is the error
-		return m.pm, fmt.Errorf("subscriber: %w", m.subErr)
+		err = fmt.Errorf("subscriber: %w", m.subErr)
 	}
-	return m.pm, m.tally()
+	// The messages are counted in every case; an interruption or a broken
+	// link is the error rather than a negative latency.
+	return m.pm, cmp.Or(err, m.tally())
 }
 
 // truncate keeps the first n messages of the record and the CPU readings
@@ -288,8 +271,6 @@ type perMessageRun struct {
 	sent    int           // messages handed to Send, set when send returns
 	pubErr  error
 	subErr  error
-	// The acknowledgements the publisher received, and the refusals.
-	acks driver.AckCount
 
 	// The receiver reads the sender thread's clock too, to take both
 	// measuring threads out of an in-process broker's figure. When the

@@ -34,13 +34,7 @@ func finite(y []float64) (xs, ys []float64) {
 // graph), the CPU usage of sender, receiver and broker vs message number
 // (one graph), and the histograms of latency and of RT.
 func Plot(dir, typ string, pm *Record) ([]string, error) {
-	base := filepath.Join(dir, fmt.Sprintf("%s_%d", typ, pm.Payload))
-	var out []string
-	save := func(p *plot.Plot, suffix string) error {
-		path := base + suffix
-		out = append(out, path)
-		return plots.Save(p, path, plots.FormatPNG)
-	}
+	title := fmt.Sprintf("%s %d B", typ, pm.Payload)
 	l := pm.L()
 	lus := make([]float64, 0, len(l))
 	for _, v := range l {
@@ -48,20 +42,13 @@ func Plot(dir, typ string, pm *Record) ([]string, error) {
 			lus = append(lus, v/1000)
 		}
 	}
-	p := plots.Series(lus, plots.SeriesPoints, fmt.Sprintf("%s %d B: latency L_n = I_n − O_n", typ, pm.Payload))
-	p.X.Label.Text = "Message number n (delivered)"
-	p.Y.Label.Text = "Latency [µs]"
-	if err := save(p, "_latency.png"); err != nil {
-		return out, err
-	}
-
-	rp, err := linesAgainstN(fmt.Sprintf("%s %d B: throughput over M = %d messages", typ, pm.Payload, pm.M), "Throughput [msg/s]",
+	lat := plots.Series(lus, plots.SeriesPoints, title+": latency L_n = I_n − O_n")
+	lat.X.Label.Text = "Message number n (delivered)"
+	lat.Y.Label.Text = "Latency [µs]"
+	rates, err := linesAgainstN(fmt.Sprintf("%s: throughput over M = %d messages", title, pm.M), "Throughput [msg/s]",
 		[]nCurve{{"ST_n (sender)", pm.ST()}, {"RT_n (receiver)", pm.RT()}})
 	if err != nil {
-		return out, err
-	}
-	if err := save(rp, "_rates.png"); err != nil {
-		return out, err
+		return nil, err
 	}
 	var cpu []nCurve
 	broker := "broker (" + pm.BrokerWhat + ")"
@@ -81,22 +68,24 @@ func Plot(dir, typ string, pm *Record) ([]string, error) {
 		}
 		cpu = append(cpu, nCurve{c.name, y})
 	}
-	cp, err := linesAgainstN(fmt.Sprintf("%s %d B: CPU usage over %d-message windows", typ, pm.Payload, pm.CPUEvery), "CPU [% of a core]", cpu)
+	cpuUse, err := linesAgainstN(fmt.Sprintf("%s: CPU usage over %d-message windows", title, pm.CPUEvery), "CPU [% of a core]", cpu)
 	if err != nil {
-		return out, err
-	}
-	if err := save(cp, "_cpu.png"); err != nil {
-		return out, err
-	}
-
-	if err := save(plots.Histogram(lus, 60, fmt.Sprintf("%s %d B: latency", typ, pm.Payload)), "_latency_hist.png"); err != nil {
-		return out, err
+		return nil, err
 	}
 	_, rt := finite(pm.RT())
-	hp := plots.Histogram(rt, 60, fmt.Sprintf("%s %d B: receiver throughput RT_n", typ, pm.Payload))
-	hp.X.Label.Text = "RT_n [msg/s]"
-	if err := save(hp, "_rt_hist.png"); err != nil {
-		return out, err
+	rtHist := plots.Histogram(rt, 60, title+": receiver throughput RT_n")
+	rtHist.X.Label.Text = "RT_n [msg/s]"
+	var out []string
+	for _, f := range []struct {
+		p      *plot.Plot
+		suffix string
+	}{{lat, "_latency.png"}, {rates, "_rates.png"}, {cpuUse, "_cpu.png"},
+		{plots.Histogram(lus, 60, title+": latency"), "_latency_hist.png"}, {rtHist, "_rt_hist.png"}} {
+		path := filepath.Join(dir, fmt.Sprintf("%s_%d%s", typ, pm.Payload, f.suffix))
+		out = append(out, path)
+		if err := plots.Save(f.p, path, plots.FormatPNG); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }

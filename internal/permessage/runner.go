@@ -118,12 +118,12 @@ func (r *Runner) write(typ string, pms []*Record) error {
 // overall rate itself, one sample (the windows then measured the rate
 // within bursts, not what the link carried).
 func Row(pm *Record) result.ThroughputRow {
-	rt := Aggregates(pm)[qRT]
-	if !rt.Agrees() && !math.IsNaN(rt.Overall) {
-		return throughput.RowOf(throughput.Point{Payload: pm.Payload, Samples: []float64{rt.Overall}, Median: rt.Overall, Mean: rt.Overall})
+	p := throughput.Point{Payload: pm.Payload}
+	if rt := Aggregates(pm)[qRT]; !rt.Agrees() && !math.IsNaN(rt.Overall) {
+		p.Samples = []float64{rt.Overall}
+	} else {
+		_, p.Samples = finite(pm.RT())
 	}
-	_, v := finite(pm.RT())
-	p := throughput.Point{Payload: pm.Payload, Samples: v}
 	p.Summarise()
 	return throughput.RowOf(p)
 }

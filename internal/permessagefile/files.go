@@ -1,7 +1,6 @@
 package permessagefile
 
 import (
-	"bufio"
 	"encoding/csv"
 	"io"
 	"math"
@@ -48,12 +47,7 @@ func Cell(v float64) string {
 
 // WriteTable writes t as CSV.
 func WriteTable(w io.Writer, t Table) error {
-	bw := bufio.NewWriter(w)
-	cw := csv.NewWriter(bw)
+	cw := csv.NewWriter(w)
 	cw.Write(t.Header)
-	cw.WriteAll(t.Rows)
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return cw.WriteAll(t.Rows) // flushes, and returns the first write that failed
 }

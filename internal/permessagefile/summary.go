@@ -91,9 +91,6 @@ func SummaryTable(rows []Row) Table {
 	return t
 }
 
-// WriteSummary writes the summary CSV of rows.
-func WriteSummary(w io.Writer, rows []Row) error { return WriteTable(w, SummaryTable(rows)) }
-
 // ReadSummaryFile reads the summary CSV at path, a regular file, as
 // ReadSummary does.
 func ReadSummaryFile(path string) ([]Row, error) {
@@ -105,9 +102,9 @@ func ReadSummaryFile(path string) ([]Row, error) {
 	return ReadSummary(f, path)
 }
 
-// ReadSummary reads a summary CSV as WriteSummary writes it; an empty
-// cell is NaN, and a quantity of an earlier spelling (oldQuantities) is
-// read as today's. A leading byte-order mark is skipped. A bad row, a
+// ReadSummary reads a summary CSV as WriteTable writes SummaryTable; an
+// empty cell is NaN, and a quantity of an earlier spelling (oldQuantities)
+// is read as today's. A leading byte-order mark is skipped. A bad row, a
 // second row of one payload and quantity, and a file without rows are
 // input errors naming file, the line and column.
 func ReadSummary(r io.Reader, file string) ([]Row, error) {

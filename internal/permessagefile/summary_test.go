@@ -2,6 +2,7 @@ package permessagefile
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -132,3 +133,6 @@ func FuzzReadSummary(f *testing.F) {
 		}
 	})
 }
+
+// WriteSummary writes the summary CSV of rows.
+func WriteSummary(w io.Writer, rows []Row) error { return WriteTable(w, SummaryTable(rows)) }

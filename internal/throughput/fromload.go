@@ -38,6 +38,5 @@ func LoadRows(cfg load.Config, res []load.PayloadResult) []result.ThroughputRow 
 // WriteLoadSummary writes throughput_<type>.csv of a load run: the
 // load.Runner's Also hook.
 func WriteLoadSummary(dir string, s load.Sub, cfg load.Config, res []load.PayloadResult) error {
-	rows := LoadRows(cfg, res)
-	return result.WriteThroughputFile(filepath.Join(dir, experiment.ThroughputFileName(s.Type)), rows)
+	return result.WriteThroughputFile(filepath.Join(dir, experiment.ThroughputFileName(s.Type)), LoadRows(cfg, res))
 }

@@ -148,7 +148,8 @@ func (p *Point) Summarise() {
 // open (one publisher, one subscriber).
 func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (Point, error) {
 	pt := Point{Payload: payload, F: f}
-	pub, sub, err := ends.Pair("throughput")
+	var acks driver.AckCount
+	pub, sub, err := ends.Pair("throughput", &acks)
 	if err != nil {
 		return pt, err
 	}
@@ -156,36 +157,18 @@ func Measure(ctx context.Context, ends *load.Ends, payload, f int, cfg Config) (
 		stopped: make(chan struct{}), tokens: make(chan struct{}, f), pubDone: make(chan struct{}),
 		samples: make([]float64, 0, cfg.Windows)}
 	m.batch, _ = pub.(driver.BatchSender)
-	// Pair discarded the acknowledgements; they are counted instead
-	// (registered before the first Send, replacing Pair's).
-	as, acking := pub.(driver.AckSender)
-	if acking {
-		as.OnAck(m.acks.On)
-	}
 	for range f {
 		m.tokens <- struct{}{}
 	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); m.publish() }()
-	go func() { defer wg.Done(); m.subscribe() }()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		m.halt()
-		ends.Close() // unblocks a Send or Receive in progress
-		<-done
-	}
-	if acking && ctx.Err() == nil && m.pubErr == nil {
+	ends.Run(ctx, m.halt, m.publish, m.subscribe)
+	if as, ok := pub.(driver.AckSender); ok && ctx.Err() == nil && m.pubErr == nil {
 		// The acknowledgements of the messages still in flight when the
 		// publisher stopped: counted as they come within Timeout, a link
 		// that does not confirm them all is recorded as such, not failed.
 		_ = as.WaitAcks(time.Now().Add(cfg.Timeout))
 	}
 	pt.Samples, pt.Lost, pt.Delivered, pt.Period = m.samples, m.lost.Load(), m.delivered, m.period
-	pt.Acked, pt.Refused = m.acks.Counts()
+	pt.Acked, pt.Refused = acks.Counts()
 	pt.Summarise()
 	switch {
 	case ctx.Err() != nil:
@@ -216,8 +199,6 @@ type window struct {
 	lost     atomic.Uint64
 	pubDone  chan struct{} // closed when the publisher returns
 	pubErr   error
-	// The acknowledgements the publisher received, and the refusals.
-	acks driver.AckCount
 
 	// The subscriber's: the rate of each window, and the deliveries and
 	// time they add up to.
@@ -636,12 +617,10 @@ func (o Outcome) Row() result.ThroughputRow {
 	for i, p := range o.Periods {
 		rates[i] = p.DeliveredRate()
 	}
-	r := RowOf(Point{Payload: o.Windows.Payload, F: o.F, Samples: rates})
-	r.Median = o.Rate
-	if len(rates) > 0 {
-		r.Mean, r.Stdev = stats.Mean(rates), stats.Std(rates)
-	}
-	return r
+	p := Point{Payload: o.Windows.Payload, F: o.F, Samples: rates}
+	p.Summarise()
+	p.Median = o.Rate
+	return RowOf(p)
 }
 
 // Summary is the closing line of a search: the chosen window, the rate
