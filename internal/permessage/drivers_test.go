@@ -71,7 +71,9 @@ func TestEveryDriver(t *testing.T) {
 		{"dtls", secured(secure.DTLS{}), true},
 		{"nats-core", broker(nats.Transport{}, natsURL, false, nil), false},
 		{"nats-jetstream", broker(nats.Transport{}, natsURL, true, nil), false},
-		{"mqtt-qos0", broker(mqtt.Transport{}, mqttURL, false, map[string]string{"mqtt-qos": "0"}), false},
+		// QoS 0 is at most once: the client's inbox drops what a slow
+		// Receive leaves behind, as it did on a loaded machine.
+		{"mqtt-qos0", broker(mqtt.Transport{}, mqttURL, false, map[string]string{"mqtt-qos": "0"}), true},
 		{"mqtt-qos1", broker(mqtt.Transport{}, mqttURL, true, map[string]string{"mqtt-qos": "1"}), false},
 		{"rabbitmq-confirms", broker(amqp.Transport{}, rabbit, true, nil), false},
 	} {

@@ -30,7 +30,10 @@ func TestInterruptedPayloadWritten(t *testing.T) {
 		Payloads: []int{64, 128}, Dir: dir, Meta: m, NoPlots: true}
 	links := load.Links{Transport: intraprocess.Transport{}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 4096}}
 	sub := load.Sub{Type: "intraprocess_reliable", Transport: links.Transport.Name(), Links: links}
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// Interrupted within the first payload (1,000,000 messages at 20,000
+	// msg/s take 50 s), late enough that a race build on a loaded machine
+	// has set up its links and delivered some: at 500 ms it had not.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := r.Run(ctx, []load.Sub{sub}); !errors.Is(err, load.ErrInterrupted) {
 		t.Fatalf("err %v, want interrupted", err)
