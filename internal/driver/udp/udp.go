@@ -79,7 +79,6 @@ type Echoer struct {
 	once     sync.Once
 	done     chan struct{}
 	serving  atomic.Bool
-	echoed   atomic.Uint64
 	errCount atomic.Uint64
 }
 
@@ -151,9 +150,7 @@ func (e *Echoer) Serve(ctx context.Context) error {
 				return nil
 			}
 			e.errCount.Add(1)
-			continue
 		}
-		e.echoed.Add(1)
 	}
 }
 
@@ -174,9 +171,6 @@ func (e *Echoer) Close() error {
 func (e *Echoer) Counters() driver.Counters {
 	return driver.Counters{Errors: e.errCount.Load()}
 }
-
-// Echoed is the number of datagrams echoed so far.
-func (e *Echoer) Echoed() uint64 { return e.echoed.Load() }
 
 // Pinger sends messages to an echoer and receives their echoes.
 type Pinger struct {
