@@ -60,29 +60,14 @@ func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap
 	s := &Subscriber{server: server{l: l, wrap: wrap}, name: name,
 		inbox: driver.NewInbox(name+" subscriber at "+l.Addr().String(), depth, opts.LargestMessageOrDefault())}
 	s.wg.Add(1)
-	go s.accept()
+	go func() {
+		defer s.wg.Done()
+		s.accept(s.serve)
+	}()
 	return s, nil
 }
 
-func (s *Subscriber) accept() {
-	defer s.wg.Done()
-	for {
-		c, err := s.l.Accept()
-		if err != nil {
-			return
-		}
-		s.wg.Add(1)
-		go s.serve(c)
-	}
-}
-
-func (s *Subscriber) serve(c net.Conn) {
-	defer s.wg.Done()
-	st, ok := s.open(c)
-	if !ok {
-		return
-	}
-	defer s.streams.Remove(st)
+func (s *Subscriber) serve(c net.Conn, st Stream) {
 	// The frame reader of a pinger, used for receiving only.
 	r := NewPinger(st, s.name, c.RemoteAddr().String(), false)
 	for {

@@ -223,21 +223,35 @@ func listen(ctx context.Context, addr, name string) (net.Listener, error) {
 // Addr returns the listening address.
 func (s *server) Addr() string { return s.l.Addr().String() }
 
-// open sets TCP_NODELAY on the accepted c and turns it into a Stream, which
-// closing the server closes; false when that failed (counted in
-// Counters().Errors) or the server is closed.
-func (s *server) open(c net.Conn) (Stream, bool) {
-	err := c.(*net.TCPConn).SetNoDelay(true)
-	var st Stream
-	if err == nil {
-		st, err = s.wrap(c)
+// accept serves each accepted connection on a goroutine of its own, with
+// TCP_NODELAY set and turned into a Stream by wrap (a failure is counted
+// in Counters().Errors), until the listener fails or is closed: it
+// returns why. The stream is closed when serve returns.
+func (s *server) accept(serve func(c net.Conn, st Stream)) error {
+	for {
+		c, err := s.l.Accept()
+		if err != nil {
+			return err
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			err := c.(*net.TCPConn).SetNoDelay(true)
+			var st Stream
+			if err == nil {
+				st, err = s.wrap(c)
+			}
+			if err != nil {
+				c.Close()
+				s.errs.Add(1)
+				return
+			}
+			if s.streams.Add(st) {
+				serve(c, st)
+				s.streams.Remove(st)
+			}
+		}()
 	}
-	if err != nil {
-		c.Close()
-		s.errs.Add(1)
-		return nil, false
-	}
-	return st, s.streams.Add(st)
 }
 
 // Counters reports connections that failed.
@@ -285,30 +299,16 @@ func Listen(ctx context.Context, addr string, opts driver.Options, wrap func(net
 func (e *Echoer) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
-	for {
-		c, err := e.l.Accept()
-		if err != nil {
-			if e.streams.Closed() || ctx.Err() != nil {
-				e.wg.Wait()
-				return nil
-			}
-			return fmt.Errorf("tcp echo: %w", err)
+	err := e.accept(func(_ net.Conn, s Stream) {
+		if err := e.echo(ctx, s); err != nil {
+			e.errs.Add(1)
 		}
-		e.wg.Add(1)
-		go e.serveConn(ctx, c)
+	})
+	if e.streams.Closed() || ctx.Err() != nil {
+		e.wg.Wait()
+		return nil
 	}
-}
-
-func (e *Echoer) serveConn(ctx context.Context, c net.Conn) {
-	defer e.wg.Done()
-	s, ok := e.open(c)
-	if !ok {
-		return
-	}
-	if err := e.echo(ctx, s); err != nil {
-		e.errs.Add(1)
-	}
-	e.streams.Remove(s)
+	return fmt.Errorf("tcp echo: %w", err)
 }
 
 // echo echoes s until ctx is done or the stream ends. A plain TCP stream
