@@ -350,28 +350,11 @@ func testTwoPingers(t *testing.T, c Config) {
 }
 
 func testServeStops(t *testing.T, c Config) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e, err := c.Transport.Listen(ctx, c.addr(), c.Listen)
-	if err != nil {
+	e := StartEcho(t, c)
+	if _, err := RoundTrip(Dial(t, c, e.Addr()), []byte("0123456789abcdef"), make([]byte, 64)); err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	done := make(chan error, 1)
-	go func() { done <- e.Serve(ctx) }()
-	p := Dial(t, c, e.Addr())
-	buf := make([]byte, 64)
-	if _, err := RoundTrip(p, []byte("0123456789abcdef"), buf); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Serve after cancel = %v, want nil", err)
-		}
-	case <-time.After(Watchdog):
-		t.Fatal("Serve did not return after its context was cancelled")
-	}
+	e.Stop(t) // Serve must return nil once its context is cancelled
 }
 
 func testShortBuffer(t *testing.T, c Config) {
