@@ -138,8 +138,8 @@ func (s *dtlsServer) accept(ctx context.Context, serve func(c *dtls.Conn)) error
 	}
 }
 
-// close stops accepting and closes every association.
-func (s *dtlsServer) close() error {
+// Close stops accepting and closes every association.
+func (s *dtlsServer) Close() error {
 	var err error
 	s.once.Do(func() {
 		s.conns.Close()
@@ -211,9 +211,6 @@ func isClosed(err error) bool {
 func (e *DTLSEchoer) Counters() driver.Counters {
 	return driver.Counters{Errors: e.errs.Load()}
 }
-
-// Close stops accepting and closes every association.
-func (e *DTLSEchoer) Close() error { return e.close() }
 
 // connectedPacketConn lets pion use a connected UDP socket, so that an
 // ICMP "port unreachable" (the echoer is gone) reaches the pinger as

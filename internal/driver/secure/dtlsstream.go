@@ -92,7 +92,7 @@ func (s *DTLSSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time
 // Close stops accepting, closes every association and unblocks Receive.
 func (s *DTLSSubscriber) Close() error {
 	s.inbox.Close()
-	err := s.close()
+	err := s.dtlsServer.Close()
 	s.wg.Wait()
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return fmt.Errorf("dtls: %w", err)

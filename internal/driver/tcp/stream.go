@@ -95,7 +95,7 @@ func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, er
 // Close stops accepting, closes every connection and unblocks Receive.
 func (s *Subscriber) Close() error {
 	s.inbox.Close()
-	err := s.close()
+	err := s.server.Close()
 	s.wg.Wait()
 	return err
 }

@@ -257,8 +257,8 @@ func (s *server) accept(serve func(c net.Conn, st Stream)) error {
 // Counters reports connections that failed.
 func (s *server) Counters() driver.Counters { return driver.Counters{Errors: s.errs.Load()} }
 
-// close stops accepting and closes every connection.
-func (s *server) close() error {
+// Close stops accepting and closes every connection.
+func (s *server) Close() error {
 	var err error
 	s.once.Do(func() {
 		s.streams.Close()
@@ -336,6 +336,3 @@ func (e *Echoer) echo(ctx context.Context, s Stream) error {
 	}
 	return ss.Conn.EchoEach(buf, fdsock.Framing{Header: HeaderSize, Length: func(h []byte) int { return int(binary.BigEndian.Uint32(h)) }}, e.delay.NewDelayer().Wait)
 }
-
-// Close stops accepting and closes every connection.
-func (e *Echoer) Close() error { return e.close() }
