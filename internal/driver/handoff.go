@@ -17,10 +17,8 @@ import (
 // message.
 type Handoff struct {
 	ch     chan handed
-	drop   bool
 	closed chan struct{}
 	once   sync.Once
-	lost   <-chan struct{}
 	cfg    HandoffConfig
 
 	dropped atomic.Uint64
@@ -63,8 +61,7 @@ type handed struct {
 func NewHandoff(cfg HandoffConfig) *Handoff {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &Handoff{ch: make(chan handed, max(cfg.Depth, 1)), drop: cfg.Drop, closed: make(chan struct{}), lost: cfg.Lost,
-		cfg: cfg, timer: t, consuming: make(chan struct{})}
+	return &Handoff{ch: make(chan handed, max(cfg.Depth, 1)), closed: make(chan struct{}), cfg: cfg, timer: t, consuming: make(chan struct{})}
 }
 
 // Deliver is the message handler's part: it runs on the library's goroutine
@@ -76,7 +73,7 @@ func (b *Handoff) Deliver(payload []byte) {
 		b.pass(&d)
 		return
 	}
-	if b.drop {
+	if b.cfg.Drop {
 		select {
 		case b.ch <- d:
 		default:
@@ -133,7 +130,7 @@ func (b *Handoff) Consume(f func([]byte, int64)) error {
 	var err error
 	select {
 	case <-b.closed:
-	case <-b.lost:
+	case <-b.cfg.Lost:
 		select {
 		case <-b.closed:
 		default:
@@ -158,7 +155,7 @@ func (b *Handoff) Receive(buf []byte, deadline time.Time) (int, time.Time, error
 	select {
 	case <-b.closed:
 		return 0, time.Time{}, b.cfg.Closed
-	case <-b.lost:
+	case <-b.cfg.Lost:
 		return 0, time.Time{}, b.cfg.LostErr()
 	default:
 	}
@@ -177,7 +174,7 @@ func (b *Handoff) Receive(buf []byte, deadline time.Time) (int, time.Time, error
 		return b.place(d, buf)
 	case <-b.closed:
 		return 0, time.Time{}, b.cfg.Closed
-	case <-b.lost:
+	case <-b.cfg.Lost:
 		// A message may have been handed over just before the loss.
 		select {
 		case d := <-b.ch:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -193,11 +194,7 @@ func testRoundTrip(t *testing.T, c Config) {
 	p := Dial(t, c, e.Addr())
 	rng := rand.New(rand.NewPCG(1, 2))
 	sizes := c.sizes()
-	maxSize := 0
-	for _, s := range sizes {
-		maxSize = max(maxSize, s)
-	}
-	buf := make([]byte, maxSize+64)
+	buf := make([]byte, slices.Max(sizes)+64)
 	// Every size twice in a row, then all sizes again in reverse, so that
 	// a transport carrying state from one message to the next is caught.
 	var order []int
@@ -237,16 +234,9 @@ func testTimeout(t *testing.T, c Config) {
 	e := StartEcho(t, c)
 	p := Dial(t, c, e.Addr())
 	buf := make([]byte, 64)
-	// Nothing was sent: nothing can arrive.
-	var err error
-	withWatchdog(t, "Receive with a deadline", func() {
-		_, _, err = p.Receive(buf, time.Now().Add(50*time.Millisecond))
-	})
-	if !errors.Is(err, driver.ErrTimeout) {
-		t.Fatalf("Receive with nothing sent = %v, want an error wrapping driver.ErrTimeout", err)
-	}
+	checkTimesOut(t, p, buf, "sent")
 	// A deadline already past times out too.
-	_, _, err = p.Receive(buf, time.Now().Add(-time.Second))
+	_, _, err := p.Receive(buf, time.Now().Add(-time.Second))
 	if !errors.Is(err, driver.ErrTimeout) {
 		t.Fatalf("Receive with a past deadline = %v, want driver.ErrTimeout", err)
 	}
@@ -258,26 +248,39 @@ func testTimeout(t *testing.T, c Config) {
 	}
 }
 
+// checkTimesOut: with nothing sent (done), a Receive on r with a deadline
+// times out with driver.ErrTimeout.
+func checkTimesOut(t *testing.T, r driver.Receiver, buf []byte, done string) {
+	var err error
+	withWatchdog(t, "Receive with a deadline", func() {
+		_, _, err = r.Receive(buf, time.Now().Add(50*time.Millisecond))
+	})
+	if !errors.Is(err, driver.ErrTimeout) {
+		t.Fatalf("Receive with nothing %s = %v, want an error wrapping driver.ErrTimeout", done, err)
+	}
+}
+
 func testCloseUnblocks(t *testing.T, c Config) {
 	e := StartEcho(t, c)
-	p := Dial(t, c, e.Addr())
-	buf := make([]byte, 64)
+	checkCloseUnblocks(t, Dial(t, c, e.Addr()), "pinger")
+}
+
+// checkCloseUnblocks: Close unblocks a Receive without a deadline on r (a
+// what), which then returns an error other than a timeout.
+func checkCloseUnblocks(t *testing.T, r driver.Receiver, what string) {
 	errc := make(chan error, 1)
 	go func() {
-		_, _, err := p.Receive(buf, time.Time{}) // no deadline
+		_, _, err := r.Receive(make([]byte, 64), time.Time{})
 		errc <- err
 	}()
 	time.Sleep(20 * time.Millisecond) // let Receive block
-	if err := p.Close(); err != nil {
+	if err := r.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
 	select {
 	case err := <-errc:
-		if err == nil {
-			t.Fatal("Receive on a closed pinger returned no error")
-		}
-		if errors.Is(err, driver.ErrTimeout) {
-			t.Fatalf("Receive on a closed pinger = %v, a timeout; want a closed-link error", err)
+		if err == nil || errors.Is(err, driver.ErrTimeout) {
+			t.Fatalf("Receive on a closed %s = %v, want a closed-link error", what, err)
 		}
 	case <-time.After(Watchdog):
 		t.Fatal("Close did not unblock Receive")
@@ -347,28 +350,11 @@ func testTwoPingers(t *testing.T, c Config) {
 }
 
 func testServeStops(t *testing.T, c Config) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e, err := c.Transport.Listen(ctx, c.addr(), c.Listen)
-	if err != nil {
+	e := StartEcho(t, c)
+	if _, err := RoundTrip(Dial(t, c, e.Addr()), []byte("0123456789abcdef"), make([]byte, 64)); err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	done := make(chan error, 1)
-	go func() { done <- e.Serve(ctx) }()
-	p := Dial(t, c, e.Addr())
-	buf := make([]byte, 64)
-	if _, err := RoundTrip(p, []byte("0123456789abcdef"), buf); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Serve after cancel = %v, want nil", err)
-		}
-	case <-time.After(Watchdog):
-		t.Fatal("Serve did not return after its context was cancelled")
-	}
+	e.Stop(t) // Serve must return nil once its context is cancelled
 }
 
 func testShortBuffer(t *testing.T, c Config) {

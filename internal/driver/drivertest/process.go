@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,17 +41,12 @@ func ServeEchoProcess(transports ...driver.Transport) {
 	if err := json.Unmarshal([]byte(spec), &s); err != nil {
 		fail(2, err)
 	}
-	var tr driver.Transport
-	for _, t := range transports {
-		if t.Name() == s.Transport {
-			tr = t
-		}
-	}
-	if tr == nil {
+	i := slices.IndexFunc(transports, func(t driver.Transport) bool { return t.Name() == s.Transport })
+	if i < 0 {
 		fail(2, "unknown transport", s.Transport)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	e, err := tr.Listen(ctx, s.Addr, s.Options)
+	e, err := transports[i].Listen(ctx, s.Addr, s.Options)
 	if err != nil {
 		fail(2, err)
 	}

@@ -17,9 +17,9 @@ type Proxy struct {
 	l      net.Listener
 	target string
 	dead   chan struct{} // closed by Kill
+	kill   sync.Once
+	conns  driver.Conns[net.Conn]
 	mu     sync.Mutex
-	conns  []net.Conn
-	killed bool
 	held   chan struct{} // non-nil while Hold holds; closed by its release
 }
 
@@ -54,25 +54,13 @@ func (px *Proxy) accept() {
 			in.Close()
 			continue
 		}
-		if !px.add(in, out) {
+		if !px.conns.Add(in) || !px.conns.Add(out) {
+			out.Close() // in was closed by Add or Kill
 			return
 		}
 		go px.pipe(out, in, true)
 		go px.pipe(in, out, false)
 	}
-}
-
-func (px *Proxy) add(cs ...net.Conn) bool {
-	px.mu.Lock()
-	defer px.mu.Unlock()
-	if px.killed {
-		for _, c := range cs {
-			c.Close()
-		}
-		return false
-	}
-	px.conns = append(px.conns, cs...)
-	return true
 }
 
 // pipe copies src to dst until either closes; upstream (what a client
@@ -139,17 +127,9 @@ func (px *Proxy) Hold() (release func()) {
 // Kill closes the listener and every connection, as a broker's death
 // does. It may be called more than once.
 func (px *Proxy) Kill() {
-	px.mu.Lock()
-	defer px.mu.Unlock()
-	if !px.killed {
-		close(px.dead)
-	}
-	px.killed = true
+	px.kill.Do(func() { close(px.dead) })
 	px.l.Close()
-	for _, c := range px.conns {
-		c.Close()
-	}
-	px.conns = nil
+	px.conns.Close()
 }
 
 // Confirm asks c to confirm what it published, within timeout, and returns

@@ -5,9 +5,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -122,11 +122,7 @@ func receiveSeq(s driver.Subscriber, buf []byte, seq uint64, deadline time.Time)
 func testStreamIntact(t *testing.T, c StreamConfig) {
 	s, p := StartStream(t, c)
 	rng := rand.New(rand.NewPCG(3, 4))
-	maxSize := 0
-	for _, n := range c.sizes() {
-		maxSize = max(maxSize, n)
-	}
-	buf := make([]byte, maxSize+64)
+	buf := make([]byte, slices.Max(c.sizes())+64)
 	var last time.Time
 	for i, size := range c.sizes() {
 		msg := make([]byte, max(size, 8))
@@ -164,13 +160,7 @@ func testStreamIntact(t *testing.T, c StreamConfig) {
 func testStreamTimeout(t *testing.T, c StreamConfig) {
 	s, p := StartStream(t, c)
 	buf := make([]byte, 64)
-	var err error
-	withWatchdog(t, "Receive with a deadline", func() {
-		_, _, err = s.Receive(buf, time.Now().Add(50*time.Millisecond))
-	})
-	if !errors.Is(err, driver.ErrTimeout) {
-		t.Fatalf("Receive with nothing published = %v, want an error wrapping driver.ErrTimeout", err)
-	}
+	checkTimesOut(t, s, buf, "published")
 	// The link still works after a timeout.
 	msg := []byte("0123456789abcdef")
 	binary.LittleEndian.PutUint64(msg, 77)
@@ -185,23 +175,7 @@ func testStreamTimeout(t *testing.T, c StreamConfig) {
 
 func testStreamClose(t *testing.T, c StreamConfig) {
 	s, _ := StartStream(t, c)
-	errc := make(chan error, 1)
-	go func() {
-		_, _, err := s.Receive(make([]byte, 64), time.Time{})
-		errc <- err
-	}()
-	time.Sleep(20 * time.Millisecond) // let Receive block
-	if err := s.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	select {
-	case err := <-errc:
-		if err == nil || errors.Is(err, driver.ErrTimeout) {
-			t.Fatalf("Receive on a closed subscriber = %v, want a closed-link error", err)
-		}
-	case <-time.After(Watchdog):
-		t.Fatal("Close did not unblock Receive")
-	}
+	checkCloseUnblocks(t, s, "subscriber")
 }
 
 func testStreamBurst(t *testing.T, c StreamConfig) {

@@ -184,9 +184,6 @@ func dupBlocking(c filer) (uintptr, error) {
 	return nfd, derr
 }
 
-// File returns the underlying file, for socket options.
-func (s *Conn) File() *os.File { return s.f }
-
 // Recv reads one datagram or the next bytes of a stream into buf. flags
 // are recv(2) flags; with syscall.MSG_TRUNC a datagram's full length is
 // returned even when it did not fit. It returns an error wrapping
@@ -525,18 +522,6 @@ func (s *Conn) opErr(op string, err error) error {
 		return fmt.Errorf("%s: %w", op, driver.ErrClosed)
 	}
 	return fmt.Errorf("%s: %w", op, err)
-}
-
-// SetSockoptInt sets an integer socket option.
-func (s *Conn) SetSockoptInt(level, opt, value int) error {
-	var serr error
-	err := s.rc.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), level, opt, value)
-	})
-	if err != nil {
-		return err
-	}
-	return serr
 }
 
 // SetSendTimeout bounds how long a blocking send waits for buffer space

@@ -1,6 +1,7 @@
 package fdsock
 
 import (
+	"errors"
 	"io"
 	"net"
 	"time"
@@ -31,11 +32,7 @@ func NewNetConn(c net.Conn) (*NetConn, error) {
 	return &NetConn{Conn: s, local: local, remote: remote}, nil
 }
 
-type notSocketError struct{}
-
-func (notSocketError) Error() string { return "not a socket connection" }
-
-var errNotSocket error = notSocketError{}
+var errNotSocket = errors.New("not a socket connection")
 
 // Read reads into p until the read deadline; io.EOF when the peer closed.
 func (c *NetConn) Read(p []byte) (int, error) {

@@ -54,11 +54,6 @@ func (l *link) Counters() driver.Counters {
 
 // Close closes the link, from either end.
 func (l *link) Close() error {
-	l.close()
-	return nil
-}
-
-func (l *link) close() {
 	l.ping.close()
 	l.pong.close()
 	tableMu.Lock()
@@ -66,6 +61,7 @@ func (l *link) close() {
 		delete(table, l.name)
 	}
 	tableMu.Unlock()
+	return nil
 }
 
 // Name returns driver.Intraprocess.
@@ -166,7 +162,7 @@ type echoer struct {
 func (e *echoer) Addr() string { return e.name }
 
 func (e *echoer) Serve(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, e.link.close)
+	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
 	for {
 		msg, err := e.ping.peek(time.Time{}, e.timer)

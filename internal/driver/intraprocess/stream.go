@@ -24,15 +24,6 @@ type channel struct {
 	published atomic.Bool
 }
 
-func (c *channel) close() {
-	c.r.close()
-	tableMu.Lock()
-	if streams[c.name] == c {
-		delete(streams, c.name)
-	}
-	tableMu.Unlock()
-}
-
 // streams holds the subscribers by name, under tableMu.
 var streams = map[string]*channel{}
 
@@ -89,7 +80,12 @@ func (s *subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, er
 }
 
 func (s *subscriber) Close() error {
-	s.c.close()
+	s.c.r.close()
+	tableMu.Lock()
+	if streams[s.c.name] == s.c {
+		delete(streams, s.c.name)
+	}
+	tableMu.Unlock()
 	return nil
 }
 

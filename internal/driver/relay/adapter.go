@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,10 +26,6 @@ import (
 // SendTimeout bounds writing one message to the adapter: a pipe that stays
 // full that long means the adapter no longer reads.
 const SendTimeout = 5 * time.Second
-
-// killGrace is how long an adapter asked to stop by SIGTERM has before
-// SIGKILL.
-const killGrace = 2 * time.Second
 
 // adapter is a running adapter program and the pinger over its pipes.
 type adapter struct {
@@ -50,8 +47,7 @@ type adapter struct {
 	waitErr  error // valid once exited is closed
 	stderr   *tailWriter
 	stopping sync.Once
-	asked    bool // stop was asked: an exit is no failure
-	mu       sync.Mutex
+	asked    atomic.Bool // stop was asked: an exit is no failure
 }
 
 // startAdapter starts the adapter and waits, within ctx, for its hello.
@@ -97,10 +93,7 @@ func startAdapter(ctx context.Context, c config, opts driver.Options, e *echoer)
 		}
 		a.waitErr = cmd.Wait()
 		close(a.exited)
-		a.mu.Lock()
-		asked := a.asked
-		a.mu.Unlock()
-		if !asked {
+		if !a.asked.Load() {
 			e.died(fmt.Errorf("adapter %s %s%s", c.argv[0], exitStatus(a.waitErr), a.stderr.tail()))
 		}
 		// Whatever it left running in its process group goes with it.
@@ -225,10 +218,7 @@ func (a *adapter) readErr(err error) error {
 // broken describes a link the adapter broke, with how it exited when it
 // did (within a moment) and the end of its standard error.
 func (a *adapter) broken(what string, err error) error {
-	a.mu.Lock()
-	asked := a.asked
-	a.mu.Unlock()
-	if asked {
+	if a.asked.Load() {
 		return fmt.Errorf("relay: %w", driver.ErrClosed)
 	}
 	msg := "adapter " + a.argv[0]
@@ -254,12 +244,11 @@ func (a *adapter) Close() error {
 }
 
 // stop closes the adapter's standard input, waits up to wait for it to
-// exit, then stops its process group: SIGTERM, SIGKILL killGrace later.
+// exit, then stops its process group: SIGTERM, SIGKILL external.KillGrace
+// later, as an external program is.
 func (a *adapter) stop(wait time.Duration) {
 	a.stopping.Do(func() {
-		a.mu.Lock()
-		a.asked = true
-		a.mu.Unlock()
+		a.asked.Store(true)
 		a.in.Close()
 		a.out.Close() // unblocks a Receive in progress
 		select {
@@ -270,7 +259,7 @@ func (a *adapter) stop(wait time.Duration) {
 		external.SignalGroup(a.cmd, syscall.SIGTERM)
 		select {
 		case <-a.exited:
-		case <-time.After(killGrace):
+		case <-time.After(external.KillGrace):
 			external.SignalGroup(a.cmd, syscall.SIGKILL)
 			<-a.exited
 		}

@@ -123,8 +123,7 @@ func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (dr
 	if !found {
 		return nil, fmt.Errorf("no relay echoer at %q", addr)
 	}
-	e := v.(*echoer)
-	a, err := startAdapter(ctx, c, opts, e)
+	a, err := startAdapter(ctx, c, opts, v.(*echoer))
 	if err != nil {
 		return nil, err
 	}

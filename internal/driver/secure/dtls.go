@@ -63,6 +63,15 @@ func dtlsMaterial(sec *driver.Security, needCert bool) (*material, error) {
 
 // Listen starts a DTLS echoer at addr.
 func (DTLS) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
+	l, err := dtlsListen(addr, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &DTLSEchoer{dtlsServer: dtlsServer{l: l}, delay: opts.EchoDelay}, nil
+}
+
+// dtlsListen listens for DTLS associations at addr.
+func dtlsListen(addr string, opts driver.Options) (net.Listener, error) {
 	m, err := dtlsMaterial(opts.Security, true)
 	if err != nil {
 		return nil, err
@@ -80,7 +89,7 @@ func (DTLS) Listen(ctx context.Context, addr string, opts driver.Options) (drive
 	if err != nil {
 		return nil, fmt.Errorf("dtls: %w", err)
 	}
-	return &DTLSEchoer{l: l, delay: opts.EchoDelay}, nil
+	return l, nil
 }
 
 // Capabilities: the echo applies Options.EchoDelay.
@@ -88,14 +97,61 @@ func (DTLS) Capabilities() driver.Capabilities {
 	return driver.Capabilities{EchoDelay: true}
 }
 
-// DTLSEchoer accepts DTLS associations and echoes every record back.
-type DTLSEchoer struct {
+// dtlsServer is what a DTLSEchoer and a DTLSSubscriber share: a listener
+// whose associations closing it closes.
+type dtlsServer struct {
 	l     net.Listener
-	delay driver.Delay
 	conns driver.Conns[net.Conn]
 	wg    sync.WaitGroup
 	once  sync.Once
-	errs  atomic.Uint64
+	errs  atomic.Uint64 // failed handshakes, and the echoer's failed records
+}
+
+// Addr returns the listening address.
+func (s *dtlsServer) Addr() string { return s.l.Addr().String() }
+
+// accept serves each association on a goroutine of its own once its
+// handshake succeeded within HandshakeTimeout (a failed one is counted in
+// errs), until the listener fails or is closed: it returns why.
+func (s *dtlsServer) accept(ctx context.Context, serve func(c *dtls.Conn)) error {
+	for {
+		c, err := s.l.Accept()
+		if err != nil {
+			return err
+		}
+		if !s.conns.Add(c) {
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer s.conns.Remove(c)
+			hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
+			err := c.(*dtls.Conn).HandshakeContext(hctx)
+			cancel()
+			if err != nil {
+				s.errs.Add(1)
+				return
+			}
+			serve(c.(*dtls.Conn))
+		}()
+	}
+}
+
+// Close stops accepting and closes every association.
+func (s *dtlsServer) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.conns.Close()
+		err = s.l.Close()
+	})
+	return err
+}
+
+// DTLSEchoer accepts DTLS associations and echoes every record back.
+type DTLSEchoer struct {
+	dtlsServer
+	delay driver.Delay
 }
 
 var (
@@ -103,42 +159,21 @@ var (
 	_ driver.CounterReader = (*DTLSEchoer)(nil)
 )
 
-// Addr returns the listening address.
-func (e *DTLSEchoer) Addr() string { return e.l.Addr().String() }
-
 // Serve accepts and echoes associations until ctx is done or Close is
 // called. A failed handshake or association is counted in
 // Counters().Errors and ends only itself.
 func (e *DTLSEchoer) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
-	for {
-		c, err := e.l.Accept()
-		if err != nil {
-			if e.conns.Closed() || ctx.Err() != nil {
-				e.wg.Wait()
-				return nil
-			}
-			return fmt.Errorf("dtls echo: %w", err)
-		}
-		if !e.conns.Add(c) {
-			continue
-		}
-		e.wg.Add(1)
-		go e.serveConn(ctx, c)
+	err := e.accept(ctx, func(c *dtls.Conn) { e.echo(ctx, c) })
+	if e.conns.Closed() || ctx.Err() != nil {
+		e.wg.Wait()
+		return nil
 	}
+	return fmt.Errorf("dtls echo: %w", err)
 }
 
-func (e *DTLSEchoer) serveConn(ctx context.Context, c net.Conn) {
-	defer e.wg.Done()
-	defer e.conns.Remove(c)
-	hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
-	err := c.(*dtls.Conn).HandshakeContext(hctx)
-	cancel()
-	if err != nil {
-		e.errs.Add(1)
-		return
-	}
+func (e *DTLSEchoer) echo(ctx context.Context, c *dtls.Conn) {
 	buf := make([]byte, MaxRecordPlaintext+512)
 	delay := e.delay.NewDelayer()
 	for {
@@ -175,16 +210,6 @@ func isClosed(err error) bool {
 // Counters reports failed handshakes and records that could not be echoed.
 func (e *DTLSEchoer) Counters() driver.Counters {
 	return driver.Counters{Errors: e.errs.Load()}
-}
-
-// Close stops accepting and closes every association.
-func (e *DTLSEchoer) Close() error {
-	var err error
-	e.once.Do(func() {
-		e.conns.Close()
-		err = e.l.Close()
-	})
-	return err
 }
 
 // connectedPacketConn lets pion use a connected UDP socket, so that an
@@ -233,8 +258,7 @@ func (DTLS) Dial(ctx context.Context, addr string, opts driver.Options) (driver.
 		c.Close()
 		return nil, handshakeErr("dtls", addr, opts.Security, err)
 	}
-	p := &DTLSPinger{c: c, addr: addr,
-		wbuf: make([]byte, MaxRecordPlaintext), rbuf: make([]byte, MaxRecordPlaintext+512)}
+	p := newDTLSPinger(c, addr)
 	if opts.Reliable {
 		p.resend.Init(opts, udp.DefaultRetransmitTimeout, udp.DefaultMaxRetries, min(opts.LargestMessageOrDefault(), MaxDTLSMessage))
 	}
@@ -308,6 +332,12 @@ var (
 	_ driver.Pinger        = (*DTLSPinger)(nil)
 	_ driver.CounterReader = (*DTLSPinger)(nil)
 )
+
+// newDTLSPinger returns a best-effort pinger over the association c with
+// the echoer at addr.
+func newDTLSPinger(c *dtls.Conn, addr string) *DTLSPinger {
+	return &DTLSPinger{c: c, addr: addr, wbuf: make([]byte, MaxRecordPlaintext), rbuf: make([]byte, MaxRecordPlaintext+512)}
+}
 
 // Send sends msg as one record per FragmentPayload bytes.
 func (p *DTLSPinger) Send(msg []byte) error {

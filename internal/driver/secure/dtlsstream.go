@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/pion/dtls/v3"
@@ -27,19 +26,21 @@ func (DTLS) Subscribe(ctx context.Context, addr string, opts driver.Options) (dr
 	if opts.Reliable {
 		return nil, errDTLSOneWayReliable
 	}
-	e, err := DTLS{}.Listen(ctx, addr, opts)
+	l, err := dtlsListen(addr, opts)
 	if err != nil {
 		return nil, err
 	}
-	l := e.(*DTLSEchoer).l
 	depth := opts.QueueDepth
 	if depth <= 0 {
 		depth = 64
 	}
-	s := &DTLSSubscriber{l: l, size: opts.LargestMessageOrDefault(),
+	s := &DTLSSubscriber{dtlsServer: dtlsServer{l: l},
 		inbox: driver.NewInbox("dtls subscriber at "+l.Addr().String(), depth, opts.LargestMessageOrDefault())}
 	s.wg.Add(1)
-	go s.accept()
+	go func() {
+		defer s.wg.Done()
+		s.accept(context.Background(), s.serve)
+	}()
 	return s, nil
 }
 
@@ -54,45 +55,14 @@ func (DTLS) Publish(ctx context.Context, addr string, opts driver.Options) (driv
 
 // DTLSSubscriber receives the messages of any number of DTLS publishers.
 type DTLSSubscriber struct {
-	l     net.Listener
+	dtlsServer
 	inbox *driver.Inbox
-	size  int
-
-	conns driver.Conns[net.Conn]
-	wg    sync.WaitGroup
-	once  sync.Once
 }
 
-// Addr returns the listening address.
-func (s *DTLSSubscriber) Addr() string { return s.l.Addr().String() }
-
-func (s *DTLSSubscriber) accept() {
-	defer s.wg.Done()
-	for {
-		c, err := s.l.Accept()
-		if err != nil {
-			return
-		}
-		if !s.conns.Add(c) {
-			return
-		}
-		s.wg.Add(1)
-		go s.serve(c)
-	}
-}
-
-func (s *DTLSSubscriber) serve(c net.Conn) {
-	defer s.wg.Done()
-	defer s.conns.Remove(c)
-	hctx, cancel := context.WithTimeout(context.Background(), HandshakeTimeout)
-	err := c.(*dtls.Conn).HandshakeContext(hctx)
-	cancel()
-	if err != nil {
-		return
-	}
+func (s *DTLSSubscriber) serve(c *dtls.Conn) {
 	// The reassembly of a pinger, returning the publisher's settle probes.
-	r := &DTLSPinger{c: c.(*dtls.Conn), addr: c.RemoteAddr().String(), echoProbes: true,
-		wbuf: make([]byte, MaxRecordPlaintext), rbuf: make([]byte, MaxRecordPlaintext+512)}
+	r := newDTLSPinger(c, c.RemoteAddr().String())
+	r.echoProbes = true
 	for {
 		buf, ok := s.inbox.Buffer()
 		if !ok {
@@ -121,13 +91,9 @@ func (s *DTLSSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time
 
 // Close stops accepting, closes every association and unblocks Receive.
 func (s *DTLSSubscriber) Close() error {
-	var err error
-	s.once.Do(func() {
-		s.inbox.Close()
-		s.conns.Close()
-		err = s.l.Close()
-		s.wg.Wait()
-	})
+	s.inbox.Close()
+	err := s.dtlsServer.Close()
+	s.wg.Wait()
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return fmt.Errorf("dtls: %w", err)
 	}

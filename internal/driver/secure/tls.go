@@ -48,12 +48,7 @@ func (TLS) Listen(ctx context.Context, addr string, opts driver.Options) (driver
 	if err != nil {
 		return nil, fmt.Errorf("tls: %w", err)
 	}
-	e, err := tcp.Listen(ctx, addr, serverStream(cfg))
-	if err != nil {
-		return nil, err
-	}
-	e.Delay, e.MaxMessage = opts.EchoDelay, opts.LargestMessageOrDefault()
-	return e, nil
+	return tcp.Listen(ctx, addr, opts, serverStream(cfg))
 }
 
 // serverStream returns the wrap of an accepted connection: the server's

@@ -3,9 +3,7 @@ package tcp
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -32,10 +30,7 @@ func EchoFrames(ctx context.Context, s Stream, buf []byte, d *driver.Delayer) er
 			}
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, driver.ErrClosed) || ctx.Err() != nil {
-				return nil
-			}
-			return err
+			return echoEnd(ctx, err)
 		}
 	}
 }

@@ -211,17 +211,20 @@ func Echo(ctx context.Context, s Stream, buf []byte) error {
 	defer stop()
 	for {
 		n, err := s.Recv(buf, time.Time{})
-		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, driver.ErrClosed) || ctx.Err() != nil {
-				return nil
-			}
-			return err
+		if err == nil {
+			err = s.SendAll(buf[:n], nil)
 		}
-		if err := s.SendAll(buf[:n], nil); err != nil {
-			if errors.Is(err, driver.ErrClosed) || ctx.Err() != nil {
-				return nil
-			}
-			return err
+		if err != nil {
+			return echoEnd(ctx, err)
 		}
 	}
+}
+
+// echoEnd is what an echo of a stream returns when err ended it: nil when
+// ctx is done or the stream ended or was closed.
+func echoEnd(ctx context.Context, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, driver.ErrClosed) || ctx.Err() != nil {
+		return nil
+	}
+	return err
 }

@@ -3,9 +3,7 @@ package tcp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/driver"
@@ -22,7 +20,7 @@ func (Transport) Subscribe(ctx context.Context, addr string, opts driver.Options
 	if opts.Security != nil {
 		return nil, errors.New("tcp: a secure link is the tls transport")
 	}
-	return Subscribe(ctx, addr, "tcp", opts, func(c net.Conn) (Stream, error) { return NewStream(c) })
+	return Subscribe(ctx, addr, "tcp", opts, plain)
 }
 
 // Publish connects a publisher to the subscriber at addr. A best-effort
@@ -41,16 +39,9 @@ func (t Transport) Publish(ctx context.Context, addr string, opts driver.Options
 // last byte was read and queues it in an inbox; a full inbox stops the
 // readers, and TCP's flow control then holds the publishers back.
 type Subscriber struct {
-	l     net.Listener
+	server
 	name  string
-	wrap  func(net.Conn) (Stream, error)
 	inbox *driver.Inbox
-
-	streams driver.Conns[Stream]
-	wg      sync.WaitGroup
-	once    sync.Once
-	mu      sync.Mutex // guards errs
-	errs    driver.Counters
 }
 
 // Subscribe is the subscriber of the tcp and tls transports: name prefixes
@@ -58,54 +49,25 @@ type Subscriber struct {
 // there). Options.QueueDepth frames (default 64) of Options.LargestMessage
 // bytes are buffered.
 func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap func(net.Conn) (Stream, error)) (*Subscriber, error) {
-	var lc net.ListenConfig
-	l, err := lc.Listen(ctx, "tcp", driver.LoopbackIfEmpty(addr))
+	l, err := listen(ctx, addr, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	depth := opts.QueueDepth
 	if depth <= 0 {
 		depth = 64
 	}
-	s := &Subscriber{l: l, name: name, wrap: wrap,
+	s := &Subscriber{server: server{l: l, wrap: wrap}, name: name,
 		inbox: driver.NewInbox(name+" subscriber at "+l.Addr().String(), depth, opts.LargestMessageOrDefault())}
 	s.wg.Add(1)
-	go s.accept()
+	go func() {
+		defer s.wg.Done()
+		s.accept(s.serve)
+	}()
 	return s, nil
 }
 
-// Addr returns the listening address.
-func (s *Subscriber) Addr() string { return s.l.Addr().String() }
-
-func (s *Subscriber) accept() {
-	defer s.wg.Done()
-	for {
-		c, err := s.l.Accept()
-		if err != nil {
-			return
-		}
-		s.wg.Add(1)
-		go s.serve(c)
-	}
-}
-
-func (s *Subscriber) serve(c net.Conn) {
-	defer s.wg.Done()
-	if err := c.(*net.TCPConn).SetNoDelay(true); err != nil {
-		c.Close()
-		s.countErr()
-		return
-	}
-	st, err := s.wrap(c)
-	if err != nil {
-		c.Close()
-		s.countErr()
-		return
-	}
-	if !s.streams.Add(st) {
-		return
-	}
-	defer s.streams.Remove(st)
+func (s *Subscriber) serve(c net.Conn, st Stream) {
 	// The frame reader of a pinger, used for receiving only.
 	r := NewPinger(st, s.name, c.RemoteAddr().String(), false)
 	for {
@@ -124,19 +86,6 @@ func (s *Subscriber) serve(c net.Conn) {
 	}
 }
 
-func (s *Subscriber) countErr() {
-	s.mu.Lock()
-	s.errs.Errors++
-	s.mu.Unlock()
-}
-
-// Counters reports connections that failed to set up.
-func (s *Subscriber) Counters() driver.Counters {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.errs
-}
-
 // Receive copies the next frame into buf; its arrival time is when its
 // reader finished reading it.
 func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, error) {
@@ -145,12 +94,8 @@ func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, er
 
 // Close stops accepting, closes every connection and unblocks Receive.
 func (s *Subscriber) Close() error {
-	var err error
-	s.once.Do(func() {
-		s.inbox.Close()
-		s.streams.Close()
-		err = s.l.Close()
-		s.wg.Wait()
-	})
+	s.inbox.Close()
+	err := s.server.Close()
+	s.wg.Wait()
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -56,13 +57,11 @@ func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (
 	if opts.Security != nil {
 		return nil, errors.New("tcp: a secure link is the tls transport")
 	}
-	e, err := Listen(ctx, addr, func(c net.Conn) (Stream, error) { return NewStream(c) })
-	if err != nil {
-		return nil, err
-	}
-	e.Delay, e.MaxMessage = opts.EchoDelay, opts.LargestMessageOrDefault()
-	return e, nil
+	return Listen(ctx, addr, opts, plain)
 }
+
+// plain turns an accepted connection into a SockStream.
+func plain(c net.Conn) (Stream, error) { return NewStream(c) }
 
 // Dial connects a pinger to the echoer at addr.
 func (Transport) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
@@ -200,21 +199,82 @@ func (s *SockStream) sendFrom(a, b []byte, done, flags int) (int, error) {
 	return done, nil
 }
 
-// Echoer accepts connections and echoes each one's bytes back.
-type Echoer struct {
-	l    net.Listener
-	wrap func(net.Conn) (Stream, error)
-	// Delay, when set before Serve, is spent on each message before its
-	// echo (each connection draws its own sequence); the echo then reads
-	// whole frames of up to MaxMessage bytes.
-	Delay      driver.Delay
-	MaxMessage int
-
+// server is what an Echoer and a Subscriber share: a listener whose
+// connections become Streams, which closing it closes.
+type server struct {
+	l       net.Listener
+	wrap    func(net.Conn) (Stream, error)
 	streams driver.Conns[Stream]
 	wg      sync.WaitGroup
 	once    sync.Once
-	mu      sync.Mutex // guards errs
-	errs    driver.Counters
+	errs    atomic.Uint64
+}
+
+// listen listens on addr; name prefixes its error.
+func listen(ctx context.Context, addr, name string) (net.Listener, error) {
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", driver.LoopbackIfEmpty(addr))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return l, nil
+}
+
+// Addr returns the listening address.
+func (s *server) Addr() string { return s.l.Addr().String() }
+
+// accept serves each accepted connection on a goroutine of its own, with
+// TCP_NODELAY set and turned into a Stream by wrap (a failure is counted
+// in Counters().Errors), until the listener fails or is closed: it
+// returns why. The stream is closed when serve returns.
+func (s *server) accept(serve func(c net.Conn, st Stream)) error {
+	for {
+		c, err := s.l.Accept()
+		if err != nil {
+			return err
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			err := c.(*net.TCPConn).SetNoDelay(true)
+			var st Stream
+			if err == nil {
+				st, err = s.wrap(c)
+			}
+			if err != nil {
+				c.Close()
+				s.errs.Add(1)
+				return
+			}
+			if s.streams.Add(st) {
+				serve(c, st)
+				s.streams.Remove(st)
+			}
+		}()
+	}
+}
+
+// Counters reports connections that failed.
+func (s *server) Counters() driver.Counters { return driver.Counters{Errors: s.errs.Load()} }
+
+// Close stops accepting and closes every connection.
+func (s *server) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.streams.Close()
+		err = s.l.Close()
+	})
+	return err
+}
+
+// Echoer accepts connections and echoes each one's bytes back.
+type Echoer struct {
+	server
+	// delay is spent on each message before its echo (each connection
+	// draws its own sequence); the echo then reads whole frames of up to
+	// maxMessage bytes.
+	delay      driver.Delay
+	maxMessage int
 }
 
 var (
@@ -224,18 +284,14 @@ var (
 
 // Listen listens on addr; each accepted connection (TCP_NODELAY set) is
 // turned into a Stream by wrap (the TLS transport handshakes there) and
-// echoed by Serve.
-func Listen(ctx context.Context, addr string, wrap func(net.Conn) (Stream, error)) (*Echoer, error) {
-	var lc net.ListenConfig
-	l, err := lc.Listen(ctx, "tcp", driver.LoopbackIfEmpty(addr))
+// echoed by Serve, with opts.EchoDelay.
+func Listen(ctx context.Context, addr string, opts driver.Options, wrap func(net.Conn) (Stream, error)) (driver.Echoer, error) {
+	l, err := listen(ctx, addr, "tcp")
 	if err != nil {
-		return nil, fmt.Errorf("tcp: %w", err)
+		return nil, err
 	}
-	return &Echoer{l: l, wrap: wrap}, nil
+	return &Echoer{server: server{l: l, wrap: wrap}, delay: opts.EchoDelay, maxMessage: opts.LargestMessageOrDefault()}, nil
 }
-
-// Addr returns the listening address.
-func (e *Echoer) Addr() string { return e.l.Addr().String() }
 
 // Serve accepts and echoes connections until ctx is done or Close is
 // called. A failing connection ends only itself and is counted in
@@ -243,40 +299,16 @@ func (e *Echoer) Addr() string { return e.l.Addr().String() }
 func (e *Echoer) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
-	for {
-		c, err := e.l.Accept()
-		if err != nil {
-			if e.streams.Closed() || ctx.Err() != nil {
-				e.wg.Wait()
-				return nil
-			}
-			return fmt.Errorf("tcp echo: %w", err)
+	err := e.accept(func(_ net.Conn, s Stream) {
+		if err := e.echo(ctx, s); err != nil {
+			e.errs.Add(1)
 		}
-		e.wg.Add(1)
-		go e.serveConn(ctx, c)
+	})
+	if e.streams.Closed() || ctx.Err() != nil {
+		e.wg.Wait()
+		return nil
 	}
-}
-
-func (e *Echoer) serveConn(ctx context.Context, c net.Conn) {
-	defer e.wg.Done()
-	if err := c.(*net.TCPConn).SetNoDelay(true); err != nil {
-		c.Close()
-		e.countErr()
-		return
-	}
-	s, err := e.wrap(c)
-	if err != nil {
-		c.Close()
-		e.countErr()
-		return
-	}
-	if !e.streams.Add(s) {
-		return
-	}
-	if err := e.echo(ctx, s); err != nil {
-		e.countErr()
-	}
-	e.streams.Remove(s)
+	return fmt.Errorf("tcp echo: %w", err)
 }
 
 // echo echoes s until ctx is done or the stream ends. A plain TCP stream
@@ -290,8 +322,8 @@ func (e *Echoer) serveConn(ctx context.Context, c net.Conn) {
 // (EchoFrames).
 func (e *Echoer) echo(ctx context.Context, s Stream) error {
 	ss, sock := s.(*SockStream)
-	if !e.Delay.IsZero() && !sock {
-		return EchoFrames(ctx, s, make([]byte, max(e.MaxMessage, 1)), e.Delay.NewDelayer())
+	if !e.delay.IsZero() && !sock {
+		return EchoFrames(ctx, s, make([]byte, max(e.maxMessage, 1)), e.delay.NewDelayer())
 	}
 	buf := make([]byte, EchoBuffer)
 	if !sock {
@@ -299,31 +331,8 @@ func (e *Echoer) echo(ctx context.Context, s Stream) error {
 	}
 	stop := context.AfterFunc(ctx, func() { s.Close() })
 	defer stop()
-	if e.Delay.IsZero() {
+	if e.delay.IsZero() {
 		return ss.Conn.Echo(buf)
 	}
-	return ss.Conn.EchoEach(buf, fdsock.Framing{Header: HeaderSize, Length: func(h []byte) int { return int(binary.BigEndian.Uint32(h)) }}, e.Delay.NewDelayer().Wait)
-}
-
-func (e *Echoer) countErr() {
-	e.mu.Lock()
-	e.errs.Errors++
-	e.mu.Unlock()
-}
-
-// Counters reports connections that failed.
-func (e *Echoer) Counters() driver.Counters {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.errs
-}
-
-// Close stops accepting and closes every connection.
-func (e *Echoer) Close() error {
-	var err error
-	e.once.Do(func() {
-		e.streams.Close()
-		err = e.l.Close()
-	})
-	return err
+	return ss.Conn.EchoEach(buf, fdsock.Framing{Header: HeaderSize, Length: func(h []byte) int { return int(binary.BigEndian.Uint32(h)) }}, e.delay.NewDelayer().Wait)
 }

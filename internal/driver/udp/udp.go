@@ -44,17 +44,17 @@ func (Transport) Capabilities() driver.Capabilities {
 // Name returns driver.UDP.
 func (Transport) Name() string { return driver.UDP }
 
-// Listen binds a UDP socket at addr and returns its echoer.
+// Listen binds a UDP socket at addr ("host:port", port 0 picks one) and
+// returns its echoer.
 func (Transport) Listen(ctx context.Context, addr string, opts driver.Options) (driver.Echoer, error) {
 	if opts.Security != nil {
 		return nil, errSecure
 	}
-	e, err := Listen(addr)
+	s, local, err := bind(addr)
 	if err != nil {
 		return nil, err
 	}
-	e.Delay = opts.EchoDelay
-	return e, nil
+	return &Echoer{delay: opts.EchoDelay, sock: s, addr: local, buf: make([]byte, MaxDatagram+1), done: make(chan struct{})}, nil
 }
 
 // Dial connects a pinger to the echoer at addr.
@@ -70,16 +70,13 @@ var errSecure = errors.New("udp: a secure link is the dtls transport")
 
 // Echoer sends every datagram it receives back to its sender.
 type Echoer struct {
-	// Delay, when set before Serve, is spent on each datagram before its
-	// echo.
-	Delay    driver.Delay
+	delay    driver.Delay // spent on each datagram before its echo
 	sock     *fdsock.Conn
 	addr     string
 	buf      []byte
 	once     sync.Once
 	done     chan struct{}
 	serving  atomic.Bool
-	echoed   atomic.Uint64
 	errCount atomic.Uint64
 }
 
@@ -87,15 +84,6 @@ var (
 	_ driver.Echoer        = (*Echoer)(nil)
 	_ driver.CounterReader = (*Echoer)(nil)
 )
-
-// Listen binds a UDP socket at addr ("host:port", port 0 picks one).
-func Listen(addr string) (*Echoer, error) {
-	s, local, err := bind(addr)
-	if err != nil {
-		return nil, err
-	}
-	return &Echoer{sock: s, addr: local, buf: make([]byte, MaxDatagram+1), done: make(chan struct{})}, nil
-}
 
 // bind binds a UDP socket at addr and returns it with its address.
 func bind(addr string) (*fdsock.Conn, string, error) {
@@ -126,7 +114,7 @@ func (e *Echoer) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, e.sock.Shutdown)
 	defer stop()
 	defer close(e.done)
-	delay := e.Delay.NewDelayer()
+	delay := e.delay.NewDelayer()
 	for {
 		n, err := e.sock.RecvFrom(e.buf, time.Time{})
 		if err != nil {
@@ -151,9 +139,7 @@ func (e *Echoer) Serve(ctx context.Context) error {
 				return nil
 			}
 			e.errCount.Add(1)
-			continue
 		}
-		e.echoed.Add(1)
 	}
 }
 
@@ -174,9 +160,6 @@ func (e *Echoer) Close() error {
 func (e *Echoer) Counters() driver.Counters {
 	return driver.Counters{Errors: e.errCount.Load()}
 }
-
-// Echoed is the number of datagrams echoed so far.
-func (e *Echoer) Echoed() uint64 { return e.echoed.Load() }
 
 // Pinger sends messages to an echoer and receives their echoes.
 type Pinger struct {

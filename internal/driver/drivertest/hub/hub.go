@@ -70,11 +70,10 @@ type Hub struct {
 	user     string
 	password string
 
-	mu     sync.Mutex
-	conns  map[*hubConn]struct{}
-	subs   map[string]map[*hubConn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	conns driver.Conns[*hubConn]
+	mu    sync.Mutex
+	subs  map[string]map[*hubConn]struct{}
+	wg    sync.WaitGroup
 
 	published atomic.Uint64
 }
@@ -94,7 +93,7 @@ func Start(user, password string, sec *driver.Security) (*Hub, error) {
 		}
 		l = tls.NewListener(l, cfg)
 	}
-	h := &Hub{l: l, user: user, password: password, conns: map[*hubConn]struct{}{}, subs: map[string]map[*hubConn]struct{}{}}
+	h := &Hub{l: l, user: user, password: password, subs: map[string]map[*hubConn]struct{}{}}
 	h.wg.Add(1)
 	go h.accept()
 	return h, nil
@@ -122,12 +121,7 @@ func (h *Hub) Published() uint64 { return h.published.Load() }
 
 // Close stops the hub and drops every connection, as a broker that dies.
 func (h *Hub) Close() error {
-	h.mu.Lock()
-	h.closed = true
-	for c := range h.conns {
-		c.c.Close()
-	}
-	h.mu.Unlock()
+	h.conns.Close()
 	err := h.l.Close()
 	h.wg.Wait()
 	return err
@@ -141,15 +135,10 @@ func (h *Hub) accept() {
 			return
 		}
 		hc := &hubConn{c: c, w: bufio.NewWriter(c)}
-		h.mu.Lock()
-		if h.closed {
-			h.mu.Unlock()
-			c.Close()
+		if !h.conns.Add(hc) {
 			return
 		}
-		h.conns[hc] = struct{}{}
 		h.wg.Add(1)
-		h.mu.Unlock()
 		go h.serve(hc)
 	}
 }
@@ -160,6 +149,8 @@ type hubConn struct {
 	mu sync.Mutex // serialises writes
 	w  *bufio.Writer
 }
+
+func (c *hubConn) Close() error { return c.c.Close() }
 
 func (c *hubConn) write(op byte, topic string, body []byte) error {
 	c.mu.Lock()
@@ -198,12 +189,11 @@ func (h *Hub) serve(c *hubConn) {
 	defer h.wg.Done()
 	defer func() {
 		h.mu.Lock()
-		delete(h.conns, c)
 		for _, s := range h.subs {
 			delete(s, c)
 		}
 		h.mu.Unlock()
-		c.c.Close()
+		h.conns.Remove(c)
 	}()
 	r := bufio.NewReader(c.c)
 	op, _, body, err := readFrame(r, nil)
