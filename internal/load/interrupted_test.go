@@ -21,7 +21,9 @@ func TestInterruptedNoDrain(t *testing.T) {
 	// The subscriber takes 10 ms a message against 500 sent a second: a
 	// backlog is queued when the run is stopped.
 	links := Links{Transport: slowSubTransport{delay: 10 * time.Millisecond}, Publish: driver.Options{Reliable: true}, Subscribe: driver.Options{Reliable: true, QueueDepth: 4096}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// Stopped at 3 s of the 10: at 1 s, a loaded machine had not yet sent
+	// a measured message.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	res, err := Measure(ctx, "intraprocess_reliable", links, cfg)
 	if !errors.Is(err, ErrInterrupted) || len(res) != 1 {
