@@ -89,9 +89,17 @@ func TestABInterleaveFails(t *testing.T) {
 		if !m.Completed || !strings.Contains(m.Mode, "interleaved: rounds of 5 block pairs of 50 round trips") || m.SubExperiments[0].Payloads[0].Warmup != 20*rounds {
 			t.Errorf("%s: completed %v, mode %q, warm-up %d", dir, m.Completed, m.Mode, m.Config.Warmup)
 		}
+		// A round trip stalled past its timeout on a loaded machine is
+		// counted lost, not written: the two together are every one sent.
 		sum := summarise(t, filepath.Join(dir, experiment.RawFileName("intraprocess_reliable")))
-		if len(sum) != 2 || sum[0].Samples != 250*rounds || sum[1].Samples != 250*rounds {
-			t.Errorf("%s: %+v, want %d round trips of each payload", dir, sum, 250*rounds)
+		ps := m.SubExperiments[0].Payloads
+		if len(sum) != 2 || len(ps) != 2 {
+			t.Fatalf("%s: %+v, %+v: want two payloads", dir, sum, ps)
+		}
+		for i, s := range sum {
+			if s.Samples+int(ps[i].Lost) != 250*rounds || 100*ps[i].Lost > uint64(250*rounds) {
+				t.Errorf("%s: %d B: %d round trips written and %d lost, want %d in all, under 1 %% lost", dir, s.Bytes, s.Samples, ps[i].Lost, 250*rounds)
+			}
 		}
 	}
 	b, err := os.ReadFile(report)
