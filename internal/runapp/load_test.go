@@ -83,9 +83,11 @@ func TestRunLoad(t *testing.T) {
 		// The rates count only what arrived within the measured intervals
 		// (about 100 ms each; their lengths vary under load): not much more
 		// than was received. A starved receiver on a loaded machine may see
-		// intervals with nothing, so no lower bound is asserted.
+		// intervals with nothing, so no lower bound is asserted; and one
+		// interval cut short there weighs its rate into the mean, so the
+		// median is held to the bound.
 		for i, r := range rows {
-			if r.Median < 0 || r.Mean < 0 || r.Mean*0.1*float64(r.Samples) > 1.25*float64(sum.Payloads[i].Received)+10 {
+			if r.Median < 0 || r.Mean < 0 || r.Median*0.1*float64(r.Samples) > 1.25*float64(sum.Payloads[i].Received)+10 {
 				t.Errorf("%s %d B: throughput row %+v, received %d", s.Type, r.Payload, r, sum.Payloads[i].Received)
 			}
 		}
