@@ -389,10 +389,7 @@ func (inv Invocation) writeReports(res *Result, v *gate.Verdict) error {
 func failureSummary(res *Result, v *gate.Verdict) string {
 	if v.Status == gate.Inconclusive && res.Mode == gate.ModePaired && v.Decision != nil {
 		open := v.Decision.Open
-		names := strings.Join(open[:min(len(open), 5)], ", ")
-		if len(open) > 5 {
-			names += fmt.Sprintf(" and %d more", len(open)-5)
-		}
+		names := experiment.JoinNames(open, 5)
 		units := res.Config.unitWord()
 		if a := res.Analysis; a != nil {
 			switch dep := a.Dependence; {
