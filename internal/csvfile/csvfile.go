@@ -39,6 +39,44 @@ func ReadHeader(cr *csv.Reader, file string, columns []string) error {
 	return nil
 }
 
+// ReadRows reads a CSV file whose header is exactly cols (ReadHeader), then
+// its records with ReadRecords.
+func ReadRows[R any](r io.Reader, file string, cols []string, count string,
+	row func(rec []string, line int) (R, error)) ([]R, error) {
+	cr := NewReader(r)
+	if err := ReadHeader(cr, file, cols); err != nil {
+		return nil, err
+	}
+	return ReadRecords(cr, file, cols, count, row)
+}
+
+// ReadRecords reads the records of cr after its header, cols: row reads
+// each, found on line line, once it has as many fields as cols (otherwise
+// the error is count, formatted with the fields found, the fields expected
+// and the header). file names the input in errors.
+func ReadRecords[R any](cr *csv.Reader, file string, cols []string, count string,
+	row func(rec []string, line int) (R, error)) ([]R, error) {
+	var out []R
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, Error(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(cols) {
+			return nil, fileerr.New(file, line, "", count, len(rec), len(cols), strings.Join(cols, ","))
+		}
+		v, err := row(rec, line)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+}
+
 // Error turns an error of encoding/csv into a *fileerr.Error naming file
 // and, for a syntax error, the line.
 func Error(file string, err error) error {

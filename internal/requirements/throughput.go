@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/csvfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/result"
@@ -247,53 +248,42 @@ func ReadThroughputFile(path string) ([]KeyedRow, error) {
 // readThroughput reads a throughput requirements CSV; errors name file,
 // line and column and say what was expected.
 func readThroughput(r io.Reader, file string) ([]KeyedRow, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
+	cr := csvfile.NewReader(r)
 	header, stat, err := readThroughputHeader(cr, file)
 	if err != nil {
 		return nil, err
 	}
-	var rows []KeyedRow
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, fileerr.New(file, pe.Line, "", "%v", pe.Err)
-			}
-			return nil, fileerr.New(file, line, "", "%v", err)
-		}
-		if len(rec) != len(header) {
-			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(header), strings.Join(header, ","))
-		}
+	seen := map[tputKey]bool{}
+	var first *Model // the first row's, in a statistical file
+	rows, err := csvfile.ReadRecords(cr, file, header, "%d columns, expected %d (%s)", func(rec []string, line int) (KeyedRow, error) {
 		row, err := parseThroughputRow(rec, header, file, line)
 		if err != nil {
-			return nil, err
+			return row, err
 		}
 		if stat {
 			// The model columns are a latency file's with one fit: its
 			// parser reads them with that fit given for all three columns.
 			m, err := parseModel(append(slices.Concat(rec[5:], rec[9:12]), rec[9:12]...), file, line)
 			if err != nil {
-				return nil, err
+				return row, err
 			}
-			if len(rows) > 0 && (m.Method != rows[0].Stat.Method || m.FalseFail != rows[0].Stat.FalseFail || m.CheckLevel != rows[0].Stat.CheckLevel) {
-				return nil, fileerr.New(file, line, "Mode", "the mode and levels differ from line 2: one file holds one derivation")
+			if first != nil && (m.Method != first.Method || m.FalseFail != first.FalseFail || m.CheckLevel != first.CheckLevel) {
+				return row, fileerr.New(file, line, "Mode", "the mode and levels differ from line 2: one file holds one derivation")
 			}
+			first = cmp.Or(first, m)
 			row.Stat = m
 		}
-		if slices.ContainsFunc(rows, func(o KeyedRow) bool { return o.Type == row.Type && o.Key == row.Key }) {
-			return nil, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
+		k := tputKey{row.Type, row.Key}
+		if seen[k] {
+			return row, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
 		}
-		rows = append(rows, row)
-	}
-	if len(rows) == 0 {
+		seen[k] = true
+		return row, nil
+	})
+	if err == nil && len(rows) == 0 {
 		return nil, fileerr.New(file, 2, "", "no requirements: expected one row per sub-experiment, payload and offered load")
 	}
-	return rows, nil
+	return rows, err
 }
 
 // readThroughputHeader reads the header of a throughput requirements CSV;
@@ -309,9 +299,9 @@ func readThroughputHeader(cr *csv.Reader, file string) (header []string, stat bo
 	statHeader := append(slices.Clone(ThroughputColumns), ThroughputStatColumns...)
 	switch strings.Join(header, ",") {
 	case strings.Join(ThroughputColumns, ","):
-		return header, false, nil
+		return ThroughputColumns, false, nil
 	case strings.Join(statHeader, ","):
-		return header, true, nil
+		return statHeader, true, nil
 	}
 	return nil, false, fileerr.New(file, 1, "", "header %q, expected %q or, statistical, %q", strings.Join(header, ","),
 		strings.Join(ThroughputColumns, ","), strings.Join(statHeader, ","))
