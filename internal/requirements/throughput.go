@@ -3,7 +3,6 @@ package requirements
 import (
 	"cmp"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -235,11 +234,8 @@ func WriteThroughput(w io.Writer, rows []KeyedRow) error {
 // ReadThroughputFile reads a throughput requirements CSV.
 func ReadThroughputFile(path string) ([]KeyedRow, error) {
 	f, err := fileerr.OpenRegular(path, "a throughput requirements CSV")
-	if _, ok := fileerr.As(err); ok {
-		return nil, err
-	}
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read the throughput requirements: %v", errors.Unwrap(err))
+		return nil, fileerr.Unreadable(path, "the throughput requirements", err)
 	}
 	defer f.Close()
 	return readThroughput(f, path)

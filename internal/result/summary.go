@@ -187,11 +187,8 @@ func WriteSummaryFileMode(path string, perm fs.FileMode, rows []SummaryRow) erro
 // ReadSummaryFile reads the summary file at path, a regular file.
 func ReadSummaryFile(path string) ([]SummaryRow, error) {
 	f, err := fileerr.OpenRegular(path, "a summary")
-	if _, ok := fileerr.As(err); ok {
-		return nil, err
-	}
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", fileerr.Cause(err))
+		return nil, fileerr.Unreadable(path, "summary file", err)
 	}
 	defer f.Close()
 	return ReadSummary(f, path)
