@@ -195,7 +195,7 @@ func (inv Invocation) compareSides(ctx context.Context, cfg Config, seriesNote s
 func (inv Invocation) writeSections(ctx context.Context, res *Result, dir string, format plots.Format, stdout io.Writer) (written []string, err error) {
 	for _, s := range res.sections() {
 		if exit.Cancelled(ctx) {
-			return nil, interrupted()
+			return nil, exit.ErrInterrupted
 		}
 		path := filepath.Join(dir, s.csvName())
 		if err := atomicfile.Write(path, func(w io.Writer) error { return s.writeTo(res, w) }); err != nil {
