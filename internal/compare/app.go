@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,7 +125,7 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := removeComparisons(earlier, written); err != nil {
+	if err := experiment.RemoveStale(earlier, written, "comparison"); err != nil {
 		return exit.With(exit.Usage, err)
 	}
 	v := res.Verdict()
@@ -470,20 +469,6 @@ func earlierComparisons(dir string) ([]string, error) {
 		out = append(out, m...)
 	}
 	return out, nil
-}
-
-// removeComparisons removes the earlier comparisons (earlierComparisons)
-// that are not among the files written.
-func removeComparisons(earlier, written []string) error {
-	for _, f := range earlier {
-		if slices.Contains(written, f) {
-			continue
-		}
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("cannot remove the earlier comparison %s: %w", f, err)
-		}
-	}
-	return nil
 }
 
 // runWord is "run" or "runs" after a count of n.
