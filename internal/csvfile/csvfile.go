@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/fileerr"
@@ -22,21 +23,31 @@ func NewReader(r io.Reader) *csv.Reader {
 // columns (a UTF-8 byte-order mark is ignored). The errors name file and
 // line 1.
 func ReadHeader(cr *csv.Reader, file string, columns []string) error {
-	want := strings.Join(columns, ",")
+	_, err := ReadHeaderOf(cr, file, strconv.Quote(strings.Join(columns, ",")), columns)
+	return err
+}
+
+// ReadHeaderOf is ReadHeader for a file of several headers: it returns the
+// first of headers that the header is, and an error saying expected (the
+// headers in words) if none; an empty file expects the first.
+func ReadHeaderOf(cr *csv.Reader, file, expected string, headers ...[]string) ([]string, error) {
 	header, err := cr.Read()
 	if err == io.EOF {
-		return fileerr.New(file, 0, "", "empty file: expected the header %q", want)
+		return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(headers[0], ","))
 	}
 	if err != nil {
-		return Error(file, err)
+		return nil, Error(file, err)
 	}
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	}
-	if got := strings.Join(header, ","); got != want {
-		return fileerr.New(file, 1, "", "header is %q, expected exactly %q", got, want)
+	got := strings.Join(header, ",")
+	for _, h := range headers {
+		if got == strings.Join(h, ",") {
+			return h, nil
+		}
 	}
-	return nil
+	return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %s", got, expected)
 }
 
 // ReadRows reads a CSV file whose header is exactly cols (ReadHeader), then

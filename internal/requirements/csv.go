@@ -134,30 +134,11 @@ func read(r io.Reader, file string) ([]KeyedRow, error) {
 }
 
 // readHeader reads the header and returns the columns it has: Columns, or
-// Columns and LatencyColumn.
+// Columns and LatencyColumn, or the statistical header.
 func readHeader(cr *csv.Reader, file string) ([]string, error) {
-	want := strings.Join(Columns, ",")
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", want)
-	}
-	if err != nil {
-		return nil, csvfile.Error(file, err)
-	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	}
-	switch got := strings.Join(header, ","); got {
-	case want:
-		return Columns, nil
-	case want + "," + LatencyColumn:
-		return append(append([]string(nil), Columns...), LatencyColumn), nil
-	case strings.Join(statHeader(), ","):
-		return statHeader(), nil
-	default:
-		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q (optionally followed by %q, or by the statistical columns of formats §11)",
-			got, want, ","+LatencyColumn)
-	}
+	expected := fmt.Sprintf("%q (optionally followed by %q, or by the statistical columns of formats §11)",
+		strings.Join(Columns, ","), ","+LatencyColumn)
+	return csvfile.ReadHeaderOf(cr, file, expected, Columns, append(slices.Clone(Columns), LatencyColumn), statHeader())
 }
 
 func parseBytes(s string) (int, error) {

@@ -245,10 +245,13 @@ func ReadThroughputFile(path string) ([]KeyedRow, error) {
 // line and column and say what was expected.
 func readThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 	cr := csvfile.NewReader(r)
-	header, stat, err := readThroughputHeader(cr, file)
+	statHeader := slices.Concat(ThroughputColumns, ThroughputStatColumns)
+	header, err := csvfile.ReadHeaderOf(cr, file, fmt.Sprintf("%q or, statistical, %q", strings.Join(ThroughputColumns, ","),
+		strings.Join(statHeader, ",")), ThroughputColumns, statHeader)
 	if err != nil {
 		return nil, err
 	}
+	stat := len(header) == len(statHeader)
 	seen := map[tputKey]bool{}
 	var first *Model // the first row's, in a statistical file
 	rows, err := csvfile.ReadRecords(cr, file, header, "%d columns, expected %d (%s)", func(rec []string, line int) (KeyedRow, error) {
@@ -280,27 +283,6 @@ func readThroughput(r io.Reader, file string) ([]KeyedRow, error) {
 		return nil, fileerr.New(file, 2, "", "no requirements: expected one row per sub-experiment, payload and offered load")
 	}
 	return rows, err
-}
-
-// readThroughputHeader reads the header of a throughput requirements CSV;
-// stat reports the statistical one.
-func readThroughputHeader(cr *csv.Reader, file string) (header []string, stat bool, err error) {
-	header, err = cr.Read()
-	if err == io.EOF {
-		return nil, false, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(ThroughputColumns, ","))
-	}
-	if err != nil {
-		return nil, false, fileerr.New(file, 1, "", "%v", err)
-	}
-	statHeader := append(slices.Clone(ThroughputColumns), ThroughputStatColumns...)
-	switch strings.Join(header, ",") {
-	case strings.Join(ThroughputColumns, ","):
-		return ThroughputColumns, false, nil
-	case strings.Join(statHeader, ","):
-		return statHeader, true, nil
-	}
-	return nil, false, fileerr.New(file, 1, "", "header %q, expected %q or, statistical, %q", strings.Join(header, ","),
-		strings.Join(ThroughputColumns, ","), strings.Join(statHeader, ","))
 }
 
 // parseThroughputRow parses the key and limit of record rec, at line of
