@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -133,7 +132,7 @@ func Judge(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	return res, removeReports(earlier, res.Files)
+	return res, exit.With(exit.Usage, experiment.RemoveStale(earlier, res.Files, "check report"))
 }
 
 // run is Judge; it lists in *earlier the check reports found in the report
@@ -493,18 +492,4 @@ func loadRuns(ctx context.Context, cfg Config) (exps []*experiment.Experiment, s
 		warnings = append(warnings, e.Warnings...)
 	}
 	return exps, strings.Join(names, ", "), warnings, nil
-}
-
-// removeReports removes the earlier check reports (checks_<type>.csv) that
-// are not among the files written.
-func removeReports(earlier, written []string) error {
-	for _, f := range earlier {
-		if slices.Contains(written, f) {
-			continue
-		}
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return exit.With(exit.Usage, fmt.Errorf("cannot remove the earlier check report %s: %w", f, err))
-		}
-	}
-	return nil
 }

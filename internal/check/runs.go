@@ -124,7 +124,7 @@ func names(runs []*experiment.Experiment) string {
 	if len(xs) <= 3 {
 		return "run " + strings.Join(xs, ", ")
 	}
-	return fmt.Sprintf("runs %s and %d more", strings.Join(xs[:2], ", "), len(xs)-2)
+	return "runs " + experiment.JoinNames(xs, 2)
 }
 
 func hasHave(n int) string {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,7 +125,7 @@ func Run(ctx context.Context, inv Invocation, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := removeComparisons(earlier, written); err != nil {
+	if err := experiment.RemoveStale(earlier, written, "comparison"); err != nil {
 		return exit.With(exit.Usage, err)
 	}
 	v := res.Verdict()
@@ -195,7 +194,7 @@ func (inv Invocation) compareSides(ctx context.Context, cfg Config, seriesNote s
 func (inv Invocation) writeSections(ctx context.Context, res *Result, dir string, format plots.Format, stdout io.Writer) (written []string, err error) {
 	for _, s := range res.sections() {
 		if exit.Cancelled(ctx) {
-			return nil, interrupted()
+			return nil, exit.ErrInterrupted
 		}
 		path := filepath.Join(dir, s.csvName())
 		if err := atomicfile.Write(path, func(w io.Writer) error { return s.writeTo(res, w) }); err != nil {
@@ -389,10 +388,7 @@ func (inv Invocation) writeReports(res *Result, v *gate.Verdict) error {
 func failureSummary(res *Result, v *gate.Verdict) string {
 	if v.Status == gate.Inconclusive && res.Mode == gate.ModePaired && v.Decision != nil {
 		open := v.Decision.Open
-		names := strings.Join(open[:min(len(open), 5)], ", ")
-		if len(open) > 5 {
-			names += fmt.Sprintf(" and %d more", len(open)-5)
-		}
+		names := experiment.JoinNames(open, 5)
 		units := res.Config.unitWord()
 		if a := res.Analysis; a != nil {
 			switch dep := a.Dependence; {
@@ -473,20 +469,6 @@ func earlierComparisons(dir string) ([]string, error) {
 		out = append(out, m...)
 	}
 	return out, nil
-}
-
-// removeComparisons removes the earlier comparisons (earlierComparisons)
-// that are not among the files written.
-func removeComparisons(earlier, written []string) error {
-	for _, f := range earlier {
-		if slices.Contains(written, f) {
-			continue
-		}
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("cannot remove the earlier comparison %s: %w", f, err)
-		}
-	}
-	return nil
 }
 
 // runWord is "run" or "runs" after a count of n.

@@ -44,7 +44,7 @@ func claimDir(flag, dir string) (release func(), err error) {
 func cancellable[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	var zero T
 	if exit.Cancelled(ctx) {
-		return zero, interrupted()
+		return zero, exit.ErrInterrupted
 	}
 	type outcome struct {
 		v   T
@@ -59,18 +59,15 @@ func cancellable[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	case o := <-done:
 		return o.v, o.err
 	case <-ctx.Done():
-		return zero, interrupted()
+		return zero, exit.ErrInterrupted
 	}
 }
-
-// interrupted is the error of a comparison cancelled by SIGINT or SIGTERM.
-func interrupted() error { return exit.With(exit.Interrupted, errors.New("interrupted")) }
 
 // inputError returns err as an input error (exit 2), or as interrupted
 // (exit 130) when ctx was cancelled: reading the runs stops on a signal.
 func inputError(ctx context.Context, err error) error {
 	if exit.Cancelled(ctx) {
-		return interrupted()
+		return exit.ErrInterrupted
 	}
 	var e *exit.Error
 	if errors.As(err, &e) {

@@ -61,11 +61,7 @@ func missingDecision(v *gate.Verdict) {
 			first = cmp.Or(first, c.Message)
 		}
 	}
-	list := strings.Join(names[:min(len(names), 5)], ", ")
-	if len(names) > 5 {
-		list += fmt.Sprintf(" and %d more", len(names)-5)
-	}
-	missing := fmt.Sprintf("%d check(s) missing, each failing the gate: %s (%s)", v.Missing, list, first)
+	missing := fmt.Sprintf("%d check(s) missing, each failing the gate: %s (%s)", v.Missing, experiment.JoinNames(names, 5), first)
 	d := v.Decision
 	if v.Failed > 0 {
 		d.Reason += "; and " + missing

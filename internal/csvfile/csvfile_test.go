@@ -23,3 +23,16 @@ func TestReadHeader(t *testing.T) {
 		}
 	}
 }
+
+func TestReadHeaderOf(t *testing.T) {
+	short, long := []string{"A", "B"}, []string{"A", "B", "C"}
+	for in, want := range map[string]int{"A,B\n": 2, "\ufeffA,B,C\n": 3, "A,C\n": 0} {
+		h, err := ReadHeaderOf(NewReader(strings.NewReader(in)), "f.csv", `"A,B" or "A,B,C"`, short, long)
+		if len(h) != want || (want == 0) != (err != nil) {
+			t.Errorf("ReadHeaderOf(%q) = %v, %v; want %d columns", in, h, err, want)
+		}
+		if want == 0 && err.Error() != `f.csv:1: header is "A,C", expected exactly "A,B" or "A,B,C"` {
+			t.Errorf("ReadHeaderOf(%q): %v", in, err)
+		}
+	}
+}

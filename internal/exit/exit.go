@@ -24,6 +24,9 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrInterrupted is the error of an interrupted command (exit code 130).
+var ErrInterrupted = With(Interrupted, errors.New("interrupted"))
+
 // With wraps err so that the command exits with code. A nil err yields nil.
 func With(code int, err error) error {
 	if err == nil {

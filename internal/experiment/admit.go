@@ -88,7 +88,7 @@ func SameLatency(exps []*Experiment) (string, error) {
 	}
 	parts := make([]string, len(defs))
 	for i, d := range defs {
-		parts[i] = fmt.Sprintf("%s (%s): %s", d, LatencyMeaning(d), joinNames(by[d], 5))
+		parts[i] = fmt.Sprintf("%s (%s): %s", d, LatencyMeaning(d), JoinNames(by[d], 5))
 	}
 	return "", fmt.Errorf("the experiments measure latency differently, so their values cannot be compared (formats §2): %s; use experiments run with the same --latency",
 		strings.Join(parts, "; "))
@@ -118,8 +118,9 @@ func LatencyMeaning(def string) string {
 	return "unknown"
 }
 
-// joinNames joins at most max names, saying how many more there are.
-func joinNames(names []string, max int) string {
+// JoinNames joins at most max names, saying how many more there are
+// ("a, b and 3 more").
+func JoinNames(names []string, max int) string {
 	if len(names) <= max {
 		return strings.Join(names, ", ")
 	}

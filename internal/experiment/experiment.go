@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -267,4 +268,19 @@ func describe(name string) string {
 		return name
 	}
 	return what + " (" + name + ")"
+}
+
+// RemoveStale removes the files of earlier that are not among written: the
+// outputs of an earlier call that this one did not write again, which a
+// later step could take for this call's. what names them in the error.
+func RemoveStale(earlier, written []string, what string) error {
+	for _, f := range earlier {
+		if slices.Contains(written, f) {
+			continue
+		}
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("cannot remove the earlier %s %s: %w", what, f, err)
+		}
+	}
+	return nil
 }

@@ -105,18 +105,18 @@ func (l *Listed) check(e *Experiment, raws []File) error {
 		return nil
 	}
 	for _, s := range e.Summaries {
-		if err := checkRows(l, s.Path, s.Type, s.Rows, func(r result.SummaryRow) int { return r.Bytes }, true); err != nil {
+		if err := CheckRows(l, s.Path, s.Type, s.Rows, func(r result.SummaryRow) int { return r.Bytes }, true); err != nil {
 			return err
 		}
 	}
 	for _, t := range e.Throughputs {
-		if err := checkRows(l, t.Path, t.Type, t.Rows, func(r result.ThroughputRow) int { return r.Payload }, true); err != nil {
+		if err := CheckRows(l, t.Path, t.Type, t.Rows, func(r result.ThroughputRow) int { return r.Payload }, true); err != nil {
 			return err
 		}
 	}
 	for _, b := range e.Bursts {
 		// ReadBurst keeps some rows of each payload: no line to name.
-		if err := checkRows(l, b.Path, b.Type, b.Rows, func(r result.BurstRow) int { return r.Payload }, false); err != nil {
+		if err := CheckRows(l, b.Path, b.Type, b.Rows, func(r result.BurstRow) int { return r.Payload }, false); err != nil {
 			return err
 		}
 	}
@@ -128,9 +128,9 @@ func (l *Listed) check(e *Experiment, raws []File) error {
 	return nil
 }
 
-// checkRows checks the type of file and the payload of each of its rows;
-// with lines, row i is on line i+2 (after the header).
-func checkRows[R any](l *Listed, file, typ string, rows []R, payload func(R) int, lines bool) error {
+// CheckRows checks with l the type of file and the payload of each of its
+// rows; with lines, row i is on line i+2 (after the header).
+func CheckRows[R any](l *Listed, file, typ string, rows []R, payload func(R) int, lines bool) error {
 	if err := l.Type(file, typ); err != nil {
 		return err
 	}

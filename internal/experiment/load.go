@@ -300,7 +300,7 @@ func load(dir string, files resultFiles) (*Experiment, error) {
 func ReadThroughputFile(path string) ([]result.ThroughputRow, error) {
 	f, err := fileerr.OpenRegular(path, "a throughput summary")
 	if err != nil {
-		return nil, readErr(path, "throughput summary", err)
+		return nil, fileerr.Unreadable(path, "throughput summary", err)
 	}
 	defer f.Close()
 	rows, err := result.ReadThroughput(f, path)
@@ -354,18 +354,9 @@ func readMeta(dir string) (path string, m *meta.Meta, err error) {
 		m, err = meta.Decode(f, path)
 	}
 	if err != nil {
-		return path, nil, readErr(path, "meta.json", err)
+		return path, nil, fileerr.Unreadable(path, "meta.json", err)
 	}
 	return path, m, nil
-}
-
-// readErr is err, an error reading path, as it is when it names its place
-// (a fileerr.Error), else as "cannot read what: cause" at path.
-func readErr(path, what string, err error) error {
-	if _, ok := fileerr.As(err); ok {
-		return err
-	}
-	return fileerr.New(path, 0, "", "cannot read %s: %v", what, fileerr.Cause(err))
 }
 
 // FreshBurstSummaryFiles is BurstSummaryFiles, refusing a summary whose
@@ -396,7 +387,7 @@ func checkFresh(dir string, f File, rawName string) error {
 	}
 	sum, err := os.Stat(f.Path)
 	if err != nil {
-		return readErr(f.Path, "summary file", err)
+		return fileerr.Unreadable(f.Path, "summary file", err)
 	}
 	if d := raw.ModTime().Sub(sum.ModTime()); d > StaleTolerance {
 		return fileerr.New(f.Path, 0, "", "stale: %s was modified %s after this summary was written, so the summary may not describe it; run process on %s again",

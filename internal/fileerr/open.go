@@ -20,6 +20,15 @@ func Cause(err error) error {
 	return err
 }
 
+// Unreadable is err, an error opening or reading path, as it is when it
+// names its place (an *Error), else "cannot read what: cause" at path.
+func Unreadable(path, what string, err error) error {
+	if _, ok := As(err); ok {
+		return err
+	}
+	return New(path, 0, "", "cannot read %s: %v", what, Cause(err))
+}
+
 // OpenRegular opens path for reading when it is a regular file, or a
 // symbolic link to one. Anything else where a file is expected (a
 // directory, a named pipe, a device, a socket) is an input error from

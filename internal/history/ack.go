@@ -81,50 +81,35 @@ func ReadAcks(r io.Reader, file string) ([]Ack, error) {
 	if err := checkText(file, data); err != nil {
 		return nil, err
 	}
-	cr := csvfile.NewReader(bytes.NewReader(data))
-	if err := csvfile.ReadHeader(cr, file, AckColumns); err != nil {
-		return nil, err
-	}
-	var acks []Ack
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return acks, nil
-		}
-		if err != nil {
-			return nil, csvfile.Error(file, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(AckColumns) {
-			return nil, fileerr.New(file, line, "", "%d fields: expected %d (%s)", len(rec), len(AckColumns), strings.Join(AckColumns, ","))
-		}
+	const count = "%d fields: expected %d (%s)"
+	return csvfile.ReadRows(bytes.NewReader(data), file, AckColumns, count, func(rec []string, line int) (Ack, error) {
 		a := Ack{File: file, Line: line, Payload: -1, Experiment: strings.TrimSpace(rec[3]), Note: strings.TrimSpace(rec[4])}
 		if typ := strings.TrimSpace(rec[0]); typ != AnyValue {
 			if err := experiment.ValidateType(typ); err != nil {
-				return nil, fileerr.New(file, line, AckColumns[0], "%v, or %s for every one", err, AnyValue)
+				return a, fileerr.New(file, line, AckColumns[0], "%v, or %s for every one", err, AnyValue)
 			}
 			a.SubExperiment = typ
 		}
 		if p := strings.TrimSpace(rec[1]); p != AnyValue {
 			n, err := strconv.Atoi(p)
 			if err != nil || n < 0 {
-				return nil, fileerr.New(file, line, AckColumns[1], "%q: expected a payload in bytes (a whole number ≥ 0), or %s for every one", p, AnyValue)
+				return a, fileerr.New(file, line, AckColumns[1], "%q: expected a payload in bytes (a whole number ≥ 0), or %s for every one", p, AnyValue)
 			}
 			a.Payload = n
 		}
 		if m := strings.TrimSpace(rec[2]); m != AnyValue {
 			if a.Metric = magnitudeNamed(allMagnitudes(), m); a.Metric == "" {
-				return nil, fileerr.New(file, line, AckColumns[2], "%q: expected one of %s, or %s for every one", m, strings.Join(allMagnitudes(), ", "), AnyValue)
+				return a, fileerr.New(file, line, AckColumns[2], "%q: expected one of %s, or %s for every one", m, strings.Join(allMagnitudes(), ", "), AnyValue)
 			}
 		}
 		if a.Experiment == "" {
-			return nil, fileerr.New(file, line, AckColumns[3], "empty: expected the name of the experiment (its folder) where the accepted shift begins")
+			return a, fileerr.New(file, line, AckColumns[3], "empty: expected the name of the experiment (its folder) where the accepted shift begins")
 		}
 		if a.Note == "" {
-			return nil, fileerr.New(file, line, AckColumns[4], "empty: expected a note saying why the shift is accepted (e.g. an issue or a commit)")
+			return a, fileerr.New(file, line, AckColumns[4], "empty: expected a note saying why the shift is accepted (e.g. an issue or a commit)")
 		}
-		acks = append(acks, a)
-	}
+		return a, nil
+	})
 }
 
 // checkText returns an error at the line and character of the first byte

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/mqgate/mqgate/internal/changepoint"
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/parallel"
@@ -550,7 +551,7 @@ func (h *History) warnStale(g *GateResult) {
 	if len(stale) > 0 {
 		g.Verdict.Warn(fmt.Sprintf("%d slowdown(s) began before the newest %d experiments (--gate-window), were never acknowledged and last to the newest experiment; "+
 			"the gate no longer judges them, their level is the baseline now: %s. Acknowledge them (--acknowledged) or judge every age (--gate-window 0)",
-			len(stale), g.Options.Window, list(stale, 5)))
+			len(stale), g.Options.Window, experiment.JoinNames(stale, 5)))
 	}
 }
 
@@ -613,7 +614,7 @@ func (h *History) unmatched(a Ack, metrics []string) string {
 	case len(types) == 0:
 		return "the history holds no series"
 	case !typeSeen:
-		return fmt.Sprintf("sub-experiment %s is not in it (it holds %s)", a.SubExperiment, list(types, 5))
+		return fmt.Sprintf("sub-experiment %s is not in it (it holds %s)", a.SubExperiment, experiment.JoinNames(types, 5))
 	case !payloadSeen:
 		return fmt.Sprintf("payload %d B is not measured by %s", a.Payload, sub)
 	}

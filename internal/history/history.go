@@ -250,11 +250,11 @@ func orderWarnings(exps []*experiment.Experiment, now time.Time) []string {
 	var warnings []string
 	if len(undated) > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d experiment(s) have no start time (no %s, folder name not %s): ordered by name after the dated ones: %s",
-			len(undated), meta.FileName, "YYYY-MM-DD_HH-MM-SS", list(undated, 5)))
+			len(undated), meta.FileName, "YYYY-MM-DD_HH-MM-SS", experiment.JoinNames(undated, 5)))
 	}
 	if len(future) > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d experiment(s) start in the future (after %s): ordered as the newest, so that every later experiment comes before them; check the clock of the host that ran them, or the --start given to process: %s",
-			len(future), now.UTC().Format(time.RFC3339), list(future, 5)))
+			len(future), now.UTC().Format(time.RFC3339), experiment.JoinNames(future, 5)))
 	}
 	return warnings
 }
@@ -306,7 +306,7 @@ func (h *History) addLatency(reqs []requirements.KeyedRow) {
 				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements: payload plots drawn without a requirement line", s.Type))
 			case len(noReq) > 0:
 				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: no requirements for payload(s) %s bytes: drawn without a requirement line",
-					s.Type, list(noReq, 10)))
+					s.Type, experiment.JoinNames(noReq, 10)))
 			}
 		},
 	})
@@ -416,7 +416,7 @@ func (h *History) addSeries(src seriesSource) {
 			}
 			if len(missing) > 0 {
 				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %spayload %d bytes missing in %d of %d experiment(s), drawn as gaps: %s",
-					s.Type, src.what, b, len(missing), n, list(missing, 5)))
+					s.Type, src.what, b, len(missing), n, experiment.JoinNames(missing, 5)))
 			}
 		}
 		if src.done != nil {
@@ -452,7 +452,7 @@ func (h *History) warnMissing(series []*SubExperiment, has map[*SubExperiment][]
 	for _, k := range order {
 		exps, types := strings.Split(k, "\x00"), byExps[k]
 		h.Warnings = append(h.Warnings, fmt.Sprintf("%s: missing in %d of %d experiment(s), drawn as gaps: %s",
-			list(types, 10), len(exps), len(h.Experiments), list(exps, 5)))
+			experiment.JoinNames(types, 10), len(exps), len(h.Experiments), experiment.JoinNames(exps, 5)))
 	}
 }
 
@@ -475,14 +475,6 @@ func (s *SubExperiment) setRequirements(reqs []requirements.KeyedRow) (none []st
 		}
 	}
 	return none
-}
-
-// list joins at most max names, saying how many more there are.
-func list(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 func nanSlice(n int) []float64 { return slices.Repeat([]float64{math.NaN()}, n) }

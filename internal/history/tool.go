@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -497,7 +496,7 @@ func Guard(cfg Options) *clobber.Guard {
 // cancelled context's error says ("context canceled").
 func interruptedOr(ctx context.Context, err error) error {
 	if exit.Cancelled(ctx) {
-		return exit.With(exit.Interrupted, errors.New("interrupted"))
+		return exit.ErrInterrupted
 	}
 	return exit.With(exit.Usage, err)
 }

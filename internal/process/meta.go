@@ -307,10 +307,7 @@ func checkMeasured(path string, w measured) error {
 func countLines(path string) (int, error) {
 	f, err := fileerr.OpenRegular(path, "a raw measurements file")
 	if err != nil {
-		if _, ok := fileerr.As(err); ok {
-			return 0, err
-		}
-		return 0, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
+		return 0, fileerr.Unreadable(path, "raw measurements", err)
 	}
 	defer f.Close()
 	buf := make([]byte, 1<<16)
@@ -322,7 +319,7 @@ func countLines(path string) (int, error) {
 		case errors.Is(err, io.EOF):
 			return n, nil
 		case err != nil:
-			return 0, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
+			return 0, fileerr.Unreadable(path, "raw measurements", err)
 		}
 	}
 }

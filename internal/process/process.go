@@ -510,11 +510,8 @@ func streamGroups(ctx context.Context, i int, path string, lenient bool, admit f
 // openRaw opens the raw measurements file at path for reading.
 func openRaw(path string, lenient bool) (*measurements.Reader, *os.File, error) {
 	f, err := fileerr.OpenRegular(path, "a raw measurements file")
-	if _, ok := fileerr.As(err); ok {
-		return nil, nil, err
-	}
 	if err != nil {
-		return nil, nil, fileerr.New(path, 0, "", "cannot read raw measurements: %v", err)
+		return nil, nil, fileerr.Unreadable(path, "raw measurements", err)
 	}
 	r := measurements.NewReader(f, path)
 	r.SetLenientSamples(lenient)

@@ -272,11 +272,8 @@ func ThroughputTable(ts []Throughput) htmlreport.Table {
 // per step (so a payload's window rows repeat, one per F tried).
 func readSearch(path string) ([]result.ThroughputRow, error) {
 	f, err := fileerr.OpenRegular(path, "a throughput search file")
-	if _, ok := fileerr.As(err); ok {
-		return nil, err
-	}
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read the throughput search: %v", fileerr.Cause(err))
+		return nil, fileerr.Unreadable(path, "the throughput search", err)
 	}
 	defer f.Close()
 	return result.ReadThroughput(f, path)

@@ -16,6 +16,8 @@ import (
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/htmlreport"
+	"github.com/mqgate/mqgate/internal/loadsummary"
+	"github.com/mqgate/mqgate/internal/permessagefile"
 	"github.com/mqgate/mqgate/internal/plots"
 	"github.com/mqgate/mqgate/internal/result"
 )
@@ -459,29 +461,18 @@ func admitListed(dir string, inputs []Input, tputs []Throughput, loads []Load, p
 			return nil, err
 		}
 	}
-	// admit checks a file's sub-experiment and the payloads of its n rows:
-	// row i is on line line(i) (0 where the file has no lines) and holds
-	// payload payload(i).
-	admit := func(path, typ string, n int, row func(i int) (line, payload int)) error {
-		err := listed.Type(path, typ)
-		for i := 0; err == nil && i < n; i++ {
-			line, payload := row(i)
-			err = listed.Payload(path, line, typ, payload)
-		}
-		return err
-	}
 	for _, t := range tputs {
-		if err := admit(t.Path, t.Type, len(t.Rows), func(i int) (int, int) { return i + 2, t.Rows[i].Payload }); err != nil {
+		if err := experiment.CheckRows(listed, t.Path, t.Type, t.Rows, func(r result.ThroughputRow) int { return r.Payload }, true); err != nil {
 			return nil, err
 		}
 	}
 	for _, l := range loads {
-		if err := admit(l.Path, l.Type, len(l.Payloads), func(i int) (int, int) { return 0, l.Payloads[i].Payload }); err != nil {
+		if err := experiment.CheckRows(listed, l.Path, l.Type, l.Payloads, func(p loadsummary.PayloadSummary) int { return p.Payload }, false); err != nil {
 			return nil, err
 		}
 	}
 	for _, pm := range pms {
-		if err := admit(pm.Path, pm.Type, len(pm.Rows), func(i int) (int, int) { return i + 2, pm.Rows[i].Payload }); err != nil {
+		if err := experiment.CheckRows(listed, pm.Path, pm.Type, pm.Rows, func(r permessagefile.Row) int { return r.Payload }, true); err != nil {
 			return nil, err
 		}
 	}

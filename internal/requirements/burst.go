@@ -51,41 +51,25 @@ func ReadBurstFile(path string) ([]KeyedRow, error) {
 		return nil, err
 	}
 	defer f.Close()
-	cr := csvfile.NewReader(f)
-	if err := csvfile.ReadHeader(cr, path, BurstColumns); err != nil {
-		return nil, err
-	}
-	var out []KeyedRow
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, csvfile.Error(path, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(BurstColumns) {
-			return nil, fileerr.New(path, line, "", "%d columns, expected %d (%s)", len(rec), len(BurstColumns), strings.Join(BurstColumns, ","))
-		}
+	out, err := csvfile.ReadRows(f, path, BurstColumns, "%d columns, expected %d (%s)", func(rec []string, line int) (KeyedRow, error) {
 		p, err := strconv.ParseFloat(rec[1], 64)
 		if err != nil || p < 1 || p != math.Trunc(p) || p > math.MaxInt32 {
-			return nil, fileerr.New(path, line, BurstColumns[1], "%q is not a positive byte count", rec[1])
+			return KeyedRow{}, fileerr.New(path, line, BurstColumns[1], "%q is not a positive byte count", rec[1])
 		}
 		r := KeyedRow{Type: rec[0], Key: result.Key{Payload: int(p)}, Limits: map[string]float64{}}
 		for i, m := range BurstMetrics {
 			v, err := strconv.ParseFloat(rec[2+i], 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return nil, fileerr.New(path, line, BurstColumns[2+i], "%q is not a finite number ≥ 0", rec[2+i])
+				return r, fileerr.New(path, line, BurstColumns[2+i], "%q is not a finite number ≥ 0", rec[2+i])
 			}
 			r.Limits[m.Name] = v
 		}
-		out = append(out, r)
-	}
-	if len(out) == 0 {
+		return r, nil
+	})
+	if err == nil && len(out) == 0 {
 		return nil, fileerr.New(path, 0, "", "no requirement after the header")
 	}
-	return out, nil
+	return out, err
 }
 
 // WriteBurst writes rows under BurstColumns, values with 3 decimals.

@@ -84,87 +84,61 @@ func read(r io.Reader, file string) ([]KeyedRow, error) {
 		return nil, err
 	}
 	first := map[groupKey]int{}
-	var rows []KeyedRow
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, csvfile.Error(file, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(columns) {
-			return nil, fileerr.New(file, line, "", "%d fields: expected %d (%s)", len(rec), len(columns), strings.Join(columns, ","))
-		}
+	var top KeyedRow // the first row
+	rows, err := csvfile.ReadRecords(cr, file, columns, "%d fields: expected %d (%s)", func(rec []string, line int) (KeyedRow, error) {
+		var err error
 		row := KeyedRow{Type: rec[0], Limits: map[string]float64{}}
 		if err := experiment.ValidateType(row.Type); err != nil {
-			return nil, fileerr.New(file, line, Columns[0], "%v", err)
+			return row, fileerr.New(file, line, Columns[0], "%v", err)
 		}
 		if row.Key.Payload, err = parseBytes(rec[1]); err != nil {
-			return nil, fileerr.New(file, line, Columns[1], "%v", err)
+			return row, fileerr.New(file, line, Columns[1], "%v", err)
 		}
 		for i, c := range Columns[2:] {
 			if row.Limits[c], err = parseLatency(rec[2+i]); err != nil {
-				return nil, fileerr.New(file, line, c, "%v", err)
+				return row, fileerr.New(file, line, c, "%v", err)
 			}
 		}
 		if len(columns) > len(Columns)+1 {
 			if row.Stat, err = parseModel(rec[len(Columns)+1:], file, line); err != nil {
-				return nil, err
+				return row, err
 			}
-			if len(rows) > 0 && (row.Stat.Method != rows[0].Stat.Method || row.Stat.FalseFail != rows[0].Stat.FalseFail || row.Stat.CheckLevel != rows[0].Stat.CheckLevel) {
-				return nil, fileerr.New(file, line, "Mode", "mode, false fail or check level differ from the first row's: one file holds one derivation")
+			if len(first) > 0 && (row.Stat.Method != top.Stat.Method || row.Stat.FalseFail != top.Stat.FalseFail || row.Stat.CheckLevel != top.Stat.CheckLevel) {
+				return row, fileerr.New(file, line, "Mode", "mode, false fail or check level differ from the first row's: one file holds one derivation")
 			}
 		}
 		if len(columns) > len(Columns) {
 			switch row.Latency = rec[len(Columns)]; {
 			case row.Latency != meta.LatencyHalfRTT && row.Latency != meta.LatencyRTT && row.Latency != meta.LatencyOneWay:
-				return nil, fileerr.New(file, line, LatencyColumn, "%q: expected %s, %s or %s (formats §2)",
+				return row, fileerr.New(file, line, LatencyColumn, "%q: expected %s, %s or %s (formats §2)",
 					row.Latency, meta.LatencyHalfRTT, meta.LatencyRTT, meta.LatencyOneWay)
-			case len(rows) > 0 && row.Latency != rows[0].Latency:
-				return nil, fileerr.New(file, line, LatencyColumn, "%q differs from %q above: the requirements of one file measure latency one way",
-					row.Latency, rows[0].Latency)
+			case len(first) > 0 && row.Latency != top.Latency:
+				return row, fileerr.New(file, line, LatencyColumn, "%q differs from %q above: the requirements of one file measure latency one way",
+					row.Latency, top.Latency)
 			}
 		}
 		k := groupKey{row.Type, row.Key.Payload}
 		if l, dup := first[k]; dup {
-			return nil, fileerr.New(file, line, "", "duplicate requirement for %s, %d bytes (first on line %d): keep one row per sub-experiment and payload", row.Type, row.Key.Payload, l)
+			return row, fileerr.New(file, line, "", "duplicate requirement for %s, %d bytes (first on line %d): keep one row per sub-experiment and payload", row.Type, row.Key.Payload, l)
+		}
+		if len(first) == 0 {
+			top = row
 		}
 		first[k] = line
-		rows = append(rows, row)
-	}
-	if len(rows) == 0 {
+		return row, nil
+	})
+	if err == nil && len(rows) == 0 {
 		return nil, fileerr.New(file, 0, "", "no requirements: the file holds only a header")
 	}
-	return rows, nil
+	return rows, err
 }
 
 // readHeader reads the header and returns the columns it has: Columns, or
-// Columns and LatencyColumn.
+// Columns and LatencyColumn, or the statistical header.
 func readHeader(cr *csv.Reader, file string) ([]string, error) {
-	want := strings.Join(Columns, ",")
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, fileerr.New(file, 0, "", "empty file: expected the header %q", want)
-	}
-	if err != nil {
-		return nil, csvfile.Error(file, err)
-	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	}
-	switch got := strings.Join(header, ","); got {
-	case want:
-		return Columns, nil
-	case want + "," + LatencyColumn:
-		return append(append([]string(nil), Columns...), LatencyColumn), nil
-	case strings.Join(statHeader(), ","):
-		return statHeader(), nil
-	default:
-		return nil, fileerr.New(file, 1, "", "header is %q, expected exactly %q (optionally followed by %q, or by the statistical columns of formats §11)",
-			got, want, ","+LatencyColumn)
-	}
+	expected := fmt.Sprintf("%q (optionally followed by %q, or by the statistical columns of formats §11)",
+		strings.Join(Columns, ","), ","+LatencyColumn)
+	return csvfile.ReadHeaderOf(cr, file, expected, Columns, append(slices.Clone(Columns), LatencyColumn), statHeader())
 }
 
 func parseBytes(s string) (int, error) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/gate"
 	"github.com/mqgate/mqgate/internal/result"
 	"github.com/mqgate/mqgate/internal/stats/dist"
@@ -469,7 +470,7 @@ func listSome(items []string) string {
 	if len(items) <= 4 {
 		return strings.Join(items, ", ")
 	}
-	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
+	return experiment.JoinNames(items, 3)
 }
 
 // signTail is P(Bin(k, ½) ≤ r): the chance that at most r of k runs exceed

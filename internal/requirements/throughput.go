@@ -3,7 +3,6 @@ package requirements
 import (
 	"cmp"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqgate/mqgate/internal/csvfile"
 	"github.com/mqgate/mqgate/internal/experiment"
 	"github.com/mqgate/mqgate/internal/fileerr"
 	"github.com/mqgate/mqgate/internal/result"
@@ -234,11 +234,8 @@ func WriteThroughput(w io.Writer, rows []KeyedRow) error {
 // ReadThroughputFile reads a throughput requirements CSV.
 func ReadThroughputFile(path string) ([]KeyedRow, error) {
 	f, err := fileerr.OpenRegular(path, "a throughput requirements CSV")
-	if _, ok := fileerr.As(err); ok {
-		return nil, err
-	}
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read the throughput requirements: %v", errors.Unwrap(err))
+		return nil, fileerr.Unreadable(path, "the throughput requirements", err)
 	}
 	defer f.Close()
 	return readThroughput(f, path)
@@ -247,74 +244,45 @@ func ReadThroughputFile(path string) ([]KeyedRow, error) {
 // readThroughput reads a throughput requirements CSV; errors name file,
 // line and column and say what was expected.
 func readThroughput(r io.Reader, file string) ([]KeyedRow, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	header, stat, err := readThroughputHeader(cr, file)
+	cr := csvfile.NewReader(r)
+	statHeader := slices.Concat(ThroughputColumns, ThroughputStatColumns)
+	header, err := csvfile.ReadHeaderOf(cr, file, fmt.Sprintf("%q or, statistical, %q", strings.Join(ThroughputColumns, ","),
+		strings.Join(statHeader, ",")), ThroughputColumns, statHeader)
 	if err != nil {
 		return nil, err
 	}
-	var rows []KeyedRow
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, fileerr.New(file, pe.Line, "", "%v", pe.Err)
-			}
-			return nil, fileerr.New(file, line, "", "%v", err)
-		}
-		if len(rec) != len(header) {
-			return nil, fileerr.New(file, line, "", "%d columns, expected %d (%s)", len(rec), len(header), strings.Join(header, ","))
-		}
+	stat := len(header) == len(statHeader)
+	seen := map[tputKey]bool{}
+	var first *Model // the first row's, in a statistical file
+	rows, err := csvfile.ReadRecords(cr, file, header, "%d columns, expected %d (%s)", func(rec []string, line int) (KeyedRow, error) {
 		row, err := parseThroughputRow(rec, header, file, line)
 		if err != nil {
-			return nil, err
+			return row, err
 		}
 		if stat {
 			// The model columns are a latency file's with one fit: its
 			// parser reads them with that fit given for all three columns.
 			m, err := parseModel(append(slices.Concat(rec[5:], rec[9:12]), rec[9:12]...), file, line)
 			if err != nil {
-				return nil, err
+				return row, err
 			}
-			if len(rows) > 0 && (m.Method != rows[0].Stat.Method || m.FalseFail != rows[0].Stat.FalseFail || m.CheckLevel != rows[0].Stat.CheckLevel) {
-				return nil, fileerr.New(file, line, "Mode", "the mode and levels differ from line 2: one file holds one derivation")
+			if first != nil && (m.Method != first.Method || m.FalseFail != first.FalseFail || m.CheckLevel != first.CheckLevel) {
+				return row, fileerr.New(file, line, "Mode", "the mode and levels differ from line 2: one file holds one derivation")
 			}
+			first = cmp.Or(first, m)
 			row.Stat = m
 		}
-		if slices.ContainsFunc(rows, func(o KeyedRow) bool { return o.Type == row.Type && o.Key == row.Key }) {
-			return nil, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
+		k := tputKey{row.Type, row.Key}
+		if seen[k] {
+			return row, fileerr.New(file, line, "", "%s %s repeats an earlier row: expected one row per sub-experiment, payload and offered load", row.Type, row.Key)
 		}
-		rows = append(rows, row)
-	}
-	if len(rows) == 0 {
+		seen[k] = true
+		return row, nil
+	})
+	if err == nil && len(rows) == 0 {
 		return nil, fileerr.New(file, 2, "", "no requirements: expected one row per sub-experiment, payload and offered load")
 	}
-	return rows, nil
-}
-
-// readThroughputHeader reads the header of a throughput requirements CSV;
-// stat reports the statistical one.
-func readThroughputHeader(cr *csv.Reader, file string) (header []string, stat bool, err error) {
-	header, err = cr.Read()
-	if err == io.EOF {
-		return nil, false, fileerr.New(file, 0, "", "empty file: expected the header %q", strings.Join(ThroughputColumns, ","))
-	}
-	if err != nil {
-		return nil, false, fileerr.New(file, 1, "", "%v", err)
-	}
-	statHeader := append(slices.Clone(ThroughputColumns), ThroughputStatColumns...)
-	switch strings.Join(header, ",") {
-	case strings.Join(ThroughputColumns, ","):
-		return header, false, nil
-	case strings.Join(statHeader, ","):
-		return header, true, nil
-	}
-	return nil, false, fileerr.New(file, 1, "", "header %q, expected %q or, statistical, %q", strings.Join(header, ","),
-		strings.Join(ThroughputColumns, ","), strings.Join(statHeader, ","))
+	return rows, err
 }
 
 // parseThroughputRow parses the key and limit of record rec, at line of

@@ -73,7 +73,7 @@ func (r *repeatedRuns) Execute(ctx context.Context) (names []string, err error) 
 		for exists(filepath.Join(r.Out, name)) {
 			select {
 			case <-ctx.Done():
-				return names, exit.With(exit.Interrupted, errors.New("interrupted"))
+				return names, exit.ErrInterrupted
 			case <-time.After(100 * time.Millisecond):
 			}
 			name = now().UTC().Format(experiment.DirTimeLayout)

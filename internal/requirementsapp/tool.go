@@ -2,7 +2,6 @@ package requirementsapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -338,7 +337,7 @@ func loadInput(ctx context.Context, root string, allowIncomplete bool) (*require
 	fail := func(err error) (*requirements.Input, error) {
 		if exit.Cancelled(ctx) {
 			// Say so, not the cancelled context's "context canceled".
-			return nil, exit.With(exit.Interrupted, errors.New("interrupted"))
+			return nil, exit.ErrInterrupted
 		}
 		return nil, exit.With(exit.Usage, err)
 	}

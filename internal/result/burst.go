@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/csvfile"
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
@@ -75,7 +76,7 @@ func WriteBurstFile(path string, rows []BurstRow) error {
 // Received is at most Sent and Lost at most Sent − Received.
 func ReadBurst(r io.Reader, file string) ([]BurstRow, error) {
 	cols := strings.Split(BurstHeader, ",")
-	return readRows(r, file, cols, "%d columns, expected %d (%s)", func(rec []string, line int) (BurstRow, error) {
+	return csvfile.ReadRows(r, file, cols, "%d columns, expected %d (%s)", func(rec []string, line int) (BurstRow, error) {
 		var v [12]float64
 		for i, s := range rec {
 			x, err := strconv.ParseFloat(s, 64)

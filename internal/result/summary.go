@@ -187,11 +187,8 @@ func WriteSummaryFileMode(path string, perm fs.FileMode, rows []SummaryRow) erro
 // ReadSummaryFile reads the summary file at path, a regular file.
 func ReadSummaryFile(path string) ([]SummaryRow, error) {
 	f, err := fileerr.OpenRegular(path, "a summary")
-	if _, ok := fileerr.As(err); ok {
-		return nil, err
-	}
 	if err != nil {
-		return nil, fileerr.New(path, 0, "", "cannot read summary file: %v", fileerr.Cause(err))
+		return nil, fileerr.Unreadable(path, "summary file", err)
 	}
 	defer f.Close()
 	return ReadSummary(f, path)
@@ -205,7 +202,7 @@ func ReadSummaryFile(path string) ([]SummaryRow, error) {
 func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
 	seen := map[int]int{}
 	const count = "row has %d fields, expected %d (%s)"
-	rows, err := readRows(r, file, SummaryColumns, count, func(rec []string, line int) (row SummaryRow, err error) {
+	rows, err := csvfile.ReadRows(r, file, SummaryColumns, count, func(rec []string, line int) (row SummaryRow, err error) {
 		for i, dst := range []*int{&row.Bytes, &row.Samples} {
 			if *dst, err = positive(rec[i]); err != nil {
 				return row, fileerr.New(file, line, SummaryColumns[i], "%q is not a positive integer", rec[i])
@@ -240,37 +237,6 @@ func ReadSummary(r io.Reader, file string) ([]SummaryRow, error) {
 		return nil, fileerr.New(file, 1, "", "no rows after the header: expected one row per payload")
 	}
 	return rows, err
-}
-
-// readRows reads a CSV file whose header is cols: row reads each record
-// after it, found on line line, once it has as many fields as cols
-// (otherwise the error is count, formatted with the fields found, the
-// fields expected and the header). file names the input in errors.
-func readRows[R any](r io.Reader, file string, cols []string, count string,
-	row func(rec []string, line int) (R, error)) ([]R, error) {
-	cr := csvfile.NewReader(r)
-	if err := csvfile.ReadHeader(cr, file, cols); err != nil {
-		return nil, err
-	}
-	var out []R
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, csvfile.Error(file, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(cols) {
-			return nil, fileerr.New(file, line, "", count, len(rec), len(cols), strings.Join(cols, ","))
-		}
-		v, err := row(rec, line)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
 }
 
 func positive(s string) (int, error) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqgate/mqgate/internal/atomicfile"
+	"github.com/mqgate/mqgate/internal/csvfile"
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
 
@@ -57,7 +58,7 @@ func WriteThroughputFile(path string, rows []ThroughputRow) error {
 // and column. The Mb/s columns must agree with the msg/s ones.
 func ReadThroughput(r io.Reader, file string) ([]ThroughputRow, error) {
 	cols := strings.Split(ThroughputHeader, ",")
-	return readRows(r, file, cols, "%d columns, expected %d (%s)", func(rec []string, line int) (ThroughputRow, error) {
+	return csvfile.ReadRows(r, file, cols, "%d columns, expected %d (%s)", func(rec []string, line int) (ThroughputRow, error) {
 		payload, err := strconv.Atoi(rec[0])
 		if err != nil || payload < 1 {
 			return ThroughputRow{}, fileerr.New(file, line, cols[0], "%q is not a positive byte count", rec[0])

@@ -315,14 +315,6 @@ func (g *abGate) start(checks []paired.Check, origins []pairing.Origin) error {
 	return nil
 }
 
-// shortList names up to n items and how many more there are.
-func shortList(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
-}
-
 // opening is the gate's first line: its budget, when it can first decide,
 // and how the order of the runs is drawn.
 func (g *abGate) opening(series string) string {
@@ -684,15 +676,15 @@ func (g *abGate) plainReason() string {
 	case g.seq == nil:
 		return d.Reason
 	case d.Status == seq.Fail:
-		return fmt.Sprintf("%s worse than the %s fail margin%s", shortList(d.Checks, 3), g.marginWord(d.Checks, false), held)
+		return fmt.Sprintf("%s worse than the %s fail margin%s", experiment.JoinNames(d.Checks, 3), g.marginWord(d.Checks, false), held)
 	case d.Status == seq.Pass:
 		return fmt.Sprintf("every check is within the %s pass margin%s", g.marginWord(g.names(), true), held)
 	case d.Status == seq.Refused:
 		return fmt.Sprintf("no verdict: consecutive %s were alike (lag-1 correlation %+.2f, p %.3g), which the gate's level cannot allow for; open: %s",
-			g.unitWord(), d.Dependence.R, d.Dependence.P, shortList(d.Checks, 3))
+			g.unitWord(), d.Dependence.R, d.Dependence.P, experiment.JoinNames(d.Checks, 3))
 	}
 	return fmt.Sprintf("the budget is spent with %s neither within the %+g %% pass margin nor beyond the %+g %% fail margin%s",
-		shortList(d.Checks, 3), 100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail, held)
+		experiment.JoinNames(d.Checks, 3), 100*g.cfg.Margins.Pass, 100*g.cfg.Margins.Fail, held)
 }
 
 // checkLines lists the checks that failed or are open, each with its
@@ -829,7 +821,7 @@ func (g *abGate) impliedUnits() (n int, fails bool, why string) {
 		return max(1, int(math.Ceil(passN))), false, "for every check to pass"
 	}
 	return 0, false, fmt.Sprintf("no number of %s at these margins: %s lie at the margins; widen them (before a new gate) or quieten the machine",
-		g.unitWord(), shortList(stuck, 3))
+		g.unitWord(), experiment.JoinNames(stuck, 3))
 }
 
 func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
