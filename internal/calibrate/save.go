@@ -18,54 +18,37 @@ import (
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
-// Figure is one of a calibration's plots and the name of its file, without
-// the format's extension.
-type Figure struct {
-	Name string
-	Plot *plot.Plot
-}
-
-// Figures returns r's plots, named after stem: the power curve
-// <stem>_power (PowerPlot), the verdicts per factor <stem>_outcomes
-// (OutcomePlot) and, when r has them, the verdicts per threshold
-// <stem>_thresholds (ThresholdPlot). A tool writing them with other outputs
-// that must land together encodes them itself (plots.Encode).
-func Figures(r *Result, stem string) ([]Figure, error) {
-	op, err := OutcomePlot(r)
-	if err != nil {
-		return nil, err
-	}
-	figs := []Figure{{stem + "_power", PowerPlot(r)}, {stem + "_outcomes", op}}
-	if len(r.Thresholds) > 0 {
-		tp, err := ThresholdPlot(r)
-		if err != nil {
-			return nil, err
-		}
-		figs = append(figs, Figure{stem + "_thresholds", tp})
-	}
-	return figs, nil
-}
-
 // Save writes r's JSON (WriteJSON) to jsonPath, unless it is "", and its
-// Figures, named after stem, into dir in format f, as one set
-// (atomicfile.WriteAll, each error naming --json or --plots-directory):
-// they land together or not at all. It then removes the plots of an
-// earlier call that this one did not write (RemoveStale), and returns the
-// paths of the plots.
+// plots into dir in format f: the power curve <stem>_power (PowerPlot),
+// the verdicts per factor <stem>_outcomes (OutcomePlot) and, when r has
+// them, the verdicts per threshold <stem>_thresholds (ThresholdPlot). They
+// are one set (atomicfile.WriteAll, each error naming --json or
+// --plots-directory): they land together or not at all. Save then removes
+// the plots of an earlier call that this one did not write (RemoveStale),
+// and returns the paths of the plots.
 func Save(r *Result, jsonPath, dir, stem string, f plots.Format) ([]string, error) {
-	figs, err := Figures(r, stem)
-	if err != nil {
-		return nil, err
-	}
 	var files []atomicfile.File
 	if jsonPath != "" {
 		files = append(files, atomicfile.File{Flag: "--json", Path: jsonPath, Write: func(w io.Writer) error { return WriteJSON(w, r) }})
 	}
 	var paths []string
-	for _, fig := range figs {
-		path := filepath.Join(dir, fig.Name+f.Ext())
-		files = append(files, atomicfile.File{Flag: "--plots-directory", Path: path, Write: func(w io.Writer) error { return plots.Encode(w, fig.Plot, f) }})
+	add := func(name string, p *plot.Plot) {
+		path := filepath.Join(dir, stem+name+f.Ext())
+		files = append(files, atomicfile.File{Flag: "--plots-directory", Path: path, Write: func(w io.Writer) error { return plots.Encode(w, p, f) }})
 		paths = append(paths, path)
+	}
+	op, err := OutcomePlot(r)
+	if err != nil {
+		return nil, err
+	}
+	add("_power", PowerPlot(r))
+	add("_outcomes", op)
+	if len(r.Thresholds) > 0 {
+		tp, err := ThresholdPlot(r)
+		if err != nil {
+			return nil, err
+		}
+		add("_thresholds", tp)
 	}
 	if err := atomicfile.WriteAll(files); err != nil {
 		return nil, err
