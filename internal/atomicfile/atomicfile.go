@@ -57,20 +57,16 @@ type File struct {
 // its Flag if set.
 func WriteAll(files []File) (err error) {
 	var tmps []string
-	var removes []func()
+	var discards []func()
 	defer func() {
-		if err == nil {
-			return
-		}
-		for _, t := range tmps {
-			os.Remove(t)
-		}
-		for _, remove := range slices.Backward(removes) {
-			remove()
+		if err != nil {
+			for _, discard := range slices.Backward(discards) {
+				discard()
+			}
 		}
 	}()
 	for _, f := range files {
-		tmp, remove, err := stage(f.Path, f.Perm, func(w io.Writer) error {
+		tmp, discard, err := stage(f.Path, f.Perm, func(w io.Writer) error {
 			if err := f.Write(w); err != nil {
 				return fmt.Errorf("cannot write %s: %w", f.Path, err)
 			}
@@ -80,14 +76,14 @@ func WriteAll(files []File) (err error) {
 			return flagged(f.Flag, err)
 		}
 		tmps = append(tmps, tmp)
-		removes = append(removes, remove)
+		discards = append(discards, discard)
 	}
 	for i, f := range files {
 		if err := commit(tmps[i], f.Path); err != nil {
 			if i > 0 {
 				err = fmt.Errorf("%w (%d of the %d files were replaced, up to %s)", err, i, len(files), files[i-1].Path)
 			}
-			tmps = tmps[i+1:]
+			discards = discards[i:] // not renamed; and this one's directories
 			return flagged(f.Flag, err)
 		}
 	}
@@ -137,8 +133,8 @@ func MkdirAll(dir string, perm fs.FileMode) (remove func(), err error) {
 
 // stage writes what write writes to a temporary file beside path, with the
 // permissions perm (0: a new file's, or path's when it is a file), and
-// returns its name and MkdirAll's remove for the directories made for it.
-// On any error it removes both.
+// returns its name and discard, which removes it and the directories made
+// for it. On any error it removes them itself.
 func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (_ string, _ func(), err error) {
 	if err := CheckFile(path); err != nil {
 		return "", nil, err
@@ -154,11 +150,14 @@ func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (_ stri
 		return "", nil, fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	tmp := f.Name()
+	discard := func() {
+		os.Remove(tmp)
+		remove()
+	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
-			remove()
+			discard()
 		}
 	}()
 	if fi, statErr := os.Stat(path); perm == 0 && statErr == nil && fi.Mode().IsRegular() {
@@ -184,7 +183,7 @@ func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (_ stri
 	if err = f.Close(); err != nil {
 		return "", nil, fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
-	return tmp, remove, nil
+	return tmp, discard, nil
 }
 
 // commit renames the staged tmp over path; on an error it removes tmp.
