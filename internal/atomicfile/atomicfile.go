@@ -31,11 +31,15 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 // WriteMode is Write giving the file the permissions perm instead, unless
 // perm is 0.
 func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) error {
-	tmp, _, err := stage(path, perm, write)
+	tmp, discard, err := stage(path, perm, write)
 	if err != nil {
 		return err
 	}
-	return commit(tmp, path)
+	if err := commit(tmp, path); err != nil {
+		discard()
+		return err
+	}
+	return nil
 }
 
 // File is one file of WriteAll.
@@ -83,7 +87,7 @@ func WriteAll(files []File) (err error) {
 			if i > 0 {
 				err = fmt.Errorf("%w (%d of the %d files were replaced, up to %s)", err, i, len(files), files[i-1].Path)
 			}
-			discards = discards[i:] // not renamed; and this one's directories
+			discards = discards[i:] // those not renamed
 			return flagged(f.Flag, err)
 		}
 	}
@@ -186,13 +190,12 @@ func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (_ stri
 	return tmp, discard, nil
 }
 
-// commit renames the staged tmp over path; on an error it removes tmp.
+// commit renames the staged tmp over path.
 func commit(tmp, path string) error {
 	err := os.Rename(tmp, path)
 	if err == nil {
 		return nil
 	}
-	os.Remove(tmp)
 	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
 		return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
 	}
