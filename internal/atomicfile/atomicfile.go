@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -17,8 +18,8 @@ import (
 
 // Write creates path's parent directories, calls write with a buffered writer
 // on a temporary file beside path and, if write and the flush succeed,
-// renames the temporary file to path. On any error the temporary file is
-// removed and path is left as it was.
+// renames the temporary file to path. On any error the temporary file and
+// the directories made for it are removed, and path is left as it was.
 //
 // The file gets the mode a new file gets from the umask (0666 less the
 // umask, as with a shell redirection), or, when path already is a file, that
@@ -30,11 +31,15 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 // WriteMode is Write giving the file the permissions perm instead, unless
 // perm is 0.
 func WriteMode(path string, perm fs.FileMode, write func(w io.Writer) error) error {
-	tmp, err := stage(path, perm, write)
+	tmp, discard, err := stage(path, perm, write)
 	if err != nil {
 		return err
 	}
-	return commit(tmp, path)
+	if err := commit(tmp, path); err != nil {
+		discard()
+		return err
+	}
+	return nil
 }
 
 // File is one file of WriteAll.
@@ -42,61 +47,121 @@ type File struct {
 	Path  string
 	Perm  fs.FileMode // 0: as Write gives
 	Write func(w io.Writer) error
+	Flag  string // if set, starts each error about the file ("--json: cannot write …")
 }
 
 // WriteAll writes files as a set: every one whole beside its path first,
 // then each renamed over its path. A set whose files belong together (a
 // CA and the certificates it signed) is not left half replaced when one
 // cannot be written (a full disk): on any error before the renames every
-// path is left as it was. A rename that fails (rarely: the temporary file
-// is in the path's own directory) leaves the paths before it replaced, and
-// the error says which.
-func WriteAll(files []File) error {
-	tmps := make([]string, 0, len(files))
-	for _, f := range files {
-		tmp, err := stage(f.Path, f.Perm, f.Write)
+// path is left as it was, and neither the temporary files nor the
+// directories made for them are left. A rename that fails (rarely: the
+// temporary file is in the path's own directory) leaves the paths before
+// it replaced, and the error says which. Every error names the file, and
+// its Flag if set.
+func WriteAll(files []File) (err error) {
+	var tmps []string
+	var discards []func()
+	defer func() {
 		if err != nil {
-			for _, t := range tmps {
-				os.Remove(t)
+			for _, discard := range slices.Backward(discards) {
+				discard()
 			}
-			return err
+		}
+	}()
+	for _, f := range files {
+		tmp, discard, err := stage(f.Path, f.Perm, func(w io.Writer) error {
+			if err := f.Write(w); err != nil {
+				return fmt.Errorf("cannot write %s: %w", f.Path, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return flagged(f.Flag, err)
 		}
 		tmps = append(tmps, tmp)
+		discards = append(discards, discard)
 	}
-	for i, tmp := range tmps {
-		if err := commit(tmp, files[i].Path); err != nil {
-			for _, t := range tmps[i+1:] {
-				os.Remove(t)
-			}
+	for i, f := range files {
+		if err := commit(tmps[i], f.Path); err != nil {
 			if i > 0 {
-				return fmt.Errorf("%w (%d of the %d files were replaced, up to %s)", err, i, len(files), files[i-1].Path)
+				err = fmt.Errorf("%w (%d of the %d files were replaced, up to %s)", err, i, len(files), files[i-1].Path)
 			}
-			return err
+			discards = discards[i:] // those not renamed
+			return flagged(f.Flag, err)
 		}
 	}
 	return nil
 }
 
+// flagged starts err with flag, if set.
+func flagged(flag string, err error) error {
+	if flag == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", flag, err)
+}
+
+// MkdirAll makes dir and its missing parents, as os.MkdirAll does, and
+// returns remove, which removes again, deepest first, the directories it
+// made that are still empty: a call that fails after it leaves nothing
+// behind. On an error it removes them itself.
+func MkdirAll(dir string, perm fs.FileMode) (remove func(), err error) {
+	var missing, made []string
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil {
+			break
+		}
+		missing = append(missing, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	remove = func() {
+		for _, d := range slices.Backward(made) {
+			os.Remove(d) // only when empty: another file may have come
+		}
+	}
+	for _, d := range slices.Backward(missing) {
+		err := os.Mkdir(d, perm)
+		switch {
+		case err == nil:
+			made = append(made, d)
+		case !errors.Is(err, fs.ErrExist): // made meanwhile: not ours to remove
+			remove()
+			return nil, err
+		}
+	}
+	return remove, nil
+}
+
 // stage writes what write writes to a temporary file beside path, with the
 // permissions perm (0: a new file's, or path's when it is a file), and
-// returns its name. On any error it removes it.
-func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (_ string, err error) {
+// returns its name and discard, which removes it and the directories made
+// for it. On any error it removes them itself.
+func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (_ string, _ func(), err error) {
 	if err := CheckFile(path); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return "", fmt.Errorf("cannot create the directory for %s: %s", path, whyNoDir(dir, err))
+	remove, err := MkdirAll(dir, 0o777)
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot create the directory for %s: %s", path, whyNoDir(dir, err))
 	}
 	f, err := CreateTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		remove()
+		return "", nil, fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	tmp := f.Name()
+	discard := func() {
+		os.Remove(tmp)
+		remove()
+	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			discard()
 		}
 	}()
 	if fi, statErr := os.Stat(path); perm == 0 && statErr == nil && fi.Mode().IsRegular() {
@@ -106,32 +171,31 @@ func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (_ stri
 	// not even as the temporary file.
 	if perm != 0 {
 		if err = f.Chmod(perm.Perm()); err != nil {
-			return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+			return "", nil, fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 		}
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
 	if err = write(bw); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = bw.Flush(); err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		return "", nil, fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	if err = f.Sync(); err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		return "", nil, fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
 	if err = f.Close(); err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
+		return "", nil, fmt.Errorf("cannot write %s: %w", path, fileerr.Cause(err))
 	}
-	return tmp, nil
+	return tmp, discard, nil
 }
 
-// commit renames the staged tmp over path; on an error it removes tmp.
+// commit renames the staged tmp over path.
 func commit(tmp, path string) error {
 	err := os.Rename(tmp, path)
 	if err == nil {
 		return nil
 	}
-	os.Remove(tmp)
 	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
 		return fmt.Errorf("cannot write %s: it is a directory; expected a file name", path)
 	}

@@ -293,3 +293,29 @@ func TestRefusesNonRegular(t *testing.T) {
 		t.Errorf("CheckFile(%s): %v, want it refused as a device", os.DevNull, err)
 	}
 }
+
+// TestWriteAllFlagAndDirectories: a failing set names the file's Flag and
+// leaves none of the directories made for it; MkdirAll's remove takes away
+// only the directories it made, and only while they are empty.
+func TestWriteAllFlagAndDirectories(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a", "b", "out.json")
+	err := WriteAll([]File{{Flag: "--json", Path: path, Write: func(w io.Writer) error { return errors.New("disk full") }}})
+	if err == nil || err.Error() != "--json: cannot write "+path+": disk full" {
+		t.Errorf("WriteAll = %v, want the flag, the file and the cause", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left in %s: %v", dir, entries)
+	}
+	remove, err := MkdirAll(filepath.Join(dir, "a", "b"), 0o777)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a", "kept"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	remove()
+	if entries, _ := os.ReadDir(filepath.Join(dir, "a")); len(entries) != 1 || entries[0].Name() != "kept" {
+		t.Errorf("after remove, a holds %v; want only kept", entries)
+	}
+}

@@ -362,7 +362,7 @@ func TestOutcomePlot(t *testing.T) {
 		t.Errorf("axes y %v–%v, x to %v", p.Y.Min, p.Y.Max, p.X.Max)
 	}
 	dir := t.TempDir()
-	paths, err := SavePlots(r, dir, "cal", "svg")
+	paths, err := Save(r, "", dir, "cal", "svg")
 	if err != nil || len(paths) != 2 || !strings.HasSuffix(paths[1], "cal_outcomes.svg") {
 		t.Errorf("%v %v", paths, err)
 	}
@@ -487,7 +487,7 @@ func TestThresholds(t *testing.T) {
 	if !strings.Contains(text.String(), "unchanged system by --fail-threshold:") || !strings.Contains(text.String(), "50.0%      100.0%") {
 		t.Errorf("text:\n%s", text.String())
 	}
-	paths, err := SavePlots(r, t.TempDir(), "cal", "svg")
+	paths, err := Save(r, "", t.TempDir(), "cal", "svg")
 	if err != nil || len(paths) != 3 || !strings.HasSuffix(paths[2], "cal_thresholds.svg") {
 		t.Errorf("%v %v", paths, err)
 	}

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,52 +13,48 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
-// Figure is one of a calibration's plots and the name of its file, without
-// the format's extension.
-type Figure struct {
-	Name string
-	Plot *plot.Plot
-}
-
-// Figures returns r's plots, named after stem: the power curve
-// <stem>_power (PowerPlot), the verdicts per factor <stem>_outcomes
-// (OutcomePlot) and, when r has them, the verdicts per threshold
-// <stem>_thresholds (ThresholdPlot). A tool writing them with other outputs
-// that must land together encodes them itself (plots.Encode).
-func Figures(r *Result, stem string) ([]Figure, error) {
+// Save writes r's JSON (WriteJSON) to jsonPath, unless it is "", and its
+// plots into dir in format f: the power curve <stem>_power (PowerPlot),
+// the verdicts per factor <stem>_outcomes (OutcomePlot) and, when r has
+// them, the verdicts per threshold <stem>_thresholds (ThresholdPlot). They
+// are one set (atomicfile.WriteAll, each error naming --json or
+// --plots-directory): they land together or not at all. Save then removes
+// the plots of an earlier call that this one did not write (RemoveStale),
+// and returns the paths of the plots.
+func Save(r *Result, jsonPath, dir, stem string, f plots.Format) ([]string, error) {
+	var files []atomicfile.File
+	if jsonPath != "" {
+		files = append(files, atomicfile.File{Flag: "--json", Path: jsonPath, Write: func(w io.Writer) error { return WriteJSON(w, r) }})
+	}
+	var paths []string
+	add := func(name string, p *plot.Plot) {
+		path := filepath.Join(dir, stem+name+f.Ext())
+		files = append(files, atomicfile.File{Flag: "--plots-directory", Path: path, Write: func(w io.Writer) error { return plots.Encode(w, p, f) }})
+		paths = append(paths, path)
+	}
 	op, err := OutcomePlot(r)
 	if err != nil {
 		return nil, err
 	}
-	figs := []Figure{{stem + "_power", PowerPlot(r)}, {stem + "_outcomes", op}}
+	add("_power", PowerPlot(r))
+	add("_outcomes", op)
 	if len(r.Thresholds) > 0 {
 		tp, err := ThresholdPlot(r)
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, Figure{stem + "_thresholds", tp})
+		add("_thresholds", tp)
 	}
-	return figs, nil
-}
-
-// SavePlots writes r's Figures into dir, each as <name>.<ext> in format f,
-// and returns the paths written.
-func SavePlots(r *Result, dir, stem string, f plots.Format) ([]string, error) {
-	figs, err := Figures(r, stem)
-	if err != nil {
+	if err := atomicfile.WriteAll(files); err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, fig := range figs {
-		path := filepath.Join(dir, fig.Name+f.Ext())
-		if err := plots.Save(fig.Plot, path, f); err != nil {
-			return nil, err
-		}
-		paths = append(paths, path)
+	if err := RemoveStale(dir, stem, paths); err != nil {
+		return nil, fmt.Errorf("--plots-directory: %w", err)
 	}
 	return paths, nil
 }
@@ -98,17 +95,26 @@ var (
 // factorsText states the range of a regression factor.
 var factorsText = fmt.Sprintf("expected factors above 1 and at most %d, such as 1.1,1.2,1.5", MaxFactor)
 
-// EmptyLists returns the error of the first list flag given an empty
-// value (an unset variable), which would read as not given: the default
-// factors, no threshold or margin table. given tells which flags were
-// given; values are the flags' values, in flags' order.
-func EmptyLists(given map[string]bool, flags []string, values ...string) error {
-	for i, f := range flags {
-		if given[f] && strings.TrimSpace(values[i]) == "" {
-			return fmt.Errorf("--%s is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default", f)
+// ParseLists parses the --factors list (ParseFactors; nil when "") and
+// the list of thresholds of the flag thresholdFlag (numflag.Tolerance). It
+// refuses either flag given an empty value (an unset variable), which
+// would read as not given: the default factors, no threshold or margin
+// table. given tells which flags were given.
+func ParseLists(given map[string]bool, factors, thresholdFlag, thresholds string) (fs, ts []float64, err error) {
+	for _, l := range [][2]string{{"factors", factors}, {thresholdFlag, thresholds}} {
+		if given[l[0]] && strings.TrimSpace(l[1]) == "" {
+			return nil, nil, fmt.Errorf("--%s is empty: expected a comma-separated list (an unset variable?); leave the flag out for its default", l[0])
 		}
 	}
-	return nil
+	if factors != "" {
+		if fs, err = ParseFactors(factors); err != nil {
+			return nil, nil, fmt.Errorf("--factors: %w", err)
+		}
+	}
+	if ts, err = numflag.Tolerance.ParseList(thresholds); err != nil {
+		return nil, nil, fmt.Errorf("--%s: %w", thresholdFlag, err)
+	}
+	return fs, ts, nil
 }
 
 // ParseFactors parses a comma-separated list of regression factors

@@ -7,11 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/calibrate"
 	"github.com/mqgate/mqgate/internal/exit"
 	"github.com/mqgate/mqgate/internal/experiment"
-	"github.com/mqgate/mqgate/internal/numflag"
 	"github.com/mqgate/mqgate/internal/plots"
 )
 
@@ -49,19 +47,9 @@ func (inv Invocation) calibrateOptions(cfg Config) (calibrate.Options, error) {
 	if err := calibrate.SplitsRange.Check("--splits", opt.Splits); err != nil {
 		return opt, err
 	}
-	if err := calibrate.EmptyLists(inv.Given, []string{"factors", "thresholds"}, inv.Factors, inv.CalibThresholds); err != nil {
-		return opt, err
-	}
 	var err error
-	if s := inv.Factors; s != "" {
-		if opt.Factors, err = calibrate.ParseFactors(s); err != nil {
-			return opt, fmt.Errorf("--factors: %w", err)
-		}
-	}
-	if opt.Thresholds, err = numflag.Tolerance.ParseList(inv.CalibThresholds); err != nil {
-		return opt, fmt.Errorf("--thresholds: %w", err)
-	}
-	return opt, nil
+	opt.Factors, opt.Thresholds, err = calibrate.ParseLists(inv.Given, inv.Factors, "thresholds", inv.CalibThresholds)
+	return opt, err
 }
 
 // runCalibrate is compare --calibrate.
@@ -97,19 +85,10 @@ func (inv Invocation) runCalibrate(ctx context.Context, cfg Config, opt calibrat
 	if err := calibrate.WriteText(stdout, res); err != nil {
 		return err
 	}
-	if path := inv.Reports["json"]; path != "" {
-		if err := atomicfile.Write(path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) }); err != nil {
-			return exit.With(exit.Usage, fmt.Errorf("--json: %w", err))
-		}
-	}
 	// calibration_power and calibration_outcomes.
-	stem := strings.TrimSuffix(PowerPlotName, "_power")
-	paths, err := calibrate.SavePlots(res, inv.PlotsDirectory, stem, format)
+	paths, err := calibrate.Save(res, inv.Reports["json"], inv.PlotsDirectory, strings.TrimSuffix(PowerPlotName, "_power"), format)
 	if err != nil {
 		return exit.With(exit.Usage, err)
-	}
-	if err := calibrate.RemoveStale(inv.PlotsDirectory, stem, paths); err != nil {
-		return exit.With(exit.Usage, fmt.Errorf("--plots-directory: %w", err))
 	}
 	fmt.Fprintf(stdout, "power curve: %s\nverdicts: %s\n", paths[0], paths[1])
 	if len(paths) > 2 {

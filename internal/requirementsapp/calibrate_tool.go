@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -106,18 +105,12 @@ func calibrateOptions(cfg Config, st requirements.StatConfig) (calibrate.Options
 			return none, "", exit.With(exit.Usage, err)
 		}
 	}
-	if err := calibrate.EmptyLists(cfg.Set, []string{"factors", "margins"}, cfg.Factors, cfg.Margins); err != nil {
+	factors, margins, err := calibrate.ParseLists(cfg.Set, cfg.Factors, "margins", cfg.Margins)
+	if err != nil {
 		return none, "", exit.With(exit.Usage, err)
 	}
-	factors := requirements.DefaultCheckFactors
-	if s := cfg.Factors; s != "" {
-		if factors, err = calibrate.ParseFactors(s); err != nil {
-			return none, "", exit.Usagef("--factors: %v", err)
-		}
-	}
-	margins, err := numflag.Tolerance.ParseList(cfg.Margins)
-	if err != nil {
-		return none, "", exit.Usagef("--margins: %v", err)
+	if factors == nil {
+		factors = requirements.DefaultCheckFactors
 	}
 	return calibrate.Options{
 		Gate:      requirements.CheckGate{Config: st, Margin: margin, Columns: columns},
@@ -188,32 +181,15 @@ func loadCalibrationPool(ctx context.Context, cfg Config) (in *requirements.Inpu
 // the plots of res, which land together or not at all, and prints res to
 // stdout.
 func writeCalibration(cfg Config, res *calibrate.Result, format plots.Format, warnings []string, stdout, stderr io.Writer) error {
-	var files outputs
-	if path := cfg.JSON; path != "" {
-		files.Add("--json", path, func(w io.Writer) error { return calibrate.WriteJSON(w, res) })
-	}
-	figs, err := calibrate.Figures(res, CalibrationPlotStem)
-	if err != nil {
-		return exit.With(exit.Usage, err)
-	}
-	for _, f := range figs {
-		files.Add("--plots-directory", filepath.Join(cfg.PlotsDirectory, f.Name+format.Ext()), func(w io.Writer) error { return plots.Encode(w, f.Plot, format) })
-	}
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "requirements: warning: %s\n", w)
 	}
-	paths, err := files.Commit()
+	paths, err := calibrate.Save(res, cfg.JSON, cfg.PlotsDirectory, CalibrationPlotStem, format)
 	if err != nil {
-		return err
-	}
-	if err := calibrate.RemoveStale(cfg.PlotsDirectory, CalibrationPlotStem, paths); err != nil {
-		return exit.Usagef("--plots-directory: %v", err)
+		return exit.With(exit.Usage, err)
 	}
 	if err := calibrate.WriteText(stdout, res); err != nil {
 		return err
-	}
-	if cfg.JSON != "" {
-		paths = paths[1:]
 	}
 	fmt.Fprintf(stdout, "plots: %s\n", strings.Join(paths, ", "))
 	return nil

@@ -278,8 +278,7 @@ func writeDerived(dv requirements.Derived, in *requirements.Input, out, tout str
 	for _, w := range append(warnings, dv.ThroughputWarnings...) {
 		fmt.Fprintf(stderr, "requirements: warning: %s\n", w)
 	}
-	_, err := files.Commit()
-	return err
+	return files.Commit()
 }
 
 // printDerived writes the tables of what writeDerived wrote to stdout.

@@ -219,7 +219,9 @@ func WriteReport(s Settings, report any) (string, error) {
 // refused. release removes the placeholder when the role wrote no report
 // over it.
 func claimReport(s *Settings) (release func(), err error) {
-	unmake, err := makeReportsDir(s.Dir())
+	// unmake removes the folders made here that are still empty, so that a
+	// role that fails before it measures leaves nothing behind.
+	unmake, err := atomicfile.MkdirAll(filepath.Join(s.Dir(), ReportsDir), 0o755)
 	if err != nil {
 		return nil, err
 	}
@@ -262,27 +264,6 @@ func claimReport(s *Settings) (release func(), err error) {
 		}
 	}
 	return nil, fmt.Errorf("%s: every instance 0 to 255 of a %s of run %s has a report already; use another --name", filepath.Join(s.Dir(), ReportsDir), s.Role, s.RunID)
-}
-
-// makeReportsDir makes dir's roles/ folder; unmake removes again, deepest
-// first, the folders it made that are still empty, so that a role that
-// fails before it measures leaves nothing behind.
-func makeReportsDir(dir string) (unmake func(), err error) {
-	var made []string
-	for d := filepath.Join(dir, ReportsDir); ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
-			break
-		}
-		made = append(made, d)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, ReportsDir), 0o755); err != nil {
-		return nil, err
-	}
-	return func() {
-		for _, d := range made {
-			os.Remove(d) // one another role wrote into stays
-		}
-	}, nil
 }
 
 // placeholder is what a claimed report holds until the role writes it.
