@@ -405,7 +405,7 @@ func dialHub(ctx context.Context, addr string, opts driver.Options) (*hubClient,
 	d := &net.Dialer{}
 	dial := d.DialContext
 	if u.Scheme == "hubs" {
-		cfg, err := secure.ClientTLSConfig(opts.Security, u.Host)
+		cfg, err := secure.ClientTLSConfig(opts.Security, u.Host, tls.VersionTLS13)
 		if err != nil {
 			return nil, fmt.Errorf("hub: %w", err)
 		}
