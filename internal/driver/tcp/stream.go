@@ -57,13 +57,9 @@ func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap
 	if depth <= 0 {
 		depth = 64
 	}
-	s := &Subscriber{server: server{l: l, wrap: wrap}, name: name,
+	s := &Subscriber{server: server{Server: driver.Server[Stream]{L: l}, wrap: wrap}, name: name,
 		inbox: driver.NewInbox(name+" subscriber at "+l.Addr().String(), depth, opts.LargestMessageOrDefault())}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.accept(s.serve)
-	}()
+	s.Go(s.open, s.serve)
 	return s, nil
 }
 
@@ -96,6 +92,6 @@ func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, er
 func (s *Subscriber) Close() error {
 	s.inbox.Close()
 	err := s.server.Close()
-	s.wg.Wait()
+	s.Wait()
 	return err
 }
