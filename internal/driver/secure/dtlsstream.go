@@ -59,24 +59,10 @@ func (s *DTLSSubscriber) serve(c *dtls.Conn) {
 	// The reassembly of a pinger, returning the publisher's settle probes.
 	r := newDTLSPinger(c, c.RemoteAddr().String())
 	r.echoProbes = true
-	for {
-		buf, ok := s.inbox.Buffer()
-		if !ok {
-			return
-		}
+	s.inbox.Fill(func(buf []byte) (int, time.Time, error) {
 		n, err := r.receive(buf, time.Time{})
-		at := time.Now()
-		if err != nil {
-			s.inbox.Release(buf)
-			if errors.Is(err, driver.ErrTimeout) {
-				continue
-			}
-			return
-		}
-		if !s.inbox.Put(buf, n, at) {
-			return
-		}
-	}
+		return n, time.Now(), err
+	})
 }
 
 // Receive copies the next message into buf; it arrived when its last

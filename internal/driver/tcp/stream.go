@@ -64,22 +64,10 @@ func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap
 }
 
 func (s *Subscriber) serve(c net.Conn, st Stream) {
-	// The frame reader of a pinger, used for receiving only.
+	// The frame reader of a pinger, used for receiving only: a publisher
+	// that left or failed ends only its connection.
 	r := NewPinger(st, s.name, c.RemoteAddr().String(), false)
-	for {
-		buf, ok := s.inbox.Buffer()
-		if !ok {
-			return
-		}
-		n, at, err := r.Receive(buf, time.Time{})
-		if err != nil {
-			s.inbox.Release(buf)
-			return // a publisher that left or failed ends only its connection
-		}
-		if !s.inbox.Put(buf, n, at) {
-			return
-		}
-	}
+	s.inbox.Fill(func(buf []byte) (int, time.Time, error) { return r.Receive(buf, time.Time{}) })
 }
 
 // Receive copies the next frame into buf; its arrival time is when its
