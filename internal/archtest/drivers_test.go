@@ -321,6 +321,7 @@ var driverImports = map[string]string{
 	"clockoffset":  "the clock offset of a helper process or a remote end",
 	"extformat":    "the external program's output format",
 	"fileerr":      "errors naming the certificate file and line",
+	"atomicfile":   "the generated certificates and keys, written as a set",
 	"measurements": "the raw sample files the Zenoh helper's results become",
 	"result":       "the numbers' formatting in messages",
 	"testenv":      "the test kit's brokers and helpers (zenohtest)",

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -66,6 +67,29 @@ func (q *Inbox) Put(buf []byte, n int, at time.Time) bool {
 
 // Release gives back a buffer from Buffer that was not Put.
 func (q *Inbox) Release(buf []byte) { q.free <- buf }
+
+// Fill queues each message read reads into a free buffer, with the time it
+// arrived, until read fails or the inbox is closed: a reader that failed
+// (a publisher that left) ends, but one whose deadline passed reads again.
+func (q *Inbox) Fill(read func(buf []byte) (int, time.Time, error)) {
+	for {
+		buf, ok := q.Buffer()
+		if !ok {
+			return
+		}
+		n, at, err := read(buf)
+		if err != nil {
+			q.Release(buf)
+			if errors.Is(err, ErrTimeout) {
+				continue
+			}
+			return
+		}
+		if !q.Put(buf, n, at) {
+			return
+		}
+	}
+}
 
 // Receive copies the next message into buf and returns when it arrived.
 // It returns an error wrapping ErrTimeout when none came before deadline (a

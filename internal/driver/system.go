@@ -3,7 +3,6 @@ package driver
 import (
 	"context"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/mqgate/mqgate/internal/meta"
@@ -113,15 +112,4 @@ func RecordApplied(extra, applied map[string]string) {
 	for k, v := range applied {
 		extra["--"+k] = v
 	}
-}
-
-// Applied is what RecordApplied recorded in extra, by flag name.
-func Applied(extra map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range extra {
-		if name, ok := strings.CutPrefix(k, "--"); ok {
-			out[name] = v
-		}
-	}
-	return out
 }

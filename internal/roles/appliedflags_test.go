@@ -124,7 +124,7 @@ func appliedAlike(t *testing.T, name string, d driver.ClientDialer, addr string,
 	}
 	// Only the flags given are compared: a flag not given is each side's
 	// default, which a role may set from its --timeout (DialClient).
-	got, want := driver.Applied(cr.SystemInfo().Extra), driver.Applied(pr.SystemInfo().Extra)
+	got, want := applied(cr.SystemInfo().Extra), applied(pr.SystemInfo().Extra)
 	var checked []string
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		w, reported := want[k]
@@ -218,6 +218,17 @@ func sortedPairs(m map[string]string) []string {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, "--"+k+" "+strconv.Quote(m[k]))
+	}
+	return out
+}
+
+// applied is what driver.RecordApplied recorded in extra, by flag name.
+func applied(extra map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range extra {
+		if name, ok := strings.CutPrefix(k, "--"); ok {
+			out[name] = v
+		}
 	}
 	return out
 }

@@ -68,13 +68,11 @@ type roleClient struct {
 	seq  uint64
 
 	// confirmMu is held by a best-effort Confirm, one at a time, which
-	// publishes a mark; marksMu guards the counts of marks.
+	// publishes a mark.
 	confirmMu sync.Mutex
 	noMarks   chan struct{} // closed once no mark can return: the channel closed
-	marksMu   sync.Mutex
 	marks     uint64        // marks published
-	returned  uint64        // marks the broker returned
-	nextMark  chan struct{} // closed at the next mark returned; nil while none waits
+	returned  driver.Tally  // marks the broker returned
 	// nacked is the publisher's count of refusals when the previous
 	// reliable Confirm returned.
 	nacked atomic.Uint64
@@ -286,30 +284,17 @@ func (b *roleClient) confirmRouted(timeout time.Duration) error {
 	if err != nil {
 		return b.p.opErr("publishing a mark", err)
 	}
-	b.marksMu.Lock()
 	b.marks++
-	rank := b.marks
-	b.marksMu.Unlock()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for {
-		next := b.markReturned(rank)
-		if next == nil {
-			return nil
+	switch err := b.returned.Wait(b.marks, timeout, b.noMarks); err {
+	case nil:
+		return nil
+	case driver.ErrClosed:
+		if err := b.p.failed(); err != nil {
+			return err
 		}
-		select {
-		case <-next:
-		case <-b.noMarks:
-			if b.markReturned(rank) == nil {
-				return nil
-			}
-			if err := b.p.failed(); err != nil {
-				return err
-			}
-			return fmt.Errorf("amqp: the publishing channel to %s closed: %w", b.p.url, driver.ErrClosed)
-		case <-t.C:
-			return fmt.Errorf("amqp: the mark published to %s was not returned within %v: %w", b.p.url, timeout, driver.ErrTimeout)
-		}
+		return fmt.Errorf("amqp: the publishing channel to %s closed: %w", b.p.url, driver.ErrClosed)
+	default:
+		return fmt.Errorf("amqp: the mark published to %s was not returned within %v: %w", b.p.url, timeout, driver.ErrTimeout)
 	}
 }
 
@@ -319,31 +304,10 @@ func (b *roleClient) confirmRouted(timeout time.Duration) error {
 func (b *roleClient) countMarks(returns <-chan amqp091.Return) {
 	defer close(b.noMarks)
 	for r := range returns {
-		if r.Type != markType {
-			continue
+		if r.Type == markType {
+			b.returned.Add()
 		}
-		b.marksMu.Lock()
-		b.returned++
-		if b.nextMark != nil {
-			close(b.nextMark)
-			b.nextMark = nil
-		}
-		b.marksMu.Unlock()
 	}
-}
-
-// markReturned returns nil once the mark of the rank was returned, else a
-// channel closed at the next mark returned.
-func (b *roleClient) markReturned(rank uint64) <-chan struct{} {
-	b.marksMu.Lock()
-	defer b.marksMu.Unlock()
-	if b.returned >= rank {
-		return nil
-	}
-	if b.nextMark == nil {
-		b.nextMark = make(chan struct{})
-	}
-	return b.nextMark
 }
 
 // consume declares an exclusive, auto-delete queue bound to amq.topic

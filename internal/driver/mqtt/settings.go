@@ -201,12 +201,7 @@ func clientTLS(sec *driver.Security, hostport string) (*tls.Config, error) {
 		host, _, _ := net.SplitHostPort(hostport)
 		return &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host}, nil
 	}
-	cfg, err := secure.ClientTLSConfig(sec, hostport)
-	if err != nil {
-		return nil, err
-	}
-	cfg.MinVersion = tls.VersionTLS12
-	return cfg, nil
+	return secure.ClientTLSConfig(sec, hostport, tls.VersionTLS12)
 }
 
 // clientID is <prefix>-<role>-<8 hex digits>: unique per connection, and

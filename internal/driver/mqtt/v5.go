@@ -178,23 +178,13 @@ func (c *client5) ping(timeout time.Duration) error {
 		return c.opErr("sending PINGREQ", err)
 	}
 	c.pinger.PacketSent()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for {
-		next := c.pinger.answered(rank)
-		if next == nil {
-			return nil
-		}
-		select {
-		case <-next:
-		case <-c.done():
-			if c.pinger.answered(rank) == nil {
-				return nil
-			}
-			return c.err()
-		case <-t.C:
-			return fmt.Errorf("mqtt: no PINGRESP from %s within %v: %w", c.s.redacted, timeout, driver.ErrTimeout)
-		}
+	switch err := c.pinger.resps.Wait(rank, timeout, c.done()); err {
+	case nil:
+		return nil
+	case driver.ErrClosed:
+		return c.err()
+	default:
+		return fmt.Errorf("mqtt: no PINGRESP from %s within %v: %w", c.s.redacted, timeout, driver.ErrTimeout)
 	}
 }
 
@@ -204,36 +194,14 @@ func (c *client5) ping(timeout time.Duration) error {
 // as they are sent (batchConn).
 type pinger struct {
 	*paho.DefaultPinger
-	mu    sync.Mutex
-	resps uint64
-	next  chan struct{} // closed at the next PINGRESP; nil while none waits
+	resps driver.Tally
 }
 
 // PingResp counts a PINGRESP, called by paho.golang's reading goroutine
 // in the order they arrive.
 func (p *pinger) PingResp() {
 	p.DefaultPinger.PingResp()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.resps++
-	if p.next != nil {
-		close(p.next)
-		p.next = nil
-	}
-}
-
-// answered returns nil once the PINGREQ of the rank was answered, else a
-// channel closed at the next PINGRESP.
-func (p *pinger) answered(rank uint64) <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.resps >= rank {
-		return nil
-	}
-	if p.next == nil {
-		p.next = make(chan struct{})
-	}
-	return p.next
+	p.resps.Add()
 }
 
 func (c *client5) subscribe(ctx context.Context, topic string, qos byte, h func([]byte)) error {

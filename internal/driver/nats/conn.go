@@ -176,12 +176,11 @@ func clientTLS(sec *driver.Security, addr string) (*tls.Config, error) {
 	if _, _, err := net.SplitHostPort(hostport); err != nil {
 		hostport = net.JoinHostPort(hostport, "4222")
 	}
-	cfg, err := secure.ClientTLSConfig(sec, hostport)
+	// nats-server negotiates TLS 1.2 or 1.3; both verify the server.
+	cfg, err := secure.ClientTLSConfig(sec, hostport, tls.VersionTLS12)
 	if err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
-	// nats-server negotiates TLS 1.2 or 1.3; both verify the server.
-	cfg.MinVersion = tls.VersionTLS12
 	return cfg, nil
 }
 

@@ -10,12 +10,14 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/mqgate/mqgate/internal/atomicfile"
 	"github.com/mqgate/mqgate/internal/driver"
 	"github.com/mqgate/mqgate/internal/fileerr"
 )
@@ -166,40 +168,23 @@ func GenerateFiles(dir string, hosts ...string) (echo, pinger driver.Security, e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return echo, pinger, err
 	}
-	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(dir, f.Name), f.Data, f.Mode); err != nil {
-			return echo, pinger, err
-		}
+	// As a set, each with its mode from the start (a key is never readable
+	// by others): a CA must not be replaced while a certificate it signed
+	// could not be.
+	set := make([]atomicfile.File, len(files))
+	for i, f := range files {
+		set[i] = atomicfile.File{Path: filepath.Join(dir, f.Name), Perm: f.Mode, Write: func(w io.Writer) error {
+			_, err := w.Write(f.Data)
+			return err
+		}}
+	}
+	if err := atomicfile.WriteAll(set); err != nil {
+		return echo, pinger, err
 	}
 	caFile := filepath.Join(dir, CAFileName)
 	echo = driver.Security{CAFile: caFile, CertFile: filepath.Join(dir, EchoCertName), KeyFile: filepath.Join(dir, EchoKeyName)}
 	pinger = driver.Security{CAFile: caFile, CertFile: filepath.Join(dir, PingerCertName), KeyFile: filepath.Join(dir, PingerKeyName)}
 	return echo, pinger, nil
-}
-
-// writeFileAtomic writes data with the given mode via a temporary file and
-// a rename, so that a key is never readable with looser permissions.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
 
 // material is one end's loaded PEM files.
@@ -265,16 +250,17 @@ func ServerTLSConfig(sec *driver.Security) (*tls.Config, error) {
 	}, nil
 }
 
-// ClientTLSConfig is the pinger's TLS 1.3 configuration for the echoer at
-// addr: the echoer's certificate is verified against the CA and the server
-// name.
-func ClientTLSConfig(sec *driver.Security, addr string) (*tls.Config, error) {
+// ClientTLSConfig is the pinger's TLS configuration for the echoer at
+// addr, from minVersion on (the echoers of package secure take TLS 1.3; the
+// brokers commonly offer 1.2, as safe with the suites Go offers): the
+// echoer's certificate is verified against the CA and the server name.
+func ClientTLSConfig(sec *driver.Security, addr string, minVersion uint16) (*tls.Config, error) {
 	m, err := load(sec)
 	if err != nil {
 		return nil, err
 	}
 	c := &tls.Config{
-		MinVersion: tls.VersionTLS13,
+		MinVersion: minVersion,
 		RootCAs:    m.roots,
 		ServerName: serverName(sec, addr),
 	}

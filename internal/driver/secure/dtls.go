@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -67,7 +66,7 @@ func (DTLS) Listen(ctx context.Context, addr string, opts driver.Options) (drive
 	if err != nil {
 		return nil, err
 	}
-	return &DTLSEchoer{dtlsServer: dtlsServer{l: l}, delay: opts.EchoDelay}, nil
+	return &DTLSEchoer{dtlsServer: dtlsServer{Server: driver.Server[net.Conn]{L: l}}, delay: opts.EchoDelay}, nil
 }
 
 // dtlsListen listens for DTLS associations at addr.
@@ -100,53 +99,28 @@ func (DTLS) Capabilities() driver.Capabilities {
 // dtlsServer is what a DTLSEchoer and a DTLSSubscriber share: a listener
 // whose associations closing it closes.
 type dtlsServer struct {
-	l     net.Listener
-	conns driver.Conns[net.Conn]
-	wg    sync.WaitGroup
-	once  sync.Once
-	errs  atomic.Uint64 // failed handshakes, and the echoer's failed records
+	driver.Server[net.Conn]
+	errs atomic.Uint64 // failed handshakes, and the echoer's failed records
 }
 
-// Addr returns the listening address.
-func (s *dtlsServer) Addr() string { return s.l.Addr().String() }
-
-// accept serves each association on a goroutine of its own once its
-// handshake succeeded within HandshakeTimeout (a failed one is counted in
-// errs), until the listener fails or is closed: it returns why.
-func (s *dtlsServer) accept(ctx context.Context, serve func(c *dtls.Conn)) error {
-	for {
-		c, err := s.l.Accept()
+// handshaken serves an association (of Accept: associated) once its
+// handshake succeeded within HandshakeTimeout; a failed one is counted in
+// errs.
+func (s *dtlsServer) handshaken(ctx context.Context, serve func(c *dtls.Conn)) func(c, _ net.Conn) {
+	return func(c, _ net.Conn) {
+		hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
+		err := c.(*dtls.Conn).HandshakeContext(hctx)
+		cancel()
 		if err != nil {
-			return err
+			s.errs.Add(1)
+			return
 		}
-		if !s.conns.Add(c) {
-			continue
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer s.conns.Remove(c)
-			hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
-			err := c.(*dtls.Conn).HandshakeContext(hctx)
-			cancel()
-			if err != nil {
-				s.errs.Add(1)
-				return
-			}
-			serve(c.(*dtls.Conn))
-		}()
+		serve(c.(*dtls.Conn))
 	}
 }
 
-// Close stops accepting and closes every association.
-func (s *dtlsServer) Close() error {
-	var err error
-	s.once.Do(func() {
-		s.conns.Close()
-		err = s.l.Close()
-	})
-	return err
-}
+// associated serves an association as it is accepted, before its handshake.
+func associated(c net.Conn) (net.Conn, bool) { return c, true }
 
 // DTLSEchoer accepts DTLS associations and echoes every record back.
 type DTLSEchoer struct {
@@ -165,9 +139,9 @@ var (
 func (e *DTLSEchoer) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
-	err := e.accept(ctx, func(c *dtls.Conn) { e.echo(ctx, c) })
-	if e.conns.Closed() || ctx.Err() != nil {
-		e.wg.Wait()
+	err := e.Accept(associated, e.handshaken(ctx, func(c *dtls.Conn) { e.echo(ctx, c) }))
+	if e.Closed() || ctx.Err() != nil {
+		e.Wait()
 		return nil
 	}
 	return fmt.Errorf("dtls echo: %w", err)

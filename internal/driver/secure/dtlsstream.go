@@ -34,13 +34,9 @@ func (DTLS) Subscribe(ctx context.Context, addr string, opts driver.Options) (dr
 	if depth <= 0 {
 		depth = 64
 	}
-	s := &DTLSSubscriber{dtlsServer: dtlsServer{l: l},
+	s := &DTLSSubscriber{dtlsServer: dtlsServer{Server: driver.Server[net.Conn]{L: l}},
 		inbox: driver.NewInbox("dtls subscriber at "+l.Addr().String(), depth, opts.LargestMessageOrDefault())}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.accept(context.Background(), s.serve)
-	}()
+	s.Go(associated, s.handshaken(context.Background(), s.serve))
 	return s, nil
 }
 
@@ -63,24 +59,10 @@ func (s *DTLSSubscriber) serve(c *dtls.Conn) {
 	// The reassembly of a pinger, returning the publisher's settle probes.
 	r := newDTLSPinger(c, c.RemoteAddr().String())
 	r.echoProbes = true
-	for {
-		buf, ok := s.inbox.Buffer()
-		if !ok {
-			return
-		}
+	s.inbox.Fill(func(buf []byte) (int, time.Time, error) {
 		n, err := r.receive(buf, time.Time{})
-		at := time.Now()
-		if err != nil {
-			s.inbox.Release(buf)
-			if errors.Is(err, driver.ErrTimeout) {
-				continue
-			}
-			return
-		}
-		if !s.inbox.Put(buf, n, at) {
-			return
-		}
-	}
+		return n, time.Now(), err
+	})
 }
 
 // Receive copies the next message into buf; it arrived when its last
@@ -93,7 +75,7 @@ func (s *DTLSSubscriber) Receive(buf []byte, deadline time.Time) (int, time.Time
 func (s *DTLSSubscriber) Close() error {
 	s.inbox.Close()
 	err := s.dtlsServer.Close()
-	s.wg.Wait()
+	s.Wait()
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return fmt.Errorf("dtls: %w", err)
 	}

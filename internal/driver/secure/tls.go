@@ -89,7 +89,7 @@ func (t TLS) Publish(ctx context.Context, addr string, opts driver.Options) (dri
 // Dial connects a TLS pinger to the echoer at addr and completes the
 // handshake within ctx.
 func (TLS) Dial(ctx context.Context, addr string, opts driver.Options) (driver.Pinger, error) {
-	cfg, err := ClientTLSConfig(opts.Security, addr)
+	cfg, err := ClientTLSConfig(opts.Security, addr, tls.VersionTLS13)
 	if err != nil {
 		return nil, fmt.Errorf("tls: %w", err)
 	}

@@ -57,33 +57,17 @@ func Subscribe(ctx context.Context, addr, name string, opts driver.Options, wrap
 	if depth <= 0 {
 		depth = 64
 	}
-	s := &Subscriber{server: server{l: l, wrap: wrap}, name: name,
+	s := &Subscriber{server: server{Server: driver.Server[Stream]{L: l}, wrap: wrap}, name: name,
 		inbox: driver.NewInbox(name+" subscriber at "+l.Addr().String(), depth, opts.LargestMessageOrDefault())}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.accept(s.serve)
-	}()
+	s.Go(s.open, s.serve)
 	return s, nil
 }
 
 func (s *Subscriber) serve(c net.Conn, st Stream) {
-	// The frame reader of a pinger, used for receiving only.
+	// The frame reader of a pinger, used for receiving only: a publisher
+	// that left or failed ends only its connection.
 	r := NewPinger(st, s.name, c.RemoteAddr().String(), false)
-	for {
-		buf, ok := s.inbox.Buffer()
-		if !ok {
-			return
-		}
-		n, at, err := r.Receive(buf, time.Time{})
-		if err != nil {
-			s.inbox.Release(buf)
-			return // a publisher that left or failed ends only its connection
-		}
-		if !s.inbox.Put(buf, n, at) {
-			return
-		}
-	}
+	s.inbox.Fill(func(buf []byte) (int, time.Time, error) { return r.Receive(buf, time.Time{}) })
 }
 
 // Receive copies the next frame into buf; its arrival time is when its
@@ -96,6 +80,6 @@ func (s *Subscriber) Receive(buf []byte, deadline time.Time) (int, time.Time, er
 func (s *Subscriber) Close() error {
 	s.inbox.Close()
 	err := s.server.Close()
-	s.wg.Wait()
+	s.Wait()
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -202,12 +201,9 @@ func (s *SockStream) sendFrom(a, b []byte, done, flags int) (int, error) {
 // server is what an Echoer and a Subscriber share: a listener whose
 // connections become Streams, which closing it closes.
 type server struct {
-	l       net.Listener
-	wrap    func(net.Conn) (Stream, error)
-	streams driver.Conns[Stream]
-	wg      sync.WaitGroup
-	once    sync.Once
-	errs    atomic.Uint64
+	driver.Server[Stream]
+	wrap func(net.Conn) (Stream, error)
+	errs atomic.Uint64
 }
 
 // listen listens on addr; name prefixes its error.
@@ -220,52 +216,24 @@ func listen(ctx context.Context, addr, name string) (net.Listener, error) {
 	return l, nil
 }
 
-// Addr returns the listening address.
-func (s *server) Addr() string { return s.l.Addr().String() }
-
-// accept serves each accepted connection on a goroutine of its own, with
-// TCP_NODELAY set and turned into a Stream by wrap (a failure is counted
-// in Counters().Errors), until the listener fails or is closed: it
-// returns why. The stream is closed when serve returns.
-func (s *server) accept(serve func(c net.Conn, st Stream)) error {
-	for {
-		c, err := s.l.Accept()
-		if err != nil {
-			return err
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			err := c.(*net.TCPConn).SetNoDelay(true)
-			var st Stream
-			if err == nil {
-				st, err = s.wrap(c)
-			}
-			if err != nil {
-				c.Close()
-				s.errs.Add(1)
-				return
-			}
-			if s.streams.Add(st) {
-				serve(c, st)
-				s.streams.Remove(st)
-			}
-		}()
+// open sets TCP_NODELAY on an accepted connection and turns it into a
+// Stream by wrap; a failure is counted in Counters().Errors.
+func (s *server) open(c net.Conn) (Stream, bool) {
+	err := c.(*net.TCPConn).SetNoDelay(true)
+	var st Stream
+	if err == nil {
+		st, err = s.wrap(c)
 	}
+	if err != nil {
+		c.Close()
+		s.errs.Add(1)
+		return nil, false
+	}
+	return st, true
 }
 
 // Counters reports connections that failed.
 func (s *server) Counters() driver.Counters { return driver.Counters{Errors: s.errs.Load()} }
-
-// Close stops accepting and closes every connection.
-func (s *server) Close() error {
-	var err error
-	s.once.Do(func() {
-		s.streams.Close()
-		err = s.l.Close()
-	})
-	return err
-}
 
 // Echoer accepts connections and echoes each one's bytes back.
 type Echoer struct {
@@ -290,7 +258,7 @@ func Listen(ctx context.Context, addr string, opts driver.Options, wrap func(net
 	if err != nil {
 		return nil, err
 	}
-	return &Echoer{server: server{l: l, wrap: wrap}, delay: opts.EchoDelay, maxMessage: opts.LargestMessageOrDefault()}, nil
+	return &Echoer{server: server{Server: driver.Server[Stream]{L: l}, wrap: wrap}, delay: opts.EchoDelay, maxMessage: opts.LargestMessageOrDefault()}, nil
 }
 
 // Serve accepts and echoes connections until ctx is done or Close is
@@ -299,13 +267,13 @@ func Listen(ctx context.Context, addr string, opts driver.Options, wrap func(net
 func (e *Echoer) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
-	err := e.accept(func(_ net.Conn, s Stream) {
+	err := e.Accept(e.open, func(_ net.Conn, s Stream) {
 		if err := e.echo(ctx, s); err != nil {
 			e.errs.Add(1)
 		}
 	})
-	if e.streams.Closed() || ctx.Err() != nil {
-		e.wg.Wait()
+	if e.Closed() || ctx.Err() != nil {
+		e.Wait()
 		return nil
 	}
 	return fmt.Errorf("tcp echo: %w", err)

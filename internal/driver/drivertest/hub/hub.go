@@ -66,14 +66,12 @@ func Register() {
 
 // Hub is a running hub.
 type Hub struct {
-	l        net.Listener
+	srv      driver.Server[*hubConn]
 	user     string
 	password string
 
-	conns driver.Conns[*hubConn]
-	mu    sync.Mutex
-	subs  map[string]map[*hubConn]struct{}
-	wg    sync.WaitGroup
+	mu   sync.Mutex
+	subs map[string]map[*hubConn]struct{}
 
 	published atomic.Uint64
 }
@@ -93,15 +91,14 @@ func Start(user, password string, sec *driver.Security) (*Hub, error) {
 		}
 		l = tls.NewListener(l, cfg)
 	}
-	h := &Hub{l: l, user: user, password: password, subs: map[string]map[*hubConn]struct{}{}}
-	h.wg.Add(1)
-	go h.accept()
+	h := &Hub{srv: driver.Server[*hubConn]{L: l}, user: user, password: password, subs: map[string]map[*hubConn]struct{}{}}
+	h.srv.Go(func(c net.Conn) (*hubConn, bool) { return &hubConn{c: c, w: bufio.NewWriter(c)}, true }, h.serve)
 	return h, nil
 }
 
 // URL returns the URL clients connect to, with the credentials.
 func (h *Hub) URL() string {
-	u := url.URL{Scheme: "hub", Host: h.l.Addr().String()}
+	u := url.URL{Scheme: "hub", Host: h.srv.Addr()}
 	if h.tls() {
 		u.Scheme = "hubs"
 	}
@@ -112,7 +109,7 @@ func (h *Hub) URL() string {
 }
 
 func (h *Hub) tls() bool {
-	_, plain := h.l.(*net.TCPListener)
+	_, plain := h.srv.L.(*net.TCPListener)
 	return !plain
 }
 
@@ -121,26 +118,9 @@ func (h *Hub) Published() uint64 { return h.published.Load() }
 
 // Close stops the hub and drops every connection, as a broker that dies.
 func (h *Hub) Close() error {
-	h.conns.Close()
-	err := h.l.Close()
-	h.wg.Wait()
+	err := h.srv.Close()
+	h.srv.Wait()
 	return err
-}
-
-func (h *Hub) accept() {
-	defer h.wg.Done()
-	for {
-		c, err := h.l.Accept()
-		if err != nil {
-			return
-		}
-		hc := &hubConn{c: c, w: bufio.NewWriter(c)}
-		if !h.conns.Add(hc) {
-			return
-		}
-		h.wg.Add(1)
-		go h.serve(hc)
-	}
 }
 
 // hubConn is one client connection, on either side.
@@ -185,15 +165,13 @@ func readFrame(r *bufio.Reader, buf []byte) (op byte, topic string, body []byte,
 	return hdr[4], string(buf[:tl]), buf[tl:], nil
 }
 
-func (h *Hub) serve(c *hubConn) {
-	defer h.wg.Done()
+func (h *Hub) serve(_ net.Conn, c *hubConn) {
 	defer func() {
 		h.mu.Lock()
 		for _, s := range h.subs {
 			delete(s, c)
 		}
 		h.mu.Unlock()
-		h.conns.Remove(c)
 	}()
 	r := bufio.NewReader(c.c)
 	op, _, body, err := readFrame(r, nil)
@@ -405,7 +383,7 @@ func dialHub(ctx context.Context, addr string, opts driver.Options) (*hubClient,
 	d := &net.Dialer{}
 	dial := d.DialContext
 	if u.Scheme == "hubs" {
-		cfg, err := secure.ClientTLSConfig(opts.Security, u.Host)
+		cfg, err := secure.ClientTLSConfig(opts.Security, u.Host, tls.VersionTLS13)
 		if err != nil {
 			return nil, fmt.Errorf("hub: %w", err)
 		}
