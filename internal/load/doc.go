@@ -49,7 +49,7 @@
 // writes, for each, the raw file of one-way latencies (formats §2), the
 // snapshot CSV, the histogram log and the summary JSON (formats §9; the
 // summary through internal/loadsummary, its reader and writer), and
-// meta.json after each (StartMeta, meta.go), and the figures of each
+// meta.json after each (runSubs, oneway.go), and the figures of each
 // sub-experiment (Plot, plots.go). Progress prints each payload's lines as
 // run load shows them.
 //
