@@ -69,7 +69,15 @@ func has(v any, path []string) bool {
 	case map[string]any:
 		return has(x[path[0]], path[1:])
 	case []any:
-		return path[0] == "*" && len(x) > 0 && !slices.ContainsFunc(x, func(e any) bool { return !has(e, path[1:]) })
+		if path[0] != "*" || len(x) == 0 {
+			return false
+		}
+		for _, e := range x {
+			if !has(e, path[1:]) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

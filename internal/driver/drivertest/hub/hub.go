@@ -506,7 +506,11 @@ func (h *hubClient) OnAck(f func(error)) {
 
 // WaitAcks implements driver.AckSender.
 func (h *hubClient) WaitAcks(deadline time.Time) error {
-	wake := time.AfterFunc(time.Until(deadline), func() { h.ackMu.Lock(); h.ackCond.Broadcast(); h.ackMu.Unlock() })
+	wake := time.AfterFunc(time.Until(deadline), func() {
+		h.ackMu.Lock()
+		h.ackCond.Broadcast()
+		h.ackMu.Unlock()
+	})
 	defer wake.Stop()
 	h.ackMu.Lock()
 	defer h.ackMu.Unlock()
